@@ -1,0 +1,67 @@
+/**
+ * Checks (or, with --update, rewrites) the API report of every public entry point with
+ * api-extractor. One report per subpath export, in etc/<name>.api.md.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Extractor, ExtractorConfig } from "@microsoft/api-extractor";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const update = process.argv.includes("--update");
+const packageJson = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { exports: Record<string, unknown> };
+
+const entries = Object.keys(packageJson.exports)
+  .filter((subpath) => subpath !== "./package.json")
+  .map((subpath) => (subpath === "." ? "index" : `${subpath.slice(2)}/index`));
+
+const base = ExtractorConfig.loadFile(`${root}api-extractor.json`);
+const rootExports = exportedNames(readFileSync(`${root}dist/index.d.ts`, "utf8"));
+let failed = false;
+for (const entry of entries) {
+  const reportName =
+    entry === "index" ? "agent-tool-catalog" : `agent-tool-catalog-${entry.replace("/index", "").replaceAll("/", "-")}`;
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      ...base,
+      mainEntryPointFilePath: `${root}dist/${entry}.d.ts`,
+      apiReport: { ...base.apiReport, enabled: true, reportFileName: reportName },
+    },
+    configObjectFullPath: `${root}api-extractor.json`,
+    packageJsonFullPath: `${root}package.json`,
+  });
+  const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false });
+  if (!result.succeeded) {
+    failed = true;
+    console.error(
+      `API report of ${entry}: ${result.apiReportChanged ? "changed (run npm run api:update and commit etc/)" : `${result.errorCount} error(s), ${result.warningCount} warning(s)`}`,
+    );
+  } else if (result.warningCount > 0) {
+    failed = true;
+    console.error(`API report of ${entry}: ${result.warningCount} warning(s); fix them.`);
+  }
+  // api-extractor writes "forgotten export" findings into the report rather than failing. A
+  // subpath may use the root's public types (it imports them by package name); anything else is
+  // a type users cannot name, so it fails the check.
+  const report = readFileSync(`${root}etc/${reportName}.api.md`, "utf8");
+  for (const match of report.matchAll(/ae-forgotten-export\) The symbol "([^"]+)"/g)) {
+    const symbol = match[1] as string;
+    if (entry === "index" || !rootExports.has(symbol)) {
+      failed = true;
+      console.error(`API report of ${entry}: ${symbol} is used by the public API but not exported.`);
+    }
+  }
+}
+if (failed) process.exit(1);
+console.log(`API reports ${update ? "updated" : "match"} for ${entries.join(", ")}.`);
+
+/** Names exported by a bundled declaration file (`export { a, b as c, type d }`). */
+function exportedNames(declarations: string): Set<string> {
+  const names = new Set<string>();
+  for (const block of declarations.matchAll(/export \{([^}]*)\}/g)) {
+    for (const part of (block[1] as string).split(",")) {
+      const name = part.trim().replace(/^type /, "").split(/ as /).pop()?.trim();
+      if (name !== undefined && name !== "") names.add(name);
+    }
+  }
+  return names;
+}

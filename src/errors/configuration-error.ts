@@ -1,0 +1,12 @@
+import { CatalogError, type CatalogErrorOptions } from "./catalog-error.js";
+
+/**
+ * Thrown when the host passes an invalid option, e.g. a `PermissionConfig` with an unknown
+ * sandbox value, or an `allowedTools` entry that is not a string.
+ */
+export class ConfigurationError extends CatalogError {
+  constructor(code: string, message: string, options: CatalogErrorOptions = {}) {
+    super(code, message, options);
+    this.name = "ConfigurationError";
+  }
+}

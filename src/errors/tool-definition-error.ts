@@ -1,0 +1,25 @@
+import { CatalogError, type CatalogErrorOptions } from "./catalog-error.js";
+
+/** Codes of {@link ToolDefinitionError}. */
+export type ToolDefinitionErrorCode =
+  | "invalid_tool_name"
+  | "duplicate_tool_name"
+  | "invalid_tool_description"
+  | "invalid_input_schema"
+  | "invalid_output_schema"
+  | "invalid_tool_tier"
+  | "invalid_tool_handler"
+  | "invalid_tool_group";
+
+/**
+ * Thrown when a tool definition or group cannot be registered: a bad name, a duplicate name,
+ * an input schema that is not an object schema, a missing handler.
+ */
+export class ToolDefinitionError extends CatalogError {
+  declare readonly code: ToolDefinitionErrorCode;
+
+  constructor(code: ToolDefinitionErrorCode, message: string, options: CatalogErrorOptions = {}) {
+    super(code, message, options);
+    this.name = "ToolDefinitionError";
+  }
+}

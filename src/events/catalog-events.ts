@@ -1,0 +1,75 @@
+import type { ToolCallErrorInfo, ToolCallResult } from "../run/tool-call-result.js";
+
+/** Payload of `tool.activated`. */
+export interface ToolActivatedEvent {
+  /** The run. */
+  readonly runId: string;
+  /** The activated tool. */
+  readonly name: string;
+  /** Who activated it: `"find_tool"`, `"api"`, or another tool's name. */
+  readonly via: string;
+}
+
+/** Payload of `tool.called`: a call passed visibility and validation and is about to run. */
+export interface ToolCalledEvent {
+  /** The run. */
+  readonly runId: string;
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool. */
+  readonly name: string;
+  /** The validated input. */
+  readonly input: unknown;
+}
+
+/** Payload of `tool.result`: a call ended, well or not. */
+export interface ToolResultEvent {
+  /** The run. */
+  readonly runId: string;
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool. */
+  readonly name: string;
+  /** How long the call took, in milliseconds. */
+  readonly durationMs: number;
+  /** The result given back to the model. */
+  readonly result: ToolCallResult;
+}
+
+/** Payload of `tool.error`: a call failed (unknown tool, bad input, handler error, ...). */
+export interface ToolErrorEvent {
+  /** The run. */
+  readonly runId: string;
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool name the model used. */
+  readonly name: string;
+  /** What went wrong, as the model sees it. */
+  readonly error: ToolCallErrorInfo;
+  /** The exception a handler threw, when there was one. */
+  readonly cause: unknown;
+}
+
+/** Payload of `registry.changed`. */
+export interface RegistryChangedEvent {
+  /** Tools added. */
+  readonly added: readonly string[];
+  /** Tools removed or disabled. */
+  readonly removed: readonly string[];
+  /** Tools whose definition changed. */
+  readonly updated: readonly string[];
+}
+
+/** Every event of the catalog, by type. Names are noun-verb. */
+export interface CatalogEvents {
+  /** A deferred tool was activated in a run. */
+  "tool.activated": ToolActivatedEvent;
+  /** A tool call is about to run its handler. */
+  "tool.called": ToolCalledEvent;
+  /** A tool call ended. */
+  "tool.result": ToolResultEvent;
+  /** A tool call failed. */
+  "tool.error": ToolErrorEvent;
+  /** The registry's tool set changed. */
+  "registry.changed": RegistryChangedEvent;
+}

@@ -1,0 +1,84 @@
+// The root entry: definitions, registry, runs, permissions and errors. It loads no optional
+// dependency and nothing Node-only (no fs, no child_process): those live behind subpaths.
+
+export { CatalogError, type CatalogErrorOptions } from "./errors/catalog-error.js";
+export { ConfigurationError } from "./errors/configuration-error.js";
+export { ToolDefinitionError, type ToolDefinitionErrorCode } from "./errors/tool-definition-error.js";
+export { ToolError, type ToolErrorOptions } from "./errors/tool-error.js";
+
+export type {
+  CatalogEvents,
+  RegistryChangedEvent,
+  ToolActivatedEvent,
+  ToolCalledEvent,
+  ToolErrorEvent,
+  ToolResultEvent,
+} from "./events/catalog-events.js";
+export { EventBus, type EventBusOptions, type EventListener } from "./events/event-bus.js";
+
+export { FIND_TOOL_NAME, type FindToolOutput, type FoundTool } from "./meta/find-tool.js";
+export { oneLineDescription } from "./meta/one-line-description.js";
+
+export {
+  type ApprovalPolicy,
+  DEFAULT_PERMISSIONS,
+  type PermissionConfig,
+  type ResolvedPermissionConfig,
+  resolvePermissionConfig,
+  type SandboxScope,
+} from "./policy/permission-config.js";
+
+export {
+  createRegistry,
+  type ListOptions,
+  type RegisteredToolHandle,
+  type RegisterOptions,
+  Registry,
+  type RegistryOptions,
+} from "./registry/registry.js";
+export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
+
+export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
+export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
+export { type CallOptions, type CreateRunOptions, Run, type RunState } from "./run/run.js";
+export {
+  formatToolResult,
+  type RunErrorCode,
+  type ToolCallErrorInfo,
+  type ToolCallFailure,
+  type ToolCallResult,
+  type ToolCallSuccess,
+} from "./run/tool-call-result.js";
+
+export {
+  type FieldWeight,
+  type SearchDocument,
+  type SearchField,
+  SearchIndex,
+  type SearchIndexOptions,
+} from "./search/search-index.js";
+export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
+
+export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
+export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
+export type { StandardSchemaV1 } from "./tool/standard-schema.js";
+export type {
+  ActivationOutcome,
+  RunCatalog,
+  SearchHit,
+  SearchOptions,
+  ToolContext,
+} from "./tool/tool-context.js";
+export {
+  type AnyToolDefinition,
+  TIER_CORE,
+  TIER_DEFERRED,
+  type ToolAnnotations,
+  type ToolDefinition,
+  type ToolDefinitionFields,
+  type ToolInputSchema,
+  type ToolTier,
+} from "./tool/tool-definition.js";
+export type { ToolDescriptor } from "./tool/tool-descriptor.js";
+export { TOOL_NAME_PATTERN } from "./tool/tool-name.js";
+export type { ValidationIssue } from "./tool/validation-issue.js";

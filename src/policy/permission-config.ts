@@ -1,0 +1,74 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+
+/** How far a run's tools may reach. */
+export type SandboxScope = "unrestricted" | "local" | "workspace";
+/** When a run asks a human before a tool call. */
+export type ApprovalPolicy = "none" | "destructive" | "all";
+
+/** The permissions of a run. Both axes are independent. */
+export interface PermissionConfig {
+  /**
+   * `unrestricted`: no limits. `local`: files unrestricted, no network for processes.
+   * `workspace`: files and processes confined to `workspace`.
+   * @defaultValue `"unrestricted"`
+   */
+  readonly sandbox?: SandboxScope;
+  /**
+   * `none`: never ask. `destructive`: ask before every mutating call. `all`: ask before every call.
+   * @defaultValue `"none"`
+   */
+  readonly approval?: ApprovalPolicy;
+  /** The workspace directory; required when `sandbox` is `"workspace"`. */
+  readonly workspace?: string;
+}
+
+/** A {@link PermissionConfig} with every default applied. */
+export interface ResolvedPermissionConfig {
+  /** The sandbox scope. */
+  readonly sandbox: SandboxScope;
+  /** The approval policy. */
+  readonly approval: ApprovalPolicy;
+  /** The workspace directory, if any. */
+  readonly workspace: string | undefined;
+}
+
+/** The defaults: `{ sandbox: "unrestricted", approval: "none" }`, as the spec says. */
+export const DEFAULT_PERMISSIONS: ResolvedPermissionConfig = Object.freeze({
+  sandbox: "unrestricted",
+  approval: "none",
+  workspace: undefined,
+});
+
+const SANDBOX_SCOPES: readonly SandboxScope[] = ["unrestricted", "local", "workspace"];
+const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["none", "destructive", "all"];
+
+/**
+ * Applies defaults and checks every field.
+ * @throws ConfigurationError `invalid_permission_config` naming the field and the allowed values.
+ */
+export function resolvePermissionConfig(config: PermissionConfig | undefined): ResolvedPermissionConfig {
+  if (config === undefined) return DEFAULT_PERMISSIONS;
+  if (typeof config !== "object" || config === null) {
+    throw invalid("permissions", `must be an object, got ${config === null ? "null" : typeof config}`);
+  }
+  const sandbox = config.sandbox ?? DEFAULT_PERMISSIONS.sandbox;
+  if (!SANDBOX_SCOPES.includes(sandbox)) {
+    throw invalid("permissions.sandbox", `must be one of ${SANDBOX_SCOPES.join(", ")}; got ${JSON.stringify(sandbox)}`);
+  }
+  const approval = config.approval ?? DEFAULT_PERMISSIONS.approval;
+  if (!APPROVAL_POLICIES.includes(approval)) {
+    throw invalid("permissions.approval", `must be one of ${APPROVAL_POLICIES.join(", ")}; got ${JSON.stringify(approval)}`);
+  }
+  const { workspace } = config;
+  if (workspace !== undefined && (typeof workspace !== "string" || workspace === "")) {
+    throw invalid("permissions.workspace", "must be a non-empty path");
+  }
+  if (sandbox === "workspace" && workspace === undefined) {
+    throw invalid("permissions.workspace", 'is required when sandbox is "workspace"');
+  }
+  return Object.freeze({ sandbox, approval, workspace });
+}
+
+function invalid(field: string, problem: string): ConfigurationError {
+  return new ConfigurationError("invalid_permission_config", `${field} ${problem}.`, { data: { field } });
+}

@@ -1,0 +1,270 @@
+import { ToolDefinitionError } from "../errors/tool-definition-error.js";
+import type { CatalogEvents } from "../events/catalog-events.js";
+import { EventBus, type EventBusOptions } from "../events/event-bus.js";
+import { createFindTool } from "../meta/find-tool.js";
+import { type CreateRunOptions, Run } from "../run/run.js";
+import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
+import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
+import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
+import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { searchDocumentOf } from "./search-document.js";
+import { resolveToolGroup, type ToolGroup } from "./tool-group.js";
+
+/** Options of {@link createRegistry}. */
+export interface RegistryOptions {
+  /** Tools to register. */
+  readonly tools?: readonly AnyToolDefinition[];
+  /** Tool groups to register; a group whose condition is false is skipped silently. */
+  readonly groups?: readonly ToolGroup[];
+  /** Tuning of the `find_tool` search. */
+  readonly search?: SearchIndexOptions;
+  /** What to do when an event listener throws. */
+  readonly onListenerError?: EventBusOptions["onListenerError"];
+}
+
+/** Options of {@link Registry.register}. */
+export interface RegisterOptions {
+  /** The group the tool belongs to. */
+  readonly group?: string;
+}
+
+/** Filter of {@link Registry.list}. */
+export interface ListOptions {
+  /** Only tools of this tier. */
+  readonly tier?: ToolTier;
+  /** Only tools of this group. */
+  readonly group?: string;
+}
+
+/** A registered tool, to change or remove it later. Every change is announced as `registry.changed`. */
+export interface RegisteredToolHandle {
+  /** The tool's name. */
+  readonly name: string;
+  /** Whether the tool is offered. */
+  readonly enabled: boolean;
+  /** Offers the tool again after {@link RegisteredToolHandle.disable}. */
+  enable(): void;
+  /** Hides the tool from every run without forgetting it. */
+  disable(): void;
+  /** Replaces the definition (same name). */
+  update(definition: AnyToolDefinition): void;
+  /** Removes the tool. */
+  remove(): void;
+}
+
+/** One registered tool (internal to the package). */
+export interface RegistryEntry {
+  compiled: CompiledTool;
+  enabled: boolean;
+  readonly group: string | undefined;
+  readonly order: number;
+}
+
+/**
+ * What runs read of their registry. Kept off the public class (not part of the API) and reached
+ * through {@link internalsOf}, which the package index does not export.
+ */
+export interface RegistryInternals {
+  /** The entry of a tool, enabled or not. */
+  entry(name: string): RegistryEntry | undefined;
+  /** Names of every enabled tool. */
+  enabledNames(): string[];
+  /** Search with a candidate filter. */
+  searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
+  /** Enabled core tools in registration order, cached per version. */
+  coreTools(): readonly CompiledTool[];
+}
+
+const registryInternals = new WeakMap<Registry, RegistryInternals>();
+
+/** The internals of a registry (package-internal). */
+export function internalsOf(registry: Registry): RegistryInternals {
+  return registryInternals.get(registry) as RegistryInternals;
+}
+
+/**
+ * Holds tool definitions. Runs ({@link Registry.createRun}) are views of it for one conversation.
+ * `find_tool` is registered by the registry itself, as a core tool.
+ */
+export class Registry {
+  /** Events of the registry and of every run made from it. */
+  readonly events: EventBus<CatalogEvents>;
+  private readonly entries = new Map<string, RegistryEntry>();
+  private readonly index: SearchIndex;
+  private nextOrder = 0;
+  private changeCount = 0;
+  private coreCache: { version: number; tools: readonly CompiledTool[] } | undefined;
+
+  constructor(options: RegistryOptions = {}) {
+    this.events = new EventBus(options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError });
+    this.index = new SearchIndex(options.search);
+    registryInternals.set(this, {
+      entry: (name) => this.entries.get(name),
+      enabledNames: () => {
+        const out: string[] = [];
+        for (const [name, entry] of this.entries) if (entry.enabled) out.push(name);
+        return out;
+      },
+      searchWhere: (query, limit, accept) => this.index.search(query, limit, accept),
+      coreTools: () => this.coreTools(),
+    });
+    this.register(createFindTool());
+    for (const tool of options.tools ?? []) this.register(tool);
+    for (const group of options.groups ?? []) this.registerGroup(group);
+  }
+
+  /** Increases on every change of the tool set; views cache what they derive from it. */
+  get version(): number {
+    return this.changeCount;
+  }
+
+  /**
+   * Registers a tool.
+   * @throws ToolDefinitionError for a bad definition or a name already registered.
+   */
+  register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
+    const compiled = compileTool(definition);
+    const { name } = compiled.descriptor;
+    const existing = this.entries.get(name);
+    if (existing !== undefined) {
+      const where = existing.group === undefined ? "" : ` (group "${existing.group}")`;
+      throw new ToolDefinitionError("duplicate_tool_name", `A tool named "${name}" is already registered${where}.`, {
+        data: { name, group: existing.group },
+      });
+    }
+    const entry: RegistryEntry = { compiled, enabled: true, group: options.group, order: this.nextOrder++ };
+    this.entries.set(name, entry);
+    this.index.set(searchDocumentOf(compiled.descriptor));
+    this.changed({ added: [name], removed: [], updated: [] });
+    return this.handleFor(name, entry);
+  }
+
+  /**
+   * Registers a group's tools when its condition holds; returns their handles, or `undefined`
+   * when the group is disabled. All of a group's tools are checked before any is registered.
+   */
+  registerGroup(group: ToolGroup): RegisteredToolHandle[] | undefined {
+    if (typeof group?.name !== "string" || group.name === "") {
+      throw new ToolDefinitionError("invalid_tool_group", "A tool group needs a non-empty name.");
+    }
+    const tools = resolveToolGroup(group);
+    if (tools === undefined) return undefined;
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      const { name } = compileTool(tool).descriptor;
+      if (seen.has(name) || this.entries.has(name)) {
+        throw new ToolDefinitionError(
+          "duplicate_tool_name",
+          `Group "${group.name}": a tool named "${name}" is already registered.`,
+          {
+            data: { name, group: group.name },
+          },
+        );
+      }
+      seen.add(name);
+    }
+    return tools.map((tool) => this.register(tool, { group: group.name }));
+  }
+
+  /** The descriptor of an enabled tool, or `undefined`. */
+  get(name: string): ToolDescriptor | undefined {
+    const entry = this.entries.get(name);
+    return entry?.enabled === true ? entry.compiled.descriptor : undefined;
+  }
+
+  /** True when an enabled tool has this name. */
+  has(name: string): boolean {
+    return this.entries.get(name)?.enabled === true;
+  }
+
+  /** Enabled tools in registration order. */
+  list(options: ListOptions = {}): ToolDescriptor[] {
+    const out: ToolDescriptor[] = [];
+    for (const entry of this.entries.values()) {
+      if (!entry.enabled) continue;
+      if (options.tier !== undefined && entry.compiled.descriptor.tier !== options.tier) continue;
+      if (options.group !== undefined && entry.group !== options.group) continue;
+      out.push(entry.compiled.descriptor);
+    }
+    return out;
+  }
+
+  /** Keyword search over every enabled tool (core and deferred), best first. */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    return this.index.search(query, options.limit ?? 10, (name) => this.has(name));
+  }
+
+  /** Creates a run: one conversation's view of the catalog. */
+  createRun(options: CreateRunOptions = {}): Run {
+    return new Run(this, options);
+  }
+
+  private coreTools(): readonly CompiledTool[] {
+    if (this.coreCache?.version !== this.changeCount) {
+      const tools: CompiledTool[] = [];
+      for (const entry of this.entries.values()) {
+        if (entry.enabled && entry.compiled.descriptor.tier === "core") tools.push(entry.compiled);
+      }
+      this.coreCache = { version: this.changeCount, tools };
+    }
+    return this.coreCache.tools;
+  }
+
+  private handleFor(name: string, entry: RegistryEntry): RegisteredToolHandle {
+    const live = (): boolean => this.entries.get(name) === entry;
+    const setEnabled = (enabled: boolean): void => {
+      if (!live() || entry.enabled === enabled) return;
+      entry.enabled = enabled;
+      this.changed(enabled ? { added: [name], removed: [], updated: [] } : { added: [], removed: [name], updated: [] });
+    };
+    return {
+      name,
+      get enabled() {
+        return live() && entry.enabled;
+      },
+      enable: () => setEnabled(true),
+      disable: () => setEnabled(false),
+      update: (definition) => {
+        if (!live()) return;
+        const compiled = compileTool(definition);
+        if (compiled.descriptor.name !== name) {
+          throw new ToolDefinitionError(
+            "invalid_tool_name",
+            `update() of "${name}" cannot rename it to "${compiled.descriptor.name}"; remove it and register the new tool.`,
+            {
+              data: { name },
+            },
+          );
+        }
+        entry.compiled = compiled;
+        this.index.set(searchDocumentOf(compiled.descriptor));
+        this.changed({ added: [], removed: [], updated: [name] });
+      },
+      remove: () => {
+        if (!live()) return;
+        this.entries.delete(name);
+        this.index.delete(name);
+        this.changed({ added: [], removed: [name], updated: [] });
+      },
+    };
+  }
+
+  private changed(change: CatalogEvents["registry.changed"]): void {
+    this.changeCount++;
+    if (this.events.hasListeners("registry.changed")) this.events.emit("registry.changed", change);
+  }
+}
+
+/**
+ * Creates a registry with tools and groups.
+ *
+ * @example
+ * ```ts
+ * const registry = createRegistry({ tools: [echo], groups: [{ name: "cron", enabled: hasCron, tools: cronTools }] });
+ * const run = registry.createRun({ allowedTools: ["echo"] });
+ * ```
+ */
+export function createRegistry(options: RegistryOptions = {}): Registry {
+  return new Registry(options);
+}

@@ -1,0 +1,321 @@
+import { CatalogError } from "../errors/catalog-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { ToolError } from "../errors/tool-error.js";
+import type { CatalogEvents } from "../events/catalog-events.js";
+import { EventBus } from "../events/event-bus.js";
+import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
+import { closestNames } from "../registry/closest-names.js";
+import { internalsOf, type Registry, type RegistryEntry, type RegistryInternals } from "../registry/registry.js";
+import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
+import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
+import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
+import { parseToolArguments } from "./parse-tool-arguments.js";
+import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
+
+/** Options of `registry.createRun()`. */
+export interface CreateRunOptions {
+  /** The run's id. @defaultValue a random UUID */
+  readonly runId?: string;
+  /**
+   * When non-empty, only these tools (plus `AskUserQuestion`, `find_tool` and `skill`) are
+   * offered. It filters; it does not change tiers: a deferred tool listed here still needs
+   * activation. Empty or absent: every tool.
+   */
+  readonly allowedTools?: readonly string[];
+  /** The run's permissions. @defaultValue `{ sandbox: "unrestricted", approval: "none" }` */
+  readonly permissions?: PermissionConfig;
+  /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
+  readonly activation?: ActivationTracker | ActivationTrackerState;
+  /** Host values handed to every handler as `ctx.hostContext`. */
+  readonly context?: Readonly<Record<string, unknown>>;
+  /**
+   * Largest argument string a call accepts, in UTF-16 code units; larger inputs are refused
+   * with `input_too_large` before parsing.
+   * @defaultValue 4 MiB
+   */
+  readonly maxInputLength?: number;
+}
+
+/** Options of {@link Run.call}. */
+export interface CallOptions {
+  /** Cancels the call. */
+  readonly signal?: AbortSignal;
+  /** The provider's tool-call id. @defaultValue a counter per run */
+  readonly callId?: string;
+}
+
+/** What a run saves so a host can persist and resume it. */
+export interface RunState {
+  /** Format version. */
+  readonly version: 1;
+  /** The run's id. */
+  readonly runId: string;
+  /** Its activations. */
+  readonly activation: ActivationTrackerState;
+}
+
+const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
+
+/**
+ * One conversation's view of a registry: which tools the model sees this turn
+ * ({@link Run.definitions}), what it has activated, and the way to call them ({@link Run.call}).
+ */
+export class Run {
+  /** The run's id. */
+  readonly id: string;
+  /** The run's permissions, defaults applied. */
+  readonly permissions: ResolvedPermissionConfig;
+  /** The run's activated deferred tools. */
+  readonly activation: ActivationTracker;
+  /** This run's events (the registry's bus gets them too). */
+  readonly events = new EventBus<CatalogEvents>();
+  /** The catalog as tools see it from inside this run. */
+  readonly catalog: RunCatalog;
+  private readonly registry: Registry;
+  private readonly store: RegistryInternals;
+  private readonly allowed: ReadonlySet<string> | undefined;
+  private readonly hostContext: Readonly<Record<string, unknown>>;
+  private readonly maxInputLength: number;
+  private readonly lifetime = new AbortController();
+  private callCount = 0;
+  private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
+
+  /** @internal Use `registry.createRun()`. */
+  constructor(registry: Registry, options: CreateRunOptions) {
+    this.registry = registry;
+    this.store = internalsOf(registry);
+    this.id = options.runId ?? crypto.randomUUID();
+    this.permissions = resolvePermissionConfig(options.permissions);
+    this.allowed = resolveAllowedTools(options.allowedTools);
+    this.activation =
+      options.activation instanceof ActivationTracker
+        ? options.activation
+        : options.activation === undefined
+          ? new ActivationTracker()
+          : ActivationTracker.fromJSON(options.activation);
+    this.hostContext = Object.freeze({ ...options.context });
+    this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
+    this.catalog = {
+      search: (query, searchOptions) => this.search(query, searchOptions),
+      activate: (names, via) => this.activate(names, via),
+      describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.registry.get(name) : undefined),
+      isVisible: (name) => this.isVisible(name),
+    };
+  }
+
+  /**
+   * The tools to send the model this turn: enabled core tools in registration order, then
+   * activated deferred tools in activation order, filtered by `allowedTools`. The array is the
+   * same object until the tool set or the activations change, so its bytes stay stable across
+   * turns (prompt caching).
+   */
+  definitions(): readonly ToolDescriptor[] {
+    const key = `${this.registry.version}:${this.activation.version}`;
+    if (this.definitionsCache?.key === key) return this.definitionsCache.value;
+    const out: ToolDescriptor[] = [];
+    for (const tool of this.store.coreTools()) {
+      if (this.isAllowed(tool.descriptor.name)) out.push(tool.descriptor);
+    }
+    for (const name of this.activation.list()) {
+      if (this.canActivate(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
+    }
+    const value = Object.freeze(out);
+    this.definitionsCache = { key, value };
+    return value;
+  }
+
+  /** True when the model may call `name` now. */
+  isVisible(name: string): boolean {
+    const entry = this.store.entry(name);
+    if (entry === undefined || !entry.enabled || !this.isAllowed(name)) return false;
+    return entry.compiled.descriptor.tier === "core" || this.activation.isActive(name);
+  }
+
+  /** Searches the deferred tools this run may activate, best first. */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name));
+  }
+
+  /** Activates deferred tools by exact name for the rest of the run. */
+  activate(names: readonly string[], via = "api"): ActivationOutcome {
+    const activated: string[] = [];
+    const alreadyAvailable: string[] = [];
+    const notFound: { name: string; suggestions: string[] }[] = [];
+    for (const name of names) {
+      if (this.isVisible(name)) {
+        alreadyAvailable.push(name);
+      } else if (this.canActivate(name)) {
+        this.activation.activate(name);
+        activated.push(name);
+        this.emit("tool.activated", { runId: this.id, name, via });
+      } else {
+        notFound.push({ name, suggestions: this.suggest(name) });
+      }
+    }
+    return { activated, alreadyAvailable, notFound };
+  }
+
+  /**
+   * Calls a tool as the model asked. Model mistakes (unknown or hidden tool, bad input, a failing
+   * handler) come back as `{ ok: false, error }`; this never throws for them.
+   *
+   * @param args - the arguments, as an object or as the JSON string a provider sent
+   */
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    const callId = options.callId ?? `${this.id}:${++this.callCount}`;
+    const started = performance.now();
+    const entry = this.store.entry(name);
+    const hidden = this.visibilityError(name, entry);
+    if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
+    const compiled = (entry as RegistryEntry).compiled;
+    const parsed = parseToolArguments(args, this.maxInputLength);
+    if (!parsed.ok) return this.fail(name, callId, started, parsed.error, undefined);
+    const validated = await compiled.validate(parsed.value);
+    if (!validated.ok) {
+      return this.fail(
+        name,
+        callId,
+        started,
+        {
+          code: "invalid_input",
+          message: `Invalid input for "${name}": ${validated.issues.map((issue) => `${issue.path || "(input)"}: ${issue.message}`).join("; ")}.`,
+          hint: "Fix the fields listed in issues and call the tool again.",
+          issues: validated.issues,
+        },
+        undefined,
+      );
+    }
+    const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
+    if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
+      this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
+    }
+    const context: ToolContext = {
+      runId: this.id,
+      callId,
+      toolName: name,
+      signal,
+      permissions: this.permissions,
+      catalog: this.catalog,
+      hostContext: this.hostContext,
+    };
+    let output: unknown;
+    try {
+      output = await runUntilAborted(() => compiled.definition.handler(validated.value, context), signal);
+    } catch (error) {
+      return this.fail(name, callId, started, describeFailure(name, error, signal), error);
+    }
+    const result: ToolCallResult = { ok: true, tool: name, callId, output };
+    if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
+      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
+    }
+    return result;
+  }
+
+  /** The state to persist; pass `state.activation` to `createRun({ activation })` to resume. */
+  toJSON(): RunState {
+    return { version: 1, runId: this.id, activation: this.activation.toJSON() };
+  }
+
+  /** Ends the run: calls in flight see their signal aborted. */
+  close(): void {
+    this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
+  }
+
+  private isAllowed(name: string): boolean {
+    return this.allowed === undefined || this.allowed.has(name) || ALWAYS_AVAILABLE_TOOLS.has(name);
+  }
+
+  private canActivate(name: string): boolean {
+    const entry = this.store.entry(name);
+    return entry?.enabled === true && entry.compiled.descriptor.tier === "deferred" && this.isAllowed(name);
+  }
+
+  private visibilityError(name: string, entry: RegistryEntry | undefined): ToolCallErrorInfo | undefined {
+    if (typeof name !== "string" || entry === undefined || !entry.enabled) {
+      const suggestions = this.suggest(String(name));
+      return {
+        code: "unknown_tool",
+        message: `There is no tool named ${JSON.stringify(name)}.`,
+        hint:
+          suggestions.length > 0
+            ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
+            : "Call find_tool to search for a tool.",
+        suggestions,
+      };
+    }
+    if (!this.isAllowed(name)) {
+      return {
+        code: "tool_not_allowed",
+        message: `The tool "${name}" is not allowed in this run.`,
+        hint: "Use one of the tools you were given.",
+      };
+    }
+    if (entry.compiled.descriptor.tier === "deferred" && !this.activation.isActive(name)) {
+      return {
+        code: "tool_not_activated",
+        message: `The tool "${name}" exists but is not active yet.`,
+        hint: `Call find_tool with {"query":"select:${name}"} first, then call "${name}" again.`,
+      };
+    }
+    return undefined;
+  }
+
+  private suggest(name: string): string[] {
+    const candidates = this.store.enabledNames().filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
+    return closestNames(name, candidates);
+  }
+
+  private fail(name: string, callId: string, started: number, error: ToolCallErrorInfo, cause: unknown): ToolCallResult {
+    const result: ToolCallResult = { ok: false, tool: name, callId, error };
+    this.emit("tool.error", { runId: this.id, callId, name, error, cause });
+    if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
+      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
+    }
+    return result;
+  }
+
+  private emit<Type extends keyof CatalogEvents>(type: Type, payload: CatalogEvents[Type]): void {
+    this.events.emit(type, payload);
+    this.registry.events.emit(type, payload);
+  }
+}
+
+function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  if (allowedTools === undefined) return undefined;
+  if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
+    throw new ConfigurationError("invalid_allowed_tools", "allowedTools must be an array of tool names (strings).", {
+      data: { field: "allowedTools" },
+    });
+  }
+  return allowedTools.length === 0 ? undefined : new Set(allowedTools);
+}
+
+/** Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it). */
+async function runUntilAborted<T>(task: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) throw signal.reason;
+  const pending = task();
+  if (!(pending instanceof Promise)) return pending;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([pending, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort as () => void);
+  }
+}
+
+function describeFailure(name: string, error: unknown, signal: AbortSignal): ToolCallErrorInfo {
+  if (signal.aborted) return { code: "aborted", message: `The call to "${name}" was cancelled.` };
+  if (error instanceof ToolError || (CatalogError.isInstance(error) && "hint" in error)) {
+    const toolError = error as ToolError;
+    return toolError.hint === undefined
+      ? { code: toolError.code, message: toolError.message }
+      : { code: toolError.code, message: toolError.message, hint: toolError.hint };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "tool_failed", message: `The tool "${name}" failed: ${message}` };
+}

@@ -1,0 +1,65 @@
+import type { ValidationIssue } from "../tool/validation-issue.js";
+
+/** Error codes a run itself produces. Handlers may use their own codes through `ToolError`. */
+export type RunErrorCode =
+  | "unknown_tool"
+  | "tool_not_activated"
+  | "tool_not_allowed"
+  | "invalid_input"
+  | "input_too_large"
+  | "tool_failed"
+  | "aborted"
+  | "approval_denied";
+
+/** What went wrong in a call, as the model sees it. */
+export interface ToolCallErrorInfo {
+  /** A stable code, e.g. `"tool_not_activated"`. */
+  readonly code: RunErrorCode | (string & {});
+  /** What went wrong, in one or two sentences. */
+  readonly message: string;
+  /** What to do next. */
+  readonly hint?: string;
+  /** For `invalid_input`: each field that is wrong and why. */
+  readonly issues?: readonly ValidationIssue[];
+  /** For unknown names: the closest names that exist. */
+  readonly suggestions?: readonly string[];
+}
+
+/** A call that succeeded. */
+export interface ToolCallSuccess {
+  /** Discriminant. */
+  readonly ok: true;
+  /** The tool's name. */
+  readonly tool: string;
+  /** The call's id. */
+  readonly callId: string;
+  /** What the handler returned. */
+  readonly output: unknown;
+}
+
+/** A call that failed; the run goes on. */
+export interface ToolCallFailure {
+  /** Discriminant. */
+  readonly ok: false;
+  /** The tool name the model used. */
+  readonly tool: string;
+  /** The call's id. */
+  readonly callId: string;
+  /** What went wrong. */
+  readonly error: ToolCallErrorInfo;
+}
+
+/** The result of `run.call()`: never an exception for a model mistake. */
+export type ToolCallResult = ToolCallSuccess | ToolCallFailure;
+
+/**
+ * The text a provider sends back to the model for a result: a string output as is, any other
+ * output as JSON, and a failure as `{"error":{...}}` JSON.
+ */
+export function formatToolResult(result: ToolCallResult): string {
+  if (!result.ok) return JSON.stringify({ error: result.error });
+  const { output } = result;
+  if (typeof output === "string") return output;
+  if (output === undefined) return "";
+  return JSON.stringify(output) ?? String(output);
+}

@@ -1,0 +1,59 @@
+import { stem } from "./porter-stemmer.js";
+
+// Words that carry no meaning in a tool request ("I want to ...", "can you find me ...").
+const STOP_WORDS = new Set(
+  (
+    "a about above after again all also am an and any are as at be because been before being below between both but by " +
+    "can could did do does doing down during each few for from further had has have having he her here hers herself him " +
+    "himself his how i if in into is it its itself just let me more most my myself no nor not now of off on once only or " +
+    "other our ours ourselves out over own please same she should so some such than that the their theirs them themselves " +
+    "then there these they this those through to too under until up us very was we were what when where which while who " +
+    "whom why will with would you your yours yourself yourselves want need like get give show tell know help im id ive"
+  ).split(" "),
+);
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Splits `camelCase`, `PascalCase`, `HTTPServer` and `v2Api` into their words. */
+function splitCamelCase(text: string): string {
+  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
+}
+
+/** Options of {@link tokenize}. */
+export interface TokenizeOptions {
+  /** Keep stop words (for names, where every word counts). */
+  readonly keepStopWords?: boolean;
+}
+
+/**
+ * Turns text into search terms: camel/snake/kebab case split, lower-cased, accents folded,
+ * stop words dropped, Porter-stemmed. Scripts written without spaces (Chinese, Japanese, Korean)
+ * become overlapping character pairs, so a search can match inside them.
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const normalized = splitCamelCase(text.normalize("NFKC"))
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "");
+  const terms: string[] = [];
+  for (const match of normalized.matchAll(WORD)) {
+    const word = match[0];
+    if (CJK.test(word)) {
+      pushCharacterPairs(word, terms);
+      continue;
+    }
+    if (options.keepStopWords !== true && STOP_WORDS.has(word)) continue;
+    terms.push(stem(word));
+  }
+  return terms;
+}
+
+function pushCharacterPairs(word: string, terms: string[]): void {
+  const characters = [...word];
+  if (characters.length === 1) {
+    terms.push(word);
+    return;
+  }
+  for (let i = 0; i + 1 < characters.length; i++) terms.push(`${characters[i]}${characters[i + 1]}`);
+}

@@ -1,0 +1,96 @@
+import type { Run } from "agent-tool-catalog";
+import { formatToolResult, type ToolCallResult } from "agent-tool-catalog";
+import type { LoopMessage, LoopModel, ModelToolCall, ModelTurn } from "./model-turn.js";
+import { ScriptMismatchError } from "./scripted-model.js";
+
+/** Options of {@link runToolLoop}. */
+export interface RunToolLoopOptions {
+  /** The user's message. */
+  readonly prompt: string;
+  /**
+   * Most model turns before the loop fails.
+   * @defaultValue 20
+   */
+  readonly maxTurns?: number;
+  /** Cancels the loop and the calls in flight. */
+  readonly signal?: AbortSignal;
+}
+
+/** One tool call made in a loop, with its result. */
+export interface RecordedCall {
+  /** The turn it was made in. */
+  readonly turn: number;
+  /** The tool name. */
+  readonly name: string;
+  /** The arguments as the model sent them. */
+  readonly args: unknown;
+  /** The result. */
+  readonly result: ToolCallResult;
+}
+
+/** One turn of a loop. */
+export interface RecordedTurn {
+  /** The turn's number, from 1. */
+  readonly turn: number;
+  /** Names of the tools sent this turn. */
+  readonly visibleTools: readonly string[];
+  /** The model's answer. */
+  readonly response: ModelTurn;
+  /** The calls made. */
+  readonly calls: readonly RecordedCall[];
+}
+
+/** What happened in a loop, for assertions. */
+export interface LoopTranscript {
+  /** Every turn. */
+  readonly turns: readonly RecordedTurn[];
+  /** Every call, in order. */
+  readonly calls: readonly RecordedCall[];
+  /** The conversation, as the model saw it. */
+  readonly messages: readonly LoopMessage[];
+  /** The text of the last turn. */
+  readonly finalText: string | undefined;
+}
+
+/**
+ * Drives a model against a run until the model answers without tool calls: each turn sends
+ * `run.definitions()`, runs the calls through `run.call()` in order, and feeds the results back.
+ * A model with `assertDone()` (a {@link ScriptedModel}) is checked at the end.
+ */
+export async function runToolLoop(
+  run: Run,
+  model: LoopModel & { assertDone?: () => void },
+  options: RunToolLoopOptions,
+): Promise<LoopTranscript> {
+  const maxTurns = options.maxTurns ?? 20;
+  const messages: LoopMessage[] = [{ role: "user", content: options.prompt }];
+  const turns: RecordedTurn[] = [];
+  const calls: RecordedCall[] = [];
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const tools = run.definitions();
+    const response = await model.respond({ turn, tools, messages: [...messages] });
+    const toolCalls: ModelToolCall[] = (response.toolCalls ?? []).map((call, index) => ({
+      ...call,
+      id: call.id ?? `call_${turn}_${index}`,
+    }));
+    messages.push({ role: "assistant", text: response.text, toolCalls });
+    const turnCalls: RecordedCall[] = [];
+    for (const call of toolCalls) {
+      const callId = call.id as string;
+      const result = await run.call(
+        call.name,
+        call.args,
+        options.signal === undefined ? { callId } : { callId, signal: options.signal },
+      );
+      messages.push({ role: "tool", callId, name: call.name, content: formatToolResult(result), result });
+      turnCalls.push({ turn, name: call.name, args: call.args, result });
+    }
+    calls.push(...turnCalls);
+    turns.push({ turn, visibleTools: tools.map((tool) => tool.name), response, calls: turnCalls });
+    if (toolCalls.length === 0) {
+      model.assertDone?.();
+      return { turns, calls, messages, finalText: response.text };
+    }
+  }
+  throw new ScriptMismatchError(`The model was still calling tools after ${maxTurns} turns.`, { maxTurns });
+}

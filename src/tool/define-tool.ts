@@ -1,0 +1,47 @@
+import { compileTool } from "./compile-tool.js";
+import type { JsonObjectSchema } from "./json-schema.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
+import type { ToolContext } from "./tool-context.js";
+import type { ToolDefinition, ToolDefinitionFields } from "./tool-definition.js";
+
+/** A definition whose input is a Standard Schema (zod 3.24+, zod 4, ...): the handler is typed from it. */
+export interface SchemaToolDefinitionInput<Schema extends StandardSchemaV1, Output> extends ToolDefinitionFields {
+  /** The input schema. */
+  readonly inputSchema: Schema;
+  /** Runs the tool with the validated input. */
+  handler(input: StandardSchemaV1.InferOutput<Schema>, context: ToolContext): Output | Promise<Output>;
+}
+
+/** A definition whose input is a plain JSON object schema; type the input with the `Input` parameter. */
+export interface JsonSchemaToolDefinitionInput<Input, Output> extends ToolDefinitionFields {
+  /** The input schema. */
+  readonly inputSchema: JsonObjectSchema;
+  /** Runs the tool with the validated input. */
+  handler(input: Input, context: ToolContext): Output | Promise<Output>;
+}
+
+/**
+ * Defines a tool. Checks the definition at once (name, description, schema) and throws a
+ * `ToolDefinitionError` with a precise message when it is wrong; returns the definition frozen.
+ *
+ * @example
+ * ```ts
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Echo a message back.",
+ *   inputSchema: z.object({ message: z.string() }),
+ *   handler: ({ message }) => message,
+ * });
+ * ```
+ */
+export function defineTool<Schema extends StandardSchemaV1, Output>(
+  definition: SchemaToolDefinitionInput<Schema, Output>,
+): ToolDefinition<StandardSchemaV1.InferOutput<Schema>, Output>;
+export function defineTool<Input = Record<string, unknown>, Output = unknown>(
+  definition: JsonSchemaToolDefinitionInput<Input, Output>,
+): ToolDefinition<Input, Output>;
+export function defineTool(definition: ToolDefinition): ToolDefinition {
+  const frozen = Object.freeze({ ...definition });
+  compileTool(frozen);
+  return frozen;
+}

@@ -1,0 +1,119 @@
+import type * as zod4 from "zod/v4/core";
+import { toJSONSchema as zod4ToJsonSchema } from "zod/v4/core";
+import { zodToJsonSchema as zod3ToJsonSchema } from "zod-to-json-schema";
+import type { JsonSchema } from "./json-schema.js";
+import { createJsonSchemaValidator, explainInvalidJsonSchema } from "./json-schema-validator.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
+import { formatIssuePath, type ValidationOutcome } from "./validation-issue.js";
+
+/** A schema turned into what the catalog needs: JSON Schema for providers, and a validator. */
+export interface CompiledSchema {
+  /** The JSON Schema sent to providers. */
+  readonly jsonSchema: JsonSchema;
+  /** Validates (and, for zod, parses) a value. May return a promise for async schemas. */
+  readonly validate: (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>;
+}
+
+/** The result of compiling: the schema, or why it cannot be used. */
+export type CompileSchemaResult =
+  | { readonly ok: true; readonly schema: CompiledSchema }
+  | { readonly ok: false; readonly reason: string };
+
+/** True when `value` implements the Standard Schema interface. */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    "~standard" in value &&
+    typeof (value as StandardSchemaV1)["~standard"]?.validate === "function"
+  );
+}
+
+/** Compiles a Standard Schema or a plain JSON Schema. */
+export function compileSchema(schema: unknown): CompileSchemaResult {
+  if (isStandardSchema(schema)) return compileStandardSchema(schema);
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return {
+      ok: false,
+      reason: `expected a zod schema, a Standard Schema or a JSON Schema object, got ${describeValue(schema)}`,
+    };
+  }
+  const jsonSchema = schema as JsonSchema;
+  const invalid = explainInvalidJsonSchema(jsonSchema);
+  if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
+  return { ok: true, schema: { jsonSchema, validate: createJsonSchemaValidator(jsonSchema) } };
+}
+
+function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {
+  const converted = standardSchemaToJson(schema);
+  if (!converted.ok) return converted;
+  const props = schema["~standard"];
+  const validate = (value: unknown): ValidationOutcome | Promise<ValidationOutcome> => {
+    const result = props.validate(value);
+    return result instanceof Promise ? result.then(toOutcome) : toOutcome(result);
+  };
+  return { ok: true, schema: { jsonSchema: converted.jsonSchema, validate } };
+}
+
+function toOutcome(result: StandardSchemaV1.Result<unknown>): ValidationOutcome {
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  return {
+    ok: false,
+    issues: result.issues.map((issue) => ({
+      path: formatIssuePath(
+        (issue.path ?? []).map((segment) => (typeof segment === "object" && segment !== null ? segment.key : segment)),
+      ),
+      message: issue.message,
+    })),
+  };
+}
+
+type JsonConversion = { readonly ok: true; readonly jsonSchema: JsonSchema } | { readonly ok: false; readonly reason: string };
+
+interface StandardJsonSchemaProps {
+  readonly jsonSchema?: { readonly input?: (options: { target: string }) => unknown };
+}
+
+function standardSchemaToJson(schema: StandardSchemaV1): JsonConversion {
+  try {
+    if ("_zod" in schema) {
+      // Zod 4 (and zod/mini): describe what the caller may send, so defaults stay optional.
+      const json = zod4ToJsonSchema(schema as unknown as zod4.$ZodType, {
+        io: "input",
+        unrepresentable: "any",
+        target: "draft-7",
+      }) as JsonSchema;
+      return { ok: true, jsonSchema: withoutMetaSchema(json) };
+    }
+    if ("_def" in schema && schema["~standard"].vendor === "zod") {
+      const json = zod3ToJsonSchema(schema as never, {
+        $refStrategy: "none",
+        target: "jsonSchema7",
+        pipeStrategy: "input",
+        effectStrategy: "input",
+      }) as JsonSchema;
+      return { ok: true, jsonSchema: withoutMetaSchema(json) };
+    }
+    const standardJson = (schema["~standard"] as StandardJsonSchemaProps).jsonSchema;
+    if (typeof standardJson?.input === "function") {
+      return { ok: true, jsonSchema: withoutMetaSchema(standardJson.input({ target: "draft-07" }) as JsonSchema) };
+    }
+  } catch (error) {
+    return { ok: false, reason: `its JSON Schema could not be generated: ${(error as Error).message}` };
+  }
+  return {
+    ok: false,
+    reason: `a ${schema["~standard"].vendor} schema has no JSON Schema converter; use zod, a Standard JSON Schema, or a plain JSON Schema`,
+  };
+}
+
+function withoutMetaSchema(schema: JsonSchema): JsonSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}

@@ -1,0 +1,62 @@
+import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
+import type { ToolDescriptor } from "./tool-descriptor.js";
+
+/** One search hit: a tool name and its relevance score (higher is better). */
+export interface SearchHit {
+  /** The tool's name. */
+  readonly name: string;
+  /** Relevance score; only the order is meaningful. */
+  readonly score: number;
+}
+
+/** Options of a catalog search. */
+export interface SearchOptions {
+  /**
+   * Most hits to return.
+   * @defaultValue 10
+   */
+  readonly limit?: number;
+}
+
+/** What activating a list of names did. */
+export interface ActivationOutcome {
+  /** Names that became active now. */
+  readonly activated: readonly string[];
+  /** Names that were active already, or are core tools (always visible). */
+  readonly alreadyAvailable: readonly string[];
+  /** Names that this run cannot activate, with the closest names it can. */
+  readonly notFound: readonly { readonly name: string; readonly suggestions: readonly string[] }[];
+}
+
+/**
+ * The catalog as seen from inside a run: what a tool handler (such as `find_tool`) may ask of it.
+ * Everything is scoped to the run: searches only return tools the run could activate.
+ */
+export interface RunCatalog {
+  /** Searches the deferred tools this run may activate. */
+  search(query: string, options?: SearchOptions): SearchHit[];
+  /** Activates deferred tools by exact name, for the rest of the run. */
+  activate(names: readonly string[], via?: string): ActivationOutcome;
+  /** The descriptor of a tool this run may see or activate, else `undefined`. */
+  describe(name: string): ToolDescriptor | undefined;
+  /** True when the tool is visible to the model now (core, or deferred and active). */
+  isVisible(name: string): boolean;
+}
+
+/** What a handler gets besides its input. */
+export interface ToolContext {
+  /** The run's id. */
+  readonly runId: string;
+  /** This call's id (the provider's tool-call id when the adapter has one). */
+  readonly callId: string;
+  /** The name the tool was called by. */
+  readonly toolName: string;
+  /** Aborted when the call is cancelled or times out; pass it on to I/O. */
+  readonly signal: AbortSignal;
+  /** The run's permissions, with defaults applied. */
+  readonly permissions: ResolvedPermissionConfig;
+  /** The catalog of this run (search, activate). */
+  readonly catalog: RunCatalog;
+  /** Host values given to `createRun({ context })`. */
+  readonly hostContext: Readonly<Record<string, unknown>>;
+}

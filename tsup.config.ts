@@ -1,0 +1,18 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "testing/index": "src/testing/index.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  splitting: true,
+  treeshake: true,
+  // Subpaths import the root by its package name: one copy of the classes at run time, and
+  // their public types point at the root entry.
+  external: ["agent-tool-catalog"],
+});

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^agent-tool-catalog\/testing$/, replacement: source("./src/testing/index.ts") },
+      { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
+    ],
+  },
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
+    testTimeout: 20_000,
+    pool: "forks",
+  },
+});
