@@ -74,6 +74,8 @@ export interface RegistryInternals {
   searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
   /** Enabled core tools in registration order, cached per version. */
   coreTools(): readonly CompiledTool[];
+  /** Options for the event buses of runs, so they report listener errors the same way. */
+  readonly eventBusOptions: EventBusOptions;
 }
 
 const registryInternals = new WeakMap<Registry, RegistryInternals>();
@@ -97,7 +99,9 @@ export class Registry {
   private coreCache: { version: number; tools: readonly CompiledTool[] } | undefined;
 
   constructor(options: RegistryOptions = {}) {
-    this.events = new EventBus(options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError });
+    const eventBusOptions: EventBusOptions =
+      options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError };
+    this.events = new EventBus(eventBusOptions);
     this.index = new SearchIndex(options.search);
     registryInternals.set(this, {
       entry: (name) => this.entries.get(name),
@@ -108,6 +112,7 @@ export class Registry {
       },
       searchWhere: (query, limit, accept) => this.index.search(query, limit, accept),
       coreTools: () => this.coreTools(),
+      eventBusOptions,
     });
     this.register(createFindTool());
     for (const tool of options.tools ?? []) this.register(tool);

@@ -69,7 +69,7 @@ export class Run {
   /** The run's activated deferred tools. */
   readonly activation: ActivationTracker;
   /** This run's events (the registry's bus gets them too). */
-  readonly events = new EventBus<CatalogEvents>();
+  readonly events: EventBus<CatalogEvents>;
   /** The catalog as tools see it from inside this run. */
   readonly catalog: RunCatalog;
   private readonly registry: Registry;
@@ -85,6 +85,7 @@ export class Run {
   constructor(registry: Registry, options: CreateRunOptions) {
     this.registry = registry;
     this.store = internalsOf(registry);
+    this.events = new EventBus(this.store.eventBusOptions);
     this.id = options.runId ?? crypto.randomUUID();
     this.permissions = resolvePermissionConfig(options.permissions);
     this.allowed = resolveAllowedTools(options.allowedTools);

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { sampleTools } from "../../test/support/sample-tools.js";
+import { createRegistry } from "../registry/registry.js";
+import type { ToolCallResult } from "../run/tool-call-result.js";
+import type { FindToolOutput } from "./find-tool.js";
+import { oneLineDescription } from "./one-line-description.js";
+
+function output(result: ToolCallResult): FindToolOutput {
+  if (!result.ok) throw new Error(`find_tool failed: ${JSON.stringify(result.error)}`);
+  return result.output as FindToolOutput;
+}
+
+describe("find_tool", () => {
+  it("searches deferred tools by keywords and activates the best matches", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    const found = output(await run.call("find_tool", { query: "search the git commit history", limit: 1 }));
+    expect(found.activated).toEqual([
+      { name: "git_log_search", description: "Search commit history by message or by diff content (pickaxe)." },
+    ]);
+    expect(run.isVisible("git_log_search")).toBe(true);
+    expect(run.isVisible("git_blame_context")).toBe(false);
+    expect(found.message).toMatch(/call them directly/);
+  });
+
+  it("matches parameter names and descriptions and tags", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    expect(output(await run.call("find_tool", { query: "url", limit: 1 })).activated[0]?.name).toBe("web_fetch");
+    expect(output(await run.call("find_tool", { query: "schedule", limit: 1 })).activated[0]?.name).toBe("cron_create");
+  });
+
+  it("never returns core tools, and reports already active tools as available", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    run.activate(["git_log_search"]);
+    const found = output(await run.call("find_tool", { query: "read write file git history" }));
+    expect(found.activated.map((tool) => tool.name)).not.toContain("read");
+    expect(found.already_available.map((tool) => tool.name)).toEqual(["git_log_search"]);
+  });
+
+  it("activates exact names with select:, also several at once", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    const found = output(await run.call("find_tool", { query: "select: web_fetch , cron_create,web_fetch" }));
+    expect(found.activated.map((tool) => tool.name)).toEqual(["web_fetch", "cron_create"]);
+    const again = output(await run.call("find_tool", { query: "select:web_fetch,read,git_blame_contxt" }));
+    expect(again.activated).toEqual([]);
+    expect(again.already_available.map((tool) => tool.name)).toEqual(["web_fetch", "read"]);
+    expect(again.not_found).toEqual([{ name: "git_blame_contxt", suggestions: ["git_blame_context"] }]);
+  });
+
+  it("fails an unknown select: with the closest names", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    const result = await run.call("find_tool", { query: "select:git_log" });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe("unknown_tool");
+    expect(result.error.message).toContain('did you mean "git_log_search"');
+    expect(run.definitions().map((tool) => tool.name)).toEqual(["find_tool", "read", "write"]);
+  });
+
+  it("finds nothing outside allowedTools", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun({ allowedTools: ["web_fetch"] });
+    expect(output(await run.call("find_tool", { query: "git history" })).activated).toEqual([]);
+    expect((await run.call("find_tool", { query: "select:git_log_search" })).ok).toBe(false);
+    expect(output(await run.call("find_tool", { query: "fetch a web page" })).activated.map((tool) => tool.name)).toEqual([
+      "web_fetch",
+    ]);
+  });
+
+  it("says so when nothing matches, and refuses empty input", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    expect(output(await run.call("find_tool", { query: "quantum entanglement" }))).toMatchObject({
+      activated: [],
+      message: /No matching tool/,
+    });
+    const empty = await run.call("find_tool", { query: "   " });
+    expect(empty.ok ? undefined : empty.error.issues?.[0]?.path).toBe("query");
+    expect((await run.call("find_tool", { query: "select:" })).ok).toBe(false);
+    expect((await run.call("find_tool", { query: "git", limit: 500 })).ok).toBe(false);
+  });
+});
+
+describe("oneLineDescription", () => {
+  it("takes the first sentence of the first non-empty line", () => {
+    expect(oneLineDescription("\n\n  Read a file. Then more.\nSecond line.")).toBe("Read a file.");
+    expect(oneLineDescription("No period here\nnext")).toBe("No period here");
+    expect(oneLineDescription("Version 1.2 is used. Rest.")).toBe("Version 1.2 is used.");
+  });
+
+  it("cuts to the limit, counting the ellipsis and whole characters", () => {
+    expect(oneLineDescription("abcdefghij", 8)).toBe("abcde...");
+    expect(oneLineDescription("日本語のテキストです", 6)).toBe("日本語...");
+    expect([...oneLineDescription("🙂".repeat(100), 10)]).toHaveLength(10);
+  });
+});
