@@ -62,7 +62,7 @@ describe("TopK", () => {
   it("keeps the k best of many, best first", () => {
     const top = new TopK(3);
     const scores = [5, 1, 9, 3, 7, 7, 2, 8];
-    scores.forEach((score, index) => top.offer(`t${index}`, score));
+    for (const [index, score] of scores.entries()) top.offer(`t${index}`, score);
     expect(top.sorted()).toEqual([
       { name: "t2", score: 9 },
       { name: "t7", score: 8 },
