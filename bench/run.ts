@@ -1,0 +1,58 @@
+/**
+ * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
+ * and puts the summary into the README between the bench markers.
+ *   --quick   smaller sizes, for a smoke run
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { measureCallOverhead } from "./call-overhead.js";
+import { updateReadme } from "./readme-section.js";
+import { loadMetatool } from "./search/metatool-data.js";
+import { measureSearchQuality } from "./search/search-quality.js";
+import { measureSearchSpeed } from "./search/search-speed.js";
+import { type BenchResults, renderSummary } from "./summary.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const resultsDirectory = join(root, "bench", "results");
+const quick = process.argv.includes("--quick");
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const wanted = (section: string) => only === undefined || only.includes(section);
+
+function save(name: string, value: unknown): void {
+  writeFileSync(join(resultsDirectory, `${name}.json`), `${JSON.stringify(value, null, 2)}\n`);
+  console.log(`wrote bench/results/${name}.json`);
+}
+
+mkdirSync(resultsDirectory, { recursive: true });
+const data = loadMetatool();
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? "unknown",
+  date: new Date().toISOString().slice(0, 10),
+};
+const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { machine };
+
+if (wanted("search-quality")) {
+  results.searchQuality = measureSearchQuality(data);
+  save("search-quality", { machine, results: results.searchQuality });
+}
+if (wanted("search-speed")) {
+  results.searchSpeed = measureSearchSpeed(data, quick ? [200, 2_000] : [200, 2_000, 10_000, 20_000]);
+  save("search-speed", { machine, results: results.searchSpeed });
+}
+if (wanted("call-overhead")) {
+  results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
+  save("call-overhead", { machine, results: results.callOverhead });
+}
+
+const summary = renderSummary(results);
+writeFileSync(join(resultsDirectory, "summary.md"), `${summary}\n`);
+if (!quick && only === undefined) updateReadme(join(root, "README.md"), summary);
+console.log(summary);

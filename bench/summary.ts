@@ -1,0 +1,73 @@
+import type { CallOverheadResult } from "./call-overhead.js";
+import type { SearchQualityResult } from "./search/search-quality.js";
+import type { SearchSpeedResult } from "./search/search-speed.js";
+
+/** Everything `npm run bench` measured, as written to bench/results/. */
+export interface BenchResults {
+  readonly machine: { readonly node: string; readonly cpus: number; readonly cpuModel: string; readonly date: string };
+  readonly searchQuality?: readonly SearchQualityResult[];
+  readonly searchSpeed?: readonly SearchSpeedResult[];
+  readonly callOverhead?: CallOverheadResult;
+  /** Further sections (git, tokens, tools), each already rendered as Markdown. */
+  readonly extraMarkdown?: readonly string[];
+}
+
+const fixed = (value: number, digits = 3) => value.toFixed(digits);
+
+function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const line = (cells: readonly (string | number)[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** Renders the results as the Markdown the README includes. */
+export function renderSummary(results: BenchResults): string {
+  const parts = [
+    `Measured by \`npm run bench\` on ${results.machine.date}, Node ${results.machine.node}, ${results.machine.cpus} × ${results.machine.cpuModel}. Raw numbers: \`bench/results/*.json\`.`,
+  ];
+  if (results.searchQuality !== undefined) {
+    parts.push(
+      "**find_tool search quality** on MetaTool (199 tools; 995 single-tool and 497 two-tool queries):",
+      table(
+        ["method", "set", "recall@1", "recall@5", "recall@10", "nDCG@10", "all gold in top 10"],
+        results.searchQuality.flatMap((result) =>
+          (["single", "multi"] as const).map((set) => {
+            const m = result[set];
+            return [
+              result.method,
+              set,
+              fixed(m.recallAt1),
+              fixed(m.recallAt5),
+              fixed(m.recallAt10),
+              fixed(m.ndcgAt10),
+              fixed(m.allGoldInTop10),
+            ];
+          }),
+        ),
+      ),
+    );
+  }
+  if (results.searchSpeed !== undefined) {
+    parts.push(
+      "**Search speed** (synthetic MCP-like catalogs, MetaTool queries):",
+      table(
+        ["tools", "register (ms)", "index build (ms)", "query p50 (ms)", "query p99 (ms)", "index heap per tool (bytes)"],
+        results.searchSpeed.map((r) => [
+          r.tools,
+          r.registerMs,
+          r.indexBuildMs,
+          fixed(r.queryP50Ms, 4),
+          fixed(r.queryP99Ms, 4),
+          r.heapBytesPerTool ?? "n/a",
+        ]),
+      ),
+    );
+  }
+  if (results.callOverhead !== undefined) {
+    const c = results.callOverhead;
+    parts.push(
+      `**Per-call overhead** of \`run.call()\` on a trivial zod tool: ${fixed(c.overheadMicros)} µs (${fixed(c.overheadWithListenersMicros)} µs with a listener on every event), against ${fixed(c.directMicros)} µs for calling the handler directly; median of batches of ${c.calls} calls.`,
+    );
+  }
+  parts.push(...(results.extraMarkdown ?? []));
+  return parts.join("\n\n");
+}
