@@ -59,7 +59,12 @@ function exportedNames(declarations: string): Set<string> {
   const names = new Set<string>();
   for (const block of declarations.matchAll(/export \{([^}]*)\}/g)) {
     for (const part of (block[1] as string).split(",")) {
-      const name = part.trim().replace(/^type /, "").split(/ as /).pop()?.trim();
+      const name = part
+        .trim()
+        .replace(/^type /, "")
+        .split(/ as /)
+        .pop()
+        ?.trim();
       if (name !== undefined && name !== "") names.add(name);
     }
   }
