@@ -18,6 +18,7 @@ run.definitions(); // [find_tool]            -> send to the model
 await run.call("find_tool", { query: "weather forecast" });
 run.definitions(); // [find_tool, weather_forecast]
 await run.call("weather_forecast", '{"city":"Lisbon"}'); // { ok: true, output: {...} }
+
 // readme:end
 
 export { run };

@@ -19,6 +19,14 @@ export { EventBus, type EventBusOptions, type EventListener } from "./events/eve
 export { FIND_TOOL_NAME, type FindToolOutput, type FoundTool } from "./meta/find-tool.js";
 export { oneLineDescription } from "./meta/one-line-description.js";
 
+export type {
+  ApprovalBroker,
+  ApprovalEvents,
+  ApprovalRequest,
+  ApprovalResolution,
+  ApprovalWaitOptions,
+} from "./policy/approval-broker.js";
+export { InMemoryApprovalBroker, type InMemoryApprovalBrokerOptions } from "./policy/in-memory-approval-broker.js";
 export {
   type ApprovalPolicy,
   DEFAULT_PERMISSIONS,
@@ -27,6 +35,7 @@ export {
   resolvePermissionConfig,
   type SandboxScope,
 } from "./policy/permission-config.js";
+export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
 
 export {
   createRegistry,

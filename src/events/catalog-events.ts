@@ -1,3 +1,4 @@
+import type { ApprovalEvents } from "../policy/approval-broker.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../run/tool-call-result.js";
 
 /** Payload of `tool.activated`. */
@@ -72,4 +73,8 @@ export interface CatalogEvents {
   "tool.error": ToolErrorEvent;
   /** The registry's tool set changed. */
   "registry.changed": RegistryChangedEvent;
+  /** A call waits for approval. */
+  "approval.requested": ApprovalEvents["approval.requested"];
+  /** An approval request was decided, timed out or withdrawn. */
+  "approval.resolved": ApprovalEvents["approval.resolved"];
 }

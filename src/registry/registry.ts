@@ -2,6 +2,8 @@ import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus, type EventBusOptions } from "../events/event-bus.js";
 import { createFindTool } from "../meta/find-tool.js";
+import type { ApprovalBroker } from "../policy/approval-broker.js";
+import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
@@ -21,6 +23,12 @@ export interface RegistryOptions {
   readonly search?: SearchIndexOptions;
   /** What to do when an event listener throws. */
   readonly onListenerError?: EventBusOptions["onListenerError"];
+  /**
+   * Where runs ask for approval (`approval: "destructive" | "all"`). Its events are also
+   * emitted on `registry.events`.
+   * @defaultValue a new `InMemoryApprovalBroker` (requests time out, denied, after five minutes)
+   */
+  readonly approvals?: ApprovalBroker;
 }
 
 /** Options of {@link Registry.register}. */
@@ -92,6 +100,8 @@ export function internalsOf(registry: Registry): RegistryInternals {
 export class Registry {
   /** Events of the registry and of every run made from it. */
   readonly events: EventBus<CatalogEvents>;
+  /** Where runs of this registry ask for approval: approve or deny pending calls here. */
+  readonly approvals: ApprovalBroker;
   private readonly entries = new Map<string, RegistryEntry>();
   private readonly index: SearchIndex;
   private nextOrder = 0;
@@ -103,6 +113,9 @@ export class Registry {
       options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError };
     this.events = new EventBus(eventBusOptions);
     this.index = new SearchIndex(options.search);
+    this.approvals = options.approvals ?? new InMemoryApprovalBroker();
+    this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
+    this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
     registryInternals.set(this, {
       entry: (name) => this.entries.get(name),
       enabledNames: () => {

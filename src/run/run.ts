@@ -4,6 +4,7 @@ import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
+import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryInternals } from "../registry/registry.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
@@ -35,6 +36,11 @@ export interface CreateRunOptions {
    * @defaultValue 4 MiB
    */
   readonly maxInputLength?: number;
+  /**
+   * How long a call waits for approval before it is denied, in ms.
+   * @defaultValue the broker's timeout (five minutes for the in-memory broker)
+   */
+  readonly approvalTimeoutMs?: number;
 }
 
 /** Options of {@link Run.call}. */
@@ -77,6 +83,7 @@ export class Run {
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
+  private readonly policy: ToolPolicy;
   private readonly lifetime = new AbortController();
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
@@ -97,6 +104,7 @@ export class Run {
           : ActivationTracker.fromJSON(options.activation);
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
+    this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
@@ -188,6 +196,16 @@ export class Run {
       );
     }
     const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
+    if (this.permissions.approval !== "none") {
+      const refusal = await authorizeCall(this.policy, {
+        runId: this.id,
+        callId,
+        tool: compiled.descriptor,
+        input: validated.value,
+        signal,
+      });
+      if (refusal !== undefined) return this.fail(name, callId, started, refusal, undefined);
+    }
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
     }

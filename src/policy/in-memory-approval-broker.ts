@@ -1,0 +1,113 @@
+import { EventBus } from "../events/event-bus.js";
+import type {
+  ApprovalBroker,
+  ApprovalEvents,
+  ApprovalRequest,
+  ApprovalResolution,
+  ApprovalWaitOptions,
+} from "./approval-broker.js";
+
+/** Options of {@link InMemoryApprovalBroker}. */
+export interface InMemoryApprovalBrokerOptions {
+  /**
+   * How long a request waits before it is denied.
+   * @defaultValue 300000 (five minutes)
+   */
+  readonly timeoutMs?: number;
+  /** The clock, in ms since the epoch. @defaultValue `Date.now` */
+  readonly now?: () => number;
+  /** Makes request ids. @defaultValue `crypto.randomUUID` */
+  readonly createId?: () => string;
+}
+
+interface Pending {
+  readonly request: ApprovalRequest;
+  readonly settle: (resolution: ApprovalResolution) => void;
+}
+
+/**
+ * The default {@link ApprovalBroker}: requests wait in memory until `approve`, `deny`, their
+ * timeout (denied, so an unattended run fails closed) or the abort of their call.
+ */
+export class InMemoryApprovalBroker implements ApprovalBroker {
+  /** Events `approval.requested` and `approval.resolved`. */
+  readonly events = new EventBus<ApprovalEvents>();
+  private readonly waiting = new Map<string, Pending>();
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private readonly createId: () => string;
+
+  constructor(options: InMemoryApprovalBrokerOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.now = options.now ?? Date.now;
+    this.createId = options.createId ?? (() => crypto.randomUUID());
+  }
+
+  /** Asks for a decision and waits for it. */
+  request(
+    input: Omit<ApprovalRequest, "id" | "requestedAt" | "expiresAt">,
+    options: ApprovalWaitOptions = {},
+  ): Promise<ApprovalResolution> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const requestedAt = this.now();
+    const request: ApprovalRequest = Object.freeze({
+      ...input,
+      id: this.createId(),
+      requestedAt,
+      expiresAt: requestedAt + timeoutMs,
+    });
+    return new Promise<ApprovalResolution>((resolve) => {
+      const { signal } = options;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => settle({ id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" });
+      const settle = (resolution: ApprovalResolution) => {
+        if (!this.waiting.delete(request.id)) return;
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.events.emit("approval.resolved", { ...resolution, request });
+        resolve(resolution);
+      };
+      this.waiting.set(request.id, { request, settle });
+      timer = setTimeout(
+        () =>
+          settle({
+            id: request.id,
+            decision: "denied",
+            reason: `nobody approved it within ${Math.round(timeoutMs / 1000)} s`,
+            resolvedBy: "timeout",
+          }),
+        timeoutMs,
+      );
+      timer.unref?.();
+      if (signal?.aborted === true) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.events.emit("approval.requested", request);
+    });
+  }
+
+  /** Approves a pending request. */
+  approve(id: string): boolean {
+    const pending = this.waiting.get(id);
+    pending?.settle({ id, decision: "approved", reason: undefined, resolvedBy: "host" });
+    return pending !== undefined;
+  }
+
+  /** Denies a pending request. */
+  deny(id: string, reason?: string): boolean {
+    const pending = this.waiting.get(id);
+    pending?.settle({ id, decision: "denied", reason: reason ?? "denied by the user", resolvedBy: "host" });
+    return pending !== undefined;
+  }
+
+  /** Pending requests, oldest first. */
+  pending(filter: { readonly runId?: string } = {}): ApprovalRequest[] {
+    const out: ApprovalRequest[] = [];
+    for (const { request } of this.waiting.values()) {
+      if (filter.runId === undefined || request.runId === filter.runId) out.push(request);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,93 @@
+import { ToolError } from "../errors/tool-error.js";
+import type { ToolCallErrorInfo } from "../run/tool-call-result.js";
+import { compileTool } from "../tool/compile-tool.js";
+import type { ToolContext } from "../tool/tool-context.js";
+import type { AnyToolDefinition } from "../tool/tool-definition.js";
+import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import type { ApprovalBroker } from "./approval-broker.js";
+import type { ApprovalPolicy, ResolvedPermissionConfig } from "./permission-config.js";
+
+/** What the policy of a run needs: its permissions and where approvals are asked. */
+export interface ToolPolicy {
+  /** The run's permissions. */
+  readonly permissions: ResolvedPermissionConfig;
+  /** Where approval requests wait. */
+  readonly approvals: ApprovalBroker;
+  /** How long one request waits before it is denied; the broker's default when absent. */
+  readonly approvalTimeoutMs?: number | undefined;
+}
+
+/** Which policy asks for approval of a call of `tool`, or `undefined` when none does. */
+export function approvalRequiredBy(
+  approval: ApprovalPolicy,
+  tool: Pick<ToolDescriptor, "mutating">,
+): "destructive" | "all" | undefined {
+  if (approval === "all") return "all";
+  if (approval === "destructive" && tool.mutating) return "destructive";
+  return undefined;
+}
+
+/** One call to authorize. */
+export interface CallToAuthorize {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: ToolDescriptor;
+  readonly input: unknown;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Asks for approval when the run's policy requires it. Resolves to `undefined` when the call may
+ * run, or to the error the model gets (`approval_denied`, `aborted`): the call then does nothing.
+ */
+export async function authorizeCall(policy: ToolPolicy, call: CallToAuthorize): Promise<ToolCallErrorInfo | undefined> {
+  const requiredBy = approvalRequiredBy(policy.permissions.approval, call.tool);
+  if (requiredBy === undefined) return undefined;
+  const resolution = await policy.approvals.request(
+    {
+      runId: call.runId,
+      callId: call.callId,
+      toolName: call.tool.name,
+      input: call.input,
+      mutating: call.tool.mutating,
+      policy: requiredBy,
+    },
+    policy.approvalTimeoutMs === undefined
+      ? { signal: call.signal }
+      : { signal: call.signal, timeoutMs: policy.approvalTimeoutMs },
+  );
+  if (resolution.decision === "approved") return undefined;
+  if (resolution.resolvedBy === "abort")
+    return { code: "aborted", message: `The call to "${call.tool.name}" was cancelled while waiting for approval.` };
+  return {
+    code: "approval_denied",
+    message: `The call to "${call.tool.name}" was not approved: ${resolution.reason ?? "denied"}. Nothing was done.`,
+    hint: "Do not repeat the same call. Ask the user how to proceed, or take another approach.",
+  };
+}
+
+/**
+ * Wraps a tool's handler in a policy, for hosts that call handlers outside a run. (Runs apply
+ * their own policy to every call already, built-in, MCP and host tools alike.) A denied call
+ * throws a `ToolError` with code `approval_denied` and never reaches the handler.
+ */
+export function applyPolicy<Tool extends AnyToolDefinition>(tool: Tool, policy: ToolPolicy): Tool {
+  const { descriptor } = compileTool(tool);
+  const wrapped = {
+    ...tool,
+    handler: async (input: unknown, context: ToolContext) => {
+      const refusal = await authorizeCall(policy, {
+        runId: context.runId,
+        callId: context.callId,
+        tool: descriptor,
+        input,
+        signal: context.signal,
+      });
+      if (refusal !== undefined) {
+        throw new ToolError(refusal.code, refusal.message, refusal.hint === undefined ? {} : { hint: refusal.hint });
+      }
+      return tool.handler(input, context);
+    },
+  };
+  return Object.freeze(wrapped) as unknown as Tool;
+}
