@@ -49,7 +49,9 @@ export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
+export { condenseText } from "./run/condense-text.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunState } from "./run/run.js";
+export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
 export {
   formatToolResult,
   type RunErrorCode,

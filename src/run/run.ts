@@ -11,7 +11,9 @@ import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolConte
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
+import { condenseText } from "./condense-text.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { RunStorage } from "./run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
 
 /** Options of `registry.createRun()`. */
@@ -41,6 +43,12 @@ export interface CreateRunOptions {
    * @defaultValue the broker's timeout (five minutes for the in-memory broker)
    */
   readonly approvalTimeoutMs?: number;
+  /**
+   * Text outputs longer than this many characters are cut to head and tail with a marker saying
+   * what was left out. `Infinity` turns it off.
+   * @defaultValue 40000
+   */
+  readonly condenseThreshold?: number;
 }
 
 /** Options of {@link Run.call}. */
@@ -62,6 +70,7 @@ export interface RunState {
 }
 
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
+const DEFAULT_CONDENSE_THRESHOLD = 40_000;
 
 /**
  * One conversation's view of a registry: which tools the model sees this turn
@@ -84,6 +93,8 @@ export class Run {
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
   private readonly policy: ToolPolicy;
+  private readonly condenseThreshold: number;
+  private readonly storage = new RunStorage();
   private readonly lifetime = new AbortController();
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
@@ -104,6 +115,7 @@ export class Run {
           : ActivationTracker.fromJSON(options.activation);
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
+    this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
@@ -217,6 +229,7 @@ export class Run {
       permissions: this.permissions,
       catalog: this.catalog,
       hostContext: this.hostContext,
+      storage: this.storage,
     };
     let output: unknown;
     try {
@@ -224,6 +237,8 @@ export class Run {
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
+    if (typeof output === "string" && output.length > this.condenseThreshold)
+      output = condenseText(output, this.condenseThreshold);
     const result: ToolCallResult = { ok: true, tool: name, callId, output };
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });

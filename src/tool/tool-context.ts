@@ -1,4 +1,5 @@
 import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
+import type { RunStorage } from "../run/run-storage.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
 /** One search hit: a tool name and its relevance score (higher is better). */
@@ -59,4 +60,6 @@ export interface ToolContext {
   readonly catalog: RunCatalog;
   /** Host values given to `createRun({ context })`. */
   readonly hostContext: Readonly<Record<string, unknown>>;
+  /** State that lives as long as the run (journals, caches), keyed by `createRunStorageKey`. */
+  readonly storage: RunStorage;
 }

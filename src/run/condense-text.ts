@@ -1,0 +1,20 @@
+/**
+ * Cuts `text` over `maxLength` characters to its head and tail with a marker in between that
+ * says how much was left out, so a long output never floods the context and is never dropped
+ * silently. Cuts fall on line breaks when one is near.
+ */
+export function condenseText(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  const headLength = Math.floor(maxLength * 0.6);
+  const tailLength = maxLength - headLength;
+  let headEnd = headLength;
+  const headBreak = text.lastIndexOf("\n", headLength);
+  if (headBreak > headLength * 0.8) headEnd = headBreak + 1;
+  let tailStart = text.length - tailLength;
+  const tailBreak = text.indexOf("\n", tailStart);
+  if (tailBreak !== -1 && tailBreak < tailStart + tailLength * 0.2) tailStart = tailBreak + 1;
+  const omitted = text.slice(headEnd, tailStart);
+  const omittedLines = omitted.split("\n").length - 1;
+  const marker = `\n[... ${omitted.length} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
+  return text.slice(0, headEnd) + marker + text.slice(tailStart);
+}
