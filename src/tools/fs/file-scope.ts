@@ -1,0 +1,45 @@
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import type { ToolContext } from "agent-tool-catalog";
+
+/** Where a file tool may read and write, as decided by the run's sandbox. */
+export interface FileScope {
+  /** The directory relative paths start from (the workspace, or the host's working directory). */
+  readonly root: string;
+  /** True under sandbox `"workspace"`: every path is confined to `root`. */
+  readonly confined: boolean;
+  /** The absolute path a requested path means, checked for the intent. */
+  resolve(path: string, intent: "read" | "write"): Promise<string>;
+  /** How to name an absolute path to the model: relative to the root when inside it. */
+  display(absolutePath: string): string;
+  /** Reads a whole regular file. */
+  read(path: string): Promise<Buffer>;
+  /** The file's stats, or `undefined` when nothing is there (symlinks not followed). */
+  stat(path: string): Promise<Stats | undefined>;
+  /** Replaces a file atomically (temporary file in the same directory, then rename), keeping its mode. */
+  write(path: string, data: string | Uint8Array, options?: { readonly mode?: number }): Promise<void>;
+  /** Removes a file. */
+  remove(path: string): Promise<void>;
+  /** Creates a directory and its parents. */
+  makeDirectory(path: string): Promise<void>;
+  /**
+   * Replaces a file with what `fill` writes to a fresh temporary file in the same directory, then
+   * renames it over the target; on any failure the temporary file is removed and the target is
+   * untouched (no partial file is ever left).
+   */
+  replaceStreaming(path: string, fill: (handle: FileHandle) => Promise<void>): Promise<void>;
+}
+
+/** Options the file tools take from the host. */
+export interface FileScopeOptions {
+  /**
+   * The root for relative paths when the run has no workspace.
+   * @defaultValue `ctx.permissions.workspace`, else `process.cwd()`
+   */
+  readonly root?: string;
+}
+
+/** The scope's root for a call: the run's workspace, the host's option, or the working directory. */
+export function scopeRoot(context: ToolContext, options: FileScopeOptions): string {
+  return context.permissions.workspace ?? options.root ?? process.cwd();
+}

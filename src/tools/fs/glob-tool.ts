@@ -1,0 +1,54 @@
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { Minimatch } from "minimatch";
+import { z } from "zod";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+import { DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
+
+const globInput = z.object({
+  pattern: z.string().min(1).max(1000).describe('Glob pattern, e.g. "src/**/*.ts" or "*.{md,txt}"'),
+  path: z.string().optional().describe("Directory to search from (default: the workspace root)"),
+  max_results: z.number().int().min(1).max(10_000).optional().describe("Most paths to return (default 500)"),
+  include_ignored: z.boolean().optional().describe("Also search .git and node_modules (default false)"),
+});
+
+/** `glob`: file paths matching a minimatch pattern, in name order, bounded. */
+export function createGlobTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof globInput>, string> {
+  return defineTool({
+    name: "glob",
+    description:
+      'Find files by glob pattern (minimatch: "**", "*", "{a,b}", "[abc]"). Skips .git and node_modules unless include_ignored.',
+    inputSchema: globInput,
+    annotations: { title: "Find files", readOnlyHint: true },
+    tags: ["file", "find", "glob", "pattern", "search"],
+    handler: async (input, context) => {
+      const scope = resolveFileScope(context, options);
+      const start = await scope.resolve(input.path ?? ".", "read");
+      let matcher: Minimatch;
+      try {
+        matcher = new Minimatch(input.pattern, { dot: true, nocomment: true });
+      } catch (error) {
+        throw new ToolError("invalid_pattern", `Invalid glob pattern: ${(error as Error).message}`);
+      }
+      // A pattern without "/" matches base names anywhere, as most users expect of "*.ts".
+      const matchBase = !input.pattern.includes("/");
+      const limit = input.max_results ?? 500;
+      const found: string[] = [];
+      let more = false;
+      const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
+      for await (const entry of walkDirectory(start, { skipDirectories: skip, signal: context.signal })) {
+        if (entry.kind === "directory") continue;
+        const subject = matchBase ? (entry.relative.split("/").at(-1) ?? entry.relative) : entry.relative;
+        if (!matcher.match(subject)) continue;
+        if (found.length >= limit) {
+          more = true;
+          break;
+        }
+        found.push(entry.relative);
+      }
+      if (found.length === 0) return `No files match ${JSON.stringify(input.pattern)} under ${scope.display(start)}.`;
+      const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${scope.display(start)}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
+      return [header, ...found].join("\n");
+    },
+  });
+}

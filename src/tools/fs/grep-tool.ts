@@ -1,0 +1,123 @@
+import { stat } from "node:fs/promises";
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { Minimatch } from "minimatch";
+import { z } from "zod";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+import { looksBinary, splitLines } from "./text-content.js";
+import { DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
+
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+const grepInput = z.object({
+  pattern: z.string().min(1).max(2000).describe("JavaScript regular expression to search for"),
+  path: z.string().optional().describe("File or directory to search (default: the workspace root)"),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
+  ignore_case: z.boolean().optional().describe("Case-insensitive (default false)"),
+  fixed_strings: z.boolean().optional().describe("Treat pattern as plain text, not a regex"),
+  context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (default 0)"),
+  max_results: z.number().int().min(1).max(5000).optional().describe("Most matching lines to return (default 200)"),
+  files_only: z.boolean().optional().describe("Return only the names of files with a match"),
+});
+
+type GrepInput = z.output<typeof grepInput>;
+
+function compilePattern(input: GrepInput): RegExp {
+  const source = input.fixed_strings === true ? input.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : input.pattern;
+  try {
+    return new RegExp(source, input.ignore_case === true ? "iu" : "u");
+  } catch (error) {
+    throw new ToolError("invalid_pattern", `Invalid regular expression: ${(error as Error).message}`, {
+      hint: "Escape special characters, or pass fixed_strings: true.",
+    });
+  }
+}
+
+/** `grep`: lines matching a regular expression across files, with optional context, bounded. */
+export function createGrepTool(options: FileToolOptions = {}): ToolDefinition<GrepInput, string> {
+  return defineTool({
+    name: "grep",
+    description:
+      "Search file contents with a regular expression. Returns path:line:text for each match (with context lines if asked). " +
+      "Skips binary files, .git and node_modules.",
+    inputSchema: grepInput,
+    annotations: { title: "Search file contents", readOnlyHint: true },
+    tags: ["search", "grep", "regex", "find", "code", "text"],
+    handler: async (input, context) => {
+      const regex = compilePattern(input);
+      const scope = resolveFileScope(context, options);
+      const start = await scope.resolve(input.path ?? ".", "read");
+      const startStats = await stat(start).catch(() => undefined);
+      if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
+      const filter =
+        input.glob === undefined ? undefined : new Minimatch(input.glob, { dot: true, matchBase: !input.glob.includes("/") });
+      const limit = input.max_results ?? 200;
+      const output: string[] = [];
+      let matches = 0;
+      let files = 0;
+      const candidates = startStats.isFile()
+        ? [{ absolute: start, relative: scope.display(start) }]
+        : walkFiles(start, scope.display(start), context.signal);
+      for await (const file of candidates) {
+        if (filter !== undefined && !filter.match(file.relative)) continue;
+        const found = await searchFile((target) => scope.read(target), file.absolute, regex, input.context ?? 0);
+        if (found.length === 0) continue;
+        files++;
+        if (input.files_only === true) {
+          if (files > limit) break;
+          output.push(file.relative);
+          continue;
+        }
+        for (const line of found) {
+          if (line.match) matches++;
+          if (matches > limit) break;
+          output.push(`${file.relative}${line.match ? ":" : "-"}${line.number}${line.match ? ":" : "-"}${line.text}`);
+        }
+        if (matches > limit) break;
+      }
+      if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.`;
+      const cut = matches > limit || (input.files_only === true && files > limit);
+      return cut
+        ? `${output.join("\n")}\n[stopped at ${limit} results; narrow the search or raise max_results]`
+        : output.join("\n");
+    },
+  });
+}
+
+async function* walkFiles(
+  start: string,
+  prefix: string,
+  signal: AbortSignal,
+): AsyncGenerator<{ absolute: string; relative: string }> {
+  for await (const entry of walkDirectory(start, { skipDirectories: DEFAULT_SKIPPED_DIRECTORIES, signal })) {
+    if (entry.kind !== "file") continue;
+    yield { absolute: entry.absolute, relative: prefix === "." ? entry.relative : `${prefix}/${entry.relative}` };
+  }
+}
+
+async function searchFile(
+  read: (absolute: string) => Promise<Buffer>,
+  absolute: string,
+  regex: RegExp,
+  contextLines: number,
+): Promise<{ number: number; text: string; match: boolean }[]> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined || info.size > MAX_FILE_BYTES) return [];
+  // Through the scope, so the workspace sandbox's checks (no hard links, no escapes) hold here too.
+  const bytes = await read(absolute).catch(() => undefined);
+  if (bytes === undefined || looksBinary(bytes)) return [];
+  const text = bytes.toString("utf8");
+  if (!regex.test(text)) return [];
+  const lines = splitLines(text);
+  const keep = new Map<number, boolean>();
+  lines.forEach((line, index) => {
+    if (!regex.test(line)) return;
+    for (let near = Math.max(0, index - contextLines); near <= Math.min(lines.length - 1, index + contextLines); near++) {
+      if (!keep.get(near)) keep.set(near, near === index);
+    }
+    keep.set(index, true);
+  });
+  return [...keep.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, match]) => ({ number: index + 1, text: lines[index] as string, match }));
+}

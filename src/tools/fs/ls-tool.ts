@@ -1,0 +1,54 @@
+import { lstat } from "node:fs/promises";
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+import { walkDirectory } from "./walk-directory.js";
+
+const lsInput = z.object({
+  path: z.string().optional().describe("Directory to list (default: the workspace root)"),
+  depth: z.number().int().min(1).max(10).optional().describe("How many levels to list (default 1)"),
+  all: z.boolean().optional().describe("Include hidden entries (names starting with a dot)"),
+  max_entries: z.number().int().min(1).max(5000).optional().describe("Most entries to return (default 500)"),
+});
+
+/** `ls`: a directory's entries with their kind and size, bounded, symlinks shown as links. */
+export function createLsTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof lsInput>, string> {
+  return defineTool({
+    name: "ls",
+    description: "List a directory: entries with kind (dir/, link@) and size. Hidden entries only with all=true.",
+    inputSchema: lsInput,
+    annotations: { title: "List directory", readOnlyHint: true },
+    tags: ["file", "directory", "list", "ls", "tree"],
+    handler: async (input, context) => {
+      const scope = resolveFileScope(context, options);
+      const requested = input.path ?? ".";
+      const start = await scope.resolve(requested, "read");
+      const stats = await lstat(start).catch(() => undefined);
+      if (stats === undefined) throw new ToolError("file_not_found", `No directory at "${requested}".`);
+      if (!stats.isDirectory())
+        throw new ToolError("not_a_directory", `"${requested}" is a file.`, { hint: "Use read or file_inspect." });
+      const limit = input.max_entries ?? 500;
+      const lines: string[] = [];
+      let more = false;
+      for await (const entry of walkDirectory(start, { maxDepth: input.depth ?? 1, signal: context.signal })) {
+        const hidden = entry.relative.split("/").some((part) => part.startsWith("."));
+        if (hidden && input.all !== true) continue;
+        if (lines.length >= limit) {
+          more = true;
+          break;
+        }
+        const indent = "  ".repeat(entry.depth - 1);
+        const name = entry.relative.split("/").at(-1) ?? entry.relative;
+        if (entry.kind === "directory") lines.push(`${indent}${name}/`);
+        else if (entry.kind === "symlink") lines.push(`${indent}${name}@`);
+        else {
+          const size = (await lstat(entry.absolute).catch(() => undefined))?.size;
+          lines.push(`${indent}${name}${size === undefined ? "" : `  ${size}`}`);
+        }
+      }
+      const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
+      return [header, ...lines].join("\n");
+    },
+  });
+}

@@ -1,0 +1,102 @@
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { fileVersion } from "./file-version.js";
+import { anchorOf } from "./hashline.js";
+import { READ_TRACKER } from "./read-tracker.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+import { looksBinary, splitLines } from "./text-content.js";
+
+const DEFAULT_MAX_BYTES = 16 * 1024;
+const MAX_MAX_BYTES = 1024 * 1024;
+
+const readInput = z
+  .object({
+    path: z.string().min(1).optional().describe("File to read, relative to the workspace or absolute"),
+    file_path: z.string().min(1).optional().describe("Alias of path"),
+    offset: z.number().int().min(1).optional().describe("First line to return (1-based, default 1)"),
+    limit: z.number().int().min(1).optional().describe("Most lines to return"),
+    max_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_MAX_BYTES)
+      .optional()
+      .describe(`Most bytes of content to return (default ${DEFAULT_MAX_BYTES}, max ${MAX_MAX_BYTES})`),
+  })
+  .superRefine((input, issues) => {
+    if (input.path === undefined && input.file_path === undefined) {
+      issues.addIssue({ code: "custom", path: ["path"], message: "path (or file_path) is required" });
+    }
+  });
+
+/** `read`: a text file's lines with numbers and its version token, deduplicated per run. */
+export function createReadTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof readInput>, string> {
+  return defineTool({
+    name: "read",
+    description:
+      "Read a text file. Returns numbered lines and the file's version token (pass it as expected_version to write or edit). " +
+      "Use offset/limit for long files; re-reading unchanged lines returns a short note instead of the same content.",
+    inputSchema: readInput,
+    annotations: { title: "Read file", readOnlyHint: true },
+    tags: ["file", "fs", "read", "view", "cat"],
+    handler: async (input, context) => {
+      const requested = (input.path ?? input.file_path) as string;
+      const scope = resolveFileScope(context, options);
+      const bytes = await scope.read(requested);
+      if (looksBinary(bytes)) {
+        throw new ToolError("binary_file", `"${requested}" is a binary file (${bytes.length} bytes).`, {
+          hint: "Use file_inspect to see its type and a hex dump.",
+        });
+      }
+      const version = fileVersion(bytes);
+      const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
+      const offset = input.offset ?? 1;
+      const rangeKey = `${offset}:${input.limit ?? "all"}:${maxBytes}`;
+      const tracker = context.storage.get(READ_TRACKER);
+      const absolute = await scope.resolve(requested, "read");
+      if (tracker.seen(absolute, version, rangeKey)) {
+        return `${requested} · ${version} · unchanged since your last read of these lines; use the content you already have.`;
+      }
+      const lines = splitLines(bytes.toString("utf8"));
+      if (offset > Math.max(lines.length, 1)) {
+        throw new ToolError(
+          "offset_out_of_range",
+          `"${requested}" has ${lines.length} lines; offset ${offset} is past the end.`,
+          {
+            hint: `Use an offset from 1 to ${Math.max(lines.length, 1)}.`,
+          },
+        );
+      }
+      const body = numberedLines(lines, offset, input.limit, maxBytes, options.hashline === true);
+      tracker.remember(absolute, version, rangeKey);
+      const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${lines.length}`;
+      const header = `${requested} · ${version} · ${shown} · ${bytes.length} bytes`;
+      const more = offset + body.count - 1 < lines.length ? `\n[more: continue with offset=${offset + body.count}]` : "";
+      const cut = body.cutByBytes ? ` (cut at max_bytes=${maxBytes})` : "";
+      return `${header}${cut}\n${body.text}${more}`;
+    },
+  });
+}
+
+function numberedLines(lines: readonly string[], offset: number, limit: number | undefined, maxBytes: number, hashline: boolean) {
+  const end = limit === undefined ? lines.length : Math.min(lines.length, offset - 1 + limit);
+  const out: string[] = [];
+  let bytes = 0;
+  let cutByBytes = false;
+  for (let index = offset - 1; index < end; index++) {
+    const text = lines[index] as string;
+    const number = index + 1;
+    const line = hashline ? `${anchorOf(number, text)}|${text}` : `${String(number).padStart(6)}\t${text}`;
+    const size = Buffer.byteLength(line) + 1;
+    if (bytes + size > maxBytes) {
+      cutByBytes = true;
+      // A single line longer than the budget is shown cut rather than not at all.
+      if (out.length === 0) out.push(`${Buffer.from(line).subarray(0, maxBytes).toString("utf8")} [line cut]`);
+      break;
+    }
+    bytes += size;
+    out.push(line);
+  }
+  return { text: out.join("\n"), count: out.length, cutByBytes };
+}

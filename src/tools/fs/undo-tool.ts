@@ -1,0 +1,70 @@
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
+import { EDIT_JOURNAL, type JournalEntry } from "./edit-journal.js";
+import type { FileScope } from "./file-scope.js";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { READ_TRACKER } from "./read-tracker.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+
+const undoInput = z.object({
+  action: z.enum(["undo", "redo"]).optional().describe('"undo" (default) or "redo" (when enabled)'),
+  steps: z.number().int().min(1).max(50).optional().describe("How many mutations to undo or redo (default 1)"),
+});
+
+/**
+ * `undo`: reverts the run's last file mutations (write, edit, replace, apply_patch), newest first.
+ * A file changed since by someone else is not overwritten: that undo is refused.
+ */
+export function createUndoTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof undoInput>, string> {
+  return defineTool({
+    name: "undo",
+    description: `Undo the last file changes made by the file tools in this conversation${options.redo === true ? ', or redo them ("action":"redo")' : ""}. Refused for a file that changed since.`,
+    inputSchema: undoInput,
+    mutating: true,
+    annotations: { title: "Undo file changes", destructiveHint: true },
+    tags: ["file", "undo", "revert", "journal"],
+    handler: async (input, context) => {
+      const action = input.action ?? "undo";
+      if (action === "redo" && options.redo !== true) {
+        throw new ToolError("redo_disabled", "Redo is not enabled for this agent.", { hint: "Make the change again instead." });
+      }
+      const scope = resolveFileScope(context, options);
+      const journal = context.storage.get(EDIT_JOURNAL);
+      const reads = context.storage.get(READ_TRACKER);
+      const report: string[] = [];
+      for (let step = 0; step < (input.steps ?? 1); step++) {
+        const entry = action === "undo" ? journal.lastDone() : journal.lastUndone();
+        if (entry === undefined) {
+          if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
+          break;
+        }
+        await revert(scope, entry, action);
+        if (action === "undo") journal.markUndone();
+        else journal.markRedone();
+        for (const file of entry.files) reads.forget(file.path);
+        report.push(
+          `${action === "undo" ? "Undid" : "Redid"} ${entry.tool} #${entry.id}: ${entry.files.map((file) => file.displayPath).join(", ")}`,
+        );
+      }
+      return report.join("\n");
+    },
+  });
+}
+
+async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "redo"): Promise<void> {
+  const changes = [];
+  for (const file of entry.files) {
+    const expected = action === "undo" ? file.after : file.before;
+    const current = await readIfPresent(scope, file.path);
+    if (versionOf(current) !== versionOf(expected)) {
+      throw new ToolError(
+        "changed_since",
+        `Cannot ${action} ${entry.tool} #${entry.id}: "${file.displayPath}" changed since (now ${versionOf(current)}). Nothing was changed.`,
+        { hint: "Inspect the file and fix it by hand with edit or write." },
+      );
+    }
+    changes.push({ path: file.path, before: current, after: action === "undo" ? file.before : file.after });
+  }
+  await commitFileChanges(scope, action, changes, undefined);
+}

@@ -1,0 +1,51 @@
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
+import { EDIT_JOURNAL } from "./edit-journal.js";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { READ_TRACKER } from "./read-tracker.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+
+const writeInput = z.object({
+  path: z.string().min(1).describe("File to write; parent directories are created"),
+  content: z.string().describe("The full new content (or the text to append)"),
+  append: z.boolean().optional().describe("Append instead of replacing (default false)"),
+  expected_version: z
+    .string()
+    .optional()
+    .describe('Version token from your last read; the write is refused if the file changed since. "v_absent" = must not exist'),
+});
+
+/** `write`: atomic whole-file write or append, refused on a stale `expected_version`. */
+export function createWriteTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof writeInput>, string> {
+  return defineTool({
+    name: "write",
+    description:
+      "Write a file atomically (create, replace, or append). Pass expected_version from your last read to make sure " +
+      "nobody changed the file in between; a stale version is refused and nothing is written.",
+    inputSchema: writeInput,
+    mutating: true,
+    annotations: { title: "Write file", destructiveHint: true },
+    tags: ["file", "fs", "write", "create", "save"],
+    handler: async (input, context) => {
+      const scope = resolveFileScope(context, options);
+      const before = await readIfPresent(scope, input.path);
+      const current = versionOf(before);
+      if (input.expected_version !== undefined && input.expected_version !== current) {
+        throw new ToolError(
+          "version_conflict",
+          `"${input.path}" is at ${current}, not ${input.expected_version}: it changed since you read it. Nothing was written.`,
+          { hint: "Read the file again, then write with its new version.", data: { current } },
+        );
+      }
+      const after =
+        input.append === true && before !== undefined
+          ? Buffer.concat([before, Buffer.from(input.content)])
+          : Buffer.from(input.content);
+      await commitFileChanges(scope, "write", [{ path: input.path, before, after }], context.storage.get(EDIT_JOURNAL));
+      context.storage.get(READ_TRACKER).forget(await scope.resolve(input.path, "write"));
+      const verb = before === undefined ? "Created" : input.append === true ? "Appended to" : "Wrote";
+      return `${verb} ${input.path} (${after.length} bytes) · ${versionOf(after)}`;
+    },
+  });
+}
