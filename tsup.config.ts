@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
+    "ai-sdk/index": "src/adapters/ai-sdk/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
@@ -14,5 +15,5 @@ export default defineConfig({
   treeshake: true,
   // Subpaths import the root by its package name: one copy of the classes at run time, and
   // their public types point at the root entry.
-  external: ["agent-tool-catalog"],
+  external: ["agent-tool-catalog", "ai"],
 });

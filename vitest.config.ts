@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^agent-tool-catalog\/testing$/, replacement: source("./src/testing/index.ts") },
+      { find: /^agent-tool-catalog\/ai-sdk$/, replacement: source("./src/adapters/ai-sdk/index.ts") },
       { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
     ],
   },

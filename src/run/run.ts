@@ -57,6 +57,13 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** The provider's tool-call id. @defaultValue a counter per run */
   readonly callId?: string;
+  /**
+   * The host already obtained approval for this call through its own flow (e.g. the AI SDK's
+   * `needsApproval`), so the run's policy does not ask again. Host code only: nothing the model
+   * sends can set it.
+   * @defaultValue false
+   */
+  readonly approved?: boolean;
 }
 
 /** What a run saves so a host can persist and resume it. */
@@ -146,6 +153,18 @@ export class Run {
     return value;
   }
 
+  /**
+   * Every tool this run may ever see: enabled core tools and the deferred tools it may activate,
+   * after `allowedTools`. Adapters that must declare tools up front (the AI SDK) use it.
+   */
+  availableTools(): ToolDescriptor[] {
+    const out: ToolDescriptor[] = [];
+    for (const name of this.store.enabledNames()) {
+      if (this.isVisible(name) || this.canActivate(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
+    }
+    return out;
+  }
+
   /** True when the model may call `name` now. */
   isVisible(name: string): boolean {
     const entry = this.store.entry(name);
@@ -208,7 +227,7 @@ export class Run {
       );
     }
     const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
-    if (this.permissions.approval !== "none") {
+    if (this.permissions.approval !== "none" && options.approved !== true) {
       const refusal = await authorizeCall(this.policy, {
         runId: this.id,
         callId,
