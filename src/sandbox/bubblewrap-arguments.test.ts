@@ -1,0 +1,116 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  commandArguments,
+  gitProtectionArguments,
+  localScopeArguments,
+  systemMounts,
+  workspaceScopeArguments,
+} from "./bubblewrap-arguments.js";
+
+let directory: string | undefined;
+afterEach(async () => {
+  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+async function temporary(): Promise<string> {
+  directory = await realpath(await mkdtemp(path.join(os.tmpdir(), "atc-bwrap-args-")));
+  return directory;
+}
+
+/** The values that follow each occurrence of `option`. */
+function valuesOf(args: readonly string[], option: string, count = 1): string[][] {
+  const found: string[][] = [];
+  args.forEach((arg, index) => {
+    if (arg === option) found.push(args.slice(index + 1, index + 1 + count));
+  });
+  return found;
+}
+
+describe("bubblewrap arguments", () => {
+  it("recreates merged-/usr symlinks and binds real directories, skipping missing ones", async () => {
+    const root = await temporary();
+    await mkdir(path.join(root, "usr"));
+    await symlink("usr/bin", path.join(root, "bin"));
+    const mounts = systemMounts([path.join(root, "usr"), path.join(root, "bin"), path.join(root, "missing")]);
+    expect(mounts).toEqual([
+      { kind: "bind", path: path.join(root, "usr") },
+      { kind: "symlink", path: path.join(root, "bin"), target: "usr/bin" },
+    ]);
+  });
+
+  it("workspace scope: unshares everything, hides the host, and binds only the workspace writable", async () => {
+    const workspace = await temporary();
+    const args = workspaceScopeArguments({
+      workspace,
+      system: [
+        { kind: "bind", path: "/usr" },
+        { kind: "symlink", path: "/bin", target: "usr/bin" },
+      ],
+      readOnlyPaths: ["/opt/node"],
+    });
+    for (const flag of ["--unshare-all", "--new-session", "--die-with-parent", "--disable-userns"]) expect(args).toContain(flag);
+    expect(valuesOf(args, "--cap-drop")).toEqual([["ALL"]]);
+    expect(valuesOf(args, "--ro-bind", 2)).toEqual([
+      ["/usr", "/usr"],
+      ["/opt/node", "/opt/node"],
+    ]);
+    expect(valuesOf(args, "--symlink", 2)).toEqual([["usr/bin", "/bin"]]);
+    expect(valuesOf(args, "--tmpfs").flat()).toEqual(["/tmp", "/root", "/home", "/run"]);
+    expect(valuesOf(args, "--bind", 2)).toEqual([[workspace, workspace]]);
+    expect(args.indexOf("--bind")).toBeGreaterThan(args.lastIndexOf("--tmpfs"));
+    expect(args).not.toContain("--share-net");
+  });
+
+  it("protects .git: bound onto itself, hooks and config read-only", async () => {
+    const workspace = await temporary();
+    await mkdir(path.join(workspace, ".git", "hooks"), { recursive: true });
+    await writeFile(path.join(workspace, ".git", "config"), "");
+    const git = path.join(workspace, ".git");
+    expect(gitProtectionArguments(workspace)).toEqual([
+      "--bind",
+      git,
+      git,
+      "--ro-bind",
+      path.join(git, "hooks"),
+      path.join(git, "hooks"),
+      "--ro-bind",
+      path.join(git, "config"),
+      path.join(git, "config"),
+    ]);
+  });
+
+  it("makes a missing hooks directory a read-only tmpfs, and pins a .git file", async () => {
+    const workspace = await temporary();
+    await mkdir(path.join(workspace, ".git"));
+    const hooks = path.join(workspace, ".git", "hooks");
+    expect(gitProtectionArguments(workspace)).toContain("--remount-ro");
+    expect(valuesOf(gitProtectionArguments(workspace), "--tmpfs")).toEqual([[hooks]]);
+    await rm(path.join(workspace, ".git"), { recursive: true });
+    await writeFile(path.join(workspace, ".git"), "gitdir: ../elsewhere\n");
+    expect(gitProtectionArguments(workspace)).toEqual(["--ro-bind", path.join(workspace, ".git"), path.join(workspace, ".git")]);
+    await rm(path.join(workspace, ".git"));
+    expect(gitProtectionArguments(workspace)).toEqual([]);
+  });
+
+  it("refuses a symlinked .git/hooks", async () => {
+    const workspace = await temporary();
+    await mkdir(path.join(workspace, ".git"));
+    await mkdir(path.join(workspace, "my-hooks"));
+    await symlink("../my-hooks", path.join(workspace, ".git", "hooks"));
+    expect(() => gitProtectionArguments(workspace)).toThrowError(expect.objectContaining({ code: "sandbox_unavailable" }));
+  });
+
+  it("local scope: the host file system, but its own network namespace", () => {
+    const args = localScopeArguments();
+    expect(args).toContain("--unshare-net");
+    expect(valuesOf(args, "--bind", 2)).toEqual([["/", "/"]]);
+    expect(args).not.toContain("--unshare-all");
+  });
+
+  it("puts the command after -- so it is never read as an option", () => {
+    expect(commandArguments("/w", "--bind", ["/", "/"])).toEqual(["--chdir", "/w", "--seccomp", "3", "--", "--bind", "/", "/"]);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Readable, Writable } from "node:stream";
+import type { SandboxScope } from "../policy/permission-config.js";
+
+/** Which backend confines a process. */
+export type ProcessSandboxKind = "bubblewrap" | "sandbox-exec" | "unsandboxed";
+
+/**
+ * One command to start. It carries no switch that weakens the sandbox: whatever a model puts into
+ * a command line, the confinement is fixed when the {@link ProcessSandbox} is created.
+ */
+export interface SandboxedCommand {
+  /** The program, looked up on the sandbox's `PATH` when it has no slash. */
+  readonly command: string;
+  /** Its arguments, passed as they are (no shell). */
+  readonly args: readonly string[];
+  /** The working directory; under scope `"workspace"` it must be inside the workspace. */
+  readonly cwd: string;
+  /**
+   * Variables to set on top of the sandbox's own environment. Set by the host or the tool, so they
+   * are passed even when their names look secret.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Aborting it kills the process (`SIGTERM`, then `SIGKILL` after a grace period). */
+  readonly signal?: AbortSignal;
+  /**
+   * `"pipe"` gives a writable `stdin`; `"ignore"` connects `/dev/null`.
+   * @defaultValue `"ignore"`, or `"pipe"` when `input` is set
+   */
+  readonly stdin?: "ignore" | "pipe";
+  /** Bytes to write to the process's stdin, which is then closed. */
+  readonly input?: string | Uint8Array;
+}
+
+/** How a sandboxed process ended. */
+export interface SandboxedExit {
+  /** The exit code, or `null` when a signal ended it or it never started. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, if any. */
+  readonly signal: NodeJS.Signals | null;
+  /** Set when the process could not be started (for example `ENOENT` for the launcher). */
+  readonly error?: Error;
+}
+
+/** A started process. Read `stdout`/`stderr`, or the pipes fill up and the process stalls. */
+export interface SandboxedProcess {
+  /** The host pid of the launcher (bwrap, sandbox-exec) or of the command itself. */
+  readonly pid: number | undefined;
+  /** The process's stdin when `stdin` is `"pipe"`, else `null`. */
+  readonly stdin: Writable | null;
+  /** The process's stdout. */
+  readonly stdout: Readable;
+  /** The process's stderr (bwrap's own errors appear here too). */
+  readonly stderr: Readable;
+  /** Settles when the process has exited; never rejects. */
+  readonly exited: Promise<SandboxedExit>;
+  /** Ends the process and everything it started. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/**
+ * What a process started by a sandbox can reach, as a driver claims it. `true` means the process
+ * can do it. The shared conformance suite checks every claim for real, both ways.
+ */
+export interface SandboxCapabilities {
+  /** It can open TCP connections, for example to a server on 127.0.0.1. */
+  readonly network: boolean;
+  /** It can connect to a unix socket of the host that it can see in the file system. */
+  readonly unixSockets: boolean;
+  /** It can read host files outside the workspace other than the system directories. */
+  readonly readOutsideWorkspace: boolean;
+  /** It can write files outside the workspace. */
+  readonly writeOutsideWorkspace: boolean;
+  /** It can change the workspace's `.git/hooks` and `.git/config` (and so run code in host git). */
+  readonly writeGitMetadata: boolean;
+  /** Host environment variables beyond a short safe list (such as `SECRET_TOKEN`) reach it. */
+  readonly hostEnvironment: boolean;
+  /** A file it writes to `/tmp` appears in the host's `/tmp`. */
+  readonly sharedTmp: boolean;
+}
+
+/**
+ * Starts processes under one fixed confinement. One small interface with one driver per OS
+ * mechanism (bubblewrap on Linux, sandbox-exec on macOS, none), each passing the same conformance
+ * suite, so tools spawn through it without knowing which one they got.
+ */
+export interface ProcessSandbox {
+  /** The mechanism. */
+  readonly kind: ProcessSandboxKind;
+  /** The scope it enforces. An unsandboxed fallback reports `"unrestricted"`, never what was asked. */
+  readonly scope: SandboxScope;
+  /** The workspace's real path, when there is one. */
+  readonly workspace: string | undefined;
+  /** What its processes can reach. */
+  readonly capabilities: SandboxCapabilities;
+  /**
+   * Starts a command.
+   * @throws SandboxViolationError `invalid_command` or `path_outside_workspace` for a bad request
+   *   (a model's mistake, readable as such).
+   */
+  spawn(command: SandboxedCommand): SandboxedProcess;
+}

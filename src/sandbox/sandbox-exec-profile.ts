@@ -1,0 +1,82 @@
+import path from "node:path";
+
+/**
+ * The part every profile shares: deny by default (network, unix sockets, mach services and
+ * writes included), then allow what ordinary command-line tools need to start and run. Modelled on
+ * the approach of Chrome's and Codex's Seatbelt policies; reads are allowed everywhere, as there
+ * is no reliable list of what macOS toolchains read.
+ */
+const BASE_RULES = `(version 1)
+(deny default)
+(deny network*)
+(allow process-exec)
+(allow process-fork)
+(allow signal (target same-sandbox))
+(allow process-info* (target same-sandbox))
+(allow user-preference-read)
+(allow sysctl-read)
+(allow mach-host*)
+(allow mach-lookup (global-name "com.apple.system.opendirectoryd.libinfo"))
+(allow iokit-open (iokit-registry-entry-class "RootDomainUserClient"))
+(allow ipc-posix-sem)
+(allow pseudo-tty)
+(allow file-read*)
+(allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))
+(allow file-write-data (require-all (path "/dev/null") (vnode-type CHARACTER-DEVICE)))
+(allow file-write-data file-ioctl (require-all (regex #"^/dev/ttys[0-9]+$") (vnode-type CHARACTER-DEVICE)))`;
+
+/**
+ * Writes under scope `"workspace"`: the workspace (minus `.git` itself, `.git/hooks` and
+ * `.git/config`, so host git cannot be made to run planted code) and a private temp directory.
+ */
+const WORKSPACE_WRITE_RULES = `(allow file-write*
+  (require-all
+    (subpath (param "WORKSPACE"))
+    (require-not (literal (param "GIT_DIR")))
+    (require-not (subpath (param "GIT_HOOKS")))
+    (require-not (literal (param "GIT_CONFIG")))))
+(allow file-write* (subpath (param "PRIVATE_TMPDIR")))`;
+
+/** Writes under scope `"local"`: anywhere the user may write. The network stays denied. */
+const LOCAL_WRITE_RULES = "(allow file-write*)";
+
+/**
+ * The SBPL profile for `sandbox-exec -p`. Paths are not spliced into it: they are `(param …)`
+ * references filled by `-D` arguments ({@link sandboxExecParameters}), so no path can inject
+ * profile syntax. `network*` is denied and no rule allows it, so TCP, UDP and unix-socket
+ * connections all fail.
+ */
+export function sandboxExecProfile(scope: "local" | "workspace"): string {
+  return `${BASE_RULES}\n${scope === "workspace" ? WORKSPACE_WRITE_RULES : LOCAL_WRITE_RULES}\n`;
+}
+
+/** What the workspace profile's parameters are filled from. */
+export interface SandboxExecPaths {
+  /** The workspace's real path (on macOS `/private/var/…`, not `/var/…`). */
+  readonly workspace: string;
+  /** A private, writable temp directory (its real path), given to the process as `TMPDIR`. */
+  readonly temporaryDirectory: string;
+}
+
+/** The `-D` values of the workspace profile. */
+export function sandboxExecParameters(paths: SandboxExecPaths): Record<string, string> {
+  const gitDirectory = path.join(paths.workspace, ".git");
+  return {
+    WORKSPACE: paths.workspace,
+    GIT_DIR: gitDirectory,
+    GIT_HOOKS: path.join(gitDirectory, "hooks"),
+    GIT_CONFIG: path.join(gitDirectory, "config"),
+    PRIVATE_TMPDIR: paths.temporaryDirectory,
+  };
+}
+
+/** The full `sandbox-exec` argument list: profile, parameters, `--`, then the command. */
+export function sandboxExecArguments(
+  profile: string,
+  parameters: Readonly<Record<string, string>>,
+  command: string,
+  args: readonly string[],
+): string[] {
+  const defines = Object.entries(parameters).map(([name, value]) => `-D${name}=${value}`);
+  return ["-p", profile, ...defines, "--", command, ...args];
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Writable } from "node:stream";
+import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
+
+/** How a driver launches its wrapped command. */
+export interface LaunchPlan {
+  /** The program to spawn (bwrap, sandbox-exec, or the command itself). */
+  readonly executable: string;
+  /** Its full argument list. */
+  readonly args: readonly string[];
+  /** The host directory to start the launcher in. */
+  readonly cwd: string;
+  /** The launcher's exact environment; nothing else is inherited. */
+  readonly env: Readonly<Record<string, string>>;
+  /** A seccomp program handed to the launcher on fd 3 (`bwrap --seccomp 3`). */
+  readonly seccomp?: Uint8Array;
+  /** Put the launcher in its own process group, so `kill` reaches its children too. */
+  readonly processGroup: boolean;
+  /** Runs once after the process has exited (for example to remove a private temp dir). */
+  readonly cleanup?: () => void;
+}
+
+/** How long a process may take to end after `SIGTERM` before it gets `SIGKILL`. */
+export const KILL_GRACE_MS = 2_000;
+
+/**
+ * Spawns a launch plan with the request's stdin, input and signal; shared by every driver so they
+ * handle abort, exit and spawn errors the same way.
+ */
+export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedCommand): SandboxedProcess {
+  const stdinMode = request.input !== undefined ? "pipe" : (request.stdin ?? "ignore");
+  const child = spawn(plan.executable, [...plan.args], {
+    cwd: plan.cwd,
+    env: { ...plan.env },
+    stdio: plan.seccomp === undefined ? [stdinMode, "pipe", "pipe"] : [stdinMode, "pipe", "pipe", "pipe"],
+    detached: plan.processGroup,
+    windowsHide: true,
+  });
+  if (plan.seccomp !== undefined) sendAndClose(child.stdio[3], plan.seccomp);
+  if (request.input !== undefined) sendAndClose(child.stdin, request.input);
+  else child.stdin?.on("error", () => undefined);
+  const kill = (signal: NodeJS.Signals = "SIGKILL") => signalProcess(child, plan.processGroup, signal);
+  const exited = watchExit(child, plan, request.signal, kill);
+  const { stdout, stderr } = child;
+  if (stdout === null || stderr === null) throw new Error("spawn did not create stdout/stderr pipes");
+  return { pid: child.pid, stdin: request.input === undefined ? child.stdin : null, stdout, stderr, exited, kill };
+}
+
+function watchExit(
+  child: ChildProcess,
+  plan: LaunchPlan,
+  signal: AbortSignal | undefined,
+  kill: (signal?: NodeJS.Signals) => void,
+): Promise<SandboxedExit> {
+  return new Promise<SandboxedExit>((resolve) => {
+    let escalation: NodeJS.Timeout | undefined;
+    let settled = false;
+    const onAbort = () => {
+      kill("SIGTERM");
+      escalation = setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
+      escalation.unref();
+    };
+    const finish = (exit: SandboxedExit) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      if (escalation !== undefined) clearTimeout(escalation);
+      plan.cleanup?.();
+      resolve(exit);
+    };
+    child.once("error", (error) => {
+      if (child.pid === undefined) finish({ exitCode: null, signal: null, error });
+    });
+    child.once("exit", (exitCode, exitSignal) => finish({ exitCode, signal: exitSignal }));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function signalProcess(child: ChildProcess, processGroup: boolean, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (processGroup) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+function sendAndClose(stream: unknown, data: string | Uint8Array): void {
+  if (!isWritable(stream)) return;
+  stream.on("error", () => undefined);
+  stream.end(data);
+}
+
+function isWritable(stream: unknown): stream is Writable {
+  return typeof stream === "object" && stream !== null && "end" in stream && typeof stream.end === "function";
+}

@@ -1,0 +1,77 @@
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import type { SandboxedCommand } from "./process-sandbox.js";
+import { SandboxViolationError } from "./sandbox-violation-error.js";
+import { isInsideDirectory } from "./workspace-root.js";
+
+const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Checks the shape of a command before any driver turns it into an argv. Values may come from a
+ * model through a tool, so a bad one is a readable refusal, not a crash or a confused launcher.
+ * @throws SandboxViolationError `invalid_command`.
+ */
+export function assertValidCommand(request: SandboxedCommand): void {
+  if (typeof request !== "object" || request === null) refuse("the command must be an object");
+  if (!isCleanString(request.command) || request.command === "") refuse("`command` must be a non-empty string without NUL");
+  if (!Array.isArray(request.args) || !request.args.every(isCleanString)) {
+    refuse("`args` must be an array of strings without NUL");
+  }
+  if (!isCleanString(request.cwd) || request.cwd === "") refuse("`cwd` must be a non-empty path");
+  for (const [name, value] of Object.entries(request.env ?? {})) {
+    if (!ENVIRONMENT_NAME.test(name)) refuse(`environment variable name ${JSON.stringify(name)} is not valid`);
+    if (!isCleanString(value)) refuse(`environment variable ${name} must be a string without NUL`);
+  }
+  if (request.stdin !== undefined && request.stdin !== "pipe" && request.stdin !== "ignore") {
+    refuse('`stdin` must be "pipe" or "ignore"');
+  }
+}
+
+/**
+ * The real path of a working directory that must lie in `root` (a real path); relative paths are
+ * taken from the workspace.
+ * @throws SandboxViolationError `path_outside_workspace`, or `invalid_command` when it is missing.
+ */
+export function confineWorkingDirectory(root: string, cwd: string): string {
+  const requested = path.resolve(root, cwd);
+  let real: string;
+  try {
+    real = realpathSync(requested);
+  } catch {
+    refuse(`the working directory ${JSON.stringify(cwd)} does not exist`);
+  }
+  if (!isInsideDirectory(root, real)) {
+    throw new SandboxViolationError(
+      "path_outside_workspace",
+      `Refused to run in ${JSON.stringify(cwd)}: it resolves to ${real}, which is outside the workspace ${root}.`,
+      { data: { path: cwd, resolvedPath: real, workspace: root }, hint: `Run commands in ${root} or below it.` },
+    );
+  }
+  if (!statSync(real).isDirectory()) refuse(`the working directory ${JSON.stringify(cwd)} is not a directory`);
+  return real;
+}
+
+/**
+ * The real path of a working directory anywhere on the host (scopes `"local"` and
+ * `"unrestricted"`), so a missing one is reported as such rather than as a missing launcher.
+ * Relative paths are taken from `base` (the workspace, when there is one).
+ * @throws SandboxViolationError `invalid_command` when it does not exist or is not a directory.
+ */
+export function existingWorkingDirectory(cwd: string, base: string = process.cwd()): string {
+  let real: string;
+  try {
+    real = realpathSync(path.resolve(base, cwd));
+  } catch {
+    refuse(`the working directory ${JSON.stringify(cwd)} does not exist`);
+  }
+  if (!statSync(real).isDirectory()) refuse(`the working directory ${JSON.stringify(cwd)} is not a directory`);
+  return real;
+}
+
+function isCleanString(value: unknown): value is string {
+  return typeof value === "string" && !value.includes("\0");
+}
+
+function refuse(problem: string): never {
+  throw new SandboxViolationError("invalid_command", `Refused to run the command: ${problem}.`, { data: { problem } });
+}

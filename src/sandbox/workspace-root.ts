@@ -1,0 +1,41 @@
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { ConfigurationError } from "../errors/configuration-error.js";
+
+/**
+ * The real path of a workspace directory. Every containment check compares real paths, so a
+ * workspace reached through a symlink (macOS `/tmp` is `/private/tmp`) still contains its files.
+ * @throws ConfigurationError `invalid_workspace` when it is not an existing absolute directory:
+ *   that is the host's mistake, not the model's.
+ */
+export async function realWorkspaceRoot(workspace: string): Promise<string> {
+  if (typeof workspace !== "string" || !path.isAbsolute(workspace)) {
+    throw invalidWorkspace(workspace, "must be an absolute path");
+  }
+  let root: string;
+  try {
+    root = await realpath(workspace);
+  } catch (error) {
+    throw invalidWorkspace(workspace, "does not exist", error);
+  }
+  if (!(await stat(root)).isDirectory()) throw invalidWorkspace(workspace, "is not a directory");
+  return root;
+}
+
+/**
+ * True when `candidate` is `directory` or below it. Both must be absolute and normalised. A name
+ * that merely starts with dots (`..hidden`) is inside; only a `..` segment leaves.
+ */
+export function isInsideDirectory(directory: string, candidate: string): boolean {
+  const relative = path.relative(directory, candidate);
+  if (relative === "") return true;
+  if (path.isAbsolute(relative)) return false;
+  return relative !== ".." && !relative.startsWith(`..${path.sep}`);
+}
+
+function invalidWorkspace(workspace: unknown, problem: string, cause?: unknown): ConfigurationError {
+  return new ConfigurationError("invalid_workspace", `The sandbox workspace ${JSON.stringify(workspace)} ${problem}.`, {
+    data: { workspace },
+    cause,
+  });
+}

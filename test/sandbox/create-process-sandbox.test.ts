@@ -1,0 +1,155 @@
+import { chmod, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProcessSandbox } from "../../src/sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../../src/sandbox/process-sandbox.js";
+import { cachedSandboxProbe, type SandboxProbe } from "../../src/sandbox/sandbox-probe.js";
+import { SandboxUnavailableError } from "../../src/sandbox/sandbox-unavailable-error.js";
+import { TemporaryDirectories } from "./support/temporary-directories.js";
+
+const directories = new TemporaryDirectories();
+let workspace: string;
+let tools: string;
+
+/** A stand-in bwrap that fails the way a host without user namespaces does. */
+async function fakeBwrap(name: string, stderr: string): Promise<string> {
+  const file = path.join(tools, name);
+  await writeFile(file, `#!/bin/sh\necho ${JSON.stringify(stderr)} >&2\nexit 1\n`);
+  await chmod(file, 0o755);
+  return file;
+}
+
+async function unavailable(promise: Promise<ProcessSandbox>): Promise<SandboxUnavailableError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SandboxUnavailableError);
+  return error as SandboxUnavailableError;
+}
+
+beforeAll(async () => {
+  workspace = await directories.make("atc-create-ws-");
+  tools = await directories.make("atc-create-tools-");
+});
+afterAll(() => directories.cleanup());
+
+describe("createProcessSandbox", () => {
+  it("gives scope unrestricted a plain spawn", async () => {
+    const sandbox = await createProcessSandbox({ scope: "unrestricted", workspace });
+    expect(sandbox).toMatchObject({ kind: "unsandboxed", scope: "unrestricted", workspace });
+  });
+
+  it.skipIf(process.platform !== "linux")("picks bubblewrap on Linux after a real probe", async () => {
+    const sandbox = await createProcessSandbox({ scope: "workspace", workspace });
+    expect(sandbox).toMatchObject({ kind: "bubblewrap", scope: "workspace", workspace });
+  });
+
+  it("fails closed when bwrap is not installed, saying how to install it", async () => {
+    const error = await unavailable(
+      createProcessSandbox({ scope: "workspace", workspace, platform: "linux", bubblewrapPath: path.join(tools, "no-bwrap") }),
+    );
+    expect(error.code).toBe("sandbox_unavailable");
+    expect(error.message).toContain("apt-get install -y bubblewrap");
+    expect(error.message).toContain("allowUnsandboxedFallback");
+  });
+
+  it("fails closed when user namespaces are denied, saying which sysctl to set", async () => {
+    const bwrap = await fakeBwrap(
+      "bwrap-userns",
+      "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.",
+    );
+    const error = await unavailable(createProcessSandbox({ scope: "local", platform: "linux", bubblewrapPath: bwrap }));
+    expect(error.message).toContain("sysctl -w kernel.unprivileged_userns_clone=1");
+    expect(error.message).toContain("No permissions to creating new namespace");
+  });
+
+  it("reports any other start failure with bwrap's own words", async () => {
+    const bwrap = await fakeBwrap("bwrap-other", "bwrap: something unexpected");
+    const error = await unavailable(createProcessSandbox({ scope: "local", platform: "linux", bubblewrapPath: bwrap }));
+    expect(error.message).toContain("something unexpected");
+  });
+
+  it("falls back to unsandboxed only when the host opted in, and says so", async () => {
+    const reasons: SandboxUnavailableError[] = [];
+    const sandbox = await createProcessSandbox({
+      scope: "workspace",
+      workspace,
+      platform: "linux",
+      bubblewrapPath: path.join(tools, "no-bwrap"),
+      allowUnsandboxedFallback: true,
+      onFallback: (reason) => reasons.push(reason),
+    });
+    expect(sandbox).toMatchObject({ kind: "unsandboxed", scope: "unrestricted" });
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]?.message).toContain("bubblewrap");
+  });
+
+  it.each([
+    ["win32", "x64", "no sandbox backend for platform"],
+    ["linux", "ia32", "x86_64 and aarch64 only"],
+  ] as const)("fails closed on %s/%s", async (platform, architecture, text) => {
+    const probe: SandboxProbe = async () => ({ ok: true });
+    const error = await unavailable(createProcessSandbox({ scope: "local", platform, architecture, probe }));
+    expect(error.message).toContain(text);
+  });
+
+  it("uses an injected probe and its reason", async () => {
+    const ok = await createProcessSandbox({
+      scope: "workspace",
+      workspace,
+      platform: "linux",
+      probe: async () => ({ ok: true }),
+    });
+    expect(ok.kind).toBe("bubblewrap");
+    const failing: SandboxProbe = async () => ({ ok: false, reason: "the probe said no." });
+    expect(
+      (await unavailable(createProcessSandbox({ scope: "workspace", workspace, platform: "linux", probe: failing }))).message,
+    ).toContain("the probe said no.");
+  });
+
+  it("picks sandbox-exec on macOS", async () => {
+    const sandbox = await createProcessSandbox({
+      scope: "workspace",
+      workspace,
+      platform: "darwin",
+      probe: async () => ({ ok: true }),
+    });
+    expect(sandbox).toMatchObject({ kind: "sandbox-exec", scope: "workspace", workspace });
+  });
+
+  it("refuses host misconfiguration with a ConfigurationError", async () => {
+    const scope = "everything" as unknown as "local";
+    await expect(createProcessSandbox({ scope })).rejects.toMatchObject({ code: "invalid_sandbox_option" });
+    await expect(createProcessSandbox({ scope: "workspace" })).rejects.toMatchObject({ code: "invalid_sandbox_option" });
+    await expect(createProcessSandbox({ scope: "workspace", workspace: path.join(workspace, "missing") })).rejects.toMatchObject({
+      code: "invalid_workspace",
+    });
+    const probe: SandboxProbe = async () => ({ ok: true });
+    await expect(createProcessSandbox({ scope: "workspace", workspace: "/", platform: "linux", probe })).rejects.toMatchObject({
+      code: "invalid_workspace",
+    });
+  });
+});
+
+describe("cachedSandboxProbe", () => {
+  it("probes each configuration once when it works, and again after a failure", async () => {
+    let calls = 0;
+    let answer = false;
+    const probe = cachedSandboxProbe(async () => {
+      calls++;
+      return answer ? { ok: true } : { ok: false, reason: "not yet" };
+    });
+    const options = { scope: "workspace", workspace, platform: "linux", probe } as const;
+    await unavailable(createProcessSandbox(options));
+    await unavailable(createProcessSandbox(options));
+    expect(calls).toBe(2);
+    answer = true;
+    await createProcessSandbox(options);
+    await createProcessSandbox(options);
+    await Promise.all([createProcessSandbox(options), createProcessSandbox(options)]);
+    expect(calls).toBe(3);
+    await createProcessSandbox({ ...options, scope: "local" });
+    expect(calls).toBe(4);
+  });
+});

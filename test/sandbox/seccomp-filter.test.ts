@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { BPF, decodeBpfProgram, encodeBpfProgram } from "../../src/sandbox/bpf-instruction.js";
+import {
+  AF_UNIX,
+  AUDIT_ARCH,
+  buildSeccompFilter,
+  SECCOMP_ARCHITECTURES,
+  SECCOMP_RET,
+  X32_SYSCALL_BIT,
+} from "../../src/sandbox/seccomp-filter.js";
+import { evaluateSeccomp } from "./support/bpf-interpreter.js";
+
+const EPERM = SECCOMP_RET.ERRNO | 1;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const program = decodeBpfProgram(buildSeccompFilter());
+
+describe("buildSeccompFilter", () => {
+  it("is a whole number of 8-byte little-endian sock_filter records that round-trip", () => {
+    const bytes = buildSeccompFilter();
+    expect(bytes.length % 8).toBe(0);
+    expect(bytes.length / 8).toBe(program.length);
+    expect(encodeBpfProgram(program)).toEqual(bytes);
+    // First instruction: BPF_LD|BPF_W|BPF_ABS of seccomp_data.arch (offset 4).
+    expect([...bytes.subarray(0, 8)]).toEqual([0x20, 0, 0, 0, 4, 0, 0, 0]);
+    const opcodes: number[] = Object.values(BPF);
+    expect(program.every((instruction) => opcodes.includes(instruction.code))).toBe(true);
+  });
+
+  it("ends every path with a return", () => {
+    const last = program.at(-1);
+    expect(last?.code).toBe(BPF.RET_K);
+    program.forEach((instruction, index) => {
+      if (instruction.code === BPF.JEQ_K || instruction.code === BPF.JGE_K) {
+        expect(index + 1 + instruction.jt).toBeLessThan(program.length);
+        expect(index + 1 + instruction.jf).toBeLessThan(program.length);
+      }
+    });
+  });
+
+  describe.each(Object.entries(SECCOMP_ARCHITECTURES))("on %s", (_name, architecture) => {
+    const arch = architecture.auditArch;
+    const { socket, socketpair } = architecture;
+
+    it("denies socket(AF_UNIX) and socketpair(AF_UNIX) with EPERM", () => {
+      expect(evaluateSeccomp(program, { arch, nr: socket, args: [AF_UNIX, 1, 0] })).toBe(EPERM);
+      expect(evaluateSeccomp(program, { arch, nr: socketpair, args: [AF_UNIX, 1, 0] })).toBe(EPERM);
+    });
+
+    it("judges the domain by its low 32 bits, as the kernel truncates an int argument", () => {
+      expect(evaluateSeccomp(program, { arch, nr: socket, args: [2 ** 32 + AF_UNIX] })).toBe(EPERM);
+    });
+
+    it("allows inet sockets (the network namespace cuts those)", () => {
+      expect(evaluateSeccomp(program, { arch, nr: socket, args: [AF_INET, 1, 0] })).toBe(SECCOMP_RET.ALLOW);
+      expect(evaluateSeccomp(program, { arch, nr: socketpair, args: [AF_INET6] })).toBe(SECCOMP_RET.ALLOW);
+    });
+
+    it.each([425, 426, 427])("denies io_uring call %i", (nr) => {
+      expect(evaluateSeccomp(program, { arch, nr })).toBe(EPERM);
+    });
+
+    it.each([0, 1, 56, 57, 59, 63, 64, 221, 424, 428])("allows unrelated call %i", (nr) => {
+      expect(evaluateSeccomp(program, { arch, nr, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+    });
+  });
+
+  it("can let socketpair(AF_UNIX) through while socket(AF_UNIX) stays denied", () => {
+    const relaxed = decodeBpfProgram(buildSeccompFilter({ allowUnixSocketPairs: true }));
+    for (const { auditArch: arch, socket, socketpair } of Object.values(SECCOMP_ARCHITECTURES)) {
+      expect(evaluateSeccomp(relaxed, { arch, nr: socketpair, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+      expect(evaluateSeccomp(relaxed, { arch, nr: socket, args: [AF_UNIX] })).toBe(EPERM);
+      expect(evaluateSeccomp(relaxed, { arch, nr: 425 })).toBe(EPERM);
+    }
+  });
+
+  it("uses the right numbers per architecture (x86_64 41 is not a socket call on aarch64)", () => {
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.X86_64, nr: 41, args: [AF_UNIX] })).toBe(EPERM);
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.AARCH64, nr: 41, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.AARCH64, nr: 198, args: [AF_UNIX] })).toBe(EPERM);
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.X86_64, nr: 198, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+  });
+
+  it("denies every x32 call on x86_64, including x32 socket", () => {
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.X86_64, nr: X32_SYSCALL_BIT + 41, args: [AF_INET] })).toBe(EPERM);
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.X86_64, nr: X32_SYSCALL_BIT })).toBe(EPERM);
+    expect(evaluateSeccomp(program, { arch: AUDIT_ARCH.AARCH64, nr: X32_SYSCALL_BIT })).toBe(SECCOMP_RET.ALLOW);
+  });
+
+  it.each([
+    ["i386 (int 0x80 from x86_64)", 0x4000_0003],
+    ["arm", 0x4000_0028],
+    ["riscv64", 0xc000_00f3],
+  ])("fails closed on an unknown architecture: %s", (_label, arch) => {
+    expect(evaluateSeccomp(program, { arch, nr: 1 })).toBe(EPERM);
+    expect(evaluateSeccomp(program, { arch, nr: 102, args: [AF_UNIX] })).toBe(EPERM);
+  });
+
+  it("decodes what it encodes and rejects truncated programs", () => {
+    const instructions = [{ code: BPF.RET_K, jt: 1, jf: 2, k: 0xdead_beef }];
+    expect(decodeBpfProgram(encodeBpfProgram(instructions))).toEqual(instructions);
+    expect(() => decodeBpfProgram(new Uint8Array(7))).toThrow(RangeError);
+  });
+});
