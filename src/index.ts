@@ -17,6 +17,7 @@ export type {
 export { EventBus, type EventBusOptions, type EventListener } from "./events/event-bus.js";
 
 export { FIND_TOOL_NAME, type FindToolOutput, type FoundTool } from "./meta/find-tool.js";
+export { INDEX_DESCRIPTION_LIMIT, INDEX_INSTRUCTION, listingIndex } from "./meta/listing-index.js";
 export { oneLineDescription } from "./meta/one-line-description.js";
 
 export type {
@@ -37,6 +38,15 @@ export {
 } from "./policy/permission-config.js";
 export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
 
+export { LOAD_MODES, type LoadMode, type ToolPlacement } from "./profiles/load-mode.js";
+export { parseProfileName, parseToolConfig, type ToolConfig } from "./profiles/tool-config.js";
+export {
+  BUILTIN_TAG,
+  CORE_ESSENTIAL_TOOLS,
+  CORE_LISTED_TOOLS,
+  TOOL_PROFILE_NAMES,
+  type ToolProfileName,
+} from "./profiles/tool-profile.js";
 export {
   createRegistry,
   type ListOptions,
@@ -60,6 +70,7 @@ export {
   type ToolCallResult,
   type ToolCallSuccess,
 } from "./run/tool-call-result.js";
+export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
 
 export {
   type FieldWeight,

@@ -13,7 +13,7 @@ describe("createRegistry", () => {
   it("registers tools and always registers find_tool as a core tool", () => {
     const registry = createRegistry({ tools: sampleTools() });
     expect(registry.get("find_tool")?.tier).toBe("core");
-    expect(registry.list({ tier: "core" }).map((t) => t.name)).toEqual(["find_tool", "read", "write"]);
+    expect(registry.list({ tier: "core" }).map((t) => t.name)).toEqual(["find_tool", "toolbox", "read", "write"]);
     expect(registry.list({ tier: "deferred" }).map((t) => t.name)).toEqual([
       "git_log_search",
       "git_blame_context",

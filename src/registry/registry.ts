@@ -2,6 +2,7 @@ import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus, type EventBusOptions } from "../events/event-bus.js";
 import { createFindTool } from "../meta/find-tool.js";
+import { createToolboxTool } from "../meta/toolbox.js";
 import type { ApprovalBroker } from "../policy/approval-broker.js";
 import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
@@ -128,6 +129,7 @@ export class Registry {
       eventBusOptions,
     });
     this.register(createFindTool());
+    this.register(createToolboxTool());
     for (const tool of options.tools ?? []) this.register(tool);
     for (const group of options.groups ?? []) this.registerGroup(group);
   }

@@ -1,8 +1,8 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
+import { listingIndex } from "../meta/listing-index.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import { closestNames } from "../registry/closest-names.js";
@@ -11,13 +11,15 @@ import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolConte
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
+import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
 import { condenseText } from "./condense-text.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { RunStorage } from "./run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
+import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 
 /** Options of `registry.createRun()`. */
-export interface CreateRunOptions {
+export interface CreateRunOptions extends ToolLoadOptions {
   /** The run's id. @defaultValue a random UUID */
   readonly runId?: string;
   /**
@@ -105,6 +107,10 @@ export class Run {
   private readonly lifetime = new AbortController();
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
+  private readonly plan: ToolLoadPlan;
+  private readonly skillConstraints: { readonly skill: string; readonly allowed: ReadonlySet<string> }[] = [];
+  private constraintVersion = 0;
+  private frozenIndex: string | undefined | null = null;
 
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
@@ -114,6 +120,7 @@ export class Run {
     this.id = options.runId ?? crypto.randomUUID();
     this.permissions = resolvePermissionConfig(options.permissions);
     this.allowed = resolveAllowedTools(options.allowedTools);
+    this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
     this.activation =
       options.activation instanceof ActivationTracker
         ? options.activation
@@ -129,7 +136,30 @@ export class Run {
       activate: (names, via) => this.activate(names, via),
       describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.registry.get(name) : undefined),
       isVisible: (name) => this.isVisible(name),
+      isListed: (name) => this.isListed(name),
+      describeListed: (name) => (this.isListed(name) ? this.registry.get(name) : undefined),
+      callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
     };
+  }
+
+  /** The run's profile and whether it lists tools behind `toolbox`. */
+  get loading(): { readonly profile: ToolLoadPlan["profile"]; readonly listing: boolean } {
+    return { profile: this.plan.profile, listing: this.plan.listing };
+  }
+
+  /**
+   * The system-prompt section of a listing run: `# Additional tools`, one instruction line, and
+   * a `- <name>: <description>` row per listed tool (first sentence, at most 60 characters).
+   * `undefined` for a run that lists nothing. It is built once, when the first tool list is
+   * locked (the first call of this or of {@link Run.definitions}), and never changes afterwards.
+   */
+  systemPromptIndex(): string | undefined {
+    if (this.frozenIndex === null) {
+      const listed = this.store.enabledNames().filter((name) => this.isListed(name));
+      this.frozenIndex =
+        listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.registry.get(name) as ToolDescriptor));
+    }
+    return this.frozenIndex;
   }
 
   /**
@@ -139,11 +169,14 @@ export class Run {
    * turns (prompt caching).
    */
   definitions(): readonly ToolDescriptor[] {
-    const key = `${this.registry.version}:${this.activation.version}`;
+    const key = `${this.registry.version}:${this.activation.version}:${this.constraintVersion}`;
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
+    this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const tool of this.store.coreTools()) {
-      if (this.isAllowed(tool.descriptor.name)) out.push(tool.descriptor);
+    for (const name of this.store.enabledNames()) {
+      const descriptor = (this.store.entry(name) as RegistryEntry).compiled.descriptor;
+      if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
+        out.push(descriptor);
     }
     for (const name of this.activation.list()) {
       if (this.canActivate(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
@@ -169,7 +202,15 @@ export class Run {
   isVisible(name: string): boolean {
     const entry = this.store.entry(name);
     if (entry === undefined || !entry.enabled || !this.isAllowed(name)) return false;
-    return entry.compiled.descriptor.tier === "core" || this.activation.isActive(name);
+    const { mode, listed } = this.placement(entry.compiled.descriptor);
+    if (mode === "essential") return this.toolboxUseful(name);
+    return mode === "discoverable" && !listed && this.activation.isActive(name);
+  }
+
+  /** True when the run names `name` in its index and reaches it through `toolbox`. */
+  isListed(name: string): boolean {
+    const entry = this.store.entry(name);
+    return entry?.enabled === true && this.isAllowed(name) && this.placement(entry.compiled.descriptor).listed;
   }
 
   /** Searches the deferred tools this run may activate, best first. */
@@ -202,11 +243,15 @@ export class Run {
    *
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
-  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+  call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    return this.invoke(name, args, options, false);
+  }
+
+  private async invoke(name: string, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
     const callId = options.callId ?? `${this.id}:${++this.callCount}`;
     const started = performance.now();
     const entry = this.store.entry(name);
-    const hidden = this.visibilityError(name, entry);
+    const hidden = this.visibilityError(name, entry, viaToolbox);
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
     const parsed = parseToolArguments(args, this.maxInputLength);
@@ -275,16 +320,82 @@ export class Run {
     this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
   }
 
+  private placement(descriptor: ToolDescriptor) {
+    return this.plan.placementOf(descriptor);
+  }
+
+  /** toolbox is only worth sending when the run lists something. */
+  private toolboxUseful(name: string): boolean {
+    return name !== TOOLBOX_TOOL_NAME || this.systemPromptIndex() !== undefined;
+  }
+
+  /** Calls a listed tool for `toolbox`: the same validation, policy and events as a direct call. */
+  private callListed(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
+    if (!this.isListed(name)) {
+      const suggestions = closestNames(
+        name,
+        this.store.enabledNames().filter((candidate) => this.isListed(candidate)),
+      );
+      return Promise.resolve({
+        ok: false,
+        tool: name,
+        callId: options.callId ?? "",
+        error: {
+          code: "unknown_tool",
+          message: `No tool named ${JSON.stringify(name)} is listed for toolbox.`,
+          hint:
+            suggestions.length > 0
+              ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
+              : "Use a name from the Additional tools list.",
+          suggestions,
+        },
+      });
+    }
+    return this.invoke(name, args, options, true);
+  }
+
+  /**
+   * Narrows the visible tools to a skill's `allowed-tools` while the skill is active
+   * (`AskUserQuestion`, `find_tool` and `skill` stay available). Constraints nest: each one
+   * narrows further. Returns the function that lifts this constraint.
+   */
+  applySkillConstraint(skill: string, allowedTools: readonly string[]): () => void {
+    if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
+      throw new ConfigurationError("invalid_skill_constraint", `Skill "${skill}": allowed-tools must be a list of tool names.`, {
+        data: { skill },
+      });
+    }
+    const constraint = { skill, allowed: new Set(allowedTools) };
+    this.skillConstraints.push(constraint);
+    this.constraintVersion++;
+    return () => {
+      const index = this.skillConstraints.indexOf(constraint);
+      if (index === -1) return;
+      this.skillConstraints.splice(index, 1);
+      this.constraintVersion++;
+    };
+  }
+
+  /** The skills whose constraints are in force, innermost last. */
+  activeSkills(): string[] {
+    return this.skillConstraints.map((constraint) => constraint.skill);
+  }
+
   private isAllowed(name: string): boolean {
-    return this.allowed === undefined || this.allowed.has(name) || ALWAYS_AVAILABLE_TOOLS.has(name);
+    if (ALWAYS_AVAILABLE_TOOLS.has(name)) return true;
+    if (this.allowed !== undefined && !this.allowed.has(name)) return false;
+    for (const constraint of this.skillConstraints) if (!constraint.allowed.has(name)) return false;
+    return true;
   }
 
   private canActivate(name: string): boolean {
     const entry = this.store.entry(name);
-    return entry?.enabled === true && entry.compiled.descriptor.tier === "deferred" && this.isAllowed(name);
+    if (entry?.enabled !== true || !this.isAllowed(name)) return false;
+    const { mode, listed } = this.placement(entry.compiled.descriptor);
+    return mode === "discoverable" && !listed;
   }
 
-  private visibilityError(name: string, entry: RegistryEntry | undefined): ToolCallErrorInfo | undefined {
+  private visibilityError(name: string, entry: RegistryEntry | undefined, viaToolbox: boolean): ToolCallErrorInfo | undefined {
     if (typeof name !== "string" || entry === undefined || !entry.enabled) {
       const suggestions = this.suggest(String(name));
       return {
@@ -304,7 +415,23 @@ export class Run {
         hint: "Use one of the tools you were given.",
       };
     }
-    if (entry.compiled.descriptor.tier === "deferred" && !this.activation.isActive(name)) {
+    const { mode, listed } = this.placement(entry.compiled.descriptor);
+    if (mode === "off") {
+      return {
+        code: "tool_disabled",
+        message: `The tool "${name}" is turned off in this run.`,
+        hint: "Use one of the tools you were given.",
+      };
+    }
+    if (listed) {
+      if (viaToolbox) return undefined;
+      return {
+        code: "use_toolbox",
+        message: `The tool "${name}" is reached through toolbox.`,
+        hint: `Call toolbox with {"action":"describe","tool":"${name}"} for its parameters, then {"action":"run","tool":"${name}","args":{...}}.`,
+      };
+    }
+    if (mode === "discoverable" && !this.activation.isActive(name)) {
       return {
         code: "tool_not_activated",
         message: `The tool "${name}" exists but is not active yet.`,
@@ -332,43 +459,4 @@ export class Run {
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }
-}
-
-function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
-  if (allowedTools === undefined) return undefined;
-  if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
-    throw new ConfigurationError("invalid_allowed_tools", "allowedTools must be an array of tool names (strings).", {
-      data: { field: "allowedTools" },
-    });
-  }
-  return allowedTools.length === 0 ? undefined : new Set(allowedTools);
-}
-
-/** Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it). */
-async function runUntilAborted<T>(task: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) throw signal.reason;
-  const pending = task();
-  if (!(pending instanceof Promise)) return pending;
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([pending, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort as () => void);
-  }
-}
-
-function describeFailure(name: string, error: unknown, signal: AbortSignal): ToolCallErrorInfo {
-  if (signal.aborted) return { code: "aborted", message: `The call to "${name}" was cancelled.` };
-  if (error instanceof ToolError || (CatalogError.isInstance(error) && "hint" in error)) {
-    const toolError = error as ToolError;
-    return toolError.hint === undefined
-      ? { code: toolError.code, message: toolError.message }
-      : { code: toolError.code, message: toolError.message, hint: toolError.hint };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "tool_failed", message: `The tool "${name}" failed: ${message}` };
 }

@@ -1,5 +1,6 @@
 import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
 import type { RunStorage } from "../run/run-storage.js";
+import type { ToolCallResult } from "../run/tool-call-result.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
 /** One search hit: a tool name and its relevance score (higher is better). */
@@ -42,6 +43,16 @@ export interface RunCatalog {
   describe(name: string): ToolDescriptor | undefined;
   /** True when the tool is visible to the model now (core, or deferred and active). */
   isVisible(name: string): boolean;
+  /** True when a listing run names the tool in its index (reached through `toolbox`). */
+  isListed(name: string): boolean;
+  /** The descriptor of a listed tool, else `undefined`. */
+  describeListed(name: string): ToolDescriptor | undefined;
+  /** Calls a listed tool with the run's validation, policy and events. */
+  callListed(
+    name: string,
+    args: unknown,
+    options: { readonly callId?: string; readonly signal?: AbortSignal },
+  ): Promise<ToolCallResult>;
 }
 
 /** What a handler gets besides its input. */

@@ -38,7 +38,7 @@ function fileRun(sandbox: "workspace" | "unrestricted" = "workspace", redo = fal
     createGrepTool(options),
     createDownloadTool(options),
   ];
-  return createRegistry({ tools }).createRun({ permissions: { sandbox, workspace } });
+  return createRegistry({ tools }).createRun({ profile: "full", permissions: { sandbox, workspace } });
 }
 
 function text(result: ToolCallResult): string {

@@ -31,7 +31,7 @@ export function createDownloadTool(options: FileToolOptions = {}): ToolDefinitio
     inputSchema: downloadInput,
     mutating: true,
     annotations: { title: "Download file", destructiveHint: true, openWorldHint: true },
-    tags: ["download", "http", "url", "fetch", "file", "save"],
+    tags: ["builtin", "download", "http", "url", "fetch", "file", "save"],
     handler: async (input, context) => {
       const url = new URL(input.url);
       if (url.protocol !== "http:" && url.protocol !== "https:") {

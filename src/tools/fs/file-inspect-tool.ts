@@ -55,7 +55,7 @@ export function createFileInspectTool(options: FileToolOptions = {}): ToolDefini
       "Inspect a file without reading it all: type, size, encoding, line endings, binary detection, and a preview (text lines or a hex dump).",
     inputSchema: inspectInput,
     annotations: { title: "Inspect file", readOnlyHint: true },
-    tags: ["file", "inspect", "binary", "hex", "encoding", "type"],
+    tags: ["builtin", "file", "inspect", "binary", "hex", "encoding", "type"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const stats = await scope.stat(input.path);

@@ -20,7 +20,7 @@ export function createGlobTool(options: FileToolOptions = {}): ToolDefinition<z.
       'Find files by glob pattern (minimatch: "**", "*", "{a,b}", "[abc]"). Skips .git and node_modules unless include_ignored.',
     inputSchema: globInput,
     annotations: { title: "Find files", readOnlyHint: true },
-    tags: ["file", "find", "glob", "pattern", "search"],
+    tags: ["builtin", "file", "find", "glob", "pattern", "search"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");

@@ -42,7 +42,7 @@ export function createGrepTool(options: FileToolOptions = {}): ToolDefinition<Gr
       "Skips binary files, .git and node_modules.",
     inputSchema: grepInput,
     annotations: { title: "Search file contents", readOnlyHint: true },
-    tags: ["search", "grep", "regex", "find", "code", "text"],
+    tags: ["builtin", "search", "grep", "regex", "find", "code", "text"],
     handler: async (input, context) => {
       const regex = compilePattern(input);
       const scope = resolveFileScope(context, options);

@@ -19,7 +19,7 @@ export function createLsTool(options: FileToolOptions = {}): ToolDefinition<z.ou
     description: "List a directory: entries with kind (dir/, link@) and size. Hidden entries only with all=true.",
     inputSchema: lsInput,
     annotations: { title: "List directory", readOnlyHint: true },
-    tags: ["file", "directory", "list", "ls", "tree"],
+    tags: ["builtin", "file", "directory", "list", "ls", "tree"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const requested = input.path ?? ".";

@@ -39,7 +39,7 @@ export function createReadTool(options: FileToolOptions = {}): ToolDefinition<z.
       "Use offset/limit for long files; re-reading unchanged lines returns a short note instead of the same content.",
     inputSchema: readInput,
     annotations: { title: "Read file", readOnlyHint: true },
-    tags: ["file", "fs", "read", "view", "cat"],
+    tags: ["builtin", "file", "fs", "read", "view", "cat"],
     handler: async (input, context) => {
       const requested = (input.path ?? input.file_path) as string;
       const scope = resolveFileScope(context, options);

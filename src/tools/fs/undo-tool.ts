@@ -23,7 +23,7 @@ export function createUndoTool(options: FileToolOptions = {}): ToolDefinition<z.
     inputSchema: undoInput,
     mutating: true,
     annotations: { title: "Undo file changes", destructiveHint: true },
-    tags: ["file", "undo", "revert", "journal"],
+    tags: ["builtin", "file", "undo", "revert", "journal"],
     handler: async (input, context) => {
       const action = input.action ?? "undo";
       if (action === "redo" && options.redo !== true) {

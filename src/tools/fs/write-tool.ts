@@ -26,7 +26,7 @@ export function createWriteTool(options: FileToolOptions = {}): ToolDefinition<z
     inputSchema: writeInput,
     mutating: true,
     annotations: { title: "Write file", destructiveHint: true },
-    tags: ["file", "fs", "write", "create", "save"],
+    tags: ["builtin", "file", "fs", "write", "create", "save"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const before = await readIfPresent(scope, input.path);

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { ToolError } from "../errors/tool-error.js";
+import { formatToolResult } from "../run/tool-call-result.js";
+import { TOOLBOX_TOOL_NAME } from "../run/tool-load-plan.js";
+import { defineTool } from "../tool/define-tool.js";
+import type { ToolDefinition } from "../tool/tool-definition.js";
+
+const toolboxInput = z.object({
+  action: z.enum(["describe", "run"]).describe('"describe" returns a listed tool\'s parameters; "run" calls it'),
+  tool: z.string().min(1).describe("A name from the Additional tools list"),
+  args: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments, for run"),
+});
+
+/**
+ * Builds `toolbox`, the gateway of listing runs: the tools named in the system-prompt index are
+ * not sent with schemas; the model describes and runs them through this one tool. A run through
+ * toolbox gets the same validation, policy (approval, sandbox) and events as a direct call.
+ */
+export function createToolboxTool(): ToolDefinition<z.output<typeof toolboxInput>, unknown> {
+  return defineTool({
+    name: TOOLBOX_TOOL_NAME,
+    description:
+      'Describe or run one of the tools listed under "Additional tools" in the system prompt: ' +
+      '{"action":"describe","tool":"<name>"} returns its parameters, {"action":"run","tool":"<name>","args":{...}} calls it.',
+    inputSchema: toolboxInput,
+    tier: "core",
+    tags: ["meta", "toolbox"],
+    annotations: { title: "Toolbox" },
+    handler: async ({ action, tool, args }, context) => {
+      if (action === "describe") {
+        const descriptor = context.catalog.describeListed(tool);
+        if (descriptor === undefined) {
+          throw new ToolError("unknown_tool", `No tool named ${JSON.stringify(tool)} is listed for toolbox.`, {
+            hint: "Use a name from the Additional tools list.",
+          });
+        }
+        return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
+      }
+      const result = await context.catalog.callListed(tool, args ?? {}, {
+        callId: `${context.callId}/${tool}`,
+        signal: context.signal,
+      });
+      if (!result.ok) {
+        throw new ToolError(
+          result.error.code,
+          result.error.message,
+          result.error.hint === undefined ? {} : { hint: result.error.hint },
+        );
+      }
+      return typeof result.output === "string" ? result.output : formatToolResult(result);
+    },
+  });
+}

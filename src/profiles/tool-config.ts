@@ -1,0 +1,93 @@
+import { parse as parseToml } from "smol-toml";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { LOAD_MODES, type LoadMode } from "./load-mode.js";
+import { TOOL_PROFILE_NAMES, type ToolProfileName } from "./tool-profile.js";
+
+/** The `[tools]` table of a configuration file. */
+export interface ToolConfig {
+  /** `[tools] profile`. */
+  readonly profile?: ToolProfileName;
+  /** `[tools.load_mode]`: per-tool overrides. */
+  readonly loadModes?: Readonly<Record<string, LoadMode>>;
+  /** `[tools] disabled`: tools turned off (same as load mode `off`). */
+  readonly disabled?: readonly string[];
+  /** `[tools] redo`: let `undo` redo. */
+  readonly redo?: boolean;
+  /** `[tools] hashline_edit`: line-anchored reads and edits. */
+  readonly hashlineEdit?: boolean;
+}
+
+/**
+ * Parses the `[tools]` table of a TOML configuration:
+ * ```toml
+ * [tools]
+ * profile = "core"
+ * disabled = ["download"]
+ * [tools.load_mode]
+ * batch = "off"
+ * ```
+ * @throws ConfigurationError `invalid_tool_config` naming the key and what was expected.
+ */
+export function parseToolConfig(toml: string, source = "configuration"): ToolConfig {
+  let document: Record<string, unknown>;
+  try {
+    document = parseToml(toml) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigurationError("invalid_tool_config", `${source} is not valid TOML: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const tools = document.tools;
+  if (tools === undefined) return {};
+  if (!isTable(tools)) throw invalid(source, "tools", "a table");
+  const out: { -readonly [K in keyof ToolConfig]: ToolConfig[K] } = {};
+  if (tools.profile !== undefined) out.profile = parseProfileName(tools.profile, `${source}: tools.profile`);
+  if (tools.disabled !== undefined) {
+    if (!Array.isArray(tools.disabled) || !tools.disabled.every((name) => typeof name === "string"))
+      throw invalid(source, "tools.disabled", "an array of tool names");
+    out.disabled = tools.disabled as string[];
+  }
+  for (const [key, field] of [
+    ["redo", "redo"],
+    ["hashline_edit", "hashlineEdit"],
+  ] as const) {
+    const value = tools[key];
+    if (value === undefined) continue;
+    if (typeof value !== "boolean") throw invalid(source, `tools.${key}`, "true or false");
+    out[field] = value;
+  }
+  if (tools.load_mode !== undefined) {
+    if (!isTable(tools.load_mode)) throw invalid(source, "tools.load_mode", "a table of tool = mode");
+    const modes: Record<string, LoadMode> = {};
+    for (const [name, mode] of Object.entries(tools.load_mode)) {
+      if (!LOAD_MODES.includes(mode as LoadMode))
+        throw invalid(source, `tools.load_mode.${name}`, `one of ${LOAD_MODES.join(", ")}`);
+      modes[name] = mode as LoadMode;
+    }
+    out.loadModes = modes;
+  }
+  return out;
+}
+
+/**
+ * Checks a profile name.
+ * @throws ConfigurationError `invalid_tool_profile` listing the valid names.
+ */
+export function parseProfileName(value: unknown, where = "profile"): ToolProfileName {
+  if (typeof value === "string" && TOOL_PROFILE_NAMES.includes(value as ToolProfileName)) return value as ToolProfileName;
+  throw new ConfigurationError(
+    "invalid_tool_profile",
+    `${where} must be one of ${TOOL_PROFILE_NAMES.join(", ")}; got ${JSON.stringify(value)}.`,
+    {
+      data: { field: where },
+    },
+  );
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function invalid(source: string, key: string, expected: string): ConfigurationError {
+  return new ConfigurationError("invalid_tool_config", `${source}: ${key} must be ${expected}.`, { data: { field: key } });
+}

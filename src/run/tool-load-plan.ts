@@ -1,0 +1,107 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
+import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
+import { type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
+import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+
+/** The name of the listing-mode gateway tool. */
+export const TOOLBOX_TOOL_NAME = "toolbox";
+/** The environment variable that picks a profile. */
+export const PROFILE_ENVIRONMENT_VARIABLE = "AGENT_TOOL_PROFILE";
+
+/** The load options of a run. */
+export interface ToolLoadOptions {
+  /** The profile; else `AGENT_TOOL_PROFILE`, else `config.profile`, else `"core"`. */
+  readonly profile?: ToolProfileName;
+  /** Per-tool load modes; they win over the profile. */
+  readonly loadModes?: Readonly<Record<string, LoadMode>>;
+  /** Tools turned off. */
+  readonly disabledTools?: readonly string[];
+  /** A parsed configuration (`parseToolConfig`); explicit options win over it. */
+  readonly config?: ToolConfig;
+  /** Where `AGENT_TOOL_PROFILE` is read. @defaultValue `process.env` where there is one */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Where each tool stands in one run: essential, discoverable (behind find_tool, or listed behind
+ * toolbox) or off. A placement is fixed the first time it is asked for, so a configuration
+ * reload never moves a tool between tiers mid-run; only a new (restored) run decides again.
+ */
+export class ToolLoadPlan {
+  /** The profile in force. */
+  readonly profile: ToolProfileName;
+  /** True when this run lists discoverable built-ins in the index behind toolbox. */
+  readonly listing: boolean;
+  private readonly rules: ProfileRules;
+  private readonly overrides: ReadonlyMap<string, LoadMode>;
+  private readonly placements = new Map<string, ToolPlacement>();
+
+  constructor(options: ToolLoadOptions, explicitAllowList: boolean) {
+    const environment =
+      options.environment ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+    const fromEnvironment = environment[PROFILE_ENVIRONMENT_VARIABLE];
+    this.profile =
+      options.profile !== undefined
+        ? parseProfileName(options.profile)
+        : fromEnvironment !== undefined && fromEnvironment !== ""
+          ? parseProfileName(fromEnvironment, PROFILE_ENVIRONMENT_VARIABLE)
+          : (options.config?.profile ?? "core");
+    this.rules = profileRules(this.profile);
+    this.overrides = mergeOverrides(options);
+    const toolboxOverride = this.overrides.get(TOOLBOX_TOOL_NAME);
+    // An allow-list, or toolbox turned off, makes a non-listing run: every listed tool goes eager.
+    this.listing = this.rules.listing && !explicitAllowList && toolboxOverride !== "off";
+  }
+
+  /** The placement of a tool, decided once. */
+  placementOf(tool: ToolDescriptor): ToolPlacement {
+    const known = this.placements.get(tool.name);
+    if (known !== undefined) return known;
+    const placement = this.decide(tool);
+    this.placements.set(tool.name, placement);
+    return placement;
+  }
+
+  private decide(tool: ToolDescriptor): ToolPlacement {
+    const override = this.overrides.get(tool.name);
+    if (this.profile === "none") return { mode: "off", listed: false };
+    if (tool.name === TOOLBOX_TOOL_NAME) {
+      // An explicit "discoverable" toolbox is promoted: listing needs a way to reach the tools.
+      return { mode: this.listing ? "essential" : "off", listed: false };
+    }
+    const chosen = override ?? this.rules.modeOf(tool);
+    const mode: LoadMode = chosen ?? (tool.tier === "core" ? "essential" : "discoverable");
+    if (mode !== "discoverable" || chosen === undefined) return { mode, listed: false };
+    // Discoverable by choice (profile or override), not by tier: listed, or eager without listing.
+    return this.listing
+      ? { mode, listed: true }
+      : { mode: override === "discoverable" ? "discoverable" : "essential", listed: false };
+  }
+}
+
+function mergeOverrides(options: ToolLoadOptions): ReadonlyMap<string, LoadMode> {
+  const merged = new Map<string, LoadMode>();
+  const add = (
+    modes: Readonly<Record<string, LoadMode>> | undefined,
+    disabled: readonly string[] | undefined,
+    source: string,
+  ) => {
+    for (const [name, mode] of Object.entries(modes ?? {})) {
+      if (!LOAD_MODES.includes(mode)) {
+        throw new ConfigurationError(
+          "invalid_load_mode",
+          `${source}.${name} must be one of ${LOAD_MODES.join(", ")}; got ${JSON.stringify(mode)}.`,
+          {
+            data: { field: `${source}.${name}` },
+          },
+        );
+      }
+      merged.set(name, mode);
+    }
+    for (const name of disabled ?? []) merged.set(name, "off");
+  };
+  add(options.config?.loadModes, options.config?.disabled, "config.loadModes");
+  add(options.loadModes, options.disabledTools, "loadModes");
+  return merged;
+}

@@ -1,0 +1,32 @@
+import type { AnyToolDefinition, ToolGroup } from "agent-tool-catalog";
+import { createDownloadTool } from "./download-tool.js";
+import { createFileInspectTool } from "./file-inspect-tool.js";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { createGlobTool } from "./glob-tool.js";
+import { createGrepTool } from "./grep-tool.js";
+import { createLsTool } from "./ls-tool.js";
+import { createReadTool } from "./read-tool.js";
+import { createUndoTool } from "./undo-tool.js";
+import { createWriteTool } from "./write-tool.js";
+
+/**
+ * The built-in file tools, all core tier: read, write, file_inspect, download, ls, glob, grep and
+ * undo. Every one runs through the run's policy and resolves paths through its sandbox scope.
+ */
+export function createFileTools(options: FileToolOptions = {}): AnyToolDefinition[] {
+  return [
+    createReadTool(options),
+    createWriteTool(options),
+    createFileInspectTool(options),
+    createDownloadTool(options),
+    createLsTool(options),
+    createGlobTool(options),
+    createGrepTool(options),
+    createUndoTool(options),
+  ];
+}
+
+/** The file tools as a registry group named `"fs"`. */
+export function fileToolGroup(options: FileToolOptions = {}): ToolGroup {
+  return { name: "fs", tools: () => createFileTools(options) };
+}

@@ -1,0 +1,16 @@
+// Built-in tools (Node-only): file tools, shell, and their sandbox. Import from
+// "agent-tool-catalog/tools"; the root entry never loads this.
+
+export { createDownloadTool } from "./fs/download-tool.js";
+export { createFileInspectTool } from "./fs/file-inspect-tool.js";
+export type { FileScope, FileScopeOptions } from "./fs/file-scope.js";
+export type { FileToolOptions } from "./fs/file-tool-options.js";
+export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
+export { createFileTools, fileToolGroup } from "./fs/file-tools.js";
+export { createGlobTool } from "./fs/glob-tool.js";
+export { createGrepTool } from "./fs/grep-tool.js";
+export { createLsTool } from "./fs/ls-tool.js";
+export { createReadTool } from "./fs/read-tool.js";
+export { resolveFileScope } from "./fs/resolve-file-scope.js";
+export { createUndoTool } from "./fs/undo-tool.js";
+export { createWriteTool } from "./fs/write-tool.js";
