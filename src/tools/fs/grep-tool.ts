@@ -49,39 +49,52 @@ export function createGrepTool(options: FileToolOptions = {}): ToolDefinition<Gr
       const start = await scope.resolve(input.path ?? ".", "read");
       const startStats = await stat(start).catch(() => undefined);
       if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
-      const filter =
-        input.glob === undefined ? undefined : new Minimatch(input.glob, { dot: true, matchBase: !input.glob.includes("/") });
-      const limit = input.max_results ?? 200;
-      const output: string[] = [];
-      let matches = 0;
-      let files = 0;
       const candidates = startStats.isFile()
         ? [{ absolute: start, relative: scope.display(start) }]
         : walkFiles(start, scope.display(start), context.signal);
-      for await (const file of candidates) {
-        if (filter !== undefined && !filter.match(file.relative)) continue;
-        const found = await searchFile((target) => scope.read(target), file.absolute, regex, input.context ?? 0);
-        if (found.length === 0) continue;
-        files++;
-        if (input.files_only === true) {
-          if (files > limit) break;
-          output.push(file.relative);
-          continue;
-        }
-        for (const line of found) {
-          if (line.match) matches++;
-          if (matches > limit) break;
-          output.push(`${file.relative}${line.match ? ":" : "-"}${line.number}${line.match ? ":" : "-"}${line.text}`);
-        }
-        if (matches > limit) break;
-      }
+      const { output, cut } = await collectMatches(candidates, (target) => scope.read(target), regex, input);
       if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.`;
-      const cut = matches > limit || (input.files_only === true && files > limit);
-      return cut
-        ? `${output.join("\n")}\n[stopped at ${limit} results; narrow the search or raise max_results]`
-        : output.join("\n");
+      if (!cut) return output.join("\n");
+      return `${output.join("\n")}\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]`;
     },
   });
+}
+
+/** Runs the search over candidate files until `max_results` matching lines (or files) are found. */
+async function collectMatches(
+  candidates: AsyncIterable<{ absolute: string; relative: string }> | Iterable<{ absolute: string; relative: string }>,
+  read: (absolute: string) => Promise<Buffer>,
+  regex: RegExp,
+  input: GrepInput,
+): Promise<{ output: string[]; cut: boolean }> {
+  const filter =
+    input.glob === undefined ? undefined : new Minimatch(input.glob, { dot: true, matchBase: !input.glob.includes("/") });
+  const limit = input.max_results ?? 200;
+  const output: string[] = [];
+  let matches = 0;
+  let files = 0;
+  for await (const file of candidates) {
+    if (filter !== undefined && !filter.match(file.relative)) continue;
+    const found = await searchFile(read, file.absolute, regex, input.context ?? 0);
+    if (found.length === 0) continue;
+    files++;
+    if (input.files_only === true) {
+      if (files > limit) return { output, cut: true };
+      output.push(file.relative);
+      continue;
+    }
+    for (const line of found) {
+      if (line.match && ++matches > limit) return { output, cut: true };
+      output.push(formatLine(file.relative, line));
+    }
+  }
+  return { output, cut: false };
+}
+
+/** `path:line:text` for a match, `path-line-text` for a context line, as grep prints them. */
+function formatLine(path: string, line: { number: number; text: string; match: boolean }): string {
+  const separator = line.match ? ":" : "-";
+  return `${path}${separator}${line.number}${separator}${line.text}`;
 }
 
 async function* walkFiles(

@@ -3,7 +3,7 @@ import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { walkDirectory } from "./walk-directory.js";
+import { type WalkEntry, walkDirectory } from "./walk-directory.js";
 
 const lsInput = z.object({
   path: z.string().optional().describe("Directory to list (default: the workspace root)"),
@@ -38,17 +38,20 @@ export function createLsTool(options: FileToolOptions = {}): ToolDefinition<z.ou
           more = true;
           break;
         }
-        const indent = "  ".repeat(entry.depth - 1);
-        const name = entry.relative.split("/").at(-1) ?? entry.relative;
-        if (entry.kind === "directory") lines.push(`${indent}${name}/`);
-        else if (entry.kind === "symlink") lines.push(`${indent}${name}@`);
-        else {
-          const size = (await lstat(entry.absolute).catch(() => undefined))?.size;
-          lines.push(`${indent}${name}${size === undefined ? "" : `  ${size}`}`);
-        }
+        lines.push(await listingLine(entry));
       }
       const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
       return [header, ...lines].join("\n");
     },
   });
+}
+
+/** One `ls` line: indented name, `/` for directories, `@` for links, size for files. */
+async function listingLine(entry: WalkEntry): Promise<string> {
+  const indent = "  ".repeat(entry.depth - 1);
+  const name = entry.relative.split("/").at(-1) ?? entry.relative;
+  if (entry.kind === "directory") return `${indent}${name}/`;
+  if (entry.kind === "symlink") return `${indent}${name}@`;
+  const size = (await lstat(entry.absolute).catch(() => undefined))?.size;
+  return `${indent}${name}${size === undefined ? "" : `  ${size}`}`;
 }

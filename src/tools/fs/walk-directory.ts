@@ -36,17 +36,7 @@ export async function* walkDirectory(start: string, options: WalkOptions = {}): 
   while (queue.length > 0) {
     const directory = queue.shift() as { absolute: string; relative: string; depth: number };
     options.signal?.throwIfAborted();
-    const entries: { name: string; kind: WalkEntry["kind"] }[] = [];
-    try {
-      for await (const entry of await opendir(directory.absolute)) {
-        const kind = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other";
-        entries.push({ name: entry.name, kind });
-      }
-    } catch {
-      continue; // unreadable directory: skip it, as find(1) does
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const { name, kind } of entries) {
+    for (const { name, kind } of await readSortedEntries(directory.absolute)) {
       const absolute = path.join(directory.absolute, name);
       const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
       const depth = directory.depth + 1;
@@ -56,4 +46,18 @@ export async function* walkDirectory(start: string, options: WalkOptions = {}): 
       }
     }
   }
+}
+
+/** A directory's entries sorted by name; none when it cannot be read (skipped, as find(1) does). */
+async function readSortedEntries(directory: string): Promise<{ name: string; kind: WalkEntry["kind"] }[]> {
+  const entries: { name: string; kind: WalkEntry["kind"] }[] = [];
+  try {
+    for await (const entry of await opendir(directory)) {
+      const kind = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other";
+      entries.push({ name: entry.name, kind });
+    }
+  } catch {
+    return [];
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -95,6 +95,7 @@ class CodexParser {
       return succeed(true);
     }
     if (trimmed.startsWith(UPDATE)) return this.parseUpdate(trimmed.slice(UPDATE.length), line);
+    if (trimmed === END) return parseError(line, `text follows '${END}'.`, `End the patch with a single '${END}' line.`);
     return parseError(line, `'${trimmed}' is not a file operation header.`, HEADERS_HINT);
   }
 
@@ -115,7 +116,7 @@ class CodexParser {
       else break;
     }
     const stop = this.current();
-    if (this.index < this.end && stop.trim() !== "" && !stop.trim().startsWith("***")) {
+    if (this.index < this.end && stop.trim() !== "" && !isMarker(stop)) {
       return parseError(this.index + 1, `'${stop}' inside '${ADD} ${path.value}' does not start with '+'.`, "Prefix every line of a new file with '+'.");
     }
     this.operations.push({ type: "add", path: path.value, content: content.map((text) => `${text}\n`).join(""), patchLine: line });
@@ -167,17 +168,17 @@ class CodexParser {
       const text = this.current();
       const trimmed = text.trim();
       const line = this.index + 1;
-      if (trimmed.startsWith("***")) {
+      if (isMarker(text)) {
         if (trimmed !== END_OF_FILE) break;
         if (chunk === undefined || chunk.lines.length === 0) return parseError(line, `'${END_OF_FILE}' must follow the lines of a chunk.`, PREFIX_HINT);
         const done = finish(true);
         if (!done.ok) return done;
         continue;
       }
-      if (trimmed === "@@" || trimmed.startsWith("@@ ")) {
+      if (text.trimEnd() === "@@" || text.startsWith("@@ ")) {
         const done = finish(false);
         if (!done.ok) return done;
-        const context = trimmed === "@@" ? "" : text.slice(text.indexOf("@@") + 3);
+        const context = text.slice(3);
         chunk = { lines: [], patchLine: line, context: context.trim() === "" ? undefined : context };
         continue;
       }
@@ -193,6 +194,14 @@ class CodexParser {
     const done = finish(false);
     return done.ok ? succeed(hunks) : done;
   }
+}
+
+const MARKERS = [ADD, DELETE, UPDATE, MOVE, END, END_OF_FILE];
+
+/** A line that ends a chunk: a known marker (whitespace around it allowed), or any unprefixed `***` line. */
+function isMarker(text: string): boolean {
+  const trimmed = text.trim();
+  return text.startsWith("***") || MARKERS.some((marker) => trimmed.startsWith(marker));
 }
 
 function parseChunkLine(text: string): HunkLine | undefined {
