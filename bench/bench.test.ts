@@ -9,6 +9,7 @@ import { measureSearchSpeed } from "./search/search-speed.js";
 import { syntheticCatalog } from "./search/synthetic-catalog.js";
 import { percentile, seededRandom } from "./stats.js";
 import { renderSummary } from "./summary.js";
+import { definitionTokens, measureTokenFootprint } from "./tokens/token-footprint.js";
 
 describe("metrics", () => {
   it("computes recall, nDCG and all-gold on hand-checked lists", () => {
@@ -81,6 +82,16 @@ describe("the benchmark on the real data set", () => {
       callOverhead: overhead,
     });
     expect(summary).toContain("Per-call overhead");
+  });
+});
+
+describe("token footprint", () => {
+  it("counts real tokens, and deferred loading sends far less than eager at 200 tools", () => {
+    expect(definitionTokens([])).toBe(1);
+    const [result] = measureTokenFootprint(loadMetatool(), [200]);
+    expect(result?.eagerTokens).toBeGreaterThan(10_000);
+    expect(result?.deferredCut).toBeGreaterThanOrEqual(0.95);
+    expect(result?.findToolRecallAt5).toBeGreaterThan(0.6);
   });
 });
 

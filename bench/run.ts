@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -14,6 +14,7 @@ import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
+import { measureTokenFootprint } from "./tokens/token-footprint.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDirectory = join(root, "bench", "results");
@@ -50,6 +51,11 @@ if (wanted("search-speed")) {
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
   save("call-overhead", { machine, results: results.callOverhead });
+}
+
+if (wanted("tokens")) {
+  results.tokenFootprint = measureTokenFootprint(data, [50, 200, 1_000]);
+  save("token-footprint", { machine, tokenizer: "o200k_base (gpt-tokenizer)", results: results.tokenFootprint });
 }
 
 const summary = renderSummary(results);

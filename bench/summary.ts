@@ -1,6 +1,7 @@
 import type { CallOverheadResult } from "./call-overhead.js";
 import type { SearchQualityResult } from "./search/search-quality.js";
 import type { SearchSpeedResult } from "./search/search-speed.js";
+import type { TokenFootprintResult } from "./tokens/token-footprint.js";
 
 /** Everything `npm run bench` measured, as written to bench/results/. */
 export interface BenchResults {
@@ -8,6 +9,7 @@ export interface BenchResults {
   readonly searchQuality?: readonly SearchQualityResult[];
   readonly searchSpeed?: readonly SearchSpeedResult[];
   readonly callOverhead?: CallOverheadResult;
+  readonly tokenFootprint?: readonly TokenFootprintResult[];
   /** Further sections (git, tokens, tools), each already rendered as Markdown. */
   readonly extraMarkdown?: readonly string[];
 }
@@ -66,6 +68,23 @@ export function renderSummary(results: BenchResults): string {
     const c = results.callOverhead;
     parts.push(
       `**Per-call overhead** of \`run.call()\` on a trivial zod tool: ${fixed(c.overheadMicros)} µs (${fixed(c.overheadWithListenersMicros)} µs with a listener on every event), against ${fixed(c.directMicros)} µs for calling the handler directly; median of batches of ${c.calls} calls.`,
+    );
+  }
+  if (results.tokenFootprint !== undefined) {
+    parts.push(
+      "**First-request token footprint** of the tool definitions (o200k_base tokens; built-in file tools + MetaTool tools + synthetic MCP-like tools): eager sends every schema; deferred is the default run (essential tools, find_tool, toolbox with its index of the other built-ins); listing names every non-essential tool in the system-prompt index:",
+      table(
+        ["tools", "eager", "deferred", "cut", "listing", "cut", "find_tool recall@5"],
+        results.tokenFootprint.map((r) => [
+          r.tools,
+          r.eagerTokens,
+          r.deferredTokens,
+          `${(r.deferredCut * 100).toFixed(1)}%`,
+          r.listingTokens,
+          `${(r.listingCut * 100).toFixed(1)}%`,
+          fixed(r.findToolRecallAt5),
+        ]),
+      ),
     );
   }
   parts.push(...(results.extraMarkdown ?? []));
