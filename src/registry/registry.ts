@@ -36,6 +36,11 @@ export interface RegistryOptions {
 export interface RegisterOptions {
   /** The group the tool belongs to. */
   readonly group?: string;
+  /**
+   * Makes the tool private to one run (e.g. an MCP server connected by that run): other runs
+   * never see, find or call it.
+   */
+  readonly runId?: string;
 }
 
 /** Filter of {@link Registry.list}. */
@@ -67,6 +72,7 @@ export interface RegistryEntry {
   compiled: CompiledTool;
   enabled: boolean;
   readonly group: string | undefined;
+  readonly runId: string | undefined;
   readonly order: number;
 }
 
@@ -108,6 +114,7 @@ export class Registry {
   private nextOrder = 0;
   private changeCount = 0;
   private coreCache: { version: number; tools: readonly CompiledTool[] } | undefined;
+  private readonly disposers = new Set<() => unknown>();
 
   constructor(options: RegistryOptions = {}) {
     const eventBusOptions: EventBusOptions =
@@ -153,7 +160,7 @@ export class Registry {
         data: { name, group: existing.group },
       });
     }
-    const entry: RegistryEntry = { compiled, enabled: true, group: options.group, order: this.nextOrder++ };
+    const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(name, entry);
     this.index.set(searchDocumentOf(compiled.descriptor));
     this.changed({ added: [name], removed: [], updated: [] });
@@ -213,6 +220,26 @@ export class Registry {
   /** Keyword search over every enabled tool (core and deferred), best first. */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     return this.index.search(query, options.limit ?? 10, (name) => this.has(name));
+  }
+
+  /**
+   * Registers cleanup to run at {@link Registry.close} (e.g. closing MCP connections); returns the
+   * function that unregisters it.
+   */
+  addDisposer(dispose: () => unknown): () => void {
+    this.disposers.add(dispose);
+    return () => {
+      this.disposers.delete(dispose);
+    };
+  }
+
+  /** Runs every disposer (in parallel) and waits for them; errors are collected, not swallowed. */
+  async close(): Promise<void> {
+    const disposers = [...this.disposers];
+    this.disposers.clear();
+    const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
+    const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing the registry.`);
   }
 
   /** Creates a run: one conversation's view of the catalog. */

@@ -267,3 +267,38 @@ describe("Run.call", () => {
     expect((await resumed.call("git_blame_context", { path: "a", line: 1 })).ok).toBe(true);
   });
 });
+
+describe("run-private tools and lifecycle", () => {
+  it("shows a tool registered for one run to that run only", async () => {
+    const registry = createRegistry({ tools: sampleTools() });
+    const mine = registry.createRun({ runId: "mine" });
+    const other = registry.createRun({ runId: "other" });
+    registry.register(
+      defineTool({ name: "private_tool", description: "Only mine.", inputSchema: z.object({}), handler: () => "secret" }),
+      { runId: "mine" },
+    );
+    expect(names(mine)).toContain("private_tool");
+    expect(names(other)).not.toContain("private_tool");
+    expect(expectFailure(await other.call("private_tool", {})).code).toBe("tool_not_allowed");
+    expect((await mine.call("private_tool", {})).ok).toBe(true);
+  });
+
+  it("runs disposers on close and reports their failures", async () => {
+    const registry = createRegistry();
+    const run = registry.createRun();
+    const closed: string[] = [];
+    run.addDisposer(() => closed.push("run"));
+    registry.addDisposer(async () => closed.push("registry"));
+    const remove = registry.addDisposer(() => closed.push("removed"));
+    remove();
+    await run.close();
+    await run.close();
+    expect(run.closed).toBe(true);
+    await registry.close();
+    expect(closed).toEqual(["run", "registry"]);
+    registry.addDisposer(() => {
+      throw new Error("cannot close");
+    });
+    await expect(registry.close()).rejects.toThrowError(/1 disposer\(s\) failed/);
+  });
+});

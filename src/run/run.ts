@@ -105,6 +105,7 @@ export class Run {
   private readonly condenseThreshold: number;
   private readonly storage = new RunStorage();
   private readonly lifetime = new AbortController();
+  private readonly disposers = new Set<() => unknown>();
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
   private readonly plan: ToolLoadPlan;
@@ -315,9 +316,27 @@ export class Run {
     return { version: 1, runId: this.id, activation: this.activation.toJSON() };
   }
 
-  /** Ends the run: calls in flight see their signal aborted. */
-  close(): void {
-    this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
+  /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */
+  addDisposer(dispose: () => unknown): () => void {
+    this.disposers.add(dispose);
+    return () => {
+      this.disposers.delete(dispose);
+    };
+  }
+
+  /** True once {@link Run.close} was called. */
+  get closed(): boolean {
+    return this.lifetime.signal.aborted;
+  }
+
+  /** Ends the run: calls in flight see their signal aborted, then the run's disposers run. */
+  async close(): Promise<void> {
+    if (!this.lifetime.signal.aborted) this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
+    const disposers = [...this.disposers];
+    this.disposers.clear();
+    const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
+    const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing run ${this.id}.`);
   }
 
   private placement(descriptor: ToolDescriptor) {
@@ -382,6 +401,8 @@ export class Run {
   }
 
   private isAllowed(name: string): boolean {
+    const owner = this.store.entry(name)?.runId;
+    if (owner !== undefined && owner !== this.id) return false;
     if (ALWAYS_AVAILABLE_TOOLS.has(name)) return true;
     if (this.allowed !== undefined && !this.allowed.has(name)) return false;
     for (const constraint of this.skillConstraints) if (!constraint.allowed.has(name)) return false;
