@@ -5,6 +5,10 @@ export default defineConfig({
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
     "ai-sdk/index": "src/adapters/ai-sdk/index.ts",
+    "anthropic/index": "src/adapters/anthropic/index.ts",
+    "openai/index": "src/adapters/openai/index.ts",
+    "tools/index": "src/tools/index.ts",
+    "mcp/index": "src/mcp/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
@@ -15,5 +19,5 @@ export default defineConfig({
   treeshake: true,
   // Subpaths import the root by its package name: one copy of the classes at run time, and
   // their public types point at the root entry.
-  external: ["agent-tool-catalog", "ai"],
+  external: ["agent-tool-catalog", "ai", /^@modelcontextprotocol\/sdk/, "isomorphic-git"],
 });

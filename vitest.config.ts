@@ -8,6 +8,10 @@ export default defineConfig({
     alias: [
       { find: /^agent-tool-catalog\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^agent-tool-catalog\/ai-sdk$/, replacement: source("./src/adapters/ai-sdk/index.ts") },
+      { find: /^agent-tool-catalog\/anthropic$/, replacement: source("./src/adapters/anthropic/index.ts") },
+      { find: /^agent-tool-catalog\/openai$/, replacement: source("./src/adapters/openai/index.ts") },
+      { find: /^agent-tool-catalog\/tools$/, replacement: source("./src/tools/index.ts") },
+      { find: /^agent-tool-catalog\/mcp$/, replacement: source("./src/mcp/index.ts") },
       { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
     ],
   },
