@@ -14,3 +14,4 @@ export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";
 export { createWriteTool } from "./fs/write-tool.js";
+export { type BashToolOptions, createBashTool } from "./shell/bash-tool.js";

@@ -1,0 +1,114 @@
+import path from "node:path";
+import { defineTool, type ToolContext, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import { createProcessSandbox } from "../../sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../../sandbox/process-sandbox.js";
+import { runSandboxed } from "../../sandbox/run-sandboxed.js";
+import { SandboxUnavailableError } from "../../sandbox/sandbox-unavailable-error.js";
+import { resolveFileScope } from "../fs/resolve-file-scope.js";
+
+/** Options of the `bash` tool; all of them are the host's, none can be set by the model. */
+export interface BashToolOptions {
+  /** The root for relative paths when the run has no workspace. @defaultValue `process.cwd()` */
+  readonly root?: string;
+  /**
+   * Run unsandboxed when the OS sandbox cannot start, instead of refusing. The model can never
+   * ask for this.
+   * @defaultValue false
+   */
+  readonly allowUnsandboxedFallback?: boolean;
+  /**
+   * Let commands create unix socket pairs, which Node's child processes (test runners, npm
+   * scripts) need; connecting to unix sockets (a docker socket) stays denied.
+   * @defaultValue true
+   */
+  readonly allowUnixSocketPairs?: boolean;
+  /** Bytes kept per output stream. @defaultValue 1 MiB */
+  readonly maxOutputBytes?: number;
+  /** The shell. @defaultValue `"bash"` */
+  readonly shell?: string;
+  /** Builds the sandbox (tests inject one). @defaultValue `createProcessSandbox` */
+  readonly createSandbox?: typeof createProcessSandbox;
+}
+
+const bashInput = z.object({
+  command: z.string().min(1).max(100_000).describe("The command line, run with bash -c"),
+  timeout_seconds: z.number().min(1).max(1800).optional().describe("Kill the command after this many seconds (default 120)"),
+  cwd: z.string().optional().describe("Working directory, relative to the workspace (default: the workspace root)"),
+});
+
+/**
+ * `bash`: runs a command under the run's sandbox: scope `workspace` in bubblewrap (read-only
+ * system, writable workspace only, private /tmp, no network, no host secrets) or sandbox-exec on
+ * macOS; scope `local` with no network; `unrestricted` as a plain process. Where the sandbox
+ * cannot start it refuses, saying why and how to fix it (fail closed).
+ */
+export function createBashTool(options: BashToolOptions = {}): ToolDefinition<z.output<typeof bashInput>, string> {
+  const sandboxes = new Map<string, Promise<ProcessSandbox>>();
+  const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox> => {
+    const scope = context.permissions.sandbox;
+    const key = `${scope}\u0000${root}`;
+    let sandbox = sandboxes.get(key);
+    if (sandbox === undefined) {
+      sandbox = (options.createSandbox ?? createProcessSandbox)({
+        scope,
+        workspace: root,
+        allowUnsandboxedFallback: options.allowUnsandboxedFallback ?? false,
+        allowUnixSocketPairs: options.allowUnixSocketPairs ?? true,
+      });
+      // A failed start is not cached: the host may fix its setup and the next call tries again.
+      sandbox.catch(() => sandboxes.delete(key));
+      sandboxes.set(key, sandbox);
+    }
+    return sandbox;
+  };
+  return defineTool({
+    name: "bash",
+    description:
+      "Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr. " +
+      "Commands run inside the run's sandbox; long output is cut.",
+    inputSchema: bashInput,
+    mutating: true,
+    annotations: { title: "Run shell command", destructiveHint: true, openWorldHint: true },
+    tags: ["builtin", "shell", "bash", "command", "terminal", "run", "exec"],
+    handler: async (input, context) => {
+      const scope = resolveFileScope(context, options);
+      const cwd = input.cwd === undefined ? scope.root : await scope.resolve(input.cwd, "read");
+      let sandbox: ProcessSandbox;
+      try {
+        sandbox = await sandboxFor(context, scope.root);
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) {
+          throw new ToolError("sandbox_unavailable", `bash cannot run: ${error.message}`, {
+            hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
+          });
+        }
+        throw error;
+      }
+      const timeoutSeconds = input.timeout_seconds ?? 120;
+      const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
+      const signal = AbortSignal.any([context.signal, timeout]);
+      const started = performance.now();
+      const result = await runSandboxed(
+        sandbox,
+        { command: options.shell ?? "bash", args: ["-c", input.command], cwd, signal },
+        options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes },
+      );
+      if (context.signal.aborted) throw context.signal.reason;
+      const elapsed = Math.round(performance.now() - started);
+      const status = timeout.aborted
+        ? `timed out after ${timeoutSeconds} s (killed)`
+        : result.error !== undefined
+          ? `failed to start: ${result.error.message}`
+          : result.signal !== null
+            ? `killed by ${result.signal}`
+            : `exit code ${result.exitCode}`;
+      const where = path.relative(scope.root, cwd) || ".";
+      const sections = [`${status} · ${elapsed} ms · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`];
+      if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
+      if (result.stderr !== "") sections.push(`stderr:\n${result.stderr.trimEnd()}`);
+      if (result.truncated) sections.push("[output over the limit was cut]");
+      return sections.join("\n");
+    },
+  });
+}
