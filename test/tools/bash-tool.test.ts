@@ -57,7 +57,7 @@ describe("bash", () => {
             "echo inside > inside.txt",
             `echo outside > ${outside}/escaped.txt 2>/dev/null || echo write-refused`,
             `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo network-refused`,
-            'echo "secret=${ATC_TEST_SECRET_TOKEN:-none}"',
+            "printenv ATC_TEST_SECRET_TOKEN || echo secret=none",
           ].join("; "),
         }),
       );

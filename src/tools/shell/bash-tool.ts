@@ -3,7 +3,7 @@ import { defineTool, type ToolContext, type ToolDefinition, ToolError } from "ag
 import { z } from "zod";
 import { createProcessSandbox } from "../../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../sandbox/process-sandbox.js";
-import { runSandboxed } from "../../sandbox/run-sandboxed.js";
+import { runSandboxed, type SandboxedResult } from "../../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../../sandbox/sandbox-unavailable-error.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
 
@@ -96,13 +96,7 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<z.
       );
       if (context.signal.aborted) throw context.signal.reason;
       const elapsed = Math.round(performance.now() - started);
-      const status = timeout.aborted
-        ? `timed out after ${timeoutSeconds} s (killed)`
-        : result.error !== undefined
-          ? `failed to start: ${result.error.message}`
-          : result.signal !== null
-            ? `killed by ${result.signal}`
-            : `exit code ${result.exitCode}`;
+      const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined);
       const where = path.relative(scope.root, cwd) || ".";
       const sections = [`${status} · ${elapsed} ms · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`];
       if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
@@ -111,4 +105,12 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<z.
       return sections.join("\n");
     },
   });
+}
+
+/** How a command ended, in a few words. */
+function describeExit(result: SandboxedResult, timedOutAfter: number | undefined): string {
+  if (timedOutAfter !== undefined) return `timed out after ${timedOutAfter} s (killed)`;
+  if (result.error !== undefined) return `failed to start: ${result.error.message}`;
+  if (result.signal !== null) return `killed by ${result.signal}`;
+  return `exit code ${result.exitCode}`;
 }
