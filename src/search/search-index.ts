@@ -56,24 +56,36 @@ const MAX_PREFIX_EXPANSIONS = 8;
 
 interface IndexedDocument {
   readonly name: string;
-  readonly fieldTerms: Record<SearchField, string[]>;
-}
-
-interface Postings {
-  readonly documents: Int32Array;
-  readonly saturated: Float32Array;
+  /** Term ids per field. */
+  readonly fieldTerms: Record<SearchField, Int32Array>;
 }
 
 /**
- * A BM25F keyword index over tool documents. Changes are cheap (documents are tokenized once);
- * the postings are rebuilt lazily on the first search after a change.
+ * The postings of every term in compressed-row form: term `t`'s documents are
+ * `documents[offsets[t] .. offsets[t + 1])`, each with its saturated BM25F weight.
+ */
+interface BuiltIndex {
+  readonly names: string[];
+  readonly offsets: Int32Array;
+  readonly documents: Int32Array;
+  readonly saturated: Float32Array;
+  /** Terms that occur in some document, sorted, for prefix expansion. */
+  readonly vocabulary: string[];
+  readonly scores: Float64Array;
+}
+
+/**
+ * A BM25F keyword index over tool documents. Changes are cheap (documents are tokenized once, to
+ * term ids); the postings are rebuilt lazily on the first search after a change.
  */
 export class SearchIndex {
   private readonly fields: Record<SearchField, FieldWeight>;
   private readonly k1: number;
   private readonly prefixWeight: number;
   private readonly documents = new Map<string, IndexedDocument>();
-  private built: { names: string[]; postings: Map<string, Postings>; vocabulary: string[]; scores: Float64Array } | undefined;
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private built: BuiltIndex | undefined;
 
   constructor(options: SearchIndexOptions = {}) {
     this.fields = { ...DEFAULT_FIELDS, ...options.fields };
@@ -88,7 +100,10 @@ export class SearchIndex {
 
   /** Adds or replaces a document. */
   set(document: SearchDocument): void {
-    this.documents.set(document.name, { name: document.name, fieldTerms: tokenizeDocument(document) });
+    const words = tokenizeDocument(document);
+    const fieldTerms = {} as Record<SearchField, Int32Array>;
+    for (const field of FIELDS) fieldTerms[field] = Int32Array.from(words[field], (term) => this.termId(term));
+    this.documents.set(document.name, { name: document.name, fieldTerms });
     this.built = undefined;
   }
 
@@ -112,17 +127,16 @@ export class SearchIndex {
     this.build();
     const built = this.built;
     if (built === undefined || limit <= 0) return [];
-    const { names, postings, scores } = built;
     const touched: number[] = [];
-    const queryTerms = new Set(tokenize(query));
-    for (const term of queryTerms) {
-      this.accumulate(postings.get(term), 1, scores, touched);
+    for (const term of new Set(tokenize(query))) {
+      this.accumulate(built, this.termIds.get(term), 1, touched);
       if (this.prefixWeight > 0 && term.length >= MIN_PREFIX_LENGTH) {
         for (const longer of prefixExpansions(built.vocabulary, term)) {
-          this.accumulate(postings.get(longer), this.prefixWeight, scores, touched);
+          this.accumulate(built, this.termIds.get(longer), this.prefixWeight, touched);
         }
       }
     }
+    const { names, scores } = built;
     const top = new TopK(limit);
     for (const index of touched) {
       const score = scores[index] as number;
@@ -133,56 +147,90 @@ export class SearchIndex {
     return top.sorted();
   }
 
-  private accumulate(list: Postings | undefined, weight: number, scores: Float64Array, touched: number[]): void {
-    if (list === undefined) return;
-    const documentCount = scores.length;
-    const frequency = list.documents.length;
-    const idf = Math.log(1 + (documentCount - frequency + 0.5) / (frequency + 0.5)) * weight;
-    const { documents, saturated } = list;
-    for (let i = 0; i < documents.length; i++) {
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(term);
+      this.termIds.set(term, id);
+    }
+    return id;
+  }
+
+  private accumulate(built: BuiltIndex, termId: number | undefined, weight: number, touched: number[]): void {
+    if (termId === undefined || termId + 1 >= built.offsets.length) return;
+    const start = built.offsets[termId] as number;
+    const end = built.offsets[termId + 1] as number;
+    if (start === end) return;
+    const { documents, saturated, scores } = built;
+    const idf = Math.log(1 + (scores.length - (end - start) + 0.5) / (end - start + 0.5)) * weight;
+    for (let i = start; i < end; i++) {
       const document = documents[i] as number;
       if (scores[document] === 0) touched.push(document);
       scores[document] = (scores[document] as number) + idf * (saturated[i] as number);
     }
   }
 
-  private buildPostings(): NonNullable<SearchIndex["built"]> {
+  private buildPostings(): BuiltIndex {
     const documents = [...this.documents.values()];
-    const averageLength = {} as Record<SearchField, number>;
-    for (const field of FIELDS) {
+    const termCount = this.terms.length;
+    const norms = FIELDS.map((field) => {
       let total = 0;
       for (const document of documents) total += document.fieldTerms[field].length;
-      averageLength[field] = documents.length === 0 ? 1 : Math.max(total / documents.length, 1);
-    }
-    const lists = new Map<string, { documents: number[]; weights: number[] }>();
+      const average = documents.length === 0 ? 1 : Math.max(total / documents.length, 1);
+      const { weight, lengthNormalization: b } = this.fields[field];
+      return { field, weight, b, average };
+    });
+    // Pass 1: each document's weighted term frequencies, as (term, weight) pairs, and the document frequencies.
+    const scratch = new Float64Array(termCount);
+    const frequency = new Int32Array(termCount + 1);
+    const pairTerms: number[] = [];
+    const pairWeights: number[] = [];
+    const pairStarts = new Int32Array(documents.length + 1);
+    const seen: number[] = [];
     documents.forEach((document, index) => {
-      const weighted = new Map<string, number>();
-      for (const field of FIELDS) {
+      pairStarts[index] = pairTerms.length;
+      for (const { field, weight, b, average } of norms) {
         const terms = document.fieldTerms[field];
         if (terms.length === 0) continue;
-        const { weight, lengthNormalization: b } = this.fields[field];
-        const norm = 1 - b + (b * terms.length) / averageLength[field];
-        const increment = weight / norm;
-        for (const term of terms) weighted.set(term, (weighted.get(term) ?? 0) + increment);
-      }
-      for (const [term, frequency] of weighted) {
-        let list = lists.get(term);
-        if (list === undefined) {
-          list = { documents: [], weights: [] };
-          lists.set(term, list);
+        const increment = weight / (1 - b + (b * terms.length) / average);
+        for (const term of terms) {
+          if (scratch[term] === 0) seen.push(term);
+          scratch[term] = (scratch[term] as number) + increment;
         }
-        list.documents.push(index);
-        list.weights.push(frequency / (this.k1 + frequency));
       }
+      for (const term of seen) {
+        const tf = scratch[term] as number;
+        pairTerms.push(term);
+        pairWeights.push(tf / (this.k1 + tf));
+        frequency[term] = (frequency[term] as number) + 1;
+        scratch[term] = 0;
+      }
+      seen.length = 0;
     });
-    const postings = new Map<string, Postings>();
-    for (const [term, list] of lists) {
-      postings.set(term, { documents: Int32Array.from(list.documents), saturated: Float32Array.from(list.weights) });
+    pairStarts[documents.length] = pairTerms.length;
+    // Pass 2: lay the pairs out per term.
+    const offsets = new Int32Array(termCount + 1);
+    for (let term = 0; term < termCount; term++) offsets[term + 1] = (offsets[term] as number) + (frequency[term] as number);
+    const cursor = offsets.slice(0, termCount);
+    const postingDocuments = new Int32Array(pairTerms.length);
+    const saturated = new Float32Array(pairTerms.length);
+    for (let index = 0; index < documents.length; index++) {
+      for (let pair = pairStarts[index] as number; pair < (pairStarts[index + 1] as number); pair++) {
+        const term = pairTerms[pair] as number;
+        const slot = cursor[term] as number;
+        cursor[term] = slot + 1;
+        postingDocuments[slot] = index;
+        saturated[slot] = pairWeights[pair] as number;
+      }
     }
+    const vocabulary = this.terms.filter((_, term) => (frequency[term] as number) > 0).sort();
     return {
       names: documents.map((document) => document.name),
-      postings,
-      vocabulary: [...postings.keys()].sort(),
+      offsets,
+      documents: postingDocuments,
+      saturated,
+      vocabulary,
       scores: new Float64Array(documents.length),
     };
   }

@@ -28,20 +28,18 @@ function cachedStem(word: string): string {
   return stemmed;
 }
 
-function normalize(text: string): string {
-  // ASCII text (most tool catalogs) needs no Unicode normalisation: skip the two costly passes.
-  const ascii = !NON_ASCII.test(text);
-  const composed = ascii ? text : text.normalize("NFKC");
-  const lower = (HAS_UPPER.test(composed) ? splitCamelCase(composed) : composed).toLowerCase();
-  return ascii ? lower : lower.normalize("NFKD").replace(/\p{M}+/gu, "");
-}
-
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const WORD = /[\p{L}\p{N}]+/gu;
+const ASCII_WORD = /[a-z0-9]+/g;
 
 /** Splits `camelCase`, `PascalCase`, `HTTPServer` and `v2Api` into their words. */
 function splitCamelCase(text: string): string {
   return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
+}
+
+/** The same for ASCII text, with cheaper non-Unicode expressions. */
+function splitAsciiCamelCase(text: string): string {
+  return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2");
 }
 
 /** Options of {@link tokenize}. */
@@ -56,7 +54,22 @@ export interface TokenizeOptions {
  * become overlapping character pairs, so a search can match inside them.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
-  const normalized = normalize(text);
+  // ASCII text (most tool catalogs) takes a fast path: no Unicode normalisation, no CJK check.
+  if (!NON_ASCII.test(text)) {
+    const lower = (/[A-Z]/.test(text) ? splitAsciiCamelCase(text) : text).toLowerCase();
+    const terms: string[] = [];
+    for (const match of lower.matchAll(ASCII_WORD)) {
+      const word = match[0];
+      if (options.keepStopWords !== true && STOP_WORDS.has(word)) continue;
+      terms.push(cachedStem(word));
+    }
+    return terms;
+  }
+  const composed = text.normalize("NFKC");
+  const normalized = (HAS_UPPER.test(composed) ? splitCamelCase(composed) : composed)
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "");
   const terms: string[] = [];
   for (const match of normalized.matchAll(WORD)) {
     const word = match[0];
