@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -15,6 +15,7 @@ import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureGrep } from "./tools/grep-bench.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDirectory = join(root, "bench", "results");
@@ -56,6 +57,16 @@ if (wanted("call-overhead")) {
 if (wanted("tokens")) {
   results.tokenFootprint = measureTokenFootprint(data, [50, 200, 1_000]);
   save("token-footprint", { machine, tokenizer: "o200k_base (gpt-tokenizer)", results: results.tokenFootprint });
+}
+
+if (wanted("grep")) {
+  // A real source tree that every checkout has after `npm ci`.
+  results.grep = await measureGrep(
+    join(root, "node_modules", "zod"),
+    ["ZodType", "export (const|function) \\w+Schema", "TODO|FIXME"],
+    quick ? 2 : 7,
+  );
+  save("grep", { machine, results: results.grep });
 }
 
 const summary = renderSummary(results);

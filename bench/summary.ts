@@ -2,6 +2,7 @@ import type { CallOverheadResult } from "./call-overhead.js";
 import type { SearchQualityResult } from "./search/search-quality.js";
 import type { SearchSpeedResult } from "./search/search-speed.js";
 import type { TokenFootprintResult } from "./tokens/token-footprint.js";
+import type { GrepBenchResult } from "./tools/grep-bench.js";
 
 /** Everything `npm run bench` measured, as written to bench/results/. */
 export interface BenchResults {
@@ -10,6 +11,7 @@ export interface BenchResults {
   readonly searchSpeed?: readonly SearchSpeedResult[];
   readonly callOverhead?: CallOverheadResult;
   readonly tokenFootprint?: readonly TokenFootprintResult[];
+  readonly grep?: GrepBenchResult;
   /** Further sections (git, tokens, tools), each already rendered as Markdown. */
   readonly extraMarkdown?: readonly string[];
 }
@@ -83,6 +85,22 @@ export function renderSummary(results: BenchResults): string {
           r.listingTokens,
           `${(r.listingCut * 100).toFixed(1)}%`,
           fixed(r.findToolRecallAt5),
+        ]),
+      ),
+    );
+  }
+  if (results.grep !== undefined) {
+    const g = results.grep;
+    parts.push(
+      `**grep tool vs ripgrep** (${g.rgVersion ?? "rg not installed: tool times only"}) on node_modules/zod (${g.files} files), through \`run.call\` as a model would call it; median times:`,
+      table(
+        ["pattern", "matching lines (tool / rg)", "tool (ms)", "rg (ms)", "tool / rg"],
+        g.cases.map((c) => [
+          `\`${c.pattern.replaceAll("|", "\\|")}\``,
+          `${c.matches} / ${c.rgMatches ?? "n/a"}`,
+          c.toolMs,
+          c.rgMs ?? "n/a",
+          c.ratio ?? "n/a",
         ]),
       ),
     );

@@ -8,6 +8,7 @@ import { looksBinary, splitLines } from "./text-content.js";
 import { DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
 
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const SEARCH_BATCH = 64;
 
 const grepInput = z.object({
   pattern: z.string().min(1).max(2000).describe("JavaScript regular expression to search for"),
@@ -73,22 +74,40 @@ async function collectMatches(
   const output: string[] = [];
   let matches = 0;
   let files = 0;
-  for await (const file of candidates) {
-    if (filter !== undefined && !filter.match(file.relative)) continue;
-    const found = await searchFile(read, file.absolute, regex, input.context ?? 0);
-    if (found.length === 0) continue;
-    files++;
-    if (input.files_only === true) {
-      if (files > limit) return { output, cut: true };
-      output.push(file.relative);
-      continue;
-    }
-    for (const line of found) {
-      if (line.match && ++matches > limit) return { output, cut: true };
-      output.push(formatLine(file.relative, line));
+  for await (const batch of batches(candidates, SEARCH_BATCH)) {
+    // Files of a batch are read and searched concurrently (file I/O latency dominates), and
+    // reported in walk order, so the output is the same as a sequential search.
+    const selected = filter === undefined ? batch : batch.filter((file) => filter.match(file.relative));
+    const results = await Promise.all(selected.map((file) => searchFile(read, file.absolute, regex, input.context ?? 0)));
+    for (const [index, found] of results.entries()) {
+      if (found.length === 0) continue;
+      const relative = (selected[index] as { relative: string }).relative;
+      files++;
+      if (input.files_only === true) {
+        if (files > limit) return { output, cut: true };
+        output.push(relative);
+        continue;
+      }
+      for (const line of found) {
+        if (line.match && ++matches > limit) return { output, cut: true };
+        output.push(formatLine(relative, line));
+      }
     }
   }
   return { output, cut: false };
+}
+
+/** Groups an (async) iterable into arrays of up to `size` items. */
+async function* batches<T>(items: AsyncIterable<T> | Iterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** `path:line:text` for a match, `path-line-text` for a context line, as grep prints them. */
