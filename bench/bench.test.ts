@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { measureCallOverhead } from "./call-overhead.js";
 import { replaceBenchSection } from "./readme-section.js";
@@ -10,6 +13,7 @@ import { syntheticCatalog } from "./search/synthetic-catalog.js";
 import { percentile, seededRandom } from "./stats.js";
 import { renderSummary } from "./summary.js";
 import { definitionTokens, measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureGrep } from "./tools/grep-bench.js";
 
 describe("metrics", () => {
   it("computes recall, nDCG and all-gold on hand-checked lists", () => {
@@ -92,6 +96,22 @@ describe("token footprint", () => {
     expect(result?.eagerTokens).toBeGreaterThan(10_000);
     expect(result?.deferredCut).toBeGreaterThanOrEqual(0.95);
     expect(result?.findToolRecallAt5).toBeGreaterThan(0.6);
+  });
+});
+
+describe("grep bench", () => {
+  it("counts the same matching lines as the files hold (and as rg, where installed)", async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), "atc-grep-bench-"));
+    try {
+      await writeFile(path.join(directory, "a.txt"), "needle\nhay\nneedle again\n");
+      await writeFile(path.join(directory, "b.txt"), "hay only\n");
+      const result = await measureGrep(directory, ["needle"], 1);
+      expect(result.files).toBe(2);
+      expect(result.cases[0]?.matches).toBe(2);
+      if (result.rgVersion !== undefined) expect(result.cases[0]?.rgMatches).toBe(2);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
 
