@@ -1,7 +1,9 @@
 // Built-in tools (Node-only): file tools, shell, and their sandbox. Import from
 // "agent-tool-catalog/tools"; the root entry never loads this.
 
+export { createApplyPatchTool } from "./fs/apply-patch-tool.js";
 export { createDownloadTool } from "./fs/download-tool.js";
+export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
 export { createFileInspectTool } from "./fs/file-inspect-tool.js";
 export type { FileScope, FileScopeOptions } from "./fs/file-scope.js";
 export type { FileToolOptions } from "./fs/file-tool-options.js";
@@ -10,6 +12,19 @@ export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
 export { createGlobTool } from "./fs/glob-tool.js";
 export { createGrepTool } from "./fs/grep-tool.js";
 export { createLsTool } from "./fs/ls-tool.js";
+export {
+  detectPatchKind,
+  type FileChange,
+  type FileChangeSummary,
+  type FileReader,
+  type PatchError,
+  type PatchErrorCode,
+  type PatchInput,
+  type PatchSummary,
+  type PlanResult,
+  planPatch,
+  type TextEdit,
+} from "./fs/patch/index.js";
 export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";

@@ -1,5 +1,7 @@
 import type { AnyToolDefinition, ToolGroup } from "agent-tool-catalog";
+import { createApplyPatchTool } from "./apply-patch-tool.js";
 import { createDownloadTool } from "./download-tool.js";
+import { createEditTool, createReplaceTool } from "./edit-tool.js";
 import { createFileInspectTool } from "./file-inspect-tool.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { createGlobTool } from "./glob-tool.js";
@@ -10,13 +12,16 @@ import { createUndoTool } from "./undo-tool.js";
 import { createWriteTool } from "./write-tool.js";
 
 /**
- * The built-in file tools, all core tier: read, write, file_inspect, download, ls, glob, grep and
- * undo. Every one runs through the run's policy and resolves paths through its sandbox scope.
+ * The built-in file tools, all core tier: read, write, edit, replace, apply_patch, file_inspect,
+ * download, ls, glob, grep and undo. Every one runs through the run's policy and resolves paths through its sandbox scope.
  */
 export function createFileTools(options: FileToolOptions = {}): AnyToolDefinition[] {
   return [
     createReadTool(options),
     createWriteTool(options),
+    createEditTool(options),
+    createReplaceTool(options),
+    createApplyPatchTool(options),
     createFileInspectTool(options),
     createDownloadTool(options),
     createLsTool(options),

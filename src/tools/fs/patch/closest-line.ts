@@ -1,54 +1,81 @@
-import type { PatchErrorLine } from "./patch-error.js";
 import { foldPunctuation } from "./fold-punctuation.js";
+import type { PatchErrorLine } from "./patch-error.js";
 
 const MINIMUM_SIMILARITY = 0.4;
 const MAXIMUM_TEXT = 200;
 
 function normalize(text: string): string {
-  return foldPunctuation(text).trim().replace(/\s+/g, " ").toLowerCase();
+  const trimmed = foldPunctuation(text).trim();
+  return (/\s\s|\t/.test(trimmed) ? trimmed.replace(/\s+/g, " ") : trimmed).toLowerCase();
 }
 
-function bigrams(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let index = 0; index < text.length - 1; index++) {
-    const pair = text.slice(index, index + 2);
-    counts.set(pair, (counts.get(pair) ?? 0) + 1);
-  }
-  return counts;
+function bigramAt(text: string, index: number): number {
+  return text.charCodeAt(index) * 65_536 + text.charCodeAt(index + 1);
 }
 
-/** Dice coefficient of the character bigrams of two normalised strings (1 = same, 0 = nothing shared). */
-function similarity(target: Map<string, number>, targetPairs: number, candidate: string): number {
-  if (candidate.length < 2) return 0;
-  const used = new Map<string, number>();
-  let shared = 0;
-  for (let index = 0; index < candidate.length - 1; index++) {
-    const pair = candidate.slice(index, index + 2);
-    const available = target.get(pair) ?? 0;
-    const taken = used.get(pair) ?? 0;
-    if (taken < available) {
-      shared++;
-      used.set(pair, taken + 1);
+/**
+ * Dice similarity of character bigrams against one fixed target, with no allocation per
+ * candidate: each distinct target bigram gets a slot, and per-candidate use counts are reset
+ * lazily by a generation stamp.
+ */
+class BigramScorer {
+  private readonly slots = new Map<number, number>();
+  private readonly available: number[] = [];
+  private readonly used: Int32Array;
+  private readonly stamp: Int32Array;
+  private generation = 0;
+
+  constructor(private readonly target: string) {
+    for (let index = 0; index < target.length - 1; index++) {
+      const key = bigramAt(target, index);
+      const slot = this.slots.get(key);
+      if (slot === undefined) {
+        this.slots.set(key, this.available.length);
+        this.available.push(1);
+      } else this.available[slot] = (this.available[slot] ?? 0) + 1;
     }
+    this.used = new Int32Array(this.available.length);
+    this.stamp = new Int32Array(this.available.length);
   }
-  return (2 * shared) / (targetPairs + candidate.length - 1);
+
+  score(candidate: string): number {
+    if (candidate === this.target) return 1;
+    if (candidate.length < 2) return 0;
+    this.generation++;
+    let shared = 0;
+    for (let index = 0; index < candidate.length - 1; index++) {
+      const slot = this.slots.get(bigramAt(candidate, index));
+      if (slot === undefined) continue;
+      if (this.stamp[slot] !== this.generation) {
+        this.stamp[slot] = this.generation;
+        this.used[slot] = 0;
+      }
+      if ((this.used[slot] as number) < (this.available[slot] as number)) {
+        this.used[slot] = (this.used[slot] as number) + 1;
+        shared++;
+      }
+    }
+    return (2 * shared) / (this.target.length - 1 + candidate.length - 1);
+  }
 }
 
 /**
  * The file line (at or after `from`) most like `target`, for "did you mean line 42?" in an error;
  * `undefined` when no line is reasonably close. Lines are compared ignoring case, whitespace runs
  * and typographic punctuation; lines of very different length are skipped unscored. Runs only
- * when a patch fails, so a linear pass over the file is fine.
+ * when a patch fails, as one linear pass over the file.
  */
 export function closestLine(lines: readonly string[], target: string, from = 0): PatchErrorLine | undefined {
   const wanted = normalize(target);
   if (wanted.length < 2) return undefined;
-  const pairs = bigrams(wanted);
+  const scorer = new BigramScorer(wanted);
   let best: { index: number; score: number } | undefined;
   for (let index = Math.max(0, from); index < lines.length; index++) {
-    const candidate = normalize(lines[index] as string);
+    const line = lines[index] as string;
+    if (line.length * 3 < wanted.length) continue;
+    const candidate = normalize(line);
     if (candidate.length * 3 < wanted.length || candidate.length > wanted.length * 3) continue;
-    const score = candidate === wanted ? 1 : similarity(pairs, wanted.length - 1, candidate);
+    const score = scorer.score(candidate);
     if (score >= MINIMUM_SIMILARITY && (best === undefined || score > best.score)) best = { index, score };
     if (score === 1) break;
   }

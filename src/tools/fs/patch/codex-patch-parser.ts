@@ -36,7 +36,8 @@ export function parseCodexPatch(text: string): Outcome<FileOperation[]> {
 function findBounds(lines: readonly string[]): Outcome<{ begin: number; end: number }> {
   let begin = lines.findIndex((line) => line.trim() !== "");
   let end = lines.findLastIndex((line) => line.trim() !== "");
-  if (begin === -1) return fail("patch_parse_error", "The patch is empty.", { hint: `Send ${BEGIN}, the file operations, then ${END}.` });
+  if (begin === -1)
+    return fail("patch_parse_error", "The patch is empty.", { hint: `Send ${BEGIN}, the file operations, then ${END}.` });
   if (/^<<\s*(['"]?)EOF\1$/.test((lines[begin] as string).trim()) && (lines[end] as string).trim() === "EOF" && end > begin) {
     begin = lines.findIndex((line, index) => index > begin && line.trim() !== "");
     end = lines.findLastIndex((line, index) => index < end && line.trim() !== "");
@@ -44,7 +45,11 @@ function findBounds(lines: readonly string[]): Outcome<{ begin: number; end: num
   }
   const first = (lines[begin] as string).trim();
   if (first !== BEGIN) {
-    return parseError(begin + 1, `the patch must start with '${BEGIN}', found '${first}'.`, `Wrap the patch in '${BEGIN}' and '${END}' lines.`);
+    return parseError(
+      begin + 1,
+      `the patch must start with '${BEGIN}', found '${first}'.`,
+      `Wrap the patch in '${BEGIN}' and '${END}' lines.`,
+    );
   }
   if ((lines[end] as string).trim() !== END || end === begin) {
     const early = lines.findIndex((line, index) => index > begin && index < end && line.trim() === END);
@@ -75,7 +80,7 @@ class CodexParser {
       if (!step.ok) return step;
     }
     if (this.operations.length === 0) {
-      return fail("patch_parse_error", "The patch contains no file operations.", { line: start, hint: HEADERS_HINT });
+      return parseError(start + 1, "the patch contains no file operations.", HEADERS_HINT);
     }
     return succeed(this.operations);
   }
@@ -117,9 +122,18 @@ class CodexParser {
     }
     const stop = this.current();
     if (this.index < this.end && stop.trim() !== "" && !isMarker(stop)) {
-      return parseError(this.index + 1, `'${stop}' inside '${ADD} ${path.value}' does not start with '+'.`, "Prefix every line of a new file with '+'.");
+      return parseError(
+        this.index + 1,
+        `'${stop}' inside '${ADD} ${path.value}' does not start with '+'.`,
+        "Prefix every line of a new file with '+'.",
+      );
     }
-    this.operations.push({ type: "add", path: path.value, content: content.map((text) => `${text}\n`).join(""), patchLine: line });
+    this.operations.push({
+      type: "add",
+      path: path.value,
+      content: content.map((text) => `${text}\n`).join(""),
+      patchLine: line,
+    });
     return succeed(true);
   }
 
@@ -146,7 +160,11 @@ class CodexParser {
     const hunks = this.parseChunks();
     if (!hunks.ok) return hunks;
     if (hunks.value.length === 0 && moveTo === undefined) {
-      return parseError(line, `'${UPDATE} ${path.value}' has no chunks.`, "Add '@@' chunks with ' ', '-' and '+' lines after the Update File line.");
+      return parseError(
+        line,
+        `'${UPDATE} ${path.value}' has no chunks.`,
+        "Add '@@' chunks with ' ', '-' and '+' lines after the Update File line.",
+      );
     }
     const operation: FileOperation = { type: "update", path: path.value, hunks: hunks.value, style: "codex", patchLine: line };
     this.operations.push(moveTo === undefined ? operation : { ...operation, moveTo });
@@ -154,45 +172,75 @@ class CodexParser {
   }
 
   private parseChunks(): Outcome<Hunk[]> {
-    const hunks: Hunk[] = [];
-    let chunk: { lines: HunkLine[]; patchLine: number; context: string | undefined } | undefined;
-    const finish = (endOfFile: boolean): Outcome<true> => {
-      if (chunk === undefined) return succeed(true);
-      if (chunk.lines.length === 0) return parseError(chunk.patchLine, "the chunk has no lines.", PREFIX_HINT);
-      const { lines, patchLine, context } = chunk;
-      hunks.push({ lines, patchLine, endOfFile, oldNoNewline: false, newNoNewline: false, ...(context === undefined ? {} : { context }) });
-      chunk = undefined;
-      return succeed(true);
-    };
+    const chunks = new ChunkCollector();
     for (; this.index < this.end; this.index++) {
       const text = this.current();
-      const trimmed = text.trim();
       const line = this.index + 1;
+      let step: Outcome<true>;
       if (isMarker(text)) {
-        if (trimmed !== END_OF_FILE) break;
-        if (chunk === undefined || chunk.lines.length === 0) return parseError(line, `'${END_OF_FILE}' must follow the lines of a chunk.`, PREFIX_HINT);
-        const done = finish(true);
-        if (!done.ok) return done;
-        continue;
+        if (text.trim() !== END_OF_FILE) break;
+        step = chunks.endOfFile(line);
+      } else if (text.trimEnd() === "@@" || text.startsWith("@@ ")) {
+        step = chunks.start(line, text.slice(3));
+      } else {
+        step = chunks.line(text, line);
       }
-      if (text.trimEnd() === "@@" || text.startsWith("@@ ")) {
-        const done = finish(false);
-        if (!done.ok) return done;
-        const context = text.slice(3);
-        chunk = { lines: [], patchLine: line, context: context.trim() === "" ? undefined : context };
-        continue;
-      }
-      if (chunk === undefined) {
-        if (trimmed === "") continue;
-        if (hunks.length > 0) return parseError(line, `expected '@@' to start the next chunk, found '${text}'.`, PREFIX_HINT);
-        chunk = { lines: [], patchLine: line, context: undefined };
-      }
-      const parsed = parseChunkLine(text);
-      if (parsed === undefined) return parseError(line, `'${text}' has no ' ', '+' or '-' prefix.`, PREFIX_HINT);
-      chunk.lines.push(parsed);
+      if (!step.ok) return step;
     }
-    const done = finish(false);
-    return done.ok ? succeed(hunks) : done;
+    return chunks.done();
+  }
+}
+
+/** Collects the chunks of one Update File: `@@` starts one, prefixed lines fill it, `*** End of File` closes it. */
+class ChunkCollector {
+  private readonly hunks: Hunk[] = [];
+  private chunk: { lines: HunkLine[]; patchLine: number; context: string | undefined } | undefined;
+
+  start(line: number, context: string): Outcome<true> {
+    const done = this.finish(false);
+    if (done.ok) this.chunk = { lines: [], patchLine: line, context: context.trim() === "" ? undefined : context };
+    return done;
+  }
+
+  line(text: string, line: number): Outcome<true> {
+    if (this.chunk === undefined) {
+      if (text.trim() === "") return succeed(true);
+      if (this.hunks.length > 0) return parseError(line, `expected '@@' to start the next chunk, found '${text}'.`, PREFIX_HINT);
+      this.chunk = { lines: [], patchLine: line, context: undefined };
+    }
+    const parsed = parseChunkLine(text);
+    if (parsed === undefined) return parseError(line, `'${text}' has no ' ', '+' or '-' prefix.`, PREFIX_HINT);
+    this.chunk.lines.push(parsed);
+    return succeed(true);
+  }
+
+  endOfFile(line: number): Outcome<true> {
+    if (this.chunk === undefined || this.chunk.lines.length === 0) {
+      return parseError(line, `'${END_OF_FILE}' must follow the lines of a chunk.`, PREFIX_HINT);
+    }
+    return this.finish(true);
+  }
+
+  done(): Outcome<Hunk[]> {
+    const done = this.finish(false);
+    return done.ok ? succeed(this.hunks) : done;
+  }
+
+  private finish(endOfFile: boolean): Outcome<true> {
+    const chunk = this.chunk;
+    if (chunk === undefined) return succeed(true);
+    if (chunk.lines.length === 0) return parseError(chunk.patchLine, "the chunk has no lines.", PREFIX_HINT);
+    const { lines, patchLine, context } = chunk;
+    this.hunks.push({
+      lines,
+      patchLine,
+      endOfFile,
+      oldNoNewline: false,
+      newNoNewline: false,
+      ...(context === undefined ? {} : { context }),
+    });
+    this.chunk = undefined;
+    return succeed(true);
   }
 }
 

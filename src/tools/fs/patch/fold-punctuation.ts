@@ -1,5 +1,5 @@
 const FOLDED = /[\u00a0\u2000-\u200a\u2010-\u2015\u2018-\u201f\u202f\u205f\u2212\u3000]/g;
-const NON_ASCII = /[^\u0000-\u007f]/;
+const HAS_FOLDED = new RegExp(FOLDED.source);
 
 function foldCharacter(character: string): string {
   const code = character.charCodeAt(0);
@@ -16,5 +16,5 @@ function foldCharacter(character: string): string {
  * other; the last, most tolerant matching level compares folded text.
  */
 export function foldPunctuation(text: string): string {
-  return NON_ASCII.test(text) ? text.replace(FOLDED, foldCharacter) : text;
+  return HAS_FOLDED.test(text) ? text.replace(FOLDED, foldCharacter) : text;
 }

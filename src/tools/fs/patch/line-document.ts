@@ -88,7 +88,8 @@ export function renderLineDocument(
   const last = output.length - 1;
   output.forEach((line, index) => {
     parts.push(line.text);
-    if (index < last || finalNewline) parts.push(line.ending === undefined || line.ending === "" ? document.newline : line.ending);
+    if (index < last || finalNewline)
+      parts.push(line.ending === undefined || line.ending === "" ? document.newline : line.ending);
   });
   return parts.join("");
 }

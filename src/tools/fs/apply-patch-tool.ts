@@ -1,0 +1,105 @@
+import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { z } from "zod";
+import { commitFileChanges, versionOf } from "./commit-file-changes.js";
+import { EDIT_JOURNAL } from "./edit-journal.js";
+import type { FileToolOptions } from "./file-tool-options.js";
+import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
+import { PatchSession, patchToolError } from "./patch-session.js";
+import { READ_TRACKER } from "./read-tracker.js";
+import { resolveFileScope } from "./resolve-file-scope.js";
+
+const editSchema = z.object({
+  old_text: z.string().describe("Exact text to replace (must occur once unless replace_all)"),
+  new_text: z.string().describe("Replacement text"),
+  replace_all: z.boolean().optional().describe("Replace every occurrence"),
+});
+
+const applyPatchInput = z
+  .object({
+    patch: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A unified diff (---/+++/@@), possibly multi-file, or a Codex patch (*** Begin Patch ... *** End Patch)"),
+    path: z.string().min(1).optional().describe("The file, for edits or find/replace"),
+    edits: z.array(editSchema).min(1).max(200).optional().describe("Exact replacements applied in order to path"),
+    find: z.string().optional().describe("Text to find in path (single find/replace)"),
+    replace: z.string().optional().describe("Replacement for find"),
+    replace_all: z.boolean().optional().describe("With find: replace every occurrence"),
+    expected_version: z.string().optional().describe("For edits or find/replace: the version token from your last read of path"),
+  })
+  .superRefine((input, issues) => {
+    const modes = [input.patch !== undefined, input.edits !== undefined, input.find !== undefined].filter(Boolean).length;
+    if (modes !== 1)
+      issues.addIssue({ code: "custom", path: ["patch"], message: "give exactly one of patch, edits, or find/replace" });
+    if ((input.edits !== undefined || input.find !== undefined) && input.path === undefined) {
+      issues.addIssue({ code: "custom", path: ["path"], message: "path is required with edits or find/replace" });
+    }
+    if (input.find !== undefined && input.replace === undefined) {
+      issues.addIssue({ code: "custom", path: ["replace"], message: "replace is required with find" });
+    }
+  });
+
+type ApplyPatchInput = z.output<typeof applyPatchInput>;
+
+function toPatchInput(input: ApplyPatchInput): PatchInput {
+  if (input.patch !== undefined) return { kind: detectPatchKind(input.patch), patch: input.patch };
+  const path = input.path as string;
+  if (input.edits !== undefined) return { kind: "edits", path, edits: input.edits };
+  return { kind: "replace", path, find: input.find as string, replace: input.replace as string, replace_all: input.replace_all };
+}
+
+/**
+ * `apply_patch`: a unified diff or Codex patch over several files, an edits array, or one
+ * find/replace. All or nothing: a patch that does not apply, or a write that fails, leaves every
+ * file as it was. Line endings are kept per file; matching tolerates whitespace and Unicode
+ * punctuation drift. One undo step undoes the whole patch.
+ */
+export function createApplyPatchTool(options: FileToolOptions = {}): ToolDefinition<ApplyPatchInput, string> {
+  return defineTool({
+    name: "apply_patch",
+    description:
+      "Apply a multi-file patch: a unified diff, or a Codex patch (*** Begin Patch / *** Update File: / @@ / *** End Patch); " +
+      "or exact edits to one file (path + edits), or one find/replace. All or nothing: on any error no file changes.",
+    inputSchema: applyPatchInput,
+    mutating: true,
+    annotations: { title: "Apply patch", destructiveHint: true },
+    tags: ["builtin", "file", "patch", "diff", "edit", "multi-file"],
+    handler: async (input, context) => {
+      const scope = resolveFileScope(context, options);
+      const session = new PatchSession(scope);
+      if (input.expected_version !== undefined && input.path !== undefined) {
+        const current = versionOf(await session.bytesOf(input.path));
+        if (current !== input.expected_version) {
+          throw new ToolError(
+            "version_conflict",
+            `"${input.path}" is at ${current}, not ${input.expected_version}. Nothing was changed.`,
+            {
+              hint: "Read the file again and redo the change.",
+            },
+          );
+        }
+      }
+      const plan = await planPatch(toPatchInput(input), session);
+      if (!plan.ok) throw patchToolError(plan.error);
+      if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
+      const planned = await session.plannedChanges(plan.changes);
+      await commitFileChanges(scope, "apply_patch", planned, context.storage.get(EDIT_JOURNAL));
+      const reads = context.storage.get(READ_TRACKER);
+      for (const change of planned) reads.forget(await scope.resolve(change.path, "write"));
+      const lines = plan.summary.files.map((file) => {
+        const mark = file.type === "add" ? "A" : file.type === "delete" ? "D" : file.moveTo === undefined ? "M" : "R";
+        const target = file.moveTo === undefined ? file.path : `${file.path} -> ${file.moveTo}`;
+        return `${mark} ${target} (+${file.added} -${file.removed})`;
+      });
+      const versions = planned
+        .filter((change) => change.after !== undefined)
+        .map((change) => `${change.path} ${versionOf(change.after)}`);
+      return [
+        `Applied to ${plan.summary.files.length} file(s), +${plan.summary.added} -${plan.summary.removed}:`,
+        ...lines,
+        `versions: ${versions.join(", ") || "none"}`,
+      ].join("\n");
+    },
+  });
+}

@@ -1,0 +1,7 @@
+export { detectPatchKind } from "./detect-patch-kind.js";
+export type { FileChange, FileChangeSummary, PatchSummary } from "./file-change.js";
+export type { FileReader } from "./file-reader.js";
+export type { Outcome, PatchError, PatchErrorCode, PatchErrorLine } from "./patch-error.js";
+export type { PatchInput, TextEdit } from "./patch-input.js";
+export { normalizePatchPath } from "./patch-path.js";
+export { type PlanResult, planPatch } from "./plan-patch.js";

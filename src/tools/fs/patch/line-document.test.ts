@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { countLines, parseLineDocument, renderLineDocument } from "./line-document.js";
+
+describe("parseLineDocument", () => {
+  it("keeps each line's ending and picks the dominant one", () => {
+    const document = parseLineDocument("a\r\nb\nc\r\nd");
+    expect(document.lines).toEqual(["a", "b", "c", "d"]);
+    expect(document.endings).toEqual(["\r\n", "\n", "\r\n", ""]);
+    expect(document.finalNewline).toBe(false);
+    expect(document.newline).toBe("\r\n");
+  });
+
+  it("breaks a tie by the first ending, defaults to LF, and keeps a lone CR as text", () => {
+    expect(parseLineDocument("a\nb\r\n").newline).toBe("\n");
+    expect(parseLineDocument("a\r\nb\n").newline).toBe("\r\n");
+    expect(parseLineDocument("single").newline).toBe("\n");
+    expect(parseLineDocument("x\ry\n").lines).toEqual(["x\ry"]);
+  });
+
+  it("treats an empty file as having no lines and a final newline", () => {
+    expect(parseLineDocument("")).toMatchObject({ lines: [], finalNewline: true });
+    expect(parseLineDocument("\n")).toMatchObject({ lines: [""], finalNewline: true });
+  });
+
+  it("keeps a byte-order mark out of the first line and puts it back", () => {
+    const document = parseLineDocument("\ufeffhead\nbody\n");
+    expect(document.lines[0]).toBe("head");
+    expect(renderLineDocument(document, [{ start: 0, deleteCount: 1, lines: [{ text: "new", ending: undefined }] }], true)).toBe(
+      "\ufeffnew\nbody\n",
+    );
+  });
+});
+
+describe("renderLineDocument", () => {
+  it("round-trips any content without replacements", () => {
+    for (const content of ["", "a", "a\n", "a\r\nb\nc", "\n\n", "x\r\n\r\n"]) {
+      const document = parseLineDocument(content);
+      expect(renderLineDocument(document, [], document.finalNewline)).toBe(content);
+    }
+  });
+
+  it("gives new lines the dominant ending and keeps the old ones", () => {
+    const document = parseLineDocument("a\r\nb\nc\r\n");
+    const rendered = renderLineDocument(
+      document,
+      [{ start: 1, deleteCount: 1, lines: [{ text: "B", ending: undefined }] }],
+      true,
+    );
+    expect(rendered).toBe("a\r\nB\r\nc\r\n");
+  });
+
+  it("moves a missing final newline to the new last line", () => {
+    const document = parseLineDocument("a\nb");
+    const rendered = renderLineDocument(
+      document,
+      [{ start: 2, deleteCount: 0, lines: [{ text: "c", ending: undefined }] }],
+      false,
+    );
+    expect(rendered).toBe("a\nb\nc");
+  });
+
+  it("refuses overlapping replacements (a bug, not a model mistake)", () => {
+    const document = parseLineDocument("a\nb\nc\n");
+    const lines = [{ text: "x", ending: undefined }];
+    expect(() =>
+      renderLineDocument(
+        document,
+        [
+          { start: 0, deleteCount: 2, lines },
+          { start: 1, deleteCount: 1, lines },
+        ],
+        true,
+      ),
+    ).toThrow(/overlapping/);
+  });
+});
+
+describe("countLines", () => {
+  it("counts a last line without a newline and not an empty one after it", () => {
+    expect([countLines(""), countLines("a"), countLines("a\n"), countLines("a\nb"), countLines("\n\n")]).toEqual([0, 1, 1, 2, 2]);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { normalizePatchPath } from "./patch-path.js";
+
+describe("normalizePatchPath", () => {
+  it.each([
+    ["src/a.ts", "src/a.ts"],
+    ["  ./src//a.ts ", "src/a.ts"],
+    ["src\\win\\a.ts", "src/win/a.ts"],
+    ["a/b/../c.ts", "a/c.ts"],
+    ["a/./b/./c", "a/b/c"],
+  ])("normalises %j to %j", (raw, expected) => {
+    expect(normalizePatchPath(raw)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    ["", "empty"],
+    ["/etc/passwd", "absolute"],
+    ["C:\\Windows\\x", "absolute"],
+    ["~/secrets", "home-directory"],
+    ["../x", "leaves the workspace root"],
+    ["a/../../x", "leaves the workspace root"],
+    [".", "names the workspace root"],
+    ["src/", "names a directory"],
+    ["a\0b", "NUL"],
+  ])("refuses %j (%s)", (raw, why) => {
+    const result = normalizePatchPath(raw);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.code).toBe("invalid_path");
+      expect(result.error.message).toContain(why);
+      expect(result.error.hint).toContain("relative to the workspace root");
+    }
+  });
+});
