@@ -14,6 +14,7 @@ import { percentile, seededRandom } from "./stats.js";
 import { renderSummary } from "./summary.js";
 import { definitionTokens, measureTokenFootprint } from "./tokens/token-footprint.js";
 import { measureGrep } from "./tools/grep-bench.js";
+import { measureApplyPatch } from "./tools/patch-bench.js";
 
 describe("metrics", () => {
   it("computes recall, nDCG and all-gold on hand-checked lists", () => {
@@ -112,6 +113,14 @@ describe("grep bench", () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe("apply_patch bench", () => {
+  it("checks the patched content (and GNU patch's, where installed) on a small file", async () => {
+    const result = await measureApplyPatch(400, 5, 1);
+    expect(result.lines).toBe(400);
+    if (result.gnuPatchMs !== undefined) expect(result.sameResult).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -16,6 +16,7 @@ import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
 import { measureGrep } from "./tools/grep-bench.js";
+import { measureApplyPatch } from "./tools/patch-bench.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDirectory = join(root, "bench", "results");
@@ -67,6 +68,11 @@ if (wanted("grep")) {
     quick ? 2 : 7,
   );
   save("grep", { machine, results: results.grep });
+}
+
+if (wanted("patch")) {
+  results.applyPatch = await measureApplyPatch(20_000, 50, quick ? 2 : 7);
+  save("apply-patch", { machine, results: results.applyPatch });
 }
 
 const summary = renderSummary(results);

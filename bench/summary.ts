@@ -3,6 +3,7 @@ import type { SearchQualityResult } from "./search/search-quality.js";
 import type { SearchSpeedResult } from "./search/search-speed.js";
 import type { TokenFootprintResult } from "./tokens/token-footprint.js";
 import type { GrepBenchResult } from "./tools/grep-bench.js";
+import type { PatchBenchResult } from "./tools/patch-bench.js";
 
 /** Everything `npm run bench` measured, as written to bench/results/. */
 export interface BenchResults {
@@ -12,6 +13,7 @@ export interface BenchResults {
   readonly callOverhead?: CallOverheadResult;
   readonly tokenFootprint?: readonly TokenFootprintResult[];
   readonly grep?: GrepBenchResult;
+  readonly applyPatch?: PatchBenchResult;
   /** Further sections (git, tokens, tools), each already rendered as Markdown. */
   readonly extraMarkdown?: readonly string[];
 }
@@ -103,6 +105,12 @@ export function renderSummary(results: BenchResults): string {
           c.ratio ?? "n/a",
         ]),
       ),
+    );
+  }
+  if (results.applyPatch !== undefined) {
+    const p = results.applyPatch;
+    parts.push(
+      `**apply_patch on a ${(p.fileBytes / 1e6).toFixed(2)} MB file** (${p.lines} lines, ${p.hunks} hunks, through \`run.call\`: plan, atomic write, journal): unified diff ${p.unifiedMs} ms, Codex patch ${p.codexMs} ms; GNU patch on the same diff ${p.gnuPatchMs ?? "n/a"} ms (ratio ${p.ratio ?? "n/a"}, same result: ${p.sameResult ?? "n/a"}).`,
     );
   }
   parts.push(...(results.extraMarkdown ?? []));
