@@ -11,21 +11,8 @@ const SELECT_PREFIX = "select:";
 const DEFAULT_LIMIT = 5;
 
 const findToolInput = z.object({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe(
-      'Keywords describing the capability you need, or "select:<name>" (also "select:a,b") to activate tools by exact name.',
-    ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(20)
-    .optional()
-    .describe(`Most tools to activate from a keyword search (default ${DEFAULT_LIMIT}).`),
+  query: z.string().trim().min(1).max(2000).describe('Keywords for the capability you need, or "select:<name>"'),
+  limit: z.number().int().min(1).max(20).optional().describe(`Most tools to activate (default ${DEFAULT_LIMIT})`),
 });
 
 /** One tool that `find_tool` reports. */
@@ -53,9 +40,8 @@ export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>,
   return defineTool({
     name: FIND_TOOL_NAME,
     description:
-      "Find and activate additional tools. Only core tools are loaded at first; many more are available on demand. " +
-      'Search with keywords (e.g. {"query":"git history"}) or activate by exact name ({"query":"select:git_log_search"}). ' +
-      "Activated tools stay available for the rest of the conversation: call them directly afterwards.",
+      "Find and activate more tools (only core tools are loaded at first). Search by keywords, or activate exact names with " +
+      '"select:<name>" (also "select:a,b"). Activated tools stay available: call them directly next.',
     inputSchema: findToolInput,
     tier: "core",
     tags: ["meta", "search", "discovery"],

@@ -6,9 +6,9 @@ import { defineTool } from "../tool/define-tool.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
 
 const toolboxInput = z.object({
-  action: z.enum(["describe", "run"]).describe('"describe" returns a listed tool\'s parameters; "run" calls it'),
-  tool: z.string().min(1).describe("A name from the Additional tools list"),
-  args: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments, for run"),
+  action: z.enum(["describe", "run"]),
+  tool: z.string().min(1).describe("A name from Additional tools"),
+  args: z.looseObject({}).optional().describe("Arguments, for run"),
 });
 
 /**
@@ -20,8 +20,7 @@ export function createToolboxTool(): ToolDefinition<z.output<typeof toolboxInput
   return defineTool({
     name: TOOLBOX_TOOL_NAME,
     description:
-      'Describe or run one of the tools listed under "Additional tools" in the system prompt: ' +
-      '{"action":"describe","tool":"<name>"} returns its parameters, {"action":"run","tool":"<name>","args":{...}} calls it.',
+      'Use a tool listed under "Additional tools": action "describe" returns its parameters, "run" calls it with args.',
     inputSchema: toolboxInput,
     tier: "core",
     tags: ["meta", "toolbox"],

@@ -109,7 +109,23 @@ function standardSchemaToJson(schema: StandardSchemaV1): JsonConversion {
 
 function withoutMetaSchema(schema: JsonSchema): JsonSchema {
   const { $schema: _ignored, ...rest } = schema;
-  return rest;
+  return withoutSafeIntegerBounds(rest) as JsonSchema;
+}
+
+/**
+ * Drops the `±9007199254740991` bounds zod 4 puts on every `.int()`: they say nothing to a model
+ * and cost tokens on every request (validation still uses the zod schema itself).
+ */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if ((key === "maximum" && entry === Number.MAX_SAFE_INTEGER) || (key === "minimum" && entry === Number.MIN_SAFE_INTEGER))
+      continue;
+    out[key] = withoutSafeIntegerBounds(entry);
+  }
+  return out;
 }
 
 function describeValue(value: unknown): string {

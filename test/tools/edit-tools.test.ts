@@ -57,9 +57,10 @@ describe("edit and replace", () => {
     const stale = failure(await r.call("edit", { path: "h.txt", start_anchor: anchor, new_text: "x" }));
     expect(stale.code).toBe("stale_anchor");
     expect(stale.message).toMatch(/Fresh anchors near line 2:\n1#[0-9a-f]{4}\|alpha\n2#[0-9a-f]{4}\|BETA/);
-    expect(failure(await run().call("edit", { path: "h.txt", start_anchor: "1#0000", new_text: "x" })).code).toBe(
-      "hashline_disabled",
-    );
+    // Without hashline edits the schema has no anchors: the call lacks old_text.
+    expect(failure(await run().call("edit", { path: "h.txt", start_anchor: "1#0000", new_text: "x" })).issues).toEqual([
+      { path: "old_text", message: "old_text is required" },
+    ]);
   });
 });
 

@@ -9,24 +9,20 @@ import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 const editSchema = z.object({
-  old_text: z.string().describe("Exact text to replace (must occur once unless replace_all)"),
-  new_text: z.string().describe("Replacement text"),
-  replace_all: z.boolean().optional().describe("Replace every occurrence"),
+  old_text: z.string().describe("Exact text, once unless replace_all"),
+  new_text: z.string(),
+  replace_all: z.boolean().optional(),
 });
 
 const applyPatchInput = z
   .object({
-    patch: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("A unified diff (---/+++/@@), possibly multi-file, or a Codex patch (*** Begin Patch ... *** End Patch)"),
-    path: z.string().min(1).optional().describe("The file, for edits or find/replace"),
-    edits: z.array(editSchema).min(1).max(200).optional().describe("Exact replacements applied in order to path"),
-    find: z.string().optional().describe("Text to find in path (single find/replace)"),
-    replace: z.string().optional().describe("Replacement for find"),
-    replace_all: z.boolean().optional().describe("With find: replace every occurrence"),
-    expected_version: z.string().optional().describe("For edits or find/replace: the version token from your last read of path"),
+    patch: z.string().min(1).optional().describe("Unified diff or Codex patch (*** Begin Patch), multi-file"),
+    path: z.string().min(1).optional().describe("File for edits or find/replace"),
+    edits: z.array(editSchema).min(1).max(200).optional().describe("Replacements applied in order"),
+    find: z.string().optional(),
+    replace: z.string().optional(),
+    replace_all: z.boolean().optional(),
+    expected_version: z.string().optional().describe("Version from your last read of path"),
   })
   .superRefine((input, issues) => {
     const modes = [input.patch !== undefined, input.edits !== undefined, input.find !== undefined].filter(Boolean).length;
@@ -59,8 +55,8 @@ export function createApplyPatchTool(options: FileToolOptions = {}): ToolDefinit
   return defineTool({
     name: "apply_patch",
     description:
-      "Apply a multi-file patch: a unified diff, or a Codex patch (*** Begin Patch / *** Update File: / @@ / *** End Patch); " +
-      "or exact edits to one file (path + edits), or one find/replace. All or nothing: on any error no file changes.",
+      "Apply a patch (unified diff or Codex *** Begin Patch format, multi-file), or edits / find+replace on one path. " +
+      "All or nothing: on any error no file changes.",
     inputSchema: applyPatchInput,
     mutating: true,
     annotations: { title: "Apply patch", destructiveHint: true },

@@ -10,21 +10,44 @@ import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
-const editInput = z
-  .object({
-    path: z.string().min(1).describe("File to edit"),
-    old_text: z.string().optional().describe("Exact text to replace; must occur exactly once unless replace_all"),
-    new_text: z.string().describe("The replacement text"),
-    replace_all: z.boolean().optional().describe("Replace every occurrence of old_text"),
-    expected_version: z.string().optional().describe("Version token from your last read; a stale one is refused"),
-    start_anchor: z.string().optional().describe('With hashline reads: first line to replace, as "<line>#<hash>"'),
-    end_anchor: z.string().optional().describe("With hashline reads: last line to replace (default: start_anchor)"),
-  })
-  .superRefine((input, issues) => {
+const editFields = {
+  path: z.string().min(1),
+  old_text: z.string().optional().describe("Exact text; must occur once unless replace_all"),
+  new_text: z.string(),
+  replace_all: z.boolean().optional(),
+  expected_version: z.string().optional().describe("From your last read"),
+};
+
+const anchorFields = {
+  start_anchor: z.string().optional().describe('First line to replace, "<line>#<hash>" from read'),
+  end_anchor: z.string().optional().describe("Last line to replace (default: start_anchor)"),
+};
+
+type EditInput = {
+  path: string;
+  old_text?: string | undefined;
+  new_text: string;
+  replace_all?: boolean | undefined;
+  expected_version?: string | undefined;
+  start_anchor?: string | undefined;
+  end_anchor?: string | undefined;
+};
+
+/** The edit schema; anchors are offered only when hashline edits are on (fewer tokens otherwise). */
+function editInputSchema(hashline: boolean) {
+  const requireOne = (input: EditInput, issues: z.RefinementCtx) => {
     if ((input.old_text === undefined) === (input.start_anchor === undefined)) {
-      issues.addIssue({ code: "custom", path: ["old_text"], message: "give old_text, or start_anchor (hashline), but not both" });
+      issues.addIssue({
+        code: "custom",
+        path: ["old_text"],
+        message: hashline ? "give old_text or start_anchor, not both" : "old_text is required",
+      });
     }
-  });
+  };
+  return hashline
+    ? z.object({ ...editFields, ...anchorFields }).superRefine(requireOne)
+    : z.object(editFields).superRefine(requireOne);
+}
 
 const replaceInput = z.object({
   path: z.string().min(1).describe("File to change"),
@@ -86,14 +109,13 @@ async function commitEdit(
 }
 
 /** `edit`: replace exact text in one file (or anchored lines), refused on a stale version. */
-export function createEditTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof editInput>, string> {
+export function createEditTool(options: FileToolOptions = {}): ToolDefinition<EditInput, string> {
   return defineTool({
     name: "edit",
     description:
-      "Edit a file by replacing exact text: old_text must occur exactly once (or set replace_all). " +
-      "Line endings are kept. Pass expected_version from your last read to refuse edits on a changed file." +
-      (options.hashline === true ? " Or address lines by the anchors read returned (start_anchor/end_anchor)." : ""),
-    inputSchema: editInput,
+      "Replace exact text in a file (old_text once, or replace_all); line endings kept; a stale expected_version is refused." +
+      (options.hashline === true ? " Or replace lines by the anchors read returned (start_anchor/end_anchor)." : ""),
+    inputSchema: editInputSchema(options.hashline === true) as unknown as z.ZodType<EditInput>,
     mutating: true,
     annotations: { title: "Edit file", destructiveHint: true },
     tags: ["builtin", "file", "edit", "replace", "modify"],
@@ -102,8 +124,6 @@ export function createEditTool(options: FileToolOptions = {}): ToolDefinition<z.
       const session = new PatchSession(scope);
       await checkVersion(session, input.path, input.expected_version);
       if (input.start_anchor !== undefined) {
-        if (options.hashline !== true)
-          throw new ToolError("hashline_disabled", "Line anchors are not enabled for this agent.", { hint: "Use old_text." });
         const current = await session.read(input.path);
         if (current === undefined) throw new ToolError("file_not_found", `No file at "${input.path}".`);
         const content = replaceAnchoredLines(current, input.start_anchor, input.end_anchor ?? input.start_anchor, input.new_text);

@@ -11,14 +11,14 @@ const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const SEARCH_BATCH = 64;
 
 const grepInput = z.object({
-  pattern: z.string().min(1).max(2000).describe("JavaScript regular expression to search for"),
-  path: z.string().optional().describe("File or directory to search (default: the workspace root)"),
+  pattern: z.string().min(1).max(2000).describe("JavaScript regular expression"),
+  path: z.string().optional().describe("File or directory (default: workspace)"),
   glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
-  ignore_case: z.boolean().optional().describe("Case-insensitive (default false)"),
-  fixed_strings: z.boolean().optional().describe("Treat pattern as plain text, not a regex"),
-  context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (default 0)"),
-  max_results: z.number().int().min(1).max(5000).optional().describe("Most matching lines to return (default 200)"),
-  files_only: z.boolean().optional().describe("Return only the names of files with a match"),
+  ignore_case: z.boolean().optional(),
+  fixed_strings: z.boolean().optional().describe("Pattern is plain text"),
+  context: z.number().int().min(0).max(20).optional().describe("Context lines"),
+  max_results: z.number().int().min(1).max(5000).optional().describe("Default 200"),
+  files_only: z.boolean().optional().describe("Only file names"),
 });
 
 type GrepInput = z.output<typeof grepInput>;

@@ -6,17 +6,17 @@ import { resolveFileScope } from "./resolve-file-scope.js";
 import { type WalkEntry, walkDirectory } from "./walk-directory.js";
 
 const lsInput = z.object({
-  path: z.string().optional().describe("Directory to list (default: the workspace root)"),
-  depth: z.number().int().min(1).max(10).optional().describe("How many levels to list (default 1)"),
-  all: z.boolean().optional().describe("Include hidden entries (names starting with a dot)"),
-  max_entries: z.number().int().min(1).max(5000).optional().describe("Most entries to return (default 500)"),
+  path: z.string().optional().describe("Default: workspace root"),
+  depth: z.number().int().min(1).max(10).optional().describe("Levels (default 1)"),
+  all: z.boolean().optional().describe("Include dot files"),
+  max_entries: z.number().int().min(1).max(5000).optional().describe("Default 500"),
 });
 
 /** `ls`: a directory's entries with their kind and size, bounded, symlinks shown as links. */
 export function createLsTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof lsInput>, string> {
   return defineTool({
     name: "ls",
-    description: "List a directory: entries with kind (dir/, link@) and size. Hidden entries only with all=true.",
+    description: "List a directory: names (dir/, link@) with sizes.",
     inputSchema: lsInput,
     annotations: { title: "List directory", readOnlyHint: true },
     tags: ["builtin", "file", "directory", "list", "ls", "tree"],

@@ -12,17 +12,11 @@ const MAX_MAX_BYTES = 1024 * 1024;
 
 const readInput = z
   .object({
-    path: z.string().min(1).optional().describe("File to read, relative to the workspace or absolute"),
+    path: z.string().min(1).optional().describe("File to read (relative to the workspace, or absolute)"),
     file_path: z.string().min(1).optional().describe("Alias of path"),
-    offset: z.number().int().min(1).optional().describe("First line to return (1-based, default 1)"),
+    offset: z.number().int().min(1).optional().describe("First line, 1-based"),
     limit: z.number().int().min(1).optional().describe("Most lines to return"),
-    max_bytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_MAX_BYTES)
-      .optional()
-      .describe(`Most bytes of content to return (default ${DEFAULT_MAX_BYTES}, max ${MAX_MAX_BYTES})`),
+    max_bytes: z.number().int().min(1).max(MAX_MAX_BYTES).optional().describe(`Default ${DEFAULT_MAX_BYTES}`),
   })
   .superRefine((input, issues) => {
     if (input.path === undefined && input.file_path === undefined) {
@@ -35,8 +29,8 @@ export function createReadTool(options: FileToolOptions = {}): ToolDefinition<z.
   return defineTool({
     name: "read",
     description:
-      "Read a text file. Returns numbered lines and the file's version token (pass it as expected_version to write or edit). " +
-      "Use offset/limit for long files; re-reading unchanged lines returns a short note instead of the same content.",
+      "Read a text file: numbered lines and its version token (for expected_version). " +
+      "Use offset/limit for long files; an unchanged re-read returns a short note.",
     inputSchema: readInput,
     annotations: { title: "Read file", readOnlyHint: true },
     tags: ["builtin", "file", "fs", "read", "view", "cat"],

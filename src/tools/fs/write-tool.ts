@@ -7,13 +7,10 @@ import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 const writeInput = z.object({
-  path: z.string().min(1).describe("File to write; parent directories are created"),
-  content: z.string().describe("The full new content (or the text to append)"),
-  append: z.boolean().optional().describe("Append instead of replacing (default false)"),
-  expected_version: z
-    .string()
-    .optional()
-    .describe('Version token from your last read; the write is refused if the file changed since. "v_absent" = must not exist'),
+  path: z.string().min(1).describe("File to write (parents created)"),
+  content: z.string(),
+  append: z.boolean().optional(),
+  expected_version: z.string().optional().describe('From your last read; "v_absent": must not exist'),
 });
 
 /** `write`: atomic whole-file write or append, refused on a stale `expected_version`. */
@@ -21,8 +18,7 @@ export function createWriteTool(options: FileToolOptions = {}): ToolDefinition<z
   return defineTool({
     name: "write",
     description:
-      "Write a file atomically (create, replace, or append). Pass expected_version from your last read to make sure " +
-      "nobody changed the file in between; a stale version is refused and nothing is written.",
+      "Write a file atomically (create, replace or append). With expected_version from your last read, a changed file is refused and nothing is written.",
     inputSchema: writeInput,
     mutating: true,
     annotations: { title: "Write file", destructiveHint: true },
