@@ -5,6 +5,7 @@ import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryInternals } from "../registry/registry.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
@@ -144,7 +145,7 @@ export class Run {
   }
 
   /** The run's profile and whether it lists tools behind `toolbox`. */
-  get loading(): { readonly profile: ToolLoadPlan["profile"]; readonly listing: boolean } {
+  get loading(): { readonly profile: ToolProfileName; readonly listing: boolean } {
     return { profile: this.plan.profile, listing: this.plan.listing };
   }
 

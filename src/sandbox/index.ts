@@ -31,6 +31,7 @@ export {
   SECCOMP_ARCHITECTURES,
   SECCOMP_RET,
   type SeccompArchitecture,
+  type SeccompFilterOptions,
 } from "./seccomp-filter.js";
 export { UnsandboxedProcessSandbox, type UnsandboxedProcessSandboxOptions } from "./unsandboxed-sandbox.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./write-file-atomic.js";

@@ -50,9 +50,9 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
  * in its place is not followed) and `O_NONBLOCK` (a FIFO cannot hang the call), and then the
  * descriptor itself is checked: on Linux `/proc/self/fd/N` names what the kernel really opened;
  * elsewhere (macOS) the path is resolved again and must name the same inode (best effort, see
- * {@link locateOpenedFile}). Only regular files with one link are accepted. `O_TRUNC` is applied
+ * `locateOpenedFile`). Only regular files with one link are accepted. `O_TRUNC` is applied
  * after the checks, so a refused open never empties a file.
- * @param mode Permission bits of a file this call creates.
+ * @param mode - Permission bits of a file this call creates.
  * @defaultValue flags `"r"`, mode `0o666` (less the umask)
  * @throws SandboxViolationError when the path or the opened file is not a plain file inside.
  */

@@ -42,7 +42,7 @@ const LOCAL_WRITE_RULES = "(allow file-write*)";
 
 /**
  * The SBPL profile for `sandbox-exec -p`. Paths are not spliced into it: they are `(param …)`
- * references filled by `-D` arguments ({@link sandboxExecParameters}), so no path can inject
+ * references filled by `-D` arguments (`sandboxExecParameters`), so no path can inject
  * profile syntax. `network*` is denied and no rule allows it, so TCP, UDP and unix-socket
  * connections all fail.
  */

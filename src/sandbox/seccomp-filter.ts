@@ -35,7 +35,7 @@ export interface SeccompArchitecture {
   readonly socketpair: number;
   /** Always denied: `io_uring_setup`, `io_uring_enter`, `io_uring_register`. */
   readonly deniedCalls: readonly number[];
-  /** Deny every call with {@link X32_SYSCALL_BIT} set (the x32 ABI bypasses the numbers above). */
+  /** Deny every call with `X32_SYSCALL_BIT` set (the x32 ABI bypasses the numbers above). */
   readonly denyX32: boolean;
 }
 

@@ -1,6 +1,8 @@
 // Built-in tools (Node-only): file tools, shell, and their sandbox. Import from
 // "agent-tool-catalog/tools"; the root entry never loads this.
 
+// The sandbox layer, for hosts that run their own processes or file access under the same rules.
+export * from "../sandbox/index.js";
 export { createApplyPatchTool } from "./fs/apply-patch-tool.js";
 export { createDownloadTool } from "./fs/download-tool.js";
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
@@ -19,6 +21,7 @@ export {
   type FileReader,
   type PatchError,
   type PatchErrorCode,
+  type PatchErrorLine,
   type PatchInput,
   type PatchSummary,
   type PlanResult,

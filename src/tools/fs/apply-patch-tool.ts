@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -51,7 +51,7 @@ function toPatchInput(input: ApplyPatchInput): PatchInput {
  * file as it was. Line endings are kept per file; matching tolerates whitespace and Unicode
  * punctuation drift. One undo step undoes the whole patch.
  */
-export function createApplyPatchTool(options: FileToolOptions = {}): ToolDefinition<ApplyPatchInput, string> {
+export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "apply_patch",
     description:

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -23,7 +23,7 @@ const downloadInput = z.object({
 });
 
 /** `download`: saves a URL to a file, streamed to a temporary file and renamed: never a partial file. */
-export function createDownloadTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof downloadInput>, string> {
+export function createDownloadTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "download",
     description:

@@ -1,4 +1,4 @@
-import { defineTool, type ToolContext, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -109,7 +109,7 @@ async function commitEdit(
 }
 
 /** `edit`: replace exact text in one file (or anchored lines), refused on a stale version. */
-export function createEditTool(options: FileToolOptions = {}): ToolDefinition<EditInput, string> {
+export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "edit",
     description:
@@ -139,7 +139,7 @@ export function createEditTool(options: FileToolOptions = {}): ToolDefinition<Ed
 }
 
 /** `replace`: the single-string edit of the core profile (find / replace / replace_all). */
-export function createReplaceTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof replaceInput>, string> {
+export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "replace",
     description:

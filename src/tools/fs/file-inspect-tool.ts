@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
@@ -48,7 +48,7 @@ function hexDump(bytes: Uint8Array): string {
 }
 
 /** `file_inspect`: what a file is (type, size, encoding, line endings, binary or not) with a preview. */
-export function createFileInspectTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof inspectInput>, string> {
+export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "file_inspect",
     description:

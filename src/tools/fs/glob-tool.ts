@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { Minimatch } from "minimatch";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -13,7 +13,7 @@ const globInput = z.object({
 });
 
 /** `glob`: file paths matching a minimatch pattern, in name order, bounded. */
-export function createGlobTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof globInput>, string> {
+export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "glob",
     description:

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { Minimatch } from "minimatch";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -35,7 +35,7 @@ function compilePattern(input: GrepInput): RegExp {
 }
 
 /** `grep`: lines matching a regular expression across files, with optional context, bounded. */
-export function createGrepTool(options: FileToolOptions = {}): ToolDefinition<GrepInput, string> {
+export function createGrepTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "grep",
     description:

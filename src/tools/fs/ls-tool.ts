@@ -1,5 +1,5 @@
 import { lstat } from "node:fs/promises";
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -13,7 +13,7 @@ const lsInput = z.object({
 });
 
 /** `ls`: a directory's entries with their kind and size, bounded, symlinks shown as links. */
-export function createLsTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof lsInput>, string> {
+export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "ls",
     description: "List a directory: names (dir/, link@) with sizes.",

@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
@@ -25,7 +25,7 @@ const readInput = z
   });
 
 /** `read`: a text file's lines with numbers and its version token, deduplicated per run. */
-export function createReadTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof readInput>, string> {
+export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "read",
     description:

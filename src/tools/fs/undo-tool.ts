@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL, type JournalEntry } from "./edit-journal.js";
@@ -16,7 +16,7 @@ const undoInput = z.object({
  * `undo`: reverts the run's last file mutations (write, edit, replace, apply_patch), newest first.
  * A file changed since by someone else is not overwritten: that undo is refused.
  */
-export function createUndoTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof undoInput>, string> {
+export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "undo",
     description: `Undo the last file changes made by the file tools in this conversation${options.redo === true ? ', or redo them ("action":"redo")' : ""}. Refused for a file that changed since.`,

@@ -1,4 +1,4 @@
-import { defineTool, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -14,7 +14,7 @@ const writeInput = z.object({
 });
 
 /** `write`: atomic whole-file write or append, refused on a stale `expected_version`. */
-export function createWriteTool(options: FileToolOptions = {}): ToolDefinition<z.output<typeof writeInput>, string> {
+export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "write",
     description:

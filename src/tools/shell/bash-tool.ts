@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineTool, type ToolContext, type ToolDefinition, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { createProcessSandbox } from "../../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../sandbox/process-sandbox.js";
@@ -43,7 +43,7 @@ const bashInput = z.object({
  * macOS; scope `local` with no network; `unrestricted` as a plain process. Where the sandbox
  * cannot start it refuses, saying why and how to fix it (fail closed).
  */
-export function createBashTool(options: BashToolOptions = {}): ToolDefinition<z.output<typeof bashInput>, string> {
+export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition {
   const sandboxes = new Map<string, Promise<ProcessSandbox>>();
   const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox> => {
     const scope = context.permissions.sandbox;

@@ -6,7 +6,7 @@ export interface TextEdit {
   readonly new_text: string;
   /**
    * Replace every occurrence instead of requiring exactly one.
-   * @default false
+   * @defaultValue false
    */
   readonly replace_all?: boolean | undefined;
 }
@@ -41,7 +41,7 @@ export type PatchInput =
       readonly replace: string;
       /**
        * Replace every occurrence instead of requiring exactly one.
-       * @default false
+       * @defaultValue false
        */
       readonly replace_all?: boolean | undefined;
     };

@@ -1,0 +1,188 @@
+import { ConfigurationError, type Run } from "agent-tool-catalog";
+import { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
+import type { AnthropicContentBlock } from "./anthropic-types.js";
+import { runAnthropicToolUses } from "./run-anthropic-tool-uses.js";
+import { activateToolReferences } from "./tool-references.js";
+
+/** A conversation message as the loop handles it: a role and its content, passed through untouched. */
+export interface AnthropicMessageParam {
+  /** `"user"` or `"assistant"`. */
+  readonly role: string;
+  /** A string, or content blocks. */
+  readonly content: unknown;
+}
+
+/** A text block of a system prompt. */
+export interface AnthropicTextBlockParam {
+  /** Discriminant. */
+  readonly type: "text";
+  /** The text. */
+  readonly text: string;
+}
+
+/** Any tool definition the API accepts (the loop sends the adapter's, plus none of its own). */
+export interface AnthropicToolParam {
+  /** The tool's name. */
+  readonly name?: string;
+  /** The tool's type, for provider tools. */
+  readonly type?: string | null;
+}
+
+/** The parameters the loop sends to `messages.create()` (plus `params`). */
+export interface AnthropicMessagesRequest {
+  /** The model. */
+  readonly model: string;
+  /** The most tokens to generate in one response. */
+  readonly max_tokens: number;
+  /** The conversation so far. */
+  readonly messages: readonly AnthropicMessageParam[];
+  /** The system prompt. */
+  readonly system?: string | readonly AnthropicTextBlockParam[];
+  /** The tools. */
+  readonly tools?: readonly AnthropicToolParam[];
+}
+
+/** The part of a Messages API response the loop reads. */
+export interface AnthropicMessagesResponse {
+  /** The assistant's content blocks. */
+  readonly content: readonly AnthropicContentBlock[];
+  /** Why the model stopped, e.g. `"tool_use"`, `"end_turn"`, `"pause_turn"`. */
+  readonly stop_reason: string | null;
+}
+
+/**
+ * What the loop needs of a client: `messages.create()`. The real `Anthropic` client fits, and so
+ * does a fake that replays recorded responses.
+ */
+export interface AnthropicMessagesClient {
+  /** The Messages resource. */
+  readonly messages: {
+    /** Creates a message (non-streaming). */
+    create(params: AnthropicMessagesRequest, options?: { readonly signal?: AbortSignal }): PromiseLike<AnthropicMessagesResponse>;
+  };
+}
+
+/** The message type `Client` accepts (`Anthropic.MessageParam` for the real client). */
+export type AnthropicClientMessage<Client extends AnthropicMessagesClient> = Parameters<
+  Client["messages"]["create"]
+>[0]["messages"][number];
+
+/** Options of {@link anthropicToolLoop}. */
+export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient> extends AnthropicToolsOptions {
+  /** The client, e.g. `new Anthropic()`. */
+  readonly client: Client;
+  /** The model, e.g. `"claude-sonnet-4-5"`. */
+  readonly model: string;
+  /** The conversation to continue; it is not changed (the result holds the longer one). */
+  readonly messages: readonly AnthropicClientMessage<Client>[];
+  /** The system prompt. */
+  readonly system?: string | readonly AnthropicTextBlockParam[];
+  /** `max_tokens` of every request. @defaultValue 4096 */
+  readonly maxTokens?: number;
+  /**
+   * The most requests to make. When it is reached the loop stops with `stopReason: "max_turns"`,
+   * after answering the last tool calls, so the conversation can be continued as it is.
+   * @defaultValue 10
+   */
+  readonly maxTurns?: number;
+  /**
+   * Other request parameters, sent as they are (e.g. `temperature`, `tool_choice`, `thinking`,
+   * `cache_control`). The loop's own fields (`model`, `max_tokens`, `messages`, `tools`, `system`) win,
+   * and `stream` is dropped (the loop reads whole messages).
+   */
+  readonly params?: Readonly<Record<string, unknown>>;
+  /** Cancels the requests and the tool calls. */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link anthropicToolLoop} did. */
+export interface AnthropicToolLoopResult<Client extends AnthropicMessagesClient> {
+  /** The whole conversation: the input messages, then every assistant message and tool result. */
+  readonly messages: AnthropicClientMessage<Client>[];
+  /** The last response. */
+  readonly response: AnthropicMessagesResponse;
+  /** How many requests were made. */
+  readonly turns: number;
+  /** The last response's `stop_reason`, or `"max_turns"` when the loop ran out of turns. */
+  readonly stopReason: string | null;
+}
+
+const DEFAULT_MAX_TOKENS = 4096;
+const DEFAULT_MAX_TURNS = 10;
+
+/**
+ * Runs the tool loop of the Messages API: request, run the `tool_use` blocks through the run,
+ * send their results, request again, until the model stops for another reason than `"tool_use"`.
+ * A `"pause_turn"` (a long server-tool turn) is continued by sending the response back as it is.
+ * Tools are rebuilt for every request, so a tool activated by `find_tool` (or loaded by the
+ * provider's tool search with `nativeToolSearch`) is offered from the next request on.
+ *
+ * @example
+ * ```ts
+ * const { messages } = await anthropicToolLoop(run, {
+ *   client: new Anthropic(),
+ *   model: "claude-sonnet-4-5",
+ *   messages: [{ role: "user", content: "What will the weather be in Lisbon?" }],
+ * });
+ * ```
+ */
+export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
+  run: Run,
+  options: AnthropicToolLoopOptions<Client>,
+): Promise<AnthropicToolLoopResult<Client>> {
+  const maxTurns = positiveInteger(options.maxTurns ?? DEFAULT_MAX_TURNS, "maxTurns");
+  const messages: AnthropicClientMessage<Client>[] = [...options.messages];
+  // A run rebuilt from saved state learns again which tools the provider's search loaded.
+  for (const message of messages) {
+    if (message.role === "assistant" && Array.isArray(message.content)) activateToolReferences(run, message.content);
+  }
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  for (let turns = 1; ; turns++) {
+    const response = await options.client.messages.create(request(run, options, messages), signal);
+    messages.push(asClientMessage<Client>({ role: "assistant", content: response.content }));
+    const done = (stopReason: string | null) => ({ messages, response, turns, stopReason });
+    if (response.stop_reason === "pause_turn") {
+      if (turns >= maxTurns) return done("max_turns");
+      continue;
+    }
+    if (response.stop_reason !== "tool_use") return done(response.stop_reason);
+    const results = await runAnthropicToolUses(run, response.content, signal);
+    if (results.length === 0) return done(response.stop_reason);
+    messages.push(asClientMessage<Client>({ role: "user", content: results }));
+    if (turns >= maxTurns) return done("max_turns");
+  }
+}
+
+function request<Client extends AnthropicMessagesClient>(
+  run: Run,
+  options: AnthropicToolLoopOptions<Client>,
+  messages: readonly AnthropicMessageParam[],
+): AnthropicMessagesRequest {
+  const toolsOptions = options.nativeToolSearch === undefined ? {} : { nativeToolSearch: options.nativeToolSearch };
+  // The loop reads whole messages, so a `stream` flag among the extra parameters is dropped.
+  const { stream: _stream, ...params } = options.params ?? {};
+  return {
+    ...params,
+    model: options.model,
+    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages: [...messages],
+    tools: anthropicTools(run, toolsOptions),
+    ...(options.system === undefined ? {} : { system: options.system }),
+  };
+}
+
+/**
+ * The loop builds two kinds of messages: the assistant's content exactly as the client returned it,
+ * and a user message of `tool_result` blocks. Both are what the Messages API documents as input, so
+ * they are messages of the client's own type.
+ */
+function asClientMessage<Client extends AnthropicMessagesClient>(message: AnthropicMessageParam): AnthropicClientMessage<Client> {
+  return message as AnthropicClientMessage<Client>;
+}
+
+function positiveInteger(value: number, field: string): number {
+  if (Number.isInteger(value) && value > 0) return value;
+  throw new ConfigurationError("invalid_option", `${field} must be a positive integer, got ${String(value)}.`, {
+    data: { field, value },
+  });
+}

@@ -1,0 +1,59 @@
+import { formatToolResult, type Run, type ToolCallResult } from "agent-tool-catalog";
+import type { AnthropicContentBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from "./anthropic-types.js";
+import { activateToolReferences } from "./tool-references.js";
+
+/** Options of {@link runAnthropicToolUses}. */
+export interface RunAnthropicToolUsesOptions {
+  /** Cancels the calls; a cancelled call still gets its `tool_result` (an `aborted` error). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs the `tool_use` blocks of an assistant message through `run.call()` and returns their
+ * `tool_result` blocks, for the next `user` message. Every `tool_use` gets exactly one result, in
+ * the same order (the API rejects a turn that leaves one unanswered); a call the run refuses or that
+ * fails comes back as a result with `is_error: true` and the run's structured error, so the model
+ * can correct itself.
+ *
+ * Calls run one after the other (approval prompts come in order). `server_tool_use` blocks are
+ * skipped: the provider ran them. It first calls {@link activateToolReferences}, so a deferred tool
+ * that the provider's tool search loaded in this same message is callable.
+ *
+ * @example
+ * ```ts
+ * const results = await runAnthropicToolUses(run, response.content);
+ * messages.push({ role: "assistant", content: response.content }, { role: "user", content: results });
+ * ```
+ */
+export async function runAnthropicToolUses(
+  run: Run,
+  content: readonly AnthropicContentBlock[],
+  options: RunAnthropicToolUsesOptions = {},
+): Promise<AnthropicToolResultBlock[]> {
+  activateToolReferences(run, content);
+  const results: AnthropicToolResultBlock[] = [];
+  for (const block of content) {
+    if (!isToolUseBlock(block)) continue;
+    const result = await run.call(block.name, block.input, {
+      callId: block.id,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    results.push(toToolResultBlock(block.id, result));
+  }
+  return results;
+}
+
+/** True for a well-formed `tool_use` block. */
+function isToolUseBlock(block: AnthropicContentBlock): block is AnthropicToolUseBlock {
+  if (block.type !== "tool_use") return false;
+  const { id, name } = block as Partial<AnthropicToolUseBlock>;
+  return typeof id === "string" && typeof name === "string";
+}
+
+function toToolResultBlock(toolUseId: string, result: ToolCallResult): AnthropicToolResultBlock {
+  const content = formatToolResult(result);
+  // A handler that returned nothing gets a result without content (the API refuses empty text).
+  const block: AnthropicToolResultBlock =
+    content === "" ? { type: "tool_result", tool_use_id: toolUseId } : { type: "tool_result", tool_use_id: toolUseId, content };
+  return result.ok ? block : { ...block, is_error: true };
+}

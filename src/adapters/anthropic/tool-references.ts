@@ -1,0 +1,68 @@
+import type { Run } from "agent-tool-catalog";
+import type { AnthropicContentBlock } from "./anthropic-types.js";
+
+/** The `via` of activations made by the provider's tool search (see the `tool.activated` event). */
+export const ANTHROPIC_TOOL_SEARCH_VIA = "anthropic_tool_search";
+
+// Deferred tools the provider's tool search has loaded in a run. Their definitions reach the model
+// through the `tool_reference` in the conversation, so `anthropicTools` keeps `defer_loading` on
+// them and the tools prefix stays byte-identical (the prompt cache survives the discovery). Keyed
+// by run and dropped with it.
+const loadedBySearch = new WeakMap<Run, Set<string>>();
+
+/**
+ * Activates in `run` the tools that the provider's tool search returned in `content` (the
+ * `tool_reference`s of `tool_search_tool_result` blocks), so that the `tool_use` of a deferred tool
+ * the model just loaded passes `run.call()`.
+ *
+ * Call it on every assistant message (`runAnthropicToolUses` does it first). When a run is rebuilt
+ * from saved state, call it on the earlier assistant messages too: the tools keep being sent with
+ * `defer_loading`, and the request bytes stay what they were.
+ *
+ * @returns the referenced names that are callable now (activated here or active already); names the
+ * run does not know are left out, and a call of them gets an `unknown_tool` result
+ */
+export function activateToolReferences(run: Run, content: readonly AnthropicContentBlock[]): string[] {
+  const names = referencedToolNames(content);
+  if (names.length === 0) return [];
+  const outcome = run.activate(names, ANTHROPIC_TOOL_SEARCH_VIA);
+  const callable = [...outcome.activated, ...outcome.alreadyAvailable];
+  let loaded = loadedBySearch.get(run);
+  if (loaded === undefined) {
+    loaded = new Set();
+    loadedBySearch.set(run, loaded);
+  }
+  for (const name of callable) loaded.add(name);
+  return callable;
+}
+
+/** True when the provider's tool search loaded `name` in `run` (its definition is in the conversation). */
+export function loadedByToolSearch(run: Run, name: string): boolean {
+  return loadedBySearch.get(run)?.has(name) === true;
+}
+
+/** The tool names of every `tool_reference` in `tool_search_tool_result` blocks, first occurrence first. */
+function referencedToolNames(content: readonly AnthropicContentBlock[]): string[] {
+  const names = new Set<string>();
+  for (const block of content) {
+    if (!isObject(block) || block.type !== "tool_search_tool_result") continue;
+    const result = field(block, "content");
+    if (!isObject(result) || field(result, "type") !== "tool_search_tool_search_result") continue;
+    const references = field(result, "tool_references");
+    if (!Array.isArray(references)) continue;
+    for (const reference of references) {
+      const name =
+        isObject(reference) && field(reference, "type") === "tool_reference" ? field(reference, "tool_name") : undefined;
+      if (typeof name === "string") names.add(name);
+    }
+  }
+  return [...names];
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+function field(value: object, key: string): unknown {
+  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+}

@@ -1,0 +1,48 @@
+import type { Run, ToolDescriptor } from "agent-tool-catalog";
+import type { OpenAIParametersSchema } from "./openai-types.js";
+import { toStrictJsonSchema } from "./strict-json-schema.js";
+import { stripOptionalNulls } from "./strip-optional-nulls.js";
+
+/** The fields a function tool has in both OpenAI APIs. */
+export interface FunctionToolParts {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: OpenAIParametersSchema;
+  readonly strict: boolean;
+}
+
+// Descriptors are immutable, so each one's strict form is computed once (and keeps its identity).
+const strictForms = new WeakMap<ToolDescriptor, OpenAIParametersSchema | null>();
+
+/** A descriptor as an OpenAI function: its strict form when asked and possible, else its own schema with `strict: false`. */
+export function functionToolParts(descriptor: ToolDescriptor, strict: boolean): FunctionToolParts {
+  const base = { name: descriptor.name, description: descriptor.description };
+  if (strict) {
+    let parameters = strictForms.get(descriptor);
+    if (parameters === undefined) {
+      parameters = toStrictJsonSchema(descriptor.inputSchema) ?? null;
+      strictForms.set(descriptor, parameters);
+    }
+    if (parameters !== null) return { ...base, parameters, strict: true };
+  }
+  return { ...base, parameters: descriptor.inputSchema satisfies OpenAIParametersSchema, strict: false };
+}
+
+/**
+ * The arguments to hand to `run.call()` for a function call: the JSON string as it came (the run
+ * parses it and reports malformed JSON as `invalid_input`), or, when it holds `null`s for optional
+ * fields (strict mode sends those), the parsed object without them.
+ */
+export function callArguments(run: Run, name: string, json: string): unknown {
+  if (!json.includes("null")) return json;
+  const descriptor = run.catalog.describe(name);
+  if (descriptor === undefined) return json;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return json;
+  }
+  const stripped = stripOptionalNulls(descriptor.inputSchema, parsed);
+  return stripped === parsed ? json : stripped;
+}

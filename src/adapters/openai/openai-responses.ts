@@ -1,0 +1,144 @@
+import { ConfigurationError, FIND_TOOL_NAME, formatToolResult, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { callArguments, functionToolParts } from "./function-tool-parts.js";
+import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
+import type {
+  OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutputItem,
+  OpenAIResponseItem,
+  OpenAIResponsesAllowedToolsChoice,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesTool,
+} from "./openai-types.js";
+import { activateToolSearchOutput, loadedByToolSearch } from "./tool-search-output.js";
+
+/** Options of {@link openAIResponsesTools}. */
+export interface OpenAIResponsesToolsOptions extends OpenAIToolsOptions {
+  /**
+   * Offer deferred tools through the Responses API's hosted tool search instead of `find_tool`:
+   * every tool the run may see is sent, deferred ones with `defer_loading: true`, `find_tool` is left
+   * out and `{ type: "tool_search" }` is added in front. Needs a model that supports tool search.
+   * @defaultValue `false`: the `find_tool` path (only `run.definitions()` is sent)
+   */
+  readonly nativeToolSearch?: boolean;
+}
+
+/** Options of {@link openAIResponsesRequest}. */
+export interface OpenAIResponsesRequestOptions extends OpenAIAllowedToolsOptions, OpenAIResponsesToolsOptions {}
+
+/** The tool fields of a Responses request, to spread into `responses.create()`. */
+export interface OpenAIResponsesToolsRequest {
+  /** The tools; absent when the run has none. */
+  readonly tools?: OpenAIResponsesTool[];
+  /** With `allowedToolsChoice`: which tools the model may call now (`"none"` when no tool is visible). */
+  readonly tool_choice?: OpenAIResponsesAllowedToolsChoice | "none";
+}
+
+/**
+ * The run's tools as Responses API function tools (`responses.create({ tools })`). Without
+ * `nativeToolSearch`: the tools visible this turn (`run.definitions()`), core tools first. With it:
+ * every tool the run may see, in registry order, deferred ones with `defer_loading: true` (also
+ * after the tool search loaded them, since their definitions then reach the model through the
+ * `tool_search_output` in the conversation, which leaves the cached prefix untouched; a deferred
+ * tool the host activated itself is sent in full). `strict` is always sent, since the API defaults
+ * it to true.
+ *
+ * @example
+ * ```ts
+ * const response = await openai.responses.create({ model, input, tools: openAIResponsesTools(run, { nativeToolSearch: true }) });
+ * ```
+ */
+export function openAIResponsesTools(run: Run, options: OpenAIResponsesToolsOptions = {}): OpenAIResponsesTool[] {
+  const strict = options.strict === true;
+  if (options.nativeToolSearch !== true) return run.definitions().map((descriptor) => functionTool(descriptor, strict, false));
+  const tools: OpenAIResponsesTool[] = [{ type: "tool_search" }];
+  for (const descriptor of run.availableTools()) {
+    if (descriptor.name === FIND_TOOL_NAME) continue;
+    const deferred =
+      descriptor.tier === "deferred" && (!run.isVisible(descriptor.name) || loadedByToolSearch(run, descriptor.name));
+    tools.push(functionTool(descriptor, strict, deferred));
+  }
+  return tools;
+}
+
+/**
+ * The tool fields of a Responses request; with `allowedToolsChoice`, the same full tool list on
+ * every turn plus `tool_choice: { type: "allowed_tools", mode, tools }` naming the tools visible now
+ * (see {@link OpenAIAllowedToolsOptions}). `allowedToolsChoice` and `nativeToolSearch` are two
+ * answers to the same question and cannot be combined.
+ *
+ * @example
+ * ```ts
+ * await openai.responses.create({ model, input, ...openAIResponsesRequest(run, { allowedToolsChoice: true, strict: true }) });
+ * ```
+ */
+export function openAIResponsesRequest(run: Run, options: OpenAIResponsesRequestOptions = {}): OpenAIResponsesToolsRequest {
+  const strict = options.strict === true;
+  if (options.allowedToolsChoice !== true) {
+    const tools = openAIResponsesTools(run, options);
+    return tools.length === 0 ? {} : { tools };
+  }
+  if (options.nativeToolSearch === true) {
+    throw new ConfigurationError(
+      "conflicting_options",
+      "allowedToolsChoice and nativeToolSearch cannot be combined: choose allowed_tools (all tools sent, calls restricted) or tool search (deferred tools loaded on demand).",
+      { data: { fields: ["allowedToolsChoice", "nativeToolSearch"] } },
+    );
+  }
+  const available = run.availableTools();
+  if (available.length === 0) return {};
+  const tools = available.map((descriptor) => functionTool(descriptor, strict, false));
+  const allowed = available.filter((descriptor) => run.isVisible(descriptor.name));
+  if (allowed.length === 0) return { tools, tool_choice: "none" };
+  return {
+    tools,
+    tool_choice: {
+      type: "allowed_tools",
+      mode: options.allowedToolsMode ?? "auto",
+      tools: allowed.map((descriptor) => ({ type: "function", name: descriptor.name })),
+    },
+  };
+}
+
+/**
+ * Runs the `function_call` items of a response's `output` through `run.call()` and returns one
+ * `function_call_output` item per call, in order, for the next request's `input`. It first calls
+ * {@link activateToolSearchOutput}, so a deferred tool the hosted tool search loaded in this same
+ * response is callable. Arguments go to the run as the JSON string the model sent (malformed JSON
+ * comes back as an `invalid_input` result), without the `null`s strict mode sends for left-out
+ * optional fields (`stripOptionalNulls`). A refused or failed call is answered with the run's
+ * structured error. Calls run one after the other; other items (`tool_search_call`, messages,
+ * reasoning) are skipped.
+ *
+ * @example
+ * ```ts
+ * input.push(...response.output, ...(await runOpenAIResponsesFunctionCalls(run, response.output)));
+ * ```
+ */
+export async function runOpenAIResponsesFunctionCalls(
+  run: Run,
+  output: readonly OpenAIResponseItem[],
+  options: RunOpenAIToolCallsOptions = {},
+): Promise<OpenAIFunctionCallOutputItem[]> {
+  activateToolSearchOutput(run, output);
+  const outputs: OpenAIFunctionCallOutputItem[] = [];
+  for (const item of output) {
+    if (!isFunctionCall(item)) continue;
+    const result = await run.call(item.name, callArguments(run, item.name, item.arguments), {
+      callId: item.call_id,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    outputs.push({ type: "function_call_output", call_id: item.call_id, output: formatToolResult(result) });
+  }
+  return outputs;
+}
+
+function functionTool(descriptor: ToolDescriptor, strict: boolean, deferred: boolean): OpenAIResponsesFunctionTool {
+  const tool: OpenAIResponsesFunctionTool = { type: "function", ...functionToolParts(descriptor, strict) };
+  return deferred ? { ...tool, defer_loading: true } : tool;
+}
+
+function isFunctionCall(item: OpenAIResponseItem): item is OpenAIFunctionCallItem {
+  if (item.type !== "function_call") return false;
+  const { call_id: callId, name, arguments: json } = item as Partial<OpenAIFunctionCallItem>;
+  return typeof callId === "string" && typeof name === "string" && typeof json === "string";
+}

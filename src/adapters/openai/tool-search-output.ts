@@ -1,0 +1,65 @@
+import type { Run } from "agent-tool-catalog";
+import type { OpenAIResponseItem } from "./openai-types.js";
+
+/** The `via` of activations made by OpenAI's tool search (see the `tool.activated` event). */
+export const OPENAI_TOOL_SEARCH_VIA = "openai_tool_search";
+
+// Deferred tools OpenAI's tool search has loaded in a run. The provider injects their definitions
+// at the end of the context, so `openAIResponsesTools` keeps `defer_loading` on them and the tool
+// list stays byte-identical (the prompt cache survives the discovery). Keyed by run, dropped with it.
+const loadedBySearch = new WeakMap<Run, Set<string>>();
+
+/**
+ * Activates in `run` the function tools that OpenAI's hosted tool search loaded (the `tools` of
+ * `tool_search_output` items, including the functions of namespaces), so that a `function_call` of
+ * a deferred tool the model just loaded passes `run.call()`. `runOpenAIResponsesFunctionCalls` calls
+ * it first. When a run is rebuilt from saved state, call it on the earlier output items too: the
+ * tools keep being sent with `defer_loading`, and the request bytes stay what they were.
+ *
+ * @returns the loaded names that are callable now (activated here or active already); names the run
+ * does not know are left out, and a call of them gets an `unknown_tool` result
+ */
+export function activateToolSearchOutput(run: Run, output: readonly OpenAIResponseItem[]): string[] {
+  const names = loadedToolNames(output);
+  if (names.length === 0) return [];
+  const outcome = run.activate(names, OPENAI_TOOL_SEARCH_VIA);
+  const callable = [...outcome.activated, ...outcome.alreadyAvailable];
+  let loaded = loadedBySearch.get(run);
+  if (loaded === undefined) {
+    loaded = new Set();
+    loadedBySearch.set(run, loaded);
+  }
+  for (const name of callable) loaded.add(name);
+  return callable;
+}
+
+/** True when OpenAI's tool search loaded `name` in `run`. */
+export function loadedByToolSearch(run: Run, name: string): boolean {
+  return loadedBySearch.get(run)?.has(name) === true;
+}
+
+function loadedToolNames(output: readonly OpenAIResponseItem[]): string[] {
+  const names = new Set<string>();
+  const collect = (tools: unknown): void => {
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (!isObject(tool)) continue;
+      const type = field(tool, "type");
+      const name = field(tool, "name");
+      if (type === "function" && typeof name === "string") names.add(name);
+      else if (type === "namespace") collect(field(tool, "tools"));
+    }
+  };
+  for (const item of output) {
+    if (isObject(item) && item.type === "tool_search_output") collect(field(item, "tools"));
+  }
+  return [...names];
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+function field(value: object, key: string): unknown {
+  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+}
