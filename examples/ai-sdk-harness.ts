@@ -83,7 +83,7 @@ export async function main(
     const { tools, prepareStep } = createAiSdkTools(run);
     const result = await generateText({
       model: await chooseModel(),
-      system: run.systemPromptIndex(),
+      system: run.systemPromptIndex() ?? "",
       tools,
       prepareStep,
       stopWhen: stepCountIs(8),
