@@ -9,6 +9,7 @@ export default defineConfig({
     "openai/index": "src/adapters/openai/index.ts",
     "tools/index": "src/tools/index.ts",
     "mcp/index": "src/mcp/index.ts",
+    "host/index": "src/tools/host/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^agent-tool-catalog\/openai$/, replacement: source("./src/adapters/openai/index.ts") },
       { find: /^agent-tool-catalog\/tools$/, replacement: source("./src/tools/index.ts") },
       { find: /^agent-tool-catalog\/mcp$/, replacement: source("./src/mcp/index.ts") },
+      { find: /^agent-tool-catalog\/host$/, replacement: source("./src/tools/host/index.ts") },
       { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
     ],
   },

@@ -270,3 +270,13 @@ describe("skill constraints", () => {
     expect(() => run.applySkillConstraint("bad", "read" as never)).toThrowError(/allowed-tools must be a list/);
   });
 });
+
+describe("always-available tools in a listing run", () => {
+  it("keeps toolbox reachable under a skill constraint, so listed AskUserQuestion still works", async () => {
+    const run = registry().createRun({ environment: {} });
+    run.applySkillConstraint("review", ["read"]);
+    expect(names(run)).toEqual(["find_tool", "toolbox", "read"]);
+    expect(ok(await run.call("toolbox", { action: "run", tool: "AskUserQuestion", args: {} }))).toBe("AskUserQuestion:");
+    expect(errorCode(await run.call("toolbox", { action: "run", tool: "todo", args: {} }))).toBe("unknown_tool");
+  });
+});

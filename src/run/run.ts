@@ -141,6 +141,8 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.registry.get(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
+      call: (name, args, callOptions) => this.invoke(name, args, callOptions ?? {}, false),
+      applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
   }
 
@@ -404,7 +406,9 @@ export class Run {
   private isAllowed(name: string): boolean {
     const owner = this.store.entry(name)?.runId;
     if (owner !== undefined && owner !== this.id) return false;
-    if (ALWAYS_AVAILABLE_TOOLS.has(name)) return true;
+    // In a listing run the always-available tools may sit behind toolbox: toolbox must stay
+    // reachable under any constraint (callListed still checks the target tool).
+    if (ALWAYS_AVAILABLE_TOOLS.has(name) || (name === TOOLBOX_TOOL_NAME && this.plan.listing)) return true;
     if (this.allowed !== undefined && !this.allowed.has(name)) return false;
     for (const constraint of this.skillConstraints) if (!constraint.allowed.has(name)) return false;
     return true;

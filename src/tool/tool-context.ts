@@ -47,6 +47,13 @@ export interface RunCatalog {
   isListed(name: string): boolean;
   /** The descriptor of a listed tool, else `undefined`. */
   describeListed(name: string): ToolDescriptor | undefined;
+  /**
+   * Calls a tool of this run as the model would (visibility, validation, approval, events): for
+   * tools that run other tools, such as recipes.
+   */
+  call(name: string, args: unknown, options?: { readonly callId?: string; readonly signal?: AbortSignal }): Promise<ToolCallResult>;
+  /** Narrows the run's tools while a skill is active; returns the function that lifts it. */
+  applySkillConstraint(skill: string, allowedTools: readonly string[]): () => void;
   /** Calls a listed tool with the run's validation, policy and events. */
   callListed(
     name: string,

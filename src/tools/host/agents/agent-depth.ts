@@ -1,0 +1,48 @@
+import { type ToolContext, ToolError } from "agent-tool-catalog";
+
+/** How deep agents may fork: the root agent is depth 0, its children 1, up to this depth. */
+export const DEFAULT_MAX_FORK_DEPTH = 5;
+
+/**
+ * The `createRun({ context })` key with the fork depth of the agent a run serves. It wins over
+ * a group's `depth` option, so one registry can serve agents of every depth.
+ */
+export const AGENT_DEPTH_CONTEXT_KEY = "agentDepth";
+
+/** Where a group's agents stand in the fork tree. */
+export interface AgentDepthOptions {
+  /**
+   * The fork depth of the agents whose runs use this group, when the run's context does not
+   * say (`hostContext.agentDepth`).
+   * @defaultValue 0 (the root agent)
+   */
+  readonly depth?: number;
+  /**
+   * The deepest child that may be started.
+   * @defaultValue {@link DEFAULT_MAX_FORK_DEPTH} (5)
+   */
+  readonly maxForkDepth?: number;
+}
+
+/** The fork depth of the agent making this call. */
+export function agentDepthOf(context: ToolContext, options: AgentDepthOptions): number {
+  const value = context.hostContext[AGENT_DEPTH_CONTEXT_KEY];
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : (options.depth ?? 0);
+}
+
+/**
+ * The depth a child of this call's agent would have.
+ * @throws ToolError `max_fork_depth_exceeded` when that is deeper than allowed.
+ */
+export function childDepthOf(context: ToolContext, options: AgentDepthOptions): number {
+  const depth = agentDepthOf(context, options) + 1;
+  const limit = options.maxForkDepth ?? DEFAULT_MAX_FORK_DEPTH;
+  if (depth > limit) {
+    throw new ToolError(
+      "max_fork_depth_exceeded",
+      `This agent is at fork depth ${depth - 1}; a child would be at depth ${depth}, deeper than the limit of ${limit}.`,
+      { hint: "Do the work yourself, or return what you have with task_complete.", data: { depth: depth - 1, limit } },
+    );
+  }
+  return depth;
+}

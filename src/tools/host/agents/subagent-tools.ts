@@ -1,0 +1,179 @@
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
+import { z } from "zod";
+import { conversationIdOf } from "../shared/conversation-id.js";
+import { isoTime } from "../shared/iso-time.js";
+import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
+import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
+
+/** Options of {@link subagentToolGroup}. */
+export interface SubagentToolOptions extends AgentDepthOptions {
+  /** Runs the subagents; without one the group is absent. */
+  readonly manager?: SubagentManager;
+  /** Longest wait `run_agent` and `wait_subagent` accept, in seconds. @defaultValue 1800 */
+  readonly maxWaitSeconds?: number;
+}
+
+const taskFields = {
+  task: z.string().min(1).max(100_000).describe("The subagent's task, with all the context it needs"),
+  profile: z.string().min(1).optional().describe("Agent profile to run under (see list_profiles)"),
+  model: z.string().min(1).optional().describe("Model to use"),
+  max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns it may take"),
+};
+const runInput = z.object({
+  ...taskFields,
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("Stop waiting after this many seconds (default 300); it keeps running"),
+});
+const startInput = z.object(taskFields);
+const idInput = z.object({ id: z.string().min(1).describe("The subagent's id, from start_subagent or run_agent") });
+const waitInput = idInput.extend({
+  timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
+});
+
+/** A snapshot as the model reads it. */
+function view(snapshot: SubagentSnapshot): Record<string, unknown> {
+  return {
+    id: snapshot.id,
+    status: snapshot.status,
+    task: snapshot.task,
+    profile: snapshot.profile,
+    model: snapshot.model,
+    started_at: isoTime(snapshot.startedAt),
+    finished_at: isoTime(snapshot.finishedAt),
+    output: snapshot.output,
+    error: snapshot.error,
+    ...(snapshot.status === "running" ? { hint: "Still running: call wait_subagent or get_subagent with this id later." } : {}),
+  };
+}
+
+async function owned(manager: SubagentManager, id: string, context: ToolContext): Promise<SubagentSnapshot> {
+  const snapshot = await manager.get(id);
+  // Another conversation's subagent is reported as unknown: ids are not capabilities to share.
+  if (snapshot === undefined || snapshot.ownerId !== conversationIdOf(context)) {
+    throw new ToolError("unknown_subagent", `There is no subagent ${JSON.stringify(id)} in this conversation.`, {
+      hint: "Use the id returned by start_subagent or run_agent.",
+    });
+  }
+  return snapshot;
+}
+
+function waitMs(seconds: number | undefined, fallback: number, options: SubagentToolOptions): number {
+  return Math.min(seconds ?? fallback, options.maxWaitSeconds ?? 1800) * 1000;
+}
+
+async function startFor(
+  manager: SubagentManager,
+  input: z.output<typeof startInput>,
+  context: ToolContext,
+  options: SubagentToolOptions,
+): Promise<SubagentSnapshot> {
+  return manager.start({
+    task: input.task,
+    ownerId: conversationIdOf(context),
+    depth: childDepthOf(context, options),
+    profile: input.profile,
+    model: input.model,
+    maxSteps: input.max_steps,
+  });
+}
+
+const TAGS = ["builtin", "agent", "subagent", "background"];
+
+function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): AnyToolDefinition {
+  return defineTool({
+    name: "run_agent",
+    description: "Run a subagent on a task under a named profile and wait for its answer (bounded by timeout_seconds).",
+    inputSchema: runInput,
+    tier: "deferred",
+    annotations: { title: "Run subagent" },
+    tags: [...TAGS, "run", "profile", "delegate"],
+    handler: async (input, context) => {
+      const started = await startFor(manager, input, context, options);
+      const timeoutMs = waitMs(input.timeout_seconds, 300, options);
+      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started);
+    },
+  });
+}
+
+function startSubagentTool(manager: SubagentManager, options: SubagentToolOptions): AnyToolDefinition {
+  return defineTool({
+    name: "start_subagent",
+    description: "Start a subagent in the background and return its id at once; poll with get_subagent or wait_subagent.",
+    inputSchema: startInput,
+    tier: "deferred",
+    annotations: { title: "Start subagent" },
+    tags: [...TAGS, "start", "spawn", "parallel"],
+    handler: async (input, context) => view(await startFor(manager, input, context, options)),
+  });
+}
+
+function getSubagentTool(manager: SubagentManager): AnyToolDefinition {
+  return defineTool({
+    name: "get_subagent",
+    description: "Get a subagent's status and, once it has ended, its output or error.",
+    inputSchema: idInput,
+    tier: "deferred",
+    annotations: { title: "Get subagent", readOnlyHint: true },
+    tags: [...TAGS, "status", "poll"],
+    handler: async (input, context) => view(await owned(manager, input.id, context)),
+  });
+}
+
+function waitSubagentTool(manager: SubagentManager, options: SubagentToolOptions): AnyToolDefinition {
+  return defineTool({
+    name: "wait_subagent",
+    description: "Wait until a subagent ends, at most timeout_seconds; returns its state either way.",
+    inputSchema: waitInput,
+    tier: "deferred",
+    annotations: { title: "Wait for subagent", readOnlyHint: true },
+    tags: [...TAGS, "wait", "join"],
+    handler: async (input, context) => {
+      const snapshot = await owned(manager, input.id, context);
+      const timeoutMs = waitMs(input.timeout_seconds, 30, options);
+      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot);
+    },
+  });
+}
+
+function cancelSubagentTool(manager: SubagentManager): AnyToolDefinition {
+  return defineTool({
+    name: "cancel_subagent",
+    description: "Cancel a running subagent.",
+    inputSchema: idInput,
+    tier: "deferred",
+    annotations: { title: "Cancel subagent" },
+    tags: [...TAGS, "cancel", "stop", "abort"],
+    handler: async (input, context) => {
+      const snapshot = await owned(manager, input.id, context);
+      return view((await manager.cancel(snapshot.id)) ?? snapshot);
+    },
+  });
+}
+
+function createTools(manager: SubagentManager, options: SubagentToolOptions): AnyToolDefinition[] {
+  return [
+    runAgentTool(manager, options),
+    startSubagentTool(manager, options),
+    getSubagentTool(manager),
+    waitSubagentTool(manager, options),
+    cancelSubagentTool(manager),
+  ];
+}
+
+/**
+ * The subagent tools (`run_agent`, `start_subagent`, `get_subagent`, `wait_subagent`,
+ * `cancel_subagent`), present when a `manager` is given. Each conversation sees only its own
+ * subagents; waits are bounded and never cancel the subagent.
+ */
+export function subagentToolGroup(options: SubagentToolOptions): ToolGroup {
+  const { manager } = options;
+  return {
+    name: "subagents",
+    enabled: manager !== undefined,
+    tools: () => (manager === undefined ? [] : createTools(manager, options)),
+  };
+}

@@ -1,0 +1,70 @@
+import { ToolError } from "agent-tool-catalog";
+import { Cron } from "croner";
+
+/** The five fields of a schedule, in order, as error messages name them. */
+export const CRON_FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const;
+
+/** A checked 5-field UTC schedule. */
+export interface CronSchedule {
+  /** The expression, whitespace normalised. */
+  readonly expression: string;
+  /** The first time strictly after `afterMs` that the schedule matches, or `undefined` if none. */
+  nextAfter(afterMs: number): number | undefined;
+}
+
+function invalid(schedule: string, message: string, field?: string): ToolError {
+  return new ToolError("invalid_schedule", `Invalid schedule ${JSON.stringify(schedule)}: ${message}`, {
+    hint: 'Use 5 fields in UTC: minute hour day-of-month month day-of-week, e.g. "*/15 * * * *" or "0 9 * * MON-FRI".',
+    data: field === undefined ? { schedule } : { schedule, field },
+  });
+}
+
+function compile(expression: string): Cron {
+  return new Cron(expression, { timezone: "UTC", paused: true });
+}
+
+/** Finds the field croner refuses by trying each one alone, the others `*`. */
+function checkFields(schedule: string, fields: readonly string[]): void {
+  fields.forEach((field, index) => {
+    const probe = fields.map((other, position) => (position === index ? other : "*")).join(" ");
+    try {
+      compile(probe);
+    } catch (error) {
+      const name = CRON_FIELD_NAMES[index] ?? `field ${index + 1}`;
+      const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, "") : String(error);
+      throw invalid(schedule, `the ${name} field ${JSON.stringify(field)} is not valid (${reason}).`, name);
+    }
+  });
+}
+
+/**
+ * Checks a 5-field cron expression, read in UTC. Seconds (6 fields), nicknames (`@daily`), `?`
+ * and schedules that never match (`0 0 30 2 *`) are refused.
+ * @throws ToolError `invalid_schedule` naming the field at fault.
+ */
+export function parseCronSchedule(schedule: string): CronSchedule {
+  const fields = schedule
+    .trim()
+    .split(/\s+/)
+    .filter((field) => field !== "");
+  if (fields.length === 6) throw invalid(schedule, "6 fields given; seconds are not supported, use 5 fields (minute first).");
+  if (fields.length !== 5)
+    throw invalid(schedule, `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}.`);
+  const questionMark = fields.findIndex((field) => field.includes("?"));
+  if (questionMark !== -1) {
+    const name = CRON_FIELD_NAMES[questionMark] ?? "field";
+    throw invalid(schedule, `the ${name} field uses "?", which is not supported; use "*".`, name);
+  }
+  checkFields(schedule, fields);
+  const expression = fields.join(" ");
+  let cron: Cron;
+  try {
+    cron = compile(expression);
+  } catch (error) {
+    throw invalid(schedule, error instanceof Error ? error.message : String(error));
+  }
+  const nextAfter = (afterMs: number) => cron.nextRun(new Date(afterMs))?.getTime();
+  if (nextAfter(Date.UTC(2000, 0, 1)) === undefined)
+    throw invalid(schedule, "it never matches a date (check day-of-month and month).");
+  return { expression, nextAfter };
+}

@@ -1,0 +1,94 @@
+import {
+  type AnyToolDefinition,
+  defineTool,
+  formatToolResult,
+  type ToolCallResult,
+  type ToolDefinition,
+  type ToolGroup,
+} from "agent-tool-catalog";
+import { z } from "zod";
+import type { RunResolver } from "../shared/host-run.js";
+import { callThroughRun } from "./call-through-run.js";
+import { RecipeDirectory } from "./recipe.js";
+import { resolveVariables, substitute } from "./recipe-variables.js";
+
+/** Options of {@link recipeToolGroup}. */
+export interface RecipeToolOptions {
+  /** The recipes directory; empty or absent: no `run_recipe`. */
+  readonly recipesDir?: string;
+  /** Finds the calling run, so each step is a call through it (see `RunDirectory`). */
+  readonly resolveRun: RunResolver;
+  /** Characters of each step's output kept in the report. @defaultValue 4000 */
+  readonly maxStepOutputChars?: number;
+}
+
+const runInput = z.object({
+  name: z.string().min(1).max(64).describe("The recipe's name (its file name without .yaml)"),
+  variables: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe("Values for the recipe's {{variables}}"),
+  continue_on_error: z.boolean().optional().describe("Run the remaining steps after a failed one (default false: stop)"),
+});
+
+function report(index: number, label: string, tool: string, result: ToolCallResult, maxChars: number): string {
+  const title = `${index + 1}. ${label}${label === tool ? "" : ` (${tool})`}`;
+  if (!result.ok)
+    return `✗ ${title}: ${result.error.code}: ${result.error.message}${result.error.hint === undefined ? "" : ` (${result.error.hint})`}`;
+  const text = formatToolResult(result);
+  const cut = text.length > maxChars ? `${text.slice(0, maxChars)}\n[… ${text.length - maxChars} more characters]` : text;
+  return `✓ ${title}\n${cut}`;
+}
+
+/**
+ * `run_recipe`: runs a recipe's steps in order, each a tool call through the same run, so the
+ * run's policy applies to every step. Variables are checked before the first step.
+ */
+export function createRunRecipeTool(options: RecipeToolOptions & { readonly recipesDir: string }): AnyToolDefinition {
+  const recipes = new RecipeDirectory(options.recipesDir);
+  return defineTool({
+    name: "run_recipe",
+    description:
+      "Execute a multi-step recipe (a YAML file of tool calls with {{variable}} placeholders) from the recipes directory.",
+    inputSchema: runInput,
+    tier: "deferred",
+    annotations: { title: "Run recipe" },
+    tags: ["builtin", "recipe", "steps", "sequence", "yaml", "automation", "run"],
+    handler: async (input, context) => {
+      const recipe = await recipes.load(input.name);
+      const values = resolveVariables(recipe, input.variables ?? {});
+      const lines: string[] = [];
+      let failures = 0;
+      let ran = 0;
+      for (const [index, step] of recipe.steps.entries()) {
+        context.signal.throwIfAborted();
+        const result = await callThroughRun(
+          context,
+          options.resolveRun,
+          step.tool,
+          substitute(step.args, values),
+          `${context.callId}/step-${index + 1}`,
+        );
+        ran++;
+        lines.push(report(index, step.name, step.tool, result, options.maxStepOutputChars ?? 4000));
+        if (!result.ok) {
+          failures++;
+          if (input.continue_on_error !== true) break;
+        }
+      }
+      const skipped = recipe.steps.length - ran;
+      const summary = `Recipe "${recipe.name}": ${ran - failures} of ${recipe.steps.length} steps succeeded${failures > 0 ? `, ${failures} failed` : ""}${skipped > 0 ? `, ${skipped} not run` : ""}.`;
+      return [summary, ...lines].join("\n\n");
+    },
+  });
+}
+
+/** `run_recipe` as a group, present when a `recipesDir` is configured. */
+export function recipeToolGroup(options: RecipeToolOptions): ToolGroup {
+  const { recipesDir } = options;
+  return {
+    name: "recipes",
+    enabled: recipesDir !== undefined && recipesDir !== "",
+    tools: () => (recipesDir === undefined || recipesDir === "" ? [] : [createRunRecipeTool({ ...options, recipesDir })]),
+  };
+}

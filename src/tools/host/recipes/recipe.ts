@@ -1,0 +1,151 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { hasErrorCode } from "../shared/atomic-file.js";
+import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+
+/** A variable's value: what `{{name}}` placeholders are replaced with. */
+export type RecipeValue = string | number | boolean;
+
+/** One step: a tool call with arguments that may hold `{{variable}}` placeholders. */
+export interface RecipeStep {
+  /** A label for the step's report. @defaultValue the tool's name */
+  readonly name: string;
+  /** The tool to call. */
+  readonly tool: string;
+  /** Its arguments. */
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A recipe: a named, declarative sequence of tool calls, stored as `<recipes dir>/<name>.yaml`.
+ * ```yaml
+ * description: Show the repository's state
+ * variables:        # defaults; callers may override them
+ *   path: "."
+ * steps:
+ *   - name: files
+ *     tool: ls
+ *     args: { path: "{{path}}" }
+ *   - tool: git_diff_range
+ *     args: { from: "{{base}}", to: HEAD }
+ * ```
+ */
+export interface Recipe {
+  /** The file's name without extension. */
+  readonly name: string;
+  /** What it does. */
+  readonly description: string;
+  /** Default values of variables. */
+  readonly variables: Readonly<Record<string, RecipeValue>>;
+  /** The steps, in order. */
+  readonly steps: readonly RecipeStep[];
+}
+
+/** The most steps a recipe may have. */
+export const MAX_RECIPE_STEPS = 50;
+/** The tool that runs recipes: a step may not call it, so recipes cannot recurse. */
+const RUN_RECIPE = "run_recipe";
+
+function invalid(source: string, message: string): ToolError {
+  return new ToolError("invalid_recipe", `${source}: ${message}`, {
+    hint: "The host must fix the recipe file; pick another recipe meanwhile.",
+  });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isValue = (value: unknown): value is RecipeValue =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+
+function parseStep(value: unknown, index: number, source: string): RecipeStep {
+  const where = `steps[${index}]`;
+  if (!isRecord(value)) throw invalid(source, `${where} must be a mapping with tool and args.`);
+  for (const key of Object.keys(value))
+    if (!["name", "tool", "args"].includes(key))
+      throw invalid(source, `${where} has an unknown key "${key}" (known: name, tool, args).`);
+  const { tool, args, name } = value;
+  if (typeof tool !== "string" || !TOOL_NAME_PATTERN.test(tool)) throw invalid(source, `${where}.tool must be a tool name.`);
+  if (tool === RUN_RECIPE) throw invalid(source, `${where} calls run_recipe; recipes cannot run recipes.`);
+  if (args !== undefined && !isRecord(args)) throw invalid(source, `${where}.args must be a mapping.`);
+  if (name !== undefined && typeof name !== "string") throw invalid(source, `${where}.name must be a string.`);
+  return { name: name ?? tool, tool, args: args ?? {} };
+}
+
+/**
+ * Parses a recipe file's YAML.
+ * @throws ToolError `invalid_recipe` naming the file, and the line for YAML syntax errors.
+ */
+export function parseRecipe(text: string, name: string, source = `${name}.yaml`): Recipe {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    if (error instanceof YAMLParseError)
+      throw invalid(source, `malformed YAML: ${error.message.split("\n")[0] ?? error.message}`);
+    throw error;
+  }
+  if (!isRecord(document)) throw invalid(source, "the file must be a YAML mapping with description and steps.");
+  for (const key of Object.keys(document)) {
+    if (!["name", "description", "variables", "steps"].includes(key))
+      throw invalid(source, `unknown key "${key}" (known: name, description, variables, steps).`);
+  }
+  if (document.name !== undefined && document.name !== name)
+    throw invalid(source, `name must be "${name}" (the file's name) or be left out.`);
+  const variables = document.variables ?? {};
+  if (!isRecord(variables) || !Object.values(variables).every(isValue))
+    throw invalid(source, "variables must map names to strings, numbers or booleans.");
+  const steps = document.steps;
+  if (!Array.isArray(steps) || steps.length === 0) throw invalid(source, "steps must be a non-empty list.");
+  if (steps.length > MAX_RECIPE_STEPS) throw invalid(source, `it has ${steps.length} steps; the limit is ${MAX_RECIPE_STEPS}.`);
+  const description = typeof document.description === "string" ? document.description : "";
+  return {
+    name,
+    description,
+    variables: variables as Record<string, RecipeValue>,
+    steps: steps.map((step, index) => parseStep(step, index, source)),
+  };
+}
+
+/** Recipes as `<name>.yaml` (or `.yml`) files in one directory. */
+export class RecipeDirectory {
+  /** The directory. */
+  readonly directory: string;
+
+  constructor(directory: string) {
+    this.directory = path.resolve(directory);
+  }
+
+  /** The names of the recipes. */
+  async names(): Promise<string[]> {
+    const files = await readdir(this.directory).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT")) return [];
+      throw error;
+    });
+    return files
+      .map((file) => /^(.*)\.ya?ml$/.exec(file)?.[1])
+      .filter((name): name is string => name !== undefined && ENTITY_NAME_PATTERN.test(name))
+      .sort();
+  }
+
+  /**
+   * Loads one recipe.
+   * @throws ToolError `invalid_name`, `unknown_recipe` (with the names there are) or `invalid_recipe`.
+   */
+  async load(name: string): Promise<Recipe> {
+    checkEntityName("Recipe", name);
+    for (const extension of [".yaml", ".yml"]) {
+      const file = path.join(this.directory, `${name}${extension}`);
+      const text = await readFile(file, "utf8").catch((error: unknown) => {
+        if (hasErrorCode(error, "ENOENT")) return undefined;
+        throw error;
+      });
+      if (text !== undefined) return parseRecipe(text, name, `${name}${extension}`);
+    }
+    const names = await this.names();
+    throw new ToolError("unknown_recipe", `There is no recipe named ${JSON.stringify(name)}.`, {
+      hint: names.length === 0 ? "No recipes exist." : `Recipes: ${names.join(", ")}.`,
+    });
+  }
+}

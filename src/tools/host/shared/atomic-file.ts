@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import { link, open, rename, rm } from "node:fs/promises";
+import path from "node:path";
+
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /**
+   * Fail with `EEXIST` when the target exists, instead of replacing it (creation that never
+   * overwrites, even when two writers race).
+   * @defaultValue false
+   */
+  readonly exclusive?: boolean;
+}
+
+/**
+ * Writes a whole file or nothing: the content goes to a temporary file in the same directory,
+ * is flushed, then renamed (or hard-linked, for exclusive creation) over the target. A reader
+ * never sees a half-written profile or skill, and a crash leaves at most a stray `.tmp` file.
+ */
+export async function writeFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
+  const handle = await open(temporary, "wx", 0o644);
+  try {
+    await handle.writeFile(content, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    if (options.exclusive === true) await link(temporary, target);
+    else await rename(temporary, target);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** True for a Node error with this `code` (`ENOENT`, `EEXIST`, ...). */
+export function hasErrorCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}

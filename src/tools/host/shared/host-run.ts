@@ -1,0 +1,22 @@
+import type { CallOptions, ToolCallResult, ToolContext } from "agent-tool-catalog";
+
+/**
+ * What a few host tools need of the run that calls them, beyond `ToolContext`: calling another
+ * tool through the same run (recipe steps, so the run's visibility, validation, approval and
+ * events apply to each step) and narrowing the run's tools while a skill is active. A core
+ * `Run` satisfies it as is.
+ */
+export interface HostRun {
+  /** The run's id. */
+  readonly id: string;
+  /** Calls a tool as the model would, with the run's policy. */
+  call(name: string, args: unknown, options?: CallOptions): Promise<ToolCallResult>;
+  /** Narrows the visible tools to `allowedTools` until the returned function is called. */
+  applySkillConstraint(skill: string, allowedTools: readonly string[]): () => void;
+}
+
+/**
+ * Finds the run behind a tool call. `ToolContext` does not carry the run, so the host hands the
+ * groups that need it a resolver, typically `runs.resolve` of a {@link RunDirectory}.
+ */
+export type RunResolver = (context: ToolContext) => HostRun | undefined;

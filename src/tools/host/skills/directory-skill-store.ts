@@ -1,0 +1,82 @@
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "agent-tool-catalog";
+import { hasErrorCode, writeFileAtomic } from "../shared/atomic-file.js";
+import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
+import type { BrokenSkill, WritableSkillStore } from "./skill-store.js";
+
+/** The file of a skill inside its folder. */
+export const SKILL_FILE_NAME = "SKILL.md";
+
+/** Skills as `<directory>/<name>/SKILL.md`, the layout other agents use too. */
+export class DirectorySkillStore implements WritableSkillStore {
+  /** The skills directory. */
+  readonly directory: string;
+
+  constructor(directory: string) {
+    this.directory = path.resolve(directory);
+  }
+
+  /** {@inheritDoc SkillStore.list} */
+  async list(): Promise<{ readonly skills: readonly SkillDocument[]; readonly broken: readonly BrokenSkill[] }> {
+    const entries = await readdir(this.directory, { withFileTypes: true }).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT")) return [];
+      throw error;
+    });
+    const skills: SkillDocument[] = [];
+    const broken: BrokenSkill[] = [];
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (!entry.isDirectory() || !ENTITY_NAME_PATTERN.test(entry.name)) continue;
+      try {
+        const skill = await this.get(entry.name);
+        if (skill !== undefined) skills.push(skill);
+      } catch (error) {
+        broken.push({ name: entry.name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { skills, broken };
+  }
+
+  /** {@inheritDoc SkillStore.get} */
+  async get(name: string): Promise<SkillDocument | undefined> {
+    const text = await this.readText(name);
+    return text === undefined ? undefined : parseSkillDocument(text, name);
+  }
+
+  /** The raw text of a skill's file, or `undefined`. */
+  async readText(name: string): Promise<string | undefined> {
+    try {
+      return await readFile(this.fileOf(name), "utf8");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
+      throw error;
+    }
+  }
+
+  /** {@inheritDoc WritableSkillStore.create} */
+  async create(skill: SkillDocument): Promise<void> {
+    const file = this.fileOf(skill.name);
+    await mkdir(path.dirname(file), { recursive: true });
+    try {
+      await writeFileAtomic(file, formatSkillDocument(skill), { exclusive: true });
+    } catch (error) {
+      if (hasErrorCode(error, "EEXIST")) {
+        throw new ToolError("skill_exists", `A skill named "${skill.name}" exists already.`, { hint: "Pick another name." });
+      }
+      throw error;
+    }
+  }
+
+  /** A path inside a skill's folder (its file, its verification record). */
+  pathOf(name: string, file: string): string {
+    const folder = path.join(this.directory, checkEntityName("Skill", name));
+    if (path.dirname(folder) !== this.directory)
+      throw new ToolError("invalid_name", `Skill name ${JSON.stringify(name)} leaves the skills directory.`);
+    return path.join(folder, file);
+  }
+
+  private fileOf(name: string): string {
+    return this.pathOf(name, SKILL_FILE_NAME);
+  }
+}

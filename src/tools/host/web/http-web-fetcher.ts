@@ -1,0 +1,143 @@
+import { ToolError } from "agent-tool-catalog";
+import { pageText } from "./page-text.js";
+import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
+
+/** Options of {@link HttpWebFetcher}. */
+export interface HttpWebFetcherOptions {
+  /** The `fetch` to use (proxies, auth, tests). @defaultValue `globalThis.fetch` */
+  readonly fetch?: typeof fetch;
+  /** Give up after this many ms, redirects included. @defaultValue 20000 */
+  readonly timeoutMs?: number;
+  /** Bytes of body read at most; the rest is cut and the page marked truncated. @defaultValue 5 MiB */
+  readonly maxBytes?: number;
+  /** Redirects followed at most. @defaultValue 5 */
+  readonly maxRedirects?: number;
+  /** The `User-Agent` header. @defaultValue `"agent-tool-catalog"` */
+  readonly userAgent?: string;
+  /**
+   * Asked before every request, redirects included; return false to refuse a URL (private
+   * networks, an allow-list). The default allows every http(s) URL, in line with the library's
+   * unrestricted default permissions.
+   * @defaultValue allow all
+   */
+  readonly allowUrl?: (url: URL) => boolean | Promise<boolean>;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+async function readCapped(response: Response, maxBytes: number): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  if (response.body !== null) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - size;
+      if (value.byteLength > room) {
+        if (room > 0) chunks.push(value.subarray(0, room));
+        size += room;
+        truncated = true;
+        await reader.cancel();
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { body, truncated };
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ToolError("invalid_url", `${JSON.stringify(text)} is not an absolute URL.`, {
+      hint: "Give a full URL such as https://example.com/page.",
+    });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ToolError("unsupported_url", `Only http and https URLs can be fetched, not ${url.protocol}.`);
+  }
+  return url;
+}
+
+/**
+ * The default {@link WebFetcher}: `fetch` with a timeout, a body size cap, redirects followed by
+ * hand (bounded, and each hop checked by `allowUrl`), and content-type aware conversion to text.
+ */
+export class HttpWebFetcher implements WebFetcher {
+  private readonly options: HttpWebFetcherOptions;
+
+  constructor(options: HttpWebFetcherOptions = {}) {
+    this.options = options;
+  }
+
+  /** {@inheritDoc WebFetcher.fetch} */
+  async fetch(request: WebFetchRequest): Promise<WebPage> {
+    const timeoutMs = Math.min(request.timeoutMs ?? Number.POSITIVE_INFINITY, this.options.timeoutMs ?? 20_000);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([request.signal, timeout]);
+    try {
+      return await this.follow(parseUrl(request.url), signal);
+    } catch (error) {
+      if (timeout.aborted && !request.signal.aborted) {
+        throw new ToolError("timeout", `Fetching ${request.url} took longer than ${timeoutMs / 1000} s.`, {
+          hint: "Try again later, or another page.",
+        });
+      }
+      if (error instanceof ToolError || request.signal.aborted) throw error;
+      throw new ToolError(
+        "fetch_failed",
+        `Fetching ${request.url} failed: ${error instanceof Error ? error.message : String(error)}.`,
+      );
+    }
+  }
+
+  private async follow(start: URL, signal: AbortSignal): Promise<WebPage> {
+    const maxRedirects = this.options.maxRedirects ?? 5;
+    let url = start;
+    for (let redirects = 0; ; redirects++) {
+      if (this.options.allowUrl !== undefined && !(await this.options.allowUrl(url))) {
+        throw new ToolError("url_not_allowed", `The host does not allow fetching ${url.href}.`);
+      }
+      const response = await (this.options.fetch ?? globalThis.fetch)(url, {
+        signal,
+        redirect: "manual",
+        headers: {
+          "user-agent": this.options.userAgent ?? "agent-tool-catalog",
+          accept: "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.5",
+        },
+      });
+      const location = response.headers.get("location");
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) return this.page(url, response);
+      await response.body?.cancel();
+      if (redirects >= maxRedirects) {
+        throw new ToolError("too_many_redirects", `${start.href} redirected more than ${maxRedirects} times.`, {
+          data: { last: url.href },
+        });
+      }
+      url = parseUrl(new URL(location, url).href);
+    }
+  }
+
+  private async page(url: URL, response: Response): Promise<WebPage> {
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new ToolError("http_error", `GET ${url.href} answered ${response.status} ${response.statusText}.`, {
+        data: { status: response.status },
+      });
+    }
+    const { body, truncated } = await readCapped(response, this.options.maxBytes ?? 5 * 1024 * 1024);
+    const { text, title, mediaType } = pageText(body, response.headers.get("content-type"), url.href);
+    return { url: url.href, status: response.status, contentType: mediaType, title, text, bytes: body.byteLength, truncated };
+  }
+}

@@ -1,0 +1,90 @@
+import { ToolError } from "agent-tool-catalog";
+import { convert } from "html-to-text";
+
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
+const TEXT_TYPES = new Set([
+  "application/json",
+  "application/xml",
+  "application/javascript",
+  "application/x-ndjson",
+  "application/yaml",
+  "application/toml",
+]);
+
+/** The media type and charset of a `Content-Type` header. */
+export function parseContentType(header: string | null): { readonly mediaType: string; readonly charset: string | undefined } {
+  if (header === null) return { mediaType: "", charset: undefined };
+  const [type = "", ...parameters] = header.split(";");
+  const charset = parameters
+    .map((parameter) => parameter.trim().split("="))
+    .find(([key]) => key?.toLowerCase() === "charset")?.[1]
+    ?.replace(/^"|"$/g, "");
+  return { mediaType: type.trim().toLowerCase(), charset };
+}
+
+function kindOf(mediaType: string, body: Uint8Array): "html" | "text" | "binary" {
+  if (HTML_TYPES.has(mediaType)) return "html";
+  if (mediaType.startsWith("text/") || TEXT_TYPES.has(mediaType) || /\+(json|xml)$/.test(mediaType)) return "text";
+  if (mediaType !== "" && mediaType !== "application/octet-stream") return "binary";
+  // No (or a generic) type: sniff. A NUL byte means binary; a leading tag means HTML.
+  const head = body.subarray(0, 1024);
+  if (head.includes(0)) return "binary";
+  return /^\s*<(!doctype html|html|head|body)/i.test(new TextDecoder().decode(head)) ? "html" : "text";
+}
+
+function decode(body: Uint8Array, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(body);
+  } catch {
+    // An unknown charset label: UTF-8 is the best guess for the web.
+    return new TextDecoder("utf-8").decode(body);
+  }
+}
+
+/** A link as the model should follow it: absolute, against the page's (final) URL. */
+function absolute(href: string, base: string): string {
+  try {
+    return new URL(href, base).href;
+  } catch {
+    return href;
+  }
+}
+
+function titleOf(html: string): string | undefined {
+  const match = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html);
+  const title = match?.[1] === undefined ? "" : convert(match[1], { wordwrap: false }).trim();
+  return title === "" ? undefined : title;
+}
+
+/**
+ * A body as readable text, by content type: HTML converted to text (links kept, images and
+ * scripts dropped), other text types decoded with their charset.
+ * @throws ToolError `unsupported_content_type` for images, PDFs, archives and other binaries.
+ */
+export function pageText(
+  body: Uint8Array,
+  contentType: string | null,
+  url: string,
+): { readonly text: string; readonly title: string | undefined; readonly mediaType: string } {
+  const { mediaType, charset } = parseContentType(contentType);
+  const kind = kindOf(mediaType, body);
+  if (kind === "binary") {
+    throw new ToolError("unsupported_content_type", `${url} is ${mediaType || "binary data"}, not a text page.`, {
+      hint: "Use download to save binary files.",
+      data: { contentType: mediaType },
+    });
+  }
+  const raw = decode(body, charset);
+  if (kind === "text") return { text: raw, title: undefined, mediaType: mediaType || "text/plain" };
+  const text = convert(raw, {
+    wordwrap: false,
+    selectors: [
+      { selector: "img", format: "skip" },
+      { selector: "script", format: "skip" },
+      { selector: "style", format: "skip" },
+      { selector: "a", options: { pathRewrite: (href: string) => absolute(href, url), hideLinkHrefIfSameAsText: true } },
+      ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
+    ],
+  });
+  return { text: text.trim(), title: titleOf(raw), mediaType: mediaType || "text/html" };
+}

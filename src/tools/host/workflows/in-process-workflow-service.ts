@@ -1,0 +1,263 @@
+import { randomUUID } from "node:crypto";
+import { CatalogError, ToolError } from "agent-tool-catalog";
+import type { AgentRunner } from "../agents/agent-runner.js";
+import { type Clock, systemClock } from "../shared/clock.js";
+import { WorkflowBudget } from "./workflow-budget.js";
+import { type JournaledAgentCall, WorkflowRunContext } from "./workflow-context.js";
+import type { WorkflowBudgetLimits, WorkflowDefinition } from "./workflow-definition.js";
+import type {
+  WorkflowRunSnapshot,
+  WorkflowService,
+  WorkflowStartOptions,
+  WorkflowSubmission,
+  WorkflowSummary,
+} from "./workflow-service.js";
+
+/** Options of {@link InProcessWorkflowService}. */
+export interface InProcessWorkflowServiceOptions {
+  /** Runs the workflows' agent calls. */
+  readonly runner: AgentRunner;
+  /** Workflows to register at once. */
+  readonly workflows?: readonly WorkflowDefinition[];
+  /** The budget of workflows that set none. @defaultValue 50 agent calls, no token limit */
+  readonly defaultBudget?: WorkflowBudgetLimits;
+  /** Time source. @defaultValue the system clock */
+  readonly clock?: Clock;
+  /** Makes ids. @defaultValue `wf_` / `sub_` and random hex */
+  readonly createId?: (kind: "run" | "submission") => string;
+}
+
+/** A registered workflow with its types erased: `check` returns what `run` accepts. */
+interface RegisteredWorkflow {
+  readonly name: string;
+  readonly description: string;
+  readonly budget: WorkflowBudgetLimits | undefined;
+  check(args: Readonly<Record<string, unknown>>): Promise<unknown>;
+  run(context: WorkflowRunContext, args: unknown): Promise<unknown>;
+}
+
+interface RunRecord {
+  snapshot: WorkflowRunSnapshot;
+  readonly definition: RegisteredWorkflow;
+  readonly args: unknown;
+  readonly depth: number;
+  readonly budget: WorkflowBudget;
+  readonly journal: Map<string, JournaledAgentCall>;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const randomId = (kind: "run" | "submission") =>
+  `${kind === "run" ? "wf" : "wfsub"}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+
+function errorInfo(error: unknown): { code: string; message: string } {
+  if (CatalogError.isInstance(error)) return { code: error.code, message: error.message };
+  return { code: "workflow_failed", message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Checks args with the workflow's schema. @throws ToolError `invalid_workflow_args` naming each field. */
+async function checkArgs<Args, Result>(
+  definition: WorkflowDefinition<Args, Result>,
+  args: Readonly<Record<string, unknown>>,
+): Promise<unknown> {
+  if (definition.argsSchema === undefined) return args;
+  const result = await definition.argsSchema["~standard"].validate(args);
+  if (result.issues === undefined) return result.value;
+  const issues = result.issues.map(
+    (issue) =>
+      `${(issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join(".") || "(args)"}: ${issue.message}`,
+  );
+  throw new ToolError("invalid_workflow_args", `Invalid args for workflow "${definition.name}": ${issues.join("; ")}.`, {
+    data: { issues },
+  });
+}
+
+/**
+ * Workflows in this process: TypeScript functions the host registers, run on an `AgentRunner`
+ * with a budget, a journal of agent calls (for resume), cancellation and bounded waits.
+ * Model-written source only ever reaches {@link InProcessWorkflowService.submissions}.
+ */
+export class InProcessWorkflowService implements WorkflowService {
+  private readonly options: InProcessWorkflowServiceOptions;
+  private readonly clock: Clock;
+  private readonly createId: (kind: "run" | "submission") => string;
+  private readonly workflows = new Map<string, RegisteredWorkflow>();
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly submitted: WorkflowSubmission[] = [];
+
+  constructor(options: InProcessWorkflowServiceOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.createId = options.createId ?? randomId;
+    for (const workflow of options.workflows ?? []) this.register(workflow);
+  }
+
+  /** Registers a workflow (host code). @throws ConfigurationError-like `CatalogError` on a duplicate name. */
+  register<Args, Result>(definition: WorkflowDefinition<Args, Result>): void {
+    if (this.workflows.has(definition.name))
+      throw new CatalogError("duplicate_workflow", `A workflow named "${definition.name}" is registered already.`);
+    this.workflows.set(definition.name, {
+      name: definition.name,
+      description: definition.description,
+      budget: definition.budget,
+      check: (args) => checkArgs(definition, args),
+      // `check` produced these args: the schema's output, or the raw args when there is no schema.
+      run: (context, args) => definition.run(context, args as Args),
+    });
+  }
+
+  /** Source submitted by `create_workflow`, for the host's review. */
+  submissions(): readonly WorkflowSubmission[] {
+    return [...this.submitted];
+  }
+
+  /** {@inheritDoc WorkflowService.list} */
+  async list(): Promise<readonly WorkflowSummary[]> {
+    return [...this.workflows.values()].map(({ name, description }) => ({ name, description }));
+  }
+
+  /** {@inheritDoc WorkflowService.start} */
+  async start(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    options: WorkflowStartOptions,
+  ): Promise<WorkflowRunSnapshot> {
+    const definition = this.workflows.get(name);
+    if (definition === undefined) {
+      throw new ToolError("unknown_workflow", `There is no workflow named ${JSON.stringify(name)}.`, {
+        hint: this.workflows.size === 0 ? "No workflows are registered." : `Workflows: ${[...this.workflows.keys()].join(", ")}.`,
+      });
+    }
+    const checked = await definition.check(args);
+    const record: RunRecord = {
+      snapshot: {
+        runId: this.createId("run"),
+        workflow: name,
+        ownerId: options.ownerId,
+        status: "running",
+        agentCalls: 0,
+        tokens: 0,
+        startedAt: this.clock.now(),
+      },
+      definition,
+      args: checked,
+      depth: options.depth,
+      budget: new WorkflowBudget(definition.budget ?? this.options.defaultBudget ?? {}),
+      journal: new Map(),
+      controller: new AbortController(),
+      done: Promise.resolve(),
+    };
+    this.runs.set(record.snapshot.runId, record);
+    record.done = this.execute(record);
+    return record.snapshot;
+  }
+
+  /** {@inheritDoc WorkflowService.get} */
+  async get(runId: string): Promise<WorkflowRunSnapshot | undefined> {
+    return this.runs.get(runId)?.snapshot;
+  }
+
+  /** {@inheritDoc WorkflowService.wait} */
+  async wait(
+    runId: string,
+    options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
+  ): Promise<WorkflowRunSnapshot | undefined> {
+    const record = this.runs.get(runId);
+    if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
+    let timer: unknown;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<void>((resolve) => {
+      timer = this.clock.setTimeout(resolve, options.timeoutMs);
+      onAbort = resolve;
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([record.done, stop]);
+    } finally {
+      this.clock.clearTimeout(timer);
+      if (onAbort !== undefined) options.signal?.removeEventListener("abort", onAbort);
+    }
+    return record.snapshot;
+  }
+
+  /** {@inheritDoc WorkflowService.resume} */
+  async resume(runId: string): Promise<WorkflowRunSnapshot> {
+    const record = this.runs.get(runId);
+    if (record === undefined) throw new ToolError("unknown_workflow_run", `There is no workflow run ${JSON.stringify(runId)}.`);
+    if (record.snapshot.status === "running" || record.snapshot.status === "completed") return record.snapshot;
+    if (record.budget.exceeded !== undefined) {
+      throw new ToolError(
+        "resume_refused",
+        `Workflow run ${runId} ended because its budget was spent; resuming would only fail again.`,
+        {
+          hint: "Start a new run with narrower args.",
+        },
+      );
+    }
+    record.controller = new AbortController();
+    record.snapshot = {
+      ...record.snapshot,
+      status: "running",
+      error: undefined,
+      finishedAt: undefined,
+      startedAt: this.clock.now(),
+    };
+    record.done = this.execute(record);
+    return record.snapshot;
+  }
+
+  /** Cancels a running workflow run. */
+  async cancel(runId: string): Promise<WorkflowRunSnapshot | undefined> {
+    const record = this.runs.get(runId);
+    if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
+    this.finish(record, { status: "cancelled", error: { code: "cancelled", message: "The workflow run was cancelled." } });
+    record.controller.abort(new ToolError("cancelled", "The workflow run was cancelled."));
+    return record.snapshot;
+  }
+
+  /** {@inheritDoc WorkflowService.submitSource} */
+  async submitSource(submission: Omit<WorkflowSubmission, "id" | "submittedAt" | "status">): Promise<WorkflowSubmission> {
+    const stored: WorkflowSubmission = {
+      ...submission,
+      id: this.createId("submission"),
+      submittedAt: this.clock.now(),
+      status: "pending_review",
+    };
+    this.submitted.push(stored);
+    return stored;
+  }
+
+  private async execute(record: RunRecord): Promise<void> {
+    // Let start() and resume() return their snapshot before a synchronous workflow can finish.
+    await Promise.resolve();
+    const controller = record.controller;
+    const context = new WorkflowRunContext({
+      runId: record.snapshot.runId,
+      workflow: record.definition.name,
+      runner: this.options.runner,
+      budget: record.budget,
+      journal: record.journal,
+      signal: controller.signal,
+      depth: record.depth,
+      ownerId: record.snapshot.ownerId,
+      onBudgetExceeded: (error) => controller.abort(error),
+    });
+    try {
+      const result = await record.definition.run(context, record.args);
+      const exceeded = record.budget.exceeded;
+      // A workflow that caught the budget error still ends failed: the budget is not advisory.
+      this.finish(
+        record,
+        exceeded === undefined ? { status: "completed", result } : { status: "failed", error: errorInfo(exceeded) },
+      );
+    } catch (error) {
+      this.finish(record, { status: "failed", error: errorInfo(record.budget.exceeded ?? error) });
+    }
+  }
+
+  private finish(record: RunRecord, outcome: Pick<WorkflowRunSnapshot, "status" | "result" | "error">): void {
+    if (record.snapshot.status !== "running") return;
+    const { agentCalls, tokens } = record.budget.usage;
+    record.snapshot = { ...record.snapshot, ...outcome, agentCalls, tokens, finishedAt: this.clock.now() };
+  }
+}
