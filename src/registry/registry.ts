@@ -1,3 +1,4 @@
+import { CatalogError } from "../errors/catalog-error.js";
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus, type EventBusOptions } from "../events/event-bus.js";
@@ -115,6 +116,12 @@ export class Registry {
   private changeCount = 0;
   private coreCache: { version: number; tools: readonly CompiledTool[] } | undefined;
   private readonly disposers = new Set<() => unknown>();
+  private isClosed = false;
+
+  /** True once {@link Registry.close} was called. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
 
   constructor(options: RegistryOptions = {}) {
     const eventBusOptions: EventBusOptions =
@@ -227,6 +234,9 @@ export class Registry {
    * function that unregisters it.
    */
   addDisposer(dispose: () => unknown): () => void {
+    if (this.isClosed) {
+      throw new CatalogError("registry_closed", "The registry is closed: nothing can be attached to it any more.");
+    }
     this.disposers.add(dispose);
     return () => {
       this.disposers.delete(dispose);
@@ -235,6 +245,7 @@ export class Registry {
 
   /** Runs every disposer (in parallel) and waits for them; errors are collected, not swallowed. */
   async close(): Promise<void> {
+    this.isClosed = true;
     const disposers = [...this.disposers];
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));

@@ -269,6 +269,37 @@ describe("Run.call", () => {
 });
 
 describe("run-private tools and lifecycle", () => {
+  it("reports a JSON Schema that fails to compile on first call as tool_failed, without throwing", async () => {
+    const broken = defineTool({
+      name: "broken_ref",
+      description: "Its schema points nowhere.",
+      inputSchema: { type: "object", properties: { a: { $ref: "#/definitions/missing" } } },
+      handler: () => "never",
+    });
+    const run = createRegistry({ tools: [broken] }).createRun();
+    expect(expectFailure(await run.call("broken_ref", { a: 1 }))).toMatchObject({
+      code: "tool_failed",
+      message: expect.stringContaining("unusable input schema"),
+    });
+  });
+
+  it("lets a tool clean up when its run closes", async () => {
+    const closed: string[] = [];
+    const opener = defineTool({
+      name: "opener",
+      description: "Opens something for the run.",
+      inputSchema: z.object({}),
+      handler: (_input, context) => {
+        context.addRunDisposer(() => closed.push(context.runId));
+        return "opened";
+      },
+    });
+    const run = createRegistry({ tools: [opener] }).createRun({ runId: "r-9" });
+    await run.call("opener", {});
+    await run.close();
+    expect(closed).toEqual(["r-9"]);
+  });
+
   it("shows a tool registered for one run to that run only", async () => {
     const registry = createRegistry({ tools: sampleTools() });
     const mine = registry.createRun({ runId: "mine" });
@@ -296,9 +327,12 @@ describe("run-private tools and lifecycle", () => {
     expect(run.closed).toBe(true);
     await registry.close();
     expect(closed).toEqual(["run", "registry"]);
-    registry.addDisposer(() => {
+    expect(registry.closed).toBe(true);
+    expect(() => registry.addDisposer(() => {})).toThrowError(expect.objectContaining({ code: "registry_closed" }));
+    const failing = createRegistry();
+    failing.addDisposer(() => {
       throw new Error("cannot close");
     });
-    await expect(registry.close()).rejects.toThrowError(/1 disposer\(s\) failed/);
+    await expect(failing.close()).rejects.toThrowError(/1 disposer\(s\) failed/);
   });
 });

@@ -107,6 +107,7 @@ export class Run {
   private readonly storage = new RunStorage();
   private readonly lifetime = new AbortController();
   private readonly disposers = new Set<() => unknown>();
+  private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
   private readonly plan: ToolLoadPlan;
@@ -260,7 +261,20 @@ export class Run {
     const compiled = (entry as RegistryEntry).compiled;
     const parsed = parseToolArguments(args, this.maxInputLength);
     if (!parsed.ok) return this.fail(name, callId, started, parsed.error, undefined);
-    const validated = await compiled.validate(parsed.value);
+    let validated: Awaited<ReturnType<typeof compiled.validate>>;
+    try {
+      validated = await compiled.validate(parsed.value);
+    } catch (error) {
+      // A JSON Schema that only fails when first compiled (an unresolvable $ref) is the tool's
+      // fault, not the model's; the run goes on.
+      return this.fail(
+        name,
+        callId,
+        started,
+        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema: ${(error as Error).message}` },
+        error,
+      );
+    }
     if (!validated.ok) {
       return this.fail(
         name,
@@ -298,6 +312,7 @@ export class Run {
       catalog: this.catalog,
       hostContext: this.hostContext,
       storage: this.storage,
+      addRunDisposer: this.addDisposerBound,
     };
     let output: unknown;
     try {

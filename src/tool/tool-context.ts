@@ -51,7 +51,11 @@ export interface RunCatalog {
    * Calls a tool of this run as the model would (visibility, validation, approval, events): for
    * tools that run other tools, such as recipes.
    */
-  call(name: string, args: unknown, options?: { readonly callId?: string; readonly signal?: AbortSignal }): Promise<ToolCallResult>;
+  call(
+    name: string,
+    args: unknown,
+    options?: { readonly callId?: string; readonly signal?: AbortSignal },
+  ): Promise<ToolCallResult>;
   /** Narrows the run's tools while a skill is active; returns the function that lifts it. */
   applySkillConstraint(skill: string, allowedTools: readonly string[]): () => void;
   /** Calls a listed tool with the run's validation, policy and events. */
@@ -80,4 +84,9 @@ export interface ToolContext {
   readonly hostContext: Readonly<Record<string, unknown>>;
   /** State that lives as long as the run (journals, caches), keyed by `createRunStorageKey`. */
   readonly storage: RunStorage;
+  /**
+   * Registers cleanup for when the run closes (e.g. a server a tool connected for this run);
+   * returns the function that unregisters it.
+   */
+  readonly addRunDisposer: (dispose: () => unknown) => () => void;
 }

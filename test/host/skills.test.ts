@@ -130,9 +130,12 @@ describe("skill", () => {
     expect(run.activeSkills()).toEqual([]);
   });
 
-  it("fails closed without a way to constrain the run, or to fork", async () => {
+  it("constrains the calling run through its context by default, and fails closed without a way to fork", async () => {
     const noRun = hostRun([skillToolGroup({ skillsDir: skills.path })]).run;
-    expect(failure(await noRun.call("skill", { name: "review" })).code).toBe("skill_constraint_unavailable");
+    expect(text(await noRun.call("skill", { name: "review" }))).toContain("While this skill is active you may use only");
+    expect(noRun.activeSkills()).toEqual(["review"]);
+    text(await noRun.call("skill", { action: "end", name: "review" }));
+    expect(noRun.activeSkills()).toEqual([]);
     expect(failure(await noRun.call("skill", { name: "research" })).code).toBe("fork_unavailable");
     expect(text(await noRun.call("skill", { name: "plain" }))).toContain("Say hello.");
   });

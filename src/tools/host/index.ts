@@ -92,7 +92,7 @@ export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./
 export { type Clock, sleep, systemClock } from "./shared/clock.js";
 export { CONVERSATION_ID_CONTEXT_KEY, conversationIdOf } from "./shared/conversation-id.js";
 export { ENTITY_NAME_PATTERN } from "./shared/entity-name.js";
-export type { HostRun, RunResolver } from "./shared/host-run.js";
+export { contextRun, type HostRun, type RunResolver } from "./shared/host-run.js";
 export { ManualClock } from "./shared/manual-clock.js";
 export { RunDirectory, type TrackableRun } from "./shared/run-directory.js";
 

@@ -7,7 +7,7 @@ import {
   type ToolGroup,
 } from "agent-tool-catalog";
 import { z } from "zod";
-import type { RunResolver } from "../shared/host-run.js";
+import { contextRun, type RunResolver } from "../shared/host-run.js";
 import { callThroughRun } from "./call-through-run.js";
 import { RecipeDirectory } from "./recipe.js";
 import { resolveVariables, substitute } from "./recipe-variables.js";
@@ -16,8 +16,11 @@ import { resolveVariables, substitute } from "./recipe-variables.js";
 export interface RecipeToolOptions {
   /** The recipes directory; empty or absent: no `run_recipe`. */
   readonly recipesDir?: string;
-  /** Finds the calling run, so each step is a call through it (see `RunDirectory`). */
-  readonly resolveRun: RunResolver;
+  /**
+   * Finds the calling run, so each step is a call through it.
+   * @defaultValue the run of the call's context (`contextRun`)
+   */
+  readonly resolveRun?: RunResolver;
   /** Characters of each step's output kept in the report. @defaultValue 4000 */
   readonly maxStepOutputChars?: number;
 }
@@ -64,7 +67,7 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
         context.signal.throwIfAborted();
         const result = await callThroughRun(
           context,
-          options.resolveRun,
+          options.resolveRun ?? contextRun,
           step.tool,
           substitute(step.args, values),
           `${context.callId}/step-${index + 1}`,

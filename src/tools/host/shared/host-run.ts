@@ -20,3 +20,17 @@ export interface HostRun {
  * groups that need it a resolver, typically `runs.resolve` of a {@link RunDirectory}.
  */
 export type RunResolver = (context: ToolContext) => HostRun | undefined;
+
+/**
+ * The calling run as seen through its `ToolContext`: the default resolver, which needs no host
+ * bookkeeping (calls and skill constraints go through `ctx.catalog`).
+ */
+export const contextRun: RunResolver = (context) => ({
+  id: context.runId,
+  call: (name, args, options) =>
+    context.catalog.call(name, args, {
+      ...(options?.callId === undefined ? {} : { callId: options.callId }),
+      ...(options?.signal === undefined ? {} : { signal: options.signal }),
+    }),
+  applySkillConstraint: (skill, allowedTools) => context.catalog.applySkillConstraint(skill, allowedTools),
+});

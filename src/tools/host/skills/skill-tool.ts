@@ -9,7 +9,7 @@ import {
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
-import type { RunResolver } from "../shared/host-run.js";
+import { contextRun, type RunResolver } from "../shared/host-run.js";
 import type { SkillDocument } from "./skill-document.js";
 import type { SkillStore } from "./skill-store.js";
 
@@ -17,7 +17,10 @@ import type { SkillStore } from "./skill-store.js";
 export interface SkillToolOptions extends AgentDepthOptions {
   /** Where skills come from. */
   readonly store: SkillStore;
-  /** Finds the calling run, to apply a skill's `allowed-tools`; without it such skills are refused (fail closed). */
+  /**
+   * Finds the calling run, to apply a skill's `allowed-tools`.
+   * @defaultValue the run of the call's context (`contextRun`)
+   */
   readonly resolveRun?: RunResolver;
   /** Runs `context: fork` skills; without it they are refused. */
   readonly agentRunner?: AgentRunner;
@@ -62,7 +65,7 @@ function applyConstraint(skill: SkillDocument, context: ToolContext, options: Sk
   const active = context.storage.get(ACTIVE_SKILLS);
   const allowed = skill.allowedTools;
   if (allowed === undefined || active.has(skill.name)) return "";
-  const run = options.resolveRun?.(context);
+  const run = (options.resolveRun ?? contextRun)(context);
   if (run === undefined) {
     throw new ToolError(
       "skill_constraint_unavailable",
@@ -73,7 +76,7 @@ function applyConstraint(skill: SkillDocument, context: ToolContext, options: Sk
     );
   }
   active.set(skill.name, run.applySkillConstraint(skill.name, allowed));
-  return `\n\nWhile this skill is active you may use only: ${[...allowed, "AskUserQuestion", "find_tool", "skill"].join(", ")}. When done, call skill with {"action":"end","name":"${skill.name}"}.`;
+  return `\n\nWhile this skill is active you may use only: ${[...new Set([...allowed, "AskUserQuestion", "find_tool", "skill"])].join(", ")}. When done, call skill with {"action":"end","name":"${skill.name}"}.`;
 }
 
 async function fork(

@@ -1,0 +1,60 @@
+const MAX_NODES = 20_000;
+const MAX_DEPTH = 64;
+
+/**
+ * Finds what would make a JSON Schema fail when it is first compiled, at the first call rather
+ * than at registration: a `$ref` that points nowhere, a `pattern` that is not a regular
+ * expression, a schema too large or too deep to be sane. The catalog compiles validators lazily
+ * (so thousands of MCP tools cost nothing until called); this keeps a broken server schema from
+ * turning the first call into an exception. Returns the problem, or `undefined`.
+ */
+export function checkMcpInputSchema(schema: unknown): string | undefined {
+  let nodes = 0;
+  const visit = (value: unknown, depth: number, path: string): string | undefined => {
+    if (typeof value !== "object" || value === null) return undefined;
+    if (++nodes > MAX_NODES) return `the schema has more than ${MAX_NODES} nodes`;
+    if (depth > MAX_DEPTH) return `the schema is nested deeper than ${MAX_DEPTH} levels`;
+    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    for (const [key, child] of entries) {
+      const problem = checkKeyword(schema, key, child, `${path}/${key}`) ?? visit(child, depth + 1, `${path}/${key}`);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+  return visit(schema, 0, "#");
+}
+
+function checkKeyword(root: unknown, key: string, value: unknown, path: string): string | undefined {
+  if (key === "$ref" && typeof value === "string") return checkReference(root, value, path);
+  if (key === "pattern" && typeof value === "string") return checkPattern(value, path);
+  if (key === "patternProperties" && typeof value === "object" && value !== null) {
+    for (const pattern of Object.keys(value)) {
+      const problem = checkPattern(pattern, `${path}/${pattern}`);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+}
+
+function checkReference(root: unknown, reference: string, path: string): string | undefined {
+  if (reference === "#" || (reference.startsWith("#") && !reference.startsWith("#/"))) return undefined;
+  if (!reference.startsWith("#/")) return `${path} refers outside the schema (${JSON.stringify(reference.slice(0, 200))})`;
+  let target: unknown = root;
+  for (const raw of reference.slice(2).split("/")) {
+    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof target !== "object" || target === null || !Object.hasOwn(target, segment)) {
+      return `${path} refers to ${JSON.stringify(reference.slice(0, 200))}, which does not exist`;
+    }
+    target = (target as Record<string, unknown>)[segment];
+  }
+  return undefined;
+}
+
+function checkPattern(pattern: string, path: string): string | undefined {
+  try {
+    new RegExp(pattern, "u");
+    return undefined;
+  } catch {
+    return `${path} is not a valid regular expression`;
+  }
+}

@@ -1,0 +1,185 @@
+import { CallToolResultSchema, type Implementation, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { CatalogError, type EventBus, type Registry, type ToolContext } from "agent-tool-catalog";
+import { cutToBytes } from "./cut-to-bytes.js";
+import { formatMcpResult, type McpToolResultContent } from "./format-mcp-result.js";
+import { listMcpTools } from "./list-mcp-tools.js";
+import { McpConnection, type McpConnectionListener } from "./mcp-connection.js";
+import { clip } from "./mcp-errors.js";
+import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
+import type { McpListResourcesOptions, McpResourcePage, McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
+import { type McpRegisteredTool, type McpToolChanges, McpToolSync } from "./mcp-tool-sync.js";
+import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
+import type { McpTransportDriver } from "./transports/mcp-transport.js";
+
+/** What a {@link ConnectedMcpServer} is built from. */
+export interface ConnectedMcpServerOptions {
+  readonly registry: Registry;
+  readonly server: ResolvedMcpServerConfig;
+  readonly driver: McpTransportDriver;
+  readonly runId: string | undefined;
+  readonly events: EventBus<McpEvents>;
+  readonly clientInfo: Implementation;
+  readonly listChangedDebounceMs: number;
+}
+
+/** The implementation of {@link McpServerHandle}; built by `connectMcpServer`. */
+export class ConnectedMcpServer implements McpServerHandle {
+  readonly name: string;
+  readonly runId: string | undefined;
+  readonly events: EventBus<McpEvents>;
+  private readonly server: ResolvedMcpServerConfig;
+  private readonly connection: McpConnection;
+  private readonly sync: McpToolSync;
+  private readonly disposers: (() => void)[] = [];
+  private rejected: readonly McpRejectedTool[] = [];
+  private truncated = false;
+  private lastError: { code: string; message: string } | undefined;
+  private refreshing: Promise<unknown> = Promise.resolve();
+  private debounce: ReturnType<typeof setTimeout> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: ConnectedMcpServerOptions) {
+    this.server = options.server;
+    this.name = options.server.name;
+    this.runId = options.runId;
+    this.events = options.events;
+    this.connection = new McpConnection(options.server, options.driver, options.clientInfo, this.listener());
+    this.sync = new McpToolSync(options.registry, {
+      server: this.name,
+      trusted: this.server.trusted,
+      runId: this.runId,
+      call: (mcpName, input, context) => this.callTool(mcpName, input, context),
+    });
+  }
+
+  get status(): McpServerStatus {
+    const info = this.connection.connectedClient?.getServerVersion();
+    return {
+      name: this.name,
+      runId: this.runId,
+      transport: this.options.driver.kind,
+      trusted: this.server.trusted,
+      state: this.connection.state,
+      pid: this.connection.pid,
+      serverInfo: info === undefined ? undefined : { name: info.name, version: info.version },
+      tools: this.sync.tools().map((tool) => tool.name),
+      rejected: this.rejected,
+      truncated: this.truncated,
+      lastError: this.lastError,
+    };
+  }
+
+  get supportsResources(): boolean {
+    return this.connection.connectedClient?.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** Ties the server's lifetime to an owner (registry, run): it closes with it. */
+  closeWith(owner: { addDisposer(dispose: () => unknown): () => void }): void {
+    this.disposers.push(owner.addDisposer(() => this.close()));
+  }
+
+  /** Connects and registers the tools; on failure nothing stays registered or running. */
+  async start(): Promise<void> {
+    await this.connection.open();
+    await this.refresh();
+  }
+
+  tools(): readonly McpRegisteredTool[] {
+    return this.sync.tools();
+  }
+
+  refresh(): Promise<McpToolChanges> {
+    const next = this.refreshing.catch(() => undefined).then(() => this.refreshNow());
+    this.refreshing = next;
+    return next;
+  }
+
+  async listResources(options: McpListResourcesOptions = {}): Promise<McpResourcePage> {
+    const result = await this.connection.request({ signal: options.signal, subject: "resources/list" }, (client, request) =>
+      client.listResources(options.cursor === undefined ? {} : { cursor: options.cursor }, request),
+    );
+    return { resources: result.resources, nextCursor: result.nextCursor };
+  }
+
+  readResource(uri: string, options: { readonly signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
+    return this.connection.request(
+      { signal: options.signal, subject: `resource ${JSON.stringify(clip(uri, 200))}` },
+      (client, request) => client.readResource({ uri }, request),
+    );
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    clearTimeout(this.debounce);
+    for (const dispose of this.disposers.splice(0)) dispose();
+    this.sync.clear();
+    await this.connection.close();
+    this.events.emit("server.closed", { server: this.name, runId: this.runId });
+  }
+
+  private async refreshNow(): Promise<McpToolChanges> {
+    if (this.closing !== undefined) return { added: [], removed: [], updated: [], rejected: [] };
+    const listing = await this.connection.request({ subject: "tools/list" }, (client, request) => listMcpTools(client, request));
+    if (this.closing !== undefined) return { added: [], removed: [], updated: [], rejected: [] };
+    const changes = this.sync.apply(listing);
+    const before = new Set(this.rejected.map(rejectionKey));
+    this.rejected = changes.rejected;
+    this.truncated = listing.truncated;
+    for (const tool of changes.rejected) {
+      if (!before.has(rejectionKey(tool))) this.events.emit("tool.rejected", { server: this.name, runId: this.runId, tool });
+    }
+    this.events.emit("tools.refreshed", { server: this.name, runId: this.runId, ...changes });
+    return changes;
+  }
+
+  private scheduleRefresh(): void {
+    if (this.closing !== undefined) return;
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => {
+      this.refresh().catch((error: unknown) => {
+        const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
+        const message = error instanceof Error ? error.message : String(error);
+        this.lastError = { code, message };
+        this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
+      });
+    }, this.options.listChangedDebounceMs);
+    this.debounce.unref?.();
+  }
+
+  private async callTool(mcpName: string, input: Record<string, unknown>, context: ToolContext): Promise<string> {
+    const result = await this.connection.request(
+      { signal: context.signal, subject: `tool "${clip(mcpName, 80)}"` },
+      (client, request) => client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, request),
+    );
+    // With CallToolResultSchema the SDK always gives `content`; the legacy `toolResult` shape is JSON.
+    if (!hasContent(result)) return cutToBytes(JSON.stringify(result) ?? "", this.server.maxOutputBytes);
+    return formatMcpResult(result, { server: this.name, tool: mcpName, maxOutputBytes: this.server.maxOutputBytes });
+  }
+
+  private listener(): McpConnectionListener {
+    return {
+      toolsChanged: () => this.scheduleRefresh(),
+      connected: (reconnect) => {
+        this.events.emit("server.connected", { server: this.name, runId: this.runId, reconnect, pid: this.connection.pid });
+        // The restarted server may list other tools than the one that was lost.
+        if (reconnect) this.scheduleRefresh();
+      },
+      disconnected: (reason) => {
+        this.lastError = { code: "mcp_server_closed", message: reason };
+        this.events.emit("server.disconnected", { server: this.name, runId: this.runId, reason });
+      },
+    };
+  }
+}
+
+function hasContent(result: object): result is McpToolResultContent {
+  return Array.isArray((result as { content?: unknown }).content);
+}
+
+function rejectionKey(tool: McpRejectedTool): string {
+  return `${tool.reason}\u0000${tool.mcpName}`;
+}

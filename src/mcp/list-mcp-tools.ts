@@ -1,0 +1,86 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { ResultSchema, type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { clip } from "./mcp-errors.js";
+import type { McpRejectedTool } from "./mcp-events.js";
+
+/** The tools a server lists, and the entries that could not be used. */
+export interface McpToolListing {
+  /** Well-formed tools, in the server's order. */
+  readonly tools: readonly Tool[];
+  /** Entries skipped, with the reason. */
+  readonly rejected: readonly McpRejectedTool[];
+  /** True when the listing stopped at a limit (pages or tools). */
+  readonly truncated: boolean;
+}
+
+/** Most pages read in one listing: a server that pages forever is cut off. */
+export const MAX_TOOL_PAGES = 100;
+/** Most tools taken from one server. */
+export const MAX_TOOLS_PER_SERVER = 5000;
+
+/** Reads every page of `tools/list`, checking each entry on its own. */
+export async function listMcpTools(client: Client, options: RequestOptions): Promise<McpToolListing> {
+  if (client.getServerCapabilities()?.tools === undefined) return { tools: [], rejected: [], truncated: false };
+  const tools: Tool[] = [];
+  const rejected: McpRejectedTool[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    // The SDK's own (loose) result schema: each entry is checked on its own below, so one broken
+    // tool does not hide the others (listTools rejects the whole page). Using the SDK's schema also
+    // keeps this independent of which zod major the installed SDK uses.
+    const result = await client.request(
+      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+      ResultSchema,
+      options,
+    );
+    const entries: unknown = result.tools;
+    if (!Array.isArray(entries)) throw new MalformedListingError("tools/list result has no tools array");
+    for (const entry of entries) {
+      if (tools.length >= MAX_TOOLS_PER_SERVER) return { tools, rejected, truncated: true };
+      const checked = checkTool(entry);
+      if ("tool" in checked) tools.push(checked.tool);
+      else rejected.push(checked.rejected);
+    }
+    cursor = typeof result.nextCursor === "string" ? result.nextCursor : undefined;
+    if (cursor === undefined) return { tools, rejected, truncated: false };
+    if (cursors.has(cursor)) return { tools, rejected, truncated: true };
+    cursors.add(cursor);
+  }
+  return { tools, rejected, truncated: true };
+}
+
+function checkTool(entry: unknown): { tool: Tool } | { rejected: McpRejectedTool } {
+  const parsed = ToolSchema.safeParse(entry);
+  if (parsed.success) return { tool: parsed.data };
+  const raw = (typeof entry === "object" && entry !== null ? entry : {}) as { name?: unknown; inputSchema?: unknown };
+  const mcpName = typeof raw.name === "string" ? clip(raw.name, 200) : "(unnamed)";
+  const schema = raw.inputSchema as { type?: unknown } | undefined;
+  if (typeof raw.name === "string" && (typeof schema !== "object" || schema === null || schema.type !== "object")) {
+    return {
+      rejected: {
+        mcpName,
+        reason: "invalid_input_schema",
+        message: `inputSchema must be a JSON Schema of type "object", got ${describe(schema)}`,
+      },
+    };
+  }
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
+  return { rejected: { mcpName, reason: "invalid_tool", message: `not a valid MCP tool (${where}${issue?.message ?? "?"})` } };
+}
+
+function describe(schema: { type?: unknown } | undefined | null): string {
+  if (typeof schema !== "object" || schema === null) return schema === null ? "null" : typeof schema;
+  return `type ${JSON.stringify(schema.type ?? null)}`;
+}
+
+/** A listing that is not a listing at all; reported like the SDK's schema errors (it has `issues`). */
+class MalformedListingError extends Error {
+  readonly issues: readonly { readonly message: string }[];
+  constructor(message: string) {
+    super(message);
+    this.issues = [{ message }];
+  }
+}

@@ -1,0 +1,219 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { type Implementation, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolError } from "agent-tool-catalog";
+import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
+import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
+import type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
+
+/** Where a connection stands. */
+export type McpConnectionState = "idle" | "connecting" | "connected" | "disconnected" | "closed";
+
+/** What a connection tells its owner. */
+export interface McpConnectionListener {
+  /** The server sent `notifications/tools/list_changed`. */
+  toolsChanged(): void;
+  /** A connection was established; `reconnect` is false for the first one. */
+  connected(reconnect: boolean): void;
+  /** The connection was lost (not closed by the host). */
+  disconnected(reason: string): void;
+}
+
+/** Options of one request. */
+export interface McpRequestOptions {
+  /** Cancels the request (the server gets `notifications/cancelled`). */
+  readonly signal?: AbortSignal | undefined;
+  /** What is asked, for error messages, e.g. `tool "search"`. */
+  readonly subject: string;
+}
+
+const PING_TIMEOUT_MS = 5000;
+const TERMINATE_TIMEOUT_MS = 1000;
+
+/**
+ * One server's client, transport-agnostic: it connects lazily, notices a lost or stuck server,
+ * and reconnects on the next request (one attempt per request, never a loop). It never retries a
+ * request itself: a tool call may not be safe to repeat.
+ */
+export class McpConnection {
+  private client: Client | undefined;
+  private instance: McpTransportInstance | undefined;
+  private opening: Promise<Client> | undefined;
+  private suspect = false;
+  private connections = 0;
+  private currentState: McpConnectionState = "idle";
+  private firstTransportError: string | undefined;
+
+  constructor(
+    private readonly server: ResolvedMcpServerConfig,
+    private readonly driver: McpTransportDriver,
+    private readonly clientInfo: Implementation,
+    private readonly listener: McpConnectionListener,
+  ) {}
+
+  /** The current state. */
+  get state(): McpConnectionState {
+    return this.currentState;
+  }
+
+  /** The server process id while connected (stdio). */
+  get pid(): number | undefined {
+    return this.instance?.pid();
+  }
+
+  /** The SDK client while connected. */
+  get connectedClient(): Client | undefined {
+    return this.client;
+  }
+
+  /** The tail of the server's stderr and the first transport error, for error messages. */
+  diagnostics(): string {
+    return [this.instance?.diagnostics() ?? "", this.firstTransportError ?? ""].filter((part) => part !== "").join("\n");
+  }
+
+  /**
+   * Connects if not connected (one attempt, shared by concurrent callers).
+   * @throws McpConnectionError when the server cannot be reached.
+   */
+  open(): Promise<Client> {
+    if (this.currentState === "closed") return Promise.reject(closedError(this.server.name));
+    if (this.client !== undefined) return Promise.resolve(this.client);
+    this.opening ??= this.connect().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /**
+   * Runs one request on a healthy connection and turns every failure into a `ToolError` for the
+   * model. A server that timed out or failed oddly is pinged before the next request and
+   * restarted when the ping fails.
+   */
+  async request<Result>(
+    options: McpRequestOptions,
+    send: (client: Client, requestOptions: RequestOptions) => Promise<Result>,
+  ): Promise<Result> {
+    const { timeoutMs } = this.server;
+    const requestOptions: RequestOptions = {
+      timeout: timeoutMs,
+      maxTotalTimeout: timeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    // At most two attempts, and the second only when the first never reached the server.
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.ready();
+      try {
+        return await send(client, requestOptions);
+      } catch (error) {
+        if (options.signal?.aborted === true) throw error;
+        if (attempt === 0 && this.instance?.sessionExpired?.(error) === true) {
+          await this.dispose();
+          continue;
+        }
+        throw this.failure(error, options.subject, client);
+      }
+    }
+  }
+
+  /** Closes for good: ends the session, stops the process, waits for it. */
+  async close(): Promise<void> {
+    if (this.currentState === "closed") return;
+    this.currentState = "closed";
+    await this.opening?.catch(() => undefined);
+    await this.dispose();
+  }
+
+  private failure(error: unknown, subject: string, client: Client): ToolError {
+    if (this.isClosed()) return closedError(this.server.name);
+    const failure = describeMcpFailure(error, {
+      server: this.server.name,
+      subject,
+      timeoutMs: this.server.timeoutMs,
+      diagnostics: this.diagnostics(),
+      connectionLost: this.client !== client,
+      transportError: this.firstTransportError,
+    });
+    if (failure.suspect) this.suspect = true;
+    return failure.error;
+  }
+
+  private async ready(): Promise<Client> {
+    if (this.client !== undefined && this.suspect) {
+      this.suspect = false;
+      const alive = await this.client.ping({ timeout: Math.min(PING_TIMEOUT_MS, this.server.timeoutMs) }).then(
+        () => true,
+        () => false,
+      );
+      if (!alive) await this.dispose();
+    }
+    try {
+      return await this.open();
+    } catch (error) {
+      if (this.currentState === "closed") throw closedError(this.server.name);
+      throw unavailableError(this.server.name, error);
+    }
+  }
+
+  private async connect(): Promise<Client> {
+    this.currentState = "connecting";
+    this.firstTransportError = undefined;
+    const instance = this.driver.create();
+    const client = new Client(this.clientInfo, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client === client) this.listener.toolsChanged();
+    });
+    client.onerror = (error) => {
+      // The first error explains the rest (an overflow is followed by broken JSON of the same message).
+      this.firstTransportError ??= clip(error.message, 500);
+    };
+    client.onclose = () => this.lost(client);
+    try {
+      await client.connect(instance.transport, { timeout: this.server.connectTimeoutMs });
+    } catch (error) {
+      const diagnostics = instance.diagnostics();
+      await client.close().catch(() => undefined);
+      if (!this.isClosed()) this.currentState = "disconnected";
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new McpConnectionError(
+        `Could not connect to MCP server "${this.server.name}" (${this.driver.kind}): ${clip(reason, 500)}${diagnostics === "" ? "" : `\n${clip(diagnostics, 1000)}`}`,
+        { cause: error, data: { server: this.server.name, transport: this.driver.kind, diagnostics } },
+      );
+    }
+    if (this.isClosed()) {
+      await client.close().catch(() => undefined);
+      throw closedError(this.server.name);
+    }
+    this.client = client;
+    this.instance = instance;
+    this.currentState = "connected";
+    this.suspect = false;
+    this.listener.connected(this.connections++ > 0);
+    return client;
+  }
+
+  // A method, so the compiler does not narrow the state across awaits.
+  private isClosed(): boolean {
+    return this.currentState === "closed";
+  }
+
+  private lost(client: Client): void {
+    if (this.client !== client || this.currentState === "closed") return;
+    this.client = undefined;
+    this.currentState = "disconnected";
+    const diagnostics = this.instance?.diagnostics() ?? "";
+    this.listener.disconnected(diagnostics === "" ? "the connection closed" : `the connection closed: ${clip(diagnostics, 500)}`);
+  }
+
+  private async dispose(): Promise<void> {
+    const client = this.client;
+    const instance = this.instance;
+    this.client = undefined;
+    if (this.currentState !== "closed") this.currentState = "disconnected";
+    if (client === undefined) return;
+    if (instance?.terminate !== undefined) {
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, TERMINATE_TIMEOUT_MS).unref());
+      await Promise.race([instance.terminate().catch(() => undefined), timer]);
+    }
+    await client.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,99 @@
+import { ConfigurationError, EventBus } from "agent-tool-catalog";
+import type { McpEvents } from "./mcp-events.js";
+import type { McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
+import { sanitizeMcpNamePart } from "./mcp-tool-name.js";
+
+/** A server that could not be connected, and why. */
+export interface McpServerFailure {
+  /** The server's name. */
+  readonly name: string;
+  /** The error (usually an `McpConnectionError` with the server's stderr tail in `data`). */
+  readonly error: unknown;
+}
+
+/**
+ * The connected servers of one registry, shared (run id `undefined`) or private to a run. The
+ * resource tools and `connect_mcp` look servers up here, always through a run id, so a run never
+ * reaches another run's server.
+ */
+export class McpServerGroup {
+  /** Events of every server connected through this group. */
+  readonly events: EventBus<McpEvents>;
+  private readonly handles: McpServerHandle[] = [];
+  private readonly failed: McpServerFailure[] = [];
+  private readonly disposers: (() => unknown)[] = [];
+
+  constructor(events: EventBus<McpEvents> = new EventBus<McpEvents>()) {
+    this.events = events;
+  }
+
+  /** Servers that failed to connect when the group was built. */
+  get failures(): readonly McpServerFailure[] {
+    return this.failed;
+  }
+
+  /**
+   * Adds a connected server.
+   * @throws ConfigurationError when a server of that name is already in the same scope.
+   */
+  add(handle: McpServerHandle): void {
+    this.prune();
+    if (this.handles.some((other) => other.name === handle.name && other.runId === handle.runId)) {
+      throw new ConfigurationError("duplicate_mcp_server", `An MCP server named "${handle.name}" is already connected here.`, {
+        data: { name: handle.name, runId: handle.runId },
+      });
+    }
+    this.handles.push(handle);
+  }
+
+  /** Records a server that could not be connected (see {@link McpServerGroup.failures}). */
+  addFailure(failure: McpServerFailure): void {
+    this.failed.push(failure);
+  }
+
+  /**
+   * The servers a run may use: the shared ones and its own. Without a run id: only the shared.
+   */
+  list(runId?: string): McpServerHandle[] {
+    this.prune();
+    return this.handles.filter((handle) => handle.runId === undefined || handle.runId === runId);
+  }
+
+  /** A server a run may use, by exact or sanitized name; the run's own wins over a shared one. */
+  get(name: string, runId?: string): McpServerHandle | undefined {
+    const visible = this.list(runId);
+    const exact = visible.filter((handle) => handle.name === name);
+    const matches =
+      exact.length > 0 ? exact : visible.filter((handle) => sanitizeMcpNamePart(handle.name) === sanitizeMcpNamePart(name));
+    return matches.find((handle) => handle.runId !== undefined) ?? matches[0];
+  }
+
+  /** The status of every open server. */
+  status(): McpServerStatus[] {
+    this.prune();
+    return this.handles.map((handle) => handle.status);
+  }
+
+  /** Registers cleanup to run at {@link McpServerGroup.close} (e.g. removing the resource tools). */
+  addDisposer(dispose: () => unknown): void {
+    this.disposers.push(dispose);
+  }
+
+  /** Closes every server of the group and runs its disposers. */
+  async close(): Promise<void> {
+    const handles = this.handles.splice(0);
+    const disposers = this.disposers.splice(0);
+    const results = await Promise.allSettled([
+      ...handles.map((handle) => handle.close()),
+      ...disposers.map(async (dispose) => dispose()),
+    ]);
+    const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} MCP server(s) failed to close.`);
+  }
+
+  private prune(): void {
+    for (let index = this.handles.length - 1; index >= 0; index--) {
+      if (this.handles[index]?.status.state === "closed") this.handles.splice(index, 1);
+    }
+  }
+}

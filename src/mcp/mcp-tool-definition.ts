@@ -1,0 +1,95 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type AnyToolDefinition,
+  defineTool,
+  type JsonObjectSchema,
+  type ToolAnnotations,
+  type ToolContext,
+  ToolDefinitionError,
+} from "agent-tool-catalog";
+import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
+import { clip } from "./mcp-errors.js";
+
+/** The tags of every MCP tool; `mcp_server:<name>` is added per server. */
+export const MCP_TOOL_TAGS: readonly string[] = Object.freeze(["mcp", "integration", "external", "dynamic"]);
+
+const MAX_DESCRIPTION_LENGTH = 4000;
+const MAX_TITLE_LENGTH = 200;
+
+/** Calls a tool on the server and returns the text for the model. */
+export type McpToolCaller = (mcpName: string, input: Record<string, unknown>, context: ToolContext) => Promise<string>;
+
+/** What {@link mcpToolDefinition} needs. */
+export interface McpToolDefinitionInput {
+  /** The server's name. */
+  readonly server: string;
+  /** Whether the host trusts the server's annotations. */
+  readonly trusted: boolean;
+  /** The tool as the server lists it. */
+  readonly tool: Tool;
+  /** Its registry name (`mcp_<server>_<tool>`). */
+  readonly name: string;
+  /** How a call reaches the server. */
+  readonly call: McpToolCaller;
+}
+
+/** A definition plus a fingerprint: same fingerprint, same definition, nothing to update. */
+export interface McpToolDefinition {
+  /** The catalog definition (deferred, tagged). */
+  readonly definition: AnyToolDefinition;
+  /** A stable string of everything the model sees of the tool. */
+  readonly fingerprint: string;
+}
+
+/**
+ * Turns a listed MCP tool into a deferred catalog tool. It is `mutating` unless a trusted server
+ * says `readOnlyHint: true` without `destructiveHint: true`; an untrusted server's hints are not
+ * copied at all (only its title is), so nothing downstream can mistake them for facts.
+ *
+ * @throws ToolDefinitionError when the tool's input schema is not a valid JSON object schema.
+ */
+export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinition {
+  const { tool, server, trusted } = input;
+  const hints = tool.annotations ?? {};
+  const mutating = !(trusted && hints.readOnlyHint === true && hints.destructiveHint !== true);
+  const title = tool.title ?? hints.title;
+  const annotations = annotationsOf(trusted, title === undefined ? undefined : clip(title, MAX_TITLE_LENGTH), hints);
+  const description = describe(tool, server, title);
+  const inputSchema = tool.inputSchema as JsonObjectSchema;
+  const problem = checkMcpInputSchema(inputSchema);
+  if (problem !== undefined) {
+    throw new ToolDefinitionError("invalid_input_schema", `Tool "${input.name}": inputSchema is invalid: ${problem}.`, {
+      data: { name: input.name },
+    });
+  }
+  const mcpName = tool.name;
+  const definition = defineTool<Record<string, unknown>, string>({
+    name: input.name,
+    description,
+    tier: "deferred",
+    mutating,
+    annotations,
+    tags: [...MCP_TOOL_TAGS, `mcp_server:${server}`],
+    inputSchema,
+    handler: (args, context) => input.call(mcpName, args, context),
+  });
+  const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema]);
+  return { definition, fingerprint };
+}
+
+function describe(tool: Tool, server: string, title: string | undefined): string {
+  const own = (tool.description ?? "").trim() || title?.trim() || `The "${clip(tool.name, 80)}" tool.`;
+  // The origin goes last: listings show the first sentence, and find_tool finds the server by it.
+  return `${clip(own, MAX_DESCRIPTION_LENGTH)}\n\nFrom MCP server "${clip(server, 80)}" (tool "${clip(tool.name, 80)}").`;
+}
+
+function annotationsOf(trusted: boolean, title: string | undefined, hints: NonNullable<Tool["annotations"]>): ToolAnnotations {
+  const out: { -readonly [Key in keyof ToolAnnotations]: ToolAnnotations[Key] } = {};
+  if (title !== undefined) out.title = title;
+  if (!trusted) return out;
+  if (typeof hints.readOnlyHint === "boolean") out.readOnlyHint = hints.readOnlyHint;
+  if (typeof hints.destructiveHint === "boolean") out.destructiveHint = hints.destructiveHint;
+  if (typeof hints.idempotentHint === "boolean") out.idempotentHint = hints.idempotentHint;
+  if (typeof hints.openWorldHint === "boolean") out.openWorldHint = hints.openWorldHint;
+  return out;
+}

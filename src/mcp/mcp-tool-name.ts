@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+
+/** Every MCP tool's registry name starts with this. */
+export const MCP_TOOL_NAME_PREFIX = "mcp_";
+
+const MAX_NAME_LENGTH = 64;
+const HASH_LENGTH = 10;
+
+function fold(part: string): string {
+  return part
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
+}
+
+/**
+ * Makes one part of `mcp_<server>_<tool>` safe for every provider: lower-case, accents dropped
+ * (`café` → `cafe`), and every character outside `[a-z0-9_]` (the spec's `-`, `/`, `.` and
+ * space, and anything else) replaced by `_`. So `read-file` and `read_file` are one name.
+ */
+export function sanitizeMcpNamePart(part: string): string {
+  return fold(part).replace(/[^a-z0-9_]/g, "_");
+}
+
+/**
+ * The registry name of an MCP tool: `mcp_<server>_<tool>`, both parts sanitized.
+ *
+ * A hash suffix (`_` and ten hex digits of a SHA-256 of the raw server and tool names, the same
+ * in every process) is added when the name would lose what tells tools apart: when it is over
+ * 64 characters (it keeps its first 53), or when a part had characters beyond the spec's
+ * `-`, `/`, `.` and space (`日本語` and `中文` would both be `___`). Names that differ only by
+ * the spec's rule (`Read-File`, `read.file`) stay equal: that collision is reported, not hidden.
+ */
+export function mcpToolName(server: string, tool: string): string {
+  const full = `${MCP_TOOL_NAME_PREFIX}${sanitizeMcpNamePart(server)}_${sanitizeMcpNamePart(tool)}`;
+  const lossy = /[^a-z0-9_\-/. ]/.test(fold(server)) || /[^a-z0-9_\-/. ]/.test(fold(tool));
+  if (full.length <= MAX_NAME_LENGTH && !lossy) return full;
+  const hash = createHash("sha256").update(server).update("\u0000").update(tool).digest("hex").slice(0, HASH_LENGTH);
+  return `${full.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
+}

@@ -1,0 +1,95 @@
+import { ConfigurationError } from "agent-tool-catalog";
+import {
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpSseServerConfig,
+  type McpStdioServerConfig,
+  type McpTransportKind,
+  transportKindOf,
+} from "./mcp-server-config.js";
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+
+/** A checked config with its defaults filled in. */
+export interface ResolvedMcpServerConfig {
+  /** The config as given. */
+  readonly config: McpServerConfig;
+  /** The server's name. */
+  readonly name: string;
+  /** The transport it selects. */
+  readonly kind: McpTransportKind;
+  /** Whether annotations count. */
+  readonly trusted: boolean;
+  /** Per-call timeout, ms. */
+  readonly timeoutMs: number;
+  /** Connect timeout, ms. */
+  readonly connectTimeoutMs: number;
+  /** Output limit, bytes. */
+  readonly maxOutputBytes: number;
+}
+
+/**
+ * Checks a config once, up front, so a typo fails where the host wrote it and not at the first
+ * tool call.
+ * @throws ConfigurationError (`invalid_mcp_config`) naming the field.
+ */
+export function resolveMcpServerConfig(config: McpServerConfig): ResolvedMcpServerConfig {
+  const fail = (field: string, problem: string): never => {
+    const where = typeof config?.name === "string" ? `MCP server "${config.name}"` : "MCP server config";
+    throw new ConfigurationError("invalid_mcp_config", `${where}: ${field} ${problem}.`, { data: { field } });
+  };
+  if (typeof config !== "object" || config === null) return fail("config", "must be an object");
+  if (typeof config.name !== "string" || config.name.trim() === "") fail("name", "must be a non-empty string");
+  const kinds = [typeof config.command === "string", typeof config.url === "string", typeof config.transport === "function"];
+  if (kinds.filter(Boolean).length !== 1) fail("command/url/transport", "must give exactly one way to reach the server");
+  const kind = transportKindOf(config);
+  if (kind === "stdio") checkStdio(config as McpStdioServerConfig, fail);
+  if (kind === "http" || kind === "sse") checkUrl(config as McpHttpServerConfig | McpSseServerConfig, fail);
+  return {
+    config,
+    name: config.name,
+    kind,
+    trusted: config.trusted === true,
+    timeoutMs: positive(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
+    connectTimeoutMs: positive(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
+    maxOutputBytes: Math.floor(positive(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes", fail)),
+  };
+}
+
+type Fail = (field: string, problem: string) => never;
+
+function checkStdio(config: McpStdioServerConfig, fail: Fail): void {
+  if (config.command === "") fail("command", "must not be empty");
+  if (config.args !== undefined && (!Array.isArray(config.args) || !config.args.every((arg) => typeof arg === "string"))) {
+    fail("args", "must be an array of strings");
+  }
+  if (config.env !== undefined) {
+    const values = typeof config.env === "object" && config.env !== null ? Object.values(config.env) : [0];
+    if (!values.every((value) => typeof value === "string")) fail("env", "must map names to strings");
+  }
+  if (config.cwd !== undefined && typeof config.cwd !== "string") fail("cwd", "must be a string");
+}
+
+function checkUrl(config: McpHttpServerConfig | McpSseServerConfig, fail: Fail): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(config.url));
+  } catch {
+    fail("url", `is not a URL: ${JSON.stringify(config.url)}`);
+  }
+  if (url !== undefined && url.protocol !== "http:" && url.protocol !== "https:") fail("url", "must be http: or https:");
+  const transport: unknown = config.transport;
+  if (transport !== undefined && transport !== "http" && transport !== "sse") fail("transport", 'must be "http" or "sse"');
+  if (config.headers !== undefined) {
+    const values = typeof config.headers === "object" && config.headers !== null ? Object.values(config.headers) : [0];
+    if (!values.every((value) => typeof value === "string")) fail("headers", "must map names to strings");
+  }
+}
+
+function positive(value: number | undefined, fallback: number, field: string, fail: Fail): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) fail(field, "must be a positive number");
+  return value;
+}

@@ -1,0 +1,15 @@
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { McpSseServerConfig } from "../mcp-server-config.js";
+import type { McpTransportDriver } from "./mcp-transport.js";
+
+/** The legacy HTTP+SSE transport, for servers that predate streamable HTTP. */
+export function sseTransportDriver(config: McpSseServerConfig): McpTransportDriver {
+  return {
+    kind: "sse",
+    create: () => ({
+      transport: new SSEClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } }),
+      pid: () => undefined,
+      diagnostics: () => "",
+    }),
+  };
+}

@@ -1,0 +1,32 @@
+import { fileURLToPath } from "node:url";
+import type { McpStdioServerConfig } from "agent-tool-catalog/mcp";
+
+const script = fileURLToPath(new URL("../servers/stdio-fixture-server.ts", import.meta.url));
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+// An absolute loader path, so the fixture also starts from a cwd outside the project.
+const tsxLoader = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+
+/** The config of a stdio fixture server: this Node, with tsx, running the fixture script. */
+export function stdioFixture(
+  name: string,
+  options: Partial<Omit<McpStdioServerConfig, "command" | "name">> & { hostile?: boolean } = {},
+): McpStdioServerConfig {
+  const { hostile, ...rest } = options;
+  return {
+    name,
+    command: process.execPath,
+    args: ["--import", tsxLoader, script, ...(hostile === true ? ["--hostile"] : [])],
+    cwd: root,
+    ...rest,
+  };
+}
+
+/** True while a process with this id exists. */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
