@@ -31,7 +31,9 @@ describe("the built root entry", () => {
     const entry = join(dist, file);
     expect(existsSync(entry), "run `npm run build` first").toBe(true);
     const imports = [...bareImports(entry)].map((specifier) => specifier.replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, "$1"));
-    expect(new Set(imports)).toEqual(new Set(["ajv", "smol-toml", "zod", "zod-to-json-schema"].filter((name) => imports.includes(name))));
+    expect(new Set(imports)).toEqual(
+      new Set(["ajv", "smol-toml", "zod", "zod-to-json-schema"].filter((name) => imports.includes(name))),
+    );
     expect(imports.some((specifier) => specifier.startsWith("node:"))).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, type ToolDefinition, ToolError, type ToolGroup } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, agentDepthOf, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner } from "./agent-runner.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type AnyToolDefinition, defineTool, type ToolDefinition, type ToolGroup } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import type { QuestionBroker } from "./question-broker.js";

@@ -1,11 +1,4 @@
-import {
-  type AnyToolDefinition,
-  defineTool,
-  formatToolResult,
-  type ToolCallResult,
-  type ToolDefinition,
-  type ToolGroup,
-} from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, formatToolResult, type ToolCallResult, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
 import { callThroughRun } from "./call-through-run.js";

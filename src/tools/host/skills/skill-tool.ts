@@ -1,11 +1,4 @@
-import {
-  type AnyToolDefinition,
-  createRunStorageKey,
-  defineTool,
-  type ToolContext,
-  type ToolDefinition,
-  ToolError,
-} from "agent-tool-catalog";
+import { type AnyToolDefinition, createRunStorageKey, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";

@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, type ToolDefinition, ToolError, type ToolGroup } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 

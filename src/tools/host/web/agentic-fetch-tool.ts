@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, type ToolDefinition } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";

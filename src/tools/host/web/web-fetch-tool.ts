@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, type ToolDefinition } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import type { WebFetcher, WebPage } from "./web-fetcher.js";
 
