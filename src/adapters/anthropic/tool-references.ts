@@ -1,14 +1,12 @@
 import type { Run } from "agent-tool-catalog";
+import { field, isObject } from "../shared/json-fields.js";
+import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { AnthropicContentBlock } from "./anthropic-types.js";
 
 /** The `via` of activations made by the provider's tool search (see the `tool.activated` event). */
 export const ANTHROPIC_TOOL_SEARCH_VIA = "anthropic_tool_search";
 
-// Deferred tools the provider's tool search has loaded in a run. Their definitions reach the model
-// through the `tool_reference` in the conversation, so `anthropicTools` keeps `defer_loading` on
-// them and the tools prefix stays byte-identical (the prompt cache survives the discovery). Keyed
-// by run and dropped with it.
-const loadedBySearch = new WeakMap<Run, Set<string>>();
+const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA);
 
 /**
  * Activates in `run` the tools that the provider's tool search returned in `content` (the
@@ -23,22 +21,12 @@ const loadedBySearch = new WeakMap<Run, Set<string>>();
  * run does not know are left out, and a call of them gets an `unknown_tool` result
  */
 export function activateToolReferences(run: Run, content: readonly AnthropicContentBlock[]): string[] {
-  const names = referencedToolNames(content);
-  if (names.length === 0) return [];
-  const outcome = run.activate(names, ANTHROPIC_TOOL_SEARCH_VIA);
-  const callable = [...outcome.activated, ...outcome.alreadyAvailable];
-  let loaded = loadedBySearch.get(run);
-  if (loaded === undefined) {
-    loaded = new Set();
-    loadedBySearch.set(run, loaded);
-  }
-  for (const name of callable) loaded.add(name);
-  return callable;
+  return searchActivations.activate(run, referencedToolNames(content));
 }
 
 /** True when the provider's tool search loaded `name` in `run` (its definition is in the conversation). */
 export function loadedByToolSearch(run: Run, name: string): boolean {
-  return loadedBySearch.get(run)?.has(name) === true;
+  return searchActivations.has(run, name);
 }
 
 /** The tool names of every `tool_reference` in `tool_search_tool_result` blocks, first occurrence first. */
@@ -57,12 +45,4 @@ function referencedToolNames(content: readonly AnthropicContentBlock[]): string[
     }
   }
   return [...names];
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === "object" && value !== null;
-}
-
-function field(value: object, key: string): unknown {
-  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }

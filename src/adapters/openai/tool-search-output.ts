@@ -1,13 +1,12 @@
 import type { Run } from "agent-tool-catalog";
+import { field, isObject } from "../shared/json-fields.js";
+import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { OpenAIResponseItem } from "./openai-types.js";
 
 /** The `via` of activations made by OpenAI's tool search (see the `tool.activated` event). */
 export const OPENAI_TOOL_SEARCH_VIA = "openai_tool_search";
 
-// Deferred tools OpenAI's tool search has loaded in a run. The provider injects their definitions
-// at the end of the context, so `openAIResponsesTools` keeps `defer_loading` on them and the tool
-// list stays byte-identical (the prompt cache survives the discovery). Keyed by run, dropped with it.
-const loadedBySearch = new WeakMap<Run, Set<string>>();
+const searchActivations = new NativeSearchActivations(OPENAI_TOOL_SEARCH_VIA);
 
 /**
  * Activates in `run` the function tools that OpenAI's hosted tool search loaded (the `tools` of
@@ -20,22 +19,12 @@ const loadedBySearch = new WeakMap<Run, Set<string>>();
  * does not know are left out, and a call of them gets an `unknown_tool` result
  */
 export function activateToolSearchOutput(run: Run, output: readonly OpenAIResponseItem[]): string[] {
-  const names = loadedToolNames(output);
-  if (names.length === 0) return [];
-  const outcome = run.activate(names, OPENAI_TOOL_SEARCH_VIA);
-  const callable = [...outcome.activated, ...outcome.alreadyAvailable];
-  let loaded = loadedBySearch.get(run);
-  if (loaded === undefined) {
-    loaded = new Set();
-    loadedBySearch.set(run, loaded);
-  }
-  for (const name of callable) loaded.add(name);
-  return callable;
+  return searchActivations.activate(run, loadedToolNames(output));
 }
 
 /** True when OpenAI's tool search loaded `name` in `run`. */
 export function loadedByToolSearch(run: Run, name: string): boolean {
-  return loadedBySearch.get(run)?.has(name) === true;
+  return searchActivations.has(run, name);
 }
 
 function loadedToolNames(output: readonly OpenAIResponseItem[]): string[] {
@@ -54,12 +43,4 @@ function loadedToolNames(output: readonly OpenAIResponseItem[]): string[] {
     if (isObject(item) && item.type === "tool_search_output") collect(field(item, "tools"));
   }
   return [...names];
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === "object" && value !== null;
-}
-
-function field(value: object, key: string): unknown {
-  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
