@@ -10,6 +10,7 @@ export default defineConfig({
     "tools/index": "src/tools/index.ts",
     "mcp/index": "src/mcp/index.ts",
     "host/index": "src/tools/host/index.ts",
+    "git/index": "src/tools/git/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

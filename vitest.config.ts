@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^agent-tool-catalog\/tools$/, replacement: source("./src/tools/index.ts") },
       { find: /^agent-tool-catalog\/mcp$/, replacement: source("./src/mcp/index.ts") },
       { find: /^agent-tool-catalog\/host$/, replacement: source("./src/tools/host/index.ts") },
+      { find: /^agent-tool-catalog\/git$/, replacement: source("./src/tools/git/index.ts") },
       { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
     ],
   },

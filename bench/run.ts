@@ -2,13 +2,15 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git
+ *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCallOverhead } from "./call-overhead.js";
+import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { updateReadme } from "./readme-section.js";
 import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
@@ -73,6 +75,16 @@ if (wanted("grep")) {
 if (wanted("patch")) {
   results.applyPatch = await measureApplyPatch(20_000, 50, quick ? 2 : 7);
   save("apply-patch", { machine, results: results.applyPatch });
+}
+
+if (wanted("git")) {
+  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 10_000, runs: 5 });
+  const extra = [renderGitBench(synthetic)];
+  const clone = process.env.GIT_BENCH_REPOSITORY;
+  const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
+  if (real !== undefined) extra.push(renderGitBench(real));
+  results.extraMarkdown = [...(results.extraMarkdown ?? []), ...extra];
+  save("git-tools", { machine, synthetic, real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history" });
 }
 
 const summary = renderSummary(results);

@@ -1,0 +1,54 @@
+import type { FsClient } from "isomorphic-git";
+
+/** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
+export interface FileAccess {
+  /** A file's text, or `undefined` when it does not exist or cannot be read. */
+  readText(path: string): Promise<string | undefined>;
+  /** Whether something is at `path`, and what. */
+  kind(path: string): Promise<"file" | "directory" | undefined>;
+}
+
+interface StatLike {
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+function isStatLike(value: unknown): value is StatLike {
+  return typeof value === "object" && value !== null && "isFile" in value && "isDirectory" in value;
+}
+
+function callback<Result>(call: (done: (error: unknown, result: Result) => void) => void): Promise<Result> {
+  return new Promise((resolve, reject) => call((error, result) => (error ? reject(error) : resolve(result))));
+}
+
+/**
+ * Wraps an isomorphic-git fs client (promise or callback style) in the two reads the tools need,
+ * so the host's fs is used for everything, not only for objects.
+ */
+export function fileAccess(fs: FsClient): FileAccess {
+  const readFile = (path: string): Promise<unknown> =>
+    "promises" in fs ? fs.promises.readFile(path, "utf8") : callback<unknown>((done) => fs.readFile(path, "utf8", done));
+  const stat = (path: string): Promise<unknown> =>
+    "promises" in fs ? fs.promises.stat(path) : callback<unknown>((done) => fs.stat(path, done));
+  return {
+    async readText(path) {
+      try {
+        const text = await readFile(path);
+        if (typeof text === "string") return text;
+        return text instanceof Uint8Array ? Buffer.from(text).toString("utf8") : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async kind(path) {
+      try {
+        const stats = await stat(path);
+        if (!isStatLike(stats)) return undefined;
+        if (stats.isDirectory()) return "directory";
+        return stats.isFile() ? "file" : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

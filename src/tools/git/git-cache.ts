@@ -1,0 +1,117 @@
+import type { FileDiff } from "./diff/file-diff.js";
+import type { ResolvedChange } from "./history/renames.js";
+import type { FileChange } from "./history/tree-diff.js";
+import { LruCache } from "./lru-cache.js";
+import type { ObjectStore } from "./objects/git-object.js";
+import type { GitTree } from "./objects/git-tree.js";
+import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
+
+/** Options of {@link createGitCache}. */
+export interface GitCacheOptions {
+  /**
+   * Rough upper bound, in bytes, of what the cache keeps per repository: parsed commits and trees,
+   * blob contents, tree diffs and line diffs. Objects never change, so nothing goes stale; the
+   * least recently used entries go first when the bound is reached. Outside this bound, the
+   * node reader also keeps each pack file of up to 256 MiB in memory (as git maps packs) and
+   * 32 MiB of resolved delta bases, until {@link GitCache.clear}.
+   * @defaultValue 256 MiB
+   */
+  readonly maxBytes?: number;
+}
+
+/** The caches of one repository (package-internal). */
+export interface RepositoryCaches {
+  /** Where objects come from. */
+  readonly store: ObjectStore;
+  /** isomorphic-git's own cache object (pack indexes), for its calls. */
+  readonly isomorphicCache: object;
+  /** Parsed commits by id. */
+  readonly commits: LruCache<string, CommitRecord>;
+  /** Parsed trees by id. */
+  readonly trees: LruCache<string, GitTree>;
+  /** Blob contents by id. */
+  readonly blobs: LruCache<string, Buffer>;
+  /** A commit's changes against its first parent, by commit id and path scope. */
+  readonly changes: LruCache<string, readonly FileChange[]>;
+  /** The same with renames paired. */
+  readonly renamedChanges: LruCache<string, readonly ResolvedChange[]>;
+  /** Line diffs by the two blob ids. */
+  readonly lineDiffs: LruCache<string, FileDiff>;
+  /** What is at a path in a tree (`null`: nothing), by tree id and path: history walks ask it per commit. */
+  readonly paths: LruCache<string, TreeEntry | null>;
+}
+
+function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: number): RepositoryCaches {
+  const share = (fraction: number) => Math.floor(maxBytes * fraction);
+  return {
+    store,
+    isomorphicCache,
+    commits: new LruCache(share(0.1), (commit) => 300 + commit.message.length * 2),
+    trees: new LruCache(share(0.2), (tree) => 100 + tree.content.length + tree.size * 12),
+    blobs: new LruCache(share(0.4), (blob) => blob.length + 64),
+    changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),
+    renamedChanges: new LruCache(share(0.05), (changes) => 64 + changes.length * 240),
+    lineDiffs: new LruCache(share(0.1), (diff) => 64 + (diff.lines?.removed.length ?? 0) + (diff.lines?.added.length ?? 0)),
+    paths: new LruCache(share(0.05), (entry) => 160 + (entry?.name.length ?? 0)),
+  };
+}
+
+/**
+ * What the git tools remember between calls: one entry per repository, holding parsed objects and
+ * derived data (tree diffs, line diffs). Pass one cache to several `createGitTools()` calls to
+ * share it; call {@link GitCache.clear} to free memory and open pack files.
+ */
+export interface GitCache {
+  /** Forgets every repository and closes their pack files. */
+  clear(): void;
+}
+
+/** The cache's per-repository store, kept off the public interface. */
+class RepositoryCacheTable implements GitCache {
+  private readonly repositories = new Map<object | undefined, Map<string, RepositoryCaches>>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  repository(
+    fileSystem: object | undefined,
+    commondir: string,
+    createStore: (isomorphicCache: object) => ObjectStore,
+  ): RepositoryCaches {
+    let repositories = this.repositories.get(fileSystem);
+    if (repositories === undefined) {
+      repositories = new Map();
+      this.repositories.set(fileSystem, repositories);
+    }
+    let caches = repositories.get(commondir);
+    if (caches === undefined) {
+      const isomorphicCache = {};
+      caches = createCaches(createStore(isomorphicCache), isomorphicCache, this.maxBytes);
+      repositories.set(commondir, caches);
+    }
+    return caches;
+  }
+
+  clear(): void {
+    for (const repositories of this.repositories.values()) for (const caches of repositories.values()) caches.store.close();
+    this.repositories.clear();
+  }
+}
+
+/**
+ * The caches of the repository whose objects are in `commondir`, as read through the host's
+ * `fileSystem` (`undefined`: node's fs), made with `createStore` on first use.
+ */
+export function repositoryCaches(
+  cache: GitCache,
+  fileSystem: object | undefined,
+  commondir: string,
+  createStore: (isomorphicCache: object) => ObjectStore,
+): RepositoryCaches {
+  if (!(cache instanceof RepositoryCacheTable)) throw new TypeError("A GitCache must come from createGitCache().");
+  return cache.repository(fileSystem, commondir, createStore);
+}
+
+/** Creates a {@link GitCache}; share it between tool sets that read the same repositories. */
+export function createGitCache(options: GitCacheOptions = {}): GitCache {
+  return new RepositoryCacheTable(options.maxBytes ?? 256 * 1024 * 1024);
+}

@@ -1,0 +1,169 @@
+import { fileDiff } from "../diff/file-diff.js";
+import type { LineDiff } from "../diff/line-diff.js";
+import { shallowCloneError } from "../git-errors.js";
+import type { CommitRecord } from "../objects/parse-objects.js";
+import type { GitRepository } from "../repository.js";
+import { yieldToEventLoop } from "../yield-to-event-loop.js";
+import { commitChangesWithRenames, requireCommit } from "./commit-changes.js";
+import { CommitQueue } from "./commit-walk.js";
+import { detectRenames } from "./renames.js";
+import { diffTrees } from "./tree-diff.js";
+
+/** Who last changed one line. */
+export interface BlamedLine {
+  /** The line's number in the blamed version, from 1. */
+  readonly line: number;
+  /** The commit that introduced the line. */
+  readonly commit: CommitRecord;
+  /** The file's path in that commit (differs after a rename). */
+  readonly path: string;
+  /** The line's number in that commit's version, from 1. */
+  readonly originalLine: number;
+}
+
+/** A line still looking for its author: its final number and its number in the suspect's version. */
+interface TrackedLine {
+  readonly final: number;
+  readonly current: number;
+}
+
+/** A version of the file (commit and path) that lines are currently attributed to. */
+interface Suspect {
+  readonly commit: CommitRecord;
+  readonly path: string;
+  readonly blob: string;
+  lines: TrackedLine[];
+}
+
+interface Origin {
+  readonly parent: CommitRecord;
+  readonly path: string;
+  readonly blob: string;
+}
+
+interface Blame {
+  readonly repository: GitRepository;
+  readonly queue: CommitQueue<Suspect>;
+  readonly suspects: Map<string, Suspect>;
+  readonly result: Map<number, BlamedLine>;
+}
+
+async function originIn(repository: GitRepository, commit: CommitRecord, parent: CommitRecord, index: number, path: string) {
+  const entry = await repository.entryAt(parent.tree, path);
+  if (entry !== undefined && entry.kind === "blob") return { parent, path, blob: entry.oid };
+  if (entry !== undefined) return undefined;
+  // The path is new against this parent: look for the file it was renamed from, as git blame does.
+  const changes =
+    index === 0
+      ? await commitChangesWithRenames(repository, commit, "")
+      : await detectRenames(repository, await diffTrees(repository, parent.tree, commit.tree, ""));
+  const rename = changes.find((change) => change.status === "R" && change.path === path);
+  if (rename?.previousPath === undefined || rename.oldOid === undefined) return undefined;
+  return { parent, path: rename.previousPath, blob: rename.oldOid };
+}
+
+/** For each line of the newer version, its line in the older one, or -1 when the diff changed it. */
+function lineMap(lines: LineDiff): Int32Array {
+  const map = new Int32Array(lines.added.length).fill(-1);
+  let i = 0;
+  for (let j = 0; j < lines.added.length; j++) {
+    if (lines.added[j] === 1) continue;
+    while (i < lines.removed.length && lines.removed[i] === 1) i++;
+    map[j] = i++;
+  }
+  return map;
+}
+
+function passTo(blame: Blame, origin: Origin, lines: TrackedLine[]): void {
+  if (lines.length === 0) return;
+  const key = `${origin.parent.oid}\u0000${origin.path}`;
+  const existing = blame.suspects.get(key);
+  if (existing !== undefined) {
+    existing.lines = [...existing.lines, ...lines].sort((x, y) => x.current - y.current);
+    return;
+  }
+  const suspect: Suspect = { commit: origin.parent, path: origin.path, blob: origin.blob, lines };
+  blame.suspects.set(key, suspect);
+  blame.queue.push(suspect, origin.parent);
+}
+
+function settle(blame: Blame, suspect: Suspect, lines: readonly TrackedLine[]): void {
+  for (const line of lines) {
+    blame.result.set(line.final, {
+      line: line.final,
+      commit: suspect.commit,
+      path: suspect.path,
+      originalLine: line.current + 1,
+    });
+  }
+}
+
+async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
+  const found: Origin[] = [];
+  for (const [index, parentId] of suspect.commit.parents.entries()) {
+    const parent = await requireCommit(blame.repository, parentId);
+    const origin = await originIn(blame.repository, suspect.commit, parent, index, suspect.path);
+    if (origin === undefined) continue;
+    if (origin.blob === suspect.blob) return [origin];
+    if (!found.some((other) => other.blob === origin.blob)) found.push(origin);
+  }
+  return found;
+}
+
+async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
+  const { commit } = suspect;
+  if (commit.parents.length > 0 && blame.repository.isShallow(commit.oid)) {
+    throw shallowCloneError(commit.oid, "the lines this commit did not write cannot be traced further back");
+  }
+  const candidates = await origins(blame, suspect);
+  const only = candidates[0];
+  if (candidates.length === 1 && only !== undefined && only.blob === suspect.blob) {
+    passTo(blame, only, suspect.lines);
+    return;
+  }
+  let remaining = suspect.lines;
+  for (const origin of candidates) {
+    const diff = await fileDiff(blame.repository, { oid: origin.blob, mode: "100644" }, { oid: suspect.blob, mode: "100644" });
+    if (diff.lines === undefined) continue;
+    const map = lineMap(diff.lines);
+    const passed: TrackedLine[] = [];
+    const kept: TrackedLine[] = [];
+    for (const line of remaining) {
+      const older = map[line.current] ?? -1;
+      if (older >= 0) passed.push({ final: line.final, current: older });
+      else kept.push(line);
+    }
+    passTo(blame, origin, passed);
+    remaining = kept;
+    if (remaining.length === 0) break;
+  }
+  settle(blame, suspect, remaining);
+}
+
+/**
+ * Blames lines `from`..`to` (1-based, inclusive) of `path` at `start` the way `git blame` does:
+ * suspects are processed newest committer date first; a parent with the identical blob takes all
+ * lines; otherwise each parent in turn takes the lines its diff leaves unchanged, and what no
+ * parent takes was written by the commit. Renames are followed (whole-file renames, not -M/-C
+ * line moves). Only the asked range is tracked, so the walk stops as soon as it is settled.
+ */
+export async function blameLines(
+  repository: GitRepository,
+  start: CommitRecord,
+  path: string,
+  blob: string,
+  range: { readonly from: number; readonly to: number },
+  signal: AbortSignal,
+): Promise<BlamedLine[]> {
+  const blame: Blame = { repository, queue: new CommitQueue<Suspect>(), suspects: new Map(), result: new Map() };
+  const lines: TrackedLine[] = [];
+  for (let line = range.from; line <= range.to; line++) lines.push({ final: line, current: line - 1 });
+  passTo(blame, { parent: start, path, blob }, lines);
+  let steps = 0;
+  for (let suspect = blame.queue.pop(); suspect !== undefined; suspect = blame.queue.pop()) {
+    blame.suspects.delete(`${suspect.commit.oid}\u0000${suspect.path}`);
+    if (++steps % 256 === 0) await yieldToEventLoop(signal);
+    await processSuspect(blame, suspect);
+  }
+  return [...blame.result.values()].sort((x, y) => x.line - y.line);
+}

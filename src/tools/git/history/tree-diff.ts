@@ -1,0 +1,98 @@
+import type { GitTree } from "../objects/git-tree.js";
+import type { TreeEntry } from "../objects/parse-objects.js";
+import type { GitRepository } from "../repository.js";
+
+/** One path whose content or mode differs between two trees (no rename pairing yet). */
+export interface FileChange {
+  /** The repository-relative path. */
+  readonly path: string;
+  /** The old blob (absent: the path was added). */
+  readonly oldOid?: string;
+  /** The new blob (absent: the path was deleted). */
+  readonly newOid?: string;
+  /** The old mode. */
+  readonly oldMode?: string;
+  /** The new mode. */
+  readonly newMode?: string;
+}
+
+interface Walk {
+  readonly repository: GitRepository;
+  /** The scope's path parts; entries off this path are not visited. */
+  readonly scope: readonly string[];
+  readonly changes: FileChange[];
+}
+
+function fileChange(path: string, before: TreeEntry | undefined, after: TreeEntry | undefined): FileChange {
+  return {
+    path,
+    ...(before === undefined ? {} : { oldOid: before.oid, oldMode: before.mode }),
+    ...(after === undefined ? {} : { newOid: after.oid, newMode: after.mode }),
+  };
+}
+
+/** Records one name that differs: recurse into trees, record files (when the scope reaches them). */
+async function compareEntries(
+  walk: Walk,
+  before: TreeEntry | undefined,
+  after: TreeEntry | undefined,
+  prefix: string,
+  depth: number,
+) {
+  const name = before?.name ?? after?.name ?? "";
+  const path = prefix === "" ? name : `${prefix}/${name}`;
+  const oldIsTree = before?.kind === "tree";
+  const newIsTree = after?.kind === "tree";
+  if (oldIsTree || newIsTree) {
+    await walkTrees(walk, oldIsTree ? before?.oid : undefined, newIsTree ? after?.oid : undefined, path, depth + 1);
+  }
+  const oldFile = oldIsTree ? undefined : before;
+  const newFile = newIsTree ? undefined : after;
+  // A file can only be in scope when the scope ends at (or above) it.
+  if ((oldFile !== undefined || newFile !== undefined) && depth + 1 >= walk.scope.length) {
+    walk.changes.push(fileChange(path, oldFile, newFile));
+  }
+}
+
+/** Walks two sorted trees side by side; entries with the same name, mode and id are skipped unread. */
+async function mergeTrees(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number) {
+  let i = 0;
+  let j = 0;
+  while (i < oldTree.size || j < newTree.size) {
+    const order = i >= oldTree.size ? 1 : j >= newTree.size ? -1 : oldTree.compareNames(i, newTree, j);
+    if (order === 0) {
+      if (!oldTree.sameObject(i, newTree, j)) await compareEntries(walk, oldTree.entry(i), newTree.entry(j), prefix, depth);
+      i++;
+      j++;
+    } else if (order < 0) await compareEntries(walk, oldTree.entry(i++), undefined, prefix, depth);
+    else await compareEntries(walk, undefined, newTree.entry(j++), prefix, depth);
+  }
+}
+
+async function walkTrees(walk: Walk, before: string | undefined, after: string | undefined, prefix: string, depth: number) {
+  if (before === after) return;
+  const oldTree = await walk.repository.tree(before);
+  const newTree = await walk.repository.tree(after);
+  const part = walk.scope[depth];
+  if (part === undefined) return mergeTrees(walk, oldTree, newTree, prefix, depth);
+  const oldEntry = oldTree.find(part);
+  const newEntry = newTree.find(part);
+  if (oldEntry?.oid === newEntry?.oid && oldEntry?.mode === newEntry?.mode) return;
+  await compareEntries(walk, oldEntry, newEntry, prefix, depth);
+}
+
+/**
+ * The files that differ between two trees, limited to `scope` (a file or directory path; "" for
+ * everything), sorted by path. Only subtrees whose ids differ are read, so the cost follows the
+ * size of the change, not of the repository.
+ */
+export async function diffTrees(
+  repository: GitRepository,
+  before: string | undefined,
+  after: string | undefined,
+  scope: string,
+): Promise<FileChange[]> {
+  const walk: Walk = { repository, scope: scope === "" ? [] : scope.split("/"), changes: [] };
+  await walkTrees(walk, before, after, "", 0);
+  return walk.changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}

@@ -1,0 +1,189 @@
+import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
+import { z } from "zod";
+import { type CommitSummary, summarize } from "./commit-summary.js";
+import { countOccurrences } from "./diff/text.js";
+import { shallowCloneError } from "./git-errors.js";
+import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
+import { commitChanges, commitChangesWithRenames } from "./history/commit-changes.js";
+import { CommitWalk } from "./history/commit-walk.js";
+import { parseSince } from "./history/since.js";
+import type { CommitRecord } from "./objects/parse-objects.js";
+import type { GitRepository } from "./repository.js";
+import { repositoryPath } from "./repository-path.js";
+import { resolveRevision } from "./revision.js";
+
+const logSearchInput = z.object({
+  query: z.string().min(1).max(1000).describe("The text to look for"),
+  mode: z
+    .enum(["message", "pickaxe", "both"])
+    .optional()
+    .describe(
+      '"message": commit messages containing the text, case-insensitive (git log -i -F --grep). "pickaxe": commits that add or remove the text in a file, exact case (git log -S). "both" (default): either.',
+    ),
+  path: z.string().min(1).optional().describe("Only commits that change this file or directory (relative to the workspace)"),
+  ref: z.string().min(1).optional().describe("Where history starts (default HEAD): a branch, tag or commit id"),
+  since: z.string().min(1).optional().describe('Only commits since then: "2024-05-01" or "2 weeks ago"'),
+  max_results: z.number().int().min(1).max(200).optional().describe("Most commits to return (default 20)"),
+});
+
+type LogSearchInput = z.output<typeof logSearchInput>;
+
+/** One commit that matched. */
+export interface LogSearchMatch extends CommitSummary {
+  /** What matched: the message, the pickaxe, or both. */
+  readonly matched: readonly ("message" | "pickaxe")[];
+  /** For a pickaxe match: the files where the number of occurrences changed (at most 10). */
+  readonly files?: readonly string[];
+  /** How many more such files there are beyond the 10 listed. */
+  readonly more_files?: number;
+}
+
+/** The answer of `git_log_search`. */
+export interface LogSearchOutput {
+  /** The query as given. */
+  readonly query: string;
+  /** The mode used. */
+  readonly mode: "message" | "pickaxe" | "both";
+  /** The start commit. */
+  readonly ref: string;
+  /** Matching commits, newest first. */
+  readonly commits: readonly LogSearchMatch[];
+  /** How many commits were looked at. */
+  readonly scanned_commits: number;
+  /** True when more commits match than were returned. */
+  readonly truncated: boolean;
+  /** What was left out, when truncated. */
+  readonly omitted?: string;
+}
+
+const MAX_FILES_PER_MATCH = 10;
+const GITLINK = "160000";
+
+/** Paths whose count of `needle` changed in `commit`, with renames paired so a moved file does not count. */
+async function pickaxeFiles(repository: GitRepository, commit: CommitRecord, scope: string, needle: Buffer): Promise<string[]> {
+  const changes = await commitChanges(repository, commit, scope);
+  const count = async (oid: string | undefined, mode: string | undefined) =>
+    oid === undefined || mode === GITLINK ? 0 : countOccurrences(await repository.blob(oid), needle);
+  const counts = new Map<string, number>();
+  const changed: string[] = [];
+  let additions = 0;
+  let deletions = 0;
+  for (const change of changes) {
+    const [before, after] = [await count(change.oldOid, change.oldMode), await count(change.newOid, change.newMode)];
+    if (change.oldOid !== undefined) counts.set(`old:${change.path}`, before);
+    if (change.newOid !== undefined) counts.set(`new:${change.path}`, after);
+    if (before === after) continue;
+    changed.push(change.path);
+    if (change.oldOid === undefined) additions++;
+    if (change.newOid === undefined) deletions++;
+  }
+  // An added and a deleted file can be one rename whose count did not change (git pairs renames first).
+  if (additions === 0 || deletions === 0) return changed;
+  const unchanged = new Set<string>();
+  for (const change of await commitChangesWithRenames(repository, commit, scope)) {
+    if (change.status !== "R" || change.previousPath === undefined) continue;
+    if (counts.get(`old:${change.previousPath}`) === counts.get(`new:${change.path}`)) {
+      unchanged.add(change.previousPath).add(change.path);
+    }
+  }
+  return changed.filter((path) => !unchanged.has(path));
+}
+
+interface Search {
+  readonly repository: GitRepository;
+  readonly input: LogSearchInput;
+  readonly scope: string;
+  readonly lowered: string;
+  readonly needle: Buffer;
+}
+
+async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSearchMatch | undefined> {
+  const mode = search.input.mode ?? "both";
+  const matched: ("message" | "pickaxe")[] = [];
+  let files: string[] = [];
+  if (mode !== "pickaxe" && commit.message.toLowerCase().includes(search.lowered)) {
+    const touches = search.scope === "" || (await commitChanges(search.repository, commit, search.scope)).length > 0;
+    if (touches) matched.push("message");
+  }
+  if (mode !== "message") {
+    files = await pickaxeFiles(search.repository, commit, search.scope, search.needle);
+    if (files.length > 0) matched.push("pickaxe");
+  }
+  if (matched.length === 0) return undefined;
+  const shown = files.slice(0, MAX_FILES_PER_MATCH);
+  return {
+    ...summarize(commit),
+    matched,
+    ...(shown.length > 0 ? { files: shown } : {}),
+    ...(files.length > shown.length ? { more_files: files.length - shown.length } : {}),
+  };
+}
+
+async function searchLog(runtime: GitToolRuntime, repository: GitRepository, input: LogSearchInput, context: ToolContext) {
+  const scope = input.path === undefined ? "" : repositoryPath(repository, input.path, context);
+  const start = await resolveRevision(repository, input.ref ?? "HEAD");
+  const search: Search = {
+    repository,
+    input,
+    scope,
+    lowered: input.query.toLowerCase(),
+    needle: Buffer.from(input.query, "utf8"),
+  };
+  const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
+  const limit = input.max_results ?? 20;
+  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal });
+  const commits: LogSearchMatch[] = [];
+  let truncated = false;
+  let omitted = "";
+  for await (const commit of walk.commits()) {
+    // The answer is complete up to here; say that older history is missing instead of failing.
+    if (commits.length === limit && repository.isShallow(commit.oid)) {
+      truncated = true;
+      omitted = `History before ${commit.oid.slice(0, 10)} is missing (shallow clone), so older matches may exist.`;
+      break;
+    }
+    const match = await matchCommit(search, commit);
+    if (match === undefined) continue;
+    if (commits.length === limit) {
+      truncated = true;
+      omitted = `More commits match after the ${limit} shown; raise max_results (up to 200), or narrow with path or since.`;
+      break;
+    }
+    commits.push(match);
+  }
+  if (!truncated && walk.shallowBoundary !== undefined) {
+    throw shallowCloneError(
+      walk.shallowBoundary,
+      `the search covered only the ${walk.scanned} newest commits (${commits.length} matched)`,
+    );
+  }
+  return { start, commits, scanned: walk.scanned, truncated, omitted };
+}
+
+/** `git_log_search`: commits by message text and/or by code that appeared or disappeared (pickaxe). */
+export function createLogSearchTool(runtime: GitToolRuntime): ToolDefinition<LogSearchInput, LogSearchOutput> {
+  return defineTool({
+    name: "git_log_search",
+    description:
+      "Search git history for a string: in commit messages (case-insensitive, like git log -i --grep) and/or in code " +
+      "that was added or removed (like git log -S, exact case), newest first. Merges are compared with their first parent.",
+    tier: "deferred",
+    mutating: false,
+    inputSchema: logSearchInput,
+    annotations: { title: "Search git history", readOnlyHint: true, idempotentHint: true },
+    tags: ["git", "history", "log", "grep", "pickaxe", "search", "commits", "blame"],
+    handler: (input, context) =>
+      withRepository(runtime, context, async (repository) => {
+        const result = await searchLog(runtime, repository, input, context);
+        return {
+          query: input.query,
+          mode: input.mode ?? "both",
+          ref: result.start.input,
+          commits: result.commits,
+          scanned_commits: result.scanned,
+          truncated: result.truncated,
+          ...(result.truncated ? { omitted: result.omitted } : {}),
+        };
+      }),
+  });
+}

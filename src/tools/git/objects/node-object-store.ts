@@ -1,0 +1,152 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { inflateSync } from "node:zlib";
+import { CatalogError } from "agent-tool-catalog";
+import { LruCache } from "../lru-cache.js";
+import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
+import { PackFile } from "./pack-file.js";
+import { PackIndex } from "./pack-index.js";
+
+/** Options of {@link NodeObjectStore}. */
+export interface NodeObjectStoreOptions {
+  /**
+   * Bytes of resolved delta bases kept, so neighbouring objects of one chain are built once.
+   * @defaultValue 32 MiB
+   */
+  readonly deltaBaseBytes?: number;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function listOrEmpty(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** The objects directories of a repository: its own, then those named in `info/alternates`. */
+export function objectDirectories(objectsDirectory: string): string[] {
+  const directories = [objectsDirectory];
+  try {
+    const alternates = readFileSync(path.join(objectsDirectory, "info", "alternates"), "utf8");
+    for (const line of alternates.split("\n")) {
+      const entry = line.trim();
+      if (entry !== "" && !entry.startsWith("#")) directories.push(path.resolve(objectsDirectory, entry));
+    }
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  return directories;
+}
+
+function parseLoose(oid: string, deflated: Buffer): GitObject {
+  const raw = inflateSync(deflated);
+  const space = raw.indexOf(0x20);
+  const nul = raw.indexOf(0);
+  const type = objectType(raw.toString("latin1", 0, space));
+  if (type === undefined || space < 0 || nul < space) throw new CatalogError("corrupt_object", `Loose object ${oid} is corrupt.`);
+  return { type, content: raw.subarray(nul + 1) };
+}
+
+/**
+ * The fast driver: loose objects and packs read with synchronous `node:fs` calls and native
+ * zlib. Packs are listed once and listed again only when an object is not found, so objects
+ * written by a later `git gc` or `git fetch` are still found.
+ */
+export class NodeObjectStore implements ObjectStore {
+  private packs: PackFile[] | undefined;
+  private readonly bases: LruCache<number, GitObject>;
+  private packCount = 0;
+
+  constructor(
+    private readonly directories: readonly string[],
+    options: NodeObjectStoreOptions = {},
+  ) {
+    this.bases = new LruCache(options.deltaBaseBytes ?? 32 * 1024 * 1024, (object) => object.content.length + 64);
+  }
+
+  private listPacks(): PackFile[] {
+    const known = new Map((this.packs ?? []).map((pack) => [pack.path, pack]));
+    const packs: PackFile[] = [];
+    for (const directory of this.directories) {
+      const packDirectory = path.join(directory, "pack");
+      for (const name of listOrEmpty(packDirectory)) {
+        if (!name.endsWith(".idx")) continue;
+        const packPath = path.join(packDirectory, `${name.slice(0, -4)}.pack`);
+        const existing = known.get(packPath);
+        if (existing !== undefined) {
+          known.delete(packPath);
+          packs.push(existing);
+          continue;
+        }
+        const index = PackIndex.parse(readFileSync(path.join(packDirectory, name)));
+        packs.push(new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid)));
+      }
+    }
+    for (const gone of known.values()) gone.close();
+    this.packs = packs;
+    return packs;
+  }
+
+  private async fromPacks(oid: string, packs: readonly PackFile[]): Promise<GitObject | undefined> {
+    const raw = Buffer.from(oid, "hex");
+    for (const pack of packs) {
+      const offset = pack.index.offsetOf(raw);
+      if (offset !== undefined) return pack.readAt(offset);
+    }
+    return undefined;
+  }
+
+  private fromLoose(oid: string): GitObject | undefined {
+    for (const directory of this.directories) {
+      try {
+        return parseLoose(oid, readFileSync(path.join(directory, oid.slice(0, 2), oid.slice(2))));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  async read(oid: string): Promise<GitObject> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) throw new MissingObjectError(oid);
+    const packed = await this.fromPacks(oid, this.packs ?? this.listPacks());
+    if (packed !== undefined) return packed;
+    const loose = this.fromLoose(oid);
+    if (loose !== undefined) return loose;
+    const repacked = await this.fromPacks(oid, this.listPacks());
+    if (repacked !== undefined) return repacked;
+    throw new MissingObjectError(oid);
+  }
+
+  async expand(prefix: string): Promise<readonly string[]> {
+    const found = new Set<string>();
+    for (const pack of this.listPacks()) for (const oid of pack.index.withPrefix(prefix)) found.add(oid);
+    if (prefix.length >= 2) {
+      const head = prefix.slice(0, 2);
+      for (const directory of this.directories) {
+        for (const name of listOrEmpty(path.join(directory, head))) {
+          const oid = head + name;
+          if (oid.startsWith(prefix) && name.length === 38) found.add(oid);
+        }
+      }
+    }
+    return [...found].sort();
+  }
+
+  packedObjectCount(): number {
+    return (this.packs ?? this.listPacks()).reduce((sum, pack) => sum + pack.index.count, 0);
+  }
+
+  close(): void {
+    for (const pack of this.packs ?? []) pack.close();
+    this.packs = undefined;
+    this.bases.clear();
+  }
+}

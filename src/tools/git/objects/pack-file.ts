@@ -1,0 +1,153 @@
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { inflateSync } from "node:zlib";
+import { CatalogError } from "agent-tool-catalog";
+import type { LruCache } from "../lru-cache.js";
+import { applyDelta } from "./apply-delta.js";
+import type { GitObject, GitObjectType } from "./git-object.js";
+import type { PackIndex } from "./pack-index.js";
+
+const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+const HEADER_BYTES = 32;
+/** Packs up to this size are read into memory whole (as isomorphic-git and git's mmap do); larger ones by positioned reads. */
+const WHOLE_PACK_BYTES = 256 * 1024 * 1024;
+
+interface PackEntry {
+  readonly kind: number;
+  readonly size: number;
+  readonly dataStart: number;
+  readonly baseOffset?: number;
+  readonly baseOid?: string;
+}
+
+/** Reads an object by id from wherever the repository keeps it: for ref deltas. */
+export type ReadBase = (oid: string) => Promise<GitObject>;
+
+/**
+ * One `.pack` file, inflated with node's native zlib. A pack up to 256 MiB is read into memory
+ * once, so object reads are slices without system calls; a larger one is read with positioned
+ * reads on an open descriptor. Delta chains are resolved iteratively, and every object built on
+ * the way goes into a shared base cache, as git's own delta base cache does.
+ */
+export class PackFile {
+  private descriptor: number | undefined;
+  private whole: Buffer | undefined;
+  private size = 0;
+  private readonly header = Buffer.allocUnsafe(HEADER_BYTES);
+
+  constructor(
+    /** The `.pack` path. */
+    readonly path: string,
+    /** Its index. */
+    readonly index: PackIndex,
+    private readonly bases: LruCache<number, GitObject>,
+    /** A small number unique to this pack, so `(id, offset)` is a numeric cache key. */
+    private readonly id: number,
+    private readonly readBase: ReadBase,
+  ) {}
+
+  /** `length` bytes at `position` (fewer at the end of the file); a view when the pack is in memory. */
+  private bytes(position: number, length: number, scratch?: Buffer): Buffer {
+    if (this.whole === undefined && this.descriptor === undefined) {
+      const descriptor = openSync(this.path, "r");
+      this.size = fstatSync(descriptor).size;
+      if (this.size <= WHOLE_PACK_BYTES) {
+        this.whole = readFileSync(descriptor);
+        closeSync(descriptor);
+      } else this.descriptor = descriptor;
+    }
+    const end = Math.min(position + length, this.size);
+    if (this.whole !== undefined) return this.whole.subarray(position, end);
+    const target = scratch ?? Buffer.allocUnsafe(end - position);
+    const read = readSync(this.descriptor as number, target, 0, end - position, position);
+    return target.subarray(0, read);
+  }
+
+  private key(offset: number): number {
+    return this.id * 2 ** 40 + offset;
+  }
+
+  /** Releases the pack's memory or descriptor; a later read loads it again. */
+  close(): void {
+    if (this.descriptor !== undefined) closeSync(this.descriptor);
+    this.descriptor = undefined;
+    this.whole = undefined;
+  }
+
+  private entryAt(offset: number): PackEntry {
+    const header = this.bytes(offset, HEADER_BYTES, this.header);
+    const read = header.length;
+    let position = 0;
+    let byte = header[position++] ?? 0;
+    const kind = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 4;
+    while (byte & 0x80) {
+      byte = header[position++] ?? 0;
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    if (kind === OFS_DELTA) {
+      byte = header[position++] ?? 0;
+      let distance = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = header[position++] ?? 0;
+        distance = (distance + 1) * 128 + (byte & 0x7f);
+      }
+      return { kind, size, dataStart: offset + position, baseOffset: offset - distance };
+    }
+    if (kind === REF_DELTA) {
+      const baseOid = header.toString("hex", position, position + 20);
+      return { kind, size, dataStart: offset + position + 20, baseOid };
+    }
+    if (position > read) throw new CatalogError("corrupt_object", `Truncated pack entry in ${this.path}.`);
+    return { kind, size, dataStart: offset + position };
+  }
+
+  private inflate(entry: PackEntry): Buffer {
+    // The compressed length is not stored; deflate never grows data by more than this bound.
+    const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
+    const length = Math.max(0, Math.min(bound, this.size - 20 - entry.dataStart));
+    // An output chunk one byte larger than the known size: no 16 KiB default chunk, no concatenation.
+    const content = inflateSync(this.bytes(entry.dataStart, length), { chunkSize: Math.max(64, entry.size + 1) });
+    if (content.length !== entry.size) {
+      throw new CatalogError("corrupt_object", `Pack entry at ${entry.dataStart} in ${this.path} has the wrong size.`);
+    }
+    return content;
+  }
+
+  /** The object that starts at `offset`, with its delta chain applied. */
+  async readAt(offset: number): Promise<GitObject> {
+    const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
+    let base: GitObject | undefined;
+    let at = offset;
+    while (base === undefined) {
+      const cached = this.bases.get(this.key(at));
+      if (cached !== undefined) {
+        base = cached;
+        break;
+      }
+      const entry = this.entryAt(at);
+      const type = BASE_TYPES[entry.kind];
+      if (type !== undefined) {
+        base = { type, content: this.inflate(entry) };
+        if (chain.length > 0) this.bases.set(this.key(at), base);
+      } else if (entry.baseOffset !== undefined) {
+        chain.push({ offset: at, entry });
+        at = entry.baseOffset;
+      } else if (entry.baseOid !== undefined) {
+        chain.push({ offset: at, entry });
+        base = await this.readBase(entry.baseOid);
+      } else {
+        throw new CatalogError("corrupt_object", `Unknown pack entry type ${entry.kind} in ${this.path}.`);
+      }
+    }
+    for (let link = chain.length - 1; link >= 0; link--) {
+      const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
+      base = { type: base.type, content: applyDelta(base.content, this.inflate(entry)) };
+      this.bases.set(this.key(linkOffset), base);
+    }
+    return base;
+  }
+}

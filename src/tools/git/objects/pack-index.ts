@@ -1,0 +1,84 @@
+import { CatalogError } from "agent-tool-catalog";
+
+const V2_MAGIC = 0xff744f63;
+
+/**
+ * A pack's `.idx` file: the sorted object ids of the pack and their offsets in it. Versions 1
+ * and 2 are read; lookups are binary searches inside the 256-way fan-out table.
+ */
+export class PackIndex {
+  private constructor(
+    private readonly data: Buffer,
+    /** Objects in the pack. */
+    readonly count: number,
+    private readonly namesAt: number,
+    private readonly nameStride: number,
+    private readonly offsetsAt: number,
+    private readonly largeOffsetsAt: number,
+  ) {}
+
+  /** Parses an index file. */
+  static parse(data: Buffer): PackIndex {
+    if (data.length >= 8 && data.readUInt32BE(0) === V2_MAGIC) {
+      if (data.readUInt32BE(4) !== 2) throw new CatalogError("corrupt_object", "Unsupported pack index version.");
+      const count = data.readUInt32BE(8 + 255 * 4);
+      const namesAt = 8 + 256 * 4;
+      return new PackIndex(data, count, namesAt, 20, namesAt + count * 24, namesAt + count * 28);
+    }
+    if (data.length < 256 * 4) throw new CatalogError("corrupt_object", "Pack index too short.");
+    const count = data.readUInt32BE(255 * 4);
+    return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
+  }
+
+  private fanout(byte: number): number {
+    if (byte < 0) return 0;
+    const base = this.nameStride === 20 ? 8 : 0;
+    return this.data.readUInt32BE(base + byte * 4);
+  }
+
+  private compareAt(index: number, oid: Buffer, head: number): number {
+    const at = this.namesAt + index * this.nameStride;
+    // Most probes differ in the first four bytes: compare those in JavaScript, the rest natively.
+    const probe = this.data.readUInt32BE(at);
+    if (probe !== head) return probe < head ? -1 : 1;
+    return this.data.compare(oid, 0, 20, at, at + 20);
+  }
+
+  /** The offset in the pack of the object `oid` (20 raw bytes), or `undefined`. */
+  offsetOf(oid: Buffer): number | undefined {
+    const first = oid[0] ?? 0;
+    let low = this.fanout(first - 1);
+    let high = this.fanout(first) - 1;
+    const head = oid.readUInt32BE(0);
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = this.compareAt(middle, oid, head);
+      if (order === 0) return this.offsetAt(middle);
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  private offsetAt(index: number): number {
+    if (this.offsetsAt < 0) return this.data.readUInt32BE(this.namesAt - 4 + index * 24);
+    const small = this.data.readUInt32BE(this.offsetsAt + index * 4);
+    if ((small & 0x80000000) === 0) return small;
+    const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
+    return this.data.readUInt32BE(at) * 2 ** 32 + this.data.readUInt32BE(at + 4);
+  }
+
+  /** The ids in this pack that start with the hex `prefix`. */
+  withPrefix(prefix: string): string[] {
+    const found: string[] = [];
+    const first = prefix.length >= 2 ? Number.parseInt(prefix.slice(0, 2), 16) : -1;
+    const low = first < 0 ? 0 : this.fanout(first - 1);
+    const high = first < 0 ? this.count : this.fanout(first);
+    for (let index = low; index < high; index++) {
+      const at = this.namesAt + index * this.nameStride;
+      const oid = this.data.toString("hex", at, at + 20);
+      if (oid.startsWith(prefix)) found.push(oid);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,102 @@
+import { CatalogError } from "agent-tool-catalog";
+
+/** Who made a commit and when, as git records it. */
+export interface Signature {
+  /** The name. */
+  readonly name: string;
+  /** The e-mail address, without angle brackets. */
+  readonly email: string;
+  /** Seconds since the epoch. */
+  readonly timestamp: number;
+  /** The time zone as git writes it, e.g. `"+0100"`. */
+  readonly zone: string;
+}
+
+/** A parsed commit. */
+export interface CommitRecord {
+  /** The commit's id. */
+  readonly oid: string;
+  /** Its root tree. */
+  readonly tree: string;
+  /** Its parents, first parent first. */
+  readonly parents: readonly string[];
+  /** The author. */
+  readonly author: Signature;
+  /** The committer; its timestamp orders history walks, as in `git log`. */
+  readonly committer: Signature;
+  /** The whole message. */
+  readonly message: string;
+}
+
+/** What a tree entry points at. */
+export type TreeEntryKind = "blob" | "tree" | "commit";
+
+/** One entry of a tree. */
+export interface TreeEntry {
+  /** The file or directory name. */
+  readonly name: string;
+  /** The mode as git writes it, e.g. `"100644"`, `"40000"`. */
+  readonly mode: string;
+  /** The object id. */
+  readonly oid: string;
+  /** A file or symlink (`blob`), a directory (`tree`) or a submodule (`commit`). */
+  readonly kind: TreeEntryKind;
+}
+
+/** A parsed annotated tag: only what peeling needs. */
+export interface TagRecord {
+  /** The tagged object. */
+  readonly object: string;
+  /** Its type. */
+  readonly type: string;
+}
+
+const UNKNOWN: Signature = { name: "", email: "", timestamp: 0, zone: "+0000" };
+
+function parseSignature(value: string): Signature {
+  const open = value.lastIndexOf("<");
+  const close = value.lastIndexOf(">");
+  if (open < 0 || close < open) return { ...UNKNOWN, name: value.trim() };
+  const [seconds = "0", zone = "+0000"] = value
+    .slice(close + 1)
+    .trim()
+    .split(" ");
+  const timestamp = Number.parseInt(seconds, 10);
+  return {
+    name: value.slice(0, open).trim(),
+    email: value.slice(open + 1, close),
+    timestamp: Number.isFinite(timestamp) ? timestamp : 0,
+    zone,
+  };
+}
+
+/** Parses a commit object's content. */
+export function parseCommit(oid: string, content: Buffer): CommitRecord {
+  const text = content.toString("utf8");
+  const headerEnd = text.indexOf("\n\n");
+  const header = headerEnd < 0 ? text : text.slice(0, headerEnd);
+  let tree = "";
+  const parents: string[] = [];
+  let author = UNKNOWN;
+  let committer = UNKNOWN;
+  for (const line of header.split("\n")) {
+    if (line.startsWith(" ")) continue;
+    const space = line.indexOf(" ");
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === "tree") tree = value;
+    else if (key === "parent") parents.push(value);
+    else if (key === "author") author = parseSignature(value);
+    else if (key === "committer") committer = parseSignature(value);
+  }
+  if (!/^[0-9a-f]{40}$/.test(tree)) throw new CatalogError("corrupt_object", `Commit ${oid} has no tree.`);
+  return { oid, tree, parents, author, committer, message: headerEnd < 0 ? "" : text.slice(headerEnd + 2) };
+}
+
+/** Parses the header of an annotated tag. */
+export function parseTag(content: Buffer): TagRecord {
+  const header = content.toString("utf8", 0, Math.min(content.length, 512));
+  const object = /^object ([0-9a-f]{40})$/m.exec(header)?.[1] ?? "";
+  const type = /^type (\w+)$/m.exec(header)?.[1] ?? "";
+  return { object, type };
+}

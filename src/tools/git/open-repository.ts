@@ -1,0 +1,101 @@
+import * as nodeFs from "node:fs";
+import path from "node:path";
+import type { ToolContext } from "agent-tool-catalog";
+import type { FsClient } from "isomorphic-git";
+import { type FileAccess, fileAccess } from "./file-access.js";
+import { type GitCache, repositoryCaches } from "./git-cache.js";
+import { gitError } from "./git-errors.js";
+import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
+import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
+import { GitRepository, type RepositoryLocation } from "./repository.js";
+
+/** What {@link openRepository} needs from the tool options. */
+export interface OpenRepositoryOptions {
+  /** The host's repository path, if any. */
+  readonly repositoryPath?: string | undefined;
+  /** The host's fs client, if any (then every read goes through isomorphic-git). */
+  readonly fs?: FsClient | undefined;
+  /** The shared cache. */
+  readonly cache: GitCache;
+}
+
+async function gitdirOf(files: FileAccess, directory: string): Promise<string | undefined> {
+  const dotGit = path.join(directory, ".git");
+  const kind = await files.kind(dotGit);
+  if (kind === "directory") return dotGit;
+  if (kind !== "file") return undefined;
+  const pointer = /^gitdir:\s*(.+)$/m.exec((await files.readText(dotGit)) ?? "")?.[1]?.trim();
+  return pointer === undefined ? undefined : path.resolve(directory, pointer);
+}
+
+async function isBare(files: FileAccess, directory: string): Promise<boolean> {
+  return (
+    (await files.kind(path.join(directory, "HEAD"))) === "file" &&
+    (await files.kind(path.join(directory, "objects"))) === "directory"
+  );
+}
+
+/** Finds the repository at `start`, or above it when `searchUpwards`. */
+async function locate(files: FileAccess, start: string, searchUpwards: boolean): Promise<RepositoryLocation | undefined> {
+  if (await isBare(files, start)) return { gitdir: start, commondir: start, worktree: undefined, base: start };
+  for (let directory = start; ; directory = path.dirname(directory)) {
+    const gitdir = await gitdirOf(files, directory);
+    if (gitdir !== undefined) {
+      const common = (await files.readText(path.join(gitdir, "commondir")))?.trim();
+      const commondir = common === undefined || common === "" ? gitdir : path.resolve(gitdir, common);
+      return { gitdir, commondir, worktree: directory, base: start };
+    }
+    if (!searchUpwards || path.dirname(directory) === directory) return undefined;
+  }
+}
+
+async function readShallow(files: FileAccess, commondir: string): Promise<ReadonlySet<string>> {
+  const text = await files.readText(path.join(commondir, "shallow"));
+  if (text === undefined) return new Set();
+  return new Set(text.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line)));
+}
+
+/** Relative paths start at the workspace when it is inside the working tree, else at the top of the repository. */
+function withBase(location: RepositoryLocation, workspace: string | undefined): RepositoryLocation {
+  const root = location.worktree;
+  if (root === undefined) return location;
+  const inside = workspace === undefined ? undefined : path.relative(root, path.resolve(workspace));
+  const outside = inside === undefined || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside);
+  const base = outside ? root : path.resolve(root, inside);
+  return { ...location, base };
+}
+
+/**
+ * Opens the repository of a call: the host's `repositoryPath`, else the run's workspace. Under
+ * sandbox `"workspace"` (and without a host path) only the workspace itself is tried, never a
+ * repository above it, since that would expose history of files outside the sandbox.
+ */
+export async function openRepository(context: ToolContext, options: OpenRepositoryOptions): Promise<GitRepository> {
+  const configured = options.repositoryPath === undefined ? undefined : path.resolve(options.repositoryPath);
+  const start = configured ?? context.permissions.workspace;
+  if (start === undefined) {
+    throw gitError(
+      "no_repository",
+      "No repository to read: the run has no workspace and the git tools were given no repositoryPath.",
+      "The host must pass permissions.workspace to createRun() or repositoryPath to createGitTools().",
+    );
+  }
+  const fs: FsClient = options.fs ?? nodeFs;
+  const files = fileAccess(fs);
+  const searchUpwards = configured !== undefined || context.permissions.sandbox !== "workspace";
+  const found = await locate(files, path.resolve(start), searchUpwards);
+  const location = found === undefined ? undefined : withBase(found, context.permissions.workspace);
+  if (location === undefined || (await files.kind(path.join(location.commondir, "objects"))) !== "directory") {
+    throw gitError(
+      "not_a_git_repository",
+      `${start} is not inside a git repository${searchUpwards ? "" : " (under the workspace sandbox only the workspace itself is checked)"}.`,
+      "The git tools only read existing repositories; use them in a directory with a .git folder.",
+    );
+  }
+  const caches = repositoryCaches(options.cache, options.fs, location.commondir, (isomorphicCache) =>
+    options.fs === undefined
+      ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects")))
+      : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache),
+  );
+  return new GitRepository(location, caches, fs, files, await readShallow(files, location.commondir));
+}

@@ -1,0 +1,104 @@
+import type { FsClient } from "isomorphic-git";
+import type { FileAccess } from "./file-access.js";
+import type { RepositoryCaches } from "./git-cache.js";
+import { MissingObjectError } from "./objects/git-object.js";
+import { GitTree } from "./objects/git-tree.js";
+import { type CommitRecord, parseCommit, parseTag, type TagRecord, type TreeEntry } from "./objects/parse-objects.js";
+
+/** Where a repository lives. */
+export interface RepositoryLocation {
+  /** The git directory of this working tree (its `HEAD` is here). */
+  readonly gitdir: string;
+  /** The directory with the objects and shared refs: `gitdir`, or the main one for a linked worktree. */
+  readonly commondir: string;
+  /** The top of the working tree; `undefined` for a bare repository. */
+  readonly worktree: string | undefined;
+  /** The directory relative paths from the model start from (the workspace). */
+  readonly base: string;
+}
+
+const EMPTY_TREE = new GitTree(Buffer.alloc(0));
+
+/**
+ * One repository as seen by one tool call: cached object reads (commits, trees, blobs by id)
+ * and the shallow boundary read fresh for the call. Everything derived from objects is cached
+ * across calls in {@link RepositoryCaches}, since objects never change.
+ */
+export class GitRepository {
+  constructor(
+    /** Where it lives. */
+    readonly location: RepositoryLocation,
+    /** Its caches and object store. */
+    readonly caches: RepositoryCaches,
+    /** The fs client for isomorphic-git's ref reads. */
+    readonly fs: FsClient,
+    /** Reads of `HEAD` and similar files. */
+    readonly files: FileAccess,
+    /** Commits whose parents a shallow clone left out. */
+    readonly shallow: ReadonlySet<string>,
+  ) {}
+
+  /** The commit `oid`. @throws MissingObjectError */
+  async commit(oid: string): Promise<CommitRecord> {
+    const cached = this.caches.commits.get(oid);
+    if (cached !== undefined) return cached;
+    const object = await this.caches.store.read(oid);
+    if (object.type !== "commit") throw new MissingObjectError(oid);
+    const commit = parseCommit(oid, object.content);
+    this.caches.commits.set(oid, commit);
+    return commit;
+  }
+
+  /** The tree `oid`; `undefined` stands for the empty tree (the parent of a root commit). */
+  async tree(oid: string | undefined): Promise<GitTree> {
+    if (oid === undefined) return EMPTY_TREE;
+    const cached = this.caches.trees.get(oid);
+    if (cached !== undefined) return cached;
+    const object = await this.caches.store.read(oid);
+    if (object.type !== "tree") throw new MissingObjectError(oid);
+    const tree = new GitTree(object.content);
+    this.caches.trees.set(oid, tree);
+    return tree;
+  }
+
+  /** The content of the blob `oid`. */
+  async blob(oid: string): Promise<Buffer> {
+    const cached = this.caches.blobs.get(oid);
+    if (cached !== undefined) return cached;
+    const object = await this.caches.store.read(oid);
+    if (object.type !== "blob") throw new MissingObjectError(oid);
+    this.caches.blobs.set(oid, object.content);
+    return object.content;
+  }
+
+  /** The object's type and, for an annotated tag, what it points at (tags are not cached: refs only). */
+  async peel(oid: string): Promise<{ readonly type: string; readonly tag?: TagRecord }> {
+    if (this.caches.commits.get(oid) !== undefined) return { type: "commit" };
+    const object = await this.caches.store.read(oid);
+    if (object.type === "commit") this.caches.commits.set(oid, parseCommit(oid, object.content));
+    return object.type === "tag" ? { type: "tag", tag: parseTag(object.content) } : { type: object.type };
+  }
+
+  /** The tree entry at a repository-relative `path` ("" is the root itself, as a tree entry); cached per tree and path. */
+  async entryAt(treeOid: string, path: string): Promise<TreeEntry | undefined> {
+    if (path === "") return { name: "", mode: "40000", oid: treeOid, kind: "tree" };
+    const key = `${treeOid}:${path}`;
+    const cached = this.caches.paths.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const slash = path.lastIndexOf("/");
+    const parent = slash < 0 ? undefined : await this.entryAt(treeOid, path.slice(0, slash));
+    const entry =
+      slash < 0
+        ? (await this.tree(treeOid)).find(path)
+        : parent?.kind === "tree"
+          ? (await this.tree(parent.oid)).find(path.slice(slash + 1))
+          : undefined;
+    this.caches.paths.set(key, entry ?? null);
+    return entry;
+  }
+
+  /** True when a shallow clone cut this commit's parents off. */
+  isShallow(oid: string): boolean {
+    return this.shallow.has(oid);
+  }
+}

@@ -1,0 +1,138 @@
+import { createHash } from "node:crypto";
+import * as nodeFs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MissingObjectError, type ObjectStore } from "../../src/tools/git/objects/git-object.js";
+import { IsomorphicObjectStore } from "../../src/tools/git/objects/isomorphic-object-store.js";
+import { NodeObjectStore, objectDirectories } from "../../src/tools/git/objects/node-object-store.js";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+
+const AUTHOR = { name: "Store Tester", email: "store@example.com" };
+const cleanup: string[] = [];
+
+let template: FixtureRepository;
+
+/** A file edited 30 times, so packs hold long delta chains; plus a few other files. */
+function buildTemplate(): FixtureRepository {
+  const repository = FixtureRepository.create("store-template");
+  cleanup.push(repository.directory);
+  const lines = Array.from({ length: 300 }, (_, index) => `line ${index}: ${"x".repeat(index % 50)}`);
+  for (let round = 0; round < 30; round++) {
+    lines.splice((round * 37) % lines.length, 1, `edited in round ${round}`);
+    repository.write("big.txt", `${lines.join("\n")}\n`).write(`notes/round-${round % 5}.md`, `round ${round}\n`);
+    repository.commit(`round ${round}`, AUTHOR);
+  }
+  return repository;
+}
+
+/** A copy of the template, to repack without touching it. */
+function buildRepository(prefix: string): FixtureRepository {
+  const directory = path.join(temporaryDirectory(prefix), "repo");
+  cleanup.push(path.dirname(directory));
+  nodeFs.cpSync(template.directory, directory, { recursive: true });
+  return new FixtureRepository(directory);
+}
+
+beforeAll(() => {
+  template = buildTemplate();
+});
+
+function allObjects(directory: string): { oid: string; type: string; size: number }[] {
+  return git(directory, ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)"])
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const [oid = "", type = "", size = "0"] = line.split(" ");
+      return { oid, type, size: Number(size) };
+    });
+}
+
+const stores: [string, (gitdir: string) => ObjectStore][] = [
+  [
+    "NodeObjectStore",
+    (gitdir) => new NodeObjectStore(objectDirectories(path.join(gitdir, "objects")), { deltaBaseBytes: 64 * 1024 }),
+  ],
+  ["IsomorphicObjectStore", (gitdir) => new IsomorphicObjectStore(nodeFs, gitdir, {})],
+];
+
+const layouts: [string, (directory: string) => void][] = [
+  ["loose objects", () => {}],
+  ["one pack with offset deltas", (directory) => git(directory, ["gc", "-q", "--aggressive"])],
+  [
+    "one pack with ref deltas",
+    (directory) => git(directory, ["-c", "repack.useDeltaBaseOffset=false", "repack", "-q", "-a", "-d", "-f"]),
+  ],
+  [
+    "packs plus loose objects",
+    (directory) => {
+      git(directory, ["repack", "-q", "-a", "-d"]);
+      new FixtureRepository(directory).write("late.txt", "written after the repack\n").commit("late", AUTHOR);
+    },
+  ],
+];
+
+afterAll(() => {
+  for (const directory of cleanup) removeDirectory(directory);
+});
+
+describe.each(stores)("%s", (_, createStore) => {
+  describe.each(layouts)("with %s", (layout, prepare) => {
+    let repository: FixtureRepository;
+    let store: ObjectStore;
+    beforeAll(() => {
+      repository = buildRepository(layout.replaceAll(" ", "-"));
+      prepare(repository.directory);
+      store = createStore(path.join(repository.directory, ".git"));
+    });
+    afterAll(() => store.close());
+
+    it("reads every object with the right type and content (its hash is its id)", async () => {
+      const objects = allObjects(repository.directory);
+      expect(objects.length).toBeGreaterThan(100);
+      for (const expected of objects) {
+        const object = await store.read(expected.oid);
+        expect(object.type).toBe(expected.type);
+        expect(object.content.length).toBe(expected.size);
+        const hash = createHash("sha1")
+          .update(`${object.type} ${object.content.length}\u0000`)
+          .update(object.content)
+          .digest("hex");
+        expect(hash).toBe(expected.oid);
+      }
+    });
+
+    it("expands short ids and reports missing objects", async () => {
+      const [first] = allObjects(repository.directory);
+      const prefix = first?.oid.slice(0, 6) ?? "";
+      const expected = git(repository.directory, ["rev-parse", `--disambiguate=${prefix}`])
+        .trim()
+        .split("\n")
+        .sort();
+      expect([...(await store.expand(prefix))].sort()).toEqual(expected);
+      await expect(store.read("0123456789012345678901234567890123456789")).rejects.toBeInstanceOf(MissingObjectError);
+      expect(await store.expand("0123456789abcdef")).toEqual([]);
+    });
+  });
+});
+
+describe("NodeObjectStore across repository maintenance", () => {
+  it("finds objects written and repacked after it listed the packs, and through alternates", async () => {
+    const repository = buildRepository("maintenance");
+    git(repository.directory, ["gc", "-q"]);
+    const store = new NodeObjectStore(objectDirectories(path.join(repository.directory, ".git", "objects")));
+    await store.read(repository.head());
+    expect(store.packedObjectCount()).toBe(allObjects(repository.directory).length);
+    const late = repository.write("late.txt", "late\n").commit("late", AUTHOR);
+    git(repository.directory, ["gc", "-q"]);
+    expect((await store.read(late)).type).toBe("commit");
+    store.close();
+
+    const shared = path.join(temporaryDirectory("shared"), "clone");
+    cleanup.push(path.dirname(shared));
+    git(repository.directory, ["clone", "-q", "--shared", repository.directory, shared]);
+    expect(nodeFs.existsSync(path.join(shared, ".git", "objects", "info", "alternates"))).toBe(true);
+    const borrowing = new NodeObjectStore(objectDirectories(path.join(shared, ".git", "objects")));
+    expect((await borrowing.read(late)).type).toBe("commit");
+    borrowing.close();
+  });
+});

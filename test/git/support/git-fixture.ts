@@ -1,0 +1,141 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** Config that makes every git call here the same on every machine (no user or system config). */
+const CONFIG = [
+  "-c",
+  "user.name=Fixture",
+  "-c",
+  "user.email=fixture@example.com",
+  "-c",
+  "commit.gpgsign=false",
+  "-c",
+  "tag.gpgsign=false",
+  "-c",
+  "init.defaultBranch=main",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "merge.ff=false",
+];
+
+const ENVIRONMENT = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  LANG: "C",
+  LC_ALL: "C",
+  TZ: "UTC",
+};
+
+/** A person and a moment, for a deterministic commit. */
+export interface Author {
+  readonly name: string;
+  readonly email: string;
+}
+
+/** Runs git in `cwd` with fixed config; returns stdout. */
+export function git(cwd: string, args: readonly string[], extraEnvironment: Readonly<Record<string, string>> = {}): string {
+  return execFileSync("git", [...CONFIG, ...args], {
+    cwd,
+    env: { ...ENVIRONMENT, ...extraEnvironment },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+/** A fresh temporary directory. */
+export function temporaryDirectory(prefix: string): string {
+  return mkdtempSync(path.join(tmpdir(), `atc-git-${prefix}-`));
+}
+
+/** Removes a temporary directory. */
+export function removeDirectory(directory: string): void {
+  rmSync(directory, { recursive: true, force: true });
+}
+
+/** A repository under construction, with a clock that moves one day per commit. */
+export class FixtureRepository {
+  private day = 0;
+
+  constructor(readonly directory: string) {}
+
+  /** `git init` in a new temporary directory. */
+  static create(prefix: string): FixtureRepository {
+    const directory = temporaryDirectory(prefix);
+    git(directory, ["init", "-q"]);
+    return new FixtureRepository(directory);
+  }
+
+  /** Writes a file (parents created). */
+  write(file: string, content: string | Buffer): this {
+    const target = path.join(this.directory, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, content);
+    return this;
+  }
+
+  /** Moves a file (parents of the target created); the next commit records it. */
+  move(from: string, to: string): this {
+    const target = path.join(this.directory, to);
+    mkdirSync(path.dirname(target), { recursive: true });
+    renameSync(path.join(this.directory, from), target);
+    return this;
+  }
+
+  /** Deletes a file; the next commit records it. */
+  remove(file: string): this {
+    rmSync(path.join(this.directory, file));
+    return this;
+  }
+
+  /** Runs git here. */
+  git(...args: string[]): string {
+    return git(this.directory, args, this.dates());
+  }
+
+  private dates(zone = "+0100"): Record<string, string> {
+    const day = new Date(Date.UTC(2024, 0, 1 + this.day)).toISOString().slice(0, 10);
+    const date = `${day}T12:00:00 ${zone}`;
+    return { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+  }
+
+  /** Stages everything and commits as `author`, one day after the previous commit. */
+  commit(message: string, author: Author, zone = "+0100"): string {
+    git(this.directory, ["add", "-A"]);
+    return this.commitIndex(message, author, zone);
+  }
+
+  /** Commits the index as it is (nothing staged from the working tree). */
+  commitIndex(message: string, author: Author, zone = "+0100"): string {
+    this.day++;
+    git(this.directory, ["commit", "-q", "--allow-empty", "-m", message], {
+      ...this.dates(zone),
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: author.name,
+      GIT_COMMITTER_EMAIL: author.email,
+    });
+    return this.head();
+  }
+
+  /** Merges `branch` into the current branch with a merge commit; conflicts resolve to `branch`'s side. */
+  merge(branch: string, message: string, author: Author): string {
+    this.day++;
+    git(this.directory, ["merge", "-q", "--no-ff", "-X", "theirs", "-m", message, branch], {
+      ...this.dates(),
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: author.name,
+      GIT_COMMITTER_EMAIL: author.email,
+    });
+    return this.head();
+  }
+
+  /** The commit id of HEAD. */
+  head(): string {
+    return git(this.directory, ["rev-parse", "HEAD"]).trim();
+  }
+}
