@@ -72,6 +72,8 @@ interface BuiltIndex {
   /** Terms that occur in some document, sorted, for prefix expansion. */
   readonly vocabulary: string[];
   readonly scores: Float64Array;
+  /** Scratch list of the documents a query touched, reused across queries. */
+  readonly touched: number[];
 }
 
 /**
@@ -127,7 +129,8 @@ export class SearchIndex {
     this.build();
     const built = this.built;
     if (built === undefined || limit <= 0) return [];
-    const touched: number[] = [];
+    const touched = built.touched;
+    touched.length = 0;
     for (const term of new Set(tokenize(query))) {
       this.accumulate(built, this.termIds.get(term), 1, touched);
       if (this.prefixWeight > 0 && term.length >= MIN_PREFIX_LENGTH) {
@@ -142,7 +145,8 @@ export class SearchIndex {
       const score = scores[index] as number;
       scores[index] = 0;
       const name = names[index] as string;
-      if (accept === undefined || accept(name)) top.offer(name, score);
+      // The filter (a run's visibility rules) runs only for candidates that would make the top k.
+      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
     return top.sorted();
   }
@@ -232,6 +236,7 @@ export class SearchIndex {
       saturated,
       vocabulary,
       scores: new Float64Array(documents.length),
+      touched: [],
     };
   }
 }

@@ -9,6 +9,12 @@ export class TopK {
 
   constructor(private readonly k: number) {}
 
+  /** True when a candidate with this score and name would be kept now (check it before costly work). */
+  admits(name: string, score: number): boolean {
+    const heap = this.heap;
+    return heap.length < this.k || worse(heap[0] as SearchHit, name, score);
+  }
+
   /** Considers one candidate. */
   offer(name: string, score: number): void {
     const heap = this.heap;
