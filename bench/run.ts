@@ -5,7 +5,7 @@
  *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,7 +87,27 @@ if (wanted("git")) {
   save("git-tools", { machine, synthetic, real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history" });
 }
 
+// With --only, the sections not run now keep the figures of their last full run.
+function previous(name: string): { results?: unknown; synthetic?: unknown; real?: unknown } | undefined {
+  const file = join(resultsDirectory, `${name}.json`);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { results?: unknown }) : undefined;
+}
+if (only !== undefined && !quick) {
+  const fill = <K extends keyof BenchResults>(key: K, section: string, file: string) => {
+    if (!wanted(section) && results[key] === undefined) results[key] = previous(file)?.results as BenchResults[K];
+  };
+  fill("searchQuality", "search-quality", "search-quality");
+  fill("searchSpeed", "search-speed", "search-speed");
+  fill("callOverhead", "call-overhead", "call-overhead");
+  fill("tokenFootprint", "tokens", "token-footprint");
+  fill("grep", "grep", "grep");
+  fill("applyPatch", "patch", "apply-patch");
+  const git = wanted("git") ? undefined : previous("git-tools");
+  if (git?.synthetic !== undefined)
+    results.extraMarkdown = [renderGitBench(git.synthetic as Parameters<typeof renderGitBench>[0])];
+}
+
 const summary = renderSummary(results);
 writeFileSync(join(resultsDirectory, "summary.md"), `${summary}\n`);
-if (!quick && only === undefined) updateReadme(join(root, "README.md"), summary);
+if (!quick) updateReadme(join(root, "README.md"), summary);
 console.log(summary);

@@ -1,0 +1,93 @@
+import type { CreateRunOptions, Registry } from "agent-tool-catalog";
+import { generateText, type LanguageModel, stepCountIs } from "ai";
+import { createAiSdkTools } from "./create-ai-sdk-tools.js";
+
+/** What a child agent is asked (the shape of `AgentPromptRequest` of `agent-tool-catalog/host`). */
+export interface AiSdkAgentRequest {
+  /** The child's task. */
+  readonly prompt: string;
+  /** The child's fork depth. */
+  readonly depth: number;
+  /** The model the caller asked for, if any. */
+  readonly model?: string | undefined;
+  /** The most model turns. */
+  readonly maxSteps?: number | undefined;
+  /** Tools the child may use; `undefined`: every tool of its registry. */
+  readonly allowedTools?: readonly string[] | undefined;
+  /** The asking run. */
+  readonly parentRunId: string;
+  /** Stops the child. */
+  readonly signal: AbortSignal;
+}
+
+/** What the child produced (the shape of `AgentPromptResult`). */
+export interface AiSdkAgentResult {
+  /** The child's last message. */
+  readonly output: string;
+  /** Tokens used. */
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  /** Model turns taken. */
+  readonly steps: number;
+}
+
+/** Options of {@link createAiSdkAgentRunner}. */
+export interface AiSdkAgentRunnerOptions {
+  /** The model, or a choice per request (e.g. by `request.model`). */
+  readonly model: LanguageModel | ((request: AiSdkAgentRequest) => LanguageModel);
+  /**
+   * The child's registry: the same one as the parent's, or one per depth (build it with
+   * `agentToolGroup({ depth })` so the child has `task_complete` and its own depth limit).
+   */
+  readonly registry: Registry | ((request: AiSdkAgentRequest) => Registry);
+  /** More options of the child's run (permissions, profile, ...). */
+  readonly runOptions?: (request: AiSdkAgentRequest) => CreateRunOptions;
+  /** The child's system prompt. */
+  readonly system?: string;
+  /**
+   * Most model turns when the request does not limit them.
+   * @defaultValue 20
+   */
+  readonly maxSteps?: number;
+}
+
+/**
+ * The default `AgentRunner` of the agent, subagent, workflow and forked-skill tools: each request
+ * becomes a child run (with `allowedTools`, and the depth in `hostContext.agentDepth`) driven by
+ * an AI SDK `generateText` loop over that run's tools; the child run is closed afterwards.
+ */
+export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
+  runPrompt(request: AiSdkAgentRequest): Promise<AiSdkAgentResult>;
+} {
+  return {
+    runPrompt: async (request) => {
+      const registry = typeof options.registry === "function" ? options.registry(request) : options.registry;
+      const extra = options.runOptions?.(request) ?? {};
+      const run = registry.createRun({
+        ...extra,
+        ...(request.allowedTools === undefined ? {} : { allowedTools: request.allowedTools }),
+        context: { ...extra.context, agentDepth: request.depth, parentRunId: request.parentRunId },
+      });
+      try {
+        const { tools, prepareStep } = createAiSdkTools(run);
+        const index = run.systemPromptIndex();
+        const system = [options.system, index].filter((part) => part !== undefined && part !== "").join("\n\n");
+        const result = await generateText({
+          model: typeof options.model === "function" ? options.model(request) : options.model,
+          tools,
+          prepareStep,
+          stopWhen: stepCountIs(request.maxSteps ?? options.maxSteps ?? 20),
+          prompt: request.prompt,
+          abortSignal: request.signal,
+          ...(system === "" ? {} : { system }),
+        });
+        return {
+          output: result.text,
+          usage: { inputTokens: result.totalUsage.inputTokens ?? 0, outputTokens: result.totalUsage.outputTokens ?? 0 },
+          steps: result.steps.length,
+        };
+      } finally {
+        await run.close();
+      }
+    },
+  };
+}
