@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
-import { type Clock, systemClock } from "../shared/clock.js";
+import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOptions } from "./subagent-manager.js";
 
@@ -82,19 +82,7 @@ export class InProcessSubagentManager implements SubagentManager {
   async wait(id: string, options: SubagentWaitOptions): Promise<SubagentSnapshot | undefined> {
     const entry = this.entries.get(id);
     if (entry === undefined || entry.snapshot.status !== "running") return entry?.snapshot;
-    let timer: unknown;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<void>((resolve) => {
-      timer = this.clock.setTimeout(resolve, options.timeoutMs);
-      onAbort = resolve;
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([entry.done, stop]);
-    } finally {
-      this.clock.clearTimeout(timer);
-      if (onAbort !== undefined) options.signal?.removeEventListener("abort", onAbort);
-    }
+    await waitAtMost(entry.done, this.clock, options.timeoutMs, options.signal);
     return entry.snapshot;
   }
 

@@ -76,3 +76,28 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Waits for `done`, at most `timeoutMs` on `clock` and no longer than `signal` allows (a wait
+ * that ends early just returns; the caller reads the state it waited on).
+ */
+export async function waitAtMost(
+  done: Promise<unknown>,
+  clock: Clock,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  let timer: unknown;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<void>((resolve) => {
+    timer = clock.setTimeout(resolve, timeoutMs);
+    onAbort = resolve;
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([done, stop]);
+  } finally {
+    clock.clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { CatalogError, ToolError } from "agent-tool-catalog";
 import type { AgentRunner } from "../agents/agent-runner.js";
-import { type Clock, systemClock } from "../shared/clock.js";
+import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import { WorkflowBudget } from "./workflow-budget.js";
 import { type JournaledAgentCall, WorkflowRunContext } from "./workflow-context.js";
 import type { WorkflowBudgetLimits, WorkflowDefinition } from "./workflow-definition.js";
@@ -164,19 +164,7 @@ export class InProcessWorkflowService implements WorkflowService {
   ): Promise<WorkflowRunSnapshot | undefined> {
     const record = this.runs.get(runId);
     if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
-    let timer: unknown;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<void>((resolve) => {
-      timer = this.clock.setTimeout(resolve, options.timeoutMs);
-      onAbort = resolve;
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([record.done, stop]);
-    } finally {
-      this.clock.clearTimeout(timer);
-      if (onAbort !== undefined) options.signal?.removeEventListener("abort", onAbort);
-    }
+    await waitAtMost(record.done, this.clock, options.timeoutMs, options.signal);
     return record.snapshot;
   }
 
