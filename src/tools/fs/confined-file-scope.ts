@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
-import { lstat, mkdir, rename, unlink } from "node:fs/promises";
+import { lstat, mkdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { openConfined, resolveInWorkspace } from "../../sandbox/path-confinement.js";
 import { writeFileAtomic } from "../../sandbox/write-file-atomic.js";
-import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
+import { guardedFileOperation, replaceThroughTemporary, temporaryPathBeside } from "./file-scope-helpers.js";
 
 /**
  * The file scope of sandbox `"workspace"`: every path is resolved and every open is verified
@@ -18,13 +17,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     const relative = path.relative(root, absolute);
     return relative === "" ? "." : relative.startsWith("..") ? absolute : relative;
   };
-  const guarded = async <T>(requested: string, task: () => Promise<T>): Promise<T> => {
-    try {
-      return await task();
-    } catch (error) {
-      throw toFileToolError(error, requested);
-    }
-  };
+  const guarded = guardedFileOperation;
   return {
     root,
     confined: true,
@@ -54,21 +47,10 @@ export function createConfinedFileScope(workspace: string): FileScope {
     replaceStreaming: (requested, fill) =>
       guarded(requested, async () => {
         const target = await resolveInWorkspace(root, requested, "write");
-        const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.part`);
+        const temporary = temporaryPathBeside(target);
         const handle = await openConfined(root, temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
-        try {
-          try {
-            await fill(handle);
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-          await resolveInWorkspace(root, requested, "write");
-          await rename(temporary, target);
-        } catch (error) {
-          await unlink(temporary).catch(() => undefined);
-          throw error;
-        }
+        // The target is checked again right before the rename: the tree may have changed meanwhile.
+        await replaceThroughTemporary(temporary, target, handle, fill, () => resolveInWorkspace(root, requested, "write"));
       }),
     makeDirectory: (requested) =>
       guarded(requested, async () => {

@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, lstat, mkdir, open, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readFile, realpath, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
+import { guardedFileOperation, replaceThroughTemporary, temporaryPathBeside } from "./file-scope-helpers.js";
 
 /**
  * The file scope of sandbox `"unrestricted"` and `"local"`: any path, relative ones from the root.
@@ -13,13 +12,7 @@ import type { FileScope } from "./file-scope.js";
 export function createHostFileScope(root: string): FileScope {
   const absoluteRoot = path.resolve(root);
   const absolute = (requested: string) => path.resolve(absoluteRoot, requested);
-  const guarded = async <T>(requested: string, task: () => Promise<T>): Promise<T> => {
-    try {
-      return await task();
-    } catch (error) {
-      throw toFileToolError(error, requested);
-    }
-  };
+  const guarded = guardedFileOperation;
   return {
     root: absoluteRoot,
     confined: false,
@@ -35,20 +28,8 @@ export function createHostFileScope(root: string): FileScope {
     replaceStreaming: (requested, fill) =>
       guarded(requested, async () => {
         const target = await realpath(absolute(requested)).catch(() => absolute(requested));
-        const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.part`);
-        const handle = await open(temporary, "wx", 0o666);
-        try {
-          try {
-            await fill(handle);
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-          await rename(temporary, target);
-        } catch (error) {
-          await unlink(temporary).catch(() => undefined);
-          throw error;
-        }
+        const temporary = temporaryPathBeside(target);
+        await replaceThroughTemporary(temporary, target, await open(temporary, "wx", 0o666), fill);
       }),
     makeDirectory: (requested) =>
       guarded(requested, async () => {
@@ -61,19 +42,11 @@ async function writeAtomically(target: string, data: string | Uint8Array, mode: 
   const real = await realpath(target).catch(() => target);
   const existing = await stat(real).catch(() => undefined);
   if (existing?.isDirectory() === true) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-  const temporary = path.join(path.dirname(real), `.${path.basename(real)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temporary = temporaryPathBeside(real);
   const handle = await open(temporary, "wx", mode ?? existing?.mode ?? 0o666);
-  try {
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+  // The umask applied at open: set the kept (or asked) mode exactly before the rename.
+  const keepMode = async () => {
     if (mode !== undefined || existing !== undefined) await chmod(temporary, (mode ?? existing?.mode ?? 0o666) & 0o7777);
-    await rename(temporary, real);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
+  };
+  await replaceThroughTemporary(temporary, real, handle, (opened) => opened.writeFile(data), keepMode);
 }
