@@ -82,16 +82,25 @@ export interface RegistryEntry {
  * through {@link internalsOf}, which the package index does not export.
  */
 export interface RegistryInternals {
-  /** The entry of a tool, enabled or not. */
-  entry(name: string): RegistryEntry | undefined;
-  /** Names of every enabled tool. */
-  enabledNames(): string[];
-  /** Search with a candidate filter. */
-  searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
-  /** Enabled core tools in registration order, cached per version. */
-  coreTools(): readonly CompiledTool[];
+  /** The registry as one run sees it: shared tools plus that run's private tools. */
+  view(runId: string): RegistryView;
   /** Options for the event buses of runs, so they report listener errors the same way. */
   readonly eventBusOptions: EventBusOptions;
+}
+
+/** The registry seen from one run: its private tools of a name come before nothing else. */
+export interface RegistryView {
+  /** The entry of a tool (the run's private one, else the shared one), enabled or not. */
+  entry(name: string): RegistryEntry | undefined;
+  /** Names of every enabled tool this run can see, in registration order. */
+  enabledNames(): string[];
+  /** Search over this run's tools with a candidate filter. */
+  searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
+}
+
+/** The map key of a tool: its name, or name and run for a run-private tool. */
+function entryKey(name: string, runId: string | undefined): string {
+  return runId === undefined ? name : `${name}\u0000${runId}`;
 }
 
 const registryInternals = new WeakMap<Registry, RegistryInternals>();
@@ -111,10 +120,11 @@ export class Registry {
   /** Where runs of this registry ask for approval: approve or deny pending calls here. */
   readonly approvals: ApprovalBroker;
   private readonly entries = new Map<string, RegistryEntry>();
+  /** How many runs hold a private tool of each name (a shared tool may not take such a name). */
+  private readonly privateNames = new Map<string, number>();
   private readonly index: SearchIndex;
   private nextOrder = 0;
   private changeCount = 0;
-  private coreCache: { version: number; tools: readonly CompiledTool[] } | undefined;
   private readonly disposers = new Set<() => unknown>();
   private isClosed = false;
 
@@ -131,17 +141,7 @@ export class Registry {
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
-    registryInternals.set(this, {
-      entry: (name) => this.entries.get(name),
-      enabledNames: () => {
-        const out: string[] = [];
-        for (const [name, entry] of this.entries) if (entry.enabled) out.push(name);
-        return out;
-      },
-      searchWhere: (query, limit, accept) => this.index.search(query, limit, accept),
-      coreTools: () => this.coreTools(),
-      eventBusOptions,
-    });
+    registryInternals.set(this, { view: (runId) => this.viewFor(runId), eventBusOptions });
     this.register(createFindTool());
     this.register(createToolboxTool());
     for (const tool of options.tools ?? []) this.register(tool);
@@ -160,18 +160,14 @@ export class Registry {
   register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
     const compiled = compileTool(definition);
     const { name } = compiled.descriptor;
-    const existing = this.entries.get(name);
-    if (existing !== undefined) {
-      const where = existing.group === undefined ? "" : ` (group "${existing.group}")`;
-      throw new ToolDefinitionError("duplicate_tool_name", `A tool named "${name}" is already registered${where}.`, {
-        data: { name, group: existing.group },
-      });
-    }
+    this.assertNameFree(name, options.runId);
+    const key = entryKey(name, options.runId);
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
-    this.entries.set(name, entry);
-    this.index.set(searchDocumentOf(compiled.descriptor));
+    this.entries.set(key, entry);
+    if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
+    this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
     this.changed({ added: [name], removed: [], updated: [] });
-    return this.handleFor(name, entry);
+    return this.handleFor(key, entry);
   }
 
   /**
@@ -187,7 +183,7 @@ export class Registry {
     const seen = new Set<string>();
     for (const tool of tools) {
       const { name } = compileTool(tool).descriptor;
-      if (seen.has(name) || this.entries.has(name)) {
+      if (seen.has(name) || this.entries.has(name) || (this.privateNames.get(name) ?? 0) > 0) {
         throw new ToolDefinitionError(
           "duplicate_tool_name",
           `Group "${group.name}": a tool named "${name}" is already registered.`,
@@ -201,18 +197,57 @@ export class Registry {
     return tools.map((tool) => this.register(tool, { group: group.name }));
   }
 
-  /** The descriptor of an enabled tool, or `undefined`. */
+  /**
+   * A shared name must be free everywhere; a run-private name must not be a shared name nor that
+   * run's already. Two runs may each have a private tool of the same name (e.g. an MCP server
+   * both connected under the same name).
+   */
+  private assertNameFree(name: string, runId: string | undefined): void {
+    const existing = this.entries.get(name) ?? (runId === undefined ? undefined : this.entries.get(entryKey(name, runId)));
+    if (existing !== undefined) {
+      const where = existing.group === undefined ? "" : ` (group "${existing.group}")`;
+      throw new ToolDefinitionError("duplicate_tool_name", `A tool named "${name}" is already registered${where}.`, {
+        data: { name, group: existing.group },
+      });
+    }
+    if (runId === undefined && (this.privateNames.get(name) ?? 0) > 0) {
+      throw new ToolDefinitionError("duplicate_tool_name", `A tool named "${name}" is already registered privately by a run.`, {
+        data: { name },
+      });
+    }
+  }
+
+  private viewFor(runId: string): RegistryView {
+    const visible = (entry: RegistryEntry) => entry.runId === undefined || entry.runId === runId;
+    return {
+      entry: (name) => this.entries.get(entryKey(name, runId)) ?? this.entries.get(name),
+      enabledNames: () => {
+        const out: string[] = [];
+        for (const entry of this.entries.values()) if (entry.enabled && visible(entry)) out.push(entry.compiled.descriptor.name);
+        return out;
+      },
+      searchWhere: (query, limit, accept) =>
+        this.index
+          .search(query, limit, (key) => {
+            const entry = this.entries.get(key);
+            return entry !== undefined && visible(entry) && accept(entry.compiled.descriptor.name);
+          })
+          .map((hit) => ({ name: (this.entries.get(hit.name) as RegistryEntry).compiled.descriptor.name, score: hit.score })),
+    };
+  }
+
+  /** The descriptor of an enabled shared tool (not run-private), or `undefined`. */
   get(name: string): ToolDescriptor | undefined {
     const entry = this.entries.get(name);
     return entry?.enabled === true ? entry.compiled.descriptor : undefined;
   }
 
-  /** True when an enabled tool has this name. */
+  /** True when an enabled shared tool (not run-private) has this name. */
   has(name: string): boolean {
     return this.entries.get(name)?.enabled === true;
   }
 
-  /** Enabled tools in registration order. */
+  /** Enabled tools in registration order, run-private ones included (two runs' may share a name). */
   list(options: ListOptions = {}): ToolDescriptor[] {
     const out: ToolDescriptor[] = [];
     for (const entry of this.entries.values()) {
@@ -258,19 +293,9 @@ export class Registry {
     return new Run(this, options);
   }
 
-  private coreTools(): readonly CompiledTool[] {
-    if (this.coreCache?.version !== this.changeCount) {
-      const tools: CompiledTool[] = [];
-      for (const entry of this.entries.values()) {
-        if (entry.enabled && entry.compiled.descriptor.tier === "core") tools.push(entry.compiled);
-      }
-      this.coreCache = { version: this.changeCount, tools };
-    }
-    return this.coreCache.tools;
-  }
-
-  private handleFor(name: string, entry: RegistryEntry): RegisteredToolHandle {
-    const live = (): boolean => this.entries.get(name) === entry;
+  private handleFor(key: string, entry: RegistryEntry): RegisteredToolHandle {
+    const { name } = entry.compiled.descriptor;
+    const live = (): boolean => this.entries.get(key) === entry;
     const setEnabled = (enabled: boolean): void => {
       if (!live() || entry.enabled === enabled) return;
       entry.enabled = enabled;
@@ -290,19 +315,22 @@ export class Registry {
           throw new ToolDefinitionError(
             "invalid_tool_name",
             `update() of "${name}" cannot rename it to "${compiled.descriptor.name}"; remove it and register the new tool.`,
-            {
-              data: { name },
-            },
+            { data: { name } },
           );
         }
         entry.compiled = compiled;
-        this.index.set(searchDocumentOf(compiled.descriptor));
+        this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
         this.changed({ added: [], removed: [], updated: [name] });
       },
       remove: () => {
         if (!live()) return;
-        this.entries.delete(name);
-        this.index.delete(name);
+        this.entries.delete(key);
+        this.index.delete(key);
+        if (entry.runId !== undefined) {
+          const count = (this.privateNames.get(name) ?? 1) - 1;
+          if (count > 0) this.privateNames.set(name, count);
+          else this.privateNames.delete(name);
+        }
         this.changed({ added: [], removed: [name], updated: [] });
       },
     };

@@ -310,8 +310,36 @@ describe("run-private tools and lifecycle", () => {
     );
     expect(names(mine)).toContain("private_tool");
     expect(names(other)).not.toContain("private_tool");
-    expect(expectFailure(await other.call("private_tool", {})).code).toBe("tool_not_allowed");
+    // Another run does not see the tool at all (its existence is not disclosed).
+    expect(expectFailure(await other.call("private_tool", {})).code).toBe("unknown_tool");
     expect((await mine.call("private_tool", {})).ok).toBe(true);
+  });
+
+  it("lets two runs each have a private tool of the same name, and keeps shared names unique", async () => {
+    const registry = createRegistry();
+    const named = (answer: string) =>
+      defineTool({
+        name: "docs_search",
+        description: "Search the docs.",
+        tier: "deferred",
+        inputSchema: z.object({}),
+        handler: () => answer,
+      });
+    const a = registry.createRun({ runId: "a" });
+    const b = registry.createRun({ runId: "b" });
+    const handleA = registry.register(named("from a"), { runId: "a" });
+    registry.register(named("from b"), { runId: "b" });
+    expect(() => registry.register(named("again"), { runId: "a" })).toThrowError(/already registered/);
+    expect(() => registry.register(named("shared"))).toThrowError(/already registered privately by a run/);
+    expect(a.search("search the docs").map((hit) => hit.name)).toEqual(["docs_search"]);
+    a.activate(["docs_search"]);
+    b.activate(["docs_search"]);
+    expect(await a.call("docs_search", {})).toMatchObject({ ok: true, output: "from a" });
+    expect(await b.call("docs_search", {})).toMatchObject({ ok: true, output: "from b" });
+    expect(registry.createRun({ runId: "c" }).search("search the docs")).toEqual([]);
+    handleA.remove();
+    expect(expectFailure(await a.call("docs_search", {})).code).toBe("unknown_tool");
+    expect(await b.call("docs_search", {})).toMatchObject({ ok: true, output: "from b" });
   });
 
   it("runs disposers on close and reports their failures", async () => {

@@ -7,7 +7,7 @@ import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermission
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
-import { internalsOf, type Registry, type RegistryEntry, type RegistryInternals } from "../registry/registry.js";
+import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
@@ -98,7 +98,7 @@ export class Run {
   /** The catalog as tools see it from inside this run. */
   readonly catalog: RunCatalog;
   private readonly registry: Registry;
-  private readonly store: RegistryInternals;
+  private readonly store: RegistryView;
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
@@ -118,9 +118,10 @@ export class Run {
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
     this.registry = registry;
-    this.store = internalsOf(registry);
-    this.events = new EventBus(this.store.eventBusOptions);
+    const internals = internalsOf(registry);
+    this.events = new EventBus(internals.eventBusOptions);
     this.id = options.runId ?? crypto.randomUUID();
+    this.store = internals.view(this.id);
     this.permissions = resolvePermissionConfig(options.permissions);
     this.allowed = resolveAllowedTools(options.allowedTools);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
@@ -137,10 +138,10 @@ export class Run {
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
-      describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.registry.get(name) : undefined),
+      describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.descriptorOf(name) : undefined),
       isVisible: (name) => this.isVisible(name),
       isListed: (name) => this.isListed(name),
-      describeListed: (name) => (this.isListed(name) ? this.registry.get(name) : undefined),
+      describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
       call: (name, args, callOptions) => this.invoke(name, args, callOptions ?? {}, false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
@@ -162,7 +163,7 @@ export class Run {
     if (this.frozenIndex === null) {
       const listed = this.store.enabledNames().filter((name) => this.isListed(name));
       this.frozenIndex =
-        listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.registry.get(name) as ToolDescriptor));
+        listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.descriptorOf(name) as ToolDescriptor));
     }
     return this.frozenIndex;
   }
@@ -355,6 +356,11 @@ export class Run {
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
     const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
     if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing run ${this.id}.`);
+  }
+
+  private descriptorOf(name: string): ToolDescriptor | undefined {
+    const entry = this.store.entry(name);
+    return entry?.enabled === true ? entry.compiled.descriptor : undefined;
   }
 
   private placement(descriptor: ToolDescriptor) {

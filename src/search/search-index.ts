@@ -4,6 +4,8 @@ import { TopK } from "./top-k.js";
 
 /** What the index knows of a tool. */
 export interface SearchDocument {
+  /** The document's key in the index, and the `name` of its hits. @defaultValue `name` */
+  readonly id?: string;
   /** The tool name; split on `_`, `-` and case changes. */
   readonly name: string;
   /** The description. */
@@ -105,7 +107,8 @@ export class SearchIndex {
     const words = tokenizeDocument(document);
     const fieldTerms = {} as Record<SearchField, Int32Array>;
     for (const field of FIELDS) fieldTerms[field] = Int32Array.from(words[field], (term) => this.termId(term));
-    this.documents.set(document.name, { name: document.name, fieldTerms });
+    const key = document.id ?? document.name;
+    this.documents.set(key, { name: key, fieldTerms });
     this.built = undefined;
   }
 

@@ -40,7 +40,8 @@ describe("a stdio MCP server's process", () => {
     const pid = handle.status.pid ?? -1;
     expect(run.search("echo text back").map((hit) => hit.name)).toContain("mcp_mine_echo");
     expect(other.search("echo text back").map((hit) => hit.name)).not.toContain("mcp_mine_echo");
-    expect(await other.call("mcp_mine_echo", { text: "x" })).toMatchObject({ ok: false, error: { code: "tool_not_allowed" } });
+    // Another run does not see the tool at all (its existence is not disclosed).
+    expect(await other.call("mcp_mine_echo", { text: "x" })).toMatchObject({ ok: false, error: { code: "unknown_tool" } });
     await run.close();
     expect(processExists(pid)).toBe(false);
     expect(registry.has("mcp_mine_echo")).toBe(false);
