@@ -1,5 +1,4 @@
 import { CatalogError } from "../errors/catalog-error.js";
-import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
@@ -16,8 +15,10 @@ import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-he
 import { condenseText } from "./condense-text.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { RunStorage } from "./run-storage.js";
+import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
+import { visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
 export interface CreateRunOptions extends ToolLoadOptions {
@@ -111,8 +112,7 @@ export class Run {
   private callCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
   private readonly plan: ToolLoadPlan;
-  private readonly skillConstraints: { readonly skill: string; readonly allowed: ReadonlySet<string> }[] = [];
-  private constraintVersion = 0;
+  private readonly skills = new SkillConstraints();
   private frozenIndex: string | undefined | null = null;
 
   /** @internal Use `registry.createRun()`. */
@@ -175,7 +175,7 @@ export class Run {
    * turns (prompt caching).
    */
   definitions(): readonly ToolDescriptor[] {
-    const key = `${this.registry.version}:${this.activation.version}:${this.constraintVersion}`;
+    const key = `${this.registry.version}:${this.activation.version}:${this.skills.version}`;
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
@@ -257,7 +257,15 @@ export class Run {
     const callId = options.callId ?? `${this.id}:${++this.callCount}`;
     const started = performance.now();
     const entry = this.store.entry(name);
-    const hidden = this.visibilityError(name, entry, viaToolbox);
+    const enabled = entry?.enabled === true;
+    const hidden = visibilityError(name, {
+      exists: enabled,
+      allowed: enabled && this.isAllowed(name),
+      placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
+      active: this.activation.isActive(name),
+      viaToolbox,
+      suggestions: () => this.suggest(String(name)),
+    });
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
     const parsed = parseToolArguments(args, this.maxInputLength);
@@ -403,25 +411,12 @@ export class Run {
    * narrows further. Returns the function that lifts this constraint.
    */
   applySkillConstraint(skill: string, allowedTools: readonly string[]): () => void {
-    if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
-      throw new ConfigurationError("invalid_skill_constraint", `Skill "${skill}": allowed-tools must be a list of tool names.`, {
-        data: { skill },
-      });
-    }
-    const constraint = { skill, allowed: new Set(allowedTools) };
-    this.skillConstraints.push(constraint);
-    this.constraintVersion++;
-    return () => {
-      const index = this.skillConstraints.indexOf(constraint);
-      if (index === -1) return;
-      this.skillConstraints.splice(index, 1);
-      this.constraintVersion++;
-    };
+    return this.skills.apply(skill, allowedTools);
   }
 
   /** The skills whose constraints are in force, innermost last. */
   activeSkills(): string[] {
-    return this.skillConstraints.map((constraint) => constraint.skill);
+    return this.skills.active();
   }
 
   private isAllowed(name: string): boolean {
@@ -431,8 +426,7 @@ export class Run {
     // reachable under any constraint (callListed still checks the target tool).
     if (ALWAYS_AVAILABLE_TOOLS.has(name) || (name === TOOLBOX_TOOL_NAME && this.plan.listing)) return true;
     if (this.allowed !== undefined && !this.allowed.has(name)) return false;
-    for (const constraint of this.skillConstraints) if (!constraint.allowed.has(name)) return false;
-    return true;
+    return this.skills.allows(name);
   }
 
   private canActivate(name: string): boolean {
@@ -440,52 +434,6 @@ export class Run {
     if (entry?.enabled !== true || !this.isAllowed(name)) return false;
     const { mode, listed } = this.placement(entry.compiled.descriptor);
     return mode === "discoverable" && !listed;
-  }
-
-  private visibilityError(name: string, entry: RegistryEntry | undefined, viaToolbox: boolean): ToolCallErrorInfo | undefined {
-    if (typeof name !== "string" || entry === undefined || !entry.enabled) {
-      const suggestions = this.suggest(String(name));
-      return {
-        code: "unknown_tool",
-        message: `There is no tool named ${JSON.stringify(name)}.`,
-        hint:
-          suggestions.length > 0
-            ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
-            : "Call find_tool to search for a tool.",
-        suggestions,
-      };
-    }
-    if (!this.isAllowed(name)) {
-      return {
-        code: "tool_not_allowed",
-        message: `The tool "${name}" is not allowed in this run.`,
-        hint: "Use one of the tools you were given.",
-      };
-    }
-    const { mode, listed } = this.placement(entry.compiled.descriptor);
-    if (mode === "off") {
-      return {
-        code: "tool_disabled",
-        message: `The tool "${name}" is turned off in this run.`,
-        hint: "Use one of the tools you were given.",
-      };
-    }
-    if (listed) {
-      if (viaToolbox) return undefined;
-      return {
-        code: "use_toolbox",
-        message: `The tool "${name}" is reached through toolbox.`,
-        hint: `Call toolbox with {"action":"describe","tool":"${name}"} for its parameters, then {"action":"run","tool":"${name}","args":{...}}.`,
-      };
-    }
-    if (mode === "discoverable" && !this.activation.isActive(name)) {
-      return {
-        code: "tool_not_activated",
-        message: `The tool "${name}" exists but is not active yet.`,
-        hint: `Call find_tool with {"query":"select:${name}"} first, then call "${name}" again.`,
-      };
-    }
-    return undefined;
   }
 
   private suggest(name: string): string[] {

@@ -1,0 +1,44 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+
+/**
+ * The skill constraints in force in a run: each active skill's `allowed-tools`. They nest: a tool
+ * must be allowed by every one. `version` changes with them, so views can cache.
+ */
+export class SkillConstraints {
+  private readonly constraints: { readonly skill: string; readonly allowed: ReadonlySet<string> }[] = [];
+  private changes = 0;
+
+  /** Adds a constraint; returns the function that lifts it (once). */
+  apply(skill: string, allowedTools: readonly string[]): () => void {
+    if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
+      throw new ConfigurationError("invalid_skill_constraint", `Skill "${skill}": allowed-tools must be a list of tool names.`, {
+        data: { skill },
+      });
+    }
+    const constraint = { skill, allowed: new Set(allowedTools) };
+    this.constraints.push(constraint);
+    this.changes++;
+    return () => {
+      const index = this.constraints.indexOf(constraint);
+      if (index === -1) return;
+      this.constraints.splice(index, 1);
+      this.changes++;
+    };
+  }
+
+  /** True when every active constraint allows `name`. */
+  allows(name: string): boolean {
+    for (const constraint of this.constraints) if (!constraint.allowed.has(name)) return false;
+    return true;
+  }
+
+  /** The skills whose constraints are in force, innermost last. */
+  active(): string[] {
+    return this.constraints.map((constraint) => constraint.skill);
+  }
+
+  /** Changes on every apply and lift. */
+  get version(): number {
+    return this.changes;
+  }
+}
