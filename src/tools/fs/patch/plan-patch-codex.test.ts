@@ -1,32 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FileReader } from "./file-reader.js";
-import type { PatchError } from "./patch-error.js";
-import { type PlanResult, planPatch } from "./plan-patch.js";
-
-/** An in-memory workspace that records which paths were read. */
-function files(contents: Record<string, string>): FileReader & { reads: string[] } {
-  const reads: string[] = [];
-  return {
-    reads,
-    read: async (path) => {
-      reads.push(path);
-      return Object.hasOwn(contents, path) ? contents[path] : undefined;
-    },
-  };
-}
+import { planPatch } from "./plan-patch.js";
+import { changesOf, errorOf, files } from "./plan-patch.test-support.js";
 
 function codex(...lines: string[]): { kind: "codex"; patch: string } {
   return { kind: "codex", patch: ["*** Begin Patch", ...lines, "*** End Patch", ""].join("\n") };
-}
-
-function changesOf(result: PlanResult) {
-  if (!result.ok) throw new Error(`expected a plan, got ${result.error.code}: ${result.error.message}`);
-  return result.changes;
-}
-
-function errorOf(result: PlanResult): PatchError {
-  if (result.ok) throw new Error("expected the plan to fail");
-  return result.error;
 }
 
 /** The content one update leaves at `path`. */

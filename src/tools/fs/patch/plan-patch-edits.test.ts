@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { FileReader } from "./file-reader.js";
 import type { PatchError } from "./patch-error.js";
 import type { TextEdit } from "./patch-input.js";
-import { type PlanResult, planPatch } from "./plan-patch.js";
-
-function files(contents: Record<string, string>): FileReader {
-  return { read: async (path) => (Object.hasOwn(contents, path) ? contents[path] : undefined) };
-}
-
-function errorOf(result: PlanResult): PatchError {
-  if (result.ok) throw new Error("expected the plan to fail");
-  return result.error;
-}
+import { planPatch } from "./plan-patch.js";
+import { errorOf, files, updatedContentOf } from "./plan-patch.test-support.js";
 
 async function edited(content: string, ...edits: TextEdit[]): Promise<string> {
-  const result = await planPatch({ kind: "edits", path: "f.txt", edits }, files({ "f.txt": content }));
-  if (!result.ok) throw new Error(`expected a plan, got ${result.error.code}: ${result.error.message}`);
-  const [change] = result.changes;
-  if (change?.type !== "update") throw new Error(`expected an update, got ${change?.type}`);
-  return change.content;
+  return updatedContentOf(await planPatch({ kind: "edits", path: "f.txt", edits }, files({ "f.txt": content })));
 }
 
 async function editFailure(content: string, ...edits: TextEdit[]): Promise<PatchError> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { FileReader } from "./file-reader.js";
-import { type PlanResult, planPatch } from "./plan-patch.js";
+import { planPatch } from "./plan-patch.js";
+import { files, updatedContentOf } from "./plan-patch.test-support.js";
 
 /** About 1 MB in 20,000 lines: mostly distinct code lines, with the repeated `}` and blank lines real files have. */
 function largeLines(): string[] {
@@ -15,17 +15,6 @@ function largeLines(): string[] {
     lines.push("");
   }
   return lines;
-}
-
-function files(contents: Record<string, string>): FileReader {
-  return { read: async (path) => (Object.hasOwn(contents, path) ? contents[path] : undefined) };
-}
-
-function contentOf(result: PlanResult): string {
-  if (!result.ok) throw new Error(`expected a plan, got ${result.error.code}: ${result.error.message}`);
-  const [change] = result.changes;
-  if (change?.type !== "update") throw new Error("expected an update");
-  return change.content;
 }
 
 describe("planPatch on a 1 MB file", () => {
@@ -52,7 +41,7 @@ describe("planPatch on a 1 MB file", () => {
     const expected = [...lines];
     for (const block of blocks) expected[block * 5 + 1] = `  const value = computeFast(input, ${block});`;
     expected[3999 * 5] = "export function last(input: Input): Output {";
-    expect(contentOf(result)).toBe(`${expected.join("\n")}\n`);
+    expect(updatedContentOf(result)).toBe(`${expected.join("\n")}\n`);
     expect(result.ok && result.summary).toMatchObject({ added: 4, removed: 4 });
   });
 
@@ -70,7 +59,7 @@ describe("planPatch on a 1 MB file", () => {
     ].join("\n");
     const expected = [...lines];
     expected[15_003] = "} // end of handler3000";
-    expect(contentOf(await planPatch({ kind: "unified", patch }, files({ "big.ts": crlf })))).toBe(
+    expect(updatedContentOf(await planPatch({ kind: "unified", patch }, files({ "big.ts": crlf })))).toBe(
       `${expected.join("\r\n")}\r\n`,
     );
   });
@@ -81,7 +70,7 @@ describe("planPatch on a 1 MB file", () => {
       { kind: "edits", path: "big.ts", edits: [{ ...edit, replace_all: true }] },
       files({ "big.ts": content }),
     );
-    expect(contentOf(all)).toBe(content.replaceAll("satisfies Output;", "as Output;"));
+    expect(updatedContentOf(all)).toBe(content.replaceAll("satisfies Output;", "as Output;"));
     const one = await planPatch({ kind: "edits", path: "big.ts", edits: [edit] }, files({ "big.ts": content }));
     expect(one.ok === false && one.error).toMatchObject({
       code: "ambiguous_match",

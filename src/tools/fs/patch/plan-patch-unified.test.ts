@@ -1,24 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FileReader } from "./file-reader.js";
-import type { PatchError } from "./patch-error.js";
-import { type PlanResult, planPatch } from "./plan-patch.js";
-
-function files(contents: Record<string, string>): FileReader {
-  return { read: async (path) => (Object.hasOwn(contents, path) ? contents[path] : undefined) };
-}
+import { planPatch } from "./plan-patch.js";
+import { changesOf, errorOf, files } from "./plan-patch.test-support.js";
 
 function unified(...lines: string[]): { kind: "unified"; patch: string } {
   return { kind: "unified", patch: `${lines.join("\n")}\n` };
-}
-
-function changesOf(result: PlanResult) {
-  if (!result.ok) throw new Error(`expected a plan, got ${result.error.code}: ${result.error.message}`);
-  return result.changes;
-}
-
-function errorOf(result: PlanResult): PatchError {
-  if (result.ok) throw new Error("expected the plan to fail");
-  return result.error;
 }
 
 async function updated(content: string, ...lines: string[]): Promise<string> {
