@@ -1,17 +1,8 @@
 import { defineConfig } from "tsup";
+import { subpaths } from "./scripts/subpaths.js";
 
 export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    "testing/index": "src/testing/index.ts",
-    "ai-sdk/index": "src/adapters/ai-sdk/index.ts",
-    "anthropic/index": "src/adapters/anthropic/index.ts",
-    "openai/index": "src/adapters/openai/index.ts",
-    "tools/index": "src/tools/index.ts",
-    "mcp/index": "src/mcp/index.ts",
-    "host/index": "src/tools/host/index.ts",
-    "git/index": "src/tools/git/index.ts",
-  },
+  entry: Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

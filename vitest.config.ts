@@ -1,21 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { subpaths } from "./scripts/subpaths.js";
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 export default defineConfig({
   resolve: {
-    alias: [
-      { find: /^agent-tool-catalog\/testing$/, replacement: source("./src/testing/index.ts") },
-      { find: /^agent-tool-catalog\/ai-sdk$/, replacement: source("./src/adapters/ai-sdk/index.ts") },
-      { find: /^agent-tool-catalog\/anthropic$/, replacement: source("./src/adapters/anthropic/index.ts") },
-      { find: /^agent-tool-catalog\/openai$/, replacement: source("./src/adapters/openai/index.ts") },
-      { find: /^agent-tool-catalog\/tools$/, replacement: source("./src/tools/index.ts") },
-      { find: /^agent-tool-catalog\/mcp$/, replacement: source("./src/mcp/index.ts") },
-      { find: /^agent-tool-catalog\/host$/, replacement: source("./src/tools/host/index.ts") },
-      { find: /^agent-tool-catalog\/git$/, replacement: source("./src/tools/git/index.ts") },
-      { find: /^agent-tool-catalog$/, replacement: source("./src/index.ts") },
-    ],
+    // Tests import the package by name, as users do; each subpath resolves to its source.
+    alias: subpaths().map(({ specifier, source: file }) => ({
+      find: new RegExp(`^${escapeRegExp(specifier)}$`),
+      replacement: source(`./${file}`),
+    })),
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],

@@ -5,14 +5,11 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Extractor, ExtractorConfig } from "@microsoft/api-extractor";
+import { subpaths } from "./subpaths.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const update = process.argv.includes("--update");
-const packageJson = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { exports: Record<string, unknown> };
-
-const entries = Object.keys(packageJson.exports)
-  .filter((subpath) => subpath !== "./package.json")
-  .map((subpath) => (subpath === "." ? "index" : `${subpath.slice(2)}/index`));
+const entries = subpaths().map(({ entry }) => entry);
 
 const base = ExtractorConfig.loadFile(`${root}api-extractor.json`);
 const rootExports = exportedNames(readFileSync(`${root}dist/index.d.ts`, "utf8"));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGitTools, type FileHistoryOutput, GIT_TOOL_NAMES, type LogSearchOutput } from "../../src/tools/git/index.js";
+import { createGitTools, type FileHistoryOutput, GIT_TOOL_NAMES, type LogSearchOutput } from "../../src/git/index.js";
 import { benchCases, measureGitCases, renderGitBench } from "./git-bench.js";
 import { type SyntheticHistory, writeSyntheticHistory } from "./synthetic-history.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
-import { createGitCache, createGitTools, GIT_TOOL_NAMES, type GitCache } from "../../src/tools/git/index.js";
+import { createGitCache, createGitTools, GIT_TOOL_NAMES, type GitCache } from "../../src/git/index.js";
 import { median, round } from "../stats.js";
 import { writeSyntheticHistory } from "./synthetic-history.js";
 

@@ -1,8 +1,6 @@
 // Built-in tools (Node-only): file tools, shell, and their sandbox. Import from
 // "agent-tool-catalog/tools"; the root entry never loads this.
 
-// The sandbox layer, for hosts that run their own processes or file access under the same rules.
-export * from "../sandbox/index.js";
 export { createApplyPatchTool } from "./fs/apply-patch-tool.js";
 export { createDownloadTool } from "./fs/download-tool.js";
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
@@ -32,4 +30,6 @@ export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";
 export { createWriteTool } from "./fs/write-tool.js";
+// The sandbox layer, for hosts that run their own processes or file access under the same rules.
+export * from "./sandbox/index.js";
 export { type BashToolOptions, createBashTool } from "./shell/bash-tool.js";

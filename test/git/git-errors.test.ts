@@ -2,7 +2,7 @@ import { cpSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGitTools, GIT_TOOL_NAMES, type LogSearchOutput } from "../../src/tools/git/index.js";
+import { createGitTools, GIT_TOOL_NAMES, type LogSearchOutput } from "../../src/git/index.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
@@ -202,7 +202,7 @@ describe("registration", () => {
       expect(tool).toMatchObject({ tier: "deferred", mutating: false, annotations: { readOnlyHint: true } });
       expect(tool.tags).toContain("git");
     }
-    const { gitToolGroup } = await import("../../src/tools/git/index.js");
+    const { gitToolGroup } = await import("../../src/git/index.js");
     const run = createRegistry({ groups: [gitToolGroup()] }).createRun({ permissions: { workspace: fixture.directory } });
     expect(failure(await run.call("git_log_search", { query: "x" }))).toMatchObject({ code: "tool_not_activated" });
     expect(run.search("who last changed these lines blame").map((hit) => hit.name)).toContain("git_blame_context");
@@ -215,7 +215,7 @@ describe("registration", () => {
   });
 
   it("keeps parsed objects across calls and tool sets that share a cache", async () => {
-    const { createGitCache } = await import("../../src/tools/git/index.js");
+    const { createGitCache } = await import("../../src/git/index.js");
     const cache = createGitCache();
     const reads: string[] = [];
     const { promises } = await import("node:fs");

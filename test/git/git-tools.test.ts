@@ -8,7 +8,7 @@ import type {
   FileHistoryOutput,
   GitToolOptions,
   LogSearchOutput,
-} from "../../src/tools/git/index.js";
+} from "../../src/git/index.js";
 import { git, removeDirectory } from "./support/git-fixture.js";
 import {
   blameIds,

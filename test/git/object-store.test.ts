@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MissingObjectError, type ObjectStore } from "../../src/tools/git/objects/git-object.js";
-import { IsomorphicObjectStore } from "../../src/tools/git/objects/isomorphic-object-store.js";
-import { NodeObjectStore, objectDirectories } from "../../src/tools/git/objects/node-object-store.js";
+import { MissingObjectError, type ObjectStore } from "../../src/git/objects/git-object.js";
+import { IsomorphicObjectStore } from "../../src/git/objects/isomorphic-object-store.js";
+import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 
 const AUTHOR = { name: "Store Tester", email: "store@example.com" };

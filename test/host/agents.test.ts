@@ -7,7 +7,7 @@ import {
   agentToolGroup,
   DEFAULT_MAX_FORK_DEPTH,
   type TaskCompletion,
-} from "../../src/tools/host/index.js";
+} from "../../src/host/index.js";
 import { failure, hostRun, output, ScriptedRunner, text, toolNames } from "./support/host-test-kit.js";
 
 /**

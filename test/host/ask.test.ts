@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askUserQuestionToolGroup, InMemoryQuestionBroker, ManualClock, type UserQuestion } from "../../src/tools/host/index.js";
+import { askUserQuestionToolGroup, InMemoryQuestionBroker, ManualClock, type UserQuestion } from "../../src/host/index.js";
 import { failure, hostRun, text, toolNames } from "./support/host-test-kit.js";
 
 function askSetup(timeoutMs?: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callbackToolGroup, type DelayedCallback, InProcessCallbackManager, ManualClock } from "../../src/tools/host/index.js";
+import { callbackToolGroup, type DelayedCallback, InProcessCallbackManager, ManualClock } from "../../src/host/index.js";
 import { failure, hostRun, output, record, toolNames } from "./support/host-test-kit.js";
 
 function callbackSetup(onFire?: (callback: DelayedCallback) => void | Promise<void>) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, sleep, systemClock } from "../../src/tools/host/index.js";
+import { ManualClock, sleep, systemClock } from "../../src/host/index.js";
 
 describe("ManualClock", () => {
   it("fires due timers in order, including ones scheduled while advancing, and lets async work settle", async () => {

@@ -7,7 +7,7 @@ import {
   type InProcessCronSchedulerOptions,
   ManualClock,
   parseCronSchedule,
-} from "../../src/tools/host/index.js";
+} from "../../src/host/index.js";
 import { failure, hostRun, record, toolNames, untilAborted } from "./support/host-test-kit.js";
 
 const START = Date.UTC(2025, 0, 1, 0, 0, 0);

@@ -3,13 +3,7 @@ import path from "node:path";
 import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type AgentProfile,
-  InMemoryRunHistory,
-  ManualClock,
-  parseAgentProfile,
-  profileToolGroup,
-} from "../../src/tools/host/index.js";
+import { type AgentProfile, InMemoryRunHistory, ManualClock, parseAgentProfile, profileToolGroup } from "../../src/host/index.js";
 import { failure, hostRun, output, record, temporaryDirectory } from "./support/host-test-kit.js";
 
 let directory: { path: string; remove(): Promise<void> };

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createRegistry, defineTool, type ToolCalledEvent } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RunDirectory, recipeToolGroup } from "../../src/tools/host/index.js";
+import { RunDirectory, recipeToolGroup } from "../../src/host/index.js";
 import { failure, hostRun, temporaryDirectory, text, toolNames } from "./support/host-test-kit.js";
 
 let recipes: { path: string; remove(): Promise<void> };

@@ -11,7 +11,7 @@ import {
   RunDirectory,
   type SkillToolGroupOptions,
   skillToolGroup,
-} from "../../src/tools/host/index.js";
+} from "../../src/host/index.js";
 import {
   failure,
   hostRun,

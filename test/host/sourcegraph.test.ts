@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sourcegraphToolGroup } from "../../src/tools/host/index.js";
+import { sourcegraphToolGroup } from "../../src/host/index.js";
 import { failure, hostRun, startServer, text, toolNames } from "./support/host-test-kit.js";
 
 let server: { url: string; close(): Promise<void> };

@@ -5,7 +5,7 @@ import {
   InProcessSubagentManager,
   ManualClock,
   subagentToolGroup,
-} from "../../src/tools/host/index.js";
+} from "../../src/host/index.js";
 import { deferred, failure, hostRun, record, ScriptedRunner, toolNames, untilAborted } from "./support/host-test-kit.js";
 
 function subagentSetup(

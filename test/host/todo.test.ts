@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TODO_ITEMS, todoToolGroup } from "../../src/tools/host/index.js";
+import { MAX_TODO_ITEMS, todoToolGroup } from "../../src/host/index.js";
 import { failure, hostRun, text } from "./support/host-test-kit.js";
 
 describe("todo", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpWebFetcher, type WebSearcher, webToolGroup } from "../../src/tools/host/index.js";
+import { HttpWebFetcher, type WebSearcher, webToolGroup } from "../../src/host/index.js";
 import { failure, hostRun, ScriptedRunner, startServer, text, toolNames } from "./support/host-test-kit.js";
 
 let server: { url: string; close(): Promise<void> };

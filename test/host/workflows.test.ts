@@ -8,7 +8,7 @@ import {
   ManualClock,
   type WorkflowDefinition,
   workflowToolGroup,
-} from "../../src/tools/host/index.js";
+} from "../../src/host/index.js";
 import { deferred, failure, hostRun, record, ScriptedRunner, toolNames } from "./support/host-test-kit.js";
 
 const research = defineWorkflow({

@@ -1,4 +1,4 @@
-import { createProcessSandbox } from "../../src/sandbox/create-process-sandbox.js";
+import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
 import { describeProcessSandbox } from "./process-sandbox-suite.js";
 
 const skip = process.platform === "linux" ? false : "bubblewrap runs on Linux only";

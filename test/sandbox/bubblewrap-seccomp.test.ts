@@ -3,9 +3,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localScopeArguments } from "../../src/sandbox/bubblewrap-arguments.js";
-import { BubblewrapSandbox } from "../../src/sandbox/bubblewrap-sandbox.js";
-import { runSandboxed } from "../../src/sandbox/run-sandboxed.js";
+import { localScopeArguments } from "../../src/tools/sandbox/bubblewrap-arguments.js";
+import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
+import { runSandboxed } from "../../src/tools/sandbox/run-sandboxed.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const CONNECT = `require('net').connect(process.argv[1])

@@ -1,10 +1,10 @@
 import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProcessSandbox } from "../../src/sandbox/create-process-sandbox.js";
-import type { ProcessSandbox } from "../../src/sandbox/process-sandbox.js";
-import { cachedSandboxProbe, type SandboxProbe } from "../../src/sandbox/sandbox-probe.js";
-import { SandboxUnavailableError } from "../../src/sandbox/sandbox-unavailable-error.js";
+import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../../src/tools/sandbox/process-sandbox.js";
+import { cachedSandboxProbe, type SandboxProbe } from "../../src/tools/sandbox/sandbox-probe.js";
+import { SandboxUnavailableError } from "../../src/tools/sandbox/sandbox-unavailable-error.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const directories = new TemporaryDirectories();

@@ -4,9 +4,9 @@ import { link, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promise
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertPlainFile } from "../../src/sandbox/file-kind.js";
-import { openConfined, resolveInWorkspace } from "../../src/sandbox/path-confinement.js";
-import { SandboxViolationError } from "../../src/sandbox/sandbox-violation-error.js";
+import { assertPlainFile } from "../../src/tools/sandbox/file-kind.js";
+import { openConfined, resolveInWorkspace } from "../../src/tools/sandbox/path-confinement.js";
+import { SandboxViolationError } from "../../src/tools/sandbox/sandbox-violation-error.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const directories = new TemporaryDirectories();

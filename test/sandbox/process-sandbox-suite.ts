@@ -4,8 +4,8 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand } from "../../src/sandbox/process-sandbox.js";
-import { runSandboxed, type SandboxedResult } from "../../src/sandbox/run-sandboxed.js";
+import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand } from "../../src/tools/sandbox/process-sandbox.js";
+import { runSandboxed, type SandboxedResult } from "../../src/tools/sandbox/run-sandboxed.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 /** Real directories a driver under test is created for. */

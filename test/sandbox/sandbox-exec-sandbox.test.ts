@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createProcessSandbox } from "../../src/sandbox/create-process-sandbox.js";
-import { runSandboxed } from "../../src/sandbox/run-sandboxed.js";
-import { SandboxExecSandbox } from "../../src/sandbox/sandbox-exec-sandbox.js";
+import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
+import { runSandboxed } from "../../src/tools/sandbox/run-sandboxed.js";
+import { SandboxExecSandbox } from "../../src/tools/sandbox/sandbox-exec-sandbox.js";
 import { describeProcessSandbox } from "./process-sandbox-suite.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 

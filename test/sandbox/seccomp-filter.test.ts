@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BPF, decodeBpfProgram, encodeBpfProgram } from "../../src/sandbox/bpf-instruction.js";
+import { BPF, decodeBpfProgram, encodeBpfProgram } from "../../src/tools/sandbox/bpf-instruction.js";
 import {
   AF_UNIX,
   AUDIT_ARCH,
@@ -7,7 +7,7 @@ import {
   SECCOMP_ARCHITECTURES,
   SECCOMP_RET,
   X32_SYSCALL_BIT,
-} from "../../src/sandbox/seccomp-filter.js";
+} from "../../src/tools/sandbox/seccomp-filter.js";
 import { evaluateSeccomp } from "./support/bpf-interpreter.js";
 
 const EPERM = SECCOMP_RET.ERRNO | 1;

@@ -2,9 +2,9 @@ import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConfined } from "../../src/sandbox/path-confinement.js";
-import { SandboxViolationError } from "../../src/sandbox/sandbox-violation-error.js";
-import { isInsideDirectory } from "../../src/sandbox/workspace-root.js";
+import { openConfined } from "../../src/tools/sandbox/path-confinement.js";
+import { SandboxViolationError } from "../../src/tools/sandbox/sandbox-violation-error.js";
+import { isInsideDirectory } from "../../src/tools/sandbox/workspace-root.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const READS = 3_000;

@@ -1,4 +1,4 @@
-import { createProcessSandbox } from "../../src/sandbox/create-process-sandbox.js";
+import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
 import { describeProcessSandbox } from "./process-sandbox-suite.js";
 
 // The control: the same probes that must fail under a sandbox succeed here, which shows that they

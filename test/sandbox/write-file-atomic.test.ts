@@ -1,7 +1,7 @@
 import { chmod, link, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { writeFileAtomic } from "../../src/sandbox/write-file-atomic.js";
+import { writeFileAtomic } from "../../src/tools/sandbox/write-file-atomic.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const directories = new TemporaryDirectories();

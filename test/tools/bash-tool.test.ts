@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SandboxUnavailableError } from "../../src/sandbox/sandbox-unavailable-error.js";
+import { SandboxUnavailableError } from "../../src/tools/sandbox/sandbox-unavailable-error.js";
 import { type BashToolOptions, createBashTool } from "../../src/tools/shell/bash-tool.js";
 
 let workspace: string;

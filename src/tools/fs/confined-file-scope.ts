@@ -2,8 +2,8 @@ import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { lstat, mkdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { openConfined, resolveInWorkspace } from "../../sandbox/path-confinement.js";
-import { writeFileAtomic } from "../../sandbox/write-file-atomic.js";
+import { openConfined, resolveInWorkspace } from "../sandbox/path-confinement.js";
+import { writeFileAtomic } from "../sandbox/write-file-atomic.js";
 import type { FileScope } from "./file-scope.js";
 import { guardedFileOperation, replaceThroughTemporary, temporaryPathBeside } from "./file-scope-helpers.js";
 

@@ -1,11 +1,11 @@
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
-import { createProcessSandbox } from "../../sandbox/create-process-sandbox.js";
-import type { ProcessSandbox } from "../../sandbox/process-sandbox.js";
-import { runSandboxed, type SandboxedResult } from "../../sandbox/run-sandboxed.js";
-import { SandboxUnavailableError } from "../../sandbox/sandbox-unavailable-error.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
+import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
+import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 
 /** Options of the `bash` tool; all of them are the host's, none can be set by the model. */
 export interface BashToolOptions {

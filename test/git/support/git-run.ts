@@ -1,5 +1,5 @@
 import { createRegistry, type Run, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
-import { createGitTools, GIT_TOOL_NAMES, type GitToolOptions } from "../../../src/tools/git/index.js";
+import { createGitTools, GIT_TOOL_NAMES, type GitToolOptions } from "../../../src/git/index.js";
 
 /** A run over `workspace` with every git tool registered and activated. */
 export function gitRun(workspace: string | undefined, options: GitToolOptions = {}, sandbox: SandboxScope = "unrestricted"): Run {

@@ -12,7 +12,7 @@ import {
   type ToolCallResult,
   type ToolGroup,
 } from "agent-tool-catalog";
-import type { AgentPromptRequest, AgentPromptResult, AgentRunner } from "../../../src/tools/host/index.js";
+import type { AgentPromptRequest, AgentPromptResult, AgentRunner } from "../../../src/host/index.js";
 
 /** A registry of the groups and a "full" run with every deferred tool activated. */
 export function hostRun(groups: readonly ToolGroup[], options: CreateRunOptions = {}): { registry: Registry; run: Run } {

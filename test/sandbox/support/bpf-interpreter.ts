@@ -1,4 +1,4 @@
-import { BPF, type BpfInstruction } from "../../../src/sandbox/bpf-instruction.js";
+import { BPF, type BpfInstruction } from "../../../src/tools/sandbox/bpf-instruction.js";
 
 /** The part of `struct seccomp_data` a filter reads. */
 export interface SeccompCall {

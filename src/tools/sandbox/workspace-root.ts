@@ -1,6 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { ConfigurationError } from "../errors/configuration-error.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 
 /**
  * The real path of a workspace directory. Every containment check compares real paths, so a

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import type { SandboxScope } from "../policy/permission-config.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { SandboxScope } from "../../policy/permission-config.js";
 import { SYSTEM_DIRECTORIES } from "./bubblewrap-arguments.js";
 import { BubblewrapSandbox } from "./bubblewrap-sandbox.js";
 import type { ProcessSandbox } from "./process-sandbox.js";

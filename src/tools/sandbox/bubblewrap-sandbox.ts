@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigurationError } from "../errors/configuration-error.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import {
   commandArguments,
   localScopeArguments,

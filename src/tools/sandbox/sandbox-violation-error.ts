@@ -1,4 +1,4 @@
-import { CatalogError, type CatalogErrorOptions } from "../errors/catalog-error.js";
+import { CatalogError, type CatalogErrorOptions } from "../../errors/catalog-error.js";
 
 /** Codes of {@link SandboxViolationError}; stable, so a tool can branch on them. */
 export type SandboxViolationCode =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "../../../../bench/stats.js";
+import { seededRandom } from "../../../bench/stats.js";
 import { countChanges, diffLines } from "./line-diff.js";
 
 function longestCommonSubsequence(a: readonly string[], b: readonly string[]): number {

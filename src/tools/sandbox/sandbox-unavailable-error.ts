@@ -1,4 +1,4 @@
-import { CatalogError, type CatalogErrorOptions } from "../errors/catalog-error.js";
+import { CatalogError, type CatalogErrorOptions } from "../../errors/catalog-error.js";
 
 /**
  * Thrown when a run asks for an OS sandbox (scope `local` or `workspace`) that cannot start on

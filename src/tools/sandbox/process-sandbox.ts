@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { SandboxScope } from "../policy/permission-config.js";
+import type { SandboxScope } from "../../policy/permission-config.js";
 
 /** Which backend confines a process. */
 export type ProcessSandboxKind = "bubblewrap" | "sandbox-exec" | "unsandboxed";

@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConfigurationError } from "../errors/configuration-error.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { confinedEnvironment, inheritedEnvironment } from "./sandbox-environment.js";
 import { sandboxExecArguments, sandboxExecParameters, sandboxExecProfile } from "./sandbox-exec-profile.js";
