@@ -24,11 +24,9 @@ export interface MetaToolData {
   readonly multi: readonly LabelledQuery[];
 }
 
-/** Where the data lives: `BENCH_DATA_DIR`, else `../shared/data/metatool` beside the checkout. */
+/** Where the data lives: the copy vendored in `bench/data/metatool` (MIT, see its LICENSE). */
 export function metatoolDirectory(): string {
-  if (process.env.BENCH_DATA_DIR !== undefined) return process.env.BENCH_DATA_DIR;
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-  return join(root, "..", "shared", "data", "metatool");
+  return resolve(dirname(fileURLToPath(import.meta.url)), "../data/metatool");
 }
 
 function readJsonLines(path: string): Record<string, unknown>[] {
@@ -45,7 +43,7 @@ function toQuery(row: Record<string, unknown>): LabelledQuery {
 /** Loads the set; throws with the path when it is missing. */
 export function loadMetatool(directory = metatoolDirectory()): MetaToolData {
   if (!existsSync(join(directory, "tools.jsonl"))) {
-    throw new Error(`MetaTool data not found in ${directory}; set BENCH_DATA_DIR.`);
+    throw new Error(`MetaTool data not found in ${directory}.`);
   }
   const tools = readJsonLines(join(directory, "tools.jsonl")).map((row) => ({
     id: String(row.id),

@@ -1,10 +1,12 @@
 import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
+import { capability } from "../support/capabilities.js";
 import { describeProcessSandbox } from "./process-sandbox-suite.js";
 
-const skip = process.platform === "linux" ? false : "bubblewrap runs on Linux only";
+const bubblewrap = capability("bubblewrap");
+const skip = bubblewrap.missing ? (bubblewrap.reason as string) : false;
 
 describeProcessSandbox({
-  name: "bubblewrap, scope workspace",
+  name: bubblewrap.label("bubblewrap, scope workspace"),
   skip,
   create: async ({ workspace }) => createProcessSandbox({ scope: "workspace", workspace }),
   expected: {
@@ -19,7 +21,7 @@ describeProcessSandbox({
 });
 
 describeProcessSandbox({
-  name: "bubblewrap, scope local",
+  name: bubblewrap.label("bubblewrap, scope local"),
   skip,
   create: async ({ workspace }) => createProcessSandbox({ scope: "local", workspace }),
   expected: {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localScopeArguments } from "../../src/tools/sandbox/bubblewrap-arguments.js";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
 import { runSandboxed } from "../../src/tools/sandbox/run-sandboxed.js";
+import { capability } from "../support/capabilities.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const CONNECT = `require('net').connect(process.argv[1])
@@ -30,7 +31,9 @@ afterAll(async () => {
   await directories.cleanup();
 });
 
-describe.skipIf(process.platform !== "linux")("bubblewrap with the seccomp filter, for real", () => {
+const bubblewrap = capability("bubblewrap");
+
+describe.skipIf(bubblewrap.missing)(bubblewrap.label("bubblewrap with the seccomp filter, for real"), () => {
   it("without the filter, --unshare-net alone still lets a unix socket connect (why the filter exists)", async () => {
     const child = spawn("bwrap", [...localScopeArguments(), "--", process.execPath, "-e", CONNECT, socketPath], {
       stdio: ["ignore", "pipe", "pipe"],

@@ -5,6 +5,7 @@ import { createProcessSandbox } from "../../src/tools/sandbox/create-process-san
 import type { ProcessSandbox } from "../../src/tools/sandbox/process-sandbox.js";
 import { cachedSandboxProbe, type SandboxProbe } from "../../src/tools/sandbox/sandbox-probe.js";
 import { SandboxUnavailableError } from "../../src/tools/sandbox/sandbox-unavailable-error.js";
+import { capability } from "../support/capabilities.js";
 import { TemporaryDirectories } from "./support/temporary-directories.js";
 
 const directories = new TemporaryDirectories();
@@ -40,10 +41,13 @@ describe("createProcessSandbox", () => {
     expect(sandbox).toMatchObject({ kind: "unsandboxed", scope: "unrestricted", workspace });
   });
 
-  it.skipIf(process.platform !== "linux")("picks bubblewrap on Linux after a real probe", async () => {
-    const sandbox = await createProcessSandbox({ scope: "workspace", workspace });
-    expect(sandbox).toMatchObject({ kind: "bubblewrap", scope: "workspace", workspace });
-  });
+  it.skipIf(capability("bubblewrap").missing)(
+    capability("bubblewrap").label("picks bubblewrap on Linux after a real probe"),
+    async () => {
+      const sandbox = await createProcessSandbox({ scope: "workspace", workspace });
+      expect(sandbox).toMatchObject({ kind: "bubblewrap", scope: "workspace", workspace });
+    },
+  );
 
   it("fails closed when bwrap is not installed, saying how to install it", async () => {
     const error = await unavailable(

@@ -7,6 +7,7 @@ import { createRegistry, type SandboxScope, type ToolCallResult } from "agent-to
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../../src/tools/sandbox/sandbox-unavailable-error.js";
 import { type BashToolOptions, createBashTool } from "../../src/tools/shell/bash-tool.js";
+import { capability } from "../support/capabilities.js";
 
 let workspace: string;
 let outside: string;
@@ -28,6 +29,8 @@ function output(result: ToolCallResult): string {
   return String(result.output);
 }
 
+const bubblewrap = capability("bubblewrap");
+
 describe("bash", () => {
   it("runs a command and reports exit code, stdout and stderr", async () => {
     const text = output(await bashRun("unrestricted").call("bash", { command: "echo out; echo err >&2; exit 3" }));
@@ -44,36 +47,39 @@ describe("bash", () => {
     expect(result.ok ? "" : result.error.code).toBe("aborted");
   });
 
-  it("in the workspace sandbox, writes inside and cannot write outside, reach the network or see secrets", async () => {
-    const server = createServer((socket) => socket.end("hello"));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    process.env.ATC_TEST_SECRET_TOKEN = "s3cret";
-    try {
-      const run = bashRun("workspace");
-      const text = output(
-        await run.call("bash", {
-          command: [
-            "echo inside > inside.txt",
-            `echo outside > ${outside}/escaped.txt 2>/dev/null || echo write-refused`,
-            `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo network-refused`,
-            "printenv ATC_TEST_SECRET_TOKEN || echo secret=none",
-          ].join("; "),
-        }),
-      );
-      expect(text).toContain("sandbox bubblewrap/workspace");
-      expect(text).toContain("write-refused");
-      expect(text).toContain("network-refused");
-      expect(text).toContain("secret=none");
-      expect(await readFile(path.join(workspace, "inside.txt"), "utf8")).toBe("inside\n");
-      await expect(stat(path.join(outside, "escaped.txt"))).rejects.toThrow();
-    } finally {
-      delete process.env.ATC_TEST_SECRET_TOKEN;
-      server.close();
-    }
-  });
+  it.skipIf(bubblewrap.missing)(
+    bubblewrap.label("in the workspace sandbox, writes inside and cannot write outside, reach the network or see secrets"),
+    async () => {
+      const server = createServer((socket) => socket.end("hello"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as AddressInfo).port;
+      process.env.ATC_TEST_SECRET_TOKEN = "s3cret";
+      try {
+        const run = bashRun("workspace");
+        const text = output(
+          await run.call("bash", {
+            command: [
+              "echo inside > inside.txt",
+              `echo outside > ${outside}/escaped.txt 2>/dev/null || echo write-refused`,
+              `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo network-refused`,
+              "printenv ATC_TEST_SECRET_TOKEN || echo secret=none",
+            ].join("; "),
+          }),
+        );
+        expect(text).toContain("sandbox bubblewrap/workspace");
+        expect(text).toContain("write-refused");
+        expect(text).toContain("network-refused");
+        expect(text).toContain("secret=none");
+        expect(await readFile(path.join(workspace, "inside.txt"), "utf8")).toBe("inside\n");
+        await expect(stat(path.join(outside, "escaped.txt"))).rejects.toThrow();
+      } finally {
+        delete process.env.ATC_TEST_SECRET_TOKEN;
+        server.close();
+      }
+    },
+  );
 
-  it("in the local sandbox, reads host files but has no network", async () => {
+  it.skipIf(bubblewrap.missing)(bubblewrap.label("in the local sandbox, reads host files but has no network"), async () => {
     await writeFile(path.join(outside, "host.txt"), "host file");
     const text = output(
       await bashRun("local").call("bash", {
