@@ -28,6 +28,7 @@ export type {
   ApprovalWaitOptions,
 } from "./policy/approval-broker.js";
 export { InMemoryApprovalBroker, type InMemoryApprovalBrokerOptions } from "./policy/in-memory-approval-broker.js";
+export { narrowPermissions } from "./policy/narrow-permissions.js";
 export {
   type ApprovalPolicy,
   DEFAULT_PERMISSIONS,
@@ -61,6 +62,7 @@ export { ActivationTracker, type ActivationTrackerState } from "./run/activation
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { condenseText } from "./run/condense-text.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunState } from "./run/run.js";
+export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
 export {
   formatToolResult,
@@ -84,6 +86,15 @@ export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
 export type { StandardSchemaV1 } from "./tool/standard-schema.js";
+export {
+  type FileContentPart,
+  type ImageContentPart,
+  isToolContent,
+  type TextContentPart,
+  type ToolContent,
+  type ToolContentPart,
+  toolContent,
+} from "./tool/tool-content.js";
 export type {
   ActivationOutcome,
   RunCatalog,

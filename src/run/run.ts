@@ -2,18 +2,22 @@ import { CatalogError } from "../errors/catalog-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
+import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
+import { isToolContent } from "../tool/tool-content.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
+import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
 import { condenseText } from "./condense-text.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { intersectAllowedTools, type RunScope } from "./run-scope.js";
 import { RunStorage } from "./run-storage.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
@@ -30,8 +34,16 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * activation. Empty or absent: every tool.
    */
   readonly allowedTools?: readonly string[];
-  /** The run's permissions. @defaultValue `{ sandbox: "unrestricted", approval: "none" }` */
+  /** The run's permissions. @defaultValue `{ sandbox: "unrestricted", approval: "none" }`, or the parent's */
   readonly permissions?: PermissionConfig;
+  /**
+   * Makes this a child run (a sub-agent, a workflow step, a forked skill) of `parent` (a run, or
+   * the `ctx.scope` a handler got): its permissions are `permissions` narrowed to the parent's
+   * (each axis the stricter, the workspace the parent's or inside it), and its tools are
+   * `allowedTools` intersected with the parent's (an empty intersection leaves only the
+   * always-available tools). A child never has wider permissions or more tools than its parent.
+   */
+  readonly parent?: RunScope | Run;
   /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
   readonly activation?: ActivationTracker | ActivationTrackerState;
   /** Host values handed to every handler as `ctx.hostContext`. */
@@ -53,6 +65,12 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * @defaultValue 40000
    */
   readonly condenseThreshold?: number;
+  /**
+   * Most decoded bytes of images and files one result may carry (`toolContent` parts); parts
+   * over it are replaced by a text part saying what was left out.
+   * @defaultValue 5 MiB
+   */
+  readonly maxBinaryBytes?: number;
 }
 
 /** Options of {@link Run.call}. */
@@ -82,6 +100,7 @@ export interface RunState {
 
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
+const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 
 /**
  * One conversation's view of a registry: which tools the model sees this turn
@@ -94,6 +113,8 @@ export class Run {
   readonly permissions: ResolvedPermissionConfig;
   /** The run's activated deferred tools. */
   readonly activation: ActivationTracker;
+  /** How many ancestors the run has: 0, or the parent's depth + 1 for a child run. */
+  readonly depth: number;
   /** This run's events (the registry's bus gets them too). */
   readonly events: EventBus<CatalogEvents>;
   /** The catalog as tools see it from inside this run. */
@@ -105,6 +126,7 @@ export class Run {
   private readonly maxInputLength: number;
   private readonly policy: ToolPolicy;
   private readonly condenseThreshold: number;
+  private readonly maxBinaryBytes: number;
   private readonly storage = new RunStorage();
   private readonly lifetime = new AbortController();
   private readonly disposers = new Set<() => unknown>();
@@ -122,8 +144,18 @@ export class Run {
     this.events = new EventBus(internals.eventBusOptions);
     this.id = options.runId ?? crypto.randomUUID();
     this.store = internals.view(this.id);
-    this.permissions = resolvePermissionConfig(options.permissions);
-    this.allowed = resolveAllowedTools(options.allowedTools);
+    const requestedTools = resolveAllowedTools(options.allowedTools);
+    if (options.parent === undefined) {
+      this.permissions = resolvePermissionConfig(options.permissions);
+      this.allowed = requestedTools;
+      this.depth = 0;
+    } else {
+      const parent = options.parent instanceof Run ? options.parent.scope() : options.parent;
+      this.permissions = narrowPermissions(parent.permissions, options.permissions);
+      const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
+      this.allowed = tools === undefined ? undefined : new Set(tools);
+      this.depth = parent.depth + 1;
+    }
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
     this.activation =
       options.activation instanceof ActivationTracker
@@ -134,6 +166,7 @@ export class Run {
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
     this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
+    this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
@@ -299,20 +332,11 @@ export class Run {
       );
     }
     const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
-    if (this.permissions.approval !== "none" && options.approved !== true) {
-      const refusal = await authorizeCall(this.policy, {
-        runId: this.id,
-        callId,
-        tool: compiled.descriptor,
-        input: validated.value,
-        signal,
-      });
-      if (refusal !== undefined) return this.fail(name, callId, started, refusal, undefined);
-    }
-    if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
-      this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
-    }
+    const run = this;
     const context: ToolContext = {
+      get scope() {
+        return run.scope();
+      },
       runId: this.id,
       callId,
       toolName: name,
@@ -323,19 +347,75 @@ export class Run {
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,
     };
+    const refusal = await this.authorize(compiled, validated.value, context, options.approved === true);
+    if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
+    if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
+      this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
+    }
     let output: unknown;
     try {
       output = await runUntilAborted(() => compiled.definition.handler(validated.value, context), signal);
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
-    if (typeof output === "string" && output.length > this.condenseThreshold)
-      output = condenseText(output, this.condenseThreshold);
-    const result: ToolCallResult = { ok: true, tool: name, callId, output };
+    let result: ToolCallResult;
+    if (isToolContent(output)) {
+      const content = capContentParts(output.parts, {
+        condenseThreshold: this.condenseThreshold,
+        maxBinaryBytes: this.maxBinaryBytes,
+      });
+      result = { ok: true, tool: name, callId, output: output.output ?? contentPartsAsText(content), content };
+    } else {
+      if (typeof output === "string" && output.length > this.condenseThreshold)
+        output = condenseText(output, this.condenseThreshold);
+      result = { ok: true, tool: name, callId, output };
+    }
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
     return result;
+  }
+
+  /**
+   * What this run may do, for a child run to inherit (`createRun({ parent })`): its permissions,
+   * and its allowed tools narrowed by the skill constraints in force now.
+   */
+  scope(): RunScope {
+    return Object.freeze({
+      runId: this.id,
+      permissions: this.permissions,
+      allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed]),
+      depth: this.depth,
+    });
+  }
+
+  /**
+   * The checks between validation and the handler: the tool's preflight (cheap refusals first,
+   * so nobody approves a call that cannot happen), then the approval policy.
+   */
+  private async authorize(
+    compiled: RegistryEntry["compiled"],
+    input: unknown,
+    context: ToolContext,
+    approvedByHost: boolean,
+  ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
+    const { preflight } = compiled.definition;
+    if (preflight !== undefined) {
+      try {
+        await runUntilAborted(() => preflight.call(compiled.definition, input, context), context.signal);
+      } catch (error) {
+        return { error: describeFailure(context.toolName, error, context.signal), cause: error };
+      }
+    }
+    if (this.permissions.approval === "none" || approvedByHost) return undefined;
+    const refusal = await authorizeCall(this.policy, {
+      runId: this.id,
+      callId: context.callId,
+      tool: compiled.descriptor,
+      input,
+      signal: context.signal,
+    });
+    return refusal === undefined ? undefined : { error: refusal, cause: undefined };
   }
 
   /** The state to persist; pass `state.activation` to `createRun({ activation })` to resume. */

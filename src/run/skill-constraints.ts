@@ -32,6 +32,18 @@ export class SkillConstraints {
     return true;
   }
 
+  /**
+   * `names` narrowed by every constraint in force (`undefined`: every tool, so the constraints
+   * alone decide; still `undefined` when there is none).
+   */
+  narrow(names: readonly string[] | undefined): readonly string[] | undefined {
+    let out = names;
+    for (const constraint of this.constraints) {
+      out = out === undefined ? [...constraint.allowed] : out.filter((name) => constraint.allowed.has(name));
+    }
+    return out;
+  }
+
   /** The skills whose constraints are in force, innermost last. */
   active(): string[] {
     return this.constraints.map((constraint) => constraint.skill);

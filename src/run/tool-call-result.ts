@@ -1,3 +1,4 @@
+import type { ToolContentPart } from "../tool/tool-content.js";
 import type { ValidationIssue } from "../tool/validation-issue.js";
 
 /** Error codes a run itself produces. Handlers may use their own codes through `ToolError`. */
@@ -33,8 +34,13 @@ export interface ToolCallSuccess {
   readonly tool: string;
   /** The call's id. */
   readonly callId: string;
-  /** What the handler returned. */
+  /** What the handler returned (for a `toolContent` result: its `output`, else its text). */
   readonly output: unknown;
+  /**
+   * The parts of a rich result (`toolContent`): text, images, files, size-capped by the run.
+   * Adapters send them in the provider's own shape.
+   */
+  readonly content?: readonly ToolContentPart[];
 }
 
 /** A call that failed; the run goes on. */

@@ -48,6 +48,11 @@ function compileUncached(definition: AnyToolDefinition): CompiledTool {
   if (typeof definition.handler !== "function") {
     throw new ToolDefinitionError("invalid_tool_handler", `Tool "${name}": handler must be a function.`, { data: { name } });
   }
+  if (definition.preflight !== undefined && typeof definition.preflight !== "function") {
+    throw new ToolDefinitionError("invalid_tool_handler", `Tool "${name}": preflight must be a function when given.`, {
+      data: { name },
+    });
+  }
   const tier = definition.tier ?? TIER_CORE;
   if (tier !== TIER_CORE && tier !== TIER_DEFERRED) {
     throw new ToolDefinitionError(

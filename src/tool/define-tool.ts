@@ -10,6 +10,12 @@ export interface SchemaToolDefinitionInput<Schema extends StandardSchemaV1, Outp
   readonly inputSchema: Schema;
   /** Runs the tool with the validated input. */
   handler(input: StandardSchemaV1.InferOutput<Schema>, context: ToolContext): Output | Promise<Output>;
+  /**
+   * Cheap checks run after validation and before approval is asked (e.g. "is this path inside
+   * the workspace"), so nobody is asked to approve a call that would be refused anyway. Throw a
+   * `ToolError` to refuse the call; it must not change anything.
+   */
+  preflight?(input: StandardSchemaV1.InferOutput<Schema>, context: ToolContext): void | Promise<void>;
 }
 
 /** A definition whose input is a plain JSON object schema; type the input with the `Input` parameter. */
@@ -18,6 +24,12 @@ export interface JsonSchemaToolDefinitionInput<Input, Output> extends ToolDefini
   readonly inputSchema: JsonObjectSchema;
   /** Runs the tool with the validated input. */
   handler(input: Input, context: ToolContext): Output | Promise<Output>;
+  /**
+   * Cheap checks run after validation and before approval is asked (e.g. "is this path inside
+   * the workspace"), so nobody is asked to approve a call that would be refused anyway. Throw a
+   * `ToolError` to refuse the call; it must not change anything.
+   */
+  preflight?(input: Input, context: ToolContext): void | Promise<void>;
 }
 
 /**

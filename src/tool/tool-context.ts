@@ -1,4 +1,5 @@
 import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
+import type { RunScope } from "../run/run-scope.js";
 import type { RunStorage } from "../run/run-storage.js";
 import type { ToolCallResult } from "../run/tool-call-result.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
@@ -78,6 +79,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The run's permissions, with defaults applied. */
   readonly permissions: ResolvedPermissionConfig;
+  /**
+   * What the calling run may do, for tools that start child runs (agents, workflows, forked
+   * skills): pass it as `createRun({ parent: ctx.scope })`, so the child is never wider.
+   */
+  readonly scope: RunScope;
   /** The catalog of this run (search, activate). */
   readonly catalog: RunCatalog;
   /** Host values given to `createRun({ context })`. */

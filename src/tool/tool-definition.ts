@@ -70,6 +70,12 @@ export interface ToolDefinition<Input = unknown, Output = unknown> extends ToolD
    * exception is reported to the model as `tool_failed`.
    */
   handler(input: Input, context: ToolContext): Output | Promise<Output>;
+  /**
+   * Cheap checks run after validation and before approval is asked (e.g. "is this path inside
+   * the workspace"), so nobody is asked to approve a call that would be refused anyway. Throw a
+   * `ToolError` to refuse the call; it must not change anything.
+   */
+  preflight?(input: Input, context: ToolContext): void | Promise<void>;
 }
 
 /** A tool definition of any input and output type, as stored in collections. */

@@ -1,0 +1,65 @@
+import type { ToolContentPart } from "../tool/tool-content.js";
+import { condenseText } from "./condense-text.js";
+
+/** The size of a base64 string's bytes. */
+function decodedBytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
+}
+
+function describeBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/**
+ * Keeps a result's parts within the run's limits: text parts are condensed like text outputs, and
+ * binary parts are kept in order while their decoded bytes fit `maxBinaryBytes`; a part that does
+ * not fit (or is not valid base64) becomes a text part saying what was left out, so the model
+ * knows it exists.
+ */
+export function capContentParts(
+  parts: readonly ToolContentPart[],
+  limits: { readonly condenseThreshold: number; readonly maxBinaryBytes: number },
+): ToolContentPart[] {
+  let budget = limits.maxBinaryBytes;
+  const out: ToolContentPart[] = [];
+  for (const part of parts) {
+    if (part === null || typeof part !== "object") continue;
+    if (part.type === "text") {
+      const text = String(part.text);
+      out.push({
+        type: "text",
+        text: text.length > limits.condenseThreshold ? condenseText(text, limits.condenseThreshold) : text,
+      });
+      continue;
+    }
+    if (part.type !== "image" && part.type !== "file") continue;
+    const kind = part.type === "image" ? "image" : "file";
+    if (typeof part.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(part.data) || typeof part.mediaType !== "string") {
+      out.push({ type: "text", text: `[${kind} omitted: its data is not base64 with a media type]` });
+      continue;
+    }
+    const bytes = decodedBytes(part.data);
+    if (bytes > budget) {
+      out.push({
+        type: "text",
+        text: `[${kind} omitted: ${part.mediaType}, ${describeBytes(bytes)}, over the ${describeBytes(limits.maxBinaryBytes)} a result may carry]`,
+      });
+      continue;
+    }
+    budget -= bytes;
+    out.push(part);
+  }
+  return out;
+}
+
+/** The text of a result's parts, for `output` and for providers that take only text. */
+export function contentPartsAsText(parts: readonly ToolContentPart[]): string {
+  return parts
+    .map((part) =>
+      part.type === "text"
+        ? part.text
+        : `[${part.type}: ${part.mediaType}, ${describeBytes(decodedBytes(part.data))}${part.type === "file" && part.filename !== undefined ? `, ${part.filename}` : ""}]`,
+    )
+    .join("\n\n");
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ToolError } from "../errors/tool-error.js";
+import { createRegistry } from "../registry/registry.js";
+import { defineTool } from "../tool/define-tool.js";
+import { toolContent } from "../tool/tool-content.js";
+
+const echo = defineTool({ name: "echo", description: "Echo.", inputSchema: z.object({}), handler: () => "echo" });
+const other = defineTool({ name: "other", description: "Other.", inputSchema: z.object({}), handler: () => "other" });
+const guarded = defineTool({
+  name: "guarded",
+  description: "Refuses in preflight when asked to.",
+  mutating: true,
+  inputSchema: z.object({ refuse: z.boolean() }),
+  preflight: ({ refuse }) => {
+    if (refuse) throw new ToolError("outside_workspace", "That path is outside the workspace.");
+  },
+  handler: () => "done",
+});
+
+describe("child runs", () => {
+  it("never get wider permissions than the parent", () => {
+    const registry = createRegistry({ tools: [echo, other] });
+    const parent = registry.createRun({ permissions: { sandbox: "workspace", workspace: "/w", approval: "destructive" } });
+    const child = registry.createRun({ parent, permissions: { sandbox: "unrestricted", approval: "none" } });
+    expect(child.permissions).toEqual({ sandbox: "workspace", workspace: "/w", approval: "destructive" });
+    expect(child.depth).toBe(1);
+    const inside = registry.createRun({ parent, permissions: { workspace: "/w/sub", approval: "all" } });
+    expect(inside.permissions).toEqual({ sandbox: "workspace", workspace: "/w/sub", approval: "all" });
+    expect(() => registry.createRun({ parent, permissions: { workspace: "/elsewhere" } })).toThrow(/inside it/);
+    // positive control: without a parent the same request is honoured as asked
+    expect(registry.createRun({ permissions: { sandbox: "unrestricted", approval: "none" } }).permissions.sandbox).toBe(
+      "unrestricted",
+    );
+  });
+
+  it("intersect allowed tools, and an empty intersection leaves only the always-available tools", async () => {
+    const registry = createRegistry({ tools: [echo, other] });
+    const parent = registry.createRun({ allowedTools: ["echo"] });
+    const wider = registry.createRun({ parent: parent.scope(), allowedTools: ["echo", "other"] });
+    expect(wider.definitions().map((tool) => tool.name)).toEqual(["find_tool", "echo"]);
+    const disjoint = registry.createRun({ parent, allowedTools: ["other"] });
+    expect(disjoint.definitions().map((tool) => tool.name)).toEqual(["find_tool"]);
+    expect((await disjoint.call("other", {})).ok).toBe(false);
+    const inherit = registry.createRun({ parent });
+    expect(inherit.definitions().map((tool) => tool.name)).toEqual(["find_tool", "echo"]);
+  });
+
+  it("inherit the skill constraints in force when the scope is taken", () => {
+    const registry = createRegistry({ tools: [echo, other] });
+    const parent = registry.createRun();
+    const lift = parent.applySkillConstraint("review", ["other"]);
+    const child = registry.createRun({ parent, allowedTools: ["echo", "other"] });
+    lift();
+    expect(child.definitions().map((tool) => tool.name)).toEqual(["find_tool", "other"]);
+  });
+});
+
+describe("preflight", () => {
+  it("refuses before approval is asked; a passing preflight asks", async () => {
+    const registry = createRegistry({ tools: [guarded] });
+    const run = registry.createRun({ permissions: { approval: "destructive" } });
+    const asked: string[] = [];
+    registry.approvals.events.on("approval.requested", (request) => {
+      asked.push(request.id);
+      void registry.approvals.approve(request.id);
+    });
+    const refused = await run.call("guarded", { refuse: true });
+    expect(refused).toMatchObject({ ok: false, error: { code: "outside_workspace" } });
+    expect(asked).toHaveLength(0);
+    const allowed = await run.call("guarded", { refuse: false });
+    expect(allowed).toMatchObject({ ok: true, output: "done" });
+    expect(asked).toHaveLength(1);
+  });
+});
+
+describe("rich results", () => {
+  it("carry content parts, capped by maxBinaryBytes, with a text output", async () => {
+    const small = Buffer.from("tiny png").toString("base64");
+    const big = Buffer.alloc(2048).toString("base64");
+    const picture = defineTool({
+      name: "picture",
+      description: "Returns images.",
+      inputSchema: z.object({}),
+      handler: () =>
+        toolContent([
+          { type: "text", text: "two images" },
+          { type: "image", data: small, mediaType: "image/png" },
+          { type: "image", data: big, mediaType: "image/png" },
+        ]),
+    });
+    const run = createRegistry({ tools: [picture] }).createRun({ maxBinaryBytes: 1024 });
+    const result = await run.call("picture", {});
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.content).toEqual([
+      { type: "text", text: "two images" },
+      { type: "image", data: small, mediaType: "image/png" },
+      { type: "text", text: expect.stringMatching(/image omitted: image\/png, 2 KiB, over the 1 KiB/) },
+    ]);
+    expect(result.output).toMatch(/^two images\n\n\[image: image\/png, 1 KiB\]/);
+  });
+});

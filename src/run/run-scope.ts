@@ -1,0 +1,35 @@
+import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
+
+/**
+ * What a run may do, as a child run inherits it: its permissions and the tools it may use. A
+ * child run made with `createRun({ parent })` never gets wider permissions or more tools than
+ * this. Handlers see their run's scope as `ctx.scope`; `run.scope()` gives it to the host.
+ */
+export interface RunScope {
+  /** The run's id. */
+  readonly runId: string;
+  /** The run's permissions. */
+  readonly permissions: ResolvedPermissionConfig;
+  /**
+   * The tools the run may use: its `allowedTools` narrowed by the skill constraints in force when
+   * the scope was taken; `undefined` means every tool. `AskUserQuestion`, `find_tool` and `skill`
+   * are always available and need not be listed.
+   */
+  readonly allowedTools: readonly string[] | undefined;
+  /** How many ancestors the run has (0 for a top-level run). */
+  readonly depth: number;
+}
+
+/**
+ * The tools a child may use: the names it asks for that its parent allows too. An absent list
+ * on either side means "every tool", so the other side decides.
+ */
+export function intersectAllowedTools(
+  parent: readonly string[] | undefined,
+  requested: readonly string[] | undefined,
+): readonly string[] | undefined {
+  if (parent === undefined) return requested;
+  if (requested === undefined) return parent;
+  const allowed = new Set(parent);
+  return requested.filter((name) => allowed.has(name));
+}
