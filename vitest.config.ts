@@ -16,7 +16,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
-    reporters: ["default", "./test/support/capability-reporter.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
   },
 });

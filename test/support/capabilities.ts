@@ -1,7 +1,7 @@
 /**
  * Optional machine capabilities some suites need (bubblewrap, ripgrep, ...). A suite that needs
  * one is skipped where it is missing, and its title carries a `[needs <name>]` tag so the
- * capability reporter (test/support/capability-reporter.ts) can print a loud summary of what was
+ * summary reporter (test/support/summary-reporter.ts) can print a loud summary of what was
  * skipped and how to enable it. With `AGENT_TOOL_CATALOG_REQUIRE_CAPABILITIES=1` (set by
  * `.ci/run`) a missing capability fails the suite instead of skipping it, so CI always runs them.
  *
