@@ -24,15 +24,15 @@ export default class SummaryReporter implements Reporter {
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
         const state = test.result().state;
-        const escape = ESCAPE.exec(test.fullName);
-        if (escape !== null) {
-          const tally = escapes.get(escape[1] as string) ?? { attempts: 0, escaped: 0, skipped: 0 };
+        const escapeMatch = ESCAPE.exec(test.fullName);
+        if (escapeMatch !== null) {
+          const tally = escapes.get(escapeMatch[1] as string) ?? { attempts: 0, escaped: 0, skipped: 0 };
           if (state === "skipped") tally.skipped++;
           else {
             tally.attempts++;
             if (state === "failed") tally.escaped++;
           }
-          escapes.set(escape[1] as string, tally);
+          escapes.set(escapeMatch[1] as string, tally);
         }
         const needs = state === "skipped" ? NEEDS.exec(test.fullName) : null;
         if (needs !== null) {
