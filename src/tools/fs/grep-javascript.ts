@@ -1,10 +1,11 @@
-import { lstat, opendir, readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
 import { GREP_MAX_FILE_BYTES, GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
+import { listDirectory } from "./walk-directory.js";
 
 /** Files matched per message to the worker. */
 const BATCH = 64;
@@ -26,6 +27,8 @@ export async function searchWithJavaScript(options: {
   readonly matcher: LineMatcher;
   readonly read: (absolute: string) => Promise<Buffer>;
   readonly signal: AbortSignal;
+  /** The workspace's real path when the run is confined to it (directories are opened verified). */
+  readonly confineTo?: string | undefined;
 }): Promise<GrepAnswer> {
   const { root, start, query, matcher, signal } = options;
   const globFilter =
@@ -56,7 +59,7 @@ export async function searchWithJavaScript(options: {
     }
     return false;
   };
-  const files = options.startIsFile ? single(start) : walk(root, start, signal);
+  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo);
   for await (const file of files) {
     if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
@@ -94,9 +97,9 @@ function withContext(file: string, text: string, matched: readonly number[], con
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */
-async function* walk(root: string, start: string, signal: AbortSignal): AsyncGenerator<string> {
+async function* walk(root: string, start: string, signal: AbortSignal, confineTo: string | undefined): AsyncGenerator<string> {
   const inherited = await ignoreFilesAbove(root, start);
-  yield* walkDirectory(root, start, inherited, signal);
+  yield* walkDirectory(root, start, inherited, signal, confineTo);
 }
 
 async function* walkDirectory(
@@ -104,24 +107,17 @@ async function* walkDirectory(
   directory: string,
   ignores: readonly IgnoreFile[],
   signal: AbortSignal,
+  confineTo: string | undefined,
 ): AsyncGenerator<string> {
   signal.throwIfAborted();
   const here = [...ignores, ...(await ignoreFilesIn(root, directory))];
-  const entries: { name: string; directory: boolean; file: boolean }[] = [];
-  try {
-    for await (const entry of await opendir(directory)) {
-      entries.push({ name: entry.name, directory: entry.isDirectory(), file: entry.isFile() });
-    }
-  } catch {
-    return;
-  }
-  entries.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-  for (const entry of entries) {
+  for (const listed of await listDirectory(directory, confineTo)) {
+    const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
     if (entry.directory) {
       if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnored(here, relative, true)) continue;
-      yield* walkDirectory(root, absolute, here, signal);
+      yield* walkDirectory(root, absolute, here, signal, confineTo);
     } else if (entry.file && !isIgnored(here, relative, false)) yield absolute;
   }
 }

@@ -10,6 +10,7 @@ import { searchWithJavaScript } from "./grep-javascript.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
+import { confinementRoot } from "./walk-directory.js";
 
 /** Options of the `grep` tool; all of them are the host's. */
 export interface GrepToolOptions extends FileToolOptions {
@@ -115,6 +116,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
             matcher,
             read: (target) => scope.read(target),
             signal: context.signal,
+            ...(await confinementRoot(context, scope.root)),
           });
         } catch (error) {
           if (error instanceof MatchDeadlineError) {
