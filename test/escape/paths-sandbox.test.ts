@@ -132,7 +132,9 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: paths"), 
   });
 
   escapeAttempt("paths", "grep an outside path", async () => {
-    expect(outcome(await confined().call("grep", { pattern: SECRET, path: ground.outside }))).toBe("error:path_outside_workspace");
+    expect(outcome(await confined().call("grep", { pattern: SECRET, path: ground.outside }))).toBe(
+      "error:path_outside_workspace",
+    );
     expect(outcome(await open().call("grep", { pattern: SECRET, path: ground.outside }))).toContain(SECRET);
   });
 
@@ -147,19 +149,23 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: paths"), 
     expect(outcome(await open().call("grep", { pattern: SECRET, path: secretFile }))).toContain(SECRET);
   });
 
-  escapeAttempt("paths", "grep (JavaScript engine) reads an outside file hard-linked into the workspace by the host", async () => {
-    // bash cannot make such a link (above); one made on the host is refused by the file scope. The
-    // ripgrep engine sees what bash sees, which the README states.
-    const hard = path.join(ground.workspace, "host-hard.txt");
-    await link(secretFile, hard);
-    try {
-      const run = attackRun(ground.workspace, "workspace", { grep: { engine: "javascript" } });
-      expect(outcome(await run.call("grep", { pattern: SECRET, path: "host-hard.txt" }))).not.toContain(`:${SECRET}`);
-      expect(outcome(await open().call("grep", { pattern: SECRET, path: "host-hard.txt" }))).toContain(SECRET);
-    } finally {
-      await rm(hard, { force: true });
-    }
-  });
+  escapeAttempt(
+    "paths",
+    "grep (JavaScript engine) reads an outside file hard-linked into the workspace by the host",
+    async () => {
+      // bash cannot make such a link (above); one made on the host is refused by the file scope. The
+      // ripgrep engine sees what bash sees, which the README states.
+      const hard = path.join(ground.workspace, "host-hard.txt");
+      await link(secretFile, hard);
+      try {
+        const run = attackRun(ground.workspace, "workspace", { grep: { engine: "javascript" } });
+        expect(outcome(await run.call("grep", { pattern: SECRET, path: "host-hard.txt" }))).not.toContain(`:${SECRET}`);
+        expect(outcome(await open().call("grep", { pattern: SECRET, path: "host-hard.txt" }))).toContain(SECRET);
+      } finally {
+        await rm(hard, { force: true });
+      }
+    },
+  );
 
   escapeAttempt("paths", "read an outside file by absolute path and through a symlink", async () => {
     await symlink(secretFile, path.join(ground.workspace, "read-link"));

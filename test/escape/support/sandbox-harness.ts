@@ -71,7 +71,8 @@ export interface ShellOutcome {
 /** Runs `command` with the bash tool; a tool error becomes an outcome with status `error:<code>`. */
 export async function sh(run: Run, command: string, extra: Record<string, unknown> = {}): Promise<ShellOutcome> {
   const result = await run.call("bash", { command, ...extra });
-  if (!result.ok) return { status: `error:${result.error.code}`, sandbox: "", stdout: "", stderr: "", text: result.error.message };
+  if (!result.ok)
+    return { status: `error:${result.error.code}`, sandbox: "", stdout: "", stderr: "", text: result.error.message };
   const text = String(result.output);
   const header = text.split("\n")[0] ?? "";
   const stdout = /(?:^|\n)stdout:\n([\s\S]*?)(?=\nstderr:\n|\n\[|$)/.exec(text)?.[1] ?? "";
