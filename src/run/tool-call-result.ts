@@ -63,9 +63,15 @@ export type ToolCallResult = ToolCallSuccess | ToolCallFailure;
  * output as JSON, and a failure as `{"error":{...}}` JSON.
  */
 export function formatToolResult(result: ToolCallResult): string {
-  if (!result.ok) return JSON.stringify({ error: result.error });
-  const { output } = result;
-  if (typeof output === "string") return output;
-  if (output === undefined) return "";
-  return JSON.stringify(output) ?? String(output);
+  try {
+    if (!result.ok) return JSON.stringify({ error: result.error });
+    const { output } = result;
+    if (typeof output === "string") return output;
+    if (output === undefined) return "";
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    // Results from run.call are JSON-safe already; a result built by hand may not be. Never lose
+    // a batch of results over one of them.
+    return JSON.stringify({ error: { code: "invalid_output", message: "The tool's result could not be serialised." } });
+  }
 }
