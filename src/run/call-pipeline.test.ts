@@ -87,6 +87,21 @@ describe("run.call always resolves (issue 15.1)", () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it("internal_error: a host listener that throws inside the failure path still gets a result", async () => {
+    const tool = defineTool({ name: "t", description: "T.", inputSchema: z.object({}), handler: () => "ok" });
+    const registry = createRegistry({
+      tools: [tool],
+      onListenerError: (error) => {
+        throw error;
+      },
+    });
+    registry.events.on("tool.error", () => {
+      throw new Error("listener");
+    });
+    const result = await registry.createRun().call("missing", {});
+    expect(result).toMatchObject({ ok: false, error: { code: "internal_error" } });
+  });
+
   it("gives each call its own signal: 50 concurrent calls add no listener to the run's", async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.name);
