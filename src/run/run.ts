@@ -30,7 +30,7 @@ import { RunStorage } from "./run-storage.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
-import { visibilityError } from "./visibility-error.js";
+import { quoteName, visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
 export interface CreateRunOptions extends ToolLoadOptions {
@@ -603,7 +603,7 @@ export class Run {
         callId: options.callId ?? "",
         error: {
           code: "unknown_tool",
-          message: `No tool named ${JSON.stringify(name)} is listed for toolbox.`,
+          message: `No tool named ${quoteName(name)} is listed for toolbox.`,
           hint:
             suggestions.length > 0
               ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
