@@ -10,6 +10,7 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCallOverhead } from "./call-overhead.js";
+import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { updateReadme } from "./readme-section.js";
 import { loadMetatool } from "./search/metatool-data.js";
@@ -55,6 +56,11 @@ if (wanted("search-speed")) {
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
   save("call-overhead", { machine, results: results.callOverhead });
+}
+
+if (wanted("core-soak")) {
+  const sizes = quick ? { registries: 50, runs: 500, calls: 2_000 } : { registries: 500, runs: 5_000, calls: 20_000 };
+  save("core-soak", { machine, results: await runCoreSoak(sizes) });
 }
 
 if (wanted("tokens")) {
