@@ -22,19 +22,16 @@ export interface AnthropicTextBlockParam {
  * ```
  */
 export function anthropicSystem(run: Run, system?: string): string | undefined;
-export function anthropicSystem(
-  run: Run,
-  system: readonly AnthropicTextBlockParam[],
-): readonly AnthropicTextBlockParam[] | undefined;
+export function anthropicSystem(run: Run, system: readonly AnthropicTextBlockParam[]): AnthropicTextBlockParam[];
 export function anthropicSystem(
   run: Run,
   system?: string | readonly AnthropicTextBlockParam[],
-): string | readonly AnthropicTextBlockParam[] | undefined;
+): string | AnthropicTextBlockParam[] | undefined;
 export function anthropicSystem(
   run: Run,
   system?: string | readonly AnthropicTextBlockParam[],
-): string | readonly AnthropicTextBlockParam[] | undefined {
+): string | AnthropicTextBlockParam[] | undefined {
   if (typeof system === "string" || system === undefined) return systemWithIndex(run, system);
   const index = run.systemPromptIndex();
-  return index === undefined ? system : [...system, { type: "text", text: index }];
+  return index === undefined ? [...system] : [...system, { type: "text", text: index }];
 }

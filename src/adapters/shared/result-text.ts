@@ -19,43 +19,52 @@ export function resultText(result: ToolCallResult): string {
  * `"[Unserializable]"`.
  */
 export function safeJson(value: unknown): string {
-  const path: object[] = [];
-  const walk = (input: unknown): unknown => {
-    if (input === UNREADABLE) return "[Unserializable]";
-    let current = input;
-    try {
-      if (typeof current === "object" && current !== null && typeof (current as { toJSON?: unknown }).toJSON === "function") {
-        current = (current as { toJSON(): unknown }).toJSON();
-      }
-    } catch {
-      return "[Unserializable]";
-    }
-    if (typeof current === "bigint") return current.toString();
-    if (typeof current === "function" || typeof current === "symbol" || current === undefined) return undefined;
-    if (typeof current === "number") return Number.isFinite(current) ? current : null;
-    if (typeof current !== "object" || current === null) return current;
-    if (path.includes(current)) return "[Circular]";
-    path.push(current);
-    try {
-      if (Array.isArray(current)) {
-        const items: unknown[] = [];
-        for (let index = 0; index < current.length; index++) items.push(walk(readField(current, index)) ?? null);
-        return items;
-      }
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(current)) {
-        const item = walk(readField(current, key));
-        if (item !== undefined) out[key] = item;
-      }
-      return out;
-    } catch {
-      return "[Unserializable]";
-    } finally {
-      path.pop();
-    }
-  };
-  const text = JSON.stringify(walk(value));
-  return text ?? "";
+  return JSON.stringify(plain(value, [])) ?? "";
+}
+
+/** `value` as plain JSON data; `path` holds the objects being walked (a cycle points back into it). */
+function plain(input: unknown, path: object[]): unknown {
+  if (input === UNREADABLE) return "[Unserializable]";
+  let current: unknown;
+  try {
+    current = withToJson(input);
+  } catch {
+    return "[Unserializable]";
+  }
+  if (typeof current === "bigint") return current.toString();
+  if (typeof current === "number") return Number.isFinite(current) ? current : null;
+  if (typeof current !== "object" || current === null)
+    return typeof current === "string" || typeof current === "boolean" || current === null ? current : undefined;
+  if (path.includes(current)) return "[Circular]";
+  path.push(current);
+  try {
+    return Array.isArray(current) ? plainArray(current, path) : plainObject(current, path);
+  } catch {
+    return "[Unserializable]";
+  } finally {
+    path.pop();
+  }
+}
+
+function withToJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === "function" ? (toJSON as () => unknown).call(value) : value;
+}
+
+function plainArray(items: readonly unknown[], path: object[]): unknown[] {
+  const out: unknown[] = [];
+  for (let index = 0; index < items.length; index++) out.push(plain(readField(items, index), path) ?? null);
+  return out;
+}
+
+function plainObject(value: object, path: object[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = plain(readField(value, key), path);
+    if (item !== undefined) out[key] = item;
+  }
+  return out;
 }
 
 /** `value` as plain JSON data (what `safeJson` writes), `null` for what JSON cannot hold at all. */

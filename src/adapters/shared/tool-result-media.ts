@@ -48,53 +48,60 @@ export function sendableParts(
 ): SendablePart[] | undefined {
   if (!result.ok || !Array.isArray(result.content) || result.content.length === 0) return undefined;
   const limit = options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES;
-  let budget = limit;
+  const budget = { left: limit };
   const parts: SendablePart[] = [];
   for (const part of result.content as readonly ToolContentPart[]) {
-    if (part === null || typeof part !== "object") continue;
-    if (part.type === "text") {
-      if (typeof part.text === "string" && part.text !== "") parts.push({ type: "text", text: part.text });
-      continue;
-    }
-    if ((part.type !== "image" && part.type !== "file") || typeof part.data !== "string" || typeof part.mediaType !== "string")
-      continue;
-    const bytes = decodedBytes(part.data);
-    const refusal =
-      options.media === false
-        ? "this model takes no images or files"
-        : !(part.type === "image" ? provider.image(part.mediaType) : provider.file(part.mediaType))
-          ? `${provider.provider} takes no ${part.mediaType} in tool results`
-          : bytes > budget
-            ? `over the ${describeBytes(limit)} a result may send`
-            : undefined;
-    if (refusal !== undefined && part.type === "file" && part.mediaType.startsWith("text/") && options.media !== false) {
-      // A text file the provider takes no file of still reaches the model, as text.
-      const text = decodeBase64Text(part.data);
-      const name = typeof part.filename === "string" ? part.filename : part.mediaType;
-      if (text.length <= budget) {
-        budget -= text.length;
-        parts.push({ type: "text", text: `${name}:\n${text}` });
-        continue;
-      }
-    }
-    if (refusal !== undefined) {
-      const name = part.type === "file" && typeof part.filename === "string" ? `, ${part.filename}` : "";
-      parts.push({ type: "text", text: `[${part.type} omitted: ${part.mediaType}, ${describeBytes(bytes)}${name}; ${refusal}]` });
-      continue;
-    }
-    budget -= bytes;
-    parts.push(
-      part.type === "image"
-        ? { type: "image", data: part.data, mediaType: part.mediaType }
-        : {
-            type: "file",
-            data: part.data,
-            mediaType: part.mediaType,
-            ...(typeof part.filename === "string" ? { filename: part.filename } : {}),
-          },
-    );
+    const sendable = sendablePart(part, options, provider, budget, limit);
+    if (sendable !== undefined) parts.push(sendable);
   }
   return parts;
+}
+
+function sendablePart(
+  part: ToolContentPart,
+  options: ToolResultMediaOptions,
+  provider: ProviderMedia,
+  budget: { left: number },
+  limit: number,
+): SendablePart | undefined {
+  if (part === null || typeof part !== "object") return undefined;
+  if (part.type === "text")
+    return typeof part.text === "string" && part.text !== "" ? { type: "text", text: part.text } : undefined;
+  if ((part.type !== "image" && part.type !== "file") || typeof part.data !== "string" || typeof part.mediaType !== "string")
+    return undefined;
+  const bytes = decodedBytes(part.data);
+  const refusal = refusalOf(part, bytes, options, provider, budget.left, limit);
+  if (refusal === undefined) {
+    budget.left -= bytes;
+    if (part.type === "image") return { type: "image", data: part.data, mediaType: part.mediaType };
+    const filename = typeof part.filename === "string" ? { filename: part.filename } : {};
+    return { type: "file", data: part.data, mediaType: part.mediaType, ...filename };
+  }
+  const name = part.type === "file" && typeof part.filename === "string" ? part.filename : undefined;
+  // A text file the provider takes no file of still reaches the model, as text.
+  if (part.type === "file" && part.mediaType.startsWith("text/") && bytes <= budget.left) {
+    budget.left -= bytes;
+    return { type: "text", text: `${name ?? part.mediaType}:\n${decodeBase64Text(part.data)}` };
+  }
+  return {
+    type: "text",
+    text: `[${part.type} omitted: ${part.mediaType}, ${describeBytes(bytes)}${name === undefined ? "" : `, ${name}`}; ${refusal}]`,
+  };
+}
+
+/** Why a binary part is not sent as it is, or `undefined` when it is. */
+function refusalOf(
+  part: { readonly type: "image" | "file"; readonly mediaType: string },
+  bytes: number,
+  options: ToolResultMediaOptions,
+  provider: ProviderMedia,
+  budget: number,
+  limit: number,
+): string | undefined {
+  if (options.media === false) return "this model takes no images or files";
+  const accepted = part.type === "image" ? provider.image(part.mediaType) : provider.file(part.mediaType);
+  if (!accepted) return `${provider.provider} takes no ${part.mediaType} in tool results`;
+  return bytes > budget ? `over the ${describeBytes(limit)} a result may send` : undefined;
 }
 
 /** True when `parts` hold an image or a file (else the result can go as plain text). */
