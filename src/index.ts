@@ -47,6 +47,8 @@ export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
   CORE_LISTED_TOOLS,
+  CORE_SET_TAG,
+  isCoreListed,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "./profiles/tool-profile.js";
