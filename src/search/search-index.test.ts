@@ -73,12 +73,12 @@ describe("SearchIndex", () => {
       description: `Handles ${["files and folders", "mail messages", "commits", "pages"][i % 4]} number ${i}.`,
       parameters: [{ name: i % 2 === 0 ? "path" : "query", description: "What to act on" }],
     }));
-    const incremental = new SearchIndex();
+    const incremental = new SearchIndex({ statisticsTolerance: 0 });
     for (const document of documents) incremental.set(document);
     for (let i = 0; i < 60; i += 3) incremental.delete(documents[i]?.name as string);
     for (let i = 1; i < 60; i += 5)
       if (i % 3 !== 0) incremental.set({ ...(documents[i] as (typeof documents)[number]), description: "Replaced mail text." });
-    const fresh = new SearchIndex();
+    const fresh = new SearchIndex({ statisticsTolerance: 0 });
     for (let i = 0; i < 60; i++) {
       if (i % 3 === 0) continue;
       const document = documents[i] as (typeof documents)[number];
@@ -90,6 +90,21 @@ describe("SearchIndex", () => {
       const b = fresh.search(query, 50);
       expect(a.map((hit) => hit.name)).toEqual(b.map((hit) => hit.name));
       for (const [i, hit] of a.entries()) expect(hit.score).toBeCloseTo(b[i]?.score as number, 9);
+    }
+  });
+
+  it("skips common words only where that cannot change the top k", () => {
+    const search = new SearchIndex();
+    const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"];
+    for (let i = 0; i < 400; i++) {
+      const text = words.filter((_, w) => (i * (w + 3)) % (w + 2) !== 0).join(" ");
+      search.set({ name: `t${i}`, description: `${text} common ${i % 7 === 0 ? "rare" : "usual"} words` });
+    }
+    for (const query of ["rare alpha common words", "kappa theta usual", "omega rare sigma beta common"]) {
+      for (const accept of [undefined, (name: string) => !name.endsWith("7")]) {
+        const all = search.search(query, 400, accept);
+        expect(search.search(query, 5, accept)).toEqual(all.slice(0, 5));
+      }
     }
   });
 

@@ -49,6 +49,13 @@ export interface SearchIndexOptions {
    * @defaultValue true
    */
   readonly splitCompounds?: boolean;
+  /**
+   * How far (relative) an average field length may drift from the one the stored term weights were
+   * computed with before they are all recomputed, at the next search. 0 recomputes after every
+   * change that moves an average (exact BM25F, slow for large catalogs under churn).
+   * @defaultValue 0.01
+   */
+  readonly statisticsTolerance?: number;
 }
 
 /**
@@ -92,10 +99,18 @@ export class SearchIndex {
   /** Field lengths, `FIELD_COUNT` per slot. */
   private fieldLengths = new Float32Array(0);
   private readonly fieldTotals = new Float64Array(FIELD_COUNT);
+  /** The average field lengths the stored weights were computed with. */
+  private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
+  private readonly tolerance: number;
+  /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
+  private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
+  private readonly scratchIndex = new Map<number, number>();
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
   private postingSlots: Int32Array[] = [];
   private postingCounts: Uint8Array[] = [];
+  /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
+  private postingWeights: Float32Array[] = [];
   private postingLengths: number[] = [];
   private scores = new Float64Array(0);
   private readonly touched: number[] = [];
@@ -104,6 +119,7 @@ export class SearchIndex {
     this.fields = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
     this.k1 = options.k1 ?? 2;
     this.splitCompounds = options.splitCompounds ?? true;
+    this.tolerance = options.statisticsTolerance ?? 0.01;
   }
 
   /** The number of documents. */
@@ -119,23 +135,35 @@ export class SearchIndex {
     const slot = this.freeSlots.pop() ?? this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
-    const counts = new Map<number, Uint8Array>();
+    const index = this.scratchIndex;
+    index.clear();
     FIELDS.forEach((field, f) => {
       const terms = words[field];
       this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
       this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
       for (const term of terms) {
         const id = this.termId(term);
-        let perField = counts.get(id);
-        if (perField === undefined) {
-          perField = new Uint8Array(FIELD_COUNT);
-          counts.set(id, perField);
+        let at = index.get(id);
+        if (at === undefined) {
+          at = index.size;
+          index.set(id, at);
+          if ((at + 1) * FIELD_COUNT > this.scratchCounts.length) {
+            const grown = new Uint8Array(this.scratchCounts.length * 2);
+            grown.set(this.scratchCounts);
+            this.scratchCounts = grown;
+          }
+          this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
         }
-        if ((perField[f] as number) < MAX_TF) perField[f] = (perField[f] as number) + 1;
+        const cell = at * FIELD_COUNT + f;
+        if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
       }
     });
-    for (const [id, perField] of counts) this.addPosting(id, slot, perField);
-    this.documentTerms[slot] = Int32Array.from(counts.keys());
+    const terms = new Int32Array(index.size);
+    for (const [id, at] of index) {
+      terms[at] = id;
+      this.addPosting(id, slot, at * FIELD_COUNT);
+    }
+    this.documentTerms[slot] = terms;
   }
 
   /** Removes a document; true when it was there. */
@@ -174,8 +202,26 @@ export class SearchIndex {
     const touched = this.touched;
     touched.length = 0;
     const scores = this.scores;
-    const norms = this.queryNorms(count);
-    for (const id of this.queryTerms(query)) this.accumulate(id, count, norms, touched);
+    this.refreshIfDrifted(count);
+    // Rarest terms first. Once the k-th best score so far beats what all the remaining terms
+    // together could add, no untouched tool can reach the top k: the remaining (common, long)
+    // terms then only update tools already touched.
+    const terms = [...this.queryTerms(query)].sort(
+      (a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number),
+    );
+    const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number));
+    let rest = idfs.reduce((sum, idf) => sum + idf, 0);
+    let open = true;
+    // Checking costs a pass over the touched tools: only when the remaining bound halved since the last check.
+    let checkBelow = rest / 2;
+    for (let i = 0; i < terms.length; i++) {
+      if (open && rest <= checkBelow && touched.length >= limit) {
+        if (this.kthBest(touched, limit, accept) > rest) open = false;
+        checkBelow = rest / 2;
+      }
+      this.accumulate(terms[i] as number, idfs[i] as number, touched, open);
+      rest -= idfs[i] as number;
+    }
     const keys = this.keys;
     const top = new TopK(limit);
     for (const slot of touched) {
@@ -230,37 +276,74 @@ export class SearchIndex {
     return best;
   }
 
-  /** Per field: weight, and the two constants of `1 - b + b * length / average`. */
-  private queryNorms(count: number): Float64Array {
-    const norms = new Float64Array(FIELD_COUNT * 3);
-    FIELDS.forEach((field, f) => {
-      const { weight, lengthNormalization: b } = this.fields[field];
-      const average = Math.max((this.fieldTotals[f] as number) / count, 1);
-      norms[f * 3] = weight;
-      norms[f * 3 + 1] = 1 - b;
-      norms[f * 3 + 2] = b / average;
-    });
-    return norms;
+  /** Recomputes every stored weight when an average field length moved past the tolerance. */
+  private refreshIfDrifted(count: number): void {
+    let drifted = false;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const current = Math.max((this.fieldTotals[f] as number) / count, 1);
+      const stored = this.averages[f] as number;
+      if (Math.abs(current - stored) > this.tolerance * stored) drifted = true;
+    }
+    if (!drifted) return;
+    for (let f = 0; f < FIELD_COUNT; f++) this.averages[f] = Math.max((this.fieldTotals[f] as number) / count, 1);
+    for (let id = 0; id < this.postingLengths.length; id++) {
+      const slots = this.postingSlots[id] as Int32Array;
+      const counts = this.postingCounts[id] as Uint8Array;
+      const weights = this.postingWeights[id] as Float32Array;
+      const length = this.postingLengths[id] as number;
+      for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+    }
   }
 
-  private accumulate(id: number, count: number, norms: Float64Array, touched: number[]): void {
+  /** The saturated BM25F weight of one posting: per-field counts at `counts[at ..]`, under `averages`. */
+  private weightOf(slot: number, counts: Uint8Array, at: number): number {
+    let tf = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const n = counts[at + f] as number;
+      if (n === 0) continue;
+      const { weight, lengthNormalization: b } = this.fields[FIELDS[f] as SearchField];
+      const length = this.fieldLengths[slot * FIELD_COUNT + f] as number;
+      tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
+    }
+    return tf / (this.k1 + tf);
+  }
+
+  /** The k-th best score among touched slots that `accept` admits (0 when fewer). */
+  private kthBest(touched: readonly number[], k: number, accept: ((name: string) => boolean) | undefined): number {
+    const best = new Float64Array(k);
+    let filled = 0;
+    let floor = 0;
+    for (const slot of touched) {
+      const score = this.scores[slot] as number;
+      if (filled === k && score <= floor) continue;
+      // The filter runs only for the few slots that beat the current floor.
+      if (accept !== undefined && !accept(this.keys[slot] as string)) continue;
+      if (filled < k) {
+        best[filled++] = score;
+        if (filled === k) floor = Math.min(...best);
+        continue;
+      }
+      let at = 0;
+      for (let j = 1; j < k; j++) if ((best[j] as number) < (best[at] as number)) at = j;
+      best[at] = score;
+      floor = Math.min(...best);
+    }
+    return filled === k ? floor : 0;
+  }
+
+  private accumulate(id: number, idf: number, touched: number[], open: boolean): void {
     const length = this.postingLengths[id] as number;
     const slots = this.postingSlots[id] as Int32Array;
-    const perField = this.postingCounts[id] as Uint8Array;
-    const { scores, fieldLengths, k1 } = this;
-    const idf = Math.log(1 + (count - length + 0.5) / (length + 0.5));
+    const weights = this.postingWeights[id] as Float32Array;
+    const scores = this.scores;
     for (let i = 0; i < length; i++) {
       const slot = slots[i] as number;
-      let tf = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const n = perField[i * FIELD_COUNT + f] as number;
-        if (n === 0) continue;
-        const lengthOf = fieldLengths[slot * FIELD_COUNT + f] as number;
-        tf += (n * (norms[f * 3] as number)) / ((norms[f * 3 + 1] as number) + (norms[f * 3 + 2] as number) * lengthOf);
-      }
       const previous = scores[slot] as number;
-      if (previous === 0) touched.push(slot);
-      scores[slot] = previous + (idf * tf) / (k1 + tf);
+      if (previous === 0) {
+        if (!open) continue;
+        touched.push(slot);
+      }
+      scores[slot] = previous + idf * (weights[i] as number);
     }
   }
 
@@ -271,27 +354,33 @@ export class SearchIndex {
       this.termIds.set(term, id);
       this.postingSlots.push(new Int32Array(2));
       this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
+      this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
     }
     return id;
   }
 
-  private addPosting(id: number, slot: number, perField: Uint8Array): void {
+  private addPosting(id: number, slot: number, from: number): void {
     const length = this.postingLengths[id] as number;
     let slots = this.postingSlots[id] as Int32Array;
     let counts = this.postingCounts[id] as Uint8Array;
+    let weights = this.postingWeights[id] as Float32Array;
     if (length === slots.length) {
-      const grown = new Int32Array(length * 2);
-      grown.set(slots);
-      slots = grown;
-      this.postingSlots[id] = grown;
-      const grownCounts = new Uint8Array(length * 2 * FIELD_COUNT);
-      grownCounts.set(counts);
-      counts = grownCounts;
-      this.postingCounts[id] = grownCounts;
+      slots = new Int32Array(length * 2);
+      slots.set(this.postingSlots[id] as Int32Array);
+      this.postingSlots[id] = slots;
+      counts = new Uint8Array(length * 2 * FIELD_COUNT);
+      counts.set(this.postingCounts[id] as Uint8Array);
+      this.postingCounts[id] = counts;
+      weights = new Float32Array(length * 2);
+      weights.set(this.postingWeights[id] as Float32Array);
+      this.postingWeights[id] = weights;
     }
     slots[length] = slot;
-    counts.set(perField, length * FIELD_COUNT);
+    const at = length * FIELD_COUNT;
+    const scratch = this.scratchCounts;
+    for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
+    weights[length] = this.weightOf(slot, counts, at);
     this.postingLengths[id] = length + 1;
   }
 
@@ -305,6 +394,8 @@ export class SearchIndex {
     if (at < 0) return;
     slots[at] = slots[last] as number;
     counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
+    const weights = this.postingWeights[id] as Float32Array;
+    weights[at] = weights[last] as number;
     this.postingLengths[id] = last;
   }
 
@@ -324,6 +415,10 @@ export class SearchIndex {
     }
     return slot;
   }
+}
+
+function idfOf(count: number, frequency: number): number {
+  return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
 }
 
 /** The server of a document: given, from its `mcp_server:` tag, or the name's `server__` / `server.` prefix. */
