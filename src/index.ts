@@ -62,6 +62,13 @@ export { ActivationTracker, type ActivationTrackerState } from "./run/activation
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { condenseText } from "./run/condense-text.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunState } from "./run/run.js";
+export {
+  InMemoryRunStore,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "./run/run-store.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
 export {
