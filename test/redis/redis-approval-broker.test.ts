@@ -96,7 +96,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     expect(await broker.approve(requested as string, { argumentsDigest: seen })).toBe(false);
     const [request] = await broker.pending();
     expect(request?.id).toBe(requested);
-    expect(await broker.approve(requested as string, { argumentsDigest: request?.argumentsDigest })).toBe(true);
+    expect(await broker.approve(requested as string, { argumentsDigest: request?.argumentsDigest as string })).toBe(true);
     expect(await nextJson(waiter)).toMatchObject({ result: { ok: true }, effects: 1 });
     await exited(waiter.child);
     await broker.close();
