@@ -67,6 +67,13 @@ export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { condenseText } from "./run/condense-text.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
+export {
+  InMemoryRunStore,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "./run/run-store.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
 export {
