@@ -225,11 +225,9 @@ export class Run {
    */
   private reportUnknownAllowedTools(requested: ReadonlySet<string> | undefined): void {
     if (requested === undefined) return;
-    let known: string[] | undefined;
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
-      known ??= this.store.enabledNames();
-      const suggestions = closestNames(name, known);
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
         name,
@@ -252,7 +250,7 @@ export class Run {
    */
   systemPromptIndex(): string | undefined {
     if (this.frozenIndex === null) {
-      const listed = this.store.enabledNames().filter((name) => this.isListed(name));
+      const listed = this.prominentNames().filter((name) => this.isListed(name));
       this.frozenIndex =
         listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.descriptorOf(name) as ToolDescriptor));
     }
@@ -270,8 +268,9 @@ export class Run {
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const name of this.store.enabledNames()) {
-      const descriptor = (this.store.entry(name) as RegistryEntry).compiled.descriptor;
+    for (const entry of this.store.prominent(this.plan.overriddenNames())) {
+      const { descriptor } = entry.compiled;
+      const { name } = descriptor;
       if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
         out.push(descriptor);
     }
@@ -595,7 +594,7 @@ export class Run {
     if (!this.isListed(name)) {
       const suggestions = closestNames(
         name,
-        this.store.enabledNames().filter((candidate) => this.isListed(candidate)),
+        this.prominentNames().filter((candidate) => this.isListed(candidate)),
       );
       return Promise.resolve({
         ok: false,
@@ -676,6 +675,11 @@ export class Run {
     return [...this.diagnosticList];
   }
 
+  /** Names of the tools that may reach the model without activation (see `RegistryView.prominent`). */
+  private prominentNames(): string[] {
+    return this.store.prominent(this.plan.overriddenNames()).map((entry) => entry.compiled.descriptor.name);
+  }
+
   private canActivate(name: string): boolean {
     const entry = this.store.entry(name);
     if (entry?.enabled !== true || !this.isAllowed(name)) return false;
@@ -684,7 +688,10 @@ export class Run {
   }
 
   private suggest(name: string): string[] {
-    const candidates = this.store.enabledNames().filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
+    // Bounded at any registry size: edit distance only against the names most alike by trigram.
+    const candidates = this.store
+      .nearNames(name, 50)
+      .filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
     return closestNames(name, candidates);
   }
 

@@ -1,7 +1,7 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
-import { type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
+import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 
 /** The name of the listing-mode gateway tool. */
@@ -54,12 +54,23 @@ export class ToolLoadPlan {
     this.listing = this.rules.listing && !explicitAllowList && toolboxOverride !== "off";
   }
 
-  /** The placement of a tool, decided once. */
+  /** The tools the load options name (their modes override the profile's). */
+  overriddenNames(): Iterable<string> {
+    return this.overrides.keys();
+  }
+
+  /**
+   * The placement of a tool, decided once for the tools a profile or override can move (core,
+   * built-in, named). Any other tool is deferred and discoverable by its tier alone, which no
+   * reload can change: it is not remembered, so a run keeps no entry per registry tool.
+   */
   placementOf(tool: ToolDescriptor): ToolPlacement {
     const known = this.placements.get(tool.name);
     if (known !== undefined) return known;
     const placement = this.decide(tool);
-    this.placements.set(tool.name, placement);
+    if (tool.tier === "core" || tool.tags.includes(BUILTIN_TAG) || this.overrides.has(tool.name)) {
+      this.placements.set(tool.name, placement);
+    }
     return placement;
   }
 

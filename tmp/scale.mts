@@ -1,0 +1,22 @@
+import { createRegistry, defineTool } from "../src/index.ts";
+const N = Number(process.argv[2] ?? 20000);
+const defs = Array.from({ length: N }, (_, i) => defineTool({ name: `tool_${i}`, description: `Tool number ${i} does thing ${i % 97}.`, inputSchema: { type: "object", properties: { q: { type: "string", description: "query" } } }, tier: "deferred", handler: () => "" }));
+const registry = createRegistry();
+let t = performance.now();
+for (const d of defs) registry.register(d);
+console.log("register us/tool", ((performance.now() - t) * 1000 / N).toFixed(1));
+const runs = Array.from({ length: 20 }, () => registry.createRun());
+t = performance.now();
+for (const run of runs) run.definitions();
+console.log("definitions ms/run", ((performance.now() - t) / runs.length).toFixed(2));
+registry.register(defineTool({ name: "late", description: "x", inputSchema: { type: "object" }, handler: () => "" }));
+t = performance.now();
+for (const run of runs) run.definitions();
+console.log("definitions after change ms/run", ((performance.now() - t) / runs.length).toFixed(2));
+t = performance.now();
+for (const run of runs) await run.call("tool_1234x", {});
+console.log("misspelled ms", ((performance.now() - t) / runs.length).toFixed(2));
+const h0 = process.memoryUsage().heapUsed;
+const more = Array.from({ length: 50 }, () => registry.createRun());
+for (const run of more) { run.definitions(); await run.call("tool_1234x", {}); run.search("thing 5"); }
+console.log("heap per run KB", ((process.memoryUsage().heapUsed - h0) / 1024 / 50).toFixed(0));
