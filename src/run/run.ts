@@ -3,9 +3,11 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
+import { isMetaTool } from "../meta/meta-tools.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
@@ -86,8 +88,10 @@ export interface RunDiagnostic {
   /**
    * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
    * `stale_activation`: a restored activation named a tool that is now a different tool.
+   * `unknown_load_mode_tool`: the load modes (options or `[tools.load_mode]`) name a tool that is
+   * not registered (yet).
    */
-  readonly kind: "unknown_allowed_tool" | "stale_activation";
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool";
   /** The tool name concerned. */
   readonly name: string;
   /** One sentence for a log. */
@@ -120,6 +124,9 @@ export interface RunState {
   /** Its activations. */
   readonly activation: ActivationTrackerState;
 }
+
+/** Where a listed tool that joined after the index froze goes: behind find_tool. */
+const LATE_LISTED_PLACEMENT: ToolPlacement = Object.freeze({ mode: "discoverable", listed: false });
 
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
@@ -163,6 +170,8 @@ export class Run {
   private readonly skills = new SkillConstraints();
   private frozenIndex: string | undefined | null = null;
   private readonly diagnosticList: RunDiagnostic[] = [];
+  /** The tools named in the frozen index; `undefined` until it is frozen. */
+  private frozenListed: ReadonlySet<string> | undefined;
 
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
@@ -206,6 +215,7 @@ export class Run {
     this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
     this.reportUnknownAllowedTools(requestedTools);
+    this.reportUnknownLoadModeTools();
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
@@ -237,6 +247,20 @@ export class Run {
     }
   }
 
+  /** Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that no tool has (yet): warned. */
+  private reportUnknownLoadModeTools(): void {
+    for (const name of this.plan.overriddenNames()) {
+      if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
+      this.report({
+        kind: "unknown_load_mode_tool",
+        name,
+        message: `The load modes name "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
+        suggestions,
+      });
+    }
+  }
+
   /** The run's profile and whether it lists tools behind `toolbox`. */
   get loading(): { readonly profile: ToolProfileName; readonly listing: boolean } {
     return { profile: this.plan.profile, listing: this.plan.listing };
@@ -251,6 +275,7 @@ export class Run {
   systemPromptIndex(): string | undefined {
     if (this.frozenIndex === null) {
       const listed = this.prominentNames().filter((name) => this.isListed(name));
+      this.frozenListed = new Set(listed);
       this.frozenIndex =
         listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.descriptorOf(name) as ToolDescriptor));
     }
@@ -532,7 +557,8 @@ export class Run {
         return { error: describeFailure(context.toolName, error, context.signal), cause: error };
       }
     }
-    if (this.permissions.approval === "none" || approvedByHost) return undefined;
+    // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
+    if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
     const refusal = await authorizeCall(this.policy, {
       runId: this.id,
       callId: context.callId,
@@ -580,8 +606,17 @@ export class Run {
     return entry?.enabled === true ? entry.compiled.descriptor : undefined;
   }
 
-  private placement(descriptor: ToolDescriptor) {
-    return this.plan.placementOf(descriptor);
+  /**
+   * The tool's placement in this run. A tool the plan lists but that joined after the index was
+   * frozen (the system prompt cannot change mid-run) is not in the index, so it is made
+   * discoverable through find_tool instead: never unreachable.
+   */
+  private placement(descriptor: ToolDescriptor): ToolPlacement {
+    const placement = this.plan.placementOf(descriptor);
+    if (placement.listed && this.frozenListed !== undefined && !this.frozenListed.has(descriptor.name)) {
+      return LATE_LISTED_PLACEMENT;
+    }
+    return placement;
   }
 
   /** toolbox is only worth sending when the run lists something. */

@@ -3,6 +3,7 @@ import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
 /** The name of the listing-mode gateway tool. */
 export const TOOLBOX_TOOL_NAME = "toolbox";
@@ -81,7 +82,10 @@ export class ToolLoadPlan {
       // An explicit "discoverable" toolbox is promoted: listing needs a way to reach the tools.
       return { mode: this.listing ? "essential" : "off", listed: false };
     }
-    const chosen = override ?? this.rules.modeOf(tool);
+    const fromProfile = this.rules.modeOf(tool);
+    // A profile never turns off an always-available tool (AskUserQuestion, find_tool, skill):
+    // only an explicit override of the host can.
+    const chosen = override ?? (fromProfile === "off" && ALWAYS_AVAILABLE_TOOLS.has(tool.name) ? undefined : fromProfile);
     const mode: LoadMode = chosen ?? (tool.tier === "core" ? "essential" : "discoverable");
     if (mode !== "discoverable" || chosen === undefined) return { mode, listed: false };
     // Discoverable by choice (profile or override), not by tier: listed, or eager without listing.
