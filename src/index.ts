@@ -47,6 +47,8 @@ export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
   CORE_LISTED_TOOLS,
+  CORE_SET_TAG,
+  isCoreListed,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "./profiles/tool-profile.js";
@@ -67,6 +69,13 @@ export { condenseText } from "./run/condense-text.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
+export {
+  InMemoryRunStore,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "./run/run-store.js";
 export {
   formatToolResult,
   type RunErrorCode,
