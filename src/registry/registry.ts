@@ -8,6 +8,7 @@ import type { ApprovalBroker } from "../policy/approval-broker.js";
 import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
 import { BUILTIN_TAG } from "../profiles/tool-profile.js";
 import { CallLifetimes } from "../run/call-lifetimes.js";
+import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
@@ -35,6 +36,13 @@ export interface RegistryOptions {
    * @defaultValue a new `InMemoryApprovalBroker` (requests time out, denied, after five minutes)
    */
   readonly approvals?: ApprovalBroker;
+  /**
+   * Rewrites every text that goes to the model in a result (string outputs and the strings in
+   * object outputs, text parts, error messages, hints and issue messages), e.g. to mask secrets
+   * a handler's exception carried word for word. Events carry the redacted result too; a hook
+   * that throws replaces the text with a marker (fail closed).
+   */
+  readonly redact?: Redactor;
 }
 
 /** Options of {@link Registry.register}. */
@@ -94,6 +102,8 @@ export interface RegistryInternals {
   readonly calls: CallLifetimes;
   /** Compiles a definition with the registry's own JSON Schema compiler. */
   compile(definition: AnyToolDefinition): CompiledTool;
+  /** The registry's redaction hook, applied by runs to every result. */
+  readonly redact: Redactor | undefined;
 }
 
 /** The registry seen from one run: its private tools of a name come before nothing else. */
@@ -172,6 +182,7 @@ export class Registry {
       eventBusOptions,
       calls: this.calls,
       compile: (definition) => compileTool(definition, this.schemaCompiler),
+      redact: options.redact,
     });
     this.register(createFindTool());
     this.register(createToolboxTool());

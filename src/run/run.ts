@@ -27,10 +27,11 @@ import {
 } from "./check-run-options.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { type Redactor, redactResult } from "./redact-result.js";
 import { intersectAllowedTools, type RunScope } from "./run-scope.js";
 import { RunStorage } from "./run-storage.js";
 import { SkillConstraints } from "./skill-constraints.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
@@ -162,6 +163,7 @@ export class Run {
   /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
   private readonly calls = new CallLifetimes();
   private readonly registryCalls: CallLifetimes;
+  private readonly redact: Redactor | undefined;
   private readonly disposers = new Set<() => unknown>();
   private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
@@ -189,6 +191,7 @@ export class Run {
     this.id = options.runId ?? crypto.randomUUID();
     this.store = internals.view(this.id);
     this.registryCalls = internals.calls;
+    this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
@@ -516,10 +519,12 @@ export class Run {
       maxBinaryBytes: this.maxBinaryBytes,
     });
     if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
-    const result: ToolCallResult =
+    const result = redactResult(
+      this.redact,
       finished.content === undefined
         ? { ok: true, tool: name, callId, output: finished.output }
-        : { ok: true, tool: name, callId, output: finished.output, content: finished.content };
+        : { ok: true, tool: name, callId, output: finished.output, content: finished.content },
+    );
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
@@ -730,8 +735,9 @@ export class Run {
     return closestNames(name, candidates);
   }
 
-  private fail(name: string, callId: string, started: number, error: ToolCallErrorInfo, cause: unknown): ToolCallResult {
-    const result: ToolCallResult = { ok: false, tool: name, callId, error };
+  private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
+    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted });
+    const error = (result as ToolCallFailure).error;
     this.emit("tool.error", { runId: this.id, callId, name, error, cause });
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
