@@ -5,6 +5,7 @@ import { McpConnectionError } from "./mcp-errors.js";
 import type { McpEvents } from "./mcp-events.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
+import { claimMcpServerName } from "./mcp-server-names.js";
 import { resolveMcpServerConfig } from "./resolve-mcp-server-config.js";
 import { createTransportDriver } from "./transports/create-transport-driver.js";
 
@@ -48,7 +49,8 @@ const DEFAULT_DEBOUNCE_MS = 100;
  * that cannot be registered (name collisions, broken schemas) are reported in `status.rejected`
  * and as `tool.rejected` events; the others are registered.
  *
- * @throws ConfigurationError for an invalid config.
+ * @throws ConfigurationError for an invalid config, or `duplicate_mcp_server` when a server of
+ *   that name (after sanitizing) is connected already where this one would be visible.
  * @throws McpConnectionError when the server cannot be reached or its first listing fails;
  *   nothing is registered and no process is left running.
  *
@@ -75,15 +77,19 @@ export async function connectMcpServer(
     );
   }
   if (run?.closed === true) throw new CatalogError("run_closed", `Run ${run.id} is closed; no MCP server can join it.`);
+  const runId = run?.id ?? options.runId;
+  // Before anything starts: a second server under a taken name would only have every tool rejected.
+  const release = claimMcpServerName(registry, server.name, runId);
   const handle = new ConnectedMcpServer({
     registry,
     server,
     driver: createTransportDriver(server),
-    runId: run?.id ?? options.runId,
+    runId,
     events: options.events ?? new EventBus<McpEvents>(),
     clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_DEBOUNCE_MS,
   });
+  handle.whenClosed(release);
   // Owners first: a registry or run closed while connecting stops the server too.
   handle.closeWith(registry);
   if (run !== undefined) handle.closeWith(run);

@@ -1,4 +1,5 @@
 import {
+  CatalogError,
   ConfigurationError,
   defineTool,
   oneLineDescription,
@@ -89,7 +90,7 @@ const LISTED_TOOLS = 50;
 /**
  * `connect_mcp`: the model connects an HTTP or SSE MCP server mid-run. The server is private to
  * the calling run (its tools are registered with the run's id, deferred, never trusted) and is
- * closed when the run closes. It is `mutating`, so `approval: "destructive"` asks before it runs.
+ * closed when the run closes. It is deferred (find_tool finds it, e.g. "connect mcp server"), and `mutating`, so `approval: "destructive"` asks before it runs.
  *
  * @throws ConfigurationError when neither `allowedUrls` nor `approve` is given: a tool that
  *   connects anywhere would let the model reach any host the machine can.
@@ -109,9 +110,10 @@ export function createConnectMcpTool(
     description:
       "Connect an MCP server by URL for the rest of this conversation. Its tools are registered as mcp_<name>_<tool>; " +
       "activate the ones you need with find_tool select:<name>.",
-    tier: "core",
+    // Deferred, as the spec lists it with the MCP tools: find_tool finds it by these tags and words.
+    tier: "deferred",
     mutating: true,
-    tags: ["mcp", "integration", "external", "connect"],
+    tags: ["mcp", "integration", "external", "connect", "server", "remote"],
     annotations: { title: "Connect MCP server", openWorldHint: true },
     inputSchema: input,
     handler: async (request, context) => {
@@ -209,6 +211,12 @@ async function connect(target: ConnectTarget, request: McpConnectRequest, contex
     handle = await connectMcpServer(registry, config, { runId: context.runId, events: group.events });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (CatalogError.isInstance(error) && error.code === "duplicate_mcp_server") {
+      throw new ToolError("mcp_server_exists", `An MCP server named "${name}" is already connected.`, {
+        hint: "Use its tools, or pick another name.",
+        cause: error,
+      });
+    }
     throw new ToolError("mcp_connect_failed", clip(message, 1000), {
       hint: "Check the URL, or continue without the server.",
       cause: error,

@@ -32,6 +32,7 @@ export class ConnectedMcpServer implements McpServerHandle {
   private readonly connection: McpConnection;
   private readonly sync: McpToolSync;
   private readonly disposers: (() => void)[] = [];
+  private readonly closedTasks: (() => void)[] = [];
   private rejected: readonly McpRejectedTool[] = [];
   private truncated = false;
   private lastError: { code: string; message: string } | undefined;
@@ -79,6 +80,11 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.disposers.push(owner.addDisposer(() => this.close()));
   }
 
+  /** Runs `task` once the server is closed (after its tools are removed). */
+  whenClosed(task: () => void): void {
+    this.closedTasks.push(task);
+  }
+
   /** Connects and registers the tools; on failure nothing stays registered or running. */
   async start(): Promise<void> {
     await this.connection.open();
@@ -119,6 +125,7 @@ export class ConnectedMcpServer implements McpServerHandle {
     for (const dispose of this.disposers.splice(0)) dispose();
     this.sync.clear();
     await this.connection.close();
+    for (const task of this.closedTasks.splice(0)) task();
     this.events.emit("server.closed", { server: this.name, runId: this.runId });
   }
 
