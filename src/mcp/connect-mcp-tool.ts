@@ -12,8 +12,8 @@ import { z } from "zod";
 import { connectMcpServer } from "./connect-mcp-server.js";
 import { clip } from "./mcp-errors.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
-import { McpServerGroup } from "./mcp-server-group.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
+import { McpServerSet } from "./mcp-server-set.js";
 
 /** The name of the tool that lets the model connect an MCP server. */
 export const CONNECT_MCP_TOOL_NAME = "connect_mcp";
@@ -43,7 +43,7 @@ export interface ConnectMcpToolOptions {
   /** Headers for a URL (e.g. a token the host holds); the model never sees or sets them. */
   readonly headers?: (url: URL) => Readonly<Record<string, string>> | undefined;
   /** Where connected servers are kept (the resource tools see them there). @defaultValue a new group */
-  readonly group?: McpServerGroup;
+  readonly group?: McpServerSet;
   /** Most servers one run may connect. @defaultValue 5 */
   readonly maxServersPerRun?: number;
   /** Per-call timeout of connected servers, ms. @defaultValue 60000 */
@@ -104,7 +104,7 @@ export function createConnectMcpTool(
       data: { field: "allowedUrls" },
     });
   }
-  const group = options.group ?? new McpServerGroup();
+  const group = options.group ?? new McpServerSet();
   return defineTool({
     name: CONNECT_MCP_TOOL_NAME,
     description:
@@ -151,7 +151,7 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function checkCapacity(group: McpServerGroup, name: string, runId: string, limit: number): void {
+function checkCapacity(group: McpServerSet, name: string, runId: string, limit: number): void {
   const own = group.list(runId).filter((handle) => handle.runId === runId);
   if (group.get(name, runId)?.name === name) {
     throw new ToolError("mcp_server_exists", `An MCP server named "${name}" is already connected.`, {
@@ -189,7 +189,7 @@ async function authorize(options: ConnectMcpToolOptions, request: McpConnectRequ
 
 interface ConnectTarget {
   readonly registry: Registry;
-  readonly group: McpServerGroup;
+  readonly group: McpServerSet;
   readonly options: ConnectMcpToolOptions;
 }
 

@@ -45,13 +45,13 @@ export type {
   McpStdioServerConfig,
   McpTransportKind,
 } from "./mcp-server-config.js";
-export { type McpServerFailure, McpServerGroup } from "./mcp-server-group.js";
 export type {
   McpListResourcesOptions,
   McpResourcePage,
   McpServerHandle,
   McpServerStatus,
 } from "./mcp-server-handle.js";
+export { type McpServerFailure, McpServerGroup, McpServerSet } from "./mcp-server-set.js";
 export { MCP_TOOL_TAGS } from "./mcp-tool-definition.js";
 export { MCP_TOOL_NAME_PREFIX, mcpToolName, sanitizeMcpNamePart } from "./mcp-tool-name.js";
 export type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";

@@ -5,7 +5,7 @@ import {
   connectMcpServers,
   createConnectMcpTool,
   createMcpResourceTools,
-  McpServerGroup,
+  McpServerSet,
   registerMcpGroup,
 } from "agent-tool-catalog/mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +32,7 @@ afterEach(async () => {
 describe("connect_mcp", () => {
   it("connects an allowed URL for the calling run only, lists the tools, and drops them when the run closes", async () => {
     registry = createRegistry();
-    const group = new McpServerGroup();
+    const group = new McpServerSet();
     registry.register(createConnectMcpTool(registry, { allowedUrls: [new URL(http.url).origin], group }));
     expect(registry.get("connect_mcp")).toMatchObject({ tier: "deferred", mutating: true });
     const run = registry.createRun({ runId: "asker" });
@@ -193,7 +193,7 @@ describe("registerMcpGroup and the resource tools", () => {
 
   it("bounds the listing: resources per server and bytes per call", async () => {
     registry = createRegistry();
-    const group = new McpServerGroup();
+    const group = new McpServerSet();
     group.add(await connectMcpServer(registry, { name: "one", url: http.url }));
     group.add(await connectMcpServer(registry, { name: "two", url: http.url }));
     const [list] = createMcpResourceTools(group, { maxResourcesPerServer: 1, maxOutputBytes: 350 });
@@ -230,5 +230,14 @@ describe("registerMcpGroup and the resource tools", () => {
     const group = await registerMcpGroup(registry, { enabled: () => false, servers: [{ name: "web", url: http.url }] });
     expect(group).toBeUndefined();
     expect(registry.list().some((tool) => tool.name.startsWith("mcp_") || tool.name.includes("mcp"))).toBe(false);
+  });
+});
+
+describe("McpServerSet", () => {
+  it("keeps McpServerGroup as a deprecated alias of the same class", async () => {
+    registry = createRegistry();
+    const { McpServerGroup, McpServerSet } = await import("agent-tool-catalog/mcp");
+    expect(McpServerGroup).toBe(McpServerSet);
+    expect(new McpServerGroup()).toBeInstanceOf(McpServerSet);
   });
 });
