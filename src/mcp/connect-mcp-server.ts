@@ -1,6 +1,7 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, ConfigurationError, EventBus, type Registry, type Run } from "agent-tool-catalog";
 import { ConnectedMcpServer } from "./connected-mcp-server.js";
+import { type McpClientHandlers, workspaceRoots } from "./mcp-client-handlers.js";
 import { McpConnectionError } from "./mcp-errors.js";
 import type { McpEvents } from "./mcp-events.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
@@ -38,6 +39,11 @@ export interface ConnectMcpServerOptions {
    * @defaultValue `{ name: "agent-tool-catalog", version: "0.1.0" }`
    */
   readonly clientInfo?: Implementation;
+  /**
+   * What the server may ask of the host: sampling, elicitation, roots. Each is declared to the
+   * server only when given. With `run`, the roots default to the run's workspace (if it has one).
+   */
+  readonly client?: McpClientHandlers;
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "agent-tool-catalog", version: "0.1.0" };
@@ -88,6 +94,7 @@ export async function connectMcpServer(
     events: options.events ?? new EventBus<McpEvents>(),
     clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_DEBOUNCE_MS,
+    client: withRunRoots(options.client ?? {}, run),
   });
   handle.whenClosed(release);
   // Owners first: a registry or run closed while connecting stops the server too.
@@ -102,6 +109,12 @@ export async function connectMcpServer(
     throw asConnectionError(error, server.name);
   }
   return handle;
+}
+
+function withRunRoots(handlers: McpClientHandlers, run: Run | undefined): McpClientHandlers {
+  if (handlers.roots !== undefined || run === undefined) return handlers;
+  const workspace = run.scope().permissions.workspace;
+  return workspace === undefined ? handlers : { ...handlers, roots: workspaceRoots(workspace) };
 }
 
 // A function, so the compiler does not keep the narrowing of `run.closed` from before the await.

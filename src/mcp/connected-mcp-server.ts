@@ -3,6 +3,7 @@ import { CatalogError, type EventBus, type Registry, type ToolContent, type Tool
 import { cutToBytes } from "./cut-to-bytes.js";
 import type { McpToolResultContent } from "./format-mcp-result.js";
 import { listMcpTools } from "./list-mcp-tools.js";
+import type { McpClientHandlers } from "./mcp-client-handlers.js";
 import { McpConnection, type McpConnectionListener } from "./mcp-connection.js";
 import { clip } from "./mcp-errors.js";
 import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
@@ -21,6 +22,7 @@ export interface ConnectedMcpServerOptions {
   readonly events: EventBus<McpEvents>;
   readonly clientInfo: Implementation;
   readonly listChangedDebounceMs: number;
+  readonly client: McpClientHandlers;
 }
 
 /** The implementation of {@link McpServerHandle}; built by `connectMcpServer`. */
@@ -45,7 +47,14 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.name = options.server.name;
     this.runId = options.runId;
     this.events = options.events;
-    this.connection = new McpConnection(options.server, options.driver, options.clientInfo, this.listener());
+    this.connection = new McpConnection(
+      options.server,
+      options.driver,
+      options.clientInfo,
+      this.listener(),
+      options.client,
+      options.runId,
+    );
     this.sync = new McpToolSync(options.registry, {
       server: this.name,
       trusted: this.server.trusted,

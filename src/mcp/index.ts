@@ -21,7 +21,20 @@ export { cutToBytes } from "./cut-to-bytes.js";
 export { formatMcpResult, type McpResultSource, type McpToolResultContent } from "./format-mcp-result.js";
 export { JsonFileMcpTrustStore } from "./json-file-mcp-trust-store.js";
 export { MAX_TOOL_PAGES, MAX_TOOLS_PER_SERVER } from "./list-mcp-tools.js";
+export {
+  type McpClientHandlers,
+  type McpClientRequestContext,
+  type McpElicitationRequest,
+  type McpRoot,
+  type McpSamplingRequest,
+  workspaceRoots,
+} from "./mcp-client-handlers.js";
 export type { McpConnectionState } from "./mcp-connection.js";
+export {
+  type McpElicitationBrokerOptions,
+  type McpQuestionChannel,
+  mcpElicitationFromQuestionBroker,
+} from "./mcp-elicitation-helpers.js";
 export { McpConnectionError } from "./mcp-errors.js";
 export type {
   McpEventBase,
@@ -36,6 +49,12 @@ export type {
 } from "./mcp-events.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
+export {
+  type AiSdkGenerateText,
+  type AiSdkSamplingMessage,
+  type McpAiSdkSamplingOptions,
+  mcpSamplingFromAiSdk,
+} from "./mcp-sampling-helpers.js";
 export type {
   McpCustomServerConfig,
   McpHttpServerConfig,
