@@ -84,7 +84,6 @@ export {
   type RunHistoryQuery,
   type RunHistorySource,
 } from "./profiles/run-history.js";
-
 export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
@@ -95,6 +94,17 @@ export {
   type RecipeValue,
 } from "./recipes/recipe.js";
 export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./recipes/recipe-tool.js";
+export { recordRunTranscript } from "./sessions/record-transcript.js";
+export { createSessionSearchTool, type SessionSearchOptions, sessionSearchToolGroup } from "./sessions/session-search-tool.js";
+export {
+  InMemoryTranscriptStore,
+  type InMemoryTranscriptStoreOptions,
+  type StoredTranscriptEntry,
+  type TranscriptEntry,
+  type TranscriptEntryKind,
+  type TranscriptQuery,
+  type TranscriptStore,
+} from "./sessions/transcript-store.js";
 
 export { type Clock, sleep, systemClock } from "./shared/clock.js";
 export { CONVERSATION_ID_CONTEXT_KEY, conversationIdOf } from "./shared/conversation-id.js";
