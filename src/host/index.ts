@@ -64,6 +64,8 @@ export { CRON_FIELD_NAMES, type CronSchedule, parseCronSchedule } from "./cron/c
 export { type CronToolOptions, cronToolGroup } from "./cron/cron-tools.js";
 export { InProcessCronScheduler, type InProcessCronSchedulerOptions } from "./cron/in-process-cron-scheduler.js";
 
+export { createMonitorTool, type MonitorToolOptions, monitorToolGroup } from "./monitor/monitor-tool.js";
+
 export {
   type AgentProfile,
   formatAgentProfile,
