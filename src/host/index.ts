@@ -86,6 +86,18 @@ export {
   type RunHistoryQuery,
   type RunHistorySource,
 } from "./profiles/run-history.js";
+export {
+  DirectoryPromptExtensionStore,
+  InMemoryPromptExtensionStore,
+  type PromptExtension,
+  type PromptExtensionKind,
+  type PromptExtensionStore,
+} from "./prompts/prompt-extension-store.js";
+export {
+  createPromptExtensionTool,
+  type PromptExtensionToolOptions,
+  promptExtensionToolGroup,
+} from "./prompts/prompt-extension-tool.js";
 export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
@@ -96,6 +108,7 @@ export {
   type RecipeValue,
 } from "./recipes/recipe.js";
 export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./recipes/recipe-tool.js";
+
 export { recordRunTranscript } from "./sessions/record-transcript.js";
 export { createSessionSearchTool, type SessionSearchOptions, sessionSearchToolGroup } from "./sessions/session-search-tool.js";
 export {

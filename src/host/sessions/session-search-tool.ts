@@ -44,7 +44,7 @@ function snippetOf(text: string, query: string): string {
     const found = lower.indexOf(word.slice(0, Math.max(3, word.length - 2)));
     if (found >= 0 && (at < 0 || found < at)) at = found;
   }
-  const start = Math.max(0, (at < 0 ? 0 : at) - SNIPPET_CHARS / 3);
+  const start = Math.max(0, at - SNIPPET_CHARS / 3);
   const cut = text.slice(start, start + SNIPPET_CHARS);
   return `${start > 0 ? "..." : ""}${cut}${start + SNIPPET_CHARS < text.length ? "..." : ""}`;
 }
