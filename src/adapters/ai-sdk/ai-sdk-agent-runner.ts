@@ -77,8 +77,8 @@ export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
       });
       try {
         const { tools, prepareStep } = createAiSdkTools(run);
-        const index = run.systemPromptIndex();
-        const system = [options.system, index].filter((part) => part !== undefined && part !== "").join("\n\n");
+        // prepareStep adds the run's index after this system prompt.
+        const system = options.system ?? "";
         const result = await generateText({
           model: typeof options.model === "function" ? options.model(request) : options.model,
           tools,
