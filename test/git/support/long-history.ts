@@ -207,7 +207,9 @@ export function writeLongHistory(directory: string, options: LongHistoryOptions 
   let body = "";
   for (let index = 0; index < (options.files ?? 400); index++) {
     const path = `${DIRECTORIES[index % DIRECTORIES.length]}/${WORDS[index % WORDS.length]}-${index}.ts`;
-    const lines = Array.from({ length: 10 + Math.floor(state.random() * 40) }, () => line(state));
+    // Every tenth file is long, so diffs meet git's common-tail trimming (1 KiB blocks).
+    const length = index % 10 === 0 ? 150 + Math.floor(state.random() * 250) : 10 + Math.floor(state.random() * 40);
+    const lines = Array.from({ length }, () => line(state));
     main.set(path, lines);
     body += `M 100644 inline ${path}\n${data(content(lines))}`;
   }
