@@ -79,8 +79,14 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
         }
       }),
     stat: async (requested) => {
-      const parent = await locator.openParent(requested, { follow: true, mutate: false }).catch(() => undefined);
+      // Missing is `undefined`; a refused path (outside, symlink escape) is an error the model must see.
+      const parent = await locator.openParent(requested, { follow: true, mutate: false }).catch((error: unknown) => {
+        if (error instanceof ToolError && error.code === "is_a_directory") return "root" as const;
+        if (error instanceof SandboxViolationError || error instanceof ToolError) throw error;
+        return undefined;
+      });
       if (parent === undefined) return undefined;
+      if (parent === "root") return lstat(locator.root);
       try {
         return await lstat(parent.at(parent.name)).catch(() => undefined);
       } finally {
