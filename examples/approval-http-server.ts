@@ -32,8 +32,12 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 }
 
 /** Picks the request a call means: the given id (which must belong to the run), or the run's only pending one. */
-function pickRequest(broker: ApprovalBroker, runId: string, id: unknown): { id: string } | { error: string; status: number } {
-  const pending = broker.pending({ runId });
+async function pickRequest(
+  broker: ApprovalBroker,
+  runId: string,
+  id: unknown,
+): Promise<{ id: string } | { error: string; status: number }> {
+  const pending = await broker.pending({ runId });
   if (id !== undefined) {
     if (typeof id !== "string") return { status: 400, error: "approval_id must be a string" };
     return pending.some((request) => request.id === id)
@@ -54,7 +58,7 @@ async function handle(broker: ApprovalBroker, request: IncomingMessage, response
   const action = match[2] as "approvals" | "approve" | "deny";
   if (action === "approvals") {
     if (request.method !== "GET") return send(response, 405, { error: { code: "method_not_allowed", message: "use GET" } });
-    return send(response, 200, { approvals: broker.pending({ runId }) });
+    return send(response, 200, { approvals: await broker.pending({ runId }) });
   }
   if (request.method !== "POST") return send(response, 405, { error: { code: "method_not_allowed", message: "use POST" } });
   let body: Record<string, unknown>;
@@ -63,12 +67,14 @@ async function handle(broker: ApprovalBroker, request: IncomingMessage, response
   } catch (error) {
     return send(response, 400, { error: { code: "invalid_body", message: (error as Error).message } });
   }
-  const picked = pickRequest(broker, runId, body.approval_id);
+  const picked = await pickRequest(broker, runId, body.approval_id);
   if ("error" in picked) return send(response, picked.status, { error: { code: "no_such_approval", message: picked.error } });
   if (body.reason !== undefined && typeof body.reason !== "string") {
     return send(response, 400, { error: { code: "invalid_body", message: "reason must be a string" } });
   }
-  const done = action === "approve" ? broker.approve(picked.id) : broker.deny(picked.id, body.reason as string | undefined);
+  const done = await (action === "approve"
+    ? broker.approve(picked.id)
+    : broker.deny(picked.id, body.reason as string | undefined));
   if (!done)
     return send(response, 409, { error: { code: "already_resolved", message: `approval ${picked.id} was already decided` } });
   return send(response, 200, { id: picked.id, decision: action === "approve" ? "approved" : "denied" });

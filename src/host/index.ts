@@ -14,6 +14,13 @@ export type {
   SubagentWaitOptions,
 } from "./agents/subagent-manager.js";
 export { type SubagentToolOptions, subagentToolGroup } from "./agents/subagent-tools.js";
+export {
+  createSwarmTool,
+  type SwarmTaskResult,
+  type SwarmTaskStatus,
+  type SwarmToolOptions,
+  swarmToolGroup,
+} from "./agents/swarm-tool.js";
 
 export {
   type AskUserQuestionOptions,
@@ -100,7 +107,21 @@ export { DirectorySkillStore, SKILL_FILE_NAME } from "./skills/directory-skill-s
 export { InMemoryPackRegistry, type InMemoryPackRegistryOptions } from "./skills/in-memory-pack-registry.js";
 export type { PackRegistry, SkillPack } from "./skills/pack-registry.js";
 export { formatSkillDocument, parseSkillDocument, type SkillContext, type SkillDocument } from "./skills/skill-document.js";
-export type { BrokenSkill, SkillStore, WritableSkillStore } from "./skills/skill-store.js";
+export {
+  createSkillManageTool,
+  type SkillManageOptions,
+  skillManageToolGroup,
+  workspaceSkillsDirectory,
+} from "./skills/skill-manage-tool.js";
+export {
+  SKILL_URI_PREFIX,
+  type SkillResource,
+  type SkillResourceContents,
+  SkillResources,
+  skillNameOf,
+  skillUri,
+} from "./skills/skill-resources.js";
+export type { BrokenSkill, ManagedSkillStore, SkillStore, WritableSkillStore } from "./skills/skill-store.js";
 export { createSkillTool, type SkillToolOptions } from "./skills/skill-tool.js";
 export { type SkillToolGroupOptions, skillToolGroup } from "./skills/skill-tools.js";
 export {

@@ -1,11 +1,12 @@
 import { CallToolResultSchema, type Implementation, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { CatalogError, type EventBus, type Registry, type ToolContext } from "agent-tool-catalog";
+import { CatalogError, type EventBus, type Registry, type ToolContent, type ToolContext } from "agent-tool-catalog";
 import { cutToBytes } from "./cut-to-bytes.js";
-import { formatMcpResult, type McpToolResultContent } from "./format-mcp-result.js";
+import type { McpToolResultContent } from "./format-mcp-result.js";
 import { listMcpTools } from "./list-mcp-tools.js";
 import { McpConnection, type McpConnectionListener } from "./mcp-connection.js";
 import { clip } from "./mcp-errors.js";
 import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
+import { mcpResultContent } from "./mcp-result-content.js";
 import type { McpListResourcesOptions, McpResourcePage, McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
 import { type McpRegisteredTool, type McpToolChanges, McpToolSync } from "./mcp-tool-sync.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
@@ -150,14 +151,19 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.debounce.unref?.();
   }
 
-  private async callTool(mcpName: string, input: Record<string, unknown>, context: ToolContext): Promise<string> {
+  private async callTool(mcpName: string, input: Record<string, unknown>, context: ToolContext): Promise<string | ToolContent> {
     const result = await this.connection.request(
       { signal: context.signal, subject: `tool "${clip(mcpName, 80)}"` },
       (client, request) => client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, request),
     );
     // With CallToolResultSchema the SDK always gives `content`; the legacy `toolResult` shape is JSON.
     if (!hasContent(result)) return cutToBytes(JSON.stringify(result) ?? "", this.server.maxOutputBytes);
-    return formatMcpResult(result, { server: this.name, tool: mcpName, maxOutputBytes: this.server.maxOutputBytes });
+    return mcpResultContent(result, {
+      server: this.name,
+      tool: mcpName,
+      maxOutputBytes: this.server.maxOutputBytes,
+      maxBinaryBytes: this.server.maxBinaryBytes,
+    });
   }
 
   private listener(): McpConnectionListener {

@@ -35,6 +35,7 @@ export type {
   McpToolsRefreshedEvent,
 } from "./mcp-events.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
+export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
 export type {
   McpCustomServerConfig,
   McpHttpServerConfig,

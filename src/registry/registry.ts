@@ -6,9 +6,11 @@ import { createFindTool } from "../meta/find-tool.js";
 import { createToolboxTool } from "../meta/toolbox.js";
 import type { ApprovalBroker } from "../policy/approval-broker.js";
 import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
+import { CallLifetimes } from "../run/call-lifetimes.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
@@ -86,6 +88,10 @@ export interface RegistryInternals {
   view(runId: string): RegistryView;
   /** Options for the event buses of runs, so they report listener errors the same way. */
   readonly eventBusOptions: EventBusOptions;
+  /** The calls in flight in every run of the registry: `close()` aborts them. */
+  readonly calls: CallLifetimes;
+  /** Compiles a definition with the registry's own JSON Schema compiler. */
+  compile(definition: AnyToolDefinition): CompiledTool;
 }
 
 /** The registry seen from one run: its private tools of a name come before nothing else. */
@@ -127,6 +133,9 @@ export class Registry {
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
   private isClosed = false;
+  /** This registry's Ajv instances: dropped with the registry, never shared with another. */
+  private readonly schemaCompiler = new JsonSchemaCompiler();
+  private readonly calls = new CallLifetimes();
 
   /** True once {@link Registry.close} was called. */
   get closed(): boolean {
@@ -141,7 +150,12 @@ export class Registry {
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
-    registryInternals.set(this, { view: (runId) => this.viewFor(runId), eventBusOptions });
+    registryInternals.set(this, {
+      view: (runId) => this.viewFor(runId),
+      eventBusOptions,
+      calls: this.calls,
+      compile: (definition) => compileTool(definition, this.schemaCompiler),
+    });
     this.register(createFindTool());
     this.register(createToolboxTool());
     for (const tool of options.tools ?? []) this.register(tool);
@@ -158,7 +172,7 @@ export class Registry {
    * @throws ToolDefinitionError for a bad definition or a name already registered.
    */
   register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
-    const compiled = compileTool(definition);
+    const compiled = compileTool(definition, this.schemaCompiler);
     const { name } = compiled.descriptor;
     this.assertNameFree(name, options.runId);
     const key = entryKey(name, options.runId);
@@ -182,7 +196,7 @@ export class Registry {
     if (tools === undefined) return undefined;
     const seen = new Set<string>();
     for (const tool of tools) {
-      const { name } = compileTool(tool).descriptor;
+      const { name } = compileTool(tool, this.schemaCompiler).descriptor;
       if (seen.has(name) || this.entries.has(name) || (this.privateNames.get(name) ?? 0) > 0) {
         throw new ToolDefinitionError(
           "duplicate_tool_name",
@@ -259,9 +273,17 @@ export class Registry {
     return out;
   }
 
-  /** Keyword search over every enabled tool (core and deferred), best first. */
+  /**
+   * Keyword search over every enabled shared tool (core and deferred), best first. Run-private
+   * tools are left out (search a run with `run.search()` to see its own).
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.index.search(query, options.limit ?? 10, (name) => this.has(name));
+    return this.index
+      .search(query, options.limit ?? 10, (key) => {
+        const entry = this.entries.get(key);
+        return entry !== undefined && entry.runId === undefined && entry.enabled;
+      })
+      .map((hit) => ({ name: (this.entries.get(hit.name) as RegistryEntry).compiled.descriptor.name, score: hit.score }));
   }
 
   /**
@@ -278,9 +300,14 @@ export class Registry {
     };
   }
 
-  /** Runs every disposer (in parallel) and waits for them; errors are collected, not swallowed. */
+  /**
+   * Closes the registry: every call in flight in its runs sees its signal aborted (a call waiting
+   * for approval is denied at once, as `aborted`), later calls and `createRun` are refused, then
+   * every disposer runs (in parallel) and is waited for; errors are collected, not swallowed.
+   */
   async close(): Promise<void> {
     this.isClosed = true;
+    this.calls.abortAll(new CatalogError("registry_closed", "The registry was closed."));
     const disposers = [...this.disposers];
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
@@ -288,8 +315,16 @@ export class Registry {
     if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing the registry.`);
   }
 
-  /** Creates a run: one conversation's view of the catalog. */
+  /**
+   * Creates a run: one conversation's view of the catalog.
+   * @throws CatalogError `registry_closed` once the registry is closed.
+   * @throws ConfigurationError for an invalid option (an unknown option, a workspace that is not
+   * an existing absolute directory, a bad `approvalTimeoutMs`), naming the field.
+   */
   createRun(options: CreateRunOptions = {}): Run {
+    if (this.isClosed) {
+      throw new CatalogError("registry_closed", "The registry is closed: it cannot start new runs.");
+    }
     return new Run(this, options);
   }
 
@@ -310,7 +345,7 @@ export class Registry {
       disable: () => setEnabled(false),
       update: (definition) => {
         if (!live()) return;
-        const compiled = compileTool(definition);
+        const compiled = compileTool(definition, this.schemaCompiler);
         if (compiled.descriptor.name !== name) {
           throw new ToolDefinitionError(
             "invalid_tool_name",

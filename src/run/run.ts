@@ -1,4 +1,5 @@
 import { CatalogError } from "../errors/catalog-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
@@ -8,21 +9,28 @@ import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
-import { isToolContent } from "../tool/tool-content.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
-import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
-import { condenseText } from "./condense-text.js";
+import { CallLifetimes } from "./call-lifetimes.js";
+import {
+  CREATE_RUN_OPTION_NAMES,
+  checkApprovalTimeout,
+  checkOptionNames,
+  checkPositiveLimit,
+  checkWorkspace,
+} from "./check-run-options.js";
+import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { intersectAllowedTools, type RunScope } from "./run-scope.js";
 import { RunStorage } from "./run-storage.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
-import { visibilityError } from "./visibility-error.js";
+import { quoteName, visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
 export interface CreateRunOptions extends ToolLoadOptions {
@@ -71,6 +79,21 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * @defaultValue 5 MiB
    */
   readonly maxBinaryBytes?: number;
+}
+
+/** Something about a run the host should know (see {@link Run.diagnostics}). */
+export interface RunDiagnostic {
+  /**
+   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
+   * `stale_activation`: a restored activation named a tool that is now a different tool.
+   */
+  readonly kind: "unknown_allowed_tool" | "stale_activation";
+  /** The tool name concerned. */
+  readonly name: string;
+  /** One sentence for a log. */
+  readonly message: string;
+  /** The closest registered names. */
+  readonly suggestions: readonly string[];
 }
 
 /** Options of {@link Run.call}. */
@@ -129,6 +152,9 @@ export class Run {
   private readonly maxBinaryBytes: number;
   private readonly storage = new RunStorage();
   private readonly lifetime = new AbortController();
+  /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
+  private readonly calls = new CallLifetimes();
+  private readonly registryCalls: CallLifetimes;
   private readonly disposers = new Set<() => unknown>();
   private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
@@ -136,14 +162,24 @@ export class Run {
   private readonly plan: ToolLoadPlan;
   private readonly skills = new SkillConstraints();
   private frozenIndex: string | undefined | null = null;
+  private readonly diagnosticList: RunDiagnostic[] = [];
 
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new ConfigurationError("invalid_option", "createRun options must be an object.", { data: { field: "options" } });
+    }
+    checkOptionNames(options, CREATE_RUN_OPTION_NAMES, "createRun");
+    checkApprovalTimeout(options.approvalTimeoutMs, "approvalTimeoutMs");
+    checkPositiveLimit(options.maxInputLength, "maxInputLength");
+    checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
+    checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
     this.id = options.runId ?? crypto.randomUUID();
     this.store = internals.view(this.id);
+    this.registryCalls = internals.calls;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
@@ -156,6 +192,7 @@ export class Run {
       this.allowed = tools === undefined ? undefined : new Set(tools);
       this.depth = parent.depth + 1;
     }
+    checkWorkspace(this.permissions.workspace);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
     this.activation =
       options.activation instanceof ActivationTracker
@@ -168,6 +205,7 @@ export class Run {
     this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
     this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
+    this.reportUnknownAllowedTools(requestedTools);
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
@@ -176,9 +214,29 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
-      call: (name, args, callOptions) => this.invoke(name, args, callOptions ?? {}, false),
+      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions ?? {}, false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
+  }
+
+  /**
+   * `allowedTools` naming no registered tool is reported, not refused: tools may join later (an
+   * MCP server connecting). Without the report, a typo silently leaves only `find_tool`.
+   */
+  private reportUnknownAllowedTools(requested: ReadonlySet<string> | undefined): void {
+    if (requested === undefined) return;
+    let known: string[] | undefined;
+    for (const name of requested) {
+      if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
+      known ??= this.store.enabledNames();
+      const suggestions = closestNames(name, known);
+      this.report({
+        kind: "unknown_allowed_tool",
+        name,
+        message: `allowedTools names "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
+        suggestions,
+      });
+    }
   }
 
   /** The run's profile and whether it lists tools behind `toolbox`. */
@@ -218,7 +276,7 @@ export class Run {
         out.push(descriptor);
     }
     for (const name of this.activation.list()) {
-      if (this.canActivate(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
+      if (this.canActivate(name) && this.isActive(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
     }
     const value = Object.freeze(out);
     this.definitionsCache = { key, value };
@@ -243,7 +301,7 @@ export class Run {
     if (entry === undefined || !entry.enabled || !this.isAllowed(name)) return false;
     const { mode, listed } = this.placement(entry.compiled.descriptor);
     if (mode === "essential") return this.toolboxUseful(name);
-    return mode === "discoverable" && !listed && this.activation.isActive(name);
+    return mode === "discoverable" && !listed && this.isActive(name);
   }
 
   /** True when the run names `name` in its index and reaches it through `toolbox`. */
@@ -266,7 +324,7 @@ export class Run {
       if (this.isVisible(name)) {
         alreadyAvailable.push(name);
       } else if (this.canActivate(name)) {
-        this.activation.activate(name);
+        this.activation.activate(name, toolIdentity((this.store.entry(name) as RegistryEntry).compiled.descriptor));
         activated.push(name);
         this.emit("tool.activated", { runId: this.id, name, via });
       } else {
@@ -277,27 +335,82 @@ export class Run {
   }
 
   /**
-   * Calls a tool as the model asked. Model mistakes (unknown or hidden tool, bad input, a failing
-   * handler) come back as `{ ok: false, error }`; this never throws for them.
+   * Calls a tool as the model asked. Always resolves, never rejects: model mistakes (unknown or
+   * hidden tool, bad input, a failing handler), hostile handlers (throwing values without a
+   * prototype, never-settling thenables: settled as `aborted` once the call's signal fires) and
+   * host slips (a non-string name) all come back as `{ ok: false, error }`.
    *
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
-  call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    return this.invoke(name, args, options, false);
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    return this.invokeSafely(name, args, options, false);
   }
 
-  private async invoke(name: string, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
-    const callId = options.callId ?? `${this.id}:${++this.callCount}`;
+  /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
+  private async invokeSafely(name: unknown, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
+    const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
+    let callId: string;
+    try {
+      callId = typeof options?.callId === "string" ? options.callId : `${this.id}:${++this.callCount}`;
+    } catch {
+      callId = `${this.id}:${++this.callCount}`;
+    }
+    try {
+      if (typeof name !== "string") {
+        return this.fail(
+          toolName,
+          callId,
+          performance.now(),
+          {
+            code: "unknown_tool",
+            message: "The tool name must be a string.",
+            hint: "Call a tool by its name.",
+            suggestions: [],
+          },
+          undefined,
+        );
+      }
+      return await this.invoke(name, args, options ?? {}, viaToolbox, callId);
+    } catch (cause) {
+      const error: ToolCallErrorInfo = {
+        code: "internal_error",
+        message: `The call to "${toolName}" failed inside the tool catalog.`,
+      };
+      try {
+        this.emit("tool.error", { runId: this.id, callId, name: toolName, error, cause });
+      } catch {
+        // A host's onListenerError threw: the result still goes back.
+      }
+      return { ok: false, tool: toolName, callId, error };
+    }
+  }
+
+  private async invoke(
+    name: string,
+    args: unknown,
+    options: CallOptions,
+    viaToolbox: boolean,
+    callId: string,
+  ): Promise<ToolCallResult> {
     const started = performance.now();
+    if (this.closed) {
+      return this.fail(
+        name,
+        callId,
+        started,
+        { code: "aborted", message: `The run was closed; "${name}" was not called.` },
+        undefined,
+      );
+    }
     const entry = this.store.entry(name);
     const enabled = entry?.enabled === true;
     const hidden = visibilityError(name, {
       exists: enabled,
       allowed: enabled && this.isAllowed(name),
       placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
-      active: this.activation.isActive(name),
+      active: this.isActive(name),
       viaToolbox,
-      suggestions: () => this.suggest(String(name)),
+      suggestions: () => this.suggest(name),
     });
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
@@ -313,7 +426,7 @@ export class Run {
         name,
         callId,
         started,
-        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema: ${(error as Error).message}` },
+        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` },
         error,
       );
     }
@@ -331,7 +444,23 @@ export class Run {
         undefined,
       );
     }
-    const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
+    const lifetime = this.calls.open(options.signal, [this.registryCalls]);
+    try {
+      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved === true);
+    } finally {
+      lifetime.end();
+    }
+  }
+
+  private async runHandler(
+    name: string,
+    callId: string,
+    started: number,
+    compiled: RegistryEntry["compiled"],
+    input: unknown,
+    signal: AbortSignal,
+    approvedByHost: boolean,
+  ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
       get scope() {
@@ -347,29 +476,26 @@ export class Run {
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,
     };
-    const refusal = await this.authorize(compiled, validated.value, context, options.approved === true);
+    const refusal = await this.authorize(compiled, input, context, approvedByHost);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
-      this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
+      this.emit("tool.called", { runId: this.id, callId, name, input });
     }
     let output: unknown;
     try {
-      output = await runUntilAborted(() => compiled.definition.handler(validated.value, context), signal);
+      output = await runUntilAborted(() => compiled.definition.handler(input, context), signal);
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
-    let result: ToolCallResult;
-    if (isToolContent(output)) {
-      const content = capContentParts(output.parts, {
-        condenseThreshold: this.condenseThreshold,
-        maxBinaryBytes: this.maxBinaryBytes,
-      });
-      result = { ok: true, tool: name, callId, output: output.output ?? contentPartsAsText(content), content };
-    } else {
-      if (typeof output === "string" && output.length > this.condenseThreshold)
-        output = condenseText(output, this.condenseThreshold);
-      result = { ok: true, tool: name, callId, output };
-    }
+    const finished = await finishOutput(name, output, compiled.validateOutput, {
+      condenseThreshold: this.condenseThreshold,
+      maxBinaryBytes: this.maxBinaryBytes,
+    });
+    if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
+    const result: ToolCallResult =
+      finished.content === undefined
+        ? { ok: true, tool: name, callId, output: finished.output }
+        : { ok: true, tool: name, callId, output: finished.output, content: finished.content };
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
@@ -438,7 +564,11 @@ export class Run {
 
   /** Ends the run: calls in flight see their signal aborted, then the run's disposers run. */
   async close(): Promise<void> {
-    if (!this.lifetime.signal.aborted) this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
+    if (!this.lifetime.signal.aborted) {
+      const reason = new CatalogError("run_closed", `Run ${this.id} was closed.`);
+      this.lifetime.abort(reason);
+      this.calls.abortAll(reason);
+    }
     const disposers = [...this.disposers];
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
@@ -473,7 +603,7 @@ export class Run {
         callId: options.callId ?? "",
         error: {
           code: "unknown_tool",
-          message: `No tool named ${JSON.stringify(name)} is listed for toolbox.`,
+          message: `No tool named ${quoteName(name)} is listed for toolbox.`,
           hint:
             suggestions.length > 0
               ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
@@ -482,7 +612,7 @@ export class Run {
         },
       });
     }
-    return this.invoke(name, args, options, true);
+    return this.invokeSafely(name, args, options, true);
   }
 
   /**
@@ -507,6 +637,43 @@ export class Run {
     if (ALWAYS_AVAILABLE_TOOLS.has(name) || (name === TOOLBOX_TOOL_NAME && this.plan.listing)) return true;
     if (this.allowed !== undefined && !this.allowed.has(name)) return false;
     return this.skills.allows(name);
+  }
+
+  /**
+   * True when `name` is activated for the tool registered under it now. A restored activation
+   * whose tool has another identity (a different tool registered under the name later) is
+   * dropped and reported once, as a `stale_activation` diagnostic.
+   */
+  private isActive(name: string): boolean {
+    if (!this.activation.isActive(name)) return false;
+    const identity = this.activation.identityOf(name);
+    if (identity === undefined) return true;
+    const entry = this.store.entry(name);
+    if (entry === undefined || !entry.enabled) return true;
+    if (toolIdentity(entry.compiled.descriptor) === identity) return true;
+    this.activation.deactivate(name);
+    this.report({
+      kind: "stale_activation",
+      name,
+      message: `The saved activation of "${name}" was for another tool of that name; it was not restored.`,
+      suggestions: [],
+    });
+    return false;
+  }
+
+  /** Records a diagnostic and announces it as `run.diagnostic`. */
+  private report(diagnostic: RunDiagnostic): void {
+    this.diagnosticList.push(Object.freeze(diagnostic));
+    this.emit("run.diagnostic", { runId: this.id, ...diagnostic });
+  }
+
+  /**
+   * What the host got wrong or should know about this run, oldest first: `allowedTools` naming
+   * tools that do not exist (yet: MCP tools may join later), with the closest names, and saved
+   * activations that were not restored. Each is also emitted as a `run.diagnostic` event.
+   */
+  diagnostics(): readonly RunDiagnostic[] {
+    return [...this.diagnosticList];
   }
 
   private canActivate(name: string): boolean {

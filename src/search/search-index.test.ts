@@ -22,11 +22,33 @@ describe("SearchIndex", () => {
     expect(index().search("search")[0]?.name).toBe("git_log_search");
   });
 
-  it("matches parameters, titles, stems and prefixes", () => {
+  it("matches parameters, titles and stems, not bare prefixes", () => {
     const search = index();
     expect(search.search("cities")[0]?.name).toBe("weather_forecast");
-    expect(search.search("calend")[0]?.name).toBe("calendar_events");
     expect(search.search("emails")[0]?.name).toBe("send_email");
+    expect(search.search("calend")).toEqual([]);
+  });
+
+  it("splits run-together query words as names are split", () => {
+    const search = new SearchIndex();
+    search.set({ name: "read_file", description: "Reads a file." });
+    search.set({ name: "ReadMultipleFiles", description: "Reads several." });
+    search.set({ name: "write_file", description: "Writes a file." });
+    search.set({ name: "list_directory", description: "Lists entries." });
+    const top = search.search("readfile", 2).map((hit) => hit.name);
+    expect(top).toEqual(expect.arrayContaining(["read_file", "ReadMultipleFiles"]));
+    expect(search.search("listdirectory")[0]?.name).toBe("list_directory");
+    expect(new SearchIndex({ splitCompounds: false }).search("readfile")).toEqual([]);
+  });
+
+  it("takes the server from the mcp_server tag or the name prefix, and ranks by it", () => {
+    const search = new SearchIndex();
+    search.set({ name: "mcp_github_create_issue", description: "Create an issue.", tags: ["mcp", "mcp_server:github"] });
+    search.set({ name: "mcp_gitlab_create_issue", description: "Create an issue.", tags: ["mcp", "mcp_server:gitlab"] });
+    search.set({ name: "jira__create_issue", description: "Create an issue." });
+    expect(search.search("github issue")[0]?.name).toBe("mcp_github_create_issue");
+    expect(search.search("gitlab issue")[0]?.name).toBe("mcp_gitlab_create_issue");
+    expect(search.search("jira issue")[0]?.name).toBe("jira__create_issue");
   });
 
   it("respects the limit and the filter", () => {
@@ -43,6 +65,47 @@ describe("SearchIndex", () => {
     search.set({ name: "send_email", description: "Send mail." });
     expect(search.search("email")[0]?.name).toBe("send_email");
     expect(search.size).toBe(4);
+  });
+
+  it("updates in place: the same scores as an index built from the final documents", () => {
+    const documents = Array.from({ length: 60 }, (_, i) => ({
+      name: `tool_${i}_${["file", "mail", "git", "web"][i % 4]}`,
+      description: `Handles ${["files and folders", "mail messages", "commits", "pages"][i % 4]} number ${i}.`,
+      parameters: [{ name: i % 2 === 0 ? "path" : "query", description: "What to act on" }],
+    }));
+    const incremental = new SearchIndex({ statisticsTolerance: 0 });
+    for (const document of documents) incremental.set(document);
+    for (let i = 0; i < 60; i += 3) incremental.delete(documents[i]?.name as string);
+    for (let i = 1; i < 60; i += 5)
+      if (i % 3 !== 0) incremental.set({ ...(documents[i] as (typeof documents)[number]), description: "Replaced mail text." });
+    const fresh = new SearchIndex({ statisticsTolerance: 0 });
+    for (let i = 0; i < 60; i++) {
+      if (i % 3 === 0) continue;
+      const document = documents[i] as (typeof documents)[number];
+      fresh.set(i % 5 === 1 ? { ...document, description: "Replaced mail text." } : document);
+    }
+    expect(incremental.size).toBe(fresh.size);
+    for (const query of ["file folders", "mail", "git commits path", "replaced text query", "pages web 7"]) {
+      const a = incremental.search(query, 50);
+      const b = fresh.search(query, 50);
+      expect(a.map((hit) => hit.name)).toEqual(b.map((hit) => hit.name));
+      for (const [i, hit] of a.entries()) expect(hit.score).toBeCloseTo(b[i]?.score as number, 9);
+    }
+  });
+
+  it("skips common words only where that cannot change the top k", () => {
+    const search = new SearchIndex();
+    const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"];
+    for (let i = 0; i < 400; i++) {
+      const text = words.filter((_, w) => (i * (w + 3)) % (w + 2) !== 0).join(" ");
+      search.set({ name: `t${i}`, description: `${text} common ${i % 7 === 0 ? "rare" : "usual"} words` });
+    }
+    for (const query of ["rare alpha common words", "kappa theta usual", "omega rare sigma beta common"]) {
+      for (const accept of [undefined, (name: string) => !name.endsWith("7")]) {
+        const all = search.search(query, 400, accept);
+        expect(search.search(query, 5, accept)).toEqual(all.slice(0, 5));
+      }
+    }
   });
 
   it("returns nothing for an empty index or an empty query", () => {

@@ -1,5 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
-import { tokenize } from "./tokenize.js";
+import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
 /** What the index knows of a tool. */
@@ -14,6 +14,11 @@ export interface SearchDocument {
   readonly title?: string | undefined;
   /** Tags, e.g. `["git", "mcp_server:github"]`. */
   readonly tags?: readonly string[];
+  /**
+   * The server or package the tool comes from. @defaultValue the `mcp_server:<name>` tag, else
+   * the part of the name before `__` or `.` (`github__create_issue`).
+   */
+  readonly server?: string | undefined;
   /** Parameter names and descriptions, from the input schema. */
   readonly parameters?: readonly { readonly name: string; readonly description?: string | undefined }[];
 }
@@ -27,101 +32,164 @@ export interface FieldWeight {
 }
 
 /** The fields of a {@link SearchDocument}. */
-export type SearchField = "name" | "title" | "tags" | "description" | "parameters";
+export type SearchField = "name" | "server" | "title" | "tags" | "description" | "parameters";
 
 /** Options of a {@link SearchIndex}. */
 export interface SearchIndexOptions {
-  /** Per-field weights. Names count most: a word in a name says what the tool is. */
+  /** Per-field weights ({@link DEFAULT_SEARCH_FIELDS} for the rest). */
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
-   * @defaultValue 1.2
+   * @defaultValue 2
    */
   readonly k1?: number;
   /**
-   * Weight of index words that a query word is a prefix of ("calend" → "calendar"), 0 to turn off.
-   * @defaultValue 0.3
+   * Split a query word that no tool contains into two that tools do contain (`readfile` →
+   * `read file`), as names are split.
+   * @defaultValue true
    */
-  readonly prefixWeight?: number;
-}
-
-const DEFAULT_FIELDS: Record<SearchField, FieldWeight> = {
-  name: { weight: 3, lengthNormalization: 0.3 },
-  title: { weight: 2, lengthNormalization: 0.3 },
-  tags: { weight: 1.5, lengthNormalization: 0.3 },
-  description: { weight: 1, lengthNormalization: 0.75 },
-  parameters: { weight: 0.5, lengthNormalization: 0.75 },
-};
-const FIELDS = Object.keys(DEFAULT_FIELDS) as SearchField[];
-const MIN_PREFIX_LENGTH = 4;
-const MAX_PREFIX_EXPANSIONS = 8;
-
-interface IndexedDocument {
-  readonly name: string;
-  /** Term ids per field. */
-  readonly fieldTerms: Record<SearchField, Int32Array>;
+  readonly splitCompounds?: boolean;
+  /**
+   * How far (relative) an average field length may drift from the one the stored term weights were
+   * computed with before they are all recomputed, at the next search. 0 recomputes after every
+   * change that moves an average (exact BM25F, slow for large catalogs under churn).
+   * @defaultValue 0.01
+   */
+  readonly statisticsTolerance?: number;
 }
 
 /**
- * The postings of every term in compressed-row form: term `t`'s documents are
- * `documents[offsets[t] .. offsets[t + 1])`, each with its saturated BM25F weight.
+ * The default BM25F fields. Chosen on the MCP servers development set (bench/data/mcp-servers) and
+ * checked on MetaTool (bench/results/search-quality.json lists every configuration tried): the
+ * name says what a tool is, the server which system it acts on; descriptions and parameters add
+ * evidence at plain weight.
  */
-interface BuiltIndex {
-  readonly names: string[];
-  readonly offsets: Int32Array;
-  readonly documents: Int32Array;
-  readonly saturated: Float32Array;
-  /** Terms that occur in some document, sorted, for prefix expansion. */
-  readonly vocabulary: string[];
-  readonly scores: Float64Array;
-  /** Scratch list of the documents a query touched, reused across queries. */
-  readonly touched: number[];
-}
+export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> = Object.freeze({
+  name: { weight: 5, lengthNormalization: 0.75 },
+  server: { weight: 3, lengthNormalization: 0.3 },
+  title: { weight: 2, lengthNormalization: 0.75 },
+  tags: { weight: 1, lengthNormalization: 0.5 },
+  description: { weight: 1, lengthNormalization: 0.5 },
+  parameters: { weight: 1, lengthNormalization: 0.5 },
+});
+const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
+const FIELD_COUNT = FIELDS.length;
+/** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
+const MIN_COMPOUND = 6;
+const MIN_PART = 3;
+const MAX_TF = 255;
+const SERVER_TAG = "mcp_server:";
 
 /**
- * A BM25F keyword index over tool documents. Changes are cheap (documents are tokenized once, to
- * term ids); the postings are rebuilt lazily on the first search after a change.
+ * A BM25F keyword index over tool documents that updates in place: adding, replacing or removing a
+ * document touches only that document's terms (about one document of work), and scores are
+ * computed at query time from per-field term counts, so the collection statistics (document
+ * frequencies, average field lengths) are always current without any rebuild.
  */
 export class SearchIndex {
   private readonly fields: Record<SearchField, FieldWeight>;
   private readonly k1: number;
-  private readonly prefixWeight: number;
-  private readonly documents = new Map<string, IndexedDocument>();
+  private readonly splitCompounds: boolean;
+  /** Slot of each document key; freed slots are reused. */
+  private readonly slotOf = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
+  /** The distinct term ids of each slot's document, to remove it again. */
+  private documentTerms: (Int32Array | undefined)[] = [];
+  /** Field lengths, `FIELD_COUNT` per slot. */
+  private fieldLengths = new Float32Array(0);
+  private readonly fieldTotals = new Float64Array(FIELD_COUNT);
+  /** The average field lengths the stored weights were computed with. */
+  private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
+  private readonly tolerance: number;
+  /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
+  private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
+  private readonly scratchIndex = new Map<number, number>();
   private readonly termIds = new Map<string, number>();
-  private readonly terms: string[] = [];
-  private built: BuiltIndex | undefined;
+  /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
+  private postingSlots: Int32Array[] = [];
+  private postingCounts: Uint8Array[] = [];
+  /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
+  private postingWeights: Float32Array[] = [];
+  private postingLengths: number[] = [];
+  private scores = new Float64Array(0);
+  private readonly touched: number[] = [];
 
   constructor(options: SearchIndexOptions = {}) {
-    this.fields = { ...DEFAULT_FIELDS, ...options.fields };
-    this.k1 = options.k1 ?? 1.2;
-    this.prefixWeight = options.prefixWeight ?? 0.3;
+    this.fields = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    this.k1 = options.k1 ?? 2;
+    this.splitCompounds = options.splitCompounds ?? true;
+    this.tolerance = options.statisticsTolerance ?? 0.01;
   }
 
   /** The number of documents. */
   get size(): number {
-    return this.documents.size;
+    return this.slotOf.size;
   }
 
   /** Adds or replaces a document. */
   set(document: SearchDocument): void {
-    const words = tokenizeDocument(document);
-    const fieldTerms = {} as Record<SearchField, Int32Array>;
-    for (const field of FIELDS) fieldTerms[field] = Int32Array.from(words[field], (term) => this.termId(term));
     const key = document.id ?? document.name;
-    this.documents.set(key, { name: key, fieldTerms });
-    this.built = undefined;
+    this.delete(key);
+    const words = tokenizeDocument(document);
+    const slot = this.freeSlots.pop() ?? this.grow();
+    this.keys[slot] = key;
+    this.slotOf.set(key, slot);
+    const index = this.scratchIndex;
+    index.clear();
+    FIELDS.forEach((field, f) => {
+      const terms = words[field];
+      this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
+      this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
+      for (const term of terms) {
+        const id = this.termId(term);
+        let at = index.get(id);
+        if (at === undefined) {
+          at = index.size;
+          index.set(id, at);
+          if ((at + 1) * FIELD_COUNT > this.scratchCounts.length) {
+            const grown = new Uint8Array(this.scratchCounts.length * 2);
+            grown.set(this.scratchCounts);
+            this.scratchCounts = grown;
+          }
+          this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
+        }
+        const cell = at * FIELD_COUNT + f;
+        if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
+      }
+    });
+    const terms = new Int32Array(index.size);
+    for (const [id, at] of index) {
+      terms[at] = id;
+      this.addPosting(id, slot, at * FIELD_COUNT);
+    }
+    this.documentTerms[slot] = terms;
   }
 
   /** Removes a document; true when it was there. */
-  delete(name: string): boolean {
-    const removed = this.documents.delete(name);
-    if (removed) this.built = undefined;
-    return removed;
+  delete(key: string): boolean {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return false;
+    this.slotOf.delete(key);
+    for (const id of this.documentTerms[slot] as Int32Array) this.removePosting(id, slot);
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
+      this.fieldLengths[slot * FIELD_COUNT + f] = 0;
+    }
+    this.keys[slot] = undefined;
+    this.documentTerms[slot] = undefined;
+    this.freeSlots.push(slot);
+    return true;
   }
 
-  /** Builds the postings now rather than on the first search. */
-  build(): void {
-    this.built ??= this.buildPostings();
+  /** Kept for callers of the former lazily built index: there is nothing to build. */
+  build(): void {}
+
+  /** The number of term postings held (for memory reports). */
+  get postingCount(): number {
+    let total = 0;
+    for (const length of this.postingLengths) total += length;
+    return total;
   }
 
   /**
@@ -129,149 +197,258 @@ export class SearchIndex {
    * run may activate) before the top `limit` are taken.
    */
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
-    this.build();
-    const built = this.built;
-    if (built === undefined || limit <= 0) return [];
-    const touched = built.touched;
+    const count = this.slotOf.size;
+    if (count === 0 || limit <= 0) return [];
+    const touched = this.touched;
     touched.length = 0;
-    for (const term of new Set(tokenize(query))) {
-      this.accumulate(built, this.termIds.get(term), 1, touched);
-      if (this.prefixWeight > 0 && term.length >= MIN_PREFIX_LENGTH) {
-        for (const longer of prefixExpansions(built.vocabulary, term)) {
-          this.accumulate(built, this.termIds.get(longer), this.prefixWeight, touched);
-        }
+    const scores = this.scores;
+    this.refreshIfDrifted(count);
+    // Rarest terms first. Once the k-th best score so far beats what all the remaining terms
+    // together could add, no untouched tool can reach the top k: the remaining (common, long)
+    // terms then only update tools already touched.
+    const terms = [...this.queryTerms(query)].sort(
+      (a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number),
+    );
+    const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number));
+    let rest = idfs.reduce((sum, idf) => sum + idf, 0);
+    let open = true;
+    // Checking costs a pass over the touched tools: only when the remaining bound halved since the last check.
+    let checkBelow = rest / 2;
+    for (let i = 0; i < terms.length; i++) {
+      if (open && rest <= checkBelow && touched.length >= limit) {
+        if (this.kthBest(touched, limit, accept) > rest) open = false;
+        checkBelow = rest / 2;
       }
+      this.accumulate(terms[i] as number, idfs[i] as number, touched, open);
+      rest -= idfs[i] as number;
     }
-    const { names, scores } = built;
+    const keys = this.keys;
     const top = new TopK(limit);
-    for (const index of touched) {
-      const score = scores[index] as number;
-      scores[index] = 0;
-      const name = names[index] as string;
+    for (const slot of touched) {
+      const score = scores[slot] as number;
+      scores[slot] = 0;
+      const name = keys[slot] as string;
       // The filter (a run's visibility rules) runs only for candidates that would make the top k.
       if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
     return top.sorted();
   }
 
+  /** The distinct term ids of a query, run-together words split where the parts are indexed. */
+  private queryTerms(query: string): Set<number> {
+    const ids = new Set<number>();
+    const add = (term: string): boolean => {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.postingLengths[id] === 0) return false;
+      ids.add(id);
+      return true;
+    };
+    for (const term of tokenize(query)) add(term);
+    if (this.splitCompounds) {
+      for (const word of rawWords(query)) {
+        if (word.length < MIN_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
+        const parts = this.compoundParts(word);
+        if (parts !== undefined) for (const part of parts) add(part);
+      }
+    }
+    return ids;
+  }
+
+  private known(term: string): boolean {
+    const id = this.termIds.get(term);
+    return id !== undefined && (this.postingLengths[id] as number) > 0;
+  }
+
+  /** The split of `word` into two indexed words, preferring the most balanced split. */
+  private compoundParts(word: string): [string, string] | undefined {
+    let best: [string, string] | undefined;
+    let bestBalance = Number.POSITIVE_INFINITY;
+    for (let at = MIN_PART; at <= word.length - MIN_PART; at++) {
+      const left = stemWord(word.slice(0, at));
+      const right = stemWord(word.slice(at));
+      if (!this.known(left) || !this.known(right)) continue;
+      const balance = Math.abs(word.length - 2 * at);
+      if (balance < bestBalance) {
+        best = [left, right];
+        bestBalance = balance;
+      }
+    }
+    return best;
+  }
+
+  /** Recomputes every stored weight when an average field length moved past the tolerance. */
+  private refreshIfDrifted(count: number): void {
+    let drifted = false;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const current = Math.max((this.fieldTotals[f] as number) / count, 1);
+      const stored = this.averages[f] as number;
+      if (Math.abs(current - stored) > this.tolerance * stored) drifted = true;
+    }
+    if (!drifted) return;
+    for (let f = 0; f < FIELD_COUNT; f++) this.averages[f] = Math.max((this.fieldTotals[f] as number) / count, 1);
+    for (let id = 0; id < this.postingLengths.length; id++) {
+      const slots = this.postingSlots[id] as Int32Array;
+      const counts = this.postingCounts[id] as Uint8Array;
+      const weights = this.postingWeights[id] as Float32Array;
+      const length = this.postingLengths[id] as number;
+      for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+    }
+  }
+
+  /** The saturated BM25F weight of one posting: per-field counts at `counts[at ..]`, under `averages`. */
+  private weightOf(slot: number, counts: Uint8Array, at: number): number {
+    let tf = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const n = counts[at + f] as number;
+      if (n === 0) continue;
+      const { weight, lengthNormalization: b } = this.fields[FIELDS[f] as SearchField];
+      const length = this.fieldLengths[slot * FIELD_COUNT + f] as number;
+      tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
+    }
+    return tf / (this.k1 + tf);
+  }
+
+  /** The k-th best score among touched slots that `accept` admits (0 when fewer). */
+  private kthBest(touched: readonly number[], k: number, accept: ((name: string) => boolean) | undefined): number {
+    const best = new Float64Array(k);
+    let filled = 0;
+    let floor = 0;
+    for (const slot of touched) {
+      const score = this.scores[slot] as number;
+      if (filled === k && score <= floor) continue;
+      // The filter runs only for the few slots that beat the current floor.
+      if (accept !== undefined && !accept(this.keys[slot] as string)) continue;
+      if (filled < k) {
+        best[filled++] = score;
+        if (filled === k) floor = Math.min(...best);
+        continue;
+      }
+      let at = 0;
+      for (let j = 1; j < k; j++) if ((best[j] as number) < (best[at] as number)) at = j;
+      best[at] = score;
+      floor = Math.min(...best);
+    }
+    return filled === k ? floor : 0;
+  }
+
+  private accumulate(id: number, idf: number, touched: number[], open: boolean): void {
+    const length = this.postingLengths[id] as number;
+    const slots = this.postingSlots[id] as Int32Array;
+    const weights = this.postingWeights[id] as Float32Array;
+    const scores = this.scores;
+    for (let i = 0; i < length; i++) {
+      const slot = slots[i] as number;
+      const previous = scores[slot] as number;
+      if (previous === 0) {
+        if (!open) continue;
+        touched.push(slot);
+      }
+      scores[slot] = previous + idf * (weights[i] as number);
+    }
+  }
+
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.terms.length;
-      this.terms.push(term);
+      id = this.postingLengths.length;
       this.termIds.set(term, id);
+      this.postingSlots.push(new Int32Array(2));
+      this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
+      this.postingWeights.push(new Float32Array(2));
+      this.postingLengths.push(0);
     }
     return id;
   }
 
-  private accumulate(built: BuiltIndex, termId: number | undefined, weight: number, touched: number[]): void {
-    if (termId === undefined || termId + 1 >= built.offsets.length) return;
-    const start = built.offsets[termId] as number;
-    const end = built.offsets[termId + 1] as number;
-    if (start === end) return;
-    const { documents, saturated, scores } = built;
-    const idf = Math.log(1 + (scores.length - (end - start) + 0.5) / (end - start + 0.5)) * weight;
-    for (let i = start; i < end; i++) {
-      const document = documents[i] as number;
-      if (scores[document] === 0) touched.push(document);
-      scores[document] = (scores[document] as number) + idf * (saturated[i] as number);
+  private addPosting(id: number, slot: number, from: number): void {
+    const length = this.postingLengths[id] as number;
+    let slots = this.postingSlots[id] as Int32Array;
+    let counts = this.postingCounts[id] as Uint8Array;
+    let weights = this.postingWeights[id] as Float32Array;
+    if (length === slots.length) {
+      slots = new Int32Array(length * 2);
+      slots.set(this.postingSlots[id] as Int32Array);
+      this.postingSlots[id] = slots;
+      counts = new Uint8Array(length * 2 * FIELD_COUNT);
+      counts.set(this.postingCounts[id] as Uint8Array);
+      this.postingCounts[id] = counts;
+      weights = new Float32Array(length * 2);
+      weights.set(this.postingWeights[id] as Float32Array);
+      this.postingWeights[id] = weights;
     }
+    slots[length] = slot;
+    const at = length * FIELD_COUNT;
+    const scratch = this.scratchCounts;
+    for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
+    weights[length] = this.weightOf(slot, counts, at);
+    this.postingLengths[id] = length + 1;
   }
 
-  private buildPostings(): BuiltIndex {
-    const documents = [...this.documents.values()];
-    const termCount = this.terms.length;
-    const norms = FIELDS.map((field) => {
-      let total = 0;
-      for (const document of documents) total += document.fieldTerms[field].length;
-      const average = documents.length === 0 ? 1 : Math.max(total / documents.length, 1);
-      const { weight, lengthNormalization: b } = this.fields[field];
-      return { field, weight, b, average };
-    });
-    // Pass 1: each document's weighted term frequencies, as (term, weight) pairs, and the document frequencies.
-    const scratch = new Float64Array(termCount);
-    const frequency = new Int32Array(termCount + 1);
-    const pairTerms: number[] = [];
-    const pairWeights: number[] = [];
-    const pairStarts = new Int32Array(documents.length + 1);
-    const seen: number[] = [];
-    documents.forEach((document, index) => {
-      pairStarts[index] = pairTerms.length;
-      for (const { field, weight, b, average } of norms) {
-        const terms = document.fieldTerms[field];
-        if (terms.length === 0) continue;
-        const increment = weight / (1 - b + (b * terms.length) / average);
-        for (const term of terms) {
-          if (scratch[term] === 0) seen.push(term);
-          scratch[term] = (scratch[term] as number) + increment;
-        }
-      }
-      for (const term of seen) {
-        const tf = scratch[term] as number;
-        pairTerms.push(term);
-        pairWeights.push(tf / (this.k1 + tf));
-        frequency[term] = (frequency[term] as number) + 1;
-        scratch[term] = 0;
-      }
-      seen.length = 0;
-    });
-    pairStarts[documents.length] = pairTerms.length;
-    // Pass 2: lay the pairs out per term.
-    const offsets = new Int32Array(termCount + 1);
-    for (let term = 0; term < termCount; term++) offsets[term + 1] = (offsets[term] as number) + (frequency[term] as number);
-    const cursor = offsets.slice(0, termCount);
-    const postingDocuments = new Int32Array(pairTerms.length);
-    const saturated = new Float32Array(pairTerms.length);
-    for (let index = 0; index < documents.length; index++) {
-      for (let pair = pairStarts[index] as number; pair < (pairStarts[index + 1] as number); pair++) {
-        const term = pairTerms[pair] as number;
-        const slot = cursor[term] as number;
-        cursor[term] = slot + 1;
-        postingDocuments[slot] = index;
-        saturated[slot] = pairWeights[pair] as number;
-      }
-    }
-    const vocabulary = this.terms.filter((_, term) => (frequency[term] as number) > 0).sort();
-    return {
-      names: documents.map((document) => document.name),
-      offsets,
-      documents: postingDocuments,
-      saturated,
-      vocabulary,
-      scores: new Float64Array(documents.length),
-      touched: [],
-    };
+  /** Swap-removes `slot` from a term's postings (their order carries no meaning). */
+  private removePosting(id: number, slot: number): void {
+    const last = (this.postingLengths[id] as number) - 1;
+    const slots = this.postingSlots[id] as Int32Array;
+    const counts = this.postingCounts[id] as Uint8Array;
+    let at = last;
+    while (at >= 0 && slots[at] !== slot) at--;
+    if (at < 0) return;
+    slots[at] = slots[last] as number;
+    counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
+    const weights = this.postingWeights[id] as Float32Array;
+    weights[at] = weights[last] as number;
+    this.postingLengths[id] = last;
   }
+
+  /** A new slot at the end, growing the per-slot arrays by doubling. */
+  private grow(): number {
+    const slot = this.keys.length;
+    this.keys.push(undefined);
+    this.documentTerms.push(undefined);
+    if ((slot + 1) * FIELD_COUNT > this.fieldLengths.length) {
+      const capacity = Math.max(16, slot * 2);
+      const lengths = new Float32Array(capacity * FIELD_COUNT);
+      lengths.set(this.fieldLengths);
+      this.fieldLengths = lengths;
+      const scores = new Float64Array(capacity);
+      scores.set(this.scores);
+      this.scores = scores;
+    }
+    return slot;
+  }
+}
+
+function idfOf(count: number, frequency: number): number {
+  return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** The server of a document: given, from its `mcp_server:` tag, or the name's `server__` / `server.` prefix. */
+export function serverOf(document: SearchDocument): string | undefined {
+  if (document.server !== undefined) return document.server;
+  for (const tag of document.tags ?? []) if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  const match = /^([A-Za-z0-9-]+)(?:__|\.)/.exec(document.name);
+  return match?.[1];
+}
+
+/** The tool's own name: without the `mcp_<server>_` or `<server>__` prefix that names its server. */
+function ownName(name: string, server: string | undefined): string {
+  if (server === undefined) return name;
+  const safe = server.replace(/[^a-zA-Z0-9_-]/g, "_");
+  for (const prefix of [`mcp_${safe}_`, `${server}__`, `${server}.`]) {
+    if (name.startsWith(prefix) && name.length > prefix.length) return name.slice(prefix.length);
+  }
+  return name;
 }
 
 function tokenizeDocument(document: SearchDocument): Record<SearchField, string[]> {
   const parameters = document.parameters ?? [];
+  const server = serverOf(document);
+  const words = (text: string) => tokenize(text.replace(/[_.:/-]+/g, " "), { keepStopWords: true });
   return {
-    name: tokenize(document.name.replace(/[_-]+/g, " "), { keepStopWords: true }),
+    name: words(ownName(document.name, server)),
+    server: server === undefined ? [] : words(server),
     title: document.title === undefined ? [] : tokenize(document.title, { keepStopWords: true }),
-    tags: (document.tags ?? []).flatMap((tag) => tokenize(tag.replace(/[_:-]+/g, " "), { keepStopWords: true })),
+    tags: (document.tags ?? []).filter((tag) => !tag.startsWith(SERVER_TAG)).flatMap(words),
     description: tokenize(document.description),
-    parameters: parameters.flatMap((parameter) => [
-      ...tokenize(parameter.name.replace(/[_-]+/g, " "), { keepStopWords: true }),
-      ...tokenize(parameter.description ?? ""),
-    ]),
+    parameters: parameters.flatMap((parameter) => [...words(parameter.name), ...tokenize(parameter.description ?? "")]),
   };
-}
-
-/** Words of the sorted vocabulary that start with `prefix` (not `prefix` itself). */
-function prefixExpansions(vocabulary: readonly string[], prefix: string): string[] {
-  let low = 0;
-  let high = vocabulary.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((vocabulary[middle] as string) < prefix) low = middle + 1;
-    else high = middle;
-  }
-  const out: string[] = [];
-  for (let i = low; i < vocabulary.length && out.length < MAX_PREFIX_EXPANSIONS; i++) {
-    const word = vocabulary[i] as string;
-    if (!word.startsWith(prefix)) break;
-    if (word !== prefix) out.push(word);
-  }
-  return out;
 }

@@ -91,3 +91,25 @@ function pushCharacterPairs(word: string, terms: string[]): void {
   }
   for (let i = 0; i + 1 < characters.length; i++) terms.push(`${characters[i]}${characters[i + 1]}`);
 }
+
+/**
+ * The lower-cased words of `text` before stemming, split like {@link tokenize} splits them, stop
+ * words included. The index uses it to split run-together query words (`readfile`).
+ */
+export function rawWords(text: string): string[] {
+  if (!NON_ASCII.test(text)) {
+    const lower = (/[A-Z]/.test(text) ? splitAsciiCamelCase(text) : text).toLowerCase();
+    return lower.match(ASCII_WORD) ?? [];
+  }
+  return [];
+}
+
+/** True for a word {@link tokenize} drops. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+/** The stem {@link tokenize} gives one lower-case word. */
+export function stemWord(word: string): string {
+  return cachedStem(word);
+}

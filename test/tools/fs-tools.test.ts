@@ -36,7 +36,8 @@ function fileRun(sandbox: "workspace" | "unrestricted" = "workspace", redo = fal
     createLsTool(options),
     createGlobTool(options),
     createGrepTool(options),
-    createDownloadTool(options),
+    // The test server is on 127.0.0.1, which the workspace scope refuses unless the host allows it.
+    createDownloadTool({ ...options, allowPrivateNetwork: true }),
   ];
   return createRegistry({ tools }).createRun({ profile: "full", permissions: { sandbox, workspace } });
 }
