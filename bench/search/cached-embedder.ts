@@ -21,7 +21,7 @@ export function fileCachedEmbedder(inner: Embedder, path: string): Embedder {
   return {
     id: inner.id,
     dimensions: inner.dimensions,
-    batchSize: inner.batchSize,
+    ...(inner.batchSize === undefined ? {} : { batchSize: inner.batchSize }),
     async embed(texts, options) {
       const missing = [...new Set(texts.filter((text) => !vectors.has(keyOf(text))))];
       if (missing.length > 0) {

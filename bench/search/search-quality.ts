@@ -162,3 +162,4 @@ export async function measureSearchQuality(
   }
   return results;
 }
+export { metaToolDefinition } from "./datasets.js";
