@@ -88,6 +88,14 @@ export {
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
 
 export {
+  type Embedder,
+  type EmbeddingCache,
+  MAX_EMBEDDED_QUERY_CHARS,
+  MemoryEmbeddingCache,
+} from "./search/embedder.js";
+export { HybridSearch, type HybridSearchCallOptions, type HybridSearchOptions } from "./search/hybrid-search.js";
+export {
+  DEFAULT_SEARCH_FIELDS,
   type FieldWeight,
   type SearchDocument,
   type SearchField,
