@@ -186,6 +186,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
 export const FD_CLOSING_SCRIPT = [
   '[ -x "$0" ] || { echo "sandbox launcher: $0 not found" >&2; exit 127; }',
   '[ -d /proc/self/fd ] || { echo "sandbox launcher: /proc/self/fd is missing; refusing to start with inherited descriptors" >&2; exit 126; }',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template.
   "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
 ].join("\n");
