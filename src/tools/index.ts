@@ -2,7 +2,7 @@
 // "agent-tool-catalog/tools"; the root entry never loads this.
 
 export { createApplyPatchTool } from "./fs/apply-patch-tool.js";
-export { createDownloadTool } from "./fs/download-tool.js";
+export { createDownloadTool, type DownloadToolOptions } from "./fs/download-tool.js";
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
 export { createFileInspectTool } from "./fs/file-inspect-tool.js";
 export type { FileScope, FileScopeOptions } from "./fs/file-scope.js";
@@ -10,7 +10,7 @@ export type { FileToolOptions } from "./fs/file-tool-options.js";
 export { createFileTools, fileToolGroup } from "./fs/file-tools.js";
 export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
 export { createGlobTool } from "./fs/glob-tool.js";
-export { createGrepTool } from "./fs/grep-tool.js";
+export { createGrepTool, type GrepToolOptions } from "./fs/grep-tool.js";
 export { createLsTool } from "./fs/ls-tool.js";
 export {
   detectPatchKind,
