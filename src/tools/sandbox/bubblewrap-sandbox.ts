@@ -164,7 +164,11 @@ export class BubblewrapSandbox implements ProcessSandbox {
     return startSandboxedProcess(
       {
         executable: this.launcherShell,
-        args: ["-c", FD_CLOSING_SCRIPT, this.executable, ...args],
+        // Nothing may run on the host before bwrap: -p ignores BASH_ENV, functions exported in the
+        // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
+        // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
+        // bwrap still receives the environment unchanged.
+        args: [...LAUNCHER_SHELL_OPTIONS, "-c", FD_CLOSING_SCRIPT, this.executable, ...args],
         cwd,
         env: launcherEnvironment,
         seccomp: this.seccomp,
@@ -190,6 +194,9 @@ export const FD_CLOSING_SCRIPT = [
   "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
 ].join("\n");
+
+/** Options of the launcher shell: no startup files, nothing imported from the environment. */
+export const LAUNCHER_SHELL_OPTIONS: readonly string[] = Object.freeze(["--norc", "--noprofile", "-p"]);
 
 function trusted(name: string, workspace: string | undefined): string {
   const found = findTrustedExecutable(name, workspace === undefined ? {} : { untrustedRoots: [workspace] });
