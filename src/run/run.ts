@@ -15,6 +15,7 @@ import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolConte
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
+import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
 import { CallLifetimes } from "./call-lifetimes.js";
@@ -526,6 +527,20 @@ export class Run {
       }
     }
     return { kept, dropped };
+  }
+
+  /**
+   * Restores activations from a stored conversation (the provider messages a host kept): every
+   * tool `find_tool` activated, and every tool a provider's own tool search loaded. Names no
+   * longer registered are returned in `unknown`, not activated. See `activationsFromTranscript`.
+   */
+  restoreFromTranscript(messages: unknown): { readonly activated: string[]; readonly unknown: string[] } {
+    const names = activationsFromTranscript(messages);
+    const outcome = this.activate(names, "transcript");
+    return {
+      activated: names.filter((name) => !outcome.notFound.some((missing) => missing.name === name)),
+      unknown: outcome.notFound.map((missing) => missing.name),
+    };
   }
 
   private trackPendingApprovals(registry: Registry): void {
