@@ -86,6 +86,7 @@ export {
   type ToolCallSuccess,
 } from "./run/tool-call-result.js";
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
+export { reachOfPlacement, TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
 
 export {
   type FieldWeight,
