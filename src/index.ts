@@ -42,7 +42,13 @@ export {
 export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
 
 export { LOAD_MODES, type LoadMode, type ToolPlacement } from "./profiles/load-mode.js";
-export { parseProfileName, parseToolConfig, type ToolConfig } from "./profiles/tool-config.js";
+export {
+  type FileToolSwitches,
+  fileToolOptionsFromConfig,
+  parseProfileName,
+  parseToolConfig,
+  type ToolConfig,
+} from "./profiles/tool-config.js";
 export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
