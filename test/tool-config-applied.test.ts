@@ -12,7 +12,7 @@ describe("[tools] redo and hashline_edit take effect (issue 19.6)", () => {
     const on = parseToolConfig("[tools]\nredo = true\nhashline_edit = true\n");
     expect(fileToolOptionsFromConfig(on)).toEqual({ redo: true, hashline: true });
     const run = (config: ReturnType<typeof parseToolConfig>) =>
-      createRegistry({ tools: createFileTools({ workspace, ...fileToolOptionsFromConfig(config) }) }).createRun({
+      createRegistry({ tools: createFileTools({ ...fileToolOptionsFromConfig(config) }) }).createRun({
         profile: "full",
         environment: {},
       });
