@@ -37,6 +37,7 @@ import type { RunStore } from "./run-store.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
+import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
@@ -388,6 +389,19 @@ export class Run {
     const { mode, listed } = this.placement(entry.compiled.descriptor);
     if (mode === "essential") return this.toolboxUseful(name);
     return mode === "discoverable" && !listed && this.isActive(name);
+  }
+
+  /**
+   * How `name` reaches the model in this run (see {@link ToolReach}): `sent`, `listed` (index +
+   * toolbox), `searchable` (find_tool) or `off`; `undefined` for a name no enabled tool has.
+   * A tool `allowedTools` or a skill leaves out is `off`.
+   */
+  reach(name: string): ToolReach | undefined {
+    const entry = this.store.entry(name);
+    if (entry === undefined || !entry.enabled) return undefined;
+    if (!this.isAllowed(name)) return "off";
+    if (name === TOOLBOX_TOOL_NAME && !this.toolboxUseful(name)) return "off";
+    return reachOfPlacement(this.placement(entry.compiled.descriptor), this.isActive(name));
   }
 
   /** True when the run names `name` in its index and reaches it through `toolbox`. */
