@@ -56,7 +56,7 @@ await Promise.all(
     const run = runs[index];
     const target = options.paths[index % options.paths.length];
     if (options.mode === "increment") {
-      for (let attempt = 0; ; attempt++) {
+      for (;;) {
         const read = await run.call("read", { path: target });
         const text = String(read.output);
         const value = Number(/\n\s*1\t(\d+)/.exec(text)?.[1] ?? "0");
