@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, file-integrity, git, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,6 +22,7 @@ import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureLockedWrites, measureMultiFilePatch, renderFileIntegrity, runCrashLoop } from "./tools/file-integrity-bench.js";
 import { measureGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -92,6 +93,22 @@ if (wanted("grep")) {
 if (wanted("patch")) {
   results.applyPatch = await measureApplyPatch(20_000, 50, quick ? 2 : 7);
   save("apply-patch", { machine, results: results.applyPatch });
+}
+
+if (wanted("file-integrity")) {
+  const multiFile = await measureMultiFilePatch(quick ? 100 : 500, quick ? 2 : 5);
+  const locks = [];
+  for (const [writers, processes] of [
+    [1, 1],
+    [8, 1],
+    [32, 1],
+    [8, 4],
+    [32, 4],
+  ] as const)
+    locks.push(await measureLockedWrites(quick ? Math.min(writers, 8) : writers, processes));
+  const crash = await runCrashLoop(quick ? 9 : 102);
+  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderFileIntegrity(multiFile, locks, crash)];
+  save("file-integrity", { machine, multiFile, locks, crash });
 }
 
 if (wanted("git")) {
