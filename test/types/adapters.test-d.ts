@@ -72,7 +72,8 @@ describe("createAiSdkTools", () => {
 
 describe("provider helpers", () => {
   it("anthropicSystem keeps the kind of system prompt it is given", () => {
-    expectTypeOf(anthropicSystem(run, "Be brief.")).toEqualTypeOf<string | undefined>();
+    expectTypeOf(anthropicSystem(run, "Be brief.")).toEqualTypeOf<string>();
+    expectTypeOf(anthropicSystem(run)).toEqualTypeOf<string | undefined>();
     expectTypeOf(anthropicSystem(run, [{ type: "text", text: "Be brief." }])).toEqualTypeOf<AnthropicTextBlockParam[]>();
     expectTypeOf<AnthropicTextBlockParam[]>().toExtend<Anthropic.Messages.MessageCreateParams["system"]>();
   });
