@@ -1,6 +1,6 @@
 // Vercel AI SDK (`ai` v6) adapter. `ai` is an optional peer dependency of this subpath only.
 
-export { DEFAULT_MAX_MEDIA_BYTES, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
+export { DEFAULT_MAX_MEDIA_BYTES, type SendablePart, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
 export {
   type AiSdkAgentRequest,
   type AiSdkAgentResult,
