@@ -3,7 +3,12 @@ import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
-const echo = defineTool({ name: "echo", description: "Echo.", inputSchema: z.object({ text: z.string() }), handler: ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo.",
+  inputSchema: z.object({ text: z.string() }),
+  handler: ({ text }) => text,
+});
 
 describe("createAiSdkTools({ definitions })", () => {
   it("makes the given tools static and every other tool dynamic", () => {
