@@ -18,3 +18,4 @@ export {
   type AiSdkTypedToolSet,
   createAiSdkTools,
 } from "./create-ai-sdk-tools.js";
+export { restoreAiSdkActivations } from "./restore-activations.js";
