@@ -24,6 +24,7 @@ const prelude = readFileSync(path.join(root, "scripts/doc-examples/prelude.d.ts"
  * declared in the snippets of one folder unless the snippet declares them itself.
  */
 const LOCAL_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "src/adapters/ai-sdk/": { messages: "import('ai').ModelMessage[]" },
   "src/adapters/anthropic/": {
     messages: "import('@anthropic-ai/sdk').default.Messages.MessageParam[]",
     response: "import('@anthropic-ai/sdk').default.Messages.Message",

@@ -12,7 +12,7 @@ import { field, isObject } from "../shared/json-fields.js";
  *
  * @example
  * ```ts
- * restoreAiSdkActivations(registry.createRun(), savedMessages);
+ * restoreAiSdkActivations(registry.createRun(), messages); // the saved ModelMessage[]
  * ```
  */
 export function restoreAiSdkActivations(run: Run, messages: readonly ModelMessage[]): string[] {

@@ -15,7 +15,7 @@ import { activateToolReferences } from "./tool-references.js";
  * @example
  * ```ts
  * const restored = registry.createRun();
- * restoreAnthropicActivations(restored, savedMessages);
+ * restoreAnthropicActivations(restored, messages); // the saved conversation
  * ```
  */
 export function restoreAnthropicActivations(
@@ -29,12 +29,7 @@ export function restoreAnthropicActivations(
     const blocks = message.content as readonly AnthropicContentBlock[];
     if (message.role === "assistant") {
       restored.push(...activateToolReferences(run, blocks));
-      for (const block of blocks) {
-        if (isObject(block) && block.type === "tool_use" && field(block, "name") === FIND_TOOL_NAME) {
-          const id = field(block, "id");
-          if (typeof id === "string") findToolCalls.add(id);
-        }
-      }
+      for (const id of findToolUseIds(blocks)) findToolCalls.add(id);
       continue;
     }
     for (const block of blocks) {
@@ -45,6 +40,15 @@ export function restoreAnthropicActivations(
     }
   }
   return restored;
+}
+
+/** The ids of the `tool_use` blocks that call `find_tool`. */
+function findToolUseIds(blocks: readonly AnthropicContentBlock[]): string[] {
+  return blocks.flatMap((block) => {
+    const id =
+      isObject(block) && block.type === "tool_use" && field(block, "name") === FIND_TOOL_NAME ? field(block, "id") : undefined;
+    return typeof id === "string" ? [id] : [];
+  });
 }
 
 /** The text of a `tool_result`'s content: a string, or its text blocks joined. */

@@ -14,19 +14,20 @@ import { activateToolSearchOutput } from "./tool-search-output.js";
  *
  * @example
  * ```ts
- * restoreOpenAIResponsesActivations(registry.createRun(), savedItems);
+ * restoreOpenAIResponsesActivations(registry.createRun(), input); // the saved items
  * ```
  */
-export function restoreOpenAIResponsesActivations(run: Run, items: readonly OpenAIResponseItem[]): string[] {
+export function restoreOpenAIResponsesActivations(run: Run, items: readonly object[]): string[] {
   const findToolCalls = new Set<string>();
   const restored: string[] = [];
   for (const item of items) {
     if (!isObject(item)) continue;
-    if (item.type === "tool_search_output") restored.push(...activateToolSearchOutput(run, [item]));
-    else if (item.type === "function_call" && field(item, "name") === FIND_TOOL_NAME) {
+    const type = field(item, "type");
+    if (type === "tool_search_output") restored.push(...activateToolSearchOutput(run, [item as OpenAIResponseItem]));
+    else if (type === "function_call" && field(item, "name") === FIND_TOOL_NAME) {
       const id = field(item, "call_id");
       if (typeof id === "string") findToolCalls.add(id);
-    } else if (item.type === "function_call_output" && findToolCalls.has(String(field(item, "call_id")))) {
+    } else if (type === "function_call_output" && findToolCalls.has(String(field(item, "call_id")))) {
       const output = field(item, "output");
       const text = typeof output === "string" ? output : JSON.stringify(output);
       restored.push(...replayFindTool(run, activatedByFindTool(text)));
@@ -43,7 +44,7 @@ export function restoreOpenAIResponsesActivations(run: Run, items: readonly Open
  *
  * @example
  * ```ts
- * restoreOpenAIChatActivations(registry.createRun(), savedMessages);
+ * restoreOpenAIChatActivations(registry.createRun(), messages); // the saved conversation
  * ```
  */
 export function restoreOpenAIChatActivations(
