@@ -18,6 +18,7 @@ export {
   type McpConnectRequest,
 } from "./connect-mcp-tool.js";
 export { cutToBytes } from "./cut-to-bytes.js";
+export { expandMcpVariables, type McpVariables } from "./expand-mcp-variables.js";
 export { formatMcpResult, type McpResultSource, type McpToolResultContent } from "./format-mcp-result.js";
 export { JsonFileMcpTrustStore } from "./json-file-mcp-trust-store.js";
 export { MAX_TOOL_PAGES, MAX_TOOLS_PER_SERVER } from "./list-mcp-tools.js";
