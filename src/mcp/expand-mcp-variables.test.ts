@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are .mcp.json text with ${VAR} references, not templates.
 import { describe, expect, it } from "vitest";
 import { parseMcpJson } from "./parse-mcp-json.js";
 
