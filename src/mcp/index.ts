@@ -48,6 +48,7 @@ export type {
   McpToolRejectedEvent,
   McpToolsRefreshedEvent,
 } from "./mcp-events.js";
+export { createMcpPromptTools, type McpPromptToolsOptions, promptText } from "./mcp-prompt-tools.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
 export {
@@ -67,6 +68,7 @@ export type {
 } from "./mcp-server-config.js";
 export type {
   McpListResourcesOptions,
+  McpPromptPage,
   McpResourcePage,
   McpServerHandle,
   McpServerStatus,
