@@ -32,6 +32,12 @@ export {
 } from "./mcp-client-handlers.js";
 export type { McpConnectionState } from "./mcp-connection.js";
 export {
+  InMemoryMcpCredentialStore,
+  JsonFileMcpCredentialStore,
+  type McpCredentialStore,
+  type McpCredentials,
+} from "./mcp-credential-store.js";
+export {
   type McpElicitationBrokerOptions,
   type McpQuestionChannel,
   mcpElicitationFromQuestionBroker,
@@ -48,6 +54,7 @@ export type {
   McpToolRejectedEvent,
   McpToolsRefreshedEvent,
 } from "./mcp-events.js";
+export { completeMcpOAuth, type McpAuthState, type McpServerAuthStatus, mcpAuthStatus } from "./mcp-oauth.js";
 export { createMcpPromptTools, type McpPromptToolsOptions, promptText } from "./mcp-prompt-tools.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
@@ -80,6 +87,7 @@ export type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";
 export { InMemoryMcpTrustStore, type McpTrustStore } from "./mcp-trust-store.js";
 export { mcpJsonServerNames, type ParseMcpJsonOptions, parseMcpJson } from "./parse-mcp-json.js";
 export { type LoadProjectMcpConfigOptions, loadProjectMcpConfig, type ProjectMcpConfig } from "./project-mcp-config.js";
+export { createStoredMcpOAuthProvider, type StoredMcpOAuthProviderOptions } from "./stored-mcp-oauth-provider.js";
 export type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
 export { sseTransportDriver } from "./transports/sse-transport.js";
 export { stdioTransportDriver } from "./transports/stdio-transport.js";
