@@ -1,7 +1,13 @@
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ConfigurationError } from "agent-tool-catalog";
 import type { McpCredentialStore } from "./mcp-credential-store.js";
-import { type McpHttpServerConfig, type McpServerConfig, type McpSseServerConfig, transportKindOf } from "./mcp-server-config.js";
+import {
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpSseServerConfig,
+  type McpTransportKind,
+  transportKindOf,
+} from "./mcp-server-config.js";
 
 /** Where a server stands with OAuth. */
 export type McpAuthState =
@@ -21,7 +27,7 @@ export interface McpServerAuthStatus {
   /** The server's name. */
   readonly name: string;
   /** The transport kind. */
-  readonly transport: ReturnType<typeof transportKindOf>;
+  readonly transport: McpTransportKind;
   /** The URL, for HTTP and SSE servers. */
   readonly url?: string;
   /** The auth state. */
