@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, file-integrity, git, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
+import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
@@ -125,6 +126,12 @@ if (wanted("redis")) {
   const redis = await runRedisBench({ quick });
   results.extraMarkdown = [...(results.extraMarkdown ?? []), renderRedisBench(redis)];
   save("redis", { machine, results: redis });
+}
+
+if (wanted("mcp-heap")) {
+  // Issue 15.3: heap per MCP call on one run must stay flat (no listener kept per call).
+  const mcpHeap = await measureMcpHeap(quick ? 2_000 : 20_000);
+  save("mcp-heap", { machine, results: mcpHeap });
 }
 
 // With --only, the sections not run now keep the figures of their last full run.
