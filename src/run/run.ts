@@ -252,9 +252,12 @@ export class Run {
     return entry?.enabled === true && this.isAllowed(name) && this.placement(entry.compiled.descriptor).listed;
   }
 
-  /** Searches the deferred tools this run may activate, best first. */
+  /**
+   * Searches the deferred tools this run may activate, and the tools it lists for `toolbox`
+   * (`isListed`), best first.
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name));
+    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name) || this.isListed(name));
   }
 
   /** Activates deferred tools by exact name for the rest of the run. */

@@ -36,7 +36,7 @@ export interface ActivationOutcome {
  * Everything is scoped to the run: searches only return tools the run could activate.
  */
 export interface RunCatalog {
-  /** Searches the deferred tools this run may activate. */
+  /** Searches the deferred tools this run may activate, and those it lists for `toolbox`. */
   search(query: string, options?: SearchOptions): SearchHit[];
   /** Activates deferred tools by exact name, for the rest of the run. */
   activate(names: readonly string[], via?: string): ActivationOutcome;
