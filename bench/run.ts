@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,8 +10,10 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCallOverhead } from "./call-overhead.js";
+import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { updateReadme } from "./readme-section.js";
+import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
 import { retrievalDatasets } from "./search/datasets.js";
 import { loadMetatool } from "./search/metatool-data.js";
@@ -67,6 +69,11 @@ if (wanted("call-overhead")) {
   save("call-overhead", { machine, results: results.callOverhead });
 }
 
+if (wanted("core-soak")) {
+  const sizes = quick ? { registries: 50, runs: 500, calls: 2_000 } : { registries: 500, runs: 5_000, calls: 20_000 };
+  save("core-soak", { machine, results: await runCoreSoak(sizes) });
+}
+
 if (wanted("tokens")) {
   results.tokenFootprint = measureTokenFootprint(data, [50, 200, 1_000]);
   save("token-footprint", { machine, tokenizer: "o200k_base (gpt-tokenizer)", results: results.tokenFootprint });
@@ -95,6 +102,12 @@ if (wanted("git")) {
   if (real !== undefined) extra.push(renderGitBench(real));
   results.extraMarkdown = [...(results.extraMarkdown ?? []), ...extra];
   save("git-tools", { machine, synthetic, real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history" });
+}
+
+if (wanted("redis")) {
+  const redis = await runRedisBench({ quick });
+  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderRedisBench(redis)];
+  save("redis", { machine, results: redis });
 }
 
 // With --only, the sections not run now keep the figures of their last full run.

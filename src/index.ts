@@ -3,12 +3,14 @@
 
 export { CatalogError, type CatalogErrorOptions } from "./errors/catalog-error.js";
 export { ConfigurationError } from "./errors/configuration-error.js";
+export { isModelErrorCode, MODEL_ERROR_CODES, type ModelErrorCode, modelErrorCodeTable } from "./errors/model-error-code.js";
 export { ToolDefinitionError, type ToolDefinitionErrorCode } from "./errors/tool-definition-error.js";
 export { ToolError, type ToolErrorOptions } from "./errors/tool-error.js";
 
 export type {
   CatalogEvents,
   RegistryChangedEvent,
+  RunDiagnosticEvent,
   ToolActivatedEvent,
   ToolCalledEvent,
   ToolErrorEvent,
@@ -45,6 +47,8 @@ export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
   CORE_LISTED_TOOLS,
+  CORE_SET_TAG,
+  isCoreListed,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "./profiles/tool-profile.js";
@@ -60,10 +64,21 @@ export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
+export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
-export { type CallOptions, type CreateRunOptions, Run, type RunState } from "./run/run.js";
+export { type OpenRunOptions, openRun } from "./run/open-run.js";
+export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
+export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
-export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
+export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
+export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./run/run-storage.js";
+export {
+  InMemoryRunStore,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "./run/run-store.js";
 export {
   formatToolResult,
   type RunErrorCode,

@@ -70,7 +70,7 @@ describe("approvals over HTTP on 127.0.0.1", () => {
     expect((await post("/runs/other/approve", {})).status).toBe(404);
     expect((await post("/runs/run-2/approve", { approval_id: 7 })).status).toBe(400);
     expect((await get("/nowhere")).status).toBe(404);
-    for (const request of registry.approvals.pending()) registry.approvals.deny(request.id);
+    for (const request of await registry.approvals.pending()) await registry.approvals.deny(request.id);
     expect((await Promise.all(calls)).map((result) => result.ok)).toEqual([false, false]);
   });
 });

@@ -5,6 +5,8 @@ import { CatalogError, type CatalogErrorOptions } from "./catalog-error.js";
  * sandbox value, or an `allowedTools` entry that is not a string.
  */
 export class ConfigurationError extends CatalogError {
+  /** The kind the markers use for this class. */
+  static override readonly errorKind: string = "ConfigurationError";
   constructor(code: string, message: string, options: CatalogErrorOptions = {}) {
     super(code, message, options);
     this.name = "ConfigurationError";

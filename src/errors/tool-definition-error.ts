@@ -16,6 +16,8 @@ export type ToolDefinitionErrorCode =
  * an input schema that is not an object schema, a missing handler.
  */
 export class ToolDefinitionError extends CatalogError {
+  /** The kind the markers use for this class. */
+  static override readonly errorKind: string = "ToolDefinitionError";
   declare readonly code: ToolDefinitionErrorCode;
 
   constructor(code: ToolDefinitionErrorCode, message: string, options: CatalogErrorOptions = {}) {

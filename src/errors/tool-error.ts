@@ -12,6 +12,8 @@ export interface ToolErrorOptions extends CatalogErrorOptions {
  * that ends the run.
  */
 export class ToolError extends CatalogError {
+  /** The kind the markers use for this class. */
+  static override readonly errorKind: string = "ToolError";
   /** What the model should do next. */
   readonly hint: string | undefined;
 

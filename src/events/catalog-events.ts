@@ -61,6 +61,20 @@ export interface RegistryChangedEvent {
   readonly updated: readonly string[];
 }
 
+/** Payload of `run.diagnostic`: see `run.diagnostics()`. */
+export interface RunDiagnosticEvent {
+  /** The run. */
+  readonly runId: string;
+  /** `unknown_allowed_tool`, `stale_activation`, `unknown_load_mode_tool` or `state_save_failed` (see `RunDiagnostic`). */
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed";
+  /** The tool name concerned. */
+  readonly name: string;
+  /** One sentence for a log. */
+  readonly message: string;
+  /** The closest registered names. */
+  readonly suggestions: readonly string[];
+}
+
 /** Every event of the catalog, by type. Names are noun-verb. */
 export interface CatalogEvents {
   /** A deferred tool was activated in a run. */
@@ -71,6 +85,8 @@ export interface CatalogEvents {
   "tool.result": ToolResultEvent;
   /** A tool call failed. */
   "tool.error": ToolErrorEvent;
+  /** A run found something the host should know (an unknown allowed tool, a stale activation). */
+  "run.diagnostic": RunDiagnosticEvent;
   /** The registry's tool set changed. */
   "registry.changed": RegistryChangedEvent;
   /** A call waits for approval. */

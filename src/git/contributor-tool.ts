@@ -4,7 +4,7 @@ import { isoDate } from "./commit-summary.js";
 import { fileDiff } from "./diff/file-diff.js";
 import { shallowCloneError } from "./git-errors.js";
 import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
-import { commitChanges, commitChangesWithRenames } from "./history/commit-changes.js";
+import { commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
 import { parseSince } from "./history/since.js";
 import type { CommitRecord } from "./objects/parse-objects.js";
@@ -33,7 +33,7 @@ export interface Contributor {
   readonly name: string;
   /** The e-mail address (contributors are grouped by it, case-insensitively). */
   readonly email: string;
-  /** Commits authored, merges included (as `git shortlog` counts). */
+  /** Commits authored, merges included (as `git shortlog -sn [-- path]` counts, with git's default history simplification). */
   readonly commits: number;
   /** How many of those are merges. */
   readonly merges: number;
@@ -95,7 +95,6 @@ async function lineTotals(repository: GitRepository, commit: CommitRecord, scope
 }
 
 async function tallyCommit(repository: GitRepository, commit: CommitRecord, scope: string, tallies: Map<string, Tally>) {
-  if (scope !== "" && (await commitChanges(repository, commit, scope)).length === 0) return false;
   const lines = await lineTotals(repository, commit, scope);
   const key = commit.author.email.toLowerCase();
   const tally = tallies.get(key) ?? {
@@ -137,7 +136,8 @@ async function contributors(runtime: GitToolRuntime, repository: GitRepository, 
   const scope = input.path === undefined ? "" : repositoryPath(repository, input.path, context);
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
-  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal });
+  // With a path, the commits counted are those `git shortlog -- <path>` counts (default history simplification).
+  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify: scope });
   const tallies = new Map<string, Tally>();
   let total = 0;
   for await (const commit of walk.commits()) if (await tallyCommit(repository, commit, scope, tallies)) total++;

@@ -42,13 +42,13 @@ export interface DiffRangeOutput {
   readonly from: string;
   /** The new side, as given, with its commit. */
   readonly to: string;
-  /** Every changed file (up to 300), like `git diff --numstat`. */
+  /** The changed files, like `git diff --numstat`: the first 300 by path (the totals count them all). */
   readonly files: readonly DiffFileSummary[];
   /** How many files changed. */
   readonly files_changed: number;
-  /** Lines added over the listed files. */
+  /** Lines added over every changed file (listed or not), like `git diff --shortstat`. */
   readonly added: number;
-  /** Lines removed over the listed files. */
+  /** Lines removed over every changed file (listed or not). */
   readonly removed: number;
   /** The unified diff, like `git diff from to`, within the byte budget. */
   readonly diff: string;
@@ -122,7 +122,10 @@ function omissions(rendering: Rendering, listed: number, total: number): string 
       `No diff text for ${rendering.unshown.length} file(s): ${names}${more}; ask again with path, or a larger max_bytes.`,
     );
   }
-  if (listed < total) parts.push(`Only the first ${listed} of ${total} changed files are listed.`);
+  if (listed < total)
+    parts.push(
+      `Only the first ${listed} of ${total} changed files are listed (added/removed count all ${total}); ask again with path to list the rest.`,
+    );
   return parts.length === 0 ? undefined : parts.join(" ");
 }
 
@@ -134,13 +137,12 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
   const files: DiffFileSummary[] = [];
   let [added, removed] = [0, 0];
   for (const [index, change] of changes.entries()) {
-    if (index >= MAX_LISTED_FILES) break;
     const diff = await fileDiff(
       repository,
       { oid: change.oldOid, mode: change.oldMode },
       { oid: change.newOid, mode: change.newMode },
     );
-    files.push(summary(change, diff));
+    if (index < MAX_LISTED_FILES) files.push(summary(change, diff));
     added += diff.added;
     removed += diff.removed;
   }

@@ -1,4 +1,5 @@
 import type { FsClient } from "isomorphic-git";
+import type { GitFileReader } from "./git-file-reader.js";
 
 /** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
 export interface FileAccess {
@@ -49,6 +50,18 @@ export function fileAccess(fs: FsClient): FileAccess {
       } catch {
         return undefined;
       }
+    },
+  };
+}
+
+/** The two reads over a {@link GitFileReader}: confinement refusals propagate, missing files do not. */
+export function readerFileAccess(reader: GitFileReader): FileAccess {
+  return {
+    async readText(path) {
+      return reader.readFile(path)?.toString("utf8");
+    },
+    async kind(path) {
+      return reader.kind(path);
     },
   };
 }

@@ -127,7 +127,10 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
   const kind = scope === "" || (await repository.entryAt(start.commit.tree, scope))?.kind === "tree" ? "directory" : "file";
   const tracker: Tracker = { repository, follow: kind === "file" && input.follow_renames !== false, path: scope };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
-  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal });
+  // Without rename following, history is simplified as `git log -- <path>` does; following renames
+  // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
+  const simplify = tracker.follow ? undefined : scope;
+  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify });
   const limit = input.max_results ?? 20;
   const commits: FileHistoryEntry[] = [];
   let truncated = false;

@@ -15,7 +15,8 @@ export type GitToolErrorCode =
   | "line_out_of_range"
   | "shallow_clone"
   | "missing_object"
-  | "invalid_since";
+  | "invalid_since"
+  | "repository_outside_workspace";
 
 /** A {@link ToolError} with one of the git tools' codes. */
 export function gitError(code: GitToolErrorCode, message: string, hint?: string): ToolError {

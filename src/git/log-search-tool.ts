@@ -101,11 +101,10 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   const mode = search.input.mode ?? "both";
   const matched: ("message" | "pickaxe")[] = [];
   let files: string[] = [];
-  if (mode !== "pickaxe" && commit.message.toLowerCase().includes(search.lowered)) {
-    const touches = search.scope === "" || (await commitChanges(search.repository, commit, search.scope)).length > 0;
-    if (touches) matched.push("message");
-  }
-  if (mode !== "message") {
+  // The walk already dropped the commits that do not change the path (history simplification).
+  if (mode !== "pickaxe" && commit.message.toLowerCase().includes(search.lowered)) matched.push("message");
+  // As in `git log -S`, a merge has no diff of its own, so only its message can match.
+  if (mode !== "message" && commit.parents.length < 2) {
     files = await pickaxeFiles(search.repository, commit, search.scope, search.needle);
     if (files.length > 0) matched.push("pickaxe");
   }
@@ -131,7 +130,8 @@ async function searchLog(runtime: GitToolRuntime, repository: GitRepository, inp
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   const limit = input.max_results ?? 20;
-  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal });
+  // With a path, history is simplified as `git log -- <path>` does: only commits that change it come out.
+  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify: scope });
   const commits: LogSearchMatch[] = [];
   let truncated = false;
   let omitted = "";
@@ -166,7 +166,8 @@ export function createLogSearchTool(runtime: GitToolRuntime): ToolDefinition<Log
     name: "git_log_search",
     description:
       "Search git history for a string: in commit messages (case-insensitive, like git log -i --grep) and/or in code " +
-      "that was added or removed (like git log -S, exact case), newest first. Merges are compared with their first parent.",
+      "that was added or removed (like git log -S, exact case), newest first. With a path, history is simplified as " +
+      "git log -- <path> does. Merges match by message only (they have no diff of their own, as in git log -S).",
     tier: "deferred",
     mutating: false,
     inputSchema: logSearchInput,

@@ -2,11 +2,13 @@ import * as nodeFs from "node:fs";
 import path from "node:path";
 import type { ToolContext } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
-import { type FileAccess, fileAccess } from "./file-access.js";
+import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
 import { gitError } from "./git-errors.js";
+import { confinedReader, type GitFileReader, unconfinedReader } from "./git-file-reader.js";
 import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
+import { readerFsClient } from "./reader-fs-client.js";
 import { GitRepository, type RepositoryLocation } from "./repository.js";
 
 /** What {@link openRepository} needs from the tool options. */
@@ -25,7 +27,10 @@ async function gitdirOf(files: FileAccess, directory: string): Promise<string | 
   if (kind === "directory") return dotGit;
   if (kind !== "file") return undefined;
   const pointer = /^gitdir:\s*(.+)$/m.exec((await files.readText(dotGit)) ?? "")?.[1]?.trim();
-  return pointer === undefined ? undefined : path.resolve(directory, pointer);
+  if (pointer === undefined) return undefined;
+  // Opened before anything inside it is read, so a confined reader refuses an outside gitdir here.
+  const gitdir = path.resolve(directory, pointer);
+  return (await files.kind(gitdir)) === "directory" ? gitdir : undefined;
 }
 
 async function isBare(files: FileAccess, directory: string): Promise<boolean> {
@@ -43,6 +48,7 @@ async function locate(files: FileAccess, start: string, searchUpwards: boolean):
     if (gitdir !== undefined) {
       const common = (await files.readText(path.join(gitdir, "commondir")))?.trim();
       const commondir = common === undefined || common === "" ? gitdir : path.resolve(gitdir, common);
+      if (commondir !== gitdir && (await files.kind(commondir)) !== "directory") return undefined;
       return { gitdir, commondir, worktree: directory, base: start };
     }
     if (!searchUpwards || path.dirname(directory) === directory) return undefined;
@@ -80,10 +86,14 @@ export async function openRepository(context: ToolContext, options: OpenReposito
       "The host must pass permissions.workspace to createRun() or repositoryPath to createGitTools().",
     );
   }
-  const fs: FsClient = options.fs ?? nodeFs;
-  const files = fileAccess(fs);
+  // Under the workspace sandbox every read is confined to the workspace (or to the repository the
+  // host named): a .git file, commondir, alternates or symlink that leads elsewhere is refused.
+  const confined = context.permissions.sandbox === "workspace" && options.fs === undefined;
+  const reader: GitFileReader = confined ? confinedReader(start) : unconfinedReader();
+  const fs: FsClient = options.fs ?? (confined ? readerFsClient(reader) : nodeFs);
+  const files = options.fs === undefined ? readerFileAccess(reader) : fileAccess(options.fs);
   const searchUpwards = configured !== undefined || context.permissions.sandbox !== "workspace";
-  const found = await locate(files, path.resolve(start), searchUpwards);
+  const found = await locate(files, path.resolve(start), searchUpwards && !confined);
   const location = found === undefined ? undefined : withBase(found, context.permissions.workspace);
   if (location === undefined || (await files.kind(path.join(location.commondir, "objects"))) !== "directory") {
     throw gitError(
@@ -92,9 +102,11 @@ export async function openRepository(context: ToolContext, options: OpenReposito
       "The git tools only read existing repositories; use them in a directory with a .git folder.",
     );
   }
-  const caches = repositoryCaches(options.cache, options.fs, location.commondir, (isomorphicCache) =>
+  // The confinement root is part of the key: a store opened without confinement is never reused by a confined call.
+  const key = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
+  const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) =>
     options.fs === undefined
-      ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects")))
+      ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects"), reader), reader)
       : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache),
   );
   return new GitRepository(location, caches, fs, files, await readShallow(files, location.commondir));

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { ToolError } from "agent-tool-catalog";
 import git from "isomorphic-git";
 import { gitError, missingObjectError, shallowCloneError } from "./git-errors.js";
 import { MissingObjectError } from "./objects/git-object.js";
@@ -25,9 +26,17 @@ function invalidRevision(input: string, why: string): Error {
   return gitError("invalid_ref", `${JSON.stringify(input)} is not a revision: ${why}.`, hint);
 }
 
+/** For ref lookups that may fail quietly: a confinement refusal is never quiet. */
+function quietly<Value>(fallback: Value): (error: unknown) => Value {
+  return (error) => {
+    if (error instanceof ToolError && error.code === "repository_outside_workspace") throw error;
+    return fallback;
+  };
+}
+
 async function hasAnyBranch(repository: GitRepository): Promise<boolean> {
   const gitdir = repository.location.commondir;
-  const branches = await git.listBranches({ fs: repository.fs, gitdir }).catch(() => []);
+  const branches = await git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]));
   return branches.length > 0;
 }
 
@@ -38,7 +47,7 @@ async function resolveHead(repository: GitRepository): Promise<string> {
   const resolved =
     target === undefined
       ? undefined
-      : await git.resolveRef({ fs: repository.fs, gitdir: repository.location.commondir, ref: target }).catch(() => undefined);
+      : await git.resolveRef({ fs: repository.fs, gitdir: repository.location.commondir, ref: target }).catch(quietly(undefined));
   if (resolved !== undefined) return resolved;
   throw gitError(
     "empty_repository",
@@ -60,8 +69,8 @@ async function unknownRevision(repository: GitRepository, base: string): Promise
   const gitdir = repository.location.commondir;
   if (!(await hasAnyBranch(repository))) await resolveHead(repository);
   const names = [
-    ...(await git.listBranches({ fs: repository.fs, gitdir }).catch(() => [])),
-    ...(await git.listTags({ fs: repository.fs, gitdir }).catch(() => [])),
+    ...(await git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]))),
+    ...(await git.listTags({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]))),
   ];
   const closest = names.sort((x, y) => closeness(x, base) - closeness(y, base) || x.localeCompare(y)).slice(0, 5);
   return gitError(
@@ -74,7 +83,7 @@ async function unknownRevision(repository: GitRepository, base: string): Promise
 async function resolveBase(repository: GitRepository, base: string): Promise<string> {
   if (base === "HEAD" || base === "@") return resolveHead(repository);
   const gitdir = repository.location.commondir;
-  const named = await git.resolveRef({ fs: repository.fs, gitdir, ref: base }).catch(() => undefined);
+  const named = await git.resolveRef({ fs: repository.fs, gitdir, ref: base }).catch(quietly(undefined));
   if (named !== undefined && !/^[0-9a-f]{40}$/i.test(base)) return named;
   if (/^[0-9a-f]{4,40}$/i.test(base)) {
     const matches = await repository.caches.store.expand(base.toLowerCase());

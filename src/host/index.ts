@@ -14,6 +14,13 @@ export type {
   SubagentWaitOptions,
 } from "./agents/subagent-manager.js";
 export { type SubagentToolOptions, subagentToolGroup } from "./agents/subagent-tools.js";
+export {
+  createSwarmTool,
+  type SwarmTaskResult,
+  type SwarmTaskStatus,
+  type SwarmToolOptions,
+  swarmToolGroup,
+} from "./agents/swarm-tool.js";
 
 export {
   type AskUserQuestionOptions,
@@ -57,6 +64,8 @@ export { CRON_FIELD_NAMES, type CronSchedule, parseCronSchedule } from "./cron/c
 export { type CronToolOptions, cronToolGroup } from "./cron/cron-tools.js";
 export { InProcessCronScheduler, type InProcessCronSchedulerOptions } from "./cron/in-process-cron-scheduler.js";
 
+export { createMonitorTool, type MonitorToolOptions, monitorToolGroup } from "./monitor/monitor-tool.js";
+
 export {
   type AgentProfile,
   formatAgentProfile,
@@ -77,7 +86,18 @@ export {
   type RunHistoryQuery,
   type RunHistorySource,
 } from "./profiles/run-history.js";
-
+export {
+  DirectoryPromptExtensionStore,
+  InMemoryPromptExtensionStore,
+  type PromptExtension,
+  type PromptExtensionKind,
+  type PromptExtensionStore,
+} from "./prompts/prompt-extension-store.js";
+export {
+  createPromptExtensionTool,
+  type PromptExtensionToolOptions,
+  promptExtensionToolGroup,
+} from "./prompts/prompt-extension-tool.js";
 export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
@@ -88,6 +108,18 @@ export {
   type RecipeValue,
 } from "./recipes/recipe.js";
 export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./recipes/recipe-tool.js";
+
+export { recordRunTranscript } from "./sessions/record-transcript.js";
+export { createSessionSearchTool, type SessionSearchOptions, sessionSearchToolGroup } from "./sessions/session-search-tool.js";
+export {
+  InMemoryTranscriptStore,
+  type InMemoryTranscriptStoreOptions,
+  type StoredTranscriptEntry,
+  type TranscriptEntry,
+  type TranscriptEntryKind,
+  type TranscriptQuery,
+  type TranscriptStore,
+} from "./sessions/transcript-store.js";
 
 export { type Clock, sleep, systemClock } from "./shared/clock.js";
 export { CONVERSATION_ID_CONTEXT_KEY, conversationIdOf } from "./shared/conversation-id.js";
@@ -100,7 +132,21 @@ export { DirectorySkillStore, SKILL_FILE_NAME } from "./skills/directory-skill-s
 export { InMemoryPackRegistry, type InMemoryPackRegistryOptions } from "./skills/in-memory-pack-registry.js";
 export type { PackRegistry, SkillPack } from "./skills/pack-registry.js";
 export { formatSkillDocument, parseSkillDocument, type SkillContext, type SkillDocument } from "./skills/skill-document.js";
-export type { BrokenSkill, SkillStore, WritableSkillStore } from "./skills/skill-store.js";
+export {
+  createSkillManageTool,
+  type SkillManageOptions,
+  skillManageToolGroup,
+  workspaceSkillsDirectory,
+} from "./skills/skill-manage-tool.js";
+export {
+  SKILL_URI_PREFIX,
+  type SkillResource,
+  type SkillResourceContents,
+  SkillResources,
+  skillNameOf,
+  skillUri,
+} from "./skills/skill-resources.js";
+export type { BrokenSkill, ManagedSkillStore, SkillStore, WritableSkillStore } from "./skills/skill-store.js";
 export { createSkillTool, type SkillToolOptions } from "./skills/skill-tool.js";
 export { type SkillToolGroupOptions, skillToolGroup } from "./skills/skill-tools.js";
 export {

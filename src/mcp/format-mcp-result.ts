@@ -51,7 +51,8 @@ export function formatMcpResult(result: McpToolResultContent, source: McpResultS
   return cutToBytes(text, source.maxOutputBytes);
 }
 
-function describeBlock(block: ContentBlock): string {
+/** The text standing for one content block (binary content summarized, never dumped). */
+export function describeBlock(block: ContentBlock): string {
   switch (block.type) {
     case "text":
       return block.text;
@@ -77,7 +78,7 @@ function describeBlock(block: ContentBlock): string {
 }
 
 /** Decoded size of base64 data, without decoding it. */
-function base64Bytes(data: string): number {
+export function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }

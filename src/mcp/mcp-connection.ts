@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { type Implementation, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolError } from "agent-tool-catalog";
+import { clientCapabilities, installClientHandlers, type McpClientHandlers } from "./mcp-client-handlers.js";
 import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
@@ -49,6 +50,8 @@ export class McpConnection {
     private readonly driver: McpTransportDriver,
     private readonly clientInfo: Implementation,
     private readonly listener: McpConnectionListener,
+    private readonly handlers: McpClientHandlers = {},
+    private readonly runId: string | undefined = undefined,
   ) {}
 
   /** The current state. */
@@ -94,24 +97,29 @@ export class McpConnection {
     send: (client: Client, requestOptions: RequestOptions) => Promise<Result>,
   ): Promise<Result> {
     const { timeoutMs } = this.server;
-    const requestOptions: RequestOptions = {
-      timeout: timeoutMs,
-      maxTotalTimeout: timeoutMs,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
-    // At most two attempts, and the second only when the first never reached the server.
-    for (let attempt = 0; ; attempt++) {
-      const client = await this.ready();
-      try {
-        return await send(client, requestOptions);
-      } catch (error) {
-        if (options.signal?.aborted === true) throw error;
-        if (attempt === 0 && this.instance?.sessionExpired?.(error) === true) {
-          await this.dispose();
-          continue;
+    // The SDK adds an abort listener to the signal of every request and never removes it. The
+    // caller's signal is often the run's, which lives for the whole conversation: handing it over
+    // would keep one listener (and its closure) per call until the run ends. Each request gets its
+    // own signal instead, linked to the caller's by one listener that is removed when it settles.
+    const link = linkSignal(options.signal);
+    const requestOptions: RequestOptions = { timeout: timeoutMs, maxTotalTimeout: timeoutMs, signal: link.signal };
+    try {
+      // At most two attempts, and the second only when the first never reached the server.
+      for (let attempt = 0; ; attempt++) {
+        const client = await this.ready();
+        try {
+          return await send(client, requestOptions);
+        } catch (error) {
+          if (link.signal.aborted) throw error;
+          if (attempt === 0 && this.instance?.sessionExpired?.(error) === true) {
+            await this.dispose();
+            continue;
+          }
+          throw this.failure(error, options.subject, client);
         }
-        throw this.failure(error, options.subject, client);
       }
+    } finally {
+      link.unlink();
     }
   }
 
@@ -158,7 +166,8 @@ export class McpConnection {
     this.currentState = "connecting";
     this.firstTransportError = undefined;
     const instance = this.driver.create();
-    const client = new Client(this.clientInfo, { capabilities: {} });
+    const client = new Client(this.clientInfo, { capabilities: clientCapabilities(this.handlers) });
+    installClientHandlers(client, this.handlers, { server: this.server.name, runId: this.runId });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client === client) this.listener.toolsChanged();
     });
@@ -216,4 +225,51 @@ export class McpConnection {
     }
     await client.close().catch(() => undefined);
   }
+}
+
+/** A signal of one request that follows `parent`, and the way to detach it again. */
+interface LinkedSignal {
+  readonly signal: AbortSignal;
+  unlink(): void;
+}
+
+// One listener per parent signal while requests are in flight, whatever their number: ten
+// concurrent calls on one run would otherwise trip Node's MaxListenersExceededWarning. The
+// listener goes when the last request settles, so nothing stays on a signal that outlives them.
+interface Followers {
+  readonly controllers: Set<AbortController>;
+  readonly listener: () => void;
+}
+
+const followersOf = new WeakMap<AbortSignal, Followers>();
+
+function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
+  const controller = new AbortController();
+  if (parent === undefined) return { signal: controller.signal, unlink: () => undefined };
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, unlink: () => undefined };
+  }
+  let followers = followersOf.get(parent);
+  if (followers === undefined) {
+    const controllers = new Set<AbortController>();
+    const listener = () => {
+      followersOf.delete(parent);
+      for (const each of controllers) each.abort(parent.reason);
+      controllers.clear();
+    };
+    followers = { controllers, listener };
+    followersOf.set(parent, followers);
+    parent.addEventListener("abort", listener, { once: true });
+  }
+  const own = followers;
+  own.controllers.add(controller);
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      if (!own.controllers.delete(controller) || own.controllers.size > 0) return;
+      parent.removeEventListener("abort", own.listener);
+      if (followersOf.get(parent) === own) followersOf.delete(parent);
+    },
+  };
 }

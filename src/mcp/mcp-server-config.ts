@@ -29,6 +29,13 @@ export interface McpServerOptions {
    * @defaultValue 100000
    */
   readonly maxOutputBytes?: number;
+  /**
+   * Most decoded bytes of images, audio and binary resources one result passes on as content
+   * parts (for vision models); a block that does not fit, or every block when 0, is described in
+   * text instead. The run's own `maxBinaryBytes` applies after this.
+   * @defaultValue 5242880 (5 MiB)
+   */
+  readonly maxBinaryBytes?: number;
 }
 
 /** A server started as a child process that speaks MCP on stdin/stdout. */

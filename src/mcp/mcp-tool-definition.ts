@@ -4,6 +4,7 @@ import {
   defineTool,
   type JsonObjectSchema,
   type ToolAnnotations,
+  type ToolContent,
   type ToolContext,
   ToolDefinitionError,
 } from "agent-tool-catalog";
@@ -17,7 +18,11 @@ const MAX_DESCRIPTION_LENGTH = 4000;
 const MAX_TITLE_LENGTH = 200;
 
 /** Calls a tool on the server and returns the text for the model. */
-export type McpToolCaller = (mcpName: string, input: Record<string, unknown>, context: ToolContext) => Promise<string>;
+export type McpToolCaller = (
+  mcpName: string,
+  input: Record<string, unknown>,
+  context: ToolContext,
+) => Promise<string | ToolContent>;
 
 /** What {@link mcpToolDefinition} needs. */
 export interface McpToolDefinitionInput {
@@ -63,7 +68,7 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     });
   }
   const mcpName = tool.name;
-  const definition = defineTool<Record<string, unknown>, string>({
+  const definition = defineTool<Record<string, unknown>, string | ToolContent>({
     name: input.name,
     description,
     tier: "deferred",

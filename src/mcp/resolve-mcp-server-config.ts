@@ -11,6 +11,7 @@ import {
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 
 /** A checked config with its defaults filled in. */
 export interface ResolvedMcpServerConfig {
@@ -28,6 +29,8 @@ export interface ResolvedMcpServerConfig {
   readonly connectTimeoutMs: number;
   /** Output limit, bytes. */
   readonly maxOutputBytes: number;
+  /** Binary content limit per result, bytes (0: text only). */
+  readonly maxBinaryBytes: number;
 }
 
 /**
@@ -55,6 +58,7 @@ export function resolveMcpServerConfig(config: McpServerConfig): ResolvedMcpServ
     timeoutMs: positive(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
     connectTimeoutMs: positive(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
     maxOutputBytes: Math.floor(positive(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes", fail)),
+    maxBinaryBytes: nonNegative(config.maxBinaryBytes, DEFAULT_MAX_BINARY_BYTES, "maxBinaryBytes", fail),
   };
 }
 
@@ -92,4 +96,10 @@ function positive(value: number | undefined, fallback: number, field: string, fa
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) fail(field, "must be a positive number");
   return value;
+}
+
+function nonNegative(value: number | undefined, fallback: number, field: string, fail: Fail): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(field, "must be a number of bytes, 0 or more");
+  return Math.floor(value);
 }

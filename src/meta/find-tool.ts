@@ -3,6 +3,7 @@ import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import type { RunCatalog, SearchHit } from "../tool/tool-context.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
+import { markMetaTool } from "./meta-tools.js";
 import { oneLineDescription } from "./one-line-description.js";
 
 /** The name of the meta-tool that finds and activates deferred tools. */
@@ -57,45 +58,47 @@ export interface FindToolOutput {
 
 /** Builds the `find_tool` core meta-tool (the registry registers it itself). */
 export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>, FindToolOutput> {
-  return defineTool({
-    name: FIND_TOOL_NAME,
-    description:
-      "Find and activate more tools (only core tools are loaded at first). Search by keywords (one query per capability " +
-      'in "queries" when a task needs several), or activate exact names with "select:<name>" (also "select:a,b"). ' +
-      "Activated tools stay available: call them directly next.",
-    inputSchema: findToolInput,
-    tier: "core",
-    tags: ["meta", "search", "discovery"],
-    annotations: { title: "Find tool", readOnlyHint: true },
-    handler: ({ query, queries, limit }, { catalog }): FindToolOutput => {
-      const describe = (name: string): FoundTool => ({
-        name,
-        description: oneLineDescription(catalog.describe(name)?.description ?? catalog.describeListed(name)?.description ?? ""),
-      });
-      const all = [...(query === undefined ? [] : [query]), ...(queries ?? [])];
-      if (all.length === 0) {
-        throw new ToolError("invalid_input", 'Give "query" (or "queries", one per capability).', {
-          hint: 'E.g. {"query": "search the git history"} or {"queries": ["read a csv file", "plot a chart"]}.',
+  return markMetaTool(
+    defineTool({
+      name: FIND_TOOL_NAME,
+      description:
+        "Find and activate more tools (only core tools are loaded at first). Search by keywords (one query per capability " +
+        'in "queries" when a task needs several), or activate exact names with "select:<name>" (also "select:a,b"). ' +
+        "Activated tools stay available: call them directly next.",
+      inputSchema: findToolInput,
+      tier: "core",
+      tags: ["meta", "search", "discovery"],
+      annotations: { title: "Find tool", readOnlyHint: true },
+      handler: ({ query, queries, limit }, { catalog }): FindToolOutput => {
+        const describe = (name: string): FoundTool => ({
+          name,
+          description: oneLineDescription(catalog.describe(name)?.description ?? catalog.describeListed(name)?.description ?? ""),
         });
-      }
-      const selects = all.filter((text) => text.toLowerCase().startsWith(SELECT_PREFIX));
-      if (selects.length > 0) {
-        if (selects.length !== all.length) {
-          throw new ToolError("invalid_input", 'Do not mix "select:" with keyword queries in one call.', {
-            hint: 'Call find_tool once with "select:a,b" and once with the keywords.',
+        const all = [...(query === undefined ? [] : [query]), ...(queries ?? [])];
+        if (all.length === 0) {
+          throw new ToolError("invalid_input", 'Give "query" (or "queries", one per capability).', {
+            hint: 'E.g. {"query": "search the git history"} or {"queries": ["read a csv file", "plot a chart"]}.',
           });
         }
-        return select(selects, catalog, describe);
-      }
-      const names = mergeHits(all.map((text) => relevantHits(catalog.search(text, { limit: limit ?? DEFAULT_LIMIT }))));
-      const listed = names.filter((name) => catalog.isListed(name));
-      const outcome = catalog.activate(
-        names.filter((name) => !catalog.isListed(name)),
-        FIND_TOOL_NAME,
-      );
-      return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), [], listed.map(describe));
-    },
-  });
+        const selects = all.filter((text) => text.toLowerCase().startsWith(SELECT_PREFIX));
+        if (selects.length > 0) {
+          if (selects.length !== all.length) {
+            throw new ToolError("invalid_input", 'Do not mix "select:" with keyword queries in one call.', {
+              hint: 'Call find_tool once with "select:a,b" and once with the keywords.',
+            });
+          }
+          return select(selects, catalog, describe);
+        }
+        const names = mergeHits(all.map((text) => relevantHits(catalog.search(text, { limit: limit ?? DEFAULT_LIMIT }))));
+        const listed = names.filter((name) => catalog.isListed(name));
+        const outcome = catalog.activate(
+          names.filter((name) => !catalog.isListed(name)),
+          FIND_TOOL_NAME,
+        );
+        return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), [], listed.map(describe));
+      },
+    }),
+  );
 }
 
 function select(queries: readonly string[], catalog: RunCatalog, describe: (name: string) => FoundTool): FindToolOutput {

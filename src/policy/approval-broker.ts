@@ -51,8 +51,10 @@ export interface ApprovalWaitOptions {
 }
 
 /**
- * Where approval requests wait for a decision. The in-memory default suits one process; a host
- * with a database or a UI implements this interface (e.g. over HTTP, see the README).
+ * Where approval requests wait for a decision. The in-memory default suits one process;
+ * `RedisApprovalBroker` (`agent-tool-catalog/redis`) lets any process answer a request made in
+ * another. `approve`, `deny` and `pending` may answer synchronously (in memory) or with a
+ * promise (remote brokers): callers `await` them either way.
  */
 export interface ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved`. */
@@ -63,9 +65,14 @@ export interface ApprovalBroker {
     options?: ApprovalWaitOptions,
   ): Promise<ApprovalResolution>;
   /** Approves a pending request; false when it is not pending (already decided, or unknown). */
-  approve(id: string): boolean;
+  approve(id: string): boolean | Promise<boolean>;
   /** Denies a pending request with a reason for the model; false when it is not pending. */
-  deny(id: string, reason?: string): boolean;
+  deny(id: string, reason?: string): boolean | Promise<boolean>;
+  /**
+   * How a request ended, when the broker still knows (remote brokers: also requests made by
+   * other processes). Optional; `run.settleInterrupted()` uses it.
+   */
+  resolution?(id: string): Promise<ApprovalResolution | undefined>;
   /** Pending requests, oldest first, optionally of one run. */
-  pending(filter?: { readonly runId?: string }): ApprovalRequest[];
+  pending(filter?: { readonly runId?: string }): ApprovalRequest[] | Promise<ApprovalRequest[]>;
 }

@@ -1,4 +1,5 @@
 import { EventBus } from "../events/event-bus.js";
+import { checkApprovalTimeout } from "../run/check-run-options.js";
 import type {
   ApprovalBroker,
   ApprovalEvents,
@@ -38,6 +39,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
   private readonly createId: () => string;
 
   constructor(options: InMemoryApprovalBrokerOptions = {}) {
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs");
     this.timeoutMs = options.timeoutMs ?? 300_000;
     this.now = options.now ?? Date.now;
     this.createId = options.createId ?? (() => crypto.randomUUID());
@@ -48,6 +50,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
     input: Omit<ApprovalRequest, "id" | "requestedAt" | "expiresAt">,
     options: ApprovalWaitOptions = {},
   ): Promise<ApprovalResolution> {
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = this.now();
     const request: ApprovalRequest = Object.freeze({
@@ -78,7 +81,8 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
           }),
         timeoutMs,
       );
-      timer.unref?.();
+      // The timer stays referenced: a script whose only pending work is a call waiting for
+      // approval must stay alive until the timeout denies it, not exit with the call unsettled.
       if (signal?.aborted === true) {
         onAbort();
         return;

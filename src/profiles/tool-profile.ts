@@ -14,6 +14,14 @@ export const BUILTIN_TAG = "builtin";
 export const CORE_ESSENTIAL_TOOLS: ReadonlySet<string> = new Set(["read", "write", "edit", "apply_patch", "bash", "ls", "grep"]);
 
 /**
+ * The tag a built-in tool carries to say it belongs to the core profile's eighteen (listed
+ * behind `toolbox` in a core run, eager under `acp`). Tools declare it themselves, so the
+ * profile follows the tool, not a list of names: `skill_manage`, `monitor`, `session_search`
+ * and `swarm` (agent-tool-catalog/host) carry it.
+ */
+export const CORE_SET_TAG = "core-set";
+
+/**
  * The other built-in tools of the core profile (the spec's eighteen, with this library's names:
  * `agentgrep` is `grep`, `ask` is `AskUserQuestion`, `webfetch`/`websearch` are `web_fetch`/
  * `web_search`, `mcp` is `connect_mcp`). A listing run names them in the index behind `toolbox`;
@@ -23,15 +31,16 @@ export const CORE_LISTED_TOOLS: ReadonlySet<string> = new Set([
   "replace",
   "web_fetch",
   "web_search",
-  "skill_manage",
   "connect_mcp",
-  "monitor",
   "undo",
   "AskUserQuestion",
   "todo",
-  "session_search",
-  "swarm",
 ]);
+
+/** True for a built-in tool of the core profile's listed set: by name, or by its {@link CORE_SET_TAG}. */
+export function isCoreListed(tool: Pick<ToolDescriptor, "name" | "tags">): boolean {
+  return CORE_LISTED_TOOLS.has(tool.name) || tool.tags.includes(CORE_SET_TAG);
+}
 
 /** What a profile decides. */
 export interface ProfileRules {
@@ -64,7 +73,7 @@ export function profileRules(name: ToolProfileName): ProfileRules {
         modeOf: (tool) => {
           if (!isBuiltin(tool)) return undefined;
           if (CORE_ESSENTIAL_TOOLS.has(tool.name)) return "essential";
-          return tool.tier === "core" || CORE_LISTED_TOOLS.has(tool.name) ? "discoverable" : undefined;
+          return tool.tier === "core" || isCoreListed(tool) ? "discoverable" : undefined;
         },
       };
     case "acp":
@@ -72,7 +81,7 @@ export function profileRules(name: ToolProfileName): ProfileRules {
         name,
         listing: false,
         modeOf: (tool) =>
-          isBuiltin(tool) && (CORE_ESSENTIAL_TOOLS.has(tool.name) || CORE_LISTED_TOOLS.has(tool.name)) ? "essential" : undefined,
+          isBuiltin(tool) && (CORE_ESSENTIAL_TOOLS.has(tool.name) || isCoreListed(tool)) ? "essential" : undefined,
       };
     case "full":
       return { name, listing: false, modeOf: () => undefined };

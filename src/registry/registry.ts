@@ -6,12 +6,17 @@ import { createFindTool } from "../meta/find-tool.js";
 import { createToolboxTool } from "../meta/toolbox.js";
 import type { ApprovalBroker } from "../policy/approval-broker.js";
 import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
+import { BUILTIN_TAG } from "../profiles/tool-profile.js";
+import { CallLifetimes } from "../run/call-lifetimes.js";
+import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { NameIndex } from "./name-index.js";
 import { searchDocumentOf } from "./search-document.js";
 import { resolveToolGroup, type ToolGroup } from "./tool-group.js";
 
@@ -31,6 +36,13 @@ export interface RegistryOptions {
    * @defaultValue a new `InMemoryApprovalBroker` (requests time out, denied, after five minutes)
    */
   readonly approvals?: ApprovalBroker;
+  /**
+   * Rewrites every text that goes to the model in a result (string outputs and the strings in
+   * object outputs, text parts, error messages, hints and issue messages), e.g. to mask secrets
+   * a handler's exception carried word for word. Events carry the redacted result too; a hook
+   * that throws replaces the text with a marker (fail closed).
+   */
+  readonly redact?: Redactor;
 }
 
 /** Options of {@link Registry.register}. */
@@ -86,6 +98,12 @@ export interface RegistryInternals {
   view(runId: string): RegistryView;
   /** Options for the event buses of runs, so they report listener errors the same way. */
   readonly eventBusOptions: EventBusOptions;
+  /** The calls in flight in every run of the registry: `close()` aborts them. */
+  readonly calls: CallLifetimes;
+  /** Compiles a definition with the registry's own JSON Schema compiler. */
+  compile(definition: AnyToolDefinition): CompiledTool;
+  /** The registry's redaction hook, applied by runs to every result. */
+  readonly redact: Redactor | undefined;
 }
 
 /** The registry seen from one run: its private tools of a name come before nothing else. */
@@ -94,6 +112,13 @@ export interface RegistryView {
   entry(name: string): RegistryEntry | undefined;
   /** Names of every enabled tool this run can see, in registration order. */
   enabledNames(): string[];
+  /**
+   * Enabled entries this run can see that may reach the model without activation: core-tier and
+   * built-in tools, plus the tools of `named` (the run's load options), in registration order.
+   */
+  prominent(named: Iterable<string>): RegistryEntry[];
+  /** Registered names close to `name` by shared trigrams (bounded work), most alike first. */
+  nearNames(name: string, limit: number): string[];
   /** Search over this run's tools with a candidate filter. */
   searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
 }
@@ -127,6 +152,17 @@ export class Registry {
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
   private isClosed = false;
+  /** This registry's Ajv instances: dropped with the registry, never shared with another. */
+  private readonly schemaCompiler = new JsonSchemaCompiler();
+  private readonly calls = new CallLifetimes();
+  /** Every registered name by trigram: bounded "did you mean" at any registry size. */
+  private readonly names = new NameIndex();
+  /**
+   * Keys of the tools a run may send without activation: core-tier and built-in tools. Runs walk
+   * these (plus the names their load options mention), never the whole registry, so a run's
+   * cost grows with what it sees, not with the 100,000 deferred tools next to it.
+   */
+  private readonly prominent = new Set<string>();
 
   /** True once {@link Registry.close} was called. */
   get closed(): boolean {
@@ -141,7 +177,13 @@ export class Registry {
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
-    registryInternals.set(this, { view: (runId) => this.viewFor(runId), eventBusOptions });
+    registryInternals.set(this, {
+      view: (runId) => this.viewFor(runId),
+      eventBusOptions,
+      calls: this.calls,
+      compile: (definition) => compileTool(definition, this.schemaCompiler),
+      redact: options.redact,
+    });
     this.register(createFindTool());
     this.register(createToolboxTool());
     for (const tool of options.tools ?? []) this.register(tool);
@@ -158,7 +200,7 @@ export class Registry {
    * @throws ToolDefinitionError for a bad definition or a name already registered.
    */
   register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
-    const compiled = compileTool(definition);
+    const compiled = compileTool(definition, this.schemaCompiler);
     const { name } = compiled.descriptor;
     this.assertNameFree(name, options.runId);
     const key = entryKey(name, options.runId);
@@ -166,6 +208,8 @@ export class Registry {
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
     this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+    this.names.add(name);
+    this.trackProminence(key, entry);
     this.changed({ added: [name], removed: [], updated: [] });
     return this.handleFor(key, entry);
   }
@@ -182,7 +226,7 @@ export class Registry {
     if (tools === undefined) return undefined;
     const seen = new Set<string>();
     for (const tool of tools) {
-      const { name } = compileTool(tool).descriptor;
+      const { name } = compileTool(tool, this.schemaCompiler).descriptor;
       if (seen.has(name) || this.entries.has(name) || (this.privateNames.get(name) ?? 0) > 0) {
         throw new ToolDefinitionError(
           "duplicate_tool_name",
@@ -217,6 +261,12 @@ export class Registry {
     }
   }
 
+  private trackProminence(key: string, entry: RegistryEntry): void {
+    const { tier, tags } = entry.compiled.descriptor;
+    if (tier === "core" || tags.includes(BUILTIN_TAG)) this.prominent.add(key);
+    else this.prominent.delete(key);
+  }
+
   private viewFor(runId: string): RegistryView {
     const visible = (entry: RegistryEntry) => entry.runId === undefined || entry.runId === runId;
     return {
@@ -226,6 +276,20 @@ export class Registry {
         for (const entry of this.entries.values()) if (entry.enabled && visible(entry)) out.push(entry.compiled.descriptor.name);
         return out;
       },
+      prominent: (named) => {
+        const out: RegistryEntry[] = [];
+        const seen = new Set<RegistryEntry>();
+        const take = (entry: RegistryEntry | undefined) => {
+          if (entry === undefined || !entry.enabled || !visible(entry) || seen.has(entry)) return;
+          seen.add(entry);
+          out.push(entry);
+        };
+        for (const key of this.prominent) take(this.entries.get(key));
+        for (const name of named) take(this.entries.get(entryKey(name, runId)) ?? this.entries.get(name));
+        // A run's private tool shadows nothing, but its own prominent tools are keyed by run.
+        return out.sort((a, b) => a.order - b.order);
+      },
+      nearNames: (name, limit) => this.names.near(name, limit),
       searchWhere: (query, limit, accept) =>
         this.index
           .search(query, limit, (key) => {
@@ -259,9 +323,17 @@ export class Registry {
     return out;
   }
 
-  /** Keyword search over every enabled tool (core and deferred), best first. */
+  /**
+   * Keyword search over every enabled shared tool (core and deferred), best first. Run-private
+   * tools are left out (search a run with `run.search()` to see its own).
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.index.search(query, options.limit ?? 10, (name) => this.has(name));
+    return this.index
+      .search(query, options.limit ?? 10, (key) => {
+        const entry = this.entries.get(key);
+        return entry !== undefined && entry.runId === undefined && entry.enabled;
+      })
+      .map((hit) => ({ name: (this.entries.get(hit.name) as RegistryEntry).compiled.descriptor.name, score: hit.score }));
   }
 
   /**
@@ -278,9 +350,14 @@ export class Registry {
     };
   }
 
-  /** Runs every disposer (in parallel) and waits for them; errors are collected, not swallowed. */
+  /**
+   * Closes the registry: every call in flight in its runs sees its signal aborted (a call waiting
+   * for approval is denied at once, as `aborted`), later calls and `createRun` are refused, then
+   * every disposer runs (in parallel) and is waited for; errors are collected, not swallowed.
+   */
   async close(): Promise<void> {
     this.isClosed = true;
+    this.calls.abortAll(new CatalogError("registry_closed", "The registry was closed."));
     const disposers = [...this.disposers];
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
@@ -288,8 +365,16 @@ export class Registry {
     if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing the registry.`);
   }
 
-  /** Creates a run: one conversation's view of the catalog. */
+  /**
+   * Creates a run: one conversation's view of the catalog.
+   * @throws CatalogError `registry_closed` once the registry is closed.
+   * @throws ConfigurationError for an invalid option (an unknown option, a workspace that is not
+   * an existing absolute directory, a bad `approvalTimeoutMs`), naming the field.
+   */
   createRun(options: CreateRunOptions = {}): Run {
+    if (this.isClosed) {
+      throw new CatalogError("registry_closed", "The registry is closed: it cannot start new runs.");
+    }
     return new Run(this, options);
   }
 
@@ -310,7 +395,7 @@ export class Registry {
       disable: () => setEnabled(false),
       update: (definition) => {
         if (!live()) return;
-        const compiled = compileTool(definition);
+        const compiled = compileTool(definition, this.schemaCompiler);
         if (compiled.descriptor.name !== name) {
           throw new ToolDefinitionError(
             "invalid_tool_name",
@@ -320,12 +405,15 @@ export class Registry {
         }
         entry.compiled = compiled;
         this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+        this.trackProminence(key, entry);
         this.changed({ added: [], removed: [], updated: [name] });
       },
       remove: () => {
         if (!live()) return;
         this.entries.delete(key);
         this.index.delete(key);
+        this.names.remove(name);
+        this.prominent.delete(key);
         if (entry.runId !== undefined) {
           const count = (this.privateNames.get(name) ?? 1) - 1;
           if (count > 0) this.privateNames.set(name, count);

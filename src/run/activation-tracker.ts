@@ -6,6 +6,12 @@ export interface ActivationTrackerState {
   readonly version: 1;
   /** Activated tool names, in activation order. */
   readonly activated: readonly string[];
+  /**
+   * The identity (`toolIdentity()`) of the tool each name was activated for. A restored name whose
+   * tool has another identity now (removed, and a different tool registered under the name) is
+   * not activated: the run reports it in `run.diagnostics()`. Absent in older states.
+   */
+  readonly identities?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -15,10 +21,15 @@ export interface ActivationTrackerState {
  */
 export class ActivationTracker {
   private readonly names = new Set<string>();
+  private readonly identities = new Map<string, string>();
   private changeCount = 0;
 
-  constructor(activated: Iterable<string> = []) {
-    for (const name of activated) this.names.add(name);
+  constructor(activated: Iterable<string> = [], identities: Readonly<Record<string, string>> = {}) {
+    for (const name of activated) {
+      this.names.add(name);
+      const identity = Object.hasOwn(identities, name) ? identities[name] : undefined;
+      if (typeof identity === "string") this.identities.set(name, identity);
+    }
   }
 
   /** Restores a tracker from {@link ActivationTracker.toJSON} output. */
@@ -29,18 +40,26 @@ export class ActivationTracker {
       candidate === null ||
       candidate.version !== 1 ||
       !Array.isArray(candidate.activated) ||
-      !candidate.activated.every((name) => typeof name === "string")
+      !candidate.activated.every((name) => typeof name === "string") ||
+      (candidate.identities !== undefined &&
+        (typeof candidate.identities !== "object" ||
+          candidate.identities === null ||
+          !Object.values(candidate.identities).every((identity) => typeof identity === "string")))
     ) {
       throw new ConfigurationError(
         "invalid_activation_state",
-        "Activation state must be { version: 1, activated: string[] } as written by ActivationTracker.toJSON().",
+        "Activation state must be { version: 1, activated: string[], identities?: Record<string, string> } as written by ActivationTracker.toJSON().",
       );
     }
-    return new ActivationTracker(candidate.activated);
+    return new ActivationTracker(candidate.activated, candidate.identities ?? {});
   }
 
-  /** Activates `name`; true when it was not active before. */
-  activate(name: string): boolean {
+  /**
+   * Activates `name`; true when it was not active before.
+   * @param identity - the tool's identity, checked when the state is restored later
+   */
+  activate(name: string, identity?: string): boolean {
+    if (identity !== undefined) this.identities.set(name, identity);
     if (this.names.has(name)) return false;
     this.names.add(name);
     this.changeCount++;
@@ -50,6 +69,7 @@ export class ActivationTracker {
   /** Deactivates `name`; true when it was active. */
   deactivate(name: string): boolean {
     const removed = this.names.delete(name);
+    this.identities.delete(name);
     if (removed) this.changeCount++;
     return removed;
   }
@@ -57,6 +77,11 @@ export class ActivationTracker {
   /** True when `name` is active. */
   isActive(name: string): boolean {
     return this.names.has(name);
+  }
+
+  /** The identity `name` was activated for, when known. */
+  identityOf(name: string): string | undefined {
+    return this.identities.get(name);
   }
 
   /** Active names in activation order. */
@@ -76,6 +101,13 @@ export class ActivationTracker {
 
   /** The serializable state. */
   toJSON(): ActivationTrackerState {
-    return { version: 1, activated: this.list() };
+    const identities: Record<string, string> = {};
+    for (const name of this.names) {
+      const identity = this.identities.get(name);
+      if (identity !== undefined) identities[name] = identity;
+    }
+    return Object.keys(identities).length === 0
+      ? { version: 1, activated: this.list() }
+      : { version: 1, activated: this.list(), identities };
   }
 }

@@ -1,7 +1,9 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { ToolError } from "../errors/tool-error.js";
 import type { ToolCallErrorInfo } from "./tool-call-result.js";
+
+/** Longest message or hint taken from a handler's error (its text reaches the model). */
+export const MAX_ERROR_TEXT_LENGTH = 2000;
 
 /** Checks `allowedTools`; an empty list means every tool (`undefined`). */
 export function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
@@ -14,31 +16,84 @@ export function resolveAllowedTools(allowedTools: readonly string[] | undefined)
   return allowedTools.length === 0 ? undefined : new Set(allowedTools);
 }
 
-/** Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it). */
-export async function runUntilAborted<T>(task: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+/** The `then` of a thenable, or `undefined`; a throwing `then` getter counts as a rejection. */
+function thenOf(value: unknown): ((onFulfilled: (v: unknown) => void, onRejected: (e: unknown) => void) => unknown) | undefined {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return undefined;
+  const then = (value as { then?: unknown }).then;
+  return typeof then === "function" ? (then as never) : undefined;
+}
+
+/**
+ * Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it,
+ * or return a thenable that never settles). Any thenable is followed, not only native promises.
+ */
+export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) throw signal.reason;
   const pending = task();
-  if (!(pending instanceof Promise)) return pending;
+  const then = thenOf(pending);
+  if (then === undefined) return pending as T;
   let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
   try {
-    return await Promise.race([pending, aborted]);
+    return await new Promise<T>((resolve, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        then.call(pending, resolve as (v: unknown) => void, reject);
+      } catch (error) {
+        reject(error);
+      }
+    });
   } finally {
     signal.removeEventListener("abort", onAbort as () => void);
   }
 }
 
+/** Reads a property without letting a throwing getter or a proxy trap escape. */
+function safeGet(value: unknown, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A string for the model from something a handler threw: capped, never throwing. */
+function safeText(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  return value.length > MAX_ERROR_TEXT_LENGTH ? `${value.slice(0, MAX_ERROR_TEXT_LENGTH)}… (cut)` : value;
+}
+
+/** Describes any thrown value in a few words without calling its methods. */
+function describeThrown(error: unknown): string {
+  if (error === null) return "null";
+  if (typeof error === "string") return safeText(error) ?? "";
+  if (typeof error === "number" || typeof error === "boolean" || typeof error === "bigint") return String(error);
+  if (typeof error === "symbol" || typeof error === "undefined") return typeof error;
+  const message = safeText(safeGet(error, "message"));
+  if (message !== undefined) return message;
+  return "a value that is not an Error";
+}
+
+/**
+ * The error the model reads for a failed handler or preflight. Works on any thrown value: objects
+ * without a prototype, throwing `message` getters, proxies, symbols.
+ */
 export function describeFailure(name: string, error: unknown, signal: AbortSignal): ToolCallErrorInfo {
   if (signal.aborted) return { code: "aborted", message: `The call to "${name}" was cancelled.` };
-  if (error instanceof ToolError || (CatalogError.isInstance(error) && "hint" in error)) {
-    const toolError = error as ToolError;
-    return toolError.hint === undefined
-      ? { code: toolError.code, message: toolError.message }
-      : { code: toolError.code, message: toolError.message, hint: toolError.hint };
+  if (CatalogError.isInstance(error)) {
+    const hasHint = (() => {
+      try {
+        return "hint" in error;
+      } catch {
+        return false;
+      }
+    })();
+    const code = safeGet(error, "code");
+    if (hasHint && typeof code === "string") {
+      const message = safeText(safeGet(error, "message")) ?? `The tool "${name}" failed.`;
+      const hint = safeText(safeGet(error, "hint"));
+      return hint === undefined ? { code, message } : { code, message, hint };
+    }
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "tool_failed", message: `The tool "${name}" failed: ${message}` };
+  return { code: "tool_failed", message: `The tool "${name}" failed: ${describeThrown(error)}` };
 }

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
@@ -20,14 +23,18 @@ const guarded = defineTool({
 
 describe("child runs", () => {
   it("never get wider permissions than the parent", () => {
+    const root = mkdtempSync(join(tmpdir(), "child-run-"));
+    mkdirSync(join(root, "w", "sub"), { recursive: true });
+    mkdirSync(join(root, "elsewhere"));
+    const w = join(root, "w");
     const registry = createRegistry({ tools: [echo, other] });
-    const parent = registry.createRun({ permissions: { sandbox: "workspace", workspace: "/w", approval: "destructive" } });
+    const parent = registry.createRun({ permissions: { sandbox: "workspace", workspace: w, approval: "destructive" } });
     const child = registry.createRun({ parent, permissions: { sandbox: "unrestricted", approval: "none" } });
-    expect(child.permissions).toEqual({ sandbox: "workspace", workspace: "/w", approval: "destructive" });
+    expect(child.permissions).toEqual({ sandbox: "workspace", workspace: w, approval: "destructive" });
     expect(child.depth).toBe(1);
-    const inside = registry.createRun({ parent, permissions: { workspace: "/w/sub", approval: "all" } });
-    expect(inside.permissions).toEqual({ sandbox: "workspace", workspace: "/w/sub", approval: "all" });
-    expect(() => registry.createRun({ parent, permissions: { workspace: "/elsewhere" } })).toThrow(/inside it/);
+    const inside = registry.createRun({ parent, permissions: { workspace: join(w, "sub"), approval: "all" } });
+    expect(inside.permissions).toEqual({ sandbox: "workspace", workspace: join(w, "sub"), approval: "all" });
+    expect(() => registry.createRun({ parent, permissions: { workspace: join(root, "elsewhere") } })).toThrow(/inside it/);
     // positive control: without a parent the same request is honoured as asked
     expect(registry.createRun({ permissions: { sandbox: "unrestricted", approval: "none" } }).permissions.sandbox).toBe(
       "unrestricted",

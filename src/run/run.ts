@@ -1,28 +1,42 @@
 import { CatalogError } from "../errors/catalog-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
+import { isMetaTool } from "../meta/meta-tools.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
-import { isToolContent } from "../tool/tool-content.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
-import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
-import { condenseText } from "./condense-text.js";
+import { CallLifetimes } from "./call-lifetimes.js";
+import {
+  CREATE_RUN_OPTION_NAMES,
+  checkApprovalTimeout,
+  checkOptionNames,
+  checkPositiveLimit,
+  checkWorkspace,
+} from "./check-run-options.js";
+import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { type Redactor, redactResult } from "./redact-result.js";
+import { RunPersistence } from "./run-persistence.js";
 import { intersectAllowedTools, type RunScope } from "./run-scope.js";
+import { type PendingApprovalState, parseRunState, type RunState, type RunStateV1 } from "./run-state.js";
 import { RunStorage } from "./run-storage.js";
+import type { RunStore } from "./run-store.js";
 import { SkillConstraints } from "./skill-constraints.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
-import { visibilityError } from "./visibility-error.js";
+import { quoteName, visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
 export interface CreateRunOptions extends ToolLoadOptions {
@@ -44,6 +58,24 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * always-available tools). A child never has wider permissions or more tools than its parent.
    */
   readonly parent?: RunScope | Run;
+  /**
+   * A saved run to continue (what `run.toJSON()` returned, here or in another process): its id,
+   * activations, skill constraints, tool state (undo journal, read record, todo list), frozen
+   * toolbox index and the calls that were waiting for approval ({@link Run.interruptedCalls}).
+   * Version 1 states (activations only) are read too. Not together with `runId` or `activation`.
+   */
+  readonly state?: RunState | RunStateV1;
+  /**
+   * Where the run saves itself: after every `run.call` (before the result is returned) and on
+   * {@link Run.save}. Saves check the revision (`storeRevision`, then each save's own), so two
+   * processes serving one run never overwrite each other silently: a lost race is reported as a
+   * `state_save_failed` diagnostic. Use `resumeRun()` to load and continue a stored run.
+   */
+  readonly store?: RunStore<RunState>;
+  /** The store revision `state` was loaded at (`resumeRun` sets it). */
+  readonly storeRevision?: number;
+  /** TTL of each save, in ms. @defaultValue the store's */
+  readonly storeTtlMs?: number;
   /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
   readonly activation?: ActivationTracker | ActivationTrackerState;
   /** Host values handed to every handler as `ctx.hostContext`. */
@@ -73,6 +105,25 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly maxBinaryBytes?: number;
 }
 
+/** Something about a run the host should know (see {@link Run.diagnostics}). */
+export interface RunDiagnostic {
+  /**
+   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
+   * `stale_activation`: a restored activation named a tool that is now a different tool.
+   * `unknown_load_mode_tool`: the load modes (options or `[tools.load_mode]`) name a tool that is
+   * not registered (yet).
+   * `state_save_failed`: saving to the run's store failed (another process saved the run in
+   * between, or the store is unreachable); `name` is the run id.
+   */
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed";
+  /** The tool name concerned. */
+  readonly name: string;
+  /** One sentence for a log. */
+  readonly message: string;
+  /** The closest registered names. */
+  readonly suggestions: readonly string[];
+}
+
 /** Options of {@link Run.call}. */
 export interface CallOptions {
   /** Cancels the call. */
@@ -88,15 +139,10 @@ export interface CallOptions {
   readonly approved?: boolean;
 }
 
-/** What a run saves so a host can persist and resume it. */
-export interface RunState {
-  /** Format version. */
-  readonly version: 1;
-  /** The run's id. */
-  readonly runId: string;
-  /** Its activations. */
-  readonly activation: ActivationTrackerState;
-}
+export type { RunState } from "./run-state.js";
+
+/** Where a listed tool that joined after the index froze goes: behind find_tool. */
+const LATE_LISTED_PLACEMENT: ToolPlacement = Object.freeze({ mode: "discoverable", listed: false });
 
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
@@ -127,23 +173,63 @@ export class Run {
   private readonly policy: ToolPolicy;
   private readonly condenseThreshold: number;
   private readonly maxBinaryBytes: number;
-  private readonly storage = new RunStorage();
+  private readonly storage: RunStorage;
+  private readonly persistence: RunPersistence | undefined;
+  private readonly restoredPending: readonly PendingApprovalState[];
+  private readonly pendingApprovals = new Map<string, PendingApprovalState>();
+  private readonly lastUse = new Map<string, number>();
   private readonly lifetime = new AbortController();
+  /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
+  private readonly calls = new CallLifetimes();
+  private readonly registryCalls: CallLifetimes;
+  private readonly redact: Redactor | undefined;
   private readonly disposers = new Set<() => unknown>();
   private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
+  private useCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
   private readonly plan: ToolLoadPlan;
   private readonly skills = new SkillConstraints();
   private frozenIndex: string | undefined | null = null;
+  private readonly diagnosticList: RunDiagnostic[] = [];
+  /** The tools named in the frozen index; `undefined` until it is frozen. */
+  private frozenListed: ReadonlySet<string> | undefined;
 
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new ConfigurationError("invalid_option", "createRun options must be an object.", { data: { field: "options" } });
+    }
+    checkOptionNames(options, CREATE_RUN_OPTION_NAMES, "createRun");
+    checkApprovalTimeout(options.approvalTimeoutMs, "approvalTimeoutMs");
+    checkPositiveLimit(options.maxInputLength, "maxInputLength");
+    checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
+    checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
-    this.id = options.runId ?? crypto.randomUUID();
+    const state = options.state === undefined ? undefined : parseRunState(options.state);
+    if (state !== undefined && options.activation !== undefined) {
+      throw new ConfigurationError("conflicting_options", "createRun: pass either state or activation, not both.", {
+        data: { field: "activation" },
+      });
+    }
+    if (state !== undefined && options.runId !== undefined && options.runId !== state.runId) {
+      throw new ConfigurationError(
+        "conflicting_options",
+        `createRun: runId "${options.runId}" differs from the state's "${state.runId}".`,
+        {
+          data: { field: "runId" },
+        },
+      );
+    }
+    this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
+    this.storage = new RunStorage(state?.storage);
+    this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
+    if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
     this.store = internals.view(this.id);
+    this.registryCalls = internals.calls;
+    this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
@@ -156,18 +242,41 @@ export class Run {
       this.allowed = tools === undefined ? undefined : new Set(tools);
       this.depth = parent.depth + 1;
     }
+    checkWorkspace(this.permissions.workspace);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
+    const activation = state?.activation ?? options.activation;
     this.activation =
-      options.activation instanceof ActivationTracker
-        ? options.activation
-        : options.activation === undefined
+      activation instanceof ActivationTracker
+        ? activation
+        : activation === undefined
           ? new ActivationTracker()
-          : ActivationTracker.fromJSON(options.activation);
+          : ActivationTracker.fromJSON(activation);
+    for (const constraint of state?.skills ?? []) this.skills.apply(constraint.skill, constraint.allowedTools);
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
     this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
     this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
+    this.reportUnknownAllowedTools(requestedTools);
+    this.reportUnknownLoadModeTools();
+    this.trackPendingApprovals(registry);
+    this.persistence =
+      options.store === undefined
+        ? undefined
+        : new RunPersistence({
+            store: options.store,
+            runId: this.id,
+            revision: options.storeRevision,
+            ttlMs: options.storeTtlMs,
+            snapshot: () => this.toJSON(),
+            onError: (error) =>
+              this.report({
+                kind: "state_save_failed",
+                name: this.id,
+                message: `Saving run ${this.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+                suggestions: [],
+              }),
+          });
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
@@ -176,9 +285,41 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
-      call: (name, args, callOptions) => this.invoke(name, args, callOptions ?? {}, false),
+      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions ?? {}, false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
+  }
+
+  /**
+   * `allowedTools` naming no registered tool is reported, not refused: tools may join later (an
+   * MCP server connecting). Without the report, a typo silently leaves only `find_tool`.
+   */
+  private reportUnknownAllowedTools(requested: ReadonlySet<string> | undefined): void {
+    if (requested === undefined) return;
+    for (const name of requested) {
+      if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
+      this.report({
+        kind: "unknown_allowed_tool",
+        name,
+        message: `allowedTools names "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
+        suggestions,
+      });
+    }
+  }
+
+  /** Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that no tool has (yet): warned. */
+  private reportUnknownLoadModeTools(): void {
+    for (const name of this.plan.overriddenNames()) {
+      if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
+      this.report({
+        kind: "unknown_load_mode_tool",
+        name,
+        message: `The load modes name "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
+        suggestions,
+      });
+    }
   }
 
   /** The run's profile and whether it lists tools behind `toolbox`. */
@@ -194,7 +335,8 @@ export class Run {
    */
   systemPromptIndex(): string | undefined {
     if (this.frozenIndex === null) {
-      const listed = this.store.enabledNames().filter((name) => this.isListed(name));
+      const listed = this.prominentNames().filter((name) => this.isListed(name));
+      this.frozenListed = new Set(listed);
       this.frozenIndex =
         listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.descriptorOf(name) as ToolDescriptor));
     }
@@ -212,13 +354,14 @@ export class Run {
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const name of this.store.enabledNames()) {
-      const descriptor = (this.store.entry(name) as RegistryEntry).compiled.descriptor;
+    for (const entry of this.store.prominent(this.plan.overriddenNames())) {
+      const { descriptor } = entry.compiled;
+      const { name } = descriptor;
       if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
         out.push(descriptor);
     }
     for (const name of this.activation.list()) {
-      if (this.canActivate(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
+      if (this.canActivate(name) && this.isActive(name)) out.push((this.store.entry(name) as RegistryEntry).compiled.descriptor);
     }
     const value = Object.freeze(out);
     this.definitionsCache = { key, value };
@@ -243,7 +386,7 @@ export class Run {
     if (entry === undefined || !entry.enabled || !this.isAllowed(name)) return false;
     const { mode, listed } = this.placement(entry.compiled.descriptor);
     if (mode === "essential") return this.toolboxUseful(name);
-    return mode === "discoverable" && !listed && this.activation.isActive(name);
+    return mode === "discoverable" && !listed && this.isActive(name);
   }
 
   /** True when the run names `name` in its index and reaches it through `toolbox`. */
@@ -269,7 +412,7 @@ export class Run {
       if (this.isVisible(name)) {
         alreadyAvailable.push(name);
       } else if (this.canActivate(name)) {
-        this.activation.activate(name);
+        this.activation.activate(name, toolIdentity((this.store.entry(name) as RegistryEntry).compiled.descriptor));
         activated.push(name);
         this.emit("tool.activated", { runId: this.id, name, via });
       } else {
@@ -280,27 +423,202 @@ export class Run {
   }
 
   /**
-   * Calls a tool as the model asked. Model mistakes (unknown or hidden tool, bad input, a failing
-   * handler) come back as `{ ok: false, error }`; this never throws for them.
+   * Calls a tool as the model asked. Always resolves, never rejects: model mistakes (unknown or
+   * hidden tool, bad input, a failing handler), hostile handlers (throwing values without a
+   * prototype, never-settling thenables: settled as `aborted` once the call's signal fires) and
+   * host slips (a non-string name) all come back as `{ ok: false, error }`.
    *
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
-  call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    return this.invoke(name, args, options, false);
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    const result = await this.invokeSafely(name, args, options, false);
+    if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
+    // Saved before the model sees the result, so a process that takes over sees this call's effects.
+    if (this.persistence !== undefined) await this.persistence.save();
+    return result;
   }
 
-  private async invoke(name: string, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
-    const callId = options.callId ?? `${this.id}:${++this.callCount}`;
+  /**
+   * Saves the run to its store now (e.g. after `run.activate()` from host code); resolves with
+   * the new revision, or `undefined` when the run has no store or the save failed (reported as a
+   * `state_save_failed` diagnostic).
+   */
+  async save(): Promise<number | undefined> {
+    return this.persistence?.save();
+  }
+
+  /**
+   * Calls that were waiting for approval when the saved state this run continues was taken. Their
+   * process is gone; the model still expects a result for each. See {@link Run.settleInterrupted}.
+   */
+  interruptedCalls(): readonly PendingApprovalState[] {
+    return this.restoredPending;
+  }
+
+  /**
+   * Results for {@link Run.interruptedCalls}, to send to the model as those calls' results: each
+   * is a failure, `approval_denied` when the broker says the request was denied or timed out (a
+   * deadline holds even when the waiting process died), `call_interrupted` otherwise (also when
+   * it was approved: the process that would have run it is gone, so the tool did not run; the
+   * model may call it again).
+   */
+  async settleInterrupted(): Promise<ToolCallResult[]> {
+    const broker = this.registry.approvals;
+    return Promise.all(
+      this.restoredPending.map(async (pending): Promise<ToolCallResult> => {
+        let resolution: Awaited<ReturnType<NonNullable<typeof broker.resolution>>>;
+        try {
+          resolution = await broker.resolution?.(pending.approvalId);
+        } catch {
+          resolution = undefined;
+        }
+        const denied = resolution?.decision === "denied" || (resolution === undefined && pending.expiresAt <= Date.now());
+        return {
+          ok: false,
+          tool: pending.toolName,
+          callId: pending.callId,
+          error: denied
+            ? {
+                code: "approval_denied",
+                message: `The call to "${pending.toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
+              }
+            : {
+                code: "call_interrupted",
+                message: `The call to "${pending.toolName}" was interrupted while it waited for approval; the tool did not run.`,
+                hint: "Call the tool again if it is still needed.",
+              },
+        };
+      }),
+    );
+  }
+
+  /**
+   * Drops activations after the host compacted the conversation, so the tool list matches what
+   * the model still knows. Dropped tools stay registered: find_tool finds and activates them again.
+   * - `"all"`: keep every activation (the model's compacted context still mentions them);
+   * - `{ usedWithinCalls: n }`: keep tools called successfully within the run's last `n` calls;
+   * - `"none"`: drop every activation (back to the core tools).
+   * Returns what was kept and dropped.
+   */
+  compact(options: { readonly keep: "all" | "none" | { readonly usedWithinCalls: number } }): {
+    readonly kept: string[];
+    readonly dropped: string[];
+  } {
+    const keep = options?.keep;
+    const active = this.activation.list();
+    let keepName: (name: string) => boolean;
+    if (keep === "all") keepName = () => true;
+    else if (keep === "none") keepName = () => false;
+    else if (typeof keep === "object" && keep !== null && Number.isInteger(keep.usedWithinCalls) && keep.usedWithinCalls >= 0) {
+      const since = this.useCount - keep.usedWithinCalls;
+      keepName = (name) => (this.lastUse.get(name) ?? Number.NEGATIVE_INFINITY) > since;
+    } else {
+      throw new ConfigurationError(
+        "invalid_option",
+        'compact: keep must be "all", "none" or { usedWithinCalls: a whole number >= 0 }.',
+        { data: { field: "keep" } },
+      );
+    }
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    for (const name of active) {
+      if (keepName(name)) kept.push(name);
+      else {
+        this.activation.deactivate(name);
+        dropped.push(name);
+      }
+    }
+    return { kept, dropped };
+  }
+
+  private trackPendingApprovals(registry: Registry): void {
+    const off = [
+      registry.approvals.events.on("approval.requested", (request) => {
+        if (request.runId !== this.id) return;
+        this.pendingApprovals.set(request.id, {
+          approvalId: request.id,
+          callId: request.callId,
+          toolName: request.toolName,
+          expiresAt: request.expiresAt,
+        });
+        // Saved at once: if this process dies while the call waits, whoever resumes the run
+        // learns that the call is outstanding (run.interruptedCalls()).
+        void this.persistence?.save();
+      }),
+      registry.approvals.events.on("approval.resolved", (resolution) => {
+        this.pendingApprovals.delete(resolution.id);
+      }),
+    ];
+    this.addDisposer(() => {
+      for (const unsubscribe of off) unsubscribe();
+    });
+  }
+
+  /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
+  private async invokeSafely(name: unknown, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
+    const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
+    let callId: string;
+    try {
+      callId = typeof options?.callId === "string" ? options.callId : `${this.id}:${++this.callCount}`;
+    } catch {
+      callId = `${this.id}:${++this.callCount}`;
+    }
+    try {
+      if (typeof name !== "string") {
+        return this.fail(
+          toolName,
+          callId,
+          performance.now(),
+          {
+            code: "unknown_tool",
+            message: "The tool name must be a string.",
+            hint: "Call a tool by its name.",
+            suggestions: [],
+          },
+          undefined,
+        );
+      }
+      return await this.invoke(name, args, options ?? {}, viaToolbox, callId);
+    } catch (cause) {
+      const error: ToolCallErrorInfo = {
+        code: "internal_error",
+        message: `The call to "${toolName}" failed inside the tool catalog.`,
+      };
+      try {
+        this.emit("tool.error", { runId: this.id, callId, name: toolName, error, cause });
+      } catch {
+        // A host's onListenerError threw: the result still goes back.
+      }
+      return { ok: false, tool: toolName, callId, error };
+    }
+  }
+
+  private async invoke(
+    name: string,
+    args: unknown,
+    options: CallOptions,
+    viaToolbox: boolean,
+    callId: string,
+  ): Promise<ToolCallResult> {
     const started = performance.now();
+    if (this.closed) {
+      return this.fail(
+        name,
+        callId,
+        started,
+        { code: "aborted", message: `The run was closed; "${name}" was not called.` },
+        undefined,
+      );
+    }
     const entry = this.store.entry(name);
     const enabled = entry?.enabled === true;
     const hidden = visibilityError(name, {
       exists: enabled,
       allowed: enabled && this.isAllowed(name),
       placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
-      active: this.activation.isActive(name),
+      active: this.isActive(name),
       viaToolbox,
-      suggestions: () => this.suggest(String(name)),
+      suggestions: () => this.suggest(name),
     });
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
@@ -316,7 +634,7 @@ export class Run {
         name,
         callId,
         started,
-        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema: ${(error as Error).message}` },
+        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` },
         error,
       );
     }
@@ -334,7 +652,23 @@ export class Run {
         undefined,
       );
     }
-    const signal = options.signal === undefined ? this.lifetime.signal : AbortSignal.any([options.signal, this.lifetime.signal]);
+    const lifetime = this.calls.open(options.signal, [this.registryCalls]);
+    try {
+      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved === true);
+    } finally {
+      lifetime.end();
+    }
+  }
+
+  private async runHandler(
+    name: string,
+    callId: string,
+    started: number,
+    compiled: RegistryEntry["compiled"],
+    input: unknown,
+    signal: AbortSignal,
+    approvedByHost: boolean,
+  ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
       get scope() {
@@ -350,29 +684,28 @@ export class Run {
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,
     };
-    const refusal = await this.authorize(compiled, validated.value, context, options.approved === true);
+    const refusal = await this.authorize(compiled, input, context, approvedByHost);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
-      this.emit("tool.called", { runId: this.id, callId, name, input: validated.value });
+      this.emit("tool.called", { runId: this.id, callId, name, input });
     }
     let output: unknown;
     try {
-      output = await runUntilAborted(() => compiled.definition.handler(validated.value, context), signal);
+      output = await runUntilAborted(() => compiled.definition.handler(input, context), signal);
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
-    let result: ToolCallResult;
-    if (isToolContent(output)) {
-      const content = capContentParts(output.parts, {
-        condenseThreshold: this.condenseThreshold,
-        maxBinaryBytes: this.maxBinaryBytes,
-      });
-      result = { ok: true, tool: name, callId, output: output.output ?? contentPartsAsText(content), content };
-    } else {
-      if (typeof output === "string" && output.length > this.condenseThreshold)
-        output = condenseText(output, this.condenseThreshold);
-      result = { ok: true, tool: name, callId, output };
-    }
+    const finished = await finishOutput(name, output, compiled.validateOutput, {
+      condenseThreshold: this.condenseThreshold,
+      maxBinaryBytes: this.maxBinaryBytes,
+    });
+    if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
+    const result = redactResult(
+      this.redact,
+      finished.content === undefined
+        ? { ok: true, tool: name, callId, output: finished.output }
+        : { ok: true, tool: name, callId, output: finished.output, content: finished.content },
+    );
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
@@ -410,7 +743,8 @@ export class Run {
         return { error: describeFailure(context.toolName, error, context.signal), cause: error };
       }
     }
-    if (this.permissions.approval === "none" || approvedByHost) return undefined;
+    // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
+    if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
     const refusal = await authorizeCall(this.policy, {
       runId: this.id,
       callId: context.callId,
@@ -421,9 +755,20 @@ export class Run {
     return refusal === undefined ? undefined : { error: refusal, cause: undefined };
   }
 
-  /** The state to persist; pass `state.activation` to `createRun({ activation })` to resume. */
+  /**
+   * Everything needed to continue this run in another process (see {@link RunState}); pass it to
+   * `createRun({ state })`. JSON-safe.
+   */
   toJSON(): RunState {
-    return { version: 1, runId: this.id, activation: this.activation.toJSON() };
+    return {
+      version: 2,
+      runId: this.id,
+      activation: this.activation.toJSON(),
+      skills: this.skills.list(),
+      storage: this.storage.toJSON(),
+      pendingApprovals: [...this.pendingApprovals.values()],
+      toolboxIndex: typeof this.frozenIndex === "string" ? this.frozenIndex : undefined,
+    };
   }
 
   /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */
@@ -441,7 +786,11 @@ export class Run {
 
   /** Ends the run: calls in flight see their signal aborted, then the run's disposers run. */
   async close(): Promise<void> {
-    if (!this.lifetime.signal.aborted) this.lifetime.abort(new CatalogError("run_closed", `Run ${this.id} was closed.`));
+    if (!this.lifetime.signal.aborted) {
+      const reason = new CatalogError("run_closed", `Run ${this.id} was closed.`);
+      this.lifetime.abort(reason);
+      this.calls.abortAll(reason);
+    }
     const disposers = [...this.disposers];
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
@@ -454,8 +803,17 @@ export class Run {
     return entry?.enabled === true ? entry.compiled.descriptor : undefined;
   }
 
-  private placement(descriptor: ToolDescriptor) {
-    return this.plan.placementOf(descriptor);
+  /**
+   * The tool's placement in this run. A tool the plan lists but that joined after the index was
+   * frozen (the system prompt cannot change mid-run) is not in the index, so it is made
+   * discoverable through find_tool instead: never unreachable.
+   */
+  private placement(descriptor: ToolDescriptor): ToolPlacement {
+    const placement = this.plan.placementOf(descriptor);
+    if (placement.listed && this.frozenListed !== undefined && !this.frozenListed.has(descriptor.name)) {
+      return LATE_LISTED_PLACEMENT;
+    }
+    return placement;
   }
 
   /** toolbox is only worth sending when the run lists something. */
@@ -468,7 +826,7 @@ export class Run {
     if (!this.isListed(name)) {
       const suggestions = closestNames(
         name,
-        this.store.enabledNames().filter((candidate) => this.isListed(candidate)),
+        this.prominentNames().filter((candidate) => this.isListed(candidate)),
       );
       return Promise.resolve({
         ok: false,
@@ -476,7 +834,7 @@ export class Run {
         callId: options.callId ?? "",
         error: {
           code: "unknown_tool",
-          message: `No tool named ${JSON.stringify(name)} is listed for toolbox.`,
+          message: `No tool named ${quoteName(name)} is listed for toolbox.`,
           hint:
             suggestions.length > 0
               ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
@@ -485,7 +843,7 @@ export class Run {
         },
       });
     }
-    return this.invoke(name, args, options, true);
+    return this.invokeSafely(name, args, options, true);
   }
 
   /**
@@ -512,6 +870,48 @@ export class Run {
     return this.skills.allows(name);
   }
 
+  /**
+   * True when `name` is activated for the tool registered under it now. A restored activation
+   * whose tool has another identity (a different tool registered under the name later) is
+   * dropped and reported once, as a `stale_activation` diagnostic.
+   */
+  private isActive(name: string): boolean {
+    if (!this.activation.isActive(name)) return false;
+    const identity = this.activation.identityOf(name);
+    if (identity === undefined) return true;
+    const entry = this.store.entry(name);
+    if (entry === undefined || !entry.enabled) return true;
+    if (toolIdentity(entry.compiled.descriptor) === identity) return true;
+    this.activation.deactivate(name);
+    this.report({
+      kind: "stale_activation",
+      name,
+      message: `The saved activation of "${name}" was for another tool of that name; it was not restored.`,
+      suggestions: [],
+    });
+    return false;
+  }
+
+  /** Records a diagnostic and announces it as `run.diagnostic`. */
+  private report(diagnostic: RunDiagnostic): void {
+    this.diagnosticList.push(Object.freeze(diagnostic));
+    this.emit("run.diagnostic", { runId: this.id, ...diagnostic });
+  }
+
+  /**
+   * What the host got wrong or should know about this run, oldest first: `allowedTools` naming
+   * tools that do not exist (yet: MCP tools may join later), with the closest names, and saved
+   * activations that were not restored. Each is also emitted as a `run.diagnostic` event.
+   */
+  diagnostics(): readonly RunDiagnostic[] {
+    return [...this.diagnosticList];
+  }
+
+  /** Names of the tools that may reach the model without activation (see `RegistryView.prominent`). */
+  private prominentNames(): string[] {
+    return this.store.prominent(this.plan.overriddenNames()).map((entry) => entry.compiled.descriptor.name);
+  }
+
   private canActivate(name: string): boolean {
     const entry = this.store.entry(name);
     if (entry?.enabled !== true || !this.isAllowed(name)) return false;
@@ -520,12 +920,16 @@ export class Run {
   }
 
   private suggest(name: string): string[] {
-    const candidates = this.store.enabledNames().filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
+    // Bounded at any registry size: edit distance only against the names most alike by trigram.
+    const candidates = this.store
+      .nearNames(name, 50)
+      .filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
     return closestNames(name, candidates);
   }
 
-  private fail(name: string, callId: string, started: number, error: ToolCallErrorInfo, cause: unknown): ToolCallResult {
-    const result: ToolCallResult = { ok: false, tool: name, callId, error };
+  private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
+    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted });
+    const error = (result as ToolCallFailure).error;
     this.emit("tool.error", { runId: this.id, callId, name, error, cause });
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });

@@ -1,21 +1,29 @@
+import type { ModelErrorCode } from "../errors/model-error-code.js";
 import type { ToolContentPart } from "../tool/tool-content.js";
 import type { ValidationIssue } from "../tool/validation-issue.js";
 
-/** Error codes a run itself produces. Handlers may use their own codes through `ToolError`. */
-export type RunErrorCode =
+/** Error codes a run itself produces (a subset of `ModelErrorCode`). */
+export type RunErrorCode = Extract<
+  ModelErrorCode,
   | "unknown_tool"
   | "tool_not_activated"
   | "tool_not_allowed"
+  | "tool_disabled"
+  | "use_toolbox"
   | "invalid_input"
   | "input_too_large"
   | "tool_failed"
+  | "invalid_output"
   | "aborted"
-  | "approval_denied";
+  | "approval_denied"
+  | "call_interrupted"
+  | "internal_error"
+>;
 
 /** What went wrong in a call, as the model sees it. */
 export interface ToolCallErrorInfo {
-  /** A stable code, e.g. `"tool_not_activated"`. */
-  readonly code: RunErrorCode | (string & {});
+  /** A stable code, e.g. `"tool_not_activated"`: a `ModelErrorCode`, or a host tool's own. */
+  readonly code: ModelErrorCode | (string & {});
   /** What went wrong, in one or two sentences. */
   readonly message: string;
   /** What to do next. */
@@ -63,9 +71,15 @@ export type ToolCallResult = ToolCallSuccess | ToolCallFailure;
  * output as JSON, and a failure as `{"error":{...}}` JSON.
  */
 export function formatToolResult(result: ToolCallResult): string {
-  if (!result.ok) return JSON.stringify({ error: result.error });
-  const { output } = result;
-  if (typeof output === "string") return output;
-  if (output === undefined) return "";
-  return JSON.stringify(output) ?? String(output);
+  try {
+    if (!result.ok) return JSON.stringify({ error: result.error });
+    const { output } = result;
+    if (typeof output === "string") return output;
+    if (output === undefined) return "";
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    // Results from run.call are JSON-safe already; a result built by hand may not be. Never lose
+    // a batch of results over one of them.
+    return JSON.stringify({ error: { code: "invalid_output", message: "The tool's result could not be serialised." } });
+  }
 }

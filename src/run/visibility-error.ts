@@ -17,6 +17,15 @@ export interface VisibilityFacts {
   readonly suggestions: () => string[];
 }
 
+/** Longest part of an unknown name quoted back (tool names have at most 64 characters). */
+const MAX_QUOTED_NAME = 80;
+
+/** Quotes a name the model sent, cut to {@link MAX_QUOTED_NAME} characters. */
+export function quoteName(name: unknown): string {
+  const text = typeof name === "string" ? name : String(typeof name);
+  return JSON.stringify(text.length > MAX_QUOTED_NAME ? `${text.slice(0, MAX_QUOTED_NAME)}…` : text);
+}
+
 /**
  * Why the model may not call `name` now, as the error it reads (with the way to get the tool
  * where there is one), or `undefined` when it may.
@@ -26,7 +35,7 @@ export function visibilityError(name: string, facts: VisibilityFacts): ToolCallE
     const suggestions = facts.suggestions();
     return {
       code: "unknown_tool",
-      message: `There is no tool named ${JSON.stringify(name)}.`,
+      message: `There is no tool named ${quoteName(name)}.`,
       hint:
         suggestions.length > 0
           ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`

@@ -1,6 +1,8 @@
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
+import { frozenJsonCopy } from "./frozen-copy.js";
 import { type CompiledSchema, compileSchema } from "./input-schema.js";
-import type { JsonObjectSchema, JsonSchema } from "./json-schema.js";
+import type { JsonObjectSchema } from "./json-schema.js";
+import { JsonSchemaCompiler } from "./json-schema-validator.js";
 import { type AnyToolDefinition, TIER_CORE, TIER_DEFERRED } from "./tool-definition.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 import { explainInvalidToolName } from "./tool-name.js";
@@ -13,26 +15,63 @@ export interface CompiledTool {
   readonly descriptor: ToolDescriptor;
   /** Validates input. */
   readonly validate: CompiledSchema["validate"];
+  /** Validates a handler's output against `outputSchema`; absent when the tool has none. */
+  readonly validateOutput: CompiledSchema["validate"] | undefined;
 }
 
-const compiled = new WeakMap<object, CompiledTool>();
+/**
+ * Compiles outside any registry (`defineTool`'s checks, `applyPolicy`). Validators compile
+ * lazily, on first call, so definitions only checked here never put a schema in its Ajv.
+ */
+const standaloneCompiler = new JsonSchemaCompiler();
+/** Compiled tools per compiler (registry), then per definition object: both weakly held. */
+const compiledBy = new WeakMap<JsonSchemaCompiler, WeakMap<object, CompiledTool>>();
 
 /**
- * Checks a definition and compiles its schemas, once per definition object.
+ * Checks a definition and compiles its schemas, once per definition object and compiler.
+ * @param compiler - the registry's JSON Schema compiler (validators live as long as it does)
  * @throws ToolDefinitionError when the definition is wrong, saying which field and why.
  */
-export function compileTool(definition: AnyToolDefinition): CompiledTool {
+export function compileTool(definition: AnyToolDefinition, compiler: JsonSchemaCompiler = standaloneCompiler): CompiledTool {
   if (typeof definition !== "object" || definition === null) {
     throw new ToolDefinitionError("invalid_tool_handler", `A tool definition must be an object, got ${String(definition)}.`);
   }
+  let compiled = compiledBy.get(compiler);
+  if (compiled === undefined) {
+    compiled = new WeakMap();
+    compiledBy.set(compiler, compiled);
+  }
   const cached = compiled.get(definition);
   if (cached !== undefined) return cached;
-  const result = compileUncached(definition);
+  // The checks and the JSON Schemas do not depend on the compiler: do them once per definition
+  // (defineTool already did), and only bind fresh lazy validators to this compiler.
+  let checked = checkedTools.get(definition);
+  if (checked === undefined) {
+    checked = compileUncached(definition, standaloneCompiler);
+    checkedTools.set(definition, checked);
+  }
+  const result: CompiledTool =
+    compiler === standaloneCompiler
+      ? checked.tool
+      : {
+          ...checked.tool,
+          validate: checked.input.bind?.(compiler) ?? checked.input.validate,
+          validateOutput: checked.output === undefined ? undefined : (checked.output.bind?.(compiler) ?? checked.output.validate),
+        };
   compiled.set(definition, result);
   return result;
 }
 
-function compileUncached(definition: AnyToolDefinition): CompiledTool {
+/** A definition checked once, with its schemas, before binding validators to a compiler. */
+interface CheckedTool {
+  readonly tool: CompiledTool;
+  readonly input: CompiledSchema;
+  readonly output: CompiledSchema | undefined;
+}
+
+const checkedTools = new WeakMap<object, CheckedTool>();
+
+function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaCompiler): CheckedTool {
   const { name } = definition;
   const badName = explainInvalidToolName(name);
   if (badName !== undefined) {
@@ -63,22 +102,22 @@ function compileUncached(definition: AnyToolDefinition): CompiledTool {
       },
     );
   }
-  const input = compileInput(name, definition.inputSchema);
-  const outputSchema = compileOutput(name, definition.outputSchema);
+  const input = compileInput(name, definition.inputSchema, compiler);
+  const output = compileOutput(name, definition.outputSchema, compiler);
   const descriptor: ToolDescriptor = Object.freeze({
     name,
     description: definition.description,
     inputSchema: input.jsonSchema as JsonObjectSchema,
-    outputSchema,
+    outputSchema: output?.jsonSchema,
     tier,
     mutating: definition.mutating === true,
-    annotations: Object.freeze({ ...definition.annotations }),
+    annotations: frozenJsonCopy({ ...definition.annotations }),
     tags: Object.freeze([...(definition.tags ?? [])]),
   });
-  return { definition, descriptor, validate: input.validate };
+  return { tool: { definition, descriptor, validate: input.validate, validateOutput: output?.validate }, input, output };
 }
 
-function compileInput(name: string, schema: unknown): CompiledSchema {
+function compileInput(name: string, schema: unknown, compiler: JsonSchemaCompiler): CompiledSchema {
   if (schema === undefined) {
     throw new ToolDefinitionError(
       "invalid_input_schema",
@@ -88,7 +127,7 @@ function compileInput(name: string, schema: unknown): CompiledSchema {
       },
     );
   }
-  const result = compileSchema(schema);
+  const result = compileSchema(schema, compiler);
   if (!result.ok) {
     throw new ToolDefinitionError("invalid_input_schema", `Tool "${name}": inputSchema is invalid: ${result.reason}.`, {
       data: { name },
@@ -105,13 +144,13 @@ function compileInput(name: string, schema: unknown): CompiledSchema {
   return result.schema;
 }
 
-function compileOutput(name: string, schema: unknown): JsonSchema | undefined {
+function compileOutput(name: string, schema: unknown, compiler: JsonSchemaCompiler): CompiledSchema | undefined {
   if (schema === undefined) return undefined;
-  const result = compileSchema(schema);
+  const result = compileSchema(schema, compiler);
   if (!result.ok) {
     throw new ToolDefinitionError("invalid_output_schema", `Tool "${name}": outputSchema is invalid: ${result.reason}.`, {
       data: { name },
     });
   }
-  return result.schema.jsonSchema;
+  return result.schema;
 }

@@ -1,10 +1,13 @@
 import type * as zod4 from "zod/v4/core";
 import { toJSONSchema as zod4ToJsonSchema } from "zod/v4/core";
 import { zodToJsonSchema as zod3ToJsonSchema } from "zod-to-json-schema";
+import { boundIssues } from "./bound-issues.js";
+import { frozenJsonCopy } from "./frozen-copy.js";
 import type { JsonSchema } from "./json-schema.js";
-import { createJsonSchemaValidator, explainInvalidJsonSchema } from "./json-schema-validator.js";
+import { createJsonSchemaValidator, explainInvalidJsonSchema, type JsonSchemaCompiler } from "./json-schema-validator.js";
+import { estimateJsonSize } from "./json-size.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
-import { formatIssuePath, type ValidationOutcome } from "./validation-issue.js";
+import { formatIssuePath, type ValidationIssue, type ValidationOutcome } from "./validation-issue.js";
 
 /** A schema turned into what the catalog needs: JSON Schema for providers, and a validator. */
 export interface CompiledSchema {
@@ -12,6 +15,8 @@ export interface CompiledSchema {
   readonly jsonSchema: JsonSchema;
   /** Validates (and, for zod, parses) a value. May return a promise for async schemas. */
   readonly validate: (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>;
+  /** For a plain JSON Schema: a validator compiled by another compiler (a registry's). */
+  readonly bind?: (compiler: JsonSchemaCompiler) => (value: unknown) => ValidationOutcome;
 }
 
 /** The result of compiling: the schema, or why it cannot be used. */
@@ -29,8 +34,11 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   );
 }
 
-/** Compiles a Standard Schema or a plain JSON Schema. */
-export function compileSchema(schema: unknown): CompileSchemaResult {
+/**
+ * Compiles a Standard Schema or a plain JSON Schema. The JSON Schema is a frozen deep copy; plain
+ * JSON Schemas are compiled (lazily) by `compiler`, the registry's.
+ */
+export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): CompileSchemaResult {
   if (isStandardSchema(schema)) return compileStandardSchema(schema);
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     return {
@@ -38,10 +46,17 @@ export function compileSchema(schema: unknown): CompileSchemaResult {
       reason: `expected a zod schema, a Standard Schema or a JSON Schema object, got ${describeValue(schema)}`,
     };
   }
-  const jsonSchema = schema as JsonSchema;
+  let jsonSchema: JsonSchema;
+  try {
+    jsonSchema = frozenJsonCopy(schema as JsonSchema);
+  } catch (error) {
+    return { ok: false, reason: `not plain JSON data: ${(error as Error).message}` };
+  }
   const invalid = explainInvalidJsonSchema(jsonSchema);
   if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
-  return { ok: true, schema: { jsonSchema, validate: createJsonSchemaValidator(jsonSchema) } };
+  const sizeOf = (value: unknown) => estimateJsonSize(value, Number.MAX_SAFE_INTEGER);
+  const bind = (other: JsonSchemaCompiler) => createJsonSchemaValidator(jsonSchema, other, sizeOf);
+  return { ok: true, schema: { jsonSchema, validate: bind(compiler), bind } };
 }
 
 function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {
@@ -52,20 +67,30 @@ function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {
     const result = props.validate(value);
     return result instanceof Promise ? result.then(toOutcome) : toOutcome(result);
   };
-  return { ok: true, schema: { jsonSchema: converted.jsonSchema, validate } };
+  let jsonSchema: JsonSchema;
+  try {
+    jsonSchema = frozenJsonCopy(converted.jsonSchema);
+  } catch (error) {
+    return { ok: false, reason: `its JSON Schema is not plain JSON data: ${(error as Error).message}` };
+  }
+  return { ok: true, schema: { jsonSchema, validate } };
 }
 
 function toOutcome(result: StandardSchemaV1.Result<unknown>): ValidationOutcome {
   if (result.issues === undefined) return { ok: true, value: result.value };
-  return {
-    ok: false,
-    issues: result.issues.map((issue) => ({
+  return { ok: false, issues: boundIssues(standardIssues(result.issues)) };
+}
+
+/** Maps issues one at a time, so that capping them never maps the hundred thousand it drops. */
+function* standardIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>): Generator<ValidationIssue> {
+  for (const issue of issues) {
+    yield {
       path: formatIssuePath(
         (issue.path ?? []).map((segment) => (typeof segment === "object" && segment !== null ? segment.key : segment)),
       ),
       message: issue.message,
-    })),
-  };
+    };
+  }
 }
 
 type JsonConversion = { readonly ok: true; readonly jsonSchema: JsonSchema } | { readonly ok: false; readonly reason: string };

@@ -1,41 +1,98 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { boundIssues } from "./bound-issues.js";
 import type { JsonSchema } from "./json-schema.js";
 import type { ValidationIssue, ValidationOutcome } from "./validation-issue.js";
 
 const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
 
-let draft7: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
+/**
+ * Inputs up to this estimated JSON size get every issue (Ajv `allErrors`); larger ones stop at
+ * the first, so a 2 MB array of bad elements costs one failed check, not a million error objects.
+ */
+export const ALL_ERRORS_INPUT_LIMIT = 64 * 1024;
 
-function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
-  // One shared instance per draft: compiling the meta-schema is the expensive part.
-  if (typeof schema.$schema === "string" && schema.$schema.startsWith(DRAFT_2020)) {
-    draft2020 ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-    return draft2020;
-  }
-  draft7 ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
-  return draft7;
+function isDraft2020(schema: JsonSchema): boolean {
+  return typeof schema.$schema === "string" && schema.$schema.startsWith(DRAFT_2020);
 }
+
+function newAjv(draft2020: boolean, allErrors: boolean): Ajv | Ajv2020 {
+  const options = { strict: false, allErrors, validateFormats: false } as const;
+  return draft2020 ? new Ajv2020(options) : new Ajv(options);
+}
+
+/**
+ * The Ajv instances of one registry. Ajv keeps every schema it compiled for as long as it lives,
+ * so instances are owned by a registry and dropped with it: a host that makes a registry per
+ * conversation, or whose MCP servers change their tools, does not grow without bound. Two
+ * registries never share compiled schemas (nor clash on a schema `$id`).
+ */
+export class JsonSchemaCompiler {
+  private readonly instances = new Map<string, Ajv | Ajv2020>();
+
+  /** The Ajv for `schema`'s draft, stopping at the first error or collecting all. */
+  ajv(schema: JsonSchema, allErrors: boolean): Ajv | Ajv2020 {
+    const draft2020 = isDraft2020(schema);
+    const key = `${draft2020 ? "2020" : "7"}:${allErrors ? "all" : "first"}`;
+    let ajv = this.instances.get(key);
+    if (ajv === undefined) {
+      ajv = newAjv(draft2020, allErrors);
+      this.instances.set(key, ajv);
+    }
+    return ajv;
+  }
+}
+
+// Meta-schema checks only: `validateSchema` compiles the meta-schema once and keeps nothing of
+// the schemas it checks, so one instance per draft is safe to share.
+let metaDraft7: Ajv | undefined;
+let metaDraft2020: Ajv2020 | undefined;
 
 /** Why `schema` is not a valid JSON Schema, or `undefined` when it is. */
 export function explainInvalidJsonSchema(schema: JsonSchema): string | undefined {
-  const ajv = ajvFor(schema);
+  let ajv: Ajv | Ajv2020;
+  if (isDraft2020(schema)) {
+    metaDraft2020 ??= new Ajv2020({ strict: false, validateFormats: false });
+    ajv = metaDraft2020;
+  } else {
+    metaDraft7 ??= new Ajv({ strict: false, validateFormats: false });
+    ajv = metaDraft7;
+  }
   if (ajv.validateSchema(schema) === true) return undefined;
   return ajv.errorsText(ajv.errors, { dataVar: "schema" });
 }
 
 /**
  * A validator for a plain JSON Schema, compiled on first use (registering thousands of MCP tools
- * must not compile thousands of schemas that are never called).
+ * must not compile thousands of schemas that are never called) with the compiler `compilerOf`
+ * gives at that time.
  */
-export function createJsonSchemaValidator(schema: JsonSchema): (value: unknown) => ValidationOutcome {
-  let compiled: ValidateFunction | undefined;
+export function createJsonSchemaValidator(
+  schema: JsonSchema,
+  compiler: JsonSchemaCompiler,
+  sizeOf: (value: unknown) => number,
+): (value: unknown) => ValidationOutcome {
+  let first: ValidateFunction | undefined;
+  let all: ValidateFunction | undefined;
   return (value) => {
-    compiled ??= ajvFor(schema).compile(schema);
-    if (compiled(value)) return { ok: true, value };
-    return { ok: false, issues: (compiled.errors ?? []).map(toIssue) };
+    first ??= compiler.ajv(schema, false).compile(schema);
+    if (first(value)) return { ok: true, value };
+    if (sizeOf(value) > ALL_ERRORS_INPUT_LIMIT) {
+      return { ok: false, issues: boundIssues([...(first.errors ?? []).map(toIssue), ...moreIssuesNotChecked()]) };
+    }
+    all ??= compiler.ajv(schema, true).compile(schema);
+    all(value);
+    const errors = all.errors ?? first.errors ?? [];
+    return { ok: false, issues: boundIssues(lazyMap(errors, toIssue)) };
   };
+}
+
+function moreIssuesNotChecked(): ValidationIssue[] {
+  return [{ path: "", message: "the input is large, so checking stopped at the first issue; there may be more" }];
+}
+
+function* lazyMap<T, U>(items: readonly T[], map: (item: T) => U): Generator<U> {
+  for (const item of items) yield map(item);
 }
 
 function toIssue(error: ErrorObject): ValidationIssue {

@@ -78,6 +78,7 @@ describe("the AI SDK agent runner", () => {
       depth: 2,
       allowedTools: ["a_tool"],
       parentRunId: "p",
+      scope: registry.createRun({ runId: "p" }).scope(),
       signal: new AbortController().signal,
     });
     expect(result).toEqual({ output: "done", usage: { inputTokens: 7, outputTokens: 3 }, steps: 1 });

@@ -153,7 +153,7 @@ describe("runAnthropicToolUses", () => {
     const results = await runAnthropicToolUses(run, fixture("refused-and-failed").content);
     expect(results.map((result) => result.is_error)).toEqual([true, true, true]);
     const errors = results.map(
-      (result) => (JSON.parse(result.content ?? "{}") as { error: { code: string; hint?: string } }).error,
+      (result) => (JSON.parse(String(result.content ?? "{}")) as { error: { code: string; hint?: string } }).error,
     );
     expect(errors.map((error) => error.code)).toEqual(["approval_denied", "invalid_input", "tool_not_activated"]);
     expect(results[0]?.content).toContain("the user keeps their notes");
@@ -202,7 +202,7 @@ describe("runAnthropicToolUses", () => {
     const controller = new AbortController();
     controller.abort();
     const results = await runAnthropicToolUses(run, fixture("find-tool-turn-1").content, { signal: controller.signal });
-    expect(results.map((result) => [result.is_error, result.content?.includes('"aborted"')])).toEqual([
+    expect(results.map((result) => [result.is_error, String(result.content).includes('"aborted"')])).toEqual([
       [true, true],
       [true, true],
     ]);

@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
-import { openAIChatRequest, openAIChatTools, runOpenAIChatToolCalls } from "agent-tool-catalog/openai";
+import {
+  type OpenAIChatResultMessage,
+  type OpenAIChatToolMessage,
+  openAIChatRequest,
+  openAIChatTools,
+  runOpenAIChatToolCalls,
+} from "agent-tool-catalog/openai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -91,11 +97,17 @@ describe("openAIChatTools", () => {
   });
 });
 
+/** The tool messages of a batch (no images or files here, so no user message either). */
+function onlyToolMessages(messages: readonly OpenAIChatResultMessage[]): OpenAIChatToolMessage[] {
+  expect(messages.every((message) => message.role === "tool")).toBe(true);
+  return messages.filter((message): message is OpenAIChatToolMessage => message.role === "tool");
+}
+
 describe("runOpenAIChatToolCalls", () => {
   it("answers malformed JSON arguments with invalid_input, and runs the other call", async () => {
     const run = catalog().registry.createRun();
     const message = fixture("chat-turn-1-malformed-arguments").choices[0]?.message;
-    const results = await runOpenAIChatToolCalls(run, message?.tool_calls);
+    const results = onlyToolMessages(await runOpenAIChatToolCalls(run, message?.tool_calls));
     expect(results.map((result) => result.tool_call_id)).toEqual(["call_ReadNote4kZ8mQ2xW7", "call_FindTool9pL3vN6bT1"]);
     expect(results[0]).toEqual({
       role: "tool",
@@ -116,7 +128,7 @@ describe("runOpenAIChatToolCalls", () => {
       { id: "call_1", type: "function", function: { name: "delete_note", arguments: '{"title":"groceries"}' } },
       { id: "call_2", type: "custom", custom: { name: "grammar_tool", input: "x" } },
     ];
-    const results = await runOpenAIChatToolCalls(run, calls);
+    const results = onlyToolMessages(await runOpenAIChatToolCalls(run, calls));
     expect(results).toHaveLength(1);
     expect(errorCode(results[0]?.content ?? "")).toBe("approval_denied");
     expect(deleted).toEqual([]);
@@ -144,7 +156,7 @@ describe("a Chat Completions tool loop with the real OpenAI client", () => {
       if (message === undefined) throw new Error("no choice");
       messages.push(message);
       if (message.tool_calls === undefined || message.tool_calls.length === 0) break;
-      const results = await runOpenAIChatToolCalls(run, message.tool_calls);
+      const results = onlyToolMessages(await runOpenAIChatToolCalls(run, message.tool_calls));
       toolMessages.push(...results);
       messages.push(...results);
     }

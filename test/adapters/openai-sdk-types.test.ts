@@ -59,8 +59,7 @@ describe("OpenAI SDK types: Chat Completions", () => {
     const calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] = [
       { id: "call_1", type: "function", function: { name: "echo", arguments: '{"text":"hi"}' } },
     ];
-    const messages: OpenAI.Chat.Completions.ChatCompletionToolMessageParam[] = await runOpenAIChatToolCalls(run(), calls);
-    const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = messages;
+    const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = await runOpenAIChatToolCalls(run(), calls);
     expectTypeOf<OpenAI.Chat.Completions.ChatCompletionMessageToolCall>().toExtend<OpenAIChatToolCall>();
     expect(history).toEqual([{ role: "tool", tool_call_id: "call_1", content: "hi" }]);
   });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import { MissingObjectError, type ObjectStore } from "../../src/git/objects/git-object.js";
 import { IsomorphicObjectStore } from "../../src/git/objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
@@ -50,7 +51,10 @@ function allObjects(directory: string): { oid: string; type: string; size: numbe
 const stores: [string, (gitdir: string) => ObjectStore][] = [
   [
     "NodeObjectStore",
-    (gitdir) => new NodeObjectStore(objectDirectories(path.join(gitdir, "objects")), { deltaBaseBytes: 64 * 1024 }),
+    (gitdir) =>
+      new NodeObjectStore(objectDirectories(path.join(gitdir, "objects"), unconfinedReader()), unconfinedReader(), {
+        deltaBaseBytes: 64 * 1024,
+      }),
   ],
   ["IsomorphicObjectStore", (gitdir) => new IsomorphicObjectStore(nodeFs, gitdir, {})],
 ];
@@ -119,7 +123,10 @@ describe("NodeObjectStore across repository maintenance", () => {
   it("finds objects written and repacked after it listed the packs, and through alternates", async () => {
     const repository = buildRepository("maintenance");
     git(repository.directory, ["gc", "-q"]);
-    const store = new NodeObjectStore(objectDirectories(path.join(repository.directory, ".git", "objects")));
+    const store = new NodeObjectStore(
+      objectDirectories(path.join(repository.directory, ".git", "objects"), unconfinedReader()),
+      unconfinedReader(),
+    );
     await store.read(repository.head());
     expect(store.packedObjectCount()).toBe(allObjects(repository.directory).length);
     const late = repository.write("late.txt", "late\n").commit("late", AUTHOR);
@@ -131,7 +138,10 @@ describe("NodeObjectStore across repository maintenance", () => {
     cleanup.push(path.dirname(shared));
     git(repository.directory, ["clone", "-q", "--shared", repository.directory, shared]);
     expect(nodeFs.existsSync(path.join(shared, ".git", "objects", "info", "alternates"))).toBe(true);
-    const borrowing = new NodeObjectStore(objectDirectories(path.join(shared, ".git", "objects")));
+    const borrowing = new NodeObjectStore(
+      objectDirectories(path.join(shared, ".git", "objects"), unconfinedReader()),
+      unconfinedReader(),
+    );
     expect((await borrowing.read(late)).type).toBe("commit");
     borrowing.close();
   });

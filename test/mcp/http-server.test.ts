@@ -41,14 +41,19 @@ describe("an MCP server over streamable HTTP", () => {
     expect(http.lastHeaders.authorization).toBe("Bearer t0ken");
   });
 
-  it("prefers structuredContent and summarizes images instead of dumping base64", async () => {
+  it("prefers structuredContent, and passes images on as content parts with a text fallback", async () => {
     registry = createRegistry();
     await connectMcpServer(registry, { name: "media", url: http.url });
     const run = registry.createRun();
     run.activate(["mcp_media_weather", "mcp_media_picture"]);
     expect(await run.call("mcp_media_weather", {})).toMatchObject({ ok: true, output: '{"temperature":21,"unit":"C"}' });
     const picture = await run.call("mcp_media_picture", {});
+    // The text form stays the output (the fallback for text-only providers); the image is a part.
     expect(picture).toMatchObject({ ok: true, output: "a red pixel\n[image: image/png, 70 bytes, not shown]" });
+    expect(picture.ok && picture.content).toEqual([
+      { type: "text", text: "a red pixel" },
+      { type: "image", data: expect.stringMatching(/^iVBOR/), mediaType: "image/png" },
+    ]);
   });
 
   it("cancels the server's work when the call's AbortSignal fires", async () => {

@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 
 /** The capabilities tests may need. */
-export type CapabilityName = "bubblewrap" | "ripgrep" | "git";
+export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis";
 
 /** Whether this machine has a capability, and how a test names its need for it. */
 export interface Capability {
@@ -36,6 +36,7 @@ export const CAPABILITY_SETUP: Readonly<Record<CapabilityName, string>> = {
     "install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap) on Linux with unprivileged user namespaces enabled",
   ripgrep: "install ripgrep (Debian/Ubuntu: apt-get install -y ripgrep)",
   git: "install git (Debian/Ubuntu: apt-get install -y git)",
+  redis: "install redis-server (Debian/Ubuntu: apt-get install -y redis-server); the tests start their own on 127.0.0.1",
 };
 
 const probes: Record<CapabilityName, () => string | undefined> = {
@@ -45,6 +46,7 @@ const probes: Record<CapabilityName, () => string | undefined> = {
   },
   ripgrep: () => runs("rg", ["--version"]),
   git: () => runs("git", ["--version"]),
+  redis: () => runs("redis-server", ["--version"]),
 };
 
 const cache = new Map<CapabilityName, Capability>();

@@ -122,7 +122,7 @@ describe("apply_patch", () => {
     expect(await read("a.txt")).toBe("a\n");
   });
 
-  it("restores the files already written when a later write fails", async () => {
+  it("changes no file when a later file of the patch cannot be written", async () => {
     await writeFile(file("a.txt"), "a\n");
     await writeFile(file("blocker"), "a file where a directory is needed\n");
     const patch = [
@@ -136,7 +136,7 @@ describe("apply_patch", () => {
     ].join("\n");
     const error = failure(await run().call("apply_patch", { patch }));
     expect(error.code).toBe("not_a_directory");
-    expect(error.message).toContain("the 1 file(s) already written were restored");
+    expect(error.message).toContain("No file was changed");
     expect(await read("a.txt")).toBe("a\n");
   });
 
@@ -157,6 +157,6 @@ describe("apply_patch", () => {
     expect(failure(await r.call("apply_patch", { path: "e.txt", find: "1" })).issues?.[0]?.path).toBe("replace");
     expect(failure(await r.call("apply_patch", { patch: "x", edits: [] })).code).toBe("invalid_input");
     const escaping = ["*** Begin Patch", "*** Add File: ../evil.txt", "+x", "*** End Patch"].join("\n");
-    expect(failure(await r.call("apply_patch", { patch: escaping })).code).toBe("invalid_path");
+    expect(failure(await r.call("apply_patch", { patch: escaping })).code).toBe("path_outside_workspace");
   });
 });

@@ -1,4 +1,4 @@
-import type { CreateRunOptions, Registry } from "agent-tool-catalog";
+import type { CreateRunOptions, Registry, RunScope } from "agent-tool-catalog";
 import { generateText, type LanguageModel, stepCountIs } from "ai";
 import { createAiSdkTools } from "./create-ai-sdk-tools.js";
 
@@ -16,6 +16,8 @@ export interface AiSdkAgentRequest {
   readonly allowedTools?: readonly string[] | undefined;
   /** The asking run. */
   readonly parentRunId: string;
+  /** What the asking run may do: the child run is created with it as parent, never wider. */
+  readonly scope: RunScope;
   /** Stops the child. */
   readonly signal: AbortSignal;
 }
@@ -39,7 +41,10 @@ export interface AiSdkAgentRunnerOptions {
    * `agentToolGroup({ depth })` so the child has `task_complete` and its own depth limit).
    */
   readonly registry: Registry | ((request: AiSdkAgentRequest) => Registry);
-  /** More options of the child's run (permissions, profile, ...). */
+  /**
+   * More options of the child's run (permissions, profile, ...). They can only narrow: the child
+   * run's parent is `request.scope`, so its permissions and tools never exceed the asking run's.
+   */
   readonly runOptions?: (request: AiSdkAgentRequest) => CreateRunOptions;
   /** The child's system prompt. */
   readonly system?: string;
@@ -52,7 +57,9 @@ export interface AiSdkAgentRunnerOptions {
 
 /**
  * The default `AgentRunner` of the agent, subagent, workflow and forked-skill tools: each request
- * becomes a child run (with `allowedTools`, and the depth in `hostContext.agentDepth`) driven by
+ * becomes a child run of the asking run's scope (`createRun({ parent: request.scope })`: never
+ * wider permissions or more tools; `allowedTools` intersected, the depth in
+ * `hostContext.agentDepth`) driven by
  * an AI SDK `generateText` loop over that run's tools; the child run is closed afterwards.
  */
 export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
@@ -64,13 +71,14 @@ export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
       const extra = options.runOptions?.(request) ?? {};
       const run = registry.createRun({
         ...extra,
+        parent: request.scope,
         ...(request.allowedTools === undefined ? {} : { allowedTools: request.allowedTools }),
         context: { ...extra.context, agentDepth: request.depth, parentRunId: request.parentRunId },
       });
       try {
         const { tools, prepareStep } = createAiSdkTools(run);
-        const index = run.systemPromptIndex();
-        const system = [options.system, index].filter((part) => part !== undefined && part !== "").join("\n\n");
+        // prepareStep adds the run's index after this system prompt.
+        const system = options.system ?? "";
         const result = await generateText({
           model: typeof options.model === "function" ? options.model(request) : options.model,
           tools,

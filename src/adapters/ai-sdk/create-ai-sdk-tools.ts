@@ -1,11 +1,28 @@
-import { approvalRequiredBy, type JsonSchema, type Run, type ToolCallErrorInfo, type ToolDescriptor } from "agent-tool-catalog";
-import { jsonSchema, type Tool, type ToolSet, tool } from "ai";
+import {
+  type AnyToolDefinition,
+  approvalRequiredBy,
+  ConfigurationError,
+  type JsonSchema,
+  type Run,
+  type ToolCallErrorInfo,
+  type ToolContent,
+  type ToolDefinition,
+  type ToolDescriptor,
+} from "agent-tool-catalog";
+import { dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from "ai";
+import { callSafely } from "../shared/safe-call.js";
+import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 
 /** How approvals of `approval: "destructive" | "all"` runs are asked. */
 export type AiSdkApprovalFlow = "broker" | "ai-sdk";
 
+/** Tool definitions by name, to type the tools of {@link createAiSdkTools}. */
+export type AiSdkToolDefinitions = Readonly<Record<string, AnyToolDefinition>>;
+
 /** Options of {@link createAiSdkTools}. */
-export interface AiSdkToolsOptions {
+export interface AiSdkToolsOptions<Definitions extends AiSdkToolDefinitions = AiSdkToolDefinitions>
+  extends ToolResultMediaOptions {
   /**
    * `"broker"`: `execute` waits on the run's approval broker (the loop pauses inside the call).
    * `"ai-sdk"`: tools get `needsApproval`, so `generateText` stops with a `tool-approval-request`
@@ -14,6 +31,14 @@ export interface AiSdkToolsOptions {
    * @defaultValue `"broker"`
    */
   readonly approvalFlow?: AiSdkApprovalFlow;
+  /**
+   * The definitions of the tools to type, by name (each key must be its tool's name): their calls
+   * and results in `result.steps` get the handler's input and output types. Every other tool of
+   * the run (`find_tool`, `toolbox`, MCP tools) is a dynamic tool, whose calls come with
+   * `dynamic: true` and `unknown` input.
+   * @defaultValue none: every tool is untyped
+   */
+  readonly definitions?: Definitions;
 }
 
 /** What a failed call returns to the model through the AI SDK: the run's structured error. */
@@ -22,33 +47,68 @@ export interface AiSdkToolError {
   readonly error: ToolCallErrorInfo;
 }
 
-/** The run as AI SDK parts: a `ToolSet` and a `prepareStep` that keeps `activeTools` in step with the run. */
-export interface AiSdkTools {
+/** What a typed tool's `execute` returns for a handler returning `Output`. */
+export type AiSdkToolOutput<Output> =
+  | (Awaited<Output> extends ToolContent ? AiSdkContentOutput : Awaited<Output>)
+  | AiSdkContentOutput
+  | AiSdkToolError;
+
+/** The typed part of the `ToolSet`: one AI SDK tool per definition, with its input and output types. */
+export type AiSdkTypedToolSet<Definitions extends AiSdkToolDefinitions> = {
+  -readonly [Name in keyof Definitions & string]: Definitions[Name] extends ToolDefinition<infer Input, infer Output>
+    ? Tool<Input, AiSdkToolOutput<Output>>
+    : Tool<unknown, unknown>;
+};
+
+/** The run as AI SDK parts: a `ToolSet` and a `prepareStep` that keeps the step in line with the run. */
+export interface AiSdkTools<Tools extends ToolSet = ToolSet> {
   /** Every tool the run may ever see (core and deferred), each executing through `run.call()`. */
-  readonly tools: ToolSet;
+  readonly tools: Tools;
   /**
-   * Sets `activeTools` to the run's current definitions before every step, so a tool activated by
-   * `find_tool` in step N is callable in step N+1 of the same loop.
+   * Prepares every step: sets `activeTools` to the run's current definitions, so a tool activated
+   * by `find_tool` in step N is callable in step N+1 of the same loop, and puts the run's index
+   * (`run.systemPromptIndex()`, the tools a listing run names and reaches through `toolbox`) in a
+   * system message at the head of the step's messages, after your own `system`.
    */
-  readonly prepareStep: () => { activeTools: string[] };
+  readonly prepareStep: (options: { readonly messages: ModelMessage[] }) => {
+    activeTools: (keyof Tools & string)[];
+    messages?: ModelMessage[];
+  };
   /** The names the model may call now (what `prepareStep` sends). */
   activeTools(): string[];
 }
 
 /**
  * Turns a run into AI SDK (v6) tools. Build it for each `generateText` / `streamText` call:
- * tools registered later (an MCP server connected mid-run) join the next call.
+ * tools registered later (an MCP server connected mid-run) join the next call. Pass `prepareStep`
+ * too: it keeps the active tools in step with the run and carries the run's index into the prompt.
+ *
+ * A rich result (`toolContent`) reaches the model as `content` with `image-data` / `file-data`
+ * parts (`media: false` sends text lines instead, for models without vision); failures go as
+ * `error-json`; an output JSON cannot hold (a BigInt, a circular object) is made safe first.
  *
  * @example
  * ```ts
- * const { tools, prepareStep } = createAiSdkTools(run);
- * await generateText({ model, tools, prepareStep, stopWhen: stepCountIs(10), prompt });
+ * const { tools, prepareStep } = createAiSdkTools(run, { definitions: { read_note: readNote } });
+ * const result = await generateText({ model, tools, prepareStep, stopWhen: stepCountIs(10), prompt });
  * ```
  */
-export function createAiSdkTools(run: Run, options: AiSdkToolsOptions = {}): AiSdkTools {
+export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions = Record<never, AnyToolDefinition>>(
+  run: Run,
+  options: AiSdkToolsOptions<Definitions> = {},
+): AiSdkTools<[keyof Definitions] extends [never] ? ToolSet : AiSdkTypedToolSet<Definitions>> {
   const flow = options.approvalFlow ?? "broker";
+  const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
-  for (const descriptor of run.availableTools()) tools[descriptor.name] = toAiSdkTool(run, descriptor, flow);
+  for (const descriptor of run.availableTools()) {
+    tools[descriptor.name] = toAiSdkTool(
+      run,
+      descriptor,
+      flow,
+      options,
+      options.definitions === undefined || typed.has(descriptor.name),
+    );
+  }
   const activeTools = () =>
     run
       .definitions()
@@ -57,24 +117,58 @@ export function createAiSdkTools(run: Run, options: AiSdkToolsOptions = {}): AiS
   return {
     tools,
     activeTools,
-    prepareStep: () => ({ activeTools: activeTools() }),
-  };
+    prepareStep: ({ messages }) => {
+      const index = run.systemPromptIndex();
+      const active = activeTools();
+      return index === undefined
+        ? { activeTools: active }
+        : { activeTools: active, messages: [{ role: "system", content: index }, ...messages] };
+    },
+  } as AiSdkTools as never;
 }
 
-function toAiSdkTool(run: Run, descriptor: ToolDescriptor, flow: AiSdkApprovalFlow): Tool {
+function typedNames(definitions: AiSdkToolDefinitions | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const [key, definition] of Object.entries(definitions ?? {})) {
+    if (definition?.name !== key) {
+      throw new ConfigurationError(
+        "invalid_option",
+        `definitions.${key} must be the definition of the tool named ${JSON.stringify(key)}, got ${JSON.stringify(definition?.name)}.`,
+        { data: { field: `definitions.${key}`, value: definition?.name } },
+      );
+    }
+    names.add(key);
+  }
+  return names;
+}
+
+function toAiSdkTool(
+  run: Run,
+  descriptor: ToolDescriptor,
+  flow: AiSdkApprovalFlow,
+  media: ToolResultMediaOptions,
+  isStatic: boolean,
+): Tool {
   const needsApproval = flow === "ai-sdk" && approvalRequiredBy(run.permissions.approval, descriptor) !== undefined;
-  return tool({
+  // Failures are told apart by identity: a handler may well return an `{ error }` object of its own.
+  const failures = new WeakSet<object>();
+  const parts = {
     description: descriptor.description,
     // Validation happens in run.call(), whose errors name the fields; the SDK only forwards input.
     inputSchema: jsonSchema<unknown>(descriptor.inputSchema as JsonSchema as Parameters<typeof jsonSchema>[0]),
     ...(needsApproval ? { needsApproval: true } : {}),
-    execute: async (input: unknown, { toolCallId, abortSignal }): Promise<unknown> => {
-      const result = await run.call(descriptor.name, input, {
+    execute: async (input: unknown, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
+      const result = await callSafely(run, descriptor.name, input, {
         callId: toolCallId,
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),
         ...(needsApproval ? { approved: true } : {}),
       });
-      return result.ok ? result.output : ({ error: result.error } satisfies AiSdkToolError);
+      const output = executeOutput(result, media);
+      if (!result.ok) failures.add(output as object);
+      return output;
     },
-  });
+    toModelOutput: ({ output }: { output: unknown }) =>
+      toModelOutput(output, typeof output === "object" && output !== null && failures.has(output)) as never,
+  };
+  return isStatic ? tool<unknown, unknown>(parts) : dynamicTool(parts);
 }

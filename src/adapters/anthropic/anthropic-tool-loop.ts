@@ -1,4 +1,6 @@
 import { ConfigurationError, type Run } from "agent-tool-catalog";
+import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { type AnthropicTextBlockParam, anthropicSystem } from "./anthropic-system.js";
 import { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
 import type { AnthropicContentBlock } from "./anthropic-types.js";
 import { runAnthropicToolUses } from "./run-anthropic-tool-uses.js";
@@ -10,14 +12,6 @@ export interface AnthropicMessageParam {
   readonly role: string;
   /** A string, or content blocks. */
   readonly content: unknown;
-}
-
-/** A text block of a system prompt. */
-export interface AnthropicTextBlockParam {
-  /** Discriminant. */
-  readonly type: "text";
-  /** The text. */
-  readonly text: string;
 }
 
 /** Any tool definition the API accepts (the loop sends the adapter's, plus none of its own). */
@@ -68,14 +62,19 @@ export type AnthropicClientMessage<Client extends AnthropicMessagesClient> = Par
 >[0]["messages"][number];
 
 /** Options of {@link anthropicToolLoop}. */
-export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient> extends AnthropicToolsOptions {
+export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient>
+  extends AnthropicToolsOptions,
+    ToolResultMediaOptions {
   /** The client, e.g. `new Anthropic()`. */
   readonly client: Client;
   /** The model, e.g. `"claude-sonnet-4-5"`. */
   readonly model: string;
   /** The conversation to continue; it is not changed (the result holds the longer one). */
   readonly messages: readonly AnthropicClientMessage<Client>[];
-  /** The system prompt. */
+  /**
+   * The host's system prompt. The loop sends it with the run's index after it
+   * (`anthropicSystem`), so the tools a listing run names are known to the model.
+   */
   readonly system?: string | readonly AnthropicTextBlockParam[];
   /** `max_tokens` of every request. @defaultValue 4096 */
   readonly maxTokens?: number;
@@ -146,7 +145,11 @@ export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
       continue;
     }
     if (response.stop_reason !== "tool_use") return done(response.stop_reason);
-    const results = await runAnthropicToolUses(run, response.content, signal);
+    const results = await runAnthropicToolUses(run, response.content, {
+      ...signal,
+      ...(options.media === undefined ? {} : { media: options.media }),
+      ...(options.maxMediaBytes === undefined ? {} : { maxMediaBytes: options.maxMediaBytes }),
+    });
     if (results.length === 0) return done(response.stop_reason);
     messages.push(asClientMessage<Client>({ role: "user", content: results }));
     if (turns >= maxTurns) return done("max_turns");
@@ -161,13 +164,14 @@ function request<Client extends AnthropicMessagesClient>(
   const toolsOptions = options.nativeToolSearch === undefined ? {} : { nativeToolSearch: options.nativeToolSearch };
   // The loop reads whole messages, so a `stream` flag among the extra parameters is dropped.
   const { stream: _stream, ...params } = options.params ?? {};
+  const system = anthropicSystem(run, options.system);
   return {
     ...params,
     model: options.model,
     max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     messages: [...messages],
     tools: anthropicTools(run, toolsOptions),
-    ...(options.system === undefined ? {} : { system: options.system }),
+    ...(system === undefined ? {} : { system }),
   };
 }
 

@@ -64,10 +64,46 @@ export interface AnthropicToolResultBlock {
   /** The `id` of the `tool_use` block it answers. */
   readonly tool_use_id: string;
   /**
-   * The result as text (`formatToolResult`): the output, or the run's structured error as JSON.
-   * Absent when a handler returned nothing.
+   * The result as text (`formatToolResult`): the output, or the run's structured error as JSON; for
+   * a rich result (`toolContent`) with images or files, its parts as content blocks. Absent when a
+   * handler returned nothing.
    */
-  readonly content?: string;
+  readonly content?: string | AnthropicToolResultContentBlock[];
   /** Present (always `true`) when the call failed, so the model reads the content as an error. */
   readonly is_error?: true;
 }
+
+/** A text block of a rich tool result. */
+export interface AnthropicResultTextBlock {
+  /** Discriminant. */
+  readonly type: "text";
+  /** The text (never empty: the API refuses empty text blocks). */
+  readonly text: string;
+}
+
+/** An image of a rich tool result, inline as base64. */
+export interface AnthropicResultImageBlock {
+  /** Discriminant. */
+  readonly type: "image";
+  /** The bytes. */
+  readonly source: {
+    readonly type: "base64";
+    readonly media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+    readonly data: string;
+  };
+}
+
+/** A document of a rich tool result: a PDF (base64) or plain text. */
+export interface AnthropicResultDocumentBlock {
+  /** Discriminant. */
+  readonly type: "document";
+  /** The document. */
+  readonly source:
+    | { readonly type: "base64"; readonly media_type: "application/pdf"; readonly data: string }
+    | { readonly type: "text"; readonly media_type: "text/plain"; readonly data: string };
+  /** The file name, when the part had one. */
+  readonly title?: string;
+}
+
+/** One block of a rich `tool_result`'s content. */
+export type AnthropicToolResultContentBlock = AnthropicResultTextBlock | AnthropicResultImageBlock | AnthropicResultDocumentBlock;

@@ -1,23 +1,30 @@
 // Anthropic Messages API adapter. Structural types only: no dependency on `@anthropic-ai/sdk`.
+
+export { DEFAULT_MAX_MEDIA_BYTES, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
+export { type AnthropicTextBlockParam, anthropicSystem } from "./anthropic-system.js";
 export {
   type AnthropicClientMessage,
   type AnthropicMessageParam,
   type AnthropicMessagesClient,
   type AnthropicMessagesRequest,
   type AnthropicMessagesResponse,
-  type AnthropicTextBlockParam,
   type AnthropicToolLoopOptions,
   type AnthropicToolLoopResult,
   type AnthropicToolParam,
   anthropicToolLoop,
 } from "./anthropic-tool-loop.js";
+export { anthropicToolResult } from "./anthropic-tool-result.js";
 export { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
 export type {
   AnthropicContentBlock,
   AnthropicCustomTool,
   AnthropicInputSchema,
+  AnthropicResultDocumentBlock,
+  AnthropicResultImageBlock,
+  AnthropicResultTextBlock,
   AnthropicTool,
   AnthropicToolResultBlock,
+  AnthropicToolResultContentBlock,
   AnthropicToolSearchTool,
   AnthropicToolSearchVariant,
   AnthropicToolUseBlock,

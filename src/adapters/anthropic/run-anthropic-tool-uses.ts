@@ -1,9 +1,12 @@
-import { formatToolResult, type Run, type ToolCallResult } from "agent-tool-catalog";
+import type { Run } from "agent-tool-catalog";
+import { callSafely } from "../shared/safe-call.js";
+import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { anthropicToolResult } from "./anthropic-tool-result.js";
 import type { AnthropicContentBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from "./anthropic-types.js";
 import { activateToolReferences } from "./tool-references.js";
 
 /** Options of {@link runAnthropicToolUses}. */
-export interface RunAnthropicToolUsesOptions {
+export interface RunAnthropicToolUsesOptions extends ToolResultMediaOptions {
   /** Cancels the calls; a cancelled call still gets its `tool_result` (an `aborted` error). */
   readonly signal?: AbortSignal;
 }
@@ -13,7 +16,10 @@ export interface RunAnthropicToolUsesOptions {
  * `tool_result` blocks, for the next `user` message. Every `tool_use` gets exactly one result, in
  * the same order (the API rejects a turn that leaves one unanswered); a call the run refuses or that
  * fails comes back as a result with `is_error: true` and the run's structured error, so the model
- * can correct itself.
+ * can correct itself. A rich result (`toolContent`) sends its images as `image` blocks and its PDFs
+ * as `document` blocks. Nothing here throws for a result: an output JSON cannot hold (a BigInt, a
+ * circular object) is written as far as it can be, and a call that rejects becomes a `tool_failed`
+ * result, so one bad result never loses the others.
  *
  * Calls run one after the other (approval prompts come in order). `server_tool_use` blocks are
  * skipped: the provider ran them. It first calls {@link activateToolReferences}, so a deferred tool
@@ -34,11 +40,11 @@ export async function runAnthropicToolUses(
   const results: AnthropicToolResultBlock[] = [];
   for (const block of content) {
     if (!isToolUseBlock(block)) continue;
-    const result = await run.call(block.name, block.input, {
+    const result = await callSafely(run, block.name, block.input, {
       callId: block.id,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    results.push(toToolResultBlock(block.id, result));
+    results.push(anthropicToolResult(block.id, result, options));
   }
   return results;
 }
@@ -48,12 +54,4 @@ function isToolUseBlock(block: AnthropicContentBlock): block is AnthropicToolUse
   if (block.type !== "tool_use") return false;
   const { id, name } = block as Partial<AnthropicToolUseBlock>;
   return typeof id === "string" && typeof name === "string";
-}
-
-function toToolResultBlock(toolUseId: string, result: ToolCallResult): AnthropicToolResultBlock {
-  const content = formatToolResult(result);
-  // A handler that returned nothing gets a result without content (the API refuses empty text).
-  const block: AnthropicToolResultBlock =
-    content === "" ? { type: "tool_result", tool_use_id: toolUseId } : { type: "tool_result", tool_use_id: toolUseId, content };
-  return result.ok ? block : { ...block, is_error: true };
 }

@@ -1,5 +1,16 @@
 // OpenAI adapter: Chat Completions and the Responses API. Structural types only: no dependency on `openai`.
-export { type OpenAIChatToolsRequest, openAIChatRequest, openAIChatTools, runOpenAIChatToolCalls } from "./openai-chat.js";
+
+export { DEFAULT_MAX_MEDIA_BYTES, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
+export {
+  type OpenAIChatMessageLike,
+  type OpenAIChatRequestOptions,
+  type OpenAIChatResultMessage,
+  type OpenAIChatToolsRequest,
+  openAIChatRequest,
+  openAIChatSystemMessage,
+  openAIChatTools,
+  runOpenAIChatToolCalls,
+} from "./openai-chat.js";
 export type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 export {
   type OpenAIResponsesRequestOptions,
@@ -15,7 +26,10 @@ export type {
   OpenAIChatFunctionTool,
   OpenAIChatToolCall,
   OpenAIChatToolMessage,
+  OpenAIChatUserContentPart,
+  OpenAIChatUserMessage,
   OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutputContent,
   OpenAIFunctionCallOutputItem,
   OpenAIParametersSchema,
   OpenAIResponseItem,

@@ -1,12 +1,40 @@
-import { formatToolResult, type Run } from "agent-tool-catalog";
+import type { Run } from "agent-tool-catalog";
+import { callSafely } from "../shared/safe-call.js";
+import { systemWithIndex } from "../shared/system-prompt.js";
 import { callArguments, functionToolParts } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
+import { chatOutput } from "./openai-tool-result.js";
 import type {
   OpenAIChatAllowedToolsChoice,
   OpenAIChatFunctionTool,
   OpenAIChatToolCall,
   OpenAIChatToolMessage,
+  OpenAIChatUserContentPart,
+  OpenAIChatUserMessage,
 } from "./openai-types.js";
+
+/** A message {@link runOpenAIChatToolCalls} returns: a tool message, or the user message of the batch's images and files. */
+export type OpenAIChatResultMessage = OpenAIChatToolMessage | OpenAIChatUserMessage;
+
+/** A message of a Chat Completions conversation, as {@link openAIChatRequest} reads it. */
+export interface OpenAIChatMessageLike {
+  /** `"system"`, `"developer"`, `"user"`, `"assistant"`, `"tool"`, ... */
+  readonly role: string;
+  /** A string, or content parts. */
+  readonly content?: unknown;
+}
+
+/** Options of {@link openAIChatRequest} with the conversation. */
+export interface OpenAIChatRequestOptions<Message extends OpenAIChatMessageLike> extends OpenAIAllowedToolsOptions {
+  /**
+   * The conversation. When given, the request carries it as `messages` with the run's index
+   * (`run.systemPromptIndex()`, the tools a listing run names and reaches through `toolbox`) in
+   * the system prompt: appended to a leading `system` / `developer` message with string content,
+   * else in a `system` message put first. Without it the index is not sent: use
+   * `openAIChatSystemMessage(run)` yourself.
+   */
+  readonly messages: readonly Message[];
+}
 
 /** The tool fields of a Chat Completions request, to spread into `chat.completions.create()`. */
 export interface OpenAIChatToolsRequest {
@@ -34,14 +62,28 @@ export function openAIChatTools(run: Run, options: OpenAIToolsOptions = {}): Ope
 /**
  * The tool fields of a Chat Completions request; with `allowedToolsChoice`, the same full tool list
  * on every turn plus `tool_choice: { type: "allowed_tools", allowed_tools: { mode, tools } }`
- * naming the tools visible now (see {@link OpenAIAllowedToolsOptions}).
+ * naming the tools visible now (see {@link OpenAIAllowedToolsOptions}). Given the conversation
+ * (`messages`), it returns it too, with the run's index in the system prompt.
  *
  * @example
  * ```ts
- * await openai.chat.completions.create({ model, messages, ...openAIChatRequest(run, { allowedToolsChoice: true }) });
+ * await openai.chat.completions.create({ model, ...openAIChatRequest(run, { messages, allowedToolsChoice: true }) });
  * ```
  */
-export function openAIChatRequest(run: Run, options: OpenAIAllowedToolsOptions = {}): OpenAIChatToolsRequest {
+export function openAIChatRequest(run: Run, options?: OpenAIAllowedToolsOptions): OpenAIChatToolsRequest;
+export function openAIChatRequest<Message extends OpenAIChatMessageLike>(
+  run: Run,
+  options: OpenAIChatRequestOptions<Message>,
+): OpenAIChatToolsRequest & { messages: Message[] };
+export function openAIChatRequest<Message extends OpenAIChatMessageLike>(
+  run: Run,
+  options: OpenAIAllowedToolsOptions & { readonly messages?: readonly Message[] } = {},
+): OpenAIChatToolsRequest & { messages?: Message[] } {
+  const fields = chatToolFields(run, options);
+  return options.messages === undefined ? fields : { messages: withIndexMessage(run, options.messages), ...fields };
+}
+
+function chatToolFields(run: Run, options: OpenAIAllowedToolsOptions): OpenAIChatToolsRequest {
   const strict = options.strict === true;
   if (options.allowedToolsChoice !== true) {
     const tools = openAIChatTools(run, { strict });
@@ -67,6 +109,31 @@ export function openAIChatRequest(run: Run, options: OpenAIAllowedToolsOptions =
 }
 
 /**
+ * The run's index (`run.systemPromptIndex()`) as a `system` message, after the host's own system
+ * prompt when given; `undefined` when there is neither. For hosts that build `messages` themselves.
+ *
+ * @example
+ * ```ts
+ * const system = openAIChatSystemMessage(run, "You are a careful assistant.");
+ * const messages = [...(system === undefined ? [] : [system]), { role: "user" as const, content: "Hi" }];
+ * ```
+ */
+export function openAIChatSystemMessage(run: Run, system?: string): { role: "system"; content: string } | undefined {
+  const content = systemWithIndex(run, system);
+  return content === undefined ? undefined : { role: "system", content };
+}
+
+function withIndexMessage<Message extends OpenAIChatMessageLike>(run: Run, messages: readonly Message[]): Message[] {
+  const index = run.systemPromptIndex();
+  if (index === undefined) return [...messages];
+  const [first, ...rest] = messages;
+  if (first !== undefined && (first.role === "system" || first.role === "developer") && typeof first.content === "string") {
+    return [{ ...first, content: `${first.content}\n\n${index}` }, ...rest];
+  }
+  return [{ role: "system", content: index } as unknown as Message, ...messages];
+}
+
+/**
  * Runs the tool calls of a Chat Completions assistant message (`message.tool_calls`) through
  * `run.call()` and returns one `tool` message per call, in order, for the next request. Arguments
  * go to the run as the JSON string the model sent, so malformed JSON comes back as an
@@ -74,6 +141,12 @@ export function openAIChatRequest(run: Run, options: OpenAIAllowedToolsOptions =
  * fields are removed first (`stripOptionalNulls`). A refused or failed call is answered with the
  * run's structured error. Calls run one after the other; calls of custom tools are not this
  * adapter's and are skipped.
+ *
+ * Tool messages take text only: the images and files of rich results (`toolContent`) come in one
+ * `user` message after the tool messages, and each tool message says which of them are its own.
+ * Nothing here throws for a result: an output JSON cannot hold (a BigInt, a circular object) is
+ * written as far as it can be, and a call that rejects becomes a `tool_failed` result, so one bad
+ * result never loses the others.
  *
  * @example
  * ```ts
@@ -85,16 +158,30 @@ export async function runOpenAIChatToolCalls(
   run: Run,
   toolCalls: readonly OpenAIChatToolCall[] | null | undefined,
   options: RunOpenAIToolCallsOptions = {},
-): Promise<OpenAIChatToolMessage[]> {
-  const messages: OpenAIChatToolMessage[] = [];
+): Promise<OpenAIChatResultMessage[]> {
+  const messages: OpenAIChatResultMessage[] = [];
+  const media: OpenAIChatUserContentPart[] = [];
   for (const call of toolCalls ?? []) {
     if (call.type !== "function" || call.function === undefined) continue;
     const { name, arguments: json } = call.function;
-    const result = await run.call(name, callArguments(run, name, json), {
+    const result = await callSafely(run, name, safeArguments(run, name, json), {
       callId: call.id,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    messages.push({ role: "tool", tool_call_id: call.id, content: formatToolResult(result) });
+    const output = chatOutput(result, options);
+    messages.push({ role: "tool", tool_call_id: call.id, content: output.text });
+    if (output.media.length > 0) {
+      media.push({ type: "text", text: `The images and files of tool call ${call.id} (${name}), in order:` }, ...output.media);
+    }
   }
+  if (media.length > 0) messages.push({ role: "user", content: media });
   return messages;
+}
+
+function safeArguments(run: Run, name: string, json: string): unknown {
+  try {
+    return callArguments(run, name, json);
+  } catch {
+    return json;
+  }
 }

@@ -1,3 +1,4 @@
+import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import type { OpenAIAllowedToolsMode } from "./openai-types.js";
 
 /** Options shared by the OpenAI tool builders. */
@@ -35,7 +36,7 @@ export interface OpenAIAllowedToolsOptions extends OpenAIToolsOptions {
 }
 
 /** Options of the OpenAI call runners. */
-export interface RunOpenAIToolCallsOptions {
+export interface RunOpenAIToolCallsOptions extends ToolResultMediaOptions {
   /** Cancels the calls; a cancelled call still gets its output (an `aborted` error). */
   readonly signal?: AbortSignal;
 }

@@ -1,6 +1,9 @@
-import { ConfigurationError, FIND_TOOL_NAME, formatToolResult, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { callSafely } from "../shared/safe-call.js";
+import { systemWithIndex } from "../shared/system-prompt.js";
 import { callArguments, functionToolParts } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
+import { responsesOutput } from "./openai-tool-result.js";
 import type {
   OpenAIFunctionCallItem,
   OpenAIFunctionCallOutputItem,
@@ -23,10 +26,19 @@ export interface OpenAIResponsesToolsOptions extends OpenAIToolsOptions {
 }
 
 /** Options of {@link openAIResponsesRequest}. */
-export interface OpenAIResponsesRequestOptions extends OpenAIAllowedToolsOptions, OpenAIResponsesToolsOptions {}
+export interface OpenAIResponsesRequestOptions extends OpenAIAllowedToolsOptions, OpenAIResponsesToolsOptions {
+  /**
+   * The host's instructions (system prompt). The request's `instructions` are these, then the
+   * run's index (`run.systemPromptIndex()`, the tools a listing run names and reaches through
+   * `toolbox`). Pass yours here rather than next to the spread, which would replace one or the other.
+   */
+  readonly instructions?: string;
+}
 
 /** The tool fields of a Responses request, to spread into `responses.create()`. */
 export interface OpenAIResponsesToolsRequest {
+  /** The host's instructions, then the run's index; absent when there are neither. */
+  readonly instructions?: string;
   /** The tools; absent when the run has none. */
   readonly tools?: OpenAIResponsesTool[];
   /** With `allowedToolsChoice`: which tools the model may call now (`"none"` when no tool is visible). */
@@ -64,14 +76,23 @@ export function openAIResponsesTools(run: Run, options: OpenAIResponsesToolsOpti
  * The tool fields of a Responses request; with `allowedToolsChoice`, the same full tool list on
  * every turn plus `tool_choice: { type: "allowed_tools", mode, tools }` naming the tools visible now
  * (see {@link OpenAIAllowedToolsOptions}). `allowedToolsChoice` and `nativeToolSearch` are two
- * answers to the same question and cannot be combined.
+ * answers to the same question and cannot be combined. It carries the run's index in
+ * `instructions`, after the host's own (the `instructions` option).
  *
  * @example
  * ```ts
- * await openai.responses.create({ model, input, ...openAIResponsesRequest(run, { allowedToolsChoice: true, strict: true }) });
+ * await openai.responses.create({ model, input, ...openAIResponsesRequest(run, { instructions: "Be brief.", strict: true }) });
  * ```
  */
 export function openAIResponsesRequest(run: Run, options: OpenAIResponsesRequestOptions = {}): OpenAIResponsesToolsRequest {
+  const instructions = systemWithIndex(run, options.instructions);
+  return { ...(instructions === undefined ? {} : { instructions }), ...responsesToolFields(run, options) };
+}
+
+function responsesToolFields(
+  run: Run,
+  options: OpenAIResponsesRequestOptions,
+): Omit<OpenAIResponsesToolsRequest, "instructions"> {
   const strict = options.strict === true;
   if (options.allowedToolsChoice !== true) {
     const tools = openAIResponsesTools(run, options);
@@ -107,7 +128,10 @@ export function openAIResponsesRequest(run: Run, options: OpenAIResponsesRequest
  * comes back as an `invalid_input` result), without the `null`s strict mode sends for left-out
  * optional fields (`stripOptionalNulls`). A refused or failed call is answered with the run's
  * structured error. Calls run one after the other; other items (`tool_search_call`, messages,
- * reasoning) are skipped.
+ * reasoning) are skipped. A rich result (`toolContent`) sends its images and PDFs as
+ * `input_image` / `input_file` content. Nothing here throws for a result: an output JSON cannot
+ * hold (a BigInt, a circular object) is written as far as it can be, and a call that rejects
+ * becomes a `tool_failed` result, so one bad result never loses the others.
  *
  * @example
  * ```ts
@@ -123,11 +147,11 @@ export async function runOpenAIResponsesFunctionCalls(
   const outputs: OpenAIFunctionCallOutputItem[] = [];
   for (const item of output) {
     if (!isFunctionCall(item)) continue;
-    const result = await run.call(item.name, callArguments(run, item.name, item.arguments), {
+    const result = await callSafely(run, item.name, callArguments(run, item.name, item.arguments), {
       callId: item.call_id,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    outputs.push({ type: "function_call_output", call_id: item.call_id, output: formatToolResult(result) });
+    outputs.push({ type: "function_call_output", call_id: item.call_id, output: responsesOutput(result, options) });
   }
   return outputs;
 }

@@ -121,8 +121,34 @@ export interface OpenAIFunctionCallOutputItem {
   readonly type: "function_call_output";
   /** The `call_id` of the call it answers. */
   readonly call_id: string;
-  /** The result as text (`formatToolResult`): the output, or the run's structured error as JSON. */
-  readonly output: string;
+  /**
+   * The result as text (`formatToolResult`): the output, or the run's structured error as JSON; for
+   * a rich result (`toolContent`) with images or files, its parts as content.
+   */
+  readonly output: string | OpenAIFunctionCallOutputContent[];
+}
+
+/** One part of a rich `function_call_output`: text, an image or a file, inline as data URLs. */
+export type OpenAIFunctionCallOutputContent =
+  | { readonly type: "input_text"; readonly text: string }
+  | { readonly type: "input_image"; readonly image_url: string; readonly detail: "auto" }
+  | { readonly type: "input_file"; readonly file_data: string; readonly filename: string };
+
+/** An image or a file of a Chat Completions `user` message (tool messages take text only). */
+export type OpenAIChatUserContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
+  | { readonly type: "file"; readonly file: { readonly file_data: string; readonly filename: string } };
+
+/**
+ * The `user` message that carries the images and files of a batch's rich results, after its tool
+ * messages (Chat Completions tool messages take text only).
+ */
+export interface OpenAIChatUserMessage {
+  /** Discriminant. */
+  readonly role: "user";
+  /** A line naming the calls, then their images and files. */
+  readonly content: OpenAIChatUserContentPart[];
 }
 
 /** `tool_choice` of the Responses API restricting the calls to some of the tools sent. */

@@ -9,6 +9,13 @@ export interface CommitWalkOptions {
   readonly since?: number | undefined;
   /** Stops the walk. */
   readonly signal: AbortSignal;
+  /**
+   * A repository path ("" or absent: none). With one, the walk does what `git log -- <path>` does
+   * by default (history simplification): a merge whose content at the path equals one of its
+   * parents' follows only the first such parent and is not yielded, and a commit whose content
+   * at the path equals its parent's is not yielded.
+   */
+  readonly simplify?: string | undefined;
 }
 
 interface Queued<Item> {
@@ -62,7 +69,8 @@ export class CommitQueue<Item> {
 
 /**
  * The commits reachable from a start commit, newest committer date first, as plain `git log`
- * lists them (every parent followed, no history simplification). Records where a shallow clone
+ * lists them: every parent followed, or with {@link CommitWalkOptions.simplify} as
+ * `git log -- <path>` simplifies history. Records where a shallow clone
  * cut history off, so a caller can tell a complete answer from a truncated one.
  */
 export class CommitWalk {
@@ -77,20 +85,44 @@ export class CommitWalk {
     private readonly options: CommitWalkOptions,
   ) {}
 
+  /** The entry at the simplification path in `tree`, as `oid mode` ("" when absent). */
+  private async pathState(tree: string, scope: string): Promise<string> {
+    const entry = await this.repository.entryAt(tree, scope);
+    return entry === undefined ? "" : `${entry.oid} ${entry.mode}`;
+  }
+
+  /**
+   * The parents to follow and whether the commit is TREESAME at the path (git's
+   * `try_to_simplify_commit` without `--full-history`).
+   */
+  private async simplified(commit: CommitRecord, scope: string): Promise<{ parents: readonly string[]; same: boolean }> {
+    const own = await this.pathState(commit.tree, scope);
+    if (commit.parents.length === 0) return { parents: [], same: own === "" };
+    for (const parent of commit.parents) {
+      const record = await requireCommit(this.repository, parent);
+      if ((await this.pathState(record.tree, scope)) === own) return { parents: [parent], same: true };
+    }
+    return { parents: commit.parents, same: false };
+  }
+
   async *commits(): AsyncGenerator<CommitRecord> {
     const { since, signal } = this.options;
+    const scope = this.options.simplify ?? "";
     const queue = new CommitQueue<CommitRecord>();
     const seen = new Set<string>([this.start.oid]);
     queue.push(this.start, this.start);
     for (let commit = queue.pop(); commit !== undefined; commit = queue.pop()) {
       if (since !== undefined && commit.committer.timestamp < since) continue;
       if (++this.scanned % 256 === 0) await yieldToEventLoop(signal);
-      yield commit;
-      if (this.repository.isShallow(commit.oid)) {
+      const shallow = this.repository.isShallow(commit.oid);
+      const { parents, same } =
+        scope === "" || shallow ? { parents: commit.parents, same: false } : await this.simplified(commit, scope);
+      if (!same) yield commit;
+      if (shallow) {
         this.shallowBoundary ??= commit.oid;
         continue;
       }
-      for (const parent of commit.parents) {
+      for (const parent of parents) {
         if (seen.has(parent)) continue;
         seen.add(parent);
         const record = await requireCommit(this.repository, parent);

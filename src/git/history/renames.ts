@@ -14,12 +14,23 @@ export interface ResolvedChange extends FileChange {
   readonly similarity?: number;
 }
 
+/** git's `MAX_SCORE`: similarity scores run from 0 to this. */
+const MAX_SCORE = 60_000;
 /** git's default `-M50%`. */
-const MINIMUM_SIMILARITY = 50;
-/** Like git's `diff.renameLimit`: above this many candidates on a side, only exact renames are paired. */
-const RENAME_LIMIT = 400;
-/** Blobs above this size are not compared for inexact renames. */
-const MAX_COMPARED_BYTES = 4 * 1024 * 1024;
+const MINIMUM_SCORE = MAX_SCORE / 2;
+/** git's basename pass asks for more: half way between the minimum and identical. */
+const MINIMUM_BASENAME_SCORE = MINIMUM_SCORE + MAX_SCORE / 4;
+/**
+ * git's default `diff.renameLimit` (since git 2.33): inexact detection runs only while
+ * sources x destinations <= 1000 x 1000, after exact and basename pairs are taken out.
+ */
+export const RENAME_LIMIT = 1000;
+/** git keeps the four best sources per destination in its score matrix. */
+const CANDIDATES_PER_DESTINATION = 4;
+/** Blobs above this size are not compared for inexact renames (memory bound; git has none). */
+const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
+/** git's `HASHBASE` for content chunks (diffcore-delta). */
+const HASHBASE = 107_927;
 
 const GITLINK = "160000";
 
@@ -29,50 +40,78 @@ function statusOf(change: FileChange): ChangeStatus {
   return "M";
 }
 
+const isRegular = (mode: string | undefined) => mode === "100644" || mode === "100755";
+
+/** git's binary guess for rename scoring: a NUL in the first 8000 bytes. */
+function isBinary(content: Buffer): boolean {
+  return content.subarray(0, 8000).includes(0);
+}
+
 /**
- * Chunks of a blob with their byte counts, the way git's `diffcore-delta` hashes content: a
- * chunk ends at a newline or after 64 bytes.
+ * Chunk counts of a blob exactly as git's `diffcore-delta` computes them: a chunk ends at a
+ * newline or after 64 bytes, is hashed into one of 107,927 buckets (collisions merge, as in git),
+ * CR before LF is skipped in text, and a last chunk without a newline is not counted.
  */
-function signature(content: Buffer): Map<string, number> {
-  const chunks = new Map<string, number>();
-  let start = 0;
-  for (let index = 0; index < content.length; index++) {
-    if (content[index] === 0x0a || index - start === 63 || index === content.length - 1) {
-      const key = content.toString("latin1", start, index + 1);
-      chunks.set(key, (chunks.get(key) ?? 0) + index + 1 - start);
-      start = index + 1;
-    }
+function signature(content: Buffer): Map<number, number> {
+  const counts = new Map<number, number>();
+  const text = !isBinary(content);
+  let accum1 = 0;
+  let accum2 = 0;
+  let n = 0;
+  const size = content.length;
+  for (let index = 0; index < size; index++) {
+    const c = content[index] as number;
+    if (text && c === 0x0d && index + 1 < size && content[index + 1] === 0x0a) continue;
+    const old1 = accum1;
+    accum1 = (((accum1 << 7) ^ (accum2 >>> 25)) + c) >>> 0;
+    accum2 = ((accum2 << 7) ^ (old1 >>> 25)) >>> 0;
+    if (++n < 64 && c !== 0x0a) continue;
+    const hash = ((accum1 + Math.imul(accum2, 0x61)) >>> 0) % HASHBASE;
+    counts.set(hash, (counts.get(hash) ?? 0) + n);
+    n = 0;
+    accum1 = 0;
+    accum2 = 0;
   }
-  return chunks;
+  return counts;
 }
 
-interface Candidate {
+interface Side {
   readonly change: FileChange;
-  readonly size: number;
-  readonly chunks: Map<string, number>;
+  readonly path: string;
+  readonly oid: string;
+  readonly mode: string;
+  used: boolean;
+  chunks?: Map<number, number> | undefined;
+  size?: number | undefined;
 }
 
-function similarity(source: Candidate, target: Candidate): number {
-  const larger = Math.max(source.size, target.size);
-  if (larger === 0) return 100;
-  // git skips pairs whose sizes alone rule out the minimum score.
-  if (larger - Math.min(source.size, target.size) > larger * (1 - MINIMUM_SIMILARITY / 100)) return 0;
+async function measure(repository: GitRepository, side: Side): Promise<boolean> {
+  if (side.chunks !== undefined) return true;
+  const content = await repository.blob(side.oid);
+  if (content.length > MAX_COMPARED_BYTES) return false;
+  side.size = content.length;
+  side.chunks = signature(content);
+  return true;
+}
+
+/** git's `estimate_similarity`: 0..60000, 0 when the sizes alone rule the pair out. */
+async function estimate(repository: GitRepository, source: Side, target: Side): Promise<number> {
+  if (!isRegular(source.mode) || !isRegular(target.mode)) return 0;
+  if (!(await measure(repository, source)) || !(await measure(repository, target))) return 0;
+  const [sourceSize, targetSize] = [source.size ?? 0, target.size ?? 0];
+  const larger = Math.max(sourceSize, targetSize);
+  const delta = larger - Math.min(sourceSize, targetSize);
+  if (larger * (MAX_SCORE - MINIMUM_SCORE) < delta * MAX_SCORE) return 0;
+  if (targetSize === 0) return 0;
   let copied = 0;
-  const [small, big] = source.chunks.size <= target.chunks.size ? [source, target] : [target, source];
-  for (const [chunk, bytes] of small.chunks) copied += Math.min(bytes, big.chunks.get(chunk) ?? 0);
-  return Math.floor((copied * 100) / larger);
+  const [small, big] =
+    (source.chunks?.size ?? 0) <= (target.chunks?.size ?? 0) ? [source.chunks, target.chunks] : [target.chunks, source.chunks];
+  for (const [hash, count] of small ?? []) copied += Math.min(count, big?.get(hash) ?? 0);
+  return Math.floor((copied * MAX_SCORE) / larger);
 }
 
-async function candidates(repository: GitRepository, changes: readonly FileChange[], side: "old" | "new") {
-  const list: Candidate[] = [];
-  for (const change of changes) {
-    const oid = side === "old" ? change.oldOid : change.newOid;
-    const mode = side === "old" ? change.oldMode : change.newMode;
-    if (oid === undefined || mode === GITLINK) continue;
-    const content = await repository.blob(oid);
-    if (content.length <= MAX_COMPARED_BYTES) list.push({ change, size: content.length, chunks: signature(content) });
-  }
-  return list;
+function basename(file: string): string {
+  return file.slice(file.lastIndexOf("/") + 1);
 }
 
 function renamed(source: FileChange, target: FileChange, score: number): ResolvedChange {
@@ -80,7 +119,7 @@ function renamed(source: FileChange, target: FileChange, score: number): Resolve
     path: target.path,
     previousPath: source.path,
     status: "R",
-    similarity: score,
+    similarity: Math.floor((score * 100) / MAX_SCORE),
     ...(source.oldOid === undefined ? {} : { oldOid: source.oldOid }),
     ...(source.oldMode === undefined ? {} : { oldMode: source.oldMode }),
     ...(target.newOid === undefined ? {} : { newOid: target.newOid }),
@@ -88,67 +127,146 @@ function renamed(source: FileChange, target: FileChange, score: number): Resolve
   };
 }
 
-function pairExact(deleted: FileChange[], added: FileChange[], pairs: Map<FileChange, ResolvedChange>): void {
-  const byOid = new Map<string, FileChange[]>();
-  for (const change of deleted)
-    if (change.oldOid !== undefined) byOid.set(change.oldOid, [...(byOid.get(change.oldOid) ?? []), change]);
-  for (const target of added) {
-    const source = target.newOid === undefined ? undefined : byOid.get(target.newOid)?.shift();
-    if (source === undefined) continue;
-    pairs.set(target, renamed(source, target, 100));
-    pairs.set(source, renamed(source, target, 100));
+class Pairing {
+  readonly pairs = new Map<FileChange, ResolvedChange>();
+
+  pair(source: Side, target: Side, score: number): void {
+    source.used = true;
+    this.pairs.set(target.change, renamed(source.change, target.change, score));
+    this.pairs.set(source.change, renamed(source.change, target.change, score));
+  }
+
+  isPaired(side: Side): boolean {
+    return this.pairs.has(side.change);
   }
 }
 
-async function pairInexact(
-  repository: GitRepository,
-  deleted: FileChange[],
-  added: FileChange[],
-  pairs: Map<FileChange, ResolvedChange>,
-) {
-  const sources = await candidates(
-    repository,
-    deleted.filter((change) => !pairs.has(change)),
-    "old",
-  );
-  const targets = await candidates(
-    repository,
-    added.filter((change) => !pairs.has(change)),
-    "new",
-  );
-  const scored: { source: Candidate; target: Candidate; score: number }[] = [];
-  for (const target of targets) {
-    for (const source of sources) {
-      const score = similarity(source, target);
-      if (score >= MINIMUM_SIMILARITY) scored.push({ source, target, score });
-    }
+/** The best unused identical source for `target`: one with the same basename first, else the first by path. */
+function identicalSource(candidates: readonly Side[], target: Side): Side | undefined {
+  let best: Side | undefined;
+  for (const source of candidates) {
+    if (source.used) continue;
+    if ((!isRegular(source.mode) || !isRegular(target.mode)) && source.mode !== target.mode) continue;
+    if (basename(source.path) === basename(target.path)) return source;
+    best ??= source;
   }
-  scored.sort((x, y) => y.score - x.score || (x.target.change.path < y.target.change.path ? -1 : 1));
-  for (const { source, target, score } of scored) {
-    if (pairs.has(source.change) || pairs.has(target.change)) continue;
-    pairs.set(target.change, renamed(source.change, target.change, score));
-    pairs.set(source.change, renamed(source.change, target.change, score));
+  return best;
+}
+
+/** git's `find_exact_renames`: per destination (by path), an unused identical source. */
+function pairExact(sources: readonly Side[], targets: readonly Side[], pairing: Pairing): void {
+  const byOid = new Map<string, Side[]>();
+  for (const source of sources) {
+    const list = byOid.get(source.oid);
+    if (list === undefined) byOid.set(source.oid, [source]);
+    else list.push(source);
+  }
+  for (const target of targets) {
+    const best = identicalSource(byOid.get(target.oid) ?? [], target);
+    if (best !== undefined) pairing.pair(best, target, MAX_SCORE);
+  }
+}
+
+/** git's `find_basename_matches`: a basename unique among the remaining sources and destinations pairs when similar enough. */
+async function pairBasenames(repository: GitRepository, sources: Side[], targets: Side[], pairing: Pairing) {
+  const unique = (sides: readonly Side[]) => {
+    const found = new Map<string, Side | null>();
+    for (const side of sides) {
+      const name = basename(side.path);
+      found.set(name, found.has(name) ? null : side);
+    }
+    return found;
+  };
+  const sourceNames = unique(sources);
+  const targetNames = unique(targets);
+  for (const source of sources) {
+    const name = basename(source.path);
+    const target = targetNames.get(name);
+    if (sourceNames.get(name) !== source || target === undefined || target === null || pairing.isPaired(target)) continue;
+    const score = await estimate(repository, source, target);
+    if (score >= MINIMUM_BASENAME_SCORE) pairing.pair(source, target, score);
+  }
+}
+
+interface Score {
+  readonly source: number;
+  readonly target: number;
+  readonly score: number;
+  readonly sameName: boolean;
+}
+
+/** git's `score_compare`: higher score first, then a shared basename. */
+function compareScores(x: Score, y: Score): number {
+  return x.score === y.score ? Number(y.sameName) - Number(x.sameName) : y.score - x.score;
+}
+
+/** git's inexact pass: the four best sources per destination, then the best pairs overall, greedily. */
+async function pairInexact(repository: GitRepository, sources: Side[], targets: Side[], pairing: Pairing) {
+  const matrix: Score[] = [];
+  for (const [targetIndex, target] of targets.entries()) {
+    const best: Score[] = [];
+    for (const [sourceIndex, source] of sources.entries()) {
+      const candidate: Score = {
+        source: sourceIndex,
+        target: targetIndex,
+        score: await estimate(repository, source, target),
+        sameName: basename(source.path) === basename(target.path),
+      };
+      if (best.length < CANDIDATES_PER_DESTINATION) {
+        best.push(candidate);
+        continue;
+      }
+      let worst = 0;
+      for (let slot = 1; slot < best.length; slot++) {
+        if (compareScores(best[slot] as Score, best[worst] as Score) > 0) worst = slot;
+      }
+      if (compareScores(best[worst] as Score, candidate) > 0) best[worst] = candidate;
+    }
+    matrix.push(...best);
+  }
+  // Array.prototype.sort is stable, like the merge sort glibc's qsort uses here.
+  matrix.sort(compareScores);
+  for (const entry of matrix) {
+    if (entry.score < MINIMUM_SCORE) break;
+    const [source, target] = [sources[entry.source] as Side, targets[entry.target] as Side];
+    if (pairing.isPaired(target) || source.used) continue;
+    pairing.pair(source, target, entry.score);
   }
 }
 
 /**
- * Pairs deleted and added paths into renames as `git diff -M` does by default: identical blobs
- * first, then the most similar pairs of at least 50%. Copies (`-C`) are not detected.
+ * Pairs deleted and added paths into renames as `git diff -M` does by default (git 2.33+):
+ * identical blobs first (a source with the same basename preferred), then files whose basename
+ * is unique on both sides and at least 75% similar, then, while sources x destinations stay
+ * within {@link RENAME_LIMIT} squared, the most similar pairs of at least 50% (four best sources
+ * kept per destination, as git does). Similarity is git's own chunk-hash estimate. Copies (`-C`)
+ * are not detected.
  */
 export async function detectRenames(repository: GitRepository, changes: readonly FileChange[]): Promise<ResolvedChange[]> {
-  const deleted = changes.filter((change) => change.newOid === undefined && change.oldMode !== GITLINK);
-  const added = changes.filter((change) => change.oldOid === undefined && change.newMode !== GITLINK);
-  const pairs = new Map<FileChange, ResolvedChange>();
-  if (deleted.length > 0 && added.length > 0) {
-    pairExact(deleted, added, pairs);
-    const left = deleted.length - pairs.size / 2;
-    const right = added.length - pairs.size / 2;
-    if (left > 0 && right > 0 && left <= RENAME_LIMIT && right <= RENAME_LIMIT)
-      await pairInexact(repository, deleted, added, pairs);
+  const sources: Side[] = [];
+  const targets: Side[] = [];
+  for (const change of changes) {
+    if (change.newOid === undefined && change.oldOid !== undefined && change.oldMode !== GITLINK)
+      sources.push({ change, path: change.path, oid: change.oldOid, mode: change.oldMode ?? "100644", used: false });
+    if (change.oldOid === undefined && change.newOid !== undefined && change.newMode !== GITLINK)
+      targets.push({ change, path: change.path, oid: change.newOid, mode: change.newMode ?? "100644", used: false });
+  }
+  const pairing = new Pairing();
+  if (sources.length > 0 && targets.length > 0) {
+    pairExact(sources, targets, pairing);
+    let left = sources.filter((side) => !side.used);
+    let right = targets.filter((side) => !pairing.isPaired(side));
+    if (left.length > 0 && right.length > 0) {
+      await pairBasenames(repository, left, right, pairing);
+      left = left.filter((side) => !side.used);
+      right = right.filter((side) => !pairing.isPaired(side));
+      if (left.length > 0 && right.length > 0 && left.length * right.length <= RENAME_LIMIT * RENAME_LIMIT)
+        await pairInexact(repository, left, right, pairing);
+    }
   }
   const resolved: ResolvedChange[] = [];
   for (const change of changes) {
-    const pair = pairs.get(change);
+    const pair = pairing.pairs.get(change);
     if (pair === undefined) resolved.push({ ...change, status: statusOf(change) });
     else if (change.oldOid === undefined) resolved.push(pair);
   }

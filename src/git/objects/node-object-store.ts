@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
+import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 import { PackFile } from "./pack-file.js";
@@ -16,31 +16,18 @@ export interface NodeObjectStoreOptions {
   readonly deltaBaseBytes?: number;
 }
 
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
-
-function listOrEmpty(directory: string): string[] {
-  try {
-    return readdirSync(directory);
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
-}
-
-/** The objects directories of a repository: its own, then those named in `info/alternates`. */
-export function objectDirectories(objectsDirectory: string): string[] {
+/**
+ * The objects directories of a repository: its own, then those named in `info/alternates`. Each
+ * alternate is opened once here, so a confined reader refuses one outside the workspace up front.
+ */
+export function objectDirectories(objectsDirectory: string, reader: GitFileReader): string[] {
   const directories = [objectsDirectory];
-  try {
-    const alternates = readFileSync(path.join(objectsDirectory, "info", "alternates"), "utf8");
-    for (const line of alternates.split("\n")) {
-      const entry = line.trim();
-      if (entry !== "" && !entry.startsWith("#")) directories.push(path.resolve(objectsDirectory, entry));
-    }
-  } catch (error) {
-    if (!isMissing(error)) throw error;
+  const alternates = reader.readFile(path.join(objectsDirectory, "info", "alternates"))?.toString("utf8") ?? "";
+  for (const line of alternates.split("\n")) {
+    const entry = line.trim();
+    if (entry === "" || entry.startsWith("#")) continue;
+    const directory = path.resolve(objectsDirectory, entry);
+    if (reader.kind(directory) === "directory") directories.push(directory);
   }
   return directories;
 }
@@ -66,6 +53,7 @@ export class NodeObjectStore implements ObjectStore {
 
   constructor(
     private readonly directories: readonly string[],
+    private readonly reader: GitFileReader,
     options: NodeObjectStoreOptions = {},
   ) {
     this.bases = new LruCache(options.deltaBaseBytes ?? 32 * 1024 * 1024, (object) => object.content.length + 64);
@@ -76,7 +64,7 @@ export class NodeObjectStore implements ObjectStore {
     const packs: PackFile[] = [];
     for (const directory of this.directories) {
       const packDirectory = path.join(directory, "pack");
-      for (const name of listOrEmpty(packDirectory)) {
+      for (const name of this.reader.list(packDirectory)) {
         if (!name.endsWith(".idx")) continue;
         const packPath = path.join(packDirectory, `${name.slice(0, -4)}.pack`);
         const existing = known.get(packPath);
@@ -85,8 +73,10 @@ export class NodeObjectStore implements ObjectStore {
           packs.push(existing);
           continue;
         }
-        const index = PackIndex.parse(readFileSync(path.join(packDirectory, name)));
-        packs.push(new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid)));
+        const indexBytes = this.reader.readFile(path.join(packDirectory, name));
+        if (indexBytes === undefined) continue;
+        const index = PackIndex.parse(indexBytes);
+        packs.push(new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid), this.reader));
       }
     }
     for (const gone of known.values()) gone.close();
@@ -105,11 +95,8 @@ export class NodeObjectStore implements ObjectStore {
 
   private fromLoose(oid: string): GitObject | undefined {
     for (const directory of this.directories) {
-      try {
-        return parseLoose(oid, readFileSync(path.join(directory, oid.slice(0, 2), oid.slice(2))));
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
+      const deflated = this.reader.readFile(path.join(directory, oid.slice(0, 2), oid.slice(2)));
+      if (deflated !== undefined) return parseLoose(oid, deflated);
     }
     return undefined;
   }
@@ -131,7 +118,7 @@ export class NodeObjectStore implements ObjectStore {
     if (prefix.length >= 2) {
       const head = prefix.slice(0, 2);
       for (const directory of this.directories) {
-        for (const name of listOrEmpty(path.join(directory, head))) {
+        for (const name of this.reader.list(path.join(directory, head))) {
           const oid = head + name;
           if (oid.startsWith(prefix) && name.length === 38) found.add(oid);
         }

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readFileSync, readSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
+import type { GitFileReader } from "../git-file-reader.js";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
@@ -45,12 +46,15 @@ export class PackFile {
     /** A small number unique to this pack, so `(id, offset)` is a numeric cache key. */
     private readonly id: number,
     private readonly readBase: ReadBase,
+    /** Opens the pack (confined under the workspace sandbox). */
+    private readonly reader: GitFileReader,
   ) {}
 
   /** `length` bytes at `position` (fewer at the end of the file); a view when the pack is in memory. */
   private bytes(position: number, length: number, scratch?: Buffer): Buffer {
     if (this.whole === undefined && this.descriptor === undefined) {
-      const descriptor = openSync(this.path, "r");
+      const descriptor = this.reader.open(this.path);
+      if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
       this.size = fstatSync(descriptor).size;
       if (this.size <= WHOLE_PACK_BYTES) {
         this.whole = readFileSync(descriptor);

@@ -27,7 +27,9 @@ export interface AgentDepthOptions {
 /** The fork depth of the agent making this call. */
 export function agentDepthOf(context: ToolContext, options: AgentDepthOptions): number {
   const value = context.hostContext[AGENT_DEPTH_CONTEXT_KEY];
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : (options.depth ?? 0);
+  const declared = typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : (options.depth ?? 0);
+  // A child run knows its own depth (createRun({ parent })): nothing the host says can make it shallower.
+  return Math.max(declared, context.scope.depth);
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { RunScope } from "agent-tool-catalog";
+
 /** Token counts of one agent run, for budgets and reports. */
 export interface AgentUsage {
   /** Prompt tokens. */
@@ -22,6 +24,12 @@ export interface AgentPromptRequest {
   readonly allowedTools?: readonly string[] | undefined;
   /** The run (conversation) that asked, for tracing and cost attribution. */
   readonly parentRunId: string;
+  /**
+   * What the asking run may do. Required: the runner must create the child run with
+   * `createRun({ parent: request.scope })`, so the child never has wider permissions (sandbox,
+   * workspace, approval) or more tools than the run that started it.
+   */
+  readonly scope: RunScope;
   /** Aborted when the caller gives up: stop the child's loop. */
   readonly signal: AbortSignal;
 }
@@ -40,8 +48,9 @@ export interface AgentPromptResult {
  * The host's agent loop, seen from the tools: run a prompt to completion in a child agent. The
  * library has no model, so it ships no runner; everything built on one (subagents, forked
  * skills, agentic fetch, workflows) works with any implementation, including a scripted one in
- * tests. A runner typically creates a child run whose registry uses `agentToolGroup({ depth })`
- * with the request's depth, so the child has `task_complete` and its own depth limit.
+ * tests. A runner creates the child run with `createRun({ parent: request.scope })` (never
+ * wider than the parent), whose registry uses `agentToolGroup({ depth })` with the request's
+ * depth, so the child has `task_complete` and its own depth limit.
  */
 export interface AgentRunner {
   /** Runs the child to its end; rejects (or honours `signal`) on failure or cancellation. */

@@ -55,6 +55,8 @@ function createAgentTool(runner: AgentRunner, options: AgentToolOptions): AnyToo
       "Ask an inline sub-agent: it works on the prompt in a fresh context and returns its answer. Use it to keep long explorations out of your own context.",
     inputSchema: agentInput,
     tier: "deferred",
+    // A child agent can act with the parent's tools: ask for it as for any destructive call.
+    mutating: true,
     annotations: { title: "Sub-agent" },
     tags: ["builtin", "agent", "subagent", "delegate", "ask", "inline"],
     handler: async (input, context) => {
@@ -64,6 +66,7 @@ function createAgentTool(runner: AgentRunner, options: AgentToolOptions): AnyToo
         depth,
         model: input.model,
         parentRunId: context.runId,
+        scope: context.scope,
         signal: context.signal,
       });
       return result.output;
@@ -78,6 +81,8 @@ function createSpawnAgentTool(runner: AgentRunner, options: AgentToolOptions): A
       "Spawn a child agent for a task and wait for its task_complete result. Children may spawn their own children, up to the fork depth limit.",
     inputSchema: spawnInput,
     tier: "deferred",
+    // A child agent can act with the parent's tools: ask for it as for any destructive call.
+    mutating: true,
     annotations: { title: "Spawn child agent" },
     tags: ["builtin", "agent", "spawn", "child", "fork", "delegate", "recursive"],
     handler: async (input, context) => {
@@ -89,6 +94,7 @@ function createSpawnAgentTool(runner: AgentRunner, options: AgentToolOptions): A
         model: input.model,
         maxSteps: input.max_steps,
         parentRunId: context.runId,
+        scope: context.scope,
         signal: context.signal,
       });
       return { depth, result: result.output, ...(result.steps === undefined ? {} : { steps: result.steps }) };

@@ -106,6 +106,7 @@ export class InProcessSubagentManager implements SubagentManager {
         model: request.model,
         maxSteps: request.maxSteps,
         parentRunId: request.ownerId,
+        scope: request.scope,
         signal,
       });
       this.finish(id, { status: "completed", output: result.output });

@@ -1,3 +1,5 @@
+import type { RunScope } from "agent-tool-catalog";
+
 /** Where a subagent is in its life. */
 export type SubagentStatus = "running" | "completed" | "failed" | "cancelled";
 
@@ -9,6 +11,8 @@ export interface SubagentRequest {
   readonly ownerId: string;
   /** The subagent's fork depth. */
   readonly depth: number;
+  /** What the starting run may do: the subagent's run is created with it as parent, never wider. */
+  readonly scope: RunScope;
   /** The agent profile to run under. */
   readonly profile?: string | undefined;
   /** The model. */

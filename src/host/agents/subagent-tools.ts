@@ -75,6 +75,7 @@ async function startFor(
     task: input.task,
     ownerId: conversationIdOf(context),
     depth: childDepthOf(context, options),
+    scope: context.scope,
     profile: input.profile,
     model: input.model,
     maxSteps: input.max_steps,
@@ -89,6 +90,8 @@ function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): A
     description: "Run a subagent on a task under a named profile and wait for its answer (bounded by timeout_seconds).",
     inputSchema: runInput,
     tier: "deferred",
+    // A child agent can act with the parent's tools: ask for it as for any destructive call.
+    mutating: true,
     annotations: { title: "Run subagent" },
     tags: [...TAGS, "run", "profile", "delegate"],
     handler: async (input, context) => {
@@ -105,6 +108,8 @@ function startSubagentTool(manager: SubagentManager, options: SubagentToolOption
     description: "Start a subagent in the background and return its id at once; poll with get_subagent or wait_subagent.",
     inputSchema: startInput,
     tier: "deferred",
+    // A child agent can act with the parent's tools: ask for it as for any destructive call.
+    mutating: true,
     annotations: { title: "Start subagent" },
     tags: [...TAGS, "start", "spawn", "parallel"],
     handler: async (input, context) => view(await startFor(manager, input, context, options)),

@@ -1,16 +1,16 @@
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { hasErrorCode, writeFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
-import type { BrokenSkill, WritableSkillStore } from "./skill-store.js";
+import type { BrokenSkill, ManagedSkillStore } from "./skill-store.js";
 
 /** The file of a skill inside its folder. */
 export const SKILL_FILE_NAME = "SKILL.md";
 
 /** Skills as `<directory>/<name>/SKILL.md`, the layout other agents use too. */
-export class DirectorySkillStore implements WritableSkillStore {
+export class DirectorySkillStore implements ManagedSkillStore {
   /** The skills directory. */
   readonly directory: string;
 
@@ -66,6 +66,32 @@ export class DirectorySkillStore implements WritableSkillStore {
       }
       throw error;
     }
+  }
+
+  /** {@inheritDoc ManagedSkillStore.update} */
+  async update(skill: SkillDocument): Promise<void> {
+    if ((await this.readText(skill.name)) === undefined) {
+      throw new ToolError("unknown_skill", `There is no skill named "${skill.name}" to update.`, {
+        hint: "Create it instead, or list the skills.",
+      });
+    }
+    await writeFileAtomic(this.fileOf(skill.name), formatSkillDocument(skill));
+  }
+
+  /** {@inheritDoc ManagedSkillStore.delete} */
+  async delete(name: string): Promise<boolean> {
+    const folder = path.dirname(this.fileOf(name));
+    const stat = await lstat(folder).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      throw error;
+    });
+    if (stat === undefined) return false;
+    // A symlinked folder would make rm follow it out of the skills directory: refuse it.
+    if (!stat.isDirectory()) {
+      throw new ToolError("invalid_skill", `Skill folder "${name}" is not a plain directory; it is left alone.`);
+    }
+    await rm(folder, { recursive: true, force: true });
+    return true;
   }
 
   /** A path inside a skill's folder (its file, its verification record). */

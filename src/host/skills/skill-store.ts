@@ -24,3 +24,13 @@ export interface WritableSkillStore extends SkillStore {
   /** Writes a new skill; rejects with `ToolError` `skill_exists` when the name is taken. */
   create(skill: SkillDocument): Promise<void>;
 }
+
+/** A store whose skills the model may also change and remove (`skill_manage`). */
+export interface ManagedSkillStore extends WritableSkillStore {
+  /** The raw `SKILL.md` text of a skill, or `undefined` when there is none by that name. */
+  readText(name: string): Promise<string | undefined>;
+  /** Replaces an existing skill; rejects with `ToolError` `unknown_skill` when there is none. */
+  update(skill: SkillDocument): Promise<void>;
+  /** Removes a skill (its whole folder); resolves `false` when there was none. */
+  delete(name: string): Promise<boolean>;
+}

@@ -90,6 +90,7 @@ async function fork(
     model: skill.model,
     allowedTools: skill.allowedTools,
     parentRunId: context.runId,
+    scope: context.scope,
     signal: context.signal,
   });
   return `Skill "${skill.name}" ran in a subagent. Its result:\n\n${result.output}`;

@@ -45,7 +45,16 @@ export function createAgenticFetchTool(
         text,
         "</page>",
       ].join("\n\n");
-      const result = await runner.runPrompt({ prompt, depth, parentRunId: context.runId, signal: context.signal });
+      const result = await runner.runPrompt({
+        prompt,
+        depth,
+        parentRunId: context.runId,
+        scope: context.scope,
+        // The reader only reads the page it was given (hostile text, perhaps): no tool that acts.
+        // (An empty list would mean "every tool"; task_complete is the one it may need.)
+        allowedTools: ["task_complete"],
+        signal: context.signal,
+      });
       return `Source: ${page.url}\n\n${result.output}`;
     },
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CatalogError, ToolError } from "agent-tool-catalog";
+import { CatalogError, type RunScope, ToolError } from "agent-tool-catalog";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import { WorkflowBudget } from "./workflow-budget.js";
@@ -41,6 +41,7 @@ interface RunRecord {
   readonly definition: RegisteredWorkflow;
   readonly args: unknown;
   readonly depth: number;
+  readonly scope: RunScope;
   readonly budget: WorkflowBudget;
   readonly journal: Map<string, JournaledAgentCall>;
   controller: AbortController;
@@ -142,6 +143,7 @@ export class InProcessWorkflowService implements WorkflowService {
       definition,
       args: checked,
       depth: options.depth,
+      scope: options.scope,
       budget: new WorkflowBudget(definition.budget ?? this.options.defaultBudget ?? {}),
       journal: new Map(),
       controller: new AbortController(),
@@ -227,6 +229,7 @@ export class InProcessWorkflowService implements WorkflowService {
       journal: record.journal,
       signal: controller.signal,
       depth: record.depth,
+      scope: record.scope,
       ownerId: record.snapshot.ownerId,
       onBudgetExceeded: (error) => controller.abort(error),
     });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { RunScope } from "agent-tool-catalog";
 import type { AgentRunner, AgentUsage } from "../agents/agent-runner.js";
 import type { WorkflowBudget } from "./workflow-budget.js";
 import type {
@@ -35,6 +36,8 @@ export interface WorkflowExecution {
   readonly depth: number;
   /** The conversation that started the run. */
   readonly ownerId: string;
+  /** What the starting run may do: every agent of the workflow is a child of it, never wider. */
+  readonly scope: RunScope;
   /** Called once the budget is exhausted, to abort the rest of the run. */
   readonly onBudgetExceeded: (error: Error) => void;
 }
@@ -79,6 +82,7 @@ export class WorkflowRunContext implements WorkflowContext {
       maxSteps: options.maxSteps,
       allowedTools: options.allowedTools,
       parentRunId: this.execution.ownerId,
+      scope: this.execution.scope,
       signal: this.signal,
     });
     // Journal before checking tokens: the call is paid for, a resumption should not repeat it.

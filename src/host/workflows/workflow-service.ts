@@ -1,3 +1,5 @@
+import type { RunScope } from "agent-tool-catalog";
+
 /** Where a workflow run is in its life. */
 export type WorkflowRunStatus = "running" | "completed" | "failed" | "cancelled";
 
@@ -59,6 +61,8 @@ export interface WorkflowStartOptions {
   readonly ownerId: string;
   /** The fork depth of the agents it starts. */
   readonly depth: number;
+  /** What the starting run may do: the workflow's agents run as its children, never wider. */
+  readonly scope: RunScope;
 }
 
 /**

@@ -71,6 +71,8 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
       "Run a named workflow (host-registered TypeScript composing sub-agents), or pick up a run with resume_run_id. Waits up to timeout_seconds unless wait is false.",
     inputSchema: runInput,
     tier: "deferred",
+    // A child agent can act with the parent's tools: ask for it as for any destructive call.
+    mutating: true,
     annotations: { title: "Run workflow", openWorldHint: true },
     tags: ["builtin", "workflow", "run", "pipeline", "orchestrate", "resume", "agents"],
     handler: async (input, context) => {
@@ -83,6 +85,7 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
         snapshot = await service.start(input.name, input.args ?? {}, {
           ownerId: conversationIdOf(context),
           depth: childDepthOf(context, options),
+          scope: context.scope,
         });
       }
       if (input.wait === false || snapshot.status !== "running") return view(snapshot);

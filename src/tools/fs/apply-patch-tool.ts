@@ -79,8 +79,25 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
       const plan = await planPatch(toPatchInput(input), session);
       if (!plan.ok) throw patchToolError(plan.error);
       if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
-      const planned = await session.plannedChanges(plan.changes);
-      await commitFileChanges(scope, "apply_patch", planned, context.storage.get(EDIT_JOURNAL));
+      let planned = await session.plannedChanges(plan.changes);
+      // Without expected_version, files changed meanwhile are planned again under the locks.
+      const replan =
+        input.expected_version === undefined
+          ? async () => {
+              const fresh = new PatchSession(scope);
+              const again = await planPatch(toPatchInput(input), fresh);
+              if (!again.ok) throw patchToolError(again.error);
+              planned = await fresh.plannedChanges(again.changes);
+              return planned;
+            }
+          : undefined;
+      await commitFileChanges(
+        scope,
+        "apply_patch",
+        planned,
+        context.storage.get(EDIT_JOURNAL),
+        replan === undefined ? {} : { replan },
+      );
       const reads = context.storage.get(READ_TRACKER);
       for (const change of planned) reads.forget(await scope.resolve(change.path, "write"));
       const lines = plan.summary.files.map((file) => {

@@ -1,9 +1,10 @@
-import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
+import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
+import { applyFileChanges, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
-import { fileLocks } from "./keyed-mutex.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -19,7 +20,13 @@ export interface PlannedFileChange {
 export async function readIfPresent(scope: FileScope, requested: string): Promise<Buffer | undefined> {
   const stats = await scope.stat(requested);
   if (stats === undefined) return undefined;
-  return scope.read(requested);
+  try {
+    return await scope.read(requested);
+  } catch (error) {
+    // Removed between the stat and the read: absent.
+    if (error instanceof ToolError && error.code === "file_not_found") return undefined;
+    throw error;
+  }
 }
 
 /** The version token of content that may be absent. */
@@ -27,39 +34,41 @@ export function versionOf(content: Buffer | undefined): string {
   return content === undefined ? ABSENT_FILE_VERSION : fileVersion(content);
 }
 
+/** Options of {@link commitFileChanges}. */
+export interface CommitOptions {
+  /**
+   * Plans the change again on the files as they are now, under the locks. Given when the caller
+   * did not pin a version (no `expected_version`): a file that changed since the plan is then
+   * re-planned rather than refused. Without it such a change is a `version_conflict`.
+   */
+  readonly replan?: () => Promise<readonly PlannedFileChange[]>;
+}
+
 /**
- * Applies planned changes all or nothing. Under a lock per file (taken in path order, so two
- * commits cannot deadlock), each file is read again and must still be what the plan saw, else
- * nothing is written (`version_conflict`). Files are then written atomically one by one; if one
- * write fails, the files already written are restored, so a failed multi-file change leaves every
- * file as it was. The change is journaled for `undo`.
+ * Applies planned changes all or nothing. Under the files' locks (in this process and across
+ * processes, keyed by each file's real path, taken in sorted order), each file is read again and
+ * must still be what the plan saw, else nothing is written (`version_conflict`). The change is
+ * then made by one crash-safe transaction (see `applyFileChanges`). When it fails after some files
+ * were changed, those are restored, and the error reports what is really on disk, file by file.
+ * The change is journaled for `undo`.
  */
 export async function commitFileChanges(
   scope: FileScope,
   tool: string,
   changes: readonly PlannedFileChange[],
   journal: EditJournal | undefined,
+  options: CommitOptions = {},
 ): Promise<JournalEntry | undefined> {
-  const resolved = await Promise.all(
-    changes.map(async (change) => ({ change, absolute: await scope.resolve(change.path, "write") })),
-  );
-  const keys = [...new Set(resolved.map((entry) => entry.absolute))].sort();
-  const locked = keys.reduceRight<() => Promise<JournalEntry | undefined>>(
-    (inner, key) => () => fileLocks.run(key, inner),
-    () => commitLocked(scope, tool, resolved, journal),
-  );
-  return locked();
-}
-
-async function commitLocked(
-  scope: FileScope,
-  tool: string,
-  resolved: readonly { change: PlannedFileChange; absolute: string }[],
-  journal: EditJournal | undefined,
-): Promise<JournalEntry | undefined> {
-  for (const { change } of resolved) {
-    const current = await readIfPresent(scope, change.path);
-    if (versionOf(current) !== versionOf(change.before)) {
+  const keys = await Promise.all(changes.map((change) => scope.lockKey(change.path)));
+  return withFileLocks(keys, async () => {
+    let planned = changes;
+    let conflict = await firstConflict(scope, planned);
+    if (conflict !== undefined && options.replan !== undefined) {
+      planned = await options.replan();
+      conflict = await firstConflict(scope, planned);
+    }
+    if (conflict !== undefined) {
+      const { change, current } = conflict;
       throw new ToolError(
         "version_conflict",
         `"${change.path}" changed since it was read (expected ${versionOf(change.before)}, now ${versionOf(current)}). Nothing was written.`,
@@ -69,42 +78,77 @@ async function commitLocked(
         },
       );
     }
-  }
-  const written: { change: PlannedFileChange; absolute: string }[] = [];
-  try {
-    for (const entry of resolved) {
-      await applyContent(scope, entry.change.path, entry.change.after);
-      written.push(entry);
-    }
-  } catch (error) {
-    for (const entry of written.reverse())
-      await applyContent(scope, entry.change.path, entry.change.before).catch(() => undefined);
-    if (error instanceof ToolError) {
-      throw new ToolError(
-        error.code,
-        `${error.message} No file was changed: the ${written.length} file(s) already written were restored.`,
-        {
-          ...(error.hint === undefined ? {} : { hint: error.hint }),
-        },
-      );
-    }
-    throw error;
-  }
-  const files: JournaledFile[] = resolved.map(({ change, absolute }) => ({
-    path: absolute,
-    displayPath: change.path,
-    before: change.before,
-    after: change.after,
-  }));
-  return journal?.record(tool, files);
+    await commitLocked(scope, planned);
+    const files: JournaledFile[] = await Promise.all(
+      planned.map(async (change) => ({
+        path: await scope.resolve(change.path, "write"),
+        displayPath: change.path,
+        before: change.before,
+        after: change.after,
+      })),
+    );
+    return journal?.record(tool, files);
+  });
 }
 
-async function applyContent(scope: FileScope, requested: string, content: Buffer | undefined): Promise<void> {
-  if (content === undefined) {
-    if ((await scope.stat(requested)) !== undefined) await scope.remove(requested);
-    return;
+/** The planned changes, as actually made (same array when everything was planned against disk). */
+async function firstConflict(scope: FileScope, changes: readonly PlannedFileChange[]) {
+  for (const change of changes) {
+    const current = await readIfPresent(scope, change.path);
+    if (versionOf(current) !== versionOf(change.before)) return { change, current };
   }
-  const parent = path.dirname(requested);
-  if (parent !== "." && parent !== "" && (await scope.stat(parent)) === undefined) await scope.makeDirectory(parent);
-  await scope.write(requested, content);
+  return undefined;
+}
+
+async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {
+  const effective = changes.filter((change) => versionOf(change.before) !== versionOf(change.after));
+  try {
+    await applyFileChanges(
+      scope,
+      effective.map((change) => ({ path: change.path, after: change.after })),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionError)) {
+      // Before the commit point: no file was touched (temporary files and made directories are gone).
+      const mapped = toFileToolError(error, effective[0]?.path ?? "");
+      if (!(mapped instanceof ToolError)) throw mapped;
+      throw new ToolError(mapped.code, `${mapped.message} No file was changed.`, {
+        ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
+      });
+    }
+    const cause = toFileToolError(error.cause, error.applied[0] ?? "");
+    const restore = effective.filter((change) => error.applied.includes(change.path));
+    await applyFileChanges(
+      scope,
+      restore.map((change) => ({ path: change.path, after: change.before })),
+    ).catch(() => undefined);
+    throw await honestFailure(scope, effective, cause);
+  }
+}
+
+/**
+ * The error for a change that failed after the commit point, built from what is on disk now (read
+ * back file by file), never from what should be there.
+ */
+async function honestFailure(scope: FileScope, changes: readonly PlannedFileChange[], cause: unknown): Promise<ToolError> {
+  const states = await Promise.all(
+    changes.map(async (change) => {
+      const now = await readIfPresent(scope, change.path).then(versionOf, () => "unreadable");
+      const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
+      return { path: change.path, state, version: now };
+    }),
+  );
+  const code = cause instanceof ToolError ? cause.code : "write_failed";
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  if (states.every((file) => file.state === "unchanged")) {
+    return new ToolError(code, `${reason} No file was changed: every file written before the failure was restored.`, {
+      data: { files: states },
+    });
+  }
+  const list = states.map((file) => `${file.path}: ${file.state} (${file.version})`).join("; ");
+  return new ToolError(
+    "partially_applied",
+    `${reason} The change was only partly applied and could not be fully restored. On disk now: ${list}.`,
+    { hint: "Read the files listed and fix them; they are not as before nor as after the change.", data: { files: states } },
+  );
 }

@@ -1,15 +1,23 @@
-import type { Stats } from "node:fs";
-import { constants } from "node:fs";
-import { lstat, mkdir, unlink } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { openConfined, resolveInWorkspace } from "../sandbox/path-confinement.js";
-import { writeFileAtomic } from "../sandbox/write-file-atomic.js";
-import type { FileScope } from "./file-scope.js";
-import { guardedFileOperation, replaceThroughTemporary, temporaryPathBeside } from "./file-scope-helpers.js";
+import { ToolError } from "agent-tool-catalog";
+import { confinePath, resolveInWorkspace } from "../sandbox/path-confinement.js";
+import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
+import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
+import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
+import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
+import { scopeFromLocator } from "./scope-operations.js";
+import { LinkOnTheWay, openVerifiedDirectory } from "./verified-directory.js";
+
+const MAX_LINK_RESOLUTIONS = 8;
 
 /**
- * The file scope of sandbox `"workspace"`: every path is resolved and every open is verified
- * inside the workspace (symlinks out, hard links, FIFOs and devices refused).
+ * The file scope of sandbox `"workspace"`: every path is confined to the workspace. Reads and
+ * every change (write, delete, rename, directory creation, temporary files, undo) act through a
+ * directory handle opened component by component with `O_NOFOLLOW` and verified inside the
+ * workspace, never through the path again, so a directory swapped for a symlink to the outside
+ * while the call runs cannot redirect them. Symlinks that stay inside are followed by resolving
+ * them and walking again; git state is refused for changes.
  */
 export function createConfinedFileScope(workspace: string): FileScope {
   const root = path.resolve(workspace);
@@ -17,44 +25,85 @@ export function createConfinedFileScope(workspace: string): FileScope {
     const relative = path.relative(root, absolute);
     return relative === "" ? "." : relative.startsWith("..") ? absolute : relative;
   };
-  const guarded = guardedFileOperation;
-  return {
+
+  /** The components of `requested` below the real root, spelled lexically (no symlinks resolved). */
+  async function lexicalSegments(rootReal: string, requested: string): Promise<string[]> {
+    const lexical = path.resolve(root, requested);
+    const base = isInsideDirectory(root, lexical) ? root : isInsideDirectory(rootReal, lexical) ? rootReal : undefined;
+    if (base === undefined) {
+      await confinePath(root, requested, "write");
+      throw new SandboxViolationError("path_outside_workspace", `Refused "${requested}": it is outside the workspace.`, {
+        data: { path: requested },
+      });
+    }
+    return path
+      .relative(base, lexical)
+      .split(path.sep)
+      .filter((segment) => segment !== "");
+  }
+
+  /** Resolves every symlink of `requested` (refused when it leads out) into real components. */
+  async function realSegments(rootReal: string, requested: string, intent: "read" | "write"): Promise<string[]> {
+    const { resolved } = await confinePath(root, requested, intent);
+    return path
+      .relative(rootReal, resolved)
+      .split(path.sep)
+      .filter((segment) => segment !== "");
+  }
+
+  async function openParent(requested: string, options: OpenParentOptions = {}): Promise<ParentEntry> {
+    const { create = false, follow = true, mutate = true } = options;
+    const rootReal = await realWorkspaceRoot(root);
+    const checkInside = (real: string) => {
+      if (!isInsideDirectory(rootReal, real)) {
+        throw new SandboxViolationError("symlink_escape", `Refused "${requested}": a directory on its path left the workspace.`, {
+          data: { path: requested },
+        });
+      }
+    };
+    let segments = await lexicalSegments(rootReal, requested);
+    for (let round = 0; ; round++) {
+      if (segments.length === 0) {
+        throw new ToolError("is_a_directory", `"${requested}" is the workspace directory, not a file.`);
+      }
+      if (mutate && touchesGitState(segments)) throw gitStateRefused(requested);
+      const name = segments.at(-1) as string;
+      let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
+      try {
+        directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), { create, checkInside });
+      } catch (error) {
+        if (!(error instanceof LinkOnTheWay) || round >= MAX_LINK_RESOLUTIONS) throw linkError(error, requested);
+        segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
+        continue;
+      }
+      if (follow) {
+        const entry = await lstat(directory.at(name)).catch(() => undefined);
+        if (entry?.isSymbolicLink() === true) {
+          await directory.close();
+          if (round >= MAX_LINK_RESOLUTIONS) throw linkError(new LinkOnTheWay(name), requested);
+          segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
+          continue;
+        }
+      }
+      return { ...directory, name };
+    }
+  }
+
+  return scopeFromLocator({
     root,
     confined: true,
     display,
     resolve: (requested, intent) => resolveInWorkspace(root, requested, intent),
-    read: (requested) =>
-      guarded(requested, async () => {
-        const handle = await openConfined(root, requested, "r");
-        try {
-          return await handle.readFile();
-        } finally {
-          await handle.close();
-        }
-      }),
-    stat: async (requested): Promise<Stats | undefined> => {
-      const resolved = await resolveInWorkspace(root, requested, "read");
-      return lstat(resolved).catch(() => undefined);
-    },
-    write: (requested, data, options = {}) =>
-      guarded(requested, async () => {
-        await writeFileAtomic(root, requested, data, options.mode === undefined ? {} : { mode: options.mode });
-      }),
-    remove: (requested) =>
-      guarded(requested, async () => {
-        await unlink(await resolveInWorkspace(root, requested, "write"));
-      }),
-    replaceStreaming: (requested, fill) =>
-      guarded(requested, async () => {
-        const target = await resolveInWorkspace(root, requested, "write");
-        const temporary = temporaryPathBeside(target);
-        const handle = await openConfined(root, temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
-        // The target is checked again right before the rename: the tree may have changed meanwhile.
-        await replaceThroughTemporary(temporary, target, handle, fill, () => resolveInWorkspace(root, requested, "write"));
-      }),
-    makeDirectory: (requested) =>
-      guarded(requested, async () => {
-        await mkdir(await resolveInWorkspace(root, requested, "write"), { recursive: true });
-      }),
-  };
+    openParent,
+    lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
+  });
+}
+
+function linkError(error: unknown, requested: string): unknown {
+  if (!(error instanceof LinkOnTheWay)) return error;
+  return new SandboxViolationError(
+    "symlink_escape",
+    `Refused "${requested}": "${error.component}" kept changing into a symbolic link while it was opened.`,
+    { data: { path: requested } },
+  );
 }

@@ -1,6 +1,10 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { nonPublicAddressReason } from "../sandbox/address-policy.js";
+import { checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -22,8 +26,32 @@ const downloadInput = z.object({
     .describe("Refuse bodies larger than this (default 50 MB)"),
 });
 
-/** `download`: saves a URL to a file, streamed to a temporary file and renamed: never a partial file. */
-export function createDownloadTool(options: FileToolOptions = {}): AnyToolDefinition {
+/** Options of the `download` tool; all of them are the host's. */
+export interface DownloadToolOptions extends FileToolOptions {
+  /**
+   * Let `download` reach loopback, link-local (cloud metadata), private, unique-local, CGNAT and
+   * IPv4-mapped addresses under the `local` and `workspace` sandbox scopes. Under `unrestricted`
+   * they are always reachable.
+   * @defaultValue `false`
+   */
+  readonly allowPrivateNetwork?: boolean;
+}
+
+/** A fetched response, whichever client fetched it. */
+interface Fetched {
+  readonly status: number;
+  readonly statusText: string;
+  readonly contentLength: string | undefined;
+  readonly body: AsyncIterable<Uint8Array> | null;
+}
+
+/**
+ * `download`: saves a URL to a file, streamed to a temporary file and renamed: never a partial
+ * file. Under the `local` and `workspace` scopes it refuses non-public addresses (the host
+ * itself, its private networks, cloud metadata), checked on every redirect and on the address
+ * each name resolves to, which is the address connected to.
+ */
+export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "download",
     description:
@@ -42,18 +70,18 @@ export function createDownloadTool(options: FileToolOptions = {}): AnyToolDefini
       const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
       const timeout = AbortSignal.timeout((input.timeout_seconds ?? 20) * 1000);
       const signal = AbortSignal.any([context.signal, timeout]);
-      const fetcher = options.fetch ?? globalThis.fetch;
+      const allowPrivate = options.allowPrivateNetwork === true || context.permissions.sandbox === "unrestricted";
       let received = 0;
       let status = 0;
       try {
-        const response = await fetcher(url, { signal, redirect: "follow" });
+        const response = await fetchUrl(url, signal, allowPrivate, options.fetch);
         status = response.status;
-        if (!response.ok)
+        if (status < 200 || status > 299)
           throw new ToolError(
             "http_error",
             `GET ${url.href} answered ${response.status} ${response.statusText}. Nothing was saved.`,
           );
-        const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+        const declared = Number(response.contentLength ?? Number.NaN);
         if (declared > maxBytes) throw tooLarge(declared, maxBytes);
         const body = response.body;
         const parent = path.dirname(input.file_path);
@@ -77,6 +105,18 @@ export function createDownloadTool(options: FileToolOptions = {}): AnyToolDefini
           );
         }
         if (error instanceof ToolError || context.signal.aborted) throw error;
+        if (error instanceof RefusedAddressError) {
+          throw new ToolError(
+            "address_not_allowed",
+            `The download of ${url.href} was refused: ${error.message}. Nothing was saved.`,
+            {
+              hint: "This run's sandbox does not let downloads reach the host or its private networks; use a public URL.",
+            },
+          );
+        }
+        if (error instanceof TooManyRedirectsError) {
+          throw new ToolError("download_failed", `The download of ${url.href} followed ${error.message}. Nothing was saved.`);
+        }
         throw new ToolError(
           "download_failed",
           `The download of ${url.href} failed: ${(error as Error).message}. Nothing was saved.`,
@@ -93,6 +133,53 @@ export function createDownloadTool(options: FileToolOptions = {}): AnyToolDefini
       return `Saved ${url.href} (HTTP ${status}, ${after.length} bytes) to ${input.file_path} · ${versionOf(after)}`;
     },
   });
+}
+
+/**
+ * GETs `url`. The default client pins each connection to a checked address; a host-injected
+ * `fetch` resolves names itself, so there each hop's name is checked before the request and
+ * redirects are followed by hand (a name that changes its answer in between is the host's risk).
+ */
+async function fetchUrl(
+  url: URL,
+  signal: AbortSignal,
+  allowPrivate: boolean,
+  injected: typeof fetch | undefined,
+): Promise<Fetched> {
+  if (injected === undefined) {
+    const response = await checkedGet(url, { signal, allowPrivateAddresses: allowPrivate });
+    const length = response.headers["content-length"];
+    return { status: response.status, statusText: response.statusText, contentLength: length, body: response.body };
+  }
+  let current = url;
+  for (let hop = 0; hop <= 10; hop++) {
+    if (!allowPrivate) await assertPublicHost(current);
+    const response = await injected(current, { signal, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status > 399 || location === null) {
+      return {
+        status: response.status,
+        statusText: response.statusText,
+        contentLength: response.headers.get("content-length") ?? undefined,
+        body: response.body,
+      };
+    }
+    await response.body?.cancel();
+    current = new URL(location, current);
+    if (current.protocol !== "http:" && current.protocol !== "https:") {
+      throw new RefusedAddressError(current.href, `a redirect led to ${current.protocol}, which is not http or https`);
+    }
+  }
+  throw new TooManyRedirectsError(10);
+}
+
+async function assertPublicHost(url: URL): Promise<void> {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
+  for (const address of addresses) {
+    const reason = nonPublicAddressReason(address);
+    if (reason !== undefined) throw new RefusedAddressError(host, reason);
+  }
 }
 
 function tooLarge(size: number, maxBytes: number): ToolError {

@@ -72,38 +72,54 @@ async function checkVersion(session: PatchSession, path: string, expected: strin
   }
 }
 
-/** Plans a text edit with the patch engine and commits it atomically, journaled for undo. */
+/** Plans one file's new content on what `session` reads (`undefined`: nothing to change). */
+type EditPlanner = (session: PatchSession) => Promise<string | undefined>;
+
+/** A planner running the patch engine. */
+function patchPlanner(input: PatchInput): EditPlanner {
+  return async (session) => {
+    const plan = await planPatch(input, session);
+    if (!plan.ok) throw patchToolError(plan.error);
+    return plan.changes[0]?.type === "update" ? plan.changes[0].content : undefined;
+  };
+}
+
+/**
+ * Plans and commits an edit. The version check and the plan use one read; the commit verifies
+ * under the file's lock that the file is still that read. Without `expected_version`, a file
+ * changed meanwhile is planned again under the lock instead of refused.
+ */
 async function editFile(
   scope: FileScope,
   context: ToolContext,
   tool: string,
-  input: PatchInput & { path: string },
+  path: string,
+  expected: string | undefined,
+  planner: EditPlanner,
 ): Promise<string> {
   const session = new PatchSession(scope);
-  const plan = await planPatch(input, session);
-  if (!plan.ok) throw patchToolError(plan.error);
-  return commitEdit(
-    scope,
-    context,
-    tool,
-    session,
-    input.path,
-    plan.changes[0]?.type === "update" ? plan.changes[0].content : undefined,
-  );
-}
-
-async function commitEdit(
-  scope: FileScope,
-  context: ToolContext,
-  tool: string,
-  session: PatchSession,
-  path: string,
-  content: string | undefined,
-): Promise<string> {
+  await checkVersion(session, path, expected);
+  const content = await planner(session);
   if (content === undefined) return `${path} already has that content; nothing changed.`;
   const before = await session.bytesOf(path);
-  const after = Buffer.from(content);
-  await commitFileChanges(scope, tool, [{ path, before, after }], context.storage.get(EDIT_JOURNAL));
+  let after: Buffer = Buffer.from(content);
+  const replan =
+    expected === undefined
+      ? async () => {
+          const fresh = new PatchSession(scope);
+          const again = await planner(fresh);
+          const current = await fresh.bytesOf(path);
+          after = again === undefined ? (current ?? Buffer.alloc(0)) : Buffer.from(again);
+          return [{ path, before: current, after }];
+        }
+      : undefined;
+  await commitFileChanges(
+    scope,
+    tool,
+    [{ path, before, after }],
+    context.storage.get(EDIT_JOURNAL),
+    replan === undefined ? {} : { replan },
+  );
   context.storage.get(READ_TRACKER).forget(await scope.resolve(path, "write"));
   return `Edited ${path} (${after.length} bytes) · ${versionOf(after)}`;
 }
@@ -121,19 +137,26 @@ export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition
     tags: ["builtin", "file", "edit", "replace", "modify"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
-      const session = new PatchSession(scope);
-      await checkVersion(session, input.path, input.expected_version);
       if (input.start_anchor !== undefined) {
-        const current = await session.read(input.path);
-        if (current === undefined) throw new ToolError("file_not_found", `No file at "${input.path}".`);
-        const content = replaceAnchoredLines(current, input.start_anchor, input.end_anchor ?? input.start_anchor, input.new_text);
-        return commitEdit(scope, context, "edit", session, input.path, content);
+        const start = input.start_anchor;
+        return editFile(scope, context, "edit", input.path, input.expected_version, async (session) => {
+          const current = await session.read(input.path);
+          if (current === undefined) throw new ToolError("file_not_found", `No file at "${input.path}".`);
+          return replaceAnchoredLines(current, start, input.end_anchor ?? start, input.new_text);
+        });
       }
-      return editFile(scope, context, "edit", {
-        kind: "edits",
-        path: input.path,
-        edits: [{ old_text: input.old_text as string, new_text: input.new_text, replace_all: input.replace_all }],
-      });
+      return editFile(
+        scope,
+        context,
+        "edit",
+        input.path,
+        input.expected_version,
+        patchPlanner({
+          kind: "edits",
+          path: input.path,
+          edits: [{ old_text: input.old_text as string, new_text: input.new_text, replace_all: input.replace_all }],
+        }),
+      );
     },
   });
 }
@@ -150,14 +173,20 @@ export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinit
     tags: ["builtin", "file", "replace", "edit"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
-      await checkVersion(new PatchSession(scope), input.path, input.expected_version);
-      return editFile(scope, context, "replace", {
-        kind: "replace",
-        path: input.path,
-        find: input.find,
-        replace: input.replace,
-        replace_all: input.replace_all,
-      });
+      return editFile(
+        scope,
+        context,
+        "replace",
+        input.path,
+        input.expected_version,
+        patchPlanner({
+          kind: "replace",
+          path: input.path,
+          find: input.find,
+          replace: input.replace,
+          replace_all: input.replace_all,
+        }),
+      );
     },
   });
 }

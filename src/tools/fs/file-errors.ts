@@ -21,7 +21,36 @@ export function toFileToolError(error: unknown, displayPath: string): unknown {
       return new ToolError("symlink_refused", `"${displayPath}" is a symbolic link, which is not followed here.`);
     case "EEXIST":
       return new ToolError("file_exists", `"${displayPath}" already exists.`);
+    case "ENAMETOOLONG":
+      return new ToolError(
+        "name_too_long",
+        `A name in "${displayPath}" is too long for the file system (at most 255 bytes per name).`,
+        {
+          hint: "Use a shorter file or directory name.",
+        },
+      );
+    case "ENOSPC":
+    case "EDQUOT":
+      return new ToolError(
+        "no_space",
+        `No space left on the device (or quota exceeded) while writing "${displayPath}". Nothing was changed.`,
+        {
+          hint: "Ask the user to free disk space.",
+        },
+      );
+    case "EROFS":
+      return new ToolError("read_only_file_system", `"${displayPath}" is on a read-only file system.`);
+    case "ENXIO":
+      return new ToolError("special_file_refused", `Refused "${displayPath}": it is a socket or device, not a regular file.`);
+    case "EMFILE":
+    case "ENFILE":
+      return new ToolError("too_many_open_files", "Too many files are open in this process; try again.");
     default:
+      // Any other errno: a structured error without the host's absolute paths.
+      if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code))
+        return new ToolError("file_system_error", `The file system refused the operation on "${displayPath}" (${code}).`);
+      if (error instanceof Error && error.name === "Error" && /symbolic link or not a directory/.test(error.message))
+        return new ToolError("symlink_refused", `"${displayPath}" changed into a symbolic link while it was opened.`);
       return error;
   }
 }

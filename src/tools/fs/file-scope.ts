@@ -1,6 +1,23 @@
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { ToolContext } from "agent-tool-catalog";
+import type { VerifiedDirectory } from "./verified-directory.js";
+
+/** The directory that holds a path's entry, opened and verified, and the entry's name in it. */
+export interface ParentEntry extends VerifiedDirectory {
+  /** The entry's name in the directory (one path component). */
+  readonly name: string;
+}
+
+/** How {@link FileScope.openParent} opens a path's directory. */
+export interface OpenParentOptions {
+  /** Create missing directories on the way (through verified handles). @defaultValue false */
+  readonly create?: boolean;
+  /** Resolve a final symbolic link to the entry it names (inside the scope). @defaultValue true */
+  readonly follow?: boolean;
+  /** The entry is about to be changed: git state is refused under confinement. @defaultValue true */
+  readonly mutate?: boolean;
+}
 
 /** Where a file tool may read and write, as decided by the run's sandbox. */
 export interface FileScope {
@@ -8,13 +25,28 @@ export interface FileScope {
   readonly root: string;
   /** True under sandbox `"workspace"`: every path is confined to `root`. */
   readonly confined: boolean;
-  /** The absolute path a requested path means, checked for the intent. */
+  /** The absolute path a requested path means, checked for the intent (informational: never acted on). */
   resolve(path: string, intent: "read" | "write"): Promise<string>;
   /** How to name an absolute path to the model: relative to the root when inside it. */
   display(absolutePath: string): string;
+  /**
+   * Opens the directory holding `path` one component at a time without following symlinks and
+   * verifies it (inside the workspace when confined); every change then acts on the entry through
+   * that handle, so a directory swapped for a symlink meanwhile cannot redirect it.
+   */
+  openParent(path: string, options?: OpenParentOptions): Promise<ParentEntry>;
+  /**
+   * Opens a regular file for reading without blocking (`O_NONBLOCK`, then `fstat`): FIFOs,
+   * sockets, devices and directories are refused.
+   */
+  openRead(path: string): Promise<FileHandle>;
+  /** The key of the file's real identity (its real path), shared by every spelling and process. */
+  lockKey(path: string): Promise<string>;
+  /** Removes an empty directory (by real path) through a verified handle; a rollback uses it. */
+  removeDirectory(realPath: string): Promise<void>;
   /** Reads a whole regular file. */
   read(path: string): Promise<Buffer>;
-  /** The file's stats, or `undefined` when nothing is there (symlinks not followed). */
+  /** The file's stats, or `undefined` when nothing is there (a final symlink inside the scope is followed). */
   stat(path: string): Promise<Stats | undefined>;
   /** Replaces a file atomically (temporary file in the same directory, then rename), keeping its mode. */
   write(path: string, data: string | Uint8Array, options?: { readonly mode?: number }): Promise<void>;

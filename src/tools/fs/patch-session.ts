@@ -15,8 +15,8 @@ export class PatchSession implements FileReader {
 
   /** The text of a file, or `undefined` when absent; binary files are refused. */
   async read(path: string): Promise<string | undefined> {
-    const bytes = await readIfPresent(this.scope, path);
-    this.seen.set(path, bytes);
+    // The same bytes as a version check made before: the plan and the check see one read.
+    const bytes = await this.bytesOf(path);
     if (bytes === undefined) return undefined;
     if (looksBinary(bytes)) throw new ToolError("binary_file", `"${path}" is a binary file; it cannot be patched as text.`);
     return bytes.toString("utf8");

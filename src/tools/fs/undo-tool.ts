@@ -39,7 +39,17 @@ export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition
           if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
           break;
         }
-        await revert(scope, entry, action);
+        try {
+          await revert(scope, entry, action);
+        } catch (error) {
+          // Steps already made stay made: say exactly which, never "nothing was changed".
+          if (step === 0 || !(error instanceof ToolError)) throw error;
+          throw new ToolError(
+            error.code,
+            `${report.join("\n")}\nThen stopped at step ${step + 1}: ${error.message.replace(/ Nothing was changed\.$/, "")} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
+            { ...(error.hint === undefined ? {} : { hint: error.hint }), data: { completedSteps: step } },
+          );
+        }
         if (action === "undo") journal.markUndone();
         else journal.markRedone();
         for (const file of entry.files) reads.forget(file.path);

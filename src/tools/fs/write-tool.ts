@@ -34,13 +34,32 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
           { hint: "Read the file again, then write with its new version.", data: { current } },
         );
       }
-      const after =
-        input.append === true && before !== undefined
-          ? Buffer.concat([before, Buffer.from(input.content)])
+      const contentAfter = (current: Buffer | undefined) =>
+        input.append === true && current !== undefined
+          ? Buffer.concat([current, Buffer.from(input.content)])
           : Buffer.from(input.content);
-      await commitFileChanges(scope, "write", [{ path: input.path, before, after }], context.storage.get(EDIT_JOURNAL));
+      let after = contentAfter(before);
+      let wasAbsent = before === undefined;
+      // Without expected_version, a file changed by another writer meanwhile is written anyway
+      // (planned again on its current content under the lock), never a spurious conflict.
+      const replan =
+        input.expected_version === undefined
+          ? async () => {
+              const current = await readIfPresent(scope, input.path);
+              after = contentAfter(current);
+              wasAbsent = current === undefined;
+              return [{ path: input.path, before: current, after }];
+            }
+          : undefined;
+      await commitFileChanges(
+        scope,
+        "write",
+        [{ path: input.path, before, after }],
+        context.storage.get(EDIT_JOURNAL),
+        replan === undefined ? {} : { replan },
+      );
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.path, "write"));
-      const verb = before === undefined ? "Created" : input.append === true ? "Appended to" : "Wrote";
+      const verb = wasAbsent ? "Created" : input.append === true ? "Appended to" : "Wrote";
       return `${verb} ${input.path} (${after.length} bytes) · ${versionOf(after)}`;
     },
   });

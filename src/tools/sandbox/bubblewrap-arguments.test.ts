@@ -9,6 +9,7 @@ import {
   systemMounts,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
+import { gitProtection } from "./git-protection.js";
 
 let directory: string | undefined;
 afterEach(async () => {
@@ -64,22 +65,41 @@ describe("bubblewrap arguments", () => {
     expect(args).not.toContain("--share-net");
   });
 
-  it("protects .git: bound onto itself, hooks and config read-only", async () => {
+  it("protects .git: bound onto itself, hooks, info, objects/info and control files read-only", async () => {
     const workspace = await temporary();
-    await mkdir(path.join(workspace, ".git", "hooks"), { recursive: true });
-    await writeFile(path.join(workspace, ".git", "config"), "");
     const git = path.join(workspace, ".git");
-    expect(gitProtectionArguments(workspace)).toEqual([
+    await mkdir(path.join(git, "hooks"), { recursive: true });
+    await mkdir(path.join(git, "info"), { recursive: true });
+    await mkdir(path.join(git, "objects", "info"), { recursive: true });
+    await writeFile(path.join(git, "config"), "");
+    await writeFile(path.join(git, "commondir"), ".\n");
+    const protection = gitProtection(workspace);
+    expect(protection.args).toEqual([
       "--bind",
       git,
       git,
-      "--ro-bind",
-      path.join(git, "hooks"),
-      path.join(git, "hooks"),
-      "--ro-bind",
-      path.join(git, "config"),
-      path.join(git, "config"),
+      ...["hooks", "info", path.join("objects", "info"), "config", "commondir"].flatMap((name) => [
+        "--ro-bind",
+        path.join(git, name),
+        path.join(git, name),
+      ]),
     ]);
+    expect(protection.absentControlFiles).toEqual([path.join(git, "config.worktree"), path.join(git, "gitdir")]);
+  });
+
+  it("protects nested repositories, submodule and worktree git directories", async () => {
+    const workspace = await temporary();
+    await mkdir(path.join(workspace, ".git", "modules", "lib", "hooks"), { recursive: true });
+    await writeFile(path.join(workspace, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n");
+    await writeFile(path.join(workspace, ".git", "modules", "lib", "config"), "");
+    await mkdir(path.join(workspace, "vendor", "other", ".git", "hooks"), { recursive: true });
+    await writeFile(path.join(workspace, "vendor", "other", ".git", "config"), "");
+    const args = gitProtection(workspace).args;
+    const readOnly = valuesOf(args, "--ro-bind", 2).map(([from]) => from);
+    expect(readOnly).toContain(path.join(workspace, ".git", "modules", "lib", "config"));
+    expect(readOnly).toContain(path.join(workspace, ".git", "modules", "lib", "hooks"));
+    expect(readOnly).toContain(path.join(workspace, "vendor", "other", ".git", "config"));
+    expect(readOnly).toContain(path.join(workspace, "vendor", "other", ".git", "hooks"));
   });
 
   it("makes a missing hooks directory a read-only tmpfs, and pins a .git file", async () => {
@@ -87,7 +107,7 @@ describe("bubblewrap arguments", () => {
     await mkdir(path.join(workspace, ".git"));
     const hooks = path.join(workspace, ".git", "hooks");
     expect(gitProtectionArguments(workspace)).toContain("--remount-ro");
-    expect(valuesOf(gitProtectionArguments(workspace), "--tmpfs")).toEqual([[hooks]]);
+    expect(valuesOf(gitProtectionArguments(workspace), "--tmpfs")).toContainEqual([hooks]);
     await rm(path.join(workspace, ".git"), { recursive: true });
     await writeFile(path.join(workspace, ".git"), "gitdir: ../elsewhere\n");
     expect(gitProtectionArguments(workspace)).toEqual(["--ro-bind", path.join(workspace, ".git"), path.join(workspace, ".git")]);
@@ -107,6 +127,8 @@ describe("bubblewrap arguments", () => {
     const args = localScopeArguments();
     expect(args).toContain("--unshare-net");
     expect(valuesOf(args, "--bind", 2)).toEqual([["/", "/"]]);
+    expect(valuesOf(args, "--ro-bind", 2)).toEqual([["/sys", "/sys"]]);
+    expect(valuesOf(args, "--uid")).toEqual([["65534"]]);
     expect(args).not.toContain("--unshare-all");
   });
 

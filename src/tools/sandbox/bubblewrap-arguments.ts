@@ -1,6 +1,6 @@
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { type GitProtection, gitProtection } from "./git-protection.js";
 
 /** The file descriptor that carries the seccomp program into bwrap. */
 export const SECCOMP_FD = 3;
@@ -15,6 +15,20 @@ export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze([
   "/lib64",
   "/lib32",
   "/libx32",
+]);
+
+/**
+ * The user and group a sandboxed command runs as inside its user namespace (`nobody`/`nogroup`),
+ * so that it is not root there even when the host runs as root.
+ */
+export const SANDBOX_UID = 65534;
+
+/** Arguments that set the sandbox's uid and gid. */
+export const UNPRIVILEGED_IDENTITY: readonly string[] = Object.freeze([
+  "--uid",
+  String(SANDBOX_UID),
+  "--gid",
+  String(SANDBOX_UID),
 ]);
 
 /** Directories that become empty, private tmpfs mounts in a workspace sandbox. */
@@ -41,33 +55,11 @@ export function systemMounts(directories: readonly string[] = SYSTEM_DIRECTORIES
 }
 
 /**
- * bwrap arguments that keep a workspace's git metadata read-only: `.git` is bound onto itself (a
- * mount point cannot be renamed or removed, so it cannot be swapped for a fake), `.git/hooks` and
- * `.git/config` are read-only (a missing hooks directory becomes an empty read-only tmpfs, which
- * leaves an empty `hooks` directory on the host), and a `.git` file (worktree pointer) is
- * read-only. Without them, a sandboxed command could plant a hook that host git runs later.
- *
- * Only a `.git` present when the command starts is protected.
- * @throws SandboxUnavailableError when one of them is a symlink, which a mount cannot pin.
+ * bwrap arguments that keep a workspace's git state read-only (see {@link gitProtection}).
+ * @throws SandboxUnavailableError when a protected entry is a symbolic link.
  */
 export function gitProtectionArguments(workspace: string): string[] {
-  const gitPath = path.join(workspace, ".git");
-  const git = lstatSync(gitPath, { throwIfNoEntry: false });
-  if (git === undefined) return [];
-  if (git.isSymbolicLink()) throw unprotectable(gitPath);
-  if (git.isFile()) return ["--ro-bind", gitPath, gitPath];
-  if (!git.isDirectory()) return [];
-  const args = ["--bind", gitPath, gitPath];
-  const hooksPath = path.join(gitPath, "hooks");
-  const hooks = lstatSync(hooksPath, { throwIfNoEntry: false });
-  if (hooks?.isSymbolicLink()) throw unprotectable(hooksPath);
-  if (hooks === undefined) args.push("--tmpfs", hooksPath, "--remount-ro", hooksPath);
-  else args.push("--ro-bind", hooksPath, hooksPath);
-  const configPath = path.join(gitPath, "config");
-  const config = lstatSync(configPath, { throwIfNoEntry: false });
-  if (config?.isSymbolicLink()) throw unprotectable(configPath);
-  if (config !== undefined) args.push("--ro-bind", configPath, configPath);
-  return args;
+  return gitProtection(workspace).args;
 }
 
 /** What a workspace-scope bwrap command line is made of. */
@@ -78,6 +70,47 @@ export interface WorkspaceLayout {
   readonly system: readonly SystemMount[];
   /** More host paths to bind read-only (for example a Node install outside `/usr`). */
   readonly readOnlyPaths: readonly string[];
+  /** System files and directories hidden from the sandbox, from {@link unreadableSystemEntries}. */
+  readonly masked?: readonly MaskedEntry[];
+  /** The git protection computed at spawn; computed here when omitted. */
+  readonly git?: GitProtection;
+}
+
+/** A system path the sandbox must not read, and what it is. */
+export interface MaskedEntry {
+  readonly path: string;
+  readonly kind: "file" | "directory";
+}
+
+/**
+ * Entries under `roots` that other users may not read (`/etc/shadow`, `/etc/gshadow`,
+ * `/etc/ssl/private`, …). Inside the user namespace the kernel still checks permissions against
+ * the host uid, so when the host runs as root, root-owned `0600` files would be readable through
+ * the owner bits; these are hidden (an empty file or directory is mounted over them) so a
+ * sandboxed command sees only what any unprivileged user could read.
+ */
+export function unreadableSystemEntries(roots: readonly string[] = ["/etc"]): MaskedEntry[] {
+  const masked: MaskedEntry[] = [];
+  const visit = (directory: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(directory);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const entry = path.join(directory, name);
+      const stats = lstatSync(entry, { throwIfNoEntry: false });
+      if (stats === undefined || stats.isSymbolicLink()) continue;
+      const readable = (stats.mode & 0o004) !== 0;
+      if (stats.isDirectory()) {
+        if (!readable || (stats.mode & 0o001) === 0) masked.push({ path: entry, kind: "directory" });
+        else if (depth < 8) visit(entry, depth + 1);
+      } else if (stats.isFile() && !readable) masked.push({ path: entry, kind: "file" });
+    }
+  };
+  for (const root of roots) visit(root, 0);
+  return masked;
 }
 
 /**
@@ -86,22 +119,37 @@ export interface WorkspaceLayout {
  * `/tmp`, `/root`, `/home` and `/run`, and only the workspace writable.
  */
 export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
-  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+  const args = [
+    "--unshare-all",
+    "--unshare-user",
+    ...UNPRIVILEGED_IDENTITY,
+    "--disable-userns",
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
   for (const mount of layout.system) {
     if (mount.kind === "bind") args.push("--ro-bind", mount.path, mount.path);
     else args.push("--symlink", mount.target, mount.path);
+  }
+  for (const entry of layout.masked ?? []) {
+    if (entry.kind === "file") args.push("--ro-bind", "/dev/null", entry.path);
+    else args.push("--tmpfs", entry.path, "--remount-ro", entry.path);
   }
   args.push("--proc", "/proc", "--dev", "/dev");
   for (const directory of PRIVATE_DIRECTORIES) args.push("--tmpfs", directory);
   for (const extra of layout.readOnlyPaths) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
-  args.push(...gitProtectionArguments(layout.workspace));
+  args.push(...(layout.git ?? gitProtection(layout.workspace)).args);
   return args;
 }
 
 /**
  * The bwrap options of scope `"local"`: the host file system as it is, but no network (its own
- * empty network namespace), no capabilities and no nested user namespaces.
+ * empty network namespace), no capabilities, no nested user namespaces, an unprivileged uid, and
+ * `/sys` read-only (a writable cgroup file system would let a command freeze or throttle host
+ * processes through `cgroup.freeze`).
  */
 export function localScopeArguments(): string[] {
   return [
@@ -109,6 +157,7 @@ export function localScopeArguments(): string[] {
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-user",
+    ...UNPRIVILEGED_IDENTITY,
     "--disable-userns",
     "--new-session",
     "--die-with-parent",
@@ -117,6 +166,9 @@ export function localScopeArguments(): string[] {
     "--bind",
     "/",
     "/",
+    "--ro-bind",
+    "/sys",
+    "/sys",
     "--dev",
     "/dev",
     "--proc",
@@ -127,12 +179,4 @@ export function localScopeArguments(): string[] {
 /** The tail every bwrap command line ends with: working directory, seccomp fd, `--`, command. */
 export function commandArguments(cwd: string, command: string, args: readonly string[]): string[] {
   return ["--chdir", cwd, "--seccomp", String(SECCOMP_FD), "--", command, ...args];
-}
-
-function unprotectable(linkPath: string): SandboxUnavailableError {
-  return new SandboxUnavailableError(
-    `${linkPath} is a symbolic link, so the sandbox cannot keep it read-only and a sandboxed command could ` +
-      "redirect it to plant git hooks. Replace it with the directory or file it points to.",
-    { data: { path: linkPath } },
-  );
 }

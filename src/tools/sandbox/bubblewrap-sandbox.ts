@@ -3,15 +3,20 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import {
   commandArguments,
   localScopeArguments,
+  type MaskedEntry,
   SYSTEM_DIRECTORIES,
   type SystemMount,
   systemMounts,
+  unreadableSystemEntries,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
+import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { confinedEnvironment, DEFAULT_PATH, inheritedEnvironment } from "./sandbox-environment.js";
+import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
 import { buildSeccompFilter } from "./seccomp-filter.js";
+import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -22,10 +27,18 @@ export interface BubblewrapSandboxOptions {
   /** The workspace's real path; required for scope `"workspace"`. */
   readonly workspace?: string;
   /**
-   * The bwrap executable.
-   * @defaultValue `"bwrap"` (looked up on the host's `PATH`)
+   * The bwrap executable, as an absolute path the host vouches for (it is used as given).
+   * @defaultValue the first `bwrap` on the host's `PATH` (or in `/usr/bin`, `/bin`) whose file and
+   *   directories are root-owned, not writable by others and outside the workspace; see
+   *   {@link findTrustedExecutable}. Resolved once, here.
    */
   readonly executable?: string;
+  /**
+   * The bash that closes inherited descriptors before bwrap starts (see {@link FD_CLOSING_SCRIPT}),
+   * as an absolute path the host vouches for.
+   * @defaultValue a trusted `bash`, found like the bwrap default
+   */
+  readonly launcherShell?: string;
   /**
    * More host paths visible read-only under scope `"workspace"`, for toolchains outside `/usr`
    * (for example the directory of `process.execPath` when Node lives under `/opt` or `~/.nvm`).
@@ -84,16 +97,23 @@ export class BubblewrapSandbox implements ProcessSandbox {
   readonly workspace: string | undefined;
   /** What its processes can reach. */
   readonly capabilities: SandboxCapabilities;
-  /** The bwrap executable. */
+  /** The bwrap executable: an absolute path, resolved once. */
   readonly executable: string;
+  /** The bash that starts bwrap after closing every inherited descriptor but 0-3. */
+  readonly launcherShell: string;
   private readonly readOnlyPaths: readonly string[];
   private readonly system: readonly SystemMount[];
+  private readonly masked: readonly MaskedEntry[];
   private readonly seccomp: Uint8Array;
 
   constructor(options: BubblewrapSandboxOptions) {
     this.scope = options.scope;
     this.workspace = options.workspace;
-    this.executable = options.executable ?? "bwrap";
+    this.executable = options.executable ?? trusted("bwrap", options.workspace);
+    this.launcherShell = options.launcherShell ?? trusted("bash", options.workspace);
+    if (!path.isAbsolute(this.executable) || !path.isAbsolute(this.launcherShell)) {
+      throw new ConfigurationError("invalid_sandbox_option", "The bwrap executable and launcher shell must be absolute paths.");
+    }
     this.readOnlyPaths = Object.freeze([...(options.readOnlyPaths ?? [])]);
     this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
     if (this.scope === "workspace") assertUsableWorkspace(options.workspace);
@@ -102,6 +122,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
         throw new ConfigurationError("invalid_sandbox_option", `readOnlyPaths entry ${extra} is not absolute.`);
     }
     this.system = this.scope === "workspace" ? Object.freeze(systemMounts()) : [];
+    this.masked = this.scope === "workspace" ? Object.freeze(unreadableSystemEntries()) : [];
     this.seccomp = buildSeccompFilter({ allowUnixSocketPairs: options.allowUnixSocketPairs === true });
     Object.freeze(this);
   }
@@ -112,12 +133,14 @@ export class BubblewrapSandbox implements ProcessSandbox {
     const root = this.workspace;
     if (this.scope === "workspace" && root !== undefined) {
       const cwd = confineWorkingDirectory(root, command.cwd);
-      const layout = { workspace: root, system: this.system, readOnlyPaths: this.readOnlyPaths };
+      const git = gitProtection(root);
+      const layout = { workspace: root, system: this.system, readOnlyPaths: this.readOnlyPaths, masked: this.masked, git };
       return this.launch(
         [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],
         root,
         confinedEnvironment(command.env, { home: SANDBOX_HOME }),
         command,
+        () => removeCreatedControlFiles(git.absentControlFiles),
       );
     }
     const cwd = existingWorkingDirectory(command.cwd, this.workspace);
@@ -129,13 +152,54 @@ export class BubblewrapSandbox implements ProcessSandbox {
     );
   }
 
-  private launch(args: string[], cwd: string, env: Record<string, string>, command: SandboxedCommand): SandboxedProcess {
+  private launch(
+    args: string[],
+    cwd: string,
+    env: Record<string, string>,
+    command: SandboxedCommand,
+    afterExit?: () => string[],
+  ): SandboxedProcess {
     const launcherEnvironment = { ...env, PATH: env.PATH ?? DEFAULT_PATH };
+    // bwrap passes on every descriptor it inherits; the launcher closes all but 0-3 first.
     return startSandboxedProcess(
-      { executable: this.executable, args, cwd, env: launcherEnvironment, seccomp: this.seccomp, processGroup: false },
+      {
+        executable: this.launcherShell,
+        args: ["-c", FD_CLOSING_SCRIPT, this.executable, ...args],
+        cwd,
+        env: launcherEnvironment,
+        seccomp: this.seccomp,
+        processGroup: false,
+        ...(afterExit === undefined ? {} : { afterExit }),
+      },
       command,
     );
   }
+}
+
+/**
+ * The bash program that runs before bwrap: it closes every descriptor except stdin, stdout,
+ * stderr and the seccomp pipe (fd 3), then replaces itself with bwrap (`$0`) and its arguments.
+ * Node marks its own descriptors close-on-exec, but a descriptor the host process inherited
+ * without that flag (a log file, a unix socket from a supervisor) would otherwise be open inside
+ * the sandbox. Without `/proc` it refuses to start rather than leak.
+ */
+export const FD_CLOSING_SCRIPT = [
+  '[ -x "$0" ] || { echo "sandbox launcher: $0 not found" >&2; exit 127; }',
+  '[ -d /proc/self/fd ] || { echo "sandbox launcher: /proc/self/fd is missing; refusing to start with inherited descriptors" >&2; exit 126; }',
+  "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
+  'exec "$0" "$@"',
+].join("\n");
+
+function trusted(name: string, workspace: string | undefined): string {
+  const found = findTrustedExecutable(name, workspace === undefined ? {} : { untrustedRoots: [workspace] });
+  if (found.ok) return found.path;
+  throw new SandboxUnavailableError(
+    `${name === "bwrap" ? "bubblewrap (bwrap) is not installed or not in a trusted location" : `${name} was not found in a trusted location`}: ${found.reason} ` +
+      (name === "bwrap"
+        ? "Install it: apt-get install -y bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), apk add bubblewrap (Alpine)."
+        : "Install it from the system's packages."),
+    { data: { executable: name } },
+  );
 }
 
 function assertUsableWorkspace(workspace: string | undefined): asserts workspace is string {

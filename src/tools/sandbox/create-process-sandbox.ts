@@ -33,7 +33,12 @@ export interface CreateProcessSandboxOptions {
    * @defaultValue a probe that runs `true` once per configuration and process
    */
   readonly probe?: SandboxProbe;
-  /** The bwrap executable. @defaultValue `"bwrap"` on `PATH` */
+  /**
+   * The bwrap executable, an absolute path used as given (the host vouches for it).
+   * @defaultValue a `bwrap` found once on `PATH` (or `/usr/bin`, `/bin`) whose file and directories
+   *   are root-owned, not writable by group or others and outside the workspace; relative or
+   *   writable `PATH` entries are skipped
+   */
   readonly bubblewrapPath?: string;
   /**
    * Extra host paths visible read-only under scope `"workspace"` (bubblewrap).
@@ -106,12 +111,18 @@ function osSandbox(
     return `the seccomp filter supports x86_64 and aarch64 only, and this is ${architecture}.`;
   }
   const readOnlyPaths = options.readOnlyPaths ?? defaultReadOnlyPaths();
-  return new BubblewrapSandbox({
-    ...base,
-    readOnlyPaths,
-    allowUnixSocketPairs: options.allowUnixSocketPairs === true,
-    ...(options.bubblewrapPath === undefined ? {} : { executable: options.bubblewrapPath }),
-  });
+  try {
+    return new BubblewrapSandbox({
+      ...base,
+      readOnlyPaths,
+      allowUnixSocketPairs: options.allowUnixSocketPairs === true,
+      ...(options.bubblewrapPath === undefined ? {} : { executable: options.bubblewrapPath }),
+    });
+  } catch (error) {
+    // No trusted bwrap (or bash) here: a reason, so the fallback rules apply as for a failed probe.
+    if (error instanceof SandboxUnavailableError) return error.message;
+    throw error;
+  }
 }
 
 /** The running Node's install prefix, when the system directories do not already show it. */

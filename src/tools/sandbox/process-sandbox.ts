@@ -39,6 +39,11 @@ export interface SandboxedExit {
   readonly signal: NodeJS.Signals | null;
   /** Set when the process could not be started (for example `ENOENT` for the launcher). */
   readonly error?: Error;
+  /**
+   * Host paths the sandbox repaired after the process ended: git control files (`commondir`,
+   * `config.worktree`, …) the command created where none existed, which were removed.
+   */
+  readonly repaired?: readonly string[];
 }
 
 /** A started process. Read `stdout`/`stderr`, or the pipes fill up and the process stalls. */

@@ -70,7 +70,9 @@ function probeKey(sandbox: ProcessSandbox): string {
 /** Turns a failed probe into a sentence that says what is wrong and what to run. */
 export function explainProbeFailure(sandbox: ProcessSandbox, exit: SandboxedExit, stderr: string): string {
   const detail = stderr === "" ? "" : ` It said: ${JSON.stringify(stderr.slice(-500))}.`;
-  const missing = exit.error !== undefined && "code" in exit.error && exit.error.code === "ENOENT";
+  const missing =
+    (exit.error !== undefined && "code" in exit.error && exit.error.code === "ENOENT") ||
+    (exit.exitCode === 127 && stderr.includes("sandbox launcher:") && stderr.includes("not found"));
   if (sandbox.kind === "sandbox-exec") {
     if (missing) return "sandbox-exec was not found at /usr/bin/sandbox-exec; it ships with macOS, so this system is unusual.";
     return `sandbox-exec could not start a test command (exit code ${String(exit.exitCode)}).${detail}`;

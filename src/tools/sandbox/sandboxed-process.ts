@@ -18,6 +18,11 @@ export interface LaunchPlan {
   readonly processGroup: boolean;
   /** Runs once after the process has exited (for example to remove a private temp dir). */
   readonly cleanup?: () => void;
+  /**
+   * Runs once after the process has exited, before `exited` settles; returns host paths it
+   * repaired (for example git control files the command created), reported in the exit.
+   */
+  readonly afterExit?: () => string[];
 }
 
 /** How long a process may take to end after `SIGTERM` before it gets `SIGKILL`. */
@@ -66,7 +71,14 @@ function watchExit(
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();
-      resolve(exit);
+      let repaired: string[] = [];
+      try {
+        repaired = plan.afterExit?.() ?? [];
+      } catch (error) {
+        resolve({ ...exit, error: error instanceof Error ? error : new Error(String(error)) });
+        return;
+      }
+      resolve(repaired.length === 0 ? exit : { ...exit, repaired });
     };
     child.once("error", (error) => {
       if (child.pid === undefined) finish({ exitCode: null, signal: null, error });

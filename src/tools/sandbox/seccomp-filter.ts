@@ -33,7 +33,11 @@ export interface SeccompArchitecture {
   readonly socket: number;
   /** `socketpair`: denied when its first argument is `AF_UNIX`, unless unix socket pairs are allowed. */
   readonly socketpair: number;
-  /** Always denied: `io_uring_setup`, `io_uring_enter`, `io_uring_register`. */
+  /**
+   * Always denied: `io_uring_setup`, `io_uring_enter`, `io_uring_register`, and the kernel key
+   * management calls `add_key`, `request_key`, `keyctl` (the host's session and user keyrings,
+   * which hold credentials, would otherwise be readable through them).
+   */
   readonly deniedCalls: readonly number[];
   /** Deny every call with `X32_SYSCALL_BIT` set (the x32 ABI bypasses the numbers above). */
   readonly denyX32: boolean;
@@ -41,11 +45,25 @@ export interface SeccompArchitecture {
 
 /**
  * The architectures the filter handles. io_uring is denied because its operations (including
- * socket connects) run without passing through the system calls a filter can see.
+ * socket connects) run without passing through the system calls a filter can see; the key
+ * management calls because a user namespace does not give a process a new keyring.
  */
 export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", SeccompArchitecture>> = Object.freeze({
-  x86_64: { auditArch: AUDIT_ARCH.X86_64, socket: 41, socketpair: 53, deniedCalls: [425, 426, 427], denyX32: true },
-  aarch64: { auditArch: AUDIT_ARCH.AARCH64, socket: 198, socketpair: 199, deniedCalls: [425, 426, 427], denyX32: false },
+  x86_64: {
+    auditArch: AUDIT_ARCH.X86_64,
+    socket: 41,
+    socketpair: 53,
+    // io_uring_setup/enter/register, then add_key, request_key, keyctl.
+    deniedCalls: [425, 426, 427, 248, 249, 250],
+    denyX32: true,
+  },
+  aarch64: {
+    auditArch: AUDIT_ARCH.AARCH64,
+    socket: 198,
+    socketpair: 199,
+    deniedCalls: [425, 426, 427, 217, 218, 219],
+    denyX32: false,
+  },
 });
 
 const DENY = SECCOMP_RET.ERRNO | SECCOMP_DENY_ERRNO;

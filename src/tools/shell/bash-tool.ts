@@ -6,6 +6,7 @@ import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
+import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 
 /** Options of the `bash` tool; all of them are the host's, none can be set by the model. */
 export interface BashToolOptions {
@@ -25,7 +26,12 @@ export interface BashToolOptions {
   readonly allowUnixSocketPairs?: boolean;
   /** Bytes kept per output stream. @defaultValue 1 MiB */
   readonly maxOutputBytes?: number;
-  /** The shell. @defaultValue `"bash"` */
+  /**
+   * The shell, as an absolute path the host vouches for.
+   * @defaultValue a `bash` found once on the host's `PATH` (or `/usr/bin`, `/bin`) that is
+   *   root-owned, not writable by group or others and outside the workspace: a relative or
+   *   writable `PATH` entry (`./node_modules/.bin`) could otherwise hold a model-written `bash`
+   */
   readonly shell?: string;
   /** Builds the sandbox (tests inject one). @defaultValue `createProcessSandbox` */
   readonly createSandbox?: typeof createProcessSandbox;
@@ -62,6 +68,20 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
     }
     return sandbox;
   };
+  const shells = new Map<string, string>();
+  const shellFor = (root: string): string => {
+    if (options.shell !== undefined) return options.shell;
+    const known = shells.get(root);
+    if (known !== undefined) return known;
+    const found = findTrustedExecutable("bash", { untrustedRoots: [root] });
+    if (!found.ok) {
+      throw new ToolError("sandbox_unavailable", `bash cannot run: ${found.reason}`, {
+        hint: "Tell the user the host needs bash in a root-owned system directory such as /usr/bin.",
+      });
+    }
+    shells.set(root, found.path);
+    return found.path;
+  };
   return defineTool({
     name: "bash",
     description:
@@ -85,13 +105,14 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
         }
         throw error;
       }
+      const shell = shellFor(scope.root);
       const timeoutSeconds = input.timeout_seconds ?? 120;
       const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
       const signal = AbortSignal.any([context.signal, timeout]);
       const started = performance.now();
       const result = await runSandboxed(
         sandbox,
-        { command: options.shell ?? "bash", args: ["-c", input.command], cwd, signal },
+        { command: shell, args: ["-c", input.command], cwd, signal },
         options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes },
       );
       if (context.signal.aborted) throw context.signal.reason;
@@ -102,6 +123,10 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
       if (result.stderr !== "") sections.push(`stderr:\n${result.stderr.trimEnd()}`);
       if (result.truncated) sections.push("[output over the limit was cut]");
+      if (result.repaired !== undefined) {
+        const names = result.repaired.map((file) => path.relative(scope.root, file)).join(", ");
+        sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);
+      }
       return sections.join("\n");
     },
   });

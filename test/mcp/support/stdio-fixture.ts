@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { McpStdioServerConfig } from "agent-tool-catalog/mcp";
 
@@ -28,5 +29,19 @@ export function processExists(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * True while a process with this id runs. Unlike {@link processExists}, a zombie (dead, not yet
+ * reaped by init) does not count: an orphaned helper is reaped by whatever pid 1 the machine has.
+ */
+export function processRunning(pid: number): boolean {
+  if (!processExists(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
+  } catch {
+    return process.platform !== "linux";
   }
 }

@@ -1,0 +1,37 @@
+import type { Run } from "agent-tool-catalog";
+import { systemWithIndex } from "../shared/system-prompt.js";
+
+/** A text block of a system prompt. */
+export interface AnthropicTextBlockParam {
+  /** Discriminant. */
+  readonly type: "text";
+  /** The text. */
+  readonly text: string;
+}
+
+/**
+ * The `system` of a Messages request: the host's system prompt, then the run's index
+ * (`run.systemPromptIndex()`, the tools a listing run names and reaches through `toolbox`).
+ * A string prompt gets the index after a blank line; a block prompt gets it as one more text block
+ * at the end, so `cache_control` on the host's blocks keeps its place. `anthropicToolLoop` sends it
+ * by itself; call it when you write the loop yourself.
+ *
+ * @example
+ * ```ts
+ * await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools(run), system: anthropicSystem(run, "You are a careful assistant.") });
+ * ```
+ */
+export function anthropicSystem(run: Run, system?: string): string | undefined;
+export function anthropicSystem(run: Run, system: readonly AnthropicTextBlockParam[]): AnthropicTextBlockParam[];
+export function anthropicSystem(
+  run: Run,
+  system?: string | readonly AnthropicTextBlockParam[],
+): string | AnthropicTextBlockParam[] | undefined;
+export function anthropicSystem(
+  run: Run,
+  system?: string | readonly AnthropicTextBlockParam[],
+): string | AnthropicTextBlockParam[] | undefined {
+  if (typeof system === "string" || system === undefined) return systemWithIndex(run, system);
+  const index = run.systemPromptIndex();
+  return index === undefined ? [...system] : [...system, { type: "text", text: index }];
+}

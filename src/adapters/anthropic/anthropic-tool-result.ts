@@ -1,0 +1,55 @@
+import type { ToolCallResult } from "agent-tool-catalog";
+import { resultText } from "../shared/result-text.js";
+import {
+  decodeBase64Text,
+  hasMedia,
+  joinText,
+  type ProviderMedia,
+  sendableParts,
+  type ToolResultMediaOptions,
+} from "../shared/tool-result-media.js";
+import type { AnthropicToolResultBlock, AnthropicToolResultContentBlock } from "./anthropic-types.js";
+
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const ANTHROPIC_MEDIA: ProviderMedia = {
+  provider: "Anthropic",
+  image: (mediaType) => IMAGE_TYPES.has(mediaType),
+  file: (mediaType) => mediaType === "application/pdf" || mediaType === "text/plain",
+};
+
+/**
+ * The `tool_result` block of one call: the text of the result, or, for a rich result
+ * (`toolContent`), its parts as text, `image` and `document` blocks (PDFs, plain text). Images and
+ * files the API refuses, or over the size cap, become text lines. A failure has `is_error: true`.
+ */
+export function anthropicToolResult(
+  toolUseId: string,
+  result: ToolCallResult,
+  options: ToolResultMediaOptions = {},
+): AnthropicToolResultBlock {
+  const parts = sendableParts(result, options, ANTHROPIC_MEDIA);
+  let content: string | AnthropicToolResultContentBlock[];
+  if (parts !== undefined && hasMedia(parts)) {
+    content = parts.map((part): AnthropicToolResultContentBlock => {
+      if (part.type === "text") return { type: "text", text: part.text };
+      if (part.type === "image") {
+        return {
+          type: "image",
+          source: { type: "base64", media_type: part.mediaType as AnthropicImageMediaType, data: part.data },
+        };
+      }
+      const title = part.filename === undefined ? {} : { title: part.filename };
+      return part.mediaType === "text/plain"
+        ? { type: "document", source: { type: "text", media_type: "text/plain", data: decodeBase64Text(part.data) }, ...title }
+        : { type: "document", source: { type: "base64", media_type: "application/pdf", data: part.data }, ...title };
+    });
+  } else {
+    content = parts === undefined ? resultText(result) : joinText(parts);
+  }
+  // A handler that returned nothing gets a result without content (the API refuses empty text).
+  const block: AnthropicToolResultBlock =
+    content === "" ? { type: "tool_result", tool_use_id: toolUseId } : { type: "tool_result", tool_use_id: toolUseId, content };
+  return result.ok ? block : { ...block, is_error: true };
+}
+
+type AnthropicImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";

@@ -1,0 +1,144 @@
+import path from "node:path";
+import { type AnyToolDefinition, BUILTIN_TAG, CORE_SET_TAG, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
+import { z } from "zod";
+import { checkEntityName } from "../shared/entity-name.js";
+import { DirectorySkillStore } from "./directory-skill-store.js";
+import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
+import { SkillResources, skillNameOf, skillUri } from "./skill-resources.js";
+import type { ManagedSkillStore } from "./skill-store.js";
+
+/**
+ * The workspace convention for skills: `<workspace>/.<app>/skills`, each skill in
+ * `<name>/SKILL.md`.
+ * @param app - the application's directory name without the dot, e.g. `"horon"` for `.horon`.
+ */
+export function workspaceSkillsDirectory(workspace: string, app: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]*$/i.test(app)) throw new TypeError(`app must be a plain directory name, got ${JSON.stringify(app)}`);
+  return path.join(workspace, `.${app}`, "skills");
+}
+
+/** Options of {@link skillManageToolGroup}. */
+export interface SkillManageOptions {
+  /**
+   * The skills directory, e.g. `workspaceSkillsDirectory(workspace, "myapp")` for
+   * `.myapp/skills/<name>/SKILL.md`. Ignored when `store` is given.
+   */
+  readonly skillsDir?: string;
+  /** Where skills live. @defaultValue a `DirectorySkillStore` on `skillsDir` */
+  readonly store?: ManagedSkillStore;
+}
+
+const manageInput = z.object({
+  action: z.enum(["list", "read", "create", "update", "delete"]).describe("What to do"),
+  name: z.string().min(1).max(80).optional().describe("The skill's name, or its skill://<name> URI (all but list)"),
+  description: z.string().trim().min(1).max(1024).optional().describe("create/update: when to use the skill"),
+  body: z.string().min(1).max(100_000).optional().describe("create/update: the instructions (Markdown)"),
+  allowed_tools: z.array(z.string().min(1)).max(100).optional().describe("create/update: the only tools it may use while active"),
+  context: z.enum(["inline", "fork"]).optional().describe("create/update: fork runs it in a subagent (default inline)"),
+  content: z
+    .string()
+    .min(1)
+    .max(120_000)
+    .optional()
+    .describe("create/update: the whole SKILL.md (front matter and body) instead of the fields above"),
+});
+
+type ManageInput = z.output<typeof manageInput>;
+
+function requireName(input: ManageInput): string {
+  if (input.name === undefined) {
+    throw new ToolError("invalid_input", `name is required for ${input.action}.`, { data: { field: "name" } });
+  }
+  return checkEntityName("Skill", skillNameOf(input.name));
+}
+
+/** The document a create or update asks for: from `content`, or from the fields over `base`. */
+function documentOf(input: ManageInput, name: string, base: SkillDocument | undefined): SkillDocument {
+  if (input.content !== undefined) return parseSkillDocument(input.content, name);
+  const description = input.description ?? base?.description;
+  const body = input.body ?? base?.body;
+  if (description === undefined || body === undefined) {
+    throw new ToolError("invalid_input", "description and body are required to create a skill (or give content).", {
+      data: { field: description === undefined ? "description" : "body" },
+    });
+  }
+  // Round-trip through the parser, so what is stored is what `skill` will read.
+  const candidate: SkillDocument = {
+    name,
+    description,
+    body,
+    context: input.context ?? base?.context ?? "inline",
+    allowedTools: input.allowed_tools ?? base?.allowedTools,
+    model: base?.model,
+  };
+  return parseSkillDocument(formatSkillDocument(candidate), name);
+}
+
+async function manage(store: ManagedSkillStore, input: ManageInput): Promise<unknown> {
+  const resources = new SkillResources(store);
+  switch (input.action) {
+    case "list": {
+      const { broken } = await store.list();
+      return { skills: await resources.list(), ...(broken.length === 0 ? {} : { broken }) };
+    }
+    case "read": {
+      const name = requireName(input);
+      const read = await resources.read(name);
+      if (read === undefined) throw unknownSkill(name);
+      return read.text;
+    }
+    case "create": {
+      const name = requireName(input);
+      await store.create(documentOf(input, name, undefined));
+      return { created: skillUri(name), note: `Invoke it with skill {"name":"${name}"}.` };
+    }
+    case "update": {
+      const name = requireName(input);
+      const current = await store.get(name);
+      if (current === undefined) throw unknownSkill(name);
+      await store.update(documentOf(input, name, current));
+      return { updated: skillUri(name) };
+    }
+    case "delete": {
+      const name = requireName(input);
+      if (!(await store.delete(name))) throw unknownSkill(name);
+      return { deleted: skillUri(name) };
+    }
+  }
+}
+
+function unknownSkill(name: string): ToolError {
+  return new ToolError("unknown_skill", `There is no skill named "${name}".`, {
+    hint: 'List them with {"action":"list"}.',
+  });
+}
+
+/**
+ * `skill_manage`: list, read, create, update and delete skills (`<name>/SKILL.md` with YAML
+ * front matter) in the host's skills directory; `read` takes a name or a `skill://<name>` URI.
+ * It changes files, so it asks approval like any destructive tool.
+ */
+export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefinition {
+  return defineTool({
+    name: "skill_manage",
+    description: "Manage skills (SKILL.md instruction packs): list, read (name or skill://<name>), create, update or delete one.",
+    inputSchema: manageInput,
+    tier: "deferred",
+    mutating: true,
+    annotations: { title: "Manage skills" },
+    tags: [BUILTIN_TAG, CORE_SET_TAG, "skill", "skills", "manage", "author", "edit", "delete", "resource"],
+    handler: (input) => manage(store, input),
+  });
+}
+
+/** `skill_manage`, present when a `skillsDir` or a `store` is given. */
+export function skillManageToolGroup(options: SkillManageOptions): ToolGroup {
+  const store =
+    options.store ??
+    (options.skillsDir === undefined || options.skillsDir === "" ? undefined : new DirectorySkillStore(options.skillsDir));
+  return {
+    name: "skill_manage",
+    enabled: store !== undefined,
+    tools: () => (store === undefined ? [] : [createSkillManageTool(store)]),
+  };
+}

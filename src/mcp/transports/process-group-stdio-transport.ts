@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { PassThrough } from "node:stream";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { killGroup, trackGroup } from "./process-group.js";
+
+/** How to start a stdio server. */
+export interface ProcessGroupStdioOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the SDK's small safe default environment. */
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  readonly cwd?: string | undefined;
+  /** Largest single message, bytes; more closes the connection. */
+  readonly maxBufferSize: number;
+  /** How long the server has to exit after stdin closes, then after SIGTERM, ms. */
+  readonly graceMs: number;
+}
+
+const GROUPS = process.platform !== "win32";
+
+/**
+ * The stdio transport, but the server runs in its own process group and closing ends the whole
+ * group: a server that starts helpers (`npx` starts node, which starts a browser, ...) leaves
+ * none of them behind. The SDK's transport signals only the process it started. When the server
+ * dies on its own, what it started is ended too.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /** The server's stderr; readable before `start` so nothing early is lost. */
+  readonly stderr: Readable = new PassThrough();
+  private child: ChildProcess | undefined;
+  private readonly buffer: ReadBuffer;
+  private closing: Promise<void> | undefined;
+  private untrack: () => void = () => undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ProcessGroupStdioOptions) {
+    this.buffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
+  }
+
+  /** The server's process id (also its group id) once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) return Promise.reject(new Error("The transport is started already."));
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...this.options.args], {
+        env: { ...getDefaultEnvironment(), ...this.options.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: GROUPS,
+        windowsHide: true,
+        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once("close", () => done()));
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => {
+        if (GROUPS && child.pid !== undefined) this.untrack = trackGroup(child.pid);
+        resolve();
+      });
+      child.once("close", () => this.ended(child));
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stderr?.pipe(this.stderr as PassThrough);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (stdin === undefined || stdin === null || this.closing !== undefined) {
+        reject(new Error("Not connected"));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    // Polite first: a server that sees stdin close exits on its own and may clean up.
+    try {
+      child.stdin?.end();
+    } catch {
+      // Already closed.
+    }
+    const exitedInTime = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.graceMs)),
+    ]);
+    if (!exitedInTime && !GROUPS) child.kill("SIGKILL");
+    await this.endGroup(child);
+    await this.exited;
+    this.buffer.clear();
+  }
+
+  private async endGroup(child: ChildProcess): Promise<void> {
+    if (!GROUPS || child.pid === undefined) return;
+    await killGroup(child.pid, this.options.graceMs);
+    this.untrack();
+  }
+
+  private ended(child: ChildProcess): void {
+    // The server died on its own: what it started must not outlive it.
+    if (this.closing === undefined) void this.endGroup(child);
+    this.onclose?.();
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+}

@@ -1,0 +1,332 @@
+import { randomUUID } from "node:crypto";
+import { ToolError } from "agent-tool-catalog";
+import {
+  type CronClient,
+  type CronContinuation,
+  type CronExecution,
+  type CronJob,
+  type CronJobDetails,
+  type CronJobSpec,
+  type CronShellRunner,
+  parseCronSchedule,
+} from "agent-tool-catalog/host";
+import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { redisKey } from "./redis-key.js";
+
+/** Options of {@link BullMqCronScheduler}. */
+export interface BullMqCronSchedulerOptions {
+  /**
+   * Where BullMQ connects: connection options, or an ioredis client (which must have
+   * `maxRetriesPerRequest: null` for workers, as BullMQ requires).
+   */
+  readonly connection: ConnectionOptions;
+  /** Prefix of every key (BullMQ's and this scheduler's). @defaultValue `"atc"` */
+  readonly prefix?: string;
+  /** The BullMQ queue's name. @defaultValue `"cron"` */
+  readonly queueName?: string;
+  /** Runs shell jobs (on a worker); without it, creating a shell job is refused. */
+  readonly runShell?: CronShellRunner;
+  /** Runs harness jobs (on a worker); without it, creating a harness job is refused. */
+  readonly continueConversation?: CronContinuation;
+  /** Executions kept per job, oldest dropped first. @defaultValue 5 (the spec's "last 5 executions") */
+  readonly historyLimit?: number;
+  /** Characters of output kept per execution (the tail). @defaultValue 16000 */
+  readonly maxOutputChars?: number;
+}
+
+/** Options of {@link BullMqCronScheduler.startWorker}. */
+export interface CronWorkerOptions {
+  /** Executions this worker runs at once. @defaultValue 4 */
+  readonly concurrency?: number;
+}
+
+// Records an execution and drops the oldest beyond the limit. KEYS[1] id list, KEYS[2] records
+// hash; ARGV: execution id, JSON, limit.
+const RECORD = `
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+while redis.call('LLEN', KEYS[1]) > tonumber(ARGV[3]) do
+  local old = redis.call('RPOP', KEYS[1])
+  redis.call('HDEL', KEYS[2], old)
+end
+return 1
+`;
+
+// Changes a job's status when it is in one of the allowed states. KEYS[1] jobs hash, KEYS[2]
+// names hash; ARGV: id, new status, now, allowed states (space separated). Returns the new JSON,
+// or an error string starting with "!".
+const SET_STATUS = `
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json then return '!unknown' end
+local job = cjson.decode(json)
+if not string.find(' ' .. ARGV[4] .. ' ', ' ' .. job.status .. ' ', 1, true) then return '!' .. job.status end
+job.status = ARGV[2]
+job.updatedAt = tonumber(ARGV[3])
+local out = cjson.encode(job)
+redis.call('HSET', KEYS[1], ARGV[1], out)
+if ARGV[2] == 'deleted' then redis.call('HDEL', KEYS[2], job.name) end
+return out
+`;
+
+/**
+ * A {@link CronClient} on BullMQ job schedulers: jobs and their last executions live in Redis,
+ * and each firing is one BullMQ job that exactly one worker runs, however many processes run
+ * {@link BullMqCronScheduler.startWorker}; schedules survive restarts (they are in Redis, not in
+ * timers). Same rules as the in-process scheduler: 5-field UTC cron, unique names among jobs
+ * that are not deleted, a firing that comes due while the previous one of the same job still runs
+ * is recorded as `skipped`, executions bounded by the job's timeout.
+ *
+ * A firing whose worker dies mid-execution is not run again (BullMQ's stalled-job retry is off):
+ * its execution stays `running` in the history. Firings are at most once, never twice.
+ */
+export class BullMqCronScheduler implements CronClient {
+  private readonly options: BullMqCronSchedulerOptions;
+  private readonly prefix: string;
+  private readonly queue: Queue;
+  private readonly workers: Worker[] = [];
+  private readonly lifetime = new AbortController();
+
+  constructor(options: BullMqCronSchedulerOptions) {
+    this.options = options;
+    this.prefix = options.prefix ?? "atc";
+    this.queue = new Queue(options.queueName ?? "cron", { connection: options.connection, prefix: this.prefix });
+  }
+
+  /** {@inheritDoc CronClient.create} */
+  async create(spec: CronJobSpec): Promise<CronJob> {
+    this.checkRunnable(spec);
+    const schedule = parseCronSchedule(spec.schedule);
+    const redis = await this.client();
+    const now = Date.now();
+    const job: CronJob = {
+      ...spec,
+      schedule: schedule.expression,
+      id: `cron_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    };
+    if ((await redis.hsetnx(this.key("names"), spec.name, job.id)) === 0) {
+      throw new ToolError("duplicate_job_name", `A cron job named ${JSON.stringify(spec.name)} exists already.`, {
+        hint: "Pick another name, or delete the existing job first.",
+      });
+    }
+    await redis.hset(this.key("jobs"), job.id, JSON.stringify(job));
+    await this.arm(job);
+    return this.view(job);
+  }
+
+  /** {@inheritDoc CronClient.list} */
+  async list(options: { readonly includeDeleted?: boolean } = {}): Promise<CronJob[]> {
+    const all = Object.values(await (await this.client()).hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
+    return all
+      .filter((job) => options.includeDeleted === true || job.status !== "deleted")
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((job) => this.view(job));
+  }
+
+  /** {@inheritDoc CronClient.get} */
+  async get(id: string, executions: number): Promise<CronJobDetails | undefined> {
+    const redis = await this.client();
+    const json = await redis.hget(this.key("jobs"), id);
+    if (json === null) return undefined;
+    const ids = await redis.lrange(this.key("executions", id), 0, Math.max(0, executions) - 1);
+    const records = ids.length === 0 ? [] : await redis.hmget(this.key("execution-records", id), ...ids);
+    return {
+      job: this.view(JSON.parse(json) as CronJob),
+      executions: records
+        .filter((record): record is string => record !== null)
+        .map((record) => JSON.parse(record) as CronExecution),
+    };
+  }
+
+  /** {@inheritDoc CronClient.delete} */
+  async delete(id: string): Promise<CronJob> {
+    return this.setStatus(id, "deleted", ["active", "paused"]);
+  }
+
+  /** {@inheritDoc CronClient.pause} */
+  async pause(id: string): Promise<CronJob> {
+    return this.setStatus(id, "paused", ["active"]);
+  }
+
+  /** {@inheritDoc CronClient.resume} */
+  async resume(id: string): Promise<CronJob> {
+    return this.setStatus(id, "active", ["paused"]);
+  }
+
+  /**
+   * Runs firings in this process. Start one (or more) in every worker process; each firing runs
+   * in exactly one of them.
+   */
+  async startWorker(options: CronWorkerOptions = {}): Promise<void> {
+    const worker = new Worker(this.queue.name, (job: Job) => this.fire(job), {
+      connection: this.options.connection,
+      prefix: this.prefix,
+      concurrency: options.concurrency ?? 4,
+      maxStalledCount: 0,
+    });
+    worker.on("error", () => undefined);
+    this.workers.push(worker);
+    await worker.waitUntilReady();
+  }
+
+  /** Stops this process's workers (executions in flight are aborted) and closes the queue. Jobs stay in Redis. */
+  async close(): Promise<void> {
+    this.lifetime.abort(new ToolError("scheduler_closed", "The cron scheduler was closed."));
+    await Promise.all(this.workers.map((worker) => worker.close()));
+    await this.queue.close();
+  }
+
+  private async fire(firing: Job): Promise<void> {
+    const { jobId } = firing.data as { jobId: string };
+    const redis = await this.client();
+    const json = await redis.hget(this.key("jobs"), jobId);
+    if (json === null) return;
+    const job = JSON.parse(json) as CronJob;
+    if (job.status !== "active") return;
+    const executionId = `exec_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    const startedAt = Date.now();
+    const lockKey = this.key("running", jobId);
+    const locked = await redis.set(lockKey, executionId, "PX", job.timeoutSeconds * 1000 + 30_000, "NX");
+    if (locked === null) {
+      await this.record(jobId, {
+        id: executionId,
+        jobId,
+        startedAt,
+        finishedAt: startedAt,
+        status: "skipped",
+        error: "The previous execution was still running.",
+      });
+      return;
+    }
+    const running: CronExecution = { id: executionId, jobId, startedAt, status: "running" };
+    await this.record(jobId, running);
+    let outcome: Partial<CronExecution>;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new ToolError("timeout", `Timed out after ${job.timeoutSeconds} s.`)),
+      job.timeoutSeconds * 1000,
+    );
+    try {
+      outcome = await this.runOnce(job, AbortSignal.any([controller.signal, this.lifetime.signal]));
+    } catch (error) {
+      outcome = controller.signal.aborted
+        ? { status: "timed_out", error: `Timed out after ${job.timeoutSeconds} s.` }
+        : { status: "failed", error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+      await redis.del(lockKey);
+    }
+    await redis.hset(
+      this.key("execution-records", jobId),
+      executionId,
+      JSON.stringify({ ...running, ...outcome, finishedAt: Date.now() }),
+    );
+  }
+
+  private async runOnce(job: CronJob, signal: AbortSignal): Promise<Partial<CronExecution>> {
+    const { runShell, continueConversation } = this.options;
+    const timeoutMs = job.timeoutSeconds * 1000;
+    const aborted = new Promise<never>((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    if (job.executionType === "shell" && runShell !== undefined) {
+      const result = await Promise.race([runShell({ job, command: job.command ?? "", timeoutMs, signal }), aborted]);
+      return {
+        status: result.exitCode === 0 ? "succeeded" : "failed",
+        exitCode: result.exitCode,
+        output: this.tail(result.output),
+      };
+    }
+    if (job.executionType === "harness" && continueConversation !== undefined) {
+      const summary = await Promise.race([
+        continueConversation({ job, conversationId: job.conversationId, prompt: job.prompt ?? "", signal }),
+        aborted,
+      ]);
+      return { status: "succeeded", output: summary === undefined ? undefined : this.tail(summary) };
+    }
+    return { status: "failed", error: `No runner for ${job.executionType} jobs on this worker.` };
+  }
+
+  private async record(jobId: string, execution: CronExecution): Promise<void> {
+    await (await this.client()).eval(
+      RECORD,
+      2,
+      this.key("executions", jobId),
+      this.key("execution-records", jobId),
+      execution.id,
+      JSON.stringify(execution),
+      String(this.options.historyLimit ?? 5),
+    );
+  }
+
+  private async setStatus(id: string, status: CronJob["status"], from: readonly CronJob["status"][]): Promise<CronJob> {
+    const redis = await this.client();
+    const out = (await redis.eval(
+      SET_STATUS,
+      2,
+      this.key("jobs"),
+      this.key("names"),
+      id,
+      status,
+      String(Date.now()),
+      from.join(" "),
+    )) as string;
+    if (out === "!unknown") {
+      throw new ToolError("unknown_job", `There is no cron job with id ${JSON.stringify(id)}.`, {
+        hint: "Call cron_list for the ids.",
+      });
+    }
+    if (out.startsWith("!")) {
+      throw new ToolError("invalid_job_state", `Cron job ${id} is ${out.slice(1)}; it cannot become ${status}.`);
+    }
+    const job = JSON.parse(out) as CronJob;
+    await this.arm(job);
+    return this.view(job);
+  }
+
+  private async arm(job: CronJob): Promise<void> {
+    if (job.status === "active") {
+      await this.queue.upsertJobScheduler(
+        job.id,
+        { pattern: job.schedule, tz: "UTC" },
+        { name: "cron", data: { jobId: job.id }, opts: { attempts: 1, removeOnComplete: true, removeOnFail: 100 } },
+      );
+    } else {
+      await this.queue.removeJobScheduler(job.id);
+    }
+  }
+
+  private view(job: CronJob): CronJob {
+    const nextRunAt = job.status === "active" ? parseCronSchedule(job.schedule).nextAfter(Date.now()) : undefined;
+    return { ...job, nextRunAt };
+  }
+
+  private checkRunnable(spec: CronJobSpec): void {
+    if (spec.executionType === "shell" && this.options.runShell === undefined) {
+      throw new ToolError("shell_execution_unavailable", "This host does not run scheduled shell commands.", {
+        hint: 'Use execution_type "harness" with a prompt instead.',
+      });
+    }
+    if (spec.executionType === "harness" && this.options.continueConversation === undefined) {
+      throw new ToolError("harness_execution_unavailable", "This host cannot start scheduled assistant turns.", {
+        hint: 'Use execution_type "shell" with a command instead.',
+      });
+    }
+  }
+
+  private tail(output: string): string {
+    const limit = this.options.maxOutputChars ?? 16_000;
+    return output.length <= limit ? output : `[first ${output.length - limit} characters dropped]\n${output.slice(-limit)}`;
+  }
+
+  private async client(): Promise<Redis> {
+    return (await this.queue.client) as unknown as Redis;
+  }
+
+  private key(...parts: string[]): string {
+    return redisKey(this.prefix, "cron", ...parts);
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * `agent-tool-catalog/redis`: state that outlives one process. Runs saved in Redis
+ * ({@link RedisRunStore}), approvals answered from any process ({@link RedisApprovalBroker}),
+ * cron jobs and delayed callbacks on BullMQ ({@link BullMqCronScheduler},
+ * {@link BullMqCallbackManager}). `ioredis` and `bullmq` are optional peer dependencies: the
+ * root entry never loads them.
+ *
+ * @packageDocumentation
+ */
+
+export { BullMqCallbackManager, type BullMqCallbackManagerOptions } from "./bullmq-callback-manager.js";
+export { BullMqCronScheduler, type BullMqCronSchedulerOptions, type CronWorkerOptions } from "./bullmq-cron-scheduler.js";
+export {
+  type ApprovalDecisionOptions,
+  RedisApprovalBroker,
+  type RedisApprovalBrokerOptions,
+  type StoredApprovalRequest,
+} from "./redis-approval-broker.js";
+export { RedisRunStore, type RedisRunStoreOptions } from "./redis-run-store.js";

@@ -1,0 +1,353 @@
+import { createHash, randomUUID } from "node:crypto";
+import {
+  type ApprovalBroker,
+  type ApprovalEvents,
+  type ApprovalRequest,
+  type ApprovalResolution,
+  type ApprovalWaitOptions,
+  EventBus,
+} from "agent-tool-catalog";
+import type { Redis } from "ioredis";
+import { redisKey } from "./redis-key.js";
+
+/** Options of {@link RedisApprovalBroker}. */
+export interface RedisApprovalBrokerOptions {
+  /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
+  readonly redis: Redis;
+  /** Prefix of every key and channel. @defaultValue `"atc"` */
+  readonly prefix?: string;
+  /** How long a request waits before it is denied, in ms. @defaultValue 300000 (five minutes) */
+  readonly timeoutMs?: number;
+  /**
+   * How often a waiting process re-reads its requests, in ms: decisions published while its
+   * subscription was reconnecting are picked up at the latest after this long.
+   * @defaultValue 1000
+   */
+  readonly pollIntervalMs?: number;
+  /** How long a decided request stays readable ({@link RedisApprovalBroker.resolution}), in ms. @defaultValue 86400000 (a day) */
+  readonly retainMs?: number;
+  /** Characters of the call's JSON input stored for people to read; longer inputs are cut (the digest covers all of it). @defaultValue 16000 */
+  readonly maxStoredInputChars?: number;
+}
+
+/** A request as the Redis broker stores it: also the digest that binds a decision to one call. */
+export interface StoredApprovalRequest extends ApprovalRequest {
+  /** SHA-256 of the run id, call id, tool name and JSON input: a decision applies to this call only. */
+  readonly argumentsDigest: string;
+  /** True when `input` was cut to `maxStoredInputChars` for storage. */
+  readonly inputTruncated: boolean;
+}
+
+/** What {@link RedisApprovalBroker.approve} and `deny` can check before deciding. */
+export interface ApprovalDecisionOptions {
+  /** Decide only if the request is for exactly these arguments (what the person saw). */
+  readonly argumentsDigest?: string;
+}
+
+interface Waiter {
+  readonly request: StoredApprovalRequest;
+  readonly settle: (resolution: ApprovalResolution) => void;
+}
+
+// Decides a request once, atomically: only a pending request changes, and a decision by a person
+// after the deadline is refused (the deadline wins). KEYS[1] the request hash, KEYS[2] the
+// pending set; ARGV: id, decision, reason, resolvedBy, now (ms), required digest or "", retain ms,
+// channel. Returns 1 when decided, 0 when it was not pending, -1 past its deadline, -2 digest mismatch.
+const DECIDE = `
+if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'digest') ~= ARGV[6] then return -2 end
+local decision = ARGV[2]
+local reason = ARGV[3]
+local by = ARGV[4]
+if by == 'host' and tonumber(ARGV[5]) >= tonumber(redis.call('HGET', KEYS[1], 'expiresAt')) then
+  decision = 'denied'
+  reason = 'nobody approved it before its deadline'
+  by = 'timeout'
+end
+redis.call('HSET', KEYS[1], 'status', decision, 'reason', reason, 'resolvedBy', by, 'resolvedAt', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[8], ARGV[1])
+if by == 'timeout' and ARGV[4] == 'host' then return -1 end
+return 1
+`;
+
+// The waiter takes a decision exactly once: a second taker (a duplicate waiter, a replay) gets 0.
+const CONSUME = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == false or status == 'pending' then return {0, ''} end
+if redis.call('HSETNX', KEYS[1], 'consumed', '1') == 0 then return {0, status} end
+return {1, status}
+`;
+
+/**
+ * An {@link ApprovalBroker} on Redis: a call waiting for approval in one process is listed,
+ * approved or denied from any other (an HTTP endpoint behind a load balancer, a CLI, a worker).
+ *
+ * Guarantees (tested with several real processes and a real `redis-server`):
+ * - a decision is taken once: `approve`/`deny` change only a pending request, atomically, so two
+ *   people answering at once get one `true` and one `false`;
+ * - a decision binds to one call: the stored request carries a digest of run, call, tool and
+ *   arguments, and `approve(id, { argumentsDigest })` refuses when they differ;
+ * - deadlines hold without the waiting process: a request past its deadline is denied (by
+ *   `"timeout"`) by whoever touches it next (`pending`, `approve`, `deny`, `resolution`), so a
+ *   request whose process died is never approved late, and a resumed run reads the denial with
+ *   {@link RedisApprovalBroker.resolution};
+ * - a waiting call keeps its process alive until it is decided or times out.
+ *
+ * Events: `approval.requested` and `approval.resolved` fire in the process that waits.
+ */
+export class RedisApprovalBroker implements ApprovalBroker {
+  /** Events `approval.requested` and `approval.resolved` of the requests this process waits on. */
+  readonly events = new EventBus<ApprovalEvents>();
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly retainMs: number;
+  private readonly maxStoredInputChars: number;
+  private readonly waiters = new Map<string, Waiter>();
+  private subscriber: Redis | undefined;
+  private subscribed: Promise<void> | undefined;
+  private poller: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+
+  constructor(options: RedisApprovalBrokerOptions) {
+    this.redis = options.redis;
+    this.prefix = options.prefix ?? "atc";
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.retainMs = options.retainMs ?? 86_400_000;
+    this.maxStoredInputChars = options.maxStoredInputChars ?? 16_000;
+  }
+
+  /** The digest a decision is bound to, for a call's run id, call id, tool name and input. */
+  static argumentsDigest(request: Pick<ApprovalRequest, "runId" | "callId" | "toolName" | "input">): string {
+    const canonical = JSON.stringify([request.runId, request.callId, request.toolName, canonicalJson(request.input)]);
+    return createHash("sha256").update(canonical).digest("hex");
+  }
+
+  /** {@inheritDoc ApprovalBroker.request} */
+  async request(
+    input: Omit<ApprovalRequest, "id" | "requestedAt" | "expiresAt">,
+    options: ApprovalWaitOptions = {},
+  ): Promise<ApprovalResolution> {
+    if (this.closed) return { id: "", decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" };
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const requestedAt = Date.now();
+    const json = JSON.stringify(input.input) ?? "null";
+    const inputTruncated = json.length > this.maxStoredInputChars;
+    const request: StoredApprovalRequest = Object.freeze({
+      ...input,
+      id: `apr_${randomUUID().replaceAll("-", "")}`,
+      requestedAt,
+      expiresAt: requestedAt + timeoutMs,
+      argumentsDigest: RedisApprovalBroker.argumentsDigest(input),
+      inputTruncated,
+    });
+    if (options.signal?.aborted === true) {
+      return { id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" };
+    }
+    await this.subscribe();
+    const stored = { ...request, input: inputTruncated ? `${json.slice(0, this.maxStoredInputChars)}…` : input.input };
+    await this.redis
+      .multi()
+      .hset(this.requestKey(request.id), {
+        status: "pending",
+        request: JSON.stringify(stored),
+        digest: request.argumentsDigest,
+        runId: request.runId,
+        expiresAt: String(request.expiresAt),
+      })
+      // The record outlives its deadline so a late reader still sees why it was denied.
+      .pexpire(this.requestKey(request.id), timeoutMs + this.retainMs)
+      .zadd(this.pendingKey(), request.expiresAt, request.id)
+      .exec();
+    return new Promise<ApprovalResolution>((resolve) => {
+      const { signal } = options;
+      // Ref'd on purpose: a script whose only work is a call waiting for approval must not exit
+      // before the decision or the timeout denial.
+      const timer = setTimeout(() => void this.decide(request.id, "denied", timeoutReason(timeoutMs), "timeout"), timeoutMs);
+      const onAbort = () => void this.decide(request.id, "denied", "the call was cancelled", "abort");
+      const settle = (resolution: ApprovalResolution) => {
+        if (!this.waiters.delete(request.id)) return;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (this.waiters.size === 0) this.stopPolling();
+        this.events.emit("approval.resolved", { ...resolution, request });
+        resolve(resolution);
+      };
+      this.waiters.set(request.id, { request, settle });
+      this.startPolling();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.events.emit("approval.requested", request);
+    });
+  }
+
+  /**
+   * Approves a pending request, from any process. False when it is not pending (decided, timed
+   * out, unknown) or, with `argumentsDigest`, when it is for other arguments.
+   */
+  async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
+    return (await this.decide(id, "approved", "", "host", options.argumentsDigest)) === 1;
+  }
+
+  /** Denies a pending request with a reason for the model, from any process. */
+  async deny(id: string, reason?: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
+    return (await this.decide(id, "denied", reason ?? "denied by the user", "host", options.argumentsDigest)) === 1;
+  }
+
+  /** Pending requests of every process, oldest first; requests past their deadline are denied first. */
+  async pending(filter: { readonly runId?: string } = {}): Promise<StoredApprovalRequest[]> {
+    await this.expireOverdue();
+    const ids = await this.redis.zrange(this.pendingKey(), 0, -1);
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.requestKey(id), "status", "request");
+    const rows = (await pipeline.exec()) ?? [];
+    const out: StoredApprovalRequest[] = [];
+    for (const [error, row] of rows) {
+      const [status, json] = (error === null ? row : [null, null]) as [string | null, string | null];
+      if (status !== "pending" || json === null) continue;
+      const request = JSON.parse(json) as StoredApprovalRequest;
+      if (filter.runId === undefined || request.runId === filter.runId) out.push(request);
+    }
+    return out.sort((a, b) => a.requestedAt - b.requestedAt);
+  }
+
+  /**
+   * How a request ended, from any process (e.g. a run resumed after the waiting process died):
+   * `undefined` while it is pending or when it is unknown (or past `retainMs`). A pending request
+   * past its deadline is denied by this call.
+   */
+  async resolution(id: string): Promise<ApprovalResolution | undefined> {
+    await this.decide(id, "denied", "nobody approved it before its deadline", "timeout", undefined, true);
+    const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
+    if (status !== "approved" && status !== "denied") return undefined;
+    return {
+      id,
+      decision: status,
+      reason: status === "denied" ? (reason ?? undefined) : undefined,
+      resolvedBy: (resolvedBy ?? "host") as ApprovalResolution["resolvedBy"],
+    };
+  }
+
+  /** Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close `redis`. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")));
+    for (const waiter of this.waiters.values()) {
+      waiter.settle({ id: waiter.request.id, decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" });
+    }
+    this.stopPolling();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber !== undefined) subscriber.disconnect();
+  }
+
+  private async decide(
+    id: string,
+    decision: "approved" | "denied",
+    reason: string,
+    resolvedBy: ApprovalResolution["resolvedBy"],
+    digest?: string,
+    onlyIfOverdue = false,
+  ): Promise<number> {
+    if (onlyIfOverdue) {
+      const expiresAt = await this.redis.hget(this.requestKey(id), "expiresAt");
+      if (expiresAt === null || Number(expiresAt) > Date.now()) return 0;
+    }
+    const outcome = (await this.redis.eval(
+      DECIDE,
+      2,
+      this.requestKey(id),
+      this.pendingKey(),
+      id,
+      decision,
+      reason,
+      resolvedBy,
+      String(Date.now()),
+      digest ?? "",
+      String(this.retainMs),
+      this.channel(),
+    )) as number;
+    if (outcome !== 0 && this.waiters.has(id)) await this.collect(id);
+    return outcome;
+  }
+
+  // Hands a decided request to its local waiter, once (the CONSUME script guards replays).
+  private async collect(id: string): Promise<void> {
+    const waiter = this.waiters.get(id);
+    if (waiter === undefined) return;
+    const [taken] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
+    if (status === null || status === "pending") return;
+    const approved = status === "approved" && taken === 1;
+    waiter.settle({
+      id,
+      decision: approved ? "approved" : "denied",
+      reason: approved ? undefined : taken === 1 ? (reason ?? "denied") : "this approval was already used",
+      resolvedBy: (resolvedBy ?? "host") as ApprovalResolution["resolvedBy"],
+    });
+  }
+
+  private async expireOverdue(): Promise<void> {
+    const overdue = await this.redis.zrangebyscore(this.pendingKey(), 0, Date.now());
+    await Promise.all(overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout")));
+  }
+
+  private subscribe(): Promise<void> {
+    this.subscribed ??= (async () => {
+      const subscriber = this.redis.duplicate();
+      this.subscriber = subscriber;
+      subscriber.on("message", (_channel: string, id: string) => {
+        if (this.waiters.has(id)) void this.collect(id).catch(() => undefined);
+      });
+      // A failed subscription is not fatal: polling still picks decisions up.
+      subscriber.on("error", () => undefined);
+      await subscriber.subscribe(this.channel());
+      // The subscriber connection must not keep the process alive; waiting calls' timers do.
+      (subscriber as unknown as { stream?: { unref?: () => void } }).stream?.unref?.();
+    })();
+    return this.subscribed;
+  }
+
+  private startPolling(): void {
+    if (this.poller !== undefined) return;
+    this.poller = setInterval(() => {
+      for (const id of this.waiters.keys()) void this.collect(id).catch(() => undefined);
+    }, this.pollIntervalMs);
+    this.poller.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.poller !== undefined) clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  private requestKey(id: string): string {
+    return redisKey(this.prefix, "approval", id);
+  }
+
+  private pendingKey(): string {
+    return redisKey(this.prefix, "approvals", "pending");
+  }
+
+  private channel(): string {
+    return redisKey(this.prefix, "approvals", "decided");
+  }
+}
+
+function timeoutReason(timeoutMs: number): string {
+  return `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;
+}
+
+/** JSON with object keys sorted, so the digest does not depend on key order. */
+function canonicalJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonicalJson);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = canonicalJson((value as Record<string, unknown>)[key]);
+  return out;
+}

@@ -1,0 +1,79 @@
+import {
+  type RunState,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "agent-tool-catalog";
+import type { Redis } from "ioredis";
+import { redisKey } from "./redis-key.js";
+
+/** Options of {@link RedisRunStore}. */
+export interface RedisRunStoreOptions {
+  /** The connection (an ioredis client the host owns and closes). */
+  readonly redis: Redis;
+  /** Prefix of every key. @defaultValue `"atc"` */
+  readonly prefix?: string;
+  /** TTL of a saved state when a save gives none, in ms. @defaultValue none: states stay until deleted */
+  readonly defaultTtlMs?: number;
+}
+
+// Compare-and-set in one script, so two processes saving the same revision cannot both win.
+// KEYS[1] the run's hash; ARGV: expected revision ("" for none), state JSON, TTL ms ("" for none).
+const SAVE = `
+local current = tonumber(redis.call('HGET', KEYS[1], 'revision') or '0')
+if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then return {0, current} end
+local revision = current + 1
+redis.call('HSET', KEYS[1], 'revision', revision, 'state', ARGV[2])
+if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
+return {1, revision}
+`;
+
+/**
+ * A {@link RunStore} on Redis: one hash per run (`<prefix>:run:<id>` with `state` and
+ * `revision`), saved with an atomic compare-and-set so optimistic concurrency holds across any
+ * number of processes, and an optional TTL per save.
+ */
+export class RedisRunStore<State = RunState> implements RunStore<State> {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly defaultTtlMs: number | undefined;
+
+  constructor(options: RedisRunStoreOptions) {
+    this.redis = options.redis;
+    this.prefix = options.prefix ?? "atc";
+    this.defaultTtlMs = options.defaultTtlMs;
+  }
+
+  /** {@inheritDoc RunStore.load} */
+  async load(runId: string): Promise<StoredRunState<State> | undefined> {
+    const [state, revision] = await this.redis.hmget(this.key(runId), "state", "revision");
+    if (state === null || state === undefined || revision === null || revision === undefined) return undefined;
+    return { state: JSON.parse(state) as State, revision: Number(revision) };
+  }
+
+  /** {@inheritDoc RunStore.save} */
+  async save(runId: string, state: State, options: RunStoreSaveOptions = {}): Promise<number> {
+    const ttl = options.ttlMs ?? this.defaultTtlMs;
+    const expected = options.expectedRevision;
+    const [saved, revision] = (await this.redis.eval(
+      SAVE,
+      1,
+      this.key(runId),
+      expected === undefined ? "" : String(expected),
+      JSON.stringify(state),
+      ttl === undefined ? "" : String(Math.max(1, Math.ceil(ttl))),
+    )) as [number, number];
+    if (saved !== 1) throw new RunStoreConflictError(runId, expected ?? 0, revision);
+    return revision;
+  }
+
+  /** {@inheritDoc RunStore.delete} */
+  async delete(runId: string): Promise<boolean> {
+    return (await this.redis.del(this.key(runId))) > 0;
+  }
+
+  private key(runId: string): string {
+    return redisKey(this.prefix, "run", runId);
+  }
+}

@@ -1,0 +1,101 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { closestNames } from "../registry/closest-names.js";
+
+/** Every option `createRun` knows; anything else is a host typo (`sandbx`) and fails at once. */
+export const CREATE_RUN_OPTION_NAMES: readonly string[] = Object.freeze([
+  "runId",
+  "allowedTools",
+  "permissions",
+  "parent",
+  "activation",
+  "state",
+  "store",
+  "storeRevision",
+  "storeTtlMs",
+  "context",
+  "maxInputLength",
+  "approvalTimeoutMs",
+  "condenseThreshold",
+  "maxBinaryBytes",
+  "profile",
+  "loadModes",
+  "disabledTools",
+  "config",
+  "environment",
+]);
+
+/** The largest delay `setTimeout` honours (2^31 - 1 ms); a larger one fires after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Checks that `options` names only known options.
+ * @throws ConfigurationError `unknown_option` naming the field and the closest known name.
+ */
+export function checkOptionNames(options: object, known: readonly string[], where: string): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const closest = closestNames(key, known, 1);
+    throw new ConfigurationError(
+      "unknown_option",
+      `${where}: unknown option "${key}"${closest.length > 0 ? `; did you mean "${closest[0]}"?` : "."}`,
+      { data: { field: key, suggestions: closest } },
+    );
+  }
+}
+
+/**
+ * Checks an approval timeout: a finite whole number of ms in 1..2^31-1 (a larger or non-finite
+ * delay would make `setTimeout` fire after 1 ms, denying at once).
+ * @throws ConfigurationError `invalid_approval_timeout` naming `field`.
+ */
+export function checkApprovalTimeout(value: unknown, field: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMER_DELAY_MS) {
+    throw new ConfigurationError(
+      "invalid_approval_timeout",
+      `${field} must be a finite number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}; got ${typeof value === "number" ? String(value) : typeof value}.`,
+      { data: { field } },
+    );
+  }
+}
+
+/** Checks a positive size limit (`maxInputLength`, ...): a number above 0, `Infinity` allowed. */
+export function checkPositiveLimit(value: unknown, field: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
+    throw new ConfigurationError("invalid_option", `${field} must be a number above 0; got ${String(value)}.`, {
+      data: { field },
+    });
+  }
+}
+
+function isAbsolutePath(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+interface StatLike {
+  isDirectory(): boolean;
+}
+
+/**
+ * Checks that a workspace is an absolute path to an existing directory, so that a typo fails at
+ * `createRun` instead of every file tool's call failing in front of the model. The existence
+ * check runs where `node:fs` is available (it is skipped in a browser or an edge runtime).
+ * @throws ConfigurationError `invalid_permission_config` naming `permissions.workspace`.
+ */
+export function checkWorkspace(workspace: string | undefined): void {
+  if (workspace === undefined) return;
+  const field = "permissions.workspace";
+  const fail = (problem: string) =>
+    new ConfigurationError("invalid_permission_config", `${field} ${problem}; got ${JSON.stringify(workspace)}.`, {
+      data: { field },
+    });
+  if (!isAbsolutePath(workspace)) throw fail("must be an absolute path");
+  const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+    "node:fs",
+  ) as { statSync?: (path: string, options: object) => StatLike | undefined } | undefined;
+  if (fs?.statSync === undefined) return;
+  const stat = fs.statSync(workspace, { throwIfNoEntry: false });
+  if (stat === undefined) throw fail("must exist");
+  if (!stat.isDirectory()) throw fail("must be a directory");
+}

@@ -1,0 +1,61 @@
+const LEAVE = Symbol("leave");
+
+/** Adds an object's entries to the walk; returns the size of its own punctuation and keys. */
+function pushChildren(current: object, stack: unknown[]): number {
+  if (Array.isArray(current)) {
+    for (let index = current.length - 1; index >= 0; index--) stack.push(current[index]);
+    return 2 + current.length;
+  }
+  let size = 2;
+  for (const key of Object.keys(current)) {
+    size += key.length + 4;
+    stack.push((current as Record<string, unknown>)[key]);
+  }
+  return size;
+}
+
+/** The JSON size of a scalar, or `Infinity` for what JSON cannot hold (bigint, symbol, function). */
+function scalarSize(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return value.length + 2;
+    case "number":
+    case "boolean":
+      return 8;
+    case "undefined":
+      return 4;
+    case "object":
+      return 4; // null
+    default:
+      return Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
+ * An estimate of the JSON size of `value`, in UTF-16 code units, that stops as soon as it passes
+ * `limit` (so a 100 MB object costs about as much as a `limit`-sized one). Cycles and values JSON
+ * cannot hold count as over the limit: such input cannot come from a model. Returns `Infinity`
+ * when over. Objects are walked with an explicit stack, so deep nesting cannot overflow.
+ */
+export function estimateJsonSize(value: unknown, limit: number): number {
+  let total = 0;
+  const onPath = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (current === LEAVE) {
+      onPath.delete(stack.pop() as object);
+      continue;
+    }
+    if (typeof current === "object" && current !== null) {
+      if (onPath.has(current)) return Number.POSITIVE_INFINITY;
+      onPath.add(current);
+      stack.push(current, LEAVE);
+      total += pushChildren(current, stack);
+    } else {
+      total += scalarSize(current);
+    }
+    if (total > limit) return Number.POSITIVE_INFINITY;
+  }
+  return total;
+}

@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { lstat, open, rename, unlink } from "node:fs/promises";
+import { assertPlainFile } from "../sandbox/file-kind.js";
+import type { FileScope, ParentEntry } from "./file-scope.js";
+import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
+
+/** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
+export interface TransactionChange {
+  /** The path as the model gave it. */
+  readonly path: string;
+  /** The content to leave; `undefined` deletes the file. */
+  readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
+  /** Permission bits; default: the existing file's, else `0o666` less the umask. */
+  readonly mode?: number;
+}
+
+/** Raised when a transaction failed after some files were changed on disk. */
+export class TransactionError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    /** Paths (as given) whose new state reached the disk before the failure (their rollback is up to the caller). */
+    readonly applied: readonly string[],
+  ) {
+    super("file transaction failed");
+  }
+}
+
+/** A short temporary name: a name of up to 255 bytes still has room for it beside it. */
+export function temporaryName(): string {
+  return `.atc-${randomBytes(8).toString("hex")}.tmp`;
+}
+
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+const PARALLEL = 16;
+
+async function inParallel<T>(items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        await task(items[index] as T, index);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  if (errors.length > 0) throw errors[0];
+}
+
+interface Staged {
+  readonly change: TransactionChange;
+  readonly parent: ParentEntry;
+  readonly temporary: string | undefined;
+}
+
+/** The mode to keep for a replaced file; refuses to replace what is not a plain file. */
+async function existingMode(parent: ParentEntry, requested: string): Promise<number | undefined> {
+  const stats = await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (stats === undefined) return undefined;
+  if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
+  return stats.mode & 0o7777;
+}
+
+async function fillTemporary(staged: Staged): Promise<void> {
+  const { change, parent, temporary } = staged;
+  if (temporary === undefined) return;
+  const mode = change.mode ?? (await existingMode(parent, change.path));
+  const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
+  try {
+    if (typeof change.after === "function") await change.after(handle);
+    else if (change.after !== undefined) await handle.writeFile(change.after);
+    // The umask applied at open: set the kept (or asked) mode exactly.
+    if (mode !== undefined) await handle.chmod(mode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Changes several files all or nothing, crash-safe and race-free. Every file's directory is opened
+ * through a verified handle (see `FileScope.openParent`); new contents go to temporary files
+ * beside their targets, written and flushed in parallel; the change is logged as committed in the
+ * intent log (so a crash from here on is rolled forward by the next open of the workspace); then
+ * the renames and deletes are made and every touched directory is flushed once.
+ *
+ * A failure before the commit point changes nothing (temporary files and made directories are
+ * removed). A failure after it throws {@link TransactionError} naming the files already changed.
+ * The caller holds the files' locks.
+ */
+export async function applyFileChanges(scope: FileScope, changes: readonly TransactionChange[]): Promise<void> {
+  await recoverWorkspace(scope);
+  const staged: Staged[] = [];
+  let log: IntentLog | undefined;
+  try {
+    for (const change of changes) {
+      const parent = await scope.openParent(change.path, { create: change.after !== undefined, follow: true, mutate: true });
+      staged.push({ change, parent, temporary: change.after === undefined ? undefined : temporaryName() });
+    }
+    const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
+      directory: parent.realPath,
+      name: parent.name,
+      created: parent.created,
+      ...(temporary === undefined ? {} : { temporary }),
+    }));
+    log = await IntentLog.prepare(scope.root, entries);
+    await inParallel(staged, fillTemporary);
+    // One file: its rename is the commit point. Several: the durable log is.
+    if (staged.length > 1) await log.commit();
+  } catch (error) {
+    await rollBackStaged(scope, staged);
+    await log?.finish();
+    throw error;
+  }
+  const applied: string[] = [];
+  try {
+    for (const { change, parent, temporary } of staged) {
+      if (temporary === undefined) {
+        try {
+          await unlink(parent.at(parent.name));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        }
+      } else await rename(parent.at(temporary), parent.at(parent.name));
+      applied.push(change.path);
+    }
+  } catch (error) {
+    await Promise.all(
+      staged.map(async ({ parent, temporary }) => {
+        if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
+      }),
+    );
+    await log.finish();
+    await closeAll(staged);
+    throw new TransactionError(error, applied);
+  }
+  const directories = new Map<string, ParentEntry>();
+  for (const { parent } of staged) directories.set(parent.realPath, parent);
+  await inParallel([...directories.values()], (parent) => parent.sync());
+  await log.finish();
+  await closeAll(staged);
+}
+
+async function closeAll(staged: readonly Staged[]): Promise<void> {
+  await Promise.all(staged.map(({ parent }) => parent.close()));
+}
+
+async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Promise<void> {
+  for (const { parent, temporary } of staged) {
+    if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
+  }
+  await closeAll(staged);
+  for (const { parent } of [...staged].reverse()) {
+    for (const created of [...parent.created].reverse()) await scope.removeDirectory(created).catch(() => undefined);
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { FileScope } from "./file-scope.js";
+import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
+
+/** One file of a change in flight: where it is, and its temporary file when it is written. */
+export interface IntentEntry {
+  /** Real path of the file's directory. */
+  readonly directory: string;
+  /** The file's name in it. */
+  readonly name: string;
+  /** The temporary file (in the same directory) holding the new content; absent for a delete. */
+  readonly temporary?: string;
+  /** Directories made for it (real paths), removed again on rollback when empty. */
+  readonly created: readonly string[];
+}
+
+/** What the log says: `prepared` rolls back (temporary files removed), `committed` rolls forward. */
+interface IntentRecord {
+  readonly owner: string;
+  readonly root: string;
+  readonly state: "prepared" | "committed";
+  readonly entries: readonly IntentEntry[];
+}
+
+/** Where intents of a workspace are logged: per user, per workspace real path. */
+export function intentDirectory(root: string): string {
+  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
+  const base = process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
+  return path.join(base, "intents", createHash("sha256").update(root).digest("hex").slice(0, 32));
+}
+
+async function syncPath(target: string, flags: number): Promise<void> {
+  const handle = await open(target, flags).catch(() => undefined);
+  if (handle === undefined) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close().catch(() => undefined);
+}
+
+/**
+ * The intent log of one change over files. Before any temporary file exists the change is logged
+ * as `prepared` (a crash now leaves temporary files that the next open removes); once every
+ * temporary file is written and flushed it is logged durably as `committed` (a crash now is rolled
+ * forward: the remaining renames and deletes are done); when the change is on disk the log goes.
+ */
+export class IntentLog {
+  private constructor(
+    private readonly file: string,
+    private readonly record: IntentRecord,
+  ) {}
+
+  /** Logs a prepared change (not flushed: a crash that loses it also loses its temporary files' names, but only power loss does). */
+  static async prepare(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
+    const directory = intentDirectory(root);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
+    const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries };
+    await writeFile(file, JSON.stringify(record), { mode: 0o600 });
+    return new IntentLog(file, record);
+  }
+
+  /** Marks the change committed, durably (write, flush, rename, flush the directory). */
+  async commit(): Promise<void> {
+    const next = `${this.file}.next`;
+    const handle = await open(next, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+    try {
+      await handle.writeFile(JSON.stringify({ ...this.record, state: "committed" }));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(next, this.file);
+    await syncPath(path.dirname(this.file), constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+  }
+
+  /** Removes the log: the change is fully on disk or fully undone. */
+  async finish(): Promise<void> {
+    await unlink(this.file).catch(() => undefined);
+  }
+}
+
+const recovered = new Map<string, Promise<void>>();
+
+/**
+ * Finishes the changes that crashed processes left in this workspace: committed ones are rolled
+ * forward, prepared ones rolled back; their temporary files are removed. Runs once per workspace
+ * and process, before the first change (a live owner's log is left alone).
+ */
+export function recoverWorkspace(scope: FileScope): Promise<void> {
+  let done = recovered.get(scope.root);
+  if (done === undefined) {
+    done = recoverNow(scope).catch(() => undefined);
+    recovered.set(scope.root, done);
+  }
+  return done;
+}
+
+/** Recovers now, whatever was done before in this process (tests call it after a crash). */
+export async function recoverNow(scope: FileScope): Promise<void> {
+  const directory = intentDirectory(scope.root);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = path.join(directory, name);
+    if (name.endsWith(".next")) {
+      const owner = Number(name.split("-")[0]);
+      if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
+      continue;
+    }
+    if (!name.endsWith(".json")) continue;
+    let record: IntentRecord;
+    try {
+      record = JSON.parse(await readFile(file, "utf8")) as IntentRecord;
+    } catch {
+      continue;
+    }
+    if (isProcessAlive(record.owner)) continue;
+    await replay(scope, record);
+    await unlink(file).catch(() => undefined);
+  }
+}
+
+async function replay(scope: FileScope, record: IntentRecord): Promise<void> {
+  for (const entry of record.entries) {
+    const parent = await scope
+      .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
+      .catch(() => undefined);
+    if (parent === undefined) continue;
+    try {
+      if (record.state === "committed") {
+        if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
+        else await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(() => undefined);
+        await parent.sync();
+      } else if (entry.temporary !== undefined) {
+        await unlink(parent.at(entry.temporary)).catch(() => undefined);
+      }
+    } finally {
+      await parent.close();
+    }
+    if (record.state === "prepared")
+      for (const created of [...entry.created].reverse()) await scope.removeDirectory(created).catch(() => undefined);
+  }
+}

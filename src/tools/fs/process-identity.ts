@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * The start time of a process (clock ticks since boot, `/proc/<pid>/stat` field 22), or
+ * `undefined` where `/proc` is missing. With the pid it names one process for good: a pid reused
+ * after a crash has another start time, so a lock or intent left by the dead one is seen as stale.
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process as `pid:start`. */
+export const OWN_PROCESS = `${process.pid}:${processStartTime(process.pid) ?? "?"}`;
+
+/** True while the process named `pid:start` runs (a reused pid with another start time is dead). */
+export function isProcessAlive(owner: string): boolean {
+  const [pidText, start] = owner.split(":");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  if (start === undefined || start === "?") return true;
+  const current = processStartTime(pid);
+  return current === undefined || current === start;
+}

@@ -1,0 +1,124 @@
+import { constants, existsSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, readlink } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * True where `/proc/self/fd/<fd>/<name>` names an entry of the directory behind `fd` (Linux).
+ * There a path built that way is resolved by the kernel from the descriptor, not from a path
+ * that may have been swapped since: this is what makes every mutation race-free.
+ */
+export const DESCRIPTOR_PATHS = process.platform === "linux" && existsSync("/proc/self/fd");
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/** A directory opened and checked once; every operation on its entries goes through the handle. */
+export interface VerifiedDirectory {
+  /** The directory's real path (for messages, lock keys and the intent log; never re-resolved to act). */
+  readonly realPath: string;
+  /** Directories this open created, outermost first (a rollback removes them again). */
+  readonly created: readonly string[];
+  /** A path naming `name` inside this very directory; `name` must be one path component. */
+  at(name: string): string;
+  /** Flushes the directory (renames and unlinks in it) to disk; unsupported platforms are ignored. */
+  sync(): Promise<void>;
+  /** Closes the handle. */
+  close(): Promise<void>;
+}
+
+/** Raised while walking when a component is a symbolic link (or not a directory). */
+export class LinkOnTheWay extends Error {
+  constructor(readonly component: string) {
+    super(`"${component}" is a symbolic link or not a directory`);
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+async function isSymbolicLink(entry: string): Promise<boolean> {
+  return lstat(entry).then(
+    (stats) => stats.isSymbolicLink(),
+    () => false,
+  );
+}
+
+async function openDirectoryNoFollow(at: string): Promise<FileHandle> {
+  return open(at, DIRECTORY_FLAGS);
+}
+
+function entryOf(handle: FileHandle, realPath: string, name: string): string {
+  return DESCRIPTOR_PATHS ? `/proc/self/fd/${handle.fd}/${name}` : path.join(realPath, name);
+}
+
+/** The real path of an open directory, read from the kernel where possible. */
+async function realPathOf(handle: FileHandle, fallback: string): Promise<string> {
+  if (!DESCRIPTOR_PATHS) return fallback;
+  const link = await readlink(`/proc/self/fd/${handle.fd}`);
+  return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
+}
+
+/**
+ * Opens the directory `segments` (already normalised: no `.`, `..` or empty parts) below `rootReal`
+ * one component at a time, each with `O_DIRECTORY | O_NOFOLLOW` relative to the handle of the
+ * previous one, so no symlink swapped in anywhere can redirect the walk. With `create`, missing
+ * directories are made (again relative to the verified handle). The result's real path is read
+ * back from `/proc/self/fd` and `checkInside` is called with it.
+ * @throws LinkOnTheWay when a component is a symlink (the caller resolves it and walks again).
+ */
+export async function openVerifiedDirectory(
+  rootReal: string,
+  segments: readonly string[],
+  options: { readonly create: boolean; readonly checkInside: (realPath: string) => void },
+): Promise<VerifiedDirectory> {
+  let handle = await openDirectoryNoFollow(rootReal);
+  let current = rootReal;
+  const created: string[] = [];
+  try {
+    for (const segment of segments) {
+      const entry = entryOf(handle, current, segment);
+      let next: FileHandle;
+      try {
+        next = await openDirectoryNoFollow(entry);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === "ENOENT" && options.create) {
+          try {
+            await mkdir(entry, { mode: 0o777 });
+            created.push(path.join(current, segment));
+          } catch (made) {
+            if (errorCode(made) !== "EEXIST") throw made;
+          }
+          next = await openDirectoryNoFollow(entry).catch((again) => {
+            throw errorCode(again) === "ELOOP" || errorCode(again) === "ENOTDIR" ? new LinkOnTheWay(segment) : again;
+          });
+        } else if ((code === "ELOOP" || code === "ENOTDIR") && (await isSymbolicLink(entry))) {
+          throw new LinkOnTheWay(segment);
+        } else throw error;
+      }
+      await handle.close();
+      handle = next;
+      current = path.join(current, segment);
+    }
+    const realPath = await realPathOf(handle, current);
+    options.checkInside(realPath);
+    const opened = handle;
+    return {
+      realPath,
+      created,
+      at: (name) => entryOf(opened, realPath, name),
+      sync: async () => {
+        try {
+          await opened.sync();
+        } catch {
+          // EINVAL/EISDIR where directories cannot be flushed: the operation itself is done.
+        }
+      },
+      close: () => opened.close().catch(() => undefined),
+    };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+}

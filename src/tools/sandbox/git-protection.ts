@@ -1,0 +1,189 @@
+import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { isInsideDirectory } from "./workspace-root.js";
+
+/**
+ * Files directly in a git directory that git reads to decide what to run or where to look:
+ * `config` (hooks path, fsmonitor, filters, includes), `config.worktree`, `commondir` and
+ * `gitdir` (where the real repository is).
+ */
+export const GIT_CONTROL_FILES: readonly string[] = Object.freeze(["config", "config.worktree", "commondir", "gitdir"]);
+
+/**
+ * Directories of a git directory that git executes or follows: `hooks`, `info` (attributes,
+ * excludes, grafts) and `objects/info` (`alternates`, which makes git read another object store).
+ */
+export const GIT_CONTROL_DIRECTORIES: readonly string[] = Object.freeze(["hooks", "info", path.join("objects", "info")]);
+
+/** Directories the workspace walk for nested repositories does not enter. */
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".hg", ".svn"]);
+
+/** Bounds of the walk for nested repositories, so a huge workspace cannot stall every spawn. */
+export const GIT_SCAN_LIMITS = Object.freeze({ maxDepth: 6, maxDirectories: 20_000 });
+
+/** The bwrap arguments that protect a workspace's git state, and what to check after the command. */
+export interface GitProtection {
+  /** bwrap arguments (binds), in mount order. */
+  readonly args: string[];
+  /** Control files that did not exist at spawn: a command could create them; they are removed after it exits. */
+  readonly absentControlFiles: string[];
+}
+
+/**
+ * Makes every piece of git state that git executes or follows read-only inside the sandbox, for
+ * the workspace's repository and every nested repository (submodule checkouts, vendored repos)
+ * present when the command starts:
+ *
+ * - each git directory is bound onto itself, so it cannot be renamed or replaced;
+ * - its `config`, `config.worktree`, `commondir`, `gitdir` files are bound read-only (a mount
+ *   point can be neither written, renamed nor removed);
+ * - its `hooks`, `info` and `objects/info` directories are bound read-only (a missing one
+ *   becomes an empty read-only tmpfs, which leaves an empty directory on the host);
+ * - `modules/*` (submodule git directories) and `worktrees/*` get the same, recursively;
+ * - a `.git` file (a pointer to the real git directory) is bound read-only, and the directory it
+ *   points to is protected too when it is inside the workspace.
+ *
+ * A control file that does not exist cannot be bound, so it is listed in `absentControlFiles`;
+ * {@link removeCreatedControlFiles} deletes any of them the command created, after every
+ * sandboxed process has ended (the pid namespace guarantees that).
+ *
+ * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
+ */
+export function gitProtection(workspace: string): GitProtection {
+  const protection: GitProtection = { args: [], absentControlFiles: [] };
+  const visited = new Set<string>();
+  let directories = 0;
+  const walk = (directory: string, depth: number) => {
+    if (++directories > GIT_SCAN_LIMITS.maxDirectories) return;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(directory, entry.name);
+      if (entry.name === ".git") {
+        protectDotGit(workspace, full, protection, visited);
+        continue;
+      }
+      if (entry.isDirectory() && depth < GIT_SCAN_LIMITS.maxDepth && !SKIPPED_DIRECTORIES.has(entry.name)) walk(full, depth + 1);
+    }
+  };
+  walk(workspace, 0);
+  return protection;
+}
+
+function protectDotGit(workspace: string, dotGit: string, protection: GitProtection, visited: Set<string>): void {
+  const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (stats === undefined) return;
+  if (stats.isSymbolicLink()) throw unprotectable(dotGit);
+  if (stats.isDirectory()) {
+    protectGitDirectory(workspace, dotGit, protection, visited);
+    return;
+  }
+  if (!stats.isFile()) return;
+  protection.args.push("--ro-bind", dotGit, dotGit);
+  const target = gitdirTarget(dotGit);
+  if (target !== undefined && isInsideDirectory(target, workspace)) {
+    const targetStats = lstatSync(target, { throwIfNoEntry: false });
+    if (targetStats?.isSymbolicLink()) throw unprotectable(target);
+    if (targetStats?.isDirectory()) protectGitDirectory(workspace, target, protection, visited);
+  }
+}
+
+function protectGitDirectory(workspace: string, gitDirectory: string, protection: GitProtection, visited: Set<string>): void {
+  if (visited.has(gitDirectory)) return;
+  visited.add(gitDirectory);
+  protection.args.push("--bind", gitDirectory, gitDirectory);
+  for (const name of GIT_CONTROL_DIRECTORIES) {
+    const directory = path.join(gitDirectory, name);
+    const stats = lstatSync(directory, { throwIfNoEntry: false });
+    if (stats?.isSymbolicLink()) throw unprotectable(directory);
+    if (stats === undefined) {
+      // objects/info needs objects/ to exist on the host to be created as an empty mount point.
+      if (lstatSync(path.dirname(directory), { throwIfNoEntry: false })?.isDirectory() !== true) continue;
+      protection.args.push("--tmpfs", directory, "--remount-ro", directory);
+    } else if (stats.isDirectory()) protection.args.push("--ro-bind", directory, directory);
+    else throw unprotectable(directory);
+  }
+  for (const name of GIT_CONTROL_FILES) {
+    const file = path.join(gitDirectory, name);
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    if (stats?.isSymbolicLink()) throw unprotectable(file);
+    if (stats === undefined) protection.absentControlFiles.push(file);
+    else protection.args.push("--ro-bind", file, file);
+  }
+  for (const group of ["modules", "worktrees"]) {
+    const parent = path.join(gitDirectory, group);
+    for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
+  }
+  const commondir = path.join(gitDirectory, "commondir");
+  const common = readPointer(commondir, (text) => text);
+  if (common !== undefined) {
+    const resolved = path.resolve(gitDirectory, common);
+    if (isInsideDirectory(resolved, workspace) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
+      protectGitDirectory(workspace, resolved, protection, visited);
+    }
+  }
+}
+
+/** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
+function subdirectories(parent: string): string[] {
+  const found: string[] = [];
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(parent, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const full = path.join(parent, entry.name);
+    if (entry.isSymbolicLink()) throw unprotectable(full);
+    if (!entry.isDirectory()) continue;
+    // A submodule name may contain slashes (modules/libs/a): a directory without HEAD is a level.
+    if (lstatSync(path.join(full, "HEAD"), { throwIfNoEntry: false }) !== undefined) found.push(full);
+    else found.push(...subdirectories(full));
+  }
+  return found;
+}
+
+function gitdirTarget(dotGitFile: string): string | undefined {
+  return readPointer(dotGitFile, (text) => (text.startsWith("gitdir:") ? text.slice("gitdir:".length).trim() : undefined));
+}
+
+function readPointer(file: string, parse: (text: string) => string | undefined): string | undefined {
+  let text: string;
+  try {
+    if (!lstatSync(file).isFile()) return undefined;
+    text = readFileSync(file, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+  const value = parse(text);
+  if (value === undefined || value === "") return undefined;
+  return path.resolve(path.dirname(file), value);
+}
+
+/**
+ * Removes the control files (from {@link GitProtection.absentControlFiles}) that a sandboxed
+ * command created, and returns their paths. Call it only once every sandboxed process has ended.
+ */
+export function removeCreatedControlFiles(absent: readonly string[]): string[] {
+  const removed: string[] = [];
+  for (const file of absent) {
+    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) continue;
+    rmSync(file, { recursive: true, force: true });
+    removed.push(file);
+  }
+  return removed;
+}
+
+function unprotectable(linkPath: string): SandboxUnavailableError {
+  return new SandboxUnavailableError(
+    `${linkPath} is a symbolic link, so the sandbox cannot keep it read-only and a sandboxed command could ` +
+      "redirect it to plant git hooks. Replace it with the directory or file it points to.",
+    { data: { path: linkPath } },
+  );
+}

@@ -1,0 +1,200 @@
+/**
+ * Hostile repository layouts against the git history tools under sandbox "workspace": a model
+ * that can write files in the workspace plants a `.git` file, `commondir`, alternates or
+ * symbolic links that lead to a repository outside, then asks a git tool about it. Every
+ * attempt must be refused with `repository_outside_workspace` and reveal nothing of the outside
+ * repository; each has positive controls: the same layout leading to a repository inside the
+ * workspace works, and the same outside layout without the sandbox is followed (so the attack is
+ * real, not a broken setup).
+ */
+import { cpSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { SandboxScope } from "agent-tool-catalog";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { gitRun } from "../git/support/git-run.js";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+
+const gitCapability = capability("git");
+const SECRET = "outside-secret-7f3a";
+const author = { name: "Outsider", email: "outsider@example.com" };
+
+/** Every git tool, each asked something the outside repository would answer. */
+const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
+  ["git_log_search", { query: SECRET }],
+  ["git_file_history", { path: "secret.txt" }],
+  ["git_blame_context", { path: "secret.txt", line: 1 }],
+  ["git_diff_range", { from: "HEAD~1" }],
+  ["git_contributor_context", {}],
+];
+
+let scratch: string;
+/** A repository outside every workspace, holding the secret. */
+let outside: FixtureRepository;
+
+function makeSecretRepository(directory: string): FixtureRepository {
+  mkdirSync(directory, { recursive: true });
+  git(directory, ["init", "-q"]);
+  const repository = new FixtureRepository(directory);
+  repository.write("secret.txt", "public\n").commit("first", author);
+  repository.write("secret.txt", `${SECRET}\n`).commit(`add ${SECRET}`, author);
+  return repository;
+}
+
+let counter = 0;
+function newWorkspace(): string {
+  const directory = path.join(scratch, `workspace-${++counter}`);
+  mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+async function callAll(workspace: string, sandbox: SandboxScope) {
+  const run = gitRun(workspace, {}, sandbox);
+  const results = [];
+  for (const [name, input] of CALLS) results.push({ name, result: await run.call(name, input) });
+  return results;
+}
+
+/** Every tool refused, with the structured code, and nothing of the outside repository in the answer. */
+async function expectRefused(workspace: string): Promise<void> {
+  for (const { name, result } of await callAll(workspace, "workspace")) {
+    const text = JSON.stringify(result);
+    expect(result.ok, `${name} must be refused: ${text.slice(0, 300)}`).toBe(false);
+    if (result.ok) continue;
+    expect(result.error.code, `${name}: ${text.slice(0, 300)}`).toBe("repository_outside_workspace");
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(outside.directory);
+  }
+}
+
+/** Every tool answers from the secret repository (the layout works where it is allowed). */
+async function expectAnswered(workspace: string, sandbox: SandboxScope): Promise<void> {
+  for (const { name, result } of await callAll(workspace, sandbox)) {
+    expect(result.ok, `${name} (${sandbox}): ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
+  }
+  const search = await gitRun(workspace, {}, sandbox).call("git_log_search", { query: SECRET });
+  expect(JSON.stringify(search)).toContain(SECRET);
+}
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only inside the workspace sandbox"), () => {
+  beforeAll(() => {
+    scratch = temporaryDirectory("escape-git-tools");
+    outside = makeSecretRepository(path.join(scratch, "outside"));
+  });
+  afterAll(() => removeDirectory(scratch));
+
+  escapeAttempt("git-metadata", "a .git file with gitdir: pointing at an outside repository", async () => {
+    const workspace = newWorkspace();
+    writeFileSync(path.join(workspace, ".git"), `gitdir: ${path.join(outside.directory, ".git")}\n`);
+    await expectRefused(workspace);
+    // Controls: followed without the sandbox; an inside gitdir works under it.
+    await expectAnswered(workspace, "unrestricted");
+    const inside = newWorkspace();
+    makeSecretRepository(path.join(inside, "repo-data"));
+    writeFileSync(path.join(inside, ".git"), "gitdir: repo-data/.git\n");
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", "a relative gitdir: that climbs out with ../", async () => {
+    const workspace = newWorkspace();
+    writeFileSync(path.join(workspace, ".git"), `gitdir: ${path.relative(workspace, path.join(outside.directory, ".git"))}\n`);
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "local");
+  });
+
+  escapeAttempt("git-metadata", ".git/commondir pointing at an outside repository's git directory", async () => {
+    const workspace = newWorkspace();
+    const gitdir = path.join(workspace, ".git");
+    mkdirSync(gitdir);
+    writeFileSync(path.join(gitdir, "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(path.join(gitdir, "commondir"), `${path.join(outside.directory, ".git")}\n`);
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "unrestricted");
+    // Control: a commondir inside the workspace (a linked worktree of an inside repository) works.
+    const inside = newWorkspace();
+    makeSecretRepository(path.join(inside, "main"));
+    mkdirSync(path.join(inside, ".git"));
+    writeFileSync(path.join(inside, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(path.join(inside, ".git", "commondir"), "../main/.git\n");
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", "objects/info/alternates naming an outside object directory", async () => {
+    const workspace = newWorkspace();
+    // A clone --shared borrows every object through alternates; its own object directory is empty.
+    git(scratch, ["clone", "-q", "--shared", outside.directory, workspace]);
+    expect(readdirSync(path.join(workspace, ".git", "objects", "pack"))).toEqual([]);
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "unrestricted");
+    const inside = newWorkspace();
+    makeSecretRepository(path.join(inside, "origin"));
+    git(inside, ["clone", "-q", "--shared", path.join(inside, "origin"), path.join(inside, "clone")]);
+    // The workspace holds both the clone and the repository it borrows from.
+    writeFileSync(path.join(inside, ".git"), "gitdir: clone/.git\n");
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", ".git itself a symbolic link to an outside git directory", async () => {
+    const workspace = newWorkspace();
+    symlinkSync(path.join(outside.directory, ".git"), path.join(workspace, ".git"));
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "unrestricted");
+    const inside = newWorkspace();
+    makeSecretRepository(path.join(inside, "data"));
+    symlinkSync(path.join(inside, "data", ".git"), path.join(inside, ".git"));
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", ".git/objects a symbolic link to an outside object directory", async () => {
+    const workspace = newWorkspace();
+    cpSync(path.join(outside.directory, ".git"), path.join(workspace, ".git"), { recursive: true });
+    const objects = path.join(workspace, ".git", "objects");
+    removeDirectory(objects);
+    symlinkSync(path.join(outside.directory, ".git", "objects"), objects);
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "unrestricted");
+    const inside = newWorkspace();
+    cpSync(path.join(outside.directory, ".git"), path.join(inside, ".git"), { recursive: true });
+    renameSync(path.join(inside, ".git", "objects"), path.join(inside, "objects-elsewhere"));
+    symlinkSync(path.join(inside, "objects-elsewhere"), path.join(inside, ".git", "objects"));
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", "loose object files that are symbolic links to outside files", async () => {
+    const workspace = newWorkspace();
+    cpSync(path.join(outside.directory, ".git"), path.join(workspace, ".git"), { recursive: true });
+    const objects = path.join(workspace, ".git", "objects");
+    // Replace every loose object file with a link to the same file outside.
+    for (const head of readdirSync(objects)) {
+      if (!/^[0-9a-f]{2}$/.test(head)) continue;
+      for (const name of readdirSync(path.join(objects, head))) {
+        const target = path.join(objects, head, name);
+        removeDirectory(target);
+        symlinkSync(path.join(outside.directory, ".git", "objects", head, name), target);
+      }
+    }
+    await expectRefused(workspace);
+    await expectAnswered(workspace, "unrestricted");
+    // Control: the real copies work.
+    const inside = newWorkspace();
+    cpSync(path.join(outside.directory, ".git"), path.join(inside, ".git"), { recursive: true });
+    await expectAnswered(inside, "workspace");
+  });
+
+  escapeAttempt("git-metadata", "a branch ref that is a symbolic link to a ref file outside", async () => {
+    const workspace = newWorkspace();
+    cpSync(path.join(outside.directory, ".git"), path.join(workspace, ".git"), { recursive: true });
+    const outsideRef = path.join(outside.directory, ".git", "refs", "heads", `stolen-${counter}`);
+    writeFileSync(outsideRef, `${outside.head()}\n`);
+    symlinkSync(outsideRef, path.join(workspace, ".git", "refs", "heads", "stolen"));
+    const run = gitRun(workspace, {}, "workspace");
+    const result = await run.call("git_diff_range", { from: "stolen" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe("repository_outside_workspace");
+    // Control: without the sandbox the link is followed.
+    expect((await gitRun(workspace, {}, "unrestricted").call("git_diff_range", { from: "stolen" })).ok).toBe(true);
+    // Control: a plain branch of the same repository works under the sandbox.
+    expect((await run.call("git_diff_range", { from: "main~1" })).ok).toBe(true);
+  });
+});

@@ -1,0 +1,150 @@
+import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { type JobWorker, startJobWorker } from "./support/job-workers.js";
+
+const redisCapability = capability("redis");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(redisCapability.missing)(
+  redisCapability.label("BullMQ cron jobs and callbacks with real worker processes"),
+  () => {
+    let server: RedisServer;
+    const workers: JobWorker[] = [];
+    const closers: (() => Promise<void>)[] = [];
+    beforeAll(async () => {
+      server = await startRedisServer();
+    });
+    afterAll(async () => {
+      for (const close of closers) await close();
+      for (const worker of workers) await worker.kill();
+      await server?.stop();
+    });
+    const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+    const callbackManager = (prefix: string) => {
+      const manager = new BullMqCallbackManager({ connection: connection(), prefix });
+      closers.push(() => manager.close());
+      return manager;
+    };
+    const workersFor = async (prefix: string, count: number, tag: string) => {
+      const started = await Promise.all(
+        Array.from({ length: count }, (_, n) => startJobWorker(server.port, prefix, `${tag}${n}`)),
+      );
+      workers.push(...started);
+      return started;
+    };
+
+    it("callbacks keep the spec's limits across processes: 5 s to 1 h, 10 pending per conversation", async () => {
+      const manager = callbackManager("limits");
+      await expect(manager.schedule({ conversationId: "c", delaySeconds: 4, message: "m" })).rejects.toMatchObject({
+        code: "invalid_delay",
+      });
+      await expect(manager.schedule({ conversationId: "c", delaySeconds: 3601, message: "m" })).rejects.toMatchObject({
+        code: "invalid_delay",
+      });
+      // Two managers (two processes' worth of connections) racing for the last places: exactly 10 win.
+      const other = callbackManager("limits");
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 14 }, (_, n) =>
+          (n % 2 === 0 ? manager : other).schedule({ conversationId: "c", delaySeconds: 600, message: `${n}` }),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(10);
+      expect(
+        outcomes
+          .filter((outcome) => outcome.status === "rejected")
+          .map((outcome) => (outcome as PromiseRejectedResult).reason.code),
+      ).toEqual(Array(4).fill("too_many_callbacks"));
+      const pending = await other.list("c");
+      expect(pending).toHaveLength(10);
+      // Cancelling from another conversation is refused; from its own it frees a place.
+      await expect(manager.cancel("someone-else", pending[0]?.id as string)).rejects.toMatchObject({ code: "unknown_callback" });
+      expect((await manager.cancel("c", pending[0]?.id as string)).status).toBe("cancelled");
+      await expect(manager.cancel("c", pending[0]?.id as string)).rejects.toMatchObject({ code: "unknown_callback" });
+      expect((await manager.schedule({ conversationId: "c", delaySeconds: 600, message: "again" })).status).toBe("pending");
+    });
+
+    it("each callback fires exactly once across 4 worker processes, and survives every worker being killed", async () => {
+      const prefix = "fire";
+      const first = await workersFor(prefix, 4, "a");
+      const manager = callbackManager(prefix);
+      const scheduled = await Promise.all(
+        Array.from({ length: 8 }, (_, n) =>
+          manager.schedule({ conversationId: `c${n % 3}`, delaySeconds: 5, message: `wake ${n}` }),
+        ),
+      );
+      const cancelled = scheduled[7];
+      await manager.cancel(cancelled?.conversationId as string, cancelled?.id as string);
+      // Every worker dies before anything is due; new ones (a restart) must still fire everything.
+      for (const worker of first) await worker.kill("SIGKILL");
+      const second = await workersFor(prefix, 3, "b");
+      const deadline = Date.now() + 15_000;
+      const fired = () => second.flatMap((worker) => worker.firings).filter((firing) => firing.kind === "callback");
+      while (fired().length < 7 && Date.now() < deadline) await sleep(200);
+      await sleep(1_500); // a duplicate would show up here
+      const ids = fired().map((firing) => firing.id);
+      expect(ids.sort()).toEqual(
+        scheduled
+          .slice(0, 7)
+          .map((callback) => callback.id)
+          .sort(),
+      );
+      expect(first.flatMap((worker) => worker.firings)).toEqual([]);
+      for (const firing of fired()) expect(firing.at).toBeGreaterThanOrEqual(firing.dueAt as number);
+      expect((await manager.get(scheduled[0]?.id as string))?.status).toBe("fired");
+      expect((await manager.get(cancelled?.id as string))?.status).toBe("cancelled");
+    }, 40_000);
+
+    it("cron: names unique, states checked, executions kept, one firing per minute across 4 workers", async () => {
+      const prefix = "cron";
+      const scheduler = new BullMqCronScheduler({
+        connection: connection(),
+        prefix,
+        runShell: async () => ({ exitCode: 0, output: "" }),
+      });
+      closers.push(() => scheduler.close());
+      await expect(
+        scheduler.create({
+          name: "bad",
+          schedule: "*/5 * * * * *",
+          executionType: "shell",
+          command: "true",
+          timeoutSeconds: 5,
+          conversationId: "c",
+        }),
+      ).rejects.toMatchObject({ code: "invalid_schedule" });
+      const spec = {
+        name: "tick",
+        schedule: "* * * * *",
+        executionType: "shell" as const,
+        command: "true",
+        timeoutSeconds: 5,
+        conversationId: "c",
+      };
+      const job = await scheduler.create(spec);
+      await expect(scheduler.create(spec)).rejects.toMatchObject({ code: "duplicate_job_name" });
+      expect(job.nextRunAt).toBeGreaterThan(Date.now());
+      expect((await scheduler.pause(job.id)).status).toBe("paused");
+      await expect(scheduler.pause(job.id)).rejects.toMatchObject({ code: "invalid_job_state" });
+      expect((await scheduler.resume(job.id)).status).toBe("active");
+      const workersNow = await workersFor(prefix, 4, "w");
+      const firstDue = (await scheduler.get(job.id, 5))?.job.nextRunAt as number;
+      // Wait for one firing (the next minute boundary) plus time for any duplicate.
+      await sleep(Math.max(0, firstDue - Date.now()) + 4_000);
+      const firings = workersNow.flatMap((worker) => worker.firings).filter((firing) => firing.kind === "cron");
+      expect(firings).toHaveLength(1);
+      expect(firings[0]?.at).toBeGreaterThanOrEqual(firstDue);
+      expect(firings[0]?.at).toBeLessThan(firstDue + 3_000);
+      const details = await scheduler.get(job.id, 5);
+      expect(details?.executions).toHaveLength(1);
+      expect(details?.executions[0]).toMatchObject({ status: "succeeded", exitCode: 0 });
+      const deleted = await scheduler.delete(job.id);
+      expect(deleted.status).toBe("deleted");
+      expect(await scheduler.list()).toEqual([]);
+      expect((await scheduler.list({ includeDeleted: true })).map((listed) => listed.id)).toEqual([job.id]);
+      // The name is free again once deleted.
+      expect((await scheduler.create(spec)).status).toBe("active");
+    }, 90_000);
+  },
+);
