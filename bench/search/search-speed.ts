@@ -40,11 +40,11 @@ function collectGarbage(): boolean {
 
 /**
  * Realistic queries of 1 to 40 words: every query of the data sets, cut at 40 words, and the
- * first two words of each (the short keyword queries models also send).
+ * first one to three words of each (the short keyword queries models also send).
  */
 export function speedQueries(datasets: readonly RetrievalDataset[]): string[] {
   const full = datasets.flatMap((dataset) => dataset.queries.map((query) => query.query.split(/\s+/).slice(0, 40).join(" ")));
-  return [...full, ...full.map((query) => query.split(/\s+/).slice(0, 2).join(" "))];
+  return [...full, ...full.map((query, index) => query.split(/\s+/).slice(0, 1 + (index % 3)).join(" "))];
 }
 
 function medianMicros(samples: number[]): number {
