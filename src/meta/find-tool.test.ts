@@ -145,3 +145,49 @@ describe("find_tool relevance threshold and several queries", () => {
     expect(registry.search("logsearch", { limit: 1 })[0]?.name).toBe("git_log_search");
   });
 });
+
+describe("find_tool with an embedder on the registry", () => {
+  it("ranks by the hybrid score, reaching a tool that shares no word with the request", async () => {
+    const folded: Record<string, string> = { press: "click", button: "element" };
+    const embedded: string[] = [];
+    const registry = createRegistry({
+      tools: [
+        ...sampleTools(),
+        defineTool({
+          name: "browser_click",
+          description: "Click an element on the page.",
+          tier: "deferred",
+          inputSchema: { type: "object" },
+          handler: () => "",
+        }),
+      ],
+      search: {
+        embedder: {
+          id: "folded-words",
+          dimensions: 16,
+          embed: async (texts) => {
+            embedded.push(...texts);
+            return texts.map((text) => {
+              const vector = new Array<number>(16).fill(0);
+              for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+                const word = folded[raw] ?? raw;
+                let hash = 3;
+                for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) % 16;
+                vector[hash] = (vector[hash] as number) + 1;
+              }
+              return vector;
+            });
+          },
+        },
+      },
+    });
+    const run = registry.createRun();
+    expect(run.search("press the button")).toEqual([]);
+    const found = output(await run.call("find_tool", { query: "press the button", limit: 1 }));
+    expect(found.activated.map((tool) => tool.name)).toEqual(["browser_click"]);
+    const count = embedded.length;
+    await run.call("find_tool", { query: "press the button", limit: 1 });
+    // Tool vectors are computed once; the second call embeds only its query.
+    expect(embedded.length).toBe(count + 1);
+  });
+});

@@ -69,7 +69,7 @@ export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>,
       tier: "core",
       tags: ["meta", "search", "discovery"],
       annotations: { title: "Find tool", readOnlyHint: true },
-      handler: ({ query, queries, limit }, { catalog }): FindToolOutput => {
+      handler: async ({ query, queries, limit }, { catalog, signal }): Promise<FindToolOutput> => {
         const describe = (name: string): FoundTool => ({
           name,
           description: oneLineDescription(catalog.describe(name)?.description ?? catalog.describeListed(name)?.description ?? ""),
@@ -89,7 +89,12 @@ export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>,
           }
           return select(selects, catalog, describe);
         }
-        const names = mergeHits(all.map((text) => relevantHits(catalog.search(text, { limit: limit ?? DEFAULT_LIMIT }))));
+        // Hybrid when the registry has an embedder (the keyword search otherwise).
+        const search = async (text: string) =>
+          catalog.searchHybrid === undefined
+            ? catalog.search(text, { limit: limit ?? DEFAULT_LIMIT })
+            : catalog.searchHybrid(text, { limit: limit ?? DEFAULT_LIMIT, signal });
+        const names = mergeHits((await Promise.all(all.map(search))).map(relevantHits));
         const listed = names.filter((name) => catalog.isListed(name));
         const outcome = catalog.activate(
           names.filter((name) => !catalog.isListed(name)),

@@ -279,6 +279,13 @@ export class Run {
           });
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
+      searchHybrid: (query, searchOptions) =>
+        this.store.searchWhereHybrid(
+          query,
+          searchOptions?.limit ?? 10,
+          (name) => this.canActivate(name) || this.isListed(name),
+          searchOptions?.signal,
+        ),
       activate: (names, via) => this.activate(names, via),
       describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.descriptorOf(name) : undefined),
       isVisible: (name) => this.isVisible(name),
