@@ -23,6 +23,11 @@ export interface SearchSpeedResult {
   readonly interleaved50Ms: number;
   readonly queryP50Ms: number;
   readonly queryP99Ms: number;
+  /**
+   * p99 over queries of each query's best of three runs: what the search costs without the time
+   * the process spent descheduled on a shared machine.
+   */
+  readonly queryP99BestOf3Ms: number;
   /** Heap growth per indexed tool, in bytes (needs --expose-gc to be meaningful). */
   readonly heapBytesPerTool: number | undefined;
   readonly queries: number;
@@ -99,11 +104,14 @@ export function measureSearchSpeed(
     for (const query of queries.slice(0, 200)) index.search(query, 10);
     collectGarbage();
     const latencies: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      for (const query of queries) {
+    const best = new Array<number>(queries.length).fill(Number.POSITIVE_INFINITY);
+    for (let round = 0; round < 3; round++) {
+      for (const [at, query] of queries.entries()) {
         const start = performance.now();
         index.search(query, 10);
-        latencies.push(performance.now() - start);
+        const elapsed = performance.now() - start;
+        latencies.push(elapsed);
+        best[at] = Math.min(best[at] as number, elapsed);
       }
     }
 
@@ -133,6 +141,7 @@ export function measureSearchSpeed(
       interleaved50Ms: round(interleaved50Ms, 2),
       queryP50Ms: round(percentile(latencies, 50), 4),
       queryP99Ms: round(percentile(latencies, 99), 4),
+      queryP99BestOf3Ms: round(percentile(best, 99), 4),
       heapBytesPerTool: heapBytesPerTool === undefined ? undefined : Math.round(heapBytesPerTool),
       queries: latencies.length,
       queryWords: [Math.min(...words), Math.max(...words)],

@@ -14,6 +14,8 @@
  */
 import type { Embedder } from "agent-tool-catalog";
 
+export type { Embedder } from "agent-tool-catalog";
+
 /** Options of {@link createUseEmbedder}. */
 export interface UseEmbedderOptions {
   /**
