@@ -49,7 +49,15 @@ function collectGarbage(): boolean {
  */
 export function speedQueries(datasets: readonly RetrievalDataset[]): string[] {
   const full = datasets.flatMap((dataset) => dataset.queries.map((query) => query.query.split(/\s+/).slice(0, 40).join(" ")));
-  return [...full, ...full.map((query, index) => query.split(/\s+/).slice(0, 1 + (index % 3)).join(" "))];
+  return [
+    ...full,
+    ...full.map((query, index) =>
+      query
+        .split(/\s+/)
+        .slice(0, 1 + (index % 3))
+        .join(" "),
+    ),
+  ];
 }
 
 function medianMicros(samples: number[]): number {
