@@ -18,9 +18,11 @@ const MAX_RESULTS = 20;
  * A search hit is activated only when its score is at least this share of the best hit's score
  * for the same query: below it, hits are mostly tools that share one incidental word with the
  * request (an unrelated tool at 0.2× the top score used to join the run because the full `limit`
- * was activated whatever the scores).
+ * was activated whatever the scores). Chosen on the MCP reference servers set at limit 5: 0.4
+ * keeps recall@5 within 0.011 of no threshold (0.378 against 0.389) and activates 0.37 fewer
+ * wrong tools per query; 0.5 cost 0.045 recall, 0.3 removed almost nothing.
  */
-export const FIND_TOOL_RELATIVE_THRESHOLD = 0.5;
+export const FIND_TOOL_RELATIVE_THRESHOLD = 0.4;
 
 const queryText = z.string().trim().min(1).max(2000);
 const findToolInput = z.object({
