@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
@@ -21,7 +22,6 @@ import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
-import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
 import { measureLockedWrites, measureMultiFilePatch, renderFileIntegrity, runCrashLoop } from "./tools/file-integrity-bench.js";
 import { measureGrep } from "./tools/grep-bench.js";
@@ -64,7 +64,8 @@ if (wanted("search-quality")) {
 }
 if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
-  save("search-speed", { machine, loadAverage: loadavg(), results: results.searchSpeed });
+  results.searchSpeedLoad = loadavg();
+  save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
 }
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);

@@ -281,6 +281,7 @@ export class Run {
           });
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
+      searchHybrid: (query, searchOptions) => this.searchHybrid(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
       describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.descriptorOf(name) : undefined),
       isVisible: (name) => this.isVisible(name),
@@ -410,9 +411,21 @@ export class Run {
     return entry?.enabled === true && this.isAllowed(name) && this.placement(entry.compiled.descriptor).listed;
   }
 
-  /** Searches the deferred tools this run may activate, best first. */
+  /**
+   * Searches the deferred tools this run may activate, and the tools it lists for `toolbox`
+   * (`isListed`), best first.
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name));
+    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name) || this.isListed(name));
+  }
+
+  /** {@link Run.search}, hybrid when the registry has an embedder (find_tool's ranking). */
+  private searchHybrid(
+    query: string,
+    options: SearchOptions & { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<SearchHit[]> {
+    const accept = (name: string) => this.canActivate(name) || this.isListed(name);
+    return this.store.searchWhereHybrid(query, options.limit ?? 10, accept, options.signal);
   }
 
   /** Activates deferred tools by exact name for the rest of the run. */
