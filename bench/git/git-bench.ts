@@ -106,7 +106,13 @@ function collectGarbage(): void {
 
 function check(result: ToolCallResult, label: string): unknown {
   if (!result.ok) throw new Error(`${label} failed: ${JSON.stringify(result.error)}`);
-  return result.output;
+  // A large answer may come back as its JSON text (the run's size-capped result); read it back.
+  if (typeof result.output !== "string") return result.output;
+  try {
+    return JSON.parse(result.output) as unknown;
+  } catch {
+    throw new Error(`${label}: the answer was cut by the run's output size cap; ask a smaller question`);
+  }
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -357,7 +363,7 @@ function fileCases(subject: GitBenchSubject): GitBenchCase[] {
     {
       label: `diff, ${back} to HEAD`,
       tool: "git_diff_range",
-      args: { from: back, max_bytes: 200_000 },
+      args: { from: back },
       cli: ["diff", "-M", back, "HEAD"],
       verify: (output, repository) => {
         const stat = gitText(repository, ["diff", "--shortstat", "-M", back, "HEAD"]);
