@@ -42,7 +42,13 @@ export {
 export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
 
 export { LOAD_MODES, type LoadMode, type ToolPlacement } from "./profiles/load-mode.js";
-export { parseProfileName, parseToolConfig, type ToolConfig } from "./profiles/tool-config.js";
+export {
+  type FileToolSwitches,
+  fileToolOptionsFromConfig,
+  parseProfileName,
+  parseToolConfig,
+  type ToolConfig,
+} from "./profiles/tool-config.js";
 export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
@@ -63,12 +69,16 @@ export {
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
+export { activationsFromTranscript } from "./run/activations-from-transcript.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
+export { type OpenRunOptions, openRun } from "./run/open-run.js";
+export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
-export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
+export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
+export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./run/run-storage.js";
 export {
   InMemoryRunStore,
   type RunStore,
@@ -85,8 +95,17 @@ export {
   type ToolCallSuccess,
 } from "./run/tool-call-result.js";
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
+export { reachOfPlacement, TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
 
 export {
+  type Embedder,
+  type EmbeddingCache,
+  MAX_EMBEDDED_QUERY_CHARS,
+  MemoryEmbeddingCache,
+} from "./search/embedder.js";
+export { HybridSearch, type HybridSearchCallOptions, type HybridSearchOptions } from "./search/hybrid-search.js";
+export {
+  DEFAULT_SEARCH_FIELDS,
   type FieldWeight,
   type SearchDocument,
   type SearchField,

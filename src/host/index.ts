@@ -64,6 +64,8 @@ export { CRON_FIELD_NAMES, type CronSchedule, parseCronSchedule } from "./cron/c
 export { type CronToolOptions, cronToolGroup } from "./cron/cron-tools.js";
 export { InProcessCronScheduler, type InProcessCronSchedulerOptions } from "./cron/in-process-cron-scheduler.js";
 
+export { createMonitorTool, type MonitorToolOptions, monitorToolGroup } from "./monitor/monitor-tool.js";
+
 export {
   type AgentProfile,
   formatAgentProfile,
@@ -84,7 +86,18 @@ export {
   type RunHistoryQuery,
   type RunHistorySource,
 } from "./profiles/run-history.js";
-
+export {
+  DirectoryPromptExtensionStore,
+  InMemoryPromptExtensionStore,
+  type PromptExtension,
+  type PromptExtensionKind,
+  type PromptExtensionStore,
+} from "./prompts/prompt-extension-store.js";
+export {
+  createPromptExtensionTool,
+  type PromptExtensionToolOptions,
+  promptExtensionToolGroup,
+} from "./prompts/prompt-extension-tool.js";
 export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
@@ -95,6 +108,18 @@ export {
   type RecipeValue,
 } from "./recipes/recipe.js";
 export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./recipes/recipe-tool.js";
+
+export { recordRunTranscript } from "./sessions/record-transcript.js";
+export { createSessionSearchTool, type SessionSearchOptions, sessionSearchToolGroup } from "./sessions/session-search-tool.js";
+export {
+  InMemoryTranscriptStore,
+  type InMemoryTranscriptStoreOptions,
+  type StoredTranscriptEntry,
+  type TranscriptEntry,
+  type TranscriptEntryKind,
+  type TranscriptQuery,
+  type TranscriptStore,
+} from "./sessions/transcript-store.js";
 
 export { type Clock, sleep, systemClock } from "./shared/clock.js";
 export { CONVERSATION_ID_CONTEXT_KEY, conversationIdOf } from "./shared/conversation-id.js";

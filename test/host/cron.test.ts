@@ -179,10 +179,10 @@ describe("cron jobs", () => {
     const job = record(
       await setup.run.call("cron_create", { name: "tick", schedule: "* * * * *", execution_type: "shell", command: "date" }),
     );
-    expect(record(await setup.run.call("cron_pause", { id: job.id }))).toMatchObject({
-      status: "paused",
-      next_run_at: undefined,
-    });
+    const paused = record(await setup.run.call("cron_pause", { id: job.id }));
+    expect(paused.status).toBe("paused");
+    // a paused job has no next run (results drop undefined fields, so the key is absent)
+    expect(paused.next_run_at).toBeUndefined();
     await advance(setup, 5 * MINUTE);
     expect(setup.shellCalls).toHaveLength(0);
     expect(failure(await setup.run.call("cron_pause", { id: job.id })).code).toBe("invalid_job_state");

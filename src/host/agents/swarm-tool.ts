@@ -93,6 +93,32 @@ function reasonOf(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : "Cancelled.";
 }
 
+/** Runs one member to its end; never rejects. */
+async function runMember(
+  runner: AgentRunner,
+  task: SwarmInput["tasks"][number],
+  index: number,
+  run: { readonly context: ToolContext; readonly depth: number; readonly signal: AbortSignal },
+): Promise<SwarmTaskResult> {
+  try {
+    const result = await runner.runPrompt({
+      prompt: task.task,
+      depth: run.depth,
+      profile: task.profile,
+      model: task.model,
+      maxSteps: task.max_steps,
+      parentRunId: run.context.runId,
+      scope: run.context.scope,
+      signal: run.signal,
+    });
+    return { index, status: "completed", output: result.output, ...(result.usage ? { usage: result.usage } : {}) };
+  } catch (error) {
+    return run.signal.aborted
+      ? { index, status: "cancelled", error: reasonOf(run.signal) }
+      : { index, status: "failed", error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 async function runSwarm(
   runner: AgentRunner,
   input: SwarmInput,
@@ -121,27 +147,11 @@ async function runSwarm(
       const index = next++;
       const task = input.tasks[index];
       if (task === undefined) continue;
-      try {
-        const result = await runner.runPrompt({
-          prompt: task.task,
-          depth,
-          profile: task.profile,
-          model: task.model,
-          maxSteps: task.max_steps,
-          parentRunId: context.runId,
-          scope: context.scope,
-          signal: controller.signal,
-        });
-        const spent = (result.usage?.inputTokens ?? 0) + (result.usage?.outputTokens ?? 0);
-        tokens += spent;
-        results[index] = { index, status: "completed", output: result.output, ...(result.usage ? { usage: result.usage } : {}) };
-        if (options.maxTokens !== undefined && tokens > options.maxTokens && !controller.signal.aborted) {
-          controller.abort(new ToolError("budget_exceeded", `The swarm's token budget (${options.maxTokens}) is spent.`));
-        }
-      } catch (error) {
-        results[index] = controller.signal.aborted
-          ? { index, status: "cancelled", error: reasonOf(controller.signal) }
-          : { index, status: "failed", error: error instanceof Error ? error.message : String(error) };
+      const result = await runMember(runner, task, index, { context, depth, signal: controller.signal });
+      results[index] = result;
+      tokens += (result.usage?.inputTokens ?? 0) + (result.usage?.outputTokens ?? 0);
+      if (options.maxTokens !== undefined && tokens > options.maxTokens && !controller.signal.aborted) {
+        controller.abort(new ToolError("budget_exceeded", `The swarm's token budget (${options.maxTokens}) is spent.`));
       }
     }
   };

@@ -1,0 +1,271 @@
+import path from "node:path";
+import {
+  type AnyToolDefinition,
+  BUILTIN_TAG,
+  CORE_SET_TAG,
+  createRunStorageKey,
+  defineTool,
+  type ToolContext,
+  ToolError,
+  type ToolGroup,
+} from "agent-tool-catalog";
+import { z } from "zod";
+import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
+import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
+import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
+import { MonitoredProcess } from "./monitored-process.js";
+
+/** Options of {@link monitorToolGroup}; all are the host's, none can be set by the model. */
+export interface MonitorToolOptions {
+  /**
+   * Offer `monitor` (like `bash`, it runs commands under the run's sandbox and policy).
+   * @defaultValue true
+   */
+  readonly enabled?: boolean;
+  /** The root for relative paths when the run has no workspace. @defaultValue `process.cwd()` */
+  readonly root?: string;
+  /** Bytes of output kept per process (the newest). @defaultValue 256 KiB */
+  readonly maxBufferBytes?: number;
+  /** Processes one run may have running at once. @defaultValue 4 */
+  readonly maxProcesses?: number;
+  /** Bytes one poll returns at most (the newest). @defaultValue 32 KiB */
+  readonly maxPollBytes?: number;
+  /** Run unsandboxed when the OS sandbox cannot start, instead of refusing. @defaultValue false */
+  readonly allowUnsandboxedFallback?: boolean;
+  /** The shell. @defaultValue `"bash"` */
+  readonly shell?: string;
+}
+
+const monitorInput = z.object({
+  action: z.enum(["start", "poll", "wait", "stop", "list"]).describe("What to do"),
+  command: z.string().min(1).max(100_000).optional().describe("start: the command line (bash -c), e.g. a dev server"),
+  cwd: z.string().optional().describe("start: working directory, relative to the workspace"),
+  id: z.string().min(1).optional().describe("poll/wait/stop: the id start returned"),
+  pattern: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("wait: a regular expression to wait for in new output (default: wait for exit)"),
+  timeout_seconds: z.number().min(1).max(600).optional().describe("wait: give up waiting after this long (default 30)"),
+});
+
+type MonitorInput = z.output<typeof monitorInput>;
+
+interface RunMonitors {
+  readonly processes: Map<string, MonitoredProcess>;
+  next: number;
+  closed: boolean;
+}
+
+const RUN_MONITORS = createRunStorageKey<RunMonitors>("host.monitor", () => ({ processes: new Map(), next: 1, closed: false }));
+
+function describeExit(process: MonitoredProcess): string {
+  const exit = process.exit;
+  if (exit === undefined) return "running";
+  if (exit.error !== undefined) return `failed to start: ${exit.error.message}`;
+  if (exit.signal !== null) return `killed by ${exit.signal}`;
+  return `exited with code ${exit.exitCode}`;
+}
+
+/** New output since the last poll (at most `maxBytes`, the newest), moving the cursor. */
+function take(process: MonitoredProcess, maxBytes: number): Record<string, unknown> {
+  const read = process.output.readFrom(process.cursor);
+  process.cursor = read.next;
+  const bytes = Buffer.byteLength(read.text);
+  const text =
+    bytes > maxBytes
+      ? Buffer.from(read.text)
+          .subarray(bytes - maxBytes)
+          .toString("utf8")
+      : read.text;
+  const skipped = read.dropped + (bytes > maxBytes ? bytes - maxBytes : 0);
+  return {
+    id: process.id,
+    status: describeExit(process),
+    output: text,
+    ...(skipped > 0 ? { skipped_bytes: skipped, note: "Older output was dropped; only the newest is kept." } : {}),
+  };
+}
+
+function compilePattern(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, "m");
+  } catch (error) {
+    throw new ToolError("invalid_input", `pattern is not a valid regular expression: ${(error as Error).message}`, {
+      data: { field: "pattern" },
+    });
+  }
+}
+
+/** Resolves when new output (past `from`) matches, the process exits, or the wait ends. */
+function waitFor(
+  process: MonitoredProcess,
+  pattern: RegExp | undefined,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<"matched" | "exited" | "timeout"> {
+  const from = process.cursor;
+  return new Promise((resolve) => {
+    let done = false;
+    const check = () => {
+      if (done) return;
+      // Only the kept output is searched: the buffer bounds the work a pattern can cause.
+      if (pattern?.test(process.output.readFrom(from).text)) finish("matched");
+      else if (!process.running) finish("exited");
+    };
+    const finish = (how: "matched" | "exited" | "timeout") => {
+      done = true;
+      off();
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(how);
+    };
+    const onAbort = () => finish("timeout");
+    const off = process.onChange(check);
+    const timer = setTimeout(() => finish("timeout"), timeoutMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    check();
+  });
+}
+
+class Monitor {
+  private readonly sandboxes = new Map<string, Promise<ProcessSandbox>>();
+  private readonly options: MonitorToolOptions;
+
+  constructor(options: MonitorToolOptions) {
+    this.options = options;
+  }
+
+  async handle(input: MonitorInput, context: ToolContext): Promise<unknown> {
+    const monitors = context.storage.get(RUN_MONITORS);
+    switch (input.action) {
+      case "start":
+        return this.start(input, context, monitors);
+      case "list":
+        return [...monitors.processes.values()].map((process) => ({
+          id: process.id,
+          command: process.command,
+          status: describeExit(process),
+        }));
+      case "poll":
+        return take(this.find(monitors, input.id), this.options.maxPollBytes ?? 32 * 1024);
+      case "wait": {
+        const process = this.find(monitors, input.id);
+        const pattern = input.pattern === undefined ? undefined : compilePattern(input.pattern);
+        const how = await waitFor(process, pattern, (input.timeout_seconds ?? 30) * 1000, context.signal);
+        return { waited: how, ...take(process, this.options.maxPollBytes ?? 32 * 1024) };
+      }
+      case "stop": {
+        const process = this.find(monitors, input.id);
+        process.stop();
+        await process.exited;
+        return take(process, this.options.maxPollBytes ?? 32 * 1024);
+      }
+    }
+  }
+
+  private find(monitors: RunMonitors, id: string | undefined): MonitoredProcess {
+    if (id === undefined) throw new ToolError("invalid_input", "id is required for this action.", { data: { field: "id" } });
+    const process = monitors.processes.get(id);
+    if (process === undefined) {
+      throw new ToolError("unknown_monitor", `There is no monitored process ${JSON.stringify(id)} in this run.`, {
+        hint: 'List them with {"action":"list"}.',
+      });
+    }
+    return process;
+  }
+
+  private async start(input: MonitorInput, context: ToolContext, monitors: RunMonitors): Promise<unknown> {
+    if (input.command === undefined) {
+      throw new ToolError("invalid_input", "command is required to start.", { data: { field: "command" } });
+    }
+    const limit = this.options.maxProcesses ?? 4;
+    const running = [...monitors.processes.values()].filter((process) => process.running).length;
+    if (running >= limit) {
+      throw new ToolError("too_many_monitors", `${running} monitored processes are running (the limit is ${limit}).`, {
+        hint: "Stop one first.",
+      });
+    }
+    const scope = resolveFileScope(context, this.options);
+    const cwd = input.cwd === undefined ? scope.root : await scope.resolve(input.cwd, "read");
+    const sandbox = await this.sandboxFor(context, scope.root);
+    if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
+    const id = `mon_${monitors.next++}`;
+    const child = sandbox.spawn({ command: this.options.shell ?? "bash", args: ["-c", input.command], cwd });
+    const process = new MonitoredProcess(id, input.command, child, this.options.maxBufferBytes ?? 256 * 1024, Date.now());
+    if (monitors.processes.size === 0) {
+      // Ended with the run: every process this run started is killed when it closes.
+      context.addRunDisposer(async () => {
+        monitors.closed = true;
+        const all = [...monitors.processes.values()];
+        for (const each of all) each.stop();
+        await Promise.all(all.map((each) => each.exited));
+      });
+    }
+    monitors.processes.set(id, process);
+    // Give a command that fails at once the chance to say so in the first answer.
+    await Promise.race([process.exited, new Promise((resolve) => setTimeout(resolve, 100))]);
+    const where = path.relative(scope.root, cwd) || ".";
+    const started = { id, cwd: where, sandbox: `${sandbox.kind}/${sandbox.scope}` };
+    // Output of a running process is left for poll and wait (a pattern may be in it already).
+    if (process.running) return { ...started, status: "running", hint: "Read its output with poll, or wait for a pattern." };
+    return { ...take(process, this.options.maxPollBytes ?? 32 * 1024), ...started };
+  }
+
+  private async sandboxFor(context: ToolContext, root: string): Promise<ProcessSandbox> {
+    const scope = context.permissions.sandbox;
+    const key = `${scope}\u0000${root}`;
+    let sandbox = this.sandboxes.get(key);
+    if (sandbox === undefined) {
+      sandbox = createProcessSandbox({
+        scope,
+        workspace: root,
+        allowUnsandboxedFallback: this.options.allowUnsandboxedFallback ?? false,
+      });
+      sandbox.catch(() => this.sandboxes.delete(key));
+      this.sandboxes.set(key, sandbox);
+    }
+    try {
+      return await sandbox;
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) {
+        throw new ToolError("sandbox_unavailable", `monitor cannot start a command: ${error.message}`, {
+          hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * `monitor`: starts a long-running command (a dev server, a watcher, a test run) in the
+ * background under the run's sandbox and policy, then polls its new output, waits for a pattern
+ * or its exit, and stops it. Output is kept in a bounded buffer; every process a run started is
+ * killed (with everything it started) when the run closes.
+ */
+export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefinition {
+  const monitor = new Monitor(options);
+  return defineTool({
+    name: "monitor",
+    description:
+      "Run a long-running command in the background (dev server, watcher, long build) and watch it: start, poll new output, wait for a pattern or exit, stop.",
+    inputSchema: monitorInput,
+    tier: "deferred",
+    mutating: true,
+    annotations: { title: "Monitor background command", destructiveHint: true, openWorldHint: true },
+    tags: [BUILTIN_TAG, CORE_SET_TAG, "shell", "background", "process", "monitor", "server", "watch", "logs"],
+    handler: (input, context) => monitor.handle(input, context),
+  });
+}
+
+/** `monitor`, present unless the host turns it off (`enabled: false`). */
+export function monitorToolGroup(options: MonitorToolOptions): ToolGroup {
+  return {
+    name: "monitor",
+    enabled: options.enabled ?? true,
+    tools: () => [createMonitorTool(options)],
+  };
+}

@@ -1,0 +1,56 @@
+import type { Run, ToolCallResult } from "agent-tool-catalog";
+import type { TranscriptStore } from "./transcript-store.js";
+
+/** The text of a result as the model read it. */
+function resultText(result: ToolCallResult): string {
+  if (!result.ok) return `error ${result.error.code}: ${result.error.message}`;
+  return typeof result.output === "string" ? result.output : (JSON.stringify(result.output) ?? "");
+}
+
+/**
+ * Records a run's tool calls and results in `store` as they happen (from the run's events), so
+ * `session_search` finds them. Messages are the host's to add (`store.append({ kind: "message" })`):
+ * the library never sees them. Stops with the run's close, or when the returned function is called.
+ */
+export function recordRunTranscript(
+  run: Run,
+  store: TranscriptStore,
+  options: { readonly now?: () => number; readonly onError?: (error: unknown) => void } = {},
+): () => void {
+  const now = options.now ?? Date.now;
+  // A store that fails must not fail the call it records: the host hears of it, the model does not.
+  const failed = (error: unknown) => options.onError?.(error);
+  const offCalled = run.events.on("tool.called", (event) => {
+    store
+      .append({
+        runId: event.runId,
+        kind: "tool_call",
+        toolName: event.name,
+        callId: event.callId,
+        text: JSON.stringify(event.input) ?? "",
+        at: now(),
+      })
+      .catch(failed);
+  });
+  const offResult = run.events.on("tool.result", (event) => {
+    store
+      .append({
+        runId: event.runId,
+        kind: "tool_result",
+        toolName: event.name,
+        callId: event.callId,
+        text: resultText(event.result),
+        at: now(),
+      })
+      .catch(failed);
+  });
+  const stop = () => {
+    offCalled();
+    offResult();
+  };
+  const removeDisposer = run.addDisposer(stop);
+  return () => {
+    removeDisposer();
+    stop();
+  };
+}

@@ -1,0 +1,128 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { monitorToolGroup } from "../../src/host/index.js";
+import { capability } from "../support/capabilities.js";
+import { failure, hostRun, record, temporaryDirectory } from "./support/host-test-kit.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
+
+describe("monitor", () => {
+  let root: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    root = await temporaryDirectory("monitor-");
+  });
+  afterEach(() => root.remove());
+
+  const local = () => ({ permissions: { sandbox: "unrestricted" as const, workspace: root.path } });
+
+  it("starts a background command, polls new output incrementally, waits for a pattern, stops it", async () => {
+    const { run } = hostRun([monitorToolGroup({})], local());
+    const started = record(
+      await run.call("monitor", {
+        action: "start",
+        command: "echo booting; sleep 0.3; echo 'listening on :3000'; sleep 60",
+      }),
+    );
+    expect(started).toMatchObject({ id: "mon_1", status: "running" });
+    const waited = record(
+      await run.call("monitor", { action: "wait", id: "mon_1", pattern: "listening on :\\d+", timeout_seconds: 10 }),
+    );
+    expect(waited.waited).toBe("matched");
+    expect(waited.output).toContain("booting\nlistening on :3000");
+    // nothing new since: a poll returns only what came after
+    expect(record(await run.call("monitor", { action: "poll", id: "mon_1" })).output).toBe("");
+    const stopped = record(await run.call("monitor", { action: "stop", id: "mon_1" }));
+    expect(stopped.status).toBe("killed by SIGKILL");
+    expect(record(await run.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 1 })).waited).toBe("exited");
+  });
+
+  it("waits for exit, reporting the exit code; a wait that times out leaves it running", async () => {
+    const { run } = hostRun([monitorToolGroup({})], local());
+    await run.call("monitor", { action: "start", command: "sleep 0.5; echo done; exit 3" });
+    const early = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "never", timeout_seconds: 1 }));
+    expect(early.waited).toBe("exited");
+    expect(early.status).toBe("exited with code 3");
+    await run.call("monitor", { action: "start", command: "sleep 30" });
+    const timedOut = record(await run.call("monitor", { action: "wait", id: "mon_2", timeout_seconds: 1 }));
+    expect(timedOut).toMatchObject({ waited: "timeout", status: "running" });
+    await run.close();
+  });
+
+  it("keeps a bounded buffer and says how much was dropped", async () => {
+    const { run } = hostRun([monitorToolGroup({ maxBufferBytes: 1000, maxPollBytes: 500 })], local());
+    await run.call("monitor", { action: "start", command: "sleep 0.3; head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" });
+    const waited = record(await run.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 }));
+    expect(waited.waited).toBe("exited");
+    expect(String(waited.output).length).toBeLessThanOrEqual(500);
+    expect(String(waited.output)).toMatch(/a+\nEND\n$/);
+    expect(Number(waited.skipped_bytes)).toBeGreaterThan(199_000);
+  });
+
+  it("ends with the run: closing it kills each process and everything it started", async () => {
+    const { run } = hostRun([monitorToolGroup({})], local());
+    await run.call("monitor", { action: "start", command: "sleep 300 & echo child=$!; wait" });
+    const polled = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "child=\\d+", timeout_seconds: 5 }));
+    const pid = Number(/child=(\d+)/.exec(String(polled.output))?.[1]);
+    expect(alive(pid)).toBe(true);
+    await run.close();
+    expect(await until(() => !alive(pid))).toBe(true);
+  });
+
+  it("refuses more processes than allowed, and unknown ids", async () => {
+    const { run } = hostRun([monitorToolGroup({ maxProcesses: 1 })], local());
+    await run.call("monitor", { action: "start", command: "sleep 30" });
+    expect(failure(await run.call("monitor", { action: "start", command: "sleep 30" })).code).toBe("too_many_monitors");
+    expect(failure(await run.call("monitor", { action: "poll", id: "mon_9" })).code).toBe("unknown_monitor");
+    expect(failure(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "(" })).code).toBe("invalid_input");
+    await run.close();
+  });
+
+  it("asks approval like bash: denied, nothing starts", async () => {
+    const marker = path.join(root.path, "started.txt");
+    const { registry, run } = hostRun([monitorToolGroup({})], {
+      permissions: { sandbox: "unrestricted", workspace: root.path, approval: "destructive" },
+    });
+    registry.events.on("approval.requested", (request) => registry.approvals.deny(request.id, "no"));
+    expect(failure(await run.call("monitor", { action: "start", command: `touch ${marker}` })).code).toBe("approval_denied");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  const bubblewrap = capability("bubblewrap");
+  it.skipIf(bubblewrap.missing)(bubblewrap.label("runs the command in the run's workspace sandbox"), async () => {
+    const workspace = path.join(root.path, "ws");
+    const outside = path.join(root.path, "outside");
+    await mkdir(workspace);
+    await mkdir(outside);
+    const command = `echo hi > ${path.join(outside, "x.txt")}; echo exit=$?`;
+    const { run } = hostRun([monitorToolGroup({})], { permissions: { sandbox: "workspace", workspace } });
+    const started = record(await run.call("monitor", { action: "start", command }));
+    expect(started.sandbox).toBe("bubblewrap/workspace");
+    const done = record(await run.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 }));
+    expect(`${started.output}${done.output}`).toMatch(/exit=1/);
+    expect(existsSync(path.join(outside, "x.txt"))).toBe(false);
+    // positive control: unrestricted, the same command writes there
+    const open = hostRun([monitorToolGroup({})], { permissions: { sandbox: "unrestricted", workspace } }).run;
+    await open.call("monitor", { action: "start", command });
+    await open.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 });
+    expect(existsSync(path.join(outside, "x.txt"))).toBe(true);
+  });
+});
