@@ -114,7 +114,7 @@ if (wanted("file-integrity")) {
 }
 
 if (wanted("git")) {
-  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 10_000, runs: 5 });
+  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
   const extra = [renderGitBench(synthetic)];
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
