@@ -161,51 +161,66 @@ function plain(resolved: ResolvedPermissionConfig): PermissionConfig {
   return workspace === undefined ? rest : { ...rest, workspace };
 }
 
+/** `{ [key]: value }`, or `{}` when the value is not given (options are exact: no `undefined`). */
+function given<Key extends string, Value>(key: Key, value: Value | undefined): { [K in Key]?: Value } {
+  return (value === undefined ? {} : { [key]: value }) as { [K in Key]?: Value };
+}
+
+/** The groups that start child agents or reach the web. */
+function agentGroups(options: DefaultCatalogOptions): ToolGroup[] {
+  const enableAgent = options.enableAgent ?? true;
+  const depth = given("depth", options.agentDepth);
+  const runner = given("runner", options.agentRunner);
+  return [
+    agentToolGroup({ ...depth, enableAgent, ...runner }),
+    swarmToolGroup({ ...depth, enableAgent, ...runner }),
+    subagentToolGroup({ ...depth, ...given("manager", options.subagentManager) }),
+    webToolGroup({
+      ...depth,
+      enableAgent,
+      enableWebOps: options.enableWebOps ?? true,
+      ...given("fetcher", options.webFetcher),
+      ...given("searcher", options.webSearcher),
+      ...given("agentRunner", options.agentRunner),
+    }),
+    workflowToolGroup({ ...depth, ...given("service", options.workflowService) }),
+  ];
+}
+
+/** The skill, prompt and profile groups. */
+function knowledgeGroups(options: DefaultCatalogOptions): ToolGroup[] {
+  const forkRunner = (options.enableAgent ?? true) ? options.agentRunner : undefined;
+  return [
+    skillToolGroup({
+      ...given("depth", options.agentDepth),
+      ...given("skillsDir", options.skillsDir),
+      ...given("store", options.skillStore),
+      ...given("verifier", options.skillVerifier),
+      ...given("packs", options.packRegistry),
+      ...given("agentRunner", forkRunner),
+    }),
+    skillManageToolGroup(given("skillsDir", options.skillsDir)),
+    promptExtensionToolGroup(options.promptExtensions ?? {}),
+    profileToolGroup(options.profiles ?? {}),
+    sessionSearchToolGroup(given("store", options.transcriptStore)),
+    recipeToolGroup(given("recipesDir", options.recipesDir)),
+  ];
+}
+
 /** The default catalog's groups, in registration order. */
 function groupsOf(options: DefaultCatalogOptions): ToolGroup[] {
-  const enableAgent = options.enableAgent ?? true;
-  const depth = options.agentDepth === undefined ? {} : { depth: options.agentDepth };
-  const root = options.workspace === undefined ? {} : { root: options.workspace };
+  const root = given("root", options.workspace);
   return [
     fileToolGroup({ ...root, ...options.files }),
     { name: "bash", tools: () => [createBashTool({ ...root, ...options.bash })] },
     monitorToolGroup({ ...root, enabled: options.enableMonitor ?? true }),
     todoToolGroup(),
-    askUserQuestionToolGroup(options.questionBroker === undefined ? {} : { broker: options.questionBroker }),
-    skillToolGroup({
-      ...depth,
-      ...(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),
-      ...(options.skillStore === undefined ? {} : { store: options.skillStore }),
-      ...(options.skillVerifier === undefined ? {} : { verifier: options.skillVerifier }),
-      ...(options.packRegistry === undefined ? {} : { packs: options.packRegistry }),
-      ...(options.agentRunner === undefined || !enableAgent ? {} : { agentRunner: options.agentRunner }),
-    }),
-    skillManageToolGroup(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),
-    promptExtensionToolGroup(options.promptExtensions ?? {}),
-    profileToolGroup(options.profiles ?? {}),
-    sessionSearchToolGroup(options.transcriptStore === undefined ? {} : { store: options.transcriptStore }),
-    agentToolGroup({ ...depth, enableAgent, ...(options.agentRunner === undefined ? {} : { runner: options.agentRunner }) }),
-    swarmToolGroup({ ...depth, enableAgent, ...(options.agentRunner === undefined ? {} : { runner: options.agentRunner }) }),
-    subagentToolGroup({ ...depth, ...(options.subagentManager === undefined ? {} : { manager: options.subagentManager }) }),
-    webToolGroup({
-      ...depth,
-      enableAgent,
-      enableWebOps: options.enableWebOps ?? true,
-      ...(options.webFetcher === undefined ? {} : { fetcher: options.webFetcher }),
-      ...(options.webSearcher === undefined ? {} : { searcher: options.webSearcher }),
-      ...(options.agentRunner === undefined ? {} : { agentRunner: options.agentRunner }),
-    }),
-    cronToolGroup({
-      enableCron: options.enableCron ?? true,
-      ...(options.cronClient === undefined ? {} : { client: options.cronClient }),
-    }),
-    callbackToolGroup({
-      enableCallbacks: options.enableCallbacks ?? true,
-      ...(options.callbackManager === undefined ? {} : { manager: options.callbackManager }),
-    }),
+    askUserQuestionToolGroup(given("broker", options.questionBroker)),
+    ...knowledgeGroups(options),
+    ...agentGroups(options),
+    cronToolGroup({ enableCron: options.enableCron ?? true, ...given("client", options.cronClient) }),
+    callbackToolGroup({ enableCallbacks: options.enableCallbacks ?? true, ...given("manager", options.callbackManager) }),
     sourcegraphToolGroup(options.sourcegraph ?? {}),
-    workflowToolGroup({ ...depth, ...(options.workflowService === undefined ? {} : { service: options.workflowService }) }),
-    recipeToolGroup(options.recipesDir === undefined ? {} : { recipesDir: options.recipesDir }),
     ...(options.git === undefined ? [] : [options.git]),
     {
       name: "mcp",
