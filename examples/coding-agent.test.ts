@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { MockLanguageModelV3 } from "ai/test";
 import { expect, it } from "vitest";
 import { main } from "./coding-agent.js";
@@ -22,4 +22,15 @@ it("builds a full coding agent's catalog in one call and prints what it shows", 
   expect(withModel.join("\n")).toMatch(/^\+ swarm: swarm$/m);
   expect(withModel.join("\n")).toContain("- swarm:");
   rmSync(second.createRun().permissions.workspace as string, { recursive: true, force: true });
+});
+
+it("is the README's quick start for a full coding agent", () => {
+  const source = readFileSync(new URL("./coding-agent.ts", import.meta.url), "utf8");
+  const part = source.slice(source.indexOf("// readme:start\n") + "// readme:start\n".length, source.indexOf("  // readme:end"));
+  const dedented = part
+    .split("\n")
+    .map((line) => line.replace(/^ {2}/, ""))
+    .join("\n");
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  expect(readme).toContain(dedented);
 });

@@ -34,6 +34,7 @@ export function main(
       ? undefined
       : // Child agents run on the same catalog; their runs are children of the asking run's scope.
         createAiSdkAgentRunner({ model: options.model, registry: () => (catalog as DefaultCatalog).registry });
+  // readme:start
   catalog = createDefaultCatalog({
     workspace,
     permissions: { sandbox: "workspace", approval: "destructive" },
@@ -43,12 +44,13 @@ export function main(
     transcriptStore: transcripts,
     ...(agentRunner === undefined ? {} : { agentRunner }),
   });
+  const run = catalog.createRun({ profile: "core" }); // sandboxed, approvals for writes
+  recordRunTranscript(run, transcripts); // session_search finds its calls later
+  // readme:end
 
   for (const group of catalog.groups) {
     log(`${group.present ? "+" : "-"} ${group.name}${group.present ? `: ${group.tools.join(", ")}` : " (absent)"}`);
   }
-  const run = catalog.createRun({ profile: "core" });
-  recordRunTranscript(run, transcripts);
   log(
     `eager tools: ${run
       .definitions()
