@@ -6,7 +6,7 @@
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureCallOverhead } from "./call-overhead.js";
@@ -14,10 +14,13 @@ import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
+import { fileCachedEmbedder } from "./search/cached-embedder.js";
+import { retrievalDatasets } from "./search/datasets.js";
 import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
+import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
 import { measureGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
@@ -46,13 +49,20 @@ const machine = {
 };
 const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { machine };
 
+const datasets = retrievalDatasets();
 if (wanted("search-quality")) {
-  results.searchQuality = measureSearchQuality(data);
+  // The shipped-weights model (a dev dependency); its vectors are cached under node_modules/.cache
+  // so that reruns embed only new texts.
+  const embedder = fileCachedEmbedder(
+    createUseEmbedder(),
+    join(root, "node_modules", ".cache", "agent-tool-catalog-bench", "use-lite.jsonl"),
+  );
+  results.searchQuality = await measureSearchQuality(datasets, embedder);
   save("search-quality", { machine, results: results.searchQuality });
 }
 if (wanted("search-speed")) {
-  results.searchSpeed = measureSearchSpeed(data, quick ? [200, 2_000] : [200, 2_000, 10_000, 20_000]);
-  save("search-speed", { machine, results: results.searchSpeed });
+  results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
+  save("search-speed", { machine, loadAverage: loadavg(), results: results.searchSpeed });
 }
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);

@@ -31,36 +31,49 @@ export function renderSummary(results: BenchResults): string {
     `Measured by \`npm run bench\` on ${results.machine.date}, Node ${results.machine.node}, ${results.machine.cpus} × ${results.machine.cpuModel}. Raw numbers: \`bench/results/*.json\`.`,
   ];
   if (results.searchQuality !== undefined) {
+    const shown = results.searchQuality.filter((result) => result.kind !== "variant");
     parts.push(
-      "**find_tool search quality** on MetaTool (199 tools; 995 single-tool and 497 two-tool queries):",
+      "**find_tool search quality**: plain BM25, the default ranker and the hybrid (default + 0.2 × cosine of the shipped USE-lite embedder) on every data set. The MCP reference servers set (72 real tools, 90 queries, `bench/data/mcp-servers`) is where parameters were chosen; MetaTool (199 tools) is reported only. \"zero-overlap\" is recall@10 over the gold tools that share no content word with the query (their share in brackets). Every configuration tried: `bench/results/search-quality.json`.",
       table(
-        ["method", "set", "recall@1", "recall@5", "recall@10", "nDCG@10", "all gold in top 10"],
-        results.searchQuality.flatMap((result) =>
-          (["single", "multi"] as const).map((set) => {
-            const m = result[set];
-            return [
-              result.method,
-              set,
-              fixed(m.recallAt1),
-              fixed(m.recallAt5),
-              fixed(m.recallAt10),
-              fixed(m.ndcgAt10),
-              fixed(m.allGoldInTop10),
-            ];
-          }),
-        ),
+        ["data set", "method", "recall@1", "recall@5", "recall@10", "nDCG@10", "all gold in top 10", "zero-overlap recall@10"],
+        shown.map((result) => [
+          `${result.dataset} (${result.queries} queries)`,
+          result.kind === "baseline" ? "plain BM25" : result.kind === "default" ? "default ranker (BM25F)" : "hybrid",
+          fixed(result.metrics.recallAt1),
+          fixed(result.metrics.recallAt5),
+          fixed(result.metrics.recallAt10),
+          fixed(result.metrics.ndcgAt10),
+          fixed(result.metrics.allGoldInTop10),
+          `${fixed(result.zeroOverlapRecallAt10)} (${Math.round(result.zeroOverlapShare * 100)}%)`,
+        ]),
       ),
     );
   }
   if (results.searchSpeed !== undefined) {
+    const words = results.searchSpeed[0]?.queryWords ?? [1, 40];
     parts.push(
-      "**Search speed** (synthetic MCP-like catalogs, MetaTool queries):",
+      `**Search speed and in-place updates** (synthetic MCP-like catalogs; ${results.searchSpeed[0]?.queries ?? 0} queries of ${words[0]}-${words[1]} words from the data sets above; one process, machine shared with other jobs):`,
       table(
-        ["tools", "register (ms)", "index build (ms)", "query p50 (ms)", "query p99 (ms)", "index heap per tool (bytes)"],
+        [
+          "tools",
+          "register (ms)",
+          "index build (ms)",
+          "add one (µs)",
+          "update one (µs)",
+          "remove one (µs)",
+          "50 × (register + search) (ms)",
+          "query p50 (ms)",
+          "query p99 (ms)",
+          "index heap per tool (bytes)",
+        ],
         results.searchSpeed.map((r) => [
           r.tools,
           r.registerMs,
           r.indexBuildMs,
+          r.addMicros,
+          r.updateMicros,
+          r.removeMicros,
+          r.interleaved50Ms,
           fixed(r.queryP50Ms, 4),
           fixed(r.queryP99Ms, 4),
           r.heapBytesPerTool ?? "n/a",

@@ -39,7 +39,12 @@ function scriptedModel(): LanguageModelV3 {
     input: JSON.stringify(input),
   });
   const steps: ((options: LanguageModelV3CallOptions) => LanguageModelV3Content[])[] = [
-    () => [call("1", "find_tool", { query: "changelog entry release notes" })],
+    (options) => {
+      // The scripted model, like a real one, knows the listed tools only from the index.
+      const system = options.prompt.filter((message) => message.role === "system").map((message) => message.content);
+      if (!system.some((text) => text.includes("- glob:"))) return [{ type: "text", text: "No index in the prompt." }];
+      return [call("1", "find_tool", { query: "changelog entry release notes" })];
+    },
     () => [call("2", "changelog_entry", { kind: "Added", text: "A harness example." })],
     (options) => {
       const last = JSON.stringify(options.prompt.at(-1));
@@ -80,17 +85,30 @@ export async function main(
       registry.approvals.approve(request.id);
     });
     const run = registry.createRun({ permissions: { sandbox: "workspace", workspace, approval: "destructive" } });
-    const { tools, prepareStep } = createAiSdkTools(run);
+    // `definitions` types the calls of changelog_entry in result.steps; prepareStep keeps the
+    // active tools in step with the run and adds the run's index after the system prompt.
+    const { tools, prepareStep } = createAiSdkTools(run, { definitions: { changelog_entry: changelogTool } });
+    const index = run.systemPromptIndex();
+    log(
+      index === undefined
+        ? "index: none (every tool is sent or found with find_tool)"
+        : `index sent after the system prompt:\n${index}`,
+    );
     const result = await generateText({
       model: await chooseModel(),
-      system: run.systemPromptIndex() ?? "",
+      system: "You are a careful coding assistant. Keep changes small.",
       tools,
       prepareStep,
       stopWhen: stepCountIs(8),
       prompt: "Add a changelog entry saying we added a harness example, in CHANGELOG.md.",
     });
-    for (const step of result.steps)
-      for (const call of step.toolCalls) log(`tool call: ${call.toolName} ${JSON.stringify(call.input)}`);
+    for (const step of result.steps) {
+      for (const call of step.toolCalls) {
+        // Typed: for changelog_entry, `call.input` is { kind: "Added" | "Changed" | "Fixed"; text: string }.
+        const detail = !call.dynamic && call.toolName === "changelog_entry" ? ` (kind ${call.input.kind})` : "";
+        log(`tool call: ${call.toolName} ${JSON.stringify(call.input)}${detail}`);
+      }
+    }
     log(`model: ${result.text}`);
     const changelog = await readFile(path.join(workspace, "CHANGELOG.md"), "utf8").catch(() => "");
     return { text: result.text, changelog, approvals };

@@ -4,9 +4,14 @@
  *   GET  /runs/:id/approvals                          -> pending requests of the run
  *   POST /runs/:id/approve  {"approval_id"?: string}  -> approves (the only pending one if no id)
  *   POST /runs/:id/deny     {"approval_id"?: string, "reason"?: string}
+ * Run the demo (one call approved, one denied, over HTTP):
+ *   npx tsx examples/approval-http-server.ts
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { ApprovalBroker } from "agent-tool-catalog";
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { type ApprovalBroker, createRegistry, defineTool } from "agent-tool-catalog";
+import { z } from "zod";
 
 const ROUTE = /^\/runs\/([^/]+)\/(approvals|approve|deny)$/;
 const MAX_BODY_BYTES = 64 * 1024;
@@ -87,4 +92,67 @@ export function createApprovalServer(broker: ApprovalBroker): Server {
       send(response, 500, { error: { code: "internal", message: String(error) } }),
     );
   });
+}
+
+/**
+ * The demo: a run with `approval: "destructive"` calls a mutating tool; the call waits while a
+ * client lists the pending approval over HTTP and approves it; a second call is denied with a
+ * reason. Prints each step.
+ */
+export async function main(log: (line: string) => void = console.log): Promise<{ outputs: string[] }> {
+  const deleted: string[] = [];
+  const registry = createRegistry({
+    tools: [
+      defineTool({
+        name: "delete_note",
+        description: "Delete a note permanently.",
+        mutating: true,
+        inputSchema: z.object({ title: z.string() }),
+        handler: ({ title }) => {
+          deleted.push(title);
+          return `deleted ${title}`;
+        },
+      }),
+    ],
+  });
+  const run = registry.createRun({ permissions: { approval: "destructive" } });
+  const server = createApprovalServer(registry.approvals);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}/runs/${encodeURIComponent(run.id)}`;
+  log(`approval server on http://127.0.0.1:${port}`);
+  const outputs: string[] = [];
+  try {
+    for (const [title, decision] of [
+      ["groceries", "approve"],
+      ["taxes", "deny"],
+    ] as const) {
+      const waiting = new Promise<void>((resolve) => {
+        const off = registry.events.on("approval.requested", () => {
+          off();
+          resolve();
+        });
+      });
+      const call = run.call("delete_note", { title });
+      await waiting;
+      const pending = (await (await fetch(`${base}/approvals`)).json()) as { approvals: { toolName: string }[] };
+      log(`GET  /approvals -> ${pending.approvals.map((request) => request.toolName).join(", ")} waiting`);
+      const body = decision === "deny" ? { reason: "keep my taxes" } : {};
+      const answer = await fetch(`${base}/${decision}`, { method: "POST", body: JSON.stringify(body) });
+      log(`POST /${decision} -> ${answer.status} ${JSON.stringify(await answer.json())}`);
+      const result = await call;
+      const output = result.ok ? String(result.output) : `${result.error.code}: ${result.error.message}`;
+      log(`delete_note(${title}) -> ${output}`);
+      outputs.push(output);
+    }
+    log(`notes deleted: ${JSON.stringify(deleted)}`);
+    return { outputs };
+  } finally {
+    server.close();
+    await run.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await main();
 }

@@ -1,4 +1,7 @@
-/** The README's quick start, as a runnable file (a test checks the README shows exactly this). */
+/**
+ * The README's quick start, as a runnable file (a test checks the README shows exactly this).
+ *   npx tsx examples/quick-start.ts
+ */
 // readme:start
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
@@ -14,10 +17,11 @@ const forecast = defineTool({
 const registry = createRegistry({ tools: [forecast] });
 const run = registry.createRun(); // one conversation
 
-run.definitions(); // [find_tool]            -> send to the model
+const names = () => run.definitions().map((tool) => tool.name); // what you send the model
+console.log(names()); // [ 'find_tool' ]
 await run.call("find_tool", { query: "weather forecast" });
-run.definitions(); // [find_tool, weather_forecast]
-await run.call("weather_forecast", '{"city":"Lisbon"}'); // { ok: true, output: {...} }
+console.log(names()); // [ 'find_tool', 'weather_forecast' ]
+console.log(await run.call("weather_forecast", '{"city":"Lisbon"}')); // { ok: true, ..., output: { city: 'Lisbon', days: 3, sky: 'sunny' } }
 
 // readme:end
 

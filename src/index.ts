@@ -66,9 +66,12 @@ export { ActivationTracker, type ActivationTrackerState } from "./run/activation
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
+export { type OpenRunOptions, openRun } from "./run/open-run.js";
+export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
-export { createRunStorageKey, RunStorage, type RunStorageKey } from "./run/run-storage.js";
+export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
+export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./run/run-storage.js";
 export {
   InMemoryRunStore,
   type RunStore,
@@ -87,6 +90,14 @@ export {
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
 
 export {
+  type Embedder,
+  type EmbeddingCache,
+  MAX_EMBEDDED_QUERY_CHARS,
+  MemoryEmbeddingCache,
+} from "./search/embedder.js";
+export { HybridSearch, type HybridSearchCallOptions, type HybridSearchOptions } from "./search/hybrid-search.js";
+export {
+  DEFAULT_SEARCH_FIELDS,
   type FieldWeight,
   type SearchDocument,
   type SearchField,

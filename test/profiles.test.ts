@@ -104,13 +104,17 @@ describe("non-listing profiles", () => {
     expect(run.activate(["git_log_search"]).activated).toEqual(["git_log_search"]);
   });
 
-  it.each(["minimal", "lite"] as const)("%s keeps only the seven essential built-ins (host tools by tier)", async (profile) => {
-    const run = registry().createRun({ profile });
-    expect(names(run)).toEqual(["find_tool", ...ESSENTIAL, "deploy"]);
-    expect(errorCode(await run.call("undo", {}))).toBe("tool_disabled");
-    expect(run.activate(["git_log_search"]).activated).toEqual([]);
-    expect(run.activate(["billing_report"]).activated).toEqual(["billing_report"]);
-  });
+  it.each(["minimal", "lite"] as const)(
+    "%s keeps only the seven essential built-ins and the always-available tools (host tools by tier)",
+    async (profile) => {
+      const run = registry().createRun({ profile });
+      // AskUserQuestion is always available (issue 19.4): no profile but none turns it off.
+      expect(names(run)).toEqual(["find_tool", ...ESSENTIAL, "AskUserQuestion", "deploy"]);
+      expect(errorCode(await run.call("undo", {}))).toBe("tool_disabled");
+      expect(run.activate(["git_log_search"]).activated).toEqual([]);
+      expect(run.activate(["billing_report"]).activated).toEqual(["billing_report"]);
+    },
+  );
 
   it("none sends nothing and calls nothing", async () => {
     const run = registry().createRun({ profile: "none" });

@@ -88,7 +88,7 @@ const hostile = defineTool({
   name: "hostile",
   description: "Throws odd values or never settles.",
   inputSchema: z.object({ mode: z.enum(["throw", "never", "cycle"]) }),
-  handler: ({ mode }) => {
+  handler: ({ mode }): unknown => {
     if (mode === "throw") throw Object.create(null);
     if (mode === "never") return new Promise<string>(() => undefined);
     const value: Record<string, unknown> = {};

@@ -1,22 +1,33 @@
 import { performance } from "node:perf_hooks";
-import { createRegistry, SearchIndex } from "../../src/index.js";
+import { createRegistry, defineTool, SearchIndex } from "../../src/index.js";
 import { searchDocumentOf } from "../../src/registry/search-document.js";
 import { percentile, round } from "../stats.js";
+import type { RetrievalDataset } from "./datasets.js";
 import type { MetaToolData } from "./metatool-data.js";
 import { syntheticCatalog } from "./synthetic-catalog.js";
 
 /** Speed and size of the search at one catalog size. */
 export interface SearchSpeedResult {
   readonly tools: number;
-  /** Median time to build the postings of an index of this size, in ms. */
-  readonly indexBuildMs: number;
-  /** Time to register the tools in a registry (schema compile + tokenize), in ms. */
+  /** Time to register the tools in a registry (schema compile + index), in ms. */
   readonly registerMs: number;
+  /** Time to index every tool into an empty index, in ms. */
+  readonly indexBuildMs: number;
+  /** Median time to add one new tool to the full index, in µs. */
+  readonly addMicros: number;
+  /** Median time to replace one tool's document, in µs. */
+  readonly updateMicros: number;
+  /** Median time to remove one tool, in µs. */
+  readonly removeMicros: number;
+  /** 50 steps of (register one tool, search) on the full registry, in ms. */
+  readonly interleaved50Ms: number;
   readonly queryP50Ms: number;
   readonly queryP99Ms: number;
   /** Heap growth per indexed tool, in bytes (needs --expose-gc to be meaningful). */
   readonly heapBytesPerTool: number | undefined;
   readonly queries: number;
+  /** Shortest and longest query, in words. */
+  readonly queryWords: readonly [number, number];
 }
 
 function collectGarbage(): boolean {
@@ -27,60 +38,104 @@ function collectGarbage(): boolean {
   return true;
 }
 
-/** Measures index build and query latency with the MetaTool queries against synthetic catalogs. */
-export function measureSearchSpeed(data: MetaToolData, sizes: readonly number[]): SearchSpeedResult[] {
-  const queries = [...data.single, ...data.multi].map((query) => query.query);
+/**
+ * Realistic queries of 1 to 40 words: every query of the data sets, cut at 40 words, and the
+ * first two words of each (the short keyword queries models also send).
+ */
+export function speedQueries(datasets: readonly RetrievalDataset[]): string[] {
+  const full = datasets.flatMap((dataset) => dataset.queries.map((query) => query.query.split(/\s+/).slice(0, 40).join(" ")));
+  return [...full, ...full.map((query) => query.split(/\s+/).slice(0, 2).join(" "))];
+}
+
+function medianMicros(samples: number[]): number {
+  return round(percentile(samples, 50) * 1000, 1);
+}
+
+/** Measures registration, index build, in-place updates and query latency on synthetic catalogs. */
+export function measureSearchSpeed(
+  data: MetaToolData,
+  datasets: readonly RetrievalDataset[],
+  sizes: readonly number[],
+): SearchSpeedResult[] {
+  const queries = speedQueries(datasets);
+  const words = queries.map((query) => query.split(/\s+/).length);
   return sizes.map((size) => {
     const tools = syntheticCatalog(data, size);
     const registerStart = performance.now();
     const registry = createRegistry({ tools });
     const registerMs = performance.now() - registerStart;
     const documents = registry.list().map(searchDocumentOf);
+    const extra = createRegistry({ tools: syntheticCatalog(data, 200, 99) })
+      .list({ tier: "deferred" })
+      .map((descriptor, index) => ({ ...searchDocumentOf(descriptor), id: `extra_${index}` }));
 
-    const builds: number[] = [];
-    let index = new SearchIndex();
-    for (let attempt = 0; attempt < 5; attempt++) {
-      index = new SearchIndex();
-      for (const document of documents) index.set(document);
-      const start = performance.now();
-      index.build();
-      builds.push(performance.now() - start);
-    }
-
-    const hasGc = collectGarbage();
-    // Several live copies for small sizes, so that the heap growth stands out of the GC noise.
-    const copies = Math.max(1, Math.ceil(20_000 / size));
-    const heapBefore = process.memoryUsage().heapUsed;
-    const kept: SearchIndex[] = [];
-    for (let copy = 0; copy < copies; copy++) {
-      const index = new SearchIndex();
-      for (const document of documents) index.set(document);
-      index.build();
-      kept.push(index);
-    }
     collectGarbage();
-    const heapBytesPerTool = hasGc ? (process.memoryUsage().heapUsed - heapBefore) / (size * copies) : undefined;
-    const measured = kept[0] as SearchIndex;
+    const hasGc = collectGarbage();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const buildStart = performance.now();
+    const index = new SearchIndex();
+    for (const document of documents) index.set(document);
+    const indexBuildMs = performance.now() - buildStart;
+    collectGarbage();
+    const heapBytesPerTool = hasGc ? (process.memoryUsage().heapUsed - heapBefore) / size : undefined;
+    index.search("warm up", 10);
 
-    for (const query of queries.slice(0, 200)) measured.search(query, 10);
-    // Start the timed queries without the garbage of the index builds above.
+    const adds: number[] = [];
+    const updates: number[] = [];
+    const removes: number[] = [];
+    for (const [n, document] of extra.entries()) {
+      let start = performance.now();
+      index.set(document);
+      adds.push(performance.now() - start);
+      const target = documents[(n * 7919) % documents.length] as (typeof documents)[number];
+      start = performance.now();
+      index.set({ ...target, description: `${target.description} updated` });
+      updates.push(performance.now() - start);
+      start = performance.now();
+      index.delete(document.id as string);
+      removes.push(performance.now() - start);
+    }
+
+    for (const query of queries.slice(0, 200)) index.search(query, 10);
     collectGarbage();
     const latencies: number[] = [];
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       for (const query of queries) {
         const start = performance.now();
-        measured.search(query, 10);
+        index.search(query, 10);
         latencies.push(performance.now() - start);
       }
     }
+
+    registry.search("warm up");
+    const interleavedStart = performance.now();
+    for (let step = 0; step < 50; step++) {
+      registry.register(
+        defineTool({
+          name: `late_tool_${step}`,
+          description: `A tool that arrives mid-run (${step}) from a list_changed notification.`,
+          tier: "deferred",
+          inputSchema: { type: "object" },
+          handler: () => "",
+        }),
+      );
+      registry.search(queries[step % queries.length] as string, { limit: 5 });
+    }
+    const interleaved50Ms = performance.now() - interleavedStart;
+
     return {
       tools: size,
-      indexBuildMs: round(percentile(builds, 50), 2),
       registerMs: round(registerMs, 1),
+      indexBuildMs: round(indexBuildMs, 1),
+      addMicros: medianMicros(adds),
+      updateMicros: medianMicros(updates),
+      removeMicros: medianMicros(removes),
+      interleaved50Ms: round(interleaved50Ms, 2),
       queryP50Ms: round(percentile(latencies, 50), 4),
       queryP99Ms: round(percentile(latencies, 99), 4),
       heapBytesPerTool: heapBytesPerTool === undefined ? undefined : Math.round(heapBytesPerTool),
       queries: latencies.length,
+      queryWords: [Math.min(...words), Math.max(...words)],
     };
   });
 }

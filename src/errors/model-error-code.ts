@@ -18,6 +18,8 @@ export const MODEL_ERROR_CODES = Object.freeze({
   aborted: "The call was cancelled (the host's signal, `run.close()`, `registry.close()`).",
   approval_denied: "A person, or the approval timeout, did not approve the call; nothing was done.",
   internal_error: "The catalog itself failed while handling the call (e.g. a host listener threw).",
+  call_interrupted:
+    "The process that was running the call (waiting for its approval) stopped; the run was resumed elsewhere and the tool did not run.",
   // Files, paths and the sandbox.
   file_not_found: "The file does not exist.",
   file_exists: "The file already exists and the call does not overwrite.",

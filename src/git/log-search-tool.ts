@@ -103,7 +103,8 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   let files: string[] = [];
   // The walk already dropped the commits that do not change the path (history simplification).
   if (mode !== "pickaxe" && commit.message.toLowerCase().includes(search.lowered)) matched.push("message");
-  if (mode !== "message") {
+  // As in `git log -S`, a merge has no diff of its own, so only its message can match.
+  if (mode !== "message" && commit.parents.length < 2) {
     files = await pickaxeFiles(search.repository, commit, search.scope, search.needle);
     if (files.length > 0) matched.push("pickaxe");
   }
@@ -166,7 +167,7 @@ export function createLogSearchTool(runtime: GitToolRuntime): ToolDefinition<Log
     description:
       "Search git history for a string: in commit messages (case-insensitive, like git log -i --grep) and/or in code " +
       "that was added or removed (like git log -S, exact case), newest first. With a path, history is simplified as " +
-      "git log -- <path> does. Merges are compared with their first parent.",
+      "git log -- <path> does. Merges match by message only (they have no diff of their own, as in git log -S).",
     tier: "deferred",
     mutating: false,
     inputSchema: logSearchInput,

@@ -1,10 +1,12 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, ConfigurationError, EventBus, type Registry, type Run } from "agent-tool-catalog";
 import { ConnectedMcpServer } from "./connected-mcp-server.js";
+import { type McpClientHandlers, workspaceRoots } from "./mcp-client-handlers.js";
 import { McpConnectionError } from "./mcp-errors.js";
 import type { McpEvents } from "./mcp-events.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
+import { claimMcpServerName } from "./mcp-server-names.js";
 import { resolveMcpServerConfig } from "./resolve-mcp-server-config.js";
 import { createTransportDriver } from "./transports/create-transport-driver.js";
 
@@ -37,6 +39,11 @@ export interface ConnectMcpServerOptions {
    * @defaultValue `{ name: "agent-tool-catalog", version: "0.1.0" }`
    */
   readonly clientInfo?: Implementation;
+  /**
+   * What the server may ask of the host: sampling, elicitation, roots. Each is declared to the
+   * server only when given. With `run`, the roots default to the run's workspace (if it has one).
+   */
+  readonly client?: McpClientHandlers;
 }
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "agent-tool-catalog", version: "0.1.0" };
@@ -48,7 +55,8 @@ const DEFAULT_DEBOUNCE_MS = 100;
  * that cannot be registered (name collisions, broken schemas) are reported in `status.rejected`
  * and as `tool.rejected` events; the others are registered.
  *
- * @throws ConfigurationError for an invalid config.
+ * @throws ConfigurationError for an invalid config, or `duplicate_mcp_server` when a server of
+ *   that name (after sanitizing) is connected already where this one would be visible.
  * @throws McpConnectionError when the server cannot be reached or its first listing fails;
  *   nothing is registered and no process is left running.
  *
@@ -75,15 +83,20 @@ export async function connectMcpServer(
     );
   }
   if (run?.closed === true) throw new CatalogError("run_closed", `Run ${run.id} is closed; no MCP server can join it.`);
+  const runId = run?.id ?? options.runId;
+  // Before anything starts: a second server under a taken name would only have every tool rejected.
+  const release = claimMcpServerName(registry, server.name, runId);
   const handle = new ConnectedMcpServer({
     registry,
     server,
     driver: createTransportDriver(server),
-    runId: run?.id ?? options.runId,
+    runId,
     events: options.events ?? new EventBus<McpEvents>(),
     clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_DEBOUNCE_MS,
+    client: withRunRoots(options.client ?? {}, run),
   });
+  handle.whenClosed(release);
   // Owners first: a registry or run closed while connecting stops the server too.
   handle.closeWith(registry);
   if (run !== undefined) handle.closeWith(run);
@@ -96,6 +109,12 @@ export async function connectMcpServer(
     throw asConnectionError(error, server.name);
   }
   return handle;
+}
+
+function withRunRoots(handlers: McpClientHandlers, run: Run | undefined): McpClientHandlers {
+  if (handlers.roots !== undefined || run === undefined) return handlers;
+  const workspace = run.scope().permissions.workspace;
+  return workspace === undefined ? handlers : { ...handlers, roots: workspaceRoots(workspace) };
 }
 
 // A function, so the compiler does not keep the narrowing of `run.closed` from before the await.

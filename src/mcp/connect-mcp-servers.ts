@@ -2,13 +2,13 @@ import { ConfigurationError, type Registry } from "agent-tool-catalog";
 import { type ConnectMcpServerOptions, connectMcpServer } from "./connect-mcp-server.js";
 import { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
-import { McpServerGroup } from "./mcp-server-group.js";
+import { McpServerSet } from "./mcp-server-set.js";
 import { resolveMcpServerConfig } from "./resolve-mcp-server-config.js";
 
 /** Options of {@link connectMcpServers}. */
 export interface ConnectMcpServersOptions extends Omit<ConnectMcpServerOptions, "events"> {
   /** Add the servers to this group. @defaultValue a new group */
-  readonly group?: McpServerGroup;
+  readonly group?: McpServerSet;
 }
 
 /**
@@ -21,8 +21,8 @@ export async function connectMcpServers(
   registry: Registry,
   configs: readonly McpServerConfig[],
   options: ConnectMcpServersOptions = {},
-): Promise<McpServerGroup> {
-  const { group = new McpServerGroup(), ...connectOptions } = options;
+): Promise<McpServerSet> {
+  const { group = new McpServerSet(), ...connectOptions } = options;
   for (const config of configs) resolveMcpServerConfig(config);
   const names = new Set<string>();
   for (const config of configs) {
@@ -84,10 +84,10 @@ export async function registerMcpGroup(
   registry: Registry,
   definition: McpGroupDefinition,
   options: ConnectMcpServersOptions = {},
-): Promise<McpServerGroup | undefined> {
+): Promise<McpServerSet | undefined> {
   const enabled = typeof definition.enabled === "function" ? definition.enabled() : (definition.enabled ?? true);
   if (!enabled) return undefined;
-  const group = options.group ?? new McpServerGroup();
+  const group = options.group ?? new McpServerSet();
   const resourceTools = definition.resourceTools === false ? [] : createMcpResourceTools(group, definition);
   // Registered before connecting: a clash (a second MCP group) fails before any server starts.
   const handles = registry.registerGroup({ name: "mcp", tools: resourceTools }) ?? [];

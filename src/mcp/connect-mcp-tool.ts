@@ -1,4 +1,5 @@
 import {
+  CatalogError,
   ConfigurationError,
   defineTool,
   oneLineDescription,
@@ -11,8 +12,8 @@ import { z } from "zod";
 import { connectMcpServer } from "./connect-mcp-server.js";
 import { clip } from "./mcp-errors.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
-import { McpServerGroup } from "./mcp-server-group.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
+import { McpServerSet } from "./mcp-server-set.js";
 
 /** The name of the tool that lets the model connect an MCP server. */
 export const CONNECT_MCP_TOOL_NAME = "connect_mcp";
@@ -42,7 +43,7 @@ export interface ConnectMcpToolOptions {
   /** Headers for a URL (e.g. a token the host holds); the model never sees or sets them. */
   readonly headers?: (url: URL) => Readonly<Record<string, string>> | undefined;
   /** Where connected servers are kept (the resource tools see them there). @defaultValue a new group */
-  readonly group?: McpServerGroup;
+  readonly group?: McpServerSet;
   /** Most servers one run may connect. @defaultValue 5 */
   readonly maxServersPerRun?: number;
   /** Per-call timeout of connected servers, ms. @defaultValue 60000 */
@@ -89,7 +90,7 @@ const LISTED_TOOLS = 50;
 /**
  * `connect_mcp`: the model connects an HTTP or SSE MCP server mid-run. The server is private to
  * the calling run (its tools are registered with the run's id, deferred, never trusted) and is
- * closed when the run closes. It is `mutating`, so `approval: "destructive"` asks before it runs.
+ * closed when the run closes. It is deferred (find_tool finds it, e.g. "connect mcp server"), and `mutating`, so `approval: "destructive"` asks before it runs.
  *
  * @throws ConfigurationError when neither `allowedUrls` nor `approve` is given: a tool that
  *   connects anywhere would let the model reach any host the machine can.
@@ -103,15 +104,16 @@ export function createConnectMcpTool(
       data: { field: "allowedUrls" },
     });
   }
-  const group = options.group ?? new McpServerGroup();
+  const group = options.group ?? new McpServerSet();
   return defineTool({
     name: CONNECT_MCP_TOOL_NAME,
     description:
       "Connect an MCP server by URL for the rest of this conversation. Its tools are registered as mcp_<name>_<tool>; " +
       "activate the ones you need with find_tool select:<name>.",
-    tier: "core",
+    // Deferred, as the spec lists it with the MCP tools: find_tool finds it by these tags and words.
+    tier: "deferred",
     mutating: true,
-    tags: ["mcp", "integration", "external", "connect"],
+    tags: ["mcp", "integration", "external", "connect", "server", "remote"],
     annotations: { title: "Connect MCP server", openWorldHint: true },
     inputSchema: input,
     handler: async (request, context) => {
@@ -149,7 +151,7 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function checkCapacity(group: McpServerGroup, name: string, runId: string, limit: number): void {
+function checkCapacity(group: McpServerSet, name: string, runId: string, limit: number): void {
   const own = group.list(runId).filter((handle) => handle.runId === runId);
   if (group.get(name, runId)?.name === name) {
     throw new ToolError("mcp_server_exists", `An MCP server named "${name}" is already connected.`, {
@@ -187,7 +189,7 @@ async function authorize(options: ConnectMcpToolOptions, request: McpConnectRequ
 
 interface ConnectTarget {
   readonly registry: Registry;
-  readonly group: McpServerGroup;
+  readonly group: McpServerSet;
   readonly options: ConnectMcpToolOptions;
 }
 
@@ -209,6 +211,12 @@ async function connect(target: ConnectTarget, request: McpConnectRequest, contex
     handle = await connectMcpServer(registry, config, { runId: context.runId, events: group.events });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (CatalogError.isInstance(error) && error.code === "duplicate_mcp_server") {
+      throw new ToolError("mcp_server_exists", `An MCP server named "${name}" is already connected.`, {
+        hint: "Use its tools, or pick another name.",
+        cause: error,
+      });
+    }
     throw new ToolError("mcp_connect_failed", clip(message, 1000), {
       hint: "Check the URL, or continue without the server.",
       cause: error,

@@ -3,6 +3,7 @@ import { CatalogError, type EventBus, type Registry, type ToolContent, type Tool
 import { cutToBytes } from "./cut-to-bytes.js";
 import type { McpToolResultContent } from "./format-mcp-result.js";
 import { listMcpTools } from "./list-mcp-tools.js";
+import type { McpClientHandlers } from "./mcp-client-handlers.js";
 import { McpConnection, type McpConnectionListener } from "./mcp-connection.js";
 import { clip } from "./mcp-errors.js";
 import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
@@ -21,6 +22,7 @@ export interface ConnectedMcpServerOptions {
   readonly events: EventBus<McpEvents>;
   readonly clientInfo: Implementation;
   readonly listChangedDebounceMs: number;
+  readonly client: McpClientHandlers;
 }
 
 /** The implementation of {@link McpServerHandle}; built by `connectMcpServer`. */
@@ -32,6 +34,7 @@ export class ConnectedMcpServer implements McpServerHandle {
   private readonly connection: McpConnection;
   private readonly sync: McpToolSync;
   private readonly disposers: (() => void)[] = [];
+  private readonly closedTasks: (() => void)[] = [];
   private rejected: readonly McpRejectedTool[] = [];
   private truncated = false;
   private lastError: { code: string; message: string } | undefined;
@@ -44,7 +47,14 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.name = options.server.name;
     this.runId = options.runId;
     this.events = options.events;
-    this.connection = new McpConnection(options.server, options.driver, options.clientInfo, this.listener());
+    this.connection = new McpConnection(
+      options.server,
+      options.driver,
+      options.clientInfo,
+      this.listener(),
+      options.client,
+      options.runId,
+    );
     this.sync = new McpToolSync(options.registry, {
       server: this.name,
       trusted: this.server.trusted,
@@ -77,6 +87,11 @@ export class ConnectedMcpServer implements McpServerHandle {
   /** Ties the server's lifetime to an owner (registry, run): it closes with it. */
   closeWith(owner: { addDisposer(dispose: () => unknown): () => void }): void {
     this.disposers.push(owner.addDisposer(() => this.close()));
+  }
+
+  /** Runs `task` once the server is closed (after its tools are removed). */
+  whenClosed(task: () => void): void {
+    this.closedTasks.push(task);
   }
 
   /** Connects and registers the tools; on failure nothing stays registered or running. */
@@ -119,6 +134,7 @@ export class ConnectedMcpServer implements McpServerHandle {
     for (const dispose of this.disposers.splice(0)) dispose();
     this.sync.clear();
     await this.connection.close();
+    for (const task of this.closedTasks.splice(0)) task();
     this.events.emit("server.closed", { server: this.name, runId: this.runId });
   }
 

@@ -21,7 +21,20 @@ export { cutToBytes } from "./cut-to-bytes.js";
 export { formatMcpResult, type McpResultSource, type McpToolResultContent } from "./format-mcp-result.js";
 export { JsonFileMcpTrustStore } from "./json-file-mcp-trust-store.js";
 export { MAX_TOOL_PAGES, MAX_TOOLS_PER_SERVER } from "./list-mcp-tools.js";
+export {
+  type McpClientHandlers,
+  type McpClientRequestContext,
+  type McpElicitationRequest,
+  type McpRoot,
+  type McpSamplingRequest,
+  workspaceRoots,
+} from "./mcp-client-handlers.js";
 export type { McpConnectionState } from "./mcp-connection.js";
+export {
+  type McpElicitationBrokerOptions,
+  type McpQuestionChannel,
+  mcpElicitationFromQuestionBroker,
+} from "./mcp-elicitation-helpers.js";
 export { McpConnectionError } from "./mcp-errors.js";
 export type {
   McpEventBase,
@@ -36,6 +49,12 @@ export type {
 } from "./mcp-events.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
+export {
+  type AiSdkGenerateText,
+  type AiSdkSamplingMessage,
+  type McpAiSdkSamplingOptions,
+  mcpSamplingFromAiSdk,
+} from "./mcp-sampling-helpers.js";
 export type {
   McpCustomServerConfig,
   McpHttpServerConfig,
@@ -45,13 +64,13 @@ export type {
   McpStdioServerConfig,
   McpTransportKind,
 } from "./mcp-server-config.js";
-export { type McpServerFailure, McpServerGroup } from "./mcp-server-group.js";
 export type {
   McpListResourcesOptions,
   McpResourcePage,
   McpServerHandle,
   McpServerStatus,
 } from "./mcp-server-handle.js";
+export { type McpServerFailure, McpServerGroup, McpServerSet } from "./mcp-server-set.js";
 export { MCP_TOOL_TAGS } from "./mcp-tool-definition.js";
 export { MCP_TOOL_NAME_PREFIX, mcpToolName, sanitizeMcpNamePart } from "./mcp-tool-name.js";
 export type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";

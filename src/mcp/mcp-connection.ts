@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { type Implementation, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolError } from "agent-tool-catalog";
+import { clientCapabilities, installClientHandlers, type McpClientHandlers } from "./mcp-client-handlers.js";
 import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
@@ -49,6 +50,8 @@ export class McpConnection {
     private readonly driver: McpTransportDriver,
     private readonly clientInfo: Implementation,
     private readonly listener: McpConnectionListener,
+    private readonly handlers: McpClientHandlers = {},
+    private readonly runId: string | undefined = undefined,
   ) {}
 
   /** The current state. */
@@ -163,7 +166,8 @@ export class McpConnection {
     this.currentState = "connecting";
     this.firstTransportError = undefined;
     const instance = this.driver.create();
-    const client = new Client(this.clientInfo, { capabilities: {} });
+    const client = new Client(this.clientInfo, { capabilities: clientCapabilities(this.handlers) });
+    installClientHandlers(client, this.handlers, { server: this.server.name, runId: this.runId });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client === client) this.listener.toolsChanged();
     });

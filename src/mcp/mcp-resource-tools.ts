@@ -3,8 +3,8 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { z } from "zod";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
-import type { McpServerGroup } from "./mcp-server-group.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
+import type { McpServerSet } from "./mcp-server-set.js";
 
 /** Options of {@link createMcpResourceTools}. */
 export interface McpResourceToolsOptions {
@@ -27,7 +27,7 @@ const RESOURCE_TAGS = ["mcp", "resources", "integration", "external"];
  * calling run may use. Outputs are bounded (entries per server, bytes per call); binary contents
  * are summarized, not dumped.
  */
-export function createMcpResourceTools(group: McpServerGroup, options: McpResourceToolsOptions = {}): AnyToolDefinition[] {
+export function createMcpResourceTools(group: McpServerSet, options: McpResourceToolsOptions = {}): AnyToolDefinition[] {
   const maxBytes = options.maxOutputBytes ?? 100_000;
   const perServer = options.maxResourcesPerServer ?? 50;
   const list = defineTool({
@@ -106,7 +106,7 @@ async function listOne(
   }
 }
 
-function requireServer(group: McpServerGroup, name: string, runId: string): McpServerHandle {
+function requireServer(group: McpServerSet, name: string, runId: string): McpServerHandle {
   const handle = group.get(name, runId);
   if (handle !== undefined) return handle;
   const names = group.list(runId).map((server) => server.name);

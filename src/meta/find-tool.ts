@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
+import { markMetaTool } from "./meta-tools.js";
 import { oneLineDescription } from "./one-line-description.js";
 
 /** The name of the meta-tool that finds and activates deferred tools. */
@@ -37,61 +38,63 @@ export interface FindToolOutput {
 
 /** Builds the `find_tool` core meta-tool (the registry registers it itself). */
 export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>, FindToolOutput> {
-  return defineTool({
-    name: FIND_TOOL_NAME,
-    description:
-      "Find and activate more tools (only core tools are loaded at first). Search by keywords, or activate exact names with " +
-      '"select:<name>" (also "select:a,b"). Activated tools stay available: call them directly next.',
-    inputSchema: findToolInput,
-    tier: "core",
-    tags: ["meta", "search", "discovery"],
-    annotations: { title: "Find tool", readOnlyHint: true },
-    handler: ({ query, limit }, { catalog }): FindToolOutput => {
-      const describe = (name: string): FoundTool => ({
-        name,
-        description: oneLineDescription(catalog.describe(name)?.description ?? ""),
-      });
-      if (query.toLowerCase().startsWith(SELECT_PREFIX)) {
-        const names = [
-          ...new Set(
-            query
-              .slice(SELECT_PREFIX.length)
-              .split(",")
-              .map((name) => name.trim())
-              .filter(Boolean),
-          ),
-        ];
-        if (names.length === 0) {
-          throw new ToolError("invalid_input", 'No tool name after "select:".', {
-            hint: 'Write "select:<name>", e.g. "select:git_log_search".',
-          });
+  return markMetaTool(
+    defineTool({
+      name: FIND_TOOL_NAME,
+      description:
+        "Find and activate more tools (only core tools are loaded at first). Search by keywords, or activate exact names with " +
+        '"select:<name>" (also "select:a,b"). Activated tools stay available: call them directly next.',
+      inputSchema: findToolInput,
+      tier: "core",
+      tags: ["meta", "search", "discovery"],
+      annotations: { title: "Find tool", readOnlyHint: true },
+      handler: ({ query, limit }, { catalog }): FindToolOutput => {
+        const describe = (name: string): FoundTool => ({
+          name,
+          description: oneLineDescription(catalog.describe(name)?.description ?? ""),
+        });
+        if (query.toLowerCase().startsWith(SELECT_PREFIX)) {
+          const names = [
+            ...new Set(
+              query
+                .slice(SELECT_PREFIX.length)
+                .split(",")
+                .map((name) => name.trim())
+                .filter(Boolean),
+            ),
+          ];
+          if (names.length === 0) {
+            throw new ToolError("invalid_input", 'No tool name after "select:".', {
+              hint: 'Write "select:<name>", e.g. "select:git_log_search".',
+            });
+          }
+          const outcome = catalog.activate(names, FIND_TOOL_NAME);
+          if (outcome.activated.length === 0 && outcome.alreadyAvailable.length === 0) {
+            const hints = outcome.notFound.map(({ name, suggestions }) =>
+              suggestions.length > 0
+                ? `"${name}": did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?`
+                : `"${name}": no similar tool.`,
+            );
+            throw new ToolError(
+              "unknown_tool",
+              `No tool named ${outcome.notFound.map((entry) => `"${entry.name}"`).join(", ")} can be activated. ${hints.join(" ")}`,
+              {
+                hint: "Use one of the suggested names, or search with keywords instead of select:.",
+                data: { not_found: outcome.notFound },
+              },
+            );
+          }
+          return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), outcome.notFound);
         }
-        const outcome = catalog.activate(names, FIND_TOOL_NAME);
-        if (outcome.activated.length === 0 && outcome.alreadyAvailable.length === 0) {
-          const hints = outcome.notFound.map(({ name, suggestions }) =>
-            suggestions.length > 0
-              ? `"${name}": did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?`
-              : `"${name}": no similar tool.`,
-          );
-          throw new ToolError(
-            "unknown_tool",
-            `No tool named ${outcome.notFound.map((entry) => `"${entry.name}"`).join(", ")} can be activated. ${hints.join(" ")}`,
-            {
-              hint: "Use one of the suggested names, or search with keywords instead of select:.",
-              data: { not_found: outcome.notFound },
-            },
-          );
-        }
-        return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), outcome.notFound);
-      }
-      const hits = catalog.search(query, { limit: limit ?? DEFAULT_LIMIT });
-      const outcome = catalog.activate(
-        hits.map((hit) => hit.name),
-        FIND_TOOL_NAME,
-      );
-      return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), []);
-    },
-  });
+        const hits = catalog.search(query, { limit: limit ?? DEFAULT_LIMIT });
+        const outcome = catalog.activate(
+          hits.map((hit) => hit.name),
+          FIND_TOOL_NAME,
+        );
+        return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), []);
+      },
+    }),
+  );
 }
 
 function report(

@@ -4,6 +4,7 @@ import { formatToolResult } from "../run/tool-call-result.js";
 import { TOOLBOX_TOOL_NAME } from "../run/tool-load-plan.js";
 import { defineTool } from "../tool/define-tool.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
+import { markMetaTool } from "./meta-tools.js";
 
 const toolboxInput = z.object({
   action: z.enum(["describe", "run"]),
@@ -17,36 +18,38 @@ const toolboxInput = z.object({
  * toolbox gets the same validation, policy (approval, sandbox) and events as a direct call.
  */
 export function createToolboxTool(): ToolDefinition<z.output<typeof toolboxInput>, unknown> {
-  return defineTool({
-    name: TOOLBOX_TOOL_NAME,
-    description:
-      'Use a tool listed under "Additional tools": action "describe" returns its parameters, "run" calls it with args.',
-    inputSchema: toolboxInput,
-    tier: "core",
-    tags: ["meta", "toolbox"],
-    annotations: { title: "Toolbox" },
-    handler: async ({ action, tool, args }, context) => {
-      if (action === "describe") {
-        const descriptor = context.catalog.describeListed(tool);
-        if (descriptor === undefined) {
-          throw new ToolError("unknown_tool", `No tool named ${JSON.stringify(tool)} is listed for toolbox.`, {
-            hint: "Use a name from the Additional tools list.",
-          });
+  return markMetaTool(
+    defineTool({
+      name: TOOLBOX_TOOL_NAME,
+      description:
+        'Use a tool listed under "Additional tools": action "describe" returns its parameters, "run" calls it with args.',
+      inputSchema: toolboxInput,
+      tier: "core",
+      tags: ["meta", "toolbox"],
+      annotations: { title: "Toolbox" },
+      handler: async ({ action, tool, args }, context) => {
+        if (action === "describe") {
+          const descriptor = context.catalog.describeListed(tool);
+          if (descriptor === undefined) {
+            throw new ToolError("unknown_tool", `No tool named ${JSON.stringify(tool)} is listed for toolbox.`, {
+              hint: "Use a name from the Additional tools list.",
+            });
+          }
+          return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
         }
-        return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
-      }
-      const result = await context.catalog.callListed(tool, args ?? {}, {
-        callId: `${context.callId}/${tool}`,
-        signal: context.signal,
-      });
-      if (!result.ok) {
-        throw new ToolError(
-          result.error.code,
-          result.error.message,
-          result.error.hint === undefined ? {} : { hint: result.error.hint },
-        );
-      }
-      return typeof result.output === "string" ? result.output : formatToolResult(result);
-    },
-  });
+        const result = await context.catalog.callListed(tool, args ?? {}, {
+          callId: `${context.callId}/${tool}`,
+          signal: context.signal,
+        });
+        if (!result.ok) {
+          throw new ToolError(
+            result.error.code,
+            result.error.message,
+            result.error.hint === undefined ? {} : { hint: result.error.hint },
+          );
+        }
+        return typeof result.output === "string" ? result.output : formatToolResult(result);
+      },
+    }),
+  );
 }

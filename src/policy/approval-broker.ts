@@ -68,6 +68,11 @@ export interface ApprovalBroker {
   approve(id: string): boolean | Promise<boolean>;
   /** Denies a pending request with a reason for the model; false when it is not pending. */
   deny(id: string, reason?: string): boolean | Promise<boolean>;
+  /**
+   * How a request ended, when the broker still knows (remote brokers: also requests made by
+   * other processes). Optional; `run.settleInterrupted()` uses it.
+   */
+  resolution?(id: string): Promise<ApprovalResolution | undefined>;
   /** Pending requests, oldest first, optionally of one run. */
   pending(filter?: { readonly runId?: string }): ApprovalRequest[] | Promise<ApprovalRequest[]>;
 }

@@ -60,8 +60,10 @@ describe("approval policy", () => {
     const asked = autoDecide(broker, (name) => name === "read");
     const run = registry.createRun({ permissions: { approval: "all" } });
     expect(await run.call("read", { path: "a" })).toMatchObject({ ok: true });
-    expect(await run.call("find_tool", { query: "git" })).toMatchObject({ ok: false, error: { code: "approval_denied" } });
-    expect(asked).toEqual(["read", "find_tool"]);
+    expect(await run.call("write", { path: "a", content: "x" })).toMatchObject({ ok: false, error: { code: "approval_denied" } });
+    // find_tool acts on nothing: it is never asked for (issue 19.5)
+    expect(await run.call("find_tool", { query: "git" })).toMatchObject({ ok: true });
+    expect(asked).toEqual(["read", "write"]);
   });
 
   it("asks only after validation, so a malformed call is refused without bothering anyone", async () => {

@@ -1,4 +1,10 @@
-import { type RunStore, RunStoreConflictError, type RunStoreSaveOptions, type StoredRunState } from "agent-tool-catalog";
+import {
+  type RunState,
+  type RunStore,
+  RunStoreConflictError,
+  type RunStoreSaveOptions,
+  type StoredRunState,
+} from "agent-tool-catalog";
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
@@ -28,7 +34,7 @@ return {1, revision}
  * `revision`), saved with an atomic compare-and-set so optimistic concurrency holds across any
  * number of processes, and an optional TTL per save.
  */
-export class RedisRunStore<State = unknown> implements RunStore<State> {
+export class RedisRunStore<State = RunState> implements RunStore<State> {
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly defaultTtlMs: number | undefined;

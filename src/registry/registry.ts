@@ -6,7 +6,9 @@ import { createFindTool } from "../meta/find-tool.js";
 import { createToolboxTool } from "../meta/toolbox.js";
 import type { ApprovalBroker } from "../policy/approval-broker.js";
 import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
+import { BUILTIN_TAG } from "../profiles/tool-profile.js";
 import { CallLifetimes } from "../run/call-lifetimes.js";
+import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
@@ -14,6 +16,7 @@ import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { NameIndex } from "./name-index.js";
 import { searchDocumentOf } from "./search-document.js";
 import { resolveToolGroup, type ToolGroup } from "./tool-group.js";
 
@@ -33,6 +36,13 @@ export interface RegistryOptions {
    * @defaultValue a new `InMemoryApprovalBroker` (requests time out, denied, after five minutes)
    */
   readonly approvals?: ApprovalBroker;
+  /**
+   * Rewrites every text that goes to the model in a result (string outputs and the strings in
+   * object outputs, text parts, error messages, hints and issue messages), e.g. to mask secrets
+   * a handler's exception carried word for word. Events carry the redacted result too; a hook
+   * that throws replaces the text with a marker (fail closed).
+   */
+  readonly redact?: Redactor;
 }
 
 /** Options of {@link Registry.register}. */
@@ -92,6 +102,8 @@ export interface RegistryInternals {
   readonly calls: CallLifetimes;
   /** Compiles a definition with the registry's own JSON Schema compiler. */
   compile(definition: AnyToolDefinition): CompiledTool;
+  /** The registry's redaction hook, applied by runs to every result. */
+  readonly redact: Redactor | undefined;
 }
 
 /** The registry seen from one run: its private tools of a name come before nothing else. */
@@ -100,6 +112,13 @@ export interface RegistryView {
   entry(name: string): RegistryEntry | undefined;
   /** Names of every enabled tool this run can see, in registration order. */
   enabledNames(): string[];
+  /**
+   * Enabled entries this run can see that may reach the model without activation: core-tier and
+   * built-in tools, plus the tools of `named` (the run's load options), in registration order.
+   */
+  prominent(named: Iterable<string>): RegistryEntry[];
+  /** Registered names close to `name` by shared trigrams (bounded work), most alike first. */
+  nearNames(name: string, limit: number): string[];
   /** Search over this run's tools with a candidate filter. */
   searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
 }
@@ -136,6 +155,14 @@ export class Registry {
   /** This registry's Ajv instances: dropped with the registry, never shared with another. */
   private readonly schemaCompiler = new JsonSchemaCompiler();
   private readonly calls = new CallLifetimes();
+  /** Every registered name by trigram: bounded "did you mean" at any registry size. */
+  private readonly names = new NameIndex();
+  /**
+   * Keys of the tools a run may send without activation: core-tier and built-in tools. Runs walk
+   * these (plus the names their load options mention), never the whole registry, so a run's
+   * cost grows with what it sees, not with the 100,000 deferred tools next to it.
+   */
+  private readonly prominent = new Set<string>();
 
   /** True once {@link Registry.close} was called. */
   get closed(): boolean {
@@ -155,6 +182,7 @@ export class Registry {
       eventBusOptions,
       calls: this.calls,
       compile: (definition) => compileTool(definition, this.schemaCompiler),
+      redact: options.redact,
     });
     this.register(createFindTool());
     this.register(createToolboxTool());
@@ -180,6 +208,8 @@ export class Registry {
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
     this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+    this.names.add(name);
+    this.trackProminence(key, entry);
     this.changed({ added: [name], removed: [], updated: [] });
     return this.handleFor(key, entry);
   }
@@ -231,6 +261,12 @@ export class Registry {
     }
   }
 
+  private trackProminence(key: string, entry: RegistryEntry): void {
+    const { tier, tags } = entry.compiled.descriptor;
+    if (tier === "core" || tags.includes(BUILTIN_TAG)) this.prominent.add(key);
+    else this.prominent.delete(key);
+  }
+
   private viewFor(runId: string): RegistryView {
     const visible = (entry: RegistryEntry) => entry.runId === undefined || entry.runId === runId;
     return {
@@ -240,6 +276,20 @@ export class Registry {
         for (const entry of this.entries.values()) if (entry.enabled && visible(entry)) out.push(entry.compiled.descriptor.name);
         return out;
       },
+      prominent: (named) => {
+        const out: RegistryEntry[] = [];
+        const seen = new Set<RegistryEntry>();
+        const take = (entry: RegistryEntry | undefined) => {
+          if (entry === undefined || !entry.enabled || !visible(entry) || seen.has(entry)) return;
+          seen.add(entry);
+          out.push(entry);
+        };
+        for (const key of this.prominent) take(this.entries.get(key));
+        for (const name of named) take(this.entries.get(entryKey(name, runId)) ?? this.entries.get(name));
+        // A run's private tool shadows nothing, but its own prominent tools are keyed by run.
+        return out.sort((a, b) => a.order - b.order);
+      },
+      nearNames: (name, limit) => this.names.near(name, limit),
       searchWhere: (query, limit, accept) =>
         this.index
           .search(query, limit, (key) => {
@@ -355,12 +405,15 @@ export class Registry {
         }
         entry.compiled = compiled;
         this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+        this.trackProminence(key, entry);
         this.changed({ added: [], removed: [], updated: [name] });
       },
       remove: () => {
         if (!live()) return;
         this.entries.delete(key);
         this.index.delete(key);
+        this.names.remove(name);
+        this.prominent.delete(key);
         if (entry.runId !== undefined) {
           const count = (this.privateNames.get(name) ?? 1) - 1;
           if (count > 0) this.privateNames.set(name, count);

@@ -1,7 +1,8 @@
 import { CatalogError } from "../errors/catalog-error.js";
+import type { RunState } from "./run-state.js";
 
 /** A saved run state and its revision, as a {@link RunStore} returns it. */
-export interface StoredRunState<State = unknown> {
+export interface StoredRunState<State = RunState> {
   /** The state as saved (for runs: what `run.toJSON()` returned). */
   readonly state: State;
   /** Increases by one on every save; what {@link RunStoreSaveOptions.expectedRevision} compares to. */
@@ -25,7 +26,7 @@ export interface RunStoreSaveOptions {
  * Implementations: {@link InMemoryRunStore} (one process, tests) and `RedisRunStore` from
  * `agent-tool-catalog/redis`.
  */
-export interface RunStore<State = unknown> {
+export interface RunStore<State = RunState> {
   /** The saved state of `runId`, or `undefined` when none (or it expired). */
   load(runId: string): Promise<StoredRunState<State> | undefined>;
   /**
@@ -69,7 +70,7 @@ interface MemoryEntry {
  * A {@link RunStore} in this process's memory. States are copied through JSON on save and load,
  * so what a test gets back is exactly what a remote store would give.
  */
-export class InMemoryRunStore<State = unknown> implements RunStore<State> {
+export class InMemoryRunStore<State = RunState> implements RunStore<State> {
   private readonly entries = new Map<string, MemoryEntry>();
   private readonly now: () => number;
 

@@ -3,9 +3,11 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
+import { isMetaTool } from "../meta/meta-tools.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../registry/closest-names.js";
 import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
@@ -25,10 +27,14 @@ import {
 } from "./check-run-options.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { type Redactor, redactResult } from "./redact-result.js";
+import { RunPersistence } from "./run-persistence.js";
 import { intersectAllowedTools, type RunScope } from "./run-scope.js";
+import { type PendingApprovalState, parseRunState, type RunState, type RunStateV1 } from "./run-state.js";
 import { RunStorage } from "./run-storage.js";
+import type { RunStore } from "./run-store.js";
 import { SkillConstraints } from "./skill-constraints.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
@@ -52,6 +58,24 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * always-available tools). A child never has wider permissions or more tools than its parent.
    */
   readonly parent?: RunScope | Run;
+  /**
+   * A saved run to continue (what `run.toJSON()` returned, here or in another process): its id,
+   * activations, skill constraints, tool state (undo journal, read record, todo list), frozen
+   * toolbox index and the calls that were waiting for approval ({@link Run.interruptedCalls}).
+   * Version 1 states (activations only) are read too. Not together with `runId` or `activation`.
+   */
+  readonly state?: RunState | RunStateV1;
+  /**
+   * Where the run saves itself: after every `run.call` (before the result is returned) and on
+   * {@link Run.save}. Saves check the revision (`storeRevision`, then each save's own), so two
+   * processes serving one run never overwrite each other silently: a lost race is reported as a
+   * `state_save_failed` diagnostic. Use `resumeRun()` to load and continue a stored run.
+   */
+  readonly store?: RunStore<RunState>;
+  /** The store revision `state` was loaded at (`resumeRun` sets it). */
+  readonly storeRevision?: number;
+  /** TTL of each save, in ms. @defaultValue the store's */
+  readonly storeTtlMs?: number;
   /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
   readonly activation?: ActivationTracker | ActivationTrackerState;
   /** Host values handed to every handler as `ctx.hostContext`. */
@@ -86,8 +110,12 @@ export interface RunDiagnostic {
   /**
    * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
    * `stale_activation`: a restored activation named a tool that is now a different tool.
+   * `unknown_load_mode_tool`: the load modes (options or `[tools.load_mode]`) name a tool that is
+   * not registered (yet).
+   * `state_save_failed`: saving to the run's store failed (another process saved the run in
+   * between, or the store is unreachable); `name` is the run id.
    */
-  readonly kind: "unknown_allowed_tool" | "stale_activation";
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed";
   /** The tool name concerned. */
   readonly name: string;
   /** One sentence for a log. */
@@ -111,15 +139,10 @@ export interface CallOptions {
   readonly approved?: boolean;
 }
 
-/** What a run saves so a host can persist and resume it. */
-export interface RunState {
-  /** Format version. */
-  readonly version: 1;
-  /** The run's id. */
-  readonly runId: string;
-  /** Its activations. */
-  readonly activation: ActivationTrackerState;
-}
+export type { RunState } from "./run-state.js";
+
+/** Where a listed tool that joined after the index froze goes: behind find_tool. */
+const LATE_LISTED_PLACEMENT: ToolPlacement = Object.freeze({ mode: "discoverable", listed: false });
 
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
@@ -150,19 +173,27 @@ export class Run {
   private readonly policy: ToolPolicy;
   private readonly condenseThreshold: number;
   private readonly maxBinaryBytes: number;
-  private readonly storage = new RunStorage();
+  private readonly storage: RunStorage;
+  private readonly persistence: RunPersistence | undefined;
+  private readonly restoredPending: readonly PendingApprovalState[];
+  private readonly pendingApprovals = new Map<string, PendingApprovalState>();
+  private readonly lastUse = new Map<string, number>();
   private readonly lifetime = new AbortController();
   /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
   private readonly calls = new CallLifetimes();
   private readonly registryCalls: CallLifetimes;
+  private readonly redact: Redactor | undefined;
   private readonly disposers = new Set<() => unknown>();
   private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
+  private useCount = 0;
   private definitionsCache: { key: string; value: readonly ToolDescriptor[] } | undefined;
   private readonly plan: ToolLoadPlan;
   private readonly skills = new SkillConstraints();
   private frozenIndex: string | undefined | null = null;
   private readonly diagnosticList: RunDiagnostic[] = [];
+  /** The tools named in the frozen index; `undefined` until it is frozen. */
+  private frozenListed: ReadonlySet<string> | undefined;
 
   /** @internal Use `registry.createRun()`. */
   constructor(registry: Registry, options: CreateRunOptions) {
@@ -177,9 +208,28 @@ export class Run {
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
-    this.id = options.runId ?? crypto.randomUUID();
+    const state = options.state === undefined ? undefined : parseRunState(options.state);
+    if (state !== undefined && options.activation !== undefined) {
+      throw new ConfigurationError("conflicting_options", "createRun: pass either state or activation, not both.", {
+        data: { field: "activation" },
+      });
+    }
+    if (state !== undefined && options.runId !== undefined && options.runId !== state.runId) {
+      throw new ConfigurationError(
+        "conflicting_options",
+        `createRun: runId "${options.runId}" differs from the state's "${state.runId}".`,
+        {
+          data: { field: "runId" },
+        },
+      );
+    }
+    this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
+    this.storage = new RunStorage(state?.storage);
+    this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
+    if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
     this.store = internals.view(this.id);
     this.registryCalls = internals.calls;
+    this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
@@ -194,18 +244,39 @@ export class Run {
     }
     checkWorkspace(this.permissions.workspace);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
+    const activation = state?.activation ?? options.activation;
     this.activation =
-      options.activation instanceof ActivationTracker
-        ? options.activation
-        : options.activation === undefined
+      activation instanceof ActivationTracker
+        ? activation
+        : activation === undefined
           ? new ActivationTracker()
-          : ActivationTracker.fromJSON(options.activation);
+          : ActivationTracker.fromJSON(activation);
+    for (const constraint of state?.skills ?? []) this.skills.apply(constraint.skill, constraint.allowedTools);
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
     this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
     this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
     this.reportUnknownAllowedTools(requestedTools);
+    this.reportUnknownLoadModeTools();
+    this.trackPendingApprovals(registry);
+    this.persistence =
+      options.store === undefined
+        ? undefined
+        : new RunPersistence({
+            store: options.store,
+            runId: this.id,
+            revision: options.storeRevision,
+            ttlMs: options.storeTtlMs,
+            snapshot: () => this.toJSON(),
+            onError: (error) =>
+              this.report({
+                kind: "state_save_failed",
+                name: this.id,
+                message: `Saving run ${this.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+                suggestions: [],
+              }),
+          });
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
@@ -225,15 +296,27 @@ export class Run {
    */
   private reportUnknownAllowedTools(requested: ReadonlySet<string> | undefined): void {
     if (requested === undefined) return;
-    let known: string[] | undefined;
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
-      known ??= this.store.enabledNames();
-      const suggestions = closestNames(name, known);
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
         name,
         message: `allowedTools names "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
+        suggestions,
+      });
+    }
+  }
+
+  /** Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that no tool has (yet): warned. */
+  private reportUnknownLoadModeTools(): void {
+    for (const name of this.plan.overriddenNames()) {
+      if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
+      const suggestions = closestNames(name, this.store.nearNames(name, 50));
+      this.report({
+        kind: "unknown_load_mode_tool",
+        name,
+        message: `The load modes name "${name}", which is not registered${suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "."}`,
         suggestions,
       });
     }
@@ -252,7 +335,8 @@ export class Run {
    */
   systemPromptIndex(): string | undefined {
     if (this.frozenIndex === null) {
-      const listed = this.store.enabledNames().filter((name) => this.isListed(name));
+      const listed = this.prominentNames().filter((name) => this.isListed(name));
+      this.frozenListed = new Set(listed);
       this.frozenIndex =
         listed.length === 0 ? undefined : listingIndex(listed.map((name) => this.descriptorOf(name) as ToolDescriptor));
     }
@@ -270,8 +354,9 @@ export class Run {
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const name of this.store.enabledNames()) {
-      const descriptor = (this.store.entry(name) as RegistryEntry).compiled.descriptor;
+    for (const entry of this.store.prominent(this.plan.overriddenNames())) {
+      const { descriptor } = entry.compiled;
+      const { name } = descriptor;
       if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
         out.push(descriptor);
     }
@@ -343,7 +428,127 @@ export class Run {
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    return this.invokeSafely(name, args, options, false);
+    const result = await this.invokeSafely(name, args, options, false);
+    if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
+    // Saved before the model sees the result, so a process that takes over sees this call's effects.
+    if (this.persistence !== undefined) await this.persistence.save();
+    return result;
+  }
+
+  /**
+   * Saves the run to its store now (e.g. after `run.activate()` from host code); resolves with
+   * the new revision, or `undefined` when the run has no store or the save failed (reported as a
+   * `state_save_failed` diagnostic).
+   */
+  async save(): Promise<number | undefined> {
+    return this.persistence?.save();
+  }
+
+  /**
+   * Calls that were waiting for approval when the saved state this run continues was taken. Their
+   * process is gone; the model still expects a result for each. See {@link Run.settleInterrupted}.
+   */
+  interruptedCalls(): readonly PendingApprovalState[] {
+    return this.restoredPending;
+  }
+
+  /**
+   * Results for {@link Run.interruptedCalls}, to send to the model as those calls' results: each
+   * is a failure, `approval_denied` when the broker says the request was denied or timed out (a
+   * deadline holds even when the waiting process died), `call_interrupted` otherwise (also when
+   * it was approved: the process that would have run it is gone, so the tool did not run; the
+   * model may call it again).
+   */
+  async settleInterrupted(): Promise<ToolCallResult[]> {
+    const broker = this.registry.approvals;
+    return Promise.all(
+      this.restoredPending.map(async (pending): Promise<ToolCallResult> => {
+        let resolution: Awaited<ReturnType<NonNullable<typeof broker.resolution>>>;
+        try {
+          resolution = await broker.resolution?.(pending.approvalId);
+        } catch {
+          resolution = undefined;
+        }
+        const denied = resolution?.decision === "denied" || (resolution === undefined && pending.expiresAt <= Date.now());
+        return {
+          ok: false,
+          tool: pending.toolName,
+          callId: pending.callId,
+          error: denied
+            ? {
+                code: "approval_denied",
+                message: `The call to "${pending.toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
+              }
+            : {
+                code: "call_interrupted",
+                message: `The call to "${pending.toolName}" was interrupted while it waited for approval; the tool did not run.`,
+                hint: "Call the tool again if it is still needed.",
+              },
+        };
+      }),
+    );
+  }
+
+  /**
+   * Drops activations after the host compacted the conversation, so the tool list matches what
+   * the model still knows. Dropped tools stay registered: find_tool finds and activates them again.
+   * - `"all"`: keep every activation (the model's compacted context still mentions them);
+   * - `{ usedWithinCalls: n }`: keep tools called successfully within the run's last `n` calls;
+   * - `"none"`: drop every activation (back to the core tools).
+   * Returns what was kept and dropped.
+   */
+  compact(options: { readonly keep: "all" | "none" | { readonly usedWithinCalls: number } }): {
+    readonly kept: string[];
+    readonly dropped: string[];
+  } {
+    const keep = options?.keep;
+    const active = this.activation.list();
+    let keepName: (name: string) => boolean;
+    if (keep === "all") keepName = () => true;
+    else if (keep === "none") keepName = () => false;
+    else if (typeof keep === "object" && keep !== null && Number.isInteger(keep.usedWithinCalls) && keep.usedWithinCalls >= 0) {
+      const since = this.useCount - keep.usedWithinCalls;
+      keepName = (name) => (this.lastUse.get(name) ?? Number.NEGATIVE_INFINITY) > since;
+    } else {
+      throw new ConfigurationError(
+        "invalid_option",
+        'compact: keep must be "all", "none" or { usedWithinCalls: a whole number >= 0 }.',
+        { data: { field: "keep" } },
+      );
+    }
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    for (const name of active) {
+      if (keepName(name)) kept.push(name);
+      else {
+        this.activation.deactivate(name);
+        dropped.push(name);
+      }
+    }
+    return { kept, dropped };
+  }
+
+  private trackPendingApprovals(registry: Registry): void {
+    const off = [
+      registry.approvals.events.on("approval.requested", (request) => {
+        if (request.runId !== this.id) return;
+        this.pendingApprovals.set(request.id, {
+          approvalId: request.id,
+          callId: request.callId,
+          toolName: request.toolName,
+          expiresAt: request.expiresAt,
+        });
+        // Saved at once: if this process dies while the call waits, whoever resumes the run
+        // learns that the call is outstanding (run.interruptedCalls()).
+        void this.persistence?.save();
+      }),
+      registry.approvals.events.on("approval.resolved", (resolution) => {
+        this.pendingApprovals.delete(resolution.id);
+      }),
+    ];
+    this.addDisposer(() => {
+      for (const unsubscribe of off) unsubscribe();
+    });
   }
 
   /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
@@ -492,10 +697,12 @@ export class Run {
       maxBinaryBytes: this.maxBinaryBytes,
     });
     if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
-    const result: ToolCallResult =
+    const result = redactResult(
+      this.redact,
       finished.content === undefined
         ? { ok: true, tool: name, callId, output: finished.output }
-        : { ok: true, tool: name, callId, output: finished.output, content: finished.content };
+        : { ok: true, tool: name, callId, output: finished.output, content: finished.content },
+    );
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
@@ -533,7 +740,8 @@ export class Run {
         return { error: describeFailure(context.toolName, error, context.signal), cause: error };
       }
     }
-    if (this.permissions.approval === "none" || approvedByHost) return undefined;
+    // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
+    if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
     const refusal = await authorizeCall(this.policy, {
       runId: this.id,
       callId: context.callId,
@@ -544,9 +752,20 @@ export class Run {
     return refusal === undefined ? undefined : { error: refusal, cause: undefined };
   }
 
-  /** The state to persist; pass `state.activation` to `createRun({ activation })` to resume. */
+  /**
+   * Everything needed to continue this run in another process (see {@link RunState}); pass it to
+   * `createRun({ state })`. JSON-safe.
+   */
   toJSON(): RunState {
-    return { version: 1, runId: this.id, activation: this.activation.toJSON() };
+    return {
+      version: 2,
+      runId: this.id,
+      activation: this.activation.toJSON(),
+      skills: this.skills.list(),
+      storage: this.storage.toJSON(),
+      pendingApprovals: [...this.pendingApprovals.values()],
+      toolboxIndex: typeof this.frozenIndex === "string" ? this.frozenIndex : undefined,
+    };
   }
 
   /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */
@@ -581,8 +800,17 @@ export class Run {
     return entry?.enabled === true ? entry.compiled.descriptor : undefined;
   }
 
-  private placement(descriptor: ToolDescriptor) {
-    return this.plan.placementOf(descriptor);
+  /**
+   * The tool's placement in this run. A tool the plan lists but that joined after the index was
+   * frozen (the system prompt cannot change mid-run) is not in the index, so it is made
+   * discoverable through find_tool instead: never unreachable.
+   */
+  private placement(descriptor: ToolDescriptor): ToolPlacement {
+    const placement = this.plan.placementOf(descriptor);
+    if (placement.listed && this.frozenListed !== undefined && !this.frozenListed.has(descriptor.name)) {
+      return LATE_LISTED_PLACEMENT;
+    }
+    return placement;
   }
 
   /** toolbox is only worth sending when the run lists something. */
@@ -595,7 +823,7 @@ export class Run {
     if (!this.isListed(name)) {
       const suggestions = closestNames(
         name,
-        this.store.enabledNames().filter((candidate) => this.isListed(candidate)),
+        this.prominentNames().filter((candidate) => this.isListed(candidate)),
       );
       return Promise.resolve({
         ok: false,
@@ -676,6 +904,11 @@ export class Run {
     return [...this.diagnosticList];
   }
 
+  /** Names of the tools that may reach the model without activation (see `RegistryView.prominent`). */
+  private prominentNames(): string[] {
+    return this.store.prominent(this.plan.overriddenNames()).map((entry) => entry.compiled.descriptor.name);
+  }
+
   private canActivate(name: string): boolean {
     const entry = this.store.entry(name);
     if (entry?.enabled !== true || !this.isAllowed(name)) return false;
@@ -684,12 +917,16 @@ export class Run {
   }
 
   private suggest(name: string): string[] {
-    const candidates = this.store.enabledNames().filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
+    // Bounded at any registry size: edit distance only against the names most alike by trigram.
+    const candidates = this.store
+      .nearNames(name, 50)
+      .filter((candidate) => this.isVisible(candidate) || this.canActivate(candidate));
     return closestNames(name, candidates);
   }
 
-  private fail(name: string, callId: string, started: number, error: ToolCallErrorInfo, cause: unknown): ToolCallResult {
-    const result: ToolCallResult = { ok: false, tool: name, callId, error };
+  private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
+    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted });
+    const error = (result as ToolCallFailure).error;
     this.emit("tool.error", { runId: this.id, callId, name, error, cause });
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });

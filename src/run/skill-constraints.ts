@@ -44,6 +44,11 @@ export class SkillConstraints {
     return out;
   }
 
+  /** The constraints in force, outermost first, as saved with the run. */
+  list(): { skill: string; allowedTools: string[] }[] {
+    return this.constraints.map((constraint) => ({ skill: constraint.skill, allowedTools: [...constraint.allowed] }));
+  }
+
   /** The skills whose constraints are in force, innermost last. */
   active(): string[] {
     return this.constraints.map((constraint) => constraint.skill);

@@ -16,6 +16,7 @@ export type RunErrorCode = Extract<
   | "invalid_output"
   | "aborted"
   | "approval_denied"
+  | "call_interrupted"
   | "internal_error"
 >;
 

@@ -1,8 +1,9 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
-import { type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
+import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
+import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
 /** The name of the listing-mode gateway tool. */
 export const TOOLBOX_TOOL_NAME = "toolbox";
@@ -54,12 +55,23 @@ export class ToolLoadPlan {
     this.listing = this.rules.listing && !explicitAllowList && toolboxOverride !== "off";
   }
 
-  /** The placement of a tool, decided once. */
+  /** The tools the load options name (their modes override the profile's). */
+  overriddenNames(): Iterable<string> {
+    return this.overrides.keys();
+  }
+
+  /**
+   * The placement of a tool, decided once for the tools a profile or override can move (core,
+   * built-in, named). Any other tool is deferred and discoverable by its tier alone, which no
+   * reload can change: it is not remembered, so a run keeps no entry per registry tool.
+   */
   placementOf(tool: ToolDescriptor): ToolPlacement {
     const known = this.placements.get(tool.name);
     if (known !== undefined) return known;
     const placement = this.decide(tool);
-    this.placements.set(tool.name, placement);
+    if (tool.tier === "core" || tool.tags.includes(BUILTIN_TAG) || this.overrides.has(tool.name)) {
+      this.placements.set(tool.name, placement);
+    }
     return placement;
   }
 
@@ -70,7 +82,10 @@ export class ToolLoadPlan {
       // An explicit "discoverable" toolbox is promoted: listing needs a way to reach the tools.
       return { mode: this.listing ? "essential" : "off", listed: false };
     }
-    const chosen = override ?? this.rules.modeOf(tool);
+    const fromProfile = this.rules.modeOf(tool);
+    // A profile never turns off an always-available tool (AskUserQuestion, find_tool, skill):
+    // only an explicit override of the host can.
+    const chosen = override ?? (fromProfile === "off" && ALWAYS_AVAILABLE_TOOLS.has(tool.name) ? undefined : fromProfile);
     const mode: LoadMode = chosen ?? (tool.tier === "core" ? "essential" : "discoverable");
     if (mode !== "discoverable" || chosen === undefined) return { mode, listed: false };
     // Discoverable by choice (profile or override), not by tier: listed, or eager without listing.

@@ -112,6 +112,8 @@ export class SearchIndex {
   /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
   private postingWeights: Float32Array[] = [];
   private postingLengths: number[] = [];
+  /** Per term: how many documents have it in their name (compound splits use only such words). */
+  private nameFrequency: number[] = [];
   private scores = new Float64Array(0);
   private readonly touched: number[] = [];
 
@@ -259,14 +261,23 @@ export class SearchIndex {
     return id !== undefined && (this.postingLengths[id] as number) > 0;
   }
 
-  /** The split of `word` into two indexed words, preferring the most balanced split. */
+  private inSomeName(term: string): boolean {
+    const id = this.termIds.get(term);
+    return id !== undefined && (this.nameFrequency[id] as number) > 0;
+  }
+
+  /**
+   * The split of `word` into two words that tool names use (`readfile` → `read`, `file`), the most
+   * balanced first. Only name words: splitting into any indexed words finds false compounds
+   * (`suitable` → `suit` + `able`).
+   */
   private compoundParts(word: string): [string, string] | undefined {
     let best: [string, string] | undefined;
     let bestBalance = Number.POSITIVE_INFINITY;
     for (let at = MIN_PART; at <= word.length - MIN_PART; at++) {
       const left = stemWord(word.slice(0, at));
       const right = stemWord(word.slice(at));
-      if (!this.known(left) || !this.known(right)) continue;
+      if (!this.inSomeName(left) || !this.inSomeName(right)) continue;
       const balance = Math.abs(word.length - 2 * at);
       if (balance < bestBalance) {
         best = [left, right];
@@ -356,6 +367,7 @@ export class SearchIndex {
       this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
       this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
+      this.nameFrequency.push(0);
     }
     return id;
   }
@@ -379,6 +391,7 @@ export class SearchIndex {
     slots[length] = slot;
     const at = length * FIELD_COUNT;
     const scratch = this.scratchCounts;
+    if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
     weights[length] = this.weightOf(slot, counts, at);
     this.postingLengths[id] = length + 1;
@@ -392,6 +405,7 @@ export class SearchIndex {
     let at = last;
     while (at >= 0 && slots[at] !== slot) at--;
     if (at < 0) return;
+    if ((counts[at * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
     slots[at] = slots[last] as number;
     counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
     const weights = this.postingWeights[id] as Float32Array;

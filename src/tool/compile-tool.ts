@@ -43,12 +43,35 @@ export function compileTool(definition: AnyToolDefinition, compiler: JsonSchemaC
   }
   const cached = compiled.get(definition);
   if (cached !== undefined) return cached;
-  const result = compileUncached(definition, compiler);
+  // The checks and the JSON Schemas do not depend on the compiler: do them once per definition
+  // (defineTool already did), and only bind fresh lazy validators to this compiler.
+  let checked = checkedTools.get(definition);
+  if (checked === undefined) {
+    checked = compileUncached(definition, standaloneCompiler);
+    checkedTools.set(definition, checked);
+  }
+  const result: CompiledTool =
+    compiler === standaloneCompiler
+      ? checked.tool
+      : {
+          ...checked.tool,
+          validate: checked.input.bind?.(compiler) ?? checked.input.validate,
+          validateOutput: checked.output === undefined ? undefined : (checked.output.bind?.(compiler) ?? checked.output.validate),
+        };
   compiled.set(definition, result);
   return result;
 }
 
-function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaCompiler): CompiledTool {
+/** A definition checked once, with its schemas, before binding validators to a compiler. */
+interface CheckedTool {
+  readonly tool: CompiledTool;
+  readonly input: CompiledSchema;
+  readonly output: CompiledSchema | undefined;
+}
+
+const checkedTools = new WeakMap<object, CheckedTool>();
+
+function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaCompiler): CheckedTool {
   const { name } = definition;
   const badName = explainInvalidToolName(name);
   if (badName !== undefined) {
@@ -91,7 +114,7 @@ function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaComp
     annotations: frozenJsonCopy({ ...definition.annotations }),
     tags: Object.freeze([...(definition.tags ?? [])]),
   });
-  return { definition, descriptor, validate: input.validate, validateOutput: output?.validate };
+  return { tool: { definition, descriptor, validate: input.validate, validateOutput: output?.validate }, input, output };
 }
 
 function compileInput(name: string, schema: unknown, compiler: JsonSchemaCompiler): CompiledSchema {

@@ -15,6 +15,8 @@ export interface CompiledSchema {
   readonly jsonSchema: JsonSchema;
   /** Validates (and, for zod, parses) a value. May return a promise for async schemas. */
   readonly validate: (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>;
+  /** For a plain JSON Schema: a validator compiled by another compiler (a registry's). */
+  readonly bind?: (compiler: JsonSchemaCompiler) => (value: unknown) => ValidationOutcome;
 }
 
 /** The result of compiling: the schema, or why it cannot be used. */
@@ -53,7 +55,8 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
   const invalid = explainInvalidJsonSchema(jsonSchema);
   if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
   const sizeOf = (value: unknown) => estimateJsonSize(value, Number.MAX_SAFE_INTEGER);
-  return { ok: true, schema: { jsonSchema, validate: createJsonSchemaValidator(jsonSchema, compiler, sizeOf) } };
+  const bind = (other: JsonSchemaCompiler) => createJsonSchemaValidator(jsonSchema, other, sizeOf);
+  return { ok: true, schema: { jsonSchema, validate: bind(compiler), bind } };
 }
 
 function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {

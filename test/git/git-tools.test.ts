@@ -10,15 +10,7 @@ import type {
   LogSearchOutput,
 } from "../../src/git/index.js";
 import { git, removeDirectory } from "./support/git-fixture.js";
-import {
-  blameIds,
-  commitsTouching,
-  contributorTotals,
-  diffNameStatus,
-  diffNumstat,
-  logIds,
-  logNumstat,
-} from "./support/git-oracle.js";
+import { blameIds, contributorTotals, diffNameStatus, diffNumstat, logIds, logNumstat } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
 import { buildHistoryFixture, type HistoryFixture } from "./support/history-fixture.js";
 
@@ -64,15 +56,15 @@ describe.each(variants)("the git tools agree with the git CLI (%s)", (_, fixture
     }
   });
 
-  it("git_log_search pickaxe matches git log -S with first-parent diffs of merges, binary files included", async () => {
+  it("git_log_search pickaxe matches git log -S (merges have no diff of their own), binary files included", async () => {
     for (const query of ["needle", "parser", "value8 = 80", "export const again", "no such code"]) {
-      const expected = logIds(directory, ["-S", query, "--diff-merges=first-parent", "-s"]).map(short);
+      const expected = logIds(directory, ["-S", query, "-s"]).map(short);
       const result = await search({ query, mode: "pickaxe", max_results: 200 });
       expect(shas(result), query).toEqual(expected);
     }
     const needle = await search({ query: "needle", mode: "pickaxe" });
     expect(needle.commits.find((commit) => commit.subject === "Tweak app and logo")?.files).toEqual(["assets/logo.png"]);
-    expect(needle.commits.find((commit) => commit.subject === "Merge branch 'feature'")).toMatchObject({ merge: true });
+    expect(needle.commits.find((commit) => commit.subject === "Merge branch 'feature'")).toBeUndefined();
     // The pure rename moved the needle without changing how often it occurs.
     expect(needle.commits.some((commit) => commit.subject.startsWith("Rename"))).toBe(false);
   });
@@ -80,15 +72,16 @@ describe.each(variants)("the git tools agree with the git CLI (%s)", (_, fixture
   it("git_log_search both mode is the union, and path limits both sides like a pathspec", async () => {
     const all = logIds(directory, []);
     const grep = new Set(logIds(directory, ["-i", "-F", "--grep=needle"]));
-    const pickaxe = new Set(logIds(directory, ["-S", "needle", "--diff-merges=first-parent", "-s"]));
+    const pickaxe = new Set(logIds(directory, ["-S", "needle", "-s"]));
     const both = await search({ query: "needle" });
     expect(both.mode).toBe("both");
     expect(shas(both)).toEqual(all.filter((id) => grep.has(id) || pickaxe.has(id)).map(short));
-    const touching = commitsTouching(directory, "src");
-    const pickaxeInSrc = new Set(
-      logIds(directory, ["-S", "needle", "--diff-merges=first-parent", "-s", "--full-history", "--", "src"]),
-    );
-    const expected = all.filter((id) => (grep.has(id) && touching.has(id)) || pickaxeInSrc.has(id)).map(short);
+    // With a path, the walk is git log -- src (history simplified), filtered by --grep or -S.
+    const grepInSrc = new Set(logIds(directory, ["-i", "-F", "--grep=needle", "--", "src"]));
+    const pickaxeInSrc = new Set(logIds(directory, ["-S", "needle", "-s", "--", "src"]));
+    const expected = logIds(directory, ["--", "src"])
+      .filter((id) => grepInSrc.has(id) || pickaxeInSrc.has(id))
+      .map(short);
     expect(shas(await search({ query: "needle", path: "src" }))).toEqual(expected);
   });
 

@@ -5,7 +5,7 @@ import {
   connectMcpServers,
   createConnectMcpTool,
   createMcpResourceTools,
-  McpServerGroup,
+  McpServerSet,
   registerMcpGroup,
 } from "agent-tool-catalog/mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -32,11 +32,18 @@ afterEach(async () => {
 describe("connect_mcp", () => {
   it("connects an allowed URL for the calling run only, lists the tools, and drops them when the run closes", async () => {
     registry = createRegistry();
-    const group = new McpServerGroup();
+    const group = new McpServerSet();
     registry.register(createConnectMcpTool(registry, { allowedUrls: [new URL(http.url).origin], group }));
-    expect(registry.get("connect_mcp")).toMatchObject({ tier: "core", mutating: true });
+    expect(registry.get("connect_mcp")).toMatchObject({ tier: "deferred", mutating: true });
     const run = registry.createRun({ runId: "asker" });
     const other = registry.createRun({ runId: "bystander" });
+    // Deferred: not sent up front, found by find_tool's search, then activated.
+    expect(run.search("connect an MCP server by URL").map((hit) => hit.name)[0]).toBe("connect_mcp");
+    expect(await run.call("connect_mcp", { name: "live", url: http.url })).toMatchObject({
+      ok: false,
+      error: { code: "tool_not_activated" },
+    });
+    run.activate(["connect_mcp"]);
     const result = await run.call("connect_mcp", { name: "live", url: http.url });
     expect(result.ok).toBe(true);
     const output = (result.ok ? result.output : undefined) as ConnectMcpOutput;
@@ -69,6 +76,7 @@ describe("connect_mcp", () => {
       }),
     );
     const run = registry.createRun();
+    run.activate(["connect_mcp"]);
     const denied = await run.call("connect_mcp", { name: "elsewhere", url: `${new URL(http.url).origin}/other` });
     expect(denied).toMatchObject({ ok: false, error: { code: "mcp_url_not_allowed" } });
     expect(await run.call("connect_mcp", { name: "files", url: "file:///etc/passwd" })).toMatchObject({
@@ -84,8 +92,59 @@ describe("connect_mcp", () => {
     registry = createRegistry();
     registry.register(createConnectMcpTool(registry, { approve: () => true, connectTimeoutMs: 2000 }));
     const run = registry.createRun();
+    run.activate(["connect_mcp"]);
     const result = await run.call("connect_mcp", { name: "dead", url: "http://127.0.0.1:9/mcp" });
     expect(result).toMatchObject({ ok: false, error: { code: "mcp_connect_failed" } });
+  });
+});
+
+describe("a second MCP server under a name in use", () => {
+  it("fails the connect with duplicate_mcp_server, starts nothing, and frees the name on close", async () => {
+    registry = createRegistry();
+    const first = await connectMcpServer(registry, { name: "docs", url: http.url });
+    const attempt = connectMcpServer(registry, stdioFixture("docs"));
+    await expect(attempt).rejects.toMatchObject({ code: "duplicate_mcp_server", data: { name: "docs", existing: "docs" } });
+    // Names that sanitize alike ("Docs" and "docs") make the same tool names, so they clash too.
+    await expect(connectMcpServer(registry, { name: "Docs", url: http.url })).rejects.toMatchObject({
+      code: "duplicate_mcp_server",
+    });
+    // A run-private server cannot shadow a shared one either.
+    const run = registry.createRun({ runId: "r1" });
+    await expect(connectMcpServer(registry, { name: "docs", url: http.url }, { run })).rejects.toMatchObject({
+      code: "duplicate_mcp_server",
+    });
+    expect(first.status.state).toBe("connected");
+    expect(registry.has("mcp_docs_echo")).toBe(true);
+    await first.close();
+    const again = await connectMcpServer(registry, { name: "docs", url: http.url });
+    expect(again.status.state).toBe("connected");
+  });
+
+  it("allows the same name in two different runs, and refuses it twice in one run", async () => {
+    registry = createRegistry();
+    const a = registry.createRun({ runId: "a" });
+    const b = registry.createRun({ runId: "b" });
+    await connectMcpServer(registry, { name: "mine", url: http.url }, { run: a });
+    await connectMcpServer(registry, { name: "mine", url: http.url }, { run: b });
+    await expect(connectMcpServer(registry, { name: "mine", url: http.url }, { run: a })).rejects.toMatchObject({
+      code: "duplicate_mcp_server",
+    });
+    // A shared server would clash with both.
+    await expect(connectMcpServer(registry, { name: "mine", url: http.url })).rejects.toMatchObject({
+      code: "duplicate_mcp_server",
+    });
+  });
+
+  it("reaches the model as mcp_server_exists when connect_mcp asks for a name the host uses", async () => {
+    registry = createRegistry();
+    await connectMcpServer(registry, { name: "host", url: http.url });
+    registry.register(createConnectMcpTool(registry, { allowedUrls: [new URL(http.url).origin] }));
+    const run = registry.createRun();
+    run.activate(["connect_mcp"]);
+    expect(await run.call("connect_mcp", { name: "host", url: http.url })).toMatchObject({
+      ok: false,
+      error: { code: "mcp_server_exists" },
+    });
   });
 });
 
@@ -134,7 +193,7 @@ describe("registerMcpGroup and the resource tools", () => {
 
   it("bounds the listing: resources per server and bytes per call", async () => {
     registry = createRegistry();
-    const group = new McpServerGroup();
+    const group = new McpServerSet();
     group.add(await connectMcpServer(registry, { name: "one", url: http.url }));
     group.add(await connectMcpServer(registry, { name: "two", url: http.url }));
     const [list] = createMcpResourceTools(group, { maxResourcesPerServer: 1, maxOutputBytes: 350 });
@@ -171,5 +230,14 @@ describe("registerMcpGroup and the resource tools", () => {
     const group = await registerMcpGroup(registry, { enabled: () => false, servers: [{ name: "web", url: http.url }] });
     expect(group).toBeUndefined();
     expect(registry.list().some((tool) => tool.name.startsWith("mcp_") || tool.name.includes("mcp"))).toBe(false);
+  });
+});
+
+describe("McpServerSet", () => {
+  it("keeps McpServerGroup as a deprecated alias of the same class", async () => {
+    registry = createRegistry();
+    const { McpServerGroup, McpServerSet } = await import("agent-tool-catalog/mcp");
+    expect(McpServerGroup).toBe(McpServerSet);
+    expect(new McpServerGroup()).toBeInstanceOf(McpServerSet);
   });
 });

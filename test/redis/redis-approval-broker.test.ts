@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { RedisApprovalBroker } from "agent-tool-catalog/redis";
+import { createRegistry, openRun } from "agent-tool-catalog";
+import { RedisApprovalBroker, RedisRunStore } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -116,6 +117,15 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     expect(await broker.approve(requested as string)).toBe(false);
     expect(await broker.pending()).toEqual([]);
     expect(await broker.resolution(requested as string)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+    // A third process (this one) resumes the run from Redis: the call is reported denied.
+    const resumed = await openRun(createRegistry({ approvals: broker }), {
+      store: new RedisRunStore({ redis, prefix: ns }),
+      runId: "run-k",
+    });
+    expect(resumed.interruptedCalls()).toMatchObject([{ approvalId: requested, callId: "call-1", toolName: "deploy" }]);
+    expect(await resumed.settleInterrupted()).toMatchObject([
+      { ok: false, callId: "call-1", error: { code: "approval_denied" } },
+    ]);
     await broker.close();
   }, 30_000);
 

@@ -8,7 +8,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 const redisCapability = capability("redis");
 
 /** The same contract, for every store. */
-function contract(name: string, makeStore: () => RunStore) {
+function contract(name: string, makeStore: () => RunStore<unknown>) {
   describe(name, () => {
     it("saves, loads, counts revisions and deletes", async () => {
       const store = makeStore();
@@ -53,7 +53,7 @@ function contract(name: string, makeStore: () => RunStore) {
   });
 }
 
-contract("InMemoryRunStore", () => new InMemoryRunStore());
+contract("InMemoryRunStore", () => new InMemoryRunStore<unknown>());
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisRunStore on a real redis-server"), () => {
   let server: RedisServer;
@@ -70,13 +70,13 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisRunStore on
     // A client per store: the concurrency test then races separate connections, as processes would.
     const client = new Redis(server.url);
     clients.push(client);
-    return new RedisRunStore({ redis: client, prefix: `s${++prefix}` });
+    return new RedisRunStore<unknown>({ redis: client, prefix: `s${++prefix}` });
   };
   contract("RedisRunStore", makeStore);
 
   it("stores across connections: what one client saves another loads", async () => {
     const a = makeStore();
-    const b = new RedisRunStore({ redis: clients[clients.length - 1] as Redis, prefix: `s${prefix}` });
+    const b = new RedisRunStore<unknown>({ redis: clients[clients.length - 1] as Redis, prefix: `s${prefix}` });
     await a.save("shared", { activation: ["weather"] });
     expect(await b.load("shared")).toEqual({ state: { activation: ["weather"] }, revision: 1 });
   });

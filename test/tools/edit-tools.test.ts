@@ -157,6 +157,6 @@ describe("apply_patch", () => {
     expect(failure(await r.call("apply_patch", { path: "e.txt", find: "1" })).issues?.[0]?.path).toBe("replace");
     expect(failure(await r.call("apply_patch", { patch: "x", edits: [] })).code).toBe("invalid_input");
     const escaping = ["*** Begin Patch", "*** Add File: ../evil.txt", "+x", "*** End Patch"].join("\n");
-    expect(failure(await r.call("apply_patch", { patch: escaping })).code).toBe("invalid_path");
+    expect(failure(await r.call("apply_patch", { patch: escaping })).code).toBe("path_outside_workspace");
   });
 });

@@ -47,6 +47,11 @@ function text(result: ToolCallResult): string {
   return String(result.output);
 }
 
+/** grep's answer without its last line, which names the engine (ripgrep or JavaScript). */
+function grepText(result: ToolCallResult): string {
+  return text(result).replace(/\n\[engine: [^\n]*\]$/, "");
+}
+
 function failure(result: ToolCallResult) {
   if (result.ok) throw new Error(`expected failure, got ${String(result.output)}`);
   return result.error;
@@ -99,7 +104,7 @@ describe("workspace sandbox for file tools", () => {
     expect(failure(await run.call("read", { path: "link.txt" })).code).toMatch(/symlink/);
     expect(failure(await run.call("write", { path: "dir-link/new.txt", content: "x" })).code).toMatch(/symlink/);
     expect(await readdir(outside)).toEqual(["secret.txt"]);
-    const grep = text(await run.call("grep", { pattern: "secret" }));
+    const grep = grepText(await run.call("grep", { pattern: "secret" }));
     expect(grep).toBe('No matches for "secret".');
   });
 
@@ -228,11 +233,11 @@ describe("file_inspect, ls, glob, grep", () => {
 
   it("grep finds lines with context, honours glob and refuses bad regexes", async () => {
     const run = fileRun();
-    expect(text(await run.call("grep", { pattern: "needle" }))).toBe("src/nested/c.ts:1:const needle = 'x';");
-    expect(text(await run.call("grep", { pattern: "NEEDLE", ignore_case: true, context: 1 }))).toBe(
+    expect(grepText(await run.call("grep", { pattern: "needle" }))).toBe("src/nested/c.ts:1:const needle = 'x';");
+    expect(grepText(await run.call("grep", { pattern: "NEEDLE", ignore_case: true, context: 1 }))).toBe(
       "src/nested/c.ts:1:const needle = 'x';\nsrc/nested/c.ts-2-line two",
     );
-    expect(text(await run.call("grep", { pattern: "export", glob: "a.ts", files_only: true }))).toBe("src/a.ts");
+    expect(grepText(await run.call("grep", { pattern: "export", glob: "a.ts", files_only: true }))).toBe("src/a.ts");
     expect(text(await run.call("grep", { pattern: "const", max_results: 1 }))).toContain("[stopped at 1 results");
     expect(failure(await run.call("grep", { pattern: "(" })).code).toBe("invalid_pattern");
     expect(text(await run.call("grep", { pattern: "(", fixed_strings: true }))).toMatch(/^No matches/);

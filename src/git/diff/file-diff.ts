@@ -53,3 +53,51 @@ export async function fileDiff(repository: GitRepository, before: DiffSide, afte
   repository.caches.lineDiffs.set(key, result);
   return result;
 }
+
+/**
+ * Lines at the end of both buffers that git's `xdi_diff` leaves out of a diff without context
+ * (blame's, numstat's): it drops common tail bytes in 1 KiB blocks, then gives back up to the
+ * first newline, so a shared tail never takes part in sliding changes around.
+ */
+export function commonTailLines(before: Buffer, after: Buffer): number {
+  const block = 1024;
+  const smaller = Math.min(before.length, after.length);
+  let trimmed = 0;
+  while (
+    block + trimmed <= smaller &&
+    before.compare(
+      after,
+      after.length - trimmed - block,
+      after.length - trimmed,
+      before.length - trimmed - block,
+      before.length - trimmed,
+    ) === 0
+  )
+    trimmed += block;
+  if (trimmed === 0) return 0;
+  const tailStart = before.length - trimmed;
+  let recovered = 0;
+  while (recovered < trimmed) if (before[tailStart + recovered++] === 0x0a) break;
+  const tail = before.subarray(tailStart + recovered);
+  if (tail.length === 0) return 0;
+  let lines = 0;
+  for (const byte of tail) if (byte === 0x0a) lines++;
+  return tail[tail.length - 1] === 0x0a ? lines : lines + 1;
+}
+
+/** The line diff `git blame` uses between two blobs: git's xdiff with the common tail trimmed first. */
+export async function blameLineDiff(repository: GitRepository, oldOid: string, newOid: string): Promise<LineDiff | undefined> {
+  const key = `blame:${oldOid}:${newOid}`;
+  const cached = repository.caches.lineDiffs.get(key);
+  if (cached !== undefined) return cached.lines;
+  const [before, after] = [await repository.blob(oldOid), await repository.blob(newOid)];
+  if (before.length > MAX_DIFF_BYTES || after.length > MAX_DIFF_BYTES || isBinary(before) || isBinary(after)) return undefined;
+  const [oldLines, newLines] = [splitLines(before), splitLines(after)];
+  const tail = commonTailLines(before, after);
+  const inner = diffLines(oldLines.slice(0, oldLines.length - tail), newLines.slice(0, newLines.length - tail));
+  const lines: LineDiff = { removed: new Uint8Array(oldLines.length), added: new Uint8Array(newLines.length) };
+  lines.removed.set(inner.removed);
+  lines.added.set(inner.added);
+  repository.caches.lineDiffs.set(key, { binary: false, ...countChanges(lines), lines });
+  return lines;
+}

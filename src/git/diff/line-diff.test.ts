@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../../bench/stats.js";
 import { countChanges, diffLines } from "./line-diff.js";
@@ -16,10 +20,12 @@ function longestCommonSubsequence(a: readonly string[], b: readonly string[]): n
 }
 
 describe("diffLines", () => {
-  it("finds a minimal edit that turns the old lines into the new ones (2,000 random cases)", () => {
+  it("finds a valid edit, minimal when no line repeats often (2,000 random cases)", () => {
     const random = seededRandom(42);
     for (let round = 0; round < 2000; round++) {
-      const alphabet = 1 + Math.floor(random() * 6);
+      // With few repeats xdiff discards nothing, so its answer is a minimal one; lines repeated
+      // sqrt(n) times may be discarded first (as git does), which is checked against git below.
+      const alphabet = 60 + Math.floor(random() * 6);
       const make = () => Array.from({ length: Math.floor(random() * 25) }, () => String(Math.floor(random() * alphabet)));
       const [a, b] = [make(), make()];
       const diff = diffLines(a, b);
@@ -42,6 +48,37 @@ describe("diffLines", () => {
       [0, 0, 0, 1],
     ]);
     expect([...diffLines(["c", "c", "b"], ["c", "b", "c", "b", "b"]).added]).toEqual([0, 1, 0, 0, 1]);
+  });
+
+  it("marks the same lines as git diff --no-index, repeated lines included (150 random cases)", () => {
+    const random = seededRandom(7);
+    const directory = mkdtempSync(path.join(tmpdir(), "atc-line-diff-"));
+    try {
+      for (let round = 0; round < 150; round++) {
+        const alphabet = 2 + Math.floor(random() * 5);
+        const pool = ["}", "", "  return x;", "\tif (y) {", "  z++;", "a", "b"];
+        const make = () =>
+          Array.from({ length: 5 + Math.floor(random() * 40) }, () => pool[Math.floor(random() * alphabet)] ?? "");
+        const [a, b] = [make(), make()];
+        writeFileSync(path.join(directory, "a"), `${a.join("\n")}\n`);
+        writeFileSync(path.join(directory, "b"), `${b.join("\n")}\n`);
+        const result = spawnSync("git", ["diff", "--no-index", "--no-color", "-U0", "a", "b"], {
+          cwd: directory,
+          encoding: "utf8",
+        });
+        const removed = new Array<number>(a.length).fill(0);
+        const added = new Array<number>(b.length).fill(0);
+        for (const match of result.stdout.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)) {
+          const [oldStart, oldCount, newStart, newCount] = [match[1], match[2] ?? "1", match[3], match[4] ?? "1"].map(Number);
+          for (let index = 0; index < (oldCount ?? 0); index++) removed[(oldStart ?? 0) - 1 + index] = 1;
+          for (let index = 0; index < (newCount ?? 0); index++) added[(newStart ?? 0) - 1 + index] = 1;
+        }
+        const diff = diffLines(a, b);
+        expect([[...diff.removed], [...diff.added]], JSON.stringify([a, b])).toEqual([removed, added]);
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("stays fast on large files with scattered changes", () => {

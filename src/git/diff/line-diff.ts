@@ -1,3 +1,5 @@
+import { NO_NEWLINE } from "./text.js";
+
 /**
  * Which lines of two versions of a file changed: the shape every consumer needs (line counts,
  * unified hunks, blame's line mapping), two flag arrays as git's xdiff keeps them (`rchg`).
@@ -135,77 +137,272 @@ function compareSequences(s: Sequences, changedX: Uint8Array, changedY: Uint8Arr
   }
 }
 
-/** Keeps the lines of one side whose id also occurs on the other side; marks the rest changed. */
+/** xdiff's `XDL_MAX_EQLIMIT`, `XDL_SIMSCAN_WINDOW` and `XDL_KPDIS_RUN`. */
+const MAX_EQUAL_LIMIT = 1024;
+const SIMILAR_SCAN_WINDOW = 100;
+const DISCARD_RUN_FACTOR = 4;
+
+/** xdiff's `xdl_bogosqrt`: a power of two near the square root. */
+function bogoSqrt(n: number): number {
+  let root = 1;
+  for (let rest = n; rest > 0; rest = Math.floor(rest / 4)) root *= 2;
+  return root;
+}
+
+/**
+ * xdiff's `xdl_clean_mmatch`: a line with many matches is discarded (treated as changed before the
+ * search) when it sits in a run of lines that have no match, so repeated lines like `}` do not
+ * anchor the diff in the middle of rewritten code.
+ */
+function discardMultimatch(dis: Uint8Array, i: number, start: number, end: number): boolean {
+  const s = i - start > SIMILAR_SCAN_WINDOW ? i - SIMILAR_SCAN_WINDOW : start;
+  const e = end - i > SIMILAR_SCAN_WINDOW ? i + SIMILAR_SCAN_WINDOW : end;
+  let before = 0;
+  let multiBefore = 1;
+  for (let r = 1; i - r >= s; r++) {
+    const flag = dis[i - r];
+    if (flag === 0) before++;
+    else if (flag === 2) multiBefore++;
+    else break;
+  }
+  if (before === 0) return false;
+  let after = 0;
+  let multiAfter = 1;
+  for (let r = 1; i + r <= e; r++) {
+    const flag = dis[i + r];
+    if (flag === 0) after++;
+    else if (flag === 2) multiAfter++;
+    else break;
+  }
+  if (after === 0) return false;
+  const multi = multiAfter + multiBefore;
+  return multi * DISCARD_RUN_FACTOR < multi + after + before;
+}
+
+/**
+ * xdiff's `xdl_cleanup_records` for one side: lines in `from..to` with no match anywhere in the
+ * other file are changed; lines with at least sqrt(n) matches may be discarded too; the rest go
+ * to the search.
+ */
 function reduce(ids: Int32Array, from: number, to: number, otherCounts: Int32Array, changed: Uint8Array) {
+  const limit = Math.min(bogoSqrt(ids.length), MAX_EQUAL_LIMIT);
+  const dis = new Uint8Array(ids.length);
+  for (let index = from; index < to; index++) {
+    const matches = otherCounts[ids[index] ?? 0] ?? 0;
+    dis[index] = matches === 0 ? 0 : matches >= limit ? 2 : 1;
+  }
   const kept: number[] = [];
   const positions: number[] = [];
   for (let index = from; index < to; index++) {
-    const id = ids[index] ?? 0;
-    if ((otherCounts[id] ?? 0) === 0) changed[index] = 1;
-    else {
-      kept.push(id);
+    const flag = dis[index];
+    if (flag === 1 || (flag === 2 && !discardMultimatch(dis, index, from, to - 1))) {
+      kept.push(ids[index] ?? 0);
       positions.push(index);
-    }
+    } else changed[index] = 1;
   }
   return { ids: Int32Array.from(kept), positions };
 }
 
-function countIds(ids: Int32Array, from: number, to: number, size: number): Int32Array {
+function countIds(ids: Int32Array, size: number): Int32Array {
   const counts = new Int32Array(size);
-  for (let index = from; index < to; index++) counts[ids[index] ?? 0] = (counts[ids[index] ?? 0] ?? 0) + 1;
+  for (const id of ids) counts[id] = (counts[id] ?? 0) + 1;
   return counts;
 }
 
+/** One file as xdiff's `xdl_change_compact` sees it: line ids, their text, and the changed flags. */
 interface Side {
-  readonly lines: Int32Array;
-  readonly flags: Uint8Array;
+  readonly ids: Int32Array;
+  readonly lines: readonly string[];
+  readonly changed: Uint8Array;
 }
 
-/**
- * Slides the changed group that starts at `start` in `side` down while the line after it equals
- * its first line and the other side has no change there; returns the group's end and the slide.
- */
-function slideDown(side: Side, other: Side, start: number, otherAt: number): { end: number; slid: number } {
-  const { lines, flags } = side;
-  let first = start;
-  let end = start;
-  while (end < lines.length && flags[end] === 1) end++;
-  let slid = 0;
-  while (end < lines.length && flags[end] === 0 && other.flags[otherAt + slid] !== 1 && lines[first] === lines[end]) {
-    flags[first++] = 0;
-    flags[end++] = 1;
-    slid++;
-    while (end < lines.length && flags[end] === 1) end++;
+/** A run of changed lines `start..end` (exclusive), possibly empty (xdiff's `xdlgroup`). */
+interface Group {
+  start: number;
+  end: number;
+}
+
+const isChanged = (side: Side, index: number) => index >= 0 && index < side.ids.length && side.changed[index] === 1;
+
+function groupInit(side: Side): Group {
+  const group = { start: 0, end: 0 };
+  while (isChanged(side, group.end)) group.end++;
+  return group;
+}
+
+function groupNext(side: Side, group: Group): boolean {
+  if (group.end === side.ids.length) return false;
+  group.start = group.end + 1;
+  for (group.end = group.start; isChanged(side, group.end); group.end++);
+  return true;
+}
+
+function groupPrevious(side: Side, group: Group): boolean {
+  if (group.start === 0) return false;
+  group.end = group.start - 1;
+  for (group.start = group.end; isChanged(side, group.start - 1); group.start--);
+  return true;
+}
+
+function slideDown(side: Side, group: Group): boolean {
+  if (group.end < side.ids.length && side.ids[group.start] === side.ids[group.end]) {
+    side.changed[group.start++] = 0;
+    side.changed[group.end++] = 1;
+    while (isChanged(side, group.end)) group.end++;
+    return true;
   }
-  return { end, slid };
+  return false;
+}
+
+function slideUp(side: Side, group: Group): boolean {
+  if (group.start > 0 && side.ids[group.start - 1] === side.ids[group.end - 1]) {
+    side.changed[--group.start] = 1;
+    side.changed[--group.end] = 0;
+    while (isChanged(side, group.start - 1)) group.start--;
+    return true;
+  }
+  return false;
+}
+
+const MAX_INDENT = 200;
+const MAX_BLANKS = 20;
+const INDENT_HEURISTIC_MAX_SLIDING = 100;
+
+/** xdiff's `get_indent`: columns of leading space (tabs to 8), or -1 for a blank line. */
+function indentOf(line: string): number {
+  let indent = 0;
+  const end = line.endsWith(NO_NEWLINE) ? line.length - 1 : line.length;
+  for (let index = 0; index < end; index++) {
+    const c = line.charCodeAt(index);
+    if (c === 0x20) indent += 1;
+    else if (c === 0x09) indent += 8 - (indent % 8);
+    else if (c !== 0x0a && c !== 0x0b && c !== 0x0c && c !== 0x0d) return indent;
+    if (indent >= MAX_INDENT) return MAX_INDENT;
+  }
+  return -1;
+}
+
+interface Score {
+  effectiveIndent: number;
+  penalty: number;
+}
+
+interface Measurement {
+  readonly endOfFile: boolean;
+  readonly indent: number;
+  readonly preBlank: number;
+  readonly preIndent: number;
+  readonly postBlank: number;
+  readonly postIndent: number;
+}
+
+/** Blank lines and the indent of the first non-blank line from `from` in direction `step` (xdiff's scan). */
+function scanBlanks(side: Side, from: number, step: 1 | -1): { blanks: number; indent: number } {
+  let blanks = 0;
+  for (let index = from; index >= 0 && index < side.lines.length; index += step) {
+    const indent = indentOf(side.lines[index] ?? "");
+    if (indent !== -1) return { blanks, indent };
+    if (++blanks === MAX_BLANKS) return { blanks, indent: 0 };
+  }
+  return { blanks, indent: -1 };
+}
+
+/** xdiff's `measure_split`: the surroundings of a split above line `split`. */
+function measureSplit(side: Side, split: number): Measurement {
+  const endOfFile = split >= side.lines.length;
+  const before = scanBlanks(side, split - 1, -1);
+  const after = scanBlanks(side, split + 1, 1);
+  return {
+    endOfFile,
+    indent: endOfFile ? -1 : indentOf(side.lines[split] ?? ""),
+    preBlank: before.blanks,
+    preIndent: before.indent,
+    postBlank: after.blanks,
+    postIndent: after.indent,
+  };
+}
+
+/** xdiff's `score_add_split` (weights from git's xdiffi.c). */
+function scoreSplit(side: Side, split: number, score: Score): void {
+  const m = measureSplit(side, split);
+  if (m.preIndent === -1 && m.preBlank === 0) score.penalty += 1;
+  if (m.endOfFile) score.penalty += 21;
+  const postBlank = m.indent === -1 ? 1 + m.postBlank : 0;
+  const totalBlank = m.preBlank + postBlank;
+  score.penalty += -30 * totalBlank + 6 * postBlank;
+  const effective = m.indent !== -1 ? m.indent : m.postIndent;
+  const anyBlanks = totalBlank !== 0;
+  score.effectiveIndent += effective;
+  if (effective === -1 || m.preIndent === -1 || effective === m.preIndent) return;
+  if (effective > m.preIndent) score.penalty += anyBlanks ? 10 : -4;
+  else if (m.postIndent !== -1 && m.postIndent > effective) score.penalty += anyBlanks ? 17 : 24;
+  else score.penalty += anyBlanks ? 17 : 23;
+}
+
+function compareScores(x: Score, y: Score): number {
+  const indents = Number(x.effectiveIndent > y.effectiveIndent) - Number(x.effectiveIndent < y.effectiveIndent);
+  return 60 * indents + (x.penalty - y.penalty);
+}
+
+/** The indent heuristic's choice among the group's possible positions (its end index). */
+function bestShift(side: Side, group: Group, earliestEnd: number, size: number): number {
+  let shift = Math.max(earliestEnd, group.end - size - 1, group.end - INDENT_HEURISTIC_MAX_SLIDING);
+  let best = -1;
+  let bestScore: Score = { effectiveIndent: 0, penalty: 0 };
+  for (; shift <= group.end; shift++) {
+    const score: Score = { effectiveIndent: 0, penalty: 0 };
+    scoreSplit(side, shift, score);
+    scoreSplit(side, shift - size, score);
+    if (best === -1 || compareScores(score, bestScore) <= 0) {
+      bestScore = score;
+      best = shift;
+    }
+  }
+  return best;
+}
+
+/** Slides a non-empty group up then down as far as it goes, merging groups it meets; see {@link changeCompact}. */
+function slideGroup(side: Side, other: Side, group: Group, otherGroup: Group) {
+  let size: number;
+  let earliestEnd: number;
+  let endMatchingOther: number;
+  do {
+    size = group.end - group.start;
+    endMatchingOther = -1;
+    while (slideUp(side, group)) groupPrevious(other, otherGroup);
+    earliestEnd = group.end;
+    if (otherGroup.end > otherGroup.start) endMatchingOther = group.end;
+    while (slideDown(side, group)) {
+      groupNext(other, otherGroup);
+      if (otherGroup.end > otherGroup.start) endMatchingOther = group.end;
+    }
+  } while (size !== group.end - group.start);
+  return { size, earliestEnd, endMatchingOther };
 }
 
 /**
- * Slides each pure insertion or deletion down as far as lines allow, the position git's xdiff
- * settles on without its indent heuristic (e.g. an added `}` block goes after, not before, an
- * identical one).
+ * xdiff's `xdl_change_compact` with `XDF_INDENT_HEURISTIC` (git's default since 2.14): each group
+ * of changed lines is slid as far as identical lines allow, merged with groups it bumps into,
+ * aligned with a change on the other side when it can be, and otherwise placed where the indent
+ * heuristic scores best. This decides which of several identical lines a diff calls changed.
  */
-function compact(a: Int32Array, b: Int32Array, removed: Uint8Array, added: Uint8Array): void {
-  const old: Side = { lines: a, flags: removed };
-  const now: Side = { lines: b, flags: added };
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const deleting = i < a.length && removed[i] === 1;
-    const inserting = j < b.length && added[j] === 1;
-    if (deleting && inserting) {
-      while (i < a.length && removed[i] === 1) i++;
-      while (j < b.length && added[j] === 1) j++;
-    } else if (deleting) {
-      const { end, slid } = slideDown(old, now, i, j);
-      [i, j] = [end, j + slid];
-    } else if (inserting) {
-      const { end, slid } = slideDown(now, old, j, i);
-      [i, j] = [i + slid, end];
-    } else {
-      i++;
-      j++;
+function changeCompact(side: Side, other: Side): void {
+  const group = groupInit(side);
+  const otherGroup = groupInit(other);
+  for (;;) {
+    if (group.end !== group.start) {
+      const { size, earliestEnd, endMatchingOther } = slideGroup(side, other, group, otherGroup);
+      if (group.end !== earliestEnd) {
+        // Align with a change on the other side when possible, else take the indent heuristic's choice.
+        const target = endMatchingOther !== -1 ? -1 : bestShift(side, group, earliestEnd, size);
+        while (target === -1 ? otherGroup.end === otherGroup.start : group.end > target) {
+          slideUp(side, group);
+          groupPrevious(other, otherGroup);
+        }
+      }
     }
+    if (!groupNext(side, group)) break;
+    groupNext(other, otherGroup);
   }
 }
 
@@ -229,8 +426,8 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
   while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix])
     suffix++;
   const [aEnd, bEnd] = [a.length - suffix, b.length - suffix];
-  const x = reduce(a, prefix, aEnd, countIds(b, prefix, bEnd, numbering.size), removed);
-  const y = reduce(b, prefix, bEnd, countIds(a, prefix, aEnd, numbering.size), added);
+  const x = reduce(a, prefix, aEnd, countIds(b, numbering.size), removed);
+  const y = reduce(b, prefix, bEnd, countIds(a, numbering.size), added);
   if (x.ids.length > 0 || y.ids.length > 0) {
     const size = x.ids.length + y.ids.length + 3;
     const sequences: Sequences = {
@@ -239,7 +436,7 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
       forward: new Int32Array(size),
       backward: new Int32Array(size),
       origin: y.ids.length + 1,
-      costLimit: Math.max(MIN_COST_LIMIT, Math.ceil(Math.sqrt(size))),
+      costLimit: Math.max(MIN_COST_LIMIT, bogoSqrt(size)),
     };
     const changedX = new Uint8Array(x.ids.length);
     const changedY = new Uint8Array(y.ids.length);
@@ -251,7 +448,10 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
       if (flag === 1) added[y.positions[index] ?? 0] = 1;
     });
   }
-  compact(a, b, removed, added);
+  const old: Side = { ids: a, lines: oldLines, changed: removed };
+  const now: Side = { ids: b, lines: newLines, changed: added };
+  changeCompact(old, now);
+  changeCompact(now, old);
   return { removed, added };
 }
 

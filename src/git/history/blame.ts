@@ -1,4 +1,4 @@
-import { fileDiff } from "../diff/file-diff.js";
+import { blameLineDiff } from "../diff/file-diff.js";
 import type { LineDiff } from "../diff/line-diff.js";
 import { shallowCloneError } from "../git-errors.js";
 import type { CommitRecord } from "../objects/parse-objects.js";
@@ -123,9 +123,9 @@ async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   }
   let remaining = suspect.lines;
   for (const origin of candidates) {
-    const diff = await fileDiff(blame.repository, { oid: origin.blob, mode: "100644" }, { oid: suspect.blob, mode: "100644" });
-    if (diff.lines === undefined) continue;
-    const map = lineMap(diff.lines);
+    const lines = await blameLineDiff(blame.repository, origin.blob, suspect.blob);
+    if (lines === undefined) continue;
+    const map = lineMap(lines);
     const passed: TrackedLine[] = [];
     const kept: TrackedLine[] = [];
     for (const line of remaining) {

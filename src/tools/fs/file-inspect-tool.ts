@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { type BoundedRead, readBounded } from "./bounded-read.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -47,6 +48,31 @@ function hexDump(bytes: Uint8Array): string {
   return rows.join("\n");
 }
 
+const LARGE_FILE = 4 * 1024 * 1024;
+
+function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): string {
+  const binary = looksBinary(streamed.head);
+  const type = sniffType(streamed.head) ?? (binary ? "application/octet-stream" : "text/plain");
+  const lines = [
+    `path: ${path}`,
+    `type: ${type}`,
+    `size: ${streamed.size} bytes`,
+    `version: ${streamed.version}`,
+    `binary: ${binary}`,
+  ];
+  if (binary) {
+    lines.push(`hex (first ${Math.min(hexBytes, streamed.head.length)} bytes):`, hexDump(streamed.head.subarray(0, hexBytes)));
+    return lines.join("\n");
+  }
+  lines.push(`encoding: ${textEncoding(streamed.head)} (first 8 KiB)`, `lines: ${streamed.totalLines}`);
+  if (streamed.lines.length > 0)
+    lines.push(
+      `preview (first ${streamed.lines.length} lines):`,
+      ...streamed.lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`),
+    );
+  return lines.join("\n");
+}
+
 /** `file_inspect`: what a file is (type, size, encoding, line endings, binary or not) with a preview. */
 export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
@@ -63,7 +89,19 @@ export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDef
         throw new ToolError("file_not_found", `No file at "${input.path}".`, { hint: "Check the path with ls or glob." });
       if (stats.isDirectory())
         throw new ToolError("is_a_directory", `"${input.path}" is a directory.`, { hint: "Use ls to list it." });
-      const bytes = await scope.read(input.path);
+      const handle = await scope.openRead(input.path);
+      let bytes: Buffer;
+      try {
+        const size = (await handle.stat()).size;
+        if (size > LARGE_FILE) {
+          // Constant memory: hash the whole file, keep the head and the preview lines only.
+          const streamed = await readBounded(handle, { offset: 1, limit: input.preview_lines ?? 20, maxBytes: 64 * 1024 });
+          return inspectLarge(input.path, streamed, input.hex_bytes ?? 256);
+        }
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
       const binary = looksBinary(bytes);
       const type = sniffType(bytes) ?? (binary ? "application/octet-stream" : "text/plain");
       const lines = [

@@ -3,7 +3,7 @@ import { Minimatch } from "minimatch";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
+import { confinementRoot, DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
 
 const globInput = z.object({
   pattern: z.string().min(1).max(1000).describe('Glob pattern, e.g. "src/**/*.ts" or "*.{md,txt}"'),
@@ -36,7 +36,8 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
       const found: string[] = [];
       let more = false;
       const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
-      for await (const entry of walkDirectory(start, { skipDirectories: skip, signal: context.signal })) {
+      const confineTo = await confinementRoot(context, scope.root);
+      for await (const entry of walkDirectory(start, { skipDirectories: skip, signal: context.signal, ...confineTo })) {
         if (entry.kind === "directory") continue;
         const subject = matchBase ? (entry.relative.split("/").at(-1) ?? entry.relative) : entry.relative;
         if (!matcher.match(subject)) continue;

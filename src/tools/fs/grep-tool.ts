@@ -1,17 +1,35 @@
 import { stat } from "node:fs/promises";
-import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
-import { Minimatch } from "minimatch";
+import path from "node:path";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { searchWithJavaScript } from "./grep-javascript.js";
+import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
+import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { looksBinary, splitLines } from "./text-content.js";
-import { DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
+import { confinementRoot } from "./walk-directory.js";
 
-const MAX_FILE_BYTES = 8 * 1024 * 1024;
-const SEARCH_BATCH = 64;
+/** Options of the `grep` tool; all of them are the host's. */
+export interface GrepToolOptions extends FileToolOptions {
+  /**
+   * Which engine searches. `"auto"`: ripgrep when a trusted `rg` is installed and the run's
+   * process sandbox starts (ripgrep then runs inside it), else the JavaScript engine.
+   * @defaultValue `"auto"`
+   */
+  readonly engine?: "auto" | "ripgrep" | "javascript";
+  /**
+   * How long the JavaScript engine may spend matching one batch of files before the pattern is
+   * refused as too slow (its worker thread is then terminated).
+   * @defaultValue 5000
+   */
+  readonly matchDeadlineMs?: number;
+}
 
 const grepInput = z.object({
-  pattern: z.string().min(1).max(2000).describe("JavaScript regular expression"),
+  pattern: z.string().min(1).max(2000).describe("Regular expression, matched against each line (as ripgrep does)"),
   path: z.string().optional().describe("File or directory (default: workspace)"),
   glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
   ignore_case: z.boolean().optional(),
@@ -23,6 +41,114 @@ const grepInput = z.object({
 
 type GrepInput = z.output<typeof grepInput>;
 
+/**
+ * `grep`: lines matching a regular expression across files, as ripgrep finds them (each line on
+ * its own, `^`/`$` anchored to the line, `.gitignore` honoured, hidden files searched, `.git` and
+ * `node_modules` skipped, binary and files over 8 MiB skipped). With ripgrep installed it runs
+ * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
+ * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
+ * The result's last line names the engine.
+ */
+export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition {
+  const sandboxes = new Map<string, Promise<ProcessSandbox | undefined>>();
+  let ripgrep: string | undefined | null = null;
+  const ripgrepPath = (root: string) => {
+    if (ripgrep === null) {
+      const found = findTrustedExecutable("rg", { untrustedRoots: [root] });
+      ripgrep = found.ok ? found.path : undefined;
+    }
+    return ripgrep;
+  };
+  const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox | undefined> => {
+    const scope = context.permissions.sandbox;
+    const key = `${scope}\u0000${root}`;
+    let sandbox = sandboxes.get(key);
+    if (sandbox === undefined) {
+      sandbox = createProcessSandbox({ scope, workspace: root }).catch(() => undefined);
+      sandboxes.set(key, sandbox);
+    }
+    return sandbox;
+  };
+  return defineTool({
+    name: "grep",
+    description:
+      "Search file contents with a regular expression, line by line like ripgrep. Returns path:line:text for each match " +
+      "(path-line-text for context lines). Honours .gitignore; skips binary files, .git and node_modules.",
+    inputSchema: grepInput,
+    annotations: { title: "Search file contents", readOnlyHint: true },
+    tags: ["builtin", "search", "grep", "regex", "find", "code", "text"],
+    handler: async (input, context) => {
+      const query = toQuery(input);
+      const regex = compilePattern(input);
+      const scope = resolveFileScope(context, options);
+      const start = await scope.resolve(input.path ?? ".", "read");
+      const startStats = await stat(start).catch(() => undefined);
+      if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
+      let answer: GrepAnswer | undefined;
+      let engine = "";
+      const wanted = options.engine ?? "auto";
+      const executable = wanted === "javascript" ? undefined : ripgrepPath(scope.root);
+      const sandbox = executable === undefined ? undefined : await sandboxFor(context, scope.root);
+      if (executable !== undefined && sandbox !== undefined) {
+        const relative = path.relative(scope.root, start);
+        const target = relative === "" ? undefined : relative.startsWith("..") || path.isAbsolute(relative) ? start : relative;
+        try {
+          answer = await searchWithRipgrep(sandbox, executable, scope.root, target, query, context.signal);
+          engine = `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}`;
+        } catch (error) {
+          if (!(error instanceof RipgrepUnusableError)) throw error;
+          engine = `javascript worker (${error.message.split("\n")[0]})`;
+        }
+      } else if (wanted === "ripgrep") {
+        throw new ToolError(
+          "engine_unavailable",
+          "grep is configured to use ripgrep, which is not installed or cannot start here.",
+        );
+      } else engine = "javascript worker";
+      if (answer === undefined) {
+        const matcher = new LineMatcher(regex.source, regex.flags, options.matchDeadlineMs ?? 5000);
+        try {
+          answer = await searchWithJavaScript({
+            root: scope.root,
+            start,
+            startIsFile: startStats.isFile(),
+            query,
+            matcher,
+            read: (target) => scope.read(target),
+            signal: context.signal,
+            ...(await confinementRoot(context, scope.root)),
+          });
+        } catch (error) {
+          if (error instanceof MatchDeadlineError) {
+            throw new ToolError(
+              "pattern_too_slow",
+              `The pattern ${JSON.stringify(input.pattern)} took longer than ${error.deadlineMs} ms to match (catastrophic backtracking); the search was stopped.`,
+              { hint: "Simplify the pattern: avoid nested quantifiers such as (a+)+, or pass fixed_strings: true." },
+            );
+          }
+          throw error;
+        } finally {
+          await matcher.close();
+        }
+      }
+      return format(answer, input, (absolute) => scope.display(absolute), engine);
+    },
+  });
+}
+
+function toQuery(input: GrepInput): GrepQuery {
+  return {
+    pattern: input.pattern,
+    ignoreCase: input.ignore_case === true,
+    fixedStrings: input.fixed_strings === true,
+    glob: input.glob,
+    context: input.context ?? 0,
+    limit: input.max_results ?? 200,
+    filesOnly: input.files_only === true,
+  };
+}
+
+/** The pattern as the JavaScript engine runs it (validated here, so a bad one fails on either engine). */
 function compilePattern(input: GrepInput): RegExp {
   const source = input.fixed_strings === true ? input.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : input.pattern;
   try {
@@ -34,122 +160,16 @@ function compilePattern(input: GrepInput): RegExp {
   }
 }
 
-/** `grep`: lines matching a regular expression across files, with optional context, bounded. */
-export function createGrepTool(options: FileToolOptions = {}): AnyToolDefinition {
-  return defineTool({
-    name: "grep",
-    description:
-      "Search file contents with a regular expression. Returns path:line:text for each match (with context lines if asked). " +
-      "Skips binary files, .git and node_modules.",
-    inputSchema: grepInput,
-    annotations: { title: "Search file contents", readOnlyHint: true },
-    tags: ["builtin", "search", "grep", "regex", "find", "code", "text"],
-    handler: async (input, context) => {
-      const regex = compilePattern(input);
-      const scope = resolveFileScope(context, options);
-      const start = await scope.resolve(input.path ?? ".", "read");
-      const startStats = await stat(start).catch(() => undefined);
-      if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
-      const candidates = startStats.isFile()
-        ? [{ absolute: start, relative: scope.display(start) }]
-        : walkFiles(start, scope.display(start), context.signal);
-      const { output, cut } = await collectMatches(candidates, (target) => scope.read(target), regex, input);
-      if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.`;
-      if (!cut) return output.join("\n");
-      return `${output.join("\n")}\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]`;
-    },
-  });
-}
-
-/** Runs the search over candidate files until `max_results` matching lines (or files) are found. */
-async function collectMatches(
-  candidates: AsyncIterable<{ absolute: string; relative: string }> | Iterable<{ absolute: string; relative: string }>,
-  read: (absolute: string) => Promise<Buffer>,
-  regex: RegExp,
-  input: GrepInput,
-): Promise<{ output: string[]; cut: boolean }> {
-  const filter =
-    input.glob === undefined ? undefined : new Minimatch(input.glob, { dot: true, matchBase: !input.glob.includes("/") });
-  const limit = input.max_results ?? 200;
-  const output: string[] = [];
-  let matches = 0;
-  let files = 0;
-  for await (const batch of batches(candidates, SEARCH_BATCH)) {
-    // Files of a batch are read and searched concurrently (file I/O latency dominates), and
-    // reported in walk order, so the output is the same as a sequential search.
-    const selected = filter === undefined ? batch : batch.filter((file) => filter.match(file.relative));
-    const results = await Promise.all(selected.map((file) => searchFile(read, file.absolute, regex, input.context ?? 0)));
-    for (const [index, found] of results.entries()) {
-      if (found.length === 0) continue;
-      const relative = (selected[index] as { relative: string }).relative;
-      files++;
-      if (input.files_only === true) {
-        if (files > limit) return { output, cut: true };
-        output.push(relative);
-        continue;
-      }
-      for (const line of found) {
-        if (line.match && ++matches > limit) return { output, cut: true };
-        output.push(formatLine(relative, line));
-      }
-    }
-  }
-  return { output, cut: false };
-}
-
-/** Groups an (async) iterable into arrays of up to `size` items. */
-async function* batches<T>(items: AsyncIterable<T> | Iterable<T>, size: number): AsyncGenerator<T[]> {
-  let batch: T[] = [];
-  for await (const item of items) {
-    batch.push(item);
-    if (batch.length >= size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
-/** `path:line:text` for a match, `path-line-text` for a context line, as grep prints them. */
-function formatLine(path: string, line: { number: number; text: string; match: boolean }): string {
-  const separator = line.match ? ":" : "-";
-  return `${path}${separator}${line.number}${separator}${line.text}`;
-}
-
-async function* walkFiles(
-  start: string,
-  prefix: string,
-  signal: AbortSignal,
-): AsyncGenerator<{ absolute: string; relative: string }> {
-  for await (const entry of walkDirectory(start, { skipDirectories: DEFAULT_SKIPPED_DIRECTORIES, signal })) {
-    if (entry.kind !== "file") continue;
-    yield { absolute: entry.absolute, relative: prefix === "." ? entry.relative : `${prefix}/${entry.relative}` };
-  }
-}
-
-async function searchFile(
-  read: (absolute: string) => Promise<Buffer>,
-  absolute: string,
-  regex: RegExp,
-  contextLines: number,
-): Promise<{ number: number; text: string; match: boolean }[]> {
-  const info = await stat(absolute).catch(() => undefined);
-  if (info === undefined || info.size > MAX_FILE_BYTES) return [];
-  // Through the scope, so the workspace sandbox's checks (no hard links, no escapes) hold here too.
-  const bytes = await read(absolute).catch(() => undefined);
-  if (bytes === undefined || looksBinary(bytes)) return [];
-  const text = bytes.toString("utf8");
-  if (!regex.test(text)) return [];
-  const lines = splitLines(text);
-  const keep = new Map<number, boolean>();
-  lines.forEach((line, index) => {
-    if (!regex.test(line)) return;
-    for (let near = Math.max(0, index - contextLines); near <= Math.min(lines.length - 1, index + contextLines); near++) {
-      if (!keep.get(near)) keep.set(near, near === index);
-    }
-    keep.set(index, true);
-  });
-  return [...keep.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([index, match]) => ({ number: index + 1, text: lines[index] as string, match }));
+function format(answer: GrepAnswer, input: GrepInput, display: (absolute: string) => string, engine: string): string {
+  const footer = `[engine: ${engine}]`;
+  const output =
+    input.files_only === true
+      ? answer.files.map(display)
+      : answer.lines.map((line) => {
+          const separator = line.match ? ":" : "-";
+          return `${display(line.absolute)}${separator}${line.number}${separator}${line.text}`;
+        });
+  if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.\n${footer}`;
+  const cut = answer.cut ? `\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]` : "";
+  return `${output.join("\n")}${cut}\n${footer}`;
 }

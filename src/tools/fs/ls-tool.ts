@@ -3,7 +3,7 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { type WalkEntry, walkDirectory } from "./walk-directory.js";
+import { confinementRoot, type WalkEntry, walkDirectory } from "./walk-directory.js";
 
 const lsInput = z.object({
   path: z.string().optional().describe("Default: workspace root"),
@@ -31,14 +31,15 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
       const limit = input.max_entries ?? 500;
       const lines: string[] = [];
       let more = false;
-      for await (const entry of walkDirectory(start, { maxDepth: input.depth ?? 1, signal: context.signal })) {
+      const confineTo = await confinementRoot(context, scope.root);
+      for await (const entry of walkDirectory(start, { maxDepth: input.depth ?? 1, signal: context.signal, ...confineTo })) {
         const hidden = entry.relative.split("/").some((part) => part.startsWith("."));
         if (hidden && input.all !== true) continue;
         if (lines.length >= limit) {
           more = true;
           break;
         }
-        lines.push(await listingLine(entry));
+        lines.push(await listingLine(entry, confineTo.confineTo !== undefined));
       }
       const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
       return [header, ...lines].join("\n");
@@ -47,11 +48,11 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
 }
 
 /** One `ls` line: indented name, `/` for directories, `@` for links, size for files. */
-async function listingLine(entry: WalkEntry): Promise<string> {
+async function listingLine(entry: WalkEntry, confined: boolean): Promise<string> {
   const indent = "  ".repeat(entry.depth - 1);
   const name = entry.relative.split("/").at(-1) ?? entry.relative;
   if (entry.kind === "directory") return `${indent}${name}/`;
   if (entry.kind === "symlink") return `${indent}${name}@`;
-  const size = (await lstat(entry.absolute).catch(() => undefined))?.size;
+  const size = entry.size ?? (confined ? undefined : (await lstat(entry.absolute).catch(() => undefined))?.size);
   return `${indent}${name}${size === undefined ? "" : `  ${size}`}`;
 }

@@ -1,5 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { readBounded } from "./bounded-read.js";
+import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
 import { anchorOf } from "./hashline.js";
@@ -37,49 +39,84 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
     handler: async (input, context) => {
       const requested = (input.path ?? input.file_path) as string;
       const scope = resolveFileScope(context, options);
-      const bytes = await scope.read(requested);
-      if (looksBinary(bytes)) {
-        throw new ToolError("binary_file", `"${requested}" is a binary file (${bytes.length} bytes).`, {
+      const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
+      const offset = input.offset ?? 1;
+      const content = await readLines(scope, requested, offset, input.limit, maxBytes);
+      if (looksBinary(content.head)) {
+        throw new ToolError("binary_file", `"${requested}" is a binary file (${content.size} bytes).`, {
           hint: "Use file_inspect to see its type and a hex dump.",
         });
       }
-      const version = fileVersion(bytes);
-      const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
-      const offset = input.offset ?? 1;
+      const { version, lines } = content;
+      const bytes = { length: content.size };
       const rangeKey = `${offset}:${input.limit ?? "all"}:${maxBytes}`;
       const tracker = context.storage.get(READ_TRACKER);
       const absolute = await scope.resolve(requested, "read");
       if (tracker.seen(absolute, version, rangeKey)) {
         return `${requested} · ${version} · unchanged since your last read of these lines; use the content you already have.`;
       }
-      const lines = splitLines(bytes.toString("utf8"));
-      if (offset > Math.max(lines.length, 1)) {
+      if (offset > Math.max(content.totalLines, 1)) {
         throw new ToolError(
           "offset_out_of_range",
-          `"${requested}" has ${lines.length} lines; offset ${offset} is past the end.`,
+          `"${requested}" has ${content.totalLines} lines; offset ${offset} is past the end.`,
           {
-            hint: `Use an offset from 1 to ${Math.max(lines.length, 1)}.`,
+            hint: `Use an offset from 1 to ${Math.max(content.totalLines, 1)}.`,
           },
         );
       }
-      const body = numberedLines(lines, offset, input.limit, maxBytes, options.hashline === true);
+      const body = numberedLines(lines, content.firstLine, offset, input.limit, maxBytes, options.hashline === true);
       tracker.remember(absolute, version, rangeKey);
-      const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${lines.length}`;
+      const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${content.totalLines}`;
       const header = `${requested} · ${version} · ${shown} · ${bytes.length} bytes`;
-      const more = offset + body.count - 1 < lines.length ? `\n[more: continue with offset=${offset + body.count}]` : "";
+      const more = offset + body.count - 1 < content.totalLines ? `\n[more: continue with offset=${offset + body.count}]` : "";
       const cut = body.cutByBytes ? ` (cut at max_bytes=${maxBytes})` : "";
       return `${header}${cut}\n${body.text}${more}`;
     },
   });
 }
 
-function numberedLines(lines: readonly string[], offset: number, limit: number | undefined, maxBytes: number, hashline: boolean) {
-  const end = limit === undefined ? lines.length : Math.min(lines.length, offset - 1 + limit);
+/** Files up to this size are read whole; larger ones are streamed (bounded memory). */
+const STREAM_THRESHOLD = 4 * 1024 * 1024;
+
+/** The lines of a file from `offset` on (`lines[0]` is line `firstLine`), its version and size. */
+async function readLines(scope: FileScope, requested: string, offset: number, limit: number | undefined, maxBytes: number) {
+  const handle = await scope.openRead(requested);
+  try {
+    const stats = await handle.stat();
+    if (stats.size > STREAM_THRESHOLD) {
+      const streamed = await readBounded(handle, { offset, limit, maxBytes });
+      return { ...streamed, firstLine: offset };
+    }
+    const bytes = await handle.readFile();
+    const lines = splitLines(bytes.toString("utf8"));
+    return {
+      version: fileVersion(bytes),
+      size: bytes.length,
+      head: bytes.subarray(0, 8192),
+      lines,
+      totalLines: lines.length,
+      firstLine: 1,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+function numberedLines(
+  lines: readonly string[],
+  firstLine: number,
+  offset: number,
+  limit: number | undefined,
+  maxBytes: number,
+  hashline: boolean,
+) {
+  const available = firstLine - 1 + lines.length;
+  const end = limit === undefined ? available : Math.min(available, offset - 1 + limit);
   const out: string[] = [];
   let bytes = 0;
   let cutByBytes = false;
   for (let index = offset - 1; index < end; index++) {
-    const text = lines[index] as string;
+    const text = lines[index - (firstLine - 1)] as string;
     const number = index + 1;
     const line = hashline ? `${anchorOf(number, text)}|${text}` : `${String(number).padStart(6)}\t${text}`;
     const size = Buffer.byteLength(line) + 1;

@@ -9,6 +9,7 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
+import { recoverWorkspace } from "./intent-log.js";
 
 /** What a scope decides itself: how paths are located; everything else is shared. */
 export interface ScopeLocator {
@@ -52,8 +53,13 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
     resolve: (requested, intent) => locator.resolve(requested, intent),
     display: (absolute) => locator.display(absolute),
     openParent: (requested, options) => locator.openParent(requested, options),
-    lockKey: (requested) => locator.lockKey(requested),
-    openRead: (requested) => guardedFileOperation(requested, () => openRead(locator, requested)),
+    lockKey: (requested) => guardedFileOperation(requested, () => locator.lockKey(requested)),
+    openRead: (requested) =>
+      guardedFileOperation(requested, async () => {
+        // A crashed change in this workspace is finished before anything reads it.
+        await recoverWorkspace(scope);
+        return openRead(locator, requested);
+      }),
     removeDirectory: async (realPath) => {
       const parent = await locator.openParent(realPath, { follow: false, mutate: false });
       try {
@@ -64,6 +70,7 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
     },
     read: (requested) =>
       guardedFileOperation(requested, async () => {
+        await recoverWorkspace(scope);
         const handle = await openRead(locator, requested);
         try {
           return await handle.readFile();
@@ -72,8 +79,14 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
         }
       }),
     stat: async (requested) => {
-      const parent = await locator.openParent(requested, { follow: true, mutate: false }).catch(() => undefined);
+      // Missing is `undefined`; a refused path (outside, symlink escape) is an error the model must see.
+      const parent = await locator.openParent(requested, { follow: true, mutate: false }).catch((error: unknown) => {
+        if (error instanceof ToolError && error.code === "is_a_directory") return "root" as const;
+        if (error instanceof SandboxViolationError || error instanceof ToolError) throw error;
+        return undefined;
+      });
       if (parent === undefined) return undefined;
+      if (parent === "root") return lstat(locator.root);
       try {
         return await lstat(parent.at(parent.name)).catch(() => undefined);
       } finally {

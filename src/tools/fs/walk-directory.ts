@@ -1,4 +1,5 @@
-import { opendir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, opendir, realpath } from "node:fs/promises";
 import path from "node:path";
 
 /** One entry found by {@link walkDirectory}. */
@@ -11,6 +12,8 @@ export interface WalkEntry {
   readonly kind: "file" | "directory" | "symlink" | "other";
   /** Depth below the start (1 = a direct child). */
   readonly depth: number;
+  /** Size in bytes (files), read through the verified directory handle. */
+  readonly size?: number;
 }
 
 /** Options of {@link walkDirectory}. */
@@ -21,6 +24,11 @@ export interface WalkOptions {
   readonly skipDirectories?: ReadonlySet<string>;
   /** Stops the walk. */
   readonly signal?: AbortSignal;
+  /**
+   * The workspace's real path: every directory is opened as a verified handle inside it (see
+   * {@link listDirectory}), so a directory swapped for a symbolic link mid-walk is never listed.
+   */
+  readonly confineTo?: string;
 }
 
 /** Directories that tools skip unless asked: version control data and dependency trees. */
@@ -36,16 +44,87 @@ export async function* walkDirectory(start: string, options: WalkOptions = {}): 
   while (queue.length > 0) {
     const directory = queue.shift() as { absolute: string; relative: string; depth: number };
     options.signal?.throwIfAborted();
-    for (const { name, kind } of await readSortedEntries(directory.absolute)) {
+    for (const { name, kind, size } of await listDirectory(directory.absolute, options.confineTo)) {
       const absolute = path.join(directory.absolute, name);
       const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
       const depth = directory.depth + 1;
-      yield { absolute, relative, kind, depth };
+      yield size === undefined ? { absolute, relative, kind, depth } : { absolute, relative, kind, depth, size };
       if (kind === "directory" && depth < maxDepth && options.skipDirectories?.has(name) !== true) {
         queue.push({ absolute, relative, depth });
       }
     }
   }
+}
+
+/**
+ * `{ confineTo }` for a run whose file tools are confined to the workspace (scope `"workspace"`),
+ * with the workspace's real path; `{}` otherwise.
+ */
+export async function confinementRoot(
+  context: { readonly permissions: { readonly sandbox: string } },
+  root: string,
+): Promise<{ confineTo?: string }> {
+  if (context.permissions.sandbox !== "workspace") return {};
+  return { confineTo: await realpath(root).catch(() => root) };
+}
+
+/** One entry of {@link listDirectory}. */
+export interface ListedEntry {
+  readonly name: string;
+  readonly kind: WalkEntry["kind"];
+  /** Size of a regular file, when the listing was confined (read through the handle). */
+  readonly size?: number;
+}
+
+/**
+ * A directory's entries sorted by name (byte order); none when it cannot be read (skipped, as
+ * find(1) does).
+ *
+ * With `confineTo` (Linux), the directory is opened once with `O_DIRECTORY | O_NOFOLLOW`, the
+ * handle's real location (`/proc/self/fd/N`) is checked to be inside `confineTo`, and the listing
+ * and the sizes are read through `/proc/self/fd/N/...`, which the kernel does not resolve again:
+ * a concurrent swap of the directory (or of any directory above it) for a symbolic link to the
+ * outside makes the listing empty, never an outside listing. Elsewhere the directory's real path
+ * is checked before and after listing.
+ */
+export async function listDirectory(directory: string, confineTo?: string): Promise<ListedEntry[]> {
+  if (confineTo === undefined) return readSortedEntries(directory);
+  if (process.platform !== "linux") {
+    if (!(await insideReal(directory, confineTo))) return [];
+    const entries = await readSortedEntries(directory);
+    return (await insideReal(directory, confineTo)) ? entries : [];
+  }
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return [];
+  }
+  try {
+    const via = `/proc/self/fd/${handle.fd}`;
+    const real = await realpath(via).catch(() => undefined);
+    if (real === undefined || !isInside(real, confineTo)) return [];
+    const entries = await readSortedEntries(via);
+    return await Promise.all(
+      entries.map(async (entry) => {
+        if (entry.kind !== "file") return entry;
+        const size = (await lstat(path.join(via, entry.name)).catch(() => undefined))?.size;
+        return size === undefined ? entry : { ...entry, size };
+      }),
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+async function insideReal(directory: string, root: string): Promise<boolean> {
+  const real = await realpath(directory).catch(() => undefined);
+  return real !== undefined && isInside(real, root);
+}
+
+function isInside(candidate: string, root: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /** A directory's entries sorted by name; none when it cannot be read (skipped, as find(1) does). */
@@ -59,5 +138,5 @@ async function readSortedEntries(directory: string): Promise<{ name: string; kin
   } catch {
     return [];
   }
-  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
 }

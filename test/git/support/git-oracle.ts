@@ -109,11 +109,10 @@ export function diffNameStatus(
 /** Contributor totals the way the tool defines them, computed from `git log --numstat`. */
 export function contributorTotals(directory: string, path?: string) {
   const pathArgs = path === undefined ? [] : ["--", path];
-  const touching = path === undefined ? undefined : commitsTouching(directory, path);
   const totals = new Map<string, { commits: number; merges: number; added: number; removed: number }>();
-  const blocks = logNumstat(directory, ["--full-history", "--format=%x01%H%x00%ae%x00%P", ...pathArgs]);
+  // Default history simplification, as git shortlog -- <path> counts.
+  const blocks = logNumstat(directory, ["--format=%x01%H%x00%ae%x00%P", ...pathArgs]);
   for (const block of blocks) {
-    if (touching !== undefined && !touching.has(block.id)) continue;
     const email = (block.header[1] ?? "").toLowerCase();
     const merge = (block.header[2] ?? "").split(" ").length > 1;
     const total = totals.get(email) ?? { commits: 0, merges: 0, added: 0, removed: 0 };

@@ -31,8 +31,10 @@ async function loadFormats() {
 }
 
 const formats = await loadFormats();
-const runs = formats.map(({ core, tools }) =>
-  core.createRegistry({ tools: tools.createFileTools() }).createRun({
+const registries = formats.map(({ core, tools }) => core.createRegistry({ tools: tools.createFileTools() }));
+// One run per task: a run remembers its reads and answers an unchanged re-read with a short note.
+const runs = Array.from({ length: options.count }, (_, index) =>
+  registries[index % registries.length].createRun({
     profile: "full",
     permissions: { sandbox: options.sandbox, workspace: options.workspace },
   }),
@@ -44,7 +46,7 @@ const results = [];
 const started = performance.now();
 await Promise.all(
   Array.from({ length: options.count }, async (_, index) => {
-    const run = runs[index % runs.length];
+    const run = runs[index];
     const target = options.paths[index % options.paths.length];
     if (options.mode === "increment") {
       for (let attempt = 0; ; attempt++) {

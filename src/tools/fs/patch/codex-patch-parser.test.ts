@@ -121,15 +121,14 @@ describe("parseCodexPatch", () => {
     ]);
   });
 
-  it("normalises paths and refuses ones that leave the root, with the patch line", () => {
+  it("normalises paths, keeps absolute and parent paths for the scope to judge, and refuses a drive letter with the patch line", () => {
     expect(parsed("*** Begin Patch\n*** Delete File: ./src//x/../y.ts\n*** End Patch")).toEqual([
       { type: "delete", path: "src/y.ts", patchLine: 2 },
     ]);
-    expect(parseFailure("*** Begin Patch\n*** Add File: ../outside\n+x\n*** End Patch")).toMatchObject({
-      code: "invalid_path",
-      line: 2,
-    });
-    expect(parseFailure("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch")).toMatchObject({
+    expect(parsed("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch")).toEqual([
+      { type: "delete", path: "/etc/passwd", patchLine: 2 },
+    ]);
+    expect(parseFailure("*** Begin Patch\n*** Delete File: C:\\x\n*** End Patch")).toMatchObject({
       code: "invalid_path",
       line: 2,
     });

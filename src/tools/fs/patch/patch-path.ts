@@ -1,12 +1,10 @@
 import { fail, type Outcome, succeed } from "./patch-error.js";
 
 /**
- * Normalises a path named in a patch to a clean relative path (`a/./b//c` to `a/b/c`, `\` to
- * `/`, inner `..` resolved) and refuses what cannot name a file inside the workspace: absolute
- * paths, drive letters, `~`, `..` that climbs above the root, and paths naming a directory.
- * The tool layer still confines the result (symlinks are its business); this only makes sure
- * that two spellings of one file are one key in the plan, and that the model hears early and
- * clearly why a path was refused.
+ * Normalises a path named in a patch (`a/./b//c` to `a/b/c`, `\` to `/`, inner `..` resolved).
+ * Absolute paths and `..` above the root are kept: like `read` and `write`, the tool layer's scope
+ * decides (under sandbox `"workspace"` only paths inside the workspace pass, elsewhere any path).
+ * Refused here: empty paths, NUL, drive letters, `~` (never expanded), and paths naming a directory.
  */
 export function normalizePatchPath(raw: string): Outcome<string> {
   const path = raw.trim();
@@ -15,18 +13,20 @@ export function normalizePatchPath(raw: string): Outcome<string> {
   if (path === "") return refuse("the path is empty");
   if (path.includes("\0")) return refuse("it contains a NUL character");
   const slashed = path.replaceAll("\\", "/");
-  if (slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) return refuse("absolute paths are not accepted");
+  if (/^[A-Za-z]:/.test(slashed)) return refuse("drive-letter paths are not accepted");
+  const absolute = slashed.startsWith("/");
   if (slashed === "~" || slashed.startsWith("~/")) return refuse("home-directory paths are not accepted");
   if (slashed.endsWith("/")) return refuse("it names a directory, not a file");
   const segments: string[] = [];
   for (const segment of slashed.split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
-      if (segments.pop() === undefined) return refuse("it leaves the workspace root");
+      if (segments.length > 0 && segments.at(-1) !== "..") segments.pop();
+      else if (!absolute) segments.push("..");
       continue;
     }
     segments.push(segment);
   }
-  if (segments.length === 0) return refuse("it names the workspace root, not a file");
-  return succeed(segments.join("/"));
+  if (segments.length === 0 || segments.at(-1) === "..") return refuse("it names a directory, not a file");
+  return succeed(`${absolute ? "/" : ""}${segments.join("/")}`);
 }

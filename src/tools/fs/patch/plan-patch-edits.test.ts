@@ -81,7 +81,7 @@ describe("planPatch with edits and replace", () => {
       code: "file_not_found",
       path: "nope.txt",
     });
-    expect(errorOf(await planPatch({ kind: "replace", path: "../x", find: "a", replace: "b" }, files({})))).toMatchObject({
+    expect(errorOf(await planPatch({ kind: "replace", path: "~/x", find: "a", replace: "b" }, files({})))).toMatchObject({
       code: "invalid_path",
     });
   });

@@ -169,7 +169,7 @@ describe("parseUnifiedDiff", () => {
     });
   });
 
-  it("refuses paths that leave the root", () => {
-    expect(parseFailure("--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-x\n+y\n")).toMatchObject({ code: "invalid_path", line: 1 });
+  it("refuses a path naming a directory, and leaves parent paths to the scope", () => {
+    expect(parseFailure("--- a/x/..\n+++ b/x/..\n@@ -1 +1 @@\n-x\n+y\n")).toMatchObject({ code: "invalid_path", line: 1 });
   });
 });

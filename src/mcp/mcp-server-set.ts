@@ -12,12 +12,13 @@ export interface McpServerFailure {
 }
 
 /**
- * The connected servers of one registry, shared (run id `undefined`) or private to a run. The
+ * The connected servers of one registry (named a set, not a group: a `ToolGroup` is something
+ * else, a set of tools with an enabling condition), shared (run id `undefined`) or private to a run. The
  * resource tools and `connect_mcp` look servers up here, always through a run id, so a run never
  * reaches another run's server.
  */
-export class McpServerGroup {
-  /** Events of every server connected through this group. */
+export class McpServerSet {
+  /** Events of every server connected through this set. */
   readonly events: EventBus<McpEvents>;
   private readonly handles: McpServerHandle[] = [];
   private readonly failed: McpServerFailure[] = [];
@@ -27,7 +28,7 @@ export class McpServerGroup {
     this.events = events;
   }
 
-  /** Servers that failed to connect when the group was built. */
+  /** Servers that failed to connect when the set was built. */
   get failures(): readonly McpServerFailure[] {
     return this.failed;
   }
@@ -46,7 +47,7 @@ export class McpServerGroup {
     this.handles.push(handle);
   }
 
-  /** Records a server that could not be connected (see {@link McpServerGroup.failures}). */
+  /** Records a server that could not be connected (see {@link McpServerSet.failures}). */
   addFailure(failure: McpServerFailure): void {
     this.failed.push(failure);
   }
@@ -74,12 +75,12 @@ export class McpServerGroup {
     return this.handles.map((handle) => handle.status);
   }
 
-  /** Registers cleanup to run at {@link McpServerGroup.close} (e.g. removing the resource tools). */
+  /** Registers cleanup to run at {@link McpServerSet.close} (e.g. removing the resource tools). */
   addDisposer(dispose: () => unknown): void {
     this.disposers.push(dispose);
   }
 
-  /** Closes every server of the group and runs its disposers. */
+  /** Closes every server of the set and runs its disposers. */
   async close(): Promise<void> {
     const handles = this.handles.splice(0);
     const disposers = this.disposers.splice(0);
@@ -97,3 +98,11 @@ export class McpServerGroup {
     }
   }
 }
+
+/**
+ * The former name of {@link McpServerSet}.
+ * @deprecated Use `McpServerSet`; this alias will be removed in the next major version.
+ */
+export const McpServerGroup = McpServerSet;
+/** @deprecated Use `McpServerSet`. */
+export type McpServerGroup = McpServerSet;

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type AnyToolDefinition, defineTool } from "../../src/index.js";
+import { type LabelledQuery, loadMetatool, type MetaTool } from "./metatool-data.js";
+
+/** One retrieval data set: tool definitions and queries labelled with their ids. */
+export interface RetrievalDataset {
+  readonly name: string;
+  /** What the set is for: "development" (parameters chosen on it) or "evaluation" (reported only). */
+  readonly role: "development" | "evaluation";
+  readonly tools: readonly { readonly id: string; readonly definition: AnyToolDefinition }[];
+  readonly queries: readonly LabelledQuery[];
+}
+
+const dataDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../data");
+
+function readJsonLines(path: string): Record<string, unknown>[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A MetaTool entry as a deferred catalog tool; the human name becomes the title annotation. */
+export function metaToolDefinition(tool: MetaTool): AnyToolDefinition {
+  return defineTool({
+    name: tool.id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64),
+    description: `${tool.description}\n\n${tool.descriptionForModel}`,
+    tier: "deferred",
+    annotations: { title: tool.nameForHuman },
+    inputSchema: { type: "object" },
+    handler: () => "",
+  });
+}
+
+/** MetaTool (vendored, MIT): its single-tool and its two-tool queries as two sets. */
+export function metatoolDatasets(): RetrievalDataset[] {
+  const data = loadMetatool();
+  const tools = data.tools.map((tool) => ({ id: tool.id, definition: metaToolDefinition(tool) }));
+  return [
+    { name: "MetaTool single-tool", role: "evaluation", tools, queries: data.single },
+    { name: "MetaTool two-tool", role: "evaluation", tools, queries: data.multi },
+  ];
+}
+
+interface McpToolRecord {
+  readonly id: string;
+  readonly server: string;
+  readonly name: string;
+  readonly description: string;
+  readonly title?: string;
+  readonly parameters: readonly { readonly name: string; readonly description?: string }[];
+}
+
+/**
+ * The MCP reference servers set (bench/data/mcp-servers, MIT): tools registered the way
+ * `connectMcpServers` registers them, `mcp_<server>_<tool>` with the `mcp_server:<server>` tag.
+ */
+export function mcpServersDataset(): RetrievalDataset {
+  const directory = join(dataDirectory, "mcp-servers");
+  if (!existsSync(join(directory, "tools.jsonl"))) throw new Error(`MCP servers data not found in ${directory}.`);
+  const records = readJsonLines(join(directory, "tools.jsonl")) as unknown as McpToolRecord[];
+  const tools = records.map((record) => ({
+    id: record.id,
+    definition: defineTool({
+      name: `mcp_${record.server.replace(/[^a-zA-Z0-9_]/g, "_")}_${record.name}`.slice(0, 64),
+      description: record.description,
+      tier: "deferred",
+      tags: ["mcp", `mcp_server:${record.server}`],
+      ...(record.title === undefined ? {} : { annotations: { title: record.title } }),
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          record.parameters.map((parameter) => [
+            parameter.name,
+            parameter.description === undefined ? {} : { description: parameter.description },
+          ]),
+        ),
+      },
+      handler: () => "",
+    }),
+  }));
+  const queries = readJsonLines(join(directory, "queries.jsonl")).map((row) => ({
+    id: String(row.id),
+    query: String(row.query),
+    gold: (row.gold_tool_ids as string[]).map(String),
+  }));
+  return { name: "MCP reference servers", role: "development", tools, queries };
+}
+
+/** Every data set the bench evaluates, the development set first. */
+export function retrievalDatasets(): RetrievalDataset[] {
+  return [mcpServersDataset(), ...metatoolDatasets()];
+}

@@ -1,0 +1,30 @@
+import type { Registry } from "../registry/registry.js";
+import type { CreateRunOptions, Run } from "./run.js";
+import type { RunState } from "./run-state.js";
+import type { RunStore } from "./run-store.js";
+
+/** Options of {@link openRun}: `createRun`'s, with the store and the run's id required. */
+export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRevision" | "runId" | "activation"> & {
+  /** Where the run lives. */
+  readonly store: RunStore<RunState>;
+  /** The run (conversation) to continue or start. */
+  readonly runId: string;
+};
+
+/**
+ * Continues the run `runId` from `store` in this process (any process: the state holds what the
+ * run needs), or starts it there when nothing is stored. The run saves itself to the store after
+ * every call, checking the revision it was loaded at.
+ *
+ * @example
+ * ```ts
+ * const run = await openRun(registry, { store, runId: conversationId, permissions });
+ * for (const interrupted of await run.settleInterrupted()) sendToModel(interrupted);
+ * ```
+ */
+export async function openRun(registry: Registry, options: OpenRunOptions): Promise<Run> {
+  const { store, runId, ...rest } = options;
+  const stored = await store.load(runId);
+  if (stored === undefined) return registry.createRun({ ...rest, runId, store, storeRevision: 0 });
+  return registry.createRun({ ...rest, state: stored.state, store, storeRevision: stored.revision });
+}

@@ -1,0 +1,113 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
+
+/** A call that was waiting for approval when the run was saved. */
+export interface PendingApprovalState {
+  /** The approval request's id (the broker's). */
+  readonly approvalId: string;
+  /** The provider's tool-call id. */
+  readonly callId: string;
+  /** The tool. */
+  readonly toolName: string;
+  /** When the request is denied if nobody answers, in ms since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** A skill constraint in force when the run was saved. */
+export interface SkillConstraintState {
+  /** The skill. */
+  readonly skill: string;
+  /** Its `allowed-tools`. */
+  readonly allowedTools: readonly string[];
+}
+
+/**
+ * Everything a run needs to continue in another process: pass it to `createRun({ state })`, or
+ * keep it in a `RunStore` (`createRun({ store })` saves after every call). Version 2; version 1
+ * states (activations only) are read too.
+ */
+export interface RunState {
+  /** Format version. */
+  readonly version: 2;
+  /** The run's id. */
+  readonly runId: string;
+  /** Its activations, each tied to the identity of the tool it activated. */
+  readonly activation: ActivationTrackerState;
+  /** Skill constraints in force, outermost first. */
+  readonly skills: readonly SkillConstraintState[];
+  /**
+   * Run-scoped tool state saved by its key (`createRunStorageKey(name, create, persist)`): the
+   * file tools' undo/redo journal and read record, the todo list, and any host tool's.
+   */
+  readonly storage: Readonly<Record<string, unknown>>;
+  /** Calls that were waiting for approval: a resumed run reports them (see `run.interruptedCalls()`). */
+  readonly pendingApprovals: readonly PendingApprovalState[];
+  /** The toolbox index the model was shown, once frozen (`undefined`: not frozen yet or nothing listed). */
+  readonly toolboxIndex?: string | undefined;
+}
+
+/** A version 1 state, as written before version 2. */
+export interface RunStateV1 {
+  readonly version: 1;
+  readonly runId: string;
+  readonly activation: ActivationTrackerState;
+}
+
+function invalid(message: string): ConfigurationError {
+  return new ConfigurationError("invalid_run_state", `Invalid run state: ${message}`, { data: { field: "state" } });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Checks a saved state and brings it to the current version (1 -> 2: no skills, storage or
+ * pending approvals).
+ * @throws ConfigurationError `invalid_run_state` naming what is wrong.
+ */
+export function parseRunState(value: unknown): RunState {
+  if (!isRecord(value)) throw invalid("expected an object as written by run.toJSON().");
+  if (typeof value.runId !== "string" || value.runId === "") throw invalid("runId must be a non-empty string.");
+  // Validates the activations (throws its own ConfigurationError).
+  ActivationTracker.fromJSON(value.activation);
+  const activation = value.activation as ActivationTrackerState;
+  if (value.version === 1) return { version: 2, runId: value.runId, activation, skills: [], storage: {}, pendingApprovals: [] };
+  if (value.version !== 2) throw invalid(`unknown version ${JSON.stringify(value.version)} (this library reads 1 and 2).`);
+  const { skills, storage, pendingApprovals, toolboxIndex } = value;
+  if (
+    !Array.isArray(skills) ||
+    !skills.every(
+      (skill) =>
+        isRecord(skill) &&
+        typeof skill.skill === "string" &&
+        Array.isArray(skill.allowedTools) &&
+        skill.allowedTools.every((name) => typeof name === "string"),
+    )
+  ) {
+    throw invalid("skills must be a list of { skill, allowedTools: string[] }.");
+  }
+  if (!isRecord(storage)) throw invalid("storage must be an object.");
+  if (
+    !Array.isArray(pendingApprovals) ||
+    !pendingApprovals.every(
+      (pending) =>
+        isRecord(pending) &&
+        typeof pending.approvalId === "string" &&
+        typeof pending.callId === "string" &&
+        typeof pending.toolName === "string" &&
+        typeof pending.expiresAt === "number",
+    )
+  ) {
+    throw invalid("pendingApprovals must be a list of { approvalId, callId, toolName, expiresAt }.");
+  }
+  if (toolboxIndex !== undefined && typeof toolboxIndex !== "string") throw invalid("toolboxIndex must be a string.");
+  return {
+    version: 2,
+    runId: value.runId,
+    activation,
+    skills: skills as SkillConstraintState[],
+    storage,
+    pendingApprovals: pendingApprovals as PendingApprovalState[],
+    toolboxIndex,
+  };
+}

@@ -1,0 +1,86 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * The worker's source, evaluated as CommonJS in a worker thread (no file to locate in the ESM
+ * and CJS builds). It compiles the pattern once and answers each batch of texts with the
+ * indices of matching lines, split on `\n` only as ripgrep does (a `\r` stays in the line).
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const regex = new RegExp(workerData.source, workerData.flags);
+parentPort.on("message", (batch) => {
+  const results = batch.texts.map((text) => {
+    if (text === "") return [];
+    const lines = text.split("\\n");
+    if (text.endsWith("\\n")) lines.pop();
+    const found = [];
+    for (let index = 0; index < lines.length; index++) if (regex.test(lines[index])) found.push(index);
+    return found;
+  });
+  parentPort.postMessage({ id: batch.id, results });
+});
+`;
+
+/** Thrown when matching took longer than the deadline; the worker was terminated. */
+export class MatchDeadlineError extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`matching took longer than ${deadlineMs} ms`);
+    this.name = "MatchDeadlineError";
+  }
+}
+
+/**
+ * Runs a model's regular expression off the host's event loop: a worker thread matches, and a
+ * batch that does not finish within `deadlineMs` (catastrophic backtracking such as `^(a+)+$`)
+ * or an abort terminates the worker, which stops the match in the middle (V8 cannot be
+ * interrupted any other way).
+ */
+export class LineMatcher {
+  private readonly worker: Worker;
+  private nextId = 0;
+  private closed = false;
+
+  constructor(
+    source: string,
+    flags: string,
+    private readonly deadlineMs: number,
+  ) {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags } });
+    this.worker.unref();
+  }
+
+  /** Indices of the matching lines of each text. */
+  match(texts: readonly string[], signal: AbortSignal): Promise<number[][]> {
+    if (this.closed) return Promise.reject(new Error("the matcher is closed"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const finish = (error: Error | undefined, results?: number[][]) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.worker.off("message", onMessage);
+        this.worker.off("error", onError);
+        if (error !== undefined) {
+          void this.close();
+          reject(error);
+        } else resolve(results as number[][]);
+      };
+      const onMessage = (message: { id: number; results: number[][] }) => {
+        if (message.id === id) finish(undefined, message.results);
+      };
+      const onError = (error: Error) => finish(error);
+      const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+      const timer = setTimeout(() => finish(new MatchDeadlineError(this.deadlineMs)), this.deadlineMs);
+      this.worker.on("message", onMessage);
+      this.worker.on("error", onError);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.worker.postMessage({ id, texts });
+    });
+  }
+
+  /** Ends the worker (mid-match if need be). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.worker.terminate();
+  }
+}

@@ -1,0 +1,76 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+
+const git = capability("git");
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-gitmeta-"));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+function runIn(sandbox: "workspace" | "unrestricted"): Run {
+  return createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
+}
+const codeOf = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
+
+/** Every way a file tool can create or change a file: write, edit, replace, apply_patch (add, update, move, delete). */
+async function attempts(run: Run, target: string): Promise<string[]> {
+  return [
+    codeOf(await run.call("write", { path: target, content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" })),
+    codeOf(await run.call("edit", { path: target, old_text: "bare", new_text: "fsmonitor" })),
+    codeOf(await run.call("replace", { path: target, find: "bare", replace: "fsmonitor" })),
+    codeOf(await run.call("apply_patch", { patch: `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch` })),
+    codeOf(await run.call("apply_patch", { patch: `*** Begin Patch\n*** Delete File: ${target}\n*** End Patch` })),
+    codeOf(
+      await run.call("apply_patch", {
+        patch: `*** Begin Patch\n*** Update File: notes.txt\n*** Move to: ${target}\n@@\n-n\n+m\n*** End Patch`,
+      }),
+    ),
+  ];
+}
+
+describe.skipIf(git.missing)(git.label("file tools and git state under sandbox workspace"), () => {
+  beforeEach(async () => {
+    execFileSync("git", ["init", "-q", workspace]);
+    execFileSync("git", ["-C", workspace, "submodule", "status"]);
+    await mkdir(path.join(workspace, ".git", "modules", "sub"), { recursive: true });
+    await writeFile(path.join(workspace, ".git", "modules", "sub", "config"), "[core]\n\tbare = false\n");
+    await writeFile(path.join(workspace, "notes.txt"), "n\n");
+  });
+
+  for (const target of [
+    ".git/config",
+    ".git/config.worktree",
+    ".git/hooks/pre-commit",
+    ".git/commondir",
+    ".git/info/attributes",
+    ".git/objects/info/alternates",
+    ".git/modules/sub/config",
+    ".git/worktrees/w/gitdir",
+    "sub/.git",
+    ".GIT/config",
+  ]) {
+    escapeAttempt("git-metadata", `write/edit/replace/apply_patch cannot create or change ${target}`, async () => {
+      const before = await readFile(path.join(workspace, ".git", "config"), "utf8");
+      const codes = await attempts(runIn("workspace"), target);
+      expect(codes.filter((code) => code === "ok")).toEqual([]);
+      expect(codes).toContain("git_metadata_refused");
+      expect(await readFile(path.join(workspace, ".git", "config"), "utf8")).toBe(before);
+    });
+  }
+
+  it("positive control: unrestricted writes .git/config, and workspace still writes ordinary files and .gitignore", async () => {
+    expect(codeOf(await runIn("unrestricted").call("write", { path: ".git/config", content: "[core]\n" }))).toBe("ok");
+    const run = runIn("workspace");
+    expect(codeOf(await run.call("write", { path: ".gitignore", content: "dist\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: "src/config", content: "x\n" }))).toBe("ok");
+  });
+});

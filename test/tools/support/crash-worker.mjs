@@ -1,0 +1,40 @@
+// Loops multi-file apply_patch flips (10 files between states A and B) and 2 MB writes until killed.
+// argv[2]: JSON { workspace, format: "src" | "dist" }. Prints "ready" after its first change.
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const { workspace, format } = JSON.parse(process.argv[2]);
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const load = (src, dist) => import(pathToFileURL(path.join(repo, format === "src" ? src : dist)).href);
+const core = await load("src/index.ts", "dist/index.js");
+const tools = await load("src/tools/index.ts", "dist/tools/index.js");
+const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
+  profile: "full",
+  permissions: { sandbox: "workspace", workspace },
+});
+
+const FILES = 10;
+const patch = (from, to) =>
+  [
+    "*** Begin Patch",
+    ...Array.from({ length: FILES }, (_, i) => [`*** Update File: f${i}.txt`, `-${from} ${i}`, `+${to} ${i}`]).flat(),
+    "*** End Patch",
+  ].join("\n");
+const big = (letter) => letter.repeat(2 * 1024 * 1024);
+
+let state = (await run.call("read", { path: "f0.txt" })).output.includes("A 0") ? "A" : "B";
+let ready = false;
+for (let round = 0; ; round++) {
+  const next = state === "A" ? "B" : "A";
+  const result = await run.call("apply_patch", { patch: patch(state, next) });
+  if (!result.ok) {
+    process.stderr.write(`${JSON.stringify(result.error)}\n`);
+    process.exit(2);
+  }
+  state = next;
+  await run.call("write", { path: "big.txt", content: big(round % 2 === 0 ? "x" : "y") });
+  if (!ready) {
+    ready = true;
+    process.stdout.write("ready\n");
+  }
+}
