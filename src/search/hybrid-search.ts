@@ -80,7 +80,7 @@ export class HybridSearch {
     return this.pending.size;
   }
 
-  /** Adds or replaces a document. Its vector is computed at the next hybrid search (or {@link prepare}). */
+  /** Adds or replaces a document. Its vector is computed at the next hybrid search (or `prepare()`). */
   set(document: SearchDocument): void {
     this.keyword.set(document);
     if (this.embedder === undefined) return;
