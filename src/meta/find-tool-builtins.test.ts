@@ -47,6 +47,24 @@ describe("find_tool with the real built-in tools", () => {
     expect(names("save a URL to disk")[0]).toBe("download");
   });
 
+  it("ranks glob above grep for finding files by name, and grep first for searching contents", () => {
+    for (const query of ["find files matching *.go", "find all .ts files", "list files matching a pattern"]) {
+      const ranked = names(query);
+      expect(ranked.indexOf("glob"), query).toBeLessThan(ranked.indexOf("grep"));
+    }
+    // The control: a contents query still prefers grep.
+    expect(names("search for a string in files")[0]).toBe("grep");
+  });
+
+  it("ranks write above the authoring tools (create_profile, create_skill, create_workflow) for creating a file", () => {
+    for (const query of ["create a new file", "create a file", "make a new file", "write a new file to disk"]) {
+      const ranked = names(query);
+      expect(ranked[0], query).toBe("write");
+    }
+    // The control: creating a skill still finds create_skill first.
+    expect(names("create a new skill")[0]).toBe("create_skill");
+  });
+
   it("finds built-ins that the default profile places in the toolbox index", async () => {
     const run = registry.createRun();
     expect(run.isListed("glob")).toBe(true);
