@@ -50,6 +50,14 @@ const machine = {
   date: new Date().toISOString().slice(0, 10),
 };
 const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { machine };
+// Sections that add their own markdown to the summary, in README order. Each saves its markdown
+// with its results, so a run with --only keeps the others' figures from their last run.
+const EXTRA_SECTIONS = [
+  { section: "file-integrity", file: "file-integrity" },
+  { section: "git", file: "git-tools" },
+  { section: "redis", file: "redis" },
+] as const;
+const extras = new Map<string, string[]>();
 
 const datasets = retrievalDatasets();
 if (wanted("search-quality")) {
@@ -109,8 +117,9 @@ if (wanted("file-integrity")) {
   ] as const)
     locks.push(await measureLockedWrites(quick ? Math.min(writers, 8) : writers, processes));
   const crash = await runCrashLoop(quick ? 9 : 102);
-  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderFileIntegrity(multiFile, locks, crash)];
-  save("file-integrity", { machine, multiFile, locks, crash });
+  const markdown = [renderFileIntegrity(multiFile, locks, crash)];
+  extras.set("file-integrity", markdown);
+  save("file-integrity", { machine, loadAverage: loadavg(), multiFile, locks, crash, markdown });
 }
 
 if (wanted("git")) {
@@ -119,14 +128,21 @@ if (wanted("git")) {
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
   if (real !== undefined) extra.push(renderGitBench(real));
-  results.extraMarkdown = [...(results.extraMarkdown ?? []), ...extra];
-  save("git-tools", { machine, synthetic, real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history" });
+  extras.set("git", extra);
+  save("git-tools", {
+    machine,
+    loadAverage: loadavg(),
+    synthetic,
+    real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
+    markdown: extra,
+  });
 }
 
 if (wanted("redis")) {
   const redis = await runRedisBench({ quick });
-  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderRedisBench(redis)];
-  save("redis", { machine, results: redis });
+  const markdown = [renderRedisBench(redis)];
+  extras.set("redis", markdown);
+  save("redis", { machine, loadAverage: loadavg(), results: redis, markdown });
 }
 
 if (wanted("mcp-heap")) {
@@ -150,10 +166,14 @@ if (only !== undefined && !quick) {
   fill("tokenFootprint", "tokens", "token-footprint");
   fill("grep", "grep", "grep");
   fill("applyPatch", "patch", "apply-patch");
-  const git = wanted("git") ? undefined : previous("git-tools");
-  if (git?.synthetic !== undefined)
-    results.extraMarkdown = [renderGitBench(git.synthetic as Parameters<typeof renderGitBench>[0])];
 }
+results.extraMarkdown = EXTRA_SECTIONS.flatMap(({ section, file }) => {
+  const now = extras.get(section);
+  if (now !== undefined) return now;
+  if (only === undefined || quick) return [];
+  const saved = previous(file) as { markdown?: unknown } | undefined;
+  return Array.isArray(saved?.markdown) ? (saved.markdown as string[]) : [];
+});
 
 const summary = renderSummary(results);
 writeFileSync(join(resultsDirectory, "summary.md"), `${summary}\n`);
