@@ -12,5 +12,13 @@ export default defineConfig({
   treeshake: true,
   // Subpaths import the root by its package name: one copy of the classes at run time, and
   // their public types point at the root entry.
-  external: [/^agent-tool-catalog(\/|$)/, "ai", /^@modelcontextprotocol\/sdk/, "isomorphic-git", "ioredis", "bullmq", "@opentelemetry/api"],
+  external: [
+    /^agent-tool-catalog(\/|$)/,
+    "ai",
+    /^@modelcontextprotocol\/sdk/,
+    "isomorphic-git",
+    "ioredis",
+    "bullmq",
+    "@opentelemetry/api",
+  ],
 });

@@ -2,16 +2,18 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, git, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
+import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
@@ -20,8 +22,8 @@ import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
-import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureLockedWrites, measureMultiFilePatch, renderFileIntegrity, runCrashLoop } from "./tools/file-integrity-bench.js";
 import { measureGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -62,7 +64,8 @@ if (wanted("search-quality")) {
 }
 if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
-  save("search-speed", { machine, loadAverage: loadavg(), results: results.searchSpeed });
+  results.searchSpeedLoad = loadavg();
+  save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
 }
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
@@ -94,8 +97,24 @@ if (wanted("patch")) {
   save("apply-patch", { machine, results: results.applyPatch });
 }
 
+if (wanted("file-integrity")) {
+  const multiFile = await measureMultiFilePatch(quick ? 100 : 500, quick ? 2 : 5);
+  const locks = [];
+  for (const [writers, processes] of [
+    [1, 1],
+    [8, 1],
+    [32, 1],
+    [8, 4],
+    [32, 4],
+  ] as const)
+    locks.push(await measureLockedWrites(quick ? Math.min(writers, 8) : writers, processes));
+  const crash = await runCrashLoop(quick ? 9 : 102);
+  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderFileIntegrity(multiFile, locks, crash)];
+  save("file-integrity", { machine, multiFile, locks, crash });
+}
+
 if (wanted("git")) {
-  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 10_000, runs: 5 });
+  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
   const extra = [renderGitBench(synthetic)];
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
@@ -108,6 +127,12 @@ if (wanted("redis")) {
   const redis = await runRedisBench({ quick });
   results.extraMarkdown = [...(results.extraMarkdown ?? []), renderRedisBench(redis)];
   save("redis", { machine, results: redis });
+}
+
+if (wanted("mcp-heap")) {
+  // Issue 15.3: heap per MCP call on one run must stay flat (no listener kept per call).
+  const mcpHeap = await measureMcpHeap(quick ? 2_000 : 20_000);
+  save("mcp-heap", { machine, results: mcpHeap });
 }
 
 // With --only, the sections not run now keep the figures of their last full run.

@@ -42,7 +42,13 @@ export {
 export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
 
 export { LOAD_MODES, type LoadMode, type ToolPlacement } from "./profiles/load-mode.js";
-export { parseProfileName, parseToolConfig, type ToolConfig } from "./profiles/tool-config.js";
+export {
+  type FileToolSwitches,
+  fileToolOptionsFromConfig,
+  parseProfileName,
+  parseToolConfig,
+  type ToolConfig,
+} from "./profiles/tool-config.js";
 export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
@@ -63,6 +69,7 @@ export {
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
+export { activationsFromTranscript } from "./run/activations-from-transcript.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
@@ -88,6 +95,7 @@ export {
   type ToolCallSuccess,
 } from "./run/tool-call-result.js";
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
+export { reachOfPlacement, TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
 
 export {
   type Embedder,

@@ -91,3 +91,23 @@ function isTable(value: unknown): value is Record<string, unknown> {
 function invalid(source: string, key: string, expected: string): ConfigurationError {
   return new ConfigurationError("invalid_tool_config", `${source}: ${key} must be ${expected}.`, { data: { field: key } });
 }
+
+/** The file-tool switches a configuration sets (`[tools] redo`, `[tools] hashline_edit`). */
+export interface FileToolSwitches {
+  /** `undo` may redo. */
+  readonly redo?: boolean;
+  /** Line-anchored reads and edits. */
+  readonly hashline?: boolean;
+}
+
+/**
+ * The options to give `createFileTools` so that `[tools] redo` and `[tools] hashline_edit` take
+ * effect: `createFileTools({ workspace, ...fileToolOptionsFromConfig(config) })`. Only the keys
+ * the configuration sets are present, so explicit options placed after it still win.
+ */
+export function fileToolOptionsFromConfig(config: ToolConfig | undefined): FileToolSwitches {
+  const out: { redo?: boolean; hashline?: boolean } = {};
+  if (config?.redo !== undefined) out.redo = config.redo;
+  if (config?.hashlineEdit !== undefined) out.hashline = config.hashlineEdit;
+  return out;
+}

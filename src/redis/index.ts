@@ -2,7 +2,8 @@
  * `agent-tool-catalog/redis`: state that outlives one process. Runs saved in Redis
  * ({@link RedisRunStore}), approvals answered from any process ({@link RedisApprovalBroker}),
  * cron jobs and delayed callbacks on BullMQ ({@link BullMqCronScheduler},
- * {@link BullMqCallbackManager}). `ioredis` and `bullmq` are optional peer dependencies: the
+ * {@link BullMqCallbackManager}), subagents awaited from any process ({@link RedisSubagentManager}).
+ * `ioredis` and `bullmq` are optional peer dependencies: the
  * root entry never loads them.
  *
  * @packageDocumentation
@@ -17,3 +18,4 @@ export {
   type StoredApprovalRequest,
 } from "./redis-approval-broker.js";
 export { RedisRunStore, type RedisRunStoreOptions } from "./redis-run-store.js";
+export { RedisSubagentManager, type RedisSubagentManagerOptions } from "./redis-subagent-manager.js";

@@ -238,17 +238,40 @@ describe("outputs (issues 15.6 and 15.10)", () => {
     expect(JSON.parse(formatToolResult(result))).toEqual({ n: "1", self: "[Circular]" });
   });
 
-  it("reports a structured error when reading the output throws", async () => {
-    const hostile = Object.defineProperty({}, "x", {
-      enumerable: true,
-      get() {
-        throw new Error("no");
+  it("marks values whose getter or toJSON throws, so formatting never throws", async () => {
+    const hostile = Object.defineProperty(
+      {
+        fine: 1,
+        nested: {
+          toJSON: () => {
+            throw new Error("no");
+          },
+        },
       },
-    });
+      "x",
+      {
+        enumerable: true,
+        get() {
+          throw new Error("no");
+        },
+      },
+    );
     const result = await createRegistry({ tools: [returning(hostile)] })
       .createRun()
       .call("out", {});
-    expect(errorOf(result).code).toBe("invalid_output");
+    expect(result.ok).toBe(true);
+    expect(JSON.parse(formatToolResult(result))).toEqual({ fine: 1, nested: "[Unserializable]", x: "[Unserializable]" });
+  });
+
+  it("reports a structured error for an output that cannot be inspected at all", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const result = await createRegistry({ tools: [returning(proxy)] })
+      .createRun()
+      .call("out", {});
+    // Even looking for `then` on it throws: the handler counts as failed, structurally.
+    expect(["tool_failed", "invalid_output"]).toContain(errorOf(result).code);
+    expect(() => formatToolResult(result)).not.toThrow();
   });
 
   it("condenses a large object output", async () => {

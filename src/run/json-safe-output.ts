@@ -1,3 +1,6 @@
+/** What a value whose getter or `toJSON` throws becomes. */
+const UNSERIALIZABLE = "[Unserializable]";
+
 /** Deepest nesting kept in an output; deeper values are replaced by a marker. */
 export const MAX_OUTPUT_DEPTH = 100;
 
@@ -9,8 +12,10 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * formatting results (`formatToolResult`, the adapters) never throws and loses a batch:
  * a BigInt becomes its decimal string, a repeated reference on the current path becomes
  * `"[Circular]"`, values JSON drops (functions, symbols, `undefined` in objects) are dropped,
- * `toJSON` is honoured, and nesting deeper than {@link MAX_OUTPUT_DEPTH} becomes `"[Too deep]"`.
- * A getter or `toJSON` that throws makes the whole output unusable (`ok: false`).
+ * `toJSON` is honoured, nesting deeper than {@link MAX_OUTPUT_DEPTH} becomes `"[Too deep]"`, and
+ * a value whose getter or `toJSON` throws becomes `"[Unserializable]"` (the convention the
+ * adapters use too). `undefined` stays where it was (JSON leaves it out). Only an output that
+ * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`).
  */
 export function toJsonSafe(output: unknown): JsonSafeOutcome {
   try {
@@ -48,22 +53,31 @@ function convert(value: unknown, onPath: Set<object>, depth: number): unknown {
   const toJSON = (object as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === "function") {
     onPath.add(object);
-    const converted = convert(toJSON.call(object), onPath, depth + 1);
+    let converted: unknown;
+    try {
+      converted = convert(toJSON.call(object), onPath, depth + 1);
+    } catch {
+      converted = UNSERIALIZABLE;
+    }
     onPath.delete(object);
     return converted;
   }
   onPath.add(object);
   let out: unknown;
   if (Array.isArray(object)) {
-    out = object.map((item) => {
-      const converted = convert(item, onPath, depth + 1);
-      return converted === undefined ? null : converted;
-    });
+    out = object.map((item) => convert(item, onPath, depth + 1));
   } else {
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(object)) {
-      const converted = convert((object as Record<string, unknown>)[key], onPath, depth + 1);
-      if (converted !== undefined) {
+      let original: unknown;
+      let converted: unknown;
+      try {
+        original = (object as Record<string, unknown>)[key];
+        converted = convert(original, onPath, depth + 1);
+      } catch {
+        converted = UNSERIALIZABLE;
+      }
+      if (converted !== undefined || original === undefined) {
         Object.defineProperty(copy, key, { value: converted, enumerable: true, writable: true, configurable: true });
       }
     }

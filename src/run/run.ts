@@ -15,6 +15,7 @@ import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolConte
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
+import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
 import { CallLifetimes } from "./call-lifetimes.js";
@@ -36,6 +37,7 @@ import type { RunStore } from "./run-store.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
+import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
 /** Options of `registry.createRun()`. */
@@ -279,6 +281,7 @@ export class Run {
           });
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
+      searchHybrid: (query, searchOptions) => this.searchHybrid(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
       describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.descriptorOf(name) : undefined),
       isVisible: (name) => this.isVisible(name),
@@ -389,15 +392,40 @@ export class Run {
     return mode === "discoverable" && !listed && this.isActive(name);
   }
 
+  /**
+   * How `name` reaches the model in this run (see {@link ToolReach}): `sent`, `listed` (index +
+   * toolbox), `searchable` (find_tool) or `off`; `undefined` for a name no enabled tool has.
+   * A tool `allowedTools` or a skill leaves out is `off`.
+   */
+  reach(name: string): ToolReach | undefined {
+    const entry = this.store.entry(name);
+    if (entry === undefined || !entry.enabled) return undefined;
+    if (!this.isAllowed(name)) return "off";
+    if (name === TOOLBOX_TOOL_NAME && !this.toolboxUseful(name)) return "off";
+    return reachOfPlacement(this.placement(entry.compiled.descriptor), this.isActive(name));
+  }
+
   /** True when the run names `name` in its index and reaches it through `toolbox`. */
   isListed(name: string): boolean {
     const entry = this.store.entry(name);
     return entry?.enabled === true && this.isAllowed(name) && this.placement(entry.compiled.descriptor).listed;
   }
 
-  /** Searches the deferred tools this run may activate, best first. */
+  /**
+   * Searches the deferred tools this run may activate, and the tools it lists for `toolbox`
+   * (`isListed`), best first.
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name));
+    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name) || this.isListed(name));
+  }
+
+  /** {@link Run.search}, hybrid when the registry has an embedder (find_tool's ranking). */
+  private searchHybrid(
+    query: string,
+    options: SearchOptions & { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<SearchHit[]> {
+    const accept = (name: string) => this.canActivate(name) || this.isListed(name);
+    return this.store.searchWhereHybrid(query, options.limit ?? 10, accept, options.signal);
   }
 
   /** Activates deferred tools by exact name for the rest of the run. */
@@ -526,6 +554,20 @@ export class Run {
       }
     }
     return { kept, dropped };
+  }
+
+  /**
+   * Restores activations from a stored conversation (the provider messages a host kept): every
+   * tool `find_tool` activated, and every tool a provider's own tool search loaded. Names no
+   * longer registered are returned in `unknown`, not activated. See `activationsFromTranscript`.
+   */
+  restoreFromTranscript(messages: unknown): { readonly activated: string[]; readonly unknown: string[] } {
+    const names = activationsFromTranscript(messages);
+    const outcome = this.activate(names, "transcript");
+    return {
+      activated: names.filter((name) => !outcome.notFound.some((missing) => missing.name === name)),
+      unknown: outcome.notFound.map((missing) => missing.name),
+    };
   }
 
   private trackPendingApprovals(registry: Registry): void {

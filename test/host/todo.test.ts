@@ -18,6 +18,25 @@ describe("todo", () => {
     expect(text(await other.call("todo", { action: "list" }))).toBe("The todo list is empty.");
   });
 
+  it("is saved with the run and continues in another registry (another process)", async () => {
+    const { run } = hostRun([todoToolGroup()]);
+    text(await run.call("todo", { action: "add", items: ["one", "two"] }));
+    text(await run.call("todo", { action: "complete", id: 1 }));
+    const state = JSON.parse(JSON.stringify(run.toJSON()));
+    expect(state.storage["todo-list"]).toMatchObject({ nextId: 3 });
+    const { registry } = hostRun([todoToolGroup()]);
+    const resumed = registry.createRun({ profile: "full", state });
+    expect(text(await resumed.call("todo", { action: "list" }))).toBe("Todo (1/2 done):\n[x] 1. one\n[ ] 2. two");
+    // Ids are never reused after a resume.
+    expect(text(await resumed.call("todo", { action: "add", items: ["three"] }))).toContain("3. three");
+    // A damaged saved list starts empty instead of breaking the run.
+    const damaged = registry.createRun({
+      profile: "full",
+      state: { ...state, runId: "x", storage: { "todo-list": { items: "?" } } },
+    });
+    expect(text(await damaged.call("todo", { action: "list" }))).toBe("The todo list is empty.");
+  });
+
   it("names what is missing or wrong", async () => {
     const { run } = hostRun([todoToolGroup()]);
     expect(failure(await run.call("todo", { action: "add" }))).toMatchObject({

@@ -55,7 +55,42 @@ export class TodoList {
   list(): readonly TodoItem[] {
     return [...this.items];
   }
+
+  /** The list as saved with the run (`run.toJSON()`). */
+  toJSON(): { readonly items: readonly TodoItem[]; readonly nextId: number } {
+    return { items: this.list(), nextId: this.nextId };
+  }
+
+  /** Rebuilds a list saved by {@link TodoList.toJSON}; throws on anything else. */
+  static fromJSON(saved: unknown): TodoList {
+    const candidate = saved as { items?: unknown; nextId?: unknown } | null;
+    const statuses: readonly unknown[] = ["pending", "in_progress", "completed"];
+    if (
+      typeof candidate !== "object" ||
+      candidate === null ||
+      !Number.isInteger(candidate.nextId) ||
+      !Array.isArray(candidate.items) ||
+      candidate.items.length > MAX_TODO_ITEMS ||
+      !candidate.items.every(
+        (item: { id?: unknown; text?: unknown; status?: unknown } | null) =>
+          typeof item === "object" &&
+          item !== null &&
+          Number.isInteger(item.id) &&
+          typeof item.text === "string" &&
+          statuses.includes(item.status),
+      )
+    ) {
+      throw new TypeError("not a saved todo list");
+    }
+    const list = new TodoList();
+    list.items.push(...(candidate.items as TodoItem[]).map((item) => ({ id: item.id, text: item.text, status: item.status })));
+    list.nextId = candidate.nextId as number;
+    return list;
+  }
 }
 
-/** The run storage key of the todo list. */
-export const TODO_LIST: RunStorageKey<TodoList> = createRunStorageKey("todo-list", () => new TodoList());
+/** The run storage key of the todo list; it is saved with the run (`run.toJSON()`). */
+export const TODO_LIST: RunStorageKey<TodoList> = createRunStorageKey("todo-list", () => new TodoList(), {
+  save: (list) => list.toJSON(),
+  load: (saved) => TodoList.fromJSON(saved),
+});

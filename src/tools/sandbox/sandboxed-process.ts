@@ -68,6 +68,10 @@ function watchExit(
     const finish = (exit: SandboxedExit) => {
       if (settled) return;
       settled = true;
+      // Whatever the command left running in its group (`sleep 30 &`, a daemon that did not
+      // setsid) ends with it: it would otherwise hold stdout open past the timeout and outlive
+      // the call and the registry. Long-running processes belong in the monitor tool.
+      if (plan.processGroup) killGroup(child, "SIGKILL");
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();
@@ -90,12 +94,21 @@ function watchExit(
 }
 
 function signalProcess(child: ChildProcess, processGroup: boolean, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
+  // The group outlives its leader: signal it even when the leader has exited already.
+  if (processGroup && killGroup(child, signal)) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+}
+
+/** Signals the child's process group; false when there is none left (or no pid). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  if (child.pid === undefined) return false;
   try {
-    if (processGroup) process.kill(-child.pid, signal);
-    else child.kill(signal);
+    process.kill(-child.pid, signal);
+    return true;
   } catch {
-    child.kill(signal);
+    return false;
   }
 }
 
