@@ -242,7 +242,8 @@ function groupsOf(options: DefaultCatalogOptions): ToolGroup[] {
  * const catalog = createDefaultCatalog({
  *   workspace: process.cwd(),
  *   permissions: { sandbox: "workspace", approval: "destructive" },
- *   agentRunner, webFetcher: new HttpWebFetcher(), skillsDir: workspaceSkillsDirectory(process.cwd(), "myapp"),
+ *   webFetcher: new HttpWebFetcher(),
+ *   skillsDir: workspaceSkillsDirectory(process.cwd(), "myapp"),
  * });
  * const run = catalog.createRun();
  * ```
