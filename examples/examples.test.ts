@@ -22,6 +22,8 @@ describe("examples", () => {
       "ai-sdk-harness.ts",
       "anthropic-loop.ts",
       "approval-http-server.ts",
+      "coding-agent.ts",
+      "embedder-from-embed-many.ts",
       "find-tool-discovery.ts",
       "quick-start.ts",
     ]);

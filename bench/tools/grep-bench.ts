@@ -64,7 +64,10 @@ export async function measureGrep(directory: string, patterns: readonly string[]
       toolTimes.push(performance.now() - start);
       if (!result.ok) throw new Error(`grep failed: ${result.error.message}`);
       const text = String(result.output);
-      matches = text.startsWith("No matches") ? 0 : text.split("\n").filter((line) => !line.startsWith("[stopped")).length;
+      // The footer lines ("[engine: ...]", "[stopped ...]") are not matches.
+      matches = text.startsWith("No matches")
+        ? 0
+        : text.split("\n").filter((line) => !line.startsWith("[stopped") && !line.startsWith("[engine:")).length;
     }
     let rgMs: number | undefined;
     let rgMatches: number | undefined;

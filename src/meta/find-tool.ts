@@ -26,13 +26,8 @@ export const FIND_TOOL_RELATIVE_THRESHOLD = 0.4;
 
 const queryText = z.string().trim().min(1).max(2000);
 const findToolInput = z.object({
-  query: queryText.optional().describe('Keywords for the capability you need, or "select:<name>"'),
-  queries: z
-    .array(queryText)
-    .min(1)
-    .max(MAX_QUERIES)
-    .optional()
-    .describe("Several capabilities at once, one query each (results merged)"),
+  query: queryText.optional().describe('Keywords, or "select:<name>"'),
+  queries: z.array(queryText).min(1).max(MAX_QUERIES).optional().describe("One query per capability (merged)"),
   limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Most tools per query (default ${DEFAULT_LIMIT})`),
 });
 
@@ -64,9 +59,8 @@ export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>,
     defineTool({
       name: FIND_TOOL_NAME,
       description:
-        "Find and activate more tools (only core tools are loaded at first). Search by keywords (one query per capability " +
-        'in "queries" when a task needs several), or activate exact names with "select:<name>" (also "select:a,b"). ' +
-        "Activated tools stay available: call them directly next.",
+        'Find and activate tools beyond the core set: keywords (one entry in "queries" per capability a task needs), ' +
+        'or exact names as "select:a,b". Activated tools stay callable: call them directly next.',
       inputSchema: findToolInput,
       tier: "core",
       tags: ["meta", "search", "discovery"],

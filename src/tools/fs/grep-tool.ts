@@ -29,7 +29,7 @@ export interface GrepToolOptions extends FileToolOptions {
 }
 
 const grepInput = z.object({
-  pattern: z.string().min(1).max(2000).describe("Regular expression, matched against each line (as ripgrep does)"),
+  pattern: z.string().min(1).max(2000).describe("Regular expression, matched per line (as ripgrep)"),
   path: z.string().optional().describe("File or directory (default: workspace)"),
   glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts"'),
   ignore_case: z.boolean().optional(),
@@ -72,7 +72,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression, line by line like ripgrep. Returns path:line:text for each match " +
+      "Search file contents with a regular expression, per line like ripgrep: path:line:text per match " +
       "(path-line-text for context lines). Honours .gitignore; skips binary files, .git and node_modules.",
     inputSchema: grepInput,
     annotations: { title: "Search file contents", readOnlyHint: true },
