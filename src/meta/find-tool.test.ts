@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sampleTools } from "../../test/support/sample-tools.js";
 import { createRegistry } from "../registry/registry.js";
-import type { ToolCallResult } from "../run/tool-call-result.js";
+import type { ToolCallResult } from "../tool/tool-call-result.js";
 import type { FindToolOutput } from "./find-tool.js";
 import { oneLineDescription } from "./one-line-description.js";
 

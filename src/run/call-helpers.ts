@@ -1,6 +1,6 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import type { ToolCallErrorInfo } from "./tool-call-result.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 
 /** Longest message or hint taken from a handler's error (its text reaches the model). */
 export const MAX_ERROR_TEXT_LENGTH = 2000;
