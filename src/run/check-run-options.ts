@@ -82,3 +82,14 @@ export function checkWorkspace(workspace: string | undefined): void {
   if (stat === undefined) throw fail("must exist");
   if (!stat.isDirectory()) throw fail("must be a directory");
 }
+
+/** Checks `allowedTools`; an empty list means every tool (`undefined`). */
+export function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  if (allowedTools === undefined) return undefined;
+  if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
+    throw new ConfigurationError("invalid_allowed_tools", "allowedTools must be an array of tool names (strings).", {
+      data: { field: "allowedTools" },
+    });
+  }
+  return allowedTools.length === 0 ? undefined : new Set(allowedTools);
+}

@@ -19,7 +19,6 @@ import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
-import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
 import { CallLifetimes } from "./call-lifetimes.js";
 import {
   CREATE_RUN_OPTION_NAMES,
@@ -27,7 +26,9 @@ import {
   checkOptionNames,
   checkPositiveLimit,
   checkWorkspace,
+  resolveAllowedTools,
 } from "./check-run-options.js";
+import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
@@ -35,6 +36,7 @@ import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from
 import { RunPersistence } from "./run-persistence.js";
 import { type PendingApprovalState, parseRunState, type RunState, type RunStateV1 } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
+import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
