@@ -2,7 +2,7 @@
  * How long `import("agent-tool-catalog")` takes in a fresh process, against `import("zod")` alone
  * (the root's one dependency it always needs). Each sample is a new Node process, alternating the
  * two so that machine load hits both alike; the median is reported. Needs `npm run build`.
- *   node bench/core/root-import.ts [samples]   writes bench/results/root-import.json
+ *   node --import tsx bench/core/root-import.ts [samples]   writes bench/results/root-import.json
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -45,11 +45,8 @@ export function measureRootImport(samples = 15): { zodMs: number; rootMs: number
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = {
-    ...measureRootImport(Number(process.argv[2] ?? 15)),
-    node: process.version,
-    date: new Date().toISOString().slice(0, 10),
-  };
+  const machine = { node: process.version, date: new Date().toISOString().slice(0, 10) };
+  const result = { machine, results: measureRootImport(Number(process.argv[2] ?? 15)) };
   writeFileSync(join(root, "bench", "results", "root-import.json"), `${JSON.stringify(result, null, 2)}\n`);
   console.log(result);
 }
