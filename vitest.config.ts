@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
+    // Type tests of the public API's inference (`expectTypeOf`); `npm run typecheck` covers the rest.
+    typecheck: { enabled: true, include: ["test/types/**/*.test-d.ts"], tsconfig: "./tsconfig.json", ignoreSourceErrors: true },
     testTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",

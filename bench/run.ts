@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, root-import, tokens, grep, patch, git, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +14,7 @@ import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
 import { measureRootImport } from "./core/root-import.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
+import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
@@ -23,6 +24,7 @@ import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureLockedWrites, measureMultiFilePatch, renderFileIntegrity, runCrashLoop } from "./tools/file-integrity-bench.js";
 import { measureGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -49,6 +51,14 @@ const machine = {
   date: new Date().toISOString().slice(0, 10),
 };
 const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { machine };
+// Sections that add their own markdown to the summary, in README order. Each saves its markdown
+// with its results, so a run with --only keeps the others' figures from their last run.
+const EXTRA_SECTIONS = [
+  { section: "file-integrity", file: "file-integrity" },
+  { section: "git", file: "git-tools" },
+  { section: "redis", file: "redis" },
+] as const;
+const extras = new Map<string, string[]>();
 
 const datasets = retrievalDatasets();
 if (wanted("search-quality")) {
@@ -63,7 +73,8 @@ if (wanted("search-quality")) {
 }
 if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
-  save("search-speed", { machine, loadAverage: loadavg(), results: results.searchSpeed });
+  results.searchSpeedLoad = loadavg();
+  save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
 }
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
@@ -101,20 +112,50 @@ if (wanted("patch")) {
   save("apply-patch", { machine, results: results.applyPatch });
 }
 
+if (wanted("file-integrity")) {
+  const multiFile = await measureMultiFilePatch(quick ? 100 : 500, quick ? 2 : 5);
+  const locks = [];
+  for (const [writers, processes] of [
+    [1, 1],
+    [8, 1],
+    [32, 1],
+    [8, 4],
+    [32, 4],
+  ] as const)
+    locks.push(await measureLockedWrites(quick ? Math.min(writers, 8) : writers, processes));
+  const crash = await runCrashLoop(quick ? 9 : 102);
+  const markdown = [renderFileIntegrity(multiFile, locks, crash)];
+  extras.set("file-integrity", markdown);
+  save("file-integrity", { machine, loadAverage: loadavg(), multiFile, locks, crash, markdown });
+}
+
 if (wanted("git")) {
-  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 10_000, runs: 5 });
+  const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
   const extra = [renderGitBench(synthetic)];
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
   if (real !== undefined) extra.push(renderGitBench(real));
-  results.extraMarkdown = [...(results.extraMarkdown ?? []), ...extra];
-  save("git-tools", { machine, synthetic, real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history" });
+  extras.set("git", extra);
+  save("git-tools", {
+    machine,
+    loadAverage: loadavg(),
+    synthetic,
+    real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
+    markdown: extra,
+  });
 }
 
 if (wanted("redis")) {
   const redis = await runRedisBench({ quick });
-  results.extraMarkdown = [...(results.extraMarkdown ?? []), renderRedisBench(redis)];
-  save("redis", { machine, results: redis });
+  const markdown = [renderRedisBench(redis)];
+  extras.set("redis", markdown);
+  save("redis", { machine, loadAverage: loadavg(), results: redis, markdown });
+}
+
+if (wanted("mcp-heap")) {
+  // Issue 15.3: heap per MCP call on one run must stay flat (no listener kept per call).
+  const mcpHeap = await measureMcpHeap(quick ? 2_000 : 20_000);
+  save("mcp-heap", { machine, results: mcpHeap });
 }
 
 // With --only, the sections not run now keep the figures of their last full run.
@@ -132,10 +173,14 @@ if (only !== undefined && !quick) {
   fill("tokenFootprint", "tokens", "token-footprint");
   fill("grep", "grep", "grep");
   fill("applyPatch", "patch", "apply-patch");
-  const git = wanted("git") ? undefined : previous("git-tools");
-  if (git?.synthetic !== undefined)
-    results.extraMarkdown = [renderGitBench(git.synthetic as Parameters<typeof renderGitBench>[0])];
 }
+results.extraMarkdown = EXTRA_SECTIONS.flatMap(({ section, file }) => {
+  const now = extras.get(section);
+  if (now !== undefined) return now;
+  if (only === undefined || quick) return [];
+  const saved = previous(file) as { markdown?: unknown } | undefined;
+  return Array.isArray(saved?.markdown) ? (saved.markdown as string[]) : [];
+});
 
 const summary = renderSummary(results);
 writeFileSync(join(resultsDirectory, "summary.md"), `${summary}\n`);

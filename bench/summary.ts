@@ -10,6 +10,8 @@ export interface BenchResults {
   readonly machine: { readonly node: string; readonly cpus: number; readonly cpuModel: string; readonly date: string };
   readonly searchQuality?: readonly SearchQualityResult[];
   readonly searchSpeed?: readonly SearchSpeedResult[];
+  /** The 1/5/15-minute load average when the search speed was measured. */
+  readonly searchSpeedLoad?: readonly number[];
   readonly callOverhead?: CallOverheadResult;
   readonly tokenFootprint?: readonly TokenFootprintResult[];
   readonly grep?: GrepBenchResult;
@@ -33,7 +35,7 @@ export function renderSummary(results: BenchResults): string {
   if (results.searchQuality !== undefined) {
     const shown = results.searchQuality.filter((result) => result.kind !== "variant");
     parts.push(
-      "**find_tool search quality**: plain BM25, the default ranker and the hybrid (default + 0.2 × cosine of the shipped USE-lite embedder) on every data set. The MCP reference servers set (72 real tools, 90 queries, `bench/data/mcp-servers`) is where parameters were chosen; MetaTool (199 tools) is reported only. \"zero-overlap\" is recall@10 over the gold tools that share no content word with the query (their share in brackets). Every configuration tried: `bench/results/search-quality.json`.",
+      '**find_tool search quality**: plain BM25, the default ranker and the hybrid (default + 0.2 × cosine of the shipped USE-lite embedder) on every data set. The MCP reference servers set (72 real tools, 90 queries, `bench/data/mcp-servers`) is where parameters were chosen; MetaTool (199 tools) is reported only. "zero-overlap" is recall@10 over the gold tools that share no content word with the query (their share in brackets). Every configuration tried: `bench/results/search-quality.json`.',
       table(
         ["data set", "method", "recall@1", "recall@5", "recall@10", "nDCG@10", "all gold in top 10", "zero-overlap recall@10"],
         shown.map((result) => [
@@ -52,7 +54,7 @@ export function renderSummary(results: BenchResults): string {
   if (results.searchSpeed !== undefined) {
     const words = results.searchSpeed[0]?.queryWords ?? [1, 40];
     parts.push(
-      `**Search speed and in-place updates** (synthetic MCP-like catalogs; ${results.searchSpeed[0]?.queries ?? 0} queries of ${words[0]}-${words[1]} words from the data sets above; one process, machine shared with other jobs):`,
+      `**Search speed and in-place updates** (synthetic MCP-like catalogs; ${results.searchSpeed[0]?.queries ?? 0} queries of ${words[0]}-${words[1]} words from the data sets above; one process, machine shared with other jobs${results.searchSpeedLoad === undefined ? "" : `, load average ${results.searchSpeedLoad.map((value) => value.toFixed(1)).join(" / ")} on ${results.machine.cpus} cores`}):`,
       table(
         [
           "tools",
@@ -64,6 +66,7 @@ export function renderSummary(results: BenchResults): string {
           "50 × (register + search) (ms)",
           "query p50 (ms)",
           "query p99 (ms)",
+          "query p99, best of 3 per query (ms)",
           "index heap per tool (bytes)",
         ],
         results.searchSpeed.map((r) => [
@@ -76,6 +79,7 @@ export function renderSummary(results: BenchResults): string {
           r.interleaved50Ms,
           fixed(r.queryP50Ms, 4),
           fixed(r.queryP99Ms, 4),
+          r.queryP99BestOf3Ms === undefined ? "n/a" : fixed(r.queryP99BestOf3Ms, 4),
           r.heapBytesPerTool ?? "n/a",
         ]),
       ),

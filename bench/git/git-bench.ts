@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
 import { createGitCache, createGitTools, GIT_TOOL_NAMES, type GitCache } from "../../src/git/index.js";
 import { median, round } from "../stats.js";
@@ -19,6 +20,11 @@ export interface GitBenchCase {
   readonly cli: readonly string[];
   /** Arguments of a different call that warms the cache before the warm timing, when the warm call should not repeat the cold one. */
   readonly warmUpArgs?: Readonly<Record<string, unknown>>;
+  /**
+   * Checks the tool's answer against git's (computed with its own git command, untimed); throws
+   * on any difference, so the bench never reports the speed of a wrong answer.
+   */
+  readonly verify: (output: unknown, directory: string) => void;
 }
 
 /** Timings of one case, in milliseconds (medians). */
@@ -35,6 +41,14 @@ export interface GitBenchMeasurement {
   readonly coldMs: number;
   /** The tool's call after the cache was warmed. */
   readonly warmMs: number;
+  /** One call in a new node process (start, module loading, call, exit), when dist/ is built. */
+  readonly processMs?: number;
+  /** Peak RSS of that process, MiB. */
+  readonly processRssMb?: number;
+  /** processMs / cliMs. */
+  readonly processRatio?: number;
+  /** The answer was checked against git's and matched. */
+  readonly verified: true;
   /** coldMs / cliMs. */
   readonly coldRatio: number;
   /** warmMs / cliMs. */
@@ -47,6 +61,8 @@ export interface GitBenchResult {
   readonly repository: { readonly path: string; readonly commits: number; readonly synthetic: boolean };
   /** The git version compared against. */
   readonly gitVersion: string;
+  /** The machine's 1-minute load average before and after the run (2 cores shared with other work skew figures). */
+  readonly load: { readonly before: number; readonly after: number; readonly cpus: number };
   /** Runs per measurement (the median is reported). */
   readonly runs: number;
   /** One row per case. */
@@ -57,8 +73,12 @@ export interface GitBenchResult {
 export interface GitBenchOptions {
   /** Runs per measurement. @defaultValue 5 */
   readonly runs?: number;
-  /** Commits of the generated repository ({@link runGitBench} only). @defaultValue 10000 */
+  /** Commits of the generated repository ({@link runGitBench} only). @defaultValue 20000 */
   readonly commits?: number;
+}
+
+function availableCpus(): number {
+  return Number(execFileSync("nproc", { encoding: "utf8" }).trim()) || 1;
 }
 
 function gitText(directory: string, args: readonly string[]): string {
@@ -84,16 +104,47 @@ function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function check(result: ToolCallResult, label: string): void {
+function check(result: ToolCallResult, label: string): unknown {
   if (!result.ok) throw new Error(`${label} failed: ${JSON.stringify(result.error)}`);
+  // A large answer may come back as its JSON text (the run's size-capped result); read it back.
+  if (typeof result.output !== "string") return result.output;
+  try {
+    return JSON.parse(result.output) as unknown;
+  } catch {
+    throw new Error(`${label}: the answer was cut by the run's output size cap; ask a smaller question`);
+  }
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const coldCallScript = path.join(here, "cold-call.mjs");
+const distBuilt = () => existsSync(path.join(here, "..", "..", "dist", "git", "index.js"));
+
+/** One call in a new node process (needs `npm run build`); `undefined` without dist/. */
+function timeProcess(directory: string, benchCase: GitBenchCase): { ms: number; rssMb: number } | undefined {
+  if (!distBuilt()) return undefined;
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [coldCallScript, directory, benchCase.tool, JSON.stringify(benchCase.args)], {
+    encoding: "utf8",
+  });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${benchCase.label} in a new process failed: ${result.stderr}`);
+  const report = JSON.parse(result.stdout) as { maxRssKb: number };
+  return { ms, rssMb: round(report.maxRssKb / 1024, 1) };
 }
 
 async function measureCase(directory: string, benchCase: GitBenchCase, runs: number): Promise<GitBenchMeasurement> {
   const cli: number[] = [];
   const cold: number[] = [];
   const warm: number[] = [];
+  const processes: number[] = [];
+  let rssMb = 0;
   for (let index = 0; index < runs; index++) {
     cli.push(timeCli(directory, benchCase.cli));
+    const fresh = timeProcess(directory, benchCase);
+    if (fresh !== undefined) {
+      processes.push(fresh.ms);
+      rssMb = Math.max(rssMb, fresh.rssMb);
+    }
     const cache = createGitCache();
     const run = newRun(directory, cache);
     collectGarbage();
@@ -110,6 +161,7 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
     cache.clear();
   }
   const [cliMs, coldMs, warmMs] = [median(cli), median(cold), median(warm)];
+  const processMs = processes.length === 0 ? undefined : median(processes);
   return {
     label: benchCase.label,
     tool: benchCase.tool,
@@ -119,6 +171,10 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
     warmMs: round(warmMs, 1),
     coldRatio: round(coldMs / cliMs, 2),
     warmRatio: round(warmMs / cliMs, 2),
+    ...(processMs === undefined
+      ? {}
+      : { processMs: round(processMs, 1), processRssMb: rssMb, processRatio: round(processMs / cliMs, 2) }),
+    verified: true,
   };
 }
 
@@ -129,9 +185,11 @@ export async function measureGitCases(
   options: GitBenchOptions & { readonly synthetic: boolean },
 ): Promise<GitBenchResult> {
   const runs = options.runs ?? 5;
-  // One pass first, so that "cold" measures an empty cache, not a cold JIT.
+  const before = loadavg()[0] ?? 0;
+  // One pass first, so that "cold" measures an empty cache, not a cold JIT; it also checks every answer against git's.
   const warmUp = newRun(directory);
-  for (const benchCase of cases) check(await warmUp.call(benchCase.tool, benchCase.args), benchCase.label);
+  for (const benchCase of cases)
+    benchCase.verify(check(await warmUp.call(benchCase.tool, benchCase.args), benchCase.label), directory);
   const measurements: GitBenchMeasurement[] = [];
   for (const benchCase of cases) measurements.push(await measureCase(directory, benchCase, runs));
   return {
@@ -141,6 +199,7 @@ export async function measureGitCases(
       synthetic: options.synthetic,
     },
     gitVersion: gitText(directory, ["--version"]).trim(),
+    load: { before: round(before, 2), after: round(loadavg()[0] ?? 0, 2), cpus: availableCpus() },
     runs,
     measurements,
   };
@@ -162,79 +221,178 @@ export interface GitBenchSubject {
   readonly diffDistance?: number;
 }
 
+const FULL_ID = /^[0-9a-f]{40}$/;
+const short = (id: string) => id.slice(0, 10);
+const logShas = (directory: string, args: readonly string[]) =>
+  gitText(directory, ["log", "--format=%H", ...args])
+    .split("\n")
+    .filter((line) => FULL_ID.test(line))
+    .map(short);
+
+function same(label: string, actual: unknown, expected: unknown): void {
+  const [a, b] = [JSON.stringify(actual), JSON.stringify(expected)];
+  if (a !== b)
+    throw new Error(`${label}: the tool's answer differs from git's:\n tool ${a.slice(0, 400)}\n git  ${b.slice(0, 400)}`);
+}
+
+const commitShas = (output: unknown) => (output as { commits: { sha: string }[] }).commits.map((commit) => commit.sha);
+
+/** Per author e-mail: commits, and lines of non-merge commits, from `git log --numstat` (what shortlog plus numstat say). */
+function numstatTotals(directory: string, pathArgs: readonly string[]) {
+  const totals = new Map<string, { commits: number; added: number; removed: number }>();
+  const output = gitText(directory, ["log", "--numstat", "--format=%x01%ae", ...pathArgs]);
+  for (const block of output.split("\u0001").slice(1)) {
+    const [email = "", ...lines] = block.split("\n");
+    const tally = totals.get(email.toLowerCase()) ?? { commits: 0, added: 0, removed: 0 };
+    tally.commits++;
+    for (const line of lines) {
+      const match = /^(\d+|-)\t(\d+|-)\t/.exec(line);
+      if (match === null) continue;
+      tally.added += match[1] === "-" ? 0 : Number(match[1]);
+      tally.removed += match[2] === "-" ? 0 : Number(match[2]);
+    }
+    totals.set(email.toLowerCase(), tally);
+  }
+  return totals;
+}
+
+function verifyContributors(label: string, pathArgs: readonly string[]) {
+  return (output: unknown, directory: string) => {
+    const answer = output as {
+      total_commits: number;
+      contributors: { email: string; commits: number; added: number; removed: number }[];
+    };
+    const expected = numstatTotals(directory, pathArgs);
+    same(
+      `${label} total`,
+      answer.total_commits,
+      [...expected.values()].reduce((sum, tally) => sum + tally.commits, 0),
+    );
+    for (const contributor of answer.contributors) {
+      const { commits, added, removed } = contributor;
+      same(`${label} ${contributor.email}`, { commits, added, removed }, expected.get(contributor.email.toLowerCase()));
+    }
+  };
+}
+
 function searchCases(subject: GitBenchSubject): GitBenchCase[] {
   const { rareToken, messageWord } = subject;
   const other = subject.otherToken ?? "cache_";
+  const pickaxe = (token: string) => (output: unknown, directory: string) =>
+    same(`pickaxe ${token}`, commitShas(output), logShas(directory, [`-S${token}`]).slice(0, 200));
   return [
     {
       label: "log search, message, first 20",
       tool: "git_log_search",
       args: { query: messageWord, mode: "message" },
       cli: ["log", "-i", "-F", `--grep=${messageWord}`, "-n", "21", "--format=%H"],
+      verify: (output, directory) =>
+        same("message search", commitShas(output), logShas(directory, ["-i", "-F", `--grep=${messageWord}`]).slice(0, 20)),
     },
     {
       label: "log search, message, whole history",
       tool: "git_log_search",
       args: { query: "no such message", mode: "message" },
       cli: ["log", "-i", "-F", "--grep=no such message", "--format=%H"],
+      verify: (output) => same("message search, no match", commitShas(output), []),
     },
     {
       label: "log search, pickaxe, whole history",
       tool: "git_log_search",
       args: { query: rareToken, mode: "pickaxe", max_results: 200 },
-      cli: ["log", `-S${rareToken}`, "--diff-merges=first-parent", "-s", "-n", "201", "--format=%H"],
+      cli: ["log", `-S${rareToken}`, "-s", "-n", "201", "--format=%H"],
+      verify: pickaxe(rareToken),
     },
     {
       label: "log search, pickaxe, new query on a warm cache",
       tool: "git_log_search",
       args: { query: other, mode: "pickaxe", max_results: 200 },
       warmUpArgs: { query: rareToken, mode: "pickaxe", max_results: 200 },
-      cli: ["log", `-S${other}`, "--diff-merges=first-parent", "-s", "-n", "201", "--format=%H"],
+      cli: ["log", `-S${other}`, "-s", "-n", "201", "--format=%H"],
+      verify: pickaxe(other),
     },
   ];
+}
+
+function verifyBlame(file: string, from: number, to: number) {
+  return (output: unknown, directory: string) => {
+    const expected: string[] = [];
+    for (const line of gitText(directory, ["blame", "--porcelain", "-L", `${from},${to}`, "HEAD", "--", file]).split("\n")) {
+      const match = /^([0-9a-f]{40}) \d+ (\d+)/.exec(line);
+      if (match !== null) expected.push(`${match[2]}:${short(match[1] ?? "")}`);
+    }
+    const lines = (output as { lines: { line: number; sha: string; context?: true }[] }).lines;
+    same(
+      `blame ${file}`,
+      lines.filter((line) => line.context === undefined).map((line) => `${line.line}:${line.sha}`),
+      expected,
+    );
+  };
 }
 
 function fileCases(subject: GitBenchSubject): GitBenchCase[] {
   const { busyFile } = subject;
   const lines = Math.min(400, subject.lines);
+  const middle = Math.max(1, Math.ceil(lines / 2));
   const back = `HEAD~${subject.diffDistance ?? 100}`;
   const numstatFormat = "--format=%H%x00%ae%x00%an%x00%at";
+  const directory = path.posix.dirname(busyFile);
   return [
     {
       label: "file history, 200 commits",
       tool: "git_file_history",
-      args: { path: busyFile, max_results: 200 },
-      cli: ["log", "--follow", "--diff-merges=first-parent", "--numstat", "-n", "201", "--format=%H", "--", busyFile],
+      args: { path: busyFile, max_results: 200, follow_renames: false },
+      cli: ["log", "--numstat", "-n", "201", "--format=%H", "--", busyFile],
+      verify: (output, repository) =>
+        same("file history", commitShas(output), logShas(repository, ["--", busyFile]).slice(0, 200)),
     },
     {
       label: `blame, lines 1-${lines}`,
       tool: "git_blame_context",
       args: { path: busyFile, start_line: 1, end_line: lines, context: 0 },
       cli: ["blame", "--porcelain", "-L", `1,${lines}`, "HEAD", "--", busyFile],
+      verify: verifyBlame(busyFile, 1, lines),
     },
     {
       label: "blame, 7 lines",
       tool: "git_blame_context",
-      args: { path: busyFile, line: Math.ceil(lines / 2), context: 3 },
-      cli: ["blame", "--porcelain", "-L", `${Math.ceil(lines / 2) - 3},+7`, "HEAD", "--", busyFile],
+      args: { path: busyFile, start_line: middle, end_line: Math.min(lines, middle + 6), context: 0 },
+      cli: ["blame", "--porcelain", "-L", `${middle},${Math.min(lines, middle + 6)}`, "HEAD", "--", busyFile],
+      verify: verifyBlame(busyFile, middle, Math.min(lines, middle + 6)),
     },
     {
       label: `diff, ${back} to HEAD`,
       tool: "git_diff_range",
-      args: { from: back, max_bytes: 200_000 },
-      cli: ["diff", back, "HEAD"],
+      args: { from: back },
+      cli: ["diff", "-M", back, "HEAD"],
+      verify: (output, repository) => {
+        const stat = gitText(repository, ["diff", "--shortstat", "-M", back, "HEAD"]);
+        const number = (pattern: RegExp) => Number(pattern.exec(stat)?.[1] ?? 0);
+        const { files_changed, added, removed } = output as { files_changed: number; added: number; removed: number };
+        same(
+          "diff totals",
+          { files_changed, added, removed },
+          {
+            files_changed: number(/(\d+) files? changed/),
+            added: number(/(\d+) insertions?/),
+            removed: number(/(\d+) deletions?/),
+          },
+        );
+      },
     },
     {
       label: "contributors, whole repository",
       tool: "git_contributor_context",
-      args: {},
+      args: { max_results: 100 },
       cli: ["log", "--numstat", numstatFormat],
+      verify: verifyContributors("contributors", []),
     },
     {
       label: "contributors, one directory",
       tool: "git_contributor_context",
-      args: { path: path.posix.dirname(busyFile) },
-      cli: ["log", "--numstat", numstatFormat, "--", path.posix.dirname(busyFile)],
+      args: { path: directory, max_results: 100 },
+      cli: ["log", "--numstat", numstatFormat, "--", directory],
+      verify: verifyContributors(`contributors of ${directory}`, ["--", directory]),
     },
   ];
 }
@@ -245,22 +403,46 @@ export function benchCases(subject: GitBenchSubject): GitBenchCase[] {
 }
 
 /**
- * Generates a repository with 10,000+ commits (merges, renames, a binary file) with
- * `git fast-import`, measures every tool against its git CLI equivalent (median of `runs`, first
- * call on an empty cache and warm call), then deletes the repository.
+ * The generated history of `commits` commits (merges, renames, a binary file), written once with
+ * `git fast-import` under the temporary directory and reused by later runs.
+ */
+export function cachedSyntheticHistory(commits: number): {
+  directory: string;
+  busyFile: string;
+  rareToken: string;
+  messageWord: string;
+} {
+  const directory = path.join(tmpdir(), `atc-git-bench-history-${commits}-seed7`);
+  const marker = path.join(directory, ".git", "atc-bench-history.json");
+  if (existsSync(marker)) return { directory, ...readMarker(marker) };
+  rmSync(directory, { recursive: true, force: true });
+  mkdirSync(directory, { recursive: true });
+  gitText(directory, ["init", "-q", "-b", "main"]);
+  const history = writeSyntheticHistory(directory, { commits });
+  gitText(directory, ["reset", "-q", "--hard", "main"]);
+  const subject = { busyFile: history.busyFile, rareToken: history.rareToken, messageWord: history.messageWord };
+  writeMarker(marker, subject);
+  return { directory, ...subject };
+}
+
+function readMarker(marker: string): { busyFile: string; rareToken: string; messageWord: string } {
+  return JSON.parse(readFileSync(marker, "utf8")) as { busyFile: string; rareToken: string; messageWord: string };
+}
+
+function writeMarker(marker: string, subject: object): void {
+  writeFileSync(marker, JSON.stringify(subject));
+}
+
+/**
+ * Measures every tool against its git CLI equivalent on a generated history of 20,000+ commits
+ * (cached under the temporary directory): the git command, the tool's first call on an empty
+ * cache, its warm call, and one call in a new node process; every answer is checked against git's.
  */
 export async function runGitBench(options: GitBenchOptions = {}): Promise<GitBenchResult> {
-  const directory = mkdtempSync(path.join(tmpdir(), "atc-git-bench-"));
-  try {
-    gitText(directory, ["init", "-q", "-b", "main"]);
-    const history = writeSyntheticHistory(directory, { commits: options.commits ?? 10_000 });
-    gitText(directory, ["reset", "-q", "--hard", "main"]);
-    const lines = gitText(directory, ["show", `HEAD:${history.busyFile}`]).split("\n").length - 1;
-    const subject = { busyFile: history.busyFile, lines, rareToken: history.rareToken, messageWord: history.messageWord };
-    return await measureGitCases(directory, benchCases(subject), { ...options, synthetic: true });
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  const history = cachedSyntheticHistory(options.commits ?? 20_000);
+  const lines = gitText(history.directory, ["show", `HEAD:${history.busyFile}`]).split("\n").length - 1;
+  const subject = { busyFile: history.busyFile, lines, rareToken: history.rareToken, messageWord: history.messageWord };
+  return measureGitCases(history.directory, benchCases(subject), { ...options, synthetic: true });
 }
 
 /** The most often modified file among the last 2,000 commits that still exists. */
@@ -295,13 +477,13 @@ export function renderGitBench(result: GitBenchResult): string {
   const { repository } = result;
   const rows = result.measurements.map(
     (row) =>
-      `| ${row.label} | \`${row.command}\` | ${row.cliMs} | ${row.coldMs} (${row.coldRatio}x) | ${row.warmMs} (${row.warmRatio}x) |`,
+      `| ${row.label} | \`${row.command}\` | ${row.cliMs} | ${row.processMs === undefined ? "n/a" : `${row.processMs} (${row.processRatio}x), ${row.processRssMb} MiB`} | ${row.coldMs} (${row.coldRatio}x) | ${row.warmMs} (${row.warmRatio}x) |`,
   );
   return [
-    `Repository: ${repository.synthetic ? "generated" : repository.path}, ${repository.commits} commits; ${result.gitVersion}; median of ${result.runs} runs, ms.`,
+    `Repository: ${repository.synthetic ? "generated" : repository.path}, ${repository.commits} commits; ${result.gitVersion}; median of ${result.runs} runs, ms; every answer checked against git's; load average ${result.load.before} -> ${result.load.after} on ${result.load.cpus} CPUs.`,
     "",
-    "| Question | git command | git | tool, first call | tool, warm |",
-    "| --- | --- | ---: | ---: | ---: |",
+    "| Question | git command | git | tool, new process (peak RSS) | tool, first call | tool, warm |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
     ...rows,
   ].join("\n");
 }

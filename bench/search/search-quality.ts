@@ -40,7 +40,14 @@ export const CONFIGURATIONS: readonly RankerConfiguration[] = [
     name: "previous default fields (name 3/.3, title 2/.3, tags 1.5/.3, description 1/.75, parameters .5/.75; k1 1.2; no server)",
     options: {
       k1: 1.2,
-      fields: { name: b(3, 0.3), server: b(0, 0), title: b(2, 0.3), tags: b(1.5, 0.3), description: b(1, 0.75), parameters: b(0.5, 0.75) },
+      fields: {
+        name: b(3, 0.3),
+        server: b(0, 0),
+        title: b(2, 0.3),
+        tags: b(1.5, 0.3),
+        description: b(1, 0.75),
+        parameters: b(0.5, 0.75),
+      },
     },
   },
   { name: "default, k1 1.2", options: { k1: 1.2 } },
@@ -132,6 +139,7 @@ function score(
 export async function measureSearchQuality(
   datasets: readonly RetrievalDataset[],
   embedder?: Embedder,
+  configurations: readonly RankerConfiguration[] = CONFIGURATIONS,
 ): Promise<SearchQualityResult[]> {
   const results: SearchQualityResult[] = [];
   for (const dataset of datasets) {
@@ -146,7 +154,7 @@ export async function measureSearchQuality(
         dataset.queries.map((query) => toIds(plain.search(query.query, 10))),
       ),
     );
-    CONFIGURATIONS.forEach((configuration, index) => {
+    configurations.forEach((configuration, index) => {
       const search = new SearchIndex(configuration.options);
       for (const document of prepared.documents) search.set(document);
       const ranked = dataset.queries.map((query) => toIds(search.search(query.query, 10).map((hit) => hit.name)));
@@ -156,7 +164,8 @@ export async function measureSearchQuality(
       const hybrid = new HybridSearch({ embedder });
       for (const document of prepared.documents) hybrid.set(document);
       const ranked: string[][] = [];
-      for (const query of dataset.queries) ranked.push(toIds((await hybrid.searchHybrid(query.query, 10)).map((hit) => hit.name)));
+      for (const query of dataset.queries)
+        ranked.push(toIds((await hybrid.searchHybrid(query.query, 10)).map((hit) => hit.name)));
       results.push(score(prepared, `hybrid: default + 0.2 × cosine (${embedder.id})`, "hybrid", ranked));
     }
   }

@@ -23,6 +23,11 @@ export interface SearchSpeedResult {
   readonly interleaved50Ms: number;
   readonly queryP50Ms: number;
   readonly queryP99Ms: number;
+  /**
+   * p99 over queries of each query's best of three runs: what the search costs without the time
+   * the process spent descheduled on a shared machine.
+   */
+  readonly queryP99BestOf3Ms: number;
   /** Heap growth per indexed tool, in bytes (needs --expose-gc to be meaningful). */
   readonly heapBytesPerTool: number | undefined;
   readonly queries: number;
@@ -40,11 +45,19 @@ function collectGarbage(): boolean {
 
 /**
  * Realistic queries of 1 to 40 words: every query of the data sets, cut at 40 words, and the
- * first two words of each (the short keyword queries models also send).
+ * first one to three words of each (the short keyword queries models also send).
  */
 export function speedQueries(datasets: readonly RetrievalDataset[]): string[] {
   const full = datasets.flatMap((dataset) => dataset.queries.map((query) => query.query.split(/\s+/).slice(0, 40).join(" ")));
-  return [...full, ...full.map((query) => query.split(/\s+/).slice(0, 2).join(" "))];
+  return [
+    ...full,
+    ...full.map((query, index) =>
+      query
+        .split(/\s+/)
+        .slice(0, 1 + (index % 3))
+        .join(" "),
+    ),
+  ];
 }
 
 function medianMicros(samples: number[]): number {
@@ -99,11 +112,14 @@ export function measureSearchSpeed(
     for (const query of queries.slice(0, 200)) index.search(query, 10);
     collectGarbage();
     const latencies: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      for (const query of queries) {
+    const best = new Array<number>(queries.length).fill(Number.POSITIVE_INFINITY);
+    for (let round = 0; round < 3; round++) {
+      for (const [at, query] of queries.entries()) {
         const start = performance.now();
         index.search(query, 10);
-        latencies.push(performance.now() - start);
+        const elapsed = performance.now() - start;
+        latencies.push(elapsed);
+        best[at] = Math.min(best[at] as number, elapsed);
       }
     }
 
@@ -133,6 +149,7 @@ export function measureSearchSpeed(
       interleaved50Ms: round(interleaved50Ms, 2),
       queryP50Ms: round(percentile(latencies, 50), 4),
       queryP99Ms: round(percentile(latencies, 99), 4),
+      queryP99BestOf3Ms: round(percentile(best, 99), 4),
       heapBytesPerTool: heapBytesPerTool === undefined ? undefined : Math.round(heapBytesPerTool),
       queries: latencies.length,
       queryWords: [Math.min(...words), Math.max(...words)],

@@ -42,7 +42,7 @@ export interface DiffRangeOutput {
   readonly from: string;
   /** The new side, as given, with its commit. */
   readonly to: string;
-  /** The changed files, like `git diff --numstat`: the first 300 by path (the totals count them all). */
+  /** The changed files, like `git diff --numstat`: the first ones by path, up to 300 or 20,000 characters (the totals count them all). */
   readonly files: readonly DiffFileSummary[];
   /** How many files changed. */
   readonly files_changed: number;
@@ -59,6 +59,9 @@ export interface DiffRangeOutput {
 }
 
 const MAX_LISTED_FILES = 300;
+/** Characters of JSON the listing may take, and the whole answer by default: runs condense answers over 40,000. */
+const LISTING_JSON_CHARS = 20_000;
+const ANSWER_JSON_CHARS = 38_000;
 
 function summary(change: ResolvedChange, diff: { binary: boolean; added: number; removed: number } | undefined): DiffFileSummary {
   return {
@@ -135,6 +138,7 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
   const to = await resolveRevision(repository, input.to ?? "HEAD");
   const changes = await detectRenames(repository, await diffTrees(repository, from.commit.tree, to.commit.tree, scope));
   const files: DiffFileSummary[] = [];
+  let listingChars = 0;
   let [added, removed] = [0, 0];
   for (const [index, change] of changes.entries()) {
     const diff = await fileDiff(
@@ -142,17 +146,30 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
       { oid: change.oldOid, mode: change.oldMode },
       { oid: change.newOid, mode: change.newMode },
     );
-    if (index < MAX_LISTED_FILES) files.push(summary(change, diff));
+    if (index < MAX_LISTED_FILES && listingChars < LISTING_JSON_CHARS) {
+      const entry = summary(change, diff);
+      listingChars += JSON.stringify(entry).length + 1;
+      files.push(entry);
+    }
     added += diff.added;
     removed += diff.removed;
   }
-  const rendering: Rendering = { text: [], bytes: 0, cut: undefined, unshown: [] };
-  const options: RenderOptions = {
-    budget: input.max_bytes ?? 30_000,
-    context: input.context_lines ?? 3,
-    abbrev: abbreviationLength(repository.caches.store.packedObjectCount()),
-  };
-  for (const change of changes) await renderChange(repository, change, rendering, options);
+  // Without an explicit max_bytes, the diff text gets what the listing leaves of the answer's
+  // JSON budget (escaping counted), so a run never has to condense the answer.
+  let budget = input.max_bytes ?? Math.min(30_000, ANSWER_JSON_CHARS - listingChars - 1_000);
+  let rendering: Rendering;
+  for (let attempt = 0; ; attempt++) {
+    rendering = { text: [], bytes: 0, cut: undefined, unshown: [] };
+    const options: RenderOptions = {
+      budget,
+      context: input.context_lines ?? 3,
+      abbrev: abbreviationLength(repository.caches.store.packedObjectCount()),
+    };
+    for (const change of changes) await renderChange(repository, change, rendering, options);
+    const json = JSON.stringify(rendering.text.join("")).length + listingChars + 1_000;
+    if (input.max_bytes !== undefined || json <= ANSWER_JSON_CHARS || attempt === 3 || budget <= 1_000) break;
+    budget = Math.max(1_000, Math.floor((budget * (ANSWER_JSON_CHARS - listingChars - 1_000)) / (json - listingChars - 1_000)));
+  }
   const omitted = omissions(rendering, files.length, changes.length);
   return {
     from: `${from.input} (${shortId(from.commit.oid)})`,

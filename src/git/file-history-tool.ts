@@ -76,8 +76,10 @@ function counts(diff: { readonly binary: boolean; readonly added: number; readon
 
 async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
   const { repository } = tracker;
-  const after = asFile(await repository.entryAt(commit.tree, tracker.path));
   const base = await baseTree(repository, commit);
+  // Most commits do not touch the file: tell that from the top directories, without reading deeper trees.
+  if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
+  const after = asFile(await repository.entryAt(commit.tree, tracker.path));
   let before = base === undefined ? undefined : asFile(await repository.entryAt(base, tracker.path));
   if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
   const path = tracker.path;

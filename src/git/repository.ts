@@ -97,6 +97,27 @@ export class GitRepository {
     return entry;
   }
 
+  /**
+   * Whether two trees hold the same thing at `path` (both nothing counts as the same): walks down
+   * both trees together and stops at the first level where they agree, so a commit that did not
+   * touch the path's top directory costs one tree read, not one per level.
+   */
+  async sameAtPath(first: string | undefined, second: string | undefined, path: string): Promise<boolean> {
+    if (path === "") return first === second;
+    const parts = path.split("/");
+    // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
+    let [a, b] = [first, second];
+    for (const [depth, part] of parts.entries()) {
+      if (a === b) return true;
+      const [left, right] = [(await this.tree(a)).find(part), (await this.tree(b)).find(part)];
+      if (left === undefined && right === undefined) return true;
+      if (left !== undefined && right !== undefined && left.oid === right.oid && left.mode === right.mode) return true;
+      if (depth === parts.length - 1) return false;
+      [a, b] = [left?.kind === "tree" ? left.oid : undefined, right?.kind === "tree" ? right.oid : undefined];
+    }
+    return false;
+  }
+
   /** True when a shallow clone cut this commit's parents off. */
   isShallow(oid: string): boolean {
     return this.shallow.has(oid);

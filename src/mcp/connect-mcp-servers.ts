@@ -1,5 +1,6 @@
 import { ConfigurationError, type Registry } from "agent-tool-catalog";
 import { type ConnectMcpServerOptions, connectMcpServer } from "./connect-mcp-server.js";
+import { createMcpPromptTools } from "./mcp-prompt-tools.js";
 import { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 import { McpServerSet } from "./mcp-server-set.js";
@@ -71,6 +72,11 @@ export interface McpGroupDefinition extends McpResourceToolsOptions {
    * @defaultValue `true`
    */
   readonly resourceTools?: boolean;
+  /**
+   * Also register `list_mcp_prompts` and `get_mcp_prompt` (deferred) for the group's servers.
+   * @defaultValue `true`
+   */
+  readonly promptTools?: boolean;
 }
 
 /**
@@ -89,8 +95,9 @@ export async function registerMcpGroup(
   if (!enabled) return undefined;
   const group = options.group ?? new McpServerSet();
   const resourceTools = definition.resourceTools === false ? [] : createMcpResourceTools(group, definition);
+  const promptTools = definition.promptTools === false ? [] : createMcpPromptTools(group, definition);
   // Registered before connecting: a clash (a second MCP group) fails before any server starts.
-  const handles = registry.registerGroup({ name: "mcp", tools: resourceTools }) ?? [];
+  const handles = registry.registerGroup({ name: "mcp", tools: [...resourceTools, ...promptTools] }) ?? [];
   group.addDisposer(() => {
     for (const handle of handles) handle.remove();
   });

@@ -1,4 +1,9 @@
-import { CallToolResultSchema, type Implementation, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  type GetPromptResult,
+  type Implementation,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type EventBus, type Registry, type ToolContent, type ToolContext } from "agent-tool-catalog";
 import { cutToBytes } from "./cut-to-bytes.js";
 import type { McpToolResultContent } from "./format-mcp-result.js";
@@ -8,7 +13,13 @@ import { McpConnection, type McpConnectionListener } from "./mcp-connection.js";
 import { clip } from "./mcp-errors.js";
 import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
 import { mcpResultContent } from "./mcp-result-content.js";
-import type { McpListResourcesOptions, McpResourcePage, McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
+import type {
+  McpListResourcesOptions,
+  McpPromptPage,
+  McpResourcePage,
+  McpServerHandle,
+  McpServerStatus,
+} from "./mcp-server-handle.js";
 import { type McpRegisteredTool, type McpToolChanges, McpToolSync } from "./mcp-tool-sync.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver } from "./transports/mcp-transport.js";
@@ -121,6 +132,28 @@ export class ConnectedMcpServer implements McpServerHandle {
     return this.connection.request(
       { signal: options.signal, subject: `resource ${JSON.stringify(clip(uri, 200))}` },
       (client, request) => client.readResource({ uri }, request),
+    );
+  }
+
+  get supportsPrompts(): boolean {
+    return this.connection.connectedClient?.getServerCapabilities()?.prompts !== undefined;
+  }
+
+  async listPrompts(options: McpListResourcesOptions = {}): Promise<McpPromptPage> {
+    const result = await this.connection.request({ signal: options.signal, subject: "prompts/list" }, (client, request) =>
+      client.listPrompts(options.cursor === undefined ? {} : { cursor: options.cursor }, request),
+    );
+    return { prompts: result.prompts, nextCursor: result.nextCursor };
+  }
+
+  getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>> = {},
+    options: { readonly signal?: AbortSignal } = {},
+  ): Promise<GetPromptResult> {
+    return this.connection.request(
+      { signal: options.signal, subject: `prompt ${JSON.stringify(clip(name, 200))}` },
+      (client, request) => client.getPrompt({ name, arguments: { ...args } }, request),
     );
   }
 

@@ -18,6 +18,7 @@ export {
   type McpConnectRequest,
 } from "./connect-mcp-tool.js";
 export { cutToBytes } from "./cut-to-bytes.js";
+export { expandMcpVariables, type McpVariables } from "./expand-mcp-variables.js";
 export { formatMcpResult, type McpResultSource, type McpToolResultContent } from "./format-mcp-result.js";
 export { JsonFileMcpTrustStore } from "./json-file-mcp-trust-store.js";
 export { MAX_TOOL_PAGES, MAX_TOOLS_PER_SERVER } from "./list-mcp-tools.js";
@@ -30,6 +31,12 @@ export {
   workspaceRoots,
 } from "./mcp-client-handlers.js";
 export type { McpConnectionState } from "./mcp-connection.js";
+export {
+  InMemoryMcpCredentialStore,
+  JsonFileMcpCredentialStore,
+  type McpCredentialStore,
+  type McpCredentials,
+} from "./mcp-credential-store.js";
 export {
   type McpElicitationBrokerOptions,
   type McpQuestionChannel,
@@ -47,6 +54,8 @@ export type {
   McpToolRejectedEvent,
   McpToolsRefreshedEvent,
 } from "./mcp-events.js";
+export { completeMcpOAuth, type McpAuthState, type McpServerAuthStatus, mcpAuthStatus } from "./mcp-oauth.js";
+export { createMcpPromptTools, type McpPromptToolsOptions, promptText } from "./mcp-prompt-tools.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
 export {
@@ -66,6 +75,7 @@ export type {
 } from "./mcp-server-config.js";
 export type {
   McpListResourcesOptions,
+  McpPromptPage,
   McpResourcePage,
   McpServerHandle,
   McpServerStatus,
@@ -77,6 +87,7 @@ export type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";
 export { InMemoryMcpTrustStore, type McpTrustStore } from "./mcp-trust-store.js";
 export { mcpJsonServerNames, type ParseMcpJsonOptions, parseMcpJson } from "./parse-mcp-json.js";
 export { type LoadProjectMcpConfigOptions, loadProjectMcpConfig, type ProjectMcpConfig } from "./project-mcp-config.js";
+export { createStoredMcpOAuthProvider, type StoredMcpOAuthProviderOptions } from "./stored-mcp-oauth-provider.js";
 export type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
 export { sseTransportDriver } from "./transports/sse-transport.js";
 export { stdioTransportDriver } from "./transports/stdio-transport.js";

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /** Options every MCP server config has, whatever its transport. */
@@ -61,6 +62,12 @@ export interface McpHttpServerConfig extends McpServerOptions {
   readonly url: string;
   /** Headers sent with every request (e.g. `Authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * OAuth for a server that requires it: the MCP SDK's `OAuthClientProvider`, e.g.
+   * `createStoredMcpOAuthProvider({ serverUrl, store, redirectUrl, onAuthorizationUrl })`. The SDK
+   * sends the token, refreshes it on a 401, and starts an authorization when there is none.
+   */
+  readonly auth?: OAuthClientProvider;
   /** Streamable HTTP. @defaultValue `"http"` */
   readonly transport?: "http";
   readonly command?: never;
@@ -72,6 +79,12 @@ export interface McpSseServerConfig extends McpServerOptions {
   readonly url: string;
   /** Headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * OAuth for a server that requires it: the MCP SDK's `OAuthClientProvider`, e.g.
+   * `createStoredMcpOAuthProvider({ serverUrl, store, redirectUrl, onAuthorizationUrl })`. The SDK
+   * sends the token, refreshes it on a 401, and starts an authorization when there is none.
+   */
+  readonly auth?: OAuthClientProvider;
   /** Selects the legacy SSE transport. */
   readonly transport: "sse";
   readonly command?: never;

@@ -1,4 +1,4 @@
-import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
 import type { EventBus } from "agent-tool-catalog";
 import type { McpConnectionState } from "./mcp-connection.js";
 import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
@@ -39,6 +39,14 @@ export interface McpListResourcesOptions {
   readonly signal?: AbortSignal;
 }
 
+/** One page of a server's prompts. */
+export interface McpPromptPage {
+  /** The prompts, with their arguments. */
+  readonly prompts: readonly Prompt[];
+  /** The cursor of the next page, if any. */
+  readonly nextCursor: string | undefined;
+}
+
 /** One page of a server's resources. */
 export interface McpResourcePage {
   /** The resources. */
@@ -75,6 +83,16 @@ export interface McpServerHandle {
   listResources(options?: McpListResourcesOptions): Promise<McpResourcePage>;
   /** Reads one resource. @throws ToolError when the request fails. */
   readResource(uri: string, options?: { readonly signal?: AbortSignal }): Promise<ReadResourceResult>;
+  /** True when the server offers prompts (`prompts/list`, `prompts/get`). */
+  readonly supportsPrompts: boolean;
+  /** One page of the server's prompts. @throws ToolError when the request fails. */
+  listPrompts(options?: McpListResourcesOptions): Promise<McpPromptPage>;
+  /** One prompt, filled in with `args`. @throws ToolError when the request fails. */
+  getPrompt(
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
   /** Removes the tools and stops the server; waits until the process is gone. Idempotent. */
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
 } from "agent-tool-catalog";
 import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
 import { clip } from "./mcp-errors.js";
+import { normalizeMcpInputSchema } from "./normalize-mcp-input-schema.js";
 
 /** The tags of every MCP tool; `mcp_server:<name>` is added per server. */
 export const MCP_TOOL_TAGS: readonly string[] = Object.freeze(["mcp", "integration", "external", "dynamic"]);
@@ -60,7 +61,7 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
   const title = tool.title ?? hints.title;
   const annotations = annotationsOf(trusted, title === undefined ? undefined : clip(title, MAX_TITLE_LENGTH), hints);
   const description = describe(tool, server, title);
-  const inputSchema = tool.inputSchema as JsonObjectSchema;
+  const inputSchema = normalizeMcpInputSchema(tool.inputSchema) as JsonObjectSchema;
   const problem = checkMcpInputSchema(inputSchema);
   if (problem !== undefined) {
     throw new ToolDefinitionError("invalid_input_schema", `Tool "${input.name}": inputSchema is invalid: ${problem}.`, {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { ConfigurationError } from "agent-tool-catalog";
+import { expandMcpVariables, type McpVariables } from "./expand-mcp-variables.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 
 /** Options of {@link parseMcpJson}. */
@@ -8,6 +9,12 @@ export interface ParseMcpJsonOptions {
   readonly baseDirectory: string;
   /** The file's path, for error messages. */
   readonly source: string;
+  /**
+   * The variables `${VAR}` and `${VAR:-default}` expand from, in `command`, `args`, `env`, `cwd`,
+   * `url` and `headers`. Only what the host passes here: never the whole process environment.
+   * Without it, references are kept as written.
+   */
+  readonly env?: McpVariables;
 }
 
 type Entry = Readonly<Record<string, unknown>>;
@@ -16,9 +23,10 @@ type Entry = Readonly<Record<string, unknown>>;
  * Reads the common `.mcp.json` shape: an object `mcpServers` of servers by name, each either
  * `command` / `args` / `env` / `cwd` (stdio) or `url` / `headers` / `type` (`"http"` or `"sse"`).
  * Every server it returns is untrusted, whatever the file says: a repository cannot vouch for
- * itself. Variable references such as `${VAR}` are passed as written, not expanded.
+ * itself. Variable references such as `${VAR}` are expanded from `options.env` when given.
  *
- * @throws ConfigurationError naming the file and the field that is wrong.
+ * @throws ConfigurationError naming the file and the field that is wrong (`invalid_mcp_config`),
+ *   or the variable that is missing (`mcp_variable_missing`).
  */
 export function parseMcpJson(text: string, options: ParseMcpJsonOptions): McpServerConfig[] {
   const fail = (field: string, problem: string): never => {
@@ -36,7 +44,8 @@ export function parseMcpJson(text: string, options: ParseMcpJsonOptions): McpSer
   if (!isObject(servers)) return fail("mcpServers", "must be an object of servers by name");
   return Object.entries(servers).map(([name, entry]) => {
     if (!isObject(entry)) return fail(`mcpServers.${name}`, "must be an object");
-    return toConfig(name, entry, options, (field, problem) => fail(`mcpServers.${name}.${field}`, problem));
+    const expanded = options.env === undefined ? entry : expandEntry(entry, options.env, `mcpServers.${name}`, options.source);
+    return toConfig(name, expanded, options, (field, problem) => fail(`mcpServers.${name}.${field}`, problem));
   });
 }
 
@@ -78,6 +87,24 @@ function toConfig(
     return type === "sse" ? { ...base, transport: "sse" } : base;
   }
   return fail("command", "or url is required");
+}
+
+// Only the fields that reach a process or a request; names and types are never expanded.
+const EXPANDED_FIELDS = ["command", "args", "env", "cwd", "url", "headers"];
+
+function expandEntry(entry: Entry, variables: McpVariables, prefix: string, path: string): Entry {
+  const expand = (value: unknown, field: string): unknown => {
+    if (typeof value === "string") return expandMcpVariables(value, variables, { field, path });
+    if (Array.isArray(value)) return value.map((item, index) => expand(item, `${field}[${index}]`));
+    if (isObject(value))
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expand(item, `${field}.${key}`)]));
+    return value;
+  };
+  const out: Record<string, unknown> = { ...entry };
+  for (const field of EXPANDED_FIELDS) {
+    if (field in out) out[field] = expand(out[field], `${prefix}.${field}`);
+  }
+  return out;
 }
 
 function isObject(value: unknown): value is Entry {

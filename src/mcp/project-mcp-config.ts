@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { McpVariables } from "./expand-mcp-variables.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpTrustStore } from "./mcp-trust-store.js";
 import { mcpJsonServerNames, parseMcpJson } from "./parse-mcp-json.js";
@@ -9,6 +10,8 @@ import { mcpJsonServerNames, parseMcpJson } from "./parse-mcp-json.js";
 export interface LoadProjectMcpConfigOptions {
   /** Where the user's trust decisions are kept. */
   readonly trustStore: McpTrustStore;
+  /** Variables for `${VAR}` references in the file (see `parseMcpJson`); never `process.env` by default. */
+  readonly env?: McpVariables;
   /** The file name in the workspace. @defaultValue `".mcp.json"` */
   readonly fileName?: string;
   /**
@@ -62,7 +65,11 @@ export async function loadProjectMcpConfig(workspace: string, options: LoadProje
   const serverNames = mcpJsonServerNames(text);
   const trusted = await options.trustStore.isTrusted(path, digest);
   if (!trusted) return { path, found: true, digest, trusted: false, servers: [], serverNames };
-  const servers = parseMcpJson(text, { baseDirectory: directory, source: path });
+  const servers = parseMcpJson(text, {
+    baseDirectory: directory,
+    source: path,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   return { path, found: true, digest, trusted: true, servers, serverNames };
 }
 

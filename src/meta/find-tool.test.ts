@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sampleTools } from "../../test/support/sample-tools.js";
 import { createRegistry } from "../registry/registry.js";
+import { defineTool } from "../tool/define-tool.js";
 import type { ToolCallResult } from "../tool/tool-call-result.js";
-import type { FindToolOutput } from "./find-tool.js";
+import { FIND_TOOL_RELATIVE_THRESHOLD, type FindToolOutput } from "./find-tool.js";
 import { oneLineDescription } from "./one-line-description.js";
 
 function output(result: ToolCallResult): FindToolOutput {
@@ -89,5 +90,104 @@ describe("oneLineDescription", () => {
     expect(oneLineDescription("abcdefghij", 8)).toBe("abcde...");
     expect(oneLineDescription("日本語のテキストです", 6)).toBe("日本語...");
     expect([...oneLineDescription("🙂".repeat(100), 10)]).toHaveLength(10);
+  });
+});
+
+describe("find_tool relevance threshold and several queries", () => {
+  const tools = () => [
+    ...sampleTools(),
+    defineTool({
+      name: "weather_forecast",
+      description: "Weather forecast for a city: temperature, rain and wind for the next days.",
+      tier: "deferred",
+      inputSchema: { type: "object", properties: { city: { type: "string", description: "City name" } } },
+      handler: () => "",
+    }),
+    defineTool({
+      name: "city_guide",
+      description: "Sights of a city.",
+      tier: "deferred",
+      inputSchema: { type: "object" },
+      handler: () => "",
+    }),
+  ];
+
+  it("activates only hits that clear the relative score threshold", async () => {
+    const registry = createRegistry({ tools: tools() });
+    const hits = registry.search("weather forecast rain wind city", { limit: 5 });
+    const weak = hits.filter((hit) => hit.score < FIND_TOOL_RELATIVE_THRESHOLD * (hits[0]?.score ?? 0));
+    expect(weak.map((hit) => hit.name)).toContain("city_guide");
+    const run = registry.createRun();
+    const found = output(await run.call("find_tool", { query: "weather forecast rain wind city", limit: 5 }));
+    expect(found.activated.map((tool) => tool.name)).toEqual(["weather_forecast"]);
+    expect(run.isVisible("city_guide")).toBe(false);
+  });
+
+  it("merges several queries, one per capability, best of each first", async () => {
+    const run = createRegistry({ tools: tools() }).createRun();
+    const found = output(
+      await run.call("find_tool", { queries: ["weather forecast", "search the git commit history"], limit: 1 }),
+    );
+    expect(found.activated.map((tool) => tool.name)).toEqual(["weather_forecast", "git_log_search"]);
+  });
+
+  it("refuses a call without a query, and select: mixed with keywords", async () => {
+    const run = createRegistry({ tools: tools() }).createRun();
+    const none = await run.call("find_tool", {});
+    expect(none.ok ? undefined : none.error.code).toBe("invalid_input");
+    const mixed = await run.call("find_tool", { queries: ["select:web_fetch", "weather"] });
+    expect(mixed.ok ? undefined : mixed.error.code).toBe("invalid_input");
+  });
+
+  it('splits run-together words as names are split ("weatherforecast", "logsearch")', async () => {
+    const registry = createRegistry({ tools: tools() });
+    expect(registry.search("weatherforecast", { limit: 1 })[0]?.name).toBe("weather_forecast");
+    expect(registry.search("logsearch", { limit: 1 })[0]?.name).toBe("git_log_search");
+  });
+});
+
+describe("find_tool with an embedder on the registry", () => {
+  it("ranks by the hybrid score, reaching a tool that shares no word with the request", async () => {
+    const folded: Record<string, string> = { press: "click", button: "element" };
+    const embedded: string[] = [];
+    const registry = createRegistry({
+      tools: [
+        ...sampleTools(),
+        defineTool({
+          name: "browser_click",
+          description: "Click an element on the page.",
+          tier: "deferred",
+          inputSchema: { type: "object" },
+          handler: () => "",
+        }),
+      ],
+      search: {
+        embedder: {
+          id: "folded-words",
+          dimensions: 16,
+          embed: async (texts) => {
+            embedded.push(...texts);
+            return texts.map((text) => {
+              const vector = new Array<number>(16).fill(0);
+              for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+                const word = folded[raw] ?? raw;
+                let hash = 3;
+                for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) % 16;
+                vector[hash] = (vector[hash] as number) + 1;
+              }
+              return vector;
+            });
+          },
+        },
+      },
+    });
+    const run = registry.createRun();
+    expect(run.search("press the button")).toEqual([]);
+    const found = output(await run.call("find_tool", { query: "press the button", limit: 1 }));
+    expect(found.activated.map((tool) => tool.name)).toEqual(["browser_click"]);
+    const count = embedded.length;
+    await run.call("find_tool", { query: "press the button", limit: 1 });
+    // Tool vectors are computed once; the second call embeds only its query.
+    expect(embedded.length).toBe(count + 1);
   });
 });

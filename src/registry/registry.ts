@@ -11,7 +11,7 @@ import { CallLifetimes } from "../run/call-lifetimes.js";
 import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
-import { SearchIndex, type SearchIndexOptions } from "../search/search-index.js";
+import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
@@ -27,8 +27,8 @@ export interface RegistryOptions {
   readonly tools?: readonly AnyToolDefinition[];
   /** Tool groups to register; a group whose condition is false is skipped silently. */
   readonly groups?: readonly ToolGroup[];
-  /** Tuning of the `find_tool` search. */
-  readonly search?: SearchIndexOptions;
+  /** Tuning of the `find_tool` search; with an `embedder`, find_tool ranks by the hybrid score. */
+  readonly search?: HybridSearchOptions;
   /** What to do when an event listener throws. */
   readonly onListenerError?: EventBusOptions["onListenerError"];
   /**
@@ -98,7 +98,7 @@ export class Registry {
   private readonly entries = new Map<string, RegistryEntry>();
   /** How many runs hold a private tool of each name (a shared tool may not take such a name). */
   private readonly privateNames = new Map<string, number>();
-  private readonly index: SearchIndex;
+  private readonly index: HybridSearch;
   private nextOrder = 0;
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
@@ -124,7 +124,7 @@ export class Registry {
     const eventBusOptions: EventBusOptions =
       options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError };
     this.events = new EventBus(eventBusOptions);
-    this.index = new SearchIndex(options.search);
+    this.index = new HybridSearch(options.search);
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
@@ -248,6 +248,18 @@ export class Registry {
             return entry !== undefined && visible(entry) && accept(entry.compiled.descriptor.name);
           })
           .map((hit) => ({ name: (this.entries.get(hit.name) as RegistryEntry).compiled.descriptor.name, score: hit.score })),
+      searchWhereHybrid: async (query, limit, accept, signal) => {
+        const filter = (key: string) => {
+          const entry = this.entries.get(key);
+          return entry !== undefined && visible(entry) && accept(entry.compiled.descriptor.name);
+        };
+        const hits = await this.index.searchHybrid(query, limit, filter, { signal });
+        // A tool removed while the query was embedded is dropped.
+        return hits.flatMap((hit) => {
+          const entry = this.entries.get(hit.name);
+          return entry === undefined ? [] : [{ name: entry.compiled.descriptor.name, score: hit.score }];
+        });
+      },
     };
   }
 

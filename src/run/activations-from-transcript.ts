@@ -19,44 +19,38 @@ const MAX_PARSED_STRING = 1_000_000;
 
 function walk(value: unknown, names: Set<string>, budget: { nodes: number }, depth: number): void {
   if (depth > MAX_DEPTH || --budget.nodes < 0) return;
-  if (typeof value === "string") {
-    // A find_tool result serialised as text; cheap test first.
-    if (value.length <= MAX_PARSED_STRING && value.includes('"activated"')) {
-      const start = value.indexOf("{");
-      if (start !== -1) {
-        try {
-          walk(JSON.parse(value.slice(start)), names, budget, depth + 1);
-        } catch {
-          // Not JSON: ordinary text.
-        }
-      }
-    }
-    return;
+  if (typeof value === "string") walkText(value, names, budget, depth);
+  else if (Array.isArray(value)) for (const item of value) walk(item, names, budget, depth + 1);
+  else if (typeof value === "object" && value !== null) walkObject(value as Record<string, unknown>, names, budget, depth);
+}
+
+/** A find_tool result serialised as text; cheap test first. */
+function walkText(value: string, names: Set<string>, budget: { nodes: number }, depth: number): void {
+  if (value.length > MAX_PARSED_STRING || !value.includes('"activated"')) return;
+  const start = value.indexOf("{");
+  if (start === -1) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.slice(start));
+  } catch {
+    return; // Not JSON: ordinary text.
   }
-  if (Array.isArray(value)) {
-    for (const item of value) walk(item, names, budget, depth + 1);
-    return;
-  }
-  if (typeof value !== "object" || value === null) return;
-  const record = value as Record<string, unknown>;
+  walk(parsed, names, budget, depth + 1);
+}
+
+function walkObject(record: Record<string, unknown>, names: Set<string>, budget: { nodes: number }, depth: number): void {
   if (isFindToolOutput(record)) {
-    for (const list of [record.activated, record.already_available]) {
-      for (const tool of list as unknown[]) {
-        const name = (tool as { name?: unknown } | null)?.name;
-        if (typeof name === "string") names.add(name);
-      }
+    for (const tool of [...(record.activated as unknown[]), ...(record.already_available as unknown[])]) {
+      const name = (tool as { name?: unknown } | null)?.name;
+      if (typeof name === "string") names.add(name);
     }
-    return;
-  }
-  if (record.type === "tool_reference" && typeof record.tool_name === "string") {
+  } else if (record.type === "tool_reference" && typeof record.tool_name === "string") {
     names.add(record.tool_name);
-    return;
-  }
-  if (record.type === "tool_search_output") {
+  } else if (record.type === "tool_search_output") {
     collectSearchTools(record.tools, names, 0);
-    return;
+  } else {
+    for (const key of Object.keys(record)) walk(record[key], names, budget, depth + 1);
   }
-  for (const key of Object.keys(record)) walk(record[key], names, budget, depth + 1);
 }
 
 /** The shape find_tool returns: `{ activated: [{ name }], already_available, not_found, message }`. */

@@ -65,6 +65,13 @@ export interface RegistryView {
   nearNames(name: string, limit: number): string[];
   /** Search over this run's tools with a candidate filter. */
   searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
+  /** The same, hybrid (keyword + embeddings) when the registry has an embedder. */
+  searchWhereHybrid(
+    query: string,
+    limit: number,
+    accept: (name: string) => boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<SearchHit[]>;
 }
 
 const runHostInternals = new WeakMap<RunHost, RegistryInternals>();

@@ -111,3 +111,32 @@ export function parseRunState(value: unknown): RunState {
     toolboxIndex,
   };
 }
+
+/**
+ * The state `createRun` continues, parsed, or `undefined`; refuses `state` together with
+ * `activation`, or with a different `runId`.
+ * @throws ConfigurationError `conflicting_options` or `invalid_run_state`.
+ */
+export function runStateFromOptions(options: {
+  readonly state?: RunState | RunStateV1 | undefined;
+  readonly activation?: unknown;
+  readonly runId?: string | undefined;
+}): RunState | undefined {
+  if (options.state === undefined) return undefined;
+  const state = parseRunState(options.state);
+  if (options.activation !== undefined) {
+    throw new ConfigurationError("conflicting_options", "createRun: pass either state or activation, not both.", {
+      data: { field: "activation" },
+    });
+  }
+  if (options.runId !== undefined && options.runId !== state.runId) {
+    throw new ConfigurationError(
+      "conflicting_options",
+      `createRun: runId "${options.runId}" differs from the state's "${state.runId}".`,
+      {
+        data: { field: "runId" },
+      },
+    );
+  }
+  return state;
+}

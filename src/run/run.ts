@@ -34,7 +34,7 @@ import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
-import { type PendingApprovalState, parseRunState, type RunState, type RunStateV1 } from "./run-state.js";
+import { type PendingApprovalState, type RunState, type RunStateV1, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
@@ -212,21 +212,7 @@ export class Run {
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
-    const state = options.state === undefined ? undefined : parseRunState(options.state);
-    if (state !== undefined && options.activation !== undefined) {
-      throw new ConfigurationError("conflicting_options", "createRun: pass either state or activation, not both.", {
-        data: { field: "activation" },
-      });
-    }
-    if (state !== undefined && options.runId !== undefined && options.runId !== state.runId) {
-      throw new ConfigurationError(
-        "conflicting_options",
-        `createRun: runId "${options.runId}" differs from the state's "${state.runId}".`,
-        {
-          data: { field: "runId" },
-        },
-      );
-    }
+    const state = runStateFromOptions(options);
     this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
     this.storage = new RunStorage(state?.storage);
     this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
@@ -264,25 +250,10 @@ export class Run {
     this.reportUnknownAllowedTools(requestedTools);
     this.reportUnknownLoadModeTools();
     this.trackPendingApprovals(registry);
-    this.persistence =
-      options.store === undefined
-        ? undefined
-        : new RunPersistence({
-            store: options.store,
-            runId: this.id,
-            revision: options.storeRevision,
-            ttlMs: options.storeTtlMs,
-            snapshot: () => this.toJSON(),
-            onError: (error) =>
-              this.report({
-                kind: "state_save_failed",
-                name: this.id,
-                message: `Saving run ${this.id} failed: ${error instanceof Error ? error.message : String(error)}`,
-                suggestions: [],
-              }),
-          });
+    this.persistence = options.store === undefined ? undefined : this.persistTo(options.store, options);
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
+      searchHybrid: (query, searchOptions) => this.searchHybrid(query, searchOptions),
       activate: (names, via) => this.activate(names, via),
       describe: (name) => (this.isVisible(name) || this.canActivate(name) ? this.descriptorOf(name) : undefined),
       isVisible: (name) => this.isVisible(name),
@@ -412,9 +383,21 @@ export class Run {
     return entry?.enabled === true && this.isAllowed(name) && this.placement(entry.compiled.descriptor).listed;
   }
 
-  /** Searches the deferred tools this run may activate, best first. */
+  /**
+   * Searches the deferred tools this run may activate, and the tools it lists for `toolbox`
+   * (`isListed`), best first.
+   */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name));
+    return this.store.searchWhere(query, options.limit ?? 10, (name) => this.canActivate(name) || this.isListed(name));
+  }
+
+  /** {@link Run.search}, hybrid when the registry has an embedder (find_tool's ranking). */
+  private searchHybrid(
+    query: string,
+    options: SearchOptions & { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<SearchHit[]> {
+    const accept = (name: string) => this.canActivate(name) || this.isListed(name);
+    return this.store.searchWhereHybrid(query, options.limit ?? 10, accept, options.signal);
   }
 
   /** Activates deferred tools by exact name for the rest of the run. */
@@ -557,6 +540,23 @@ export class Run {
       activated: names.filter((name) => !outcome.notFound.some((missing) => missing.name === name)),
       unknown: outcome.notFound.map((missing) => missing.name),
     };
+  }
+
+  private persistTo(store: RunStore<RunState>, options: CreateRunOptions): RunPersistence {
+    return new RunPersistence({
+      store,
+      runId: this.id,
+      revision: options.storeRevision,
+      ttlMs: options.storeTtlMs,
+      snapshot: () => this.toJSON(),
+      onError: (error) =>
+        this.report({
+          kind: "state_save_failed",
+          name: this.id,
+          message: `Saving run ${this.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+          suggestions: [],
+        }),
+    });
   }
 
   private trackPendingApprovals(registry: RunHost): void {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { SearchDocument } from "./search-index.js";
 
 /**
@@ -46,9 +45,25 @@ export function embeddingText(document: SearchDocument): string {
   return text.slice(0, MAX_EMBEDDED_DOCUMENT_CHARS);
 }
 
-/** The cache key of a text under an embedder: the embedder id and a SHA-256 of the text. */
+/**
+ * The cache key of a text under an embedder: the embedder id, the text length and a 128-bit hash
+ * of the text (four 32-bit multiply-xor lanes; plain JavaScript, so the root entry stays free of
+ * Node built-ins). Not a cryptographic hash: keys name texts the host indexed itself.
+ */
 export function embeddingKey(embedderId: string, text: string): string {
-  return `${embedderId}:${createHash("sha256").update(text).digest("base64url")}`;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  let c = 0x27d4eb2f;
+  let d = 0x165667b1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+    c = Math.imul(c ^ code, 0x85ebca6b) ^ (c >>> 15);
+    d = Math.imul(d ^ code, 0xc2b2ae35) ^ (d >>> 13);
+  }
+  const hex = [a, b, c, d].map((lane) => (lane >>> 0).toString(16).padStart(8, "0")).join("");
+  return `${embedderId}:${text.length}:${hex}`;
 }
 
 /** A vector scaled to unit length (so a dot product is the cosine); zero vectors stay zero. */

@@ -80,7 +80,7 @@ export class HybridSearch {
     return this.pending.size;
   }
 
-  /** Adds or replaces a document. Its vector is computed at the next hybrid search (or {@link prepare}). */
+  /** Adds or replaces a document. Its vector is computed at the next hybrid search (or `prepare()`). */
   set(document: SearchDocument): void {
     this.keyword.set(document);
     if (this.embedder === undefined) return;
@@ -155,17 +155,22 @@ export class HybridSearch {
     return top.sorted();
   }
 
-  private async embedPending(embedder: Embedder, signal: AbortSignal | undefined): Promise<void> {
-    const batch = [...this.pending];
-    // Distinct texts not known yet: from the persistent cache first, the embedder for the rest.
+  /** The distinct texts of `batch` without a vector: the persistent cache is asked first. */
+  private async missingTexts(batch: readonly string[], dimensions: number): Promise<Map<string, string>> {
     const missing = new Map<string, string>();
     for (const id of batch) {
       const entry = this.textKeys.get(id);
       if (entry === undefined || this.byText.has(entry.key) || missing.has(entry.key)) continue;
       const cached = await readCache(this.cache, entry.key);
-      if (cached !== undefined && cached.length === embedder.dimensions) this.byText.set(entry.key, cached);
+      if (cached !== undefined && cached.length === dimensions) this.byText.set(entry.key, cached);
       else missing.set(entry.key, entry.text);
     }
+    return missing;
+  }
+
+  private async embedPending(embedder: Embedder, signal: AbortSignal | undefined): Promise<void> {
+    const batch = [...this.pending];
+    const missing = await this.missingTexts(batch, embedder.dimensions);
     const keys = [...missing.keys()];
     const size = Math.max(1, embedder.batchSize ?? 64);
     for (let start = 0; start < keys.length; start += size) {

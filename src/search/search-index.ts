@@ -77,6 +77,8 @@ const FIELD_COUNT = FIELDS.length;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
 const MIN_COMPOUND = 6;
 const MIN_PART = 3;
+/** Longer words are not split: real compounds of two name words are short, and each try stems. */
+const MAX_COMPOUND = 32;
 const MAX_TF = 255;
 const SERVER_TAG = "mcp_server:";
 
@@ -248,7 +250,7 @@ export class SearchIndex {
     for (const term of tokenize(query)) add(term);
     if (this.splitCompounds) {
       for (const word of rawWords(query)) {
-        if (word.length < MIN_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
+        if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
         const parts = this.compoundParts(word);
         if (parts !== undefined) for (const part of parts) add(part);
       }

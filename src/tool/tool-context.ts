@@ -36,8 +36,13 @@ export interface ActivationOutcome {
  * Everything is scoped to the run: searches only return tools the run could activate.
  */
 export interface RunCatalog {
-  /** Searches the deferred tools this run may activate. */
+  /** Searches the deferred tools this run may activate, and those it lists for `toolbox`. */
   search(query: string, options?: SearchOptions): SearchHit[];
+  /**
+   * The same search, hybrid (keyword + the registry's embedder) when the registry has an
+   * embedder, else the keyword search. Optional for catalogs that have no embeddings.
+   */
+  searchHybrid?(query: string, options?: SearchOptions & { readonly signal?: AbortSignal | undefined }): Promise<SearchHit[]>;
   /** Activates deferred tools by exact name, for the rest of the run. */
   activate(names: readonly string[], via?: string): ActivationOutcome;
   /** The descriptor of a tool this run may see or activate, else `undefined`. */

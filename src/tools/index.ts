@@ -2,15 +2,15 @@
 // "agent-tool-catalog/tools"; the root entry never loads this.
 
 export { createApplyPatchTool } from "./fs/apply-patch-tool.js";
-export { createDownloadTool } from "./fs/download-tool.js";
+export { createDownloadTool, type DownloadToolOptions } from "./fs/download-tool.js";
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
 export { createFileInspectTool } from "./fs/file-inspect-tool.js";
-export type { FileScope, FileScopeOptions } from "./fs/file-scope.js";
+export type { FileScope, FileScopeOptions, OpenParentOptions, ParentEntry } from "./fs/file-scope.js";
 export type { FileToolOptions } from "./fs/file-tool-options.js";
 export { createFileTools, fileToolGroup } from "./fs/file-tools.js";
 export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
 export { createGlobTool } from "./fs/glob-tool.js";
-export { createGrepTool } from "./fs/grep-tool.js";
+export { createGrepTool, type GrepToolOptions } from "./fs/grep-tool.js";
 export { createLsTool } from "./fs/ls-tool.js";
 export {
   detectPatchKind,
@@ -29,6 +29,7 @@ export {
 export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";
+export type { VerifiedDirectory } from "./fs/verified-directory.js";
 export { createWriteTool } from "./fs/write-tool.js";
 // The sandbox layer, for hosts that run their own processes or file access under the same rules.
 export * from "./sandbox/index.js";

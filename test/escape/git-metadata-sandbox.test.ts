@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -89,9 +89,9 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
   });
 
   escapeAttempt("git-metadata", "create .git/config.worktree where extensions.worktreeConfig is on", async () => {
-    await both(`${FSMONITOR} > .git/config.worktree`, [["status"]], (root) =>
-      hostGit(root, ["config", "extensions.worktreeConfig", "true"]),
-    );
+    await both(`${FSMONITOR} > .git/config.worktree`, [["status"]], (root) => {
+      hostGit(root, ["config", "extensions.worktreeConfig", "true"]);
+    });
   });
 
   escapeAttempt("git-metadata", "write .git/commondir to a copied git dir with core.fsmonitor", async () => {

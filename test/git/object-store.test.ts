@@ -56,6 +56,14 @@ const stores: [string, (gitdir: string) => ObjectStore][] = [
         deltaBaseBytes: 64 * 1024,
       }),
   ],
+  [
+    "NodeObjectStore reading packs through small windows (the large-pack path)",
+    (gitdir) =>
+      new NodeObjectStore(objectDirectories(path.join(gitdir, "objects"), unconfinedReader()), unconfinedReader(), {
+        deltaBaseBytes: 64 * 1024,
+        packs: { wholePackBytes: 0, windowBytes: 4096 },
+      }),
+  ],
   ["IsomorphicObjectStore", (gitdir) => new IsomorphicObjectStore(nodeFs, gitdir, {})],
 ];
 

@@ -92,6 +92,8 @@ describe("monitor", () => {
     expect(failure(await run.call("monitor", { action: "start", command: "sleep 30" })).code).toBe("too_many_monitors");
     expect(failure(await run.call("monitor", { action: "poll", id: "mon_9" })).code).toBe("unknown_monitor");
     expect(failure(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "(" })).code).toBe("invalid_input");
+    // a pattern that could backtrack for ever on the host's event loop is refused
+    expect(failure(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "(a+)+$" })).code).toBe("invalid_input");
     await run.close();
   });
 

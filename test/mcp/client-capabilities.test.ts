@@ -11,6 +11,7 @@ import {
   type McpStdioServerConfig,
   mcpElicitationFromQuestionBroker,
   mcpSamplingFromAiSdk,
+  registerMcpGroup,
 } from "agent-tool-catalog/mcp";
 import { generateText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -166,5 +167,41 @@ describe("MCP client capabilities against @modelcontextprotocol/server-everythin
     expect(sampled).toMatchObject({ ok: false, error: { code: "mcp_tool_error" } });
     // The server's tool fails; the host's error text never reaches the server (or the model).
     expect(JSON.stringify(sampled)).not.toContain("secret internal detail");
+  }, 60_000);
+});
+
+describe("MCP prompts of @modelcontextprotocol/server-everything", () => {
+  it("are listed and filled in for the host, and as the deferred tools list_mcp_prompts / get_mcp_prompt", async () => {
+    registry = createRegistry();
+    const servers = await registerMcpGroup(registry, { servers: [everything("ev")] });
+    const handle = servers?.get("ev");
+    if (handle === undefined) throw new Error(`not connected: ${JSON.stringify(servers?.failures)}`);
+    expect(handle.supportsPrompts).toBe(true);
+    const page = await handle.listPrompts();
+    expect(page.prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(["simple-prompt", "args-prompt"]));
+    const filled = await handle.getPrompt("args-prompt", { city: "Lyon" });
+    expect(JSON.stringify(filled.messages)).toContain("Lyon");
+
+    expect(registry.get("get_mcp_prompt")).toMatchObject({ tier: "deferred" });
+    const run = registry.createRun();
+    expect(run.search("mcp prompt template").map((hit) => hit.name)).toEqual(
+      expect.arrayContaining(["list_mcp_prompts", "get_mcp_prompt"]),
+    );
+    const listed = JSON.parse(await text(run, "list_mcp_prompts")) as {
+      servers: { server: string; prompts: { name: string; arguments: { name: string; required: boolean }[] }[] }[];
+    };
+    const args = listed.servers[0]?.prompts.find((prompt) => prompt.name === "args-prompt");
+    expect(args?.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: "city", required: true })]));
+    const got = await text(run, "get_mcp_prompt", {
+      server: "ev",
+      name: "args-prompt",
+      arguments: { city: "Lyon", state: "Rhone" },
+    });
+    expect(got).toMatch(/^user: .*Lyon, Rhone/m);
+    run.activate(["get_mcp_prompt"]);
+    expect(await run.call("get_mcp_prompt", { server: "nope", name: "x" })).toMatchObject({
+      ok: false,
+      error: { code: "unknown_mcp_server" },
+    });
   }, 60_000);
 });

@@ -1,6 +1,7 @@
-import { createRegistry, EventBus, type Registry, TOOL_NAME_PATTERN } from "agent-tool-catalog";
+import { createRegistry, defineTool, EventBus, type Registry, TOOL_NAME_PATTERN } from "agent-tool-catalog";
 import { connectMcpServer, type McpEvents, type McpRejectedTool, mcpToolName } from "agent-tool-catalog/mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createFixtureServer, HOSTILE_NAMES } from "./support/fixture-server.js";
 import { type HttpFixture, startHttpFixture } from "./support/http-fixture.js";
 import { stdioFixture } from "./support/stdio-fixture.js";
@@ -63,15 +64,23 @@ describe("a server with hostile tool names and broken schemas (stdio)", () => {
 });
 
 describe("two servers whose names sanitize alike", () => {
-  it("keeps the first server's tools and reports every tool of the second as name_taken", async () => {
+  it("fails the second connect with duplicate_mcp_server and keeps the first server's tools", async () => {
     registry = createRegistry();
     const first = await connectMcpServer(registry, { name: "fix", url: http.url });
-    const second = await connectMcpServer(registry, { name: "Fix", url: http.url });
+    await expect(connectMcpServer(registry, { name: "Fix", url: http.url })).rejects.toMatchObject({
+      code: "duplicate_mcp_server",
+      data: { name: "Fix", existing: "fix" },
+    });
     expect(first.tools().length).toBeGreaterThan(5);
-    expect(second.tools()).toEqual([]);
-    expect(second.status.rejected.length).toBe(first.tools().length);
-    expect(second.status.rejected.every((tool) => tool.reason === "name_taken")).toBe(true);
-    await second.close();
     expect(registry.has("mcp_fix_echo")).toBe(true);
+  });
+
+  it("still reports a tool whose name another (non-MCP) tool holds as name_taken, and registers the rest", async () => {
+    registry = createRegistry({
+      tools: [defineTool({ name: "mcp_fix_echo", description: "Taken.", inputSchema: z.object({}), handler: () => "mine" })],
+    });
+    const handle = await connectMcpServer(registry, { name: "fix", url: http.url });
+    expect(handle.status.rejected).toMatchObject([{ mcpName: "echo", reason: "name_taken" }]);
+    expect(handle.tools().length).toBeGreaterThan(5);
   });
 });

@@ -1,6 +1,6 @@
 // Vercel AI SDK (`ai` v6) adapter. `ai` is an optional peer dependency of this subpath only.
 
-export { DEFAULT_MAX_MEDIA_BYTES, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
+export { DEFAULT_MAX_MEDIA_BYTES, type SendablePart, type ToolResultMediaOptions } from "../shared/tool-result-media.js";
 export {
   type AiSdkAgentRequest,
   type AiSdkAgentResult,
@@ -18,3 +18,4 @@ export {
   type AiSdkTypedToolSet,
   createAiSdkTools,
 } from "./create-ai-sdk-tools.js";
+export { restoreAiSdkActivations } from "./restore-activations.js";

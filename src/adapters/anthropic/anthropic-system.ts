@@ -21,6 +21,7 @@ export interface AnthropicTextBlockParam {
  * await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools(run), system: anthropicSystem(run, "You are a careful assistant.") });
  * ```
  */
+export function anthropicSystem(run: Run, system: string): string;
 export function anthropicSystem(run: Run, system?: string): string | undefined;
 export function anthropicSystem(run: Run, system: readonly AnthropicTextBlockParam[]): AnthropicTextBlockParam[];
 export function anthropicSystem(
@@ -31,7 +32,8 @@ export function anthropicSystem(
   run: Run,
   system?: string | readonly AnthropicTextBlockParam[],
 ): string | AnthropicTextBlockParam[] | undefined {
-  if (typeof system === "string" || system === undefined) return systemWithIndex(run, system);
+  if (typeof system === "string") return systemWithIndex(run, system) ?? system;
+  if (system === undefined) return systemWithIndex(run, undefined);
   const index = run.systemPromptIndex();
   return index === undefined ? [...system] : [...system, { type: "text", text: index }];
 }

@@ -151,7 +151,7 @@ function withIndexMessage<Message extends OpenAIChatMessageLike>(run: Run, messa
  * @example
  * ```ts
  * const message = completion.choices[0]?.message;
- * messages.push(message, ...(await runOpenAIChatToolCalls(run, message.tool_calls)));
+ * if (message !== undefined) messages.push(message, ...(await runOpenAIChatToolCalls(run, message.tool_calls)));
  * ```
  */
 export async function runOpenAIChatToolCalls(

@@ -135,7 +135,8 @@ function responsesToolFields(
  *
  * @example
  * ```ts
- * input.push(...response.output, ...(await runOpenAIResponsesFunctionCalls(run, response.output)));
+ * const outputs = await runOpenAIResponsesFunctionCalls(run, response.output);
+ * await openai.responses.create({ model, previous_response_id: response.id, input: outputs, ...openAIResponsesRequest(run) });
  * ```
  */
 export async function runOpenAIResponsesFunctionCalls(

@@ -6,10 +6,20 @@ import { formatToolResult, type ToolCallResult } from "agent-tool-catalog";
  * far as it can be, so one hostile output never loses the other results of a batch.
  */
 export function resultText(result: ToolCallResult): string {
+  if (!result.ok) {
+    try {
+      return formatToolResult(result);
+    } catch {
+      return safeJson({ error: result.error });
+    }
+  }
+  const { output } = result;
+  if (typeof output === "string") return output;
+  if (output === undefined) return "";
   try {
-    return formatToolResult(result);
+    return JSON.stringify(output) ?? String(output);
   } catch {
-    return result.ok ? safeJson(result.output) : safeJson({ error: result.error });
+    return safeJson(output);
   }
 }
 

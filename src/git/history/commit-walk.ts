@@ -85,22 +85,16 @@ export class CommitWalk {
     private readonly options: CommitWalkOptions,
   ) {}
 
-  /** The entry at the simplification path in `tree`, as `oid mode` ("" when absent). */
-  private async pathState(tree: string, scope: string): Promise<string> {
-    const entry = await this.repository.entryAt(tree, scope);
-    return entry === undefined ? "" : `${entry.oid} ${entry.mode}`;
-  }
-
   /**
    * The parents to follow and whether the commit is TREESAME at the path (git's
    * `try_to_simplify_commit` without `--full-history`).
    */
   private async simplified(commit: CommitRecord, scope: string): Promise<{ parents: readonly string[]; same: boolean }> {
-    const own = await this.pathState(commit.tree, scope);
-    if (commit.parents.length === 0) return { parents: [], same: own === "" };
+    if (commit.parents.length === 0)
+      return { parents: [], same: await this.repository.sameAtPath(undefined, commit.tree, scope) };
     for (const parent of commit.parents) {
       const record = await requireCommit(this.repository, parent);
-      if ((await this.pathState(record.tree, scope)) === own) return { parents: [parent], same: true };
+      if (await this.repository.sameAtPath(record.tree, commit.tree, scope)) return { parents: [parent], same: true };
     }
     return { parents: commit.parents, same: false };
   }

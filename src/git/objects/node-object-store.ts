@@ -4,7 +4,7 @@ import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
-import { PackFile } from "./pack-file.js";
+import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex } from "./pack-index.js";
 
 /** Options of {@link NodeObjectStore}. */
@@ -14,6 +14,8 @@ export interface NodeObjectStoreOptions {
    * @defaultValue 32 MiB
    */
   readonly deltaBaseBytes?: number;
+  /** How packs are read (sizes for whole reads and windows); tests make them small. */
+  readonly packs?: PackReadOptions;
 }
 
 /**
@@ -54,7 +56,7 @@ export class NodeObjectStore implements ObjectStore {
   constructor(
     private readonly directories: readonly string[],
     private readonly reader: GitFileReader,
-    options: NodeObjectStoreOptions = {},
+    private readonly options: NodeObjectStoreOptions = {},
   ) {
     this.bases = new LruCache(options.deltaBaseBytes ?? 32 * 1024 * 1024, (object) => object.content.length + 64);
   }
@@ -76,7 +78,9 @@ export class NodeObjectStore implements ObjectStore {
         const indexBytes = this.reader.readFile(path.join(packDirectory, name));
         if (indexBytes === undefined) continue;
         const index = PackIndex.parse(indexBytes);
-        packs.push(new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid), this.reader));
+        packs.push(
+          new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid), this.reader, this.options.packs),
+        );
       }
     }
     for (const gone of known.values()) gone.close();

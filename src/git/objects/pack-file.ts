@@ -11,8 +11,20 @@ const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit",
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const HEADER_BYTES = 32;
-/** Packs up to this size are read into memory whole (as isomorphic-git and git's mmap do); larger ones by positioned reads. */
-const WHOLE_PACK_BYTES = 256 * 1024 * 1024;
+/** Packs up to this size are read into memory whole (as isomorphic-git and git's mmap do); larger ones through windows. */
+export const WHOLE_PACK_BYTES = 256 * 1024 * 1024;
+/** A larger pack is read in windows of this size (like git's `core.packedGitWindowSize`)... */
+const WINDOW_BYTES = 4 * 1024 * 1024;
+/** ...of which this many are kept per pack (64 MiB), least recently used first out. */
+const WINDOWS_KEPT = 16;
+
+/** How a pack is read. */
+export interface PackReadOptions {
+  /** Packs up to this size are read whole. @defaultValue 256 MiB */
+  readonly wholePackBytes?: number;
+  /** Window size for larger packs. @defaultValue 4 MiB */
+  readonly windowBytes?: number;
+}
 
 interface PackEntry {
   readonly kind: number;
@@ -27,8 +39,8 @@ export type ReadBase = (oid: string) => Promise<GitObject>;
 
 /**
  * One `.pack` file, inflated with node's native zlib. A pack up to 256 MiB is read into memory
- * once, so object reads are slices without system calls; a larger one is read with positioned
- * reads on an open descriptor. Delta chains are resolved iteratively, and every object built on
+ * once, so object reads are slices without system calls; a larger one is read through 4 MiB
+ * windows (at most 16 kept, 64 MiB), so neighbouring objects cost one read, not one each. Delta chains are resolved iteratively, and every object built on
  * the way goes into a shared base cache, as git's own delta base cache does.
  */
 export class PackFile {
@@ -36,6 +48,10 @@ export class PackFile {
   private whole: Buffer | undefined;
   private size = 0;
   private readonly header = Buffer.allocUnsafe(HEADER_BYTES);
+  /** For a large pack: recently read windows by index (a Map keeps insertion order: oldest first). */
+  private readonly windows = new Map<number, Buffer>();
+  /** Positioned reads made (windows and reads too large for one), for tests and the bench. */
+  reads = 0;
 
   constructor(
     /** The `.pack` path. */
@@ -48,7 +64,25 @@ export class PackFile {
     private readonly readBase: ReadBase,
     /** Opens the pack (confined under the workspace sandbox). */
     private readonly reader: GitFileReader,
+    private readonly options: PackReadOptions = {},
   ) {}
+
+  private window(index: number, windowBytes: number): Buffer {
+    const cached = this.windows.get(index);
+    if (cached !== undefined) {
+      this.windows.delete(index);
+      this.windows.set(index, cached);
+      return cached;
+    }
+    const start = index * windowBytes;
+    const buffer = Buffer.allocUnsafe(Math.min(windowBytes, this.size - start));
+    this.reads++;
+    const read = readSync(this.descriptor as number, buffer, 0, buffer.length, start);
+    const window = buffer.subarray(0, read);
+    this.windows.set(index, window);
+    if (this.windows.size > WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as number);
+    return window;
+  }
 
   /** `length` bytes at `position` (fewer at the end of the file); a view when the pack is in memory. */
   private bytes(position: number, length: number, scratch?: Buffer): Buffer {
@@ -56,14 +90,22 @@ export class PackFile {
       const descriptor = this.reader.open(this.path);
       if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
       this.size = fstatSync(descriptor).size;
-      if (this.size <= WHOLE_PACK_BYTES) {
+      if (this.size <= (this.options.wholePackBytes ?? WHOLE_PACK_BYTES)) {
         this.whole = readFileSync(descriptor);
         closeSync(descriptor);
       } else this.descriptor = descriptor;
     }
     const end = Math.min(position + length, this.size);
     if (this.whole !== undefined) return this.whole.subarray(position, end);
-    const target = scratch ?? Buffer.allocUnsafe(end - position);
+    // Most objects lie inside one window: served from memory, one read per window, not per object.
+    const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
+    const index = Math.floor(position / windowBytes);
+    if (Math.floor((end - 1) / windowBytes) === index) {
+      const window = this.window(index, windowBytes);
+      return window.subarray(position - index * windowBytes, end - index * windowBytes);
+    }
+    const target = scratch !== undefined && scratch.length >= end - position ? scratch : Buffer.allocUnsafe(end - position);
+    this.reads++;
     const read = readSync(this.descriptor as number, target, 0, end - position, position);
     return target.subarray(0, read);
   }
@@ -77,6 +119,7 @@ export class PackFile {
     if (this.descriptor !== undefined) closeSync(this.descriptor);
     this.descriptor = undefined;
     this.whole = undefined;
+    this.windows.clear();
   }
 
   private entryAt(offset: number): PackEntry {

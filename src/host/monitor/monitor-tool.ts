@@ -47,7 +47,7 @@ const monitorInput = z.object({
     .min(1)
     .max(200)
     .optional()
-    .describe("wait: a regular expression to wait for in new output (default: wait for exit)"),
+    .describe("wait: a regular expression to wait for in a line of new output (default: wait for exit)"),
   timeout_seconds: z.number().min(1).max(600).optional().describe("wait: give up waiting after this long (default 30)"),
 });
 
@@ -89,14 +89,31 @@ function take(process: MonitoredProcess, maxBytes: number): Record<string, unkno
   };
 }
 
+/** A quantified group that itself holds a quantifier, such as `(a+)+`: exponential backtracking. */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
+
+/** Longest line a pattern is tested against: bounds the work of any one test. */
+const MAX_MATCHED_LINE = 2000;
+
 function compilePattern(pattern: string): RegExp {
+  // The pattern runs on the host's event loop: refuse the shapes that can backtrack for ever.
+  if (NESTED_QUANTIFIER.test(pattern)) {
+    throw new ToolError("invalid_input", "pattern nests a quantifier inside a quantified group (like (a+)+); simplify it.", {
+      data: { field: "pattern" },
+    });
+  }
   try {
-    return new RegExp(pattern, "m");
+    return new RegExp(pattern);
   } catch (error) {
     throw new ToolError("invalid_input", `pattern is not a valid regular expression: ${(error as Error).message}`, {
       data: { field: "pattern" },
     });
   }
+}
+
+/** True when a line of `text` (each cut to {@link MAX_MATCHED_LINE} characters) matches. */
+function matchesALine(pattern: RegExp, text: string): boolean {
+  return text.split("\n").some((line) => pattern.test(line.length > MAX_MATCHED_LINE ? line.slice(0, MAX_MATCHED_LINE) : line));
 }
 
 /** Resolves when new output (past `from`) matches, the process exits, or the wait ends. */
@@ -112,7 +129,7 @@ function waitFor(
     const check = () => {
       if (done) return;
       // Only the kept output is searched: the buffer bounds the work a pattern can cause.
-      if (pattern?.test(process.output.readFrom(from).text)) finish("matched");
+      if (pattern !== undefined && matchesALine(pattern, process.output.readFrom(from).text)) finish("matched");
       else if (!process.running) finish("exited");
     };
     const finish = (how: "matched" | "exited" | "timeout") => {

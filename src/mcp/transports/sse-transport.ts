@@ -7,7 +7,10 @@ export function sseTransportDriver(config: McpSseServerConfig): McpTransportDriv
   return {
     kind: "sse",
     create: () => ({
-      transport: new SSEClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } }),
+      transport: new SSEClientTransport(new URL(config.url), {
+        requestInit: { headers: { ...config.headers } },
+        ...(config.auth === undefined ? {} : { authProvider: config.auth }),
+      }),
       pid: () => undefined,
       diagnostics: () => "",
     }),

@@ -12,6 +12,7 @@ export function streamableHttpTransportDriver(config: McpHttpServerConfig): McpT
     create: () => {
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
+        ...(config.auth === undefined ? {} : { authProvider: config.auth }),
         // One retry of the notification stream, then give up: a dead server is reported, not polled.
         reconnectionOptions: {
           maxRetries: 1,

@@ -4,7 +4,7 @@ import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
-import { PatchSession, patchToolError } from "./patch-session.js";
+import { PatchSession, patchToolError, pathsNamedIn } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
@@ -76,6 +76,7 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
           );
         }
       }
+      if (input.patch !== undefined) await session.prefetch(pathsNamedIn(input.patch));
       const plan = await planPatch(toPatchInput(input), session);
       if (!plan.ok) throw patchToolError(plan.error);
       if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";

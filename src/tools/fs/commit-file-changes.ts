@@ -3,7 +3,7 @@ import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
-import { applyFileChanges, TransactionError } from "./file-transaction.js";
+import { applyFileChanges, inParallel, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
@@ -18,13 +18,11 @@ export interface PlannedFileChange {
 
 /** Reads a file's current content, or `undefined` when there is none. */
 export async function readIfPresent(scope: FileScope, requested: string): Promise<Buffer | undefined> {
-  const stats = await scope.stat(requested);
-  if (stats === undefined) return undefined;
   try {
     return await scope.read(requested);
   } catch (error) {
     // Removed between the stat and the read: absent.
-    if (error instanceof ToolError && error.code === "file_not_found") return undefined;
+    if (error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")) return undefined;
     throw error;
   }
 }
@@ -93,11 +91,12 @@ export async function commitFileChanges(
 
 /** The planned changes, as actually made (same array when everything was planned against disk). */
 async function firstConflict(scope: FileScope, changes: readonly PlannedFileChange[]) {
-  for (const change of changes) {
+  const conflicts: { change: PlannedFileChange; current: Buffer | undefined; index: number }[] = [];
+  await inParallel(changes, async (change, index) => {
     const current = await readIfPresent(scope, change.path);
-    if (versionOf(current) !== versionOf(change.before)) return { change, current };
-  }
-  return undefined;
+    if (versionOf(current) !== versionOf(change.before)) conflicts.push({ change, current, index });
+  });
+  return conflicts.sort((left, right) => left.index - right.index)[0];
 }
 
 async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {

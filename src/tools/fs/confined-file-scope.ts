@@ -51,6 +51,32 @@ export function createConfinedFileScope(workspace: string): FileScope {
       .filter((segment) => segment !== "");
   }
 
+  /**
+   * One walk to the parent of `segments`: the parent, or `undefined` when a symlink was met on the
+   * way (or is the final entry, with `follow`) and the caller must resolve and walk again.
+   */
+  async function walkOnce(
+    rootReal: string,
+    segments: readonly string[],
+    create: boolean,
+    follow: boolean,
+    checkInside: (real: string) => void,
+  ): Promise<ParentEntry | undefined> {
+    const name = segments.at(-1) as string;
+    let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
+    try {
+      directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), { create, checkInside });
+    } catch (error) {
+      if (error instanceof LinkOnTheWay) return undefined;
+      throw error;
+    }
+    if (follow && (await lstat(directory.at(name)).catch(() => undefined))?.isSymbolicLink() === true) {
+      await directory.close();
+      return undefined;
+    }
+    return { ...directory, name };
+  }
+
   async function openParent(requested: string, options: OpenParentOptions = {}): Promise<ParentEntry> {
     const { create = false, follow = true, mutate = true } = options;
     const rootReal = await realWorkspaceRoot(root);
@@ -62,31 +88,15 @@ export function createConfinedFileScope(workspace: string): FileScope {
       }
     };
     let segments = await lexicalSegments(rootReal, requested);
-    for (let round = 0; ; round++) {
-      if (segments.length === 0) {
-        throw new ToolError("is_a_directory", `"${requested}" is the workspace directory, not a file.`);
-      }
+    for (let round = 0; round <= MAX_LINK_RESOLUTIONS; round++) {
+      if (segments.length === 0) throw new ToolError("is_a_directory", `"${requested}" is the workspace directory, not a file.`);
       if (mutate && touchesGitState(segments)) throw gitStateRefused(requested);
-      const name = segments.at(-1) as string;
-      let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
-      try {
-        directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), { create, checkInside });
-      } catch (error) {
-        if (!(error instanceof LinkOnTheWay) || round >= MAX_LINK_RESOLUTIONS) throw linkError(error, requested);
-        segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
-        continue;
-      }
-      if (follow) {
-        const entry = await lstat(directory.at(name)).catch(() => undefined);
-        if (entry?.isSymbolicLink() === true) {
-          await directory.close();
-          if (round >= MAX_LINK_RESOLUTIONS) throw linkError(new LinkOnTheWay(name), requested);
-          segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
-          continue;
-        }
-      }
-      return { ...directory, name };
+      const parent = await walkOnce(rootReal, segments, create, follow, checkInside);
+      if (parent !== undefined) return parent;
+      // A symlink on the way: resolve it (refused when it leads out) and walk the real path.
+      segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
     }
+    throw linkError(new LinkOnTheWay(segments.at(-1) ?? requested), requested);
   }
 
   return scopeFromLocator({

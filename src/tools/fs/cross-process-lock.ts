@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -57,35 +57,31 @@ async function acquireFileLock(key: string): Promise<() => Promise<void>> {
   await directoryReady;
   const file = lockFileOf(key);
   const content = `${OWN_PROCESS}\n${key}\n`;
-  const proposal = `${file}.${randomBytes(6).toString("hex")}.new`;
-  await writeFile(proposal, content, { mode: 0o600 });
   const started = Date.now();
   let delay = 1;
-  try {
-    for (;;) {
-      try {
-        await link(proposal, file);
-        return async () => {
-          await unlink(file).catch(() => undefined);
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      await breakIfStale(file);
-      if (Date.now() - started > WAIT_LIMIT_MS) {
-        throw new ToolError(
-          "file_locked",
-          "Another process has held the lock on this file for over a minute. Nothing was written.",
-          {
-            hint: "Try again later.",
-          },
-        );
-      }
-      await pause(delay);
-      delay = Math.min(delay * 2, 20);
+  for (;;) {
+    try {
+      // O_CREAT | O_EXCL: exactly one creator wins. A reader may see it empty for a moment; an
+      // empty lock counts as live until it is old (see breakIfStale).
+      await writeFile(file, content, { flag: "wx", mode: 0o600 });
+      return async () => {
+        await unlink(file).catch(() => undefined);
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-  } finally {
-    await unlink(proposal).catch(() => undefined);
+    await breakIfStale(file);
+    if (Date.now() - started > WAIT_LIMIT_MS) {
+      throw new ToolError(
+        "file_locked",
+        "Another process has held the lock on this file for over a minute. Nothing was written.",
+        {
+          hint: "Try again later.",
+        },
+      );
+    }
+    await pause(delay);
+    delay = Math.min(delay * 2, 20);
   }
 }
 
@@ -93,7 +89,14 @@ async function breakIfStale(file: string): Promise<void> {
   const holder = await readFile(file, "utf8").catch(() => undefined);
   if (holder === undefined) return;
   const owner = holder.split("\n")[0] ?? "";
-  if (isProcessAlive(owner)) return;
+  if (owner === "") {
+    // Being written by its creator right now, or left empty by a crash in between: wait until old.
+    const age = await stat(file).then(
+      (stats) => Date.now() - stats.mtimeMs,
+      () => 0,
+    );
+    if (age < BREAK_LOCK_STALE_MS) return;
+  } else if (isProcessAlive(owner)) return;
   const breaker = `${file}.break`;
   try {
     await mkdir(breaker);

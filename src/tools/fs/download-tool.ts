@@ -105,22 +105,7 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
           );
         }
         if (error instanceof ToolError || context.signal.aborted) throw error;
-        if (error instanceof RefusedAddressError) {
-          throw new ToolError(
-            "address_not_allowed",
-            `The download of ${url.href} was refused: ${error.message}. Nothing was saved.`,
-            {
-              hint: "This run's sandbox does not let downloads reach the host or its private networks; use a public URL.",
-            },
-          );
-        }
-        if (error instanceof TooManyRedirectsError) {
-          throw new ToolError("download_failed", `The download of ${url.href} followed ${error.message}. Nothing was saved.`);
-        }
-        throw new ToolError(
-          "download_failed",
-          `The download of ${url.href} failed: ${(error as Error).message}. Nothing was saved.`,
-        );
+        throw failedDownload(error, url);
       }
       const after = await scope.read(input.file_path);
       // Journal the finished file like any other write, so undo can remove or restore it.
@@ -180,6 +165,19 @@ async function assertPublicHost(url: URL): Promise<void> {
     const reason = nonPublicAddressReason(address);
     if (reason !== undefined) throw new RefusedAddressError(host, reason);
   }
+}
+
+/** The model-facing error of a download that failed on the way (refused address, redirects, network). */
+function failedDownload(error: unknown, url: URL): ToolError {
+  if (error instanceof RefusedAddressError) {
+    return new ToolError("address_not_allowed", `The download of ${url.href} was refused: ${error.message}. Nothing was saved.`, {
+      hint: "This run's sandbox does not let downloads reach the host or its private networks; use a public URL.",
+    });
+  }
+  if (error instanceof TooManyRedirectsError) {
+    return new ToolError("download_failed", `The download of ${url.href} followed ${error.message}. Nothing was saved.`);
+  }
+  return new ToolError("download_failed", `The download of ${url.href} failed: ${(error as Error).message}. Nothing was saved.`);
 }
 
 function tooLarge(size: number, maxBytes: number): ToolError {

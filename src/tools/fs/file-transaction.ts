@@ -35,7 +35,8 @@ export function temporaryName(): string {
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 const PARALLEL = 16;
 
-async function inParallel<T>(items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
+/** Runs `task` over `items`, 16 at a time; throws the first error after all settled. */
+export async function inParallel<T>(items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const worker = async () => {
@@ -101,9 +102,14 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
   try {
-    for (const change of changes) {
-      const parent = await scope.openParent(change.path, { create: change.after !== undefined, follow: true, mutate: true });
-      staged.push({ change, parent, temporary: change.after === undefined ? undefined : temporaryName() });
+    const opened: (Staged | undefined)[] = changes.map(() => undefined);
+    try {
+      await inParallel(changes, async (change, index) => {
+        const parent = await scope.openParent(change.path, { create: change.after !== undefined, follow: true, mutate: true });
+        opened[index] = { change, parent, temporary: change.after === undefined ? undefined : temporaryName() };
+      });
+    } finally {
+      for (const entry of opened) if (entry !== undefined) staged.push(entry);
     }
     const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
       directory: parent.realPath,
@@ -122,7 +128,7 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
   }
   const applied: string[] = [];
   try {
-    for (const { change, parent, temporary } of staged) {
+    await inParallel(staged, async ({ change, parent, temporary }) => {
       if (temporary === undefined) {
         try {
           await unlink(parent.at(parent.name));
@@ -131,7 +137,7 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
         }
       } else await rename(parent.at(temporary), parent.at(parent.name));
       applied.push(change.path);
-    }
+    });
   } catch (error) {
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {

@@ -17,10 +17,10 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
   return defineTool({
     name: "glob",
     description:
-      'Find files by glob pattern (minimatch: "**", "*", "{a,b}", "[abc]"). Skips .git and node_modules unless include_ignored.',
+      'Find files whose paths match a glob pattern, e.g. "*.go" or "src/**/*.ts" (minimatch: "**", "*", "{a,b}", "[abc]"); it matches names, grep searches contents. Skips .git and node_modules unless include_ignored.',
     inputSchema: globInput,
     annotations: { title: "Find files", readOnlyHint: true },
-    tags: ["builtin", "file", "find", "glob", "pattern", "search"],
+    tags: ["builtin", "file", "files", "find", "glob", "pattern", "match", "name", "search"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");

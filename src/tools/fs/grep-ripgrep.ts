@@ -97,37 +97,10 @@ export async function searchWithRipgrep(
   child.stderr.on("data", (chunk: string) => {
     if (stderr.length < 4000) stderr += chunk;
   });
-  const answer: GrepAnswer = { lines: [], files: [], cut: false };
   const toAbsolute = (text: string) => path.resolve(root, text);
-  let cut = false;
-  if (query.filesOnly) {
-    let pending = "";
-    for await (const chunk of child.stdout) {
-      pending += String(chunk);
-      const parts = pending.split("\0");
-      pending = parts.pop() ?? "";
-      for (const part of parts) {
-        if (answer.files.length >= query.limit) cut = true;
-        else answer.files.push(toAbsolute(part));
-      }
-      if (cut) break;
-    }
-  } else {
-    let matches = 0;
-    for await (const line of createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
-      const event = JSON.parse(line) as RipgrepEvent;
-      if (event.type !== "match" && event.type !== "context") continue;
-      const data = event.data;
-      const file = decode(data?.path);
-      const text = decode(data?.lines).replace(/\n$/, "");
-      const match = event.type === "match";
-      if (match && ++matches > query.limit) {
-        cut = true;
-        break;
-      }
-      answer.lines.push({ absolute: toAbsolute(file), number: data?.line_number ?? 0, text, match });
-    }
-  }
+  const { answer, cut } = query.filesOnly
+    ? await readFileNames(child.stdout, query.limit, toAbsolute)
+    : await readJsonLines(child.stdout, query.limit, toAbsolute);
   if (cut) {
     stop.abort();
     child.stdout.resume();
@@ -145,6 +118,46 @@ export async function searchWithRipgrep(
     throw new RipgrepUnusableError(`ripgrep ended with ${String(exit.exitCode ?? exit.signal)}: ${stderr.trim().slice(0, 500)}`);
   }
   return answer;
+}
+
+/** Reads `--files-with-matches --null` output up to `limit` names. */
+async function readFileNames(
+  stdout: NodeJS.ReadableStream,
+  limit: number,
+  toAbsolute: (text: string) => string,
+): Promise<{ answer: GrepAnswer; cut: boolean }> {
+  const answer: GrepAnswer = { lines: [], files: [], cut: false };
+  let pending = "";
+  for await (const chunk of stdout) {
+    pending += String(chunk);
+    const parts = pending.split("\0");
+    pending = parts.pop() ?? "";
+    for (const part of parts) {
+      if (answer.files.length >= limit) return { answer, cut: true };
+      answer.files.push(toAbsolute(part));
+    }
+  }
+  return { answer, cut: false };
+}
+
+/** Reads `--json` events (matches and context lines) up to `limit` matching lines. */
+async function readJsonLines(
+  stdout: NodeJS.ReadableStream,
+  limit: number,
+  toAbsolute: (text: string) => string,
+): Promise<{ answer: GrepAnswer; cut: boolean }> {
+  const answer: GrepAnswer = { lines: [], files: [], cut: false };
+  let matches = 0;
+  for await (const line of createInterface({ input: stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
+    const event = JSON.parse(line) as RipgrepEvent;
+    if (event.type !== "match" && event.type !== "context") continue;
+    const match = event.type === "match";
+    if (match && ++matches > limit) return { answer, cut: true };
+    const data = event.data;
+    const text = decode(data?.lines).replace(/\n$/, "");
+    answer.lines.push({ absolute: toAbsolute(decode(data?.path)), number: data?.line_number ?? 0, text, match });
+  }
+  return { answer, cut: false };
 }
 
 function decode(value: { readonly text?: string; readonly bytes?: string } | undefined): string {

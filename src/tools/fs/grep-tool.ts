@@ -84,56 +84,75 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       const start = await scope.resolve(input.path ?? ".", "read");
       const startStats = await stat(start).catch(() => undefined);
       if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
-      let answer: GrepAnswer | undefined;
-      let engine = "";
       const wanted = options.engine ?? "auto";
       const executable = wanted === "javascript" ? undefined : ripgrepPath(scope.root);
       const sandbox = executable === undefined ? undefined : await sandboxFor(context, scope.root);
-      if (executable !== undefined && sandbox !== undefined) {
-        const relative = path.relative(scope.root, start);
-        const target = relative === "" ? undefined : relative.startsWith("..") || path.isAbsolute(relative) ? start : relative;
-        try {
-          answer = await searchWithRipgrep(sandbox, executable, scope.root, target, query, context.signal);
-          engine = `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}`;
-        } catch (error) {
-          if (!(error instanceof RipgrepUnusableError)) throw error;
-          engine = `javascript worker (${error.message.split("\n")[0]})`;
-        }
-      } else if (wanted === "ripgrep") {
+      if (wanted === "ripgrep" && (executable === undefined || sandbox === undefined)) {
         throw new ToolError(
           "engine_unavailable",
           "grep is configured to use ripgrep, which is not installed or cannot start here.",
         );
-      } else engine = "javascript worker";
-      if (answer === undefined) {
-        const matcher = new LineMatcher(regex.source, regex.flags, options.matchDeadlineMs ?? 5000);
-        try {
-          answer = await searchWithJavaScript({
-            root: scope.root,
-            start,
-            startIsFile: startStats.isFile(),
-            query,
-            matcher,
-            read: (target) => scope.read(target),
-            signal: context.signal,
-            ...(await confinementRoot(context, scope.root)),
-          });
-        } catch (error) {
-          if (error instanceof MatchDeadlineError) {
-            throw new ToolError(
-              "pattern_too_slow",
-              `The pattern ${JSON.stringify(input.pattern)} took longer than ${error.deadlineMs} ms to match (catastrophic backtracking); the search was stopped.`,
-              { hint: "Simplify the pattern: avoid nested quantifiers such as (a+)+, or pass fixed_strings: true." },
-            );
-          }
-          throw error;
-        } finally {
-          await matcher.close();
-        }
       }
+      let { answer, engine } =
+        executable === undefined || sandbox === undefined
+          ? { answer: undefined, engine: "javascript worker" }
+          : await tryRipgrep(sandbox, executable, scope.root, start, query, context.signal);
+      answer ??= await searchInWorker(input, regex, options.matchDeadlineMs ?? 5000, {
+        root: scope.root,
+        start,
+        startIsFile: startStats.isFile(),
+        query,
+        read: (target) => scope.read(target),
+        signal: context.signal,
+        ...(await confinementRoot(context, scope.root)),
+      });
       return format(answer, input, (absolute) => scope.display(absolute), engine);
     },
   });
+}
+
+/** ripgrep's answer, or none (and why, as the engine note) when its regex syntax or start fails. */
+async function tryRipgrep(
+  sandbox: ProcessSandbox,
+  executable: string,
+  root: string,
+  start: string,
+  query: GrepQuery,
+  signal: AbortSignal,
+): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
+  const relative = path.relative(root, start);
+  const target = relative === "" ? undefined : relative.startsWith("..") || path.isAbsolute(relative) ? start : relative;
+  try {
+    const answer = await searchWithRipgrep(sandbox, executable, root, target, query, signal);
+    return { answer, engine: `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}` };
+  } catch (error) {
+    if (!(error instanceof RipgrepUnusableError)) throw error;
+    return { answer: undefined, engine: `javascript worker (${error.message.split("\n")[0]})` };
+  }
+}
+
+/** The JavaScript engine, its worker always ended, a deadline turned into `pattern_too_slow`. */
+async function searchInWorker(
+  input: GrepInput,
+  regex: RegExp,
+  deadlineMs: number,
+  search: Omit<Parameters<typeof searchWithJavaScript>[0], "matcher">,
+): Promise<GrepAnswer> {
+  const matcher = new LineMatcher(regex.source, regex.flags, deadlineMs);
+  try {
+    return await searchWithJavaScript({ ...search, matcher });
+  } catch (error) {
+    if (error instanceof MatchDeadlineError) {
+      throw new ToolError(
+        "pattern_too_slow",
+        `The pattern ${JSON.stringify(input.pattern)} took longer than ${error.deadlineMs} ms to match (catastrophic backtracking); the search was stopped.`,
+        { hint: "Simplify the pattern: avoid nested quantifiers such as (a+)+, or pass fixed_strings: true." },
+      );
+    }
+    throw error;
+  } finally {
+    await matcher.close();
+  }
 }
 
 function toQuery(input: GrepInput): GrepQuery {

@@ -114,6 +114,8 @@ export async function recoverNow(scope: FileScope): Promise<void> {
     try {
       record = JSON.parse(await readFile(file, "utf8")) as IntentRecord;
     } catch {
+      // Cut short by a crash while the prepared record was written: no temporary file exists yet.
+      if (!isProcessAlive(`${Number(name.split("-")[0])}:?`)) await unlink(file).catch(() => undefined);
       continue;
     }
     if (isProcessAlive(record.owner)) continue;

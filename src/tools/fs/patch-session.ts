@@ -1,7 +1,8 @@
 import { ToolError } from "agent-tool-catalog";
 import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js";
 import type { FileScope } from "./file-scope.js";
-import type { FileChange, FileReader, PatchError } from "./patch/index.js";
+import { inParallel } from "./file-transaction.js";
+import { type FileChange, type FileReader, normalizePatchPath, type PatchError } from "./patch/index.js";
 import { looksBinary } from "./text-content.js";
 
 /**
@@ -20,6 +21,18 @@ export class PatchSession implements FileReader {
     if (bytes === undefined) return undefined;
     if (looksBinary(bytes)) throw new ToolError("binary_file", `"${path}" is a binary file; it cannot be patched as text.`);
     return bytes.toString("utf8");
+  }
+
+  /**
+   * Reads `paths` ahead, in parallel (the engine then reads them one by one from memory). A path
+   * that fails here is left for the engine to read again and report.
+   */
+  async prefetch(paths: readonly string[]): Promise<void> {
+    const unique = [...new Set(paths)].filter((path) => !this.seen.has(path));
+    await inParallel(unique, async (path) => {
+      const bytes = await readIfPresent(this.scope, path).catch(() => null);
+      if (bytes !== null && !this.seen.has(path)) this.seen.set(path, bytes);
+    });
   }
 
   /** The bytes read for `path` (reading it now when the engine did not). */
@@ -59,4 +72,18 @@ export function patchToolError(error: PatchError): ToolError {
     ...(error.hint === undefined ? {} : { hint: error.hint }),
     data: { ...error },
   });
+}
+
+/** The paths a patch text names (Codex headers, unified `---`/`+++` lines), normalised: for prefetching. */
+export function pathsNamedIn(patch: string): string[] {
+  const found: string[] = [];
+  for (const match of patch.matchAll(
+    /^(?:\*\*\* (?:Update|Delete|Add) File: |\*\*\* Move to: |--- (?:a\/)?|\+\+\+ (?:b\/)?)(.+)$/gm,
+  )) {
+    const raw = (match[1] as string).split("\t")[0] as string;
+    if (raw === "/dev/null") continue;
+    const path = normalizePatchPath(raw);
+    if (path.ok) found.push(path.value);
+  }
+  return found;
 }

@@ -39,17 +39,9 @@ export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition
           if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
           break;
         }
-        try {
-          await revert(scope, entry, action);
-        } catch (error) {
-          // Steps already made stay made: say exactly which, never "nothing was changed".
-          if (step === 0 || !(error instanceof ToolError)) throw error;
-          throw new ToolError(
-            error.code,
-            `${report.join("\n")}\nThen stopped at step ${step + 1}: ${error.message.replace(/ Nothing was changed\.$/, "")} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
-            { ...(error.hint === undefined ? {} : { hint: error.hint }), data: { completedSteps: step } },
-          );
-        }
+        await revert(scope, entry, action).catch((error: unknown) => {
+          throw partialStepsError(error, report, step, action);
+        });
         if (action === "undo") journal.markUndone();
         else journal.markRedone();
         for (const file of entry.files) reads.forget(file.path);
@@ -60,6 +52,16 @@ export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition
       return report.join("\n");
     },
   });
+}
+
+/** Steps already made stay made: a later step's failure says exactly which, never "nothing was changed". */
+function partialStepsError(error: unknown, report: readonly string[], step: number, action: "undo" | "redo"): unknown {
+  if (step === 0 || !(error instanceof ToolError)) return error;
+  return new ToolError(
+    error.code,
+    `${report.join("\n")}\nThen stopped at step ${step + 1}: ${error.message.replace(/ Nothing was changed\.$/, "")} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
+    { ...(error.hint === undefined ? {} : { hint: error.hint }), data: { completedSteps: step } },
+  );
 }
 
 async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "redo"): Promise<void> {

@@ -18,11 +18,11 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
   return defineTool({
     name: "write",
     description:
-      "Write a file atomically (create, replace or append). With expected_version from your last read, a changed file is refused and nothing is written.",
+      "Create a new file, or replace or append to one, atomically. With expected_version from your last read, a changed file is refused and nothing is written.",
     inputSchema: writeInput,
     mutating: true,
-    annotations: { title: "Write file", destructiveHint: true },
-    tags: ["builtin", "file", "fs", "write", "create", "save"],
+    annotations: { title: "Create or write a file", destructiveHint: true },
+    tags: ["builtin", "file", "fs", "write", "create", "new", "save"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const before = await readIfPresent(scope, input.path);

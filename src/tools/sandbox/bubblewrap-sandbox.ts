@@ -164,7 +164,11 @@ export class BubblewrapSandbox implements ProcessSandbox {
     return startSandboxedProcess(
       {
         executable: this.launcherShell,
-        args: ["-c", FD_CLOSING_SCRIPT, this.executable, ...args],
+        // Nothing may run on the host before bwrap: -p ignores BASH_ENV, functions exported in the
+        // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
+        // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
+        // bwrap still receives the environment unchanged.
+        args: [...LAUNCHER_SHELL_OPTIONS, "-c", FD_CLOSING_SCRIPT, this.executable, ...args],
         cwd,
         env: launcherEnvironment,
         seccomp: this.seccomp,
@@ -186,9 +190,13 @@ export class BubblewrapSandbox implements ProcessSandbox {
 export const FD_CLOSING_SCRIPT = [
   '[ -x "$0" ] || { echo "sandbox launcher: $0 not found" >&2; exit 127; }',
   '[ -d /proc/self/fd ] || { echo "sandbox launcher: /proc/self/fd is missing; refusing to start with inherited descriptors" >&2; exit 126; }',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template.
   "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
 ].join("\n");
+
+/** Options of the launcher shell: no startup files, nothing imported from the environment. */
+export const LAUNCHER_SHELL_OPTIONS: readonly string[] = Object.freeze(["--norc", "--noprofile", "-p"]);
 
 function trusted(name: string, workspace: string | undefined): string {
   const found = findTrustedExecutable(name, workspace === undefined ? {} : { untrustedRoots: [workspace] });

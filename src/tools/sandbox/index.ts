@@ -2,7 +2,7 @@
 // Node-only (fs, child_process); meant for a subpath export, never the root entry.
 
 export { BPF, type BpfInstruction, decodeBpfProgram, encodeBpfProgram } from "./bpf-instruction.js";
-export { BubblewrapSandbox, type BubblewrapSandboxOptions } from "./bubblewrap-sandbox.js";
+export { BubblewrapSandbox, type BubblewrapSandboxOptions, FD_CLOSING_SCRIPT } from "./bubblewrap-sandbox.js";
 export { type CreateProcessSandboxOptions, createProcessSandbox } from "./create-process-sandbox.js";
 export type { ConfinedOpenFlags } from "./open-flags.js";
 export { type AccessIntent, openConfined, resolveInWorkspace } from "./path-confinement.js";
@@ -33,5 +33,10 @@ export {
   type SeccompArchitecture,
   type SeccompFilterOptions,
 } from "./seccomp-filter.js";
+export {
+  findTrustedExecutable,
+  type TrustedExecutableOptions,
+  type TrustedExecutableResult,
+} from "./trusted-executable.js";
 export { UnsandboxedProcessSandbox, type UnsandboxedProcessSandboxOptions } from "./unsandboxed-sandbox.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./write-file-atomic.js";

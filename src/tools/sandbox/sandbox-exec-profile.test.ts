@@ -50,6 +50,11 @@ describe("sandboxExecProfile", () => {
       GIT_DIR: '/Users/me/evil") (allow network*/.git',
       GIT_HOOKS: '/Users/me/evil") (allow network*/.git/hooks',
       GIT_CONFIG: '/Users/me/evil") (allow network*/.git/config',
+      GIT_INFO: '/Users/me/evil") (allow network*/.git/info',
+      GIT_OBJECTS_INFO: '/Users/me/evil") (allow network*/.git/objects/info',
+      GIT_CONFIG_WORKTREE: '/Users/me/evil") (allow network*/.git/config.worktree',
+      GIT_COMMONDIR: '/Users/me/evil") (allow network*/.git/commondir',
+      GIT_GITDIR: '/Users/me/evil") (allow network*/.git/gitdir',
       PRIVATE_TMPDIR: "/private/tmp/x",
     });
     const args = sandboxExecArguments("(version 1)", parameters, "--evil", ["-x"]);

@@ -26,15 +26,22 @@ const BASE_RULES = `(version 1)
 (allow file-write-data file-ioctl (require-all (regex #"^/dev/ttys[0-9]+$") (vnode-type CHARACTER-DEVICE)))`;
 
 /**
- * Writes under scope `"workspace"`: the workspace (minus `.git` itself, `.git/hooks` and
- * `.git/config`, so host git cannot be made to run planted code) and a private temp directory.
+ * Writes under scope `"workspace"`: the workspace (minus `.git` itself and the git state git
+ * executes or follows: `hooks/`, `info/`, `objects/info/`, `config`, `config.worktree`,
+ * `commondir`, `gitdir`, so host git cannot be made to run planted code or read another
+ * repository) and a private temp directory. Only the workspace's own `.git` is covered on macOS.
  */
 const WORKSPACE_WRITE_RULES = `(allow file-write*
   (require-all
     (subpath (param "WORKSPACE"))
     (require-not (literal (param "GIT_DIR")))
     (require-not (subpath (param "GIT_HOOKS")))
-    (require-not (literal (param "GIT_CONFIG")))))
+    (require-not (subpath (param "GIT_INFO")))
+    (require-not (subpath (param "GIT_OBJECTS_INFO")))
+    (require-not (literal (param "GIT_CONFIG")))
+    (require-not (literal (param "GIT_CONFIG_WORKTREE")))
+    (require-not (literal (param "GIT_COMMONDIR")))
+    (require-not (literal (param "GIT_GITDIR")))))
 (allow file-write* (subpath (param "PRIVATE_TMPDIR")))`;
 
 /** Writes under scope `"local"`: anywhere the user may write. The network stays denied. */
@@ -66,6 +73,11 @@ export function sandboxExecParameters(paths: SandboxExecPaths): Record<string, s
     GIT_DIR: gitDirectory,
     GIT_HOOKS: path.join(gitDirectory, "hooks"),
     GIT_CONFIG: path.join(gitDirectory, "config"),
+    GIT_INFO: path.join(gitDirectory, "info"),
+    GIT_OBJECTS_INFO: path.join(gitDirectory, "objects", "info"),
+    GIT_CONFIG_WORKTREE: path.join(gitDirectory, "config.worktree"),
+    GIT_COMMONDIR: path.join(gitDirectory, "commondir"),
+    GIT_GITDIR: path.join(gitDirectory, "gitdir"),
     PRIVATE_TMPDIR: paths.temporaryDirectory,
   };
 }

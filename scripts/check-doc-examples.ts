@@ -1,0 +1,205 @@
+/**
+ * Type-checks the TSDoc `@example` blocks of the public API (`npm run docs:check`, part of
+ * `npm test`). Each ```ts block under an `@example` tag in src/ becomes a module that imports every
+ * export of every subpath (so a snippet uses them as a reader would) over a prelude declaring the
+ * free names snippets lean on (`run`, `registry`, `model`, `anthropic`, `openai`, ...), and the lot
+ * is checked with the project's compiler options. Blocks known to fail are listed, with the
+ * reason, in scripts/doc-examples/known-failures.json: a listed block that passes, or an unlisted
+ * block that fails, fails the check.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { subpaths } from "./subpaths.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const out = path.join(root, ".doc-examples");
+const knownFailuresFile = path.join(root, "scripts/doc-examples/known-failures.json");
+const prelude = readFileSync(path.join(root, "scripts/doc-examples/prelude.d.ts"), "utf8");
+
+/**
+ * Names whose type depends on the API a snippet shows (a conversation is Anthropic's or OpenAI's),
+ * declared in the snippets of one folder unless the snippet declares them itself.
+ */
+const LOCAL_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "src/adapters/ai-sdk/": { messages: "import('ai').ModelMessage[]" },
+  "src/adapters/anthropic/": {
+    messages: "import('@anthropic-ai/sdk').default.Messages.MessageParam[]",
+    response: "import('@anthropic-ai/sdk').default.Messages.Message",
+  },
+  "src/adapters/openai/": {
+    messages: "import('openai').default.Chat.Completions.ChatCompletionMessageParam[]",
+    completion: "import('openai').default.Chat.Completions.ChatCompletion",
+    input: "import('openai').default.Responses.ResponseInputItem[]",
+    response: "import('openai').default.Responses.Response",
+  },
+};
+
+function localDeclarations(example: Example): string {
+  const lines: string[] = [];
+  for (const [folder, names] of Object.entries(LOCAL_NAMES)) {
+    if (!example.file.startsWith(folder)) continue;
+    for (const [name, type] of Object.entries(names)) {
+      const declared = new RegExp(`\\b(const|let|var)\\s+(${name}\\b|\\{[^}]*\\b${name}\\b)`).test(example.code);
+      if (!declared) lines.push(`declare const ${name}: ${type};`);
+    }
+  }
+  return lines.join(" ");
+}
+
+interface Example {
+  /** Where it is: `src/...ts:<line of the opening fence>`. */
+  readonly id: string;
+  readonly file: string;
+  /** The line of the first code line in the source file, 1-based. */
+  readonly line: number;
+  readonly code: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts") ? [full] : [];
+  });
+}
+
+function examplesOf(file: string): Example[] {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const examples: Example[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (!/^\s*\*\s*@example\b/.test(lines[index] ?? "")) continue;
+    let fence = index + 1;
+    while (fence < lines.length && !/^\s*\*\s*```(ts|typescript)\s*$/.test(lines[fence] ?? "")) {
+      if (/^\s*\*\/|^\s*\*\s*@/.test(lines[fence] ?? "")) break;
+      fence++;
+    }
+    if (!/```(ts|typescript)/.test(lines[fence] ?? "")) continue;
+    const code: string[] = [];
+    let end = fence + 1;
+    for (; end < lines.length && !/^\s*\*\s*```\s*$/.test(lines[end] ?? ""); end++)
+      code.push((lines[end] ?? "").replace(/^\s*\* ?/, ""));
+    const relative = path.relative(root, file).split(path.sep).join("/");
+    examples.push({ id: `${relative}:${fence + 1}`, file: relative, line: fence + 2, code: code.join("\n") });
+    index = end;
+  }
+  return examples;
+}
+
+/** Every export of every subpath, each name once (the first subpath exporting it wins). */
+function publicImports(): string {
+  const entries = subpaths();
+  const program = ts.createProgram(
+    entries.map((entry) => path.join(root, entry.source)),
+    {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      skipLibCheck: true,
+      paths: {
+        "agent-tool-catalog": ["./src/index.ts"],
+        "agent-tool-catalog/*": ["./src/*/index.ts", "./src/adapters/*/index.ts"],
+      },
+      baseUrl: root,
+    },
+  );
+  const checker = program.getTypeChecker();
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const entry of entries) {
+    const source = program.getSourceFile(path.join(root, entry.source));
+    const symbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+    if (symbol === undefined) continue;
+    const names = checker
+      .getExportsOfModule(symbol)
+      .map((item) => item.getName())
+      .filter((name) => name !== "default" && !seen.has(name));
+    for (const name of names) seen.add(name);
+    if (names.length > 0) lines.push(`import { ${names.join(", ")} } from "${entry.specifier}";`);
+  }
+  return lines.join("\n");
+}
+
+function main(): void {
+  const examples = sourceFiles(path.join(root, "src")).flatMap(examplesOf);
+  const known = JSON.parse(readFileSync(knownFailuresFile, "utf8")) as Record<string, string>;
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const imports = publicImports();
+  const header = `${imports}\nexport {};\n`;
+  // Local declarations go on the header's last line, so line numbers stay those of the header.
+  const headerLines = header.split("\n").length - 1;
+  const byFile = new Map<string, Example>();
+  examples.forEach((example, index) => {
+    const name = `example-${index}.ts`;
+    byFile.set(name, example);
+    // Snippets' own imports go first; the public names are there already.
+    const own = example.code.split("\n").filter((line) => /^import\s/.test(line));
+    const body = example.code
+      .split("\n")
+      .map((line) => (/^import\s/.test(line) ? "" : line))
+      .join("\n");
+    const head = `${own.join(" ")} ${localDeclarations(example)}`.trim();
+    writeFileSync(path.join(out, name), `${header.slice(0, -1)} ${head}\n${body}\n`);
+  });
+  writeFileSync(path.join(out, "prelude.d.ts"), prelude);
+  writeFileSync(
+    path.join(out, "tsconfig.json"),
+    JSON.stringify({
+      extends: "../tsconfig.json",
+      compilerOptions: { verbatimModuleSyntax: false, isolatedModules: false, noUnusedLocals: false, noUnusedParameters: false },
+      include: ["./*.ts"],
+    }),
+  );
+  let output = "";
+  try {
+    execFileSync(
+      process.execPath,
+      [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(out, "tsconfig.json"), "--pretty", "false"],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    );
+  } catch (error) {
+    output = String((error as { stdout?: string }).stdout ?? error);
+  }
+  const failures = new Map<string, string[]>();
+  for (const line of output.split("\n")) {
+    const match = /^\.doc-examples\/(example-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line);
+    const example = match === null ? undefined : byFile.get(match[1] as string);
+    if (match === null || example === undefined) {
+      // An error outside the snippets (the prelude, the imports) is the check's own fault.
+      if (/error TS\d+/.test(line)) {
+        console.error(`docs:check setup error: ${line}`);
+        process.exitCode = 1;
+      }
+      continue;
+    }
+    const at = `${example.file}:${example.line + Number(match[2]) - 1 - headerLines}`;
+    failures.set(example.id, [...(failures.get(example.id) ?? []), `${at}: ${match[4]}`]);
+  }
+  rmSync(out, { recursive: true, force: true });
+  let bad = 0;
+  for (const [id, messages] of failures) {
+    if (Object.hasOwn(known, id)) continue;
+    bad++;
+    console.error(`@example at ${id} does not type-check:\n  ${messages.join("\n  ")}`);
+  }
+  for (const id of Object.keys(known)) {
+    if (!failures.has(id)) {
+      bad++;
+      console.error(`${id} is listed in known-failures.json but type-checks (or is gone): remove it from the list.`);
+    }
+  }
+  const listed = Object.keys(known).length;
+  console.log(
+    `\ndocs:check: ${examples.length} @example blocks, ${examples.length - failures.size} type-check, ${listed} known failures listed.`,
+  );
+  if (bad > 0) process.exitCode = 1;
+}
+
+main();
