@@ -74,3 +74,15 @@ describe("the core's dependency rule", () => {
     expect(new Set(folders)).toEqual(new Set(LAYERS));
   });
 });
+
+describe("the subpath entries", () => {
+  it("list what they export by name (no `export *`, which would publish whatever a module adds)", () => {
+    const root = resolve(src, "..");
+    const wildcard = subpaths().filter((subpath) =>
+      ts
+        .createSourceFile(subpath.source, readFileSync(join(root, subpath.source), "utf8"), ts.ScriptTarget.Latest)
+        .statements.some((statement) => ts.isExportDeclaration(statement) && statement.exportClause === undefined),
+    );
+    expect(wildcard.map((subpath) => subpath.source)).toEqual([]);
+  });
+});
