@@ -75,6 +75,7 @@ export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
 export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
+export type { RunHost } from "./run/run-host.js";
 export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
 export {
   InMemoryRunStore,
