@@ -11,8 +11,8 @@ import type { Redactor } from "./redact-result.js";
 // order (docs/architecture.md): it constructs runs, so runs see it only through these types.
 
 /**
- * The public face of a run's host (a `Registry`): what every run reads of it.
- * @internal
+ * What a run reads of the registry that made it; `Registry` implements it. It lets `run/` sit
+ * below `registry/` in the layer order (docs/architecture.md).
  */
 export interface RunHost {
   /** Increases on every change of the tool set; runs cache what they derive from it. */
