@@ -142,8 +142,25 @@ function main(): void {
       .split("\n")
       .map((line) => (/^import\s/.test(line) ? "" : line))
       .join("\n");
+    // Names the snippet imports itself are left out of the public imports (no duplicates).
+    const ownNames = new Set(
+      own.flatMap((line) =>
+        (/\{([^}]*)\}/.exec(line)?.[1] ?? "").split(",").map(
+          (item) =>
+            item
+              .replace(/^\s*type\s+/, "")
+              .trim()
+              .split(/\s+as\s+/)
+              .pop() ?? "",
+        ),
+      ),
+    );
+    const publicHeader = header.replace(/import \{ ([^}]*) \} from/g, (_all, list: string) => {
+      const kept = list.split(", ").filter((item) => !ownNames.has(item));
+      return kept.length === 0 ? "import {} from" : `import { ${kept.join(", ")} } from`;
+    });
     const head = `${own.join(" ")} ${localDeclarations(example)}`.trim();
-    writeFileSync(path.join(out, name), `${header.slice(0, -1)} ${head}\n${body}\n`);
+    writeFileSync(path.join(out, name), `${publicHeader.slice(0, -1)} ${head}\n${body}\n`);
   });
   writeFileSync(path.join(out, "prelude.d.ts"), prelude);
   writeFileSync(

@@ -44,6 +44,7 @@ export interface McpAiSdkSamplingOptions<Model> {
  * @example
  * ```ts
  * import { generateText } from "ai";
+ * const config = { name: "everything", command: "npx", args: ["@modelcontextprotocol/server-everything"] };
  * await connectMcpServer(registry, config, { client: { sampling: mcpSamplingFromAiSdk({ model, generateText }) } });
  * ```
  */

@@ -21,7 +21,7 @@ function isSameOrInside(child: string, parent: string): boolean {
 /**
  * The permissions of a child run (a sub-agent, a workflow step, a forked skill): what it asks for,
  * never wider than its parent's. Each axis takes the stricter of the two (sandbox
- * loosest first: `unrestricted`, `local`, `workspace`; approval: `none`, `destructive`, `all`); the workspace
+ * `unrestricted`, then `local`, then `workspace`; approval `none`, then `destructive`, then `all`); the workspace
  * is the parent's, or a directory inside it.
  *
  * @throws ConfigurationError `invalid_permission_config` when the requested workspace lies

@@ -56,7 +56,7 @@ return out
 `;
 
 /**
- * A {@link CallbackManager} on BullMQ delayed jobs: a callback scheduled by any process fires
+ * A `CallbackManager` on BullMQ delayed jobs: a callback scheduled by any process fires
  * once, on one worker, even after restarts; the spec's limits hold across processes (5 s to 1 h,
  * at most 10 pending per conversation, checked atomically in Redis). Cancelling wins over a
  * firing that has not started: the state change is one atomic step either way.

@@ -70,7 +70,7 @@ return out
 `;
 
 /**
- * A {@link CronClient} on BullMQ job schedulers: jobs and their last executions live in Redis,
+ * A `CronClient` on BullMQ job schedulers: jobs and their last executions live in Redis,
  * and each firing is one BullMQ job that exactly one worker runs, however many processes run
  * {@link BullMqCronScheduler.startWorker}; schedules survive restarts (they are in Redis, not in
  * timers). Same rules as the in-process scheduler: 5-field UTC cron, unique names among jobs

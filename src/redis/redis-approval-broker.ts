@@ -81,7 +81,7 @@ return {1, status}
 `;
 
 /**
- * An {@link ApprovalBroker} on Redis: a call waiting for approval in one process is listed,
+ * An `ApprovalBroker` on Redis: a call waiting for approval in one process is listed,
  * approved or denied from any other (an HTTP endpoint behind a load balancer, a CLI, a worker).
  *
  * Guarantees (tested with several real processes and a real `redis-server`):

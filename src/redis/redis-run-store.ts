@@ -30,7 +30,7 @@ return {1, revision}
 `;
 
 /**
- * A {@link RunStore} on Redis: one hash per run (`<prefix>:run:<id>` with `state` and
+ * A `RunStore` on Redis: one hash per run (`<prefix>:run:<id>` with `state` and
  * `revision`), saved with an atomic compare-and-set so optimistic concurrency holds across any
  * number of processes, and an optional TTL per save.
  */

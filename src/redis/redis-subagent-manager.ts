@@ -42,7 +42,7 @@ return json
 `;
 
 /**
- * A {@link SubagentManager} whose subagents are visible to every process: the process that starts
+ * A `SubagentManager` whose subagents are visible to every process: the process that starts
  * a subagent runs it (through `local`) and mirrors its snapshot into Redis; any process can `get`,
  * `wait` for (`wait_subagent` from another replica) or `cancel` it (the request reaches the
  * running process over pub/sub). A subagent whose process dies is reported `failed` once its

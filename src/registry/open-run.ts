@@ -18,8 +18,10 @@ export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRe
  *
  * @example
  * ```ts
- * const run = await openRun(registry, { store, runId: conversationId, permissions });
- * for (const interrupted of await run.settleInterrupted()) sendToModel(interrupted);
+ * const store = new InMemoryRunStore(); // RedisRunStore from agent-tool-catalog/redis across processes
+ * const run = await openRun(registry, { store, runId: "conversation-42" });
+ * // Calls that a dead process left waiting for approval get their results now.
+ * const interrupted = await run.settleInterrupted();
  * ```
  */
 export async function openRun(registry: Registry, options: OpenRunOptions): Promise<Run> {

@@ -52,7 +52,13 @@ export interface ToolContent {
  *
  * @example
  * ```ts
- * handler: async ({ path }) => toolContent([{ type: "text", text: `${path}:` }, { type: "image", data: base64, mediaType: "image/png" }])
+ * const screenshot = defineTool({
+ *   name: "screenshot",
+ *   description: "Takes a screenshot of a page.",
+ *   inputSchema: z.object({ url: z.string() }),
+ *   handler: async ({ url }) =>
+ *     toolContent([{ type: "text", text: `${url}:` }, { type: "image", data: base64, mediaType: "image/png" }]),
+ * });
  * ```
  */
 export function toolContent(parts: readonly ToolContentPart[], options: { readonly output?: unknown } = {}): ToolContent {

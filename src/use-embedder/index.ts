@@ -9,7 +9,7 @@
  * ```ts
  * import { createRegistry } from "agent-tool-catalog";
  * import { createUseEmbedder } from "agent-tool-catalog/use-embedder";
- * const registry = createRegistry({ tools, search: { embedder: createUseEmbedder() } });
+ * const registry = createRegistry({ search: { embedder: createUseEmbedder() } });
  * ```
  */
 import type { Embedder } from "agent-tool-catalog";

@@ -50,7 +50,7 @@ export function executeOutput(result: ToolCallResult, options: ToolResultMediaOp
     : joinText(parts);
 }
 
-/** True for what {@link executeOutput} returns for a rich result. */
+/** True for what the tools' `execute` returns for a rich result. */
 export function isContentOutput(value: unknown): value is AiSdkContentOutput {
   return (
     typeof value === "object" &&

@@ -16,7 +16,7 @@ import type {
 /** A message {@link runOpenAIChatToolCalls} returns: a tool message, or the user message of the batch's images and files. */
 export type OpenAIChatResultMessage = OpenAIChatToolMessage | OpenAIChatUserMessage;
 
-/** A message of a Chat Completions conversation, as {@link openAIChatRequest} reads it. */
+/** A message of a Chat Completions conversation, as `openAIChatRequest` reads it. */
 export interface OpenAIChatMessageLike {
   /** `"system"`, `"developer"`, `"user"`, `"assistant"`, `"tool"`, ... */
   readonly role: string;
@@ -24,7 +24,7 @@ export interface OpenAIChatMessageLike {
   readonly content?: unknown;
 }
 
-/** Options of {@link openAIChatRequest} with the conversation. */
+/** Options of `openAIChatRequest` with the conversation. */
 export interface OpenAIChatRequestOptions<Message extends OpenAIChatMessageLike> extends OpenAIAllowedToolsOptions {
   /**
    * The conversation. When given, the request carries it as `messages` with the run's index

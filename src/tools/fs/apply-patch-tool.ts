@@ -3,6 +3,7 @@ import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError, pathsNamedIn } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
@@ -61,6 +62,9 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
     mutating: true,
     annotations: { title: "Apply patch", destructiveHint: true },
     tags: ["builtin", "file", "patch", "diff", "edit", "multi-file"],
+    preflight: mutationPreflight(options, (input: { patch?: string | undefined; path?: string | undefined }) =>
+      input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
+    ),
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const session = new PatchSession(scope);

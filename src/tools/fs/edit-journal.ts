@@ -68,7 +68,120 @@ export class EditJournal {
   get undoDepth(): number {
     return this.done.length;
   }
+
+  /**
+   * The journal as saved with the run (file contents in base64). At most `maxBytes` of contents
+   * are saved: the oldest undo steps beyond it are left out (the redo steps first), so a resumed
+   * run can undo fewer steps, never wrong ones.
+   */
+  toJSON(maxBytes = SAVED_JOURNAL_MAX_BYTES): SavedEditJournal {
+    let budget = maxBytes;
+    const keep = (entries: readonly JournalEntry[]): SavedJournalEntry[] => {
+      const out: SavedJournalEntry[] = [];
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const entry = entries[index] as JournalEntry;
+        const size = entry.files.reduce((sum, file) => sum + (file.before?.length ?? 0) + (file.after?.length ?? 0), 0);
+        if (size > budget) break;
+        budget -= size;
+        out.unshift({
+          id: entry.id,
+          tool: entry.tool,
+          files: entry.files.map((file) => ({
+            path: file.path,
+            displayPath: file.displayPath,
+            before: file.before?.toString("base64"),
+            after: file.after?.toString("base64"),
+          })),
+        });
+      }
+      return out;
+    };
+    const undone = keep(this.undone);
+    const done = keep(this.done);
+    return { version: 1, nextId: this.nextId, limit: this.limit, done, undone };
+  }
+
+  /** Rebuilds a journal saved by {@link EditJournal.toJSON}; throws on anything else. */
+  static fromJSON(saved: unknown): EditJournal {
+    const candidate = saved as Partial<SavedEditJournal> | null;
+    if (
+      typeof candidate !== "object" ||
+      candidate === null ||
+      candidate.version !== 1 ||
+      !Number.isInteger(candidate.nextId) ||
+      !Number.isInteger(candidate.limit) ||
+      !Array.isArray(candidate.done) ||
+      !Array.isArray(candidate.undone)
+    ) {
+      throw new TypeError("not a saved edit journal");
+    }
+    const journal = new EditJournal(candidate.limit);
+    journal.nextId = candidate.nextId as number;
+    journal.done.push(...candidate.done.map(loadEntry));
+    journal.undone.push(...candidate.undone.map(loadEntry));
+    return journal;
+  }
+}
+
+/** Bytes of file contents a saved journal keeps at most (16 MiB). */
+export const SAVED_JOURNAL_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A journal entry as saved: contents in base64. */
+interface SavedJournalEntry {
+  readonly id: number;
+  readonly tool: string;
+  readonly files: readonly {
+    readonly path: string;
+    readonly displayPath: string;
+    readonly before: string | undefined;
+    readonly after: string | undefined;
+  }[];
+}
+
+/** An {@link EditJournal} as saved with the run. */
+export interface SavedEditJournal {
+  readonly version: 1;
+  readonly nextId: number;
+  readonly limit: number;
+  readonly done: readonly SavedJournalEntry[];
+  readonly undone: readonly SavedJournalEntry[];
+}
+
+function loadEntry(saved: SavedJournalEntry): JournalEntry {
+  const text = (value: unknown): value is string => typeof value === "string";
+  if (
+    typeof saved !== "object" ||
+    saved === null ||
+    !Number.isInteger(saved.id) ||
+    !text(saved.tool) ||
+    !Array.isArray(saved.files) ||
+    !saved.files.every(
+      (file) =>
+        typeof file === "object" &&
+        file !== null &&
+        text(file.path) &&
+        text(file.displayPath) &&
+        (file.before === undefined || text(file.before)) &&
+        (file.after === undefined || text(file.after)),
+    )
+  ) {
+    throw new TypeError("not a saved journal entry");
+  }
+  return {
+    id: saved.id,
+    tool: saved.tool,
+    files: saved.files.map((file) => ({
+      path: file.path,
+      displayPath: file.displayPath,
+      before: file.before === undefined ? undefined : Buffer.from(file.before, "base64"),
+      after: file.after === undefined ? undefined : Buffer.from(file.after, "base64"),
+    })),
+  };
 }
 
 /** The run's journal. */
-export const EDIT_JOURNAL = createRunStorageKey("agent-tool-catalog.edit-journal", () => new EditJournal());
+/** The run's edit journal; saved with the run (`run.toJSON()`), so undo works after a resume. */
+export const EDIT_JOURNAL = createRunStorageKey("agent-tool-catalog.edit-journal", () => new EditJournal(), {
+  save: (journal) => journal.toJSON(),
+  load: (saved) => EditJournal.fromJSON(saved),
+});

@@ -5,6 +5,7 @@ import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { replaceAnchoredLines } from "./hashline-edit.js";
+import { mutationPreflight } from "./mutation-preflight.js";
 import { type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
@@ -135,6 +136,7 @@ export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition
     mutating: true,
     annotations: { title: "Edit file", destructiveHint: true },
     tags: ["builtin", "file", "edit", "replace", "modify"],
+    preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       if (input.start_anchor !== undefined) {
@@ -171,6 +173,7 @@ export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinit
     mutating: true,
     annotations: { title: "Replace text", destructiveHint: true },
     tags: ["builtin", "file", "replace", "edit"],
+    preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       return editFile(

@@ -24,7 +24,32 @@ export class ReadTracker {
   forget(path: string): void {
     this.reads.delete(path);
   }
+
+  /** The record as saved with the run. */
+  toJSON(): Record<string, { version: string; ranges: string[] }> {
+    return Object.fromEntries(this.reads);
+  }
+
+  /** Rebuilds a record saved by {@link ReadTracker.toJSON}; throws on anything else. */
+  static fromJSON(saved: unknown): ReadTracker {
+    if (typeof saved !== "object" || saved === null || Array.isArray(saved)) throw new TypeError("not a saved read record");
+    const tracker = new ReadTracker();
+    for (const [path, entry] of Object.entries(saved as Record<string, { version?: unknown; ranges?: unknown }>)) {
+      if (
+        typeof entry?.version !== "string" ||
+        !Array.isArray(entry.ranges) ||
+        !entry.ranges.every((range) => typeof range === "string")
+      ) {
+        throw new TypeError("not a saved read record");
+      }
+      tracker.reads.set(path, { version: entry.version, ranges: [...(entry.ranges as string[])] });
+    }
+    return tracker;
+  }
 }
 
-/** The run's read tracker. */
-export const READ_TRACKER = createRunStorageKey("agent-tool-catalog.read-tracker", () => new ReadTracker());
+/** The run's read tracker; saved with the run, so a resumed run still knows what the model has read. */
+export const READ_TRACKER = createRunStorageKey("agent-tool-catalog.read-tracker", () => new ReadTracker(), {
+  save: (tracker) => tracker.toJSON(),
+  load: (saved) => ReadTracker.fromJSON(saved),
+});

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { mutationPreflight } from "./mutation-preflight.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
@@ -23,6 +24,7 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
     mutating: true,
     annotations: { title: "Create or write a file", destructiveHint: true },
     tags: ["builtin", "file", "fs", "write", "create", "new", "save"],
+    preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const before = await readIfPresent(scope, input.path);
