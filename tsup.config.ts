@@ -9,6 +9,10 @@ export default defineConfig({
   clean: true,
   target: "node20",
   splitting: true,
+  // src/tool/load-on-demand.ts keeps only its own format's branch.
+  esbuildOptions(options, context) {
+    options.define = { ...options.define, __CATALOG_BUILD_FORMAT__: JSON.stringify(context.format) };
+  },
   treeshake: true,
   // Subpaths import the root by its package name: one copy of the classes at run time, and
   // their public types point at the root entry.

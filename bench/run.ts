@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, tokens, grep, patch, file-integrity, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
+import { measureRootImport } from "./core/root-import.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { updateReadme } from "./readme-section.js";
@@ -78,6 +79,12 @@ if (wanted("search-speed")) {
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);
   save("call-overhead", { machine, results: results.callOverhead });
+}
+
+if (wanted("root-import")) {
+  // Needs the built entry (npm run build); each sample is a fresh process.
+  if (existsSync(join(root, "dist", "index.js"))) save("root-import", { machine, results: measureRootImport(quick ? 5 : 15) });
+  else console.log("skipped root-import: run `npm run build` first");
 }
 
 if (wanted("core-soak")) {

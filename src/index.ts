@@ -58,6 +58,7 @@ export {
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "./profiles/tool-profile.js";
+export { type OpenRunOptions, openRun } from "./registry/open-run.js";
 export {
   createRegistry,
   type ListOptions,
@@ -67,18 +68,15 @@ export {
   type RegistryOptions,
 } from "./registry/registry.js";
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
-
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
 export { activationsFromTranscript } from "./run/activations-from-transcript.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";
-export { type OpenRunOptions, openRun } from "./run/open-run.js";
 export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
-export { intersectAllowedTools, type RunScope } from "./run/run-scope.js";
+export type { RunHost } from "./run/run-host.js";
 export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
-export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./run/run-storage.js";
 export {
   InMemoryRunStore,
   type RunStore,
@@ -86,17 +84,8 @@ export {
   type RunStoreSaveOptions,
   type StoredRunState,
 } from "./run/run-store.js";
-export {
-  formatToolResult,
-  type RunErrorCode,
-  type ToolCallErrorInfo,
-  type ToolCallFailure,
-  type ToolCallResult,
-  type ToolCallSuccess,
-} from "./run/tool-call-result.js";
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
 export { reachOfPlacement, TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
-
 export {
   type Embedder,
   type EmbeddingCache,
@@ -113,10 +102,19 @@ export {
   type SearchIndexOptions,
 } from "./search/search-index.js";
 export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
-
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
+export { intersectAllowedTools, type RunScope } from "./tool/run-scope.js";
+export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./tool/run-storage.js";
 export type { StandardSchemaV1 } from "./tool/standard-schema.js";
+export {
+  formatToolResult,
+  type RunErrorCode,
+  type ToolCallErrorInfo,
+  type ToolCallFailure,
+  type ToolCallResult,
+  type ToolCallSuccess,
+} from "./tool/tool-call-result.js";
 export {
   type FileContentPart,
   type ImageContentPart,

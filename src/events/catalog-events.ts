@@ -1,5 +1,5 @@
-import type { ApprovalEvents } from "../policy/approval-broker.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "../run/tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
+import type { ApprovalEvents } from "./approval-events.js";
 
 /** Payload of `tool.activated`. */
 export interface ToolActivatedEvent {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InProcessWorkflowService, profileToolGroup, skillToolGroup, workflowToolGroup } from "../host/index.js";
 import { createRegistry, type Registry } from "../registry/registry.js";
-import type { ToolCallResult } from "../run/tool-call-result.js";
+import type { ToolCallResult } from "../tool/tool-call-result.js";
 import { createFileTools } from "../tools/index.js";
 import type { FindToolOutput } from "./find-tool.js";
 

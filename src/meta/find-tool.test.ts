@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sampleTools } from "../../test/support/sample-tools.js";
 import { createRegistry } from "../registry/registry.js";
-import type { ToolCallResult } from "../run/tool-call-result.js";
 import { defineTool } from "../tool/define-tool.js";
+import type { ToolCallResult } from "../tool/tool-call-result.js";
 import { FIND_TOOL_RELATIVE_THRESHOLD, type FindToolOutput } from "./find-tool.js";
 import { oneLineDescription } from "./one-line-description.js";
 

@@ -1,5 +1,8 @@
 import type { AnyToolDefinition } from "../tool/tool-definition.js";
 
+/** The name of the listing-mode gateway tool (`toolbox`). */
+export const TOOLBOX_TOOL_NAME = "toolbox";
+
 const metaTools = new WeakSet<object>();
 
 /**

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
-import { formatToolResult } from "../run/tool-call-result.js";
-import { TOOLBOX_TOOL_NAME } from "../run/tool-load-plan.js";
 import { defineTool } from "../tool/define-tool.js";
+import { formatToolResult } from "../tool/tool-call-result.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
-import { markMetaTool } from "./meta-tools.js";
+import { markMetaTool, TOOLBOX_TOOL_NAME } from "./meta-tools.js";
 
 const toolboxInput = z.object({
   action: z.enum(["describe", "run"]),

@@ -1,5 +1,4 @@
 import { EventBus } from "../events/event-bus.js";
-import { checkApprovalTimeout } from "../run/check-run-options.js";
 import type {
   ApprovalBroker,
   ApprovalEvents,
@@ -7,6 +6,7 @@ import type {
   ApprovalResolution,
   ApprovalWaitOptions,
 } from "./approval-broker.js";
+import { checkApprovalTimeout } from "./check-approval-timeout.js";
 
 /** Options of {@link InMemoryApprovalBroker}. */
 export interface InMemoryApprovalBrokerOptions {

@@ -1,36 +1,7 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, SandboxScope } from "../tool/permissions.js";
 
-/** How far a run's tools may reach. */
-export type SandboxScope = "unrestricted" | "local" | "workspace";
-/** When a run asks a human before a tool call. */
-export type ApprovalPolicy = "none" | "destructive" | "all";
-
-/** The permissions of a run. Both axes are independent. */
-export interface PermissionConfig {
-  /**
-   * `unrestricted`: no limits. `local`: files unrestricted, no network for processes.
-   * `workspace`: files and processes confined to `workspace`.
-   * @defaultValue `"unrestricted"`
-   */
-  readonly sandbox?: SandboxScope;
-  /**
-   * `none`: never ask. `destructive`: ask before every mutating call. `all`: ask before every call.
-   * @defaultValue `"none"`
-   */
-  readonly approval?: ApprovalPolicy;
-  /** The workspace directory; required when `sandbox` is `"workspace"`. */
-  readonly workspace?: string;
-}
-
-/** A {@link PermissionConfig} with every default applied. */
-export interface ResolvedPermissionConfig {
-  /** The sandbox scope. */
-  readonly sandbox: SandboxScope;
-  /** The approval policy. */
-  readonly approval: ApprovalPolicy;
-  /** The workspace directory, if any. */
-  readonly workspace: string | undefined;
-}
+export type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, SandboxScope } from "../tool/permissions.js";
 
 /** The defaults: `{ sandbox: "unrestricted", approval: "none" }`, as the spec says. */
 export const DEFAULT_PERMISSIONS: ResolvedPermissionConfig = Object.freeze({

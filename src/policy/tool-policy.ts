@@ -1,6 +1,6 @@
 import { ToolError } from "../errors/tool-error.js";
-import type { ToolCallErrorInfo } from "../run/tool-call-result.js";
 import { compileTool } from "../tool/compile-tool.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import type { ToolContext } from "../tool/tool-context.js";
 import type { AnyToolDefinition } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";

@@ -1,7 +1,11 @@
-import { parse as parseToml } from "smol-toml";
+import type { parse } from "smol-toml";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { loadOnDemand } from "../tool/load-on-demand.js";
 import { LOAD_MODES, type LoadMode } from "./load-mode.js";
 import { TOOL_PROFILE_NAMES, type ToolProfileName } from "./tool-profile.js";
+
+// Loaded by the first configuration parsed, never by the root import.
+const smolToml = loadOnDemand<{ parse: typeof parse }>("smol-toml");
 
 /** The `[tools]` table of a configuration file. */
 export interface ToolConfig {
@@ -31,7 +35,7 @@ export interface ToolConfig {
 export function parseToolConfig(toml: string, source = "configuration"): ToolConfig {
   let document: Record<string, unknown>;
   try {
-    document = parseToml(toml) as Record<string, unknown>;
+    document = smolToml().parse(toml) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigurationError("invalid_tool_config", `${source} is not valid TOML: ${(error as Error).message}`, {
       cause: error,

@@ -10,6 +10,7 @@ import { BUILTIN_TAG } from "../profiles/tool-profile.js";
 import { CallLifetimes } from "../run/call-lifetimes.js";
 import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
+import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
 import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
@@ -80,66 +81,9 @@ export interface RegisteredToolHandle {
   remove(): void;
 }
 
-/** One registered tool (internal to the package). */
-export interface RegistryEntry {
-  compiled: CompiledTool;
-  enabled: boolean;
-  readonly group: string | undefined;
-  readonly runId: string | undefined;
-  readonly order: number;
-}
-
-/**
- * What runs read of their registry. Kept off the public class (not part of the API) and reached
- * through {@link internalsOf}, which the package index does not export.
- */
-export interface RegistryInternals {
-  /** The registry as one run sees it: shared tools plus that run's private tools. */
-  view(runId: string): RegistryView;
-  /** Options for the event buses of runs, so they report listener errors the same way. */
-  readonly eventBusOptions: EventBusOptions;
-  /** The calls in flight in every run of the registry: `close()` aborts them. */
-  readonly calls: CallLifetimes;
-  /** Compiles a definition with the registry's own JSON Schema compiler. */
-  compile(definition: AnyToolDefinition): CompiledTool;
-  /** The registry's redaction hook, applied by runs to every result. */
-  readonly redact: Redactor | undefined;
-}
-
-/** The registry seen from one run: its private tools of a name come before nothing else. */
-export interface RegistryView {
-  /** The entry of a tool (the run's private one, else the shared one), enabled or not. */
-  entry(name: string): RegistryEntry | undefined;
-  /** Names of every enabled tool this run can see, in registration order. */
-  enabledNames(): string[];
-  /**
-   * Enabled entries this run can see that may reach the model without activation: core-tier and
-   * built-in tools, plus the tools of `named` (the run's load options), in registration order.
-   */
-  prominent(named: Iterable<string>): RegistryEntry[];
-  /** Registered names close to `name` by shared trigrams (bounded work), most alike first. */
-  nearNames(name: string, limit: number): string[];
-  /** Search over this run's tools with a candidate filter. */
-  searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
-  /** The same, hybrid (keyword + embeddings) when the registry has an embedder. */
-  searchWhereHybrid(
-    query: string,
-    limit: number,
-    accept: (name: string) => boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<SearchHit[]>;
-}
-
 /** The map key of a tool: its name, or name and run for a run-private tool. */
 function entryKey(name: string, runId: string | undefined): string {
   return runId === undefined ? name : `${name}\u0000${runId}`;
-}
-
-const registryInternals = new WeakMap<Registry, RegistryInternals>();
-
-/** The internals of a registry (package-internal). */
-export function internalsOf(registry: Registry): RegistryInternals {
-  return registryInternals.get(registry) as RegistryInternals;
 }
 
 /**
@@ -184,7 +128,7 @@ export class Registry {
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
-    registryInternals.set(this, {
+    setRunHostInternals(this, {
       view: (runId) => this.viewFor(runId),
       eventBusOptions,
       calls: this.calls,

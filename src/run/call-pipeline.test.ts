@@ -12,8 +12,8 @@ import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
 import type { JsonObjectSchema } from "../tool/json-schema.js";
+import { formatToolResult, type ToolCallResult } from "../tool/tool-call-result.js";
 import { ActivationTracker } from "./activation-tracker.js";
-import { formatToolResult, type ToolCallResult } from "./tool-call-result.js";
 
 function errorOf(result: ToolCallResult) {
   if (result.ok) throw new Error(`expected a failure, got ${String(result.output)}`);

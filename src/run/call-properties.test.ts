@@ -4,8 +4,8 @@ import { z } from "zod";
 import { createRegistry } from "../registry/registry.js";
 import { MAX_ISSUE_MESSAGE_LENGTH, MAX_ISSUE_PATH_LENGTH, MAX_VALIDATION_ISSUES } from "../tool/bound-issues.js";
 import { defineTool } from "../tool/define-tool.js";
-import { MAX_ERROR_TEXT_LENGTH } from "./call-helpers.js";
-import { formatToolResult, type ToolCallResult } from "./tool-call-result.js";
+import { formatToolResult, type ToolCallResult } from "../tool/tool-call-result.js";
+import { MAX_ERROR_TEXT_LENGTH } from "./describe-failure.js";
 
 /** The secret every hostile input carries: it must never come back in an error. */
 const SECRET = "zq-SECRET-7f3a";

@@ -1,5 +1,7 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { closestNames } from "../registry/closest-names.js";
+import { closestNames } from "../tool/closest-names.js";
+
+export { checkApprovalTimeout, MAX_TIMER_DELAY_MS } from "../policy/check-approval-timeout.js";
 
 /** Every option `createRun` knows; anything else is a host typo (`sandbx`) and fails at once. */
 export const CREATE_RUN_OPTION_NAMES: readonly string[] = Object.freeze([
@@ -24,9 +26,6 @@ export const CREATE_RUN_OPTION_NAMES: readonly string[] = Object.freeze([
   "environment",
 ]);
 
-/** The largest delay `setTimeout` honours (2^31 - 1 ms); a larger one fires after 1 ms. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
-
 /**
  * Checks that `options` names only known options.
  * @throws ConfigurationError `unknown_option` naming the field and the closest known name.
@@ -39,22 +38,6 @@ export function checkOptionNames(options: object, known: readonly string[], wher
       "unknown_option",
       `${where}: unknown option "${key}"${closest.length > 0 ? `; did you mean "${closest[0]}"?` : "."}`,
       { data: { field: key, suggestions: closest } },
-    );
-  }
-}
-
-/**
- * Checks an approval timeout: a finite whole number of ms in 1..2^31-1 (a larger or non-finite
- * delay would make `setTimeout` fire after 1 ms, denying at once).
- * @throws ConfigurationError `invalid_approval_timeout` naming `field`.
- */
-export function checkApprovalTimeout(value: unknown, field: string): void {
-  if (value === undefined) return;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMER_DELAY_MS) {
-    throw new ConfigurationError(
-      "invalid_approval_timeout",
-      `${field} must be a finite number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}; got ${typeof value === "number" ? String(value) : typeof value}.`,
-      { data: { field } },
     );
   }
 }
@@ -98,4 +81,15 @@ export function checkWorkspace(workspace: string | undefined): void {
   const stat = fs.statSync(workspace, { throwIfNoEntry: false });
   if (stat === undefined) throw fail("must exist");
   if (!stat.isDirectory()) throw fail("must be a directory");
+}
+
+/** Checks `allowedTools`; an empty list means every tool (`undefined`). */
+export function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  if (allowedTools === undefined) return undefined;
+  if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
+    throw new ConfigurationError("invalid_allowed_tools", "allowedTools must be an array of tool names (strings).", {
+      data: { field: "allowedTools" },
+    });
+  }
+  return allowedTools.length === 0 ? undefined : new Set(allowedTools);
 }

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
+import { createRunStorageKey } from "../tool/run-storage.js";
 import { condenseText } from "./condense-text.js";
-import { createRunStorageKey } from "./run-storage.js";
 
 describe("condenseText", () => {
   it("leaves short text alone", () => {

@@ -1,9 +1,9 @@
 import type { CompiledSchema } from "../tool/input-schema.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { isToolContent, type ToolContentPart } from "../tool/tool-content.js";
 import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
 import { condenseText } from "./condense-text.js";
 import { toJsonSafe } from "./json-safe-output.js";
-import type { ToolCallErrorInfo } from "./tool-call-result.js";
 
 /** The limits a run applies to outputs. */
 export interface OutputLimits {

@@ -1,5 +1,5 @@
 import { estimateJsonSize } from "../tool/json-size.js";
-import type { ToolCallErrorInfo } from "./tool-call-result.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 
 /** Arguments as an object, or the error to give the model. */
 export type ParsedArguments =

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
+import { formatToolResult } from "../tool/tool-call-result.js";
 import { toolContent } from "../tool/tool-content.js";
-import { formatToolResult } from "./tool-call-result.js";
 
 const SECRET = "sk-live-0123456789";
 const mask = (text: string) => text.replaceAll(SECRET, "[secret]");

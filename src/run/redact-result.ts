@@ -1,5 +1,5 @@
+import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ToolContentPart } from "../tool/tool-content.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "./tool-call-result.js";
 
 /** Where a redacted text goes to the model. */
 export interface RedactionSite {

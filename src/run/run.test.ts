@@ -5,7 +5,7 @@ import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
-import { formatToolResult, type ToolCallFailure, type ToolCallResult } from "./tool-call-result.js";
+import { formatToolResult, type ToolCallFailure, type ToolCallResult } from "../tool/tool-call-result.js";
 
 const names = (run: { definitions(): readonly { name: string }[] }) => run.definitions().map((tool) => tool.name);
 

@@ -9,15 +9,16 @@ import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermission
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
-import { closestNames } from "../registry/closest-names.js";
-import { internalsOf, type Registry, type RegistryEntry, type RegistryView } from "../registry/registry.js";
+import { closestNames } from "../tool/closest-names.js";
+import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
+import { RunStorage } from "../tool/run-storage.js";
+import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
-import { describeFailure, resolveAllowedTools, runUntilAborted } from "./call-helpers.js";
 import { CallLifetimes } from "./call-lifetimes.js";
 import {
   CREATE_RUN_OPTION_NAMES,
@@ -25,17 +26,18 @@ import {
   checkOptionNames,
   checkPositiveLimit,
   checkWorkspace,
+  resolveAllowedTools,
 } from "./check-run-options.js";
+import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
+import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
-import { intersectAllowedTools, type RunScope } from "./run-scope.js";
 import { type PendingApprovalState, type RunState, type RunStateV1, runStateFromOptions } from "./run-state.js";
-import { RunStorage } from "./run-storage.js";
 import type { RunStore } from "./run-store.js";
+import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
-import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "./tool-call-result.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
@@ -167,7 +169,7 @@ export class Run {
   readonly events: EventBus<CatalogEvents>;
   /** The catalog as tools see it from inside this run. */
   readonly catalog: RunCatalog;
-  private readonly registry: Registry;
+  private readonly registry: RunHost;
   private readonly store: RegistryView;
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
@@ -198,7 +200,7 @@ export class Run {
   private frozenListed: ReadonlySet<string> | undefined;
 
   /** @internal Use `registry.createRun()`. */
-  constructor(registry: Registry, options: CreateRunOptions) {
+  constructor(registry: RunHost, options: CreateRunOptions) {
     if (typeof options !== "object" || options === null) {
       throw new ConfigurationError("invalid_option", "createRun options must be an object.", { data: { field: "options" } });
     }
@@ -557,7 +559,7 @@ export class Run {
     });
   }
 
-  private trackPendingApprovals(registry: Registry): void {
+  private trackPendingApprovals(registry: RunHost): void {
     const off = [
       registry.approvals.events.on("approval.requested", (request) => {
         if (request.runId !== this.id) return;

@@ -1,12 +1,13 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
-/** The name of the listing-mode gateway tool. */
-export const TOOLBOX_TOOL_NAME = "toolbox";
+export { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
+
 /** The environment variable that picks a profile. */
 export const PROFILE_ENVIRONMENT_VARIABLE = "AGENT_TOOL_PROFILE";
 

@@ -1,5 +1,5 @@
 import type { ToolPlacement } from "../profiles/load-mode.js";
-import type { ToolCallErrorInfo } from "./tool-call-result.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 
 /** What the check needs to know of a run about one tool. */
 export interface VisibilityFacts {

@@ -1,13 +1,17 @@
 import type * as zod4 from "zod/v4/core";
 import { toJSONSchema as zod4ToJsonSchema } from "zod/v4/core";
-import { zodToJsonSchema as zod3ToJsonSchema } from "zod-to-json-schema";
+import type { zodToJsonSchema } from "zod-to-json-schema";
 import { boundIssues } from "./bound-issues.js";
 import { frozenJsonCopy } from "./frozen-copy.js";
 import type { JsonSchema } from "./json-schema.js";
 import { createJsonSchemaValidator, explainInvalidJsonSchema, type JsonSchemaCompiler } from "./json-schema-validator.js";
 import { estimateJsonSize } from "./json-size.js";
+import { loadOnDemand } from "./load-on-demand.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import { formatIssuePath, type ValidationIssue, type ValidationOutcome } from "./validation-issue.js";
+
+// Only zod 3 schemas need it; loaded by the first one compiled.
+const zod3 = loadOnDemand<{ zodToJsonSchema: typeof zodToJsonSchema }>("zod-to-json-schema");
 
 /** A schema turned into what the catalog needs: JSON Schema for providers, and a validator. */
 export interface CompiledSchema {
@@ -111,7 +115,7 @@ function standardSchemaToJson(schema: StandardSchemaV1): JsonConversion {
       return { ok: true, jsonSchema: withoutMetaSchema(json) };
     }
     if ("_def" in schema && schema["~standard"].vendor === "zod") {
-      const json = zod3ToJsonSchema(schema as never, {
+      const json = zod3().zodToJsonSchema(schema as never, {
         $refStrategy: "none",
         target: "jsonSchema7",
         pipeStrategy: "input",

@@ -1,8 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { boundIssues } from "./bound-issues.js";
 import type { JsonSchema } from "./json-schema.js";
+import { loadOnDemand } from "./load-on-demand.js";
 import type { ValidationIssue, ValidationOutcome } from "./validation-issue.js";
+
+// Loaded by the first plain JSON Schema a registry checks or compiles, never by the root import.
+const ajvDraft7 = loadOnDemand<{ Ajv: typeof Ajv }>("ajv");
+const ajvDraft2020 = loadOnDemand<{ Ajv2020: typeof Ajv2020 }>("ajv/dist/2020.js");
 
 const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
 
@@ -18,7 +23,7 @@ function isDraft2020(schema: JsonSchema): boolean {
 
 function newAjv(draft2020: boolean, allErrors: boolean): Ajv | Ajv2020 {
   const options = { strict: false, allErrors, validateFormats: false } as const;
-  return draft2020 ? new Ajv2020(options) : new Ajv(options);
+  return draft2020 ? new (ajvDraft2020().Ajv2020)(options) : new (ajvDraft7().Ajv)(options);
 }
 
 /**
@@ -52,10 +57,10 @@ let metaDraft2020: Ajv2020 | undefined;
 export function explainInvalidJsonSchema(schema: JsonSchema): string | undefined {
   let ajv: Ajv | Ajv2020;
   if (isDraft2020(schema)) {
-    metaDraft2020 ??= new Ajv2020({ strict: false, validateFormats: false });
+    metaDraft2020 ??= new (ajvDraft2020().Ajv2020)({ strict: false, validateFormats: false });
     ajv = metaDraft2020;
   } else {
-    metaDraft7 ??= new Ajv({ strict: false, validateFormats: false });
+    metaDraft7 ??= new (ajvDraft7().Ajv)({ strict: false, validateFormats: false });
     ajv = metaDraft7;
   }
   if (ajv.validateSchema(schema) === true) return undefined;

@@ -1,7 +1,7 @@
-import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
-import type { RunScope } from "../run/run-scope.js";
-import type { RunStorage } from "../run/run-storage.js";
-import type { ToolCallResult } from "../run/tool-call-result.js";
+import type { ResolvedPermissionConfig } from "./permissions.js";
+import type { RunScope } from "./run-scope.js";
+import type { RunStorage } from "./run-storage.js";
+import type { ToolCallResult } from "./tool-call-result.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
 /** One search hit: a tool name and its relevance score (higher is better). */

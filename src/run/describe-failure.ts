@@ -1,52 +1,9 @@
+// What the model reads when a handler throws: any thrown value, described safely and capped.
 import { CatalogError } from "../errors/catalog-error.js";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import type { ToolCallErrorInfo } from "./tool-call-result.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 
 /** Longest message or hint taken from a handler's error (its text reaches the model). */
 export const MAX_ERROR_TEXT_LENGTH = 2000;
-
-/** Checks `allowedTools`; an empty list means every tool (`undefined`). */
-export function resolveAllowedTools(allowedTools: readonly string[] | undefined): ReadonlySet<string> | undefined {
-  if (allowedTools === undefined) return undefined;
-  if (!Array.isArray(allowedTools) || !allowedTools.every((name) => typeof name === "string")) {
-    throw new ConfigurationError("invalid_allowed_tools", "allowedTools must be an array of tool names (strings).", {
-      data: { field: "allowedTools" },
-    });
-  }
-  return allowedTools.length === 0 ? undefined : new Set(allowedTools);
-}
-
-/** The `then` of a thenable, or `undefined`; a throwing `then` getter counts as a rejection. */
-function thenOf(value: unknown): ((onFulfilled: (v: unknown) => void, onRejected: (e: unknown) => void) => unknown) | undefined {
-  if ((typeof value !== "object" && typeof value !== "function") || value === null) return undefined;
-  const then = (value as { then?: unknown }).then;
-  return typeof then === "function" ? (then as never) : undefined;
-}
-
-/**
- * Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it,
- * or return a thenable that never settles). Any thenable is followed, not only native promises.
- */
-export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) throw signal.reason;
-  const pending = task();
-  const then = thenOf(pending);
-  if (then === undefined) return pending as T;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      try {
-        then.call(pending, resolve as (v: unknown) => void, reject);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  } finally {
-    signal.removeEventListener("abort", onAbort as () => void);
-  }
-}
 
 /** Reads a property without letting a throwing getter or a proxy trap escape. */
 function safeGet(value: unknown, key: string): unknown {

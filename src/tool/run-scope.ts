@@ -1,4 +1,4 @@
-import type { ResolvedPermissionConfig } from "../policy/permission-config.js";
+import type { ResolvedPermissionConfig } from "./permissions.js";
 
 /**
  * What a run may do, as a child run inherits it: its permissions and the tools it may use. A

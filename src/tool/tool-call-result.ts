@@ -1,6 +1,6 @@
 import type { ModelErrorCode } from "../errors/model-error-code.js";
-import type { ToolContentPart } from "../tool/tool-content.js";
-import type { ValidationIssue } from "../tool/validation-issue.js";
+import type { ToolContentPart } from "./tool-content.js";
+import type { ValidationIssue } from "./validation-issue.js";
 
 /** Error codes a run itself produces (a subset of `ModelErrorCode`). */
 export type RunErrorCode = Extract<

@@ -1,7 +1,7 @@
-import type { Registry } from "../registry/registry.js";
-import type { CreateRunOptions, Run } from "./run.js";
-import type { RunState } from "./run-state.js";
-import type { RunStore } from "./run-store.js";
+import type { CreateRunOptions, Run } from "../run/run.js";
+import type { RunState } from "../run/run-state.js";
+import type { RunStore } from "../run/run-store.js";
+import type { Registry } from "./registry.js";
 
 /** Options of {@link openRun}: `createRun`'s, with the store and the run's id required. */
 export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRevision" | "runId" | "activation"> & {

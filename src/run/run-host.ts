@@ -1,0 +1,87 @@
+import type { CatalogEvents } from "../events/catalog-events.js";
+import type { EventBus, EventBusOptions } from "../events/event-bus.js";
+import type { ApprovalBroker } from "../policy/approval-broker.js";
+import type { CompiledTool } from "../tool/compile-tool.js";
+import type { SearchHit } from "../tool/tool-context.js";
+import type { AnyToolDefinition } from "../tool/tool-definition.js";
+import type { CallLifetimes } from "./call-lifetimes.js";
+import type { Redactor } from "./redact-result.js";
+
+// What a run needs from the registry that made it. The registry sits above run/ in the layer
+// order (docs/architecture.md): it constructs runs, so runs see it only through these types.
+
+/**
+ * What a run reads of the registry that made it; `Registry` implements it. It lets `run/` sit
+ * below `registry/` in the layer order (docs/architecture.md).
+ */
+export interface RunHost {
+  /** Increases on every change of the tool set; runs cache what they derive from it. */
+  readonly version: number;
+  /** Where runs ask for approval. */
+  readonly approvals: ApprovalBroker;
+  /** The host's events: every run's events are forwarded here too. */
+  readonly events: EventBus<CatalogEvents>;
+}
+
+/** One registered tool (internal to the package). */
+export interface RegistryEntry {
+  compiled: CompiledTool;
+  enabled: boolean;
+  readonly group: string | undefined;
+  readonly runId: string | undefined;
+  readonly order: number;
+}
+
+/**
+ * What runs read of their registry. Kept off the public class (not part of the API) and reached
+ * through {@link internalsOf}, which the package index does not export.
+ */
+/** @internal */
+export interface RegistryInternals {
+  /** The registry as one run sees it: shared tools plus that run's private tools. */
+  view(runId: string): RegistryView;
+  /** Options for the event buses of runs, so they report listener errors the same way. */
+  readonly eventBusOptions: EventBusOptions;
+  /** The calls in flight in every run of the registry: `close()` aborts them. */
+  readonly calls: CallLifetimes;
+  /** Compiles a definition with the registry's own JSON Schema compiler. */
+  compile(definition: AnyToolDefinition): CompiledTool;
+  /** The registry's redaction hook, applied by runs to every result. */
+  readonly redact: Redactor | undefined;
+}
+
+/** The registry seen from one run: its private tools of a name come before nothing else. */
+export interface RegistryView {
+  /** The entry of a tool (the run's private one, else the shared one), enabled or not. */
+  entry(name: string): RegistryEntry | undefined;
+  /** Names of every enabled tool this run can see, in registration order. */
+  enabledNames(): string[];
+  /**
+   * Enabled entries this run can see that may reach the model without activation: core-tier and
+   * built-in tools, plus the tools of `named` (the run's load options), in registration order.
+   */
+  prominent(named: Iterable<string>): RegistryEntry[];
+  /** Registered names close to `name` by shared trigrams (bounded work), most alike first. */
+  nearNames(name: string, limit: number): string[];
+  /** Search over this run's tools with a candidate filter. */
+  searchWhere(query: string, limit: number, accept: (name: string) => boolean): SearchHit[];
+  /** The same, hybrid (keyword + embeddings) when the registry has an embedder. */
+  searchWhereHybrid(
+    query: string,
+    limit: number,
+    accept: (name: string) => boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<SearchHit[]>;
+}
+
+const runHostInternals = new WeakMap<RunHost, RegistryInternals>();
+
+/** Records the internals of a host; the registry calls it once, in its constructor. @internal */
+export function setRunHostInternals(host: RunHost, internals: RegistryInternals): void {
+  runHostInternals.set(host, internals);
+}
+
+/** The internals of a host (package-internal). @internal */
+export function internalsOf(host: RunHost): RegistryInternals {
+  return runHostInternals.get(host) as RegistryInternals;
+}

@@ -1,0 +1,51 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+
+// The root entry must import fast (within 1.2x of zod alone, bench/results/root-import.json), so
+// dependencies that only some calls need (Ajv for plain JSON Schema, zod-to-json-schema for zod 3
+// schemas, smol-toml for `[tools]` config) are loaded by the first call that needs them. Those
+// calls are synchronous, so loading is too: `createRequire`, reached through
+// `process.getBuiltinModule` so that the entry still imports no `node:` module.
+
+type RequireFunction = (id: string) => unknown;
+
+interface ModuleBuiltin {
+  createRequire(from: string): RequireFunction;
+}
+
+let loader: RequireFunction | undefined;
+
+// tsup defines it per output format; unset when the source runs directly (tests, tsx).
+declare const __CATALOG_BUILD_FORMAT__: string | undefined;
+
+/** Where this module lives, for `createRequire`; constant-folded so each build holds one branch. */
+function moduleLocation(): string {
+  // In the CommonJS build, `__filename` (reading `import.meta.url` there would pull in `url`).
+  if (typeof __CATALOG_BUILD_FORMAT__ !== "undefined" && __CATALOG_BUILD_FORMAT__ === "cjs") return __filename;
+  return import.meta.url;
+}
+
+function requireFunction(id: string): RequireFunction {
+  if (loader !== undefined) return loader;
+  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
+  if (typeof getBuiltin !== "function") {
+    throw new ConfigurationError(
+      "unsupported_runtime",
+      `Loading "${id}" on demand needs Node.js 20.16 or later (process.getBuiltinModule).`,
+      { data: { module: id } },
+    );
+  }
+  loader = (getBuiltin("module") as ModuleBuiltin).createRequire(moduleLocation());
+  return loader;
+}
+
+/**
+ * A getter that loads module `id` on its first call and returns the same module after.
+ * @internal
+ */
+export function loadOnDemand<Module>(id: string): () => Module {
+  let loaded: Module | undefined;
+  return () => {
+    loaded ??= requireFunction(id)(id) as Module;
+    return loaded;
+  };
+}
