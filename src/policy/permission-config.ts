@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { closestNames } from "../tool/closest-names.js";
 import type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, SandboxScope } from "../tool/permissions.js";
 
 export type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, SandboxScope } from "../tool/permissions.js";
@@ -12,6 +13,7 @@ export const DEFAULT_PERMISSIONS: ResolvedPermissionConfig = Object.freeze({
 
 const SANDBOX_SCOPES: readonly SandboxScope[] = ["unrestricted", "local", "workspace"];
 const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["none", "destructive", "all"];
+const PERMISSION_FIELDS: readonly string[] = ["sandbox", "approval", "workspace"];
 
 /**
  * Applies defaults and checks every field.
@@ -21,6 +23,15 @@ export function resolvePermissionConfig(config: PermissionConfig | undefined): R
   if (config === undefined) return DEFAULT_PERMISSIONS;
   if (typeof config !== "object" || config === null) {
     throw invalid("permissions", `must be an object, got ${config === null ? "null" : typeof config}`);
+  }
+  // A misspelled field would silently leave its default (no sandbox, no approval): refuse it.
+  for (const key of Object.keys(config)) {
+    if (PERMISSION_FIELDS.includes(key)) continue;
+    const closest = closestNames(key, PERMISSION_FIELDS, 1);
+    throw invalid(
+      `permissions.${key}`,
+      `is not a permission field${closest.length > 0 ? `; did you mean "${closest[0]}"?` : ` (fields: ${PERMISSION_FIELDS.join(", ")})`}`,
+    );
   }
   const sandbox = config.sandbox ?? DEFAULT_PERMISSIONS.sandbox;
   if (!SANDBOX_SCOPES.includes(sandbox)) {

@@ -380,6 +380,19 @@ describe("host mistakes fail at createRun (issue 15.9)", () => {
       expect.objectContaining({ code: "unknown_option", data: { field: "sandbx", suggestions: expect.any(Array) } }),
     );
     expect(() => registry.createRun({ premissions: {} } as never)).toThrow(/did you mean "permissions"/);
+    // Inside permissions too: a misspelled field would leave the sandbox or the approval off.
+    for (const [field, closest] of [
+      ["sandbx", "sandbox"],
+      ["aproval", "approval"],
+      ["workspce", "workspace"],
+    ] as const) {
+      expect(() => registry.createRun({ permissions: { [field]: "workspace", workspace: dir } } as never)).toThrow(
+        expect.objectContaining({ code: "invalid_permission_config", data: { field: `permissions.${field}` } }),
+      );
+      expect(() => registry.createRun({ permissions: { [field]: "workspace", workspace: dir } } as never)).toThrow(
+        new RegExp(`did you mean "${closest}"`),
+      );
+    }
   });
 
   it("reports allowedTools naming unknown tools, with the closest names", () => {
