@@ -66,6 +66,25 @@ describe("bash: a command's processes end with it", () => {
     await registry.close();
   });
 
+  it.each([
+    ["(setsid sleep 51.7 &); echo started", 1],
+    ["setsid nohup sh -c 'sleep 54.7' </dev/null >/dev/null 2>&1 & echo started", 20],
+    ["(setsid sh -c 'sleep 53.7' &) ; sleep 30", 1],
+  ] as const)("a job that left the process group with setsid ends with the call too: %s", async (command, timeout) => {
+    const registry = createRegistry({ tools: [createBashTool()] });
+    const run = registry.createRun({ profile: "full", permissions: { sandbox: "unrestricted", workspace } });
+    const started = performance.now();
+    text(await run.call("bash", { command, timeout_seconds: timeout }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await registry.close();
+    const { execFileSync } = await import("node:child_process");
+    const sleepers = () =>
+      execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => /sleep 5[134]\.7$/.test(line));
+    await expect.poll(sleepers, { timeout: 3_000 }).toEqual([]);
+  });
+
   it.each(scopes)(
     "no orphans after 40 calls with background jobs and registry.close() (%s)",
     async (sandbox) => {

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
 
@@ -16,6 +18,12 @@ export interface LaunchPlan {
   readonly seccomp?: Uint8Array;
   /** Put the launcher in its own process group, so `kill` reaches its children too. */
   readonly processGroup: boolean;
+  /**
+   * Also end, with the command, every process that still carries its tag in the environment
+   * (Linux): descendants that left the process group with `setsid`. For drivers without a PID
+   * namespace (unsandboxed), where nothing else would end them.
+   */
+  readonly reapTagged?: boolean;
   /** Runs once after the process has exited (for example to remove a private temp dir). */
   readonly cleanup?: () => void;
   /**
@@ -34,9 +42,10 @@ export const KILL_GRACE_MS = 2_000;
  */
 export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedCommand): SandboxedProcess {
   const stdinMode = request.input !== undefined ? "pipe" : (request.stdin ?? "ignore");
+  const tag = plan.reapTagged === true && process.platform === "linux" ? randomUUID() : undefined;
   const child = spawn(plan.executable, [...plan.args], {
     cwd: plan.cwd,
-    env: { ...plan.env },
+    env: tag === undefined ? { ...plan.env } : { ...plan.env, [PROCESS_TAG_VARIABLE]: tag },
     stdio: plan.seccomp === undefined ? [stdinMode, "pipe", "pipe"] : [stdinMode, "pipe", "pipe", "pipe"],
     detached: plan.processGroup,
     windowsHide: true,
@@ -44,8 +53,11 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   if (plan.seccomp !== undefined) sendAndClose(child.stdio[3], plan.seccomp);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
-  const kill = (signal: NodeJS.Signals = "SIGKILL") => signalProcess(child, plan.processGroup, signal);
-  const exited = watchExit(child, plan, request.signal, kill);
+  const kill = (signal: NodeJS.Signals = "SIGKILL") => {
+    signalProcess(child, plan.processGroup, signal);
+    if (tag !== undefined) killTagged(tag);
+  };
+  const exited = watchExit(child, plan, request.signal, kill, tag);
   const { stdout, stderr } = child;
   if (stdout === null || stderr === null) throw new Error("spawn did not create stdout/stderr pipes");
   return { pid: child.pid, stdin: request.input === undefined ? child.stdin : null, stdout, stderr, exited, kill };
@@ -56,6 +68,7 @@ function watchExit(
   plan: LaunchPlan,
   signal: AbortSignal | undefined,
   kill: (signal?: NodeJS.Signals) => void,
+  tag: string | undefined,
 ): Promise<SandboxedExit> {
   return new Promise<SandboxedExit>((resolve) => {
     let escalation: NodeJS.Timeout | undefined;
@@ -72,6 +85,7 @@ function watchExit(
       // setsid) ends with it: it would otherwise hold stdout open past the timeout and outlive
       // the call and the registry. Long-running processes belong in the monitor tool.
       if (plan.processGroup) killGroup(child, "SIGKILL");
+      if (tag !== undefined) killTagged(tag);
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();
@@ -120,4 +134,39 @@ function sendAndClose(stream: unknown, data: string | Uint8Array): void {
 
 function isWritable(stream: unknown): stream is Writable {
   return typeof stream === "object" && stream !== null && "end" in stream && typeof stream.end === "function";
+}
+
+/** The environment variable that tags every process a command starts (see `LaunchPlan.reapTagged`). */
+export const PROCESS_TAG_VARIABLE = "AGENT_TOOL_CATALOG_PROCESS_TAG";
+
+/**
+ * Kills every process of this user whose environment carries `tag` (read from /proc). A process
+ * that cleared its environment escapes this; unsandboxed scope promises no more (the sandboxed
+ * scopes end everything with their PID namespace).
+ */
+function killTagged(tag: string): void {
+  const needle = `${PROCESS_TAG_VARIABLE}=${tag}`;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environment: string;
+    try {
+      environment = readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (!environment.split("\0").includes(needle)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
 }

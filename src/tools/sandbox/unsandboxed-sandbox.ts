@@ -44,7 +44,14 @@ export class UnsandboxedProcessSandbox implements ProcessSandbox {
     assertValidCommand(command);
     const cwd = existingWorkingDirectory(command.cwd, this.workspace);
     return startSandboxedProcess(
-      { executable: command.command, args: command.args, cwd, env: inheritedEnvironment(command.env), processGroup: true },
+      {
+        executable: command.command,
+        args: command.args,
+        cwd,
+        env: inheritedEnvironment(command.env),
+        processGroup: true,
+        reapTagged: true,
+      },
       command,
     );
   }
