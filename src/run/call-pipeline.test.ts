@@ -68,6 +68,40 @@ describe("run.call always resolves (issue 15.1)", () => {
     }
   });
 
+  it("for a huge tool name: refused without echoing it (result bounded)", async () => {
+    const run = createRegistry().createRun();
+    const result = await run.call("x".repeat(1_000_000), {});
+    expect(errorOf(result).code).toBe("unknown_tool");
+    expect(JSON.stringify(result).length).toBeLessThan(2_000);
+    // Control: a normal unknown name is still echoed, with suggestions.
+    expect((await run.call("find_tol", {})).tool).toBe("find_tol");
+  });
+
+  it("for a handler returning a function or a symbol: invalid_output, not an empty success", async () => {
+    const registry = createRegistry();
+    for (const [name, value] of [
+      ["gives_function", () => 1],
+      ["gives_symbol", Symbol("s")],
+    ] as const) {
+      registry.register(
+        defineTool({ name, description: "Returns no data.", inputSchema: z.object({}), handler: () => value as never }),
+      );
+    }
+    registry.register(
+      defineTool({
+        name: "gives_nothing",
+        description: "Returns nothing.",
+        inputSchema: z.object({}),
+        handler: () => undefined as never,
+      }),
+    );
+    const run = registry.createRun();
+    expect(errorOf(await run.call("gives_function", {})).code).toBe("invalid_output");
+    expect(errorOf(await run.call("gives_symbol", {})).code).toBe("invalid_output");
+    // Control: returning nothing is a success.
+    expect((await run.call("gives_nothing", {})).ok).toBe(true);
+  });
+
   it("for a handler returning a thenable that never settles, once the signal aborts", async () => {
     const never = defineTool({
       name: "never",

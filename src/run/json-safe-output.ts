@@ -18,6 +18,8 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`).
  */
 export function toJsonSafe(output: unknown): JsonSafeOutcome {
+  // Nested ones are dropped as JSON.stringify drops them; a whole output that is one is no data.
+  if (typeof output === "function" || typeof output === "symbol") return { ok: false, reason: `a ${typeof output} is not data` };
   try {
     return { ok: true, value: convert(output, new Set(), 0) };
   } catch (error) {

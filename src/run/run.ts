@@ -148,6 +148,8 @@ export type { RunState } from "./run-state.js";
 /** Where a listed tool that joined after the index froze goes: behind find_tool. */
 const LATE_LISTED_PLACEMENT: ToolPlacement = Object.freeze({ mode: "discoverable", listed: false });
 
+/** Longer requested names are cut in results (names are at most 64 characters). */
+const MAX_ECHOED_NAME_LENGTH = 128;
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
 const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
@@ -600,6 +602,22 @@ export class Run {
           {
             code: "unknown_tool",
             message: "The tool name must be a string.",
+            hint: "Call a tool by its name.",
+            suggestions: [],
+          },
+          undefined,
+        );
+      }
+      // No tool name is longer than 64 characters: a longer one is neither looked up nor echoed
+      // whole (a 1 MB name would otherwise come back in the result, twice).
+      if (name.length > MAX_ECHOED_NAME_LENGTH) {
+        return this.fail(
+          `${name.slice(0, MAX_ECHOED_NAME_LENGTH)}…`,
+          callId,
+          performance.now(),
+          {
+            code: "unknown_tool",
+            message: `No tool has a name of ${name.length} characters; tool names have at most 64.`,
             hint: "Call a tool by its name.",
             suggestions: [],
           },

@@ -3,6 +3,16 @@ import { ToolError } from "agent-tool-catalog";
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */
 export function toFileToolError(error: unknown, displayPath: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  // Node refuses paths with a NUL byte before any system call; its message names internal paths.
+  if (code === "ERR_INVALID_ARG_VALUE" || code === "ERR_INVALID_ARG_TYPE") {
+    return new ToolError(
+      "invalid_path",
+      `"${displayPath.replaceAll("\0", "\\0")}" is not a valid path (it contains a NUL byte or is not text).`,
+      {
+        hint: "Give the path as plain text without control characters.",
+      },
+    );
+  }
   switch (code) {
     case "ENOENT":
       return new ToolError("file_not_found", `No file or directory at "${displayPath}".`, {
