@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { hasErrorCode, writeFileAtomic } from "../shared/atomic-file.js";
+import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import {
   type AgentProfile,
@@ -64,7 +64,7 @@ export class ProfileDirectory {
   async create(profile: AgentProfile): Promise<void> {
     await mkdir(this.directory, { recursive: true });
     try {
-      await writeFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile), { exclusive: true });
+      await writeTextFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile), { exclusive: true });
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) throw exists(profile.name);
       throw error;
@@ -73,7 +73,7 @@ export class ProfileDirectory {
 
   /** Replaces an existing profile. */
   async replace(profile: AgentProfile): Promise<void> {
-    await writeFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile));
+    await writeTextFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile));
   }
 
   /** Deletes a profile; false when there was none. */

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { hasErrorCode, writeFileAtomic } from "../shared/atomic-file.js";
+import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 
 /**
@@ -106,7 +106,7 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
       ...(extension.createdBy ? { "created-by": extension.createdBy } : {}),
     });
     try {
-      await writeFileAtomic(file, `---\n${front}---\n\n${extension.content.trim()}\n`, { exclusive: true });
+      await writeTextFileAtomic(file, `---\n${front}---\n\n${extension.content.trim()}\n`, { exclusive: true });
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) throw exists(extension);
       throw error;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { link, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 
-/** Options of {@link writeFileAtomic}. */
+/** Options of {@link writeTextFileAtomic}. */
 export interface AtomicWriteOptions {
   /**
    * Fail with `EEXIST` when the target exists, instead of replacing it (creation that never
@@ -16,8 +16,10 @@ export interface AtomicWriteOptions {
  * Writes a whole file or nothing: the content goes to a temporary file in the same directory,
  * is flushed, then renamed (or hard-linked, for exclusive creation) over the target. A reader
  * never sees a half-written profile or skill, and a crash leaves at most a stray `.tmp` file.
+ * For the host's own directories (profiles, skills, prompt extensions), which the host trusts;
+ * the workspace file tools use the sandbox's confined `writeFileAtomic` instead.
  */
-export async function writeFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeTextFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
   const handle = await open(temporary, "wx", 0o644);
   try {

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { hasErrorCode, writeFileAtomic } from "../shared/atomic-file.js";
+import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import type { BrokenSkill, ManagedSkillStore } from "./skill-store.js";
@@ -59,7 +59,7 @@ export class DirectorySkillStore implements ManagedSkillStore {
     const file = this.fileOf(skill.name);
     await mkdir(path.dirname(file), { recursive: true });
     try {
-      await writeFileAtomic(file, formatSkillDocument(skill), { exclusive: true });
+      await writeTextFileAtomic(file, formatSkillDocument(skill), { exclusive: true });
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) {
         throw new ToolError("skill_exists", `A skill named "${skill.name}" exists already.`, { hint: "Pick another name." });
@@ -75,7 +75,7 @@ export class DirectorySkillStore implements ManagedSkillStore {
         hint: "Create it instead, or list the skills.",
       });
     }
-    await writeFileAtomic(this.fileOf(skill.name), formatSkillDocument(skill));
+    await writeTextFileAtomic(this.fileOf(skill.name), formatSkillDocument(skill));
   }
 
   /** {@inheritDoc ManagedSkillStore.delete} */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
-import { writeFileAtomic } from "../shared/atomic-file.js";
+import { writeTextFileAtomic } from "../shared/atomic-file.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { DirectorySkillStore } from "./directory-skill-store.js";
 import type { SkillDocument } from "./skill-document.js";
@@ -95,7 +95,7 @@ export class DirectorySkillVerifier implements SkillVerifier {
       contentHash: createHash("sha256").update(text).digest("hex"),
     };
     const record = { ...verification, verifiedAt: new Date(verification.verifiedAt).toISOString() };
-    await writeFileAtomic(this.store.pathOf(name, VERIFICATION_FILE_NAME), `${JSON.stringify(record, null, 2)}\n`);
+    await writeTextFileAtomic(this.store.pathOf(name, VERIFICATION_FILE_NAME), `${JSON.stringify(record, null, 2)}\n`);
     return verification;
   }
 }
