@@ -203,6 +203,6 @@ export function renderFileIntegrity(
     "| ---: | ---: | ---: | :---: |",
     ...locks.map((row) => `| ${row.writers} | ${row.processes} | ${row.writesPerSecond} | ${row.noneLost ? "yes" : "**no**"} |`),
     "",
-    `kill -9 loop: ${crash.crashes} crashes during 10-file apply_patch and 2 MB writes, recovery checked after each: ${crash.passed ? "all consistent" : "**FAILED**"}.`,
+    `kill -9 loop: ${crash.crashes} crashes during 10-file apply_patch and 2 MB writes, recovery checked after only an \`ls\` or a \`read\` by a new process: ${crash.passed ? "all consistent" : "**FAILED**"}.`,
   ].join("\n");
 }

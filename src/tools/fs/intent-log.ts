@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FileScope } from "./file-scope.js";
@@ -26,11 +26,16 @@ interface IntentRecord {
   readonly entries: readonly IntentEntry[];
 }
 
-/** Where intents of a workspace are logged: per user, per workspace real path. */
+/** Where intents of a workspace are logged: per user, per workspace path (give the real path). */
 export function intentDirectory(root: string): string {
   const uid = typeof process.getuid === "function" ? process.getuid() : "user";
   const base = process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
   return path.join(base, "intents", createHash("sha256").update(root).digest("hex").slice(0, 32));
+}
+
+/** The intent directory of the workspace's real path: every spelling of it (a symlink, `..`) shares one log. */
+async function workspaceIntents(root: string): Promise<string> {
+  return intentDirectory(await realpath(root).catch(() => root));
 }
 
 async function syncPath(target: string, flags: number): Promise<void> {
@@ -54,7 +59,7 @@ export class IntentLog {
 
   /** Logs a prepared change (not flushed: a crash that loses it also loses its temporary files' names, but only power loss does). */
   static async prepare(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
-    const directory = intentDirectory(root);
+    const directory = await workspaceIntents(root);
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
     const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries };
@@ -86,27 +91,38 @@ const recovered = new Map<string, Promise<void>>();
 
 /**
  * Finishes the changes that crashed processes left in this workspace: committed ones are rolled
- * forward, prepared ones rolled back; their temporary files are removed. Runs once per workspace
- * and process, before the first change (a live owner's log is left alone).
+ * forward, prepared ones rolled back; their temporary files are removed. Every file operation of a
+ * scope waits for it (see `scopeFromLocator`), so it runs on the first use of the workspace by any
+ * file tool in a process, reads included. It runs once per workspace and process, unless a log
+ * was left alone because its owner still ran: then the next use looks again (that owner may have
+ * crashed since). `scope` must be one whose `openParent` and `removeDirectory` do not wait for it.
  */
 export function recoverWorkspace(scope: FileScope): Promise<void> {
   let done = recovered.get(scope.root);
   if (done === undefined) {
-    done = recoverNow(scope).catch(() => undefined);
+    done = recoverNow(scope).then(
+      (pending) => {
+        if (pending > 0) recovered.delete(scope.root);
+      },
+      () => undefined,
+    );
     recovered.set(scope.root, done);
   }
   return done;
 }
 
-/** Recovers now, whatever was done before in this process (tests call it after a crash). */
-export async function recoverNow(scope: FileScope): Promise<void> {
-  const directory = intentDirectory(scope.root);
+/**
+ * Recovers now, whatever was done before in this process (tests call it after a crash). Returns
+ * how many logs were left alone because their owner runs.
+ */
+export async function recoverNow(scope: FileScope): Promise<number> {
+  const directory = await workspaceIntents(scope.root);
   const names = await readdir(directory).catch(() => [] as string[]);
+  let pending = 0;
   for (const name of names) {
     const file = path.join(directory, name);
     if (name.endsWith(".next")) {
-      const owner = Number(name.split("-")[0]);
-      if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
+      if (!isProcessAlive(`${Number(name.split("-")[0])}:?`)) await unlink(file).catch(() => undefined);
       continue;
     }
     if (!name.endsWith(".json")) continue;
@@ -115,13 +131,20 @@ export async function recoverNow(scope: FileScope): Promise<void> {
       record = JSON.parse(await readFile(file, "utf8")) as IntentRecord;
     } catch {
       // Cut short by a crash while the prepared record was written: no temporary file exists yet.
-      if (!isProcessAlive(`${Number(name.split("-")[0])}:?`)) await unlink(file).catch(() => undefined);
+      const owner = Number(name.split("-")[0]);
+      if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
+      else if (owner !== process.pid) pending++;
       continue;
     }
-    if (isProcessAlive(record.owner)) continue;
+    if (isProcessAlive(record.owner)) {
+      // Another process's change in flight (this process's own need no second look).
+      if (record.owner !== OWN_PROCESS) pending++;
+      continue;
+    }
     await replay(scope, record);
     await unlink(file).catch(() => undefined);
   }
+  return pending;
 }
 
 async function replay(scope: FileScope, record: IntentRecord): Promise<void> {

@@ -45,8 +45,37 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
   if (confined) assertPlainFile(stats, requested);
 }
 
-/** The full file scope over a locator: reads, stats and atomic changes through verified handles. */
+/**
+ * The full file scope over a locator: reads, stats and atomic changes through verified handles.
+ * Every operation but the low-level `openParent` and `removeDirectory` (used by the recovery
+ * itself and by transactions, which recover first) waits for the crash recovery of the workspace
+ * (`recoverWorkspace`), so the first use of a workspace by any file tool in a process (`ls`,
+ * `read`, `glob`, `grep`, a write...) finishes the changes a crashed process left in it.
+ */
 export function scopeFromLocator(locator: ScopeLocator): FileScope {
+  const raw = rawScope(locator);
+  const recovered =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await recoverWorkspace(raw);
+      return operation(...args);
+    };
+  return {
+    ...raw,
+    resolve: recovered(raw.resolve),
+    lockKey: recovered(raw.lockKey),
+    openRead: recovered(raw.openRead),
+    read: recovered(raw.read),
+    stat: recovered(raw.stat),
+    write: recovered(raw.write),
+    remove: recovered(raw.remove),
+    replaceStreaming: recovered(raw.replaceStreaming),
+    makeDirectory: recovered(raw.makeDirectory),
+  };
+}
+
+/** The scope's operations without the recovery wait. */
+function rawScope(locator: ScopeLocator): FileScope {
   const scope: FileScope = {
     root: locator.root,
     confined: locator.confined,
@@ -54,12 +83,7 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
     display: (absolute) => locator.display(absolute),
     openParent: (requested, options) => locator.openParent(requested, options),
     lockKey: (requested) => guardedFileOperation(requested, () => locator.lockKey(requested)),
-    openRead: (requested) =>
-      guardedFileOperation(requested, async () => {
-        // A crashed change in this workspace is finished before anything reads it.
-        await recoverWorkspace(scope);
-        return openRead(locator, requested);
-      }),
+    openRead: (requested) => guardedFileOperation(requested, () => openRead(locator, requested)),
     removeDirectory: async (realPath) => {
       const parent = await locator.openParent(realPath, { follow: false, mutate: false });
       try {
@@ -70,7 +94,6 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
     },
     read: (requested) =>
       guardedFileOperation(requested, async () => {
-        await recoverWorkspace(scope);
         const handle = await openRead(locator, requested);
         try {
           return await handle.readFile();

@@ -1,9 +1,10 @@
 // Loops multi-file apply_patch flips (10 files between states A and B) and 2 MB writes until killed.
-// argv[2]: JSON { workspace, format: "src" | "dist" }. Prints "ready" after its first change.
+// argv[2]: JSON { workspace, format: "src" | "dist", check? }. Prints "ready" after its first change.
+// With `check` ("ls" or "read"), it is the next process instead: that one call, then it exits.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, format } = JSON.parse(process.argv[2]);
+const { workspace, format, check } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (src, dist) => import(pathToFileURL(path.join(repo, format === "src" ? src : dist)).href);
 const core = await load("src/index.ts", "dist/index.js");
@@ -12,6 +13,15 @@ const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
   permissions: { sandbox: "workspace", workspace },
 });
+
+if (check !== undefined) {
+  const result = await (check === "ls" ? run.call("ls", { path: "." }) : run.call("read", { path: "f0.txt" }));
+  if (!result.ok) {
+    process.stderr.write(`${JSON.stringify(result.error)}\n`);
+    process.exit(2);
+  }
+  process.exit(0);
+}
 
 const FILES = 10;
 const patch = (from, to) =>
