@@ -5,7 +5,7 @@ import { confinePath, resolveInWorkspace } from "../sandbox/path-confinement.js"
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
-import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
+import { gitStateRefused, isGitDirectory, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { LinkOnTheWay, openVerifiedDirectory } from "./verified-directory.js";
 
@@ -61,11 +61,24 @@ export function createConfinedFileScope(workspace: string): FileScope {
     create: boolean,
     follow: boolean,
     checkInside: (real: string) => void,
+    mutate: boolean,
+    requested: string,
   ): Promise<ParentEntry | undefined> {
     const name = segments.at(-1) as string;
     let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
+    // A change below a git directory of any name (the target of a `.git` file, a bare repository)
+    // is checked like one below `.git`, on the directories actually opened.
+    const visit = mutate
+      ? async (at: (entry: string) => string, depth: number) => {
+          if (protectedInGitDirectory(segments.slice(depth)) && (await isGitDirectory(at))) throw gitStateRefused(requested);
+        }
+      : undefined;
     try {
-      directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), { create, checkInside });
+      directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), {
+        create,
+        checkInside,
+        ...(visit === undefined ? {} : { visit }),
+      });
     } catch (error) {
       if (error instanceof LinkOnTheWay) return undefined;
       throw error;
@@ -91,7 +104,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     for (let round = 0; round <= MAX_LINK_RESOLUTIONS; round++) {
       if (segments.length === 0) throw new ToolError("is_a_directory", `"${requested}" is the workspace directory, not a file.`);
       if (mutate && touchesGitState(segments)) throw gitStateRefused(requested);
-      const parent = await walkOnce(rootReal, segments, create, follow, checkInside);
+      const parent = await walkOnce(rootReal, segments, create, follow, checkInside, mutate, requested);
       if (parent !== undefined) return parent;
       // A symlink on the way: resolve it (refused when it leads out) and walk the real path.
       segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");

@@ -62,6 +62,9 @@ export function gitProtection(workspace: string): GitProtection {
     } catch {
       return;
     }
+    // A git directory of any name (a bare `repo.git`, the target of `--separate-git-dir`): the
+    // same protection as a `.git` directory, as the file tools refuse to change it.
+    if (looksLikeGitDirectory(entries)) protectGitDirectory(workspace, directory, protection, visited);
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       if (entry.name === ".git") {
@@ -86,7 +89,7 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
   if (!stats.isFile()) return;
   protection.args.push("--ro-bind", dotGit, dotGit);
   const target = gitdirTarget(dotGit);
-  if (target !== undefined && isInsideDirectory(target, workspace)) {
+  if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
     if (targetStats?.isSymbolicLink()) throw unprotectable(target);
     if (targetStats?.isDirectory()) protectGitDirectory(workspace, target, protection, visited);
@@ -123,10 +126,17 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   const common = readPointer(commondir, (text) => text);
   if (common !== undefined) {
     const resolved = path.resolve(gitDirectory, common);
-    if (isInsideDirectory(resolved, workspace) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
+    if (isInsideDirectory(workspace, resolved) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
       protectGitDirectory(workspace, resolved, protection, visited);
     }
   }
+}
+
+/** A `HEAD` entry with an object store or a pointer to one: what git itself accepts as a git directory. */
+function looksLikeGitDirectory(entries: readonly import("node:fs").Dirent[]): boolean {
+  const head = entries.find((entry) => entry.name === "HEAD");
+  if (head === undefined || head.isDirectory()) return false;
+  return entries.some((entry) => (entry.name === "objects" && entry.isDirectory()) || entry.name === "commondir");
 }
 
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
