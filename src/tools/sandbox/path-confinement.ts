@@ -96,25 +96,25 @@ export async function confinePath(workspace: string, requestedPath: string, inte
   assertPathText(requestedPath);
   const root = await realWorkspaceRoot(workspace);
   const lexical = path.resolve(workspace, requestedPath);
+  const spelledInside = isInsideDirectory(path.resolve(workspace), lexical) || isInsideDirectory(root, lexical);
+  // A path spelled outside is refused before anything outside is looked at: resolving it would
+  // tell the model what exists out there and where links lead (`/proc/self/cwd`, `/proc/<pid>/exe`).
+  if (!spelledInside) {
+    throw new SandboxViolationError("path_outside_workspace", `Refused "${requestedPath}": it is outside the workspace ${root}.`, {
+      data: { path: requestedPath, workspace: root },
+      hint: `Use a path inside the workspace ${root}, for example one relative to it.`,
+    });
+  }
   const resolved = await resolveExistingPrefix(lexical, requestedPath, intent);
   if (isInsideDirectory(root, resolved)) return { root, resolved };
-  const spelledInside = isInsideDirectory(path.resolve(workspace), lexical) || isInsideDirectory(root, lexical);
-  if (spelledInside) {
-    throw new SandboxViolationError(
-      "symlink_escape",
-      `Refused "${requestedPath}": a symbolic link in it leads to ${resolved}, which is outside the workspace ${root}.`,
-      {
-        data: { path: requestedPath, resolvedPath: resolved, workspace: root },
-        hint: "Symbolic links that leave the workspace cannot be followed; use a path whose real location is inside it.",
-      },
-    );
-  }
+  // Where the link leads is not told to the model (that would reveal the outside's layout); the
+  // host still finds it in `data`.
   throw new SandboxViolationError(
-    "path_outside_workspace",
-    `Refused "${requestedPath}": it resolves to ${resolved}, which is outside the workspace ${root}.`,
+    "symlink_escape",
+    `Refused "${requestedPath}": a symbolic link in it leads outside the workspace ${root}.`,
     {
       data: { path: requestedPath, resolvedPath: resolved, workspace: root },
-      hint: `Use a path inside the workspace ${root}, for example one relative to it.`,
+      hint: "Symbolic links that leave the workspace cannot be followed; use a path whose real location is inside it.",
     },
   );
 }
@@ -214,9 +214,9 @@ async function assertOpenedInside(
   if (isLocatedInside(location, root)) return;
   throw new SandboxViolationError(
     "symlink_escape",
-    `Refused "${requestedPath}": the file that was opened is ${location.path ?? "not identifiable"}, outside the workspace ${root} ` +
+    `Refused "${requestedPath}": the file that was opened is outside the workspace ${root} ` +
       "(a directory in its path was replaced by a symbolic link while it was being opened).",
-    { data: { path: requestedPath, openedPath: location.path, workspace: root, method: location.method } },
+    { data: { path: requestedPath, workspace: root, method: location.method } },
   );
 }
 

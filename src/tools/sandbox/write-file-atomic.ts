@@ -69,8 +69,8 @@ async function existingMode(resolved: string, requestedPath: string): Promise<nu
   if (stats.isSymbolicLink()) {
     throw new SandboxViolationError(
       "symlink_escape",
-      `Refused to write "${requestedPath}": ${resolved} became a symbolic link while it was being checked.`,
-      { data: { path: requestedPath, resolvedPath: resolved } },
+      `Refused to write "${requestedPath}": it became a symbolic link while it was being checked.`,
+      { data: { path: requestedPath } },
     );
   }
   assertPlainFile(stats, requestedPath);
