@@ -93,4 +93,22 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: refusals 
     const control = runIn("unrestricted", ground.workspace);
     expect(text(await control.call("bash", { command: "pwd -P", cwd: "lnk" }))).toContain(ground.outside);
   });
+  escapeAttempt("paths", "symlinks planted by bash probe whether host-only files exist", async () => {
+    // The sandbox cannot see the host's /tmp; a link planted inside names it, and a file tool follows it.
+    const run = runIn("workspace", ground.workspace);
+    const planted = await run.call("bash", {
+      command: `ln -s ${path.join(ground.outside, "secret.txt")} probe-yes && ln -s ${path.join(ground.outside, "missing.txt")} probe-no && ln -s ${path.join(ground.outside, "private-dir")} dir-yes && ln -s ${path.join(ground.outside, "nothing-dir")} dir-no && echo planted`,
+    });
+    expect(text(planted)).toContain("planted");
+    const yes = [...(await probe(run, "probe-yes")), ...(await probe(run, "dir-yes/f.txt"))];
+    const no = [...(await probe(run, "probe-no")), ...(await probe(run, "dir-no/f.txt"))];
+    const blind = (answers: string[], names: string[]) =>
+      answers.map((answer) => names.reduce((result, name) => result.replaceAll(name, "NAME"), answer));
+    expect(blind(yes, ["probe-yes", "dir-yes"])).toEqual(blind(no, ["probe-no", "dir-no"]));
+    for (const answer of yes) expect(answer.startsWith("ok:")).toBe(false);
+    // Control: followed naively (unrestricted), the links do tell existing from missing.
+    const control = runIn("unrestricted", ground.workspace);
+    expect(text(await control.call("read", { path: "probe-yes" }))).toContain("SECRET");
+    expect(text(await control.call("read", { path: "probe-no" }))).not.toContain("SECRET");
+  });
 });
