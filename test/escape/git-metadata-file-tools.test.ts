@@ -114,6 +114,6 @@ describe.skipIf(git.missing)(git.label("file tools and git directories of any na
     expect(codeOf(await run.call("write", { path: "conf/config", content: "x\n" }))).toBe("ok");
     expect(codeOf(await run.call("write", { path: "conf/HEAD", content: "x\n" }))).toBe("ok");
     expect(codeOf(await run.call("write", { path: "conf/hooks/x", content: "x\n" }))).toBe("ok");
-    expect(codeOf(await run.call("write", { path: ".realgit/HEAD", content: "ref: refs/heads/main\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: ".realgit/description", content: "x\n" }))).toBe("ok");
   });
 });

@@ -1,4 +1,6 @@
-import { lstat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, realpath } from "node:fs/promises";
+import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 
 /**
@@ -35,25 +37,58 @@ export function protectedInGitDirectory(inside: readonly string[]): boolean {
   return objects !== -1 && lower[objects + 1] === "info";
 }
 
+/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
+const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+
+/** The first bytes of a regular file (not followed when a symlink, never blocking), or undefined. */
+async function headOf(file: string, bytes: number): Promise<string | undefined> {
+  const handle = await open(file, READ_FLAGS).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /**
- * True when the directory whose entries `at(name)` names is a git directory as git itself
- * recognises one: a `HEAD` entry with an object store (`objects/`) or a pointer to one
- * (`commondir`, as linked worktrees have). Its name does not matter: git follows a `.git` file's
- * `gitdir:` to any directory, and runs in bare repositories.
+ * True when the directory whose entries `at(name)` names holds a `HEAD` file with what git writes
+ * there (`ref: refs/...` or an object id): a git directory whatever its name (a bare `repo.git`).
+ * Only `HEAD` decides, and it is protected in such a directory (the sandbox pins it too), so a
+ * command cannot dismantle the repository (move `objects/`, `refs/`) to have it overlooked.
  */
-export async function isGitDirectory(at: (name: string) => string): Promise<boolean> {
-  const head = await lstat(at("HEAD")).catch(() => undefined);
-  if (head === undefined || head.isDirectory()) return false;
-  const objects = await lstat(at("objects")).catch(() => undefined);
-  if (objects?.isDirectory() === true) return true;
-  return (await lstat(at("commondir")).catch(() => undefined)) !== undefined;
+export async function hasGitHead(at: (name: string) => string): Promise<boolean> {
+  const head = await headOf(at("HEAD"), 128);
+  return head !== undefined && GIT_HEAD_CONTENT.test(head);
+}
+
+/**
+ * The git directories a `.git` file in `directory` (its real path; `at(name)` names its entries)
+ * points at with `gitdir:`, with that directory's `commondir`: real paths where they exist.
+ */
+export async function gitFileTargets(directory: string, at: (name: string) => string): Promise<string[]> {
+  const text = await headOf(at(".git"), 4096);
+  const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? "")?.[1];
+  if (pointer === undefined) return [];
+  const gitDirectory = path.resolve(directory, pointer);
+  const targets = [gitDirectory];
+  const common = (await headOf(path.join(gitDirectory, "commondir"), 4096))?.trim();
+  if (common !== undefined && common !== "") targets.push(path.resolve(gitDirectory, common));
+  return Promise.all(targets.map((target) => realpath(target).catch(() => target)));
 }
 
 /** The refusal a mutating file tool gives for git state (see {@link touchesGitState}). */
 export function gitStateRefused(requested: string): ToolError {
   return new ToolError(
     "git_metadata_refused",
-    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, or a .git entry).`,
+    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, a bare repository's HEAD, or a .git entry).`,
     { hint: "Change git configuration with git commands the user runs, not with file tools." },
   );
 }

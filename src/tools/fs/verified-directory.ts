@@ -59,7 +59,7 @@ async function realPathOf(handle: FileHandle, fallback: string): Promise<string>
   return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
 }
 
-type DirectoryVisitor = (at: (name: string) => string, depth: number) => Promise<void>;
+type DirectoryVisitor = (at: (name: string) => string, depth: number, realPath: string) => Promise<void>;
 
 async function visitOpened(
   visit: DirectoryVisitor | undefined,
@@ -67,7 +67,7 @@ async function visitOpened(
   realPath: string,
   depth: number,
 ): Promise<void> {
-  if (visit !== undefined) await visit((name) => entryOf(handle, realPath, name), depth);
+  if (visit !== undefined) await visit((name) => entryOf(handle, realPath, name), depth, realPath);
 }
 
 /**
@@ -86,7 +86,8 @@ export async function openVerifiedDirectory(
     readonly checkInside: (realPath: string) => void;
     /**
      * Called with each directory opened on the way (the root at depth 0, then one per segment),
-     * through its handle: `at(name)` names an entry of that very directory.
+     * through its handle: `at(name)` names an entry of that very directory, `realPath` is the
+     * path of the components opened so far (none a symlink).
      */
     readonly visit?: DirectoryVisitor;
   },

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import path from "node:path";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -62,9 +62,10 @@ export function gitProtection(workspace: string): GitProtection {
     } catch {
       return;
     }
-    // A git directory of any name (a bare `repo.git`, the target of `--separate-git-dir`): the
-    // same protection as a `.git` directory, as the file tools refuse to change it.
-    if (looksLikeGitDirectory(entries)) protectGitDirectory(workspace, directory, protection, visited);
+    // A git directory of any name (a bare `repo.git`): the same protection as a `.git` directory,
+    // and its HEAD pinned too, since HEAD is how it is recognised (a command that could move it
+    // away would have the next command overlook the repository and write its config).
+    if (hasGitHead(directory, entries)) headed.push(directory);
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       if (entry.name === ".git") {
@@ -74,7 +75,16 @@ export function gitProtection(workspace: string): GitProtection {
       if (entry.isDirectory() && depth < GIT_SCAN_LIMITS.maxDepth && !SKIPPED_DIRECTORIES.has(entry.name)) walk(full, depth + 1);
     }
   };
+  const headed: string[] = [];
   walk(workspace, 0);
+  // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
+  // keep a writable HEAD for checkouts.
+  for (const directory of headed) {
+    if (visited.has(directory)) continue;
+    protectGitDirectory(workspace, directory, protection, visited);
+    const head = path.join(directory, "HEAD");
+    protection.args.push("--ro-bind", head, head);
+  }
   return protection;
 }
 
@@ -132,11 +142,23 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   }
 }
 
-/** A `HEAD` entry with an object store or a pointer to one: what git itself accepts as a git directory. */
-function looksLikeGitDirectory(entries: readonly import("node:fs").Dirent[]): boolean {
-  const head = entries.find((entry) => entry.name === "HEAD");
-  if (head === undefined || head.isDirectory()) return false;
-  return entries.some((entry) => (entry.name === "objects" && entry.isDirectory()) || entry.name === "commondir");
+/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
+const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+
+/** A regular `HEAD` file with what git writes there: a git directory, whatever its name. */
+function hasGitHead(directory: string, entries: readonly import("node:fs").Dirent[]): boolean {
+  if (!entries.some((entry) => entry.name === "HEAD" && entry.isFile())) return false;
+  try {
+    const descriptor = openSync(path.join(directory, "HEAD"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(128);
+      return GIT_HEAD_CONTENT.test(buffer.subarray(0, readSync(descriptor, buffer, 0, 128, 0)).toString("utf8"));
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
