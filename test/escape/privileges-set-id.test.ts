@@ -6,8 +6,10 @@
  * volume) to become root with. The control: unsandboxed, the same commands do set the bits.
  */
 import { statSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { chmod, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { createRegistry } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
@@ -57,5 +59,25 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: set-user-
     const result = await sh(attackRun(ground.workspace, "unrestricted"), ATTACKS);
     expect(result.status).toBe("exit code 0");
     expect((await setIdFiles(ground.workspace)).length).toBeGreaterThanOrEqual(6);
+  });
+  escapeAttempt("privileges", "rewrite a set-user-id file of the workspace with write, edit and apply_patch", async () => {
+    const run = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace: ground.workspace },
+    });
+    for (const [name, call] of [
+      ["w", () => run.call("write", { path: "w", content: "#!/bin/sh\nid\n" })],
+      ["e", () => run.call("edit", { path: "e", old_text: "old", new_text: "id" })],
+      ["p", () => run.call("apply_patch", { patch: "*** Begin Patch\n*** Update File: p\n@@\n-old\n+id\n*** End Patch" })],
+    ] as const) {
+      const file = path.join(ground.workspace, name);
+      await writeFile(file, "old\n");
+      await chmod(file, 0o4755);
+      // Control: the host did make it set-user-id.
+      expect(statSync(file).mode & 0o7777).toBe(0o4755);
+      expect((await call()).ok).toBe(true);
+      // The content changed; the execute bits were kept, the set-user-id bit was not.
+      expect(statSync(file).mode & 0o7777).toBe(0o755);
+    }
   });
 });

@@ -74,7 +74,9 @@ async function existingMode(resolved: string, requestedPath: string): Promise<nu
     );
   }
   assertPlainFile(stats, requestedPath);
-  return stats.mode & 0o7777;
+  // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
+  // otherwise leave a set-id program with content the model chose).
+  return stats.mode & 0o1777;
 }
 
 function temporaryName(base: string): string {
