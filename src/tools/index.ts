@@ -48,6 +48,7 @@ export {
   encodeBpfProgram,
   FD_CLOSING_SCRIPT,
   findTrustedExecutable,
+  type ModeSettingCall,
   openConfined,
   type ProcessSandbox,
   type ProcessSandboxKind,

@@ -28,6 +28,7 @@ export {
 export {
   AUDIT_ARCH,
   buildSeccompFilter,
+  type ModeSettingCall,
   SECCOMP_ARCHITECTURES,
   SECCOMP_RET,
   type SeccompArchitecture,

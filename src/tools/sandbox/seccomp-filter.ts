@@ -42,8 +42,11 @@ export const ENOSYS = 38;
  * and `openat` the argument holding the flags (the mode counts only when they create a file).
  */
 export interface ModeSettingCall {
+  /** The system call number on its architecture. */
   readonly nr: number;
+  /** The index of the argument holding the mode. */
   readonly mode: number;
+  /** The index of the argument holding the open flags (`open`, `openat` only). */
   readonly flags?: number;
 }
 
