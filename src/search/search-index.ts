@@ -98,15 +98,32 @@ export class SearchIndex {
   private readonly freeSlots: number[] = [];
   /** The distinct term ids of each slot's document, to remove it again. */
   private documentTerms: (Int32Array | undefined)[] = [];
+  /**
+   * Where each of those terms' postings holds the slot (parallel to `documentTerms`), so that
+   * removing a document costs its own terms, not a scan of postings as long as the catalog.
+   */
+  private documentPositions: (Int32Array | undefined)[] = [];
   /** Field lengths, `FIELD_COUNT` per slot. */
   private fieldLengths = new Float32Array(0);
   private readonly fieldTotals = new Float64Array(FIELD_COUNT);
   /** The average field lengths the stored weights were computed with. */
   private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
   private readonly tolerance: number;
+  /**
+   * False until the first search, and again whenever stored weights may be stale: adding a
+   * document then skips computing its weights, which the next search computes for every posting
+   * at once under the averages of that moment. A bulk load (100,000 tools) thus pays one weight
+   * per posting, once, instead of one per add and a full recomputation at the first search.
+   */
+  private weightsCurrent = false;
   /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
   private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
-  private readonly scratchIndex = new Map<number, number>();
+  /** The distinct term ids of the document being added, in first-seen order (scratch). */
+  private scratchTerms = new Int32Array(64);
+  /** Per term id: the add that saw it last (`stamp`) and its place in `scratchTerms` then. */
+  private seenIn = new Int32Array(0);
+  private seenAt = new Int32Array(0);
+  private stamp = 0;
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
   private postingSlots: Int32Array[] = [];
@@ -139,35 +156,41 @@ export class SearchIndex {
     const slot = this.freeSlots.pop() ?? this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
-    const index = this.scratchIndex;
-    index.clear();
-    FIELDS.forEach((field, f) => {
-      const terms = words[field];
+    // A new stamp marks every term id unseen for this document, without clearing anything.
+    const stamp = ++this.stamp;
+    let distinct = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const terms = words[FIELDS[f] as SearchField];
       this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
       this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
       for (const term of terms) {
         const id = this.termId(term);
-        let at = index.get(id);
-        if (at === undefined) {
-          at = index.size;
-          index.set(id, at);
-          if ((at + 1) * FIELD_COUNT > this.scratchCounts.length) {
-            const grown = new Uint8Array(this.scratchCounts.length * 2);
+        let at: number;
+        if (this.seenIn[id] === stamp) at = this.seenAt[id] as number;
+        else {
+          at = distinct++;
+          this.seenIn[id] = stamp;
+          this.seenAt[id] = at;
+          if (at === this.scratchTerms.length) {
+            const grownTerms = new Int32Array(at * 2);
+            grownTerms.set(this.scratchTerms);
+            this.scratchTerms = grownTerms;
+            const grown = new Uint8Array(at * 2 * FIELD_COUNT);
             grown.set(this.scratchCounts);
             this.scratchCounts = grown;
           }
+          this.scratchTerms[at] = id;
           this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
         }
         const cell = at * FIELD_COUNT + f;
         if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
       }
-    });
-    const terms = new Int32Array(index.size);
-    for (const [id, at] of index) {
-      terms[at] = id;
-      this.addPosting(id, slot, at * FIELD_COUNT);
     }
+    const terms = this.scratchTerms.slice(0, distinct);
+    const positions = new Int32Array(distinct);
+    for (let at = 0; at < distinct; at++) positions[at] = this.addPosting(terms[at] as number, slot, at * FIELD_COUNT);
     this.documentTerms[slot] = terms;
+    this.documentPositions[slot] = positions;
   }
 
   /** Removes a document; true when it was there. */
@@ -175,13 +198,16 @@ export class SearchIndex {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
     this.slotOf.delete(key);
-    for (const id of this.documentTerms[slot] as Int32Array) this.removePosting(id, slot);
+    const terms = this.documentTerms[slot] as Int32Array;
+    const positions = this.documentPositions[slot] as Int32Array;
+    for (let at = 0; at < terms.length; at++) this.removePosting(terms[at] as number, positions[at] as number);
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
       this.fieldLengths[slot * FIELD_COUNT + f] = 0;
     }
     this.keys[slot] = undefined;
     this.documentTerms[slot] = undefined;
+    this.documentPositions[slot] = undefined;
     this.freeSlots.push(slot);
     return true;
   }
@@ -289,9 +315,12 @@ export class SearchIndex {
     return best;
   }
 
-  /** Recomputes every stored weight when an average field length moved past the tolerance. */
+  /**
+   * Recomputes every stored weight when an average field length moved past the tolerance, or
+   * when documents were added since the last search without their weights (a bulk load).
+   */
   private refreshIfDrifted(count: number): void {
-    let drifted = false;
+    let drifted = !this.weightsCurrent;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const current = Math.max((this.fieldTotals[f] as number) / count, 1);
       const stored = this.averages[f] as number;
@@ -306,6 +335,7 @@ export class SearchIndex {
       const length = this.postingLengths[id] as number;
       for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
     }
+    this.weightsCurrent = true;
   }
 
   /** The saturated BM25F weight of one posting: per-field counts at `counts[at ..]`, under `averages`. */
@@ -370,11 +400,21 @@ export class SearchIndex {
       this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
       this.nameFrequency.push(0);
+      if (id === this.seenIn.length) {
+        const capacity = Math.max(1024, id * 2);
+        const seenIn = new Int32Array(capacity);
+        seenIn.set(this.seenIn);
+        this.seenIn = seenIn;
+        const seenAt = new Int32Array(capacity);
+        seenAt.set(this.seenAt);
+        this.seenAt = seenAt;
+      }
     }
     return id;
   }
 
-  private addPosting(id: number, slot: number, from: number): void {
+  /** Appends `slot` to a term's postings; returns its place there. */
+  private addPosting(id: number, slot: number, from: number): number {
     const length = this.postingLengths[id] as number;
     let slots = this.postingSlots[id] as Int32Array;
     let counts = this.postingCounts[id] as Uint8Array;
@@ -395,23 +435,33 @@ export class SearchIndex {
     const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
-    weights[length] = this.weightOf(slot, counts, at);
+    // Before the first search (a bulk load) the weight waits for the averages of that search.
+    if (this.weightsCurrent) weights[length] = this.weightOf(slot, counts, at);
     this.postingLengths[id] = length + 1;
+    return length;
   }
 
-  /** Swap-removes `slot` from a term's postings (their order carries no meaning). */
-  private removePosting(id: number, slot: number): void {
+  /**
+   * Swap-removes the posting at `at` from a term's postings (their order carries no meaning); the
+   * document moved into its place learns its new position.
+   */
+  private removePosting(id: number, at: number): void {
     const last = (this.postingLengths[id] as number) - 1;
     const slots = this.postingSlots[id] as Int32Array;
     const counts = this.postingCounts[id] as Uint8Array;
-    let at = last;
-    while (at >= 0 && slots[at] !== slot) at--;
-    if (at < 0) return;
     if ((counts[at * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
-    slots[at] = slots[last] as number;
-    counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
-    const weights = this.postingWeights[id] as Float32Array;
-    weights[at] = weights[last] as number;
+    if (at !== last) {
+      const moved = slots[last] as number;
+      slots[at] = moved;
+      counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
+      const weights = this.postingWeights[id] as Float32Array;
+      weights[at] = weights[last] as number;
+      const movedTerms = this.documentTerms[moved] as Int32Array;
+      const movedPositions = this.documentPositions[moved] as Int32Array;
+      let k = 0;
+      while (movedTerms[k] !== id) k++;
+      movedPositions[k] = at;
+    }
     this.postingLengths[id] = last;
   }
 
@@ -420,6 +470,7 @@ export class SearchIndex {
     const slot = this.keys.length;
     this.keys.push(undefined);
     this.documentTerms.push(undefined);
+    this.documentPositions.push(undefined);
     if ((slot + 1) * FIELD_COUNT > this.fieldLengths.length) {
       const capacity = Math.max(16, slot * 2);
       const lengths = new Float32Array(capacity * FIELD_COUNT);
