@@ -13,7 +13,7 @@ import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
 import type { SearchDocument } from "../search/search-index.js";
-import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import { compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";

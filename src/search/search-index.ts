@@ -89,20 +89,31 @@ const SERVER_TAG = "mcp_server:";
  * frequencies, average field lengths) are always current without any rebuild.
  */
 export class SearchIndex {
-  private readonly fields: Record<SearchField, FieldWeight>;
+  /** Per field (in `FIELDS` order): its weight and its length normalisation. */
+  private readonly fieldWeight = new Float64Array(FIELD_COUNT);
+  private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
   private readonly k1: number;
   private readonly splitCompounds: boolean;
   /** Slot of each document key; freed slots are reused. */
   private readonly slotOf = new Map<string, number>();
   private keys: (string | undefined)[] = [];
   private readonly freeSlots: number[] = [];
-  /** The distinct term ids of each slot's document, to remove it again. */
-  private documentTerms: (Int32Array | undefined)[] = [];
   /**
-   * Where each of those terms' postings holds the slot (parallel to `documentTerms`), so that
+   * The distinct term ids of each slot's document, to remove it again: `termCount[slot]` of them
+   * from `termStart[slot]` in `arenaTerms`. One shared array, not one per document: 100,000
+   * small typed arrays cost the garbage collector more than the index itself.
+   */
+  private termStart = new Int32Array(0);
+  private termCount = new Int32Array(0);
+  private arenaTerms = new Int32Array(1024);
+  /**
+   * Where each of those terms' postings holds the slot (parallel to `arenaTerms`), so that
    * removing a document costs its own terms, not a scan of postings as long as the catalog.
    */
-  private documentPositions: (Int32Array | undefined)[] = [];
+  private arenaPositions = new Int32Array(1024);
+  /** Entries of the arena written so far, and those still belonging to a document. */
+  private arenaUsed = 0;
+  private arenaLive = 0;
   /** Field lengths, `FIELD_COUNT` per slot. */
   private fieldLengths = new Float32Array(0);
   private readonly fieldTotals = new Float64Array(FIELD_COUNT);
@@ -124,6 +135,7 @@ export class SearchIndex {
   private seenIn = new Int32Array(0);
   private seenAt = new Int32Array(0);
   private stamp = 0;
+  private steps = 0;
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
   private postingSlots: Int32Array[] = [];
@@ -137,7 +149,11 @@ export class SearchIndex {
   private readonly touched: number[] = [];
 
   constructor(options: SearchIndexOptions = {}) {
-    this.fields = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    FIELDS.forEach((field, f) => {
+      this.fieldWeight[f] = fields[field].weight;
+      this.fieldNormalization[f] = fields[field].lengthNormalization;
+    });
     this.k1 = options.k1 ?? 2;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
@@ -146,6 +162,15 @@ export class SearchIndex {
   /** The number of documents. */
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /**
+   * Elementary steps of index maintenance taken so far (terms read, postings written, moved or
+   * reweighted). Deterministic: tests use it to check that maintenance grows with the documents
+   * changed, never with the size of the index.
+   */
+  get operations(): number {
+    return this.steps;
   }
 
   /** Adds or replaces a document. */
@@ -165,6 +190,7 @@ export class SearchIndex {
       this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
       for (const term of terms) {
         const id = this.termId(term);
+        this.steps++;
         let at: number;
         if (this.seenIn[id] === stamp) at = this.seenAt[id] as number;
         else {
@@ -186,11 +212,59 @@ export class SearchIndex {
         if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
       }
     }
-    const terms = this.scratchTerms.slice(0, distinct);
-    const positions = new Int32Array(distinct);
-    for (let at = 0; at < distinct; at++) positions[at] = this.addPosting(terms[at] as number, slot, at * FIELD_COUNT);
-    this.documentTerms[slot] = terms;
-    this.documentPositions[slot] = positions;
+    const start = this.reserveArena(distinct);
+    const terms = this.arenaTerms;
+    const positions = this.arenaPositions;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      positions[start + at] = this.addPosting(id, slot, at * FIELD_COUNT);
+    }
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Room for `count` entries at the end of the arena; compacts it first when more than half of
+   * it belongs to removed documents (a pass over the live entries, paid for by as many removals).
+   */
+  private reserveArena(count: number): number {
+    if (this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
+    const needed = this.arenaUsed + count;
+    if (needed > this.arenaTerms.length) {
+      const capacity = Math.max(needed, this.arenaTerms.length * 2);
+      const terms = new Int32Array(capacity);
+      terms.set(this.arenaTerms.subarray(0, this.arenaUsed));
+      this.arenaTerms = terms;
+      const positions = new Int32Array(capacity);
+      positions.set(this.arenaPositions.subarray(0, this.arenaUsed));
+      this.arenaPositions = positions;
+    }
+    const start = this.arenaUsed;
+    this.arenaUsed = needed;
+    this.arenaLive += count;
+    return start;
+  }
+
+  private compactArena(): void {
+    let used = 0;
+    const terms = this.arenaTerms;
+    const positions = this.arenaPositions;
+    // Slots in order of their arena start, so entries only ever move towards the front.
+    const live: number[] = [];
+    for (let slot = 0; slot < this.keys.length; slot++) if (this.keys[slot] !== undefined) live.push(slot);
+    this.steps += this.keys.length + this.arenaLive;
+    live.sort((a, b) => (this.termStart[a] as number) - (this.termStart[b] as number));
+    for (const slot of live) {
+      const start = this.termStart[slot] as number;
+      const count = this.termCount[slot] as number;
+      terms.copyWithin(used, start, start + count);
+      positions.copyWithin(used, start, start + count);
+      this.termStart[slot] = used;
+      used += count;
+    }
+    this.arenaUsed = used;
+    this.arenaLive = used;
   }
 
   /** Removes a document; true when it was there. */
@@ -198,16 +272,16 @@ export class SearchIndex {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
     this.slotOf.delete(key);
-    const terms = this.documentTerms[slot] as Int32Array;
-    const positions = this.documentPositions[slot] as Int32Array;
-    for (let at = 0; at < terms.length; at++) this.removePosting(terms[at] as number, positions[at] as number);
+    const start = this.termStart[slot] as number;
+    const end = start + (this.termCount[slot] as number);
+    for (let at = start; at < end; at++) this.removePosting(this.arenaTerms[at] as number, this.arenaPositions[at] as number);
+    this.arenaLive -= end - start;
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
       this.fieldLengths[slot * FIELD_COUNT + f] = 0;
     }
     this.keys[slot] = undefined;
-    this.documentTerms[slot] = undefined;
-    this.documentPositions[slot] = undefined;
+    this.termCount[slot] = 0;
     this.freeSlots.push(slot);
     return true;
   }
@@ -334,6 +408,7 @@ export class SearchIndex {
       const weights = this.postingWeights[id] as Float32Array;
       const length = this.postingLengths[id] as number;
       for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+      this.steps += length;
     }
     this.weightsCurrent = true;
   }
@@ -344,7 +419,8 @@ export class SearchIndex {
     for (let f = 0; f < FIELD_COUNT; f++) {
       const n = counts[at + f] as number;
       if (n === 0) continue;
-      const { weight, lengthNormalization: b } = this.fields[FIELDS[f] as SearchField];
+      const weight = this.fieldWeight[f] as number;
+      const b = this.fieldNormalization[f] as number;
       const length = this.fieldLengths[slot * FIELD_COUNT + f] as number;
       tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
     }
@@ -431,6 +507,7 @@ export class SearchIndex {
       this.postingWeights[id] = weights;
     }
     slots[length] = slot;
+    this.steps++;
     const at = length * FIELD_COUNT;
     const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
@@ -447,6 +524,7 @@ export class SearchIndex {
    */
   private removePosting(id: number, at: number): void {
     const last = (this.postingLengths[id] as number) - 1;
+    this.steps++;
     const slots = this.postingSlots[id] as Int32Array;
     const counts = this.postingCounts[id] as Uint8Array;
     if ((counts[at * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
@@ -456,11 +534,12 @@ export class SearchIndex {
       counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
       const weights = this.postingWeights[id] as Float32Array;
       weights[at] = weights[last] as number;
-      const movedTerms = this.documentTerms[moved] as Int32Array;
-      const movedPositions = this.documentPositions[moved] as Int32Array;
-      let k = 0;
-      while (movedTerms[k] !== id) k++;
-      movedPositions[k] = at;
+      let k = this.termStart[moved] as number;
+      while (this.arenaTerms[k] !== id) {
+        k++;
+        this.steps++;
+      }
+      this.arenaPositions[k] = at;
     }
     this.postingLengths[id] = last;
   }
@@ -469,8 +548,6 @@ export class SearchIndex {
   private grow(): number {
     const slot = this.keys.length;
     this.keys.push(undefined);
-    this.documentTerms.push(undefined);
-    this.documentPositions.push(undefined);
     if ((slot + 1) * FIELD_COUNT > this.fieldLengths.length) {
       const capacity = Math.max(16, slot * 2);
       const lengths = new Float32Array(capacity * FIELD_COUNT);
@@ -479,6 +556,12 @@ export class SearchIndex {
       const scores = new Float64Array(capacity);
       scores.set(this.scores);
       this.scores = scores;
+      const termStart = new Int32Array(capacity);
+      termStart.set(this.termStart);
+      this.termStart = termStart;
+      const termCount = new Int32Array(capacity);
+      termCount.set(this.termCount);
+      this.termCount = termCount;
     }
     return slot;
   }
