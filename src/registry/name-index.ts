@@ -39,10 +39,14 @@ interface Posting {
   ids: Int32Array | undefined;
 }
 
-/** One distinct name: its id in the postings and how many times it was added. */
+/**
+ * One distinct name: its id in the postings, how many times it was added, and where each of its
+ * trigrams' postings holds it (in `trigramsOf` order), so that removing it costs its own trigrams.
+ */
 interface NameRecord {
   readonly id: number;
   count: number;
+  readonly positions: number[];
 }
 
 /**
@@ -74,8 +78,10 @@ export class NameIndex {
     }
     const id = this.freeIds.pop() ?? this.names.length;
     this.names[id] = name;
-    this.records.set(name, { id, count: 1 });
-    for (const gram of trigramsOf(name)) {
+    const grams = trigramsOf(name);
+    const positions: number[] = new Array<number>(grams.length).fill(0);
+    this.records.set(name, { id, count: 1, positions });
+    for (const [k, gram] of grams.entries()) {
       this.steps++;
       let posting = this.postings.get(gram);
       if (posting === undefined) {
@@ -95,6 +101,7 @@ export class NameIndex {
         posting.ids = ids;
       }
       ids[size] = id;
+      positions[k] = size;
     }
   }
 
@@ -106,20 +113,23 @@ export class NameIndex {
     this.records.delete(name);
     this.names[record.id] = undefined;
     this.freeIds.push(record.id);
-    for (const gram of trigramsOf(name)) {
+    for (const [k, gram] of trigramsOf(name).entries()) {
+      this.steps++;
       const posting = this.postings.get(gram);
       if (posting === undefined) continue;
       const ids = posting.ids;
       const last = --posting.size;
       if (last === 0) this.postings.delete(gram);
       else if (ids !== undefined) {
-        // Swap-remove: a posting is at most DROP_POSTING long, and its order carries no meaning.
-        let at = last;
-        while (ids[at] !== record.id) {
-          at--;
-          this.steps++;
-        }
-        ids[at] = ids[last] as number;
+        // Swap-remove (a posting's order carries no meaning); the moved name learns its new place.
+        const at = record.positions[k] as number;
+        if (at === last) continue;
+        const moved = ids[last] as number;
+        ids[at] = moved;
+        const movedName = this.names[moved] as string;
+        const movedGrams = trigramsOf(movedName);
+        this.steps += movedGrams.length;
+        (this.records.get(movedName) as NameRecord).positions[movedGrams.indexOf(gram)] = at;
       } else if (last <= MAX_POSTING) posting.ids = this.idsWith(gram, last);
     }
   }
@@ -150,7 +160,10 @@ export class NameIndex {
     let at = 0;
     for (const [name, record] of this.records) {
       this.steps++;
-      if (trigramsOf(name).includes(gram)) ids[at++] = record.id;
+      const k = trigramsOf(name).indexOf(gram);
+      if (k < 0) continue;
+      record.positions[k] = at;
+      ids[at++] = record.id;
     }
     return ids;
   }
