@@ -137,6 +137,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = measureRegistryScale(loadMetatool(), quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
   const markdown = renderRegistryScale(result, cpus().length);
   const file = join(dirname(fileURLToPath(import.meta.url)), "..", "results", "registry-scale.json");
-  writeFileSync(file, `${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, ...result, markdown: [markdown] }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, ...result, markdown: [markdown] }, null, 2)}\n`,
+  );
   console.log(markdown);
 }
