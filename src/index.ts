@@ -69,7 +69,6 @@ export {
 } from "./registry/registry.js";
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
-export { activationsFromTranscript } from "./run/activations-from-transcript.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
 export { condenseText } from "./run/condense-text.js";

@@ -13,9 +13,9 @@ const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA)
  * `tool_reference`s of `tool_search_tool_result` blocks), so that the `tool_use` of a deferred tool
  * the model just loaded passes `run.call()`.
  *
- * Call it on every assistant message (`runAnthropicToolUses` does it first). When a run is rebuilt
- * from saved state, call it on the earlier assistant messages too: the tools keep being sent with
- * `defer_loading`, and the request bytes stay what they were.
+ * Call it on every assistant message (`runAnthropicToolUses` does it first). A run rebuilt from a
+ * saved conversation gets these activations back from `run.restoreFromTranscript(messages)`: the
+ * tools keep being sent with `defer_loading`, and the request bytes stay what they were.
  *
  * @returns the referenced names that are callable now (activated here or active already); names the
  * run does not know are left out, and a call of them gets an `unknown_tool` result

@@ -12,8 +12,9 @@ const searchActivations = new NativeSearchActivations(OPENAI_TOOL_SEARCH_VIA);
  * Activates in `run` the function tools that OpenAI's hosted tool search loaded (the `tools` of
  * `tool_search_output` items, including the functions of namespaces), so that a `function_call` of
  * a deferred tool the model just loaded passes `run.call()`. `runOpenAIResponsesFunctionCalls` calls
- * it first. When a run is rebuilt from saved state, call it on the earlier output items too: the
- * tools keep being sent with `defer_loading`, and the request bytes stay what they were.
+ * it first. A run rebuilt from saved items gets these activations back from
+ * `run.restoreFromTranscript(items)`: the tools keep being sent with `defer_loading`, and the
+ * request bytes stay what they were.
  *
  * @returns the loaded names that are callable now (activated here or active already); names the run
  * does not know are left out, and a call of them gets an `unknown_tool` result
