@@ -42,7 +42,11 @@ import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-lo
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
-/** Options of `registry.createRun()`. */
+/**
+ * Options of `registry.createRun()`.
+ *
+ * @public
+ */
 export interface CreateRunOptions extends ToolLoadOptions {
   /** The run's id. @defaultValue a random UUID */
   readonly runId?: string;
@@ -109,7 +113,11 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly maxBinaryBytes?: number;
 }
 
-/** Something about a run the host should know (see {@link Run.diagnostics}). */
+/**
+ * Something about a run the host should know (see {@link Run.diagnostics}).
+ *
+ * @public
+ */
 export interface RunDiagnostic {
   /**
    * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
@@ -128,7 +136,11 @@ export interface RunDiagnostic {
   readonly suggestions: readonly string[];
 }
 
-/** Options of {@link Run.call}. */
+/**
+ * Options of {@link Run.call}.
+ *
+ * @public
+ */
 export interface CallOptions {
   /** Cancels the call. */
   readonly signal?: AbortSignal;
@@ -157,6 +169,7 @@ const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 /**
  * One conversation's view of a registry: which tools the model sees this turn
  * ({@link Run.definitions}), what it has activated, and the way to call them ({@link Run.call}).
+ * @public
  */
 export class Run {
   /** The run's id. */

@@ -2,7 +2,11 @@ import type { SearchHit } from "../tool/tool-context.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
-/** What the index knows of a tool. */
+/**
+ * What the index knows of a tool.
+ *
+ * @public
+ */
 export interface SearchDocument {
   /** The document's key in the index, and the `name` of its hits. @defaultValue `name` */
   readonly id?: string;
@@ -23,7 +27,11 @@ export interface SearchDocument {
   readonly parameters?: readonly { readonly name: string; readonly description?: string | undefined }[];
 }
 
-/** Weight and length normalisation of one field in BM25F. */
+/**
+ * Weight and length normalisation of one field in BM25F.
+ *
+ * @public
+ */
 export interface FieldWeight {
   /** How much one occurrence in this field counts. */
   readonly weight: number;
@@ -31,10 +39,18 @@ export interface FieldWeight {
   readonly lengthNormalization: number;
 }
 
-/** The fields of a {@link SearchDocument}. */
+/**
+ * The fields of a {@link SearchDocument}.
+ *
+ * @public
+ */
 export type SearchField = "name" | "server" | "title" | "tags" | "description" | "parameters";
 
-/** Options of a {@link SearchIndex}. */
+/**
+ * Options of a {@link SearchIndex}.
+ *
+ * @public
+ */
 export interface SearchIndexOptions {
   /** Per-field weights ({@link DEFAULT_SEARCH_FIELDS} for the rest). */
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
@@ -87,6 +103,7 @@ const SERVER_TAG = "mcp_server:";
  * document touches only that document's terms (about one document of work), and scores are
  * computed at query time from per-field term counts, so the collection statistics (document
  * frequencies, average field lengths) are always current without any rebuild.
+ * @public
  */
 export class SearchIndex {
   private readonly fields: Record<SearchField, FieldWeight>;

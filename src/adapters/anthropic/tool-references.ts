@@ -3,7 +3,11 @@ import { field, isObject } from "../shared/json-fields.js";
 import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { AnthropicContentBlock } from "./anthropic-types.js";
 
-/** The `via` of activations made by the provider's tool search (see the `tool.activated` event). */
+/**
+ * The `via` of activations made by the provider's tool search (see the `tool.activated` event).
+ *
+ * @public
+ */
 export const ANTHROPIC_TOOL_SEARCH_VIA = "anthropic_tool_search";
 
 const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA);
@@ -19,6 +23,7 @@ const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA)
  *
  * @returns the referenced names that are callable now (activated here or active already); names the
  * run does not know are left out, and a call of them gets an `unknown_tool` result
+ * @public
  */
 export function activateToolReferences(run: Run, content: readonly AnthropicContentBlock[]): string[] {
   return searchActivations.activate(run, referencedToolNames(content));

@@ -3,7 +3,11 @@ import { field, isObject } from "../shared/json-fields.js";
 import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { OpenAIResponseItem } from "./openai-types.js";
 
-/** The `via` of activations made by OpenAI's tool search (see the `tool.activated` event). */
+/**
+ * The `via` of activations made by OpenAI's tool search (see the `tool.activated` event).
+ *
+ * @public
+ */
 export const OPENAI_TOOL_SEARCH_VIA = "openai_tool_search";
 
 const searchActivations = new NativeSearchActivations(OPENAI_TOOL_SEARCH_VIA);
@@ -18,6 +22,7 @@ const searchActivations = new NativeSearchActivations(OPENAI_TOOL_SEARCH_VIA);
  *
  * @returns the loaded names that are callable now (activated here or active already); names the run
  * does not know are left out, and a call of them gets an `unknown_tool` result
+ * @public
  */
 export function activateToolSearchOutput(run: Run, output: readonly OpenAIResponseItem[]): string[] {
   return searchActivations.activate(run, loadedToolNames(output));

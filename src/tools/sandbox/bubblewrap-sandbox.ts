@@ -20,7 +20,11 @@ import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
-/** Options of a {@link BubblewrapSandbox}. */
+/**
+ * Options of a {@link BubblewrapSandbox}.
+ *
+ * @public
+ */
 export interface BubblewrapSandboxOptions {
   /** `"workspace"`: only the workspace is writable, little else is visible. `"local"`: host files, no network. */
   readonly scope: "local" | "workspace";
@@ -87,6 +91,7 @@ const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
  *
  * The environment is handed to bwrap as its own exact environment rather than as `--setenv`
  * arguments, which any host user could read in `ps`; bwrap inherits nothing else.
+ * @public
  */
 export class BubblewrapSandbox implements ProcessSandbox {
   /** Always `"bubblewrap"`. */
