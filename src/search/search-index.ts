@@ -52,7 +52,7 @@ export type SearchField = "name" | "server" | "title" | "tags" | "description" |
  * @public
  */
 export interface SearchIndexOptions {
-  /** Per-field weights ({@link DEFAULT_SEARCH_FIELDS} for the rest). */
+  /** Per-field weights (the default fields for the rest). */
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.

@@ -6,6 +6,7 @@ export { createDownloadTool, type DownloadToolOptions } from "./fs/download-tool
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
 export { createFileInspectTool } from "./fs/file-inspect-tool.js";
 export type { FileScope, FileScopeOptions, OpenParentOptions, ParentEntry } from "./fs/file-scope.js";
+export type { VerifiedDirectory } from "./fs/verified-directory.js";
 export type { FileToolOptions } from "./fs/file-tool-options.js";
 export { createFileTools, fileToolGroup } from "./fs/file-tools.js";
 export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";

@@ -34,11 +34,11 @@ export interface BubblewrapSandboxOptions {
    * The bwrap executable, as an absolute path the host vouches for (it is used as given).
    * @defaultValue the first `bwrap` on the host's `PATH` (or in `/usr/bin`, `/bin`) whose file and
    *   directories are root-owned, not writable by others and outside the workspace; see
-   *   {@link findTrustedExecutable}. Resolved once, here.
+   *   `findTrustedExecutable`. Resolved once, here.
    */
   readonly executable?: string;
   /**
-   * The bash that closes inherited descriptors before bwrap starts (see {@link FD_CLOSING_SCRIPT}),
+   * The bash that closes inherited descriptors before bwrap starts (`FD_CLOSING_SCRIPT`),
    * as an absolute path the host vouches for.
    * @defaultValue a trusted `bash`, found like the bwrap default
    */

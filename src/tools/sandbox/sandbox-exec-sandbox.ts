@@ -24,7 +24,7 @@ export interface SandboxExecSandboxOptions {
   readonly scope: "local" | "workspace";
   /** The workspace's real path; required for scope `"workspace"`. */
   readonly workspace?: string;
-  /** @defaultValue {@link SANDBOX_EXEC_PATH} */
+  /** @defaultValue `/usr/bin/sandbox-exec` */
   readonly executable?: string;
 }
 
