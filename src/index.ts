@@ -63,7 +63,7 @@ export {
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
-export { type RedactionSite, type Redactor } from "./run/redact-result.js";
+export type { RedactionSite, Redactor } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export type { RunHost } from "./run/run-host.js";
 export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
@@ -88,7 +88,7 @@ export {
 export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
-export { type RunScope } from "./tool/run-scope.js";
+export type { RunScope } from "./tool/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./tool/run-storage.js";
 export type { StandardSchemaV1 } from "./tool/standard-schema.js";
 export {

@@ -579,7 +579,7 @@ export class Run {
    * @example
    * ```ts
    * const run = registry.createRun();
-   * const { unknown } = run.restoreFromTranscript(savedMessages);
+   * const { unknown } = run.restoreFromTranscript(messages); // the stored conversation
    * if (unknown.length > 0) console.warn("tools gone since:", unknown);
    * ```
    */

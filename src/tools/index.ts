@@ -6,7 +6,6 @@ export { createDownloadTool, type DownloadToolOptions } from "./fs/download-tool
 export { createEditTool, createReplaceTool } from "./fs/edit-tool.js";
 export { createFileInspectTool } from "./fs/file-inspect-tool.js";
 export type { FileScope, FileScopeOptions, OpenParentOptions, ParentEntry } from "./fs/file-scope.js";
-export type { VerifiedDirectory } from "./fs/verified-directory.js";
 export type { FileToolOptions } from "./fs/file-tool-options.js";
 export { createFileTools, fileToolGroup } from "./fs/file-tools.js";
 export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
@@ -16,6 +15,7 @@ export { createLsTool } from "./fs/ls-tool.js";
 export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";
+export type { VerifiedDirectory } from "./fs/verified-directory.js";
 export { createWriteTool } from "./fs/write-tool.js";
 // The sandbox layer, for hosts that run their own processes or file access under the same rules.
 export {
