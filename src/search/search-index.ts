@@ -1,4 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
+import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
@@ -72,6 +73,18 @@ export interface SearchIndexOptions {
    * @defaultValue 0.01
    */
   readonly statisticsTolerance?: number;
+  /**
+   * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
+   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
+   * @defaultValue 0.3
+   */
+  readonly relatedWeight?: number;
+  /**
+   * More groups of related words, for a catalog's own vocabulary: each a space-separated list of
+   * words that mean the same thing to its users (`"invoice bill receipt"`, `"pod container"`).
+   * Added to the built-in groups.
+   */
+  readonly relatedWords?: readonly string[];
 }
 
 /**
@@ -109,6 +122,9 @@ export class SearchIndex {
   private readonly fields: Record<SearchField, FieldWeight>;
   private readonly k1: number;
   private readonly splitCompounds: boolean;
+  private readonly relatedWeight: number;
+  private readonly extraRelatedWords: readonly string[];
+  private related: RelatedWords | undefined;
   /** Slot of each document key; freed slots are reused. */
   private readonly slotOf = new Map<string, number>();
   private keys: (string | undefined)[] = [];
@@ -141,6 +157,10 @@ export class SearchIndex {
     this.k1 = options.k1 ?? 2;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
+    this.relatedWeight = options.relatedWeight ?? 0.3;
+    if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
+      throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
+    this.extraRelatedWords = [...(options.relatedWords ?? [])];
   }
 
   /** The number of documents. */
@@ -227,10 +247,9 @@ export class SearchIndex {
     // Rarest terms first. Once the k-th best score so far beats what all the remaining terms
     // together could add, no untouched tool can reach the top k: the remaining (common, long)
     // terms then only update tools already touched.
-    const terms = [...this.queryTerms(query)].sort(
-      (a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number),
-    );
-    const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number));
+    const weighted = this.queryTerms(query);
+    const terms = [...weighted.keys()].sort((a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number));
+    const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number) * (weighted.get(id) as number));
     let rest = idfs.reduce((sum, idf) => sum + idf, 0);
     let open = true;
     // Checking costs a pass over the touched tools: only when the remaining bound halved since the last check.
@@ -255,16 +274,26 @@ export class SearchIndex {
     return top.sorted();
   }
 
-  /** The distinct term ids of a query, run-together words split where the parts are indexed. */
-  private queryTerms(query: string): Set<number> {
-    const ids = new Set<number>();
-    const add = (term: string): boolean => {
+  /**
+   * The distinct term ids of a query with their weight: 1 for the query's words (run-together words
+   * split where the parts are indexed), `relatedWeight` for words related to them.
+   */
+  private queryTerms(query: string): Map<number, number> {
+    const ids = new Map<number, number>();
+    const add = (term: string, weight = 1): boolean => {
       const id = this.termIds.get(term);
       if (id === undefined || this.postingLengths[id] === 0) return false;
-      ids.add(id);
+      ids.set(id, Math.max(weight, ids.get(id) ?? 0));
       return true;
     };
     for (const term of tokenize(query)) add(term);
+    if (this.relatedWeight > 0) {
+      this.related ??= relatedWords(this.extraRelatedWords);
+      const related = this.related;
+      // Stop words too: "who", "where" and "when" ask for users, places and times.
+      for (const term of tokenize(query, { keepStopWords: true }))
+        for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
+    }
     if (this.splitCompounds) {
       for (const word of rawWords(query)) {
         if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
