@@ -2,7 +2,11 @@ import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOp
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link RedisSubagentManager}. */
+/**
+ * Options of {@link RedisSubagentManager}.
+ *
+ * @beta
+ */
 export interface RedisSubagentManagerOptions {
   /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
   readonly redis: Redis;
@@ -47,6 +51,7 @@ return json
  * `wait` for (`wait_subagent` from another replica) or `cancel` it (the request reaches the
  * running process over pub/sub). A subagent whose process dies is reported `failed` once its
  * lease runs out, never left `running` forever.
+ * @beta
  */
 export class RedisSubagentManager implements SubagentManager {
   private readonly redis: Redis;

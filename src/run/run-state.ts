@@ -1,7 +1,11 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 
-/** A call that was waiting for approval when the run was saved. */
+/**
+ * A call that was waiting for approval when the run was saved.
+ *
+ * @public
+ */
 export interface PendingApprovalState {
   /** The approval request's id (the broker's). */
   readonly approvalId: string;
@@ -13,7 +17,11 @@ export interface PendingApprovalState {
   readonly expiresAt: number;
 }
 
-/** A skill constraint in force when the run was saved. */
+/**
+ * A skill constraint in force when the run was saved.
+ *
+ * @public
+ */
 export interface SkillConstraintState {
   /** The skill. */
   readonly skill: string;
@@ -25,6 +33,7 @@ export interface SkillConstraintState {
  * Everything a run needs to continue in another process: pass it to `createRun({ state })`, or
  * keep it in a `RunStore` (`createRun({ store })` saves after every call). Version 2; version 1
  * states (activations only) are read too.
+ * @public
  */
 export interface RunState {
   /** Format version. */
@@ -46,7 +55,11 @@ export interface RunState {
   readonly toolboxIndex?: string | undefined;
 }
 
-/** A version 1 state, as written before version 2. */
+/**
+ * A version 1 state, as written before version 2.
+ *
+ * @public
+ */
 export interface RunStateV1 {
   readonly version: 1;
   readonly runId: string;
