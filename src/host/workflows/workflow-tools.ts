@@ -1,4 +1,11 @@
-import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
+import {
+  type AnyToolDefinition,
+  type ChildRunState,
+  defineTool,
+  type ToolContext,
+  ToolError,
+  type ToolGroup,
+} from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
@@ -36,7 +43,21 @@ const runInput = z.object({
     .describe("A run to pick up: wait for it if running, resume it if failed or cancelled"),
 });
 
-function view(snapshot: WorkflowRunSnapshot): Record<string, unknown> {
+/** The run's record of a workflow run it started (its saved child runs). */
+function childRunOf(snapshot: WorkflowRunSnapshot): ChildRunState {
+  return {
+    kind: "workflow",
+    id: snapshot.runId,
+    status: snapshot.status,
+    label: snapshot.workflow,
+    startedAt: snapshot.startedAt,
+    finishedAt: snapshot.finishedAt,
+  };
+}
+
+/** A snapshot as the model reads it; the run records the workflow run's latest status among its child runs. */
+function view(snapshot: WorkflowRunSnapshot, context: ToolContext): Record<string, unknown> {
+  context.recordChildRun(childRunOf(snapshot));
   return {
     run_id: snapshot.runId,
     workflow: snapshot.workflow,
@@ -88,9 +109,11 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
           scope: context.scope,
         });
       }
-      if (input.wait === false || snapshot.status !== "running") return view(snapshot);
+      // Recorded (and saved) before any wait: a process that takes the run over still knows the child.
+      context.recordChildRun(childRunOf(snapshot));
+      if (input.wait === false || snapshot.status !== "running") return view(snapshot, context);
       const timeoutMs = Math.min(input.timeout_seconds ?? 60, options.maxWaitSeconds ?? 1800) * 1000;
-      return view((await service.wait(snapshot.runId, { timeoutMs, signal: context.signal })) ?? snapshot);
+      return view((await service.wait(snapshot.runId, { timeoutMs, signal: context.signal })) ?? snapshot, context);
     },
   });
 }
