@@ -1,12 +1,6 @@
-import {
-  type AnyToolDefinition,
-  type ChildRunState,
-  defineTool,
-  type ToolContext,
-  ToolError,
-  type ToolGroup,
-} from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
+import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
 import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
@@ -41,21 +35,9 @@ const waitInput = idInput.extend({
   timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
 });
 
-/** The run's record of a subagent it started (its saved child runs). */
-function childRunOf(snapshot: SubagentSnapshot): ChildRunState {
-  return {
-    kind: "subagent",
-    id: snapshot.id,
-    status: snapshot.status,
-    label: snapshot.task,
-    startedAt: snapshot.startedAt,
-    finishedAt: snapshot.finishedAt,
-  };
-}
-
 /** A snapshot as the model reads it; the run records the subagent's latest status among its child runs. */
 function view(snapshot: SubagentSnapshot, context: ToolContext): Record<string, unknown> {
-  context.recordChildRun(childRunOf(snapshot));
+  context.recordChildRun(subagentChildRun(snapshot));
   return {
     id: snapshot.id,
     status: snapshot.status,
@@ -101,7 +83,7 @@ async function startFor(
     maxSteps: input.max_steps,
   });
   // Recorded (and saved) before any wait: a process that takes the run over still knows the child.
-  context.recordChildRun(childRunOf(started));
+  context.recordChildRun(subagentChildRun(started));
   return started;
 }
 
