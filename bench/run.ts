@@ -173,6 +173,8 @@ if (only !== undefined && !quick) {
   fill("tokenFootprint", "tokens", "token-footprint");
   fill("grep", "grep", "grep");
   fill("applyPatch", "patch", "apply-patch");
+  const searchSpeedLoad = (previous("search-speed") as { loadAverage?: number[] } | undefined)?.loadAverage;
+  if (!wanted("search-speed") && searchSpeedLoad !== undefined) results.searchSpeedLoad = searchSpeedLoad;
 }
 results.extraMarkdown = EXTRA_SECTIONS.flatMap(({ section, file }) => {
   const now = extras.get(section);
