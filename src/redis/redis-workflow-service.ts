@@ -10,7 +10,11 @@ import type {
 import type { Redis } from "ioredis";
 import { DurableJobs } from "./durable-jobs.js";
 
-/** Options of {@link RedisWorkflowService}. */
+/**
+ * Options of {@link RedisWorkflowService}.
+ *
+ * @beta
+ */
 export interface RedisWorkflowServiceOptions {
   /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
   readonly redis: Redis;
@@ -38,6 +42,8 @@ export interface RedisWorkflowServiceOptions {
  * (`workflow_interrupted`) once its lease runs out; a process that only stalled past its lease
  * cancels its copy, so a run never executes in two places and never ends twice. Resuming needs the
  * run's journal, which lives in the process that ran it: only that process resumes it.
+ *
+ * @beta
  */
 export class RedisWorkflowService implements WorkflowService {
   private readonly local: InProcessWorkflowService;
