@@ -22,7 +22,11 @@ import { NameIndex } from "./name-index.js";
 import { searchDocumentOf } from "./search-document.js";
 import { resolveToolGroup, type ToolGroup } from "./tool-group.js";
 
-/** Options of {@link createRegistry}. */
+/**
+ * Options of {@link createRegistry}.
+ *
+ * @public
+ */
 export interface RegistryOptions {
   /** Tools to register. */
   readonly tools?: readonly AnyToolDefinition[];
@@ -47,7 +51,11 @@ export interface RegistryOptions {
   readonly redact?: Redactor;
 }
 
-/** Options of {@link Registry.register}. */
+/**
+ * Options of {@link Registry.register}.
+ *
+ * @public
+ */
 export interface RegisterOptions {
   /** The group the tool belongs to. */
   readonly group?: string;
@@ -58,7 +66,11 @@ export interface RegisterOptions {
   readonly runId?: string;
 }
 
-/** Filter of {@link Registry.list}. */
+/**
+ * Filter of {@link Registry.list}.
+ *
+ * @public
+ */
 export interface ListOptions {
   /** Only tools of this tier. */
   readonly tier?: ToolTier;
@@ -66,7 +78,11 @@ export interface ListOptions {
   readonly group?: string;
 }
 
-/** A registered tool, to change or remove it later. Every change is announced as `registry.changed`. */
+/**
+ * A registered tool, to change or remove it later. Every change is announced as `registry.changed`.
+ *
+ * @public
+ */
 export interface RegisteredToolHandle {
   /** The tool's name. */
   readonly name: string;
@@ -90,6 +106,7 @@ function entryKey(name: string, runId: string | undefined): string {
 /**
  * Holds tool definitions. Runs ({@link Registry.createRun}) are views of it for one conversation.
  * `find_tool` is registered by the registry itself, as a core tool.
+ * @public
  */
 export class Registry {
   /** Events of the registry and of every run made from it. */
@@ -416,6 +433,7 @@ export class Registry {
  * const registry = createRegistry({ tools: [echo], groups: [{ name: "cron", enabled: hasCron, tools: cronTools }] });
  * const run = registry.createRun({ allowedTools: ["echo"] });
  * ```
+ * @public
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
   return new Registry(options);

@@ -3,7 +3,11 @@ import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
-/** What the index knows of a tool. */
+/**
+ * What the index knows of a tool.
+ *
+ * @public
+ */
 export interface SearchDocument {
   /** The document's key in the index, and the `name` of its hits. @defaultValue `name` */
   readonly id?: string;
@@ -24,7 +28,11 @@ export interface SearchDocument {
   readonly parameters?: readonly { readonly name: string; readonly description?: string | undefined }[];
 }
 
-/** Weight and length normalisation of one field in BM25F. */
+/**
+ * Weight and length normalisation of one field in BM25F.
+ *
+ * @public
+ */
 export interface FieldWeight {
   /** How much one occurrence in this field counts. */
   readonly weight: number;
@@ -32,12 +40,20 @@ export interface FieldWeight {
   readonly lengthNormalization: number;
 }
 
-/** The fields of a {@link SearchDocument}. */
+/**
+ * The fields of a {@link SearchDocument}.
+ *
+ * @public
+ */
 export type SearchField = "name" | "server" | "title" | "tags" | "description" | "parameters";
 
-/** Options of a {@link SearchIndex}. */
+/**
+ * Options of a {@link SearchIndex}.
+ *
+ * @public
+ */
 export interface SearchIndexOptions {
-  /** Per-field weights ({@link DEFAULT_SEARCH_FIELDS} for the rest). */
+  /** Per-field weights (the default fields for the rest). */
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
@@ -100,6 +116,7 @@ const SERVER_TAG = "mcp_server:";
  * document touches only that document's terms (about one document of work), and scores are
  * computed at query time from per-field term counts, so the collection statistics (document
  * frequencies, average field lengths) are always current without any rebuild.
+ * @public
  */
 export class SearchIndex {
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */

@@ -42,7 +42,11 @@ function splitAsciiCamelCase(text: string): string {
   return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2");
 }
 
-/** Options of {@link tokenize}. */
+/**
+ * Options of {@link tokenize}.
+ *
+ * @public
+ */
 export interface TokenizeOptions {
   /** Keep stop words (for names, where every word counts). */
   readonly keepStopWords?: boolean;
@@ -52,6 +56,7 @@ export interface TokenizeOptions {
  * Turns text into search terms: camel/snake/kebab case split, lower-cased, accents folded,
  * stop words dropped, Porter-stemmed. Scripts written without spaces (Chinese, Japanese, Korean)
  * become overlapping character pairs, so a search can match inside them.
+ * @internal
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   // ASCII text (most tool catalogs) takes a fast path: no Unicode normalisation, no CJK check.
