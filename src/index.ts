@@ -66,7 +66,7 @@ export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
 export type { RedactionSite, Redactor } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export type { RunHost } from "./run/run-host.js";
-export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
+export type { PendingApprovalState, RunStateV1, RunStateV2, SkillConstraintState } from "./run/run-state.js";
 export {
   InMemoryRunStore,
   type RunStore,
@@ -86,6 +86,7 @@ export {
   type SearchIndexOptions,
 } from "./search/search-index.js";
 export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
+export type { ChildRunState, ChildRunStatus } from "./tool/child-run-state.js";
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
 export type { RunScope } from "./tool/run-scope.js";

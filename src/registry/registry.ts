@@ -12,7 +12,8 @@ import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
-import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import type { SearchDocument } from "../search/search-index.js";
+import { compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
@@ -154,7 +155,10 @@ export class Registry {
     });
     this.register(createFindTool());
     this.register(createToolboxTool());
-    for (const tool of options.tools ?? []) this.register(tool);
+    // The initial tools: no handle and no event each (nobody can listen yet); one version step.
+    const tools = options.tools ?? [];
+    for (const tool of tools) this.add(tool, {});
+    if (tools.length > 0) this.changeCount++;
     for (const group of options.groups ?? []) this.registerGroup(group);
   }
 
@@ -168,6 +172,16 @@ export class Registry {
    * @throws ToolDefinitionError for a bad definition or a name already registered.
    */
   register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
+    const { key, entry } = this.add(definition, options);
+    this.changed({ added: [entry.compiled.descriptor.name], removed: [], updated: [] });
+    return this.handleFor(key, entry);
+  }
+
+  /**
+   * Registers without announcing: one tool's work (compile, a map entry, its own index terms and
+   * name trigrams), never a pass over the tools already registered.
+   */
+  private add(definition: AnyToolDefinition, options: RegisterOptions): { key: string; entry: RegistryEntry } {
     const compiled = compileTool(definition, this.schemaCompiler);
     const { name } = compiled.descriptor;
     this.assertNameFree(name, options.runId);
@@ -175,11 +189,12 @@ export class Registry {
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
-    this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+    const document = searchDocumentOf(compiled.descriptor) as { -readonly [K in keyof SearchDocument]: SearchDocument[K] };
+    document.id = key;
+    this.index.set(document);
     this.names.add(name);
     this.trackProminence(key, entry);
-    this.changed({ added: [name], removed: [], updated: [] });
-    return this.handleFor(key, entry);
+    return { key, entry };
   }
 
   /**

@@ -28,13 +28,14 @@ import {
   checkWorkspace,
   resolveAllowedTools,
 } from "./check-run-options.js";
+import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
-import { type PendingApprovalState, type RunState, type RunStateV1, runStateFromOptions } from "./run-state.js";
+import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
@@ -72,7 +73,7 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * toolbox index and the calls that were waiting for approval ({@link Run.interruptedCalls}).
    * Version 1 states (activations only) are read too. Not together with `runId` or `activation`.
    */
-  readonly state?: RunState | RunStateV1;
+  readonly state?: RunState | RunStateV2 | RunStateV1;
   /**
    * Where the run saves itself: after every `run.call` (before the result is returned) and on
    * {@link Run.save}. Saves check the revision (`storeRevision`, then each save's own), so two
@@ -198,6 +199,8 @@ export class Run {
   private readonly persistence: RunPersistence | undefined;
   private readonly restoredPending: readonly PendingApprovalState[];
   private readonly pendingApprovals = new Map<string, PendingApprovalState>();
+  private readonly children: ChildRuns;
+  private readonly recordChildBound = (child: ChildRunState): void => this.recordChildRun(child);
   private readonly lastUse = new Map<string, number>();
   private readonly lifetime = new AbortController();
   /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
@@ -233,6 +236,7 @@ export class Run {
     this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
     this.storage = new RunStorage(state?.storage);
     this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
+    this.children = new ChildRuns(state?.children);
     if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
     this.store = internals.view(this.id);
     this.registryCalls = internals.calls;
@@ -796,6 +800,7 @@ export class Run {
       hostContext: this.hostContext,
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,
+      recordChildRun: this.recordChildBound,
     };
     const refusal = await this.authorize(compiled, input, context, approvedByHost);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
@@ -874,14 +879,35 @@ export class Run {
    */
   toJSON(): RunState {
     return {
-      version: 2,
+      version: 3,
       runId: this.id,
       activation: this.activation.toJSON(),
       skills: this.skills.list(),
       storage: this.storage.toJSON(),
       pendingApprovals: [...this.pendingApprovals.values()],
       toolboxIndex: typeof this.frozenIndex === "string" ? this.frozenIndex : undefined,
+      children: this.children.list(),
     };
+  }
+
+  /**
+   * The child runs this run started (subagents, workflow runs, forked runs), with their status
+   * when last recorded; a run continued in another process lists them too. Ask the subagent
+   * manager or workflow service for a child's current state and output.
+   */
+  childRuns(): readonly ChildRunState[] {
+    return this.children.list();
+  }
+
+  /**
+   * Records a child run this run started, or its new status (same `kind` and `id`: updated in
+   * place), and saves the run when it has a store, so a process that takes over knows the child
+   * even if this one dies before the call ends. Tools do this with `ctx.recordChildRun`.
+   * @throws ConfigurationError `invalid_child_run` naming what is wrong.
+   */
+  recordChildRun(child: ChildRunState): void {
+    this.children.record(child);
+    void this.persistence?.save();
   }
 
   /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */

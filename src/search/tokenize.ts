@@ -62,13 +62,14 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   // ASCII text (most tool catalogs) takes a fast path: no Unicode normalisation, no CJK check.
   if (!NON_ASCII.test(text)) {
     const lower = (/[A-Z]/.test(text) ? splitAsciiCamelCase(text) : text).toLowerCase();
-    const terms: string[] = [];
-    for (const match of lower.matchAll(ASCII_WORD)) {
-      const word = match[0];
-      if (options.keepStopWords !== true && STOP_WORDS.has(word)) continue;
-      terms.push(cachedStem(word));
-    }
-    return terms;
+    const words = lower.match(ASCII_WORD);
+    if (words === null) return [];
+    // In place: no match object per word (indexing 100,000 tools tokenizes millions of words).
+    const keepStopWords = options.keepStopWords === true;
+    let kept = 0;
+    for (const word of words) if (keepStopWords || !STOP_WORDS.has(word)) words[kept++] = cachedStem(word);
+    words.length = kept;
+    return words;
   }
   const composed = text.normalize("NFKC");
   const normalized = (HAS_UPPER.test(composed) ? splitCamelCase(composed) : composed)

@@ -1,3 +1,4 @@
+import type { ChildRunState } from "./child-run-state.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunScope } from "./run-scope.js";
 import type { RunStorage } from "./run-storage.js";
@@ -117,4 +118,10 @@ export interface ToolContext {
    * returns the function that unregisters it.
    */
   readonly addRunDisposer: (dispose: () => unknown) => () => void;
+  /**
+   * Records a child run this call started (a subagent, a workflow run) or its new status, in the
+   * run's saved state, so the run lists it when continued in another process (`run.childRuns()`).
+   * @throws ConfigurationError `invalid_child_run` on a malformed entry.
+   */
+  readonly recordChildRun: (child: ChildRunState) => void;
 }

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
+import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
 import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
@@ -38,8 +39,9 @@ const waitInput = idInput.extend({
   timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
 });
 
-/** A snapshot as the model reads it. */
-function view(snapshot: SubagentSnapshot): Record<string, unknown> {
+/** A snapshot as the model reads it; the run records the subagent's latest status among its child runs. */
+function view(snapshot: SubagentSnapshot, context: ToolContext): Record<string, unknown> {
+  context.recordChildRun(subagentChildRun(snapshot));
   return {
     id: snapshot.id,
     status: snapshot.status,
@@ -75,7 +77,7 @@ async function startFor(
   context: ToolContext,
   options: SubagentToolOptions,
 ): Promise<SubagentSnapshot> {
-  return manager.start({
+  const started = await manager.start({
     task: input.task,
     ownerId: conversationIdOf(context),
     depth: childDepthOf(context, options),
@@ -84,6 +86,9 @@ async function startFor(
     model: input.model,
     maxSteps: input.max_steps,
   });
+  // Recorded (and saved) before any wait: a process that takes the run over still knows the child.
+  context.recordChildRun(subagentChildRun(started));
+  return started;
 }
 
 const TAGS = ["builtin", "agent", "subagent", "background"];
@@ -101,7 +106,7 @@ function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): A
     handler: async (input, context) => {
       const started = await startFor(manager, input, context, options);
       const timeoutMs = waitMs(input.timeout_seconds, 300, options);
-      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started);
+      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started, context);
     },
   });
 }
@@ -116,7 +121,7 @@ function startSubagentTool(manager: SubagentManager, options: SubagentToolOption
     mutating: true,
     annotations: { title: "Start subagent" },
     tags: [...TAGS, "start", "spawn", "parallel"],
-    handler: async (input, context) => view(await startFor(manager, input, context, options)),
+    handler: async (input, context) => view(await startFor(manager, input, context, options), context),
   });
 }
 
@@ -128,7 +133,7 @@ function getSubagentTool(manager: SubagentManager): AnyToolDefinition {
     tier: "deferred",
     annotations: { title: "Get subagent", readOnlyHint: true },
     tags: [...TAGS, "status", "poll"],
-    handler: async (input, context) => view(await owned(manager, input.id, context)),
+    handler: async (input, context) => view(await owned(manager, input.id, context), context),
   });
 }
 
@@ -143,7 +148,7 @@ function waitSubagentTool(manager: SubagentManager, options: SubagentToolOptions
     handler: async (input, context) => {
       const snapshot = await owned(manager, input.id, context);
       const timeoutMs = waitMs(input.timeout_seconds, 30, options);
-      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot);
+      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot, context);
     },
   });
 }
@@ -158,7 +163,7 @@ function cancelSubagentTool(manager: SubagentManager): AnyToolDefinition {
     tags: [...TAGS, "cancel", "stop", "abort"],
     handler: async (input, context) => {
       const snapshot = await owned(manager, input.id, context);
-      return view((await manager.cancel(snapshot.id)) ?? snapshot);
+      return view((await manager.cancel(snapshot.id)) ?? snapshot, context);
     },
   });
 }

@@ -161,7 +161,11 @@ export class InProcessWorkflowService implements WorkflowService {
 
   /** {@inheritDoc WorkflowService.get} */
   async get(runId: string): Promise<WorkflowRunSnapshot | undefined> {
-    return this.runs.get(runId)?.snapshot;
+    const record = this.runs.get(runId);
+    if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
+    // A running run reports what it has spent so far (a Redis mirror shows it to other processes).
+    const { agentCalls, tokens } = record.budget.usage;
+    return { ...record.snapshot, agentCalls, tokens };
   }
 
   /** {@inheritDoc WorkflowService.wait} */

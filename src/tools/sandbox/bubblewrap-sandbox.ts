@@ -114,6 +114,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
   constructor(options: BubblewrapSandboxOptions) {
     this.scope = options.scope;
     this.workspace = options.workspace;
+    // Before the programs are looked for: a workspace covering the system would distrust them all.
+    if (this.scope === "workspace") assertUsableWorkspace(options.workspace);
     this.executable = options.executable ?? trusted("bwrap", options.workspace);
     this.launcherShell = options.launcherShell ?? trusted("bash", options.workspace);
     if (!path.isAbsolute(this.executable) || !path.isAbsolute(this.launcherShell)) {
@@ -121,7 +123,6 @@ export class BubblewrapSandbox implements ProcessSandbox {
     }
     this.readOnlyPaths = Object.freeze([...(options.readOnlyPaths ?? [])]);
     this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
-    if (this.scope === "workspace") assertUsableWorkspace(options.workspace);
     for (const extra of this.readOnlyPaths) {
       if (!path.isAbsolute(extra))
         throw new ConfigurationError("invalid_sandbox_option", `readOnlyPaths entry ${extra} is not absolute.`);
