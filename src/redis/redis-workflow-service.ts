@@ -42,6 +42,7 @@ export interface RedisWorkflowServiceOptions {
  * (`workflow_interrupted`) once its lease runs out; a process that only stalled past its lease
  * cancels its copy, so a run never executes in two places and never ends twice. Resuming needs the
  * run's journal, which lives in the process that ran it: only that process resumes it.
+ *
  * @beta
  */
 export class RedisWorkflowService implements WorkflowService {

@@ -11,6 +11,7 @@ export type ChildRunStatus = "running" | "completed" | "failed" | "cancelled";
  * `"subagent"` in the `SubagentManager`, `"workflow"` in the `WorkflowService`, `"run"` in the
  * `RunStore` (`openRun`); hosts may use their own kinds. Outputs are not kept (the state stays
  * small): ask the manager for them.
+ *
  * @public
  */
 export interface ChildRunState {

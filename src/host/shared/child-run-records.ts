@@ -51,6 +51,7 @@ export interface ChildRunSources {
  * running, records what changed (saved with the run) and returns the children. Use it after
  * continuing a run in another process: a child whose process died is then reported failed
  * rather than running. Children the sources no longer know (expired) keep their last status.
+ *
  * @public
  */
 export async function refreshChildRuns(
