@@ -79,7 +79,7 @@ if (wanted("search-speed")) {
   save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
 }
 if (wanted("registry-scale")) {
-  const scale = measureRegistryScale(data, quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
+  const scale = await measureRegistryScale(data, quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
   const markdown = [renderRegistryScale(scale, machine.cpus)];
   extras.set("registry-scale", markdown);
   save("registry-scale", { machine, ...scale, markdown });

@@ -39,9 +39,24 @@ export interface RegistryScaleRow {
   readonly heapBytesPerTool: number | undefined;
 }
 
+/** 50 live runs on one registry: what each costs, and what a registration costs each of them. */
+export interface RunsAtScaleRow {
+  readonly tools: number;
+  readonly runs: number;
+  /** Heap per run after each activated 5 tools, built its definitions and called find_tool, in bytes. */
+  readonly heapBytesPerRun: number | undefined;
+  /** Median over the runs of `definitions()` right after a `registry.register()`, in µs. */
+  readonly definitionsAfterRegisterMicros: number;
+  /** Median over the runs of a find_tool search (`run.search`) right after a `registry.register()`, in µs. */
+  readonly searchAfterRegisterMicros: number;
+  /** The same search with no change before it, in µs. */
+  readonly searchSteadyMicros: number;
+}
+
 /** The whole measurement, with what it ran on. */
 export interface RegistryScaleResult {
   readonly rows: readonly RegistryScaleRow[];
+  readonly runs: readonly RunsAtScaleRow[];
   /** Largest per-tool createRegistry cost over the smallest size's. 1 is linear. */
   readonly growth: number;
   readonly loadAverage: readonly number[];
@@ -109,12 +124,79 @@ function measureSize(tools: readonly AnyToolDefinition[], rounds: number): Regis
   };
 }
 
+function medianOf(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+const QUERIES = ["send an email to the team", "create a calendar event", "list open issues", "search the web for news"];
+
+/**
+ * `runs` live runs on a registry of `tools` tools (each activates 5 tools, builds its definitions,
+ * calls find_tool), then tools registered one at a time (an MCP server's `list_changed`), each
+ * followed by every run's next `definitions()` and find_tool search.
+ */
+async function measureRuns(tools: readonly AnyToolDefinition[], runs: number): Promise<RunsAtScaleRow> {
+  const registry = createRegistry({ tools });
+  registry.search("warm up");
+  const hasGc = collectGarbage();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const live = Array.from({ length: runs }, (_, i) => {
+    const run = registry.createRun();
+    run.activate(tools.slice(i * 5, i * 5 + 5).map((tool) => tool.name));
+    run.definitions();
+    return run;
+  });
+  for (const [i, run] of live.entries()) await run.call("find_tool", { query: QUERIES[i % QUERIES.length] });
+  collectGarbage();
+  const heapBytesPerRun = hasGc ? Math.round((process.memoryUsage().heapUsed - heapBefore) / runs) : undefined;
+  const definitions: number[] = [];
+  const searches: number[] = [];
+  const steady: number[] = [];
+  for (let step = 0; step < 5; step++) {
+    registry.register({
+      ...(tools[step] as AnyToolDefinition),
+      name: `late_${step}_${(tools[step] as AnyToolDefinition).name}`.slice(0, 64),
+    });
+    for (const [i, run] of live.entries()) {
+      let started = performance.now();
+      run.definitions();
+      definitions.push((performance.now() - started) * 1000);
+      const query = QUERIES[(i + step) % QUERIES.length] as string;
+      started = performance.now();
+      run.search(query, { limit: 5 });
+      searches.push((performance.now() - started) * 1000);
+      started = performance.now();
+      run.search(query, { limit: 5 });
+      steady.push((performance.now() - started) * 1000);
+    }
+  }
+  return {
+    tools: tools.length,
+    runs,
+    heapBytesPerRun,
+    definitionsAfterRegisterMicros: round(medianOf(definitions), 1),
+    searchAfterRegisterMicros: round(medianOf(searches), 1),
+    searchSteadyMicros: round(medianOf(steady), 1),
+  };
+}
+
 /** Measures every size, smallest first, each on its own catalog (built before any timing). */
-export function measureRegistryScale(data: MetaToolData, sizes: readonly number[], rounds = 3): RegistryScaleResult {
-  const rows = sizes.map((size) => measureSize(syntheticCatalog(data, size), size >= 50_000 ? Math.min(rounds, 2) : rounds));
+export async function measureRegistryScale(
+  data: MetaToolData,
+  sizes: readonly number[],
+  rounds = 3,
+): Promise<RegistryScaleResult> {
+  const rows: RegistryScaleRow[] = [];
+  const runs: RunsAtScaleRow[] = [];
+  for (const size of sizes) {
+    const tools = syntheticCatalog(data, size);
+    rows.push(measureSize(tools, size >= 50_000 ? Math.min(rounds, 2) : rounds));
+    if (size === sizes[0] || size === sizes[sizes.length - 1]) runs.push(await measureRuns(tools, 50));
+  }
   const first = rows[0] as RegistryScaleRow;
   const growth = round(Math.max(...rows.map((row) => row.createMicrosPerTool)) / first.createMicrosPerTool, 2);
-  return { rows, growth, loadAverage: loadavg().map((value) => round(value, 1)) };
+  return { rows, runs, growth, loadAverage: loadavg().map((value) => round(value, 1)) };
 }
 
 /** The README table. */
@@ -128,15 +210,27 @@ export function renderRegistryScale(result: RegistryScaleResult, machineCpus: nu
       (row) =>
         `| ${row.tools} | ${row.createMicrosPerTool} | ${row.createCpuMicrosPerTool} | ${row.registerLoopMicrosPerTool} | ${row.mapInsertMicrosPerTool} | ${row.createToMapRatio}x | ${row.firstSearchMs} | ${row.operationsPerTool} | ${row.heapBytesPerTool ?? "n/a"} |`,
     ),
+    "",
+    `**${result.runs[0]?.runs ?? 50} live runs on one registry** (each run activated 5 tools, built its definitions and called find_tool; then tools are registered one at a time, as an MCP server's \`list_changed\` does, and every run asks again; medians over runs and registrations):`,
+    "",
+    "| registry tools | heap per run (bytes) | definitions() after a register (µs) | find_tool search after a register (µs) | the same search, no change before (µs) |",
+    "| --- | --- | --- | --- | --- |",
+    ...result.runs.map(
+      (row) =>
+        `| ${row.tools} | ${row.heapBytesPerRun ?? "n/a"} | ${row.definitionsAfterRegisterMicros} | ${row.searchAfterRegisterMicros} | ${row.searchSteadyMicros} |`,
+    ),
   ];
   return lines.join("\n");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.argv.includes("--quick");
-  const result = measureRegistryScale(loadMetatool(), quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
+  const result = await measureRegistryScale(loadMetatool(), quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
   const markdown = renderRegistryScale(result, cpus().length);
   const file = join(dirname(fileURLToPath(import.meta.url)), "..", "results", "registry-scale.json");
-  writeFileSync(file, `${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, ...result, markdown: [markdown] }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, ...result, markdown: [markdown] }, null, 2)}\n`,
+  );
   console.log(markdown);
 }
