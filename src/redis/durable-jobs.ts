@@ -115,12 +115,21 @@ export class DurableJobs<Snapshot> {
   /**
    * Claims a job this process just started or resumed and publishes its snapshot; while it runs,
    * renews its lease and publishes its end. Returns false (and writes nothing) when the record
-   * exists and still runs, i.e. another process owns it.
+   * exists and still runs, i.e. another process owns it. When Redis cannot be reached the job is
+   * cancelled here and the error rethrown.
    */
   async claim(snapshot: Snapshot): Promise<boolean> {
-    await this.subscribe();
     const id = this.options.idOf(snapshot);
-    if (!(await this.write(snapshot, true))) return false;
+    let claimed: boolean;
+    try {
+      await this.subscribe();
+      claimed = await this.write(snapshot, true);
+    } catch (error) {
+      // Redis unreachable: a job nobody else can see must not run on here.
+      if (this.options.isRunning(snapshot)) await this.options.local.cancel(id).catch(() => undefined);
+      throw error;
+    }
+    if (!claimed) return false;
     if (this.options.isRunning(snapshot)) {
       this.running.add(id);
       this.startHeartbeat();
@@ -265,6 +274,9 @@ export class DurableJobs<Snapshot> {
       snapshot !== undefined && this.options.isRunning(snapshot) ? JSON.stringify(snapshot) : "",
     );
     if (renewed === 1 || !this.running.has(id)) return;
+    // The job just ended here (its end write won the race): nothing runs on.
+    const now = await local.get(id);
+    if (now === undefined || !this.options.isRunning(now)) return;
     // Another process reported the job ended (our lease ran out while we stalled): stop it here
     // rather than let it run on unseen and then be refused.
     this.running.delete(id);
@@ -299,7 +311,13 @@ export class DurableJobs<Snapshot> {
         for (const wake of [...this.waiters]) wake();
       });
       await subscriber.subscribe(this.channel("ended"), this.channel("cancel"));
-    })();
+    })().catch((error: unknown) => {
+      // Tried again by the next caller rather than failing every later call.
+      this.subscriber?.disconnect();
+      this.subscriber = undefined;
+      this.subscribed = undefined;
+      throw error;
+    });
     return this.subscribed;
   }
 
