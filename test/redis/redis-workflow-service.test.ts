@@ -12,7 +12,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = fileURLToPath(new URL("./fixtures/workflow-host.ts", import.meta.url));
-const LEASE_MS = 600;
+const LEASE_MS = 1_000;
 
 interface Host {
   readonly child: ChildProcess;
