@@ -74,6 +74,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+// Saves data next to the job while this owner's record runs. KEYS[1] the record; ARGV: owner, data.
+const ATTACH = `
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'running')
+if fields[1] ~= ARGV[1] or fields[2] ~= '1' then return 0 end
+redis.call('HSET', KEYS[1], 'attached', ARGV[2])
+return 1
+`;
+
 // Ends a running job whose lease ran out. KEYS[1] the record; ARGV: now, the ended snapshot JSON,
 // retain ms, channel, id. Returns the snapshot after the check (once: the first reader wins).
 const EXPIRE_LEASE = `
@@ -113,12 +121,14 @@ export class DurableJobs<Snapshot> {
   }
 
   /**
-   * Claims a job this process just started or resumed and publishes its snapshot; while it runs,
-   * renews its lease and publishes its end. Returns false (and writes nothing) when the record
-   * exists and still runs, i.e. another process owns it. When Redis cannot be reached the job is
-   * cancelled here and the error rethrown.
+   * Claims a job this process just started or is about to resume and publishes its snapshot;
+   * while it runs, renews its lease and publishes its end. Returns false (and writes nothing) when
+   * the record exists and still runs, i.e. another process owns it. When Redis cannot be reached
+   * the job is cancelled here and the error rethrown.
+   *
+   * @param options.follow - false: the job is not running here yet; call {@link DurableJobs.follow} once it is
    */
-  async claim(snapshot: Snapshot): Promise<boolean> {
+  async claim(snapshot: Snapshot, options: { readonly follow?: boolean } = {}): Promise<boolean> {
     const id = this.options.idOf(snapshot);
     let claimed: boolean;
     try {
@@ -130,12 +140,29 @@ export class DurableJobs<Snapshot> {
       throw error;
     }
     if (!claimed) return false;
-    if (this.options.isRunning(snapshot)) {
-      this.running.add(id);
-      this.startHeartbeat();
-      void this.follow(id);
-    }
+    if (this.options.isRunning(snapshot) && options.follow !== false) this.follow(id);
     return true;
+  }
+
+  /** Renews the lease of a job claimed here while it runs here, and publishes its end. */
+  follow(id: string): void {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    this.startHeartbeat();
+    void this.publishEnd(id);
+  }
+
+  /**
+   * Saves data next to a job this process runs (a workflow run's checkpoint), kept with the
+   * record; false when the job is no longer ours to write.
+   */
+  async attach(id: string, data: string): Promise<boolean> {
+    return (await this.options.redis.eval(ATTACH, 1, this.key(id), this.owner, data)) === 1;
+  }
+
+  /** The data last attached to a job, or `undefined`. */
+  async attached(id: string): Promise<string | undefined> {
+    return (await this.options.redis.hget(this.key(id), "attached")) ?? undefined;
   }
 
   /** Publishes a newer snapshot of a job this process runs; false when it is no longer ours to write. */
@@ -208,7 +235,7 @@ export class DurableJobs<Snapshot> {
     for (const wake of [...this.waiters]) wake();
   }
 
-  private async follow(id: string): Promise<void> {
+  private async publishEnd(id: string): Promise<void> {
     try {
       for (;;) {
         if (!this.running.has(id)) return;
