@@ -93,7 +93,6 @@ export {
   type PromptExtensionToolOptions,
   promptExtensionToolGroup,
 } from "./prompts/prompt-extension-tool.js";
-export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
   parseRecipe,
@@ -170,8 +169,7 @@ export { createTodoTool, todoToolGroup } from "./todo/todo-tool.js";
 
 export { createAgenticFetchTool } from "./web/agentic-fetch-tool.js";
 export { HttpWebFetcher, type HttpWebFetcherOptions } from "./web/http-web-fetcher.js";
-export { parseContentType } from "./web/page-text.js";
-export { createWebFetchTool, formatPage } from "./web/web-fetch-tool.js";
+export { createWebFetchTool } from "./web/web-fetch-tool.js";
 export type { WebFetcher, WebFetchRequest, WebPage } from "./web/web-fetcher.js";
 export { createWebSearchTool } from "./web/web-search-tool.js";
 export type { WebSearcher, WebSearchRequest, WebSearchResult } from "./web/web-searcher.js";

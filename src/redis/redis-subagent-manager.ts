@@ -2,7 +2,11 @@ import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOp
 import type { Redis } from "ioredis";
 import { DurableJobs } from "./durable-jobs.js";
 
-/** Options of {@link RedisSubagentManager}. */
+/**
+ * Options of {@link RedisSubagentManager}.
+ *
+ * @beta
+ */
 export interface RedisSubagentManagerOptions {
   /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
   readonly redis: Redis;
@@ -29,6 +33,7 @@ export interface RedisSubagentManagerOptions {
  * running process over pub/sub). A subagent whose process dies is reported `failed` once its
  * lease runs out, never left `running` forever; a process that only stalled past its lease
  * cancels its copy instead of finishing it unseen.
+ * @beta
  */
 export class RedisSubagentManager implements SubagentManager {
   private readonly local: SubagentManager;

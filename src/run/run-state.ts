@@ -2,7 +2,11 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { type ChildRunState, childRunsProblem } from "./child-runs.js";
 
-/** A call that was waiting for approval when the run was saved. */
+/**
+ * A call that was waiting for approval when the run was saved.
+ *
+ * @public
+ */
 export interface PendingApprovalState {
   /** The approval request's id (the broker's). */
   readonly approvalId: string;
@@ -14,7 +18,11 @@ export interface PendingApprovalState {
   readonly expiresAt: number;
 }
 
-/** A skill constraint in force when the run was saved. */
+/**
+ * A skill constraint in force when the run was saved.
+ *
+ * @public
+ */
 export interface SkillConstraintState {
   /** The skill. */
   readonly skill: string;
@@ -26,6 +34,7 @@ export interface SkillConstraintState {
  * Everything a run needs to continue in another process: pass it to `createRun({ state })`, or
  * keep it in a `RunStore` (`createRun({ store })` saves after every call). Version 3; versions 1
  * (activations only) and 2 (no child runs) are read too.
+ * @public
  */
 export interface RunState {
   /** Format version. */
@@ -53,10 +62,18 @@ export interface RunState {
   readonly children: readonly ChildRunState[];
 }
 
-/** A version 2 state, as written before child runs were saved: a version 3 state without `children`. */
+/**
+ * A version 2 state, as written before child runs were saved: a version 3 state without `children`.
+ *
+ * @public
+ */
 export type RunStateV2 = Omit<RunState, "version" | "children"> & { readonly version: 2 };
 
-/** A version 1 state, as written before version 2. */
+/**
+ * A version 1 state, as written before version 2.
+ *
+ * @public
+ */
 export interface RunStateV1 {
   readonly version: 1;
   readonly runId: string;

@@ -43,7 +43,11 @@ import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-lo
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
-/** Options of `registry.createRun()`. */
+/**
+ * Options of `registry.createRun()`.
+ *
+ * @public
+ */
 export interface CreateRunOptions extends ToolLoadOptions {
   /** The run's id. @defaultValue a random UUID */
   readonly runId?: string;
@@ -110,7 +114,11 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly maxBinaryBytes?: number;
 }
 
-/** Something about a run the host should know (see {@link Run.diagnostics}). */
+/**
+ * Something about a run the host should know (see {@link Run.diagnostics}).
+ *
+ * @public
+ */
 export interface RunDiagnostic {
   /**
    * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
@@ -129,7 +137,11 @@ export interface RunDiagnostic {
   readonly suggestions: readonly string[];
 }
 
-/** Options of {@link Run.call}. */
+/**
+ * Options of {@link Run.call}.
+ *
+ * @public
+ */
 export interface CallOptions {
   /** Cancels the call. */
   readonly signal?: AbortSignal;
@@ -158,6 +170,7 @@ const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 /**
  * One conversation's view of a registry: which tools the model sees this turn
  * ({@link Run.definitions}), what it has activated, and the way to call them ({@link Run.call}).
+ * @public
  */
 export class Run {
   /** The run's id. */
@@ -174,6 +187,8 @@ export class Run {
   readonly catalog: RunCatalog;
   private readonly registry: RunHost;
   private readonly store: RegistryView;
+  /** The `via`s of each name's activations (see {@link Run.activatedBy}); kept in memory only. */
+  private readonly activationVias = new Map<string, Set<string>>();
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
@@ -414,15 +429,27 @@ export class Run {
     for (const name of names) {
       if (this.isVisible(name)) {
         alreadyAvailable.push(name);
+        this.recordVia(name, via);
       } else if (this.canActivate(name)) {
         this.activation.activate(name, toolIdentity((this.store.entry(name) as RegistryEntry).compiled.descriptor));
         activated.push(name);
+        this.activationVias.delete(name);
+        this.recordVia(name, via);
         this.emit("tool.activated", { runId: this.id, name, via });
       } else {
         notFound.push({ name, suggestions: this.suggest(name) });
       }
     }
     return { activated, alreadyAvailable, notFound };
+  }
+
+  private recordVia(name: string, via: string): void {
+    let vias = this.activationVias.get(name);
+    if (vias === undefined) {
+      vias = new Set();
+      this.activationVias.set(name, vias);
+    }
+    vias.add(via);
   }
 
   /**
@@ -528,6 +555,7 @@ export class Run {
       if (keepName(name)) kept.push(name);
       else {
         this.activation.deactivate(name);
+        this.activationVias.delete(name);
         dropped.push(name);
       }
     }
@@ -535,17 +563,56 @@ export class Run {
   }
 
   /**
-   * Restores activations from a stored conversation (the provider messages a host kept): every
-   * tool `find_tool` activated, and every tool a provider's own tool search loaded. Names no
-   * longer registered are returned in `unknown`, not activated. See `activationsFromTranscript`.
+   * Restores activations from a stored conversation (the provider messages a host kept, when it
+   * kept nothing else): every tool a `find_tool` result activated and every tool a provider's own
+   * tool search loaded, in the order they happened, each with the `via` it had then (so the
+   * adapters send a restored run the same tool list, byte for byte, as the lost one).
+   *
+   * Pass the messages as the provider stores them: AI SDK `ModelMessage[]`
+   * (`response.messages` of each call), Anthropic `MessageParam[]`, OpenAI Responses input and
+   * output items, or OpenAI Chat Completions messages. Only what the host or the provider wrote
+   * counts: a find_tool result paired by id with a find_tool call, `tool_reference` blocks,
+   * `tool_search_output` items. Look-alike text (from the user, the model, or another tool's
+   * result) activates nothing.
+   *
+   * @param messages - the stored conversation, oldest first
+   * @returns `activated`: the restored names that are callable now, in transcript order;
+   * `unknown`: names the registry no longer has (or this run may not use), left inactive
+   * @throws ConfigurationError `invalid_option` when `messages` is not an array
+   *
+   * @example
+   * ```ts
+   * const run = registry.createRun();
+   * const { unknown } = run.restoreFromTranscript(messages); // the stored conversation
+   * if (unknown.length > 0) console.warn("tools gone since:", unknown);
+   * ```
    */
-  restoreFromTranscript(messages: unknown): { readonly activated: string[]; readonly unknown: string[] } {
-    const names = activationsFromTranscript(messages);
-    const outcome = this.activate(names, "transcript");
-    return {
-      activated: names.filter((name) => !outcome.notFound.some((missing) => missing.name === name)),
-      unknown: outcome.notFound.map((missing) => missing.name),
-    };
+  restoreFromTranscript(messages: readonly unknown[]): { readonly activated: string[]; readonly unknown: string[] } {
+    if (!Array.isArray(messages)) {
+      throw new ConfigurationError(
+        "invalid_option",
+        "restoreFromTranscript: messages must be the array of provider messages (or Responses items) the host stored.",
+        { data: { field: "messages" } },
+      );
+    }
+    const activated = new Set<string>();
+    const unknown = new Set<string>();
+    for (const { name, via } of activationsFromTranscript(messages)) {
+      const outcome = this.activate([name], via);
+      if (outcome.notFound.length > 0) unknown.add(name);
+      else activated.add(name);
+    }
+    return { activated: [...activated], unknown: [...unknown] };
+  }
+
+  /**
+   * What made `name` active in this run: the `via` of each activation that activated it or found
+   * it already available (`"find_tool"`, `"anthropic_tool_search"`, `"openai_tool_search"`,
+   * `"api"`, ...), first first. Empty when nothing activated it. The adapters read it to keep
+   * sending a tool that a provider's own search loaded with `defer_loading`.
+   */
+  activatedBy(name: string): readonly string[] {
+    return [...(this.activationVias.get(name) ?? [])];
   }
 
   private persistTo(store: RunStore<RunState>, options: CreateRunOptions): RunPersistence {

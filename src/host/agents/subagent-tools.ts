@@ -6,7 +6,11 @@ import { isoTime } from "../shared/iso-time.js";
 import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
 import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
 
-/** Options of {@link subagentToolGroup}. */
+/**
+ * Options of {@link subagentToolGroup}.
+ *
+ * @public
+ */
 export interface SubagentToolOptions extends AgentDepthOptions {
   /** Runs the subagents; without one the group is absent. */
   readonly manager?: SubagentManager;
@@ -178,6 +182,7 @@ function createTools(manager: SubagentManager, options: SubagentToolOptions): An
  * The subagent tools (`run_agent`, `start_subagent`, `get_subagent`, `wait_subagent`,
  * `cancel_subagent`), present when a `manager` is given. Each conversation sees only its own
  * subagents; waits are bounded and never cancel the subagent.
+ * @public
  */
 export function subagentToolGroup(options: SubagentToolOptions): ToolGroup {
   const { manager } = options;

@@ -13,7 +13,11 @@ import type {
   WorkflowSummary,
 } from "./workflow-service.js";
 
-/** Options of {@link InProcessWorkflowService}. */
+/**
+ * Options of {@link InProcessWorkflowService}.
+ *
+ * @public
+ */
 export interface InProcessWorkflowServiceOptions {
   /** Runs the workflows' agent calls. */
   readonly runner: AgentRunner;
@@ -94,6 +98,7 @@ async function checkArgs<Args, Result>(
  * Workflows in this process: TypeScript functions the host registers, run on an `AgentRunner`
  * with a budget, a journal of agent calls (for resume), cancellation and bounded waits.
  * Model-written source only ever reaches {@link InProcessWorkflowService.submissions}.
+ * @public
  */
 export class InProcessWorkflowService implements WorkflowService {
   private readonly options: InProcessWorkflowServiceOptions;

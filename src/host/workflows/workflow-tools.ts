@@ -7,7 +7,11 @@ import { checkEntityName } from "../shared/entity-name.js";
 import { isoTime } from "../shared/iso-time.js";
 import type { WorkflowRunSnapshot, WorkflowService } from "./workflow-service.js";
 
-/** Options of {@link workflowToolGroup}. */
+/**
+ * Options of {@link workflowToolGroup}.
+ *
+ * @public
+ */
 export interface WorkflowToolOptions extends AgentDepthOptions {
   /** Runs workflows; without one the group is absent. `InProcessWorkflowService` is the default implementation. */
   readonly service?: WorkflowService;
@@ -127,7 +131,11 @@ function createAuthoringTool(service: WorkflowService): AnyToolDefinition {
   });
 }
 
-/** The workflow tools (`create_workflow`, `run_workflow`), present when a `service` is given. */
+/**
+ * The workflow tools (`create_workflow`, `run_workflow`), present when a `service` is given.
+ *
+ * @public
+ */
 export function workflowToolGroup(options: WorkflowToolOptions): ToolGroup {
   const { service } = options;
   return {
