@@ -11,7 +11,10 @@ import type {
 import type { Redis } from "ioredis";
 import { DurableJobs } from "./durable-jobs.js";
 
-/** Options of {@link RedisWorkflowService}. */
+/**
+ * Options of {@link RedisWorkflowService}.
+ * @beta
+ */
 export interface RedisWorkflowServiceOptions {
   /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
   readonly redis: Redis;
@@ -42,6 +45,7 @@ export interface RedisWorkflowServiceOptions {
  * call, so any process with the workflow registered can resume a failed or cancelled run
  * (`run_workflow` with `resume_run_id`): finished agent calls are replayed, not repeated, and of
  * two processes resuming at once exactly one runs it.
+ * @beta
  */
 export class RedisWorkflowService implements WorkflowService {
   private readonly local: InProcessWorkflowService;
@@ -111,8 +115,9 @@ export class RedisWorkflowService implements WorkflowService {
   }
 
   /**
-   * {@inheritDoc WorkflowService.resume}
-   * Works in any process with the workflow registered, from the checkpoint saved with the run.
+   * Resumes a failed or cancelled run (a running or completed one is returned as it is), in any
+   * process with its workflow registered, from the checkpoint saved with the run: finished agent
+   * calls are replayed, not repeated.
    * @throws ToolError `unknown_workflow_run` when there is no such run; `resume_refused` when it
    * has no checkpoint, its workflow is not registered here, or its budget was spent.
    */

@@ -1,4 +1,7 @@
-/** Where a child run is in its life, as its parent last saw it. */
+/**
+ * Where a child run is in its life, as its parent last saw it.
+ * @public
+ */
 export type ChildRunStatus = "running" | "completed" | "failed" | "cancelled";
 
 /**
@@ -7,6 +10,7 @@ export type ChildRunStatus = "running" | "completed" | "failed" | "cancelled";
  * `"subagent"` in the `SubagentManager`, `"workflow"` in the `WorkflowService`, `"run"` in the
  * `RunStore` (`openRun`); hosts may use their own kinds. Outputs are not kept (the state stays
  * small): ask the manager for them.
+ * @public
  */
 export interface ChildRunState {
   /** What it is: `"subagent"`, `"workflow"`, `"run"` or a host's own kind (1 to 64 characters). */

@@ -2,7 +2,10 @@ import type { ChildRunState, Run } from "agent-tool-catalog";
 import type { SubagentManager, SubagentSnapshot } from "../agents/subagent-manager.js";
 import type { WorkflowRunSnapshot, WorkflowService } from "../workflows/workflow-service.js";
 
-/** A subagent as its parent run records it among its child runs. */
+/**
+ * A subagent as its parent run records it among its child runs.
+ * @public
+ */
 export function subagentChildRun(snapshot: SubagentSnapshot): ChildRunState {
   return {
     kind: "subagent",
@@ -14,7 +17,10 @@ export function subagentChildRun(snapshot: SubagentSnapshot): ChildRunState {
   };
 }
 
-/** A workflow run as its parent run records it among its child runs. */
+/**
+ * A workflow run as its parent run records it among its child runs.
+ * @public
+ */
 export function workflowChildRun(snapshot: WorkflowRunSnapshot): ChildRunState {
   return {
     kind: "workflow",
@@ -26,7 +32,10 @@ export function workflowChildRun(snapshot: WorkflowRunSnapshot): ChildRunState {
   };
 }
 
-/** Where {@link refreshChildRuns} looks children up. */
+/**
+ * Where {@link refreshChildRuns} looks children up.
+ * @public
+ */
 export interface ChildRunSources {
   /** Finds `"subagent"` children (a `RedisSubagentManager` sees those of every process). */
   readonly subagents?: SubagentManager;
@@ -39,6 +48,7 @@ export interface ChildRunSources {
  * running, records what changed (saved with the run) and returns the children. Use it after
  * continuing a run in another process: a child whose process died is then reported failed
  * rather than running. Children the sources no longer know (expired) keep their last status.
+ * @public
  */
 export async function refreshChildRuns(
   run: Pick<Run, "childRuns" | "recordChildRun">,

@@ -34,6 +34,7 @@ export interface InProcessWorkflowServiceOptions {
 /**
  * What another process needs to resume a workflow run (JSON-safe): its snapshot, checked args,
  * depth, scope and journal of finished agent calls. See {@link InProcessWorkflowService.checkpoint}.
+ * @public
  */
 export interface WorkflowRunCheckpoint {
   /** The run as it stood, with its spend so far. */
