@@ -4,7 +4,7 @@
  * only reason to forget one.
  */
 export class LruCache<Key, Value> {
-  private readonly entries = new Map<Key, { readonly value: Value; readonly weight: number; readonly stamp: number }>();
+  private readonly entries = new Map<Key, { readonly value: Value; readonly weight: number; stamp: number }>();
   private total = 0;
   private clock = 0;
 
@@ -26,7 +26,8 @@ export class LruCache<Key, Value> {
     if (entry === undefined) return undefined;
     if (this.clock - entry.stamp > this.entries.size / 2) {
       this.entries.delete(key);
-      this.entries.set(key, { value: entry.value, weight: entry.weight, stamp: ++this.clock });
+      entry.stamp = ++this.clock;
+      this.entries.set(key, entry);
     }
     return entry.value;
   }
@@ -42,6 +43,7 @@ export class LruCache<Key, Value> {
     if (weight > this.budget) return;
     this.entries.set(key, { value, weight, stamp: ++this.clock });
     this.total += weight;
+    if (this.total <= this.budget) return;
     for (const [oldest, entry] of this.entries) {
       if (this.total <= this.budget) break;
       this.entries.delete(oldest);

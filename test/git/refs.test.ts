@@ -41,7 +41,8 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("RefResolver reads re
   const resolver = () => new RefResolver(readerFileAccess(unconfinedReader()), path.join(repository.directory, ".git"));
 
   it("resolves loose refs by git's short-name rules, symbolic refs included", async () => {
-    for (const name of NAMES) expect([name, await resolver().resolve(name)]).toEqual([name, gitAnswer(repository.directory, name)]);
+    for (const name of NAMES)
+      expect([name, await resolver().resolve(name)]).toEqual([name, gitAnswer(repository.directory, name)]);
     expect(await resolver().resolve("no-such-branch")).toBeUndefined();
   });
 
@@ -49,7 +50,8 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("RefResolver reads re
     repository.git("pack-refs", "--all");
     // The loose files are gone: only packed-refs answers now (symbolic refs stay loose).
     expect(git(repository.directory, ["for-each-ref", "--format=%(refname)"]).split("\n").length).toBeGreaterThan(5);
-    for (const name of NAMES) expect([name, await resolver().resolve(name)]).toEqual([name, gitAnswer(repository.directory, name)]);
+    for (const name of NAMES)
+      expect([name, await resolver().resolve(name)]).toEqual([name, gitAnswer(repository.directory, name)]);
     // A loose ref written after packing wins over its packed value, as in git.
     repository.git("update-ref", "refs/heads/main", "HEAD~1");
     expect(await resolver().resolve("main")).toBe(gitAnswer(repository.directory, "main"));

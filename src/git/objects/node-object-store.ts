@@ -4,6 +4,7 @@ import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
+import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex } from "./pack-index.js";
 
@@ -52,6 +53,9 @@ export class NodeObjectStore implements ObjectStore {
   private packs: PackFile[] | undefined;
   private readonly bases: LruCache<number, GitObject>;
   private packCount = 0;
+  private readonly inflater = new Inflater();
+  /** The id being looked up, as raw bytes (reused: one lookup at a time). */
+  private readonly raw = Buffer.alloc(20);
 
   constructor(
     private readonly directories: readonly string[],
@@ -79,7 +83,16 @@ export class NodeObjectStore implements ObjectStore {
         if (indexBytes === undefined) continue;
         const index = PackIndex.parse(indexBytes);
         packs.push(
-          new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid), this.reader, this.options.packs),
+          new PackFile(
+            packPath,
+            index,
+            this.bases,
+            ++this.packCount,
+            (oid) => this.read(oid),
+            this.reader,
+            this.inflater,
+            this.options.packs,
+          ),
         );
       }
     }
@@ -89,7 +102,8 @@ export class NodeObjectStore implements ObjectStore {
   }
 
   private async fromPacks(oid: string, packs: readonly PackFile[]): Promise<GitObject | undefined> {
-    const raw = Buffer.from(oid, "hex");
+    const raw = this.raw;
+    raw.write(oid, "hex");
     for (const pack of packs) {
       const offset = pack.index.offsetOf(raw);
       if (offset !== undefined) return pack.readAt(offset);
@@ -139,5 +153,6 @@ export class NodeObjectStore implements ObjectStore {
     for (const pack of this.packs ?? []) pack.close();
     this.packs = undefined;
     this.bases.clear();
+    this.inflater.close();
   }
 }

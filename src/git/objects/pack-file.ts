@@ -1,10 +1,10 @@
 import { closeSync, fstatSync, readFileSync, readSync } from "node:fs";
-import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
+import type { Inflater } from "./inflater.js";
 import type { PackIndex } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
@@ -64,6 +64,8 @@ export class PackFile {
     private readonly readBase: ReadBase,
     /** Opens the pack (confined under the workspace sandbox). */
     private readonly reader: GitFileReader,
+    /** The zlib handle shared by the packs of one store. */
+    private readonly inflater: Inflater,
     private readonly options: PackReadOptions = {},
   ) {}
 
@@ -156,12 +158,11 @@ export class PackFile {
     // The compressed length is not stored; deflate never grows data by more than this bound.
     const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
     const length = Math.max(0, Math.min(bound, this.size - 20 - entry.dataStart));
-    // An output chunk one byte larger than the known size: no 16 KiB default chunk, no concatenation.
-    const content = inflateSync(this.bytes(entry.dataStart, length), { chunkSize: Math.max(64, entry.size + 1) });
-    if (content.length !== entry.size) {
-      throw new CatalogError("corrupt_object", `Pack entry at ${entry.dataStart} in ${this.path} has the wrong size.`);
-    }
-    return content;
+    return this.inflater.inflate(
+      this.bytes(entry.dataStart, length),
+      entry.size,
+      `Pack entry at ${entry.dataStart} in ${this.path}`,
+    );
   }
 
   /** The object that starts at `offset`, with its delta chain applied. */
