@@ -106,14 +106,18 @@ export class GitRepository {
     if (path === "") return first === second;
     const parts = path.split("/");
     // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
+    // Entries are compared as stored bytes: no entry objects, and an id turned to hex only to descend.
     let [a, b] = [first, second];
-    for (const [depth, part] of parts.entries()) {
+    for (let depth = 0; depth < parts.length; depth++) {
       if (a === b) return true;
-      const [left, right] = [(await this.tree(a)).find(part), (await this.tree(b)).find(part)];
-      if (left === undefined && right === undefined) return true;
-      if (left !== undefined && right !== undefined && left.oid === right.oid && left.mode === right.mode) return true;
+      const part = parts[depth] as string;
+      const [left, right] = [await this.tree(a), await this.tree(b)];
+      const [l, r] = [left.indexOf(part), right.indexOf(part)];
+      if (l < 0 && r < 0) return true;
+      if (l >= 0 && r >= 0 && left.sameObject(l, right, r)) return true;
       if (depth === parts.length - 1) return false;
-      [a, b] = [left?.kind === "tree" ? left.oid : undefined, right?.kind === "tree" ? right.oid : undefined];
+      a = l >= 0 && left.isDirectory(l) ? left.oidAt(l) : undefined;
+      b = r >= 0 && right.isDirectory(r) ? right.oidAt(r) : undefined;
     }
     return false;
   }
