@@ -26,18 +26,30 @@ if (process.env.SKIP_WARM === undefined) {
   for (const benchCase of cases) await warm.call(benchCase.tool, benchCase.args);
 }
 for (const benchCase of cases) {
-  const cliStarted = performance.now();
-  execFileSync("git", ["-C", history.directory, ...benchCase.cli], { maxBuffer: 1 << 28 });
-  const cli = performance.now() - cliStarted;
+  // CPU time (user + system), steadier than wall time on a loaded machine: git's from bash's `time`.
+  const timed = execFileSync(
+    "bash",
+    ["-c", 'TIMEFORMAT="%U %S"; { time git "$@" >/dev/null; } 2>&1', "git", "-C", history.directory, ...benchCase.cli],
+    { encoding: "utf8", maxBuffer: 1 << 28 },
+  );
+  const cli = timed
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .reduce((sum, seconds) => sum + seconds * 1000, 0);
   const run = newRun();
   (globalThis as { gc?: () => void }).gc?.();
-  const started = performance.now();
+  const cpu = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  const started = cpu();
   const result = await run.call(benchCase.tool, benchCase.args);
   if (!result.ok) throw new Error(JSON.stringify(result.error));
-  const cold = performance.now() - started;
-  const again = performance.now();
+  const cold = cpu() - started;
+  const again = cpu();
   await run.call(benchCase.tool, benchCase.args);
-  const warm = performance.now() - again;
+  const warm = cpu() - again;
   const show = (ms: number) => `${ms.toFixed(0).padStart(6)} (${(ms / cli).toFixed(2)}x)`;
   console.log(`${benchCase.label.padEnd(48)} git ${cli.toFixed(0).padStart(5)} cold ${show(cold)} warm ${show(warm)}`);
 }

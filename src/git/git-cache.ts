@@ -4,7 +4,7 @@ import type { FileChange } from "./history/tree-diff.js";
 import { LruCache } from "./lru-cache.js";
 import type { ObjectStore } from "./objects/git-object.js";
 import type { GitTree } from "./objects/git-tree.js";
-import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
+import { type CommitRecord, GraphCommit, type TreeEntry } from "./objects/parse-objects.js";
 
 /** Options of {@link createGitCache}. */
 export interface GitCacheOptions {
@@ -46,7 +46,8 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
   return {
     store,
     isomorphicCache,
-    commits: new LruCache(share(0.1), (commit) => 300 + commit.message.length * 2),
+    // A commit from the commit-graph is weighed before its message is read (reading it would defeat the graph).
+    commits: new LruCache(share(0.1), (commit) => (commit instanceof GraphCommit ? 700 : 300 + commit.message.length * 2)),
     trees: new LruCache(share(0.2), (tree) => 100 + tree.content.length + tree.size * 12),
     blobs: new LruCache(share(0.4), (blob) => blob.length + 64),
     changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),

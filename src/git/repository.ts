@@ -3,7 +3,14 @@ import type { FileAccess } from "./file-access.js";
 import type { RepositoryCaches } from "./git-cache.js";
 import { MissingObjectError } from "./objects/git-object.js";
 import { GitTree } from "./objects/git-tree.js";
-import { type CommitRecord, parseCommit, parseTag, type TagRecord, type TreeEntry } from "./objects/parse-objects.js";
+import {
+  type CommitRecord,
+  GraphCommit,
+  parseCommit,
+  parseTag,
+  type TagRecord,
+  type TreeEntry,
+} from "./objects/parse-objects.js";
 
 /** Where a repository lives. */
 export interface RepositoryLocation {
@@ -42,9 +49,30 @@ export class GitRepository {
   async commit(oid: string): Promise<CommitRecord> {
     const cached = this.caches.commits.get(oid);
     if (cached !== undefined) return cached;
+    const graphed = this.fromGraph(oid);
+    if (graphed !== undefined) return graphed;
     const object = await this.caches.store.read(oid);
     if (object.type !== "commit") throw new MissingObjectError(oid);
     const commit = parseCommit(oid, object.content);
+    this.caches.commits.set(oid, commit);
+    return commit;
+  }
+
+  /**
+   * The commit from the commit-graph, when the repository has one that lists it and the store
+   * reads synchronously; its message and signatures are read only if asked for.
+   */
+  private fromGraph(oid: string): CommitRecord | undefined {
+    const { store } = this.caches;
+    const readSync = store.readSync?.bind(store);
+    if (readSync === undefined || this.shallow.size > 0) return undefined;
+    const data = store.commitGraph?.()?.lookup(oid);
+    if (data === undefined) return undefined;
+    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, (id) => {
+      const object = readSync(id);
+      if (object.type !== "commit") throw new MissingObjectError(id);
+      return parseCommit(id, object.content);
+    });
     this.caches.commits.set(oid, commit);
     return commit;
   }

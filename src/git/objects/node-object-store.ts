@@ -3,6 +3,7 @@ import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
+import { CommitGraph } from "./commit-graph.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
@@ -54,6 +55,8 @@ export class NodeObjectStore implements ObjectStore {
   private readonly bases: LruCache<number, GitObject>;
   private packCount = 0;
   private readonly inflater = new Inflater();
+  /** The commit-graph: `undefined` before it is looked for, `null` when there is none. */
+  private graph: CommitGraph | null | undefined;
   /** The id being looked up, as raw bytes (reused: one lookup at a time). */
   private readonly raw = Buffer.alloc(20);
 
@@ -88,7 +91,7 @@ export class NodeObjectStore implements ObjectStore {
             index,
             this.bases,
             ++this.packCount,
-            (oid) => this.read(oid),
+            (oid) => this.readSync(oid),
             this.reader,
             this.inflater,
             this.options.packs,
@@ -101,7 +104,7 @@ export class NodeObjectStore implements ObjectStore {
     return packs;
   }
 
-  private async fromPacks(oid: string, packs: readonly PackFile[]): Promise<GitObject | undefined> {
+  private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
     const raw = this.raw;
     raw.write(oid, "hex");
     for (const pack of packs) {
@@ -120,14 +123,45 @@ export class NodeObjectStore implements ObjectStore {
   }
 
   async read(oid: string): Promise<GitObject> {
+    return this.readSync(oid);
+  }
+
+  /** {@link read}, synchronously: every read of this driver is a synchronous `node:fs` call. */
+  readSync(oid: string): GitObject {
     if (!/^[0-9a-f]{40}$/.test(oid)) throw new MissingObjectError(oid);
-    const packed = await this.fromPacks(oid, this.packs ?? this.listPacks());
+    const packed = this.fromPacks(oid, this.packs ?? this.listPacks());
     if (packed !== undefined) return packed;
     const loose = this.fromLoose(oid);
     if (loose !== undefined) return loose;
-    const repacked = await this.fromPacks(oid, this.listPacks());
+    const repacked = this.fromPacks(oid, this.listPacks());
     if (repacked !== undefined) return repacked;
     throw new MissingObjectError(oid);
+  }
+
+  /**
+   * The repository's commit-graph (a single file or a split chain), read once; `undefined` when
+   * there is none or it is not one this reader understands. A graph written before later commits
+   * is still right about the commits it has (commits never change).
+   */
+  commitGraph(): CommitGraph | undefined {
+    if (this.graph === undefined) this.graph = this.loadCommitGraph() ?? null;
+    return this.graph ?? undefined;
+  }
+
+  private loadCommitGraph(): CommitGraph | undefined {
+    const info = path.join(this.directories[0] as string, "info");
+    const single = this.reader.readFile(path.join(info, "commit-graph"));
+    if (single !== undefined) return CommitGraph.parse([single]);
+    const chainDirectory = path.join(info, "commit-graphs");
+    const chain = this.reader.readFile(path.join(chainDirectory, "commit-graph-chain"))?.toString("latin1");
+    if (chain === undefined) return undefined;
+    const files: Buffer[] = [];
+    for (const hash of chain.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line))) {
+      const file = this.reader.readFile(path.join(chainDirectory, `graph-${hash}.graph`));
+      if (file === undefined) return undefined;
+      files.push(file);
+    }
+    return CommitGraph.parse(files);
   }
 
   async expand(prefix: string): Promise<readonly string[]> {
@@ -154,5 +188,6 @@ export class NodeObjectStore implements ObjectStore {
     this.packs = undefined;
     this.bases.clear();
     this.inflater.close();
+    this.graph = undefined;
   }
 }
