@@ -9,6 +9,8 @@ const V2_MAGIC = 0xff744f63;
 export class PackIndex {
   /** The first four bytes of every id, as numbers: binary searches probe these without reading the buffer. */
   private heads: Uint32Array | undefined;
+  /** Per first byte of an id: whether its heads are filled in (a question touching few objects fills few). */
+  private filled: Uint8Array | undefined;
 
   private constructor(
     private readonly data: Buffer,
@@ -39,13 +41,16 @@ export class PackIndex {
     return this.data.readUInt32BE(base + byte * 4);
   }
 
-  private headsOf(): Uint32Array {
-    if (this.heads !== undefined) return this.heads;
-    const heads = new Uint32Array(this.count);
-    for (let index = 0; index < this.count; index++)
-      heads[index] = this.data.readUInt32BE(this.namesAt + index * this.nameStride);
-    this.heads = heads;
-    return heads;
+  /** The heads of the ids starting with byte `first` (rows `low..high`), filled on first use of that byte. */
+  private headsOf(first: number, low: number, high: number): Uint32Array {
+    this.heads ??= new Uint32Array(this.count);
+    this.filled ??= new Uint8Array(256);
+    if (this.filled[first] === 0) {
+      for (let index = low; index <= high; index++)
+        this.heads[index] = this.data.readUInt32BE(this.namesAt + index * this.nameStride);
+      this.filled[first] = 1;
+    }
+    return this.heads;
   }
 
   /** The offset in the pack of the object `oid` (20 raw bytes), or `undefined`. */
@@ -54,7 +59,7 @@ export class PackIndex {
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
     const head = oid.readUInt32BE(0);
-    const heads = this.headsOf();
+    const heads = this.headsOf(first, low, high);
     while (low <= high) {
       const middle = (low + high) >>> 1;
       const probe = heads[middle] ?? 0;
