@@ -12,7 +12,8 @@ import { PackIndex } from "./pack-index.js";
 /** Options of {@link NodeObjectStore}. */
 export interface NodeObjectStoreOptions {
   /**
-   * Bytes of resolved delta bases kept, so neighbouring objects of one chain are built once.
+   * Bytes of resolved delta bases kept, so neighbouring objects of one chain are built once;
+   * split evenly between the packs (at least 4 MiB each).
    * @defaultValue 32 MiB
    */
   readonly deltaBaseBytes?: number;
@@ -52,8 +53,6 @@ function parseLoose(oid: string, deflated: Buffer): GitObject {
  */
 export class NodeObjectStore implements ObjectStore {
   private packs: PackFile[] | undefined;
-  private readonly bases: LruCache<number, GitObject>;
-  private packCount = 0;
   private readonly inflater = new Inflater();
   /** The commit-graph: `undefined` before it is looked for, `null` when there is none. */
   private graph: CommitGraph | null | undefined;
@@ -64,17 +63,17 @@ export class NodeObjectStore implements ObjectStore {
     private readonly directories: readonly string[],
     private readonly reader: GitFileReader,
     private readonly options: NodeObjectStoreOptions = {},
-  ) {
-    this.bases = new LruCache(options.deltaBaseBytes ?? 32 * 1024 * 1024, (object) => object.content.length + 64);
-  }
+  ) {}
 
   private listPacks(): PackFile[] {
     const known = new Map((this.packs ?? []).map((pack) => [pack.path, pack]));
     const packs: PackFile[] = [];
     for (const directory of this.directories) {
       const packDirectory = path.join(directory, "pack");
-      for (const name of this.reader.list(packDirectory)) {
-        if (!name.endsWith(".idx")) continue;
+      const indexes = this.reader.list(packDirectory).filter((name) => name.endsWith(".idx"));
+      // The delta base budget is split between the packs (git's cache is one for all packs too).
+      const budget = Math.max(4 * 1024 * 1024, (this.options.deltaBaseBytes ?? 32 * 1024 * 1024) / Math.max(1, indexes.length));
+      for (const name of indexes) {
         const packPath = path.join(packDirectory, `${name.slice(0, -4)}.pack`);
         const existing = known.get(packPath);
         if (existing !== undefined) {
@@ -89,8 +88,7 @@ export class NodeObjectStore implements ObjectStore {
           new PackFile(
             packPath,
             index,
-            this.bases,
-            ++this.packCount,
+            new LruCache<number, GitObject>(budget, (object) => object.content.length + 64),
             (oid) => this.readSync(oid),
             this.reader,
             this.inflater,
@@ -186,7 +184,6 @@ export class NodeObjectStore implements ObjectStore {
   close(): void {
     for (const pack of this.packs ?? []) pack.close();
     this.packs = undefined;
-    this.bases.clear();
     this.inflater.close();
     this.graph = undefined;
   }

@@ -63,9 +63,8 @@ export class PackFile {
     readonly path: string,
     /** Its index. */
     readonly index: PackIndex,
+    /** This pack's resolved delta bases by offset (small integers: the fastest map keys). */
     private readonly bases: LruCache<number, GitObject>,
-    /** A small number unique to this pack, so `(id, offset)` is a numeric cache key. */
-    private readonly id: number,
     private readonly readBase: ReadBase,
     /** Opens the pack (confined under the workspace sandbox). */
     private readonly reader: GitFileReader,
@@ -116,14 +115,11 @@ export class PackFile {
     return target.subarray(0, read);
   }
 
-  private key(offset: number): number {
-    return this.id * 2 ** 40 + offset;
-  }
-
   /** Releases the pack's memory or descriptor; a later read loads it again. */
   close(): void {
     if (this.descriptor !== undefined) closeSync(this.descriptor);
     this.descriptor = undefined;
+    this.bases.clear();
     this.windows.clear();
   }
 
@@ -174,7 +170,7 @@ export class PackFile {
     let base: GitObject | undefined;
     let at = offset;
     while (base === undefined) {
-      const cached = this.bases.get(this.key(at));
+      const cached = this.bases.get(at);
       if (cached !== undefined) {
         base = cached;
         break;
@@ -183,7 +179,7 @@ export class PackFile {
       const type = BASE_TYPES[entry.kind];
       if (type !== undefined) {
         base = { type, content: this.inflate(entry) };
-        if (chain.length > 0) this.bases.set(this.key(at), base);
+        if (chain.length > 0) this.bases.set(at, base);
       } else if (entry.baseOffset !== undefined) {
         chain.push({ offset: at, entry });
         at = entry.baseOffset;
@@ -197,7 +193,7 @@ export class PackFile {
     for (let link = chain.length - 1; link >= 0; link--) {
       const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
       base = { type: base.type, content: applyDelta(base.content, this.inflate(entry)) };
-      this.bases.set(this.key(linkOffset), base);
+      this.bases.set(linkOffset, base);
     }
     return base;
   }
