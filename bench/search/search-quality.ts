@@ -61,6 +61,9 @@ export const CONFIGURATIONS: readonly RankerConfiguration[] = [
   { name: "default, parameters weight 0", options: { fields: { parameters: b(0, 0) } } },
   { name: "default, description b .75", options: { fields: { description: b(1, 0.75) } } },
   { name: "default, no compound splitting", options: { splitCompounds: false } },
+  { name: "default, no related words (relatedWeight 0)", options: { relatedWeight: 0 } },
+  { name: "default, related words at 0.2", options: { relatedWeight: 0.2 } },
+  { name: "default, related words at 0.5", options: { relatedWeight: 0.5 } },
 ];
 
 /** All the words the catalog sees of a tool, in one field, for the plain BM25 floor. */

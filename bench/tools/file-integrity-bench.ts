@@ -177,6 +177,9 @@ export async function measureLockedWrites(writers: number, processes: number): P
 /** The kill -9 loop of the test suite at bench size (3 workspaces side by side). */
 export async function runCrashLoop(iterations: number): Promise<{ readonly crashes: number; readonly passed: boolean }> {
   const lanes = Math.ceil(iterations / 3);
+  // The workers load dist/ when it exists: build it first so they never run stale code.
+  const build = spawnSync("npm", ["run", "build"], { cwd: repo, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`npm run build failed before the crash loop:\n${build.stderr}`);
   const result = spawnSync("npx", ["vitest", "run", "test/tools/file-crash.test.ts"], {
     cwd: repo,
     env: { ...process.env, CRASH_ITERATIONS: String(lanes) },

@@ -6,7 +6,11 @@ import type { ObjectStore } from "./objects/git-object.js";
 import type { GitTree } from "./objects/git-tree.js";
 import { type CommitRecord, GraphCommit, type TreeEntry } from "./objects/parse-objects.js";
 
-/** Options of {@link createGitCache}. */
+/**
+ * Options of {@link createGitCache}.
+ *
+ * @public
+ */
 export interface GitCacheOptions {
   /**
    * Rough upper bound, in bytes, of what the cache keeps per repository: parsed commits and trees,
@@ -61,6 +65,7 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
  * What the git tools remember between calls: one entry per repository, holding parsed objects and
  * derived data (tree diffs, line diffs). Pass one cache to several `createGitTools()` calls to
  * share it; call {@link GitCache.clear} to free memory and open pack files.
+ * @public
  */
 export interface GitCache {
   /** Forgets every repository and closes their pack files. */
@@ -112,7 +117,11 @@ export function repositoryCaches(
   return cache.repository(fileSystem, commondir, createStore);
 }
 
-/** Creates a {@link GitCache}; share it between tool sets that read the same repositories. */
+/**
+ * Creates a {@link GitCache}; share it between tool sets that read the same repositories.
+ *
+ * @public
+ */
 export function createGitCache(options: GitCacheOptions = {}): GitCache {
   return new RepositoryCacheTable(options.maxBytes ?? 256 * 1024 * 1024);
 }

@@ -161,7 +161,9 @@ describe("find_tool with an embedder on the registry", () => {
           handler: () => "",
         }),
       ],
+      // Related words off ("press" relates to "click"): only the vectors can reach browser_click.
       search: {
+        relatedWeight: 0,
         embedder: {
           id: "folded-words",
           dimensions: 16,

@@ -14,7 +14,11 @@ import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link BullMqCronScheduler}. */
+/**
+ * Options of {@link BullMqCronScheduler}.
+ *
+ * @beta
+ */
 export interface BullMqCronSchedulerOptions {
   /**
    * Where BullMQ connects: connection options, or an ioredis client (which must have
@@ -35,7 +39,11 @@ export interface BullMqCronSchedulerOptions {
   readonly maxOutputChars?: number;
 }
 
-/** Options of {@link BullMqCronScheduler.startWorker}. */
+/**
+ * Options of {@link BullMqCronScheduler.startWorker}.
+ *
+ * @beta
+ */
 export interface CronWorkerOptions {
   /** Executions this worker runs at once. @defaultValue 4 */
   readonly concurrency?: number;
@@ -79,6 +87,7 @@ return out
  *
  * A firing whose worker dies mid-execution is not run again (BullMQ's stalled-job retry is off):
  * its execution stays `running` in the history. Firings are at most once, never twice.
+ * @beta
  */
 export class BullMqCronScheduler implements CronClient {
   private readonly options: BullMqCronSchedulerOptions;

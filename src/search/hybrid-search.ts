@@ -10,7 +10,11 @@ import {
 import { type SearchDocument, SearchIndex, type SearchIndexOptions } from "./search-index.js";
 import { TopK } from "./top-k.js";
 
-/** Options of a {@link HybridSearch}. */
+/**
+ * Options of a {@link HybridSearch}.
+ *
+ * @public
+ */
 export interface HybridSearchOptions extends SearchIndexOptions {
   /** Adds the semantic half; without it the search is the keyword index alone. */
   readonly embedder?: Embedder | undefined;
@@ -29,7 +33,11 @@ export interface HybridSearchOptions extends SearchIndexOptions {
   readonly candidates?: number;
 }
 
-/** Options of one hybrid search. */
+/**
+ * Options of one hybrid search.
+ *
+ * @public
+ */
 export interface HybridSearchCallOptions {
   /** Cancels the embedding calls. */
   readonly signal?: AbortSignal | undefined;
@@ -41,6 +49,7 @@ export interface HybridSearchCallOptions {
  * of each half's top candidates. The vectors reach tools that share no word with the request
  * ("press the submit button" → `click`), which no keyword method finds. Tool vectors are computed
  * once per distinct text, in batches, lazily before the first hybrid search after a change.
+ * @public
  */
 export class HybridSearch {
   /** The keyword half; updated in place with every change. */

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
@@ -72,5 +72,48 @@ describe.skipIf(git.missing)(git.label("file tools and git state under sandbox w
     const run = runIn("workspace");
     expect(codeOf(await run.call("write", { path: ".gitignore", content: "dist\n" }))).toBe("ok");
     expect(codeOf(await run.call("write", { path: "src/config", content: "x\n" }))).toBe("ok");
+  });
+});
+
+describe.skipIf(git.missing)(git.label("file tools and git directories of any name under sandbox workspace"), () => {
+  beforeEach(async () => {
+    // The workspace's .git is a file naming ./.realgit, and a bare repository sits beside it.
+    execFileSync("git", ["init", "-q", "--separate-git-dir", path.join(workspace, ".realgit"), workspace]);
+    execFileSync("git", ["init", "-q", "--bare", path.join(workspace, "mirror.git")]);
+    await writeFile(path.join(workspace, "notes.txt"), "n\n");
+  });
+
+  for (const target of [
+    ".realgit/config",
+    ".realgit/hooks/pre-commit",
+    ".realgit/info/attributes",
+    ".realgit/objects/info/alternates",
+    "mirror.git/config",
+    "mirror.git/hooks/pre-receive",
+  ]) {
+    escapeAttempt(
+      "git-metadata",
+      `write/edit/replace/apply_patch cannot change ${target} (a git directory not named .git)`,
+      async () => {
+        const before = await readFile(path.join(workspace, ".realgit", "config"), "utf8");
+        const codes = await attempts(runIn("workspace"), target);
+        expect(codes.filter((code) => code === "ok")).toEqual([]);
+        expect(codes).toContain("git_metadata_refused");
+        expect(await readFile(path.join(workspace, ".realgit", "config"), "utf8")).toBe(before);
+        // The host's git really uses it: the attack would matter.
+        expect(execFileSync("git", ["-C", workspace, "rev-parse", "--git-dir"], { encoding: "utf8" }).trim()).toBe(
+          path.join(await realpath(workspace), ".realgit"),
+        );
+      },
+    );
+  }
+
+  it("positive control: unrestricted writes .realgit/config; workspace writes ordinary files named config, HEAD and hooks/x", async () => {
+    expect(codeOf(await runIn("unrestricted").call("write", { path: ".realgit/config", content: "[core]\n" }))).toBe("ok");
+    const run = runIn("workspace");
+    expect(codeOf(await run.call("write", { path: "conf/config", content: "x\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: "conf/HEAD", content: "x\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: "conf/hooks/x", content: "x\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: ".realgit/description", content: "x\n" }))).toBe("ok");
   });
 });

@@ -170,4 +170,27 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     const attack = `cp -r .git evil && ${FSMONITOR} >> evil/config && echo "gitdir: $PWD/evil" > wt/.git`;
     await both(attack, [["-C", "wt", "status"]], setup);
   });
+
+  escapeAttempt("git-metadata", "a separate git directory inside the workspace (git init --separate-git-dir)", async () => {
+    // The workspace's .git is a file naming ./.realgit: its config is git state as much as .git/config.
+    const setup = async (root: string) => {
+      hostGit(root, ["init", "-q", "--separate-git-dir", path.join(root, ".realgit")]);
+    };
+    await both(`${FSMONITOR} >> .realgit/config`, [["status"]], setup);
+  });
+
+  escapeAttempt("git-metadata", "a bare repository in the workspace (the host runs git -C on it)", async () => {
+    const setup = async (root: string) => {
+      hostGit(root, ["init", "-q", "--bare", path.join(root, "mirror.git")]);
+    };
+    const attack = `printf '#!/bin/sh\\ntouch "%s"\\n' "$M" > mirror.git/hooks/pre-receive; chmod +x mirror.git/hooks/pre-receive; git -C mirror.git config core.fsmonitor "touch $M; echo"; ${FSMONITOR} >> mirror.git/config`;
+    await both(
+      attack,
+      [
+        ["-C", "mirror.git", "config", "--get", "core.bare"],
+        ["--git-dir", "mirror.git", "--work-tree", ".", "status"],
+      ],
+      setup,
+    );
+  });
 });

@@ -25,6 +25,8 @@ beforeAll(async () => {
   await symlink(path.join(workspace, "src", "a.txt"), path.join(workspace, "in-link"));
   await symlink(path.join(outside, "created-by-write.txt"), path.join(workspace, "dangling-out"));
   await symlink(path.join(outside, "missing-dir"), path.join(workspace, "dangling-dir"));
+  await symlink(path.join(workspace, "src", "missing.txt"), path.join(workspace, "dangling-in"));
+  await symlink("src/missing-dir", path.join(workspace, "dangling-in-dir"));
 });
 afterAll(() => directories.cleanup());
 
@@ -83,12 +85,30 @@ describe("resolveInWorkspace", () => {
   });
 
   it("refuses a write through a dangling final symlink, and through a dangling directory link", async () => {
+    // Leading outside: refused like a link to an existing outside file (nothing outside is looked at).
     const final = await violation(resolveInWorkspace(workspace, "dangling-out", "write"));
-    expect(final.code).toBe("dangling_symlink_refused");
+    expect(final.code).toBe("symlink_escape");
     expect(final.message).toContain("dangling-out");
     const intermediate = await violation(resolveInWorkspace(workspace, "dangling-dir/file.txt", "write"));
-    expect(intermediate.code).toBe("dangling_symlink_refused");
+    expect(intermediate.code).toBe("symlink_escape");
     await expect(stat(path.join(outside, "created-by-write.txt"))).rejects.toThrow(/ENOENT/);
+    // Leading to something missing inside: refused as dangling.
+    const inside = await violation(resolveInWorkspace(workspace, "dangling-in", "write"));
+    expect(inside.code).toBe("dangling_symlink_refused");
+    const insideDirectory = await violation(resolveInWorkspace(workspace, "dangling-in-dir/file.txt", "write"));
+    expect(insideDirectory.code).toBe("dangling_symlink_refused");
+    await expect(stat(path.join(workspace, "src", "missing.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("follows chains of links inside, relative and absolute, and stops a loop", async () => {
+    await symlink("in-link", path.join(workspace, "chain-1"));
+    await symlink(path.join(workspace, "chain-1"), path.join(workspace, "chain-2"));
+    expect(await resolveInWorkspace(workspace, "chain-2", "read")).toBe(path.join(workspace, "src", "a.txt"));
+    await symlink("src/../out-dir", path.join(workspace, "chain-out"));
+    expect((await violation(resolveInWorkspace(workspace, "chain-out/secret.txt", "read"))).code).toBe("symlink_escape");
+    await symlink("loop-b", path.join(workspace, "loop-a"));
+    await symlink("loop-a", path.join(workspace, "loop-b"));
+    expect((await violation(resolveInWorkspace(workspace, "loop-a", "read"))).code).toBe("symlink_escape");
   });
 
   it("refuses paths with NUL bytes or empty paths", async () => {

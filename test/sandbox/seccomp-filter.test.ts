@@ -4,6 +4,8 @@ import {
   AF_UNIX,
   AUDIT_ARCH,
   buildSeccompFilter,
+  ENOSYS,
+  type ModeSettingCall,
   SECCOMP_ARCHITECTURES,
   SECCOMP_RET,
   X32_SYSCALL_BIT,
@@ -31,7 +33,7 @@ describe("buildSeccompFilter", () => {
     const last = program.at(-1);
     expect(last?.code).toBe(BPF.RET_K);
     program.forEach((instruction, index) => {
-      if (instruction.code === BPF.JEQ_K || instruction.code === BPF.JGE_K) {
+      if (instruction.code === BPF.JEQ_K || instruction.code === BPF.JGE_K || instruction.code === BPF.JSET_K) {
         expect(index + 1 + instruction.jt).toBeLessThan(program.length);
         expect(index + 1 + instruction.jf).toBeLessThan(program.length);
       }
@@ -62,6 +64,40 @@ describe("buildSeccompFilter", () => {
 
     it.each([0, 1, 56, 57, 59, 63, 64, 221, 424, 428])("allows unrelated call %i", (nr) => {
       expect(evaluateSeccomp(program, { arch, nr, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+    });
+  });
+
+  describe.each(Object.entries(SECCOMP_ARCHITECTURES))("set-user-id and set-group-id bits on %s", (_name, architecture) => {
+    const arch = architecture.auditArch;
+    /** The call's arguments with `mode` in its mode argument and `flags` in its flags argument. */
+    const argsOf = (call: ModeSettingCall, mode: number, flags = 0) => {
+      const args = [0, 0, 0, 0, 0, 0];
+      args[call.mode] = mode;
+      if (call.flags !== undefined) args[call.flags] = flags;
+      return args;
+    };
+    const O_CREAT = 0o100;
+    const O_TMPFILE = 0o20200000;
+
+    it.each(architecture.modeSetting.map((call) => [call.nr, call] as const))(
+      "denies call %i with S_ISUID or S_ISGID in its mode",
+      (_nr, call) => {
+        for (const mode of [0o4755, 0o2755, 0o6777, 0o104755, 0o4000]) {
+          expect(evaluateSeccomp(program, { arch, nr: call.nr, args: argsOf(call, mode, O_CREAT) })).toBe(EPERM);
+        }
+        expect(evaluateSeccomp(program, { arch, nr: call.nr, args: argsOf(call, 2 ** 32 + 0o4755, O_CREAT) })).toBe(EPERM);
+        for (const mode of [0o755, 0o644, 0o1777, 0o100644, 0o40755]) {
+          expect(evaluateSeccomp(program, { arch, nr: call.nr, args: argsOf(call, mode, O_CREAT) })).toBe(SECCOMP_RET.ALLOW);
+        }
+      },
+    );
+
+    it("judges an open's mode only when it creates (O_CREAT, O_TMPFILE); openat2 is ENOSYS", () => {
+      for (const call of architecture.modeSetting.filter((entry) => entry.flags !== undefined)) {
+        expect(evaluateSeccomp(program, { arch, nr: call.nr, args: argsOf(call, 0o4755, 0) })).toBe(SECCOMP_RET.ALLOW);
+        expect(evaluateSeccomp(program, { arch, nr: call.nr, args: argsOf(call, 0o4755, O_TMPFILE | 2) })).toBe(EPERM);
+      }
+      expect(evaluateSeccomp(program, { arch, nr: architecture.openat2 })).toBe(SECCOMP_RET.ERRNO | ENOSYS);
     });
   });
 

@@ -1,5 +1,5 @@
 import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { nonPublicAddressReason } from "../../src/tools/sandbox/address-policy.js";
@@ -44,6 +44,31 @@ describe("findTrustedExecutable", () => {
     });
     expect(missing.ok).toBe(false);
     expect(missing.ok ? "" : missing.reason).toContain("relative PATH entry");
+  });
+
+  it("refuses a workspace candidate even where ownership and modes look safe (root-owned, 0755, no writable parent)", async () => {
+    // Not under /tmp (world-writable, which hid the workspace check): a directory below the user's home.
+    const home = homedir();
+    directory = await realpath(await mkdtemp(path.join(home, ".atc-trusted-")));
+    await chmod(directory, 0o755);
+    const workspace = path.join(directory, "ws");
+    await executable(path.join(workspace, "node_modules", ".bin"), "atc-planted-tool");
+    await chmod(workspace, 0o755);
+    const owners = [0, process.getuid?.() ?? 0];
+    const searchPath = path.join(workspace, "node_modules", ".bin");
+    // Control: without the workspace named untrusted, the planted program is trusted.
+    expect(findTrustedExecutable("atc-planted-tool", { searchPath, owners })).toMatchObject({ ok: true });
+    const found = findTrustedExecutable("atc-planted-tool", { searchPath, owners, untrustedRoots: [workspace] });
+    expect(found.ok).toBe(false);
+    expect(found.ok ? "" : found.reason).toContain("inside the workspace");
+    // A workspace named through a symlink is the same workspace.
+    await symlink(workspace, path.join(directory, "ws-link"));
+    const viaLink = findTrustedExecutable("atc-planted-tool", {
+      searchPath,
+      owners,
+      untrustedRoots: [path.join(directory, "ws-link")],
+    });
+    expect(viaLink.ok).toBe(false);
   });
 
   it("refuses an absolute path through a symlinked directory someone else could change", async () => {

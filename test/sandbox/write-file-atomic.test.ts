@@ -42,9 +42,13 @@ describe("writeFileAtomic", () => {
   });
 
   it("refuses a dangling final symlink without creating its target", async () => {
+    // Leading outside, it is refused like any link leading out (whether the target exists is not told).
     await symlink(path.join(outside, "new.txt"), path.join(workspace, "dangling"));
-    await expect(writeFileAtomic(workspace, "dangling", "x")).rejects.toMatchObject({ code: "dangling_symlink_refused" });
+    await expect(writeFileAtomic(workspace, "dangling", "x")).rejects.toMatchObject({ code: "symlink_escape" });
     expect(await readdir(outside)).toEqual(["secret.txt"]);
+    // Leading to a missing file inside, it is refused as dangling.
+    await symlink(path.join(workspace, "missing.txt"), path.join(workspace, "dangling-inside"));
+    await expect(writeFileAtomic(workspace, "dangling-inside", "x")).rejects.toMatchObject({ code: "dangling_symlink_refused" });
   });
 
   it("writes through a symlink that stays inside to its target, keeping the link", async () => {

@@ -13,7 +13,11 @@ import type {
   WorkflowSummary,
 } from "./workflow-service.js";
 
-/** Options of {@link InProcessWorkflowService}. */
+/**
+ * Options of {@link InProcessWorkflowService}.
+ *
+ * @public
+ */
 export interface InProcessWorkflowServiceOptions {
   /** Runs the workflows' agent calls. */
   readonly runner: AgentRunner;
@@ -77,6 +81,7 @@ async function checkArgs<Args, Result>(
  * Workflows in this process: TypeScript functions the host registers, run on an `AgentRunner`
  * with a budget, a journal of agent calls (for resume), cancellation and bounded waits.
  * Model-written source only ever reaches {@link InProcessWorkflowService.submissions}.
+ * @public
  */
 export class InProcessWorkflowService implements WorkflowService {
   private readonly options: InProcessWorkflowServiceOptions;
@@ -156,7 +161,11 @@ export class InProcessWorkflowService implements WorkflowService {
 
   /** {@inheritDoc WorkflowService.get} */
   async get(runId: string): Promise<WorkflowRunSnapshot | undefined> {
-    return this.runs.get(runId)?.snapshot;
+    const record = this.runs.get(runId);
+    if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
+    // A running run reports what it has spent so far (a Redis mirror shows it to other processes).
+    const { agentCalls, tokens } = record.budget.usage;
+    return { ...record.snapshot, agentCalls, tokens };
   }
 
   /** {@inheritDoc WorkflowService.wait} */

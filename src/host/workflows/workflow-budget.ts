@@ -2,7 +2,11 @@ import { ToolError } from "agent-tool-catalog";
 import type { AgentUsage } from "../agents/agent-runner.js";
 import type { WorkflowBudgetLimits, WorkflowBudgetUsage } from "./workflow-definition.js";
 
-/** Thrown by `ctx.agent()` when the budget is spent; the run ends `failed` with it. */
+/**
+ * Thrown by `ctx.agent()` when the budget is spent; the run ends `failed` with it.
+ *
+ * @public
+ */
 export class WorkflowBudgetExceededError extends ToolError {
   constructor(message: string, usage: WorkflowBudgetUsage) {
     super("workflow_budget_exceeded", message, {

@@ -5,7 +5,7 @@ import { confinePath, resolveInWorkspace } from "../sandbox/path-confinement.js"
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
-import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
+import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { LinkOnTheWay, openVerifiedDirectory } from "./verified-directory.js";
 
@@ -61,14 +61,43 @@ export function createConfinedFileScope(workspace: string): FileScope {
     create: boolean,
     follow: boolean,
     checkInside: (real: string) => void,
+    mutate: boolean,
+    requested: string,
   ): Promise<ParentEntry | undefined> {
     const name = segments.at(-1) as string;
     let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
+    // A change below a git directory of any name is checked like one below `.git`, on the
+    // directories actually opened: a directory whose HEAD is git's (a bare repository; its HEAD
+    // is protected too, so it cannot be dismantled to be overlooked), and the git directories
+    // `.git` files on the way point at (the workspace's own included), whatever their content.
+    const pointedAt: string[] = [];
+    const visit = mutate
+      ? async (at: (entry: string) => string, depth: number, directoryPath: string) => {
+          const inside = segments.slice(depth);
+          const head = inside[0]?.toLowerCase() === "head";
+          if ((head || protectedInGitDirectory(inside)) && (await hasGitHead(at))) throw gitStateRefused(requested);
+          pointedAt.push(...(await gitFileTargets(directoryPath, at)));
+        }
+      : undefined;
     try {
-      directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), { create, checkInside });
+      directory = await openVerifiedDirectory(rootReal, segments.slice(0, -1), {
+        create,
+        checkInside,
+        ...(visit === undefined ? {} : { visit }),
+      });
     } catch (error) {
       if (error instanceof LinkOnTheWay) return undefined;
       throw error;
+    }
+    const target = path.join(rootReal, ...segments);
+    for (const gitDirectory of pointedAt) {
+      if (
+        isInsideDirectory(gitDirectory, target) &&
+        protectedInGitDirectory(segments.slice(segmentsOf(rootReal, gitDirectory)))
+      ) {
+        await directory.close();
+        throw gitStateRefused(requested);
+      }
     }
     if (follow && (await lstat(directory.at(name)).catch(() => undefined))?.isSymbolicLink() === true) {
       await directory.close();
@@ -91,7 +120,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     for (let round = 0; round <= MAX_LINK_RESOLUTIONS; round++) {
       if (segments.length === 0) throw new ToolError("is_a_directory", `"${requested}" is the workspace directory, not a file.`);
       if (mutate && touchesGitState(segments)) throw gitStateRefused(requested);
-      const parent = await walkOnce(rootReal, segments, create, follow, checkInside);
+      const parent = await walkOnce(rootReal, segments, create, follow, checkInside, mutate, requested);
       if (parent !== undefined) return parent;
       // A symlink on the way: resolve it (refused when it leads out) and walk the real path.
       segments = await realSegments(rootReal, path.join(rootReal, ...segments), mutate ? "write" : "read");
@@ -107,6 +136,14 @@ export function createConfinedFileScope(workspace: string): FileScope {
     openParent,
     lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
   });
+}
+
+/** How many path components `directory` has below `root` (which contains it). */
+function segmentsOf(root: string, directory: string): number {
+  return path
+    .relative(root, directory)
+    .split(path.sep)
+    .filter((segment) => segment !== "").length;
 }
 
 function linkError(error: unknown, requested: string): unknown {

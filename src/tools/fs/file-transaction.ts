@@ -67,7 +67,9 @@ async function existingMode(parent: ParentEntry, requested: string): Promise<num
   });
   if (stats === undefined) return undefined;
   if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
-  return stats.mode & 0o7777;
+  // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
+  // otherwise leave a set-id program with content the model chose).
+  return stats.mode & 0o1777;
 }
 
 async function fillTemporary(staged: Staged): Promise<void> {

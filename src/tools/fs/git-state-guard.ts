@@ -1,3 +1,6 @@
+import { constants } from "node:fs";
+import { open, realpath } from "node:fs/promises";
+import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 
 /**
@@ -19,17 +22,73 @@ export function touchesGitState(segments: readonly string[]): boolean {
   const gitIndex = lower.indexOf(".git");
   if (gitIndex === -1) return false;
   if (gitIndex === lower.length - 1) return true;
-  const inside = lower.slice(gitIndex + 1);
-  if (inside.some((segment) => PROTECTED_IN_GIT_DIRECTORY.has(segment) || segment === ".git")) return true;
-  const objects = inside.indexOf("objects");
-  return objects !== -1 && inside[objects + 1] === "info";
+  return protectedInGitDirectory(lower.slice(gitIndex + 1));
+}
+
+/**
+ * True when `inside` (path components below a git directory, whatever that directory is called:
+ * `.git`, the target of a `.git` file such as `git init --separate-git-dir`, a bare `repo.git`)
+ * names git state that git executes or follows.
+ */
+export function protectedInGitDirectory(inside: readonly string[]): boolean {
+  const lower = inside.map((segment) => segment.toLowerCase());
+  if (lower.some((segment) => PROTECTED_IN_GIT_DIRECTORY.has(segment) || segment === ".git")) return true;
+  const objects = lower.indexOf("objects");
+  return objects !== -1 && lower[objects + 1] === "info";
+}
+
+/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
+const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+
+/** The first bytes of a regular file (not followed when a symlink, never blocking), or undefined. */
+async function headOf(file: string, bytes: number): Promise<string | undefined> {
+  const handle = await open(file, READ_FLAGS).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * True when the directory whose entries `at(name)` names holds a `HEAD` file with what git writes
+ * there (`ref: refs/...` or an object id): a git directory whatever its name (a bare `repo.git`).
+ * Only `HEAD` decides, and it is protected in such a directory (the sandbox pins it too), so a
+ * command cannot dismantle the repository (move `objects/`, `refs/`) to have it overlooked.
+ */
+export async function hasGitHead(at: (name: string) => string): Promise<boolean> {
+  const head = await headOf(at("HEAD"), 128);
+  return head !== undefined && GIT_HEAD_CONTENT.test(head);
+}
+
+/**
+ * The git directories a `.git` file in `directory` (its real path; `at(name)` names its entries)
+ * points at with `gitdir:`, with that directory's `commondir`: real paths where they exist.
+ */
+export async function gitFileTargets(directory: string, at: (name: string) => string): Promise<string[]> {
+  const text = await headOf(at(".git"), 4096);
+  const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? "")?.[1];
+  if (pointer === undefined) return [];
+  const gitDirectory = path.resolve(directory, pointer);
+  const targets = [gitDirectory];
+  const common = (await headOf(path.join(gitDirectory, "commondir"), 4096))?.trim();
+  if (common !== undefined && common !== "") targets.push(path.resolve(gitDirectory, common));
+  return Promise.all(targets.map((target) => realpath(target).catch(() => target)));
 }
 
 /** The refusal a mutating file tool gives for git state (see {@link touchesGitState}). */
 export function gitStateRefused(requested: string): ToolError {
   return new ToolError(
     "git_metadata_refused",
-    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, or a .git entry).`,
+    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, a bare repository's HEAD, or a .git entry).`,
     { hint: "Change git configuration with git commands the user runs, not with file tools." },
   );
 }

@@ -12,7 +12,11 @@ export const DESCRIPTOR_PATHS = process.platform === "linux" && existsSync("/pro
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
-/** A directory opened and checked once; every operation on its entries goes through the handle. */
+/**
+ * A directory opened and checked once; every operation on its entries goes through the handle.
+ *
+ * @public
+ */
 export interface VerifiedDirectory {
   /** The directory's real path (for messages, lock keys and the intent log; never re-resolved to act). */
   readonly realPath: string;
@@ -59,6 +63,17 @@ async function realPathOf(handle: FileHandle, fallback: string): Promise<string>
   return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
 }
 
+type DirectoryVisitor = (at: (name: string) => string, depth: number, realPath: string) => Promise<void>;
+
+async function visitOpened(
+  visit: DirectoryVisitor | undefined,
+  handle: FileHandle,
+  realPath: string,
+  depth: number,
+): Promise<void> {
+  if (visit !== undefined) await visit((name) => entryOf(handle, realPath, name), depth, realPath);
+}
+
 /**
  * Opens the directory `segments` (already normalised: no `.`, `..` or empty parts) below `rootReal`
  * one component at a time, each with `O_DIRECTORY | O_NOFOLLOW` relative to the handle of the
@@ -70,13 +85,23 @@ async function realPathOf(handle: FileHandle, fallback: string): Promise<string>
 export async function openVerifiedDirectory(
   rootReal: string,
   segments: readonly string[],
-  options: { readonly create: boolean; readonly checkInside: (realPath: string) => void },
+  options: {
+    readonly create: boolean;
+    readonly checkInside: (realPath: string) => void;
+    /**
+     * Called with each directory opened on the way (the root at depth 0, then one per segment),
+     * through its handle: `at(name)` names an entry of that very directory, `realPath` is the
+     * path of the components opened so far (none a symlink).
+     */
+    readonly visit?: DirectoryVisitor;
+  },
 ): Promise<VerifiedDirectory> {
   let handle = await openDirectoryNoFollow(rootReal);
   let current = rootReal;
   const created: string[] = [];
   try {
-    for (const segment of segments) {
+    for (const [depth, segment] of segments.entries()) {
+      await visitOpened(options.visit, handle, current, depth);
       const entry = entryOf(handle, current, segment);
       let next: FileHandle;
       try {
@@ -101,6 +126,7 @@ export async function openVerifiedDirectory(
       handle = next;
       current = path.join(current, segment);
     }
+    await visitOpened(options.visit, handle, current, segments.length);
     const realPath = await realPathOf(handle, current);
     options.checkInside(realPath);
     const opened = handle;

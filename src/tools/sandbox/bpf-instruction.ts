@@ -22,6 +22,8 @@ export const BPF = Object.freeze({
   JEQ_K: 0x15,
   /** `BPF_JMP | BPF_JGE | BPF_K`: jump when the accumulator is at least `k` (unsigned). */
   JGE_K: 0x35,
+  /** `BPF_JMP | BPF_JSET | BPF_K`: jump when the accumulator has any bit of `k` set. */
+  JSET_K: 0x45,
   /** `BPF_JMP | BPF_JA`: jump always, by `k`. */
   JA: 0x05,
   /** `BPF_RET | BPF_K`: end with the verdict `k`. */

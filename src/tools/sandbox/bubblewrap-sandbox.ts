@@ -20,7 +20,11 @@ import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
-/** Options of a {@link BubblewrapSandbox}. */
+/**
+ * Options of a {@link BubblewrapSandbox}.
+ *
+ * @public
+ */
 export interface BubblewrapSandboxOptions {
   /** `"workspace"`: only the workspace is writable, little else is visible. `"local"`: host files, no network. */
   readonly scope: "local" | "workspace";
@@ -30,11 +34,11 @@ export interface BubblewrapSandboxOptions {
    * The bwrap executable, as an absolute path the host vouches for (it is used as given).
    * @defaultValue the first `bwrap` on the host's `PATH` (or in `/usr/bin`, `/bin`) whose file and
    *   directories are root-owned, not writable by others and outside the workspace; see
-   *   {@link findTrustedExecutable}. Resolved once, here.
+   *   `findTrustedExecutable`. Resolved once, here.
    */
   readonly executable?: string;
   /**
-   * The bash that closes inherited descriptors before bwrap starts (see {@link FD_CLOSING_SCRIPT}),
+   * The bash that closes inherited descriptors before bwrap starts (`FD_CLOSING_SCRIPT`),
    * as an absolute path the host vouches for.
    * @defaultValue a trusted `bash`, found like the bwrap default
    */
@@ -87,6 +91,7 @@ const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
  *
  * The environment is handed to bwrap as its own exact environment rather than as `--setenv`
  * arguments, which any host user could read in `ps`; bwrap inherits nothing else.
+ * @public
  */
 export class BubblewrapSandbox implements ProcessSandbox {
   /** Always `"bubblewrap"`. */
@@ -109,6 +114,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
   constructor(options: BubblewrapSandboxOptions) {
     this.scope = options.scope;
     this.workspace = options.workspace;
+    // Before the programs are looked for: a workspace covering the system would distrust them all.
+    if (this.scope === "workspace") assertUsableWorkspace(options.workspace);
     this.executable = options.executable ?? trusted("bwrap", options.workspace);
     this.launcherShell = options.launcherShell ?? trusted("bash", options.workspace);
     if (!path.isAbsolute(this.executable) || !path.isAbsolute(this.launcherShell)) {
@@ -116,7 +123,6 @@ export class BubblewrapSandbox implements ProcessSandbox {
     }
     this.readOnlyPaths = Object.freeze([...(options.readOnlyPaths ?? [])]);
     this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
-    if (this.scope === "workspace") assertUsableWorkspace(options.workspace);
     for (const extra of this.readOnlyPaths) {
       if (!path.isAbsolute(extra))
         throw new ConfigurationError("invalid_sandbox_option", `readOnlyPaths entry ${extra} is not absolute.`);

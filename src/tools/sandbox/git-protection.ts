@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import path from "node:path";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -62,6 +62,10 @@ export function gitProtection(workspace: string): GitProtection {
     } catch {
       return;
     }
+    // A git directory of any name (a bare `repo.git`): the same protection as a `.git` directory,
+    // and its HEAD pinned too, since HEAD is how it is recognised (a command that could move it
+    // away would have the next command overlook the repository and write its config).
+    if (hasGitHead(directory, entries)) headed.push(directory);
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       if (entry.name === ".git") {
@@ -71,7 +75,16 @@ export function gitProtection(workspace: string): GitProtection {
       if (entry.isDirectory() && depth < GIT_SCAN_LIMITS.maxDepth && !SKIPPED_DIRECTORIES.has(entry.name)) walk(full, depth + 1);
     }
   };
+  const headed: string[] = [];
   walk(workspace, 0);
+  // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
+  // keep a writable HEAD for checkouts.
+  for (const directory of headed) {
+    if (visited.has(directory)) continue;
+    protectGitDirectory(workspace, directory, protection, visited);
+    const head = path.join(directory, "HEAD");
+    protection.args.push("--ro-bind", head, head);
+  }
   return protection;
 }
 
@@ -86,7 +99,7 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
   if (!stats.isFile()) return;
   protection.args.push("--ro-bind", dotGit, dotGit);
   const target = gitdirTarget(dotGit);
-  if (target !== undefined && isInsideDirectory(target, workspace)) {
+  if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
     if (targetStats?.isSymbolicLink()) throw unprotectable(target);
     if (targetStats?.isDirectory()) protectGitDirectory(workspace, target, protection, visited);
@@ -123,9 +136,28 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   const common = readPointer(commondir, (text) => text);
   if (common !== undefined) {
     const resolved = path.resolve(gitDirectory, common);
-    if (isInsideDirectory(resolved, workspace) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
+    if (isInsideDirectory(workspace, resolved) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
       protectGitDirectory(workspace, resolved, protection, visited);
     }
+  }
+}
+
+/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
+const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+
+/** A regular `HEAD` file with what git writes there: a git directory, whatever its name. */
+function hasGitHead(directory: string, entries: readonly import("node:fs").Dirent[]): boolean {
+  if (!entries.some((entry) => entry.name === "HEAD" && entry.isFile())) return false;
+  try {
+    const descriptor = openSync(path.join(directory, "HEAD"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(128);
+      return GIT_HEAD_CONTENT.test(buffer.subarray(0, readSync(descriptor, buffer, 0, 128, 0)).toString("utf8"));
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { type BigIntStats, constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, open, realpath, unlink } from "node:fs/promises";
+import { lstat, open, readlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { assertPlainFile } from "./file-kind.js";
 import {
@@ -28,10 +28,12 @@ interface ConfinedPath {
 /**
  * Resolves a path a model asked for, for file tools under sandbox `"workspace"`.
  *
- * Relative paths are taken from the workspace. The deepest ancestor that exists is resolved with
- * `realpath`, so a symlink anywhere in the path (an intermediate directory included) counts by
- * where it leads, not by how it is spelled. A dangling symlink on the way is refused: a write
- * through it would create its target, wherever that is.
+ * Relative paths are taken from the workspace; a path spelled outside it is refused without
+ * looking at it. Inside, the path is resolved one component at a time, reading symbolic links
+ * (an intermediate directory included), so a link counts by where it leads, not by how it is
+ * spelled; the walk stops at the first step that leaves the workspace, before anything there is
+ * looked at, so a refusal tells nothing about the outside. A link inside whose target is missing
+ * is refused: a write through it would create its target.
  *
  * This check alone is racy (the tree can change before the open); open with {@link openConfined}
  * or write with `writeFileAtomic`, which check again on the opened descriptor.
@@ -96,27 +98,91 @@ export async function confinePath(workspace: string, requestedPath: string, inte
   assertPathText(requestedPath);
   const root = await realWorkspaceRoot(workspace);
   const lexical = path.resolve(workspace, requestedPath);
-  const resolved = await resolveExistingPrefix(lexical, requestedPath, intent);
-  if (isInsideDirectory(root, resolved)) return { root, resolved };
   const spelledInside = isInsideDirectory(path.resolve(workspace), lexical) || isInsideDirectory(root, lexical);
-  if (spelledInside) {
+  // A path spelled outside is refused before anything outside is looked at: resolving it would
+  // tell the model what exists out there and where links lead (`/proc/self/cwd`, `/proc/<pid>/exe`).
+  if (!spelledInside) {
     throw new SandboxViolationError(
-      "symlink_escape",
-      `Refused "${requestedPath}": a symbolic link in it leads to ${resolved}, which is outside the workspace ${root}.`,
+      "path_outside_workspace",
+      `Refused "${requestedPath}": it is outside the workspace ${root}.`,
       {
-        data: { path: requestedPath, resolvedPath: resolved, workspace: root },
-        hint: "Symbolic links that leave the workspace cannot be followed; use a path whose real location is inside it.",
+        data: { path: requestedPath, workspace: root },
+        hint: `Use a path inside the workspace ${root}, for example one relative to it.`,
       },
     );
   }
+  const walked = await resolveInside(root, lexical, path.resolve(workspace), requestedPath, intent);
+  if (walked.inside) return { root, resolved: walked.resolved };
+  // Where the link leads is not told to the model (that would reveal the outside's layout); the
+  // host still finds it in `data`. A link to something missing outside gets the same answer as a
+  // link to something that exists there: nothing outside is ever looked at.
   throw new SandboxViolationError(
-    "path_outside_workspace",
-    `Refused "${requestedPath}": it resolves to ${resolved}, which is outside the workspace ${root}.`,
+    "symlink_escape",
+    `Refused "${requestedPath}": a symbolic link in it leads outside the workspace ${root}.`,
     {
-      data: { path: requestedPath, resolvedPath: resolved, workspace: root },
-      hint: `Use a path inside the workspace ${root}, for example one relative to it.`,
+      data: { path: requestedPath, resolvedPath: walked.resolved, workspace: root },
+      hint: "Symbolic links that leave the workspace cannot be followed; use a path whose real location is inside it.",
     },
   );
+}
+
+/** Symbolic links followed while resolving one path, as the kernel allows (`ELOOP` past it). */
+const MAX_SYMLINKS = 40;
+
+/**
+ * Resolves `lexical` (spelled inside the workspace) one component at a time from the real root,
+ * following symbolic links by reading them, and stops at the first step that leaves the
+ * workspace, before looking at anything there. Missing components are joined as they are spelled.
+ * A link inside whose target is missing (inside) is refused as dangling.
+ */
+async function resolveInside(
+  root: string,
+  lexical: string,
+  spelledRoot: string,
+  requestedPath: string,
+  intent: AccessIntent,
+): Promise<{ readonly inside: boolean; readonly resolved: string }> {
+  const base = isInsideDirectory(spelledRoot, lexical) ? spelledRoot : root;
+  const queue = segmentsBelow(base, lexical).map((name) => ({ name, fromLink: undefined as string | undefined }));
+  let current = root;
+  let links = 0;
+  while (queue.length > 0) {
+    const { name, fromLink } = queue.shift() as { name: string; fromLink: string | undefined };
+    const next = path.join(current, name);
+    const entry = await lstat(next).catch((error: unknown) => {
+      if (isMissingError(error)) return undefined;
+      throw error;
+    });
+    if (entry === undefined) {
+      if (fromLink !== undefined) throw danglingSymlink(requestedPath, fromLink, intent);
+      const resolved = path.join(next, ...queue.map((rest) => rest.name));
+      return { inside: isInsideDirectory(root, resolved), resolved };
+    }
+    if (!entry.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++links > MAX_SYMLINKS) {
+      throw new SandboxViolationError("symlink_escape", `Refused "${requestedPath}": too many levels of symbolic links.`, {
+        data: { path: requestedPath },
+      });
+    }
+    const target = path.resolve(current, await readlink(next));
+    if (!isInsideDirectory(root, target)) {
+      return { inside: false, resolved: path.join(target, ...queue.map((rest) => rest.name)) };
+    }
+    queue.unshift(...segmentsBelow(root, target).map((segment) => ({ name: segment, fromLink: next })));
+    current = root;
+  }
+  return { inside: true, resolved: current };
+}
+
+/** The normalised components of `target` below `base` (which contains it). */
+function segmentsBelow(base: string, target: string): string[] {
+  return path
+    .relative(base, target)
+    .split(path.sep)
+    .filter((segment) => segment !== "" && segment !== ".");
 }
 
 function assertPathText(requestedPath: unknown): asserts requestedPath is string {
@@ -126,28 +192,6 @@ function assertPathText(requestedPath: unknown): asserts requestedPath is string
       `Refused path ${JSON.stringify(requestedPath)}: a path must be a non-empty string without NUL characters.`,
       { data: { path: String(requestedPath) } },
     );
-  }
-}
-
-/**
- * `realpath` of the deepest existing ancestor of `lexical`, joined with the missing rest. A
- * symlink on the way whose target is missing is refused.
- */
-async function resolveExistingPrefix(lexical: string, requestedPath: string, intent: AccessIntent): Promise<string> {
-  const missing: string[] = [];
-  let current = lexical;
-  for (;;) {
-    try {
-      return path.join(await realpath(current), ...missing);
-    } catch (error) {
-      if (!isMissingError(error)) throw error;
-    }
-    const entry = await lstat(current).catch(() => undefined);
-    if (entry?.isSymbolicLink()) throw danglingSymlink(requestedPath, current, intent);
-    const parent = path.dirname(current);
-    if (parent === current) return lexical;
-    missing.unshift(path.basename(current));
-    current = parent;
   }
 }
 
@@ -214,9 +258,9 @@ async function assertOpenedInside(
   if (isLocatedInside(location, root)) return;
   throw new SandboxViolationError(
     "symlink_escape",
-    `Refused "${requestedPath}": the file that was opened is ${location.path ?? "not identifiable"}, outside the workspace ${root} ` +
+    `Refused "${requestedPath}": the file that was opened is outside the workspace ${root} ` +
       "(a directory in its path was replaced by a symbolic link while it was being opened).",
-    { data: { path: requestedPath, openedPath: location.path, workspace: root, method: location.method } },
+    { data: { path: requestedPath, workspace: root, method: location.method } },
   );
 }
 

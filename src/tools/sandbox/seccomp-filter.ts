@@ -25,6 +25,28 @@ export const X32_SYSCALL_BIT = 0x4000_0000;
 /** `struct seccomp_data` offsets: `nr` (int), `arch` (u32), then `args[6]` (u64) from byte 16. */
 const OFFSET = Object.freeze({ NR: 0, ARCH: 4, ARG0_LOW: 16 });
 
+/** The low 32 bits of argument `index` (little-endian `u64`s from byte 16). */
+const argumentOffset = (index: number) => OFFSET.ARG0_LOW + 8 * index;
+
+/** `S_ISUID | S_ISGID`: the mode bits that make an executable run as its owner or group. */
+export const SET_ID_MODE_BITS = 0o6000;
+
+/** `O_CREAT | __O_TMPFILE` (x86_64 and aarch64 share the generic values): an open that creates. */
+export const CREATING_OPEN_FLAGS = 0o100 | 0o20000000;
+
+/** `ENOSYS`: returned for `openat2`, whose mode a filter cannot read, so programs fall back to `openat`. */
+export const ENOSYS = 38;
+
+/**
+ * A call that sets permission bits: its number, the argument holding the mode, and for `open`
+ * and `openat` the argument holding the flags (the mode counts only when they create a file).
+ */
+export interface ModeSettingCall {
+  readonly nr: number;
+  readonly mode: number;
+  readonly flags?: number;
+}
+
 /** The system call numbers the filter needs on one architecture. */
 export interface SeccompArchitecture {
   /** The `AUDIT_ARCH_*` value the kernel reports in `seccomp_data.arch`. */
@@ -41,6 +63,15 @@ export interface SeccompArchitecture {
   readonly deniedCalls: readonly number[];
   /** Deny every call with `X32_SYSCALL_BIT` set (the x32 ABI bypasses the numbers above). */
   readonly denyX32: boolean;
+  /**
+   * Calls that set permission bits (chmod family, creating opens, mknod, mkdir): denied when the
+   * mode has `S_ISUID` or `S_ISGID`. The sandbox's user is the host user outside (root, when the
+   * host runs as root), so a set-user-id file made in the workspace would be a set-user-id-root
+   * program on the host, for any local user to run.
+   */
+  readonly modeSetting: readonly ModeSettingCall[];
+  /** `openat2`: its mode is in a structure the filter cannot read, so it is refused (`ENOSYS`). */
+  readonly openat2: number;
 }
 
 /**
@@ -56,6 +87,20 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
     // io_uring_setup/enter/register, then add_key, request_key, keyctl.
     deniedCalls: [425, 426, 427, 248, 249, 250],
     denyX32: true,
+    modeSetting: [
+      { nr: 2, flags: 1, mode: 2 }, // open
+      { nr: 257, flags: 2, mode: 3 }, // openat
+      { nr: 85, mode: 1 }, // creat
+      { nr: 90, mode: 1 }, // chmod
+      { nr: 91, mode: 1 }, // fchmod
+      { nr: 268, mode: 2 }, // fchmodat
+      { nr: 452, mode: 2 }, // fchmodat2
+      { nr: 133, mode: 1 }, // mknod
+      { nr: 259, mode: 2 }, // mknodat
+      { nr: 83, mode: 1 }, // mkdir
+      { nr: 258, mode: 2 }, // mkdirat
+    ],
+    openat2: 437,
   },
   aarch64: {
     auditArch: AUDIT_ARCH.AARCH64,
@@ -63,6 +108,15 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
     socketpair: 199,
     deniedCalls: [425, 426, 427, 217, 218, 219],
     denyX32: false,
+    modeSetting: [
+      { nr: 56, flags: 2, mode: 3 }, // openat
+      { nr: 52, mode: 1 }, // fchmod
+      { nr: 53, mode: 2 }, // fchmodat
+      { nr: 452, mode: 2 }, // fchmodat2
+      { nr: 33, mode: 2 }, // mknodat
+      { nr: 34, mode: 2 }, // mkdirat
+    ],
+    openat2: 437,
   },
 });
 
@@ -102,7 +156,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions = {}): Uint8Arr
 type Step =
   | { readonly op: "label"; readonly name: string }
   | { readonly op: "load"; readonly offset: number }
-  | { readonly op: "jeq" | "jge"; readonly value: number; readonly target: string }
+  | { readonly op: "jeq" | "jge" | "jset"; readonly value: number; readonly target: string }
   | { readonly op: "return"; readonly value: number };
 
 function filterSteps(allowUnixSocketPairs: boolean): Step[] {
@@ -118,6 +172,8 @@ function filterSteps(allowUnixSocketPairs: boolean): Step[] {
     { op: "return", value: SECCOMP_RET.ALLOW },
     { op: "label", name: "deny" },
     { op: "return", value: DENY },
+    { op: "label", name: "no_such_call" },
+    { op: "return", value: SECCOMP_RET.ERRNO | ENOSYS },
   );
   return steps;
 }
@@ -131,7 +187,29 @@ function architectureSteps(name: string, architecture: SeccompArchitecture, allo
   steps.push({ op: "jeq", value: architecture.socket, target: "unix_check" });
   if (!allowUnixSocketPairs) steps.push({ op: "jeq", value: architecture.socketpair, target: "unix_check" });
   for (const call of architecture.deniedCalls) steps.push({ op: "jeq", value: call, target: "deny" });
+  steps.push({ op: "jeq", value: architecture.openat2, target: "no_such_call" });
+  architecture.modeSetting.forEach((call, index) => {
+    steps.push({ op: "jeq", value: call.nr, target: `${name}_mode_${index}` });
+  });
   steps.push({ op: "return", value: SECCOMP_RET.ALLOW });
+  architecture.modeSetting.forEach((call, index) => {
+    const label = `${name}_mode_${index}`;
+    steps.push({ op: "label", name: label });
+    if (call.flags !== undefined) {
+      // An open that does not create a file: its mode argument is whatever was in the register.
+      steps.push(
+        { op: "load", offset: argumentOffset(call.flags) },
+        { op: "jset", value: CREATING_OPEN_FLAGS, target: `${label}_creates` },
+        { op: "return", value: SECCOMP_RET.ALLOW },
+        { op: "label", name: `${label}_creates` },
+      );
+    }
+    steps.push(
+      { op: "load", offset: argumentOffset(call.mode) },
+      { op: "jset", value: SET_ID_MODE_BITS, target: "deny" },
+      { op: "return", value: SECCOMP_RET.ALLOW },
+    );
+  });
   return steps;
 }
 
@@ -151,7 +229,7 @@ function assemble(steps: readonly Step[]): BpfInstruction[] {
     else if (step.op === "return") program.push({ code: BPF.RET_K, jt: 0, jf: 0, k: step.value });
     else
       program.push({
-        code: step.op === "jeq" ? BPF.JEQ_K : BPF.JGE_K,
+        code: step.op === "jeq" ? BPF.JEQ_K : step.op === "jge" ? BPF.JGE_K : BPF.JSET_K,
         jt: jumpTo(labels, step.target, program.length),
         jf: 0,
         k: step.value,

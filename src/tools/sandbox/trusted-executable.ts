@@ -62,6 +62,14 @@ export function findTrustedExecutable(name: string, options: TrustedExecutableOp
   return { ok: false, reason: `no trusted ${name} was found on PATH or in ${SYSTEM_BIN_DIRECTORIES.join(", ")}.${skipped}` };
 }
 
+function realPathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
 function isExecutableFile(candidate: string): boolean {
   try {
     if (!statSync(candidate).isFile()) return false;
@@ -83,7 +91,12 @@ function distrust(candidate: string, owners: readonly number[], untrusted: reado
   }
   if (!isExecutableFile(real)) return `${candidate} is not an executable file`;
   for (const root of untrusted) {
-    if (isInsideDirectory(candidate, root) || isInsideDirectory(real, root)) return `${candidate} is inside the workspace`;
+    // The workspace as given and as its real path: a sandboxed command can write anything below it.
+    const roots = new Set([path.resolve(root), realPathOr(root)]);
+    for (const directory of roots) {
+      if (isInsideDirectory(directory, candidate) || isInsideDirectory(directory, real))
+        return `${candidate} is inside the workspace`;
+    }
   }
   // Both the path as written (its directories may be symlinks someone else controls) and the real path.
   for (const target of new Set([real, candidate])) {

@@ -34,19 +34,16 @@ export function assertValidCommand(request: SandboxedCommand): void {
  */
 export function confineWorkingDirectory(root: string, cwd: string): string {
   const requested = path.resolve(root, cwd);
+  // Spelled outside: refused before it is looked at, so the answer says nothing about the outside
+  // (whether it exists, where a link such as /proc/self/cwd leads).
+  if (!isInsideDirectory(root, requested)) throw outsideWorkspace(root, cwd);
   let real: string;
   try {
     real = realpathSync(requested);
   } catch {
     refuse(`the working directory ${JSON.stringify(cwd)} does not exist`);
   }
-  if (!isInsideDirectory(root, real)) {
-    throw new SandboxViolationError(
-      "path_outside_workspace",
-      `Refused to run in ${JSON.stringify(cwd)}: it resolves to ${real}, which is outside the workspace ${root}.`,
-      { data: { path: cwd, resolvedPath: real, workspace: root }, hint: `Run commands in ${root} or below it.` },
-    );
-  }
+  if (!isInsideDirectory(root, real)) throw outsideWorkspace(root, cwd);
   if (!statSync(real).isDirectory()) refuse(`the working directory ${JSON.stringify(cwd)} is not a directory`);
   return real;
 }
@@ -66,6 +63,14 @@ export function existingWorkingDirectory(cwd: string, base: string = process.cwd
   }
   if (!statSync(real).isDirectory()) refuse(`the working directory ${JSON.stringify(cwd)} is not a directory`);
   return real;
+}
+
+function outsideWorkspace(root: string, cwd: string): SandboxViolationError {
+  return new SandboxViolationError(
+    "path_outside_workspace",
+    `Refused to run in ${JSON.stringify(cwd)}: it is outside the workspace ${root} (or a link in it leads out).`,
+    { data: { path: cwd, workspace: root }, hint: `Run commands in ${root} or below it.` },
+  );
 }
 
 function isCleanString(value: unknown): value is string {

@@ -69,12 +69,14 @@ async function existingMode(resolved: string, requestedPath: string): Promise<nu
   if (stats.isSymbolicLink()) {
     throw new SandboxViolationError(
       "symlink_escape",
-      `Refused to write "${requestedPath}": ${resolved} became a symbolic link while it was being checked.`,
-      { data: { path: requestedPath, resolvedPath: resolved } },
+      `Refused to write "${requestedPath}": it became a symbolic link while it was being checked.`,
+      { data: { path: requestedPath } },
     );
   }
   assertPlainFile(stats, requestedPath);
-  return stats.mode & 0o7777;
+  // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
+  // otherwise leave a set-id program with content the model chose).
+  return stats.mode & 0o1777;
 }
 
 function temporaryName(base: string): string {

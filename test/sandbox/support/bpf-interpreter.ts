@@ -29,6 +29,9 @@ export function evaluateSeccomp(program: readonly BpfInstruction[], call: Seccom
       case BPF.JGE_K:
         pc += 1 + (accumulator >= instruction.k ? instruction.jt : instruction.jf);
         break;
+      case BPF.JSET_K:
+        pc += 1 + ((accumulator & instruction.k) !== 0 ? instruction.jt : instruction.jf);
+        break;
       case BPF.JA:
         pc += 1 + instruction.k;
         break;
