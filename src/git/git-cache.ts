@@ -16,8 +16,9 @@ export interface GitCacheOptions {
    * Rough upper bound, in bytes, of what the cache keeps per repository: parsed commits and trees,
    * blob contents, tree diffs and line diffs. Objects never change, so nothing goes stale; the
    * least recently used entries go first when the bound is reached. Outside this bound, the
-   * node reader also keeps each pack file of up to 256 MiB in memory (as git maps packs) and
-   * 32 MiB of resolved delta bases, until {@link GitCache.clear}.
+   * node reader keeps the 1 MiB windows of a pack it has read (all of them for a pack up to
+   * 256 MiB, as git maps packs; the last 64 of a larger one), pack indexes, the commit-graph and
+   * 32 MiB of resolved delta bases (split between packs), until {@link GitCache.clear}.
    * @defaultValue 256 MiB
    */
   readonly maxBytes?: number;
