@@ -174,7 +174,11 @@ export type { WebFetcher, WebFetchRequest, WebPage } from "./web/web-fetcher.js"
 export { createWebSearchTool } from "./web/web-search-tool.js";
 export type { WebSearcher, WebSearchRequest, WebSearchResult } from "./web/web-searcher.js";
 export { type WebToolOptions, webToolGroup } from "./web/web-tools.js";
-export { InProcessWorkflowService, type InProcessWorkflowServiceOptions } from "./workflows/in-process-workflow-service.js";
+export {
+  InProcessWorkflowService,
+  type InProcessWorkflowServiceOptions,
+  type WorkflowRunCheckpoint,
+} from "./workflows/in-process-workflow-service.js";
 export { WorkflowBudgetExceededError } from "./workflows/workflow-budget.js";
 export type { JournaledAgentCall } from "./workflows/workflow-context.js";
 export {

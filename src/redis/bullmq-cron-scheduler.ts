@@ -195,6 +195,10 @@ export class BullMqCronScheduler implements CronClient {
     if (json === null) return;
     const job = JSON.parse(json) as CronJob;
     if (job.status !== "active") return;
+    // One firing per scheduled time, whatever BullMQ does: a scheduler re-upserted (resume) after
+    // the slot's job completed and was removed can add a job with the same slot again.
+    const slot = /:(\d+)$/.exec(firing.id ?? "")?.[1] ?? String(Math.floor(Date.now() / 60_000) * 60_000);
+    if ((await redis.set(this.key("fired", jobId, slot), "1", "PX", 86_400_000, "NX")) === null) return;
     const executionId = `exec_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const startedAt = Date.now();
     const lockKey = this.key("running", jobId);

@@ -74,6 +74,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+// Saves data next to the job while this owner's record runs. KEYS[1] the record; ARGV: owner, data.
+const ATTACH = `
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'running')
+if fields[1] ~= ARGV[1] or fields[2] ~= '1' then return 0 end
+redis.call('HSET', KEYS[1], 'attached', ARGV[2])
+return 1
+`;
+
 // Ends a running job whose lease ran out. KEYS[1] the record; ARGV: now, the ended snapshot JSON,
 // retain ms, channel, id. Returns the snapshot after the check (once: the first reader wins).
 const EXPIRE_LEASE = `
@@ -113,20 +121,48 @@ export class DurableJobs<Snapshot> {
   }
 
   /**
-   * Claims a job this process just started or resumed and publishes its snapshot; while it runs,
-   * renews its lease and publishes its end. Returns false (and writes nothing) when the record
-   * exists and still runs, i.e. another process owns it.
+   * Claims a job this process just started or is about to resume and publishes its snapshot;
+   * while it runs, renews its lease and publishes its end. Returns false (and writes nothing) when
+   * the record exists and still runs, i.e. another process owns it. When Redis cannot be reached
+   * the job is cancelled here and the error rethrown.
+   *
+   * @param options.follow - false: the job is not running here yet; call {@link DurableJobs.follow} once it is
    */
-  async claim(snapshot: Snapshot): Promise<boolean> {
-    await this.subscribe();
+  async claim(snapshot: Snapshot, options: { readonly follow?: boolean } = {}): Promise<boolean> {
     const id = this.options.idOf(snapshot);
-    if (!(await this.write(snapshot, true))) return false;
-    if (this.options.isRunning(snapshot)) {
-      this.running.add(id);
-      this.startHeartbeat();
-      void this.follow(id);
+    let claimed: boolean;
+    try {
+      await this.subscribe();
+      claimed = await this.write(snapshot, true);
+    } catch (error) {
+      // Redis unreachable: a job nobody else can see must not run on here.
+      if (this.options.isRunning(snapshot)) await this.options.local.cancel(id).catch(() => undefined);
+      throw error;
     }
+    if (!claimed) return false;
+    if (this.options.isRunning(snapshot) && options.follow !== false) this.follow(id);
     return true;
+  }
+
+  /** Renews the lease of a job claimed here while it runs here, and publishes its end. */
+  follow(id: string): void {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    this.startHeartbeat();
+    void this.publishEnd(id);
+  }
+
+  /**
+   * Saves data next to a job this process runs (a workflow run's checkpoint), kept with the
+   * record; false when the job is no longer ours to write.
+   */
+  async attach(id: string, data: string): Promise<boolean> {
+    return (await this.options.redis.eval(ATTACH, 1, this.key(id), this.owner, data)) === 1;
+  }
+
+  /** The data last attached to a job, or `undefined`. */
+  async attached(id: string): Promise<string | undefined> {
+    return (await this.options.redis.hget(this.key(id), "attached")) ?? undefined;
   }
 
   /** Publishes a newer snapshot of a job this process runs; false when it is no longer ours to write. */
@@ -199,7 +235,7 @@ export class DurableJobs<Snapshot> {
     for (const wake of [...this.waiters]) wake();
   }
 
-  private async follow(id: string): Promise<void> {
+  private async publishEnd(id: string): Promise<void> {
     try {
       for (;;) {
         if (!this.running.has(id)) return;
@@ -265,6 +301,9 @@ export class DurableJobs<Snapshot> {
       snapshot !== undefined && this.options.isRunning(snapshot) ? JSON.stringify(snapshot) : "",
     );
     if (renewed === 1 || !this.running.has(id)) return;
+    // The job just ended here (its end write won the race): nothing runs on.
+    const now = await local.get(id);
+    if (now === undefined || !this.options.isRunning(now)) return;
     // Another process reported the job ended (our lease ran out while we stalled): stop it here
     // rather than let it run on unseen and then be refused.
     this.running.delete(id);
@@ -299,7 +338,13 @@ export class DurableJobs<Snapshot> {
         for (const wake of [...this.waiters]) wake();
       });
       await subscriber.subscribe(this.channel("ended"), this.channel("cancel"));
-    })();
+    })().catch((error: unknown) => {
+      // Tried again by the next caller rather than failing every later call.
+      this.subscriber?.disconnect();
+      this.subscriber = undefined;
+      this.subscribed = undefined;
+      throw error;
+    });
     return this.subscribed;
   }
 

@@ -1,6 +1,7 @@
 import { ToolError } from "agent-tool-catalog";
 import type {
   InProcessWorkflowService,
+  WorkflowRunCheckpoint,
   WorkflowRunSnapshot,
   WorkflowService,
   WorkflowStartOptions,
@@ -12,7 +13,6 @@ import { DurableJobs } from "./durable-jobs.js";
 
 /**
  * Options of {@link RedisWorkflowService}.
- *
  * @beta
  */
 export interface RedisWorkflowServiceOptions {
@@ -40,9 +40,11 @@ export interface RedisWorkflowServiceOptions {
  * into Redis; any process can `get` it, `wait` for it (`run_workflow` with `resume_run_id` from
  * another replica) or `cancel` it. A run whose process dies is reported `failed`
  * (`workflow_interrupted`) once its lease runs out; a process that only stalled past its lease
- * cancels its copy, so a run never executes in two places and never ends twice. Resuming needs the
- * run's journal, which lives in the process that ran it: only that process resumes it.
- *
+ * cancels its copy, so a run never executes in two places and never ends twice. The run's
+ * checkpoint (args, scope, journal of finished agent calls) is saved with it after each agent
+ * call, so any process with the workflow registered can resume a failed or cancelled run
+ * (`run_workflow` with `resume_run_id`): finished agent calls are replayed, not repeated, and of
+ * two processes resuming at once exactly one runs it.
  * @beta
  */
 export class RedisWorkflowService implements WorkflowService {
@@ -75,6 +77,7 @@ export class RedisWorkflowService implements WorkflowService {
         },
       }),
     });
+    this.local.onJournal((runId) => void this.saveCheckpoint(runId).catch(() => undefined));
   }
 
   /** {@inheritDoc WorkflowService.list} */
@@ -94,6 +97,7 @@ export class RedisWorkflowService implements WorkflowService {
       await this.local.cancel(snapshot.runId);
       throw new Error(`Workflow run id ${snapshot.runId} is in use by another process.`);
     }
+    await this.saveCheckpoint(snapshot.runId);
     return snapshot;
   }
 
@@ -111,28 +115,62 @@ export class RedisWorkflowService implements WorkflowService {
   }
 
   /**
-   * {@inheritDoc WorkflowService.resume}
-   * @throws ToolError `resume_refused` when the run ran in another process (its journal is there),
-   * `unknown_workflow_run` when there is no such run.
+   * Resumes a failed or cancelled run (a running or completed one is returned as it is), in any
+   * process with its workflow registered, from the checkpoint saved with the run: finished agent
+   * calls are replayed, not repeated.
+   * @throws ToolError `unknown_workflow_run` when there is no such run; `resume_refused` when it
+   * has no checkpoint, its workflow is not registered here, or its budget was spent.
    */
   async resume(runId: string): Promise<WorkflowRunSnapshot> {
     const current = await this.jobs.get(runId);
     if (current === undefined) throw new ToolError("unknown_workflow_run", `There is no workflow run ${JSON.stringify(runId)}.`);
     if (current.status === "running" || current.status === "completed") return current;
-    if ((await this.local.get(runId)) === undefined) {
+    if (current.error?.code === "workflow_budget_exceeded") {
       throw new ToolError(
         "resume_refused",
-        `Workflow run ${runId} ran in another process, which holds its journal; it cannot be resumed here.`,
-        { hint: "Start a new run with the same args." },
+        `Workflow run ${runId} ended because its budget was spent; resuming would only fail again.`,
+        { hint: "Start a new run with narrower args." },
       );
     }
-    const resumed = await this.local.resume(runId);
-    if (resumed.status !== "running") return resumed;
-    if (!(await this.jobs.claim(resumed))) {
-      // Another process resumed it first (it owns the run now): do not run it twice.
-      await this.local.cancel(runId);
-      return (await this.jobs.get(runId)) ?? resumed;
+    let local = await this.local.get(runId);
+    if (local === undefined) {
+      const saved = await this.jobs.attached(runId);
+      const checkpoint = saved === undefined ? undefined : (JSON.parse(saved) as WorkflowRunCheckpoint);
+      const registered = (await this.local.list()).some((workflow) => workflow.name === current.workflow);
+      if (checkpoint === undefined || !registered) {
+        throw new ToolError(
+          "resume_refused",
+          checkpoint === undefined
+            ? `Workflow run ${runId} has no saved checkpoint; it cannot be resumed here.`
+            : `Workflow run ${runId} runs workflow "${current.workflow}", which is not registered in this process.`,
+          { hint: "Start a new run with the same args." },
+        );
+      }
+      // The record's spend is from the last renewal; the checkpoint's from the last agent call.
+      const { agentCalls, tokens } = checkpoint.snapshot;
+      local = this.local.adopt({
+        ...checkpoint,
+        snapshot: { ...current, agentCalls: Math.max(agentCalls, current.agentCalls), tokens: Math.max(tokens, current.tokens) },
+      });
     }
+    // Claimed before anything runs: of two processes resuming at once, one runs the run.
+    const claim: WorkflowRunSnapshot = {
+      ...local,
+      status: "running",
+      error: undefined,
+      finishedAt: undefined,
+      startedAt: Date.now(),
+    };
+    if (!(await this.jobs.claim(claim, { follow: false }))) return (await this.jobs.get(runId)) ?? current;
+    let resumed: WorkflowRunSnapshot;
+    try {
+      resumed = await this.local.resume(runId);
+    } catch (error) {
+      await this.jobs.update(current);
+      throw error;
+    }
+    if (resumed.status === "running") this.jobs.follow(runId);
+    else await this.jobs.update(resumed);
     return resumed;
   }
 
@@ -144,6 +182,11 @@ export class RedisWorkflowService implements WorkflowService {
   /** {@inheritDoc WorkflowService.submitSource} */
   submitSource(submission: Omit<WorkflowSubmission, "id" | "submittedAt" | "status">): Promise<WorkflowSubmission> {
     return this.local.submitSource(submission);
+  }
+
+  private async saveCheckpoint(runId: string): Promise<void> {
+    const checkpoint = this.local.checkpoint(runId);
+    if (checkpoint !== undefined && this.jobs.runsHere(runId)) await this.jobs.attach(runId, JSON.stringify(checkpoint));
   }
 
   /** Stops this process's heartbeat and subscription (its running runs then fail their lease elsewhere). */

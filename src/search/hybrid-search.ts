@@ -22,8 +22,10 @@ export interface HybridSearchOptions extends SearchIndexOptions {
   readonly embeddingCache?: EmbeddingCache | undefined;
   /**
    * Share of the cosine similarity in the mixed score; the rest is the keyword score divided by
-   * the best keyword score of the query.
-   * @defaultValue 0.2
+   * the best keyword score of the query. 0.7 was the best nDCG@10 on the development set with the
+   * shipped USE-lite embedder (`bench/results/search-quality.json` lists 0.2 to 0.8 on every set);
+   * an embedder whose cosines spread differently may want another value.
+   * @defaultValue 0.7
    */
   readonly semanticWeight?: number;
   /**
@@ -70,7 +72,7 @@ export class HybridSearch {
     this.keyword = new SearchIndex(options);
     this.embedder = options.embedder;
     this.cache = options.embeddingCache;
-    this.semanticWeight = options.semanticWeight ?? 0.2;
+    this.semanticWeight = options.semanticWeight ?? 0.7;
     this.candidates = options.candidates ?? 100;
   }
 

@@ -1,6 +1,5 @@
 /**
  * Where a child run is in its life, as its parent last saw it.
- *
  * @public
  */
 export type ChildRunStatus = "running" | "completed" | "failed" | "cancelled";
@@ -11,7 +10,6 @@ export type ChildRunStatus = "running" | "completed" | "failed" | "cancelled";
  * `"subagent"` in the `SubagentManager`, `"workflow"` in the `WorkflowService`, `"run"` in the
  * `RunStore` (`openRun`); hosts may use their own kinds. Outputs are not kept (the state stays
  * small): ask the manager for them.
- *
  * @public
  */
 export interface ChildRunState {

@@ -227,6 +227,28 @@ describe("rebuilding activations from a transcript", () => {
     expect(activated).toEqual(["weather_forecast"]);
   });
 
+  it("compaction forgets what loaded a tool: re-found by find_tool, it is sent in full", async () => {
+    const run = registry().createRun();
+    const turn = [
+      {
+        type: "tool_search_tool_result",
+        tool_use_id: "s1",
+        content: {
+          type: "tool_search_tool_search_result",
+          tool_references: [{ type: "tool_reference", tool_name: "flight_status" }],
+        },
+      },
+    ];
+    await runAnthropicToolUses(run, turn);
+    const flight = () => anthropicTools(run, { nativeToolSearch: "bm25" }).find((tool) => tool.name === "flight_status");
+    expect(flight()).toMatchObject({ defer_loading: true });
+    expect(run.compact({ keep: "none" }).dropped).toEqual(["flight_status"]);
+    expect(run.activatedBy("flight_status")).toEqual([]);
+    run.activate(["flight_status"], "find_tool");
+    expect(run.activatedBy("flight_status")).toEqual(["find_tool"]);
+    expect(flight()).not.toHaveProperty("defer_loading");
+  });
+
   it("refuses a transcript that is not an array", () => {
     expect(() =>
       registry()

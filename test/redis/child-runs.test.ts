@@ -12,7 +12,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = fileURLToPath(new URL("./fixtures/parent-run-host.ts", import.meta.url));
-const LEASE_MS = 600;
+const LEASE_MS = 1_000;
 
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("child runs: a run continued in another process lists its children and their state"),

@@ -8,11 +8,12 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { stepsWorkflow } from "./fixtures/steps-workflow.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = fileURLToPath(new URL("./fixtures/workflow-host.ts", import.meta.url));
-const LEASE_MS = 600;
+const LEASE_MS = 1_000;
 
 interface Host {
   readonly child: ChildProcess;
@@ -105,7 +106,7 @@ describe.skipIf(redisCapability.missing)(
       expect(await service.get(host.runId)).toMatchObject({ status: "cancelled" });
     }, 30_000);
 
-    it("reports a run whose process was killed -9 as interrupted once its lease runs out, and refuses to resume it elsewhere", async () => {
+    it("reports a run whose process was killed -9 as interrupted once its lease runs out; no resume where its workflow is unknown", async () => {
       const host = await startHost(server.url, 60_000, 3);
       host.child.kill("SIGKILL");
       await exited(host.child);
@@ -114,10 +115,57 @@ describe.skipIf(redisCapability.missing)(
       const ended = await service.wait(host.runId, { timeoutMs: 5_000 });
       expect(ended).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
       expect(ended?.finishedAt).toEqual(expect.any(Number));
-      // The journal died with the process: resuming here would repeat its agent calls.
+      // This process has no "steps" workflow registered: it cannot take the run over.
       await expect(service.resume(host.runId)).rejects.toMatchObject({ code: "resume_refused" });
       expect(await service.get(host.runId)).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
     }, 30_000);
+
+    it("resumes a killed starter's run in another process from its checkpoint: finished agent calls replayed, one resumer runs it", async () => {
+      const host = await startHost(server.url, 300, 4);
+      // Steps 1 and 2 finished (journaled and checkpointed), step 3 in flight: kill -9 then.
+      await expect.poll(() => agentCalls(host), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      host.child.kill("SIGKILL");
+      await exited(host.child);
+      expect(agentCalls(host)).toBe(3);
+      expect(await service.wait(host.runId, { timeoutMs: 5_000 })).toMatchObject({
+        status: "failed",
+        error: { code: "workflow_interrupted" },
+      });
+
+      // Two processes' worth of services (each its own owner and runner) resume at once.
+      const prompts: string[][] = [[], []];
+      const resumers = prompts.map((seen) => {
+        const local = new InProcessWorkflowService({
+          runner: {
+            runPrompt: async ({ prompt }) => {
+              seen.push(prompt);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              return { output: `done: ${prompt}`, usage: { inputTokens: 10, outputTokens: 5 } };
+            },
+          },
+          workflows: [stepsWorkflow(4)],
+        });
+        return new RedisWorkflowService({ redis, local, prefix: "wf", leaseMs: LEASE_MS, pollIntervalMs: 100 });
+      });
+      try {
+        const resumed = await Promise.all(resumers.map((resumer) => resumer.resume(host.runId)));
+        expect(resumed.map((snapshot) => snapshot.status)).toEqual(["running", "running"]);
+        const ended = await service.wait(host.runId, { timeoutMs: 10_000 });
+        expect(ended).toMatchObject({
+          status: "completed",
+          result: ["done: step 1 of logs", "done: step 2 of logs", "done: step 3 of logs", "done: step 4 of logs"],
+        });
+        // Exactly one resumer ran it, and only the calls not journaled: step 3 (in flight at the kill) and 4.
+        const ran = prompts.filter((seen) => seen.length > 0);
+        expect(ran).toEqual([["step 3 of logs", "step 4 of logs"]]);
+        // Positive control: a completed run is not run again.
+        expect(await resumers[0]?.resume(host.runId)).toMatchObject({ status: "completed" });
+        expect(prompts.flat()).toHaveLength(2);
+      } finally {
+        for (const resumer of resumers) resumer.close();
+      }
+    }, 40_000);
 
     it("a starter that stalled past its lease stops its copy: the run never completes after being reported failed", async () => {
       const stepMs = 500;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -41,6 +42,20 @@ describe("approval is asked only for changes the workspace allows", () => {
     expect(result.ok).toBe(false);
     expect(result.ok ? "" : result.error.code).toMatch(/outside|escape|git_metadata_refused|invalid_path/);
     expect(asked).toEqual([]);
+  });
+
+  it("git state of a bare repository or a separate git directory is refused before anyone is asked", async () => {
+    execFileSync("git", ["init", "-q", "--bare", path.join(workspace, "mirror.git")]);
+    execFileSync("git", ["init", "-q", "--separate-git-dir", path.join(workspace, ".realgit"), workspace]);
+    const { run, asked } = approvingRun();
+    for (const target of ["mirror.git/config", "mirror.git/hooks/pre-receive", ".realgit/config", ".realgit/info/exclude"]) {
+      const result = await run.call("write", { path: target, content: "[core]\n" });
+      expect(result.ok ? "ok" : result.error.code).toBe("git_metadata_refused");
+    }
+    expect(asked).toEqual([]);
+    // Control: an ordinary file beside them is asked for.
+    expect((await run.call("write", { path: "mirror.git/description", content: "x\n" })).ok).toBe(true);
+    expect(asked).toEqual(["write"]);
   });
 
   it("positive control: a change inside the workspace is asked for, approved and made", async () => {

@@ -4,7 +4,6 @@ import type { WorkflowRunSnapshot, WorkflowService } from "../workflows/workflow
 
 /**
  * A subagent as its parent run records it among its child runs.
- *
  * @public
  */
 export function subagentChildRun(snapshot: SubagentSnapshot): ChildRunState {
@@ -20,7 +19,6 @@ export function subagentChildRun(snapshot: SubagentSnapshot): ChildRunState {
 
 /**
  * A workflow run as its parent run records it among its child runs.
- *
  * @public
  */
 export function workflowChildRun(snapshot: WorkflowRunSnapshot): ChildRunState {
@@ -36,7 +34,6 @@ export function workflowChildRun(snapshot: WorkflowRunSnapshot): ChildRunState {
 
 /**
  * Where {@link refreshChildRuns} looks children up.
- *
  * @public
  */
 export interface ChildRunSources {
@@ -51,7 +48,6 @@ export interface ChildRunSources {
  * running, records what changed (saved with the run) and returns the children. Use it after
  * continuing a run in another process: a child whose process died is then reported failed
  * rather than running. Children the sources no longer know (expired) keep their last status.
- *
  * @public
  */
 export async function refreshChildRuns(

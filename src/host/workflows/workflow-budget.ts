@@ -25,9 +25,12 @@ export class WorkflowBudget {
   private readonly maxAgentCalls: number;
   private readonly maxTokens: number;
 
-  constructor(limits: WorkflowBudgetLimits) {
+  /** @param spent - what the run spent before (a run resumed in another process) */
+  constructor(limits: WorkflowBudgetLimits, spent?: WorkflowBudgetUsage) {
     this.maxAgentCalls = limits.maxAgentCalls ?? 50;
     this.maxTokens = limits.maxTokens ?? Number.POSITIVE_INFINITY;
+    this.calls = spent?.agentCalls ?? 0;
+    this.spent = spent?.tokens ?? 0;
   }
 
   /** What has been spent. */

@@ -4,6 +4,7 @@ import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from 
 import { z } from "zod";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
@@ -30,6 +31,12 @@ export interface GrepToolOptions extends FileToolOptions {
    * @defaultValue 5000
    */
   readonly matchDeadlineMs?: number;
+  /**
+   * How long ripgrep may search before the call ends with `timeout` (ripgrep is stopped). A file
+   * swapped for a named pipe while ripgrep walks would otherwise block it for ever.
+   * @defaultValue 60000
+   */
+  readonly searchTimeoutMs?: number;
 }
 
 const grepInput = z.object({
@@ -89,8 +96,20 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       const start = await scope.resolve(input.path ?? ".", "read");
       const startStats = await stat(start).catch(() => undefined);
       if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
+      if (!startStats.isFile() && !startStats.isDirectory()) {
+        throw new SandboxViolationError(
+          "special_file_refused",
+          `Refused "${input.path}": it is not a regular file or a directory.`,
+          {
+            data: { path: input.path },
+          },
+        );
+      }
       const wanted = options.engine ?? "auto";
-      const executable = wanted === "javascript" ? undefined : ripgrepPath(scope.root);
+      // One file is read by the JavaScript engine, through a non-blocking open checked on the
+      // descriptor: ripgrep would block for ever on a named pipe swapped in after the check.
+      const executable =
+        wanted === "javascript" || (wanted === "auto" && startStats.isFile()) ? undefined : ripgrepPath(scope.root);
       const sandbox = executable === undefined ? undefined : await sandboxFor(context, scope.root);
       if (wanted === "ripgrep" && (executable === undefined || sandbox === undefined)) {
         throw new ToolError(
@@ -101,7 +120,9 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
-          : await tryRipgrep(sandbox, executable, scope.root, start, query, context.signal);
+          : await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, (signal) =>
+              tryRipgrep(sandbox, executable, scope.root, start, query, signal),
+            );
       answer ??= await searchInWorker(input, regex, options.matchDeadlineMs ?? 5000, {
         root: scope.root,
         start,
@@ -114,6 +135,25 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       return format(answer, input, (absolute) => scope.display(absolute), engine);
     },
   });
+}
+
+/** Runs `search` with a signal that also fires after `timeoutMs`; that timeout is a `timeout` tool error. */
+async function withSearchTimeout<T>(
+  timeoutMs: number,
+  signal: AbortSignal,
+  search: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const timer = AbortSignal.timeout(timeoutMs);
+  try {
+    return await search(AbortSignal.any([signal, timer]));
+  } catch (error) {
+    if (timer.aborted && !signal.aborted) {
+      throw new ToolError("timeout", `grep stopped after ${Math.round(timeoutMs / 1000)} s: ripgrep did not finish.`, {
+        hint: "Search a smaller directory. A named pipe or device swapped in while ripgrep searched can block it.",
+      });
+    }
+    throw error;
+  }
 }
 
 /** ripgrep's answer, or none (and why, as the engine note) when its regex syntax or start fails. */

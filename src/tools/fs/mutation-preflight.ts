@@ -1,5 +1,6 @@
 import path from "node:path";
-import type { ToolContext } from "agent-tool-catalog";
+import { type ToolContext, ToolError } from "agent-tool-catalog";
+import type { FileScope } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
@@ -25,6 +26,7 @@ export function mutationPreflight<Input>(
       const relative = path.relative(scope.root, path.resolve(scope.root, requested));
       if (touchesGitState(relative.split(path.sep).filter((segment) => segment !== ""))) throw gitStateRefused(requested);
       await guardedFileOperation(requested, () => scope.resolve(requested, "write"));
+      await refuseGitDirectoryOfAnyName(scope, requested);
     }
   };
 }
@@ -36,4 +38,20 @@ export function patchPaths(patch: string): string[] {
   return parsed.value.flatMap((operation) =>
     operation.type === "update" && operation.moveTo !== undefined ? [operation.path, operation.moveTo] : [operation.path],
   );
+}
+
+/**
+ * Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
+ * repository) is found by opening the path's directories: done here too, so no approval is asked
+ * for a change the handler will refuse. Any other problem (a missing directory) is the handler's.
+ */
+async function refuseGitDirectoryOfAnyName(scope: FileScope, requested: string): Promise<void> {
+  let parent: Awaited<ReturnType<FileScope["openParent"]>>;
+  try {
+    parent = await scope.openParent(requested, { create: false, follow: false, mutate: true });
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "git_metadata_refused") throw error;
+    return;
+  }
+  await parent.close();
 }

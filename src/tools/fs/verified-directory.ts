@@ -1,6 +1,6 @@
 import { constants, existsSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, mkdir, open, readlink } from "node:fs/promises";
+import { lstat, mkdir, open, readlink, rmdir } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -75,6 +75,38 @@ async function visitOpened(
 }
 
 /**
+ * Opens `segment` of the directory behind `handle` without following it; with `create`, makes it
+ * first when missing and reports that through `onMade`.
+ */
+async function openStep(
+  handle: FileHandle,
+  current: string,
+  segment: string,
+  create: boolean,
+  onMade: (name: string) => void,
+): Promise<FileHandle> {
+  const entry = entryOf(handle, current, segment);
+  try {
+    return await openDirectoryNoFollow(entry);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT" && create) {
+      try {
+        await mkdir(entry, { mode: 0o777 });
+        onMade(segment);
+      } catch (made) {
+        if (errorCode(made) !== "EEXIST") throw made;
+      }
+      return openDirectoryNoFollow(entry).catch((again) => {
+        throw errorCode(again) === "ELOOP" || errorCode(again) === "ENOTDIR" ? new LinkOnTheWay(segment) : again;
+      });
+    }
+    if ((code === "ELOOP" || code === "ENOTDIR") && (await isSymbolicLink(entry))) throw new LinkOnTheWay(segment);
+    throw error;
+  }
+}
+
+/**
  * Opens the directory `segments` (already normalised: no `.`, `..` or empty parts) below `rootReal`
  * one component at a time, each with `O_DIRECTORY | O_NOFOLLOW` relative to the handle of the
  * previous one, so no symlink swapped in anywhere can redirect the walk. With `create`, missing
@@ -99,36 +131,27 @@ export async function openVerifiedDirectory(
   let handle = await openDirectoryNoFollow(rootReal);
   let current = rootReal;
   const created: string[] = [];
+  // Where this walk made a directory: its parent's handle (kept open) and its name, so a walk
+  // that fails further down removes them again through the handles, never by path.
+  const made: { readonly parent: FileHandle; readonly parentPath: string; readonly name: string }[] = [];
+  const release = async (handles: readonly FileHandle[]) => {
+    for (const kept of new Set(handles)) await kept.close().catch(() => undefined);
+  };
   try {
     for (const [depth, segment] of segments.entries()) {
       await visitOpened(options.visit, handle, current, depth);
-      const entry = entryOf(handle, current, segment);
-      let next: FileHandle;
-      try {
-        next = await openDirectoryNoFollow(entry);
-      } catch (error) {
-        const code = errorCode(error);
-        if (code === "ENOENT" && options.create) {
-          try {
-            await mkdir(entry, { mode: 0o777 });
-            created.push(path.join(current, segment));
-          } catch (made) {
-            if (errorCode(made) !== "EEXIST") throw made;
-          }
-          next = await openDirectoryNoFollow(entry).catch((again) => {
-            throw errorCode(again) === "ELOOP" || errorCode(again) === "ENOTDIR" ? new LinkOnTheWay(segment) : again;
-          });
-        } else if ((code === "ELOOP" || code === "ENOTDIR") && (await isSymbolicLink(entry))) {
-          throw new LinkOnTheWay(segment);
-        } else throw error;
-      }
-      await handle.close();
+      const next = await openStep(handle, current, segment, options.create, (name) => {
+        created.push(path.join(current, name));
+        made.push({ parent: handle, parentPath: current, name });
+      });
+      if (made.at(-1)?.parent !== handle) await handle.close();
       handle = next;
       current = path.join(current, segment);
     }
     await visitOpened(options.visit, handle, current, segments.length);
     const realPath = await realPathOf(handle, current);
     options.checkInside(realPath);
+    await release(made.map((entry) => entry.parent));
     const opened = handle;
     return {
       realPath,
@@ -144,7 +167,10 @@ export async function openVerifiedDirectory(
       close: () => opened.close().catch(() => undefined),
     };
   } catch (error) {
-    await handle.close().catch(() => undefined);
+    for (const { parent, parentPath, name } of [...made].reverse()) {
+      await rmdir(entryOf(parent, parentPath, name)).catch(() => undefined);
+    }
+    await release([handle, ...made.map((entry) => entry.parent)]);
     throw error;
   }
 }

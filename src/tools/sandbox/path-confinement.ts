@@ -167,7 +167,16 @@ async function resolveInside(
         data: { path: requestedPath },
       });
     }
-    const target = path.resolve(current, await readlink(next));
+    // Changed since the lstat (no longer a link, or gone): look at the component again.
+    const link = await readlink(next).catch((error: unknown) => {
+      if (errorCode(error) === "EINVAL" || isMissingError(error)) return undefined;
+      throw error;
+    });
+    if (link === undefined) {
+      queue.unshift({ name, fromLink });
+      continue;
+    }
+    const target = path.resolve(current, link);
     if (!isInsideDirectory(root, target)) {
       return { inside: false, resolved: path.join(target, ...queue.map((rest) => rest.name)) };
     }

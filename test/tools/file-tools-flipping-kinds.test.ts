@@ -1,0 +1,88 @@
+/**
+ * A path whose kind keeps changing (regular file, directory, named pipe, symlink, missing) while
+ * the file tools use it, flipped by a sandboxed bash loop: every call resolves in bounded time
+ * with a structured answer (no raw errno, no host path, no hang). Before: `grep` on a named pipe
+ * hung for ever (ripgrep blocks in open), and a link that stopped being one between lstat and
+ * readlink reached the model as `tool_failed: EINVAL ... readlink '/tmp/...'`.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createBashTool, createFileTools, createGrepTool } from "agent-tool-catalog/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+
+const bubblewrap = capability("bubblewrap");
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-kinds-"));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+function runIn(sandbox: "workspace" | "unrestricted", searchTimeoutMs = 60_000): Run {
+  const tools = [
+    ...createFileTools().filter((tool) => tool.name !== "grep"),
+    createGrepTool({ searchTimeoutMs }),
+    createBashTool(),
+  ];
+  return createRegistry({ tools }).createRun({ profile: "full", permissions: { sandbox, workspace } });
+}
+
+const codeOf = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
+
+describe("grep and special files", () => {
+  for (const sandbox of ["workspace", "unrestricted"] as const) {
+    it(`refuses a named pipe as its path at once (${sandbox}); a regular file is searched`, async () => {
+      execFileSync("mkfifo", [path.join(workspace, "pipe")]);
+      await writeFile(path.join(workspace, "a.txt"), "needle\n");
+      const run = runIn(sandbox);
+      const started = Date.now();
+      expect(codeOf(await run.call("grep", { pattern: "x", path: "pipe" }))).toBe("special_file_refused");
+      expect(Date.now() - started).toBeLessThan(3000);
+      const found = await run.call("grep", { pattern: "needle", path: "a.txt" });
+      expect(found.ok ? String(found.output) : "").toContain("a.txt:1:needle");
+    });
+  }
+});
+
+describe.skipIf(bubblewrap.missing)(bubblewrap.label("a path flipping between kinds under the file tools"), () => {
+  it("every call resolves within its bound with a structured answer", async () => {
+    await writeFile(path.join(workspace, "t"), "hello\n");
+    const run = runIn("workspace", 1500);
+    const flipper = run.call("bash", {
+      command:
+        "timeout 4 sh -c 'while true; do rm -rf t; mkfifo t; rm -f t; mkdir t; rmdir t; echo hello > t; ln -sf /etc/passwd t; rm -f t; ln -s d t; rm -f t; echo hello > t; done'; true",
+      timeout_seconds: 30,
+    });
+    const deadline = Date.now() + 3500;
+    const answers: { code: string; text: string; ms: number }[] = [];
+    const timed = async (call: Promise<ToolCallResult>) => {
+      const started = Date.now();
+      const result = await call;
+      answers.push({ code: codeOf(result), text: JSON.stringify(result), ms: Date.now() - started });
+    };
+    while (Date.now() < deadline) {
+      await Promise.all([
+        timed(run.call("read", { path: "t" })),
+        timed(run.call("write", { path: "t", content: "new\n" })),
+        timed(run.call("edit", { path: "t", old_text: "hello", new_text: "bye" })),
+        timed(run.call("file_inspect", { path: "t" })),
+        timed(run.call("ls", { path: "t" })),
+        timed(run.call("grep", { pattern: "root", path: "t" })),
+        timed(run.call("glob", { pattern: "*", path: "t" })),
+      ]);
+    }
+    await flipper;
+    expect(answers.length).toBeGreaterThan(20);
+    for (const answer of answers) {
+      expect(answer.code, answer.text).not.toMatch(/tool_failed|internal/);
+      expect(answer.text).not.toMatch(/E[A-Z]{3,}: |readlink '/);
+      // 1.5 s of search at most, plus start-up and a busy machine.
+      expect(answer.ms, answer.text).toBeLessThan(10_000);
+    }
+  }, 60_000);
+});
