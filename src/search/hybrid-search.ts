@@ -22,7 +22,7 @@ export interface HybridSearchOptions extends SearchIndexOptions {
   readonly embeddingCache?: EmbeddingCache | undefined;
   /**
    * Share of the cosine similarity in the mixed score; the rest is the keyword score divided by
-   * the best keyword score of the query. 0.7 was the best nDCG@10 on the development set with the
+   * the best keyword score of the query. 0.7 was the best nDCG at 10 on the development set with the
    * shipped USE-lite embedder (`bench/results/search-quality.json` lists 0.2 to 0.8 on every set);
    * an embedder whose cosines spread differently may want another value.
    * @defaultValue 0.7
