@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
+import { measureRegistryScale, renderRegistryScale } from "./core/registry-scale.js";
 import { measureRootImport } from "./core/root-import.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
@@ -54,6 +55,7 @@ const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { mach
 // Sections that add their own markdown to the summary, in README order. Each saves its markdown
 // with its results, so a run with --only keeps the others' figures from their last run.
 const EXTRA_SECTIONS = [
+  { section: "registry-scale", file: "registry-scale" },
   { section: "file-integrity", file: "file-integrity" },
   { section: "git", file: "git-tools" },
   { section: "redis", file: "redis" },
@@ -75,6 +77,12 @@ if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
   results.searchSpeedLoad = loadavg();
   save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
+}
+if (wanted("registry-scale")) {
+  const scale = await measureRegistryScale(data, quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
+  const markdown = [renderRegistryScale(scale, machine.cpus)];
+  extras.set("registry-scale", markdown);
+  save("registry-scale", { machine, ...scale, markdown });
 }
 if (wanted("call-overhead")) {
   results.callOverhead = await measureCallOverhead(quick ? 2_000 : 20_000);

@@ -3,7 +3,7 @@
 
 export { CatalogError, type CatalogErrorOptions } from "./errors/catalog-error.js";
 export { ConfigurationError } from "./errors/configuration-error.js";
-export { isModelErrorCode, MODEL_ERROR_CODES, type ModelErrorCode, modelErrorCodeTable } from "./errors/model-error-code.js";
+export { isModelErrorCode, MODEL_ERROR_CODES, type ModelErrorCode } from "./errors/model-error-code.js";
 export { ToolDefinitionError, type ToolDefinitionErrorCode } from "./errors/tool-definition-error.js";
 export { ToolError, type ToolErrorOptions } from "./errors/tool-error.js";
 
@@ -19,7 +19,7 @@ export type {
 export { EventBus, type EventBusOptions, type EventListener } from "./events/event-bus.js";
 
 export { FIND_TOOL_NAME, type FindToolOutput, type FoundTool } from "./meta/find-tool.js";
-export { INDEX_DESCRIPTION_LIMIT, INDEX_INSTRUCTION, listingIndex } from "./meta/listing-index.js";
+export { INDEX_INSTRUCTION } from "./meta/listing-index.js";
 export { oneLineDescription } from "./meta/one-line-description.js";
 
 export type {
@@ -39,22 +39,15 @@ export {
   resolvePermissionConfig,
   type SandboxScope,
 } from "./policy/permission-config.js";
-export { applyPolicy, approvalRequiredBy, authorizeCall, type CallToAuthorize, type ToolPolicy } from "./policy/tool-policy.js";
+export { applyPolicy, approvalRequiredBy, type ToolPolicy } from "./policy/tool-policy.js";
 
 export { LOAD_MODES, type LoadMode, type ToolPlacement } from "./profiles/load-mode.js";
-export {
-  type FileToolSwitches,
-  fileToolOptionsFromConfig,
-  parseProfileName,
-  parseToolConfig,
-  type ToolConfig,
-} from "./profiles/tool-config.js";
+export { type FileToolSwitches, fileToolOptionsFromConfig, parseToolConfig, type ToolConfig } from "./profiles/tool-config.js";
 export {
   BUILTIN_TAG,
   CORE_ESSENTIAL_TOOLS,
   CORE_LISTED_TOOLS,
   CORE_SET_TAG,
-  isCoreListed,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "./profiles/tool-profile.js";
@@ -69,14 +62,11 @@ export {
 } from "./registry/registry.js";
 export { defineToolGroup, type ToolGroup } from "./registry/tool-group.js";
 export { ActivationTracker, type ActivationTrackerState } from "./run/activation-tracker.js";
-export { activationsFromTranscript } from "./run/activations-from-transcript.js";
 export { ALWAYS_AVAILABLE_TOOLS } from "./run/always-available-tools.js";
-export { CREATE_RUN_OPTION_NAMES } from "./run/check-run-options.js";
-export { condenseText } from "./run/condense-text.js";
-export { type RedactionSite, type Redactor, redactResult } from "./run/redact-result.js";
+export type { RedactionSite, Redactor } from "./run/redact-result.js";
 export { type CallOptions, type CreateRunOptions, Run, type RunDiagnostic, type RunState } from "./run/run.js";
 export type { RunHost } from "./run/run-host.js";
-export type { PendingApprovalState, RunStateV1, SkillConstraintState } from "./run/run-state.js";
+export type { PendingApprovalState, RunStateV1, RunStateV2, SkillConstraintState } from "./run/run-state.js";
 export {
   InMemoryRunStore,
   type RunStore,
@@ -85,16 +75,10 @@ export {
   type StoredRunState,
 } from "./run/run-store.js";
 export { PROFILE_ENVIRONMENT_VARIABLE, TOOLBOX_TOOL_NAME, type ToolLoadOptions } from "./run/tool-load-plan.js";
-export { reachOfPlacement, TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
-export {
-  type Embedder,
-  type EmbeddingCache,
-  MAX_EMBEDDED_QUERY_CHARS,
-  MemoryEmbeddingCache,
-} from "./search/embedder.js";
+export { TOOL_REACHES, type ToolReach } from "./run/tool-reach.js";
+export { type Embedder, type EmbeddingCache, MemoryEmbeddingCache } from "./search/embedder.js";
 export { HybridSearch, type HybridSearchCallOptions, type HybridSearchOptions } from "./search/hybrid-search.js";
 export {
-  DEFAULT_SEARCH_FIELDS,
   type FieldWeight,
   type SearchDocument,
   type SearchField,
@@ -102,9 +86,10 @@ export {
   type SearchIndexOptions,
 } from "./search/search-index.js";
 export { type TokenizeOptions, tokenize } from "./search/tokenize.js";
+export type { ChildRunState, ChildRunStatus } from "./tool/child-run-state.js";
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
-export { intersectAllowedTools, type RunScope } from "./tool/run-scope.js";
+export type { RunScope } from "./tool/run-scope.js";
 export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./tool/run-storage.js";
 export type { StandardSchemaV1 } from "./tool/standard-schema.js";
 export {
@@ -124,13 +109,7 @@ export {
   type ToolContentPart,
   toolContent,
 } from "./tool/tool-content.js";
-export type {
-  ActivationOutcome,
-  RunCatalog,
-  SearchHit,
-  SearchOptions,
-  ToolContext,
-} from "./tool/tool-context.js";
+export type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "./tool/tool-context.js";
 export {
   type AnyToolDefinition,
   TIER_CORE,

@@ -404,7 +404,7 @@ export function benchCases(subject: GitBenchSubject): GitBenchCase[] {
 
 /**
  * The generated history of `commits` commits (merges, renames, a binary file), written once with
- * `git fast-import` under the temporary directory and reused by later runs.
+ * `git fast-import` under the temporary directory and reused by later runs, with a commit-graph.
  */
 export function cachedSyntheticHistory(commits: number): {
   directory: string;
@@ -414,15 +414,28 @@ export function cachedSyntheticHistory(commits: number): {
 } {
   const directory = path.join(tmpdir(), `atc-git-bench-history-${commits}-seed7`);
   const marker = path.join(directory, ".git", "atc-bench-history.json");
-  if (existsSync(marker)) return { directory, ...readMarker(marker) };
+  if (existsSync(marker)) {
+    writeCommitGraph(directory);
+    return { directory, ...readMarker(marker) };
+  }
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
   gitText(directory, ["init", "-q", "-b", "main"]);
   const history = writeSyntheticHistory(directory, { commits });
   gitText(directory, ["reset", "-q", "--hard", "main"]);
+  writeCommitGraph(directory);
   const subject = { busyFile: history.busyFile, rareToken: history.rareToken, messageWord: history.messageWord };
   writeMarker(marker, subject);
   return { directory, ...subject };
+}
+
+/**
+ * Writes the commit-graph, as `git gc` does in real repositories (git and the tools both read
+ * it); kept if one is there already.
+ */
+function writeCommitGraph(directory: string): void {
+  if (existsSync(path.join(directory, ".git", "objects", "info", "commit-graph"))) return;
+  gitText(directory, ["commit-graph", "write", "--reachable"]);
 }
 
 function readMarker(marker: string): { busyFile: string; rareToken: string; messageWord: string } {

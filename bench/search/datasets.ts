@@ -58,8 +58,20 @@ interface McpToolRecord {
  * `connectMcpServers` registers them, `mcp_<server>_<tool>` with the `mcp_server:<server>` tag.
  */
 export function mcpServersDataset(): RetrievalDataset {
-  const directory = join(dataDirectory, "mcp-servers");
-  if (!existsSync(join(directory, "tools.jsonl"))) throw new Error(`MCP servers data not found in ${directory}.`);
+  return mcpDataset("mcp-servers", "MCP reference servers", "development");
+}
+
+/**
+ * The held-out MCP set (bench/data/mcp-heldout, MIT and Apache-2.0): 138 tools of 14 other real
+ * servers and 191 queries written blind to the ranker; reported only, never tuned on.
+ */
+export function mcpHeldOutDataset(): RetrievalDataset {
+  return mcpDataset("mcp-heldout", "MCP held-out servers", "evaluation");
+}
+
+function mcpDataset(folder: string, name: string, role: RetrievalDataset["role"]): RetrievalDataset {
+  const directory = join(dataDirectory, folder);
+  if (!existsSync(join(directory, "tools.jsonl"))) throw new Error(`${name} data not found in ${directory}.`);
   const records = readJsonLines(join(directory, "tools.jsonl")) as unknown as McpToolRecord[];
   const tools = records.map((record) => ({
     id: record.id,
@@ -86,10 +98,10 @@ export function mcpServersDataset(): RetrievalDataset {
     query: String(row.query),
     gold: (row.gold_tool_ids as string[]).map(String),
   }));
-  return { name: "MCP reference servers", role: "development", tools, queries };
+  return { name, role, tools, queries };
 }
 
 /** Every data set the bench evaluates, the development set first. */
 export function retrievalDatasets(): RetrievalDataset[] {
-  return [mcpServersDataset(), ...metatoolDatasets()];
+  return [mcpServersDataset(), mcpHeldOutDataset(), ...metatoolDatasets()];
 }

@@ -169,7 +169,15 @@ export async function measureSearchQuality(
       const ranked: string[][] = [];
       for (const query of dataset.queries)
         ranked.push(toIds((await hybrid.searchHybrid(query.query, 10)).map((hit) => hit.name)));
-      results.push(score(prepared, `hybrid: default + 0.2 × cosine (${embedder.id})`, "hybrid", ranked));
+      results.push(score(prepared, `hybrid: 0.7 × cosine + 0.3 × default (${embedder.id})`, "hybrid", ranked));
+      for (const semanticWeight of [0.2, 0.5, 0.8]) {
+        const variant = new HybridSearch({ embedder, semanticWeight });
+        for (const document of prepared.documents) variant.set(document);
+        const variantRanked: string[][] = [];
+        for (const query of dataset.queries)
+          variantRanked.push(toIds((await variant.searchHybrid(query.query, 10)).map((hit) => hit.name)));
+        results.push(score(prepared, `hybrid, semanticWeight ${semanticWeight}`, "variant", variantRanked));
+      }
     }
   }
   return results;

@@ -9,6 +9,8 @@ declare global {
   const run: Run;
   const registry: Registry;
   const model: string;
+  /** A conversation the host stored, in its provider's message shape. */
+  const messages: unknown[];
   const prompt: string;
   const anthropic: AnthropicClient;
   const openai: OpenAI;

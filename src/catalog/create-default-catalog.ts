@@ -48,7 +48,11 @@ import {
 } from "agent-tool-catalog/host";
 import { type BashToolOptions, createBashTool, type FileToolOptions, fileToolGroup } from "agent-tool-catalog/tools";
 
-/** What MCP brings to the catalog (built with `agent-tool-catalog/mcp`, which needs the MCP SDK). */
+/**
+ * What MCP brings to the catalog (built with `agent-tool-catalog/mcp`, which needs the MCP SDK).
+ *
+ * @public
+ */
 export interface DefaultCatalogMcpOptions {
   /** `list_mcp_resources` and `read_mcp_resource` (`createMcpResourceTools(group)`), when MCP is enabled. */
   readonly resourceTools?: readonly AnyToolDefinition[];
@@ -60,6 +64,7 @@ export interface DefaultCatalogMcpOptions {
  * Everything the default catalog is built from, in one object (the spec's
  * `NewDefaultRegistryWithOptions`). Each group is present only when what it needs is given and
  * its switch is on; otherwise it is absent, silently.
+ * @public
  */
 export interface DefaultCatalogOptions {
   /** The workspace: the root of the file tools and the default of `permissions.workspace`. */
@@ -135,7 +140,11 @@ export interface DefaultCatalogOptions {
   readonly search?: RegistryOptions["search"];
 }
 
-/** One group of the default catalog and whether it is present. */
+/**
+ * One group of the default catalog and whether it is present.
+ *
+ * @public
+ */
 export interface CatalogGroupState {
   /** The group's name. */
   readonly name: string;
@@ -145,7 +154,11 @@ export interface CatalogGroupState {
   readonly tools: readonly string[];
 }
 
-/** What {@link createDefaultCatalog} built. */
+/**
+ * What {@link createDefaultCatalog} built.
+ *
+ * @public
+ */
 export interface DefaultCatalog {
   /** The registry: core tools, deferred groups, `find_tool` and `toolbox`. */
   readonly registry: Registry;
@@ -247,6 +260,7 @@ function groupsOf(options: DefaultCatalogOptions): ToolGroup[] {
  * });
  * const run = catalog.createRun();
  * ```
+ * @public
  */
 export function createDefaultCatalog(options: DefaultCatalogOptions = {}): DefaultCatalog {
   const groups = groupsOf(options);

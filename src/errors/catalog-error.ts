@@ -1,7 +1,11 @@
 /** The prefix of the per-class markers (shared through `Symbol.for` by every copy of the library). */
 const MARKER_PREFIX = "agent-tool-catalog.error";
 
-/** Options shared by every {@link CatalogError}. */
+/**
+ * Options shared by every {@link CatalogError}.
+ *
+ * @public
+ */
 export interface CatalogErrorOptions {
   /** Structured details a caller can act on (field names, limits, candidates). */
   readonly data?: Readonly<Record<string, unknown>>;
@@ -28,6 +32,7 @@ function markerOf(errorClass: object): symbol {
  * with `ok: false`.
  *
  * `code` is a stable string to branch on; `data` carries the details.
+ * @public
  */
 export class CatalogError extends Error {
   /** The kind the markers use for this class. */

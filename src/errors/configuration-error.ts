@@ -3,6 +3,7 @@ import { CatalogError, type CatalogErrorOptions } from "./catalog-error.js";
 /**
  * Thrown when the host passes an invalid option, e.g. a `PermissionConfig` with an unknown
  * sandbox value, or an `allowedTools` entry that is not a string.
+ * @public
  */
 export class ConfigurationError extends CatalogError {
   /** The kind the markers use for this class. */

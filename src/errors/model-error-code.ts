@@ -3,6 +3,7 @@
  * means. This is the one list: the README table is generated from it (a test checks they agree),
  * and a test checks that every `new ToolError("<code>"` literal in the library is in it.
  * Hosts may add their own codes through `ToolError`; those are not listed here.
+ * @public
  */
 export const MODEL_ERROR_CODES = Object.freeze({
   // The run itself: visibility, input, policy, output, cancellation.
@@ -156,10 +157,18 @@ export const MODEL_ERROR_CODES = Object.freeze({
   too_many_todos: "The todo list is full.",
 } as const);
 
-/** An error code the model can see; see {@link MODEL_ERROR_CODES} and the README table. */
+/**
+ * An error code the model can see; see {@link MODEL_ERROR_CODES} and the README table.
+ *
+ * @public
+ */
 export type ModelErrorCode = keyof typeof MODEL_ERROR_CODES;
 
-/** True when `code` is one of the library's {@link ModelErrorCode}s. */
+/**
+ * True when `code` is one of the library's {@link ModelErrorCode}s.
+ *
+ * @public
+ */
 export function isModelErrorCode(code: unknown): code is ModelErrorCode {
   return typeof code === "string" && Object.hasOwn(MODEL_ERROR_CODES, code);
 }

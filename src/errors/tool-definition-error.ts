@@ -1,6 +1,10 @@
 import { CatalogError, type CatalogErrorOptions } from "./catalog-error.js";
 
-/** Codes of {@link ToolDefinitionError}. */
+/**
+ * Codes of {@link ToolDefinitionError}.
+ *
+ * @public
+ */
 export type ToolDefinitionErrorCode =
   | "invalid_tool_name"
   | "duplicate_tool_name"
@@ -14,6 +18,7 @@ export type ToolDefinitionErrorCode =
 /**
  * Thrown when a tool definition or group cannot be registered: a bad name, a duplicate name,
  * an input schema that is not an object schema, a missing handler.
+ * @public
  */
 export class ToolDefinitionError extends CatalogError {
   /** The kind the markers use for this class. */

@@ -1,7 +1,11 @@
 // The approval events' payloads live in the events layer, so that catalog events can include
 // them without events/ depending on policy/ (which owns the brokers that emit them).
 
-/** A call waiting for a human's decision. */
+/**
+ * A call waiting for a human's decision.
+ *
+ * @public
+ */
 export interface ApprovalRequest {
   /** The request's id, to approve or deny it. */
   readonly id: string;
@@ -23,7 +27,11 @@ export interface ApprovalRequest {
   readonly expiresAt: number;
 }
 
-/** How a request ended. */
+/**
+ * How a request ended.
+ *
+ * @public
+ */
 export interface ApprovalResolution {
   /** The request's id. */
   readonly id: string;
@@ -35,7 +43,11 @@ export interface ApprovalResolution {
   readonly resolvedBy: "host" | "timeout" | "abort";
 }
 
-/** Events of an approval broker. */
+/**
+ * Events of an approval broker.
+ *
+ * @public
+ */
 export interface ApprovalEvents {
   /** A call asks for approval. */
   "approval.requested": ApprovalRequest;

@@ -1,7 +1,11 @@
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ApprovalEvents } from "./approval-events.js";
 
-/** Payload of `tool.activated`. */
+/**
+ * Payload of `tool.activated`.
+ *
+ * @public
+ */
 export interface ToolActivatedEvent {
   /** The run. */
   readonly runId: string;
@@ -11,7 +15,11 @@ export interface ToolActivatedEvent {
   readonly via: string;
 }
 
-/** Payload of `tool.called`: a call passed visibility and validation and is about to run. */
+/**
+ * Payload of `tool.called`: a call passed visibility and validation and is about to run.
+ *
+ * @public
+ */
 export interface ToolCalledEvent {
   /** The run. */
   readonly runId: string;
@@ -23,7 +31,11 @@ export interface ToolCalledEvent {
   readonly input: unknown;
 }
 
-/** Payload of `tool.result`: a call ended, well or not. */
+/**
+ * Payload of `tool.result`: a call ended, well or not.
+ *
+ * @public
+ */
 export interface ToolResultEvent {
   /** The run. */
   readonly runId: string;
@@ -37,7 +49,11 @@ export interface ToolResultEvent {
   readonly result: ToolCallResult;
 }
 
-/** Payload of `tool.error`: a call failed (unknown tool, bad input, handler error, ...). */
+/**
+ * Payload of `tool.error`: a call failed (unknown tool, bad input, handler error, ...).
+ *
+ * @public
+ */
 export interface ToolErrorEvent {
   /** The run. */
   readonly runId: string;
@@ -51,7 +67,11 @@ export interface ToolErrorEvent {
   readonly cause: unknown;
 }
 
-/** Payload of `registry.changed`. */
+/**
+ * Payload of `registry.changed`.
+ *
+ * @public
+ */
 export interface RegistryChangedEvent {
   /** Tools added. */
   readonly added: readonly string[];
@@ -61,7 +81,11 @@ export interface RegistryChangedEvent {
   readonly updated: readonly string[];
 }
 
-/** Payload of `run.diagnostic`: see `run.diagnostics()`. */
+/**
+ * Payload of `run.diagnostic`: see `run.diagnostics()`.
+ *
+ * @public
+ */
 export interface RunDiagnosticEvent {
   /** The run. */
   readonly runId: string;
@@ -75,7 +99,11 @@ export interface RunDiagnosticEvent {
   readonly suggestions: readonly string[];
 }
 
-/** Every event of the catalog, by type. Names are noun-verb. */
+/**
+ * Every event of the catalog, by type. Names are noun-verb.
+ *
+ * @public
+ */
 export interface CatalogEvents {
   /** A deferred tool was activated in a run. */
   "tool.activated": ToolActivatedEvent;

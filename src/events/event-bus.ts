@@ -1,7 +1,15 @@
-/** A listener of one event type. */
+/**
+ * A listener of one event type.
+ *
+ * @public
+ */
 export type EventListener<Payload> = (payload: Payload) => void;
 
-/** Options of an {@link EventBus}. */
+/**
+ * Options of an {@link EventBus}.
+ *
+ * @public
+ */
 export interface EventBusOptions {
   /**
    * Called when a listener throws. The bus never swallows such an error silently.
@@ -15,6 +23,7 @@ export interface EventBusOptions {
  * does not stop the others or the tool call that emitted the event.
  *
  * @typeParam Events - map from event type to payload type
+ * @public
  */
 export class EventBus<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<EventListener<never>>>();

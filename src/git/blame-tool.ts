@@ -20,7 +20,11 @@ const blameInput = z.object({
 
 type BlameInput = z.output<typeof blameInput>;
 
-/** One blamed line. */
+/**
+ * One blamed line.
+ *
+ * @public
+ */
 export interface BlameLine {
   /** The line number in the blamed version. */
   readonly line: number;
@@ -36,7 +40,11 @@ export interface BlameLine {
   readonly context?: true;
 }
 
-/** A commit that lines are blamed on. */
+/**
+ * A commit that lines are blamed on.
+ *
+ * @public
+ */
 export interface BlameCommit {
   /** The author's name. */
   readonly author: string;
@@ -50,7 +58,11 @@ export interface BlameCommit {
   readonly path?: string;
 }
 
-/** The answer of `git_blame_context`. */
+/**
+ * The answer of `git_blame_context`.
+ *
+ * @public
+ */
 export interface BlameOutput {
   /** The repository-relative path. */
   readonly path: string;

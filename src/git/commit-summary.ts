@@ -3,7 +3,11 @@ import type { CommitRecord, Signature } from "./objects/parse-objects.js";
 /** Hex digits of the commit ids in answers: short to read, long enough to stay unique. */
 export const SHORT_ID_LENGTH = 10;
 
-/** A commit as the tools show it. */
+/**
+ * A commit as the tools show it.
+ *
+ * @public
+ */
 export interface CommitSummary {
   /** The commit id, `SHORT_ID_LENGTH` (10) hex digits. */
   readonly sha: string;

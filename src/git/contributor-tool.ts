@@ -27,7 +27,11 @@ const contributorInput = z.object({
 
 type ContributorInput = z.output<typeof contributorInput>;
 
-/** One contributor's activity. */
+/**
+ * One contributor's activity.
+ *
+ * @public
+ */
 export interface Contributor {
   /** The name on their newest commit. */
   readonly name: string;
@@ -47,7 +51,11 @@ export interface Contributor {
   readonly last_commit: string;
 }
 
-/** The answer of `git_contributor_context`. */
+/**
+ * The answer of `git_contributor_context`.
+ *
+ * @public
+ */
 export interface ContributorOutput {
   /** The repository-relative path, or "." for the whole repository. */
   readonly path: string;

@@ -20,7 +20,11 @@ const diffRangeInput = z.object({
 
 type DiffRangeInput = z.output<typeof diffRangeInput>;
 
-/** One changed file. */
+/**
+ * One changed file.
+ *
+ * @public
+ */
 export interface DiffFileSummary {
   /** The path on the new side. */
   readonly path: string;
@@ -36,7 +40,11 @@ export interface DiffFileSummary {
   readonly binary?: true;
 }
 
-/** The answer of `git_diff_range`. */
+/**
+ * The answer of `git_diff_range`.
+ *
+ * @public
+ */
 export interface DiffRangeOutput {
   /** The old side, as given, with its commit. */
   readonly from: string;

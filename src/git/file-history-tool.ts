@@ -23,7 +23,11 @@ const fileHistoryInput = z.object({
 
 type FileHistoryInput = z.output<typeof fileHistoryInput>;
 
-/** One commit in a file's history, with what it did to the file. */
+/**
+ * One commit in a file's history, with what it did to the file.
+ *
+ * @public
+ */
 export interface FileHistoryEntry extends CommitSummary {
   /** A: added, M: modified, D: deleted, R: renamed (from `previous_path`). Directories: M. */
   readonly status: ChangeStatus;
@@ -41,7 +45,11 @@ export interface FileHistoryEntry extends CommitSummary {
   readonly files_changed?: number;
 }
 
-/** The answer of `git_file_history`. */
+/**
+ * The answer of `git_file_history`.
+ *
+ * @public
+ */
 export interface FileHistoryOutput {
   /** The repository-relative path asked about. */
   readonly path: string;

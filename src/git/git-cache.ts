@@ -4,16 +4,21 @@ import type { FileChange } from "./history/tree-diff.js";
 import { LruCache } from "./lru-cache.js";
 import type { ObjectStore } from "./objects/git-object.js";
 import type { GitTree } from "./objects/git-tree.js";
-import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
+import { type CommitRecord, GraphCommit, type TreeEntry } from "./objects/parse-objects.js";
 
-/** Options of {@link createGitCache}. */
+/**
+ * Options of {@link createGitCache}.
+ *
+ * @public
+ */
 export interface GitCacheOptions {
   /**
    * Rough upper bound, in bytes, of what the cache keeps per repository: parsed commits and trees,
    * blob contents, tree diffs and line diffs. Objects never change, so nothing goes stale; the
    * least recently used entries go first when the bound is reached. Outside this bound, the
-   * node reader also keeps each pack file of up to 256 MiB in memory (as git maps packs) and
-   * 32 MiB of resolved delta bases, until {@link GitCache.clear}.
+   * node reader keeps the 1 MiB windows of a pack it has read (all of them for a pack up to
+   * 256 MiB, as git maps packs; the last 64 of a larger one), pack indexes, the commit-graph and
+   * 32 MiB of resolved delta bases (split between packs), until {@link GitCache.clear}.
    * @defaultValue 256 MiB
    */
   readonly maxBytes?: number;
@@ -46,7 +51,8 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
   return {
     store,
     isomorphicCache,
-    commits: new LruCache(share(0.1), (commit) => 300 + commit.message.length * 2),
+    // A commit from the commit-graph is weighed before its message is read (reading it would defeat the graph).
+    commits: new LruCache(share(0.1), (commit) => (commit instanceof GraphCommit ? 700 : 300 + commit.message.length * 2)),
     trees: new LruCache(share(0.2), (tree) => 100 + tree.content.length + tree.size * 12),
     blobs: new LruCache(share(0.4), (blob) => blob.length + 64),
     changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),
@@ -60,6 +66,7 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
  * What the git tools remember between calls: one entry per repository, holding parsed objects and
  * derived data (tree diffs, line diffs). Pass one cache to several `createGitTools()` calls to
  * share it; call {@link GitCache.clear} to free memory and open pack files.
+ * @public
  */
 export interface GitCache {
   /** Forgets every repository and closes their pack files. */
@@ -111,7 +118,11 @@ export function repositoryCaches(
   return cache.repository(fileSystem, commondir, createStore);
 }
 
-/** Creates a {@link GitCache}; share it between tool sets that read the same repositories. */
+/**
+ * Creates a {@link GitCache}; share it between tool sets that read the same repositories.
+ *
+ * @public
+ */
 export function createGitCache(options: GitCacheOptions = {}): GitCache {
   return new RepositoryCacheTable(options.maxBytes ?? 256 * 1024 * 1024);
 }

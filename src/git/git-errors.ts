@@ -1,6 +1,10 @@
 import { ToolError } from "agent-tool-catalog";
 
-/** The error codes the git tools return, besides the run's own (`invalid_input`, `aborted`). */
+/**
+ * The error codes the git tools return, besides the run's own (`invalid_input`, `aborted`).
+ *
+ * @public
+ */
 export type GitToolErrorCode =
   | "no_repository"
   | "not_a_git_repository"

@@ -1,7 +1,11 @@
 import type { FsClient } from "isomorphic-git";
 import type { GitCache } from "./git-cache.js";
 
-/** Options of `createGitTools()`. */
+/**
+ * Options of `createGitTools()`.
+ *
+ * @public
+ */
 export interface GitToolOptions {
   /**
    * The repository the tools read (a working tree, any directory inside one, or a bare

@@ -18,7 +18,11 @@ export type { GitToolOptions } from "./git-tool-options.js";
 export type { ChangeStatus } from "./history/renames.js";
 export type { LogSearchMatch, LogSearchOutput } from "./log-search-tool.js";
 
-/** Names of the git tools, in the order {@link createGitTools} returns them. */
+/**
+ * Names of the git tools, in the order {@link createGitTools} returns them.
+ *
+ * @public
+ */
 export const GIT_TOOL_NAMES = [
   "git_log_search",
   "git_file_history",
@@ -38,6 +42,7 @@ export const GIT_TOOL_NAMES = [
  * run.activate(["git_log_search"]);
  * await run.call("git_log_search", { query: "retry", mode: "pickaxe" });
  * ```
+ * @public
  */
 export function createGitTools(options: GitToolOptions = {}): AnyToolDefinition[] {
   const runtime = createGitToolRuntime(options);
@@ -53,6 +58,7 @@ export function createGitTools(options: GitToolOptions = {}): AnyToolDefinition[
 /**
  * The git tools as a tool group named `"git"`, so a host can register them next to other groups
  * (`createRegistry({ groups: [gitToolGroup()] })`); the tools are built only when registered.
+ * @public
  */
 export function gitToolGroup(options: GitToolOptions = {}): ToolGroup {
   return defineToolGroup({ name: "git", tools: () => createGitTools(options) });

@@ -28,7 +28,11 @@ const logSearchInput = z.object({
 
 type LogSearchInput = z.output<typeof logSearchInput>;
 
-/** One commit that matched. */
+/**
+ * One commit that matched.
+ *
+ * @public
+ */
 export interface LogSearchMatch extends CommitSummary {
   /** What matched: the message, the pickaxe, or both. */
   readonly matched: readonly ("message" | "pickaxe")[];
@@ -38,7 +42,11 @@ export interface LogSearchMatch extends CommitSummary {
   readonly more_files?: number;
 }
 
-/** The answer of `git_log_search`. */
+/**
+ * The answer of `git_log_search`.
+ *
+ * @public
+ */
 export interface LogSearchOutput {
   /** The query as given. */
   readonly query: string;

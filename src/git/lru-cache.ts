@@ -2,61 +2,66 @@
  * A map that forgets its least recently used entries once their total weight passes a budget.
  * Git objects never change once written, so a cached object is never stale; the budget is the
  * only reason to forget one.
+ *
+ * Two generations rather than an exact LRU list: new and recently used entries go to the young
+ * map; when it holds half the budget it becomes the old map and the previous old map is dropped
+ * whole. A hit in the old map moves the entry to the young one. Lookups are one or two `Map.get`s
+ * and nothing is ever deleted one by one, which on a history walk (hundreds of thousands of
+ * lookups in maps of tens of thousands of entries) cost more than the reads the cache saved.
  */
 export class LruCache<Key, Value> {
-  private readonly entries = new Map<Key, { readonly value: Value; readonly weight: number; readonly stamp: number }>();
-  private total = 0;
-  private clock = 0;
+  private young = new Map<Key, Value>();
+  private old = new Map<Key, Value>();
+  private youngWeight = 0;
+  private readonly half: number;
 
   /**
-   * @param budget - largest total weight kept (bytes, roughly)
+   * @param budget - largest total weight kept (bytes, roughly); one value may weigh half of it
    * @param weigh - the weight of one value
    */
   constructor(
-    private readonly budget: number,
+    budget: number,
     private readonly weigh: (value: Value) => number,
-  ) {}
+  ) {
+    this.half = budget / 2;
+  }
 
-  /**
-   * The value for `key`, marked as used; `undefined` when absent. An entry is moved to the young
-   * end only once it has drifted into the older half, which keeps hot lookups to one `Map.get`.
-   */
+  /** The value for `key`, marked as used; `undefined` when absent. */
   get(key: Key): Value | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    if (this.clock - entry.stamp > this.entries.size / 2) {
-      this.entries.delete(key);
-      this.entries.set(key, { value: entry.value, weight: entry.weight, stamp: ++this.clock });
-    }
-    return entry.value;
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const old = this.old.get(key);
+    if (old !== undefined) this.add(key, old);
+    return old;
   }
 
-  /** Stores a value, then forgets the oldest entries until the budget holds again. */
+  /** Stores a value; when the young half is full, the old half is forgotten. */
   set(key: Key, value: Value): void {
+    if (this.young.has(key)) return;
+    this.add(key, value);
+  }
+
+  private add(key: Key, value: Value): void {
     const weight = this.weigh(value);
-    const previous = this.entries.get(key);
-    if (previous !== undefined) {
-      this.total -= previous.weight;
-      this.entries.delete(key);
-    }
-    if (weight > this.budget) return;
-    this.entries.set(key, { value, weight, stamp: ++this.clock });
-    this.total += weight;
-    for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.budget) break;
-      this.entries.delete(oldest);
-      this.total -= entry.weight;
+    if (weight > this.half) return;
+    this.young.set(key, value);
+    this.youngWeight += weight;
+    if (this.youngWeight > this.half) {
+      this.old = this.young;
+      this.young = new Map();
+      this.youngWeight = 0;
     }
   }
 
-  /** Entries kept now. */
+  /** Entries kept now (an entry used in both halves counts twice). */
   get size(): number {
-    return this.entries.size;
+    return this.young.size + this.old.size;
   }
 
   /** Forgets everything. */
   clear(): void {
-    this.entries.clear();
-    this.total = 0;
+    this.young = new Map();
+    this.old = new Map();
+    this.youngWeight = 0;
   }
 }

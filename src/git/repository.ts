@@ -3,7 +3,14 @@ import type { FileAccess } from "./file-access.js";
 import type { RepositoryCaches } from "./git-cache.js";
 import { MissingObjectError } from "./objects/git-object.js";
 import { GitTree } from "./objects/git-tree.js";
-import { type CommitRecord, parseCommit, parseTag, type TagRecord, type TreeEntry } from "./objects/parse-objects.js";
+import {
+  type CommitRecord,
+  GraphCommit,
+  parseCommit,
+  parseTag,
+  type TagRecord,
+  type TreeEntry,
+} from "./objects/parse-objects.js";
 
 /** Where a repository lives. */
 export interface RepositoryLocation {
@@ -42,9 +49,30 @@ export class GitRepository {
   async commit(oid: string): Promise<CommitRecord> {
     const cached = this.caches.commits.get(oid);
     if (cached !== undefined) return cached;
+    const graphed = this.fromGraph(oid);
+    if (graphed !== undefined) return graphed;
     const object = await this.caches.store.read(oid);
     if (object.type !== "commit") throw new MissingObjectError(oid);
     const commit = parseCommit(oid, object.content);
+    this.caches.commits.set(oid, commit);
+    return commit;
+  }
+
+  /**
+   * The commit from the commit-graph, when the repository has one that lists it and the store
+   * reads synchronously; its message and signatures are read only if asked for.
+   */
+  private fromGraph(oid: string): CommitRecord | undefined {
+    const { store } = this.caches;
+    const readSync = store.readSync?.bind(store);
+    if (readSync === undefined || this.shallow.size > 0) return undefined;
+    const data = store.commitGraph?.()?.lookup(oid);
+    if (data === undefined) return undefined;
+    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, (id) => {
+      const object = readSync(id);
+      if (object.type !== "commit") throw new MissingObjectError(id);
+      return parseCommit(id, object.content);
+    });
     this.caches.commits.set(oid, commit);
     return commit;
   }
@@ -106,14 +134,18 @@ export class GitRepository {
     if (path === "") return first === second;
     const parts = path.split("/");
     // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
+    // Entries are compared as stored bytes: no entry objects, and an id turned to hex only to descend.
     let [a, b] = [first, second];
-    for (const [depth, part] of parts.entries()) {
+    for (let depth = 0; depth < parts.length; depth++) {
       if (a === b) return true;
-      const [left, right] = [(await this.tree(a)).find(part), (await this.tree(b)).find(part)];
-      if (left === undefined && right === undefined) return true;
-      if (left !== undefined && right !== undefined && left.oid === right.oid && left.mode === right.mode) return true;
+      const part = parts[depth] as string;
+      const [left, right] = [await this.tree(a), await this.tree(b)];
+      const [l, r] = [left.indexOf(part), right.indexOf(part)];
+      if (l < 0 && r < 0) return true;
+      if (l >= 0 && r >= 0 && left.sameObject(l, right, r)) return true;
       if (depth === parts.length - 1) return false;
-      [a, b] = [left?.kind === "tree" ? left.oid : undefined, right?.kind === "tree" ? right.oid : undefined];
+      a = l >= 0 && left.isDirectory(l) ? left.oidAt(l) : undefined;
+      b = r >= 0 && right.isDirectory(r) ? right.oidAt(r) : undefined;
     }
     return false;
   }

@@ -1,9 +1,10 @@
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import git from "isomorphic-git";
 import { gitError, missingObjectError, shallowCloneError } from "./git-errors.js";
+import { loadIsomorphicGit } from "./isomorphic-git-module.js";
 import { MissingObjectError } from "./objects/git-object.js";
 import type { CommitRecord } from "./objects/parse-objects.js";
+import { RefResolver } from "./refs.js";
 import type { GitRepository } from "./repository.js";
 
 /** A revision the model named, resolved to a commit. */
@@ -36,6 +37,7 @@ function quietly<Value>(fallback: Value): (error: unknown) => Value {
 
 async function hasAnyBranch(repository: GitRepository): Promise<boolean> {
   const gitdir = repository.location.commondir;
+  const git = await loadIsomorphicGit();
   const branches = await git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]));
   return branches.length > 0;
 }
@@ -47,7 +49,7 @@ async function resolveHead(repository: GitRepository): Promise<string> {
   const resolved =
     target === undefined
       ? undefined
-      : await git.resolveRef({ fs: repository.fs, gitdir: repository.location.commondir, ref: target }).catch(quietly(undefined));
+      : await new RefResolver(repository.files, repository.location.commondir).read(target).catch(quietly(undefined));
   if (resolved !== undefined) return resolved;
   throw gitError(
     "empty_repository",
@@ -68,6 +70,7 @@ function closeness(candidate: string, wanted: string): number {
 async function unknownRevision(repository: GitRepository, base: string): Promise<Error> {
   const gitdir = repository.location.commondir;
   if (!(await hasAnyBranch(repository))) await resolveHead(repository);
+  const git = await loadIsomorphicGit();
   const names = [
     ...(await git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]))),
     ...(await git.listTags({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]))),
@@ -82,9 +85,10 @@ async function unknownRevision(repository: GitRepository, base: string): Promise
 
 async function resolveBase(repository: GitRepository, base: string): Promise<string> {
   if (base === "HEAD" || base === "@") return resolveHead(repository);
-  const gitdir = repository.location.commondir;
-  const named = await git.resolveRef({ fs: repository.fs, gitdir, ref: base }).catch(quietly(undefined));
-  if (named !== undefined && !/^[0-9a-f]{40}$/i.test(base)) return named;
+  const named = /^[0-9a-f]{40}$/i.test(base)
+    ? undefined
+    : await new RefResolver(repository.files, repository.location.commondir).resolve(base).catch(quietly(undefined));
+  if (named !== undefined) return named;
   if (/^[0-9a-f]{4,40}$/i.test(base)) {
     const matches = await repository.caches.store.expand(base.toLowerCase());
     if (matches.length === 1 && matches[0] !== undefined) return matches[0];

@@ -21,7 +21,6 @@ export {
   type SwarmToolOptions,
   swarmToolGroup,
 } from "./agents/swarm-tool.js";
-
 export {
   type AskUserQuestionOptions,
   askUserQuestionToolGroup,
@@ -29,7 +28,6 @@ export {
 } from "./ask/ask-user-question-tool.js";
 export { InMemoryQuestionBroker, type InMemoryQuestionBrokerOptions } from "./ask/in-memory-question-broker.js";
 export type { QuestionBroker, QuestionOption, UserAnswer, UserQuestion } from "./ask/question-broker.js";
-
 export type {
   CallbackManager,
   DelayedCallback,
@@ -42,7 +40,6 @@ export {
   InProcessCallbackManager,
   type InProcessCallbackManagerOptions,
 } from "./callbacks/in-process-callback-manager.js";
-
 export type {
   CronClient,
   CronExecution,
@@ -63,9 +60,7 @@ export type {
 export { CRON_FIELD_NAMES, type CronSchedule, parseCronSchedule } from "./cron/cron-schedule.js";
 export { type CronToolOptions, cronToolGroup } from "./cron/cron-tools.js";
 export { InProcessCronScheduler, type InProcessCronSchedulerOptions } from "./cron/in-process-cron-scheduler.js";
-
 export { createMonitorTool, type MonitorToolOptions, monitorToolGroup } from "./monitor/monitor-tool.js";
-
 export {
   type AgentProfile,
   formatAgentProfile,
@@ -98,7 +93,6 @@ export {
   type PromptExtensionToolOptions,
   promptExtensionToolGroup,
 } from "./prompts/prompt-extension-tool.js";
-export { callThroughRun } from "./recipes/call-through-run.js";
 export {
   MAX_RECIPE_STEPS,
   parseRecipe,
@@ -108,7 +102,6 @@ export {
   type RecipeValue,
 } from "./recipes/recipe.js";
 export { createRunRecipeTool, type RecipeToolOptions, recipeToolGroup } from "./recipes/recipe-tool.js";
-
 export { recordRunTranscript } from "./sessions/record-transcript.js";
 export { createSessionSearchTool, type SessionSearchOptions, sessionSearchToolGroup } from "./sessions/session-search-tool.js";
 export {
@@ -120,6 +113,12 @@ export {
   type TranscriptQuery,
   type TranscriptStore,
 } from "./sessions/transcript-store.js";
+export {
+  type ChildRunSources,
+  refreshChildRuns,
+  subagentChildRun,
+  workflowChildRun,
+} from "./shared/child-run-records.js";
 
 export { type Clock, sleep, systemClock } from "./shared/clock.js";
 export { CONVERSATION_ID_CONTEXT_KEY, conversationIdOf } from "./shared/conversation-id.js";
@@ -170,13 +169,16 @@ export { createTodoTool, todoToolGroup } from "./todo/todo-tool.js";
 
 export { createAgenticFetchTool } from "./web/agentic-fetch-tool.js";
 export { HttpWebFetcher, type HttpWebFetcherOptions } from "./web/http-web-fetcher.js";
-export { parseContentType } from "./web/page-text.js";
-export { createWebFetchTool, formatPage } from "./web/web-fetch-tool.js";
+export { createWebFetchTool } from "./web/web-fetch-tool.js";
 export type { WebFetcher, WebFetchRequest, WebPage } from "./web/web-fetcher.js";
 export { createWebSearchTool } from "./web/web-search-tool.js";
 export type { WebSearcher, WebSearchRequest, WebSearchResult } from "./web/web-searcher.js";
 export { type WebToolOptions, webToolGroup } from "./web/web-tools.js";
-export { InProcessWorkflowService, type InProcessWorkflowServiceOptions } from "./workflows/in-process-workflow-service.js";
+export {
+  InProcessWorkflowService,
+  type InProcessWorkflowServiceOptions,
+  type WorkflowRunCheckpoint,
+} from "./workflows/in-process-workflow-service.js";
 export { WorkflowBudgetExceededError } from "./workflows/workflow-budget.js";
 export type { JournaledAgentCall } from "./workflows/workflow-context.js";
 export {

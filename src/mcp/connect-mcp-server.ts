@@ -10,7 +10,11 @@ import { claimMcpServerName } from "./mcp-server-names.js";
 import { resolveMcpServerConfig } from "./resolve-mcp-server-config.js";
 import { createTransportDriver } from "./transports/create-transport-driver.js";
 
-/** Options of {@link connectMcpServer}. */
+/**
+ * Options of {@link connectMcpServer}.
+ *
+ * @public
+ */
 export interface ConnectMcpServerOptions {
   /**
    * Makes the server private to this run: its tools are registered with the run's id (other runs
@@ -65,6 +69,7 @@ const DEFAULT_DEBOUNCE_MS = 100;
  * const github = await connectMcpServer(registry, { name: "github", url: "https://mcp.example.com/mcp" });
  * github.status.tools; // ["mcp_github_search_issues", ...]
  * ```
+ * @public
  */
 export async function connectMcpServer(
   registry: Registry,

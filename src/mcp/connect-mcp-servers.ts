@@ -6,7 +6,11 @@ import type { McpServerConfig } from "./mcp-server-config.js";
 import { McpServerSet } from "./mcp-server-set.js";
 import { resolveMcpServerConfig } from "./resolve-mcp-server-config.js";
 
-/** Options of {@link connectMcpServers}. */
+/**
+ * Options of {@link connectMcpServers}.
+ *
+ * @public
+ */
 export interface ConnectMcpServersOptions extends Omit<ConnectMcpServerOptions, "events"> {
   /** Add the servers to this group. @defaultValue a new group */
   readonly group?: McpServerSet;
@@ -17,6 +21,7 @@ export interface ConnectMcpServersOptions extends Omit<ConnectMcpServerOptions, 
  * out: it is listed in `group.failures` with its error, and the others are connected.
  *
  * @throws ConfigurationError when a config is invalid (before anything connects).
+ * @public
  */
 export async function connectMcpServers(
   registry: Registry,
@@ -57,7 +62,11 @@ export async function connectMcpServers(
   return group;
 }
 
-/** A set of MCP servers with an enabling condition, like a `ToolGroup` ("EnableMCP && MCPRegistry != nil"). */
+/**
+ * A set of MCP servers with an enabling condition, like a `ToolGroup` ("EnableMCP && MCPRegistry != nil").
+ *
+ * @public
+ */
 export interface McpGroupDefinition extends McpResourceToolsOptions {
   /**
    * Whether the group is connected at all; when false, nothing is connected and no tool is
@@ -85,6 +94,7 @@ export interface McpGroupDefinition extends McpResourceToolsOptions {
  *
  * @throws ToolDefinitionError when the resource tools are registered already (one MCP group per
  *   registry has them; pass `resourceTools: false` to the others). Nothing is connected then.
+ * @public
  */
 export async function registerMcpGroup(
   registry: Registry,

@@ -15,10 +15,18 @@ import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
 import { McpServerSet } from "./mcp-server-set.js";
 
-/** The name of the tool that lets the model connect an MCP server. */
+/**
+ * The name of the tool that lets the model connect an MCP server.
+ *
+ * @public
+ */
 export const CONNECT_MCP_TOOL_NAME = "connect_mcp";
 
-/** What the model asked to connect, for the host's approval callback. */
+/**
+ * What the model asked to connect, for the host's approval callback.
+ *
+ * @public
+ */
 export interface McpConnectRequest {
   /** The run that asks. */
   readonly runId: string;
@@ -30,7 +38,11 @@ export interface McpConnectRequest {
   readonly transport: "http" | "sse";
 }
 
-/** Options of {@link createConnectMcpTool}. At least one of `allowedUrls` and `approve` is required. */
+/**
+ * Options of {@link createConnectMcpTool}. At least one of `allowedUrls` and `approve` is required.
+ *
+ * @public
+ */
 export interface ConnectMcpToolOptions {
   /**
    * URLs the model may connect without asking: a string allows its origin and every path under
@@ -54,7 +66,11 @@ export interface ConnectMcpToolOptions {
   readonly connectTimeoutMs?: number;
 }
 
-/** What `connect_mcp` returns to the model. */
+/**
+ * What `connect_mcp` returns to the model.
+ *
+ * @public
+ */
 export interface ConnectMcpOutput {
   /** The server's name. */
   readonly server: string;
@@ -66,7 +82,11 @@ export interface ConnectMcpOutput {
   readonly message: string;
 }
 
-/** What the model sends to `connect_mcp`. */
+/**
+ * What the model sends to `connect_mcp`.
+ *
+ * @public
+ */
 export interface ConnectMcpInput {
   /** The server's name, `[A-Za-z0-9_-]{1,32}`. */
   readonly name: string;
@@ -94,6 +114,7 @@ const LISTED_TOOLS = 50;
  *
  * @throws ConfigurationError when neither `allowedUrls` nor `approve` is given: a tool that
  *   connects anywhere would let the model reach any host the machine can.
+ * @public
  */
 export function createConnectMcpTool(
   registry: Registry,
@@ -163,7 +184,11 @@ function checkCapacity(group: McpServerSet, name: string, runId: string, limit: 
   }
 }
 
-/** Whether `url` is allowed by an entry of `allowedUrls`. */
+/**
+ * Whether `url` is allowed by an entry of `allowedUrls`.
+ *
+ * @public
+ */
 export function isAllowedMcpUrl(url: URL, allowedUrls: readonly (string | RegExp)[]): boolean {
   return allowedUrls.some((entry) => {
     if (entry instanceof RegExp) return entry.test(url.href);

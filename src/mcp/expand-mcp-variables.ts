@@ -1,6 +1,10 @@
 import { ConfigurationError } from "agent-tool-catalog";
 
-/** The variables `${VAR}` references may name: only what the host passes, never `process.env` itself. */
+/**
+ * The variables `${VAR}` references may name: only what the host passes, never `process.env` itself.
+ *
+ * @public
+ */
 export type McpVariables = Readonly<Record<string, string | undefined>>;
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -11,6 +15,7 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * only fail later, at the server, with a message that hides why.
  *
  * @throws ConfigurationError `mcp_variable_missing` naming the variable and the field.
+ * @public
  */
 export function expandMcpVariables(
   text: string,

@@ -3,7 +3,11 @@ import { ToolError } from "agent-tool-catalog";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
 
-/** Where a result came from, for messages. */
+/**
+ * Where a result came from, for messages.
+ *
+ * @public
+ */
 export interface McpResultSource {
   /** The server's name. */
   readonly server: string;
@@ -13,7 +17,11 @@ export interface McpResultSource {
   readonly maxOutputBytes: number;
 }
 
-/** The parts of an MCP `CallToolResult` the formatting reads. */
+/**
+ * The parts of an MCP `CallToolResult` the formatting reads.
+ *
+ * @public
+ */
 export interface McpToolResultContent {
   /** The content blocks. */
   readonly content?: readonly ContentBlock[] | undefined;
@@ -32,6 +40,7 @@ const MAX_ERROR_BYTES = 4000;
  * never dumped as base64 into the context. Anything over `maxOutputBytes` is cut with a marker.
  *
  * @throws ToolError `mcp_tool_error` with the server's text when the result has `isError: true`.
+ * @public
  */
 export function formatMcpResult(result: McpToolResultContent, source: McpResultSource): string {
   const hasStructured = result.structuredContent !== undefined && result.structuredContent !== null;

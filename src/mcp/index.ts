@@ -17,7 +17,6 @@ export {
   isAllowedMcpUrl,
   type McpConnectRequest,
 } from "./connect-mcp-tool.js";
-export { cutToBytes } from "./cut-to-bytes.js";
 export { expandMcpVariables, type McpVariables } from "./expand-mcp-variables.js";
 export { formatMcpResult, type McpResultSource, type McpToolResultContent } from "./format-mcp-result.js";
 export { JsonFileMcpTrustStore } from "./json-file-mcp-trust-store.js";
@@ -55,7 +54,7 @@ export type {
   McpToolsRefreshedEvent,
 } from "./mcp-events.js";
 export { completeMcpOAuth, type McpAuthState, type McpServerAuthStatus, mcpAuthStatus } from "./mcp-oauth.js";
-export { createMcpPromptTools, type McpPromptToolsOptions, promptText } from "./mcp-prompt-tools.js";
+export { createMcpPromptTools, type McpPromptToolsOptions } from "./mcp-prompt-tools.js";
 export { createMcpResourceTools, type McpResourceToolsOptions } from "./mcp-resource-tools.js";
 export { type McpContentSource, mcpResultContent } from "./mcp-result-content.js";
 export {
@@ -82,7 +81,7 @@ export type {
 } from "./mcp-server-handle.js";
 export { type McpServerFailure, McpServerGroup, McpServerSet } from "./mcp-server-set.js";
 export { MCP_TOOL_TAGS } from "./mcp-tool-definition.js";
-export { MCP_TOOL_NAME_PREFIX, mcpToolName, sanitizeMcpNamePart } from "./mcp-tool-name.js";
+export { MCP_TOOL_NAME_PREFIX, mcpToolName } from "./mcp-tool-name.js";
 export type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";
 export { InMemoryMcpTrustStore, type McpTrustStore } from "./mcp-trust-store.js";
 export { mcpJsonServerNames, type ParseMcpJsonOptions, parseMcpJson } from "./parse-mcp-json.js";

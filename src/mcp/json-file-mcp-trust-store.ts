@@ -12,6 +12,7 @@ interface TrustFile {
  * A trust store in a JSON file (e.g. `~/.config/<host>/mcp-trust.json`), so a decision made once
  * (`--trust-workspace`) holds across sessions. Writes go to a temporary file that is renamed over
  * the old one, so a crash never leaves half a file; the file is created with mode 0600.
+ * @public
  */
 export class JsonFileMcpTrustStore implements McpTrustStore {
   private pending: Promise<void> = Promise.resolve();

@@ -14,9 +14,17 @@ export interface McpToolListing {
   readonly truncated: boolean;
 }
 
-/** Most pages read in one listing: a server that pages forever is cut off. */
+/**
+ * Most pages read in one listing: a server that pages forever is cut off.
+ *
+ * @public
+ */
 export const MAX_TOOL_PAGES = 100;
-/** Most tools taken from one server. */
+/**
+ * Most tools taken from one server.
+ *
+ * @public
+ */
 export const MAX_TOOLS_PER_SERVER = 5000;
 
 /** Reads every page of `tools/list`, checking each entry on its own. */

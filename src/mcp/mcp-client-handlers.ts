@@ -13,7 +13,11 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 
-/** Who asks, for a handler: the server, the run it belongs to, and the request's signal. */
+/**
+ * Who asks, for a handler: the server, the run it belongs to, and the request's signal.
+ *
+ * @public
+ */
 export interface McpClientRequestContext {
   /** The server's name. */
   readonly server: string;
@@ -23,11 +27,23 @@ export interface McpClientRequestContext {
   readonly signal: AbortSignal;
 }
 
-/** A `sampling/createMessage` request: the server asks the host's model for a completion. */
+/**
+ * A `sampling/createMessage` request: the server asks the host's model for a completion.
+ *
+ * @public
+ */
 export type McpSamplingRequest = CreateMessageRequest["params"];
-/** A form-mode `elicitation/create` request: the server asks the user to fill in a small form. */
+/**
+ * A form-mode `elicitation/create` request: the server asks the user to fill in a small form.
+ *
+ * @public
+ */
 export type McpElicitationRequest = ElicitRequestFormParams;
-/** A root the server may work in: a `file://` URI and a name. */
+/**
+ * A root the server may work in: a `file://` URI and a name.
+ *
+ * @public
+ */
 export interface McpRoot {
   /** A `file://` URI. */
   readonly uri: string;
@@ -39,6 +55,7 @@ export interface McpRoot {
  * What the host lets servers ask of it. Each capability is declared in `initialize` only when its
  * handler is given (servers such as the reference "everything" server list the tools that need it
  * only then); a server never gets a capability the host did not grant.
+ * @public
  */
 export interface McpClientHandlers {
   /**
@@ -59,7 +76,11 @@ export interface McpClientHandlers {
   readonly roots?: readonly McpRoot[] | (() => readonly McpRoot[] | Promise<readonly McpRoot[]>) | false;
 }
 
-/** The roots of a workspace directory. */
+/**
+ * The roots of a workspace directory.
+ *
+ * @public
+ */
 export function workspaceRoots(workspace: string): McpRoot[] {
   return [{ uri: pathToFileURL(workspace).href, name: "workspace" }];
 }

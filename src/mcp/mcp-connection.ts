@@ -7,7 +7,11 @@ import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableE
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
 
-/** Where a connection stands. */
+/**
+ * Where a connection stands.
+ *
+ * @public
+ */
 export type McpConnectionState = "idle" | "connecting" | "connected" | "disconnected" | "closed";
 
 /** What a connection tells its owner. */

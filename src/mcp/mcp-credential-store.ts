@@ -3,7 +3,11 @@ import { dirname } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { ConfigurationError } from "agent-tool-catalog";
 
-/** What is kept for one remote server's OAuth: the registered client, the tokens, the PKCE verifier. */
+/**
+ * What is kept for one remote server's OAuth: the registered client, the tokens, the PKCE verifier.
+ *
+ * @public
+ */
 export interface McpCredentials {
   /** The client registration (dynamic or preconfigured). */
   readonly clientInformation?: OAuthClientInformationMixed | undefined;
@@ -18,6 +22,7 @@ export interface McpCredentials {
 /**
  * Where OAuth credentials of remote MCP servers are kept, by a key (the server's URL). A host's
  * keychain, a database, or {@link JsonFileMcpCredentialStore}.
+ * @public
  */
 export interface McpCredentialStore {
   /** The credentials kept for `key`, if any. */
@@ -28,7 +33,11 @@ export interface McpCredentialStore {
   delete(key: string): Promise<void>;
 }
 
-/** A store in memory, for tests and short-lived hosts. */
+/**
+ * A store in memory, for tests and short-lived hosts.
+ *
+ * @public
+ */
 export class InMemoryMcpCredentialStore implements McpCredentialStore {
   private readonly entries = new Map<string, McpCredentials>();
   async get(key: string): Promise<McpCredentials | undefined> {
@@ -46,6 +55,7 @@ export class InMemoryMcpCredentialStore implements McpCredentialStore {
  * Credentials in one JSON file, readable and writable by the owner only (mode 0600, also enforced
  * on an existing file): tokens are secrets. Writes go to a temporary file renamed over the old
  * one, so a crash never leaves half a file; writes are serialized.
+ * @public
  */
 export class JsonFileMcpCredentialStore implements McpCredentialStore {
   private queue: Promise<unknown> = Promise.resolve();

@@ -5,6 +5,7 @@ import type { McpClientHandlers } from "./mcp-client-handlers.js";
 /**
  * The question broker's shape (`QuestionBroker` of `agent-tool-catalog/host`, which fits): the
  * same channel `AskUserQuestion` uses reaches the user for a server's form.
+ * @public
  */
 export interface McpQuestionChannel {
   ask(
@@ -21,7 +22,11 @@ export interface McpQuestionChannel {
   ): Promise<{ readonly answers: readonly string[]; readonly note?: string | undefined }>;
 }
 
-/** Options of {@link mcpElicitationFromQuestionBroker}. */
+/**
+ * Options of {@link mcpElicitationFromQuestionBroker}.
+ *
+ * @public
+ */
 export interface McpElicitationBrokerOptions {
   /** The conversation the questions belong to. @defaultValue the run id, or the server name */
   readonly conversationId?: string;
@@ -35,6 +40,7 @@ const DECLINE = "Decline";
  * names the server and its message; answering "Decline" there declines the form, and a question
  * dismissed (the broker rejects) cancels it. Answers are converted to the field's type; one that
  * does not convert (a number field answered "soon") cancels the form rather than send a wrong value.
+ * @public
  */
 export function mcpElicitationFromQuestionBroker(
   broker: McpQuestionChannel,

@@ -5,6 +5,7 @@ import { CatalogError, type CatalogErrorOptions, ToolError } from "agent-tool-ca
  * Thrown to the host when a server cannot be reached at all (the command does not start, the URL
  * does not answer, `initialize` fails or times out). `data` has `server`, `transport` and the
  * tail of the server's stderr (`diagnostics`), like execa's errors carry the output's tail.
+ * @public
  */
 export class McpConnectionError extends CatalogError {
   constructor(message: string, options: CatalogErrorOptions = {}) {

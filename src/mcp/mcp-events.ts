@@ -1,4 +1,8 @@
-/** Why a tool of a server is not in the registry. */
+/**
+ * Why a tool of a server is not in the registry.
+ *
+ * @public
+ */
 export type McpRejectionReason =
   /** The entry is not a valid MCP tool (no name, wrong field types). */
   | "invalid_tool"
@@ -9,7 +13,11 @@ export type McpRejectionReason =
   /** The registry name is already taken by a tool from elsewhere (another server, a built-in). */
   | "name_taken";
 
-/** A tool the server lists that was not registered. The host sees these; the model does not. */
+/**
+ * A tool the server lists that was not registered. The host sees these; the model does not.
+ *
+ * @public
+ */
 export interface McpRejectedTool {
   /** The tool's name on the server (clipped to 200 characters). */
   readonly mcpName: string;
@@ -21,7 +29,11 @@ export interface McpRejectedTool {
   readonly message: string;
 }
 
-/** Fields of every MCP event. */
+/**
+ * Fields of every MCP event.
+ *
+ * @public
+ */
 export interface McpEventBase {
   /** The server's name. */
   readonly server: string;
@@ -29,7 +41,11 @@ export interface McpEventBase {
   readonly runId: string | undefined;
 }
 
-/** Payload of `server.connected`. */
+/**
+ * Payload of `server.connected`.
+ *
+ * @public
+ */
 export interface McpServerConnectedEvent extends McpEventBase {
   /** False for the first connection, true when a lost server was started again. */
   readonly reconnect: boolean;
@@ -37,13 +53,21 @@ export interface McpServerConnectedEvent extends McpEventBase {
   readonly pid: number | undefined;
 }
 
-/** Payload of `server.disconnected`: the connection was lost (crash, network), not closed by the host. */
+/**
+ * Payload of `server.disconnected`: the connection was lost (crash, network), not closed by the host.
+ *
+ * @public
+ */
 export interface McpServerDisconnectedEvent extends McpEventBase {
   /** What happened, with the tail of the server's stderr when there is one. */
   readonly reason: string;
 }
 
-/** Payload of `tools.refreshed`: the server's tools were listed and the registry brought in line. */
+/**
+ * Payload of `tools.refreshed`: the server's tools were listed and the registry brought in line.
+ *
+ * @public
+ */
 export interface McpToolsRefreshedEvent extends McpEventBase {
   /** Registry names added. */
   readonly added: readonly string[];
@@ -55,13 +79,21 @@ export interface McpToolsRefreshedEvent extends McpEventBase {
   readonly rejected: readonly McpRejectedTool[];
 }
 
-/** Payload of `tool.rejected`: a tool was skipped that was not skipped at the previous listing. */
+/**
+ * Payload of `tool.rejected`: a tool was skipped that was not skipped at the previous listing.
+ *
+ * @public
+ */
 export interface McpToolRejectedEvent extends McpEventBase {
   /** The tool and the reason. */
   readonly tool: McpRejectedTool;
 }
 
-/** Payload of `refresh.failed`: listing the tools after a change notice failed; the old tools stay. */
+/**
+ * Payload of `refresh.failed`: listing the tools after a change notice failed; the old tools stay.
+ *
+ * @public
+ */
 export interface McpRefreshFailedEvent extends McpEventBase {
   /** The error code, e.g. `mcp_timeout`. */
   readonly code: string;
@@ -69,7 +101,11 @@ export interface McpRefreshFailedEvent extends McpEventBase {
   readonly message: string;
 }
 
-/** Every MCP event, by type (noun-verb names, like the catalog's events). */
+/**
+ * Every MCP event, by type (noun-verb names, like the catalog's events).
+ *
+ * @public
+ */
 export interface McpEvents {
   /** A connection was established. */
   "server.connected": McpServerConnectedEvent;

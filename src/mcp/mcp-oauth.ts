@@ -9,7 +9,11 @@ import {
   transportKindOf,
 } from "./mcp-server-config.js";
 
-/** Where a server stands with OAuth. */
+/**
+ * Where a server stands with OAuth.
+ *
+ * @public
+ */
 export type McpAuthState =
   /** The server is not set up for OAuth (stdio, custom, or HTTP without `auth`). */
   | "none"
@@ -22,7 +26,11 @@ export type McpAuthState =
   /** The token expired and cannot be refreshed: authorize again. */
   | "expired";
 
-/** One configured server and its auth state, for a host's `mcp` command or settings page. */
+/**
+ * One configured server and its auth state, for a host's `mcp` command or settings page.
+ *
+ * @public
+ */
 export interface McpServerAuthStatus {
   /** The server's name. */
   readonly name: string;
@@ -39,6 +47,7 @@ export interface McpServerAuthStatus {
 /**
  * The auth state of every configured server (connected or not), read from each server's
  * provider and, for expiry, from the credential store the tokens were saved in.
+ * @public
  */
 export async function mcpAuthStatus(
   configs: readonly McpServerConfig[],
@@ -68,6 +77,7 @@ export async function mcpAuthStatus(
  * `redirectUrl`) for tokens, which the provider saves. Connect the server again afterwards.
  *
  * @throws ConfigurationError when the config has no `auth`; the SDK's OAuth errors as they come.
+ * @public
  */
 export async function completeMcpOAuth(
   config: McpHttpServerConfig | McpSseServerConfig,

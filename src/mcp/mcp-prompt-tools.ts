@@ -7,7 +7,11 @@ import { clip } from "./mcp-errors.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
 import type { McpServerSet } from "./mcp-server-set.js";
 
-/** Options of {@link createMcpPromptTools}. */
+/**
+ * Options of {@link createMcpPromptTools}.
+ *
+ * @public
+ */
 export interface McpPromptToolsOptions {
   /** Largest output of one call, UTF-8 bytes. @defaultValue 100000 */
   readonly maxOutputBytes?: number;
@@ -21,6 +25,7 @@ const PROMPT_TAGS = ["mcp", "prompts", "templates", "integration", "external"];
  * `list_mcp_prompts` and `get_mcp_prompt`: deferred tools over the prompts (templates with
  * arguments) of every server of the set the calling run may use. A prompt comes back as its
  * messages in text (`role: text`), binary content summarized; outputs are bounded.
+ * @public
  */
 export function createMcpPromptTools(servers: McpServerSet, options: McpPromptToolsOptions = {}): AnyToolDefinition[] {
   const maxBytes = options.maxOutputBytes ?? 100_000;

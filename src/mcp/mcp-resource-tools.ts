@@ -6,7 +6,11 @@ import { clip } from "./mcp-errors.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
 import type { McpServerSet } from "./mcp-server-set.js";
 
-/** Options of {@link createMcpResourceTools}. */
+/**
+ * Options of {@link createMcpResourceTools}.
+ *
+ * @public
+ */
 export interface McpResourceToolsOptions {
   /**
    * Largest output of one resource tool call, in UTF-8 bytes.
@@ -26,6 +30,7 @@ const RESOURCE_TAGS = ["mcp", "resources", "integration", "external"];
  * `list_mcp_resources` and `read_mcp_resource`: deferred tools over every server of the group the
  * calling run may use. Outputs are bounded (entries per server, bytes per call); binary contents
  * are summarized, not dumped.
+ * @public
  */
 export function createMcpResourceTools(group: McpServerSet, options: McpResourceToolsOptions = {}): AnyToolDefinition[] {
   const maxBytes = options.maxOutputBytes ?? 100_000;

@@ -15,7 +15,11 @@ import {
   type McpToolResultContent,
 } from "./format-mcp-result.js";
 
-/** Where a result came from, and how much binary content it may carry. */
+/**
+ * Where a result came from, and how much binary content it may carry.
+ *
+ * @public
+ */
 export interface McpContentSource extends McpResultSource {
   /** Most decoded bytes of images, audio and blobs in one result; 0 keeps results text-only. */
   readonly maxBinaryBytes: number;
@@ -32,6 +36,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * text line saying what was left out.
  *
  * @throws ToolError `mcp_tool_error` when the result has `isError: true`.
+ * @public
  */
 export function mcpResultContent(result: McpToolResultContent, source: McpContentSource): string | ToolContent {
   const text = formatMcpResult(result, source);

@@ -1,7 +1,11 @@
 import type { CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpClientHandlers, McpSamplingRequest } from "./mcp-client-handlers.js";
 
-/** One message as the AI SDK's `generateText` takes it (text only). */
+/**
+ * One message as the AI SDK's `generateText` takes it (text only).
+ *
+ * @public
+ */
 export interface AiSdkSamplingMessage {
   readonly role: "user" | "assistant";
   readonly content: string;
@@ -10,6 +14,7 @@ export interface AiSdkSamplingMessage {
 /**
  * The slice of the AI SDK's `generateText` the helper uses; pass `generateText` from `ai`
  * itself (this subpath does not import `ai`).
+ * @public
  */
 export type AiSdkGenerateText<Model> = (options: {
   model: Model;
@@ -21,7 +26,11 @@ export type AiSdkGenerateText<Model> = (options: {
   abortSignal?: AbortSignal;
 }) => PromiseLike<{ readonly text: string; readonly finishReason?: unknown; readonly response?: { readonly modelId?: string } }>;
 
-/** Options of {@link mcpSamplingFromAiSdk}. */
+/**
+ * Options of {@link mcpSamplingFromAiSdk}.
+ *
+ * @public
+ */
 export interface McpAiSdkSamplingOptions<Model> {
   /** The model that answers (an AI SDK `LanguageModel`). */
   readonly model: Model;
@@ -47,6 +56,7 @@ export interface McpAiSdkSamplingOptions<Model> {
  * const config = { name: "everything", command: "npx", args: ["@modelcontextprotocol/server-everything"] };
  * await connectMcpServer(registry, config, { client: { sampling: mcpSamplingFromAiSdk({ model, generateText }) } });
  * ```
+ * @public
  */
 export function mcpSamplingFromAiSdk<Model>(options: McpAiSdkSamplingOptions<Model>): NonNullable<McpClientHandlers["sampling"]> {
   const cap = options.maxTokens ?? 1000;

@@ -1,7 +1,11 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
-/** Options every MCP server config has, whatever its transport. */
+/**
+ * Options every MCP server config has, whatever its transport.
+ *
+ * @public
+ */
 export interface McpServerOptions {
   /**
    * The server's name: the `<server>` of `mcp_<server>_<tool>`, and the tag `mcp_server:<name>`.
@@ -39,7 +43,11 @@ export interface McpServerOptions {
   readonly maxBinaryBytes?: number;
 }
 
-/** A server started as a child process that speaks MCP on stdin/stdout. */
+/**
+ * A server started as a child process that speaks MCP on stdin/stdout.
+ *
+ * @public
+ */
 export interface McpStdioServerConfig extends McpServerOptions {
   /** The executable, e.g. `"npx"` or `process.execPath`. Not run through a shell. */
   readonly command: string;
@@ -56,7 +64,11 @@ export interface McpStdioServerConfig extends McpServerOptions {
   readonly transport?: never;
 }
 
-/** A server reached over streamable HTTP (the current MCP HTTP transport). */
+/**
+ * A server reached over streamable HTTP (the current MCP HTTP transport).
+ *
+ * @public
+ */
 export interface McpHttpServerConfig extends McpServerOptions {
   /** The endpoint, `http:` or `https:`. */
   readonly url: string;
@@ -73,7 +85,11 @@ export interface McpHttpServerConfig extends McpServerOptions {
   readonly command?: never;
 }
 
-/** A server reached over the legacy HTTP+SSE transport (MCP 2024-11-05). */
+/**
+ * A server reached over the legacy HTTP+SSE transport (MCP 2024-11-05).
+ *
+ * @public
+ */
 export interface McpSseServerConfig extends McpServerOptions {
   /** The SSE endpoint, `http:` or `https:`. */
   readonly url: string;
@@ -94,6 +110,7 @@ export interface McpSseServerConfig extends McpServerOptions {
  * A server behind any SDK `Transport` the host builds (a websocket, an in-memory pair, a
  * sandboxed process). The factory is called for every (re)connection and must return a new,
  * unstarted transport.
+ * @public
  */
 export interface McpCustomServerConfig extends McpServerOptions {
   /** Makes a fresh transport. */
@@ -102,10 +119,18 @@ export interface McpCustomServerConfig extends McpServerOptions {
   readonly url?: never;
 }
 
-/** How to reach one MCP server. */
+/**
+ * How to reach one MCP server.
+ *
+ * @public
+ */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpSseServerConfig | McpCustomServerConfig;
 
-/** The transport kinds, as reported in a server's status. */
+/**
+ * The transport kinds, as reported in a server's status.
+ *
+ * @public
+ */
 export type McpTransportKind = "stdio" | "http" | "sse" | "custom";
 
 /** The transport kind a config selects. */

@@ -5,7 +5,11 @@ import type { McpEvents, McpRejectedTool } from "./mcp-events.js";
 import type { McpTransportKind } from "./mcp-server-config.js";
 import type { McpRegisteredTool, McpToolChanges } from "./mcp-tool-sync.js";
 
-/** A snapshot of one server connection, for host dashboards and `/mcp` style commands. */
+/**
+ * A snapshot of one server connection, for host dashboards and `/mcp` style commands.
+ *
+ * @public
+ */
 export interface McpServerStatus {
   /** The server's name. */
   readonly name: string;
@@ -31,7 +35,11 @@ export interface McpServerStatus {
   readonly lastError: { readonly code: string; readonly message: string } | undefined;
 }
 
-/** Options of a resource listing. */
+/**
+ * Options of a resource listing.
+ *
+ * @public
+ */
 export interface McpListResourcesOptions {
   /** The cursor of the previous page. */
   readonly cursor?: string;
@@ -39,7 +47,11 @@ export interface McpListResourcesOptions {
   readonly signal?: AbortSignal;
 }
 
-/** One page of a server's prompts. */
+/**
+ * One page of a server's prompts.
+ *
+ * @public
+ */
 export interface McpPromptPage {
   /** The prompts, with their arguments. */
   readonly prompts: readonly Prompt[];
@@ -47,7 +59,11 @@ export interface McpPromptPage {
   readonly nextCursor: string | undefined;
 }
 
-/** One page of a server's resources. */
+/**
+ * One page of a server's resources.
+ *
+ * @public
+ */
 export interface McpResourcePage {
   /** The resources. */
   readonly resources: readonly Resource[];
@@ -59,6 +75,7 @@ export interface McpResourcePage {
  * A connected MCP server whose tools are in a registry. Closing it removes its tools and stops
  * the server (the process, for stdio); the registry (and the run, for a per-run server) closes it
  * too when it closes.
+ * @public
  */
 export interface McpServerHandle {
   /** The server's name. */

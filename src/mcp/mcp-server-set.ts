@@ -3,7 +3,11 @@ import type { McpEvents } from "./mcp-events.js";
 import type { McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
 import { sanitizeMcpNamePart } from "./mcp-tool-name.js";
 
-/** A server that could not be connected, and why. */
+/**
+ * A server that could not be connected, and why.
+ *
+ * @public
+ */
 export interface McpServerFailure {
   /** The server's name. */
   readonly name: string;
@@ -16,6 +20,7 @@ export interface McpServerFailure {
  * else, a set of tools with an enabling condition), shared (run id `undefined`) or private to a run. The
  * resource tools and `connect_mcp` look servers up here, always through a run id, so a run never
  * reaches another run's server.
+ * @public
  */
 export class McpServerSet {
   /** Events of every server connected through this set. */
@@ -102,7 +107,12 @@ export class McpServerSet {
 /**
  * The former name of {@link McpServerSet}.
  * @deprecated Use `McpServerSet`; this alias will be removed in the next major version.
+ * @public
  */
 export const McpServerGroup = McpServerSet;
-/** @deprecated Use `McpServerSet`. */
+/**
+ * @deprecated Use `McpServerSet`.
+ *
+ * @public
+ */
 export type McpServerGroup = McpServerSet;

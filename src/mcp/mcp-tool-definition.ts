@@ -12,7 +12,11 @@ import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
 import { clip } from "./mcp-errors.js";
 import { normalizeMcpInputSchema } from "./normalize-mcp-input-schema.js";
 
-/** The tags of every MCP tool; `mcp_server:<name>` is added per server. */
+/**
+ * The tags of every MCP tool; `mcp_server:<name>` is added per server.
+ *
+ * @public
+ */
 export const MCP_TOOL_TAGS: readonly string[] = Object.freeze(["mcp", "integration", "external", "dynamic"]);
 
 const MAX_DESCRIPTION_LENGTH = 4000;

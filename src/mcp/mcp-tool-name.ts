@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
 
-/** Every MCP tool's registry name starts with this. */
+/**
+ * Every MCP tool's registry name starts with this.
+ *
+ * @public
+ */
 export const MCP_TOOL_NAME_PREFIX = "mcp_";
 
 const MAX_NAME_LENGTH = 64;
@@ -30,6 +34,7 @@ export function sanitizeMcpNamePart(part: string): string {
  * 64 characters (it keeps its first 53), or when a part had characters beyond the spec's
  * `-`, `/`, `.` and space (`日本語` and `中文` would both be `___`). Names that differ only by
  * the spec's rule (`Read-File`, `read.file`) stay equal: that collision is reported, not hidden.
+ * @public
  */
 export function mcpToolName(server: string, tool: string): string {
   const full = `${MCP_TOOL_NAME_PREFIX}${sanitizeMcpNamePart(server)}_${sanitizeMcpNamePart(tool)}`;

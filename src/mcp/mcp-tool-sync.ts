@@ -5,7 +5,11 @@ import type { McpRejectedTool } from "./mcp-events.js";
 import { type McpToolCaller, mcpToolDefinition } from "./mcp-tool-definition.js";
 import { planMcpToolNames } from "./plan-mcp-tool-names.js";
 
-/** One MCP tool in the registry. */
+/**
+ * One MCP tool in the registry.
+ *
+ * @public
+ */
 export interface McpRegisteredTool {
   /** Its registry name, `mcp_<server>_<tool>`. */
   readonly name: string;
@@ -17,7 +21,11 @@ export interface McpRegisteredTool {
   readonly mutating: boolean;
 }
 
-/** What one application of a listing changed. */
+/**
+ * What one application of a listing changed.
+ *
+ * @public
+ */
 export interface McpToolChanges {
   /** Registry names added. */
   readonly added: readonly string[];

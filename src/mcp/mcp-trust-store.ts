@@ -2,6 +2,7 @@
  * Remembers which project MCP config files the user trusts, by path and SHA-256 digest of their
  * bytes. A file that changes has a new digest and is untrusted again: a pull that edits
  * `.mcp.json` cannot start a new command without the user seeing it.
+ * @public
  */
 export interface McpTrustStore {
   /** True when the file at `path` was trusted with exactly this digest. */
@@ -12,7 +13,11 @@ export interface McpTrustStore {
   revoke(path: string): void | Promise<void>;
 }
 
-/** A trust store that lives as long as the process: for tests and one-shot hosts. */
+/**
+ * A trust store that lives as long as the process: for tests and one-shot hosts.
+ *
+ * @public
+ */
 export class InMemoryMcpTrustStore implements McpTrustStore {
   private readonly trusted = new Map<string, string>();
 

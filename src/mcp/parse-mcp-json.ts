@@ -3,7 +3,11 @@ import { ConfigurationError } from "agent-tool-catalog";
 import { expandMcpVariables, type McpVariables } from "./expand-mcp-variables.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 
-/** Options of {@link parseMcpJson}. */
+/**
+ * Options of {@link parseMcpJson}.
+ *
+ * @public
+ */
 export interface ParseMcpJsonOptions {
   /** Where relative `cwd` values are resolved, and the `cwd` of stdio servers that give none. */
   readonly baseDirectory: string;
@@ -27,6 +31,7 @@ type Entry = Readonly<Record<string, unknown>>;
  *
  * @throws ConfigurationError naming the file and the field that is wrong (`invalid_mcp_config`),
  *   or the variable that is missing (`mcp_variable_missing`).
+ * @public
  */
 export function parseMcpJson(text: string, options: ParseMcpJsonOptions): McpServerConfig[] {
   const fail = (field: string, problem: string): never => {
@@ -49,7 +54,11 @@ export function parseMcpJson(text: string, options: ParseMcpJsonOptions): McpSer
   });
 }
 
-/** The server names of a file, without checking more: what a host shows before the user trusts it. */
+/**
+ * The server names of a file, without checking more: what a host shows before the user trusts it.
+ *
+ * @public
+ */
 export function mcpJsonServerNames(text: string): string[] {
   try {
     const document: unknown = JSON.parse(text);

@@ -6,7 +6,11 @@ import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpTrustStore } from "./mcp-trust-store.js";
 import { mcpJsonServerNames, parseMcpJson } from "./parse-mcp-json.js";
 
-/** Options of {@link loadProjectMcpConfig}. */
+/**
+ * Options of {@link loadProjectMcpConfig}.
+ *
+ * @public
+ */
 export interface LoadProjectMcpConfigOptions {
   /** Where the user's trust decisions are kept. */
   readonly trustStore: McpTrustStore;
@@ -21,7 +25,11 @@ export interface LoadProjectMcpConfigOptions {
   readonly readFile?: (path: string) => Promise<Uint8Array | undefined>;
 }
 
-/** What a workspace's MCP config holds, and whether it may be used. */
+/**
+ * What a workspace's MCP config holds, and whether it may be used.
+ *
+ * @public
+ */
 export interface ProjectMcpConfig {
   /** The file's absolute path. */
   readonly path: string;
@@ -54,6 +62,7 @@ export interface ProjectMcpConfig {
  * }
  * await connectMcpServers(registry, project.servers);
  * ```
+ * @public
  */
 export async function loadProjectMcpConfig(workspace: string, options: LoadProjectMcpConfigOptions): Promise<ProjectMcpConfig> {
   const directory = resolve(workspace);

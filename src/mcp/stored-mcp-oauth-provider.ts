@@ -2,7 +2,11 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpCredentialStore, McpCredentials } from "./mcp-credential-store.js";
 
-/** Options of {@link createStoredMcpOAuthProvider}. */
+/**
+ * Options of {@link createStoredMcpOAuthProvider}.
+ *
+ * @public
+ */
 export interface StoredMcpOAuthProviderOptions {
   /** The server's URL; the key of its credentials in the store. */
   readonly serverUrl: string;
@@ -25,6 +29,7 @@ export interface StoredMcpOAuthProviderOptions {
  * The MCP SDK's `OAuthClientProvider`, with everything it must remember in a
  * {@link McpCredentialStore}: registration, tokens (the SDK refreshes them with the refresh token
  * when the server answers 401), and the PKCE verifier between the redirect and the code.
+ * @public
  */
 export function createStoredMcpOAuthProvider(options: StoredMcpOAuthProviderOptions): OAuthClientProvider {
   const { store, serverUrl } = options;

@@ -6,7 +6,11 @@ import type { ToolDefinition } from "../tool/tool-definition.js";
 import { markMetaTool } from "./meta-tools.js";
 import { oneLineDescription } from "./one-line-description.js";
 
-/** The name of the meta-tool that finds and activates deferred tools. */
+/**
+ * The name of the meta-tool that finds and activates deferred tools.
+ *
+ * @public
+ */
 export const FIND_TOOL_NAME = "find_tool";
 
 const SELECT_PREFIX = "select:";
@@ -31,7 +35,11 @@ const findToolInput = z.object({
   limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Most tools per query (default ${DEFAULT_LIMIT})`),
 });
 
-/** One tool that `find_tool` reports. */
+/**
+ * One tool that `find_tool` reports.
+ *
+ * @public
+ */
 export interface FoundTool {
   /** The tool's name. */
   readonly name: string;
@@ -39,7 +47,11 @@ export interface FoundTool {
   readonly description: string;
 }
 
-/** What `find_tool` returns to the model. */
+/**
+ * What `find_tool` returns to the model.
+ *
+ * @public
+ */
 export interface FindToolOutput {
   /** Tools activated by this call; callable from the next turn on. */
   readonly activated: readonly FoundTool[];

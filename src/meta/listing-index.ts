@@ -4,7 +4,11 @@ import { oneLineDescription } from "./one-line-description.js";
 /** The longest description of an index row, counting the `...` of a cut one. */
 export const INDEX_DESCRIPTION_LIMIT = 60;
 
-/** The instruction line of the index. */
+/**
+ * The instruction line of the index.
+ *
+ * @public
+ */
 export const INDEX_INSTRUCTION = 'Call one with toolbox: action "run", tool "<name>", args {}.';
 
 /**

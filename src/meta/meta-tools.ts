@@ -1,6 +1,10 @@
 import type { AnyToolDefinition } from "../tool/tool-definition.js";
 
-/** The name of the listing-mode gateway tool (`toolbox`). */
+/**
+ * The name of the listing-mode gateway tool (`toolbox`).
+ *
+ * @public
+ */
 export const TOOLBOX_TOOL_NAME = "toolbox";
 
 const metaTools = new WeakSet<object>();

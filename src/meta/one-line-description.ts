@@ -1,6 +1,7 @@
 /**
  * The first sentence of the first non-empty line of a description, cut to `maxLength`
  * characters (counting the trailing `...` when it is cut).
+ * @internal
  */
 export function oneLineDescription(description: string, maxLength = 160): string {
   const firstLine =

@@ -10,10 +10,18 @@ import {
 } from "@opentelemetry/api";
 import type { CatalogEvents, Registry, ToolCallResult } from "agent-tool-catalog";
 
-/** What a redaction hook is asked about. */
+/**
+ * What a redaction hook is asked about.
+ *
+ * @beta
+ */
 export type RedactionKind = "input" | "output" | "error";
 
-/** Options of {@link instrumentRegistry}. */
+/**
+ * Options of {@link instrumentRegistry}.
+ *
+ * @beta
+ */
 export interface InstrumentationOptions {
   /**
    * The tracer to use.
@@ -40,7 +48,11 @@ export interface InstrumentationOptions {
   readonly maxContentLength?: number;
 }
 
-/** Span and attribute names this module writes (GenAI semantic conventions where they apply). */
+/**
+ * Span and attribute names this module writes (GenAI semantic conventions where they apply).
+ *
+ * @beta
+ */
 export const OTEL_NAMES = {
   /** The span of one tool call: `execute_tool {tool}`, as the GenAI conventions name it. */
   executeTool: "execute_tool",
@@ -74,6 +86,7 @@ interface OpenCall {
  * await registry.createRun().call("find_tool", { query: "weather" });
  * stop();
  * ```
+ * @beta
  */
 export function instrumentRegistry(registry: Registry, options: InstrumentationOptions = {}): () => void {
   const tracer = options.tracer ?? trace.getTracer("agent-tool-catalog");

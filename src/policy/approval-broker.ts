@@ -3,7 +3,11 @@ import type { EventBus } from "../events/event-bus.js";
 
 export type { ApprovalEvents, ApprovalRequest, ApprovalResolution } from "../events/approval-events.js";
 
-/** Options of one {@link ApprovalBroker.request}. */
+/**
+ * Options of one {@link ApprovalBroker.request}.
+ *
+ * @public
+ */
 export interface ApprovalWaitOptions {
   /** Aborting it withdraws the request (resolved as denied, by `"abort"`). */
   readonly signal?: AbortSignal;
@@ -16,6 +20,7 @@ export interface ApprovalWaitOptions {
  * `RedisApprovalBroker` (`agent-tool-catalog/redis`) lets any process answer a request made in
  * another. `approve`, `deny` and `pending` may answer synchronously (in memory) or with a
  * promise (remote brokers): callers `await` them either way.
+ * @public
  */
 export interface ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved`. */

@@ -8,7 +8,11 @@ import type {
 } from "./approval-broker.js";
 import { checkApprovalTimeout } from "./check-approval-timeout.js";
 
-/** Options of {@link InMemoryApprovalBroker}. */
+/**
+ * Options of {@link InMemoryApprovalBroker}.
+ *
+ * @public
+ */
 export interface InMemoryApprovalBrokerOptions {
   /**
    * How long a request waits before it is denied.
@@ -29,6 +33,7 @@ interface Pending {
 /**
  * The default {@link ApprovalBroker}: requests wait in memory until `approve`, `deny`, their
  * timeout (denied, so an unattended run fails closed) or the abort of their call.
+ * @public
  */
 export class InMemoryApprovalBroker implements ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved`. */

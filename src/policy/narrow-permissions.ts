@@ -26,6 +26,7 @@ function isSameOrInside(child: string, parent: string): boolean {
  *
  * @throws ConfigurationError `invalid_permission_config` when the requested workspace lies
  *   outside the parent's.
+ * @public
  */
 export function narrowPermissions(
   parent: ResolvedPermissionConfig,

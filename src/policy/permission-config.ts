@@ -4,7 +4,11 @@ import type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, Sandbo
 
 export type { ApprovalPolicy, PermissionConfig, ResolvedPermissionConfig, SandboxScope } from "../tool/permissions.js";
 
-/** The defaults: `{ sandbox: "unrestricted", approval: "none" }`, as the spec says. */
+/**
+ * The defaults: `{ sandbox: "unrestricted", approval: "none" }`, as the spec says.
+ *
+ * @public
+ */
 export const DEFAULT_PERMISSIONS: ResolvedPermissionConfig = Object.freeze({
   sandbox: "unrestricted",
   approval: "none",
@@ -18,6 +22,7 @@ const PERMISSION_FIELDS: readonly string[] = ["sandbox", "approval", "workspace"
 /**
  * Applies defaults and checks every field.
  * @throws ConfigurationError `invalid_permission_config` naming the field and the allowed values.
+ * @public
  */
 export function resolvePermissionConfig(config: PermissionConfig | undefined): ResolvedPermissionConfig {
   if (config === undefined) return DEFAULT_PERMISSIONS;

@@ -7,7 +7,11 @@ import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import type { ApprovalBroker } from "./approval-broker.js";
 import type { ApprovalPolicy, ResolvedPermissionConfig } from "./permission-config.js";
 
-/** What the policy of a run needs: its permissions and where approvals are asked. */
+/**
+ * What the policy of a run needs: its permissions and where approvals are asked.
+ *
+ * @public
+ */
 export interface ToolPolicy {
   /** The run's permissions. */
   readonly permissions: ResolvedPermissionConfig;
@@ -17,7 +21,11 @@ export interface ToolPolicy {
   readonly approvalTimeoutMs?: number | undefined;
 }
 
-/** Which policy asks for approval of a call of `tool`, or `undefined` when none does. */
+/**
+ * Which policy asks for approval of a call of `tool`, or `undefined` when none does.
+ *
+ * @public
+ */
 export function approvalRequiredBy(
   approval: ApprovalPolicy,
   tool: Pick<ToolDescriptor, "mutating">,
@@ -70,6 +78,7 @@ export async function authorizeCall(policy: ToolPolicy, call: CallToAuthorize): 
  * Wraps a tool's handler in a policy, for hosts that call handlers outside a run. (Runs apply
  * their own policy to every call already, built-in, MCP and host tools alike.) A denied call
  * throws a `ToolError` with code `approval_denied` and never reaches the handler.
+ * @public
  */
 export function applyPolicy<Tool extends AnyToolDefinition>(tool: Tool, policy: ToolPolicy): Tool {
   const { descriptor } = compileTool(tool);

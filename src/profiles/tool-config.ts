@@ -7,7 +7,11 @@ import { TOOL_PROFILE_NAMES, type ToolProfileName } from "./tool-profile.js";
 // Loaded by the first configuration parsed, never by the root import.
 const smolToml = loadOnDemand<{ parse: typeof parse }>("smol-toml");
 
-/** The `[tools]` table of a configuration file. */
+/**
+ * The `[tools]` table of a configuration file.
+ *
+ * @public
+ */
 export interface ToolConfig {
   /** `[tools] profile`. */
   readonly profile?: ToolProfileName;
@@ -31,6 +35,7 @@ export interface ToolConfig {
  * batch = "off"
  * ```
  * @throws ConfigurationError `invalid_tool_config` naming the key and what was expected.
+ * @public
  */
 export function parseToolConfig(toml: string, source = "configuration"): ToolConfig {
   let document: Record<string, unknown>;
@@ -96,7 +101,11 @@ function invalid(source: string, key: string, expected: string): ConfigurationEr
   return new ConfigurationError("invalid_tool_config", `${source}: ${key} must be ${expected}.`, { data: { field: key } });
 }
 
-/** The file-tool switches a configuration sets (`[tools] redo`, `[tools] hashline_edit`). */
+/**
+ * The file-tool switches a configuration sets (`[tools] redo`, `[tools] hashline_edit`).
+ *
+ * @public
+ */
 export interface FileToolSwitches {
   /** `undo` may redo. */
   readonly redo?: boolean;
@@ -108,6 +117,7 @@ export interface FileToolSwitches {
  * The options to give `createFileTools` so that `[tools] redo` and `[tools] hashline_edit` take
  * effect: `createFileTools({ workspace, ...fileToolOptionsFromConfig(config) })`. Only the keys
  * the configuration sets are present, so explicit options placed after it still win.
+ * @public
  */
 export function fileToolOptionsFromConfig(config: ToolConfig | undefined): FileToolSwitches {
   const out: { redo?: boolean; hashline?: boolean } = {};

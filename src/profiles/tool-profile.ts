@@ -1,16 +1,32 @@
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import type { LoadMode } from "./load-mode.js";
 
-/** The tool profiles. `lite` is another name for `minimal`. */
+/**
+ * The tool profiles. `lite` is another name for `minimal`.
+ *
+ * @public
+ */
 export type ToolProfileName = "core" | "full" | "acp" | "minimal" | "lite" | "none";
 
-/** Every profile name, for validation. */
+/**
+ * Every profile name, for validation.
+ *
+ * @public
+ */
 export const TOOL_PROFILE_NAMES: readonly ToolProfileName[] = ["core", "full", "acp", "minimal", "lite", "none"];
 
-/** The tag every built-in tool carries; profiles decide about built-ins, never about host tools. */
+/**
+ * The tag every built-in tool carries; profiles decide about built-ins, never about host tools.
+ *
+ * @public
+ */
 export const BUILTIN_TAG = "builtin";
 
-/** The seven built-in tools the core profile sends eagerly: almost every coding turn uses them. */
+/**
+ * The seven built-in tools the core profile sends eagerly: almost every coding turn uses them.
+ *
+ * @public
+ */
 export const CORE_ESSENTIAL_TOOLS: ReadonlySet<string> = new Set(["read", "write", "edit", "apply_patch", "bash", "ls", "grep"]);
 
 /**
@@ -18,6 +34,7 @@ export const CORE_ESSENTIAL_TOOLS: ReadonlySet<string> = new Set(["read", "write
  * behind `toolbox` in a core run, eager under `acp`). Tools declare it themselves, so the
  * profile follows the tool, not a list of names: `skill_manage`, `monitor`, `session_search`
  * and `swarm` (agent-tool-catalog/host) carry it.
+ * @public
  */
 export const CORE_SET_TAG = "core-set";
 
@@ -26,6 +43,7 @@ export const CORE_SET_TAG = "core-set";
  * `agentgrep` is `grep`, `ask` is `AskUserQuestion`, `webfetch`/`websearch` are `web_fetch`/
  * `web_search`, `mcp` is `connect_mcp`). A listing run names them in the index behind `toolbox`;
  * those the host did not register (no web fetcher, no swarm, ...) are absent, silently.
+ * @public
  */
 export const CORE_LISTED_TOOLS: ReadonlySet<string> = new Set([
   "replace",

@@ -10,7 +10,11 @@ import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link BullMqCallbackManager}. */
+/**
+ * Options of {@link BullMqCallbackManager}.
+ *
+ * @beta
+ */
 export interface BullMqCallbackManagerOptions {
   /** Where BullMQ connects (options, or an ioredis client with `maxRetriesPerRequest: null`). */
   readonly connection: ConnectionOptions;
@@ -60,6 +64,7 @@ return out
  * once, on one worker, even after restarts; the spec's limits hold across processes (5 s to 1 h,
  * at most 10 pending per conversation, checked atomically in Redis). Cancelling wins over a
  * firing that has not started: the state change is one atomic step either way.
+ * @beta
  */
 export class BullMqCallbackManager implements CallbackManager {
   private readonly options: BullMqCallbackManagerOptions;

@@ -14,7 +14,11 @@ import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link BullMqCronScheduler}. */
+/**
+ * Options of {@link BullMqCronScheduler}.
+ *
+ * @beta
+ */
 export interface BullMqCronSchedulerOptions {
   /**
    * Where BullMQ connects: connection options, or an ioredis client (which must have
@@ -35,7 +39,11 @@ export interface BullMqCronSchedulerOptions {
   readonly maxOutputChars?: number;
 }
 
-/** Options of {@link BullMqCronScheduler.startWorker}. */
+/**
+ * Options of {@link BullMqCronScheduler.startWorker}.
+ *
+ * @beta
+ */
 export interface CronWorkerOptions {
   /** Executions this worker runs at once. @defaultValue 4 */
   readonly concurrency?: number;
@@ -79,6 +87,7 @@ return out
  *
  * A firing whose worker dies mid-execution is not run again (BullMQ's stalled-job retry is off):
  * its execution stays `running` in the history. Firings are at most once, never twice.
+ * @beta
  */
 export class BullMqCronScheduler implements CronClient {
   private readonly options: BullMqCronSchedulerOptions;
@@ -186,6 +195,10 @@ export class BullMqCronScheduler implements CronClient {
     if (json === null) return;
     const job = JSON.parse(json) as CronJob;
     if (job.status !== "active") return;
+    // One firing per scheduled time, whatever BullMQ does: a scheduler re-upserted (resume) after
+    // the slot's job completed and was removed can add a job with the same slot again.
+    const slot = /:(\d+)$/.exec(firing.id ?? "")?.[1] ?? String(Math.floor(Date.now() / 60_000) * 60_000);
+    if ((await redis.set(this.key("fired", jobId, slot), "1", "PX", 86_400_000, "NX")) === null) return;
     const executionId = `exec_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const startedAt = Date.now();
     const lockKey = this.key("running", jobId);

@@ -10,7 +10,11 @@ import {
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link RedisApprovalBroker}. */
+/**
+ * Options of {@link RedisApprovalBroker}.
+ *
+ * @beta
+ */
 export interface RedisApprovalBrokerOptions {
   /** The connection (an ioredis client the host owns and closes). A duplicate is made for pub/sub. */
   readonly redis: Redis;
@@ -30,7 +34,11 @@ export interface RedisApprovalBrokerOptions {
   readonly maxStoredInputChars?: number;
 }
 
-/** A request as the Redis broker stores it: also the digest that binds a decision to one call. */
+/**
+ * A request as the Redis broker stores it: also the digest that binds a decision to one call.
+ *
+ * @beta
+ */
 export interface StoredApprovalRequest extends ApprovalRequest {
   /** SHA-256 of the run id, call id, tool name and JSON input: a decision applies to this call only. */
   readonly argumentsDigest: string;
@@ -38,7 +46,11 @@ export interface StoredApprovalRequest extends ApprovalRequest {
   readonly inputTruncated: boolean;
 }
 
-/** What {@link RedisApprovalBroker.approve} and `deny` can check before deciding. */
+/**
+ * What {@link RedisApprovalBroker.approve} and `deny` can check before deciding.
+ *
+ * @beta
+ */
 export interface ApprovalDecisionOptions {
   /** Decide only if the request is for exactly these arguments (what the person saw). */
   readonly argumentsDigest?: string;
@@ -96,6 +108,7 @@ return {1, status}
  * - a waiting call keeps its process alive until it is decided or times out.
  *
  * Events: `approval.requested` and `approval.resolved` fire in the process that waits.
+ * @beta
  */
 export class RedisApprovalBroker implements ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved` of the requests this process waits on. */

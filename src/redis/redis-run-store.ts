@@ -8,7 +8,11 @@ import {
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
-/** Options of {@link RedisRunStore}. */
+/**
+ * Options of {@link RedisRunStore}.
+ *
+ * @beta
+ */
 export interface RedisRunStoreOptions {
   /** The connection (an ioredis client the host owns and closes). */
   readonly redis: Redis;
@@ -33,6 +37,7 @@ return {1, revision}
  * A `RunStore` on Redis: one hash per run (`<prefix>:run:<id>` with `state` and
  * `revision`), saved with an atomic compare-and-set so optimistic concurrency holds across any
  * number of processes, and an optional TTL per save.
+ * @beta
  */
 export class RedisRunStore<State = RunState> implements RunStore<State> {
   private readonly redis: Redis;

@@ -3,7 +3,11 @@ import type { RunState } from "../run/run-state.js";
 import type { RunStore } from "../run/run-store.js";
 import type { Registry } from "./registry.js";
 
-/** Options of {@link openRun}: `createRun`'s, with the store and the run's id required. */
+/**
+ * Options of {@link openRun}: `createRun`'s, with the store and the run's id required.
+ *
+ * @public
+ */
 export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRevision" | "runId" | "activation"> & {
   /** Where the run lives. */
   readonly store: RunStore<RunState>;
@@ -23,6 +27,7 @@ export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRe
  * // Calls that a dead process left waiting for approval get their results now.
  * const interrupted = await run.settleInterrupted();
  * ```
+ * @public
  */
 export async function openRun(registry: Registry, options: OpenRunOptions): Promise<Run> {
   const { store, runId, ...rest } = options;

@@ -12,7 +12,8 @@ import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
-import { type CompiledTool, compileTool } from "../tool/compile-tool.js";
+import type { SearchDocument } from "../search/search-index.js";
+import { compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
@@ -21,7 +22,11 @@ import { NameIndex } from "./name-index.js";
 import { searchDocumentOf } from "./search-document.js";
 import { resolveToolGroup, type ToolGroup } from "./tool-group.js";
 
-/** Options of {@link createRegistry}. */
+/**
+ * Options of {@link createRegistry}.
+ *
+ * @public
+ */
 export interface RegistryOptions {
   /** Tools to register. */
   readonly tools?: readonly AnyToolDefinition[];
@@ -46,7 +51,11 @@ export interface RegistryOptions {
   readonly redact?: Redactor;
 }
 
-/** Options of {@link Registry.register}. */
+/**
+ * Options of {@link Registry.register}.
+ *
+ * @public
+ */
 export interface RegisterOptions {
   /** The group the tool belongs to. */
   readonly group?: string;
@@ -57,7 +66,11 @@ export interface RegisterOptions {
   readonly runId?: string;
 }
 
-/** Filter of {@link Registry.list}. */
+/**
+ * Filter of {@link Registry.list}.
+ *
+ * @public
+ */
 export interface ListOptions {
   /** Only tools of this tier. */
   readonly tier?: ToolTier;
@@ -65,7 +78,11 @@ export interface ListOptions {
   readonly group?: string;
 }
 
-/** A registered tool, to change or remove it later. Every change is announced as `registry.changed`. */
+/**
+ * A registered tool, to change or remove it later. Every change is announced as `registry.changed`.
+ *
+ * @public
+ */
 export interface RegisteredToolHandle {
   /** The tool's name. */
   readonly name: string;
@@ -89,6 +106,7 @@ function entryKey(name: string, runId: string | undefined): string {
 /**
  * Holds tool definitions. Runs ({@link Registry.createRun}) are views of it for one conversation.
  * `find_tool` is registered by the registry itself, as a core tool.
+ * @public
  */
 export class Registry {
   /** Events of the registry and of every run made from it. */
@@ -137,7 +155,10 @@ export class Registry {
     });
     this.register(createFindTool());
     this.register(createToolboxTool());
-    for (const tool of options.tools ?? []) this.register(tool);
+    // The initial tools: no handle and no event each (nobody can listen yet); one version step.
+    const tools = options.tools ?? [];
+    for (const tool of tools) this.add(tool, {});
+    if (tools.length > 0) this.changeCount++;
     for (const group of options.groups ?? []) this.registerGroup(group);
   }
 
@@ -151,6 +172,16 @@ export class Registry {
    * @throws ToolDefinitionError for a bad definition or a name already registered.
    */
   register(definition: AnyToolDefinition, options: RegisterOptions = {}): RegisteredToolHandle {
+    const { key, entry } = this.add(definition, options);
+    this.changed({ added: [entry.compiled.descriptor.name], removed: [], updated: [] });
+    return this.handleFor(key, entry);
+  }
+
+  /**
+   * Registers without announcing: one tool's work (compile, a map entry, its own index terms and
+   * name trigrams), never a pass over the tools already registered.
+   */
+  private add(definition: AnyToolDefinition, options: RegisterOptions): { key: string; entry: RegistryEntry } {
     const compiled = compileTool(definition, this.schemaCompiler);
     const { name } = compiled.descriptor;
     this.assertNameFree(name, options.runId);
@@ -158,11 +189,12 @@ export class Registry {
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
-    this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+    const document = searchDocumentOf(compiled.descriptor) as { -readonly [K in keyof SearchDocument]: SearchDocument[K] };
+    document.id = key;
+    this.index.set(document);
     this.names.add(name);
     this.trackProminence(key, entry);
-    this.changed({ added: [name], removed: [], updated: [] });
-    return this.handleFor(key, entry);
+    return { key, entry };
   }
 
   /**
@@ -401,6 +433,7 @@ export class Registry {
  * const registry = createRegistry({ tools: [echo], groups: [{ name: "cron", enabled: hasCron, tools: cronTools }] });
  * const run = registry.createRun({ allowedTools: ["echo"] });
  * ```
+ * @public
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
   return new Registry(options);

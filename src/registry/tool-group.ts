@@ -3,6 +3,7 @@ import type { AnyToolDefinition } from "../tool/tool-definition.js";
 /**
  * A set of tools with an enabling condition, like the spec's "Cron tools: EnableCron &&
  * CronClient != nil". A group whose condition is false is absent, silently: no error, no tools.
+ * @public
  */
 export interface ToolGroup {
   /** The group's name, e.g. `"cron"`. */
@@ -16,7 +17,11 @@ export interface ToolGroup {
   readonly tools: readonly AnyToolDefinition[] | (() => readonly AnyToolDefinition[]);
 }
 
-/** Identity function that types a {@link ToolGroup}. */
+/**
+ * Identity function that types a {@link ToolGroup}.
+ *
+ * @public
+ */
 export function defineToolGroup(group: ToolGroup): ToolGroup {
   return group;
 }

@@ -1,6 +1,10 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 
-/** The serialized form of an {@link ActivationTracker}. */
+/**
+ * The serialized form of an {@link ActivationTracker}.
+ *
+ * @public
+ */
 export interface ActivationTrackerState {
   /** Format version. */
   readonly version: 1;
@@ -18,6 +22,7 @@ export interface ActivationTrackerState {
  * The deferred tools one run has activated. Activation is idempotent and lasts for the whole run
  * (every later turn); the order of first activation is kept, so that the tool list a provider
  * sees only grows at its end (which keeps prompt caches warm).
+ * @public
  */
 export class ActivationTracker {
   private readonly names = new Set<string>();

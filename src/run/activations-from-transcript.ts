@@ -1,74 +1,196 @@
+import { FIND_TOOL_NAME } from "../meta/find-tool.js";
+
 /**
- * The tool names a conversation activated, read from its messages as a provider stored them:
- * `find_tool` results (as text or JSON, in AI SDK, Anthropic or OpenAI message shapes), Anthropic
- * tool search `tool_reference` blocks and OpenAI `tool_search_output` items. A host that keeps
- * only messages restores a run's activations from them (`run.restoreFromTranscript`).
- *
- * It walks every object and string in `messages` (up to a depth and size bound, so a hostile or
- * huge transcript cannot stall the host) and returns names in first-activation order.
+ * The `via` of activations made by Anthropic's server-side tool search (`tool_reference` blocks).
+ * The Anthropic adapter exports the same value as `ANTHROPIC_TOOL_SEARCH_VIA`.
  */
-export function activationsFromTranscript(messages: unknown): string[] {
-  const names = new Set<string>();
-  const budget = { nodes: 200_000 };
-  walk(messages, names, budget, 0);
-  return [...names];
+export const ANTHROPIC_SEARCH_VIA = "anthropic_tool_search";
+/**
+ * The `via` of activations made by OpenAI's hosted tool search (`tool_search_output` items). The
+ * OpenAI adapter exports the same value as `OPENAI_TOOL_SEARCH_VIA`.
+ */
+export const OPENAI_SEARCH_VIA = "openai_tool_search";
+
+/** One activation read from a transcript: the tool name and what activated it. */
+export interface TranscriptActivation {
+  readonly name: string;
+  /** `find_tool`, or the provider search's via (see the `tool.activated` event). */
+  readonly via: string;
 }
 
-const MAX_DEPTH = 64;
-const MAX_PARSED_STRING = 1_000_000;
-
-function walk(value: unknown, names: Set<string>, budget: { nodes: number }, depth: number): void {
-  if (depth > MAX_DEPTH || --budget.nodes < 0) return;
-  if (typeof value === "string") walkText(value, names, budget, depth);
-  else if (Array.isArray(value)) for (const item of value) walk(item, names, budget, depth + 1);
-  else if (typeof value === "object" && value !== null) walkObject(value as Record<string, unknown>, names, budget, depth);
-}
-
-/** A find_tool result serialised as text; cheap test first. */
-function walkText(value: string, names: Set<string>, budget: { nodes: number }, depth: number): void {
-  if (value.length > MAX_PARSED_STRING || !value.includes('"activated"')) return;
-  const start = value.indexOf("{");
-  if (start === -1) return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value.slice(start));
-  } catch {
-    return; // Not JSON: ordinary text.
+/**
+ * The activations a stored conversation records, in the order they happened, read strictly from
+ * the structures that only the host or the provider writes, never from text the model wrote:
+ *
+ * - the result of a `find_tool` call, paired with that call by id: AI SDK `tool-result` parts
+ *   (`role: "tool"`), Anthropic `tool_result` blocks answering a `tool_use`, OpenAI Responses
+ *   `function_call_output` items answering a `function_call`, OpenAI Chat `tool` messages answering
+ *   an assistant's `tool_calls`. Only its `activated` names count: the names it found already
+ *   available were active for another reason, and an error result activated nothing;
+ * - Anthropic `tool_search_tool_result` blocks (their `tool_reference`s) and OpenAI
+ *   `tool_search_output` items (their functions, also inside namespaces).
+ *
+ * A look-alike anywhere else (a user's message, the model's own text, a tool result of another
+ * call, a result whose call id matches no `find_tool` call) activates nothing. The walk is bounded
+ * (messages, blocks, result size), so a huge transcript cannot stall the host.
+ */
+export function activationsFromTranscript(messages: readonly unknown[]): TranscriptActivation[] {
+  const reader = new TranscriptReader();
+  let count = 0;
+  for (const message of messages) {
+    if (++count > MAX_MESSAGES) break;
+    if (isObject(message)) reader.read(message);
   }
-  walk(parsed, names, budget, depth + 1);
+  return reader.activations;
 }
 
-function walkObject(record: Record<string, unknown>, names: Set<string>, budget: { nodes: number }, depth: number): void {
-  if (isFindToolOutput(record)) {
-    for (const tool of [...(record.activated as unknown[]), ...(record.already_available as unknown[])]) {
-      const name = (tool as { name?: unknown } | null)?.name;
-      if (typeof name === "string") names.add(name);
+const MAX_MESSAGES = 100_000;
+const MAX_BLOCKS = 10_000;
+const MAX_RESULT_CHARS = 1_000_000;
+
+class TranscriptReader {
+  readonly activations: TranscriptActivation[] = [];
+  /** Ids of the `find_tool` calls seen so far (every provider's call id shares one space here). */
+  private readonly findToolCalls = new Set<string>();
+
+  read(message: object): void {
+    const type = field(message, "type");
+    if (type !== undefined && type !== "message") {
+      this.readResponsesItem(message, type);
+      return;
     }
-  } else if (record.type === "tool_reference" && typeof record.tool_name === "string") {
-    names.add(record.tool_name);
-  } else if (record.type === "tool_search_output") {
-    collectSearchTools(record.tools, names, 0);
-  } else {
-    for (const key of Object.keys(record)) walk(record[key], names, budget, depth + 1);
+    const role = field(message, "role");
+    const content = field(message, "content");
+    if (role === "assistant") {
+      this.readChatToolCalls(field(message, "tool_calls"));
+      for (const block of blocks(content)) this.readAssistantBlock(block);
+    } else if (role === "tool") {
+      const callId = field(message, "tool_call_id");
+      if (typeof callId === "string") this.readFindToolResult(callId, content);
+      else for (const block of blocks(content)) this.readAiSdkToolResult(block);
+    } else if (role === "user") {
+      for (const block of blocks(content)) this.readAnthropicToolResult(block);
+    }
+  }
+
+  /** OpenAI Responses items: `function_call`, `function_call_output`, `tool_search_output`. */
+  private readResponsesItem(item: object, type: unknown): void {
+    if (type === "function_call" && field(item, "name") === FIND_TOOL_NAME) this.rememberCall(field(item, "call_id"));
+    else if (type === "function_call_output") {
+      const callId = field(item, "call_id");
+      if (typeof callId === "string") this.readFindToolResult(callId, field(item, "output"));
+    } else if (type === "tool_search_output") this.addSearchTools(field(item, "tools"), 0);
+  }
+
+  /** Chat Completions: `{ role: "assistant", tool_calls: [{ id, function: { name } }] }`. */
+  private readChatToolCalls(calls: unknown): void {
+    for (const call of blocks(calls)) {
+      const fn = field(call, "function");
+      if (isObject(fn) && field(fn, "name") === FIND_TOOL_NAME) this.rememberCall(field(call, "id"));
+    }
+  }
+
+  /** An assistant's content: Anthropic `tool_use` and `tool_search_tool_result`, AI SDK `tool-call`. */
+  private readAssistantBlock(block: object): void {
+    const type = field(block, "type");
+    if (type === "tool_use" && field(block, "name") === FIND_TOOL_NAME) this.rememberCall(field(block, "id"));
+    else if (type === "tool-call" && field(block, "toolName") === FIND_TOOL_NAME) this.rememberCall(field(block, "toolCallId"));
+    else if (type === "tool_search_tool_result") {
+      const result = field(block, "content");
+      if (!isObject(result) || field(result, "type") !== "tool_search_tool_search_result") return;
+      for (const reference of blocks(field(result, "tool_references"))) {
+        const name = field(reference, "type") === "tool_reference" ? field(reference, "tool_name") : undefined;
+        if (typeof name === "string") this.add(name, ANTHROPIC_SEARCH_VIA);
+      }
+    }
+  }
+
+  /** An AI SDK `tool-result` part: `output` is `{ type: "json" | "text", value }` (or a bare value in older messages). */
+  private readAiSdkToolResult(part: object): void {
+    if (field(part, "type") !== "tool-result" || field(part, "toolName") !== FIND_TOOL_NAME) return;
+    const callId = field(part, "toolCallId");
+    if (typeof callId !== "string") return;
+    const output = field(part, "output");
+    const type = isObject(output) ? field(output, "type") : undefined;
+    if (type === "json" || type === "text") this.readFindToolResult(callId, field(output as object, "value"));
+    else if (type === undefined) this.readFindToolResult(callId, output);
+  }
+
+  /** An Anthropic `tool_result` block in a user message; an error result activated nothing. */
+  private readAnthropicToolResult(block: object): void {
+    if (field(block, "type") !== "tool_result" || field(block, "is_error") === true) return;
+    const callId = field(block, "tool_use_id");
+    if (typeof callId === "string") this.readFindToolResult(callId, field(block, "content"));
+  }
+
+  private rememberCall(id: unknown): void {
+    if (typeof id === "string") this.findToolCalls.add(id);
+  }
+
+  /**
+   * The `activated` names of a find_tool result: its JSON text (a string, or text parts as each
+   * provider wraps them) or the parsed object. Ignored unless `callId` is a find_tool call's id.
+   */
+  private readFindToolResult(callId: string, output: unknown): void {
+    if (!this.findToolCalls.has(callId)) return;
+    let value = output;
+    if (typeof value !== "string" && Array.isArray(value)) value = resultText(value);
+    if (typeof value === "string") {
+      if (value.length > MAX_RESULT_CHARS) return;
+      try {
+        value = JSON.parse(value);
+      } catch {
+        return; // Not find_tool's JSON (an error message, a redacted result): activated nothing.
+      }
+    }
+    if (!isObject(value) || field(value, "error") !== undefined) return;
+    for (const entry of blocks(field(value, "activated"))) {
+      const name = field(entry, "name");
+      if (typeof name === "string") this.add(name, FIND_TOOL_NAME);
+    }
+  }
+
+  /** The functions of a `tool_search_output`'s `tools`, namespaces included. */
+  private addSearchTools(tools: unknown, depth: number): void {
+    if (depth > 4) return;
+    for (const tool of blocks(tools)) {
+      const type = field(tool, "type");
+      const name = field(tool, "name");
+      if (type === "function" && typeof name === "string") this.add(name, OPENAI_SEARCH_VIA);
+      else if (type === "namespace") this.addSearchTools(field(tool, "tools"), depth + 1);
+    }
+  }
+
+  private add(name: string, via: string): void {
+    this.activations.push({ name, via });
   }
 }
 
-/** The shape find_tool returns: `{ activated: [{ name }], already_available, not_found, message }`. */
-function isFindToolOutput(record: Record<string, unknown>): boolean {
-  return (
-    Array.isArray(record.activated) &&
-    Array.isArray(record.already_available) &&
-    Array.isArray(record.not_found) &&
-    typeof record.message === "string"
-  );
+/** The objects of an array (at most {@link MAX_BLOCKS}); nothing for anything else. */
+function blocks(value: unknown): object[] {
+  if (!Array.isArray(value)) return [];
+  const objects: object[] = [];
+  for (const item of value.length > MAX_BLOCKS ? value.slice(0, MAX_BLOCKS) : value) if (isObject(item)) objects.push(item);
+  return objects;
 }
 
-function collectSearchTools(tools: unknown, names: Set<string>, depth: number): void {
-  if (!Array.isArray(tools) || depth > 4) return;
-  for (const tool of tools) {
-    if (typeof tool !== "object" || tool === null) continue;
-    const { type, name } = tool as { type?: unknown; name?: unknown };
-    if (type === "function" && typeof name === "string") names.add(name);
-    else if (type === "namespace") collectSearchTools((tool as { tools?: unknown }).tools, names, depth + 1);
+/** The text of content parts (`text`, `input_text`, `output_text`), joined. */
+function resultText(parts: readonly unknown[]): string {
+  let text = "";
+  for (const part of blocks(parts)) {
+    const type = field(part, "type");
+    const value = field(part, "text");
+    if ((type === "text" || type === "input_text" || type === "output_text") && typeof value === "string") text += value;
+    if (text.length > MAX_RESULT_CHARS) break;
   }
+  return text;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+/** An own property (never one inherited from `Object.prototype`). */
+function field(value: object, key: string): unknown {
+  return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }

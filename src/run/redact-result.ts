@@ -1,7 +1,11 @@
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ToolContentPart } from "../tool/tool-content.js";
 
-/** Where a redacted text goes to the model. */
+/**
+ * Where a redacted text goes to the model.
+ *
+ * @public
+ */
 export interface RedactionSite {
   /** The tool the result belongs to. */
   readonly tool: string;
@@ -12,6 +16,7 @@ export interface RedactionSite {
 /**
  * Rewrites text on its way to the model (and to traces), e.g. to mask secrets that a handler's
  * exception or output carries. Called once per string; must return the text to send.
+ * @public
  */
 export type Redactor = (text: string, site: RedactionSite) => string;
 

@@ -13,6 +13,7 @@ import type { Redactor } from "./redact-result.js";
 /**
  * What a run reads of the registry that made it; `Registry` implements it. It lets `run/` sit
  * below `registry/` in the layer order (docs/architecture.md).
+ * @public
  */
 export interface RunHost {
   /** Increases on every change of the tool set; runs cache what they derive from it. */

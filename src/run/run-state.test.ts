@@ -58,7 +58,7 @@ describe("run state: everything a run needs to continue elsewhere", () => {
     await first.call("count", {});
     await first.call("count", {});
     const state = JSON.parse(JSON.stringify(first.toJSON())) as RunState;
-    expect(state).toMatchObject({ version: 2, runId: "r1", storage: { "test.counter": 2 }, pendingApprovals: [] });
+    expect(state).toMatchObject({ version: 3, runId: "r1", storage: { "test.counter": 2 }, pendingApprovals: [] });
     expect(state.storage).not.toHaveProperty("test.scratch");
     expect(state.skills).toEqual([{ skill: "reviewer", allowedTools: ["count", "weather", "stocks"] }]);
 
@@ -80,7 +80,7 @@ describe("run state: everything a run needs to continue elsewhere", () => {
     const run = registry.createRun({ state: { version: 1, runId: "old", activation: { version: 1, activated: ["news"] } } });
     expect(run.id).toBe("old");
     expect(run.isVisible("news")).toBe(true);
-    for (const bad of [null, { version: 3, runId: "x", activation: { version: 1, activated: [] } }, { version: 2, runId: "x" }]) {
+    for (const bad of [null, { version: 4, runId: "x", activation: { version: 1, activated: [] } }, { version: 2, runId: "x" }]) {
       expect(() => registry.createRun({ state: bad as unknown as RunState })).toThrow(ConfigurationError);
     }
     expect(() => registry.createRun({ state: run.toJSON(), runId: "other" })).toThrow(/differs/);

@@ -1,7 +1,12 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
+import { type ChildRunState, childRunsProblem } from "./child-runs.js";
 
-/** A call that was waiting for approval when the run was saved. */
+/**
+ * A call that was waiting for approval when the run was saved.
+ *
+ * @public
+ */
 export interface PendingApprovalState {
   /** The approval request's id (the broker's). */
   readonly approvalId: string;
@@ -13,7 +18,11 @@ export interface PendingApprovalState {
   readonly expiresAt: number;
 }
 
-/** A skill constraint in force when the run was saved. */
+/**
+ * A skill constraint in force when the run was saved.
+ *
+ * @public
+ */
 export interface SkillConstraintState {
   /** The skill. */
   readonly skill: string;
@@ -23,12 +32,13 @@ export interface SkillConstraintState {
 
 /**
  * Everything a run needs to continue in another process: pass it to `createRun({ state })`, or
- * keep it in a `RunStore` (`createRun({ store })` saves after every call). Version 2; version 1
- * states (activations only) are read too.
+ * keep it in a `RunStore` (`createRun({ store })` saves after every call). Version 3; versions 1
+ * (activations only) and 2 (no child runs) are read too.
+ * @public
  */
 export interface RunState {
   /** Format version. */
-  readonly version: 2;
+  readonly version: 3;
   /** The run's id. */
   readonly runId: string;
   /** Its activations, each tied to the identity of the tool it activated. */
@@ -44,9 +54,26 @@ export interface RunState {
   readonly pendingApprovals: readonly PendingApprovalState[];
   /** The toolbox index the model was shown, once frozen (`undefined`: not frozen yet or nothing listed). */
   readonly toolboxIndex?: string | undefined;
+  /**
+   * The subagents, workflow runs and other child runs this run started (at most 100), with their
+   * status when last seen: a run reopened elsewhere lists them (`run.childRuns()`) and can find
+   * each again by id.
+   */
+  readonly children: readonly ChildRunState[];
 }
 
-/** A version 1 state, as written before version 2. */
+/**
+ * A version 2 state, as written before child runs were saved: a version 3 state without `children`.
+ *
+ * @public
+ */
+export type RunStateV2 = Omit<RunState, "version" | "children"> & { readonly version: 2 };
+
+/**
+ * A version 1 state, as written before version 2.
+ *
+ * @public
+ */
 export interface RunStateV1 {
   readonly version: 1;
   readonly runId: string;
@@ -61,8 +88,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
- * Checks a saved state and brings it to the current version (1 -> 2: no skills, storage or
- * pending approvals).
+ * Checks a saved state and brings it to the current version (1 -> 3: no skills, storage, pending
+ * approvals or children; 2 -> 3: no children).
  * @throws ConfigurationError `invalid_run_state` naming what is wrong.
  */
 export function parseRunState(value: unknown): RunState {
@@ -71,9 +98,16 @@ export function parseRunState(value: unknown): RunState {
   // Validates the activations (throws its own ConfigurationError).
   ActivationTracker.fromJSON(value.activation);
   const activation = value.activation as ActivationTrackerState;
-  if (value.version === 1) return { version: 2, runId: value.runId, activation, skills: [], storage: {}, pendingApprovals: [] };
-  if (value.version !== 2) throw invalid(`unknown version ${JSON.stringify(value.version)} (this library reads 1 and 2).`);
+  if (value.version === 1) {
+    return { version: 3, runId: value.runId, activation, skills: [], storage: {}, pendingApprovals: [], children: [] };
+  }
+  if (value.version !== 2 && value.version !== 3) {
+    throw invalid(`unknown version ${JSON.stringify(value.version)} (this library reads 1 to 3).`);
+  }
   const { skills, storage, pendingApprovals, toolboxIndex } = value;
+  const children = value.version === 2 ? [] : value.children;
+  const childProblem = childRunsProblem(children);
+  if (childProblem !== undefined) throw invalid(`${childProblem}.`);
   if (
     !Array.isArray(skills) ||
     !skills.every(
@@ -102,13 +136,14 @@ export function parseRunState(value: unknown): RunState {
   }
   if (toolboxIndex !== undefined && typeof toolboxIndex !== "string") throw invalid("toolboxIndex must be a string.");
   return {
-    version: 2,
+    version: 3,
     runId: value.runId,
     activation,
     skills: skills as SkillConstraintState[],
     storage,
     pendingApprovals: pendingApprovals as PendingApprovalState[],
     toolboxIndex,
+    children: children as ChildRunState[],
   };
 }
 
@@ -118,7 +153,7 @@ export function parseRunState(value: unknown): RunState {
  * @throws ConfigurationError `conflicting_options` or `invalid_run_state`.
  */
 export function runStateFromOptions(options: {
-  readonly state?: RunState | RunStateV1 | undefined;
+  readonly state?: RunState | RunStateV2 | RunStateV1 | undefined;
   readonly activation?: unknown;
   readonly runId?: string | undefined;
 }): RunState | undefined {

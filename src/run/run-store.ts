@@ -1,7 +1,11 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import type { RunState } from "./run-state.js";
 
-/** A saved run state and its revision, as a {@link RunStore} returns it. */
+/**
+ * A saved run state and its revision, as a {@link RunStore} returns it.
+ *
+ * @public
+ */
 export interface StoredRunState<State = RunState> {
   /** The state as saved (for runs: what `run.toJSON()` returned). */
   readonly state: State;
@@ -9,7 +13,11 @@ export interface StoredRunState<State = RunState> {
   readonly revision: number;
 }
 
-/** Options of {@link RunStore.save}. */
+/**
+ * Options of {@link RunStore.save}.
+ *
+ * @public
+ */
 export interface RunStoreSaveOptions {
   /**
    * Optimistic concurrency: the revision the caller last loaded (`0` when it expects no saved
@@ -25,6 +33,7 @@ export interface RunStoreSaveOptions {
  * Where run states live between processes: a run saved by one process is loaded by another.
  * Implementations: {@link InMemoryRunStore} (one process, tests) and `RedisRunStore` from
  * `agent-tool-catalog/redis`.
+ * @public
  */
 export interface RunStore<State = RunState> {
   /** The saved state of `runId`, or `undefined` when none (or it expired). */
@@ -38,7 +47,11 @@ export interface RunStore<State = RunState> {
   delete(runId: string): Promise<boolean>;
 }
 
-/** A {@link RunStore.save} lost an optimistic-concurrency race: someone saved in between. */
+/**
+ * A {@link RunStore.save} lost an optimistic-concurrency race: someone saved in between.
+ *
+ * @public
+ */
 export class RunStoreConflictError extends CatalogError {
   /** The run. */
   readonly runId: string;
@@ -69,6 +82,7 @@ interface MemoryEntry {
 /**
  * A {@link RunStore} in this process's memory. States are copied through JSON on save and load,
  * so what a test gets back is exactly what a remote store would give.
+ * @public
  */
 export class InMemoryRunStore<State = RunState> implements RunStore<State> {
   private readonly entries = new Map<string, MemoryEntry>();

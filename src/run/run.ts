@@ -28,13 +28,14 @@ import {
   checkWorkspace,
   resolveAllowedTools,
 } from "./check-run-options.js";
+import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
-import { type PendingApprovalState, type RunState, type RunStateV1, runStateFromOptions } from "./run-state.js";
+import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
@@ -42,7 +43,11 @@ import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-lo
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
 import { quoteName, visibilityError } from "./visibility-error.js";
 
-/** Options of `registry.createRun()`. */
+/**
+ * Options of `registry.createRun()`.
+ *
+ * @public
+ */
 export interface CreateRunOptions extends ToolLoadOptions {
   /** The run's id. @defaultValue a random UUID */
   readonly runId?: string;
@@ -68,7 +73,7 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * toolbox index and the calls that were waiting for approval ({@link Run.interruptedCalls}).
    * Version 1 states (activations only) are read too. Not together with `runId` or `activation`.
    */
-  readonly state?: RunState | RunStateV1;
+  readonly state?: RunState | RunStateV2 | RunStateV1;
   /**
    * Where the run saves itself: after every `run.call` (before the result is returned) and on
    * {@link Run.save}. Saves check the revision (`storeRevision`, then each save's own), so two
@@ -109,7 +114,11 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly maxBinaryBytes?: number;
 }
 
-/** Something about a run the host should know (see {@link Run.diagnostics}). */
+/**
+ * Something about a run the host should know (see {@link Run.diagnostics}).
+ *
+ * @public
+ */
 export interface RunDiagnostic {
   /**
    * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
@@ -128,7 +137,11 @@ export interface RunDiagnostic {
   readonly suggestions: readonly string[];
 }
 
-/** Options of {@link Run.call}. */
+/**
+ * Options of {@link Run.call}.
+ *
+ * @public
+ */
 export interface CallOptions {
   /** Cancels the call. */
   readonly signal?: AbortSignal;
@@ -157,6 +170,7 @@ const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 /**
  * One conversation's view of a registry: which tools the model sees this turn
  * ({@link Run.definitions}), what it has activated, and the way to call them ({@link Run.call}).
+ * @public
  */
 export class Run {
   /** The run's id. */
@@ -173,6 +187,8 @@ export class Run {
   readonly catalog: RunCatalog;
   private readonly registry: RunHost;
   private readonly store: RegistryView;
+  /** The `via`s of each name's activations (see {@link Run.activatedBy}); kept in memory only. */
+  private readonly activationVias = new Map<string, Set<string>>();
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
@@ -183,6 +199,8 @@ export class Run {
   private readonly persistence: RunPersistence | undefined;
   private readonly restoredPending: readonly PendingApprovalState[];
   private readonly pendingApprovals = new Map<string, PendingApprovalState>();
+  private readonly children: ChildRuns;
+  private readonly recordChildBound = (child: ChildRunState): void => this.recordChildRun(child);
   private readonly lastUse = new Map<string, number>();
   private readonly lifetime = new AbortController();
   /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
@@ -218,6 +236,7 @@ export class Run {
     this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
     this.storage = new RunStorage(state?.storage);
     this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
+    this.children = new ChildRuns(state?.children);
     if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
     this.store = internals.view(this.id);
     this.registryCalls = internals.calls;
@@ -410,15 +429,27 @@ export class Run {
     for (const name of names) {
       if (this.isVisible(name)) {
         alreadyAvailable.push(name);
+        this.recordVia(name, via);
       } else if (this.canActivate(name)) {
         this.activation.activate(name, toolIdentity((this.store.entry(name) as RegistryEntry).compiled.descriptor));
         activated.push(name);
+        this.activationVias.delete(name);
+        this.recordVia(name, via);
         this.emit("tool.activated", { runId: this.id, name, via });
       } else {
         notFound.push({ name, suggestions: this.suggest(name) });
       }
     }
     return { activated, alreadyAvailable, notFound };
+  }
+
+  private recordVia(name: string, via: string): void {
+    let vias = this.activationVias.get(name);
+    if (vias === undefined) {
+      vias = new Set();
+      this.activationVias.set(name, vias);
+    }
+    vias.add(via);
   }
 
   /**
@@ -524,6 +555,7 @@ export class Run {
       if (keepName(name)) kept.push(name);
       else {
         this.activation.deactivate(name);
+        this.activationVias.delete(name);
         dropped.push(name);
       }
     }
@@ -531,17 +563,56 @@ export class Run {
   }
 
   /**
-   * Restores activations from a stored conversation (the provider messages a host kept): every
-   * tool `find_tool` activated, and every tool a provider's own tool search loaded. Names no
-   * longer registered are returned in `unknown`, not activated. See `activationsFromTranscript`.
+   * Restores activations from a stored conversation (the provider messages a host kept, when it
+   * kept nothing else): every tool a `find_tool` result activated and every tool a provider's own
+   * tool search loaded, in the order they happened, each with the `via` it had then (so the
+   * adapters send a restored run the same tool list, byte for byte, as the lost one).
+   *
+   * Pass the messages as the provider stores them: AI SDK `ModelMessage[]`
+   * (`response.messages` of each call), Anthropic `MessageParam[]`, OpenAI Responses input and
+   * output items, or OpenAI Chat Completions messages. Only what the host or the provider wrote
+   * counts: a find_tool result paired by id with a find_tool call, `tool_reference` blocks,
+   * `tool_search_output` items. Look-alike text (from the user, the model, or another tool's
+   * result) activates nothing.
+   *
+   * @param messages - the stored conversation, oldest first
+   * @returns `activated`: the restored names that are callable now, in transcript order;
+   * `unknown`: names the registry no longer has (or this run may not use), left inactive
+   * @throws ConfigurationError `invalid_option` when `messages` is not an array
+   *
+   * @example
+   * ```ts
+   * const run = registry.createRun();
+   * const { unknown } = run.restoreFromTranscript(messages); // the stored conversation
+   * if (unknown.length > 0) console.warn("tools gone since:", unknown);
+   * ```
    */
-  restoreFromTranscript(messages: unknown): { readonly activated: string[]; readonly unknown: string[] } {
-    const names = activationsFromTranscript(messages);
-    const outcome = this.activate(names, "transcript");
-    return {
-      activated: names.filter((name) => !outcome.notFound.some((missing) => missing.name === name)),
-      unknown: outcome.notFound.map((missing) => missing.name),
-    };
+  restoreFromTranscript(messages: readonly unknown[]): { readonly activated: string[]; readonly unknown: string[] } {
+    if (!Array.isArray(messages)) {
+      throw new ConfigurationError(
+        "invalid_option",
+        "restoreFromTranscript: messages must be the array of provider messages (or Responses items) the host stored.",
+        { data: { field: "messages" } },
+      );
+    }
+    const activated = new Set<string>();
+    const unknown = new Set<string>();
+    for (const { name, via } of activationsFromTranscript(messages)) {
+      const outcome = this.activate([name], via);
+      if (outcome.notFound.length > 0) unknown.add(name);
+      else activated.add(name);
+    }
+    return { activated: [...activated], unknown: [...unknown] };
+  }
+
+  /**
+   * What made `name` active in this run: the `via` of each activation that activated it or found
+   * it already available (`"find_tool"`, `"anthropic_tool_search"`, `"openai_tool_search"`,
+   * `"api"`, ...), first first. Empty when nothing activated it. The adapters read it to keep
+   * sending a tool that a provider's own search loaded with `defer_loading`.
+   */
+  activatedBy(name: string): readonly string[] {
+    return [...(this.activationVias.get(name) ?? [])];
   }
 
   private persistTo(store: RunStore<RunState>, options: CreateRunOptions): RunPersistence {
@@ -729,6 +800,7 @@ export class Run {
       hostContext: this.hostContext,
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,
+      recordChildRun: this.recordChildBound,
     };
     const refusal = await this.authorize(compiled, input, context, approvedByHost);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
@@ -807,14 +879,35 @@ export class Run {
    */
   toJSON(): RunState {
     return {
-      version: 2,
+      version: 3,
       runId: this.id,
       activation: this.activation.toJSON(),
       skills: this.skills.list(),
       storage: this.storage.toJSON(),
       pendingApprovals: [...this.pendingApprovals.values()],
       toolboxIndex: typeof this.frozenIndex === "string" ? this.frozenIndex : undefined,
+      children: this.children.list(),
     };
+  }
+
+  /**
+   * The child runs this run started (subagents, workflow runs, forked runs), with their status
+   * when last recorded; a run continued in another process lists them too. Ask the subagent
+   * manager or workflow service for a child's current state and output.
+   */
+  childRuns(): readonly ChildRunState[] {
+    return this.children.list();
+  }
+
+  /**
+   * Records a child run this run started, or its new status (same `kind` and `id`: updated in
+   * place), and saves the run when it has a store, so a process that takes over knows the child
+   * even if this one dies before the call ends. Tools do this with `ctx.recordChildRun`.
+   * @throws ConfigurationError `invalid_child_run` naming what is wrong.
+   */
+  recordChildRun(child: ChildRunState): void {
+    this.children.record(child);
+    void this.persistence?.save();
   }
 
   /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */

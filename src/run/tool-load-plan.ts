@@ -8,10 +8,18 @@ import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
 export { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 
-/** The environment variable that picks a profile. */
+/**
+ * The environment variable that picks a profile.
+ *
+ * @public
+ */
 export const PROFILE_ENVIRONMENT_VARIABLE = "AGENT_TOOL_PROFILE";
 
-/** The load options of a run. */
+/**
+ * The load options of a run.
+ *
+ * @public
+ */
 export interface ToolLoadOptions {
   /** The profile; else `AGENT_TOOL_PROFILE`, else `config.profile`, else `"core"`. */
   readonly profile?: ToolProfileName;

@@ -9,10 +9,15 @@ import type { ToolPlacement } from "../profiles/load-mode.js";
  *   through `toolbox` (describe, then run).
  * - `searchable`: behind `find_tool`; once found (activated) it is `sent` for the rest of the run.
  * - `off`: neither sent, listed nor findable, and not callable in this run.
+ * @public
  */
 export type ToolReach = "sent" | "listed" | "searchable" | "off";
 
-/** Every reach, from the most to the least present. */
+/**
+ * Every reach, from the most to the least present.
+ *
+ * @public
+ */
 export const TOOL_REACHES: readonly ToolReach[] = Object.freeze(["sent", "listed", "searchable", "off"]);
 
 /** The reach of a placement (`active`: a searchable tool the run already activated is sent). */

@@ -4,6 +4,7 @@ import type { SearchDocument } from "./search-index.js";
  * Turns texts into vectors, for the semantic half of the hybrid search. Off unless the host gives
  * one: the catalog never downloads a model by itself. `agent-tool-catalog/use-embedder` ships one
  * with its weights; any embedding API the host already has fits (see `embedderFromEmbedMany`).
+ * @public
  */
 export interface Embedder {
   /** Identifies the model (and its version): cached vectors are kept per id. */
@@ -23,6 +24,7 @@ export interface Embedder {
  * Keeps tool vectors across process starts, so that a large catalog is not embedded again at every
  * start. Keys combine the embedder id and a hash of the embedded text. Errors are the host's: a
  * failing cache read counts as a miss, a failing write is ignored.
+ * @public
  */
 export interface EmbeddingCache {
   /** The stored vector, or `undefined`. */
@@ -79,7 +81,11 @@ export function normalizeVector(vector: ArrayLike<number>, dimensions: number): 
   return out;
 }
 
-/** An {@link EmbeddingCache} in memory, bounded by entry count (oldest dropped first). */
+/**
+ * An {@link EmbeddingCache} in memory, bounded by entry count (oldest dropped first).
+ *
+ * @public
+ */
 export class MemoryEmbeddingCache implements EmbeddingCache {
   private readonly entries = new Map<string, Float32Array>();
 

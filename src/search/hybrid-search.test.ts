@@ -60,7 +60,7 @@ describe("HybridSearch", () => {
     expect(search.search("smash the button")).toEqual([]);
     const hits = await search.searchHybrid("smash the button", 2);
     expect(hits[0]?.name).toBe("browser_click");
-    // Keyword matches still lead when there are any: 0.8 of the mix is the normalised BM25.
+    // Keyword matches still count: 0.3 of the mix is the normalised BM25.
     expect((await search.searchHybrid("send an email", 1))[0]?.name).toBe("send_email");
   });
 

@@ -140,8 +140,8 @@ function buildTable(groups: readonly string[]): RelatedWords {
   for (const group of groups) {
     const stems = [...new Set(group.split(/\s+/).flatMap((word) => tokenize(word, { keepStopWords: true })))];
     for (const stem of stems) {
-      let related = table.get(stem);
-      if (related === undefined) table.set(stem, (related = new Set()));
+      const related = table.get(stem) ?? new Set<string>();
+      table.set(stem, related);
       for (const other of stems) if (other !== stem) related.add(other);
     }
   }

@@ -93,6 +93,51 @@ describe("SearchIndex", () => {
     }
   });
 
+  it("keeps exact scores through heavy churn (slots reused, term storage compacted) and removes in one document's work", () => {
+    const words = ["file", "mail", "git", "web", "page", "issue", "branch", "calendar", "event", "city"];
+    const documentOf = (i: number, round: number) => ({
+      name: `srv${i % 7}__tool_${i}_${words[i % 10]}`,
+      description: `Handles ${words[(i * 3) % 10]} and ${words[(i + round) % 10]} items, round ${round}.`,
+      tags: round % 2 === 0 ? ["even"] : [],
+      parameters: [{ name: words[(i + 5) % 10] as string, description: `The ${words[(i * 7) % 10]} to use` }],
+    });
+    const incremental = new SearchIndex({ statisticsTolerance: 0 });
+    const live = new Map<string, ReturnType<typeof documentOf>>();
+    const put = (i: number, round: number) => {
+      const document = documentOf(i, round);
+      incremental.set(document);
+      live.set(document.name, document);
+    };
+    for (let i = 0; i < 3000; i++) put(i, 0);
+    incremental.search("warm up weights");
+    // Three rounds: remove two thirds, replace some, add new ones; searches in between make later
+    // additions compute their weights at once.
+    for (let round = 1; round <= 3; round++) {
+      for (const name of [...live.keys()]) {
+        if (name.length % 3 !== round % 3) {
+          incremental.delete(name);
+          live.delete(name);
+        }
+      }
+      incremental.search("mail");
+      for (let i = 0; i < 3000; i += 4) put(i, round);
+      for (let i = 3000 * round; i < 3000 * round + 500; i++) put(i, round);
+    }
+    const fresh = new SearchIndex({ statisticsTolerance: 0 });
+    for (const document of live.values()) fresh.set(document);
+    expect(incremental.size).toBe(fresh.size);
+    for (const query of ["file mail", "git branch issue", "calendar event city round 3", "srv3 web page", "even"]) {
+      const a = incremental.search(query, 30);
+      const b = fresh.search(query, 30);
+      expect(a.map((hit) => hit.name)).toEqual(b.map((hit) => hit.name));
+      for (const [i, hit] of a.entries()) expect(hit.score).toBeCloseTo(b[i]?.score as number, 9);
+    }
+    // Removing one document touches its own terms, not postings as long as the index.
+    const before = incremental.operations;
+    incremental.delete(live.keys().next().value as string);
+    expect(incremental.operations - before).toBeLessThan(100);
+  });
+
   it("skips common words only where that cannot change the top k", () => {
     const search = new SearchIndex();
     const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"];

@@ -3,7 +3,11 @@ import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
-/** What the index knows of a tool. */
+/**
+ * What the index knows of a tool.
+ *
+ * @public
+ */
 export interface SearchDocument {
   /** The document's key in the index, and the `name` of its hits. @defaultValue `name` */
   readonly id?: string;
@@ -24,7 +28,11 @@ export interface SearchDocument {
   readonly parameters?: readonly { readonly name: string; readonly description?: string | undefined }[];
 }
 
-/** Weight and length normalisation of one field in BM25F. */
+/**
+ * Weight and length normalisation of one field in BM25F.
+ *
+ * @public
+ */
 export interface FieldWeight {
   /** How much one occurrence in this field counts. */
   readonly weight: number;
@@ -32,12 +40,20 @@ export interface FieldWeight {
   readonly lengthNormalization: number;
 }
 
-/** The fields of a {@link SearchDocument}. */
+/**
+ * The fields of a {@link SearchDocument}.
+ *
+ * @public
+ */
 export type SearchField = "name" | "server" | "title" | "tags" | "description" | "parameters";
 
-/** Options of a {@link SearchIndex}. */
+/**
+ * Options of a {@link SearchIndex}.
+ *
+ * @public
+ */
 export interface SearchIndexOptions {
-  /** Per-field weights ({@link DEFAULT_SEARCH_FIELDS} for the rest). */
+  /** Per-field weights (the default fields for the rest). */
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
@@ -100,9 +116,12 @@ const SERVER_TAG = "mcp_server:";
  * document touches only that document's terms (about one document of work), and scores are
  * computed at query time from per-field term counts, so the collection statistics (document
  * frequencies, average field lengths) are always current without any rebuild.
+ * @public
  */
 export class SearchIndex {
-  private readonly fields: Record<SearchField, FieldWeight>;
+  /** Per field (in `FIELDS` order): its weight and its length normalisation. */
+  private readonly fieldWeight = new Float64Array(FIELD_COUNT);
+  private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
   private readonly k1: number;
   private readonly splitCompounds: boolean;
   private readonly relatedWeight: number;
@@ -112,17 +131,44 @@ export class SearchIndex {
   private readonly slotOf = new Map<string, number>();
   private keys: (string | undefined)[] = [];
   private readonly freeSlots: number[] = [];
-  /** The distinct term ids of each slot's document, to remove it again. */
-  private documentTerms: (Int32Array | undefined)[] = [];
+  /**
+   * The distinct term ids of each slot's document, to remove it again: `termCount[slot]` of them
+   * from `termStart[slot]` in `arenaTerms`. One shared array, not one per document: 100,000
+   * small typed arrays cost the garbage collector more than the index itself.
+   */
+  private termStart = new Int32Array(0);
+  private termCount = new Int32Array(0);
+  private arenaTerms = new Int32Array(1024);
+  /**
+   * Where each of those terms' postings holds the slot (parallel to `arenaTerms`), so that
+   * removing a document costs its own terms, not a scan of postings as long as the catalog.
+   */
+  private arenaPositions = new Int32Array(1024);
+  /** Entries of the arena written so far, and those still belonging to a document. */
+  private arenaUsed = 0;
+  private arenaLive = 0;
   /** Field lengths, `FIELD_COUNT` per slot. */
   private fieldLengths = new Float32Array(0);
   private readonly fieldTotals = new Float64Array(FIELD_COUNT);
   /** The average field lengths the stored weights were computed with. */
   private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
   private readonly tolerance: number;
+  /**
+   * False until the first search, and again whenever stored weights may be stale: adding a
+   * document then skips computing its weights, which the next search computes for every posting
+   * at once under the averages of that moment. A bulk load (100,000 tools) thus pays one weight
+   * per posting, once, instead of one per add and a full recomputation at the first search.
+   */
+  private weightsCurrent = false;
   /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
   private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
-  private readonly scratchIndex = new Map<number, number>();
+  /** The distinct term ids of the document being added, in first-seen order (scratch). */
+  private scratchTerms = new Int32Array(64);
+  /** Per term id: the add that saw it last (`stamp`) and its place in `scratchTerms` then. */
+  private seenIn = new Int32Array(0);
+  private seenAt = new Int32Array(0);
+  private stamp = 0;
+  private steps = 0;
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
   private postingSlots: Int32Array[] = [];
@@ -136,7 +182,11 @@ export class SearchIndex {
   private readonly touched: number[] = [];
 
   constructor(options: SearchIndexOptions = {}) {
-    this.fields = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    FIELDS.forEach((field, f) => {
+      this.fieldWeight[f] = fields[field].weight;
+      this.fieldNormalization[f] = fields[field].lengthNormalization;
+    });
     this.k1 = options.k1 ?? 2;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
@@ -151,6 +201,15 @@ export class SearchIndex {
     return this.slotOf.size;
   }
 
+  /**
+   * Elementary steps of index maintenance taken so far (terms read, postings written, moved or
+   * reweighted). Deterministic: tests use it to check that maintenance grows with the documents
+   * changed, never with the size of the index.
+   */
+  get operations(): number {
+    return this.steps;
+  }
+
   /** Adds or replaces a document. */
   set(document: SearchDocument): void {
     const key = document.id ?? document.name;
@@ -159,35 +218,90 @@ export class SearchIndex {
     const slot = this.freeSlots.pop() ?? this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
-    const index = this.scratchIndex;
-    index.clear();
-    FIELDS.forEach((field, f) => {
-      const terms = words[field];
+    // A new stamp marks every term id unseen for this document, without clearing anything.
+    const stamp = ++this.stamp;
+    let distinct = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const terms = words[FIELDS[f] as SearchField];
       this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
       this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
       for (const term of terms) {
         const id = this.termId(term);
-        let at = index.get(id);
-        if (at === undefined) {
-          at = index.size;
-          index.set(id, at);
-          if ((at + 1) * FIELD_COUNT > this.scratchCounts.length) {
-            const grown = new Uint8Array(this.scratchCounts.length * 2);
+        this.steps++;
+        let at: number;
+        if (this.seenIn[id] === stamp) at = this.seenAt[id] as number;
+        else {
+          at = distinct++;
+          this.seenIn[id] = stamp;
+          this.seenAt[id] = at;
+          if (at === this.scratchTerms.length) {
+            const grownTerms = new Int32Array(at * 2);
+            grownTerms.set(this.scratchTerms);
+            this.scratchTerms = grownTerms;
+            const grown = new Uint8Array(at * 2 * FIELD_COUNT);
             grown.set(this.scratchCounts);
             this.scratchCounts = grown;
           }
+          this.scratchTerms[at] = id;
           this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
         }
         const cell = at * FIELD_COUNT + f;
         if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
       }
-    });
-    const terms = new Int32Array(index.size);
-    for (const [id, at] of index) {
-      terms[at] = id;
-      this.addPosting(id, slot, at * FIELD_COUNT);
     }
-    this.documentTerms[slot] = terms;
+    const start = this.reserveArena(distinct);
+    const terms = this.arenaTerms;
+    const positions = this.arenaPositions;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      positions[start + at] = this.addPosting(id, slot, at * FIELD_COUNT);
+    }
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Room for `count` entries at the end of the arena; compacts it first when more than half of
+   * it belongs to removed documents (a pass over the live entries, paid for by as many removals).
+   */
+  private reserveArena(count: number): number {
+    if (this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
+    const needed = this.arenaUsed + count;
+    if (needed > this.arenaTerms.length) {
+      const capacity = Math.max(needed, this.arenaTerms.length * 2);
+      const terms = new Int32Array(capacity);
+      terms.set(this.arenaTerms.subarray(0, this.arenaUsed));
+      this.arenaTerms = terms;
+      const positions = new Int32Array(capacity);
+      positions.set(this.arenaPositions.subarray(0, this.arenaUsed));
+      this.arenaPositions = positions;
+    }
+    const start = this.arenaUsed;
+    this.arenaUsed = needed;
+    this.arenaLive += count;
+    return start;
+  }
+
+  private compactArena(): void {
+    let used = 0;
+    const terms = this.arenaTerms;
+    const positions = this.arenaPositions;
+    // Slots in order of their arena start, so entries only ever move towards the front.
+    const live: number[] = [];
+    for (let slot = 0; slot < this.keys.length; slot++) if (this.keys[slot] !== undefined) live.push(slot);
+    this.steps += this.keys.length + this.arenaLive;
+    live.sort((a, b) => (this.termStart[a] as number) - (this.termStart[b] as number));
+    for (const slot of live) {
+      const start = this.termStart[slot] as number;
+      const count = this.termCount[slot] as number;
+      terms.copyWithin(used, start, start + count);
+      positions.copyWithin(used, start, start + count);
+      this.termStart[slot] = used;
+      used += count;
+    }
+    this.arenaUsed = used;
+    this.arenaLive = used;
   }
 
   /** Removes a document; true when it was there. */
@@ -195,13 +309,16 @@ export class SearchIndex {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
     this.slotOf.delete(key);
-    for (const id of this.documentTerms[slot] as Int32Array) this.removePosting(id, slot);
+    const start = this.termStart[slot] as number;
+    const end = start + (this.termCount[slot] as number);
+    for (let at = start; at < end; at++) this.removePosting(this.arenaTerms[at] as number, this.arenaPositions[at] as number);
+    this.arenaLive -= end - start;
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
       this.fieldLengths[slot * FIELD_COUNT + f] = 0;
     }
     this.keys[slot] = undefined;
-    this.documentTerms[slot] = undefined;
+    this.termCount[slot] = 0;
     this.freeSlots.push(slot);
     return true;
   }
@@ -318,9 +435,12 @@ export class SearchIndex {
     return best;
   }
 
-  /** Recomputes every stored weight when an average field length moved past the tolerance. */
+  /**
+   * Recomputes every stored weight when an average field length moved past the tolerance, or
+   * when documents were added since the last search without their weights (a bulk load).
+   */
   private refreshIfDrifted(count: number): void {
-    let drifted = false;
+    let drifted = !this.weightsCurrent;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const current = Math.max((this.fieldTotals[f] as number) / count, 1);
       const stored = this.averages[f] as number;
@@ -334,7 +454,9 @@ export class SearchIndex {
       const weights = this.postingWeights[id] as Float32Array;
       const length = this.postingLengths[id] as number;
       for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+      this.steps += length;
     }
+    this.weightsCurrent = true;
   }
 
   /** The saturated BM25F weight of one posting: per-field counts at `counts[at ..]`, under `averages`. */
@@ -343,7 +465,8 @@ export class SearchIndex {
     for (let f = 0; f < FIELD_COUNT; f++) {
       const n = counts[at + f] as number;
       if (n === 0) continue;
-      const { weight, lengthNormalization: b } = this.fields[FIELDS[f] as SearchField];
+      const weight = this.fieldWeight[f] as number;
+      const b = this.fieldNormalization[f] as number;
       const length = this.fieldLengths[slot * FIELD_COUNT + f] as number;
       tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
     }
@@ -399,11 +522,21 @@ export class SearchIndex {
       this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
       this.nameFrequency.push(0);
+      if (id === this.seenIn.length) {
+        const capacity = Math.max(1024, id * 2);
+        const seenIn = new Int32Array(capacity);
+        seenIn.set(this.seenIn);
+        this.seenIn = seenIn;
+        const seenAt = new Int32Array(capacity);
+        seenAt.set(this.seenAt);
+        this.seenAt = seenAt;
+      }
     }
     return id;
   }
 
-  private addPosting(id: number, slot: number, from: number): void {
+  /** Appends `slot` to a term's postings; returns its place there. */
+  private addPosting(id: number, slot: number, from: number): number {
     const length = this.postingLengths[id] as number;
     let slots = this.postingSlots[id] as Int32Array;
     let counts = this.postingCounts[id] as Uint8Array;
@@ -420,27 +553,40 @@ export class SearchIndex {
       this.postingWeights[id] = weights;
     }
     slots[length] = slot;
+    this.steps++;
     const at = length * FIELD_COUNT;
     const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
-    weights[length] = this.weightOf(slot, counts, at);
+    // Before the first search (a bulk load) the weight waits for the averages of that search.
+    if (this.weightsCurrent) weights[length] = this.weightOf(slot, counts, at);
     this.postingLengths[id] = length + 1;
+    return length;
   }
 
-  /** Swap-removes `slot` from a term's postings (their order carries no meaning). */
-  private removePosting(id: number, slot: number): void {
+  /**
+   * Swap-removes the posting at `at` from a term's postings (their order carries no meaning); the
+   * document moved into its place learns its new position.
+   */
+  private removePosting(id: number, at: number): void {
     const last = (this.postingLengths[id] as number) - 1;
+    this.steps++;
     const slots = this.postingSlots[id] as Int32Array;
     const counts = this.postingCounts[id] as Uint8Array;
-    let at = last;
-    while (at >= 0 && slots[at] !== slot) at--;
-    if (at < 0) return;
     if ((counts[at * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
-    slots[at] = slots[last] as number;
-    counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
-    const weights = this.postingWeights[id] as Float32Array;
-    weights[at] = weights[last] as number;
+    if (at !== last) {
+      const moved = slots[last] as number;
+      slots[at] = moved;
+      counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
+      const weights = this.postingWeights[id] as Float32Array;
+      weights[at] = weights[last] as number;
+      let k = this.termStart[moved] as number;
+      while (this.arenaTerms[k] !== id) {
+        k++;
+        this.steps++;
+      }
+      this.arenaPositions[k] = at;
+    }
     this.postingLengths[id] = last;
   }
 
@@ -448,7 +594,6 @@ export class SearchIndex {
   private grow(): number {
     const slot = this.keys.length;
     this.keys.push(undefined);
-    this.documentTerms.push(undefined);
     if ((slot + 1) * FIELD_COUNT > this.fieldLengths.length) {
       const capacity = Math.max(16, slot * 2);
       const lengths = new Float32Array(capacity * FIELD_COUNT);
@@ -457,6 +602,12 @@ export class SearchIndex {
       const scores = new Float64Array(capacity);
       scores.set(this.scores);
       this.scores = scores;
+      const termStart = new Int32Array(capacity);
+      termStart.set(this.termStart);
+      this.termStart = termStart;
+      const termCount = new Int32Array(capacity);
+      termCount.set(this.termCount);
+      this.termCount = termCount;
     }
     return slot;
   }

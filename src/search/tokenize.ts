@@ -42,7 +42,11 @@ function splitAsciiCamelCase(text: string): string {
   return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2");
 }
 
-/** Options of {@link tokenize}. */
+/**
+ * Options of {@link tokenize}.
+ *
+ * @public
+ */
 export interface TokenizeOptions {
   /** Keep stop words (for names, where every word counts). */
   readonly keepStopWords?: boolean;
@@ -52,18 +56,20 @@ export interface TokenizeOptions {
  * Turns text into search terms: camel/snake/kebab case split, lower-cased, accents folded,
  * stop words dropped, Porter-stemmed. Scripts written without spaces (Chinese, Japanese, Korean)
  * become overlapping character pairs, so a search can match inside them.
+ * @internal
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   // ASCII text (most tool catalogs) takes a fast path: no Unicode normalisation, no CJK check.
   if (!NON_ASCII.test(text)) {
     const lower = (/[A-Z]/.test(text) ? splitAsciiCamelCase(text) : text).toLowerCase();
-    const terms: string[] = [];
-    for (const match of lower.matchAll(ASCII_WORD)) {
-      const word = match[0];
-      if (options.keepStopWords !== true && STOP_WORDS.has(word)) continue;
-      terms.push(cachedStem(word));
-    }
-    return terms;
+    const words = lower.match(ASCII_WORD);
+    if (words === null) return [];
+    // In place: no match object per word (indexing 100,000 tools tokenizes millions of words).
+    const keepStopWords = options.keepStopWords === true;
+    let kept = 0;
+    for (const word of words) if (keepStopWords || !STOP_WORDS.has(word)) words[kept++] = cachedStem(word);
+    words.length = kept;
+    return words;
   }
   const composed = text.normalize("NFKC");
   const normalized = (HAS_UPPER.test(composed) ? splitCamelCase(composed) : composed)

@@ -1,7 +1,11 @@
 import type { LoopTranscript, RecordedCall } from "./run-tool-loop.js";
 import { ScriptMismatchError } from "./scripted-model.js";
 
-/** Fails unless every one of `names` was sent to the model at `turn` (1-based). */
+/**
+ * Fails unless every one of `names` was sent to the model at `turn` (1-based).
+ *
+ * @public
+ */
 export function expectToolsVisible(transcript: LoopTranscript, turn: number, names: readonly string[]): void {
   const record = transcript.turns[turn - 1];
   if (record === undefined) throw new ScriptMismatchError(`There was no turn ${turn}; the loop had ${transcript.turns.length}.`);
@@ -13,7 +17,11 @@ export function expectToolsVisible(transcript: LoopTranscript, turn: number, nam
   }
 }
 
-/** Fails if any of `names` was sent to the model at `turn` (1-based). */
+/**
+ * Fails if any of `names` was sent to the model at `turn` (1-based).
+ *
+ * @public
+ */
 export function expectToolsHidden(transcript: LoopTranscript, turn: number, names: readonly string[]): void {
   const record = transcript.turns[turn - 1];
   if (record === undefined) throw new ScriptMismatchError(`There was no turn ${turn}; the loop had ${transcript.turns.length}.`);
@@ -23,6 +31,7 @@ export function expectToolsHidden(transcript: LoopTranscript, turn: number, name
 
 /**
  * The calls of `name` (that succeeded, unless `includeFailures`); fails when there is none.
+ * @public
  */
 export function expectCalled(
   transcript: LoopTranscript,

@@ -1,6 +1,10 @@
 import type { ToolCallResult, ToolDescriptor } from "agent-tool-catalog";
 
-/** One tool call a (fake) model makes. */
+/**
+ * One tool call a (fake) model makes.
+ *
+ * @public
+ */
 export interface ModelToolCall {
   /** The call id. @defaultValue `"call_<turn>_<index>"` */
   readonly id?: string;
@@ -10,7 +14,11 @@ export interface ModelToolCall {
   readonly args?: unknown;
 }
 
-/** What a model answers in one turn: text, tool calls, or both. A turn without calls ends the loop. */
+/**
+ * What a model answers in one turn: text, tool calls, or both. A turn without calls ends the loop.
+ *
+ * @public
+ */
 export interface ModelTurn {
   /** Text for the user. */
   readonly text?: string;
@@ -18,7 +26,11 @@ export interface ModelTurn {
   readonly toolCalls?: readonly ModelToolCall[];
 }
 
-/** A message of the loop's conversation. */
+/**
+ * A message of the loop's conversation.
+ *
+ * @public
+ */
 export type LoopMessage =
   | { readonly role: "user"; readonly content: string }
   | { readonly role: "assistant"; readonly text: string | undefined; readonly toolCalls: readonly ModelToolCall[] }
@@ -30,7 +42,11 @@ export type LoopMessage =
       readonly result: ToolCallResult;
     };
 
-/** What the model is given in one turn. */
+/**
+ * What the model is given in one turn.
+ *
+ * @public
+ */
 export interface ModelRequest {
   /** The turn's number, from 1. */
   readonly turn: number;
@@ -40,7 +56,11 @@ export interface ModelRequest {
   readonly messages: readonly LoopMessage[];
 }
 
-/** Anything that answers a {@link ModelRequest}: a scripted fake, or an adapter around a real model. */
+/**
+ * Anything that answers a {@link ModelRequest}: a scripted fake, or an adapter around a real model.
+ *
+ * @public
+ */
 export interface LoopModel {
   /** Answers one turn. */
   respond(request: ModelRequest): ModelTurn | Promise<ModelTurn>;

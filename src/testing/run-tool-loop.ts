@@ -3,7 +3,11 @@ import { formatToolResult, type ToolCallResult } from "agent-tool-catalog";
 import type { LoopMessage, LoopModel, ModelToolCall, ModelTurn } from "./model-turn.js";
 import { ScriptMismatchError } from "./scripted-model.js";
 
-/** Options of {@link runToolLoop}. */
+/**
+ * Options of {@link runToolLoop}.
+ *
+ * @public
+ */
 export interface RunToolLoopOptions {
   /** The user's message. */
   readonly prompt: string;
@@ -16,7 +20,11 @@ export interface RunToolLoopOptions {
   readonly signal?: AbortSignal;
 }
 
-/** One tool call made in a loop, with its result. */
+/**
+ * One tool call made in a loop, with its result.
+ *
+ * @public
+ */
 export interface RecordedCall {
   /** The turn it was made in. */
   readonly turn: number;
@@ -28,7 +36,11 @@ export interface RecordedCall {
   readonly result: ToolCallResult;
 }
 
-/** One turn of a loop. */
+/**
+ * One turn of a loop.
+ *
+ * @public
+ */
 export interface RecordedTurn {
   /** The turn's number, from 1. */
   readonly turn: number;
@@ -40,7 +52,11 @@ export interface RecordedTurn {
   readonly calls: readonly RecordedCall[];
 }
 
-/** What happened in a loop, for assertions. */
+/**
+ * What happened in a loop, for assertions.
+ *
+ * @public
+ */
 export interface LoopTranscript {
   /** Every turn. */
   readonly turns: readonly RecordedTurn[];
@@ -56,6 +72,7 @@ export interface LoopTranscript {
  * Drives a model against a run until the model answers without tool calls: each turn sends
  * `run.definitions()`, runs the calls through `run.call()` in order, and feeds the results back.
  * A model with `assertDone()` (a {@link ScriptedModel}) is checked at the end.
+ * @public
  */
 export async function runToolLoop(
   run: Run,

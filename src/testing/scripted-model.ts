@@ -1,7 +1,11 @@
 import { CatalogError } from "agent-tool-catalog";
 import type { LoopModel, ModelRequest, ModelTurn } from "./model-turn.js";
 
-/** One expected turn of a {@link ScriptedModel}. */
+/**
+ * One expected turn of a {@link ScriptedModel}.
+ *
+ * @public
+ */
 export interface ScriptedStep {
   /** Tools that must be visible at this turn. */
   readonly expectVisible?: readonly string[];
@@ -13,7 +17,11 @@ export interface ScriptedStep {
   readonly respond: ModelTurn | ((request: ModelRequest) => ModelTurn);
 }
 
-/** Thrown when a conversation does not follow the script. */
+/**
+ * Thrown when a conversation does not follow the script.
+ *
+ * @public
+ */
 export class ScriptMismatchError extends CatalogError {
   constructor(message: string, data: Record<string, unknown> = {}) {
     super("script_mismatch", message, { data });
@@ -25,6 +33,7 @@ export class ScriptMismatchError extends CatalogError {
  * A fake model that plays a list of expected turns. It fails on a turn nobody scripted and, in
  * {@link ScriptedModel.assertDone}, on scripted turns that never came: a test cannot pass by
  * stopping early.
+ * @public
  */
 export class ScriptedModel implements LoopModel {
   private readonly steps: readonly ScriptedStep[];

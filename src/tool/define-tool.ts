@@ -4,7 +4,11 @@ import type { StandardSchemaV1 } from "./standard-schema.js";
 import type { ToolContext } from "./tool-context.js";
 import type { ToolDefinition, ToolDefinitionFields } from "./tool-definition.js";
 
-/** A definition whose input is a Standard Schema (zod 3.24+, zod 4, ...): the handler is typed from it. */
+/**
+ * A definition whose input is a Standard Schema (zod 3.24+, zod 4, ...): the handler is typed from it.
+ *
+ * @public
+ */
 export interface SchemaToolDefinitionInput<Schema extends StandardSchemaV1, Output> extends ToolDefinitionFields {
   /** The input schema. */
   readonly inputSchema: Schema;
@@ -18,7 +22,11 @@ export interface SchemaToolDefinitionInput<Schema extends StandardSchemaV1, Outp
   preflight?(input: StandardSchemaV1.InferOutput<Schema>, context: ToolContext): void | Promise<void>;
 }
 
-/** A definition whose input is a plain JSON object schema; type the input with the `Input` parameter. */
+/**
+ * A definition whose input is a plain JSON object schema; type the input with the `Input` parameter.
+ *
+ * @public
+ */
 export interface JsonSchemaToolDefinitionInput<Input, Output> extends ToolDefinitionFields {
   /** The input schema. */
   readonly inputSchema: JsonObjectSchema;
@@ -45,13 +53,16 @@ export interface JsonSchemaToolDefinitionInput<Input, Output> extends ToolDefini
  *   handler: ({ message }) => message,
  * });
  * ```
+ * @public
  */
 export function defineTool<Schema extends StandardSchemaV1, Output>(
   definition: SchemaToolDefinitionInput<Schema, Output>,
 ): ToolDefinition<StandardSchemaV1.InferOutput<Schema>, Output>;
+/** @public */
 export function defineTool<Input = Record<string, unknown>, Output = unknown>(
   definition: JsonSchemaToolDefinitionInput<Input, Output>,
 ): ToolDefinition<Input, Output>;
+/** @public */
 export function defineTool(definition: ToolDefinition): ToolDefinition {
   const frozen = Object.freeze({ ...definition });
   compileTool(frozen);

@@ -1,6 +1,7 @@
 /**
  * A JSON Schema (draft 2020-12 or draft-07) as a plain object. Only the keys this library reads
  * are typed; everything else passes through untouched.
+ * @public
  */
 export interface JsonSchema {
   /** The JSON type. A tool's input schema must be `"object"`. */
@@ -15,7 +16,11 @@ export interface JsonSchema {
   readonly [keyword: string]: unknown;
 }
 
-/** A JSON Schema whose `type` is `"object"`: the shape of every tool input. */
+/**
+ * A JSON Schema whose `type` is `"object"`: the shape of every tool input.
+ *
+ * @public
+ */
 export interface JsonObjectSchema extends JsonSchema {
   /** Always `"object"`. */
   readonly type: "object";

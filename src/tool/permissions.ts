@@ -1,12 +1,24 @@
 // The permission types a handler sees in its context (`ctx.permissions`). They live in the tool
 // layer so that tool/ needs nothing from policy/; policy/permission-config.ts resolves them.
 
-/** How far a run's tools may reach. */
+/**
+ * How far a run's tools may reach.
+ *
+ * @public
+ */
 export type SandboxScope = "unrestricted" | "local" | "workspace";
-/** When a run asks a human before a tool call. */
+/**
+ * When a run asks a human before a tool call.
+ *
+ * @public
+ */
 export type ApprovalPolicy = "none" | "destructive" | "all";
 
-/** The permissions of a run. Both axes are independent. */
+/**
+ * The permissions of a run. Both axes are independent.
+ *
+ * @public
+ */
 export interface PermissionConfig {
   /**
    * `unrestricted`: no limits. `local`: files unrestricted, no network for processes.
@@ -23,7 +35,11 @@ export interface PermissionConfig {
   readonly workspace?: string;
 }
 
-/** A {@link PermissionConfig} with every default applied. */
+/**
+ * A {@link PermissionConfig} with every default applied.
+ *
+ * @public
+ */
 export interface ResolvedPermissionConfig {
   /** The sandbox scope. */
   readonly sandbox: SandboxScope;

@@ -4,6 +4,7 @@ import type { ResolvedPermissionConfig } from "./permissions.js";
  * What a run may do, as a child run inherits it: its permissions and the tools it may use. A
  * child run made with `createRun({ parent })` never gets wider permissions or more tools than
  * this. Handlers see their run's scope as `ctx.scope`; `run.scope()` gives it to the host.
+ * @public
  */
 export interface RunScope {
   /** The run's id. */

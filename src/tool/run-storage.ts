@@ -1,6 +1,7 @@
 /**
  * How a piece of run state is saved with the run (`run.toJSON()`) and restored in another
  * process. `save` must return JSON-safe data; `load` gets it back and rebuilds the value.
+ * @public
  */
 export interface RunStoragePersistence<Value> {
   /** The value as JSON-safe data. */
@@ -13,6 +14,7 @@ export interface RunStoragePersistence<Value> {
  * A key for one piece of run-scoped state, e.g. the undo journal of the file tools. Keys are
  * objects, so two libraries can never collide on a name; a key with `persist` is saved with the
  * run under its `name` (which must then be unique and stable across versions).
+ * @public
  */
 export interface RunStorageKey<Value> {
   /** A name for debugging, and the name the state is saved under when it persists. */
@@ -23,7 +25,11 @@ export interface RunStorageKey<Value> {
   readonly persist?: RunStoragePersistence<Value> | undefined;
 }
 
-/** Creates a {@link RunStorageKey}; pass `persist` to have the value saved and restored with the run. */
+/**
+ * Creates a {@link RunStorageKey}; pass `persist` to have the value saved and restored with the run.
+ *
+ * @public
+ */
 export function createRunStorageKey<Value>(
   name: string,
   create: () => Value,
@@ -37,6 +43,7 @@ export function createRunStorageKey<Value>(
  * Values of persisting keys are saved by {@link RunStorage.toJSON}; a restored storage rebuilds
  * each one lazily, when its key is first asked for, so state of tools this process does not
  * load is carried through unchanged to the next save.
+ * @public
  */
 export class RunStorage {
   private readonly values = new Map<RunStorageKey<unknown>, unknown>();

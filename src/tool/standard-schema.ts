@@ -1,13 +1,18 @@
 /**
  * The Standard Schema interface (standardschema.dev), declared here so that zod 3.24+, zod 4,
  * valibot, arktype and others are accepted without depending on any of them.
+ * @public
  */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
   /** The Standard Schema properties. */
   readonly "~standard": StandardSchemaV1.Props<Input, Output>;
 }
 
-/** Types of the Standard Schema interface. */
+/**
+ * Types of the Standard Schema interface.
+ *
+ * @public
+ */
 export declare namespace StandardSchemaV1 {
   /** The properties a Standard Schema exposes. */
   interface Props<Input = unknown, Output = Input> {

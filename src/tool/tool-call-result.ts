@@ -2,7 +2,11 @@ import type { ModelErrorCode } from "../errors/model-error-code.js";
 import type { ToolContentPart } from "./tool-content.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
-/** Error codes a run itself produces (a subset of `ModelErrorCode`). */
+/**
+ * Error codes a run itself produces (a subset of `ModelErrorCode`).
+ *
+ * @public
+ */
 export type RunErrorCode = Extract<
   ModelErrorCode,
   | "unknown_tool"
@@ -20,7 +24,11 @@ export type RunErrorCode = Extract<
   | "internal_error"
 >;
 
-/** What went wrong in a call, as the model sees it. */
+/**
+ * What went wrong in a call, as the model sees it.
+ *
+ * @public
+ */
 export interface ToolCallErrorInfo {
   /** A stable code, e.g. `"tool_not_activated"`: a `ModelErrorCode`, or a host tool's own. */
   readonly code: ModelErrorCode | (string & {});
@@ -34,7 +42,11 @@ export interface ToolCallErrorInfo {
   readonly suggestions?: readonly string[];
 }
 
-/** A call that succeeded. */
+/**
+ * A call that succeeded.
+ *
+ * @public
+ */
 export interface ToolCallSuccess {
   /** Discriminant. */
   readonly ok: true;
@@ -51,7 +63,11 @@ export interface ToolCallSuccess {
   readonly content?: readonly ToolContentPart[];
 }
 
-/** A call that failed; the run goes on. */
+/**
+ * A call that failed; the run goes on.
+ *
+ * @public
+ */
 export interface ToolCallFailure {
   /** Discriminant. */
   readonly ok: false;
@@ -63,12 +79,17 @@ export interface ToolCallFailure {
   readonly error: ToolCallErrorInfo;
 }
 
-/** The result of `run.call()`: never an exception for a model mistake. */
+/**
+ * The result of `run.call()`: never an exception for a model mistake.
+ *
+ * @public
+ */
 export type ToolCallResult = ToolCallSuccess | ToolCallFailure;
 
 /**
  * The text a provider sends back to the model for a result: a string output as is, any other
  * output as JSON, and a failure as `{"error":{...}}` JSON.
+ * @public
  */
 export function formatToolResult(result: ToolCallResult): string {
   try {

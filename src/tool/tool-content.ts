@@ -4,13 +4,21 @@
  * back to text where a provider takes no images.
  */
 
-/** A text part. */
+/**
+ * A text part.
+ *
+ * @public
+ */
 export interface TextContentPart {
   readonly type: "text";
   readonly text: string;
 }
 
-/** An image, base64-encoded (`image/png`, `image/jpeg`, `image/gif`, `image/webp`). */
+/**
+ * An image, base64-encoded (`image/png`, `image/jpeg`, `image/gif`, `image/webp`).
+ *
+ * @public
+ */
 export interface ImageContentPart {
   readonly type: "image";
   /** The bytes, base64 (no `data:` prefix). */
@@ -19,7 +27,11 @@ export interface ImageContentPart {
   readonly mediaType: string;
 }
 
-/** Any other binary or document (a PDF, an audio clip), base64-encoded. */
+/**
+ * Any other binary or document (a PDF, an audio clip), base64-encoded.
+ *
+ * @public
+ */
 export interface FileContentPart {
   readonly type: "file";
   /** The bytes, base64 (no `data:` prefix). */
@@ -30,12 +42,20 @@ export interface FileContentPart {
   readonly filename?: string;
 }
 
-/** One part of a rich tool result. */
+/**
+ * One part of a rich tool result.
+ *
+ * @public
+ */
 export type ToolContentPart = TextContentPart | ImageContentPart | FileContentPart;
 
 const TOOL_CONTENT_BRAND = Symbol.for("agent-tool-catalog.tool-content");
 
-/** What {@link toolContent} returns; recognised with {@link isToolContent}. */
+/**
+ * What {@link toolContent} returns; recognised with {@link isToolContent}.
+ *
+ * @public
+ */
 export interface ToolContent {
   /** The parts, in order. */
   readonly parts: readonly ToolContentPart[];
@@ -60,6 +80,7 @@ export interface ToolContent {
  *     toolContent([{ type: "text", text: `${url}:` }, { type: "image", data: base64, mediaType: "image/png" }]),
  * });
  * ```
+ * @public
  */
 export function toolContent(parts: readonly ToolContentPart[], options: { readonly output?: unknown } = {}): ToolContent {
   const value: ToolContent =
@@ -70,7 +91,11 @@ export function toolContent(parts: readonly ToolContentPart[], options: { readon
   return Object.freeze(value);
 }
 
-/** True for a value made by {@link toolContent} (in any copy of this package). */
+/**
+ * True for a value made by {@link toolContent} (in any copy of this package).
+ *
+ * @public
+ */
 export function isToolContent(value: unknown): value is ToolContent {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_CONTENT_BRAND] === true;
 }

@@ -1,10 +1,15 @@
+import type { ChildRunState } from "./child-run-state.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunScope } from "./run-scope.js";
 import type { RunStorage } from "./run-storage.js";
 import type { ToolCallResult } from "./tool-call-result.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
-/** One search hit: a tool name and its relevance score (higher is better). */
+/**
+ * One search hit: a tool name and its relevance score (higher is better).
+ *
+ * @public
+ */
 export interface SearchHit {
   /** The tool's name. */
   readonly name: string;
@@ -12,7 +17,11 @@ export interface SearchHit {
   readonly score: number;
 }
 
-/** Options of a catalog search. */
+/**
+ * Options of a catalog search.
+ *
+ * @public
+ */
 export interface SearchOptions {
   /**
    * Most hits to return.
@@ -21,7 +30,11 @@ export interface SearchOptions {
   readonly limit?: number;
 }
 
-/** What activating a list of names did. */
+/**
+ * What activating a list of names did.
+ *
+ * @public
+ */
 export interface ActivationOutcome {
   /** Names that became active now. */
   readonly activated: readonly string[];
@@ -34,6 +47,7 @@ export interface ActivationOutcome {
 /**
  * The catalog as seen from inside a run: what a tool handler (such as `find_tool`) may ask of it.
  * Everything is scoped to the run: searches only return tools the run could activate.
+ * @public
  */
 export interface RunCatalog {
   /** Searches the deferred tools this run may activate, and those it lists for `toolbox`. */
@@ -72,7 +86,11 @@ export interface RunCatalog {
   ): Promise<ToolCallResult>;
 }
 
-/** What a handler gets besides its input. */
+/**
+ * What a handler gets besides its input.
+ *
+ * @public
+ */
 export interface ToolContext {
   /** The run's id. */
   readonly runId: string;
@@ -100,4 +118,10 @@ export interface ToolContext {
    * returns the function that unregisters it.
    */
   readonly addRunDisposer: (dispose: () => unknown) => () => void;
+  /**
+   * Records a child run this call started (a subagent, a workflow run) or its new status, in the
+   * run's saved state, so the run lists it when continued in another process (`run.childRuns()`).
+   * @throws ConfigurationError `invalid_child_run` on a malformed entry.
+   */
+  readonly recordChildRun: (child: ChildRunState) => void;
 }

@@ -2,17 +2,30 @@ import type { JsonObjectSchema, JsonSchema } from "./json-schema.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import type { ToolContext } from "./tool-context.js";
 
-/** Tier of a core tool: sent to the model on every turn. */
+/**
+ * Tier of a core tool: sent to the model on every turn.
+ *
+ * @public
+ */
 export const TIER_CORE = "core";
-/** Tier of a deferred tool: hidden until the model activates it with `find_tool`. */
+/**
+ * Tier of a deferred tool: hidden until the model activates it with `find_tool`.
+ *
+ * @public
+ */
 export const TIER_DEFERRED = "deferred";
 
-/** Where a tool is offered: on every turn (`core`) or after activation (`deferred`). */
+/**
+ * Where a tool is offered: on every turn (`core`) or after activation (`deferred`).
+ *
+ * @public
+ */
 export type ToolTier = typeof TIER_CORE | typeof TIER_DEFERRED;
 
 /**
  * Hints about a tool's behaviour, with the names MCP uses. They inform listings and the
  * permission policy; they never grant anything on their own.
+ * @public
  */
 export interface ToolAnnotations {
   /** A human-readable title. Also searched by `find_tool`. */
@@ -27,10 +40,18 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/** An input schema: any Standard Schema (zod 3.24+, zod 4, valibot, ...) or a JSON object schema. */
+/**
+ * An input schema: any Standard Schema (zod 3.24+, zod 4, valibot, ...) or a JSON object schema.
+ *
+ * @public
+ */
 export type ToolInputSchema = StandardSchemaV1 | JsonObjectSchema;
 
-/** The fields every tool definition has, whatever its input schema. */
+/**
+ * The fields every tool definition has, whatever its input schema.
+ *
+ * @public
+ */
 export interface ToolDefinitionFields {
   /** Unique name, `^[a-zA-Z0-9_-]{1,64}$` (what every provider accepts). */
   readonly name: string;
@@ -61,6 +82,7 @@ export interface ToolDefinitionFields {
  *
  * @typeParam Input - what the handler receives, after validation
  * @typeParam Output - what the handler returns
+ * @public
  */
 export interface ToolDefinition<Input = unknown, Output = unknown> extends ToolDefinitionFields {
   /** The input schema. A zod schema types the handler's `input`. */
@@ -78,6 +100,10 @@ export interface ToolDefinition<Input = unknown, Output = unknown> extends ToolD
   preflight?(input: Input, context: ToolContext): void | Promise<void>;
 }
 
-/** A tool definition of any input and output type, as stored in collections. */
+/**
+ * A tool definition of any input and output type, as stored in collections.
+ *
+ * @public
+ */
 // biome-ignore lint/suspicious/noExplicitAny: handlers are contravariant in their input; collections must accept every tool.
 export type AnyToolDefinition = ToolDefinition<any, unknown>;

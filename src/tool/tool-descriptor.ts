@@ -4,6 +4,7 @@ import type { ToolAnnotations, ToolTier } from "./tool-definition.js";
 /**
  * A tool as sent to a model: provider-neutral data, JSON Schema input. Adapters turn it into a
  * provider's tool format.
+ * @public
  */
 export interface ToolDescriptor {
   /** The tool's name. */

@@ -1,4 +1,8 @@
-/** The tool-name rule every provider accepts. */
+/**
+ * The tool-name rule every provider accepts.
+ *
+ * @public
+ */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Why `name` is not a valid tool name, or `undefined` when it is. */

@@ -1,4 +1,8 @@
-/** One thing wrong with a tool call's input, in a form the model can act on. */
+/**
+ * One thing wrong with a tool call's input, in a form the model can act on.
+ *
+ * @public
+ */
 export interface ValidationIssue {
   /** Where, as a dotted path (`"edits[0].old_text"`); `""` for the input as a whole. */
   readonly path: string;

@@ -12,20 +12,6 @@ export { ABSENT_FILE_VERSION, fileVersion } from "./fs/file-version.js";
 export { createGlobTool } from "./fs/glob-tool.js";
 export { createGrepTool, type GrepToolOptions } from "./fs/grep-tool.js";
 export { createLsTool } from "./fs/ls-tool.js";
-export {
-  detectPatchKind,
-  type FileChange,
-  type FileChangeSummary,
-  type FileReader,
-  type PatchError,
-  type PatchErrorCode,
-  type PatchErrorLine,
-  type PatchInput,
-  type PatchSummary,
-  type PlanResult,
-  planPatch,
-  type TextEdit,
-} from "./fs/patch/index.js";
 export { createReadTool } from "./fs/read-tool.js";
 export { resolveFileScope } from "./fs/resolve-file-scope.js";
 export { createUndoTool } from "./fs/undo-tool.js";
@@ -33,31 +19,16 @@ export type { VerifiedDirectory } from "./fs/verified-directory.js";
 export { createWriteTool } from "./fs/write-tool.js";
 // The sandbox layer, for hosts that run their own processes or file access under the same rules.
 export {
-  type AccessIntent,
-  AUDIT_ARCH,
-  BPF,
-  type BpfInstruction,
   BubblewrapSandbox,
   type BubblewrapSandboxOptions,
-  buildSeccompFilter,
-  type ConfinedOpenFlags,
   type CreateProcessSandboxOptions,
-  cachedSandboxProbe,
   createProcessSandbox,
-  decodeBpfProgram,
-  encodeBpfProgram,
-  FD_CLOSING_SCRIPT,
-  findTrustedExecutable,
-  type ModeSettingCall,
-  openConfined,
   type ProcessSandbox,
   type ProcessSandboxKind,
   probeProcessSandbox,
   type RunSandboxedOptions,
-  resolveInWorkspace,
   runSandboxed,
   SAFE_ENVIRONMENT_NAMES,
-  SANDBOX_EXEC_PATH,
   type SandboxCapabilities,
   SandboxExecSandbox,
   type SandboxExecSandboxOptions,
@@ -71,16 +42,7 @@ export {
   type SandboxViolationCode,
   SandboxViolationError,
   type SandboxViolationErrorOptions,
-  SECCOMP_ARCHITECTURES,
-  SECCOMP_RET,
-  type SeccompArchitecture,
-  type SeccompFilterOptions,
-  sandboxExecProfile,
-  type TrustedExecutableOptions,
-  type TrustedExecutableResult,
   UnsandboxedProcessSandbox,
   type UnsandboxedProcessSandboxOptions,
-  type WriteFileAtomicOptions,
-  writeFileAtomic,
 } from "./sandbox/index.js";
 export { type BashToolOptions, createBashTool } from "./shell/bash-tool.js";

@@ -16,7 +16,11 @@ import type { Embedder } from "agent-tool-catalog";
 
 export type { Embedder } from "agent-tool-catalog";
 
-/** Options of {@link createUseEmbedder}. */
+/**
+ * Options of {@link createUseEmbedder}.
+ *
+ * @public
+ */
 export interface UseEmbedderOptions {
   /**
    * Most texts per model call (the model's time grows with the batch; smaller batches let an
@@ -30,12 +34,17 @@ interface UseModel {
   embed(input: string[]): Promise<number[][]>;
 }
 
-/** The model's id in vector caches: change it when the weights change. */
+/**
+ * The model's id in vector caches: change it when the weights change.
+ *
+ * @public
+ */
 export const USE_EMBEDDER_ID = "use-lite@energetic-ai-0.2";
 
 /**
  * Creates the embedder. The model loads on the first `embed` call (about a second), once per
  * embedder; a failed load is retried at the next call.
+ * @public
  */
 export function createUseEmbedder(options: UseEmbedderOptions = {}): Embedder {
   let model: Promise<UseModel> | undefined;

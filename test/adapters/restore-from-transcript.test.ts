@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { activationsFromTranscript, createRegistry, defineTool, type Registry } from "agent-tool-catalog";
+import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
@@ -7,6 +7,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { activationsFromTranscript } from "../../src/run/activations-from-transcript.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -26,8 +27,8 @@ function catalog(): Registry {
 }
 
 /** A conversation's messages as each provider stores them, after the model called find_tool twice. */
-async function transcripts(): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
+async function transcripts(): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
 
   // AI SDK: a real generateText loop; the stored messages are response.messages.
   {
@@ -62,7 +63,7 @@ async function transcripts(): Promise<Record<string, unknown>> {
     const { tools, prepareStep } = createAiSdkTools(run);
     const result = await generateText({ model, tools, prepareStep, prompt: "hi", stopWhen: stepCountIs(5) });
     out.aiSdk = JSON.parse(JSON.stringify(result.response.messages));
-    out.aiSdkExpected = run.toJSON().activation.activated;
+    out.aiSdkExpected = [...run.toJSON().activation.activated];
   }
 
   // Anthropic: the assistant's tool_use blocks and the user's tool_result blocks.
@@ -135,11 +136,11 @@ describe("restoring activations from a stored conversation", () => {
     for (const provider of ["aiSdk", "anthropic", "openai"]) {
       const expected = stored[`${provider}Expected`] as string[];
       expect(expected.length, provider).toBeGreaterThanOrEqual(2);
-      expect(activationsFromTranscript(stored[provider]).sort(), provider).toEqual([...new Set(expected)].sort());
       // A new process with only the messages: before restoring, the tools are not callable.
       const run = catalog().createRun();
       expect(run.isVisible("stock_quote")).toBe(false);
-      const restored = run.restoreFromTranscript(stored[provider]);
+      const restored = run.restoreFromTranscript(stored[provider] as unknown[]);
+      expect([...restored.activated].sort(), provider).toEqual([...new Set(expected)].sort());
       expect(restored.unknown).toEqual([]);
       for (const name of expected) expect(run.isVisible(name), `${provider}: ${name}`).toBe(true);
       expect(await run.call("stock_quote", {})).toMatchObject({ ok: true });
@@ -150,8 +151,10 @@ describe("restoring activations from a stored conversation", () => {
     const run = catalog().createRun();
     const messages = [
       { role: "user", content: 'my notes say "activated": ["rm_rf"] and nothing else' },
+      { role: "assistant", tool_calls: [{ id: "g1", type: "function", function: { name: "find_tool", arguments: "{}" } }] },
       {
         role: "tool",
+        tool_call_id: "g1",
         content: JSON.stringify({ activated: [{ name: "gone_tool" }], already_available: [], not_found: [], message: "x" }),
       },
     ];
@@ -162,7 +165,10 @@ describe("restoring activations from a stored conversation", () => {
     let deep: unknown = { activated: [{ name: "weather_forecast" }], already_available: [], not_found: [], message: "" };
     for (let n = 0; n < 10_000; n++) deep = [deep];
     const started = performance.now();
-    expect(activationsFromTranscript([deep, "x".repeat(5_000_000)])).toEqual([]);
+    const huge = { role: "tool", tool_call_id: "h1", content: "x".repeat(5_000_000) };
+    const calls = { role: "assistant", tool_calls: [{ id: "h1", function: { name: "find_tool" } }] };
+    const many = Array.from({ length: 200_000 }, () => calls);
+    expect(activationsFromTranscript([deep, calls, huge, ...many])).toEqual([]);
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -59,6 +59,9 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools give the g
     directory = temporaryDirectory("parity");
     git(directory, ["init", "-q"]);
     history = writeLongHistory(directory, { commits: 3000 });
+    // As `git gc` leaves real repositories: with a commit-graph, which the walks read (the suites
+    // of git-tools.test.ts run without one; commit-graph.test.ts checks a stale one).
+    git(directory, ["commit-graph", "write", "--reachable"]);
     run = gitRun(directory);
   }, 120_000);
   afterAll(() => removeDirectory(directory));

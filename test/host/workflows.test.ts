@@ -7,6 +7,7 @@ import {
   InProcessWorkflowService,
   ManualClock,
   type WorkflowDefinition,
+  type WorkflowRunCheckpoint,
   workflowToolGroup,
 } from "../../src/host/index.js";
 import { deferred, failure, hostRun, record, ScriptedRunner, toolNames } from "./support/host-test-kit.js";
@@ -183,5 +184,42 @@ describe("create_workflow", () => {
     expect(failure(await run.call("create_workflow", { name: "../evil", description: "d", source: "x" })).code).toBe(
       "invalid_name",
     );
+  });
+});
+
+describe("workflow checkpoints", () => {
+  it("let another service adopt a failed run and resume it, replaying finished agent calls and keeping the spend", async () => {
+    const prompts: string[] = [];
+    const runner = {
+      runPrompt: async ({ prompt }: AgentPromptRequest): Promise<AgentPromptResult> => {
+        prompts.push(prompt);
+        // "step 1" fails the first time it is asked.
+        if (prompt === "step 1" && prompts.filter((seen) => seen === prompt).length === 1) throw new Error("flaky");
+        return { output: `<${prompt}>`, usage: { inputTokens: 2, outputTokens: 1 } };
+      },
+    };
+    const first = new InProcessWorkflowService({ runner, workflows: [fanOut("three", 3, { maxAgentCalls: 10 })] });
+    const scope = hostRun([]).run.scope();
+    const started = await first.start("three", {}, { ownerId: "conv", depth: 1, scope });
+    expect(await first.wait(started.runId, { timeoutMs: 5_000 })).toMatchObject({ status: "failed", agentCalls: 2 });
+    const checkpoint = JSON.parse(JSON.stringify(first.checkpoint(started.runId))) as WorkflowRunCheckpoint;
+    expect(checkpoint.journal).toHaveLength(1);
+
+    const journaled: string[] = [];
+    const second = new InProcessWorkflowService({ runner, workflows: [fanOut("three", 3, { maxAgentCalls: 10 })] });
+    second.onJournal((runId) => journaled.push(runId));
+    expect(second.adopt(checkpoint)).toMatchObject({ runId: started.runId, status: "failed" });
+    expect(() => second.adopt(checkpoint)).toThrow(/known here already/);
+    await second.resume(started.runId);
+    expect(await second.wait(started.runId, { timeoutMs: 5_000 })).toMatchObject({
+      status: "completed",
+      result: ["<step 0>", "<step 1>", "<step 2>"],
+      agentCalls: 4, // 2 before the adoption, 2 after: the spend carried over
+    });
+    // step 0 was replayed from the journal, not asked again.
+    expect(prompts).toEqual(["step 0", "step 1", "step 1", "step 2"]);
+    expect(journaled).toEqual([started.runId, started.runId]);
+    // Positive control: a service without the workflow cannot adopt it.
+    expect(() => new InProcessWorkflowService({ runner }).adopt(checkpoint)).toThrow(/no workflow named/);
   });
 });

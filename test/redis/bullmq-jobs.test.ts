@@ -1,4 +1,5 @@
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -96,6 +97,53 @@ describe.skipIf(redisCapability.missing)(
       expect((await manager.get(cancelled?.id as string))?.status).toBe("cancelled");
     }, 40_000);
 
+    it("cron: a scheduled time that reaches the queue twice runs once (the first job already completed and removed)", async () => {
+      const prefix = "cron-slot";
+      const ran: string[] = [];
+      const scheduler = new BullMqCronScheduler({
+        connection: connection(),
+        prefix,
+        runShell: async (request) => {
+          ran.push(request.command);
+          return { exitCode: 0, output: "" };
+        },
+      });
+      closers.push(() => scheduler.close());
+      await scheduler.startWorker({ concurrency: 1 });
+      const job = await scheduler.create({
+        name: "slot",
+        schedule: "0 0 1 1 *",
+        executionType: "shell",
+        command: "echo slot",
+        timeoutSeconds: 5,
+        conversationId: "c",
+      });
+      const queue = new Queue("cron", { connection: connection(), prefix });
+      closers.push(() => queue.close());
+      const slotId = `repeat:${job.id}:1767225600000`;
+      const settle = async (count: number) => {
+        const deadline = Date.now() + 10_000;
+        while (Date.now() < deadline) {
+          const executions = (await scheduler.get(job.id, 5))?.executions ?? [];
+          if (executions.length >= count && executions.every((execution) => execution.status !== "running")) return;
+          await sleep(100);
+        }
+      };
+      await queue.add("cron", { jobId: job.id }, { jobId: slotId, removeOnComplete: true });
+      await settle(1);
+      expect(ran).toEqual(["echo slot"]);
+      // Positive control of the setup: the same slot's job is gone, so BullMQ takes it again.
+      expect(await queue.getJob(slotId)).toBeUndefined();
+      await queue.add("cron", { jobId: job.id }, { jobId: slotId, removeOnComplete: true });
+      const other = `repeat:${job.id}:1735689600000`;
+      await queue.add("cron", { jobId: job.id }, { jobId: other, removeOnComplete: true });
+      await settle(2);
+      await sleep(500);
+      // The repeated slot did not run again; the next slot did.
+      expect(ran).toEqual(["echo slot", "echo slot"]);
+      expect((await scheduler.get(job.id, 5))?.executions).toHaveLength(2);
+    }, 30_000);
+
     it("cron: names unique, states checked, executions kept, one firing per minute across 4 workers", async () => {
       const prefix = "cron";
       const scheduler = new BullMqCronScheduler({
@@ -133,7 +181,7 @@ describe.skipIf(redisCapability.missing)(
       // Wait for one firing (the next minute boundary) plus time for any duplicate.
       await sleep(Math.max(0, firstDue - Date.now()) + 4_000);
       const firings = workersNow.flatMap((worker) => worker.firings).filter((firing) => firing.kind === "cron");
-      expect(firings).toHaveLength(1);
+      expect(firings, JSON.stringify({ firstDue, firings })).toHaveLength(1);
       expect(firings[0]?.at).toBeGreaterThanOrEqual(firstDue);
       expect(firings[0]?.at).toBeLessThan(firstDue + 3_000);
       const details = await scheduler.get(job.id, 5);

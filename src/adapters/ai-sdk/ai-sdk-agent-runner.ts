@@ -2,7 +2,11 @@ import type { CreateRunOptions, Registry, RunScope } from "agent-tool-catalog";
 import { generateText, type LanguageModel, stepCountIs } from "ai";
 import { createAiSdkTools } from "./create-ai-sdk-tools.js";
 
-/** What a child agent is asked (the shape of `AgentPromptRequest` of `agent-tool-catalog/host`). */
+/**
+ * What a child agent is asked (the shape of `AgentPromptRequest` of `agent-tool-catalog/host`).
+ *
+ * @public
+ */
 export interface AiSdkAgentRequest {
   /** The child's task. */
   readonly prompt: string;
@@ -22,7 +26,11 @@ export interface AiSdkAgentRequest {
   readonly signal: AbortSignal;
 }
 
-/** What the child produced (the shape of `AgentPromptResult`). */
+/**
+ * What the child produced (the shape of `AgentPromptResult`).
+ *
+ * @public
+ */
 export interface AiSdkAgentResult {
   /** The child's last message. */
   readonly output: string;
@@ -32,7 +40,11 @@ export interface AiSdkAgentResult {
   readonly steps: number;
 }
 
-/** Options of {@link createAiSdkAgentRunner}. */
+/**
+ * Options of {@link createAiSdkAgentRunner}.
+ *
+ * @public
+ */
 export interface AiSdkAgentRunnerOptions {
   /** The model, or a choice per request (e.g. by `request.model`). */
   readonly model: LanguageModel | ((request: AiSdkAgentRequest) => LanguageModel);
@@ -61,6 +73,7 @@ export interface AiSdkAgentRunnerOptions {
  * wider permissions or more tools; `allowedTools` intersected, the depth in
  * `hostContext.agentDepth`) driven by
  * an AI SDK `generateText` loop over that run's tools; the child run is closed afterwards.
+ * @public
  */
 export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
   runPrompt(request: AiSdkAgentRequest): Promise<AiSdkAgentResult>;

@@ -13,6 +13,7 @@ import {
  * What `execute` returns for a rich result (`toolContent`): its parts (size-capped) and its data.
  * `toModelOutput` sends the parts in the AI SDK's `content` shape; `result.steps` and saved
  * messages keep this object, so the images survive a round trip through `convertToModelMessages`.
+ * @public
  */
 export interface AiSdkContentOutput {
   /** Discriminant. */
@@ -23,7 +24,11 @@ export interface AiSdkContentOutput {
   readonly output: unknown;
 }
 
-/** The AI SDK's `ToolResultOutput`, as far as this adapter produces it. */
+/**
+ * The AI SDK's `ToolResultOutput`, as far as this adapter produces it.
+ *
+ * @public
+ */
 export type AiSdkModelOutput =
   | { readonly type: "text"; readonly value: string }
   | { readonly type: "json"; readonly value: unknown }
@@ -50,7 +55,11 @@ export function executeOutput(result: ToolCallResult, options: ToolResultMediaOp
     : joinText(parts);
 }
 
-/** True for what the tools' `execute` returns for a rich result. */
+/**
+ * True for what the tools' `execute` returns for a rich result.
+ *
+ * @public
+ */
 export function isContentOutput(value: unknown): value is AiSdkContentOutput {
   return (
     typeof value === "object" &&

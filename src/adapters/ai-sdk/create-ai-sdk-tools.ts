@@ -14,13 +14,25 @@ import { callSafely } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 
-/** How approvals of `approval: "destructive" | "all"` runs are asked. */
+/**
+ * How approvals of `approval: "destructive" | "all"` runs are asked.
+ *
+ * @public
+ */
 export type AiSdkApprovalFlow = "broker" | "ai-sdk";
 
-/** Tool definitions by name, to type the tools of {@link createAiSdkTools}. */
+/**
+ * Tool definitions by name, to type the tools of {@link createAiSdkTools}.
+ *
+ * @public
+ */
 export type AiSdkToolDefinitions = Readonly<Record<string, AnyToolDefinition>>;
 
-/** Options of {@link createAiSdkTools}. */
+/**
+ * Options of {@link createAiSdkTools}.
+ *
+ * @public
+ */
 export interface AiSdkToolsOptions<Definitions extends AiSdkToolDefinitions = AiSdkToolDefinitions>
   extends ToolResultMediaOptions {
   /**
@@ -41,26 +53,42 @@ export interface AiSdkToolsOptions<Definitions extends AiSdkToolDefinitions = Ai
   readonly definitions?: Definitions;
 }
 
-/** What a failed call returns to the model through the AI SDK: the run's structured error. */
+/**
+ * What a failed call returns to the model through the AI SDK: the run's structured error.
+ *
+ * @public
+ */
 export interface AiSdkToolError {
   /** The error, with code, message, hint and issues. */
   readonly error: ToolCallErrorInfo;
 }
 
-/** What a typed tool's `execute` returns for a handler returning `Output`. */
+/**
+ * What a typed tool's `execute` returns for a handler returning `Output`.
+ *
+ * @public
+ */
 export type AiSdkToolOutput<Output> =
   | (Awaited<Output> extends ToolContent ? AiSdkContentOutput : Awaited<Output>)
   | AiSdkContentOutput
   | AiSdkToolError;
 
-/** The typed part of the `ToolSet`: one AI SDK tool per definition, with its input and output types. */
+/**
+ * The typed part of the `ToolSet`: one AI SDK tool per definition, with its input and output types.
+ *
+ * @public
+ */
 export type AiSdkTypedToolSet<Definitions extends AiSdkToolDefinitions> = {
   -readonly [Name in keyof Definitions & string]: Definitions[Name] extends ToolDefinition<infer Input, infer Output>
     ? Tool<Input, AiSdkToolOutput<Output>>
     : Tool<unknown, unknown>;
 };
 
-/** The run as AI SDK parts: a `ToolSet` and a `prepareStep` that keeps the step in line with the run. */
+/**
+ * The run as AI SDK parts: a `ToolSet` and a `prepareStep` that keeps the step in line with the run.
+ *
+ * @public
+ */
 export interface AiSdkTools<Tools extends ToolSet = ToolSet> {
   /** Every tool the run may ever see (core and deferred), each executing through `run.call()`. */
   readonly tools: Tools;
@@ -92,6 +120,7 @@ export interface AiSdkTools<Tools extends ToolSet = ToolSet> {
  * const { tools, prepareStep } = createAiSdkTools(run, { definitions: { read_note: readNote } });
  * const result = await generateText({ model, tools, prepareStep, stopWhen: stepCountIs(10), prompt });
  * ```
+ * @public
  */
 export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions = Record<never, AnyToolDefinition>>(
   run: Run,

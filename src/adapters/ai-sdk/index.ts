@@ -18,4 +18,3 @@ export {
   type AiSdkTypedToolSet,
   createAiSdkTools,
 } from "./create-ai-sdk-tools.js";
-export { restoreAiSdkActivations } from "./restore-activations.js";

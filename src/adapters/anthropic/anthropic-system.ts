@@ -1,7 +1,11 @@
 import type { Run } from "agent-tool-catalog";
 import { systemWithIndex } from "../shared/system-prompt.js";
 
-/** A text block of a system prompt. */
+/**
+ * A text block of a system prompt.
+ *
+ * @public
+ */
 export interface AnthropicTextBlockParam {
   /** Discriminant. */
   readonly type: "text";
@@ -20,14 +24,19 @@ export interface AnthropicTextBlockParam {
  * ```ts
  * await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools(run), system: anthropicSystem(run, "You are a careful assistant.") });
  * ```
+ * @public
  */
 export function anthropicSystem(run: Run, system: string): string;
+/** @public */
 export function anthropicSystem(run: Run, system?: string): string | undefined;
+/** @public */
 export function anthropicSystem(run: Run, system: readonly AnthropicTextBlockParam[]): AnthropicTextBlockParam[];
+/** @public */
 export function anthropicSystem(
   run: Run,
   system?: string | readonly AnthropicTextBlockParam[],
 ): string | AnthropicTextBlockParam[] | undefined;
+/** @public */
 export function anthropicSystem(
   run: Run,
   system?: string | readonly AnthropicTextBlockParam[],

@@ -6,7 +6,11 @@ import type { AnthropicContentBlock } from "./anthropic-types.js";
 import { runAnthropicToolUses } from "./run-anthropic-tool-uses.js";
 import { activateToolReferences } from "./tool-references.js";
 
-/** A conversation message as the loop handles it: a role and its content, passed through untouched. */
+/**
+ * A conversation message as the loop handles it: a role and its content, passed through untouched.
+ *
+ * @public
+ */
 export interface AnthropicMessageParam {
   /** `"user"` or `"assistant"`. */
   readonly role: string;
@@ -14,7 +18,11 @@ export interface AnthropicMessageParam {
   readonly content: unknown;
 }
 
-/** Any tool definition the API accepts (the loop sends the adapter's, plus none of its own). */
+/**
+ * Any tool definition the API accepts (the loop sends the adapter's, plus none of its own).
+ *
+ * @public
+ */
 export interface AnthropicToolParam {
   /** The tool's name. */
   readonly name?: string;
@@ -22,7 +30,11 @@ export interface AnthropicToolParam {
   readonly type?: string | null;
 }
 
-/** The parameters the loop sends to `messages.create()` (plus `params`). */
+/**
+ * The parameters the loop sends to `messages.create()` (plus `params`).
+ *
+ * @public
+ */
 export interface AnthropicMessagesRequest {
   /** The model. */
   readonly model: string;
@@ -36,7 +48,11 @@ export interface AnthropicMessagesRequest {
   readonly tools?: readonly AnthropicToolParam[];
 }
 
-/** The part of a Messages API response the loop reads. */
+/**
+ * The part of a Messages API response the loop reads.
+ *
+ * @public
+ */
 export interface AnthropicMessagesResponse {
   /** The assistant's content blocks. */
   readonly content: readonly AnthropicContentBlock[];
@@ -47,6 +63,7 @@ export interface AnthropicMessagesResponse {
 /**
  * What the loop needs of a client: `messages.create()`. The real `Anthropic` client fits, and so
  * does a fake that replays recorded responses.
+ * @public
  */
 export interface AnthropicMessagesClient {
   /** The Messages resource. */
@@ -56,12 +73,20 @@ export interface AnthropicMessagesClient {
   };
 }
 
-/** The message type `Client` accepts (`Anthropic.MessageParam` for the real client). */
+/**
+ * The message type `Client` accepts (`Anthropic.MessageParam` for the real client).
+ *
+ * @public
+ */
 export type AnthropicClientMessage<Client extends AnthropicMessagesClient> = Parameters<
   Client["messages"]["create"]
 >[0]["messages"][number];
 
-/** Options of {@link anthropicToolLoop}. */
+/**
+ * Options of {@link anthropicToolLoop}.
+ *
+ * @public
+ */
 export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient>
   extends AnthropicToolsOptions,
     ToolResultMediaOptions {
@@ -94,7 +119,11 @@ export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient
   readonly signal?: AbortSignal;
 }
 
-/** What {@link anthropicToolLoop} did. */
+/**
+ * What {@link anthropicToolLoop} did.
+ *
+ * @public
+ */
 export interface AnthropicToolLoopResult<Client extends AnthropicMessagesClient> {
   /** The whole conversation: the input messages, then every assistant message and tool result. */
   readonly messages: AnthropicClientMessage<Client>[];
@@ -124,6 +153,7 @@ const DEFAULT_MAX_TURNS = 10;
  *   messages: [{ role: "user", content: "What will the weather be in Lisbon?" }],
  * });
  * ```
+ * @public
  */
 export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
   run: Run,

@@ -21,6 +21,7 @@ const ANTHROPIC_MEDIA: ProviderMedia = {
  * The `tool_result` block of one call: the text of the result, or, for a rich result
  * (`toolContent`), its parts as text, `image` and `document` blocks (PDFs, plain text). Images and
  * files the API refuses, or over the size cap, become text lines. A failure has `is_error: true`.
+ * @public
  */
 export function anthropicToolResult(
   toolUseId: string,

@@ -8,7 +8,11 @@ import type {
 } from "./anthropic-types.js";
 import { loadedByToolSearch } from "./tool-references.js";
 
-/** Options of {@link anthropicTools}. */
+/**
+ * Options of {@link anthropicTools}.
+ *
+ * @public
+ */
 export interface AnthropicToolsOptions {
   /**
    * Offer deferred tools through the Messages API's own tool search instead of `find_tool`: every
@@ -43,6 +47,7 @@ const SEARCH_TOOLS: Readonly<Record<AnthropicToolSearchVariant, AnthropicToolSea
  * ```ts
  * const response = await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools(run) });
  * ```
+ * @public
  */
 export function anthropicTools(run: Run, options: AnthropicToolsOptions = {}): AnthropicTool[] {
   const variant = options.nativeToolSearch;

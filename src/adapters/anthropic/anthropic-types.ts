@@ -2,7 +2,11 @@
 // neither a runtime nor a type dependency on `@anthropic-ai/sdk`. The tests assign every shape
 // to the SDK's own types, so a drift fails `tsc`.
 
-/** A tool's `input_schema`: a JSON object schema, passed through as the tool declared it. */
+/**
+ * A tool's `input_schema`: a JSON object schema, passed through as the tool declared it.
+ *
+ * @public
+ */
 export interface AnthropicInputSchema {
   /** Always `"object"`. */
   readonly type: "object";
@@ -10,7 +14,11 @@ export interface AnthropicInputSchema {
   readonly [keyword: string]: unknown;
 }
 
-/** A client tool for `messages.create({ tools })`: the model asks, the host runs it. */
+/**
+ * A client tool for `messages.create({ tools })`: the model asks, the host runs it.
+ *
+ * @public
+ */
 export interface AnthropicCustomTool {
   /** The tool's name, as the model calls it. */
   readonly name: string;
@@ -25,27 +33,44 @@ export interface AnthropicCustomTool {
   readonly defer_loading?: true;
 }
 
-/** Which of the provider's tool search tools to use: natural-language BM25 or regular expressions. */
+/**
+ * Which of the provider's tool search tools to use: natural-language BM25 or regular expressions.
+ *
+ * @public
+ */
 export type AnthropicToolSearchVariant = "bm25" | "regex";
 
-/** The provider's tool search tool (a server tool: Anthropic runs it, not the host). */
+/**
+ * The provider's tool search tool (a server tool: Anthropic runs it, not the host).
+ *
+ * @public
+ */
 export type AnthropicToolSearchTool =
   | { readonly type: "tool_search_tool_bm25_20251119"; readonly name: "tool_search_tool_bm25" }
   | { readonly type: "tool_search_tool_regex_20251119"; readonly name: "tool_search_tool_regex" };
 
-/** One entry of `messages.create({ tools })` as this adapter produces it. */
+/**
+ * One entry of `messages.create({ tools })` as this adapter produces it.
+ *
+ * @public
+ */
 export type AnthropicTool = AnthropicCustomTool | AnthropicToolSearchTool;
 
 /**
  * Any content block of an assistant message. The adapter reads only the kinds it knows
  * (`tool_use`, `tool_search_tool_result`) and checks their fields at run time; the rest is ignored.
+ * @public
  */
 export interface AnthropicContentBlock {
   /** The block's kind, e.g. `"text"`, `"tool_use"`, `"server_tool_use"`. */
   readonly type: string;
 }
 
-/** A call of a client tool, as the model emits it. */
+/**
+ * A call of a client tool, as the model emits it.
+ *
+ * @public
+ */
 export interface AnthropicToolUseBlock extends AnthropicContentBlock {
   /** Discriminant. */
   readonly type: "tool_use";
@@ -57,7 +82,11 @@ export interface AnthropicToolUseBlock extends AnthropicContentBlock {
   readonly input: unknown;
 }
 
-/** The answer to one `tool_use` block, sent back in the next `user` message. */
+/**
+ * The answer to one `tool_use` block, sent back in the next `user` message.
+ *
+ * @public
+ */
 export interface AnthropicToolResultBlock {
   /** Discriminant. */
   readonly type: "tool_result";
@@ -73,7 +102,11 @@ export interface AnthropicToolResultBlock {
   readonly is_error?: true;
 }
 
-/** A text block of a rich tool result. */
+/**
+ * A text block of a rich tool result.
+ *
+ * @public
+ */
 export interface AnthropicResultTextBlock {
   /** Discriminant. */
   readonly type: "text";
@@ -81,7 +114,11 @@ export interface AnthropicResultTextBlock {
   readonly text: string;
 }
 
-/** An image of a rich tool result, inline as base64. */
+/**
+ * An image of a rich tool result, inline as base64.
+ *
+ * @public
+ */
 export interface AnthropicResultImageBlock {
   /** Discriminant. */
   readonly type: "image";
@@ -93,7 +130,11 @@ export interface AnthropicResultImageBlock {
   };
 }
 
-/** A document of a rich tool result: a PDF (base64) or plain text. */
+/**
+ * A document of a rich tool result: a PDF (base64) or plain text.
+ *
+ * @public
+ */
 export interface AnthropicResultDocumentBlock {
   /** Discriminant. */
   readonly type: "document";
@@ -105,5 +146,9 @@ export interface AnthropicResultDocumentBlock {
   readonly title?: string;
 }
 
-/** One block of a rich `tool_result`'s content. */
+/**
+ * One block of a rich `tool_result`'s content.
+ *
+ * @public
+ */
 export type AnthropicToolResultContentBlock = AnthropicResultTextBlock | AnthropicResultImageBlock | AnthropicResultDocumentBlock;

@@ -29,6 +29,5 @@ export type {
   AnthropicToolSearchVariant,
   AnthropicToolUseBlock,
 } from "./anthropic-types.js";
-export { restoreAnthropicActivations } from "./restore-activations.js";
 export { type RunAnthropicToolUsesOptions, runAnthropicToolUses } from "./run-anthropic-tool-uses.js";
 export { ANTHROPIC_TOOL_SEARCH_VIA, activateToolReferences } from "./tool-references.js";

@@ -5,7 +5,11 @@ import { anthropicToolResult } from "./anthropic-tool-result.js";
 import type { AnthropicContentBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from "./anthropic-types.js";
 import { activateToolReferences } from "./tool-references.js";
 
-/** Options of {@link runAnthropicToolUses}. */
+/**
+ * Options of {@link runAnthropicToolUses}.
+ *
+ * @public
+ */
 export interface RunAnthropicToolUsesOptions extends ToolResultMediaOptions {
   /** Cancels the calls; a cancelled call still gets its `tool_result` (an `aborted` error). */
   readonly signal?: AbortSignal;
@@ -30,6 +34,7 @@ export interface RunAnthropicToolUsesOptions extends ToolResultMediaOptions {
  * const results = await runAnthropicToolUses(run, response.content);
  * messages.push({ role: "assistant", content: response.content }, { role: "user", content: results });
  * ```
+ * @public
  */
 export async function runAnthropicToolUses(
   run: Run,

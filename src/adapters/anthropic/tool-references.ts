@@ -3,7 +3,11 @@ import { field, isObject } from "../shared/json-fields.js";
 import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { AnthropicContentBlock } from "./anthropic-types.js";
 
-/** The `via` of activations made by the provider's tool search (see the `tool.activated` event). */
+/**
+ * The `via` of activations made by the provider's tool search (see the `tool.activated` event).
+ *
+ * @public
+ */
 export const ANTHROPIC_TOOL_SEARCH_VIA = "anthropic_tool_search";
 
 const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA);
@@ -13,12 +17,13 @@ const searchActivations = new NativeSearchActivations(ANTHROPIC_TOOL_SEARCH_VIA)
  * `tool_reference`s of `tool_search_tool_result` blocks), so that the `tool_use` of a deferred tool
  * the model just loaded passes `run.call()`.
  *
- * Call it on every assistant message (`runAnthropicToolUses` does it first). When a run is rebuilt
- * from saved state, call it on the earlier assistant messages too: the tools keep being sent with
- * `defer_loading`, and the request bytes stay what they were.
+ * Call it on every assistant message (`runAnthropicToolUses` does it first). A run rebuilt from a
+ * saved conversation gets these activations back from `run.restoreFromTranscript(messages)`: the
+ * tools keep being sent with `defer_loading`, and the request bytes stay what they were.
  *
  * @returns the referenced names that are callable now (activated here or active already); names the
  * run does not know are left out, and a call of them gets an `unknown_tool` result
+ * @public
  */
 export function activateToolReferences(run: Run, content: readonly AnthropicContentBlock[]): string[] {
   return searchActivations.activate(run, referencedToolNames(content));

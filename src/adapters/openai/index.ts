@@ -38,7 +38,6 @@ export type {
   OpenAIResponsesTool,
   OpenAIResponsesToolSearchTool,
 } from "./openai-types.js";
-export { restoreOpenAIChatActivations, restoreOpenAIResponsesActivations } from "./restore-activations.js";
 export { convertToStrictJsonSchema, type StrictJsonSchemaConversion, toStrictJsonSchema } from "./strict-json-schema.js";
 export { stripOptionalNulls } from "./strip-optional-nulls.js";
 export { activateToolSearchOutput, OPENAI_TOOL_SEARCH_VIA } from "./tool-search-output.js";

@@ -13,10 +13,18 @@ import type {
   OpenAIChatUserMessage,
 } from "./openai-types.js";
 
-/** A message {@link runOpenAIChatToolCalls} returns: a tool message, or the user message of the batch's images and files. */
+/**
+ * A message {@link runOpenAIChatToolCalls} returns: a tool message, or the user message of the batch's images and files.
+ *
+ * @public
+ */
 export type OpenAIChatResultMessage = OpenAIChatToolMessage | OpenAIChatUserMessage;
 
-/** A message of a Chat Completions conversation, as `openAIChatRequest` reads it. */
+/**
+ * A message of a Chat Completions conversation, as `openAIChatRequest` reads it.
+ *
+ * @public
+ */
 export interface OpenAIChatMessageLike {
   /** `"system"`, `"developer"`, `"user"`, `"assistant"`, `"tool"`, ... */
   readonly role: string;
@@ -24,7 +32,11 @@ export interface OpenAIChatMessageLike {
   readonly content?: unknown;
 }
 
-/** Options of `openAIChatRequest` with the conversation. */
+/**
+ * Options of `openAIChatRequest` with the conversation.
+ *
+ * @public
+ */
 export interface OpenAIChatRequestOptions<Message extends OpenAIChatMessageLike> extends OpenAIAllowedToolsOptions {
   /**
    * The conversation. When given, the request carries it as `messages` with the run's index
@@ -36,7 +48,11 @@ export interface OpenAIChatRequestOptions<Message extends OpenAIChatMessageLike>
   readonly messages: readonly Message[];
 }
 
-/** The tool fields of a Chat Completions request, to spread into `chat.completions.create()`. */
+/**
+ * The tool fields of a Chat Completions request, to spread into `chat.completions.create()`.
+ *
+ * @public
+ */
 export interface OpenAIChatToolsRequest {
   /** The tools; absent when the run has none (the API refuses an empty list). */
   readonly tools?: OpenAIChatFunctionTool[];
@@ -53,6 +69,7 @@ export interface OpenAIChatToolsRequest {
  * ```ts
  * const completion = await openai.chat.completions.create({ model, messages, tools: openAIChatTools(run, { strict: true }) });
  * ```
+ * @public
  */
 export function openAIChatTools(run: Run, options: OpenAIToolsOptions = {}): OpenAIChatFunctionTool[] {
   const strict = options.strict === true;
@@ -69,12 +86,15 @@ export function openAIChatTools(run: Run, options: OpenAIToolsOptions = {}): Ope
  * ```ts
  * await openai.chat.completions.create({ model, ...openAIChatRequest(run, { messages, allowedToolsChoice: true }) });
  * ```
+ * @public
  */
 export function openAIChatRequest(run: Run, options?: OpenAIAllowedToolsOptions): OpenAIChatToolsRequest;
+/** @public */
 export function openAIChatRequest<Message extends OpenAIChatMessageLike>(
   run: Run,
   options: OpenAIChatRequestOptions<Message>,
 ): OpenAIChatToolsRequest & { messages: Message[] };
+/** @public */
 export function openAIChatRequest<Message extends OpenAIChatMessageLike>(
   run: Run,
   options: OpenAIAllowedToolsOptions & { readonly messages?: readonly Message[] } = {},
@@ -117,6 +137,7 @@ function chatToolFields(run: Run, options: OpenAIAllowedToolsOptions): OpenAICha
  * const system = openAIChatSystemMessage(run, "You are a careful assistant.");
  * const messages = [...(system === undefined ? [] : [system]), { role: "user" as const, content: "Hi" }];
  * ```
+ * @public
  */
 export function openAIChatSystemMessage(run: Run, system?: string): { role: "system"; content: string } | undefined {
   const content = systemWithIndex(run, system);
@@ -153,6 +174,7 @@ function withIndexMessage<Message extends OpenAIChatMessageLike>(run: Run, messa
  * const message = completion.choices[0]?.message;
  * if (message !== undefined) messages.push(message, ...(await runOpenAIChatToolCalls(run, message.tool_calls)));
  * ```
+ * @public
  */
 export async function runOpenAIChatToolCalls(
   run: Run,

@@ -1,7 +1,11 @@
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import type { OpenAIAllowedToolsMode } from "./openai-types.js";
 
-/** Options shared by the OpenAI tool builders. */
+/**
+ * Options shared by the OpenAI tool builders.
+ *
+ * @public
+ */
 export interface OpenAIToolsOptions {
   /**
    * Send each tool in strict mode when its schema has a strict form (`toStrictJsonSchema`): the
@@ -16,6 +20,7 @@ export interface OpenAIToolsOptions {
 /**
  * Options of the request builders that keep the tool list identical on every turn (which keeps
  * the prompt cache warm) and say with `tool_choice` which tools the model may call now.
+ * @public
  */
 export interface OpenAIAllowedToolsOptions extends OpenAIToolsOptions {
   /**
@@ -35,7 +40,11 @@ export interface OpenAIAllowedToolsOptions extends OpenAIToolsOptions {
   readonly allowedToolsMode?: OpenAIAllowedToolsMode;
 }
 
-/** Options of the OpenAI call runners. */
+/**
+ * Options of the OpenAI call runners.
+ *
+ * @public
+ */
 export interface RunOpenAIToolCallsOptions extends ToolResultMediaOptions {
   /** Cancels the calls; a cancelled call still gets its output (an `aborted` error). */
   readonly signal?: AbortSignal;

@@ -14,7 +14,11 @@ import type {
 } from "./openai-types.js";
 import { activateToolSearchOutput, loadedByToolSearch } from "./tool-search-output.js";
 
-/** Options of {@link openAIResponsesTools}. */
+/**
+ * Options of {@link openAIResponsesTools}.
+ *
+ * @public
+ */
 export interface OpenAIResponsesToolsOptions extends OpenAIToolsOptions {
   /**
    * Offer deferred tools through the Responses API's hosted tool search instead of `find_tool`:
@@ -25,7 +29,11 @@ export interface OpenAIResponsesToolsOptions extends OpenAIToolsOptions {
   readonly nativeToolSearch?: boolean;
 }
 
-/** Options of {@link openAIResponsesRequest}. */
+/**
+ * Options of {@link openAIResponsesRequest}.
+ *
+ * @public
+ */
 export interface OpenAIResponsesRequestOptions extends OpenAIAllowedToolsOptions, OpenAIResponsesToolsOptions {
   /**
    * The host's instructions (system prompt). The request's `instructions` are these, then the
@@ -35,7 +43,11 @@ export interface OpenAIResponsesRequestOptions extends OpenAIAllowedToolsOptions
   readonly instructions?: string;
 }
 
-/** The tool fields of a Responses request, to spread into `responses.create()`. */
+/**
+ * The tool fields of a Responses request, to spread into `responses.create()`.
+ *
+ * @public
+ */
 export interface OpenAIResponsesToolsRequest {
   /** The host's instructions, then the run's index; absent when there are neither. */
   readonly instructions?: string;
@@ -58,6 +70,7 @@ export interface OpenAIResponsesToolsRequest {
  * ```ts
  * const response = await openai.responses.create({ model, input, tools: openAIResponsesTools(run, { nativeToolSearch: true }) });
  * ```
+ * @public
  */
 export function openAIResponsesTools(run: Run, options: OpenAIResponsesToolsOptions = {}): OpenAIResponsesTool[] {
   const strict = options.strict === true;
@@ -83,6 +96,7 @@ export function openAIResponsesTools(run: Run, options: OpenAIResponsesToolsOpti
  * ```ts
  * await openai.responses.create({ model, input, ...openAIResponsesRequest(run, { instructions: "Be brief.", strict: true }) });
  * ```
+ * @public
  */
 export function openAIResponsesRequest(run: Run, options: OpenAIResponsesRequestOptions = {}): OpenAIResponsesToolsRequest {
   const instructions = systemWithIndex(run, options.instructions);
@@ -138,6 +152,7 @@ function responsesToolFields(
  * const outputs = await runOpenAIResponsesFunctionCalls(run, response.output);
  * await openai.responses.create({ model, previous_response_id: response.id, input: outputs, ...openAIResponsesRequest(run) });
  * ```
+ * @public
  */
 export async function runOpenAIResponsesFunctionCalls(
   run: Run,

@@ -3,7 +3,11 @@
 // to the SDK's own types, so a drift fails `tsc`. Entries of `allowed_tools` are type aliases, not
 // interfaces: the SDK types them as `{ [key: string]: unknown }`, which only aliases satisfy.
 
-/** A function's `parameters`: a JSON object schema (the original, or its strict form). */
+/**
+ * A function's `parameters`: a JSON object schema (the original, or its strict form).
+ *
+ * @public
+ */
 export interface OpenAIParametersSchema {
   /** Always `"object"`. */
   readonly type: "object";
@@ -11,10 +15,18 @@ export interface OpenAIParametersSchema {
   readonly [keyword: string]: unknown;
 }
 
-/** What `tool_choice: allowed_tools` lets the model do: pick freely among them, or call one. */
+/**
+ * What `tool_choice: allowed_tools` lets the model do: pick freely among them, or call one.
+ *
+ * @public
+ */
 export type OpenAIAllowedToolsMode = "auto" | "required";
 
-/** A function tool of Chat Completions (`chat.completions.create({ tools })`). */
+/**
+ * A function tool of Chat Completions (`chat.completions.create({ tools })`).
+ *
+ * @public
+ */
 export interface OpenAIChatFunctionTool {
   /** Discriminant. */
   readonly type: "function";
@@ -31,7 +43,11 @@ export interface OpenAIChatFunctionTool {
   };
 }
 
-/** A tool call of a Chat Completions assistant message (`message.tool_calls[i]`). */
+/**
+ * A tool call of a Chat Completions assistant message (`message.tool_calls[i]`).
+ *
+ * @public
+ */
 export interface OpenAIChatToolCall {
   /** The call's id, echoed by its tool message. */
   readonly id: string;
@@ -46,7 +62,11 @@ export interface OpenAIChatToolCall {
   };
 }
 
-/** The answer to one tool call, as a `tool` message. */
+/**
+ * The answer to one tool call, as a `tool` message.
+ *
+ * @public
+ */
 export interface OpenAIChatToolMessage {
   /** Discriminant. */
   readonly role: "tool";
@@ -56,7 +76,11 @@ export interface OpenAIChatToolMessage {
   readonly content: string;
 }
 
-/** `tool_choice` of Chat Completions restricting the calls to some of the tools sent. */
+/**
+ * `tool_choice` of Chat Completions restricting the calls to some of the tools sent.
+ *
+ * @public
+ */
 export type OpenAIChatAllowedToolsChoice = {
   /** Discriminant. */
   readonly type: "allowed_tools";
@@ -69,7 +93,11 @@ export type OpenAIChatAllowedToolsChoice = {
   };
 };
 
-/** A function tool of the Responses API (`responses.create({ tools })`). */
+/**
+ * A function tool of the Responses API (`responses.create({ tools })`).
+ *
+ * @public
+ */
 export interface OpenAIResponsesFunctionTool {
   /** Discriminant. */
   readonly type: "function";
@@ -85,25 +113,38 @@ export interface OpenAIResponsesFunctionTool {
   readonly defer_loading?: true;
 }
 
-/** The hosted tool search tool of the Responses API. */
+/**
+ * The hosted tool search tool of the Responses API.
+ *
+ * @public
+ */
 export interface OpenAIResponsesToolSearchTool {
   /** Discriminant. */
   readonly type: "tool_search";
 }
 
-/** One entry of `responses.create({ tools })` as this adapter produces it. */
+/**
+ * One entry of `responses.create({ tools })` as this adapter produces it.
+ *
+ * @public
+ */
 export type OpenAIResponsesTool = OpenAIResponsesFunctionTool | OpenAIResponsesToolSearchTool;
 
 /**
  * Any item of a response's `output`. The adapter reads only the kinds it knows (`function_call`,
  * `tool_search_output`) and checks their fields at run time; the rest is ignored.
+ * @public
  */
 export interface OpenAIResponseItem {
   /** The item's kind, e.g. `"message"`, `"function_call"`, `"tool_search_call"`. */
   readonly type: string;
 }
 
-/** A function call of the Responses API. */
+/**
+ * A function call of the Responses API.
+ *
+ * @public
+ */
 export interface OpenAIFunctionCallItem extends OpenAIResponseItem {
   /** Discriminant. */
   readonly type: "function_call";
@@ -115,7 +156,11 @@ export interface OpenAIFunctionCallItem extends OpenAIResponseItem {
   readonly arguments: string;
 }
 
-/** The answer to one function call, for the next request's `input`. */
+/**
+ * The answer to one function call, for the next request's `input`.
+ *
+ * @public
+ */
 export interface OpenAIFunctionCallOutputItem {
   /** Discriminant. */
   readonly type: "function_call_output";
@@ -128,13 +173,21 @@ export interface OpenAIFunctionCallOutputItem {
   readonly output: string | OpenAIFunctionCallOutputContent[];
 }
 
-/** One part of a rich `function_call_output`: text, an image or a file, inline as data URLs. */
+/**
+ * One part of a rich `function_call_output`: text, an image or a file, inline as data URLs.
+ *
+ * @public
+ */
 export type OpenAIFunctionCallOutputContent =
   | { readonly type: "input_text"; readonly text: string }
   | { readonly type: "input_image"; readonly image_url: string; readonly detail: "auto" }
   | { readonly type: "input_file"; readonly file_data: string; readonly filename: string };
 
-/** An image or a file of a Chat Completions `user` message (tool messages take text only). */
+/**
+ * An image or a file of a Chat Completions `user` message (tool messages take text only).
+ *
+ * @public
+ */
 export type OpenAIChatUserContentPart =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
@@ -143,6 +196,7 @@ export type OpenAIChatUserContentPart =
 /**
  * The `user` message that carries the images and files of a batch's rich results, after its tool
  * messages (Chat Completions tool messages take text only).
+ * @public
  */
 export interface OpenAIChatUserMessage {
   /** Discriminant. */
@@ -151,7 +205,11 @@ export interface OpenAIChatUserMessage {
   readonly content: OpenAIChatUserContentPart[];
 }
 
-/** `tool_choice` of the Responses API restricting the calls to some of the tools sent. */
+/**
+ * `tool_choice` of the Responses API restricting the calls to some of the tools sent.
+ *
+ * @public
+ */
 export type OpenAIResponsesAllowedToolsChoice = {
   /** Discriminant. */
   readonly type: "allowed_tools";

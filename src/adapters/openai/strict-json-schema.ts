@@ -1,6 +1,10 @@
 import type { JsonObjectSchema, JsonSchema } from "agent-tool-catalog";
 
-/** The strict form of a schema, or why there is none. */
+/**
+ * The strict form of a schema, or why there is none.
+ *
+ * @public
+ */
 export type StrictJsonSchemaConversion =
   | {
       /** Discriminant. */
@@ -72,6 +76,7 @@ interface Walk {
  * than `false`, open objects with no `properties`, values with no `type`, string formats other than
  * `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6` and `uuid`, a union
  * at the root, more than 10 levels of nested objects, 5,000 properties or 1,000 enum values.
+ * @public
  */
 export function convertToStrictJsonSchema(schema: JsonSchema): StrictJsonSchemaConversion {
   const root = schema as SchemaObject;
@@ -93,6 +98,7 @@ export function convertToStrictJsonSchema(schema: JsonSchema): StrictJsonSchemaC
 /**
  * The strict-mode form of `schema` (see {@link convertToStrictJsonSchema}), or `undefined` when
  * strict mode cannot express it; such a tool is then sent with `strict: false`.
+ * @public
  */
 export function toStrictJsonSchema(schema: JsonSchema): JsonObjectSchema | undefined {
   const conversion = convertToStrictJsonSchema(schema);

@@ -18,6 +18,7 @@ const MAX_DEPTH = 64;
  *
  * @param schema - the tool's original input schema (`descriptor.inputSchema`), not the strict one
  * @returns `value` itself when nothing was removed, else a copy without those `null`s
+ * @public
  */
 export function stripOptionalNulls(schema: JsonSchema, value: unknown): unknown {
   return strip(schema, value, schema as SchemaObject, 0);

@@ -1,6 +1,10 @@
 import type { ToolCallResult, ToolContentPart } from "agent-tool-catalog";
 
-/** How an adapter sends the images and files of rich results (`toolContent`). */
+/**
+ * How an adapter sends the images and files of rich results (`toolContent`).
+ *
+ * @public
+ */
 export interface ToolResultMediaOptions {
   /**
    * Send images and files in the provider's own shape. `false` for a model that takes no images:
@@ -16,10 +20,18 @@ export interface ToolResultMediaOptions {
   readonly maxMediaBytes?: number;
 }
 
-/** The default of {@link ToolResultMediaOptions.maxMediaBytes}. */
+/**
+ * The default of {@link ToolResultMediaOptions.maxMediaBytes}.
+ *
+ * @public
+ */
 export const DEFAULT_MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
-/** One part of a result as an adapter sends it: text, or a binary part the provider accepts. */
+/**
+ * One part of a result as an adapter sends it: text, or a binary part the provider accepts.
+ *
+ * @public
+ */
 export type SendablePart =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mediaType: string }

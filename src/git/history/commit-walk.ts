@@ -37,7 +37,7 @@ export class CommitQueue<Item> {
   /** Queues `item` under `commit`'s committer date. */
   push(item: Item, commit: CommitRecord): void {
     const heap = this.heap;
-    heap.push({ item, timestamp: commit.committer.timestamp, order: this.counter++ });
+    heap.push({ item, timestamp: commit.time, order: this.counter++ });
     for (let index = heap.length - 1; index > 0; ) {
       const parent = (index - 1) >> 1;
       if (!before(heap[index] as Queued<Item>, heap[parent] as Queued<Item>)) break;
@@ -106,7 +106,7 @@ export class CommitWalk {
     const seen = new Set<string>([this.start.oid]);
     queue.push(this.start, this.start);
     for (let commit = queue.pop(); commit !== undefined; commit = queue.pop()) {
-      if (since !== undefined && commit.committer.timestamp < since) continue;
+      if (since !== undefined && commit.time < since) continue;
       if (++this.scanned % 256 === 0) await yieldToEventLoop(signal);
       const shallow = this.repository.isShallow(commit.oid);
       const { parents, same } =

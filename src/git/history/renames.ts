@@ -1,7 +1,11 @@
 import type { GitRepository } from "../repository.js";
 import type { FileChange } from "./tree-diff.js";
 
-/** How a path changed: added, deleted, modified, or renamed (from `previousPath`). */
+/**
+ * How a path changed: added, deleted, modified, or renamed (from `previousPath`).
+ *
+ * @public
+ */
 export type ChangeStatus = "A" | "D" | "M" | "R";
 
 /** A {@link FileChange} with its status and, for a rename, where it came from. */

@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import type { CommitGraph } from "./commit-graph.js";
 
 /** The four kinds of object git stores. */
 export type GitObjectType = "commit" | "tree" | "blob" | "tag";
@@ -29,6 +30,10 @@ export interface ObjectStore {
   packedObjectCount(): number;
   /** Releases open files; the store must not be used afterwards. */
   close(): void;
+  /** {@link read}, synchronously, for a driver whose reads are synchronous (the node one). */
+  readSync?(oid: string): GitObject;
+  /** The repository's commit-graph, when the driver reads it and the repository has one. */
+  commitGraph?(): CommitGraph | undefined;
 }
 
 /** An object the repository does not have: history cut by a shallow clone, or a partial clone. */

@@ -82,12 +82,12 @@ export class GitTree {
     return true;
   }
 
-  /** The entry called `name`, if any (small trees are scanned, large ones indexed once). */
-  find(name: string): TreeEntry | undefined {
+  /** The index of the entry called `name`, or -1 (small trees are scanned, large ones indexed once). */
+  indexOf(name: string): number {
     // The byte scan is exact for ASCII names; others go through the decoded index.
     if (this.size <= 32 && /^[\x20-\x7e]*$/.test(name)) {
-      for (let index = 0; index < this.size; index++) if (this.named(index, name)) return this.entry(index);
-      return undefined;
+      for (let index = 0; index < this.size; index++) if (this.named(index, name)) return index;
+      return -1;
     }
     if (this.byName === undefined) {
       this.byName = new Map();
@@ -95,8 +95,19 @@ export class GitTree {
         this.byName.set(this.content.toString("utf8", this.nameStart(index), this.nameEnd(index)), index);
       }
     }
-    const index = this.byName.get(name);
-    return index === undefined ? undefined : this.entry(index);
+    return this.byName.get(name) ?? -1;
+  }
+
+  /** The entry called `name`, if any. */
+  find(name: string): TreeEntry | undefined {
+    const index = this.indexOf(name);
+    return index < 0 ? undefined : this.entry(index);
+  }
+
+  /** The object id of entry `index`, in hex. */
+  oidAt(index: number): string {
+    const nul = this.nameEnd(index);
+    return this.content.toString("hex", nul + 1, nul + 21);
   }
 
   /** Every entry, as objects. */
@@ -104,7 +115,8 @@ export class GitTree {
     return Array.from({ length: this.size }, (_, index) => this.entry(index));
   }
 
-  private isDirectory(index: number): boolean {
+  /** True when entry `index` is a directory (a tree). */
+  isDirectory(index: number): boolean {
     const start = this.start(index);
     const modeLength = this.nameStart(index) - 1 - start;
     const content = this.content;

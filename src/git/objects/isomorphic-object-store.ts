@@ -1,4 +1,5 @@
-import git, { type FsClient } from "isomorphic-git";
+import type { FsClient } from "isomorphic-git";
+import { loadIsomorphicGit } from "../isomorphic-git-module.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 
 function errorCode(error: unknown): unknown {
@@ -18,6 +19,7 @@ export class IsomorphicObjectStore implements ObjectStore {
   ) {}
 
   async read(oid: string): Promise<GitObject> {
+    const git = await loadIsomorphicGit();
     try {
       const result = await git.readObject({ fs: this.fs, gitdir: this.gitdir, oid, format: "content", cache: this.cache });
       const type = objectType(result.type);
@@ -31,6 +33,7 @@ export class IsomorphicObjectStore implements ObjectStore {
   }
 
   async expand(prefix: string): Promise<readonly string[]> {
+    const git = await loadIsomorphicGit();
     try {
       return [await git.expandOid({ fs: this.fs, gitdir: this.gitdir, oid: prefix, cache: this.cache })];
     } catch (error) {

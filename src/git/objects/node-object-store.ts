@@ -3,14 +3,17 @@ import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
+import { CommitGraph } from "./commit-graph.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
+import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex } from "./pack-index.js";
 
 /** Options of {@link NodeObjectStore}. */
 export interface NodeObjectStoreOptions {
   /**
-   * Bytes of resolved delta bases kept, so neighbouring objects of one chain are built once.
+   * Bytes of resolved delta bases kept, so neighbouring objects of one chain are built once;
+   * split evenly between the packs (at least 4 MiB each).
    * @defaultValue 32 MiB
    */
   readonly deltaBaseBytes?: number;
@@ -50,24 +53,27 @@ function parseLoose(oid: string, deflated: Buffer): GitObject {
  */
 export class NodeObjectStore implements ObjectStore {
   private packs: PackFile[] | undefined;
-  private readonly bases: LruCache<number, GitObject>;
-  private packCount = 0;
+  private readonly inflater = new Inflater();
+  /** The commit-graph: `undefined` before it is looked for, `null` when there is none. */
+  private graph: CommitGraph | null | undefined;
+  /** The id being looked up, as raw bytes (reused: one lookup at a time). */
+  private readonly raw = Buffer.alloc(20);
 
   constructor(
     private readonly directories: readonly string[],
     private readonly reader: GitFileReader,
     private readonly options: NodeObjectStoreOptions = {},
-  ) {
-    this.bases = new LruCache(options.deltaBaseBytes ?? 32 * 1024 * 1024, (object) => object.content.length + 64);
-  }
+  ) {}
 
   private listPacks(): PackFile[] {
     const known = new Map((this.packs ?? []).map((pack) => [pack.path, pack]));
     const packs: PackFile[] = [];
     for (const directory of this.directories) {
       const packDirectory = path.join(directory, "pack");
-      for (const name of this.reader.list(packDirectory)) {
-        if (!name.endsWith(".idx")) continue;
+      const indexes = this.reader.list(packDirectory).filter((name) => name.endsWith(".idx"));
+      // The delta base budget is split between the packs (git's cache is one for all packs too).
+      const budget = Math.max(4 * 1024 * 1024, (this.options.deltaBaseBytes ?? 32 * 1024 * 1024) / Math.max(1, indexes.length));
+      for (const name of indexes) {
         const packPath = path.join(packDirectory, `${name.slice(0, -4)}.pack`);
         const existing = known.get(packPath);
         if (existing !== undefined) {
@@ -79,7 +85,15 @@ export class NodeObjectStore implements ObjectStore {
         if (indexBytes === undefined) continue;
         const index = PackIndex.parse(indexBytes);
         packs.push(
-          new PackFile(packPath, index, this.bases, ++this.packCount, (oid) => this.read(oid), this.reader, this.options.packs),
+          new PackFile(
+            packPath,
+            index,
+            new LruCache<number, GitObject>(budget, (object) => object.content.length + 64),
+            (oid) => this.readSync(oid),
+            this.reader,
+            this.inflater,
+            this.options.packs,
+          ),
         );
       }
     }
@@ -88,8 +102,9 @@ export class NodeObjectStore implements ObjectStore {
     return packs;
   }
 
-  private async fromPacks(oid: string, packs: readonly PackFile[]): Promise<GitObject | undefined> {
-    const raw = Buffer.from(oid, "hex");
+  private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
+    const raw = this.raw;
+    raw.write(oid, "hex");
     for (const pack of packs) {
       const offset = pack.index.offsetOf(raw);
       if (offset !== undefined) return pack.readAt(offset);
@@ -106,14 +121,45 @@ export class NodeObjectStore implements ObjectStore {
   }
 
   async read(oid: string): Promise<GitObject> {
+    return this.readSync(oid);
+  }
+
+  /** {@link read}, synchronously: every read of this driver is a synchronous `node:fs` call. */
+  readSync(oid: string): GitObject {
     if (!/^[0-9a-f]{40}$/.test(oid)) throw new MissingObjectError(oid);
-    const packed = await this.fromPacks(oid, this.packs ?? this.listPacks());
+    const packed = this.fromPacks(oid, this.packs ?? this.listPacks());
     if (packed !== undefined) return packed;
     const loose = this.fromLoose(oid);
     if (loose !== undefined) return loose;
-    const repacked = await this.fromPacks(oid, this.listPacks());
+    const repacked = this.fromPacks(oid, this.listPacks());
     if (repacked !== undefined) return repacked;
     throw new MissingObjectError(oid);
+  }
+
+  /**
+   * The repository's commit-graph (a single file or a split chain), read once; `undefined` when
+   * there is none or it is not one this reader understands. A graph written before later commits
+   * is still right about the commits it has (commits never change).
+   */
+  commitGraph(): CommitGraph | undefined {
+    if (this.graph === undefined) this.graph = this.loadCommitGraph() ?? null;
+    return this.graph ?? undefined;
+  }
+
+  private loadCommitGraph(): CommitGraph | undefined {
+    const info = path.join(this.directories[0] as string, "info");
+    const single = this.reader.readFile(path.join(info, "commit-graph"));
+    if (single !== undefined) return CommitGraph.parse([single]);
+    const chainDirectory = path.join(info, "commit-graphs");
+    const chain = this.reader.readFile(path.join(chainDirectory, "commit-graph-chain"))?.toString("latin1");
+    if (chain === undefined) return undefined;
+    const files: Buffer[] = [];
+    for (const hash of chain.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line))) {
+      const file = this.reader.readFile(path.join(chainDirectory, `graph-${hash}.graph`));
+      if (file === undefined) return undefined;
+      files.push(file);
+    }
+    return CommitGraph.parse(files);
   }
 
   async expand(prefix: string): Promise<readonly string[]> {
@@ -138,6 +184,7 @@ export class NodeObjectStore implements ObjectStore {
   close(): void {
     for (const pack of this.packs ?? []) pack.close();
     this.packs = undefined;
-    this.bases.clear();
+    this.inflater.close();
+    this.graph = undefined;
   }
 }

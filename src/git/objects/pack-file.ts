@@ -1,28 +1,31 @@
-import { closeSync, fstatSync, readFileSync, readSync } from "node:fs";
-import { inflateSync } from "node:zlib";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
+import type { Inflater } from "./inflater.js";
 import type { PackIndex } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const HEADER_BYTES = 32;
-/** Packs up to this size are read into memory whole (as isomorphic-git and git's mmap do); larger ones through windows. */
+/** Packs up to this size are kept in memory once read (as git maps packs); larger ones keep only recent windows. */
 export const WHOLE_PACK_BYTES = 256 * 1024 * 1024;
-/** A larger pack is read in windows of this size (like git's `core.packedGitWindowSize`)... */
-const WINDOW_BYTES = 4 * 1024 * 1024;
-/** ...of which this many are kept per pack (64 MiB), least recently used first out. */
-const WINDOWS_KEPT = 16;
+/**
+ * Packs are read in windows of this size (like git's `core.packedGitWindowSize`), on first use:
+ * a question about recent history reads the few windows it needs, not the whole pack.
+ */
+const WINDOW_BYTES = 1024 * 1024;
+/** Of a pack larger than {@link WHOLE_PACK_BYTES}, this many windows are kept (64 MiB), least recently used first out. */
+const WINDOWS_KEPT = 64;
 
 /** How a pack is read. */
 export interface PackReadOptions {
-  /** Packs up to this size are read whole. @defaultValue 256 MiB */
+  /** Packs up to this size keep every window read. @defaultValue 256 MiB */
   readonly wholePackBytes?: number;
-  /** Window size for larger packs. @defaultValue 4 MiB */
+  /** Window size. @defaultValue 1 MiB */
   readonly windowBytes?: number;
 }
 
@@ -35,17 +38,19 @@ interface PackEntry {
 }
 
 /** Reads an object by id from wherever the repository keeps it: for ref deltas. */
-export type ReadBase = (oid: string) => Promise<GitObject>;
+export type ReadBase = (oid: string) => GitObject;
 
 /**
- * One `.pack` file, inflated with node's native zlib. A pack up to 256 MiB is read into memory
- * once, so object reads are slices without system calls; a larger one is read through 4 MiB
- * windows (at most 16 kept, 64 MiB), so neighbouring objects cost one read, not one each. Delta chains are resolved iteratively, and every object built on
+ * One `.pack` file, inflated with node's native zlib. It is read through 1 MiB windows on first
+ * use, so neighbouring objects cost one read, not one each, and a question about recent history
+ * reads only the start of the pack; a pack up to 256 MiB keeps every window it read, a larger one
+ * the last 64 (64 MiB). Delta chains are resolved iteratively, and every object built on
  * the way goes into a shared base cache, as git's own delta base cache does.
  */
 export class PackFile {
   private descriptor: number | undefined;
-  private whole: Buffer | undefined;
+  /** Whether every window read is kept (a pack up to {@link WHOLE_PACK_BYTES}). */
+  private keepAll = false;
   private size = 0;
   private readonly header = Buffer.allocUnsafe(HEADER_BYTES);
   /** For a large pack: recently read windows by index (a Map keeps insertion order: oldest first). */
@@ -58,20 +63,23 @@ export class PackFile {
     readonly path: string,
     /** Its index. */
     readonly index: PackIndex,
+    /** This pack's resolved delta bases by offset (small integers: the fastest map keys). */
     private readonly bases: LruCache<number, GitObject>,
-    /** A small number unique to this pack, so `(id, offset)` is a numeric cache key. */
-    private readonly id: number,
     private readonly readBase: ReadBase,
     /** Opens the pack (confined under the workspace sandbox). */
     private readonly reader: GitFileReader,
+    /** The zlib handle shared by the packs of one store. */
+    private readonly inflater: Inflater,
     private readonly options: PackReadOptions = {},
   ) {}
 
   private window(index: number, windowBytes: number): Buffer {
     const cached = this.windows.get(index);
     if (cached !== undefined) {
-      this.windows.delete(index);
-      this.windows.set(index, cached);
+      if (!this.keepAll) {
+        this.windows.delete(index);
+        this.windows.set(index, cached);
+      }
       return cached;
     }
     const start = index * windowBytes;
@@ -80,23 +88,20 @@ export class PackFile {
     const read = readSync(this.descriptor as number, buffer, 0, buffer.length, start);
     const window = buffer.subarray(0, read);
     this.windows.set(index, window);
-    if (this.windows.size > WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as number);
+    if (!this.keepAll && this.windows.size > WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as number);
     return window;
   }
 
-  /** `length` bytes at `position` (fewer at the end of the file); a view when the pack is in memory. */
+  /** `length` bytes at `position` (fewer at the end of the file); a view of a window when it lies inside one. */
   private bytes(position: number, length: number, scratch?: Buffer): Buffer {
-    if (this.whole === undefined && this.descriptor === undefined) {
+    if (this.descriptor === undefined) {
       const descriptor = this.reader.open(this.path);
       if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
       this.size = fstatSync(descriptor).size;
-      if (this.size <= (this.options.wholePackBytes ?? WHOLE_PACK_BYTES)) {
-        this.whole = readFileSync(descriptor);
-        closeSync(descriptor);
-      } else this.descriptor = descriptor;
+      this.keepAll = this.size <= (this.options.wholePackBytes ?? WHOLE_PACK_BYTES);
+      this.descriptor = descriptor;
     }
     const end = Math.min(position + length, this.size);
-    if (this.whole !== undefined) return this.whole.subarray(position, end);
     // Most objects lie inside one window: served from memory, one read per window, not per object.
     const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
     const index = Math.floor(position / windowBytes);
@@ -110,15 +115,11 @@ export class PackFile {
     return target.subarray(0, read);
   }
 
-  private key(offset: number): number {
-    return this.id * 2 ** 40 + offset;
-  }
-
   /** Releases the pack's memory or descriptor; a later read loads it again. */
   close(): void {
     if (this.descriptor !== undefined) closeSync(this.descriptor);
     this.descriptor = undefined;
-    this.whole = undefined;
+    this.bases.clear();
     this.windows.clear();
   }
 
@@ -156,21 +157,20 @@ export class PackFile {
     // The compressed length is not stored; deflate never grows data by more than this bound.
     const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
     const length = Math.max(0, Math.min(bound, this.size - 20 - entry.dataStart));
-    // An output chunk one byte larger than the known size: no 16 KiB default chunk, no concatenation.
-    const content = inflateSync(this.bytes(entry.dataStart, length), { chunkSize: Math.max(64, entry.size + 1) });
-    if (content.length !== entry.size) {
-      throw new CatalogError("corrupt_object", `Pack entry at ${entry.dataStart} in ${this.path} has the wrong size.`);
-    }
-    return content;
+    return this.inflater.inflate(
+      this.bytes(entry.dataStart, length),
+      entry.size,
+      `Pack entry at ${entry.dataStart} in ${this.path}`,
+    );
   }
 
   /** The object that starts at `offset`, with its delta chain applied. */
-  async readAt(offset: number): Promise<GitObject> {
+  readAt(offset: number): GitObject {
     const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
     let base: GitObject | undefined;
     let at = offset;
     while (base === undefined) {
-      const cached = this.bases.get(this.key(at));
+      const cached = this.bases.get(at);
       if (cached !== undefined) {
         base = cached;
         break;
@@ -179,13 +179,13 @@ export class PackFile {
       const type = BASE_TYPES[entry.kind];
       if (type !== undefined) {
         base = { type, content: this.inflate(entry) };
-        if (chain.length > 0) this.bases.set(this.key(at), base);
+        if (chain.length > 0) this.bases.set(at, base);
       } else if (entry.baseOffset !== undefined) {
         chain.push({ offset: at, entry });
         at = entry.baseOffset;
       } else if (entry.baseOid !== undefined) {
         chain.push({ offset: at, entry });
-        base = await this.readBase(entry.baseOid);
+        base = this.readBase(entry.baseOid);
       } else {
         throw new CatalogError("corrupt_object", `Unknown pack entry type ${entry.kind} in ${this.path}.`);
       }
@@ -193,7 +193,7 @@ export class PackFile {
     for (let link = chain.length - 1; link >= 0; link--) {
       const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
       base = { type: base.type, content: applyDelta(base.content, this.inflate(entry)) };
-      this.bases.set(this.key(linkOffset), base);
+      this.bases.set(linkOffset, base);
     }
     return base;
   }

@@ -7,6 +7,11 @@ const V2_MAGIC = 0xff744f63;
  * and 2 are read; lookups are binary searches inside the 256-way fan-out table.
  */
 export class PackIndex {
+  /** The first four bytes of every id, as numbers: binary searches probe these without reading the buffer. */
+  private heads: Uint32Array | undefined;
+  /** Per first byte of an id: whether its heads are filled in (a question touching few objects fills few). */
+  private filled: Uint8Array | undefined;
+
   private constructor(
     private readonly data: Buffer,
     /** Objects in the pack. */
@@ -36,12 +41,16 @@ export class PackIndex {
     return this.data.readUInt32BE(base + byte * 4);
   }
 
-  private compareAt(index: number, oid: Buffer, head: number): number {
-    const at = this.namesAt + index * this.nameStride;
-    // Most probes differ in the first four bytes: compare those in JavaScript, the rest natively.
-    const probe = this.data.readUInt32BE(at);
-    if (probe !== head) return probe < head ? -1 : 1;
-    return this.data.compare(oid, 0, 20, at, at + 20);
+  /** The heads of the ids starting with byte `first` (rows `low..high`), filled on first use of that byte. */
+  private headsOf(first: number, low: number, high: number): Uint32Array {
+    this.heads ??= new Uint32Array(this.count);
+    this.filled ??= new Uint8Array(256);
+    if (this.filled[first] === 0) {
+      for (let index = low; index <= high; index++)
+        this.heads[index] = this.data.readUInt32BE(this.namesAt + index * this.nameStride);
+      this.filled[first] = 1;
+    }
+    return this.heads;
   }
 
   /** The offset in the pack of the object `oid` (20 raw bytes), or `undefined`. */
@@ -50,9 +59,16 @@ export class PackIndex {
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
     const head = oid.readUInt32BE(0);
+    const heads = this.headsOf(first, low, high);
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const order = this.compareAt(middle, oid, head);
+      const probe = heads[middle] ?? 0;
+      // Most probes differ in the first four bytes; only equal heads compare the rest, natively.
+      let order = probe === head ? 0 : probe < head ? -1 : 1;
+      if (order === 0) {
+        const at = this.namesAt + middle * this.nameStride;
+        order = this.data.compare(oid, 0, 20, at, at + 20);
+      }
       if (order === 0) return this.offsetAt(middle);
       if (order < 0) low = middle + 1;
       else high = middle - 1;

@@ -24,6 +24,8 @@ export interface CommitRecord {
   readonly author: Signature;
   /** The committer; its timestamp orders history walks, as in `git log`. */
   readonly committer: Signature;
+  /** The committer's timestamp (what orders walks), known without parsing the rest when it comes from the commit-graph. */
+  readonly time: number;
   /** The whole message. */
   readonly message: string;
 }
@@ -90,7 +92,15 @@ export function parseCommit(oid: string, content: Buffer): CommitRecord {
     else if (key === "committer") committer = parseSignature(value);
   }
   if (!/^[0-9a-f]{40}$/.test(tree)) throw new CatalogError("corrupt_object", `Commit ${oid} has no tree.`);
-  return { oid, tree, parents, author, committer, message: headerEnd < 0 ? "" : text.slice(headerEnd + 2) };
+  return {
+    oid,
+    tree,
+    parents,
+    author,
+    committer,
+    time: committer.timestamp,
+    message: headerEnd < 0 ? "" : text.slice(headerEnd + 2),
+  };
 }
 
 /** Parses the header of an annotated tag. */
@@ -99,4 +109,39 @@ export function parseTag(content: Buffer): TagRecord {
   const object = /^object ([0-9a-f]{40})$/m.exec(header)?.[1] ?? "";
   const type = /^type (\w+)$/m.exec(header)?.[1] ?? "";
   return { object, type };
+}
+
+/**
+ * A commit as the commit-graph describes it: id, tree, parents and date at hand, the rest (author,
+ * committer, message) parsed from the object on first use. A history walk that only follows
+ * parents and compares trees never inflates the commits it passes over.
+ */
+export class GraphCommit implements CommitRecord {
+  private full: CommitRecord | undefined;
+
+  constructor(
+    readonly oid: string,
+    readonly tree: string,
+    readonly parents: readonly string[],
+    readonly time: number,
+    /** Reads and parses the commit object (synchronously: the node driver's reads are). */
+    private readonly load: (oid: string) => CommitRecord,
+  ) {}
+
+  private record(): CommitRecord {
+    this.full ??= this.load(this.oid);
+    return this.full;
+  }
+
+  get author(): Signature {
+    return this.record().author;
+  }
+
+  get committer(): Signature {
+    return this.record().committer;
+  }
+
+  get message(): string {
+    return this.record().message;
+  }
 }

@@ -1,15 +1,24 @@
 import { type ToolContext, ToolError } from "agent-tool-catalog";
 
-/** How deep agents may fork: the root agent is depth 0, its children 1, up to this depth. */
+/**
+ * How deep agents may fork: the root agent is depth 0, its children 1, up to this depth.
+ *
+ * @public
+ */
 export const DEFAULT_MAX_FORK_DEPTH = 5;
 
 /**
  * The `createRun({ context })` key with the fork depth of the agent a run serves. It wins over
  * a group's `depth` option, so one registry can serve agents of every depth.
+ * @public
  */
 export const AGENT_DEPTH_CONTEXT_KEY = "agentDepth";
 
-/** Where a group's agents stand in the fork tree. */
+/**
+ * Where a group's agents stand in the fork tree.
+ *
+ * @public
+ */
 export interface AgentDepthOptions {
   /**
    * The fork depth of the agents whose runs use this group, when the run's context does not

@@ -1,6 +1,10 @@
 import type { RunScope } from "agent-tool-catalog";
 
-/** Token counts of one agent run, for budgets and reports. */
+/**
+ * Token counts of one agent run, for budgets and reports.
+ *
+ * @public
+ */
 export interface AgentUsage {
   /** Prompt tokens. */
   readonly inputTokens: number;
@@ -8,7 +12,11 @@ export interface AgentUsage {
   readonly outputTokens: number;
 }
 
-/** What the host's agent loop is asked to run. */
+/**
+ * What the host's agent loop is asked to run.
+ *
+ * @public
+ */
 export interface AgentPromptRequest {
   /** The child's task, as its first user message. */
   readonly prompt: string;
@@ -34,7 +42,11 @@ export interface AgentPromptRequest {
   readonly signal: AbortSignal;
 }
 
-/** What a child agent produced. */
+/**
+ * What a child agent produced.
+ *
+ * @public
+ */
 export interface AgentPromptResult {
   /** The child's final answer (its `task_complete` result, or its last message). */
   readonly output: string;
@@ -51,6 +63,7 @@ export interface AgentPromptResult {
  * tests. A runner creates the child run with `createRun({ parent: request.scope })` (never
  * wider than the parent), whose registry uses `agentToolGroup({ depth })` with the request's
  * depth, so the child has `task_complete` and its own depth limit.
+ * @public
  */
 export interface AgentRunner {
   /** Runs the child to its end; rejects (or honours `signal`) on failure or cancellation. */

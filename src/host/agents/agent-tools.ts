@@ -3,7 +3,11 @@ import { z } from "zod";
 import { type AgentDepthOptions, agentDepthOf, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner } from "./agent-runner.js";
 
-/** What a child agent hands back with `task_complete`. */
+/**
+ * What a child agent hands back with `task_complete`.
+ *
+ * @public
+ */
 export interface TaskCompletion {
   /** The child's run. */
   readonly runId: string;
@@ -15,7 +19,11 @@ export interface TaskCompletion {
   readonly result: string;
 }
 
-/** Options of {@link agentToolGroup}. */
+/**
+ * Options of {@link agentToolGroup}.
+ *
+ * @public
+ */
 export interface AgentToolOptions extends AgentDepthOptions {
   /**
    * The host's `EnableAgent` switch.
@@ -105,6 +113,7 @@ function createSpawnAgentTool(runner: AgentRunner, options: AgentToolOptions): A
 /**
  * `task_complete`: a child agent's way to hand its result back. It exists only in registries of
  * child agents, and refuses at depth 0 even there (a root run whose context says depth 0).
+ * @public
  */
 export function createTaskCompleteTool(options: AgentToolOptions = {}): AnyToolDefinition {
   return defineTool({
@@ -131,6 +140,7 @@ export function createTaskCompleteTool(options: AgentToolOptions = {}): AnyToolD
  * The agent orchestration tools (`agent`, `spawn_agent`, and `task_complete` for child agents),
  * present when `enableAgent` and a `runner` are given. `task_complete` is registered only when
  * `depth` \> 0: a registry built for a child agent.
+ * @public
  */
 export function agentToolGroup(options: AgentToolOptions): ToolGroup {
   const { runner } = options;

@@ -4,7 +4,11 @@ import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOptions } from "./subagent-manager.js";
 
-/** Options of {@link InProcessSubagentManager}. */
+/**
+ * Options of {@link InProcessSubagentManager}.
+ *
+ * @public
+ */
 export interface InProcessSubagentManagerOptions {
   /** Runs each subagent. */
   readonly runner: AgentRunner;
@@ -32,6 +36,7 @@ interface Entry {
  * Subagents in this process, each an `AgentRunner.runPrompt` with its own `AbortController`:
  * cancelling aborts the runner's signal and marks the subagent cancelled at once (a late answer
  * from a runner that ignores the signal is dropped).
+ * @public
  */
 export class InProcessSubagentManager implements SubagentManager {
   private readonly runner: AgentRunner;

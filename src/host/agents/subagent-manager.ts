@@ -1,9 +1,17 @@
 import type { RunScope } from "agent-tool-catalog";
 
-/** Where a subagent is in its life. */
+/**
+ * Where a subagent is in its life.
+ *
+ * @public
+ */
 export type SubagentStatus = "running" | "completed" | "failed" | "cancelled";
 
-/** What starting a subagent needs. */
+/**
+ * What starting a subagent needs.
+ *
+ * @public
+ */
 export interface SubagentRequest {
   /** The subagent's task. */
   readonly task: string;
@@ -21,7 +29,11 @@ export interface SubagentRequest {
   readonly maxSteps?: number | undefined;
 }
 
-/** A subagent at one moment. */
+/**
+ * A subagent at one moment.
+ *
+ * @public
+ */
 export interface SubagentSnapshot {
   /** Its id, e.g. `sub_3f2a9c1b7d4e`. */
   readonly id: string;
@@ -45,7 +57,11 @@ export interface SubagentSnapshot {
   readonly error?: string | undefined;
 }
 
-/** Options of {@link SubagentManager.wait}. */
+/**
+ * Options of {@link SubagentManager.wait}.
+ *
+ * @public
+ */
 export interface SubagentWaitOptions {
   /** Give up waiting (not the subagent) after this many ms. */
   readonly timeoutMs: number;
@@ -57,6 +73,7 @@ export interface SubagentWaitOptions {
  * Background subagents: start, poll, wait (bounded) and cancel. Methods are async so a host can
  * keep subagents in another process; {@link InProcessSubagentManager} runs them on an
  * `AgentRunner` in this one.
+ * @public
  */
 export interface SubagentManager {
   /** Starts a subagent and returns at once. */

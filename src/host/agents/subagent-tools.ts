@@ -1,11 +1,16 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
+import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
 import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
 import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
 
-/** Options of {@link subagentToolGroup}. */
+/**
+ * Options of {@link subagentToolGroup}.
+ *
+ * @public
+ */
 export interface SubagentToolOptions extends AgentDepthOptions {
   /** Runs the subagents; without one the group is absent. */
   readonly manager?: SubagentManager;
@@ -34,8 +39,9 @@ const waitInput = idInput.extend({
   timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
 });
 
-/** A snapshot as the model reads it. */
-function view(snapshot: SubagentSnapshot): Record<string, unknown> {
+/** A snapshot as the model reads it; the run records the subagent's latest status among its child runs. */
+function view(snapshot: SubagentSnapshot, context: ToolContext): Record<string, unknown> {
+  context.recordChildRun(subagentChildRun(snapshot));
   return {
     id: snapshot.id,
     status: snapshot.status,
@@ -71,7 +77,7 @@ async function startFor(
   context: ToolContext,
   options: SubagentToolOptions,
 ): Promise<SubagentSnapshot> {
-  return manager.start({
+  const started = await manager.start({
     task: input.task,
     ownerId: conversationIdOf(context),
     depth: childDepthOf(context, options),
@@ -80,6 +86,9 @@ async function startFor(
     model: input.model,
     maxSteps: input.max_steps,
   });
+  // Recorded (and saved) before any wait: a process that takes the run over still knows the child.
+  context.recordChildRun(subagentChildRun(started));
+  return started;
 }
 
 const TAGS = ["builtin", "agent", "subagent", "background"];
@@ -97,7 +106,7 @@ function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): A
     handler: async (input, context) => {
       const started = await startFor(manager, input, context, options);
       const timeoutMs = waitMs(input.timeout_seconds, 300, options);
-      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started);
+      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started, context);
     },
   });
 }
@@ -112,7 +121,7 @@ function startSubagentTool(manager: SubagentManager, options: SubagentToolOption
     mutating: true,
     annotations: { title: "Start subagent" },
     tags: [...TAGS, "start", "spawn", "parallel"],
-    handler: async (input, context) => view(await startFor(manager, input, context, options)),
+    handler: async (input, context) => view(await startFor(manager, input, context, options), context),
   });
 }
 
@@ -124,7 +133,7 @@ function getSubagentTool(manager: SubagentManager): AnyToolDefinition {
     tier: "deferred",
     annotations: { title: "Get subagent", readOnlyHint: true },
     tags: [...TAGS, "status", "poll"],
-    handler: async (input, context) => view(await owned(manager, input.id, context)),
+    handler: async (input, context) => view(await owned(manager, input.id, context), context),
   });
 }
 
@@ -139,7 +148,7 @@ function waitSubagentTool(manager: SubagentManager, options: SubagentToolOptions
     handler: async (input, context) => {
       const snapshot = await owned(manager, input.id, context);
       const timeoutMs = waitMs(input.timeout_seconds, 30, options);
-      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot);
+      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot, context);
     },
   });
 }
@@ -154,7 +163,7 @@ function cancelSubagentTool(manager: SubagentManager): AnyToolDefinition {
     tags: [...TAGS, "cancel", "stop", "abort"],
     handler: async (input, context) => {
       const snapshot = await owned(manager, input.id, context);
-      return view((await manager.cancel(snapshot.id)) ?? snapshot);
+      return view((await manager.cancel(snapshot.id)) ?? snapshot, context);
     },
   });
 }
@@ -173,6 +182,7 @@ function createTools(manager: SubagentManager, options: SubagentToolOptions): An
  * The subagent tools (`run_agent`, `start_subagent`, `get_subagent`, `wait_subagent`,
  * `cancel_subagent`), present when a `manager` is given. Each conversation sees only its own
  * subagents; waits are bounded and never cancel the subagent.
+ * @public
  */
 export function subagentToolGroup(options: SubagentToolOptions): ToolGroup {
   const { manager } = options;

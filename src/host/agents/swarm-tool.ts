@@ -11,7 +11,11 @@ import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner, AgentUsage } from "./agent-runner.js";
 
-/** Options of {@link swarmToolGroup}. */
+/**
+ * Options of {@link swarmToolGroup}.
+ *
+ * @public
+ */
 export interface SwarmToolOptions extends AgentDepthOptions {
   /** Runs each subagent; without one the group is absent. */
   readonly runner?: AgentRunner;
@@ -34,10 +38,18 @@ export interface SwarmToolOptions extends AgentDepthOptions {
   readonly maxWaitSeconds?: number;
 }
 
-/** How one sub-task of a swarm ended. */
+/**
+ * How one sub-task of a swarm ended.
+ *
+ * @public
+ */
 export type SwarmTaskStatus = "completed" | "failed" | "cancelled" | "not_started";
 
-/** One sub-task's outcome, as the model reads it. */
+/**
+ * One sub-task's outcome, as the model reads it.
+ *
+ * @public
+ */
 export interface SwarmTaskResult {
   /** Its position in `tasks`. */
   readonly index: number;
@@ -180,6 +192,7 @@ async function runSwarm(
  * tools), the call is bounded (sub-tasks, concurrency, tokens, time), and cancelling the call
  * cancels every member. It can act through its members, so it asks approval like a destructive
  * tool.
+ * @public
  */
 export function createSwarmTool(runner: AgentRunner, options: SwarmToolOptions = {}): AnyToolDefinition {
   return defineTool({
@@ -195,7 +208,11 @@ export function createSwarmTool(runner: AgentRunner, options: SwarmToolOptions =
   });
 }
 
-/** The `swarm` tool, present when a `runner` is given and `enableAgent` is not false. */
+/**
+ * The `swarm` tool, present when a `runner` is given and `enableAgent` is not false.
+ *
+ * @public
+ */
 export function swarmToolGroup(options: SwarmToolOptions): ToolGroup {
   const { runner } = options;
   return {

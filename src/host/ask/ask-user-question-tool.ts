@@ -4,7 +4,11 @@ import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import type { QuestionBroker } from "./question-broker.js";
 
-/** Options of {@link askUserQuestionToolGroup}. */
+/**
+ * Options of {@link askUserQuestionToolGroup}.
+ *
+ * @public
+ */
 export interface AskUserQuestionOptions {
   /** Reaches the user; without one the tool is absent. */
   readonly broker?: QuestionBroker;
@@ -22,7 +26,11 @@ const askInput = z.object({
   multi_select: z.boolean().optional().describe("Allow several choices (default false)"),
 });
 
-/** `AskUserQuestion`: always available (it bypasses allowed-tools and skill constraints). */
+/**
+ * `AskUserQuestion`: always available (it bypasses allowed-tools and skill constraints).
+ *
+ * @public
+ */
 export function createAskUserQuestionTool(broker: QuestionBroker): AnyToolDefinition {
   return defineTool({
     name: "AskUserQuestion",
@@ -54,7 +62,11 @@ export function createAskUserQuestionTool(broker: QuestionBroker): AnyToolDefini
   });
 }
 
-/** `AskUserQuestion` as a group, present when a `broker` is given. */
+/**
+ * `AskUserQuestion` as a group, present when a `broker` is given.
+ *
+ * @public
+ */
 export function askUserQuestionToolGroup(options: AskUserQuestionOptions): ToolGroup {
   const { broker } = options;
   return {

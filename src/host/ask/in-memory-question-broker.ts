@@ -2,7 +2,11 @@ import { ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { QuestionBroker, UserAnswer, UserQuestion } from "./question-broker.js";
 
-/** Options of {@link InMemoryQuestionBroker}. */
+/**
+ * Options of {@link InMemoryQuestionBroker}.
+ *
+ * @public
+ */
 export interface InMemoryQuestionBrokerOptions {
   /** Time source for the timeout. @defaultValue the system clock */
   readonly clock?: Clock;
@@ -21,6 +25,7 @@ interface Pending {
 /**
  * Questions held in memory until the host answers them (`answer(id, ...)`) or dismisses them:
  * the in-process default, like the approval broker, for hosts whose UI lives in the same process.
+ * @public
  */
 export class InMemoryQuestionBroker implements QuestionBroker {
   private readonly options: InMemoryQuestionBrokerOptions;

@@ -1,4 +1,8 @@
-/** One choice offered with a question. */
+/**
+ * One choice offered with a question.
+ *
+ * @public
+ */
 export interface QuestionOption {
   /** The choice, as the user picks it. */
   readonly label: string;
@@ -6,7 +10,11 @@ export interface QuestionOption {
   readonly description?: string | undefined;
 }
 
-/** A question for the user. */
+/**
+ * A question for the user.
+ *
+ * @public
+ */
 export interface UserQuestion {
   /** The question's id. */
   readonly id: string;
@@ -24,7 +32,11 @@ export interface UserQuestion {
   readonly multiSelect: boolean;
 }
 
-/** The user's answer. */
+/**
+ * The user's answer.
+ *
+ * @public
+ */
 export interface UserAnswer {
   /** The picked labels, or the user's own words as one entry. */
   readonly answers: readonly string[];
@@ -36,6 +48,7 @@ export interface UserAnswer {
  * How `AskUserQuestion` reaches the user: the host's UI, a chat channel, or the
  * {@link InMemoryQuestionBroker} that a host answers from its own code. Rejects (or honours the
  * signal) when the question is dismissed or times out.
+ * @public
  */
 export interface QuestionBroker {
   /** Asks and resolves with the answer. */

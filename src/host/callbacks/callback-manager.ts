@@ -1,7 +1,15 @@
-/** Where a delayed callback is in its life. */
+/**
+ * Where a delayed callback is in its life.
+ *
+ * @public
+ */
 export type DelayedCallbackStatus = "pending" | "fired" | "failed" | "cancelled";
 
-/** What scheduling a callback needs. */
+/**
+ * What scheduling a callback needs.
+ *
+ * @public
+ */
 export interface DelayedCallbackRequest {
   /** The conversation to re-invoke. */
   readonly conversationId: string;
@@ -11,7 +19,11 @@ export interface DelayedCallbackRequest {
   readonly message: string;
 }
 
-/** A delayed callback. */
+/**
+ * A delayed callback.
+ *
+ * @public
+ */
 export interface DelayedCallback {
   /** Its id, e.g. `cb_1a2b3c4d5e6f`. */
   readonly id: string;
@@ -33,6 +45,7 @@ export interface DelayedCallback {
  * One-shot delayed callbacks that re-invoke the agent in its conversation. Methods reject with a
  * `ToolError` for mistakes the model can fix (a delay out of range, too many pending, an
  * unknown id). {@link InProcessCallbackManager} is the in-process default.
+ * @public
  */
 export interface CallbackManager {
   /** Schedules a callback. */

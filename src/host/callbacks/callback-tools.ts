@@ -5,7 +5,11 @@ import { isoTime } from "../shared/iso-time.js";
 import type { CallbackManager, DelayedCallback } from "./callback-manager.js";
 import { CALLBACK_LIMITS } from "./in-process-callback-manager.js";
 
-/** Options of {@link callbackToolGroup}. */
+/**
+ * Options of {@link callbackToolGroup}.
+ *
+ * @public
+ */
 export interface CallbackToolOptions {
   /**
    * The host's `EnableCallbacks` switch.
@@ -75,7 +79,11 @@ function createTools(manager: CallbackManager): AnyToolDefinition[] {
   ];
 }
 
-/** The delayed-callback tools, present when `enableCallbacks` and a `manager` are given. */
+/**
+ * The delayed-callback tools, present when `enableCallbacks` and a `manager` are given.
+ *
+ * @public
+ */
 export function callbackToolGroup(options: CallbackToolOptions): ToolGroup {
   const { manager } = options;
   return {

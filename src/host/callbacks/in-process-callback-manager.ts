@@ -3,10 +3,18 @@ import { ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CallbackManager, DelayedCallback, DelayedCallbackRequest } from "./callback-manager.js";
 
-/** The spec's limits: at least 5 s, at most an hour, at most 10 pending per conversation. */
+/**
+ * The spec's limits: at least 5 s, at most an hour, at most 10 pending per conversation.
+ *
+ * @public
+ */
 export const CALLBACK_LIMITS = { minDelaySeconds: 5, maxDelaySeconds: 3600, maxPendingPerConversation: 10 } as const;
 
-/** Options of {@link InProcessCallbackManager}. */
+/**
+ * Options of {@link InProcessCallbackManager}.
+ *
+ * @public
+ */
 export interface InProcessCallbackManagerOptions {
   /** Re-invokes the agent in the callback's conversation; a rejection marks the callback `failed`. */
   readonly onFire: (callback: DelayedCallback) => void | Promise<void>;
@@ -28,6 +36,7 @@ interface Entry {
 /**
  * Delayed callbacks in this process, one clock timer each. Firing calls `onFire`; its failure
  * is kept on the callback (`status: "failed"`, `error`), never swallowed silently.
+ * @public
  */
 export class InProcessCallbackManager implements CallbackManager {
   private readonly options: InProcessCallbackManagerOptions;

@@ -1,10 +1,22 @@
-/** How a job runs: a headless shell command, or a new assistant turn in its conversation. */
+/**
+ * How a job runs: a headless shell command, or a new assistant turn in its conversation.
+ *
+ * @public
+ */
 export type CronExecutionType = "shell" | "harness";
 
-/** A job's state. Deleted jobs are kept (soft delete) with their history. */
+/**
+ * A job's state. Deleted jobs are kept (soft delete) with their history.
+ *
+ * @public
+ */
 export type CronJobStatus = "active" | "paused" | "deleted";
 
-/** What creating a job needs. */
+/**
+ * What creating a job needs.
+ *
+ * @public
+ */
 export interface CronJobSpec {
   /** A name for people, unique among jobs that are not deleted. */
   readonly name: string;
@@ -22,7 +34,11 @@ export interface CronJobSpec {
   readonly conversationId: string;
 }
 
-/** A job as stored. */
+/**
+ * A job as stored.
+ *
+ * @public
+ */
 export interface CronJob extends CronJobSpec {
   /** Its id. */
   readonly id: string;
@@ -36,10 +52,18 @@ export interface CronJob extends CronJobSpec {
   readonly nextRunAt?: number | undefined;
 }
 
-/** What one execution did. */
+/**
+ * What one execution did.
+ *
+ * @public
+ */
 export type CronExecutionStatus = "running" | "succeeded" | "failed" | "timed_out" | "skipped";
 
-/** One execution of a job. */
+/**
+ * One execution of a job.
+ *
+ * @public
+ */
 export interface CronExecution {
   /** Its id. */
   readonly id: string;
@@ -59,7 +83,11 @@ export interface CronExecution {
   readonly error?: string | undefined;
 }
 
-/** A job and its most recent executions, newest first. */
+/**
+ * A job and its most recent executions, newest first.
+ *
+ * @public
+ */
 export interface CronJobDetails {
   /** The job. */
   readonly job: CronJob;
@@ -71,6 +99,7 @@ export interface CronJobDetails {
  * Where cron jobs live: the host's scheduler service, or the {@link InProcessCronScheduler}.
  * Methods reject with a `ToolError` for a mistake the model can fix (a bad schedule, an
  * unknown id, an execution type the scheduler cannot run).
+ * @public
  */
 export interface CronClient {
   /** Creates and schedules a job. */

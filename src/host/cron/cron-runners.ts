@@ -1,6 +1,10 @@
 import type { CronJob } from "./cron-client.js";
 
-/** One run of a shell job's command. */
+/**
+ * One run of a shell job's command.
+ *
+ * @public
+ */
 export interface CronShellRequest {
   /** The job. */
   readonly job: CronJob;
@@ -12,7 +16,11 @@ export interface CronShellRequest {
   readonly signal: AbortSignal;
 }
 
-/** What a shell job's command did. */
+/**
+ * What a shell job's command did.
+ *
+ * @public
+ */
 export interface CronShellResult {
   /** Its exit code: 0 is success. */
   readonly exitCode: number;
@@ -24,10 +32,15 @@ export interface CronShellResult {
  * Runs a shell job's command headless. The host supplies it (for instance on the bash tool's
  * sandbox), so scheduled commands get the host's sandbox and environment policy; the in-process
  * scheduler refuses shell jobs without one rather than spawn unsandboxed processes.
+ * @public
  */
 export type CronShellRunner = (request: CronShellRequest) => Promise<CronShellResult>;
 
-/** One run of a harness job. */
+/**
+ * One run of a harness job.
+ *
+ * @public
+ */
 export interface CronContinuationRequest {
   /** The job. */
   readonly job: CronJob;
@@ -42,5 +55,6 @@ export interface CronContinuationRequest {
 /**
  * Starts an assistant continuation in the job's conversation (the host re-invokes its agent
  * there). It may resolve with a short summary for the job's history.
+ * @public
  */
 export type CronContinuation = (request: CronContinuationRequest) => Promise<string | undefined>;

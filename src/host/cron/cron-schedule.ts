@@ -1,10 +1,18 @@
 import { ToolError } from "agent-tool-catalog";
 import { Cron } from "croner";
 
-/** The five fields of a schedule, in order, as error messages name them. */
+/**
+ * The five fields of a schedule, in order, as error messages name them.
+ *
+ * @public
+ */
 export const CRON_FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const;
 
-/** A checked 5-field UTC schedule. */
+/**
+ * A checked 5-field UTC schedule.
+ *
+ * @public
+ */
 export interface CronSchedule {
   /** The expression, whitespace normalised. */
   readonly expression: string;
@@ -41,6 +49,7 @@ function checkFields(schedule: string, fields: readonly string[]): void {
  * Checks a 5-field cron expression, read in UTC. Seconds (6 fields), nicknames (`@daily`), `?`
  * and schedules that never match (`0 0 30 2 *`) are refused.
  * @throws ToolError `invalid_schedule` naming the field at fault.
+ * @public
  */
 export function parseCronSchedule(schedule: string): CronSchedule {
   const fields = schedule

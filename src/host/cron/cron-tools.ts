@@ -5,7 +5,11 @@ import { isoTime } from "../shared/iso-time.js";
 import type { CronClient, CronExecution, CronJob, CronJobSpec } from "./cron-client.js";
 import { parseCronSchedule } from "./cron-schedule.js";
 
-/** Options of {@link cronToolGroup}. */
+/**
+ * Options of {@link cronToolGroup}.
+ *
+ * @public
+ */
 export interface CronToolOptions {
   /**
    * The host's `EnableCron` switch.
@@ -167,7 +171,11 @@ function createTools(client: CronClient): AnyToolDefinition[] {
   ];
 }
 
-/** The scheduling tools (`cron_create`, `cron_list`, `cron_get`, `cron_delete`, `cron_pause`, `cron_resume`), present when `enableCron` and a `client` are given. */
+/**
+ * The scheduling tools (`cron_create`, `cron_list`, `cron_get`, `cron_delete`, `cron_pause`, `cron_resume`), present when `enableCron` and a `client` are given.
+ *
+ * @public
+ */
 export function cronToolGroup(options: CronToolOptions): ToolGroup {
   const { client } = options;
   return {

@@ -5,7 +5,11 @@ import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } 
 import type { CronContinuation, CronShellRunner } from "./cron-runners.js";
 import { type CronSchedule, parseCronSchedule } from "./cron-schedule.js";
 
-/** Options of {@link InProcessCronScheduler}. */
+/**
+ * Options of {@link InProcessCronScheduler}.
+ *
+ * @public
+ */
 export interface InProcessCronSchedulerOptions {
   /** Time source and timers. @defaultValue the system clock (timers unref'd) */
   readonly clock?: Clock;
@@ -37,6 +41,7 @@ const randomId = (kind: "job" | "execution") =>
  * its next run; executions are bounded by the job's timeout and recorded in its history. A run
  * that comes due while the previous one is still going is recorded as `skipped`. Jobs live in
  * memory: a host that needs them to survive restarts implements {@link CronClient} on its store.
+ * @public
  */
 export class InProcessCronScheduler implements CronClient {
   private readonly clock: Clock;

@@ -16,7 +16,11 @@ import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
 import { MonitoredProcess } from "./monitored-process.js";
 
-/** Options of {@link monitorToolGroup}; all are the host's, none can be set by the model. */
+/**
+ * Options of {@link monitorToolGroup}; all are the host's, none can be set by the model.
+ *
+ * @public
+ */
 export interface MonitorToolOptions {
   /**
    * Offer `monitor` (like `bash`, it runs commands under the run's sandbox and policy).
@@ -262,6 +266,7 @@ class Monitor {
  * background under the run's sandbox and policy, then polls its new output, waits for a pattern
  * or its exit, and stops it. Output is kept in a bounded buffer; every process a run started is
  * killed (with everything it started) when the run closes.
+ * @public
  */
 export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefinition {
   const monitor = new Monitor(options);
@@ -278,7 +283,11 @@ export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefi
   });
 }
 
-/** `monitor`, present unless the host turns it off (`enabled: false`). */
+/**
+ * `monitor`, present unless the host turns it off (`enabled: false`).
+ *
+ * @public
+ */
 export function monitorToolGroup(options: MonitorToolOptions): ToolGroup {
   return {
     name: "monitor",

@@ -13,6 +13,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
  * profile = "core"
  * disabled = ["download"]
  * ```
+ * @public
  */
 export interface AgentProfile {
   /** The profile's name (the file name without `.toml`). */
@@ -31,7 +32,11 @@ export interface AgentProfile {
   readonly tools?: ToolConfig | undefined;
 }
 
-/** One thing wrong with a profile definition. */
+/**
+ * One thing wrong with a profile definition.
+ *
+ * @public
+ */
 export interface ProfileIssue {
   /** The key at fault, e.g. `max_steps`, or `(toml)` for a syntax error. */
   readonly field: string;
@@ -39,7 +44,11 @@ export interface ProfileIssue {
   readonly message: string;
 }
 
-/** A parsed profile, or what is wrong with it. */
+/**
+ * A parsed profile, or what is wrong with it.
+ *
+ * @public
+ */
 export type ParsedProfile =
   | { readonly ok: true; readonly profile: AgentProfile }
   | { readonly ok: false; readonly issues: readonly ProfileIssue[] };
@@ -83,7 +92,11 @@ function readFields(document: Record<string, unknown>, name: string, issues: Pro
   return fields;
 }
 
-/** Parses and checks a profile's TOML; `name` is the name it is stored under. */
+/**
+ * Parses and checks a profile's TOML; `name` is the name it is stored under.
+ *
+ * @public
+ */
 export function parseAgentProfile(toml: string, name: string): ParsedProfile {
   let document: Record<string, unknown>;
   try {
@@ -103,7 +116,11 @@ export function parseAgentProfile(toml: string, name: string): ParsedProfile {
   return issues.length === 0 ? { ok: true, profile: fields } : { ok: false, issues };
 }
 
-/** A profile as TOML, in the key order of the format above. */
+/**
+ * A profile as TOML, in the key order of the format above.
+ *
+ * @public
+ */
 export function formatAgentProfile(profile: AgentProfile): string {
   const document: Record<string, unknown> = { description: profile.description };
   if (profile.model !== undefined) document.model = profile.model;

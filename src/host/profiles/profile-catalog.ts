@@ -5,10 +5,18 @@ import type { AgentProfile } from "./agent-profile.js";
 import { type BrokenProfile, ProfileDirectory } from "./profile-directory.js";
 import { InMemoryRunHistory, type RunHistorySource } from "./run-history.js";
 
-/** The part of a registry the profile tools read: tool names and throwaway runs for manifests. */
+/**
+ * The part of a registry the profile tools read: tool names and throwaway runs for manifests.
+ *
+ * @public
+ */
 export type ProfileManifestRegistry = Pick<Registry, "createRun" | "get" | "list">;
 
-/** Options of {@link profileToolGroup}. */
+/**
+ * Options of {@link profileToolGroup}.
+ *
+ * @public
+ */
 export interface ProfileToolOptions {
   /** Where profile TOML files live. Without it `create_profile`, `update_profile` and `delete_profile` are absent. */
   readonly profilesDir?: string;
@@ -26,7 +34,11 @@ export interface ProfileToolOptions {
   readonly clock?: Clock;
 }
 
-/** A profile and where it comes from. */
+/**
+ * A profile and where it comes from.
+ *
+ * @public
+ */
 export interface LocatedProfile {
   /** The profile. */
   readonly profile: AgentProfile;

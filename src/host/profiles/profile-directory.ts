@@ -11,7 +11,11 @@ import {
   parseAgentProfile,
 } from "./agent-profile.js";
 
-/** A profile file that does not parse, as listings report it. */
+/**
+ * A profile file that does not parse, as listings report it.
+ *
+ * @public
+ */
 export interface BrokenProfile {
   /** Its name. */
   readonly name: string;
@@ -22,6 +26,7 @@ export interface BrokenProfile {
 /**
  * Agent profiles as `<name>.toml` files in one directory. Names are checked (no path traversal),
  * writes are atomic, and creation never overwrites a profile another writer just made.
+ * @public
  */
 export class ProfileDirectory {
   /** The directory. */

@@ -2,7 +2,11 @@ import type { CreateRunOptions, ToolContext } from "agent-tool-catalog";
 import type { AgentProfile } from "./agent-profile.js";
 import type { ProfileCatalog } from "./profile-catalog.js";
 
-/** The tools a profile's runs get, as `get_profile_manifest` reports them. */
+/**
+ * The tools a profile's runs get, as `get_profile_manifest` reports them.
+ *
+ * @public
+ */
 export interface ProfileManifest {
   /** The profile. */
   readonly profile: string;

@@ -1,7 +1,11 @@
 import { tokenize } from "agent-tool-catalog";
 import type { AgentProfile } from "./agent-profile.js";
 
-/** A recommended profile and why. */
+/**
+ * A recommended profile and why.
+ *
+ * @public
+ */
 export interface ProfileRecommendation {
   /** The profile. */
   readonly name: string;
@@ -15,6 +19,7 @@ export interface ProfileRecommendation {
  * Ranks profiles by keyword overlap between the task and each profile's name, description and
  * instructions (stemmed, stop words dropped, the same tokenizer as `find_tool`). Profiles that
  * share no keyword are left out.
+ * @public
  */
 export function recommendProfiles(task: string, profiles: readonly AgentProfile[], limit = 3): ProfileRecommendation[] {
   const wanted = new Set(tokenize(task));

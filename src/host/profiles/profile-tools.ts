@@ -123,6 +123,7 @@ function readTools(catalog: ProfileCatalog): AnyToolDefinition[] {
 /**
  * The profile tools. Reading, validating and recommending are always present; `create_profile`,
  * `update_profile` and `delete_profile` only with a `profilesDir`.
+ * @public
  */
 export function profileToolGroup(options: ProfileToolOptions = {}): ToolGroup {
   return {

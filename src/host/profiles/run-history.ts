@@ -1,4 +1,8 @@
-/** One finished run, as the efficiency report counts it. */
+/**
+ * One finished run, as the efficiency report counts it.
+ *
+ * @public
+ */
 export interface ProfileRunRecord {
   /** The agent profile it ran under. */
   readonly profile: string;
@@ -18,7 +22,11 @@ export interface ProfileRunRecord {
   readonly succeeded: boolean;
 }
 
-/** Which records to read. */
+/**
+ * Which records to read.
+ *
+ * @public
+ */
 export interface RunHistoryQuery {
   /** Only this profile's runs. */
   readonly profile?: string | undefined;
@@ -26,7 +34,11 @@ export interface RunHistoryQuery {
   readonly since?: number | undefined;
 }
 
-/** Where `get_efficiency_report` reads run history: the host's telemetry store. */
+/**
+ * Where `get_efficiency_report` reads run history: the host's telemetry store.
+ *
+ * @public
+ */
 export interface RunHistorySource {
   /** The records matching the query. */
   records(query: RunHistoryQuery): Promise<readonly ProfileRunRecord[]>;
@@ -35,6 +47,7 @@ export interface RunHistorySource {
 /**
  * Run history in memory: the default is an empty one (no history, an empty report); a host can
  * `add` records as its runs end.
+ * @public
  */
 export class InMemoryRunHistory implements RunHistorySource {
   private readonly stored: ProfileRunRecord[] = [];
@@ -54,7 +67,11 @@ export class InMemoryRunHistory implements RunHistorySource {
   }
 }
 
-/** One profile's numbers in an efficiency report. */
+/**
+ * One profile's numbers in an efficiency report.
+ *
+ * @public
+ */
 export interface ProfileEfficiency {
   /** The profile. */
   readonly profile: string;
@@ -76,7 +93,11 @@ export interface ProfileEfficiency {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** Aggregates records per profile, most runs first. */
+/**
+ * Aggregates records per profile, most runs first.
+ *
+ * @public
+ */
 export function efficiencyReport(records: readonly ProfileRunRecord[]): ProfileEfficiency[] {
   const byProfile = new Map<string, ProfileRunRecord[]>();
   for (const record of records) byProfile.set(record.profile, [...(byProfile.get(record.profile) ?? []), record]);

@@ -9,10 +9,15 @@ import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
  * The two kinds of prompt extension: a behavior changes how the agent works (always on once
  * installed, e.g. "run the tests before saying done"); a talent is know-how for one kind of
  * task, included when the task calls for it.
+ * @public
  */
 export type PromptExtensionKind = "behavior" | "talent";
 
-/** A prompt extension: a named piece of system prompt. */
+/**
+ * A prompt extension: a named piece of system prompt.
+ *
+ * @public
+ */
 export interface PromptExtension {
   /** Its kind. */
   readonly kind: PromptExtensionKind;
@@ -29,6 +34,7 @@ export interface PromptExtension {
 /**
  * Where prompt extensions are kept. The host decides when they reach the system prompt (for
  * example behaviors always, talents by relevance); the library only stores them.
+ * @public
  */
 export interface PromptExtensionStore {
   /** Every extension, by kind then name. */
@@ -46,7 +52,11 @@ function exists(extension: PromptExtension): ToolError {
   });
 }
 
-/** Prompt extensions in memory: the default, so `create_prompt_extension` is always there. */
+/**
+ * Prompt extensions in memory: the default, so `create_prompt_extension` is always there.
+ *
+ * @public
+ */
 export class InMemoryPromptExtensionStore implements PromptExtensionStore {
   private readonly extensions = new Map<string, PromptExtension>();
 
@@ -68,6 +78,7 @@ const FOLDERS: Readonly<Record<PromptExtensionKind, string>> = { behavior: "beha
  * Prompt extensions as files: `<directory>/behaviors/<name>.md` and `<directory>/talents/<name>.md`,
  * each with a YAML front matter (`description`) above the prompt text. Files that do not parse
  * are skipped.
+ * @public
  */
 export class DirectoryPromptExtensionStore implements PromptExtensionStore {
   /** The directory. */

@@ -8,7 +8,11 @@ import {
   type PromptExtensionStore,
 } from "./prompt-extension-store.js";
 
-/** Options of {@link promptExtensionToolGroup}. */
+/**
+ * Options of {@link promptExtensionToolGroup}.
+ *
+ * @public
+ */
 export interface PromptExtensionToolOptions {
   /** Keep extensions as files here (`behaviors/`, `talents/`). Ignored when `store` is given. */
   readonly directory?: string;
@@ -28,6 +32,7 @@ const createInput = z.object({
  * later system prompts. Always registered (extensions are kept in memory when the host gives no
  * store or directory). It changes what future sessions are told, so it asks approval like a
  * destructive tool.
+ * @public
  */
 export function createPromptExtensionTool(store: PromptExtensionStore): AnyToolDefinition {
   return defineTool({
@@ -56,7 +61,11 @@ export function createPromptExtensionTool(store: PromptExtensionStore): AnyToolD
   });
 }
 
-/** `create_prompt_extension`: always present (the spec's "always registered"). */
+/**
+ * `create_prompt_extension`: always present (the spec's "always registered").
+ *
+ * @public
+ */
 export function promptExtensionToolGroup(options: PromptExtensionToolOptions = {}): ToolGroup {
   const store =
     options.store ??

@@ -5,7 +5,11 @@ import { callThroughRun } from "./call-through-run.js";
 import { RecipeDirectory } from "./recipe.js";
 import { resolveVariables, substitute } from "./recipe-variables.js";
 
-/** Options of {@link recipeToolGroup}. */
+/**
+ * Options of {@link recipeToolGroup}.
+ *
+ * @public
+ */
 export interface RecipeToolOptions {
   /** The recipes directory; empty or absent: no `run_recipe`. */
   readonly recipesDir?: string;
@@ -39,6 +43,7 @@ function report(index: number, label: string, tool: string, result: ToolCallResu
 /**
  * `run_recipe`: runs a recipe's steps in order, each a tool call through the same run, so the
  * run's policy applies to every step. Variables are checked before the first step.
+ * @public
  */
 export function createRunRecipeTool(options: RecipeToolOptions & { readonly recipesDir: string }): AnyToolDefinition {
   const recipes = new RecipeDirectory(options.recipesDir);
@@ -79,7 +84,11 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
   });
 }
 
-/** `run_recipe` as a group, present when a `recipesDir` is configured. */
+/**
+ * `run_recipe` as a group, present when a `recipesDir` is configured.
+ *
+ * @public
+ */
 export function recipeToolGroup(options: RecipeToolOptions): ToolGroup {
   const { recipesDir } = options;
   return {

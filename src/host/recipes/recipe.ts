@@ -5,10 +5,18 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import { hasErrorCode } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 
-/** A variable's value: what `{{name}}` placeholders are replaced with. */
+/**
+ * A variable's value: what `{{name}}` placeholders are replaced with.
+ *
+ * @public
+ */
 export type RecipeValue = string | number | boolean;
 
-/** One step: a tool call with arguments that may hold `{{variable}}` placeholders. */
+/**
+ * One step: a tool call with arguments that may hold `{{variable}}` placeholders.
+ *
+ * @public
+ */
 export interface RecipeStep {
   /** A label for the step's report. @defaultValue the tool's name */
   readonly name: string;
@@ -31,6 +39,7 @@ export interface RecipeStep {
  *   - tool: git_diff_range
  *     args: { from: "{{base}}", to: HEAD }
  * ```
+ * @public
  */
 export interface Recipe {
   /** The file's name without extension. */
@@ -43,7 +52,11 @@ export interface Recipe {
   readonly steps: readonly RecipeStep[];
 }
 
-/** The most steps a recipe may have. */
+/**
+ * The most steps a recipe may have.
+ *
+ * @public
+ */
 export const MAX_RECIPE_STEPS = 50;
 /** The tool that runs recipes: a step may not call it, so recipes cannot recurse. */
 const RUN_RECIPE = "run_recipe";
@@ -76,6 +89,7 @@ function parseStep(value: unknown, index: number, source: string): RecipeStep {
 /**
  * Parses a recipe file's YAML.
  * @throws ToolError `invalid_recipe` naming the file, and the line for YAML syntax errors.
+ * @public
  */
 export function parseRecipe(text: string, name: string, source = `${name}.yaml`): Recipe {
   let document: unknown;
@@ -108,7 +122,11 @@ export function parseRecipe(text: string, name: string, source = `${name}.yaml`)
   };
 }
 
-/** Recipes as `<name>.yaml` (or `.yml`) files in one directory. */
+/**
+ * Recipes as `<name>.yaml` (or `.yml`) files in one directory.
+ *
+ * @public
+ */
 export class RecipeDirectory {
   /** The directory. */
   readonly directory: string;

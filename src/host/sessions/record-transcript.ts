@@ -11,6 +11,7 @@ function resultText(result: ToolCallResult): string {
  * Records a run's tool calls and results in `store` as they happen (from the run's events), so
  * `session_search` finds them. Messages are the host's to add (`store.append({ kind: "message" })`):
  * the library never sees them. Stops with the run's close, or when the returned function is called.
+ * @public
  */
 export function recordRunTranscript(
   run: Run,

@@ -11,7 +11,11 @@ import { z } from "zod";
 import { isoTime } from "../shared/iso-time.js";
 import type { StoredTranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
-/** Options of {@link sessionSearchToolGroup}. */
+/**
+ * Options of {@link sessionSearchToolGroup}.
+ *
+ * @public
+ */
 export interface SessionSearchOptions {
   /** Where transcripts are kept (fill it with `recordRunTranscript` and your messages); without one the group is absent. */
   readonly store?: TranscriptStore;
@@ -73,6 +77,7 @@ function rank(entries: readonly StoredTranscriptEntry[], query: string, limit: n
 /**
  * `session_search`: searches transcripts (messages, tool calls, tool results) of this
  * conversation and earlier ones, ranked like `find_tool`, and returns short snippets.
+ * @public
  */
 export function createSessionSearchTool(store: TranscriptStore, options: SessionSearchOptions = {}): AnyToolDefinition {
   return defineTool({
@@ -115,7 +120,11 @@ export function createSessionSearchTool(store: TranscriptStore, options: Session
   });
 }
 
-/** `session_search`, present when a transcript `store` is given. */
+/**
+ * `session_search`, present when a transcript `store` is given.
+ *
+ * @public
+ */
 export function sessionSearchToolGroup(options: SessionSearchOptions): ToolGroup {
   const { store } = options;
   return {

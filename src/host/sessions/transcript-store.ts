@@ -1,7 +1,15 @@
-/** What a transcript entry records. */
+/**
+ * What a transcript entry records.
+ *
+ * @public
+ */
 export type TranscriptEntryKind = "message" | "tool_call" | "tool_result";
 
-/** One entry of a run's transcript. */
+/**
+ * One entry of a run's transcript.
+ *
+ * @public
+ */
 export interface TranscriptEntry {
   /** The run (conversation) it belongs to. */
   readonly runId: string;
@@ -19,13 +27,21 @@ export interface TranscriptEntry {
   readonly at: number;
 }
 
-/** A stored entry with its position in the store. */
+/**
+ * A stored entry with its position in the store.
+ *
+ * @public
+ */
 export interface StoredTranscriptEntry extends TranscriptEntry {
   /** Its position, unique in the store and increasing. */
   readonly seq: number;
 }
 
-/** Which entries a search reads. */
+/**
+ * Which entries a search reads.
+ *
+ * @public
+ */
 export interface TranscriptQuery {
   /** Only this run's entries. */
   readonly runId?: string | undefined;
@@ -38,6 +54,7 @@ export interface TranscriptQuery {
 /**
  * Where transcripts are kept: this run's and earlier runs'. Methods are async so a host can keep
  * them in a database; {@link InMemoryTranscriptStore} is the in-process default.
+ * @public
  */
 export interface TranscriptStore {
   /** Adds an entry. */
@@ -46,7 +63,11 @@ export interface TranscriptStore {
   entries(query: TranscriptQuery): Promise<readonly StoredTranscriptEntry[]>;
 }
 
-/** Options of {@link InMemoryTranscriptStore}. */
+/**
+ * Options of {@link InMemoryTranscriptStore}.
+ *
+ * @public
+ */
 export interface InMemoryTranscriptStoreOptions {
   /** Entries kept in all, oldest dropped first. @defaultValue 20000 */
   readonly maxEntries?: number;
@@ -54,7 +75,11 @@ export interface InMemoryTranscriptStoreOptions {
   readonly maxTextLength?: number;
 }
 
-/** Transcripts in memory, bounded in entries and entry size. */
+/**
+ * Transcripts in memory, bounded in entries and entry size.
+ *
+ * @public
+ */
 export class InMemoryTranscriptStore implements TranscriptStore {
   private readonly stored: StoredTranscriptEntry[] = [];
   private readonly maxEntries: number;

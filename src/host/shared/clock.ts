@@ -2,6 +2,7 @@
  * Time as the host tools see it. Schedulers, callbacks and bounded waits take a clock instead of
  * reading `Date.now()` and `setTimeout` directly, so tests (and hosts that replay time) can drive
  * them without waiting: see {@link ManualClock}.
+ * @public
  */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -27,6 +28,7 @@ function isSystemTimer(handle: unknown): handle is SystemTimer {
  * The real clock. Its timers are unref'd: a pending cron job or callback never keeps a process
  * alive on its own (a server's listening socket does), and delays longer than Node's timer
  * limit (about 24.8 days) are chained instead of firing at once.
+ * @public
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -58,6 +60,7 @@ export const systemClock: Clock = {
 /**
  * Resolves after `delayMs` on `clock`, or rejects with the signal's reason when it aborts first.
  * The timer is cleared either way, so an abandoned wait leaves nothing behind.
+ * @public
  */
 export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

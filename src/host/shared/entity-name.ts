@@ -4,6 +4,7 @@ import { ToolError } from "agent-tool-catalog";
  * Names of profiles, skills, recipes and workflows: they become file and folder names, so they
  * are lower-case letters, digits, `-` and `_` only. No dots or slashes means no path traversal
  * and no hidden files; lower case means no two names collide on a case-insensitive disk.
+ * @public
  */
 export const ENTITY_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -5,6 +5,7 @@ import type { CallOptions, ToolCallResult, ToolContext } from "agent-tool-catalo
  * tool through the same run (recipe steps, so the run's visibility, validation, approval and
  * events apply to each step) and narrowing the run's tools while a skill is active. A core
  * `Run` satisfies it as is.
+ * @public
  */
 export interface HostRun {
   /** The run's id. */
@@ -18,12 +19,14 @@ export interface HostRun {
 /**
  * Finds the run behind a tool call. `ToolContext` does not carry the run, so the host hands the
  * groups that need it a resolver, typically `runs.resolve` of a {@link RunDirectory}.
+ * @public
  */
 export type RunResolver = (context: ToolContext) => HostRun | undefined;
 
 /**
  * The calling run as seen through its `ToolContext`: the default resolver, which needs no host
  * bookkeeping (calls and skill constraints go through `ctx.catalog`).
+ * @public
  */
 export const contextRun: RunResolver = (context) => ({
   id: context.runId,

@@ -21,6 +21,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
  * const callbacks = new InProcessCallbackManager({ clock, onFire });
  * await clock.advance(5_000);
  * ```
+ * @public
  */
 export class ManualClock implements Clock {
   private current: number;

@@ -1,7 +1,11 @@
 import type { ToolContext } from "agent-tool-catalog";
 import type { HostRun } from "./host-run.js";
 
-/** A run that can be tracked: a {@link HostRun} that announces its end (a core `Run` does). */
+/**
+ * A run that can be tracked: a {@link HostRun} that announces its end (a core `Run` does).
+ *
+ * @public
+ */
 export interface TrackableRun extends HostRun {
   /** Registers cleanup for when the run closes; returns the function that unregisters it. */
   addDisposer(dispose: () => unknown): () => void;
@@ -17,6 +21,7 @@ export interface TrackableRun extends HostRun {
  * const registry = createRegistry({ groups: [recipeToolGroup({ recipesDir, resolveRun: runs.resolve })] });
  * const run = runs.track(registry.createRun());
  * ```
+ * @public
  */
 export class RunDirectory {
   private readonly runs = new Map<string, HostRun>();

@@ -6,10 +6,18 @@ import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import type { BrokenSkill, ManagedSkillStore } from "./skill-store.js";
 
-/** The file of a skill inside its folder. */
+/**
+ * The file of a skill inside its folder.
+ *
+ * @public
+ */
 export const SKILL_FILE_NAME = "SKILL.md";
 
-/** Skills as `<directory>/<name>/SKILL.md`, the layout other agents use too. */
+/**
+ * Skills as `<directory>/<name>/SKILL.md`, the layout other agents use too.
+ *
+ * @public
+ */
 export class DirectorySkillStore implements ManagedSkillStore {
   /** The skills directory. */
   readonly directory: string;

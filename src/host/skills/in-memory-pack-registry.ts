@@ -1,13 +1,21 @@
 import { ToolError, tokenize } from "agent-tool-catalog";
 import type { PackRegistry, SkillPack } from "./pack-registry.js";
 
-/** Options of {@link InMemoryPackRegistry}. */
+/**
+ * Options of {@link InMemoryPackRegistry}.
+ *
+ * @public
+ */
 export interface InMemoryPackRegistryOptions {
   /** Called when a pack is activated, e.g. to copy its skills into the skills directory. */
   readonly onActivate?: (pack: SkillPack) => void | Promise<void>;
 }
 
-/** Packs known in memory, with their activation state: the in-process default. */
+/**
+ * Packs known in memory, with their activation state: the in-process default.
+ *
+ * @public
+ */
 export class InMemoryPackRegistry implements PackRegistry {
   private readonly packs = new Map<string, SkillPack>();
   private readonly options: InMemoryPackRegistryOptions;

@@ -1,4 +1,8 @@
-/** A skill pack: a named set of skills a conversation can subscribe to. */
+/**
+ * A skill pack: a named set of skills a conversation can subscribe to.
+ *
+ * @public
+ */
 export interface SkillPack {
   /** Its name. */
   readonly name: string;
@@ -14,6 +18,7 @@ export interface SkillPack {
  * Skill pack subscriptions (the spec's `PackRegistry`): list, search and activate. What
  * activation does (install the skills, enable them for a workspace) is the registry's business.
  * Rejects with `ToolError` `unknown_pack` for a name it does not know.
+ * @public
  */
 export interface PackRegistry {
   /** Every pack. */

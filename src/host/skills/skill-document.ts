@@ -1,7 +1,11 @@
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from "yaml";
 
-/** How a skill runs: its body injected into the conversation, or in a forked subagent. */
+/**
+ * How a skill runs: its body injected into the conversation, or in a forked subagent.
+ *
+ * @public
+ */
 export type SkillContext = "inline" | "fork";
 
 /**
@@ -15,6 +19,7 @@ export type SkillContext = "inline" | "fork";
  * ---
  * Read the commits since the last tag, then ...
  * ```
+ * @public
  */
 export interface SkillDocument {
   /** `name`: the skill's folder name. */
@@ -71,6 +76,7 @@ function toolList(value: unknown, source: string): string[] | undefined {
 /**
  * Parses a `SKILL.md`. `name` is the folder it lives in; the front matter's `name` must match.
  * @throws ToolError `invalid_skill` naming the file, the field, and for YAML errors the line.
+ * @public
  */
 export function parseSkillDocument(text: string, name: string, source = `${name}/SKILL.md`): SkillDocument {
   const { data, body } = parseFrontMatter(text, source);
@@ -92,7 +98,11 @@ export function parseSkillDocument(text: string, name: string, source = `${name}
   };
 }
 
-/** A skill as `SKILL.md` text. */
+/**
+ * A skill as `SKILL.md` text.
+ *
+ * @public
+ */
 export function formatSkillDocument(skill: SkillDocument): string {
   const data: Record<string, unknown> = { name: skill.name, description: skill.description };
   if (skill.allowedTools !== undefined) data["allowed-tools"] = [...skill.allowedTools];

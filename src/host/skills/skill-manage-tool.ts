@@ -11,13 +11,18 @@ import type { ManagedSkillStore } from "./skill-store.js";
  * The workspace convention for skills: `<workspace>/.<app>/skills`, each skill in
  * `<name>/SKILL.md`.
  * @param app - the application's directory name without the dot, e.g. `"horon"` for `.horon`.
+ * @public
  */
 export function workspaceSkillsDirectory(workspace: string, app: string): string {
   if (!/^[a-z0-9][a-z0-9_-]*$/i.test(app)) throw new TypeError(`app must be a plain directory name, got ${JSON.stringify(app)}`);
   return path.join(workspace, `.${app}`, "skills");
 }
 
-/** Options of {@link skillManageToolGroup}. */
+/**
+ * Options of {@link skillManageToolGroup}.
+ *
+ * @public
+ */
 export interface SkillManageOptions {
   /**
    * The skills directory, e.g. `workspaceSkillsDirectory(workspace, "myapp")` for
@@ -117,6 +122,7 @@ function unknownSkill(name: string): ToolError {
  * `skill_manage`: list, read, create, update and delete skills (`<name>/SKILL.md` with YAML
  * front matter) in the host's skills directory; `read` takes a name or a `skill://<name>` URI.
  * It changes files, so it asks approval like any destructive tool.
+ * @public
  */
 export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefinition {
   return defineTool({
@@ -131,7 +137,11 @@ export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefiniti
   });
 }
 
-/** `skill_manage`, present when a `skillsDir` or a `store` is given. */
+/**
+ * `skill_manage`, present when a `skillsDir` or a `store` is given.
+ *
+ * @public
+ */
 export function skillManageToolGroup(options: SkillManageOptions): ToolGroup {
   const store =
     options.store ??

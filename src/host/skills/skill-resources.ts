@@ -3,10 +3,18 @@ import { ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { formatSkillDocument } from "./skill-document.js";
 import type { SkillStore } from "./skill-store.js";
 
-/** The scheme of skill resources: `skill://<name>`. */
+/**
+ * The scheme of skill resources: `skill://<name>`.
+ *
+ * @public
+ */
 export const SKILL_URI_PREFIX = "skill://";
 
-/** A skill as a listed resource (the shape of an MCP resource). */
+/**
+ * A skill as a listed resource (the shape of an MCP resource).
+ *
+ * @public
+ */
 export interface SkillResource {
   /** `skill://<name>`. */
   readonly uri: string;
@@ -18,7 +26,11 @@ export interface SkillResource {
   readonly mimeType: "text/markdown";
 }
 
-/** A read skill resource (the shape of an MCP `resources/read` content item). */
+/**
+ * A read skill resource (the shape of an MCP `resources/read` content item).
+ *
+ * @public
+ */
 export interface SkillResourceContents {
   /** `skill://<name>`. */
   readonly uri: string;
@@ -28,7 +40,11 @@ export interface SkillResourceContents {
   readonly text: string;
 }
 
-/** The resource URI of a skill. */
+/**
+ * The resource URI of a skill.
+ *
+ * @public
+ */
 export function skillUri(name: string): string {
   return `${SKILL_URI_PREFIX}${name}`;
 }
@@ -36,6 +52,7 @@ export function skillUri(name: string): string {
 /**
  * The skill name a `skill://<name>` URI (or a bare name) refers to.
  * @throws ToolError `invalid_name` for anything else.
+ * @public
  */
 export function skillNameOf(uriOrName: string): string {
   const name = uriOrName.startsWith(SKILL_URI_PREFIX) ? uriOrName.slice(SKILL_URI_PREFIX.length).replace(/\/$/, "") : uriOrName;
@@ -53,6 +70,7 @@ interface TextSource {
 /**
  * Skills as `skill://<name>` resources, for a host to serve next to its MCP resources (or in its
  * own UI): `list()` and `read(uri)` over any {@link SkillStore}. Broken skills are not listed.
+ * @public
  */
 export class SkillResources {
   private readonly store: SkillStore & TextSource;

@@ -1,6 +1,10 @@
 import type { SkillDocument } from "./skill-document.js";
 
-/** A skill file that does not parse, as listings report it. */
+/**
+ * A skill file that does not parse, as listings report it.
+ *
+ * @public
+ */
 export interface BrokenSkill {
   /** Its folder name. */
   readonly name: string;
@@ -11,6 +15,7 @@ export interface BrokenSkill {
 /**
  * Where skills come from (the spec's `SkillLister`): a skills directory, a package, a remote
  * catalog. `get` rejects with `ToolError` `invalid_skill` for a skill that does not parse.
+ * @public
  */
 export interface SkillStore {
   /** Every skill, and those that do not parse. */
@@ -19,13 +24,21 @@ export interface SkillStore {
   get(name: string): Promise<SkillDocument | undefined>;
 }
 
-/** A store the model may add skills to (`create_skill`). */
+/**
+ * A store the model may add skills to (`create_skill`).
+ *
+ * @public
+ */
 export interface WritableSkillStore extends SkillStore {
   /** Writes a new skill; rejects with `ToolError` `skill_exists` when the name is taken. */
   create(skill: SkillDocument): Promise<void>;
 }
 
-/** A store whose skills the model may also change and remove (`skill_manage`). */
+/**
+ * A store whose skills the model may also change and remove (`skill_manage`).
+ *
+ * @public
+ */
 export interface ManagedSkillStore extends WritableSkillStore {
   /** The raw `SKILL.md` text of a skill, or `undefined` when there is none by that name. */
   readText(name: string): Promise<string | undefined>;

@@ -6,7 +6,11 @@ import { contextRun, type RunResolver } from "../shared/host-run.js";
 import type { SkillDocument } from "./skill-document.js";
 import type { SkillStore } from "./skill-store.js";
 
-/** What the `skill` tool needs. */
+/**
+ * What the `skill` tool needs.
+ *
+ * @public
+ */
 export interface SkillToolOptions extends AgentDepthOptions {
   /** Where skills come from. */
   readonly store: SkillStore;
@@ -111,6 +115,7 @@ function end(name: string | undefined, context: ToolContext): string {
  * `allowed-tools` narrow the run until `{"action":"end"}`; a `context: fork` skill runs in a
  * subagent limited to those tools, and only its result comes back. Always available: it
  * bypasses allowed-tools and skill constraints, so an active skill can always be ended.
+ * @public
  */
 export function createSkillTool(options: SkillToolOptions): AnyToolDefinition {
   return defineTool({

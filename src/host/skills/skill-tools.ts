@@ -12,7 +12,11 @@ import type { SkillStore } from "./skill-store.js";
 import { createSkillTool } from "./skill-tool.js";
 import type { SkillVerifier } from "./skill-verifier.js";
 
-/** Options of {@link skillToolGroup}. */
+/**
+ * Options of {@link skillToolGroup}.
+ *
+ * @public
+ */
 export interface SkillToolGroupOptions extends AgentDepthOptions {
   /**
    * The host's `EnableSkills` switch.
@@ -135,6 +139,7 @@ function createPackTool(packs: PackRegistry): AnyToolDefinition {
  * The skill tools: `skill` (always available) over a store, `create_skill` with a `skillsDir`,
  * `verify_skill` with a `verifier`, `manage_skill_packs` with `packs`. The group is present when
  * `enableSkills` holds and at least one of them is.
+ * @public
  */
 export function skillToolGroup(options: SkillToolGroupOptions): ToolGroup {
   const directory =

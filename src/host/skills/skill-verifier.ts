@@ -5,7 +5,11 @@ import { type Clock, systemClock } from "../shared/clock.js";
 import type { DirectorySkillStore } from "./directory-skill-store.js";
 import type { SkillDocument } from "./skill-document.js";
 
-/** One finding of a verification. */
+/**
+ * One finding of a verification.
+ *
+ * @public
+ */
 export interface SkillIssue {
   /** `error` makes the skill invalid; `warning` does not. */
   readonly severity: "error" | "warning";
@@ -13,7 +17,11 @@ export interface SkillIssue {
   readonly message: string;
 }
 
-/** A verification's outcome, as written next to the skill. */
+/**
+ * A verification's outcome, as written next to the skill.
+ *
+ * @public
+ */
 export interface SkillVerification {
   /** The skill. */
   readonly name: string;
@@ -27,19 +35,31 @@ export interface SkillVerification {
   readonly contentHash: string | undefined;
 }
 
-/** What a verification may ask of the calling run. */
+/**
+ * What a verification may ask of the calling run.
+ *
+ * @public
+ */
 export interface SkillVerifyContext {
   /** True when a tool of this name exists. */
   isKnownTool(name: string): boolean;
 }
 
-/** Checks a skill and records the result (the spec's `SkillVerifier`). */
+/**
+ * Checks a skill and records the result (the spec's `SkillVerifier`).
+ *
+ * @public
+ */
 export interface SkillVerifier {
   /** Verifies a skill; rejects with `ToolError` `unknown_skill` when there is none. */
   verify(name: string, context: SkillVerifyContext): Promise<SkillVerification>;
 }
 
-/** The verification record's file, in the skill's folder. */
+/**
+ * The verification record's file, in the skill's folder.
+ *
+ * @public
+ */
 export const VERIFICATION_FILE_NAME = ".verification.json";
 
 function checks(skill: SkillDocument, context: SkillVerifyContext): SkillIssue[] {
@@ -64,6 +84,7 @@ function checks(skill: SkillDocument, context: SkillVerifyContext): SkillIssue[]
 /**
  * The default verifier, for a {@link DirectorySkillStore}: parses the skill, checks its fields,
  * body and tools, and writes `.verification.json` into the skill's folder (atomically).
+ * @public
  */
 export class DirectorySkillVerifier implements SkillVerifier {
   private readonly store: DirectorySkillStore;

@@ -1,6 +1,10 @@
 import { ToolError } from "agent-tool-catalog";
 
-/** One match of a Sourcegraph search, flattened. */
+/**
+ * One match of a Sourcegraph search, flattened.
+ *
+ * @public
+ */
 export interface SourcegraphMatch {
   /** The repository, e.g. `github.com/org/repo`. */
   readonly repository: string;
@@ -14,7 +18,11 @@ export interface SourcegraphMatch {
   readonly url?: string | undefined;
 }
 
-/** A search's matches and totals. */
+/**
+ * A search's matches and totals.
+ *
+ * @public
+ */
 export interface SourcegraphResults {
   /** Matches Sourcegraph counted. */
   readonly matchCount: number;
@@ -24,7 +32,11 @@ export interface SourcegraphResults {
   readonly matches: readonly SourcegraphMatch[];
 }
 
-/** The GraphQL query: file, repository and commit results of a V3 search. */
+/**
+ * The GraphQL query: file, repository and commit results of a V3 search.
+ *
+ * @public
+ */
 export const SOURCEGRAPH_SEARCH_QUERY = `query Search($query: String!) {
   search(query: $query, version: V3) {
     results {
@@ -73,6 +85,7 @@ function flatten(result: Json): SourcegraphMatch[] {
 /**
  * Reads a GraphQL response of {@link SOURCEGRAPH_SEARCH_QUERY}.
  * @throws ToolError `sourcegraph_error` with the server's messages when it reports errors.
+ * @public
  */
 export function parseSourcegraphResponse(body: unknown): SourcegraphResults {
   const errors = record(body).errors;

@@ -2,7 +2,11 @@ import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "a
 import { z } from "zod";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 
-/** Options of {@link sourcegraphToolGroup}. */
+/**
+ * Options of {@link sourcegraphToolGroup}.
+ *
+ * @public
+ */
 export interface SourcegraphOptions {
   /** The Sourcegraph instance, e.g. `https://sourcegraph.example.com`; empty or absent: no tool. */
   readonly endpoint?: string;
@@ -69,7 +73,11 @@ async function search(
   return response.json();
 }
 
-/** `sourcegraph`: code search over a Sourcegraph instance's GraphQL API. */
+/**
+ * `sourcegraph`: code search over a Sourcegraph instance's GraphQL API.
+ *
+ * @public
+ */
 export function createSourcegraphTool(options: SourcegraphOptions & { readonly endpoint: string }): AnyToolDefinition {
   return defineTool({
     name: "sourcegraph",
@@ -91,7 +99,11 @@ export function createSourcegraphTool(options: SourcegraphOptions & { readonly e
   });
 }
 
-/** `sourcegraph` as a group, present when an `endpoint` is configured. */
+/**
+ * `sourcegraph` as a group, present when an `endpoint` is configured.
+ *
+ * @public
+ */
 export function sourcegraphToolGroup(options: SourcegraphOptions): ToolGroup {
   const { endpoint } = options;
   return {

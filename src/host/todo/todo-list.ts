@@ -1,9 +1,17 @@
 import { createRunStorageKey, type RunStorageKey, ToolError } from "agent-tool-catalog";
 
-/** Where a todo item stands. */
+/**
+ * Where a todo item stands.
+ *
+ * @public
+ */
 export type TodoStatus = "pending" | "in_progress" | "completed";
 
-/** One item of a run's todo list. */
+/**
+ * One item of a run's todo list.
+ *
+ * @public
+ */
 export interface TodoItem {
   /** Its number in the list, from 1; never reused. */
   readonly id: number;
@@ -13,10 +21,18 @@ export interface TodoItem {
   readonly status: TodoStatus;
 }
 
-/** Items a list holds at most, so a looping model cannot grow it without bound. */
+/**
+ * Items a list holds at most, so a looping model cannot grow it without bound.
+ *
+ * @public
+ */
 export const MAX_TODO_ITEMS = 100;
 
-/** A run's todo list: the model's plan, kept in run storage so it lives exactly as long as the run. */
+/**
+ * A run's todo list: the model's plan, kept in run storage so it lives exactly as long as the run.
+ *
+ * @public
+ */
 export class TodoList {
   private readonly items: TodoItem[] = [];
   private nextId = 1;
@@ -89,7 +105,11 @@ export class TodoList {
   }
 }
 
-/** The run storage key of the todo list; it is saved with the run (`run.toJSON()`). */
+/**
+ * The run storage key of the todo list; it is saved with the run (`run.toJSON()`).
+ *
+ * @public
+ */
 export const TODO_LIST: RunStorageKey<TodoList> = createRunStorageKey("todo-list", () => new TodoList(), {
   save: (list) => list.toJSON(),
   load: (saved) => TodoList.fromJSON(saved),

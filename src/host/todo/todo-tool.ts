@@ -27,7 +27,11 @@ function required<Value>(value: Value | undefined, field: string, action: string
   return value;
 }
 
-/** `todo`: the run's plan as a checklist, in run storage (`add`, `update`, `complete`, `list`). */
+/**
+ * `todo`: the run's plan as a checklist, in run storage (`add`, `update`, `complete`, `list`).
+ *
+ * @public
+ */
 export function createTodoTool(): AnyToolDefinition {
   return defineTool({
     name: "todo",
@@ -58,7 +62,11 @@ export function createTodoTool(): AnyToolDefinition {
   });
 }
 
-/** `todo` as a group; it needs nothing from the host, so it is always present. */
+/**
+ * `todo` as a group; it needs nothing from the host, so it is always present.
+ *
+ * @public
+ */
 export function todoToolGroup(): ToolGroup {
   return { name: "todo", tools: () => [createTodoTool()] };
 }

@@ -16,6 +16,7 @@ const PAGE_CHARS_FOR_AGENT = 100_000;
 /**
  * `agentic_fetch`: fetches a page and has a sub-agent read it for the prompt, so only the answer
  * (not the whole page) enters the caller's context.
+ * @public
  */
 export function createAgenticFetchTool(
   fetcher: WebFetcher,

@@ -2,7 +2,11 @@ import { ToolError } from "agent-tool-catalog";
 import { pageText } from "./page-text.js";
 import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
 
-/** Options of {@link HttpWebFetcher}. */
+/**
+ * Options of {@link HttpWebFetcher}.
+ *
+ * @public
+ */
 export interface HttpWebFetcherOptions {
   /** The `fetch` to use (proxies, auth, tests). @defaultValue `globalThis.fetch` */
   readonly fetch?: typeof fetch;
@@ -73,6 +77,7 @@ function parseUrl(text: string): URL {
 /**
  * The default {@link WebFetcher}: `fetch` with a timeout, a body size cap, redirects followed by
  * hand (bounded, and each hop checked by `allowUrl`), and content-type aware conversion to text.
+ * @public
  */
 export class HttpWebFetcher implements WebFetcher {
   private readonly options: HttpWebFetcherOptions;

@@ -30,7 +30,11 @@ export function formatPage(page: WebPage, offset: number, maxChars: number): str
   return `${header}\n\n${window}${more}`;
 }
 
-/** `web_fetch`: one page as text, read in windows (`offset`, `max_chars`). */
+/**
+ * `web_fetch`: one page as text, read in windows (`offset`, `max_chars`).
+ *
+ * @public
+ */
 export function createWebFetchTool(fetcher: WebFetcher): AnyToolDefinition {
   return defineTool({
     name: "web_fetch",

@@ -1,4 +1,8 @@
-/** What to fetch. */
+/**
+ * What to fetch.
+ *
+ * @public
+ */
 export interface WebFetchRequest {
   /** An absolute http(s) URL. */
   readonly url: string;
@@ -8,7 +12,11 @@ export interface WebFetchRequest {
   readonly timeoutMs?: number | undefined;
 }
 
-/** A fetched page, as text. */
+/**
+ * A fetched page, as text.
+ *
+ * @public
+ */
 export interface WebPage {
   /** The final URL, after redirects. */
   readonly url: string;
@@ -31,6 +39,7 @@ export interface WebPage {
  * default {@link HttpWebFetcher} uses `fetch`; a host may route through a proxy, a cache or a
  * headless browser instead. Rejects with a `ToolError` the model can read (HTTP error, timeout,
  * unsupported content type).
+ * @public
  */
 export interface WebFetcher {
   /** Fetches the page. */

@@ -7,7 +7,11 @@ const searchInput = z.object({
   max_results: z.number().int().min(1).max(50).optional().describe("Most results to return, 1-50 (default 5)"),
 });
 
-/** `web_search`: keyword search through the host's search engine, up to 50 results (default 5). */
+/**
+ * `web_search`: keyword search through the host's search engine, up to 50 results (default 5).
+ *
+ * @public
+ */
 export function createWebSearchTool(searcher: WebSearcher): AnyToolDefinition {
   return defineTool({
     name: "web_search",

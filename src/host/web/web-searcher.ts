@@ -1,4 +1,8 @@
-/** One search result. */
+/**
+ * One search result.
+ *
+ * @public
+ */
 export interface WebSearchResult {
   /** The page's title. */
   readonly title: string;
@@ -8,7 +12,11 @@ export interface WebSearchResult {
   readonly snippet?: string | undefined;
 }
 
-/** A search request. */
+/**
+ * A search request.
+ *
+ * @public
+ */
 export interface WebSearchRequest {
   /** The keywords. */
   readonly query: string;
@@ -22,6 +30,7 @@ export interface WebSearchRequest {
  * A web search engine, as `web_search` needs it. There is no default: a search engine is a
  * third-party service with its own keys and terms, so `web_search` exists only when the host
  * supplies one.
+ * @public
  */
 export interface WebSearcher {
   /** Runs the search; may return more than `limit` results (extra ones are dropped). */

@@ -7,7 +7,11 @@ import type { WebFetcher } from "./web-fetcher.js";
 import { createWebSearchTool } from "./web-search-tool.js";
 import type { WebSearcher } from "./web-searcher.js";
 
-/** Options of {@link webToolGroup}. */
+/**
+ * Options of {@link webToolGroup}.
+ *
+ * @public
+ */
 export interface WebToolOptions extends AgentDepthOptions {
   /**
    * The host's `EnableAgent` switch (the spec gates web ops on it too).
@@ -30,6 +34,7 @@ export interface WebToolOptions extends AgentDepthOptions {
 /**
  * The web tools, present when `enableAgent && enableWebOps && fetcher` (the spec's condition):
  * `web_fetch` always, `web_search` with a `searcher`, `agentic_fetch` with an `agentRunner`.
+ * @public
  */
 export function webToolGroup(options: WebToolOptions): ToolGroup {
   const { fetcher } = options;

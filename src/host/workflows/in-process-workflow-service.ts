@@ -13,7 +13,11 @@ import type {
   WorkflowSummary,
 } from "./workflow-service.js";
 
-/** Options of {@link InProcessWorkflowService}. */
+/**
+ * Options of {@link InProcessWorkflowService}.
+ *
+ * @public
+ */
 export interface InProcessWorkflowServiceOptions {
   /** Runs the workflows' agent calls. */
   readonly runner: AgentRunner;
@@ -25,6 +29,24 @@ export interface InProcessWorkflowServiceOptions {
   readonly clock?: Clock;
   /** Makes ids. @defaultValue `wf_` / `sub_` and random hex */
   readonly createId?: (kind: "run" | "submission") => string;
+}
+
+/**
+ * What another process needs to resume a workflow run (JSON-safe): its snapshot, checked args,
+ * depth, scope and journal of finished agent calls. See {@link InProcessWorkflowService.checkpoint}.
+ * @public
+ */
+export interface WorkflowRunCheckpoint {
+  /** The run as it stood, with its spend so far. */
+  readonly snapshot: WorkflowRunSnapshot;
+  /** The args its workflow checked. */
+  readonly args: unknown;
+  /** The fork depth of its agents. */
+  readonly depth: number;
+  /** What the starting run may do. */
+  readonly scope: RunScope;
+  /** Finished agent calls, by journal key. */
+  readonly journal: readonly (readonly [string, JournaledAgentCall])[];
 }
 
 /** A registered workflow with its types erased: `check` returns what `run` accepts. */
@@ -77,6 +99,7 @@ async function checkArgs<Args, Result>(
  * Workflows in this process: TypeScript functions the host registers, run on an `AgentRunner`
  * with a budget, a journal of agent calls (for resume), cancellation and bounded waits.
  * Model-written source only ever reaches {@link InProcessWorkflowService.submissions}.
+ * @public
  */
 export class InProcessWorkflowService implements WorkflowService {
   private readonly options: InProcessWorkflowServiceOptions;
@@ -85,6 +108,7 @@ export class InProcessWorkflowService implements WorkflowService {
   private readonly workflows = new Map<string, RegisteredWorkflow>();
   private readonly runs = new Map<string, RunRecord>();
   private readonly submitted: WorkflowSubmission[] = [];
+  private readonly journalListeners = new Set<(runId: string) => void>();
 
   constructor(options: InProcessWorkflowServiceOptions) {
     this.options = options;
@@ -130,9 +154,10 @@ export class InProcessWorkflowService implements WorkflowService {
       });
     }
     const checked = await definition.check(args);
+    const runId = this.createId("run");
     const record: RunRecord = {
       snapshot: {
-        runId: this.createId("run"),
+        runId,
         workflow: name,
         ownerId: options.ownerId,
         status: "running",
@@ -145,7 +170,7 @@ export class InProcessWorkflowService implements WorkflowService {
       depth: options.depth,
       scope: options.scope,
       budget: new WorkflowBudget(definition.budget ?? this.options.defaultBudget ?? {}),
-      journal: new Map(),
+      journal: this.journalOf(runId, []),
       controller: new AbortController(),
       done: Promise.resolve(),
     };
@@ -156,7 +181,11 @@ export class InProcessWorkflowService implements WorkflowService {
 
   /** {@inheritDoc WorkflowService.get} */
   async get(runId: string): Promise<WorkflowRunSnapshot | undefined> {
-    return this.runs.get(runId)?.snapshot;
+    const record = this.runs.get(runId);
+    if (record === undefined || record.snapshot.status !== "running") return record?.snapshot;
+    // A running run reports what it has spent so far (a Redis mirror shows it to other processes).
+    const { agentCalls, tokens } = record.budget.usage;
+    return { ...record.snapshot, agentCalls, tokens };
   }
 
   /** {@inheritDoc WorkflowService.wait} */
@@ -196,6 +225,62 @@ export class InProcessWorkflowService implements WorkflowService {
     return record.snapshot;
   }
 
+  /**
+   * The run as another process needs it to resume it ({@link WorkflowRunCheckpoint}), or
+   * `undefined` for an unknown run. `agent-tool-catalog/redis` saves it after each agent call.
+   */
+  checkpoint(runId: string): WorkflowRunCheckpoint | undefined {
+    const record = this.runs.get(runId);
+    if (record === undefined) return undefined;
+    const { agentCalls, tokens } = record.budget.usage;
+    return {
+      snapshot: { ...record.snapshot, agentCalls, tokens },
+      args: record.args,
+      depth: record.depth,
+      scope: record.scope,
+      journal: [...record.journal],
+    };
+  }
+
+  /**
+   * Takes over an ended run that another process started, from its checkpoint, without running
+   * it: call {@link InProcessWorkflowService.resume} next (finished agent calls are replayed).
+   * @throws ToolError `unknown_workflow` when its workflow is not registered here; `CatalogError`
+   * `workflow_run_exists` when this process knows the run already.
+   */
+  adopt(checkpoint: WorkflowRunCheckpoint): WorkflowRunSnapshot {
+    const { snapshot } = checkpoint;
+    const definition = this.workflows.get(snapshot.workflow);
+    if (definition === undefined) {
+      throw new ToolError("unknown_workflow", `There is no workflow named ${JSON.stringify(snapshot.workflow)} here.`);
+    }
+    if (this.runs.has(snapshot.runId)) {
+      throw new CatalogError("workflow_run_exists", `Workflow run ${snapshot.runId} is known here already.`);
+    }
+    const record: RunRecord = {
+      // A run adopted while "running" elsewhere is taken as stopped there: resume runs it here.
+      snapshot: snapshot.status === "running" ? { ...snapshot, status: "failed" } : snapshot,
+      definition,
+      args: checkpoint.args,
+      depth: checkpoint.depth,
+      scope: checkpoint.scope,
+      budget: new WorkflowBudget(definition.budget ?? this.options.defaultBudget ?? {}, snapshot),
+      journal: this.journalOf(snapshot.runId, checkpoint.journal),
+      controller: new AbortController(),
+      done: Promise.resolve(),
+    };
+    this.runs.set(snapshot.runId, record);
+    return record.snapshot;
+  }
+
+  /** Calls `listener` with the run's id after each agent call is journaled; returns the unsubscribe. */
+  onJournal(listener: (runId: string) => void): () => void {
+    this.journalListeners.add(listener);
+    return () => {
+      this.journalListeners.delete(listener);
+    };
+  }
+
   /** Cancels a running workflow run. */
   async cancel(runId: string): Promise<WorkflowRunSnapshot | undefined> {
     const record = this.runs.get(runId);
@@ -215,6 +300,26 @@ export class InProcessWorkflowService implements WorkflowService {
     };
     this.submitted.push(stored);
     return stored;
+  }
+
+  /** A run's journal that tells {@link InProcessWorkflowService.onJournal} listeners of each entry. */
+  private journalOf(runId: string, entries: WorkflowRunCheckpoint["journal"]): Map<string, JournaledAgentCall> {
+    const listeners = this.journalListeners;
+    const journal = new (class extends Map<string, JournaledAgentCall> {
+      override set(key: string, value: JournaledAgentCall): this {
+        super.set(key, value);
+        for (const listener of [...listeners]) {
+          try {
+            listener(runId);
+          } catch {
+            // A listener's failure is not the workflow's.
+          }
+        }
+        return this;
+      }
+    })();
+    for (const [key, value] of entries) Map.prototype.set.call(journal, key, value);
+    return journal;
   }
 
   private async execute(record: RunRecord): Promise<void> {

@@ -2,7 +2,11 @@ import { ToolError } from "agent-tool-catalog";
 import type { AgentUsage } from "../agents/agent-runner.js";
 import type { WorkflowBudgetLimits, WorkflowBudgetUsage } from "./workflow-definition.js";
 
-/** Thrown by `ctx.agent()` when the budget is spent; the run ends `failed` with it. */
+/**
+ * Thrown by `ctx.agent()` when the budget is spent; the run ends `failed` with it.
+ *
+ * @public
+ */
 export class WorkflowBudgetExceededError extends ToolError {
   constructor(message: string, usage: WorkflowBudgetUsage) {
     super("workflow_budget_exceeded", message, {
@@ -21,9 +25,12 @@ export class WorkflowBudget {
   private readonly maxAgentCalls: number;
   private readonly maxTokens: number;
 
-  constructor(limits: WorkflowBudgetLimits) {
+  /** @param spent - what the run spent before (a run resumed in another process) */
+  constructor(limits: WorkflowBudgetLimits, spent?: WorkflowBudgetUsage) {
     this.maxAgentCalls = limits.maxAgentCalls ?? 50;
     this.maxTokens = limits.maxTokens ?? Number.POSITIVE_INFINITY;
+    this.calls = spent?.agentCalls ?? 0;
+    this.spent = spent?.tokens ?? 0;
   }
 
   /** What has been spent. */

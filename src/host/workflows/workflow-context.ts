@@ -10,7 +10,11 @@ import type {
   WorkflowStage,
 } from "./workflow-definition.js";
 
-/** A finished agent call, kept so a resumed run replays it. */
+/**
+ * A finished agent call, kept so a resumed run replays it.
+ *
+ * @public
+ */
 export interface JournaledAgentCall {
   /** The agent's answer. */
   readonly output: string;

@@ -1,6 +1,10 @@
 import type { StandardSchemaV1 } from "agent-tool-catalog";
 
-/** Limits on what one workflow run may spend. */
+/**
+ * Limits on what one workflow run may spend.
+ *
+ * @public
+ */
 export interface WorkflowBudgetLimits {
   /** Agent calls at most, over the run and its resumptions. @defaultValue 50 */
   readonly maxAgentCalls?: number;
@@ -8,7 +12,11 @@ export interface WorkflowBudgetLimits {
   readonly maxTokens?: number;
 }
 
-/** What a run has spent so far. */
+/**
+ * What a run has spent so far.
+ *
+ * @public
+ */
 export interface WorkflowBudgetUsage {
   /** Agent calls made, failed attempts included (replayed ones on resume are not counted again). */
   readonly agentCalls: number;
@@ -16,7 +24,11 @@ export interface WorkflowBudgetUsage {
   readonly tokens: number;
 }
 
-/** Options of one `ctx.agent()` call. */
+/**
+ * Options of one `ctx.agent()` call.
+ *
+ * @public
+ */
 export interface WorkflowAgentOptions {
   /** The agent profile. */
   readonly profile?: string;
@@ -28,10 +40,18 @@ export interface WorkflowAgentOptions {
   readonly allowedTools?: readonly string[];
 }
 
-/** One stage of `ctx.pipeline()`: takes the previous stage's output. */
+/**
+ * One stage of `ctx.pipeline()`: takes the previous stage's output.
+ *
+ * @public
+ */
 export type WorkflowStage<In, Out> = (value: In) => Out | Promise<Out>;
 
-/** Options of `ctx.parallel()`. */
+/**
+ * Options of `ctx.parallel()`.
+ *
+ * @public
+ */
 export interface WorkflowParallelOptions {
   /** Tasks running at once. @defaultValue all of them */
   readonly concurrency?: number;
@@ -41,6 +61,7 @@ export interface WorkflowParallelOptions {
  * What a workflow's code can do: call agents, fan out, chain stages. Agent calls are journaled,
  * so a resumed run replays finished calls instead of repeating (and paying for) them; keep a
  * workflow deterministic given its args and the agents' answers.
+ * @public
  */
 export interface WorkflowContext {
   /** The workflow run's id. */
@@ -74,7 +95,11 @@ export interface WorkflowContext {
   pipeline<Value>(input: Value, ...stages: WorkflowStage<Value, Value>[]): Promise<Value>;
 }
 
-/** A workflow: TypeScript the host wrote and registered (never code the model wrote). */
+/**
+ * A workflow: TypeScript the host wrote and registered (never code the model wrote).
+ *
+ * @public
+ */
 export interface WorkflowDefinition<Args = Record<string, unknown>, Result = unknown> {
   /** Its name, as `run_workflow` takes it. */
   readonly name: string;
@@ -88,7 +113,11 @@ export interface WorkflowDefinition<Args = Record<string, unknown>, Result = unk
   run(context: WorkflowContext, args: Args): Promise<Result>;
 }
 
-/** Identity function that types a {@link WorkflowDefinition} from its schema. */
+/**
+ * Identity function that types a {@link WorkflowDefinition} from its schema.
+ *
+ * @public
+ */
 export function defineWorkflow<Args = Record<string, unknown>, Result = unknown>(
   definition: WorkflowDefinition<Args, Result>,
 ): WorkflowDefinition<Args, Result> {

@@ -1,9 +1,17 @@
 import type { RunScope } from "agent-tool-catalog";
 
-/** Where a workflow run is in its life. */
+/**
+ * Where a workflow run is in its life.
+ *
+ * @public
+ */
 export type WorkflowRunStatus = "running" | "completed" | "failed" | "cancelled";
 
-/** A workflow run at one moment. */
+/**
+ * A workflow run at one moment.
+ *
+ * @public
+ */
 export interface WorkflowRunSnapshot {
   /** The run's id (what `resume_run_id` takes). */
   readonly runId: string;
@@ -27,7 +35,11 @@ export interface WorkflowRunSnapshot {
   readonly finishedAt?: number | undefined;
 }
 
-/** Workflow source the model wrote, held for a person to review. */
+/**
+ * Workflow source the model wrote, held for a person to review.
+ *
+ * @public
+ */
 export interface WorkflowSubmission {
   /** Its id. */
   readonly id: string;
@@ -47,7 +59,11 @@ export interface WorkflowSubmission {
   readonly status: "pending_review";
 }
 
-/** A listed workflow. */
+/**
+ * A listed workflow.
+ *
+ * @public
+ */
 export interface WorkflowSummary {
   /** Its name. */
   readonly name: string;
@@ -55,7 +71,11 @@ export interface WorkflowSummary {
   readonly description: string;
 }
 
-/** Options of {@link WorkflowService.start}. */
+/**
+ * Options of {@link WorkflowService.start}.
+ *
+ * @public
+ */
 export interface WorkflowStartOptions {
   /** The conversation that starts it. */
   readonly ownerId: string;
@@ -68,6 +88,7 @@ export interface WorkflowStartOptions {
 /**
  * Runs registered workflows (the spec's `WorkflowService`). Methods reject with `ToolError` for
  * the model's mistakes (unknown workflow, invalid args, a run that cannot be resumed).
+ * @public
  */
 export interface WorkflowService {
   /** The workflows that can be run. */

@@ -1,12 +1,17 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
+import { workflowChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { checkEntityName } from "../shared/entity-name.js";
 import { isoTime } from "../shared/iso-time.js";
 import type { WorkflowRunSnapshot, WorkflowService } from "./workflow-service.js";
 
-/** Options of {@link workflowToolGroup}. */
+/**
+ * Options of {@link workflowToolGroup}.
+ *
+ * @public
+ */
 export interface WorkflowToolOptions extends AgentDepthOptions {
   /** Runs workflows; without one the group is absent. `InProcessWorkflowService` is the default implementation. */
   readonly service?: WorkflowService;
@@ -36,7 +41,9 @@ const runInput = z.object({
     .describe("A run to pick up: wait for it if running, resume it if failed or cancelled"),
 });
 
-function view(snapshot: WorkflowRunSnapshot): Record<string, unknown> {
+/** A snapshot as the model reads it; the run records the workflow run's latest status among its child runs. */
+function view(snapshot: WorkflowRunSnapshot, context: ToolContext): Record<string, unknown> {
+  context.recordChildRun(workflowChildRun(snapshot));
   return {
     run_id: snapshot.runId,
     workflow: snapshot.workflow,
@@ -88,9 +95,11 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
           scope: context.scope,
         });
       }
-      if (input.wait === false || snapshot.status !== "running") return view(snapshot);
+      // Recorded (and saved) before any wait: a process that takes the run over still knows the child.
+      context.recordChildRun(workflowChildRun(snapshot));
+      if (input.wait === false || snapshot.status !== "running") return view(snapshot, context);
       const timeoutMs = Math.min(input.timeout_seconds ?? 60, options.maxWaitSeconds ?? 1800) * 1000;
-      return view((await service.wait(snapshot.runId, { timeoutMs, signal: context.signal })) ?? snapshot);
+      return view((await service.wait(snapshot.runId, { timeoutMs, signal: context.signal })) ?? snapshot, context);
     },
   });
 }
@@ -122,7 +131,11 @@ function createAuthoringTool(service: WorkflowService): AnyToolDefinition {
   });
 }
 
-/** The workflow tools (`create_workflow`, `run_workflow`), present when a `service` is given. */
+/**
+ * The workflow tools (`create_workflow`, `run_workflow`), present when a `service` is given.
+ *
+ * @public
+ */
 export function workflowToolGroup(options: WorkflowToolOptions): ToolGroup {
   const { service } = options;
   return {

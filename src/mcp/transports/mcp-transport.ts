@@ -4,6 +4,7 @@ import type { McpTransportKind } from "../mcp-server-config.js";
 /**
  * One connection's transport plus what the connection needs besides the SDK `Transport`: the
  * connection logic never looks at which kind it is (unstorage's driver pattern).
+ * @public
  */
 export interface McpTransportInstance {
   /** The SDK transport, not started yet. */
@@ -21,7 +22,11 @@ export interface McpTransportInstance {
   sessionExpired?(error: unknown): boolean;
 }
 
-/** Makes a fresh transport for every (re)connection to one server. */
+/**
+ * Makes a fresh transport for every (re)connection to one server.
+ *
+ * @public
+ */
 export interface McpTransportDriver {
   /** The transport kind, for status and errors. */
   readonly kind: McpTransportKind;

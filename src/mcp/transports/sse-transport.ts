@@ -2,7 +2,11 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { McpSseServerConfig } from "../mcp-server-config.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 
-/** The legacy HTTP+SSE transport, for servers that predate streamable HTTP. */
+/**
+ * The legacy HTTP+SSE transport, for servers that predate streamable HTTP.
+ *
+ * @public
+ */
 export function sseTransportDriver(config: McpSseServerConfig): McpTransportDriver {
   return {
     kind: "sse",

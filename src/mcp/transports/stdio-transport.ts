@@ -12,6 +12,7 @@ const GRACE_MS = 2000;
  * Spawns the server (no shell) in its own process group, with stderr piped: its last 4 KiB
  * explain a crash in the error the model gets, and nothing the server logs lands in the host's
  * terminal. Closing ends the whole group, so processes the server started do not outlive it.
+ * @public
  */
 export function stdioTransportDriver(config: McpStdioServerConfig): McpTransportDriver {
   return {

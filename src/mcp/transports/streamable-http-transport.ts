@@ -5,6 +5,7 @@ import type { McpTransportDriver } from "./mcp-transport.js";
 /**
  * Streamable HTTP. A closing connection ends its session with `DELETE` so the server can free
  * it; a session the server forgot (a restart) is renewed and the request sent again.
+ * @public
  */
 export function streamableHttpTransportDriver(config: McpHttpServerConfig): McpTransportDriver {
   return {

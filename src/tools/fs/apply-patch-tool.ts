@@ -51,6 +51,7 @@ function toPatchInput(input: ApplyPatchInput): PatchInput {
  * find/replace. All or nothing: a patch that does not apply, or a write that fails, leaves every
  * file as it was. Line endings are kept per file; matching tolerates whitespace and Unicode
  * punctuation drift. One undo step undoes the whole patch.
+ * @public
  */
 export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({

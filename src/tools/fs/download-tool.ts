@@ -26,7 +26,11 @@ const downloadInput = z.object({
     .describe("Refuse bodies larger than this (default 50 MB)"),
 });
 
-/** Options of the `download` tool; all of them are the host's. */
+/**
+ * Options of the `download` tool; all of them are the host's.
+ *
+ * @public
+ */
 export interface DownloadToolOptions extends FileToolOptions {
   /**
    * Let `download` reach loopback, link-local (cloud metadata), private, unique-local, CGNAT and
@@ -50,6 +54,7 @@ interface Fetched {
  * file. Under the `local` and `workspace` scopes it refuses non-public addresses (the host
  * itself, its private networks, cloud metadata), checked on every redirect and on the address
  * each name resolves to, which is the address connected to.
+ * @public
  */
 export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDefinition {
   return defineTool({

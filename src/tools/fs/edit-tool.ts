@@ -125,7 +125,11 @@ async function editFile(
   return `Edited ${path} (${after.length} bytes) · ${versionOf(after)}`;
 }
 
-/** `edit`: replace exact text in one file (or anchored lines), refused on a stale version. */
+/**
+ * `edit`: replace exact text in one file (or anchored lines), refused on a stale version.
+ *
+ * @public
+ */
 export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "edit",
@@ -163,7 +167,11 @@ export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition
   });
 }
 
-/** `replace`: the single-string edit of the core profile (find / replace / replace_all). */
+/**
+ * `replace`: the single-string edit of the core profile (find / replace / replace_all).
+ *
+ * @public
+ */
 export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "replace",

@@ -73,7 +73,11 @@ function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): st
   return lines.join("\n");
 }
 
-/** `file_inspect`: what a file is (type, size, encoding, line endings, binary or not) with a preview. */
+/**
+ * `file_inspect`: what a file is (type, size, encoding, line endings, binary or not) with a preview.
+ *
+ * @public
+ */
 export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "file_inspect",

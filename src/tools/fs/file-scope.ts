@@ -3,13 +3,21 @@ import type { FileHandle } from "node:fs/promises";
 import type { ToolContext } from "agent-tool-catalog";
 import type { VerifiedDirectory } from "./verified-directory.js";
 
-/** The directory that holds a path's entry, opened and verified, and the entry's name in it. */
+/**
+ * The directory that holds a path's entry, opened and verified, and the entry's name in it.
+ *
+ * @public
+ */
 export interface ParentEntry extends VerifiedDirectory {
   /** The entry's name in the directory (one path component). */
   readonly name: string;
 }
 
-/** How {@link FileScope.openParent} opens a path's directory. */
+/**
+ * How {@link FileScope.openParent} opens a path's directory.
+ *
+ * @public
+ */
 export interface OpenParentOptions {
   /** Create missing directories on the way (through verified handles). @defaultValue false */
   readonly create?: boolean;
@@ -19,7 +27,11 @@ export interface OpenParentOptions {
   readonly mutate?: boolean;
 }
 
-/** Where a file tool may read and write, as decided by the run's sandbox. */
+/**
+ * Where a file tool may read and write, as decided by the run's sandbox.
+ *
+ * @public
+ */
 export interface FileScope {
   /** The directory relative paths start from (the workspace, or the host's working directory). */
   readonly root: string;
@@ -62,7 +74,11 @@ export interface FileScope {
   replaceStreaming(path: string, fill: (handle: FileHandle) => Promise<void>): Promise<void>;
 }
 
-/** Options the file tools take from the host. */
+/**
+ * Options the file tools take from the host.
+ *
+ * @public
+ */
 export interface FileScopeOptions {
   /**
    * The root for relative paths when the run has no workspace.

@@ -1,6 +1,10 @@
 import type { FileScopeOptions } from "./file-scope.js";
 
-/** Options of the built-in file tools. */
+/**
+ * Options of the built-in file tools.
+ *
+ * @public
+ */
 export interface FileToolOptions extends FileScopeOptions {
   /**
    * Line-addressed edits: `read` prefixes every line with `<line>#<hash>|`, and `edit` accepts

@@ -14,6 +14,7 @@ import { createWriteTool } from "./write-tool.js";
 /**
  * The built-in file tools, all core tier: read, write, edit, replace, apply_patch, file_inspect,
  * download, ls, glob, grep and undo. Every one runs through the run's policy and resolves paths through its sandbox scope.
+ * @public
  */
 export function createFileTools(options: FileToolOptions = {}): AnyToolDefinition[] {
   return [
@@ -31,7 +32,11 @@ export function createFileTools(options: FileToolOptions = {}): AnyToolDefinitio
   ];
 }
 
-/** The file tools as a registry group named `"fs"`. */
+/**
+ * The file tools as a registry group named `"fs"`.
+ *
+ * @public
+ */
 export function fileToolGroup(options: FileToolOptions = {}): ToolGroup {
   return { name: "fs", tools: () => createFileTools(options) };
 }

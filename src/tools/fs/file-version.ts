@@ -3,10 +3,15 @@ import { createHash } from "node:crypto";
 /**
  * The version token of a file's content: a short content hash. Every read and write returns it;
  * a write or edit with a stale `expected_version` is refused, so no update is lost.
+ * @public
  */
 export function fileVersion(content: Uint8Array | string): string {
   return `v_${createHash("sha256").update(content).digest("hex").slice(0, 16)}`;
 }
 
-/** The version token meaning "the file does not exist". */
+/**
+ * The version token meaning "the file does not exist".
+ *
+ * @public
+ */
 export const ABSENT_FILE_VERSION = "v_absent";

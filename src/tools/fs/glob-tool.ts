@@ -12,7 +12,11 @@ const globInput = z.object({
   include_ignored: z.boolean().optional().describe("Also search .git and node_modules (default false)"),
 });
 
-/** `glob`: file paths matching a minimatch pattern, in name order, bounded. */
+/**
+ * `glob`: file paths matching a minimatch pattern, in name order, bounded.
+ *
+ * @public
+ */
 export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "glob",

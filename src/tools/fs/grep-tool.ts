@@ -13,7 +13,11 @@ import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
 
-/** Options of the `grep` tool; all of them are the host's. */
+/**
+ * Options of the `grep` tool; all of them are the host's.
+ *
+ * @public
+ */
 export interface GrepToolOptions extends FileToolOptions {
   /**
    * Which engine searches. `"auto"`: ripgrep when a trusted `rg` is installed and the run's
@@ -55,6 +59,7 @@ type GrepInput = z.output<typeof grepInput>;
  * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
  * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
  * The result's last line names the engine.
+ * @public
  */
 export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition {
   const sandboxes = new Map<string, Promise<ProcessSandbox | undefined>>();

@@ -12,7 +12,11 @@ const lsInput = z.object({
   max_entries: z.number().int().min(1).max(5000).optional().describe("Default 500"),
 });
 
-/** `ls`: a directory's entries with their kind and size, bounded, symlinks shown as links. */
+/**
+ * `ls`: a directory's entries with their kind and size, bounded, symlinks shown as links.
+ *
+ * @public
+ */
 export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "ls",

@@ -26,7 +26,11 @@ const readInput = z
     }
   });
 
-/** `read`: a text file's lines with numbers and its version token, deduplicated per run. */
+/**
+ * `read`: a text file's lines with numbers and its version token, deduplicated per run.
+ *
+ * @public
+ */
 export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "read",

@@ -15,6 +15,7 @@ const undoInput = z.object({
 /**
  * `undo`: reverts the run's last file mutations (write, edit, replace, apply_patch), newest first.
  * A file changed since by someone else is not overwritten: that undo is refused.
+ * @public
  */
 export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({

@@ -12,7 +12,11 @@ export const DESCRIPTOR_PATHS = process.platform === "linux" && existsSync("/pro
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
-/** A directory opened and checked once; every operation on its entries goes through the handle. */
+/**
+ * A directory opened and checked once; every operation on its entries goes through the handle.
+ *
+ * @public
+ */
 export interface VerifiedDirectory {
   /** The directory's real path (for messages, lock keys and the intent log; never re-resolved to act). */
   readonly realPath: string;

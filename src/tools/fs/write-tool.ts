@@ -14,7 +14,11 @@ const writeInput = z.object({
   expected_version: z.string().optional().describe('From your last read; "v_absent": must not exist'),
 });
 
-/** `write`: atomic whole-file write or append, refused on a stale `expected_version`. */
+/**
+ * `write`: atomic whole-file write or append, refused on a stale `expected_version`.
+ *
+ * @public
+ */
 export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinition {
   return defineTool({
     name: "write",

@@ -20,7 +20,11 @@ import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
-/** Options of a {@link BubblewrapSandbox}. */
+/**
+ * Options of a {@link BubblewrapSandbox}.
+ *
+ * @public
+ */
 export interface BubblewrapSandboxOptions {
   /** `"workspace"`: only the workspace is writable, little else is visible. `"local"`: host files, no network. */
   readonly scope: "local" | "workspace";
@@ -30,11 +34,11 @@ export interface BubblewrapSandboxOptions {
    * The bwrap executable, as an absolute path the host vouches for (it is used as given).
    * @defaultValue the first `bwrap` on the host's `PATH` (or in `/usr/bin`, `/bin`) whose file and
    *   directories are root-owned, not writable by others and outside the workspace; see
-   *   {@link findTrustedExecutable}. Resolved once, here.
+   *   `findTrustedExecutable`. Resolved once, here.
    */
   readonly executable?: string;
   /**
-   * The bash that closes inherited descriptors before bwrap starts (see {@link FD_CLOSING_SCRIPT}),
+   * The bash that closes inherited descriptors before bwrap starts (`FD_CLOSING_SCRIPT`),
    * as an absolute path the host vouches for.
    * @defaultValue a trusted `bash`, found like the bwrap default
    */
@@ -87,6 +91,7 @@ const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
  *
  * The environment is handed to bwrap as its own exact environment rather than as `--setenv`
  * arguments, which any host user could read in `ps`; bwrap inherits nothing else.
+ * @public
  */
 export class BubblewrapSandbox implements ProcessSandbox {
   /** Always `"bubblewrap"`. */

@@ -10,7 +10,11 @@ import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { UnsandboxedProcessSandbox } from "./unsandboxed-sandbox.js";
 import { isInsideDirectory, realWorkspaceRoot } from "./workspace-root.js";
 
-/** Options of {@link createProcessSandbox}; all of them are the host's, none comes from a model. */
+/**
+ * Options of {@link createProcessSandbox}; all of them are the host's, none comes from a model.
+ *
+ * @public
+ */
 export interface CreateProcessSandboxOptions {
   /** The scope to enforce. */
   readonly scope: SandboxScope;
@@ -63,6 +67,7 @@ const defaultProbe = cachedSandboxProbe();
  * {@link SandboxUnavailableError} that says why and how to fix it, unless the host opted in to
  * `allowUnsandboxedFallback`. Scope `"unrestricted"` gets a plain spawn.
  * @throws SandboxUnavailableError, or ConfigurationError for a bad scope or workspace.
+ * @public
  */
 export async function createProcessSandbox(options: CreateProcessSandboxOptions): Promise<ProcessSandbox> {
   const { scope } = options;

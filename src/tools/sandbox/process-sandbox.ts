@@ -1,12 +1,17 @@
 import type { Readable, Writable } from "node:stream";
 import type { SandboxScope } from "../../policy/permission-config.js";
 
-/** Which backend confines a process. */
+/**
+ * Which backend confines a process.
+ *
+ * @public
+ */
 export type ProcessSandboxKind = "bubblewrap" | "sandbox-exec" | "unsandboxed";
 
 /**
  * One command to start. It carries no switch that weakens the sandbox: whatever a model puts into
  * a command line, the confinement is fixed when the {@link ProcessSandbox} is created.
+ * @public
  */
 export interface SandboxedCommand {
   /** The program, looked up on the sandbox's `PATH` when it has no slash. */
@@ -31,7 +36,11 @@ export interface SandboxedCommand {
   readonly input?: string | Uint8Array;
 }
 
-/** How a sandboxed process ended. */
+/**
+ * How a sandboxed process ended.
+ *
+ * @public
+ */
 export interface SandboxedExit {
   /** The exit code, or `null` when a signal ended it or it never started. */
   readonly exitCode: number | null;
@@ -46,7 +55,11 @@ export interface SandboxedExit {
   readonly repaired?: readonly string[];
 }
 
-/** A started process. Read `stdout`/`stderr`, or the pipes fill up and the process stalls. */
+/**
+ * A started process. Read `stdout`/`stderr`, or the pipes fill up and the process stalls.
+ *
+ * @public
+ */
 export interface SandboxedProcess {
   /** The host pid of the launcher (bwrap, sandbox-exec) or of the command itself. */
   readonly pid: number | undefined;
@@ -65,6 +78,7 @@ export interface SandboxedProcess {
 /**
  * What a process started by a sandbox can reach, as a driver claims it. `true` means the process
  * can do it. The shared conformance suite checks every claim for real, both ways.
+ * @public
  */
 export interface SandboxCapabilities {
   /** It can open TCP connections, for example to a server on 127.0.0.1. */
@@ -87,6 +101,7 @@ export interface SandboxCapabilities {
  * Starts processes under one fixed confinement. One small interface with one driver per OS
  * mechanism (bubblewrap on Linux, sandbox-exec on macOS, none), each passing the same conformance
  * suite, so tools spawn through it without knowing which one they got.
+ * @public
  */
 export interface ProcessSandbox {
   /** The mechanism. */

@@ -1,7 +1,11 @@
 import type { Readable } from "node:stream";
 import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-sandbox.js";
 
-/** Options of {@link runSandboxed}. */
+/**
+ * Options of {@link runSandboxed}.
+ *
+ * @public
+ */
 export interface RunSandboxedOptions {
   /**
    * Bytes kept per stream; the rest is read and dropped so the process never stalls on a full pipe.
@@ -10,7 +14,11 @@ export interface RunSandboxedOptions {
   readonly maxOutputBytes?: number;
 }
 
-/** What a finished command printed and how it ended. */
+/**
+ * What a finished command printed and how it ended.
+ *
+ * @public
+ */
 export interface SandboxedResult extends SandboxedExit {
   /** stdout as UTF-8, cut at `maxOutputBytes`. */
   readonly stdout: string;
@@ -25,6 +33,7 @@ const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /**
  * Runs a command in a sandbox to completion and collects its output, with a bound on memory: the
  * common case for tools that show a command's result to a model.
+ * @public
  */
 export async function runSandboxed(
   sandbox: ProcessSandbox,

@@ -2,6 +2,7 @@
  * Host variables a confined process inherits: enough for tools to find programs and print text,
  * nothing that could carry a credential. Everything else (`*_TOKEN`, `*_KEY`, `AWS_*`,
  * `SSH_AUTH_SOCK`, `NPM_TOKEN`, …) stays on the host unless the caller passes it explicitly.
+ * @public
  */
 export const SAFE_ENVIRONMENT_NAMES: readonly string[] = Object.freeze([
   "PATH",

@@ -14,13 +14,17 @@ import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory }
  */
 export const SANDBOX_EXEC_PATH = "/usr/bin/sandbox-exec";
 
-/** Options of a {@link SandboxExecSandbox}. */
+/**
+ * Options of a {@link SandboxExecSandbox}.
+ *
+ * @public
+ */
 export interface SandboxExecSandboxOptions {
   /** `"workspace"`: writes only in the workspace. `"local"`: writes anywhere. Network denied in both. */
   readonly scope: "local" | "workspace";
   /** The workspace's real path; required for scope `"workspace"`. */
   readonly workspace?: string;
-  /** @defaultValue {@link SANDBOX_EXEC_PATH} */
+  /** @defaultValue `/usr/bin/sandbox-exec` */
   readonly executable?: string;
 }
 
@@ -51,6 +55,7 @@ const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
  * private temp directory as `TMPDIR`/`HOME`, removed when it exits.
  *
  * `sandbox-exec` is deprecated by Apple but still ships and is what other coding agents use.
+ * @public
  */
 export class SandboxExecSandbox implements ProcessSandbox {
   /** Always `"sandbox-exec"`. */

@@ -1,10 +1,18 @@
 import type { ProcessSandbox, SandboxedExit } from "./process-sandbox.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 
-/** Whether a sandbox could start a command here, and if not, why and how to fix it. */
+/**
+ * Whether a sandbox could start a command here, and if not, why and how to fix it.
+ *
+ * @public
+ */
 export type SandboxProbeResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** Starts a trivial command in a sandbox to learn whether the sandbox works on this host. */
+/**
+ * Starts a trivial command in a sandbox to learn whether the sandbox works on this host.
+ *
+ * @public
+ */
 export type SandboxProbe = (sandbox: ProcessSandbox) => Promise<SandboxProbeResult>;
 
 /** How long the probe waits for `true` to finish. */
@@ -16,6 +24,7 @@ const STDERR_LIMIT = 2_000;
  * Runs `true` inside `sandbox`. Checking the binary's presence is not enough: user namespaces can
  * be disabled by sysctl, AppArmor or a container's seccomp profile, and only starting a real
  * sandbox shows that.
+ * @public
  */
 export async function probeProcessSandbox(sandbox: ProcessSandbox): Promise<SandboxProbeResult> {
   let exit: SandboxedExit;

@@ -6,6 +6,7 @@ import { CatalogError, type CatalogErrorOptions } from "../../errors/catalog-err
  *
  * It is the host's problem, never the model's, so it is thrown rather than returned; the message
  * says why and how to fix it. Sandboxing fails closed: commands do not silently run without it.
+ * @public
  */
 export class SandboxUnavailableError extends CatalogError {
   declare readonly code: "sandbox_unavailable";

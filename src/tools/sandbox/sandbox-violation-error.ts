@@ -1,6 +1,10 @@
 import { CatalogError, type CatalogErrorOptions } from "../../errors/catalog-error.js";
 
-/** Codes of {@link SandboxViolationError}; stable, so a tool can branch on them. */
+/**
+ * Codes of {@link SandboxViolationError}; stable, so a tool can branch on them.
+ *
+ * @public
+ */
 export type SandboxViolationCode =
   | "invalid_path"
   | "invalid_command"
@@ -11,7 +15,11 @@ export type SandboxViolationCode =
   | "special_file_refused"
   | "not_a_regular_file";
 
-/** Options of a {@link SandboxViolationError}. */
+/**
+ * Options of a {@link SandboxViolationError}.
+ *
+ * @public
+ */
 export interface SandboxViolationErrorOptions extends CatalogErrorOptions {
   /** What the model can do instead; the run passes it on with the message. */
   readonly hint?: string;
@@ -24,6 +32,7 @@ export interface SandboxViolationErrorOptions extends CatalogErrorOptions {
  * It is a model's mistake, not the host's, so it carries a `hint` like a `ToolError`: a run that
  * catches it from a handler shows the model the code, the message (which names the path and the
  * reason) and the hint, instead of ending the run.
+ * @public
  */
 export class SandboxViolationError extends CatalogError {
   declare readonly code: SandboxViolationCode;

@@ -3,7 +3,11 @@ import { inheritedEnvironment } from "./sandbox-environment.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
 import { assertValidCommand, existingWorkingDirectory } from "./validate-command.js";
 
-/** Options of an {@link UnsandboxedProcessSandbox}. */
+/**
+ * Options of an {@link UnsandboxedProcessSandbox}.
+ *
+ * @public
+ */
 export interface UnsandboxedProcessSandboxOptions {
   /** The workspace's real path, reported as {@link ProcessSandbox.workspace}; nothing is confined to it. */
   readonly workspace?: string;
@@ -23,6 +27,7 @@ const CAPABILITIES: SandboxCapabilities = Object.freeze({
  * The driver of scope `"unrestricted"`: a plain spawn with the host's environment, in its own
  * process group so that aborting also ends the command's children. It is also what a host gets
  * when it opted in to `allowUnsandboxedFallback`, and then says so: its scope is `"unrestricted"`.
+ * @public
  */
 export class UnsandboxedProcessSandbox implements ProcessSandbox {
   /** Always `"unsandboxed"`. */

@@ -8,7 +8,11 @@ import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js"
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 
-/** Options of the `bash` tool; all of them are the host's, none can be set by the model. */
+/**
+ * Options of the `bash` tool; all of them are the host's, none can be set by the model.
+ *
+ * @public
+ */
 export interface BashToolOptions {
   /** The root for relative paths when the run has no workspace. @defaultValue `process.cwd()` */
   readonly root?: string;
@@ -48,6 +52,7 @@ const bashInput = z.object({
  * system, writable workspace only, private /tmp, no network, no host secrets) or sandbox-exec on
  * macOS; scope `local` with no network; `unrestricted` as a plain process. Where the sandbox
  * cannot start it refuses, saying why and how to fix it (fail closed).
+ * @public
  */
 export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition {
   const sandboxes = new Map<string, Promise<ProcessSandbox>>();

@@ -1,0 +1,104 @@
+import { constants, Inflate, inflateSync } from "node:zlib";
+import { CatalogError } from "agent-tool-catalog";
+
+/** The native zlib handle under a node `Inflate` stream (node's own sync calls use the same two methods). */
+interface NativeInflate {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inputOffset: number,
+    inputLength: number,
+    output: Uint8Array,
+    outputOffset: number,
+    outputLength: number,
+  ): void;
+  reset(): void;
+}
+
+interface StreamInternals {
+  readonly _handle?: NativeInflate | null;
+  /** `[output bytes left, input bytes left]` after the last write. */
+  readonly _writeState?: Uint32Array;
+}
+
+function corrupt(what: string): CatalogError {
+  return new CatalogError("corrupt_object", `${what} does not inflate to its recorded size.`);
+}
+
+/**
+ * Inflates zlib streams of known size with one native zlib handle, reset between objects.
+ * `zlib.inflateSync` creates and tears down a handle (and a stream object) per call, which on a
+ * history walk of small commits and trees costs more than the inflating itself. The handle is
+ * node's internal one; when a node version does not expose it, every call falls back to
+ * `inflateSync`, which gives the same bytes.
+ */
+export class Inflater {
+  private stream: (Inflate & StreamInternals) | undefined;
+  private handle: NativeInflate | undefined;
+  private state: Uint32Array | undefined;
+  private native = true;
+
+  private open(): boolean {
+    if (this.handle !== undefined) return true;
+    if (!this.native) return false;
+    const stream = new Inflate() as Inflate & StreamInternals;
+    // A data error destroys the stream and emits "error" later; that is handled here, synchronously.
+    stream.on("error", () => {});
+    const handle = stream._handle;
+    const state = stream._writeState;
+    if (handle === null || handle === undefined || typeof handle.writeSync !== "function" || !(state instanceof Uint32Array)) {
+      this.native = false;
+      stream.close();
+      return false;
+    }
+    [this.stream, this.handle, this.state] = [stream, handle, state];
+    return true;
+  }
+
+  private discard(): void {
+    this.stream?.close();
+    [this.stream, this.handle, this.state] = [undefined, undefined, undefined];
+  }
+
+  /**
+   * The `size` bytes `input` inflates to (`input` may run past the end of the stream, as a pack
+   * slice does). `what` names the object in the error.
+   * @throws CatalogError `corrupt_object` when the data is not zlib or its size is not `size`
+   */
+  inflate(input: Uint8Array, size: number, what: string): Buffer {
+    // One spare byte: a stream longer than recorded fills it, one of the right size leaves it free.
+    const output = Buffer.allocUnsafe(size + 1);
+    if (!this.open()) return this.fallback(input, size, what);
+    const [stream, handle, state] = [this.stream, this.handle, this.state] as [Inflate, NativeInflate, Uint32Array];
+    try {
+      handle.writeSync(constants.Z_FINISH, input, 0, input.length, output, 0, output.length);
+    } catch {
+      this.discard();
+      throw corrupt(what);
+    }
+    if (stream.destroyed) {
+      this.discard();
+      throw corrupt(what);
+    }
+    const left = state[0];
+    handle.reset();
+    if (left !== 1) throw corrupt(what);
+    return output.subarray(0, size);
+  }
+
+  private fallback(input: Uint8Array, size: number, what: string): Buffer {
+    let content: Buffer;
+    try {
+      content = inflateSync(input, { chunkSize: Math.max(64, size + 1) });
+    } catch {
+      throw corrupt(what);
+    }
+    if (content.length !== size) throw corrupt(what);
+    return content;
+  }
+
+  /** Releases the native handle. */
+  close(): void {
+    this.discard();
+  }
+}

@@ -1,0 +1,358 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { redisKey } from "./redis-key.js";
+
+/** The jobs one process runs itself (an in-process subagent manager or workflow service). */
+export interface LocalJobs<Snapshot> {
+  /** The job's state in this process, or `undefined` when this process does not know it. */
+  get(id: string): Promise<Snapshot | undefined>;
+  /** Resolves when the job ends or `timeoutMs` passes. */
+  wait(id: string, options: { readonly timeoutMs: number }): Promise<Snapshot | undefined>;
+  /** Cancels the job. */
+  cancel(id: string): Promise<Snapshot | undefined>;
+}
+
+/** Options of {@link DurableJobs}. */
+export interface DurableJobsOptions<Snapshot> {
+  readonly redis: Redis;
+  readonly prefix: string;
+  /** The job kind: keys are `<prefix>:<kind>:<id>`, channels `<prefix>:<kind>s:ended|cancel`. */
+  readonly kind: string;
+  readonly leaseMs: number;
+  readonly retainMs: number;
+  readonly pollIntervalMs: number;
+  /** The jobs this process runs. */
+  readonly local: LocalJobs<Snapshot>;
+  idOf(snapshot: Snapshot): string;
+  isRunning(snapshot: Snapshot): boolean;
+  /** The snapshot to report once the lease of a running job ran out (its process stopped). */
+  interrupted(snapshot: Snapshot, now: number): Snapshot;
+}
+
+/**
+ * What Redis holds per job, as a hash: `owner` names the process that runs it; `running` ("1" or
+ * "0") mirrors the snapshot's status so the scripts below need not know the snapshot's shape;
+ * `leaseUntil` (ms since the epoch); `snapshot` (JSON, never re-encoded by a script).
+ */
+interface JobRecord<Snapshot> {
+  readonly running: boolean;
+  readonly leaseUntil: number;
+  readonly snapshot: Snapshot;
+}
+
+// Writes the owner's snapshot. KEYS[1] the record; ARGV: owner, snapshot JSON, running ("1"/"0"),
+// ttl ms, claim ("1": start or resume), channel, id, lease until. A claim succeeds when there is
+// no record or the record has ended (a resume); any other write only while this owner's record
+// still runs, so a job another process already reported failed (lease run out) never turns
+// completed or running again. Returns 1 when written, 0 when refused.
+const WRITE = `
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if owner then
+  local running = redis.call('HGET', KEYS[1], 'running') == '1'
+  if ARGV[5] == '1' then
+    if running then return 0 end
+  elseif owner ~= ARGV[1] or not running then
+    return 0
+  end
+elseif ARGV[5] ~= '1' then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'running', ARGV[3], 'leaseUntil', ARGV[8], 'snapshot', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if ARGV[3] == '0' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+return 1
+`;
+
+// Renews the lease while this owner's record runs. KEYS[1] the record; ARGV: owner, until, ttl
+// ms, snapshot JSON or "". Returns 1 when renewed, 0 when the job is no longer this owner's to run.
+const RENEW = `
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'running')
+if fields[1] ~= ARGV[1] or fields[2] ~= '1' then return 0 end
+redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[2])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'snapshot', ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+// Saves data next to the job while this owner's record runs. KEYS[1] the record; ARGV: owner, data.
+const ATTACH = `
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'running')
+if fields[1] ~= ARGV[1] or fields[2] ~= '1' then return 0 end
+redis.call('HSET', KEYS[1], 'attached', ARGV[2])
+return 1
+`;
+
+// Ends a running job whose lease ran out. KEYS[1] the record; ARGV: now, the ended snapshot JSON,
+// retain ms, channel, id. Returns the snapshot after the check (once: the first reader wins).
+const EXPIRE_LEASE = `
+local fields = redis.call('HMGET', KEYS[1], 'running', 'leaseUntil', 'snapshot')
+if not fields[3] then return false end
+if fields[1] == '1' and tonumber(fields[2]) < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'running', '0', 'snapshot', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PUBLISH', ARGV[4], ARGV[5])
+  return ARGV[2]
+end
+return fields[3]
+`;
+
+/**
+ * Jobs (subagents, workflow runs) that one process runs and every process sees, shared by the
+ * Redis subagent manager and workflow service. The running process owns the job's record and
+ * renews a lease on it; any process can read, wait for or ask to cancel it. When the lease runs
+ * out (the process died or stalled), the first reader marks the job ended with the
+ * `interrupted` snapshot; the owner's later writes are then refused and it cancels its local
+ * copy, so a job is never reported running forever, never ends twice and never keeps running
+ * unseen.
+ */
+export class DurableJobs<Snapshot> {
+  private readonly owner = randomUUID();
+  private readonly running = new Set<string>();
+  private readonly waiters = new Set<() => void>();
+  private subscriber: Redis | undefined;
+  private subscribed: Promise<void> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly options: DurableJobsOptions<Snapshot>) {}
+
+  /** Whether this process runs the job (and holds its lease). */
+  runsHere(id: string): boolean {
+    return this.running.has(id);
+  }
+
+  /**
+   * Claims a job this process just started or is about to resume and publishes its snapshot;
+   * while it runs, renews its lease and publishes its end. Returns false (and writes nothing) when
+   * the record exists and still runs, i.e. another process owns it. When Redis cannot be reached
+   * the job is cancelled here and the error rethrown.
+   *
+   * @param options.follow - false: the job is not running here yet; call {@link DurableJobs.follow} once it is
+   */
+  async claim(snapshot: Snapshot, options: { readonly follow?: boolean } = {}): Promise<boolean> {
+    const id = this.options.idOf(snapshot);
+    let claimed: boolean;
+    try {
+      await this.subscribe();
+      claimed = await this.write(snapshot, true);
+    } catch (error) {
+      // Redis unreachable: a job nobody else can see must not run on here.
+      if (this.options.isRunning(snapshot)) await this.options.local.cancel(id).catch(() => undefined);
+      throw error;
+    }
+    if (!claimed) return false;
+    if (this.options.isRunning(snapshot) && options.follow !== false) this.follow(id);
+    return true;
+  }
+
+  /** Renews the lease of a job claimed here while it runs here, and publishes its end. */
+  follow(id: string): void {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    this.startHeartbeat();
+    void this.publishEnd(id);
+  }
+
+  /**
+   * Saves data next to a job this process runs (a workflow run's checkpoint), kept with the
+   * record; false when the job is no longer ours to write.
+   */
+  async attach(id: string, data: string): Promise<boolean> {
+    return (await this.options.redis.eval(ATTACH, 1, this.key(id), this.owner, data)) === 1;
+  }
+
+  /** The data last attached to a job, or `undefined`. */
+  async attached(id: string): Promise<string | undefined> {
+    return (await this.options.redis.hget(this.key(id), "attached")) ?? undefined;
+  }
+
+  /** Publishes a newer snapshot of a job this process runs; false when it is no longer ours to write. */
+  update(snapshot: Snapshot): Promise<boolean> {
+    return this.write(snapshot, false);
+  }
+
+  /** The job as every process sees it; a running job whose lease ran out is ended first. */
+  async get(id: string): Promise<Snapshot | undefined> {
+    const [running, leaseUntil, json] = await this.options.redis.hmget(this.key(id), "running", "leaseUntil", "snapshot");
+    if (json === null || json === undefined) return undefined;
+    const record: JobRecord<Snapshot> = {
+      running: running === "1",
+      leaseUntil: Number(leaseUntil),
+      snapshot: JSON.parse(json) as Snapshot,
+    };
+    if (record.running && record.leaseUntil < Date.now()) return this.expire(id, record);
+    return record.snapshot;
+  }
+
+  /** Resolves when the job ends, `timeoutMs` passes or `signal` aborts; woken by the end's notification. */
+  async wait(
+    id: string,
+    options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
+  ): Promise<Snapshot | undefined> {
+    await this.subscribe();
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      const snapshot = await this.get(id);
+      if (snapshot === undefined || !this.options.isRunning(snapshot)) return snapshot;
+      const left = deadline - Date.now();
+      if (left <= 0 || options.signal?.aborted === true) return snapshot;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.waiters.delete(done);
+          options.signal?.removeEventListener("abort", done);
+          resolve();
+        };
+        // Polls too: a lease runs out without any notification.
+        const timer = setTimeout(done, Math.min(left, this.options.pollIntervalMs));
+        this.waiters.add(done);
+        options.signal?.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  /** Cancels a job: here when this process runs it, else by asking its process over pub/sub. */
+  async cancel(id: string): Promise<Snapshot | undefined> {
+    if (this.running.has(id)) {
+      const snapshot = await this.options.local.cancel(id);
+      if (snapshot !== undefined) await this.write(snapshot, false);
+      return snapshot;
+    }
+    const current = await this.get(id);
+    if (current === undefined || !this.options.isRunning(current)) return current;
+    await this.subscribe();
+    await this.options.redis.publish(this.channel("cancel"), id);
+    // The running process cancels and writes the end state; give it a moment to land.
+    return (await this.wait(id, { timeoutMs: 2_000 })) ?? current;
+  }
+
+  /** Stops the heartbeat and subscription (jobs still running here then fail their lease elsewhere). */
+  close(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+    this.subscribed = undefined;
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  private async publishEnd(id: string): Promise<void> {
+    try {
+      for (;;) {
+        if (!this.running.has(id)) return;
+        const snapshot = await this.options.local.wait(id, { timeoutMs: 60_000 });
+        if (snapshot === undefined) return;
+        if (!this.options.isRunning(snapshot)) {
+          await this.write(snapshot, false);
+          return;
+        }
+      }
+    } catch {
+      // Redis unreachable: the lease runs out and readers report the job interrupted.
+    } finally {
+      this.running.delete(id);
+    }
+  }
+
+  private async write(snapshot: Snapshot, claim: boolean): Promise<boolean> {
+    const { leaseMs, retainMs } = this.options;
+    const running = this.options.isRunning(snapshot);
+    const written = await this.options.redis.eval(
+      WRITE,
+      1,
+      this.key(this.options.idOf(snapshot)),
+      this.owner,
+      JSON.stringify(snapshot),
+      running ? "1" : "0",
+      String(running ? retainMs + leaseMs : retainMs),
+      claim ? "1" : "0",
+      this.channel("ended"),
+      this.options.idOf(snapshot),
+      String(Date.now() + leaseMs),
+    );
+    return written === 1;
+  }
+
+  /** Ends a job whose process stopped renewing its lease (atomically: once). */
+  private async expire(id: string, record: JobRecord<Snapshot>): Promise<Snapshot | undefined> {
+    const ended = this.options.interrupted(record.snapshot, Date.now());
+    const after = (await this.options.redis.eval(
+      EXPIRE_LEASE,
+      1,
+      this.key(id),
+      String(Date.now()),
+      JSON.stringify(ended),
+      String(this.options.retainMs),
+      this.channel("ended"),
+      id,
+    )) as string | null;
+    return after === null ? undefined : (JSON.parse(after) as Snapshot);
+  }
+
+  private async renew(id: string): Promise<void> {
+    const { redis, leaseMs, retainMs, local } = this.options;
+    const snapshot = await local.get(id);
+    const renewed = await redis.eval(
+      RENEW,
+      1,
+      this.key(id),
+      this.owner,
+      String(Date.now() + leaseMs),
+      String(retainMs + leaseMs),
+      snapshot !== undefined && this.options.isRunning(snapshot) ? JSON.stringify(snapshot) : "",
+    );
+    if (renewed === 1 || !this.running.has(id)) return;
+    // The job just ended here (its end write won the race): nothing runs on.
+    const now = await local.get(id);
+    if (now === undefined || !this.options.isRunning(now)) return;
+    // Another process reported the job ended (our lease ran out while we stalled): stop it here
+    // rather than let it run on unseen and then be refused.
+    this.running.delete(id);
+    await local.cancel(id);
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat !== undefined) return;
+    this.heartbeat = setInterval(
+      () => {
+        for (const id of this.running) void this.renew(id).catch(() => undefined);
+        if (this.running.size === 0 && this.heartbeat !== undefined) {
+          clearInterval(this.heartbeat);
+          this.heartbeat = undefined;
+        }
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
+    this.heartbeat.unref();
+  }
+
+  private subscribe(): Promise<void> {
+    this.subscribed ??= (async () => {
+      const subscriber = this.options.redis.duplicate();
+      this.subscriber = subscriber;
+      subscriber.on("error", () => undefined);
+      subscriber.on("message", (channel: string, id: string) => {
+        if (channel === this.channel("cancel")) {
+          if (this.running.has(id)) void this.cancel(id).catch(() => undefined);
+          return;
+        }
+        for (const wake of [...this.waiters]) wake();
+      });
+      await subscriber.subscribe(this.channel("ended"), this.channel("cancel"));
+    })().catch((error: unknown) => {
+      // Tried again by the next caller rather than failing every later call.
+      this.subscriber?.disconnect();
+      this.subscriber = undefined;
+      this.subscribed = undefined;
+      throw error;
+    });
+    return this.subscribed;
+  }
+
+  private key(id: string): string {
+    return redisKey(this.options.prefix, this.options.kind, id);
+  }
+
+  private channel(kind: "ended" | "cancel"): string {
+    return redisKey(this.options.prefix, `${this.options.kind}s`, kind);
+  }
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { defineTool } from "../tool/define-tool.js";
+import type { AnyToolDefinition } from "../tool/tool-definition.js";
+import { createRegistry, type Registry } from "./registry.js";
+
+const VERBS = ["get", "list", "create", "update", "delete", "search", "send", "read"];
+const NOUNS = ["issue", "file", "branch", "calendar", "event", "message", "page", "record", "user", "invoice"];
+
+/** MCP-like deferred tools: shared words, and a unique number in each name (as real catalogs have ids). */
+function catalog(count: number, prefix = "srv"): AnyToolDefinition[] {
+  return Array.from({ length: count }, (_, i) =>
+    defineTool({
+      name: `${prefix}${i % 50}_${VERBS[i % 8]}_${NOUNS[i % 10]}_${i}`,
+      description: `${VERBS[i % 8]} a ${NOUNS[(i * 3) % 10]} of the ${NOUNS[(i * 7) % 10]} service, item ${i}.`,
+      tier: "deferred",
+      tags: ["mcp", `mcp_server:${prefix}${i % 50}`],
+      inputSchema: { type: "object", properties: { id: { type: "string", description: `The ${NOUNS[i % 10]} id` } } },
+      handler: () => "",
+    }),
+  );
+}
+
+/** The registry's index work so far (search index and name trigrams); both are deterministic counters. */
+function operations(registry: Registry): number {
+  // Private members, read by element access: the counters are for tests, not the registry's API.
+  // biome-ignore lint/complexity/useLiteralKeys: element access is how TypeScript lets a test read private members
+  return registry["index"].keyword.operations + registry["names"].operations;
+}
+
+/**
+ * Index work per tool: bulk load, a search, then a register loop with a search every 10 tools,
+ * updates and removals. Searches refresh the BM25F statistics when they drifted: that work is
+ * counted too (it is amortized: the averages drift by 1% only after about 1% more tools).
+ */
+function workPerTool(count: number): number {
+  const registry = createRegistry({ tools: catalog(count) });
+  registry.search("send a message");
+  const late = catalog(count / 10, "late");
+  const replaced = catalog(count / 10, "late").map((tool) => ({ ...tool, description: `${tool.description} Replaced.` }));
+  const handles = late.map((tool, i) => {
+    const handle = registry.register(tool);
+    if (i % 10 === 0) registry.search("create an issue");
+    return handle;
+  });
+  for (const [i, handle] of handles.entries()) {
+    if (i % 3 === 0) handle.remove();
+    else if (i % 3 === 1) handle.update(replaced[i] as AnyToolDefinition);
+  }
+  registry.search("list the branches");
+  return operations(registry) / (count * 1.1);
+}
+
+function registerMicrosPerTool(tools: readonly AnyToolDefinition[]): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    createRegistry({ tools }).search("send");
+    best = Math.min(best, performance.now() - started);
+  }
+  return (best * 1000) / tools.length;
+}
+
+describe("registering costs the same per tool at any registry size (issue 18)", () => {
+  it("does index work proportional to the tools registered, changed and removed", () => {
+    const small = workPerTool(2_000);
+    const large = workPerTool(20_000);
+    // Deterministic: a pass over the registry per registration would make this ratio about 10.
+    expect(large / small).toBeLessThan(1.25);
+    expect(large / small).toBeGreaterThan(0.8);
+  }, 60_000);
+
+  it("takes about the same time per tool for 15,000 tools as for 1,500", () => {
+    createRegistry({ tools: catalog(500) }); // warm-up: compile the code paths first
+    const small = registerMicrosPerTool(catalog(1_500));
+    const large = registerMicrosPerTool(catalog(15_000));
+    // Loose (a loaded machine, garbage collection of a larger heap): superlinear would be ~10x.
+    expect(large).toBeLessThan(small * 4);
+  }, 120_000);
+});

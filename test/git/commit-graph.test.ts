@@ -1,0 +1,181 @@
+/**
+ * The commit-graph reader against git's own answers: every commit's tree, parents and committer
+ * date as `git log` prints them (octopus merges included), for a single graph file and a split
+ * chain; and the tools' answers with a graph, without one and with a stale one (commits added
+ * after it was written) are git's.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContributorOutput } from "../../src/git/contributor-tool.js";
+import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
+import { unconfinedReader } from "../../src/git/git-file-reader.js";
+import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
+import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
+import { capability } from "../support/capabilities.js";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+import { gitRun, output } from "./support/git-run.js";
+import { writeLongHistory } from "./support/long-history.js";
+
+const gitCapability = capability("git");
+const AUTHOR = { name: "Graph Tester", email: "graph@example.com" };
+
+interface Expected {
+  readonly tree: string;
+  readonly parents: string[];
+  readonly time: number;
+}
+
+/** Every commit reachable from any ref, as `git log` prints it. */
+function gitCommits(directory: string): Map<string, Expected> {
+  const commits = new Map<string, Expected>();
+  for (const line of git(directory, ["log", "--all", "--format=%H %T %ct %P"]).trim().split("\n")) {
+    const [oid = "", tree = "", time = "0", ...parents] = line.trim().split(" ");
+    commits.set(oid, { tree, parents, time: Number(time) });
+  }
+  return commits;
+}
+
+/** Generation numbers as git defines them (v1): 1 for a root, else one more than the highest parent's. */
+function generations(commits: Map<string, Expected>): Map<string, number> {
+  const levels = new Map<string, number>();
+  const level = (oid: string): number => {
+    const known = levels.get(oid);
+    if (known !== undefined) return known;
+    const stack = [oid];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as string;
+      const missing = (commits.get(top)?.parents ?? []).filter((parent) => !levels.has(parent));
+      if (missing.length > 0) stack.push(...missing);
+      else {
+        stack.pop();
+        levels.set(top, 1 + Math.max(0, ...(commits.get(top)?.parents ?? []).map((parent) => levels.get(parent) ?? 0)));
+      }
+    }
+    return levels.get(oid) ?? 0;
+  };
+  for (const oid of commits.keys()) level(oid);
+  return levels;
+}
+
+function openStore(directory: string): NodeObjectStore {
+  const reader = unconfinedReader();
+  return new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), reader), reader);
+}
+
+function expectGraphMatches(directory: string, expectedCount: number): void {
+  const store = openStore(directory);
+  const graph = store.commitGraph();
+  expect(graph).toBeDefined();
+  expect(graph?.count).toBe(expectedCount);
+  const commits = gitCommits(directory);
+  const levels = generations(commits);
+  for (const [oid, expected] of commits) {
+    const found = graph?.lookup(oid);
+    expect({ oid, ...found }).toEqual({ oid, ...expected, generation: levels.get(oid) });
+  }
+  // Not every id is a commit in the graph: a tree is not.
+  expect(graph?.lookup([...commits.values()][0]?.tree ?? "")).toBeUndefined();
+  store.close();
+}
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("the commit-graph reader"), () => {
+  let repository: FixtureRepository;
+  const cleanup: string[] = [];
+
+  beforeAll(() => {
+    const directory = temporaryDirectory("graph");
+    cleanup.push(directory);
+    git(directory, ["init", "-q"]);
+    writeLongHistory(directory, { commits: 400, files: 60 });
+    repository = new FixtureRepository(directory);
+    git(directory, ["checkout", "-q", "-f", "main"]);
+    // An octopus merge: its second and third parents go to the graph's EDGE chunk.
+    for (const branch of ["octo-a", "octo-b", "octo-c"]) {
+      repository.git("checkout", "-q", "-b", branch, "main");
+      repository.write(`${branch}.txt`, `${branch}\n`).commit(`on ${branch}`, AUTHOR);
+    }
+    repository.git("checkout", "-q", "main");
+    repository.git(
+      "-c",
+      "user.name=Graph Tester",
+      "-c",
+      "user.email=graph@example.com",
+      "merge",
+      "-q",
+      "--no-ff",
+      "-m",
+      "octopus",
+      "octo-a",
+      "octo-b",
+      "octo-c",
+    );
+    git(directory, ["commit-graph", "write", "--reachable"]);
+  }, 120_000);
+
+  afterAll(() => {
+    for (const directory of cleanup) removeDirectory(directory);
+  });
+
+  it("gives every commit's tree, parents (octopus included), date and generation as git log does", () => {
+    const octopus = git(repository.directory, ["log", "-1", "--format=%P"]).trim().split(" ");
+    expect(octopus).toHaveLength(4);
+    expectGraphMatches(repository.directory, gitCommits(repository.directory).size);
+  });
+
+  it("reads a split chain (a base graph and a layer over it), positions counted across layers", () => {
+    const copy = temporaryDirectory("graph-split");
+    cleanup.push(copy);
+    git(copy, ["clone", "-q", "--no-local", repository.directory, "."]);
+    git(copy, ["commit-graph", "write", "--reachable", "--split"]);
+    const clone = new FixtureRepository(copy);
+    for (let round = 0; round < 5; round++) clone.write("split.txt", `round ${round}\n`).commit(`split ${round}`, AUTHOR);
+    git(copy, ["commit-graph", "write", "--reachable", "--split=no-merge"]);
+    const chain = git(copy, ["rev-parse", "--git-path", "objects/info/commit-graphs/commit-graph-chain"]).trim();
+    expect(git(copy, ["show", "--no-patch", "--format=%H", "HEAD"]).trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect(readFileSync(path.resolve(copy, chain), "utf8").trim().split("\n").length).toBe(2);
+    expectGraphMatches(copy, gitCommits(copy).size);
+  });
+
+  it("gives git's answers with a stale graph (commits after it) and without a graph", async () => {
+    const directory = repository.directory;
+    // Commits made after the graph was written: the walk reads these from the objects.
+    for (let round = 0; round < 6; round++) {
+      repository.write("late/notes.md", `late round ${round}\n`).commit(`late change ${round} refactor`, AUTHOR);
+    }
+    const file = "late/notes.md";
+    const answers = async () => {
+      const run = gitRun(directory);
+      const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: file, max_results: 50 }));
+      const search = output<LogSearchOutput>(
+        await run.call("git_log_search", { query: "refactor", mode: "message", max_results: 200 }),
+      );
+      const contributors = output<ContributorOutput>(await run.call("git_contributor_context", { max_results: 100 }));
+      return {
+        history: history.commits.map((commit) => commit.sha),
+        search: search.commits.map((commit) => commit.sha),
+        contributors: contributors.contributors.map((contributor) => [contributor.email, contributor.commits]),
+        total: contributors.total_commits,
+      };
+    };
+    const short = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => line.slice(0, 10));
+    const stale = await answers();
+    expect(stale.history).toEqual(short(git(directory, ["log", "--format=%H", "-n", "50", "--", file])));
+    expect(stale.search).toEqual(short(git(directory, ["log", "-i", "-F", "--grep=refactor", "-n", "200", "--format=%H"])));
+    expect(stale.total).toBe(Number(git(directory, ["rev-list", "--count", "HEAD"]).trim()));
+    const store = openStore(directory);
+    const head = git(directory, ["rev-parse", "HEAD"]).trim();
+    expect(store.commitGraph()?.lookup(head)).toBeUndefined();
+    store.close();
+    // Without the graph, the same answers.
+    rmSync(path.join(directory, ".git", "objects", "info", "commit-graph"));
+    expect(await answers()).toEqual(stale);
+    // A fresh graph, the same answers again.
+    git(directory, ["commit-graph", "write", "--reachable"]);
+    expect(await answers()).toEqual(stale);
+  });
+});

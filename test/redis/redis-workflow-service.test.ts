@@ -1,0 +1,190 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { createRegistry } from "agent-tool-catalog";
+import { CONVERSATION_ID_CONTEXT_KEY, InProcessWorkflowService, workflowToolGroup } from "agent-tool-catalog/host";
+import { RedisWorkflowService } from "agent-tool-catalog/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { stepsWorkflow } from "./fixtures/steps-workflow.js";
+
+const redisCapability = capability("redis");
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/workflow-host.ts", import.meta.url));
+const LEASE_MS = 1_000;
+
+interface Host {
+  readonly child: ChildProcess;
+  readonly runId: string;
+  /** Every line the host printed after {"started"}, parsed. */
+  readonly lines: Record<string, unknown>[];
+}
+
+async function startHost(url: string, stepMs: number, steps: number): Promise<Host> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines: Record<string, unknown>[] = [];
+  const runId = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      if (typeof parsed.started === "string") resolve(parsed.started);
+      else lines.push(parsed);
+    });
+    child.once("exit", () => reject(new Error("the workflow host ended before starting a run")));
+  });
+  return { child, runId, lines };
+}
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+const agentCalls = (host: Host) => host.lines.filter((line) => typeof line.agentCall === "number").length;
+
+describe.skipIf(redisCapability.missing)(
+  redisCapability.label("RedisWorkflowService: workflow runs started in one process, awaited from another"),
+  () => {
+    let server: RedisServer;
+    let redis: Redis;
+    let service: RedisWorkflowService;
+    beforeAll(async () => {
+      server = await startRedisServer();
+      redis = new Redis(server.url);
+      // This process runs no workflow itself: its local service has a runner that must not be called.
+      const local = new InProcessWorkflowService({
+        runner: { runPrompt: () => Promise.reject(new Error("this process runs no workflow")) },
+      });
+      service = new RedisWorkflowService({ redis, local, prefix: "wf", leaseMs: LEASE_MS, pollIntervalMs: 100 });
+    });
+    afterAll(async () => {
+      service?.close();
+      redis?.disconnect();
+      await server?.stop();
+    });
+
+    it("shows progress and the result to another process, and run_workflow there waits for it", async () => {
+      const host = await startHost(server.url, 400, 3);
+      expect(await service.get(host.runId)).toMatchObject({ status: "running", workflow: "steps", ownerId: "conv-1" });
+      // Progress reaches the record with the lease renewals.
+      await expect.poll(async () => (await service.get(host.runId))?.agentCalls, { timeout: 5_000 }).toBeGreaterThan(0);
+      expect(await service.wait(host.runId, { timeoutMs: 50 })).toMatchObject({ status: "running" });
+
+      // The model-facing tool in this process picks the run up by id and waits for it.
+      const registry = createRegistry({ groups: [workflowToolGroup({ service })] });
+      const run = registry.createRun({ profile: "full", context: { [CONVERSATION_ID_CONTEXT_KEY]: "conv-1" } });
+      run.activate(["run_workflow"]);
+      const picked = await run.call("run_workflow", { resume_run_id: host.runId, timeout_seconds: 20 });
+      expect(picked).toMatchObject({ ok: true });
+      expect(picked.ok && picked.output).toMatchObject({
+        status: "completed",
+        agent_calls: 3,
+        tokens: 45,
+        result: ["done: step 1 of logs", "done: step 2 of logs", "done: step 3 of logs"],
+      });
+      // Another conversation does not see it.
+      const stranger = registry.createRun({ profile: "full", context: { [CONVERSATION_ID_CONTEXT_KEY]: "conv-2" } });
+      stranger.activate(["run_workflow"]);
+      expect(await stranger.call("run_workflow", { resume_run_id: host.runId })).toMatchObject({
+        ok: false,
+        error: { code: "unknown_workflow_run" },
+      });
+      await exited(host.child);
+      expect(host.lines.at(-1)).toEqual({ ended: "completed" });
+      expect(agentCalls(host)).toBe(3);
+      expect(await service.get("wf_unknown")).toBeUndefined();
+    }, 30_000);
+
+    it("cancels from another process: the running process stops the run", async () => {
+      const host = await startHost(server.url, 60_000, 3);
+      expect(await service.cancel(host.runId)).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
+      await exited(host.child);
+      expect(host.lines.at(-1)).toEqual({ ended: "cancelled" });
+      expect(await service.get(host.runId)).toMatchObject({ status: "cancelled" });
+    }, 30_000);
+
+    it("reports a run whose process was killed -9 as interrupted once its lease runs out; no resume where its workflow is unknown", async () => {
+      const host = await startHost(server.url, 60_000, 3);
+      host.child.kill("SIGKILL");
+      await exited(host.child);
+      // Positive control: right after the kill the lease still holds.
+      expect((await service.get(host.runId))?.status).toBe("running");
+      const ended = await service.wait(host.runId, { timeoutMs: 5_000 });
+      expect(ended).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
+      expect(ended?.finishedAt).toEqual(expect.any(Number));
+      // This process has no "steps" workflow registered: it cannot take the run over.
+      await expect(service.resume(host.runId)).rejects.toMatchObject({ code: "resume_refused" });
+      expect(await service.get(host.runId)).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
+    }, 30_000);
+
+    it("resumes a killed starter's run in another process from its checkpoint: finished agent calls replayed, one resumer runs it", async () => {
+      const host = await startHost(server.url, 300, 4);
+      // Steps 1 and 2 finished (journaled and checkpointed), step 3 in flight: kill -9 then.
+      await expect.poll(() => agentCalls(host), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      host.child.kill("SIGKILL");
+      await exited(host.child);
+      expect(agentCalls(host)).toBe(3);
+      expect(await service.wait(host.runId, { timeoutMs: 5_000 })).toMatchObject({
+        status: "failed",
+        error: { code: "workflow_interrupted" },
+      });
+
+      // Two processes' worth of services (each its own owner and runner) resume at once.
+      const prompts: string[][] = [[], []];
+      const resumers = prompts.map((seen) => {
+        const local = new InProcessWorkflowService({
+          runner: {
+            runPrompt: async ({ prompt }) => {
+              seen.push(prompt);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              return { output: `done: ${prompt}`, usage: { inputTokens: 10, outputTokens: 5 } };
+            },
+          },
+          workflows: [stepsWorkflow(4)],
+        });
+        return new RedisWorkflowService({ redis, local, prefix: "wf", leaseMs: LEASE_MS, pollIntervalMs: 100 });
+      });
+      try {
+        const resumed = await Promise.all(resumers.map((resumer) => resumer.resume(host.runId)));
+        expect(resumed.map((snapshot) => snapshot.status)).toEqual(["running", "running"]);
+        const ended = await service.wait(host.runId, { timeoutMs: 10_000 });
+        expect(ended).toMatchObject({
+          status: "completed",
+          result: ["done: step 1 of logs", "done: step 2 of logs", "done: step 3 of logs", "done: step 4 of logs"],
+        });
+        // Exactly one resumer ran it, and only the calls not journaled: step 3 (in flight at the kill) and 4.
+        const ran = prompts.filter((seen) => seen.length > 0);
+        expect(ran).toEqual([["step 3 of logs", "step 4 of logs"]]);
+        // Positive control: a completed run is not run again.
+        expect(await resumers[0]?.resume(host.runId)).toMatchObject({ status: "completed" });
+        expect(prompts.flat()).toHaveLength(2);
+      } finally {
+        for (const resumer of resumers) resumer.close();
+      }
+    }, 40_000);
+
+    it("a starter that stalled past its lease stops its copy: the run never completes after being reported failed", async () => {
+      const stepMs = 500;
+      const host = await startHost(server.url, stepMs, 4);
+      await expect.poll(() => agentCalls(host), { timeout: 5_000 }).toBe(1);
+      host.child.kill("SIGSTOP");
+      try {
+        const ended = await service.wait(host.runId, { timeoutMs: 5_000 });
+        expect(ended).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
+      } finally {
+        host.child.kill("SIGCONT");
+      }
+      await exited(host.child);
+      // The starter learnt at its next renewal that the run was no longer its to run.
+      expect(host.lines.at(-1)).toEqual({ ended: "cancelled" });
+      expect(agentCalls(host)).toBeLessThan(4);
+      // Longer than the whole run would have taken: still failed, never completed.
+      await new Promise((resolve) => setTimeout(resolve, 4 * stepMs));
+      expect(await service.get(host.runId)).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
+    }, 30_000);
+  },
+);
