@@ -36,6 +36,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   too_many_open_files: "The process has too many open files; try again later.",
   file_system_error: "The file system reported another error.",
   file_locked: "Another process holds the file's lock; try again.",
+  state_directory_unsafe: "The library's private state directory is not private; the host must fix it.",
   partially_applied: "A multi-file change stopped part way; the result says which files changed.",
   git_metadata_refused: "The path is inside git metadata (.git), which file tools do not change.",
   outside_workspace: "The path is outside the run's workspace.",

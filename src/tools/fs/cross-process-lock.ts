@@ -3,6 +3,7 @@ import { mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
 
 /**
@@ -35,11 +36,13 @@ const BREAK_LOCK_STALE_MS = 10_000;
 
 /** The directory of lock files, private to this user. Override with `AGENT_TOOL_CATALOG_LOCK_DIR`. */
 export function lockDirectory(): string {
-  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  return process.env.AGENT_TOOL_CATALOG_LOCK_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`, "locks");
+  return path.join(lockBase(), process.env.AGENT_TOOL_CATALOG_LOCK_DIR === undefined ? "locks" : "");
 }
 
-let directoryReady: Promise<unknown> | undefined;
+function lockBase(): string {
+  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
+  return process.env.AGENT_TOOL_CATALOG_LOCK_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
+}
 
 function lockFileOf(key: string): string {
   return path.join(lockDirectory(), `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.lock`);
@@ -53,8 +56,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * broken under a second, short-lived break lock, so two waiters never both break it.
  */
 async function acquireFileLock(key: string): Promise<() => Promise<void>> {
-  directoryReady ??= mkdir(lockDirectory(), { recursive: true, mode: 0o700 });
-  await directoryReady;
+  // Lock files another user could plant would block or fake locks: the directory must be ours alone.
+  await ensurePrivateDirectory(lockBase(), lockDirectory());
   const file = lockFileOf(key);
   const content = `${OWN_PROCESS}\n${key}\n`;
   const started = Date.now();

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FileScope } from "./file-scope.js";
+import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
 
 /** One file of a change in flight: where it is, and its temporary file when it is written. */
@@ -26,16 +27,25 @@ interface IntentRecord {
   readonly entries: readonly IntentEntry[];
 }
 
-/** Where intents of a workspace are logged: per user, per workspace path (give the real path). */
-export function intentDirectory(root: string): string {
+/** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
+function stateBase(): string {
   const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  const base = process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
-  return path.join(base, "intents", createHash("sha256").update(root).digest("hex").slice(0, 32));
+  return process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
 }
 
-/** The intent directory of the workspace's real path: every spelling of it (a symlink, `..`) shares one log. */
+/** Where intents of a workspace are logged: per user, per workspace path (give the real path). */
+export function intentDirectory(root: string): string {
+  return path.join(stateBase(), "intents", createHash("sha256").update(root).digest("hex").slice(0, 32));
+}
+
+/**
+ * The intent directory of the workspace's real path (every spelling of it, a symlink or `..`,
+ * shares one log), made and checked private first: logs planted by another user are never replayed.
+ */
 async function workspaceIntents(root: string): Promise<string> {
-  return intentDirectory(await realpath(root).catch(() => root));
+  const directory = intentDirectory(await realpath(root).catch(() => root));
+  await ensurePrivateDirectory(stateBase(), directory);
+  return directory;
 }
 
 async function syncPath(target: string, flags: number): Promise<void> {
