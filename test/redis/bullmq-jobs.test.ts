@@ -181,11 +181,16 @@ describe.skipIf(redisCapability.missing)(
       // Wait for one firing (the next minute boundary) plus time for any duplicate.
       await sleep(Math.max(0, firstDue - Date.now()) + 4_000);
       const firings = workersNow.flatMap((worker) => worker.firings).filter((firing) => firing.kind === "cron");
-      expect(firings, JSON.stringify({ firstDue, firings })).toHaveLength(1);
-      expect(firings[0]?.at).toBeGreaterThanOrEqual(firstDue);
-      expect(firings[0]?.at).toBeLessThan(firstDue + 3_000);
+      const context = JSON.stringify({ firstDue, firings });
+      // A slow worker start can let the minute before `firstDue` fire too (it was due while the
+      // workers came up): it counts, but each minute fires at most once.
+      const minutes = firings.map((firing) => Math.floor(firing.at / 60_000) * 60_000);
+      expect(new Set(minutes).size, context).toBe(minutes.length);
+      const due = firings.filter((firing) => firing.at >= firstDue);
+      expect(due, context).toHaveLength(1);
+      expect(due[0]?.at).toBeLessThan(firstDue + 3_000);
       const details = await scheduler.get(job.id, 5);
-      expect(details?.executions).toHaveLength(1);
+      expect(details?.executions).toHaveLength(firings.length);
       expect(details?.executions[0]).toMatchObject({ status: "succeeded", exitCode: 0 });
       const deleted = await scheduler.delete(job.id);
       expect(deleted.status).toBe("deleted");
