@@ -98,17 +98,26 @@ describe("createProcessSandbox", () => {
     expect(error.message).toContain(text);
   });
 
+  // The probe is injected, so bwrap never starts: any root-owned program stands in for it, and
+  // these tests hold on a machine without bubblewrap too.
+  const standIn = "/bin/sh";
+
   it("uses an injected probe and its reason", async () => {
     const ok = await createProcessSandbox({
       scope: "workspace",
       workspace,
       platform: "linux",
+      bubblewrapPath: standIn,
       probe: async () => ({ ok: true }),
     });
     expect(ok.kind).toBe("bubblewrap");
     const failing: SandboxProbe = async () => ({ ok: false, reason: "the probe said no." });
     expect(
-      (await unavailable(createProcessSandbox({ scope: "workspace", workspace, platform: "linux", probe: failing }))).message,
+      (
+        await unavailable(
+          createProcessSandbox({ scope: "workspace", workspace, platform: "linux", bubblewrapPath: standIn, probe: failing }),
+        )
+      ).message,
     ).toContain("the probe said no.");
   });
 
@@ -144,7 +153,8 @@ describe("cachedSandboxProbe", () => {
       calls++;
       return answer ? { ok: true } : { ok: false, reason: "not yet" };
     });
-    const options = { scope: "workspace", workspace, platform: "linux", probe } as const;
+    // bwrap never starts (the probe is injected): a root-owned stand-in, so this holds without bubblewrap.
+    const options = { scope: "workspace", workspace, platform: "linux", bubblewrapPath: "/bin/sh", probe } as const;
     await unavailable(createProcessSandbox(options));
     await unavailable(createProcessSandbox(options));
     expect(calls).toBe(2);
