@@ -145,12 +145,27 @@ export const PROCESS_TAG_VARIABLE = "AGENT_TOOL_CATALOG_PROCESS_TAG";
  * scopes end everything with their PID namespace).
  */
 function killTagged(tag: string): void {
+  // One pass can miss a child that a tagged process was forking while /proc was read (seen in CI:
+  // `setsid sh -c 'sleep …'` left its sleep behind). A killed process forks no more, so passes
+  // repeat until one finds nothing alive, with a short wait for the killed to become zombies.
+  for (let pass = 0; pass < TAG_KILL_PASSES; pass++) {
+    if (killTaggedOnce(tag) === 0) return;
+    Atomics.wait(PAUSE, 0, 0, 5);
+  }
+}
+
+const TAG_KILL_PASSES = 20;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** One pass of {@link killTagged}: how many live tagged processes it signalled. */
+function killTaggedOnce(tag: string): number {
   const needle = `${PROCESS_TAG_VARIABLE}=${tag}`;
   let entries: string[];
+  let found = 0;
   try {
     entries = readdirSync("/proc");
   } catch {
-    return;
+    return 0;
   }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
@@ -165,8 +180,10 @@ function killTagged(tag: string): void {
     if (!environment.split("\0").includes(needle)) continue;
     try {
       process.kill(pid, "SIGKILL");
+      found++;
     } catch {
       // Already gone.
     }
   }
+  return found;
 }
