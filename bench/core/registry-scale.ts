@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { type AnyToolDefinition, createRegistry, type Registry } from "../../src/index.js";
 import { loadMetatool, type MetaToolData } from "../search/metatool-data.js";
 import { syntheticCatalog } from "../search/synthetic-catalog.js";
-import { round } from "../stats.js";
+import { collectGarbage, round } from "../stats.js";
 
 /** Registration cost at one registry size. */
 export interface RegistryScaleRow {
@@ -60,14 +60,6 @@ export interface RegistryScaleResult {
   /** Largest per-tool createRegistry cost over the smallest size's. 1 is linear. */
   readonly growth: number;
   readonly loadAverage: readonly number[];
-}
-
-function collectGarbage(): boolean {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) return false;
-  gc();
-  gc();
-  return true;
 }
 
 /** Wall and CPU time (all threads: garbage collection included) of the fastest round, in ms. */

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { createRegistry, defineTool, SearchIndex } from "../../src/index.js";
 import { searchDocumentOf } from "../../src/registry/search-document.js";
-import { percentile, round } from "../stats.js";
+import { collectGarbage, percentile, round } from "../stats.js";
 import type { RetrievalDataset } from "./datasets.js";
 import type { MetaToolData } from "./metatool-data.js";
 import { syntheticCatalog } from "./synthetic-catalog.js";
@@ -33,14 +33,6 @@ export interface SearchSpeedResult {
   readonly queries: number;
   /** Shortest and longest query, in words. */
   readonly queryWords: readonly [number, number];
-}
-
-function collectGarbage(): boolean {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) return false;
-  gc();
-  gc();
-  return true;
 }
 
 /**
