@@ -36,6 +36,16 @@ describe("checkMcpInputSchema", () => {
     expect(checkMcpInputSchema(schema)).toMatch(message);
   });
 
+  it("refuses an enum too long for the validator's quadratic meta-schema check, in well under a second", () => {
+    const values = (count: number) => Array.from({ length: count }, (_, index) => `value-${index}`);
+    expect(checkMcpInputSchema({ type: "object", properties: { a: { enum: values(1_000) } } })).toBeUndefined();
+    const started = performance.now();
+    expect(checkMcpInputSchema({ type: "object", properties: { a: { enum: values(300_000) } } })).toMatch(
+      /#\/properties\/a\/enum lists 300000 values/,
+    );
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it("stops at absurd depth instead of recursing forever", () => {
     let schema: Record<string, unknown> = { type: "string" };
     for (let level = 0; level < 200; level++) schema = { type: "object", properties: { next: schema } };

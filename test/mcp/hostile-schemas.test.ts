@@ -3,7 +3,9 @@
  * backtracks exponentially. The catalog validates calls before they reach the server; if it ran
  * the server's pattern over the model's argument, ~25 characters would block the host's event
  * loop (every run of every conversation) for tens of seconds. A real stdio server; each call
- * must come back at once, and the model must still be told about the pattern.
+ * must come back at once, and the model must still be told about the pattern. The same server
+ * lists a 300,000-value enum, which the validator's meta-schema check (quadratic) would chew on
+ * for half an hour at connect.
  */
 import path from "node:path";
 import { createRegistry, type Registry } from "agent-tool-catalog";
@@ -17,11 +19,15 @@ afterEach(async () => {
   await registry.close();
 });
 
-describe("an MCP server whose schemas hold catastrophic regular expressions", () => {
+describe("an MCP server whose schemas hold catastrophic regular expressions and a giant enum", () => {
   it("never runs them on the host's thread: calls return at once, the model still sees the pattern", async () => {
     registry = createRegistry();
+    const started = performance.now();
     const handle = await connectMcpServer(registry, { name: "regex", command: process.execPath, args: [SERVER] });
-    expect(handle.status.tools.sort()).toEqual(["mcp_regex_hidden_ref", "mcp_regex_pattern", "mcp_regex_pattern_properties"]);
+    // The 300,000-value enum is refused at once (reported, not silently dropped).
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(handle.status.rejected).toMatchObject([{ mcpName: "giant_enum", reason: "invalid_input_schema" }]);
+    expect([...handle.status.tools].sort()).toEqual(["mcp_regex_hidden_ref", "mcp_regex_pattern", "mcp_regex_pattern_properties"]);
     const run = registry.createRun({ profile: "full" });
     run.activate(handle.status.tools);
     // 2^23 backtracking steps per match on the old code (about 7 s on this machine); 0 now.

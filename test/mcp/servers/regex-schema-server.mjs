@@ -1,6 +1,7 @@
 // A minimal MCP server over stdio (raw JSON-RPC, no SDK) whose tool schemas carry regular
 // expressions that backtrack exponentially: `(a+)+$` as a `pattern`, as a `patternProperties`
-// key, and reached only through a `$ref` into a keyword the catalog does not know. Its tools
+// key, and reached only through a `$ref` into a keyword the catalog does not know; and an enum
+// of 300,000 values. Its tools
 // answer with the arguments they got, so a test sees what reached the server.
 import { createInterface } from "node:readline";
 
@@ -24,6 +25,12 @@ const TOOLS = [
       properties: { text: { $ref: "#/x-shapes/slow" } },
       "x-shapes": { slow: { type: "string", pattern: EVIL } },
     },
+  },
+  {
+    // 300,000 values (4.5 MB): a meta-schema check quadratic in its length would block for minutes.
+    name: "giant_enum",
+    description: "An enum far too long.",
+    inputSchema: { type: "object", properties: { a: { enum: Array.from({ length: 300_000 }, (_, i) => `value-${i}`) } } },
   },
 ];
 
