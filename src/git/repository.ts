@@ -68,11 +68,18 @@ export class GitRepository {
     if (readSync === undefined || this.shallow.size > 0) return undefined;
     const data = store.commitGraph?.()?.lookup(oid);
     if (data === undefined) return undefined;
-    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, (id) => {
-      const object = readSync(id);
-      if (object.type !== "commit") throw new MissingObjectError(id);
-      return parseCommit(id, object.content);
-    });
+    const commit = new GraphCommit(
+      oid,
+      data.tree,
+      data.parents,
+      data.time,
+      (id) => {
+        const object = readSync(id);
+        if (object.type !== "commit") throw new MissingObjectError(id);
+        return parseCommit(id, object.content);
+      },
+      data.position,
+    );
     this.caches.commits.set(oid, commit);
     return commit;
   }
@@ -148,6 +155,17 @@ export class GitRepository {
       b = r >= 0 && right.isDirectory(r) ? right.oidAt(r) : undefined;
     }
     return false;
+  }
+
+  /**
+   * True when the commit-graph's changed-path Bloom filter says `commit` certainly did not change
+   * `path` against its first parent (so its trees need not be read); false when it may have, or
+   * when there is no filter to ask. git's `log -- <path>` and `blame` ask the same filters.
+   */
+  unchangedByFilter(commit: CommitRecord, path: string): boolean {
+    if (!(commit instanceof GraphCommit) || commit.graphPosition < 0 || path === "") return false;
+    const graph = this.caches.store.commitGraph?.();
+    return graph !== undefined && !graph.pathMayHaveChanged(commit.graphPosition, path);
   }
 
   /** True when a shallow clone cut this commit's parents off. */

@@ -100,6 +100,11 @@ function settle(blame: Blame, suspect: Suspect, lines: readonly TrackedLine[]): 
 
 async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
   const found: Origin[] = [];
+  const first = suspect.commit.parents[0];
+  // The commit-graph's Bloom filter says the first parent has the same file: it takes every line, unread (as git blame asks it).
+  if (first !== undefined && blame.repository.unchangedByFilter(suspect.commit, suspect.path)) {
+    return [{ parent: await requireCommit(blame.repository, first), path: suspect.path, blob: suspect.blob }];
+  }
   for (const [index, parentId] of suspect.commit.parents.entries()) {
     const parent = await requireCommit(blame.repository, parentId);
     const origin = await originIn(blame.repository, suspect.commit, parent, index, suspect.path);
