@@ -1,3 +1,5 @@
+import { compareRest } from "./pack-index.js";
+
 /** What the commit-graph knows of one commit: enough to walk history without inflating it. */
 export interface GraphCommitData {
   /** Its root tree. */
@@ -162,10 +164,7 @@ export class CommitGraph {
       const middle = (low + high) >>> 1;
       const probe = heads[middle] ?? 0;
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) {
-        const at = layer.namesAt + middle * HASH;
-        order = data.compare(raw, 0, HASH, at, at + HASH);
-      }
+      if (order === 0) order = compareRest(raw, data, layer.namesAt + middle * HASH);
       if (order === 0) return middle;
       if (order < 0) low = middle + 1;
       else high = middle - 1;
