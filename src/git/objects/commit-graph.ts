@@ -1,3 +1,4 @@
+import { writeObjectId } from "./hex.js";
 import { compareRest } from "./pack-index.js";
 
 /** What the commit-graph knows of one commit: enough to walk history without inflating it. */
@@ -187,7 +188,7 @@ export class CommitGraph {
   /** What the graph says of commit `oid`, or `undefined` when it is not in the graph. */
   lookup(oid: string): GraphCommitData | undefined {
     const raw = this.raw;
-    raw.write(oid, "hex");
+    if (!writeObjectId(oid, raw)) return undefined;
     for (let index = this.layers.length - 1; index >= 0; index--) {
       const layer = this.layers[index] as GraphLayer;
       const local = this.position(layer, raw);
