@@ -6,6 +6,8 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
+import { inParallel } from "./in-parallel.js";
+import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { LinkOnTheWay, openVerifiedDirectory } from "./verified-directory.js";
 
@@ -128,9 +130,128 @@ export function createConfinedFileScope(workspace: string): FileScope {
     throw linkError(new LinkOnTheWay(segments.at(-1) ?? requested), requested);
   }
 
+  /**
+   * `openParent` of many paths, walking each directory holding two or more of them once. The
+   * shared walk makes the same checks for each path (git state at every depth, the directories
+   * `.git` files point at, a final symlink); anything unusual on the way (a symlink, a git
+   * directory, an error) sends that directory's paths to `openParent` one by one, which then gives
+   * exactly its answer.
+   */
+  async function openParents(requests: readonly string[], options: OpenParentOptions = {}): Promise<OpenedParent[]> {
+    const { create = false, follow = true, mutate = true } = options;
+    const oneByOne = (indexes: readonly number[]) =>
+      openParentsOneByOne(
+        indexes.map((index) => requests[index] as string),
+        (requested) => openParent(requested, options),
+      ).then((opened) => {
+        for (const [position, index] of indexes.entries()) results[index] = opened[position] as OpenedParent;
+      });
+    const results: OpenedParent[] = requests.map(() => ({ ok: false, error: new Error("not opened") }));
+    let rootReal: string;
+    try {
+      rootReal = await realWorkspaceRoot(root);
+    } catch {
+      await oneByOne(requests.map((_, index) => index));
+      return results;
+    }
+    const groups = new Map<string, { index: number; segments: string[] }[]>();
+    const alone: number[] = [];
+    for (const [index, requested] of requests.entries()) {
+      const segments = await lexicalSegments(rootReal, requested).catch(() => undefined);
+      if (segments === undefined || segments.length === 0 || (mutate && touchesGitState(segments))) {
+        alone.push(index);
+        continue;
+      }
+      const key = segments.slice(0, -1).join("/");
+      const group = groups.get(key) ?? [];
+      group.push({ index, segments });
+      groups.set(key, group);
+    }
+    for (const [key, members] of groups) {
+      if (members.length === 1) {
+        alone.push((members[0] as { index: number }).index);
+        groups.delete(key);
+      }
+    }
+    await Promise.all([
+      oneByOne(alone),
+      inParallel([...groups.values()], async (members) => {
+        const slow = await openGroup(rootReal, members, create, follow, mutate, requests, results);
+        await oneByOne(slow);
+      }),
+    ]);
+    return results;
+  }
+
+  /**
+   * One walk for paths in the same directory. Returns the indexes to open one by one instead
+   * (all of them when the walk met anything but plain directories).
+   */
+  async function openGroup(
+    rootReal: string,
+    members: readonly { index: number; segments: string[] }[],
+    create: boolean,
+    follow: boolean,
+    mutate: boolean,
+    requests: readonly string[],
+    results: OpenedParent[],
+  ): Promise<number[]> {
+    const everyone = members.map((member) => member.index);
+    const directorySegments = (members[0] as { segments: string[] }).segments.slice(0, -1);
+    const pointedAt: string[] = [];
+    const unusual = new Error("unusual directory");
+    const visit = mutate
+      ? async (at: (entry: string) => string, depth: number, directoryPath: string) => {
+          const flagged = members.some((member) => {
+            const inside = member.segments.slice(depth);
+            return inside[0]?.toLowerCase() === "head" || protectedInGitDirectory(inside);
+          });
+          // A git directory on the way: each path gets openParent's own walk and answer.
+          if (flagged && (await hasGitHead(at))) throw unusual;
+          pointedAt.push(...(await gitFileTargets(directoryPath, at)));
+        }
+      : undefined;
+    let directory: Awaited<ReturnType<typeof openVerifiedDirectory>>;
+    try {
+      directory = await openVerifiedDirectory(rootReal, directorySegments, {
+        create,
+        checkInside: (real) => {
+          if (!isInsideDirectory(rootReal, real)) throw unusual;
+        },
+        ...(visit === undefined ? {} : { visit }),
+      });
+    } catch {
+      return everyone;
+    }
+    const slow: number[] = [];
+    const kept: { index: number; name: string }[] = [];
+    await inParallel(members, async ({ index, segments }) => {
+      const name = segments.at(-1) as string;
+      const target = path.join(rootReal, ...segments);
+      const refused = pointedAt.some(
+        (gitDirectory) =>
+          isInsideDirectory(gitDirectory, target) && protectedInGitDirectory(segments.slice(segmentsOf(rootReal, gitDirectory))),
+      );
+      if (refused) results[index] = { ok: false, error: gitStateRefused(requests[index] as string) };
+      else if (follow && (await lstat(directory.at(name)).catch(() => undefined))?.isSymbolicLink() === true) slow.push(index);
+      else kept.push({ index, name });
+    });
+    if (kept.length === 0) {
+      await directory.close();
+      return slow;
+    }
+    const shared = shareDirectory(
+      directory,
+      kept.map((entry) => entry.name),
+    );
+    for (const [position, { index }] of kept.entries()) results[index] = { ok: true, parent: shared[position] as ParentEntry };
+    return slow;
+  }
+
   return scopeFromLocator({
     root,
     confined: true,
+    openParents,
     display,
     resolve: (requested, intent) => resolveInWorkspace(root, requested, intent),
     openParent,
