@@ -74,16 +74,16 @@ export async function readManyOf(
 
 /**
  * One verified directory shared by the entries `names`: each entry's `close` releases its share,
- * and the handle is closed with the last. The directories the walk made are reported once (on the
- * first entry), so a rollback removes them once.
+ * and the handle is closed with the last.
  */
 export function shareDirectory(directory: VerifiedDirectory, names: readonly string[]): ParentEntry[] {
   let open = names.length;
-  return names.map((name, index) => {
+  return names.map((name) => {
     let closed = false;
     return {
       realPath: directory.realPath,
-      created: index === 0 ? directory.created : [],
+      // Every sharer names the made directories: a rollback in any order removes them once empty.
+      created: directory.created,
       at: (entry: string) => directory.at(entry),
       sync: () => directory.sync(),
       close: async () => {
