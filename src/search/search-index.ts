@@ -1,4 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
+import { forEachAsciiWord, WordTable } from "./ascii-words.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
@@ -103,6 +104,15 @@ export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> =
 });
 const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
 const FIELD_COUNT = FIELDS.length;
+const NAME = 0;
+const SERVER = 1;
+const TITLE = 2;
+const TAGS = 3;
+const DESCRIPTION = 4;
+const PARAMETERS = 5;
+/** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
+const WORD_CACHE_LIMIT = 200_000;
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
 const MIN_COMPOUND = 6;
 const MIN_PART = 3;
@@ -168,6 +178,15 @@ export class SearchIndex {
   private seenIn = new Int32Array(0);
   private seenAt = new Int32Array(0);
   private stamp = 0;
+  /** Distinct terms of the document being added so far, and terms of its current field. */
+  private distinct = 0;
+  private fieldTerms = 0;
+  /** The text being scanned, its field, and whether its stop words count (names: yes). */
+  private scanText = "";
+  private scanField = 0;
+  private scanKeepStopWords = false;
+  /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
+  private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
@@ -214,41 +233,31 @@ export class SearchIndex {
   set(document: SearchDocument): void {
     const key = document.id ?? document.name;
     this.delete(key);
-    const words = tokenizeDocument(document);
     const slot = this.freeSlots.pop() ?? this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
     // A new stamp marks every term id unseen for this document, without clearing anything.
-    const stamp = ++this.stamp;
-    let distinct = 0;
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const terms = words[FIELDS[f] as SearchField];
-      this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
-      this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
-      for (const term of terms) {
-        const id = this.termId(term);
-        this.steps++;
-        let at: number;
-        if (this.seenIn[id] === stamp) at = this.seenAt[id] as number;
-        else {
-          at = distinct++;
-          this.seenIn[id] = stamp;
-          this.seenAt[id] = at;
-          if (at === this.scratchTerms.length) {
-            const grownTerms = new Int32Array(at * 2);
-            grownTerms.set(this.scratchTerms);
-            this.scratchTerms = grownTerms;
-            const grown = new Uint8Array(at * 2 * FIELD_COUNT);
-            grown.set(this.scratchCounts);
-            this.scratchCounts = grown;
-          }
-          this.scratchTerms[at] = id;
-          this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
-        }
-        const cell = at * FIELD_COUNT + f;
-        if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
-      }
+    this.stamp++;
+    this.distinct = 0;
+    const server = serverOf(document);
+    this.addField(slot, NAME, [ownName(document.name, server)], true);
+    this.addField(slot, SERVER, server === undefined ? [] : [server], true);
+    this.addField(slot, TITLE, document.title === undefined ? [] : [document.title], true);
+    this.addField(
+      slot,
+      TAGS,
+      (document.tags ?? []).filter((tag) => !tag.startsWith(SERVER_TAG)),
+      true,
+    );
+    this.addField(slot, DESCRIPTION, [document.description], false);
+    const parameters = document.parameters ?? [];
+    this.fieldTerms = 0;
+    for (const parameter of parameters) {
+      this.addText(parameter.name, PARAMETERS, true);
+      if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
     }
+    this.closeField(slot, PARAMETERS);
+    const distinct = this.distinct;
     const start = this.reserveArena(distinct);
     const terms = this.arenaTerms;
     const positions = this.arenaPositions;
@@ -259,6 +268,74 @@ export class SearchIndex {
     }
     this.termStart[slot] = start;
     this.termCount[slot] = distinct;
+  }
+
+  /** Counts the terms of `texts` in field `f` of the document being added. */
+  private addField(slot: number, f: number, texts: readonly string[], keepStopWords: boolean): void {
+    this.fieldTerms = 0;
+    for (const text of texts) this.addText(text, f, keepStopWords);
+    this.closeField(slot, f);
+  }
+
+  private closeField(slot: number, f: number): void {
+    this.fieldLengths[slot * FIELD_COUNT + f] = this.fieldTerms;
+    this.fieldTotals[f] = (this.fieldTotals[f] as number) + this.fieldTerms;
+  }
+
+  /**
+   * The terms of one text, as `tokenize` gives them, counted into the scratch. ASCII text (nearly
+   * every catalog) is scanned in place and each word looked up once in `wordTerms` (surface form to
+   * term id): no lower-cased copy, no array of words, no separate stem and term look-ups.
+   */
+  private addText(text: string, f: number, keepStopWords: boolean): void {
+    if (NON_ASCII.test(text)) {
+      for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+      return;
+    }
+    this.scanText = text;
+    this.scanField = f;
+    this.scanKeepStopWords = keepStopWords;
+    forEachAsciiWord(text, this.visitWord);
+    this.scanText = "";
+  }
+
+  /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
+  private readonly visitWord = (start: number, end: number, hash: number): void => {
+    let coded = this.wordTerms.get(this.scanText, start, end, hash);
+    if (coded === undefined) {
+      const lower = this.scanText.slice(start, end).toLowerCase();
+      const id = this.termId(stemWord(lower));
+      // A stop word is coded negative: kept in names, dropped from descriptions.
+      coded = isStopWord(lower) ? -1 - id : id;
+      this.wordTerms.set(lower, hash, coded);
+    }
+    if (coded >= 0) this.count(coded, this.scanField);
+    else if (this.scanKeepStopWords) this.count(-1 - coded, this.scanField);
+  };
+
+  /** One occurrence of term `id` in field `f` of the document being added. */
+  private count(id: number, f: number): void {
+    this.steps++;
+    this.fieldTerms++;
+    let at: number;
+    if (this.seenIn[id] === this.stamp) at = this.seenAt[id] as number;
+    else {
+      at = this.distinct++;
+      this.seenIn[id] = this.stamp;
+      this.seenAt[id] = at;
+      if (at === this.scratchTerms.length) {
+        const grownTerms = new Int32Array(at * 2);
+        grownTerms.set(this.scratchTerms);
+        this.scratchTerms = grownTerms;
+        const grown = new Uint8Array(at * 2 * FIELD_COUNT);
+        grown.set(this.scratchCounts);
+        this.scratchCounts = grown;
+      }
+      this.scratchTerms[at] = id;
+      this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
+    }
+    const cell = at * FIELD_COUNT + f;
+    if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
   }
 
   /**
@@ -633,18 +710,4 @@ function ownName(name: string, server: string | undefined): string {
     if (name.startsWith(prefix) && name.length > prefix.length) return name.slice(prefix.length);
   }
   return name;
-}
-
-function tokenizeDocument(document: SearchDocument): Record<SearchField, string[]> {
-  const parameters = document.parameters ?? [];
-  const server = serverOf(document);
-  const words = (text: string) => tokenize(text.replace(/[_.:/-]+/g, " "), { keepStopWords: true });
-  return {
-    name: words(ownName(document.name, server)),
-    server: server === undefined ? [] : words(server),
-    title: document.title === undefined ? [] : tokenize(document.title, { keepStopWords: true }),
-    tags: (document.tags ?? []).filter((tag) => !tag.startsWith(SERVER_TAG)).flatMap(words),
-    description: tokenize(document.description),
-    parameters: parameters.flatMap((parameter) => [...words(parameter.name), ...tokenize(parameter.description ?? "")]),
-  };
 }
