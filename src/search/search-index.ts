@@ -240,19 +240,19 @@ export class SearchIndex {
     this.stamp++;
     this.distinct = 0;
     const server = serverOf(document);
-    this.addField(slot, NAME, [ownName(document.name, server)], true);
-    this.addField(slot, SERVER, server === undefined ? [] : [server], true);
-    this.addField(slot, TITLE, document.title === undefined ? [] : [document.title], true);
-    this.addField(
-      slot,
-      TAGS,
-      (document.tags ?? []).filter((tag) => !tag.startsWith(SERVER_TAG)),
-      true,
-    );
-    this.addField(slot, DESCRIPTION, [document.description], false);
-    const parameters = document.parameters ?? [];
+    // One field at a time: `fieldTerms` counts the field's terms (its length).
     this.fieldTerms = 0;
-    for (const parameter of parameters) {
+    this.addText(ownName(document.name, server), NAME, true);
+    this.closeField(slot, NAME);
+    if (server !== undefined) this.addText(server, SERVER, true);
+    this.closeField(slot, SERVER);
+    if (document.title !== undefined) this.addText(document.title, TITLE, true);
+    this.closeField(slot, TITLE);
+    for (const tag of document.tags ?? []) if (!tag.startsWith(SERVER_TAG)) this.addText(tag, TAGS, true);
+    this.closeField(slot, TAGS);
+    this.addText(document.description, DESCRIPTION, false);
+    this.closeField(slot, DESCRIPTION);
+    for (const parameter of document.parameters ?? []) {
       this.addText(parameter.name, PARAMETERS, true);
       if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
     }
@@ -270,16 +270,11 @@ export class SearchIndex {
     this.termCount[slot] = distinct;
   }
 
-  /** Counts the terms of `texts` in field `f` of the document being added. */
-  private addField(slot: number, f: number, texts: readonly string[], keepStopWords: boolean): void {
-    this.fieldTerms = 0;
-    for (const text of texts) this.addText(text, f, keepStopWords);
-    this.closeField(slot, f);
-  }
-
+  /** Ends field `f` of the document being added: its length is the terms counted since the last field. */
   private closeField(slot: number, f: number): void {
     this.fieldLengths[slot * FIELD_COUNT + f] = this.fieldTerms;
     this.fieldTotals[f] = (this.fieldTotals[f] as number) + this.fieldTerms;
+    this.fieldTerms = 0;
   }
 
   /**
