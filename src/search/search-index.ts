@@ -119,6 +119,12 @@ const MIN_PART = 3;
 /** Longer words are not split: real compounds of two name words are short, and each try stems. */
 const MAX_COMPOUND = 32;
 const MAX_TF = 255;
+/**
+ * A posting is walked rather than looked up in each remaining candidate's term list when it is
+ * shorter than this many times the candidates (a term list is a short sequential scan; a posting
+ * walk touches scattered scores).
+ */
+const LOOKUP_COST = 8;
 const SERVER_TAG = "mcp_server:";
 
 /**
@@ -195,10 +201,17 @@ export class SearchIndex {
   /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
   private postingWeights: Float32Array[] = [];
   private postingLengths: number[] = [];
+  /**
+   * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
+   * additions, left as is by removals). Searches bound what a term can add to a score with it.
+   */
+  private postingMax: number[] = [];
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency: number[] = [];
   private scores = new Float64Array(0);
   private readonly touched: number[] = [];
+  /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
+  private postingsSkipped = 0;
 
   constructor(options: SearchIndexOptions = {}) {
     const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
@@ -416,34 +429,80 @@ export class SearchIndex {
     touched.length = 0;
     const scores = this.scores;
     this.refreshIfDrifted(count);
-    // Rarest terms first. Once the k-th best score so far beats what all the remaining terms
+    // Rarest terms first. What a term can add is bounded by its weight times its largest posting
+    // weight. Once the k-th best score so far beats what all the remaining terms
     // together could add, no untouched tool can reach the top k: the remaining (common, long)
-    // terms then only update tools already touched.
+    // terms then only update tools already touched (MaxScore). From then on, a touched tool whose
+    // score plus what the remaining terms could add stays below the k-th best is dropped, and
+    // while few tools remain, a long posting is not walked: each remaining tool's own term list
+    // says whether it has the term and where its weight is. Scores are summed in the same term
+    // order either way, so the ranking is the exhaustive one to the last bit.
     const weighted = this.queryTerms(query);
     const terms = [...weighted.keys()].sort((a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number));
     const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number) * (weighted.get(id) as number));
-    let rest = idfs.reduce((sum, idf) => sum + idf, 0);
+    // The most each term can add to a score: its weight times its largest posting weight.
+    const bounds = terms.map((id, i) => (idfs[i] as number) * (this.postingMax[id] as number));
+    let rest = bounds.reduce((sum, bound) => sum + bound, 0);
     let open = true;
-    // Checking costs a pass over the touched tools: only when the remaining bound halved since the last check.
+    /** Once closed: the touched tools that may still reach the top k. */
+    let live: number[] | undefined;
+    // Checking costs a pass over the candidates: only when the remaining bound halved since the
+    // last check, or (once closed) when the next posting is longer than the candidates.
     let checkBelow = rest / 2;
     for (let i = 0; i < terms.length; i++) {
-      if (open && rest <= checkBelow && touched.length >= limit) {
-        if (this.kthBest(touched, limit, accept) > rest) open = false;
+      const id = terms[i] as number;
+      const length = this.postingLengths[id] as number;
+      const candidates = live ?? touched;
+      if (candidates.length >= limit && (rest <= checkBelow || (!open && candidates.length < length))) {
+        const kth = this.kthBest(candidates, limit, accept);
+        if (open && kth > rest * (1 + 1e-9) + 1e-9) open = false;
+        if (!open) live = this.survivors(candidates, kth, rest);
         checkBelow = rest / 2;
       }
-      this.accumulate(terms[i] as number, idfs[i] as number, touched, open);
-      rest -= idfs[i] as number;
+      if (live !== undefined && live.length * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number, live);
+      else this.accumulate(id, idfs[i] as number, touched, open);
+      rest -= bounds[i] as number;
     }
     const keys = this.keys;
     const top = new TopK(limit);
-    for (const slot of touched) {
+    for (const slot of live ?? touched) {
       const score = scores[slot] as number;
-      scores[slot] = 0;
       const name = keys[slot] as string;
       // The filter (a run's visibility rules) runs only for candidates that would make the top k.
       if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
+    for (const slot of touched) scores[slot] = 0;
     return top.sorted();
+  }
+
+  /**
+   * The candidates whose score plus `rest` (the most the remaining terms can add) reaches `kth`
+   * (a lower bound of the final k-th best score). The margin covers rounding: a tool is dropped
+   * only when it is below the bound by far more than any rounding of the sums.
+   */
+  private survivors(candidates: readonly number[], kth: number, rest: number): number[] {
+    const scores = this.scores;
+    const bound = kth - rest * (1 + 1e-9) - 1e-9;
+    const out: number[] = [];
+    for (const slot of candidates) if ((scores[slot] as number) >= bound) out.push(slot);
+    return out;
+  }
+
+  /** Adds term `id` to the scores of `live` tools by looking it up in each one's own term list. */
+  private accumulateLive(id: number, idf: number, live: readonly number[]): void {
+    this.postingsSkipped++;
+    const scores = this.scores;
+    const weights = this.postingWeights[id] as Float32Array;
+    const arenaTerms = this.arenaTerms;
+    for (const slot of live) {
+      const start = this.termStart[slot] as number;
+      const end = start + (this.termCount[slot] as number);
+      for (let k = start; k < end; k++) {
+        if (arenaTerms[k] !== id) continue;
+        scores[slot] = (scores[slot] as number) + idf * (weights[this.arenaPositions[k] as number] as number);
+        break;
+      }
+    }
   }
 
   /**
@@ -525,7 +584,12 @@ export class SearchIndex {
       const counts = this.postingCounts[id] as Uint8Array;
       const weights = this.postingWeights[id] as Float32Array;
       const length = this.postingLengths[id] as number;
-      for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+      let max = 0;
+      for (let i = 0; i < length; i++) {
+        weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+        max = Math.max(max, weights[i] as number);
+      }
+      this.postingMax[id] = max;
       this.steps += length;
     }
     this.weightsCurrent = true;
@@ -593,6 +657,7 @@ export class SearchIndex {
       this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
       this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
+      this.postingMax.push(0);
       this.nameFrequency.push(0);
       if (id === this.seenIn.length) {
         const capacity = Math.max(1024, id * 2);
@@ -631,7 +696,10 @@ export class SearchIndex {
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
     // Before the first search (a bulk load) the weight waits for the averages of that search.
-    if (this.weightsCurrent) weights[length] = this.weightOf(slot, counts, at);
+    if (this.weightsCurrent) {
+      weights[length] = this.weightOf(slot, counts, at);
+      this.postingMax[id] = Math.max(this.postingMax[id] as number, weights[length] as number);
+    }
     this.postingLengths[id] = length + 1;
     return length;
   }
