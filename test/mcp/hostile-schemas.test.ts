@@ -27,7 +27,11 @@ describe("an MCP server whose schemas hold catastrophic regular expressions and 
     // The 300,000-value enum is refused at once (reported, not silently dropped).
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(handle.status.rejected).toMatchObject([{ mcpName: "giant_enum", reason: "invalid_input_schema" }]);
-    expect([...handle.status.tools].sort()).toEqual(["mcp_regex_hidden_ref", "mcp_regex_pattern", "mcp_regex_pattern_properties"]);
+    expect([...handle.status.tools].sort()).toEqual([
+      "mcp_regex_hidden_ref",
+      "mcp_regex_pattern",
+      "mcp_regex_pattern_properties",
+    ]);
     const run = registry.createRun({ profile: "full" });
     run.activate(handle.status.tools);
     // 2^23 backtracking steps per match on the old code (about 7 s on this machine); 0 now.
