@@ -53,7 +53,7 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       ),
     };
   }
-  if (context.connectionLost || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+  if (context.connectionLost || isLocalSdkError(error, ErrorCode.ConnectionClosed, "Connection closed")) {
     return {
       suspect: true,
       error: new ToolError(
@@ -63,7 +63,7 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       ),
     };
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isLocalSdkError(error, ErrorCode.RequestTimeout, "Request timed out")) {
     return {
       suspect: true,
       error: new ToolError(
@@ -100,6 +100,16 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       cause: error,
     }),
   };
+}
+
+/**
+ * Whether `error` is one the SDK made itself (the connection closed, our timeout ran out), not an
+ * error response of the server that happens to use the same code: -32000 and -32001 open the
+ * JSON-RPC range servers use for their own errors, and a server answering -32000 must get
+ * `mcp_server_error`, not "closed the connection" (with a health check of a healthy server).
+ */
+function isLocalSdkError(error: unknown, code: ErrorCode, text: string): boolean {
+  return error instanceof McpError && error.code === code && error.message === `MCP error ${code}: ${text}`;
 }
 
 /** The error for a server that could not be (re)started for a call. */

@@ -28,6 +28,7 @@ describe("an MCP server whose schemas hold catastrophic regular expressions and 
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(handle.status.rejected).toMatchObject([{ mcpName: "giant_enum", reason: "invalid_input_schema" }]);
     expect([...handle.status.tools].sort()).toEqual([
+      "mcp_regex_fails",
       "mcp_regex_hidden_ref",
       "mcp_regex_pattern",
       "mcp_regex_pattern_properties",
@@ -53,5 +54,19 @@ describe("an MCP server whose schemas hold catastrophic regular expressions and 
     // What the model is sent still names the pattern.
     const definition = run.definitions().find((tool) => tool.name === "mcp_regex_pattern");
     expect(JSON.stringify(definition?.inputSchema)).toContain("(a+)+$");
+  }, 20_000);
+
+  it("reports a server's own -32000 / -32001 errors as mcp_server_error, not a closed connection or a timeout", async () => {
+    registry = createRegistry();
+    const handle = await connectMcpServer(registry, { name: "regex", command: process.execPath, args: [SERVER] });
+    const run = registry.createRun({ profile: "full" });
+    run.activate(["mcp_regex_fails"]);
+    for (const code of [-32000, -32001, -32050]) {
+      const result = await run.call("mcp_regex_fails", { code });
+      expect(result).toMatchObject({ ok: false, error: { code: "mcp_server_error" } });
+      expect(result.ok ? "" : result.error.message).toContain(`the server's own failure ${code}`);
+    }
+    // A real loss of the connection is still mcp_server_closed: test/mcp/stdio-lifecycle.test.ts.
+    expect(handle.status.rejected).toHaveLength(1);
   }, 20_000);
 });

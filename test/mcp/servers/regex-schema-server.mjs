@@ -1,7 +1,7 @@
 // A minimal MCP server over stdio (raw JSON-RPC, no SDK) whose tool schemas carry regular
 // expressions that backtrack exponentially: `(a+)+$` as a `pattern`, as a `patternProperties`
 // key, and reached only through a `$ref` into a keyword the catalog does not know; and an enum
-// of 300,000 values. Its tools
+// of 300,000 values; and a tool that fails with JSON-RPC error codes -32000 / -32001. Its tools
 // answer with the arguments they got, so a test sees what reached the server.
 import { createInterface } from "node:readline";
 
@@ -27,6 +27,11 @@ const TOOLS = [
     },
   },
   {
+    name: "fails",
+    description: "Answers with a JSON-RPC error of the code it is given.",
+    inputSchema: { type: "object", properties: { code: { type: "integer" } } },
+  },
+  {
     // 300,000 values (4.5 MB): a meta-schema check quadratic in its length would block for minutes.
     name: "giant_enum",
     description: "An enum far too long.",
@@ -50,6 +55,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     });
   } else if (message.method === "tools/list") {
     send({ jsonrpc: "2.0", id: message.id, result: { tools: TOOLS } });
+  } else if (message.method === "tools/call" && message.params.name === "fails") {
+    // JSON-RPC errors in the range servers use for their own: the SDK uses the same two codes locally.
+    const code = message.params.arguments?.code ?? -32000;
+    send({ jsonrpc: "2.0", id: message.id, error: { code, message: `the server's own failure ${code}` } });
   } else if (message.method === "tools/call") {
     const text = `${message.params.name} got ${JSON.stringify(message.params.arguments)}`;
     send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text }] } });
