@@ -2,8 +2,11 @@
  * Approvals over HTTP: a run with `approval: "destructive"` waits on the registry's broker, and a
  * UI or a person answers through `POST /runs/:id/approve` and `POST /runs/:id/deny`.
  *   GET  /runs/:id/approvals                          -> pending requests of the run
- *   POST /runs/:id/approve  {"approval_id"?: string}  -> approves (the only pending one if no id)
- *   POST /runs/:id/deny     {"approval_id"?: string, "reason"?: string}
+ *   POST /runs/:id/approve  {"approval_id": string}   -> approves that request (the id is required)
+ *   POST /runs/:id/deny     {"approval_id"?: string, "reason"?: string} -> denies (the only pending one if no id)
+ * Approving needs the id of the request the person saw: a request withdrawn meanwhile (its call
+ * aborted or timed out) and replaced by another call must not be approved in its place. Denying
+ * without an id stays allowed, since denying the wrong request only refuses a call.
  * Run the demo (one call approved, one denied, over HTTP):
  *   npx tsx examples/approval-http-server.ts
  */
@@ -36,12 +39,18 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   return value as Record<string, unknown>;
 }
 
-/** Picks the request a call means: the given id (which must belong to the run), or the run's only pending one. */
+/**
+ * Picks the request a call means: the given id (which must belong to the run), or for a denial
+ * the run's only pending one. An approval always names its request.
+ */
 async function pickRequest(
   broker: ApprovalBroker,
   runId: string,
   id: unknown,
+  action: "approve" | "deny",
 ): Promise<{ id: string } | { error: string; status: number }> {
+  if (id === undefined && action === "approve")
+    return { status: 400, error: "approval_id is required: approve the request that was shown, by its id" };
   const pending = await broker.pending({ runId });
   if (id !== undefined) {
     if (typeof id !== "string") return { status: 400, error: "approval_id must be a string" };
@@ -72,8 +81,11 @@ async function handle(broker: ApprovalBroker, request: IncomingMessage, response
   } catch (error) {
     return send(response, 400, { error: { code: "invalid_body", message: (error as Error).message } });
   }
-  const picked = await pickRequest(broker, runId, body.approval_id);
-  if ("error" in picked) return send(response, picked.status, { error: { code: "no_such_approval", message: picked.error } });
+  const picked = await pickRequest(broker, runId, body.approval_id, action);
+  if ("error" in picked) {
+    const code = picked.status === 400 ? "invalid_body" : "no_such_approval";
+    return send(response, picked.status, { error: { code, message: picked.error } });
+  }
   if (body.reason !== undefined && typeof body.reason !== "string") {
     return send(response, 400, { error: { code: "invalid_body", message: "reason must be a string" } });
   }
@@ -135,9 +147,10 @@ export async function main(log: (line: string) => void = console.log): Promise<{
       });
       const call = run.call("delete_note", { title });
       await waiting;
-      const pending = (await (await fetch(`${base}/approvals`)).json()) as { approvals: { toolName: string }[] };
+      const pending = (await (await fetch(`${base}/approvals`)).json()) as { approvals: { id: string; toolName: string }[] };
       log(`GET  /approvals -> ${pending.approvals.map((request) => request.toolName).join(", ")} waiting`);
-      const body = decision === "deny" ? { reason: "keep my taxes" } : {};
+      const shown = pending.approvals[0]?.id;
+      const body = decision === "deny" ? { reason: "keep my taxes" } : { approval_id: shown };
       const answer = await fetch(`${base}/${decision}`, { method: "POST", body: JSON.stringify(body) });
       log(`POST /${decision} -> ${answer.status} ${JSON.stringify(await answer.json())}`);
       const result = await call;

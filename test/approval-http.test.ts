@@ -47,7 +47,13 @@ describe("approvals over HTTP on 127.0.0.1", () => {
 
     const approvedCall = run.call("write", { path: "a.txt", content: "hi" });
     const [pending] = await waitForPending(get, "run-1", 1);
-    expect(await post("/runs/run-1/approve", {})).toEqual({ status: 200, body: { id: pending?.id, decision: "approved" } });
+    // Without the id of the request that was shown, nothing is approved.
+    expect(await post("/runs/run-1/approve", {})).toMatchObject({ status: 400, body: { error: { code: "invalid_body" } } });
+    expect(await registry.approvals.pending({ runId: "run-1" })).toHaveLength(1);
+    expect(await post("/runs/run-1/approve", { approval_id: pending?.id })).toEqual({
+      status: 200,
+      body: { id: pending?.id, decision: "approved" },
+    });
     expect(await approvedCall).toMatchObject({ ok: true, output: { path: "a.txt", bytes: 2 } });
 
     const deniedCall = run.call("write", { path: "b.txt", content: "no" });
@@ -63,14 +69,32 @@ describe("approvals over HTTP on 127.0.0.1", () => {
   it("answers bad requests with structured errors", async () => {
     const { registry, post, get } = await start();
     const run = registry.createRun({ runId: "run-2", permissions: { approval: "all" } });
-    expect((await post("/runs/run-2/approve")).status).toBe(404);
+    expect((await post("/runs/run-2/approve")).status).toBe(400);
+    expect((await post("/runs/run-2/deny", {})).status).toBe(404);
     const calls = [run.call("read", { path: "x" }), run.call("read", { path: "y" })];
     await waitForPending(get, "run-2", 2);
-    expect(await post("/runs/run-2/approve", {})).toMatchObject({ status: 409, body: { error: { code: "no_such_approval" } } });
-    expect((await post("/runs/other/approve", {})).status).toBe(404);
+    expect(await post("/runs/run-2/deny", {})).toMatchObject({ status: 409, body: { error: { code: "no_such_approval" } } });
+    expect((await post("/runs/other/approve", { approval_id: "x" })).status).toBe(404);
     expect((await post("/runs/run-2/approve", { approval_id: 7 })).status).toBe(400);
     expect((await get("/nowhere")).status).toBe(404);
     for (const request of await registry.approvals.pending()) await registry.approvals.deny(request.id);
     expect((await Promise.all(calls)).map((result) => result.ok)).toEqual([false, false]);
+  });
+
+  it("never approves a request other than the one shown: a withdrawn request's id does not approve its replacement", async () => {
+    const { registry, post, get } = await start();
+    const run = registry.createRun({ runId: "run-3", permissions: { approval: "destructive" } });
+    const abort = new AbortController();
+    const shownCall = run.call("write", { path: "notes.txt", content: "ok" }, { signal: abort.signal });
+    const [shown] = await waitForPending(get, "run-3", 1);
+    abort.abort();
+    expect(await shownCall).toMatchObject({ ok: false });
+    const otherCall = run.call("write", { path: ".bashrc", content: "evil" });
+    const [other] = await waitForPending(get, "run-3", 1);
+    expect(other?.id).not.toBe(shown?.id);
+    expect((await post("/runs/run-3/approve", { approval_id: shown?.id })).status).toBe(404);
+    // Control: the request's own id approves it.
+    expect((await post("/runs/run-3/approve", { approval_id: other?.id })).status).toBe(200);
+    expect(await otherCall).toMatchObject({ ok: true });
   });
 });
