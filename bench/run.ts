@@ -25,7 +25,13 @@ import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
-import { measureLockedWrites, measureMultiFilePatch, renderFileIntegrity, runCrashLoop } from "./tools/file-integrity-bench.js";
+import {
+  measureLockedWrites,
+  measureMultiFilePatch,
+  multiFileDiffs,
+  renderFileIntegrity,
+  runCrashLoop,
+} from "./tools/file-integrity-bench.js";
 import { measureGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -121,7 +127,9 @@ if (wanted("patch")) {
 }
 
 if (wanted("file-integrity")) {
-  const multiFile = await measureMultiFilePatch(quick ? 100 : 500, quick ? 2 : 5);
+  const multiFile = [];
+  for (const diff of await multiFileDiffs(quick ? 100 : 500, quick ? 100 : 509))
+    multiFile.push(await measureMultiFilePatch(diff, quick ? 2 : 5));
   const locks = [];
   for (const [writers, processes] of [
     [1, 1],
@@ -132,14 +140,19 @@ if (wanted("file-integrity")) {
   ] as const)
     locks.push(await measureLockedWrites(quick ? Math.min(writers, 8) : writers, processes));
   const crash = await runCrashLoop(quick ? 9 : 102);
-  const markdown = [renderFileIntegrity(multiFile, locks, crash)];
+  const load = loadavg();
+  const markdown = [renderFileIntegrity(multiFile, locks, crash, load)];
   extras.set("file-integrity", markdown);
-  save("file-integrity", { machine, loadAverage: loadavg(), multiFile, locks, crash, markdown });
+  save("file-integrity", { machine, loadAverage: load, multiFile, locks, crash, markdown });
 }
 
 if (wanted("git")) {
   const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
-  const extra = [renderGitBench(synthetic)];
+  const changedPaths = await runGitBench({
+    ...(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 }),
+    changedPaths: true,
+  });
+  const extra = [renderGitBench(synthetic), renderGitBench(changedPaths)];
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
   if (real !== undefined) extra.push(renderGitBench(real));
@@ -148,6 +161,7 @@ if (wanted("git")) {
     machine,
     loadAverage: loadavg(),
     synthetic,
+    syntheticChangedPaths: changedPaths,
     real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
     markdown: extra,
   });

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -8,105 +8,77 @@ import { promisify } from "node:util";
 import { createRegistry } from "../../src/index.js";
 import { createFileTools } from "../../src/tools/index.js";
 import { median, round } from "../stats.js";
+import { copyTree, generatedDiff, type MultiFileDiff, realDiff, treeDigest, writeTree } from "./multi-file-diff.js";
 
 const run = promisify(execFile);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** apply_patch against `git apply` on one generated multi-file unified diff. */
+/** apply_patch against `git apply` on one multi-file unified diff. */
 export interface MultiFilePatchResult {
+  /** "generated": uniform synthetic files; "real": real node_modules sources with a scripted edit. */
+  readonly kind: "generated" | "real";
   readonly files: number;
   readonly patchBytes: number;
+  readonly hunks: number;
   /** `run.call("apply_patch")` under sandbox "workspace": plan, locks, intent log, fsync, rename. */
   readonly applyPatchMs: number;
-  /** `git apply` (a new process, no fsync) on the same diff. */
+  /** `git apply` (a new process, no fsync) on the same diff, timed alternately with the tool. */
   readonly gitApplyMs: number | undefined;
   readonly ratio: number | undefined;
-  /** Both left the same bytes in every file. */
+  /** Both left the same bytes in every file of the tree (one digest over all of them). */
   readonly sameResult: boolean | undefined;
 }
 
-function fileText(index: number, changed: boolean): string {
-  return `${Array.from({ length: 120 }, (_, line) => {
-    const text = `file ${index} line ${line} ${"lorem ipsum ".repeat(3)}${(line * 7919) % 101}`;
-    return changed && line % 40 === 20 ? `${text} CHANGED` : text;
-  }).join("\n")}\n`;
-}
-
-function unifiedDiff(files: number): string {
-  const out: string[] = [];
-  for (let index = 0; index < files; index++) {
-    const name = `src/m${index % 20}/f${index}.txt`;
-    const before = fileText(index, false).split("\n");
-    out.push(`diff --git a/${name} b/${name}`, `--- a/${name}`, `+++ b/${name}`);
-    for (const at of [20, 60, 100]) {
-      out.push(
-        `@@ -${at - 2},7 +${at - 2},7 @@`,
-        ...before.slice(at - 3, at).map((line) => ` ${line}`),
-        `-${before[at]}`,
-        `+${before[at]} CHANGED`,
-        ...before.slice(at + 1, at + 4).map((line) => ` ${line}`),
-      );
-    }
-  }
-  return `${out.join("\n")}\n`;
-}
-
-async function seed(directory: string, files: number): Promise<void> {
-  for (let index = 0; index < files; index++) {
-    const target = path.join(directory, `src/m${index % 20}/f${index}.txt`);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, fileText(index, false));
-  }
-}
-
-/** Times apply_patch and `git apply` on a `files`-file diff (3 hunks per file), `repeats` times each. */
-export async function measureMultiFilePatch(files = 500, repeats = 5): Promise<MultiFilePatchResult> {
+/**
+ * Times apply_patch (a fresh run per attempt, sandbox "workspace") and `git apply` on `diff`,
+ * `repeats` times each, alternating so that machine load hits both alike; checks that every
+ * file of both results has the same bytes, and that the diff changed them.
+ */
+export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): Promise<MultiFilePatchResult> {
   const base = await mkdtemp(path.join(tmpdir(), "atc-mpatch-"));
   try {
     const pristine = path.join(base, "pristine");
-    await seed(pristine, files);
-    const diff = unifiedDiff(files);
+    await writeTree(pristine, diff.before);
     const diffPath = path.join(base, "change.diff");
-    await writeFile(diffPath, diff);
-    const expected = fileText(files - 1, true);
-    const last = `src/m${(files - 1) % 20}/f${files - 1}.txt`;
+    await writeFile(diffPath, diff.diff);
+    const paths = [...diff.before.keys()];
+    const beforeDigest = await treeDigest(pristine, paths);
+    const hasGit = spawnSync("git", ["--version"]).status === 0;
     const toolTimes: number[] = [];
+    const gitTimes: number[] = [];
+    let sameResult: boolean | undefined;
     for (let attempt = 0; attempt < repeats; attempt++) {
       const workspace = path.join(base, `tool${attempt}`);
-      await cp(pristine, workspace, { recursive: true });
+      await copyTree(pristine, workspace);
       const session = createRegistry({ tools: createFileTools() }).createRun({
         profile: "full",
         permissions: { sandbox: "workspace", workspace },
       });
       const started = performance.now();
-      const result = await session.call("apply_patch", { patch: diff });
+      const result = await session.call("apply_patch", { patch: diff.diff });
       toolTimes.push(performance.now() - started);
       if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
-      if ((await readFile(path.join(workspace, last), "utf8")) !== expected) throw new Error("apply_patch: wrong result");
-    }
-    let gitApplyMs: number | undefined;
-    let sameResult: boolean | undefined;
-    if (spawnSync("git", ["--version"]).status === 0) {
-      const gitTimes: number[] = [];
-      for (let attempt = 0; attempt < repeats; attempt++) {
-        const workspace = path.join(base, `git${attempt}`);
-        await cp(pristine, workspace, { recursive: true });
-        const started = performance.now();
-        const result = spawnSync("git", ["apply", diffPath], { cwd: workspace });
-        gitTimes.push(performance.now() - started);
-        if (result.status !== 0) throw new Error(`git apply failed: ${String(result.stderr)}`);
-      }
-      gitApplyMs = median(gitTimes);
-      const [tool, git] = await Promise.all([
-        readFile(path.join(base, "tool0", last), "utf8"),
-        readFile(path.join(base, "git0", last), "utf8"),
-      ]);
-      sameResult = tool === git;
+      const toolDigest = await treeDigest(workspace, paths);
+      if (toolDigest === beforeDigest) throw new Error("apply_patch changed nothing");
+      if (!hasGit) continue;
+      const reference = path.join(base, `git${attempt}`);
+      await copyTree(pristine, reference);
+      const gitStarted = performance.now();
+      const applied = spawnSync("git", ["apply", diffPath], { cwd: reference });
+      gitTimes.push(performance.now() - gitStarted);
+      if (applied.status !== 0) throw new Error(`git apply failed: ${String(applied.stderr)}`);
+      const same = toolDigest === (await treeDigest(reference, paths));
+      sameResult = (sameResult ?? true) && same;
+      await rm(reference, { recursive: true, force: true });
+      await rm(workspace, { recursive: true, force: true });
     }
     const applyPatchMs = median(toolTimes);
+    const gitApplyMs = hasGit ? median(gitTimes) : undefined;
     return {
-      files,
-      patchBytes: Buffer.byteLength(diff),
+      kind: diff.kind,
+      files: diff.files,
+      patchBytes: Buffer.byteLength(diff.diff),
+      hunks: diff.diff.match(/^@@ /gm)?.length ?? 0,
       applyPatchMs: round(applyPatchMs, 1),
       gitApplyMs: gitApplyMs === undefined ? undefined : round(gitApplyMs, 1),
       ratio: gitApplyMs === undefined ? undefined : round(applyPatchMs / gitApplyMs, 2),
@@ -114,6 +86,19 @@ export async function measureMultiFilePatch(files = 500, repeats = 5): Promise<M
     };
   } finally {
     await rm(base, { recursive: true, force: true });
+  }
+}
+
+/** The generated 500-file diff and a real one of `files` node_modules sources (scratch repositories under the temporary directory). */
+export async function multiFileDiffs(generatedFiles: number, realFiles: number): Promise<MultiFileDiff[]> {
+  const scratch = await mkdtemp(path.join(tmpdir(), "atc-mdiff-"));
+  try {
+    return [
+      await generatedDiff(path.join(scratch, "generated"), generatedFiles),
+      await realDiff(path.join(scratch, "real"), path.join(repo, "node_modules"), realFiles),
+    ];
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -191,16 +176,23 @@ export async function runCrashLoop(iterations: number): Promise<{ readonly crash
 
 /** The bench section as Markdown. */
 export function renderFileIntegrity(
-  patch: MultiFilePatchResult,
+  patches: readonly MultiFilePatchResult[],
   locks: readonly LockedWriteResult[],
   crash: { crashes: number; passed: boolean },
+  load: readonly number[],
 ): string {
   return [
     "### File tools: integrity and cost",
     "",
-    `apply_patch on a ${patch.files}-file unified diff (${Math.round(patch.patchBytes / 1024)} KB, 3 hunks per file): ${patch.applyPatchMs} ms; ` +
-      `\`git apply\`: ${patch.gitApplyMs ?? "n/a"} ms (ratio ${patch.ratio ?? "n/a"}, same bytes: ${patch.sameResult ?? "n/a"}). ` +
-      "apply_patch also takes the locks, writes the intent log and flushes every file and directory; git apply does not fsync.",
+    `apply_patch against \`git apply\` on the same multi-file unified diffs (printed by \`git diff\`), timed alternately, load average ${load.map((value) => value.toFixed(1)).join(" / ")} on ${cpus().length} cores. ` +
+      "apply_patch also takes the locks, writes the intent log and flushes every file and directory; git apply does not fsync. Same bytes: one digest over every file of both results.",
+    "",
+    "| diff | files | size | hunks | apply_patch ms | git apply ms | ratio | same bytes |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
+    ...patches.map(
+      (patch) =>
+        `| ${patch.kind === "real" ? "real node_modules sources, scripted edit" : "generated, 3 hunks per file"} | ${patch.files} | ${Math.round(patch.patchBytes / 1024)} KB | ${patch.hunks} | ${patch.applyPatchMs} | ${patch.gitApplyMs ?? "n/a"} | ${patch.ratio ?? "n/a"} | ${patch.sameResult === undefined ? "n/a" : patch.sameResult ? "yes" : "**no**"} |`,
+    ),
     "",
     "| writers | processes | writes/s with expected_version | no update lost |",
     "| ---: | ---: | ---: | :---: |",

@@ -108,6 +108,29 @@ describe.skipIf(git.missing)(git.label("file tools and git directories of any na
     );
   }
 
+  /** A patch adding 40 ordinary files in 4 directories (opened in one batch, one walk per directory), and `extra`. */
+  const manyFiles = (extra: string | undefined) =>
+    [
+      "*** Begin Patch",
+      ...Array.from({ length: 40 }, (_, index) => [`*** Add File: src/d${index % 4}/f${index}.txt`, `+${index}`]).flat(),
+      ...(extra === undefined ? [] : [`*** Add File: ${extra}`, "+[core]"]),
+      "*** End Patch",
+    ].join("\n");
+
+  for (const target of [".realgit/config", ".realgit/hooks/x", "mirror.git/config", "mirror.git/hooks/pre-receive"]) {
+    escapeAttempt("git-metadata", `a 41-file apply_patch naming ${target} among ordinary files changes nothing`, async () => {
+      const result = await runIn("workspace").call("apply_patch", { patch: manyFiles(target) });
+      expect(codeOf(result)).toBe("git_metadata_refused");
+      await expect(readFile(path.join(workspace, "src", "d0", "f0.txt"), "utf8")).rejects.toThrow();
+      expect(await readFile(path.join(workspace, target), "utf8").catch(() => "absent")).not.toBe("[core]\n");
+    });
+  }
+
+  it("positive control: the same 40 ordinary files without the git state are applied", async () => {
+    expect(codeOf(await runIn("workspace").call("apply_patch", { patch: manyFiles(undefined) }))).toBe("ok");
+    expect(await readFile(path.join(workspace, "src", "d3", "f39.txt"), "utf8")).toBe("39\n");
+  });
+
   it("positive control: unrestricted writes .realgit/config; workspace writes ordinary files named config, HEAD and hooks/x", async () => {
     expect(codeOf(await runIn("unrestricted").call("write", { path: ".realgit/config", content: "[core]\n" }))).toBe("ok");
     const run = runIn("workspace");

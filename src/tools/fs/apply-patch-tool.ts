@@ -97,7 +97,7 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
               return planned;
             }
           : undefined;
-      await commitFileChanges(
+      const entry = await commitFileChanges(
         scope,
         "apply_patch",
         planned,
@@ -105,7 +105,11 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
         replan === undefined ? {} : { replan },
       );
       const reads = context.storage.get(READ_TRACKER);
-      for (const change of planned) reads.forget(await scope.resolve(change.path, "write"));
+      // The journal entry names every changed file resolved already: no second resolution.
+      const forgotten =
+        entry?.files.map((file) => file.path) ??
+        (await Promise.all(planned.map((change) => scope.resolve(change.path, "write"))));
+      for (const resolved of forgotten) reads.forget(resolved);
       const lines = plan.summary.files.map((file) => {
         const mark = file.type === "add" ? "A" : file.type === "delete" ? "D" : file.moveTo === undefined ? "M" : "R";
         const target = file.moveTo === undefined ? file.path : `${file.path} -> ${file.moveTo}`;

@@ -3,8 +3,10 @@ import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
-import { applyFileChanges, inParallel, TransactionError } from "./file-transaction.js";
+import { applyFileChanges, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
+import { recoverWorkspace } from "./intent-log.js";
+import { readManyOf } from "./parent-batch.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -59,6 +61,9 @@ export async function commitFileChanges(
 ): Promise<JournalEntry | undefined> {
   const keys = await Promise.all(changes.map((change) => scope.lockKey(change.path)));
   return withFileLocks(keys, async () => {
+    // Before the check: a dead writer whose lock was just broken may have a committed change to
+    // roll forward, and the check must see the files as they really are (see recoverWorkspace).
+    await recoverWorkspace(scope);
     let planned = changes;
     let conflict = await firstConflict(scope, planned);
     if (conflict !== undefined && options.replan !== undefined) {
@@ -91,12 +96,19 @@ export async function commitFileChanges(
 
 /** The planned changes, as actually made (same array when everything was planned against disk). */
 async function firstConflict(scope: FileScope, changes: readonly PlannedFileChange[]) {
-  const conflicts: { change: PlannedFileChange; current: Buffer | undefined; index: number }[] = [];
-  await inParallel(changes, async (change, index) => {
-    const current = await readIfPresent(scope, change.path);
-    if (versionOf(current) !== versionOf(change.before)) conflicts.push({ change, current, index });
-  });
-  return conflicts.sort((left, right) => left.index - right.index)[0];
+  const read = await readManyOf(
+    scope,
+    changes.map((change) => change.path),
+    (path) => readIfPresent(scope, path),
+  );
+  const failed = read.find((outcome) => !outcome.ok);
+  if (failed !== undefined && !failed.ok) throw failed.error;
+  for (const [index, change] of changes.entries()) {
+    const outcome = read[index];
+    const current = outcome?.ok === true ? outcome.bytes : undefined;
+    if (versionOf(current) !== versionOf(change.before)) return { change, current };
+  }
+  return undefined;
 }
 
 async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {

@@ -6,8 +6,10 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
+import { inParallel } from "./in-parallel.js";
+import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
-import { LinkOnTheWay, openVerifiedDirectory } from "./verified-directory.js";
+import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree } from "./verified-directory.js";
 
 const MAX_LINK_RESOLUTIONS = 8;
 
@@ -128,14 +130,143 @@ export function createConfinedFileScope(workspace: string): FileScope {
     throw linkError(new LinkOnTheWay(segments.at(-1) ?? requested), requested);
   }
 
+  /**
+   * `openParent` of many paths, opening each distinct directory once (see `openVerifiedTree`):
+   * the same checks for each path (git state at every depth, the directories `.git` files point
+   * at, a final symlink). Anything unusual on a path's way (a symlink, a git directory, an error)
+   * sends it to `openParent` alone, which then gives exactly its answer.
+   */
+  async function openParents(requests: readonly string[], options: OpenParentOptions = {}): Promise<OpenedParent[]> {
+    const { create = false, follow = true, mutate = true } = options;
+    const results: OpenedParent[] = requests.map(() => ({ ok: false, error: new Error("not opened") }));
+    const oneByOne = (indexes: readonly number[]) =>
+      openParentsOneByOne(
+        indexes.map((index) => requests[index] as string),
+        (requested) => openParent(requested, options),
+      ).then((opened) => {
+        for (const [position, index] of indexes.entries()) results[index] = opened[position] as OpenedParent;
+      });
+    if (requests.length < 2) {
+      await oneByOne(requests.map((_, index) => index));
+      return results;
+    }
+    let rootReal: string;
+    try {
+      rootReal = await realWorkspaceRoot(root);
+    } catch {
+      await oneByOne(requests.map((_, index) => index));
+      return results;
+    }
+    const members: { index: number; segments: string[] }[] = [];
+    const alone: number[] = [];
+    for (const [index, requested] of requests.entries()) {
+      const segments = await lexicalSegments(rootReal, requested).catch(() => undefined);
+      if (segments === undefined || segments.length === 0 || (mutate && touchesGitState(segments))) alone.push(index);
+      else members.push({ index, segments });
+    }
+    const headChecked = mutate ? headCheckedDirectories(members) : new Set<string>();
+    const pointedAt = new Map<string, string[]>();
+    const unusual = new Error("a git directory on the way");
+    const tree = await openVerifiedTree(
+      rootReal,
+      members.map(({ segments }) => segments.slice(0, -1)),
+      {
+        create,
+        checkInside: (real) => {
+          if (!isInsideDirectory(rootReal, real)) throw unusual;
+        },
+        ...(mutate
+          ? {
+              visit: async (at: (entry: string) => string, _depth: number, directoryPath: string, prefix: readonly string[]) => {
+                const key = prefix.join("/");
+                if (headChecked.has(key) && (await hasGitHead(at))) throw unusual;
+                const targets = await gitFileTargets(directoryPath, at);
+                if (targets.length > 0) pointedAt.set(key, targets);
+              },
+            }
+          : {}),
+      },
+    );
+    const byDirectory = new Map<string, { index: number; name: string }[]>();
+    await inParallel(members, async ({ index, segments }) => {
+      const key = segments.slice(0, -1).join("/");
+      const opened = tree.get(key);
+      if (opened === undefined || !opened.ok) {
+        alone.push(index);
+        return;
+      }
+      const refused = pointedAtRefuses(rootReal, segments, pointedAt);
+      const name = segments.at(-1) as string;
+      if (refused) results[index] = { ok: false, error: gitStateRefused(requests[index] as string) };
+      else if (follow && (await lstat(opened.directory.at(name)).catch(() => undefined))?.isSymbolicLink() === true)
+        alone.push(index);
+      else {
+        const list = byDirectory.get(key) ?? [];
+        list.push({ index, name });
+        byDirectory.set(key, list);
+      }
+    });
+    await shareOpened(tree, byDirectory, results);
+    await oneByOne(alone);
+    return results;
+  }
+
   return scopeFromLocator({
     root,
     confined: true,
+    openParents,
     display,
     resolve: (requested, intent) => resolveInWorkspace(root, requested, intent),
     openParent,
     lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
   });
+}
+
+/**
+ * Directories where a path below would name git state if the directory were a git directory (its
+ * HEAD is git's): there, as in `openParent`, the HEAD is looked at. Keys: segments joined by "/".
+ */
+function headCheckedDirectories(members: readonly { segments: readonly string[] }[]): Set<string> {
+  const checked = new Set<string>();
+  for (const { segments } of members) {
+    for (let depth = 0; depth < segments.length; depth++) {
+      const inside = segments.slice(depth);
+      if (inside[0]?.toLowerCase() === "head" || protectedInGitDirectory(inside)) checked.add(segments.slice(0, depth).join("/"));
+    }
+  }
+  return checked;
+}
+
+/** True when a git directory that a `.git` file on the path's way points at holds the path as git state. */
+function pointedAtRefuses(rootReal: string, segments: readonly string[], pointedAt: ReadonlyMap<string, string[]>): boolean {
+  const target = path.join(rootReal, ...segments);
+  const gitDirectories = segments.slice(0, -1).flatMap((_, depth) => pointedAt.get(segments.slice(0, depth + 1).join("/")) ?? []);
+  gitDirectories.push(...(pointedAt.get("") ?? []));
+  return gitDirectories.some(
+    (gitDirectory) =>
+      isInsideDirectory(gitDirectory, target) && protectedInGitDirectory(segments.slice(segmentsOf(rootReal, gitDirectory))),
+  );
+}
+
+/** Hands each opened directory to the paths kept in it (one shared handle); unused ones are closed. */
+async function shareOpened(
+  tree: Awaited<ReturnType<typeof openVerifiedTree>>,
+  byDirectory: ReadonlyMap<string, { index: number; name: string }[]>,
+  results: OpenedParent[],
+): Promise<void> {
+  for (const [key, opened] of tree) {
+    if (!opened.ok) continue;
+    const kept = byDirectory.get(key) ?? [];
+    if (kept.length === 0) {
+      await opened.directory.close();
+      continue;
+    }
+    const shared = shareDirectory(
+      opened.directory,
+      kept.map((entry) => entry.name),
+    );
+    for (const [position, { index }] of kept.entries()) results[index] = { ok: true, parent: shared[position] as ParentEntry };
+  }
 }
 
 /** How many path components `directory` has below `root` (which contains it). */

@@ -4,7 +4,9 @@ import type { FileHandle } from "node:fs/promises";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
+import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
+import { type OpenedParent, openParentsOf } from "./parent-batch.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -27,31 +29,14 @@ export class TransactionError extends Error {
   }
 }
 
+export { inParallel } from "./in-parallel.js";
+
 /** A short temporary name: a name of up to 255 bytes still has room for it beside it. */
 export function temporaryName(): string {
   return `.atc-${randomBytes(8).toString("hex")}.tmp`;
 }
 
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-const PARALLEL = 16;
-
-/** Runs `task` over `items`, 16 at a time; throws the first error after all settled. */
-export async function inParallel<T>(items: readonly T[], task: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const errors: unknown[] = [];
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      try {
-        await task(items[index] as T, index);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-  if (errors.length > 0) throw errors[0];
-}
 
 interface Staged {
   readonly change: TransactionChange;
@@ -104,15 +89,33 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
   try {
-    const opened: (Staged | undefined)[] = changes.map(() => undefined);
-    try {
-      await inParallel(changes, async (change, index) => {
-        const parent = await scope.openParent(change.path, { create: change.after !== undefined, follow: true, mutate: true });
-        opened[index] = { change, parent, temporary: change.after === undefined ? undefined : temporaryName() };
-      });
-    } finally {
-      for (const entry of opened) if (entry !== undefined) staged.push(entry);
-    }
+    // Writes make missing directories, deletes do not: one batch each, one walk per directory.
+    const writes = changes.filter((change) => change.after !== undefined);
+    const deletes = changes.filter((change) => change.after === undefined);
+    const [openedWrites, openedDeletes] = await Promise.all([
+      openParentsOf(
+        scope,
+        writes.map((change) => change.path),
+        { create: true, follow: true, mutate: true },
+      ),
+      openParentsOf(
+        scope,
+        deletes.map((change) => change.path),
+        { create: false, follow: true, mutate: true },
+      ),
+    ]);
+    let failure: { error: unknown } | undefined;
+    const stage = (group: readonly TransactionChange[], opened: readonly OpenedParent[]) => {
+      for (const [index, change] of group.entries()) {
+        const entry = opened[index] as OpenedParent;
+        if (entry.ok)
+          staged.push({ change, parent: entry.parent, temporary: change.after === undefined ? undefined : temporaryName() });
+        else failure ??= { error: entry.error };
+      }
+    };
+    stage(writes, openedWrites);
+    stage(deletes, openedDeletes);
+    if (failure !== undefined) throw failure.error;
     const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
       directory: parent.realPath,
       name: parent.name,

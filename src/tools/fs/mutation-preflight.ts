@@ -1,9 +1,10 @@
 import path from "node:path";
 import { type ToolContext, ToolError } from "agent-tool-catalog";
-import type { FileScope } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
+import { inParallel } from "./in-parallel.js";
+import { openParentsOf } from "./parent-batch.js";
 import { parseCodexPatch } from "./patch/codex-patch-parser.js";
 import { detectPatchKind } from "./patch/detect-patch-kind.js";
 import { parseUnifiedDiff } from "./patch/unified-diff-parser.js";
@@ -22,11 +23,27 @@ export function mutationPreflight<Input>(
   return async (input, context) => {
     const scope = resolveFileScope(context, options);
     if (!scope.confined) return;
-    for (const requested of pathsOf(input)) {
+    const paths = pathsOf(input);
+    for (const requested of paths) {
       const relative = path.relative(scope.root, path.resolve(scope.root, requested));
       if (touchesGitState(relative.split(path.sep).filter((segment) => segment !== ""))) throw gitStateRefused(requested);
-      await guardedFileOperation(requested, () => scope.resolve(requested, "write"));
-      await refuseGitDirectoryOfAnyName(scope, requested);
+    }
+    // Every path is checked at once (a 500-file patch must not walk its paths one by one); the
+    // first path in order with a problem gives the error, as a one-by-one check would.
+    const resolved: unknown[] = paths.map(() => undefined);
+    await inParallel(paths, async (requested, index) => {
+      await guardedFileOperation(requested, () => scope.resolve(requested, "write")).catch((error: unknown) => {
+        resolved[index] = error ?? new Error("unresolved");
+      });
+    });
+    const opened = await openParentsOf(scope, paths, { create: false, follow: false, mutate: true });
+    await Promise.all(opened.map((entry) => (entry.ok ? entry.parent.close() : undefined)));
+    for (const [index, entry] of opened.entries()) {
+      if (resolved[index] !== undefined) throw resolved[index];
+      // Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
+      // repository) is found by opening the path's directories: done here too, so no approval is
+      // asked for a change the handler will refuse. Any other problem (a missing directory) is the handler's.
+      if (!entry.ok && entry.error instanceof ToolError && entry.error.code === "git_metadata_refused") throw entry.error;
     }
   };
 }
@@ -38,20 +55,4 @@ export function patchPaths(patch: string): string[] {
   return parsed.value.flatMap((operation) =>
     operation.type === "update" && operation.moveTo !== undefined ? [operation.path, operation.moveTo] : [operation.path],
   );
-}
-
-/**
- * Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
- * repository) is found by opening the path's directories: done here too, so no approval is asked
- * for a change the handler will refuse. Any other problem (a missing directory) is the handler's.
- */
-async function refuseGitDirectoryOfAnyName(scope: FileScope, requested: string): Promise<void> {
-  let parent: Awaited<ReturnType<FileScope["openParent"]>>;
-  try {
-    parent = await scope.openParent(requested, { create: false, follow: false, mutate: true });
-  } catch (error) {
-    if (error instanceof ToolError && error.code === "git_metadata_refused") throw error;
-    return;
-  }
-  await parent.close();
 }

@@ -1,7 +1,7 @@
 import { ToolError } from "agent-tool-catalog";
 import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js";
 import type { FileScope } from "./file-scope.js";
-import { inParallel } from "./file-transaction.js";
+import { readManyOf } from "./parent-batch.js";
 import { type FileChange, type FileReader, normalizePatchPath, type PatchError } from "./patch/index.js";
 import { looksBinary } from "./text-content.js";
 
@@ -29,10 +29,11 @@ export class PatchSession implements FileReader {
    */
   async prefetch(paths: readonly string[]): Promise<void> {
     const unique = [...new Set(paths)].filter((path) => !this.seen.has(path));
-    await inParallel(unique, async (path) => {
-      const bytes = await readIfPresent(this.scope, path).catch(() => null);
-      if (bytes !== null && !this.seen.has(path)) this.seen.set(path, bytes);
-    });
+    const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path));
+    for (const [index, path] of unique.entries()) {
+      const outcome = read[index];
+      if (outcome?.ok === true && !this.seen.has(path)) this.seen.set(path, outcome.bytes);
+    }
   }
 
   /** The bytes read for `path` (reading it now when the engine did not). */

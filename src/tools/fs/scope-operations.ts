@@ -9,7 +9,9 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
+import { inParallel } from "./in-parallel.js";
 import { recoverWorkspace } from "./intent-log.js";
+import { type BatchFileScope, type OpenedParent, openParentsOneByOne, type ReadOutcome } from "./parent-batch.js";
 
 /** What a scope decides itself: how paths are located; everything else is shared. */
 export interface ScopeLocator {
@@ -19,6 +21,8 @@ export interface ScopeLocator {
   display(absolutePath: string): string;
   openParent(path: string, options?: OpenParentOptions): Promise<ParentEntry>;
   lockKey(path: string): Promise<string>;
+  /** `openParent` of many paths, one walk per directory; default: one `openParent` per path. */
+  openParents?(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
 }
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -52,7 +56,7 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
  * (`recoverWorkspace`), so the first use of a workspace by any file tool in a process (`ls`,
  * `read`, `glob`, `grep`, a write...) finishes the changes a crashed process left in it.
  */
-export function scopeFromLocator(locator: ScopeLocator): FileScope {
+export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
   const raw = rawScope(locator);
   const recovered =
     <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
@@ -71,12 +75,17 @@ export function scopeFromLocator(locator: ScopeLocator): FileScope {
     remove: recovered(raw.remove),
     replaceStreaming: recovered(raw.replaceStreaming),
     makeDirectory: recovered(raw.makeDirectory),
+    readMany: recovered(raw.readMany),
   };
 }
 
 /** The scope's operations without the recovery wait. */
-function rawScope(locator: ScopeLocator): FileScope {
-  const scope: FileScope = {
+function rawScope(locator: ScopeLocator): BatchFileScope {
+  const openParents = (paths: readonly string[], options: OpenParentOptions) =>
+    locator.openParents === undefined
+      ? openParentsOneByOne(paths, (requested) => locator.openParent(requested, options))
+      : locator.openParents(paths, options);
+  const scope: BatchFileScope = {
     root: locator.root,
     confined: locator.confined,
     resolve: (requested, intent) => locator.resolve(requested, intent),
@@ -92,6 +101,8 @@ function rawScope(locator: ScopeLocator): FileScope {
         await parent.close();
       }
     },
+    openParents,
+    readMany: (paths) => readMany(locator, paths, openParents, scope),
     read: (requested) =>
       guardedFileOperation(requested, async () => {
         const handle = await openRead(locator, requested);
@@ -134,6 +145,64 @@ function rawScope(locator: ScopeLocator): FileScope {
       }),
   };
   return scope;
+}
+
+/**
+ * Reads many files as `readIfPresent` does (absent: `undefined`), through one verified directory
+ * handle per directory. A path whose batched open or read meets anything but a plain file or a
+ * missing one is read again alone through `scope.read`, which gives its exact answer.
+ */
+async function readMany(
+  locator: ScopeLocator,
+  paths: readonly string[],
+  openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
+  scope: FileScope,
+): Promise<ReadOutcome[]> {
+  const opened = await openParents(paths, { follow: true, mutate: false });
+  const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
+  await inParallel(paths, async (requested, index) => {
+    const entry = opened[index] as OpenedParent;
+    let bytes: Buffer | undefined | null = null;
+    if (entry.ok) {
+      try {
+        bytes = await readEntry(entry.parent, requested, locator.confined);
+      } catch {
+        bytes = null;
+      } finally {
+        await entry.parent.close();
+      }
+    }
+    if (bytes !== null) {
+      results[index] = { ok: true, bytes };
+      return;
+    }
+    results[index] = await scope.read(requested).then(
+      (read) => ({ ok: true, bytes: read }) as const,
+      (error: unknown) =>
+        error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")
+          ? ({ ok: true, bytes: undefined } as const)
+          : ({ ok: false, error } as const),
+    );
+  });
+  return results;
+}
+
+/** A plain file's content through its parent's handle; `undefined` when absent. Throws on anything else. */
+async function readEntry(parent: ParentEntry, requested: string, confined: boolean): Promise<Buffer | undefined> {
+  const entry = parent.at(parent.name);
+  const stats = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (stats === undefined) return undefined;
+  assertReadableFile(stats, requested, confined);
+  const handle = await open(entry, READ_FLAGS);
+  try {
+    assertReadableFile(await handle.stat(), requested, confined);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 async function openRead(locator: ScopeLocator, requested: string): Promise<FileHandle> {

@@ -2,6 +2,7 @@ import { constants, existsSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, mkdir, open, readlink, rmdir } from "node:fs/promises";
 import path from "node:path";
+import { inParallel } from "./in-parallel.js";
 
 /**
  * True where `/proc/self/fd/<fd>/<name>` names an entry of the directory behind `fd` (Linux).
@@ -173,4 +174,138 @@ export async function openVerifiedDirectory(
     await release([handle, ...made.map((entry) => entry.parent)]);
     throw error;
   }
+}
+
+/** Called for each directory a tree walk opens: `prefix` names it (segments below the root). */
+export type TreeVisitor = (
+  at: (name: string) => string,
+  depth: number,
+  realPath: string,
+  prefix: readonly string[],
+) => Promise<void>;
+
+interface TreeNode {
+  readonly children: Map<string, TreeNode>;
+  /** Set when this directory was asked for. */
+  wanted: boolean;
+}
+
+/**
+ * Opens many directories below `rootReal` as {@link openVerifiedDirectory} opens one, each
+ * distinct directory once: a child is opened relative to its parent's verified handle with
+ * `O_DIRECTORY | O_NOFOLLOW`, so directories sharing a prefix share its walk. Returns, per asked
+ * directory (its segments joined with "/"), the opened directory or the error that stopped the
+ * walk on its way (a symlink, a refusal of `visit` or `checkInside`, an I/O error): the caller
+ * opens those again one by one for the exact answer. A directory this walk made that ends up
+ * under no opened directory is removed again through its parent's handle. Every opened
+ * directory's `created` lists all the directories this walk made on its way (a rollback of any
+ * of them removes what is empty).
+ */
+export async function openVerifiedTree(
+  rootReal: string,
+  directories: readonly (readonly string[])[],
+  options: {
+    readonly create: boolean;
+    readonly checkInside: (realPath: string) => void;
+    readonly visit?: TreeVisitor;
+  },
+): Promise<
+  Map<string, { readonly ok: true; readonly directory: VerifiedDirectory } | { readonly ok: false; readonly error: unknown }>
+> {
+  const root: TreeNode = { children: new Map(), wanted: false };
+  for (const segments of directories) {
+    let node = root;
+    for (const segment of segments) {
+      let child = node.children.get(segment);
+      if (child === undefined) {
+        child = { children: new Map(), wanted: false };
+        node.children.set(segment, child);
+      }
+      node = child;
+    }
+    node.wanted = true;
+  }
+  const results = new Map<
+    string,
+    { readonly ok: true; readonly directory: VerifiedDirectory } | { readonly ok: false; readonly error: unknown }
+  >();
+  const fail = (node: TreeNode, prefix: readonly string[], error: unknown) => {
+    if (node.wanted) results.set(prefix.join("/"), { ok: false, error });
+    for (const [segment, child] of node.children) fail(child, [...prefix, segment], error);
+  };
+  /** Walks `node` (opened as `handle`); returns how many asked directories below it opened. */
+  const walk = async (
+    node: TreeNode,
+    handle: FileHandle,
+    current: string,
+    prefix: readonly string[],
+    created: readonly string[],
+  ): Promise<number> => {
+    let keep = false;
+    let opened = 0;
+    try {
+      try {
+        await options.visit?.((name) => entryOf(handle, current, name), prefix.length, current, prefix);
+        if (node.wanted) {
+          const realPath = await realPathOf(handle, current);
+          options.checkInside(realPath);
+          const own = handle;
+          results.set(prefix.join("/"), {
+            ok: true,
+            directory: {
+              realPath,
+              created,
+              at: (name) => entryOf(own, realPath, name),
+              sync: async () => {
+                try {
+                  await own.sync();
+                } catch {
+                  // EINVAL/EISDIR where directories cannot be flushed: the operation itself is done.
+                }
+              },
+              close: () => own.close().catch(() => undefined),
+            },
+          });
+          keep = true;
+          opened++;
+        }
+      } catch (error) {
+        fail(node, prefix, error);
+        return 0;
+      }
+      await inParallel([...node.children], async ([segment, child]) => {
+        let made = false;
+        let next: FileHandle;
+        try {
+          next = await openStep(handle, current, segment, options.create, () => {
+            made = true;
+          });
+        } catch (error) {
+          fail(child, [...prefix, segment], error);
+          return;
+        }
+        const below = await walk(
+          child,
+          next,
+          path.join(current, segment),
+          [...prefix, segment],
+          made ? [...created, path.join(current, segment)] : created,
+        );
+        opened += below;
+        if (made && below === 0) await rmdir(entryOf(handle, current, segment)).catch(() => undefined);
+      });
+      return opened;
+    } finally {
+      if (!keep) await handle.close().catch(() => undefined);
+    }
+  };
+  let top: FileHandle;
+  try {
+    top = await openDirectoryNoFollow(rootReal);
+  } catch (error) {
+    fail(root, [], error);
+    return results;
+  }
+  await walk(root, top, rootReal, [], []);
+  return results;
 }

@@ -1,0 +1,98 @@
+import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
+import { inParallel } from "./in-parallel.js";
+import type { VerifiedDirectory } from "./verified-directory.js";
+
+/** One path's opened parent, or why it could not be opened. */
+export type OpenedParent = { readonly ok: true; readonly parent: ParentEntry } | { readonly ok: false; readonly error: unknown };
+
+/** A file's content (`undefined`: absent), or the error reading it gave. */
+export type ReadOutcome =
+  | { readonly ok: true; readonly bytes: Buffer | undefined }
+  | { readonly ok: false; readonly error: unknown };
+
+/**
+ * The batch operations the library's own scopes add to {@link FileScope} (not part of the public
+ * interface: a host's scope without them gets the one-path-at-a-time fallback).
+ */
+export interface BatchFileScope extends FileScope {
+  /**
+   * Opens the parents of many paths at once, walking each distinct directory once: paths in one
+   * directory share one verified handle (closed when the last of them is closed). Every path gets
+   * the same checks and the same answer as with `openParent`.
+   */
+  openParents(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
+  /** Reads many files as `readIfPresent` would, one verified directory handle per directory. */
+  readMany(paths: readonly string[]): Promise<ReadOutcome[]>;
+}
+
+function isBatchScope(scope: FileScope): scope is BatchFileScope {
+  const candidate = scope as Partial<BatchFileScope>;
+  return typeof candidate.openParents === "function" && typeof candidate.readMany === "function";
+}
+
+/** `openParent` of every path, batched when the scope can. */
+export async function openParentsOf(
+  scope: FileScope,
+  paths: readonly string[],
+  options: OpenParentOptions,
+): Promise<OpenedParent[]> {
+  if (isBatchScope(scope)) return scope.openParents(paths, options);
+  return openParentsOneByOne(paths, (requested) => scope.openParent(requested, options));
+}
+
+/** The fallback: one `openParent` per path, in parallel. */
+export async function openParentsOneByOne(
+  paths: readonly string[],
+  open: (requested: string) => Promise<ParentEntry>,
+): Promise<OpenedParent[]> {
+  const results: OpenedParent[] = paths.map(() => ({ ok: false, error: new Error("not opened") }));
+  await inParallel(paths, async (requested, index) => {
+    results[index] = await open(requested).then(
+      (parent) => ({ ok: true, parent }) as const,
+      (error: unknown) => ({ ok: false, error }) as const,
+    );
+  });
+  return results;
+}
+
+/** Every path's content (as `readIfPresent` gives it), batched when the scope can. */
+export async function readManyOf(
+  scope: FileScope,
+  paths: readonly string[],
+  readOne: (requested: string) => Promise<Buffer | undefined>,
+): Promise<ReadOutcome[]> {
+  if (isBatchScope(scope)) return scope.readMany(paths);
+  const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
+  await inParallel(paths, async (requested, index) => {
+    results[index] = await readOne(requested).then(
+      (bytes) => ({ ok: true, bytes }) as const,
+      (error: unknown) => ({ ok: false, error }) as const,
+    );
+  });
+  return results;
+}
+
+/**
+ * One verified directory shared by the entries `names`: each entry's `close` releases its share,
+ * and the handle is closed with the last.
+ */
+export function shareDirectory(directory: VerifiedDirectory, names: readonly string[]): ParentEntry[] {
+  let open = names.length;
+  return names.map((name) => {
+    let closed = false;
+    return {
+      realPath: directory.realPath,
+      // Every sharer names the made directories: a rollback in any order removes them once empty.
+      created: directory.created,
+      at: (entry: string) => directory.at(entry),
+      sync: () => directory.sync(),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        open--;
+        if (open === 0) await directory.close();
+      },
+      name,
+    };
+  });
+}
