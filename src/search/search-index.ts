@@ -211,6 +211,7 @@ export class SearchIndex {
   private scores = new Float64Array(0);
   private readonly touched: number[] = [];
   /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
   private postingsSkipped = 0;
 
   constructor(options: SearchIndexOptions = {}) {
@@ -463,15 +464,22 @@ export class SearchIndex {
       else this.accumulate(id, idfs[i] as number, touched, open);
       rest -= bounds[i] as number;
     }
+    const hits = this.topOf(live ?? touched, limit, accept);
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
+  }
+
+  /** The best `limit` of `candidates` that `accept` admits, best first. */
+  private topOf(candidates: readonly number[], limit: number, accept: ((name: string) => boolean) | undefined): SearchHit[] {
     const keys = this.keys;
+    const scores = this.scores;
     const top = new TopK(limit);
-    for (const slot of live ?? touched) {
+    for (const slot of candidates) {
       const score = scores[slot] as number;
       const name = keys[slot] as string;
       // The filter (a run's visibility rules) runs only for candidates that would make the top k.
       if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
-    for (const slot of touched) scores[slot] = 0;
     return top.sorted();
   }
 
