@@ -157,7 +157,11 @@ if (wanted("file-integrity")) {
 
 if (wanted("git")) {
   const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
-  const extra = [renderGitBench(synthetic)];
+  const changedPaths = await runGitBench({
+    ...(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 }),
+    changedPaths: true,
+  });
+  const extra = [renderGitBench(synthetic), renderGitBench(changedPaths)];
   const clone = process.env.GIT_BENCH_REPOSITORY;
   const real = clone === undefined ? undefined : await runGitBenchOnRepository(clone, { runs: quick ? 2 : 5 });
   if (real !== undefined) extra.push(renderGitBench(real));
@@ -166,6 +170,7 @@ if (wanted("git")) {
     machine,
     loadAverage: loadavg(),
     synthetic,
+    syntheticChangedPaths: changedPaths,
     real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
     markdown: extra,
   });

@@ -1,10 +1,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import { createGitCache, createGitTools, GIT_TOOL_NAMES, type GitCache } from "../../src/git/index.js";
+import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { median, round } from "../stats.js";
 import { writeSyntheticHistory } from "./synthetic-history.js";
 
@@ -47,6 +49,10 @@ export interface GitBenchMeasurement {
   readonly processRssMb?: number;
   /** processMs / cliMs. */
   readonly processRatio?: number;
+  /** `node -e 0` in the same runs: node's own start and exit, which no module of this package can shorten. */
+  readonly nodeStartMs?: number;
+  /** (processMs - nodeStartMs) / cliMs: the new process net of node's own start. */
+  readonly processNetRatio?: number;
   /** The answer was checked against git's and matched. */
   readonly verified: true;
   /** coldMs / cliMs. */
@@ -58,7 +64,13 @@ export interface GitBenchMeasurement {
 /** The result of a git benchmark run. */
 export interface GitBenchResult {
   /** The repository measured. */
-  readonly repository: { readonly path: string; readonly commits: number; readonly synthetic: boolean };
+  readonly repository: {
+    readonly path: string;
+    readonly commits: number;
+    readonly synthetic: boolean;
+    /** Whether its commit-graph has changed-path Bloom filters (`git commit-graph write --changed-paths`); git and the tools both use them. */
+    readonly changedPaths: boolean;
+  };
   /** The git version compared against. */
   readonly gitVersion: string;
   /** The machine's 1-minute load average before and after the run (2 cores shared with other work skew figures). */
@@ -75,6 +87,11 @@ export interface GitBenchOptions {
   readonly runs?: number;
   /** Commits of the generated repository ({@link runGitBench} only). @defaultValue 20000 */
   readonly commits?: number;
+  /**
+   * Measure a copy of the generated repository whose commit-graph has changed-path Bloom filters
+   * ({@link runGitBench} only). @defaultValue false
+   */
+  readonly changedPaths?: boolean;
 }
 
 function availableCpus(): number {
@@ -119,6 +136,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const coldCallScript = path.join(here, "cold-call.mjs");
 const distBuilt = () => existsSync(path.join(here, "..", "..", "dist", "git", "index.js"));
 
+/** `node -e 0`: what any new node process costs before it loads a module. */
+function timeNodeStart(): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, ["-e", "0"]);
+  if (result.status !== 0) throw new Error("node -e 0 failed");
+  return performance.now() - started;
+}
+
 /** One call in a new node process (needs `npm run build`); `undefined` without dist/. */
 function timeProcess(directory: string, benchCase: GitBenchCase): { ms: number; rssMb: number } | undefined {
   if (!distBuilt()) return undefined;
@@ -137,12 +162,14 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
   const cold: number[] = [];
   const warm: number[] = [];
   const processes: number[] = [];
+  const nodeStarts: number[] = [];
   let rssMb = 0;
   for (let index = 0; index < runs; index++) {
     cli.push(timeCli(directory, benchCase.cli));
     const fresh = timeProcess(directory, benchCase);
     if (fresh !== undefined) {
       processes.push(fresh.ms);
+      nodeStarts.push(timeNodeStart());
       rssMb = Math.max(rssMb, fresh.rssMb);
     }
     const cache = createGitCache();
@@ -162,6 +189,7 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
   }
   const [cliMs, coldMs, warmMs] = [median(cli), median(cold), median(warm)];
   const processMs = processes.length === 0 ? undefined : median(processes);
+  const nodeStartMs = median(nodeStarts);
   return {
     label: benchCase.label,
     tool: benchCase.tool,
@@ -173,7 +201,13 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
     warmRatio: round(warmMs / cliMs, 2),
     ...(processMs === undefined
       ? {}
-      : { processMs: round(processMs, 1), processRssMb: rssMb, processRatio: round(processMs / cliMs, 2) }),
+      : {
+          processMs: round(processMs, 1),
+          processRssMb: rssMb,
+          processRatio: round(processMs / cliMs, 2),
+          nodeStartMs: round(nodeStartMs, 1),
+          processNetRatio: round(Math.max(0, processMs - nodeStartMs) / cliMs, 2),
+        }),
     verified: true,
   };
 }
@@ -197,12 +231,25 @@ export async function measureGitCases(
       path: directory,
       commits: Number(gitText(directory, ["rev-list", "--count", "HEAD"]).trim()),
       synthetic: options.synthetic,
+      changedPaths: hasChangedPathFilters(directory),
     },
     gitVersion: gitText(directory, ["--version"]).trim(),
     load: { before: round(before, 2), after: round(loadavg()[0] ?? 0, 2), cpus: availableCpus() },
     runs,
     measurements,
   };
+}
+
+/** Whether the repository's commit-graph has changed-path Bloom filters, as this package's reader sees it. */
+function hasChangedPathFilters(directory: string): boolean {
+  const reader = unconfinedReader();
+  const objects = gitText(directory, ["rev-parse", "--path-format=absolute", "--git-path", "objects"]).trim();
+  const store = new NodeObjectStore(objectDirectories(objects, reader), reader);
+  try {
+    return store.commitGraph()?.hasBloomFilters ?? false;
+  } finally {
+    store.close();
+  }
 }
 
 /** What the cases are built from: a file with a long history, a rare string in it, a word in commit messages. */
@@ -438,6 +485,21 @@ function writeCommitGraph(directory: string): void {
   gitText(directory, ["commit-graph", "write", "--reachable"]);
 }
 
+/**
+ * A copy of the generated repository whose commit-graph has changed-path Bloom filters (made once,
+ * beside it): `git log -- path` and `git blame` use them, and so do the tools.
+ */
+function withChangedPaths(directory: string): string {
+  const copy = `${directory}-changed-paths`;
+  const graph = path.join(copy, ".git", "objects", "info", "commit-graph");
+  if (existsSync(graph) && hasChangedPathFilters(copy)) return copy;
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(directory, copy, { recursive: true });
+  rmSync(graph, { force: true });
+  gitText(copy, ["commit-graph", "write", "--reachable", "--changed-paths"]);
+  return copy;
+}
+
 function readMarker(marker: string): { busyFile: string; rareToken: string; messageWord: string } {
   return JSON.parse(readFileSync(marker, "utf8")) as { busyFile: string; rareToken: string; messageWord: string };
 }
@@ -452,7 +514,8 @@ function writeMarker(marker: string, subject: object): void {
  * cache, its warm call, and one call in a new node process; every answer is checked against git's.
  */
 export async function runGitBench(options: GitBenchOptions = {}): Promise<GitBenchResult> {
-  const history = cachedSyntheticHistory(options.commits ?? 20_000);
+  const plain = cachedSyntheticHistory(options.commits ?? 20_000);
+  const history = options.changedPaths === true ? { ...plain, directory: withChangedPaths(plain.directory) } : plain;
   const lines = gitText(history.directory, ["show", `HEAD:${history.busyFile}`]).split("\n").length - 1;
   const subject = { busyFile: history.busyFile, lines, rareToken: history.rareToken, messageWord: history.messageWord };
   return measureGitCases(history.directory, benchCases(subject), { ...options, synthetic: true });
@@ -490,13 +553,13 @@ export function renderGitBench(result: GitBenchResult): string {
   const { repository } = result;
   const rows = result.measurements.map(
     (row) =>
-      `| ${row.label} | \`${row.command}\` | ${row.cliMs} | ${row.processMs === undefined ? "n/a" : `${row.processMs} (${row.processRatio}x), ${row.processRssMb} MiB`} | ${row.coldMs} (${row.coldRatio}x) | ${row.warmMs} (${row.warmRatio}x) |`,
+      `| ${row.label} | \`${row.command}\` | ${row.cliMs} | ${row.nodeStartMs ?? "n/a"} | ${row.processMs === undefined ? "n/a" : `${row.processMs} (${row.processRatio}x; net of node ${row.processNetRatio}x), ${row.processRssMb} MiB`} | ${row.coldMs} (${row.coldRatio}x) | ${row.warmMs} (${row.warmRatio}x) |`,
   );
   return [
-    `Repository: ${repository.synthetic ? "generated" : repository.path}, ${repository.commits} commits; ${result.gitVersion}; median of ${result.runs} runs, ms; every answer checked against git's; load average ${result.load.before} -> ${result.load.after} on ${result.load.cpus} CPUs.`,
+    `Repository: ${repository.synthetic ? "generated" : repository.path}, ${repository.commits} commits, commit-graph ${repository.changedPaths ? "with" : "without"} changed-path Bloom filters; ${result.gitVersion}; median of ${result.runs} runs, ms; every answer checked against git's; load average ${result.load.before} -> ${result.load.after} on ${result.load.cpus} CPUs.`,
     "",
-    "| Question | git command | git | tool, new process (peak RSS) | tool, first call | tool, warm |",
-    "| --- | --- | ---: | ---: | ---: | ---: |",
+    "| Question | git command | git | node start (`node -e 0`) | tool, new process (peak RSS) | tool, first call | tool, warm |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ...rows,
   ].join("\n");
 }

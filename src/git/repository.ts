@@ -45,6 +45,9 @@ export class GitRepository {
     readonly shallow: ReadonlySet<string>,
   ) {}
 
+  /** Reads a graph commit's object when its message or signatures are asked for (one function for all of them). */
+  private loadCommit: ((oid: string) => CommitRecord) | undefined;
+
   /** The commit `oid`. @throws MissingObjectError */
   async commit(oid: string): Promise<CommitRecord> {
     const cached = this.caches.commits.get(oid);
@@ -68,11 +71,12 @@ export class GitRepository {
     if (readSync === undefined || this.shallow.size > 0) return undefined;
     const data = store.commitGraph?.()?.lookup(oid);
     if (data === undefined) return undefined;
-    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, (id) => {
+    this.loadCommit ??= (id) => {
       const object = readSync(id);
       if (object.type !== "commit") throw new MissingObjectError(id);
       return parseCommit(id, object.content);
-    });
+    };
+    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, this.loadCommit, data.position);
     this.caches.commits.set(oid, commit);
     return commit;
   }
@@ -132,7 +136,7 @@ export class GitRepository {
    */
   async sameAtPath(first: string | undefined, second: string | undefined, path: string): Promise<boolean> {
     if (path === "") return first === second;
-    const parts = path.split("/");
+    const parts = this.pathParts(path);
     // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
     // Entries are compared as stored bytes: no entry objects, and an id turned to hex only to descend.
     let [a, b] = [first, second];
@@ -149,6 +153,26 @@ export class GitRepository {
     }
     return false;
   }
+
+  /**
+   * True when the commit-graph's changed-path Bloom filter says `commit` certainly did not change
+   * `path` against its first parent (so its trees need not be read); false when it may have, or
+   * when there is no filter to ask. git's `log -- <path>` and `blame` ask the same filters.
+   */
+  unchangedByFilter(commit: CommitRecord, path: string): boolean {
+    if (!(commit instanceof GraphCommit) || commit.graphPosition < 0 || path === "") return false;
+    const graph = this.caches.store.commitGraph?.();
+    return graph !== undefined && !graph.pathMayHaveChanged(commit.graphPosition, path);
+  }
+
+  /** `path` split at slashes, remembered for the last path asked (a walk asks one path per commit). */
+  private pathParts(path: string): readonly string[] {
+    if (this.lastPath !== path) [this.lastPath, this.lastParts] = [path, path.split("/")];
+    return this.lastParts;
+  }
+
+  private lastPath: string | undefined;
+  private lastParts: readonly string[] = [];
 
   /** True when a shallow clone cut this commit's parents off. */
   isShallow(oid: string): boolean {

@@ -12,15 +12,28 @@ export interface LocalJobs<Snapshot> {
   cancel(id: string): Promise<Snapshot | undefined>;
 }
 
+/**
+ * The timing and naming every durable job kind shares; a host's `undefined` takes the default.
+ * The public options of the subagent manager and the workflow service document the same fields.
+ */
+export interface DurableJobSettings {
+  /** Prefix of every key and channel. @defaultValue `"atc"` */
+  readonly prefix?: string | undefined;
+  /** A running job not renewed for this long is reported interrupted. @defaultValue 15000 */
+  readonly leaseMs?: number | undefined;
+  /** How long an ended job stays readable, in ms. @defaultValue 86400000 (a day) */
+  readonly retainMs?: number | undefined;
+  /** How often a wait re-reads the record when no notification arrives, in ms. @defaultValue 500 */
+  readonly pollIntervalMs?: number | undefined;
+}
+
+const DEFAULT_SETTINGS = { prefix: "atc", leaseMs: 15_000, retainMs: 86_400_000, pollIntervalMs: 500 } as const;
+
 /** Options of {@link DurableJobs}. */
-export interface DurableJobsOptions<Snapshot> {
+export interface DurableJobsOptions<Snapshot> extends DurableJobSettings {
   readonly redis: Redis;
-  readonly prefix: string;
   /** The job kind: keys are `<prefix>:<kind>:<id>`, channels `<prefix>:<kind>s:ended|cancel`. */
   readonly kind: string;
-  readonly leaseMs: number;
-  readonly retainMs: number;
-  readonly pollIntervalMs: number;
   /** The jobs this process runs. */
   readonly local: LocalJobs<Snapshot>;
   idOf(snapshot: Snapshot): string;
@@ -113,7 +126,18 @@ export class DurableJobs<Snapshot> {
   private subscribed: Promise<void> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly options: DurableJobsOptions<Snapshot>) {}
+  private readonly options: DurableJobsOptions<Snapshot> &
+    Required<{ [K in keyof DurableJobSettings]: NonNullable<DurableJobSettings[K]> }>;
+
+  constructor(options: DurableJobsOptions<Snapshot>) {
+    this.options = {
+      ...options,
+      prefix: options.prefix ?? DEFAULT_SETTINGS.prefix,
+      leaseMs: options.leaseMs ?? DEFAULT_SETTINGS.leaseMs,
+      retainMs: options.retainMs ?? DEFAULT_SETTINGS.retainMs,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_SETTINGS.pollIntervalMs,
+    };
+  }
 
   /** Whether this process runs the job (and holds its lease). */
   runsHere(id: string): boolean {

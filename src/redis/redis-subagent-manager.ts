@@ -43,11 +43,11 @@ export class RedisSubagentManager implements SubagentManager {
     this.local = options.local;
     this.jobs = new DurableJobs<SubagentSnapshot>({
       redis: options.redis,
-      prefix: options.prefix ?? "atc",
+      prefix: options.prefix,
       kind: "subagent",
-      leaseMs: options.leaseMs ?? 15_000,
-      retainMs: options.retainMs ?? 86_400_000,
-      pollIntervalMs: options.pollIntervalMs ?? 500,
+      leaseMs: options.leaseMs,
+      retainMs: options.retainMs,
+      pollIntervalMs: options.pollIntervalMs,
       local: options.local,
       idOf: (snapshot) => snapshot.id,
       isRunning: (snapshot) => snapshot.status === "running",

@@ -55,11 +55,11 @@ export class RedisWorkflowService implements WorkflowService {
     this.local = options.local;
     this.jobs = new DurableJobs<WorkflowRunSnapshot>({
       redis: options.redis,
-      prefix: options.prefix ?? "atc",
+      prefix: options.prefix,
       kind: "workflow",
-      leaseMs: options.leaseMs ?? 15_000,
-      retainMs: options.retainMs ?? 86_400_000,
-      pollIntervalMs: options.pollIntervalMs ?? 500,
+      leaseMs: options.leaseMs,
+      retainMs: options.retainMs,
+      pollIntervalMs: options.pollIntervalMs,
       local: {
         get: (id) => this.local.get(id),
         wait: (id, wait) => this.local.wait(id, wait),

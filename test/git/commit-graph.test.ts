@@ -7,10 +7,12 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BlameOutput } from "../../src/git/blame-tool.js";
 import type { ContributorOutput } from "../../src/git/contributor-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
+import { murmur3 } from "../../src/git/objects/commit-graph.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
@@ -72,7 +74,8 @@ function expectGraphMatches(directory: string, expectedCount: number): void {
   const levels = generations(commits);
   for (const [oid, expected] of commits) {
     const found = graph?.lookup(oid);
-    expect({ oid, ...found }).toEqual({ oid, ...expected, generation: levels.get(oid) });
+    expect(found?.position).toBeGreaterThanOrEqual(0);
+    expect({ oid, ...found, position: 0 }).toEqual({ oid, ...expected, generation: levels.get(oid), position: 0 });
   }
   // Not every id is a commit in the graph: a tree is not.
   expect(graph?.lookup([...commits.values()][0]?.tree ?? "")).toBeUndefined();
@@ -177,5 +180,80 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("the commit-graph rea
     // A fresh graph, the same answers again.
     git(directory, ["commit-graph", "write", "--reachable"]);
     expect(await answers()).toEqual(stale);
+  });
+
+  it("reads changed-path Bloom filters as git writes them: no changed path is ever denied, most unchanged ones are", () => {
+    // git's own murmur3 vectors (t0095-bloom.sh), then the filters of a real graph.
+    expect(murmur3(0, Buffer.from(""))).toBe(0);
+    expect(murmur3(0, Buffer.from("Hello world!"))).toBe(0x627b0c2c);
+    expect(murmur3(0, Buffer.from("The quick brown fox jumps over the lazy dog"))).toBe(0x2e4ff723);
+    const copy = temporaryDirectory("graph-bloom");
+    cleanup.push(copy);
+    git(copy, ["clone", "-q", "--no-local", repository.directory, "."]);
+    git(copy, ["commit-graph", "write", "--reachable", "--changed-paths"]);
+    const store = openStore(copy);
+    const graph = store.commitGraph();
+    expect(graph?.hasBloomFilters).toBe(true);
+    const every = new Set(git(copy, ["ls-tree", "-r", "-t", "--name-only", "HEAD"]).trim().split("\n"));
+    // What each commit changed against its first parent (what its filter holds), merges included.
+    const log = git(copy, ["log", "--first-parent", "--diff-merges=first-parent", "--name-only", "--format=%x01%H", "-n", "150"]);
+    let unchanged = 0;
+    let denied = 0;
+    for (const block of log.split("\u0001").slice(1)) {
+      const [oid = "", ...files] = block.trim().split("\n");
+      const position = graph?.lookup(oid)?.position ?? -1;
+      const changed = new Set<string>();
+      for (const file of files.filter((line) => line !== "")) {
+        for (let end = file.length; end > 0; end = file.lastIndexOf("/", end - 1)) changed.add(file.slice(0, end));
+      }
+      for (const name of changed)
+        expect({ oid, name, maybe: graph?.pathMayHaveChanged(position, name) }).toEqual({ oid, name, maybe: true });
+      for (const name of every) {
+        if (changed.has(name)) continue;
+        unchanged++;
+        if (graph?.pathMayHaveChanged(position, name) === false) denied++;
+      }
+    }
+    // Ten bits per path and seven hashes: false positives are rare; wrong keys would deny almost nothing.
+    expect(denied / unchanged).toBeGreaterThan(0.9);
+    store.close();
+  });
+
+  it("gives git's answers for path-limited history, contributors and blame with Bloom filters", async () => {
+    const copy = temporaryDirectory("graph-bloom-answers");
+    cleanup.push(copy);
+    git(copy, ["clone", "-q", "--no-local", repository.directory, "."]);
+    git(copy, ["commit-graph", "write", "--reachable", "--changed-paths"]);
+    const files = git(copy, ["log", "-n", "300", "--diff-filter=M", "--format=", "--name-only"]).trim().split("\n");
+    const file = files.find((name) => name.includes("/")) ?? files[0] ?? "";
+    const directory = path.posix.dirname(file);
+    const run = gitRun(copy);
+    const short = (text: string) =>
+      text
+        .trim()
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => line.slice(0, 10));
+    for (const scope of [file, directory]) {
+      const history = output<FileHistoryOutput>(
+        await run.call("git_file_history", { path: scope, max_results: 200, follow_renames: false }),
+      );
+      expect(history.commits.map((commit) => commit.sha)).toEqual(
+        short(git(copy, ["log", "--format=%H", "-n", "200", "--", scope])),
+      );
+    }
+    const contributors = output<ContributorOutput>(
+      await run.call("git_contributor_context", { path: directory, max_results: 100 }),
+    );
+    expect(contributors.total_commits).toBe(Number(git(copy, ["rev-list", "--count", "HEAD", "--", directory]).trim()));
+    const blamed = output<BlameOutput>(
+      await run.call("git_blame_context", { path: file, start_line: 1, end_line: 60, context: 0 }),
+    );
+    const expected = git(copy, ["blame", "--porcelain", "-L", "1,60", "HEAD", "--", file])
+      .split("\n")
+      .map((line) => /^([0-9a-f]{40}) \d+ (\d+)/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => `${match[2]}:${match[1]?.slice(0, 10)}`);
+    expect(blamed.lines.map((line) => `${line.line}:${line.sha}`)).toEqual(expected);
   });
 });

@@ -48,7 +48,10 @@ interface Blame {
   readonly result: Map<number, BlamedLine>;
 }
 
-async function originIn(repository: GitRepository, commit: CommitRecord, parent: CommitRecord, index: number, path: string) {
+async function originIn(repository: GitRepository, suspect: Suspect, parent: CommitRecord, index: number) {
+  const { commit, path } = suspect;
+  // Same entry in the parent (usually told from a top directory, without descending): the same blob.
+  if (await repository.sameAtPath(parent.tree, commit.tree, path)) return { parent, path, blob: suspect.blob };
   const entry = await repository.entryAt(parent.tree, path);
   if (entry !== undefined && entry.kind === "blob") return { parent, path, blob: entry.oid };
   if (entry !== undefined) return undefined;
@@ -100,9 +103,14 @@ function settle(blame: Blame, suspect: Suspect, lines: readonly TrackedLine[]): 
 
 async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
   const found: Origin[] = [];
+  const first = suspect.commit.parents[0];
+  // The commit-graph's Bloom filter says the first parent has the same file: it takes every line, unread (as git blame asks it).
+  if (first !== undefined && blame.repository.unchangedByFilter(suspect.commit, suspect.path)) {
+    return [{ parent: await requireCommit(blame.repository, first), path: suspect.path, blob: suspect.blob }];
+  }
   for (const [index, parentId] of suspect.commit.parents.entries()) {
     const parent = await requireCommit(blame.repository, parentId);
-    const origin = await originIn(blame.repository, suspect.commit, parent, index, suspect.path);
+    const origin = await originIn(blame.repository, suspect, parent, index);
     if (origin === undefined) continue;
     if (origin.blob === suspect.blob) return [origin];
     if (!found.some((other) => other.blob === origin.blob)) found.push(origin);

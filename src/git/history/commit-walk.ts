@@ -92,6 +92,9 @@ export class CommitWalk {
   private async simplified(commit: CommitRecord, scope: string): Promise<{ parents: readonly string[]; same: boolean }> {
     if (commit.parents.length === 0)
       return { parents: [], same: await this.repository.sameAtPath(undefined, commit.tree, scope) };
+    const first = commit.parents[0] as string;
+    // The graph's Bloom filter can say the first parent is TREESAME without reading a tree, as git asks it.
+    if (this.repository.unchangedByFilter(commit, scope)) return { parents: [first], same: true };
     for (const parent of commit.parents) {
       const record = await requireCommit(this.repository, parent);
       if (await this.repository.sameAtPath(record.tree, commit.tree, scope)) return { parents: [parent], same: true };

@@ -1,3 +1,6 @@
+import { writeObjectId } from "./hex.js";
+import { compareRest } from "./pack-index.js";
+
 /** What the commit-graph knows of one commit: enough to walk history without inflating it. */
 export interface GraphCommitData {
   /** Its root tree. */
@@ -8,6 +11,8 @@ export interface GraphCommitData {
   readonly time: number;
   /** Its topological level (1 for a root commit), as git's generation number v1. */
   readonly generation: number;
+  /** Its position in the graph (across the layers of a chain), for {@link CommitGraph.pathMayHaveChanged}. */
+  readonly position: number;
 }
 
 const SIGNATURE = 0x43475048; // "CGPH"
@@ -16,6 +21,8 @@ const OIDL = 0x4f49444c;
 const CDAT = 0x43444154;
 const EDGE = 0x45444745;
 const BASE = 0x42415345;
+const BIDX = 0x42494458;
+const BDAT = 0x42444154;
 const HASH = 20;
 const PARENT_NONE = 0x70000000;
 const EXTRA_EDGES = 0x80000000;
@@ -33,6 +40,43 @@ interface GraphLayer {
   readonly edgesAt: number;
   readonly edgesEnd: number;
   readonly heads: Uint32Array;
+  /** The changed-path Bloom filters of this layer's commits, when it has them. */
+  readonly bloom: BloomLayer | undefined;
+}
+
+/** A layer's changed-path Bloom filters (`git commit-graph write --changed-paths`). */
+interface BloomLayer {
+  /** Where the BIDX chunk starts: per commit, the end of its filter in the filter data. */
+  readonly indexAt: number;
+  /** Where the filter data starts (after BDAT's 12-byte header). */
+  readonly filtersAt: number;
+  /** Bytes of filter data. */
+  readonly filtersLength: number;
+  readonly settings: BloomSettings;
+}
+
+/** How a layer's filters were hashed (the BDAT header). */
+export interface BloomSettings {
+  /** Murmur3 variant: 1 (git < 2.48, bytes above 0x7f hashed as signed) or 2. */
+  readonly version: number;
+  /** Bits set per path. */
+  readonly hashes: number;
+}
+
+/**
+ * The filter chunks of a layer, or `undefined` when it has none or they are not consistent
+ * (then every commit reads as "may have changed", which is always right, only slower).
+ */
+function parseBloom(data: Buffer, offsets: Map<number, { start: number; end: number }>, count: number): BloomLayer | undefined {
+  const [index, filters] = [offsets.get(BIDX), offsets.get(BDAT)];
+  if (index === undefined || filters === undefined) return undefined;
+  if (index.end - index.start !== count * 4 || filters.end - filters.start < 12) return undefined;
+  const version = data.readUInt32BE(filters.start);
+  const hashes = data.readUInt32BE(filters.start + 4);
+  if ((version !== 1 && version !== 2) || hashes < 1 || hashes > 32) return undefined;
+  const filtersLength = filters.end - filters.start - 12;
+  if (count > 0 && data.readUInt32BE(index.start + (count - 1) * 4) > filtersLength) return undefined;
+  return { indexAt: index.start, filtersAt: filters.start + 12, filtersLength, settings: { version, hashes } };
 }
 
 /** The chunks of one graph file, or `undefined` when it is not one this reader understands. */
@@ -69,6 +113,7 @@ function parseLayer(data: Buffer, first: number, baseCount: number): GraphLayer 
     edgesAt: edges?.start ?? 0,
     edgesEnd: edges?.end ?? 0,
     heads,
+    bloom: parseBloom(data, offsets, count),
   };
 }
 
@@ -77,10 +122,14 @@ function parseLayer(data: Buffer, first: number, baseCount: number): GraphLayer 
  * `objects/info/commit-graphs/`), which `git gc` and `git fetch` write: per commit its tree,
  * parents, committer date and generation. A history walk reads these instead of inflating and
  * parsing every commit, as git itself does. Commits made after the graph was written are not in
- * it; callers read those from the object store. Bloom filters and generation v2 are not used.
+ * it; callers read those from the object store. Changed-path Bloom filters, when the graph has
+ * them, tell that a commit did not touch a path without reading its trees (as `git log -- path`
+ * uses them); generation v2 is not used.
  */
 export class CommitGraph {
   private readonly raw = Buffer.alloc(HASH);
+  /** Bloom keys of the paths asked about, per hash version. */
+  private readonly keys = new Map<string, readonly Uint32Array[]>();
 
   private constructor(private readonly layers: readonly GraphLayer[]) {}
 
@@ -116,10 +165,7 @@ export class CommitGraph {
       const middle = (low + high) >>> 1;
       const probe = heads[middle] ?? 0;
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) {
-        const at = layer.namesAt + middle * HASH;
-        order = data.compare(raw, 0, HASH, at, at + HASH);
-      }
+      if (order === 0) order = compareRest(raw, data, layer.namesAt + middle * HASH);
       if (order === 0) return middle;
       if (order < 0) low = middle + 1;
       else high = middle - 1;
@@ -142,13 +188,61 @@ export class CommitGraph {
   /** What the graph says of commit `oid`, or `undefined` when it is not in the graph. */
   lookup(oid: string): GraphCommitData | undefined {
     const raw = this.raw;
-    raw.write(oid, "hex");
+    if (!writeObjectId(oid, raw)) return undefined;
     for (let index = this.layers.length - 1; index >= 0; index--) {
       const layer = this.layers[index] as GraphLayer;
       const local = this.position(layer, raw);
       if (local >= 0) return this.dataAt(layer, local);
     }
     return undefined;
+  }
+
+  /** Whether any layer has changed-path Bloom filters. */
+  get hasBloomFilters(): boolean {
+    return this.layers.some((layer) => layer.bloom !== undefined);
+  }
+
+  /**
+   * False only when the commit at `position` (from {@link lookup}) certainly did not change
+   * `path` (a file or directory, no trailing slash) against its first parent: its Bloom filter
+   * lacks the path or one of its leading directories, as git asks it. True when it may have, or
+   * when there is no usable filter (a layer without filters, a commit beyond `--max-new-filters`,
+   * a version 1 filter and a path with bytes above 0x7f, which version 1 hashed wrongly).
+   */
+  pathMayHaveChanged(position: number, path: string): boolean {
+    if (path === "") return true;
+    for (const layer of this.layers) {
+      const local = position - layer.first;
+      if (local < 0 || local >= layer.count) continue;
+      const bloom = layer.bloom;
+      if (bloom === undefined) return true;
+      const { data } = layer;
+      const end = data.readUInt32BE(bloom.indexAt + local * 4);
+      const start = local === 0 ? 0 : data.readUInt32BE(bloom.indexAt + (local - 1) * 4);
+      if (end <= start || end > bloom.filtersLength) return true;
+      const keys = this.pathKeys(path, bloom.settings);
+      if (keys === undefined) return true;
+      // Every key (the path and each leading directory) must be in the filter for "maybe".
+      for (const key of keys) if (!filterHas(data, bloom.filtersAt + start, end - start, key)) return false;
+      return true;
+    }
+    return true;
+  }
+
+  /** The Bloom keys of `path` and each of its leading directories (git adds all of them to a filter). */
+  private pathKeys(path: string, settings: BloomSettings): readonly Uint32Array[] | undefined {
+    const id = `${settings.version}:${settings.hashes}:${path}`;
+    const known = this.keys.get(id);
+    if (known !== undefined) return known;
+    const bytes = Buffer.from(path, "utf8");
+    if (settings.version === 1 && bytes.some((byte) => byte > 0x7f)) return undefined;
+    const keys: Uint32Array[] = [];
+    for (let end = bytes.length; end > 0; end = bytes.lastIndexOf(0x2f, end - 1)) {
+      keys.push(bloomKey(bytes.subarray(0, end), settings.hashes));
+    }
+    if (this.keys.size > 1024) this.keys.clear();
+    this.keys.set(id, keys);
+    return keys;
   }
 
   private dataAt(layer: GraphLayer, local: number): GraphCommitData {
@@ -172,6 +266,66 @@ export class CommitGraph {
     }
     const high = data.readUInt32BE(at + HASH + 8);
     const low = data.readUInt32BE(at + HASH + 12);
-    return { tree, parents, time: (high & 3) * 2 ** 32 + low, generation: high >>> 2 };
+    return { tree, parents, time: (high & 3) * 2 ** 32 + low, generation: high >>> 2, position: layer.first + local };
   }
+}
+
+/** One 32-bit murmur3 hash (x86 variant) of `bytes`, as git's `murmur3_seeded_v2` computes it. */
+export function murmur3(seed: number, bytes: Uint8Array): number {
+  const c1 = 0xcc9e2d51;
+  const c2 = 0x1b873593;
+  let hash = seed >>> 0;
+  const blocks = bytes.length >>> 2;
+  for (let block = 0; block < blocks; block++) {
+    const at = block * 4;
+    let k =
+      ((bytes[at] as number) |
+        ((bytes[at + 1] as number) << 8) |
+        ((bytes[at + 2] as number) << 16) |
+        ((bytes[at + 3] as number) << 24)) >>>
+      0;
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    hash ^= k;
+    hash = (hash << 13) | (hash >>> 19);
+    hash = (Math.imul(hash, 5) + 0xe6546b64) | 0;
+  }
+  const tail = blocks * 4;
+  const rest = bytes.length & 3;
+  if (rest > 0) {
+    // The last one to three bytes, little-endian, as murmur3's tail.
+    let k = 0;
+    for (let index = rest - 1; index >= 0; index--) k = (k << 8) | (bytes[tail + index] as number);
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    hash ^= k;
+  }
+  hash ^= bytes.length;
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
+/** Whether the filter of `length` bytes at `base` has every bit of `key` set (git's `bloom_filter_contains`). */
+function filterHas(data: Buffer, base: number, length: number, key: Uint32Array): boolean {
+  const bits = length * 8;
+  for (let index = 0; index < key.length; index++) {
+    const bit = (key[index] as number) % bits;
+    if (((data[base + (bit >>> 3)] as number) & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
+}
+
+/** A path's Bloom key: `hashes` bit positions from two murmur3 hashes, as git's `fill_bloom_key` makes them. */
+function bloomKey(bytes: Uint8Array, hashes: number): Uint32Array {
+  const first = murmur3(0x293ae76f, bytes);
+  const second = murmur3(0x7e646e2c, bytes);
+  const key = new Uint32Array(hashes);
+  for (let index = 0; index < hashes; index++) key[index] = (first + Math.imul(index, second)) >>> 0;
+  return key;
 }

@@ -5,6 +5,7 @@ import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
+import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex } from "./pack-index.js";
@@ -104,7 +105,7 @@ export class NodeObjectStore implements ObjectStore {
 
   private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
     const raw = this.raw;
-    raw.write(oid, "hex");
+    if (!writeObjectId(oid, raw)) return undefined;
     for (const pack of packs) {
       const offset = pack.index.offsetOf(raw);
       if (offset !== undefined) return pack.readAt(offset);

@@ -126,6 +126,8 @@ export class GraphCommit implements CommitRecord {
     readonly time: number,
     /** Reads and parses the commit object (synchronously: the node driver's reads are). */
     private readonly load: (oid: string) => CommitRecord,
+    /** Its position in the commit-graph (for the graph's changed-path filters). */
+    readonly graphPosition = -1,
   ) {}
 
   private record(): CommitRecord {

@@ -13,11 +13,23 @@ import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
  */
 interface LockTable {
   tails: Map<string, Promise<unknown>>;
+  /** How many locks of dead holders this process broke (see {@link staleLocksBroken}). */
+  staleBreaks?: number;
 }
 const TABLE_KEY = Symbol.for("agent-tool-catalog.file-locks.v1");
 const globalTable = globalThis as typeof globalThis & { [TABLE_KEY]?: LockTable };
 const table: LockTable = globalTable[TABLE_KEY] ?? { tails: new Map() };
 globalTable[TABLE_KEY] = table;
+
+/**
+ * How many locks of dead holders this process has broken so far (ESM and CJS builds count
+ * together). A dead holder may have left a committed change in the intent log: whoever breaks its
+ * lock must roll that change forward before touching the file, or a later recovery would roll the
+ * old change over the newer write (see `recoverWorkspace`).
+ */
+export function staleLocksBroken(): number {
+  return table.staleBreaks ?? 0;
+}
 
 /**
  * Takes the in-process lock of `key`: resolves once every earlier holder of `key` in this process
@@ -128,7 +140,11 @@ async function breakIfStale(file: string): Promise<void> {
   try {
     // Under the break lock: still the same dead holder? Then nobody live can hold it: remove it.
     const again = await readFile(file, "utf8").catch(() => undefined);
-    if (again === holder) await unlink(file).catch(() => undefined);
+    if (again === holder) {
+      // Counted before the unlink: a waiter that wins the lock next must see the count change.
+      table.staleBreaks = (table.staleBreaks ?? 0) + 1;
+      await unlink(file).catch(() => undefined);
+    }
   } finally {
     await rmdir(breaker).catch(() => undefined);
   }

@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
@@ -97,36 +98,50 @@ export class IntentLog {
   }
 }
 
-const recovered = new Map<string, Promise<void>>();
+/** Per workspace root: the recovery done (or running) in this process, and the lock breaks it saw. */
+const recovered = new Map<string, { readonly done: Promise<void>; readonly breaks: number }>();
 
 /**
  * Finishes the changes that crashed processes left in this workspace: committed ones are rolled
  * forward, prepared ones rolled back; their temporary files are removed. Every file operation of a
  * scope waits for it (see `scopeFromLocator`), so it runs on the first use of the workspace by any
- * file tool in a process, reads included. It runs once per workspace and process, unless a log
- * was left alone because its owner still ran: then the next use looks again (that owner may have
- * crashed since). `scope` must be one whose `openParent` and `removeDirectory` do not wait for it.
+ * file tool in a process, reads included. It runs once per workspace and process, and again when
+ * a log was left alone because its owner still ran (that owner may have crashed since) or when
+ * this process broke the lock of a dead holder since (that holder's change must be on disk before
+ * the file is touched again, or a later recovery would roll it over the newer write). `scope` must
+ * be one whose `openParent` and `removeDirectory` do not wait for it.
  */
 export function recoverWorkspace(scope: FileScope): Promise<void> {
-  let done = recovered.get(scope.root);
-  if (done === undefined) {
-    done = recoverNow(scope).then(
+  const breaks = staleLocksBroken();
+  const known = recovered.get(scope.root);
+  if (known !== undefined && known.breaks === breaks) return known.done;
+  const entry = {
+    breaks,
+    done: recoverNow(scope).then(
       (pending) => {
-        if (pending > 0) recovered.delete(scope.root);
+        if (pending > 0 && recovered.get(scope.root) === entry) recovered.delete(scope.root);
       },
-      () => undefined,
-    );
-    recovered.set(scope.root, done);
-  }
-  return done;
+      () => {
+        if (recovered.get(scope.root) === entry) recovered.delete(scope.root);
+      },
+    ),
+  };
+  recovered.set(scope.root, entry);
+  return entry.done;
 }
 
 /**
  * Recovers now, whatever was done before in this process (tests call it after a crash). Returns
- * how many logs were left alone because their owner runs.
+ * how many logs were left alone because their owner runs. Recoveries of one workspace are
+ * serialized across processes by a lock of their own, so a log is replayed by one process only
+ * and never after the files it names were written again.
  */
 export async function recoverNow(scope: FileScope): Promise<number> {
   const directory = await workspaceIntents(scope.root);
+  return withFileLocks([`recovery:${directory}`], () => recoverLocked(scope, directory));
+}
+
+async function recoverLocked(scope: FileScope, directory: string): Promise<number> {
   const names = await readdir(directory).catch(() => [] as string[]);
   let pending = 0;
   for (const name of names) {
@@ -140,7 +155,8 @@ export async function recoverNow(scope: FileScope): Promise<number> {
     try {
       record = JSON.parse(await readFile(file, "utf8")) as IntentRecord;
     } catch {
-      // Cut short by a crash while the prepared record was written: no temporary file exists yet.
+      // Cut short by a crash while the prepared record was written (no temporary file exists
+      // yet), or already replayed and removed by an earlier recovery.
       const owner = Number(name.split("-")[0]);
       if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
       else if (owner !== process.pid) pending++;
