@@ -25,7 +25,19 @@ describe("ripgrep's numbered lines", () => {
 const ripgrep = capability("ripgrep");
 describe.skipIf(ripgrep.missing)(ripgrep.label("grep's order is ripgrep's --sort path order"), () => {
   let workspace: string;
-  const names = ["a/b.txt", "a-b/x.txt", "a.txt", "B.txt", "a/b/c.txt", "é.txt", "z.txt", "_/u.txt", "a b/c.txt"];
+  const names = [
+    "a/b.txt",
+    "a-b/x.txt",
+    "a.txt",
+    "B.txt",
+    "a/b/c.txt",
+    "é.txt",
+    "z.txt",
+    "_/u.txt",
+    "a b/c.txt",
+    "\uFF21.txt",
+    "\u{1F600}.txt",
+  ];
   beforeAll(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), "atc-grep-order-"));
     for (const name of names) {

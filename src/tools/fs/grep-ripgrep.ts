@@ -151,12 +151,21 @@ function withoutSort(args: readonly string[]): string[] {
   return at === -1 ? [...args] : [...args.slice(0, at), ...args.slice(at + 2)];
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** UTF-8 byte order of two strings: UTF-16 order, except where a surrogate pair is involved. */
+function compareBytes(left: string, right: string): number {
+  if (left === right) return 0;
+  if (!SURROGATE.test(left) && !SURROGATE.test(right)) return left < right ? -1 : 1;
+  return Buffer.compare(Buffer.from(left), Buffer.from(right));
+}
+
 /** Orders paths as `rg --sort path` does: component by component, each in byte order. */
 export function comparePaths(left: string, right: string): number {
   const a = left.split("/");
   const b = right.split("/");
   for (let index = 0; index < Math.min(a.length, b.length); index++) {
-    const order = Buffer.compare(Buffer.from(a[index] as string), Buffer.from(b[index] as string));
+    const order = compareBytes(a[index] as string, b[index] as string);
     if (order !== 0) return order;
   }
   return a.length - b.length;
