@@ -21,6 +21,17 @@ describe("checkMcpInputSchema", () => {
       /not a valid regular expression/,
     ],
     ["a broken patternProperties key", { type: "object", patternProperties: { "[": {} } }, /not a valid regular expression/],
+    [
+      "a $ref cycle that never reaches a schema",
+      { type: "object", properties: { a: { $ref: "#/$defs/x" } }, $defs: { x: { $ref: "#/$defs/y" }, y: { $ref: "#/$defs/x" } } },
+      /circular \$ref/,
+    ],
+    ["a root that refers to itself", { $ref: "#" }, /circular \$ref/],
+    [
+      "a chain that ends nowhere",
+      { type: "object", properties: { a: { $ref: "#/$defs/x" } }, $defs: { x: { $ref: "#/$defs/gone" } } },
+      /does not exist/,
+    ],
   ])("rejects %s", (_label, schema, message) => {
     expect(checkMcpInputSchema(schema)).toMatch(message);
   });

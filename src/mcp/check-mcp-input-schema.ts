@@ -37,17 +37,36 @@ function checkKeyword(root: unknown, key: string, value: unknown, path: string):
 }
 
 function checkReference(root: unknown, reference: string, path: string): string | undefined {
-  if (reference === "#" || (reference.startsWith("#") && !reference.startsWith("#/"))) return undefined;
-  if (!reference.startsWith("#/")) return `${path} refers outside the schema (${JSON.stringify(reference.slice(0, 200))})`;
-  let target: unknown = root;
-  for (const raw of reference.slice(2).split("/")) {
-    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (typeof target !== "object" || target === null || !Object.hasOwn(target, segment)) {
-      return `${path} refers to ${JSON.stringify(reference.slice(0, 200))}, which does not exist`;
-    }
-    target = (target as Record<string, unknown>)[segment];
+  if (reference !== "#" && reference.startsWith("#") && !reference.startsWith("#/")) return undefined;
+  if (!reference.startsWith("#")) return `${path} refers outside the schema (${JSON.stringify(reference.slice(0, 200))})`;
+  // Follow a chain of references ($ref to a node that is itself a $ref ...): one that comes back
+  // to where it started never reaches a schema, and the validator would fail on every call.
+  const seen = new Set<string>();
+  let current = reference === "#" ? "#/" : reference;
+  while (current.startsWith("#/")) {
+    if (seen.has(current))
+      return `${path} is a circular $ref (${JSON.stringify(reference.slice(0, 200))} never reaches a schema)`;
+    seen.add(current);
+    const target = resolvePointer(root, current);
+    if (target === MISSING) return `${path} refers to ${JSON.stringify(current.slice(0, 200))}, which does not exist`;
+    const next = typeof target === "object" && target !== null ? (target as Record<string, unknown>).$ref : undefined;
+    if (typeof next !== "string") return undefined;
+    current = next === "#" ? "#/" : next;
   }
   return undefined;
+}
+
+const MISSING = Symbol("missing");
+
+function resolvePointer(root: unknown, pointer: string): unknown {
+  let target: unknown = root;
+  if (pointer === "#/") return root;
+  for (const raw of pointer.slice(2).split("/")) {
+    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof target !== "object" || target === null || !Object.hasOwn(target, segment)) return MISSING;
+    target = (target as Record<string, unknown>)[segment];
+  }
+  return target;
 }
 
 function checkPattern(pattern: string, path: string): string | undefined {

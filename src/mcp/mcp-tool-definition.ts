@@ -10,6 +10,7 @@ import {
 } from "agent-tool-catalog";
 import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
 import { clip } from "./mcp-errors.js";
+import { moveMcpPatternsToDescriptions } from "./move-mcp-patterns.js";
 import { normalizeMcpInputSchema } from "./normalize-mcp-input-schema.js";
 
 /**
@@ -65,7 +66,8 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
   const title = tool.title ?? hints.title;
   const annotations = annotationsOf(trusted, title === undefined ? undefined : clip(title, MAX_TITLE_LENGTH), hints);
   const description = describe(tool, server, title);
-  const inputSchema = normalizeMcpInputSchema(tool.inputSchema) as JsonObjectSchema;
+  // The server's regular expressions are never run by the catalog (see moveMcpPatternsToDescriptions).
+  const inputSchema = moveMcpPatternsToDescriptions(normalizeMcpInputSchema(tool.inputSchema)) as JsonObjectSchema;
   const problem = checkMcpInputSchema(inputSchema);
   if (problem !== undefined) {
     throw new ToolDefinitionError("invalid_input_schema", `Tool "${input.name}": inputSchema is invalid: ${problem}.`, {

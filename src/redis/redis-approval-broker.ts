@@ -161,8 +161,10 @@ export class RedisApprovalBroker implements ApprovalBroker {
     if (options.signal?.aborted === true) {
       return { id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" };
     }
-    await this.subscribe();
     const stored = { ...request, input: inputTruncated ? `${json.slice(0, this.maxStoredInputChars)}…` : input.input };
+    // Subscribing is best effort and runs beside the write: polling picks decisions up without it,
+    // and Redis being down fails the write below (the run reports it), not twice as slowly.
+    const subscribed = this.subscribe();
     await this.redis
       .multi()
       .hset(this.requestKey(request.id), {
@@ -176,12 +178,13 @@ export class RedisApprovalBroker implements ApprovalBroker {
       .pexpire(this.requestKey(request.id), timeoutMs + this.retainMs)
       .zadd(this.pendingKey(), request.expiresAt, request.id)
       .exec();
+    await subscribed;
     return new Promise<ApprovalResolution>((resolve) => {
       const { signal } = options;
       // Ref'd on purpose: a script whose only work is a call waiting for approval must not exit
       // before the decision or the timeout denial.
-      const timer = setTimeout(() => void this.decide(request.id, "denied", timeoutReason(timeoutMs), "timeout"), timeoutMs);
-      const onAbort = () => void this.decide(request.id, "denied", "the call was cancelled", "abort");
+      const timer = setTimeout(() => this.giveUp(request.id, timeoutReason(timeoutMs), "timeout"), timeoutMs);
+      const onAbort = () => this.giveUp(request.id, "the call was cancelled", "abort");
       const settle = (resolution: ApprovalResolution) => {
         if (!this.waiters.delete(request.id)) return;
         clearTimeout(timer);
@@ -192,8 +195,10 @@ export class RedisApprovalBroker implements ApprovalBroker {
       };
       this.waiters.set(request.id, { request, settle });
       this.startPolling();
-      signal?.addEventListener("abort", onAbort, { once: true });
       this.events.emit("approval.requested", request);
+      // An abort while the request was being stored (the awaits above) fired no listener.
+      if (signal?.aborted === true) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
@@ -249,7 +254,10 @@ export class RedisApprovalBroker implements ApprovalBroker {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")));
+    // Recorded in Redis where it can be; with Redis unreachable the waiters are still denied below.
+    await Promise.allSettled(
+      [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
+    );
     for (const waiter of this.waiters.values()) {
       waiter.settle({ id: waiter.request.id, decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" });
     }
@@ -257,6 +265,30 @@ export class RedisApprovalBroker implements ApprovalBroker {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (subscriber !== undefined) subscriber.disconnect();
+  }
+
+  /**
+   * Ends a wait this process stops on (its deadline, its call's abort). The denial is recorded in
+   * Redis, and a decision that won the race (approved just before the deadline) is handed over;
+   * but the call settles within {@link GIVE_UP_GRACE_MS} whatever Redis does: unreachable (its
+   * client retrying), or restarted without the request. Denying locally is safe: a person's
+   * approval after the deadline is refused by Redis, and an approval counts only once its waiter
+   * consumed it.
+   */
+  private giveUp(id: string, reason: string, resolvedBy: "timeout" | "abort"): void {
+    const denyLocally = () => this.waiters.get(id)?.settle({ id, decision: "denied", reason, resolvedBy });
+    const grace = setTimeout(denyLocally, GIVE_UP_GRACE_MS);
+    void (async () => {
+      try {
+        await this.decide(id, "denied", reason, resolvedBy);
+        // Decided by someone else first (0 above): read what they decided.
+        if (this.waiters.has(id)) await this.collect(id);
+      } catch {
+        // Redis unreachable: denied locally.
+      }
+      clearTimeout(grace);
+      denyLocally();
+    })();
   }
 
   private async decide(
@@ -310,6 +342,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     await Promise.all(overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout")));
   }
 
+  /** Subscribes once; a failed attempt is dropped (not cached), so the next request tries again. */
   private subscribe(): Promise<void> {
     this.subscribed ??= (async () => {
       const subscriber = this.redis.duplicate();
@@ -322,7 +355,13 @@ export class RedisApprovalBroker implements ApprovalBroker {
       await subscriber.subscribe(this.channel());
       // The subscriber connection must not keep the process alive; waiting calls' timers do.
       (subscriber as unknown as { stream?: { unref?: () => void } }).stream?.unref?.();
-    })();
+    })().catch(() => {
+      // Not fatal: polling picks decisions up. Without this, one failure while Redis was down
+      // would be cached and every later request would fail after Redis came back.
+      this.subscriber?.disconnect();
+      this.subscriber = undefined;
+      this.subscribed = undefined;
+    });
     return this.subscribed;
   }
 
@@ -351,6 +390,13 @@ export class RedisApprovalBroker implements ApprovalBroker {
     return redisKey(this.prefix, "approvals", "decided");
   }
 }
+
+/**
+ * How long a call that stopped waiting (deadline, abort) waits for Redis to record that before it
+ * is denied locally: a client retrying an unreachable server would otherwise hold it for as long
+ * as its retries last.
+ */
+const GIVE_UP_GRACE_MS = 1_000;
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;

@@ -14,6 +14,8 @@ const MAX_TARGET_LENGTH = 128;
 /**
  * The distinct trigrams of a name, lower-cased, with a boundary mark at each end, as numbers
  * (three UTF-16 code units: no string per trigram). A name has a few dozen: a linear check dedupes.
+ * Three code units below 1024 (any ASCII name) pack into 30 bits, a small integer that a `Map`
+ * hashes fast; others take `2^30` plus all 48 bits (a float, never equal to a packed one).
  */
 function trigramsOf(name: string): number[] {
   const lower = name.toLowerCase();
@@ -22,7 +24,10 @@ function trigramsOf(name: string): number[] {
   let second = lower.charCodeAt(0);
   for (let index = 1; index <= lower.length; index++) {
     const third = index < lower.length ? lower.charCodeAt(index) : BOUNDARY;
-    const gram = (first * 65536 + second) * 65536 + third;
+    const gram =
+      first < 1024 && second < 1024 && third < 1024
+        ? (first << 20) | (second << 10) | third
+        : PACKED_LIMIT + (first * 65536 + second) * 65536 + third;
     if (!out.includes(gram)) out.push(gram);
     first = second;
     second = third;
@@ -32,6 +37,7 @@ function trigramsOf(name: string): number[] {
 
 /** The code unit that marks the start and the end of a name. */
 const BOUNDARY = 1;
+const PACKED_LIMIT = 2 ** 30;
 
 /** The ids of the names having one trigram: `ids` is dropped while `size` exceeds {@link DROP_POSTING}. */
 interface Posting {
@@ -81,7 +87,8 @@ export class NameIndex {
     const grams = trigramsOf(name);
     const positions: number[] = new Array<number>(grams.length).fill(0);
     this.records.set(name, { id, count: 1, positions });
-    for (const [k, gram] of grams.entries()) {
+    for (let k = 0; k < grams.length; k++) {
+      const gram = grams[k] as number;
       this.steps++;
       let posting = this.postings.get(gram);
       if (posting === undefined) {

@@ -1,4 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
+import { forEachAsciiWord, WordTable } from "./ascii-words.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
@@ -103,12 +104,27 @@ export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> =
 });
 const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
 const FIELD_COUNT = FIELDS.length;
+const NAME = 0;
+const SERVER = 1;
+const TITLE = 2;
+const TAGS = 3;
+const DESCRIPTION = 4;
+const PARAMETERS = 5;
+/** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
+const WORD_CACHE_LIMIT = 200_000;
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
 const MIN_COMPOUND = 6;
 const MIN_PART = 3;
 /** Longer words are not split: real compounds of two name words are short, and each try stems. */
 const MAX_COMPOUND = 32;
 const MAX_TF = 255;
+/**
+ * A posting is walked rather than looked up in each remaining candidate's term list when it is
+ * shorter than this many times the candidates (a term list is a short sequential scan; a posting
+ * walk touches scattered scores).
+ */
+const LOOKUP_COST = 8;
 const SERVER_TAG = "mcp_server:";
 
 /**
@@ -168,6 +184,15 @@ export class SearchIndex {
   private seenIn = new Int32Array(0);
   private seenAt = new Int32Array(0);
   private stamp = 0;
+  /** Distinct terms of the document being added so far, and terms of its current field. */
+  private distinct = 0;
+  private fieldTerms = 0;
+  /** The text being scanned, its field, and whether its stop words count (names: yes). */
+  private scanText = "";
+  private scanField = 0;
+  private scanKeepStopWords = false;
+  /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
+  private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
   private readonly termIds = new Map<string, number>();
   /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
@@ -176,10 +201,17 @@ export class SearchIndex {
   /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
   private postingWeights: Float32Array[] = [];
   private postingLengths: number[] = [];
+  /**
+   * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
+   * additions, left as is by removals). Searches bound what a term can add to a score with it.
+   */
+  private postingMax: number[] = [];
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency: number[] = [];
   private scores = new Float64Array(0);
   private readonly touched: number[] = [];
+  /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
+  private postingsSkipped = 0;
 
   constructor(options: SearchIndexOptions = {}) {
     const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
@@ -214,41 +246,31 @@ export class SearchIndex {
   set(document: SearchDocument): void {
     const key = document.id ?? document.name;
     this.delete(key);
-    const words = tokenizeDocument(document);
     const slot = this.freeSlots.pop() ?? this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
     // A new stamp marks every term id unseen for this document, without clearing anything.
-    const stamp = ++this.stamp;
-    let distinct = 0;
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const terms = words[FIELDS[f] as SearchField];
-      this.fieldLengths[slot * FIELD_COUNT + f] = terms.length;
-      this.fieldTotals[f] = (this.fieldTotals[f] as number) + terms.length;
-      for (const term of terms) {
-        const id = this.termId(term);
-        this.steps++;
-        let at: number;
-        if (this.seenIn[id] === stamp) at = this.seenAt[id] as number;
-        else {
-          at = distinct++;
-          this.seenIn[id] = stamp;
-          this.seenAt[id] = at;
-          if (at === this.scratchTerms.length) {
-            const grownTerms = new Int32Array(at * 2);
-            grownTerms.set(this.scratchTerms);
-            this.scratchTerms = grownTerms;
-            const grown = new Uint8Array(at * 2 * FIELD_COUNT);
-            grown.set(this.scratchCounts);
-            this.scratchCounts = grown;
-          }
-          this.scratchTerms[at] = id;
-          this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
-        }
-        const cell = at * FIELD_COUNT + f;
-        if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
-      }
+    this.stamp++;
+    this.distinct = 0;
+    const server = serverOf(document);
+    // One field at a time: `fieldTerms` counts the field's terms (its length).
+    this.fieldTerms = 0;
+    this.addText(ownName(document.name, server), NAME, true);
+    this.closeField(slot, NAME);
+    if (server !== undefined) this.addText(server, SERVER, true);
+    this.closeField(slot, SERVER);
+    if (document.title !== undefined) this.addText(document.title, TITLE, true);
+    this.closeField(slot, TITLE);
+    for (const tag of document.tags ?? []) if (!tag.startsWith(SERVER_TAG)) this.addText(tag, TAGS, true);
+    this.closeField(slot, TAGS);
+    this.addText(document.description, DESCRIPTION, false);
+    this.closeField(slot, DESCRIPTION);
+    for (const parameter of document.parameters ?? []) {
+      this.addText(parameter.name, PARAMETERS, true);
+      if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
     }
+    this.closeField(slot, PARAMETERS);
+    const distinct = this.distinct;
     const start = this.reserveArena(distinct);
     const terms = this.arenaTerms;
     const positions = this.arenaPositions;
@@ -259,6 +281,69 @@ export class SearchIndex {
     }
     this.termStart[slot] = start;
     this.termCount[slot] = distinct;
+  }
+
+  /** Ends field `f` of the document being added: its length is the terms counted since the last field. */
+  private closeField(slot: number, f: number): void {
+    this.fieldLengths[slot * FIELD_COUNT + f] = this.fieldTerms;
+    this.fieldTotals[f] = (this.fieldTotals[f] as number) + this.fieldTerms;
+    this.fieldTerms = 0;
+  }
+
+  /**
+   * The terms of one text, as `tokenize` gives them, counted into the scratch. ASCII text (nearly
+   * every catalog) is scanned in place and each word looked up once in `wordTerms` (surface form to
+   * term id): no lower-cased copy, no array of words, no separate stem and term look-ups.
+   */
+  private addText(text: string, f: number, keepStopWords: boolean): void {
+    if (NON_ASCII.test(text)) {
+      for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+      return;
+    }
+    this.scanText = text;
+    this.scanField = f;
+    this.scanKeepStopWords = keepStopWords;
+    forEachAsciiWord(text, this.visitWord);
+    this.scanText = "";
+  }
+
+  /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
+  private readonly visitWord = (start: number, end: number, hash: number): void => {
+    let coded = this.wordTerms.get(this.scanText, start, end, hash);
+    if (coded === undefined) {
+      const lower = this.scanText.slice(start, end).toLowerCase();
+      const id = this.termId(stemWord(lower));
+      // A stop word is coded negative: kept in names, dropped from descriptions.
+      coded = isStopWord(lower) ? -1 - id : id;
+      this.wordTerms.set(lower, hash, coded);
+    }
+    if (coded >= 0) this.count(coded, this.scanField);
+    else if (this.scanKeepStopWords) this.count(-1 - coded, this.scanField);
+  };
+
+  /** One occurrence of term `id` in field `f` of the document being added. */
+  private count(id: number, f: number): void {
+    this.steps++;
+    this.fieldTerms++;
+    let at: number;
+    if (this.seenIn[id] === this.stamp) at = this.seenAt[id] as number;
+    else {
+      at = this.distinct++;
+      this.seenIn[id] = this.stamp;
+      this.seenAt[id] = at;
+      if (at === this.scratchTerms.length) {
+        const grownTerms = new Int32Array(at * 2);
+        grownTerms.set(this.scratchTerms);
+        this.scratchTerms = grownTerms;
+        const grown = new Uint8Array(at * 2 * FIELD_COUNT);
+        grown.set(this.scratchCounts);
+        this.scratchCounts = grown;
+      }
+      this.scratchTerms[at] = id;
+      this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
+    }
+    const cell = at * FIELD_COUNT + f;
+    if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
   }
 
   /**
@@ -344,34 +429,80 @@ export class SearchIndex {
     touched.length = 0;
     const scores = this.scores;
     this.refreshIfDrifted(count);
-    // Rarest terms first. Once the k-th best score so far beats what all the remaining terms
+    // Rarest terms first. What a term can add is bounded by its weight times its largest posting
+    // weight. Once the k-th best score so far beats what all the remaining terms
     // together could add, no untouched tool can reach the top k: the remaining (common, long)
-    // terms then only update tools already touched.
+    // terms then only update tools already touched (MaxScore). From then on, a touched tool whose
+    // score plus what the remaining terms could add stays below the k-th best is dropped, and
+    // while few tools remain, a long posting is not walked: each remaining tool's own term list
+    // says whether it has the term and where its weight is. Scores are summed in the same term
+    // order either way, so the ranking is the exhaustive one to the last bit.
     const weighted = this.queryTerms(query);
     const terms = [...weighted.keys()].sort((a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number));
     const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number) * (weighted.get(id) as number));
-    let rest = idfs.reduce((sum, idf) => sum + idf, 0);
+    // The most each term can add to a score: its weight times its largest posting weight.
+    const bounds = terms.map((id, i) => (idfs[i] as number) * (this.postingMax[id] as number));
+    let rest = bounds.reduce((sum, bound) => sum + bound, 0);
     let open = true;
-    // Checking costs a pass over the touched tools: only when the remaining bound halved since the last check.
+    /** Once closed: the touched tools that may still reach the top k. */
+    let live: number[] | undefined;
+    // Checking costs a pass over the candidates: only when the remaining bound halved since the
+    // last check, or (once closed) when the next posting is longer than the candidates.
     let checkBelow = rest / 2;
     for (let i = 0; i < terms.length; i++) {
-      if (open && rest <= checkBelow && touched.length >= limit) {
-        if (this.kthBest(touched, limit, accept) > rest) open = false;
+      const id = terms[i] as number;
+      const length = this.postingLengths[id] as number;
+      const candidates = live ?? touched;
+      if (candidates.length >= limit && (rest <= checkBelow || (!open && candidates.length < length))) {
+        const kth = this.kthBest(candidates, limit, accept);
+        if (open && kth > rest * (1 + 1e-9) + 1e-9) open = false;
+        if (!open) live = this.survivors(candidates, kth, rest);
         checkBelow = rest / 2;
       }
-      this.accumulate(terms[i] as number, idfs[i] as number, touched, open);
-      rest -= idfs[i] as number;
+      if (live !== undefined && live.length * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number, live);
+      else this.accumulate(id, idfs[i] as number, touched, open);
+      rest -= bounds[i] as number;
     }
     const keys = this.keys;
     const top = new TopK(limit);
-    for (const slot of touched) {
+    for (const slot of live ?? touched) {
       const score = scores[slot] as number;
-      scores[slot] = 0;
       const name = keys[slot] as string;
       // The filter (a run's visibility rules) runs only for candidates that would make the top k.
       if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
+    for (const slot of touched) scores[slot] = 0;
     return top.sorted();
+  }
+
+  /**
+   * The candidates whose score plus `rest` (the most the remaining terms can add) reaches `kth`
+   * (a lower bound of the final k-th best score). The margin covers rounding: a tool is dropped
+   * only when it is below the bound by far more than any rounding of the sums.
+   */
+  private survivors(candidates: readonly number[], kth: number, rest: number): number[] {
+    const scores = this.scores;
+    const bound = kth - rest * (1 + 1e-9) - 1e-9;
+    const out: number[] = [];
+    for (const slot of candidates) if ((scores[slot] as number) >= bound) out.push(slot);
+    return out;
+  }
+
+  /** Adds term `id` to the scores of `live` tools by looking it up in each one's own term list. */
+  private accumulateLive(id: number, idf: number, live: readonly number[]): void {
+    this.postingsSkipped++;
+    const scores = this.scores;
+    const weights = this.postingWeights[id] as Float32Array;
+    const arenaTerms = this.arenaTerms;
+    for (const slot of live) {
+      const start = this.termStart[slot] as number;
+      const end = start + (this.termCount[slot] as number);
+      for (let k = start; k < end; k++) {
+        if (arenaTerms[k] !== id) continue;
+        scores[slot] = (scores[slot] as number) + idf * (weights[this.arenaPositions[k] as number] as number);
+        break;
+      }
+    }
   }
 
   /**
@@ -453,7 +584,12 @@ export class SearchIndex {
       const counts = this.postingCounts[id] as Uint8Array;
       const weights = this.postingWeights[id] as Float32Array;
       const length = this.postingLengths[id] as number;
-      for (let i = 0; i < length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+      let max = 0;
+      for (let i = 0; i < length; i++) {
+        weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+        max = Math.max(max, weights[i] as number);
+      }
+      this.postingMax[id] = max;
       this.steps += length;
     }
     this.weightsCurrent = true;
@@ -521,6 +657,7 @@ export class SearchIndex {
       this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
       this.postingWeights.push(new Float32Array(2));
       this.postingLengths.push(0);
+      this.postingMax.push(0);
       this.nameFrequency.push(0);
       if (id === this.seenIn.length) {
         const capacity = Math.max(1024, id * 2);
@@ -559,7 +696,10 @@ export class SearchIndex {
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
     // Before the first search (a bulk load) the weight waits for the averages of that search.
-    if (this.weightsCurrent) weights[length] = this.weightOf(slot, counts, at);
+    if (this.weightsCurrent) {
+      weights[length] = this.weightOf(slot, counts, at);
+      this.postingMax[id] = Math.max(this.postingMax[id] as number, weights[length] as number);
+    }
     this.postingLengths[id] = length + 1;
     return length;
   }
@@ -633,18 +773,4 @@ function ownName(name: string, server: string | undefined): string {
     if (name.startsWith(prefix) && name.length > prefix.length) return name.slice(prefix.length);
   }
   return name;
-}
-
-function tokenizeDocument(document: SearchDocument): Record<SearchField, string[]> {
-  const parameters = document.parameters ?? [];
-  const server = serverOf(document);
-  const words = (text: string) => tokenize(text.replace(/[_.:/-]+/g, " "), { keepStopWords: true });
-  return {
-    name: words(ownName(document.name, server)),
-    server: server === undefined ? [] : words(server),
-    title: document.title === undefined ? [] : tokenize(document.title, { keepStopWords: true }),
-    tags: (document.tags ?? []).filter((tag) => !tag.startsWith(SERVER_TAG)).flatMap(words),
-    description: tokenize(document.description),
-    parameters: parameters.flatMap((parameter) => [...words(parameter.name), ...tokenize(parameter.description ?? "")]),
-  };
 }

@@ -15,6 +15,14 @@ import { evaluateSeccomp } from "./support/bpf-interpreter.js";
 const EPERM = SECCOMP_RET.ERRNO | 1;
 const AF_INET = 2;
 const AF_INET6 = 10;
+const AF_NETLINK = 16;
+const AF_VSOCK = 40;
+const SOCK_STREAM = 1;
+const SOCK_DGRAM = 2;
+const SOCK_RAW = 3;
+const SOCK_SEQPACKET = 5;
+/** `SOCK_NONBLOCK | SOCK_CLOEXEC`: flags a type argument may carry beside the type. */
+const SOCKET_FLAGS = 0o4000 | 0o2000000;
 const program = decodeBpfProgram(buildSeccompFilter());
 
 describe("buildSeccompFilter", () => {
@@ -104,9 +112,36 @@ describe("buildSeccompFilter", () => {
   it("can let socketpair(AF_UNIX) through while socket(AF_UNIX) stays denied", () => {
     const relaxed = decodeBpfProgram(buildSeccompFilter({ allowUnixSocketPairs: true }));
     for (const { auditArch: arch, socket, socketpair } of Object.values(SECCOMP_ARCHITECTURES)) {
-      expect(evaluateSeccomp(relaxed, { arch, nr: socketpair, args: [AF_UNIX] })).toBe(SECCOMP_RET.ALLOW);
+      expect(evaluateSeccomp(relaxed, { arch, nr: socketpair, args: [AF_UNIX, SOCK_STREAM] })).toBe(SECCOMP_RET.ALLOW);
       expect(evaluateSeccomp(relaxed, { arch, nr: socket, args: [AF_UNIX] })).toBe(EPERM);
       expect(evaluateSeccomp(relaxed, { arch, nr: 425 })).toBe(EPERM);
+    }
+  });
+
+  it("allows socket() of IPv4, IPv6 and netlink only: vsock (the hypervisor) and other families are denied", () => {
+    for (const { auditArch: arch, socket } of Object.values(SECCOMP_ARCHITECTURES)) {
+      for (const family of [AF_INET, AF_INET6, AF_NETLINK]) {
+        expect(evaluateSeccomp(program, { arch, nr: socket, args: [family, SOCK_STREAM] })).toBe(SECCOMP_RET.ALLOW);
+      }
+      // AF_VSOCK, AF_UNIX, AF_PACKET, AF_BLUETOOTH, AF_CAN, AF_TIPC, AF_ALG, AF_XDP, and the family 0.
+      for (const family of [AF_VSOCK, AF_UNIX, 17, 31, 29, 30, 38, 44, 0]) {
+        expect(evaluateSeccomp(program, { arch, nr: socket, args: [family, SOCK_STREAM] })).toBe(EPERM);
+        expect(evaluateSeccomp(program, { arch, nr: socket, args: [2 ** 32 * 7 + family, SOCK_STREAM] })).toBe(EPERM);
+      }
+    }
+  });
+
+  it("lets only stream and seqpacket unix pairs through: a datagram pair could sendto() any socket file", () => {
+    const relaxed = decodeBpfProgram(buildSeccompFilter({ allowUnixSocketPairs: true }));
+    for (const { auditArch: arch, socketpair } of Object.values(SECCOMP_ARCHITECTURES)) {
+      for (const type of [SOCK_STREAM, SOCK_SEQPACKET, SOCK_STREAM | SOCKET_FLAGS, SOCK_SEQPACKET | SOCKET_FLAGS]) {
+        expect(evaluateSeccomp(relaxed, { arch, nr: socketpair, args: [AF_UNIX, type] })).toBe(SECCOMP_RET.ALLOW);
+      }
+      for (const type of [SOCK_DGRAM, SOCK_RAW, SOCK_DGRAM | SOCKET_FLAGS, SOCK_RAW | SOCKET_FLAGS, 0, 4]) {
+        expect(evaluateSeccomp(relaxed, { arch, nr: socketpair, args: [AF_UNIX, type] })).toBe(EPERM);
+        expect(evaluateSeccomp(program, { arch, nr: socketpair, args: [AF_UNIX, type] })).toBe(EPERM);
+      }
+      expect(evaluateSeccomp(program, { arch, nr: socketpair, args: [AF_UNIX, SOCK_STREAM] })).toBe(EPERM);
     }
   });
 

@@ -5,6 +5,7 @@ import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
 import { applyFileChanges, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
+import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, readManyOf } from "./parent-batch.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
@@ -60,6 +61,9 @@ export async function commitFileChanges(
 ): Promise<JournalEntry | undefined> {
   const keys = await Promise.all(changes.map((change) => scope.lockKey(change.path)));
   return withFileLocks(keys, async () => {
+    // Before the check: a dead writer whose lock was just broken may have a committed change to
+    // roll forward, and the check must see the files as they really are (see recoverWorkspace).
+    await recoverWorkspace(scope);
     let planned = changes;
     let conflict = await firstConflict(scope, planned);
     if (conflict !== undefined && options.replan !== undefined) {

@@ -18,6 +18,8 @@ export interface BpfInstruction {
 export const BPF = Object.freeze({
   /** `BPF_LD | BPF_W | BPF_ABS`: load the 32-bit word at offset `k` of `seccomp_data`. */
   LD_W_ABS: 0x20,
+  /** `BPF_ALU | BPF_AND | BPF_K`: keep only the accumulator's bits that are set in `k`. */
+  ALU_AND_K: 0x54,
   /** `BPF_JMP | BPF_JEQ | BPF_K`: jump when the accumulator equals `k`. */
   JEQ_K: 0x15,
   /** `BPF_JMP | BPF_JGE | BPF_K`: jump when the accumulator is at least `k` (unsigned). */

@@ -19,6 +19,27 @@ export const SECCOMP_DENY_ERRNO = 1;
 /** `AF_UNIX`: the address family whose sockets would let a process talk to host daemons. */
 export const AF_UNIX = 1;
 
+/**
+ * The only families `socket()` may create: IPv4, IPv6 (both cut off by the empty network
+ * namespace) and netlink (the namespace's own routing tables, which `ip` and resolvers read).
+ * Every other family is refused, because some are not confined by a network namespace at all:
+ * `AF_VSOCK` reaches the hypervisor host from a virtual machine (Firecracker, Kata, WSL2), and
+ * Bluetooth, CAN or TIPC reach devices and buses beside the host.
+ */
+export const ALLOWED_SOCKET_FAMILIES: readonly number[] = Object.freeze([2, 10, 16]);
+
+/**
+ * Socket types (`type & 0xf`) a unix socket pair may have: `SOCK_STREAM` and `SOCK_SEQPACKET`,
+ * whose sockets stay connected to each other. A `SOCK_DGRAM` (or `SOCK_RAW`, which unix sockets
+ * turn into datagrams) pair is not bound to its peer: `sendto()` with an address, or `connect()`,
+ * reaches any datagram socket file the process can see (journald, syslog, a host daemon's
+ * socket in the workspace), which is what denying `socket(AF_UNIX)` exists to stop.
+ */
+export const ALLOWED_SOCKET_PAIR_TYPES: readonly number[] = Object.freeze([1, 5]);
+
+/** `SOCK_TYPE_MASK`: the bits of `socket()`'s type argument that hold the type (the rest are flags). */
+const SOCKET_TYPE_MASK = 0xf;
+
 /** Set in the number of every x32 system call on x86_64 (`__X32_SYSCALL_BIT`). */
 export const X32_SYSCALL_BIT = 0x4000_0000;
 
@@ -54,9 +75,12 @@ export interface ModeSettingCall {
 export interface SeccompArchitecture {
   /** The `AUDIT_ARCH_*` value the kernel reports in `seccomp_data.arch`. */
   readonly auditArch: number;
-  /** `socket`: denied when its first argument is `AF_UNIX`. */
+  /** `socket`: denied unless its first argument is one of {@link ALLOWED_SOCKET_FAMILIES}. */
   readonly socket: number;
-  /** `socketpair`: denied when its first argument is `AF_UNIX`, unless unix socket pairs are allowed. */
+  /**
+   * `socketpair`: denied when its first argument is `AF_UNIX`, unless unix socket pairs are
+   * allowed, and then only of {@link ALLOWED_SOCKET_PAIR_TYPES}.
+   */
   readonly socketpair: number;
   /**
    * Always denied: `io_uring_setup`, `io_uring_enter`, `io_uring_register`, and the kernel key
@@ -143,10 +167,11 @@ export interface SeccompFilterOptions {
  * bytes.
  *
  * `--unshare-net` cuts TCP, but a process could still reach host daemons (Docker, D-Bus, an SSH
- * agent) through a unix socket file it can see. The filter makes `socket(AF_UNIX, …)` and
- * `socketpair(AF_UNIX, …)` fail with `EPERM` and denies io_uring; everything else is allowed, so
- * node, npm and git start unchanged. See {@link SeccompFilterOptions.allowUnixSocketPairs} for
- * what denying socket pairs costs.
+ * agent) through a unix socket file it can see, or the hypervisor through `AF_VSOCK`. The filter
+ * makes `socket()` of any family but IPv4, IPv6 and netlink, and `socketpair(AF_UNIX, …)` (or,
+ * when pairs are allowed, a datagram pair) fail with `EPERM` and denies io_uring; everything else
+ * is allowed, so node, npm and git start unchanged. See
+ * {@link SeccompFilterOptions.allowUnixSocketPairs} for what denying socket pairs costs.
  *
  * An architecture other than x86_64 or aarch64 (for example i386 calls made through `int 0x80`
  * from an x86_64 process, whose numbers differ) gets `EPERM` for every call: failing closed, with
@@ -159,6 +184,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions = {}): Uint8Arr
 type Step =
   | { readonly op: "label"; readonly name: string }
   | { readonly op: "load"; readonly offset: number }
+  | { readonly op: "and"; readonly value: number }
   | { readonly op: "jeq" | "jge" | "jset"; readonly value: number; readonly target: string }
   | { readonly op: "return"; readonly value: number };
 
@@ -167,11 +193,23 @@ function filterSteps(allowUnixSocketPairs: boolean): Step[] {
   const entries = Object.entries(SECCOMP_ARCHITECTURES);
   for (const [name, architecture] of entries) steps.push({ op: "jeq", value: architecture.auditArch, target: name });
   steps.push({ op: "return", value: DENY });
-  for (const [name, architecture] of entries) steps.push(...architectureSteps(name, architecture, allowUnixSocketPairs));
+  for (const [name, architecture] of entries) steps.push(...architectureSteps(name, architecture));
+  steps.push({ op: "label", name: "socket_check" }, { op: "load", offset: OFFSET.ARG0_LOW });
+  for (const family of ALLOWED_SOCKET_FAMILIES) steps.push({ op: "jeq", value: family, target: "allow" });
   steps.push(
-    { op: "label", name: "unix_check" },
+    { op: "return", value: DENY },
+    { op: "label", name: "pair_check" },
     { op: "load", offset: OFFSET.ARG0_LOW },
-    { op: "jeq", value: AF_UNIX, target: "deny" },
+    { op: "jeq", value: AF_UNIX, target: allowUnixSocketPairs ? "pair_type_check" : "deny" },
+    { op: "return", value: SECCOMP_RET.ALLOW },
+    { op: "label", name: "pair_type_check" },
+    { op: "load", offset: argumentOffset(1) },
+    { op: "and", value: SOCKET_TYPE_MASK },
+  );
+  for (const type of ALLOWED_SOCKET_PAIR_TYPES) steps.push({ op: "jeq", value: type, target: "allow" });
+  steps.push(
+    { op: "return", value: DENY },
+    { op: "label", name: "allow" },
     { op: "return", value: SECCOMP_RET.ALLOW },
     { op: "label", name: "deny" },
     { op: "return", value: DENY },
@@ -181,14 +219,14 @@ function filterSteps(allowUnixSocketPairs: boolean): Step[] {
   return steps;
 }
 
-function architectureSteps(name: string, architecture: SeccompArchitecture, allowUnixSocketPairs: boolean): Step[] {
+function architectureSteps(name: string, architecture: SeccompArchitecture): Step[] {
   const steps: Step[] = [
     { op: "label", name },
     { op: "load", offset: OFFSET.NR },
   ];
   if (architecture.denyX32) steps.push({ op: "jge", value: X32_SYSCALL_BIT, target: "deny" });
-  steps.push({ op: "jeq", value: architecture.socket, target: "unix_check" });
-  if (!allowUnixSocketPairs) steps.push({ op: "jeq", value: architecture.socketpair, target: "unix_check" });
+  steps.push({ op: "jeq", value: architecture.socket, target: "socket_check" });
+  steps.push({ op: "jeq", value: architecture.socketpair, target: "pair_check" });
   for (const call of architecture.deniedCalls) steps.push({ op: "jeq", value: call, target: "deny" });
   steps.push({ op: "jeq", value: architecture.openat2, target: "no_such_call" });
   architecture.modeSetting.forEach((call, index) => {
@@ -229,6 +267,7 @@ function assemble(steps: readonly Step[]): BpfInstruction[] {
   for (const step of steps) {
     if (step.op === "label") continue;
     if (step.op === "load") program.push({ code: BPF.LD_W_ABS, jt: 0, jf: 0, k: step.offset });
+    else if (step.op === "and") program.push({ code: BPF.ALU_AND_K, jt: 0, jf: 0, k: step.value });
     else if (step.op === "return") program.push({ code: BPF.RET_K, jt: 0, jf: 0, k: step.value });
     else
       program.push({

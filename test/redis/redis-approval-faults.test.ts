@@ -1,0 +1,120 @@
+/**
+ * Fault injection on the Redis approval broker: the real `redis-server` is killed while a call
+ * waits for approval, and started again empty. A waiting call must still end at its deadline
+ * (denied, never hung, no unhandled rejection), a call made while Redis is down must get a
+ * structured error, and the same broker must work again once Redis is back (approved from a
+ * second client, the tool runs once).
+ */
+import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
+import { RedisApprovalBroker } from "agent-tool-catalog/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { capability } from "../support/capabilities.js";
+import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+
+const redisCapability = capability("redis");
+
+/** A client that gives up on a command after one failed reconnect and retries connecting every 20 ms. */
+function client(url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 20 });
+  redis.on("error", () => undefined);
+  return redis;
+}
+
+const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
+  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+
+describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker when Redis dies"), () => {
+  let server: RestartableRedis;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRestartableRedis();
+  });
+  afterAll(async () => {
+    for (const redis of clients) redis.disconnect();
+    await server?.kill();
+  });
+
+  it("a waiting call ends at its deadline, a call while down fails cleanly, and the broker recovers", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const redis = client(server.url);
+      const approver = client(server.url);
+      clients.push(redis, approver);
+      let runs = 0;
+      const act = defineTool({
+        name: "act",
+        description: "Does something that needs approval.",
+        inputSchema: z.object({ n: z.number() }),
+        mutating: true,
+        handler: () => ++runs,
+      });
+      // The first broker subscribes while Redis is up; the second makes its first request while it is down.
+      const early = new RedisApprovalBroker({ redis, prefix: "faults-a", pollIntervalMs: 50 });
+      const late = new RedisApprovalBroker({ redis, prefix: "faults-b", pollIntervalMs: 50 });
+      const runOf = (broker: RedisApprovalBroker) =>
+        createRegistry({ tools: [act], approvals: broker }).createRun({
+          permissions: { approval: "all" },
+          approvalTimeoutMs: 400,
+        });
+      const earlyRun = runOf(early);
+      const lateRun = runOf(late);
+
+      const waiting = earlyRun.call("act", { n: 1 });
+      await expect.poll(async () => (await early.pending()).length).toBe(1);
+      await server.kill();
+
+      // Deadline 400 ms (+ at most the 1 s grace for an unreachable Redis): denied, not hung.
+      const first = await within(waiting, 2_500);
+      expect(first).toMatchObject({ ok: false, error: { code: "approval_denied" } });
+
+      // Redis down: a new request is a structured error, not a hang.
+      const down = await within(lateRun.call("act", { n: 2 }), 2_500);
+      expect(down).toMatchObject({ ok: false });
+      expect((down as ToolCallResult).ok).toBe(false);
+
+      await server.start();
+      await expect.poll(() => redis.status === "ready" && approver.status === "ready").toBe(true);
+      // Both brokers work again: approved from another client, the tool runs once per approval.
+      for (const [run, prefix, n] of [
+        [lateRun, "faults-b", 3],
+        [earlyRun, "faults-a", 4],
+      ] as const) {
+        const call = run.call("act", { n });
+        const other = new RedisApprovalBroker({ redis: approver, prefix });
+        await expect.poll(async () => (await other.pending()).length).toBe(1);
+        const [request] = await other.pending();
+        expect(await other.approve(request?.id ?? "")).toBe(true);
+        expect(await within(call, 2_000)).toMatchObject({ ok: true });
+      }
+      expect(runs).toBe(2);
+      await early.close();
+      await late.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  }, 15_000);
+
+  it("an abort while the request is being stored still withdraws it (no abort is lost)", async () => {
+    const redis = client(server.url);
+    clients.push(redis);
+    await expect.poll(() => redis.status).toBe("ready");
+    const broker = new RedisApprovalBroker({ redis, prefix: "faults-c", timeoutMs: 60_000 });
+    const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
+    // Aborted at every point of the store: before the first await, after each Redis round trip.
+    for (const delay of [0, 1, 2, 3, 5]) {
+      const controller = new AbortController();
+      const waiting = broker.request({ ...base, callId: `c${delay}` }, { signal: controller.signal });
+      if (delay === 0) controller.abort();
+      else setTimeout(() => controller.abort(), delay);
+      expect(await within(waiting, 2_500)).toMatchObject({ decision: "denied", resolvedBy: "abort" });
+    }
+    expect(await broker.pending()).toEqual([]);
+    await broker.close();
+  }, 15_000);
+});

@@ -1,0 +1,73 @@
+/**
+ * A real `redis-server` that a fault-injection test can kill (`SIGKILL`, no persistence: what it
+ * held is lost, like a crashed or replaced server) and start again on the same port.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer, Socket } from "node:net";
+
+/** A server that can be killed and restarted on its port. */
+export interface RestartableRedis {
+  readonly port: number;
+  readonly url: string;
+  /** Kills the server and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts it again (empty) on the same port and waits until it answers PING. */
+  start(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.setTimeout(500);
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
+    socket.once("data", (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith("+PONG"));
+    });
+  });
+}
+
+/** Starts a server on a free port. */
+export async function startRestartableRedis(): Promise<RestartableRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const started = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore",
+    });
+    child = started;
+    const deadline = Date.now() + 10_000;
+    while (!(await answersPing(port))) {
+      if (started.exitCode !== null || Date.now() > deadline) {
+        started.kill("SIGKILL");
+        throw new Error(`redis-server did not start on port ${port}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      const running = child;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return resolve();
+      running.once("exit", () => resolve());
+      running.kill("SIGKILL");
+    });
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, kill, start };
+}
