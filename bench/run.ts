@@ -32,7 +32,7 @@ import {
   renderFileIntegrity,
   runCrashLoop,
 } from "./tools/file-integrity-bench.js";
-import { measureGrep } from "./tools/grep-bench.js";
+import { measureGrep, renderGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -62,6 +62,7 @@ const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { mach
 // with its results, so a run with --only keeps the others' figures from their last run.
 const EXTRA_SECTIONS = [
   { section: "registry-scale", file: "registry-scale" },
+  { section: "grep", file: "grep" },
   { section: "file-integrity", file: "file-integrity" },
   { section: "git", file: "git-tools" },
   { section: "redis", file: "redis" },
@@ -112,13 +113,21 @@ if (wanted("tokens")) {
 }
 
 if (wanted("grep")) {
-  // A real source tree that every checkout has after `npm ci`.
-  results.grep = await measureGrep(
-    join(root, "node_modules", "zod"),
-    ["ZodType", "export (const|function) \\w+Schema", "TODO|FIXME"],
-    quick ? 2 : 7,
-  );
-  save("grep", { machine, results: results.grep });
+  // Real trees: zod (every checkout has it after `npm ci`), the whole node_modules (nested
+  // node_modules skipped by both), and /usr/share when present; patterns under 5000 matches.
+  const trees: [string, string[]][] = [
+    [join(root, "node_modules", "zod"), ["ZodType", "export (const|function) \\w+Schema", "TODO|FIXME"]],
+    [join(root, "node_modules"), ["ZodType", "export (const|function) \\w+Schema", "process\\.env\\.\\w+"]],
+  ];
+  if (!quick && existsSync("/usr/share"))
+    trees.push(["/usr/share", ["GNU General Public License", "Copyright \\(C\\) 199[0-9]"]]);
+  const grepResults = [];
+  for (const [directory, patterns] of trees) grepResults.push(await measureGrep(directory, patterns, quick ? 2 : 5));
+  if (grepResults[0] !== undefined) results.grep = grepResults[0];
+  const load = loadavg();
+  const markdown = [renderGrep(grepResults, load, cpus().length)];
+  extras.set("grep", markdown);
+  save("grep", { machine, loadAverage: load, results: grepResults[0], trees: grepResults, markdown });
 }
 
 if (wanted("patch")) {

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -117,6 +117,7 @@ export async function measureLockedWrites(writers: number, processes: number): P
   try {
     await writeFile(path.join(workspace, "counter.txt"), "0\n");
     const go = path.join(workspace, ".go");
+    const ready = await mkdtemp(path.join(tmpdir(), "atc-lockbench-ready-"));
     const perProcess = Math.max(1, Math.round(writers / processes));
     const children = Array.from({ length: processes }, () =>
       run(
@@ -133,12 +134,19 @@ export async function measureLockedWrites(writers: number, processes: number): P
             paths: ["counter.txt"],
             count: perProcess,
             go,
+            ready,
           }),
         ],
         { cwd: repo, timeout: 300_000 },
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The clock starts when every writer has started and warmed up (under load that takes seconds).
+    const deadline = Date.now() + 300_000;
+    while ((await readdir(ready)).length < processes) {
+      if (Date.now() > deadline) throw new Error("lock writers did not start within 5 minutes");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await rm(ready, { recursive: true, force: true });
     const started = performance.now();
     await writeFile(go, "");
     const outputs = await Promise.all(children);

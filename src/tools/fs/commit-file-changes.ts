@@ -6,7 +6,7 @@ import type { FileScope } from "./file-scope.js";
 import { applyFileChanges, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
-import { readManyOf } from "./parent-batch.js";
+import { isBatchScope, readManyOf } from "./parent-batch.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -82,9 +82,11 @@ export async function commitFileChanges(
       );
     }
     await commitLocked(scope, planned);
+    // Where the lock key is the resolved write path, the journal takes it (no second resolution).
+    const resolvedKeys = planned === changes && isBatchScope(scope) && scope.lockKeyIsWritePath ? keys : undefined;
     const files: JournaledFile[] = await Promise.all(
-      planned.map(async (change) => ({
-        path: await scope.resolve(change.path, "write"),
+      planned.map(async (change, index) => ({
+        path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
         displayPath: change.path,
         before: change.before,
         after: change.after,

@@ -219,6 +219,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     resolve: (requested, intent) => resolveInWorkspace(root, requested, intent),
     openParent,
     lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
+    lockKeyIsWritePath: true,
   });
 }
 

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { createInterface } from "node:readline";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 
 /** What grep asks either engine for. */
@@ -43,12 +42,23 @@ export const GREP_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_module
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
- * ripgrep's arguments for a query: JSON output (or NUL-separated file names), hidden files
+ * ripgrep's arguments for a query: NUL-separated paths and numbered lines (or file names), hidden files
  * searched, `.gitignore`/`.ignore` honoured even outside a git repository, no user config or
  * global ignore file (so the host's settings never change a model's answer), deterministic order.
  */
 export function ripgrepArguments(query: GrepQuery, target: string | undefined): string[] {
-  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--sort", "path", "--no-messages"];
+  // --no-ignore-parent: ignore files above the search root are not read, sandboxed or not (the
+  // sandbox hides them anyway, and the JavaScript engine never reads them).
+  const args = [
+    "--no-config",
+    "--hidden",
+    "--no-require-git",
+    "--no-ignore-global",
+    "--no-ignore-parent",
+    "--sort",
+    "path",
+    "--no-messages",
+  ];
   args.push("--max-filesize", String(GREP_MAX_FILE_BYTES));
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
@@ -56,7 +66,9 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
   if (query.fixedStrings) args.push("--fixed-strings");
   if (query.filesOnly) args.push("--files-with-matches", "--null");
   else {
-    args.push("--json");
+    // Plain lines, the path ended by NUL: "path\0number:text" (a match) or "path\0number-text"
+    // (context). Cheaper to print and to read than --json; any byte but NUL may be in a path.
+    args.push("--line-number", "--with-filename", "--no-heading", "--null", "--color", "never", "--no-context-separator");
     if (query.context > 0) args.push("--context", String(query.context));
   }
   args.push("--regexp", query.pattern, "--");
@@ -64,18 +76,13 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
   return args;
 }
 
-interface RipgrepEvent {
-  readonly type: string;
-  readonly data?: {
-    readonly path?: { readonly text?: string; readonly bytes?: string };
-    readonly lines?: { readonly text?: string; readonly bytes?: string };
-    readonly line_number?: number;
-  };
-}
-
 /**
  * Runs ripgrep in `sandbox` (the run's own process sandbox, so it sees what `bash` would) with
- * `root` as its working directory, and reads its answer as a stream, stopping it at the limit.
+ * `root` as its working directory. First in parallel, unsorted (ripgrep's `--sort path` searches
+ * on one thread), reading up to {@link PARALLEL_BUDGET} times the limit, then sorted here into
+ * `--sort path` order (path components in byte order, then line number). When even that budget
+ * overflows, the answer is the first `limit` in path order, so ripgrep runs again sorted and is
+ * stopped at the limit.
  */
 export async function searchWithRipgrep(
   sandbox: ProcessSandbox,
@@ -85,10 +92,29 @@ export async function searchWithRipgrep(
   query: GrepQuery,
   signal: AbortSignal,
 ): Promise<GrepAnswer> {
+  const budget = Math.max(query.limit * PARALLEL_BUDGET, 2000);
+  const parallel = await runRipgrep(sandbox, executable, root, target, query, signal, { sorted: false, limit: budget });
+  if (!parallel.cut) return inPathOrder(parallel, query.limit);
+  return runRipgrep(sandbox, executable, root, target, query, signal, { sorted: true, limit: query.limit });
+}
+
+/** How many times the limit the parallel run may read before the sorted run is used instead. */
+const PARALLEL_BUDGET = 8;
+
+async function runRipgrep(
+  sandbox: ProcessSandbox,
+  executable: string,
+  root: string,
+  target: string | undefined,
+  query: GrepQuery,
+  signal: AbortSignal,
+  run: { readonly sorted: boolean; readonly limit: number },
+): Promise<GrepAnswer> {
   const stop = new AbortController();
+  const args = ripgrepArguments(query, target);
   const child = sandbox.spawn({
     command: executable,
-    args: ripgrepArguments(query, target),
+    args: run.sorted ? args : withoutSort(args),
     cwd: root,
     signal: AbortSignal.any([signal, stop.signal]),
   });
@@ -99,8 +125,8 @@ export async function searchWithRipgrep(
   });
   const toAbsolute = (text: string) => path.resolve(root, text);
   const { answer, cut } = query.filesOnly
-    ? await readFileNames(child.stdout, query.limit, toAbsolute)
-    : await readJsonLines(child.stdout, query.limit, toAbsolute);
+    ? await readFileNames(child.stdout, run.limit, toAbsolute)
+    : await readNumberedLines(child.stdout, run.limit, toAbsolute);
   if (cut) {
     stop.abort();
     child.stdout.resume();
@@ -118,6 +144,54 @@ export async function searchWithRipgrep(
     throw new RipgrepUnusableError(`ripgrep ended with ${String(exit.exitCode ?? exit.signal)}: ${stderr.trim().slice(0, 500)}`);
   }
   return answer;
+}
+
+function withoutSort(args: readonly string[]): string[] {
+  const at = args.indexOf("--sort");
+  return at === -1 ? [...args] : [...args.slice(0, at), ...args.slice(at + 2)];
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** UTF-8 byte order of two strings: UTF-16 order, except where a surrogate pair is involved. */
+function compareBytes(left: string, right: string): number {
+  if (left === right) return 0;
+  if (!SURROGATE.test(left) && !SURROGATE.test(right)) return left < right ? -1 : 1;
+  return Buffer.compare(Buffer.from(left), Buffer.from(right));
+}
+
+/** Orders paths as `rg --sort path` does: component by component, each in byte order. */
+export function comparePaths(left: string, right: string): number {
+  const a = left.split("/");
+  const b = right.split("/");
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    const order = compareBytes(a[index] as string, b[index] as string);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A whole unsorted answer in `--sort path` order, cut after `limit` matching lines (as the sorted
+ * run stops: the context lines before the next match are kept).
+ */
+function inPathOrder(answer: GrepAnswer, limit: number): GrepAnswer {
+  const ranks = new Map<string, number>();
+  const paths = [...new Set([...answer.files, ...answer.lines.map((line) => line.absolute)])].sort(comparePaths);
+  for (const [rank, file] of paths.entries()) ranks.set(file, rank);
+  const files = [...answer.files].sort(comparePaths);
+  const lines = [...answer.lines].sort(
+    (left, right) => (ranks.get(left.absolute) as number) - (ranks.get(right.absolute) as number) || left.number - right.number,
+  );
+  let matches = 0;
+  let end = lines.length;
+  for (const [index, line] of lines.entries()) {
+    if (line.match && ++matches > limit) {
+      end = index;
+      break;
+    }
+  }
+  return { files: files.slice(0, limit), lines: lines.slice(0, end), cut: files.length > limit || end < lines.length };
 }
 
 /** Reads `--files-with-matches --null` output up to `limit` names. */
@@ -140,28 +214,62 @@ async function readFileNames(
   return { answer, cut: false };
 }
 
-/** Reads `--json` events (matches and context lines) up to `limit` matching lines. */
-async function readJsonLines(
+/**
+ * One line of `--null --line-number` output: `path\0number:text` for a match, `path\0number-text`
+ * for a context line; `undefined` for anything else (a note ripgrep prints about a binary file).
+ */
+export function parseNumberedLine(
+  line: string,
+): { readonly path: string; readonly number: number; readonly text: string; readonly match: boolean } | undefined {
+  const nul = line.indexOf("\0");
+  if (nul <= 0) return undefined;
+  let at = nul + 1;
+  let number = 0;
+  while (at < line.length) {
+    const code = line.charCodeAt(at);
+    if (code < 48 || code > 57) break;
+    number = number * 10 + (code - 48);
+    at++;
+  }
+  const separator = line[at];
+  if (at === nul + 1 || (separator !== ":" && separator !== "-")) return undefined;
+  return { path: line.slice(0, nul), number, text: line.slice(at + 1), match: separator === ":" };
+}
+
+/** Reads numbered lines (matches and context lines) up to `limit` matching lines. */
+async function readNumberedLines(
   stdout: NodeJS.ReadableStream,
   limit: number,
   toAbsolute: (text: string) => string,
 ): Promise<{ answer: GrepAnswer; cut: boolean }> {
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
-  for await (const line of createInterface({ input: stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
-    const event = JSON.parse(line) as RipgrepEvent;
-    if (event.type !== "match" && event.type !== "context") continue;
-    const match = event.type === "match";
-    if (match && ++matches > limit) return { answer, cut: true };
-    const data = event.data;
-    const text = decode(data?.lines).replace(/\n$/, "");
-    answer.lines.push({ absolute: toAbsolute(decode(data?.path)), number: data?.line_number ?? 0, text, match });
+  let pending = "";
+  // Paths repeat line after line: resolve each once.
+  let lastPath = "";
+  let lastAbsolute = "";
+  const take = (line: string): boolean => {
+    const parsed = parseNumberedLine(line);
+    if (parsed === undefined) return false;
+    if (parsed.match && ++matches > limit) return true;
+    if (parsed.path !== lastPath) {
+      lastPath = parsed.path;
+      lastAbsolute = toAbsolute(parsed.path);
+    }
+    answer.lines.push({ absolute: lastAbsolute, number: parsed.number, text: parsed.text, match: parsed.match });
+    return false;
+  };
+  stdout.setEncoding("utf8");
+  for await (const chunk of stdout) {
+    pending += String(chunk);
+    let start = 0;
+    for (let end = pending.indexOf("\n"); end !== -1; end = pending.indexOf("\n", start)) {
+      const line = pending.slice(start, end);
+      start = end + 1;
+      if (take(line)) return { answer, cut: true };
+    }
+    pending = pending.slice(start);
   }
+  if (pending !== "" && take(pending)) return { answer, cut: true };
   return { answer, cut: false };
-}
-
-function decode(value: { readonly text?: string; readonly bytes?: string } | undefined): string {
-  if (value?.text !== undefined) return value.text;
-  if (value?.bytes !== undefined) return Buffer.from(value.bytes, "base64").toString("utf8");
-  return "";
 }

@@ -15,6 +15,8 @@ export type ReadOutcome =
  * interface: a host's scope without them gets the one-path-at-a-time fallback).
  */
 export interface BatchFileScope extends FileScope {
+  /** True when `lockKey(path)` is `resolve(path, "write")`: a commit then resolves each path once. */
+  readonly lockKeyIsWritePath: boolean;
   /**
    * Opens the parents of many paths at once, walking each distinct directory once: paths in one
    * directory share one verified handle (closed when the last of them is closed). Every path gets
@@ -25,7 +27,7 @@ export interface BatchFileScope extends FileScope {
   readMany(paths: readonly string[]): Promise<ReadOutcome[]>;
 }
 
-function isBatchScope(scope: FileScope): scope is BatchFileScope {
+export function isBatchScope(scope: FileScope): scope is BatchFileScope {
   const candidate = scope as Partial<BatchFileScope>;
   return typeof candidate.openParents === "function" && typeof candidate.readMany === "function";
 }

@@ -21,6 +21,8 @@ export interface ScopeLocator {
   display(absolutePath: string): string;
   openParent(path: string, options?: OpenParentOptions): Promise<ParentEntry>;
   lockKey(path: string): Promise<string>;
+  /** True when `lockKey(path)` is `resolve(path, "write")` (a caller may then resolve once for both). */
+  readonly lockKeyIsWritePath?: boolean;
   /** `openParent` of many paths, one walk per directory; default: one `openParent` per path. */
   openParents?(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
 }
@@ -86,6 +88,7 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
       ? openParentsOneByOne(paths, (requested) => locator.openParent(requested, options))
       : locator.openParents(paths, options);
   const scope: BatchFileScope = {
+    lockKeyIsWritePath: locator.lockKeyIsWritePath === true,
     root: locator.root,
     confined: locator.confined,
     resolve: (requested, intent) => locator.resolve(requested, intent),

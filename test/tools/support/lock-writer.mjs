@@ -1,8 +1,8 @@
 // A writer process for the cross-process lock tests and bench. Arguments (JSON in argv[2]):
 // { workspace, sandbox, format: "src" | "esm" | "cjs" | "both", go, mode: "once" | "increment" | "plain",
-//   paths: string[], expected?, count, tag }
+//   paths: string[], expected?, count, tag, ready? }
 // It waits for the `go` file, then writes and prints one JSON line of results.
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -46,6 +46,9 @@ for (const registry of registries) {
   await warm.call("read", { path: options.paths[0] });
   await warm.call("write", { path: ".warm-up", content: "" });
 }
+// With `ready` (a directory), say so there once warmed up: the bench starts its clock only when
+// every writer is ready, so process start-up under load is never timed as writing.
+if (options.ready !== undefined) writeFileSync(path.join(options.ready, String(process.pid)), "");
 while (!existsSync(options.go)) await new Promise((resolve) => setTimeout(resolve, 2));
 
 const versionIn = (text) => /v_[0-9a-f]{16}|v_absent/.exec(text)?.[0];
