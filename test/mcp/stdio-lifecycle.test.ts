@@ -116,6 +116,19 @@ describe("a stdio MCP server's process", () => {
     expect(await run.call("mcp_flood_echo", { text: "after" })).toMatchObject({ ok: true, output: "after" });
   });
 
+  it("reports a line that never ends as mcp_output_too_large (not a timeout), then reconnects", async () => {
+    registry = createRegistry();
+    await connectMcpServer(registry, stdioFixture("endless"));
+    const run = registry.createRun();
+    run.activate(["mcp_endless_endless", "mcp_endless_echo"]);
+    const started = Date.now();
+    const endless = await run.call("mcp_endless_endless", {});
+    expect(endless).toMatchObject({ ok: false, error: { code: "mcp_output_too_large" } });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    // Control: the restarted server answers.
+    expect(await run.call("mcp_endless_echo", { text: "after" })).toMatchObject({ ok: true, output: "after" });
+  });
+
   it("fails connect with the server's stderr when it cannot start, leaving nothing behind", async () => {
     registry = createRegistry();
     const config = {

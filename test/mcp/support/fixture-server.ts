@@ -83,6 +83,13 @@ function registerResultTools(server: McpServer): void {
     { description: "A very long output.", inputSchema: { bytes: z.number().int().min(0).max(20_000_000) } },
     ({ bytes }) => text(`${"0123456789".repeat(Math.ceil(bytes / 10)).slice(0, bytes - 4)}TAIL`),
   );
+  server.registerTool("endless", { description: "Writes one line that never ends to stdout." }, async () => {
+    // Breaks the protocol on purpose: bytes without a newline until the client resets it.
+    const timer = setInterval(() => process.stdout.write("x".repeat(65_536)), 1);
+    await sleep(30_000);
+    clearInterval(timer);
+    return text("unreachable");
+  });
   server.registerTool("fail", { description: "Always fails." }, () => ({
     content: [{ type: "text", text: "no such file: /nope" }],
     isError: true,
