@@ -646,13 +646,17 @@ export class SearchIndex {
     const weights = this.postingWeights[id] as Float32Array;
     const scores = this.scores;
     for (let i = 0; i < length; i++) {
+      const added = idf * (weights[i] as number);
+      // A zero weight (a field weighted 0 by the host) adds nothing: it must not touch the tool
+      // either, since a score of 0 is how an untouched tool is told apart (it would be listed twice).
+      if (added === 0) continue;
       const slot = slots[i] as number;
       const previous = scores[slot] as number;
       if (previous === 0) {
         if (!open) continue;
         touched.push(slot);
       }
-      scores[slot] = previous + idf * (weights[i] as number);
+      scores[slot] = previous + added;
     }
   }
 

@@ -69,4 +69,22 @@ describe("pruned search (MaxScore, candidates dropped, postings looked up) ranks
     // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
     expect(index["postingsSkipped"]).toBeGreaterThan(0);
   });
+
+  it("lists a tool once when a field weighted 0 holds a query word (it adds nothing and touches nothing)", () => {
+    const index = new SearchIndex({ fields: { description: { weight: 0, lengthNormalization: 0 } } });
+    index.set({ name: "alpha_tool", description: "zeta" });
+    index.set({ name: "beta_tool", description: "zeta alpha" });
+    const hits = index.search("zeta alpha", 10);
+    expect(hits.map((hit) => hit.name)).toEqual(["alpha_tool"]);
+    // Control: with the field weighted, both tools match, each once.
+    const weighted = new SearchIndex();
+    weighted.set({ name: "alpha_tool", description: "zeta" });
+    weighted.set({ name: "beta_tool", description: "zeta alpha" });
+    expect(
+      weighted
+        .search("zeta alpha", 10)
+        .map((hit) => hit.name)
+        .sort(),
+    ).toEqual(["alpha_tool", "beta_tool"]);
+  });
 });
