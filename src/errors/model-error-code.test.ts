@@ -31,7 +31,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "is_a_directory",
   "mcp_malformed_result",
   "mcp_request_failed",
-  "mcp_server_error",
   "mcp_server_limit",
   "mcp_server_unavailable",
   "file_locked",
