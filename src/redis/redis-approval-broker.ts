@@ -270,7 +270,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
   /**
    * Ends a wait this process stops on (its deadline, its call's abort). The denial is recorded in
    * Redis, and a decision that won the race (approved just before the deadline) is handed over;
-   * but the call settles within {@link GIVE_UP_GRACE_MS} whatever Redis does: unreachable (its
+   * but the call settles within a second (`GIVE_UP_GRACE_MS`) whatever Redis does: unreachable (its
    * client retrying), or restarted without the request. Denying locally is safe: a person's
    * approval after the deadline is refused by Redis, and an approval counts only once its waiter
    * consumed it.
