@@ -12,7 +12,8 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (the listener is closed before it is returned). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -24,7 +25,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function answersPing(port: number): Promise<boolean> {
+/** Whether a Redis server on 127.0.0.1:`port` answers PING within 500 ms. */
+export async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
     socket.setTimeout(500);

@@ -3,7 +3,7 @@
  * held is lost, like a crashed or replaced server) and start again on the same port.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, Socket } from "node:net";
+import { answersPing, freePort } from "../../support/redis-server.js";
 
 /** A server that can be killed and restarted on its port. */
 export interface RestartableRedis {
@@ -13,34 +13,6 @@ export interface RestartableRedis {
   kill(): Promise<void>;
   /** Starts it again (empty) on the same port and waits until it answers PING. */
   start(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
-
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.setTimeout(500);
-    socket.once("error", () => resolve(false));
-    socket.once("timeout", () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
-    socket.once("data", (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith("+PONG"));
-    });
-  });
 }
 
 /** Starts a server on a free port. */
