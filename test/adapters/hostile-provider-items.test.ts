@@ -58,7 +58,7 @@ describe("hostile provider items never reject a batch", () => {
       { id: "call_fn", type: "function", function: null },
       { id: "call_trap", type: "function", function: hostile },
     ] as never);
-    expect(chat.map((message) => [message.tool_call_id, message.content])).toEqual([
+    expect(chat.map((message) => [(message as { tool_call_id?: unknown }).tool_call_id, message.content])).toEqual([
       ["call_ok", "still here"],
       ["call_fn", expect.stringContaining("unknown_tool")],
       ["call_trap", expect.stringContaining("unknown_tool")],

@@ -18,6 +18,18 @@ async function connect(mode: string) {
   return run;
 }
 
+describe("a tool the server accepts only as a task", () => {
+  it("is reported as task_required and not offered; a tool where tasks are optional is", async () => {
+    registry = createRegistry();
+    const handle = await connectMcpServer(registry, { name: "raw", command: process.execPath, args: [SERVER, "plain"] });
+    expect(handle.status.rejected).toEqual([expect.objectContaining({ mcpName: "research", reason: "task_required" })]);
+    expect(handle.status.tools).not.toContain("mcp_raw_research");
+    const run = registry.createRun();
+    run.activate(["mcp_raw_maybe_task"]);
+    expect(await run.call("mcp_raw_maybe_task", {})).toMatchObject({ ok: true, output: "done without a task" });
+  });
+});
+
 describe("a raw stdio server that breaks the stream's framing", () => {
   it("reports an endless line in small chunks as mcp_output_too_large at once, also after a reconnect", async () => {
     const run = await connect("endless");
