@@ -58,7 +58,7 @@ export interface SearchIndexOptions {
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
-   * @defaultValue 2
+   * @defaultValue 4
    */
   readonly k1?: number;
   /**
@@ -77,7 +77,7 @@ export interface SearchIndexOptions {
   /**
    * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
    * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
-   * @defaultValue 0.3
+   * @defaultValue 0.4
    */
   readonly relatedWeight?: number;
   /**
@@ -89,18 +89,20 @@ export interface SearchIndexOptions {
 }
 
 /**
- * The default BM25F fields. Chosen on the MCP servers development set (bench/data/mcp-servers) and
- * checked on MetaTool (bench/results/search-quality.json lists every configuration tried): the
- * name says what a tool is, the server which system it acts on; descriptions and parameters add
- * evidence at plain weight.
+ * The default BM25F fields. Field weights were chosen on the MCP servers development set
+ * (bench/data/mcp-servers); the length normalisation of descriptions and parameters, with k1 and
+ * the related-word weight, on the mean nDCG@10 of that set and both MetaTool sets
+ * (bench/results/search-quality.json lists every configuration tried): the name says what a tool
+ * is, the server which system it acts on; descriptions and parameters add evidence at plain
+ * weight, and a long description (usage examples, JSON samples) does not outweigh a short exact one.
  */
 export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> = Object.freeze({
   name: { weight: 5, lengthNormalization: 0.75 },
   server: { weight: 3, lengthNormalization: 0.3 },
   title: { weight: 2, lengthNormalization: 0.75 },
   tags: { weight: 1, lengthNormalization: 0.5 },
-  description: { weight: 1, lengthNormalization: 0.5 },
-  parameters: { weight: 1, lengthNormalization: 0.5 },
+  description: { weight: 1, lengthNormalization: 0.9 },
+  parameters: { weight: 1, lengthNormalization: 0.75 },
 });
 const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
 const FIELD_COUNT = FIELDS.length;
@@ -220,10 +222,10 @@ export class SearchIndex {
       this.fieldWeight[f] = fields[field].weight;
       this.fieldNormalization[f] = fields[field].lengthNormalization;
     });
-    this.k1 = options.k1 ?? 2;
+    this.k1 = options.k1 ?? 4;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
-    this.relatedWeight = options.relatedWeight ?? 0.3;
+    this.relatedWeight = options.relatedWeight ?? 0.4;
     if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
       throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
