@@ -25,6 +25,8 @@ export class GitTree {
   constructor(
     /** The tree's stored content. */
     readonly content: Buffer,
+    /** Its own id, 20 raw bytes, when it was read by raw id (what a cache keyed by part of the id checks). */
+    readonly id?: Uint8Array,
   ) {
     const length = content.length;
     // The shortest entry ("1 x\0" and an id) has 24 bytes, which bounds the entry count.
@@ -102,6 +104,19 @@ export class GitTree {
   find(name: string): TreeEntry | undefined {
     const index = this.indexOf(name);
     return index < 0 ? undefined : this.entry(index);
+  }
+
+  /** True when this tree's {@link id} is the 20 bytes at `at` in `source`. */
+  hasId(source: Uint8Array, at: number): boolean {
+    const id = this.id;
+    if (id === undefined) return false;
+    for (let index = 19; index >= 0; index--) if (id[index] !== source[at + index]) return false;
+    return true;
+  }
+
+  /** Where the raw 20-byte id of entry `index` starts in {@link content}. */
+  idOffset(index: number): number {
+    return this.nameEnd(index) + 1;
   }
 
   /** The object id of entry `index`, in hex. */
