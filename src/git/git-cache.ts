@@ -94,7 +94,8 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
     commits: new LruCache(share(0.1), (commit) => 300 + commit.message.length * 2),
     // A commit from the commit-graph is weighed before its message is read (reading it would defeat the graph).
     graphCommits: new GraphCommitCache(share(0.08)),
-    trees: new LruCache(share(0.2), (tree) => 140 + tree.content.length + tree.size * 12),
+    // Weighed without locating its entries (a tree read to find one name never does): ~2x its bytes covers the table.
+    trees: new LruCache(share(0.2), (tree) => 140 + tree.content.length * 2),
     blobs: new LruCache(share(0.32), (blob) => blob.length + 64),
     changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),
     renamedChanges: new LruCache(share(0.05), (changes) => 64 + changes.length * 240),

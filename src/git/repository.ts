@@ -148,13 +148,19 @@ export class GitRepository {
   /** The tree whose 20 raw id bytes start at `at` in `source` (needs {@link rawReads}); cached by id. */
   treeAt(source: Uint8Array, at: number): GitTree {
     const key = treeKey(source, at);
-    const cached = this.caches.trees.get(key);
-    if (cached !== undefined && cached.hasId(source, at)) return cached;
-    const object = (this.caches.store.readRawSync as (source: Uint8Array, at: number) => GitObject)(source, at);
+    const { trees, store } = this.caches;
+    const cached = trees.get(key);
+    if (cached?.hasId(source, at)) return cached;
+    if (store.readRawSync === undefined) throw new TypeError("treeAt needs a store that reads raw ids");
+    const object = store.readRawSync(source, at);
     if (object.type !== "tree") throw new MissingObjectError(hexId(source, at));
-    const tree = new GitTree(object.content, Uint8Array.prototype.slice.call(source, at, at + 20));
-    // Two ids that share the key's 48 bits keep the first tree cached; the other is read each time (still right).
-    this.caches.trees.set(key, tree);
+    // The id stays where it was read (a parent tree's content, the commit-graph): no copy; a text id's bytes are copied.
+    const scratch = source === this.scratch[0] || source === this.scratch[1];
+    const tree = scratch
+      ? new GitTree(object.content, new Uint8Array(source.subarray(at, at + 20)), 0)
+      : new GitTree(object.content, source, at);
+    // Two ids that share the key's bits keep the first tree cached; the other is read each time (still right).
+    trees.set(key, tree);
     return tree;
   }
 
@@ -166,11 +172,11 @@ export class GitRepository {
     if (this.rawReads) return this.treeAt(raw, 0);
     const key = treeKey(raw, 0);
     const cached = this.caches.trees.get(key);
-    if (cached !== undefined && cached.hasId(raw, 0)) return cached;
+    if (cached?.hasId(raw, 0)) return cached;
     const id = Uint8Array.from(raw);
     const object = await this.caches.store.read(oid);
     if (object.type !== "tree") throw new MissingObjectError(oid);
-    const tree = new GitTree(object.content, id);
+    const tree = new GitTree(object.content, id, 0);
     this.caches.trees.set(key, tree);
     return tree;
   }
@@ -262,14 +268,15 @@ export class GitRepository {
       const part = parts[depth] as string;
       const left = a === undefined ? EMPTY_TREE : this.treeAt(a, aAt);
       const right = b === undefined ? EMPTY_TREE : this.treeAt(b, bAt);
-      const l = left.indexOf(part);
-      const r = right.indexOf(part);
+      // Entries found by scanning the stored bytes: no table of entries, no entry objects.
+      const l = left.locate(part);
+      const r = right.locate(part);
       if (l < 0 && r < 0) return true;
-      if (l >= 0 && r >= 0 && left.sameObject(l, right, r)) return true;
+      if (l >= 0 && r >= 0 && left.sameEntryAt(l, right, r)) return true;
       if (depth === parts.length - 1) return false;
-      if (l >= 0 && left.isDirectory(l)) [a, aAt] = [left.content, left.idOffset(l)];
+      if (l >= 0 && left.isDirectoryAt(l)) [a, aAt] = [left.content, left.idOffsetAt(l)];
       else a = undefined;
-      if (r >= 0 && right.isDirectory(r)) [b, bAt] = [right.content, right.idOffset(r)];
+      if (r >= 0 && right.isDirectoryAt(r)) [b, bAt] = [right.content, right.idOffsetAt(r)];
       else b = undefined;
     }
     return false;
