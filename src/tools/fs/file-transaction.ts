@@ -6,7 +6,8 @@ import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
-import { type OpenedParent, openParentsOf } from "./parent-batch.js";
+import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
+import { readEntry } from "./read-entry.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -16,6 +17,18 @@ export interface TransactionChange {
   readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
   /** Permission bits; default: the existing file's, else `0o666` less the umask. */
   readonly mode?: number;
+}
+
+/** Options of {@link applyFileChanges}. */
+export interface TransactionOptions {
+  /**
+   * Called once every file's directory is open and before anything is written (the caller holds
+   * the locks), with each change's current content read through its verified directory, in the
+   * order of the changes. An entry is `undefined` where that read met anything but a plain file or
+   * a missing one (the caller reads that path alone for the exact answer). Throwing aborts the
+   * transaction with nothing changed (made directories are removed again).
+   */
+  readonly verify?: (current: readonly (ReadOutcome | undefined)[]) => Promise<void>;
 }
 
 /** Raised when a transaction failed after some files were changed on disk. */
@@ -84,7 +97,11 @@ async function fillTemporary(staged: Staged): Promise<void> {
  * removed). A failure after it throws {@link TransactionError} naming the files already changed.
  * The caller holds the files' locks.
  */
-export async function applyFileChanges(scope: FileScope, changes: readonly TransactionChange[]): Promise<void> {
+export async function applyFileChanges(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  options: TransactionOptions = {},
+): Promise<void> {
   await recoverWorkspace(scope);
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
@@ -116,6 +133,7 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
     stage(writes, openedWrites);
     stage(deletes, openedDeletes);
     if (failure !== undefined) throw failure.error;
+    if (options.verify !== undefined) await options.verify(await currentContents(scope, changes, staged));
     const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
       directory: parent.realPath,
       name: parent.name,
@@ -158,6 +176,25 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
   await inParallel([...directories.values()], (parent) => parent.sync());
   await log.finish();
   await closeAll(staged);
+}
+
+/** Each change's current content, read through its staged directory (see `TransactionOptions.verify`). */
+async function currentContents(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  staged: readonly Staged[],
+): Promise<(ReadOutcome | undefined)[]> {
+  const byChange = new Map(staged.map((entry) => [entry.change, entry]));
+  const current: (ReadOutcome | undefined)[] = changes.map(() => undefined);
+  await inParallel(changes, async (change, index) => {
+    const entry = byChange.get(change);
+    if (entry === undefined) return;
+    current[index] = await readEntry(entry.parent, change.path, scope.confined).then(
+      (bytes) => ({ ok: true, bytes }) as const,
+      () => undefined,
+    );
+  });
+  return current;
 }
 
 async function closeAll(staged: readonly Staged[]): Promise<void> {
