@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { assertPlainFile } from "../sandbox/file-kind.js";
@@ -7,7 +7,7 @@ import type { FileScope, ParentEntry } from "./file-scope.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
-import { readEntry } from "./read-entry.js";
+import { readEntryWithStats } from "./read-entry.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -55,14 +55,22 @@ interface Staged {
   readonly change: TransactionChange;
   readonly parent: ParentEntry;
   readonly temporary: string | undefined;
+  /** The entry's `lstat` as the check read it under the locks (`null`: absent); not yet looked at when unset. */
+  existing?: Stats | null;
 }
 
-/** The mode to keep for a replaced file; refuses to replace what is not a plain file. */
-async function existingMode(parent: ParentEntry, requested: string): Promise<number | undefined> {
-  const stats = await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
+/**
+ * The mode to keep for a replaced file; refuses to replace what is not a plain file. `known`: the
+ * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now.
+ */
+async function existingMode(parent: ParentEntry, requested: string, known?: Stats | null): Promise<number | undefined> {
+  const stats =
+    known !== undefined
+      ? (known ?? undefined)
+      : await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOENT") return undefined;
+          throw error;
+        });
   if (stats === undefined) return undefined;
   if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
@@ -73,7 +81,7 @@ async function existingMode(parent: ParentEntry, requested: string): Promise<num
 async function fillTemporary(staged: Staged): Promise<void> {
   const { change, parent, temporary } = staged;
   if (temporary === undefined) return;
-  const mode = change.mode ?? (await existingMode(parent, change.path));
+  const mode = change.mode ?? (await existingMode(parent, change.path, staged.existing));
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
   try {
     if (typeof change.after === "function") await change.after(handle);
@@ -189,10 +197,11 @@ async function currentContents(
   await inParallel(changes, async (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
-    current[index] = await readEntry(entry.parent, change.path, scope.confined).then(
-      (bytes) => ({ ok: true, bytes }) as const,
-      () => undefined,
-    );
+    const read = await readEntryWithStats(entry.parent, change.path, scope.confined).catch(() => false as const);
+    if (read === false) return;
+    // The mode a replacement keeps is then taken from this look, not from a second one.
+    entry.existing = read?.stats ?? null;
+    current[index] = { ok: true, bytes: read?.bytes };
   });
   return current;
 }

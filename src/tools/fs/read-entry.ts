@@ -37,6 +37,15 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
  * for the exact answer.
  */
 export async function readEntry(parent: ParentEntry, requested: string, confined: boolean): Promise<Buffer | undefined> {
+  return (await readEntryWithStats(parent, requested, confined))?.bytes;
+}
+
+/** {@link readEntry}, with the entry's `lstat` (what a replacement keeps: its mode). */
+export async function readEntryWithStats(
+  parent: ParentEntry,
+  requested: string,
+  confined: boolean,
+): Promise<{ readonly bytes: Buffer; readonly stats: Stats } | undefined> {
   const entry = parent.at(parent.name);
   const stats = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
@@ -49,7 +58,7 @@ export async function readEntry(parent: ParentEntry, requested: string, confined
   try {
     const opened = await handle.stat();
     assertReadableFile(opened, requested, confined);
-    return await readAll(handle, opened.size);
+    return { bytes: await readAll(handle, opened.size), stats };
   } finally {
     await handle.close();
   }
