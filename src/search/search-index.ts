@@ -1,5 +1,6 @@
 import type { SearchHit } from "../tool/tool-context.js";
 import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
@@ -58,7 +59,7 @@ export interface SearchIndexOptions {
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
-   * @defaultValue 2
+   * @defaultValue 4
    */
   readonly k1?: number;
   /**
@@ -77,7 +78,7 @@ export interface SearchIndexOptions {
   /**
    * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
    * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
-   * @defaultValue 0.3
+   * @defaultValue 0.4
    */
   readonly relatedWeight?: number;
   /**
@@ -86,21 +87,31 @@ export interface SearchIndexOptions {
    * Added to the built-in groups.
    */
   readonly relatedWords?: readonly string[];
+  /**
+   * Read URLs, paths and file names in a query as values: their words count half (they name what
+   * to act on, not the action: `https://kubernetes.io/...` should not pull the kubernetes tools)
+   * and the kind of value (`url`, `file`, `path`) counts as a word of the request. `false` reads
+   * them as plain words.
+   * @defaultValue true
+   */
+  readonly queryValues?: boolean;
 }
 
 /**
- * The default BM25F fields. Chosen on the MCP servers development set (bench/data/mcp-servers) and
- * checked on MetaTool (bench/results/search-quality.json lists every configuration tried): the
- * name says what a tool is, the server which system it acts on; descriptions and parameters add
- * evidence at plain weight.
+ * The default BM25F fields. Field weights were chosen on the MCP servers development set
+ * (bench/data/mcp-servers); the length normalisation of descriptions and parameters, with k1 and
+ * the related-word weight, on the mean nDCG@10 of that set and both MetaTool sets
+ * (bench/results/search-quality.json lists every configuration tried): the name says what a tool
+ * is, the server which system it acts on; descriptions and parameters add evidence at plain
+ * weight, and a long description (usage examples, JSON samples) does not outweigh a short exact one.
  */
 export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> = Object.freeze({
   name: { weight: 5, lengthNormalization: 0.75 },
   server: { weight: 3, lengthNormalization: 0.3 },
   title: { weight: 2, lengthNormalization: 0.75 },
   tags: { weight: 1, lengthNormalization: 0.5 },
-  description: { weight: 1, lengthNormalization: 0.5 },
-  parameters: { weight: 1, lengthNormalization: 0.5 },
+  description: { weight: 1, lengthNormalization: 0.9 },
+  parameters: { weight: 1, lengthNormalization: 0.75 },
 });
 const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
 const FIELD_COUNT = FIELDS.length;
@@ -130,6 +141,13 @@ const COPY_BY_VIEW = 16;
  */
 const LOOKUP_COST = 8;
 const SERVER_TAG = "mcp_server:";
+/**
+ * The words of a URL or path in a query count half (they name what to act on, not the action);
+ * the kind of value (`url`, `file`, `path`) counts as a word of the request. Chosen on the
+ * development sets (bench/results/search-quality.json).
+ */
+const VALUE_WEIGHT = 0.5;
+const KIND_WEIGHT = 1;
 
 /**
  * A BM25F keyword index over tool documents that updates in place: adding, replacing or removing a
@@ -148,6 +166,7 @@ export class SearchIndex {
   private readonly splitCompounds: boolean;
   private readonly relatedWeight: number;
   private readonly extraRelatedWords: readonly string[];
+  private readonly queryValues: boolean;
   private related: RelatedWords | undefined;
   /** Slot of each document key; freed slots are reused. */
   private readonly slotOf = new Map<string, number>();
@@ -246,13 +265,14 @@ export class SearchIndex {
       this.fieldWeight[f] = fields[field].weight;
       this.fieldNormalization[f] = fields[field].lengthNormalization;
     });
-    this.k1 = options.k1 ?? 2;
+    this.k1 = options.k1 ?? 4;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
-    this.relatedWeight = options.relatedWeight ?? 0.3;
+    this.relatedWeight = options.relatedWeight ?? 0.4;
     if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
       throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
+    this.queryValues = options.queryValues ?? true;
   }
 
   /** The number of documents. */
@@ -560,22 +580,34 @@ export class SearchIndex {
       ids.set(id, Math.max(weight, ids.get(id) ?? 0));
       return true;
     };
-    for (const term of tokenize(query)) add(term);
+    const spans = this.queryValues ? querySpans(query) : [{ text: query }];
+    for (const span of spans) {
+      const weight = span.kind === undefined ? 1 : VALUE_WEIGHT;
+      for (const term of tokenize(span.text)) add(term, weight);
+      if (span.kind !== undefined) add(span.kind, KIND_WEIGHT);
+    }
+    const plain = spans
+      .filter((span) => span.kind === undefined)
+      .map((span) => span.text)
+      .join(" ");
     if (this.relatedWeight > 0) {
       this.related ??= relatedWords(this.extraRelatedWords);
       const related = this.related;
       // Stop words too: "who", "where" and "when" ask for users, places and times.
-      for (const term of tokenize(query, { keepStopWords: true }))
+      for (const term of tokenize(plain, { keepStopWords: true }))
         for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
     }
-    if (this.splitCompounds) {
-      for (const word of rawWords(query)) {
-        if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
-        const parts = this.compoundParts(word);
-        if (parts !== undefined) for (const part of parts) add(part);
-      }
-    }
+    if (this.splitCompounds) this.addCompoundParts(plain, add);
     return ids;
+  }
+
+  /** Adds the parts of `text`'s run-together words that no tool contains (`readfile` → `read`, `file`). */
+  private addCompoundParts(text: string, add: (term: string) => boolean): void {
+    for (const word of rawWords(text)) {
+      if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
+      const parts = this.compoundParts(word);
+      if (parts !== undefined) for (const part of parts) add(part);
+    }
   }
 
   private known(term: string): boolean {
