@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NameIndex } from "./name-index.js";
 
@@ -66,5 +67,37 @@ describe("NameIndex", () => {
     };
     // A scan of the names per add or remove would make this ratio about 10.
     expect(perName(20_000) / perName(2_000)).toBeLessThan(1.5);
+  });
+
+  it("answers as a brute-force ranking through random additions and removals (postings and lists moved and compacted)", () => {
+    const syllables = ["ab", "cd", "ef", "gh", "_", "ij", "kl"];
+    const name = fc.array(fc.constantFrom(...syllables), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(""));
+    const step = fc.record({ add: fc.boolean(), name, suffix: fc.integer({ min: 0, max: 400 }), pick: fc.nat() });
+    fc.assert(
+      fc.property(
+        fc.array(step, { minLength: 200, maxLength: 3000, size: "max" }),
+        fc.array(name, { minLength: 1, maxLength: 4 }),
+        (steps, targets) => {
+          const index = new NameIndex();
+          // Every addition, in order; a removal takes one of them (a name added twice stays once).
+          const added: string[] = [];
+          for (const { add, name: base, suffix, pick } of steps) {
+            if (add || added.length === 0) {
+              const full = `${base}${suffix}`;
+              index.add(full);
+              added.push(full);
+            } else {
+              const at = pick % added.length;
+              index.remove(added[at] as string);
+              added[at] = added[added.length - 1] as string;
+              added.pop();
+            }
+          }
+          index.remove("absent_name"); // removing an absent name changes nothing
+          for (const target of targets) expect(index.near(target, 6)).toEqual(bruteNear([...new Set(added)], target, 6));
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });
