@@ -107,6 +107,11 @@ interface Search {
   readonly needle: Buffer;
 }
 
+function isAsciiText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
 /** ASCII letters to lower case, other bytes as they are. */
 const LOWER = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 32 : byte));
 
@@ -175,7 +180,7 @@ async function searchLog(runtime: GitToolRuntime, repository: GitRepository, inp
     input,
     scope,
     lowered: input.query.toLowerCase(),
-    asciiQuery: /^[\x00-\x7f]+$/.test(input.query.toLowerCase()) ? Buffer.from(input.query.toLowerCase(), "latin1") : undefined,
+    asciiQuery: isAsciiText(input.query.toLowerCase()) ? Buffer.from(input.query.toLowerCase(), "latin1") : undefined,
     needle: Buffer.from(input.query, "utf8"),
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
