@@ -5,9 +5,8 @@ import type { FileToolOptions } from "./file-tool-options.js";
 import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
 import { openParentsOf } from "./parent-batch.js";
-import { parseCodexPatch } from "./patch/codex-patch-parser.js";
 import { detectPatchKind } from "./patch/detect-patch-kind.js";
-import { parseUnifiedDiff } from "./patch/unified-diff-parser.js";
+import { parsePatch } from "./patch/parse-patch.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 /**
@@ -55,7 +54,7 @@ export function mutationPreflight<Input>(
 
 /** The paths a patch text changes (added, deleted, updated, moved to); none when it does not parse. */
 export function patchPaths(patch: string): string[] {
-  const parsed = detectPatchKind(patch) === "codex" ? parseCodexPatch(patch) : parseUnifiedDiff(patch);
+  const parsed = parsePatch(detectPatchKind(patch) === "codex" ? "codex" : "unified", patch);
   if (!parsed.ok) return [];
   return parsed.value.flatMap((operation) =>
     operation.type === "update" && operation.moveTo !== undefined ? [operation.path, operation.moveTo] : [operation.path],
