@@ -4,7 +4,7 @@ import type { FileChange } from "./history/tree-diff.js";
 import { LruCache } from "./lru-cache.js";
 import type { ObjectStore } from "./objects/git-object.js";
 import type { GitTree } from "./objects/git-tree.js";
-import { type CommitRecord, GraphCommit, type TreeEntry } from "./objects/parse-objects.js";
+import type { CommitRecord, GraphCommit, TreeEntry } from "./objects/parse-objects.js";
 
 /**
  * Options of {@link createGitCache}.
@@ -24,6 +24,44 @@ export interface GitCacheOptions {
   readonly maxBytes?: number;
 }
 
+/**
+ * Commits from the commit-graph by position: an array, since positions are dense small integers
+ * (a map lookup per parent cost more than the rest of a walk step). Emptied whole when what it
+ * holds (commits, and the messages read since) passes its budget.
+ */
+export class GraphCommitCache {
+  private slots: (GraphCommit | undefined)[] = [];
+  private weight = 0;
+
+  constructor(private readonly budget: number) {}
+
+  /** The commit at `position`, if kept. */
+  get(position: number): GraphCommit | undefined {
+    return position < this.slots.length ? this.slots[position] : undefined;
+  }
+
+  /** Keeps `commit` at `position` (`size`: the graph's commit count, to size the array once). */
+  set(position: number, commit: GraphCommit, size: number): void {
+    if (this.slots.length < size) this.slots = new Array(size);
+    this.slots[position] = commit;
+    this.weigh(200);
+  }
+
+  /** Adds `bytes` to what the kept commits hold (a message read); past the budget, everything goes. */
+  weigh(bytes: number): void {
+    this.weight += bytes;
+    if (this.weight <= this.budget) return;
+    this.slots = [];
+    this.weight = 0;
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.slots = [];
+    this.weight = 0;
+  }
+}
+
 /** The caches of one repository (package-internal). */
 export interface RepositoryCaches {
   /** Where objects come from. */
@@ -32,8 +70,10 @@ export interface RepositoryCaches {
   readonly isomorphicCache: object;
   /** Parsed commits by id. */
   readonly commits: LruCache<string, CommitRecord>;
-  /** Parsed trees by id. */
-  readonly trees: LruCache<string, GitTree>;
+  /** Commits read from the commit-graph, by graph position. */
+  readonly graphCommits: GraphCommitCache;
+  /** Parsed trees by the first 30 bits of their id (a hit is checked against the tree's whole id). */
+  readonly trees: LruCache<number, GitTree>;
   /** Blob contents by id. */
   readonly blobs: LruCache<string, Buffer>;
   /** A commit's changes against its first parent, by commit id and path scope. */
@@ -51,10 +91,12 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
   return {
     store,
     isomorphicCache,
+    commits: new LruCache(share(0.1), (commit) => 300 + commit.message.length * 2),
     // A commit from the commit-graph is weighed before its message is read (reading it would defeat the graph).
-    commits: new LruCache(share(0.1), (commit) => (commit instanceof GraphCommit ? 700 : 300 + commit.message.length * 2)),
-    trees: new LruCache(share(0.2), (tree) => 100 + tree.content.length + tree.size * 12),
-    blobs: new LruCache(share(0.4), (blob) => blob.length + 64),
+    graphCommits: new GraphCommitCache(share(0.08)),
+    // Weighed without locating its entries (a tree read to find one name never does): ~2x its bytes covers the table.
+    trees: new LruCache(share(0.2), (tree) => 140 + tree.content.length * 2),
+    blobs: new LruCache(share(0.32), (blob) => blob.length + 64),
     changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),
     renamedChanges: new LruCache(share(0.05), (changes) => 64 + changes.length * 240),
     lineDiffs: new LruCache(share(0.1), (diff) => 64 + (diff.lines?.removed.length ?? 0) + (diff.lines?.added.length ?? 0)),

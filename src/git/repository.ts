@@ -1,8 +1,12 @@
 import type { FsClient } from "isomorphic-git";
 import type { FileAccess } from "./file-access.js";
 import type { RepositoryCaches } from "./git-cache.js";
-import { MissingObjectError } from "./objects/git-object.js";
+import { requireCommit } from "./history/commit-changes.js";
+import type { CommitGraph } from "./objects/commit-graph.js";
+import { type GitObject, MissingObjectError } from "./objects/git-object.js";
 import { GitTree } from "./objects/git-tree.js";
+import { writeObjectId } from "./objects/hex.js";
+import { idHead } from "./objects/pack-index.js";
 import {
   type CommitRecord,
   GraphCommit,
@@ -26,6 +30,24 @@ export interface RepositoryLocation {
 
 const EMPTY_TREE = new GitTree(Buffer.alloc(0));
 
+/** A tree cache key: the first 30 bits of the id at `at` (a hit is checked against the whole id). */
+function treeKey(source: Uint8Array, at: number): number {
+  // 30 bits: a small integer, which a Map hashes without boxing it. Ids that share them are told
+  // apart by the check; the one not cached is read again each time (n trees share about n^2 / 2^31 keys: 5 of 100,000).
+  return idHead(source, at) >>> 2;
+}
+
+/** Whether the 20-byte ids at `aAt` in `a` and `bAt` in `b` are equal. */
+function sameId(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boolean {
+  // Ids that differ almost always differ in their last bytes as much as their first.
+  for (let index = 19; index >= 0; index--) if (a[aAt + index] !== b[bAt + index]) return false;
+  return true;
+}
+
+function hexId(source: Uint8Array, at: number): string {
+  return Buffer.from(source.buffer, source.byteOffset + at, 20).toString("hex");
+}
+
 /**
  * One repository as seen by one tool call: cached object reads (commits, trees, blobs by id)
  * and the shallow boundary read fresh for the call. Everything derived from objects is cached
@@ -47,6 +69,16 @@ export class GitRepository {
 
   /** Reads a graph commit's object when its message or signatures are asked for (one function for all of them). */
   private loadCommit: ((oid: string) => CommitRecord) | undefined;
+  /** Two ids turned back into bytes, for the comparisons that start from text ids. */
+  private readonly scratch = [Buffer.alloc(20), Buffer.alloc(20)] as const;
+
+  /**
+   * Whether objects can be read synchronously by raw id (the node driver): then history walks
+   * compare trees in place, without promises or ids turned into text.
+   */
+  get rawReads(): boolean {
+    return this.caches.store.readRawSync !== undefined;
+  }
 
   /** The commit `oid`. @throws MissingObjectError */
   async commit(oid: string): Promise<CommitRecord> {
@@ -61,35 +93,101 @@ export class GitRepository {
     return commit;
   }
 
+  /** The commit-graph, when commits may be read from it (a synchronous store, not a shallow clone). */
+  private usableGraph(): CommitGraph | undefined {
+    const { store } = this.caches;
+    if (store.readSync === undefined || this.shallow.size > 0) return undefined;
+    return store.commitGraph?.();
+  }
+
   /**
    * The commit from the commit-graph, when the repository has one that lists it and the store
    * reads synchronously; its message and signatures are read only if asked for.
    */
   private fromGraph(oid: string): CommitRecord | undefined {
-    const { store } = this.caches;
-    const readSync = store.readSync?.bind(store);
-    if (readSync === undefined || this.shallow.size > 0) return undefined;
-    const data = store.commitGraph?.()?.lookup(oid);
-    if (data === undefined) return undefined;
+    const graph = this.usableGraph();
+    const position = graph?.positionOf(oid) ?? -1;
+    return graph === undefined || position < 0 ? undefined : this.graphCommit(graph, position, oid);
+  }
+
+  private graphCommit(graph: CommitGraph, position: number, oid?: string): GraphCommit {
+    const cached = this.caches.graphCommits.get(position);
+    if (cached !== undefined && cached.graph === graph) return cached;
+    const { store, graphCommits } = this.caches;
     this.loadCommit ??= (id) => {
-      const object = readSync(id);
+      const object = (store.readSync as (oid: string) => GitObject)(id);
       if (object.type !== "commit") throw new MissingObjectError(id);
+      graphCommits.weigh(300 + object.content.length * 2);
       return parseCommit(id, object.content);
     };
-    const commit = new GraphCommit(oid, data.tree, data.parents, data.time, this.loadCommit, data.position);
-    this.caches.commits.set(oid, commit);
+    const commit = new GraphCommit(graph, position, this.loadCommit, oid);
+    graphCommits.set(position, commit, graph.count);
     return commit;
+  }
+
+  /** The parents of a commit read from the graph, by position (no id turned into text); `undefined` for other commits. */
+  graphParents(commit: CommitRecord): GraphCommit[] | undefined {
+    if (!(commit instanceof GraphCommit)) return undefined;
+    return commit.parentPositions.map((position) => this.graphCommit(commit.graph, position));
+  }
+
+  /**
+   * The stored bytes of a commit from the graph whose message has not been parsed yet (read, not
+   * decoded, not kept), so a caller can rule it out without parsing; `undefined` otherwise.
+   */
+  unparsedCommitContent(commit: CommitRecord): Buffer | undefined {
+    if (!(commit instanceof GraphCommit) || commit.parsed) return undefined;
+    const object = this.caches.store.readSync?.(commit.oid);
+    return object?.type === "commit" ? object.content : undefined;
+  }
+
+  /** The parent at graph `position` of a commit from the graph. */
+  graphParent(commit: GraphCommit, position: number): GraphCommit {
+    return this.graphCommit(commit.graph, position);
+  }
+
+  /** The parents of `commit`, first parent first. @throws the model-facing missing object error */
+  async parentsOf(commit: CommitRecord): Promise<CommitRecord[]> {
+    const graphed = this.graphParents(commit);
+    if (graphed !== undefined) return graphed;
+    const parents: CommitRecord[] = [];
+    for (const parent of commit.parents) parents.push(await requireCommit(this, parent));
+    return parents;
+  }
+
+  /** The tree whose 20 raw id bytes start at `at` in `source` (needs {@link rawReads}); cached by id. */
+  treeAt(source: Uint8Array, at: number): GitTree {
+    const key = treeKey(source, at);
+    const { trees, store } = this.caches;
+    const cached = trees.get(key);
+    if (cached?.hasId(source, at)) return cached;
+    if (store.readRawSync === undefined) throw new TypeError("treeAt needs a store that reads raw ids");
+    const object = store.readRawSync(source, at);
+    if (object.type !== "tree") throw new MissingObjectError(hexId(source, at));
+    // The id stays where it was read (a parent tree's content, the commit-graph): no copy; a text id's bytes are copied.
+    const scratch = source === this.scratch[0] || source === this.scratch[1];
+    const tree = scratch
+      ? new GitTree(object.content, new Uint8Array(source.subarray(at, at + 20)), 0)
+      : new GitTree(object.content, source, at);
+    // Two ids that share the key's bits keep the first tree cached; the other is read each time (still right).
+    trees.set(key, tree);
+    return tree;
   }
 
   /** The tree `oid`; `undefined` stands for the empty tree (the parent of a root commit). */
   async tree(oid: string | undefined): Promise<GitTree> {
     if (oid === undefined) return EMPTY_TREE;
-    const cached = this.caches.trees.get(oid);
-    if (cached !== undefined) return cached;
+    const raw = this.scratch[0];
+    if (!writeObjectId(oid, raw)) throw new MissingObjectError(oid);
+    if (this.rawReads) return this.treeAt(raw, 0);
+    const key = treeKey(raw, 0);
+    const cached = this.caches.trees.get(key);
+    if (cached?.hasId(raw, 0)) return cached;
+    const id = Uint8Array.from(raw);
     const object = await this.caches.store.read(oid);
     if (object.type !== "tree") throw new MissingObjectError(oid);
-    const tree = new GitTree(object.content);
-    this.caches.trees.set(oid, tree);
+    const tree = new GitTree(object.content, id, 0);
+    this.caches.trees.set(key, tree);
     return tree;
   }
 
@@ -136,6 +234,12 @@ export class GitRepository {
    */
   async sameAtPath(first: string | undefined, second: string | undefined, path: string): Promise<boolean> {
     if (path === "") return first === second;
+    if (this.rawReads) {
+      const [a, b] = this.scratch;
+      if (first !== undefined && !writeObjectId(first, a)) throw new MissingObjectError(first);
+      if (second !== undefined && !writeObjectId(second, b)) throw new MissingObjectError(second);
+      return this.sameAtPathRaw(first === undefined ? undefined : a, 0, second === undefined ? undefined : b, 0, path);
+    }
     const parts = this.pathParts(path);
     // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
     // Entries are compared as stored bytes: no entry objects, and an id turned to hex only to descend.
@@ -152,6 +256,72 @@ export class GitRepository {
       b = r >= 0 && right.isDirectory(r) ? right.oidAt(r) : undefined;
     }
     return false;
+  }
+
+  /**
+   * {@link sameAtPath} on raw ids read in place (`undefined` source: the empty tree), synchronously
+   * (needs {@link rawReads}): a walk over thousands of commits allocates no id text and no promise.
+   */
+  sameAtPathRaw(
+    aSource: Uint8Array | undefined,
+    aStart: number,
+    bSource: Uint8Array | undefined,
+    bStart: number,
+    path: string,
+  ): boolean {
+    if (path === "")
+      return aSource === undefined || bSource === undefined ? aSource === bSource : sameId(aSource, aStart, bSource, bStart);
+    const parts = this.pathParts(path);
+    let [a, aAt, b, bAt] = [aSource, aStart, bSource, bStart];
+    for (let depth = 0; depth < parts.length; depth++) {
+      if (a === undefined || b === undefined ? a === b : sameId(a, aAt, b, bAt)) return true;
+      const part = parts[depth] as string;
+      const left = a === undefined ? EMPTY_TREE : this.treeAt(a, aAt);
+      const right = b === undefined ? EMPTY_TREE : this.treeAt(b, bAt);
+      // Entries found by scanning the stored bytes: no table of entries, no entry objects.
+      const l = left.locate(part);
+      const r = right.locate(part);
+      if (l < 0 && r < 0) return true;
+      if (l >= 0 && r >= 0 && left.sameEntryAt(l, right, r)) return true;
+      if (depth === parts.length - 1) return false;
+      if (l >= 0 && left.isDirectoryAt(l)) [a, aAt] = [left.content, left.idOffsetAt(l)];
+      else a = undefined;
+      if (r >= 0 && right.isDirectoryAt(r)) [b, bAt] = [right.content, right.idOffsetAt(r)];
+      else b = undefined;
+    }
+    return false;
+  }
+
+  /**
+   * Whether `parent` (`undefined`: none, the empty tree) and `commit` hold the same thing at
+   * `path`; commits from the graph are compared by their tree ids in place.
+   */
+  async sameInCommits(parent: CommitRecord | undefined, commit: CommitRecord, path: string): Promise<boolean> {
+    if (!this.rawReads) return this.sameAtPath(parent?.tree, commit.tree, path);
+    return this.sameInCommitsSync(parent, commit, path);
+  }
+
+  /** {@link sameInCommits}, synchronously (needs {@link rawReads}). */
+  sameInCommitsSync(parent: CommitRecord | undefined, commit: CommitRecord, path: string): boolean {
+    let aSource: Uint8Array | undefined;
+    let aAt = 0;
+    if (parent instanceof GraphCommit) {
+      aSource = parent.graph.treeData(parent.graphPosition);
+      aAt = parent.graph.treeOffset(parent.graphPosition);
+    } else if (parent !== undefined) {
+      aSource = this.scratch[0];
+      if (!writeObjectId(parent.tree, aSource)) throw new MissingObjectError(parent.tree);
+    }
+    let bSource: Uint8Array;
+    let bAt = 0;
+    if (commit instanceof GraphCommit) {
+      bSource = commit.graph.treeData(commit.graphPosition);
+      bAt = commit.graph.treeOffset(commit.graphPosition);
+    } else {
+      bSource = this.scratch[1];
+      if (!writeObjectId(commit.tree, bSource)) throw new MissingObjectError(commit.tree);
+    }
+    return this.sameAtPathRaw(aSource, aAt, bSource, bAt, path);
   }
 
   /**

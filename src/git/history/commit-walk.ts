@@ -1,4 +1,4 @@
-import type { CommitRecord } from "../objects/parse-objects.js";
+import { type CommitRecord, GraphCommit } from "../objects/parse-objects.js";
 import type { GitRepository } from "../repository.js";
 import { yieldToEventLoop } from "../yield-to-event-loop.js";
 import { requireCommit } from "./commit-changes.js";
@@ -86,45 +86,118 @@ export class CommitWalk {
   ) {}
 
   /**
-   * The parents to follow and whether the commit is TREESAME at the path (git's
-   * `try_to_simplify_commit` without `--full-history`).
+   * The parents to follow (`undefined`: all of them) and whether the commit is TREESAME at the
+   * path (git's `try_to_simplify_commit` without `--full-history`).
    */
-  private async simplified(commit: CommitRecord, scope: string): Promise<{ parents: readonly string[]; same: boolean }> {
-    if (commit.parents.length === 0)
-      return { parents: [], same: await this.repository.sameAtPath(undefined, commit.tree, scope) };
-    const first = commit.parents[0] as string;
+  private async simplified(commit: CommitRecord, scope: string): Promise<Simplified> {
+    const repository = this.repository;
     // The graph's Bloom filter can say the first parent is TREESAME without reading a tree, as git asks it.
-    if (this.repository.unchangedByFilter(commit, scope)) return { parents: [first], same: true };
-    for (const parent of commit.parents) {
-      const record = await requireCommit(this.repository, parent);
-      if (await this.repository.sameAtPath(record.tree, commit.tree, scope)) return { parents: [parent], same: true };
+    if (commit.parents.length > 0 && repository.unchangedByFilter(commit, scope)) {
+      return { parents: [(await repository.parentsOf(commit))[0] as CommitRecord], same: true };
     }
-    return { parents: commit.parents, same: false };
+    const parents = await repository.parentsOf(commit);
+    if (parents.length === 0) return { parents, same: await repository.sameInCommits(undefined, commit, scope) };
+    for (const parent of parents) {
+      if (await repository.sameInCommits(parent, commit, scope)) return { parents: [parent], same: true };
+    }
+    return CHANGED;
+  }
+
+  /** {@link simplified} for a commit from the graph on a synchronous store: no promise, no id text. */
+  private simplifiedSync(commit: GraphCommit, scope: string): Simplified {
+    const repository = this.repository;
+    const parents = repository.graphParents(commit) as GraphCommit[];
+    if (parents.length === 0) return { parents, same: repository.sameInCommitsSync(undefined, commit, scope) };
+    if (repository.unchangedByFilter(commit, scope)) return { parents: [parents[0] as GraphCommit], same: true };
+    for (const parent of parents)
+      if (repository.sameInCommitsSync(parent, commit, scope)) return { parents: [parent], same: true };
+    return CHANGED;
+  }
+
+  /**
+   * Queues the parents to follow (`undefined`: all) that are not queued yet, when they are known
+   * without a read (records at hand, graph positions); false when they must be read first.
+   */
+  private queueKnownParents(
+    commit: CommitRecord,
+    parents: readonly CommitRecord[] | undefined,
+    queue: CommitQueue<CommitRecord>,
+    seen: Set<number | string>,
+  ): boolean {
+    if (parents !== undefined) {
+      for (const parent of parents) {
+        const key = seenKey(parent);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        queue.push(parent, parent);
+      }
+      return true;
+    }
+    if (!(commit instanceof GraphCommit)) return false;
+    for (const position of commit.parentPositions) {
+      if (seen.has(position)) continue;
+      seen.add(position);
+      const parent = this.repository.graphParent(commit, position);
+      queue.push(parent, parent);
+    }
+    return true;
+  }
+
+  /** Reads and queues the parents of a commit outside the graph that are not queued yet. */
+  private async queueReadParents(commit: CommitRecord, queue: CommitQueue<CommitRecord>, seen: Set<number | string>) {
+    const repository = this.repository;
+    for (const id of commit.parents) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const parent = await requireCommit(repository, id);
+      // A parent from the graph may also be reached by position from another commit.
+      if (parent instanceof GraphCommit) {
+        if (seen.has(parent.graphPosition)) continue;
+        seen.add(parent.graphPosition);
+      }
+      queue.push(parent, parent);
+    }
   }
 
   async *commits(): AsyncGenerator<CommitRecord> {
     const { since, signal } = this.options;
     const scope = this.options.simplify ?? "";
+    const repository = this.repository;
     const queue = new CommitQueue<CommitRecord>();
-    const seen = new Set<string>([this.start.oid]);
+    // Commits from the graph are known by position, the others by id: no id turned into text to walk.
+    const seen = new Set<number | string>([seenKey(this.start)]);
+    const synchronous = repository.rawReads;
+    const maybeShallow = repository.shallow.size > 0;
     queue.push(this.start, this.start);
     for (let commit = queue.pop(); commit !== undefined; commit = queue.pop()) {
       if (since !== undefined && commit.time < since) continue;
       if (++this.scanned % 256 === 0) await yieldToEventLoop(signal);
-      const shallow = this.repository.isShallow(commit.oid);
+      const shallow = maybeShallow && repository.isShallow(commit.oid);
       const { parents, same } =
-        scope === "" || shallow ? { parents: commit.parents, same: false } : await this.simplified(commit, scope);
+        scope === "" || shallow
+          ? CHANGED
+          : synchronous && commit instanceof GraphCommit
+            ? this.simplifiedSync(commit, scope)
+            : await this.simplified(commit, scope);
       if (!same) yield commit;
       if (shallow) {
         this.shallowBoundary ??= commit.oid;
         continue;
       }
-      for (const parent of parents) {
-        if (seen.has(parent)) continue;
-        seen.add(parent);
-        const record = await requireCommit(this.repository, parent);
-        queue.push(record, record);
-      }
+      if (!this.queueKnownParents(commit, parents, queue, seen)) await this.queueReadParents(commit, queue, seen);
     }
   }
+}
+
+/** What simplification keeps of a commit: the parents to follow (`undefined`: all) and whether it is TREESAME. */
+interface Simplified {
+  readonly parents: readonly CommitRecord[] | undefined;
+  readonly same: boolean;
+}
+
+const CHANGED: Simplified = { parents: undefined, same: false };
+
+/** How the walk knows a commit it has queued: its graph position, else its id. */
+function seenKey(commit: CommitRecord): number | string {
+  return commit instanceof GraphCommit ? commit.graphPosition : commit.oid;
 }

@@ -165,7 +165,7 @@ export class CommitGraph {
       const middle = (low + high) >>> 1;
       const probe = heads[middle] ?? 0;
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) order = compareRest(raw, data, layer.namesAt + middle * HASH);
+      if (order === 0) order = compareRest(raw, 0, data, layer.namesAt + middle * HASH);
       if (order === 0) return middle;
       if (order < 0) low = middle + 1;
       else high = middle - 1;
@@ -173,16 +173,90 @@ export class CommitGraph {
     return -1;
   }
 
-  /** The id of the commit at global position `position`. */
-  private oidAt(position: number): string {
-    for (const layer of this.layers) {
-      const local = position - layer.first;
-      if (local >= 0 && local < layer.count) {
-        const at = layer.namesAt + local * HASH;
-        return layer.data.toString("hex", at, at + HASH);
-      }
+  /** The layer that holds global position `position`. */
+  private layerOf(position: number): GraphLayer {
+    const layers = this.layers;
+    if (layers.length === 1) {
+      const only = layers[0] as GraphLayer;
+      if (position >= 0 && position < only.count) return only;
+    } else {
+      for (const layer of layers) if (position >= layer.first && position < layer.first + layer.count) return layer;
     }
     throw new RangeError(`commit-graph position ${position} out of range`);
+  }
+
+  /** The id of the commit at global position `position`. */
+  private oidAt(position: number): string {
+    const layer = this.layerOf(position);
+    const at = layer.namesAt + (position - layer.first) * HASH;
+    return layer.data.toString("hex", at, at + HASH);
+  }
+
+  /** The hex id of the commit at `position` (a position from {@link positionOf} or {@link parentPositions}). */
+  oidOf(position: number): string {
+    return this.oidAt(position);
+  }
+
+  /** The global position of commit `oid`, or -1 when the graph does not have it. */
+  positionOf(oid: string): number {
+    const raw = this.raw;
+    if (!writeObjectId(oid, raw)) return -1;
+    for (let index = this.layers.length - 1; index >= 0; index--) {
+      const layer = this.layers[index] as GraphLayer;
+      const local = this.position(layer, raw);
+      if (local >= 0) return layer.first + local;
+    }
+    return -1;
+  }
+
+  /**
+   * The buffer that holds the root tree id of the commit at `position`; the id's 20 raw bytes
+   * start at {@link treeOffset} in it. Read in place, a walk turns no id into text.
+   */
+  treeData(position: number): Buffer {
+    return this.layerOf(position).data;
+  }
+
+  /** Where the root tree id of the commit at `position` starts in {@link treeData}. */
+  treeOffset(position: number): number {
+    const layer = this.layerOf(position);
+    return layer.dataAt + (position - layer.first) * (HASH + 16);
+  }
+
+  /** The root tree id of the commit at `position`, in hex. */
+  treeOf(position: number): string {
+    const at = this.treeOffset(position);
+    return this.treeData(position).toString("hex", at, at + HASH);
+  }
+
+  /** The committer date (seconds) of the commit at `position`. */
+  timeOf(position: number): number {
+    const layer = this.layerOf(position);
+    const at = layer.dataAt + (position - layer.first) * (HASH + 16) + HASH + 8;
+    return (layer.data.readUInt32BE(at) & 3) * 2 ** 32 + layer.data.readUInt32BE(at + 4);
+  }
+
+  /** The global positions of the parents of the commit at `position`, first parent first. */
+  parentPositions(position: number): number[] {
+    const layer = this.layerOf(position);
+    const { data } = layer;
+    const at = layer.dataAt + (position - layer.first) * (HASH + 16);
+    const first = data.readUInt32BE(at + HASH);
+    const second = data.readUInt32BE(at + HASH + 4);
+    const parents: number[] = [];
+    if (first !== PARENT_NONE) parents.push(first);
+    if (second === PARENT_NONE) return parents;
+    if ((second & EXTRA_EDGES) === 0) {
+      parents.push(second);
+      return parents;
+    }
+    // An octopus merge: the second and later parents are a list in the EDGE chunk.
+    for (let edge = layer.edgesAt + (second & 0x7fffffff) * 4; edge + 4 <= layer.edgesEnd; edge += 4) {
+      const value = data.readUInt32BE(edge);
+      parents.push(value & 0x7fffffff);
+      if ((value & LAST_EDGE) !== 0) break;
+    }
+    return parents;
   }
 
   /** What the graph says of commit `oid`, or `undefined` when it is not in the graph. */

@@ -32,6 +32,12 @@ export interface ObjectStore {
   close(): void;
   /** {@link read}, synchronously, for a driver whose reads are synchronous (the node one). */
   readSync?(oid: string): GitObject;
+  /**
+   * {@link readSync} of the object whose 20 raw id bytes start at `at` in `source` (a tree's
+   * content, the commit-graph), so a walk never turns ids into text to look them up.
+   * @throws MissingObjectError
+   */
+  readRawSync?(source: Uint8Array, at: number): GitObject;
   /** The repository's commit-graph, when the driver reads it and the repository has one. */
   commitGraph?(): CommitGraph | undefined;
 }

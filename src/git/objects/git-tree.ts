@@ -4,6 +4,20 @@ import type { TreeEntry, TreeEntryKind } from "./parse-objects.js";
 const SPACE = 0x20;
 const SLASH = 0x2f;
 
+const ASCII_NAME = /^[\x20-\x7e]*$/;
+let lastName = "";
+let lastAscii = true;
+
+/** Whether `name` is printable ASCII (remembered for the last name: a walk asks the same few). */
+function isAscii(name: string): boolean {
+  if (name !== lastName) [lastName, lastAscii] = [name, ASCII_NAME.test(name)];
+  return lastAscii;
+}
+
+function corruptTree(): CatalogError {
+  return new CatalogError("corrupt_object", "A tree object is corrupt.");
+}
+
 function kindOf(mode: string): TreeEntryKind {
   if (mode === "40000" || mode === "040000") return "tree";
   if (mode === "160000") return "commit";
@@ -16,16 +30,25 @@ function kindOf(mode: string): TreeEntryKind {
  * directory that differ in one entry allocates one or two entries, not all of them.
  */
 export class GitTree {
-  /** Per entry: where it starts, where its name starts, where its name ends (the NUL). */
-  private readonly offsets: Int32Array;
-  /** Number of entries. */
-  readonly size: number;
+  /** Per entry: where it starts, where its name starts, where its name ends (the NUL); located on first use. */
+  private table: Int32Array | undefined;
+  private count = -1;
   private byName: Map<string, number> | undefined;
 
   constructor(
     /** The tree's stored content. */
     readonly content: Buffer,
-  ) {
+    /**
+     * Where its own id is, when it was read by raw id (what a cache keyed by part of the id
+     * checks): the 20 bytes at {@link idAt} here, a parent tree's content or the commit-graph.
+     */
+    private readonly idSource?: Uint8Array,
+    private readonly idAt = 0,
+  ) {}
+
+  /** Locates every entry (a tree read only to find one name by {@link locate} never needs this). */
+  private parse(): void {
+    const content = this.content;
     const length = content.length;
     // The shortest entry ("1 x\0" and an id) has 24 bytes, which bounds the entry count.
     const offsets = new Int32Array(3 * (Math.floor(length / 24) + 1));
@@ -36,14 +59,94 @@ export class GitTree {
       while (space < length && content[space] !== SPACE) space++;
       let nul = space + 1;
       while (nul < length && content[nul] !== 0) nul++;
-      if (nul + 21 > length) throw new CatalogError("corrupt_object", "A tree object is corrupt.");
+      if (nul + 21 > length) throw corruptTree();
       offsets[count * 3] = position;
       offsets[count * 3 + 1] = space + 1;
       offsets[count * 3 + 2] = nul;
       position = nul + 21;
     }
-    this.offsets = offsets;
-    this.size = count;
+    this.table = offsets;
+    this.count = count;
+  }
+
+  private get offsets(): Int32Array {
+    if (this.table === undefined) this.parse();
+    return this.table as Int32Array;
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    if (this.count < 0) this.parse();
+    return this.count;
+  }
+
+  /** True when this tree's id is the 20 bytes at `at` in `source`. */
+  hasId(source: Uint8Array, at: number): boolean {
+    const id = this.idSource;
+    if (id === undefined) return false;
+    const idAt = this.idAt;
+    for (let index = 19; index >= 0; index--) if (id[idAt + index] !== source[at + index]) return false;
+    return true;
+  }
+
+  /**
+   * Where the entry called `name` starts in {@link content}, or -1: the bytes are scanned in
+   * place for an ASCII name (no table of entries built), others go through {@link indexOf}.
+   */
+  locate(name: string): number {
+    if (!isAscii(name)) {
+      const index = this.indexOf(name);
+      return index < 0 ? -1 : this.start(index);
+    }
+    const content = this.content;
+    const length = content.length;
+    const size = name.length;
+    for (let position = 0; position < length; ) {
+      let space = position;
+      while (space < length && content[space] !== SPACE) space++;
+      const nameStart = space + 1;
+      let nul = nameStart;
+      while (nul < length && content[nul] !== 0) nul++;
+      if (nul + 21 > length) throw corruptTree();
+      if (nul - nameStart === size) {
+        let offset = 0;
+        while (offset < size && content[nameStart + offset] === name.charCodeAt(offset)) offset++;
+        if (offset === size) return position;
+      }
+      position = nul + 21;
+    }
+    return -1;
+  }
+
+  /** Where the raw id of the entry starting at `start` (from {@link locate}) begins. */
+  idOffsetAt(start: number): number {
+    const content = this.content;
+    let nul = start;
+    while (content[nul] !== 0) nul++;
+    return nul + 1;
+  }
+
+  /** True when the entry starting at `start` (from {@link locate}) is a directory. */
+  isDirectoryAt(start: number): boolean {
+    const content = this.content;
+    if (content[start] === 0x34) return content[start + 1] === 0x30 && content[start + 5] === SPACE;
+    return content[start] === 0x30 && content[start + 1] === 0x34 && content[start + 6] === SPACE;
+  }
+
+  /** True when the entries starting at `start` here and `otherStart` in `tree` have the same mode and object. */
+  sameEntryAt(start: number, tree: GitTree, otherStart: number): boolean {
+    const a = this.content;
+    const b = tree.content;
+    let offset = 0;
+    while (a[start + offset] !== SPACE) {
+      if (a[start + offset] !== b[otherStart + offset]) return false;
+      offset++;
+    }
+    if (b[otherStart + offset] !== SPACE) return false;
+    const aId = this.idOffsetAt(start);
+    const bId = tree.idOffsetAt(otherStart);
+    for (let index = 19; index >= 0; index--) if (a[aId + index] !== b[bId + index]) return false;
+    return true;
   }
 
   private start(index: number): number {
@@ -85,7 +188,7 @@ export class GitTree {
   /** The index of the entry called `name`, or -1 (small trees are scanned, large ones indexed once). */
   indexOf(name: string): number {
     // The byte scan is exact for ASCII names; others go through the decoded index.
-    if (this.size <= 32 && /^[\x20-\x7e]*$/.test(name)) {
+    if (this.size <= 32 && isAscii(name)) {
       for (let index = 0; index < this.size; index++) if (this.named(index, name)) return index;
       return -1;
     }

@@ -106,11 +106,22 @@ export class NodeObjectStore implements ObjectStore {
   private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
     const raw = this.raw;
     if (!writeObjectId(oid, raw)) return undefined;
+    return this.fromPacksRaw(raw, 0, packs);
+  }
+
+  private fromPacksRaw(source: Uint8Array, at: number, packs: readonly PackFile[]): GitObject | undefined {
     for (const pack of packs) {
-      const offset = pack.index.offsetOf(raw);
+      const offset = pack.index.offsetOf(source, at);
       if (offset !== undefined) return pack.readAt(offset);
     }
     return undefined;
+  }
+
+  readRawSync(source: Uint8Array, at: number): GitObject {
+    const packed = this.fromPacksRaw(source, at, this.packs ?? this.listPacks());
+    if (packed !== undefined) return packed;
+    // Not in a pack known so far: loose, or in a pack written since (the text id path looks again).
+    return this.readSync(Buffer.from(source.buffer, source.byteOffset + at, 20).toString("hex"));
   }
 
   private fromLoose(oid: string): GitObject | undefined {

@@ -3,16 +3,26 @@ import { CatalogError } from "agent-tool-catalog";
 const V2_MAGIC = 0xff744f63;
 
 /**
- * Orders the id at `at` in `data` against `oid` (negative: the stored one sorts first), by bytes
- * 4..19: the first four already compared equal. A byte loop: `Buffer.compare` with offsets validates its arguments natively on every
- * call, which costs more than comparing sixteen bytes.
+ * Orders the id at `at` in `data` against the id at `oidAt` in `oid` (negative: the stored one
+ * sorts first), by bytes 4..19: the first four already compared equal. A byte loop:
+ * `Buffer.compare` with offsets validates its arguments natively on every call, which costs more
+ * than comparing sixteen bytes.
  */
-export function compareRest(oid: Uint8Array, data: Uint8Array, at: number): number {
+export function compareRest(oid: Uint8Array, oidAt: number, data: Uint8Array, at: number): number {
   for (let index = 4; index < 20; index++) {
-    const order = (data[at + index] as number) - (oid[index] as number);
+    const order = (data[at + index] as number) - (oid[oidAt + index] as number);
     if (order !== 0) return order;
   }
   return 0;
+}
+
+/** The first four bytes at `at`, big-endian, as an unsigned number (no bounds checks: callers pass ids). */
+export function idHead(bytes: Uint8Array, at: number): number {
+  return (
+    ((bytes[at] as number) * 0x1000000 +
+      (((bytes[at + 1] as number) << 16) | ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number))) >>>
+    0
+  );
 }
 
 /**
@@ -48,10 +58,19 @@ export class PackIndex {
     return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
   }
 
+  /** The fan-out table: per first byte, how many ids start with a smaller or equal byte. */
+  private fanoutTable: Uint32Array | undefined;
+
   private fanout(byte: number): number {
     if (byte < 0) return 0;
-    const base = this.nameStride === 20 ? 8 : 0;
-    return this.data.readUInt32BE(base + byte * 4);
+    let table = this.fanoutTable;
+    if (table === undefined) {
+      table = new Uint32Array(256);
+      const base = this.nameStride === 20 ? 8 : 0;
+      for (let index = 0; index < 256; index++) table[index] = this.data.readUInt32BE(base + index * 4);
+      this.fanoutTable = table;
+    }
+    return table[byte] as number;
   }
 
   /** The heads of the ids starting with byte `first` (rows `low..high`), filled on first use of that byte. */
@@ -66,19 +85,30 @@ export class PackIndex {
     return this.heads;
   }
 
-  /** The offset in the pack of the object `oid` (20 raw bytes), or `undefined`. */
-  offsetOf(oid: Buffer): number | undefined {
-    const first = oid[0] ?? 0;
+  /**
+   * The offset in the pack of the object whose 20 raw id bytes start at `at` in `oid` (a tree's
+   * content or the commit-graph, read in place), or `undefined`.
+   */
+  offsetOf(oid: Uint8Array, at = 0): number | undefined {
+    const first = oid[at] ?? 0;
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
-    const head = oid.readUInt32BE(0);
+    const head = idHead(oid, at);
     const heads = this.headsOf(first, low, high);
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
+    for (let step = 0; low <= high; step++) {
+      // Ids are uniformly spread hashes: guessing the row from the head's value (interpolation)
+      // finds it in two or three probes; every other probe bisects, which bounds the worst case.
+      let middle = (low + high) >>> 1;
+      const lowHead = heads[low] as number;
+      const highHead = heads[high] as number;
+      if (head < lowHead || head > highHead) return undefined;
+      if ((step & 1) === 0 && highHead > lowHead) {
+        middle = low + Math.floor(((head - lowHead) / (highHead - lowHead)) * (high - low));
+      }
       const probe = heads[middle] ?? 0;
       // Most probes differ in the first four bytes; only equal heads compare the rest, natively.
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) order = compareRest(oid, this.data, this.namesAt + middle * this.nameStride);
+      if (order === 0) order = compareRest(oid, at, this.data, this.namesAt + middle * this.nameStride);
       if (order === 0) return this.offsetAt(middle);
       if (order < 0) low = middle + 1;
       else high = middle - 1;

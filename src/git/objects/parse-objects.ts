@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import type { CommitGraph } from "./commit-graph.js";
 
 /** Who made a commit and when, as git records it. */
 export interface Signature {
@@ -112,23 +113,60 @@ export function parseTag(content: Buffer): TagRecord {
 }
 
 /**
- * A commit as the commit-graph describes it: id, tree, parents and date at hand, the rest (author,
- * committer, message) parsed from the object on first use. A history walk that only follows
- * parents and compares trees never inflates the commits it passes over.
+ * A commit as the commit-graph describes it, read in place: its date at hand, its id, tree and
+ * parents turned into text only when asked (a path-limited walk compares raw tree ids and follows
+ * parent positions, so most commits never need them), the rest (author, committer, message)
+ * parsed from the object on first use. A history walk that only follows parents and compares
+ * trees never inflates the commits it passes over.
  */
 export class GraphCommit implements CommitRecord {
   private full: CommitRecord | undefined;
+  private oidText: string | undefined;
+  private treeText: string | undefined;
+  private parentIds: readonly string[] | undefined;
+  private parentList: readonly number[] | undefined;
+  /** The committer date, from the graph. */
+  readonly time: number;
 
   constructor(
-    readonly oid: string,
-    readonly tree: string,
-    readonly parents: readonly string[],
-    readonly time: number,
+    /** The graph that lists it. */
+    readonly graph: CommitGraph,
+    /** Its position in the commit-graph (parents, tree and changed-path filters are read by it). */
+    readonly graphPosition: number,
     /** Reads and parses the commit object (synchronously: the node driver's reads are). */
     private readonly load: (oid: string) => CommitRecord,
-    /** Its position in the commit-graph (for the graph's changed-path filters). */
-    readonly graphPosition = -1,
-  ) {}
+    /** Its id, when the caller has it already. */
+    oid?: string,
+  ) {
+    this.oidText = oid;
+    this.time = graph.timeOf(graphPosition);
+  }
+
+  get oid(): string {
+    this.oidText ??= this.graph.oidOf(this.graphPosition);
+    return this.oidText;
+  }
+
+  get tree(): string {
+    this.treeText ??= this.graph.treeOf(this.graphPosition);
+    return this.treeText;
+  }
+
+  get parents(): readonly string[] {
+    this.parentIds ??= this.parentPositions.map((position) => this.graph.oidOf(position));
+    return this.parentIds;
+  }
+
+  /** The graph positions of its parents, first parent first. */
+  get parentPositions(): readonly number[] {
+    this.parentList ??= this.graph.parentPositions(this.graphPosition);
+    return this.parentList;
+  }
+
+  /** Whether its object was read and parsed already. */
+  get parsed(): boolean {
+    return this.full !== undefined;
+  }
 
   private record(): CommitRecord {
     this.full ??= this.load(this.oid);
