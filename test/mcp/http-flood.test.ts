@@ -17,7 +17,7 @@ afterEach(async () => {
 
 function floodServer(): Promise<string> {
   const chunk = Buffer.alloc(256 * 1024, 120);
-  server = createServer(async (request, response) => {
+  const listening = createServer(async (request, response) => {
     let body = "";
     for await (const part of request) body += part;
     if (request.method !== "POST") {
@@ -50,8 +50,9 @@ function floodServer(): Promise<string> {
       pump();
     }
   });
+  server = listening;
   return new Promise((resolve) =>
-    server?.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server?.address() as AddressInfo).port}/mcp`)),
+    listening.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/mcp`)),
   );
 }
 
