@@ -102,7 +102,53 @@ interface Search {
   readonly input: LogSearchInput;
   readonly scope: string;
   readonly lowered: string;
+  /** The lowered query's bytes when it is ASCII (then ASCII messages are matched as bytes). */
+  readonly asciiQuery: Buffer | undefined;
   readonly needle: Buffer;
+}
+
+function isAsciiText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/** ASCII letters to lower case, other bytes as they are. */
+const LOWER = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 32 : byte));
+
+/** Whether the ASCII bytes `needle` occur in `haystack` from `start` on, ASCII case ignored (`needle` is lower case). */
+function includesAsciiFolded(haystack: Uint8Array, start: number, needle: Uint8Array): boolean {
+  const first = needle[0] as number;
+  const last = haystack.length - needle.length;
+  for (let at = start; at <= last; at++) {
+    if (LOWER[haystack[at] as number] !== first) continue;
+    let offset = 1;
+    while (offset < needle.length && LOWER[haystack[at + offset] as number] === needle[offset]) offset++;
+    if (offset === needle.length) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the commit's message contains the query, case-insensitively (`toLowerCase` on both).
+ * A commit not parsed yet is first scanned as stored bytes: when its message is ASCII and the
+ * query folds to ASCII, folding ASCII letters is exactly `toLowerCase`, so a miss is final and
+ * the commit is never decoded (most commits of a whole-history search are misses).
+ */
+function messageMatches(search: Search, commit: CommitRecord): boolean {
+  const stored = search.asciiQuery === undefined ? undefined : search.repository.unparsedCommitContent(commit);
+  if (stored !== undefined && search.asciiQuery !== undefined) {
+    const headerEnd = stored.indexOf("\n\n");
+    const message = headerEnd < 0 ? stored.length : headerEnd + 2;
+    let ascii = true;
+    for (let at = message; at < stored.length; at++) {
+      if ((stored[at] as number) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return includesAsciiFolded(stored, message, search.asciiQuery);
+  }
+  return commit.message.toLowerCase().includes(search.lowered);
 }
 
 async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSearchMatch | undefined> {
@@ -110,7 +156,7 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   const matched: ("message" | "pickaxe")[] = [];
   let files: string[] = [];
   // The walk already dropped the commits that do not change the path (history simplification).
-  if (mode !== "pickaxe" && commit.message.toLowerCase().includes(search.lowered)) matched.push("message");
+  if (mode !== "pickaxe" && messageMatches(search, commit)) matched.push("message");
   // As in `git log -S`, a merge has no diff of its own, so only its message can match.
   if (mode !== "message" && commit.parents.length < 2) {
     files = await pickaxeFiles(search.repository, commit, search.scope, search.needle);
@@ -134,6 +180,7 @@ async function searchLog(runtime: GitToolRuntime, repository: GitRepository, inp
     input,
     scope,
     lowered: input.query.toLowerCase(),
+    asciiQuery: isAsciiText(input.query.toLowerCase()) ? Buffer.from(input.query.toLowerCase(), "latin1") : undefined,
     needle: Buffer.from(input.query, "utf8"),
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());

@@ -131,6 +131,16 @@ export class GitRepository {
     return commit.parentPositions.map((position) => this.graphCommit(commit.graph, position));
   }
 
+  /**
+   * The stored bytes of a commit from the graph whose message has not been parsed yet (read, not
+   * decoded, not kept), so a caller can rule it out without parsing; `undefined` otherwise.
+   */
+  unparsedCommitContent(commit: CommitRecord): Buffer | undefined {
+    if (!(commit instanceof GraphCommit) || commit.parsed) return undefined;
+    const object = this.caches.store.readSync?.(commit.oid);
+    return object?.type === "commit" ? object.content : undefined;
+  }
+
   /** The parent at graph `position` of a commit from the graph. */
   graphParent(commit: GraphCommit, position: number): GraphCommit {
     return this.graphCommit(commit.graph, position);

@@ -157,6 +157,8 @@ const KIND_WEIGHT = 1;
  * @public
  */
 export class SearchIndex {
+  /** The store's first size; tests lower it to make small indexes move and compact postings. */
+  private static initialStore = INITIAL_STORE;
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */
   private readonly fieldWeight = new Float64Array(FIELD_COUNT);
   private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
@@ -228,9 +230,9 @@ export class SearchIndex {
    * twice the room; the store is compacted whenever it grows. Per-term typed arrays (three for
    * each of 100,000+ terms) made the garbage collector most of the cost of a bulk load.
    */
-  private storeSlots = new Int32Array(INITIAL_STORE);
-  private storeCounts = new Uint8Array(INITIAL_STORE * FIELD_COUNT);
-  private storeWeights = new Float32Array(INITIAL_STORE);
+  private storeSlots = new Int32Array(SearchIndex.initialStore);
+  private storeCounts = new Uint8Array(SearchIndex.initialStore * FIELD_COUNT);
+  private storeWeights = new Float32Array(SearchIndex.initialStore);
   /** Store entries handed out (live, free room of a term, or left behind by a moved term). */
   private storeUsed = 0;
   /** The room of every term together: what a compaction keeps. */
@@ -810,7 +812,7 @@ export class SearchIndex {
    * growth (or the moves) since the last compaction.
    */
   private compactStore(needed: number): void {
-    const capacity = Math.max(INITIAL_STORE, 2 * needed);
+    const capacity = Math.max(SearchIndex.initialStore, 2 * needed);
     const slots = new Int32Array(capacity);
     const counts = new Uint8Array(capacity * FIELD_COUNT);
     const weights = new Float32Array(capacity);

@@ -1,10 +1,10 @@
 import { blameLineDiff } from "../diff/file-diff.js";
 import type { LineDiff } from "../diff/line-diff.js";
 import { shallowCloneError } from "../git-errors.js";
-import type { CommitRecord } from "../objects/parse-objects.js";
+import { type CommitRecord, GraphCommit } from "../objects/parse-objects.js";
 import type { GitRepository } from "../repository.js";
 import { yieldToEventLoop } from "../yield-to-event-loop.js";
-import { commitChangesWithRenames, requireCommit } from "./commit-changes.js";
+import { commitChangesWithRenames } from "./commit-changes.js";
 import { CommitQueue } from "./commit-walk.js";
 import { detectRenames } from "./renames.js";
 import { diffTrees } from "./tree-diff.js";
@@ -44,14 +44,20 @@ interface Origin {
 interface Blame {
   readonly repository: GitRepository;
   readonly queue: CommitQueue<Suspect>;
-  readonly suspects: Map<string, Suspect>;
+  /** Queued suspects by commit (graph position, else id): one per path, almost always one in all. */
+  readonly suspects: Map<number | string, Suspect[]>;
   readonly result: Map<number, BlamedLine>;
+}
+
+/** How blame knows a commit: its graph position (no id turned into text), else its id. */
+function commitKey(commit: CommitRecord): number | string {
+  return commit instanceof GraphCommit ? commit.graphPosition : commit.oid;
 }
 
 async function originIn(repository: GitRepository, suspect: Suspect, parent: CommitRecord, index: number) {
   const { commit, path } = suspect;
   // Same entry in the parent (usually told from a top directory, without descending): the same blob.
-  if (await repository.sameAtPath(parent.tree, commit.tree, path)) return { parent, path, blob: suspect.blob };
+  if (await repository.sameInCommits(parent, commit, path)) return { parent, path, blob: suspect.blob };
   const entry = await repository.entryAt(parent.tree, path);
   if (entry !== undefined && entry.kind === "blob") return { parent, path, blob: entry.oid };
   if (entry !== undefined) return undefined;
@@ -79,14 +85,16 @@ function lineMap(lines: LineDiff): Int32Array {
 
 function passTo(blame: Blame, origin: Origin, lines: TrackedLine[]): void {
   if (lines.length === 0) return;
-  const key = `${origin.parent.oid}\u0000${origin.path}`;
-  const existing = blame.suspects.get(key);
+  const key = commitKey(origin.parent);
+  const queued = blame.suspects.get(key);
+  const existing = queued?.find((suspect) => suspect.path === origin.path);
   if (existing !== undefined) {
     existing.lines = [...existing.lines, ...lines].sort((x, y) => x.current - y.current);
     return;
   }
   const suspect: Suspect = { commit: origin.parent, path: origin.path, blob: origin.blob, lines };
-  blame.suspects.set(key, suspect);
+  if (queued === undefined) blame.suspects.set(key, [suspect]);
+  else queued.push(suspect);
   blame.queue.push(suspect, origin.parent);
 }
 
@@ -103,13 +111,13 @@ function settle(blame: Blame, suspect: Suspect, lines: readonly TrackedLine[]): 
 
 async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
   const found: Origin[] = [];
-  const first = suspect.commit.parents[0];
+  const parents = await blame.repository.parentsOf(suspect.commit);
+  const first = parents[0];
   // The commit-graph's Bloom filter says the first parent has the same file: it takes every line, unread (as git blame asks it).
   if (first !== undefined && blame.repository.unchangedByFilter(suspect.commit, suspect.path)) {
-    return [{ parent: await requireCommit(blame.repository, first), path: suspect.path, blob: suspect.blob }];
+    return [{ parent: first, path: suspect.path, blob: suspect.blob }];
   }
-  for (const [index, parentId] of suspect.commit.parents.entries()) {
-    const parent = await requireCommit(blame.repository, parentId);
+  for (const [index, parent] of parents.entries()) {
     const origin = await originIn(blame.repository, suspect, parent, index);
     if (origin === undefined) continue;
     if (origin.blob === suspect.blob) return [origin];
@@ -169,7 +177,10 @@ export async function blameLines(
   passTo(blame, { parent: start, path, blob }, lines);
   let steps = 0;
   for (let suspect = blame.queue.pop(); suspect !== undefined; suspect = blame.queue.pop()) {
-    blame.suspects.delete(`${suspect.commit.oid}\u0000${suspect.path}`);
+    const key = commitKey(suspect.commit);
+    const queued = blame.suspects.get(key);
+    if (queued !== undefined && queued.length > 1) queued.splice(queued.indexOf(suspect), 1);
+    else blame.suspects.delete(key);
     if (++steps % 256 === 0) await yieldToEventLoop(signal);
     await processSuspect(blame, suspect);
   }

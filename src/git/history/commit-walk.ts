@@ -114,6 +114,51 @@ export class CommitWalk {
     return CHANGED;
   }
 
+  /**
+   * Queues the parents to follow (`undefined`: all) that are not queued yet, when they are known
+   * without a read (records at hand, graph positions); false when they must be read first.
+   */
+  private queueKnownParents(
+    commit: CommitRecord,
+    parents: readonly CommitRecord[] | undefined,
+    queue: CommitQueue<CommitRecord>,
+    seen: Set<number | string>,
+  ): boolean {
+    if (parents !== undefined) {
+      for (const parent of parents) {
+        const key = seenKey(parent);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        queue.push(parent, parent);
+      }
+      return true;
+    }
+    if (!(commit instanceof GraphCommit)) return false;
+    for (const position of commit.parentPositions) {
+      if (seen.has(position)) continue;
+      seen.add(position);
+      const parent = this.repository.graphParent(commit, position);
+      queue.push(parent, parent);
+    }
+    return true;
+  }
+
+  /** Reads and queues the parents of a commit outside the graph that are not queued yet. */
+  private async queueReadParents(commit: CommitRecord, queue: CommitQueue<CommitRecord>, seen: Set<number | string>) {
+    const repository = this.repository;
+    for (const id of commit.parents) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const parent = await requireCommit(repository, id);
+      // A parent from the graph may also be reached by position from another commit.
+      if (parent instanceof GraphCommit) {
+        if (seen.has(parent.graphPosition)) continue;
+        seen.add(parent.graphPosition);
+      }
+      queue.push(parent, parent);
+    }
+  }
+
   async *commits(): AsyncGenerator<CommitRecord> {
     const { since, signal } = this.options;
     const scope = this.options.simplify ?? "";
@@ -139,33 +184,7 @@ export class CommitWalk {
         this.shallowBoundary ??= commit.oid;
         continue;
       }
-      if (parents !== undefined) {
-        for (const parent of parents) {
-          const key = seenKey(parent);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          queue.push(parent, parent);
-        }
-      } else if (commit instanceof GraphCommit) {
-        for (const position of commit.parentPositions) {
-          if (seen.has(position)) continue;
-          seen.add(position);
-          const parent = repository.graphParent(commit, position);
-          queue.push(parent, parent);
-        }
-      } else {
-        for (const id of commit.parents) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-          const parent = await requireCommit(repository, id);
-          // A parent from the graph may also be reached by position from another commit.
-          if (parent instanceof GraphCommit) {
-            if (seen.has(parent.graphPosition)) continue;
-            seen.add(parent.graphPosition);
-          }
-          queue.push(parent, parent);
-        }
-      }
+      if (!this.queueKnownParents(commit, parents, queue, seen)) await this.queueReadParents(commit, queue, seen);
     }
   }
 }

@@ -17,11 +17,11 @@ function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array,
 
 /**
  * Rebuilds an object from its delta base and a git delta (a header with both sizes, then copy
- * and insert instructions), as `git` writes them in packs. One plain loop, no object per
- * instruction: a history walk applies tens of thousands of small deltas.
+ * and insert instructions), as `git` writes them in packs; the delta is the first `length`
+ * bytes of `delta` (reused scratch). One plain loop, no object per instruction: a history walk
+ * applies tens of thousands of small deltas.
  */
-export function applyDelta(base: Buffer, delta: Buffer): Buffer {
-  const length = delta.length;
+export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.length): Buffer {
   let position = 0;
   let byte: number;
   let shift = 0;

@@ -69,9 +69,24 @@ export class Inflater {
     // One spare byte: a stream longer than recorded fills it, one of the right size leaves it free.
     const output = Buffer.allocUnsafe(size + 1);
     if (!this.open()) return this.fallback(input, size, what);
+    this.inflateInto(input, 0, input.length, output, size, what);
+    return output.subarray(0, size);
+  }
+
+  /**
+   * {@link inflate} of the `length` bytes at `offset` in `input` into the start of `output`
+   * (at least `size + 1` bytes: a stream longer than recorded fills the spare byte), without a
+   * view or buffer allocated: a pack window is read in place, a delta goes to reused scratch.
+   * @throws CatalogError `corrupt_object` as {@link inflate}
+   */
+  inflateInto(input: Uint8Array, offset: number, length: number, output: Buffer, size: number, what: string): void {
+    if (!this.open()) {
+      this.fallback(input.subarray(offset, offset + length), size, what).copy(output);
+      return;
+    }
     const [stream, handle, state] = [this.stream, this.handle, this.state] as [Inflate, NativeInflate, Uint32Array];
     try {
-      handle.writeSync(constants.Z_FINISH, input, 0, input.length, output, 0, output.length);
+      handle.writeSync(constants.Z_FINISH, input, offset, length, output, 0, size + 1);
     } catch {
       this.discard();
       throw corrupt(what);
@@ -83,7 +98,6 @@ export class Inflater {
     const left = state[0];
     handle.reset();
     if (left !== 1) throw corrupt(what);
-    return output.subarray(0, size);
   }
 
   private fallback(input: Uint8Array, size: number, what: string): Buffer {

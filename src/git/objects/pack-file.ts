@@ -92,6 +92,28 @@ export class PackFile {
     return window;
   }
 
+  /** Where the bytes {@link span} returned start in its buffer. */
+  private spanStart = 0;
+  /** Inflated delta data, reused: a delta is applied as soon as it is inflated. */
+  private deltaScratch = Buffer.allocUnsafe(0);
+
+  /**
+   * `length` bytes at `position` (fewer at the end of the file), without a view: the window
+   * they lie in, from {@link spanStart} on, or a new buffer from 0 when they cross windows.
+   */
+  private span(position: number, length: number): Buffer {
+    const end = Math.min(position + length, this.size);
+    const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
+    const index = Math.floor(position / windowBytes);
+    if (this.descriptor !== undefined && Math.floor((end - 1) / windowBytes) === index) {
+      const window = this.window(index, windowBytes);
+      this.spanStart = position - index * windowBytes;
+      return window;
+    }
+    this.spanStart = 0;
+    return this.bytes(position, length);
+  }
+
   /** `length` bytes at `position` (fewer at the end of the file); a view of a window when it lies inside one. */
   private bytes(position: number, length: number, scratch?: Buffer): Buffer {
     if (this.descriptor === undefined) {
@@ -154,14 +176,25 @@ export class PackFile {
   }
 
   private inflate(entry: PackEntry): Buffer {
+    return this.inflateEntry(entry, Buffer.allocUnsafe(entry.size + 1)).subarray(0, entry.size);
+  }
+
+  /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
+  private inflateEntry(entry: PackEntry, output: Buffer): Buffer {
     // The compressed length is not stored; deflate never grows data by more than this bound.
     const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
     const length = Math.max(0, Math.min(bound, this.size - 20 - entry.dataStart));
-    return this.inflater.inflate(
-      this.bytes(entry.dataStart, length),
-      entry.size,
-      `Pack entry at ${entry.dataStart} in ${this.path}`,
-    );
+    const input = this.span(entry.dataStart, length);
+    const start = this.spanStart;
+    const available = Math.min(length, input.length - start);
+    this.inflater.inflateInto(input, start, available, output, entry.size, `Pack entry at ${entry.dataStart} in ${this.path}`);
+    return output;
+  }
+
+  /** A delta's instructions, inflated into reused scratch (valid until the next delta). */
+  private inflateDelta(entry: PackEntry): Buffer {
+    if (this.deltaScratch.length < entry.size + 1) this.deltaScratch = Buffer.allocUnsafe(Math.max(4096, 2 * (entry.size + 1)));
+    return this.inflateEntry(entry, this.deltaScratch);
   }
 
   /** The object that starts at `offset`, with its delta chain applied. */
@@ -192,7 +225,7 @@ export class PackFile {
     }
     for (let link = chain.length - 1; link >= 0; link--) {
       const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
-      base = { type: base.type, content: applyDelta(base.content, this.inflate(entry)) };
+      base = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
       this.bases.set(linkOffset, base);
     }
     return base;

@@ -58,10 +58,19 @@ export class PackIndex {
     return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
   }
 
+  /** The fan-out table: per first byte, how many ids start with a smaller or equal byte. */
+  private fanoutTable: Uint32Array | undefined;
+
   private fanout(byte: number): number {
     if (byte < 0) return 0;
-    const base = this.nameStride === 20 ? 8 : 0;
-    return this.data.readUInt32BE(base + byte * 4);
+    let table = this.fanoutTable;
+    if (table === undefined) {
+      table = new Uint32Array(256);
+      const base = this.nameStride === 20 ? 8 : 0;
+      for (let index = 0; index < 256; index++) table[index] = this.data.readUInt32BE(base + index * 4);
+      this.fanoutTable = table;
+    }
+    return table[byte] as number;
   }
 
   /** The heads of the ids starting with byte `first` (rows `low..high`), filled on first use of that byte. */
@@ -86,8 +95,16 @@ export class PackIndex {
     let high = this.fanout(first) - 1;
     const head = idHead(oid, at);
     const heads = this.headsOf(first, low, high);
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
+    for (let step = 0; low <= high; step++) {
+      // Ids are uniformly spread hashes: guessing the row from the head's value (interpolation)
+      // finds it in two or three probes; every other probe bisects, which bounds the worst case.
+      let middle = (low + high) >>> 1;
+      const lowHead = heads[low] as number;
+      const highHead = heads[high] as number;
+      if (head < lowHead || head > highHead) return undefined;
+      if ((step & 1) === 0 && highHead > lowHead) {
+        middle = low + Math.floor(((head - lowHead) / (highHead - lowHead)) * (high - low));
+      }
       const probe = heads[middle] ?? 0;
       // Most probes differ in the first four bytes; only equal heads compare the rest, natively.
       let order = probe === head ? 0 : probe < head ? -1 : 1;

@@ -163,6 +163,11 @@ export class GraphCommit implements CommitRecord {
     return this.parentList;
   }
 
+  /** Whether its object was read and parsed already. */
+  get parsed(): boolean {
+    return this.full !== undefined;
+  }
+
   private record(): CommitRecord {
     this.full ??= this.load(this.oid);
     return this.full;
