@@ -36,6 +36,14 @@ export function versionOf(content: Buffer | undefined): string {
   return content === undefined ? ABSENT_FILE_VERSION : fileVersion(content);
 }
 
+/**
+ * True when two contents (`undefined`: absent) are the same bytes: what equal versions mean,
+ * compared directly (no hash of either).
+ */
+function sameContent(left: Buffer | undefined, right: Buffer | undefined): boolean {
+  return left === undefined || right === undefined ? left === right : left.equals(right);
+}
+
 /** Options of {@link commitFileChanges}. */
 export interface CommitOptions {
   /**
@@ -149,7 +157,7 @@ async function checkUnchanged(
   for (const [index, change] of changes.entries()) {
     const outcome = outcomes[index];
     const bytes = outcome?.ok === true ? outcome.bytes : undefined;
-    if (versionOf(bytes) !== versionOf(change.before)) throw new VersionConflict(change, bytes);
+    if (!sameContent(bytes, change.before)) throw new VersionConflict(change, bytes);
   }
 }
 
@@ -159,7 +167,7 @@ async function checkUnchanged(
  * planned file is still what the plan saw.
  */
 async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {
-  const effective = changes.filter((change) => versionOf(change.before) !== versionOf(change.after));
+  const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
     const known = new Map<PlannedFileChange, ReadOutcome | undefined>();
     for (const [index, change] of effective.entries()) known.set(change, current[index]);
