@@ -35,9 +35,16 @@ const b = (weight: number, lengthNormalization: number) => ({ weight, lengthNorm
  * picked on the development set; the others show what each choice is worth.
  */
 export const CONFIGURATIONS: readonly RankerConfiguration[] = [
-  { name: "default BM25F (name 5, server 3, title 2, description 1, parameters 1; k1 2)", options: {} },
   {
-    name: "previous default fields (name 3/.3, title 2/.3, tags 1.5/.3, description 1/.75, parameters .5/.75; k1 1.2; no server)",
+    name: "default BM25F (name 5, server 3, title 2, description 1/b .9, parameters 1/b .75; k1 4; related words .4; URLs and paths as values)",
+    options: {},
+  },
+  {
+    name: "previous default (description b .5, parameters b .5; k1 2; related words .3; URLs and paths as plain words)",
+    options: { k1: 2, relatedWeight: 0.3, queryValues: false, fields: { description: b(1, 0.5), parameters: b(1, 0.5) } },
+  },
+  {
+    name: "older default fields (name 3/.3, title 2/.3, tags 1.5/.3, description 1/.75, parameters .5/.75; k1 1.2; no server)",
     options: {
       k1: 1.2,
       fields: {
@@ -50,20 +57,23 @@ export const CONFIGURATIONS: readonly RankerConfiguration[] = [
       },
     },
   },
-  { name: "default, k1 1.2", options: { k1: 1.2 } },
-  { name: "default, k1 3", options: { k1: 3 } },
+  { name: "default, k1 2", options: { k1: 2 } },
+  { name: "default, k1 8", options: { k1: 8 } },
   { name: "default, name weight 3", options: { fields: { name: b(3, 0.75) } } },
   { name: "default, name weight 8", options: { fields: { name: b(8, 0.75) } } },
   { name: "default, no server field", options: { fields: { server: b(0, 0) } } },
   { name: "default, title weight 0", options: { fields: { title: b(0, 0) } } },
   { name: "default, title weight 5", options: { fields: { title: b(5, 0.75) } } },
-  { name: "default, parameters weight 0.5", options: { fields: { parameters: b(0.5, 0.5) } } },
+  { name: "default, parameters weight 0.5", options: { fields: { parameters: b(0.5, 0.75) } } },
   { name: "default, parameters weight 0", options: { fields: { parameters: b(0, 0) } } },
+  { name: "default, description b .5", options: { fields: { description: b(1, 0.5) } } },
   { name: "default, description b .75", options: { fields: { description: b(1, 0.75) } } },
+  { name: "default, description b 1", options: { fields: { description: b(1, 1) } } },
   { name: "default, no compound splitting", options: { splitCompounds: false } },
+  { name: "default, URLs and paths read as plain words (queryValues false)", options: { queryValues: false } },
   { name: "default, no related words (relatedWeight 0)", options: { relatedWeight: 0 } },
   { name: "default, related words at 0.2", options: { relatedWeight: 0.2 } },
-  { name: "default, related words at 0.5", options: { relatedWeight: 0.5 } },
+  { name: "default, related words at 0.6", options: { relatedWeight: 0.6 } },
 ];
 
 /** All the words the catalog sees of a tool, in one field, for the plain BM25 floor. */

@@ -59,9 +59,28 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
   return { tools, rejected, truncated: true };
 }
 
+/** Whether the server accepts only task-augmented calls of `tool`, which this client never makes. */
+function requiresTask(tool: Tool): boolean {
+  const execution = (tool as { execution?: unknown }).execution;
+  return (
+    typeof execution === "object" && execution !== null && (execution as { taskSupport?: unknown }).taskSupport === "required"
+  );
+}
+
 function checkTool(entry: unknown): { tool: Tool } | { rejected: McpRejectedTool } {
   const parsed = ToolSchema.safeParse(entry);
-  if (parsed.success) return { tool: parsed.data };
+  if (parsed.success) {
+    if (requiresTask(parsed.data)) {
+      return {
+        rejected: {
+          mcpName: clip(parsed.data.name, 200),
+          reason: "task_required",
+          message: 'it can only be called as a task (execution.taskSupport "required"), which this client does not do',
+        },
+      };
+    }
+    return { tool: parsed.data };
+  }
   const raw = (typeof entry === "object" && entry !== null ? entry : {}) as { name?: unknown; inputSchema?: unknown };
   const mcpName = typeof raw.name === "string" ? clip(raw.name, 200) : "(unnamed)";
   const schema = raw.inputSchema as { type?: unknown } | undefined;

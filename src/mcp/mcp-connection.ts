@@ -48,6 +48,9 @@ export class McpConnection {
   private connections = 0;
   private currentState: McpConnectionState = "idle";
   private firstTransportError: string | undefined;
+  // The client `firstTransportError` belongs to: an abandoned connection's transport keeps
+  // reporting (a broken pipe, the rest of an oversized line) after the next one started.
+  private newestClient: Client | undefined;
 
   constructor(
     private readonly server: ResolvedMcpServerConfig,
@@ -175,9 +178,14 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client === client) this.listener.toolsChanged();
     });
+    this.newestClient = client;
     client.onerror = (error) => {
-      // The first error explains the rest (an overflow is followed by broken JSON of the same message).
-      this.firstTransportError ??= clip(error.message, 500);
+      if (this.newestClient !== client) return;
+      // The first error explains the rest (an overflow is followed by broken JSON of the same
+      // message), except that an overflow always wins: it is what ended the connection, even when
+      // a line spliced from a reply and the endless output failed to parse before it.
+      if (this.firstTransportError === undefined || isOverflow(error.message))
+        this.firstTransportError = clip(error.message, 500);
     };
     client.onclose = () => this.lost(client);
     try {
@@ -229,6 +237,10 @@ export class McpConnection {
     }
     await client.close().catch(() => undefined);
   }
+}
+
+function isOverflow(message: string): boolean {
+  return /exceeded maximum size/i.test(message);
 }
 
 /** A signal of one request that follows `parent`, and the way to detach it again. */

@@ -11,7 +11,12 @@ export type McpRejectionReason =
   /** Two or more tools of this server get the same registry name (e.g. `read-file` and `read.file`). */
   | "name_collision"
   /** The registry name is already taken by a tool from elsewhere (another server, a built-in). */
-  | "name_taken";
+  | "name_taken"
+  /**
+   * The tool can only be called as a task (`execution.taskSupport: "required"`), which this client
+   * does not do: every plain call of it fails, so the model is not offered it.
+   */
+  | "task_required";
 
 /**
  * A tool the server lists that was not registered. The host sees these; the model does not.

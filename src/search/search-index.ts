@@ -1,5 +1,6 @@
 import type { SearchHit } from "../tool/tool-context.js";
 import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
@@ -58,7 +59,7 @@ export interface SearchIndexOptions {
   readonly fields?: Partial<Record<SearchField, FieldWeight>>;
   /**
    * BM25 term-frequency saturation.
-   * @defaultValue 2
+   * @defaultValue 4
    */
   readonly k1?: number;
   /**
@@ -77,7 +78,7 @@ export interface SearchIndexOptions {
   /**
    * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
    * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
-   * @defaultValue 0.3
+   * @defaultValue 0.4
    */
   readonly relatedWeight?: number;
   /**
@@ -86,21 +87,31 @@ export interface SearchIndexOptions {
    * Added to the built-in groups.
    */
   readonly relatedWords?: readonly string[];
+  /**
+   * Read URLs, paths and file names in a query as values: their words count half (they name what
+   * to act on, not the action: `https://kubernetes.io/...` should not pull the kubernetes tools)
+   * and the kind of value (`url`, `file`, `path`) counts as a word of the request. `false` reads
+   * them as plain words.
+   * @defaultValue true
+   */
+  readonly queryValues?: boolean;
 }
 
 /**
- * The default BM25F fields. Chosen on the MCP servers development set (bench/data/mcp-servers) and
- * checked on MetaTool (bench/results/search-quality.json lists every configuration tried): the
- * name says what a tool is, the server which system it acts on; descriptions and parameters add
- * evidence at plain weight.
+ * The default BM25F fields. Field weights were chosen on the MCP servers development set
+ * (bench/data/mcp-servers); the length normalisation of descriptions and parameters, with k1 and
+ * the related-word weight, on the mean nDCG@10 of that set and both MetaTool sets
+ * (bench/results/search-quality.json lists every configuration tried): the name says what a tool
+ * is, the server which system it acts on; descriptions and parameters add evidence at plain
+ * weight, and a long description (usage examples, JSON samples) does not outweigh a short exact one.
  */
 export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> = Object.freeze({
   name: { weight: 5, lengthNormalization: 0.75 },
   server: { weight: 3, lengthNormalization: 0.3 },
   title: { weight: 2, lengthNormalization: 0.75 },
   tags: { weight: 1, lengthNormalization: 0.5 },
-  description: { weight: 1, lengthNormalization: 0.5 },
-  parameters: { weight: 1, lengthNormalization: 0.5 },
+  description: { weight: 1, lengthNormalization: 0.9 },
+  parameters: { weight: 1, lengthNormalization: 0.75 },
 });
 const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
 const FIELD_COUNT = FIELDS.length;
@@ -119,6 +130,10 @@ const MIN_PART = 3;
 /** Longer words are not split: real compounds of two name words are short, and each try stems. */
 const MAX_COMPOUND = 32;
 const MAX_TF = 255;
+/** Postings the store starts with room for; each compaction leaves it twice the room it needs. */
+const INITIAL_STORE = 4096;
+/** Terms with more postings than this are copied by a compaction through array views. */
+const COPY_BY_VIEW = 16;
 /**
  * A posting is walked rather than looked up in each remaining candidate's term list when it is
  * shorter than this many times the candidates (a term list is a short sequential scan; a posting
@@ -126,6 +141,13 @@ const MAX_TF = 255;
  */
 const LOOKUP_COST = 8;
 const SERVER_TAG = "mcp_server:";
+/**
+ * The words of a URL or path in a query count half (they name what to act on, not the action);
+ * the kind of value (`url`, `file`, `path`) counts as a word of the request. Chosen on the
+ * development sets (bench/results/search-quality.json).
+ */
+const VALUE_WEIGHT = 0.5;
+const KIND_WEIGHT = 1;
 
 /**
  * A BM25F keyword index over tool documents that updates in place: adding, replacing or removing a
@@ -135,6 +157,8 @@ const SERVER_TAG = "mcp_server:";
  * @public
  */
 export class SearchIndex {
+  /** The store's first size; tests lower it to make small indexes move and compact postings. */
+  private static initialStore = INITIAL_STORE;
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */
   private readonly fieldWeight = new Float64Array(FIELD_COUNT);
   private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
@@ -142,6 +166,7 @@ export class SearchIndex {
   private readonly splitCompounds: boolean;
   private readonly relatedWeight: number;
   private readonly extraRelatedWords: readonly string[];
+  private readonly queryValues: boolean;
   private related: RelatedWords | undefined;
   /** Slot of each document key; freed slots are reused. */
   private readonly slotOf = new Map<string, number>();
@@ -195,21 +220,41 @@ export class SearchIndex {
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
   private readonly termIds = new Map<string, number>();
-  /** Per term: the slots holding it, their per-field counts (`FIELD_COUNT` bytes each) and how many. */
-  private postingSlots: Int32Array[] = [];
-  private postingCounts: Uint8Array[] = [];
-  /** Per term: each posting's saturated BM25F term weight `tf / (k1 + tf)` under `averages`. */
-  private postingWeights: Float32Array[] = [];
-  private postingLengths: number[] = [];
+  /** Term ids handed out so far (the per-term arrays below hold this many). */
+  private terms = 0;
+  /**
+   * The postings of every term, in one store of three parallel arrays (the slot, its per-field
+   * counts, `FIELD_COUNT` bytes each, and its saturated BM25F weight `tf / (k1 + tf)` under
+   * `averages`): term `id` holds `postingLengths[id]` postings from `postingStart[id]`, with room
+   * for `postingCapacity[id]`. A term that outgrows its room moves to the end of the store with
+   * twice the room; the store is compacted whenever it grows. Per-term typed arrays (three for
+   * each of 100,000+ terms) made the garbage collector most of the cost of a bulk load.
+   */
+  private storeSlots = new Int32Array(SearchIndex.initialStore);
+  private storeCounts = new Uint8Array(SearchIndex.initialStore * FIELD_COUNT);
+  private storeWeights = new Float32Array(SearchIndex.initialStore);
+  /** Store entries handed out (live, free room of a term, or left behind by a moved term). */
+  private storeUsed = 0;
+  /** The room of every term together: what a compaction keeps. */
+  private storeReserved = 0;
+  private postingStart = new Int32Array(0);
+  private postingCapacity = new Int32Array(0);
+  private postingLengths = new Int32Array(0);
   /**
    * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
    * additions, left as is by removals). Searches bound what a term can add to a score with it.
    */
-  private postingMax: number[] = [];
+  private postingMax = new Float32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
-  private nameFrequency: number[] = [];
+  private nameFrequency = new Int32Array(0);
   private scores = new Float64Array(0);
-  private readonly touched: number[] = [];
+  /**
+   * The tools a search has touched so far (`touchedCount` of them), in a buffer as long as the
+   * slots: a search at 100,000 tools touches tens of thousands, and a growing array was a fifth
+   * of its time. Once the search closes, dropped tools leave it (their scores back to 0).
+   */
+  private touched = new Int32Array(0);
+  private touchedCount = 0;
   /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
   private postingsSkipped = 0;
@@ -220,13 +265,14 @@ export class SearchIndex {
       this.fieldWeight[f] = fields[field].weight;
       this.fieldNormalization[f] = fields[field].lengthNormalization;
     });
-    this.k1 = options.k1 ?? 2;
+    this.k1 = options.k1 ?? 4;
     this.splitCompounds = options.splitCompounds ?? true;
     this.tolerance = options.statisticsTolerance ?? 0.01;
-    this.relatedWeight = options.relatedWeight ?? 0.3;
+    this.relatedWeight = options.relatedWeight ?? 0.4;
     if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
       throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
+    this.queryValues = options.queryValues ?? true;
   }
 
   /** The number of documents. */
@@ -415,7 +461,7 @@ export class SearchIndex {
   /** The number of term postings held (for memory reports). */
   get postingCount(): number {
     let total = 0;
-    for (const length of this.postingLengths) total += length;
+    for (let id = 0; id < this.terms; id++) total += this.postingLengths[id] as number;
     return total;
   }
 
@@ -426,8 +472,7 @@ export class SearchIndex {
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
     const count = this.slotOf.size;
     if (count === 0 || limit <= 0) return [];
-    const touched = this.touched;
-    touched.length = 0;
+    this.touchedCount = 0;
     const scores = this.scores;
     this.refreshIfDrifted(count);
     // Rarest terms first. What a term can add is bounded by its weight times its largest posting
@@ -445,36 +490,37 @@ export class SearchIndex {
     const bounds = terms.map((id, i) => (idfs[i] as number) * (this.postingMax[id] as number));
     let rest = bounds.reduce((sum, bound) => sum + bound, 0);
     let open = true;
-    /** Once closed: the touched tools that may still reach the top k. */
-    let live: number[] | undefined;
     // Checking costs a pass over the candidates: only when the remaining bound halved since the
     // last check, or (once closed) when the next posting is longer than the candidates.
     let checkBelow = rest / 2;
     for (let i = 0; i < terms.length; i++) {
       const id = terms[i] as number;
       const length = this.postingLengths[id] as number;
-      const candidates = live ?? touched;
-      if (candidates.length >= limit && (rest <= checkBelow || (!open && candidates.length < length))) {
-        const kth = this.kthBest(candidates, limit, accept);
+      if (this.touchedCount >= limit && (rest <= checkBelow || (!open && this.touchedCount < length))) {
+        const kth = this.kthBest(limit, accept);
         if (open && kth > rest * (1 + 1e-9) + 1e-9) open = false;
-        if (!open) live = this.survivors(candidates, kth, rest);
+        // Once closed, only the touched tools that may still reach the top k stay.
+        if (!open) this.keepSurvivors(kth, rest);
         checkBelow = rest / 2;
       }
-      if (live !== undefined && live.length * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number, live);
-      else this.accumulate(id, idfs[i] as number, touched, open);
+      if (!open && this.touchedCount * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number);
+      else this.accumulate(id, idfs[i] as number, open);
       rest -= bounds[i] as number;
     }
-    const hits = this.topOf(live ?? touched, limit, accept);
-    for (const slot of touched) scores[slot] = 0;
+    const hits = this.topOf(limit, accept);
+    const touched = this.touched;
+    for (let at = 0; at < this.touchedCount; at++) scores[touched[at] as number] = 0;
     return hits;
   }
 
-  /** The best `limit` of `candidates` that `accept` admits, best first. */
-  private topOf(candidates: readonly number[], limit: number, accept: ((name: string) => boolean) | undefined): SearchHit[] {
+  /** The best `limit` touched tools that `accept` admits, best first. */
+  private topOf(limit: number, accept: ((name: string) => boolean) | undefined): SearchHit[] {
     const keys = this.keys;
     const scores = this.scores;
+    const touched = this.touched;
     const top = new TopK(limit);
-    for (const slot of candidates) {
+    for (let at = 0; at < this.touchedCount; at++) {
+      const slot = touched[at] as number;
       const score = scores[slot] as number;
       const name = keys[slot] as string;
       // The filter (a run's visibility rules) runs only for candidates that would make the top k.
@@ -484,30 +530,39 @@ export class SearchIndex {
   }
 
   /**
-   * The candidates whose score plus `rest` (the most the remaining terms can add) reaches `kth`
-   * (a lower bound of the final k-th best score). The margin covers rounding: a tool is dropped
-   * only when it is below the bound by far more than any rounding of the sums.
+   * Keeps the touched tools whose score plus `rest` (the most the remaining terms can add)
+   * reaches `kth` (a lower bound of the final k-th best score); the others' scores go back to 0,
+   * so that the remaining postings pass them by as untouched. The margin covers rounding: a tool
+   * is dropped only when it is below the bound by far more than any rounding of the sums.
    */
-  private survivors(candidates: readonly number[], kth: number, rest: number): number[] {
+  private keepSurvivors(kth: number, rest: number): void {
     const scores = this.scores;
+    const touched = this.touched;
     const bound = kth - rest * (1 + 1e-9) - 1e-9;
-    const out: number[] = [];
-    for (const slot of candidates) if ((scores[slot] as number) >= bound) out.push(slot);
-    return out;
+    let kept = 0;
+    for (let at = 0; at < this.touchedCount; at++) {
+      const slot = touched[at] as number;
+      if ((scores[slot] as number) >= bound) touched[kept++] = slot;
+      else scores[slot] = 0;
+    }
+    this.touchedCount = kept;
   }
 
-  /** Adds term `id` to the scores of `live` tools by looking it up in each one's own term list. */
-  private accumulateLive(id: number, idf: number, live: readonly number[]): void {
+  /** Adds term `id` to the scores of the touched tools by looking it up in each one's own term list. */
+  private accumulateLive(id: number, idf: number): void {
     this.postingsSkipped++;
     const scores = this.scores;
-    const weights = this.postingWeights[id] as Float32Array;
+    const weights = this.storeWeights;
+    const base = this.postingStart[id] as number;
     const arenaTerms = this.arenaTerms;
-    for (const slot of live) {
+    const touched = this.touched;
+    for (let at = 0; at < this.touchedCount; at++) {
+      const slot = touched[at] as number;
       const start = this.termStart[slot] as number;
       const end = start + (this.termCount[slot] as number);
       for (let k = start; k < end; k++) {
         if (arenaTerms[k] !== id) continue;
-        scores[slot] = (scores[slot] as number) + idf * (weights[this.arenaPositions[k] as number] as number);
+        scores[slot] = (scores[slot] as number) + idf * (weights[base + (this.arenaPositions[k] as number)] as number);
         break;
       }
     }
@@ -525,22 +580,34 @@ export class SearchIndex {
       ids.set(id, Math.max(weight, ids.get(id) ?? 0));
       return true;
     };
-    for (const term of tokenize(query)) add(term);
+    const spans = this.queryValues ? querySpans(query) : [{ text: query }];
+    for (const span of spans) {
+      const weight = span.kind === undefined ? 1 : VALUE_WEIGHT;
+      for (const term of tokenize(span.text)) add(term, weight);
+      if (span.kind !== undefined) add(span.kind, KIND_WEIGHT);
+    }
+    const plain = spans
+      .filter((span) => span.kind === undefined)
+      .map((span) => span.text)
+      .join(" ");
     if (this.relatedWeight > 0) {
       this.related ??= relatedWords(this.extraRelatedWords);
       const related = this.related;
       // Stop words too: "who", "where" and "when" ask for users, places and times.
-      for (const term of tokenize(query, { keepStopWords: true }))
+      for (const term of tokenize(plain, { keepStopWords: true }))
         for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
     }
-    if (this.splitCompounds) {
-      for (const word of rawWords(query)) {
-        if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
-        const parts = this.compoundParts(word);
-        if (parts !== undefined) for (const part of parts) add(part);
-      }
-    }
+    if (this.splitCompounds) this.addCompoundParts(plain, add);
     return ids;
+  }
+
+  /** Adds the parts of `text`'s run-together words that no tool contains (`readfile` → `read`, `file`). */
+  private addCompoundParts(text: string, add: (term: string) => boolean): void {
+    for (const word of rawWords(text)) {
+      if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
+      const parts = this.compoundParts(word);
+      if (parts !== undefined) for (const part of parts) add(part);
+    }
   }
 
   private known(term: string): boolean {
@@ -587,13 +654,14 @@ export class SearchIndex {
     }
     if (!drifted) return;
     for (let f = 0; f < FIELD_COUNT; f++) this.averages[f] = Math.max((this.fieldTotals[f] as number) / count, 1);
-    for (let id = 0; id < this.postingLengths.length; id++) {
-      const slots = this.postingSlots[id] as Int32Array;
-      const counts = this.postingCounts[id] as Uint8Array;
-      const weights = this.postingWeights[id] as Float32Array;
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    const weights = this.storeWeights;
+    for (let id = 0; id < this.terms; id++) {
+      const start = this.postingStart[id] as number;
       const length = this.postingLengths[id] as number;
       let max = 0;
-      for (let i = 0; i < length; i++) {
+      for (let i = start; i < start + length; i++) {
         weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
         max = Math.max(max, weights[i] as number);
       }
@@ -618,34 +686,40 @@ export class SearchIndex {
   }
 
   /** The k-th best score among touched slots that `accept` admits (0 when fewer). */
-  private kthBest(touched: readonly number[], k: number, accept: ((name: string) => boolean) | undefined): number {
+  private kthBest(k: number, accept: ((name: string) => boolean) | undefined): number {
     const best = new Float64Array(k);
     let filled = 0;
     let floor = 0;
-    for (const slot of touched) {
-      const score = this.scores[slot] as number;
+    const touched = this.touched;
+    const scores = this.scores;
+    for (let at = 0; at < this.touchedCount; at++) {
+      const slot = touched[at] as number;
+      const score = scores[slot] as number;
       if (filled === k && score <= floor) continue;
       // The filter runs only for the few slots that beat the current floor.
       if (accept !== undefined && !accept(this.keys[slot] as string)) continue;
       if (filled < k) {
         best[filled++] = score;
-        if (filled === k) floor = Math.min(...best);
+        if (filled === k) floor = lowestOf(best);
         continue;
       }
-      let at = 0;
-      for (let j = 1; j < k; j++) if ((best[j] as number) < (best[at] as number)) at = j;
-      best[at] = score;
-      floor = Math.min(...best);
+      let lowest = 0;
+      for (let j = 1; j < k; j++) if ((best[j] as number) < (best[lowest] as number)) lowest = j;
+      best[lowest] = score;
+      floor = lowestOf(best);
     }
     return filled === k ? floor : 0;
   }
 
-  private accumulate(id: number, idf: number, touched: number[], open: boolean): void {
-    const length = this.postingLengths[id] as number;
-    const slots = this.postingSlots[id] as Int32Array;
-    const weights = this.postingWeights[id] as Float32Array;
+  private accumulate(id: number, idf: number, open: boolean): void {
+    const start = this.postingStart[id] as number;
+    const end = start + (this.postingLengths[id] as number);
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
     const scores = this.scores;
-    for (let i = 0; i < length; i++) {
+    const touched = this.touched;
+    let count = this.touchedCount;
+    for (let i = start; i < end; i++) {
       const added = idf * (weights[i] as number);
       // A zero weight (a field weighted 0 by the host) adds nothing: it must not touch the tool
       // either, since a score of 0 is how an untouched tool is told apart (it would be listed twice).
@@ -654,66 +728,127 @@ export class SearchIndex {
       const previous = scores[slot] as number;
       if (previous === 0) {
         if (!open) continue;
-        touched.push(slot);
+        touched[count++] = slot;
       }
       scores[slot] = previous + added;
     }
+    this.touchedCount = count;
   }
 
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.postingLengths.length;
+      id = this.terms++;
       this.termIds.set(term, id);
-      this.postingSlots.push(new Int32Array(2));
-      this.postingCounts.push(new Uint8Array(2 * FIELD_COUNT));
-      this.postingWeights.push(new Float32Array(2));
-      this.postingLengths.push(0);
-      this.postingMax.push(0);
-      this.nameFrequency.push(0);
-      if (id === this.seenIn.length) {
-        const capacity = Math.max(1024, id * 2);
-        const seenIn = new Int32Array(capacity);
-        seenIn.set(this.seenIn);
-        this.seenIn = seenIn;
-        const seenAt = new Int32Array(capacity);
-        seenAt.set(this.seenAt);
-        this.seenAt = seenAt;
-      }
+      if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
     }
     return id;
+  }
+
+  /** Room for `capacity` term ids in every per-term array. */
+  private growTerms(capacity: number): void {
+    const grownInt = (from: Int32Array) => {
+      const to = new Int32Array(capacity);
+      to.set(from);
+      return to;
+    };
+    this.postingStart = grownInt(this.postingStart);
+    this.postingCapacity = grownInt(this.postingCapacity);
+    this.postingLengths = grownInt(this.postingLengths);
+    this.nameFrequency = grownInt(this.nameFrequency);
+    this.seenIn = grownInt(this.seenIn);
+    this.seenAt = grownInt(this.seenAt);
+    const max = new Float32Array(capacity);
+    max.set(this.postingMax);
+    this.postingMax = max;
   }
 
   /** Appends `slot` to a term's postings; returns its place there. */
   private addPosting(id: number, slot: number, from: number): number {
     const length = this.postingLengths[id] as number;
-    let slots = this.postingSlots[id] as Int32Array;
-    let counts = this.postingCounts[id] as Uint8Array;
-    let weights = this.postingWeights[id] as Float32Array;
-    if (length === slots.length) {
-      slots = new Int32Array(length * 2);
-      slots.set(this.postingSlots[id] as Int32Array);
-      this.postingSlots[id] = slots;
-      counts = new Uint8Array(length * 2 * FIELD_COUNT);
-      counts.set(this.postingCounts[id] as Uint8Array);
-      this.postingCounts[id] = counts;
-      weights = new Float32Array(length * 2);
-      weights.set(this.postingWeights[id] as Float32Array);
-      this.postingWeights[id] = weights;
-    }
-    slots[length] = slot;
+    if (length === this.postingCapacity[id]) this.moveTerm(id, length === 0 ? 1 : length * 2);
+    const at = (this.postingStart[id] as number) + length;
+    this.storeSlots[at] = slot;
     this.steps++;
-    const at = length * FIELD_COUNT;
+    const counts = this.storeCounts;
     const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
-    for (let f = 0; f < FIELD_COUNT; f++) counts[at + f] = scratch[from + f] as number;
+    const cell = at * FIELD_COUNT;
+    for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
     // Before the first search (a bulk load) the weight waits for the averages of that search.
     if (this.weightsCurrent) {
-      weights[length] = this.weightOf(slot, counts, at);
-      this.postingMax[id] = Math.max(this.postingMax[id] as number, weights[length] as number);
+      const weight = this.weightOf(slot, counts, cell);
+      this.storeWeights[at] = weight;
+      this.postingMax[id] = Math.max(this.postingMax[id] as number, this.storeWeights[at] as number);
     }
     this.postingLengths[id] = length + 1;
     return length;
+  }
+
+  /**
+   * Gives term `id` room for `capacity` postings at the end of the store, its postings copied
+   * there (they keep their places relative to the term's start, which the documents' term lists
+   * hold); the room it leaves is reclaimed by the next compaction.
+   */
+  private moveTerm(id: number, capacity: number): void {
+    const room = this.postingCapacity[id] as number;
+    if (this.storeUsed + capacity > this.storeSlots.length) this.compactStore(this.storeReserved + capacity);
+    const from = this.postingStart[id] as number;
+    const length = this.postingLengths[id] as number;
+    const to = this.storeUsed;
+    this.storeSlots.copyWithin(to, from, from + length);
+    this.storeCounts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + length) * FIELD_COUNT);
+    this.storeWeights.copyWithin(to, from, from + length);
+    this.steps += length;
+    this.postingStart[id] = to;
+    this.postingCapacity[id] = capacity;
+    this.storeUsed = to + capacity;
+    this.storeReserved += capacity - room;
+  }
+
+  /**
+   * Copies every term's postings, in term order with its room, into new arrays with room for
+   * twice `needed` entries: one pass over the live postings, paid for by the
+   * growth (or the moves) since the last compaction.
+   */
+  private compactStore(needed: number): void {
+    const capacity = Math.max(SearchIndex.initialStore, 2 * needed);
+    const slots = new Int32Array(capacity);
+    const counts = new Uint8Array(capacity * FIELD_COUNT);
+    const weights = new Float32Array(capacity);
+    const oldSlots = this.storeSlots;
+    const oldCounts = this.storeCounts;
+    const oldWeights = this.storeWeights;
+    const starts = this.postingStart;
+    const lengths = this.postingLengths;
+    const rooms = this.postingCapacity;
+    let used = 0;
+    let copied = 0;
+    for (let id = 0; id < this.terms; id++) {
+      const from = starts[id] as number;
+      const length = lengths[id] as number;
+      if (length > COPY_BY_VIEW) {
+        slots.set(oldSlots.subarray(from, from + length), used);
+        counts.set(oldCounts.subarray(from * FIELD_COUNT, (from + length) * FIELD_COUNT), used * FIELD_COUNT);
+        weights.set(oldWeights.subarray(from, from + length), used);
+      } else {
+        // Most terms hold a posting or two: element copies, no view objects.
+        for (let k = 0; k < length; k++) {
+          slots[used + k] = oldSlots[from + k] as number;
+          weights[used + k] = oldWeights[from + k] as number;
+        }
+        for (let k = 0; k < length * FIELD_COUNT; k++)
+          counts[used * FIELD_COUNT + k] = oldCounts[from * FIELD_COUNT + k] as number;
+      }
+      starts[id] = used;
+      used += rooms[id] as number;
+      copied += length;
+    }
+    this.steps += this.terms + copied;
+    this.storeSlots = slots;
+    this.storeCounts = counts;
+    this.storeWeights = weights;
+    this.storeUsed = used;
   }
 
   /**
@@ -723,15 +858,15 @@ export class SearchIndex {
   private removePosting(id: number, at: number): void {
     const last = (this.postingLengths[id] as number) - 1;
     this.steps++;
-    const slots = this.postingSlots[id] as Int32Array;
-    const counts = this.postingCounts[id] as Uint8Array;
-    if ((counts[at * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
+    const base = this.postingStart[id] as number;
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    if ((counts[(base + at) * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
     if (at !== last) {
-      const moved = slots[last] as number;
-      slots[at] = moved;
-      counts.copyWithin(at * FIELD_COUNT, last * FIELD_COUNT, (last + 1) * FIELD_COUNT);
-      const weights = this.postingWeights[id] as Float32Array;
-      weights[at] = weights[last] as number;
+      const moved = slots[base + last] as number;
+      slots[base + at] = moved;
+      counts.copyWithin((base + at) * FIELD_COUNT, (base + last) * FIELD_COUNT, (base + last + 1) * FIELD_COUNT);
+      this.storeWeights[base + at] = this.storeWeights[base + last] as number;
       let k = this.termStart[moved] as number;
       while (this.arenaTerms[k] !== id) {
         k++;
@@ -754,6 +889,7 @@ export class SearchIndex {
       const scores = new Float64Array(capacity);
       scores.set(this.scores);
       this.scores = scores;
+      this.touched = new Int32Array(capacity);
       const termStart = new Int32Array(capacity);
       termStart.set(this.termStart);
       this.termStart = termStart;
@@ -763,6 +899,13 @@ export class SearchIndex {
     }
     return slot;
   }
+}
+
+/** The smallest value (no spread: `k` may be the whole catalog). */
+function lowestOf(values: Float64Array): number {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let at = 0; at < values.length; at++) lowest = Math.min(lowest, values[at] as number);
+  return lowest;
 }
 
 function idfOf(count: number, frequency: number): number {

@@ -1,8 +1,9 @@
 import type { Run } from "agent-tool-catalog";
+import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { anthropicToolResult } from "./anthropic-tool-result.js";
-import type { AnthropicContentBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from "./anthropic-types.js";
+import type { AnthropicContentBlock, AnthropicToolResultBlock } from "./anthropic-types.js";
 import { activateToolReferences } from "./tool-references.js";
 
 /**
@@ -43,20 +44,17 @@ export async function runAnthropicToolUses(
 ): Promise<AnthropicToolResultBlock[]> {
   activateToolReferences(run, content);
   const results: AnthropicToolResultBlock[] = [];
-  for (const block of content) {
-    if (!isToolUseBlock(block)) continue;
-    const result = await callSafely(run, block.name, block.input, {
-      callId: block.id,
+  for (const block of entries(content)) {
+    // Every `tool_use` with an id is answered, whatever else it holds: a name that is not a
+    // string comes back as `unknown_tool`, a missing input as `invalid_input`.
+    if (field(block, "type") !== "tool_use") continue;
+    const id = field(block, "id");
+    if (typeof id !== "string") continue;
+    const result = await callSafely(run, field(block, "name") as string, field(block, "input"), {
+      callId: id,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    results.push(anthropicToolResult(block.id, result, options));
+    results.push(anthropicToolResult(id, result, options));
   }
   return results;
-}
-
-/** True for a well-formed `tool_use` block. */
-function isToolUseBlock(block: AnthropicContentBlock): block is AnthropicToolUseBlock {
-  if (block.type !== "tool_use") return false;
-  const { id, name } = block as Partial<AnthropicToolUseBlock>;
-  return typeof id === "string" && typeof name === "string";
 }

@@ -1,5 +1,5 @@
 import type { Run } from "agent-tool-catalog";
-import { field, isObject } from "../shared/json-fields.js";
+import { entries, field, isObject } from "../shared/json-fields.js";
 import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { AnthropicContentBlock } from "./anthropic-types.js";
 
@@ -37,13 +37,11 @@ export function loadedByToolSearch(run: Run, name: string): boolean {
 /** The tool names of every `tool_reference` in `tool_search_tool_result` blocks, first occurrence first. */
 function referencedToolNames(content: readonly AnthropicContentBlock[]): string[] {
   const names = new Set<string>();
-  for (const block of content) {
-    if (!isObject(block) || block.type !== "tool_search_tool_result") continue;
+  for (const block of entries(content)) {
+    if (field(block, "type") !== "tool_search_tool_result") continue;
     const result = field(block, "content");
     if (!isObject(result) || field(result, "type") !== "tool_search_tool_search_result") continue;
-    const references = field(result, "tool_references");
-    if (!Array.isArray(references)) continue;
-    for (const reference of references) {
+    for (const reference of entries(field(result, "tool_references"))) {
       const name =
         isObject(reference) && field(reference, "type") === "tool_reference" ? field(reference, "tool_name") : undefined;
       if (typeof name === "string") names.add(name);

@@ -46,3 +46,16 @@ export function callArguments(run: Run, name: string, json: string): unknown {
   const stripped = stripOptionalNulls(descriptor.inputSchema, parsed);
   return stripped === parsed ? json : stripped;
 }
+
+/**
+ * {@link callArguments} for whatever a provider item holds: arguments that are not a string (or a
+ * name that is not) go to `run.call()` as they are, which reports them; nothing here throws.
+ */
+export function safeArguments(run: Run, name: unknown, json: unknown): unknown {
+  if (typeof name !== "string" || typeof json !== "string") return json;
+  try {
+    return callArguments(run, name, json);
+  } catch {
+    return json;
+  }
+}

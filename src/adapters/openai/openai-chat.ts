@@ -1,7 +1,8 @@
 import type { Run } from "agent-tool-catalog";
+import { entries, field, label } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
-import { callArguments, functionToolParts } from "./function-tool-parts.js";
+import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { chatOutput } from "./openai-tool-result.js";
 import type {
@@ -183,27 +184,24 @@ export async function runOpenAIChatToolCalls(
 ): Promise<OpenAIChatResultMessage[]> {
   const messages: OpenAIChatResultMessage[] = [];
   const media: OpenAIChatUserContentPart[] = [];
-  for (const call of toolCalls ?? []) {
-    if (call.type !== "function" || call.function === undefined) continue;
-    const { name, arguments: json } = call.function;
-    const result = await callSafely(run, name, safeArguments(run, name, json), {
-      callId: call.id,
+  for (const call of entries(toolCalls)) {
+    if (field(call, "type") !== "function") continue;
+    const id = field(call, "id");
+    const fn = field(call, "function");
+    const name = field(fn, "name");
+    const result = await callSafely(run, name as string, safeArguments(run, name, field(fn, "arguments")), {
+      callId: label(id),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const output = chatOutput(result, options);
-    messages.push({ role: "tool", tool_call_id: call.id, content: output.text });
+    messages.push({ role: "tool", tool_call_id: id as string, content: output.text });
     if (output.media.length > 0) {
-      media.push({ type: "text", text: `The images and files of tool call ${call.id} (${name}), in order:` }, ...output.media);
+      media.push(
+        { type: "text", text: `The images and files of tool call ${label(id)} (${label(name)}), in order:` },
+        ...output.media,
+      );
     }
   }
   if (media.length > 0) messages.push({ role: "user", content: media });
   return messages;
-}
-
-function safeArguments(run: Run, name: string, json: string): unknown {
-  try {
-    return callArguments(run, name, json);
-  } catch {
-    return json;
-  }
 }

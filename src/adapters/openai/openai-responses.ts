@@ -1,11 +1,11 @@
 import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
-import { callArguments, functionToolParts } from "./function-tool-parts.js";
+import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { responsesOutput } from "./openai-tool-result.js";
 import type {
-  OpenAIFunctionCallItem,
   OpenAIFunctionCallOutputItem,
   OpenAIResponseItem,
   OpenAIResponsesAllowedToolsChoice,
@@ -161,13 +161,19 @@ export async function runOpenAIResponsesFunctionCalls(
 ): Promise<OpenAIFunctionCallOutputItem[]> {
   activateToolSearchOutput(run, output);
   const outputs: OpenAIFunctionCallOutputItem[] = [];
-  for (const item of output) {
-    if (!isFunctionCall(item)) continue;
-    const result = await callSafely(run, item.name, callArguments(run, item.name, item.arguments), {
-      callId: item.call_id,
+  for (const item of entries(output)) {
+    // Every `function_call` with a call id is answered, whatever else it holds (the next request
+    // is refused while one is unanswered): an odd name or arguments come back as the run's error.
+    if (field(item, "type") !== "function_call") continue;
+    const callId = field(item, "call_id");
+    if (typeof callId !== "string") continue;
+    const name = field(item, "name");
+    const json = field(item, "arguments");
+    const result = await callSafely(run, name as string, safeArguments(run, name, json), {
+      callId,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    outputs.push({ type: "function_call_output", call_id: item.call_id, output: responsesOutput(result, options) });
+    outputs.push({ type: "function_call_output", call_id: callId, output: responsesOutput(result, options) });
   }
   return outputs;
 }
@@ -175,10 +181,4 @@ export async function runOpenAIResponsesFunctionCalls(
 function functionTool(descriptor: ToolDescriptor, strict: boolean, deferred: boolean): OpenAIResponsesFunctionTool {
   const tool: OpenAIResponsesFunctionTool = { type: "function", ...functionToolParts(descriptor, strict) };
   return deferred ? { ...tool, defer_loading: true } : tool;
-}
-
-function isFunctionCall(item: OpenAIResponseItem): item is OpenAIFunctionCallItem {
-  if (item.type !== "function_call") return false;
-  const { call_id: callId, name, arguments: json } = item as Partial<OpenAIFunctionCallItem>;
-  return typeof callId === "string" && typeof name === "string" && typeof json === "string";
 }

@@ -1,5 +1,5 @@
 import type { Run } from "agent-tool-catalog";
-import { field, isObject } from "../shared/json-fields.js";
+import { entries, field } from "../shared/json-fields.js";
 import { NativeSearchActivations } from "../shared/native-search-activations.js";
 import type { OpenAIResponseItem } from "./openai-types.js";
 
@@ -36,17 +36,15 @@ export function loadedByToolSearch(run: Run, name: string): boolean {
 function loadedToolNames(output: readonly OpenAIResponseItem[]): string[] {
   const names = new Set<string>();
   const collect = (tools: unknown): void => {
-    if (!Array.isArray(tools)) return;
-    for (const tool of tools) {
-      if (!isObject(tool)) continue;
+    for (const tool of entries(tools)) {
       const type = field(tool, "type");
       const name = field(tool, "name");
       if (type === "function" && typeof name === "string") names.add(name);
       else if (type === "namespace") collect(field(tool, "tools"));
     }
   };
-  for (const item of output) {
-    if (isObject(item) && item.type === "tool_search_output") collect(field(item, "tools"));
+  for (const item of entries(output)) {
+    if (field(item, "type") === "tool_search_output") collect(field(item, "tools"));
   }
   return [...names];
 }

@@ -34,7 +34,13 @@ export function createAgenticFetchTool(
     handler: async (input, context) => {
       const depth = childDepthOf(context, depthOptions);
       const timeoutMs = input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000;
-      const page = await fetcher.fetch({ url: input.url, signal: context.signal, timeoutMs });
+      const page = await fetcher.fetch({
+        url: input.url,
+        signal: context.signal,
+        timeoutMs,
+        // A sandboxed run reaches no host service through the network; neither does its fetch.
+        allowPrivateAddresses: context.permissions.sandbox === "unrestricted",
+      });
       const cut = page.text.length > PAGE_CHARS_FOR_AGENT;
       const text = cut
         ? `${page.text.slice(0, PAGE_CHARS_FOR_AGENT)}\n[page cut at ${PAGE_CHARS_FOR_AGENT} characters]`

@@ -1,4 +1,9 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { Readable } from "node:stream";
 import { ToolError } from "agent-tool-catalog";
+import { nonPublicAddressReason } from "../../tools/sandbox/address-policy.js";
+import { checkedGet, RefusedAddressError } from "../../tools/sandbox/checked-http-get.js";
 import { pageText } from "./page-text.js";
 import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
 
@@ -25,6 +30,14 @@ export interface HttpWebFetcherOptions {
    * @defaultValue allow all
    */
   readonly allowUrl?: (url: URL) => boolean | Promise<boolean>;
+  /**
+   * Reach loopback, private and link-local addresses even for a request that says
+   * `allowPrivateAddresses: false` (a run sandboxed `local` or `workspace`). Without it such a
+   * request connects only to public addresses: the address checked is the one connected to (or,
+   * with an injected `fetch`, each hop's name is resolved and checked before the request).
+   * @defaultValue false
+   */
+  readonly allowPrivateNetwork?: boolean;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -92,8 +105,14 @@ export class HttpWebFetcher implements WebFetcher {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([request.signal, timeout]);
     try {
-      return await this.follow(parseUrl(request.url), signal);
+      const guarded = request.allowPrivateAddresses === false && this.options.allowPrivateNetwork !== true;
+      return await this.follow(parseUrl(request.url), signal, guarded);
     } catch (error) {
+      if (error instanceof RefusedAddressError) {
+        throw new ToolError("address_not_allowed", `Fetching ${request.url} was refused: ${error.message}.`, {
+          hint: "This run's sandbox does not let web requests reach the host or its private networks; use a public URL.",
+        });
+      }
       if (timeout.aborted && !request.signal.aborted) {
         throw new ToolError("timeout", `Fetching ${request.url} took longer than ${timeoutMs / 1000} s.`, {
           hint: "Try again later, or another page.",
@@ -107,21 +126,24 @@ export class HttpWebFetcher implements WebFetcher {
     }
   }
 
-  private async follow(start: URL, signal: AbortSignal): Promise<WebPage> {
+  private async follow(start: URL, signal: AbortSignal, guarded: boolean): Promise<WebPage> {
     const maxRedirects = this.options.maxRedirects ?? 5;
     let url = start;
     for (let redirects = 0; ; redirects++) {
       if (this.options.allowUrl !== undefined && !(await this.options.allowUrl(url))) {
         throw new ToolError("url_not_allowed", `The host does not allow fetching ${url.href}.`);
       }
-      const response = await (this.options.fetch ?? globalThis.fetch)(url, {
-        signal,
-        redirect: "manual",
-        headers: {
-          "user-agent": this.options.userAgent ?? "agent-tool-catalog",
-          accept: "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.5",
-        },
-      });
+      const headers = {
+        "user-agent": this.options.userAgent ?? "agent-tool-catalog",
+        accept: "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.5",
+      };
+      let response: Response;
+      if (guarded && this.options.fetch === undefined) {
+        response = await checkedResponse(url, signal, headers);
+      } else {
+        if (guarded) await assertPublicHost(url);
+        response = await (this.options.fetch ?? globalThis.fetch)(url, { signal, redirect: "manual", headers });
+      }
       const location = response.headers.get("location");
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return this.page(url, response);
       await response.body?.cancel();
@@ -144,5 +166,29 @@ export class HttpWebFetcher implements WebFetcher {
     const { body, truncated } = await readCapped(response, this.options.maxBytes ?? 5 * 1024 * 1024);
     const { text, title, mediaType } = pageText(body, response.headers.get("content-type"), url.href);
     return { url: url.href, status: response.status, contentType: mediaType, title, text, bytes: body.byteLength, truncated };
+  }
+}
+
+/** One hop over {@link checkedGet}: connected only to a checked public address, as a `Response`. */
+async function checkedResponse(url: URL, signal: AbortSignal, headers: Record<string, string>): Promise<Response> {
+  const checked = await checkedGet(url, { signal, allowPrivateAddresses: false, followRedirects: false, headers });
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(checked.headers)) {
+    if (value === undefined) continue;
+    for (const each of Array.isArray(value) ? value : [value]) responseHeaders.append(name, each);
+  }
+  const status = checked.status >= 200 && checked.status <= 599 ? checked.status : 502;
+  const empty = status === 204 || status === 205 || status === 304;
+  const body = empty ? null : (Readable.toWeb(Readable.from(checked.body)) as ReadableStream<Uint8Array>);
+  return new Response(body, { status, statusText: checked.statusText, headers: responseHeaders });
+}
+
+/** For an injected `fetch`, which resolves names itself: every address of the hop's host must be public. */
+async function assertPublicHost(url: URL): Promise<void> {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
+  for (const address of addresses) {
+    const reason = nonPublicAddressReason(address);
+    if (reason !== undefined) throw new RefusedAddressError(host, reason);
   }
 }

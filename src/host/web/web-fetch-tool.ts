@@ -46,7 +46,13 @@ export function createWebFetchTool(fetcher: WebFetcher): AnyToolDefinition {
     tags: ["builtin", "web", "fetch", "http", "url", "page", "html", "read"],
     handler: async (input, context) => {
       const timeoutMs = input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000;
-      const page = await fetcher.fetch({ url: input.url, signal: context.signal, timeoutMs });
+      const page = await fetcher.fetch({
+        url: input.url,
+        signal: context.signal,
+        timeoutMs,
+        // A sandboxed run reaches no host service through the network; neither does its fetch.
+        allowPrivateAddresses: context.permissions.sandbox === "unrestricted",
+      });
       return formatPage(page, input.offset ?? 0, input.max_chars ?? DEFAULT_MAX_CHARS);
     },
   });

@@ -10,6 +10,13 @@ export interface WebFetchRequest {
   readonly signal: AbortSignal;
   /** Give up after this many ms, when the caller sets a tighter limit than the fetcher's. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * `false` when the calling run's sandbox is `local` or `workspace`: the fetcher must then refuse
+   * loopback, private, link-local (cloud metadata) and other non-public addresses, on every
+   * redirect and for what a name resolves to, as the `download` tool does. `web_fetch` and
+   * `agentic_fetch` set it; a fetcher of the host's own should honour it. `undefined`: no rule.
+   */
+  readonly allowPrivateAddresses?: boolean | undefined;
 }
 
 /**

@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { LineFramer } from "./line-framer.js";
 import { killGroup, trackGroup } from "./process-group.js";
 
 /** How to start a stdio server. */
@@ -21,6 +22,8 @@ export interface ProcessGroupStdioOptions {
 }
 
 const GROUPS = process.platform !== "win32";
+// How long a server that closed stdout has to exit before the connection is given up.
+const OUTPUT_END_GRACE_MS = 200;
 
 /**
  * The stdio transport, but the server runs in its own process group and closing ends the whole
@@ -35,13 +38,15 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The server's stderr; readable before `start` so nothing early is lost. */
   readonly stderr: Readable = new PassThrough();
   private child: ChildProcess | undefined;
-  private readonly buffer: ReadBuffer;
+  private readonly buffer: LineFramer;
   private closing: Promise<void> | undefined;
   private untrack: () => void = () => undefined;
   private exited: Promise<void> = Promise.resolve();
+  private announcedClose = false;
+  private broken = false;
 
   constructor(private readonly options: ProcessGroupStdioOptions) {
-    this.buffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
+    this.buffer = new LineFramer(options.maxBufferSize);
   }
 
   /** The server's process id (also its group id) once started. */
@@ -74,6 +79,7 @@ export class ProcessGroupStdioTransport implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stdout?.once("end", () => this.outputEnded());
       child.stderr?.pipe(this.stderr as PassThrough);
     });
   }
@@ -91,11 +97,15 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.stop();
+    this.closing ??= this.stop(true);
     return this.closing;
   }
 
-  private async stop(): Promise<void> {
+  /**
+   * @param polite - whether the server gets `graceMs` to exit after stdin closes before it is
+   * signalled; a server that broke the stream's framing does not (it is signalled at once).
+   */
+  private async stop(polite: boolean): Promise<void> {
     const child = this.child;
     if (child === undefined) return;
     // Polite first: a server that sees stdin close exits on its own and may clean up.
@@ -104,10 +114,12 @@ export class ProcessGroupStdioTransport implements Transport {
     } catch {
       // Already closed.
     }
-    const exitedInTime = await Promise.race([
-      this.exited.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.graceMs)),
-    ]);
+    const exitedInTime =
+      polite &&
+      (await Promise.race([
+        this.exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.graceMs)),
+      ]));
     if (!exitedInTime && !GROUPS) child.kill("SIGKILL");
     await this.endGroup(child);
     await this.exited;
@@ -123,27 +135,70 @@ export class ProcessGroupStdioTransport implements Transport {
   private ended(child: ChildProcess): void {
     // The server died on its own: what it started must not outlive it.
     if (this.closing === undefined) void this.endGroup(child);
+    this.announceClose();
+  }
+
+  /**
+   * The server closed its stdout: no answer can come any more, even if the process lives on.
+   * An exiting server closes stdout first; it gets a moment to exit, so the close reports its
+   * stderr, before a server that lingers is treated as gone (else every pending request would
+   * wait for its timeout and report `mcp_timeout`).
+   */
+  private outputEnded(): void {
+    if (this.broken || this.closing !== undefined) return;
+    setTimeout(() => {
+      if (this.announcedClose || this.closing !== undefined) return;
+      this.broken = true;
+      this.onerror?.(new Error("The server closed its standard output."));
+      this.closing ??= this.stop(false);
+      this.announceClose();
+    }, OUTPUT_END_GRACE_MS).unref();
+  }
+
+  /** Tells the client once that the connection is gone (an overflow does so before the exit). */
+  private announceClose(): void {
+    if (this.announcedClose) return;
+    this.announcedClose = true;
     this.onclose?.();
   }
 
+  /**
+   * A message over the size limit: the stream can no longer be framed, so the connection is over
+   * now, not when the server gets round to exiting. A server that keeps writing one endless line
+   * and ignores stdin closing would otherwise hold every pending request until its timeout, which
+   * then reports `mcp_timeout` for what was an oversized answer.
+   */
+  private abandon(error: Error): void {
+    this.broken = true;
+    this.buffer.clear();
+    this.onerror?.(error);
+    this.child?.stdout?.removeAllListeners("data");
+    this.child?.stdout?.on("error", () => undefined);
+    this.child?.stdout?.destroy();
+    this.closing ??= this.stop(false);
+    this.announceClose();
+  }
+
   private receive(chunk: Buffer): void {
+    if (this.broken) return;
+    let lines: string[];
     try {
-      this.buffer.append(chunk);
+      lines = this.buffer.push(chunk);
     } catch (error) {
-      this.onerror?.(error as Error);
-      void this.close();
+      this.abandon(error as Error);
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const line of lines) {
+      // A line that is not a JSON-RPC message is reported and skipped; the stream is still framed.
+      let message: JSONRPCMessage;
       try {
-        message = this.buffer.readMessage();
+        message = deserializeMessage(line);
       } catch (error) {
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
+      if (this.broken) return;
     }
   }
 }

@@ -6,7 +6,7 @@ import type { FileScope } from "./file-scope.js";
 import { applyFileChanges, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
-import { isBatchScope, readManyOf } from "./parent-batch.js";
+import { isBatchScope, type ReadOutcome } from "./parent-batch.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -16,6 +16,8 @@ export interface PlannedFileChange {
   readonly before: Buffer | undefined;
   /** The content to leave (`undefined`: delete the file). */
   readonly after: Buffer | undefined;
+  /** `scope.lockKey(path)` when already known (a batched read found it); else it is resolved. */
+  readonly lockKey?: string;
 }
 
 /** Reads a file's current content, or `undefined` when there is none. */
@@ -59,29 +61,22 @@ export async function commitFileChanges(
   journal: EditJournal | undefined,
   options: CommitOptions = {},
 ): Promise<JournalEntry | undefined> {
-  const keys = await Promise.all(changes.map((change) => scope.lockKey(change.path)));
+  const keys = await Promise.all(changes.map((change) => change.lockKey ?? scope.lockKey(change.path)));
   return withFileLocks(keys, async () => {
     // Before the check: a dead writer whose lock was just broken may have a committed change to
     // roll forward, and the check must see the files as they really are (see recoverWorkspace).
     await recoverWorkspace(scope);
     let planned = changes;
-    let conflict = await firstConflict(scope, planned);
-    if (conflict !== undefined && options.replan !== undefined) {
+    try {
+      await commitLocked(scope, planned);
+    } catch (error) {
+      if (!(error instanceof VersionConflict) || options.replan === undefined) throw conflictError(error);
       planned = await options.replan();
-      conflict = await firstConflict(scope, planned);
+      await commitLocked(scope, planned).catch((again: unknown) => {
+        throw conflictError(again);
+      });
     }
-    if (conflict !== undefined) {
-      const { change, current } = conflict;
-      throw new ToolError(
-        "version_conflict",
-        `"${change.path}" changed since it was read (expected ${versionOf(change.before)}, now ${versionOf(current)}). Nothing was written.`,
-        {
-          hint: "Read the file again and redo the change on its current content.",
-          data: { path: change.path, current: versionOf(current) },
-        },
-      );
-    }
-    await commitLocked(scope, planned);
+
     // Where the lock key is the resolved write path, the journal takes it (no second resolution).
     const resolvedKeys = planned === changes && isBatchScope(scope) && scope.lockKeyIsWritePath ? keys : undefined;
     const files: JournaledFile[] = await Promise.all(
@@ -96,33 +91,95 @@ export async function commitFileChanges(
   });
 }
 
-/** The planned changes, as actually made (same array when everything was planned against disk). */
-async function firstConflict(scope: FileScope, changes: readonly PlannedFileChange[]) {
-  const read = await readManyOf(
-    scope,
-    changes.map((change) => change.path),
-    (path) => readIfPresent(scope, path),
-  );
-  const failed = read.find((outcome) => !outcome.ok);
-  if (failed !== undefined && !failed.ok) throw failed.error;
-  for (const [index, change] of changes.entries()) {
-    const outcome = read[index];
-    const current = outcome?.ok === true ? outcome.bytes : undefined;
-    if (versionOf(current) !== versionOf(change.before)) return { change, current };
+/** A planned file that is no longer what the plan saw (the change was not made). */
+class VersionConflict extends Error {
+  constructor(
+    readonly change: PlannedFileChange,
+    readonly current: Buffer | undefined,
+  ) {
+    super("version conflict");
   }
-  return undefined;
 }
 
+/** A read that failed while checking the files: its error goes to the caller as it is. */
+class CheckFailed extends Error {
+  constructor(readonly error: unknown) {
+    super("check failed");
+  }
+}
+
+/** The error a failed commit gives the caller: a conflict as `version_conflict`, a failed check's own error. */
+function conflictError(error: unknown): unknown {
+  if (error instanceof CheckFailed) return error.error;
+  if (!(error instanceof VersionConflict)) return error;
+  const { change, current } = error;
+  return new ToolError(
+    "version_conflict",
+    `"${change.path}" changed since it was read (expected ${versionOf(change.before)}, now ${versionOf(current)}). Nothing was written.`,
+    {
+      hint: "Read the file again and redo the change on its current content.",
+      data: { path: change.path, current: versionOf(current) },
+    },
+  );
+}
+
+/**
+ * Checks, in the order of `changes`, that every file is still what the plan saw: the first read
+ * that fails throws its error ({@link CheckFailed}), else the first file that changed throws
+ * {@link VersionConflict}. `current` holds what was already read (through the transaction's
+ * verified directories); a missing entry is read alone.
+ */
+async function checkUnchanged(
+  scope: FileScope,
+  changes: readonly PlannedFileChange[],
+  current: ReadonlyMap<PlannedFileChange, ReadOutcome | undefined>,
+): Promise<void> {
+  const outcomes = await Promise.all(
+    changes.map(
+      (change) =>
+        current.get(change) ??
+        readIfPresent(scope, change.path).then(
+          (bytes): ReadOutcome => ({ ok: true, bytes }),
+          (error: unknown): ReadOutcome => ({ ok: false, error }),
+        ),
+    ),
+  );
+  const failed = outcomes.find((outcome) => !outcome.ok);
+  if (failed !== undefined && !failed.ok) throw new CheckFailed(failed.error);
+  for (const [index, change] of changes.entries()) {
+    const outcome = outcomes[index];
+    const bytes = outcome?.ok === true ? outcome.bytes : undefined;
+    if (versionOf(bytes) !== versionOf(change.before)) throw new VersionConflict(change, bytes);
+  }
+}
+
+/**
+ * Makes the changes that change something, in one transaction, after checking (under the locks,
+ * through the transaction's own verified directories, before anything is written) that every
+ * planned file is still what the plan saw.
+ */
 async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {
   const effective = changes.filter((change) => versionOf(change.before) !== versionOf(change.after));
+  const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
+    const known = new Map<PlannedFileChange, ReadOutcome | undefined>();
+    for (const [index, change] of effective.entries()) known.set(change, current[index]);
+    await checkUnchanged(scope, changes, known);
+  };
   try {
-    await applyFileChanges(
-      scope,
-      effective.map((change) => ({ path: change.path, after: change.after })),
-    );
+    if (effective.length === 0) await checkUnchanged(scope, changes, new Map());
+    else
+      await applyFileChanges(
+        scope,
+        effective.map((change) => ({ path: change.path, after: change.after })),
+        { verify },
+      );
   } catch (error) {
+    if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;
     if (!(error instanceof TransactionError)) {
       // Before the commit point: no file was touched (temporary files and made directories are gone).
+      // A file changed meanwhile (say, its directory removed) is told as such, as when the check
+      // came first: the caller may plan again.
+      await checkUnchanged(scope, changes, new Map());
       const mapped = toFileToolError(error, effective[0]?.path ?? "");
       if (!(mapped instanceof ToolError)) throw mapped;
       throw new ToolError(mapped.code, `${mapped.message} No file was changed.`, {

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -73,12 +73,17 @@ function lockFileOf(key: string): string {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Creates the lock file of `key` (`O_CREAT | O_EXCL`: exactly one creator wins); false when held. */
-async function tryFileLock(key: string): Promise<(() => Promise<void>) | undefined> {
+/**
+ * Creates the lock file of `key` (`O_CREAT | O_EXCL`: exactly one creator wins); false when held.
+ * With `owner` (a file already holding this process's identity), the lock is a hard link to it:
+ * one `link` call, as exclusive as `O_EXCL` (it fails when the name exists), and never seen empty.
+ */
+async function tryFileLock(key: string, owner?: string): Promise<(() => Promise<void>) | undefined> {
   const file = lockFileOf(key);
   try {
     // A reader may see it empty for a moment; an empty lock counts as live until it is old (see breakIfStale).
-    await writeFile(file, `${OWN_PROCESS}\n${key}\n`, { flag: "wx", mode: 0o600 });
+    if (owner === undefined) await writeFile(file, `${OWN_PROCESS}\n${key}\n`, { flag: "wx", mode: 0o600 });
+    else await link(owner, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
     throw error;
@@ -151,6 +156,16 @@ async function breakIfStale(file: string): Promise<void> {
 }
 
 /**
+ * A new file in the lock directory holding this process's identity, as a lock file does (its
+ * name ends in `.owner`, never `.lock`, so no lock is ever mistaken for it).
+ */
+async function ownerFile(): Promise<string> {
+  const file = path.join(lockDirectory(), `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
+  await writeFile(file, `${OWN_PROCESS}\n`, { flag: "wx", mode: 0o600 });
+  return file;
+}
+
+/**
  * Takes the lock files of `sorted` keys as if one by one in order, but batched: every free lock is
  * created at once; from the first key found held, the locks already taken after it are released
  * and the rest are taken in order, waiting. Holding only keys before the one waited for is what
@@ -160,13 +175,17 @@ async function acquireFileLocks(sorted: readonly string[]): Promise<(() => Promi
   const attempts: ((() => Promise<void>) | undefined)[] = sorted.map(() => undefined);
   const releaseAll = (releases: readonly ((() => Promise<void>) | undefined)[]) =>
     Promise.all(releases.map((release) => release?.()));
+  // Many keys: one file with this process's identity, linked under each lock's name.
+  const owner = sorted.length > 1 ? await ownerFile() : undefined;
   try {
     await inParallel(sorted, async (key, index) => {
-      attempts[index] = await tryFileLock(key);
+      attempts[index] = await tryFileLock(key, owner);
     });
   } catch (error) {
     await releaseAll(attempts);
     throw error;
+  } finally {
+    if (owner !== undefined) await unlink(owner).catch(() => undefined);
   }
   const firstHeld = attempts.indexOf(undefined);
   if (firstHeld === -1) return attempts as (() => Promise<void>)[];

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
-import { type OpenedParent, openParentsOf } from "./parent-batch.js";
+import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
+import { readEntryWithStats } from "./read-entry.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -16,6 +17,18 @@ export interface TransactionChange {
   readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
   /** Permission bits; default: the existing file's, else `0o666` less the umask. */
   readonly mode?: number;
+}
+
+/** Options of {@link applyFileChanges}. */
+export interface TransactionOptions {
+  /**
+   * Called once every file's directory is open and before anything is written (the caller holds
+   * the locks), with each change's current content read through its verified directory, in the
+   * order of the changes. An entry is `undefined` where that read met anything but a plain file or
+   * a missing one (the caller reads that path alone for the exact answer). Throwing aborts the
+   * transaction with nothing changed (made directories are removed again).
+   */
+  readonly verify?: (current: readonly (ReadOutcome | undefined)[]) => Promise<void>;
 }
 
 /** Raised when a transaction failed after some files were changed on disk. */
@@ -42,14 +55,22 @@ interface Staged {
   readonly change: TransactionChange;
   readonly parent: ParentEntry;
   readonly temporary: string | undefined;
+  /** The entry's `lstat` as the check read it under the locks (`null`: absent); not yet looked at when unset. */
+  existing?: Stats | null;
 }
 
-/** The mode to keep for a replaced file; refuses to replace what is not a plain file. */
-async function existingMode(parent: ParentEntry, requested: string): Promise<number | undefined> {
-  const stats = await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
+/**
+ * The mode to keep for a replaced file; refuses to replace what is not a plain file. `known`: the
+ * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now.
+ */
+async function existingMode(parent: ParentEntry, requested: string, known?: Stats | null): Promise<number | undefined> {
+  const stats =
+    known !== undefined
+      ? (known ?? undefined)
+      : await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOENT") return undefined;
+          throw error;
+        });
   if (stats === undefined) return undefined;
   if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
@@ -60,7 +81,7 @@ async function existingMode(parent: ParentEntry, requested: string): Promise<num
 async function fillTemporary(staged: Staged): Promise<void> {
   const { change, parent, temporary } = staged;
   if (temporary === undefined) return;
-  const mode = change.mode ?? (await existingMode(parent, change.path));
+  const mode = change.mode ?? (await existingMode(parent, change.path, staged.existing));
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
   try {
     if (typeof change.after === "function") await change.after(handle);
@@ -84,7 +105,11 @@ async function fillTemporary(staged: Staged): Promise<void> {
  * removed). A failure after it throws {@link TransactionError} naming the files already changed.
  * The caller holds the files' locks.
  */
-export async function applyFileChanges(scope: FileScope, changes: readonly TransactionChange[]): Promise<void> {
+export async function applyFileChanges(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  options: TransactionOptions = {},
+): Promise<void> {
   await recoverWorkspace(scope);
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
@@ -116,6 +141,7 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
     stage(writes, openedWrites);
     stage(deletes, openedDeletes);
     if (failure !== undefined) throw failure.error;
+    if (options.verify !== undefined) await options.verify(await currentContents(scope, changes, staged));
     const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
       directory: parent.realPath,
       name: parent.name,
@@ -158,6 +184,26 @@ export async function applyFileChanges(scope: FileScope, changes: readonly Trans
   await inParallel([...directories.values()], (parent) => parent.sync());
   await log.finish();
   await closeAll(staged);
+}
+
+/** Each change's current content, read through its staged directory (see `TransactionOptions.verify`). */
+async function currentContents(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  staged: readonly Staged[],
+): Promise<(ReadOutcome | undefined)[]> {
+  const byChange = new Map(staged.map((entry) => [entry.change, entry]));
+  const current: (ReadOutcome | undefined)[] = changes.map(() => undefined);
+  await inParallel(changes, async (change, index) => {
+    const entry = byChange.get(change);
+    if (entry === undefined) return;
+    const read = await readEntryWithStats(entry.parent, change.path, scope.confined).catch(() => false as const);
+    if (read === false) return;
+    // The mode a replacement keeps is then taken from this look, not from a second one.
+    entry.existing = read?.stats ?? null;
+    current[index] = { ok: true, bytes: read?.bytes };
+  });
+  return current;
 }
 
 async function closeAll(staged: readonly Staged[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, lstatSync } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -74,6 +74,17 @@ export async function hasGitHead(at: (name: string) => string): Promise<boolean>
  * points at with `gitdir:`, with that directory's `commondir`: real paths where they exist.
  */
 export async function gitFileTargets(directory: string, at: (name: string) => string): Promise<string[]> {
+  // Most directories have no `.git` entry. A synchronous `lstat` that reports a missing entry
+  // without an error object is much cheaper than a failed open through the thread pool, done for
+  // every directory of a large change; only an existing entry is then opened and read (a symlink
+  // named `.git` is not followed either way: `headOf` refuses it).
+  let present = true;
+  try {
+    present = lstatSync(at(".git"), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    // Anything but "missing" (a directory that cannot be searched) is left to the open below.
+  }
+  if (!present) return [];
   const text = await headOf(at(".git"), 4096);
   const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? "")?.[1];
   if (pointer === undefined) return [];

@@ -5,9 +5,8 @@ import type { FileToolOptions } from "./file-tool-options.js";
 import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
 import { openParentsOf } from "./parent-batch.js";
-import { parseCodexPatch } from "./patch/codex-patch-parser.js";
 import { detectPatchKind } from "./patch/detect-patch-kind.js";
-import { parseUnifiedDiff } from "./patch/unified-diff-parser.js";
+import { parsePatch } from "./patch/parse-patch.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 /**
@@ -28,16 +27,21 @@ export function mutationPreflight<Input>(
       const relative = path.relative(scope.root, path.resolve(scope.root, requested));
       if (touchesGitState(relative.split(path.sep).filter((segment) => segment !== ""))) throw gitStateRefused(requested);
     }
-    // Every path is checked at once (a 500-file patch must not walk its paths one by one); the
-    // first path in order with a problem gives the error, as a one-by-one check would.
+    // Every path is checked at once (a 500-file patch must not walk its paths one by one): each
+    // distinct directory is opened and verified once, following a final symlink as the handler
+    // does. A path whose directory opened is inside (its real directory verified on the handle,
+    // any symlink on its way resolved and confined by `openParent`): resolving it again could only
+    // agree. Only the others are resolved, for the exact refusal; the first path in order with a
+    // problem gives the error, as a one-by-one check would.
+    const opened = await openParentsOf(scope, paths, { create: false, follow: true, mutate: true });
+    await Promise.all(opened.map((entry) => (entry.ok ? entry.parent.close() : undefined)));
     const resolved: unknown[] = paths.map(() => undefined);
     await inParallel(paths, async (requested, index) => {
+      if (opened[index]?.ok === true) return;
       await guardedFileOperation(requested, () => scope.resolve(requested, "write")).catch((error: unknown) => {
         resolved[index] = error ?? new Error("unresolved");
       });
     });
-    const opened = await openParentsOf(scope, paths, { create: false, follow: false, mutate: true });
-    await Promise.all(opened.map((entry) => (entry.ok ? entry.parent.close() : undefined)));
     for (const [index, entry] of opened.entries()) {
       if (resolved[index] !== undefined) throw resolved[index];
       // Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
@@ -50,7 +54,7 @@ export function mutationPreflight<Input>(
 
 /** The paths a patch text changes (added, deleted, updated, moved to); none when it does not parse. */
 export function patchPaths(patch: string): string[] {
-  const parsed = detectPatchKind(patch) === "codex" ? parseCodexPatch(patch) : parseUnifiedDiff(patch);
+  const parsed = parsePatch(detectPatchKind(patch) === "codex" ? "codex" : "unified", patch);
   if (!parsed.ok) return [];
   return parsed.value.flatMap((operation) =>
     operation.type === "update" && operation.moveTo !== undefined ? [operation.path, operation.moveTo] : [operation.path],

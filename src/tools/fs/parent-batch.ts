@@ -7,7 +7,12 @@ export type OpenedParent = { readonly ok: true; readonly parent: ParentEntry } |
 
 /** A file's content (`undefined`: absent), or the error reading it gave. */
 export type ReadOutcome =
-  | { readonly ok: true; readonly bytes: Buffer | undefined }
+  | {
+      readonly ok: true;
+      readonly bytes: Buffer | undefined;
+      /** The path's lock key (`lockKey(path)`), when the batch read found it on the way. */
+      readonly key?: string;
+    }
   | { readonly ok: false; readonly error: unknown };
 
 /**

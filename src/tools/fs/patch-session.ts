@@ -11,6 +11,8 @@ import { looksBinary } from "./text-content.js";
  */
 export class PatchSession implements FileReader {
   private readonly seen = new Map<string, Buffer | undefined>();
+  /** Lock keys the batched read found on the way (see `ReadOutcome.key`). */
+  private readonly keys = new Map<string, string>();
 
   constructor(private readonly scope: FileScope) {}
 
@@ -32,7 +34,10 @@ export class PatchSession implements FileReader {
     const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path));
     for (const [index, path] of unique.entries()) {
       const outcome = read[index];
-      if (outcome?.ok === true && !this.seen.has(path)) this.seen.set(path, outcome.bytes);
+      if (outcome?.ok === true && !this.seen.has(path)) {
+        this.seen.set(path, outcome.bytes);
+        if (outcome.key !== undefined) this.keys.set(path, outcome.key);
+      }
     }
   }
 
@@ -45,14 +50,17 @@ export class PatchSession implements FileReader {
   /** Turns the engine's plan into changes to commit: a move becomes a delete and a write. */
   async plannedChanges(changes: readonly FileChange[]): Promise<PlannedFileChange[]> {
     const planned: PlannedFileChange[] = [];
+    const push = async (path: string, after: Buffer | undefined) => {
+      const before = await this.bytesOf(path);
+      const lockKey = this.keys.get(path);
+      planned.push(lockKey === undefined ? { path, before, after } : { path, before, after, lockKey });
+    };
     for (const change of changes) {
-      const before = await this.bytesOf(change.path);
-      if (change.type === "delete") planned.push({ path: change.path, before, after: undefined });
-      else if (change.type === "add") planned.push({ path: change.path, before, after: Buffer.from(change.content) });
-      else if (change.moveTo === undefined) planned.push({ path: change.path, before, after: Buffer.from(change.content) });
+      if (change.type === "delete") await push(change.path, undefined);
+      else if (change.type === "add" || change.moveTo === undefined) await push(change.path, Buffer.from(change.content));
       else {
-        planned.push({ path: change.path, before, after: undefined });
-        planned.push({ path: change.moveTo, before: await this.bytesOf(change.moveTo), after: Buffer.from(change.content) });
+        await push(change.path, undefined);
+        await push(change.moveTo, Buffer.from(change.content));
       }
     }
     return planned;

@@ -1,6 +1,7 @@
 import { lstat, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { ownershipProblem } from "../sandbox/ownership.js";
 
 const checked = new Map<string, Promise<void>>();
 
@@ -28,7 +29,8 @@ async function makeAndCheck(base: string, directory: string): Promise<void> {
   if (uid === undefined) return;
   for (let current = directory; ; current = path.dirname(current)) {
     const stats = await lstat(current);
-    if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o022) !== 0) {
+    // The same ownership rule as a trusted executable's directories, with this user as the owner.
+    if (!stats.isDirectory() || ownershipProblem(stats, [uid]) !== undefined) {
       throw new ToolError(
         "state_directory_unsafe",
         "The library's private state directory is not private (another user owns it, others can write it, or it is a link). Nothing was changed.",

@@ -1,10 +1,7 @@
-import type { Stats } from "node:fs";
-import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, open, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { assertPlainFile } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
@@ -12,6 +9,7 @@ import { applyFileChanges } from "./file-transaction.js";
 import { inParallel } from "./in-parallel.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { type BatchFileScope, type OpenedParent, openParentsOneByOne, type ReadOutcome } from "./parent-batch.js";
+import { assertReadableFile, READ_FLAGS, readEntry } from "./read-entry.js";
 
 /** What a scope decides itself: how paths are located; everything else is shared. */
 export interface ScopeLocator {
@@ -27,29 +25,7 @@ export interface ScopeLocator {
   openParents?(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
 }
 
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-function specialKind(stats: Stats): string | undefined {
-  if (stats.isFIFO()) return "named pipe (FIFO)";
-  if (stats.isSocket()) return "socket";
-  if (stats.isCharacterDevice()) return "character device";
-  if (stats.isBlockDevice()) return "block device";
-  return undefined;
-}
-
-/** Refuses what is not a regular file, in every scope (a FIFO or device could block or never end). */
-export function assertReadableFile(stats: Stats, requested: string, confined: boolean): void {
-  const special = specialKind(stats);
-  if (special !== undefined) {
-    throw new SandboxViolationError("special_file_refused", `Refused "${requested}": it is a ${special}, not a regular file.`, {
-      data: { path: requested, kind: special },
-    });
-  }
-  if (stats.isDirectory()) {
-    throw new ToolError("is_a_directory", `"${requested}" is a directory, not a file.`, { hint: "Use ls to list a directory." });
-  }
-  if (confined) assertPlainFile(stats, requested);
-}
+export { assertReadableFile } from "./read-entry.js";
 
 /**
  * The full file scope over a locator: reads, stats and atomic changes through verified handles.
@@ -153,7 +129,10 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
 /**
  * Reads many files as `readIfPresent` does (absent: `undefined`), through one verified directory
  * handle per directory. A path whose batched open or read meets anything but a plain file or a
- * missing one is read again alone through `scope.read`, which gives its exact answer.
+ * missing one (a final symlink included: under confinement the parents are opened without
+ * following it, and the read refuses it) is read again alone through `scope.read`, which gives its
+ * exact answer. Where the scope's lock key is the write path, a path read through the batch also
+ * gets its key: its verified directory's real path and its name.
  */
 async function readMany(
   locator: ScopeLocator,
@@ -161,14 +140,16 @@ async function readMany(
   openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
   scope: FileScope,
 ): Promise<ReadOutcome[]> {
-  const opened = await openParents(paths, { follow: true, mutate: false });
+  const opened = await openParents(paths, { follow: !locator.confined, mutate: false });
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
   await inParallel(paths, async (requested, index) => {
     const entry = opened[index] as OpenedParent;
     let bytes: Buffer | undefined | null = null;
+    let key: string | undefined;
     if (entry.ok) {
       try {
         bytes = await readEntry(entry.parent, requested, locator.confined);
+        if (locator.lockKeyIsWritePath === true) key = path.join(entry.parent.realPath, entry.parent.name);
       } catch {
         bytes = null;
       } finally {
@@ -176,7 +157,7 @@ async function readMany(
       }
     }
     if (bytes !== null) {
-      results[index] = { ok: true, bytes };
+      results[index] = key === undefined ? { ok: true, bytes } : { ok: true, bytes, key };
       return;
     }
     results[index] = await scope.read(requested).then(
@@ -188,24 +169,6 @@ async function readMany(
     );
   });
   return results;
-}
-
-/** A plain file's content through its parent's handle; `undefined` when absent. Throws on anything else. */
-async function readEntry(parent: ParentEntry, requested: string, confined: boolean): Promise<Buffer | undefined> {
-  const entry = parent.at(parent.name);
-  const stats = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
-  if (stats === undefined) return undefined;
-  assertReadableFile(stats, requested, confined);
-  const handle = await open(entry, READ_FLAGS);
-  try {
-    assertReadableFile(await handle.stat(), requested, confined);
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
 }
 
 async function openRead(locator: ScopeLocator, requested: string): Promise<FileHandle> {

@@ -1,6 +1,6 @@
-import { constants, existsSync } from "node:fs";
+import { constants, existsSync, readlinkSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, mkdir, open, readlink, rmdir } from "node:fs/promises";
+import { lstat, mkdir, open, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { inParallel } from "./in-parallel.js";
 
@@ -60,7 +60,9 @@ function entryOf(handle: FileHandle, realPath: string, name: string): string {
 /** The real path of an open directory, read from the kernel where possible. */
 async function realPathOf(handle: FileHandle, fallback: string): Promise<string> {
   if (!DESCRIPTOR_PATHS) return fallback;
-  const link = await readlink(`/proc/self/fd/${handle.fd}`);
+  // Synchronous: procfs answers from the kernel's memory (no disk), far cheaper than a trip
+  // through the thread pool, once per directory of a large change.
+  const link = readlinkSync(`/proc/self/fd/${handle.fd}`);
   return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
 }
 

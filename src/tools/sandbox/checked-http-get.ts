@@ -30,6 +30,10 @@ export interface CheckedGetOptions {
   readonly allowPrivateAddresses: boolean;
   /** @defaultValue 10 */
   readonly maxRedirects?: number;
+  /** Return a redirect response as it is, for a caller that follows redirects itself. @defaultValue true */
+  readonly followRedirects?: boolean;
+  /** Request headers. @defaultValue a `user-agent` of the download tool */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A response whose every hop went only to allowed addresses. */
@@ -65,7 +69,7 @@ export async function checkedGet(url: URL, options: CheckedGetOptions): Promise<
     }
     const response = await request(current, options);
     const location = response.headers.location;
-    if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
+    if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined || options.followRedirects === false) {
       return {
         status: response.statusCode ?? 0,
         statusText: response.statusMessage ?? "",
@@ -87,7 +91,7 @@ function request(url: URL, options: CheckedGetOptions): Promise<IncomingMessage>
       method: "GET",
       signal: options.signal,
       lookup: checkedLookup(options.allowPrivateAddresses),
-      headers: { "user-agent": "agent-tool-catalog download" },
+      headers: options.headers ?? { "user-agent": "agent-tool-catalog download" },
     });
     outgoing.once("response", resolve);
     outgoing.once("error", reject);

@@ -53,30 +53,22 @@ export interface GitProtection {
 export function gitProtection(workspace: string): GitProtection {
   const protection: GitProtection = { args: [], absentControlFiles: [] };
   const visited = new Set<string>();
+  const headed: string[] = [];
+  const scans = new ScanCache(workspace);
   let directories = 0;
   const walk = (directory: string, depth: number) => {
     if (++directories > GIT_SCAN_LIMITS.maxDirectories) return;
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(directory, { withFileTypes: true });
-    } catch {
-      return;
-    }
+    const scan = scans.scan(directory);
+    if (scan === undefined) return;
     // A git directory of any name (a bare `repo.git`): the same protection as a `.git` directory,
     // and its HEAD pinned too, since HEAD is how it is recognised (a command that could move it
     // away would have the next command overlook the repository and write its config).
-    if (hasGitHead(directory, entries)) headed.push(directory);
-    for (const entry of entries) {
-      const full = path.join(directory, entry.name);
-      if (entry.name === ".git") {
-        protectDotGit(workspace, full, protection, visited);
-        continue;
-      }
-      if (entry.isDirectory() && depth < GIT_SCAN_LIMITS.maxDepth && !SKIPPED_DIRECTORIES.has(entry.name)) walk(full, depth + 1);
-    }
+    if (scans.hasGitHead(directory, scan)) headed.push(directory);
+    if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
+    if (depth < GIT_SCAN_LIMITS.maxDepth) for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
   };
-  const headed: string[] = [];
   walk(workspace, 0);
+  scans.keep();
   // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
   // keep a writable HEAD for checkouts.
   for (const directory of headed) {
@@ -86,6 +78,146 @@ export function gitProtection(workspace: string): GitProtection {
     protection.args.push("--ro-bind", head, head);
   }
   return protection;
+}
+
+/** What the walk needs of one directory's listing. */
+interface DirectoryScan {
+  /** The directory's identity and change times when it was listed (`undefined`: not cacheable). */
+  readonly stamp: Stamp | undefined;
+  /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
+  readonly subdirectories: readonly string[];
+  /** It has an entry named `.git`. */
+  readonly dotGit: boolean;
+  /** It has a regular file `HEAD`. */
+  readonly head: boolean;
+  /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
+  headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
+}
+
+/** A file's identity and change times, in nanoseconds. */
+interface Stamp {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+}
+
+/**
+ * Changes this recent (by their change time) are not trusted to be seen: a file system may keep
+ * times in coarse steps (a clock tick, a second, two on FAT), so an entry made just after a
+ * listing can leave the same times. Git calls such entries "racily clean".
+ */
+const RACY_MARGIN_NS = 2_500_000_000n;
+
+/** Workspaces whose scans are kept (the most recently scanned ones). */
+const CACHED_WORKSPACES = 16;
+
+const scanCaches = new Map<string, Map<string, DirectoryScan>>();
+
+/** How many directory listings the scans of this process read and reused (tests check the cache works). */
+export const gitScanCounts = { listed: 0, reused: 0 };
+
+function stampOf(target: string): { readonly stamp: Stamp; readonly directory: boolean; readonly file: boolean } | undefined {
+  try {
+    const stats = lstatSync(target, { bigint: true, throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    return {
+      stamp: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs },
+      directory: stats.isDirectory(),
+      file: stats.isFile(),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameStamp(a: Stamp | undefined, b: Stamp | undefined): boolean {
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  );
+}
+
+/** A stamp that can vouch for an unchanged entry later: its last change is not racily recent. */
+function settled(stamp: Stamp, listedAtNs: bigint): Stamp | undefined {
+  return stamp.ctimeNs < listedAtNs - RACY_MARGIN_NS && stamp.mtimeNs < listedAtNs - RACY_MARGIN_NS ? stamp : undefined;
+}
+
+const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+
+/**
+ * The listings of one workspace's directories from the previous spawn, reused where a directory
+ * is provably unchanged: same device, inode, size, modification and change time. Adding,
+ * removing or renaming an entry changes its directory's times, and a command cannot set a change
+ * time back (`utimes` sets it to now), so a new `.git` or a new directory is always seen. A
+ * listing whose times were racily recent when it was taken is never reused; nor is a `HEAD`
+ * file's verdict, which depends on its content, unless the file's own stamp is unchanged. What
+ * `.git` files point at and what git directories hold is looked at afresh at every spawn.
+ */
+class ScanCache {
+  private readonly previous: Map<string, DirectoryScan>;
+  private readonly next = new Map<string, DirectoryScan>();
+
+  constructor(private readonly workspace: string) {
+    this.previous = scanCaches.get(workspace) ?? new Map();
+  }
+
+  /** The directory's listing (reused when unchanged), or `undefined` when it cannot be listed. */
+  scan(directory: string): DirectoryScan | undefined {
+    const current = stampOf(directory);
+    const known = this.previous.get(directory);
+    if (current?.directory === true && known !== undefined && sameStamp(known.stamp, current.stamp)) {
+      this.next.set(directory, known);
+      gitScanCounts.reused++;
+      return known;
+    }
+    const listedAt = nowNs();
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    gitScanCounts.listed++;
+    const scan: DirectoryScan = {
+      // Only a directory seen as such before the listing may vouch for it later.
+      stamp: current?.directory === true ? settled(current.stamp, listedAt) : undefined,
+      subdirectories: entries
+        .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+        .map((entry) => entry.name),
+      dotGit: entries.some((entry) => entry.name === ".git"),
+      head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
+    };
+    this.next.set(directory, scan);
+    return scan;
+  }
+
+  /** True when the directory's `HEAD` holds what git writes (the verdict reused while the file is unchanged). */
+  hasGitHead(directory: string, scan: DirectoryScan): boolean {
+    if (!scan.head) return false;
+    const head = path.join(directory, "HEAD");
+    const before = stampOf(head);
+    if (scan.headCheck !== undefined && before?.file === true && sameStamp(scan.headCheck.stamp, before.stamp)) {
+      return scan.headCheck.git;
+    }
+    const readAt = nowNs();
+    const git = headHoldsGit(head);
+    scan.headCheck = { stamp: before?.file === true ? settled(before.stamp, readAt) : undefined, git };
+    return git;
+  }
+
+  /** Keeps this spawn's listings for the next one (only the directories visited now). */
+  keep(): void {
+    scanCaches.delete(this.workspace);
+    scanCaches.set(this.workspace, this.next);
+    while (scanCaches.size > CACHED_WORKSPACES) scanCaches.delete(scanCaches.keys().next().value as string);
+  }
 }
 
 function protectDotGit(workspace: string, dotGit: string, protection: GitProtection, visited: Set<string>): void {
@@ -145,11 +277,10 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
 /** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
 const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
 
-/** A regular `HEAD` file with what git writes there: a git directory, whatever its name. */
-function hasGitHead(directory: string, entries: readonly import("node:fs").Dirent[]): boolean {
-  if (!entries.some((entry) => entry.name === "HEAD" && entry.isFile())) return false;
+/** True when the regular file `head` (not followed when a symlink) holds what git writes in `HEAD`. */
+function headHoldsGit(head: string): boolean {
   try {
-    const descriptor = openSync(path.join(directory, "HEAD"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const descriptor = openSync(head, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const buffer = Buffer.alloc(128);
       return GIT_HEAD_CONTENT.test(buffer.subarray(0, readSync(descriptor, buffer, 0, 128, 0)).toString("utf8"));

@@ -1,5 +1,6 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { ownershipProblem } from "./ownership.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /** Options of {@link findTrustedExecutable}. */
@@ -116,7 +117,8 @@ function unsafeOwnership(file: string, owners: readonly number[]): string | unde
   } catch {
     return `${file} cannot be inspected`;
   }
-  if (!owners.includes(Number(stats.uid))) return `${file} is owned by uid ${stats.uid}`;
-  if ((Number(stats.mode) & 0o022) !== 0) return `${file} is writable by group or others`;
+  const problem = ownershipProblem(stats, owners);
+  if (problem === "foreign_owner") return `${file} is owned by uid ${stats.uid}`;
+  if (problem === "shared_write") return `${file} is writable by group or others`;
   return undefined;
 }

@@ -1,15 +1,14 @@
 import { applyHunks } from "./apply-hunks.js";
 import { applyTextEdits } from "./apply-text-edits.js";
-import { parseCodexPatch } from "./codex-patch-parser.js";
 import type { FileChange, PatchSummary } from "./file-change.js";
 import type { FileOperation } from "./file-operation.js";
 import type { FileReader } from "./file-reader.js";
 import { countLines } from "./line-document.js";
+import { parsePatch } from "./parse-patch.js";
 import { fail, type Outcome, type PatchError, succeed } from "./patch-error.js";
 import type { PatchInput } from "./patch-input.js";
 import { normalizePatchPath } from "./patch-path.js";
 import { PatchWorkspace } from "./patch-workspace.js";
-import { parseUnifiedDiff } from "./unified-diff-parser.js";
 
 /**
  * The outcome of {@link planPatch}: every file change the patch makes, or the one error that
@@ -46,9 +45,8 @@ export async function planPatch(input: PatchInput, reader: FileReader): Promise<
 function parseInput(input: PatchInput): Outcome<readonly FileOperation[]> {
   switch (input.kind) {
     case "codex":
-      return parseCodexPatch(input.patch);
     case "unified":
-      return parseUnifiedDiff(input.patch);
+      return parsePatch(input.kind, input.patch);
     case "edits":
     case "replace": {
       const path = normalizePatchPath(input.path);
