@@ -186,6 +186,9 @@ export class McpConnection {
       // a line spliced from a reply and the endless output failed to parse before it.
       if (this.firstTransportError === undefined || isOverflow(error.message))
         this.firstTransportError = clip(error.message, 500);
+      // An oversized message cannot be answered any more (an HTTP transport would leave the
+      // request waiting for its timeout): end the connection, so it fails now, and is renewed.
+      if (isOverflow(error.message)) void client.close().catch(() => undefined);
     };
     client.onclose = () => this.lost(client);
     try {

@@ -71,6 +71,8 @@ describe("faults during a 10-file apply_patch", () => {
       expect(["read_only_file_system", "permission_denied"]).toContain(error.code);
       expect(error.message).toContain("No file was changed");
       expect(error.message).not.toContain(workspace);
+      // The file that failed is named, not the first of the batch.
+      expect(error.message).toContain('"d5/f.txt"');
       for (let i = 0; i < 10; i++) expect(await readFile(path.join(workspace, `d${i}`, "f.txt"), "utf8")).toBe(`old ${i}\n`);
       expect(await leftovers(workspace)).toEqual([]);
       expect(failure(await run.call("undo", {})).code).toBe("nothing_to_undo");
@@ -101,6 +103,17 @@ describe("faults during a 10-file apply_patch", () => {
         await rm(filler);
         ok(await run.call("apply_patch", { patch: tenFilePatch("", "x".repeat(20_000)) }));
         expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe(`new 9${"x".repeat(20_000)}\n`);
+        // undo on a full disk: the same, and it names the file as the model did (undo keeps
+        // absolute paths for itself); after freeing space it undoes.
+        await writeFile(filler, Buffer.alloc(2 * 1024 * 1024)).catch(() => undefined);
+        const undone = failure(await run.call("undo", {}));
+        expect(undone.code).toBe("no_space");
+        expect(undone.message).not.toContain(mountPoint);
+        expect(undone.message).toMatch(/"d\d\/f\.txt"/);
+        expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe(`new 9${"x".repeat(20_000)}\n`);
+        await rm(filler);
+        ok(await run.call("undo", {}));
+        expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe("old 9\n");
       } finally {
         execFileSync("umount", [mountPoint]);
       }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
+import { gitProtection, gitScanCounts, gitScanTiming } from "../../src/tools/sandbox/git-protection.js";
 
 /**
  * The workspace sandbox scans the workspace for git directories at every spawn; listings of
@@ -43,11 +43,14 @@ beforeAll(async () => {
   await writeFile(path.join(workspace, "bare", "HEAD"), "not a ref\n");
   await writeFile(path.join(workspace, "bare", "config"), "[core]\n");
   for (let index = 0; index < 20; index++) await mkdir(path.join(workspace, "many", `d${index}`), { recursive: true });
-  // Past the racy margin (2.5 s): from now on unchanged listings can be reused.
-  await new Promise((resolve) => setTimeout(resolve, 2_700));
+  // Past the racy margin (2.5 s by default; 200 ms here, where file times are fine-grained):
+  // from now on unchanged listings can be reused.
+  gitScanTiming.racyMarginNs = 200_000_000n;
+  await new Promise((resolve) => setTimeout(resolve, 300));
 }, 10_000);
 
 afterAll(async () => {
+  gitScanTiming.racyMarginNs = 2_500_000_000n;
   await rm(workspace, { recursive: true, force: true });
 });
 

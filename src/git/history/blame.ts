@@ -126,10 +126,30 @@ async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
   return found;
 }
 
+/**
+ * The first parent (in order) with the same file at the suspect's path, found synchronously for
+ * a commit from the graph on a synchronous store (no promise, no id text); `undefined` when none
+ * is, or the commit is not one of those. {@link origins} returns exactly that parent alone.
+ */
+function sameParentSync(blame: Blame, suspect: Suspect): CommitRecord | undefined {
+  const { repository } = blame;
+  const { commit, path } = suspect;
+  if (!repository.rawReads || !(commit instanceof GraphCommit)) return undefined;
+  const parents = repository.graphParents(commit) ?? [];
+  const first = parents[0];
+  if (first !== undefined && repository.unchangedByFilter(commit, path)) return first;
+  return parents.find((parent) => repository.sameInCommitsSync(parent, commit, path));
+}
+
 async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   const { commit } = suspect;
-  if (commit.parents.length > 0 && blame.repository.isShallow(commit.oid)) {
+  if (blame.repository.shallow.size > 0 && commit.parents.length > 0 && blame.repository.isShallow(commit.oid)) {
     throw shallowCloneError(commit.oid, "the lines this commit did not write cannot be traced further back");
+  }
+  const same = sameParentSync(blame, suspect);
+  if (same !== undefined) {
+    passTo(blame, { parent: same, path: suspect.path, blob: suspect.blob }, suspect.lines);
+    return;
   }
   const candidates = await origins(blame, suspect);
   const only = candidates[0];

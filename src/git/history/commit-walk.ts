@@ -103,15 +103,30 @@ export class CommitWalk {
     return CHANGED;
   }
 
-  /** {@link simplified} for a commit from the graph on a synchronous store: no promise, no id text. */
-  private simplifiedSync(commit: GraphCommit, scope: string): Simplified {
+  /**
+   * {@link simplified} for a commit from the graph on a synchronous store (no promise, no id
+   * text, no object): -1 when it is not TREESAME (all parents followed), else the index of the
+   * one parent to follow (0 for a root commit, which has none).
+   */
+  private simplifiedSync(commit: GraphCommit, scope: string): number {
     const repository = this.repository;
-    const parents = repository.graphParents(commit) as GraphCommit[];
-    if (parents.length === 0) return { parents, same: repository.sameInCommitsSync(undefined, commit, scope) };
-    if (repository.unchangedByFilter(commit, scope)) return { parents: [parents[0] as GraphCommit], same: true };
-    for (const parent of parents)
-      if (repository.sameInCommitsSync(parent, commit, scope)) return { parents: [parent], same: true };
-    return CHANGED;
+    const positions = commit.parentPositions;
+    if (positions.length === 0) return repository.sameInCommitsSync(undefined, commit, scope) ? 0 : -1;
+    if (repository.unchangedByFilter(commit, scope)) return 0;
+    for (let index = 0; index < positions.length; index++) {
+      const parent = repository.graphParent(commit, positions[index] as number);
+      if (repository.sameInCommitsSync(parent, commit, scope)) return index;
+    }
+    return -1;
+  }
+
+  /** Queues parent `index` of a graph commit, if it has one and it is not queued yet. */
+  private queueGraphParent(commit: GraphCommit, index: number, queue: CommitQueue<CommitRecord>, seen: Set<number | string>) {
+    const position = commit.parentPositions[index];
+    if (position === undefined || seen.has(position)) return;
+    seen.add(position);
+    const parent = this.repository.graphParent(commit, position);
+    queue.push(parent, parent);
   }
 
   /**
@@ -173,18 +188,22 @@ export class CommitWalk {
       if (since !== undefined && commit.time < since) continue;
       if (++this.scanned % 256 === 0) await yieldToEventLoop(signal);
       const shallow = maybeShallow && repository.isShallow(commit.oid);
-      const { parents, same } =
-        scope === "" || shallow
-          ? CHANGED
-          : synchronous && commit instanceof GraphCommit
-            ? this.simplifiedSync(commit, scope)
-            : await this.simplified(commit, scope);
+      let same = false;
+      let parents: readonly CommitRecord[] | undefined;
+      let only = -1;
+      if (scope !== "" && !shallow) {
+        if (synchronous && commit instanceof GraphCommit) {
+          only = this.simplifiedSync(commit, scope);
+          same = only >= 0;
+        } else ({ parents, same } = await this.simplified(commit, scope));
+      }
       if (!same) yield commit;
       if (shallow) {
         this.shallowBoundary ??= commit.oid;
         continue;
       }
-      if (!this.queueKnownParents(commit, parents, queue, seen)) await this.queueReadParents(commit, queue, seen);
+      if (only >= 0) this.queueGraphParent(commit as GraphCommit, only, queue, seen);
+      else if (!this.queueKnownParents(commit, parents, queue, seen)) await this.queueReadParents(commit, queue, seen);
     }
   }
 }

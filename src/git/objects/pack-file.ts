@@ -52,7 +52,6 @@ export class PackFile {
   /** Whether every window read is kept (a pack up to {@link WHOLE_PACK_BYTES}). */
   private keepAll = false;
   private size = 0;
-  private readonly header = Buffer.allocUnsafe(HEADER_BYTES);
   /** For a large pack: recently read windows by index (a Map keeps insertion order: oldest first). */
   private readonly windows = new Map<number, Buffer>();
   /** Positioned reads made (windows and reads too large for one), for tests and the bench. */
@@ -146,9 +145,11 @@ export class PackFile {
   }
 
   private entryAt(offset: number): PackEntry {
-    const header = this.bytes(offset, HEADER_BYTES, this.header);
-    const read = header.length;
-    let position = 0;
+    // Read in place (the window it lies in): no view allocated per object.
+    const header = this.span(offset, HEADER_BYTES);
+    const start = this.spanStart;
+    const read = Math.min(HEADER_BYTES, header.length - start);
+    let position = start;
     let byte = header[position++] ?? 0;
     const kind = (byte >> 4) & 7;
     let size = byte & 15;
@@ -165,14 +166,14 @@ export class PackFile {
         byte = header[position++] ?? 0;
         distance = (distance + 1) * 128 + (byte & 0x7f);
       }
-      return { kind, size, dataStart: offset + position, baseOffset: offset - distance };
+      return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance };
     }
     if (kind === REF_DELTA) {
       const baseOid = header.toString("hex", position, position + 20);
-      return { kind, size, dataStart: offset + position + 20, baseOid };
+      return { kind, size, dataStart: offset + position - start + 20, baseOid };
     }
-    if (position > read) throw new CatalogError("corrupt_object", `Truncated pack entry in ${this.path}.`);
-    return { kind, size, dataStart: offset + position };
+    if (position - start > read) throw new CatalogError("corrupt_object", `Truncated pack entry in ${this.path}.`);
+    return { kind, size, dataStart: offset + position - start };
   }
 
   private inflate(entry: PackEntry): Buffer {

@@ -10,6 +10,7 @@ import {
   type ToolGroup,
 } from "agent-tool-catalog";
 import { z } from "zod";
+import { LineMatcher, MatchDeadlineError } from "../../tools/fs/grep-worker.js";
 import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
@@ -99,6 +100,14 @@ const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
 /** Longest line a pattern is tested against: bounds the work of any one test. */
 const MAX_MATCHED_LINE = 2000;
 
+/**
+ * How long one match over the kept output may take. The shape check above misses patterns that
+ * backtrack as badly without a nested quantifier (`^(a|a)*$`, `\w*\w*\w*\w*\w*$`), so the
+ * match runs in a worker thread that is terminated at this deadline: a model's pattern never
+ * blocks the host's event loop (every run of the process would freeze with it).
+ */
+const MATCH_DEADLINE_MS = 2000;
+
 function compilePattern(pattern: string): RegExp {
   // The pattern runs on the host's event loop: refuse the shapes that can backtrack for ever.
   if (NESTED_QUANTIFIER.test(pattern)) {
@@ -115,12 +124,15 @@ function compilePattern(pattern: string): RegExp {
   }
 }
 
-/** True when a line of `text` (each cut to {@link MAX_MATCHED_LINE} characters) matches. */
-function matchesALine(pattern: RegExp, text: string): boolean {
-  return text.split("\n").some((line) => pattern.test(line.length > MAX_MATCHED_LINE ? line.slice(0, MAX_MATCHED_LINE) : line));
+/** `text` with each line cut to {@link MAX_MATCHED_LINE} characters. */
+function cutLines(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line.length > MAX_MATCHED_LINE ? line.slice(0, MAX_MATCHED_LINE) : line))
+    .join("\n");
 }
 
-/** Resolves when new output (past `from`) matches, the process exits, or the wait ends. */
+/** Waits for a line matching `pattern`, the process's exit, or the timeout, whichever is first. */
 function waitFor(
   process: MonitoredProcess,
   pattern: RegExp | undefined,
@@ -128,20 +140,66 @@ function waitFor(
   signal: AbortSignal,
 ): Promise<"matched" | "exited" | "timeout"> {
   const from = process.cursor;
-  return new Promise((resolve) => {
+  const matcher = pattern === undefined ? undefined : new LineMatcher(pattern.source, pattern.flags, MATCH_DEADLINE_MS);
+  return new Promise((resolve, reject) => {
     let done = false;
+    let matching = false;
+    let changedWhileMatching = false;
     const check = () => {
       if (done) return;
+      if (matcher === undefined) {
+        if (!process.running) finish("exited");
+        return;
+      }
+      if (matching) {
+        changedWhileMatching = true;
+        return;
+      }
       // Only the kept output is searched: the buffer bounds the work a pattern can cause.
-      if (pattern !== undefined && matchesALine(pattern, process.output.readFrom(from).text)) finish("matched");
-      else if (!process.running) finish("exited");
+      const running = process.running;
+      matching = true;
+      matcher.match([cutLines(process.output.readFrom(from).text)], signal).then(
+        ([found]) => {
+          matching = false;
+          if (done) return;
+          if (found !== undefined && found.length > 0) finish("matched");
+          else if (changedWhileMatching) {
+            changedWhileMatching = false;
+            check();
+          } else if (!running) finish("exited");
+        },
+        (error: unknown) => {
+          matching = false;
+          if (done) return;
+          if (error instanceof MatchDeadlineError) {
+            fail(
+              new ToolError(
+                "pattern_too_slow",
+                `pattern took longer than ${MATCH_DEADLINE_MS} ms on the output and was stopped.`,
+                {
+                  hint: "Use a simpler pattern: a plain word or a fixed string, without nested or repeated alternatives.",
+                  data: { field: "pattern" },
+                },
+              ),
+            );
+          } else finish("timeout");
+        },
+      );
     };
-    const finish = (how: "matched" | "exited" | "timeout") => {
+    const settle = () => {
       done = true;
       off();
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
+      void matcher?.close();
+    };
+    const finish = (how: "matched" | "exited" | "timeout") => {
+      settle();
       resolve(how);
+    };
+    const fail = (error: ToolError) => {
+      settle();
+      reject(error);
     };
     const onAbort = () => finish("timeout");
     const off = process.onChange(check);

@@ -1,5 +1,6 @@
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { McpSseServerConfig } from "../mcp-server-config.js";
+import { cappedFetch, MAX_HTTP_MESSAGE_BYTES } from "./capped-fetch.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 
 /**
@@ -13,6 +14,7 @@ export function sseTransportDriver(config: McpSseServerConfig): McpTransportDriv
     create: () => ({
       transport: new SSEClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
+        fetch: cappedFetch(MAX_HTTP_MESSAGE_BYTES),
         ...(config.auth === undefined ? {} : { authProvider: config.auth }),
       }),
       pid: () => undefined,

@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpHttpServerConfig } from "../mcp-server-config.js";
+import { cappedFetch, MAX_HTTP_MESSAGE_BYTES } from "./capped-fetch.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 
 /**
@@ -13,6 +14,7 @@ export function streamableHttpTransportDriver(config: McpHttpServerConfig): McpT
     create: () => {
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
+        fetch: cappedFetch(MAX_HTTP_MESSAGE_BYTES),
         ...(config.auth === undefined ? {} : { authProvider: config.auth }),
         // One retry of the notification stream, then give up: a dead server is reported, not polled.
         reconnectionOptions: {

@@ -3,15 +3,17 @@ import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
-import { applyFileChanges, TransactionError } from "./file-transaction.js";
+import { applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome } from "./parent-batch.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
-  /** The path as the model gave it. */
+  /** The path as the scope takes it (as the model gave it, or the absolute path undo kept). */
   readonly path: string;
+  /** The path as messages show it. @defaultValue `path` */
+  readonly displayPath?: string;
   /** The content the plan saw (`undefined`: the file did not exist). */
   readonly before: Buffer | undefined;
   /** The content to leave (`undefined`: delete the file). */
@@ -34,6 +36,14 @@ export async function readIfPresent(scope: FileScope, requested: string): Promis
 /** The version token of content that may be absent. */
 export function versionOf(content: Buffer | undefined): string {
   return content === undefined ? ABSENT_FILE_VERSION : fileVersion(content);
+}
+
+/**
+ * True when two contents (`undefined`: absent) are the same bytes: what equal versions mean,
+ * compared directly (no hash of either).
+ */
+function sameContent(left: Buffer | undefined, right: Buffer | undefined): boolean {
+  return left === undefined || right === undefined ? left === right : left.equals(right);
 }
 
 /** Options of {@link commitFileChanges}. */
@@ -82,13 +92,30 @@ export async function commitFileChanges(
     const files: JournaledFile[] = await Promise.all(
       planned.map(async (change, index) => ({
         path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
-        displayPath: change.path,
+        displayPath: shown(change),
         before: change.before,
         after: change.after,
       })),
     );
     return journal?.record(tool, files);
   });
+}
+
+/** The path messages show for a change. */
+function shown(change: PlannedFileChange): string {
+  return change.displayPath ?? change.path;
+}
+
+/** The error under a transaction step's path tag. */
+function causeOf(error: unknown): unknown {
+  return error instanceof FileStepError ? error.cause : error;
+}
+
+/** The shown path of the file whose step failed (the first change's when no step says). */
+function failedPath(error: unknown, changes: readonly PlannedFileChange[]): string {
+  const failed = error instanceof FileStepError ? changes.find((change) => change.path === error.path) : undefined;
+  const change = failed ?? changes[0];
+  return change === undefined ? "" : shown(change);
 }
 
 /** A planned file that is no longer what the plan saw (the change was not made). */
@@ -115,10 +142,10 @@ function conflictError(error: unknown): unknown {
   const { change, current } = error;
   return new ToolError(
     "version_conflict",
-    `"${change.path}" changed since it was read (expected ${versionOf(change.before)}, now ${versionOf(current)}). Nothing was written.`,
+    `"${shown(change)}" changed since it was read (expected ${versionOf(change.before)}, now ${versionOf(current)}). Nothing was written.`,
     {
       hint: "Read the file again and redo the change on its current content.",
-      data: { path: change.path, current: versionOf(current) },
+      data: { path: shown(change), current: versionOf(current) },
     },
   );
 }
@@ -149,7 +176,7 @@ async function checkUnchanged(
   for (const [index, change] of changes.entries()) {
     const outcome = outcomes[index];
     const bytes = outcome?.ok === true ? outcome.bytes : undefined;
-    if (versionOf(bytes) !== versionOf(change.before)) throw new VersionConflict(change, bytes);
+    if (!sameContent(bytes, change.before)) throw new VersionConflict(change, bytes);
   }
 }
 
@@ -159,7 +186,7 @@ async function checkUnchanged(
  * planned file is still what the plan saw.
  */
 async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {
-  const effective = changes.filter((change) => versionOf(change.before) !== versionOf(change.after));
+  const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
     const known = new Map<PlannedFileChange, ReadOutcome | undefined>();
     for (const [index, change] of effective.entries()) known.set(change, current[index]);
@@ -180,13 +207,13 @@ async function commitLocked(scope: FileScope, changes: readonly PlannedFileChang
       // A file changed meanwhile (say, its directory removed) is told as such, as when the check
       // came first: the caller may plan again.
       await checkUnchanged(scope, changes, new Map());
-      const mapped = toFileToolError(error, effective[0]?.path ?? "");
+      const mapped = toFileToolError(causeOf(error), failedPath(error, effective));
       if (!(mapped instanceof ToolError)) throw mapped;
       throw new ToolError(mapped.code, `${mapped.message} No file was changed.`, {
         ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
       });
     }
-    const cause = toFileToolError(error.cause, error.applied[0] ?? "");
+    const cause = toFileToolError(causeOf(error.cause), failedPath(error.cause, effective));
     const restore = effective.filter((change) => error.applied.includes(change.path));
     await applyFileChanges(
       scope,
@@ -205,7 +232,7 @@ async function honestFailure(scope: FileScope, changes: readonly PlannedFileChan
     changes.map(async (change) => {
       const now = await readIfPresent(scope, change.path).then(versionOf, () => "unreadable");
       const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
-      return { path: change.path, state, version: now };
+      return { path: shown(change), state, version: now };
     }),
   );
   const code = cause instanceof ToolError ? cause.code : "write_failed";

@@ -1,7 +1,9 @@
 import { ToolError } from "agent-tool-catalog";
+import { FileStepError } from "./file-step-error.js";
 
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */
 export function toFileToolError(error: unknown, displayPath: string): unknown {
+  if (error instanceof FileStepError) return toFileToolError(error.cause, displayPath);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   // Node refuses paths with a NUL byte before any system call; its message names internal paths.
   if (code === "ERR_INVALID_ARG_VALUE" || code === "ERR_INVALID_ARG_TYPE") {

@@ -4,6 +4,7 @@ import type { FileHandle } from "node:fs/promises";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
+import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
@@ -42,6 +43,14 @@ export class TransactionError extends Error {
   }
 }
 
+/** Runs `step` for one staged file, its failure tagged with the file's path. */
+function forFile<T>(staged: Staged, step: (staged: Staged) => Promise<T>): Promise<T> {
+  return step(staged).catch((error: unknown) => {
+    throw error instanceof FileStepError ? error : new FileStepError(staged.change.path, error);
+  });
+}
+
+export { FileStepError } from "./file-step-error.js";
 export { inParallel } from "./in-parallel.js";
 
 /** A short temporary name: a name of up to 255 bytes still has room for it beside it. */
@@ -135,7 +144,7 @@ export async function applyFileChanges(
         const entry = opened[index] as OpenedParent;
         if (entry.ok)
           staged.push({ change, parent: entry.parent, temporary: change.after === undefined ? undefined : temporaryName() });
-        else failure ??= { error: entry.error };
+        else failure ??= { error: new FileStepError(change.path, entry.error) };
       }
     };
     stage(writes, openedWrites);
@@ -149,7 +158,7 @@ export async function applyFileChanges(
       ...(temporary === undefined ? {} : { temporary }),
     }));
     log = await IntentLog.prepare(scope.root, entries);
-    await inParallel(staged, fillTemporary);
+    await inParallel(staged, (entry) => forFile(entry, fillTemporary));
     // One file: its rename is the commit point. Several: the durable log is.
     if (staged.length > 1) await log.commit();
   } catch (error) {
@@ -159,16 +168,18 @@ export async function applyFileChanges(
   }
   const applied: string[] = [];
   try {
-    await inParallel(staged, async ({ change, parent, temporary }) => {
-      if (temporary === undefined) {
-        try {
-          await unlink(parent.at(parent.name));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        }
-      } else await rename(parent.at(temporary), parent.at(parent.name));
-      applied.push(change.path);
-    });
+    await inParallel(staged, (entry) =>
+      forFile(entry, async ({ change, parent, temporary }) => {
+        if (temporary === undefined) {
+          try {
+            await unlink(parent.at(parent.name));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          }
+        } else await rename(parent.at(temporary), parent.at(parent.name));
+        applied.push(change.path);
+      }),
+    );
   } catch (error) {
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {

@@ -77,7 +77,12 @@ async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "r
         { hint: "Inspect the file and fix it by hand with edit or write." },
       );
     }
-    changes.push({ path: file.path, before: current, after: action === "undo" ? file.before : file.after });
+    changes.push({
+      path: file.path,
+      displayPath: file.displayPath,
+      before: current,
+      after: action === "undo" ? file.before : file.after,
+    });
   }
   await commitFileChanges(scope, action, changes, undefined);
 }

@@ -106,9 +106,10 @@ interface Stamp {
 /**
  * Changes this recent (by their change time) are not trusted to be seen: a file system may keep
  * times in coarse steps (a clock tick, a second, two on FAT), so an entry made just after a
- * listing can leave the same times. Git calls such entries "racily clean".
+ * listing can leave the same times. Git calls such entries "racily clean". (Tests shorten it on a
+ * file system with fine times, so that they need not wait.)
  */
-const RACY_MARGIN_NS = 2_500_000_000n;
+export const gitScanTiming = { racyMarginNs: 2_500_000_000n };
 
 /** Workspaces whose scans are kept (the most recently scanned ones). */
 const CACHED_WORKSPACES = 16;
@@ -146,7 +147,8 @@ function sameStamp(a: Stamp | undefined, b: Stamp | undefined): boolean {
 
 /** A stamp that can vouch for an unchanged entry later: its last change is not racily recent. */
 function settled(stamp: Stamp, listedAtNs: bigint): Stamp | undefined {
-  return stamp.ctimeNs < listedAtNs - RACY_MARGIN_NS && stamp.mtimeNs < listedAtNs - RACY_MARGIN_NS ? stamp : undefined;
+  const margin = gitScanTiming.racyMarginNs;
+  return stamp.ctimeNs < listedAtNs - margin && stamp.mtimeNs < listedAtNs - margin ? stamp : undefined;
 }
 
 const nowNs = () => BigInt(Date.now()) * 1_000_000n;
