@@ -1,9 +1,6 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { Readable } from "node:stream";
 import { ToolError } from "agent-tool-catalog";
-import { nonPublicAddressReason } from "../../tools/sandbox/address-policy.js";
-import { checkedGet, RefusedAddressError } from "../../tools/sandbox/checked-http-get.js";
+import { assertPublicHost, checkedGet, RefusedAddressError } from "../../tools/sandbox/checked-http-get.js";
 import { pageText } from "./page-text.js";
 import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
 
@@ -181,14 +178,4 @@ async function checkedResponse(url: URL, signal: AbortSignal, headers: Record<st
   const empty = status === 204 || status === 205 || status === 304;
   const body = empty ? null : (Readable.toWeb(Readable.from(checked.body)) as ReadableStream<Uint8Array>);
   return new Response(body, { status, statusText: checked.statusText, headers: responseHeaders });
-}
-
-/** For an injected `fetch`, which resolves names itself: every address of the hop's host must be public. */
-async function assertPublicHost(url: URL): Promise<void> {
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  for (const address of addresses) {
-    const reason = nonPublicAddressReason(address);
-    if (reason !== undefined) throw new RefusedAddressError(host, reason);
-  }
 }

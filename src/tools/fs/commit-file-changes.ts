@@ -106,11 +106,6 @@ function shown(change: PlannedFileChange): string {
   return change.displayPath ?? change.path;
 }
 
-/** The error under a transaction step's path tag. */
-function causeOf(error: unknown): unknown {
-  return error instanceof FileStepError ? error.cause : error;
-}
-
 /** The shown path of the file whose step failed (the first change's when no step says). */
 function failedPath(error: unknown, changes: readonly PlannedFileChange[]): string {
   const failed = error instanceof FileStepError ? changes.find((change) => change.path === error.path) : undefined;
@@ -207,13 +202,13 @@ async function commitLocked(scope: FileScope, changes: readonly PlannedFileChang
       // A file changed meanwhile (say, its directory removed) is told as such, as when the check
       // came first: the caller may plan again.
       await checkUnchanged(scope, changes, new Map());
-      const mapped = toFileToolError(causeOf(error), failedPath(error, effective));
+      const mapped = toFileToolError(error, failedPath(error, effective));
       if (!(mapped instanceof ToolError)) throw mapped;
       throw new ToolError(mapped.code, `${mapped.message} No file was changed.`, {
         ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
       });
     }
-    const cause = toFileToolError(causeOf(error.cause), failedPath(error.cause, effective));
+    const cause = toFileToolError(error.cause, failedPath(error.cause, effective));
     const restore = effective.filter((change) => error.applied.includes(change.path));
     await applyFileChanges(
       scope,

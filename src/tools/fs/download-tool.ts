@@ -1,10 +1,7 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
-import { nonPublicAddressReason } from "../sandbox/address-policy.js";
-import { checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
+import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -161,15 +158,6 @@ async function fetchUrl(
     }
   }
   throw new TooManyRedirectsError(10);
-}
-
-async function assertPublicHost(url: URL): Promise<void> {
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  for (const address of addresses) {
-    const reason = nonPublicAddressReason(address);
-    if (reason !== undefined) throw new RefusedAddressError(host, reason);
-  }
 }
 
 /** The model-facing error of a download that failed on the way (refused address, redirects, network). */

@@ -46,7 +46,7 @@ export class TransactionError extends Error {
 /** Runs `step` for one staged file, its failure tagged with the file's path. */
 function forFile<T>(staged: Staged, step: (staged: Staged) => Promise<T>): Promise<T> {
   return step(staged).catch((error: unknown) => {
-    throw error instanceof FileStepError ? error : new FileStepError(staged.change.path, error);
+    throw new FileStepError(staged.change.path, error);
   });
 }
 

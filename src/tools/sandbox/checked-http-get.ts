@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import { lookup as lookupAll } from "node:dns/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
@@ -12,6 +13,20 @@ export class RefusedAddressError extends Error {
     super(reason);
     this.name = "RefusedAddressError";
     this.host = host;
+  }
+}
+
+/**
+ * For a `fetch` the host injected, which resolves names itself: throws {@link RefusedAddressError}
+ * unless every address of `url`'s host is public. (The checked GET pins the addresses it checked
+ * instead; an injected fetch may resolve again, which is the host's risk to take.)
+ */
+export async function assertPublicHost(url: URL): Promise<void> {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const addresses = isIP(host) !== 0 ? [host] : (await lookupAll(host, { all: true })).map((entry) => entry.address);
+  for (const address of addresses) {
+    const reason = nonPublicAddressReason(address);
+    if (reason !== undefined) throw new RefusedAddressError(host, reason);
   }
 }
 
