@@ -138,31 +138,33 @@ function v2Home(controller: Controller, mount: string, own: string | undefined):
   const available = readWords(path.join(hostGroup, "cgroup.controllers"));
   if (!available.includes(controller)) return undefined;
   const home: ControllerHome = { controller, version: 2, hostGroup };
-  return trial(home) ? home : undefined;
+  return trial(home) === undefined ? home : undefined;
 }
 
 function v1Home(controller: Controller, mount: string, own: string | undefined): ControllerHome | string {
   const hostGroup = path.join(mount, own ?? "/");
   if (!existsSync(hostGroup)) return `the host's ${controller} group ${hostGroup} is not visible`;
   const home: ControllerHome = { controller, version: 1, hostGroup };
-  return trial(home) ? home : `cannot create a group in ${hostGroup} (not writable by this user)`;
+  const failure = trial(home);
+  return failure === undefined ? home : `cannot create a group in ${hostGroup} (${failure})`;
 }
 
-/** Whether a command group can really be made (and set, and removed) in `home`. */
-function trial(home: ControllerHome): boolean {
+/** Whether a command group can really be made, set and removed in `home`: why not, or `undefined`. */
+function trial(home: ControllerHome): string | undefined {
   try {
     const parent = ensureParent(home);
     const group = path.join(parent, `${process.pid}-trial-${randomBytes(4).toString("hex")}`);
-    mkdirSync(group);
     try {
-      writeFileSync(path.join(group, limitFile(home)), "max");
-      return true;
+      mkdirSync(group);
+      // "No limit" in the file's own syntax: v1 memory takes -1, the others "max".
+      writeFileSync(path.join(group, limitFile(home)), home.version === 1 && home.controller === "memory" ? "-1" : "max");
+      return undefined;
     } finally {
       removeGroup(group);
       removeIfEmpty(parent);
     }
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
   }
 }
 
