@@ -282,7 +282,7 @@ export class CommandCgroup {
     const deadline = Date.now() + RELEASE_DEADLINE_MS;
     while (this.members().length > 0 && Date.now() < deadline) {
       this.killAll();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 1));
     }
     while (!this.removeNow() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
