@@ -225,8 +225,10 @@ export class CommandCgroup {
       for (const home of layout.homes) {
         const value = home.controller === "pids" ? limits.maxProcesses : limits.maxMemoryBytes;
         if (value === undefined) continue;
-        // On v2 both controllers share one directory; it is made once.
+        // On v2 both controllers share one directory, made once; each controller is delegated
+        // to the parent first, or the directory would lack its files.
         const shared = made.find((group) => group.home.version === 2 && home.version === 2);
+        if (shared !== undefined) ensureParent(home);
         const directory = shared?.directory ?? makeGroup(home, name);
         made.push({ directory, home });
         setLimit(directory, home, value);
