@@ -19,6 +19,10 @@ export default defineConfig({
     // Type tests of the public API's inference (`expectTypeOf`); `npm run typecheck` covers the rest.
     typecheck: { enabled: true, include: ["test/types/**/*.test-d.ts"], tsconfig: "./tsconfig.json", ignoreSourceErrors: true },
     testTimeout: 20_000,
+    // Setup hooks build real fixtures (git histories, packed repositories, servers): seconds of
+    // child processes, which a loaded 2-core machine stretches past vitest's 10 s default. What a
+    // test asserts is bounded in the test itself, never by this.
+    hookTimeout: 60_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     // Vitest's default on 2 cores is one worker, but most files wait on real processes (MCP
