@@ -45,8 +45,14 @@ export interface GitBenchMeasurement {
   readonly warmMs: number;
   /** One call in a new node process (start, module loading, call, exit), when dist/ is built. */
   readonly processMs?: number;
-  /** Peak RSS of that process, MiB. */
+  /** Peak RSS of that process (its own VmHWM, not the bench's inherited high-water mark), MiB. */
   readonly processRssMb?: number;
+  /** In that process: milliseconds from its start to its first line of JavaScript (node's own start). */
+  readonly processBootMs?: number;
+  /** In that process: importing the package's git and root entries (`dist/`). */
+  readonly processImportMs?: number;
+  /** In that process: registering the tools and the call itself. */
+  readonly processCallMs?: number;
   /** processMs / cliMs. */
   readonly processRatio?: number;
   /** `node -e 0` in the same runs: node's own start and exit, which no module of this package can shorten. */
@@ -145,7 +151,15 @@ function timeNodeStart(): number {
 }
 
 /** One call in a new node process (needs `npm run build`); `undefined` without dist/. */
-function timeProcess(directory: string, benchCase: GitBenchCase): { ms: number; rssMb: number } | undefined {
+interface ProcessTiming {
+  readonly ms: number;
+  readonly rssMb: number;
+  readonly bootMs: number;
+  readonly importMs: number;
+  readonly callMs: number;
+}
+
+function timeProcess(directory: string, benchCase: GitBenchCase): ProcessTiming | undefined {
   if (!distBuilt()) return undefined;
   const started = performance.now();
   const result = spawnSync(process.execPath, [coldCallScript, directory, benchCase.tool, JSON.stringify(benchCase.args)], {
@@ -153,22 +167,22 @@ function timeProcess(directory: string, benchCase: GitBenchCase): { ms: number; 
   });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${benchCase.label} in a new process failed: ${result.stderr}`);
-  const report = JSON.parse(result.stdout) as { maxRssKb: number };
-  return { ms, rssMb: round(report.maxRssKb / 1024, 1) };
+  const report = JSON.parse(result.stdout) as { maxRssKb: number; bootMs: number; importMs: number; callMs: number };
+  return { ms, rssMb: round(report.maxRssKb / 1024, 1), bootMs: report.bootMs, importMs: report.importMs, callMs: report.callMs };
 }
 
 async function measureCase(directory: string, benchCase: GitBenchCase, runs: number): Promise<GitBenchMeasurement> {
   const cli: number[] = [];
   const cold: number[] = [];
   const warm: number[] = [];
-  const processes: number[] = [];
+  const processes: ProcessTiming[] = [];
   const nodeStarts: number[] = [];
   let rssMb = 0;
   for (let index = 0; index < runs; index++) {
     cli.push(timeCli(directory, benchCase.cli));
     const fresh = timeProcess(directory, benchCase);
     if (fresh !== undefined) {
-      processes.push(fresh.ms);
+      processes.push(fresh);
       nodeStarts.push(timeNodeStart());
       rssMb = Math.max(rssMb, fresh.rssMb);
     }
@@ -188,7 +202,8 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
     cache.clear();
   }
   const [cliMs, coldMs, warmMs] = [median(cli), median(cold), median(warm)];
-  const processMs = processes.length === 0 ? undefined : median(processes);
+  const processMs = processes.length === 0 ? undefined : median(processes.map((fresh) => fresh.ms));
+  const inProcess = (pick: (fresh: ProcessTiming) => number) => round(median(processes.map(pick)), 1);
   const nodeStartMs = median(nodeStarts);
   return {
     label: benchCase.label,
@@ -207,6 +222,9 @@ async function measureCase(directory: string, benchCase: GitBenchCase, runs: num
           processRatio: round(processMs / cliMs, 2),
           nodeStartMs: round(nodeStartMs, 1),
           processNetRatio: round(Math.max(0, processMs - nodeStartMs) / cliMs, 2),
+          processBootMs: inProcess((fresh) => fresh.bootMs),
+          processImportMs: inProcess((fresh) => fresh.importMs),
+          processCallMs: inProcess((fresh) => fresh.callMs),
         }),
     verified: true,
   };
