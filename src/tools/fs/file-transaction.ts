@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { open, unlink } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
@@ -177,13 +178,14 @@ const fsyncDescriptor = promisify(fsync);
  *
  * A failure before the commit point changes nothing (temporary files and made directories are
  * removed). A failure after it throws {@link TransactionError} naming the files already changed.
- * The caller holds the files' locks.
+ * The caller holds the files' locks. Returns the directories the change made (real paths,
+ * outermost first), so that undoing it can remove them again.
  */
 export async function applyFileChanges(
   scope: FileScope,
   changes: readonly TransactionChange[],
   options: TransactionOptions = {},
-): Promise<void> {
+): Promise<string[]> {
   await recoverWorkspace(scope);
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
@@ -261,6 +263,19 @@ export async function applyFileChanges(
   await inParallel([...directories.values()], (parent) => parent.sync());
   await log.finish();
   await closeAll(staged);
+  return madeDirectories(staged);
+}
+
+/** The directories the staged writes made on their way (each once, outermost first). */
+function madeDirectories(staged: readonly Staged[]): string[] {
+  const made = new Set<string>();
+  for (const { change, parent } of staged)
+    if (change.after !== undefined) for (const directory of parent.created) made.add(directory);
+  return [...made].sort((left, right) => depthOf(left) - depthOf(right));
+}
+
+function depthOf(directory: string): number {
+  return directory.split(path.sep).length;
 }
 
 /** Each change's current content, read through its staged directory (see `TransactionOptions.verify`). */
