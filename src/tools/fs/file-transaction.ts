@@ -1,18 +1,22 @@
 import { randomBytes } from "node:crypto";
 import {
+  close as closeCallback,
   closeSync,
   constants,
+  fchmod as fchmodCallback,
   fchmodSync,
   fsync,
   lstatSync,
+  open as openCallback,
   openSync,
   renameSync,
   type Stats,
   unlinkSync,
+  write as writeCallback,
   writeSync,
 } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { open, unlink } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
@@ -129,6 +133,29 @@ function writeTemporarySync(staged: Staged): number {
   }
 }
 
+const openDescriptor = promisify(openCallback);
+const writeDescriptor = promisify(writeCallback);
+const chmodDescriptor = promisify(fchmodCallback);
+const closeDescriptor = promisify(closeCallback);
+
+/** {@link writeTemporarySync} through the thread pool (when the disk makes each step wait, see `inSyncSlices`). */
+async function writeTemporaryAsync(staged: Staged): Promise<number> {
+  const { change, parent, temporary } = staged;
+  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const fd = await openDescriptor(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
+  try {
+    const after = change.after as Uint8Array | string;
+    const bytes = typeof after === "string" ? Buffer.from(after) : after;
+    for (let written = 0; written < bytes.byteLength; )
+      written += (await writeDescriptor(fd, bytes, written, bytes.byteLength - written)).bytesWritten;
+    if (mode !== undefined) await chmodDescriptor(fd, mode);
+    return fd;
+  } catch (error) {
+    await closeDescriptor(fd).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Temporary files written at once, then flushed together (bounded: this many descriptors open). */
 const FILL_WAVE = 256;
 
@@ -146,9 +173,15 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   for (let start = 0; start < written.length; start += FILL_WAVE) {
     const wave = written.slice(start, start + FILL_WAVE);
     const descriptors: (number | undefined)[] = wave.map(() => undefined);
-    const errors = await inSyncSlices(wave, (entry, index) => {
-      descriptors[index] = writeTemporarySync(entry);
-    });
+    const errors = await inSyncSlices(
+      wave,
+      (entry, index) => {
+        descriptors[index] = writeTemporarySync(entry);
+      },
+      async (entry, index) => {
+        descriptors[index] = await writeTemporaryAsync(entry);
+      },
+    );
     await Promise.all(
       wave.map(async (_, index) => {
         const fd = descriptors[index];
@@ -236,16 +269,27 @@ export async function applyFileChanges(
   const applied: string[] = [];
   try {
     // Renames and deletes are metadata steps of microseconds: one synchronous loop (see `inSyncSlices`).
-    const errors = await inSyncSlices(staged, ({ change, parent, temporary }) => {
-      if (temporary === undefined) {
-        try {
-          unlinkSync(parent.at(parent.name));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        }
-      } else renameSync(parent.at(temporary), parent.at(parent.name));
-      applied.push(change.path);
-    });
+    const errors = await inSyncSlices(
+      staged,
+      ({ change, parent, temporary }) => {
+        if (temporary === undefined) {
+          try {
+            unlinkSync(parent.at(parent.name));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          }
+        } else renameSync(parent.at(temporary), parent.at(parent.name));
+        applied.push(change.path);
+      },
+      async ({ change, parent, temporary }) => {
+        if (temporary === undefined) {
+          await unlink(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== "ENOENT") throw error;
+          });
+        } else await rename(parent.at(temporary), parent.at(parent.name));
+        applied.push(change.path);
+      },
+    );
     const failed = errors.findIndex((error) => error !== undefined);
     if (failed !== -1) throw new FileStepError((staged[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
