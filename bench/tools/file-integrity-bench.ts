@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -27,6 +27,55 @@ export interface MultiFilePatchResult {
   readonly ratio: number | undefined;
   /** Both left the same bytes in every file of the tree (one digest over all of them). */
   readonly sameResult: boolean | undefined;
+  /**
+   * What the durable part alone costs on this machine: the same files rewritten (temporary file,
+   * rename) with an fsync of every file and of every directory, less the same rewrite without
+   * them; fsyncs queued together as apply_patch queues them. `git apply` makes none.
+   */
+  readonly fsyncMs: number;
+  /** `(applyPatchMs - fsyncMs) / gitApplyMs`: the ratio if the flushes cost nothing. */
+  readonly ratioWithoutFsync: number | undefined;
+}
+
+/**
+ * Rewrites `paths` of `directory` with `contents` as a transaction does (a new temporary file
+ * beside each, then a rename over it), with or without flushing each file and each directory;
+ * returns the milliseconds taken.
+ */
+async function rewriteFiles(
+  directory: string,
+  paths: readonly string[],
+  contents: readonly Buffer[],
+  flush: boolean,
+): Promise<number> {
+  const started = performance.now();
+  const temporaries = paths.map((relative, index) => path.join(directory, path.dirname(relative), `.bench-${index}.tmp`));
+  await Promise.all(
+    temporaries.map(async (temporary, index) => {
+      const handle = await open(temporary, "wx");
+      try {
+        await handle.writeFile(contents[index] as Buffer);
+        if (flush) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+  await Promise.all(temporaries.map((temporary, index) => rename(temporary, path.join(directory, paths[index] as string))));
+  if (flush) {
+    const directories = [...new Set(paths.map((relative) => path.join(directory, path.dirname(relative))))];
+    await Promise.all(
+      directories.map(async (each) => {
+        const handle = await open(each, "r");
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }),
+    );
+  }
+  return performance.now() - started;
 }
 
 /**
@@ -46,6 +95,7 @@ export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): P
     const hasGit = spawnSync("git", ["--version"]).status === 0;
     const toolTimes: number[] = [];
     const gitTimes: number[] = [];
+    const fsyncTimes: number[] = [];
     let sameResult: boolean | undefined;
     for (let attempt = 0; attempt < repeats; attempt++) {
       const workspace = path.join(base, `tool${attempt}`);
@@ -60,6 +110,11 @@ export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): P
       if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
       const toolDigest = await treeDigest(workspace, paths);
       if (toolDigest === beforeDigest) throw new Error("apply_patch changed nothing");
+      // The flushes alone: the patched files rewritten again, with and without fsync, alternately.
+      const contents = await Promise.all(paths.map((relative) => readFile(path.join(workspace, relative))));
+      const bare = await rewriteFiles(workspace, paths, contents, false);
+      const flushed = await rewriteFiles(workspace, paths, contents, true);
+      fsyncTimes.push(Math.max(0, flushed - bare));
       if (!hasGit) continue;
       const reference = path.join(base, `git${attempt}`);
       await copyTree(pristine, reference);
@@ -74,6 +129,7 @@ export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): P
     }
     const applyPatchMs = median(toolTimes);
     const gitApplyMs = hasGit ? median(gitTimes) : undefined;
+    const fsyncMs = median(fsyncTimes);
     return {
       kind: diff.kind,
       files: diff.files,
@@ -83,6 +139,8 @@ export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): P
       gitApplyMs: gitApplyMs === undefined ? undefined : round(gitApplyMs, 1),
       ratio: gitApplyMs === undefined ? undefined : round(applyPatchMs / gitApplyMs, 2),
       sameResult,
+      fsyncMs: round(fsyncMs, 1),
+      ratioWithoutFsync: gitApplyMs === undefined ? undefined : round((applyPatchMs - fsyncMs) / gitApplyMs, 2),
     };
   } finally {
     await rm(base, { recursive: true, force: true });
@@ -193,13 +251,14 @@ export function renderFileIntegrity(
     "### File tools: integrity and cost",
     "",
     `apply_patch against \`git apply\` on the same multi-file unified diffs (printed by \`git diff\`), timed alternately, load average ${load.map((value) => value.toFixed(1)).join(" / ")} on ${cpus().length} cores. ` +
-      "apply_patch also takes the locks, writes the intent log and flushes every file and directory; git apply does not fsync. Same bytes: one digest over every file of both results.",
+      "apply_patch also takes the locks, writes the intent log and flushes every file and directory; git apply does not fsync. Same bytes: one digest over every file of both results. " +
+      "Flushes alone: the same files rewritten (temporary file, rename) with an fsync of every file and directory, less the same rewrite without them, on this machine; the last column is the ratio if they cost nothing.",
     "",
-    "| diff | files | size | hunks | apply_patch ms | git apply ms | ratio | same bytes |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
+    "| diff | files | size | hunks | apply_patch ms | git apply ms | ratio | same bytes | flushes alone ms | ratio without flushes |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",
     ...patches.map(
       (patch) =>
-        `| ${patch.kind === "real" ? "real node_modules sources, scripted edit" : "generated, 3 hunks per file"} | ${patch.files} | ${Math.round(patch.patchBytes / 1024)} KB | ${patch.hunks} | ${patch.applyPatchMs} | ${patch.gitApplyMs ?? "n/a"} | ${patch.ratio ?? "n/a"} | ${patch.sameResult === undefined ? "n/a" : patch.sameResult ? "yes" : "**no**"} |`,
+        `| ${patch.kind === "real" ? "real node_modules sources, scripted edit" : "generated, 3 hunks per file"} | ${patch.files} | ${Math.round(patch.patchBytes / 1024)} KB | ${patch.hunks} | ${patch.applyPatchMs} | ${patch.gitApplyMs ?? "n/a"} | ${patch.ratio ?? "n/a"} | ${patch.sameResult === undefined ? "n/a" : patch.sameResult ? "yes" : "**no**"} | ${patch.fsyncMs} | ${patch.ratioWithoutFsync ?? "n/a"} |`,
     ),
     "",
     "| writers | processes | writes/s with expected_version | no update lost |",

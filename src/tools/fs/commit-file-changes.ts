@@ -77,12 +77,13 @@ export async function commitFileChanges(
     // roll forward, and the check must see the files as they really are (see recoverWorkspace).
     await recoverWorkspace(scope);
     let planned = changes;
+    let made: string[];
     try {
-      await commitLocked(scope, planned);
+      made = await commitLocked(scope, planned);
     } catch (error) {
       if (!(error instanceof VersionConflict) || options.replan === undefined) throw conflictError(error);
       planned = await options.replan();
-      await commitLocked(scope, planned).catch((again: unknown) => {
+      made = await commitLocked(scope, planned).catch((again: unknown) => {
         throw conflictError(again);
       });
     }
@@ -97,7 +98,7 @@ export async function commitFileChanges(
         after: change.after,
       })),
     );
-    return journal?.record(tool, files);
+    return journal?.record(tool, files, made);
   });
 }
 
@@ -178,9 +179,9 @@ async function checkUnchanged(
 /**
  * Makes the changes that change something, in one transaction, after checking (under the locks,
  * through the transaction's own verified directories, before anything is written) that every
- * planned file is still what the plan saw.
+ * planned file is still what the plan saw. Returns the directories the change made.
  */
-async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<void> {
+async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<string[]> {
   const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
     const known = new Map<PlannedFileChange, ReadOutcome | undefined>();
@@ -188,13 +189,15 @@ async function commitLocked(scope: FileScope, changes: readonly PlannedFileChang
     await checkUnchanged(scope, changes, known);
   };
   try {
-    if (effective.length === 0) await checkUnchanged(scope, changes, new Map());
-    else
-      await applyFileChanges(
-        scope,
-        effective.map((change) => ({ path: change.path, after: change.after })),
-        { verify },
-      );
+    if (effective.length === 0) {
+      await checkUnchanged(scope, changes, new Map());
+      return [];
+    }
+    return await applyFileChanges(
+      scope,
+      effective.map((change) => ({ path: change.path, after: change.after })),
+      { verify },
+    );
   } catch (error) {
     if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;
     if (!(error instanceof TransactionError)) {

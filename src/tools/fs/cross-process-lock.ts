@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, unlinkSync } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -217,7 +217,11 @@ function tryLinkLockSync(file: string, owner: string): boolean {
 
 /** Removes lock files taken by this process (one synchronous loop: each is a metadata step). */
 async function unlinkLocks(files: readonly string[]): Promise<void> {
-  await inSyncSlices(files, (file) => unlinkSync(file));
+  await inSyncSlices(
+    files,
+    (file) => unlinkSync(file),
+    (file) => unlink(file),
+  );
 }
 
 /**
@@ -235,9 +239,21 @@ async function acquireFileLocks(sorted: readonly string[]): Promise<(() => Promi
   const taken: boolean[] = files.map(() => false);
   let errors: unknown[];
   try {
-    errors = await inSyncSlices(files, (file, index) => {
-      taken[index] = tryLinkLockSync(file, owner);
-    });
+    errors = await inSyncSlices(
+      files,
+      (file, index) => {
+        taken[index] = tryLinkLockSync(file, owner);
+      },
+      async (file, index) => {
+        taken[index] = await link(owner, file).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === "EEXIST") return false;
+            throw error;
+          },
+        );
+      },
+    );
   } finally {
     await unlink(owner).catch(() => undefined);
   }

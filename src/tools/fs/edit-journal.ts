@@ -20,6 +20,11 @@ export interface JournalEntry {
   readonly tool: string;
   /** The files it changed. */
   readonly files: readonly JournaledFile[];
+  /**
+   * Directories it made for its files (real paths, outermost first): undoing it removes those
+   * that are empty again, and no others.
+   */
+  readonly createdDirectories?: readonly string[];
 }
 
 /**
@@ -34,8 +39,11 @@ export class EditJournal {
   constructor(private readonly limit = 200) {}
 
   /** Records a mutation. */
-  record(tool: string, files: readonly JournaledFile[]): JournalEntry {
-    const entry: JournalEntry = { id: this.nextId++, tool, files };
+  record(tool: string, files: readonly JournaledFile[], createdDirectories: readonly string[] = []): JournalEntry {
+    const entry: JournalEntry =
+      createdDirectories.length === 0
+        ? { id: this.nextId++, tool, files }
+        : { id: this.nextId++, tool, files, createdDirectories };
     this.done.push(entry);
     if (this.done.length > this.limit) this.done.shift();
     this.undone.length = 0;
@@ -92,6 +100,7 @@ export class EditJournal {
             before: file.before?.toString("base64"),
             after: file.after?.toString("base64"),
           })),
+          ...(entry.createdDirectories === undefined ? {} : { createdDirectories: entry.createdDirectories }),
         });
       }
       return out;
@@ -136,6 +145,7 @@ interface SavedJournalEntry {
     readonly before: string | undefined;
     readonly after: string | undefined;
   }[];
+  readonly createdDirectories?: readonly string[];
 }
 
 /** An {@link EditJournal} as saved with the run. */
@@ -163,7 +173,8 @@ function loadEntry(saved: SavedJournalEntry): JournalEntry {
         text(file.displayPath) &&
         (file.before === undefined || text(file.before)) &&
         (file.after === undefined || text(file.after)),
-    )
+    ) ||
+    (saved.createdDirectories !== undefined && !(Array.isArray(saved.createdDirectories) && saved.createdDirectories.every(text)))
   ) {
     throw new TypeError("not a saved journal entry");
   }
@@ -176,6 +187,7 @@ function loadEntry(saved: SavedJournalEntry): JournalEntry {
       before: file.before === undefined ? undefined : Buffer.from(file.before, "base64"),
       after: file.after === undefined ? undefined : Buffer.from(file.after, "base64"),
     })),
+    ...(saved.createdDirectories === undefined ? {} : { createdDirectories: saved.createdDirectories }),
   };
 }
 

@@ -1,18 +1,23 @@
 import { randomBytes } from "node:crypto";
 import {
+  close as closeCallback,
   closeSync,
   constants,
+  fchmod as fchmodCallback,
   fchmodSync,
   fsync,
   lstatSync,
+  open as openCallback,
   openSync,
   renameSync,
   type Stats,
   unlinkSync,
+  write as writeCallback,
   writeSync,
 } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { open, unlink } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
@@ -128,6 +133,29 @@ function writeTemporarySync(staged: Staged): number {
   }
 }
 
+const openDescriptor = promisify(openCallback);
+const writeDescriptor = promisify(writeCallback);
+const chmodDescriptor = promisify(fchmodCallback);
+const closeDescriptor = promisify(closeCallback);
+
+/** {@link writeTemporarySync} through the thread pool (when the disk makes each step wait, see `inSyncSlices`). */
+async function writeTemporaryAsync(staged: Staged): Promise<number> {
+  const { change, parent, temporary } = staged;
+  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const fd = await openDescriptor(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
+  try {
+    const after = change.after as Uint8Array | string;
+    const bytes = typeof after === "string" ? Buffer.from(after) : after;
+    for (let written = 0; written < bytes.byteLength; )
+      written += (await writeDescriptor(fd, bytes, written, bytes.byteLength - written)).bytesWritten;
+    if (mode !== undefined) await chmodDescriptor(fd, mode);
+    return fd;
+  } catch (error) {
+    await closeDescriptor(fd).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Temporary files written at once, then flushed together (bounded: this many descriptors open). */
 const FILL_WAVE = 256;
 
@@ -145,9 +173,15 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   for (let start = 0; start < written.length; start += FILL_WAVE) {
     const wave = written.slice(start, start + FILL_WAVE);
     const descriptors: (number | undefined)[] = wave.map(() => undefined);
-    const errors = await inSyncSlices(wave, (entry, index) => {
-      descriptors[index] = writeTemporarySync(entry);
-    });
+    const errors = await inSyncSlices(
+      wave,
+      (entry, index) => {
+        descriptors[index] = writeTemporarySync(entry);
+      },
+      async (entry, index) => {
+        descriptors[index] = await writeTemporaryAsync(entry);
+      },
+    );
     await Promise.all(
       wave.map(async (_, index) => {
         const fd = descriptors[index];
@@ -177,13 +211,14 @@ const fsyncDescriptor = promisify(fsync);
  *
  * A failure before the commit point changes nothing (temporary files and made directories are
  * removed). A failure after it throws {@link TransactionError} naming the files already changed.
- * The caller holds the files' locks.
+ * The caller holds the files' locks. Returns the directories the change made (real paths,
+ * outermost first), so that undoing it can remove them again.
  */
 export async function applyFileChanges(
   scope: FileScope,
   changes: readonly TransactionChange[],
   options: TransactionOptions = {},
-): Promise<void> {
+): Promise<string[]> {
   await recoverWorkspace(scope);
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
@@ -234,16 +269,27 @@ export async function applyFileChanges(
   const applied: string[] = [];
   try {
     // Renames and deletes are metadata steps of microseconds: one synchronous loop (see `inSyncSlices`).
-    const errors = await inSyncSlices(staged, ({ change, parent, temporary }) => {
-      if (temporary === undefined) {
-        try {
-          unlinkSync(parent.at(parent.name));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        }
-      } else renameSync(parent.at(temporary), parent.at(parent.name));
-      applied.push(change.path);
-    });
+    const errors = await inSyncSlices(
+      staged,
+      ({ change, parent, temporary }) => {
+        if (temporary === undefined) {
+          try {
+            unlinkSync(parent.at(parent.name));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          }
+        } else renameSync(parent.at(temporary), parent.at(parent.name));
+        applied.push(change.path);
+      },
+      async ({ change, parent, temporary }) => {
+        if (temporary === undefined) {
+          await unlink(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== "ENOENT") throw error;
+          });
+        } else await rename(parent.at(temporary), parent.at(parent.name));
+        applied.push(change.path);
+      },
+    );
     const failed = errors.findIndex((error) => error !== undefined);
     if (failed !== -1) throw new FileStepError((staged[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
@@ -261,6 +307,19 @@ export async function applyFileChanges(
   await inParallel([...directories.values()], (parent) => parent.sync());
   await log.finish();
   await closeAll(staged);
+  return madeDirectories(staged);
+}
+
+/** The directories the staged writes made on their way (each once, outermost first). */
+function madeDirectories(staged: readonly Staged[]): string[] {
+  const made = new Set<string>();
+  for (const { change, parent } of staged)
+    if (change.after !== undefined) for (const directory of parent.created) made.add(directory);
+  return [...made].sort((left, right) => depthOf(left) - depthOf(right));
+}
+
+function depthOf(directory: string): number {
+  return directory.split(path.sep).length;
 }
 
 /** Each change's current content, read through its staged directory (see `TransactionOptions.verify`). */

@@ -108,15 +108,19 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
       }
     },
     write: (requested, data, options = {}) =>
-      guardedFileOperation(requested, () =>
-        applyFileChanges(scope, [
+      guardedFileOperation(requested, async () => {
+        await applyFileChanges(scope, [
           { path: requested, after: data, ...(options.mode === undefined ? {} : { mode: options.mode }) },
-        ]),
-      ),
+        ]);
+      }),
     remove: (requested) =>
-      guardedFileOperation(requested, () => applyFileChanges(scope, [{ path: requested, after: undefined }])),
+      guardedFileOperation(requested, async () => {
+        await applyFileChanges(scope, [{ path: requested, after: undefined }]);
+      }),
     replaceStreaming: (requested, fill) =>
-      guardedFileOperation(requested, () => applyFileChanges(scope, [{ path: requested, after: fill }])),
+      guardedFileOperation(requested, async () => {
+        await applyFileChanges(scope, [{ path: requested, after: fill }]);
+      }),
     makeDirectory: (requested) =>
       guardedFileOperation(requested, async () => {
         // The placeholder entry makes openParent create (and verify) every directory of `requested`.

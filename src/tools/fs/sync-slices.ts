@@ -1,7 +1,13 @@
 import { performance } from "node:perf_hooks";
+import { inParallel } from "./in-parallel.js";
 
 /** How long a run of synchronous steps may hold the event loop before it yields. */
 const SLICE_MS = 8;
+/**
+ * A synchronous step slower than this on average means the file system is making callers wait
+ * (a journal commit of a busy disk): the remaining steps then go through the thread pool.
+ */
+const SLOW_STEP_MS = 1;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -13,19 +19,42 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * times the call itself, and a 500-file change makes thousands of them. A step's error is caught
  * and returned at its index (`undefined`: it succeeded), so one failure neither stops the others
  * nor loses what they did.
+ *
+ * With `slowStep` (the same step through the thread pool): when the synchronous steps of a slice
+ * average over {@link SLOW_STEP_MS} (the disk makes metadata changes wait), the remaining items
+ * are done by `slowStep`, several at a time, so the event loop is not held and the waits overlap.
  */
-export async function inSyncSlices<T>(items: readonly T[], step: (item: T, index: number) => void): Promise<unknown[]> {
+export async function inSyncSlices<T>(
+  items: readonly T[],
+  step: (item: T, index: number) => void,
+  slowStep?: (item: T, index: number) => Promise<void>,
+): Promise<unknown[]> {
   const errors: unknown[] = [];
   let sliceStart = performance.now();
+  let sliceSteps = 0;
   for (const [index, item] of items.entries()) {
     try {
       step(item, index);
     } catch (error) {
       errors[index] = error ?? new Error("step failed");
     }
-    if (performance.now() - sliceStart > SLICE_MS) {
+    sliceSteps++;
+    const elapsed = performance.now() - sliceStart;
+    if (elapsed > SLICE_MS) {
+      if (slowStep !== undefined && elapsed / sliceSteps > SLOW_STEP_MS && index + 1 < items.length) {
+        const rest = items.slice(index + 1).map((each, offset) => ({ each, at: index + 1 + offset }));
+        await inParallel(rest, async ({ each, at }) => {
+          try {
+            await slowStep(each, at);
+          } catch (error) {
+            errors[at] = error ?? new Error("step failed");
+          }
+        });
+        return errors;
+      }
       await yieldToLoop();
       sliceStart = performance.now();
+      sliceSteps = 0;
     }
   }
   return errors;

@@ -85,4 +85,16 @@ async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "r
     });
   }
   await commitFileChanges(scope, action, changes, undefined);
+  if (action === "undo") await removeMadeDirectories(scope, entry.createdDirectories ?? []);
+}
+
+/**
+ * Removes, deepest first, the directories an undone change made, each only when empty (a file
+ * put there since keeps it and its parents): the workspace is left as before the change. Each is
+ * removed through a verified handle of its parent (`scope.removeDirectory`); one that cannot be
+ * removed is left as it is.
+ */
+async function removeMadeDirectories(scope: FileScope, directories: readonly string[]): Promise<void> {
+  const deepestFirst = [...directories].sort((left, right) => right.split("/").length - left.split("/").length);
+  for (const directory of deepestFirst) await scope.removeDirectory(directory).catch(() => undefined);
 }
