@@ -4,6 +4,18 @@ const UNSERIALIZABLE = "[Unserializable]";
 /** Deepest nesting kept in an output; deeper values are replaced by a marker. */
 export const MAX_OUTPUT_DEPTH = 100;
 
+/**
+ * Most characters of JSON an output is converted to (an estimate, counted while converting).
+ * Past it the rest of the output is left out with a marker: a handler returning
+ * `new Array(2 ** 31)`, a 20 MB `Uint8Array` or millions of keys held the event loop for
+ * minutes (every concurrent call, timer and signal with it) and could end in a string too long
+ * for V8. Far above any useful condensed output, so ordinary outputs are unchanged.
+ */
+export const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
+
+/** What replaces the part of an output past {@link MAX_OUTPUT_CHARS}. */
+export const TRUNCATED_MARKER = "[... output truncated: over its size limit ...]";
+
 /** An output made JSON-safe, or why it cannot be. */
 export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
@@ -15,13 +27,14 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * `toJSON` is honoured, nesting deeper than {@link MAX_OUTPUT_DEPTH} becomes `"[Too deep]"`, and
  * a value whose getter or `toJSON` throws becomes `"[Unserializable]"` (the convention the
  * adapters use too). `undefined` stays where it was (JSON leaves it out). Only an output that
- * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`).
+ * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`). Past `maxChars`
+ * characters of JSON the rest is left out with {@link TRUNCATED_MARKER}.
  */
-export function toJsonSafe(output: unknown): JsonSafeOutcome {
+export function toJsonSafe(output: unknown, maxChars: number = MAX_OUTPUT_CHARS): JsonSafeOutcome {
   // Nested ones are dropped as JSON.stringify drops them; a whole output that is one is no data.
   if (typeof output === "function" || typeof output === "symbol") return { ok: false, reason: `a ${typeof output} is not data` };
   try {
-    return { ok: true, value: convert(output, new Set(), 0) };
+    return { ok: true, value: convert(output, new Set(), 0, { left: maxChars }) };
   } catch (error) {
     let reason = "reading it threw";
     try {
@@ -34,30 +47,48 @@ export function toJsonSafe(output: unknown): JsonSafeOutcome {
   }
 }
 
-function convert(value: unknown, onPath: Set<object>, depth: number): unknown {
+/** The characters of JSON still allowed; shared by the whole conversion. */
+interface Budget {
+  left: number;
+}
+
+function convert(value: unknown, onPath: Set<object>, depth: number, budget: Budget): unknown {
   switch (typeof value) {
     case "string":
+      return spendOnString(value, budget);
     case "boolean":
+      budget.left -= 5;
       return value;
     case "number":
+      budget.left -= 8;
       return Number.isFinite(value) ? value : null;
     case "bigint":
-      return value.toString();
+      return spendOnString(value.toString(), budget);
     case "undefined":
     case "function":
     case "symbol":
+      // Costed as the `null` an array prints for it, so a sparse array's holes count too.
+      budget.left -= 4;
       return undefined;
   }
+  budget.left -= 4;
   if (value === null) return null;
   const object = value as object;
   if (onPath.has(object)) return "[Circular]";
   if (depth >= MAX_OUTPUT_DEPTH) return "[Too deep]";
   const toJSON = (object as { toJSON?: unknown }).toJSON;
+  if (toJSON === Buffer.prototype.toJSON && Buffer.isBuffer(object)) {
+    // Buffer's own toJSON copies every byte into an array first: 2 s for 30 MB, before any budget.
+    onPath.add(object);
+    const data = convertArray(object as unknown as readonly unknown[], onPath, depth + 1, budget);
+    onPath.delete(object);
+    return { type: "Buffer", data };
+  }
   if (typeof toJSON === "function") {
     onPath.add(object);
     let converted: unknown;
     try {
-      converted = convert(toJSON.call(object), onPath, depth + 1);
+      converted = convert(toJSON.call(object), onPath, depth + 1, budget);
     } catch {
       converted = UNSERIALIZABLE;
     }
@@ -67,26 +98,76 @@ function convert(value: unknown, onPath: Set<object>, depth: number): unknown {
   onPath.add(object);
   let out: unknown;
   if (Array.isArray(object)) {
-    out = object.map((item) => convert(item, onPath, depth + 1));
+    out = convertArray(object, onPath, depth, budget);
+  } else if (ArrayBuffer.isView(object) && !(object instanceof DataView)) {
+    // JSON prints a typed array as an object keyed by index; Object.keys of a 20 MB one alone
+    // allocates 20M strings, so its indexes are walked as numbers, within the budget.
+    out = convertTypedArray(object as unknown as ArrayLike<number | bigint>, budget);
   } else {
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(object)) {
+      if (budget.left <= 0) {
+        define(copy, "…", TRUNCATED_MARKER);
+        break;
+      }
+      budget.left -= key.length + 4;
       let original: unknown;
       let converted: unknown;
       try {
         original = (object as Record<string, unknown>)[key];
-        converted = convert(original, onPath, depth + 1);
+        converted = convert(original, onPath, depth + 1, budget);
       } catch {
         converted = UNSERIALIZABLE;
       }
-      if (converted !== undefined || original === undefined) {
-        Object.defineProperty(copy, key, { value: converted, enumerable: true, writable: true, configurable: true });
-      }
+      if (converted !== undefined || original === undefined) define(copy, key, converted);
     }
     out = copy;
   }
   onPath.delete(object);
   return out;
+}
+
+function convertArray(array: readonly unknown[], onPath: Set<object>, depth: number, budget: Budget): unknown[] {
+  const out: unknown[] = [];
+  // An index loop, not map: map visits every index of a sparse array, 2^31 of them for `new Array(2 ** 31)`.
+  const length = array.length;
+  for (let index = 0; index < length; index++) {
+    if (budget.left <= 0) {
+      out.push(TRUNCATED_MARKER);
+      break;
+    }
+    budget.left -= 1;
+    out.push(convert(array[index], onPath, depth + 1, budget));
+  }
+  return out;
+}
+
+function convertTypedArray(view: ArrayLike<number | bigint>, budget: Budget): Record<string, unknown> {
+  const copy: Record<number | string, unknown> = {};
+  const length = view.length;
+  for (let index = 0; index < length; index++) {
+    if (budget.left <= 0) {
+      copy["…"] = TRUNCATED_MARKER;
+      break;
+    }
+    // The quoted index, colon and comma.
+    budget.left -= 10;
+    const item = view[index];
+    copy[index] = typeof item === "bigint" ? spendOnString(item.toString(), budget) : convert(item, new Set(), 0, budget);
+  }
+  return copy;
+}
+
+function spendOnString(text: string, budget: Budget): string {
+  const room = Math.max(0, budget.left);
+  budget.left -= text.length + 2;
+  return text.length <= room ? text : `${text.slice(0, room)}${TRUNCATED_MARKER}`;
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Assignment is twice as fast; only "__proto__" needs defining, as assigning it sets the prototype.
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** True when a value needs no conversion: JSON.stringify gives the same text. Cheap pre-check. */
