@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
-import { CGROUP_PARENT_NAME, cgroupLayout, resetCgroupStateForTests } from "../../src/tools/sandbox/command-cgroup.js";
+import { CGROUP_PARENT_NAME, cgroupLayout } from "../../src/tools/sandbox/cgroup-layout.js";
+import { resetCgroupStateForTests } from "../../src/tools/sandbox/command-cgroup.js";
 import type { SandboxedProcess } from "../../src/tools/sandbox/process-sandbox.js";
 import { runSandboxed } from "../../src/tools/sandbox/run-sandboxed.js";
 import { capability } from "../support/capabilities.js";
@@ -139,6 +140,30 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("resource limits under bubb
       expect(sandbox.resourceLimits.maxMemoryBytes).toBeGreaterThan(256 * MiB);
       expect([1, 2, "1+2"]).toContain(sandbox.resourceLimits.cgroup);
       expect(sandbox.resourceLimits.reason).toBeUndefined();
+    });
+
+    it("a running command is in a group of its own (none with limits: false), removed when it ends", async () => {
+      const during = async (sandbox: BubblewrapSandbox) => {
+        const child = sandbox.spawn({
+          command: "bash",
+          args: ["-c", "echo up; sleep 5"],
+          cwd: workspace,
+          signal: AbortSignal.timeout(3_000),
+        });
+        child.stderr.resume();
+        await printed(child, "up");
+        const groups = ownGroups();
+        const inside = members();
+        child.kill("SIGKILL");
+        await child.exited;
+        return { groups, inside };
+      };
+      const limitedRun = await during(limited({ maxProcesses: 100 }));
+      expect(limitedRun.groups.length).toBeGreaterThan(0);
+      expect(limitedRun.inside.length).toBeGreaterThanOrEqual(3); // bwrap, its init, bash (and sleep)
+      expect(ownGroups()).toEqual([]);
+      const unlimited = await during(new BubblewrapSandbox({ scope: "workspace", workspace, limits: false }));
+      expect(unlimited.groups).toEqual([]);
     });
 
     it("a fork bomb stays under maxProcesses=64, the host stays responsive, and the group is removed", async () => {

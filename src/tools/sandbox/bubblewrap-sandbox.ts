@@ -10,13 +10,14 @@ import {
   unreadableSystemEntries,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
-import { type CgroupLayout, CommandCgroup, cgroupLayout, limitStatus } from "./command-cgroup.js";
+import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
+import { CommandCgroup } from "./command-cgroup.js";
 import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 import { confinedEnvironment, DEFAULT_PATH, inheritedEnvironment } from "./sandbox-environment.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
-import { startSandboxedProcess } from "./sandboxed-process.js";
+import { type LaunchPlan, startSandboxedProcess } from "./sandboxed-process.js";
 import { buildSeccompFilter } from "./seccomp-filter.js";
 import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
@@ -193,41 +194,26 @@ export class BubblewrapSandbox implements ProcessSandbox {
     const script = cgroup === undefined ? FD_CLOSING_SCRIPT : `${CGROUP_JOINING_SCRIPT}\n${FD_CLOSING_SCRIPT}`;
     const joining = cgroup === undefined ? [] : [String(cgroup.procsFiles.length), ...cgroup.procsFiles];
     // bwrap passes on every descriptor it inherits; the launcher closes all but 0-3 first.
+    const plan: LaunchPlan = {
+      executable: this.launcherShell,
+      // Nothing may run on the host before bwrap: -p ignores BASH_ENV, functions exported in the
+      // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
+      // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
+      // bwrap still receives the environment unchanged.
+      args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, ...args],
+      cwd,
+      env: launcherEnvironment,
+      seccomp: this.seccomp,
+      processGroup: false,
+      ...(afterExit === undefined ? {} : { afterExit }),
+      ...(cgroup === undefined ? {} : { cgroup }),
+    };
     try {
-      return this.start(script, joining, args, cwd, launcherEnvironment, command, afterExit, cgroup);
+      return startSandboxedProcess(plan, command);
     } catch (error) {
       void cgroup?.release();
       throw error;
     }
-  }
-
-  private start(
-    script: string,
-    joining: readonly string[],
-    args: readonly string[],
-    cwd: string,
-    launcherEnvironment: Record<string, string>,
-    command: SandboxedCommand,
-    afterExit: (() => string[]) | undefined,
-    cgroup: CommandCgroup | undefined,
-  ): SandboxedProcess {
-    return startSandboxedProcess(
-      {
-        executable: this.launcherShell,
-        // Nothing may run on the host before bwrap: -p ignores BASH_ENV, functions exported in the
-        // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
-        // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
-        // bwrap still receives the environment unchanged.
-        args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, ...args],
-        cwd,
-        env: launcherEnvironment,
-        seccomp: this.seccomp,
-        processGroup: false,
-        ...(afterExit === undefined ? {} : { afterExit }),
-        ...(cgroup === undefined ? {} : { cgroup }),
-      },
-      command,
-    );
   }
 
   /** A new cgroup for one command, or none when no limit is enforced here. */

@@ -100,7 +100,11 @@ function watchExit(
       const result = afterExitResult(exit, plan);
       // The exit settles once the group is gone, so a caller that checks finds nothing left.
       if (plan.cgroup === undefined) resolve(result);
-      else void plan.cgroup.release().then(() => resolve(result));
+      else
+        void plan.cgroup
+          .release()
+          .catch(() => undefined)
+          .then(() => resolve(result));
     };
     child.once("error", (error) => {
       if (child.pid === undefined) finish({ exitCode: null, signal: null, error });
