@@ -5,6 +5,7 @@
  *   --only=a,b  run only some sections: search-quality, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
@@ -97,9 +98,11 @@ if (wanted("call-overhead")) {
 }
 
 if (wanted("root-import")) {
-  // Needs the built entry (npm run build); each sample is a fresh process.
-  if (existsSync(join(root, "dist", "index.js"))) save("root-import", { machine, results: measureRootImport(quick ? 5 : 15) });
-  else console.log("skipped root-import: run `npm run build` first");
+  // Measures the built entry, so it builds first: a fresh clone has no dist/, and an old dist/
+  // would time old code. Each sample is a fresh process.
+  const build = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  if (build.status !== 0 || !existsSync(join(root, "dist", "index.js"))) throw new Error("root-import: `npm run build` failed");
+  save("root-import", { machine, results: measureRootImport(quick ? 5 : 15) });
 }
 
 if (wanted("core-soak")) {

@@ -1,7 +1,7 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
 import { z } from "zod";
 import { isoDate } from "./commit-summary.js";
-import { fileDiff } from "./diff/file-diff.js";
+import { fileLineCounts } from "./diff/file-diff.js";
 import { shallowCloneError } from "./git-errors.js";
 import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
 import { commitChangesWithRenames } from "./history/commit-changes.js";
@@ -91,7 +91,7 @@ async function lineTotals(repository: GitRepository, commit: CommitRecord, scope
   let removed = 0;
   if (commit.parents.length > 1) return { added, removed };
   for (const change of await commitChangesWithRenames(repository, commit, scope)) {
-    const diff = await fileDiff(
+    const diff = await fileLineCounts(
       repository,
       { oid: change.oldOid, mode: change.oldMode },
       { oid: change.newOid, mode: change.newMode },

@@ -1,7 +1,7 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
 import { z } from "zod";
 import { type CommitSummary, summarize } from "./commit-summary.js";
-import { fileDiff } from "./diff/file-diff.js";
+import { fileLineCounts } from "./diff/file-diff.js";
 import { gitError, shallowCloneError } from "./git-errors.js";
 import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
 import { baseTree, commitChangesWithRenames } from "./history/commit-changes.js";
@@ -104,7 +104,7 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
       tracker.path = previousPath;
     }
   }
-  const diff = await fileDiff(repository, { oid: before?.oid, mode: before?.mode }, { oid: after?.oid, mode: after?.mode });
+  const diff = await fileLineCounts(repository, { oid: before?.oid, mode: before?.mode }, { oid: after?.oid, mode: after?.mode });
   return {
     ...summarize(commit),
     status,
@@ -120,7 +120,7 @@ async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<F
   let added = 0;
   let removed = 0;
   for (const change of changes) {
-    const diff = await fileDiff(
+    const diff = await fileLineCounts(
       tracker.repository,
       { oid: change.oldOid, mode: change.oldMode },
       { oid: change.newOid, mode: change.newMode },

@@ -1,4 +1,5 @@
 import type { FileDiff } from "./diff/file-diff.js";
+import { CommitMessageCache } from "./history/message-cache.js";
 import type { ResolvedChange } from "./history/renames.js";
 import type { FileChange } from "./history/tree-diff.js";
 import { LruCache } from "./lru-cache.js";
@@ -14,7 +15,8 @@ import type { CommitRecord, GraphCommit, TreeEntry } from "./objects/parse-objec
 export interface GitCacheOptions {
   /**
    * Rough upper bound, in bytes, of what the cache keeps per repository: parsed commits and trees,
-   * blob contents, tree diffs and line diffs. Objects never change, so nothing goes stale; the
+   * blob contents, tree diffs and line diffs, and (6% of it) the commit messages a whole-history
+   * message search read, folded to lower case. Objects never change, so nothing goes stale; the
    * least recently used entries go first when the bound is reached. Outside this bound, the
    * node reader keeps the 1 MiB windows of a pack it has read (all of them for a pack up to
    * 256 MiB, as git maps packs; the last 64 of a larger one), pack indexes, the commit-graph and
@@ -84,6 +86,8 @@ export interface RepositoryCaches {
   readonly lineDiffs: LruCache<string, FileDiff>;
   /** What is at a path in a tree (`null`: nothing), by tree id and path: history walks ask it per commit. */
   readonly paths: LruCache<string, TreeEntry | null>;
+  /** Commit-graph commits' messages, folded to lower case, for message searches of the whole history. */
+  readonly messages: CommitMessageCache;
 }
 
 function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: number): RepositoryCaches {
@@ -96,11 +100,14 @@ function createCaches(store: ObjectStore, isomorphicCache: object, maxBytes: num
     graphCommits: new GraphCommitCache(share(0.08)),
     // Weighed without locating its entries (a tree read to find one name never does): ~2x its bytes covers the table.
     trees: new LruCache(share(0.2), (tree) => 140 + tree.content.length * 2),
-    blobs: new LruCache(share(0.32), (blob) => blob.length + 64),
+    blobs: new LruCache(share(0.26), (blob) => blob.length + 64),
     changes: new LruCache(share(0.1), (changes) => 64 + changes.length * 200),
     renamedChanges: new LruCache(share(0.05), (changes) => 64 + changes.length * 240),
     lineDiffs: new LruCache(share(0.1), (diff) => 64 + (diff.lines?.removed.length ?? 0) + (diff.lines?.added.length ?? 0)),
     paths: new LruCache(share(0.05), (entry) => 160 + (entry?.name.length ?? 0)),
+    // 8 bytes per graph commit and the messages' bytes (15 MiB of the default 256): 20,000 short messages take
+    // ~1 MiB; a longer history whose messages do not all fit keeps the first ones read and reads the rest each time.
+    messages: new CommitMessageCache(share(0.06)),
   };
 }
 

@@ -6,8 +6,9 @@ import { shallowCloneError } from "./git-errors.js";
 import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
 import { commitChanges, commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
+import { ASCII_LOWER } from "./history/message-cache.js";
 import { parseSince } from "./history/since.js";
-import type { CommitRecord } from "./objects/parse-objects.js";
+import { type CommitRecord, GraphCommit } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
@@ -112,41 +113,49 @@ function isAsciiText(text: string): boolean {
   return true;
 }
 
-/** ASCII letters to lower case, other bytes as they are. */
-const LOWER = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 32 : byte));
-
 /** Whether the ASCII bytes `needle` occur in `haystack` from `start` on, ASCII case ignored (`needle` is lower case). */
 function includesAsciiFolded(haystack: Uint8Array, start: number, needle: Uint8Array): boolean {
   const first = needle[0] as number;
   const last = haystack.length - needle.length;
   for (let at = start; at <= last; at++) {
-    if (LOWER[haystack[at] as number] !== first) continue;
+    if (ASCII_LOWER[haystack[at] as number] !== first) continue;
     let offset = 1;
-    while (offset < needle.length && LOWER[haystack[at + offset] as number] === needle[offset]) offset++;
+    while (offset < needle.length && ASCII_LOWER[haystack[at + offset] as number] === needle[offset]) offset++;
     if (offset === needle.length) return true;
   }
   return false;
 }
 
 /**
+ * Whether the message of a commit from the commit-graph contains the ASCII query, case ignored,
+ * answered from its ASCII bytes (kept in the repository's message cache for the next search);
+ * `undefined` when the message is not ASCII (then only decoding it answers).
+ */
+function asciiMessageMatches(repository: GitRepository, commit: GraphCommit, query: Uint8Array): boolean | undefined {
+  const messages = repository.caches.messages;
+  const { graph, graphPosition } = commit;
+  const kept = messages.matches(graph, graphPosition, query);
+  if (kept !== undefined) return kept;
+  if (messages.isNotAscii(graph, graphPosition)) return undefined;
+  // Not read yet: the stored bytes (no decoding), or the message already parsed.
+  const stored = repository.unparsedCommitContent(commit);
+  const headerEnd = stored?.indexOf("\n\n") ?? 0;
+  const [content, from] =
+    stored === undefined ? [Buffer.from(commit.message, "utf8"), 0] : [stored, headerEnd < 0 ? stored.length : headerEnd + 2];
+  if (!messages.keep(graph, graphPosition, content, from)) return undefined;
+  return includesAsciiFolded(content, from, query);
+}
+
+/**
  * Whether the commit's message contains the query, case-insensitively (`toLowerCase` on both).
- * A commit not parsed yet is first scanned as stored bytes: when its message is ASCII and the
- * query folds to ASCII, folding ASCII letters is exactly `toLowerCase`, so a miss is final and
- * the commit is never decoded (most commits of a whole-history search are misses).
+ * When the query folds to ASCII and the message is ASCII, folding ASCII letters is exactly
+ * `toLowerCase`, so the stored bytes answer without decoding the commit (most commits of a
+ * whole-history search are misses), and later searches answer from the message cache.
  */
 function messageMatches(search: Search, commit: CommitRecord): boolean {
-  const stored = search.asciiQuery === undefined ? undefined : search.repository.unparsedCommitContent(commit);
-  if (stored !== undefined && search.asciiQuery !== undefined) {
-    const headerEnd = stored.indexOf("\n\n");
-    const message = headerEnd < 0 ? stored.length : headerEnd + 2;
-    let ascii = true;
-    for (let at = message; at < stored.length; at++) {
-      if ((stored[at] as number) >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) return includesAsciiFolded(stored, message, search.asciiQuery);
+  if (search.asciiQuery !== undefined && commit instanceof GraphCommit) {
+    const ascii = asciiMessageMatches(search.repository, commit, search.asciiQuery);
+    if (ascii !== undefined) return ascii;
   }
   return commit.message.toLowerCase().includes(search.lowered);
 }

@@ -44,6 +44,16 @@ function sameId(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boolean
   return true;
 }
 
+/** Whether two raw tree ids (`undefined`: the empty tree) are the same tree. */
+function sameRawTree(a: Uint8Array | undefined, aAt: number, b: Uint8Array | undefined, bAt: number): boolean {
+  return a === undefined || b === undefined ? a === b : sameId(a, aAt, b, bAt);
+}
+
+/** The id of the directory at entry `index` of `tree`; `undefined` when there is none there, or a file. */
+function subtreeOid(tree: GitTree, index: number): string | undefined {
+  return index >= 0 && tree.isDirectory(index) ? tree.oidAt(index) : undefined;
+}
+
 function hexId(source: Uint8Array, at: number): string {
   return Buffer.from(source.buffer, source.byteOffset + at, 20).toString("hex");
 }
@@ -234,12 +244,7 @@ export class GitRepository {
    */
   async sameAtPath(first: string | undefined, second: string | undefined, path: string): Promise<boolean> {
     if (path === "") return first === second;
-    if (this.rawReads) {
-      const [a, b] = this.scratch;
-      if (first !== undefined && !writeObjectId(first, a)) throw new MissingObjectError(first);
-      if (second !== undefined && !writeObjectId(second, b)) throw new MissingObjectError(second);
-      return this.sameAtPathRaw(first === undefined ? undefined : a, 0, second === undefined ? undefined : b, 0, path);
-    }
+    if (this.rawReads) return this.sameAtPathFromText(first, second, path);
     const parts = this.pathParts(path);
     // `undefined` stands for the empty tree: a side where a directory on the way is missing or a file.
     // Entries are compared as stored bytes: no entry objects, and an id turned to hex only to descend.
@@ -252,10 +257,18 @@ export class GitRepository {
       if (l < 0 && r < 0) return true;
       if (l >= 0 && r >= 0 && left.sameObject(l, right, r)) return true;
       if (depth === parts.length - 1) return false;
-      a = l >= 0 && left.isDirectory(l) ? left.oidAt(l) : undefined;
-      b = r >= 0 && right.isDirectory(r) ? right.oidAt(r) : undefined;
+      a = subtreeOid(left, l);
+      b = subtreeOid(right, r);
     }
     return false;
+  }
+
+  /** {@link sameAtPathRaw} for two tree ids given as text (`undefined`: the empty tree). */
+  private sameAtPathFromText(first: string | undefined, second: string | undefined, path: string): boolean {
+    const [a, b] = this.scratch;
+    if (first !== undefined && !writeObjectId(first, a)) throw new MissingObjectError(first);
+    if (second !== undefined && !writeObjectId(second, b)) throw new MissingObjectError(second);
+    return this.sameAtPathRaw(first === undefined ? undefined : a, 0, second === undefined ? undefined : b, 0, path);
   }
 
   /**
@@ -269,12 +282,11 @@ export class GitRepository {
     bStart: number,
     path: string,
   ): boolean {
-    if (path === "")
-      return aSource === undefined || bSource === undefined ? aSource === bSource : sameId(aSource, aStart, bSource, bStart);
+    if (path === "") return sameRawTree(aSource, aStart, bSource, bStart);
     const parts = this.pathParts(path);
     let [a, aAt, b, bAt] = [aSource, aStart, bSource, bStart];
     for (let depth = 0; depth < parts.length; depth++) {
-      if (a === undefined || b === undefined ? a === b : sameId(a, aAt, b, bAt)) return true;
+      if (sameRawTree(a, aAt, b, bAt)) return true;
       const part = parts[depth] as string;
       const left = a === undefined ? EMPTY_TREE : this.treeAt(a, aAt);
       const right = b === undefined ? EMPTY_TREE : this.treeAt(b, bAt);
@@ -284,10 +296,11 @@ export class GitRepository {
       if (l < 0 && r < 0) return true;
       if (l >= 0 && r >= 0 && left.sameEntryAt(l, right, r)) return true;
       if (depth === parts.length - 1) return false;
-      if (l >= 0 && left.isDirectoryAt(l)) [a, aAt] = [left.content, left.idOffsetAt(l)];
-      else a = undefined;
-      if (r >= 0 && right.isDirectoryAt(r)) [b, bAt] = [right.content, right.idOffsetAt(r)];
-      else b = undefined;
+      // Down one level: the subtree's id where the parent tree stores it; `undefined` when not a directory.
+      const leftDirectory = l >= 0 && left.isDirectoryAt(l);
+      const rightDirectory = r >= 0 && right.isDirectoryAt(r);
+      [a, aAt] = leftDirectory ? [left.content, left.idOffsetAt(l)] : [undefined, 0];
+      [b, bAt] = rightDirectory ? [right.content, right.idOffsetAt(r)] : [undefined, 0];
     }
     return false;
   }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BlameOutput } from "../../src/git/blame-tool.js";
 import type { ContributorOutput } from "../../src/git/contributor-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
+import { createGitCache } from "../../src/git/git-cache.js";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { murmur3 } from "../../src/git/objects/commit-graph.js";
@@ -180,6 +181,47 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("the commit-graph rea
     // A fresh graph, the same answers again.
     git(directory, ["commit-graph", "write", "--reachable"]);
     expect(await answers()).toEqual(stale);
+  });
+
+  it("answers repeated message searches from its message cache as git does: non-ASCII messages, a new graph, a small budget", async () => {
+    const copy = temporaryDirectory("graph-messages");
+    cleanup.push(copy);
+    git(copy, ["clone", "-q", "--no-local", repository.directory, "."]);
+    const clone = new FixtureRepository(copy);
+    // Non-ASCII messages are decoded and lower-cased (never kept as folded bytes); ASCII ones are kept.
+    const subjects = ["Réglage: REFACTOR the parser", "ÜBER-refactor", "Plain Refactor of io", "nothing to see"];
+    for (const [index, subject] of subjects.entries()) clone.write("messages.txt", `${index}\n`).commit(subject, AUTHOR);
+    git(copy, ["commit-graph", "write", "--reachable"]);
+    const expected = (query: string) =>
+      git(copy, ["log", "-i", "-F", `--grep=${query}`, "-n", "200", "--format=%H"])
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => line.slice(0, 10));
+    const search = async (run: ReturnType<typeof gitRun>, query: string) =>
+      output<LogSearchOutput>(await run.call("git_log_search", { query, mode: "message", max_results: 200 })).commits.map(
+        (commit) => commit.sha,
+      );
+    // The default budget keeps every message; 150 KB keeps the offset tables and only some messages.
+    for (const cache of [createGitCache(), createGitCache({ maxBytes: 150_000 })]) {
+      const run = gitRun(copy, { cache });
+      for (let round = 0; round < 2; round++) {
+        for (const query of ["refactor", "REFACTOR THE", "io", "no such words"]) {
+          expect(await search(run, query), `${query}, round ${round}`).toEqual(expected(query));
+        }
+      }
+      expect((await search(run, "refactor")).length).toBeGreaterThan(3);
+      expect(await search(run, "über")).toHaveLength(1);
+    }
+    // A new commit and a new graph: positions change, so the cache starts over and stays right.
+    const cache = createGitCache();
+    const run = gitRun(copy, { cache });
+    expect(await search(run, "refactor")).toEqual(expected("refactor"));
+    clone.write("messages.txt", "late\n").commit("late refactor", AUTHOR);
+    rmSync(path.join(copy, ".git", "objects", "info", "commit-graph"));
+    git(copy, ["commit-graph", "write", "--reachable"]);
+    expect(await search(gitRun(copy, { cache }), "refactor")).toEqual(expected("refactor"));
+    cache.clear();
+    expect(await search(gitRun(copy, { cache }), "refactor")).toEqual(expected("refactor"));
   });
 
   it("reads changed-path Bloom filters as git writes them: no changed path is ever denied, most unchanged ones are", () => {

@@ -167,3 +167,50 @@ describe("cachedSandboxProbe", () => {
     expect(calls).toBe(4);
   });
 });
+
+describe("createProcessSandbox resource limits", () => {
+  it("tells the host once when the fallback enforces no limit, and not for scope unrestricted", async () => {
+    const told: string[] = [];
+    const onLimitsUnavailable = (status: { readonly reason?: string }) => told.push(status.reason ?? "");
+    const fallback = await createProcessSandbox({
+      scope: "workspace",
+      workspace,
+      platform: "win32",
+      allowUnsandboxedFallback: true,
+      onLimitsUnavailable,
+    });
+    expect(fallback.resourceLimits).toMatchObject({ enforced: false, maxProcesses: undefined, maxMemoryBytes: undefined });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain("not enforced");
+    // Scope unrestricted promises nothing, so there is nothing to warn about.
+    const plain = await createProcessSandbox({ scope: "unrestricted", workspace, onLimitsUnavailable });
+    expect(plain.resourceLimits?.enforced).toBe(false);
+    expect(told).toHaveLength(1);
+    // limits: false asks for none: nothing is missing.
+    const none = await createProcessSandbox({
+      scope: "workspace",
+      workspace,
+      platform: "win32",
+      allowUnsandboxedFallback: true,
+      limits: false,
+      onLimitsUnavailable,
+    });
+    expect(none.resourceLimits).toMatchObject({ enforced: true });
+    expect(told).toHaveLength(1);
+  });
+
+  it.skipIf(capability("bubblewrap").missing || capability("cgroups").missing)(
+    capability("cgroups").label("reports the limits bubblewrap enforces, and stays silent about them"),
+    async () => {
+      const told: unknown[] = [];
+      const sandbox = await createProcessSandbox({
+        scope: "workspace",
+        workspace,
+        limits: { maxProcesses: 200, maxMemoryBytes: false },
+        onLimitsUnavailable: (status) => told.push(status),
+      });
+      expect(sandbox.resourceLimits).toMatchObject({ enforced: true, maxProcesses: 200, maxMemoryBytes: undefined });
+      expect(told).toEqual([]);
+    },
+  );
+});

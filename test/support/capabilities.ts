@@ -12,9 +12,17 @@
  * ```
  */
 import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import path from "node:path";
 
 /** The capabilities tests may need. */
-export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis";
+export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups";
+
+/**
+ * Capabilities of the kernel or container rather than installable software: `.ci/run` cannot
+ * provide them, so the strict flag leaves them as (loud) skips, like the platform and root checks.
+ */
+export const ENVIRONMENT_CAPABILITIES: ReadonlySet<CapabilityName> = new Set<CapabilityName>(["cgroups"]);
 
 /** Whether this machine has a capability, and how a test names its need for it. */
 export interface Capability {
@@ -37,6 +45,9 @@ export const CAPABILITY_SETUP: Readonly<Record<CapabilityName, string>> = {
   ripgrep: "install ripgrep (Debian/Ubuntu: apt-get install -y ripgrep)",
   git: "install git (Debian/Ubuntu: apt-get install -y git)",
   redis: "install redis-server (Debian/Ubuntu: apt-get install -y redis-server); the tests start their own on 127.0.0.1",
+  cgroups:
+    "run on Linux with a cgroup the test user can write: cgroup v1 pids and memory hierarchies as root, or cgroup v2 " +
+    "with pids and memory delegated to the test's own group (a kernel/container property; the strict flag does not require it)",
 };
 
 const probes: Record<CapabilityName, () => string | undefined> = {
@@ -47,6 +58,7 @@ const probes: Record<CapabilityName, () => string | undefined> = {
   ripgrep: () => runs("rg", ["--version"]),
   git: () => runs("git", ["--version"]),
   redis: () => runs("redis-server", ["--version"]),
+  cgroups: () => writableCgroups(),
 };
 
 const cache = new Map<CapabilityName, Capability>();
@@ -56,7 +68,7 @@ export function capability(name: CapabilityName): Capability {
   const known = cache.get(name);
   if (known !== undefined) return known;
   const reason = probes[name]();
-  if (reason !== undefined && process.env[REQUIRE_CAPABILITIES_VARIABLE] === "1") {
+  if (reason !== undefined && process.env[REQUIRE_CAPABILITIES_VARIABLE] === "1" && !ENVIRONMENT_CAPABILITIES.has(name)) {
     throw new Error(`${REQUIRE_CAPABILITIES_VARIABLE}=1 and ${name} is not usable here (${reason}): ${CAPABILITY_SETUP[name]}.`);
   }
   const result: Capability = {
@@ -75,6 +87,53 @@ function runs(command: string, args: readonly string[]): string | undefined {
   if (result.status !== 0) {
     const stderr = result.stderr.toString().trim().split("\n")[0] ?? "";
     return `${command} exited with ${result.status ?? result.signal}${stderr === "" ? "" : `: ${stderr}`}`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether this process can make a child group with the pids and memory controllers, checked on
+ * its own (not with the library's detection, which the tests check): a real mkdir and rmdir in
+ * the process's own group of each controller, v1 hierarchies first, then the v2 one.
+ */
+function writableCgroups(): string | undefined {
+  if (process.platform !== "linux") return "cgroups are Linux-only";
+  let membership: string;
+  try {
+    membership = readFileSync("/proc/self/cgroup", "utf8");
+  } catch {
+    return "/proc/self/cgroup is not readable";
+  }
+  const own = (controller: string) =>
+    membership
+      .split("\n")
+      .map((line) => line.split(":"))
+      .find((fields) => fields[1]?.split(",").includes(controller))?.[2];
+  const v2 = membership
+    .split("\n")
+    .find((line) => line.startsWith("0::"))
+    ?.slice(3);
+  for (const controller of ["pids", "memory"]) {
+    const v1Group = own(controller);
+    let group: string | undefined;
+    if (v1Group !== undefined && existsSync(`/sys/fs/cgroup/${controller}`))
+      group = path.join(`/sys/fs/cgroup/${controller}`, v1Group);
+    else if (v2 !== undefined) {
+      const mount = existsSync("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+      const candidate = path.join(mount, v2);
+      const controllers = existsSync(path.join(candidate, "cgroup.controllers"))
+        ? readFileSync(path.join(candidate, "cgroup.controllers"), "utf8")
+        : "";
+      if (controllers.split(/\s+/).includes(controller)) group = candidate;
+    }
+    if (group === undefined) return `no cgroup hierarchy offers the ${controller} controller to this process`;
+    const probe = path.join(group, `atc-capability-probe-${process.pid}`);
+    try {
+      mkdirSync(probe);
+      rmdirSync(probe);
+    } catch (error) {
+      return `cannot create a ${controller} group in ${group} (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    }
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { GitRepository } from "../repository.js";
+import { lineChangeCounts } from "./line-counts.js";
 import { countChanges, diffLines, type LineDiff } from "./line-diff.js";
 import { isBinary, splitLines } from "./text.js";
 
@@ -51,6 +52,40 @@ export async function fileDiff(repository: GitRepository, before: DiffSide, afte
     result = { binary: false, ...countChanges(lines), lines };
   }
   repository.caches.lineDiffs.set(key, result);
+  return result;
+}
+
+/** The bytes of one side for line counts; `undefined` for binary content. Submodules read as git shows them. */
+async function sideBytes(repository: GitRepository, side: DiffSide): Promise<Buffer | undefined> {
+  if (side.oid === undefined) return Buffer.alloc(0);
+  if (side.mode === GITLINK) return Buffer.from(`Subproject commit ${side.oid}\n`, "latin1");
+  const content = await repository.blob(side.oid);
+  return content.length > MAX_DIFF_BYTES || isBinary(content) ? undefined : content;
+}
+
+/** Line counts of a change whose lines are not needed (numstat): binary, added, removed. */
+export type FileLineCounts = Omit<FileDiff, "lines">;
+
+/**
+ * {@link fileDiff}'s counts without its line flags, for answers that only count lines
+ * (contributors, file history): the same numbers, computed from the bytes without decoding
+ * them, and without a diff where the change is one run of inserted or deleted lines. A full
+ * diff of the pair already cached is used as it is.
+ */
+export async function fileLineCounts(repository: GitRepository, before: DiffSide, after: DiffSide): Promise<FileLineCounts> {
+  const key = `${before.oid ?? "-"}:${after.oid ?? "-"}`;
+  const cached = repository.caches.lineDiffs.get(key) ?? repository.caches.lineDiffs.get(`n:${key}`);
+  if (cached !== undefined) return cached;
+  const [oldBytes, newBytes] = [await sideBytes(repository, before), await sideBytes(repository, after)];
+  const result: FileDiff =
+    oldBytes === undefined || newBytes === undefined
+      ? { binary: true, added: 0, removed: 0, lines: undefined }
+      : {
+          binary: false,
+          ...(before.oid === after.oid ? { added: 0, removed: 0 } : lineChangeCounts(oldBytes, newBytes)),
+          lines: undefined,
+        };
+  repository.caches.lineDiffs.set(`n:${key}`, result);
   return result;
 }
 

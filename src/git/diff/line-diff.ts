@@ -406,18 +406,14 @@ function changeCompact(side: Side, other: Side): void {
   }
 }
 
-/** Diffs two line arrays (Myers, minimal for files of ordinary size) into {@link LineDiff} flags. */
-export function diffLines(oldLines: readonly string[], newLines: readonly string[]): LineDiff {
-  const numbering = new Map<string, number>();
-  const number = (line: string) => {
-    const known = numbering.get(line);
-    if (known !== undefined) return known;
-    const id = numbering.size;
-    numbering.set(line, id);
-    return id;
-  };
-  const a = Int32Array.from(oldLines, number);
-  const b = Int32Array.from(newLines, number);
+/**
+ * Marks the changed lines of two files given as line ids (equal lines, equal ids, all below
+ * `idCount`): the common prefix and suffix are left alone, lines are reduced as xdiff's
+ * `xdl_cleanup_records` does, and the rest goes to the Myers search. Groups of changed lines are
+ * not slid yet (see {@link changeCompact}): sliding moves changes, it never changes how many
+ * lines changed, so line counts can stop here.
+ */
+export function markChangedLines(a: Int32Array, b: Int32Array, idCount: number): LineDiff {
   const removed = new Uint8Array(a.length);
   const added = new Uint8Array(b.length);
   let prefix = 0;
@@ -426,8 +422,8 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
   while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix])
     suffix++;
   const [aEnd, bEnd] = [a.length - suffix, b.length - suffix];
-  const x = reduce(a, prefix, aEnd, countIds(b, numbering.size), removed);
-  const y = reduce(b, prefix, bEnd, countIds(a, numbering.size), added);
+  const x = reduce(a, prefix, aEnd, countIds(b, idCount), removed);
+  const y = reduce(b, prefix, bEnd, countIds(a, idCount), added);
   if (x.ids.length > 0 || y.ids.length > 0) {
     const size = x.ids.length + y.ids.length + 3;
     const sequences: Sequences = {
@@ -441,13 +437,25 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
     const changedX = new Uint8Array(x.ids.length);
     const changedY = new Uint8Array(y.ids.length);
     compareSequences(sequences, changedX, changedY);
-    changedX.forEach((flag, index) => {
-      if (flag === 1) removed[x.positions[index] ?? 0] = 1;
-    });
-    changedY.forEach((flag, index) => {
-      if (flag === 1) added[y.positions[index] ?? 0] = 1;
-    });
+    for (let index = 0; index < changedX.length; index++) if (changedX[index] === 1) removed[x.positions[index] ?? 0] = 1;
+    for (let index = 0; index < changedY.length; index++) if (changedY[index] === 1) added[y.positions[index] ?? 0] = 1;
   }
+  return { removed, added };
+}
+
+/** Diffs two line arrays (Myers, minimal for files of ordinary size) into {@link LineDiff} flags. */
+export function diffLines(oldLines: readonly string[], newLines: readonly string[]): LineDiff {
+  const numbering = new Map<string, number>();
+  const number = (line: string) => {
+    const known = numbering.get(line);
+    if (known !== undefined) return known;
+    const id = numbering.size;
+    numbering.set(line, id);
+    return id;
+  };
+  const a = Int32Array.from(oldLines, number);
+  const b = Int32Array.from(newLines, number);
+  const { removed, added } = markChangedLines(a, b, numbering.size);
   const old: Side = { ids: a, lines: oldLines, changed: removed };
   const now: Side = { ids: b, lines: newLines, changed: added };
   changeCompact(old, now);

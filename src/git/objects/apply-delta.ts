@@ -16,53 +16,68 @@ function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array,
 }
 
 /**
+ * Where the instruction reader is in the delta being applied. Module state rather than a returned
+ * pair, so reading an instruction allocates nothing ({@link applyDelta} is synchronous and never
+ * re-entered).
+ */
+let cursor = 0;
+/** The offset of the copy instruction read last. */
+let copyOffset = 0;
+
+/** A size of the delta's header (7 bits a byte, least significant first) at {@link cursor}. */
+function readSize(delta: Uint8Array, length: number): number {
+  let value = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = delta[cursor++] ?? 0;
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80 && cursor < length);
+  return value;
+}
+
+/** A copy instruction's operands after opcode `op`: its offset into {@link copyOffset}, its size returned. */
+function readCopy(delta: Uint8Array, op: number): number {
+  // The opcode's bits name which offset and size bytes follow.
+  let offset = 0;
+  let size = 0;
+  if (op & 0x01) offset = delta[cursor++] ?? 0;
+  if (op & 0x02) offset += (delta[cursor++] ?? 0) * 0x100;
+  if (op & 0x04) offset += (delta[cursor++] ?? 0) * 0x10000;
+  if (op & 0x08) offset += (delta[cursor++] ?? 0) * 0x1000000;
+  if (op & 0x10) size = delta[cursor++] ?? 0;
+  if (op & 0x20) size += (delta[cursor++] ?? 0) * 0x100;
+  if (op & 0x40) size += (delta[cursor++] ?? 0) * 0x10000;
+  copyOffset = offset;
+  return size === 0 ? 0x10000 : size;
+}
+
+/**
  * Rebuilds an object from its delta base and a git delta (a header with both sizes, then copy
  * and insert instructions), as `git` writes them in packs; the delta is the first `length`
  * bytes of `delta` (reused scratch). One plain loop, no object per instruction: a history walk
  * applies tens of thousands of small deltas.
  */
 export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.length): Buffer {
-  let position = 0;
-  let byte: number;
-  let shift = 0;
-  let sourceSize = 0;
-  do {
-    byte = delta[position++] ?? 0;
-    sourceSize += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80 && position < length);
+  cursor = 0;
+  const sourceSize = readSize(delta, length);
   if (sourceSize !== base.length) throw corrupt(`base has ${base.length} bytes, delta expects ${sourceSize}`);
-  let targetSize = 0;
-  shift = 0;
-  do {
-    byte = delta[position++] ?? 0;
-    targetSize += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80 && position < length);
+  const targetSize = readSize(delta, length);
   const output = Buffer.allocUnsafe(targetSize);
   let written = 0;
-  while (position < length) {
-    const op = delta[position++] as number;
+  while (cursor < length) {
+    const op = delta[cursor++] as number;
     if (op & 0x80) {
-      // A copy: the opcode's bits name which offset and size bytes follow.
-      let offset = 0;
-      let size = 0;
-      if (op & 0x01) offset = delta[position++] ?? 0;
-      if (op & 0x02) offset += (delta[position++] ?? 0) * 0x100;
-      if (op & 0x04) offset += (delta[position++] ?? 0) * 0x10000;
-      if (op & 0x08) offset += (delta[position++] ?? 0) * 0x1000000;
-      if (op & 0x10) size = delta[position++] ?? 0;
-      if (op & 0x20) size += (delta[position++] ?? 0) * 0x100;
-      if (op & 0x40) size += (delta[position++] ?? 0) * 0x10000;
-      if (size === 0) size = 0x10000;
-      if (offset + size > base.length || written + size > targetSize) throw corrupt("copy out of range");
-      copyBytes(base, offset, offset + size, output, written);
+      const size = readCopy(delta, op);
+      if (copyOffset + size > base.length || written + size > targetSize) throw corrupt("copy out of range");
+      copyBytes(base, copyOffset, copyOffset + size, output, written);
       written += size;
     } else if (op !== 0) {
-      if (written + op > targetSize || position + op > length) throw corrupt("insert out of range");
-      copyBytes(delta, position, position + op, output, written);
+      if (written + op > targetSize || cursor + op > length) throw corrupt("insert out of range");
+      copyBytes(delta, cursor, cursor + op, output, written);
       written += op;
-      position += op;
+      cursor += op;
     } else {
       throw corrupt("reserved instruction 0");
     }

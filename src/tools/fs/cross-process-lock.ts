@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { linkSync, unlinkSync } from "node:fs";
+import { mkdir, readdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { inParallel } from "./in-parallel.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
+import { inSyncSlices } from "./sync-slices.js";
 
 /**
  * The process-wide table of in-process file locks. It lives on `globalThis` under a registered
@@ -67,23 +68,19 @@ function lockBase(): string {
   return process.env.AGENT_TOOL_CATALOG_LOCK_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
 }
 
-function lockFileOf(key: string): string {
-  return path.join(lockDirectory(), `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.lock`);
+/** The lock file of `key` in `directory` (give `lockDirectory()` once for a batch of keys). */
+function lockFileOf(key: string, directory = lockDirectory()): string {
+  return path.join(directory, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.lock`);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Creates the lock file of `key` (`O_CREAT | O_EXCL`: exactly one creator wins); false when held.
- * With `owner` (a file already holding this process's identity), the lock is a hard link to it:
- * one `link` call, as exclusive as `O_EXCL` (it fails when the name exists), and never seen empty.
- */
-async function tryFileLock(key: string, owner?: string): Promise<(() => Promise<void>) | undefined> {
+/** Creates the lock file of `key` (`O_CREAT | O_EXCL`: exactly one creator wins); false when held. */
+async function tryFileLock(key: string): Promise<(() => Promise<void>) | undefined> {
   const file = lockFileOf(key);
   try {
     // A reader may see it empty for a moment; an empty lock counts as live until it is old (see breakIfStale).
-    if (owner === undefined) await writeFile(file, `${OWN_PROCESS}\n${key}\n`, { flag: "wx", mode: 0o600 });
-    else await link(owner, file);
+    await writeFile(file, `${OWN_PROCESS}\n${key}\n`, { flag: "wx", mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
     throw error;
@@ -157,12 +154,70 @@ async function breakIfStale(file: string): Promise<void> {
 
 /**
  * A new file in the lock directory holding this process's identity, as a lock file does (its
- * name ends in `.owner`, never `.lock`, so no lock is ever mistaken for it).
+ * name ends in `.owner`, never `.lock`, so no lock is ever mistaken for it). Before the first one
+ * of this process, owner files that dead processes left (a `kill -9` between its creation and its
+ * removal) are reclaimed.
  */
-async function ownerFile(): Promise<string> {
-  const file = path.join(lockDirectory(), `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
+async function ownerFile(directory: string): Promise<string> {
+  await reclaimStaleOwnerFiles(directory);
+  const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
   await writeFile(file, `${OWN_PROCESS}\n`, { flag: "wx", mode: 0o600 });
   return file;
+}
+
+/** Per lock directory: when this process last reclaimed its stale owner files. */
+const ownerSweeps = new Map<string, number>();
+const OWNER_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Removes the `.owner` files of the lock directory whose process is gone (its recorded
+ * `pid:start-time` names no live process, or the file is unreadable and its name's pid is dead).
+ * An owner file is only ever a source for hard links: a lock linked to it keeps its own name and
+ * content, so removing a dead process's owner file never releases a lock. Done once per lock
+ * directory and process, and again after {@link OWNER_SWEEP_INTERVAL_MS} (a long-lived process
+ * keeps the directory clean of owners killed meanwhile).
+ */
+export async function reclaimStaleOwnerFiles(directory = lockDirectory()): Promise<number> {
+  const last = ownerSweeps.get(directory);
+  if (last !== undefined && Date.now() - last < OWNER_SWEEP_INTERVAL_MS) return 0;
+  ownerSweeps.set(directory, Date.now());
+  const names = await readdir(directory).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith(".owner")) continue;
+    const file = path.join(directory, name);
+    const content = await readFile(file, "utf8").catch(() => undefined);
+    const owner = content?.split("\n")[0] ?? "";
+    // Empty or unreadable: being written by its creator right now, or left so by a crash; the pid
+    // in its name decides (a live pid keeps it).
+    const alive = owner === "" ? isProcessAlive(`${Number(name.split("-")[0])}:?`) : isProcessAlive(owner);
+    if (alive) continue;
+    await unlink(file).then(
+      () => removed++,
+      () => undefined,
+    );
+  }
+  return removed;
+}
+
+/**
+ * Creates the lock file `file` as a hard link to `owner` (one `link` call, as exclusive as
+ * `O_EXCL`: it fails when the name exists, and the lock is never seen empty); false when held.
+ * Synchronous: a batch links hundreds of lock files in one loop (see `inSyncSlices`).
+ */
+function tryLinkLockSync(file: string, owner: string): boolean {
+  try {
+    linkSync(owner, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+}
+
+/** Removes lock files taken by this process (one synchronous loop: each is a metadata step). */
+async function unlinkLocks(files: readonly string[]): Promise<void> {
+  await inSyncSlices(files, (file) => unlinkSync(file));
 }
 
 /**
@@ -172,29 +227,34 @@ async function ownerFile(): Promise<string> {
  * taking them one by one in sorted order does, so two callers cannot deadlock.
  */
 async function acquireFileLocks(sorted: readonly string[]): Promise<(() => Promise<void>)[]> {
-  const attempts: ((() => Promise<void>) | undefined)[] = sorted.map(() => undefined);
-  const releaseAll = (releases: readonly ((() => Promise<void>) | undefined)[]) =>
-    Promise.all(releases.map((release) => release?.()));
+  if (sorted.length === 1) return [await acquireFileLock(sorted[0] as string)];
+  const directory = lockDirectory();
+  const files = sorted.map((key) => lockFileOf(key, directory));
   // Many keys: one file with this process's identity, linked under each lock's name.
-  const owner = sorted.length > 1 ? await ownerFile() : undefined;
+  const owner = await ownerFile(directory);
+  const taken: boolean[] = files.map(() => false);
+  let errors: unknown[];
   try {
-    await inParallel(sorted, async (key, index) => {
-      attempts[index] = await tryFileLock(key, owner);
+    errors = await inSyncSlices(files, (file, index) => {
+      taken[index] = tryLinkLockSync(file, owner);
     });
-  } catch (error) {
-    await releaseAll(attempts);
-    throw error;
   } finally {
-    if (owner !== undefined) await unlink(owner).catch(() => undefined);
+    await unlink(owner).catch(() => undefined);
   }
-  const firstHeld = attempts.indexOf(undefined);
-  if (firstHeld === -1) return attempts as (() => Promise<void>)[];
-  const held = attempts.slice(0, firstHeld) as (() => Promise<void>)[];
-  await releaseAll(attempts.slice(firstHeld));
+  const failed = errors.find((error) => error !== undefined);
+  if (failed !== undefined) {
+    await unlinkLocks(files.filter((_, index) => taken[index]));
+    throw failed;
+  }
+  const firstHeld = taken.indexOf(false);
+  const releaseOf = (file: string) => () => unlinkLocks([file]);
+  if (firstHeld === -1) return files.map(releaseOf);
+  const held = files.slice(0, firstHeld).map(releaseOf);
+  await unlinkLocks(files.slice(firstHeld).filter((_, index) => taken[firstHeld + index]));
   try {
     for (const key of sorted.slice(firstHeld)) held.push(await acquireFileLock(key));
   } catch (error) {
-    await releaseAll(held);
+    await Promise.all(held.map((release) => release()));
     throw error;
   }
   return held;
@@ -217,7 +277,7 @@ export async function withFileLocks<T>(keys: readonly string[], task: () => Prom
     try {
       return await task();
     } finally {
-      await Promise.all(files.map((release) => release()));
+      for (const release of files) await release();
     }
   } finally {
     for (const release of inProcess.reverse()) release();

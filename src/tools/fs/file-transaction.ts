@@ -1,14 +1,27 @@
 import { randomBytes } from "node:crypto";
-import { constants, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsync,
+  lstatSync,
+  openSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, open, rename, unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
+import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
-import { readEntryWithStats } from "./read-entry.js";
+import { readEntryWithStatsSync } from "./read-entry.js";
+import { inSyncSlices } from "./sync-slices.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -72,14 +85,8 @@ interface Staged {
  * The mode to keep for a replaced file; refuses to replace what is not a plain file. `known`: the
  * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now.
  */
-async function existingMode(parent: ParentEntry, requested: string, known?: Stats | null): Promise<number | undefined> {
-  const stats =
-    known !== undefined
-      ? (known ?? undefined)
-      : await lstat(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === "ENOENT") return undefined;
-          throw error;
-        });
+function existingMode(parent: ParentEntry, requested: string, known?: Stats | null): number | undefined {
+  const stats = known !== undefined ? (known ?? undefined) : lstatSync(parent.at(parent.name), { throwIfNoEntry: false });
   if (stats === undefined) return undefined;
   if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
@@ -87,14 +94,14 @@ async function existingMode(parent: ParentEntry, requested: string, known?: Stat
   return stats.mode & 0o1777;
 }
 
-async function fillTemporary(staged: Staged): Promise<void> {
+/** A temporary file filled by a function (a streamed download): its own handle, written and flushed. */
+async function fillStreamed(staged: Staged): Promise<void> {
   const { change, parent, temporary } = staged;
-  if (temporary === undefined) return;
-  const mode = change.mode ?? (await existingMode(parent, change.path, staged.existing));
+  if (temporary === undefined || typeof change.after !== "function") return;
+  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
   try {
-    if (typeof change.after === "function") await change.after(handle);
-    else if (change.after !== undefined) await handle.writeFile(change.after);
+    await change.after(handle);
     // The umask applied at open: set the kept (or asked) mode exactly.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
@@ -102,6 +109,64 @@ async function fillTemporary(staged: Staged): Promise<void> {
     await handle.close();
   }
 }
+
+/** Creates `staged`'s temporary file and writes its content (given as bytes or text); returns the open descriptor. */
+function writeTemporarySync(staged: Staged): number {
+  const { change, parent, temporary } = staged;
+  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const fd = openSync(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
+  try {
+    const after = change.after as Uint8Array | string;
+    const bytes = typeof after === "string" ? Buffer.from(after) : after;
+    for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written);
+    // The umask applied at open: set the kept (or asked) mode exactly.
+    if (mode !== undefined) fchmodSync(fd, mode);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Temporary files written at once, then flushed together (bounded: this many descriptors open). */
+const FILL_WAVE = 256;
+
+/**
+ * Fills every temporary file and flushes it to disk. Contents given as bytes or text are written
+ * synchronously in one loop (see `inSyncSlices`: creating and writing a small file is microseconds
+ * in the page cache); their flushes, the part that waits for the disk, are then all queued at once
+ * so the disk sees them together. A function filling its file (a stream) gets its own handle.
+ * Throws the first failure, tagged with its file's path, after every file of the wave settled.
+ */
+async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
+  const written = staged.filter((entry) => entry.temporary !== undefined && typeof entry.change.after !== "function");
+  const streamed = staged.filter((entry) => typeof entry.change.after === "function");
+  await inParallel(streamed, (entry) => forFile(entry, fillStreamed));
+  for (let start = 0; start < written.length; start += FILL_WAVE) {
+    const wave = written.slice(start, start + FILL_WAVE);
+    const descriptors: (number | undefined)[] = wave.map(() => undefined);
+    const errors = await inSyncSlices(wave, (entry, index) => {
+      descriptors[index] = writeTemporarySync(entry);
+    });
+    await Promise.all(
+      wave.map(async (_, index) => {
+        const fd = descriptors[index];
+        if (fd === undefined) return;
+        try {
+          await fsyncDescriptor(fd);
+        } catch (error) {
+          errors[index] ??= error;
+        } finally {
+          closeSync(fd);
+        }
+      }),
+    );
+    const failed = errors.findIndex((error) => error !== undefined);
+    if (failed !== -1) throw new FileStepError((wave[failed] as Staged).change.path, errors[failed]);
+  }
+}
+
+const fsyncDescriptor = promisify(fsync);
 
 /**
  * Changes several files all or nothing, crash-safe and race-free. Every file's directory is opened
@@ -158,7 +223,7 @@ export async function applyFileChanges(
       ...(temporary === undefined ? {} : { temporary }),
     }));
     log = await IntentLog.prepare(scope.root, entries);
-    await inParallel(staged, (entry) => forFile(entry, fillTemporary));
+    await fillTemporaries(staged);
     // One file: its rename is the commit point. Several: the durable log is.
     if (staged.length > 1) await log.commit();
   } catch (error) {
@@ -168,18 +233,19 @@ export async function applyFileChanges(
   }
   const applied: string[] = [];
   try {
-    await inParallel(staged, (entry) =>
-      forFile(entry, async ({ change, parent, temporary }) => {
-        if (temporary === undefined) {
-          try {
-            await unlink(parent.at(parent.name));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-          }
-        } else await rename(parent.at(temporary), parent.at(parent.name));
-        applied.push(change.path);
-      }),
-    );
+    // Renames and deletes are metadata steps of microseconds: one synchronous loop (see `inSyncSlices`).
+    const errors = await inSyncSlices(staged, ({ change, parent, temporary }) => {
+      if (temporary === undefined) {
+        try {
+          unlinkSync(parent.at(parent.name));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        }
+      } else renameSync(parent.at(temporary), parent.at(parent.name));
+      applied.push(change.path);
+    });
+    const failed = errors.findIndex((error) => error !== undefined);
+    if (failed !== -1) throw new FileStepError((staged[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
@@ -205,11 +271,12 @@ async function currentContents(
 ): Promise<(ReadOutcome | undefined)[]> {
   const byChange = new Map(staged.map((entry) => [entry.change, entry]));
   const current: (ReadOutcome | undefined)[] = changes.map(() => undefined);
-  await inParallel(changes, async (change, index) => {
+  // Synchronously, in one loop: see `inSyncSlices` (a read that fails is left `undefined`: the
+  // caller reads that path alone for the exact answer).
+  await inSyncSlices(changes, (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
-    const read = await readEntryWithStats(entry.parent, change.path, scope.confined).catch(() => false as const);
-    if (read === false) return;
+    const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined);
     // The mode a replacement keeps is then taken from this look, not from a second one.
     entry.existing = read?.stats ?? null;
     current[index] = { ok: true, bytes: read?.bytes };

@@ -1,6 +1,5 @@
 import type { Stats } from "node:fs";
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { ToolError } from "agent-tool-catalog";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
@@ -32,54 +31,49 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
 }
 
 /**
- * A plain file's content through its parent's verified handle; `undefined` when absent. Throws on
- * anything else (a symlink, a special file, a directory): the caller then reads the path alone
- * for the exact answer.
+ * A plain file's content through its parent's verified handle, with the entry's `lstat` (what a
+ * replacement keeps: its mode); `undefined` when absent. Throws on anything else (a symlink, a
+ * special file, a directory): the caller then reads the path alone for the exact answer. The
+ * special-file refusal comes from `lstat`, before any open (opening some devices has effects);
+ * the open cannot follow a final symlink nor block on a FIFO; the opened file is checked again.
+ *
+ * Synchronous: batches read many small files in one tight loop (see `inSyncSlices`), where a
+ * thread-pool round trip per step would cost more than the step.
  */
-export async function readEntry(parent: ParentEntry, requested: string, confined: boolean): Promise<Buffer | undefined> {
-  return (await readEntryWithStats(parent, requested, confined))?.bytes;
-}
-
-/** {@link readEntry}, with the entry's `lstat` (what a replacement keeps: its mode). */
-export async function readEntryWithStats(
+export function readEntryWithStatsSync(
   parent: ParentEntry,
   requested: string,
   confined: boolean,
-): Promise<{ readonly bytes: Buffer; readonly stats: Stats } | undefined> {
+): { readonly bytes: Buffer; readonly stats: Stats } | undefined {
   const entry = parent.at(parent.name);
-  const stats = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
+  const stats = lstatSync(entry, { throwIfNoEntry: false });
   if (stats === undefined) return undefined;
-  // Cheap first refusal of special files, before any open (opening some devices has effects).
   assertReadableFile(stats, requested, confined);
-  const handle = await open(entry, READ_FLAGS);
+  const fd = openSync(entry, READ_FLAGS);
   try {
-    const opened = await handle.stat();
+    const opened = fstatSync(fd);
     assertReadableFile(opened, requested, confined);
-    return { bytes: await readAll(handle, opened.size), stats };
+    return { bytes: readAllSync(fd, opened.size), stats };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /**
- * The whole file from an open handle whose size is known: one read when the size is still right
- * (a file growing meanwhile is read on to its end), without the second `fstat` of `readFile`.
+ * The whole file from an open descriptor whose size is known: one read when the size is still
+ * right (a file growing meanwhile is read on to its end, one that shrank until a read returns
+ * nothing), without the second `fstat` of `readFile`.
  */
-async function readAll(handle: Awaited<ReturnType<typeof open>>, size: number): Promise<Buffer> {
+function readAllSync(fd: number, size: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   let room = size + 1;
   for (;;) {
     const buffer = Buffer.allocUnsafe(room);
-    const { bytesRead } = await handle.read(buffer, 0, room, total);
+    const bytesRead = readSync(fd, buffer, 0, room, total);
     if (bytesRead === 0) break;
     chunks.push(buffer.subarray(0, bytesRead));
     total += bytesRead;
-    // Short of the room asked, at or past the size the file had: its end (a file that shrank is
-    // read on until a read returns nothing).
     if (bytesRead < room && total >= size) break;
     room = Math.max(64 * 1024, size + 1 - total);
   }

@@ -10,8 +10,10 @@ import {
   unreadableSystemEntries,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
+import { type CgroupLayout, CommandCgroup, cgroupLayout, limitStatus } from "./command-cgroup.js";
 import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
+import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 import { confinedEnvironment, DEFAULT_PATH, inheritedEnvironment } from "./sandbox-environment.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
@@ -55,6 +57,12 @@ export interface BubblewrapSandboxOptions {
    * @defaultValue `false`
    */
   readonly allowUnixSocketPairs?: boolean;
+  /**
+   * Per-command process and memory limits, enforced with a cgroup per command where the host
+   * can write one (see {@link BubblewrapSandbox.resourceLimits} for what holds); `false` for none.
+   * @defaultValue 1024 processes, half the host's memory
+   */
+  readonly limits?: ResourceLimits | false;
 }
 
 /** The private `HOME`/`TMPDIR` inside a workspace sandbox (a tmpfs). */
@@ -102,6 +110,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
   readonly workspace: string | undefined;
   /** What its processes can reach. */
   readonly capabilities: SandboxCapabilities;
+  /** The resource limits each command runs under, and why one asked for is not enforced. */
+  readonly resourceLimits: ResourceLimitStatus;
   /** The bwrap executable: an absolute path, resolved once. */
   readonly executable: string;
   /** The bash that starts bwrap after closing every inherited descriptor but 0-3. */
@@ -110,6 +120,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
   private readonly system: readonly SystemMount[];
   private readonly masked: readonly MaskedEntry[];
   private readonly seccomp: Uint8Array;
+  private readonly limits: RequestedLimits;
+  private readonly cgroups: CgroupLayout;
 
   constructor(options: BubblewrapSandboxOptions) {
     this.scope = options.scope;
@@ -130,6 +142,14 @@ export class BubblewrapSandbox implements ProcessSandbox {
     this.system = this.scope === "workspace" ? Object.freeze(systemMounts()) : [];
     this.masked = this.scope === "workspace" ? Object.freeze(unreadableSystemEntries()) : [];
     this.seccomp = buildSeccompFilter({ allowUnixSocketPairs: options.allowUnixSocketPairs === true });
+    const limits = requestedLimits(options.limits);
+    this.cgroups = cgroupLayout();
+    this.resourceLimits = limitStatus(this.cgroups, limits);
+    // Only what is enforceable is asked for per command; the status says what is not.
+    this.limits = {
+      maxProcesses: this.resourceLimits.maxProcesses,
+      maxMemoryBytes: this.resourceLimits.maxMemoryBytes,
+    };
     Object.freeze(this);
   }
 
@@ -166,7 +186,31 @@ export class BubblewrapSandbox implements ProcessSandbox {
     afterExit?: () => string[],
   ): SandboxedProcess {
     const launcherEnvironment = { ...env, PATH: env.PATH ?? DEFAULT_PATH };
+    const cgroup = this.commandCgroup();
+    // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts
+    // are inside from their first instruction; the group's cgroup.procs files come before bwrap's
+    // arguments, counted.
+    const script = cgroup === undefined ? FD_CLOSING_SCRIPT : `${CGROUP_JOINING_SCRIPT}\n${FD_CLOSING_SCRIPT}`;
+    const joining = cgroup === undefined ? [] : [String(cgroup.procsFiles.length), ...cgroup.procsFiles];
     // bwrap passes on every descriptor it inherits; the launcher closes all but 0-3 first.
+    try {
+      return this.start(script, joining, args, cwd, launcherEnvironment, command, afterExit, cgroup);
+    } catch (error) {
+      void cgroup?.release();
+      throw error;
+    }
+  }
+
+  private start(
+    script: string,
+    joining: readonly string[],
+    args: readonly string[],
+    cwd: string,
+    launcherEnvironment: Record<string, string>,
+    command: SandboxedCommand,
+    afterExit: (() => string[]) | undefined,
+    cgroup: CommandCgroup | undefined,
+  ): SandboxedProcess {
     return startSandboxedProcess(
       {
         executable: this.launcherShell,
@@ -174,15 +218,31 @@ export class BubblewrapSandbox implements ProcessSandbox {
         // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
         // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
         // bwrap still receives the environment unchanged.
-        args: [...LAUNCHER_SHELL_OPTIONS, "-c", FD_CLOSING_SCRIPT, this.executable, ...args],
+        args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, ...args],
         cwd,
         env: launcherEnvironment,
         seccomp: this.seccomp,
         processGroup: false,
         ...(afterExit === undefined ? {} : { afterExit }),
+        ...(cgroup === undefined ? {} : { cgroup }),
       },
       command,
     );
+  }
+
+  /** A new cgroup for one command, or none when no limit is enforced here. */
+  private commandCgroup(): CommandCgroup | undefined {
+    if (this.limits.maxProcesses === undefined && this.limits.maxMemoryBytes === undefined) return undefined;
+    try {
+      return CommandCgroup.create(this.cgroups, this.limits);
+    } catch (error) {
+      // It worked when the sandbox was made; refusing beats running a command without the limits
+      // the host was told hold.
+      throw new SandboxUnavailableError(
+        `Cannot create the command's cgroup for its resource limits: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        { data: { reason: "cgroup" } },
+      );
+    }
   }
 }
 
@@ -199,6 +259,18 @@ export const FD_CLOSING_SCRIPT = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template.
   "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
+].join("\n");
+
+/**
+ * The bash lines that run first in the launcher when the command has a cgroup: `$1` is how many
+ * `cgroup.procs` files follow; the launcher writes its own pid (`$$`, which stays bwrap's pid
+ * after `exec`) to each, and refuses to start when one write fails.
+ */
+export const CGROUP_JOINING_SCRIPT = [
+  'j=$1; shift; while [ "$j" -gt 0 ]; do',
+  '  { echo $$ >"$1"; } 2>/dev/null || { echo "sandbox launcher: cannot join the command\'s cgroup; refusing to start without its resource limits" >&2; exit 125; }',
+  "  shift; j=$((j - 1))",
+  "done",
 ].join("\n");
 
 /** Options of the launcher shell: no startup files, nothing imported from the environment. */

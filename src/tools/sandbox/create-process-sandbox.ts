@@ -4,6 +4,7 @@ import type { SandboxScope } from "../../policy/permission-config.js";
 import { SYSTEM_DIRECTORIES } from "./bubblewrap-arguments.js";
 import { BubblewrapSandbox } from "./bubblewrap-sandbox.js";
 import type { ProcessSandbox } from "./process-sandbox.js";
+import type { ResourceLimitStatus, ResourceLimits } from "./resource-limits.js";
 import { SandboxExecSandbox } from "./sandbox-exec-sandbox.js";
 import { cachedSandboxProbe, type SandboxProbe } from "./sandbox-probe.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
@@ -55,6 +56,17 @@ export interface CreateProcessSandboxOptions {
    * @defaultValue `false`
    */
   readonly allowUnixSocketPairs?: boolean;
+  /**
+   * Per-command process and memory limits (scopes `local` and `workspace` on Linux, where the host
+   * can write a cgroup); `false` for none. What holds is on the sandbox's `resourceLimits`.
+   * @defaultValue 1024 processes, half the host's memory
+   */
+  readonly limits?: ResourceLimits | false;
+  /**
+   * Told once, when the sandbox is made, that limits asked for are not enforced on this host
+   * (no writable cgroup, macOS, the unsandboxed fallback); the sandbox still runs commands.
+   */
+  readonly onLimitsUnavailable?: (status: ResourceLimitStatus) => void;
 }
 
 const defaultProbe = cachedSandboxProbe();
@@ -78,12 +90,12 @@ export async function createProcessSandbox(options: CreateProcessSandboxOptions)
     throw new ConfigurationError("invalid_sandbox_option", 'Sandbox scope "workspace" needs a workspace directory.');
   }
   const workspace = options.workspace === undefined ? undefined : await realWorkspaceRoot(options.workspace);
-  const unsandboxed = () =>
-    workspace === undefined ? new UnsandboxedProcessSandbox() : new UnsandboxedProcessSandbox({ workspace });
+  const limits = options.limits === undefined ? {} : { limits: options.limits };
+  const unsandboxed = () => new UnsandboxedProcessSandbox(workspace === undefined ? limits : { workspace, ...limits });
   if (scope === "unrestricted") return unsandboxed();
   const candidate = osSandbox(options, scope, workspace);
   const problem = typeof candidate === "string" ? candidate : await probeFailure(options.probe ?? defaultProbe, candidate);
-  if (problem === undefined && typeof candidate !== "string") return candidate;
+  if (problem === undefined && typeof candidate !== "string") return reportLimits(candidate, options);
   const error = new SandboxUnavailableError(
     `Cannot start an OS sandbox for scope "${scope}": ${problem ?? "the probe failed."} ` +
       "Commands will not run unsandboxed; a host that accepts that risk can pass allowUnsandboxedFallback: true.",
@@ -91,7 +103,14 @@ export async function createProcessSandbox(options: CreateProcessSandboxOptions)
   );
   if (options.allowUnsandboxedFallback !== true) throw error;
   options.onFallback?.(error);
-  return unsandboxed();
+  return reportLimits(unsandboxed(), options);
+}
+
+/** Tells the host once when the limits it asked for do not hold here. */
+function reportLimits(sandbox: ProcessSandbox, options: CreateProcessSandboxOptions): ProcessSandbox {
+  const status = sandbox.resourceLimits;
+  if (status !== undefined && !status.enforced) options.onLimitsUnavailable?.(status);
+  return sandbox;
 }
 
 /** Why `sandbox` cannot start here, or `undefined` when it can. */
@@ -107,7 +126,11 @@ function osSandbox(
   workspace: string | undefined,
 ): ProcessSandbox | string {
   const platform = options.platform ?? process.platform;
-  const base = workspace === undefined ? { scope } : { scope, workspace };
+  const base = {
+    scope,
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  };
   if (platform === "darwin") return new SandboxExecSandbox(base);
   if (platform !== "linux")
     return `there is no sandbox backend for platform "${platform}" (supported: linux with bubblewrap, darwin).`;

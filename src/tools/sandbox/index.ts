@@ -2,7 +2,12 @@
 // Node-only (fs, child_process); meant for a subpath export, never the root entry.
 
 export { BPF, type BpfInstruction, decodeBpfProgram, encodeBpfProgram } from "./bpf-instruction.js";
-export { BubblewrapSandbox, type BubblewrapSandboxOptions, FD_CLOSING_SCRIPT } from "./bubblewrap-sandbox.js";
+export {
+  BubblewrapSandbox,
+  type BubblewrapSandboxOptions,
+  CGROUP_JOINING_SCRIPT,
+  FD_CLOSING_SCRIPT,
+} from "./bubblewrap-sandbox.js";
 export { type CreateProcessSandboxOptions, createProcessSandbox } from "./create-process-sandbox.js";
 export type { ConfinedOpenFlags } from "./open-flags.js";
 export { type AccessIntent, openConfined, resolveInWorkspace } from "./path-confinement.js";
@@ -14,6 +19,12 @@ export type {
   SandboxedExit,
   SandboxedProcess,
 } from "./process-sandbox.js";
+export {
+  DEFAULT_MAX_PROCESSES,
+  type ResourceLimitKind,
+  type ResourceLimitStatus,
+  type ResourceLimits,
+} from "./resource-limits.js";
 export { type RunSandboxedOptions, runSandboxed, type SandboxedResult } from "./run-sandboxed.js";
 export { SAFE_ENVIRONMENT_NAMES } from "./sandbox-environment.js";
 export { sandboxExecProfile } from "./sandbox-exec-profile.js";

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { SandboxScope } from "../../policy/permission-config.js";
+import type { ResourceLimitKind, ResourceLimitStatus } from "./resource-limits.js";
 
 /**
  * Which backend confines a process.
@@ -53,6 +54,12 @@ export interface SandboxedExit {
    * `config.worktree`, …) the command created where none existed, which were removed.
    */
   readonly repaired?: readonly string[];
+  /**
+   * The resource limit the command ran into (see `ResourceLimits`): `"memory"` when the
+   * kernel killed one of its processes for memory, `"processes"` when a fork was refused. Only
+   * sandboxes that enforce limits report it.
+   */
+  readonly limit?: ResourceLimitKind;
 }
 
 /**
@@ -112,6 +119,11 @@ export interface ProcessSandbox {
   readonly workspace: string | undefined;
   /** What its processes can reach. */
   readonly capabilities: SandboxCapabilities;
+  /**
+   * Which resource limits it enforces on each command. The built-in drivers always set it; a
+   * sandbox without it enforces none.
+   */
+  readonly resourceLimits?: ResourceLimitStatus;
   /**
    * Starts a command.
    * @throws SandboxViolationError `invalid_command` or `path_outside_workspace` for a bad request

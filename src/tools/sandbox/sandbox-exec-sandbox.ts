@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
+import { type ResourceLimitStatus, type ResourceLimits, requestedLimits, unenforcedLimits } from "./resource-limits.js";
 import { confinedEnvironment, inheritedEnvironment } from "./sandbox-environment.js";
 import { sandboxExecArguments, sandboxExecParameters, sandboxExecProfile } from "./sandbox-exec-profile.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
@@ -26,6 +27,8 @@ export interface SandboxExecSandboxOptions {
   readonly workspace?: string;
   /** @defaultValue `/usr/bin/sandbox-exec` */
   readonly executable?: string;
+  /** The limits a host asked for, reported as not enforced. @defaultValue the default limits */
+  readonly limits?: ResourceLimits | false;
 }
 
 const WORKSPACE_CAPABILITIES: SandboxCapabilities = Object.freeze({
@@ -68,6 +71,8 @@ export class SandboxExecSandbox implements ProcessSandbox {
   readonly capabilities: SandboxCapabilities;
   /** The sandbox-exec executable. */
   readonly executable: string;
+  /** Never enforced: macOS has no per-command process or memory limit a host can set. */
+  readonly resourceLimits: ResourceLimitStatus;
   private readonly profile: string;
 
   constructor(options: SandboxExecSandboxOptions) {
@@ -76,6 +81,10 @@ export class SandboxExecSandbox implements ProcessSandbox {
     this.executable = options.executable ?? SANDBOX_EXEC_PATH;
     this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
     this.profile = sandboxExecProfile(this.scope);
+    this.resourceLimits = unenforcedLimits(
+      requestedLimits(options.limits),
+      "Resource limits are not enforced on macOS: sandbox-exec has no process or memory limit per command.",
+    );
     if (this.scope === "workspace" && (this.workspace === undefined || !path.isAbsolute(this.workspace))) {
       throw new ConfigurationError("invalid_workspace", 'Scope "workspace" needs the absolute real path of the workspace.');
     }

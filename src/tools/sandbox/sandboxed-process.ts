@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
+import type { CommandCgroup } from "./command-cgroup.js";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
 
 /** How a driver launches its wrapped command. */
@@ -31,6 +32,11 @@ export interface LaunchPlan {
    * repaired (for example git control files the command created), reported in the exit.
    */
   readonly afterExit?: () => string[];
+  /**
+   * The command's own cgroup, which the launcher joins before it starts the sandbox: killed
+   * whole with the command (`SIGKILL`), read for the limit it ran into, and removed after it ended.
+   */
+  readonly cgroup?: CommandCgroup;
 }
 
 /** How long a process may take to end after `SIGTERM` before it gets `SIGKILL`. */
@@ -56,6 +62,8 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   const kill = (signal: NodeJS.Signals = "SIGKILL") => {
     signalProcess(child, plan.processGroup, signal);
     if (tag !== undefined) killTagged(tag);
+    // SIGTERM gives the command its grace period; SIGKILL ends everything in its cgroup too.
+    if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
   const exited = watchExit(child, plan, request.signal, kill, tag);
   const { stdout, stderr } = child;
@@ -89,14 +97,10 @@ function watchExit(
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();
-      let repaired: string[] = [];
-      try {
-        repaired = plan.afterExit?.() ?? [];
-      } catch (error) {
-        resolve({ ...exit, error: error instanceof Error ? error : new Error(String(error)) });
-        return;
-      }
-      resolve(repaired.length === 0 ? exit : { ...exit, repaired });
+      const result = afterExitResult(exit, plan);
+      // The exit settles once the group is gone, so a caller that checks finds nothing left.
+      if (plan.cgroup === undefined) resolve(result);
+      else void plan.cgroup.release().then(() => resolve(result));
     };
     child.once("error", (error) => {
       if (child.pid === undefined) finish({ exitCode: null, signal: null, error });
@@ -105,6 +109,19 @@ function watchExit(
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The exit with what the plan's after-exit steps found: repaired files, a limit reached. */
+function afterExitResult(exit: SandboxedExit, plan: LaunchPlan): SandboxedExit {
+  let result: SandboxedExit = exit;
+  try {
+    const repaired = plan.afterExit?.() ?? [];
+    if (repaired.length > 0) result = { ...result, repaired };
+  } catch (error) {
+    result = { ...result, error: error instanceof Error ? error : new Error(String(error)) };
+  }
+  const limit = plan.cgroup?.limitReached();
+  return limit === undefined ? result : { ...result, limit };
 }
 
 function signalProcess(child: ChildProcess, processGroup: boolean, signal: NodeJS.Signals): void {

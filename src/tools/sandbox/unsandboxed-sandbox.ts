@@ -1,4 +1,5 @@
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
+import { type ResourceLimitStatus, type ResourceLimits, requestedLimits, unenforcedLimits } from "./resource-limits.js";
 import { inheritedEnvironment } from "./sandbox-environment.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
 import { assertValidCommand, existingWorkingDirectory } from "./validate-command.js";
@@ -11,6 +12,8 @@ import { assertValidCommand, existingWorkingDirectory } from "./validate-command
 export interface UnsandboxedProcessSandboxOptions {
   /** The workspace's real path, reported as {@link ProcessSandbox.workspace}; nothing is confined to it. */
   readonly workspace?: string;
+  /** The limits a host asked for, reported as not enforced. @defaultValue the default limits */
+  readonly limits?: ResourceLimits | false;
 }
 
 const CAPABILITIES: SandboxCapabilities = Object.freeze({
@@ -38,9 +41,15 @@ export class UnsandboxedProcessSandbox implements ProcessSandbox {
   readonly workspace: string | undefined;
   /** Everything is reachable. */
   readonly capabilities = CAPABILITIES;
+  /** Never enforced: an unsandboxed command runs in the host's own groups. */
+  readonly resourceLimits: ResourceLimitStatus;
 
   constructor(options: UnsandboxedProcessSandboxOptions = {}) {
     this.workspace = options.workspace;
+    this.resourceLimits = unenforcedLimits(
+      requestedLimits(options.limits),
+      "Resource limits are not enforced: commands run unsandboxed, in the host's own cgroup.",
+    );
     Object.freeze(this);
   }
 

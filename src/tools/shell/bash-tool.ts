@@ -4,6 +4,7 @@ import { z } from "zod";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
@@ -37,6 +38,14 @@ export interface BashToolOptions {
    *   writable `PATH` entry (`./node_modules/.bin`) could otherwise hold a model-written `bash`
    */
   readonly shell?: string;
+  /**
+   * Per-command process and memory limits (scopes `local` and `workspace` on Linux with a
+   * writable cgroup); `false` for none. A command that runs into one says so in its result.
+   * @defaultValue 1024 processes, half the host's memory
+   */
+  readonly limits?: ResourceLimits | false;
+  /** Told once per sandbox when the limits do not hold on this host (the commands still run). */
+  readonly onLimitsUnavailable?: (status: ResourceLimitStatus) => void;
   /** Builds the sandbox (tests inject one). @defaultValue `createProcessSandbox` */
   readonly createSandbox?: typeof createProcessSandbox;
 }
@@ -66,6 +75,8 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
         workspace: root,
         allowUnsandboxedFallback: options.allowUnsandboxedFallback ?? false,
         allowUnixSocketPairs: options.allowUnixSocketPairs ?? true,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.onLimitsUnavailable === undefined ? {} : { onLimitsUnavailable: options.onLimitsUnavailable }),
       });
       // A failed start is not cached: the host may fix its setup and the next call tries again.
       sandbox.catch(() => sandboxes.delete(key));
@@ -122,7 +133,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       );
       if (context.signal.aborted) throw context.signal.reason;
       const elapsed = Math.round(performance.now() - started);
-      const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined);
+      const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined, sandbox.resourceLimits);
       const where = path.relative(scope.root, cwd) || ".";
       const sections = [`${status} · ${elapsed} ms · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`];
       if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
@@ -137,10 +148,30 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
   });
 }
 
-/** How a command ended, in a few words. */
-function describeExit(result: SandboxedResult, timedOutAfter: number | undefined): string {
-  if (timedOutAfter !== undefined) return `timed out after ${timedOutAfter} s (killed)`;
-  if (result.error !== undefined) return `failed to start: ${result.error.message}`;
-  if (result.signal !== null) return `killed by ${result.signal}`;
-  return `exit code ${result.exitCode}`;
+/** How a command ended, in a few words, with the resource limit it ran into. */
+function describeExit(
+  result: SandboxedResult,
+  timedOutAfter: number | undefined,
+  limits: ResourceLimitStatus | undefined,
+): string {
+  const ending =
+    timedOutAfter !== undefined
+      ? `timed out after ${timedOutAfter} s (killed)`
+      : result.error !== undefined
+        ? `failed to start: ${result.error.message}`
+        : result.signal !== null
+          ? `killed by ${result.signal}`
+          : `exit code ${result.exitCode}`;
+  if (result.limit === "memory") {
+    return `${ending}; memory limit reached (${formatBytes(limits?.maxMemoryBytes)}): a process was killed for using too much memory`;
+  }
+  if (result.limit === "processes") {
+    return `${ending}; process limit reached (${limits?.maxProcesses ?? "?"} processes and threads): new processes were refused`;
+  }
+  return ending;
+}
+
+function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined) return "?";
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -22,7 +22,8 @@ export type EscapeClass =
   | "child-runs"
   | "approvals"
   | "processes"
-  | "environment";
+  | "environment"
+  | "resources";
 
 /** The title tag the reporter counts. */
 export function escapeTitle(escapeClass: EscapeClass, title: string): string {
