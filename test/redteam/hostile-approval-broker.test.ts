@@ -58,7 +58,7 @@ describe("a broker that never answers cannot hang a call", () => {
 
   it("positive controls: a broker that answers is obeyed; the in-memory broker's own timeout still speaks", async () => {
     ran.length = 0;
-    const yes = broker(async (request) => ({ id: "1", decision: "approved", reason: undefined, resolvedBy: "host" }) as const);
+    const yes = broker(async () => ({ id: "1", decision: "approved", reason: undefined, resolvedBy: "host" }) as const);
     const approved = await createRegistry({ tools: [act], approvals: yes })
       .createRun({ permissions: ALL })
       .call("act", {});
