@@ -89,8 +89,8 @@ export interface RegistryChangedEvent {
 export interface RunDiagnosticEvent {
   /** The run. */
   readonly runId: string;
-  /** `unknown_allowed_tool`, `stale_activation`, `unknown_load_mode_tool` or `state_save_failed` (see `RunDiagnostic`). */
-  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed";
+  /** `unknown_allowed_tool`, `stale_activation`, `unknown_load_mode_tool`, `state_save_failed` or `disposer_failed` (see `RunDiagnostic`). */
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed" | "disposer_failed";
   /** The tool name concerned. */
   readonly name: string;
   /** One sentence for a log. */

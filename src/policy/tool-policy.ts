@@ -5,6 +5,7 @@ import type { ToolContext } from "../tool/tool-context.js";
 import type { AnyToolDefinition } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import type { ApprovalBroker } from "./approval-broker.js";
+import { awaitApproval } from "./await-approval.js";
 import type { ApprovalPolicy, ResolvedPermissionConfig } from "./permission-config.js";
 
 /**
@@ -51,19 +52,34 @@ export interface CallToAuthorize {
 export async function authorizeCall(policy: ToolPolicy, call: CallToAuthorize): Promise<ToolCallErrorInfo | undefined> {
   const requiredBy = approvalRequiredBy(policy.permissions.approval, call.tool);
   if (requiredBy === undefined) return undefined;
-  const resolution = await policy.approvals.request(
-    {
-      runId: call.runId,
-      callId: call.callId,
-      toolName: call.tool.name,
-      input: call.input,
-      mutating: call.tool.mutating,
-      policy: requiredBy,
-    },
-    policy.approvalTimeoutMs === undefined
-      ? { signal: call.signal }
-      : { signal: call.signal, timeoutMs: policy.approvalTimeoutMs },
+  const outcome = await awaitApproval(
+    () =>
+      policy.approvals.request(
+        {
+          runId: call.runId,
+          callId: call.callId,
+          toolName: call.tool.name,
+          input: call.input,
+          mutating: call.tool.mutating,
+          policy: requiredBy,
+        },
+        policy.approvalTimeoutMs === undefined
+          ? { signal: call.signal }
+          : { signal: call.signal, timeoutMs: policy.approvalTimeoutMs },
+      ),
+    call.signal,
+    policy.approvalTimeoutMs,
   );
+  if (outcome.kind === "aborted")
+    return { code: "aborted", message: `The call to "${call.tool.name}" was cancelled while waiting for approval.` };
+  if (outcome.kind === "timed_out") {
+    return {
+      code: "approval_denied",
+      message: `The call to "${call.tool.name}" was not approved: nobody answered in time. Nothing was done.`,
+      hint: "Do not repeat the same call. Ask the user how to proceed, or take another approach.",
+    };
+  }
+  const { resolution } = outcome;
   if (resolution.decision === "approved") return undefined;
   if (resolution.resolvedBy === "abort")
     return { code: "aborted", message: `The call to "${call.tool.name}" was cancelled while waiting for approval.` };

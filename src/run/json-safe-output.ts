@@ -104,27 +104,31 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
     // allocates 20M strings, so its indexes are walked as numbers, within the budget.
     out = convertTypedArray(object as unknown as ArrayLike<number | bigint>, budget);
   } else {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(object)) {
-      if (budget.left <= 0) {
-        define(copy, "…", TRUNCATED_MARKER);
-        break;
-      }
-      budget.left -= key.length + 4;
-      let original: unknown;
-      let converted: unknown;
-      try {
-        original = (object as Record<string, unknown>)[key];
-        converted = convert(original, onPath, depth + 1, budget);
-      } catch {
-        converted = UNSERIALIZABLE;
-      }
-      if (converted !== undefined || original === undefined) define(copy, key, converted);
-    }
-    out = copy;
+    out = convertObject(object, onPath, depth, budget);
   }
   onPath.delete(object);
   return out;
+}
+
+function convertObject(object: object, onPath: Set<object>, depth: number, budget: Budget): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    if (budget.left <= 0) {
+      define(copy, "…", TRUNCATED_MARKER);
+      break;
+    }
+    budget.left -= key.length + 4;
+    let original: unknown;
+    let converted: unknown;
+    try {
+      original = (object as Record<string, unknown>)[key];
+      converted = convert(original, onPath, depth + 1, budget);
+    } catch {
+      converted = UNSERIALIZABLE;
+    }
+    if (converted !== undefined || original === undefined) define(copy, key, converted);
+  }
+  return copy;
 }
 
 function convertArray(array: readonly unknown[], onPath: Set<object>, depth: number, budget: Budget): unknown[] {

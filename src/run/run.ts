@@ -127,8 +127,9 @@ export interface RunDiagnostic {
    * not registered (yet).
    * `state_save_failed`: saving to the run's store failed (another process saved the run in
    * between, or the store is unreachable); `name` is the run id.
+   * `disposer_failed`: a disposer added after the run closed (run at once) threw; `name` is the run id.
    */
-  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed";
+  readonly kind: "unknown_allowed_tool" | "stale_activation" | "unknown_load_mode_tool" | "state_save_failed" | "disposer_failed";
   /** The tool name concerned. */
   readonly name: string;
   /** One sentence for a log. */
@@ -910,8 +911,30 @@ export class Run {
     void this.persistence?.save();
   }
 
-  /** Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). */
+  /**
+   * Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). On a run that
+   * is already closed it runs at once: a handler that ignored its abort signal and registers its
+   * cleanup after close would otherwise leak what it started (close has run, nothing else will).
+   * A failure then is reported as a `disposer_failed` diagnostic, since nobody awaits it.
+   */
   addDisposer(dispose: () => unknown): () => void {
+    if (this.closed) {
+      void (async () => dispose())().catch((error: unknown) => {
+        let detail = "a value that is not an Error";
+        try {
+          if (error instanceof Error) detail = String(error.message).slice(0, 200);
+        } catch {
+          // keep the generic detail
+        }
+        this.report({
+          kind: "disposer_failed",
+          name: this.id,
+          message: `A disposer added after close failed: ${detail}`,
+          suggestions: [],
+        });
+      });
+      return () => undefined;
+    }
     this.disposers.add(dispose);
     return () => {
       this.disposers.delete(dispose);
