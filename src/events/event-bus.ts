@@ -1,5 +1,5 @@
 /**
- * A listener of one event type.
+ * A listener of one event type. It may be async: a rejected promise is reported like a throw.
  *
  * @public
  */
@@ -12,7 +12,9 @@ export type EventListener<Payload> = (payload: Payload) => void;
  */
 export interface EventBusOptions {
   /**
-   * Called when a listener throws. The bus never swallows such an error silently.
+   * Called when a listener throws or its returned promise rejects. The bus never swallows such
+   * an error silently. If this function throws for a rejection, that error is rethrown on a later
+   * tick (there is no caller left to throw to).
    * @defaultValue rethrows the error on a later tick (it surfaces as an uncaught exception)
    */
   readonly onListenerError?: (error: unknown, type: string) => void;
@@ -64,10 +66,29 @@ export class EventBus<Events extends object> {
     if (set === undefined) return;
     for (const listener of [...set]) {
       try {
-        (listener as EventListener<Events[Type]>)(payload);
+        const returned: unknown = (listener as EventListener<Events[Type]>)(payload);
+        // An async listener's rejection is a listener error too: without this it would be an
+        // unhandled rejection that `onListenerError` never sees.
+        if ((typeof returned === "object" && returned !== null) || typeof returned === "function") {
+          const then: unknown = (returned as { then?: unknown }).then;
+          if (typeof then === "function") {
+            Promise.resolve(returned).catch((error: unknown) => this.reportListenerError(error, String(type)));
+          }
+        }
       } catch (error) {
         this.onListenerError(error, String(type));
       }
+    }
+  }
+
+  /** Reports an async listener's rejection; nothing is left on the stack to throw to. */
+  private reportListenerError(error: unknown, type: string): void {
+    try {
+      this.onListenerError(error, type);
+    } catch (thrown) {
+      queueMicrotask(() => {
+        throw thrown;
+      });
     }
   }
 }
