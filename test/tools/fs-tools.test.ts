@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -120,7 +120,9 @@ describe("write with expected_version", () => {
     expect(text(await run.call("write", { path: "dir/new.txt", content: "hello" }))).toMatch(
       /^Created dir\/new\.txt \(5 bytes\)/,
     );
-    await writeFile(path.join(workspace, "script.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    await writeFile(path.join(workspace, "script.sh"), "#!/bin/sh\n");
+    // Set explicitly: a create mode is cut by the umask (0o700 under umask 077).
+    await chmod(path.join(workspace, "script.sh"), 0o755);
     text(await run.call("write", { path: "script.sh", content: "#!/bin/sh\necho hi\n" }));
     expect((await stat(path.join(workspace, "script.sh"))).mode & 0o777).toBe(0o755);
     text(await run.call("write", { path: "dir/new.txt", content: " world", append: true }));
