@@ -166,6 +166,29 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("resource limits under bubb
       expect(unlimited.groups).toEqual([]);
     });
 
+    it("a command spawned with limits: false (a tool's own ripgrep) gets no group; the same command without it does", async () => {
+      const sandbox = limited({ maxProcesses: 100 });
+      const groupsDuring = async (limits: false | undefined) => {
+        const child = sandbox.spawn({
+          command: "bash",
+          args: ["-c", "echo up; sleep 5"],
+          cwd: workspace,
+          signal: AbortSignal.timeout(3_000),
+          ...(limits === false ? { limits } : {}),
+        });
+        child.stderr.resume();
+        await printed(child, "up");
+        const groups = ownGroups();
+        child.kill("SIGKILL");
+        await child.exited;
+        return groups;
+      };
+      expect(await groupsDuring(false)).toEqual([]);
+      // Control: the same sandbox and command without the flag runs in a group of its own.
+      expect((await groupsDuring(undefined)).length).toBeGreaterThan(0);
+      expect(ownGroups()).toEqual([]);
+    });
+
     it("a fork bomb stays under maxProcesses=64, the host stays responsive, and the group is removed", async () => {
       const sandbox = limited({ maxProcesses: 64 });
       const started = performance.now();

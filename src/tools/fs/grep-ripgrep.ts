@@ -117,6 +117,9 @@ async function runRipgrep(
     args: run.sorted ? args : withoutSort(args),
     cwd: root,
     signal: AbortSignal.any([signal, stop.signal]),
+    // ripgrep with arguments this module builds: bounded by ripgrep itself (its regex size
+    // limits, streamed reads), so it skips the per-command cgroup that bash's commands get.
+    limits: false,
   });
   let stderr = "";
   child.stderr.setEncoding("utf8");

@@ -187,7 +187,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
     afterExit?: () => string[],
   ): SandboxedProcess {
     const launcherEnvironment = { ...env, PATH: env.PATH ?? DEFAULT_PATH };
-    const cgroup = this.commandCgroup();
+    const cgroup = command.limits === false ? undefined : this.commandCgroup();
     // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts
     // are inside from their first instruction; the group's cgroup.procs files come before bwrap's
     // arguments, counted.

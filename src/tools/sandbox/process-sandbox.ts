@@ -10,8 +10,9 @@ import type { ResourceLimitKind, ResourceLimitStatus } from "./resource-limits.j
 export type ProcessSandboxKind = "bubblewrap" | "sandbox-exec" | "unsandboxed";
 
 /**
- * One command to start. It carries no switch that weakens the sandbox: whatever a model puts into
- * a command line, the confinement is fixed when the {@link ProcessSandbox} is created.
+ * One command to start. It carries no switch that weakens the confinement: whatever a model puts
+ * into a command line, what the process can reach is fixed when the {@link ProcessSandbox} is
+ * created.
  * @public
  */
 export interface SandboxedCommand {
@@ -35,6 +36,15 @@ export interface SandboxedCommand {
   readonly stdin?: "ignore" | "pipe";
   /** Bytes to write to the process's stdin, which is then closed. */
   readonly input?: string | Uint8Array;
+  /**
+   * `false` starts this command without a cgroup of its own, so without the sandbox's
+   * per-command resource limits; its confinement is unchanged. For a program a tool runs with
+   * arguments of its own making whose use is bounded by the program itself (ripgrep for `grep`),
+   * which would otherwise pay the kernel's cgroup move (10-15 ms per command on cgroup v1). The
+   * commands a model writes (`bash`, `monitor`) never set it.
+   * @defaultValue the sandbox's limits
+   */
+  readonly limits?: false;
 }
 
 /**
