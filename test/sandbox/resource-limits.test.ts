@@ -133,6 +133,24 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("resource limits under bubb
       return sandbox;
     };
 
+    /** The command groups and their members while a command runs; the command is then killed. */
+    const whileRunning = async (sandbox: BubblewrapSandbox, extra: { limits?: false } = {}) => {
+      const child = sandbox.spawn({
+        command: "bash",
+        args: ["-c", "echo up; sleep 5"],
+        cwd: workspace,
+        signal: AbortSignal.timeout(3_000),
+        ...extra,
+      });
+      child.stderr.resume();
+      await printed(child, "up");
+      const groups = ownGroups();
+      const inside = members();
+      child.kill("SIGKILL");
+      await child.exited;
+      return { groups, inside };
+    };
+
     it("enforces the default limits and says so", () => {
       const sandbox = new BubblewrapSandbox({ scope: "workspace", workspace });
       expect(sandbox.resourceLimits.enforced).toBe(true);
@@ -143,49 +161,19 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("resource limits under bubb
     });
 
     it("a running command is in a group of its own (none with limits: false), removed when it ends", async () => {
-      const during = async (sandbox: BubblewrapSandbox) => {
-        const child = sandbox.spawn({
-          command: "bash",
-          args: ["-c", "echo up; sleep 5"],
-          cwd: workspace,
-          signal: AbortSignal.timeout(3_000),
-        });
-        child.stderr.resume();
-        await printed(child, "up");
-        const groups = ownGroups();
-        const inside = members();
-        child.kill("SIGKILL");
-        await child.exited;
-        return { groups, inside };
-      };
-      const limitedRun = await during(limited({ maxProcesses: 100 }));
+      const limitedRun = await whileRunning(limited({ maxProcesses: 100 }));
       expect(limitedRun.groups.length).toBeGreaterThan(0);
       expect(limitedRun.inside.length).toBeGreaterThanOrEqual(3); // bwrap, its init, bash (and sleep)
       expect(ownGroups()).toEqual([]);
-      const unlimited = await during(new BubblewrapSandbox({ scope: "workspace", workspace, limits: false }));
+      const unlimited = await whileRunning(new BubblewrapSandbox({ scope: "workspace", workspace, limits: false }));
       expect(unlimited.groups).toEqual([]);
     });
 
     it("a command spawned with limits: false (a tool's own ripgrep) gets no group; the same command without it does", async () => {
       const sandbox = limited({ maxProcesses: 100 });
-      const groupsDuring = async (limits: false | undefined) => {
-        const child = sandbox.spawn({
-          command: "bash",
-          args: ["-c", "echo up; sleep 5"],
-          cwd: workspace,
-          signal: AbortSignal.timeout(3_000),
-          ...(limits === false ? { limits } : {}),
-        });
-        child.stderr.resume();
-        await printed(child, "up");
-        const groups = ownGroups();
-        child.kill("SIGKILL");
-        await child.exited;
-        return groups;
-      };
-      expect(await groupsDuring(false)).toEqual([]);
+      expect((await whileRunning(sandbox, { limits: false })).groups).toEqual([]);
       // Control: the same sandbox and command without the flag runs in a group of its own.
-      expect((await groupsDuring(undefined)).length).toBeGreaterThan(0);
+      expect((await whileRunning(sandbox)).groups.length).toBeGreaterThan(0);
       expect(ownGroups()).toEqual([]);
     });
 
