@@ -16,6 +16,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   input_too_large: "The arguments are larger than the run's `maxInputLength` (strings and objects alike).",
   tool_failed: "The handler threw something that is not a `ToolError`.",
   invalid_output: "The handler's output could not be sent or does not match its `outputSchema` (the tool's fault).",
+  too_many_calls: "The run has as many calls in flight as it may (`maxCallsInFlight`); wait for some to finish.",
   aborted: "The call was cancelled (the host's signal, `run.close()`, `registry.close()`).",
   approval_denied: "A person, or the approval timeout, did not approve the call; nothing was done.",
   internal_error: "The catalog itself failed while handling the call (e.g. a host listener threw).",

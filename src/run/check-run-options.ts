@@ -19,6 +19,7 @@ export const CREATE_RUN_OPTION_NAMES: readonly string[] = Object.freeze([
   "approvalTimeoutMs",
   "condenseThreshold",
   "maxBinaryBytes",
+  "maxCallsInFlight",
   "profile",
   "loadModes",
   "disabledTools",

@@ -32,6 +32,7 @@ import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
+import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
@@ -112,6 +113,15 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * @defaultValue 5 MiB
    */
   readonly maxBinaryBytes?: number;
+  /**
+   * Most calls of this run in flight at once (handlers running or waiting for approval); a call
+   * over it fails at once with `too_many_calls`. It ends a handler that calls its own run
+   * without end: each level waits on the next, so without a bound the chain of promises grows
+   * until memory runs out and no timer of the host fires. Parallel calls of a model step are
+   * far below it.
+   * @defaultValue 1000
+   */
+  readonly maxCallsInFlight?: number;
 }
 
 /**
@@ -167,6 +177,7 @@ const MAX_ECHOED_NAME_LENGTH = 128;
 const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
 const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
+const DEFAULT_MAX_CALLS_IN_FLIGHT = 1000;
 
 /**
  * One conversation's view of a registry: which tools the model sees this turn
@@ -193,6 +204,7 @@ export class Run {
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
+  private readonly maxCallsInFlight: number;
   private readonly policy: ToolPolicy;
   private readonly condenseThreshold: number;
   private readonly maxBinaryBytes: number;
@@ -230,6 +242,7 @@ export class Run {
     checkPositiveLimit(options.maxInputLength, "maxInputLength");
     checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
     checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
+    checkPositiveLimit(options.maxCallsInFlight, "maxCallsInFlight");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
@@ -266,6 +279,7 @@ export class Run {
     for (const constraint of state?.skills ?? []) this.skills.apply(constraint.skill, constraint.allowedTools);
     this.hostContext = Object.freeze({ ...options.context });
     this.maxInputLength = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
+    this.maxCallsInFlight = options.maxCallsInFlight ?? DEFAULT_MAX_CALLS_IN_FLIGHT;
     this.condenseThreshold = options.condenseThreshold ?? DEFAULT_CONDENSE_THRESHOLD;
     this.maxBinaryBytes = options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES;
     this.policy = { permissions: this.permissions, approvals: registry.approvals, approvalTimeoutMs: options.approvalTimeoutMs };
@@ -282,7 +296,7 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
-      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions ?? {}, false),
+      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions, false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
   }
@@ -657,15 +671,13 @@ export class Run {
   }
 
   /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
-  private async invokeSafely(name: unknown, args: unknown, options: CallOptions, viaToolbox: boolean): Promise<ToolCallResult> {
+  private async invokeSafely(name: unknown, args: unknown, rawOptions: unknown, viaToolbox: boolean): Promise<ToolCallResult> {
     const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
-    let callId: string;
+    const options = readCallOptions(rawOptions);
+    const callId = ("callId" in options ? options.callId : undefined) ?? `${this.id}:${++this.callCount}`;
     try {
-      callId = typeof options?.callId === "string" ? options.callId : `${this.id}:${++this.callCount}`;
-    } catch {
-      callId = `${this.id}:${++this.callCount}`;
-    }
-    try {
+      if ("code" in options)
+        return this.fail(toolName.slice(0, MAX_ECHOED_NAME_LENGTH), callId, performance.now(), options, undefined);
       if (typeof name !== "string") {
         return this.fail(
           toolName,
@@ -696,7 +708,7 @@ export class Run {
           undefined,
         );
       }
-      return await this.invoke(name, args, options ?? {}, viaToolbox, callId);
+      return await this.invoke(name, args, options, viaToolbox, callId);
     } catch (cause) {
       const error: ToolCallErrorInfo = {
         code: "internal_error",
@@ -714,7 +726,7 @@ export class Run {
   private async invoke(
     name: string,
     args: unknown,
-    options: CallOptions,
+    options: ReadCallOptions,
     viaToolbox: boolean,
     callId: string,
   ): Promise<ToolCallResult> {
@@ -770,9 +782,22 @@ export class Run {
         undefined,
       );
     }
+    if (this.calls.size >= this.maxCallsInFlight) {
+      return this.fail(
+        name,
+        callId,
+        started,
+        {
+          code: "too_many_calls",
+          message: `This run already has ${this.calls.size} calls in flight, its limit; "${name}" was not called.`,
+          hint: "Wait for calls to finish; a tool that calls tools of its own run must not do so without end.",
+        },
+        undefined,
+      );
+    }
     const lifetime = this.calls.open(options.signal, [this.registryCalls]);
     try {
-      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved === true);
+      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved);
     } finally {
       lifetime.end();
     }
