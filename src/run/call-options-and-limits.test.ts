@@ -99,6 +99,35 @@ describe("run.call with a handler that calls its own run", () => {
   });
 });
 
+describe("a handler that calls into a new child run of its own run, without end", () => {
+  it("ends at the child depth bound with tool_failed, while 64 levels are allowed", async () => {
+    let levels = 0;
+    let registry!: ReturnType<typeof createRegistry>;
+    const forkCall = defineTool({
+      name: "fork_call",
+      description: "Makes a child run and calls itself there, without end.",
+      tier: "core",
+      inputSchema: z.object({}),
+      handler: async (_input, context) => {
+        levels += 1;
+        const child = registry.createRun({ parent: context.scope });
+        const inner = await child.call("fork_call", {});
+        return inner.ok ? inner.output : { refused: inner.error.code, message: inner.error.message };
+      },
+    });
+    registry = createRegistry({ tools: [forkCall] });
+    const result = await registry.createRun({}).call("fork_call", {});
+    // Levels 0..64 ran; the handler at depth 64 could not make a 65th level.
+    expect(levels).toBe(65);
+    expect(result).toMatchObject({ ok: true, output: { refused: "tool_failed" } });
+    // Control: the deepest allowed child is made.
+    let parent = registry.createRun({});
+    for (let depth = 1; depth <= 64; depth += 1) parent = registry.createRun({ parent });
+    expect(parent.depth).toBe(64);
+    expect(() => registry.createRun({ parent })).toThrow(/at most 64 levels/);
+  });
+});
+
 describe("run.call with unusable call options", () => {
   function setup() {
     const seen: AbortSignal[] = [];

@@ -66,6 +66,7 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * (each axis the stricter, the workspace the parent's or inside it), and its tools are
    * `allowedTools` intersected with the parent's (an empty intersection leaves only the
    * always-available tools). A child never has wider permissions or more tools than its parent.
+   * A child may be at most 64 levels below its root run (`ConfigurationError` `run_too_deep`).
    */
   readonly parent?: RunScope | Run;
   /**
@@ -178,6 +179,12 @@ const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
 const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 const DEFAULT_MAX_CALLS_IN_FLIGHT = 1000;
+/**
+ * Deepest child run below a root run. Sub-agents fork a few levels deep (five in the agents this
+ * library serves); the bound ends a handler that makes a child run and calls into it without end,
+ * which `maxCallsInFlight` (one run's calls) does not see.
+ */
+const MAX_RUN_DEPTH = 64;
 
 /**
  * One conversation's view of a registry: which tools the model sees this turn
@@ -266,6 +273,13 @@ export class Run {
       const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
       this.allowed = tools === undefined ? undefined : new Set(tools);
       this.depth = parent.depth + 1;
+      if (this.depth > MAX_RUN_DEPTH) {
+        throw new ConfigurationError(
+          "run_too_deep",
+          `createRun: a child run may be at most ${MAX_RUN_DEPTH} levels below its root run; this one would be ${this.depth}.`,
+          { data: { field: "parent", depth: this.depth } },
+        );
+      }
     }
     checkWorkspace(this.permissions.workspace);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
