@@ -43,6 +43,26 @@ export function checkOptionNames(options: object, known: readonly string[], wher
   }
 }
 
+/**
+ * Deepest child run below a root run. Sub-agents fork a few levels deep (five in the agents this
+ * library serves); the bound ends a handler that makes a child run and calls into it without end,
+ * which `maxCallsInFlight` (one run's calls) does not see.
+ */
+export const MAX_RUN_DEPTH = 64;
+
+/**
+ * Returns `depth` when a child run may be that deep.
+ * @throws ConfigurationError `run_too_deep` past {@link MAX_RUN_DEPTH}.
+ */
+export function checkRunDepth(depth: number): number {
+  if (depth <= MAX_RUN_DEPTH) return depth;
+  throw new ConfigurationError(
+    "run_too_deep",
+    `createRun: a child run may be at most ${MAX_RUN_DEPTH} levels below its root run; this one would be ${depth}.`,
+    { data: { field: "parent", depth } },
+  );
+}
+
 /** Checks a positive size limit (`maxInputLength`, ...): a number above 0, `Infinity` allowed. */
 export function checkPositiveLimit(value: unknown, field: string): void {
   if (value === undefined) return;

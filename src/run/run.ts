@@ -25,6 +25,7 @@ import {
   checkApprovalTimeout,
   checkOptionNames,
   checkPositiveLimit,
+  checkRunDepth,
   checkWorkspace,
   resolveAllowedTools,
 } from "./check-run-options.js";
@@ -179,12 +180,6 @@ const DEFAULT_MAX_INPUT_LENGTH = 4 * 1024 * 1024;
 const DEFAULT_CONDENSE_THRESHOLD = 40_000;
 const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 const DEFAULT_MAX_CALLS_IN_FLIGHT = 1000;
-/**
- * Deepest child run below a root run. Sub-agents fork a few levels deep (five in the agents this
- * library serves); the bound ends a handler that makes a child run and calls into it without end,
- * which `maxCallsInFlight` (one run's calls) does not see.
- */
-const MAX_RUN_DEPTH = 64;
 
 /**
  * One conversation's view of a registry: which tools the model sees this turn
@@ -272,14 +267,7 @@ export class Run {
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
       const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
       this.allowed = tools === undefined ? undefined : new Set(tools);
-      this.depth = parent.depth + 1;
-      if (this.depth > MAX_RUN_DEPTH) {
-        throw new ConfigurationError(
-          "run_too_deep",
-          `createRun: a child run may be at most ${MAX_RUN_DEPTH} levels below its root run; this one would be ${this.depth}.`,
-          { data: { field: "parent", depth: this.depth } },
-        );
-      }
+      this.depth = checkRunDepth(parent.depth + 1);
     }
     checkWorkspace(this.permissions.workspace);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
