@@ -43,6 +43,78 @@ async function leftovers(root: string): Promise<string[]> {
 
 const versionIn = (text: string) => /v_[0-9a-f]{16}|v_absent/.exec(text)?.[0];
 
+type Run = ReturnType<ReturnType<typeof createRegistry>["createRun"]>;
+type ModelOp = Exclude<Op, { kind: "outside" }>;
+/** An acknowledged change, as the model saw it: the files before and after. */
+type Change = { before: Snapshot; after: Snapshot };
+
+/** The patch that replaces (or adds) each of the op's files with one line of `op.text`. */
+function patchOf(op: Extract<Op, { kind: "patch" }>, before: Snapshot): string {
+  return [
+    "*** Begin Patch",
+    ...op.files.flatMap((index) => {
+      const name = FILES[index] as string;
+      const current = before[name];
+      return current === undefined
+        ? [`*** Add File: ${name}`, `+${op.text}`]
+        : [
+            `*** Update File: ${name}`,
+            "@@",
+            ...current
+              .trimEnd()
+              .split("\n")
+              .map((text) => `-${text}`),
+            `+${op.text}`,
+          ];
+    }),
+    "*** End Patch",
+  ].join("\n");
+}
+
+/** Makes the call the op stands for, as a model would (a pinned write reads the version first). */
+async function callOp(run: Run, root: string, op: ModelOp, before: Snapshot): Promise<ToolCallResult> {
+  if (op.kind === "write") {
+    const file = FILES[op.file] as string;
+    const read = op.pinned ? await run.call("read", { path: file }) : undefined;
+    const version = read === undefined ? undefined : read.ok ? versionIn(String(read.output)) : "v_absent";
+    const result = await run.call("write", {
+      path: file,
+      content: `${op.text}\n`,
+      ...(version === undefined ? {} : { expected_version: version }),
+    });
+    if (result.ok) expect(await readFile(path.join(root, file), "utf8")).toBe(`${op.text}\n`);
+    return result;
+  }
+  if (op.kind === "edit") {
+    const file = FILES[op.file] as string;
+    const line = (before[file] ?? "").split("\n")[op.line] ?? "missing";
+    return run.call("edit", { path: file, old_text: line === "" ? "missing" : line, new_text: op.text });
+  }
+  if (op.kind === "patch") return run.call("apply_patch", { patch: patchOf(op, before) });
+  return run.call("undo", { action: op.kind });
+}
+
+/** Moves `entry` (if any) from one history to the other after checking its files are at `state`. */
+function expectReplayed(entry: Change | undefined, after: Snapshot, state: "before" | "after", to: Change[]): void {
+  if (entry === undefined) return;
+  for (const name of FILES) if (entry.before[name] !== entry.after[name]) expect(after[name]).toBe(entry[state][name]);
+  to.push(entry);
+}
+
+/** Checks an acknowledged call's effect against the histories, and updates them. */
+function recordAcknowledged(op: ModelOp, before: Snapshot, after: Snapshot, done: Change[], undone: Change[]): void {
+  if (op.kind === "undo") {
+    // Undone files are back to their state before the change (and only then was it allowed).
+    expectReplayed(done.pop(), after, "before", undone);
+  } else if (op.kind === "redo") {
+    expectReplayed(undone.pop(), after, "after", done);
+  } else if (op.kind === "write" || JSON.stringify(before) !== JSON.stringify(after)) {
+    // Every acknowledged write is journaled (even one that left the same bytes).
+    done.push({ before, after });
+    undone.length = 0;
+  }
+}
+
 describe("file tools under random write/edit/patch/undo/redo sequences with outside changes", () => {
   it("every file is as before or as after each acknowledged change; failures change nothing; undo never overwrites an outside change", async () => {
     await fc.assert(
@@ -54,79 +126,22 @@ describe("file tools under random write/edit/patch/undo/redo sequences with outs
             permissions: { sandbox: "workspace", workspace: root },
           });
           await writeFile(path.join(root, "a.txt"), "one\ntwo\nthree\n");
-          /** Acknowledged changes, as the model saw them: the files before and after. */
-          const done: { before: Snapshot; after: Snapshot }[] = [];
-          const undone: { before: Snapshot; after: Snapshot }[] = [];
+          const done: Change[] = [];
+          const undone: Change[] = [];
           for (const op of ops) {
-            const before = await snapshot(root);
-            let result: ToolCallResult | undefined;
-            const file = FILES[op.kind === "patch" || op.kind === "undo" || op.kind === "redo" ? 0 : op.file] as string;
             if (op.kind === "outside") {
-              await writeFile(path.join(root, file), `${op.text}\n`).catch(() => undefined);
+              await writeFile(path.join(root, FILES[op.file] as string), `${op.text}\n`).catch(() => undefined);
               continue;
             }
-            if (op.kind === "write") {
-              const read = op.pinned ? await run.call("read", { path: file }) : undefined;
-              const version = read === undefined ? undefined : read.ok ? versionIn(String(read.output)) : "v_absent";
-              result = await run.call("write", {
-                path: file,
-                content: `${op.text}\n`,
-                ...(version === undefined ? {} : { expected_version: version }),
-              });
-              if (result.ok) expect(await readFile(path.join(root, file), "utf8")).toBe(`${op.text}\n`);
-            } else if (op.kind === "edit") {
-              const line = (before[file] ?? "").split("\n")[op.line] ?? "missing";
-              result = await run.call("edit", { path: file, old_text: line === "" ? "missing" : line, new_text: op.text });
-            } else if (op.kind === "patch") {
-              const patch = [
-                "*** Begin Patch",
-                ...op.files.flatMap((index) => {
-                  const name = FILES[index] as string;
-                  const current = before[name];
-                  return current === undefined
-                    ? [`*** Add File: ${name}`, `+${op.text}`]
-                    : [
-                        `*** Update File: ${name}`,
-                        "@@",
-                        ...current
-                          .trimEnd()
-                          .split("\n")
-                          .map((text) => `-${text}`),
-                        `+${op.text}`,
-                      ];
-                }),
-                "*** End Patch",
-              ].join("\n");
-              result = await run.call("apply_patch", { patch });
-            } else {
-              result = await run.call("undo", { action: op.kind });
-            }
+            const before = await snapshot(root);
+            const result = await callOp(run, root, op, before);
             const after = await snapshot(root);
             if (!result.ok) {
               // A refused or failed call changed nothing.
               expect(after).toEqual(before);
               continue;
             }
-            if (op.kind === "undo") {
-              const entry = done.pop();
-              if (entry !== undefined) {
-                // Undone files are back to their state before the change (and only then was it allowed).
-                for (const name of FILES)
-                  if (entry.before[name] !== entry.after[name]) expect(after[name]).toBe(entry.before[name]);
-                undone.push(entry);
-              }
-            } else if (op.kind === "redo") {
-              const entry = undone.pop();
-              if (entry !== undefined) {
-                for (const name of FILES)
-                  if (entry.before[name] !== entry.after[name]) expect(after[name]).toBe(entry.after[name]);
-                done.push(entry);
-              }
-            } else if (op.kind === "write" || JSON.stringify(before) !== JSON.stringify(after)) {
-              // Every acknowledged write is journaled (even one that left the same bytes).
-              done.push({ before, after });
-              undone.length = 0;
-            }
+            recordAcknowledged(op, before, after, done, undone);
             expect(await leftovers(root)).toEqual([]);
           }
         } finally {
