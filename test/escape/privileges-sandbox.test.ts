@@ -49,7 +49,8 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: privilege
 
   escapeAttempt("privileges", "write the cgroup file system to freeze host processes (local)", async () => {
     const command =
-      "for f in /sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/cgroup.freeze; do test -w $f && echo writable $f; done; touch /sys/fs/cgroup/atc 2>&1";
+      // The v2 root's files, and each v1 hierarchy's root (where /sys/fs/cgroup is a tmpfs of them).
+      "for f in /sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/cgroup.freeze /sys/fs/cgroup/*/cgroup.procs; do test -w $f && echo writable $f; done; touch /sys/fs/cgroup/atc 2>&1";
     const denied = await sh(run("local"), command);
     expect(denied.stdout).not.toContain("writable");
     expect(denied.stdout + denied.stderr).toMatch(/Read-only file system|Permission denied|No such file/);
