@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -6,9 +7,9 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
-import { inParallel } from "./in-parallel.js";
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
+import { inSyncSlices } from "./sync-slices.js";
 import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree } from "./verified-directory.js";
 
 const MAX_LINK_RESOLUTIONS = 8;
@@ -188,18 +189,25 @@ export function createConfinedFileScope(workspace: string): FileScope {
       },
     );
     const byDirectory = new Map<string, { index: number; name: string }[]>();
-    await inParallel(members, async ({ index, segments }) => {
+    // The final-symlink checks are `lstat`s of microseconds: one synchronous loop (see `inSyncSlices`).
+    const finalIsLink = (at: string) => {
+      try {
+        return lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+      } catch {
+        return false;
+      }
+    };
+    await inSyncSlices(members, ({ index, segments }) => {
       const key = segments.slice(0, -1).join("/");
       const opened = tree.get(key);
       if (opened === undefined || !opened.ok) {
         alone.push(index);
         return;
       }
-      const refused = pointedAtRefuses(rootReal, segments, pointedAt);
       const name = segments.at(-1) as string;
-      if (refused) results[index] = { ok: false, error: gitStateRefused(requests[index] as string) };
-      else if (follow && (await lstat(opened.directory.at(name)).catch(() => undefined))?.isSymbolicLink() === true)
-        alone.push(index);
+      if (pointedAtRefuses(rootReal, segments, pointedAt))
+        results[index] = { ok: false, error: gitStateRefused(requests[index] as string) };
+      else if (follow && finalIsLink(opened.directory.at(name))) alone.push(index);
       else {
         const list = byDirectory.get(key) ?? [];
         list.push({ index, name });

@@ -26,7 +26,7 @@ import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { inSyncSlices } from "./sync-slices.js";
+import { inSyncSlices, StepPacer } from "./sync-slices.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -156,48 +156,66 @@ async function writeTemporaryAsync(staged: Staged): Promise<number> {
   }
 }
 
-/** Temporary files written at once, then flushed together (bounded: this many descriptors open). */
-const FILL_WAVE = 256;
+/** Temporary files written but not yet flushed and closed, at most (this many descriptors open). */
+const FLUSH_WINDOW = 256;
 
 /**
  * Fills every temporary file and flushes it to disk. Contents given as bytes or text are written
- * synchronously in one loop (see `inSyncSlices`: creating and writing a small file is microseconds
- * in the page cache); their flushes, the part that waits for the disk, are then all queued at once
- * so the disk sees them together. A function filling its file (a stream) gets its own handle.
- * Throws the first failure, tagged with its file's path, after every file of the wave settled.
+ * synchronously in one loop paced by a `StepPacer` (creating and writing a small file is
+ * microseconds in the page cache); each file's flush, the part that waits for the disk, is queued
+ * to the thread pool as soon as the file is written, so the disk flushes the first files while the
+ * loop writes the next (at most {@link FLUSH_WINDOW} open at once). When the disk makes the writes
+ * themselves slow, the remaining ones go through the thread pool, several at a time. A function
+ * filling its file (a stream) gets its own handle. Throws the first failure in order, tagged with
+ * its file's path, after every file settled.
  */
 async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   const written = staged.filter((entry) => entry.temporary !== undefined && typeof entry.change.after !== "function");
   const streamed = staged.filter((entry) => typeof entry.change.after === "function");
   await inParallel(streamed, (entry) => forFile(entry, fillStreamed));
-  for (let start = 0; start < written.length; start += FILL_WAVE) {
-    const wave = written.slice(start, start + FILL_WAVE);
-    const descriptors: (number | undefined)[] = wave.map(() => undefined);
-    const errors = await inSyncSlices(
-      wave,
-      (entry, index) => {
-        descriptors[index] = writeTemporarySync(entry);
-      },
-      async (entry, index) => {
-        descriptors[index] = await writeTemporaryAsync(entry);
-      },
-    );
-    await Promise.all(
-      wave.map(async (_, index) => {
-        const fd = descriptors[index];
-        if (fd === undefined) return;
+  const errors: unknown[] = [];
+  const flushing = new Set<Promise<void>>();
+  const flush = (fd: number, index: number) => {
+    const done: Promise<void> = fsyncDescriptor(fd)
+      .catch((error: unknown) => {
+        errors[index] ??= error ?? new Error("flush failed");
+      })
+      .finally(() => {
+        flushing.delete(done);
         try {
-          await fsyncDescriptor(fd);
+          closeSync(fd);
         } catch (error) {
           errors[index] ??= error;
-        } finally {
-          closeSync(fd);
         }
-      }),
-    );
-    const failed = errors.findIndex((error) => error !== undefined);
-    if (failed !== -1) throw new FileStepError((wave[failed] as Staged).change.path, errors[failed]);
+      });
+    flushing.add(done);
+  };
+  const room = async () => {
+    while (flushing.size >= FLUSH_WINDOW) await Promise.race(flushing);
+  };
+  const pacer = new StepPacer();
+  let next = 0;
+  for (; next < written.length && !pacer.slow; next++) {
+    await room();
+    try {
+      flush(writeTemporarySync(written[next] as Staged), next);
+    } catch (error) {
+      errors[next] = error ?? new Error("write failed");
+    }
+    await pacer.stepped();
   }
+  const rest = written.slice(next).map((entry, offset) => ({ entry, index: next + offset }));
+  await inParallel(rest, async ({ entry, index }) => {
+    await room();
+    try {
+      flush(await writeTemporaryAsync(entry), index);
+    } catch (error) {
+      errors[index] = error ?? new Error("write failed");
+    }
+  });
+  while (flushing.size > 0) await Promise.all([...flushing]);
+  const failed = errors.findIndex((error) => error !== undefined);
+  if (failed !== -1) throw new FileStepError((written[failed] as Staged).change.path, errors[failed]);
 }
 
 const fsyncDescriptor = promisify(fsync);
@@ -267,11 +285,26 @@ export async function applyFileChanges(
     throw error;
   }
   const applied: string[] = [];
+  // Each directory is flushed as soon as its last rename or delete is made, through the thread
+  // pool while the loop goes on with the next directory's: the steps are grouped by directory.
+  const ordered = [...staged].sort((left, right) =>
+    left.parent.realPath < right.parent.realPath ? -1 : left.parent.realPath > right.parent.realPath ? 1 : 0,
+  );
+  const left = new Map<string, number>();
+  for (const { parent } of ordered) left.set(parent.realPath, (left.get(parent.realPath) ?? 0) + 1);
+  const flushes: Promise<void>[] = [];
+  const stepDone = ({ change, parent }: Staged) => {
+    applied.push(change.path);
+    const remaining = (left.get(parent.realPath) ?? 1) - 1;
+    left.set(parent.realPath, remaining);
+    if (remaining === 0) flushes.push(parent.sync());
+  };
   try {
     // Renames and deletes are metadata steps of microseconds: one synchronous loop (see `inSyncSlices`).
     const errors = await inSyncSlices(
-      staged,
-      ({ change, parent, temporary }) => {
+      ordered,
+      (entry) => {
+        const { parent, temporary } = entry;
         if (temporary === undefined) {
           try {
             unlinkSync(parent.at(parent.name));
@@ -279,20 +312,23 @@ export async function applyFileChanges(
             if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
           }
         } else renameSync(parent.at(temporary), parent.at(parent.name));
-        applied.push(change.path);
+        stepDone(entry);
       },
-      async ({ change, parent, temporary }) => {
+      async (entry) => {
+        const { parent, temporary } = entry;
         if (temporary === undefined) {
           await unlink(parent.at(parent.name)).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== "ENOENT") throw error;
           });
         } else await rename(parent.at(temporary), parent.at(parent.name));
-        applied.push(change.path);
+        stepDone(entry);
       },
     );
     const failed = errors.findIndex((error) => error !== undefined);
-    if (failed !== -1) throw new FileStepError((staged[failed] as Staged).change.path, errors[failed]);
+    if (failed !== -1) throw new FileStepError((ordered[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
+    // The flushes already queued hold the directories' descriptors: they end before those close.
+    await Promise.all(flushes);
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
         if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
@@ -302,9 +338,7 @@ export async function applyFileChanges(
     await closeAll(staged);
     throw new TransactionError(error, applied);
   }
-  const directories = new Map<string, ParentEntry>();
-  for (const { parent } of staged) directories.set(parent.realPath, parent);
-  await inParallel([...directories.values()], (parent) => parent.sync());
+  await Promise.all(flushes);
   await log.finish();
   await closeAll(staged);
   return madeDirectories(staged);

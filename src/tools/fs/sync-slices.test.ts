@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inSyncSlices } from "./sync-slices.js";
+import { inSyncSlices, StepPacer } from "./sync-slices.js";
 
 const busy = (ms: number) => {
   const until = performance.now() + ms;
@@ -45,5 +45,28 @@ describe("inSyncSlices", () => {
     expect(sync.length).toBeLessThan(10);
     expect([...sync, ...pooled, 39].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, index) => index));
     expect(errors[39]).toBeInstanceOf(Error);
+  });
+
+  it("StepPacer stays synchronous for fast steps and turns slow for steps the disk makes wait", async () => {
+    const fast = new StepPacer();
+    let yielded = 0;
+    const timer = setInterval(() => yielded++, 0);
+    try {
+      for (let step = 0; step < 20_000; step++) {
+        busy(0.001);
+        await fast.stepped();
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    expect(fast.slow).toBe(false);
+    // 20,000 steps take well over one 8 ms slice: the loop yielded to the event loop on the way.
+    expect(yielded).toBeGreaterThan(0);
+    const slow = new StepPacer();
+    for (let step = 0; step < 6 && !slow.slow; step++) {
+      busy(3);
+      await slow.stepped();
+    }
+    expect(slow.slow).toBe(true);
   });
 });

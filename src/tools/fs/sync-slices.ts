@@ -59,3 +59,28 @@ export async function inSyncSlices<T>(
   }
   return errors;
 }
+
+/**
+ * Paces a walk of synchronous steps that cannot be listed up front (a directory tree opened
+ * level by level), as {@link inSyncSlices} paces a list: call {@link StepPacer.stepped} after each
+ * step. It yields to the event loop every {@link SLICE_MS}, and once the steps of a slice average
+ * over {@link SLOW_STEP_MS} it turns {@link StepPacer.slow} on for good: the caller then takes the
+ * thread-pool form of the remaining steps, several at a time.
+ */
+export class StepPacer {
+  /** True once synchronous steps were found slow (the disk makes them wait): use the thread pool. */
+  slow = false;
+  private sliceStart = performance.now();
+  private sliceSteps = 0;
+
+  /** Counts one step done; yields when the slice is used up. */
+  async stepped(): Promise<void> {
+    this.sliceSteps++;
+    const elapsed = performance.now() - this.sliceStart;
+    if (elapsed <= SLICE_MS) return;
+    if (elapsed / this.sliceSteps > SLOW_STEP_MS) this.slow = true;
+    await yieldToLoop();
+    this.sliceStart = performance.now();
+    this.sliceSteps = 0;
+  }
+}

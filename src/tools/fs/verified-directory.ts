@@ -1,8 +1,22 @@
-import { constants, existsSync, readlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsync as fsyncCallback,
+  lstatSync,
+  mkdir as mkdirCallback,
+  mkdirSync,
+  open as openCallback,
+  openSync,
+  readlinkSync,
+  rmdirSync,
+} from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, mkdir, open, rmdir } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { inParallel } from "./in-parallel.js";
+import { StepPacer } from "./sync-slices.js";
 
 /**
  * True where `/proc/self/fd/<fd>/<name>` names an entry of the directory behind `fd` (Linux).
@@ -192,16 +206,127 @@ interface TreeNode {
   wanted: boolean;
 }
 
+const openDescriptor = promisify(openCallback);
+const makeDirectory = promisify(mkdirCallback);
+const syncDescriptor = promisify(fsyncCallback);
+
+function entryOfDescriptor(fd: number, realPath: string, name: string): string {
+  return DESCRIPTOR_PATHS ? `/proc/self/fd/${fd}/${name}` : path.join(realPath, name);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed by the kernel's view (EBADF cannot happen for a descriptor we own): nothing to do.
+  }
+}
+
+/** The error of opening `entry` as a directory step: a symlink or non-directory is {@link LinkOnTheWay}. */
+function stepError(error: unknown, entry: string, segment: string, afterCreate: boolean): unknown {
+  const code = errorCode(error);
+  if (code !== "ELOOP" && code !== "ENOTDIR") return error;
+  if (afterCreate) return new LinkOnTheWay(segment);
+  const stats = (() => {
+    try {
+      return lstatSync(entry, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+  })();
+  return stats?.isSymbolicLink() === true ? new LinkOnTheWay(segment) : error;
+}
+
+/**
+ * {@link openStep} on descriptors, synchronously: opening a directory that is in the kernel's
+ * caches costs microseconds, a thread-pool round trip many times that (see `StepPacer`).
+ */
+function openStepSync(fd: number, current: string, segment: string, create: boolean, onMade: () => void): number {
+  const entry = entryOfDescriptor(fd, current, segment);
+  try {
+    return openSync(entry, DIRECTORY_FLAGS);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT" || !create) throw stepError(error, entry, segment, false);
+  }
+  try {
+    mkdirSync(entry, { mode: 0o777 });
+    onMade();
+  } catch (made) {
+    if (errorCode(made) !== "EEXIST") throw made;
+  }
+  try {
+    return openSync(entry, DIRECTORY_FLAGS);
+  } catch (again) {
+    throw stepError(again, entry, segment, true);
+  }
+}
+
+/** {@link openStepSync} through the thread pool (when the disk makes synchronous steps wait). */
+async function openStepAsync(fd: number, current: string, segment: string, create: boolean, onMade: () => void): Promise<number> {
+  const entry = entryOfDescriptor(fd, current, segment);
+  try {
+    return await openDescriptor(entry, DIRECTORY_FLAGS);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT" || !create) throw stepError(error, entry, segment, false);
+  }
+  try {
+    await makeDirectory(entry, { mode: 0o777 });
+    onMade();
+  } catch (made) {
+    if (errorCode(made) !== "EEXIST") throw made;
+  }
+  try {
+    return await openDescriptor(entry, DIRECTORY_FLAGS);
+  } catch (again) {
+    throw stepError(again, entry, segment, true);
+  }
+}
+
+/** The real path of an open directory descriptor, read from the kernel where possible. */
+function realPathOfDescriptor(fd: number, fallback: string): string {
+  if (!DESCRIPTOR_PATHS) return fallback;
+  const link = readlinkSync(`/proc/self/fd/${fd}`);
+  return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
+}
+
+/** A {@link VerifiedDirectory} over an open descriptor the walk verified (closed once, by `close`). */
+function descriptorDirectory(fd: number, realPath: string, created: readonly string[]): VerifiedDirectory {
+  let closed = false;
+  return {
+    realPath,
+    created,
+    at: (name) => entryOfDescriptor(fd, realPath, name),
+    sync: async () => {
+      if (closed) return;
+      try {
+        await syncDescriptor(fd);
+      } catch {
+        // EINVAL/EISDIR where directories cannot be flushed: the operation itself is done.
+      }
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      closeQuietly(fd);
+    },
+  };
+}
+
 /**
  * Opens many directories below `rootReal` as {@link openVerifiedDirectory} opens one, each
- * distinct directory once: a child is opened relative to its parent's verified handle with
+ * distinct directory once: a child is opened relative to its parent's verified descriptor with
  * `O_DIRECTORY | O_NOFOLLOW`, so directories sharing a prefix share its walk. Returns, per asked
  * directory (its segments joined with "/"), the opened directory or the error that stopped the
  * walk on its way (a symlink, a refusal of `visit` or `checkInside`, an I/O error): the caller
  * opens those again one by one for the exact answer. A directory this walk made that ends up
- * under no opened directory is removed again through its parent's handle. Every opened
+ * under no opened directory is removed again through its parent's descriptor. Every opened
  * directory's `created` lists all the directories this walk made on its way (a rollback of any
  * of them removes what is empty).
+ *
+ * The opens are synchronous calls paced by a {@link StepPacer} (a 500-file change in a deep tree
+ * opens hundreds of directories; through the thread pool each open cost a round trip worth many
+ * times the call); when the disk makes them slow, the rest go through the thread pool, several
+ * children at a time.
  */
 export async function openVerifiedTree(
   rootReal: string,
@@ -235,10 +360,47 @@ export async function openVerifiedTree(
     if (node.wanted) results.set(prefix.join("/"), { ok: false, error });
     for (const [segment, child] of node.children) fail(child, [...prefix, segment], error);
   };
-  /** Walks `node` (opened as `handle`); returns how many asked directories below it opened. */
+  const pacer = new StepPacer();
+  /** Opens `segment` below `fd` and walks it; returns how many asked directories below it opened. */
+  const descend = async (
+    fd: number,
+    current: string,
+    prefix: readonly string[],
+    created: readonly string[],
+    segment: string,
+    child: TreeNode,
+  ): Promise<number> => {
+    let made = false;
+    let next: number;
+    try {
+      next = pacer.slow
+        ? await openStepAsync(fd, current, segment, options.create, () => {
+            made = true;
+          })
+        : openStepSync(fd, current, segment, options.create, () => {
+            made = true;
+          });
+    } catch (error) {
+      fail(child, [...prefix, segment], error);
+      return 0;
+    } finally {
+      await pacer.stepped();
+    }
+    const childPath = path.join(current, segment);
+    const below = await walk(child, next, childPath, [...prefix, segment], made ? [...created, childPath] : created);
+    if (made && below === 0) {
+      try {
+        rmdirSync(entryOfDescriptor(fd, current, segment));
+      } catch {
+        // Not empty (someone else put something there) or gone: left as it is.
+      }
+    }
+    return below;
+  };
+  /** Walks `node` (opened as `fd`, which it closes unless handed out); returns how many asked directories below it opened. */
   const walk = async (
     node: TreeNode,
-    handle: FileHandle,
+    fd: number,
     current: string,
     prefix: readonly string[],
     created: readonly string[],
@@ -247,27 +409,11 @@ export async function openVerifiedTree(
     let opened = 0;
     try {
       try {
-        await options.visit?.((name) => entryOf(handle, current, name), prefix.length, current, prefix);
+        await options.visit?.((name) => entryOfDescriptor(fd, current, name), prefix.length, current, prefix);
         if (node.wanted) {
-          const realPath = await realPathOf(handle, current);
+          const realPath = realPathOfDescriptor(fd, current);
           options.checkInside(realPath);
-          const own = handle;
-          results.set(prefix.join("/"), {
-            ok: true,
-            directory: {
-              realPath,
-              created,
-              at: (name) => entryOf(own, realPath, name),
-              sync: async () => {
-                try {
-                  await own.sync();
-                } catch {
-                  // EINVAL/EISDIR where directories cannot be flushed: the operation itself is done.
-                }
-              },
-              close: () => own.close().catch(() => undefined),
-            },
-          });
+          results.set(prefix.join("/"), { ok: true, directory: descriptorDirectory(fd, realPath, created) });
           keep = true;
           opened++;
         }
@@ -275,35 +421,21 @@ export async function openVerifiedTree(
         fail(node, prefix, error);
         return 0;
       }
-      await inParallel([...node.children], async ([segment, child]) => {
-        let made = false;
-        let next: FileHandle;
-        try {
-          next = await openStep(handle, current, segment, options.create, () => {
-            made = true;
-          });
-        } catch (error) {
-          fail(child, [...prefix, segment], error);
-          return;
-        }
-        const below = await walk(
-          child,
-          next,
-          path.join(current, segment),
-          [...prefix, segment],
-          made ? [...created, path.join(current, segment)] : created,
-        );
-        opened += below;
-        if (made && below === 0) await rmdir(entryOf(handle, current, segment)).catch(() => undefined);
-      });
+      if (!pacer.slow) {
+        for (const [segment, child] of node.children) opened += await descend(fd, current, prefix, created, segment, child);
+      } else {
+        await inParallel([...node.children], async ([segment, child]) => {
+          opened += await descend(fd, current, prefix, created, segment, child);
+        });
+      }
       return opened;
     } finally {
-      if (!keep) await handle.close().catch(() => undefined);
+      if (!keep) closeQuietly(fd);
     }
   };
-  let top: FileHandle;
+  let top: number;
   try {
-    top = await openDirectoryNoFollow(rootReal);
+    top = openSync(rootReal, DIRECTORY_FLAGS);
   } catch (error) {
     fail(root, [], error);
     return results;

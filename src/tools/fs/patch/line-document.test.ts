@@ -1,5 +1,32 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countLines, parseLineDocument, renderLineDocument } from "./line-document.js";
+import { countLines, type LineDocument, type LineReplacement, parseLineDocument, renderLineDocument } from "./line-document.js";
+
+/** The rendering rule spelled out line by line: what the sliced rendering must equal. */
+function renderLineByLine(document: LineDocument, replacements: readonly LineReplacement[], finalNewline: boolean): string {
+  const output: { text: string; ending: string | undefined }[] = [];
+  let next = 0;
+  for (const replacement of replacements) {
+    for (; next < replacement.start; next++)
+      output.push({ text: document.lines[next] as string, ending: document.endings[next] });
+    output.push(...replacement.lines);
+    next = replacement.start + replacement.deleteCount;
+  }
+  for (; next < document.lines.length; next++)
+    output.push({ text: document.lines[next] as string, ending: document.endings[next] });
+  return (
+    document.bom +
+    output
+      .map((line, index) => {
+        const last = index === output.length - 1;
+        return (
+          line.text +
+          (last && !finalNewline ? "" : line.ending === undefined || line.ending === "" ? document.newline : line.ending)
+        );
+      })
+      .join("")
+  );
+}
 
 describe("parseLineDocument", () => {
   it("keeps each line's ending and picks the dominant one", () => {
@@ -72,6 +99,34 @@ describe("renderLineDocument", () => {
         true,
       ),
     ).toThrow(/overlapping/);
+  });
+});
+
+describe("renderLineDocument against the line-by-line rule", () => {
+  it("gives the same text for any document, replacements and final newline", () => {
+    const piece = fc.constantFrom("a", "b", " ", "\r", "\n", "\r\n", "\ufeff", "é", "x\ty");
+    const content = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
+    const line = fc.record({ text: fc.constantFrom("", "new", "c\r"), ending: fc.constantFrom(undefined, "", "\n", "\r\n") });
+    const cut = fc.record({ at: fc.nat(), deleteCount: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) });
+    fc.assert(
+      fc.property(content, fc.array(cut, { maxLength: 4 }), fc.boolean(), (text, cuts, finalNewline) => {
+        const document = parseLineDocument(text);
+        const length = document.lines.length;
+        const replacements: LineReplacement[] = [];
+        let next = 0;
+        for (const { at, deleteCount, lines } of [...cuts].sort((left, right) => left.at - right.at)) {
+          const start = next + (at % (length - next + 1));
+          const count = Math.min(deleteCount, length - start);
+          replacements.push({ start, deleteCount: count, lines });
+          next = start + count;
+          if (next > length) break;
+        }
+        expect(renderLineDocument(document, replacements, finalNewline)).toBe(
+          renderLineByLine(document, replacements, finalNewline),
+        );
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

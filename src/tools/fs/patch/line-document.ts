@@ -18,6 +18,10 @@ export interface LineDocument {
   readonly finalNewline: boolean;
   /** The dominant ending, given to new lines: the more frequent one, the first one on a tie, LF when none. */
   readonly newline: Newline;
+  /** The text the document was parsed from: unchanged runs of lines are copied from it in one piece. */
+  readonly source: string;
+  /** Where each line starts in `source`. */
+  readonly starts: readonly number[];
 }
 
 /** A line the patch leaves: a kept file line with its ending, or a new line (`ending` undefined). */
@@ -43,12 +47,14 @@ export function parseLineDocument(content: string): LineDocument {
   const bom = content.startsWith("\ufeff") ? "\ufeff" : "";
   const lines: string[] = [];
   const endings: string[] = [];
+  const starts: number[] = [];
   let lf = 0;
   let crlf = 0;
   let first: Newline | undefined;
   let start = bom.length;
   for (let newline = content.indexOf("\n", start); newline !== -1; newline = content.indexOf("\n", start)) {
     const isCrlf = newline > start && content.charCodeAt(newline - 1) === 13;
+    starts.push(start);
     lines.push(content.slice(start, isCrlf ? newline - 1 : newline));
     endings.push(isCrlf ? "\r\n" : "\n");
     if (isCrlf) crlf++;
@@ -58,44 +64,52 @@ export function parseLineDocument(content: string): LineDocument {
   }
   const finalNewline = start >= content.length;
   if (!finalNewline) {
+    starts.push(start);
     lines.push(content.slice(start));
     endings.push("");
   }
   const newline: Newline = crlf > lf ? "\r\n" : lf > crlf ? "\n" : (first ?? "\n");
-  return { bom, lines, endings, finalNewline, newline };
+  return { bom, lines, endings, finalNewline, newline, source: content, starts };
 }
 
 /**
  * Joins a document back after `replacements` (sorted by `start`, not overlapping). Every line but
  * the last ends with a newline (its own, or the dominant one when it had none); the last line
- * ends with one exactly when `finalNewline` is true.
+ * ends with one exactly when `finalNewline` is true. Runs of lines no replacement touches are
+ * copied from the source text in one slice each (a line inside a run has its own ending: only the
+ * document's last line can lack one), not line by line: a large file changed in a few places
+ * costs a few slices, not an object and two strings per line.
  */
 export function renderLineDocument(
   document: LineDocument,
   replacements: readonly LineReplacement[],
   finalNewline: boolean,
 ): string {
-  const output: OutputLine[] = [];
+  const { lines, endings, starts, source, newline } = document;
+  // Text and ending parts alternate after the BOM: each line's (or run's) ending is its own part,
+  // so the last one can be dropped when the file ends without a newline.
+  const parts: string[] = [document.bom];
+  let written = false;
+  const keep = (from: number, to: number) => {
+    if (from >= to) return;
+    const last = to - 1;
+    parts.push(source.slice(starts[from] as number, (starts[last] as number) + (lines[last] as string).length));
+    parts.push((endings[last] as string) || newline);
+    written = true;
+  };
   let next = 0;
   for (const replacement of replacements) {
     if (replacement.start < next) throw new Error("renderLineDocument: overlapping replacements");
-    for (; next < replacement.start; next++) output.push(originalLine(document, next));
-    output.push(...replacement.lines);
+    keep(next, replacement.start);
+    for (const line of replacement.lines) {
+      parts.push(line.text, line.ending || newline);
+      written = true;
+    }
     next = replacement.start + replacement.deleteCount;
   }
-  for (; next < document.lines.length; next++) output.push(originalLine(document, next));
-  const parts: string[] = [document.bom];
-  const last = output.length - 1;
-  output.forEach((line, index) => {
-    parts.push(line.text);
-    if (index < last || finalNewline)
-      parts.push(line.ending === undefined || line.ending === "" ? document.newline : line.ending);
-  });
+  keep(next, lines.length);
+  if (written && !finalNewline) parts.pop();
   return parts.join("");
-}
-
-function originalLine(document: LineDocument, index: number): OutputLine {
-  return { text: document.lines[index] as string, ending: document.endings[index] };
 }
 
 /** How many lines `text` has (a final newline does not start another one). */
