@@ -258,9 +258,8 @@ export class SearchIndex {
   /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
   private postingsSkipped = 0;
-  /** Passes over the candidates made by searches so far (each finds the k-th best score); tests read it. */
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
-  private checks = 0;
+  /** Candidates read by the passes of searches so far (each pass finds a k-th best score); tests read it. */
+  private candidatesRead = 0;
   /** The slots of the k best candidates found by the last pass of a search (`topFilled` of them). */
   private topSlots = new Int32Array(16);
   private topFilled = 0;
@@ -688,7 +687,7 @@ export class SearchIndex {
    * less a margin far above any rounding of the sums.
    */
   private scan(k: number, accept: ((name: string) => boolean) | undefined, dropBelow: number): number {
-    this.checks++;
+    this.candidatesRead += this.touchedCount;
     if (this.topSlots.length < k) this.topSlots = new Int32Array(k);
     const best = this.topSlots;
     let filled = 0;
@@ -712,7 +711,8 @@ export class SearchIndex {
       else best[lowest] = slot;
       if (filled === k) {
         lowest = 0;
-        for (let j = 1; j < k; j++) if ((scores[best[j] as number] as number) < (scores[best[lowest] as number] as number)) lowest = j;
+        for (let j = 1; j < k; j++)
+          if ((scores[best[j] as number] as number) < (scores[best[lowest] as number] as number)) lowest = j;
         floor = scores[best[lowest] as number] as number;
       }
     }
