@@ -258,6 +258,11 @@ export class SearchIndex {
   /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
   private postingsSkipped = 0;
+  /** Candidates read by the passes of searches so far (each pass finds a k-th best score); tests read it. */
+  private candidatesRead = 0;
+  /** The slots of the k best candidates found by the last pass of a search (`topFilled` of them). */
+  private topSlots = new Int32Array(16);
+  private topFilled = 0;
 
   constructor(options: SearchIndexOptions = {}) {
     const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
@@ -490,17 +495,25 @@ export class SearchIndex {
     const bounds = terms.map((id, i) => (idfs[i] as number) * (this.postingMax[id] as number));
     let rest = bounds.reduce((sum, bound) => sum + bound, 0);
     let open = true;
-    // Checking costs a pass over the candidates: only when the remaining bound halved since the
-    // last check, or (once closed) when the next posting is longer than the candidates.
+    // A check finds a lower bound of the k-th best final score (`kth`: scores only grow) and, once
+    // closed, drops the candidates that cannot reach it. A full check is a pass over the
+    // candidates, so first the k tools that were the best at the last pass are looked at: the
+    // lowest of their current scores is a lower bound too, often enough to close (k reads, not
+    // tens of thousands). Once closed, one pass both drops with the bound known and finds the
+    // next one. Checks are made when the remaining bound halved since the last one, or (once
+    // closed) when the next posting is longer than the candidates.
+    this.topFilled = 0;
+    let kth = 0;
     let checkBelow = rest / 2;
     for (let i = 0; i < terms.length; i++) {
       const id = terms[i] as number;
       const length = this.postingLengths[id] as number;
       if (this.touchedCount >= limit && (rest <= checkBelow || (!open && this.touchedCount < length))) {
-        const kth = this.kthBest(limit, accept);
-        if (open && kth > rest * (1 + 1e-9) + 1e-9) open = false;
+        kth = Math.max(kth, this.recordedKth(limit));
+        if (open && !closes(kth, rest)) kth = this.scan(limit, accept, Number.NEGATIVE_INFINITY);
+        if (closes(kth, rest)) open = false;
         // Once closed, only the touched tools that may still reach the top k stay.
-        if (!open) this.keepSurvivors(kth, rest);
+        if (!open) kth = Math.max(kth, this.scan(limit, accept, kth - rest * (1 + 1e-9) - 1e-9));
         checkBelow = rest / 2;
       }
       if (!open && this.touchedCount * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number);
@@ -527,25 +540,6 @@ export class SearchIndex {
       if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
     }
     return top.sorted();
-  }
-
-  /**
-   * Keeps the touched tools whose score plus `rest` (the most the remaining terms can add)
-   * reaches `kth` (a lower bound of the final k-th best score); the others' scores go back to 0,
-   * so that the remaining postings pass them by as untouched. The margin covers rounding: a tool
-   * is dropped only when it is below the bound by far more than any rounding of the sums.
-   */
-  private keepSurvivors(kth: number, rest: number): void {
-    const scores = this.scores;
-    const touched = this.touched;
-    const bound = kth - rest * (1 + 1e-9) - 1e-9;
-    let kept = 0;
-    for (let at = 0; at < this.touchedCount; at++) {
-      const slot = touched[at] as number;
-      if ((scores[slot] as number) >= bound) touched[kept++] = slot;
-      else scores[slot] = 0;
-    }
-    this.touchedCount = kept;
   }
 
   /** Adds term `id` to the scores of the touched tools by looking it up in each one's own term list. */
@@ -685,30 +679,58 @@ export class SearchIndex {
     return tf / (this.k1 + tf);
   }
 
-  /** The k-th best score among touched slots that `accept` admits (0 when fewer). */
-  private kthBest(k: number, accept: ((name: string) => boolean) | undefined): number {
-    const best = new Float64Array(k);
+  /**
+   * One pass over the touched tools: those below `dropBelow` leave them (their scores back to 0,
+   * so that the remaining postings pass them by as untouched); of the others, the k best that
+   * `accept` admits are recorded (`topSlots`). Returns the k-th best score (0 when fewer).
+   * `dropBelow` is a lower bound of the final k-th best minus what the remaining terms can add,
+   * less a margin far above any rounding of the sums.
+   */
+  private scan(k: number, accept: ((name: string) => boolean) | undefined, dropBelow: number): number {
+    this.candidatesRead += this.touchedCount;
+    if (this.topSlots.length < k) this.topSlots = new Int32Array(k);
+    const best = this.topSlots;
     let filled = 0;
     let floor = 0;
+    let lowest = 0;
     const touched = this.touched;
     const scores = this.scores;
+    let kept = 0;
     for (let at = 0; at < this.touchedCount; at++) {
       const slot = touched[at] as number;
       const score = scores[slot] as number;
+      if (score < dropBelow) {
+        scores[slot] = 0;
+        continue;
+      }
+      touched[kept++] = slot;
       if (filled === k && score <= floor) continue;
       // The filter runs only for the few slots that beat the current floor.
       if (accept !== undefined && !accept(this.keys[slot] as string)) continue;
-      if (filled < k) {
-        best[filled++] = score;
-        if (filled === k) floor = lowestOf(best);
-        continue;
+      if (filled < k) best[filled++] = slot;
+      else best[lowest] = slot;
+      if (filled === k) {
+        lowest = 0;
+        for (let j = 1; j < k; j++)
+          if ((scores[best[j] as number] as number) < (scores[best[lowest] as number] as number)) lowest = j;
+        floor = scores[best[lowest] as number] as number;
       }
-      let lowest = 0;
-      for (let j = 1; j < k; j++) if ((best[j] as number) < (best[lowest] as number)) lowest = j;
-      best[lowest] = score;
-      floor = lowestOf(best);
     }
+    this.touchedCount = kept;
+    this.topFilled = filled;
     return filled === k ? floor : 0;
+  }
+
+  /**
+   * The lowest current score of the k tools recorded by the last pass (0 when fewer): a lower
+   * bound of the k-th best, since scores only grow (a recorded tool dropped since reads 0).
+   */
+  private recordedKth(k: number): number {
+    if (this.topFilled < k) return 0;
+    const scores = this.scores;
+    let lowest = Number.POSITIVE_INFINITY;
+    for (let j = 0; j < k; j++) lowest = Math.min(lowest, scores[this.topSlots[j] as number] as number);
+    return lowest;
   }
 
   private accumulate(id: number, idf: number, open: boolean): void {
@@ -719,6 +741,15 @@ export class SearchIndex {
     const scores = this.scores;
     const touched = this.touched;
     let count = this.touchedCount;
+    if (!open) {
+      // Closed: only the touched tools (a non-zero score) take the term.
+      for (let i = start; i < end; i++) {
+        const slot = slots[i] as number;
+        const previous = scores[slot] as number;
+        if (previous !== 0) scores[slot] = previous + idf * (weights[i] as number);
+      }
+      return;
+    }
     for (let i = start; i < end; i++) {
       const added = idf * (weights[i] as number);
       // A zero weight (a field weighted 0 by the host) adds nothing: it must not touch the tool
@@ -726,10 +757,11 @@ export class SearchIndex {
       if (added === 0) continue;
       const slot = slots[i] as number;
       const previous = scores[slot] as number;
-      if (previous === 0) {
-        if (!open) continue;
-        touched[count++] = slot;
-      }
+      // Without a branch on whether the tool was touched before (as likely as not in a long
+      // posting: a mispredicted branch was most of the cost of a posting): the slot is written
+      // past the end of the list and kept there only when it is new.
+      touched[count] = slot;
+      count += previous === 0 ? 1 : 0;
       scores[slot] = previous + added;
     }
     this.touchedCount = count;
@@ -901,11 +933,9 @@ export class SearchIndex {
   }
 }
 
-/** The smallest value (no spread: `k` may be the whole catalog). */
-function lowestOf(values: Float64Array): number {
-  let lowest = Number.POSITIVE_INFINITY;
-  for (let at = 0; at < values.length; at++) lowest = Math.min(lowest, values[at] as number);
-  return lowest;
+/** True when a k-th best score of `kth` closes the search: no untouched tool can reach it (margin for rounding). */
+function closes(kth: number, rest: number): boolean {
+  return kth > rest * (1 + 1e-9) + 1e-9;
 }
 
 function idfOf(count: number, frequency: number): number {
