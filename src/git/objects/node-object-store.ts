@@ -6,7 +6,6 @@ import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 import { writeObjectId } from "./hex.js";
-import { PagedIndexFile } from "./index-bytes.js";
 import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex } from "./pack-index.js";
@@ -83,15 +82,9 @@ export class NodeObjectStore implements ObjectStore {
           packs.push(existing);
           continue;
         }
-        const indexFile = PagedIndexFile.open(path.join(packDirectory, name), this.reader);
-        if (indexFile === undefined) continue;
-        let index: PackIndex;
-        try {
-          index = PackIndex.read(indexFile);
-        } catch (error) {
-          indexFile.close();
-          throw error;
-        }
+        const indexBytes = this.reader.readFile(path.join(packDirectory, name));
+        if (indexBytes === undefined) continue;
+        const index = PackIndex.parse(indexBytes);
         packs.push(
           new PackFile(
             packPath,

@@ -136,11 +136,10 @@ export class PackFile {
     return target.subarray(0, read);
   }
 
-  /** Releases the pack's and its index's memory and descriptors; a later read loads them again. */
+  /** Releases the pack's memory or descriptor; a later read loads it again. */
   close(): void {
     if (this.descriptor !== undefined) closeSync(this.descriptor);
     this.descriptor = undefined;
-    this.index.close();
     this.bases.clear();
     this.windows.clear();
   }

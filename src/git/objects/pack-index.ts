@@ -1,5 +1,4 @@
 import { CatalogError } from "agent-tool-catalog";
-import { type IndexBytes, wholeIndexBytes } from "./index-bytes.js";
 
 const V2_MAGIC = 0xff744f63;
 
@@ -37,7 +36,7 @@ export class PackIndex {
   private filled: Uint8Array | undefined;
 
   private constructor(
-    private readonly data: IndexBytes,
+    private readonly data: Buffer,
     /** Objects in the pack. */
     readonly count: number,
     private readonly namesAt: number,
@@ -46,30 +45,17 @@ export class PackIndex {
     private readonly largeOffsetsAt: number,
   ) {}
 
-  /** Parses an index file already in memory. */
+  /** Parses an index file. */
   static parse(data: Buffer): PackIndex {
-    return PackIndex.read(wholeIndexBytes(data));
-  }
-
-  /** Reads an index file's header; the rest is read as lookups need it. */
-  static read(data: IndexBytes): PackIndex {
-    if (data.length >= 8 && data.u32(0) === V2_MAGIC) {
-      if (data.u32(4) !== 2) throw new CatalogError("corrupt_object", "Unsupported pack index version.");
-      if (data.length < 8 + 256 * 4) throw new CatalogError("corrupt_object", "Pack index too short.");
-      const count = data.u32(8 + 255 * 4);
+    if (data.length >= 8 && data.readUInt32BE(0) === V2_MAGIC) {
+      if (data.readUInt32BE(4) !== 2) throw new CatalogError("corrupt_object", "Unsupported pack index version.");
+      const count = data.readUInt32BE(8 + 255 * 4);
       const namesAt = 8 + 256 * 4;
       return new PackIndex(data, count, namesAt, 20, namesAt + count * 24, namesAt + count * 28);
     }
     if (data.length < 256 * 4) throw new CatalogError("corrupt_object", "Pack index too short.");
-    const count = data.u32(255 * 4);
+    const count = data.readUInt32BE(255 * 4);
     return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
-  }
-
-  /** Releases the file's descriptor and the pages read. */
-  close(): void {
-    this.data.close();
-    this.heads = undefined;
-    this.filled = undefined;
   }
 
   /** The fan-out table: per first byte, how many ids start with a smaller or equal byte. */
@@ -81,8 +67,7 @@ export class PackIndex {
     if (table === undefined) {
       table = new Uint32Array(256);
       const base = this.nameStride === 20 ? 8 : 0;
-      const fanout = this.data.bytes(base, 256 * 4);
-      for (let index = 0; index < 256; index++) table[index] = fanout.readUInt32BE(index * 4);
+      for (let index = 0; index < 256; index++) table[index] = this.data.readUInt32BE(base + index * 4);
       this.fanoutTable = table;
     }
     return table[byte] as number;
@@ -93,12 +78,8 @@ export class PackIndex {
     this.heads ??= new Uint32Array(this.count);
     this.filled ??= new Uint8Array(256);
     if (this.filled[first] === 0) {
-      if (high >= low) {
-        // One read of the bucket's rows, not one per id.
-        const start = this.namesAt + low * this.nameStride;
-        const rows = this.data.bytes(start, (high - low) * this.nameStride + 4);
-        for (let index = low; index <= high; index++) this.heads[index] = rows.readUInt32BE((index - low) * this.nameStride);
-      }
+      for (let index = low; index <= high; index++)
+        this.heads[index] = this.data.readUInt32BE(this.namesAt + index * this.nameStride);
       this.filled[first] = 1;
     }
     return this.heads;
@@ -127,7 +108,7 @@ export class PackIndex {
       const probe = heads[middle] ?? 0;
       // Most probes differ in the first four bytes; only equal heads compare the rest, natively.
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) order = compareRest(oid, at, this.data.bytes(this.namesAt + middle * this.nameStride, 20), 0);
+      if (order === 0) order = compareRest(oid, at, this.data, this.namesAt + middle * this.nameStride);
       if (order === 0) return this.offsetAt(middle);
       if (order < 0) low = middle + 1;
       else high = middle - 1;
@@ -136,11 +117,11 @@ export class PackIndex {
   }
 
   private offsetAt(index: number): number {
-    if (this.offsetsAt < 0) return this.data.u32(this.namesAt - 4 + index * 24);
-    const small = this.data.u32(this.offsetsAt + index * 4);
+    if (this.offsetsAt < 0) return this.data.readUInt32BE(this.namesAt - 4 + index * 24);
+    const small = this.data.readUInt32BE(this.offsetsAt + index * 4);
     if ((small & 0x80000000) === 0) return small;
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
-    return this.data.u32(at) * 2 ** 32 + this.data.u32(at + 4);
+    return this.data.readUInt32BE(at) * 2 ** 32 + this.data.readUInt32BE(at + 4);
   }
 
   /** The ids in this pack that start with the hex `prefix`. */
@@ -151,7 +132,7 @@ export class PackIndex {
     const high = first < 0 ? this.count : this.fanout(first);
     for (let index = low; index < high; index++) {
       const at = this.namesAt + index * this.nameStride;
-      const oid = this.data.bytes(at, 20).toString("hex");
+      const oid = this.data.toString("hex", at, at + 20);
       if (oid.startsWith(prefix)) found.push(oid);
     }
     return found;
