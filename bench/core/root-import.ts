@@ -1,6 +1,7 @@
 /**
  * How long `import("agent-tool-catalog")` takes in a fresh process, against `import("zod")` alone
- * (the root's one dependency it always needs). Each sample is a new Node process, alternating the
+ * (which the root loaded until its own tools stopped using zod; the tools and host entries still
+ * do, so it stays the yardstick). Each sample is a new Node process, alternating the
  * two so that machine load hits both alike; the median is reported. Needs `npm run build`.
  *   node --import tsx bench/core/root-import.ts [samples]   writes bench/results/root-import.json
  */

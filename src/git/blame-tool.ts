@@ -1,5 +1,5 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
-import { z } from "zod";
+import { integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import { isoDate, shortId, subjectOf } from "./commit-summary.js";
 import { displayLine, isBinary, splitLines } from "./diff/text.js";
 import { gitError } from "./git-errors.js";
@@ -9,16 +9,16 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 
-const blameInput = z.object({
-  path: z.string().min(1).describe("The file to blame, relative to the workspace"),
-  ref: z.string().min(1).optional().describe("The version to blame (default HEAD)"),
-  line: z.number().int().min(1).optional().describe("One line to blame (with context lines around it)"),
-  start_line: z.number().int().min(1).optional().describe("First line of a range to blame (instead of line)"),
-  end_line: z.number().int().min(1).optional().describe("Last line of the range (default start_line)"),
-  context: z.number().int().min(0).max(50).optional().describe("Lines blamed around the range too (default 3)"),
+const blameInput = objectSchema({
+  path: required(stringField({ min: 1 }), "The file to blame, relative to the workspace"),
+  ref: optional(stringField({ min: 1 }), "The version to blame (default HEAD)"),
+  line: optional(integerField({ min: 1 }), "One line to blame (with context lines around it)"),
+  start_line: optional(integerField({ min: 1 }), "First line of a range to blame (instead of line)"),
+  end_line: optional(integerField({ min: 1 }), "Last line of the range (default start_line)"),
+  context: optional(integerField({ min: 0, max: 50 }), "Lines blamed around the range too (default 3)"),
 });
 
-type BlameInput = z.output<typeof blameInput>;
+type BlameInput = OutputOf<typeof blameInput>;
 
 /**
  * One blamed line.

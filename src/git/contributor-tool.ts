@@ -1,5 +1,5 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
-import { z } from "zod";
+import { integerField, type OutputOf, objectSchema, optional, stringField } from "../tool/object-schema.js";
 import { isoDate } from "./commit-summary.js";
 import { fileLineCounts } from "./diff/file-diff.js";
 import { shallowCloneError } from "./git-errors.js";
@@ -12,20 +12,14 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 
-const contributorInput = z.object({
-  path: z.string().min(1).optional().describe("A file or directory (relative to the workspace); default the whole repository"),
-  ref: z.string().min(1).optional().describe("Where history starts (default HEAD)"),
-  since: z.string().min(1).optional().describe('Only commits since then: "2024-05-01" or "6 months ago"'),
-  max_results: z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe("Most contributors to return, most active first (default 10)"),
+const contributorInput = objectSchema({
+  path: optional(stringField({ min: 1 }), "A file or directory (relative to the workspace); default the whole repository"),
+  ref: optional(stringField({ min: 1 }), "Where history starts (default HEAD)"),
+  since: optional(stringField({ min: 1 }), 'Only commits since then: "2024-05-01" or "6 months ago"'),
+  max_results: optional(integerField({ min: 1, max: 100 }), "Most contributors to return, most active first (default 10)"),
 });
 
-type ContributorInput = z.output<typeof contributorInput>;
+type ContributorInput = OutputOf<typeof contributorInput>;
 
 /**
  * One contributor's activity.

@@ -1,5 +1,5 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
-import { z } from "zod";
+import { integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import { shortId } from "./commit-summary.js";
 import { fileDiff, sideLines } from "./diff/file-diff.js";
 import { abbreviationLength, renderFilePatch } from "./diff/unified-diff.js";
@@ -10,15 +10,15 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 
-const diffRangeInput = z.object({
-  from: z.string().min(1).describe("The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3)"),
-  to: z.string().min(1).optional().describe("The new side (default HEAD)"),
-  path: z.string().min(1).optional().describe("Only this file or directory (relative to the workspace)"),
-  context_lines: z.number().int().min(0).max(20).optional().describe("Unchanged lines around each change (default 3)"),
-  max_bytes: z.number().int().min(1000).max(200_000).optional().describe("Budget for the diff text (default 30000)"),
+const diffRangeInput = objectSchema({
+  from: required(stringField({ min: 1 }), "The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3)"),
+  to: optional(stringField({ min: 1 }), "The new side (default HEAD)"),
+  path: optional(stringField({ min: 1 }), "Only this file or directory (relative to the workspace)"),
+  context_lines: optional(integerField({ min: 0, max: 20 }), "Unchanged lines around each change (default 3)"),
+  max_bytes: optional(integerField({ min: 1000, max: 200_000 }), "Budget for the diff text (default 30000)"),
 });
 
-type DiffRangeInput = z.output<typeof diffRangeInput>;
+type DiffRangeInput = OutputOf<typeof diffRangeInput>;
 
 /**
  * One changed file.

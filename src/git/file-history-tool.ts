@@ -1,5 +1,13 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
-import { z } from "zod";
+import {
+  booleanField,
+  integerField,
+  type OutputOf,
+  objectSchema,
+  optional,
+  required,
+  stringField,
+} from "../tool/object-schema.js";
 import { type CommitSummary, summarize } from "./commit-summary.js";
 import { fileLineCounts } from "./diff/file-diff.js";
 import { gitError, shallowCloneError } from "./git-errors.js";
@@ -13,15 +21,15 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 
-const fileHistoryInput = z.object({
-  path: z.string().min(1).describe("The file (or directory) whose history to list, relative to the workspace"),
-  ref: z.string().min(1).optional().describe("Where history starts (default HEAD)"),
-  follow_renames: z.boolean().optional().describe("Follow a file across renames, like git log --follow (default true)"),
-  since: z.string().min(1).optional().describe('Only commits since then: "2024-05-01" or "2 weeks ago"'),
-  max_results: z.number().int().min(1).max(200).optional().describe("Most commits to return (default 20)"),
+const fileHistoryInput = objectSchema({
+  path: required(stringField({ min: 1 }), "The file (or directory) whose history to list, relative to the workspace"),
+  ref: optional(stringField({ min: 1 }), "Where history starts (default HEAD)"),
+  follow_renames: optional(booleanField(), "Follow a file across renames, like git log --follow (default true)"),
+  since: optional(stringField({ min: 1 }), 'Only commits since then: "2024-05-01" or "2 weeks ago"'),
+  max_results: optional(integerField({ min: 1, max: 200 }), "Most commits to return (default 20)"),
 });
 
-type FileHistoryInput = z.output<typeof fileHistoryInput>;
+type FileHistoryInput = OutputOf<typeof fileHistoryInput>;
 
 /**
  * One commit in a file's history, with what it did to the file.

@@ -1,5 +1,5 @@
 import { defineTool, type ToolContext, type ToolDefinition } from "agent-tool-catalog";
-import { z } from "zod";
+import { enumField, integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import { type CommitSummary, summarize } from "./commit-summary.js";
 import { countOccurrences } from "./diff/text.js";
 import { shallowCloneError } from "./git-errors.js";
@@ -13,21 +13,19 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 
-const logSearchInput = z.object({
-  query: z.string().min(1).max(1000).describe("The text to look for"),
-  mode: z
-    .enum(["message", "pickaxe", "both"])
-    .optional()
-    .describe(
-      '"message": commit messages containing the text, case-insensitive (git log -i -F --grep). "pickaxe": commits that add or remove the text in a file, exact case (git log -S). "both" (default): either.',
-    ),
-  path: z.string().min(1).optional().describe("Only commits that change this file or directory (relative to the workspace)"),
-  ref: z.string().min(1).optional().describe("Where history starts (default HEAD): a branch, tag or commit id"),
-  since: z.string().min(1).optional().describe('Only commits since then: "2024-05-01" or "2 weeks ago"'),
-  max_results: z.number().int().min(1).max(200).optional().describe("Most commits to return (default 20)"),
+const logSearchInput = objectSchema({
+  query: required(stringField({ min: 1, max: 1000 }), "The text to look for"),
+  mode: optional(
+    enumField(["message", "pickaxe", "both"]),
+    '"message": commit messages containing the text, case-insensitive (git log -i -F --grep). "pickaxe": commits that add or remove the text in a file, exact case (git log -S). "both" (default): either.',
+  ),
+  path: optional(stringField({ min: 1 }), "Only commits that change this file or directory (relative to the workspace)"),
+  ref: optional(stringField({ min: 1 }), "Where history starts (default HEAD): a branch, tag or commit id"),
+  since: optional(stringField({ min: 1 }), 'Only commits since then: "2024-05-01" or "2 weeks ago"'),
+  max_results: optional(integerField({ min: 1, max: 200 }), "Most commits to return (default 20)"),
 });
 
-type LogSearchInput = z.output<typeof logSearchInput>;
+type LogSearchInput = OutputOf<typeof logSearchInput>;
 
 /**
  * One commit that matched.

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
+import { arrayField, integerField, type OutputOf, objectSchema, optional, stringField } from "../tool/object-schema.js";
 import type { RunCatalog, SearchHit } from "../tool/tool-context.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
 import { markMetaTool } from "./meta-tools.js";
@@ -28,11 +28,11 @@ const MAX_RESULTS = 20;
  */
 export const FIND_TOOL_RELATIVE_THRESHOLD = 0.4;
 
-const queryText = z.string().trim().min(1).max(2000);
-const findToolInput = z.object({
-  query: queryText.optional().describe('Keywords, or "select:<name>"'),
-  queries: z.array(queryText).min(1).max(MAX_QUERIES).optional().describe("One query per capability (merged)"),
-  limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Most tools per query (default ${DEFAULT_LIMIT})`),
+const queryText = stringField({ trim: true, min: 1, max: 2000 });
+const findToolInput = objectSchema({
+  query: optional(queryText, 'Keywords, or "select:<name>"'),
+  queries: optional(arrayField(queryText, { min: 1, max: MAX_QUERIES }), "One query per capability (merged)"),
+  limit: optional(integerField({ min: 1, max: MAX_RESULTS }), `Most tools per query (default ${DEFAULT_LIMIT})`),
 });
 
 /**
@@ -66,7 +66,7 @@ export interface FindToolOutput {
 }
 
 /** Builds the `find_tool` core meta-tool (the registry registers it itself). */
-export function createFindTool(): ToolDefinition<z.output<typeof findToolInput>, FindToolOutput> {
+export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>, FindToolOutput> {
   return markMetaTool(
     defineTool({
       name: FIND_TOOL_NAME,

@@ -1,14 +1,22 @@
-import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
+import {
+  enumField,
+  looseObjectField,
+  type OutputOf,
+  objectSchema,
+  optional,
+  required,
+  stringField,
+} from "../tool/object-schema.js";
 import { formatToolResult } from "../tool/tool-call-result.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
 import { markMetaTool, TOOLBOX_TOOL_NAME } from "./meta-tools.js";
 
-const toolboxInput = z.object({
-  action: z.enum(["describe", "run"]),
-  tool: z.string().min(1).describe("A name from Additional tools"),
-  args: z.looseObject({}).optional().describe("Arguments, for run"),
+const toolboxInput = objectSchema({
+  action: required(enumField(["describe", "run"])),
+  tool: required(stringField({ min: 1 }), "A name from Additional tools"),
+  args: optional(looseObjectField(), "Arguments, for run"),
 });
 
 /**
@@ -16,7 +24,7 @@ const toolboxInput = z.object({
  * not sent with schemas; the model describes and runs them through this one tool. A run through
  * toolbox gets the same validation, policy (approval, sandbox) and events as a direct call.
  */
-export function createToolboxTool(): ToolDefinition<z.output<typeof toolboxInput>, unknown> {
+export function createToolboxTool(): ToolDefinition<OutputOf<typeof toolboxInput>, unknown> {
   return markMetaTool(
     defineTool({
       name: TOOLBOX_TOOL_NAME,

@@ -1,5 +1,4 @@
 import type * as zod4 from "zod/v4/core";
-import { toJSONSchema as zod4ToJsonSchema } from "zod/v4/core";
 import type { zodToJsonSchema } from "zod-to-json-schema";
 import { boundIssues } from "./bound-issues.js";
 import { frozenJsonCopy } from "./frozen-copy.js";
@@ -12,6 +11,15 @@ import { formatIssuePath, type ValidationIssue, type ValidationOutcome } from ".
 
 // Only zod 3 schemas need it; loaded by the first one compiled.
 const zod3 = loadOnDemand<{ zodToJsonSchema: typeof zodToJsonSchema }>("zod-to-json-schema");
+// Only zod 4 schemas without their own `toJSONSchema` (zod/mini, zod before 4.2) need it: the
+// root entry does not import zod (about 0.1 s of a new process), and a zod 4 schema converts itself.
+const zod4Core = loadOnDemand<{ toJSONSchema: typeof zod4.toJSONSchema }>("zod/v4/core");
+
+const ZOD4_JSON_OPTIONS = { io: "input", unrepresentable: "any", target: "draft-7" } as const;
+
+interface ConvertsItself {
+  readonly toJSONSchema: (options: typeof ZOD4_JSON_OPTIONS) => unknown;
+}
 
 /** A schema turned into what the catalog needs: JSON Schema for providers, and a validator. */
 export interface CompiledSchema {
@@ -107,11 +115,12 @@ function standardSchemaToJson(schema: StandardSchemaV1): JsonConversion {
   try {
     if ("_zod" in schema) {
       // Zod 4 (and zod/mini): describe what the caller may send, so defaults stay optional.
-      const json = zod4ToJsonSchema(schema as unknown as zod4.$ZodType, {
-        io: "input",
-        unrepresentable: "any",
-        target: "draft-7",
-      }) as JsonSchema;
+      const own = (schema as Partial<ConvertsItself>).toJSONSchema;
+      const json = (
+        typeof own === "function"
+          ? own.call(schema, ZOD4_JSON_OPTIONS)
+          : zod4Core().toJSONSchema(schema as unknown as zod4.$ZodType, ZOD4_JSON_OPTIONS)
+      ) as JsonSchema;
       return { ok: true, jsonSchema: withoutMetaSchema(json) };
     }
     if ("_def" in schema && schema["~standard"].vendor === "zod") {

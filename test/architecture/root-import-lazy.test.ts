@@ -44,3 +44,34 @@ describe.each(["esm", "cjs"] as const)("the built root entry (%s)", (format) => 
     expect(loadedAfter(format, USE_ALL)).toEqual(["ajv", "smol-toml"]);
   });
 });
+
+// zod is most of a new process's import cost (about 0.1 s of CPU), so neither the root nor the git
+// entry loads it: their own tools use src/tool/object-schema.ts, and a zod 4 schema converts
+// itself. zod's core module leaves its registry on globalThis, which an ESM import (invisible to
+// the require cache) sets too.
+function zodLoadedAfter(format: "esm" | "cjs", entries: readonly string[], use = ""): boolean {
+  const load = (entry: string) =>
+    format === "esm" ? `await import(${JSON.stringify(entry)})` : `require(${JSON.stringify(entry)})`;
+  const body = `const api = [${entries.map(load).join(", ")}];\n${use}\nconsole.log(JSON.stringify(globalThis.__zod_globalRegistry !== undefined));`;
+  const script = format === "esm" ? body : `(async () => {\n${body}\n})();`;
+  const args = format === "esm" ? ["--input-type=module", "-e", script] : ["-e", script];
+  return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", cwd: dist })) as boolean;
+}
+
+describe.each(["esm", "cjs"] as const)("zod in a new process (%s)", (format) => {
+  const extension = format === "esm" ? "js" : "cjs";
+
+  it("is not loaded by the root and git entries, nor by a git tool's call and its argument check", () => {
+    const use = `
+      const [{ createRegistry }, { createGitTools }] = api;
+      const run = createRegistry({ tools: createGitTools() }).createRun({ permissions: { workspace: ${JSON.stringify(dist)} } });
+      run.activate(["git_log_search"]);
+      const result = await run.call("git_log_search", { query: "" });
+      if (result.ok || result.error.code !== "invalid_input") throw new Error(JSON.stringify(result));`;
+    expect(zodLoadedAfter(format, [join(dist, `index.${extension}`), join(dist, "git", `index.${extension}`)], use)).toBe(false);
+  });
+
+  it("is seen by the probe when an entry that uses it is imported", () => {
+    expect(zodLoadedAfter(format, [join(dist, "tools", `index.${extension}`)])).toBe(true);
+  });
+});
