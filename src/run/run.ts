@@ -34,7 +34,7 @@ import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
-import { RunPersistence } from "./run-persistence.js";
+import { CALL_SAVE_WAIT_MS, RunPersistence } from "./run-persistence.js";
 import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
@@ -464,8 +464,9 @@ export class Run {
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
     const result = await this.invokeSafely(name, args, options, false);
     if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
-    // Saved before the model sees the result, so a process that takes over sees this call's effects.
-    if (this.persistence !== undefined) await this.persistence.save();
+    // Saved before the model sees the result, so a process that takes over sees this call's effects;
+    // bounded, since a store that never answers would otherwise hold the result forever.
+    if (this.persistence !== undefined) await this.persistence.saveWithin(CALL_SAVE_WAIT_MS, options.signal);
     return result;
   }
 
