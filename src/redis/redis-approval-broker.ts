@@ -347,7 +347,10 @@ export class RedisApprovalBroker implements ApprovalBroker {
   private async collect(id: string): Promise<void> {
     const waiter = this.waiters.get(id);
     if (waiter === undefined) return;
-    const [taken] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    const [taken, decided] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    // Pending (or gone) when CONSUME ran: nothing to hand over. Judged by CONSUME's own answer,
+    // not by the read below: a decision landing in between would otherwise look "already used".
+    if (taken !== 1 && decided === "") return;
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status === null || status === "pending") return;
     const approved = status === "approved" && taken === 1;

@@ -130,6 +130,47 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     await other.close();
   }, 30_000);
 
+  it("a slow reply cannot turn a fresh approval into 'already used' (a poll that saw it pending reads it after)", async () => {
+    // Slow responses on the waiting side: every HMGET reply arrives 150 ms late (the real client,
+    // delayed). A poll that ran CONSUME while the request was pending then reads it approved.
+    const fast = client();
+    const slow = new Proxy(fast, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (key === "hmget") {
+          return async (...args: unknown[]) => {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const approver = new RedisApprovalBroker({ redis: client(), prefix: "slow-apr" });
+    const broker = new RedisApprovalBroker({ redis: slow, prefix: "slow-apr", pollIntervalMs: 20 });
+    let runs = 0;
+    const counted = defineTool({
+      name: "counted",
+      description: "Counts its runs.",
+      inputSchema: z.object({ n: z.number() }),
+      mutating: true,
+      handler: () => ++runs,
+    });
+    const run = createRegistry({ tools: [counted], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    for (let n = 0; n < 5; n++) {
+      const waiting = run.call("counted", { n });
+      await expect.poll(async () => (await approver.pending()).length).toBe(1);
+      const [request] = await approver.pending();
+      // Polls run meanwhile, so some have run CONSUME (pending) with their HMGET still on the way.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await approver.approve(request?.id ?? "")).toBe(true);
+      expect(await within(waiting, 3_000)).toMatchObject({ ok: true });
+    }
+    expect(runs).toBe(5);
+    await broker.close();
+    await approver.close();
+  }, 30_000);
+
   it("waiting for a subagent ends at its timeout and abort while Redis hangs", async () => {
     const redis = client();
     const local = new InProcessSubagentManager({
