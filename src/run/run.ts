@@ -865,13 +865,20 @@ export class Run {
     }
     // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
     if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
-    const refusal = await authorizeCall(this.policy, {
-      runId: this.id,
-      callId: context.callId,
-      tool: compiled.descriptor,
-      input,
-      signal: context.signal,
-    });
+    let refusal: ToolCallErrorInfo | undefined;
+    try {
+      refusal = await authorizeCall(this.policy, {
+        runId: this.id,
+        callId: context.callId,
+        tool: compiled.descriptor,
+        input,
+        signal: context.signal,
+      });
+    } catch (error) {
+      // The broker failed (its store down or full): nobody approved, so nothing runs. Said as
+      // such, not as the catalog's own failure; the broker's error goes to tool.error.
+      return { error: approvalUnavailable(context.toolName), cause: error };
+    }
     return refusal === undefined ? undefined : { error: refusal, cause: undefined };
   }
 
@@ -1104,4 +1111,13 @@ export class Run {
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }
+}
+
+/** What the model gets when the approval broker failed to take the request. */
+function approvalUnavailable(toolName: string): ToolCallErrorInfo {
+  return {
+    code: "approval_denied",
+    message: `The call to "${toolName}" could not be sent for approval (the approval service failed). Nothing was done.`,
+    hint: "Try again later; if it keeps failing, tell the user that approvals are unavailable.",
+  };
 }

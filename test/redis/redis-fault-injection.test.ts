@@ -227,11 +227,14 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
       expect(await run.call("echo", { n: 2 }, { approved: true })).toMatchObject({ ok: true, output: 2 });
       expect(run.diagnostics().map((diagnostic) => diagnostic.message)).toEqual([expect.stringMatching(/OOM/)]);
       expect((await store.load("r"))?.revision).toBe(1);
-      // A call that needs approval cannot be asked for: a structured refusal (the host's
-      // tool.error event carries Redis's error), and the tool does not run.
+      // A call that needs approval cannot be asked for: denied, saying the approval service
+      // failed (not "failed inside the tool catalog"); tool.error carries Redis's error.
       const errors: unknown[] = [];
       const off = run.events.on("tool.error", (event) => errors.push(event.cause));
-      expect(await within(run.call("echo", { n: 3 }), 5_000)).toMatchObject({ ok: false, error: { code: "internal_error" } });
+      expect(await within(run.call("echo", { n: 3 }), 5_000)).toMatchObject({
+        ok: false,
+        error: { code: "approval_denied", message: expect.stringContaining("approval service failed") },
+      });
       off();
       expect(String(errors[0])).toMatch(/OOM/);
       expect(await broker.pending()).toEqual([]);
