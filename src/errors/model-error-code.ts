@@ -18,7 +18,8 @@ export const MODEL_ERROR_CODES = Object.freeze({
   invalid_output: "The handler's output could not be sent or does not match its `outputSchema` (the tool's fault).",
   too_many_calls: "The run has as many calls in flight as it may (`maxCallsInFlight`); wait for some to finish.",
   aborted: "The call was cancelled (the host's signal, `run.close()`, `registry.close()`).",
-  approval_denied: "A person, or the approval timeout, did not approve the call; nothing was done.",
+  approval_denied:
+    "A person, or the approval timeout, did not approve the call, or the approval service failed to take the request; nothing was done.",
   internal_error: "The catalog itself failed while handling the call (e.g. a host listener threw).",
   call_interrupted:
     "The process that was running the call (waiting for its approval) stopped; the run was resumed elsewhere and the tool did not run.",

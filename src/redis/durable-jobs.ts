@@ -207,15 +207,31 @@ export class DurableJobs<Snapshot> {
     return record.snapshot;
   }
 
-  /** Resolves when the job ends, `timeoutMs` passes or `signal` aborts; woken by the end's notification. */
+  /**
+   * Resolves when the job ends, `timeoutMs` passes or `signal` aborts; woken by the end's
+   * notification. Bounded even when Redis stops answering (a stopped or hung server, a client
+   * without a command timeout): it then resolves with the snapshot it last read, and rejects
+   * when it read none (it cannot say whether the job exists).
+   */
   async wait(
     id: string,
     options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
   ): Promise<Snapshot | undefined> {
-    await this.subscribe();
     const deadline = Date.now() + options.timeoutMs;
+    const bounded = <T>(step: Promise<T>) => beforeDeadline(step, deadline, options.signal);
+    // Not awaited past the deadline: notifications only wake the polling below sooner.
+    await bounded(this.subscribe());
+    let last: { readonly snapshot: Snapshot | undefined } | undefined;
     for (;;) {
-      const snapshot = await this.get(id);
+      const read = await bounded(this.get(id));
+      if (read === STOPPED) {
+        if (last !== undefined) return last.snapshot;
+        throw new Error(
+          `Redis did not answer before the wait for ${this.options.kind} ${id} ended (${options.timeoutMs} ms or cancelled)`,
+        );
+      }
+      const snapshot = read;
+      last = { snapshot };
       if (snapshot === undefined || !this.options.isRunning(snapshot)) return snapshot;
       const left = deadline - Date.now();
       if (left <= 0 || options.signal?.aborted === true) return snapshot;
@@ -378,5 +394,36 @@ export class DurableJobs<Snapshot> {
 
   private channel(kind: "ended" | "cancel"): string {
     return redisKey(this.options.prefix, `${this.options.kind}s`, kind);
+  }
+}
+
+/** What {@link beforeDeadline} resolves with when the deadline passed or the signal aborted first. */
+const STOPPED: unique symbol = Symbol("stopped");
+
+/**
+ * `step`'s value, or {@link STOPPED} once `deadline` (ms since the epoch) passes or `signal`
+ * aborts; a later rejection of `step` is then ignored.
+ */
+async function beforeDeadline<T>(
+  step: Promise<T>,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<T | typeof STOPPED> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  step.catch(() => undefined);
+  try {
+    return await Promise.race([
+      step,
+      new Promise<typeof STOPPED>((resolve) => {
+        timer = setTimeout(() => resolve(STOPPED), Math.max(0, deadline - Date.now()));
+        onAbort = () => resolve(STOPPED);
+        if (signal?.aborted === true) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -165,20 +165,18 @@ export class RedisApprovalBroker implements ApprovalBroker {
     // Subscribing is best effort and runs beside the write: polling picks decisions up without it,
     // and Redis being down fails the write below (the run reports it), not twice as slowly.
     const subscribed = this.subscribe();
-    await this.redis
-      .multi()
-      .hset(this.requestKey(request.id), {
-        status: "pending",
-        request: JSON.stringify(stored),
-        digest: request.argumentsDigest,
-        runId: request.runId,
-        expiresAt: String(request.expiresAt),
-      })
-      // The record outlives its deadline so a late reader still sees why it was denied.
-      .pexpire(this.requestKey(request.id), timeoutMs + this.retainMs)
-      .zadd(this.pendingKey(), request.expiresAt, request.id)
-      .exec();
-    await subscribed;
+    const storing = this.store(request, stored, timeoutMs).then(() => subscribed);
+    // A Redis that takes the write but never answers (stopped, hung) must not hold the call past
+    // its deadline or its abort: the call is denied, and a request stored after all is denied
+    // there too (a person must not approve a call nobody waits for).
+    let stalled = await untilStoredOr(storing, timeoutMs, options.signal);
+    // Cancelled while a healthy Redis stores it: let the store land, then withdraw it below.
+    if (stalled === "abort") stalled = (await untilStoredOr(storing, GIVE_UP_GRACE_MS, undefined)) && "abort";
+    if (stalled !== undefined) {
+      const reason = stalled === "abort" ? "the call was cancelled" : timeoutReason(timeoutMs);
+      void storing.then(() => this.decide(request.id, "denied", reason, stalled)).catch(() => undefined);
+      return { id: request.id, decision: "denied", reason, resolvedBy: stalled };
+    }
     return new Promise<ApprovalResolution>((resolve) => {
       const { signal } = options;
       // Ref'd on purpose: a script whose only work is a call waiting for approval must not exit
@@ -200,6 +198,30 @@ export class RedisApprovalBroker implements ApprovalBroker {
       if (signal?.aborted === true) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** Writes a new request; a command Redis refused inside the transaction fails it (not only a refused MULTI). */
+  private async store(request: StoredApprovalRequest, stored: object, timeoutMs: number): Promise<void> {
+    const results = await this.redis
+      .multi()
+      .hset(this.requestKey(request.id), {
+        status: "pending",
+        request: JSON.stringify(stored),
+        digest: request.argumentsDigest,
+        runId: request.runId,
+        expiresAt: String(request.expiresAt),
+      })
+      // The record outlives its deadline so a late reader still sees why it was denied.
+      .pexpire(this.requestKey(request.id), timeoutMs + this.retainMs)
+      .zadd(this.pendingKey(), request.expiresAt, request.id)
+      .exec()
+      .catch((error: unknown) => {
+        // EXECABORT says only "previous errors": the first of them (OOM, READONLY, ...) says why.
+        throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
+      });
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (results === null) throw new Error("Redis discarded the approval request's transaction");
+    if (failed !== undefined && failed !== null) throw failed;
   }
 
   /**
@@ -325,7 +347,10 @@ export class RedisApprovalBroker implements ApprovalBroker {
   private async collect(id: string): Promise<void> {
     const waiter = this.waiters.get(id);
     if (waiter === undefined) return;
-    const [taken] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    const [taken, decided] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    // Pending (or gone) when CONSUME ran: nothing to hand over. Judged by CONSUME's own answer,
+    // not by the read below: a decision landing in between would otherwise look "already used".
+    if (taken !== 1 && decided === "") return;
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status === null || status === "pending") return;
     const approved = status === "approved" && taken === 1;
@@ -388,6 +413,32 @@ export class RedisApprovalBroker implements ApprovalBroker {
 
   private channel(): string {
     return redisKey(this.prefix, "approvals", "decided");
+  }
+}
+
+/**
+ * Resolves `undefined` once `storing` settles (rejecting with its error), or `"timeout"` /
+ * `"abort"` when the deadline passes or `signal` aborts first.
+ */
+async function untilStoredOr(
+  storing: Promise<void>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<"timeout" | "abort" | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      storing.then(() => undefined),
+      new Promise<"timeout" | "abort">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeoutMs);
+        onAbort = () => resolve("abort");
+        signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
 }
 

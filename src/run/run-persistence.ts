@@ -50,4 +50,52 @@ export class RunPersistence {
     this.queue = next;
     return next;
   }
+
+  /**
+   * {@link RunPersistence.save}, but waits at most `waitMs`, and at most `ABORT_SAVE_WAIT_MS` once
+   * `signal` aborts: a store that never answers (a stopped Redis, a client without a command
+   * timeout) must not hold the call that saves forever. The save itself stays queued and runs in
+   * order once the store answers; not knowing whether it landed is reported like a failure, and
+   * resolves `undefined`.
+   */
+  saveWithin(waitMs: number, signal?: AbortSignal): Promise<number | undefined> {
+    const saving = this.save();
+    const startedAt = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<undefined>((resolve) => {
+      const stop = () => {
+        const waited = Date.now() - startedAt;
+        this.options.onError(
+          new Error(`the store did not confirm the save within ${waited} ms; it stays queued and may land later`),
+        );
+        resolve(undefined);
+      };
+      timer = setTimeout(stop, waitMs);
+      if (signal === undefined) return;
+      // A cancelled call still gets a moment for a healthy store, so cancelling is not reported as a failed save.
+      onAbort = () => {
+        const left = waitMs - (Date.now() - startedAt);
+        if (left <= ABORT_SAVE_WAIT_MS) return;
+        clearTimeout(timer);
+        timer = setTimeout(stop, ABORT_SAVE_WAIT_MS);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    return Promise.race([saving, stopped]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+    });
+  }
 }
+
+/** How long a save still gets once the call that waits for it was cancelled. */
+const ABORT_SAVE_WAIT_MS = 1_000;
+
+/**
+ * How long `run.call` waits for the save that follows a call before returning the result anyway
+ * (with a `state_save_failed` diagnostic). Long enough for a client that reconnects to a
+ * restarted server; short enough that a hung store does not look like a hung tool.
+ */
+export const CALL_SAVE_WAIT_MS = 10_000;

@@ -36,7 +36,7 @@ import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { type Redactor, redactResult } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
-import { RunPersistence } from "./run-persistence.js";
+import { CALL_SAVE_WAIT_MS, RunPersistence } from "./run-persistence.js";
 import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
@@ -480,8 +480,9 @@ export class Run {
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
     const result = await this.invokeSafely(name, args, options, false);
     if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
-    // Saved before the model sees the result, so a process that takes over sees this call's effects.
-    if (this.persistence !== undefined) await this.persistence.save();
+    // Saved before the model sees the result, so a process that takes over sees this call's effects;
+    // bounded, since a store that never answers would otherwise hold the result forever.
+    if (this.persistence !== undefined) await this.persistence.saveWithin(CALL_SAVE_WAIT_MS, options.signal);
     return result;
   }
 
@@ -891,13 +892,20 @@ export class Run {
     }
     // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
     if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
-    const refusal = await authorizeCall(this.policy, {
-      runId: this.id,
-      callId: context.callId,
-      tool: compiled.descriptor,
-      input,
-      signal: context.signal,
-    });
+    let refusal: ToolCallErrorInfo | undefined;
+    try {
+      refusal = await authorizeCall(this.policy, {
+        runId: this.id,
+        callId: context.callId,
+        tool: compiled.descriptor,
+        input,
+        signal: context.signal,
+      });
+    } catch (error) {
+      // The broker failed (its store down or full): nobody approved, so nothing runs. Said as
+      // such, not as the catalog's own failure; the broker's error goes to tool.error.
+      return { error: approvalUnavailable(context.toolName), cause: error };
+    }
     return refusal === undefined ? undefined : { error: refusal, cause: undefined };
   }
 
@@ -1130,4 +1138,13 @@ export class Run {
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }
+}
+
+/** What the model gets when the approval broker failed to take the request. */
+function approvalUnavailable(toolName: string): ToolCallErrorInfo {
+  return {
+    code: "approval_denied",
+    message: `The call to "${toolName}" could not be sent for approval (the approval service failed). Nothing was done.`,
+    hint: "Try again later; if it keeps failing, tell the user that approvals are unavailable.",
+  };
 }

@@ -3,7 +3,12 @@ import type { zodToJsonSchema } from "zod-to-json-schema";
 import { boundIssues } from "./bound-issues.js";
 import { frozenJsonCopy } from "./frozen-copy.js";
 import type { JsonSchema } from "./json-schema.js";
-import { createJsonSchemaValidator, explainInvalidJsonSchema, type JsonSchemaCompiler } from "./json-schema-validator.js";
+import {
+  ALL_ERRORS_INPUT_LIMIT,
+  createJsonSchemaValidator,
+  explainInvalidJsonSchema,
+  type JsonSchemaCompiler,
+} from "./json-schema-validator.js";
 import { estimateJsonSize } from "./json-size.js";
 import { loadOnDemand } from "./load-on-demand.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
@@ -66,7 +71,9 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
   }
   const invalid = explainInvalidJsonSchema(jsonSchema);
   if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
-  const sizeOf = (value: unknown) => estimateJsonSize(value, Number.MAX_SAFE_INTEGER);
+  // Only compared with ALL_ERRORS_INPUT_LIMIT: the walk stops there (a sparse array's 2^32 - 1
+  // holes are never walked).
+  const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMIT);
   const bind = (other: JsonSchemaCompiler) => createJsonSchemaValidator(jsonSchema, other, sizeOf);
   return { ok: true, schema: { jsonSchema, validate: bind(compiler), bind } };
 }

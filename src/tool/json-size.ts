@@ -1,14 +1,22 @@
 const LEAVE = Symbol("leave");
 
-/** Adds an object's entries to the walk; returns the size of its own punctuation and keys. */
-function pushChildren(current: object, stack: unknown[]): number {
+/**
+ * Adds an object's entries to the walk; returns the size of its own punctuation and keys, or
+ * `Infinity` (pushing nothing more) once that alone passes `budget`. Checked before anything is
+ * pushed: a sparse array's `length` can be 2^32 - 1 with one element, and pushing its holes
+ * crashed V8 ("invalid size error"), not a catchable error.
+ */
+function pushChildren(current: object, stack: unknown[], budget: number): number {
   if (Array.isArray(current)) {
+    const own = 2 + current.length;
+    if (own > budget) return Number.POSITIVE_INFINITY;
     for (let index = current.length - 1; index >= 0; index--) stack.push(current[index]);
-    return 2 + current.length;
+    return own;
   }
   let size = 2;
   for (const key of Object.keys(current)) {
     size += key.length + 4;
+    if (size > budget) return Number.POSITIVE_INFINITY;
     stack.push((current as Record<string, unknown>)[key]);
   }
   return size;
@@ -51,7 +59,7 @@ export function estimateJsonSize(value: unknown, limit: number): number {
       if (onPath.has(current)) return Number.POSITIVE_INFINITY;
       onPath.add(current);
       stack.push(current, LEAVE);
-      total += pushChildren(current, stack);
+      total += pushChildren(current, stack, limit - total);
     } else {
       total += scalarSize(current);
     }

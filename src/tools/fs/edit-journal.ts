@@ -35,6 +35,7 @@ export class EditJournal {
   private readonly done: JournalEntry[] = [];
   private readonly undone: JournalEntry[] = [];
   private nextId = 1;
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(private readonly limit = 200) {}
 
@@ -60,16 +61,37 @@ export class EditJournal {
     return this.undone.at(-1);
   }
 
-  /** Moves the newest mutation to the redo stack (after it was reverted on disk). */
-  markUndone(): void {
-    const entry = this.done.pop();
-    if (entry !== undefined) this.undone.push(entry);
+  /**
+   * Moves `entry` to the redo stack (after it was reverted on disk). By identity, not "the
+   * newest": a parallel call may have recorded another mutation while this one was reverted, and
+   * that one was not undone.
+   */
+  markUndone(entry: JournalEntry): void {
+    const index = this.done.lastIndexOf(entry);
+    if (index === -1) return;
+    this.done.splice(index, 1);
+    this.undone.push(entry);
   }
 
-  /** Moves the newest undone mutation back (after it was re-applied on disk). */
-  markRedone(): void {
-    const entry = this.undone.pop();
-    if (entry !== undefined) this.done.push(entry);
+  /** Moves `entry` back from the redo stack (after it was re-applied on disk). */
+  markRedone(entry: JournalEntry): void {
+    const index = this.undone.lastIndexOf(entry);
+    if (index === -1) return;
+    this.undone.splice(index, 1);
+    this.done.push(entry);
+  }
+
+  /**
+   * Runs `step` after the undo/redo steps already running on this journal: parallel undo calls
+   * (one model step with several) then take successive entries instead of all taking the newest.
+   */
+  exclusive<T>(step: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(step);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   /** How many mutations can be undone. */

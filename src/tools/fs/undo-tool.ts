@@ -1,10 +1,10 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
-import { EDIT_JOURNAL, type JournalEntry } from "./edit-journal.js";
+import { EDIT_JOURNAL, type EditJournal, type JournalEntry } from "./edit-journal.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
-import { READ_TRACKER } from "./read-tracker.js";
+import { READ_TRACKER, type ReadTracker } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 const undoInput = z.object({
@@ -33,26 +33,38 @@ export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition
       const scope = resolveFileScope(context, options);
       const journal = context.storage.get(EDIT_JOURNAL);
       const reads = context.storage.get(READ_TRACKER);
-      const report: string[] = [];
-      for (let step = 0; step < (input.steps ?? 1); step++) {
-        const entry = action === "undo" ? journal.lastDone() : journal.lastUndone();
-        if (entry === undefined) {
-          if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
-          break;
-        }
-        await revert(scope, entry, action).catch((error: unknown) => {
-          throw partialStepsError(error, report, step, action);
-        });
-        if (action === "undo") journal.markUndone();
-        else journal.markRedone();
-        for (const file of entry.files) reads.forget(file.path);
-        report.push(
-          `${action === "undo" ? "Undid" : "Redid"} ${entry.tool} #${entry.id}: ${entry.files.map((file) => file.displayPath).join(", ")}`,
-        );
-      }
-      return report.join("\n");
+      // One at a time per journal: parallel undo calls take successive entries.
+      return journal.exclusive(() => revertSteps(scope, journal, reads, action, input.steps ?? 1));
     },
   });
+}
+
+/** Undoes (or redoes) up to `steps` entries, newest first; returns the report for the model. */
+async function revertSteps(
+  scope: FileScope,
+  journal: EditJournal,
+  reads: ReadTracker,
+  action: "undo" | "redo",
+  steps: number,
+): Promise<string> {
+  const report: string[] = [];
+  for (let step = 0; step < steps; step++) {
+    const entry = action === "undo" ? journal.lastDone() : journal.lastUndone();
+    if (entry === undefined) {
+      if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
+      break;
+    }
+    await revert(scope, entry, action).catch((error: unknown) => {
+      throw partialStepsError(error, report, step, action);
+    });
+    if (action === "undo") journal.markUndone(entry);
+    else journal.markRedone(entry);
+    for (const file of entry.files) reads.forget(file.path);
+    report.push(
+      `${action === "undo" ? "Undid" : "Redid"} ${entry.tool} #${entry.id}: ${entry.files.map((file) => file.displayPath).join(", ")}`,
+    );
+  }
+  return report.join("\n");
 }
 
 /** Steps already made stay made: a later step's failure says exactly which, never "nothing was changed". */

@@ -13,6 +13,10 @@ export interface RestartableRedis {
   kill(): Promise<void>;
   /** Starts it again (empty) on the same port and waits until it answers PING. */
   start(): Promise<void>;
+  /** Stops it with `SIGSTOP`: connections stay open, nothing is answered (a hung server). */
+  pause(): void;
+  /** Lets a paused server run again (`SIGCONT`). */
+  resume(): void;
 }
 
 /** Starts a server on a free port. */
@@ -40,6 +44,9 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
       running.once("exit", () => resolve());
       running.kill("SIGKILL");
     });
+  const signal = (name: NodeJS.Signals) => () => {
+    child?.kill(name);
+  };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, start };
+  return { port, url: `redis://127.0.0.1:${port}`, kill, start, pause: signal("SIGSTOP"), resume: signal("SIGCONT") };
 }

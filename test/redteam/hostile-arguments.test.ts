@@ -1,0 +1,57 @@
+/**
+ * Red team round 6: arguments and results no model could send, from hosts and handlers that pass
+ * objects straight through (the Anthropic adapter hands `tool_use.input` over as an object).
+ * A sparse array whose `length` is 2^32 - 1 once crashed the process in the argument size check
+ * (V8 "invalid size error": an abort, not a catchable error).
+ */
+import { createRegistry, defineTool } from "agent-tool-catalog";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+
+function sparse(length: number): unknown[] {
+  const array: unknown[] = [];
+  array.length = length;
+  array[length - 1] = 1;
+  return array;
+}
+
+describe("hostile arguments", () => {
+  let runs = 0;
+  const zodTool = defineTool({
+    name: "zod_tool",
+    description: "Takes a list.",
+    inputSchema: z.object({ xs: z.array(z.unknown()) }),
+    handler: ({ xs }) => {
+      runs++;
+      return xs.length;
+    },
+  });
+  const jsonTool = defineTool({
+    name: "json_tool",
+    description: "Takes a list.",
+    inputSchema: { type: "object", properties: { xs: { type: "array" } } },
+    handler: () => ++runs,
+  });
+
+  it("a sparse array of length 2^32 - 1 in the arguments is input_too_large, and the process lives", async () => {
+    const run = createRegistry({ tools: [zodTool, jsonTool] }).createRun();
+    for (const tool of ["zod_tool", "json_tool"]) {
+      const started = Date.now();
+      expect(await run.call(tool, { xs: sparse(2 ** 32 - 1) })).toMatchObject({ ok: false, error: { code: "input_too_large" } });
+      expect(await run.call(tool, { nested: [{ xs: sparse(2 ** 31) }] })).toMatchObject({
+        ok: false,
+        error: { code: "input_too_large" },
+      });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+    expect(runs).toBe(0);
+    // Control: a short sparse array is plain input (its holes are nulls in JSON).
+    expect(await run.call("zod_tool", { xs: sparse(3) })).toMatchObject({ ok: true, output: 3 });
+    expect(runs).toBe(1);
+  });
+
+  it("Symbol keys are not arguments: ignored, as JSON would", async () => {
+    const run = createRegistry({ tools: [zodTool] }).createRun();
+    expect(await run.call("zod_tool", { xs: [1], [Symbol("hidden")]: () => 1 })).toMatchObject({ ok: true, output: 1 });
+  });
+});
