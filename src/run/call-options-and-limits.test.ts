@@ -13,6 +13,24 @@ function gate() {
   return { opened, open };
 }
 
+/** A tool whose calls stay in flight until the test opens `release`; counts the calls that entered. */
+function slowTool() {
+  const release = gate();
+  let entered = 0;
+  const slow = defineTool({
+    name: "slow",
+    description: "Waits for the test to let it go.",
+    tier: "core",
+    inputSchema: z.object({}),
+    handler: async () => {
+      entered += 1;
+      await release.opened;
+      return "done";
+    },
+  });
+  return { release, slow, entered: () => entered };
+}
+
 describe("run.call with a handler that calls its own run", () => {
   it("ends a call chain without end at maxCallsInFlight", async () => {
     let levels = 0;
@@ -43,48 +61,26 @@ describe("run.call with a handler that calls its own run", () => {
   });
 
   it("refuses a call over the limit with too_many_calls, and takes calls again once some finish", async () => {
-    const release = gate();
-    let entered = 0;
-    const slow = defineTool({
-      name: "slow",
-      description: "Waits for the test to let it go.",
-      tier: "core",
-      inputSchema: z.object({}),
-      handler: async () => {
-        entered += 1;
-        await release.opened;
-        return "done";
-      },
-    });
+    const { release, slow, entered } = slowTool();
     const run = createRegistry({ tools: [slow] }).createRun({ maxCallsInFlight: 2 });
     const first = run.call("slow", {});
     const second = run.call("slow", {});
-    while (entered < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (entered() < 2) await new Promise((resolve) => setTimeout(resolve, 1));
     const refused = await run.call("slow", {});
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.error.code).toBe("too_many_calls");
-    expect(entered).toBe(2);
+    expect(entered()).toBe(2);
     release.open();
     expect((await first).ok).toBe(true);
     expect((await second).ok).toBe(true);
     // Control: the same call goes through once the two finished.
     const again = await run.call("slow", {});
     expect(again.ok).toBe(true);
-    expect(entered).toBe(3);
+    expect(entered()).toBe(3);
   });
 
   it("lets 200 parallel calls of one model step through under the default limit", async () => {
-    const release = gate();
-    const slow = defineTool({
-      name: "slow",
-      description: "Waits for the test to let it go.",
-      tier: "core",
-      inputSchema: z.object({}),
-      handler: async () => {
-        await release.opened;
-        return "done";
-      },
-    });
+    const { release, slow } = slowTool();
     const run = createRegistry({ tools: [slow] }).createRun({});
     const calls = Array.from({ length: 200 }, () => run.call("slow", {}));
     setTimeout(release.open, 10);

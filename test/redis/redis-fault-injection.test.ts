@@ -20,6 +20,19 @@ const redisCapability = capability("redis");
 const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
   Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
 
+/** A mutating tool (so approval applies) that counts how often it really ran. */
+function countedTool() {
+  let runs = 0;
+  const tool = defineTool({
+    name: "counted",
+    description: "Counts its runs.",
+    inputSchema: z.object({ n: z.number() }),
+    mutating: true,
+    handler: () => ++runs,
+  });
+  return { tool, runs: () => runs };
+}
+
 const echo = defineTool({
   name: "echo",
   description: "Returns its number.",
@@ -94,17 +107,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
   it("an approval request made while Redis hangs is denied at its deadline or abort, and never approvable later", async () => {
     const redis = client();
     const other = new RedisApprovalBroker({ redis: client(), prefix: "hang-apr" });
-    let runs = 0;
-    const counted = defineTool({
-      name: "counted",
-      description: "Counts its runs.",
-      inputSchema: z.object({ n: z.number() }),
-      mutating: true,
-      handler: ({ n }) => ++runs + n,
-    });
+    const counted = countedTool();
     const broker = new RedisApprovalBroker({ redis, prefix: "hang-apr", timeoutMs: 600, pollIntervalMs: 50 });
     // No run-level approvalTimeoutMs: the broker's own deadline must hold.
-    const run = createRegistry({ tools: [counted], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    const run = createRegistry({ tools: [counted.tool], approvals: broker }).createRun({ permissions: { approval: "all" } });
 
     // Control: healthy, approved from another client, runs once.
     const approved = run.call("counted", { n: 0 });
@@ -125,7 +131,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     server.resume();
     // Both requests reached Redis once it answered: neither is left pending for a person to approve.
     await expect.poll(async () => (await other.pending()).length, { timeout: 5_000 }).toBe(0);
-    expect(runs).toBe(1);
+    expect(counted.runs()).toBe(1);
     await broker.close();
     await other.close();
   }, 30_000);
@@ -148,15 +154,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     });
     const approver = new RedisApprovalBroker({ redis: client(), prefix: "slow-apr" });
     const broker = new RedisApprovalBroker({ redis: slow, prefix: "slow-apr", pollIntervalMs: 20 });
-    let runs = 0;
-    const counted = defineTool({
-      name: "counted",
-      description: "Counts its runs.",
-      inputSchema: z.object({ n: z.number() }),
-      mutating: true,
-      handler: () => ++runs,
-    });
-    const run = createRegistry({ tools: [counted], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    const counted = countedTool();
+    const run = createRegistry({ tools: [counted.tool], approvals: broker }).createRun({ permissions: { approval: "all" } });
     for (let n = 0; n < 5; n++) {
       const waiting = run.call("counted", { n });
       await expect.poll(async () => (await approver.pending()).length).toBe(1);
@@ -166,7 +165,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
       expect(await approver.approve(request?.id ?? "")).toBe(true);
       expect(await within(waiting, 3_000)).toMatchObject({ ok: true });
     }
-    expect(runs).toBe(5);
+    expect(counted.runs()).toBe(5);
     await broker.close();
     await approver.close();
   }, 30_000);
