@@ -1,0 +1,33 @@
+import { isModelErrorCode, type ToolCallErrorInfo, type ToolCallResult } from "agent-tool-catalog";
+import { expect } from "vitest";
+
+/** The output of a successful call; fails the test with the error otherwise. */
+export function ok(result: ToolCallResult): unknown {
+  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.error)}`);
+  return result.output;
+}
+
+/** The text output of a successful call. */
+export function okText(result: ToolCallResult): string {
+  const value = ok(result);
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * The error of a failed call, checked to be one a model can act on: a code from the one list
+ * (`MODEL_ERROR_CODES`), a non-empty message, and, for `invalid_input`, an issue naming `field`.
+ */
+export function modelError(result: ToolCallResult, code: string, field?: string): ToolCallErrorInfo {
+  if (result.ok) throw new Error(`expected ${code}, got success: ${JSON.stringify(result.output)}`);
+  const { error } = result;
+  expect(error.code, JSON.stringify(error)).toBe(code);
+  expect(isModelErrorCode(error.code), `${error.code} is not in MODEL_ERROR_CODES`).toBe(true);
+  expect(error.message.trim().length).toBeGreaterThan(0);
+  if (field !== undefined) {
+    expect(
+      error.issues?.map((issue) => issue.path),
+      JSON.stringify(error),
+    ).toContain(field);
+  }
+  return error;
+}
