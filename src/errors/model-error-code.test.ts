@@ -28,7 +28,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "engine_unavailable",
   "invalid_anchor",
   "invalid_command",
-  "is_a_directory",
   "mcp_malformed_result",
   "mcp_request_failed",
   "mcp_server_limit",
@@ -36,14 +35,20 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "file_locked",
   "file_system_error",
   "partially_applied",
-  "offset_out_of_range",
   "run_closed",
   "scheduler_closed",
   "skill_constraint_unavailable",
   "subagent_cancelled",
   "symlink_refused",
   "too_many_open_files",
+  "write_failed",
 ];
+
+/**
+ * Literal codes in the library: given to ToolError, to the helpers that build one from a code
+ * (git's gitError, cron's mistake), or the fallback for a ToolError's code (`cause instanceof ToolError ? cause.code : "write_failed"`).
+ */
+const LITERAL_CODE = /(?:new ToolError|gitError|mistake)\(\s*"([a-z_]+)"|instanceof ToolError \? [^:;\n]+: "([a-z_]+)"/g;
 
 describe("ModelErrorCode: the one list of codes the model can see", () => {
   it("is the table in the README", () => {
@@ -56,11 +61,22 @@ describe("ModelErrorCode: the one list of codes the model can see", () => {
     const sources = filesUnder(join(root, "src"), (name) => name.endsWith(".ts") && !name.endsWith(".test.ts"));
     const missing = new Set<string>();
     for (const file of sources) {
-      for (const match of readFileSync(file, "utf8").matchAll(/new ToolError\(\s*"([a-z_]+)"/g)) {
-        if (!isModelErrorCode(match[1])) missing.add(`${match[1]} (${file.slice(root.length + 1)})`);
+      for (const match of readFileSync(file, "utf8").matchAll(LITERAL_CODE)) {
+        const code = match[1] ?? match[2];
+        if (!isModelErrorCode(code)) missing.add(`${code} (${file.slice(root.length + 1)})`);
       }
     }
     expect([...missing]).toEqual([]);
+  });
+
+  it("the scan above sees codes given through helpers and fallback codes", () => {
+    const sample =
+      'throw mistake("missing_command", "command", "x"); const code = e instanceof ToolError ? e.code : "write_failed"; const other = x ? y : "not_a_code"; gitError("unknown_ref", m);';
+    expect([...sample.matchAll(LITERAL_CODE)].map((match) => match[1] ?? match[2])).toEqual([
+      "missing_command",
+      "write_failed",
+      "unknown_ref",
+    ]);
   });
 
   it("has every code produced somewhere by a test, but for the known exceptions", () => {

@@ -52,7 +52,7 @@ function catalog() {
 const names = (run: Run) => run.definitions().map((definition) => definition.name);
 
 describe("tiers", () => {
-  it("TierCore = \"core\" is sent on every run; TierDeferred = \"deferred\" is hidden until activated", async () => {
+  it('TierCore = "core" is sent on every run; TierDeferred = "deferred" is hidden until activated', async () => {
     expect(TIER_CORE).toBe("core");
     expect(TIER_DEFERRED).toBe("deferred");
     const run = catalog().createRun();
@@ -77,7 +77,10 @@ describe("find_tool", () => {
     ] as const) {
       const run = catalog().createRun();
       const found = ok(await run.call("find_tool", { query })) as { activated: { name: string }[] };
-      expect(found.activated.map((entry) => entry.name), query).toContain(expected);
+      expect(
+        found.activated.map((entry) => entry.name),
+        query,
+      ).toContain(expected);
       expect(names(run)).toContain(expected);
     }
   });
@@ -96,9 +99,12 @@ describe("find_tool", () => {
     ok(await run.call("read_note", {}));
     for (let turn = 0; turn < 3; turn++) expect(names(run)).toContain("git_log_search");
     // The run's state carries it to a resumed run.
-    expect(registry.createRun({ state: run.toJSON() }).definitions().map((definition) => definition.name)).toContain(
-      "git_log_search",
-    );
+    expect(
+      registry
+        .createRun({ state: run.toJSON() })
+        .definitions()
+        .map((definition) => definition.name),
+    ).toContain("git_log_search");
     // Per run: another run of the same registry does not see it.
     expect(names(other)).not.toContain("git_log_search");
     modelError(await other.call("git_log_search", {}), "tool_not_activated");
@@ -211,7 +217,10 @@ describe("default permissions: unrestricted, no approval", () => {
         asked.push(request.toolName);
         approvals.approve(request.id);
       });
-      const registry = createRegistry({ tools: [tool("read_note", "core"), tool("delete_note", "core", { mutating: true })], approvals });
+      const registry = createRegistry({
+        tools: [tool("read_note", "core"), tool("delete_note", "core", { mutating: true })],
+        approvals,
+      });
       const run = registry.createRun({ permissions: { approval } });
       ok(await run.call("read_note", {}));
       ok(await run.call("delete_note", {}));

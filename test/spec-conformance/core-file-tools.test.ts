@@ -13,7 +13,7 @@ import path from "node:path";
 import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { modelError, ok, okText } from "./support.js";
+import { modelError, okText } from "./support.js";
 
 let workspace: string;
 beforeAll(async () => {
@@ -25,7 +25,10 @@ afterAll(async () => {
 
 let run: Run;
 beforeEach(() => {
-  run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } });
+  run = createRegistry({ tools: createFileTools() }).createRun({
+    profile: "full",
+    permissions: { sandbox: "workspace", workspace },
+  });
 });
 
 const file = (name: string) => path.join(workspace, name);
@@ -56,7 +59,10 @@ describe("read: path (or alias file_path), offset, limit, max_bytes (default 16 
   it("takes path and its alias file_path alike; one of them is required", async () => {
     await writeFile(file("alias.txt"), "one\ntwo\n");
     const byPath = okText(await run.call("read", { path: "alias.txt" }));
-    const fresh = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } });
+    const fresh = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
     const byAlias = okText(await fresh.call("read", { file_path: "alias.txt" }));
     expect(byAlias).toBe(byPath);
     expect(byAlias).toContain("     1\tone");
@@ -144,7 +150,10 @@ describe("write: path, content, append, expected_version", () => {
     expect(version).not.toBe("");
     await writeFile(file("v.txt"), "changed outside\n");
     modelError(await run.call("write", { path: "v.txt", content: "mine\n", expected_version: version }), "version_conflict");
-    modelError(await run.call("write", { path: "v.txt", content: "more\n", append: true, expected_version: version }), "version_conflict");
+    modelError(
+      await run.call("write", { path: "v.txt", content: "more\n", append: true, expected_version: version }),
+      "version_conflict",
+    );
     expect(await readFile(file("v.txt"), "utf8")).toBe("changed outside\n");
     const fresh = versionIn(okText(await run.call("read", { path: "v.txt" })));
     okText(await run.call("write", { path: "v.txt", content: "more\n", append: true, expected_version: fresh }));
@@ -256,7 +265,9 @@ describe("file_inspect: path, preview_lines (default 20), hex_bytes (default 256
     expect(byDefault).not.toContain("line 21");
     expect(okText(await run.call("file_inspect", { path: "lines.txt", preview_lines: 21 }))).toContain("    21\tline 21");
     expect(okText(await run.call("file_inspect", { path: "lines.txt", preview_lines: 0 }))).not.toContain("preview");
-    expect(okText(await run.call("file_inspect", { path: "lines.txt", preview_lines: 200 }))).toContain("preview (first 30 lines)");
+    expect(okText(await run.call("file_inspect", { path: "lines.txt", preview_lines: 200 }))).toContain(
+      "preview (first 30 lines)",
+    );
     modelError(await run.call("file_inspect", { path: "lines.txt", preview_lines: 201 }), "invalid_input", "preview_lines");
     modelError(await run.call("file_inspect", { path: "lines.txt", preview_lines: -1 }), "invalid_input", "preview_lines");
   });
@@ -319,7 +330,10 @@ describe("download: url, file_path (required), timeout_seconds (default 20), max
 
   // Loopback is refused under local/workspace (README); unrestricted reaches it.
   const downloadRun = () =>
-    createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox: "unrestricted", workspace } });
+    createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "unrestricted", workspace },
+    });
 
   it("requires file_path (no path alias), and a valid http(s) url", async () => {
     const dl = downloadRun();
@@ -358,7 +372,11 @@ describe("download: url, file_path (required), timeout_seconds (default 20), max
     );
     expect(error.message).toContain("1 s");
     await expect(readFile(file("dl/slow.txt"))).rejects.toMatchObject({ code: "ENOENT" });
-    modelError(await dl.call("download", { url: `${base}/slow`, file_path: "x", timeout_seconds: 0 }), "invalid_input", "timeout_seconds");
+    modelError(
+      await dl.call("download", { url: `${base}/slow`, file_path: "x", timeout_seconds: 0 }),
+      "invalid_input",
+      "timeout_seconds",
+    );
     // Waiting 20 s for the default is too slow for this suite: the schema the model reads says it.
     const schema = JSON.stringify(createRegistry({ tools: createFileTools() }).get("download")?.inputSchema);
     expect(schema).toContain("default 20");

@@ -1,4 +1,11 @@
-import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
+import {
+  type AnyToolDefinition,
+  defineTool,
+  type ModelErrorCode,
+  type ToolContext,
+  ToolError,
+  type ToolGroup,
+} from "agent-tool-catalog";
 import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
@@ -76,7 +83,7 @@ function executionView(execution: CronExecution): Record<string, unknown> {
 function cronJobSpec(input: z.output<typeof createInput>, context: ToolContext): CronJobSpec {
   const command = input.command?.trim() ?? "";
   const prompt = input.prompt?.trim() ?? "";
-  const mistake = (code: string, field: string, message: string) => new ToolError(code, message, { data: { field } });
+  const mistake = (code: ModelErrorCode, field: string, message: string) => new ToolError(code, message, { data: { field } });
   if (input.execution_type === "shell") {
     if (command === "") throw mistake("missing_command", "command", 'execution_type "shell" needs a non-empty command.');
     if (input.prompt !== undefined)
