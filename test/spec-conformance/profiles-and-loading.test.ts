@@ -18,12 +18,7 @@ import {
   type ToolProfileName,
 } from "agent-tool-catalog";
 import { createDefaultCatalog, type DefaultCatalog } from "agent-tool-catalog/catalog";
-import {
-  type AgentRunner,
-  InMemoryQuestionBroker,
-  InMemoryTranscriptStore,
-  type WebFetcher,
-} from "agent-tool-catalog/host";
+import { type AgentRunner, InMemoryQuestionBroker, InMemoryTranscriptStore, type WebFetcher } from "agent-tool-catalog/host";
 import { createConnectMcpTool } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -200,7 +195,8 @@ describe("sessions that are not listing sessions send every core tool eagerly an
 
   it("acp sends all seventeen built-in core-profile tools eagerly (connect_mcp stays deferred)", () => {
     const eager = sent(catalog.createRun({ profile: "acp" }));
-    for (const name of Object.values(SPEC_TO_LIBRARY).filter((name) => name !== "connect_mcp")) expect(eager, name).toContain(name);
+    for (const name of Object.values(SPEC_TO_LIBRARY).filter((name) => name !== "connect_mcp"))
+      expect(eager, name).toContain(name);
   });
 
   it("minimal and lite are the same profile: the seven plus the always-available tools", () => {
