@@ -124,6 +124,33 @@ describe("read: path (or alias file_path), offset, limit, max_bytes (default 16 
     modelError(await run.call("read", { path: "missing.txt" }), "file_not_found");
   });
 
+  it("path and file_path together must name the same file (else invalid_input, not a silent pick)", async () => {
+    await writeFile(file("both-a.txt"), "from a\n");
+    await writeFile(file("both-b.txt"), "from b\n");
+    expect(okText(await run.call("read", { path: "both-a.txt", file_path: "both-a.txt" }))).toContain("from a");
+    const error = modelError(
+      await run.call("read", { path: "both-a.txt", file_path: "both-b.txt" }),
+      "invalid_input",
+      "file_path",
+    );
+    expect(error.issues?.find((issue) => issue.path === "file_path")?.message).toContain("not both");
+  });
+
+  it("a line cut at max_bytes ends on a whole character, never half of one", async () => {
+    await writeFile(file("accents.txt"), `${"é".repeat(20)}\n`);
+    // The numbered prefix is 7 bytes; 12 bytes leave 5: two "é" (4 bytes) and half of a third.
+    const output = okText(await run.call("read", { path: "accents.txt", max_bytes: 12 }));
+    expect(output).toContain("(cut at max_bytes=12)");
+    expect(output).toContain("     1\téé [line cut]");
+    expect(output).not.toContain("\uFFFD");
+    await writeFile(file("emoji.txt"), `${"🙂".repeat(10)}\n`);
+    for (let budget = 7; budget <= 14; budget++) {
+      expect(okText(await run.call("read", { path: "emoji.txt", max_bytes: budget })), `max_bytes ${budget}`).not.toContain(
+        "\uFFFD",
+      );
+    }
+  });
+
   it("reads unicode names and content", async () => {
     await mkdir(file("données"), { recursive: true });
     await writeFile(file("données/日本語 🙂.txt"), "héllo wörld 🙂\n");

@@ -24,6 +24,14 @@ const readInput = z
     if (input.path === undefined && input.file_path === undefined) {
       issues.addIssue({ code: "custom", path: ["path"], message: "path (or file_path) is required" });
     }
+    // Two different files is not a choice the tool should make for the model.
+    if (input.path !== undefined && input.file_path !== undefined && input.path !== input.file_path) {
+      issues.addIssue({
+        code: "custom",
+        path: ["file_path"],
+        message: "file_path is an alias of path: give one of them, not both",
+      });
+    }
   });
 
 /**
@@ -106,6 +114,17 @@ async function readLines(scope: FileScope, requested: string, offset: number, li
   }
 }
 
+/**
+ * The first `maxBytes` bytes of `line`'s UTF-8, backed off to a character boundary: half a
+ * character would reach the model as U+FFFD, which it may copy into an edit that then never matches.
+ */
+function cutAtCharacter(line: string, maxBytes: number): string {
+  const bytes = Buffer.from(line);
+  let end = Math.min(maxBytes, bytes.length);
+  while (end > 0 && end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}
+
 function numberedLines(
   lines: readonly string[],
   firstLine: number,
@@ -127,7 +146,7 @@ function numberedLines(
     if (bytes + size > maxBytes) {
       cutByBytes = true;
       // A single line longer than the budget is shown cut rather than not at all.
-      if (out.length === 0) out.push(`${Buffer.from(line).subarray(0, maxBytes).toString("utf8")} [line cut]`);
+      if (out.length === 0) out.push(`${cutAtCharacter(line, maxBytes)} [line cut]`);
       break;
     }
     bytes += size;
