@@ -267,6 +267,23 @@ describe("apply_patch: a unified diff, or an edits array, or one find/replace (r
     expect(await readFile(file("p3.txt"), "utf8")).toBe("x\n");
   });
 
+  it("expected_version guards path in every form; without path it is refused, never silently ignored", async () => {
+    await writeFile(file("p5.txt"), "one\ntwo\n");
+    const stale = versionIn(okText(await run.call("read", { path: "p5.txt" })));
+    await writeFile(file("p5.txt"), "one\ntwo\nthree\n");
+    const diff = ["--- a/p5.txt", "+++ b/p5.txt", "@@ -1,2 +1,2 @@", " one", "-two", "+TWO", ""].join("\n");
+    modelError(await run.call("apply_patch", { patch: diff, expected_version: stale }), "invalid_input", "expected_version");
+    modelError(await run.call("apply_patch", { patch: diff, path: "p5.txt", expected_version: stale }), "version_conflict");
+    modelError(
+      await run.call("apply_patch", { path: "p5.txt", find: "two", replace: "2", expected_version: stale }),
+      "version_conflict",
+    );
+    expect(await readFile(file("p5.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    const fresh = versionIn(okText(await run.call("read", { path: "p5.txt" })));
+    okText(await run.call("apply_patch", { patch: diff, path: "p5.txt", expected_version: fresh }));
+    expect(await readFile(file("p5.txt"), "utf8")).toBe("one\nTWO\nthree\n");
+  });
+
   it("is all or nothing: one failing edit of several leaves the file as it was", async () => {
     await writeFile(file("p4.txt"), "keep\nme\n");
     modelError(

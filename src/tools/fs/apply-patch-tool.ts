@@ -35,6 +35,15 @@ const applyPatchInput = z
     if (input.find !== undefined && input.replace === undefined) {
       issues.addIssue({ code: "custom", path: ["replace"], message: "replace is required with find" });
     }
+    // The version is checked against path; without one it would be ignored while the model
+    // believes its change is guarded.
+    if (input.expected_version !== undefined && input.path === undefined) {
+      issues.addIssue({
+        code: "custom",
+        path: ["expected_version"],
+        message: "expected_version is the version of path: give path too, or leave expected_version out",
+      });
+    }
   });
 
 type ApplyPatchInput = z.output<typeof applyPatchInput>;
