@@ -18,7 +18,13 @@ import {
   type ToolProfileName,
 } from "agent-tool-catalog";
 import { createDefaultCatalog, type DefaultCatalog } from "agent-tool-catalog/catalog";
-import { type AgentRunner, InMemoryQuestionBroker, InMemoryTranscriptStore, type WebFetcher } from "agent-tool-catalog/host";
+import {
+  type AgentRunner,
+  InMemoryQuestionBroker,
+  InMemoryTranscriptStore,
+  InProcessWorkflowService,
+  type WebFetcher,
+} from "agent-tool-catalog/host";
 import { createConnectMcpTool } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -262,5 +268,50 @@ describe("load_mode overrides", () => {
     expect(JSON.stringify(run.definitions())).toBe(before);
     expect(run.reach("todo")).toBe("listed");
     expect(run.reach("read")).toBe("sent");
+  });
+});
+
+describe("the rest of the catalog: LSP absent, profile tools, workflow parameters", () => {
+  it("has no LSP tools, not even through find_tool", async () => {
+    const names = catalog.registry.list().map((tool) => tool.name);
+    expect(names.filter((name) => name.startsWith("lsp_"))).toEqual([]);
+    const run = catalog.createRun({ environment: {} });
+    modelError(await run.call("find_tool", { query: "select:lsp_diagnostics" }), "unknown_tool");
+  });
+
+  it("registers the six profile tools always, and create/update/delete_profile only with a profiles directory", () => {
+    const bare = new Set(
+      createDefaultCatalog({})
+        .registry.list()
+        .map((tool) => tool.name),
+    );
+    for (const name of [
+      "list_profiles",
+      "get_profile",
+      "get_profile_manifest",
+      "validate_profile",
+      "recommend_profile",
+      "get_efficiency_report",
+      "create_prompt_extension",
+    ]) {
+      expect(bare, name).toContain(name);
+    }
+    for (const name of ["create_profile", "update_profile", "delete_profile"]) expect(bare, name).not.toContain(name);
+    const withDirectory = new Set(
+      createDefaultCatalog({ profiles: { profilesDir: workspace } })
+        .registry.list()
+        .map((tool) => tool.name),
+    );
+    for (const name of ["create_profile", "update_profile", "delete_profile"]) expect(withDirectory, name).toContain(name);
+  });
+
+  it("create_workflow takes name, description, source, scope; run_workflow name, args, wait, timeout_seconds, resume_run_id", () => {
+    const registry = createDefaultCatalog({
+      workflowService: new InProcessWorkflowService({ runner: { runPrompt: async () => ({ output: "" }) } }),
+    }).registry;
+    const properties = (name: string) =>
+      Object.keys((registry.get(name)?.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}).sort();
+    expect(properties("create_workflow")).toEqual(["description", "name", "scope", "source"]);
+    expect(properties("run_workflow")).toEqual(["args", "name", "resume_run_id", "timeout_seconds", "wait"]);
   });
 });
