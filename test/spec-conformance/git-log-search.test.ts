@@ -6,7 +6,7 @@
  * docs/spec-conformance.md.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run } from "agent-tool-catalog";
@@ -19,33 +19,51 @@ let run: Run;
 const DAY = 86_400;
 const START = Date.UTC(2024, 0, 1) / 1000;
 
-function git(args: string[], date?: number): string {
-  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: repository };
-  if (date !== undefined) Object.assign(env, { GIT_AUTHOR_DATE: `@${date} +0000`, GIT_COMMITTER_DATE: `@${date} +0000` });
-  return execFileSync("git", args, { cwd: repository, env, encoding: "utf8" });
+/** One commit for `git fast-import`: its message, date and files (path → content). */
+interface CommitSpec {
+  readonly message: string;
+  readonly date: number;
+  readonly files: Readonly<Record<string, string>>;
+}
+
+/** The whole history in one `git fast-import` process (one git process per commit is seconds under load). */
+function importHistory(commits: readonly CommitSpec[]): void {
+  const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}`;
+  const stream = commits
+    .map((commit) =>
+      [
+        "commit refs/heads/main",
+        `committer Spec Tester <spec@example.com> ${commit.date} +0000`,
+        data(commit.message),
+        ...Object.entries(commit.files).map(([file, content]) => `M 100644 inline ${file}\n${data(content)}`),
+      ].join("\n"),
+    )
+    .join("\n");
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repository });
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository, input: stream });
+  execFileSync("git", ["reset", "-q", "--hard", "main"], { cwd: repository });
 }
 
 beforeAll(async () => {
   repository = await mkdtemp(path.join(tmpdir(), "atc-spec-git-"));
-  git(["init", "-q", "-b", "main"]);
-  git(["config", "user.name", "Spec Tester"]);
-  git(["config", "user.email", "spec@example.com"]);
+  const commits: CommitSpec[] = [];
   // 25 commits whose message says "fix", one a day; a file per commit.
   for (let index = 0; index < 25; index++) {
-    await writeFile(path.join(repository, `f${index}.txt`), `content ${index}\n`);
-    git(["add", "."]);
-    git(["commit", "-q", "-m", `Fix issue ${index}`], START + index * DAY);
+    commits.push({
+      message: `Fix issue ${index}`,
+      date: START + index * DAY,
+      files: { [`f${index}.txt`]: `content ${index}\n` },
+    });
   }
   // A token added and removed in code, with a message that does not name it.
-  await writeFile(path.join(repository, "src.ts"), "const RARE_TOKEN = 1;\n");
-  git(["add", "."]);
-  git(["commit", "-q", "-m", "Add a constant"], START + 30 * DAY);
-  await writeFile(path.join(repository, "src.ts"), "const other = 1;\n");
-  git(["add", "."]);
-  git(["commit", "-q", "-m", "Remove it; mention RARE_TOKEN here"], START + 31 * DAY);
-  await writeFile(path.join(repository, "docs.md"), "Nothing rare\n");
-  git(["add", "."]);
-  git(["commit", "-q", "-m", "Docs: Ünïcode 🙂 message"], START + 32 * DAY);
+  commits.push({ message: "Add a constant", date: START + 30 * DAY, files: { "src.ts": "const RARE_TOKEN = 1;\n" } });
+  commits.push({
+    message: "Remove it; mention RARE_TOKEN here",
+    date: START + 31 * DAY,
+    files: { "src.ts": "const other = 1;\n" },
+  });
+  commits.push({ message: "Docs: Ünïcode 🙂 message", date: START + 32 * DAY, files: { "docs.md": "Nothing rare\n" } });
+  importHistory(commits);
   run = createRegistry({ tools: createGitTools() }).createRun({ profile: "full", permissions: { workspace: repository } });
   run.activate([...GIT_TOOL_NAMES]);
 });
