@@ -310,7 +310,9 @@ describe("the rest of the catalog: LSP absent, profile tools, workflow parameter
       workflowService: new InProcessWorkflowService({ runner: { runPrompt: async () => ({ output: "" }) } }),
     }).registry;
     const properties = (name: string) =>
-      Object.keys((registry.get(name)?.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}).sort();
+      Object.keys(
+        (registry.get(name)?.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {},
+      ).sort();
     expect(properties("create_workflow")).toEqual(["description", "name", "scope", "source"]);
     expect(properties("run_workflow")).toEqual(["args", "name", "resume_run_id", "timeout_seconds", "wait"]);
   });
