@@ -104,13 +104,34 @@ describe("read: path (or alias file_path), offset, limit, max_bytes (default 16 
     modelError(await run.call("read", { path: "small.txt", max_bytes: "4096" }), "invalid_input", "max_bytes");
   });
 
-  it("reads up to 1 MB of a large file in one call", async () => {
+  it("reads up to 1 MB of a large file in one call (a run whose condenseThreshold lets 1 MB through)", async () => {
     const lineText = "y".repeat(200);
     await writeFile(file("big.txt"), `${lineText}\n`.repeat(6000)); // 1.2 MB
-    const output = okText(await run.call("read", { path: "big.txt", max_bytes: 1024 * 1024 }));
+    const wide = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+      condenseThreshold: 2 * 1024 * 1024,
+    });
+    const output = okText(await wide.call("read", { path: "big.txt", max_bytes: 1024 * 1024 }));
     const shown = Number(/lines 1-(\d+) of 6000/.exec(output)?.[1]);
-    expect(shown * numberedLineBytes(9999, lineText)).toBeLessThanOrEqual(1024 * 1024);
-    expect((shown + 1) * numberedLineBytes(9999, lineText)).toBeGreaterThan(1024 * 1024);
+    const body = output.split("\n").filter((line) => /^ *\d+\t/.test(line));
+    expect(body).toHaveLength(shown);
+    const bodyBytes = body.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    expect(bodyBytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(bodyBytes + numberedLineBytes(shown + 1, lineText)).toBeGreaterThan(1024 * 1024);
+  });
+
+  it("with the default condenseThreshold (40,000 characters), a larger read is condensed head and tail, numbered lines showing the gap", async () => {
+    await writeFile(file("big2.txt"), `${"z".repeat(200)}\n`.repeat(6000));
+    const output = okText(await run.call("read", { path: "big2.txt", max_bytes: 1024 * 1024 }));
+    expect(output.length).toBeLessThanOrEqual(40_000);
+    const at = output.search(/\[\.\.\. \d+ characters \(\d+ lines\) omitted;/);
+    expect(at).toBeGreaterThan(0);
+    const numbers = (text: string) => [...text.matchAll(/^ *(\d+)\t/gm)].map((match) => Number(match[1]));
+    const lastBefore = numbers(output.slice(0, at)).at(-1) ?? 0;
+    const firstAfter = numbers(output.slice(at)).at(0) ?? 0;
+    // The line numbers on both sides of the marker show the model which lines to read again.
+    expect(firstAfter - lastBefore).toBeGreaterThan(1000);
   });
 
   it("offset and limit select lines; out of range and non-positive values are model errors", async () => {
