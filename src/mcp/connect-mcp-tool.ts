@@ -159,14 +159,18 @@ function parseUrl(text: string): URL {
   } catch {
     throw new ToolError("invalid_input", `${JSON.stringify(clip(text, 200))} is not a URL.`, {
       hint: "Give a full http(s) URL.",
+      data: { field: "url" },
     });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ToolError("invalid_input", `Only http and https MCP servers can be connected, not ${url.protocol}.`);
+    throw new ToolError("invalid_input", `Only http and https MCP servers can be connected, not ${url.protocol}.`, {
+      data: { field: "url" },
+    });
   }
   if (url.username !== "" || url.password !== "") {
     throw new ToolError("invalid_input", "The URL must not contain credentials.", {
       hint: "Ask the user to configure the server.",
+      data: { field: "url" },
     });
   }
   return url;

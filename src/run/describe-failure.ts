@@ -32,6 +32,18 @@ function describeThrown(error: unknown): string {
 }
 
 /**
+ * `issues` for an `invalid_input` a handler raised about one field (`data: { field }`), so it
+ * names the field where schema validation would: a model reads every `invalid_input` the same way.
+ */
+function fieldIssues(code: string, error: unknown, message: string): { path: string; message: string }[] | undefined {
+  if (code !== "invalid_input") return undefined;
+  const field = safeGet(safeGet(error, "data"), "field");
+  if (typeof field !== "string" || field === "") return undefined;
+  const cap = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+  return [{ path: cap(field, 120), message: cap(message, 200) }];
+}
+
+/**
  * The error the model reads for a failed handler or preflight. Works on any thrown value: objects
  * without a prototype, throwing `message` getters, proxies, symbols.
  */
@@ -49,7 +61,8 @@ export function describeFailure(name: string, error: unknown, signal: AbortSigna
     if (hasHint && typeof code === "string") {
       const message = safeText(safeGet(error, "message")) ?? `The tool "${name}" failed.`;
       const hint = safeText(safeGet(error, "hint"));
-      return hint === undefined ? { code, message } : { code, message, hint };
+      const issues = fieldIssues(code, error, message);
+      return { code, message, ...(hint === undefined ? {} : { hint }), ...(issues === undefined ? {} : { issues }) };
     }
   }
   return { code: "tool_failed", message: `The tool "${name}" failed: ${describeThrown(error)}` };
