@@ -36,6 +36,11 @@ export interface TransactionChange {
   readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
   /** Permission bits; default: the existing file's, else `0o666` less the umask. */
   readonly mode?: number;
+  /**
+   * The content the caller's `verify` will compare the file with (`undefined`: none). A read
+   * that finds exactly these bytes hands back this buffer rather than a copy.
+   */
+  readonly expected?: Buffer | undefined;
 }
 
 /** Options of {@link applyFileChanges}. */
@@ -369,7 +374,7 @@ async function currentContents(
   await inSyncSlices(changes, (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
-    const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined);
+    const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined, change.expected);
     // The mode a replacement keeps is then taken from this look, not from a second one.
     entry.existing = read?.stats ?? null;
     current[index] = { ok: true, bytes: read?.bytes };

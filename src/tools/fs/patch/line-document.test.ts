@@ -136,7 +136,7 @@ function splitEagerly(content: string): { lines: string[]; endings: string[] } {
   const parts = body.split("\n");
   const last = parts.pop() as string;
   const lines = parts.map((part) => (part.endsWith("\r") ? part.slice(0, -1) : part));
-  const endings = parts.map((part) => (part.endsWith("\r") ? "\r\n" : "\n"));
+  const endings: string[] = parts.map((part) => (part.endsWith("\r") ? "\r\n" : "\n"));
   if (last !== "") {
     lines.push(last);
     endings.push("");
