@@ -26,6 +26,7 @@ import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
+import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
@@ -298,6 +299,7 @@ export async function applyFileChanges(
   const left = new Map<string, number>();
   for (const { parent } of ordered) left.set(parent.realPath, (left.get(parent.realPath) ?? 0) + 1);
   const flushes: Promise<void>[] = [];
+  const replaced = new ReplacedInodes();
   const stepDone = ({ change, parent }: Staged) => {
     applied.push(change.path);
     const remaining = (left.get(parent.realPath) ?? 1) - 1;
@@ -310,13 +312,19 @@ export async function applyFileChanges(
       ordered,
       (entry) => {
         const { parent, temporary } = entry;
-        if (temporary === undefined) {
-          try {
-            unlinkSync(parent.at(parent.name));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-          }
-        } else renameSync(parent.at(temporary), parent.at(parent.name));
+        // The old file is freed in a close through the thread pool, not inside the step (see `ReplacedInodes`).
+        const held = replaced.hold(parent.at(parent.name), entry.existing);
+        try {
+          if (temporary === undefined) {
+            try {
+              unlinkSync(parent.at(parent.name));
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+            }
+          } else renameSync(parent.at(temporary), parent.at(parent.name));
+        } finally {
+          replaced.release(held);
+        }
         stepDone(entry);
       },
       async (entry) => {
@@ -333,7 +341,7 @@ export async function applyFileChanges(
     if (failed !== -1) throw new FileStepError((ordered[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
     // The flushes already queued hold the directories' descriptors: they end before those close.
-    await Promise.all(flushes);
+    await Promise.all([...flushes, replaced.settled()]);
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
         if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
@@ -343,7 +351,7 @@ export async function applyFileChanges(
     await closeAll(staged);
     throw new TransactionError(error, applied);
   }
-  await Promise.all(flushes);
+  await Promise.all([...flushes, replaced.settled()]);
   await log.finish();
   await closeAll(staged);
   return madeDirectories(staged);
