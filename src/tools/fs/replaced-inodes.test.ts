@@ -3,7 +3,6 @@ import {
   linkSync,
   lstatSync,
   mkdtempSync,
-  readdirSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -17,7 +16,14 @@ import { ReplacedInodes } from "./replaced-inodes.js";
 const directory = mkdtempSync(path.join(tmpdir(), "atc-replaced-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const at = (name: string) => path.join(directory, name);
-const openDescriptors = () => readdirSync("/proc/self/fd").length;
+/** True when `fd` no longer refers to the inode `ino` (closed, or its number reused by another open). */
+const released = (fd: number, ino: number) => {
+  try {
+    return fstatSync(fd).ino !== ino;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EBADF";
+  }
+};
 
 describe.runIf(process.platform === "linux")("ReplacedInodes", () => {
   it("keeps the replaced file alive through the rename and lets it go after", async () => {
@@ -55,18 +61,19 @@ describe.runIf(process.platform === "linux")("ReplacedInodes", () => {
   it("holds at most 128 at once, and again once they are closed; no descriptor is left", async () => {
     writeFileSync(at("many.txt"), "x");
     const stats = lstatSync(at("many.txt"));
-    const open = openDescriptors();
     const replaced = new ReplacedInodes();
     const held = Array.from({ length: 130 }, () => replaced.hold(at("many.txt"), stats));
     expect(held.filter((fd) => fd !== undefined)).toHaveLength(128);
     expect(held.slice(128)).toEqual([undefined, undefined]);
+    // Control: while held, each descriptor is the file.
+    expect(held.every((fd) => fd === undefined || !released(fd, stats.ino))).toBe(true);
     for (const fd of held) replaced.release(fd);
     await replaced.settled();
-    expect(openDescriptors()).toBe(open);
+    expect(held.every((fd) => fd === undefined || released(fd, stats.ino))).toBe(true);
     const again = replaced.hold(at("many.txt"), stats);
     expect(again).toBeTypeOf("number");
     replaced.release(again);
     await replaced.settled();
-    expect(openDescriptors()).toBe(open);
+    expect(released(again as number, stats.ino)).toBe(true);
   });
 });
