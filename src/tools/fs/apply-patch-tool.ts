@@ -5,7 +5,7 @@ import { EDIT_JOURNAL } from "./edit-journal.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
-import { PatchSession, patchToolError, pathsNamedIn } from "./patch-session.js";
+import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
@@ -90,7 +90,8 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
           );
         }
       }
-      if (input.patch !== undefined) await session.prefetch(pathsNamedIn(input.patch));
+      // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
+      if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
       const plan = await planPatch(toPatchInput(input), session);
       if (!plan.ok) throw patchToolError(plan.error);
       if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";

@@ -195,7 +195,7 @@ async function commitLocked(scope: FileScope, changes: readonly PlannedFileChang
     }
     return await applyFileChanges(
       scope,
-      effective.map((change) => ({ path: change.path, after: change.after })),
+      effective.map((change) => ({ path: change.path, after: change.after, expected: change.before })),
       { verify },
     );
   } catch (error) {

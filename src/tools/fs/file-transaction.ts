@@ -26,6 +26,7 @@ import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
+import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
@@ -36,6 +37,11 @@ export interface TransactionChange {
   readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
   /** Permission bits; default: the existing file's, else `0o666` less the umask. */
   readonly mode?: number;
+  /**
+   * The content the caller's `verify` will compare the file with (`undefined`: none). A read
+   * that finds exactly these bytes hands back this buffer rather than a copy.
+   */
+  readonly expected?: Buffer | undefined;
 }
 
 /** Options of {@link applyFileChanges}. */
@@ -293,6 +299,7 @@ export async function applyFileChanges(
   const left = new Map<string, number>();
   for (const { parent } of ordered) left.set(parent.realPath, (left.get(parent.realPath) ?? 0) + 1);
   const flushes: Promise<void>[] = [];
+  const replaced = new ReplacedInodes();
   const stepDone = ({ change, parent }: Staged) => {
     applied.push(change.path);
     const remaining = (left.get(parent.realPath) ?? 1) - 1;
@@ -305,13 +312,19 @@ export async function applyFileChanges(
       ordered,
       (entry) => {
         const { parent, temporary } = entry;
-        if (temporary === undefined) {
-          try {
-            unlinkSync(parent.at(parent.name));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-          }
-        } else renameSync(parent.at(temporary), parent.at(parent.name));
+        // The old file is freed in a close through the thread pool, not inside the step (see `ReplacedInodes`).
+        const held = replaced.hold(parent.at(parent.name), entry.existing);
+        try {
+          if (temporary === undefined) {
+            try {
+              unlinkSync(parent.at(parent.name));
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+            }
+          } else renameSync(parent.at(temporary), parent.at(parent.name));
+        } finally {
+          replaced.release(held);
+        }
         stepDone(entry);
       },
       async (entry) => {
@@ -328,7 +341,7 @@ export async function applyFileChanges(
     if (failed !== -1) throw new FileStepError((ordered[failed] as Staged).change.path, errors[failed]);
   } catch (error) {
     // The flushes already queued hold the directories' descriptors: they end before those close.
-    await Promise.all(flushes);
+    await Promise.all([...flushes, replaced.settled()]);
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
         if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
@@ -338,7 +351,7 @@ export async function applyFileChanges(
     await closeAll(staged);
     throw new TransactionError(error, applied);
   }
-  await Promise.all(flushes);
+  await Promise.all([...flushes, replaced.settled()]);
   await log.finish();
   await closeAll(staged);
   return madeDirectories(staged);
@@ -369,7 +382,7 @@ async function currentContents(
   await inSyncSlices(changes, (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
-    const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined);
+    const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined, change.expected);
     // The mode a replacement keeps is then taken from this look, not from a second one.
     entry.existing = read?.stats ?? null;
     current[index] = { ok: true, bytes: read?.bytes };

@@ -2,7 +2,7 @@ import { ToolError } from "agent-tool-catalog";
 import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js";
 import type { FileScope } from "./file-scope.js";
 import { readManyOf } from "./parent-batch.js";
-import { type FileChange, type FileReader, normalizePatchPath, type PatchError } from "./patch/index.js";
+import type { FileChange, FileReader, PatchError } from "./patch/index.js";
 import { looksBinary } from "./text-content.js";
 
 /**
@@ -81,18 +81,4 @@ export function patchToolError(error: PatchError): ToolError {
     ...(error.hint === undefined ? {} : { hint: error.hint }),
     data: { ...error },
   });
-}
-
-/** The paths a patch text names (Codex headers, unified `---`/`+++` lines), normalised: for prefetching. */
-export function pathsNamedIn(patch: string): string[] {
-  const found: string[] = [];
-  for (const match of patch.matchAll(
-    /^(?:\*\*\* (?:Update|Delete|Add) File: |\*\*\* Move to: |--- (?:a\/)?|\+\+\+ (?:b\/)?)(.+)$/gm,
-  )) {
-    const raw = (match[1] as string).split("\t")[0] as string;
-    if (raw === "/dev/null") continue;
-    const path = normalizePatchPath(raw);
-    if (path.ok) found.push(path.value);
-  }
-  return found;
 }

@@ -39,11 +39,17 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
  *
  * Synchronous: batches read many small files in one tight loop (see `inSyncSlices`), where a
  * thread-pool round trip per step would cost more than the step.
+ *
+ * `expected`: the bytes the caller will compare the content with (a check that a file is still
+ * what a plan saw). When the file holds exactly those bytes, `expected` itself is returned and no
+ * new buffer is made: a 500-file commit otherwise allocates its whole content a second time only
+ * to find it equal.
  */
 export function readEntryWithStatsSync(
   parent: ParentEntry,
   requested: string,
   confined: boolean,
+  expected?: Buffer,
 ): { readonly bytes: Buffer; readonly stats: Stats } | undefined {
   const entry = parent.at(parent.name);
   const stats = lstatSync(entry, { throwIfNoEntry: false });
@@ -53,7 +59,11 @@ export function readEntryWithStatsSync(
   try {
     const opened = fstatSync(fd);
     assertReadableFile(opened, requested, confined);
-    return { bytes: readAllSync(fd, opened.size), stats };
+    const bytes =
+      expected !== undefined && opened.size === expected.byteLength && opened.size < SCRATCH_LIMIT
+        ? readComparedSync(fd, expected)
+        : readAllSync(fd, opened.size);
+    return { bytes, stats };
   } finally {
     closeSync(fd);
   }
@@ -78,4 +88,30 @@ function readAllSync(fd: number, size: number): Buffer {
     room = Math.max(64 * 1024, size + 1 - total);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+/** Files up to this size are compared through {@link scratch}; larger ones are read whole. */
+const SCRATCH_LIMIT = 1024 * 1024;
+/** One reused read buffer for {@link readComparedSync} (synchronous: never shared by two reads at once). */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The file's content when it may equal `expected` (same size): read into the reused scratch
+ * buffer, and `expected` itself when equal; else a copy of what was read. One byte more than the
+ * size is asked for, so a file that grew meanwhile is seen as different; one that did is read
+ * again as a whole.
+ */
+function readComparedSync(fd: number, expected: Buffer): Buffer {
+  const room = expected.byteLength + 1;
+  if (scratch.byteLength < room)
+    scratch = Buffer.allocUnsafe(Math.min(SCRATCH_LIMIT + 1, Math.max(room, scratch.byteLength * 2)));
+  let total = 0;
+  while (total < room) {
+    const bytesRead = readSync(fd, scratch, total, room - total, total);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+  }
+  if (total >= room) return readAllSync(fd, room);
+  const read = scratch.subarray(0, total);
+  return read.equals(expected) ? expected : Buffer.from(read);
 }

@@ -53,7 +53,7 @@ const SHOWN_LINES = 6;
  */
 export function applyHunks(content: string, hunks: readonly Hunk[], style: HunkStyle, path: string): Outcome<AppliedChange> {
   const document = parseLineDocument(content);
-  const index = new LineIndex(document.lines);
+  const index = new LineIndex(document);
   const replacements: LineReplacement[] = [];
   let cursor = 0;
   let finalNewline = document.finalNewline;
@@ -69,7 +69,7 @@ export function applyHunks(content: string, hunks: readonly Hunk[], style: HunkS
     replacements.push(replacement);
     placements.push(located.value);
     cursor = nextCursor;
-    if (style === "unified" && start + replacement.deleteCount === document.lines.length) {
+    if (style === "unified" && start + replacement.deleteCount === document.length) {
       if (hunk.newNoNewline) finalNewline = false;
       else if (hunk.oldNoNewline) finalNewline = true;
     }
@@ -92,7 +92,7 @@ function buildReplacement(document: LineDocument, lines: readonly HunkLine[], st
   for (const line of lines) {
     if (line.kind === "add") output.push({ text: line.text, ending: undefined });
     else {
-      if (line.kind === "context") output.push({ text: document.lines[at] as string, ending: document.endings[at] });
+      if (line.kind === "context") output.push({ text: document.lineAt(at), ending: document.endingAt(at) });
       at++;
     }
   }
@@ -136,12 +136,12 @@ function locateCodexHunk(target: Target, hunk: Hunk, cursor: number): Outcome<Lo
 
 /** Where Codex appends a chunk with nothing to match: at the end, but (like Codex) before a last blank line unless End of File says so. */
 function appendPosition(document: LineDocument, endOfFile: boolean): number {
-  const length = document.lines.length;
-  return !endOfFile && length > 0 && document.lines[length - 1] === "" ? length - 1 : length;
+  const length = document.length;
+  return !endOfFile && length > 0 && document.lineAt(length - 1) === "" ? length - 1 : length;
 }
 
 function locateUnifiedHunk(target: Target, hunk: Hunk, cursor: number): Outcome<Located> {
-  const length = target.document.lines.length;
+  const length = target.document.length;
   for (const lines of variants(hunk.lines)) {
     const pattern = oldSide(lines);
     const stated = hunk.oldStart ?? cursor + 1;

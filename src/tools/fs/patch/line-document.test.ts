@@ -130,6 +130,43 @@ describe("renderLineDocument against the line-by-line rule", () => {
   });
 });
 
+/** Every line and ending, split the plain way: what the lines cut on demand must equal. */
+function splitEagerly(content: string): { lines: string[]; endings: string[] } {
+  const body = content.startsWith("\ufeff") ? content.slice(1) : content;
+  const parts = body.split("\n");
+  const last = parts.pop() as string;
+  const lines = parts.map((part) => (part.endsWith("\r") ? part.slice(0, -1) : part));
+  const endings: string[] = parts.map((part) => (part.endsWith("\r") ? "\r\n" : "\n"));
+  if (last !== "") {
+    lines.push(last);
+    endings.push("");
+  }
+  return { lines, endings };
+}
+
+describe("lines cut on demand", () => {
+  it("give the same lines and endings as splitting the whole text, in any order of access", () => {
+    const piece = fc.constantFrom("a", "b", " ", "\r", "\n", "\r\n", "\ufeff", "é", "x\ty");
+    const content = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(content, fc.array(fc.nat(), { maxLength: 10 }), (text, probes) => {
+        const expected = splitEagerly(text);
+        const document = parseLineDocument(text);
+        expect(document.length).toBe(expected.lines.length);
+        // Single lines first (nothing made for the whole file yet), then the whole arrays.
+        for (const probe of probes) {
+          const at = expected.lines.length === 0 ? 0 : probe % expected.lines.length;
+          expect(document.lineAt(at)).toBe(expected.lines[at] ?? "");
+          expect(document.endingAt(at)).toBe(expected.endings[at] ?? "");
+        }
+        expect(document.lines).toEqual(expected.lines);
+        expect(document.endings).toEqual(expected.endings);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe("countLines", () => {
   it("counts a last line without a newline and not an empty one after it", () => {
     expect([countLines(""), countLines("a"), countLines("a\n"), countLines("a\nb"), countLines("\n\n")]).toEqual([0, 1, 1, 2, 2]);

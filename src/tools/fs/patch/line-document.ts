@@ -6,13 +6,24 @@ export type Newline = "\n" | "\r\n";
  * lines it touches: a CRLF file stays CRLF, a mixed file keeps every untouched line's ending, and
  * a missing final newline stays missing. Only `\n` breaks lines; a `\r` before it belongs to the
  * ending, a lone `\r` is text.
+ *
+ * Only where each line starts is found up front; a line's text is cut from the source when asked
+ * for ({@link LineDocument.lineAt}). A hunk placed at its stated line looks at a few lines of the
+ * file, so a 500-file patch no longer makes a string (and an array slot) for every line of every
+ * file it reads, most of which it never looks at.
  */
 export interface LineDocument {
   /** A leading byte-order mark, kept out of the first line so that it matches and survives edits. */
   readonly bom: string;
-  /** The lines without their endings. */
+  /** How many lines the document has. */
+  readonly length: number;
+  /** The text of line `index` (0-based), without its ending. */
+  lineAt(index: number): string;
+  /** The ending of line `index`: `"\n"`, `"\r\n"`, or `""` for a last line without one. */
+  endingAt(index: number): string;
+  /** Every line without its ending (made on first use: for the searches that visit the whole file). */
   readonly lines: readonly string[];
-  /** Each line's ending: `"\n"`, `"\r\n"`, or `""` for a last line without one. */
+  /** Every line's ending (made on first use). */
   readonly endings: readonly string[];
   /** Whether the last line ends with a newline (true for an empty file). */
   readonly finalNewline: boolean;
@@ -45,31 +56,85 @@ export interface LineReplacement {
 /** Splits `content` into a {@link LineDocument}. */
 export function parseLineDocument(content: string): LineDocument {
   const bom = content.startsWith("\ufeff") ? "\ufeff" : "";
-  const lines: string[] = [];
-  const endings: string[] = [];
   const starts: number[] = [];
   let lf = 0;
   let crlf = 0;
   let first: Newline | undefined;
   let start = bom.length;
   for (let newline = content.indexOf("\n", start); newline !== -1; newline = content.indexOf("\n", start)) {
-    const isCrlf = newline > start && content.charCodeAt(newline - 1) === 13;
     starts.push(start);
-    lines.push(content.slice(start, isCrlf ? newline - 1 : newline));
-    endings.push(isCrlf ? "\r\n" : "\n");
-    if (isCrlf) crlf++;
-    else lf++;
-    first ??= isCrlf ? "\r\n" : "\n";
+    if (newline > start && content.charCodeAt(newline - 1) === 13) {
+      crlf++;
+      first ??= "\r\n";
+    } else {
+      lf++;
+      first ??= "\n";
+    }
     start = newline + 1;
   }
   const finalNewline = start >= content.length;
-  if (!finalNewline) {
-    starts.push(start);
-    lines.push(content.slice(start));
-    endings.push("");
-  }
+  if (!finalNewline) starts.push(start);
   const newline: Newline = crlf > lf ? "\r\n" : lf > crlf ? "\n" : (first ?? "\n");
-  return { bom, lines, endings, finalNewline, newline, source: content, starts };
+  return new SourceLines(bom, content, starts, finalNewline, newline);
+}
+
+/** A {@link LineDocument} over its source text: lines are cut from it when asked for. */
+class SourceLines implements LineDocument {
+  private allLines: readonly string[] | undefined;
+  private allEndings: readonly string[] | undefined;
+
+  constructor(
+    readonly bom: string,
+    readonly source: string,
+    readonly starts: readonly number[],
+    readonly finalNewline: boolean,
+    readonly newline: Newline,
+  ) {}
+
+  get length(): number {
+    return this.starts.length;
+  }
+
+  /** Where line `index`'s `\n` is; -1 for a last line without one. */
+  private breakOf(index: number): number {
+    if (index + 1 < this.starts.length) return (this.starts[index + 1] as number) - 1;
+    return this.finalNewline ? this.source.length - 1 : -1;
+  }
+
+  lineAt(index: number): string {
+    const start = this.starts[index];
+    if (start === undefined) return "";
+    const newline = this.breakOf(index);
+    if (newline === -1) return this.source.slice(start);
+    const isCrlf = newline > start && this.source.charCodeAt(newline - 1) === 13;
+    return this.source.slice(start, isCrlf ? newline - 1 : newline);
+  }
+
+  endingAt(index: number): string {
+    const start = this.starts[index];
+    if (start === undefined) return "";
+    const newline = this.breakOf(index);
+    if (newline === -1) return "";
+    return newline > start && this.source.charCodeAt(newline - 1) === 13 ? "\r\n" : "\n";
+  }
+
+  /** Where line `index`'s text ends in `source` (before its ending). */
+  textEnd(index: number): number {
+    const start = this.starts[index] as number;
+    const newline = this.breakOf(index);
+    if (newline === -1) return this.source.length;
+    return newline > start && this.source.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+  }
+
+  get lines(): readonly string[] {
+    this.allLines ??= this.starts.map((_, index) => this.lineAt(index));
+    return this.allLines;
+  }
+
+  get endings(): readonly string[] {
+    this.allEndings ??= this.starts.map((_, index) => this.endingAt(index));
+    return this.allEndings;
+  }
 }
 
 /**
@@ -85,7 +150,7 @@ export function renderLineDocument(
   replacements: readonly LineReplacement[],
   finalNewline: boolean,
 ): string {
-  const { lines, endings, starts, source, newline } = document;
+  const { starts, source, newline } = document;
   // Text and ending parts alternate after the BOM: each line's (or run's) ending is its own part,
   // so the last one can be dropped when the file ends without a newline.
   const parts: string[] = [document.bom];
@@ -93,8 +158,10 @@ export function renderLineDocument(
   const keep = (from: number, to: number) => {
     if (from >= to) return;
     const last = to - 1;
-    parts.push(source.slice(starts[from] as number, (starts[last] as number) + (lines[last] as string).length));
-    parts.push((endings[last] as string) || newline);
+    const end =
+      document instanceof SourceLines ? document.textEnd(last) : (starts[last] as number) + document.lineAt(last).length;
+    parts.push(source.slice(starts[from] as number, end));
+    parts.push(document.endingAt(last) || newline);
     written = true;
   };
   let next = 0;
@@ -107,7 +174,7 @@ export function renderLineDocument(
     }
     next = replacement.start + replacement.deleteCount;
   }
-  keep(next, lines.length);
+  keep(next, document.length);
   if (written && !finalNewline) parts.pop();
   return parts.join("");
 }

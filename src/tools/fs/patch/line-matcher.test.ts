@@ -44,4 +44,20 @@ describe("LineIndex", () => {
     expect(index.matchesAt(["function b() {   "], "exact", 6)).toBe(false);
     expect(index.matchesAt(["}"], "exact", 9)).toBe(false);
   });
+
+  it("checks a place by the lines it compares, without making every line of the file", () => {
+    const source = {
+      length: lines.length,
+      lineAt: (at: number) => lines[at] as string,
+      get lines(): readonly string[] {
+        throw new Error("the whole file was split");
+      },
+    };
+    const lazy = new LineIndex(source);
+    expect(lazy.matchesAt(["function b() {", "  return 1;"], "exact", 6)).toBe(true);
+    expect(lazy.matchesAt(["function b() {   "], "trim_end", 6)).toBe(true);
+    expect(lazy.matchesAt(["function b() {"], "exact", 5)).toBe(false);
+    // A search over the whole file does need them (control: the source above is really used).
+    expect(() => lazy.find(["}"], "exact", 0, 10)).toThrow(/whole file/);
+  });
 });

@@ -24,6 +24,11 @@ export function lineKey(line: string, level: MatchLevel): string {
   }
 }
 
+/** Lines to search: an array, or a document that cuts each line when asked (see `LineDocument`). */
+export type SearchedLines =
+  | readonly string[]
+  | { readonly length: number; lineAt(index: number): string; readonly lines: readonly string[] };
+
 /**
  * An index of a file's lines that finds where a run of lines occurs without scanning the whole
  * file per hunk: for each level it maps a line's key to the (ascending) positions holding it,
@@ -34,18 +39,27 @@ export class LineIndex {
   private readonly keys = new Map<MatchLevel, readonly string[]>();
   private readonly positions = new Map<MatchLevel, Map<string, number[]>>();
 
-  constructor(private readonly lines: readonly string[]) {}
+  constructor(private readonly source: SearchedLines) {}
 
   /** Number of lines in the file. */
   get length(): number {
-    return this.lines.length;
+    return this.source.length;
   }
 
-  /** True when `pattern` matches the file at `start` at `level`. */
+  /**
+   * True when `pattern` matches the file at `start` at `level`. Only the lines compared are
+   * looked at (a hunk at its stated place costs its own lines, not a pass over the file).
+   */
   matchesAt(pattern: readonly string[], level: MatchLevel, start: number): boolean {
-    if (start < 0 || start + pattern.length > this.lines.length) return false;
-    const keys = this.keysFor(level);
-    return pattern.every((line, offset) => keys[start + offset] === lineKey(line, level));
+    if (start < 0 || start + pattern.length > this.source.length) return false;
+    const keys = this.keys.get(level);
+    const source = this.source;
+    const lineAt = (index: number): string => {
+      if (keys !== undefined) return keys[index] as string;
+      const text = isLineArray(source) ? (source[index] as string) : source.lineAt(index);
+      return level === "exact" ? text : lineKey(text, level);
+    };
+    return pattern.every((line, offset) => lineAt(start + offset) === lineKey(line, level));
   }
 
   /**
@@ -83,7 +97,8 @@ export class LineIndex {
   private keysFor(level: MatchLevel): readonly string[] {
     let keys = this.keys.get(level);
     if (keys === undefined) {
-      keys = level === "exact" ? this.lines : this.lines.map((line) => lineKey(line, level));
+      const lines = isLineArray(this.source) ? this.source : this.source.lines;
+      keys = level === "exact" ? lines : lines.map((line) => lineKey(line, level));
       this.keys.set(level, keys);
     }
     return keys;
@@ -102,6 +117,10 @@ export class LineIndex {
     }
     return index;
   }
+}
+
+function isLineArray(source: SearchedLines): source is readonly string[] {
+  return Array.isArray(source);
 }
 
 /** First index in the ascending `values` whose value is at least `target`. */
