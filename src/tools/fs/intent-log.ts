@@ -56,6 +56,16 @@ async function syncPath(target: string, flags: number): Promise<void> {
   await handle.close().catch(() => undefined);
 }
 
+/** True for a committed record with deletes: replaying it again after newer writes would lose them. */
+function hasDeletes(record: IntentRecord): boolean {
+  return record.state === "committed" && record.entries.some((entry) => entry.temporary === undefined);
+}
+
+/** Flushes the directory holding a log file, so the log's removal survives power loss. */
+function syncIntentDirectory(file: string): Promise<void> {
+  return syncPath(path.dirname(file), constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+}
+
 /**
  * The intent log of one change over files. Before any temporary file exists the change is logged
  * as `prepared` (a crash now leaves temporary files that the next open removes); once every
@@ -89,12 +99,17 @@ export class IntentLog {
       await handle.close();
     }
     await rename(next, this.file);
-    await syncPath(path.dirname(this.file), constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+    await syncIntentDirectory(this.file);
   }
 
-  /** Removes the log: the change is fully on disk or fully undone. */
+  /**
+   * Removes the log: the change is fully on disk or fully undone. A committed log that deletes
+   * files has its removal flushed too: otherwise power loss could bring the log back, and its
+   * replay would delete again a file that a later change created under the same name.
+   */
   async finish(): Promise<void> {
     await unlink(this.file).catch(() => undefined);
+    if (hasDeletes(this.record)) await syncIntentDirectory(this.file);
   }
 }
 
@@ -169,6 +184,7 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
     }
     await replay(scope, record);
     await unlink(file).catch(() => undefined);
+    if (hasDeletes(record)) await syncIntentDirectory(file);
   }
   return pending;
 }
