@@ -5,7 +5,7 @@
  * aliases, missing, extra and wrong-typed parameters, and the error checked to be a model error.
  * The table mapping statements to these tests: docs/spec-conformance.md.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -211,11 +211,40 @@ describe("write: path, content, append, expected_version", () => {
     okText(await run.call("write", { path: "v-new.txt", content: "x", expected_version: "v_absent" }));
   });
 
+  it("a path spelled as a directory (dir/, dir/., ..) is invalid_path and creates nothing; the same name as a file writes", async () => {
+    for (const spelled of ["slash-dir/", "slash-dot/.", "deep/slash/", ".", "slash-up/.."]) {
+      modelError(await run.call("write", { path: spelled, content: "x" }), "invalid_path");
+    }
+    await expect(readdir(workspace)).resolves.not.toEqual(expect.arrayContaining(["slash-dir", "slash-dot", "deep"]));
+    // Control: the same names as files are written.
+    okText(await run.call("write", { path: "slash-dir", content: "x" }));
+    okText(await run.call("write", { path: "deep/slash", content: "y" }));
+    expect(await readFile(file("deep/slash"), "utf8")).toBe("y");
+  });
+
   it("missing or wrong-typed fields are invalid_input naming the field", async () => {
     modelError(await run.call("write", { path: "x.txt" }), "invalid_input", "content");
     modelError(await run.call("write", { content: "x" }), "invalid_input", "path");
     modelError(await run.call("write", { path: "x.txt", content: "x", append: "yes" }), "invalid_input", "append");
     modelError(await run.call("write", { path: "x.txt", content: 5 }), "invalid_input", "content");
+    // An empty expected_version is a slip, not a version: invalid_input naming it, nothing written.
+    modelError(
+      await run.call("write", { path: "x.txt", content: "x", expected_version: "" }),
+      "invalid_input",
+      "expected_version",
+    );
+    await writeFile(file("ev.txt"), "a\n");
+    modelError(
+      await run.call("edit", { path: "ev.txt", old_text: "a", new_text: "b", expected_version: "" }),
+      "invalid_input",
+      "expected_version",
+    );
+    modelError(
+      await run.call("apply_patch", { path: "ev.txt", find: "a", replace: "b", expected_version: "" }),
+      "invalid_input",
+      "expected_version",
+    );
+    expect(await readFile(file("ev.txt"), "utf8")).toBe("a\n");
   });
 });
 
@@ -408,6 +437,8 @@ describe("download: url, file_path (required), timeout_seconds (default 20), max
     modelError(await dl.call("download", { file_path: "x.txt" }), "invalid_input", "url");
     modelError(await dl.call("download", { url: "not a url", file_path: "x.txt" }), "invalid_input", "url");
     modelError(await dl.call("download", { url: "ftp://example.com/x", file_path: "x.txt" }), "unsupported_url");
+    modelError(await dl.call("download", { url: `${base}/hello`, file_path: "dl-dir/" }), "invalid_path");
+    await expect(readdir(workspace)).resolves.not.toContain("dl-dir");
     okText(await dl.call("download", { url: `${base}/hello`, file_path: "dl/hello.txt" }));
     expect(await readFile(file("dl/hello.txt"), "utf8")).toBe("hello body");
   });

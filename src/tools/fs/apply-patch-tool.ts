@@ -23,7 +23,7 @@ const applyPatchInput = z
     find: z.string().optional(),
     replace: z.string().optional(),
     replace_all: z.boolean().optional(),
-    expected_version: z.string().optional().describe("Version from your last read of path"),
+    expected_version: z.string().min(1).optional().describe("Version from your last read of path"),
   })
   .superRefine((input, issues) => {
     const modes = [input.patch !== undefined, input.edits !== undefined, input.find !== undefined].filter(Boolean).length;

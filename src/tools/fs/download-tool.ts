@@ -4,6 +4,7 @@ import { z } from "zod";
 import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
+import { refuseDirectorySpelling } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -67,6 +68,7 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new ToolError("unsupported_url", `Only http and https URLs can be downloaded, not ${url.protocol}.`);
       }
+      refuseDirectorySpelling(input.file_path);
       const scope = resolveFileScope(context, options);
       const before = await readIfPresent(scope, input.file_path);
       const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;

@@ -16,7 +16,7 @@ const editFields = {
   old_text: z.string().optional().describe("Exact text; must occur once unless replace_all"),
   new_text: z.string(),
   replace_all: z.boolean().optional(),
-  expected_version: z.string().optional().describe("From your last read"),
+  expected_version: z.string().min(1).optional().describe("From your last read"),
 };
 
 const anchorFields = {
@@ -55,7 +55,7 @@ const replaceInput = z.object({
   find: z.string().min(1).describe("Exact text to find"),
   replace: z.string().describe("Replacement"),
   replace_all: z.boolean().optional().describe("Replace every occurrence (default: it must occur once)"),
-  expected_version: z.string().optional().describe("Version token from your last read"),
+  expected_version: z.string().min(1).optional().describe("Version token from your last read"),
 });
 
 async function checkVersion(session: PatchSession, path: string, expected: string | undefined): Promise<void> {

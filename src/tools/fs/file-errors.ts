@@ -66,3 +66,17 @@ export function toFileToolError(error: unknown, displayPath: string): unknown {
       return error;
   }
 }
+
+/**
+ * Refuses a path spelled as a directory (`dir/`, `dir/.`, `..`) where a file is meant: the file
+ * system would otherwise drop the trailing part and act on a file named `dir`, not what was asked.
+ */
+export function refuseDirectorySpelling(requested: string): void {
+  // A backslash is a separator on Windows only; elsewhere it may be part of a name.
+  const last = requested.split(process.platform === "win32" ? /[\\/]/ : "/").at(-1);
+  if (last === "" || last === "." || last === "..") {
+    throw new ToolError("invalid_path", `Invalid path "${requested}": it names a directory, not a file. Nothing was written.`, {
+      hint: "Give the file's path, e.g. dir/name.txt.",
+    });
+  }
+}
