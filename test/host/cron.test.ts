@@ -83,6 +83,20 @@ describe("cron schedules", () => {
     expect(schedule.expression).toBe("30 9 * * MON-FRI");
     expect(new Date(schedule.nextAfter(START) ?? 0).toISOString()).toBe("2025-01-01T09:30:00.000Z");
   });
+
+  it("reads '5L' in day-of-week as the last Friday of the month, as cron (and BullMQ) do", () => {
+    const next = (expression: string, after: number) =>
+      new Date(parseCronSchedule(expression).nextAfter(after) ?? 0).toISOString();
+    const december = Date.UTC(2026, 11, 3);
+    // croner alone read "5L" as every Friday (2026-12-04 here).
+    expect(next("0 0 * * 5L", december)).toBe("2026-12-25T00:00:00.000Z");
+    expect(next("0 0 * 2 FRIL", december)).toBe("2027-02-26T00:00:00.000Z");
+    expect(next("0 0 * * 1L,5L", december)).toBe("2026-12-25T00:00:00.000Z");
+    expect(parseCronSchedule("0 0 * * 5L").expression).toBe("0 0 * * 5L");
+    // Controls: a plain weekday is every such day; "L" in day-of-month is the month's last day.
+    expect(next("0 0 * * 5", december)).toBe("2026-12-04T00:00:00.000Z");
+    expect(next("0 0 L * *", december)).toBe("2026-12-31T00:00:00.000Z");
+  });
 });
 
 describe("cron jobs", () => {
