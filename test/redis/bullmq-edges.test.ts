@@ -4,11 +4,18 @@
  * pause/resume races between two processes' schedulers, and the callback delay limits at their
  * edges. Each refusal has its control (the same thing in an accepted form).
  */
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { startRestartableRedis } from "./support/restartable-redis.js";
+
+const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const redisCapability = capability("redis");
 
@@ -104,4 +111,42 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect(early.dueAt - early.createdAt).toBe(5_000);
     expect((await manager.list("c")).map((callback) => callback.message)).toEqual(["min", "max"]);
   });
+
+  it("a process killed between a callback's record and its job leaves no callback listed pending that will never fire", async () => {
+    const stoppable = await startRestartableRedis();
+    const stoppableConnection = { host: "127.0.0.1", port: stoppable.port, maxRetriesPerRequest: null };
+    const manager = new BullMqCallbackManager({ connection: stoppableConnection, prefix: "edge-crash" });
+    const jobs = new Queue("callbacks", { connection: stoppableConnection, prefix: "edge-crash" });
+    closers.push(async () => {
+      await manager.close();
+      await jobs.close();
+      await stoppable.kill();
+    });
+    // Control: a healthy schedule has its record and its job.
+    const healthy = await manager.schedule({ conversationId: "ok", delaySeconds: 600, message: "m" });
+    expect((await manager.list("ok")).map((callback) => callback.id)).toEqual([healthy.id]);
+    expect(await jobs.getJob(healthy.id)).toBeDefined();
+
+    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(stoppable.port), "edge-crash"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: child.stdout });
+    const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
+    expect(await next()).toBe("ready");
+    stoppable.pause();
+    try {
+      child.stdin.write("go\n");
+      expect(await next()).toBe("sent");
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    } finally {
+      stoppable.resume();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // What the dead process's first command did has landed; every callback listed pending must
+    // have a job that fires it (else it never fires and holds one of the conversation's 10 places).
+    for (const callback of await manager.list("c"))
+      expect({ id: callback.id, job: (await jobs.getJob(callback.id))?.id }).toEqual({ id: callback.id, job: callback.id });
+  }, 60_000);
 });
