@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError, ConfigurationError } from "agent-tool-catalog";
 
 /**
  * How long a Redis-backed read or decision waits for Redis by default, in ms: the bound the run's
@@ -48,12 +48,16 @@ export class RedisTimeoutError extends CatalogError {
 
 /**
  * Checks an `operationTimeoutMs` option: a positive whole number of ms that a timer can hold.
- * @throws RangeError otherwise.
+ * @throws ConfigurationError `invalid_option` otherwise (a host's mistake, named with its field).
  */
 export function operationTimeout(value: number | undefined, owner: string): number {
   if (value === undefined) return DEFAULT_REDIS_OPERATION_TIMEOUT_MS;
   if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-    throw new RangeError(`${owner}: operationTimeoutMs must be a whole number of ms from 1 to 2^31-1, got ${String(value)}`);
+    throw new ConfigurationError(
+      "invalid_option",
+      `${owner}: operationTimeoutMs must be a whole number of ms from 1 to 2^31-1, got ${String(value)}.`,
+      { data: { field: "operationTimeoutMs" } },
+    );
   }
   return value;
 }

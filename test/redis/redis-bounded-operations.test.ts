@@ -6,7 +6,7 @@
  * `RedisTimeoutError` within its `operationTimeoutMs`, claim nothing Redis does not hold, and
  * work again once Redis answers. Controls: the same calls on the healthy server.
  */
-import { CatalogError, createRegistry, defineTool, openRun } from "agent-tool-catalog";
+import { CatalogError, ConfigurationError, createRegistry, defineTool, openRun } from "agent-tool-catalog";
 import { InProcessSubagentManager, InProcessWorkflowService } from "agent-tool-catalog/host";
 import {
   RedisApprovalBroker,
@@ -113,6 +113,15 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(await again.call("echo", { n: 2 })).toMatchObject({ ok: true });
     expect((await store.load("r"))?.revision).toBe(2);
   }, 30_000);
+
+  it("operationTimeoutMs outside 1..2^31-1 is a ConfigurationError naming the field", () => {
+    const redis = client();
+    for (const bad of [0, -1, 1.5, 2 ** 31, Number.NaN]) {
+      expect(() => new RedisRunStore({ redis, operationTimeoutMs: bad })).toThrow(ConfigurationError);
+      expect(() => new RedisApprovalBroker({ redis, operationTimeoutMs: bad })).toThrow(/operationTimeoutMs/);
+    }
+    expect(() => new RedisRunStore({ redis, operationTimeoutMs: 1 })).not.toThrow(); // control
+  });
 
   it("the default bound is 10 s (a stopped server no longer holds openRun forever)", async () => {
     const store = new RedisRunStore({ redis: client(), prefix: "bound-default" });
