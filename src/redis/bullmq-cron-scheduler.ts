@@ -86,14 +86,6 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 1
 `;
 
-// Takes back a job whose scheduler BullMQ refused. KEYS[1] names hash, KEYS[2] jobs hash; ARGV:
-// name, id.
-const UNCREATE = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
-redis.call('HDEL', KEYS[2], ARGV[2])
-return 1
-`;
-
 /**
  * When BullMQ's job scheduler fires `expression` next after `afterMs` (UTC), computed by BullMQ's
  * own repeat strategy (cron-parser).
@@ -156,18 +148,16 @@ export class BullMqCronScheduler implements CronClient {
       createdAt: now,
       updatedAt: now,
     };
+    // The scheduler first, then the record: a process that dies between the two leaves a
+    // scheduler whose firings find no record (no-ops, see fire()), never a job listed active
+    // that nothing fires and whose name is held.
+    await this.arm(job);
     const created = await redis.eval(CREATE, 2, this.key("names"), this.key("jobs"), spec.name, job.id, JSON.stringify(job));
     if (created !== 1) {
+      await this.queue.removeJobScheduler(job.id).catch(() => undefined);
       throw new ToolError("duplicate_job_name", `A cron job named ${JSON.stringify(spec.name)} exists already.`, {
         hint: "Pick another name, or delete the existing job first.",
       });
-    }
-    try {
-      await this.arm(job);
-    } catch (error) {
-      // A job stored without its scheduler would be listed active, never fire, and hold its name.
-      await redis.eval(UNCREATE, 2, this.key("names"), this.key("jobs"), spec.name, job.id).catch(() => undefined);
-      throw error;
     }
     return this.view(job);
   }

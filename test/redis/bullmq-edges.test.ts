@@ -112,41 +112,70 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect((await manager.list("c")).map((callback) => callback.message)).toEqual(["min", "max"]);
   });
 
-  it("a process killed between a callback's record and its job leaves no callback listed pending that will never fire", async () => {
-    const stoppable = await startRestartableRedis();
-    const stoppableConnection = { host: "127.0.0.1", port: stoppable.port, maxRetriesPerRequest: null };
-    const manager = new BullMqCallbackManager({ connection: stoppableConnection, prefix: "edge-crash" });
-    const jobs = new Queue("callbacks", { connection: stoppableConnection, prefix: "edge-crash" });
-    closers.push(async () => {
-      await manager.close();
-      await jobs.close();
-      await stoppable.kill();
-    });
-    // Control: a healthy schedule has its record and its job.
-    const healthy = await manager.schedule({ conversationId: "ok", delaySeconds: 600, message: "m" });
-    expect((await manager.list("ok")).map((callback) => callback.id)).toEqual([healthy.id]);
-    expect(await jobs.getJob(healthy.id)).toBeDefined();
-
-    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(stoppable.port), "edge-crash"], {
+  /**
+   * Starts the fixture process, stops Redis, lets the process send its first command, kills it
+   * with -9 and resumes Redis: whatever the process had sent lands, the rest never comes.
+   */
+  async function killMidWay(port: number, prefix: string, kind: "callback" | "cron", redis: { pause(): void; resume(): void }) {
+    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(port), prefix, kind], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
     });
     const lines = createInterface({ input: child.stdout });
     const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
     expect(await next()).toBe("ready");
-    stoppable.pause();
+    redis.pause();
     try {
       child.stdin.write("go\n");
       expect(await next()).toBe("sent");
       child.kill("SIGKILL");
       await new Promise((resolve) => child.once("exit", resolve));
     } finally {
-      stoppable.resume();
+      redis.resume();
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // What the dead process's first command did has landed; every callback listed pending must
-    // have a job that fires it (else it never fires and holds one of the conversation's 10 places).
-    for (const callback of await manager.list("c"))
-      expect({ id: callback.id, job: (await jobs.getJob(callback.id))?.id }).toEqual({ id: callback.id, job: callback.id });
+  }
+
+  it("a process killed while scheduling leaves no callback listed pending that will never fire, and no cron job listed active without a scheduler", async () => {
+    const stoppable = await startRestartableRedis();
+    const stoppableConnection = { host: "127.0.0.1", port: stoppable.port, maxRetriesPerRequest: null };
+    const manager = new BullMqCallbackManager({ connection: stoppableConnection, prefix: "edge-crash" });
+    const callbackJobs = new Queue("callbacks", { connection: stoppableConnection, prefix: "edge-crash" });
+    const cron = new BullMqCronScheduler({
+      connection: stoppableConnection,
+      prefix: "edge-crash",
+      runShell: async () => ({ exitCode: 0, output: "" }),
+    });
+    const cronJobs = new Queue("cron", { connection: stoppableConnection, prefix: "edge-crash" });
+    closers.push(async () => {
+      await manager.close();
+      await callbackJobs.close();
+      await cron.close();
+      await cronJobs.close();
+      await stoppable.kill();
+    });
+    // Controls: healthy, a callback has its record and its job, a cron job its scheduler.
+    const healthy = await manager.schedule({ conversationId: "ok", delaySeconds: 600, message: "m" });
+    expect((await manager.list("ok")).map((callback) => callback.id)).toEqual([healthy.id]);
+    expect(await callbackJobs.getJob(healthy.id)).toBeDefined();
+    const healthyJob = await cron.create(shellJob("ok", "0 0 1 1 *"));
+    expect(await cronJobs.getJobScheduler(healthyJob.id)).toBeDefined();
+
+    await killMidWay(stoppable.port, "edge-crash", "callback", stoppable);
+    // Every callback listed pending has a job that fires it (else it never fires and holds one
+    // of the conversation's 10 places).
+    for (const callback of await manager.list("c")) {
+      expect({ id: callback.id, job: (await callbackJobs.getJob(callback.id))?.id }).toEqual({
+        id: callback.id,
+        job: callback.id,
+      });
+    }
+    await killMidWay(stoppable.port, "edge-crash", "cron", stoppable);
+    for (const job of await cron.list()) {
+      expect({ name: job.name, armed: (await cronJobs.getJobScheduler(job.id)) !== undefined }).toEqual({
+        name: job.name,
+        armed: true,
+      });
+    }
   }, 60_000);
 });
