@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type Clock,
   type CronContinuationRequest,
   type CronShellRequest,
   cronToolGroup,
@@ -230,5 +231,59 @@ describe("cron jobs", () => {
     expect(
       failure(await bare.call("cron_create", { ...job, execution_type: "harness", command: undefined, prompt: "x" })).code,
     ).toBe("harness_execution_unavailable");
+  });
+});
+
+/** The host's clock as a real one behaves: timers on a monotonic clock, `now()` on a wall clock the system may set back. */
+class WallClock implements Clock {
+  offsetMs = 0;
+  constructor(readonly timers: ManualClock) {}
+  now(): number {
+    return this.timers.now() + this.offsetMs;
+  }
+  setTimeout(callback: () => void, delayMs: number): unknown {
+    return this.timers.setTimeout(callback, delayMs);
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.clearTimeout(handle);
+  }
+}
+
+describe("cron and the wall clock", () => {
+  it("a wall clock a moment behind the timer (set back, NTP slew) does not fire the same slot twice", async () => {
+    const timers = new ManualClock(START);
+    const clock = new WallClock(timers);
+    const ran: string[] = [];
+    const scheduler = new InProcessCronScheduler({
+      clock,
+      runShell: async (request) => {
+        ran.push(new Date(clock.now()).toISOString());
+        return { exitCode: 0, output: request.command };
+      },
+    });
+    await scheduler.create({
+      name: "hourly",
+      schedule: "0 * * * *",
+      executionType: "shell",
+      command: "x",
+      timeoutSeconds: 30,
+      conversationId: "c",
+    });
+    // Control: on time, one firing per hour.
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    expect(ran).toEqual(["2025-01-01T01:00:00.000Z"]);
+    // The wall clock is set back 2 s while the next timer waits: it fires when the wall reads 01:59:58.
+    clock.offsetMs = -2_000;
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    await timers.advance(5_000);
+    await scheduler.idle();
+    expect(ran).toEqual(["2025-01-01T01:00:00.000Z", "2025-01-01T01:59:58.000Z"]);
+    // And the hour after fires once, at its own slot.
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    expect(ran).toHaveLength(3);
+    await scheduler.close();
   });
 });
