@@ -99,6 +99,14 @@ export class BullMqCallbackManager implements CallbackManager {
     };
     const limit = this.options.maxPendingPerConversation ?? CALLBACK_LIMITS.maxPendingPerConversation;
     const redis = await this.client();
+    // The job first, then the record: a process that dies between the two leaves a job that
+    // finds no record when it fires (a no-op), never a record listed pending that no job will
+    // fire, which would also hold one of the conversation's places for good.
+    const job = await this.queue.add(
+      "callback",
+      { id: callback.id, conversationId: callback.conversationId },
+      { delay: request.delaySeconds * 1000, jobId: callback.id, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
+    );
     const outcome = (await redis.eval(
       SCHEDULE,
       2,
@@ -109,6 +117,8 @@ export class BullMqCallbackManager implements CallbackManager {
       String(limit),
     )) as number;
     if (outcome !== -1) {
+      // Only saves a wake-up: without its record the job does nothing.
+      await job.remove().catch(() => undefined);
       throw new ToolError(
         "too_many_callbacks",
         `This conversation has ${outcome} pending callbacks already (the limit is ${limit}).`,
@@ -117,11 +127,6 @@ export class BullMqCallbackManager implements CallbackManager {
         },
       );
     }
-    await this.queue.add(
-      "callback",
-      { id: callback.id, conversationId: callback.conversationId },
-      { delay: request.delaySeconds * 1000, jobId: callback.id, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
-    );
     return callback;
   }
 

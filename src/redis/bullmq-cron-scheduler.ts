@@ -10,7 +10,7 @@ import {
   type CronShellRunner,
   parseCronSchedule,
 } from "agent-tool-catalog/host";
-import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { redisKey } from "./redis-key.js";
 
@@ -77,6 +77,37 @@ if ARGV[2] == 'deleted' then redis.call('HDEL', KEYS[2], job.name) end
 return out
 `;
 
+// Creates a job: reserves its name and stores it in one step, so a crash cannot leave a name
+// without a job (refused forever as a duplicate, and invisible to cron_list). KEYS[1] names hash,
+// KEYS[2] jobs hash; ARGV: name, id, JSON. Returns 1, or 0 when the name is taken.
+const CREATE = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 1
+`;
+
+/**
+ * When BullMQ's job scheduler fires `expression` next after `afterMs` (UTC), computed by BullMQ's
+ * own repeat strategy (cron-parser).
+ * @throws ToolError `invalid_schedule` when that parser refuses it (it refuses some forms the
+ * shared check takes, e.g. "0 9 * * SAT-SUN"), before anything is stored.
+ */
+function queueNextRun(expression: string, afterMs: number, asGiven: string): number | undefined {
+  try {
+    return defaultRepeatStrategy(afterMs, { pattern: expression, tz: "UTC" });
+  } catch (error) {
+    throw new ToolError(
+      "invalid_schedule",
+      `Invalid schedule ${JSON.stringify(asGiven)}: the job queue's cron parser refuses it (${error instanceof Error ? error.message : String(error)}).`,
+      {
+        hint: 'Use 5 fields in UTC with ranges that do not wrap, e.g. "0 9 * * 1-5" or "0 9 * * 6,0".',
+        data: { schedule: asGiven },
+        cause: error,
+      },
+    );
+  }
+}
+
 /**
  * A `CronClient` on BullMQ job schedulers: jobs and their last executions live in Redis,
  * and each firing is one BullMQ job that exactly one worker runs, however many processes run
@@ -106,6 +137,7 @@ export class BullMqCronScheduler implements CronClient {
   async create(spec: CronJobSpec): Promise<CronJob> {
     this.checkRunnable(spec);
     const schedule = parseCronSchedule(spec.schedule);
+    queueNextRun(schedule.expression, Date.now(), spec.schedule);
     const redis = await this.client();
     const now = Date.now();
     const job: CronJob = {
@@ -116,13 +148,17 @@ export class BullMqCronScheduler implements CronClient {
       createdAt: now,
       updatedAt: now,
     };
-    if ((await redis.hsetnx(this.key("names"), spec.name, job.id)) === 0) {
+    // The scheduler first, then the record: a process that dies between the two leaves a
+    // scheduler whose firings find no record (no-ops, see fire()), never a job listed active
+    // that nothing fires and whose name is held.
+    await this.arm(job);
+    const created = await redis.eval(CREATE, 2, this.key("names"), this.key("jobs"), spec.name, job.id, JSON.stringify(job));
+    if (created !== 1) {
+      await this.queue.removeJobScheduler(job.id).catch(() => undefined);
       throw new ToolError("duplicate_job_name", `A cron job named ${JSON.stringify(spec.name)} exists already.`, {
         hint: "Pick another name, or delete the existing job first.",
       });
     }
-    await redis.hset(this.key("jobs"), job.id, JSON.stringify(job));
-    await this.arm(job);
     return this.view(job);
   }
 
@@ -296,8 +332,27 @@ export class BullMqCronScheduler implements CronClient {
       throw new ToolError("invalid_job_state", `Cron job ${id} is ${out.slice(1)}; it cannot become ${status}.`);
     }
     const job = JSON.parse(out) as CronJob;
-    await this.arm(job);
+    await this.armLatest(job);
     return this.view(job);
+  }
+
+  /**
+   * Arms (or disarms) the scheduler for `job`, then again for as long as the stored status
+   * changed meanwhile. The status change is atomic but the scheduler is a second step: a pause in
+   * one process and a resume in another could otherwise end with the pause's removal landing
+   * last, leaving the job listed `active` with no scheduler (it would never fire again). The last
+   * process to arm reads the status after its own step, so the scheduler ends up matching it.
+   */
+  private async armLatest(job: CronJob): Promise<void> {
+    let armed = job;
+    for (let round = 0; round < 10; round++) {
+      await this.arm(armed);
+      const json = await (await this.client()).hget(this.key("jobs"), job.id);
+      if (json === null) return;
+      const latest = JSON.parse(json) as CronJob;
+      if ((latest.status === "active") === (armed.status === "active")) return;
+      armed = latest;
+    }
   }
 
   private async arm(job: CronJob): Promise<void> {
@@ -313,7 +368,9 @@ export class BullMqCronScheduler implements CronClient {
   }
 
   private view(job: CronJob): CronJob {
-    const nextRunAt = job.status === "active" ? parseCronSchedule(job.schedule).nextAfter(Date.now()) : undefined;
+    // The time BullMQ will fire it, read with BullMQ's own parser: the shared check's parser
+    // (croner) reads a few forms differently (e.g. "5L" in day-of-week).
+    const nextRunAt = job.status === "active" ? queueNextRun(job.schedule, Date.now(), job.schedule) : undefined;
     return { ...job, nextRunAt };
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { DEFAULT_REDIS_OPERATION_TIMEOUT_MS, operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /** The jobs one process runs itself (an in-process subagent manager or workflow service). */
@@ -25,9 +26,17 @@ export interface DurableJobSettings {
   readonly retainMs?: number | undefined;
   /** How often a wait re-reads the record when no notification arrives, in ms. @defaultValue 500 */
   readonly pollIntervalMs?: number | undefined;
+  /** How long `get` and `cancel` wait for Redis before a `RedisTimeoutError`, in ms. @defaultValue 10000 */
+  readonly operationTimeoutMs?: number | undefined;
 }
 
-const DEFAULT_SETTINGS = { prefix: "atc", leaseMs: 15_000, retainMs: 86_400_000, pollIntervalMs: 500 } as const;
+const DEFAULT_SETTINGS = {
+  prefix: "atc",
+  leaseMs: 15_000,
+  retainMs: 86_400_000,
+  pollIntervalMs: 500,
+  operationTimeoutMs: DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
+} as const;
 
 /** Options of {@link DurableJobs}. */
 export interface DurableJobsOptions<Snapshot> extends DurableJobSettings {
@@ -136,6 +145,7 @@ export class DurableJobs<Snapshot> {
       leaseMs: options.leaseMs ?? DEFAULT_SETTINGS.leaseMs,
       retainMs: options.retainMs ?? DEFAULT_SETTINGS.retainMs,
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_SETTINGS.pollIntervalMs,
+      operationTimeoutMs: operationTimeout(options.operationTimeoutMs, `Redis ${options.kind} jobs`),
     };
   }
 
@@ -194,8 +204,17 @@ export class DurableJobs<Snapshot> {
     return this.write(snapshot, false);
   }
 
-  /** The job as every process sees it; a running job whose lease ran out is ended first. */
-  async get(id: string): Promise<Snapshot | undefined> {
+  /**
+   * The job as every process sees it; a running job whose lease ran out is ended first.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`: never
+   * `undefined` ("unknown") for a job it could not read.
+   */
+  get(id: string): Promise<Snapshot | undefined> {
+    return withinRedisDeadline(`${this.options.kind} get`, this.options.operationTimeoutMs, false, () => this.read(id));
+  }
+
+  /** {@link DurableJobs.get} without its bound, for callers that bound the wait themselves. */
+  private async read(id: string): Promise<Snapshot | undefined> {
     const [running, leaseUntil, json] = await this.options.redis.hmget(this.key(id), "running", "leaseUntil", "snapshot");
     if (json === null || json === undefined) return undefined;
     const record: JobRecord<Snapshot> = {
@@ -223,7 +242,7 @@ export class DurableJobs<Snapshot> {
     await bounded(this.subscribe());
     let last: { readonly snapshot: Snapshot | undefined } | undefined;
     for (;;) {
-      const read = await bounded(this.get(id));
+      const read = await bounded(this.read(id));
       if (read === STOPPED) {
         if (last !== undefined) return last.snapshot;
         throw new Error(
@@ -250,14 +269,22 @@ export class DurableJobs<Snapshot> {
     }
   }
 
-  /** Cancels a job: here when this process runs it, else by asking its process over pub/sub. */
-  async cancel(id: string): Promise<Snapshot | undefined> {
+  /**
+   * Cancels a job: here when this process runs it, else by asking its process over pub/sub.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (a job
+   * running here is cancelled all the same; a request to another process may still reach it).
+   */
+  cancel(id: string): Promise<Snapshot | undefined> {
+    return withinRedisDeadline(`${this.options.kind} cancel`, this.options.operationTimeoutMs, true, () => this.cancelJob(id));
+  }
+
+  private async cancelJob(id: string): Promise<Snapshot | undefined> {
     if (this.running.has(id)) {
       const snapshot = await this.options.local.cancel(id);
       if (snapshot !== undefined) await this.write(snapshot, false);
       return snapshot;
     }
-    const current = await this.get(id);
+    const current = await this.read(id);
     if (current === undefined || !this.options.isRunning(current)) return current;
     await this.subscribe();
     await this.options.redis.publish(this.channel("cancel"), id);

@@ -18,6 +18,7 @@ export {
   type RedisApprovalBrokerOptions,
   type StoredApprovalRequest,
 } from "./redis-approval-broker.js";
+export { RedisTimeoutError } from "./redis-deadline.js";
 export { RedisRunStore, type RedisRunStoreOptions } from "./redis-run-store.js";
 export { RedisSubagentManager, type RedisSubagentManagerOptions } from "./redis-subagent-manager.js";
 export { RedisWorkflowService, type RedisWorkflowServiceOptions } from "./redis-workflow-service.js";

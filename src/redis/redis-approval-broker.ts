@@ -8,6 +8,7 @@ import {
   EventBus,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
+import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -32,6 +33,12 @@ export interface RedisApprovalBrokerOptions {
   readonly retainMs?: number;
   /** Characters of the call's JSON input stored for people to read; longer inputs are cut (the digest covers all of it). @defaultValue 16000 */
   readonly maxStoredInputChars?: number;
+  /**
+   * How long `pending`, `approve`, `deny` and `resolution` wait for Redis before they reject with
+   * a `RedisTimeoutError`, in ms. A call waiting for approval is bounded by its own deadline.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /**
@@ -119,6 +126,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
   private readonly pollIntervalMs: number;
   private readonly retainMs: number;
   private readonly maxStoredInputChars: number;
+  private readonly operationTimeoutMs: number;
   private readonly waiters = new Map<string, Waiter>();
   private subscriber: Redis | undefined;
   private subscribed: Promise<void> | undefined;
@@ -132,6 +140,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.retainMs = options.retainMs ?? 86_400_000;
     this.maxStoredInputChars = options.maxStoredInputChars ?? 16_000;
+    this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "RedisApprovalBroker");
   }
 
   /** The digest a decision is bound to, for a call's run id, call id, tool name and input. */
@@ -227,18 +236,37 @@ export class RedisApprovalBroker implements ApprovalBroker {
   /**
    * Approves a pending request, from any process. False when it is not pending (decided, timed
    * out, unknown) or, with `argumentsDigest`, when it is for other arguments.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`: the
+   * approval is not confirmed (it may still land, and counts only if it lands before the
+   * request's deadline).
    */
   async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
-    return (await this.decide(id, "approved", "", "host", options.argumentsDigest)) === 1;
+    const outcome = await this.bounded("RedisApprovalBroker.approve", true, () =>
+      this.decide(id, "approved", "", "host", options.argumentsDigest),
+    );
+    return outcome === 1;
   }
 
-  /** Denies a pending request with a reason for the model, from any process. */
+  /**
+   * Denies a pending request with a reason for the model, from any process.
+   * @throws RedisTimeoutError as `approve` does.
+   */
   async deny(id: string, reason?: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
-    return (await this.decide(id, "denied", reason ?? "denied by the user", "host", options.argumentsDigest)) === 1;
+    const outcome = await this.bounded("RedisApprovalBroker.deny", true, () =>
+      this.decide(id, "denied", reason ?? "denied by the user", "host", options.argumentsDigest),
+    );
+    return outcome === 1;
   }
 
-  /** Pending requests of every process, oldest first; requests past their deadline are denied first. */
-  async pending(filter: { readonly runId?: string } = {}): Promise<StoredApprovalRequest[]> {
+  /**
+   * Pending requests of every process, oldest first; requests past their deadline are denied first.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   */
+  pending(filter: { readonly runId?: string } = {}): Promise<StoredApprovalRequest[]> {
+    return this.bounded("RedisApprovalBroker.pending", false, () => this.readPending(filter));
+  }
+
+  private async readPending(filter: { readonly runId?: string }): Promise<StoredApprovalRequest[]> {
     await this.expireOverdue();
     const ids = await this.redis.zrange(this.pendingKey(), 0, -1);
     if (ids.length === 0) return [];
@@ -259,8 +287,17 @@ export class RedisApprovalBroker implements ApprovalBroker {
    * How a request ended, from any process (e.g. a run resumed after the waiting process died):
    * `undefined` while it is pending or when it is unknown (or past `retainMs`). A pending request
    * past its deadline is denied by this call.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
    */
-  async resolution(id: string): Promise<ApprovalResolution | undefined> {
+  resolution(id: string): Promise<ApprovalResolution | undefined> {
+    return this.bounded("RedisApprovalBroker.resolution", false, () => this.readResolution(id));
+  }
+
+  private bounded<T>(operation: string, mayHaveRun: boolean, step: () => Promise<T>): Promise<T> {
+    return withinRedisDeadline(operation, this.operationTimeoutMs, mayHaveRun, step);
+  }
+
+  private async readResolution(id: string): Promise<ApprovalResolution | undefined> {
     await this.decide(id, "denied", "nobody approved it before its deadline", "timeout", undefined, true);
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status !== "approved" && status !== "denied") return undefined;

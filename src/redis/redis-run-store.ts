@@ -6,6 +6,7 @@ import {
   type StoredRunState,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
+import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -20,6 +21,13 @@ export interface RedisRunStoreOptions {
   readonly prefix?: string;
   /** TTL of a saved state when a save gives none, in ms. @defaultValue none: states stay until deleted */
   readonly defaultTtlMs?: number;
+  /**
+   * How long `load` and `delete` wait for Redis before they reject with a `RedisTimeoutError`,
+   * in ms (`save` is bounded by the run: see the README's "When Redis fails"). A client's own
+   * `commandTimeout` still applies when shorter.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 // Compare-and-set in one script, so two processes saving the same revision cannot both win.
@@ -43,16 +51,24 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly defaultTtlMs: number | undefined;
+  private readonly operationTimeoutMs: number;
 
   constructor(options: RedisRunStoreOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix ?? "atc";
     this.defaultTtlMs = options.defaultTtlMs;
+    this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "RedisRunStore");
   }
 
-  /** {@inheritDoc RunStore.load} */
+  /**
+   * {@inheritDoc RunStore.load}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (so `openRun`
+   * rejects instead of waiting as long as the client does; nothing is assumed about the run).
+   */
   async load(runId: string): Promise<StoredRunState<State> | undefined> {
-    const [state, revision] = await this.redis.hmget(this.key(runId), "state", "revision");
+    const [state, revision] = await withinRedisDeadline("RedisRunStore.load", this.operationTimeoutMs, false, () =>
+      this.redis.hmget(this.key(runId), "state", "revision"),
+    );
     if (state === null || state === undefined || revision === null || revision === undefined) return undefined;
     return { state: JSON.parse(state) as State, revision: Number(revision) };
   }
@@ -73,9 +89,16 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
     return revision;
   }
 
-  /** {@inheritDoc RunStore.delete} */
+  /**
+   * {@inheritDoc RunStore.delete}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (the delete
+   * may still happen once it answers).
+   */
   async delete(runId: string): Promise<boolean> {
-    return (await this.redis.del(this.key(runId))) > 0;
+    const deleted = await withinRedisDeadline("RedisRunStore.delete", this.operationTimeoutMs, true, () =>
+      this.redis.del(this.key(runId)),
+    );
+    return deleted > 0;
   }
 
   private key(runId: string): string {

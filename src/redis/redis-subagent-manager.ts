@@ -24,6 +24,12 @@ export interface RedisSubagentManagerOptions {
   readonly retainMs?: number;
   /** How often a wait re-reads the record when no notification arrives, in ms. @defaultValue 500 */
   readonly pollIntervalMs?: number;
+  /**
+   * How long `get` and `cancel` wait for Redis before they reject with a `RedisTimeoutError`
+   * (never "unknown" for a subagent it could not read), in ms. `wait` is bounded by its own `timeoutMs`.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /**
@@ -48,6 +54,7 @@ export class RedisSubagentManager implements SubagentManager {
       leaseMs: options.leaseMs,
       retainMs: options.retainMs,
       pollIntervalMs: options.pollIntervalMs,
+      operationTimeoutMs: options.operationTimeoutMs,
       local: options.local,
       idOf: (snapshot) => snapshot.id,
       isRunning: (snapshot) => snapshot.status === "running",

@@ -32,6 +32,12 @@ export interface RedisWorkflowServiceOptions {
   readonly retainMs?: number;
   /** How often a wait re-reads the record when no notification arrives, in ms. @defaultValue 500 */
   readonly pollIntervalMs?: number;
+  /**
+   * How long `get` and `cancel` wait for Redis before they reject with a `RedisTimeoutError`
+   * (never "unknown" for a workflow run it could not read), in ms. `wait` is bounded by its own `timeoutMs`.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /**
@@ -60,6 +66,7 @@ export class RedisWorkflowService implements WorkflowService {
       leaseMs: options.leaseMs,
       retainMs: options.retainMs,
       pollIntervalMs: options.pollIntervalMs,
+      operationTimeoutMs: options.operationTimeoutMs,
       local: {
         get: (id) => this.local.get(id),
         wait: (id, wait) => this.local.wait(id, wait),

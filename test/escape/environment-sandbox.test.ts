@@ -41,6 +41,10 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: environme
     ["SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"],
     ["GIT_CONFIG_PARAMETERS", "'core.fsmonitor'='touch /tmp/x'"],
     ["LD_PRELOAD", "/nonexistent/atc-preload.so"],
+    ["NODE_OPTIONS", "--require /nonexistent/atc-hook.js"],
+    ["GIT_SSH_COMMAND", "touch /tmp/atc-git-ssh"],
+    ["GIT_DIR", "/nonexistent/atc-git-dir"],
+    ["PERL5OPT", "-Mnonexistent_atc_module"],
   ] as const) {
     escapeAttempt("environment", `host variable ${name} reaches the workspace sandbox`, async () => {
       set(name, value);

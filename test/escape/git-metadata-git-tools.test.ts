@@ -197,4 +197,58 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
     // Control: a plain branch of the same repository works under the sandbox.
     expect((await run.call("git_diff_range", { from: "main~1" })).ok).toBe(true);
   });
+
+  escapeAttempt(
+    "git-metadata",
+    "config that git executes (core.fsmonitor, core.sshCommand, core.pager, diff.external, textconv, hooks) run by a git tool",
+    async () => {
+      // A model may write the workspace repository's config in scope "unrestricted" or before
+      // the run; the git tools must never hand it to a program. Each command leaves a marker.
+      const workspace = newWorkspace();
+      git(workspace, ["init", "-q"]);
+      const repository = new FixtureRepository(workspace);
+      repository.write("a.txt", "one\n").commit("first", author);
+      repository.write("a.txt", "two\n").commit("second", author);
+      const marker = (name: string) => path.join(scratch, `ran-${counter}-${name}`);
+      const touch = (name: string) => `touch ${marker(name)}; false`;
+      git(workspace, ["config", "core.fsmonitor", touch("fsmonitor")]);
+      git(workspace, ["config", "core.sshCommand", touch("ssh")]);
+      git(workspace, ["config", "core.pager", touch("pager")]);
+      git(workspace, ["config", "diff.external", touch("external")]);
+      git(workspace, ["config", "diff.evil.textconv", touch("textconv")]);
+      writeFileSync(path.join(workspace, ".gitattributes"), "* diff=evil\n");
+      for (const hook of ["post-checkout", "pre-commit", "post-index-change", "reference-transaction"]) {
+        writeFileSync(path.join(workspace, ".git", "hooks", hook), `#!/bin/sh\n${touch(hook)}\n`, { mode: 0o755 });
+      }
+      const names = [
+        "fsmonitor",
+        "ssh",
+        "pager",
+        "external",
+        "textconv",
+        "post-checkout",
+        "pre-commit",
+        "post-index-change",
+        "reference-transaction",
+      ];
+      for (const sandbox of ["workspace", "unrestricted"] as const) {
+        const run = gitRun(workspace, {}, sandbox);
+        for (const [name, input] of [...CALLS, ["git_diff_range", { from: "HEAD~1", path: "a.txt" }] as const]) {
+          const input2 = name === "git_blame_context" || name === "git_file_history" ? { ...input, path: "a.txt" } : input;
+          const result = await run.call(name, input2);
+          expect({ name, sandbox, ok: result.ok }).toEqual({ name, sandbox, ok: true });
+        }
+      }
+      expect(names.filter((name) => readdirSync(scratch).includes(path.basename(marker(name))))).toEqual([]);
+      // Control: the git CLI on the same repository does run them (fsmonitor on status, textconv on diff).
+      git(workspace, ["status"]);
+      try {
+        git(workspace, ["diff", "--textconv", "HEAD~1", "--", "a.txt"]);
+      } catch {
+        // The textconv command exits 1 after leaving its marker: git reports that.
+      }
+      const ran = names.filter((name) => readdirSync(scratch).includes(path.basename(marker(name))));
+      expect(ran).toEqual(expect.arrayContaining(["external"]));
+    },
+  );
 });

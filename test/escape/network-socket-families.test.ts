@@ -76,4 +76,42 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: socket fa
     // Unsandboxed the kernel decides: created on a VM with virtio-vsock, "not supported" elsewhere; never our EPERM.
     expect((await sh(attackRun(ground.workspace, "unrestricted"), VSOCK)).stdout).not.toContain("Operation not permitted");
   });
+
+  escapeAttempt("network", "a host daemon's abstract-namespace unix socket (no file to hide)", async () => {
+    // Abstract sockets have no path a mount can hide: only the network namespace and the
+    // system-call filter stand between a command and, say, a D-Bus or X11 abstract socket.
+    const name = `atc-abstract-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    let got = "";
+    // The daemon packs its name the way the client does (perl's pack_sockaddr_un: the whole
+    // sun_path, so both sides name the same abstract address).
+    const daemonCode = `use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
+bind($s, pack_sockaddr_un("\\0" . $ARGV[0])) or die "bind: $!"; listen($s, 5) or die; $| = 1; print "ready\\n";
+while (accept(my $c, $s)) { while (defined(my $line = <$c>)) { print "GOT $line" } }`;
+    const server = spawn("perl", ["-e", daemonCode, name], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.stdout?.on("data", (chunk: Buffer) => {
+        got += String(chunk);
+        if (got.includes("ready")) resolve();
+      });
+    });
+    try {
+      const connect = (message: string) =>
+        `perl -e ${quote(`use Socket; my $addr = pack_sockaddr_un("\\0${name}");
+if (socket(my $s, AF_UNIX, SOCK_STREAM, 0)) { if (connect($s, $addr)) { send($s, "${message}\\n", 0); print "connected\\n" } else { print "connect: $!\\n" } } else { print "socket: $!\\n" }
+socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) or die; print connect($a, $addr) ? "pair connected\\n" : "pair connect: $!\\n";`)}`;
+      for (const scope of ["workspace", "local"] as const) {
+        const attack = await sh(attackRun(ground.workspace, scope), connect(`attack-${scope}`));
+        expect(attack.stdout).toContain("socket: Operation not permitted");
+        expect(attack.stdout).not.toMatch(/^(pair )?connected$/m);
+        expect(attack.stdout).toMatch(/pair connect: /);
+      }
+      const control = await sh(attackRun(ground.workspace, "unrestricted"), connect("control"));
+      expect(control.stdout).toMatch(/^connected$/m);
+      await expect.poll(() => got, { timeout: 1000 }).toContain("control");
+      expect(got).not.toContain("attack-");
+    } finally {
+      server.kill("SIGKILL");
+    }
+  });
 });

@@ -133,6 +133,53 @@ describe("file tools under a directory <-> symlink flipper", () => {
     60_000,
   );
 
+  /** replace, append, apply_patch's path + edits form, read and file_inspect: the tools the loop above does not call. */
+  async function otherToolsInParallel(run: Run, round: number): Promise<ToolCallResult[]> {
+    const calls: Promise<ToolCallResult>[] = [];
+    for (let n = 0; n < COUNT; n++) {
+      const i = `${round}_${n}`;
+      calls.push(run.call("replace", { path: `dir/e${i}`, find: `edit ${i}`, replace: `replaced ${i}` }));
+      calls.push(run.call("write", { path: `dir/v${i}`, content: "appended\n", append: true }));
+      calls.push(run.call("apply_patch", { path: `dir/m${i}`, edits: [{ old_text: `move ${i}`, new_text: `patched ${i}` }] }));
+      calls.push(run.call("read", { path: "dir/probe" }));
+      calls.push(run.call("file_inspect", { path: "dir/probe" }));
+    }
+    return Promise.all(calls);
+  }
+
+  escapeAttempt(
+    "races",
+    "parallel replace, append, apply_patch edits, read and file_inspect neither change nor read the outside while ws/dir flips",
+    async () => {
+      await writeFile(path.join(workspace, "dir", "probe"), "inside\n");
+      await writeFile(path.join(outside, "probe"), "OUTSIDE-SECRET\n");
+      const before = await snapshot(outside);
+      await startFlipper();
+      const run = runIn("workspace");
+      const results: ToolCallResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) results.push(...(await otherToolsInParallel(run, round)));
+      await stopFlipper();
+      expect(await snapshot(outside)).toEqual(before);
+      expect(results.map((result) => JSON.stringify(result)).filter((text) => text.includes("OUTSIDE-SECRET"))).toEqual([]);
+      // The flipper really raced them: some calls saw the link and were refused.
+      expect(results.some((result) => !result.ok)).toBe(true);
+      expect((await readdir(base)).sort()).toEqual(["outside", "ws"]);
+    },
+    60_000,
+  );
+
+  it("positive control: those calls succeed without the flipper, and unrestricted through the link reads the outside", async () => {
+    await writeFile(path.join(workspace, "dir", "probe"), "inside\n");
+    const results = await otherToolsInParallel(runIn("workspace"), 0);
+    expect(results.filter((result) => !result.ok).map((result) => JSON.stringify(result))).toEqual([]);
+    expect(await readFile(path.join(workspace, "dir", "e0_0"), "utf8")).toBe("replaced 0_0\n");
+    await writeFile(path.join(outside, "probe"), "OUTSIDE-SECRET\n");
+    await rm(path.join(workspace, "dir"), { recursive: true });
+    await symlink(outside, path.join(workspace, "dir"));
+    expect(JSON.stringify(await runIn("unrestricted").call("read", { path: "dir/probe" }))).toContain("OUTSIDE-SECRET");
+    expect((await runIn("workspace").call("read", { path: "dir/probe" })).ok).toBe(false);
+  });
+
   it("positive control: the same calls succeed without the flipper", async () => {
     const run = runIn("workspace");
     const results = await mutateInParallel(run, 0);

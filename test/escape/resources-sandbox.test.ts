@@ -53,6 +53,21 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: resources
       expect(control.stdout).toBe("50");
     });
 
+    escapeAttempt("resources", "fill the sandbox's private /tmp (a tmpfs: host memory, not disk) past the limit", async () => {
+      // bwrap's --tmpfs has no size of its own (half the host's memory); its pages are charged
+      // to the command's memory group, and the tmpfs goes with the command's mount namespace.
+      const fill = (megabytes: number) => `head -c ${megabytes}M /dev/zero > /tmp/fill; echo rc=$?; stat -c %s /tmp/fill`;
+      const killed = await sh(run("workspace", { maxMemoryBytes: 128 * MiB }), fill(300));
+      expect(killed.status).toContain("memory limit reached (128 MiB)");
+      expect(killed.stdout).toBe("");
+      const control = await sh(run("workspace", { maxMemoryBytes: 128 * MiB }), fill(64));
+      expect(control.stdout).toBe(`rc=0\n${64 * MiB}`);
+      // The next command starts with an empty /tmp: nothing stays charged to the host.
+      expect(
+        (await sh(run("workspace", { maxMemoryBytes: 128 * MiB }), "test -e /tmp/fill && echo left || echo gone")).stdout,
+      ).toBe("gone");
+    });
+
     escapeAttempt("resources", "exhaust the host's memory with one allocation (workspace and local)", async () => {
       const allocate = (megabytes: number) =>
         `perl -e 'my $x = ""; vec($x, ${megabytes} * 1024 * 1024 - 1, 8) = 1; print length $x'`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type Clock,
   type CronContinuationRequest,
   type CronShellRequest,
   cronToolGroup,
@@ -82,6 +83,20 @@ describe("cron schedules", () => {
     const schedule = parseCronSchedule(" 30   9 * *  MON-FRI ");
     expect(schedule.expression).toBe("30 9 * * MON-FRI");
     expect(new Date(schedule.nextAfter(START) ?? 0).toISOString()).toBe("2025-01-01T09:30:00.000Z");
+  });
+
+  it("reads '5L' in day-of-week as the last Friday of the month, as cron (and BullMQ) do", () => {
+    const next = (expression: string, after: number) =>
+      new Date(parseCronSchedule(expression).nextAfter(after) ?? 0).toISOString();
+    const december = Date.UTC(2026, 11, 3);
+    // croner alone read "5L" as every Friday (2026-12-04 here).
+    expect(next("0 0 * * 5L", december)).toBe("2026-12-25T00:00:00.000Z");
+    expect(next("0 0 * 2 FRIL", december)).toBe("2027-02-26T00:00:00.000Z");
+    expect(next("0 0 * * 1L,5L", december)).toBe("2026-12-25T00:00:00.000Z");
+    expect(parseCronSchedule("0 0 * * 5L").expression).toBe("0 0 * * 5L");
+    // Controls: a plain weekday is every such day; "L" in day-of-month is the month's last day.
+    expect(next("0 0 * * 5", december)).toBe("2026-12-04T00:00:00.000Z");
+    expect(next("0 0 L * *", december)).toBe("2026-12-31T00:00:00.000Z");
   });
 });
 
@@ -216,5 +231,59 @@ describe("cron jobs", () => {
     expect(
       failure(await bare.call("cron_create", { ...job, execution_type: "harness", command: undefined, prompt: "x" })).code,
     ).toBe("harness_execution_unavailable");
+  });
+});
+
+/** The host's clock as a real one behaves: timers on a monotonic clock, `now()` on a wall clock the system may set back. */
+class WallClock implements Clock {
+  offsetMs = 0;
+  constructor(readonly timers: ManualClock) {}
+  now(): number {
+    return this.timers.now() + this.offsetMs;
+  }
+  setTimeout(callback: () => void, delayMs: number): unknown {
+    return this.timers.setTimeout(callback, delayMs);
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.clearTimeout(handle);
+  }
+}
+
+describe("cron and the wall clock", () => {
+  it("a wall clock a moment behind the timer (set back, NTP slew) does not fire the same slot twice", async () => {
+    const timers = new ManualClock(START);
+    const clock = new WallClock(timers);
+    const ran: string[] = [];
+    const scheduler = new InProcessCronScheduler({
+      clock,
+      runShell: async (request) => {
+        ran.push(new Date(clock.now()).toISOString());
+        return { exitCode: 0, output: request.command };
+      },
+    });
+    await scheduler.create({
+      name: "hourly",
+      schedule: "0 * * * *",
+      executionType: "shell",
+      command: "x",
+      timeoutSeconds: 30,
+      conversationId: "c",
+    });
+    // Control: on time, one firing per hour.
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    expect(ran).toEqual(["2025-01-01T01:00:00.000Z"]);
+    // The wall clock is set back 2 s while the next timer waits: it fires when the wall reads 01:59:58.
+    clock.offsetMs = -2_000;
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    await timers.advance(5_000);
+    await scheduler.idle();
+    expect(ran).toEqual(["2025-01-01T01:00:00.000Z", "2025-01-01T01:59:58.000Z"]);
+    // And the hour after fires once, at its own slot.
+    await timers.advance(60 * MINUTE);
+    await scheduler.idle();
+    expect(ran).toHaveLength(3);
+    await scheduler.close();
   });
 });

@@ -31,6 +31,19 @@ function compile(expression: string): Cron {
   return new Cron(expression, { timezone: "UTC", paused: true });
 }
 
+/**
+ * The day-of-week field as croner should read it. In cron (Quartz, cron-parser and so BullMQ)
+ * `5L` is the last Friday of the month; croner takes `5L` silently as every Friday and spells the
+ * last one `5#L`. Without this, "0 0 * * 5L" fired every Friday in process and on the last
+ * Friday on BullMQ.
+ */
+function croneDayOfWeek(field: string): string {
+  return field
+    .split(",")
+    .map((item) => item.replace(/^([0-7]|SUN|MON|TUE|WED|THU|FRI|SAT)L$/i, "$1#L"))
+    .join(",");
+}
+
 /** Finds the field croner refuses by trying each one alone, the others `*`. */
 function checkFields(schedule: string, fields: readonly string[]): void {
   fields.forEach((field, index) => {
@@ -64,11 +77,12 @@ export function parseCronSchedule(schedule: string): CronSchedule {
     const name = CRON_FIELD_NAMES[questionMark] ?? "field";
     throw invalid(schedule, `the ${name} field uses "?", which is not supported; use "*".`, name);
   }
-  checkFields(schedule, fields);
+  const read = [...fields.slice(0, 4), croneDayOfWeek(fields[4] ?? "")];
+  checkFields(schedule, read);
   const expression = fields.join(" ");
   let cron: Cron;
   try {
-    cron = compile(expression);
+    cron = compile(read.join(" "));
   } catch (error) {
     throw invalid(schedule, error instanceof Error ? error.message : String(error));
   }

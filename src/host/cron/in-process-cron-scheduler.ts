@@ -155,17 +155,24 @@ export class InProcessCronScheduler implements CronClient {
     return stored.job;
   }
 
-  private arm(stored: StoredJob): void {
+  /**
+   * Sets the timer for the next firing strictly after `now`, and after `firedSlot` (the time the
+   * firing that just ran was for). Timers run on a monotonic clock and `now()` on the wall clock:
+   * a wall clock set back (or slewed by NTP) while the timer waited reads a moment before the slot
+   * it fired for, and the same slot would fire twice.
+   */
+  private arm(stored: StoredJob, firedSlot?: number): void {
     this.clock.clearTimeout(stored.timer);
     stored.timer = undefined;
     const now = this.clock.now();
-    const next = stored.job.status === "active" && !this.lifetime.signal.aborted ? stored.schedule.nextAfter(now) : undefined;
+    const after = firedSlot === undefined ? now : Math.max(now, firedSlot);
+    const next = stored.job.status === "active" && !this.lifetime.signal.aborted ? stored.schedule.nextAfter(after) : undefined;
     stored.job = { ...stored.job, nextRunAt: next };
     if (next === undefined) return;
-    stored.timer = this.clock.setTimeout(() => this.fire(stored), next - now);
+    stored.timer = this.clock.setTimeout(() => this.fire(stored, next), Math.max(0, next - now));
   }
 
-  private fire(stored: StoredJob): void {
+  private fire(stored: StoredJob, slot: number): void {
     stored.timer = undefined;
     if (stored.job.status !== "active") return;
     if (stored.running) {
@@ -182,7 +189,7 @@ export class InProcessCronScheduler implements CronClient {
       const execution = this.execute(stored).finally(() => this.inFlight.delete(execution));
       this.inFlight.add(execution);
     }
-    this.arm(stored);
+    this.arm(stored, slot);
   }
 
   private async execute(stored: StoredJob): Promise<void> {

@@ -7,6 +7,14 @@ import { isInsideDirectory } from "./workspace-root.js";
 const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
+ * Linux's MAX_ARG_STRLEN (32 pages of 4 KiB) less the terminating NUL: `execve` refuses any single
+ * argument or environment string longer than this with E2BIG. A model's command is one argument
+ * (`bash -c <command>`), and a tool that caps it in characters lets 100,000 three-byte characters
+ * through as 300,000 bytes, which used to surface as `tool_failed` "spawn E2BIG".
+ */
+const MAX_ARGUMENT_BYTES = 32 * 4096 - 1;
+
+/**
  * Checks the shape of a command before any driver turns it into an argv. Values may come from a
  * model through a tool, so a bad one is a readable refusal, not a crash or a confused launcher.
  * @throws SandboxViolationError `invalid_command`.
@@ -17,10 +25,22 @@ export function assertValidCommand(request: SandboxedCommand): void {
   if (!Array.isArray(request.args) || !request.args.every(isCleanString)) {
     refuse("`args` must be an array of strings without NUL");
   }
+  for (const argument of [request.command, ...request.args]) {
+    const bytes = Buffer.byteLength(argument, "utf8");
+    if (bytes > MAX_ARGUMENT_BYTES) {
+      refuse(
+        `one argument is ${bytes} bytes in UTF-8 and the system runs at most ${MAX_ARGUMENT_BYTES} bytes per argument; ` +
+          "write a long script to a file in the workspace and run the file",
+      );
+    }
+  }
   if (!isCleanString(request.cwd) || request.cwd === "") refuse("`cwd` must be a non-empty path");
   for (const [name, value] of Object.entries(request.env ?? {})) {
     if (!ENVIRONMENT_NAME.test(name)) refuse(`environment variable name ${JSON.stringify(name)} is not valid`);
     if (!isCleanString(value)) refuse(`environment variable ${name} must be a string without NUL`);
+    if (Buffer.byteLength(name, "utf8") + 1 + Buffer.byteLength(value, "utf8") > MAX_ARGUMENT_BYTES) {
+      refuse(`environment variable ${name} is longer than the system runs (${MAX_ARGUMENT_BYTES} bytes with its name)`);
+    }
   }
   if (request.stdin !== undefined && request.stdin !== "pipe" && request.stdin !== "ignore") {
     refuse('`stdin` must be "pipe" or "ignore"');

@@ -1,0 +1,89 @@
+import { CatalogError, ConfigurationError } from "agent-tool-catalog";
+
+/**
+ * How long a Redis-backed read or decision waits for Redis by default, in ms: the bound the run's
+ * save after a call already has (`CALL_SAVE_WAIT_MS`), long enough for a client that reconnects to
+ * a restarted server, short enough that a stopped server does not hold a request handler.
+ */
+export const DEFAULT_REDIS_OPERATION_TIMEOUT_MS = 10_000;
+
+/**
+ * Thrown by the Redis-backed parts (`load`, `delete`, `pending`, `approve`, `deny`, `resolution`,
+ * a subagent's or workflow run's `get` and `cancel`) when Redis did not answer within their
+ * `operationTimeoutMs`: a stopped or hung server with a client that has no `commandTimeout`
+ * (ioredis's default) would otherwise hold the caller forever.
+ *
+ * It claims nothing about what Redis holds. `mayHaveRun` says whether the command changes
+ * anything and may still run once Redis answers (an `approve` that timed out can still land;
+ * a `load` cannot change anything).
+ *
+ * @beta
+ */
+export class RedisTimeoutError extends CatalogError {
+  /** The kind the markers use for this class. */
+  static override readonly errorKind: string = "RedisTimeoutError";
+  declare readonly code: "redis_timeout";
+  /** What was asked, e.g. `"RedisRunStore.load"`. */
+  readonly operation: string;
+  /** How long it waited, in ms. */
+  readonly waitedMs: number;
+  /** True when the command changes state in Redis and may still be applied once Redis answers. */
+  readonly mayHaveRun: boolean;
+
+  constructor(operation: string, waitedMs: number, mayHaveRun: boolean) {
+    super(
+      "redis_timeout",
+      `Redis did not answer ${operation} within ${waitedMs} ms; ` +
+        (mayHaveRun
+          ? "it was not confirmed and may still be applied once Redis answers."
+          : "nothing was read, and nothing is known about what Redis holds."),
+      { data: { operation, waitedMs, mayHaveRun } },
+    );
+    this.name = "RedisTimeoutError";
+    this.operation = operation;
+    this.waitedMs = waitedMs;
+    this.mayHaveRun = mayHaveRun;
+  }
+}
+
+/**
+ * Checks an `operationTimeoutMs` option: a positive whole number of ms that a timer can hold.
+ * @throws ConfigurationError `invalid_option` otherwise (a host's mistake, named with its field).
+ */
+export function operationTimeout(value: number | undefined, owner: string): number {
+  if (value === undefined) return DEFAULT_REDIS_OPERATION_TIMEOUT_MS;
+  if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+    throw new ConfigurationError(
+      "invalid_option",
+      `${owner}: operationTimeoutMs must be a whole number of ms from 1 to 2^31-1, got ${String(value)}.`,
+      { data: { field: "operationTimeoutMs" } },
+    );
+  }
+  return value;
+}
+
+/**
+ * `step`'s value, or a {@link RedisTimeoutError} once `timeoutMs` passes first. The step is not
+ * cancelled (ioredis cannot take back a command it sent): its later outcome is ignored here.
+ */
+export async function withinRedisDeadline<T>(
+  operation: string,
+  timeoutMs: number,
+  mayHaveRun: boolean,
+  step: () => Promise<T>,
+): Promise<T> {
+  const started = step();
+  // A rejection after the deadline has nobody to go to: not an unhandled rejection.
+  started.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      started,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RedisTimeoutError(operation, timeoutMs, mayHaveRun)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Red team round 7: the Redis-backed calls that had no bound of their own (`openRun`'s load, the
+ * store's delete, the approval broker's `pending` / `approve` / `deny` / `resolution`, a
+ * subagent's and a workflow run's `get` / `cancel`) against a real `redis-server` stopped with
+ * SIGSTOP, on clients with ioredis's defaults (no `commandTimeout`). Each must reject with a
+ * `RedisTimeoutError` within its `operationTimeoutMs`, claim nothing Redis does not hold, and
+ * work again once Redis answers. Controls: the same calls on the healthy server.
+ */
+import { CatalogError, ConfigurationError, createRegistry, defineTool, openRun } from "agent-tool-catalog";
+import { InProcessSubagentManager, InProcessWorkflowService } from "agent-tool-catalog/host";
+import {
+  RedisApprovalBroker,
+  RedisRunStore,
+  RedisSubagentManager,
+  RedisTimeoutError,
+  RedisWorkflowService,
+} from "agent-tool-catalog/redis";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { capability } from "../support/capabilities.js";
+import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+
+const redisCapability = capability("redis");
+
+const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
+  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+
+/** The rejection of `promise` (fails the test when it resolves or takes longer than `ms`). */
+async function rejection(promise: Promise<unknown>, ms: number): Promise<RedisTimeoutError> {
+  const settled = await within(
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    ms,
+  );
+  if (settled === "still waiting") throw new Error(`still waiting after ${ms} ms`);
+  if (!("error" in settled)) throw new Error(`resolved with ${JSON.stringify(settled.value)}`);
+  expect(settled.error).toBeInstanceOf(RedisTimeoutError);
+  expect(CatalogError.isInstance(settled.error)).toBe(true);
+  return settled.error as RedisTimeoutError;
+}
+
+const echo = defineTool({
+  name: "echo",
+  description: "Returns its number.",
+  inputSchema: z.object({ n: z.number() }),
+  mutating: true,
+  handler: ({ n }) => n,
+});
+
+describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls bounded while Redis hangs"), () => {
+  let server: RestartableRedis;
+  const clients: Redis[] = [];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  const client = () => {
+    const redis = new Redis(server.url);
+    redis.on("error", () => undefined);
+    clients.push(redis);
+    return redis;
+  };
+
+  beforeAll(async () => {
+    server = await startRestartableRedis();
+  });
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on("unhandledRejection", onUnhandled);
+  });
+  afterEach(async () => {
+    server.resume();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.off("unhandledRejection", onUnhandled);
+    expect(unhandled).toEqual([]);
+  });
+  afterAll(async () => {
+    for (const redis of clients) redis.disconnect();
+    await server?.kill();
+  });
+
+  it("openRun's load and the store's delete reject with redis_timeout, and the stored run is untouched", async () => {
+    const redis = client();
+    const store = new RedisRunStore({ redis, prefix: "bound-run", operationTimeoutMs: 400 });
+    const registry = createRegistry({ tools: [echo] });
+    // Control: healthy, the run is stored and continued.
+    const first = await openRun(registry, { store, runId: "r" });
+    expect(await first.call("echo", { n: 1 })).toMatchObject({ ok: true });
+    expect((await store.load("r"))?.revision).toBe(1);
+
+    server.pause();
+    let started = Date.now();
+    const loadError = await rejection(openRun(registry, { store, runId: "r" }), 3_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(loadError).toMatchObject({
+      code: "redis_timeout",
+      operation: "RedisRunStore.load",
+      waitedMs: 400,
+      mayHaveRun: false,
+    });
+    expect(loadError.message).toMatch(/did not answer RedisRunStore\.load within 400 ms; nothing was read/);
+    started = Date.now();
+    const deleteError = await rejection(store.delete("other"), 3_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(deleteError).toMatchObject({ operation: "RedisRunStore.delete", mayHaveRun: true });
+    expect(deleteError.message).toMatch(/not confirmed and may still be applied/);
+
+    server.resume();
+    // Nothing was claimed or written: the run continues at the revision it had.
+    const again = await openRun(registry, { store, runId: "r" });
+    expect((await store.load("r"))?.revision).toBe(1);
+    expect(await again.call("echo", { n: 2 })).toMatchObject({ ok: true });
+    expect((await store.load("r"))?.revision).toBe(2);
+  }, 30_000);
+
+  it("operationTimeoutMs outside 1..2^31-1 is a ConfigurationError naming the field", () => {
+    const redis = client();
+    for (const bad of [0, -1, 1.5, 2 ** 31, Number.NaN]) {
+      expect(() => new RedisRunStore({ redis, operationTimeoutMs: bad })).toThrow(ConfigurationError);
+      expect(() => new RedisApprovalBroker({ redis, operationTimeoutMs: bad })).toThrow(/operationTimeoutMs/);
+    }
+    expect(() => new RedisRunStore({ redis, operationTimeoutMs: 1 })).not.toThrow(); // control
+  });
+
+  it("the default bound is 10 s (a stopped server no longer holds openRun forever)", async () => {
+    const store = new RedisRunStore({ redis: client(), prefix: "bound-default" });
+    expect(await store.load("r")).toBeUndefined(); // control: connected and answering
+    server.pause();
+    const started = Date.now();
+    const error = await rejection(store.load("r"), 15_000);
+    expect(error.waitedMs).toBe(10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+  }, 30_000);
+
+  it("the approval broker's pending, approve, deny and resolution reject with redis_timeout; a request is decided once", async () => {
+    const broker = new RedisApprovalBroker({ redis: client(), prefix: "bound-apr", timeoutMs: 20_000, pollIntervalMs: 50 });
+    const approver = new RedisApprovalBroker({ redis: client(), prefix: "bound-apr", operationTimeoutMs: 300 });
+    const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    const waiting = run.call("echo", { n: 7 });
+    // Control: healthy, the request is listed.
+    await expect.poll(async () => (await approver.pending()).length).toBe(1);
+    const [request] = await approver.pending();
+    const id = request?.id ?? "";
+    expect(await approver.resolution(id)).toBeUndefined();
+
+    server.pause();
+    const started = Date.now();
+    expect(await rejection(approver.pending(), 2_000)).toMatchObject({ operation: "RedisApprovalBroker.pending" });
+    expect(await rejection(approver.resolution(id), 2_000)).toMatchObject({ operation: "RedisApprovalBroker.resolution" });
+    const approveError = await rejection(approver.approve(id), 2_000);
+    expect(approveError).toMatchObject({ operation: "RedisApprovalBroker.approve", mayHaveRun: true });
+    const denyError = await rejection(approver.deny(id, "no"), 2_000);
+    expect(denyError).toMatchObject({ operation: "RedisApprovalBroker.deny", mayHaveRun: true });
+    expect(Date.now() - started).toBeLessThan(4_000);
+
+    server.resume();
+    // The unconfirmed approve was sent first and lands first; the deny after it finds the
+    // request decided. The call and Redis agree on one decision.
+    const result = await within(waiting, 10_000);
+    expect(result).toMatchObject({ ok: true, output: 7 });
+    expect(await approver.resolution(id)).toMatchObject({ decision: "approved" });
+    expect(await approver.pending()).toEqual([]);
+    await broker.close();
+    await approver.close();
+  }, 30_000);
+
+  it("a subagent's and a workflow run's get and cancel reject with redis_timeout, never 'unknown'", async () => {
+    const redis = client();
+    const local = new InProcessSubagentManager({
+      runner: { runPrompt: () => new Promise((resolve) => setTimeout(() => resolve({ output: "done" }), 1_000)) },
+    });
+    const starter = new RedisSubagentManager({ redis, local, prefix: "bound-sub", leaseMs: 30_000 });
+    const reader = new RedisSubagentManager({
+      redis: client(),
+      local: new InProcessSubagentManager({ runner: { runPrompt: async () => ({ output: "" }) } }),
+      prefix: "bound-sub",
+      operationTimeoutMs: 300,
+    });
+    const scope = createRegistry({ tools: [echo] })
+      .createRun()
+      .scope();
+    const snapshot = await starter.start({ task: "t", ownerId: "o", depth: 1, scope });
+    // Control: healthy, another process reads it.
+    expect(await reader.get(snapshot.id)).toMatchObject({ status: "running" });
+    const workflows = new RedisWorkflowService({
+      redis: client(),
+      local: new InProcessWorkflowService({ runner: { runPrompt: async () => ({ output: "" }) } }),
+      prefix: "bound-wf",
+      operationTimeoutMs: 300,
+    });
+    expect(await workflows.get("nope")).toBeUndefined();
+
+    server.pause();
+    const started = Date.now();
+    expect(await rejection(reader.get(snapshot.id), 2_000)).toMatchObject({ operation: "subagent get", mayHaveRun: false });
+    expect(await rejection(reader.cancel(snapshot.id), 2_000)).toMatchObject({ operation: "subagent cancel", mayHaveRun: true });
+    expect(await rejection(workflows.get("nope"), 2_000)).toMatchObject({ operation: "workflow get" });
+    expect(await rejection(workflows.cancel("nope"), 2_000)).toMatchObject({ operation: "workflow cancel" });
+    expect(Date.now() - started).toBeLessThan(4_000);
+
+    server.resume();
+    // The cancel request was not confirmed; once Redis answers the subagent ends one way or the other.
+    await expect
+      .poll(async () => (await reader.get(snapshot.id))?.status, { timeout: 10_000 })
+      .toMatch(/^(completed|cancelled)$/);
+    starter.close();
+    reader.close();
+    workflows.close();
+  }, 30_000);
+});
