@@ -156,7 +156,10 @@ describe("PackFile windows", () => {
       const offset = index.offsetOf(Buffer.from(expected.oid, "hex"));
       expect(offset).toBeDefined();
       const object = pack.readAt(offset as number);
-      const hash = createHash("sha1").update(`${object.type} ${object.content.length}\u0000`).update(object.content).digest("hex");
+      const hash = createHash("sha1")
+        .update(`${object.type} ${object.content.length}\u0000`)
+        .update(object.content)
+        .digest("hex");
       expect(hash).toBe(expected.oid);
     }
     pack.close();
