@@ -18,9 +18,10 @@ export interface GitCacheOptions {
    * blob contents, tree diffs and line diffs, and (6% of it) the commit messages a whole-history
    * message search read, folded to lower case. Objects never change, so nothing goes stale; the
    * least recently used entries go first when the bound is reached. Outside this bound, the
-   * node reader keeps the 1 MiB windows of a pack it has read (all of them for a pack up to
-   * 256 MiB, as git maps packs; the last 64 of a larger one), pack indexes, the commit-graph and
-   * 32 MiB of resolved delta bases (split between packs), until {@link GitCache.clear}.
+   * node reader keeps up to 8 MiB of 256 KiB pack windows per pack (the least recently used
+   * window's buffer is reused for the next; the pack's bytes stay in the OS page cache), pack
+   * indexes, the commit-graph and 32 MiB of resolved delta bases (split between packs), until
+   * {@link GitCache.clear}.
    * @defaultValue 256 MiB
    */
   readonly maxBytes?: number;

@@ -60,6 +60,24 @@ function registerMicrosPerTool(tools: readonly AnyToolDefinition[]): number {
   return (best * 1000) / tools.length;
 }
 
+describe("the search index is built on the first search (issue 18: a new process that calls a tool by name)", () => {
+  it("does no index work at registration, and the first search finds registered, updated and not removed tools", () => {
+    const registry = createRegistry({ tools: catalog(200) });
+    const late = registry.register(catalog(1, "late")[0] as AnyToolDefinition);
+    const gone = registry.register(catalog(1, "gone")[0] as AnyToolDefinition);
+    late.update({ ...(catalog(1, "late")[0] as AnyToolDefinition), description: "Reconcile the quarterly ledger." });
+    gone.remove();
+    // biome-ignore lint/complexity/useLiteralKeys: element access is how TypeScript lets a test read private members
+    expect(registry["index"].keyword.operations).toBe(0);
+    expect(registry.search("quarterly ledger").map((hit) => hit.name)).toEqual(["late0_get_issue_0"]);
+    expect(registry.search("gone0 get issue").map((hit) => hit.name)).not.toContain("gone0_get_issue_0");
+    expect(registry.search("srv7 list record", { limit: 1 }).map((hit) => hit.name)).toEqual(["srv7_list_record_57"]);
+    // Control: the search did the work.
+    // biome-ignore lint/complexity/useLiteralKeys: as above
+    expect(registry["index"].keyword.operations).toBeGreaterThan(0);
+  });
+});
+
 describe("registering costs the same per tool at any registry size (issue 18)", () => {
   it("does index work proportional to the tools registered, changed and removed", () => {
     const small = workPerTool(2_000);

@@ -12,7 +12,6 @@ import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
-import type { SearchDocument } from "../search/search-index.js";
 import { compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
@@ -117,6 +116,13 @@ export class Registry {
   /** How many runs hold a private tool of each name (a shared tool may not take such a name). */
   private readonly privateNames = new Map<string, number>();
   private readonly index: HybridSearch;
+  /**
+   * Index changes not applied yet, in order (`null`: removed): the search index is built on the
+   * first search, not at registration, so a process that registers tools and calls one by name
+   * (no `find_tool`) never tokenizes the catalog. Replayed in the same order, the index ends up
+   * as if each change had been applied at once.
+   */
+  private unindexed: [key: string, descriptor: ToolDescriptor | null][] = [];
   private nextOrder = 0;
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
@@ -189,9 +195,7 @@ export class Registry {
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
-    const document = searchDocumentOf(compiled.descriptor) as { -readonly [K in keyof SearchDocument]: SearchDocument[K] };
-    document.id = key;
-    this.index.set(document);
+    this.unindexed.push([key, compiled.descriptor]);
     this.names.add(name);
     this.trackProminence(key, entry);
     return { key, entry };
@@ -274,7 +278,7 @@ export class Registry {
       },
       nearNames: (name, limit) => this.names.near(name, limit),
       searchWhere: (query, limit, accept) =>
-        this.index
+        this.searchIndex()
           .search(query, limit, (key) => {
             const entry = this.entries.get(key);
             return entry !== undefined && visible(entry) && accept(entry.compiled.descriptor.name);
@@ -285,7 +289,7 @@ export class Registry {
           const entry = this.entries.get(key);
           return entry !== undefined && visible(entry) && accept(entry.compiled.descriptor.name);
         };
-        const hits = await this.index.searchHybrid(query, limit, filter, { signal });
+        const hits = await this.searchIndex().searchHybrid(query, limit, filter, { signal });
         // A tool removed while the query was embedded is dropped.
         return hits.flatMap((hit) => {
           const entry = this.entries.get(hit.name);
@@ -293,6 +297,19 @@ export class Registry {
         });
       },
     };
+  }
+
+  /** The search index with every registration, update and removal so far applied. */
+  private searchIndex(): HybridSearch {
+    if (this.unindexed.length > 0) {
+      const changes = this.unindexed;
+      this.unindexed = [];
+      for (const [key, descriptor] of changes) {
+        if (descriptor === null) this.index.delete(key);
+        else this.index.set({ ...searchDocumentOf(descriptor), id: key });
+      }
+    }
+    return this.index;
   }
 
   /** The descriptor of an enabled shared tool (not run-private), or `undefined`. */
@@ -323,7 +340,7 @@ export class Registry {
    * tools are left out (search a run with `run.search()` to see its own).
    */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.index
+    return this.searchIndex()
       .search(query, options.limit ?? 10, (key) => {
         const entry = this.entries.get(key);
         return entry !== undefined && entry.runId === undefined && entry.enabled;
@@ -399,14 +416,14 @@ export class Registry {
           );
         }
         entry.compiled = compiled;
-        this.index.set({ ...searchDocumentOf(compiled.descriptor), id: key });
+        this.unindexed.push([key, compiled.descriptor]);
         this.trackProminence(key, entry);
         this.changed({ added: [], removed: [], updated: [name] });
       },
       remove: () => {
         if (!live()) return;
         this.entries.delete(key);
-        this.index.delete(key);
+        this.unindexed.push([key, null]);
         this.names.remove(name);
         this.prominent.delete(key);
         if (entry.runId !== undefined) {

@@ -3,9 +3,13 @@ import * as nodeFs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
-import { MissingObjectError, type ObjectStore } from "../../src/git/objects/git-object.js";
+import { LruCache } from "../../src/git/lru-cache.js";
+import { type GitObject, MissingObjectError, type ObjectStore } from "../../src/git/objects/git-object.js";
+import { Inflater } from "../../src/git/objects/inflater.js";
 import { IsomorphicObjectStore } from "../../src/git/objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
+import { PackFile, type PackReadOptions } from "../../src/git/objects/pack-file.js";
+import { PackIndex } from "../../src/git/objects/pack-index.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 
 const AUTHOR = { name: "Store Tester", email: "store@example.com" };
@@ -57,11 +61,11 @@ const stores: [string, (gitdir: string) => ObjectStore][] = [
       }),
   ],
   [
-    "NodeObjectStore reading packs through small windows (the large-pack path)",
+    "NodeObjectStore reading packs through small windows, three kept (their buffers reused)",
     (gitdir) =>
       new NodeObjectStore(objectDirectories(path.join(gitdir, "objects"), unconfinedReader()), unconfinedReader(), {
         deltaBaseBytes: 64 * 1024,
-        packs: { wholePackBytes: 0, windowBytes: 4096 },
+        packs: { windowBytes: 4096, keptBytes: 3 * 4096 },
       }),
   ],
   ["IsomorphicObjectStore", (gitdir) => new IsomorphicObjectStore(nodeFs, gitdir, {})],
@@ -124,6 +128,57 @@ describe.each(stores)("%s", (_, createStore) => {
       await expect(store.read("0123456789012345678901234567890123456789")).rejects.toBeInstanceOf(MissingObjectError);
       expect(await store.expand("0123456789abcdef")).toEqual([]);
     });
+  });
+});
+
+describe("PackFile windows", () => {
+  /** Every object of a freshly packed copy of the template, read from its pack by offset in id order (random pack order). */
+  function readWholePack(options: PackReadOptions) {
+    const repository = buildRepository("windows");
+    git(repository.directory, ["gc", "-q", "--aggressive"]);
+    const packDirectory = path.join(repository.directory, ".git", "objects", "pack");
+    const name = nodeFs.readdirSync(packDirectory).find((file) => file.endsWith(".idx")) ?? "";
+    const index = PackIndex.parse(nodeFs.readFileSync(path.join(packDirectory, name)));
+    const packPath = path.join(packDirectory, name.replace(/\.idx$/, ".pack"));
+    const pack = new PackFile(
+      packPath,
+      index,
+      new LruCache<number, GitObject>(64 * 1024, (object) => object.content.length),
+      () => {
+        throw new Error("no ref deltas here");
+      },
+      unconfinedReader(),
+      new Inflater(),
+      options,
+    );
+    const objects = allObjects(repository.directory);
+    for (const expected of objects) {
+      const offset = index.offsetOf(Buffer.from(expected.oid, "hex"));
+      expect(offset).toBeDefined();
+      const object = pack.readAt(offset as number);
+      const hash = createHash("sha1")
+        .update(`${object.type} ${object.content.length}\u0000`)
+        .update(object.content)
+        .digest("hex");
+      expect(hash).toBe(expected.oid);
+    }
+    pack.close();
+    return { pack, windows: Math.ceil(nodeFs.statSync(packPath).size / (options.windowBytes ?? 0)) };
+  }
+
+  it("keeps at most the kept bytes of windows, reusing the buffers of the least recently used", () => {
+    const { pack, windows } = readWholePack({ windowBytes: 1024, keptBytes: 4 * 1024 });
+    // Control: the pack spans more windows than are kept, and reading in id order comes back to evicted ones.
+    expect(windows).toBeGreaterThan(4);
+    expect(pack.reads).toBeGreaterThan(windows);
+    expect(pack.windowBuffers).toBe(4);
+  });
+
+  it("keeps every window when the pack fits in the kept bytes (each read once)", () => {
+    const { pack, windows } = readWholePack({ windowBytes: 1024, keptBytes: 1024 * 1024 });
+    expect(windows).toBeGreaterThan(4);
+    expect(pack.windowBuffers).toBeLessThanOrEqual(windows);
+    expect(pack.reads).toBe(pack.windowBuffers);
   });
 });
 

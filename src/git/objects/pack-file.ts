@@ -11,22 +11,27 @@ const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit",
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const HEADER_BYTES = 32;
-/** Packs up to this size are kept in memory once read (as git maps packs); larger ones keep only recent windows. */
-export const WHOLE_PACK_BYTES = 256 * 1024 * 1024;
 /**
- * Packs are read in windows of this size (like git's `core.packedGitWindowSize`), on first use:
+ * Packs are read in windows of this size on first use (like git's `core.packedGitWindowSize`):
  * a question about recent history reads the few windows it needs, not the whole pack.
  */
-const WINDOW_BYTES = 1024 * 1024;
-/** Of a pack larger than {@link WHOLE_PACK_BYTES}, this many windows are kept (64 MiB), least recently used first out. */
-const WINDOWS_KEPT = 64;
+const WINDOW_BYTES = 256 * 1024;
+/**
+ * Bytes of windows a pack keeps (32 windows). Walks read a pack nearly in order (newest objects
+ * first), so a small set of windows serves them; the buffer of the least recently used window is
+ * reused for the next one. Keeping every window read (a copy of the whole pack) cost a first call
+ * more in fresh memory than the reads themselves: on a VM, each new page of anonymous memory is a
+ * fault the host serves (reading the bench's 23 MB pack into new buffers took 170-290 ms; into
+ * reused ones, 16-31 ms), while a pack's bytes stay in the page cache between reads.
+ */
+const KEPT_BYTES = 8 * 1024 * 1024;
 
 /** How a pack is read. */
 export interface PackReadOptions {
-  /** Packs up to this size keep every window read. @defaultValue 256 MiB */
-  readonly wholePackBytes?: number;
-  /** Window size. @defaultValue 1 MiB */
+  /** Window size. @defaultValue 256 KiB */
   readonly windowBytes?: number;
+  /** Bytes of windows kept (at least one window); older windows' buffers are reused. @defaultValue 8 MiB */
+  readonly keptBytes?: number;
 }
 
 interface PackEntry {
@@ -37,25 +42,36 @@ interface PackEntry {
   readonly baseOid?: string;
 }
 
+/** One window of a pack: its bytes (a view of a buffer of the full window size) and when it was last used. */
+interface PackWindow {
+  readonly index: number;
+  readonly bytes: Buffer;
+  used: number;
+}
+
 /** Reads an object by id from wherever the repository keeps it: for ref deltas. */
 export type ReadBase = (oid: string) => GitObject;
 
 /**
- * One `.pack` file, inflated with node's native zlib. It is read through 1 MiB windows on first
+ * One `.pack` file, inflated with node's native zlib. It is read through 256 KiB windows on first
  * use, so neighbouring objects cost one read, not one each, and a question about recent history
- * reads only the start of the pack; a pack up to 256 MiB keeps every window it read, a larger one
- * the last 64 (64 MiB). Delta chains are resolved iteratively, and every object built on
- * the way goes into a shared base cache, as git's own delta base cache does.
+ * reads only the start of the pack; the last 8 MiB of windows are kept and their buffers reused
+ * (see {@link KEPT_BYTES}). Delta chains are resolved iteratively, and every object built on the
+ * way goes into a shared base cache, as git's own delta base cache does.
  */
 export class PackFile {
   private descriptor: number | undefined;
-  /** Whether every window read is kept (a pack up to {@link WHOLE_PACK_BYTES}). */
-  private keepAll = false;
   private size = 0;
-  /** For a large pack: recently read windows by index (a Map keeps insertion order: oldest first). */
-  private readonly windows = new Map<number, Buffer>();
-  /** Positioned reads made (windows and reads too large for one), for tests and the bench. */
+  /** Windows read, by window index. */
+  private readonly windows = new Map<number, PackWindow>();
+  /** The window used last (most reads fall in the same one). */
+  private last: PackWindow | undefined;
+  /** Counts window uses, to find the least recently used one when a window must go. */
+  private clock = 0;
+  /** Windows read (a window read again after it was evicted counts again), for tests. */
   reads = 0;
+  /** Window buffers allocated (the rest reused an evicted window's), for tests. */
+  windowBuffers = 0;
 
   constructor(
     /** The `.pack` path. */
@@ -72,23 +88,49 @@ export class PackFile {
     private readonly options: PackReadOptions = {},
   ) {}
 
+  private open(): number {
+    if (this.descriptor !== undefined) return this.descriptor;
+    const descriptor = this.reader.open(this.path);
+    if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
+    this.size = fstatSync(descriptor).size;
+    this.descriptor = descriptor;
+    return descriptor;
+  }
+
   private window(index: number, windowBytes: number): Buffer {
+    const last = this.last;
+    if (last !== undefined && last.index === index) return last.bytes;
     const cached = this.windows.get(index);
     if (cached !== undefined) {
-      if (!this.keepAll) {
-        this.windows.delete(index);
-        this.windows.set(index, cached);
-      }
-      return cached;
+      cached.used = ++this.clock;
+      this.last = cached;
+      return cached.bytes;
+    }
+    const descriptor = this.open();
+    const kept = Math.max(1, Math.floor((this.options.keptBytes ?? KEPT_BYTES) / windowBytes));
+    let buffer: Buffer;
+    if (this.windows.size >= kept) {
+      const oldest = this.leastRecentlyUsed();
+      this.windows.delete(oldest.index);
+      // Its whole buffer (a window at the end of the pack is a shorter view of one).
+      buffer = Buffer.from(oldest.bytes.buffer, oldest.bytes.byteOffset, windowBytes);
+    } else {
+      buffer = Buffer.allocUnsafeSlow(windowBytes);
+      this.windowBuffers++;
     }
     const start = index * windowBytes;
-    const buffer = Buffer.allocUnsafe(Math.min(windowBytes, this.size - start));
     this.reads++;
-    const read = readSync(this.descriptor as number, buffer, 0, buffer.length, start);
-    const window = buffer.subarray(0, read);
+    const read = readSync(descriptor, buffer, 0, Math.min(windowBytes, this.size - start), start);
+    const window: PackWindow = { index, bytes: buffer.subarray(0, read), used: ++this.clock };
     this.windows.set(index, window);
-    if (!this.keepAll && this.windows.size > WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as number);
-    return window;
+    this.last = window;
+    return window.bytes;
+  }
+
+  private leastRecentlyUsed(): PackWindow {
+    let oldest: PackWindow | undefined;
+    for (const window of this.windows.values()) if (oldest === undefined || window.used < oldest.used) oldest = window;
+    return oldest as PackWindow;
   }
 
   /** Where the bytes {@link span} returned start in its buffer. */
@@ -99,40 +141,22 @@ export class PackFile {
   /**
    * `length` bytes at `position` (fewer at the end of the file), without a view: the window
    * they lie in, from {@link spanStart} on, or a new buffer from 0 when they cross windows.
+   * Valid until the next read of this pack (a window's buffer is reused).
    */
   private span(position: number, length: number): Buffer {
+    this.open();
     const end = Math.min(position + length, this.size);
-    const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
-    const index = Math.floor(position / windowBytes);
-    if (this.descriptor !== undefined && Math.floor((end - 1) / windowBytes) === index) {
-      const window = this.window(index, windowBytes);
-      this.spanStart = position - index * windowBytes;
-      return window;
-    }
-    this.spanStart = 0;
-    return this.bytes(position, length);
-  }
-
-  /** `length` bytes at `position` (fewer at the end of the file); a view of a window when it lies inside one. */
-  private bytes(position: number, length: number, scratch?: Buffer): Buffer {
-    if (this.descriptor === undefined) {
-      const descriptor = this.reader.open(this.path);
-      if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
-      this.size = fstatSync(descriptor).size;
-      this.keepAll = this.size <= (this.options.wholePackBytes ?? WHOLE_PACK_BYTES);
-      this.descriptor = descriptor;
-    }
-    const end = Math.min(position + length, this.size);
-    // Most objects lie inside one window: served from memory, one read per window, not per object.
     const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
     const index = Math.floor(position / windowBytes);
     if (Math.floor((end - 1) / windowBytes) === index) {
       const window = this.window(index, windowBytes);
-      return window.subarray(position - index * windowBytes, end - index * windowBytes);
+      this.spanStart = position - index * windowBytes;
+      return window;
     }
-    const target = scratch !== undefined && scratch.length >= end - position ? scratch : Buffer.allocUnsafe(end - position);
-    this.reads++;
-    const read = readSync(this.descriptor as number, target, 0, end - position, position);
+    // Across windows (a large object): read on its own, not kept.
+    this.spanStart = 0;
+    const target = Buffer.allocUnsafe(Math.max(0, end - position));
+    const read = readSync(this.descriptor as number, target, 0, target.length, position);
     return target.subarray(0, read);
   }
 
@@ -142,6 +166,7 @@ export class PackFile {
     this.descriptor = undefined;
     this.bases.clear();
     this.windows.clear();
+    this.last = undefined;
   }
 
   private entryAt(offset: number): PackEntry {

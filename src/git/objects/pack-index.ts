@@ -30,11 +30,6 @@ export function idHead(bytes: Uint8Array, at: number): number {
  * and 2 are read; lookups are binary searches inside the 256-way fan-out table.
  */
 export class PackIndex {
-  /** The first four bytes of every id, as numbers: binary searches probe these without reading the buffer. */
-  private heads: Uint32Array | undefined;
-  /** Per first byte of an id: whether its heads are filled in (a question touching few objects fills few). */
-  private filled: Uint8Array | undefined;
-
   private constructor(
     private readonly data: Buffer,
     /** Objects in the pack. */
@@ -73,18 +68,6 @@ export class PackIndex {
     return table[byte] as number;
   }
 
-  /** The heads of the ids starting with byte `first` (rows `low..high`), filled on first use of that byte. */
-  private headsOf(first: number, low: number, high: number): Uint32Array {
-    this.heads ??= new Uint32Array(this.count);
-    this.filled ??= new Uint8Array(256);
-    if (this.filled[first] === 0) {
-      for (let index = low; index <= high; index++)
-        this.heads[index] = this.data.readUInt32BE(this.namesAt + index * this.nameStride);
-      this.filled[first] = 1;
-    }
-    return this.heads;
-  }
-
   /**
    * The offset in the pack of the object whose 20 raw id bytes start at `at` in `oid` (a tree's
    * content or the commit-graph, read in place), or `undefined`.
@@ -94,21 +77,23 @@ export class PackIndex {
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
     const head = idHead(oid, at);
-    const heads = this.headsOf(first, low, high);
+    // Probes read the first four bytes of a stored id in place: no table of heads is built (a new
+    // process paid a pass over every id and 4 bytes per object for it before its first lookups).
+    const { data, namesAt, nameStride } = this;
     for (let step = 0; low <= high; step++) {
       // Ids are uniformly spread hashes: guessing the row from the head's value (interpolation)
       // finds it in two or three probes; every other probe bisects, which bounds the worst case.
       let middle = (low + high) >>> 1;
-      const lowHead = heads[low] as number;
-      const highHead = heads[high] as number;
+      const lowHead = idHead(data, namesAt + low * nameStride);
+      const highHead = idHead(data, namesAt + high * nameStride);
       if (head < lowHead || head > highHead) return undefined;
       if ((step & 1) === 0 && highHead > lowHead) {
         middle = low + Math.floor(((head - lowHead) / (highHead - lowHead)) * (high - low));
       }
-      const probe = heads[middle] ?? 0;
-      // Most probes differ in the first four bytes; only equal heads compare the rest, natively.
+      const probe = idHead(data, namesAt + middle * nameStride);
+      // Most probes differ in the first four bytes; only equal heads compare the rest.
       let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) order = compareRest(oid, at, this.data, this.namesAt + middle * this.nameStride);
+      if (order === 0) order = compareRest(oid, at, data, namesAt + middle * nameStride);
       if (order === 0) return this.offsetAt(middle);
       if (order < 0) low = middle + 1;
       else high = middle - 1;
@@ -117,8 +102,8 @@ export class PackIndex {
   }
 
   private offsetAt(index: number): number {
-    if (this.offsetsAt < 0) return this.data.readUInt32BE(this.namesAt - 4 + index * 24);
-    const small = this.data.readUInt32BE(this.offsetsAt + index * 4);
+    if (this.offsetsAt < 0) return idHead(this.data, this.namesAt - 4 + index * 24);
+    const small = idHead(this.data, this.offsetsAt + index * 4);
     if ((small & 0x80000000) === 0) return small;
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
     return this.data.readUInt32BE(at) * 2 ** 32 + this.data.readUInt32BE(at + 4);
