@@ -42,10 +42,12 @@ function toDocument(
 
 describe("the search index under interleaved additions, replacements and removals", () => {
   it("ranks exactly as an index built fresh from the surviving documents, and pruned as exhaustive (a store that starts tiny: postings move and compact all the time)", () => {
-    const before = Reflect.get(SearchIndex, "initialStore") as number;
-    Reflect.set(SearchIndex, "initialStore", 8);
+    // Blocks of 4 postings, windows of 32 slots, renumbering after 16 removals, too.
+    const small = { initialStore: 8, blockShift: 2, windowSlots: 32, renumberMin: 16 };
+    const before = Object.keys(small).map((name) => [name, Reflect.get(SearchIndex, name)] as const);
+    for (const [name, value] of Object.entries(small)) Reflect.set(SearchIndex, name, value);
     onTestFinished(() => {
-      Reflect.set(SearchIndex, "initialStore", before);
+      for (const [name, value] of before) Reflect.set(SearchIndex, name, value);
     });
     fc.assert(
       fc.property(
