@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { postingOrderAndBoundFaults } from "./posting-invariants.test-util.js";
 import { type SearchDocument, SearchIndex } from "./search-index.js";
 
 const WORDS = Array.from({ length: 40 }, (_, i) => `term${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}q`);
@@ -42,10 +43,12 @@ function toDocument(
 
 describe("the search index under interleaved additions, replacements and removals", () => {
   it("ranks exactly as an index built fresh from the surviving documents, and pruned as exhaustive (a store that starts tiny: postings move and compact all the time)", () => {
-    const before = Reflect.get(SearchIndex, "initialStore") as number;
-    Reflect.set(SearchIndex, "initialStore", 8);
+    // Blocks of 4 postings, windows of 32 slots, renumbering after 16 removals, too.
+    const small = { initialStore: 8, blockShift: 2, windowSlots: 32, renumberMin: 16 };
+    const before = Object.keys(small).map((name) => [name, Reflect.get(SearchIndex, name)] as const);
+    for (const [name, value] of Object.entries(small)) Reflect.set(SearchIndex, name, value);
     onTestFinished(() => {
-      Reflect.set(SearchIndex, "initialStore", before);
+      for (const [name, value] of before) Reflect.set(SearchIndex, name, value);
     });
     fc.assert(
       fc.property(
@@ -53,16 +56,24 @@ describe("the search index under interleaved additions, replacements and removal
         fc.array(pick, { minLength: 1, maxLength: 12 }),
         (steps, words) => {
           const incremental = new SearchIndex({ statisticsTolerance: 0 });
+          // Weights never refreshed after the first search: block bounds kept by moves, purges
+          // and renumbering alone (a refresh recomputes them all and would hide a stale one).
+          const stale = new SearchIndex({ statisticsTolerance: Number.POSITIVE_INFINITY });
           const live = new Map<string, SearchDocument>();
           for (const action of steps) {
             if (action.kind === "set") {
               const document = toDocument(action.key, action.document);
               incremental.set(document);
+              stale.set(document);
               // A replaced document keeps its place in the map: the fresh index sees the final text.
               live.set(document.id as string, document);
             } else if (action.kind === "delete") {
+              stale.delete(`tool_${action.key}`);
               expect(incremental.delete(`tool_${action.key}`)).toBe(live.delete(`tool_${action.key}`));
-            } else incremental.search(action.query.map(wordAt).join(" "));
+            } else {
+              incremental.search(action.query.map(wordAt).join(" "));
+              stale.search(action.query.map(wordAt).join(" "));
+            }
           }
           const fresh = new SearchIndex({ statisticsTolerance: 0 });
           for (const document of live.values()) fresh.set(document);
@@ -72,6 +83,9 @@ describe("the search index under interleaved additions, replacements and removal
           const all = fresh.search(text, fresh.size + 1);
           expect(incremental.search(text, fresh.size + 1)).toEqual(all);
           for (const limit of [1, 3, 10]) expect(incremental.search(text, limit)).toEqual(all.slice(0, limit));
+          expect(postingOrderAndBoundFaults(stale).faults).toBe(0);
+          const staleAll = stale.search(text, stale.size + 1);
+          for (const limit of [1, 3, 10]) expect(stale.search(text, limit)).toEqual(staleAll.slice(0, limit));
         },
       ),
       { numRuns: 25 },

@@ -135,11 +135,30 @@ const INITIAL_STORE = 4096;
 /** Terms with more postings than this are copied by a compaction through array views. */
 const COPY_BY_VIEW = 16;
 /**
- * A posting is walked rather than looked up in each remaining candidate's term list when it is
- * shorter than this many times the candidates (a term list is a short sequential scan; a posting
- * walk touches scattered scores).
+ * Postings per block of the store whose largest weight is kept (`2 ** BLOCK_SHIFT`): a search
+ * skips the slots where no block of any query term can lift a tool into the top k.
  */
-const LOOKUP_COST = 8;
+const BLOCK_SHIFT = 6;
+/**
+ * The terms a search window does not walk may bound together at most this share of the k-th best
+ * score (not all of it): fewer tools then pass on their walked terms alone, and each that passes
+ * costs a look-up in every term not walked (walking a posting costs far less). Chosen by A/B on
+ * the bench catalogs (0.2-1; 0.5 best).
+ */
+const UNWALKED_SHARE = 0.5;
+/** Slots a search scores together (one window: block bounds, then the candidates in slot order). */
+const WINDOW_SLOTS = 4096;
+/**
+ * Removed documents' slots are not reused at once (postings stay sorted by slot only if new slots
+ * come last): once this many, and as many as the live ones, the slots are renumbered in order.
+ */
+const RENUMBER_MIN = 1024;
+/** A term's postings are purged of removed documents once they are at least this many and half of it. */
+const PURGE_MIN = 8;
+/** Postings of the rarest query terms a search adds up first to find a k-th best score to start from. */
+const SEED_POSTINGS = 2048;
+/** Searches for more than this many tools start from no k-th best score. */
+const MAX_SEEDED = 64;
 const SERVER_TAG = "mcp_server:";
 /**
  * The words of a URL or path in a query count half (they name what to act on, not the action);
@@ -159,6 +178,13 @@ const KIND_WEIGHT = 1;
 export class SearchIndex {
   /** The store's first size; tests lower it to make small indexes move and compact postings. */
   private static initialStore = INITIAL_STORE;
+  /** Block and window sizes (tests lower them so that small indexes have many of each). */
+  private static blockShift = BLOCK_SHIFT;
+  private static windowSlots = WINDOW_SLOTS;
+  private static renumberMin = RENUMBER_MIN;
+  private readonly blockShift = SearchIndex.blockShift;
+  private readonly windowSlots = SearchIndex.windowSlots;
+  private readonly renumberMin = SearchIndex.renumberMin;
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */
   private readonly fieldWeight = new Float64Array(FIELD_COUNT);
   private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
@@ -168,10 +194,13 @@ export class SearchIndex {
   private readonly extraRelatedWords: readonly string[];
   private readonly queryValues: boolean;
   private related: RelatedWords | undefined;
-  /** Slot of each document key; freed slots are reused. */
+  /**
+   * Slot of each document key. New documents always take a new slot after every other, so that
+   * each term's postings, appended in the order documents come, stay sorted by slot (what lets a
+   * search walk them together and skip whole blocks); removed slots are reclaimed by renumbering.
+   */
   private readonly slotOf = new Map<string, number>();
   private keys: (string | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
   /**
    * The distinct term ids of each slot's document, to remove it again: `termCount[slot]` of them
    * from `termStart[slot]` in `arenaTerms`. One shared array, not one per document: 100,000
@@ -180,11 +209,6 @@ export class SearchIndex {
   private termStart = new Int32Array(0);
   private termCount = new Int32Array(0);
   private arenaTerms = new Int32Array(1024);
-  /**
-   * Where each of those terms' postings holds the slot (parallel to `arenaTerms`), so that
-   * removing a document costs its own terms, not a scan of postings as long as the catalog.
-   */
-  private arenaPositions = new Int32Array(1024);
   /** Entries of the arena written so far, and those still belonging to a document. */
   private arenaUsed = 0;
   private arenaLive = 0;
@@ -237,9 +261,20 @@ export class SearchIndex {
   private storeUsed = 0;
   /** The room of every term together: what a compaction keeps. */
   private storeReserved = 0;
+  /**
+   * Per store block (`2 ** blockShift` entries, counted from the store's start, so a block may
+   * hold the end of one term and the start of the next): at least the largest weight in it.
+   */
+  private storeBlockMax = new Float32Array(0);
   private postingStart = new Int32Array(0);
   private postingCapacity = new Int32Array(0);
+  /**
+   * Postings written per term, removed documents' included until the term is purged: a removal
+   * zeroes its posting's counts and weight in place, keeping the order by slot.
+   */
   private postingLengths = new Int32Array(0);
+  /** Postings of live documents per term (the document frequency). */
+  private postingLive = new Int32Array(0);
   /**
    * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
    * additions, left as is by removals). Searches bound what a term can add to a score with it.
@@ -247,22 +282,21 @@ export class SearchIndex {
   private postingMax = new Float32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency = new Int32Array(0);
-  private scores = new Float64Array(0);
-  /**
-   * The tools a search has touched so far (`touchedCount` of them), in a buffer as long as the
-   * slots: a search at 100,000 tools touches tens of thousands, and a growing array was a fifth
-   * of its time. Once the search closes, dropped tools leave it (their scores back to 0).
-   */
-  private touched = new Int32Array(0);
-  private touchedCount = 0;
-  /** Postings not walked by searches so far (looked up in the few remaining candidates instead); tests read it. */
+  /** Per slot: a seed's partial score (0 outside searches), whether it was seeded, and the touched ones. */
+  private seedScores = new Float64Array(0);
+  private seeded = new Uint8Array(0);
+  private seedTouched = new Int32Array(0);
+  private readonly seedSlots = new Int32Array(2 * MAX_SEEDED);
+  /** A window's partial scores (essential terms only), by slot from the window's start. */
+  private windowScores: Float64Array;
+  /** Which of the window's slots have a partial score (one bit each). */
+  private windowBits: Int32Array;
+  /** Tools whose full score searches computed so far; tests read it. */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
-  private postingsSkipped = 0;
-  /** Candidates read by the passes of searches so far (each pass finds a k-th best score); tests read it. */
-  private candidatesRead = 0;
-  /** The slots of the k best candidates found by the last pass of a search (`topFilled` of them). */
-  private topSlots = new Int32Array(16);
-  private topFilled = 0;
+  private candidatesScored = 0;
+  /** Windows that searches skipped whole (no block could reach the k-th best); tests read it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
+  private windowsSkipped = 0;
 
   constructor(options: SearchIndexOptions = {}) {
     const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
@@ -278,6 +312,9 @@ export class SearchIndex {
       throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
     this.queryValues = options.queryValues ?? true;
+    this.windowScores = new Float64Array(this.windowSlots);
+    this.windowBits = new Int32Array(Math.ceil(this.windowSlots / 32));
+    this.storeBlockMax = new Float32Array((SearchIndex.initialStore >> this.blockShift) + 1);
   }
 
   /** The number of documents. */
@@ -298,7 +335,8 @@ export class SearchIndex {
   set(document: SearchDocument): void {
     const key = document.id ?? document.name;
     this.delete(key);
-    const slot = this.freeSlots.pop() ?? this.grow();
+    if (this.keys.length - this.slotOf.size >= Math.max(this.renumberMin, this.slotOf.size)) this.renumber();
+    const slot = this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
     // A new stamp marks every term id unseen for this document, without clearing anything.
@@ -325,11 +363,10 @@ export class SearchIndex {
     const distinct = this.distinct;
     const start = this.reserveArena(distinct);
     const terms = this.arenaTerms;
-    const positions = this.arenaPositions;
     for (let at = 0; at < distinct; at++) {
       const id = this.scratchTerms[at] as number;
       terms[start + at] = id;
-      positions[start + at] = this.addPosting(id, slot, at * FIELD_COUNT);
+      this.addPosting(id, slot, at * FIELD_COUNT);
     }
     this.termStart[slot] = start;
     this.termCount[slot] = distinct;
@@ -410,9 +447,6 @@ export class SearchIndex {
       const terms = new Int32Array(capacity);
       terms.set(this.arenaTerms.subarray(0, this.arenaUsed));
       this.arenaTerms = terms;
-      const positions = new Int32Array(capacity);
-      positions.set(this.arenaPositions.subarray(0, this.arenaUsed));
-      this.arenaPositions = positions;
     }
     const start = this.arenaUsed;
     this.arenaUsed = needed;
@@ -423,7 +457,6 @@ export class SearchIndex {
   private compactArena(): void {
     let used = 0;
     const terms = this.arenaTerms;
-    const positions = this.arenaPositions;
     // Slots in order of their arena start, so entries only ever move towards the front.
     const live: number[] = [];
     for (let slot = 0; slot < this.keys.length; slot++) if (this.keys[slot] !== undefined) live.push(slot);
@@ -433,7 +466,6 @@ export class SearchIndex {
       const start = this.termStart[slot] as number;
       const count = this.termCount[slot] as number;
       terms.copyWithin(used, start, start + count);
-      positions.copyWithin(used, start, start + count);
       this.termStart[slot] = used;
       used += count;
     }
@@ -446,17 +478,17 @@ export class SearchIndex {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
     this.slotOf.delete(key);
+    // Marked removed first: a term purged below keeps only the postings of live slots.
+    this.keys[slot] = undefined;
     const start = this.termStart[slot] as number;
     const end = start + (this.termCount[slot] as number);
-    for (let at = start; at < end; at++) this.removePosting(this.arenaTerms[at] as number, this.arenaPositions[at] as number);
+    for (let at = start; at < end; at++) this.removePosting(this.arenaTerms[at] as number, slot);
     this.arenaLive -= end - start;
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
       this.fieldLengths[slot * FIELD_COUNT + f] = 0;
     }
-    this.keys[slot] = undefined;
     this.termCount[slot] = 0;
-    this.freeSlots.push(slot);
     return true;
   }
 
@@ -466,7 +498,7 @@ export class SearchIndex {
   /** The number of term postings held (for memory reports). */
   get postingCount(): number {
     let total = 0;
-    for (let id = 0; id < this.terms; id++) total += this.postingLengths[id] as number;
+    for (let id = 0; id < this.terms; id++) total += this.postingLive[id] as number;
     return total;
   }
 
@@ -477,89 +509,228 @@ export class SearchIndex {
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
     const count = this.slotOf.size;
     if (count === 0 || limit <= 0) return [];
-    this.touchedCount = 0;
-    const scores = this.scores;
     this.refreshIfDrifted(count);
-    // Rarest terms first. What a term can add is bounded by its weight times its largest posting
-    // weight. Once the k-th best score so far beats what all the remaining terms
-    // together could add, no untouched tool can reach the top k: the remaining (common, long)
-    // terms then only update tools already touched (MaxScore). From then on, a touched tool whose
-    // score plus what the remaining terms could add stays below the k-th best is dropped, and
-    // while few tools remain, a long posting is not walked: each remaining tool's own term list
-    // says whether it has the term and where its weight is. Scores are summed in the same term
-    // order either way, so the ranking is the exhaustive one to the last bit.
+    // Document at a time, by windows of slots (every term's postings are sorted by slot). Per
+    // window, what each term can add is bounded by its weight times the largest weight of its
+    // blocks there; a window whose bounds together cannot reach the k-th best score so far is
+    // skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
+    // MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
+    // hold are scored in full, with every term in the order of the exhaustive scorer (rarest
+    // first), so scores are the exhaustive ones to the last bit and ties keep their order.
     const weighted = this.queryTerms(query);
-    const terms = [...weighted.keys()].sort((a, b) => (this.postingLengths[a] as number) - (this.postingLengths[b] as number));
-    const idfs = terms.map((id) => idfOf(count, this.postingLengths[id] as number) * (weighted.get(id) as number));
-    // The most each term can add to a score: its weight times its largest posting weight.
-    const bounds = terms.map((id, i) => (idfs[i] as number) * (this.postingMax[id] as number));
-    let rest = bounds.reduce((sum, bound) => sum + bound, 0);
-    let open = true;
-    // A check finds a lower bound of the k-th best final score (`kth`: scores only grow) and, once
-    // closed, drops the candidates that cannot reach it. A full check is a pass over the
-    // candidates, so first the k tools that were the best at the last pass are looked at: the
-    // lowest of their current scores is a lower bound too, often enough to close (k reads, not
-    // tens of thousands). Once closed, one pass both drops with the bound known and finds the
-    // next one. Checks are made when the remaining bound halved since the last one, or (once
-    // closed) when the next posting is longer than the candidates.
-    this.topFilled = 0;
-    let kth = 0;
-    let checkBelow = rest / 2;
-    for (let i = 0; i < terms.length; i++) {
+    const live = this.postingLive;
+    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
+    const n = terms.length;
+    const idfs = new Float64Array(n);
+    const position = new Int32Array(n);
+    const ends = new Int32Array(n);
+    const cursor = new Int32Array(n);
+    const order = new Int32Array(n);
+    const bound = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
       const id = terms[i] as number;
-      const length = this.postingLengths[id] as number;
-      if (this.touchedCount >= limit && (rest <= checkBelow || (!open && this.touchedCount < length))) {
-        kth = Math.max(kth, this.recordedKth(limit));
-        if (open && !closes(kth, rest)) kth = this.scan(limit, accept, Number.NEGATIVE_INFINITY);
-        if (closes(kth, rest)) open = false;
-        // Once closed, only the touched tools that may still reach the top k stay.
-        if (!open) kth = Math.max(kth, this.scan(limit, accept, kth - rest * (1 + 1e-9) - 1e-9));
-        checkBelow = rest / 2;
-      }
-      if (!open && this.touchedCount * LOOKUP_COST < length) this.accumulateLive(id, idfs[i] as number);
-      else this.accumulate(id, idfs[i] as number, open);
-      rest -= bounds[i] as number;
+      idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
+      position[i] = this.postingStart[id] as number;
+      ends[i] = (position[i] as number) + (this.postingLengths[id] as number);
     }
-    const hits = this.topOf(limit, accept);
-    const touched = this.touched;
-    for (let at = 0; at < this.touchedCount; at++) scores[touched[at] as number] = 0;
-    return hits;
-  }
-
-  /** The best `limit` touched tools that `accept` admits, best first. */
-  private topOf(limit: number, accept: ((name: string) => boolean) | undefined): SearchHit[] {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
     const keys = this.keys;
-    const scores = this.scores;
-    const touched = this.touched;
     const top = new TopK(limit);
-    for (let at = 0; at < this.touchedCount; at++) {
-      const slot = touched[at] as number;
-      const score = scores[slot] as number;
-      const name = keys[slot] as string;
-      // The filter (a run's visibility rules) runs only for candidates that would make the top k.
-      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
+    const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
+    let kth = top.floor();
+    const chosen = this.seeded;
+    for (;;) {
+      let low = NO_SLOT;
+      for (let i = 0; i < n; i++) {
+        const p = position[i] as number;
+        if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
+      }
+      if (low === NO_SLOT) break;
+      const high = low + this.windowSlots;
+      // The terms with postings in the window, with the most each can add there.
+      let present = 0;
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const p = position[i] as number;
+        const end = ends[i] as number;
+        if (p >= end || (slots[p] as number) >= high) continue;
+        let block = p >> shift;
+        let max = blockMax[block] as number;
+        for (;;) {
+          const next = (block + 1) << shift;
+          if (next >= end || (slots[next] as number) >= high) break;
+          block++;
+          if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+        }
+        const most = (idfs[i] as number) * max;
+        // Insertion by bound, lowest first (a query has a few dozen terms at most).
+        let at = present++;
+        while (at > 0 && (bound[at - 1] as number) > most) {
+          bound[at] = bound[at - 1] as number;
+          order[at] = order[at - 1] as number;
+          at--;
+        }
+        bound[at] = most;
+        order[at] = i;
+        total += most;
+      }
+      if (below(total, kth)) {
+        this.windowsSkipped++;
+      } else {
+        // The lowest bounds that together stay below the k-th best: those terms are not walked.
+        let walked = 0;
+        let rest = 0;
+        while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
+          rest += bound[walked++] as number;
+        for (let j = walked; j < present; j++) {
+          const i = order[j] as number;
+          const idf = idfs[i] as number;
+          const end = ends[i] as number;
+          for (let p = position[i] as number; p < end; p++) {
+            const slot = slots[p] as number;
+            if (slot >= high) break;
+            const weight = weights[p] as number;
+            // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
+            // make the tool a candidate: a score of 0 marks a slot no walked term holds.
+            if (weight !== 0) {
+              const r = slot - low;
+              windowScores[r] = (windowScores[r] as number) + idf * weight;
+              windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+            }
+          }
+        }
+        cursor.set(position);
+        // The window's candidates in slot order: the set bits, lowest first.
+        for (let word = 0; word < windowBits.length; word++) {
+          let bits = windowBits[word] as number;
+          if (bits === 0) continue;
+          windowBits[word] = 0;
+          for (; bits !== 0; bits &= bits - 1) {
+            const r = (word << 5) | (31 - Math.clz32(bits & -bits));
+            const partial = windowScores[r] as number;
+            windowScores[r] = 0;
+            if (seeded > 0 && chosen[low + r] === 1) continue;
+            if (below(partial + rest, kth)) continue;
+            const slot = low + r;
+            // The terms not walked, the highest bound first: each replaces its bound by what it
+            // adds to this tool, until the tool cannot reach the k-th best.
+            let most = partial + rest;
+            let j = walked - 1;
+            for (; j >= 0; j--) {
+              const i = order[j] as number;
+              most -= bound[j] as number;
+              const end = ends[i] as number;
+              let c = cursor[i] as number;
+              if (c < end && (slots[c] as number) < slot) {
+                c = seek(slots, c, end, slot);
+                cursor[i] = c;
+              }
+              if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
+              if (below(most, kth)) break;
+            }
+            if (j >= 0) continue;
+            this.candidatesScored++;
+            let score = 0;
+            for (let i = 0; i < n; i++) {
+              const end = ends[i] as number;
+              let c = cursor[i] as number;
+              if (c < end && (slots[c] as number) < slot) {
+                c = seek(slots, c, end, slot);
+                cursor[i] = c;
+              }
+              if (c < end && slots[c] === slot) {
+                const weight = weights[c] as number;
+                if (weight !== 0) score += (idfs[i] as number) * weight;
+              }
+            }
+            const name = keys[slot] as string;
+            // The filter (a run's visibility rules) runs only for candidates that would make the top k.
+            if (top.admits(name, score) && (accept === undefined || accept(name))) {
+              top.offer(name, score);
+              kth = top.floor();
+            }
+          }
+        }
+      }
+      for (let j = 0; j < present; j++) {
+        const i = order[j] as number;
+        position[i] = seek(slots, position[i] as number, ends[i] as number, high);
+      }
     }
+    for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
     return top.sorted();
   }
 
-  /** Adds term `id` to the scores of the touched tools by looking it up in each one's own term list. */
-  private accumulateLive(id: number, idf: number): void {
-    this.postingsSkipped++;
-    const scores = this.scores;
+  /**
+   * Offers the search a first k-th best score, so that it skips from its first window: the
+   * postings of the rarest terms (up to `SEED_POSTINGS`) are added up, and the tools they rate
+   * best are scored in full and offered (and marked: the walk passes them by). Returns how many.
+   */
+  private seed(
+    n: number,
+    starts: Int32Array,
+    ends: Int32Array,
+    idfs: Float64Array,
+    limit: number,
+    top: TopK,
+    accept: ((name: string) => boolean) | undefined,
+  ): number {
+    const slots = this.storeSlots;
     const weights = this.storeWeights;
-    const base = this.postingStart[id] as number;
-    const arenaTerms = this.arenaTerms;
-    const touched = this.touched;
-    for (let at = 0; at < this.touchedCount; at++) {
-      const slot = touched[at] as number;
-      const start = this.termStart[slot] as number;
-      const end = start + (this.termCount[slot] as number);
-      for (let k = start; k < end; k++) {
-        if (arenaTerms[k] !== id) continue;
-        scores[slot] = (scores[slot] as number) + idf * (weights[base + (this.arenaPositions[k] as number)] as number);
-        break;
+    const partial = this.seedScores;
+    const touched = this.seedTouched;
+    let count = 0;
+    let walked = 0;
+    for (let i = 0; i < n && walked < SEED_POSTINGS; i++) {
+      const idf = idfs[i] as number;
+      const end = Math.min(ends[i] as number, (starts[i] as number) + SEED_POSTINGS - walked);
+      for (let p = starts[i] as number; p < end; p++) {
+        const weight = weights[p] as number;
+        if (weight === 0) continue;
+        const slot = slots[p] as number;
+        const previous = partial[slot] as number;
+        if (previous === 0) touched[count++] = slot;
+        partial[slot] = previous + idf * weight;
       }
+      walked += end - (starts[i] as number);
     }
+    // The best `2 * limit` by partial score (insertion into a short list, best first).
+    const wanted = Math.min(count, 2 * limit);
+    const best = this.seedSlots;
+    let filled = 0;
+    for (let t = 0; t < count; t++) {
+      const slot = touched[t] as number;
+      const score = partial[slot] as number;
+      if (filled === wanted && score <= (partial[best[filled - 1] as number] as number)) continue;
+      let at = filled < wanted ? filled++ : filled - 1;
+      while (at > 0 && (partial[best[at - 1] as number] as number) < score) {
+        best[at] = best[at - 1] as number;
+        at--;
+      }
+      best[at] = slot;
+    }
+    for (let t = 0; t < count; t++) partial[touched[t] as number] = 0;
+    for (let j = 0; j < filled; j++) {
+      const slot = best[j] as number;
+      this.seeded[slot] = 1;
+      let score = 0;
+      for (let i = 0; i < n; i++) {
+        const at = seek(slots, starts[i] as number, ends[i] as number, slot);
+        if (at < (ends[i] as number) && slots[at] === slot) {
+          const weight = weights[at] as number;
+          if (weight !== 0) score += (idfs[i] as number) * weight;
+        }
+      }
+      this.candidatesScored++;
+      const name = this.keys[slot] as string;
+      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
+    }
+    return filled;
   }
 
   /**
@@ -570,7 +741,7 @@ export class SearchIndex {
     const ids = new Map<number, number>();
     const add = (term: string, weight = 1): boolean => {
       const id = this.termIds.get(term);
-      if (id === undefined || this.postingLengths[id] === 0) return false;
+      if (id === undefined || this.postingLive[id] === 0) return false;
       ids.set(id, Math.max(weight, ids.get(id) ?? 0));
       return true;
     };
@@ -606,7 +777,7 @@ export class SearchIndex {
 
   private known(term: string): boolean {
     const id = this.termIds.get(term);
-    return id !== undefined && (this.postingLengths[id] as number) > 0;
+    return id !== undefined && (this.postingLive[id] as number) > 0;
   }
 
   private inSomeName(term: string): boolean {
@@ -662,6 +833,7 @@ export class SearchIndex {
       this.postingMax[id] = max;
       this.steps += length;
     }
+    this.blockMaxOfStore();
     this.weightsCurrent = true;
   }
 
@@ -677,94 +849,6 @@ export class SearchIndex {
       tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
     }
     return tf / (this.k1 + tf);
-  }
-
-  /**
-   * One pass over the touched tools: those below `dropBelow` leave them (their scores back to 0,
-   * so that the remaining postings pass them by as untouched); of the others, the k best that
-   * `accept` admits are recorded (`topSlots`). Returns the k-th best score (0 when fewer).
-   * `dropBelow` is a lower bound of the final k-th best minus what the remaining terms can add,
-   * less a margin far above any rounding of the sums.
-   */
-  private scan(k: number, accept: ((name: string) => boolean) | undefined, dropBelow: number): number {
-    this.candidatesRead += this.touchedCount;
-    if (this.topSlots.length < k) this.topSlots = new Int32Array(k);
-    const best = this.topSlots;
-    let filled = 0;
-    let floor = 0;
-    let lowest = 0;
-    const touched = this.touched;
-    const scores = this.scores;
-    let kept = 0;
-    for (let at = 0; at < this.touchedCount; at++) {
-      const slot = touched[at] as number;
-      const score = scores[slot] as number;
-      if (score < dropBelow) {
-        scores[slot] = 0;
-        continue;
-      }
-      touched[kept++] = slot;
-      if (filled === k && score <= floor) continue;
-      // The filter runs only for the few slots that beat the current floor.
-      if (accept !== undefined && !accept(this.keys[slot] as string)) continue;
-      if (filled < k) best[filled++] = slot;
-      else best[lowest] = slot;
-      if (filled === k) {
-        lowest = 0;
-        for (let j = 1; j < k; j++)
-          if ((scores[best[j] as number] as number) < (scores[best[lowest] as number] as number)) lowest = j;
-        floor = scores[best[lowest] as number] as number;
-      }
-    }
-    this.touchedCount = kept;
-    this.topFilled = filled;
-    return filled === k ? floor : 0;
-  }
-
-  /**
-   * The lowest current score of the k tools recorded by the last pass (0 when fewer): a lower
-   * bound of the k-th best, since scores only grow (a recorded tool dropped since reads 0).
-   */
-  private recordedKth(k: number): number {
-    if (this.topFilled < k) return 0;
-    const scores = this.scores;
-    let lowest = Number.POSITIVE_INFINITY;
-    for (let j = 0; j < k; j++) lowest = Math.min(lowest, scores[this.topSlots[j] as number] as number);
-    return lowest;
-  }
-
-  private accumulate(id: number, idf: number, open: boolean): void {
-    const start = this.postingStart[id] as number;
-    const end = start + (this.postingLengths[id] as number);
-    const slots = this.storeSlots;
-    const weights = this.storeWeights;
-    const scores = this.scores;
-    const touched = this.touched;
-    let count = this.touchedCount;
-    if (!open) {
-      // Closed: only the touched tools (a non-zero score) take the term.
-      for (let i = start; i < end; i++) {
-        const slot = slots[i] as number;
-        const previous = scores[slot] as number;
-        if (previous !== 0) scores[slot] = previous + idf * (weights[i] as number);
-      }
-      return;
-    }
-    for (let i = start; i < end; i++) {
-      const added = idf * (weights[i] as number);
-      // A zero weight (a field weighted 0 by the host) adds nothing: it must not touch the tool
-      // either, since a score of 0 is how an untouched tool is told apart (it would be listed twice).
-      if (added === 0) continue;
-      const slot = slots[i] as number;
-      const previous = scores[slot] as number;
-      // Without a branch on whether the tool was touched before (as likely as not in a long
-      // posting: a mispredicted branch was most of the cost of a posting): the slot is written
-      // past the end of the list and kept there only when it is new.
-      touched[count] = slot;
-      count += previous === 0 ? 1 : 0;
-      scores[slot] = previous + added;
-    }
-    this.touchedCount = count;
   }
 
   private termId(term: string): number {
@@ -787,6 +871,7 @@ export class SearchIndex {
     this.postingStart = grownInt(this.postingStart);
     this.postingCapacity = grownInt(this.postingCapacity);
     this.postingLengths = grownInt(this.postingLengths);
+    this.postingLive = grownInt(this.postingLive);
     this.nameFrequency = grownInt(this.nameFrequency);
     this.seenIn = grownInt(this.seenIn);
     this.seenAt = grownInt(this.seenAt);
@@ -795,8 +880,8 @@ export class SearchIndex {
     this.postingMax = max;
   }
 
-  /** Appends `slot` to a term's postings; returns its place there. */
-  private addPosting(id: number, slot: number, from: number): number {
+  /** Appends `slot` (the highest so far) to a term's postings. */
+  private addPosting(id: number, slot: number, from: number): void {
     const length = this.postingLengths[id] as number;
     if (length === this.postingCapacity[id]) this.moveTerm(id, length === 0 ? 1 : length * 2);
     const at = (this.postingStart[id] as number) + length;
@@ -809,12 +894,14 @@ export class SearchIndex {
     for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
     // Before the first search (a bulk load) the weight waits for the averages of that search.
     if (this.weightsCurrent) {
-      const weight = this.weightOf(slot, counts, cell);
-      this.storeWeights[at] = weight;
-      this.postingMax[id] = Math.max(this.postingMax[id] as number, this.storeWeights[at] as number);
+      this.storeWeights[at] = this.weightOf(slot, counts, cell);
+      const weight = this.storeWeights[at] as number;
+      this.postingMax[id] = Math.max(this.postingMax[id] as number, weight);
+      const block = at >> this.blockShift;
+      if (weight > (this.storeBlockMax[block] as number)) this.storeBlockMax[block] = weight;
     }
     this.postingLengths[id] = length + 1;
-    return length;
+    this.postingLive[id] = (this.postingLive[id] as number) + 1;
   }
 
   /**
@@ -831,6 +918,7 @@ export class SearchIndex {
     this.storeSlots.copyWithin(to, from, from + length);
     this.storeCounts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + length) * FIELD_COUNT);
     this.storeWeights.copyWithin(to, from, from + length);
+    this.raiseBlocks(to, to + length);
     this.steps += length;
     this.postingStart[id] = to;
     this.postingCapacity[id] = capacity;
@@ -881,32 +969,133 @@ export class SearchIndex {
     this.storeCounts = counts;
     this.storeWeights = weights;
     this.storeUsed = used;
+    this.storeBlockMax = new Float32Array((capacity >> this.blockShift) + 1);
+    this.blockMaxOfStore();
   }
 
   /**
-   * Swap-removes the posting at `at` from a term's postings (their order carries no meaning); the
-   * document moved into its place learns its new position.
+   * Marks `slot`'s posting of a term removed (counts and weight 0, found by binary search: the
+   * postings are sorted by slot), in place so that the order holds; purges the term once half of
+   * its postings are removed ones (a pass paid for by as many removals).
    */
-  private removePosting(id: number, at: number): void {
-    const last = (this.postingLengths[id] as number) - 1;
-    this.steps++;
+  private removePosting(id: number, slot: number): void {
     const base = this.postingStart[id] as number;
+    const length = this.postingLengths[id] as number;
+    const slots = this.storeSlots;
+    let lowest = base;
+    let highest = base + length - 1;
+    while (lowest < highest) {
+      const middle = (lowest + highest) >> 1;
+      if ((slots[middle] as number) < slot) lowest = middle + 1;
+      else highest = middle;
+      this.steps++;
+    }
+    const counts = this.storeCounts;
+    const cell = lowest * FIELD_COUNT;
+    if ((counts[cell + NAME] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
+    counts.fill(0, cell, cell + FIELD_COUNT);
+    this.storeWeights[lowest] = 0;
+    this.steps++;
+    const left = (this.postingLive[id] as number) - 1;
+    this.postingLive[id] = left;
+    if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
+  }
+
+  /** Drops the postings of removed documents from a term (keeping the order of the others). */
+  private purgeTerm(id: number): void {
+    const base = this.postingStart[id] as number;
+    const end = base + (this.postingLengths[id] as number);
     const slots = this.storeSlots;
     const counts = this.storeCounts;
-    if ((counts[(base + at) * FIELD_COUNT] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
-    if (at !== last) {
-      const moved = slots[base + last] as number;
-      slots[base + at] = moved;
-      counts.copyWithin((base + at) * FIELD_COUNT, (base + last) * FIELD_COUNT, (base + last + 1) * FIELD_COUNT);
-      this.storeWeights[base + at] = this.storeWeights[base + last] as number;
-      let k = this.termStart[moved] as number;
-      while (this.arenaTerms[k] !== id) {
-        k++;
-        this.steps++;
+    const weights = this.storeWeights;
+    const keys = this.keys;
+    let to = base;
+    for (let from = base; from < end; from++) {
+      if (keys[slots[from] as number] === undefined) continue;
+      if (to !== from) {
+        slots[to] = slots[from] as number;
+        counts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + 1) * FIELD_COUNT);
+        weights[to] = weights[from] as number;
       }
-      this.arenaPositions[k] = at;
+      to++;
     }
-    this.postingLengths[id] = last;
+    // Postings moved towards the start may now sit in blocks whose bound was lower.
+    this.raiseBlocks(base, to);
+    this.steps += end - base;
+    this.postingLengths[id] = to - base;
+  }
+
+  /** Raises the block bounds of store entries `from` to `to` to their weights. */
+  private raiseBlocks(from: number, to: number): void {
+    const weights = this.storeWeights;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    for (let i = from; i < to; i++) {
+      const block = i >> shift;
+      if ((weights[i] as number) > (blockMax[block] as number)) blockMax[block] = weights[i] as number;
+    }
+  }
+
+  /** Every block bound from the terms' postings (entries outside them are not bounded). */
+  private blockMaxOfStore(): void {
+    this.storeBlockMax.fill(0);
+    for (let id = 0; id < this.terms; id++) {
+      const start = this.postingStart[id] as number;
+      this.raiseBlocks(start, start + (this.postingLengths[id] as number));
+    }
+  }
+
+  /**
+   * Renumbers the live slots 0, 1, ... in their order (so every term's postings stay sorted),
+   * dropping removed documents' postings: one pass over slots and postings, paid for by the
+   * removals since the last one (at least as many as the live documents).
+   */
+  private renumber(): void {
+    const keys = this.keys;
+    // New slot of each old one, -1 for a removed one.
+    const next = new Int32Array(keys.length);
+    let live = 0;
+    const lengths = this.fieldLengths;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key === undefined) {
+        next[slot] = -1;
+        continue;
+      }
+      next[slot] = live;
+      if (live !== slot) {
+        keys[live] = key;
+        this.slotOf.set(key, live);
+        this.termStart[live] = this.termStart[slot] as number;
+        this.termCount[live] = this.termCount[slot] as number;
+        lengths.copyWithin(live * FIELD_COUNT, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
+      }
+      live++;
+    }
+    this.steps += keys.length;
+    keys.length = live;
+    lengths.fill(0, live * FIELD_COUNT);
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    const weights = this.storeWeights;
+    for (let id = 0; id < this.terms; id++) {
+      const base = this.postingStart[id] as number;
+      const end = base + (this.postingLengths[id] as number);
+      let to = base;
+      for (let from = base; from < end; from++) {
+        const slot = next[slots[from] as number] as number;
+        if (slot < 0) continue;
+        slots[to] = slot;
+        if (to !== from) {
+          counts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + 1) * FIELD_COUNT);
+          weights[to] = weights[from] as number;
+        }
+        to++;
+      }
+      this.steps += end - base;
+      this.postingLengths[id] = to - base;
+    }
+    this.blockMaxOfStore();
   }
 
   /** A new slot at the end, growing the per-slot arrays by doubling. */
@@ -918,10 +1107,9 @@ export class SearchIndex {
       const lengths = new Float32Array(capacity * FIELD_COUNT);
       lengths.set(this.fieldLengths);
       this.fieldLengths = lengths;
-      const scores = new Float64Array(capacity);
-      scores.set(this.scores);
-      this.scores = scores;
-      this.touched = new Int32Array(capacity);
+      this.seedScores = new Float64Array(capacity);
+      this.seeded = new Uint8Array(capacity);
+      this.seedTouched = new Int32Array(Math.min(capacity, SEED_POSTINGS));
       const termStart = new Int32Array(capacity);
       termStart.set(this.termStart);
       this.termStart = termStart;
@@ -933,9 +1121,34 @@ export class SearchIndex {
   }
 }
 
-/** True when a k-th best score of `kth` closes the search: no untouched tool can reach it (margin for rounding). */
-function closes(kth: number, rest: number): boolean {
-  return kth > rest * (1 + 1e-9) + 1e-9;
+/** Past any slot. */
+const NO_SLOT = 0x7fffffff;
+
+/**
+ * True when a score bounded by `most` cannot reach a k-th best score of `kth`, so cannot enter the
+ * top k even by a tie (a margin far above any rounding: bounds are summed in another order).
+ */
+function below(most: number, kth: number): boolean {
+  return most * (1 + 1e-9) + 1e-9 < kth;
+}
+
+/** The first place from `from` to `end` whose slot is `target` or more (`end` if none): galloping. */
+function seek(slots: Int32Array, from: number, end: number, target: number): number {
+  if (from >= end || (slots[from] as number) >= target) return from;
+  let low = from;
+  let step = 1;
+  while (low + step < end && (slots[low + step] as number) < target) {
+    low += step;
+    step *= 2;
+  }
+  let high = Math.min(low + step, end);
+  // slots[low] < target; the answer is in (low, high].
+  while (low + 1 < high) {
+    const middle = (low + high) >> 1;
+    if ((slots[middle] as number) < target) low = middle;
+    else high = middle;
+  }
+  return high;
 }
 
 function idfOf(count: number, frequency: number): number {

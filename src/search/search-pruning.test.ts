@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { SearchIndex } from "./search-index.js";
 
 const VOCABULARY = Array.from({ length: 60 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}x`);
@@ -17,6 +17,24 @@ const catalog = fc.array(
   { minLength: 1, maxLength: 400 },
 );
 const query = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 30 });
+
+/**
+ * Blocks of 4 postings, windows of 32 slots, slots renumbered after 16 removals, a store that
+ * starts tiny: small catalogs then have many blocks and windows, and postings that move, are
+ * purged and renumbered, as 100,000-tool catalogs do (the defaults: 64, 4,096, 1,024, 4,096).
+ */
+function smallBlocks(): void {
+  const defaults = ["blockShift", "windowSlots", "renumberMin", "initialStore"].map(
+    (name) => [name, Reflect.get(SearchIndex, name)] as const,
+  );
+  Reflect.set(SearchIndex, "blockShift", 2);
+  Reflect.set(SearchIndex, "windowSlots", 32);
+  Reflect.set(SearchIndex, "renumberMin", 16);
+  Reflect.set(SearchIndex, "initialStore", 8);
+  onTestFinished(() => {
+    for (const [name, value] of defaults) Reflect.set(SearchIndex, name, value);
+  });
+}
 
 /** The exhaustive ranking: every tool scored with every query term, the top `limit` of all. */
 function exhaustive(index: SearchIndex, text: string, limit: number, accept?: (name: string) => boolean) {
@@ -36,8 +54,8 @@ function build(tools: { name: number[]; description: number[] }[]): SearchIndex 
  * catalog: every tool has 8 distinct words and a name of two, so every posting of a word has the
  * same weight (the bounds are tight, and scores tie often).
  */
-function seededCatalog(seed: number, flat: boolean): SearchIndex {
-  const index = new SearchIndex();
+function seededCatalog(seed: number, flat: boolean, statisticsTolerance?: number): SearchIndex {
+  const index = new SearchIndex(statisticsTolerance === undefined ? {} : { statisticsTolerance });
   let state = seed;
   const random = () => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -58,148 +76,178 @@ function seededCatalog(seed: number, flat: boolean): SearchIndex {
 
 /**
  * Checks pruned searches for `words` against exhaustive scoring, with and without a filter; returns
- * how many of them checked a bound (a pass over the candidates).
+ * how many of them scored in full fewer tools than the words reach (pruned).
  */
-function searchesChecked(index: SearchIndex, words: number[], limit: number, keep: number): number {
-  // Query words drawn as tools draw them (common words: long postings, lookups once closed), and
-  // half of them drawn evenly (rare words score their few tools high: more searches close early).
+function searchesPruned(index: SearchIndex, words: number[], limit: number, keep: number): number {
+  // Query words drawn as tools draw them (common words: long postings), and half of them drawn
+  // evenly (rare words score their few tools high: more searches prune early).
   const texts = [
     words.map(wordAt).join(" "),
     words.map((pick, i) => (i % 2 === 0 ? wordAt(pick) : VOCABULARY[Math.floor(pick * VOCABULARY.length)])).join(" "),
   ];
   const accept = (key: string) => Number(key.slice(key.lastIndexOf("_") + 1)) % keep === 0;
-  let checked = 0;
+  let pruned = 0;
   for (const text of texts) {
     // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
-    const before = index["candidatesRead"] as number;
-    const pruned = index.search(text, limit);
-    const prunedFiltered = index.search(text, limit, accept);
+    const before = index["candidatesScored"] as number;
+    const result = index.search(text, limit);
     // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
-    if ((index["candidatesRead"] as number) > before) checked++;
-    // A limit past the size never lets the search check: every tool is scored with every term.
-    expect(pruned).toEqual(index.search(text, index.size + 1).slice(0, limit));
+    const scored = (index["candidatesScored"] as number) - before;
+    const prunedFiltered = index.search(text, limit, accept);
+    // A limit past the size never lets the search prune: every tool is scored with every term.
+    const all = index.search(text, index.size + 1);
+    if (scored < all.length) pruned++;
+    expect(result).toEqual(all.slice(0, limit));
     expect(prunedFiltered).toEqual(index.search(text, index.size + 1, accept).slice(0, limit));
   }
-  // A search leaves no score behind (the next one would start from it).
+  // A search leaves nothing behind (the next one would start from it).
   // biome-ignore lint/complexity/useLiteralKeys: private state, read by the test
-  expect((index["scores"] as Float64Array).every((score) => score === 0)).toBe(true);
-  return checked;
+  expect((index["windowScores"] as Float64Array).every((score) => score === 0)).toBe(true);
+  // biome-ignore lint/complexity/useLiteralKeys: private state, read by the test
+  expect((index["windowBits"] as Int32Array).every((bits) => bits === 0)).toBe(true);
+  // biome-ignore lint/complexity/useLiteralKeys: private state, read by the test
+  expect((index["seeded"] as Uint8Array).every((mark) => mark === 0)).toBe(true);
+  return pruned;
 }
 
-describe("pruned search (MaxScore, candidates dropped, postings looked up) ranks as exhaustive scoring", () => {
+/** Pruned against exhaustive ranking on random catalogs, queries, limits and filters. */
+function randomCatalogsRankExhaustively(numRuns: number): void {
+  fc.assert(
+    fc.property(catalog, query, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 4 }), (tools, words, limit, keep) => {
+      const index = build(tools);
+      const text = words.map(wordAt).join(" ");
+      expect(index.search(text, limit)).toEqual(exhaustive(index, text, limit));
+      const accept = (name: string) => Number(name.slice(name.lastIndexOf("_") + 1)) % keep === 0;
+      expect(index.search(text, limit, accept)).toEqual(exhaustive(index, text, limit, accept));
+    }),
+    { numRuns },
+  );
+}
+
+import { postingOrderAndBoundFaults } from "./posting-invariants.test-util.js";
+
+/** Pruned against exhaustive ranking between additions, replacements and removals; returns the searches that pruned. */
+function churnRanksExhaustively(numRuns: number, statisticsTolerance?: number): number {
+  const words = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 25 });
+  const step = fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant("set" as const),
+        key: fc.integer({ min: 0, max: 1_700 }),
+        name: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
+        description: words,
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 1_700 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("search" as const),
+        words: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        limit: fc.integer({ min: 1, max: 12 }),
+        keep: fc.integer({ min: 1, max: 4 }),
+      }),
+    },
+  );
+  let pruned = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 1_000_000 }),
+      fc.boolean(),
+      fc.array(step, { minLength: 40, maxLength: 120, size: "max" }),
+      (seed, flat, steps) => {
+        const index = seededCatalog(seed, flat, statisticsTolerance);
+        for (const action of steps) {
+          if (action.kind === "set") {
+            index.set({
+              id: `tool_${action.key}`,
+              name: `${action.name.map(wordAt).join("_")}_${action.key}`,
+              description: action.description.map(wordAt).join(" "),
+            });
+          } else if (action.kind === "delete") index.delete(`tool_${action.key}`);
+          else if (index.size > 0) pruned += searchesPruned(index, action.words, action.limit, action.keep);
+        }
+        // Once weights are current (a search), every change must keep the block bounds.
+        index.search("warm");
+        expect(postingOrderAndBoundFaults(index)).toEqual({ faults: 0, checked: expect.any(Number) });
+      },
+    ),
+    { numRuns },
+  );
+  return pruned;
+}
+
+/** 5,000 tools of 20 words and 40 queries of 3 to 27 words, from a fixed seed. */
+function largeCatalog(): { index: SearchIndex; queries: string[] } {
+  const index = new SearchIndex();
+  let state = 18;
+  const random = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  for (let i = 0; i < 5_000; i++) {
+    const words = Array.from({ length: 20 }, () => wordAt(random())).join(" ");
+    index.set({ name: `${wordAt(random())}_${wordAt(random())}_${i}`, description: words });
+  }
+  const queries = Array.from({ length: 40 }, (_, q) => Array.from({ length: 3 + (q % 25) }, () => wordAt(random())).join(" "));
+  return { index, queries };
+}
+
+describe("pruned search (block-max MaxScore by windows of slots) ranks as exhaustive scoring", () => {
   it("gives the same top k, scores to the last bit, on random catalogs, queries, limits and filters", () => {
-    fc.assert(
-      fc.property(
-        catalog,
-        query,
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: 1, max: 4 }),
-        (tools, words, limit, keep) => {
-          const index = build(tools);
-          const text = words.map(wordAt).join(" ");
-          expect(index.search(text, limit)).toEqual(exhaustive(index, text, limit));
-          const accept = (name: string) => Number(name.slice(name.lastIndexOf("_") + 1)) % keep === 0;
-          expect(index.search(text, limit, accept)).toEqual(exhaustive(index, text, limit, accept));
-        },
-      ),
-      { numRuns: 150 },
-    );
+    randomCatalogsRankExhaustively(150);
   });
 
-  it("prunes on a large catalog (the comparison above is not vacuous) and still ranks exhaustively", () => {
-    const index = new SearchIndex();
-    let state = 18;
-    const random = () => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state / 2147483648;
-    };
-    for (let i = 0; i < 5_000; i++) {
-      const words = Array.from({ length: 20 }, () => wordAt(random())).join(" ");
-      index.set({ name: `${wordAt(random())}_${wordAt(random())}_${i}`, description: words });
-    }
-    for (let q = 0; q < 40; q++) {
-      const text = Array.from({ length: 3 + (q % 25) }, () => wordAt(random())).join(" ");
-      expect(index.search(text, 10)).toEqual(exhaustive(index, text, 10));
-    }
-    // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
-    expect(index["postingsSkipped"]).toBeGreaterThan(0);
+  it("does so with blocks of 4 postings and windows of 32 slots (many blocks and windows per catalog)", () => {
+    smallBlocks();
+    randomCatalogsRankExhaustively(150);
   });
 
   it("ranks as exhaustive scoring between additions, replacements and removals, with queries of up to 40 words", () => {
-    const words = fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 25 });
-    const step = fc.oneof(
-      {
-        weight: 5,
-        arbitrary: fc.record({
-          kind: fc.constant("set" as const),
-          key: fc.integer({ min: 0, max: 1_700 }),
-          name: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
-          description: words,
-        }),
-      },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 1_700 }) }) },
-      {
-        weight: 2,
-        arbitrary: fc.record({
-          kind: fc.constant("search" as const),
-          words: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 40 }),
-          limit: fc.integer({ min: 1, max: 12 }),
-          keep: fc.integer({ min: 1, max: 4 }),
-        }),
-      },
-    );
-    let checked = 0;
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 1_000_000 }),
-        fc.boolean(),
-        fc.array(step, { minLength: 40, maxLength: 120, size: "max" }),
-        (seed, flat, steps) => {
-          const index = seededCatalog(seed, flat);
-          for (const action of steps) {
-            if (action.kind === "set") {
-              index.set({
-                id: `tool_${action.key}`,
-                name: `${action.name.map(wordAt).join("_")}_${action.key}`,
-                description: action.description.map(wordAt).join(" "),
-              });
-            } else if (action.kind === "delete") index.delete(`tool_${action.key}`);
-            else if (index.size > 0) checked += searchesChecked(index, action.words, action.limit, action.keep);
-          }
-        },
-      ),
-      { numRuns: 30 },
-    );
-    // Not vacuous: searches did check (and most closed: the 5,000-tool test below counts skips).
-    expect(checked).toBeGreaterThan(10);
+    // Not vacuous: searches did prune (scored in full fewer tools than the query words reach).
+    expect(churnRanksExhaustively(30)).toBeGreaterThan(10);
   });
 
-  it("reads each candidate once per check once closed (one pass drops and finds the next bound)", () => {
-    const index = new SearchIndex();
-    let state = 18;
-    const random = () => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state / 2147483648;
-    };
-    for (let i = 0; i < 5_000; i++) {
-      const words = Array.from({ length: 20 }, () => wordAt(random())).join(" ");
-      index.set({ name: `${wordAt(random())}_${wordAt(random())}_${i}`, description: words });
-    }
+  it("does so with small blocks and windows, postings moved, purged and slots renumbered under churn", () => {
+    smallBlocks();
+    expect(churnRanksExhaustively(30)).toBeGreaterThan(10);
+  });
+
+  it("keeps block bounds through moves, purges and renumbering without any refresh of the weights", () => {
+    // Weights are never recomputed after the first search (a refresh recomputes every block
+    // bound too, which would hide a bound left stale by a move, purge or renumbering).
+    smallBlocks();
+    expect(churnRanksExhaustively(30, Number.POSITIVE_INFINITY)).toBeGreaterThan(10);
+  });
+
+  it("scores in full few of the tools the query words reach on a large catalog, and ranks exhaustively", () => {
+    const { index, queries } = largeCatalog();
     index.search("warm");
-    let read = 0;
-    for (let q = 0; q < 40; q++) {
-      const text = Array.from({ length: 3 + (q % 25) }, () => wordAt(random())).join(" ");
+    let scored = 0;
+    let reached = 0;
+    for (const text of queries) {
       // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
-      const before = index["candidatesRead"] as number;
+      const before = index["candidatesScored"] as number;
       const hits = index.search(text, 10);
       // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
-      read += (index["candidatesRead"] as number) - before;
-      expect(hits).toEqual(index.search(text, index.size + 1).slice(0, 10));
+      scored += (index["candidatesScored"] as number) - before;
+      const all = index.search(text, index.size + 1);
+      reached += all.length;
+      expect(hits).toEqual(all.slice(0, 10));
     }
-    // Deterministic. A pass to find the k-th best and another to drop by it read 595,091
-    // candidates on these 40 queries; one pass for both (and the last top k read first) 431,381.
-    expect(read).toBeGreaterThan(0);
-    expect(read).toBeLessThan(500_000);
+    // Deterministic: the walk by windows scores 1,661 tools in full on these 40 queries, of the
+    // 193,306 their words reach (MaxScore by terms, the former search, read 431,381 candidates).
+    expect(reached).toBeGreaterThan(100_000);
+    expect(scored).toBeLessThan(2_000);
+  });
+
+  it("skips whole windows once the k-th best is known (small windows on the large catalog)", () => {
+    smallBlocks();
+    const { index, queries } = largeCatalog();
+    for (const text of queries) expect(index.search(text, 10)).toEqual(index.search(text, index.size + 1).slice(0, 10));
+    // biome-ignore lint/complexity/useLiteralKeys: a private counter, read by the test
+    expect(index["windowsSkipped"]).toBeGreaterThan(0);
   });
 
   it("lists a tool once when a field weighted 0 holds a query word (it adds nothing and touches nothing)", () => {

@@ -15,6 +15,11 @@ export class TopK {
     return heap.length < this.k || worse(heap[0] as SearchHit, name, score);
   }
 
+  /** The lowest kept score once `k` are kept (what a candidate must reach), else 0. */
+  floor(): number {
+    return this.heap.length < this.k ? 0 : (this.heap[0] as SearchHit).score;
+  }
+
   /** Considers one candidate. */
   offer(name: string, score: number): void {
     const heap = this.heap;
