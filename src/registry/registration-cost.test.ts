@@ -86,6 +86,26 @@ describe("the search index is built on the first search (issue 18: a new process
   });
 });
 
+describe("the queue of index changes stays bounded by the catalog when nobody searches", () => {
+  it("applies the queue once it passes twice the tools registered, so churn without search does not grow memory", () => {
+    const registry = createRegistry({ tools: catalog(100) });
+    // biome-ignore lint/complexity/useLiteralKeys: element access is how TypeScript lets a test read private members
+    const queued = () => registry["unindexed"].length;
+    const tool = catalog(1, "churn")[0] as AnyToolDefinition;
+    let longest = 0;
+    for (let i = 0; i < 20_000; i++) {
+      registry.register(tool).remove();
+      longest = Math.max(longest, queued());
+    }
+    expect(longest).toBeLessThanOrEqual(4097);
+    // Control: before the bound is reached, registrations are only queued (no index work).
+    const fresh = createRegistry({ tools: catalog(100) });
+    // biome-ignore lint/complexity/useLiteralKeys: as above
+    expect(fresh["unindexed"].length).toBeGreaterThanOrEqual(100);
+    expect(registry.search("churn0 get issue").map((hit) => hit.name)).not.toContain("churn0_get_issue_0");
+  });
+});
+
 describe("registering costs the same per tool at any registry size (issue 18)", () => {
   it("does index work proportional to the tools registered, changed and removed", () => {
     const small = workPerTool(2_000);

@@ -195,7 +195,7 @@ export class Registry {
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(key, entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
-    this.unindexed.push([key, compiled.descriptor]);
+    this.queueIndexChange(key, compiled.descriptor);
     this.names.add(name);
     this.trackProminence(key, entry);
     return { key, entry };
@@ -297,6 +297,16 @@ export class Registry {
         });
       },
     };
+  }
+
+  /**
+   * Queues one index change. A registry that churns (runs connecting and closing MCP servers)
+   * without ever being searched would otherwise keep every change forever: past twice the tools
+   * registered (and at least 4,096 changes) the queue is applied, so it stays bounded by the catalog.
+   */
+  private queueIndexChange(key: string, descriptor: ToolDescriptor | null): void {
+    this.unindexed.push([key, descriptor]);
+    if (this.unindexed.length > Math.max(4096, 2 * this.entries.size)) this.searchIndex();
   }
 
   /** The search index with every registration, update and removal so far applied. */
@@ -416,14 +426,14 @@ export class Registry {
           );
         }
         entry.compiled = compiled;
-        this.unindexed.push([key, compiled.descriptor]);
+        this.queueIndexChange(key, compiled.descriptor);
         this.trackProminence(key, entry);
         this.changed({ added: [], removed: [], updated: [name] });
       },
       remove: () => {
         if (!live()) return;
         this.entries.delete(key);
-        this.unindexed.push([key, null]);
+        this.queueIndexChange(key, null);
         this.names.remove(name);
         this.prominent.delete(key);
         if (entry.runId !== undefined) {
