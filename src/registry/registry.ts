@@ -314,9 +314,16 @@ export class Registry {
     if (this.unindexed.length > 0) {
       const changes = this.unindexed;
       this.unindexed = [];
-      for (const [key, descriptor] of changes) {
-        if (descriptor === null) this.index.delete(key);
-        else this.index.set({ ...searchDocumentOf(descriptor), id: key });
+      let applied = 0;
+      try {
+        for (const [key, descriptor] of changes) {
+          if (descriptor === null) this.index.delete(key);
+          else this.index.set({ ...searchDocumentOf(descriptor), id: key });
+          applied++;
+        }
+      } finally {
+        // A change that threw (out of memory) is dropped; the ones after it stay queued, in order.
+        if (applied < changes.length) this.unindexed = [...changes.slice(applied + 1), ...this.unindexed];
       }
     }
     return this.index;

@@ -339,6 +339,9 @@ export class SearchIndex {
     const slot = this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
+    // A slot taken again after a renumbering may still hold an older document's term list: until
+    // this one's is written, it holds none (a throw below must not let a delete remove those terms).
+    this.termCount[slot] = 0;
     // A new stamp marks every term id unseen for this document, without clearing anything.
     this.stamp++;
     this.distinct = 0;
@@ -541,129 +544,142 @@ export class SearchIndex {
     const windowBits = this.windowBits;
     const keys = this.keys;
     const top = new TopK(limit);
-    const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
-    let kth = top.floor();
-    const chosen = this.seeded;
-    for (;;) {
-      let low = NO_SLOT;
-      for (let i = 0; i < n; i++) {
-        const p = position[i] as number;
-        if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
-      }
-      if (low === NO_SLOT) break;
-      const high = low + this.windowSlots;
-      // The terms with postings in the window, with the most each can add there.
-      let present = 0;
-      let total = 0;
-      for (let i = 0; i < n; i++) {
-        const p = position[i] as number;
-        const end = ends[i] as number;
-        if (p >= end || (slots[p] as number) >= high) continue;
-        let block = p >> shift;
-        let max = blockMax[block] as number;
-        for (;;) {
-          const next = (block + 1) << shift;
-          if (next >= end || (slots[next] as number) >= high) break;
-          block++;
-          if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+    // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
+    // early, so the scratch is cleared here instead, or the next search would skip or score
+    // the slots it left marked.
+    let finished = false;
+    try {
+      const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
+      let kth = top.floor();
+      const chosen = this.seeded;
+      for (;;) {
+        let low = NO_SLOT;
+        for (let i = 0; i < n; i++) {
+          const p = position[i] as number;
+          if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
         }
-        const most = (idfs[i] as number) * max;
-        // Insertion by bound, lowest first (a query has a few dozen terms at most).
-        let at = present++;
-        while (at > 0 && (bound[at - 1] as number) > most) {
-          bound[at] = bound[at - 1] as number;
-          order[at] = order[at - 1] as number;
-          at--;
-        }
-        bound[at] = most;
-        order[at] = i;
-        total += most;
-      }
-      if (below(total, kth)) {
-        this.windowsSkipped++;
-      } else {
-        // The lowest bounds that together stay below the k-th best: those terms are not walked.
-        let walked = 0;
-        let rest = 0;
-        while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
-          rest += bound[walked++] as number;
-        for (let j = walked; j < present; j++) {
-          const i = order[j] as number;
-          const idf = idfs[i] as number;
+        if (low === NO_SLOT) break;
+        const high = low + this.windowSlots;
+        // The terms with postings in the window, with the most each can add there.
+        let present = 0;
+        let total = 0;
+        for (let i = 0; i < n; i++) {
+          const p = position[i] as number;
           const end = ends[i] as number;
-          for (let p = position[i] as number; p < end; p++) {
-            const slot = slots[p] as number;
-            if (slot >= high) break;
-            const weight = weights[p] as number;
-            // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
-            // make the tool a candidate: a score of 0 marks a slot no walked term holds.
-            if (weight !== 0) {
-              const r = slot - low;
-              windowScores[r] = (windowScores[r] as number) + idf * weight;
-              windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+          if (p >= end || (slots[p] as number) >= high) continue;
+          let block = p >> shift;
+          let max = blockMax[block] as number;
+          for (;;) {
+            const next = (block + 1) << shift;
+            if (next >= end || (slots[next] as number) >= high) break;
+            block++;
+            if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+          }
+          const most = (idfs[i] as number) * max;
+          // Insertion by bound, lowest first (a query has a few dozen terms at most).
+          let at = present++;
+          while (at > 0 && (bound[at - 1] as number) > most) {
+            bound[at] = bound[at - 1] as number;
+            order[at] = order[at - 1] as number;
+            at--;
+          }
+          bound[at] = most;
+          order[at] = i;
+          total += most;
+        }
+        if (below(total, kth)) {
+          this.windowsSkipped++;
+        } else {
+          // The lowest bounds that together stay below the k-th best: those terms are not walked.
+          let walked = 0;
+          let rest = 0;
+          while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
+            rest += bound[walked++] as number;
+          for (let j = walked; j < present; j++) {
+            const i = order[j] as number;
+            const idf = idfs[i] as number;
+            const end = ends[i] as number;
+            for (let p = position[i] as number; p < end; p++) {
+              const slot = slots[p] as number;
+              if (slot >= high) break;
+              const weight = weights[p] as number;
+              // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
+              // make the tool a candidate: a score of 0 marks a slot no walked term holds.
+              if (weight !== 0) {
+                const r = slot - low;
+                windowScores[r] = (windowScores[r] as number) + idf * weight;
+                windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+              }
+            }
+          }
+          cursor.set(position);
+          // The window's candidates in slot order: the set bits, lowest first.
+          for (let word = 0; word < windowBits.length; word++) {
+            let bits = windowBits[word] as number;
+            if (bits === 0) continue;
+            windowBits[word] = 0;
+            for (; bits !== 0; bits &= bits - 1) {
+              const r = (word << 5) | (31 - Math.clz32(bits & -bits));
+              const partial = windowScores[r] as number;
+              windowScores[r] = 0;
+              if (seeded > 0 && chosen[low + r] === 1) continue;
+              if (below(partial + rest, kth)) continue;
+              const slot = low + r;
+              // The terms not walked, the highest bound first: each replaces its bound by what it
+              // adds to this tool, until the tool cannot reach the k-th best.
+              let most = partial + rest;
+              let j = walked - 1;
+              for (; j >= 0; j--) {
+                const i = order[j] as number;
+                most -= bound[j] as number;
+                const end = ends[i] as number;
+                let c = cursor[i] as number;
+                if (c < end && (slots[c] as number) < slot) {
+                  c = seek(slots, c, end, slot);
+                  cursor[i] = c;
+                }
+                if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
+                if (below(most, kth)) break;
+              }
+              if (j >= 0) continue;
+              this.candidatesScored++;
+              let score = 0;
+              for (let i = 0; i < n; i++) {
+                const end = ends[i] as number;
+                let c = cursor[i] as number;
+                if (c < end && (slots[c] as number) < slot) {
+                  c = seek(slots, c, end, slot);
+                  cursor[i] = c;
+                }
+                if (c < end && slots[c] === slot) {
+                  const weight = weights[c] as number;
+                  if (weight !== 0) score += (idfs[i] as number) * weight;
+                }
+              }
+              const name = keys[slot] as string;
+              // The filter (a run's visibility rules) runs only for candidates that would make the top k.
+              if (top.admits(name, score) && (accept === undefined || accept(name))) {
+                top.offer(name, score);
+                kth = top.floor();
+              }
             }
           }
         }
-        cursor.set(position);
-        // The window's candidates in slot order: the set bits, lowest first.
-        for (let word = 0; word < windowBits.length; word++) {
-          let bits = windowBits[word] as number;
-          if (bits === 0) continue;
-          windowBits[word] = 0;
-          for (; bits !== 0; bits &= bits - 1) {
-            const r = (word << 5) | (31 - Math.clz32(bits & -bits));
-            const partial = windowScores[r] as number;
-            windowScores[r] = 0;
-            if (seeded > 0 && chosen[low + r] === 1) continue;
-            if (below(partial + rest, kth)) continue;
-            const slot = low + r;
-            // The terms not walked, the highest bound first: each replaces its bound by what it
-            // adds to this tool, until the tool cannot reach the k-th best.
-            let most = partial + rest;
-            let j = walked - 1;
-            for (; j >= 0; j--) {
-              const i = order[j] as number;
-              most -= bound[j] as number;
-              const end = ends[i] as number;
-              let c = cursor[i] as number;
-              if (c < end && (slots[c] as number) < slot) {
-                c = seek(slots, c, end, slot);
-                cursor[i] = c;
-              }
-              if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
-              if (below(most, kth)) break;
-            }
-            if (j >= 0) continue;
-            this.candidatesScored++;
-            let score = 0;
-            for (let i = 0; i < n; i++) {
-              const end = ends[i] as number;
-              let c = cursor[i] as number;
-              if (c < end && (slots[c] as number) < slot) {
-                c = seek(slots, c, end, slot);
-                cursor[i] = c;
-              }
-              if (c < end && slots[c] === slot) {
-                const weight = weights[c] as number;
-                if (weight !== 0) score += (idfs[i] as number) * weight;
-              }
-            }
-            const name = keys[slot] as string;
-            // The filter (a run's visibility rules) runs only for candidates that would make the top k.
-            if (top.admits(name, score) && (accept === undefined || accept(name))) {
-              top.offer(name, score);
-              kth = top.floor();
-            }
-          }
+        for (let j = 0; j < present; j++) {
+          const i = order[j] as number;
+          position[i] = seek(slots, position[i] as number, ends[i] as number, high);
         }
       }
-      for (let j = 0; j < present; j++) {
-        const i = order[j] as number;
-        position[i] = seek(slots, position[i] as number, ends[i] as number, high);
+      for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
+      finished = true;
+      return top.sorted();
+    } finally {
+      if (!finished) {
+        this.windowBits.fill(0);
+        this.windowScores.fill(0);
+        this.seeded.fill(0);
       }
     }
-    for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
-    return top.sorted();
   }
 
   /**
@@ -990,6 +1006,8 @@ export class SearchIndex {
       else highest = middle;
       this.steps++;
     }
+    // Never another document's posting: the slot must be the one found.
+    if (length === 0 || slots[lowest] !== slot) return;
     const counts = this.storeCounts;
     const cell = lowest * FIELD_COUNT;
     if ((counts[cell + NAME] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;

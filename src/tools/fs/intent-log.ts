@@ -75,7 +75,7 @@ function syncIntentDirectory(file: string): Promise<void> {
 export class IntentLog {
   private constructor(
     private readonly file: string,
-    private readonly record: IntentRecord,
+    private record: IntentRecord,
   ) {}
 
   /** Logs a prepared change (not flushed: a crash that loses it also loses its temporary files' names, but only power loss does). */
@@ -100,6 +100,12 @@ export class IntentLog {
     }
     await rename(next, this.file);
     await syncIntentDirectory(this.file);
+    this.record = { ...this.record, state: "committed" };
+  }
+
+  /** True when removing this log must be flushed (see `finish`): committed, with deletes. */
+  get removalMustBeFlushed(): boolean {
+    return hasDeletes(this.record);
   }
 
   /**
@@ -109,7 +115,7 @@ export class IntentLog {
    */
   async finish(): Promise<void> {
     await unlink(this.file).catch(() => undefined);
-    if (hasDeletes(this.record)) await syncIntentDirectory(this.file);
+    if (this.removalMustBeFlushed) await syncIntentDirectory(this.file);
   }
 }
 

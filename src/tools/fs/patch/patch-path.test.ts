@@ -23,6 +23,9 @@ describe("normalizePatchPath", () => {
     [".", "names a directory"],
     ["/", "names a directory"],
     ["src/", "names a directory"],
+    ["src/.", "names a directory"],
+    ["a/b/..", "names a directory"],
+    ["..", "names a directory"],
     ["a\0b", "NUL"],
   ])("refuses %j (%s)", (raw, why) => {
     const result = normalizePatchPath(raw);

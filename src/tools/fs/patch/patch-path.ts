@@ -16,7 +16,9 @@ export function normalizePatchPath(raw: string): Outcome<string> {
   if (/^[A-Za-z]:/.test(slashed)) return refuse("drive-letter paths are not accepted");
   const absolute = slashed.startsWith("/");
   if (slashed === "~" || slashed.startsWith("~/")) return refuse("home-directory paths are not accepted");
-  if (slashed.endsWith("/")) return refuse("it names a directory, not a file");
+  // "dir/", "dir/." and "a/b/.." all name a directory, whatever they normalise to.
+  const last = slashed.slice(slashed.lastIndexOf("/") + 1);
+  if (last === "" || last === "." || last === "..") return refuse("it names a directory, not a file");
   const segments: string[] = [];
   for (const segment of slashed.split("/")) {
     if (segment === "" || segment === ".") continue;
