@@ -370,7 +370,16 @@ export class BullMqCronScheduler implements CronClient {
   private view(job: CronJob): CronJob {
     // The time BullMQ will fire it, read with BullMQ's own parser: the shared check's parser
     // (croner) reads a few forms differently (e.g. "5L" in day-of-week).
-    const nextRunAt = job.status === "active" ? queueNextRun(job.schedule, Date.now(), job.schedule) : undefined;
+    // A job stored before that check (e.g. "SAT-SUN", which BullMQ refuses) has no next run to
+    // show; it must not make every listing fail.
+    let nextRunAt: number | undefined;
+    if (job.status === "active") {
+      try {
+        nextRunAt = queueNextRun(job.schedule, Date.now(), job.schedule);
+      } catch {
+        nextRunAt = undefined;
+      }
+    }
     return { ...job, nextRunAt };
   }
 

@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -61,6 +62,21 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     const created = await cron.create(shellJob("weekend", "0 9 * * 6,0"));
     expect(created.status).toBe("active");
     expect(await queue("edge-refused").getJobScheduler(created.id)).toBeDefined();
+  });
+
+  it("a job stored before that check with a schedule BullMQ refuses is listed without a next run, not a failed listing", async () => {
+    const cron = scheduler("edge-stored");
+    const kept = await cron.create(shellJob("kept", "0 9 * * 6,0"));
+    const old = await cron.create(shellJob("old", "0 9 * * 1-5"));
+    // What the former check let through, written as the former code stored it.
+    const redis = new Redis({ host: "127.0.0.1", port: server.port });
+    closers.push(async () => void redis.disconnect());
+    const stored = JSON.parse((await redis.hget("edge-stored:cron:jobs", old.id)) as string);
+    await redis.hset("edge-stored:cron:jobs", old.id, JSON.stringify({ ...stored, schedule: "0 9 * * SAT-SUN" }));
+    const listed = await cron.list();
+    expect(listed.find((job) => job.id === old.id)).toMatchObject({ schedule: "0 9 * * SAT-SUN", nextRunAt: undefined });
+    // Control: the other job still shows its next run.
+    expect(listed.find((job) => job.id === kept.id)?.nextRunAt).toEqual(expect.any(Number));
   });
 
   it("nextRunAt is when BullMQ fires the job, also where the parsers disagree ('5L': the last Friday)", async () => {
