@@ -2,6 +2,7 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
+import { refuseEmptyVersion } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
@@ -23,7 +24,7 @@ const applyPatchInput = z
     find: z.string().optional(),
     replace: z.string().optional(),
     replace_all: z.boolean().optional(),
-    expected_version: z.string().min(1).optional().describe("Version from your last read of path"),
+    expected_version: z.string().optional().describe("Version from your last read of path"),
   })
   .superRefine((input, issues) => {
     const modes = [input.patch !== undefined, input.edits !== undefined, input.find !== undefined].filter(Boolean).length;
@@ -76,6 +77,7 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
       input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
     ),
     handler: async (input, context) => {
+      refuseEmptyVersion(input.expected_version);
       const scope = resolveFileScope(context, options);
       const session = new PatchSession(scope);
       if (input.expected_version !== undefined && input.path !== undefined) {

@@ -2,6 +2,7 @@ import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from 
 import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
+import { refuseEmptyVersion } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { replaceAnchoredLines } from "./hashline-edit.js";
@@ -16,7 +17,7 @@ const editFields = {
   old_text: z.string().optional().describe("Exact text; must occur once unless replace_all"),
   new_text: z.string(),
   replace_all: z.boolean().optional(),
-  expected_version: z.string().min(1).optional().describe("From your last read"),
+  expected_version: z.string().optional().describe("From your last read"),
 };
 
 const anchorFields = {
@@ -55,7 +56,7 @@ const replaceInput = z.object({
   find: z.string().min(1).describe("Exact text to find"),
   replace: z.string().describe("Replacement"),
   replace_all: z.boolean().optional().describe("Replace every occurrence (default: it must occur once)"),
-  expected_version: z.string().min(1).optional().describe("Version token from your last read"),
+  expected_version: z.string().optional().describe("Version token from your last read"),
 });
 
 async function checkVersion(session: PatchSession, path: string, expected: string | undefined): Promise<void> {
@@ -142,6 +143,7 @@ export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition
     tags: ["builtin", "file", "edit", "replace", "modify"],
     preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
+      refuseEmptyVersion(input.expected_version);
       const scope = resolveFileScope(context, options);
       if (input.start_anchor !== undefined) {
         const start = input.start_anchor;
@@ -183,6 +185,7 @@ export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinit
     tags: ["builtin", "file", "replace", "edit"],
     preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
+      refuseEmptyVersion(input.expected_version);
       const scope = resolveFileScope(context, options);
       return editFile(
         scope,

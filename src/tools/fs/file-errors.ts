@@ -80,3 +80,15 @@ export function refuseDirectorySpelling(requested: string): void {
     });
   }
 }
+
+/**
+ * Refuses an empty `expected_version` (a slip, not a version) as `invalid_input` naming the field.
+ * Checked here rather than with a schema `minLength`, which every request would carry in tokens.
+ */
+export function refuseEmptyVersion(expected: string | undefined): void {
+  if (expected === "") {
+    throw new ToolError("invalid_input", "expected_version is empty: give the version from your last read, or leave it out.", {
+      data: { field: "expected_version" },
+    });
+  }
+}

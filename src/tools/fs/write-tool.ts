@@ -2,7 +2,7 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { z } from "zod";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
-import { refuseDirectorySpelling } from "./file-errors.js";
+import { refuseDirectorySpelling, refuseEmptyVersion } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight } from "./mutation-preflight.js";
 import { READ_TRACKER } from "./read-tracker.js";
@@ -12,7 +12,7 @@ const writeInput = z.object({
   path: z.string().min(1).describe("File to write (parents created)"),
   content: z.string(),
   append: z.boolean().optional(),
-  expected_version: z.string().min(1).optional().describe('From your last read; "v_absent": must not exist'),
+  expected_version: z.string().optional().describe('From your last read; "v_absent": must not exist'),
 });
 
 /**
@@ -31,6 +31,7 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
     tags: ["builtin", "file", "fs", "write", "create", "new", "save"],
     preflight: mutationPreflight(options, (input: { path: string }) => [input.path]),
     handler: async (input, context) => {
+      refuseEmptyVersion(input.expected_version);
       refuseDirectorySpelling(input.path);
       const scope = resolveFileScope(context, options);
       const before = await readIfPresent(scope, input.path);
