@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { capability } from "../support/capabilities.js";
+import { within } from "./support/hanging-redis.js";
 import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
 
 const redisCapability = capability("redis");
@@ -21,9 +22,6 @@ function client(url: string): Redis {
   redis.on("error", () => undefined);
   return redis;
 }
-
-const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
-  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker when Redis dies"), () => {
   let server: RestartableRedis;

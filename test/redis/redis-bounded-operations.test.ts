@@ -6,7 +6,7 @@
  * `RedisTimeoutError` within its `operationTimeoutMs`, claim nothing Redis does not hold, and
  * work again once Redis answers. Controls: the same calls on the healthy server.
  */
-import { CatalogError, ConfigurationError, createRegistry, defineTool, openRun } from "agent-tool-catalog";
+import { CatalogError, ConfigurationError, createRegistry, openRun } from "agent-tool-catalog";
 import { InProcessSubagentManager, InProcessWorkflowService } from "agent-tool-catalog/host";
 import {
   RedisApprovalBroker,
@@ -15,16 +15,11 @@ import {
   RedisTimeoutError,
   RedisWorkflowService,
 } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+import { echoTool as echo, useHangingRedis, within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
-
-const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
-  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
 
 /** The rejection of `promise` (fails the test when it resolves or takes longer than `ms`). */
 async function rejection(promise: Promise<unknown>, ms: number): Promise<RedisTimeoutError> {
@@ -42,43 +37,9 @@ async function rejection(promise: Promise<unknown>, ms: number): Promise<RedisTi
   return settled.error as RedisTimeoutError;
 }
 
-const echo = defineTool({
-  name: "echo",
-  description: "Returns its number.",
-  inputSchema: z.object({ n: z.number() }),
-  mutating: true,
-  handler: ({ n }) => n,
-});
-
 describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls bounded while Redis hangs"), () => {
-  let server: RestartableRedis;
-  const clients: Redis[] = [];
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  const client = () => {
-    const redis = new Redis(server.url);
-    redis.on("error", () => undefined);
-    clients.push(redis);
-    return redis;
-  };
-
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
-  beforeEach(() => {
-    unhandled.length = 0;
-    process.on("unhandledRejection", onUnhandled);
-  });
-  afterEach(async () => {
-    server.resume();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    process.off("unhandledRejection", onUnhandled);
-    expect(unhandled).toEqual([]);
-  });
-  afterAll(async () => {
-    for (const redis of clients) redis.disconnect();
-    await server?.kill();
-  });
+  const hanging = useHangingRedis(100);
+  const client = () => hanging.client();
 
   it("openRun's load and the store's delete reject with redis_timeout, and the stored run is untouched", async () => {
     const redis = client();
@@ -89,7 +50,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(await first.call("echo", { n: 1 })).toMatchObject({ ok: true });
     expect((await store.load("r"))?.revision).toBe(1);
 
-    server.pause();
+    hanging.server.pause();
     let started = Date.now();
     const loadError = await rejection(openRun(registry, { store, runId: "r" }), 3_000);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -106,7 +67,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(deleteError).toMatchObject({ operation: "RedisRunStore.delete", mayHaveRun: true });
     expect(deleteError.message).toMatch(/not confirmed and may still be applied/);
 
-    server.resume();
+    hanging.server.resume();
     // Nothing was claimed or written: the run continues at the revision it had.
     const again = await openRun(registry, { store, runId: "r" });
     expect((await store.load("r"))?.revision).toBe(1);
@@ -126,7 +87,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
   it("the default bound is 10 s (a stopped server no longer holds openRun forever)", async () => {
     const store = new RedisRunStore({ redis: client(), prefix: "bound-default" });
     expect(await store.load("r")).toBeUndefined(); // control: connected and answering
-    server.pause();
+    hanging.server.pause();
     const started = Date.now();
     const error = await rejection(store.load("r"), 15_000);
     expect(error.waitedMs).toBe(10_000);
@@ -144,7 +105,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     const id = request?.id ?? "";
     expect(await approver.resolution(id)).toBeUndefined();
 
-    server.pause();
+    hanging.server.pause();
     const started = Date.now();
     expect(await rejection(approver.pending(), 2_000)).toMatchObject({ operation: "RedisApprovalBroker.pending" });
     expect(await rejection(approver.resolution(id), 2_000)).toMatchObject({ operation: "RedisApprovalBroker.resolution" });
@@ -154,7 +115,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(denyError).toMatchObject({ operation: "RedisApprovalBroker.deny", mayHaveRun: true });
     expect(Date.now() - started).toBeLessThan(4_000);
 
-    server.resume();
+    hanging.server.resume();
     // The unconfirmed approve was sent first and lands first; the deny after it finds the
     // request decided. The call and Redis agree on one decision.
     const result = await within(waiting, 10_000);
@@ -191,7 +152,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     });
     expect(await workflows.get("nope")).toBeUndefined();
 
-    server.pause();
+    hanging.server.pause();
     const started = Date.now();
     expect(await rejection(reader.get(snapshot.id), 2_000)).toMatchObject({ operation: "subagent get", mayHaveRun: false });
     expect(await rejection(reader.cancel(snapshot.id), 2_000)).toMatchObject({ operation: "subagent cancel", mayHaveRun: true });
@@ -199,7 +160,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(await rejection(workflows.cancel("nope"), 2_000)).toMatchObject({ operation: "workflow cancel" });
     expect(Date.now() - started).toBeLessThan(4_000);
 
-    server.resume();
+    hanging.server.resume();
     // The cancel request was not confirmed; once Redis answers the subagent ends one way or the other.
     await expect
       .poll(async () => (await reader.get(snapshot.id))?.status, { timeout: 10_000 })

@@ -9,16 +9,12 @@
 import { createRegistry, defineTool, openRun } from "agent-tool-catalog";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
 import { RedisApprovalBroker, RedisRunStore, RedisSubagentManager } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { capability } from "../support/capabilities.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+import { echoTool as echo, useHangingRedis, within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
-
-const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
-  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
 
 /** A mutating tool (so approval applies) that counts how often it really ran. */
 function countedTool() {
@@ -33,44 +29,9 @@ function countedTool() {
   return { tool, runs: () => runs };
 }
 
-const echo = defineTool({
-  name: "echo",
-  description: "Returns its number.",
-  inputSchema: z.object({ n: z.number() }),
-  mutating: true,
-  handler: ({ n }) => n,
-});
-
 describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed parts under injected faults"), () => {
-  let server: RestartableRedis;
-  const clients: Redis[] = [];
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  /** A client with ioredis's defaults (the README's `new Redis(url)`); errors while down are expected. */
-  const client = () => {
-    const redis = new Redis(server.url);
-    redis.on("error", () => undefined);
-    clients.push(redis);
-    return redis;
-  };
-
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
-  beforeEach(() => {
-    unhandled.length = 0;
-    process.on("unhandledRejection", onUnhandled);
-  });
-  afterEach(async () => {
-    server.resume();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    process.off("unhandledRejection", onUnhandled);
-    expect(unhandled).toEqual([]);
-  });
-  afterAll(async () => {
-    for (const redis of clients) redis.disconnect();
-    await server?.kill();
-  });
+  const hanging = useHangingRedis(50);
+  const client = () => hanging.client();
 
   it("run.call returns when the run store's Redis hangs (state_save_failed), and the save lands once it answers", async () => {
     const redis = client();
@@ -81,7 +42,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     expect((await store.load("r"))?.revision).toBe(1);
     expect(run.diagnostics()).toEqual([]);
 
-    server.pause();
+    hanging.server.pause();
     const started = Date.now();
     const result = await within(run.call("echo", { n: 2 }), 20_000);
     // The result, after the run's bound on the save (10 s), with the save reported as not confirmed.
@@ -98,7 +59,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     expect(await within(run.call("echo", { n: 3 }, { signal: controller.signal }), 5_000)).toMatchObject({ ok: false });
     expect(Date.now() - cancelledAt).toBeLessThan(3_000);
 
-    server.resume();
+    hanging.server.resume();
     // The queued saves run in order once Redis answers: revision 1 -> 2 -> 3, nothing overwritten.
     await expect.poll(async () => (await store.load("r"))?.revision, { timeout: 5_000 }).toBe(3);
     expect(await run.save()).toBe(4);
@@ -118,7 +79,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     expect(await other.approve((await other.pending())[0]?.id ?? "")).toBe(true);
     expect(await within(approved, 3_000)).toMatchObject({ ok: true });
 
-    server.pause();
+    hanging.server.pause();
     const started = Date.now();
     const timedOut = await within(run.call("counted", { n: 1 }), 5_000);
     expect(timedOut).toMatchObject({ ok: false, error: { code: "approval_denied" } });
@@ -128,7 +89,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     setTimeout(() => controller.abort(), 100);
     expect(await within(aborted, 3_000)).toMatchObject({ ok: false, error: { code: "aborted" } });
 
-    server.resume();
+    hanging.server.resume();
     // Both requests reached Redis once it answered: neither is left pending for a person to approve.
     await expect.poll(async () => (await other.pending()).length, { timeout: 5_000 }).toBe(0);
     expect(counted.runs()).toBe(1);
@@ -183,7 +144,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     // Control: a short wait on a healthy server returns the running snapshot at its timeout.
     expect(await within(manager.wait(snapshot.id, { timeoutMs: 100 }), 2_000)).toMatchObject({ status: "running" });
 
-    server.pause();
+    hanging.server.pause();
     let started = Date.now();
     // Nothing read before the deadline: a structured rejection, not `undefined` ("unknown id").
     await expect(within(manager.wait(snapshot.id, { timeoutMs: 300 }), 3_000)).rejects.toThrow(/did not answer/);
@@ -196,7 +157,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     );
     expect(Date.now() - started).toBeLessThan(2_000);
 
-    server.resume();
+    hanging.server.resume();
     expect(await within(manager.wait(snapshot.id, { timeoutMs: 10_000 }), 12_000)).toMatchObject({ status: "completed" });
     manager.close();
   }, 30_000);
@@ -253,8 +214,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     expect(await run.call("echo", { n: 2 })).toMatchObject({ ok: true });
     expect((await store.load("r"))?.revision).toBe(2);
 
-    await server.kill();
-    await server.start();
+    await hanging.server.kill();
+    await hanging.server.start();
     await expect.poll(() => redis.status, { timeout: 5_000 }).toBe("ready");
     expect(await within(run.call("echo", { n: 3 }), 12_000)).toMatchObject({ ok: true, output: 3 });
     // Expected revision 2, found none: refused (another process may have started the run anew).
