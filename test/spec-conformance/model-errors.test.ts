@@ -10,7 +10,6 @@ import { isModelErrorCode, type ToolCallResult } from "agent-tool-catalog";
 import { createDefaultCatalog, type DefaultCatalog } from "agent-tool-catalog/catalog";
 import { gitToolGroup } from "agent-tool-catalog/git";
 import {
-  type AgentRunner,
   InMemoryPackRegistry,
   InMemoryQuestionBroker,
   InMemoryTranscriptStore,
@@ -18,20 +17,17 @@ import {
   InProcessCronScheduler,
   InProcessSubagentManager,
   InProcessWorkflowService,
-  type WebFetcher,
 } from "agent-tool-catalog/host";
 import { createConnectMcpTool } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { modelError } from "./support.js";
+import { emptyPageFetcher, modelError, okRunner } from "./support.js";
 
 let workspace: string;
 let catalog: DefaultCatalog;
 beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-spec-errors-"));
-  const runner: AgentRunner = { runPrompt: async () => ({ output: "ok" }) };
-  const fetcher: WebFetcher = {
-    fetch: async ({ url }) => ({ url, status: 200, contentType: "text/plain", text: "", bytes: 0, truncated: false }),
-  };
+  const runner = okRunner;
+  const fetcher = emptyPageFetcher;
   catalog = createDefaultCatalog({
     workspace,
     agentRunner: runner,

@@ -18,17 +18,11 @@ import {
   type ToolProfileName,
 } from "agent-tool-catalog";
 import { createDefaultCatalog, type DefaultCatalog } from "agent-tool-catalog/catalog";
-import {
-  type AgentRunner,
-  InMemoryQuestionBroker,
-  InMemoryTranscriptStore,
-  InProcessWorkflowService,
-  type WebFetcher,
-} from "agent-tool-catalog/host";
+import { InMemoryQuestionBroker, InMemoryTranscriptStore, InProcessWorkflowService } from "agent-tool-catalog/host";
 import { createConnectMcpTool } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { modelError, ok } from "./support.js";
+import { emptyPageFetcher, modelError, ok, okRunner } from "./support.js";
 
 /** The spec's eighteen, as this library names them (agentgrep → grep, webfetch → web_fetch, ...). */
 const SPEC_TO_LIBRARY: Record<string, string> = {
@@ -58,10 +52,8 @@ let workspace: string;
 let catalog: DefaultCatalog;
 beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-spec-profiles-"));
-  const runner: AgentRunner = { runPrompt: async () => ({ output: "ok" }) };
-  const fetcher: WebFetcher = {
-    fetch: async ({ url }) => ({ url, status: 200, contentType: "text/plain", text: "", bytes: 0, truncated: false }),
-  };
+  const runner = okRunner;
+  const fetcher = emptyPageFetcher;
   catalog = createDefaultCatalog({
     workspace,
     agentRunner: runner,

@@ -1,4 +1,5 @@
 import { isModelErrorCode, type ToolCallErrorInfo, type ToolCallResult } from "agent-tool-catalog";
+import type { AgentRunner, WebFetcher } from "agent-tool-catalog/host";
 import { expect } from "vitest";
 
 /** The output of a successful call; fails the test with the error otherwise. */
@@ -31,3 +32,11 @@ export function modelError(result: ToolCallResult, code: string, field?: string)
   }
   return error;
 }
+
+/** An agent runner that answers "ok" at once (enables the agent tools without a model). */
+export const okRunner: AgentRunner = { runPrompt: async () => ({ output: "ok" }) };
+
+/** A web fetcher that answers every URL with an empty page (enables the web tools offline). */
+export const emptyPageFetcher: WebFetcher = {
+  fetch: async ({ url }) => ({ url, status: 200, contentType: "text/plain", text: "", bytes: 0, truncated: false }),
+};
