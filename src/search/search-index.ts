@@ -547,7 +547,6 @@ export class SearchIndex {
     // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
     // early, so the scratch is cleared here instead, or the next search would skip or score
     // the slots it left marked.
-    let finished = false;
     try {
       const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
       let kth = top.floor();
@@ -671,14 +670,12 @@ export class SearchIndex {
         }
       }
       for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
-      finished = true;
       return top.sorted();
-    } finally {
-      if (!finished) {
-        this.windowBits.fill(0);
-        this.windowScores.fill(0);
-        this.seeded.fill(0);
-      }
+    } catch (error) {
+      this.windowBits.fill(0);
+      this.windowScores.fill(0);
+      this.seeded.fill(0);
+      throw error;
     }
   }
 

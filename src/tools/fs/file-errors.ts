@@ -1,5 +1,6 @@
 import { ToolError } from "agent-tool-catalog";
 import { FileStepError } from "./file-step-error.js";
+import { isDirectoryName } from "./patch/patch-path.js";
 
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */
 export function toFileToolError(error: unknown, displayPath: string): unknown {
@@ -73,8 +74,7 @@ export function toFileToolError(error: unknown, displayPath: string): unknown {
  */
 export function refuseDirectorySpelling(requested: string): void {
   // A backslash is a separator on Windows only; elsewhere it may be part of a name.
-  const last = requested.split(process.platform === "win32" ? /[\\/]/ : "/").at(-1);
-  if (last === "" || last === "." || last === "..") {
+  if (isDirectoryName(requested.split(process.platform === "win32" ? /[\\/]/ : "/").at(-1))) {
     throw new ToolError("invalid_path", `Invalid path "${requested}": it names a directory, not a file. Nothing was written.`, {
       hint: "Give the file's path, e.g. dir/name.txt.",
     });

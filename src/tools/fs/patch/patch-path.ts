@@ -1,5 +1,10 @@
 import { fail, type Outcome, succeed } from "./patch-error.js";
 
+/** True for a path's last component that names a directory whatever precedes it: "", "." or "..". */
+export function isDirectoryName(last: string | undefined): boolean {
+  return last === "" || last === "." || last === "..";
+}
+
 /**
  * Normalises a path named in a patch (`a/./b//c` to `a/b/c`, `\` to `/`, inner `..` resolved).
  * Absolute paths and `..` above the root are kept: like `read` and `write`, the tool layer's scope
@@ -17,8 +22,7 @@ export function normalizePatchPath(raw: string): Outcome<string> {
   const absolute = slashed.startsWith("/");
   if (slashed === "~" || slashed.startsWith("~/")) return refuse("home-directory paths are not accepted");
   // "dir/", "dir/." and "a/b/.." all name a directory, whatever they normalise to.
-  const last = slashed.slice(slashed.lastIndexOf("/") + 1);
-  if (last === "" || last === "." || last === "..") return refuse("it names a directory, not a file");
+  if (isDirectoryName(slashed.slice(slashed.lastIndexOf("/") + 1))) return refuse("it names a directory, not a file");
   const segments: string[] = [];
   for (const segment of slashed.split("/")) {
     if (segment === "" || segment === ".") continue;
