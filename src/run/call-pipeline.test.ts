@@ -14,6 +14,7 @@ import { defineTool } from "../tool/define-tool.js";
 import type { JsonObjectSchema } from "../tool/json-schema.js";
 import { formatToolResult, type ToolCallResult } from "../tool/tool-call-result.js";
 import { ActivationTracker } from "./activation-tracker.js";
+import { MAX_THENABLE_DEPTH } from "./run-until-aborted.js";
 
 function errorOf(result: ToolCallResult) {
   if (result.ok) throw new Error(`expected a failure, got ${String(result.output)}`);
@@ -119,6 +120,46 @@ describe("run.call always resolves (issue 15.1)", () => {
     const result = await pending;
     expect(errorOf(result).code).toBe("aborted");
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("for a thenable that resolves to itself: timers keep firing and the call fails as tool_failed", async () => {
+    // Awaiting it would queue microtasks forever: no timer, and so no abort, could ever run again.
+    const selfResolving: { then: (resolve: (value: unknown) => void) => void } = {
+      // biome-ignore lint/suspicious/noThenProperty: the thenable is the point of the test.
+      then: (resolve) => resolve(selfResolving),
+    };
+    const tool = defineTool({ name: "loop", description: "Loops.", inputSchema: z.object({}), handler: () => selfResolving });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    try {
+      const result = await createRegistry({ tools: [tool] })
+        .createRun()
+        .call("loop", {});
+      expect(errorOf(result)).toMatchObject({ code: "tool_failed" });
+      expect(errorOf(result).message).toContain(`${MAX_THENABLE_DEPTH} levels`);
+      expect(ticks).toBeGreaterThan(0);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it("follows nested thenables to their value, and only a thenable's first answer counts (control)", async () => {
+    const thenable = (settle: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void) =>
+      // biome-ignore lint/suspicious/noThenProperty: thenables are the point of the test.
+      ({ then: settle });
+    const nested = thenable((resolve) => resolve(thenable((inner) => inner(Promise.resolve("deep")))));
+    const twice = thenable((resolve, reject) => {
+      resolve("first");
+      resolve("second");
+      reject(new Error("late"));
+    });
+    const tools = [
+      defineTool({ name: "nested", description: "N.", inputSchema: z.object({}), handler: () => nested as never }),
+      defineTool({ name: "twice", description: "T.", inputSchema: z.object({}), handler: () => twice as never }),
+    ];
+    const run = createRegistry({ tools }).createRun();
+    expect(await run.call("nested", {})).toMatchObject({ ok: true, output: "deep" });
+    expect(await run.call("twice", {})).toMatchObject({ ok: true, output: "first" });
   });
 
   it("internal_error: a host listener that throws inside the failure path still gets a result", async () => {

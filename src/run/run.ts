@@ -472,7 +472,8 @@ export class Run {
   /**
    * Calls a tool as the model asked. Always resolves, never rejects: model mistakes (unknown or
    * hidden tool, bad input, a failing handler), hostile handlers (throwing values without a
-   * prototype, never-settling thenables: settled as `aborted` once the call's signal fires) and
+   * prototype, never-settling thenables: settled as `aborted` once the call's signal fires; thenables
+   * that keep resolving to thenables: `tool_failed` after 10,000 levels, the event loop turning) and
    * host slips (a non-string name) all come back as `{ ok: false, error }`.
    *
    * @param args - the arguments, as an object or as the JSON string a provider sent
