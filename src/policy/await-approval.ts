@@ -1,3 +1,4 @@
+import { settleThenable } from "../tool/settle-thenable.js";
 import type { ApprovalResolution } from "./approval-broker.js";
 
 /** How much longer than its own timeout a broker gets to answer before the run stops waiting. */
@@ -38,7 +39,8 @@ export async function awaitApproval(
       }
       let pending: Promise<ApprovalResolution>;
       try {
-        pending = Promise.resolve(request());
+        // Not Promise.resolve: a broker's thenable that resolves to itself would starve every timer.
+        pending = settleThenable(request());
       } catch (error) {
         reject(error);
         return;

@@ -12,9 +12,9 @@ import { InMemoryApprovalBroker } from "../policy/in-memory-approval-broker.js";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
 import type { JsonObjectSchema } from "../tool/json-schema.js";
+import { MAX_THENABLE_DEPTH } from "../tool/settle-thenable.js";
 import { formatToolResult, type ToolCallResult } from "../tool/tool-call-result.js";
 import { ActivationTracker } from "./activation-tracker.js";
-import { MAX_THENABLE_DEPTH } from "./run-until-aborted.js";
 
 function errorOf(result: ToolCallResult) {
   if (result.ok) throw new Error(`expected a failure, got ${String(result.output)}`);

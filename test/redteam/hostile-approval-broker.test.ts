@@ -72,4 +72,37 @@ describe("a broker that never answers cannot hang a call", () => {
     if (timedOut.ok) return;
     expect(timedOut.error.message).not.toContain("nobody answered");
   });
+
+  it("a broker whose answer is a thenable resolving to itself cannot freeze the process (round 8)", async () => {
+    ran.length = 0;
+    // `await` would follow it in microtasks forever: no timer, abort or timeout could fire again.
+    const looping: { then: (resolve: (value: unknown) => void) => void } = {
+      // biome-ignore lint/suspicious/noThenProperty: the hostile thenable is the point of the test.
+      then: (resolve) => resolve(looping),
+    };
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    try {
+      const run = createRegistry({ tools: [act], approvals: broker(() => looping as never) }).createRun({
+        permissions: ALL,
+        approvalTimeoutMs: 60_000,
+      });
+      const result = await run.call("act", {});
+      expect(result).toMatchObject({ ok: false });
+      expect(ran).toEqual([]);
+      expect(ticks).toBeGreaterThan(0);
+    } finally {
+      clearInterval(ticker);
+    }
+    // Control: an answer wrapped in two thenables is followed and obeyed.
+    const approval = { id: "1", decision: "approved", reason: undefined, resolvedBy: "host" } as const;
+    // biome-ignore lint/suspicious/noThenProperty: thenables are the point of the test.
+    const thenable = (then: (resolve: (v: unknown) => void) => void) => Object.defineProperty({}, "then", { value: then });
+    const wrapped = thenable((resolve) => resolve(thenable((inner) => inner(approval))));
+    const obeyed = await createRegistry({ tools: [act], approvals: broker(() => wrapped as never) })
+      .createRun({ permissions: ALL })
+      .call("act", {});
+    expect(obeyed).toMatchObject({ ok: true, output: "done" });
+    expect(ran).toEqual(["act"]);
+  });
 });
