@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EventBus } from "./event-bus.js";
 
 interface Events {
@@ -55,5 +55,23 @@ describe("EventBus", () => {
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
+  });
+
+  it("a listener returning a thenable that resolves to itself cannot freeze the process", async () => {
+    const errors: unknown[] = [];
+    const bus = new EventBus<Events>({ onListenerError: (error) => errors.push(error) });
+    const looping: { then: (resolve: (value: unknown) => void) => void } = {
+      // biome-ignore lint/suspicious/noThenProperty: the hostile thenable is the point of the test.
+      then: (resolve) => resolve(looping),
+    };
+    bus.on("ping", (() => looping) as never);
+    const seen: number[] = [];
+    bus.on("ping", ({ n }) => seen.push(n));
+    bus.emit("ping", { n: 1 });
+    // With `await`/Promise.resolve the microtask queue never empties and this timer never fires.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(seen).toEqual([1]);
+    await vi.waitFor(() => expect(errors).toHaveLength(1), { timeout: 5_000 });
+    expect(String((errors[0] as Error).message)).toContain("levels");
   });
 });

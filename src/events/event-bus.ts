@@ -1,3 +1,4 @@
+import { isThenable, settleThenable } from "../tool/settle-thenable.js";
 /**
  * A listener of one event type. It may be async: a rejected promise is reported like a throw.
  *
@@ -69,11 +70,9 @@ export class EventBus<Events extends object> {
         const returned: unknown = (listener as EventListener<Events[Type]>)(payload);
         // An async listener's rejection is a listener error too: without this it would be an
         // unhandled rejection that `onListenerError` never sees.
-        if ((typeof returned === "object" && returned !== null) || typeof returned === "function") {
-          const then: unknown = (returned as { then?: unknown }).then;
-          if (typeof then === "function") {
-            Promise.resolve(returned).catch((error: unknown) => this.reportListenerError(error, String(type)));
-          }
+        // Followed level by level: a thenable resolving to itself would otherwise starve every timer.
+        if (isThenable(returned)) {
+          settleThenable(returned).catch((error: unknown) => this.reportListenerError(error, String(type)));
         }
       } catch (error) {
         this.onListenerError(error, String(type));
