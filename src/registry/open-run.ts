@@ -1,6 +1,7 @@
 import type { CreateRunOptions, Run } from "../run/run.js";
 import type { RunState } from "../run/run-state.js";
 import type { RunStore } from "../run/run-store.js";
+import { settleThenable } from "../tool/settle-thenable.js";
 import type { Registry } from "./registry.js";
 
 /**
@@ -31,7 +32,8 @@ export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRe
  */
 export async function openRun(registry: Registry, options: OpenRunOptions): Promise<Run> {
   const { store, runId, ...rest } = options;
-  const stored = await store.load(runId);
+  // Settled level by level: a store's thenable resolving to itself would freeze the process, not fail.
+  const stored = await settleThenable<Awaited<ReturnType<typeof store.load>>>(store.load(runId));
   if (stored === undefined) return registry.createRun({ ...rest, runId, store, storeRevision: 0 });
   return registry.createRun({ ...rest, state: stored.state, store, storeRevision: stored.revision });
 }

@@ -63,4 +63,23 @@ describe("RunPersistence.saveWithin", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(errors).toHaveLength(1);
   });
+
+  it("returns at its bound when the store's save is a thenable resolving to itself", async () => {
+    const memory = new InMemoryRunStore();
+    const looping: { then: (resolve: (value: unknown) => void) => void } = {
+      // biome-ignore lint/suspicious/noThenProperty: the hostile thenable is the point of the test.
+      then: (resolve) => resolve(looping),
+    };
+    const store: RunStore<RunState> = {
+      load: (id) => memory.load(id),
+      delete: (id) => memory.delete(id),
+      save: () => looping as never,
+    };
+    const errors: unknown[] = [];
+    const started = Date.now();
+    // With `await` the microtask queue never empties: the bound's timer could never fire.
+    expect(await persistence(store, errors).saveWithin(100)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(errors.length).toBeGreaterThan(0);
+  });
 });

@@ -1,3 +1,4 @@
+import { settleThenable } from "../tool/settle-thenable.js";
 import type { RunState } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 
@@ -36,10 +37,13 @@ export class RunPersistence {
   save(): Promise<number | undefined> {
     const next = this.queue.then(async () => {
       try {
-        const revision = await this.options.store.save(this.options.runId, this.options.snapshot(), {
-          ...(this.revision === undefined ? {} : { expectedRevision: this.revision }),
-          ...(this.options.ttlMs === undefined ? {} : { ttlMs: this.options.ttlMs }),
-        });
+        // Settled level by level: a store's thenable that resolves to itself would starve the wait's timer.
+        const revision = await settleThenable<number>(
+          this.options.store.save(this.options.runId, this.options.snapshot(), {
+            ...(this.revision === undefined ? {} : { expectedRevision: this.revision }),
+            ...(this.options.ttlMs === undefined ? {} : { ttlMs: this.options.ttlMs }),
+          }),
+        );
         this.revision = revision;
         return revision;
       } catch (error) {
