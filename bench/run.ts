@@ -20,7 +20,7 @@ import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
-import { retrievalDatasets } from "./search/datasets.js";
+import { blindHeldOutDatasets, retrievalDatasets } from "./search/datasets.js";
 import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
@@ -78,7 +78,7 @@ if (wanted("search-quality")) {
     createUseEmbedder(),
     join(root, "node_modules", ".cache", "agent-tool-catalog-bench", "use-lite.jsonl"),
   );
-  results.searchQuality = await measureSearchQuality(datasets, embedder);
+  results.searchQuality = await measureSearchQuality([...datasets, ...blindHeldOutDatasets()], embedder);
   save("search-quality", { machine, results: results.searchQuality });
 }
 if (wanted("search-speed")) {
