@@ -221,6 +221,19 @@ describe("special files are refused in every scope without blocking the thread p
     });
   }
 
+  it.skipIf(process.platform !== "linux")(
+    "unrestricted: a read failing after the open (EIO from /proc/self/mem) is file_system_error",
+    async () => {
+      // Red team round 8: the error of the read itself was not mapped, so the model got tool_failed
+      // with the raw "EIO: i/o error, read".
+      const error = failure(await runIn("unrestricted").call("read", { path: "/proc/self/mem" }));
+      expect(error.code).toBe("file_system_error");
+      expect(error.message).toContain("EIO");
+      // positive control: the same run reads a regular file of /proc
+      expect(ok(await runIn("unrestricted").call("read", { path: "/proc/self/status" }))).toContain("Name:");
+    },
+  );
+
   it("unrestricted: /dev/zero with max_bytes 100 is refused at once, without memory growth", async () => {
     const before = process.memoryUsage().rss;
     const error = failure(await runIn("unrestricted").call("read", { path: "/dev/zero", max_bytes: 100 }));
