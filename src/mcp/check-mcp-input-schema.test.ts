@@ -36,6 +36,40 @@ describe("checkMcpInputSchema", () => {
     expect(checkMcpInputSchema(schema)).toMatch(message);
   });
 
+  it("bounds how deeply $refs chain into each other (a cycle counts all its members), not how many there are", () => {
+    const ring = (size: number) => ({
+      type: "object",
+      properties: { root: { $ref: "#/$defs/d0" } },
+      $defs: Object.fromEntries(
+        Array.from({ length: size }, (_, index) => [
+          `d${index}`,
+          { type: "object", properties: { next: { $ref: `#/$defs/d${(index + 1) % size}` } } },
+        ]),
+      ),
+    });
+    const chain = (size: number) => ({
+      type: "object",
+      properties: { root: { $ref: "#/$defs/d0" } },
+      $defs: Object.fromEntries(
+        Array.from({ length: size }, (_, index) => [
+          `d${index}`,
+          index + 1 < size ? { type: "object", properties: { next: { $ref: `#/$defs/d${index + 1}` } } } : { type: "string" },
+        ]),
+      ),
+    });
+    const flat = (size: number) => ({
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: size }, (_, index) => [`p${index}`, { $ref: `#/$defs/d${index}` }])),
+      $defs: Object.fromEntries(Array.from({ length: size }, (_, index) => [`d${index}`, { type: "string" }])),
+    });
+    expect(checkMcpInputSchema(ring(101))).toMatch(/\$refs chain more than 100/);
+    expect(checkMcpInputSchema(ring(2000))).toMatch(/\$refs chain more than 100/);
+    expect(checkMcpInputSchema(chain(101))).toMatch(/\$refs chain more than 100/);
+    expect(checkMcpInputSchema(ring(100))).toBeUndefined();
+    expect(checkMcpInputSchema(chain(100))).toBeUndefined();
+    expect(checkMcpInputSchema(flat(3000))).toBeUndefined();
+  });
+
   it("refuses an enum too long for the validator's quadratic meta-schema check, in seconds, not minutes", () => {
     const values = (count: number) => Array.from({ length: count }, (_, index) => `value-${index}`);
     expect(checkMcpInputSchema({ type: "object", properties: { a: { enum: values(1_000) } } })).toBeUndefined();

@@ -1,5 +1,13 @@
+import { refChainDepth } from "./ref-chain-depth.js";
+
 const MAX_NODES = 20_000;
 const MAX_DEPTH = 64;
+/**
+ * The deepest the validator's compilation may nest through `$ref`s (see `refChainDepth`): a ring
+ * of 300 definitions overflowed its stack, 200 took a second of the host's thread to compile;
+ * 100 is half the depth that still compiled, and real servers' schemas chain a few.
+ */
+const MAX_REF_CHAIN = 100;
 /**
  * The most values one `enum` (or any one array) may list. Checking a schema against its
  * meta-schema costs the validator the square of an array's length (uniqueness): measured, 16,000
@@ -31,7 +39,20 @@ export function checkMcpInputSchema(schema: unknown): string | undefined {
     }
     return undefined;
   };
-  return visit(schema, 0, "#");
+  const problem = visit(schema, 0, "#");
+  if (problem !== undefined) return problem;
+  const chain = refChainDepth(
+    schema,
+    (pointer) => {
+      const target = resolvePointer(schema, pointer);
+      return target === MISSING ? undefined : target;
+    },
+    MAX_REF_CHAIN + 1,
+  );
+  // The root is the first step of every chain.
+  return chain - 1 > MAX_REF_CHAIN
+    ? `its $refs chain more than ${MAX_REF_CHAIN} definitions into each other (the validator cannot compile that)`
+    : undefined;
 }
 
 function checkKeyword(root: unknown, key: string, value: unknown, path: string): string | undefined {

@@ -1,5 +1,6 @@
 import type { ToolContentPart } from "../tool/tool-content.js";
 import { condenseText } from "./condense-text.js";
+import { wellFormed } from "./well-formed-text.js";
 
 /** The size of a base64 string's bytes. */
 function decodedBytes(base64: string): number {
@@ -26,7 +27,7 @@ export function capContentParts(
   for (const part of parts) {
     if (part === null || typeof part !== "object") continue;
     if (part.type === "text") {
-      const text = String(part.text);
+      const text = wellFormed(String(part.text));
       out.push({
         type: "text",
         text: text.length > limits.condenseThreshold ? condenseText(text, limits.condenseThreshold) : text,

@@ -1,7 +1,10 @@
+import { pairSafeEnd, pairSafeStart } from "./well-formed-text.js";
+
 /**
  * Cuts `text` over `maxLength` characters to its head and tail with a marker in between that
  * says how much was left out, so a long output never floods the context and is never dropped
- * silently. Cuts fall on line breaks when one is near.
+ * silently. Cuts fall on line breaks when one is near, and never inside a surrogate pair (half an
+ * emoji is a lone surrogate, which providers refuse).
  */
 export function condenseText(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;
@@ -13,6 +16,8 @@ export function condenseText(text: string, maxLength: number): string {
   let tailStart = text.length - tailLength;
   const tailBreak = text.indexOf("\n", tailStart);
   if (tailBreak !== -1 && tailBreak < tailStart + tailLength * 0.2) tailStart = tailBreak + 1;
+  headEnd = pairSafeEnd(text, headEnd);
+  tailStart = pairSafeStart(text, tailStart);
   const omitted = text.slice(headEnd, tailStart);
   const omittedLines = omitted.split("\n").length - 1;
   const marker = `\n[... ${omitted.length} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;

@@ -1,6 +1,7 @@
 // What the model reads when a handler throws: any thrown value, described safely and capped.
 import { CatalogError } from "../errors/catalog-error.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
+import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
 /** Longest message or hint taken from a handler's error (its text reaches the model). */
 export const MAX_ERROR_TEXT_LENGTH = 2000;
@@ -17,7 +18,9 @@ function safeGet(value: unknown, key: string): unknown {
 /** A string for the model from something a handler threw: capped, never throwing. */
 function safeText(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
-  return value.length > MAX_ERROR_TEXT_LENGTH ? `${value.slice(0, MAX_ERROR_TEXT_LENGTH)}… (cut)` : value;
+  return wellFormed(
+    value.length > MAX_ERROR_TEXT_LENGTH ? `${value.slice(0, pairSafeEnd(value, MAX_ERROR_TEXT_LENGTH))}… (cut)` : value,
+  );
 }
 
 /** Describes any thrown value in a few words without calling its methods. */

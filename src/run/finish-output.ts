@@ -4,6 +4,7 @@ import { isToolContent, type ToolContentPart } from "../tool/tool-content.js";
 import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
 import { condenseText } from "./condense-text.js";
 import { toJsonSafe } from "./json-safe-output.js";
+import { wellFormed } from "./well-formed-text.js";
 
 /** The limits a run applies to outputs. */
 export interface OutputLimits {
@@ -22,7 +23,8 @@ export type FinishedOutput =
  * Turns what a handler returned into what the model gets, before the call is called a success:
  * JSON-safe (no BigInt, no cycles: formatting can never throw afterwards), checked against the
  * tool's `outputSchema`, and bounded: a string, or an object whose JSON is longer than
- * `condenseThreshold`, is condensed (an object then becomes the condensed text of its JSON).
+ * `condenseThreshold`, is condensed (an object then becomes the condensed text of its JSON);
+ * every string well-formed (no lone surrogate, which fails a provider's request).
  */
 export async function finishOutput(
   name: string,
@@ -43,7 +45,7 @@ export async function finishOutput(
     if (!inner.ok) return unusable(name, inner.reason);
     return { ok: true, output: condenseValue(inner.value, limits.condenseThreshold), content };
   }
-  if (typeof output === "string") return { ok: true, output: condenseText(output, limits.condenseThreshold) };
+  if (typeof output === "string") return { ok: true, output: condenseText(wellFormed(output), limits.condenseThreshold) };
   const safe = toJsonSafe(output);
   if (!safe.ok) return unusable(name, safe.reason);
   if (validateOutput !== undefined) {

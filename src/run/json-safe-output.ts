@@ -1,3 +1,5 @@
+import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
+
 /** What a value whose getter or `toJSON` throws becomes. */
 const UNSERIALIZABLE = "[Unserializable]";
 
@@ -28,7 +30,8 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * a value whose getter or `toJSON` throws becomes `"[Unserializable]"` (the convention the
  * adapters use too). `undefined` stays where it was (JSON leaves it out). Only an output that
  * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`). Past `maxChars`
- * characters of JSON the rest is left out with {@link TRUNCATED_MARKER}.
+ * characters of JSON the rest is left out with {@link TRUNCATED_MARKER}. Strings and keys come out
+ * well-formed (a lone surrogate becomes U+FFFD): providers refuse a request that holds one.
  */
 export function toJsonSafe(output: unknown, maxChars: number = MAX_OUTPUT_CHARS): JsonSafeOutcome {
   // Nested ones are dropped as JSON.stringify drops them; a whole output that is one is no data.
@@ -126,7 +129,7 @@ function convertObject(object: object, onPath: Set<object>, depth: number, budge
     } catch {
       converted = UNSERIALIZABLE;
     }
-    if (converted !== undefined || original === undefined) define(copy, key, converted);
+    if (converted !== undefined || original === undefined) define(copy, wellFormed(key), converted);
   }
   return copy;
 }
@@ -165,7 +168,7 @@ function convertTypedArray(view: ArrayLike<number | bigint>, budget: Budget): Re
 function spendOnString(text: string, budget: Budget): string {
   const room = Math.max(0, budget.left);
   budget.left -= text.length + 2;
-  return text.length <= room ? text : `${text.slice(0, room)}${TRUNCATED_MARKER}`;
+  return wellFormed(text.length <= room ? text : `${text.slice(0, pairSafeEnd(text, room))}${TRUNCATED_MARKER}`);
 }
 
 function define(target: Record<string, unknown>, key: string, value: unknown): void {

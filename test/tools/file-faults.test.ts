@@ -121,6 +121,69 @@ describe("faults during a 10-file apply_patch", () => {
   });
 });
 
+describe.skipIf(!isRoot)("the library's lock directory on a full file system (needs root to mount)", () => {
+  // Red team round 8: with the temporary directory full (a small /tmp tmpfs, the workspace on
+  // another disk), a lock file was created and its content refused: the empty file was left, it
+  // counts as a live lock until it is 10 s old, so write and edit waited (over 15 s) and
+  // apply_patch failed with a raw ENOSPC as tool_failed; every later call waited again.
+  it("write, edit and apply_patch fail at once with no_space, leave no lock file, and work at once after space is freed", async () => {
+    const mountPoint = path.join(workspace, "state");
+    await mkdir(mountPoint);
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
+    const saved = { lock: process.env.AGENT_TOOL_CATALOG_LOCK_DIR, state: process.env.AGENT_TOOL_CATALOG_STATE_DIR };
+    process.env.AGENT_TOOL_CATALOG_LOCK_DIR = path.join(mountPoint, "locks");
+    process.env.AGENT_TOOL_CATALOG_STATE_DIR = path.join(mountPoint, "state");
+    try {
+      const files = path.join(workspace, "files");
+      await mkdir(files);
+      await tenFiles(files);
+      const filler = path.join(mountPoint, "filler");
+      await writeFile(filler, Buffer.alloc(1024 * 1024)).catch(() => undefined);
+      for (const sandbox of ["workspace", "unrestricted"] as const) {
+        const run = runIn(sandbox, files);
+        for (const [tool, input] of [
+          ["write", { path: "d0/f.txt", content: "new 0\n" }],
+          ["edit", { path: "d1/f.txt", old_text: "old 1", new_text: "new 1" }],
+          ["apply_patch", { patch: tenFilePatch("") }],
+        ] as const) {
+          const started = Date.now();
+          const error = failure(await run.call(tool, input));
+          expect([tool, error.code]).toEqual([tool, "no_space"]);
+          expect(error.message).not.toContain(mountPoint);
+          expect(Date.now() - started).toBeLessThan(5000);
+        }
+        for (let i = 0; i < 10; i++) expect(await readFile(path.join(files, `d${i}`, "f.txt"), "utf8")).toBe(`old ${i}\n`);
+        expect((await readdir(path.join(mountPoint, "locks"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
+      }
+      // Locks elsewhere, only the intent logs on the full file system: an empty log was left
+      // per call, which every other process took for a change in flight.
+      process.env.AGENT_TOOL_CATALOG_LOCK_DIR = path.join(workspace, "roomy-locks");
+      const logged = runIn("workspace", files);
+      expect(failure(await logged.call("write", { path: "d0/f.txt", content: "new 0\n" })).code).toBe("no_space");
+      expect(failure(await logged.call("apply_patch", { patch: tenFilePatch("") })).code).toBe("no_space");
+      const intents = await readdir(path.join(mountPoint, "state"), { recursive: true, withFileTypes: true });
+      expect(intents.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual([]);
+      // positive control: space freed, the same calls succeed at once (no lock left to wait out)
+      await rm(filler);
+      const run = runIn("workspace", files);
+      const started = Date.now();
+      ok(await run.call("write", { path: "d0/f.txt", content: "new 0\n" }));
+      ok(await run.call("edit", { path: "d1/f.txt", old_text: "old 1", new_text: "new 1" }));
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await readFile(path.join(files, "d1", "f.txt"), "utf8")).toBe("new 1\n");
+    } finally {
+      for (const [key, value] of [
+        ["AGENT_TOOL_CATALOG_LOCK_DIR", saved.lock],
+        ["AGENT_TOOL_CATALOG_STATE_DIR", saved.state],
+      ] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      execFileSync("umount", [mountPoint]);
+    }
+  }, 120_000);
+});
+
 describe("special files are refused in every scope without blocking the thread pool", () => {
   let server: Server | undefined;
   afterEach(() => {
@@ -157,6 +220,19 @@ describe("special files are refused in every scope without blocking the thread p
       expect(await Promise.race([hostRead, timeout])).toBe("fine\n");
     });
   }
+
+  it.skipIf(process.platform !== "linux")(
+    "unrestricted: a read failing after the open (EIO from /proc/self/mem) is file_system_error",
+    async () => {
+      // Red team round 8: the error of the read itself was not mapped, so the model got tool_failed
+      // with the raw "EIO: i/o error, read".
+      const error = failure(await runIn("unrestricted").call("read", { path: "/proc/self/mem" }));
+      expect(error.code).toBe("file_system_error");
+      expect(error.message).toContain("EIO");
+      // positive control: the same run reads a regular file of /proc
+      expect(ok(await runIn("unrestricted").call("read", { path: "/proc/self/status" }))).toContain("Name:");
+    },
+  );
 
   it("unrestricted: /dev/zero with max_bytes 100 is refused at once, without memory growth", async () => {
     const before = process.memoryUsage().rss;

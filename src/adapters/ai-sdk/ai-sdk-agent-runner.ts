@@ -1,4 +1,4 @@
-import type { CreateRunOptions, Registry, RunScope } from "agent-tool-catalog";
+import { type CreateRunOptions, FIND_TOOL_NAME, type Registry, type RunScope } from "agent-tool-catalog";
 import { generateText, type LanguageModel, stepCountIs } from "ai";
 import { createAiSdkTools } from "./create-ai-sdk-tools.js";
 
@@ -16,7 +16,11 @@ export interface AiSdkAgentRequest {
   readonly model?: string | undefined;
   /** The most model turns. */
   readonly maxSteps?: number | undefined;
-  /** Tools the child may use; `undefined`: every tool of its registry. */
+  /**
+   * Tools the child may use; `undefined`: every tool of its registry (within the parent's
+   * scope); `[]`: none but `AskUserQuestion`, `find_tool` and `skill` (a skill's empty
+   * `allowed-tools`).
+   */
   readonly allowedTools?: readonly string[] | undefined;
   /** The asking run. */
   readonly parentRunId: string;
@@ -85,7 +89,7 @@ export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
       const run = registry.createRun({
         ...extra,
         parent: request.scope,
-        ...(request.allowedTools === undefined ? {} : { allowedTools: request.allowedTools }),
+        ...(request.allowedTools === undefined ? {} : { allowedTools: childAllowedTools(request.allowedTools) }),
         context: { ...extra.context, agentDepth: request.depth, parentRunId: request.parentRunId },
       });
       try {
@@ -111,4 +115,13 @@ export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
       }
     },
   };
+}
+
+/**
+ * `createRun` reads an empty `allowedTools` as "every tool", but an empty list in a request
+ * (a forked skill's `allowed-tools: []`) means none: a list of only an always-available tool says
+ * that to `createRun`.
+ */
+function childAllowedTools(allowedTools: readonly string[]): readonly string[] {
+  return allowedTools.length === 0 ? [FIND_TOOL_NAME] : allowedTools;
 }

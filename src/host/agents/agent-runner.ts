@@ -28,7 +28,11 @@ export interface AgentPromptRequest {
   readonly model?: string | undefined;
   /** The most model turns the child may take, when limited. */
   readonly maxSteps?: number | undefined;
-  /** Tools the child may use (a forked skill's `allowed-tools`); `undefined` means its profile's. */
+  /**
+   * Tools the child may use (a forked skill's `allowed-tools`); `undefined` means its profile's,
+   * `[]` none but `AskUserQuestion`, `find_tool` and `skill` (note that `createRun` reads an
+   * empty `allowedTools` as every tool: a runner must not pass `[]` through as it is).
+   */
   readonly allowedTools?: readonly string[] | undefined;
   /** The run (conversation) that asked, for tracing and cost attribution. */
   readonly parentRunId: string;

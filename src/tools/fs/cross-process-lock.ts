@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, unlinkSync } from "node:fs";
-import { link, mkdir, readdir, readFile, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
@@ -80,7 +80,7 @@ async function tryFileLock(key: string): Promise<(() => Promise<void>) | undefin
   const file = lockFileOf(key);
   try {
     // A reader may see it empty for a moment; an empty lock counts as live until it is old (see breakIfStale).
-    await writeFile(file, `${OWN_PROCESS}\n${key}\n`, { flag: "wx", mode: 0o600 });
+    await createExclusive(file, `${OWN_PROCESS}\n${key}\n`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
     throw error;
@@ -161,8 +161,54 @@ async function breakIfStale(file: string): Promise<void> {
 async function ownerFile(directory: string): Promise<string> {
   await reclaimStaleOwnerFiles(directory);
   const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
-  await writeFile(file, `${OWN_PROCESS}\n`, { flag: "wx", mode: 0o600 });
+  await createExclusive(file, `${OWN_PROCESS}\n`);
   return file;
+}
+
+/**
+ * Creates `file` (`O_EXCL`, mode 0600) holding `content`. When the write fails after the file was
+ * made (a full file system makes the inode, then refuses the bytes), the empty file is removed:
+ * left, an empty lock counts as live for {@link BREAK_LOCK_STALE_MS}, so every later call on the
+ * file would wait that long, and fail the same way while the disk stays full.
+ */
+async function createExclusive(file: string, content: string): Promise<void> {
+  const handle = await open(file, "wx", 0o600);
+  try {
+    await handle.writeFile(content);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(file).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+}
+
+/**
+ * A failure of the lock directory's file system as the model's error (it names no host path):
+ * nothing was written, and the host must free space or fix the directory.
+ */
+function lockDirectoryError(error: unknown): unknown {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return new ToolError(
+        "no_space",
+        "No space is left for the file locks (the temporary directory is full). Nothing was changed.",
+        {
+          hint: "Ask the user to free disk space.",
+        },
+      );
+    case "EROFS":
+      return new ToolError(
+        "read_only_file_system",
+        "The file locks' directory is on a read-only file system. Nothing was changed.",
+        {
+          hint: "Ask the user to make the temporary directory writable.",
+        },
+      );
+    default:
+      return error;
+  }
 }
 
 /** Per lock directory: when this process last reclaimed its stale owner files. */
@@ -289,7 +335,9 @@ export async function withFileLocks<T>(keys: readonly string[], task: () => Prom
   const inProcess: (() => void)[] = [];
   try {
     for (const key of sorted) inProcess.push(await acquireInProcess(key));
-    const files = await acquireFileLocks(sorted);
+    const files = await acquireFileLocks(sorted).catch((error: unknown) => {
+      throw lockDirectoryError(error);
+    });
     try {
       return await task();
     } finally {

@@ -84,7 +84,13 @@ export class IntentLog {
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
     const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries };
-    await writeFile(file, JSON.stringify(record), { mode: 0o600 });
+    await writeFile(file, JSON.stringify(record), { mode: 0o600 }).catch(async (error: unknown) => {
+      // A full disk makes the file and refuses its bytes: an empty log of a live process counts
+      // as another's change in flight for every other process, whose recovery then runs again at
+      // each file operation.
+      await unlink(file).catch(() => undefined);
+      throw error;
+    });
     return new IntentLog(file, record);
   }
 
@@ -95,9 +101,12 @@ export class IntentLog {
     try {
       await handle.writeFile(JSON.stringify({ ...this.record, state: "committed" }));
       await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await unlink(next).catch(() => undefined);
+      throw error;
     }
+    await handle.close();
     await rename(next, this.file);
     await syncIntentDirectory(this.file);
     this.record = { ...this.record, state: "committed" };

@@ -2,6 +2,7 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { z } from "zod";
 import { readBounded } from "./bounded-read.js";
 import type { FileScope } from "./file-scope.js";
+import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
 import { anchorOf } from "./hashline.js";
@@ -93,6 +94,17 @@ const STREAM_THRESHOLD = 4 * 1024 * 1024;
 /** The lines of a file from `offset` on (`lines[0]` is line `firstLine`), its version and size. */
 async function readLines(scope: FileScope, requested: string, offset: number, limit: number | undefined, maxBytes: number) {
   const handle = await scope.openRead(requested);
+  // A read that fails after the open (EIO: a failing disk, /proc/self/mem) is a file error with a
+  // code, not a tool failure.
+  return guardedFileOperation(requested, () => readOpened(handle, offset, limit, maxBytes));
+}
+
+async function readOpened(
+  handle: Awaited<ReturnType<FileScope["openRead"]>>,
+  offset: number,
+  limit: number | undefined,
+  maxBytes: number,
+) {
   try {
     const stats = await handle.stat();
     if (stats.size > STREAM_THRESHOLD) {
