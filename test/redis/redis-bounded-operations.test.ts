@@ -7,7 +7,13 @@
  * work again once Redis answers. Controls: the same calls on the healthy server.
  */
 import { CatalogError, ConfigurationError, createRegistry, openRun } from "agent-tool-catalog";
-import { InProcessSubagentManager, InProcessWorkflowService } from "agent-tool-catalog/host";
+import {
+  CONVERSATION_ID_CONTEXT_KEY,
+  InProcessSubagentManager,
+  InProcessWorkflowService,
+  subagentToolGroup,
+  workflowToolGroup,
+} from "agent-tool-catalog/host";
 import {
   RedisApprovalBroker,
   RedisRunStore,
@@ -168,5 +174,71 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     starter.close();
     reader.close();
     workflows.close();
+  }, 30_000);
+
+  it("subagent and workflow tools report redis_timeout (a listed code, with mayHaveRun and retry advice), not tool_failed", async () => {
+    const slowRunner = {
+      runPrompt: ({ signal }: { signal: AbortSignal }) =>
+        new Promise<{ output: string }>((resolve, reject) => {
+          const timer = setTimeout(() => resolve({ output: "done" }), 5_000);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
+        }),
+    };
+    const manager = new RedisSubagentManager({
+      redis: client(),
+      local: new InProcessSubagentManager({ runner: slowRunner }),
+      prefix: "bound-tools",
+      leaseMs: 30_000,
+      operationTimeoutMs: 300,
+    });
+    const service = new RedisWorkflowService({
+      redis: client(),
+      local: new InProcessWorkflowService({ runner: slowRunner }),
+      prefix: "bound-tools",
+      operationTimeoutMs: 300,
+    });
+    const registry = createRegistry({ groups: [subagentToolGroup({ manager }), workflowToolGroup({ service })] });
+    const run = registry.createRun({ profile: "full", context: { [CONVERSATION_ID_CONTEXT_KEY]: "conv-t" } });
+    run.activate(["start_subagent", "get_subagent", "wait_subagent", "run_workflow"]);
+    // Control: healthy, the tools answer.
+    const started = await run.call("start_subagent", { task: "first" });
+    expect(started).toMatchObject({ ok: true, output: { status: "running" } });
+    const id = (started.ok ? (started.output as { id: string }).id : "") as string;
+    expect(await run.call("get_subagent", { id })).toMatchObject({ ok: true, output: { id, status: "running" } });
+
+    hanging.server.pause();
+    const begun = Date.now();
+    // A read: nothing changed, retry later.
+    const read = await within(run.call("get_subagent", { id }), 3_000);
+    expect(read).toMatchObject({
+      ok: false,
+      error: {
+        code: "redis_timeout",
+        message: expect.stringContaining("mayHaveRun: false"),
+        hint: expect.stringContaining("Try again in a few seconds"),
+      },
+    });
+    // A start whose claim was sent: it may still land, so look before retrying.
+    const start = await within(run.call("start_subagent", { task: "second" }), 3_000);
+    expect(start).toMatchObject({
+      ok: false,
+      error: {
+        code: "redis_timeout",
+        message: expect.stringContaining("mayHaveRun: true"),
+        hint: expect.stringContaining("check whether it took effect"),
+      },
+    });
+    const resumed = await within(run.call("run_workflow", { resume_run_id: "wf_unknown" }), 3_000);
+    expect(resumed).toMatchObject({ ok: false, error: { code: "redis_timeout" } });
+    expect(Date.now() - begun).toBeLessThan(6_000);
+
+    hanging.server.resume();
+    // Once Redis answers, the same calls work again.
+    expect(await run.call("get_subagent", { id })).toMatchObject({ ok: true, output: { id } });
+    manager.close();
+    service.close();
   }, 30_000);
 });
