@@ -241,4 +241,47 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     manager.close();
     service.close();
   }, 30_000);
+
+  it("pending and resolution say mayHaveRun true exactly when they had sent the denial of an overdue request", async () => {
+    const raw = client();
+    const approver = new RedisApprovalBroker({ redis: client(), prefix: "bound-flag", operationTimeoutMs: 300 });
+    const store = async (id: string, expiresAt: number) => {
+      await raw.hset(`bound-flag:approval:${id}`, {
+        status: "pending",
+        request: JSON.stringify({ id, runId: "r", callId: "c", toolName: "echo", input: {}, requestedAt: 0, expiresAt }),
+        digest: "d",
+        runId: "r",
+        expiresAt: String(expiresAt),
+      });
+      await raw.zadd("bound-flag:approvals:pending", expiresAt, id);
+    };
+    await store("apr_fresh", Date.now() + 600_000);
+    // Writes held by Redis itself (CLIENT PAUSE WRITE): reads answer, a denial's script waits.
+    await raw.client("PAUSE", 3_000, "WRITE");
+    // Control: nothing overdue, so nothing is written and both answer while writes are held.
+    expect((await approver.pending()).map((request) => request.id)).toEqual(["apr_fresh"]);
+    expect(await approver.resolution("apr_fresh")).toBeUndefined();
+    await raw.client("UNPAUSE");
+
+    await store("apr_overdue", Date.now() - 1_000);
+    await raw.client("PAUSE", 3_000, "WRITE");
+    const pendingError = await rejection(approver.pending(), 2_000);
+    expect(pendingError).toMatchObject({ operation: "RedisApprovalBroker.pending", mayHaveRun: true });
+    // Another connection: the first one's later commands queue behind its held denial.
+    const other = new RedisApprovalBroker({ redis: client(), prefix: "bound-flag", operationTimeoutMs: 300 });
+    const resolutionError = await rejection(other.resolution("apr_overdue"), 2_000);
+    expect(resolutionError).toMatchObject({ operation: "RedisApprovalBroker.resolution", mayHaveRun: true });
+    await raw.client("UNPAUSE");
+    // The denial it said may land did land.
+    await expect.poll(() => approver.resolution("apr_overdue"), { timeout: 5_000 }).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+
+    // A server that answers nothing: nothing was read, so nothing was sent either.
+    await store("apr_overdue2", Date.now() - 1_000);
+    hanging.server.pause();
+    expect(await rejection(approver.pending(), 2_000)).toMatchObject({ mayHaveRun: false });
+    expect(await rejection(approver.resolution("apr_overdue2"), 2_000)).toMatchObject({ mayHaveRun: false });
+    hanging.server.resume();
+    await approver.close();
+    await other.close();
+  }, 30_000);
 });
