@@ -266,7 +266,11 @@ export class RedisApprovalBroker implements ApprovalBroker {
    */
   pending(filter: { readonly runId?: string } = {}): Promise<StoredApprovalRequest[]> {
     const writes = { sent: false };
-    return this.bounded("RedisApprovalBroker.pending", () => writes.sent, () => this.readPending(filter, writes));
+    return this.bounded(
+      "RedisApprovalBroker.pending",
+      () => writes.sent,
+      () => this.readPending(filter, writes),
+    );
   }
 
   private async readPending(filter: { readonly runId?: string }, writes: { sent: boolean }): Promise<StoredApprovalRequest[]> {
@@ -295,7 +299,11 @@ export class RedisApprovalBroker implements ApprovalBroker {
    */
   resolution(id: string): Promise<ApprovalResolution | undefined> {
     const writes = { sent: false };
-    return this.bounded("RedisApprovalBroker.resolution", () => writes.sent, () => this.readResolution(id, writes));
+    return this.bounded(
+      "RedisApprovalBroker.resolution",
+      () => writes.sent,
+      () => this.readResolution(id, writes),
+    );
   }
 
   private bounded<T>(operation: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {

@@ -273,7 +273,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     expect(resolutionError).toMatchObject({ operation: "RedisApprovalBroker.resolution", mayHaveRun: true });
     await raw.client("UNPAUSE");
     // The denial it said may land did land.
-    await expect.poll(() => approver.resolution("apr_overdue"), { timeout: 5_000 }).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+    await expect
+      .poll(() => approver.resolution("apr_overdue"), { timeout: 5_000 })
+      .toMatchObject({ decision: "denied", resolvedBy: "timeout" });
 
     // A server that answers nothing: nothing was read, so nothing was sent either.
     await store("apr_overdue2", Date.now() - 1_000);
