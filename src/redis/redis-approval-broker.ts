@@ -327,14 +327,21 @@ export class RedisApprovalBroker implements ApprovalBroker {
     };
   }
 
-  /** Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close `redis`. */
+  /**
+   * Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close
+   * `redis`. Waits at most `operationTimeoutMs` for Redis to record the denials.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Recorded in Redis where it can be; with Redis unreachable the waiters are still denied below.
-    await Promise.allSettled(
-      [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
-    );
+    // Recorded in Redis where it can be, waiting at most operationTimeoutMs (a stopped server
+    // held close() forever); with Redis unreachable the waiters are still denied below, and a
+    // denial that lands later still wins over a late approval (a request is decided once).
+    await withinRedisDeadline("RedisApprovalBroker.close", this.operationTimeoutMs, true, () =>
+      Promise.allSettled(
+        [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
+      ),
+    ).catch(() => undefined);
     for (const waiter of this.waiters.values()) {
       waiter.settle({ id: waiter.request.id, decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" });
     }

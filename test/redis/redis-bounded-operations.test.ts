@@ -286,4 +286,32 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     await approver.close();
     await other.close();
   }, 30_000);
+
+  it("the approval broker's close ends within operationTimeoutMs while Redis is stopped, denying the calls still waiting", async () => {
+    const broker = new RedisApprovalBroker({
+      redis: client(),
+      prefix: "bound-close",
+      timeoutMs: 60_000,
+      pollIntervalMs: 50,
+      operationTimeoutMs: 300,
+    });
+    const lister = new RedisApprovalBroker({ redis: client(), prefix: "bound-close" });
+    const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    const waiting = run.call("echo", { n: 1 });
+    await expect.poll(async () => (await lister.pending()).length).toBe(1);
+    const [request] = await lister.pending();
+
+    hanging.server.pause();
+    const started = Date.now();
+    expect(await within(broker.close(), 3_000)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // Denied by "abort": the run reports the call aborted, and the tool did not run.
+    expect(await within(waiting, 2_000)).toMatchObject({ ok: false, error: { code: "aborted" } });
+
+    hanging.server.resume();
+    // The denial sent while Redis was stopped landed: nobody can approve the call now.
+    await expect.poll(() => lister.resolution(request?.id ?? ""), { timeout: 5_000 }).toMatchObject({ decision: "denied" });
+    expect(await lister.approve(request?.id ?? "")).toBe(false);
+    await lister.close();
+  }, 30_000);
 });
