@@ -237,9 +237,9 @@ export class BullMqCallbackManager implements CallbackManager {
   }
 
   /**
-   * {@inheritDoc CallbackManager.list}
-   * Repairs the listed callbacks first: one whose job is missing (its scheduling process died
-   * between the record and the job) gets its job again.
+   * The conversation's pending callbacks, soonest first; a callback being fired is not listed.
+   * Repairs them first: one whose job is missing (its scheduling process died between the record
+   * and the job) gets its job again.
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
    * once a repair was sent).
    */

@@ -198,8 +198,8 @@ export class BullMqCronScheduler implements CronClient {
   }
 
   /**
-   * {@inheritDoc CronClient.list}
-   * Makes BullMQ's schedulers match the stored jobs first (see {@link BullMqCronScheduler}).
+   * The jobs, oldest first (deleted ones only with `includeDeleted`). Makes BullMQ's schedulers
+   * match the stored jobs first (see {@link BullMqCronScheduler}).
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
    * once a scheduler change was sent).
    */
