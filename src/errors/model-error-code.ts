@@ -21,6 +21,8 @@ export const MODEL_ERROR_CODES = Object.freeze({
   approval_denied:
     "A person, or the approval timeout, did not approve the call, or the approval service failed to take the request; nothing was done.",
   internal_error: "The catalog itself failed while handling the call (e.g. a host listener threw).",
+  redis_timeout:
+    "The durable state store (Redis) did not answer in time. The message says whether the action may still take effect (`mayHaveRun`); the hint says to check before retrying when it may, else to retry in a few seconds.",
   call_interrupted:
     "The process that was running the call (waiting for its approval) stopped; the run was resumed elsewhere and the tool did not run.",
   // Files, paths and the sandbox.

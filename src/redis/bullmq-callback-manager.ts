@@ -8,6 +8,7 @@ import {
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -25,45 +26,113 @@ export interface BullMqCallbackManagerOptions {
   /**
    * Re-invokes the agent in the callback's conversation, on the worker that fires it; a rejection
    * marks the callback `failed`. Needed by processes that call {@link BullMqCallbackManager.startWorker}.
+   * Delivery is at least once: a worker that dies inside `onFire` (before it resolves) leaves the
+   * callback to be fired again on another worker, so `onFire` may see the same `id` twice and
+   * should deduplicate by it when a second turn would do harm.
    */
   readonly onFire?: (callback: DelayedCallback) => void | Promise<void>;
   /** Pending callbacks allowed per conversation. @defaultValue 10 */
   readonly maxPendingPerConversation?: number;
   /** How long an ended callback stays readable, in ms. @defaultValue 86400000 (a day) */
   readonly retainMs?: number;
+  /**
+   * How long `schedule`, `cancel`, `list` and `get` wait for Redis before they reject with a
+   * `RedisTimeoutError` (whose `mayHaveRun` says whether a write was sent), in ms.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
+}
+
+/**
+ * Options of {@link BullMqCallbackManager.startWorker}.
+ *
+ * @beta
+ */
+export interface CallbackWorkerOptions {
+  /** Callbacks this worker fires at once. @defaultValue 8 */
+  readonly concurrency?: number;
+  /**
+   * How long a firing holds its lock without renewal (the worker renews it while `onFire` runs),
+   * in ms: a worker that died inside `onFire` is noticed after one to two times this, and the
+   * callback is fired again on another worker. Also how often this worker repairs callbacks
+   * whose job is missing (a scheduling process killed between its two writes).
+   * @defaultValue 30000
+   */
+  readonly lockDurationMs?: number;
 }
 
 // Registers a callback if its conversation is under the limit, atomically across processes.
-// KEYS[1] the conversation's pending set, KEYS[2] the record; ARGV: id, JSON, limit.
+// KEYS[1] the conversation's pending set, KEYS[2] the record, KEYS[3] the due index; ARGV: id,
+// JSON, limit, due at (ms).
 const SCHEDULE = `
 local count = redis.call('SCARD', KEYS[1])
 if count >= tonumber(ARGV[3]) then return count end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 return -1
 `;
 
-// Moves a pending callback to an end state, once. KEYS[1] the pending set, KEYS[2] the record;
-// ARGV: id, new status, conversation (or "" for any), retain ms, error. Returns the new JSON or "".
+// Takes a pending callback for firing: counts the attempt and returns the JSON; "" when it is not
+// pending (cancelled, ended) or unknown. A callback already taken by a worker that died is taken
+// again (at least once). KEYS[1] the record.
+const CLAIM = `
+local json = redis.call('GET', KEYS[1])
+if not json then return '' end
+local callback = cjson.decode(json)
+if callback.status ~= 'pending' then return '' end
+callback.firing = (tonumber(callback.firing) or 0) + 1
+local out = cjson.encode(callback)
+redis.call('SET', KEYS[1], out)
+return out
+`;
+
+// Moves a pending callback to an end state, once. KEYS[1] the pending set, KEYS[2] the record,
+// KEYS[3] the due index; ARGV: id, new status, conversation (or "" for any), retain ms, error,
+// "1" when a callback being fired may not take it (a cancel). Returns the new JSON, "" when it is
+// not pending (or not this conversation's), "!firing" when a cancel finds it being fired.
 const END = `
 local json = redis.call('GET', KEYS[2])
 if not json then return '' end
 local callback = cjson.decode(json)
 if callback.status ~= 'pending' then return '' end
 if ARGV[3] ~= '' and callback.conversationId ~= ARGV[3] then return '' end
+if ARGV[6] == '1' and callback.firing then return '!firing' end
 callback.status = ARGV[2]
+callback.firing = nil
 if ARGV[5] ~= '' then callback.error = ARGV[5] end
 local out = cjson.encode(callback)
 redis.call('SET', KEYS[2], out, 'PX', ARGV[4])
 redis.call('SREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return out
 `;
 
+/** A callback as stored: the public shape, plus how many times a worker took it for firing. */
+type StoredCallback = DelayedCallback & { readonly firing?: number };
+
+/** The public shape of a stored callback (cjson writes no `undefined` fields). */
+function view(stored: StoredCallback): DelayedCallback {
+  const { firing: _firing, ...callback } = stored;
+  return callback;
+}
+
 /**
- * A `CallbackManager` on BullMQ delayed jobs: a callback scheduled by any process fires
- * once, on one worker, even after restarts; the spec's limits hold across processes (5 s to 1 h,
- * at most 10 pending per conversation, checked atomically in Redis). Cancelling wins over a
- * firing that has not started: the state change is one atomic step either way.
+ * A `CallbackManager` on BullMQ delayed jobs: a callback scheduled by any process fires on one
+ * worker, even after restarts; the spec's limits hold across processes (5 s to 1 h, at most 10
+ * pending per conversation, checked atomically in Redis). Cancelling wins over a firing that has
+ * not started: the state change is one atomic step either way.
+ *
+ * Order and guarantees (tested with real processes killed with `SIGKILL` and stopped with
+ * `SIGSTOP`, and a real `redis-server`):
+ * - the record is written before the job, so a job that fires always finds its record, however
+ *   long the scheduling process or Redis stalls between the two; a process killed between them
+ *   leaves a pending record without a job, which `list` and every worker repair (the job is added
+ *   again with its remaining delay; a job id is the callback id, so it is never added twice);
+ * - delivery is at least once: the record says `fired` only after `onFire` resolved; a worker
+ *   that dies inside `onFire` leaves the job to BullMQ's stalled-job check, and another worker
+ *   fires the callback again (once: a second death marks it `failed`);
+ * - `schedule`, `cancel`, `list` and `get` wait at most `operationTimeoutMs` for Redis.
  * @beta
  */
 export class BullMqCallbackManager implements CallbackManager {
@@ -71,14 +140,21 @@ export class BullMqCallbackManager implements CallbackManager {
   private readonly prefix: string;
   private readonly queue: Queue;
   private readonly workers: Worker[] = [];
+  private readonly operationTimeoutMs: number;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: BullMqCallbackManagerOptions) {
     this.options = options;
     this.prefix = options.prefix ?? "atc";
+    this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "BullMqCallbackManager");
     this.queue = new Queue(options.queueName ?? "callbacks", { connection: options.connection, prefix: this.prefix });
   }
 
-  /** {@inheritDoc CallbackManager.schedule} */
+  /**
+   * {@inheritDoc CallbackManager.schedule}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
+   * once the record was sent: the callback may still be scheduled, and fires if so).
+   */
   async schedule(request: DelayedCallbackRequest): Promise<DelayedCallback> {
     const { minDelaySeconds, maxDelaySeconds } = CALLBACK_LIMITS;
     if (!(request.delaySeconds >= minDelaySeconds && request.delaySeconds <= maxDelaySeconds)) {
@@ -98,115 +174,238 @@ export class BullMqCallbackManager implements CallbackManager {
       status: "pending",
     };
     const limit = this.options.maxPendingPerConversation ?? CALLBACK_LIMITS.maxPendingPerConversation;
-    const redis = await this.client();
-    // The job first, then the record: a process that dies between the two leaves a job that
-    // finds no record when it fires (a no-op), never a record listed pending that no job will
-    // fire, which would also hold one of the conversation's places for good.
-    const job = await this.queue.add(
-      "callback",
-      { id: callback.id, conversationId: callback.conversationId },
-      { delay: request.delaySeconds * 1000, jobId: callback.id, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
+    const writes = { sent: false };
+    return this.bounded(
+      "schedule",
+      () => writes.sent,
+      async () => {
+        const redis = await this.client();
+        // The record first, then the job: a job that fires always finds its record. A process
+        // killed between the two leaves a pending record without a job, which repair() re-arms.
+        writes.sent = true;
+        const outcome = (await redis.eval(
+          SCHEDULE,
+          3,
+          this.pendingKey(callback.conversationId),
+          this.recordKey(callback.id),
+          this.dueKey(),
+          callback.id,
+          JSON.stringify(callback),
+          String(limit),
+          String(callback.dueAt),
+        )) as number;
+        if (outcome !== -1) {
+          throw new ToolError(
+            "too_many_callbacks",
+            `This conversation has ${outcome} pending callbacks already (the limit is ${limit}).`,
+            { hint: "Cancel one with cancel_delayed_callback, or wait for one to fire." },
+          );
+        }
+        await this.arm(callback);
+        return callback;
+      },
     );
-    const outcome = (await redis.eval(
-      SCHEDULE,
-      2,
-      this.pendingKey(callback.conversationId),
-      this.recordKey(callback.id),
-      callback.id,
-      JSON.stringify(callback),
-      String(limit),
-    )) as number;
-    if (outcome !== -1) {
-      // Only saves a wake-up: without its record the job does nothing.
-      await job.remove().catch(() => undefined);
-      throw new ToolError(
-        "too_many_callbacks",
-        `This conversation has ${outcome} pending callbacks already (the limit is ${limit}).`,
-        {
-          hint: "Cancel one with cancel_delayed_callback, or wait for one to fire.",
-        },
-      );
-    }
-    return callback;
   }
 
-  /** {@inheritDoc CallbackManager.cancel} */
+  /**
+   * {@inheritDoc CallbackManager.cancel}
+   * @throws ToolError `unknown_callback` when it is not pending in this conversation, or is being
+   * fired already (too late to cancel).
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (it may still be cancelled).
+   */
   async cancel(conversationId: string, id: string): Promise<DelayedCallback> {
-    const ended = await this.end(conversationId, id, "cancelled");
-    if (ended === undefined) {
-      throw new ToolError("unknown_callback", `There is no pending callback ${JSON.stringify(id)} in this conversation.`, {
-        hint: "Call list_delayed_callbacks for the pending ones.",
-      });
-    }
-    // The state change above is what counts; removing the BullMQ job only saves a wake-up.
-    await (await this.queue.getJob(id))?.remove().catch(() => undefined);
-    return ended;
+    return this.bounded("cancel", true, async () => {
+      const ended = await this.end(conversationId, id, "cancelled", "", true);
+      if (ended === "firing") {
+        throw new ToolError(
+          "unknown_callback",
+          `Callback ${JSON.stringify(id)} is being fired already; it cannot be cancelled.`,
+          {
+            hint: "It re-invokes this conversation shortly.",
+          },
+        );
+      }
+      if (ended === undefined) {
+        throw new ToolError("unknown_callback", `There is no pending callback ${JSON.stringify(id)} in this conversation.`, {
+          hint: "Call list_delayed_callbacks for the pending ones.",
+        });
+      }
+      // The state change above is what counts; removing the BullMQ job only saves a wake-up.
+      await (await this.queue.getJob(id))?.remove().catch(() => undefined);
+      return ended;
+    });
   }
 
-  /** {@inheritDoc CallbackManager.list} */
+  /**
+   * The conversation's pending callbacks, soonest first; a callback being fired is not listed.
+   * Repairs them first: one whose job is missing (its scheduling process died between the record
+   * and the job) gets its job again.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
+   * once a repair was sent).
+   */
   async list(conversationId: string): Promise<DelayedCallback[]> {
-    const redis = await this.client();
-    const ids = await redis.smembers(this.pendingKey(conversationId));
-    if (ids.length === 0) return [];
-    const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
-    return records
-      .filter((json): json is string => json !== null)
-      .map((json) => JSON.parse(json) as DelayedCallback)
-      .filter((callback) => callback.status === "pending")
-      .sort((a, b) => a.dueAt - b.dueAt);
+    const writes = { sent: false };
+    return this.bounded(
+      "list",
+      () => writes.sent,
+      async () => {
+        const redis = await this.client();
+        const ids = await redis.smembers(this.pendingKey(conversationId));
+        if (ids.length === 0) return [];
+        const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
+        const pending = records
+          .filter((json): json is string => json !== null)
+          .map((json) => JSON.parse(json) as StoredCallback)
+          .filter((callback) => callback.status === "pending");
+        await this.repair(pending, writes);
+        // A callback being fired is no longer the model's to cancel; it is not listed.
+        return pending
+          .filter((callback) => callback.firing === undefined)
+          .map(view)
+          .sort((a, b) => a.dueAt - b.dueAt);
+      },
+    );
   }
 
-  /** Any callback still readable (pending, or ended within `retainMs`). */
+  /**
+   * Any callback still readable (pending, or ended within `retainMs`).
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   */
   async get(id: string): Promise<DelayedCallback | undefined> {
-    const json = await (await this.client()).get(this.recordKey(id));
-    return json === null ? undefined : (JSON.parse(json) as DelayedCallback);
+    const json = await this.bounded("get", false, async () => (await this.client()).get(this.recordKey(id)));
+    return json === null ? undefined : view(JSON.parse(json) as StoredCallback);
   }
 
-  /** Fires due callbacks in this process (needs `onFire`). Each callback fires on exactly one worker. */
-  async startWorker(options: { readonly concurrency?: number } = {}): Promise<void> {
+  /**
+   * Fires due callbacks in this process (needs `onFire`), each on one worker at a time: the
+   * record says `fired` once `onFire` resolved. Also repairs, every `lockDurationMs`, callbacks
+   * due soon whose job is missing.
+   */
+  async startWorker(options: CallbackWorkerOptions = {}): Promise<void> {
     const onFire = this.options.onFire;
     if (onFire === undefined) throw new TypeError("BullMqCallbackManager.startWorker needs the onFire option.");
-    const worker = new Worker(
-      this.queue.name,
-      async (job: Job) => {
-        const { id, conversationId } = job.data as { id: string; conversationId: string };
-        const fired = await this.end(conversationId, id, "fired");
-        if (fired === undefined) return; // cancelled in the meantime
-        try {
-          await onFire(fired);
-        } catch (error) {
-          const failed = { ...fired, status: "failed" as const, error: error instanceof Error ? error.message : String(error) };
-          await (await this.client()).set(this.recordKey(id), JSON.stringify(failed), "PX", this.retainMs());
-        }
-      },
-      { connection: this.options.connection, prefix: this.prefix, concurrency: options.concurrency ?? 8, maxStalledCount: 0 },
-    );
+    const lockDurationMs = options.lockDurationMs ?? 30_000;
+    const worker = new Worker(this.queue.name, (job: Job) => this.fire(job, onFire), {
+      connection: this.options.connection,
+      prefix: this.prefix,
+      concurrency: options.concurrency ?? 8,
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
+      // A worker that died inside onFire: its job runs once more elsewhere (at least once), and
+      // a second death fails it (repair() then marks the callback failed).
+      maxStalledCount: 1,
+    });
     worker.on("error", () => undefined);
     this.workers.push(worker);
     await worker.waitUntilReady();
+    const sweep = () => void this.sweep(lockDurationMs).catch(() => undefined);
+    sweep();
+    this.sweeper ??= setInterval(sweep, lockDurationMs);
+    this.sweeper.unref();
   }
 
   /** Stops this process's workers and closes the queue. Pending callbacks stay in Redis. */
   async close(): Promise<void> {
+    if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    this.sweeper = undefined;
     await Promise.all(this.workers.map((worker) => worker.close()));
     await this.queue.close();
   }
 
-  private async end(conversationId: string, id: string, status: DelayedCallback["status"]): Promise<DelayedCallback | undefined> {
+  private async fire(job: Job, onFire: (callback: DelayedCallback) => void | Promise<void>): Promise<void> {
+    const { id, conversationId } = job.data as { id: string; conversationId: string };
+    const redis = await this.client();
+    const claimed = (await redis.eval(CLAIM, 1, this.recordKey(id))) as string;
+    if (claimed === "") return; // cancelled, already ended, or unknown
+    const callback = view(JSON.parse(claimed) as StoredCallback);
+    let error = "";
+    try {
+      await onFire(callback);
+    } catch (thrown) {
+      error = thrown instanceof Error ? thrown.message : String(thrown);
+    }
+    await this.end(conversationId, id, error === "" ? "fired" : "failed", error, false);
+  }
+
+  /**
+   * Makes pending callbacks match their jobs: a missing job is added again with the remaining
+   * delay (idempotent: the job id is the callback's id), and a callback whose job BullMQ failed
+   * (its worker died twice in onFire) is marked failed.
+   */
+  private async repair(pending: readonly StoredCallback[], writes: { sent: boolean }): Promise<void> {
+    for (const callback of pending) {
+      const job = await this.queue.getJob(callback.id);
+      if (job === undefined) {
+        writes.sent = true;
+        await this.arm(callback);
+      } else if ((await job.getState()) === "failed") {
+        writes.sent = true;
+        await this.end(
+          callback.conversationId,
+          callback.id,
+          "failed",
+          "The worker firing it stopped (twice) before its outcome was recorded.",
+          false,
+        );
+      }
+    }
+  }
+
+  /** Repairs the callbacks due within the next `withinMs` (later ones at a later sweep). */
+  private async sweep(withinMs: number): Promise<void> {
+    const redis = await this.client();
+    const ids = await redis.zrangebyscore(this.dueKey(), "-inf", String(Date.now() + withinMs), "LIMIT", 0, 1000);
+    if (ids.length === 0) return;
+    const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
+    const pending = records
+      .filter((json): json is string => json !== null)
+      .map((json) => JSON.parse(json) as StoredCallback)
+      .filter((callback) => callback.status === "pending");
+    await this.repair(pending, { sent: false });
+  }
+
+  private async arm(callback: DelayedCallback): Promise<void> {
+    await this.queue.add(
+      "callback",
+      { id: callback.id, conversationId: callback.conversationId },
+      {
+        delay: Math.max(0, callback.dueAt - Date.now()),
+        jobId: callback.id,
+        attempts: 1,
+        removeOnComplete: true,
+        removeOnFail: 100,
+      },
+    );
+  }
+
+  private async end(
+    conversationId: string,
+    id: string,
+    status: DelayedCallback["status"],
+    error: string,
+    refuseFiring: boolean,
+  ): Promise<DelayedCallback | "firing" | undefined> {
     const out = (await (
       await this.client()
     ).eval(
       END,
-      2,
+      3,
       this.pendingKey(conversationId),
       this.recordKey(id),
+      this.dueKey(),
       id,
       status,
       conversationId,
       String(this.retainMs()),
-      "",
+      error,
+      refuseFiring ? "1" : "0",
     )) as string;
-    return out === "" ? undefined : (JSON.parse(out) as DelayedCallback);
+    if (out === "!firing") return "firing";
+    return out === "" ? undefined : view(JSON.parse(out) as StoredCallback);
+  }
+
+  private bounded<T>(method: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {
+    return withinRedisDeadline(`BullMqCallbackManager.${method}`, this.operationTimeoutMs, mayHaveRun, step);
   }
 
   private retainMs(): number {
@@ -223,5 +422,9 @@ export class BullMqCallbackManager implements CallbackManager {
 
   private recordKey(id: string): string {
     return redisKey(this.prefix, "callbacks", "record", id);
+  }
+
+  private dueKey(): string {
+    return redisKey(this.prefix, "callbacks", "due");
   }
 }

@@ -12,6 +12,7 @@ import {
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -37,6 +38,12 @@ export interface BullMqCronSchedulerOptions {
   readonly historyLimit?: number;
   /** Characters of output kept per execution (the tail). @defaultValue 16000 */
   readonly maxOutputChars?: number;
+  /**
+   * How long `create`, `list`, `get`, `delete`, `pause` and `resume` wait for Redis before they
+   * reject with a `RedisTimeoutError` (whose `mayHaveRun` says whether a write was sent), in ms.
+   * @defaultValue 10000
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /**
@@ -47,6 +54,12 @@ export interface BullMqCronSchedulerOptions {
 export interface CronWorkerOptions {
   /** Executions this worker runs at once. @defaultValue 4 */
   readonly concurrency?: number;
+  /**
+   * How often this worker makes BullMQ's schedulers match the stored jobs (an active job a
+   * crashed `create` left without a scheduler is armed; a scheduler without an active job is
+   * removed), in ms. @defaultValue 60000
+   */
+  readonly reconcileIntervalMs?: number;
 }
 
 // Records an execution and drops the oldest beyond the limit. KEYS[1] id list, KEYS[2] records
@@ -118,6 +131,13 @@ function queueNextRun(expression: string, afterMs: number, asGiven: string): num
  *
  * A firing whose worker dies mid-execution is not run again (BullMQ's stalled-job retry is off):
  * its execution stays `running` in the history. Firings are at most once, never twice.
+ *
+ * `create` stores the job (name reserved in the same step) before it arms BullMQ's scheduler, and
+ * `list`, `startWorker` and every worker's periodic pass make the schedulers match the stored
+ * jobs: a process killed between the two steps leaves an active job that is armed at the next
+ * pass, never a scheduler that fires no-ops forever and that nothing lists (tested with a real
+ * process killed with `SIGKILL` at each step). Every public method waits at most
+ * `operationTimeoutMs` for Redis.
  * @beta
  */
 export class BullMqCronScheduler implements CronClient {
@@ -126,84 +146,151 @@ export class BullMqCronScheduler implements CronClient {
   private readonly queue: Queue;
   private readonly workers: Worker[] = [];
   private readonly lifetime = new AbortController();
+  private readonly operationTimeoutMs: number;
+  private reconciler: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: BullMqCronSchedulerOptions) {
     this.options = options;
     this.prefix = options.prefix ?? "atc";
+    this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "BullMqCronScheduler");
     this.queue = new Queue(options.queueName ?? "cron", { connection: options.connection, prefix: this.prefix });
   }
 
-  /** {@inheritDoc CronClient.create} */
+  /**
+   * {@inheritDoc CronClient.create}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
+   * once the job was sent: it may still be created, and is then armed by the next reconciling pass).
+   */
   async create(spec: CronJobSpec): Promise<CronJob> {
     this.checkRunnable(spec);
     const schedule = parseCronSchedule(spec.schedule);
     queueNextRun(schedule.expression, Date.now(), spec.schedule);
-    const redis = await this.client();
-    const now = Date.now();
-    const job: CronJob = {
-      ...spec,
-      schedule: schedule.expression,
-      id: `cron_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-    };
-    // The scheduler first, then the record: a process that dies between the two leaves a
-    // scheduler whose firings find no record (no-ops, see fire()), never a job listed active
-    // that nothing fires and whose name is held.
-    await this.arm(job);
-    const created = await redis.eval(CREATE, 2, this.key("names"), this.key("jobs"), spec.name, job.id, JSON.stringify(job));
-    if (created !== 1) {
-      await this.queue.removeJobScheduler(job.id).catch(() => undefined);
-      throw new ToolError("duplicate_job_name", `A cron job named ${JSON.stringify(spec.name)} exists already.`, {
-        hint: "Pick another name, or delete the existing job first.",
-      });
-    }
-    return this.view(job);
+    const writes = { sent: false };
+    return this.bounded(
+      "create",
+      () => writes.sent,
+      async () => {
+        const redis = await this.client();
+        const now = Date.now();
+        const job: CronJob = {
+          ...spec,
+          schedule: schedule.expression,
+          id: `cron_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
+          status: "active",
+          createdAt: now,
+          updatedAt: now,
+        };
+        // The job (with its name) first, then the scheduler: a process killed between the two
+        // leaves an active job without a scheduler, which the next reconciling pass arms. The
+        // other order left a scheduler firing no-ops forever that nothing listed or removed.
+        writes.sent = true;
+        const created = await redis.eval(CREATE, 2, this.key("names"), this.key("jobs"), spec.name, job.id, JSON.stringify(job));
+        if (created !== 1) {
+          throw new ToolError("duplicate_job_name", `A cron job named ${JSON.stringify(spec.name)} exists already.`, {
+            hint: "Pick another name, or delete the existing job first.",
+          });
+        }
+        // Re-read after arming: a delete or pause racing with this create wins.
+        await this.armLatest(job);
+        return this.view(job);
+      },
+    );
   }
 
-  /** {@inheritDoc CronClient.list} */
+  /**
+   * The jobs, oldest first (deleted ones only with `includeDeleted`). Makes BullMQ's schedulers
+   * match the stored jobs first (see {@link BullMqCronScheduler}).
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (`mayHaveRun`
+   * once a scheduler change was sent).
+   */
   async list(options: { readonly includeDeleted?: boolean } = {}): Promise<CronJob[]> {
-    const all = Object.values(await (await this.client()).hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
-    return all
-      .filter((job) => options.includeDeleted === true || job.status !== "deleted")
-      .sort((a, b) => a.createdAt - b.createdAt)
-      .map((job) => this.view(job));
+    const writes = { sent: false };
+    return this.bounded(
+      "list",
+      () => writes.sent,
+      async () => {
+        const all = await this.reconcile(writes);
+        return all
+          .filter((job) => options.includeDeleted === true || job.status !== "deleted")
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map((job) => this.view(job));
+      },
+    );
   }
 
-  /** {@inheritDoc CronClient.get} */
+  /**
+   * {@inheritDoc CronClient.get}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   */
   async get(id: string, executions: number): Promise<CronJobDetails | undefined> {
+    return this.bounded("get", false, async () => {
+      const redis = await this.client();
+      const json = await redis.hget(this.key("jobs"), id);
+      if (json === null) return undefined;
+      const ids = await redis.lrange(this.key("executions", id), 0, Math.max(0, executions) - 1);
+      const records = ids.length === 0 ? [] : await redis.hmget(this.key("execution-records", id), ...ids);
+      return {
+        job: this.view(JSON.parse(json) as CronJob),
+        executions: records
+          .filter((record): record is string => record !== null)
+          .map((record) => JSON.parse(record) as CronExecution),
+      };
+    });
+  }
+
+  /**
+   * Arms the scheduler of every active job that has none, and removes every scheduler whose job
+   * is not active or does not exist. Returns the stored jobs. Each change goes through
+   * {@link BullMqCronScheduler.armLatest}, so a pause, resume or delete racing with it still wins.
+   */
+  private async reconcile(writes: { sent: boolean }): Promise<CronJob[]> {
     const redis = await this.client();
-    const json = await redis.hget(this.key("jobs"), id);
-    if (json === null) return undefined;
-    const ids = await redis.lrange(this.key("executions", id), 0, Math.max(0, executions) - 1);
-    const records = ids.length === 0 ? [] : await redis.hmget(this.key("execution-records", id), ...ids);
-    return {
-      job: this.view(JSON.parse(json) as CronJob),
-      executions: records
-        .filter((record): record is string => record !== null)
-        .map((record) => JSON.parse(record) as CronExecution),
-    };
+    const all = Object.values(await redis.hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
+    const armed = new Set((await this.queue.getJobSchedulers(0, -1)).map((scheduler) => scheduler.key));
+    const stored = new Map(all.map((job) => [job.id, job]));
+    for (const job of all) {
+      if ((job.status === "active") === armed.has(job.id)) continue;
+      writes.sent = true;
+      // One job BullMQ refuses to arm (a schedule stored before the parser check) must not fail
+      // the listing or stop the others: it is tried again at the next pass.
+      await this.armLatest(job).catch(() => undefined);
+    }
+    for (const id of armed) {
+      if (stored.has(id)) continue;
+      writes.sent = true;
+      await this.queue.removeJobScheduler(id);
+    }
+    return all;
   }
 
-  /** {@inheritDoc CronClient.delete} */
+  /**
+   * {@inheritDoc CronClient.delete}
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (it may still land).
+   */
   async delete(id: string): Promise<CronJob> {
-    return this.setStatus(id, "deleted", ["active", "paused"]);
+    return this.bounded("delete", true, () => this.setStatus(id, "deleted", ["active", "paused"]));
   }
 
-  /** {@inheritDoc CronClient.pause} */
+  /**
+   * {@inheritDoc CronClient.pause}
+   * @throws RedisTimeoutError as `delete` does.
+   */
   async pause(id: string): Promise<CronJob> {
-    return this.setStatus(id, "paused", ["active"]);
+    return this.bounded("pause", true, () => this.setStatus(id, "paused", ["active"]));
   }
 
-  /** {@inheritDoc CronClient.resume} */
+  /**
+   * {@inheritDoc CronClient.resume}
+   * @throws RedisTimeoutError as `delete` does.
+   */
   async resume(id: string): Promise<CronJob> {
-    return this.setStatus(id, "active", ["paused"]);
+    return this.bounded("resume", true, () => this.setStatus(id, "active", ["paused"]));
   }
 
   /**
    * Runs firings in this process. Start one (or more) in every worker process; each firing runs
-   * in exactly one of them.
+   * in exactly one of them. Also makes the schedulers match the stored jobs now and every
+   * `reconcileIntervalMs`.
    */
   async startWorker(options: CronWorkerOptions = {}): Promise<void> {
     const worker = new Worker(this.queue.name, (job: Job) => this.fire(job), {
@@ -215,10 +302,16 @@ export class BullMqCronScheduler implements CronClient {
     worker.on("error", () => undefined);
     this.workers.push(worker);
     await worker.waitUntilReady();
+    const pass = () => void this.reconcile({ sent: false }).catch(() => undefined);
+    pass();
+    this.reconciler ??= setInterval(pass, options.reconcileIntervalMs ?? 60_000);
+    this.reconciler.unref();
   }
 
   /** Stops this process's workers (executions in flight are aborted) and closes the queue. Jobs stay in Redis. */
   async close(): Promise<void> {
+    if (this.reconciler !== undefined) clearInterval(this.reconciler);
+    this.reconciler = undefined;
     this.lifetime.abort(new ToolError("scheduler_closed", "The cron scheduler was closed."));
     await Promise.all(this.workers.map((worker) => worker.close()));
     await this.queue.close();
@@ -394,6 +487,10 @@ export class BullMqCronScheduler implements CronClient {
         hint: 'Use execution_type "shell" with a command instead.',
       });
     }
+  }
+
+  private bounded<T>(method: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {
+    return withinRedisDeadline(`BullMqCronScheduler.${method}`, this.operationTimeoutMs, mayHaveRun, step);
   }
 
   private tail(output: string): string {

@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { DEFAULT_REDIS_OPERATION_TIMEOUT_MS, operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
+import {
+  DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
+  operationTimeout,
+  RedisTimeoutError,
+  withinRedisDeadline,
+} from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /** The jobs one process runs itself (an in-process subagent manager or workflow service). */
@@ -158,16 +163,27 @@ export class DurableJobs<Snapshot> {
    * Claims a job this process just started or is about to resume and publishes its snapshot;
    * while it runs, renews its lease and publishes its end. Returns false (and writes nothing) when
    * the record exists and still runs, i.e. another process owns it. When Redis cannot be reached
-   * the job is cancelled here and the error rethrown.
+   * the job is cancelled here and the error rethrown: a `RedisTimeoutError` after
+   * `operationTimeoutMs` (a claim that lands later is never renewed, so readers report the job
+   * interrupted once its lease runs out).
    *
    * @param options.follow - false: the job is not running here yet; call {@link DurableJobs.follow} once it is
    */
   async claim(snapshot: Snapshot, options: { readonly follow?: boolean } = {}): Promise<boolean> {
     const id = this.options.idOf(snapshot);
     let claimed: boolean;
+    let sent = false;
     try {
-      await this.subscribe();
-      claimed = await this.write(snapshot, true);
+      claimed = await withinRedisDeadline(
+        `${this.options.kind} claim`,
+        this.options.operationTimeoutMs,
+        () => sent,
+        async () => {
+          await this.subscribe();
+          sent = true;
+          return this.write(snapshot, true);
+        },
+      );
     } catch (error) {
       // Redis unreachable: a job nobody else can see must not run on here.
       if (this.options.isRunning(snapshot)) await this.options.local.cancel(id).catch(() => undefined);
@@ -194,14 +210,25 @@ export class DurableJobs<Snapshot> {
     return (await this.options.redis.eval(ATTACH, 1, this.key(id), this.owner, data)) === 1;
   }
 
-  /** The data last attached to a job, or `undefined`. */
+  /**
+   * The data last attached to a job, or `undefined`.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   */
   async attached(id: string): Promise<string | undefined> {
-    return (await this.options.redis.hget(this.key(id), "attached")) ?? undefined;
+    const data = await withinRedisDeadline(`${this.options.kind} attached`, this.options.operationTimeoutMs, false, () =>
+      this.options.redis.hget(this.key(id), "attached"),
+    );
+    return data ?? undefined;
   }
 
-  /** Publishes a newer snapshot of a job this process runs; false when it is no longer ours to write. */
+  /**
+   * Publishes a newer snapshot of a job this process runs; false when it is no longer ours to write.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (it may still land).
+   */
   update(snapshot: Snapshot): Promise<boolean> {
-    return this.write(snapshot, false);
+    return withinRedisDeadline(`${this.options.kind} update`, this.options.operationTimeoutMs, true, () =>
+      this.write(snapshot, false),
+    );
   }
 
   /**
@@ -230,7 +257,7 @@ export class DurableJobs<Snapshot> {
    * Resolves when the job ends, `timeoutMs` passes or `signal` aborts; woken by the end's
    * notification. Bounded even when Redis stops answering (a stopped or hung server, a client
    * without a command timeout): it then resolves with the snapshot it last read, and rejects
-   * when it read none (it cannot say whether the job exists).
+   * with a {@link RedisTimeoutError} when it read none (it cannot say whether the job exists).
    */
   async wait(
     id: string,
@@ -245,9 +272,8 @@ export class DurableJobs<Snapshot> {
       const read = await bounded(this.read(id));
       if (read === STOPPED) {
         if (last !== undefined) return last.snapshot;
-        throw new Error(
-          `Redis did not answer before the wait for ${this.options.kind} ${id} ended (${options.timeoutMs} ms or cancelled)`,
-        );
+        // A RedisTimeoutError, so a tool reports redis_timeout (not tool_failed); a wait writes nothing.
+        throw new RedisTimeoutError(`${this.options.kind} wait`, options.timeoutMs, false);
       }
       const snapshot = read;
       last = { snapshot };

@@ -10,7 +10,11 @@
  * @packageDocumentation
  */
 
-export { BullMqCallbackManager, type BullMqCallbackManagerOptions } from "./bullmq-callback-manager.js";
+export {
+  BullMqCallbackManager,
+  type BullMqCallbackManagerOptions,
+  type CallbackWorkerOptions,
+} from "./bullmq-callback-manager.js";
 export { BullMqCronScheduler, type BullMqCronSchedulerOptions, type CronWorkerOptions } from "./bullmq-cron-scheduler.js";
 export {
   type ApprovalDecisionOptions,

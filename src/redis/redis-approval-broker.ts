@@ -260,14 +260,21 @@ export class RedisApprovalBroker implements ApprovalBroker {
 
   /**
    * Pending requests of every process, oldest first; requests past their deadline are denied first.
-   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`; its
+   * `mayHaveRun` is true when it had found overdue requests and sent their denial (which may
+   * still land), false when it had only read.
    */
   pending(filter: { readonly runId?: string } = {}): Promise<StoredApprovalRequest[]> {
-    return this.bounded("RedisApprovalBroker.pending", false, () => this.readPending(filter));
+    const writes = { sent: false };
+    return this.bounded(
+      "RedisApprovalBroker.pending",
+      () => writes.sent,
+      () => this.readPending(filter, writes),
+    );
   }
 
-  private async readPending(filter: { readonly runId?: string }): Promise<StoredApprovalRequest[]> {
-    await this.expireOverdue();
+  private async readPending(filter: { readonly runId?: string }, writes: { sent: boolean }): Promise<StoredApprovalRequest[]> {
+    await this.expireOverdue(writes);
     const ids = await this.redis.zrange(this.pendingKey(), 0, -1);
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
@@ -287,18 +294,29 @@ export class RedisApprovalBroker implements ApprovalBroker {
    * How a request ended, from any process (e.g. a run resumed after the waiting process died):
    * `undefined` while it is pending or when it is unknown (or past `retainMs`). A pending request
    * past its deadline is denied by this call.
-   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`; `mayHaveRun`
+   * as for `pending` (true once it had sent the denial of an overdue request).
    */
   resolution(id: string): Promise<ApprovalResolution | undefined> {
-    return this.bounded("RedisApprovalBroker.resolution", false, () => this.readResolution(id));
+    const writes = { sent: false };
+    return this.bounded(
+      "RedisApprovalBroker.resolution",
+      () => writes.sent,
+      () => this.readResolution(id, writes),
+    );
   }
 
-  private bounded<T>(operation: string, mayHaveRun: boolean, step: () => Promise<T>): Promise<T> {
+  private bounded<T>(operation: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {
     return withinRedisDeadline(operation, this.operationTimeoutMs, mayHaveRun, step);
   }
 
-  private async readResolution(id: string): Promise<ApprovalResolution | undefined> {
-    await this.decide(id, "denied", "nobody approved it before its deadline", "timeout", undefined, true);
+  private async readResolution(id: string, writes: { sent: boolean }): Promise<ApprovalResolution | undefined> {
+    const expiresAt = await this.redis.hget(this.requestKey(id), "expiresAt");
+    if (expiresAt !== null && Number(expiresAt) <= Date.now()) {
+      // Denies it only while still pending (DECIDE checks); once sent, it may land.
+      writes.sent = true;
+      await this.decide(id, "denied", "nobody approved it before its deadline", "timeout");
+    }
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status !== "approved" && status !== "denied") return undefined;
     return {
@@ -309,14 +327,21 @@ export class RedisApprovalBroker implements ApprovalBroker {
     };
   }
 
-  /** Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close `redis`. */
+  /**
+   * Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close
+   * `redis`. Waits at most `operationTimeoutMs` for Redis to record the denials.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Recorded in Redis where it can be; with Redis unreachable the waiters are still denied below.
-    await Promise.allSettled(
-      [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
-    );
+    // Recorded in Redis where it can be, waiting at most operationTimeoutMs (a stopped server
+    // held close() forever); with Redis unreachable the waiters are still denied below, and a
+    // denial that lands later still wins over a late approval (a request is decided once).
+    await withinRedisDeadline("RedisApprovalBroker.close", this.operationTimeoutMs, true, () =>
+      Promise.allSettled(
+        [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
+      ),
+    ).catch(() => undefined);
     for (const waiter of this.waiters.values()) {
       waiter.settle({ id: waiter.request.id, decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" });
     }
@@ -356,12 +381,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     reason: string,
     resolvedBy: ApprovalResolution["resolvedBy"],
     digest?: string,
-    onlyIfOverdue = false,
   ): Promise<number> {
-    if (onlyIfOverdue) {
-      const expiresAt = await this.redis.hget(this.requestKey(id), "expiresAt");
-      if (expiresAt === null || Number(expiresAt) > Date.now()) return 0;
-    }
     const outcome = (await this.redis.eval(
       DECIDE,
       2,
@@ -399,8 +419,9 @@ export class RedisApprovalBroker implements ApprovalBroker {
     });
   }
 
-  private async expireOverdue(): Promise<void> {
+  private async expireOverdue(writes: { sent: boolean }): Promise<void> {
     const overdue = await this.redis.zrangebyscore(this.pendingKey(), 0, Date.now());
+    if (overdue.length > 0) writes.sent = true;
     await Promise.all(overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout")));
   }
 

@@ -13,9 +13,14 @@ export const DEFAULT_REDIS_OPERATION_TIMEOUT_MS = 10_000;
  * `operationTimeoutMs`: a stopped or hung server with a client that has no `commandTimeout`
  * (ioredis's default) would otherwise hold the caller forever.
  *
- * It claims nothing about what Redis holds. `mayHaveRun` says whether the command changes
- * anything and may still run once Redis answers (an `approve` that timed out can still land;
- * a `load` cannot change anything).
+ * It claims nothing about what Redis holds. `mayHaveRun` says whether a command that changes
+ * anything was sent and may still run once Redis answers (an `approve` that timed out can still
+ * land; a `load` cannot change anything; `pending` is true only when it had started denying
+ * overdue requests).
+ *
+ * Inside a tool (a subagent's `get`, a workflow run's `cancel`, a cron or callback tool) the model
+ * reads it as `redis_timeout`, with the message saying whether it may have taken effect and a
+ * `hint` to look before retrying (when `mayHaveRun`) or to retry in a few seconds.
  *
  * @beta
  */
@@ -27,22 +32,27 @@ export class RedisTimeoutError extends CatalogError {
   readonly operation: string;
   /** How long it waited, in ms. */
   readonly waitedMs: number;
-  /** True when the command changes state in Redis and may still be applied once Redis answers. */
+  /** True when a command that changes state in Redis was sent and may still be applied once Redis answers. */
   readonly mayHaveRun: boolean;
+  /** What to do next (what the model reads as the hint of a `redis_timeout` tool result). */
+  readonly hint: string;
 
   constructor(operation: string, waitedMs: number, mayHaveRun: boolean) {
     super(
       "redis_timeout",
       `Redis did not answer ${operation} within ${waitedMs} ms; ` +
         (mayHaveRun
-          ? "it was not confirmed and may still be applied once Redis answers."
-          : "nothing was read, and nothing is known about what Redis holds."),
+          ? "it was not confirmed and may still be applied once Redis answers (mayHaveRun: true)."
+          : "nothing was read or changed, and nothing is known about what Redis holds (mayHaveRun: false)."),
       { data: { operation, waitedMs, mayHaveRun } },
     );
     this.name = "RedisTimeoutError";
     this.operation = operation;
     this.waitedMs = waitedMs;
     this.mayHaveRun = mayHaveRun;
+    this.hint = mayHaveRun
+      ? "The state store is slow or down. Before trying again, check whether it took effect (get or list it); retrying blindly may do it twice."
+      : "The state store is slow or down; nothing was changed. Try again in a few seconds.";
   }
 }
 
@@ -65,11 +75,12 @@ export function operationTimeout(value: number | undefined, owner: string): numb
 /**
  * `step`'s value, or a {@link RedisTimeoutError} once `timeoutMs` passes first. The step is not
  * cancelled (ioredis cannot take back a command it sent): its later outcome is ignored here.
+ * `mayHaveRun` may be a function, asked at the deadline: whether the step had sent a write by then.
  */
 export async function withinRedisDeadline<T>(
   operation: string,
   timeoutMs: number,
-  mayHaveRun: boolean,
+  mayHaveRun: boolean | (() => boolean),
   step: () => Promise<T>,
 ): Promise<T> {
   const started = step();
@@ -80,7 +91,10 @@ export async function withinRedisDeadline<T>(
     return await Promise.race([
       started,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RedisTimeoutError(operation, timeoutMs, mayHaveRun)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new RedisTimeoutError(operation, timeoutMs, typeof mayHaveRun === "function" ? mayHaveRun() : mayHaveRun)),
+          timeoutMs,
+        );
       }),
     ]);
   } finally {

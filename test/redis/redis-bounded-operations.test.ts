@@ -7,7 +7,13 @@
  * work again once Redis answers. Controls: the same calls on the healthy server.
  */
 import { CatalogError, ConfigurationError, createRegistry, openRun } from "agent-tool-catalog";
-import { InProcessSubagentManager, InProcessWorkflowService } from "agent-tool-catalog/host";
+import {
+  CONVERSATION_ID_CONTEXT_KEY,
+  InProcessSubagentManager,
+  InProcessWorkflowService,
+  subagentToolGroup,
+  workflowToolGroup,
+} from "agent-tool-catalog/host";
 import {
   RedisApprovalBroker,
   RedisRunStore,
@@ -168,5 +174,144 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     starter.close();
     reader.close();
     workflows.close();
+  }, 30_000);
+
+  it("subagent and workflow tools report redis_timeout (a listed code, with mayHaveRun and retry advice), not tool_failed", async () => {
+    const slowRunner = {
+      runPrompt: ({ signal }: { signal: AbortSignal }) =>
+        new Promise<{ output: string }>((resolve, reject) => {
+          const timer = setTimeout(() => resolve({ output: "done" }), 5_000);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
+        }),
+    };
+    const manager = new RedisSubagentManager({
+      redis: client(),
+      local: new InProcessSubagentManager({ runner: slowRunner }),
+      prefix: "bound-tools",
+      leaseMs: 30_000,
+      operationTimeoutMs: 300,
+    });
+    const service = new RedisWorkflowService({
+      redis: client(),
+      local: new InProcessWorkflowService({ runner: slowRunner }),
+      prefix: "bound-tools",
+      operationTimeoutMs: 300,
+    });
+    const registry = createRegistry({ groups: [subagentToolGroup({ manager }), workflowToolGroup({ service })] });
+    const run = registry.createRun({ profile: "full", context: { [CONVERSATION_ID_CONTEXT_KEY]: "conv-t" } });
+    run.activate(["start_subagent", "get_subagent", "wait_subagent", "run_workflow"]);
+    // Control: healthy, the tools answer.
+    const started = await run.call("start_subagent", { task: "first" });
+    expect(started).toMatchObject({ ok: true, output: { status: "running" } });
+    const id = (started.ok ? (started.output as { id: string }).id : "") as string;
+    expect(await run.call("get_subagent", { id })).toMatchObject({ ok: true, output: { id, status: "running" } });
+
+    hanging.server.pause();
+    const begun = Date.now();
+    // A read: nothing changed, retry later.
+    const read = await within(run.call("get_subagent", { id }), 3_000);
+    expect(read).toMatchObject({
+      ok: false,
+      error: {
+        code: "redis_timeout",
+        message: expect.stringContaining("mayHaveRun: false"),
+        hint: expect.stringContaining("Try again in a few seconds"),
+      },
+    });
+    // A start whose claim was sent: it may still land, so look before retrying.
+    const start = await within(run.call("start_subagent", { task: "second" }), 3_000);
+    expect(start).toMatchObject({
+      ok: false,
+      error: {
+        code: "redis_timeout",
+        message: expect.stringContaining("mayHaveRun: true"),
+        hint: expect.stringContaining("check whether it took effect"),
+      },
+    });
+    const resumed = await within(run.call("run_workflow", { resume_run_id: "wf_unknown" }), 3_000);
+    expect(resumed).toMatchObject({ ok: false, error: { code: "redis_timeout" } });
+    expect(Date.now() - begun).toBeLessThan(6_000);
+
+    hanging.server.resume();
+    // Once Redis answers, the same calls work again.
+    expect(await run.call("get_subagent", { id })).toMatchObject({ ok: true, output: { id } });
+    manager.close();
+    service.close();
+  }, 30_000);
+
+  it("pending and resolution say mayHaveRun true exactly when they had sent the denial of an overdue request", async () => {
+    const raw = client();
+    const approver = new RedisApprovalBroker({ redis: client(), prefix: "bound-flag", operationTimeoutMs: 300 });
+    const store = async (id: string, expiresAt: number) => {
+      await raw.hset(`bound-flag:approval:${id}`, {
+        status: "pending",
+        request: JSON.stringify({ id, runId: "r", callId: "c", toolName: "echo", input: {}, requestedAt: 0, expiresAt }),
+        digest: "d",
+        runId: "r",
+        expiresAt: String(expiresAt),
+      });
+      await raw.zadd("bound-flag:approvals:pending", expiresAt, id);
+    };
+    await store("apr_fresh", Date.now() + 600_000);
+    // Writes held by Redis itself (CLIENT PAUSE WRITE): reads answer, a denial's script waits.
+    await raw.client("PAUSE", 3_000, "WRITE");
+    // Control: nothing overdue, so nothing is written and both answer while writes are held.
+    expect((await approver.pending()).map((request) => request.id)).toEqual(["apr_fresh"]);
+    expect(await approver.resolution("apr_fresh")).toBeUndefined();
+    await raw.client("UNPAUSE");
+
+    await store("apr_overdue", Date.now() - 1_000);
+    await raw.client("PAUSE", 3_000, "WRITE");
+    const pendingError = await rejection(approver.pending(), 2_000);
+    expect(pendingError).toMatchObject({ operation: "RedisApprovalBroker.pending", mayHaveRun: true });
+    // Another connection: the first one's later commands queue behind its held denial.
+    const other = new RedisApprovalBroker({ redis: client(), prefix: "bound-flag", operationTimeoutMs: 300 });
+    const resolutionError = await rejection(other.resolution("apr_overdue"), 2_000);
+    expect(resolutionError).toMatchObject({ operation: "RedisApprovalBroker.resolution", mayHaveRun: true });
+    await raw.client("UNPAUSE");
+    // The denial it said may land did land.
+    await expect
+      .poll(() => approver.resolution("apr_overdue"), { timeout: 5_000 })
+      .toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+
+    // A server that answers nothing: nothing was read, so nothing was sent either.
+    await store("apr_overdue2", Date.now() - 1_000);
+    hanging.server.pause();
+    expect(await rejection(approver.pending(), 2_000)).toMatchObject({ mayHaveRun: false });
+    expect(await rejection(approver.resolution("apr_overdue2"), 2_000)).toMatchObject({ mayHaveRun: false });
+    hanging.server.resume();
+    await approver.close();
+    await other.close();
+  }, 30_000);
+
+  it("the approval broker's close ends within operationTimeoutMs while Redis is stopped, denying the calls still waiting", async () => {
+    const broker = new RedisApprovalBroker({
+      redis: client(),
+      prefix: "bound-close",
+      timeoutMs: 60_000,
+      pollIntervalMs: 50,
+      operationTimeoutMs: 300,
+    });
+    const lister = new RedisApprovalBroker({ redis: client(), prefix: "bound-close" });
+    const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    const waiting = run.call("echo", { n: 1 });
+    await expect.poll(async () => (await lister.pending()).length).toBe(1);
+    const [request] = await lister.pending();
+
+    hanging.server.pause();
+    const started = Date.now();
+    expect(await within(broker.close(), 3_000)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // Denied by "abort": the run reports the call aborted, and the tool did not run.
+    expect(await within(waiting, 2_000)).toMatchObject({ ok: false, error: { code: "aborted" } });
+
+    hanging.server.resume();
+    // The denial sent while Redis was stopped landed: nobody can approve the call now.
+    await expect.poll(() => lister.resolution(request?.id ?? ""), { timeout: 5_000 }).toMatchObject({ decision: "denied" });
+    expect(await lister.approve(request?.id ?? "")).toBe(false);
+    await lister.close();
   }, 30_000);
 });

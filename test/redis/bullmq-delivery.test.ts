@@ -1,0 +1,194 @@
+/**
+ * Delayed callbacks on BullMQ when a process stops at the worst moment, with a real
+ * `redis-server` and real processes: the scheduling process stopped (`SIGSTOP`) past the
+ * callback's due time between its two writes, a worker killed with `SIGKILL` inside `onFire`, and
+ * every public method while Redis is stopped. Controls: the same callbacks without the fault.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { DelayedCallback } from "agent-tool-catalog/host";
+import { BullMqCallbackManager, type RedisTimeoutError } from "agent-tool-catalog/redis";
+import { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { within } from "./support/hanging-redis.js";
+import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("./fixtures/callback-worker.ts", import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const redisCapability = capability("redis");
+
+/** A fixture process and its stdout lines, one at a time. */
+function startFixture(script: string, args: readonly string[]) {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+    const waiter = waiting.shift();
+    if (waiter === undefined) lines.push(line);
+    else waiter(line);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    child,
+    next: (): Promise<string> => {
+      const line = lines.shift();
+      return line !== undefined ? Promise.resolve(line) : new Promise((resolve) => waiting.push(resolve));
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks: delivery through stalls and crashes"), () => {
+  let server: RestartableRedis;
+  const closers: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    server = await startRestartableRedis();
+  });
+  afterAll(async () => {
+    server?.resume();
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await server?.kill();
+  });
+  const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+  const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number) => {
+    const manager = new BullMqCallbackManager({
+      connection: connection(),
+      prefix,
+      onFire: (callback) => {
+        fired.push(callback);
+      },
+    });
+    closers.push(() => manager.close());
+    await manager.startWorker(lockDurationMs === undefined ? {} : { lockDurationMs });
+    return manager;
+  };
+
+  it("a scheduling process stopped past the due time between its two writes: the callback still fires once", async () => {
+    const prefix = "stall";
+    const fired: DelayedCallback[] = [];
+    const manager = await managerWithWorker(prefix, fired);
+    // Control: without a stall a 5 s callback fires once, and BullMQ's scripts are loaded.
+    const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
+    await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
+
+    const fixture = startFixture(SCHEDULER, [String(server.port), prefix, "callback", "5"]);
+    closers.push(() => fixture.kill());
+    expect(await fixture.next()).toBe("ready");
+    // Redis stopped: the process's first write waits in the socket. The process is then stopped
+    // and Redis resumed, so the first write lands and the second waits for 7 s, past the 5 s delay.
+    server.pause();
+    fixture.child.stdin?.write("go\n");
+    expect(await fixture.next()).toBe("sent");
+    fixture.child.kill("SIGSTOP");
+    server.resume();
+    await sleep(7_000);
+    fixture.child.kill("SIGCONT");
+    const done = JSON.parse(await fixture.next()) as { done: string };
+    // Whatever fired meanwhile found its record; the callback fires (once) and is not left pending.
+    await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id, done.done]);
+    expect(fired[1]).toMatchObject({ id: done.done, conversationId: "c", message: "crashed", status: "pending" });
+    await expect.poll(async () => (await manager.get(done.done))?.status, { timeout: 5_000 }).toBe("fired");
+    expect(await manager.list("c")).toEqual([]);
+    await sleep(1_500); // a second firing would show up here
+    expect(fired).toHaveLength(2);
+  }, 90_000);
+
+  it("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async () => {
+    const prefix = "crash-fire";
+    const lockMs = 1_500;
+    const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
+    closers.push(() => scheduler.close());
+    const doomed = startFixture(WORKER, [String(server.port), prefix, String(lockMs)]);
+    closers.push(() => doomed.kill());
+    expect(JSON.parse(await doomed.next())).toEqual({ ready: true });
+    const callback = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
+    // The only worker takes it and dies inside onFire.
+    expect(JSON.parse(await doomed.next())).toEqual({ firing: callback.id });
+    await doomed.kill();
+    // While nobody fires it, it is not reported fired (it was not delivered).
+    expect((await scheduler.get(callback.id))?.status).toBe("pending");
+    const fired: DelayedCallback[] = [];
+    await managerWithWorker(prefix, fired, lockMs);
+    await expect.poll(() => fired.map((one) => one.id), { timeout: 20_000 }).toEqual([callback.id]);
+    await expect.poll(async () => (await scheduler.get(callback.id))?.status, { timeout: 5_000 }).toBe("fired");
+    // Control: a callback whose onFire returns fires once on this worker.
+    const second = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "again" });
+    await expect.poll(() => fired.map((one) => one.id), { timeout: 15_000 }).toEqual([callback.id, second.id]);
+    await sleep(2 * lockMs);
+    expect(fired).toHaveLength(2);
+  }, 90_000);
+
+  it("a callback being fired cannot be cancelled and is not listed; a pending one is", async () => {
+    const prefix = "firing-cancel";
+    const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
+    closers.push(() => scheduler.close());
+    const worker = startFixture(WORKER, [String(server.port), prefix, "30000"]);
+    closers.push(() => worker.kill());
+    expect(JSON.parse(await worker.next())).toEqual({ ready: true });
+    const firing = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "now" });
+    const later = await scheduler.schedule({ conversationId: "c", delaySeconds: 600, message: "later" });
+    expect(JSON.parse(await worker.next())).toEqual({ firing: firing.id });
+    expect((await scheduler.list("c")).map((callback) => callback.id)).toEqual([later.id]);
+    await expect(scheduler.cancel("c", firing.id)).rejects.toMatchObject({
+      code: "unknown_callback",
+      message: expect.stringContaining("being fired already"),
+    });
+    // Control: the pending one is cancelled.
+    expect((await scheduler.cancel("c", later.id)).status).toBe("cancelled");
+  }, 60_000);
+
+  it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async () => {
+    const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs: 400 });
+    closers.push(() => manager.close());
+    const queue = new Queue("callbacks", { connection: connection(), prefix: "bounded-cb" });
+    closers.push(() => queue.close());
+    // Control: healthy.
+    const kept = await manager.schedule({ conversationId: "c", delaySeconds: 600, message: "kept" });
+    expect((await manager.list("c")).map((callback) => callback.id)).toEqual([kept.id]);
+
+    server.pause();
+    const outcomes: Record<string, unknown> = {};
+    const started = Date.now();
+    const calls: [string, () => Promise<unknown>][] = [
+      ["schedule", () => manager.schedule({ conversationId: "c", delaySeconds: 600, message: "m" })],
+      ["cancel", () => manager.cancel("c", kept.id)],
+      ["list", () => manager.list("c")],
+      ["get", () => manager.get(kept.id)],
+    ];
+    for (const [name, call] of calls) {
+      const settled = await within(
+        call().then(
+          () => "resolved",
+          (error: RedisTimeoutError) => ({ code: error.code, operation: error.operation, mayHaveRun: error.mayHaveRun }),
+        ),
+        3_000,
+      );
+      outcomes[name] = settled;
+    }
+    expect(Date.now() - started).toBeLessThan(8_000);
+    server.resume();
+    expect(outcomes).toEqual({
+      schedule: { code: "redis_timeout", operation: "BullMqCallbackManager.schedule", mayHaveRun: true },
+      cancel: { code: "redis_timeout", operation: "BullMqCallbackManager.cancel", mayHaveRun: true },
+      list: { code: "redis_timeout", operation: "BullMqCallbackManager.list", mayHaveRun: false },
+      get: { code: "redis_timeout", operation: "BullMqCallbackManager.get", mayHaveRun: false },
+    });
+    // Once Redis answers, the unconfirmed schedule and cancel landed, and the manager works.
+    await sleep(500);
+    const listed = await manager.list("c");
+    expect(listed.map((callback) => callback.message)).toEqual(["m"]);
+    expect(await queue.getJob(listed[0]?.id as string)).toBeDefined();
+    expect((await manager.get(kept.id))?.status).toBe("cancelled");
+  }, 60_000);
+});
