@@ -139,7 +139,10 @@ function mergeTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: s
 function walkTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number): void {
   if (oldTree === newTree) return;
   const part = walk.scope[depth];
-  if (part === undefined) return mergeTreesRaw(walk, oldTree, newTree, prefix, depth);
+  if (part === undefined) {
+    mergeTreesRaw(walk, oldTree, newTree, prefix, depth);
+    return;
+  }
   const i = oldTree.indexOf(part);
   const j = newTree.indexOf(part);
   if (i < 0 && j < 0) return;

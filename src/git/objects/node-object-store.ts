@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
@@ -8,7 +9,7 @@ import { type GitObject, MissingObjectError, type ObjectStore, objectType } from
 import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
-import { PackIndex } from "./pack-index.js";
+import { PackIndex, type PackIndexFile } from "./pack-index.js";
 
 /** Options of {@link NodeObjectStore}. */
 export interface NodeObjectStoreOptions {
@@ -82,9 +83,8 @@ export class NodeObjectStore implements ObjectStore {
           packs.push(existing);
           continue;
         }
-        const indexBytes = this.reader.readFile(path.join(packDirectory, name));
-        if (indexBytes === undefined) continue;
-        const index = PackIndex.parse(indexBytes);
+        const index = this.openIndex(path.join(packDirectory, name));
+        if (index === undefined) continue;
         packs.push(
           new PackFile(
             packPath,
@@ -101,6 +101,33 @@ export class NodeObjectStore implements ObjectStore {
     for (const gone of known.values()) gone.close();
     this.packs = packs;
     return packs;
+  }
+
+  /** The pack index at `file`, read bucket by bucket as lookups need them; `undefined` when it is gone. */
+  private openIndex(file: string): PackIndex | undefined {
+    const { reader } = this;
+    let descriptor = reader.open(file);
+    if (descriptor === undefined) return undefined;
+    const size = fstatSync(descriptor).size;
+    const source: PackIndexFile = {
+      size,
+      read(target, offset, length, position) {
+        // Index files are written once under a name of their content's hash: reopened, it is the same file.
+        descriptor ??= reader.open(file);
+        if (descriptor === undefined) throw new CatalogError("missing_object", `Pack index ${file} disappeared.`);
+        return readSync(descriptor, target, offset, length, position);
+      },
+      close() {
+        if (descriptor !== undefined) closeSync(descriptor);
+        descriptor = undefined;
+      },
+    };
+    try {
+      return PackIndex.open(source);
+    } catch (error) {
+      source.close();
+      throw error;
+    }
   }
 
   private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
