@@ -207,7 +207,9 @@ export class PackIndex {
     const first = prefix.length >= 2 ? Number.parseInt(prefix.slice(0, 2), 16) : -1;
     const low = first < 0 ? 0 : this.fanout(first - 1);
     const high = first < 0 ? this.count : this.fanout(first);
-    for (let byte = first < 0 ? 0 : first; byte <= (first < 0 ? 255 : first); byte++) this.loadBucket(byte);
+    // A prefix shorter than one byte needs every bucket.
+    const [from, to] = first < 0 ? [0, 255] : [first, first];
+    for (let byte = from; byte <= to; byte++) this.loadBucket(byte);
     for (let index = low; index < high; index++) {
       const at = this.namesAt + index * this.nameStride;
       const oid = this.data.toString("hex", at, at + 20);
