@@ -69,14 +69,23 @@ const GITLINK = "160000";
 /** Paths whose count of `needle` changed in `commit`, with renames paired so a moved file does not count. */
 async function pickaxeFiles(repository: GitRepository, commit: CommitRecord, scope: string, needle: Buffer): Promise<string[]> {
   const changes = await commitChanges(repository, commit, scope);
+  // The node driver reads blobs synchronously: no promise per blob of a walk over hundreds of commits.
   const count = async (oid: string | undefined, mode: string | undefined) =>
-    oid === undefined || mode === GITLINK ? 0 : countOccurrences(await repository.blob(oid), needle);
+    oid === undefined || mode === GITLINK
+      ? 0
+      : countOccurrences(repository.blobSync(oid) ?? (await repository.blob(oid)), needle);
   const counts = new Map<string, number>();
   const changed: string[] = [];
   let additions = 0;
   let deletions = 0;
   for (const change of changes) {
-    const [before, after] = [await count(change.oldOid, change.oldMode), await count(change.newOid, change.newMode)];
+    const before = await count(change.oldOid, change.oldMode);
+    // Only the mode changed (the same blob on both sides, or a file that became a submodule's
+    // id): the second count is the first, unless one side is a gitlink, which counts nothing.
+    const after =
+      change.newOid === change.oldOid && change.newMode !== GITLINK && change.oldMode !== GITLINK
+        ? before
+        : await count(change.newOid, change.newMode);
     if (change.oldOid !== undefined) counts.set(`old:${change.path}`, before);
     if (change.newOid !== undefined) counts.set(`new:${change.path}`, after);
     if (before === after) continue;

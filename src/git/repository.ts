@@ -201,6 +201,32 @@ export class GitRepository {
     return tree;
   }
 
+  /**
+   * The tree `oid` read synchronously (needs {@link rawReads}); `undefined` stands for the empty
+   * tree. Walks over many trees use it to avoid a promise per tree.
+   */
+  treeSync(oid: string | undefined): GitTree {
+    if (oid === undefined) return EMPTY_TREE;
+    const raw = this.scratch[0];
+    if (!writeObjectId(oid, raw)) throw new MissingObjectError(oid);
+    return this.treeAt(raw, 0);
+  }
+
+  /**
+   * The content of the blob `oid` when the store reads synchronously (the node driver), cached as
+   * {@link blob} caches it; `undefined` when it does not (then {@link blob} answers).
+   */
+  blobSync(oid: string): Buffer | undefined {
+    const cached = this.caches.blobs.get(oid);
+    if (cached !== undefined) return cached;
+    const { readSync } = this.caches.store;
+    if (readSync === undefined) return undefined;
+    const object = readSync.call(this.caches.store, oid);
+    if (object.type !== "blob") throw new MissingObjectError(oid);
+    this.caches.blobs.set(oid, object.content);
+    return object.content;
+  }
+
   /** The content of the blob `oid`. */
   async blob(oid: string): Promise<Buffer> {
     const cached = this.caches.blobs.get(oid);

@@ -13,7 +13,7 @@ import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import { createGitCache } from "../../src/git/git-cache.js";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
-import { murmur3 } from "../../src/git/objects/commit-graph.js";
+import { CommitGraph, murmur3 } from "../../src/git/objects/commit-graph.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
@@ -125,6 +125,47 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("the commit-graph rea
     const octopus = git(repository.directory, ["log", "-1", "--format=%P"]).trim().split(" ");
     expect(octopus).toHaveLength(4);
     expectGraphMatches(repository.directory, gitCommits(repository.directory).size);
+  });
+
+  it("reads a graph file a page at a time where it is asked, with the answers of the whole file", () => {
+    const file = path.join(repository.directory, ".git", "objects", "info", "commit-graph");
+    const bytes = readFileSync(file);
+    const counts = { bytes: 0 };
+    const source = (content: Buffer) => ({
+      size: content.length,
+      read(target: Buffer, offset: number, length: number, position: number) {
+        const copied = content.copy(target, offset, position, Math.min(content.length, position + length));
+        counts.bytes += copied;
+        return copied;
+      },
+      close() {},
+    });
+    // 512-byte pages: the fixture's graph (400 commits) is about 24 KB.
+    const paged = CommitGraph.open([source(bytes)], 9);
+    const whole = CommitGraph.parse([bytes]);
+    const commits = gitCommits(repository.directory);
+    const head = git(repository.directory, ["rev-parse", "HEAD"]).trim();
+    expect(paged?.lookup(head)).toEqual(whole?.lookup(head));
+    expect(paged?.lookup(head)?.tree).toBe(commits.get(head)?.tree);
+    // The header, the fan-out table, one bucket of ids, one commit's row and its parents' ids.
+    expect(counts.bytes).toBeLessThan(bytes.length / 4);
+    for (const oid of commits.keys()) {
+      expect(paged?.lookup(oid)).toEqual(whole?.lookup(oid));
+      const position = paged?.positionOf(oid) ?? -1;
+      expect(paged?.parentPositions(position)).toEqual(whole?.parentPositions(position));
+      expect(paged?.timeOf(position)).toBe(whole?.timeOf(position));
+      expect(paged?.treeOf(position)).toBe(whole?.treeOf(position));
+    }
+    // Each page read at most once (chunks no lookup needs, such as the checksum, never).
+    expect(counts.bytes).toBeLessThanOrEqual(bytes.length);
+    // A file that comes back short when a page is read is refused as corrupt, not read as garbage.
+    const short = {
+      ...source(bytes),
+      read: (target: Buffer, offset: number, length: number, position: number) =>
+        position < 2048 ? bytes.copy(target, offset, position, position + length) : 0,
+    };
+    const truncated = CommitGraph.open([short], 9);
+    expect(() => truncated?.lookup(head)).toThrow(/commit-graph file is truncated/);
   });
 
   it("reads a split chain (a base graph and a layer over it), positions counted across layers", () => {

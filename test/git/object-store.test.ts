@@ -209,3 +209,107 @@ describe("NodeObjectStore across repository maintenance", () => {
     borrowing.close();
   });
 });
+
+describe("PackIndex read bucket by bucket", () => {
+  /** A pack index of a fresh copy of the template (version 1 or 2), with a file that counts what is read from it. */
+  function packedIndex(version: 1 | 2) {
+    const repository = buildRepository(`index-v${version}`);
+    git(repository.directory, ["-c", `pack.indexVersion=${version}`, "repack", "-q", "-a", "-d"]);
+    const packDirectory = path.join(repository.directory, ".git", "objects", "pack");
+    const name = nodeFs.readdirSync(packDirectory).find((file) => file.endsWith(".idx")) ?? "";
+    const bytes = nodeFs.readFileSync(path.join(packDirectory, name));
+    const counts = { bytes: 0, reads: 0, closes: 0 };
+    const file = (source: Buffer) => ({
+      size: source.length,
+      read(target: Buffer, offset: number, length: number, position: number) {
+        counts.reads++;
+        const copied = source.copy(target, offset, position, Math.min(source.length, position + length));
+        counts.bytes += copied;
+        return copied;
+      },
+      close() {
+        counts.closes++;
+      },
+    });
+    return { repository, bytes, counts, file };
+  }
+
+  const rawId = (oid: string) => Buffer.from(oid, "hex");
+
+  for (const version of [1, 2] as const) {
+    it(`finds every object where the whole version ${version} index does, reading only the buckets asked`, () => {
+      const { repository, bytes, counts, file } = packedIndex(version);
+      const whole = PackIndex.parse(bytes);
+      const lazy = PackIndex.open(file(bytes));
+      const oids = allObjects(repository.directory).map((object) => object.oid);
+      expect(oids.length).toBeGreaterThan(60);
+      // One lookup reads the header, the fan-out table and one bucket: far less than the file.
+      const first = oids[0] as string;
+      expect(lazy.offsetOf(rawId(first))).toBe(whole.offsetOf(rawId(first)));
+      expect(lazy.offsetOf(rawId(first))).toBeGreaterThan(0);
+      const oneBucket = oids.filter((oid) => oid.startsWith(first.slice(0, 2))).length;
+      expect(counts.bytes).toBeLessThanOrEqual((version === 2 ? 8 : 0) + 256 * 4 + 8 + oneBucket * 28);
+      for (const oid of oids) expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+      // Absent ids, in read and unread buckets alike.
+      for (const head of ["00", "7f", "ff", first.slice(0, 2)]) {
+        const absent = `${head}${"0123456789abcdef".repeat(3)}012345`;
+        if (!oids.includes(absent)) expect(lazy.offsetOf(rawId(absent))).toBeUndefined();
+      }
+      expect(lazy.withPrefix(first.slice(0, 4))).toEqual(whole.withPrefix(first.slice(0, 4)));
+      expect(lazy.withPrefix("")).toEqual(whole.withPrefix(""));
+      // Every bucket read: the file was released, and lookups still answer from memory.
+      expect(counts.closes).toBe(1);
+      const reads = counts.reads;
+      for (const oid of oids) expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+      expect(counts.reads).toBe(reads);
+    });
+  }
+
+  it("refuses a truncated index as corrupt, up front or when the missing bucket is asked for", () => {
+    const { repository, bytes, file } = packedIndex(2);
+    expect(() => PackIndex.open(file(bytes.subarray(0, 600)))).toThrow(/truncated or corrupt/);
+    expect(() => PackIndex.open(file(bytes.subarray(0, bytes.length - 41)))).toThrow(/truncated or corrupt/);
+    // The fan-out table is whole but the file ends early for what it announces: refused before any lookup.
+    const shortened = Buffer.concat([bytes.subarray(0, bytes.length - 60), bytes.subarray(bytes.length - 40)]);
+    expect(() => PackIndex.open(file(shortened))).toThrow(/truncated or corrupt/);
+    // A file that shrinks after it was opened (a read comes back short) is refused at the lookup.
+    const shrunk = {
+      size: bytes.length,
+      read: (target: Buffer, offset: number, length: number, position: number) =>
+        position === 0 ? bytes.copy(target, offset, 0, length) : 0,
+      close: () => {},
+    };
+    const index = PackIndex.open(shrunk);
+    const oid = allObjects(repository.directory)[0]?.oid ?? "";
+    expect(() => index.offsetOf(rawId(oid))).toThrow(/truncated or corrupt/);
+  });
+
+  it("NodeObjectStore reads one object without reading the whole index", async () => {
+    const repository = buildRepository("index-store");
+    git(repository.directory, ["repack", "-q", "-a", "-d"]);
+    const packDirectory = path.join(repository.directory, ".git", "objects", "pack");
+    const indexFile = nodeFs.readdirSync(packDirectory).find((file) => file.endsWith(".idx")) ?? "";
+    const indexSize = nodeFs.statSync(path.join(packDirectory, indexFile)).size;
+    const reader = unconfinedReader();
+    let whole = 0;
+    const counting = {
+      root: reader.root,
+      open: (file: string) => reader.open(file),
+      list: (directory: string) => reader.list(directory),
+      kind: (file: string) => reader.kind(file),
+      readFile: (file: string) => {
+        if (file.endsWith(".idx")) whole++;
+        return reader.readFile(file);
+      },
+    };
+    const store = new NodeObjectStore(objectDirectories(path.join(repository.directory, ".git", "objects"), counting), counting);
+    try {
+      const head = git(repository.directory, ["rev-parse", "HEAD"]).trim();
+      expect((await store.read(head)).type).toBe("commit");
+      expect(whole).toBe(0);
+      expect(indexSize).toBeGreaterThan(2000);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import type { GitTree } from "../objects/git-tree.js";
+import { GitTree } from "../objects/git-tree.js";
 import type { TreeEntry } from "../objects/parse-objects.js";
 import type { GitRepository } from "../repository.js";
 
@@ -81,6 +81,75 @@ async function walkTrees(walk: Walk, before: string | undefined, after: string |
   await compareEntries(walk, oldEntry, newEntry, prefix, depth);
 }
 
+const EMPTY_TREE = new GitTree(Buffer.alloc(0));
+
+/**
+ * {@link compareEntries} for a store read by raw id: the entries are compared where the trees
+ * store them, a subtree is read from the id bytes its parent holds, and nothing is awaited, so a
+ * walk allocates no promise, no entry object and no id text for what did not change (a pickaxe
+ * search diffs hundreds of commits on its first call). Only a changed file becomes a
+ * {@link FileChange}, with the same fields {@link compareEntries} gives it.
+ */
+function compareEntriesRaw(
+  walk: Walk,
+  before: GitTree | undefined,
+  i: number,
+  after: GitTree | undefined,
+  j: number,
+  prefix: string,
+  depth: number,
+): void {
+  const name = before !== undefined ? before.nameAt(i) : (after as GitTree).nameAt(j);
+  const path = prefix === "" ? name : `${prefix}/${name}`;
+  const oldIsTree = before?.isDirectory(i) === true;
+  const newIsTree = after?.isDirectory(j) === true;
+  if (oldIsTree || newIsTree) {
+    const { repository } = walk;
+    const oldTree = oldIsTree ? repository.treeAt(before.content, before.entryIdAt(i)) : EMPTY_TREE;
+    const newTree = newIsTree ? repository.treeAt(after.content, after.entryIdAt(j)) : EMPTY_TREE;
+    walkTreesRaw(walk, oldTree, newTree, path, depth + 1);
+  }
+  const oldFile = oldIsTree ? undefined : before;
+  const newFile = newIsTree ? undefined : after;
+  if ((oldFile !== undefined || newFile !== undefined) && depth + 1 >= walk.scope.length) {
+    walk.changes.push({
+      path,
+      ...(oldFile === undefined ? {} : { oldOid: oldFile.oidAt(i), oldMode: oldFile.modeAt(i) }),
+      ...(newFile === undefined ? {} : { newOid: newFile.oidAt(j), newMode: newFile.modeAt(j) }),
+    });
+  }
+}
+
+/** {@link mergeTrees}, synchronously on raw ids (see {@link compareEntriesRaw}). */
+function mergeTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number): void {
+  let i = 0;
+  let j = 0;
+  while (i < oldTree.size || j < newTree.size) {
+    const order = i >= oldTree.size ? 1 : j >= newTree.size ? -1 : oldTree.compareNames(i, newTree, j);
+    if (order === 0) {
+      if (!oldTree.sameObject(i, newTree, j)) compareEntriesRaw(walk, oldTree, i, newTree, j, prefix, depth);
+      i++;
+      j++;
+    } else if (order < 0) compareEntriesRaw(walk, oldTree, i++, undefined, -1, prefix, depth);
+    else compareEntriesRaw(walk, undefined, -1, newTree, j++, prefix, depth);
+  }
+}
+
+/** {@link walkTrees}, synchronously on raw ids (see {@link compareEntriesRaw}). */
+function walkTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number): void {
+  if (oldTree === newTree) return;
+  const part = walk.scope[depth];
+  if (part === undefined) {
+    mergeTreesRaw(walk, oldTree, newTree, prefix, depth);
+    return;
+  }
+  const i = oldTree.indexOf(part);
+  const j = newTree.indexOf(part);
+  if (i < 0 && j < 0) return;
+  if (i >= 0 && j >= 0 && oldTree.sameObject(i, newTree, j)) return;
+  compareEntriesRaw(walk, i < 0 ? undefined : oldTree, i, j < 0 ? undefined : newTree, j, prefix, depth);
+}
+
 /**
  * The files that differ between two trees, limited to `scope` (a file or directory path; "" for
  * everything), sorted by path. Only subtrees whose ids differ are read, so the cost follows the
@@ -93,6 +162,10 @@ export async function diffTrees(
   scope: string,
 ): Promise<FileChange[]> {
   const walk: Walk = { repository, scope: scope === "" ? [] : scope.split("/"), changes: [] };
-  await walkTrees(walk, before, after, "", 0);
+  if (repository.rawReads) {
+    if (before !== after) walkTreesRaw(walk, repository.treeSync(before), repository.treeSync(after), "", 0);
+  } else {
+    await walkTrees(walk, before, after, "", 0);
+  }
   return walk.changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }

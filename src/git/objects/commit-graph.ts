@@ -1,5 +1,6 @@
+import { CatalogError } from "agent-tool-catalog";
 import { writeObjectId } from "./hex.js";
-import { compareRest } from "./pack-index.js";
+import { compareRest, idHead } from "./pack-index.js";
 
 /** What the commit-graph knows of one commit: enough to walk history without inflating it. */
 export interface GraphCommitData {
@@ -28,9 +29,66 @@ const PARENT_NONE = 0x70000000;
 const EXTRA_EDGES = 0x80000000;
 const LAST_EDGE = 0x80000000;
 
+/** A graph file read on demand: positioned reads, and its release. */
+export interface CommitGraphFile {
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Reads `length` bytes at `position` into `target` at `offset`; returns how many were read. */
+  read(target: Buffer, offset: number, length: number, position: number): number;
+  /** Releases the file (a later read opens it again). */
+  close(): void;
+}
+
+/** Pages of a graph file read on demand (16 KiB). */
+const PAGE_SHIFT = 14;
+
+/**
+ * The bytes of one graph file: whole in memory, or a buffer of the file's size filled a page at a
+ * time where the graph is read ({@link ensure} before every read). A walk over a few commits then
+ * touches a few pages of the file (1.2 MB for 20,000 commits), not all of it: on a VM every new
+ * page of memory is a fault the host serves.
+ */
+class GraphBytes {
+  private readonly pages: Uint8Array | undefined;
+  private pagesRead = 0;
+
+  constructor(
+    readonly data: Buffer,
+    private readonly file?: CommitGraphFile,
+    private readonly pageShift = PAGE_SHIFT,
+  ) {
+    this.pages = file === undefined ? undefined : new Uint8Array(((data.length - 1) >>> pageShift) + 1);
+  }
+
+  /** Makes bytes `start` to `end` (exclusive) of the file readable in {@link data}. */
+  ensure(start: number, end: number): void {
+    const pages = this.pages;
+    if (pages === undefined || end <= start) return;
+    const shift = this.pageShift;
+    for (let page = start >>> shift; page <= (end - 1) >>> shift; page++) if (pages[page] === 0) this.load(page);
+  }
+
+  private load(page: number): void {
+    const file = this.file as CommitGraphFile;
+    const position = page << this.pageShift;
+    const length = Math.min(1 << this.pageShift, this.data.length - position);
+    if (length <= 0 || file.read(this.data, position, length, position) !== length) {
+      throw new CatalogError("corrupt_object", "The commit-graph file is truncated.");
+    }
+    (this.pages as Uint8Array)[page] = 1;
+    if (++this.pagesRead === this.pages?.length) file.close();
+  }
+
+  /** Releases the file, if read on demand. */
+  close(): void {
+    this.file?.close();
+  }
+}
+
 /** One graph file: its commits (sorted ids) and their data; positions are global across a chain. */
 interface GraphLayer {
   readonly data: Buffer;
+  readonly bytes: GraphBytes;
   readonly count: number;
   /** Commits in the layers below this one (a split chain), which parent positions count first. */
   readonly first: number;
@@ -39,7 +97,6 @@ interface GraphLayer {
   readonly dataAt: number;
   readonly edgesAt: number;
   readonly edgesEnd: number;
-  readonly heads: Uint32Array;
   /** The changed-path Bloom filters of this layer's commits, when it has them. */
   readonly bloom: BloomLayer | undefined;
 }
@@ -67,10 +124,17 @@ export interface BloomSettings {
  * The filter chunks of a layer, or `undefined` when it has none or they are not consistent
  * (then every commit reads as "may have changed", which is always right, only slower).
  */
-function parseBloom(data: Buffer, offsets: Map<number, { start: number; end: number }>, count: number): BloomLayer | undefined {
+function parseBloom(
+  bytes: GraphBytes,
+  offsets: Map<number, { start: number; end: number }>,
+  count: number,
+): BloomLayer | undefined {
   const [index, filters] = [offsets.get(BIDX), offsets.get(BDAT)];
   if (index === undefined || filters === undefined) return undefined;
   if (index.end - index.start !== count * 4 || filters.end - filters.start < 12) return undefined;
+  const { data } = bytes;
+  bytes.ensure(filters.start, filters.start + 8);
+  if (count > 0) bytes.ensure(index.start + (count - 1) * 4, index.start + count * 4);
   const version = data.readUInt32BE(filters.start);
   const hashes = data.readUInt32BE(filters.start + 4);
   if ((version !== 1 && version !== 2) || hashes < 1 || hashes > 32) return undefined;
@@ -80,11 +144,15 @@ function parseBloom(data: Buffer, offsets: Map<number, { start: number; end: num
 }
 
 /** The chunks of one graph file, or `undefined` when it is not one this reader understands. */
-function parseLayer(data: Buffer, first: number, baseCount: number): GraphLayer | undefined {
-  if (data.length < 8 + 12 || data.readUInt32BE(0) !== SIGNATURE) return undefined;
+function parseLayer(bytes: GraphBytes, first: number, baseCount: number): GraphLayer | undefined {
+  const { data } = bytes;
+  if (data.length < 8 + 12) return undefined;
+  bytes.ensure(0, 8);
+  if (data.readUInt32BE(0) !== SIGNATURE) return undefined;
   // Version 1, SHA-1 ids; the base graph count must be what the chain file says.
   if (data[4] !== 1 || data[5] !== 1 || data[7] !== baseCount) return undefined;
   const chunks = data[6] ?? 0;
+  bytes.ensure(8, Math.min(data.length, 8 + (chunks + 1) * 12));
   const offsets = new Map<number, { start: number; end: number }>();
   for (let index = 0; index < chunks; index++) {
     const at = 8 + index * 12;
@@ -99,12 +167,12 @@ function parseLayer(data: Buffer, first: number, baseCount: number): GraphLayer 
   if (fanout === undefined || names === undefined || commits === undefined) return undefined;
   if (baseCount > 0 && offsets.get(BASE) === undefined) return undefined;
   if (fanout.end - fanout.start !== 256 * 4) return undefined;
+  bytes.ensure(fanout.start, fanout.end);
   const count = data.readUInt32BE(fanout.start + 255 * 4);
   if (names.end - names.start !== count * HASH || commits.end - commits.start !== count * (HASH + 16)) return undefined;
-  const heads = new Uint32Array(count);
-  for (let index = 0; index < count; index++) heads[index] = data.readUInt32BE(names.start + index * HASH);
   return {
     data,
+    bytes,
     count,
     first,
     fanoutAt: fanout.start,
@@ -112,8 +180,7 @@ function parseLayer(data: Buffer, first: number, baseCount: number): GraphLayer 
     dataAt: commits.start,
     edgesAt: edges?.start ?? 0,
     edgesEnd: edges?.end ?? 0,
-    heads,
-    bloom: parseBloom(data, offsets, count),
+    bloom: parseBloom(bytes, offsets, count),
   };
 }
 
@@ -138,15 +205,40 @@ export class CommitGraph {
    * version 1, SHA-1 graph with consistent chunks (then history is read without it).
    */
   static parse(files: readonly Buffer[]): CommitGraph | undefined {
+    return CommitGraph.fromBytes(files.map((data) => new GraphBytes(data)));
+  }
+
+  /**
+   * {@link parse} of files read a page at a time where the graph is read (see `GraphBytes`);
+   * `undefined` (and every file released) as {@link parse} says. `pageShift`: log2 of the page
+   * size (tests make pages small).
+   */
+  static open(files: readonly CommitGraphFile[], pageShift = PAGE_SHIFT): CommitGraph | undefined {
+    const bytes = files.map((file) => new GraphBytes(Buffer.allocUnsafeSlow(file.size), file, pageShift));
+    let graph: CommitGraph | undefined;
+    try {
+      graph = CommitGraph.fromBytes(bytes);
+    } finally {
+      if (graph === undefined) for (const layer of bytes) layer.close();
+    }
+    return graph;
+  }
+
+  private static fromBytes(files: readonly GraphBytes[]): CommitGraph | undefined {
     const layers: GraphLayer[] = [];
     let first = 0;
-    for (const [index, data] of files.entries()) {
-      const layer = parseLayer(data, first, index);
+    for (const [index, bytes] of files.entries()) {
+      const layer = parseLayer(bytes, first, index);
       if (layer === undefined) return undefined;
       layers.push(layer);
       first += layer.count;
     }
     return layers.length === 0 ? undefined : new CommitGraph(layers);
+  }
+
+  /** Releases the files of a graph read on demand. */
+  close(): void {
+    for (const layer of this.layers) layer.bytes.close();
   }
 
   /** Commits in the graph. */
@@ -156,14 +248,16 @@ export class CommitGraph {
   }
 
   private position(layer: GraphLayer, raw: Buffer): number {
-    const { data, heads } = layer;
+    const { data } = layer;
     const byte = raw[0] ?? 0;
     let low = byte === 0 ? 0 : data.readUInt32BE(layer.fanoutAt + (byte - 1) * 4);
     let high = data.readUInt32BE(layer.fanoutAt + byte * 4) - 1;
+    // The ids that share the first byte, read where they are stored (no table of heads built).
+    layer.bytes.ensure(layer.namesAt + low * HASH, layer.namesAt + (high + 1) * HASH);
     const head = raw.readUInt32BE(0);
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const probe = heads[middle] ?? 0;
+      const probe = idHead(data, layer.namesAt + middle * HASH);
       let order = probe === head ? 0 : probe < head ? -1 : 1;
       if (order === 0) order = compareRest(raw, 0, data, layer.namesAt + middle * HASH);
       if (order === 0) return middle;
@@ -189,6 +283,7 @@ export class CommitGraph {
   private oidAt(position: number): string {
     const layer = this.layerOf(position);
     const at = layer.namesAt + (position - layer.first) * HASH;
+    layer.bytes.ensure(at, at + HASH);
     return layer.data.toString("hex", at, at + HASH);
   }
 
@@ -214,7 +309,10 @@ export class CommitGraph {
    * start at {@link treeOffset} in it. Read in place, a walk turns no id into text.
    */
   treeData(position: number): Buffer {
-    return this.layerOf(position).data;
+    const layer = this.layerOf(position);
+    const at = layer.dataAt + (position - layer.first) * (HASH + 16);
+    layer.bytes.ensure(at, at + HASH + 16);
+    return layer.data;
   }
 
   /** Where the root tree id of the commit at `position` starts in {@link treeData}. */
@@ -233,6 +331,7 @@ export class CommitGraph {
   timeOf(position: number): number {
     const layer = this.layerOf(position);
     const at = layer.dataAt + (position - layer.first) * (HASH + 16) + HASH + 8;
+    layer.bytes.ensure(at, at + 8);
     return (layer.data.readUInt32BE(at) & 3) * 2 ** 32 + layer.data.readUInt32BE(at + 4);
   }
 
@@ -241,6 +340,7 @@ export class CommitGraph {
     const layer = this.layerOf(position);
     const { data } = layer;
     const at = layer.dataAt + (position - layer.first) * (HASH + 16);
+    layer.bytes.ensure(at, at + HASH + 16);
     const first = data.readUInt32BE(at + HASH);
     const second = data.readUInt32BE(at + HASH + 4);
     const parents: number[] = [];
@@ -251,6 +351,7 @@ export class CommitGraph {
       return parents;
     }
     // An octopus merge: the second and later parents are a list in the EDGE chunk.
+    layer.bytes.ensure(layer.edgesAt, layer.edgesEnd);
     for (let edge = layer.edgesAt + (second & 0x7fffffff) * 4; edge + 4 <= layer.edgesEnd; edge += 4) {
       const value = data.readUInt32BE(edge);
       parents.push(value & 0x7fffffff);
@@ -291,11 +392,13 @@ export class CommitGraph {
       const bloom = layer.bloom;
       if (bloom === undefined) return true;
       const { data } = layer;
+      layer.bytes.ensure(bloom.indexAt + Math.max(0, local - 1) * 4, bloom.indexAt + (local + 1) * 4);
       const end = data.readUInt32BE(bloom.indexAt + local * 4);
       const start = local === 0 ? 0 : data.readUInt32BE(bloom.indexAt + (local - 1) * 4);
       if (end <= start || end > bloom.filtersLength) return true;
       const keys = this.pathKeys(path, bloom.settings);
       if (keys === undefined) return true;
+      layer.bytes.ensure(bloom.filtersAt + start, bloom.filtersAt + end);
       // Every key (the path and each leading directory) must be in the filter for "maybe".
       for (const key of keys) if (!filterHas(data, bloom.filtersAt + start, end - start, key)) return false;
       return true;
@@ -322,6 +425,7 @@ export class CommitGraph {
   private dataAt(layer: GraphLayer, local: number): GraphCommitData {
     const { data } = layer;
     const at = layer.dataAt + local * (HASH + 16);
+    layer.bytes.ensure(at, at + HASH + 16);
     const tree = data.toString("hex", at, at + HASH);
     const first = data.readUInt32BE(at + HASH);
     const second = data.readUInt32BE(at + HASH + 4);
@@ -331,6 +435,7 @@ export class CommitGraph {
       if ((second & EXTRA_EDGES) === 0) parents.push(this.oidAt(second));
       else {
         // An octopus merge: the second and later parents are a list in the EDGE chunk.
+        layer.bytes.ensure(layer.edgesAt, layer.edgesEnd);
         for (let edge = layer.edgesAt + (second & 0x7fffffff) * 4; edge + 4 <= layer.edgesEnd; edge += 4) {
           const value = data.readUInt32BE(edge);
           parents.push(this.oidAt(value & 0x7fffffff));

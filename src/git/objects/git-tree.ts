@@ -207,6 +207,21 @@ export class GitTree {
     return index < 0 ? undefined : this.entry(index);
   }
 
+  /** The name of entry `index`. */
+  nameAt(index: number): string {
+    return this.content.toString("utf8", this.nameStart(index), this.nameEnd(index));
+  }
+
+  /** The mode of entry `index`, as stored ("100644", "40000", ...). */
+  modeAt(index: number): string {
+    return this.content.toString("latin1", this.start(index), this.nameStart(index) - 1);
+  }
+
+  /** Where the raw id of entry `index` begins in {@link content} (a subtree is read from there in place). */
+  entryIdAt(index: number): number {
+    return this.nameEnd(index) + 1;
+  }
+
   /** The object id of entry `index`, in hex. */
   oidAt(index: number): string {
     const nul = this.nameEnd(index);

@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
@@ -8,7 +9,7 @@ import { type GitObject, MissingObjectError, type ObjectStore, objectType } from
 import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
-import { PackIndex } from "./pack-index.js";
+import { PackIndex, type PackIndexFile } from "./pack-index.js";
 
 /** Options of {@link NodeObjectStore}. */
 export interface NodeObjectStoreOptions {
@@ -82,9 +83,8 @@ export class NodeObjectStore implements ObjectStore {
           packs.push(existing);
           continue;
         }
-        const indexBytes = this.reader.readFile(path.join(packDirectory, name));
-        if (indexBytes === undefined) continue;
-        const index = PackIndex.parse(indexBytes);
+        const index = this.openIndex(path.join(packDirectory, name));
+        if (index === undefined) continue;
         packs.push(
           new PackFile(
             packPath,
@@ -101,6 +101,42 @@ export class NodeObjectStore implements ObjectStore {
     for (const gone of known.values()) gone.close();
     this.packs = packs;
     return packs;
+  }
+
+  /**
+   * `file` opened for positioned reads (reopened after {@link PackIndexFile.close} if read again:
+   * pack indexes and graph files are written once under a name of their content's hash, or
+   * replaced whole by a rename); `undefined` when it is not there.
+   */
+  private openFile(file: string): PackIndexFile | undefined {
+    const { reader } = this;
+    let descriptor = reader.open(file);
+    if (descriptor === undefined) return undefined;
+    const size = fstatSync(descriptor).size;
+    return {
+      size,
+      read(target, offset, length, position) {
+        descriptor ??= reader.open(file);
+        if (descriptor === undefined) throw new CatalogError("missing_object", `${file} disappeared.`);
+        return readSync(descriptor, target, offset, length, position);
+      },
+      close() {
+        if (descriptor !== undefined) closeSync(descriptor);
+        descriptor = undefined;
+      },
+    };
+  }
+
+  /** The pack index at `file`, read bucket by bucket as lookups need them; `undefined` when it is gone. */
+  private openIndex(file: string): PackIndex | undefined {
+    const source = this.openFile(file);
+    if (source === undefined) return undefined;
+    try {
+      return PackIndex.open(source);
+    } catch (error) {
+      source.close();
+      throw error;
+    }
   }
 
   private fromPacks(oid: string, packs: readonly PackFile[]): GitObject | undefined {
@@ -160,18 +196,21 @@ export class NodeObjectStore implements ObjectStore {
 
   private loadCommitGraph(): CommitGraph | undefined {
     const info = path.join(this.directories[0] as string, "info");
-    const single = this.reader.readFile(path.join(info, "commit-graph"));
-    if (single !== undefined) return CommitGraph.parse([single]);
+    const single = this.openFile(path.join(info, "commit-graph"));
+    if (single !== undefined) return CommitGraph.open([single]);
     const chainDirectory = path.join(info, "commit-graphs");
     const chain = this.reader.readFile(path.join(chainDirectory, "commit-graph-chain"))?.toString("latin1");
     if (chain === undefined) return undefined;
-    const files: Buffer[] = [];
+    const files: PackIndexFile[] = [];
     for (const hash of chain.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line))) {
-      const file = this.reader.readFile(path.join(chainDirectory, `graph-${hash}.graph`));
-      if (file === undefined) return undefined;
+      const file = this.openFile(path.join(chainDirectory, `graph-${hash}.graph`));
+      if (file === undefined) {
+        for (const opened of files) opened.close();
+        return undefined;
+      }
       files.push(file);
     }
-    return CommitGraph.parse(files);
+    return CommitGraph.open(files);
   }
 
   async expand(prefix: string): Promise<readonly string[]> {
@@ -197,6 +236,7 @@ export class NodeObjectStore implements ObjectStore {
     for (const pack of this.packs ?? []) pack.close();
     this.packs = undefined;
     this.inflater.close();
+    this.graph?.close();
     this.graph = undefined;
   }
 }

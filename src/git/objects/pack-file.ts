@@ -167,6 +167,7 @@ export class PackFile {
     this.bases.clear();
     this.windows.clear();
     this.last = undefined;
+    this.index.close();
   }
 
   private entryAt(offset: number): PackEntry {

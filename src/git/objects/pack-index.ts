@@ -25,9 +25,34 @@ export function idHead(bytes: Uint8Array, at: number): number {
   );
 }
 
+/** Bytes of the index file's header and fan-out table in version 2 (version 1 has no header). */
+const V2_HEAD = 8 + 256 * 4;
+/** The pack's and the index's checksums at the end of the file. */
+const TRAILER = 40;
+
+/** An index file read on demand: positioned reads, and its release. */
+export interface PackIndexFile {
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Reads `length` bytes at `position` into `target` at `offset`; returns how many were read. */
+  read(target: Buffer, offset: number, length: number, position: number): number;
+  /** Releases the file (a later read opens it again). */
+  close(): void;
+}
+
+function corruptIndex(): CatalogError {
+  return new CatalogError("corrupt_object", "A pack index is truncated or corrupt.");
+}
+
 /**
  * A pack's `.idx` file: the sorted object ids of the pack and their offsets in it. Versions 1
  * and 2 are read; lookups are binary searches inside the 256-way fan-out table.
+ *
+ * An index opened with {@link PackIndex.open} reads the ids and offsets of one fan-out bucket
+ * (ids that share a first byte) the first time a lookup needs it, into a buffer of the file's
+ * size that is never written elsewhere: a short question touches a few buckets, not the whole
+ * file (3.4 MB for 121,000 objects). On a VM every new page of memory is a fault the host serves
+ * (about 10 ms per MB here), which a whole read paid before the first lookup.
  */
 export class PackIndex {
   private constructor(
@@ -38,19 +63,83 @@ export class PackIndex {
     private readonly nameStride: number,
     private readonly offsetsAt: number,
     private readonly largeOffsetsAt: number,
+    /** Where unread buckets come from; `undefined` when the whole file is in {@link data}. */
+    private file?: PackIndexFile,
   ) {}
 
-  /** Parses an index file. */
+  /** Parses an index file held whole in memory. */
   static parse(data: Buffer): PackIndex {
     if (data.length >= 8 && data.readUInt32BE(0) === V2_MAGIC) {
       if (data.readUInt32BE(4) !== 2) throw new CatalogError("corrupt_object", "Unsupported pack index version.");
       const count = data.readUInt32BE(8 + 255 * 4);
-      const namesAt = 8 + 256 * 4;
+      const namesAt = V2_HEAD;
       return new PackIndex(data, count, namesAt, 20, namesAt + count * 24, namesAt + count * 28);
     }
     if (data.length < 256 * 4) throw new CatalogError("corrupt_object", "Pack index too short.");
     const count = data.readUInt32BE(255 * 4);
     return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
+  }
+
+  /**
+   * Opens an index file whose buckets are read on first use (see the class comment); reads its
+   * header and fan-out table now.
+   * @throws CatalogError `corrupt_object` when the file is shorter than its fan-out table says
+   */
+  static open(file: PackIndexFile): PackIndex {
+    // Any index, even of an empty pack, holds a fan-out table and two checksums.
+    if (file.size < V2_HEAD + TRAILER) throw corruptIndex();
+    const data = Buffer.allocUnsafeSlow(file.size);
+    if (file.read(data, 0, V2_HEAD, 0) !== V2_HEAD) throw corruptIndex();
+    const index = PackIndex.parse(data.subarray(0, V2_HEAD));
+    const rows = index.nameStride === 20 ? 28 : 24;
+    const tableAt = index.nameStride === 20 ? V2_HEAD : 256 * 4;
+    if (file.size < tableAt + index.count * rows + TRAILER) throw corruptIndex();
+    const { count, namesAt, nameStride, offsetsAt, largeOffsetsAt } = index;
+    const lazy = new PackIndex(data, count, namesAt, nameStride, offsetsAt, largeOffsetsAt, file);
+    lazy.loaded = new Uint8Array(256);
+    return lazy;
+  }
+
+  /** Per first byte, whether its bucket's ids and offsets were read (`undefined`: all are in memory). */
+  private loaded: Uint8Array | undefined;
+  /** Buckets read so far; at 256 the file is released. */
+  private bucketsRead = 0;
+  /** Whether the table of offsets past 2 GiB was read. */
+  private largeOffsetsRead = false;
+
+  /** Reads exactly `length` bytes at `position` of the file into the same place of {@link data}. */
+  private fill(position: number, length: number): void {
+    if (length <= 0) return;
+    const file = this.file;
+    if (file === undefined || file.read(this.data, position, length, position) !== length) throw corruptIndex();
+  }
+
+  /** Reads the ids (and offsets) of the bucket of ids starting with `byte`, if not read yet. */
+  private loadBucket(byte: number): void {
+    const loaded = this.loaded;
+    if (loaded === undefined || loaded[byte] === 1) return;
+    const low = this.fanout(byte - 1);
+    const rows = this.fanout(byte) - low;
+    // Version 1 rows are offset then id (the id at namesAt); version 2 has the ids, then the offsets.
+    this.fill(this.namesAt - (this.nameStride - 20) + low * this.nameStride, rows * this.nameStride);
+    if (this.offsetsAt >= 0) this.fill(this.offsetsAt + low * 4, rows * 4);
+    loaded[byte] = 1;
+    if (++this.bucketsRead < 256) return;
+    // Every bucket read: the rest of the file (offsets past 2 GiB, usually none) too, and it is released.
+    this.loadLargeOffsets();
+    this.close();
+  }
+
+  private loadLargeOffsets(): void {
+    if (this.largeOffsetsRead || this.largeOffsetsAt < 0) return;
+    // Only packs over 2 GiB have this table; its length is what lies before the trailer.
+    this.fill(this.largeOffsetsAt, this.data.length - TRAILER - this.largeOffsetsAt);
+    this.largeOffsetsRead = true;
+  }
+
+  /** Releases the file, if the index reads one (a later lookup of an unread bucket opens it again). */
+  close(): void {
+    this.file?.close();
   }
 
   /** The fan-out table: per first byte, how many ids start with a smaller or equal byte. */
@@ -74,6 +163,7 @@ export class PackIndex {
    */
   offsetOf(oid: Uint8Array, at = 0): number | undefined {
     const first = oid[at] ?? 0;
+    if (this.loaded !== undefined && this.loaded[first] === 0) this.loadBucket(first);
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
     const head = idHead(oid, at);
@@ -105,7 +195,9 @@ export class PackIndex {
     if (this.offsetsAt < 0) return idHead(this.data, this.namesAt - 4 + index * 24);
     const small = idHead(this.data, this.offsetsAt + index * 4);
     if ((small & 0x80000000) === 0) return small;
+    if (this.loaded !== undefined) this.loadLargeOffsets();
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
+    if (at + 8 > this.data.length - TRAILER) throw corruptIndex();
     return this.data.readUInt32BE(at) * 2 ** 32 + this.data.readUInt32BE(at + 4);
   }
 
@@ -115,6 +207,9 @@ export class PackIndex {
     const first = prefix.length >= 2 ? Number.parseInt(prefix.slice(0, 2), 16) : -1;
     const low = first < 0 ? 0 : this.fanout(first - 1);
     const high = first < 0 ? this.count : this.fanout(first);
+    // A prefix shorter than one byte needs every bucket.
+    const [from, to] = first < 0 ? [0, 255] : [first, first];
+    for (let byte = from; byte <= to; byte++) this.loadBucket(byte);
     for (let index = low; index < high; index++) {
       const at = this.namesAt + index * this.nameStride;
       const oid = this.data.toString("hex", at, at + 20);

@@ -1,0 +1,132 @@
+/**
+ * Tree diffs on the shapes a synchronous walk over raw ids must get right (the node reader walks
+ * trees in place; the isomorphic-git reader walks parsed entries): a mode-only change, a file
+ * turned into a symlink with the same blob, a directory replaced by a file of the same name and
+ * back, deep nesting, a deletion of a whole directory. Both readers, loose and packed, must give
+ * git's answers for `git log -S` (whole history and scoped) and for `git diff --name-status` of
+ * every commit.
+ */
+
+import * as nodeFs from "node:fs";
+import { chmodSync, rmSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DiffRangeOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
+import { capability } from "../support/capabilities.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { diffNameStatus } from "./support/git-oracle.js";
+import { gitRun, output } from "./support/git-run.js";
+
+const gitCapability = capability("git");
+const AUTHOR = { name: "Shape Tester", email: "shapes@example.com" };
+const TOKEN = "TOKEN_x";
+
+function buildShapes(prefix: string): FixtureRepository {
+  const repository = FixtureRepository.create(prefix);
+  const at = (file: string) => path.join(repository.directory, file);
+  repository
+    .write("a.txt", `one ${TOKEN}\n`)
+    .write("lib/deep/er/still/file.ts", `export const x = "${TOKEN}";\n`)
+    .write("lib/other.ts", "nothing here\n")
+    .write("swap/inner.txt", `${TOKEN} inside a directory\n`)
+    .commit("start", AUTHOR);
+  // Mode only: the same blob, executable now (git -S sees no change in count).
+  chmodSync(at("a.txt"), 0o755);
+  repository.commit("a.txt executable", AUTHOR);
+  // A file becomes a symlink whose target text is the file's content: the same blob id, another mode.
+  rmSync(at("a.txt"));
+  symlinkSync(`one ${TOKEN}\n`, at("a.txt"));
+  repository.commit("a.txt is a symlink now", AUTHOR);
+  // A directory replaced by a file of the same name, which carries the token once more.
+  rmSync(at("swap"), { recursive: true });
+  repository.write("swap", `${TOKEN} ${TOKEN} as a file\n`).commit("swap is a file", AUTHOR);
+  // And back to a directory, without the token.
+  rmSync(at("swap"));
+  repository.write("swap/inner.txt", "no token\n").commit("swap is a directory again", AUTHOR);
+  // A deep edit that keeps the count, one that changes it, and one beside it.
+  repository
+    .write("lib/deep/er/still/file.ts", `export const x = "${TOKEN}"; // same count\n`)
+    .commit("deep, same count", AUTHOR);
+  repository.write("lib/deep/er/still/file.ts", "export const x = 1;\n").write("lib/other.ts", `now ${TOKEN}\n`);
+  repository.commit("deep loses it, other gains it", AUTHOR);
+  // A whole directory deleted, and a new one added, in one commit.
+  rmSync(at("lib/deep"), { recursive: true });
+  repository.write("new/dir/file.md", `${TOKEN}\n`).commit("deep removed, new added", AUTHOR);
+  return repository;
+}
+
+let loose: FixtureRepository;
+let packed: FixtureRepository;
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs of unusual shapes match git"), () => {
+  beforeAll(() => {
+    loose = buildShapes("shapes-loose");
+    packed = buildShapes("shapes-packed");
+    git(packed.directory, ["gc", "-q", "--aggressive"]);
+    git(packed.directory, ["commit-graph", "write", "--reachable"]);
+  });
+  afterAll(() => {
+    removeDirectory(loose.directory);
+    removeDirectory(packed.directory);
+  });
+
+  const variants: [string, () => FixtureRepository, GitToolOptions][] = [
+    ["loose, node reader", () => loose, {}],
+    ["packed with a commit-graph, node reader", () => packed, {}],
+    ["loose, isomorphic-git reader", () => loose, { fs: nodeFs }],
+    ["packed, isomorphic-git reader", () => packed, { fs: nodeFs }],
+  ];
+
+  it.each(variants)("git_log_search pickaxe finds what git log -S finds (%s)", async (_, repository, options) => {
+    const { directory } = repository();
+    const run = gitRun(directory, options);
+    for (const scope of [undefined, "a.txt", "swap", "lib", "lib/deep/er", "new"]) {
+      const pathArgs = scope === undefined ? [] : ["--", scope];
+      const expected = git(directory, ["log", "--format=%H", `-S${TOKEN}`, ...pathArgs])
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((id) => id.slice(0, 10));
+      const answer = output<LogSearchOutput>(
+        await run.call("git_log_search", {
+          query: TOKEN,
+          mode: "pickaxe",
+          max_results: 200,
+          ...(scope === undefined ? {} : { path: scope }),
+        }),
+      );
+      expect(
+        answer.commits.map((commit) => commit.sha),
+        `scope ${scope ?? "."}`,
+      ).toEqual(expected);
+    }
+    // The mode-only commits are not pickaxe matches; the swaps are.
+    expect(git(directory, ["log", "--format=%s", `-S${TOKEN}`]).split("\n")).toEqual(
+      expect.arrayContaining(["swap is a file", "swap is a directory again", "deep loses it, other gains it"]),
+    );
+  });
+
+  it.each(variants)(
+    "git_diff_range lists what git diff --name-status lists for every commit (%s)",
+    async (_, repository, options) => {
+      const { directory } = repository();
+      const run = gitRun(directory, options);
+      const commits = git(directory, ["rev-list", "--reverse", "HEAD"])
+        .split("\n")
+        .filter((line) => line !== "");
+      for (const commit of commits.slice(1)) {
+        const answer = output<DiffRangeOutput>(await run.call("git_diff_range", { from: `${commit}~1`, to: commit }));
+        // The tools have no type-change status (ChangeStatus is A, D, M or R): git's T is their M.
+        const expected = diffNameStatus(directory, `${commit}~1`, commit).map((file) =>
+          file.status === "T" ? { ...file, status: "M" } : file,
+        );
+        const actual = answer.files.map((file) => ({
+          status: file.status.slice(0, 1),
+          path: file.path,
+          ...(file.previous_path === undefined ? {} : { previous: file.previous_path }),
+        }));
+        const order = (list: { path: string }[]) => [...list].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+        expect(order(actual), git(directory, ["log", "-1", "--format=%s", commit]).trim()).toEqual(order(expected));
+      }
+    },
+  );
+});
