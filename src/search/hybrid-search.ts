@@ -94,6 +94,25 @@ export class HybridSearch {
   /** Adds or replaces a document. Its vector is computed at the next hybrid search (or `prepare()`). */
   set(document: SearchDocument): void {
     this.keyword.set(document);
+    this.track(document);
+  }
+
+  /**
+   * Adds or replaces a document with its keyword postings staged (see {@link SearchIndex.stage}):
+   * for loading many at once.
+   */
+  stage(document: SearchDocument): void {
+    this.keyword.stage(document);
+    this.track(document);
+  }
+
+  /** Writes the staged keyword postings now (see {@link SearchIndex.commitStaged}). */
+  commitStaged(): void {
+    this.keyword.commitStaged();
+  }
+
+  /** Notes that a document's vector is to be computed (or reused), with an embedder. */
+  private track(document: SearchDocument): void {
     if (this.embedder === undefined) return;
     const id = document.id ?? document.name;
     const text = embeddingText(document);

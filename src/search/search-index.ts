@@ -1,5 +1,6 @@
 import type { SearchHit } from "../tool/tool-context.js";
 import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { stem } from "./porter-stemmer.js";
 import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
@@ -132,6 +133,10 @@ const MAX_COMPOUND = 32;
 const MAX_TF = 255;
 /** Postings the store starts with room for; each compaction leaves it twice the room it needs. */
 const INITIAL_STORE = 4096;
+/** Dead terms whose ids are freed together (also at least half the live terms). */
+const FREE_TERMS_MIN = 1024;
+/** Staged postings that a commit first compacts the store for (also at least an eighth of it). */
+const COMMIT_COMPACT_MIN = 4096;
 /** Terms with more postings than this are copied by a compaction through array views. */
 const COPY_BY_VIEW = 16;
 /**
@@ -182,9 +187,14 @@ export class SearchIndex {
   private static blockShift = BLOCK_SHIFT;
   private static windowSlots = WINDOW_SLOTS;
   private static renumberMin = RENUMBER_MIN;
+  /** Tests lower these so that small indexes compact for a commit and free dead terms often. */
+  private static commitCompactMin = COMMIT_COMPACT_MIN;
+  private static freeTermsMin = FREE_TERMS_MIN;
   private readonly blockShift = SearchIndex.blockShift;
   private readonly windowSlots = SearchIndex.windowSlots;
   private readonly renumberMin = SearchIndex.renumberMin;
+  private readonly commitCompactMin = SearchIndex.commitCompactMin;
+  private readonly freeTermsMin = SearchIndex.freeTermsMin;
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */
   private readonly fieldWeight = new Float64Array(FIELD_COUNT);
   private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
@@ -244,6 +254,17 @@ export class SearchIndex {
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
   private readonly termIds = new Map<string, number>();
+  /**
+   * Per term id: its term while it is live or dead but not yet free. A term whose last document
+   * is removed dies: it leaves `termIds` and gives up its room in the store at once, and its id
+   * waits in `deadTerms` (the word cache may still hand it out: such a hit is redirected by
+   * name) until the cache is next emptied; then it joins `freeTerms`, to be reused. Churn with new
+   * words (ids in tool names) thus keeps the per-term arrays as long as the live vocabulary.
+   */
+  private termNames: (string | undefined)[] = [];
+  private termDead = new Uint8Array(0);
+  private deadTerms: number[] = [];
+  private freeTerms: number[] = [];
   /** Term ids handed out so far (the per-term arrays below hold this many). */
   private terms = 0;
   /**
@@ -282,6 +303,16 @@ export class SearchIndex {
   private postingMax = new Float32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency = new Int32Array(0);
+  /**
+   * Documents added by {@link SearchIndex.stage} whose postings are not written yet: slots from
+   * `stagedSlot` (-1: none) on, their term ids in the arena from `stagedArena`, and the per-field
+   * counts of each arena entry from there in `stagedCounts`. `stagedPostings[id]`: the staged
+   * postings of each term, so that one compaction gives every term the room it will need.
+   */
+  private stagedSlot = -1;
+  private stagedArena = 0;
+  private stagedCounts = new Uint8Array(0);
+  private stagedPostings = new Int32Array(0);
   /** Per slot: a seed's partial score (0 outside searches), whether it was seeded, and the touched ones. */
   private seedScores = new Float64Array(0);
   private seeded = new Uint8Array(0);
@@ -333,9 +364,121 @@ export class SearchIndex {
 
   /** Adds or replaces a document. */
   set(document: SearchDocument): void {
+    this.commitStaged();
     const key = document.id ?? document.name;
     this.delete(key);
+    this.freeDeadTerms();
+    this.renumberIfSparse();
+    const slot = this.countTerms(key, document);
+    const distinct = this.distinct;
+    const start = this.reserveArena(distinct, true);
+    const terms = this.arenaTerms;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      this.addPosting(id, slot, this.scratchCounts, at * FIELD_COUNT);
+    }
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Adds or replaces a document like {@link SearchIndex.set}, but leaves its postings to be
+   * written with every other staged document's, by {@link SearchIndex.commitStaged} (which
+   * `search`, `set` and a `delete` of a staged document call first). Loading many documents
+   * this way places every term's postings in one pass over the store, instead of moving each
+   * term to a room twice as large as it grows (at 100,000 tools, most of the loading time).
+   */
+  stage(document: SearchDocument): void {
+    const key = document.id ?? document.name;
+    const slotBefore = this.slotOf.get(key);
+    if (slotBefore !== undefined && this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
+    this.delete(key);
+    const first = this.stagedSlot < 0;
+    if (first) {
+      this.freeDeadTerms();
+      this.renumberIfSparse();
+    }
+    const slot = this.countTerms(key, document);
+    const distinct = this.distinct;
+    // The staged documents' arena entries must stay where they are (their counts are kept by
+    // place): the arena is compacted only before the first of them.
+    const start = this.reserveArena(distinct, first);
+    if (first) {
+      this.stagedSlot = slot;
+      this.stagedArena = start;
+    }
+    const from = (start - this.stagedArena) * FIELD_COUNT;
+    if (from + distinct * FIELD_COUNT > this.stagedCounts.length) {
+      const grown = new Uint8Array(Math.max(4096, 2 * (from + distinct * FIELD_COUNT)));
+      grown.set(this.stagedCounts.subarray(0, from));
+      this.stagedCounts = grown;
+    }
+    const terms = this.arenaTerms;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      this.stagedPostings[id] = (this.stagedPostings[id] as number) + 1;
+    }
+    // Element copies: a view per document was a third of what staging allocated.
+    const scratch = this.scratchCounts;
+    const counts = this.stagedCounts;
+    for (let k = 0; k < distinct * FIELD_COUNT; k++) counts[from + k] = scratch[k] as number;
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Writes the postings of every staged document (see {@link SearchIndex.stage}). Many at once
+   * (an eighth or more of the postings held): one compaction first gives each term the room it
+   * will hold, so no term moves while they are written.
+   */
+  commitStaged(): void {
+    const first = this.stagedSlot;
+    if (first < 0) return;
+    this.stagedSlot = -1;
+    const staged = this.arenaUsed - this.stagedArena;
+    if (staged >= Math.max(this.commitCompactMin, this.storeReserved >> 3)) this.reserveStagedRooms();
+    const terms = this.arenaTerms;
+    const counts = this.stagedCounts;
+    const base = this.stagedArena;
+    for (let slot = first; slot < this.keys.length; slot++) {
+      if (this.keys[slot] === undefined) continue;
+      const start = this.termStart[slot] as number;
+      const end = start + (this.termCount[slot] as number);
+      for (let at = start; at < end; at++) {
+        const id = terms[at] as number;
+        this.stagedPostings[id] = 0;
+        this.addPosting(id, slot, counts, (at - base) * FIELD_COUNT);
+      }
+    }
+    // The staging counts of a large load are let go (a later load allocates its own).
+    if (this.stagedCounts.length > 1 << 16) this.stagedCounts = new Uint8Array(0);
+  }
+
+  /** Gives every term room for its postings and its staged ones, in one compaction. */
+  private reserveStagedRooms(): void {
+    const rooms = this.postingCapacity;
+    let reserved = 0;
+    for (let id = 0; id < this.terms; id++) {
+      const needed = (this.postingLengths[id] as number) + (this.stagedPostings[id] as number);
+      if (needed > (rooms[id] as number)) rooms[id] = needed;
+      reserved += rooms[id] as number;
+    }
+    this.storeReserved = reserved;
+    this.compactStore(reserved);
+  }
+
+  /** Renumbers the slots once as many are removed as live (and at least `renumberMin`). */
+  private renumberIfSparse(): void {
     if (this.keys.length - this.slotOf.size >= Math.max(this.renumberMin, this.slotOf.size)) this.renumber();
+  }
+
+  /**
+   * Takes a new slot for `key` and counts the document's terms into the scratch: `distinct` term
+   * ids in `scratchTerms`, their per-field counts in `scratchCounts`; field lengths recorded.
+   */
+  private countTerms(key: string, document: SearchDocument): number {
     const slot = this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
@@ -363,16 +506,7 @@ export class SearchIndex {
       if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
     }
     this.closeField(slot, PARAMETERS);
-    const distinct = this.distinct;
-    const start = this.reserveArena(distinct);
-    const terms = this.arenaTerms;
-    for (let at = 0; at < distinct; at++) {
-      const id = this.scratchTerms[at] as number;
-      terms[start + at] = id;
-      this.addPosting(id, slot, at * FIELD_COUNT);
-    }
-    this.termStart[slot] = start;
-    this.termCount[slot] = distinct;
+    return slot;
   }
 
   /** Ends field `f` of the document being added: its length is the terms counted since the last field. */
@@ -402,9 +536,17 @@ export class SearchIndex {
   /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
   private readonly visitWord = (start: number, end: number, hash: number): void => {
     let coded = this.wordTerms.get(this.scanText, start, end, hash);
+    if (coded !== undefined && this.termDead[coded < 0 ? -1 - coded : coded] === 1) {
+      // A dead term's id (not free yet): the word's term under the id it has now.
+      const id = this.termId(this.termNames[coded < 0 ? -1 - coded : coded] as string);
+      coded = coded < 0 ? -1 - id : id;
+      this.wordTerms.replaceFound(coded);
+    }
     if (coded === undefined) {
       const lower = this.scanText.slice(start, end).toLowerCase();
-      const id = this.termId(stemWord(lower));
+      // Not the shared stem cache: this table already stems each surface word once, and a
+      // second cache of 100,000 entries emptied when full only made garbage for the collector.
+      const id = this.termId(stem(lower));
       // A stop word is coded negative: kept in names, dropped from descriptions.
       coded = isStopWord(lower) ? -1 - id : id;
       this.wordTerms.set(lower, hash, coded);
@@ -442,8 +584,8 @@ export class SearchIndex {
    * Room for `count` entries at the end of the arena; compacts it first when more than half of
    * it belongs to removed documents (a pass over the live entries, paid for by as many removals).
    */
-  private reserveArena(count: number): number {
-    if (this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
+  private reserveArena(count: number, mayCompact: boolean): number {
+    if (mayCompact && this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
     const needed = this.arenaUsed + count;
     if (needed > this.arenaTerms.length) {
       const capacity = Math.max(needed, this.arenaTerms.length * 2);
@@ -480,6 +622,7 @@ export class SearchIndex {
   delete(key: string): boolean {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
+    if (this.stagedSlot >= 0 && slot >= this.stagedSlot) this.commitStaged();
     this.slotOf.delete(key);
     // Marked removed first: a term purged below keeps only the postings of live slots.
     this.keys[slot] = undefined;
@@ -500,6 +643,7 @@ export class SearchIndex {
 
   /** The number of term postings held (for memory reports). */
   get postingCount(): number {
+    this.commitStaged();
     let total = 0;
     for (let id = 0; id < this.terms; id++) total += this.postingLive[id] as number;
     return total;
@@ -510,6 +654,7 @@ export class SearchIndex {
    * run may activate) before the top `limit` are taken.
    */
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
+    this.commitStaged();
     const count = this.slotOf.size;
     if (count === 0 || limit <= 0) return [];
     this.refreshIfDrifted(count);
@@ -867,11 +1012,53 @@ export class SearchIndex {
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.terms++;
+      id = this.freeTerms.pop();
+      if (id === undefined) {
+        id = this.terms++;
+        if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
+      }
       this.termIds.set(term, id);
-      if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
+      this.termNames[id] = term;
     }
     return id;
+  }
+
+  /** The terms held: live ones, and dead ones whose ids are not free yet. */
+  get vocabularySize(): number {
+    return this.terms - this.freeTerms.length;
+  }
+
+  /**
+   * Term `id` lost its last document: it leaves `termIds` and its room in the store is given up
+   * (the next compaction reclaims it); its id is reused once the word cache forgets it.
+   */
+  private killTerm(id: number): void {
+    this.termIds.delete(this.termNames[id] as string);
+    this.termDead[id] = 1;
+    this.deadTerms.push(id);
+    this.storeReserved -= this.postingCapacity[id] as number;
+    this.postingCapacity[id] = 0;
+    this.postingLengths[id] = 0;
+    this.postingMax[id] = 0;
+    this.nameFrequency[id] = 0;
+  }
+
+  /**
+   * Frees the dead terms' ids once they are many (as many as half the live terms, at least
+   * `FREE_TERMS_MIN`): the word cache, which may still map words to them, is emptied first.
+   * Called only between documents, when nothing is staged.
+   */
+  private freeDeadTerms(): void {
+    const dead = this.deadTerms;
+    if (dead.length < Math.max(this.freeTermsMin, this.termIds.size >> 1)) return;
+    this.wordTerms.clear();
+    for (const id of dead) {
+      this.termDead[id] = 0;
+      this.termNames[id] = undefined;
+      this.freeTerms.push(id);
+    }
+    this.steps += dead.length;
+    this.deadTerms = [];
   }
 
   /** Room for `capacity` term ids in every per-term array. */
@@ -888,20 +1075,23 @@ export class SearchIndex {
     this.nameFrequency = grownInt(this.nameFrequency);
     this.seenIn = grownInt(this.seenIn);
     this.seenAt = grownInt(this.seenAt);
+    this.stagedPostings = grownInt(this.stagedPostings);
+    const dead = new Uint8Array(capacity);
+    dead.set(this.termDead);
+    this.termDead = dead;
     const max = new Float32Array(capacity);
     max.set(this.postingMax);
     this.postingMax = max;
   }
 
   /** Appends `slot` (the highest so far) to a term's postings. */
-  private addPosting(id: number, slot: number, from: number): void {
+  private addPosting(id: number, slot: number, scratch: Uint8Array, from: number): void {
     const length = this.postingLengths[id] as number;
     if (length === this.postingCapacity[id]) this.moveTerm(id, length === 0 ? 1 : length * 2);
     const at = (this.postingStart[id] as number) + length;
     this.storeSlots[at] = slot;
     this.steps++;
     const counts = this.storeCounts;
-    const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     const cell = at * FIELD_COUNT;
     for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
@@ -1013,7 +1203,8 @@ export class SearchIndex {
     this.steps++;
     const left = (this.postingLive[id] as number) - 1;
     this.postingLive[id] = left;
-    if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
+    if (left === 0 && this.stagedPostings[id] === 0) this.killTerm(id);
+    else if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
   }
 
   /** Drops the postings of removed documents from a term (keeping the order of the others). */
@@ -1173,7 +1364,11 @@ function idfOf(count: number, frequency: number): number {
 /** The server of a document: given, from its `mcp_server:` tag, or the name's `server__` / `server.` prefix. */
 export function serverOf(document: SearchDocument): string | undefined {
   if (document.server !== undefined) return document.server;
-  for (const tag of document.tags ?? []) if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  const tags = document.tags ?? [];
+  for (let t = 0; t < tags.length; t++) {
+    const tag = tags[t] as string;
+    if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  }
   const match = /^([A-Za-z0-9-]+)(?:__|\.)/.exec(document.name);
   return match?.[1];
 }
