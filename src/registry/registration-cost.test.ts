@@ -51,8 +51,11 @@ function workPerTool(count: number): number {
 }
 
 /**
- * The best time per tool (µs) of registering each catalog, in rounds that alternate the catalogs
- * (the order too): a burst of load from other processes then slows both sizes, not one of them.
+ * The best CPU time per tool (µs) of registering each catalog and searching it once (the index
+ * built), in rounds that alternate the catalogs (the order too). CPU time of this process (all
+ * its threads: garbage collection included), not wall time: under load from other processes a
+ * long run is stretched by every time slice it waits for, while a short one often runs in one
+ * slice, so wall time made the large catalog look slower per tool whenever the machine was busy.
  */
 function registerMicrosPerTool(catalogs: readonly (readonly AnyToolDefinition[])[], rounds = 5): number[] {
   const best = catalogs.map(() => Number.POSITIVE_INFINITY);
@@ -60,9 +63,10 @@ function registerMicrosPerTool(catalogs: readonly (readonly AnyToolDefinition[])
     for (let k = 0; k < catalogs.length; k++) {
       const at = round % 2 === 0 ? k : catalogs.length - 1 - k;
       const tools = catalogs[at] as readonly AnyToolDefinition[];
-      const started = performance.now();
+      const started = process.cpuUsage();
       createRegistry({ tools }).search("send");
-      best[at] = Math.min(best[at] as number, performance.now() - started);
+      const used = process.cpuUsage(started);
+      best[at] = Math.min(best[at] as number, (used.user + used.system) / 1000);
     }
   }
   return best.map((ms, at) => (ms * 1000) / (catalogs[at] as readonly AnyToolDefinition[]).length);
@@ -118,7 +122,7 @@ describe("registering costs the same per tool at any registry size (issue 18)", 
   it("takes about the same time per tool for 15,000 tools as for 1,500", () => {
     createRegistry({ tools: catalog(500) }); // warm-up: compile the code paths first
     const [small, large] = registerMicrosPerTool([catalog(1_500), catalog(15_000)]) as [number, number];
-    // Loose (a loaded machine, garbage collection of a larger heap): superlinear would be ~10x.
+    // Loose (garbage collection of a larger heap: 1.6-2.4x seen at load 12-16): superlinear would be ~10x.
     expect(large).toBeLessThan(small * 4);
   }, 120_000);
 });
@@ -134,7 +138,8 @@ describe("the search index is built in the background, in slices (issue 18: the 
     const registry = createRegistry({ tools: catalog(3_000) });
     expect(queued(registry)).toBeGreaterThan(3_000);
     let turns = 0;
-    while (queued(registry) > 0 && turns < 10_000) {
+    const scheduled = () => Reflect.get(registry, "indexing") !== undefined;
+    while ((queued(registry) > 0 || scheduled()) && turns < 10_000) {
       const left = queued(registry);
       await turn();
       // Each turn applied part of the queue, never all of 3,000 tools at once.
@@ -142,12 +147,14 @@ describe("the search index is built in the background, in slices (issue 18: the 
       turns++;
     }
     expect(queued(registry)).toBe(0);
+    expect(scheduled()).toBe(false);
     // Several slices (a slice runs about 4 ms; 3,000 tools take far longer than one).
     expect(turns).toBeGreaterThan(3);
     const before = keywordOperations(registry);
     expect(registry.search("srv7 list record", { limit: 1 })[0]?.name).toMatch(/^srv7_list_record_/);
-    // The search found nothing left to index: only its weights (one per posting) were computed.
-    expect(keywordOperations(registry) - before).toBeLessThan(before);
+    // The search found nothing left to do: postings written and weights computed in the background.
+    expect(before).toBeGreaterThan(0);
+    expect(keywordOperations(registry)).toBe(before);
   }, 60_000);
 
   it("with indexInBackground: false, nothing is indexed between turns; prepareSearch() or the first search does it all", async () => {

@@ -141,6 +141,8 @@ export class Registry {
   /** Changes of `unindexed` before this one are applied (a slice leaves the rest where they are). */
   private unindexedHead = 0;
   private readonly indexInBackground: boolean;
+  /** True when documents were staged in the index since its last commit. */
+  private staged = false;
   /** The next background slice, while one is scheduled. */
   private indexing: NodeJS.Immediate | undefined;
   private nextOrder = 0;
@@ -342,14 +344,22 @@ export class Registry {
     this.indexing = setImmediate(() => this.indexSlice()).unref();
   }
 
-  /** Applies queued changes for about `INDEX_SLICE_MS`, then leaves the rest to the next turn. */
+  /**
+   * One background slice: queued changes for about `INDEX_SLICE_MS`; once none are left, the
+   * staged postings are written (one pass over the store), and at the next turn the term weights
+   * computed (one pass over the postings), so that the first search finds nothing left to do.
+   */
   private indexSlice(): void {
     this.indexing = undefined;
-    const started = performance.now();
-    this.applyIndexChanges(() => performance.now() - started >= INDEX_SLICE_MS);
-    // The staged postings are written in one pass once the queue is empty (see SearchIndex.stage).
-    if (this.queuedIndexChanges > 0) this.scheduleIndexing();
-    else this.index.commitStaged();
+    if (this.queuedIndexChanges > 0) {
+      const started = performance.now();
+      this.applyIndexChanges(() => performance.now() - started >= INDEX_SLICE_MS);
+      this.scheduleIndexing();
+    } else if (this.staged) {
+      this.index.commitStaged();
+      this.staged = false;
+      this.scheduleIndexing();
+    } else this.index.keyword.build();
   }
 
   /**
@@ -365,6 +375,7 @@ export class Registry {
   private searchIndex(): HybridSearch {
     this.applyIndexChanges(() => false);
     this.index.commitStaged();
+    this.staged = false;
     return this.index;
   }
 
@@ -384,7 +395,10 @@ export class Registry {
         // after it stay queued, in order.
         at++;
         if (descriptor === null) this.index.delete(key);
-        else this.index.stage(searchDocumentOf(descriptor, key));
+        else {
+          this.index.stage(searchDocumentOf(descriptor, key));
+          this.staged = true;
+        }
         if (at % INDEX_SLICE_CHECK === 0 && enough()) break;
       }
     } finally {

@@ -41,7 +41,9 @@ describe("terms whose documents are all removed are freed (issue 18: churn with 
   it("ranks as a fresh index while words die and come back and their ids are reused", () => {
     const before = Reflect.get(SearchIndex, "freeTermsMin");
     Reflect.set(SearchIndex, "freeTermsMin", 4);
-    onTestFinished(() => Reflect.set(SearchIndex, "freeTermsMin", before));
+    onTestFinished(() => {
+      Reflect.set(SearchIndex, "freeTermsMin", before);
+    });
     const index = new SearchIndex({ statisticsTolerance: 0 });
     const live = new Map<string, SearchDocument>();
     let freed = 0;

@@ -296,11 +296,6 @@ export class SearchIndex {
   private postingLengths = new Int32Array(0);
   /** Postings of live documents per term (the document frequency). */
   private postingLive = new Int32Array(0);
-  /**
-   * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
-   * additions, left as is by removals). Searches bound what a term can add to a score with it.
-   */
-  private postingMax = new Float32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency = new Int32Array(0);
   /**
@@ -638,8 +633,14 @@ export class SearchIndex {
     return true;
   }
 
-  /** Kept for callers of the former lazily built index: there is nothing to build. */
-  build(): void {}
+  /**
+   * Does now what the next search would do first: writes the staged postings and computes the
+   * term weights that are stale (all of them after a bulk load), e.g. in an idle moment.
+   */
+  build(): void {
+    this.commitStaged();
+    if (this.slotOf.size > 0) this.refreshIfDrifted(this.slotOf.size);
+  }
 
   /** The number of term postings held (for memory reports). */
   get postingCount(): number {
@@ -652,169 +653,39 @@ export class SearchIndex {
   /**
    * The best matches for `query`, best first. `accept` limits the candidates (e.g. to what a
    * run may activate) before the top `limit` are taken.
+   *
+   * Document at a time, by windows of slots (every term's postings are sorted by slot). Per
+   * window, what each term can add is bounded by its weight times the largest weight of its
+   * blocks there; a window whose bounds together cannot reach the k-th best score so far is
+   * skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
+   * MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
+   * hold are scored in full, with every term in the order of the exhaustive scorer (rarest
+   * first), so scores are the exhaustive ones to the last bit and ties keep their order.
    */
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
     this.commitStaged();
     const count = this.slotOf.size;
     if (count === 0 || limit <= 0) return [];
     this.refreshIfDrifted(count);
-    // Document at a time, by windows of slots (every term's postings are sorted by slot). Per
-    // window, what each term can add is bounded by its weight times the largest weight of its
-    // blocks there; a window whose bounds together cannot reach the k-th best score so far is
-    // skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
-    // MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
-    // hold are scored in full, with every term in the order of the exhaustive scorer (rarest
-    // first), so scores are the exhaustive ones to the last bit and ties keep their order.
-    const weighted = this.queryTerms(query);
-    const live = this.postingLive;
-    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
-    const n = terms.length;
-    const idfs = new Float64Array(n);
-    const position = new Int32Array(n);
-    const ends = new Int32Array(n);
-    const cursor = new Int32Array(n);
-    const order = new Int32Array(n);
-    const bound = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const id = terms[i] as number;
-      idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
-      position[i] = this.postingStart[id] as number;
-      ends[i] = (position[i] as number) + (this.postingLengths[id] as number);
-    }
-    const slots = this.storeSlots;
-    const weights = this.storeWeights;
-    const blockMax = this.storeBlockMax;
-    const shift = this.blockShift;
-    const windowScores = this.windowScores;
-    const windowBits = this.windowBits;
-    const keys = this.keys;
+    const plan = this.planQuery(query, count);
     const top = new TopK(limit);
     // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
     // early, so the scratch is cleared here instead, or the next search would skip or score
     // the slots it left marked.
     try {
-      const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
-      let kth = top.floor();
-      const chosen = this.seeded;
-      for (;;) {
-        let low = NO_SLOT;
-        for (let i = 0; i < n; i++) {
-          const p = position[i] as number;
-          if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
-        }
-        if (low === NO_SLOT) break;
+      const seeded = limit <= MAX_SEEDED ? this.seed(plan, limit, top, accept) : 0;
+      for (let low = this.nextWindowStart(plan); low !== NO_SLOT; low = this.nextWindowStart(plan)) {
         const high = low + this.windowSlots;
-        // The terms with postings in the window, with the most each can add there.
-        let present = 0;
-        let total = 0;
-        for (let i = 0; i < n; i++) {
-          const p = position[i] as number;
-          const end = ends[i] as number;
-          if (p >= end || (slots[p] as number) >= high) continue;
-          let block = p >> shift;
-          let max = blockMax[block] as number;
-          for (;;) {
-            const next = (block + 1) << shift;
-            if (next >= end || (slots[next] as number) >= high) break;
-            block++;
-            if ((blockMax[block] as number) > max) max = blockMax[block] as number;
-          }
-          const most = (idfs[i] as number) * max;
-          // Insertion by bound, lowest first (a query has a few dozen terms at most).
-          let at = present++;
-          while (at > 0 && (bound[at - 1] as number) > most) {
-            bound[at] = bound[at - 1] as number;
-            order[at] = order[at - 1] as number;
-            at--;
-          }
-          bound[at] = most;
-          order[at] = i;
-          total += most;
+        const kth = top.floor();
+        if (below(this.boundWindow(plan, high), kth)) this.windowsSkipped++;
+        else {
+          this.splitNonEssential(plan, kth);
+          this.accumulateEssential(plan, low, high);
+          this.scoreWindowCandidates(plan, low, seeded > 0, top, accept);
         }
-        if (below(total, kth)) {
-          this.windowsSkipped++;
-        } else {
-          // The lowest bounds that together stay below the k-th best: those terms are not walked.
-          let walked = 0;
-          let rest = 0;
-          while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
-            rest += bound[walked++] as number;
-          for (let j = walked; j < present; j++) {
-            const i = order[j] as number;
-            const idf = idfs[i] as number;
-            const end = ends[i] as number;
-            for (let p = position[i] as number; p < end; p++) {
-              const slot = slots[p] as number;
-              if (slot >= high) break;
-              const weight = weights[p] as number;
-              // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
-              // make the tool a candidate: a score of 0 marks a slot no walked term holds.
-              if (weight !== 0) {
-                const r = slot - low;
-                windowScores[r] = (windowScores[r] as number) + idf * weight;
-                windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
-              }
-            }
-          }
-          cursor.set(position);
-          // The window's candidates in slot order: the set bits, lowest first.
-          for (let word = 0; word < windowBits.length; word++) {
-            let bits = windowBits[word] as number;
-            if (bits === 0) continue;
-            windowBits[word] = 0;
-            for (; bits !== 0; bits &= bits - 1) {
-              const r = (word << 5) | (31 - Math.clz32(bits & -bits));
-              const partial = windowScores[r] as number;
-              windowScores[r] = 0;
-              if (seeded > 0 && chosen[low + r] === 1) continue;
-              if (below(partial + rest, kth)) continue;
-              const slot = low + r;
-              // The terms not walked, the highest bound first: each replaces its bound by what it
-              // adds to this tool, until the tool cannot reach the k-th best.
-              let most = partial + rest;
-              let j = walked - 1;
-              for (; j >= 0; j--) {
-                const i = order[j] as number;
-                most -= bound[j] as number;
-                const end = ends[i] as number;
-                let c = cursor[i] as number;
-                if (c < end && (slots[c] as number) < slot) {
-                  c = seek(slots, c, end, slot);
-                  cursor[i] = c;
-                }
-                if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
-                if (below(most, kth)) break;
-              }
-              if (j >= 0) continue;
-              this.candidatesScored++;
-              let score = 0;
-              for (let i = 0; i < n; i++) {
-                const end = ends[i] as number;
-                let c = cursor[i] as number;
-                if (c < end && (slots[c] as number) < slot) {
-                  c = seek(slots, c, end, slot);
-                  cursor[i] = c;
-                }
-                if (c < end && slots[c] === slot) {
-                  const weight = weights[c] as number;
-                  if (weight !== 0) score += (idfs[i] as number) * weight;
-                }
-              }
-              const name = keys[slot] as string;
-              // The filter (a run's visibility rules) runs only for candidates that would make the top k.
-              if (top.admits(name, score) && (accept === undefined || accept(name))) {
-                top.offer(name, score);
-                kth = top.floor();
-              }
-            }
-          }
-        }
-        for (let j = 0; j < present; j++) {
-          const i = order[j] as number;
-          position[i] = seek(slots, position[i] as number, ends[i] as number, high);
-        }
+        this.advancePast(plan, high);
       }
-      for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
+      for (let j = 0; j < seeded; j++) this.seeded[this.seedSlots[j] as number] = 0;
       return top.sorted();
     } catch (error) {
       this.windowBits.fill(0);
@@ -824,30 +695,246 @@ export class SearchIndex {
     }
   }
 
+  /** The query's terms, rarest first, with their weights and where their postings are. */
+  private planQuery(query: string, count: number): QueryPlan {
+    const weighted = this.queryTerms(query);
+    const live = this.postingLive;
+    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
+    const plan = new QueryPlan(terms.length);
+    for (let i = 0; i < plan.n; i++) {
+      const id = terms[i] as number;
+      plan.idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
+      plan.position[i] = this.postingStart[id] as number;
+      plan.ends[i] = (plan.position[i] as number) + (this.postingLengths[id] as number);
+    }
+    return plan;
+  }
+
+  /** The lowest slot any term has a posting for from its position on (`NO_SLOT` when none has). */
+  private nextWindowStart(plan: QueryPlan): number {
+    const slots = this.storeSlots;
+    let low = NO_SLOT;
+    for (let i = 0; i < plan.n; i++) {
+      const p = plan.position[i] as number;
+      if (p < (plan.ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
+    }
+    return low;
+  }
+
+  /**
+   * The terms with postings in the window (before slot `high`), ordered by the most each can add
+   * there (`plan.bound`, lowest first; `plan.order`: their places in the plan): returns the sum.
+   */
+  private boundWindow(plan: QueryPlan, high: number): number {
+    const slots = this.storeSlots;
+    const { bound, order } = plan;
+    let present = 0;
+    let total = 0;
+    for (let i = 0; i < plan.n; i++) {
+      const p = plan.position[i] as number;
+      if (p >= (plan.ends[i] as number) || (slots[p] as number) >= high) continue;
+      const most = (plan.idfs[i] as number) * this.blockBound(p, plan.ends[i] as number, high);
+      // Insertion by bound, lowest first (a query has a few dozen terms at most).
+      let at = present++;
+      while (at > 0 && (bound[at - 1] as number) > most) {
+        bound[at] = bound[at - 1] as number;
+        order[at] = order[at - 1] as number;
+        at--;
+      }
+      bound[at] = most;
+      order[at] = i;
+      total += most;
+    }
+    plan.present = present;
+    return total;
+  }
+
+  /** The largest block bound of a term's postings from place `p` (before `end`) below slot `high`. */
+  private blockBound(p: number, end: number, high: number): number {
+    const slots = this.storeSlots;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    let block = p >> shift;
+    let max = blockMax[block] as number;
+    for (;;) {
+      const next = (block + 1) << shift;
+      if (next >= end || (slots[next] as number) >= high) return max;
+      block++;
+      if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+    }
+  }
+
+  /**
+   * The lowest bounds that together stay below a share of the k-th best: those terms are not
+   * walked (`plan.unwalked` of them, first in `plan.order`; `plan.rest` their bounds' sum).
+   */
+  private splitNonEssential(plan: QueryPlan, kth: number): void {
+    let unwalked = 0;
+    let rest = 0;
+    while (unwalked < plan.present && below(rest + (plan.bound[unwalked] as number), kth * UNWALKED_SHARE))
+      rest += plan.bound[unwalked++] as number;
+    plan.unwalked = unwalked;
+    plan.rest = rest;
+  }
+
+  /** Adds up the walked terms' postings in the window into `windowScores`, marking each slot seen. */
+  private accumulateEssential(plan: QueryPlan, low: number, high: number): void {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
+    for (let j = plan.unwalked; j < plan.present; j++) {
+      const i = plan.order[j] as number;
+      const idf = plan.idfs[i] as number;
+      const end = plan.ends[i] as number;
+      for (let p = plan.position[i] as number; p < end; p++) {
+        const slot = slots[p] as number;
+        if (slot >= high) break;
+        const weight = weights[p] as number;
+        // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
+        // make the tool a candidate: a score of 0 marks a slot no walked term holds.
+        if (weight !== 0) {
+          const r = slot - low;
+          windowScores[r] = (windowScores[r] as number) + idf * weight;
+          windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+        }
+      }
+    }
+  }
+
+  /**
+   * The window's candidates in slot order (the set bits, lowest first): each that can still reach
+   * the k-th best with the terms not walked is scored in full and offered. Clears the window.
+   */
+  private scoreWindowCandidates(
+    plan: QueryPlan,
+    low: number,
+    anySeeded: boolean,
+    top: TopK,
+    accept: ((name: string) => boolean) | undefined,
+  ): void {
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
+    const chosen = this.seeded;
+    let kth = top.floor();
+    plan.cursor.set(plan.position);
+    for (let word = 0; word < windowBits.length; word++) {
+      let bits = windowBits[word] as number;
+      if (bits === 0) continue;
+      windowBits[word] = 0;
+      for (; bits !== 0; bits &= bits - 1) {
+        const r = (word << 5) | (31 - Math.clz32(bits & -bits));
+        const partial = windowScores[r] as number;
+        windowScores[r] = 0;
+        const slot = low + r;
+        if (anySeeded && chosen[slot] === 1) continue;
+        if (below(partial + plan.rest, kth) || !this.reachesKth(plan, slot, partial, kth)) continue;
+        this.candidatesScored++;
+        if (this.offerIfAccepted(top, slot, this.exactScore(plan, slot, plan.cursor, true), accept)) kth = top.floor();
+      }
+    }
+  }
+
+  /**
+   * True when the tool in `slot`, with `partial` from the walked terms, may still reach `kth`:
+   * the terms not walked, the highest bound first, each replace their bound by what they add to
+   * it, until it cannot (their cursors move up to the slot).
+   */
+  private reachesKth(plan: QueryPlan, slot: number, partial: number, kth: number): boolean {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const cursor = plan.cursor;
+    let most = partial + plan.rest;
+    for (let j = plan.unwalked - 1; j >= 0; j--) {
+      const i = plan.order[j] as number;
+      most -= plan.bound[j] as number;
+      const end = plan.ends[i] as number;
+      let c = cursor[i] as number;
+      if (c < end && (slots[c] as number) < slot) {
+        c = seek(slots, c, end, slot);
+        cursor[i] = c;
+      }
+      if (c < end && slots[c] === slot) most += (plan.idfs[i] as number) * (weights[c] as number);
+      if (below(most, kth)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The exhaustive scorer's score of `slot`: every term, rarest first, from its place in `places`
+   * (moved up to the slot when `keep`, as a window's cursors are).
+   */
+  private exactScore(plan: QueryPlan, slot: number, places: Int32Array, keep: boolean): number {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    let score = 0;
+    for (let i = 0; i < plan.n; i++) {
+      const end = plan.ends[i] as number;
+      let c = places[i] as number;
+      if (c < end && (slots[c] as number) < slot) {
+        c = seek(slots, c, end, slot);
+        if (keep) places[i] = c;
+      }
+      if (c < end && slots[c] === slot) {
+        const weight = weights[c] as number;
+        if (weight !== 0) score += (plan.idfs[i] as number) * weight;
+      }
+    }
+    return score;
+  }
+
+  /**
+   * Offers the tool in `slot` when it would make the top k and the filter accepts it (the filter,
+   * a run's visibility rules, runs only for such tools); true when offered.
+   */
+  private offerIfAccepted(top: TopK, slot: number, score: number, accept: ((name: string) => boolean) | undefined): boolean {
+    const name = this.keys[slot] as string;
+    if (!top.admits(name, score) || (accept !== undefined && !accept(name))) return false;
+    top.offer(name, score);
+    return true;
+  }
+
+  /** Moves every term of the window past it (to its first posting at `high` or later). */
+  private advancePast(plan: QueryPlan, high: number): void {
+    for (let j = 0; j < plan.present; j++) {
+      const i = plan.order[j] as number;
+      plan.position[i] = seek(this.storeSlots, plan.position[i] as number, plan.ends[i] as number, high);
+    }
+  }
+
   /**
    * Offers the search a first k-th best score, so that it skips from its first window: the
    * postings of the rarest terms (up to `SEED_POSTINGS`) are added up, and the tools they rate
    * best are scored in full and offered (and marked: the walk passes them by). Returns how many.
    */
-  private seed(
-    n: number,
-    starts: Int32Array,
-    ends: Int32Array,
-    idfs: Float64Array,
-    limit: number,
-    top: TopK,
-    accept: ((name: string) => boolean) | undefined,
-  ): number {
+  private seed(plan: QueryPlan, limit: number, top: TopK, accept: ((name: string) => boolean) | undefined): number {
+    const touched = this.seedPartials(plan);
+    const filled = this.bestSeeds(touched, 2 * limit);
+    for (let j = 0; j < filled; j++) {
+      const slot = this.seedSlots[j] as number;
+      this.seeded[slot] = 1;
+      this.candidatesScored++;
+      this.offerIfAccepted(top, slot, this.exactScore(plan, slot, plan.position, false), accept);
+    }
+    return filled;
+  }
+
+  /**
+   * Adds up the first `SEED_POSTINGS` postings of the rarest terms into `seedScores`; returns how
+   * many slots got a partial score (listed in `seedTouched`).
+   */
+  private seedPartials(plan: QueryPlan): number {
     const slots = this.storeSlots;
     const weights = this.storeWeights;
     const partial = this.seedScores;
     const touched = this.seedTouched;
     let count = 0;
-    let walked = 0;
-    for (let i = 0; i < n && walked < SEED_POSTINGS; i++) {
-      const idf = idfs[i] as number;
-      const end = Math.min(ends[i] as number, (starts[i] as number) + SEED_POSTINGS - walked);
-      for (let p = starts[i] as number; p < end; p++) {
+    let postings = 0;
+    for (let i = 0; i < plan.n && postings < SEED_POSTINGS; i++) {
+      const idf = plan.idfs[i] as number;
+      const start = plan.position[i] as number;
+      const end = Math.min(plan.ends[i] as number, start + SEED_POSTINGS - postings);
+      for (let p = start; p < end; p++) {
         const weight = weights[p] as number;
         if (weight === 0) continue;
         const slot = slots[p] as number;
@@ -855,10 +942,19 @@ export class SearchIndex {
         if (previous === 0) touched[count++] = slot;
         partial[slot] = previous + idf * weight;
       }
-      walked += end - (starts[i] as number);
+      postings += end - start;
     }
-    // The best `2 * limit` by partial score (insertion into a short list, best first).
-    const wanted = Math.min(count, 2 * limit);
+    return count;
+  }
+
+  /**
+   * The best `wanted` of the `count` touched slots by partial score, best first, into
+   * `seedSlots` (insertion into a short list); clears the partial scores. Returns how many.
+   */
+  private bestSeeds(count: number, most: number): number {
+    const partial = this.seedScores;
+    const touched = this.seedTouched;
+    const wanted = Math.min(count, most);
     const best = this.seedSlots;
     let filled = 0;
     for (let t = 0; t < count; t++) {
@@ -873,21 +969,6 @@ export class SearchIndex {
       best[at] = slot;
     }
     for (let t = 0; t < count; t++) partial[touched[t] as number] = 0;
-    for (let j = 0; j < filled; j++) {
-      const slot = best[j] as number;
-      this.seeded[slot] = 1;
-      let score = 0;
-      for (let i = 0; i < n; i++) {
-        const at = seek(slots, starts[i] as number, ends[i] as number, slot);
-        if (at < (ends[i] as number) && slots[at] === slot) {
-          const weight = weights[at] as number;
-          if (weight !== 0) score += (idfs[i] as number) * weight;
-        }
-      }
-      this.candidatesScored++;
-      const name = this.keys[slot] as string;
-      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
-    }
     return filled;
   }
 
@@ -983,12 +1064,7 @@ export class SearchIndex {
     for (let id = 0; id < this.terms; id++) {
       const start = this.postingStart[id] as number;
       const length = this.postingLengths[id] as number;
-      let max = 0;
-      for (let i = start; i < start + length; i++) {
-        weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
-        max = Math.max(max, weights[i] as number);
-      }
-      this.postingMax[id] = max;
+      for (let i = start; i < start + length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
       this.steps += length;
     }
     this.blockMaxOfStore();
@@ -1039,7 +1115,6 @@ export class SearchIndex {
     this.storeReserved -= this.postingCapacity[id] as number;
     this.postingCapacity[id] = 0;
     this.postingLengths[id] = 0;
-    this.postingMax[id] = 0;
     this.nameFrequency[id] = 0;
   }
 
@@ -1079,9 +1154,6 @@ export class SearchIndex {
     const dead = new Uint8Array(capacity);
     dead.set(this.termDead);
     this.termDead = dead;
-    const max = new Float32Array(capacity);
-    max.set(this.postingMax);
-    this.postingMax = max;
   }
 
   /** Appends `slot` (the highest so far) to a term's postings. */
@@ -1099,7 +1171,6 @@ export class SearchIndex {
     if (this.weightsCurrent) {
       this.storeWeights[at] = this.weightOf(slot, counts, cell);
       const weight = this.storeWeights[at] as number;
-      this.postingMax[id] = Math.max(this.postingMax[id] as number, weight);
       const block = at >> this.blockShift;
       if (weight > (this.storeBlockMax[block] as number)) this.storeBlockMax[block] = weight;
     }
@@ -1109,8 +1180,7 @@ export class SearchIndex {
 
   /**
    * Gives term `id` room for `capacity` postings at the end of the store, its postings copied
-   * there (they keep their places relative to the term's start, which the documents' term lists
-   * hold); the room it leaves is reclaimed by the next compaction.
+   * there in order; the room it leaves is reclaimed by the next compaction.
    */
   private moveTerm(id: number, capacity: number): void {
     const room = this.postingCapacity[id] as number;
@@ -1329,6 +1399,34 @@ export class SearchIndex {
 
 /** Past any slot. */
 const NO_SLOT = 0x7fffffff;
+
+/** One search's terms (rarest first) and its walk state, by term place `i` in the plan. */
+class QueryPlan {
+  /** Per term: its idf times its query weight. */
+  readonly idfs: Float64Array;
+  /** Per term: its next posting in the store (the current window's first), and its end. */
+  readonly position: Int32Array;
+  readonly ends: Int32Array;
+  /** Per term: its posting at or after the candidate being scored (within a window). */
+  readonly cursor: Int32Array;
+  /** The window's terms (places in the plan) by bound, lowest first, and the bounds. */
+  readonly order: Int32Array;
+  readonly bound: Float64Array;
+  /** Terms with postings in the window. */
+  present = 0;
+  /** The first `unwalked` of `order` are not walked in this window; `rest` bounds them together. */
+  unwalked = 0;
+  rest = 0;
+
+  constructor(readonly n: number) {
+    this.idfs = new Float64Array(n);
+    this.position = new Int32Array(n);
+    this.ends = new Int32Array(n);
+    this.cursor = new Int32Array(n);
+    this.order = new Int32Array(n);
+    this.bound = new Float64Array(n);
+  }
+}
 
 /**
  * True when a score bounded by `most` cannot reach a k-th best score of `kth`, so cannot enter the
