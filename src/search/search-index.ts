@@ -713,10 +713,11 @@ export class SearchIndex {
   /** The lowest slot any term has a posting for from its position on (`NO_SLOT` when none has). */
   private nextWindowStart(plan: QueryPlan): number {
     const slots = this.storeSlots;
+    const { position, ends, n } = plan;
     let low = NO_SLOT;
-    for (let i = 0; i < plan.n; i++) {
-      const p = plan.position[i] as number;
-      if (p < (plan.ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
+    for (let i = 0; i < n; i++) {
+      const p = position[i] as number;
+      if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
     }
     return low;
   }
@@ -727,13 +728,13 @@ export class SearchIndex {
    */
   private boundWindow(plan: QueryPlan, high: number): number {
     const slots = this.storeSlots;
-    const { bound, order } = plan;
+    const { bound, order, position, ends, idfs, n } = plan;
     let present = 0;
     let total = 0;
-    for (let i = 0; i < plan.n; i++) {
-      const p = plan.position[i] as number;
-      if (p >= (plan.ends[i] as number) || (slots[p] as number) >= high) continue;
-      const most = (plan.idfs[i] as number) * this.blockBound(p, plan.ends[i] as number, high);
+    for (let i = 0; i < n; i++) {
+      const p = position[i] as number;
+      if (p >= (ends[i] as number) || (slots[p] as number) >= high) continue;
+      const most = (idfs[i] as number) * this.blockBound(p, ends[i] as number, high);
       // Insertion by bound, lowest first (a query has a few dozen terms at most).
       let at = present++;
       while (at > 0 && (bound[at - 1] as number) > most) {
@@ -783,11 +784,12 @@ export class SearchIndex {
     const weights = this.storeWeights;
     const windowScores = this.windowScores;
     const windowBits = this.windowBits;
+    const { order, idfs, ends, position } = plan;
     for (let j = plan.unwalked; j < plan.present; j++) {
-      const i = plan.order[j] as number;
-      const idf = plan.idfs[i] as number;
-      const end = plan.ends[i] as number;
-      for (let p = plan.position[i] as number; p < end; p++) {
+      const i = order[j] as number;
+      const idf = idfs[i] as number;
+      const end = ends[i] as number;
+      for (let p = position[i] as number; p < end; p++) {
         const slot = slots[p] as number;
         if (slot >= high) break;
         const weight = weights[p] as number;
@@ -843,18 +845,18 @@ export class SearchIndex {
   private reachesKth(plan: QueryPlan, slot: number, partial: number, kth: number): boolean {
     const slots = this.storeSlots;
     const weights = this.storeWeights;
-    const cursor = plan.cursor;
+    const { cursor, order, bound, ends, idfs } = plan;
     let most = partial + plan.rest;
     for (let j = plan.unwalked - 1; j >= 0; j--) {
-      const i = plan.order[j] as number;
-      most -= plan.bound[j] as number;
-      const end = plan.ends[i] as number;
+      const i = order[j] as number;
+      most -= bound[j] as number;
+      const end = ends[i] as number;
       let c = cursor[i] as number;
       if (c < end && (slots[c] as number) < slot) {
         c = seek(slots, c, end, slot);
         cursor[i] = c;
       }
-      if (c < end && slots[c] === slot) most += (plan.idfs[i] as number) * (weights[c] as number);
+      if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
       if (below(most, kth)) return false;
     }
     return true;
@@ -867,9 +869,10 @@ export class SearchIndex {
   private exactScore(plan: QueryPlan, slot: number, places: Int32Array, keep: boolean): number {
     const slots = this.storeSlots;
     const weights = this.storeWeights;
+    const { ends, idfs, n } = plan;
     let score = 0;
-    for (let i = 0; i < plan.n; i++) {
-      const end = plan.ends[i] as number;
+    for (let i = 0; i < n; i++) {
+      const end = ends[i] as number;
       let c = places[i] as number;
       if (c < end && (slots[c] as number) < slot) {
         c = seek(slots, c, end, slot);
@@ -877,7 +880,7 @@ export class SearchIndex {
       }
       if (c < end && slots[c] === slot) {
         const weight = weights[c] as number;
-        if (weight !== 0) score += (plan.idfs[i] as number) * weight;
+        if (weight !== 0) score += (idfs[i] as number) * weight;
       }
     }
     return score;
