@@ -109,6 +109,8 @@ export interface RegisteredToolHandle {
 
 /** About how long one background indexing slice runs before it yields to the event loop, in ms. */
 const INDEX_SLICE_MS = 4;
+/** Staged postings a background slice writes (whole tools; tens of nanoseconds each). */
+const COMMIT_SLICE_POSTINGS = 32_768;
 /** Changes applied between two looks at the clock (one change is ~10-50 µs). */
 const INDEX_SLICE_CHECK = 16;
 
@@ -132,15 +134,16 @@ export class Registry {
   private readonly privateNames = new Map<string, number>();
   private readonly index: HybridSearch;
   /**
-   * Index changes not applied yet, in order (`null`: removed): the search index is built on the
-   * first search, not at registration, so a process that registers tools and calls one by name
-   * (no `find_tool`) never tokenizes the catalog. Replayed in the same order, the index ends up
-   * as if each change had been applied at once.
+   * Index changes not applied yet, in order (`null`: removed): registration only queues them;
+   * background slices (or the first search, which applies the rest) replay them in the same
+   * order, so the index ends up as if each change had been applied at once.
    */
   private unindexed: [key: string, descriptor: ToolDescriptor | null][] = [];
   /** Changes of `unindexed` before this one are applied (a slice leaves the rest where they are). */
   private unindexedHead = 0;
   private readonly indexInBackground: boolean;
+  /** Set when a background slice threw: indexing is then left to searches. */
+  private backgroundFailed = false;
   /** True when documents were staged in the index since its last commit. */
   private staged = false;
   /** The next background slice, while one is scheduled. */
@@ -339,25 +342,36 @@ export class Registry {
   }
 
   private scheduleIndexing(): void {
-    if (!this.indexInBackground || this.indexing !== undefined || this.isClosed) return;
+    if (!this.indexInBackground || this.backgroundFailed || this.indexing !== undefined || this.isClosed) return;
     // Unreferenced: a process that has nothing else to do exits without waiting for the index.
     this.indexing = setImmediate(() => this.indexSlice()).unref();
   }
 
   /**
    * One background slice: queued changes for about `INDEX_SLICE_MS`; once none are left, the
-   * staged postings are written (one pass over the store), and at the next turn the term weights
-   * computed (one pass over the postings), so that the first search finds nothing left to do.
+   * staged postings are written, `COMMIT_SLICE_POSTINGS` per slice (the first also computes any
+   * stale weights and makes room in one compaction), then any weights still stale are computed,
+   * so that the first search finds nothing left to do.
    */
   private indexSlice(): void {
     this.indexing = undefined;
+    try {
+      this.indexStep();
+    } catch {
+      // Nothing to report it to on the event loop (it would end the process): the change that
+      // threw is dropped, as a search drops it, and the rest is left to the next search, which
+      // throws to its caller if a change fails again.
+      this.backgroundFailed = true;
+    }
+  }
+
+  private indexStep(): void {
     if (this.queuedIndexChanges > 0) {
       const started = performance.now();
       this.applyIndexChanges(() => performance.now() - started >= INDEX_SLICE_MS);
       this.scheduleIndexing();
     } else if (this.staged) {
-      this.index.commitStaged();
-      this.staged = false;
+      if (this.index.commitStaged(COMMIT_SLICE_POSTINGS)) this.staged = false;
       this.scheduleIndexing();
     } else this.index.keyword.build();
   }

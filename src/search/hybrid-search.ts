@@ -106,9 +106,9 @@ export class HybridSearch {
     this.track(document);
   }
 
-  /** Writes the staged keyword postings now (see {@link SearchIndex.commitStaged}). */
-  commitStaged(): void {
-    this.keyword.commitStaged();
+  /** Writes staged keyword postings, about `limit` of them (see {@link SearchIndex.commitStaged}). */
+  commitStaged(limit?: number): boolean {
+    return this.keyword.commitStaged(limit);
   }
 
   /** Notes that a document's vector is to be computed (or reused), with an embedder. */

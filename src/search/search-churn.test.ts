@@ -69,6 +69,8 @@ describe("the search index under interleaved additions, replacements and removal
               incremental.set(document);
               stale.set(document);
               staged.stage(document);
+              // Now and then part of a commit (about 7 postings), as background slices do.
+              if (action.key % 5 === 0) staged.commitStaged(7);
               // A replaced document keeps its place in the map: the fresh index sees the final text.
               live.set(document.id as string, document);
             } else if (action.kind === "delete") {

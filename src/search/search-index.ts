@@ -305,6 +305,8 @@ export class SearchIndex {
    * postings of each term, so that one compaction gives every term the room it will need.
    */
   private stagedSlot = -1;
+  /** The next staged slot whose postings a commit under way writes (-1: none under way). */
+  private commitSlot = -1;
   private stagedArena = 0;
   private stagedCounts = new Uint8Array(0);
   private stagedPostings = new Int32Array(0);
@@ -424,31 +426,47 @@ export class SearchIndex {
   }
 
   /**
-   * Writes the postings of every staged document (see {@link SearchIndex.stage}). Many at once
-   * (an eighth or more of the postings held): one compaction first gives each term the room it
-   * will hold, so no term moves while they are written.
+   * Writes the postings of staged documents (see {@link SearchIndex.stage}), whole documents in
+   * order, until about `limit` postings are written; true when none is left staged. The first
+   * call of a commit computes the term weights that are stale (so the staged postings get theirs
+   * as they are written, and the next search has none to compute) and, for many staged postings
+   * (an eighth or more of those held), gives each term in one compaction the room it will hold,
+   * so no term moves while they are written. A host can thus spread a commit over several turns
+   * of its event loop; a search, `set`, or removal of a staged document finishes it first.
    */
-  commitStaged(): void {
-    const first = this.stagedSlot;
-    if (first < 0) return;
-    this.stagedSlot = -1;
-    const staged = this.arenaUsed - this.stagedArena;
-    if (staged >= Math.max(this.commitCompactMin, this.storeReserved >> 3)) this.reserveStagedRooms();
+  commitStaged(limit = Number.POSITIVE_INFINITY): boolean {
+    if (this.stagedSlot < 0) return true;
+    if (this.commitSlot < 0) {
+      this.commitSlot = this.stagedSlot;
+      this.refreshIfDrifted(this.slotOf.size);
+      const staged = this.arenaUsed - this.stagedArena;
+      if (staged >= Math.max(this.commitCompactMin, this.storeReserved >> 3)) this.reserveStagedRooms();
+    }
     const terms = this.arenaTerms;
     const counts = this.stagedCounts;
     const base = this.stagedArena;
-    for (let slot = first; slot < this.keys.length; slot++) {
+    let written = 0;
+    let slot = this.commitSlot;
+    for (; slot < this.keys.length && written < limit; slot++) {
       if (this.keys[slot] === undefined) continue;
       const start = this.termStart[slot] as number;
       const end = start + (this.termCount[slot] as number);
       for (let at = start; at < end; at++) {
         const id = terms[at] as number;
-        this.stagedPostings[id] = 0;
+        this.stagedPostings[id] = (this.stagedPostings[id] as number) - 1;
         this.addPosting(id, slot, counts, (at - base) * FIELD_COUNT);
       }
+      written += end - start;
     }
+    if (slot < this.keys.length) {
+      this.commitSlot = slot;
+      return false;
+    }
+    this.stagedSlot = -1;
+    this.commitSlot = -1;
     // The staging counts of a large load are let go (a later load allocates its own).
     if (this.stagedCounts.length > 1 << 16) this.stagedCounts = new Uint8Array(0);
+    return true;
   }
 
   /** Gives every term room for its postings and its staged ones, in one compaction. */

@@ -1,0 +1,1202 @@
+import type { SearchHit } from "../tool/tool-context.js";
+import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { querySpans } from "./query-arguments.js";
+import { type RelatedWords, relatedWords } from "./related-words.js";
+import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
+import { TopK } from "./top-k.js";
+
+/**
+ * What the index knows of a tool.
+ *
+ * @public
+ */
+export interface SearchDocument {
+  /** The document's key in the index, and the `name` of its hits. @defaultValue `name` */
+  readonly id?: string;
+  /** The tool name; split on `_`, `-` and case changes. */
+  readonly name: string;
+  /** The description. */
+  readonly description: string;
+  /** A human title (MCP `annotations.title`). */
+  readonly title?: string | undefined;
+  /** Tags, e.g. `["git", "mcp_server:github"]`. */
+  readonly tags?: readonly string[];
+  /**
+   * The server or package the tool comes from. @defaultValue the `mcp_server:<name>` tag, else
+   * the part of the name before `__` or `.` (`github__create_issue`).
+   */
+  readonly server?: string | undefined;
+  /** Parameter names and descriptions, from the input schema. */
+  readonly parameters?: readonly { readonly name: string; readonly description?: string | undefined }[];
+}
+
+/**
+ * Weight and length normalisation of one field in BM25F.
+ *
+ * @public
+ */
+export interface FieldWeight {
+  /** How much one occurrence in this field counts. */
+  readonly weight: number;
+  /** Length normalisation, 0 (none) to 1 (full). */
+  readonly lengthNormalization: number;
+}
+
+/**
+ * The fields of a {@link SearchDocument}.
+ *
+ * @public
+ */
+export type SearchField = "name" | "server" | "title" | "tags" | "description" | "parameters";
+
+/**
+ * Options of a {@link SearchIndex}.
+ *
+ * @public
+ */
+export interface SearchIndexOptions {
+  /** Per-field weights (the default fields for the rest). */
+  readonly fields?: Partial<Record<SearchField, FieldWeight>>;
+  /**
+   * BM25 term-frequency saturation.
+   * @defaultValue 4
+   */
+  readonly k1?: number;
+  /**
+   * Split a query word that no tool contains into two that tools do contain (`readfile` →
+   * `read file`), as names are split.
+   * @defaultValue true
+   */
+  readonly splitCompounds?: boolean;
+  /**
+   * How far (relative) an average field length may drift from the one the stored term weights were
+   * computed with before they are all recomputed, at the next search. 0 recomputes after every
+   * change that moves an average (exact BM25F, slow for large catalogs under churn).
+   * @defaultValue 0.01
+   */
+  readonly statisticsTolerance?: number;
+  /**
+   * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
+   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
+   * @defaultValue 0.4
+   */
+  readonly relatedWeight?: number;
+  /**
+   * More groups of related words, for a catalog's own vocabulary: each a space-separated list of
+   * words that mean the same thing to its users (`"invoice bill receipt"`, `"pod container"`).
+   * Added to the built-in groups.
+   */
+  readonly relatedWords?: readonly string[];
+  /**
+   * Read URLs, paths and file names in a query as values: their words count half (they name what
+   * to act on, not the action: `https://kubernetes.io/...` should not pull the kubernetes tools)
+   * and the kind of value (`url`, `file`, `path`) counts as a word of the request. `false` reads
+   * them as plain words.
+   * @defaultValue true
+   */
+  readonly queryValues?: boolean;
+}
+
+/**
+ * The default BM25F fields. Field weights were chosen on the MCP servers development set
+ * (bench/data/mcp-servers); the length normalisation of descriptions and parameters, with k1 and
+ * the related-word weight, on the mean nDCG@10 of that set and both MetaTool sets
+ * (bench/results/search-quality.json lists every configuration tried): the name says what a tool
+ * is, the server which system it acts on; descriptions and parameters add evidence at plain
+ * weight, and a long description (usage examples, JSON samples) does not outweigh a short exact one.
+ */
+export const DEFAULT_SEARCH_FIELDS: Readonly<Record<SearchField, FieldWeight>> = Object.freeze({
+  name: { weight: 5, lengthNormalization: 0.75 },
+  server: { weight: 3, lengthNormalization: 0.3 },
+  title: { weight: 2, lengthNormalization: 0.75 },
+  tags: { weight: 1, lengthNormalization: 0.5 },
+  description: { weight: 1, lengthNormalization: 0.9 },
+  parameters: { weight: 1, lengthNormalization: 0.75 },
+});
+const FIELDS: readonly SearchField[] = ["name", "server", "title", "tags", "description", "parameters"];
+const FIELD_COUNT = FIELDS.length;
+const NAME = 0;
+const SERVER = 1;
+const TITLE = 2;
+const TAGS = 3;
+const DESCRIPTION = 4;
+const PARAMETERS = 5;
+/** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
+const WORD_CACHE_LIMIT = 200_000;
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
+/** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
+const MIN_COMPOUND = 6;
+const MIN_PART = 3;
+/** Longer words are not split: real compounds of two name words are short, and each try stems. */
+const MAX_COMPOUND = 32;
+const MAX_TF = 255;
+/** Postings the store starts with room for; each compaction leaves it twice the room it needs. */
+const INITIAL_STORE = 4096;
+/** Terms with more postings than this are copied by a compaction through array views. */
+const COPY_BY_VIEW = 16;
+/**
+ * Postings per block of the store whose largest weight is kept (`2 ** BLOCK_SHIFT`): a search
+ * skips the slots where no block of any query term can lift a tool into the top k.
+ */
+const BLOCK_SHIFT = 6;
+/**
+ * The terms a search window does not walk may bound together at most this share of the k-th best
+ * score (not all of it): fewer tools then pass on their walked terms alone, and each that passes
+ * costs a look-up in every term not walked (walking a posting costs far less). Chosen by A/B on
+ * the bench catalogs (0.2-1; 0.5 best).
+ */
+const UNWALKED_SHARE = 0.5;
+/** Slots a search scores together (one window: block bounds, then the candidates in slot order). */
+const WINDOW_SLOTS = 4096;
+/**
+ * Removed documents' slots are not reused at once (postings stay sorted by slot only if new slots
+ * come last): once this many, and as many as the live ones, the slots are renumbered in order.
+ */
+const RENUMBER_MIN = 1024;
+/** A term's postings are purged of removed documents once they are at least this many and half of it. */
+const PURGE_MIN = 8;
+/** Postings of the rarest query terms a search adds up first to find a k-th best score to start from. */
+const SEED_POSTINGS = 2048;
+/** Searches for more than this many tools start from no k-th best score. */
+const MAX_SEEDED = 64;
+const SERVER_TAG = "mcp_server:";
+/**
+ * The words of a URL or path in a query count half (they name what to act on, not the action);
+ * the kind of value (`url`, `file`, `path`) counts as a word of the request. Chosen on the
+ * development sets (bench/results/search-quality.json).
+ */
+const VALUE_WEIGHT = 0.5;
+const KIND_WEIGHT = 1;
+
+/**
+ * A BM25F keyword index over tool documents that updates in place: adding, replacing or removing a
+ * document touches only that document's terms (about one document of work), and scores are
+ * computed at query time from per-field term counts, so the collection statistics (document
+ * frequencies, average field lengths) are always current without any rebuild.
+ * @public
+ */
+export class SearchIndex {
+  /** The store's first size; tests lower it to make small indexes move and compact postings. */
+  private static initialStore = INITIAL_STORE;
+  /** Block and window sizes (tests lower them so that small indexes have many of each). */
+  private static blockShift = BLOCK_SHIFT;
+  private static windowSlots = WINDOW_SLOTS;
+  private static renumberMin = RENUMBER_MIN;
+  private readonly blockShift = SearchIndex.blockShift;
+  private readonly windowSlots = SearchIndex.windowSlots;
+  private readonly renumberMin = SearchIndex.renumberMin;
+  /** Per field (in `FIELDS` order): its weight and its length normalisation. */
+  private readonly fieldWeight = new Float64Array(FIELD_COUNT);
+  private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
+  private readonly k1: number;
+  private readonly splitCompounds: boolean;
+  private readonly relatedWeight: number;
+  private readonly extraRelatedWords: readonly string[];
+  private readonly queryValues: boolean;
+  private related: RelatedWords | undefined;
+  /**
+   * Slot of each document key. New documents always take a new slot after every other, so that
+   * each term's postings, appended in the order documents come, stay sorted by slot (what lets a
+   * search walk them together and skip whole blocks); removed slots are reclaimed by renumbering.
+   */
+  private readonly slotOf = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  /**
+   * The distinct term ids of each slot's document, to remove it again: `termCount[slot]` of them
+   * from `termStart[slot]` in `arenaTerms`. One shared array, not one per document: 100,000
+   * small typed arrays cost the garbage collector more than the index itself.
+   */
+  private termStart = new Int32Array(0);
+  private termCount = new Int32Array(0);
+  private arenaTerms = new Int32Array(1024);
+  /** Entries of the arena written so far, and those still belonging to a document. */
+  private arenaUsed = 0;
+  private arenaLive = 0;
+  /** Field lengths, `FIELD_COUNT` per slot. */
+  private fieldLengths = new Float32Array(0);
+  private readonly fieldTotals = new Float64Array(FIELD_COUNT);
+  /** The average field lengths the stored weights were computed with. */
+  private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
+  private readonly tolerance: number;
+  /**
+   * False until the first search, and again whenever stored weights may be stale: adding a
+   * document then skips computing its weights, which the next search computes for every posting
+   * at once under the averages of that moment. A bulk load (100,000 tools) thus pays one weight
+   * per posting, once, instead of one per add and a full recomputation at the first search.
+   */
+  private weightsCurrent = false;
+  /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
+  private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
+  /** The distinct term ids of the document being added, in first-seen order (scratch). */
+  private scratchTerms = new Int32Array(64);
+  /** Per term id: the add that saw it last (`stamp`) and its place in `scratchTerms` then. */
+  private seenIn = new Int32Array(0);
+  private seenAt = new Int32Array(0);
+  private stamp = 0;
+  /** Distinct terms of the document being added so far, and terms of its current field. */
+  private distinct = 0;
+  private fieldTerms = 0;
+  /** The text being scanned, its field, and whether its stop words count (names: yes). */
+  private scanText = "";
+  private scanField = 0;
+  private scanKeepStopWords = false;
+  /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
+  private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
+  private steps = 0;
+  private readonly termIds = new Map<string, number>();
+  /** Term ids handed out so far (the per-term arrays below hold this many). */
+  private terms = 0;
+  /**
+   * The postings of every term, in one store of three parallel arrays (the slot, its per-field
+   * counts, `FIELD_COUNT` bytes each, and its saturated BM25F weight `tf / (k1 + tf)` under
+   * `averages`): term `id` holds `postingLengths[id]` postings from `postingStart[id]`, with room
+   * for `postingCapacity[id]`. A term that outgrows its room moves to the end of the store with
+   * twice the room; the store is compacted whenever it grows. Per-term typed arrays (three for
+   * each of 100,000+ terms) made the garbage collector most of the cost of a bulk load.
+   */
+  private storeSlots = new Int32Array(SearchIndex.initialStore);
+  private storeCounts = new Uint8Array(SearchIndex.initialStore * FIELD_COUNT);
+  private storeWeights = new Float32Array(SearchIndex.initialStore);
+  /** Store entries handed out (live, free room of a term, or left behind by a moved term). */
+  private storeUsed = 0;
+  /** The room of every term together: what a compaction keeps. */
+  private storeReserved = 0;
+  /**
+   * Per store block (`2 ** blockShift` entries, counted from the store's start, so a block may
+   * hold the end of one term and the start of the next): at least the largest weight in it.
+   */
+  private storeBlockMax = new Float32Array(0);
+  private postingStart = new Int32Array(0);
+  private postingCapacity = new Int32Array(0);
+  /**
+   * Postings written per term, removed documents' included until the term is purged: a removal
+   * zeroes its posting's counts and weight in place, keeping the order by slot.
+   */
+  private postingLengths = new Int32Array(0);
+  /** Postings of live documents per term (the document frequency). */
+  private postingLive = new Int32Array(0);
+  /**
+   * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
+   * additions, left as is by removals). Searches bound what a term can add to a score with it.
+   */
+  private postingMax = new Float32Array(0);
+  /** Per term: how many documents have it in their name (compound splits use only such words). */
+  private nameFrequency = new Int32Array(0);
+  /** Per slot: a seed's partial score (0 outside searches), whether it was seeded, and the touched ones. */
+  private seedScores = new Float64Array(0);
+  private seeded = new Uint8Array(0);
+  private seedTouched = new Int32Array(0);
+  private readonly seedSlots = new Int32Array(2 * MAX_SEEDED);
+  /** A window's partial scores (essential terms only), by slot from the window's start. */
+  private windowScores: Float64Array;
+  /** Which of the window's slots have a partial score (one bit each). */
+  private windowBits: Int32Array;
+  /** Tools whose full score searches computed so far; tests read it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
+  private candidatesScored = 0;
+  /** Windows that searches skipped whole (no block could reach the k-th best); tests read it. */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by the pruning test (element access)
+  private windowsSkipped = 0;
+
+  constructor(options: SearchIndexOptions = {}) {
+    const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
+    FIELDS.forEach((field, f) => {
+      this.fieldWeight[f] = fields[field].weight;
+      this.fieldNormalization[f] = fields[field].lengthNormalization;
+    });
+    this.k1 = options.k1 ?? 4;
+    this.splitCompounds = options.splitCompounds ?? true;
+    this.tolerance = options.statisticsTolerance ?? 0.01;
+    this.relatedWeight = options.relatedWeight ?? 0.4;
+    if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
+      throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
+    this.extraRelatedWords = [...(options.relatedWords ?? [])];
+    this.queryValues = options.queryValues ?? true;
+    this.windowScores = new Float64Array(this.windowSlots);
+    this.windowBits = new Int32Array(Math.ceil(this.windowSlots / 32));
+    this.storeBlockMax = new Float32Array((SearchIndex.initialStore >> this.blockShift) + 1);
+  }
+
+  /** The number of documents. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /**
+   * Elementary steps of index maintenance taken so far (terms read, postings written, moved or
+   * reweighted). Deterministic: tests use it to check that maintenance grows with the documents
+   * changed, never with the size of the index.
+   */
+  get operations(): number {
+    return this.steps;
+  }
+
+  /** Adds or replaces a document. */
+  set(document: SearchDocument): void {
+    const key = document.id ?? document.name;
+    this.delete(key);
+    if (this.keys.length - this.slotOf.size >= Math.max(this.renumberMin, this.slotOf.size)) this.renumber();
+    const slot = this.grow();
+    this.keys[slot] = key;
+    this.slotOf.set(key, slot);
+    // A slot taken again after a renumbering may still hold an older document's term list: until
+    // this one's is written, it holds none (a throw below must not let a delete remove those terms).
+    this.termCount[slot] = 0;
+    // A new stamp marks every term id unseen for this document, without clearing anything.
+    this.stamp++;
+    this.distinct = 0;
+    const server = serverOf(document);
+    // One field at a time: `fieldTerms` counts the field's terms (its length).
+    this.fieldTerms = 0;
+    this.addText(ownName(document.name, server), NAME, true);
+    this.closeField(slot, NAME);
+    if (server !== undefined) this.addText(server, SERVER, true);
+    this.closeField(slot, SERVER);
+    if (document.title !== undefined) this.addText(document.title, TITLE, true);
+    this.closeField(slot, TITLE);
+    for (const tag of document.tags ?? []) if (!tag.startsWith(SERVER_TAG)) this.addText(tag, TAGS, true);
+    this.closeField(slot, TAGS);
+    this.addText(document.description, DESCRIPTION, false);
+    this.closeField(slot, DESCRIPTION);
+    for (const parameter of document.parameters ?? []) {
+      this.addText(parameter.name, PARAMETERS, true);
+      if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
+    }
+    this.closeField(slot, PARAMETERS);
+    const distinct = this.distinct;
+    const start = this.reserveArena(distinct);
+    const terms = this.arenaTerms;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      this.addPosting(id, slot, at * FIELD_COUNT);
+    }
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /** Ends field `f` of the document being added: its length is the terms counted since the last field. */
+  private closeField(slot: number, f: number): void {
+    this.fieldLengths[slot * FIELD_COUNT + f] = this.fieldTerms;
+    this.fieldTotals[f] = (this.fieldTotals[f] as number) + this.fieldTerms;
+    this.fieldTerms = 0;
+  }
+
+  /**
+   * The terms of one text, as `tokenize` gives them, counted into the scratch. ASCII text (nearly
+   * every catalog) is scanned in place and each word looked up once in `wordTerms` (surface form to
+   * term id): no lower-cased copy, no array of words, no separate stem and term look-ups.
+   */
+  private addText(text: string, f: number, keepStopWords: boolean): void {
+    if (NON_ASCII.test(text)) {
+      for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+      return;
+    }
+    this.scanText = text;
+    this.scanField = f;
+    this.scanKeepStopWords = keepStopWords;
+    forEachAsciiWord(text, this.visitWord);
+    this.scanText = "";
+  }
+
+  /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
+  private readonly visitWord = (start: number, end: number, hash: number): void => {
+    let coded = this.wordTerms.get(this.scanText, start, end, hash);
+    if (coded === undefined) {
+      const lower = this.scanText.slice(start, end).toLowerCase();
+      const id = this.termId(stemWord(lower));
+      // A stop word is coded negative: kept in names, dropped from descriptions.
+      coded = isStopWord(lower) ? -1 - id : id;
+      this.wordTerms.set(lower, hash, coded);
+    }
+    if (coded >= 0) this.count(coded, this.scanField);
+    else if (this.scanKeepStopWords) this.count(-1 - coded, this.scanField);
+  };
+
+  /** One occurrence of term `id` in field `f` of the document being added. */
+  private count(id: number, f: number): void {
+    this.steps++;
+    this.fieldTerms++;
+    let at: number;
+    if (this.seenIn[id] === this.stamp) at = this.seenAt[id] as number;
+    else {
+      at = this.distinct++;
+      this.seenIn[id] = this.stamp;
+      this.seenAt[id] = at;
+      if (at === this.scratchTerms.length) {
+        const grownTerms = new Int32Array(at * 2);
+        grownTerms.set(this.scratchTerms);
+        this.scratchTerms = grownTerms;
+        const grown = new Uint8Array(at * 2 * FIELD_COUNT);
+        grown.set(this.scratchCounts);
+        this.scratchCounts = grown;
+      }
+      this.scratchTerms[at] = id;
+      this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
+    }
+    const cell = at * FIELD_COUNT + f;
+    if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
+  }
+
+  /**
+   * Room for `count` entries at the end of the arena; compacts it first when more than half of
+   * it belongs to removed documents (a pass over the live entries, paid for by as many removals).
+   */
+  private reserveArena(count: number): number {
+    if (this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
+    const needed = this.arenaUsed + count;
+    if (needed > this.arenaTerms.length) {
+      const capacity = Math.max(needed, this.arenaTerms.length * 2);
+      const terms = new Int32Array(capacity);
+      terms.set(this.arenaTerms.subarray(0, this.arenaUsed));
+      this.arenaTerms = terms;
+    }
+    const start = this.arenaUsed;
+    this.arenaUsed = needed;
+    this.arenaLive += count;
+    return start;
+  }
+
+  private compactArena(): void {
+    let used = 0;
+    const terms = this.arenaTerms;
+    // Slots in order of their arena start, so entries only ever move towards the front.
+    const live: number[] = [];
+    for (let slot = 0; slot < this.keys.length; slot++) if (this.keys[slot] !== undefined) live.push(slot);
+    this.steps += this.keys.length + this.arenaLive;
+    live.sort((a, b) => (this.termStart[a] as number) - (this.termStart[b] as number));
+    for (const slot of live) {
+      const start = this.termStart[slot] as number;
+      const count = this.termCount[slot] as number;
+      terms.copyWithin(used, start, start + count);
+      this.termStart[slot] = used;
+      used += count;
+    }
+    this.arenaUsed = used;
+    this.arenaLive = used;
+  }
+
+  /** Removes a document; true when it was there. */
+  delete(key: string): boolean {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return false;
+    this.slotOf.delete(key);
+    // Marked removed first: a term purged below keeps only the postings of live slots.
+    this.keys[slot] = undefined;
+    const start = this.termStart[slot] as number;
+    const end = start + (this.termCount[slot] as number);
+    for (let at = start; at < end; at++) this.removePosting(this.arenaTerms[at] as number, slot);
+    this.arenaLive -= end - start;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      this.fieldTotals[f] = (this.fieldTotals[f] as number) - (this.fieldLengths[slot * FIELD_COUNT + f] as number);
+      this.fieldLengths[slot * FIELD_COUNT + f] = 0;
+    }
+    this.termCount[slot] = 0;
+    return true;
+  }
+
+  /** Kept for callers of the former lazily built index: there is nothing to build. */
+  build(): void {}
+
+  /** The number of term postings held (for memory reports). */
+  get postingCount(): number {
+    let total = 0;
+    for (let id = 0; id < this.terms; id++) total += this.postingLive[id] as number;
+    return total;
+  }
+
+  /**
+   * The best matches for `query`, best first. `accept` limits the candidates (e.g. to what a
+   * run may activate) before the top `limit` are taken.
+   */
+  search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
+    const count = this.slotOf.size;
+    if (count === 0 || limit <= 0) return [];
+    this.refreshIfDrifted(count);
+    // Document at a time, by windows of slots (every term's postings are sorted by slot). Per
+    // window, what each term can add is bounded by its weight times the largest weight of its
+    // blocks there; a window whose bounds together cannot reach the k-th best score so far is
+    // skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
+    // MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
+    // hold are scored in full, with every term in the order of the exhaustive scorer (rarest
+    // first), so scores are the exhaustive ones to the last bit and ties keep their order.
+    const weighted = this.queryTerms(query);
+    const live = this.postingLive;
+    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
+    const n = terms.length;
+    const idfs = new Float64Array(n);
+    const position = new Int32Array(n);
+    const ends = new Int32Array(n);
+    const cursor = new Int32Array(n);
+    const order = new Int32Array(n);
+    const bound = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const id = terms[i] as number;
+      idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
+      position[i] = this.postingStart[id] as number;
+      ends[i] = (position[i] as number) + (this.postingLengths[id] as number);
+    }
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
+    const keys = this.keys;
+    const top = new TopK(limit);
+    // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
+    // early, so the scratch is cleared here instead, or the next search would skip or score
+    // the slots it left marked.
+    try {
+      const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
+      let kth = top.floor();
+      const chosen = this.seeded;
+      for (;;) {
+        let low = NO_SLOT;
+        for (let i = 0; i < n; i++) {
+          const p = position[i] as number;
+          if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
+        }
+        if (low === NO_SLOT) break;
+        const high = low + this.windowSlots;
+        // The terms with postings in the window, with the most each can add there.
+        let present = 0;
+        let total = 0;
+        for (let i = 0; i < n; i++) {
+          const p = position[i] as number;
+          const end = ends[i] as number;
+          if (p >= end || (slots[p] as number) >= high) continue;
+          let block = p >> shift;
+          let max = blockMax[block] as number;
+          for (;;) {
+            const next = (block + 1) << shift;
+            if (next >= end || (slots[next] as number) >= high) break;
+            block++;
+            if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+          }
+          const most = (idfs[i] as number) * max;
+          // Insertion by bound, lowest first (a query has a few dozen terms at most).
+          let at = present++;
+          while (at > 0 && (bound[at - 1] as number) > most) {
+            bound[at] = bound[at - 1] as number;
+            order[at] = order[at - 1] as number;
+            at--;
+          }
+          bound[at] = most;
+          order[at] = i;
+          total += most;
+        }
+        if (below(total, kth)) {
+          this.windowsSkipped++;
+        } else {
+          // The lowest bounds that together stay below the k-th best: those terms are not walked.
+          let walked = 0;
+          let rest = 0;
+          while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
+            rest += bound[walked++] as number;
+          for (let j = walked; j < present; j++) {
+            const i = order[j] as number;
+            const idf = idfs[i] as number;
+            const end = ends[i] as number;
+            for (let p = position[i] as number; p < end; p++) {
+              const slot = slots[p] as number;
+              if (slot >= high) break;
+              const weight = weights[p] as number;
+              // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
+              // make the tool a candidate: a score of 0 marks a slot no walked term holds.
+              if (weight !== 0) {
+                const r = slot - low;
+                windowScores[r] = (windowScores[r] as number) + idf * weight;
+                windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+              }
+            }
+          }
+          cursor.set(position);
+          // The window's candidates in slot order: the set bits, lowest first.
+          for (let word = 0; word < windowBits.length; word++) {
+            let bits = windowBits[word] as number;
+            if (bits === 0) continue;
+            windowBits[word] = 0;
+            for (; bits !== 0; bits &= bits - 1) {
+              const r = (word << 5) | (31 - Math.clz32(bits & -bits));
+              const partial = windowScores[r] as number;
+              windowScores[r] = 0;
+              if (seeded > 0 && chosen[low + r] === 1) continue;
+              if (below(partial + rest, kth)) continue;
+              const slot = low + r;
+              // The terms not walked, the highest bound first: each replaces its bound by what it
+              // adds to this tool, until the tool cannot reach the k-th best.
+              let most = partial + rest;
+              let j = walked - 1;
+              for (; j >= 0; j--) {
+                const i = order[j] as number;
+                most -= bound[j] as number;
+                const end = ends[i] as number;
+                let c = cursor[i] as number;
+                if (c < end && (slots[c] as number) < slot) {
+                  c = seek(slots, c, end, slot);
+                  cursor[i] = c;
+                }
+                if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
+                if (below(most, kth)) break;
+              }
+              if (j >= 0) continue;
+              this.candidatesScored++;
+              let score = 0;
+              for (let i = 0; i < n; i++) {
+                const end = ends[i] as number;
+                let c = cursor[i] as number;
+                if (c < end && (slots[c] as number) < slot) {
+                  c = seek(slots, c, end, slot);
+                  cursor[i] = c;
+                }
+                if (c < end && slots[c] === slot) {
+                  const weight = weights[c] as number;
+                  if (weight !== 0) score += (idfs[i] as number) * weight;
+                }
+              }
+              const name = keys[slot] as string;
+              // The filter (a run's visibility rules) runs only for candidates that would make the top k.
+              if (top.admits(name, score) && (accept === undefined || accept(name))) {
+                top.offer(name, score);
+                kth = top.floor();
+              }
+            }
+          }
+        }
+        for (let j = 0; j < present; j++) {
+          const i = order[j] as number;
+          position[i] = seek(slots, position[i] as number, ends[i] as number, high);
+        }
+      }
+      for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
+      return top.sorted();
+    } catch (error) {
+      this.windowBits.fill(0);
+      this.windowScores.fill(0);
+      this.seeded.fill(0);
+      throw error;
+    }
+  }
+
+  /**
+   * Offers the search a first k-th best score, so that it skips from its first window: the
+   * postings of the rarest terms (up to `SEED_POSTINGS`) are added up, and the tools they rate
+   * best are scored in full and offered (and marked: the walk passes them by). Returns how many.
+   */
+  private seed(
+    n: number,
+    starts: Int32Array,
+    ends: Int32Array,
+    idfs: Float64Array,
+    limit: number,
+    top: TopK,
+    accept: ((name: string) => boolean) | undefined,
+  ): number {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const partial = this.seedScores;
+    const touched = this.seedTouched;
+    let count = 0;
+    let walked = 0;
+    for (let i = 0; i < n && walked < SEED_POSTINGS; i++) {
+      const idf = idfs[i] as number;
+      const end = Math.min(ends[i] as number, (starts[i] as number) + SEED_POSTINGS - walked);
+      for (let p = starts[i] as number; p < end; p++) {
+        const weight = weights[p] as number;
+        if (weight === 0) continue;
+        const slot = slots[p] as number;
+        const previous = partial[slot] as number;
+        if (previous === 0) touched[count++] = slot;
+        partial[slot] = previous + idf * weight;
+      }
+      walked += end - (starts[i] as number);
+    }
+    // The best `2 * limit` by partial score (insertion into a short list, best first).
+    const wanted = Math.min(count, 2 * limit);
+    const best = this.seedSlots;
+    let filled = 0;
+    for (let t = 0; t < count; t++) {
+      const slot = touched[t] as number;
+      const score = partial[slot] as number;
+      if (filled === wanted && score <= (partial[best[filled - 1] as number] as number)) continue;
+      let at = filled < wanted ? filled++ : filled - 1;
+      while (at > 0 && (partial[best[at - 1] as number] as number) < score) {
+        best[at] = best[at - 1] as number;
+        at--;
+      }
+      best[at] = slot;
+    }
+    for (let t = 0; t < count; t++) partial[touched[t] as number] = 0;
+    for (let j = 0; j < filled; j++) {
+      const slot = best[j] as number;
+      this.seeded[slot] = 1;
+      let score = 0;
+      for (let i = 0; i < n; i++) {
+        const at = seek(slots, starts[i] as number, ends[i] as number, slot);
+        if (at < (ends[i] as number) && slots[at] === slot) {
+          const weight = weights[at] as number;
+          if (weight !== 0) score += (idfs[i] as number) * weight;
+        }
+      }
+      this.candidatesScored++;
+      const name = this.keys[slot] as string;
+      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
+    }
+    return filled;
+  }
+
+  /**
+   * The distinct term ids of a query with their weight: 1 for the query's words (run-together words
+   * split where the parts are indexed), `relatedWeight` for words related to them.
+   */
+  private queryTerms(query: string): Map<number, number> {
+    const ids = new Map<number, number>();
+    const add = (term: string, weight = 1): boolean => {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.postingLive[id] === 0) return false;
+      ids.set(id, Math.max(weight, ids.get(id) ?? 0));
+      return true;
+    };
+    const spans = this.queryValues ? querySpans(query) : [{ text: query }];
+    for (const span of spans) {
+      const weight = span.kind === undefined ? 1 : VALUE_WEIGHT;
+      for (const term of tokenize(span.text)) add(term, weight);
+      if (span.kind !== undefined) add(span.kind, KIND_WEIGHT);
+    }
+    const plain = spans
+      .filter((span) => span.kind === undefined)
+      .map((span) => span.text)
+      .join(" ");
+    if (this.relatedWeight > 0) {
+      this.related ??= relatedWords(this.extraRelatedWords);
+      const related = this.related;
+      // Stop words too: "who", "where" and "when" ask for users, places and times.
+      for (const term of tokenize(plain, { keepStopWords: true }))
+        for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
+    }
+    if (this.splitCompounds) this.addCompoundParts(plain, add);
+    return ids;
+  }
+
+  /** Adds the parts of `text`'s run-together words that no tool contains (`readfile` → `read`, `file`). */
+  private addCompoundParts(text: string, add: (term: string) => boolean): void {
+    for (const word of rawWords(text)) {
+      if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
+      const parts = this.compoundParts(word);
+      if (parts !== undefined) for (const part of parts) add(part);
+    }
+  }
+
+  private known(term: string): boolean {
+    const id = this.termIds.get(term);
+    return id !== undefined && (this.postingLive[id] as number) > 0;
+  }
+
+  private inSomeName(term: string): boolean {
+    const id = this.termIds.get(term);
+    return id !== undefined && (this.nameFrequency[id] as number) > 0;
+  }
+
+  /**
+   * The split of `word` into two words that tool names use (`readfile` → `read`, `file`), the most
+   * balanced first. Only name words: splitting into any indexed words finds false compounds
+   * (`suitable` → `suit` + `able`).
+   */
+  private compoundParts(word: string): [string, string] | undefined {
+    let best: [string, string] | undefined;
+    let bestBalance = Number.POSITIVE_INFINITY;
+    for (let at = MIN_PART; at <= word.length - MIN_PART; at++) {
+      const left = stemWord(word.slice(0, at));
+      const right = stemWord(word.slice(at));
+      if (!this.inSomeName(left) || !this.inSomeName(right)) continue;
+      const balance = Math.abs(word.length - 2 * at);
+      if (balance < bestBalance) {
+        best = [left, right];
+        bestBalance = balance;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Recomputes every stored weight when an average field length moved past the tolerance, or
+   * when documents were added since the last search without their weights (a bulk load).
+   */
+  private refreshIfDrifted(count: number): void {
+    let drifted = !this.weightsCurrent;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const current = Math.max((this.fieldTotals[f] as number) / count, 1);
+      const stored = this.averages[f] as number;
+      if (Math.abs(current - stored) > this.tolerance * stored) drifted = true;
+    }
+    if (!drifted) return;
+    for (let f = 0; f < FIELD_COUNT; f++) this.averages[f] = Math.max((this.fieldTotals[f] as number) / count, 1);
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    const weights = this.storeWeights;
+    for (let id = 0; id < this.terms; id++) {
+      const start = this.postingStart[id] as number;
+      const length = this.postingLengths[id] as number;
+      let max = 0;
+      for (let i = start; i < start + length; i++) {
+        weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
+        max = Math.max(max, weights[i] as number);
+      }
+      this.postingMax[id] = max;
+      this.steps += length;
+    }
+    this.blockMaxOfStore();
+    this.weightsCurrent = true;
+  }
+
+  /** The saturated BM25F weight of one posting: per-field counts at `counts[at ..]`, under `averages`. */
+  private weightOf(slot: number, counts: Uint8Array, at: number): number {
+    let tf = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const n = counts[at + f] as number;
+      if (n === 0) continue;
+      const weight = this.fieldWeight[f] as number;
+      const b = this.fieldNormalization[f] as number;
+      const length = this.fieldLengths[slot * FIELD_COUNT + f] as number;
+      tf += (n * weight) / (1 - b + (b * length) / (this.averages[f] as number));
+    }
+    return tf / (this.k1 + tf);
+  }
+
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms++;
+      this.termIds.set(term, id);
+      if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
+    }
+    return id;
+  }
+
+  /** Room for `capacity` term ids in every per-term array. */
+  private growTerms(capacity: number): void {
+    const grownInt = (from: Int32Array) => {
+      const to = new Int32Array(capacity);
+      to.set(from);
+      return to;
+    };
+    this.postingStart = grownInt(this.postingStart);
+    this.postingCapacity = grownInt(this.postingCapacity);
+    this.postingLengths = grownInt(this.postingLengths);
+    this.postingLive = grownInt(this.postingLive);
+    this.nameFrequency = grownInt(this.nameFrequency);
+    this.seenIn = grownInt(this.seenIn);
+    this.seenAt = grownInt(this.seenAt);
+    const max = new Float32Array(capacity);
+    max.set(this.postingMax);
+    this.postingMax = max;
+  }
+
+  /** Appends `slot` (the highest so far) to a term's postings. */
+  private addPosting(id: number, slot: number, from: number): void {
+    const length = this.postingLengths[id] as number;
+    if (length === this.postingCapacity[id]) this.moveTerm(id, length === 0 ? 1 : length * 2);
+    const at = (this.postingStart[id] as number) + length;
+    this.storeSlots[at] = slot;
+    this.steps++;
+    const counts = this.storeCounts;
+    const scratch = this.scratchCounts;
+    if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
+    const cell = at * FIELD_COUNT;
+    for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
+    // Before the first search (a bulk load) the weight waits for the averages of that search.
+    if (this.weightsCurrent) {
+      this.storeWeights[at] = this.weightOf(slot, counts, cell);
+      const weight = this.storeWeights[at] as number;
+      this.postingMax[id] = Math.max(this.postingMax[id] as number, weight);
+      const block = at >> this.blockShift;
+      if (weight > (this.storeBlockMax[block] as number)) this.storeBlockMax[block] = weight;
+    }
+    this.postingLengths[id] = length + 1;
+    this.postingLive[id] = (this.postingLive[id] as number) + 1;
+  }
+
+  /**
+   * Gives term `id` room for `capacity` postings at the end of the store, its postings copied
+   * there (they keep their places relative to the term's start, which the documents' term lists
+   * hold); the room it leaves is reclaimed by the next compaction.
+   */
+  private moveTerm(id: number, capacity: number): void {
+    const room = this.postingCapacity[id] as number;
+    if (this.storeUsed + capacity > this.storeSlots.length) this.compactStore(this.storeReserved + capacity);
+    const from = this.postingStart[id] as number;
+    const length = this.postingLengths[id] as number;
+    const to = this.storeUsed;
+    this.storeSlots.copyWithin(to, from, from + length);
+    this.storeCounts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + length) * FIELD_COUNT);
+    this.storeWeights.copyWithin(to, from, from + length);
+    this.raiseBlocks(to, to + length);
+    this.steps += length;
+    this.postingStart[id] = to;
+    this.postingCapacity[id] = capacity;
+    this.storeUsed = to + capacity;
+    this.storeReserved += capacity - room;
+  }
+
+  /**
+   * Copies every term's postings, in term order with its room, into new arrays with room for
+   * twice `needed` entries: one pass over the live postings, paid for by the
+   * growth (or the moves) since the last compaction.
+   */
+  private compactStore(needed: number): void {
+    const capacity = Math.max(SearchIndex.initialStore, 2 * needed);
+    const slots = new Int32Array(capacity);
+    const counts = new Uint8Array(capacity * FIELD_COUNT);
+    const weights = new Float32Array(capacity);
+    const oldSlots = this.storeSlots;
+    const oldCounts = this.storeCounts;
+    const oldWeights = this.storeWeights;
+    const starts = this.postingStart;
+    const lengths = this.postingLengths;
+    const rooms = this.postingCapacity;
+    let used = 0;
+    let copied = 0;
+    for (let id = 0; id < this.terms; id++) {
+      const from = starts[id] as number;
+      const length = lengths[id] as number;
+      if (length > COPY_BY_VIEW) {
+        slots.set(oldSlots.subarray(from, from + length), used);
+        counts.set(oldCounts.subarray(from * FIELD_COUNT, (from + length) * FIELD_COUNT), used * FIELD_COUNT);
+        weights.set(oldWeights.subarray(from, from + length), used);
+      } else {
+        // Most terms hold a posting or two: element copies, no view objects.
+        for (let k = 0; k < length; k++) {
+          slots[used + k] = oldSlots[from + k] as number;
+          weights[used + k] = oldWeights[from + k] as number;
+        }
+        for (let k = 0; k < length * FIELD_COUNT; k++)
+          counts[used * FIELD_COUNT + k] = oldCounts[from * FIELD_COUNT + k] as number;
+      }
+      starts[id] = used;
+      used += rooms[id] as number;
+      copied += length;
+    }
+    this.steps += this.terms + copied;
+    this.storeSlots = slots;
+    this.storeCounts = counts;
+    this.storeWeights = weights;
+    this.storeUsed = used;
+    this.storeBlockMax = new Float32Array((capacity >> this.blockShift) + 1);
+    this.blockMaxOfStore();
+  }
+
+  /**
+   * Marks `slot`'s posting of a term removed (counts and weight 0, found by binary search: the
+   * postings are sorted by slot), in place so that the order holds; purges the term once half of
+   * its postings are removed ones (a pass paid for by as many removals).
+   */
+  private removePosting(id: number, slot: number): void {
+    const base = this.postingStart[id] as number;
+    const length = this.postingLengths[id] as number;
+    const slots = this.storeSlots;
+    let lowest = base;
+    let highest = base + length - 1;
+    while (lowest < highest) {
+      const middle = (lowest + highest) >> 1;
+      if ((slots[middle] as number) < slot) lowest = middle + 1;
+      else highest = middle;
+      this.steps++;
+    }
+    // Never another document's posting: the slot must be the one found.
+    if (length === 0 || slots[lowest] !== slot) return;
+    const counts = this.storeCounts;
+    const cell = lowest * FIELD_COUNT;
+    if ((counts[cell + NAME] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
+    counts.fill(0, cell, cell + FIELD_COUNT);
+    this.storeWeights[lowest] = 0;
+    this.steps++;
+    const left = (this.postingLive[id] as number) - 1;
+    this.postingLive[id] = left;
+    if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
+  }
+
+  /** Drops the postings of removed documents from a term (keeping the order of the others). */
+  private purgeTerm(id: number): void {
+    const base = this.postingStart[id] as number;
+    const end = base + (this.postingLengths[id] as number);
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    const weights = this.storeWeights;
+    const keys = this.keys;
+    let to = base;
+    for (let from = base; from < end; from++) {
+      if (keys[slots[from] as number] === undefined) continue;
+      if (to !== from) {
+        slots[to] = slots[from] as number;
+        counts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + 1) * FIELD_COUNT);
+        weights[to] = weights[from] as number;
+      }
+      to++;
+    }
+    // Postings moved towards the start may now sit in blocks whose bound was lower.
+    this.raiseBlocks(base, to);
+    this.steps += end - base;
+    this.postingLengths[id] = to - base;
+  }
+
+  /** Raises the block bounds of store entries `from` to `to` to their weights. */
+  private raiseBlocks(from: number, to: number): void {
+    const weights = this.storeWeights;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    for (let i = from; i < to; i++) {
+      const block = i >> shift;
+      if ((weights[i] as number) > (blockMax[block] as number)) blockMax[block] = weights[i] as number;
+    }
+  }
+
+  /** Every block bound from the terms' postings (entries outside them are not bounded). */
+  private blockMaxOfStore(): void {
+    this.storeBlockMax.fill(0);
+    for (let id = 0; id < this.terms; id++) {
+      const start = this.postingStart[id] as number;
+      this.raiseBlocks(start, start + (this.postingLengths[id] as number));
+    }
+  }
+
+  /**
+   * Renumbers the live slots 0, 1, ... in their order (so every term's postings stay sorted),
+   * dropping removed documents' postings: one pass over slots and postings, paid for by the
+   * removals since the last one (at least as many as the live documents).
+   */
+  private renumber(): void {
+    const keys = this.keys;
+    // New slot of each old one, -1 for a removed one.
+    const next = new Int32Array(keys.length);
+    let live = 0;
+    const lengths = this.fieldLengths;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key === undefined) {
+        next[slot] = -1;
+        continue;
+      }
+      next[slot] = live;
+      if (live !== slot) {
+        keys[live] = key;
+        this.slotOf.set(key, live);
+        this.termStart[live] = this.termStart[slot] as number;
+        this.termCount[live] = this.termCount[slot] as number;
+        lengths.copyWithin(live * FIELD_COUNT, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
+      }
+      live++;
+    }
+    this.steps += keys.length;
+    keys.length = live;
+    lengths.fill(0, live * FIELD_COUNT);
+    const slots = this.storeSlots;
+    const counts = this.storeCounts;
+    const weights = this.storeWeights;
+    for (let id = 0; id < this.terms; id++) {
+      const base = this.postingStart[id] as number;
+      const end = base + (this.postingLengths[id] as number);
+      let to = base;
+      for (let from = base; from < end; from++) {
+        const slot = next[slots[from] as number] as number;
+        if (slot < 0) continue;
+        slots[to] = slot;
+        if (to !== from) {
+          counts.copyWithin(to * FIELD_COUNT, from * FIELD_COUNT, (from + 1) * FIELD_COUNT);
+          weights[to] = weights[from] as number;
+        }
+        to++;
+      }
+      this.steps += end - base;
+      this.postingLengths[id] = to - base;
+    }
+    this.blockMaxOfStore();
+  }
+
+  /** A new slot at the end, growing the per-slot arrays by doubling. */
+  private grow(): number {
+    const slot = this.keys.length;
+    this.keys.push(undefined);
+    if ((slot + 1) * FIELD_COUNT > this.fieldLengths.length) {
+      const capacity = Math.max(16, slot * 2);
+      const lengths = new Float32Array(capacity * FIELD_COUNT);
+      lengths.set(this.fieldLengths);
+      this.fieldLengths = lengths;
+      this.seedScores = new Float64Array(capacity);
+      this.seeded = new Uint8Array(capacity);
+      this.seedTouched = new Int32Array(Math.min(capacity, SEED_POSTINGS));
+      const termStart = new Int32Array(capacity);
+      termStart.set(this.termStart);
+      this.termStart = termStart;
+      const termCount = new Int32Array(capacity);
+      termCount.set(this.termCount);
+      this.termCount = termCount;
+    }
+    return slot;
+  }
+}
+
+/** Past any slot. */
+const NO_SLOT = 0x7fffffff;
+
+/**
+ * True when a score bounded by `most` cannot reach a k-th best score of `kth`, so cannot enter the
+ * top k even by a tie (a margin far above any rounding: bounds are summed in another order).
+ */
+function below(most: number, kth: number): boolean {
+  return most * (1 + 1e-9) + 1e-9 < kth;
+}
+
+/** The first place from `from` to `end` whose slot is `target` or more (`end` if none): galloping. */
+function seek(slots: Int32Array, from: number, end: number, target: number): number {
+  if (from >= end || (slots[from] as number) >= target) return from;
+  let low = from;
+  let step = 1;
+  while (low + step < end && (slots[low + step] as number) < target) {
+    low += step;
+    step *= 2;
+  }
+  let high = Math.min(low + step, end);
+  // slots[low] < target; the answer is in (low, high].
+  while (low + 1 < high) {
+    const middle = (low + high) >> 1;
+    if ((slots[middle] as number) < target) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+function idfOf(count: number, frequency: number): number {
+  return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** The server of a document: given, from its `mcp_server:` tag, or the name's `server__` / `server.` prefix. */
+export function serverOf(document: SearchDocument): string | undefined {
+  if (document.server !== undefined) return document.server;
+  for (const tag of document.tags ?? []) if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  const match = /^([A-Za-z0-9-]+)(?:__|\.)/.exec(document.name);
+  return match?.[1];
+}
+
+/** The tool's own name: without the `mcp_<server>_` or `<server>__` prefix that names its server. */
+function ownName(name: string, server: string | undefined): string {
+  if (server === undefined) return name;
+  // Checked in place, in the order `mcp_<safe>_`, `<server>__`, `<server>.`: no prefix strings per
+  // document (registering 100,000 tools built 300,000 of them).
+  const safe = UNSAFE_SERVER.test(server) ? server.replace(UNSAFE_SERVER_ALL, "_") : server;
+  if (name.startsWith("mcp_") && name.startsWith(safe, 4) && name.charCodeAt(4 + safe.length) === UNDERSCORE) {
+    if (name.length > safe.length + 5) return name.slice(safe.length + 5);
+  }
+  if (name.startsWith(server)) {
+    const after = server.length;
+    if (name.charCodeAt(after) === UNDERSCORE && name.charCodeAt(after + 1) === UNDERSCORE && name.length > after + 2)
+      return name.slice(after + 2);
+    if (name.charCodeAt(after) === DOT && name.length > after + 1) return name.slice(after + 1);
+  }
+  return name;
+}
+
+const UNSAFE_SERVER = /[^a-zA-Z0-9_-]/;
+const UNSAFE_SERVER_ALL = /[^a-zA-Z0-9_-]/g;
+const UNDERSCORE = 95;
+const DOT = 46;
