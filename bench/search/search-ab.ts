@@ -29,7 +29,7 @@ const queries = speedQueries(retrievalDatasets());
 for (const size of sizes.length > 0 ? sizes : [20_000, 100_000]) {
   const documents = createRegistry({ tools: syntheticCatalog(data, size) })
     .list()
-    .map(searchDocumentOf);
+    .map((descriptor) => searchDocumentOf(descriptor));
   const a = new Baseline();
   const b = new SearchIndex();
   for (const d of documents) a.set(d);

@@ -69,7 +69,7 @@ export function measureSearchSpeed(
     const registerStart = performance.now();
     const registry = createRegistry({ tools });
     const registerMs = performance.now() - registerStart;
-    const documents = registry.list().map(searchDocumentOf);
+    const documents = registry.list().map((descriptor) => searchDocumentOf(descriptor));
     const extra = createRegistry({ tools: syntheticCatalog(data, 200, 99) })
       .list({ tier: "deferred" })
       .map((descriptor, index) => ({ ...searchDocumentOf(descriptor), id: `extra_${index}` }));

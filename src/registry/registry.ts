@@ -48,6 +48,16 @@ export interface RegistryOptions {
    * that throws replaces the text with a marker (fail closed).
    */
   readonly redact?: Redactor;
+  /**
+   * Build the `find_tool` search index in the background: registrations only queue their index
+   * changes, and the queue is applied in slices of a few milliseconds each on the event loop
+   * (`setImmediate`, so I/O and timers run between slices) until it is empty. A search applies
+   * whatever is still queued first, synchronously, so results are always exact; it just waits less
+   * the longer the host has been idle since registering. `false` leaves the whole queue to the
+   * first search (or {@link Registry.prepareSearch}): nothing runs between turns of the event loop.
+   * @defaultValue true
+   */
+  readonly indexInBackground?: boolean;
 }
 
 /**
@@ -97,6 +107,13 @@ export interface RegisteredToolHandle {
   remove(): void;
 }
 
+/** About how long one background indexing slice runs before it yields to the event loop, in ms. */
+const INDEX_SLICE_MS = 4;
+/** Staged postings a background slice writes (whole tools; tens of nanoseconds each). */
+const COMMIT_SLICE_POSTINGS = 32_768;
+/** Changes applied between two looks at the clock (one change is ~10-50 µs). */
+const INDEX_SLICE_CHECK = 16;
+
 /** The map key of a tool: its name, or name and run for a run-private tool. */
 function entryKey(name: string, runId: string | undefined): string {
   return runId === undefined ? name : `${name}\u0000${runId}`;
@@ -117,12 +134,20 @@ export class Registry {
   private readonly privateNames = new Map<string, number>();
   private readonly index: HybridSearch;
   /**
-   * Index changes not applied yet, in order (`null`: removed): the search index is built on the
-   * first search, not at registration, so a process that registers tools and calls one by name
-   * (no `find_tool`) never tokenizes the catalog. Replayed in the same order, the index ends up
-   * as if each change had been applied at once.
+   * Index changes not applied yet, in order (`null`: removed): registration only queues them;
+   * background slices (or the first search, which applies the rest) replay them in the same
+   * order, so the index ends up as if each change had been applied at once.
    */
   private unindexed: [key: string, descriptor: ToolDescriptor | null][] = [];
+  /** Changes of `unindexed` before this one are applied (a slice leaves the rest where they are). */
+  private unindexedHead = 0;
+  private readonly indexInBackground: boolean;
+  /** Set when a background slice threw: indexing is then left to searches. */
+  private backgroundFailed = false;
+  /** True when documents were staged in the index since its last commit. */
+  private staged = false;
+  /** The next background slice, while one is scheduled. */
+  private indexing: NodeJS.Immediate | undefined;
   private nextOrder = 0;
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
@@ -149,6 +174,7 @@ export class Registry {
       options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError };
     this.events = new EventBus(eventBusOptions);
     this.index = new HybridSearch(options.search);
+    this.indexInBackground = options.indexInBackground ?? true;
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
@@ -306,27 +332,99 @@ export class Registry {
    */
   private queueIndexChange(key: string, descriptor: ToolDescriptor | null): void {
     this.unindexed.push([key, descriptor]);
-    if (this.unindexed.length > Math.max(4096, 2 * this.entries.size)) this.searchIndex();
+    if (this.queuedIndexChanges > Math.max(4096, 2 * this.entries.size)) this.searchIndex();
+    else this.scheduleIndexing();
+  }
+
+  /** Index changes queued and not applied yet. */
+  private get queuedIndexChanges(): number {
+    return this.unindexed.length - this.unindexedHead;
+  }
+
+  private scheduleIndexing(): void {
+    if (!this.indexInBackground || this.backgroundFailed || this.indexing !== undefined || this.isClosed) return;
+    // Unreferenced: a process that has nothing else to do exits without waiting for the index.
+    this.indexing = setImmediate(() => this.indexSlice()).unref();
+  }
+
+  /**
+   * One background slice: queued changes for about `INDEX_SLICE_MS`; once none are left, the
+   * staged postings are written, `COMMIT_SLICE_POSTINGS` per slice (the first also computes any
+   * stale weights and makes room in one compaction), then any weights still stale are computed,
+   * so that the first search finds nothing left to do.
+   */
+  private indexSlice(): void {
+    this.indexing = undefined;
+    try {
+      this.indexStep();
+    } catch {
+      // Nothing to report it to on the event loop (it would end the process): the change that
+      // threw is dropped, as a search drops it, and the rest is left to the next search, which
+      // throws to its caller if a change fails again.
+      this.backgroundFailed = true;
+    }
+  }
+
+  private indexStep(): void {
+    if (this.queuedIndexChanges > 0) {
+      const started = performance.now();
+      this.applyIndexChanges(() => performance.now() - started >= INDEX_SLICE_MS);
+      this.scheduleIndexing();
+    } else if (this.staged) {
+      if (this.index.commitStaged(COMMIT_SLICE_POSTINGS)) this.staged = false;
+      this.scheduleIndexing();
+    } else this.index.keyword.build();
+  }
+
+  /**
+   * Applies every queued index change now. A search does this itself (so results are always
+   * exact); a host calls it to pay for the index at a moment of its choosing, e.g. right after
+   * registering a large catalog, instead of in the first `find_tool` call.
+   */
+  prepareSearch(): void {
+    this.searchIndex();
   }
 
   /** The search index with every registration, update and removal so far applied. */
   private searchIndex(): HybridSearch {
-    if (this.unindexed.length > 0) {
-      const changes = this.unindexed;
-      this.unindexed = [];
-      let applied = 0;
-      try {
-        for (const [key, descriptor] of changes) {
-          if (descriptor === null) this.index.delete(key);
-          else this.index.set({ ...searchDocumentOf(descriptor), id: key });
-          applied++;
-        }
-      } finally {
-        // A change that threw (out of memory) is dropped; the ones after it stay queued, in order.
-        if (applied < changes.length) this.unindexed = [...changes.slice(applied + 1), ...this.unindexed];
-      }
-    }
+    this.applyIndexChanges(() => false);
+    this.index.commitStaged();
+    this.staged = false;
     return this.index;
+  }
+
+  /**
+   * Applies queued changes in order until the queue is empty or `enough()` (asked every
+   * `INDEX_SLICE_CHECK` changes) says to stop.
+   */
+  private applyIndexChanges(enough: () => boolean): void {
+    const changes = this.unindexed;
+    let at = this.unindexedHead;
+    try {
+      while (at < changes.length) {
+        const change = changes[at] as [string, ToolDescriptor | null];
+        const key = change[0];
+        const descriptor = change[1];
+        // Passed before it is applied: a change that throws (out of memory) is dropped, the ones
+        // after it stay queued, in order.
+        at++;
+        if (descriptor === null) this.index.delete(key);
+        else {
+          this.index.stage(searchDocumentOf(descriptor, key));
+          this.staged = true;
+        }
+        if (at % INDEX_SLICE_CHECK === 0 && enough()) break;
+      }
+    } finally {
+      if (at === changes.length) {
+        this.unindexed = [];
+        this.unindexedHead = 0;
+      } else if (at > 4096 && 2 * at > changes.length) {
+        // Drop the applied head once it is most of the array (each change is copied at most once).
+        this.unindexed = changes.slice(at);
+        this.unindexedHead = 0;
+      } else this.unindexedHead = at;
+    }
   }
 
   /** The descriptor of an enabled shared tool (not run-private), or `undefined`. */
@@ -386,6 +484,8 @@ export class Registry {
    */
   async close(): Promise<void> {
     this.isClosed = true;
+    if (this.indexing !== undefined) clearImmediate(this.indexing);
+    this.indexing = undefined;
     this.calls.abortAll(new CatalogError("registry_closed", "The registry was closed."));
     const disposers = [...this.disposers];
     this.disposers.clear();

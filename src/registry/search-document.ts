@@ -2,9 +2,13 @@ import type { SearchDocument } from "../search/search-index.js";
 import type { JsonSchema } from "../tool/json-schema.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 
-/** What `find_tool` searches of a tool: name, title, description, tags, parameters. */
-export function searchDocumentOf(descriptor: ToolDescriptor): SearchDocument {
+/**
+ * What `find_tool` searches of a tool: name, title, description, tags, parameters; `id` is its key
+ * in the index (one object per tool: a registry indexing 100,000 tools copied each to add it).
+ */
+export function searchDocumentOf(descriptor: ToolDescriptor, id?: string): SearchDocument {
   return {
+    id: id ?? descriptor.name,
     name: descriptor.name,
     description: descriptor.description,
     title: descriptor.annotations.title,

@@ -71,6 +71,8 @@ export class WordTable {
   private words: string[] = [];
   private hashes: number[] = [];
   private values: number[] = [];
+  /** The entry the last successful {@link WordTable.get} found. */
+  private found = -1;
 
   constructor(private readonly limit = 200_000) {}
 
@@ -93,7 +95,10 @@ export class WordTable {
           break;
         }
       }
-      if (same) return this.values[entry];
+      if (same) {
+        this.found = entry;
+        return this.values[entry];
+      }
     }
   }
 
@@ -108,6 +113,11 @@ export class WordTable {
     this.place(entry);
   }
 
+  /** Sets the value of the word the last successful {@link WordTable.get} found. */
+  replaceFound(value: number): void {
+    this.values[this.found] = value;
+  }
+
   private place(entry: number): void {
     const mask = this.slots.length - 1;
     let probe = (this.hashes[entry] as number) & mask;
@@ -120,7 +130,8 @@ export class WordTable {
     for (let entry = 0; entry < this.words.length; entry++) this.place(entry);
   }
 
-  private clear(): void {
+  /** Forgets every word. */
+  clear(): void {
     this.slots = new Int32Array(1024);
     this.words = [];
     this.hashes = [];

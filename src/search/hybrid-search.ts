@@ -94,6 +94,25 @@ export class HybridSearch {
   /** Adds or replaces a document. Its vector is computed at the next hybrid search (or `prepare()`). */
   set(document: SearchDocument): void {
     this.keyword.set(document);
+    this.track(document);
+  }
+
+  /**
+   * Adds or replaces a document with its keyword postings staged (see {@link SearchIndex.stage}):
+   * for loading many at once.
+   */
+  stage(document: SearchDocument): void {
+    this.keyword.stage(document);
+    this.track(document);
+  }
+
+  /** Writes staged keyword postings, about `limit` of them (see {@link SearchIndex.commitStaged}). */
+  commitStaged(limit?: number): boolean {
+    return this.keyword.commitStaged(limit);
+  }
+
+  /** Notes that a document's vector is to be computed (or reused), with an embedder. */
+  private track(document: SearchDocument): void {
     if (this.embedder === undefined) return;
     const id = document.id ?? document.name;
     const text = embeddingText(document);

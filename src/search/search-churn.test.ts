@@ -44,7 +44,8 @@ function toDocument(
 describe("the search index under interleaved additions, replacements and removals", () => {
   it("ranks exactly as an index built fresh from the surviving documents, and pruned as exhaustive (a store that starts tiny: postings move and compact all the time)", () => {
     // Blocks of 4 postings, windows of 32 slots, renumbering after 16 removals, too.
-    const small = { initialStore: 8, blockShift: 2, windowSlots: 32, renumberMin: 16 };
+    // Commits of 8 staged postings or more compact first; dead terms are freed 4 at a time.
+    const small = { initialStore: 8, blockShift: 2, windowSlots: 32, renumberMin: 16, commitCompactMin: 8, freeTermsMin: 4 };
     const before = Object.keys(small).map((name) => [name, Reflect.get(SearchIndex, name)] as const);
     for (const [name, value] of Object.entries(small)) Reflect.set(SearchIndex, name, value);
     onTestFinished(() => {
@@ -59,20 +60,27 @@ describe("the search index under interleaved additions, replacements and removal
           // Weights never refreshed after the first search: block bounds kept by moves, purges
           // and renumbering alone (a refresh recomputes them all and would hide a stale one).
           const stale = new SearchIndex({ statisticsTolerance: Number.POSITIVE_INFINITY });
+          // Every addition staged (written at the next search, or removal of a staged document).
+          const staged = new SearchIndex({ statisticsTolerance: 0 });
           const live = new Map<string, SearchDocument>();
           for (const action of steps) {
             if (action.kind === "set") {
               const document = toDocument(action.key, action.document);
               incremental.set(document);
               stale.set(document);
+              staged.stage(document);
+              // Now and then part of a commit (about 7 postings), as background slices do.
+              if (action.key % 5 === 0) staged.commitStaged(7);
               // A replaced document keeps its place in the map: the fresh index sees the final text.
               live.set(document.id as string, document);
             } else if (action.kind === "delete") {
               stale.delete(`tool_${action.key}`);
+              staged.delete(`tool_${action.key}`);
               expect(incremental.delete(`tool_${action.key}`)).toBe(live.delete(`tool_${action.key}`));
             } else {
               incremental.search(action.query.map(wordAt).join(" "));
               stale.search(action.query.map(wordAt).join(" "));
+              staged.search(action.query.map(wordAt).join(" "));
             }
           }
           const fresh = new SearchIndex({ statisticsTolerance: 0 });
@@ -83,6 +91,11 @@ describe("the search index under interleaved additions, replacements and removal
           const all = fresh.search(text, fresh.size + 1);
           expect(incremental.search(text, fresh.size + 1)).toEqual(all);
           for (const limit of [1, 3, 10]) expect(incremental.search(text, limit)).toEqual(all.slice(0, limit));
+          expect(staged.postingCount).toBe(fresh.postingCount);
+          expect(staged.search(text, fresh.size + 1)).toEqual(all);
+          for (const limit of [1, 3, 10]) expect(staged.search(text, limit)).toEqual(all.slice(0, limit));
+          expect(postingOrderAndBoundFaults(staged).faults).toBe(0);
+          expect(postingOrderAndBoundFaults(incremental).faults).toBe(0);
           expect(postingOrderAndBoundFaults(stale).faults).toBe(0);
           const staleAll = stale.search(text, stale.size + 1);
           for (const limit of [1, 3, 10]) expect(stale.search(text, limit)).toEqual(staleAll.slice(0, limit));

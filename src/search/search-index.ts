@@ -1,5 +1,6 @@
 import type { SearchHit } from "../tool/tool-context.js";
 import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { stem } from "./porter-stemmer.js";
 import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
@@ -132,6 +133,10 @@ const MAX_COMPOUND = 32;
 const MAX_TF = 255;
 /** Postings the store starts with room for; each compaction leaves it twice the room it needs. */
 const INITIAL_STORE = 4096;
+/** Dead terms whose ids are freed together (also at least half the live terms). */
+const FREE_TERMS_MIN = 1024;
+/** Staged postings that a commit first compacts the store for (also at least an eighth of it). */
+const COMMIT_COMPACT_MIN = 4096;
 /** Terms with more postings than this are copied by a compaction through array views. */
 const COPY_BY_VIEW = 16;
 /**
@@ -182,9 +187,14 @@ export class SearchIndex {
   private static blockShift = BLOCK_SHIFT;
   private static windowSlots = WINDOW_SLOTS;
   private static renumberMin = RENUMBER_MIN;
+  /** Tests lower these so that small indexes compact for a commit and free dead terms often. */
+  private static commitCompactMin = COMMIT_COMPACT_MIN;
+  private static freeTermsMin = FREE_TERMS_MIN;
   private readonly blockShift = SearchIndex.blockShift;
   private readonly windowSlots = SearchIndex.windowSlots;
   private readonly renumberMin = SearchIndex.renumberMin;
+  private readonly commitCompactMin = SearchIndex.commitCompactMin;
+  private readonly freeTermsMin = SearchIndex.freeTermsMin;
   /** Per field (in `FIELDS` order): its weight and its length normalisation. */
   private readonly fieldWeight = new Float64Array(FIELD_COUNT);
   private readonly fieldNormalization = new Float64Array(FIELD_COUNT);
@@ -244,6 +254,17 @@ export class SearchIndex {
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
   private readonly termIds = new Map<string, number>();
+  /**
+   * Per term id: its term while it is live or dead but not yet free. A term whose last document
+   * is removed dies: it leaves `termIds` and gives up its room in the store at once, and its id
+   * waits in `deadTerms` (the word cache may still hand it out: such a hit is redirected by
+   * name) until the cache is next emptied; then it joins `freeTerms`, to be reused. Churn with new
+   * words (ids in tool names) thus keeps the per-term arrays as long as the live vocabulary.
+   */
+  private termNames: (string | undefined)[] = [];
+  private termDead = new Uint8Array(0);
+  private deadTerms: number[] = [];
+  private freeTerms: number[] = [];
   /** Term ids handed out so far (the per-term arrays below hold this many). */
   private terms = 0;
   /**
@@ -275,13 +296,20 @@ export class SearchIndex {
   private postingLengths = new Int32Array(0);
   /** Postings of live documents per term (the document frequency). */
   private postingLive = new Int32Array(0);
-  /**
-   * Per term: at least its largest posting weight (an upper bound: exact after a refresh, raised by
-   * additions, left as is by removals). Searches bound what a term can add to a score with it.
-   */
-  private postingMax = new Float32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency = new Int32Array(0);
+  /**
+   * Documents added by {@link SearchIndex.stage} whose postings are not written yet: slots from
+   * `stagedSlot` (-1: none) on, their term ids in the arena from `stagedArena`, and the per-field
+   * counts of each arena entry from there in `stagedCounts`. `stagedPostings[id]`: the staged
+   * postings of each term, so that one compaction gives every term the room it will need.
+   */
+  private stagedSlot = -1;
+  /** The next staged slot whose postings a commit under way writes (-1: none under way). */
+  private commitSlot = -1;
+  private stagedArena = 0;
+  private stagedCounts = new Uint8Array(0);
+  private stagedPostings = new Int32Array(0);
   /** Per slot: a seed's partial score (0 outside searches), whether it was seeded, and the touched ones. */
   private seedScores = new Float64Array(0);
   private seeded = new Uint8Array(0);
@@ -333,9 +361,139 @@ export class SearchIndex {
 
   /** Adds or replaces a document. */
   set(document: SearchDocument): void {
+    this.commitStaged();
     const key = document.id ?? document.name;
     this.delete(key);
+    this.freeDeadTerms();
+    this.renumberIfSparse();
+    const slot = this.countTerms(key, document);
+    const distinct = this.distinct;
+    const start = this.reserveArena(distinct, true);
+    const terms = this.arenaTerms;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      this.addPosting(id, slot, this.scratchCounts, at * FIELD_COUNT);
+    }
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Adds or replaces a document like {@link SearchIndex.set}, but leaves its postings to be
+   * written with every other staged document's, by {@link SearchIndex.commitStaged} (which
+   * `search`, `set` and a `delete` of a staged document call first). Loading many documents
+   * this way places every term's postings in one pass over the store, instead of moving each
+   * term to a room twice as large as it grows (at 100,000 tools, most of the loading time).
+   */
+  stage(document: SearchDocument): void {
+    const key = document.id ?? document.name;
+    const slotBefore = this.slotOf.get(key);
+    if (slotBefore !== undefined && this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
+    this.delete(key);
+    const first = this.stagedSlot < 0;
+    if (first) {
+      this.freeDeadTerms();
+      this.renumberIfSparse();
+    }
+    const slot = this.countTerms(key, document);
+    const distinct = this.distinct;
+    // The staged documents' arena entries must stay where they are (their counts are kept by
+    // place): the arena is compacted only before the first of them.
+    const start = this.reserveArena(distinct, first);
+    if (first) {
+      this.stagedSlot = slot;
+      this.stagedArena = start;
+    }
+    const from = (start - this.stagedArena) * FIELD_COUNT;
+    if (from + distinct * FIELD_COUNT > this.stagedCounts.length) {
+      const grown = new Uint8Array(Math.max(4096, 2 * (from + distinct * FIELD_COUNT)));
+      grown.set(this.stagedCounts.subarray(0, from));
+      this.stagedCounts = grown;
+    }
+    const terms = this.arenaTerms;
+    for (let at = 0; at < distinct; at++) {
+      const id = this.scratchTerms[at] as number;
+      terms[start + at] = id;
+      this.stagedPostings[id] = (this.stagedPostings[id] as number) + 1;
+    }
+    // Element copies: a view per document was a third of what staging allocated.
+    const scratch = this.scratchCounts;
+    const counts = this.stagedCounts;
+    for (let k = 0; k < distinct * FIELD_COUNT; k++) counts[from + k] = scratch[k] as number;
+    this.termStart[slot] = start;
+    this.termCount[slot] = distinct;
+  }
+
+  /**
+   * Writes the postings of staged documents (see {@link SearchIndex.stage}), whole documents in
+   * order, until about `limit` postings are written; true when none is left staged. The first
+   * call of a commit computes the term weights that are stale (so the staged postings get theirs
+   * as they are written, and the next search has none to compute) and, for many staged postings
+   * (an eighth or more of those held), gives each term in one compaction the room it will hold,
+   * so no term moves while they are written. A host can thus spread a commit over several turns
+   * of its event loop; a search, `set`, or removal of a staged document finishes it first.
+   */
+  commitStaged(limit = Number.POSITIVE_INFINITY): boolean {
+    if (this.stagedSlot < 0) return true;
+    if (this.commitSlot < 0) {
+      this.commitSlot = this.stagedSlot;
+      this.refreshIfDrifted(this.slotOf.size);
+      const staged = this.arenaUsed - this.stagedArena;
+      if (staged >= Math.max(this.commitCompactMin, this.storeReserved >> 3)) this.reserveStagedRooms();
+    }
+    const terms = this.arenaTerms;
+    const counts = this.stagedCounts;
+    const base = this.stagedArena;
+    let written = 0;
+    let slot = this.commitSlot;
+    for (; slot < this.keys.length && written < limit; slot++) {
+      if (this.keys[slot] === undefined) continue;
+      const start = this.termStart[slot] as number;
+      const end = start + (this.termCount[slot] as number);
+      for (let at = start; at < end; at++) {
+        const id = terms[at] as number;
+        this.stagedPostings[id] = (this.stagedPostings[id] as number) - 1;
+        this.addPosting(id, slot, counts, (at - base) * FIELD_COUNT);
+      }
+      written += end - start;
+    }
+    if (slot < this.keys.length) {
+      this.commitSlot = slot;
+      return false;
+    }
+    this.stagedSlot = -1;
+    this.commitSlot = -1;
+    // The staging counts of a large load are let go (a later load allocates its own).
+    if (this.stagedCounts.length > 1 << 16) this.stagedCounts = new Uint8Array(0);
+    return true;
+  }
+
+  /** Gives every term room for its postings and its staged ones, in one compaction. */
+  private reserveStagedRooms(): void {
+    const rooms = this.postingCapacity;
+    let reserved = 0;
+    for (let id = 0; id < this.terms; id++) {
+      const needed = (this.postingLengths[id] as number) + (this.stagedPostings[id] as number);
+      if (needed > (rooms[id] as number)) rooms[id] = needed;
+      reserved += rooms[id] as number;
+    }
+    this.storeReserved = reserved;
+    // A quarter more, not twice: the terms already have the room the load needs, and zeroing and
+    // collecting twice the store was most of the commit's first slice at 100,000 tools.
+    this.compactStore(reserved, reserved + (reserved >> 2));
+  }
+
+  /** Renumbers the slots once as many are removed as live (and at least `renumberMin`). */
+  private renumberIfSparse(): void {
     if (this.keys.length - this.slotOf.size >= Math.max(this.renumberMin, this.slotOf.size)) this.renumber();
+  }
+
+  /**
+   * Takes a new slot for `key` and counts the document's terms into the scratch: `distinct` term
+   * ids in `scratchTerms`, their per-field counts in `scratchCounts`; field lengths recorded.
+   */
+  private countTerms(key: string, document: SearchDocument): number {
     const slot = this.grow();
     this.keys[slot] = key;
     this.slotOf.set(key, slot);
@@ -363,16 +521,7 @@ export class SearchIndex {
       if (parameter.description !== undefined) this.addText(parameter.description, PARAMETERS, false);
     }
     this.closeField(slot, PARAMETERS);
-    const distinct = this.distinct;
-    const start = this.reserveArena(distinct);
-    const terms = this.arenaTerms;
-    for (let at = 0; at < distinct; at++) {
-      const id = this.scratchTerms[at] as number;
-      terms[start + at] = id;
-      this.addPosting(id, slot, at * FIELD_COUNT);
-    }
-    this.termStart[slot] = start;
-    this.termCount[slot] = distinct;
+    return slot;
   }
 
   /** Ends field `f` of the document being added: its length is the terms counted since the last field. */
@@ -402,9 +551,17 @@ export class SearchIndex {
   /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
   private readonly visitWord = (start: number, end: number, hash: number): void => {
     let coded = this.wordTerms.get(this.scanText, start, end, hash);
+    if (coded !== undefined && this.termDead[coded < 0 ? -1 - coded : coded] === 1) {
+      // A dead term's id (not free yet): the word's term under the id it has now.
+      const id = this.termId(this.termNames[coded < 0 ? -1 - coded : coded] as string);
+      coded = coded < 0 ? -1 - id : id;
+      this.wordTerms.replaceFound(coded);
+    }
     if (coded === undefined) {
       const lower = this.scanText.slice(start, end).toLowerCase();
-      const id = this.termId(stemWord(lower));
+      // Not the shared stem cache: this table already stems each surface word once, and a
+      // second cache of 100,000 entries emptied when full only made garbage for the collector.
+      const id = this.termId(stem(lower));
       // A stop word is coded negative: kept in names, dropped from descriptions.
       coded = isStopWord(lower) ? -1 - id : id;
       this.wordTerms.set(lower, hash, coded);
@@ -442,8 +599,8 @@ export class SearchIndex {
    * Room for `count` entries at the end of the arena; compacts it first when more than half of
    * it belongs to removed documents (a pass over the live entries, paid for by as many removals).
    */
-  private reserveArena(count: number): number {
-    if (this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
+  private reserveArena(count: number, mayCompact: boolean): number {
+    if (mayCompact && this.arenaUsed > 2 * this.arenaLive + 1024) this.compactArena();
     const needed = this.arenaUsed + count;
     if (needed > this.arenaTerms.length) {
       const capacity = Math.max(needed, this.arenaTerms.length * 2);
@@ -480,6 +637,7 @@ export class SearchIndex {
   delete(key: string): boolean {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
+    if (this.stagedSlot >= 0 && slot >= this.stagedSlot) this.commitStaged();
     this.slotOf.delete(key);
     // Marked removed first: a term purged below keeps only the postings of live slots.
     this.keys[slot] = undefined;
@@ -495,11 +653,18 @@ export class SearchIndex {
     return true;
   }
 
-  /** Kept for callers of the former lazily built index: there is nothing to build. */
-  build(): void {}
+  /**
+   * Does now what the next search would do first: writes the staged postings and computes the
+   * term weights that are stale (all of them after a bulk load), e.g. in an idle moment.
+   */
+  build(): void {
+    this.commitStaged();
+    if (this.slotOf.size > 0) this.refreshIfDrifted(this.slotOf.size);
+  }
 
   /** The number of term postings held (for memory reports). */
   get postingCount(): number {
+    this.commitStaged();
     let total = 0;
     for (let id = 0; id < this.terms; id++) total += this.postingLive[id] as number;
     return total;
@@ -508,168 +673,39 @@ export class SearchIndex {
   /**
    * The best matches for `query`, best first. `accept` limits the candidates (e.g. to what a
    * run may activate) before the top `limit` are taken.
+   *
+   * Document at a time, by windows of slots (every term's postings are sorted by slot). Per
+   * window, what each term can add is bounded by its weight times the largest weight of its
+   * blocks there; a window whose bounds together cannot reach the k-th best score so far is
+   * skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
+   * MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
+   * hold are scored in full, with every term in the order of the exhaustive scorer (rarest
+   * first), so scores are the exhaustive ones to the last bit and ties keep their order.
    */
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
+    this.commitStaged();
     const count = this.slotOf.size;
     if (count === 0 || limit <= 0) return [];
     this.refreshIfDrifted(count);
-    // Document at a time, by windows of slots (every term's postings are sorted by slot). Per
-    // window, what each term can add is bounded by its weight times the largest weight of its
-    // blocks there; a window whose bounds together cannot reach the k-th best score so far is
-    // skipped. Otherwise the terms whose bounds together stay below it are not walked (block-max
-    // MaxScore): a tool that has none of the others cannot reach the top k. The tools the others
-    // hold are scored in full, with every term in the order of the exhaustive scorer (rarest
-    // first), so scores are the exhaustive ones to the last bit and ties keep their order.
-    const weighted = this.queryTerms(query);
-    const live = this.postingLive;
-    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
-    const n = terms.length;
-    const idfs = new Float64Array(n);
-    const position = new Int32Array(n);
-    const ends = new Int32Array(n);
-    const cursor = new Int32Array(n);
-    const order = new Int32Array(n);
-    const bound = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const id = terms[i] as number;
-      idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
-      position[i] = this.postingStart[id] as number;
-      ends[i] = (position[i] as number) + (this.postingLengths[id] as number);
-    }
-    const slots = this.storeSlots;
-    const weights = this.storeWeights;
-    const blockMax = this.storeBlockMax;
-    const shift = this.blockShift;
-    const windowScores = this.windowScores;
-    const windowBits = this.windowBits;
-    const keys = this.keys;
+    const plan = this.planQuery(query, count);
     const top = new TopK(limit);
     // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
     // early, so the scratch is cleared here instead, or the next search would skip or score
     // the slots it left marked.
     try {
-      const seeded = limit <= MAX_SEEDED ? this.seed(n, position, ends, idfs, limit, top, accept) : 0;
-      let kth = top.floor();
-      const chosen = this.seeded;
-      for (;;) {
-        let low = NO_SLOT;
-        for (let i = 0; i < n; i++) {
-          const p = position[i] as number;
-          if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
-        }
-        if (low === NO_SLOT) break;
+      const seeded = limit <= MAX_SEEDED ? this.seed(plan, limit, top, accept) : 0;
+      for (let low = this.nextWindowStart(plan); low !== NO_SLOT; low = this.nextWindowStart(plan)) {
         const high = low + this.windowSlots;
-        // The terms with postings in the window, with the most each can add there.
-        let present = 0;
-        let total = 0;
-        for (let i = 0; i < n; i++) {
-          const p = position[i] as number;
-          const end = ends[i] as number;
-          if (p >= end || (slots[p] as number) >= high) continue;
-          let block = p >> shift;
-          let max = blockMax[block] as number;
-          for (;;) {
-            const next = (block + 1) << shift;
-            if (next >= end || (slots[next] as number) >= high) break;
-            block++;
-            if ((blockMax[block] as number) > max) max = blockMax[block] as number;
-          }
-          const most = (idfs[i] as number) * max;
-          // Insertion by bound, lowest first (a query has a few dozen terms at most).
-          let at = present++;
-          while (at > 0 && (bound[at - 1] as number) > most) {
-            bound[at] = bound[at - 1] as number;
-            order[at] = order[at - 1] as number;
-            at--;
-          }
-          bound[at] = most;
-          order[at] = i;
-          total += most;
+        const kth = top.floor();
+        if (below(this.boundWindow(plan, high), kth)) this.windowsSkipped++;
+        else {
+          this.splitNonEssential(plan, kth);
+          this.accumulateEssential(plan, low, high);
+          this.scoreWindowCandidates(plan, low, seeded > 0, top, accept);
         }
-        if (below(total, kth)) {
-          this.windowsSkipped++;
-        } else {
-          // The lowest bounds that together stay below the k-th best: those terms are not walked.
-          let walked = 0;
-          let rest = 0;
-          while (walked < present && below(rest + (bound[walked] as number), kth * UNWALKED_SHARE))
-            rest += bound[walked++] as number;
-          for (let j = walked; j < present; j++) {
-            const i = order[j] as number;
-            const idf = idfs[i] as number;
-            const end = ends[i] as number;
-            for (let p = position[i] as number; p < end; p++) {
-              const slot = slots[p] as number;
-              if (slot >= high) break;
-              const weight = weights[p] as number;
-              // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
-              // make the tool a candidate: a score of 0 marks a slot no walked term holds.
-              if (weight !== 0) {
-                const r = slot - low;
-                windowScores[r] = (windowScores[r] as number) + idf * weight;
-                windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
-              }
-            }
-          }
-          cursor.set(position);
-          // The window's candidates in slot order: the set bits, lowest first.
-          for (let word = 0; word < windowBits.length; word++) {
-            let bits = windowBits[word] as number;
-            if (bits === 0) continue;
-            windowBits[word] = 0;
-            for (; bits !== 0; bits &= bits - 1) {
-              const r = (word << 5) | (31 - Math.clz32(bits & -bits));
-              const partial = windowScores[r] as number;
-              windowScores[r] = 0;
-              if (seeded > 0 && chosen[low + r] === 1) continue;
-              if (below(partial + rest, kth)) continue;
-              const slot = low + r;
-              // The terms not walked, the highest bound first: each replaces its bound by what it
-              // adds to this tool, until the tool cannot reach the k-th best.
-              let most = partial + rest;
-              let j = walked - 1;
-              for (; j >= 0; j--) {
-                const i = order[j] as number;
-                most -= bound[j] as number;
-                const end = ends[i] as number;
-                let c = cursor[i] as number;
-                if (c < end && (slots[c] as number) < slot) {
-                  c = seek(slots, c, end, slot);
-                  cursor[i] = c;
-                }
-                if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
-                if (below(most, kth)) break;
-              }
-              if (j >= 0) continue;
-              this.candidatesScored++;
-              let score = 0;
-              for (let i = 0; i < n; i++) {
-                const end = ends[i] as number;
-                let c = cursor[i] as number;
-                if (c < end && (slots[c] as number) < slot) {
-                  c = seek(slots, c, end, slot);
-                  cursor[i] = c;
-                }
-                if (c < end && slots[c] === slot) {
-                  const weight = weights[c] as number;
-                  if (weight !== 0) score += (idfs[i] as number) * weight;
-                }
-              }
-              const name = keys[slot] as string;
-              // The filter (a run's visibility rules) runs only for candidates that would make the top k.
-              if (top.admits(name, score) && (accept === undefined || accept(name))) {
-                top.offer(name, score);
-                kth = top.floor();
-              }
-            }
-          }
-        }
-        for (let j = 0; j < present; j++) {
-          const i = order[j] as number;
-          position[i] = seek(slots, position[i] as number, ends[i] as number, high);
-        }
+        this.advancePast(plan, high);
       }
-      for (let j = 0; j < seeded; j++) chosen[this.seedSlots[j] as number] = 0;
+      for (let j = 0; j < seeded; j++) this.seeded[this.seedSlots[j] as number] = 0;
       return top.sorted();
     } catch (error) {
       this.windowBits.fill(0);
@@ -679,30 +715,249 @@ export class SearchIndex {
     }
   }
 
+  /** The query's terms, rarest first, with their weights and where their postings are. */
+  private planQuery(query: string, count: number): QueryPlan {
+    const weighted = this.queryTerms(query);
+    const live = this.postingLive;
+    const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
+    const plan = new QueryPlan(terms.length);
+    for (let i = 0; i < plan.n; i++) {
+      const id = terms[i] as number;
+      plan.idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
+      plan.position[i] = this.postingStart[id] as number;
+      plan.ends[i] = (plan.position[i] as number) + (this.postingLengths[id] as number);
+    }
+    return plan;
+  }
+
+  /** The lowest slot any term has a posting for from its position on (`NO_SLOT` when none has). */
+  private nextWindowStart(plan: QueryPlan): number {
+    const slots = this.storeSlots;
+    const { position, ends, n } = plan;
+    let low = NO_SLOT;
+    for (let i = 0; i < n; i++) {
+      const p = position[i] as number;
+      if (p < (ends[i] as number) && (slots[p] as number) < low) low = slots[p] as number;
+    }
+    return low;
+  }
+
+  /**
+   * The terms with postings in the window (before slot `high`), ordered by the most each can add
+   * there (`plan.bound`, lowest first; `plan.order`: their places in the plan): returns the sum.
+   */
+  private boundWindow(plan: QueryPlan, high: number): number {
+    const slots = this.storeSlots;
+    const { bound, order, position, ends, idfs, n } = plan;
+    let present = 0;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const p = position[i] as number;
+      if (p >= (ends[i] as number) || (slots[p] as number) >= high) continue;
+      const most = (idfs[i] as number) * this.blockBound(p, ends[i] as number, high);
+      // Insertion by bound, lowest first (a query has a few dozen terms at most).
+      let at = present++;
+      while (at > 0 && (bound[at - 1] as number) > most) {
+        bound[at] = bound[at - 1] as number;
+        order[at] = order[at - 1] as number;
+        at--;
+      }
+      bound[at] = most;
+      order[at] = i;
+      total += most;
+    }
+    plan.present = present;
+    return total;
+  }
+
+  /** The largest block bound of a term's postings from place `p` (before `end`) below slot `high`. */
+  private blockBound(p: number, end: number, high: number): number {
+    const slots = this.storeSlots;
+    const blockMax = this.storeBlockMax;
+    const shift = this.blockShift;
+    let block = p >> shift;
+    let max = blockMax[block] as number;
+    for (;;) {
+      const next = (block + 1) << shift;
+      if (next >= end || (slots[next] as number) >= high) return max;
+      block++;
+      if ((blockMax[block] as number) > max) max = blockMax[block] as number;
+    }
+  }
+
+  /**
+   * The lowest bounds that together stay below a share of the k-th best: those terms are not
+   * walked (`plan.unwalked` of them, first in `plan.order`; `plan.rest` their bounds' sum).
+   */
+  private splitNonEssential(plan: QueryPlan, kth: number): void {
+    let unwalked = 0;
+    let rest = 0;
+    while (unwalked < plan.present && below(rest + (plan.bound[unwalked] as number), kth * UNWALKED_SHARE))
+      rest += plan.bound[unwalked++] as number;
+    plan.unwalked = unwalked;
+    plan.rest = rest;
+  }
+
+  /** Adds up the walked terms' postings in the window into `windowScores`, marking each slot seen. */
+  private accumulateEssential(plan: QueryPlan, low: number, high: number): void {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
+    const { order, idfs, ends, position } = plan;
+    for (let j = plan.unwalked; j < plan.present; j++) {
+      const i = order[j] as number;
+      const idf = idfs[i] as number;
+      const end = ends[i] as number;
+      for (let p = position[i] as number; p < end; p++) {
+        const slot = slots[p] as number;
+        if (slot >= high) break;
+        const weight = weights[p] as number;
+        // A zero weight (a removed document, or a field weighted 0) adds nothing and must not
+        // make the tool a candidate: a score of 0 marks a slot no walked term holds.
+        if (weight !== 0) {
+          const r = slot - low;
+          windowScores[r] = (windowScores[r] as number) + idf * weight;
+          windowBits[r >> 5] = (windowBits[r >> 5] as number) | (1 << (r & 31));
+        }
+      }
+    }
+  }
+
+  /**
+   * The window's candidates in slot order (the set bits, lowest first): each that can still reach
+   * the k-th best with the terms not walked is scored in full and offered. Clears the window.
+   */
+  private scoreWindowCandidates(
+    plan: QueryPlan,
+    low: number,
+    anySeeded: boolean,
+    top: TopK,
+    accept: ((name: string) => boolean) | undefined,
+  ): void {
+    const windowScores = this.windowScores;
+    const windowBits = this.windowBits;
+    const chosen = this.seeded;
+    let kth = top.floor();
+    plan.cursor.set(plan.position);
+    for (let word = 0; word < windowBits.length; word++) {
+      let bits = windowBits[word] as number;
+      if (bits === 0) continue;
+      windowBits[word] = 0;
+      for (; bits !== 0; bits &= bits - 1) {
+        const r = (word << 5) | (31 - Math.clz32(bits & -bits));
+        const partial = windowScores[r] as number;
+        windowScores[r] = 0;
+        const slot = low + r;
+        if (anySeeded && chosen[slot] === 1) continue;
+        if (below(partial + plan.rest, kth) || !this.reachesKth(plan, slot, partial, kth)) continue;
+        this.candidatesScored++;
+        if (this.offerIfAccepted(top, slot, this.exactScore(plan, slot, plan.cursor, true), accept)) kth = top.floor();
+      }
+    }
+  }
+
+  /**
+   * True when the tool in `slot`, with `partial` from the walked terms, may still reach `kth`:
+   * the terms not walked, the highest bound first, each replace their bound by what they add to
+   * it, until it cannot (their cursors move up to the slot).
+   */
+  private reachesKth(plan: QueryPlan, slot: number, partial: number, kth: number): boolean {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const { cursor, order, bound, ends, idfs } = plan;
+    let most = partial + plan.rest;
+    for (let j = plan.unwalked - 1; j >= 0; j--) {
+      const i = order[j] as number;
+      most -= bound[j] as number;
+      const end = ends[i] as number;
+      let c = cursor[i] as number;
+      if (c < end && (slots[c] as number) < slot) {
+        c = seek(slots, c, end, slot);
+        cursor[i] = c;
+      }
+      if (c < end && slots[c] === slot) most += (idfs[i] as number) * (weights[c] as number);
+      if (below(most, kth)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The exhaustive scorer's score of `slot`: every term, rarest first, from its place in `places`
+   * (moved up to the slot when `keep`, as a window's cursors are).
+   */
+  private exactScore(plan: QueryPlan, slot: number, places: Int32Array, keep: boolean): number {
+    const slots = this.storeSlots;
+    const weights = this.storeWeights;
+    const { ends, idfs, n } = plan;
+    let score = 0;
+    for (let i = 0; i < n; i++) {
+      const end = ends[i] as number;
+      let c = places[i] as number;
+      if (c < end && (slots[c] as number) < slot) {
+        c = seek(slots, c, end, slot);
+        if (keep) places[i] = c;
+      }
+      if (c < end && slots[c] === slot) {
+        const weight = weights[c] as number;
+        if (weight !== 0) score += (idfs[i] as number) * weight;
+      }
+    }
+    return score;
+  }
+
+  /**
+   * Offers the tool in `slot` when it would make the top k and the filter accepts it (the filter,
+   * a run's visibility rules, runs only for such tools); true when offered.
+   */
+  private offerIfAccepted(top: TopK, slot: number, score: number, accept: ((name: string) => boolean) | undefined): boolean {
+    const name = this.keys[slot] as string;
+    if (!top.admits(name, score) || (accept !== undefined && !accept(name))) return false;
+    top.offer(name, score);
+    return true;
+  }
+
+  /** Moves every term of the window past it (to its first posting at `high` or later). */
+  private advancePast(plan: QueryPlan, high: number): void {
+    for (let j = 0; j < plan.present; j++) {
+      const i = plan.order[j] as number;
+      plan.position[i] = seek(this.storeSlots, plan.position[i] as number, plan.ends[i] as number, high);
+    }
+  }
+
   /**
    * Offers the search a first k-th best score, so that it skips from its first window: the
    * postings of the rarest terms (up to `SEED_POSTINGS`) are added up, and the tools they rate
    * best are scored in full and offered (and marked: the walk passes them by). Returns how many.
    */
-  private seed(
-    n: number,
-    starts: Int32Array,
-    ends: Int32Array,
-    idfs: Float64Array,
-    limit: number,
-    top: TopK,
-    accept: ((name: string) => boolean) | undefined,
-  ): number {
+  private seed(plan: QueryPlan, limit: number, top: TopK, accept: ((name: string) => boolean) | undefined): number {
+    const touched = this.seedPartials(plan);
+    const filled = this.bestSeeds(touched, 2 * limit);
+    for (let j = 0; j < filled; j++) {
+      const slot = this.seedSlots[j] as number;
+      this.seeded[slot] = 1;
+      this.candidatesScored++;
+      this.offerIfAccepted(top, slot, this.exactScore(plan, slot, plan.position, false), accept);
+    }
+    return filled;
+  }
+
+  /**
+   * Adds up the first `SEED_POSTINGS` postings of the rarest terms into `seedScores`; returns how
+   * many slots got a partial score (listed in `seedTouched`).
+   */
+  private seedPartials(plan: QueryPlan): number {
     const slots = this.storeSlots;
     const weights = this.storeWeights;
     const partial = this.seedScores;
     const touched = this.seedTouched;
     let count = 0;
-    let walked = 0;
-    for (let i = 0; i < n && walked < SEED_POSTINGS; i++) {
-      const idf = idfs[i] as number;
-      const end = Math.min(ends[i] as number, (starts[i] as number) + SEED_POSTINGS - walked);
-      for (let p = starts[i] as number; p < end; p++) {
+    let postings = 0;
+    for (let i = 0; i < plan.n && postings < SEED_POSTINGS; i++) {
+      const idf = plan.idfs[i] as number;
+      const start = plan.position[i] as number;
+      const end = Math.min(plan.ends[i] as number, start + SEED_POSTINGS - postings);
+      for (let p = start; p < end; p++) {
         const weight = weights[p] as number;
         if (weight === 0) continue;
         const slot = slots[p] as number;
@@ -710,10 +965,19 @@ export class SearchIndex {
         if (previous === 0) touched[count++] = slot;
         partial[slot] = previous + idf * weight;
       }
-      walked += end - (starts[i] as number);
+      postings += end - start;
     }
-    // The best `2 * limit` by partial score (insertion into a short list, best first).
-    const wanted = Math.min(count, 2 * limit);
+    return count;
+  }
+
+  /**
+   * The best `wanted` of the `count` touched slots by partial score, best first, into
+   * `seedSlots` (insertion into a short list); clears the partial scores. Returns how many.
+   */
+  private bestSeeds(count: number, most: number): number {
+    const partial = this.seedScores;
+    const touched = this.seedTouched;
+    const wanted = Math.min(count, most);
     const best = this.seedSlots;
     let filled = 0;
     for (let t = 0; t < count; t++) {
@@ -728,21 +992,6 @@ export class SearchIndex {
       best[at] = slot;
     }
     for (let t = 0; t < count; t++) partial[touched[t] as number] = 0;
-    for (let j = 0; j < filled; j++) {
-      const slot = best[j] as number;
-      this.seeded[slot] = 1;
-      let score = 0;
-      for (let i = 0; i < n; i++) {
-        const at = seek(slots, starts[i] as number, ends[i] as number, slot);
-        if (at < (ends[i] as number) && slots[at] === slot) {
-          const weight = weights[at] as number;
-          if (weight !== 0) score += (idfs[i] as number) * weight;
-        }
-      }
-      this.candidatesScored++;
-      const name = this.keys[slot] as string;
-      if (top.admits(name, score) && (accept === undefined || accept(name))) top.offer(name, score);
-    }
     return filled;
   }
 
@@ -838,12 +1087,7 @@ export class SearchIndex {
     for (let id = 0; id < this.terms; id++) {
       const start = this.postingStart[id] as number;
       const length = this.postingLengths[id] as number;
-      let max = 0;
-      for (let i = start; i < start + length; i++) {
-        weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
-        max = Math.max(max, weights[i] as number);
-      }
-      this.postingMax[id] = max;
+      for (let i = start; i < start + length; i++) weights[i] = this.weightOf(slots[i] as number, counts, i * FIELD_COUNT);
       this.steps += length;
     }
     this.blockMaxOfStore();
@@ -867,11 +1111,52 @@ export class SearchIndex {
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.terms++;
+      id = this.freeTerms.pop();
+      if (id === undefined) {
+        id = this.terms++;
+        if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
+      }
       this.termIds.set(term, id);
-      if (id === this.postingStart.length) this.growTerms(Math.max(1024, id * 2));
+      this.termNames[id] = term;
     }
     return id;
+  }
+
+  /** The terms held: live ones, and dead ones whose ids are not free yet. */
+  get vocabularySize(): number {
+    return this.terms - this.freeTerms.length;
+  }
+
+  /**
+   * Term `id` lost its last document: it leaves `termIds` and its room in the store is given up
+   * (the next compaction reclaims it); its id is reused once the word cache forgets it.
+   */
+  private killTerm(id: number): void {
+    this.termIds.delete(this.termNames[id] as string);
+    this.termDead[id] = 1;
+    this.deadTerms.push(id);
+    this.storeReserved -= this.postingCapacity[id] as number;
+    this.postingCapacity[id] = 0;
+    this.postingLengths[id] = 0;
+    this.nameFrequency[id] = 0;
+  }
+
+  /**
+   * Frees the dead terms' ids once they are many (as many as half the live terms, at least
+   * `FREE_TERMS_MIN`): the word cache, which may still map words to them, is emptied first.
+   * Called only between documents, when nothing is staged.
+   */
+  private freeDeadTerms(): void {
+    const dead = this.deadTerms;
+    if (dead.length < Math.max(this.freeTermsMin, this.termIds.size >> 1)) return;
+    this.wordTerms.clear();
+    for (const id of dead) {
+      this.termDead[id] = 0;
+      this.termNames[id] = undefined;
+      this.freeTerms.push(id);
+    }
+    this.steps += dead.length;
+    this.deadTerms = [];
   }
 
   /** Room for `capacity` term ids in every per-term array. */
@@ -888,20 +1173,20 @@ export class SearchIndex {
     this.nameFrequency = grownInt(this.nameFrequency);
     this.seenIn = grownInt(this.seenIn);
     this.seenAt = grownInt(this.seenAt);
-    const max = new Float32Array(capacity);
-    max.set(this.postingMax);
-    this.postingMax = max;
+    this.stagedPostings = grownInt(this.stagedPostings);
+    const dead = new Uint8Array(capacity);
+    dead.set(this.termDead);
+    this.termDead = dead;
   }
 
   /** Appends `slot` (the highest so far) to a term's postings. */
-  private addPosting(id: number, slot: number, from: number): void {
+  private addPosting(id: number, slot: number, scratch: Uint8Array, from: number): void {
     const length = this.postingLengths[id] as number;
     if (length === this.postingCapacity[id]) this.moveTerm(id, length === 0 ? 1 : length * 2);
     const at = (this.postingStart[id] as number) + length;
     this.storeSlots[at] = slot;
     this.steps++;
     const counts = this.storeCounts;
-    const scratch = this.scratchCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
     const cell = at * FIELD_COUNT;
     for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
@@ -909,7 +1194,6 @@ export class SearchIndex {
     if (this.weightsCurrent) {
       this.storeWeights[at] = this.weightOf(slot, counts, cell);
       const weight = this.storeWeights[at] as number;
-      this.postingMax[id] = Math.max(this.postingMax[id] as number, weight);
       const block = at >> this.blockShift;
       if (weight > (this.storeBlockMax[block] as number)) this.storeBlockMax[block] = weight;
     }
@@ -919,8 +1203,7 @@ export class SearchIndex {
 
   /**
    * Gives term `id` room for `capacity` postings at the end of the store, its postings copied
-   * there (they keep their places relative to the term's start, which the documents' term lists
-   * hold); the room it leaves is reclaimed by the next compaction.
+   * there in order; the room it leaves is reclaimed by the next compaction.
    */
   private moveTerm(id: number, capacity: number): void {
     const room = this.postingCapacity[id] as number;
@@ -941,11 +1224,11 @@ export class SearchIndex {
 
   /**
    * Copies every term's postings, in term order with its room, into new arrays with room for
-   * twice `needed` entries: one pass over the live postings, paid for by the
+   * `room` entries (default twice `needed`): one pass over the live postings, paid for by the
    * growth (or the moves) since the last compaction.
    */
-  private compactStore(needed: number): void {
-    const capacity = Math.max(SearchIndex.initialStore, 2 * needed);
+  private compactStore(needed: number, room = 2 * needed): void {
+    const capacity = Math.max(SearchIndex.initialStore, room);
     const slots = new Int32Array(capacity);
     const counts = new Uint8Array(capacity * FIELD_COUNT);
     const weights = new Float32Array(capacity);
@@ -1013,7 +1296,8 @@ export class SearchIndex {
     this.steps++;
     const left = (this.postingLive[id] as number) - 1;
     this.postingLive[id] = left;
-    if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
+    if (left === 0 && this.stagedPostings[id] === 0) this.killTerm(id);
+    else if (length >= PURGE_MIN && 2 * left <= length) this.purgeTerm(id);
   }
 
   /** Drops the postings of removed documents from a term (keeping the order of the others). */
@@ -1139,6 +1423,34 @@ export class SearchIndex {
 /** Past any slot. */
 const NO_SLOT = 0x7fffffff;
 
+/** One search's terms (rarest first) and its walk state, by term place `i` in the plan. */
+class QueryPlan {
+  /** Per term: its idf times its query weight. */
+  readonly idfs: Float64Array;
+  /** Per term: its next posting in the store (the current window's first), and its end. */
+  readonly position: Int32Array;
+  readonly ends: Int32Array;
+  /** Per term: its posting at or after the candidate being scored (within a window). */
+  readonly cursor: Int32Array;
+  /** The window's terms (places in the plan) by bound, lowest first, and the bounds. */
+  readonly order: Int32Array;
+  readonly bound: Float64Array;
+  /** Terms with postings in the window. */
+  present = 0;
+  /** The first `unwalked` of `order` are not walked in this window; `rest` bounds them together. */
+  unwalked = 0;
+  rest = 0;
+
+  constructor(readonly n: number) {
+    this.idfs = new Float64Array(n);
+    this.position = new Int32Array(n);
+    this.ends = new Int32Array(n);
+    this.cursor = new Int32Array(n);
+    this.order = new Int32Array(n);
+    this.bound = new Float64Array(n);
+  }
+}
+
 /**
  * True when a score bounded by `most` cannot reach a k-th best score of `kth`, so cannot enter the
  * top k even by a tie (a margin far above any rounding: bounds are summed in another order).
@@ -1173,7 +1485,11 @@ function idfOf(count: number, frequency: number): number {
 /** The server of a document: given, from its `mcp_server:` tag, or the name's `server__` / `server.` prefix. */
 export function serverOf(document: SearchDocument): string | undefined {
   if (document.server !== undefined) return document.server;
-  for (const tag of document.tags ?? []) if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  const tags = document.tags ?? [];
+  for (let t = 0; t < tags.length; t++) {
+    const tag = tags[t] as string;
+    if (tag.startsWith(SERVER_TAG)) return tag.slice(SERVER_TAG.length);
+  }
   const match = /^([A-Za-z0-9-]+)(?:__|\.)/.exec(document.name);
   return match?.[1];
 }
