@@ -270,10 +270,12 @@ describe("Run.call", () => {
 
 describe("run-private tools and lifecycle", () => {
   it("reports a JSON Schema that fails to compile on first call as tool_failed, without throwing", async () => {
+    // A JSON-pointer $ref that points nowhere is refused by defineTool (define-tool.test.ts); an
+    // anchor is left to the validator, which only meets it at the first call.
     const broken = defineTool({
       name: "broken_ref",
       description: "Its schema points nowhere.",
-      inputSchema: { type: "object", properties: { a: { $ref: "#/definitions/missing" } } },
+      inputSchema: { type: "object", properties: { a: { $ref: "#missing-anchor" } } },
       handler: () => "never",
     });
     const run = createRegistry({ tools: [broken] }).createRun();

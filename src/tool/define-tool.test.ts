@@ -4,6 +4,7 @@ import { z as z3 } from "zod-v3";
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import { compileTool } from "./compile-tool.js";
 import { defineTool } from "./define-tool.js";
+import type { JsonObjectSchema } from "./json-schema.js";
 
 const noop = () => "ok";
 
@@ -121,6 +122,60 @@ describe("defineTool", () => {
     ).toThrowError(
       expect.objectContaining({ code: "invalid_input_schema", message: expect.stringContaining("not a valid JSON Schema") }),
     );
+  });
+
+  it("refuses a JSON Schema the validator could never compile, which would fail every call", async () => {
+    const ring = (n: number): JsonObjectSchema => ({
+      type: "object",
+      properties: { x: { $ref: "#/definitions/d0" } },
+      definitions: Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `d${i}`,
+          { type: "object", properties: { next: { $ref: `#/definitions/d${(i + 1) % n}` } } },
+        ]),
+      ),
+    });
+    const refused: [string, JsonObjectSchema, RegExp][] = [
+      ["dangling", { type: "object", properties: { a: { $ref: "#/definitions/missing" } } }, /does not exist/],
+      ["outside", { type: "object", properties: { a: { $ref: "https://example.com/s.json" } } }, /refers outside the schema/],
+      [
+        "circular",
+        {
+          type: "object",
+          properties: { a: { $ref: "#/definitions/a" } },
+          definitions: { a: { $ref: "#/definitions/b" }, b: { $ref: "#/definitions/a" } },
+        },
+        /circular \$ref/,
+      ],
+      ["bad_pattern", { type: "object", properties: { a: { type: "string", pattern: "(" } } }, /not a valid regular expression/],
+      ["ring", ring(300), /\$refs chain more than 100/],
+    ];
+    for (const [name, inputSchema, message] of refused) {
+      expect(() => defineTool({ name, description: "x", inputSchema, handler: noop }), name).toThrowError(
+        expect.objectContaining({ code: "invalid_input_schema", message: expect.stringMatching(message) }),
+      );
+      expect(
+        () => defineTool({ name, description: "x", inputSchema: { type: "object" }, outputSchema: inputSchema, handler: noop }),
+        name,
+      ).toThrowError(expect.objectContaining({ code: "invalid_output_schema" }));
+    }
+    // Controls: a recursive schema, a ring of 100 and a valid pattern are accepted and validate.
+    const tree = defineTool({
+      name: "tree",
+      description: "x",
+      inputSchema: {
+        type: "object",
+        properties: { root: { $ref: "#/definitions/node" }, id: { type: "string", pattern: "^[a-z]+$" } },
+        definitions: {
+          node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/definitions/node" } } } },
+        },
+      },
+      handler: noop,
+    });
+    expect(await compileTool(tree).validate({ root: { children: [{ children: [] }] }, id: "abc" })).toMatchObject({ ok: true });
+    expect(await compileTool(tree).validate({ id: "ABC" })).toMatchObject({ ok: false });
+    const hundred = defineTool({ name: "ring100", description: "x", inputSchema: ring(100), handler: noop });
+    expect(await compileTool(hundred).validate({ x: { next: {} } })).toMatchObject({ ok: true });
   });
 
   it("refuses a missing description, handler or schema, and a bad tier", () => {

@@ -3,6 +3,7 @@ import type { zodToJsonSchema } from "zod-to-json-schema";
 import { boundIssues } from "./bound-issues.js";
 import { frozenJsonCopy } from "./frozen-copy.js";
 import type { JsonSchema } from "./json-schema.js";
+import { explainUncompilableJsonSchema } from "./json-schema-references.js";
 import {
   ALL_ERRORS_INPUT_LIMIT,
   createJsonSchemaValidator,
@@ -71,6 +72,9 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
   }
   const invalid = explainInvalidJsonSchema(jsonSchema);
   if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
+  // Compiled lazily: what would only fail at the first call is refused now, where the host sees it.
+  const uncompilable = explainUncompilableJsonSchema(jsonSchema);
+  if (uncompilable !== undefined) return { ok: false, reason: `the validator cannot compile it: ${uncompilable}` };
   // Only compared with ALL_ERRORS_INPUT_LIMIT: the walk stops there (a sparse array's 2^32 - 1
   // holes are never walked).
   const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMIT);
