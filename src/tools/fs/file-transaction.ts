@@ -55,6 +55,12 @@ export interface TransactionOptions {
    * transaction with nothing changed (made directories are removed again).
    */
   readonly verify?: (current: readonly (ReadOutcome | undefined)[]) => Promise<void>;
+  /**
+   * Directories opened earlier for some of the paths (by path as given; still owned, and closed,
+   * by the caller): the scope reuses one instead of walking to it again where it is provably what
+   * a walk made now would open (see `openParentsOf`).
+   */
+  readonly held?: ReadonlyMap<string, ParentEntry>;
 }
 
 /** Raised when a transaction failed after some files were changed on disk. */
@@ -280,11 +286,13 @@ export async function applyFileChanges(
         scope,
         writes.map((change) => change.path),
         { create: true, follow: true, mutate: true },
+        writes.map((change) => options.held?.get(change.path)),
       ),
       openParentsOf(
         scope,
         deletes.map((change) => change.path),
         { create: false, follow: true, mutate: true },
+        deletes.map((change) => options.held?.get(change.path)),
       ),
     ]);
     let failure: { error: unknown } | undefined;
