@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, InMemoryApprovalBroker, type ToolCallResult } from "agent-tool-catalog";
@@ -106,5 +106,30 @@ describe("a directory swapped before the commit", () => {
     const result = await run.call("apply_patch", { patch: PATCH });
     expect(result.ok).toBe(true);
     expect(await readFile(path.join(workspace, "dir", "a.txt"), "utf8")).toBe("A\n");
+  });
+
+  it("leaves no directory open: after a change, and after a refused approval once the hand-off expires", async () => {
+    const open = async () => (await readdir("/proc/self/fd")).length;
+    const before = await open();
+    const run = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
+    expect((await run.call("apply_patch", { patch: PATCH })).ok).toBe(true);
+    expect(await open()).toBe(before);
+    const approvals = new InMemoryApprovalBroker();
+    approvals.events.on("approval.requested", (request) => {
+      void approvals.deny(request.id, "no");
+    });
+    const denied = createRegistry({ approvals, tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace, approval: "destructive" },
+    });
+    const reverse = PATCH.replaceAll("-a\n+A", "-A\n+a").replaceAll("-b\n+B", "-B\n+b");
+    expect((await denied.call("apply_patch", { patch: reverse })).ok).toBe(false);
+    // The preflight's directories wait for a handler that never comes, then are closed.
+    expect(await open()).toBeGreaterThan(before);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await open()).toBe(before);
   });
 });
