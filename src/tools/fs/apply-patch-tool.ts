@@ -8,7 +8,6 @@ import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError } from "./patch-session.js";
-import { takeHandOff } from "./preflight-handoff.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
@@ -75,12 +74,8 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
     mutating: true,
     annotations: { title: "Apply patch", destructiveHint: true },
     tags: ["builtin", "file", "patch", "diff", "edit", "multi-file"],
-    preflight: mutationPreflight(
-      options,
-      (input: { patch?: string | undefined; path?: string | undefined }) =>
-        input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
-      // The preflight's directories go to the handler's reads of the same patch.
-      (input) => input.patch,
+    preflight: mutationPreflight(options, (input: { patch?: string | undefined; path?: string | undefined }) =>
+      input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
     ),
     handler: async (input, context) => {
       refuseEmptyVersion(input.expected_version);
@@ -116,7 +111,7 @@ async function applyInSession(
     }
   }
   // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
-  if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch), takeHandOff(scope.root, input.patch));
+  if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
   const plan = await planPatch(toPatchInput(input), session);
   if (!plan.ok) throw patchToolError(plan.error);
   if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";

@@ -10,13 +10,7 @@ import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, t
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { inSyncSlices } from "./sync-slices.js";
-import {
-  LinkOnTheWay,
-  openVerifiedDirectory,
-  openVerifiedTree,
-  shareDescriptor,
-  stillWhereVerified,
-} from "./verified-directory.js";
+import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree, stillWhereVerified } from "./verified-directory.js";
 
 const MAX_LINK_RESOLUTIONS = 8;
 
@@ -180,7 +174,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
       else {
         const earlier = held[index];
         if (earlier !== undefined && reusableHeld(earlier, rootReal, segments, follow, mutate))
-          results[index] = { ok: true, parent: reused(earlier) };
+          results[index] = { ok: true, parent: { ...earlier, created: [], close: async () => undefined } };
         else members.push({ index, segments });
       }
     }
@@ -248,13 +242,6 @@ export function createConfinedFileScope(workspace: string): FileScope {
     lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
     lockKeyIsWritePath: true,
   });
-}
-
-/** A held entry handed out again: its handle stays its holder's (closing this does nothing). */
-function reused(held: ParentEntry): ParentEntry {
-  const entry: ParentEntry = { ...held, created: [], close: async () => undefined };
-  shareDescriptor(entry, held, () => false);
-  return entry;
 }
 
 /**

@@ -1,14 +1,12 @@
 import path from "node:path";
 import { type ToolContext, ToolError } from "agent-tool-catalog";
-import type { FileScope, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { gitStateRefused, touchesGitState } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
-import { type OpenedParent, openParentsOf } from "./parent-batch.js";
+import { openParentsOf } from "./parent-batch.js";
 import { detectPatchKind } from "./patch/detect-patch-kind.js";
 import { parsePatch } from "./patch/parse-patch.js";
-import { handOff } from "./preflight-handoff.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 /**
@@ -20,7 +18,6 @@ import { resolveFileScope } from "./resolve-file-scope.js";
 export function mutationPreflight<Input>(
   options: FileToolOptions,
   pathsOf: (input: Input) => readonly string[],
-  handOffKey?: (input: Input) => string | undefined,
 ): (input: Input, context: ToolContext) => Promise<void> {
   return async (input, context) => {
     const scope = resolveFileScope(context, options);
@@ -37,40 +34,22 @@ export function mutationPreflight<Input>(
     // agree. Only the others are resolved, for the exact refusal; the first path in order with a
     // problem gives the error, as a one-by-one check would.
     const opened = await openParentsOf(scope, paths, { create: false, follow: true, mutate: true });
-    // With a hand-off key, the opened directories are left for the handler's reads (one walk for both).
-    const key = handOffKey?.(input);
-    const kept = new Map<string, ParentEntry>();
-    for (const [index, entry] of opened.entries()) {
-      const requested = paths[index] as string;
-      if (entry.ok && key !== undefined && !kept.has(requested)) kept.set(requested, entry.parent);
-      else if (entry.ok) await entry.parent.close();
-    }
-    try {
-      await refuseFirstProblem(scope, paths, opened);
-    } catch (error) {
-      await Promise.all([...kept.values()].map((parent) => parent.close()));
-      throw error;
-    }
-    if (key !== undefined) handOff(scope.root, key, kept);
-  };
-}
-
-/** The preflight's refusal for the first path in order with a problem (see `mutationPreflight`). */
-async function refuseFirstProblem(scope: FileScope, paths: readonly string[], opened: readonly OpenedParent[]): Promise<void> {
-  const resolved: unknown[] = paths.map(() => undefined);
-  await inParallel(paths, async (requested, index) => {
-    if (opened[index]?.ok === true) return;
-    await guardedFileOperation(requested, () => scope.resolve(requested, "write")).catch((error: unknown) => {
-      resolved[index] = error ?? new Error("unresolved");
+    await Promise.all(opened.map((entry) => (entry.ok ? entry.parent.close() : undefined)));
+    const resolved: unknown[] = paths.map(() => undefined);
+    await inParallel(paths, async (requested, index) => {
+      if (opened[index]?.ok === true) return;
+      await guardedFileOperation(requested, () => scope.resolve(requested, "write")).catch((error: unknown) => {
+        resolved[index] = error ?? new Error("unresolved");
+      });
     });
-  });
-  for (const [index, entry] of opened.entries()) {
-    if (resolved[index] !== undefined) throw resolved[index];
-    // Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
-    // repository) is found by opening the path's directories: done here too, so no approval is
-    // asked for a change the handler will refuse. Any other problem (a missing directory) is the handler's.
-    if (!entry.ok && entry.error instanceof ToolError && entry.error.code === "git_metadata_refused") throw entry.error;
-  }
+    for (const [index, entry] of opened.entries()) {
+      if (resolved[index] !== undefined) throw resolved[index];
+      // Git state inside a git directory not named `.git` (the target of a `.git` file, a bare
+      // repository) is found by opening the path's directories: done here too, so no approval is
+      // asked for a change the handler will refuse. Any other problem (a missing directory) is the handler's.
+      if (!entry.ok && entry.error instanceof ToolError && entry.error.code === "git_metadata_refused") throw entry.error;
+    }
+  };
 }
 
 /** The paths a patch text changes (added, deleted, updated, moved to); none when it does not parse. */

@@ -20,14 +20,6 @@ export type ReadOutcome =
     }
   | { readonly ok: false; readonly error: unknown };
 
-/** Options of `BatchFileScope.readMany`. */
-export interface ReadManyOptions {
-  /** Each path read through the batch keeps its directory open (`ReadOutcome.parent`). */
-  readonly keep?: boolean;
-  /** Per path, a directory opened earlier for it, reused where still valid (see `openParentsOf`). */
-  readonly held?: readonly (ParentEntry | undefined)[];
-}
-
 /**
  * The batch operations the library's own scopes add to {@link FileScope} (not part of the public
  * interface: a host's scope without them gets the one-path-at-a-time fallback).
@@ -49,7 +41,7 @@ export interface BatchFileScope extends FileScope {
    * Reads many files as `readIfPresent` would, one verified directory handle per directory; with
    * `keep`, each path read through the batch keeps its directory open (`ReadOutcome.parent`).
    */
-  readMany(paths: readonly string[], options?: ReadManyOptions): Promise<ReadOutcome[]>;
+  readMany(paths: readonly string[], options?: { readonly keep?: boolean }): Promise<ReadOutcome[]>;
 }
 
 export function isBatchScope(scope: FileScope): scope is BatchFileScope {
@@ -92,7 +84,7 @@ export async function readManyOf(
   scope: FileScope,
   paths: readonly string[],
   readOne: (requested: string) => Promise<Buffer | undefined>,
-  options: ReadManyOptions = {},
+  options: { readonly keep?: boolean } = {},
 ): Promise<ReadOutcome[]> {
   if (isBatchScope(scope)) return scope.readMany(paths, options);
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));

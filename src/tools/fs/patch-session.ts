@@ -15,8 +15,6 @@ export class PatchSession implements FileReader {
   private readonly keys = new Map<string, string>();
   /** The verified directories the batched read went through, kept open for the commit to reuse. */
   private readonly parents = new Map<string, ParentEntry>();
-  /** Directories a preflight opened and handed to this session (reused by its reads), closed with it. */
-  private readonly handed: ParentEntry[] = [];
 
   constructor(private readonly scope: FileScope) {}
 
@@ -31,17 +29,11 @@ export class PatchSession implements FileReader {
 
   /**
    * Reads `paths` ahead, in parallel (the engine then reads them one by one from memory). A path
-   * that fails here is left for the engine to read again and report. `handed`: directories a
-   * preflight opened for the paths, reused where still valid (one walk for the whole call).
+   * that fails here is left for the engine to read again and report.
    */
-  async prefetch(paths: readonly string[], handed?: ReadonlyMap<string, ParentEntry>): Promise<void> {
-    // The directories a preflight left (see `takeHandOff`) are this session's to close.
-    for (const parent of handed?.values() ?? []) this.handed.push(parent);
+  async prefetch(paths: readonly string[]): Promise<void> {
     const unique = [...new Set(paths)].filter((path) => !this.seen.has(path));
-    const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path), {
-      keep: true,
-      held: unique.map((path) => handed?.get(path)),
-    });
+    const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path), { keep: true });
     const unused: ParentEntry[] = [];
     for (const [index, path] of unique.entries()) {
       const outcome = read[index];
@@ -65,7 +57,7 @@ export class PatchSession implements FileReader {
 
   /** Closes the directories kept for the commit. */
   async close(): Promise<void> {
-    const parents = [...this.parents.values(), ...this.handed.splice(0)];
+    const parents = [...this.parents.values()];
     this.parents.clear();
     await Promise.all(parents.map((parent) => parent.close()));
   }

@@ -8,13 +8,7 @@ import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
 import { inParallel } from "./in-parallel.js";
 import { recoverWorkspace } from "./intent-log.js";
-import {
-  type BatchFileScope,
-  type OpenedParent,
-  openParentsOneByOne,
-  type ReadManyOptions,
-  type ReadOutcome,
-} from "./parent-batch.js";
+import { type BatchFileScope, type OpenedParent, openParentsOneByOne, type ReadOutcome } from "./parent-batch.js";
 import { assertReadableFile, READ_FLAGS, readEntryWithStatsSync } from "./read-entry.js";
 import { inSyncSlices } from "./sync-slices.js";
 
@@ -95,7 +89,7 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
       }
     },
     openParents,
-    readMany: (paths, options = {}) => readMany(locator, paths, openParents, scope, options),
+    readMany: (paths, options) => readMany(locator, paths, openParents, scope, options?.keep === true),
     read: (requested) =>
       guardedFileOperation(requested, async () => {
         const handle = await openRead(locator, requested);
@@ -151,21 +145,16 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
  * following it, and the read refuses it) is read again alone through `scope.read`, which gives its
  * exact answer. Where the scope's lock key is the write path, a path read through the batch also
  * gets its key: its verified directory's real path and its name. With `keep`, such a path's
- * directory is left open and handed back (`ReadOutcome.parent`; the caller closes it). With
- * `held`, directories opened earlier for the paths are reused where still valid.
+ * directory is left open and handed back (`ReadOutcome.parent`; the caller closes it).
  */
 async function readMany(
   locator: ScopeLocator,
   paths: readonly string[],
-  openParents: (
-    paths: readonly string[],
-    options: OpenParentOptions,
-    held?: readonly (ParentEntry | undefined)[],
-  ) => Promise<OpenedParent[]>,
+  openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
   scope: FileScope,
-  { keep = false, held }: ReadManyOptions,
+  keep: boolean,
 ): Promise<ReadOutcome[]> {
-  const opened = await openParents(paths, { follow: !locator.confined, mutate: false }, held);
+  const opened = await openParents(paths, { follow: !locator.confined, mutate: false });
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
   // The batched reads, synchronously in one loop (small files from the page cache: microseconds
   // each, where a thread-pool round trip per step costs more than the read); what fails there is
