@@ -1,8 +1,9 @@
-import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import { refuseEmptyVersion } from "./file-errors.js";
+import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
 import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
@@ -80,61 +81,75 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
       refuseEmptyVersion(input.expected_version);
       const scope = resolveFileScope(context, options);
       const session = new PatchSession(scope);
-      if (input.expected_version !== undefined && input.path !== undefined) {
-        const current = versionOf(await session.bytesOf(input.path));
-        if (current !== input.expected_version) {
-          throw new ToolError(
-            "version_conflict",
-            `"${input.path}" is at ${current}, not ${input.expected_version}. Nothing was changed.`,
-            {
-              hint: "Read the file again and redo the change.",
-            },
-          );
-        }
+      try {
+        return await applyInSession(input, context, scope, session);
+      } finally {
+        // The directories the reads kept open for the commit.
+        await session.close();
       }
-      // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
-      if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
-      const plan = await planPatch(toPatchInput(input), session);
-      if (!plan.ok) throw patchToolError(plan.error);
-      if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
-      let planned = await session.plannedChanges(plan.changes);
-      // Without expected_version, files changed meanwhile are planned again under the locks.
-      const replan =
-        input.expected_version === undefined
-          ? async () => {
-              const fresh = new PatchSession(scope);
-              const again = await planPatch(toPatchInput(input), fresh);
-              if (!again.ok) throw patchToolError(again.error);
-              planned = await fresh.plannedChanges(again.changes);
-              return planned;
-            }
-          : undefined;
-      const entry = await commitFileChanges(
-        scope,
-        "apply_patch",
-        planned,
-        context.storage.get(EDIT_JOURNAL),
-        replan === undefined ? {} : { replan },
-      );
-      const reads = context.storage.get(READ_TRACKER);
-      // The journal entry names every changed file resolved already: no second resolution.
-      const forgotten =
-        entry?.files.map((file) => file.path) ??
-        (await Promise.all(planned.map((change) => scope.resolve(change.path, "write"))));
-      for (const resolved of forgotten) reads.forget(resolved);
-      const lines = plan.summary.files.map((file) => {
-        const mark = file.type === "add" ? "A" : file.type === "delete" ? "D" : file.moveTo === undefined ? "M" : "R";
-        const target = file.moveTo === undefined ? file.path : `${file.path} -> ${file.moveTo}`;
-        return `${mark} ${target} (+${file.added} -${file.removed})`;
-      });
-      const versions = planned
-        .filter((change) => change.after !== undefined)
-        .map((change) => `${change.path} ${versionOf(change.after)}`);
-      return [
-        `Applied to ${plan.summary.files.length} file(s), +${plan.summary.added} -${plan.summary.removed}:`,
-        ...lines,
-        `versions: ${versions.join(", ") || "none"}`,
-      ].join("\n");
     },
   });
+}
+
+/** The handler's work once its session exists (the session's kept directories are closed by the caller). */
+async function applyInSession(
+  input: ApplyPatchInput,
+  context: ToolContext,
+  scope: FileScope,
+  session: PatchSession,
+): Promise<string> {
+  if (input.expected_version !== undefined && input.path !== undefined) {
+    const current = versionOf(await session.bytesOf(input.path));
+    if (current !== input.expected_version) {
+      throw new ToolError(
+        "version_conflict",
+        `"${input.path}" is at ${current}, not ${input.expected_version}. Nothing was changed.`,
+        {
+          hint: "Read the file again and redo the change.",
+        },
+      );
+    }
+  }
+  // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
+  if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
+  const plan = await planPatch(toPatchInput(input), session);
+  if (!plan.ok) throw patchToolError(plan.error);
+  if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
+  let planned = await session.plannedChanges(plan.changes);
+  // Without expected_version, files changed meanwhile are planned again under the locks.
+  const replan =
+    input.expected_version === undefined
+      ? async () => {
+          const fresh = new PatchSession(scope);
+          const again = await planPatch(toPatchInput(input), fresh);
+          if (!again.ok) throw patchToolError(again.error);
+          planned = await fresh.plannedChanges(again.changes);
+          return planned;
+        }
+      : undefined;
+  const entry = await commitFileChanges(
+    scope,
+    "apply_patch",
+    planned,
+    context.storage.get(EDIT_JOURNAL),
+    replan === undefined ? { held: session.heldParents } : { replan, held: session.heldParents },
+  );
+  const reads = context.storage.get(READ_TRACKER);
+  // The journal entry names every changed file resolved already: no second resolution.
+  const forgotten =
+    entry?.files.map((file) => file.path) ?? (await Promise.all(planned.map((change) => scope.resolve(change.path, "write"))));
+  for (const resolved of forgotten) reads.forget(resolved);
+  const lines = plan.summary.files.map((file) => {
+    const mark = file.type === "add" ? "A" : file.type === "delete" ? "D" : file.moveTo === undefined ? "M" : "R";
+    const target = file.moveTo === undefined ? file.path : `${file.path} -> ${file.moveTo}`;
+    return `${mark} ${target} (+${file.added} -${file.removed})`;
+  });
+  const versions = planned
+    .filter((change) => change.after !== undefined)
+    .map((change) => `${change.path} ${versionOf(change.after)}`);
+  return [
+    `Applied to ${plan.summary.files.length} file(s), +${plan.summary.added} -${plan.summary.removed}:`,
+    ...lines,
+    `versions: ${versions.join(", ") || "none"}`,
+  ].join("\n");
 }

@@ -2,7 +2,7 @@ import { ToolError } from "agent-tool-catalog";
 import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
-import type { FileScope } from "./file-scope.js";
+import type { FileScope, ParentEntry } from "./file-scope.js";
 import { applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
@@ -54,6 +54,8 @@ export interface CommitOptions {
    * re-planned rather than refused. Without it such a change is a `version_conflict`.
    */
   readonly replan?: () => Promise<readonly PlannedFileChange[]>;
+  /** Directories the plan's reads opened, by path (see `TransactionOptions.held`; the caller closes them). */
+  readonly held?: ReadonlyMap<string, ParentEntry>;
 }
 
 /**
@@ -79,11 +81,11 @@ export async function commitFileChanges(
     let planned = changes;
     let made: string[];
     try {
-      made = await commitLocked(scope, planned);
+      made = await commitLocked(scope, planned, options.held);
     } catch (error) {
       if (!(error instanceof VersionConflict) || options.replan === undefined) throw conflictError(error);
       planned = await options.replan();
-      made = await commitLocked(scope, planned).catch((again: unknown) => {
+      made = await commitLocked(scope, planned, options.held).catch((again: unknown) => {
         throw conflictError(again);
       });
     }
@@ -181,7 +183,11 @@ async function checkUnchanged(
  * through the transaction's own verified directories, before anything is written) that every
  * planned file is still what the plan saw. Returns the directories the change made.
  */
-async function commitLocked(scope: FileScope, changes: readonly PlannedFileChange[]): Promise<string[]> {
+async function commitLocked(
+  scope: FileScope,
+  changes: readonly PlannedFileChange[],
+  held: ReadonlyMap<string, ParentEntry> | undefined,
+): Promise<string[]> {
   const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
     const known = new Map<PlannedFileChange, ReadOutcome | undefined>();
@@ -196,7 +202,7 @@ async function commitLocked(scope: FileScope, changes: readonly PlannedFileChang
     return await applyFileChanges(
       scope,
       effective.map((change) => ({ path: change.path, after: change.after, expected: change.before })),
-      { verify },
+      held === undefined ? { verify } : { verify, held },
     );
   } catch (error) {
     if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;

@@ -10,7 +10,7 @@ import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, t
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { inSyncSlices } from "./sync-slices.js";
-import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree } from "./verified-directory.js";
+import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree, stillWhereVerified } from "./verified-directory.js";
 
 const MAX_LINK_RESOLUTIONS = 8;
 
@@ -136,8 +136,16 @@ export function createConfinedFileScope(workspace: string): FileScope {
    * the same checks for each path (git state at every depth, the directories `.git` files point
    * at, a final symlink). Anything unusual on a path's way (a symlink, a git directory, an error)
    * sends it to `openParent` alone, which then gives exactly its answer.
+   *
+   * `held`: per path, its directory opened earlier (a `readMany` with `keep`), reused instead of
+   * walking again only where nothing can differ from a walk made now (see {@link reusableHeld});
+   * any doubt sends the path to the walk. A reused entry's `close` leaves the handle to its holder.
    */
-  async function openParents(requests: readonly string[], options: OpenParentOptions = {}): Promise<OpenedParent[]> {
+  async function openParents(
+    requests: readonly string[],
+    options: OpenParentOptions = {},
+    held: readonly (ParentEntry | undefined)[] = [],
+  ): Promise<OpenedParent[]> {
     const { create = false, follow = true, mutate = true } = options;
     const results: OpenedParent[] = requests.map(() => ({ ok: false, error: new Error("not opened") }));
     const oneByOne = (indexes: readonly number[]) =>
@@ -163,7 +171,12 @@ export function createConfinedFileScope(workspace: string): FileScope {
     for (const [index, requested] of requests.entries()) {
       const segments = await lexicalSegments(rootReal, requested).catch(() => undefined);
       if (segments === undefined || segments.length === 0 || (mutate && touchesGitState(segments))) alone.push(index);
-      else members.push({ index, segments });
+      else {
+        const earlier = held[index];
+        if (earlier !== undefined && reusableHeld(earlier, rootReal, segments, follow, mutate))
+          results[index] = { ok: true, parent: { ...earlier, created: [], close: async () => undefined } };
+        else members.push({ index, segments });
+      }
     }
     const headChecked = mutate ? headCheckedDirectories(members) : new Set<string>();
     const pointedAt = new Map<string, string[]>();
@@ -229,6 +242,42 @@ export function createConfinedFileScope(workspace: string): FileScope {
     lockKey: (requested) => resolveInWorkspace(root, requested, "write"),
     lockKeyIsWritePath: true,
   });
+}
+
+/**
+ * True when `held`, a directory opened and verified earlier for the path `segments` (lexical, below
+ * `rootReal`), can stand for the walk `openParents` would make now, under the caller's locks:
+ *
+ * - it is still where it was verified (its descriptor's kernel path is its real path, see
+ *   `stillWhereVerified`), and that real path is the path's lexical directory, so a walk from the
+ *   root now would pass no symlink and open this very directory (inside the workspace);
+ * - its entry is the path's last component and, with `follow`, is not a symlink now;
+ * - with `mutate`: no part of the path names git state below any directory on the way (no HEAD to
+ *   look at, see `headCheckedDirectories`). Only such a name can be refused by the walk's git
+ *   checks (a git directory's HEAD, a `.git` file pointing at a git directory holding the path):
+ *   for any other path they cannot refuse, whatever the tree holds now, so they are not redone.
+ *
+ * Anything else (or any error) is `false`: the path is walked as if nothing was held.
+ */
+function reusableHeld(
+  held: ParentEntry,
+  rootReal: string,
+  segments: readonly string[],
+  follow: boolean,
+  mutate: boolean,
+): boolean {
+  if (held.name !== segments.at(-1) || held.realPath !== path.join(rootReal, ...segments.slice(0, -1))) return false;
+  if (mutate && headCheckedDirectories([{ segments }]).size > 0) return false;
+  if (!stillWhereVerified(held)) return false;
+  if (follow) {
+    // A final symlink is resolved by a walk (the change lands where it leads): not reusable.
+    try {
+      if (lstatSync(held.at(held.name), { throwIfNoEntry: false })?.isSymbolicLink() === true) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { inParallel } from "./in-parallel.js";
-import type { VerifiedDirectory } from "./verified-directory.js";
+import { shareDescriptor, type VerifiedDirectory } from "./verified-directory.js";
 
 /** One path's opened parent, or why it could not be opened. */
 export type OpenedParent = { readonly ok: true; readonly parent: ParentEntry } | { readonly ok: false; readonly error: unknown };
@@ -12,6 +12,11 @@ export type ReadOutcome =
       readonly bytes: Buffer | undefined;
       /** The path's lock key (`lockKey(path)`), when the batch read found it on the way. */
       readonly key?: string;
+      /**
+       * With `keep`: the verified directory the batch read through, left open for the caller
+       * (who closes it), so a later change of the file can reuse it (see `openParents`' `held`).
+       */
+      readonly parent?: ParentEntry;
     }
   | { readonly ok: false; readonly error: unknown };
 
@@ -27,9 +32,16 @@ export interface BatchFileScope extends FileScope {
    * directory share one verified handle (closed when the last of them is closed). Every path gets
    * the same checks and the same answer as with `openParent`.
    */
-  openParents(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
-  /** Reads many files as `readIfPresent` would, one verified directory handle per directory. */
-  readMany(paths: readonly string[]): Promise<ReadOutcome[]>;
+  openParents(
+    paths: readonly string[],
+    options: OpenParentOptions,
+    held?: readonly (ParentEntry | undefined)[],
+  ): Promise<OpenedParent[]>;
+  /**
+   * Reads many files as `readIfPresent` would, one verified directory handle per directory; with
+   * `keep`, each path read through the batch keeps its directory open (`ReadOutcome.parent`).
+   */
+  readMany(paths: readonly string[], options?: { readonly keep?: boolean }): Promise<ReadOutcome[]>;
 }
 
 export function isBatchScope(scope: FileScope): scope is BatchFileScope {
@@ -37,13 +49,18 @@ export function isBatchScope(scope: FileScope): scope is BatchFileScope {
   return typeof candidate.openParents === "function" && typeof candidate.readMany === "function";
 }
 
-/** `openParent` of every path, batched when the scope can. */
+/**
+ * `openParent` of every path, batched when the scope can. `held`: per path, a directory opened
+ * for it earlier (by a `readMany` with `keep`) that the scope may reuse instead of walking again,
+ * when it is provably still what a walk would open now (see the confined scope's `openParents`).
+ */
 export async function openParentsOf(
   scope: FileScope,
   paths: readonly string[],
   options: OpenParentOptions,
+  held?: readonly (ParentEntry | undefined)[],
 ): Promise<OpenedParent[]> {
-  if (isBatchScope(scope)) return scope.openParents(paths, options);
+  if (isBatchScope(scope)) return scope.openParents(paths, options, held);
   return openParentsOneByOne(paths, (requested) => scope.openParent(requested, options));
 }
 
@@ -67,8 +84,9 @@ export async function readManyOf(
   scope: FileScope,
   paths: readonly string[],
   readOne: (requested: string) => Promise<Buffer | undefined>,
+  options: { readonly keep?: boolean } = {},
 ): Promise<ReadOutcome[]> {
-  if (isBatchScope(scope)) return scope.readMany(paths);
+  if (isBatchScope(scope)) return scope.readMany(paths, options);
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
   await inParallel(paths, async (requested, index) => {
     results[index] = await readOne(requested).then(
@@ -87,7 +105,7 @@ export function shareDirectory(directory: VerifiedDirectory, names: readonly str
   let open = names.length;
   return names.map((name) => {
     let closed = false;
-    return {
+    const share: ParentEntry = {
       realPath: directory.realPath,
       // Every sharer names the made directories: a rollback in any order removes them once empty.
       created: directory.created,
@@ -101,5 +119,7 @@ export function shareDirectory(directory: VerifiedDirectory, names: readonly str
       },
       name,
     };
+    shareDescriptor(share, directory, () => closed);
+    return share;
   });
 }

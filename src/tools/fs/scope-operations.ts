@@ -22,8 +22,15 @@ export interface ScopeLocator {
   lockKey(path: string): Promise<string>;
   /** True when `lockKey(path)` is `resolve(path, "write")` (a caller may then resolve once for both). */
   readonly lockKeyIsWritePath?: boolean;
-  /** `openParent` of many paths, one walk per directory; default: one `openParent` per path. */
-  openParents?(paths: readonly string[], options: OpenParentOptions): Promise<OpenedParent[]>;
+  /**
+   * `openParent` of many paths, one walk per directory; default: one `openParent` per path.
+   * `held`: directories opened earlier for the same paths, reused where still valid.
+   */
+  openParents?(
+    paths: readonly string[],
+    options: OpenParentOptions,
+    held?: readonly (ParentEntry | undefined)[],
+  ): Promise<OpenedParent[]>;
 }
 
 export { assertReadableFile } from "./read-entry.js";
@@ -60,10 +67,10 @@ export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
 
 /** The scope's operations without the recovery wait. */
 function rawScope(locator: ScopeLocator): BatchFileScope {
-  const openParents = (paths: readonly string[], options: OpenParentOptions) =>
+  const openParents = (paths: readonly string[], options: OpenParentOptions, held?: readonly (ParentEntry | undefined)[]) =>
     locator.openParents === undefined
       ? openParentsOneByOne(paths, (requested) => locator.openParent(requested, options))
-      : locator.openParents(paths, options);
+      : locator.openParents(paths, options, held);
   const scope: BatchFileScope = {
     lockKeyIsWritePath: locator.lockKeyIsWritePath === true,
     root: locator.root,
@@ -82,7 +89,7 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
       }
     },
     openParents,
-    readMany: (paths) => readMany(locator, paths, openParents, scope),
+    readMany: (paths, options) => readMany(locator, paths, openParents, scope, options?.keep === true),
     read: (requested) =>
       guardedFileOperation(requested, async () => {
         const handle = await openRead(locator, requested);
@@ -137,13 +144,15 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
  * missing one (a final symlink included: under confinement the parents are opened without
  * following it, and the read refuses it) is read again alone through `scope.read`, which gives its
  * exact answer. Where the scope's lock key is the write path, a path read through the batch also
- * gets its key: its verified directory's real path and its name.
+ * gets its key: its verified directory's real path and its name. With `keep`, such a path's
+ * directory is left open and handed back (`ReadOutcome.parent`; the caller closes it).
  */
 async function readMany(
   locator: ScopeLocator,
   paths: readonly string[],
   openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
   scope: FileScope,
+  keep: boolean,
 ): Promise<ReadOutcome[]> {
   const opened = await openParents(paths, { follow: !locator.confined, mutate: false });
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
@@ -151,6 +160,7 @@ async function readMany(
   // each, where a thread-pool round trip per step costs more than the read); what fails there is
   // read again alone below, for its exact answer.
   const again: number[] = [];
+  const kept = new Set<number>();
   await inSyncSlices(paths, (requested, index) => {
     const entry = opened[index] as OpenedParent;
     if (!entry.ok) {
@@ -160,7 +170,13 @@ async function readMany(
     try {
       const bytes = readEntryWithStatsSync(entry.parent, requested, locator.confined)?.bytes;
       const key = locator.lockKeyIsWritePath === true ? path.join(entry.parent.realPath, entry.parent.name) : undefined;
-      results[index] = key === undefined ? { ok: true, bytes } : { ok: true, bytes, key };
+      results[index] = {
+        ok: true,
+        bytes,
+        ...(key === undefined ? {} : { key }),
+        ...(keep ? { parent: entry.parent } : {}),
+      };
+      if (keep) kept.add(index);
     } catch {
       again.push(index);
     }
@@ -168,7 +184,7 @@ async function readMany(
   await Promise.all(
     paths.map((_, index) => {
       const entry = opened[index] as OpenedParent;
-      return entry.ok ? entry.parent.close() : undefined;
+      return entry.ok && !kept.has(index) ? entry.parent.close() : undefined;
     }),
   );
   await inParallel(again, async (index) => {

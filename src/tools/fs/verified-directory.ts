@@ -45,6 +45,37 @@ export interface VerifiedDirectory {
   close(): Promise<void>;
 }
 
+/**
+ * The open descriptor behind a verified directory (and each share of it), while it is open: what
+ * {@link stillWhereVerified} asks the kernel about. Kept beside the objects, not on them (the
+ * interfaces are public and a descriptor is not for callers to use).
+ */
+const descriptors = new WeakMap<object, () => number | undefined>();
+
+/** Lets `share` (an entry sharing `directory`'s handle, until `shareClosed()`) be checked as `directory` is. */
+export function shareDescriptor(share: object, directory: VerifiedDirectory, shareClosed: () => boolean): void {
+  const descriptor = descriptors.get(directory);
+  if (descriptor !== undefined) descriptors.set(share, () => (shareClosed() ? undefined : descriptor()));
+}
+
+/**
+ * True when the directory opened and verified earlier is, right now, still the directory at its
+ * real path: the kernel's path of its open descriptor (read from `/proc/self/fd`) is exactly the
+ * `realPath` it was verified at. A directory moved or removed since (renamed out of the workspace,
+ * replaced by a symlink after being moved away) has another path there, or a " (deleted)" one.
+ * False wherever this cannot be asked (not Linux, a closed handle): the caller then walks again.
+ */
+export function stillWhereVerified(directory: VerifiedDirectory): boolean {
+  if (!DESCRIPTOR_PATHS) return false;
+  const fd = descriptors.get(directory)?.();
+  if (fd === undefined) return false;
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`) === directory.realPath;
+  } catch {
+    return false;
+  }
+}
+
 /** Raised while walking when a component is a symbolic link (or not a directory). */
 export class LinkOnTheWay extends Error {
   constructor(readonly component: string) {
@@ -292,7 +323,7 @@ function realPathOfDescriptor(fd: number, fallback: string): string {
 /** A {@link VerifiedDirectory} over an open descriptor the walk verified (closed once, by `close`). */
 function descriptorDirectory(fd: number, realPath: string, created: readonly string[]): VerifiedDirectory {
   let closed = false;
-  return {
+  const directory: VerifiedDirectory = {
     realPath,
     created,
     at: (name) => entryOfDescriptor(fd, realPath, name),
@@ -310,6 +341,8 @@ function descriptorDirectory(fd: number, realPath: string, created: readonly str
       closeQuietly(fd);
     },
   };
+  descriptors.set(directory, () => (closed ? undefined : fd));
+  return directory;
 }
 
 /**

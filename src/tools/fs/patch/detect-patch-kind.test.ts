@@ -12,4 +12,16 @@ describe("detectPatchKind", () => {
     expect(detectPatchKind("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")).toBe("unified");
     expect(detectPatchKind("--- x\n+++ x\n@@ -1 +1 @@\n-*** Begin\n+b\n")).toBe("unified");
   });
+
+  it("answers each text for itself when texts alternate (the last answer is kept)", () => {
+    const codex = "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch";
+    const unified = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-*** Begin Patch\n+b\n";
+    for (let round = 0; round < 3; round++) {
+      expect(detectPatchKind(codex)).toBe("codex");
+      expect(detectPatchKind(codex)).toBe("codex");
+      expect(detectPatchKind(unified)).toBe("unified");
+      expect(detectPatchKind(`x${unified}`.slice(1))).toBe("unified");
+      expect(detectPatchKind("no marker at all")).toBe("unified");
+    }
+  });
 });
