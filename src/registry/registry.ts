@@ -351,7 +351,9 @@ export class Registry {
    * One background slice: queued changes for about `INDEX_SLICE_MS`; once none are left, the
    * staged postings are written, `COMMIT_SLICE_POSTINGS` per slice (the first also computes any
    * stale weights and makes room in one compaction), then any weights still stale are computed,
-   * so that the first search finds nothing left to do.
+   * so that the first search finds nothing left to do. Weights are computed under the averages
+   * the next search would choose if nothing changes before it: only a search chooses them, so
+   * scores never depend on when slices ran (a search that chooses others recomputes them).
    */
   private indexSlice(): void {
     this.indexing = undefined;

@@ -93,6 +93,33 @@ describe("SearchIndex", () => {
     }
   });
 
+  it("build() and commits between changes choose no averages: scores equal an index that only searched (default tolerance)", () => {
+    const documentOf = (i: number, length: number) => ({
+      name: `tool_${i}`,
+      description: Array.from({ length }, (_, k) => ["file", "mail", "git", "web"][(i + k) % 4]).join(" "),
+    });
+    const built = new SearchIndex();
+    const searched = new SearchIndex();
+    for (let i = 0; i < 400; i++) {
+      built.stage(documentOf(i, 3));
+      searched.stage(documentOf(i, 3));
+    }
+    // Weights computed ahead of a search, under the averages of 400 short documents.
+    built.build();
+    // Two longer ones move the description's average by 0.5%, under the 1% tolerance.
+    for (let i = 400; i < 402; i++) {
+      built.stage(documentOf(i, 6));
+      searched.stage(documentOf(i, 6));
+    }
+    built.commitStaged(3);
+    for (const query of ["file", "mail git", "web file mail"])
+      expect(built.search(query, 50)).toEqual(searched.search(query, 50));
+    // Positive control: averages before and after the two differ enough to change scores.
+    const before = new SearchIndex();
+    for (let i = 0; i < 400; i++) before.stage(documentOf(i, 3));
+    expect(before.search("file", 1)[0]?.score).not.toBe(searched.search("file", 1)[0]?.score);
+  });
+
   it("keeps exact scores through heavy churn (slots reused, term storage compacted) and removes in one document's work", () => {
     const words = ["file", "mail", "git", "web", "page", "issue", "branch", "calendar", "event", "city"];
     const documentOf = (i: number, round: number) => ({

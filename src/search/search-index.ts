@@ -70,8 +70,8 @@ export interface SearchIndexOptions {
    */
   readonly splitCompounds?: boolean;
   /**
-   * How far (relative) an average field length may drift from the one the stored term weights were
-   * computed with before they are all recomputed, at the next search. 0 recomputes after every
+   * How far (relative) an average field length may drift from the one the last search used before
+   * the stored term weights are all recomputed, at the next search. 0 recomputes after every
    * change that moves an average (exact BM25F, slow for large catalogs under churn).
    * @defaultValue 0.01
    */
@@ -173,6 +173,12 @@ const SERVER_TAG = "mcp_server:";
 const VALUE_WEIGHT = 0.5;
 const KIND_WEIGHT = 1;
 
+/** Exact equality: weights computed under averages one ulp apart would give other scores. */
+function sameValues(a: Float64Array, b: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * A BM25F keyword index over tool documents that updates in place: adding, replacing or removing a
  * document touches only that document's terms (about one document of work), and scores are
@@ -227,12 +233,21 @@ export class SearchIndex {
   private readonly fieldTotals = new Float64Array(FIELD_COUNT);
   /** The average field lengths the stored weights were computed with. */
   private readonly averages = new Float64Array(FIELD_COUNT).fill(1);
+  /**
+   * The average field lengths the last search chose (see {@link SearchIndex.chooseAverages}).
+   * Only a search chooses them, so which ones a search uses depends on the changes and searches
+   * before it, never on when a host's idle turns wrote postings or weights in between.
+   */
+  private readonly chosenAverages = new Float64Array(FIELD_COUNT).fill(1);
+  private averagesChosen = false;
+  /** The averages the next search would choose (scratch). */
+  private readonly nextAverages = new Float64Array(FIELD_COUNT);
   private readonly tolerance: number;
   /**
-   * False until the first search, and again whenever stored weights may be stale: adding a
-   * document then skips computing its weights, which the next search computes for every posting
-   * at once under the averages of that moment. A bulk load (100,000 tools) thus pays one weight
-   * per posting, once, instead of one per add and a full recomputation at the first search.
+   * False until weights are first computed (by a search, `build` or a commit): adding a
+   * document then skips computing its weights, which are computed for every posting at once
+   * under the averages of that moment. A bulk load (100,000 tools) thus pays one weight per
+   * posting, once, instead of one per add and a full recomputation at the first search.
    */
   private weightsCurrent = false;
   /** Per-field counts of the document being added, `FIELD_COUNT` per distinct term (scratch). */
@@ -428,8 +443,10 @@ export class SearchIndex {
   /**
    * Writes the postings of staged documents (see {@link SearchIndex.stage}), whole documents in
    * order, until about `limit` postings are written; true when none is left staged. The first
-   * call of a commit computes the term weights that are stale (so the staged postings get theirs
-   * as they are written, and the next search has none to compute) and, for many staged postings
+   * call of a commit computes the term weights that are stale, under the averages the next search
+   * would choose if nothing changes before it (so the staged postings get theirs as they are
+   * written, and that search has none to compute; a search that chooses others recomputes them,
+   * so results never depend on when a commit ran) and, for many staged postings
    * (an eighth or more of those held), gives each term in one compaction the room it will hold,
    * so no term moves while they are written. A host can thus spread a commit over several turns
    * of its event loop; a search, `set`, or removal of a staged document finishes it first.
@@ -438,7 +455,7 @@ export class SearchIndex {
     if (this.stagedSlot < 0) return true;
     if (this.commitSlot < 0) {
       this.commitSlot = this.stagedSlot;
-      this.refreshIfDrifted(this.slotOf.size);
+      this.weighForNextSearch();
       const staged = this.arenaUsed - this.stagedArena;
       if (staged >= Math.max(this.commitCompactMin, this.storeReserved >> 3)) this.reserveStagedRooms();
     }
@@ -655,11 +672,13 @@ export class SearchIndex {
 
   /**
    * Does now what the next search would do first: writes the staged postings and computes the
-   * term weights that are stale (all of them after a bulk load), e.g. in an idle moment.
+   * term weights that are stale (all of them after a bulk load), e.g. in an idle moment. It
+   * chooses no averages: the weights are those the next search would use if nothing changes
+   * before it, and that search recomputes them if it chooses others.
    */
   build(): void {
     this.commitStaged();
-    if (this.slotOf.size > 0) this.refreshIfDrifted(this.slotOf.size);
+    this.weighForNextSearch();
   }
 
   /** The number of term postings held (for memory reports). */
@@ -683,10 +702,12 @@ export class SearchIndex {
    * first), so scores are the exhaustive ones to the last bit and ties keep their order.
    */
   search(query: string, limit = 10, accept?: (name: string) => boolean): SearchHit[] {
-    this.commitStaged();
     const count = this.slotOf.size;
+    // Chosen before the staged postings are written (their field lengths already count), so
+    // those get their weights as they are written.
+    if (count > 0) this.chooseAverages(count);
+    this.commitStaged();
     if (count === 0 || limit <= 0) return [];
-    this.refreshIfDrifted(count);
     const plan = this.planQuery(query, count);
     const top = new TopK(limit);
     // The walk leaves its scratch clean when it ends; a filter (`accept`) that throws ends it
@@ -1069,18 +1090,43 @@ export class SearchIndex {
   }
 
   /**
-   * Recomputes every stored weight when an average field length moved past the tolerance, or
-   * when documents were added since the last search without their weights (a bulk load).
+   * The averages a search would choose now (in `nextAverages`): the current ones at the first
+   * search or when one moved past the tolerance from those the last search chose, else those.
    */
-  private refreshIfDrifted(count: number): void {
-    let drifted = !this.weightsCurrent;
+  private averagesForSearch(count: number): Float64Array {
+    const next = this.nextAverages;
+    let drifted = !this.averagesChosen;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const current = Math.max((this.fieldTotals[f] as number) / count, 1);
-      const stored = this.averages[f] as number;
-      if (Math.abs(current - stored) > this.tolerance * stored) drifted = true;
+      const chosen = this.chosenAverages[f] as number;
+      if (Math.abs(current - chosen) > this.tolerance * chosen) drifted = true;
+      next[f] = current;
     }
-    if (!drifted) return;
-    for (let f = 0; f < FIELD_COUNT; f++) this.averages[f] = Math.max((this.fieldTotals[f] as number) / count, 1);
+    if (!drifted) next.set(this.chosenAverages);
+    return next;
+  }
+
+  /** A search's choice of averages, and the stored weights recomputed if they were not under them. */
+  private chooseAverages(count: number): void {
+    const next = this.averagesForSearch(count);
+    this.chosenAverages.set(next);
+    this.averagesChosen = true;
+    this.weighUnder(next);
+  }
+
+  /**
+   * The stored weights computed ahead of a search (a commit, an idle moment) under the averages
+   * it would choose if nothing changes before it; it chooses nothing, so a later search decides.
+   */
+  private weighForNextSearch(): void {
+    const count = this.slotOf.size;
+    if (count > 0) this.weighUnder(this.averagesForSearch(count));
+  }
+
+  /** Recomputes every stored weight unless all are current under exactly these averages. */
+  private weighUnder(target: Float64Array): void {
+    if (this.weightsCurrent && sameValues(this.averages, target)) return;
+    this.averages.set(target);
     const slots = this.storeSlots;
     const counts = this.storeCounts;
     const weights = this.storeWeights;
