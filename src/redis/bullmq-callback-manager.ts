@@ -138,7 +138,10 @@ function view(stored: StoredCallback): DelayedCallback {
  *   again with its remaining delay; a job id is the callback id, so it is never added twice);
  * - delivery is at least once: the record says `fired` only after `onFire` resolved; a worker
  *   that dies inside `onFire` leaves the job to BullMQ's stalled-job check, and another worker
- *   fires the callback again (once: a second death marks it `failed`);
+ *   fires the callback again (once: a second death marks it `failed`); a Redis error when a
+ *   worker takes the callback fails only its job, and the next repair fires it again; recording
+ *   the outcome after `onFire` resolved is tried again for up to `operationTimeoutMs`; a callback
+ *   taken twice without an outcome is marked `failed`, even once BullMQ dropped its failed job;
  * - `schedule`, `cancel`, `list` and `get` wait at most `operationTimeoutMs` for Redis.
  * @beta
  */
