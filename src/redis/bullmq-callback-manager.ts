@@ -108,6 +108,13 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return out
 `;
 
+/**
+ * How many times a callback may be taken for firing (its record claimed) without its outcome being
+ * recorded before it is marked failed: a worker that died inside onFire twice, or Redis failing
+ * after each claim, does not fire it forever.
+ */
+const MAX_FIRINGS = 2;
+
 /** A callback as stored: the public shape, plus how many times a worker took it for firing. */
 type StoredCallback = DelayedCallback & { readonly firing?: number };
 
@@ -131,7 +138,10 @@ function view(stored: StoredCallback): DelayedCallback {
  *   again with its remaining delay; a job id is the callback id, so it is never added twice);
  * - delivery is at least once: the record says `fired` only after `onFire` resolved; a worker
  *   that dies inside `onFire` leaves the job to BullMQ's stalled-job check, and another worker
- *   fires the callback again (once: a second death marks it `failed`);
+ *   fires the callback again (once: a second death marks it `failed`); a Redis error when a
+ *   worker takes the callback fails only its job, and the next repair fires it again; recording
+ *   the outcome after `onFire` resolved is tried again for up to `operationTimeoutMs`; a callback
+ *   taken twice without an outcome is marked `failed`, even once BullMQ dropped its failed job;
  * - `schedule`, `cancel`, `list` and `get` wait at most `operationTimeoutMs` for Redis.
  * @beta
  */
@@ -142,6 +152,7 @@ export class BullMqCallbackManager implements CallbackManager {
   private readonly workers: Worker[] = [];
   private readonly operationTimeoutMs: number;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
 
   constructor(options: BullMqCallbackManagerOptions) {
     this.options = options;
@@ -298,6 +309,8 @@ export class BullMqCallbackManager implements CallbackManager {
     worker.on("error", () => undefined);
     this.workers.push(worker);
     await worker.waitUntilReady();
+    // close() may have run during the wait: an interval started now would run on a closed queue.
+    if (this.closed) return;
     const sweep = () => void this.sweep(lockDurationMs).catch(() => undefined);
     sweep();
     this.sweeper ??= setInterval(sweep, lockDurationMs);
@@ -306,6 +319,7 @@ export class BullMqCallbackManager implements CallbackManager {
 
   /** Stops this process's workers and closes the queue. Pending callbacks stay in Redis. */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
     this.sweeper = undefined;
     await Promise.all(this.workers.map((worker) => worker.close()));
@@ -314,8 +328,8 @@ export class BullMqCallbackManager implements CallbackManager {
 
   private async fire(job: Job, onFire: (callback: DelayedCallback) => void | Promise<void>): Promise<void> {
     const { id, conversationId } = job.data as { id: string; conversationId: string };
-    const redis = await this.client();
-    const claimed = (await redis.eval(CLAIM, 1, this.recordKey(id))) as string;
+    // A transient Redis error here fails the job before onFire; repair() then fires it again.
+    const claimed = (await (await this.client()).eval(CLAIM, 1, this.recordKey(id))) as string;
     if (claimed === "") return; // cancelled, already ended, or unknown
     const callback = view(JSON.parse(claimed) as StoredCallback);
     let error = "";
@@ -324,29 +338,54 @@ export class BullMqCallbackManager implements CallbackManager {
     } catch (thrown) {
       error = thrown instanceof Error ? thrown.message : String(thrown);
     }
-    await this.end(conversationId, id, error === "" ? "fired" : "failed", error, false);
+    await this.endRetrying(conversationId, id, error === "" ? "fired" : "failed", error);
   }
 
   /**
-   * Makes pending callbacks match their jobs: a missing job is added again with the remaining
-   * delay (idempotent: the job id is the callback's id), and a callback whose job BullMQ failed
-   * (its worker died twice in onFire) is marked failed.
+   * Records a firing's outcome, tried again for up to `operationTimeoutMs` on a Redis error: once
+   * onFire resolved, a transient error must not leave the callback to be fired again. If it still
+   * fails, the job fails and repair() fires the callback again (at least once).
+   */
+  private async endRetrying(conversationId: string, id: string, status: DelayedCallback["status"], error: string): Promise<void> {
+    const deadline = Date.now() + this.operationTimeoutMs;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+      try {
+        await this.end(conversationId, id, status, error, false);
+        return;
+      } catch (thrown) {
+        if (this.closed || Date.now() + wait > deadline) throw thrown;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  /**
+   * Makes pending callbacks match their jobs. A callback taken for firing fewer than
+   * {@link MAX_FIRINGS} times whose job is missing (its scheduling process died between the record
+   * and the job, or BullMQ dropped the failed job) or failed (a Redis error before its outcome was
+   * recorded, or a worker that died twice) is fired again: added again with its remaining delay
+   * (idempotent: the job id is the callback's id), or its failed job retried. One taken that often
+   * is marked failed, whether or not BullMQ still keeps its failed job (`removeOnFail` drops them).
    */
   private async repair(pending: readonly StoredCallback[], writes: { sent: boolean }): Promise<void> {
     for (const callback of pending) {
       const job = await this.queue.getJob(callback.id);
-      if (job === undefined) {
-        writes.sent = true;
-        await this.arm(callback);
-      } else if ((await job.getState()) === "failed") {
-        writes.sent = true;
+      const failed = job === undefined ? false : (await job.getState()) === "failed";
+      if (job !== undefined && !failed) continue;
+      writes.sent = true;
+      if ((callback.firing ?? 0) >= MAX_FIRINGS) {
         await this.end(
           callback.conversationId,
           callback.id,
           "failed",
-          "The worker firing it stopped (twice) before its outcome was recorded.",
+          `It was taken for firing ${callback.firing} times and its outcome was never recorded (the worker stopped, or Redis failed).`,
           false,
         );
+      } else if (job === undefined) {
+        await this.arm(callback);
+      } else {
+        // Another process may retry it first: then it is no longer failed, and this one is not needed.
+        await job.retry("failed").catch(() => undefined);
       }
     }
   }

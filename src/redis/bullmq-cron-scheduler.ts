@@ -148,6 +148,7 @@ export class BullMqCronScheduler implements CronClient {
   private readonly lifetime = new AbortController();
   private readonly operationTimeoutMs: number;
   private reconciler: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
 
   constructor(options: BullMqCronSchedulerOptions) {
     this.options = options;
@@ -245,8 +246,11 @@ export class BullMqCronScheduler implements CronClient {
    */
   private async reconcile(writes: { sent: boolean }): Promise<CronJob[]> {
     const redis = await this.client();
-    const all = Object.values(await redis.hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
+    // Schedulers first, then jobs: `create` stores its job before it arms its scheduler, so every
+    // scheduler seen here whose job the later read lacks is truly orphaned. The other order saw a
+    // create landing between the two reads as "armed but not stored" and removed its scheduler.
     const armed = new Set((await this.queue.getJobSchedulers(0, -1)).map((scheduler) => scheduler.key));
+    const all = Object.values(await redis.hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
     const stored = new Map(all.map((job) => [job.id, job]));
     for (const job of all) {
       if ((job.status === "active") === armed.has(job.id)) continue;
@@ -257,6 +261,8 @@ export class BullMqCronScheduler implements CronClient {
     }
     for (const id of armed) {
       if (stored.has(id)) continue;
+      // Checked again just before removing (cheap): the job's record is never deleted once written.
+      if ((await redis.hexists(this.key("jobs"), id)) === 1) continue;
       writes.sent = true;
       await this.queue.removeJobScheduler(id);
     }
@@ -302,6 +308,8 @@ export class BullMqCronScheduler implements CronClient {
     worker.on("error", () => undefined);
     this.workers.push(worker);
     await worker.waitUntilReady();
+    // close() may have run during the wait: an interval started now would run on a closed queue.
+    if (this.closed) return;
     const pass = () => void this.reconcile({ sent: false }).catch(() => undefined);
     pass();
     this.reconciler ??= setInterval(pass, options.reconcileIntervalMs ?? 60_000);
@@ -310,6 +318,7 @@ export class BullMqCronScheduler implements CronClient {
 
   /** Stops this process's workers (executions in flight are aborted) and closes the queue. Jobs stay in Redis. */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.reconciler !== undefined) clearInterval(this.reconciler);
     this.reconciler = undefined;
     this.lifetime.abort(new ToolError("scheduler_closed", "The cron scheduler was closed."));
