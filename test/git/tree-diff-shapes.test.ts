@@ -12,7 +12,7 @@ import * as nodeFs from "node:fs";
 import { chmodSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiffRangeOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
+import type { DiffRangeOutput, FileHistoryOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { diffNameStatus } from "./support/git-oracle.js";
@@ -139,9 +139,14 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs of unusua
  */
 const DEPTH = 3000;
 
+/** The directory {@link DEPTH} levels down. */
+function deepPath(): string {
+  return Array.from({ length: DEPTH }, (_, level) => `d${level % 10}`).join("/");
+}
+
 function buildDeep(): FixtureRepository {
   const repository = FixtureRepository.create("shapes-deep");
-  const deep = `${Array.from({ length: DEPTH }, (_, level) => `d${level % 10}`).join("/")}`;
+  const deep = deepPath();
   const commit = (mark: number, message: string, day: number, body: string) => {
     const time = 1_704_106_800 + day * 86_400;
     const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
@@ -201,6 +206,15 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs thousands
           `${stage}, scope ${scope === undefined ? "." : "1,500 deep"}`,
         ).toEqual(expected);
       }
+      // git_file_history follows the same path down (its own walk, not the tree diff).
+      const file = `${deepPath()}/file.txt`;
+      const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: file, follow_renames: false }));
+      const expectedHistory = quietGit(directory, ["log", "--format=%H", "--", file])
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((id) => id.slice(0, 10));
+      expect(expectedHistory).toHaveLength(2);
+      expect(history.commits.map((commit) => commit.sha)).toEqual(expectedHistory);
     }
   }, 120_000);
 });
