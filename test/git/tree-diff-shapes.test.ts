@@ -7,11 +7,12 @@
  * every commit.
  */
 
+import { execFileSync } from "node:child_process";
 import * as nodeFs from "node:fs";
 import { chmodSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiffRangeOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
+import type { DiffRangeOutput, FileHistoryOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { diffNameStatus } from "./support/git-oracle.js";
@@ -129,4 +130,91 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs of unusua
       }
     },
   );
+});
+
+/**
+ * A path 3,000 directories deep (6,000 characters: past PATH_MAX, so written with git fast-import,
+ * not the file system). The synchronous raw-id walk recursed three native frames per level and
+ * threw RangeError here; git diffs it fine.
+ */
+const DEPTH = 3000;
+
+/** The directory {@link DEPTH} levels down. */
+function deepPath(): string {
+  return Array.from({ length: DEPTH }, (_, level) => `d${level % 10}`).join("/");
+}
+
+function buildDeep(): FixtureRepository {
+  const repository = FixtureRepository.create("shapes-deep");
+  const deep = deepPath();
+  const commit = (mark: number, message: string, day: number, body: string) => {
+    const time = 1_704_106_800 + day * 86_400;
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+    return `commit refs/heads/main\nmark :${mark}\ncommitter ${AUTHOR.name} <${AUTHOR.email}> ${time} +0000\n${data(message)}${body}\n`;
+  };
+  const stream = [
+    commit(
+      1,
+      "deep file with the token",
+      1,
+      `M 100644 inline ${deep}/file.txt\n${`data 8\n${TOKEN}\n`}M 100644 inline top.txt\ndata 4\ntop\n`,
+    ),
+    commit(2, "beside it, no token", 2, `M 100644 inline ${deep}/other.txt\ndata 9\nno token\n`),
+    commit(3, "deep file loses the token", 3, `M 100644 inline ${deep}/file.txt\ndata 5\ngone\n`),
+    commit(4, "a second deep file gains it", 4, `M 100644 inline ${deep}/d0/late.txt\ndata 8\n${TOKEN}\n`),
+  ].join("");
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository.directory, input: stream });
+  git(repository.directory, ["symbolic-ref", "HEAD", "refs/heads/main"]);
+  return repository;
+}
+
+/** git with its stderr dropped: it warns once per deep path it cannot stat in the (empty) work tree. */
+function quietGit(cwd: string, args: string[]): string {
+  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs thousands of directories deep"), () => {
+  let deep: FixtureRepository;
+  beforeAll(() => {
+    deep = buildDeep();
+  });
+  afterAll(() => removeDirectory(deep.directory));
+
+  it("git_log_search pickaxe finds what git log -S finds, loose and packed, whole and scoped", async () => {
+    const { directory } = deep;
+    const scoped = `${Array.from({ length: 1500 }, (_, level) => `d${level % 10}`).join("/")}`;
+    for (const stage of ["loose", "packed"]) {
+      if (stage === "packed") quietGit(directory, ["gc", "-q"]);
+      const run = gitRun(directory);
+      for (const scope of [undefined, scoped]) {
+        const pathArgs = scope === undefined ? [] : ["--", scope];
+        const expected = quietGit(directory, ["log", "--format=%H", `-S${TOKEN}`, ...pathArgs])
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((id) => id.slice(0, 10));
+        expect(expected).toHaveLength(3);
+        const answer = output<LogSearchOutput>(
+          await run.call("git_log_search", {
+            query: TOKEN,
+            mode: "pickaxe",
+            max_results: 50,
+            ...(scope === undefined ? {} : { path: scope }),
+          }),
+        );
+        expect(
+          answer.commits.map((commit) => commit.sha),
+          `${stage}, scope ${scope === undefined ? "." : "1,500 deep"}`,
+        ).toEqual(expected);
+      }
+      // git_file_history follows the same path down (its own walk, not the tree diff).
+      const file = `${deepPath()}/file.txt`;
+      const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: file, follow_renames: false }));
+      const expectedHistory = quietGit(directory, ["log", "--format=%H", "--", file])
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((id) => id.slice(0, 10));
+      expect(expectedHistory).toHaveLength(2);
+      expect(history.commits.map((commit) => commit.sha)).toEqual(expectedHistory);
+    }
+  }, 120_000);
 });

@@ -83,15 +83,26 @@ async function walkTrees(walk: Walk, before: string | undefined, after: string |
 
 const EMPTY_TREE = new GitTree(Buffer.alloc(0));
 
+/** A pair of trees still to compare, with the path and depth they sit at. */
+interface PendingTrees {
+  readonly oldTree: GitTree;
+  readonly newTree: GitTree;
+  readonly prefix: string;
+  readonly depth: number;
+}
+
 /**
  * {@link compareEntries} for a store read by raw id: the entries are compared where the trees
  * store them, a subtree is read from the id bytes its parent holds, and nothing is awaited, so a
  * walk allocates no promise, no entry object and no id text for what did not change (a pickaxe
  * search diffs hundreds of commits on its first call). Only a changed file becomes a
- * {@link FileChange}, with the same fields {@link compareEntries} gives it.
+ * {@link FileChange}, with the same fields {@link compareEntries} gives it. A changed subtree is
+ * queued on `pending`, not recursed into: a repository thousands of directories deep would
+ * otherwise overflow the native stack (the async walk unwinds at every tree read; this one does not).
  */
 function compareEntriesRaw(
   walk: Walk,
+  pending: PendingTrees[],
   before: GitTree | undefined,
   i: number,
   after: GitTree | undefined,
@@ -107,7 +118,7 @@ function compareEntriesRaw(
     const { repository } = walk;
     const oldTree = oldIsTree ? repository.treeAt(before.content, before.entryIdAt(i)) : EMPTY_TREE;
     const newTree = newIsTree ? repository.treeAt(after.content, after.entryIdAt(j)) : EMPTY_TREE;
-    walkTreesRaw(walk, oldTree, newTree, path, depth + 1);
+    if (oldTree !== newTree) pending.push({ oldTree, newTree, prefix: path, depth: depth + 1 });
   }
   const oldFile = oldIsTree ? undefined : before;
   const newFile = newIsTree ? undefined : after;
@@ -121,33 +132,47 @@ function compareEntriesRaw(
 }
 
 /** {@link mergeTrees}, synchronously on raw ids (see {@link compareEntriesRaw}). */
-function mergeTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number): void {
+function mergeTreesRaw(walk: Walk, pending: PendingTrees[], { oldTree, newTree, prefix, depth }: PendingTrees): void {
   let i = 0;
   let j = 0;
   while (i < oldTree.size || j < newTree.size) {
     const order = i >= oldTree.size ? 1 : j >= newTree.size ? -1 : oldTree.compareNames(i, newTree, j);
     if (order === 0) {
-      if (!oldTree.sameObject(i, newTree, j)) compareEntriesRaw(walk, oldTree, i, newTree, j, prefix, depth);
+      if (!oldTree.sameObject(i, newTree, j)) compareEntriesRaw(walk, pending, oldTree, i, newTree, j, prefix, depth);
       i++;
       j++;
-    } else if (order < 0) compareEntriesRaw(walk, oldTree, i++, undefined, -1, prefix, depth);
-    else compareEntriesRaw(walk, undefined, -1, newTree, j++, prefix, depth);
+    } else if (order < 0) compareEntriesRaw(walk, pending, oldTree, i++, undefined, -1, prefix, depth);
+    else compareEntriesRaw(walk, pending, undefined, -1, newTree, j++, prefix, depth);
   }
 }
 
-/** {@link walkTrees}, synchronously on raw ids (see {@link compareEntriesRaw}). */
-function walkTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree, prefix: string, depth: number): void {
-  if (oldTree === newTree) return;
-  const part = walk.scope[depth];
-  if (part === undefined) {
-    mergeTreesRaw(walk, oldTree, newTree, prefix, depth);
-    return;
+/**
+ * {@link walkTrees}, synchronously on raw ids (see {@link compareEntriesRaw}), over a work list:
+ * the changes come out in another order than the recursive walk's, and {@link diffTrees} sorts them.
+ */
+function walkTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree): void {
+  const pending: PendingTrees[] = [{ oldTree, newTree, prefix: "", depth: 0 }];
+  for (let trees = pending.pop(); trees !== undefined; trees = pending.pop()) {
+    const part = walk.scope[trees.depth];
+    if (part === undefined) {
+      mergeTreesRaw(walk, pending, trees);
+      continue;
+    }
+    const i = trees.oldTree.indexOf(part);
+    const j = trees.newTree.indexOf(part);
+    if (i < 0 && j < 0) continue;
+    if (i >= 0 && j >= 0 && trees.oldTree.sameObject(i, trees.newTree, j)) continue;
+    compareEntriesRaw(
+      walk,
+      pending,
+      i < 0 ? undefined : trees.oldTree,
+      i,
+      j < 0 ? undefined : trees.newTree,
+      j,
+      trees.prefix,
+      trees.depth,
+    );
   }
-  const i = oldTree.indexOf(part);
-  const j = newTree.indexOf(part);
-  if (i < 0 && j < 0) return;
-  if (i >= 0 && j >= 0 && oldTree.sameObject(i, newTree, j)) return;
-  compareEntriesRaw(walk, i < 0 ? undefined : oldTree, i, j < 0 ? undefined : newTree, j, prefix, depth);
 }
 
 /**
@@ -163,7 +188,7 @@ export async function diffTrees(
 ): Promise<FileChange[]> {
   const walk: Walk = { repository, scope: scope === "" ? [] : scope.split("/"), changes: [] };
   if (repository.rawReads) {
-    if (before !== after) walkTreesRaw(walk, repository.treeSync(before), repository.treeSync(after), "", 0);
+    if (before !== after) walkTreesRaw(walk, repository.treeSync(before), repository.treeSync(after));
   } else {
     await walkTrees(walk, before, after, "", 0);
   }

@@ -35,7 +35,7 @@ export interface CommitGraphFile {
   readonly size: number;
   /** Reads `length` bytes at `position` into `target` at `offset`; returns how many were read. */
   read(target: Buffer, offset: number, length: number, position: number): number;
-  /** Releases the file (a later read opens it again). */
+  /** Closes the file for good: every page is read, or its store was closed (a later read fails). */
   close(): void;
 }
 

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
+import { FilePool, OPEN_FILES } from "./file-pool.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
@@ -21,6 +21,12 @@ export interface NodeObjectStoreOptions {
   readonly deltaBaseBytes?: number;
   /** How packs are read (sizes for whole reads and windows); tests make them small. */
   readonly packs?: PackReadOptions;
+  /**
+   * Pack index and commit-graph files held open at most; the least recently read is closed and
+   * opened again when needed (see {@link FilePool}).
+   * @defaultValue 64
+   */
+  readonly openFiles?: number;
 }
 
 /**
@@ -60,12 +66,21 @@ export class NodeObjectStore implements ObjectStore {
   private graph: CommitGraph | null | undefined;
   /** The id being looked up, as raw bytes (reused: one lookup at a time). */
   private readonly raw = Buffer.alloc(20);
+  /** The index and graph files, with a bounded number of descriptors. */
+  private readonly files: FilePool;
 
   constructor(
     private readonly directories: readonly string[],
     private readonly reader: GitFileReader,
     private readonly options: NodeObjectStoreOptions = {},
-  ) {}
+  ) {
+    this.files = new FilePool(reader, options.openFiles ?? OPEN_FILES);
+  }
+
+  /** Index and graph files holding a descriptor now (at most {@link NodeObjectStoreOptions.openFiles}). */
+  get openFileCount(): number {
+    return this.files.openCount;
+  }
 
   private listPacks(): PackFile[] {
     const known = new Map((this.packs ?? []).map((pack) => [pack.path, pack]));
@@ -103,28 +118,9 @@ export class NodeObjectStore implements ObjectStore {
     return packs;
   }
 
-  /**
-   * `file` opened for positioned reads (reopened after {@link PackIndexFile.close} if read again:
-   * pack indexes and graph files are written once under a name of their content's hash, or
-   * replaced whole by a rename); `undefined` when it is not there.
-   */
+  /** `file` opened for positioned reads, in the bounded pool (see {@link FilePool}); `undefined` when it is not there. */
   private openFile(file: string): PackIndexFile | undefined {
-    const { reader } = this;
-    let descriptor = reader.open(file);
-    if (descriptor === undefined) return undefined;
-    const size = fstatSync(descriptor).size;
-    return {
-      size,
-      read(target, offset, length, position) {
-        descriptor ??= reader.open(file);
-        if (descriptor === undefined) throw new CatalogError("missing_object", `${file} disappeared.`);
-        return readSync(descriptor, target, offset, length, position);
-      },
-      close() {
-        if (descriptor !== undefined) closeSync(descriptor);
-        descriptor = undefined;
-      },
-    };
+    return this.files.openFile(file);
   }
 
   /** The pack index at `file`, read bucket by bucket as lookups need them; `undefined` when it is gone. */

@@ -36,7 +36,7 @@ export interface PackIndexFile {
   readonly size: number;
   /** Reads `length` bytes at `position` into `target` at `offset`; returns how many were read. */
   read(target: Buffer, offset: number, length: number, position: number): number;
-  /** Releases the file (a later read opens it again). */
+  /** Closes the file for good: its reader has all it needs, or its store was closed (a later read fails). */
   close(): void;
 }
 
@@ -137,7 +137,7 @@ export class PackIndex {
     this.largeOffsetsRead = true;
   }
 
-  /** Releases the file, if the index reads one (a later lookup of an unread bucket opens it again). */
+  /** Releases the file, if the index reads one (a later lookup of an unread bucket fails). */
   close(): void {
     this.file?.close();
   }
