@@ -1,4 +1,4 @@
-import { isThenable, settleThenable } from "../tool/settle-thenable.js";
+import { settleThenable } from "../tool/settle-thenable.js";
 /**
  * A listener of one event type. It may be async: a rejected promise is reported like a throw.
  *
@@ -71,7 +71,7 @@ export class EventBus<Events extends object> {
         // An async listener's rejection is a listener error too: without this it would be an
         // unhandled rejection that `onListenerError` never sees.
         // Followed level by level: a thenable resolving to itself would otherwise starve every timer.
-        if (isThenable(returned)) {
+        if ((typeof returned === "object" && returned !== null) || typeof returned === "function") {
           settleThenable(returned).catch((error: unknown) => this.reportListenerError(error, String(type)));
         }
       } catch (error) {

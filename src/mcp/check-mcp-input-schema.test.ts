@@ -70,6 +70,51 @@ describe("checkMcpInputSchema", () => {
     expect(checkMcpInputSchema(flat(3000))).toBeUndefined();
   });
 
+  it("refuses schemas whose first compile would hold the host for seconds to minutes, and checks them in linear time", () => {
+    // Each level refers `width` times to itself: the validator cannot inline those references.
+    // Measured: 30 levels of 600 took the first call 170 s to compile; 20 of 45, 3-6 s.
+    const nested = (depth: number, width: number) => {
+      const root: Record<string, unknown> = { type: "object" };
+      let current = root;
+      let pointer = "#";
+      for (let level = 0; level < depth; level++) {
+        const next: Record<string, unknown> = { type: "object" };
+        const properties: Record<string, unknown> = { n: next };
+        for (let i = 0; i < width; i++) properties[`r${i}`] = { $ref: pointer };
+        current.properties = properties;
+        pointer += "/properties/n";
+        current = next;
+      }
+      return root;
+    };
+    const started = performance.now();
+    expect(checkMcpInputSchema(nested(30, 600))).toMatch(/more than 10000 schema nodes|\$refs to definitions that hold/);
+    expect(checkMcpInputSchema(nested(20, 45))).toMatch(/900 \$refs to definitions that hold \$refs/);
+    // Many spellings of one pointer are one definition, not many (a quadratic walk before).
+    const spellings = Array.from({ length: 1_024 }, (_, mask) =>
+      [..."properties"].map((letter, i) => (mask & (1 << i) ? `%${letter.charCodeAt(0).toString(16)}` : letter)).join(""),
+    );
+    const encoded = {
+      type: "object",
+      properties: { tree: { $ref: "#/$defs/node" } },
+      $defs: {
+        node: {
+          type: "object",
+          properties: Object.fromEntries(spellings.slice(0, 150).map((_, i) => [`c${i}`, { $ref: "#/$defs/node" }])),
+        },
+        other: {
+          type: "object",
+          properties: Object.fromEntries(spellings.map((spelling, i) => [`p${i}`, { $ref: `#/$defs/leaf/${spelling}` }])),
+        },
+        leaf: { properties: { type: "string" } },
+      },
+    };
+    expect(checkMcpInputSchema(encoded)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Controls: 180 self-references (about a second to compile) and the flat $defs above pass.
+    expect(checkMcpInputSchema(nested(30, 6))).toBeUndefined();
+  });
+
   it("refuses an enum too long for the validator's quadratic meta-schema check, in seconds, not minutes", () => {
     const values = (count: number) => Array.from({ length: count }, (_, index) => `value-${index}`);
     expect(checkMcpInputSchema({ type: "object", properties: { a: { enum: values(1_000) } } })).toBeUndefined();

@@ -1,4 +1,4 @@
-import { settleThenable } from "../tool/settle-thenable.js";
+import { type Settled, settleThenable } from "../tool/settle-thenable.js";
 import type { ApprovalResolution } from "./approval-broker.js";
 
 /** How much longer than its own timeout a broker gets to answer before the run stops waiting. */
@@ -37,7 +37,7 @@ export async function awaitApproval(
         // The broker's own timer decides whether the process stays up for an answer, not this one.
         timer.unref?.();
       }
-      let pending: Promise<ApprovalResolution>;
+      let pending: Promise<Settled<ApprovalResolution>>;
       try {
         // Not Promise.resolve: a broker's thenable that resolves to itself would starve every timer.
         pending = settleThenable(request());
@@ -45,7 +45,7 @@ export async function awaitApproval(
         reject(error);
         return;
       }
-      pending.then((resolution) => resolve({ kind: "resolved", resolution }), reject);
+      pending.then((settled) => resolve({ kind: "resolved", resolution: settled.value }), reject);
     });
   } finally {
     if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);

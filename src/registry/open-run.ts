@@ -33,7 +33,7 @@ export type OpenRunOptions = Omit<CreateRunOptions, "state" | "store" | "storeRe
 export async function openRun(registry: Registry, options: OpenRunOptions): Promise<Run> {
   const { store, runId, ...rest } = options;
   // Settled level by level: a store's thenable resolving to itself would freeze the process, not fail.
-  const stored = await settleThenable<Awaited<ReturnType<typeof store.load>>>(store.load(runId));
+  const { value: stored } = await settleThenable<Awaited<ReturnType<typeof store.load>>>(store.load(runId));
   if (stored === undefined) return registry.createRun({ ...rest, runId, store, storeRevision: 0 });
   return registry.createRun({ ...rest, state: stored.state, store, storeRevision: stored.revision });
 }

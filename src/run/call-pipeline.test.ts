@@ -143,6 +143,25 @@ describe("run.call always resolves (issue 15.1)", () => {
     }
   });
 
+  it("for an object whose `then` getter hides the first time and loops after: the call still ends", async () => {
+    // Resolving a promise with it would read `then` once more and adopt the self-resolving function.
+    const tricky = () => {
+      let reads = 0;
+      const value: Record<string, unknown> = { data: 1 };
+      Object.defineProperty(value, "then", {
+        enumerable: false,
+        get: () => (++reads === 1 ? undefined : (resolve: (v: unknown) => void) => resolve(value)),
+      });
+      return value;
+    };
+    const tool = defineTool({ name: "tricky", description: "T.", inputSchema: z.object({}), handler: () => tricky() as never });
+    // On the old code this never settles (the test times out, the event loop starved).
+    const result = await createRegistry({ tools: [tool] })
+      .createRun()
+      .call("tricky", {});
+    expect(result).toMatchObject({ ok: true, output: { data: 1 } });
+  });
+
   it("follows nested thenables to their value, and only a thenable's first answer counts (control)", async () => {
     const thenable = (settle: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void) =>
       // biome-ignore lint/suspicious/noThenProperty: thenables are the point of the test.

@@ -38,12 +38,16 @@ export class RunPersistence {
     const next = this.queue.then(async () => {
       try {
         // Settled level by level: a store's thenable that resolves to itself would starve the wait's timer.
-        const revision = await settleThenable<number>(
+        const { value: revision } = await settleThenable<unknown>(
           this.options.store.save(this.options.runId, this.options.snapshot(), {
             ...(this.revision === undefined ? {} : { expectedRevision: this.revision }),
             ...(this.options.ttlMs === undefined ? {} : { ttlMs: this.options.ttlMs }),
           }),
         );
+        // Anything but a revision number (an object whose `then` changes, say) is the store's fault.
+        if (typeof revision !== "number" || !Number.isSafeInteger(revision)) {
+          throw new TypeError(`the run store's save answered ${typeof revision}, not a revision number`);
+        }
         this.revision = revision;
         return revision;
       } catch (error) {

@@ -1,18 +1,18 @@
 // A handler may ignore its abort signal; the call must not wait for it.
-import { isThenable, settleThenable } from "../tool/settle-thenable.js";
+import { type Settled, settleThenable } from "../tool/settle-thenable.js";
 
 /**
  * Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it,
  * or return a thenable that never settles). Any thenable is followed, not only native promises,
- * by {@link settleThenable}, so a self-resolving thenable cannot starve the event loop.
+ * by {@link settleThenable}, so a self-resolving thenable cannot starve the event loop; the result
+ * comes boxed for the same reason (unbox it where it is used, not in another promise).
  */
-export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
+export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal: AbortSignal): Promise<Settled<T>> {
   if (signal.aborted) throw signal.reason;
   const pending = task();
-  if (!isThenable(pending)) return pending as T;
   let onAbort: (() => void) | undefined;
   try {
-    return await new Promise<T>((resolve, reject) => {
+    return await new Promise<Settled<T>>((resolve, reject) => {
       onAbort = () => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       settleThenable<T>(pending).then(resolve, reject);

@@ -839,7 +839,7 @@ export class Run {
     }
     let output: unknown;
     try {
-      output = await runUntilAborted(() => compiled.definition.handler(input, context), signal);
+      output = (await runUntilAborted(() => compiled.definition.handler(input, context), signal)).value;
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }

@@ -9,10 +9,19 @@
  * the longest path from the root through the graph of local references, each group of schemas
  * that refer to each other in a cycle counted with all its members (a depth-first walk may visit
  * each of them once before it comes back). `resolve` finds a pointer's target (or `undefined`).
- * Only the first `limit + 1` matter: the walk stops counting there.
+ * Only the first `limit + 1` matter: the walk stops counting there. Targets are told apart by
+ * the schema object a pointer reaches (`#/propert%69es` is `#/properties`). Past `budget` nodes
+ * visited under referenced targets (the root's own walk not counted; nested targets count again)
+ * its depth is `Infinity`: this walk would be quadratic, and the validator's first compile too slow.
  */
-export function refChainDepth(root: unknown, resolve: (pointer: string) => unknown, limit: number): number {
-  const graph = referenceGraph(root, resolve);
+export function refChainDepth(
+  root: unknown,
+  resolve: (pointer: string) => unknown,
+  limit: number,
+  budget: number,
+): RefChainMeasure {
+  const graph = referenceGraph(root, resolve, budget);
+  if (graph === undefined) return { depth: Number.POSITIVE_INFINITY, refsIntoReferringTargets: Number.POSITIVE_INFINITY };
   const components = stronglyConnected(graph.edges);
   // Tarjan's algorithm emits each component after every component it reaches, so one pass in
   // emission order sees the depths it needs.
@@ -34,44 +43,76 @@ export function refChainDepth(root: unknown, resolve: (pointer: string) => unkno
     depthOf.set(index, depth);
     deepest = Math.max(deepest, depth);
   });
-  return deepest;
+  let refsIntoReferringTargets = 0;
+  for (const [target, count] of graph.occurrences) {
+    if ((graph.edges[target]?.length ?? 0) > 0) refsIntoReferringTargets += count;
+  }
+  return { depth: deepest, refsIntoReferringTargets };
+}
+
+/** What {@link refChainDepth} measures. */
+export interface RefChainMeasure {
+  /** The deepest nesting (see {@link refChainDepth}); `Infinity` when the budget ran out. */
+  readonly depth: number;
+  /**
+   * `$ref`s (occurrences) whose target itself holds `$ref`s: the validator cannot inline those
+   * and compiles them at a cost of milliseconds each.
+   */
+  readonly refsIntoReferringTargets: number;
 }
 
 interface ReferenceGraph {
   /** Per node (0 is the root), the nodes its subtree refers to. */
   readonly edges: number[][];
+  /** Per node, how many `$ref`s in the whole schema point to it. */
+  readonly occurrences: Map<number, number>;
 }
 
-function referenceGraph(root: unknown, resolve: (pointer: string) => unknown): ReferenceGraph {
-  const ids = new Map<string, number>([["#/", 0]]);
+function referenceGraph(root: unknown, resolve: (pointer: string) => unknown, limit: number): ReferenceGraph | undefined {
+  const byPointer = new Map<string, number>([["#/", 0]]);
+  const byTarget = new Map<unknown, number>([[root, 0]]);
   const targets: unknown[] = [root];
   const edges: number[][] = [];
+  const budget = { left: limit };
+  const occurrences = new Map<number, number>();
   for (let node = 0; node < targets.length; node++) {
+    const references = referencesIn(targets[node], node === 0 ? { left: Number.POSITIVE_INFINITY } : budget);
+    if (references === undefined) return undefined;
     const out = new Set<number>();
-    for (const reference of referencesIn(targets[node])) {
+    for (const reference of references) {
       const pointer = reference === "#" ? "#/" : reference;
-      let id = ids.get(pointer);
+      let id = byPointer.get(pointer);
       if (id === undefined) {
         const target = resolve(pointer);
         if (target === undefined) continue;
-        id = targets.length;
-        ids.set(pointer, id);
-        targets.push(target);
+        id = byTarget.get(target);
+        if (id === undefined) {
+          id = targets.length;
+          byTarget.set(target, id);
+          targets.push(target);
+        }
+        byPointer.set(pointer, id);
       }
       out.add(id);
+      // The root's walk meets every `$ref` of the schema exactly once.
+      if (node === 0) occurrences.set(id, (occurrences.get(id) ?? 0) + 1);
     }
     edges.push([...out]);
   }
-  return { edges };
+  return { edges, occurrences };
 }
 
-/** Every local JSON-pointer `$ref` string in `schema`'s subtree (iterative: schemas may be deep). */
-function referencesIn(schema: unknown): string[] {
+/**
+ * Every local JSON-pointer `$ref` string in `schema`'s subtree (iterative: schemas may be deep), or
+ * `undefined` once the shared budget of visited nodes is spent.
+ */
+function referencesIn(schema: unknown, budget: { left: number }): string[] | undefined {
   const found: string[] = [];
   const stack: unknown[] = [schema];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value !== "object" || value === null) continue;
+    if (--budget.left < 0) return undefined;
     for (const [key, child] of Object.entries(value)) {
       if (key === "$ref" && typeof child === "string") {
         if (child === "#" || child.startsWith("#/")) found.push(child);

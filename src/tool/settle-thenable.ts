@@ -20,22 +20,23 @@ function thenOf(value: unknown): Then | undefined {
   return typeof then === "function" ? (then as Then) : undefined;
 }
 
-/** Whether `value` is a thenable (a throwing `then` getter counts as one, to be settled as a rejection). */
-export function isThenable(value: unknown): boolean {
-  try {
-    return thenOf(value) !== undefined;
-  } catch {
-    return true;
-  }
+/**
+ * A settled value in a box. Handing the value itself to a promise (resolving one with it, returning
+ * it from an async function) would read its `then` again: a getter answering `undefined` to us and
+ * a self-resolving function to the promise would restart the endless adoption.
+ */
+export interface Settled<T> {
+  readonly value: T;
 }
 
 /**
- * A native promise of the value `value` finally resolves to, following thenables one level at a
- * time: the event loop turns every 32 levels, and past {@link MAX_THENABLE_DEPTH} levels the
- * promise rejects. Only a thenable's first answer counts, as for promises.
+ * A native promise of the value `value` finally resolves to, boxed (see {@link Settled}), following
+ * thenables one level at a time, each `then` read once: the event loop turns every 32 levels, and
+ * past {@link MAX_THENABLE_DEPTH} levels the promise rejects. Only a thenable's first answer counts,
+ * as for promises.
  */
-export function settleThenable<T>(value: unknown): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function settleThenable<T>(value: unknown): Promise<Settled<T>> {
+  return new Promise<Settled<T>>((resolve, reject) => {
     let depth = 0;
     const follow = (current: unknown): void => {
       let then: Then | undefined;
@@ -46,7 +47,7 @@ export function settleThenable<T>(value: unknown): Promise<T> {
         return;
       }
       if (then === undefined) {
-        resolve(current as T);
+        resolve({ value: current as T });
         return;
       }
       depth += 1;
