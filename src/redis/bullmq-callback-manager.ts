@@ -361,7 +361,7 @@ export class BullMqCallbackManager implements CallbackManager {
 
   /**
    * Makes pending callbacks match their jobs. A callback taken for firing fewer than
-   * {@link MAX_FIRINGS} times whose job is missing (its scheduling process died between the record
+   * `MAX_FIRINGS` (2) times whose job is missing (its scheduling process died between the record
    * and the job, or BullMQ dropped the failed job) or failed (a Redis error before its outcome was
    * recorded, or a worker that died twice) is fired again: added again with its remaining delay
    * (idempotent: the job id is the callback's id), or its failed job retried. One taken that often
