@@ -84,19 +84,20 @@ function operationsOf(registry: Registry): number {
 
 function measureSize(tools: readonly AnyToolDefinition[], rounds: number): RegistryScaleRow {
   const size = tools.length;
-  createRegistry({ tools: tools.slice(0, 200) }); // every code path compiled before timing
+  createRegistry({ tools: tools.slice(0, 200), indexInBackground: false }); // every code path compiled before timing
   const mapMs = best(rounds, () => {
     const map = new Map<string, AnyToolDefinition>();
     for (const tool of tools) map.set(tool.name, tool);
   });
-  const createMs = best(rounds, () => createRegistry({ tools }));
+  // No background indexing: left running, it would take the CPU from the measurements after it.
+  const createMs = best(rounds, () => createRegistry({ tools, indexInBackground: false }));
   const loopMs = best(rounds, () => {
-    const registry = createRegistry();
+    const registry = createRegistry({ indexInBackground: false });
     for (const tool of tools) registry.register(tool);
   });
   const hasGc = collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
-  const registry = createRegistry({ tools });
+  const registry = createRegistry({ tools, indexInBackground: false });
   const started = performance.now();
   registry.search("send an email to the team");
   const firstSearchMs = performance.now() - started;
@@ -129,7 +130,7 @@ const QUERIES = ["send an email to the team", "create a calendar event", "list o
  * followed by every run's next `definitions()` and find_tool search.
  */
 async function measureRuns(tools: readonly AnyToolDefinition[], runs: number): Promise<RunsAtScaleRow> {
-  const registry = createRegistry({ tools });
+  const registry = createRegistry({ tools, indexInBackground: false });
   registry.search("warm up");
   const hasGc = collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;

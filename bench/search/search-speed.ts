@@ -67,10 +67,10 @@ export function measureSearchSpeed(
   return sizes.map((size) => {
     const tools = syntheticCatalog(data, size);
     const registerStart = performance.now();
-    const registry = createRegistry({ tools });
+    const registry = createRegistry({ tools, indexInBackground: false });
     const registerMs = performance.now() - registerStart;
     const documents = registry.list().map((descriptor) => searchDocumentOf(descriptor));
-    const extra = createRegistry({ tools: syntheticCatalog(data, 200, 99) })
+    const extra = createRegistry({ tools: syntheticCatalog(data, 200, 99), indexInBackground: false })
       .list({ tier: "deferred" })
       .map((descriptor, index) => ({ ...searchDocumentOf(descriptor), id: `extra_${index}` }));
 

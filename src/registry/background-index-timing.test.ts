@@ -64,7 +64,7 @@ describe("background indexing never changes scores (which averages a search uses
     // Long enough to move the description's average by under 1% (the tolerance: 3 -> 3.025), so only
     // a search that chose the averages before they arrived would keep the older ones.
     const long = Array.from({ length: 5 }, (_, i) => tool(`long_${i}`, 8, i, "ledger"));
-    const background = createRegistry({ tools: short });
+    const background = createRegistry({ tools: short, indexInBackground: 1 });
     const synchronous = createRegistry({ tools: short, indexInBackground: false });
     await drain(background);
     // Positive control: the background did the work (the commit and the weights), not the search.
@@ -94,7 +94,7 @@ describe("background indexing never changes scores (which averages a search uses
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
-        const background = createRegistry({ tools: [] });
+        const background = createRegistry({ tools: [], indexInBackground: 1 });
         const synchronous = createRegistry({ tools: [], indexInBackground: false });
         const both = new Both(background, synchronous);
         for (const s of steps) {

@@ -184,6 +184,24 @@ describe("the search index is built in the background, in slices (issue 18: the 
       expect(background.search(query, { limit: 20 })).toEqual(reference.search(query, { limit: 20 }));
   });
 
+  it("by default leaves a catalog under 2,000 queued changes to the first search; from there (or the option's count) it runs", async () => {
+    const small = createRegistry({ tools: catalog(300) });
+    await turn();
+    await turn();
+    // Never searched, never tokenized: a new process asking one question pays nothing for the index.
+    expect(keywordOperations(small)).toBe(0);
+    expect(queued(small)).toBeGreaterThan(300);
+    expect(small.search("srv7 list record", { limit: 1 })[0]?.name).toMatch(/^srv7_list_record_/);
+    // Controls: the same catalog with a threshold of 100 indexes in the background, and a large one by default.
+    const eager = createRegistry({ tools: catalog(300), indexInBackground: 100 });
+    const large = createRegistry({ tools: catalog(2_000) });
+    for (let turns = 0; turns < 10_000 && (queued(eager) > 0 || queued(large) > 0); turns++) await turn();
+    expect(queued(eager)).toBe(0);
+    expect(queued(large)).toBe(0);
+    expect(keywordOperations(eager)).toBeGreaterThan(0);
+    await Promise.all([small.close(), eager.close(), large.close()]);
+  }, 60_000);
+
   it("stops indexing when the registry is closed", async () => {
     const registry = createRegistry({ tools: catalog(2_000) });
     await registry.close();

@@ -50,14 +50,16 @@ export interface RegistryOptions {
   readonly redact?: Redactor;
   /**
    * Build the `find_tool` search index in the background: registrations only queue their index
-   * changes, and the queue is applied in slices of a few milliseconds each on the event loop
-   * (`setImmediate`, so I/O and timers run between slices) until it is empty. A search applies
-   * whatever is still queued first, synchronously, so results are always exact; it just waits less
-   * the longer the host has been idle since registering. `false` leaves the whole queue to the
-   * first search (or {@link Registry.prepareSearch}): nothing runs between turns of the event loop.
+   * changes, and once this many are queued (`true`: 2,000) the queue is applied in slices of a few
+   * milliseconds each on the event loop (`setImmediate`, so I/O and timers run between slices) until
+   * it is empty. A search applies whatever is still queued first, synchronously, so results are
+   * always exact; it just waits less the longer the host has been idle since registering. Below the
+   * threshold the first search does the work (tens of milliseconds), so a registry that is never
+   * searched never tokenizes its catalog. `false` leaves the whole queue to the first search (or
+   * {@link Registry.prepareSearch}): nothing runs between turns of the event loop.
    * @defaultValue true
    */
-  readonly indexInBackground?: boolean;
+  readonly indexInBackground?: boolean | number;
 }
 
 /**
@@ -109,6 +111,19 @@ export interface RegisteredToolHandle {
 
 /** About how long one background indexing slice runs before it yields to the event loop, in ms. */
 const INDEX_SLICE_MS = 4;
+/**
+ * Queued index changes below which nothing runs in the background: the first search applies them
+ * in tens of milliseconds, and a registry that is never searched (a new process asking one git
+ * question, a registry per request) never pays for tokenizing its catalog.
+ */
+const BACKGROUND_INDEX_MIN_CHANGES = 2_000;
+
+/** The queued changes from which background indexing starts, from the option (`Infinity`: never). */
+function backgroundThreshold(option: boolean | number | undefined): number {
+  if (option === false) return Number.POSITIVE_INFINITY;
+  if (option === undefined || option === true) return BACKGROUND_INDEX_MIN_CHANGES;
+  return Math.max(1, option);
+}
 /** Staged postings a background slice writes (whole tools; tens of nanoseconds each). */
 const COMMIT_SLICE_POSTINGS = 32_768;
 /** Changes applied between two looks at the clock (one change is ~10-50 µs). */
@@ -141,7 +156,8 @@ export class Registry {
   private unindexed: [key: string, descriptor: ToolDescriptor | null][] = [];
   /** Changes of `unindexed` before this one are applied (a slice leaves the rest where they are). */
   private unindexedHead = 0;
-  private readonly indexInBackground: boolean;
+  /** Queued index changes from which slices run in the background (`Infinity`: never). */
+  private readonly backgroundFrom: number;
   /** Set when a background slice threw: indexing is then left to searches. */
   private backgroundFailed = false;
   /** True when documents were staged in the index since its last commit. */
@@ -174,7 +190,7 @@ export class Registry {
       options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError };
     this.events = new EventBus(eventBusOptions);
     this.index = new HybridSearch(options.search);
-    this.indexInBackground = options.indexInBackground ?? true;
+    this.backgroundFrom = backgroundThreshold(options.indexInBackground);
     this.approvals = options.approvals ?? new InMemoryApprovalBroker();
     this.approvals.events.on("approval.requested", (request) => this.events.emit("approval.requested", request));
     this.approvals.events.on("approval.resolved", (resolution) => this.events.emit("approval.resolved", resolution));
@@ -341,8 +357,11 @@ export class Registry {
     return this.unindexed.length - this.unindexedHead;
   }
 
-  private scheduleIndexing(): void {
-    if (!this.indexInBackground || this.backgroundFailed || this.indexing !== undefined || this.isClosed) return;
+  /** @param continuing - a slice asks for the next one: go on below the threshold too. */
+  private scheduleIndexing(continuing = false): void {
+    if (this.backgroundFrom === Number.POSITIVE_INFINITY || this.backgroundFailed) return;
+    if (this.indexing !== undefined || this.isClosed) return;
+    if (!continuing && this.queuedIndexChanges < this.backgroundFrom) return;
     // Unreferenced: a process that has nothing else to do exits without waiting for the index.
     this.indexing = setImmediate(() => this.indexSlice()).unref();
   }
@@ -371,10 +390,10 @@ export class Registry {
     if (this.queuedIndexChanges > 0) {
       const started = performance.now();
       this.applyIndexChanges(() => performance.now() - started >= INDEX_SLICE_MS);
-      this.scheduleIndexing();
+      this.scheduleIndexing(true);
     } else if (this.staged) {
       if (this.index.commitStaged(COMMIT_SLICE_POSTINGS)) this.staged = false;
-      this.scheduleIndexing();
+      this.scheduleIndexing(true);
     } else this.index.keyword.build();
   }
 

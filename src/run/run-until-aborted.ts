@@ -1,5 +1,5 @@
 // A handler may ignore its abort signal; the call must not wait for it.
-import { type Settled, settleThenable } from "../tool/settle-thenable.js";
+import { type Settled, settledNow, settleThenable } from "../tool/settle-thenable.js";
 
 /**
  * Runs `task`, settling early with the abort reason when `signal` fires (a handler may ignore it,
@@ -10,6 +10,9 @@ import { type Settled, settleThenable } from "../tool/settle-thenable.js";
 export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal: AbortSignal): Promise<Settled<T>> {
   if (signal.aborted) throw signal.reason;
   const pending = task();
+  // A synchronous result needs no promise, listener or extra turn (the call's hot path).
+  const now = settledNow<T>(pending);
+  if (now !== undefined) return now;
   let onAbort: (() => void) | undefined;
   try {
     return await new Promise<Settled<T>>((resolve, reject) => {

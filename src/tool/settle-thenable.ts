@@ -30,6 +30,14 @@ export interface Settled<T> {
 }
 
 /**
+ * `value` boxed when it is not a thenable (its `then` read once), else `undefined`: lets a caller
+ * skip the promise machinery for the common synchronous result. A throwing `then` getter throws.
+ */
+export function settledNow<T>(value: unknown): Settled<T> | undefined {
+  return thenOf(value) === undefined ? { value: value as T } : undefined;
+}
+
+/**
  * A native promise of the value `value` finally resolves to, boxed (see {@link Settled}), following
  * thenables one level at a time, each `then` read once: the event loop turns every 32 levels, and
  * past {@link MAX_THENABLE_DEPTH} levels the promise rejects. Only a thenable's first answer counts,
