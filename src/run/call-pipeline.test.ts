@@ -148,6 +148,7 @@ describe("run.call always resolves (issue 15.1)", () => {
     const tricky = () => {
       let reads = 0;
       const value: Record<string, unknown> = { data: 1 };
+      // biome-ignore lint/suspicious/noThenProperty: the hostile then getter is the point of the test.
       Object.defineProperty(value, "then", {
         enumerable: false,
         get: () => (++reads === 1 ? undefined : (resolve: (v: unknown) => void) => resolve(value)),
