@@ -10,10 +10,10 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BullMqCronScheduler, type RedisTimeoutError } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { within } from "./support/hanging-redis.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+import { useRestartableRedis } from "./support/restartable-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
@@ -24,17 +24,8 @@ const redisCapability = capability("redis");
 type KillPoint = "before the first step" | "between the steps" | "after both steps";
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: create survives a kill at each step"), () => {
-  let server: RestartableRedis;
-  const closers: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
-  afterAll(async () => {
-    server?.resume();
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await server?.kill();
-  });
-  const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+  const redis = useRestartableRedis();
+  const { closers, connection } = redis;
   const scheduler = (prefix: string, operationTimeoutMs?: number) => {
     const made = new BullMqCronScheduler({
       connection: connection(),
@@ -55,7 +46,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
 
   /** The fixture process creates the job "crashed" and is killed with -9 at `point`. */
   async function createAndKill(prefix: string, point: KillPoint): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(server.port), prefix, "cron"], {
+    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(redis.server.port), prefix, "cron"], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
     });
@@ -65,7 +56,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
     expect(await next()).toBe("ready");
     if (point === "between the steps") {
       // Redis stopped: the first step waits in the socket and lands on resume; the second is never sent.
-      server.pause();
+      redis.server.pause();
       child.stdin.write("go\n");
       expect(await next()).toBe("sent");
     } else if (point === "after both steps") {
@@ -76,7 +67,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
     }
     child.kill("SIGKILL");
     await exited;
-    server.resume();
+    redis.server.resume();
     await sleep(300);
   }
 
@@ -137,7 +128,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
     const resumed = await cron.create(shellJob("to-resume"));
     await cron.pause(resumed.id);
 
-    server.pause();
+    redis.server.pause();
     const outcomes: Record<string, unknown> = {};
     const calls: [string, () => Promise<unknown>][] = [
       ["create", () => cron.create(shellJob("new"))],
@@ -158,7 +149,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
       );
     }
     expect(Date.now() - started).toBeLessThan(10_000);
-    server.resume();
+    redis.server.resume();
     expect(outcomes).toEqual({
       create: { code: "redis_timeout", mayHaveRun: true },
       list: { code: "redis_timeout", mayHaveRun: false },

@@ -10,10 +10,10 @@ import { fileURLToPath } from "node:url";
 import type { DelayedCallback } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, type RedisTimeoutError } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { within } from "./support/hanging-redis.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+import { useRestartableRedis } from "./support/restartable-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
@@ -50,17 +50,8 @@ function startFixture(script: string, args: readonly string[]) {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks: delivery through stalls and crashes"), () => {
-  let server: RestartableRedis;
-  const closers: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
-  afterAll(async () => {
-    server?.resume();
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    await server?.kill();
-  });
-  const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+  const redis = useRestartableRedis();
+  const { closers, connection } = redis;
   const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number) => {
     const manager = new BullMqCallbackManager({
       connection: connection(),
@@ -82,16 +73,16 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
     await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
 
-    const fixture = startFixture(SCHEDULER, [String(server.port), prefix, "callback", "5"]);
+    const fixture = startFixture(SCHEDULER, [String(redis.server.port), prefix, "callback", "5"]);
     closers.push(() => fixture.kill());
     expect(await fixture.next()).toBe("ready");
     // Redis stopped: the process's first write waits in the socket. The process is then stopped
     // and Redis resumed, so the first write lands and the second waits for 7 s, past the 5 s delay.
-    server.pause();
+    redis.server.pause();
     fixture.child.stdin?.write("go\n");
     expect(await fixture.next()).toBe("sent");
     fixture.child.kill("SIGSTOP");
-    server.resume();
+    redis.server.resume();
     await sleep(7_000);
     fixture.child.kill("SIGCONT");
     const done = JSON.parse(await fixture.next()) as { done: string };
@@ -109,7 +100,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     const lockMs = 1_500;
     const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
     closers.push(() => scheduler.close());
-    const doomed = startFixture(WORKER, [String(server.port), prefix, String(lockMs)]);
+    const doomed = startFixture(WORKER, [String(redis.server.port), prefix, String(lockMs)]);
     closers.push(() => doomed.kill());
     expect(JSON.parse(await doomed.next())).toEqual({ ready: true });
     const callback = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
@@ -133,7 +124,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     const prefix = "firing-cancel";
     const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
     closers.push(() => scheduler.close());
-    const worker = startFixture(WORKER, [String(server.port), prefix, "30000"]);
+    const worker = startFixture(WORKER, [String(redis.server.port), prefix, "30000"]);
     closers.push(() => worker.kill());
     expect(JSON.parse(await worker.next())).toEqual({ ready: true });
     const firing = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "now" });
@@ -157,7 +148,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     const kept = await manager.schedule({ conversationId: "c", delaySeconds: 600, message: "kept" });
     expect((await manager.list("c")).map((callback) => callback.id)).toEqual([kept.id]);
 
-    server.pause();
+    redis.server.pause();
     const outcomes: Record<string, unknown> = {};
     const started = Date.now();
     const calls: [string, () => Promise<unknown>][] = [
@@ -177,7 +168,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
       outcomes[name] = settled;
     }
     expect(Date.now() - started).toBeLessThan(8_000);
-    server.resume();
+    redis.server.resume();
     expect(outcomes).toEqual({
       schedule: { code: "redis_timeout", operation: "BullMqCallbackManager.schedule", mayHaveRun: true },
       cancel: { code: "redis_timeout", operation: "BullMqCallbackManager.cancel", mayHaveRun: true },

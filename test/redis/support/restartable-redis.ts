@@ -2,7 +2,9 @@
  * A real `redis-server` that a fault-injection test can kill (`SIGKILL`, no persistence: what it
  * held is lost, like a crashed or replaced server) and start again on the same port.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
+import { afterAll, beforeAll } from "vitest";
 import { answersPing, freePort } from "../../support/redis-server.js";
 
 /** A server that can be killed and restarted on its port. */
@@ -49,4 +51,40 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
   };
   await start();
   return { port, url: `redis://127.0.0.1:${port}`, kill, start, pause: signal("SIGSTOP"), resume: signal("SIGCONT") };
+}
+
+/** What {@link useRestartableRedis} gives a suite. */
+export interface RestartableRedisSuite {
+  /** The suite's server (started in `beforeAll`). */
+  readonly server: RestartableRedis;
+  /** Closed in reverse order after the suite (failures ignored), before the server is killed. */
+  readonly closers: (() => Promise<void>)[];
+  /** ioredis/BullMQ options for the server. */
+  connection(): { host: string; port: number; maxRetriesPerRequest: null };
+}
+
+/**
+ * Starts a restartable server for the surrounding `describe` and, after it, resumes it if paused,
+ * runs the closers and kills it.
+ */
+export function useRestartableRedis(): RestartableRedisSuite {
+  let server: RestartableRedis | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    server = await startRestartableRedis();
+  });
+  afterAll(async () => {
+    server?.resume();
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await server?.kill();
+  });
+  const suite: RestartableRedisSuite = {
+    get server() {
+      if (server === undefined) throw new Error("the Redis server starts in beforeAll");
+      return server;
+    },
+    closers,
+    connection: () => ({ host: "127.0.0.1", port: suite.server.port, maxRetriesPerRequest: null }),
+  };
+  return suite;
 }
