@@ -1,3 +1,4 @@
+import { OutputKeys } from "./output-keys.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
 /** What a value whose getter or `toJSON` throws becomes. */
@@ -30,8 +31,11 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * a value whose getter or `toJSON` throws becomes `"[Unserializable]"` (the convention the
  * adapters use too). `undefined` stays where it was (JSON leaves it out). Only an output that
  * cannot even be inspected (a revoked proxy at the top) is unusable (`ok: false`). Past `maxChars`
- * characters of JSON the rest is left out with {@link TRUNCATED_MARKER}. Strings and keys come out
- * well-formed (a lone surrogate becomes U+FFFD): providers refuse a request that holds one.
+ * characters of JSON the rest is left out with {@link TRUNCATED_MARKER} (under the key `"…"` in an
+ * object). Strings and keys come out well-formed (a lone surrogate becomes U+FFFD): providers refuse
+ * a request that holds one. No key is lost to that: a repaired key that another key of the object
+ * already has is written with JSON escapes as text instead (`"a\\ud800"`), then numbered (see
+ * `OutputKeys`), and a well-formed key always keeps its name.
  */
 export function toJsonSafe(output: unknown, maxChars: number = MAX_OUTPUT_CHARS): JsonSafeOutcome {
   // Nested ones are dropped as JSON.stringify drops them; a whole output that is one is no data.
@@ -115,9 +119,11 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
 
 function convertObject(object: object, onPath: Set<object>, depth: number, budget: Budget): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(object)) {
+  const keys = Object.keys(object);
+  const names = new OutputKeys(keys);
+  for (const key of keys) {
     if (budget.left <= 0) {
-      define(copy, "…", TRUNCATED_MARKER);
+      define(copy, names.added("…"), TRUNCATED_MARKER);
       break;
     }
     budget.left -= key.length + 4;
@@ -129,7 +135,7 @@ function convertObject(object: object, onPath: Set<object>, depth: number, budge
     } catch {
       converted = UNSERIALIZABLE;
     }
-    if (converted !== undefined || original === undefined) define(copy, wellFormed(key), converted);
+    if (converted !== undefined || original === undefined) define(copy, names.nameOf(key), converted);
   }
   return copy;
 }

@@ -16,6 +16,11 @@ export function wellFormed(text: string): string {
   return text.replace(LONE_SURROGATE, "\uFFFD");
 }
 
+/** `text` with every lone surrogate written out as the six characters of its JSON escape (`\ud83d`). */
+export function escapeLoneSurrogates(text: string): string {
+  return text.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+}
+
 const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
