@@ -1,6 +1,7 @@
 // The validator compiles a plain JSON Schema lazily, at its first call (thousands of MCP tools must
 // cost nothing until called). These are the faults that only show then, so every call of the tool
 // would fail as "unusable input schema": checked when the schema is given instead.
+import { decodePointerSegment } from "./json-pointer.js";
 import { refChainDepth } from "./ref-chain-depth.js";
 
 /**
@@ -104,12 +105,8 @@ function resolvePointer(root: unknown, pointer: string): unknown {
   let target: unknown = root;
   if (pointer === "#/") return root;
   for (const raw of pointer.slice(2).split("/")) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    } catch {
-      return MISSING;
-    }
+    const segment = decodePointerSegment(raw);
+    if (segment === undefined) return MISSING;
     if (typeof target !== "object" || target === null || !Object.hasOwn(target, segment)) return MISSING;
     target = (target as Record<string, unknown>)[segment];
   }

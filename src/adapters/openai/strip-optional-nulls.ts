@@ -1,4 +1,5 @@
 import type { JsonSchema } from "agent-tool-catalog";
+import { decodePointerSegment } from "../../tool/json-pointer.js";
 
 type SchemaObject = Record<string, unknown>;
 
@@ -102,20 +103,10 @@ function pointer(root: SchemaObject, reference: string): unknown {
   let current: unknown = root;
   for (const raw of reference.slice(2).split("/")) {
     const segment = decodePointerSegment(raw);
-    if (!isSchemaObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    if (segment === undefined || !isSchemaObject(current) || !Object.hasOwn(current, segment)) return undefined;
     current = current[segment];
   }
   return current;
-}
-
-function decodePointerSegment(raw: string): string {
-  let decoded = raw;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    // Not percent-encoded after all: use it as written.
-  }
-  return decoded.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
 function isSchemaObject(value: unknown): value is SchemaObject {
