@@ -22,13 +22,14 @@ export interface AtomicWriteOptions {
 export async function writeTextFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
   const handle = await open(temporary, "wx", 0o644);
+  // Every failure, a write, a flush or a close that fails after them, removes the temporary file.
   try {
-    await handle.writeFile(content, "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(content, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     if (options.exclusive === true) await link(temporary, target);
     else await rename(temporary, target);
   } finally {

@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, unlinkSync } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rmdir, stat, unlink } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rmdir, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
 import { inSyncSlices } from "./sync-slices.js";
+import { writeNewFile } from "./write-new-file.js";
 
 /**
  * The process-wide table of in-process file locks. It lives on `globalThis` under a registered
@@ -166,26 +167,19 @@ async function ownerFile(directory: string): Promise<string> {
 }
 
 /**
- * Creates `file` (`O_EXCL`, mode 0600) holding `content`. When the write fails after the file was
- * made (a full file system makes the inode, then refuses the bytes), the empty file is removed:
- * left, an empty lock counts as live for {@link BREAK_LOCK_STALE_MS}, so every later call on the
- * file would wait that long, and fail the same way while the disk stays full.
+ * Creates `file` (`O_EXCL`, mode 0600) holding `content`. When the write or the close fails after
+ * the file was made (a full file system makes the inode, then refuses the bytes), the file is
+ * removed: left, an empty lock counts as live for {@link BREAK_LOCK_STALE_MS}, and a full one
+ * names this live process, so every later call on the file would wait, and fail, while this
+ * process runs.
  */
-async function createExclusive(file: string, content: string): Promise<void> {
-  const handle = await open(file, "wx", 0o600);
-  try {
-    await handle.writeFile(content);
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(file).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
+function createExclusive(file: string, content: string): Promise<void> {
+  return writeNewFile(file, content, { flags: "wx", mode: 0o600 });
 }
 
 /**
  * A failure of the lock directory's file system as the model's error (it names no host path):
- * nothing was written, and the host must free space or fix the directory.
+ * nothing was written, and the host must free space or fix the directory (or the call is tried again).
  */
 function lockDirectoryError(error: unknown): unknown {
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
@@ -206,8 +200,15 @@ function lockDirectoryError(error: unknown): unknown {
           hint: "Ask the user to make the temporary directory writable.",
         },
       );
-    default:
-      return error;
+    default: {
+      // Any other error of the file system (EIO from a failing disk or a network mount): the
+      // lock files made were removed, so nothing was changed and a retry may work.
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (typeof code !== "string" || !/^E[A-Z0-9]+$/.test(code)) return error;
+      return new ToolError("file_system_error", `The file locks' directory reported an error (${code}). Nothing was changed.`, {
+        hint: "Try again; if it fails again, ask the user to check the temporary directory's disk.",
+      });
+    }
   }
 }
 

@@ -29,6 +29,7 @@ import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-bat
 import { readEntryWithStatsSync } from "./read-entry.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
+import { useThenClose } from "./use-then-close.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -137,17 +138,18 @@ function needsChmod(mode: number, umask: number | undefined): boolean {
 /** A temporary file filled by a function (a streamed download): its own handle, written and flushed. */
 async function fillStreamed(staged: Staged): Promise<void> {
   const { change, parent, temporary } = staged;
-  if (temporary === undefined || typeof change.after !== "function") return;
+  const fill = change.after;
+  if (temporary === undefined || typeof fill !== "function") return;
   const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
-  try {
-    await change.after(handle);
+  // A failed close fails the change too (the caller removes the temporary file), without hiding
+  // the filler's own error.
+  await useThenClose(handle, async () => {
+    await fill(handle);
     // The umask applied at open: set the kept (or asked) mode exactly.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** Creates `staged`'s temporary file and writes its content (given as bytes or text); returns the open descriptor. */
@@ -163,7 +165,12 @@ function writeTemporarySync(staged: Staged, umask: number | undefined): number {
     if (mode !== undefined && needsChmod(mode, umask)) fchmodSync(fd, mode);
     return fd;
   } catch (error) {
-    closeSync(fd);
+    // The write's error is the one to report, not a close failing after it.
+    try {
+      closeSync(fd);
+    } catch {
+      // the descriptor is released all the same; the caller removes the temporary file
+    }
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
+import { writeNewFile } from "./write-new-file.js";
 
 /** One file of a change in flight: where it is, and its temporary file when it is written. */
 export interface IntentEntry {
@@ -94,22 +95,27 @@ export class IntentLog {
     return new IntentLog(file, record);
   }
 
-  /** Marks the change committed, durably (write, flush, rename, flush the directory). */
+  /**
+   * Marks the change committed, durably (write, flush and close a new record, rename it over the
+   * log, flush the directory). Any failure up to the rename removes the new record and throws:
+   * the log still says `prepared`, as the change then is (the caller rolls it back).
+   */
   async commit(): Promise<void> {
     const next = `${this.file}.next`;
-    const handle = await open(next, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+    const committed: IntentRecord = { ...this.record, state: "committed" };
     try {
-      await handle.writeFile(JSON.stringify({ ...this.record, state: "committed" }));
-      await handle.sync();
+      await writeNewFile(next, JSON.stringify(committed), {
+        flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+        mode: 0o600,
+        sync: true,
+      });
+      await rename(next, this.file);
     } catch (error) {
-      await handle.close().catch(() => undefined);
       await unlink(next).catch(() => undefined);
       throw error;
     }
-    await handle.close();
-    await rename(next, this.file);
+    this.record = committed;
     await syncIntentDirectory(this.file);
-    this.record = { ...this.record, state: "committed" };
   }
 
   /** True when removing this log must be flushed (see `finish`): committed, with deletes. */
