@@ -2,6 +2,7 @@ import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
+import { fetchForCall } from "./fetch-for-call.js";
 import type { WebFetcher } from "./web-fetcher.js";
 
 const agenticInput = z.object({
@@ -33,14 +34,7 @@ export function createAgenticFetchTool(
     tags: ["builtin", "web", "fetch", "agent", "extract", "summarize", "page"],
     handler: async (input, context) => {
       const depth = childDepthOf(context, depthOptions);
-      const timeoutMs = input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000;
-      const page = await fetcher.fetch({
-        url: input.url,
-        signal: context.signal,
-        timeoutMs,
-        // A sandboxed run reaches no host service through the network; neither does its fetch.
-        allowPrivateAddresses: context.permissions.sandbox === "unrestricted",
-      });
+      const page = await fetchForCall(fetcher, input, context);
       const cut = page.text.length > PAGE_CHARS_FOR_AGENT;
       const text = cut
         ? `${page.text.slice(0, PAGE_CHARS_FOR_AGENT)}\n[page cut at ${PAGE_CHARS_FOR_AGENT} characters]`

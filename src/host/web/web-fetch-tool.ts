@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
+import { fetchForCall } from "./fetch-for-call.js";
 import type { WebFetcher, WebPage } from "./web-fetcher.js";
 
 const DEFAULT_MAX_CHARS = 20_000;
@@ -45,14 +46,7 @@ export function createWebFetchTool(fetcher: WebFetcher): AnyToolDefinition {
     annotations: { title: "Fetch web page", readOnlyHint: true, openWorldHint: true },
     tags: ["builtin", "web", "fetch", "http", "url", "page", "html", "read"],
     handler: async (input, context) => {
-      const timeoutMs = input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000;
-      const page = await fetcher.fetch({
-        url: input.url,
-        signal: context.signal,
-        timeoutMs,
-        // A sandboxed run reaches no host service through the network; neither does its fetch.
-        allowPrivateAddresses: context.permissions.sandbox === "unrestricted",
-      });
+      const page = await fetchForCall(fetcher, input, context);
       return formatPage(page, input.offset ?? 0, input.max_chars ?? DEFAULT_MAX_CHARS);
     },
   });
