@@ -37,6 +37,7 @@ export type {
 export { type CallbackToolOptions, callbackToolGroup } from "./callbacks/callback-tools.js";
 export {
   CALLBACK_LIMITS,
+  checkCallbackDelay,
   InProcessCallbackManager,
   type InProcessCallbackManagerOptions,
 } from "./callbacks/in-process-callback-manager.js";
@@ -50,12 +51,13 @@ export type {
   CronJobSpec,
   CronJobStatus,
 } from "./cron/cron-client.js";
-export type {
-  CronContinuation,
-  CronContinuationRequest,
-  CronShellRequest,
-  CronShellResult,
-  CronShellRunner,
+export {
+  type CronContinuation,
+  type CronContinuationRequest,
+  type CronShellRequest,
+  type CronShellResult,
+  type CronShellRunner,
+  checkCronJobRunnable,
 } from "./cron/cron-runners.js";
 export { CRON_FIELD_NAMES, type CronSchedule, parseCronSchedule } from "./cron/cron-schedule.js";
 export { type CronToolOptions, cronToolGroup } from "./cron/cron-tools.js";

@@ -3,6 +3,7 @@ import { ToolError } from "agent-tool-catalog";
 import {
   CALLBACK_LIMITS,
   type CallbackManager,
+  checkCallbackDelay,
   type DelayedCallback,
   type DelayedCallbackRequest,
 } from "agent-tool-catalog/host";
@@ -167,14 +168,7 @@ export class BullMqCallbackManager implements CallbackManager {
    * once the record was sent: the callback may still be scheduled, and fires if so).
    */
   async schedule(request: DelayedCallbackRequest): Promise<DelayedCallback> {
-    const { minDelaySeconds, maxDelaySeconds } = CALLBACK_LIMITS;
-    if (!(request.delaySeconds >= minDelaySeconds && request.delaySeconds <= maxDelaySeconds)) {
-      throw new ToolError(
-        "invalid_delay",
-        `delay_seconds must be between ${minDelaySeconds} and ${maxDelaySeconds}; got ${request.delaySeconds}.`,
-        { data: { field: "delay_seconds" } },
-      );
-    }
+    checkCallbackDelay(request.delaySeconds);
     const now = Date.now();
     const callback: DelayedCallback = {
       id: `cb_${randomUUID().replaceAll("-", "").slice(0, 12)}`,

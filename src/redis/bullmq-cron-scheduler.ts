@@ -8,6 +8,7 @@ import {
   type CronJobDetails,
   type CronJobSpec,
   type CronShellRunner,
+  checkCronJobRunnable,
   parseCronSchedule,
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
@@ -163,7 +164,7 @@ export class BullMqCronScheduler implements CronClient {
    * once the job was sent: it may still be created, and is then armed by the next reconciling pass).
    */
   async create(spec: CronJobSpec): Promise<CronJob> {
-    this.checkRunnable(spec);
+    checkCronJobRunnable(spec, this.options);
     const schedule = parseCronSchedule(spec.schedule);
     queueNextRun(schedule.expression, Date.now(), spec.schedule);
     const writes = { sent: false };
@@ -483,19 +484,6 @@ export class BullMqCronScheduler implements CronClient {
       }
     }
     return { ...job, nextRunAt };
-  }
-
-  private checkRunnable(spec: CronJobSpec): void {
-    if (spec.executionType === "shell" && this.options.runShell === undefined) {
-      throw new ToolError("shell_execution_unavailable", "This host does not run scheduled shell commands.", {
-        hint: 'Use execution_type "harness" with a prompt instead.',
-      });
-    }
-    if (spec.executionType === "harness" && this.options.continueConversation === undefined) {
-      throw new ToolError("harness_execution_unavailable", "This host cannot start scheduled assistant turns.", {
-        hint: 'Use execution_type "shell" with a command instead.',
-      });
-    }
   }
 
   private bounded<T>(method: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {

@@ -11,6 +11,26 @@ import type { CallbackManager, DelayedCallback, DelayedCallbackRequest } from ".
 export const CALLBACK_LIMITS = { minDelaySeconds: 5, maxDelaySeconds: 3600, maxPendingPerConversation: 10 } as const;
 
 /**
+ * Refuses a delay outside {@link CALLBACK_LIMITS} with the model error `invalid_delay` (naming
+ * `delay_seconds`). Every `CallbackManager` of the library checks it so, and one of the host's
+ * own can too.
+ *
+ * @public
+ */
+export function checkCallbackDelay(delaySeconds: number): void {
+  const { minDelaySeconds, maxDelaySeconds } = CALLBACK_LIMITS;
+  // Written so that NaN fails too.
+  if (delaySeconds >= minDelaySeconds && delaySeconds <= maxDelaySeconds) return;
+  throw new ToolError(
+    "invalid_delay",
+    `delay_seconds must be between ${minDelaySeconds} and ${maxDelaySeconds}; got ${delaySeconds}.`,
+    {
+      data: { field: "delay_seconds" },
+    },
+  );
+}
+
+/**
  * Options of {@link InProcessCallbackManager}.
  *
  * @public
@@ -53,16 +73,7 @@ export class InProcessCallbackManager implements CallbackManager {
 
   /** {@inheritDoc CallbackManager.schedule} */
   async schedule(request: DelayedCallbackRequest): Promise<DelayedCallback> {
-    const { minDelaySeconds, maxDelaySeconds } = CALLBACK_LIMITS;
-    if (!(request.delaySeconds >= minDelaySeconds && request.delaySeconds <= maxDelaySeconds)) {
-      throw new ToolError(
-        "invalid_delay",
-        `delay_seconds must be between ${minDelaySeconds} and ${maxDelaySeconds}; got ${request.delaySeconds}.`,
-        {
-          data: { field: "delay_seconds" },
-        },
-      );
-    }
+    checkCallbackDelay(request.delaySeconds);
     const limit = this.options.maxPendingPerConversation ?? CALLBACK_LIMITS.maxPendingPerConversation;
     const pending = (await this.list(request.conversationId)).length;
     if (pending >= limit) {

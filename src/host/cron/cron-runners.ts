@@ -1,4 +1,5 @@
-import type { CronJob } from "./cron-client.js";
+import { ToolError } from "agent-tool-catalog";
+import type { CronJob, CronJobSpec } from "./cron-client.js";
 
 /**
  * One run of a shell job's command.
@@ -58,3 +59,27 @@ export interface CronContinuationRequest {
  * @public
  */
 export type CronContinuation = (request: CronContinuationRequest) => Promise<string | undefined>;
+
+/**
+ * Refuses a job this scheduler cannot run: a shell job without a {@link CronShellRunner}
+ * (`shell_execution_unavailable`), a harness job without a {@link CronContinuation}
+ * (`harness_execution_unavailable`), each with a hint naming the other kind. Both of the
+ * library's schedulers check it when a job is created, and a `CronClient` of the host's own can too.
+ *
+ * @public
+ */
+export function checkCronJobRunnable(
+  spec: Pick<CronJobSpec, "executionType">,
+  runners: { readonly runShell?: CronShellRunner | undefined; readonly continueConversation?: CronContinuation | undefined },
+): void {
+  if (spec.executionType === "shell" && runners.runShell === undefined) {
+    throw new ToolError("shell_execution_unavailable", "This host does not run scheduled shell commands.", {
+      hint: 'Use execution_type "harness" with a prompt instead.',
+    });
+  }
+  if (spec.executionType === "harness" && runners.continueConversation === undefined) {
+    throw new ToolError("harness_execution_unavailable", "This host cannot start scheduled assistant turns.", {
+      hint: 'Use execution_type "shell" with a command instead.',
+    });
+  }
+}

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } from "./cron-client.js";
-import type { CronContinuation, CronShellRunner } from "./cron-runners.js";
+import { type CronContinuation, type CronShellRunner, checkCronJobRunnable } from "./cron-runners.js";
 import { type CronSchedule, parseCronSchedule } from "./cron-schedule.js";
 
 /**
@@ -59,7 +59,7 @@ export class InProcessCronScheduler implements CronClient {
 
   /** {@inheritDoc CronClient.create} */
   async create(spec: CronJobSpec): Promise<CronJob> {
-    this.checkRunnable(spec);
+    checkCronJobRunnable(spec, this.options);
     const schedule = parseCronSchedule(spec.schedule);
     const taken = [...this.jobs.values()].some((stored) => stored.job.status !== "deleted" && stored.job.name === spec.name);
     if (taken) {
@@ -120,19 +120,6 @@ export class InProcessCronScheduler implements CronClient {
   close(): void {
     for (const stored of this.jobs.values()) this.clock.clearTimeout(stored.timer);
     this.lifetime.abort(new ToolError("scheduler_closed", "The cron scheduler was closed."));
-  }
-
-  private checkRunnable(spec: CronJobSpec): void {
-    if (spec.executionType === "shell" && this.options.runShell === undefined) {
-      throw new ToolError("shell_execution_unavailable", "This host does not run scheduled shell commands.", {
-        hint: 'Use execution_type "harness" with a prompt instead.',
-      });
-    }
-    if (spec.executionType === "harness" && this.options.continueConversation === undefined) {
-      throw new ToolError("harness_execution_unavailable", "This host cannot start scheduled assistant turns.", {
-        hint: 'Use execution_type "shell" with a command instead.',
-      });
-    }
   }
 
   private stored(id: string): StoredJob {
