@@ -96,6 +96,8 @@ export async function commitFileChanges(
       planned.map(async (change, index) => ({
         path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
         displayPath: shown(change),
+        // The identity undo checks: the lock key the change was made under.
+        realPath: planned === changes ? (keys[index] as string) : await scope.lockKey(change.path),
         before: change.before,
         after: change.after,
       })),

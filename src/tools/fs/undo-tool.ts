@@ -81,6 +81,16 @@ async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "r
   const changes = [];
   for (const file of entry.files) {
     const expected = action === "undo" ? file.after : file.before;
+    // The journal holds the real path the change was made at. A path that now resolves elsewhere
+    // was swapped for a link (the file or a directory above it): its content may be the same
+    // bytes, but undo would write or delete through the link, in a file the tools never changed.
+    if (file.realPath !== undefined && (await scope.lockKey(file.path)) !== file.realPath) {
+      throw new ToolError(
+        "changed_since",
+        `Cannot ${action} ${entry.tool} #${entry.id}: "${file.displayPath}" was replaced by a symbolic link (or a directory above it was) since. Nothing was changed.`,
+        { hint: "Inspect the path with ls and fix it by hand with edit or write." },
+      );
+    }
     const current = await readIfPresent(scope, file.path);
     if (versionOf(current) !== versionOf(expected)) {
       throw new ToolError(
