@@ -8,7 +8,7 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
-import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
+import { GREP_MAX_FILE_BYTES, type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
@@ -55,7 +55,8 @@ type GrepInput = z.output<typeof grepInput>;
 /**
  * `grep`: lines matching a regular expression across files, as ripgrep finds them (each line on
  * its own, `^`/`$` anchored to the line, `.gitignore` honoured, hidden files searched, `.git` and
- * `node_modules` skipped, binary and files over 8 MiB skipped). With ripgrep installed it runs
+ * `node_modules` skipped, binary and files over 8 MiB skipped; one such file named on its own is
+ * refused as `too_large`, never "No matches"). With ripgrep installed it runs
  * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
  * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
  * The result's last line names the engine.
@@ -103,6 +104,15 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           {
             data: { path: input.path },
           },
+        );
+      }
+      // Both engines skip files over the limit; one named on its own would otherwise come back as
+      // "No matches", which the model reads as "not in this file".
+      if (startStats.isFile() && startStats.size > GREP_MAX_FILE_BYTES) {
+        throw new ToolError(
+          "too_large",
+          `"${input.path}" is ${startStats.size} bytes; grep searches files of at most ${GREP_MAX_FILE_BYTES} bytes (8 MiB).`,
+          { hint: "Read it in parts with read (offset, limit), or search it with bash." },
         );
       }
       const wanted = options.engine ?? "auto";
