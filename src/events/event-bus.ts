@@ -14,8 +14,9 @@ export type EventListener<Payload> = (payload: Payload) => void;
 export interface EventBusOptions {
   /**
    * Called when a listener throws or its returned promise rejects. The bus never swallows such
-   * an error silently. If this function throws for a rejection, that error is rethrown on a later
-   * tick (there is no caller left to throw to).
+   * an error silently. If this function throws, that error is rethrown on a later tick: never into
+   * the code that emitted the event, whose work (a tool call that already ran, a registration
+   * already made) must still report what it did.
    * @defaultValue rethrows the error on a later tick (it surfaces as an uncaught exception)
    */
   readonly onListenerError?: (error: unknown, type: string) => void;
@@ -75,12 +76,17 @@ export class EventBus<Events extends object> {
           settleThenable(returned).catch((error: unknown) => this.reportListenerError(error, String(type)));
         }
       } catch (error) {
-        this.onListenerError(error, String(type));
+        // Through the same guard as a rejection: a throwing hook here once escaped emit() and
+        // turned a tool call that had run (a write on disk) into `internal_error`.
+        this.reportListenerError(error, String(type));
       }
     }
   }
 
-  /** Reports an async listener's rejection; nothing is left on the stack to throw to. */
+  /**
+   * Reports a listener's error. emit() never throws: what emitted the event has already
+   * happened, so a throwing hook's error goes to a later tick instead of the emitter.
+   */
   private reportListenerError(error: unknown, type: string): void {
     try {
       this.onListenerError(error, type);

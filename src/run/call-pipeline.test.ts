@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod-v3";
+import { collectUncaught } from "../../test/support/collect-uncaught.js";
 import { CatalogError } from "../errors/catalog-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
@@ -182,7 +183,7 @@ describe("run.call always resolves (issue 15.1)", () => {
     expect(await run.call("twice", {})).toMatchObject({ ok: true, output: "first" });
   });
 
-  it("internal_error: a host listener that throws inside the failure path still gets a result", async () => {
+  it("a host whose onListenerError throws still gets the call's own result; the hook's error comes on a later tick", async () => {
     const tool = defineTool({ name: "t", description: "T.", inputSchema: z.object({}), handler: () => "ok" });
     const registry = createRegistry({
       tools: [tool],
@@ -193,8 +194,13 @@ describe("run.call always resolves (issue 15.1)", () => {
     registry.events.on("tool.error", () => {
       throw new Error("listener");
     });
-    const result = await registry.createRun().call("missing", {});
-    expect(result).toMatchObject({ ok: false, error: { code: "internal_error" } });
+    let result: ToolCallResult | undefined;
+    const caught = await collectUncaught(async () => {
+      result = await registry.createRun().call("missing", {});
+    });
+    // Before, the hook's throw escaped emit() and the result became internal_error.
+    expect(result).toMatchObject({ ok: false, error: { code: "unknown_tool" } });
+    expect(caught.map((error) => (error as Error).message)).toEqual(["listener"]);
   });
 
   it("gives each call its own signal: 50 concurrent calls add no listener to the run's", async () => {

@@ -132,7 +132,9 @@ async function applyInSession(
     "apply_patch",
     planned,
     context.storage.get(EDIT_JOURNAL),
-    replan === undefined ? { held: session.heldParents } : { replan, held: session.heldParents },
+    replan === undefined
+      ? { held: session.heldParents, signal: context.signal }
+      : { replan, held: session.heldParents, signal: context.signal },
   );
   const reads = context.storage.get(READ_TRACKER);
   // The journal entry names every changed file resolved already: no second resolution.

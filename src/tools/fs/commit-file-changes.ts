@@ -56,6 +56,8 @@ export interface CommitOptions {
   readonly replan?: () => Promise<readonly PlannedFileChange[]>;
   /** Directories the plan's reads opened, by path (see `TransactionOptions.held`; the caller closes them). */
   readonly held?: ReadonlyMap<string, ParentEntry>;
+  /** The call's signal: fired before the commit point, nothing is changed (see `TransactionOptions.signal`). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -73,19 +75,21 @@ export async function commitFileChanges(
   journal: EditJournal | undefined,
   options: CommitOptions = {},
 ): Promise<JournalEntry | undefined> {
+  options.signal?.throwIfAborted();
   const keys = await Promise.all(changes.map((change) => change.lockKey ?? scope.lockKey(change.path)));
   return withFileLocks(keys, async () => {
+    options.signal?.throwIfAborted();
     // Before the check: a dead writer whose lock was just broken may have a committed change to
     // roll forward, and the check must see the files as they really are (see recoverWorkspace).
     await recoverWorkspace(scope);
     let planned = changes;
     let made: string[];
     try {
-      made = await commitLocked(scope, planned, options.held);
+      made = await commitLocked(scope, planned, options.held, options.signal);
     } catch (error) {
       if (!(error instanceof VersionConflict) || options.replan === undefined) throw conflictError(error);
       planned = await options.replan();
-      made = await commitLocked(scope, planned, options.held).catch((again: unknown) => {
+      made = await commitLocked(scope, planned, options.held, options.signal).catch((again: unknown) => {
         throw conflictError(again);
       });
     }
@@ -96,6 +100,8 @@ export async function commitFileChanges(
       planned.map(async (change, index) => ({
         path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
         displayPath: shown(change),
+        // The identity undo checks: the lock key the change was made under.
+        realPath: planned === changes ? (keys[index] as string) : await scope.lockKey(change.path),
         before: change.before,
         after: change.after,
       })),
@@ -187,6 +193,7 @@ async function commitLocked(
   scope: FileScope,
   changes: readonly PlannedFileChange[],
   held: ReadonlyMap<string, ParentEntry> | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<string[]> {
   const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
@@ -202,10 +209,12 @@ async function commitLocked(
     return await applyFileChanges(
       scope,
       effective.map((change) => ({ path: change.path, after: change.after, expected: change.before })),
-      held === undefined ? { verify } : { verify, held },
+      { verify, ...(held === undefined ? {} : { held }), ...(signal === undefined ? {} : { signal }) },
     );
   } catch (error) {
     if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;
+    // Aborted before the commit point: nothing changed, and the run has answered already.
+    if (signal?.aborted === true && !(error instanceof TransactionError)) throw error;
     if (!(error instanceof TransactionError)) {
       // Before the commit point: no file was touched (temporary files and made directories are gone).
       // A file changed meanwhile (say, its directory removed) is told as such, as when the check

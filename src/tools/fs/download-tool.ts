@@ -113,11 +113,15 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       }
       const after = await scope.read(input.file_path);
       // Journal the finished file like any other write, so undo can remove or restore it.
-      context.storage
-        .get(EDIT_JOURNAL)
-        .record("download", [
-          { path: await scope.resolve(input.file_path, "write"), displayPath: input.file_path, before, after },
-        ]);
+      context.storage.get(EDIT_JOURNAL).record("download", [
+        {
+          path: await scope.resolve(input.file_path, "write"),
+          displayPath: input.file_path,
+          realPath: await scope.lockKey(input.file_path),
+          before,
+          after,
+        },
+      ]);
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.file_path, "write"));
       return `Saved ${url.href} (HTTP ${status}, ${after.length} bytes) to ${input.file_path} · ${versionOf(after)}`;
     },

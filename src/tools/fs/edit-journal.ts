@@ -6,6 +6,11 @@ export interface JournaledFile {
   readonly path: string;
   /** How the model named it. */
   readonly displayPath: string;
+  /**
+   * The file's real path when it was changed (its lock key: links followed). Undo refuses a path
+   * that resolves elsewhere now (swapped for a link). Absent in journals saved before it existed.
+   */
+  readonly realPath?: string;
   /** Content before the mutation. */
   readonly before: Buffer | undefined;
   /** Content after the mutation. */
@@ -119,6 +124,7 @@ export class EditJournal {
           files: entry.files.map((file) => ({
             path: file.path,
             displayPath: file.displayPath,
+            ...(file.realPath === undefined ? {} : { realPath: file.realPath }),
             before: file.before?.toString("base64"),
             after: file.after?.toString("base64"),
           })),
@@ -164,6 +170,7 @@ interface SavedJournalEntry {
   readonly files: readonly {
     readonly path: string;
     readonly displayPath: string;
+    readonly realPath?: string;
     readonly before: string | undefined;
     readonly after: string | undefined;
   }[];
@@ -193,6 +200,7 @@ function loadEntry(saved: SavedJournalEntry): JournalEntry {
         file !== null &&
         text(file.path) &&
         text(file.displayPath) &&
+        (file.realPath === undefined || text(file.realPath)) &&
         (file.before === undefined || text(file.before)) &&
         (file.after === undefined || text(file.after)),
     ) ||
@@ -206,6 +214,7 @@ function loadEntry(saved: SavedJournalEntry): JournalEntry {
     files: saved.files.map((file) => ({
       path: file.path,
       displayPath: file.displayPath,
+      ...(file.realPath === undefined ? {} : { realPath: file.realPath }),
       before: file.before === undefined ? undefined : Buffer.from(file.before, "base64"),
       after: file.after === undefined ? undefined : Buffer.from(file.after, "base64"),
     })),

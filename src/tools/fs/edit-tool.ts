@@ -120,7 +120,7 @@ async function editFile(
     tool,
     [{ path, before, after }],
     context.storage.get(EDIT_JOURNAL),
-    replan === undefined ? {} : { replan },
+    replan === undefined ? { signal: context.signal } : { replan, signal: context.signal },
   );
   context.storage.get(READ_TRACKER).forget(await scope.resolve(path, "write"));
   return `Edited ${path} (${after.length} bytes) · ${versionOf(after)}`;

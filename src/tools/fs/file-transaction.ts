@@ -62,6 +62,12 @@ export interface TransactionOptions {
    * a walk made now would open (see `openParentsOf`).
    */
   readonly held?: ReadonlyMap<string, ParentEntry>;
+  /**
+   * The call's signal: once it has fired, the transaction stops before its commit point with
+   * nothing changed. The run has already answered `aborted`, so a change made after that would
+   * land unreported.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Raised when a transaction failed after some files were changed on disk. */
@@ -314,7 +320,9 @@ export async function applyFileChanges(
     stage(writes, openedWrites);
     stage(deletes, openedDeletes);
     if (failure !== undefined) throw failure.error;
+    options.signal?.throwIfAborted();
     if (options.verify !== undefined) await options.verify(await currentContents(scope, changes, staged));
+    options.signal?.throwIfAborted();
     const entries: IntentEntry[] = staged.map(({ parent, temporary }) => ({
       directory: parent.realPath,
       name: parent.name,
@@ -323,6 +331,8 @@ export async function applyFileChanges(
     }));
     log = await IntentLog.prepare(scope.root, entries);
     await fillTemporaries(staged);
+    // The last moment the change can still be left unmade (the commit point follows).
+    options.signal?.throwIfAborted();
     // One file: its rename is the commit point. Several: the durable log is.
     if (staged.length > 1) await log.commit();
   } catch (error) {

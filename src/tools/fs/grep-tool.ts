@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
@@ -8,7 +9,7 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
-import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
+import { GREP_MAX_FILE_BYTES, type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
@@ -55,7 +56,8 @@ type GrepInput = z.output<typeof grepInput>;
 /**
  * `grep`: lines matching a regular expression across files, as ripgrep finds them (each line on
  * its own, `^`/`$` anchored to the line, `.gitignore` honoured, hidden files searched, `.git` and
- * `node_modules` skipped, binary and files over 8 MiB skipped). With ripgrep installed it runs
+ * `node_modules` skipped, binary and files over 8 MiB skipped; a file over 8 MiB named on its own is
+ * refused as `too_large`, never "No matches"). With ripgrep installed it runs
  * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
  * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
  * The result's last line names the engine.
@@ -95,16 +97,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");
       const startStats = await stat(start).catch(() => undefined);
-      if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
-      if (!startStats.isFile() && !startStats.isDirectory()) {
-        throw new SandboxViolationError(
-          "special_file_refused",
-          `Refused "${input.path}": it is not a regular file or a directory.`,
-          {
-            data: { path: input.path },
-          },
-        );
-      }
+      checkStart(startStats, input);
       const wanted = options.engine ?? "auto";
       // One file is read by the JavaScript engine, through a non-blocking open checked on the
       // descriptor: ripgrep would block for ever on a named pipe swapped in after the check.
@@ -177,6 +170,27 @@ async function tryRipgrep(
 }
 
 /** The JavaScript engine, its worker always ended, a deadline turned into `pattern_too_slow`. */
+/**
+ * The start of a search must be a regular file or a directory; a file named on its own must be
+ * one the engines search: both skip files over the limit, which would come back as "No matches",
+ * read by the model as "not in this file".
+ */
+function checkStart(startStats: Stats | undefined, input: GrepInput): asserts startStats is Stats {
+  if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
+  if (!startStats.isFile() && !startStats.isDirectory()) {
+    throw new SandboxViolationError("special_file_refused", `Refused "${input.path}": it is not a regular file or a directory.`, {
+      data: { path: input.path },
+    });
+  }
+  if (startStats.isFile() && startStats.size > GREP_MAX_FILE_BYTES) {
+    throw new ToolError(
+      "too_large",
+      `"${input.path}" is ${startStats.size} bytes; grep searches files of at most ${GREP_MAX_FILE_BYTES} bytes (8 MiB).`,
+      { hint: "Read it in parts with read (offset, limit), or search it with bash." },
+    );
+  }
+}
+
 async function searchInWorker(
   input: GrepInput,
   regex: RegExp,

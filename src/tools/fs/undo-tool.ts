@@ -34,7 +34,7 @@ export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition
       const journal = context.storage.get(EDIT_JOURNAL);
       const reads = context.storage.get(READ_TRACKER);
       // One at a time per journal: parallel undo calls take successive entries.
-      return journal.exclusive(() => revertSteps(scope, journal, reads, action, input.steps ?? 1));
+      return journal.exclusive(() => revertSteps(scope, journal, reads, action, input.steps ?? 1, context.signal));
     },
   });
 }
@@ -46,6 +46,7 @@ async function revertSteps(
   reads: ReadTracker,
   action: "undo" | "redo",
   steps: number,
+  signal: AbortSignal,
 ): Promise<string> {
   const report: string[] = [];
   for (let step = 0; step < steps; step++) {
@@ -54,7 +55,7 @@ async function revertSteps(
       if (step === 0) throw new ToolError("nothing_to_undo", `There is nothing to ${action} in this conversation.`);
       break;
     }
-    await revert(scope, entry, action).catch((error: unknown) => {
+    await revert(scope, entry, action, signal).catch((error: unknown) => {
       throw partialStepsError(error, report, step, action);
     });
     if (action === "undo") journal.markUndone(entry);
@@ -77,10 +78,20 @@ function partialStepsError(error: unknown, report: readonly string[], step: numb
   );
 }
 
-async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "redo"): Promise<void> {
+async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "redo", signal: AbortSignal): Promise<void> {
   const changes = [];
   for (const file of entry.files) {
     const expected = action === "undo" ? file.after : file.before;
+    // The journal holds the real path the change was made at. A path that now resolves elsewhere
+    // was swapped for a link (the file or a directory above it): its content may be the same
+    // bytes, but undo would write or delete through the link, in a file the tools never changed.
+    if (file.realPath !== undefined && (await scope.lockKey(file.path)) !== file.realPath) {
+      throw new ToolError(
+        "changed_since",
+        `Cannot ${action} ${entry.tool} #${entry.id}: "${file.displayPath}" was replaced by a symbolic link (or a directory above it was) since. Nothing was changed.`,
+        { hint: "Inspect the path with ls and fix it by hand with edit or write." },
+      );
+    }
     const current = await readIfPresent(scope, file.path);
     if (versionOf(current) !== versionOf(expected)) {
       throw new ToolError(
@@ -96,7 +107,7 @@ async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "r
       after: action === "undo" ? file.before : file.after,
     });
   }
-  await commitFileChanges(scope, action, changes, undefined);
+  await commitFileChanges(scope, action, changes, undefined, { signal });
   if (action === "undo") await removeMadeDirectories(scope, entry.createdDirectories ?? []);
 }
 

@@ -65,7 +65,7 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
         "write",
         [{ path: input.path, before, after }],
         context.storage.get(EDIT_JOURNAL),
-        replan === undefined ? {} : { replan },
+        replan === undefined ? { signal: context.signal } : { replan, signal: context.signal },
       );
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.path, "write"));
       const verb = wasAbsent ? "Created" : input.append === true ? "Appended to" : "Wrote";
