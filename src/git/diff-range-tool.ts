@@ -30,7 +30,7 @@ export interface DiffFileSummary {
   readonly path: string;
   /** For a rename: the old path. */
   readonly previous_path?: string;
-  /** A: added, D: deleted, M: modified, R: renamed. */
+  /** A: added, D: deleted, M: modified, R: renamed, T: type changed (file to symlink or submodule, or back). */
   readonly status: ChangeStatus;
   /** Lines added (absent for binary files and files past the listing limit). */
   readonly added?: number;
@@ -96,7 +96,8 @@ interface RenderOptions {
 async function renderChange(repository: GitRepository, change: ResolvedChange, rendering: Rendering, options: RenderOptions) {
   const { budget } = options;
   if (rendering.cut !== undefined) {
-    rendering.unshown.push(change.path);
+    // A type change's second section names the path its first one did.
+    if (rendering.unshown.at(-1) !== change.path) rendering.unshown.push(change.path);
     return;
   }
   const before = { oid: change.oldOid, mode: change.oldMode };
@@ -121,6 +122,19 @@ async function renderChange(repository: GitRepository, change: ResolvedChange, r
   }
   if (kept > 0) rendering.text.push(`${lines.slice(0, kept).join("\n")}\n`);
   rendering.cut = `The diff of ${change.path} is cut after ${kept} of ${lines.length - 1} lines`;
+}
+
+/**
+ * The patch sections of a change: one, or for a type change two, a deletion then a creation of
+ * the path, as `git diff` prints it (a file and a symlink have no lines in common to diff).
+ */
+function patchParts(change: ResolvedChange): ResolvedChange[] {
+  if (change.status !== "T") return [change];
+  const { path, oldOid, oldMode, newOid, newMode } = change;
+  return [
+    { path, status: "D", ...(oldOid === undefined ? {} : { oldOid }), ...(oldMode === undefined ? {} : { oldMode }) },
+    { path, status: "A", ...(newOid === undefined ? {} : { newOid }), ...(newMode === undefined ? {} : { newMode }) },
+  ];
 }
 
 function omissions(rendering: Rendering, listed: number, total: number): string | undefined {
@@ -173,7 +187,7 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
       context: input.context_lines ?? 3,
       abbrev: abbreviationLength(repository.caches.store.packedObjectCount()),
     };
-    for (const change of changes) await renderChange(repository, change, rendering, options);
+    for (const change of changes) for (const part of patchParts(change)) await renderChange(repository, part, rendering, options);
     const json = JSON.stringify(rendering.text.join("")).length + listingChars + 1_000;
     if (input.max_bytes !== undefined || json <= ANSWER_JSON_CHARS || attempt === 3 || budget <= 1_000) break;
     budget = Math.max(1_000, Math.floor((budget * (ANSWER_JSON_CHARS - listingChars - 1_000)) / (json - listingChars - 1_000)));

@@ -14,7 +14,7 @@ import { gitError, shallowCloneError } from "./git-errors.js";
 import { type GitToolRuntime, withRepository } from "./git-tool-runtime.js";
 import { baseTree, commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
-import type { ChangeStatus } from "./history/renames.js";
+import { type ChangeStatus, isTypeChange } from "./history/renames.js";
 import { parseSince } from "./history/since.js";
 import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
@@ -37,7 +37,7 @@ type FileHistoryInput = OutputOf<typeof fileHistoryInput>;
  * @public
  */
 export interface FileHistoryEntry extends CommitSummary {
-  /** A: added, M: modified, D: deleted, R: renamed (from `previous_path`). Directories: M. */
+  /** A: added, M: modified, D: deleted, R: renamed (from `previous_path`), T: type changed (file to symlink or submodule, or back). Directories: M. */
   readonly status: ChangeStatus;
   /** The file's path in this commit. */
   readonly path: string;
@@ -99,7 +99,8 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   let before = base === undefined ? undefined : asFile(await repository.entryAt(base, tracker.path));
   if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
   const path = tracker.path;
-  let status: ChangeStatus = before === undefined ? "A" : after === undefined ? "D" : "M";
+  let status: ChangeStatus =
+    before === undefined ? "A" : after === undefined ? "D" : isTypeChange(before.mode, after.mode) ? "T" : "M";
   let previousPath: string | undefined;
   if (status === "A" && tracker.follow) {
     const rename = (await commitChangesWithRenames(repository, commit, "")).find(
