@@ -75,3 +75,36 @@ describe.each(["esm", "cjs"] as const)("zod in a new process (%s)", (format) => 
     expect(zodLoadedAfter(format, [join(dist, "tools", `index.${extension}`)])).toBe(true);
   });
 });
+
+// The git entry holds the tool definitions only; what the tools run (object readers over node's
+// zlib and fs, history walks, diffs) is loaded by the first git tool call (src/git/load-git-handlers.ts),
+// so a host that imports the entry and registers the tools pays for their definitions alone.
+// node:zlib stands for that code: only the pack and loose-object readers use it.
+function zlibLoadedAfter(format: "esm" | "cjs", use: string): boolean {
+  const extension = format === "esm" ? "js" : "cjs";
+  const load = (entry: string) =>
+    format === "esm" ? `await import(${JSON.stringify(entry)})` : `require(${JSON.stringify(entry)})`;
+  const entries = [join(dist, `index.${extension}`), join(dist, "git", `index.${extension}`)];
+  const body = `const api = [${entries.map(load).join(", ")}];
+    const [{ createRegistry }, { createGitTools }] = api;
+    const run = createRegistry({ tools: createGitTools() }).createRun({ permissions: { workspace: ${JSON.stringify(resolve(dist, ".."))} } });
+    run.activate(["git_log_search"]);
+    ${use}
+    console.log(JSON.stringify(process.moduleLoadList.includes("NativeModule zlib")));`;
+  const script = format === "esm" ? body : `(async () => {\n${body}\n})();`;
+  const args = format === "esm" ? ["--input-type=module", "-e", script] : ["-e", script];
+  return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", cwd: dist })) as boolean;
+}
+
+describe.each(["esm", "cjs"] as const)("the built git entry (%s)", (format) => {
+  it("loads the tools' handlers only when a git tool runs", () => {
+    expect(zlibLoadedAfter(format, "")).toBe(false);
+  });
+
+  it("loads them for a call (the probe sees them loaded)", () => {
+    const call = `
+      const result = await run.call("git_log_search", { query: "x", mode: "message", max_results: 1 });
+      if (!result.ok) throw new Error(JSON.stringify(result.error));`;
+    expect(zlibLoadedAfter(format, call)).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * The descriptors a NodeObjectStore holds for pack indexes and commit-graph files: bounded with
- * hundreds of packs (each `.idx` kept one until all 256 of its buckets were read: EMFILE), a
+ * The descriptors a NodeObjectStore holds for packs, pack indexes and commit-graph files: bounded
+ * with hundreds of packs (each `.pack` kept one for the store's life, each `.idx` until all 256 of
+ * its buckets were read: EMFILE), a
  * file opened again after its descriptor was given up is refused when the name holds another file
  * now (a commit-graph is replaced by a rename), and a graph used after its store was closed
  * refuses to read instead of opening the path again.
@@ -8,7 +9,7 @@
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, readdirSync, readlinkSync, renameSync } from "node:fs";
+import { appendFileSync, copyFileSync, readdirSync, readlinkSync, renameSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
@@ -42,12 +43,13 @@ function openStore(directory: string, options: NodeObjectStoreOptions = {}): Nod
   return new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), reader), reader, options);
 }
 
-/** Descriptors this process holds on `.idx` files now. */
-function openIndexDescriptors(): number {
+/** Descriptors this process holds on files whose names end with one of `suffixes` now. */
+function openDescriptors(...suffixes: string[]): number {
   let count = 0;
   for (const fd of readdirSync("/proc/self/fd")) {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`).endsWith(".idx")) count++;
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (suffixes.some((suffix) => target.endsWith(suffix))) count++;
     } catch {
       // Closed between the listing and the read link (the listing's own descriptor).
     }
@@ -70,8 +72,9 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
   });
   afterAll(() => removeDirectory(repository.directory));
 
-  it(`holds at most 64 index descriptors over ${PACKS} packs, and reads every object right`, async () => {
+  it(`holds at most 64 pack and index descriptors over ${PACKS} packs, and reads every object right`, async () => {
     expect(indexes).toHaveLength(PACKS);
+    const openIndexDescriptors = () => openDescriptors(".idx", ".pack");
     const before = openIndexDescriptors();
     const store = openStore(repository.directory);
     try {
@@ -91,11 +94,13 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
     }
     expect(openIndexDescriptors()).toBe(before);
 
-    // Control: with room for every index, the count above sees them all held at once.
+    // Control: with room for every file, the counts above see them all held at once, packs too.
+    const packsBefore = openDescriptors(".pack");
     const roomy = openStore(repository.directory, { openFiles: 10_000 });
     try {
       for (const oid of commits) await roomy.read(oid);
-      expect(openIndexDescriptors() - before).toBeGreaterThan(PACKS / 2);
+      expect(openIndexDescriptors() - before).toBeGreaterThan(PACKS);
+      expect(openDescriptors(".pack") - packsBefore).toBeGreaterThan(PACKS / 2);
     } finally {
       roomy.close();
     }
@@ -127,6 +132,51 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
         const unread = commits.filter((oid) => oid.slice(0, 2) !== commits[0]?.slice(0, 2)).slice(0, 20);
         let refused: unknown;
         for (const oid of unread) {
+          try {
+            await store.read(oid);
+          } catch (error) {
+            refused = error;
+            break;
+          }
+        }
+        expect(refused).toMatchObject({ code: "missing_object", message: expect.stringContaining("was replaced") });
+      } finally {
+        store.close();
+      }
+    } finally {
+      removeDirectory(copy.directory);
+    }
+  }, 120_000);
+
+  it("refuses a pack replaced by another file after its descriptor was given up", async () => {
+    const copy = FixtureRepository.create("many-packs-pack-copy");
+    try {
+      execFileSync("cp", ["-a", `${repository.directory}/.git/.`, path.join(copy.directory, ".git")]);
+      const packDirectory = path.join(copy.directory, ".git", "objects", "pack");
+      const packs = indexes.map((name) => path.join(packDirectory, name.replace(/\.idx$/, ".pack")));
+      // Control: with one descriptor for 300 packs and indexes, every read opens files again, and that works.
+      // Windows of 64 bytes, one kept: reading an object again reads its pack again.
+      const tiny = { openFiles: 1, packs: { windowBytes: 64, keptBytes: 64 } };
+      const control = openStore(copy.directory, tiny);
+      try {
+        for (const pass of [0, 1])
+          for (const oid of commits.slice(0, 20)) expect((await control.read(oid)).type, `pass ${pass}`).toBe("commit");
+      } finally {
+        control.close();
+      }
+      const store = openStore(copy.directory, tiny);
+      try {
+        // Every pack holding one of these commits is opened (then gives its descriptor up to the next file).
+        const read = commits.slice(0, 40);
+        for (const oid of read) expect((await store.read(oid)).type).toBe("commit");
+        // Each pack replaced by a larger file (another pack with bytes appended): not the file read before.
+        for (const [at, file] of packs.entries()) {
+          copyFileSync(packs[(at + 1) % packs.length] as string, `${file}.new`);
+          appendFileSync(`${file}.new`, Buffer.alloc(4096));
+          renameSync(`${file}.new`, file);
+        }
+        let refused: unknown;
+        for (const oid of read) {
           try {
             await store.read(oid);
           } catch (error) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import { LruCache } from "../../src/git/lru-cache.js";
+import { FilePool } from "../../src/git/objects/file-pool.js";
 import { type GitObject, MissingObjectError, type ObjectStore } from "../../src/git/objects/git-object.js";
 import { Inflater } from "../../src/git/objects/inflater.js";
 import { IsomorphicObjectStore } from "../../src/git/objects/isomorphic-object-store.js";
@@ -147,7 +148,7 @@ describe("PackFile windows", () => {
       () => {
         throw new Error("no ref deltas here");
       },
-      unconfinedReader(),
+      new FilePool(unconfinedReader()),
       new Inflater(),
       options,
     );

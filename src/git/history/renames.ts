@@ -2,11 +2,12 @@ import type { GitRepository } from "../repository.js";
 import type { FileChange } from "./tree-diff.js";
 
 /**
- * How a path changed: added, deleted, modified, or renamed (from `previousPath`).
+ * How a path changed, as `git diff --name-status` says: added, deleted, modified, renamed (from
+ * `previousPath`), or its type changed (`T`: a file became a symlink or a submodule, or back).
  *
  * @public
  */
-export type ChangeStatus = "A" | "D" | "M" | "R";
+export type ChangeStatus = "A" | "D" | "M" | "R" | "T";
 
 /** A {@link FileChange} with its status and, for a rename, where it came from. */
 export interface ResolvedChange extends FileChange {
@@ -38,10 +39,21 @@ const HASHBASE = 107_927;
 
 const GITLINK = "160000";
 
+/** The file type bits of a git mode (`S_IFMT`): regular file, symlink, gitlink or tree. */
+const fileType = (mode: string) => Number.parseInt(mode, 8) & 0o170000;
+
+/**
+ * Whether a path present on both sides changed its type (git's `DIFF_PAIR_TYPE_CHANGED`): a
+ * regular file became a symlink or a submodule, or back. An executable bit alone is no type change.
+ */
+export function isTypeChange(oldMode: string | undefined, newMode: string | undefined): boolean {
+  return oldMode !== undefined && newMode !== undefined && fileType(oldMode) !== fileType(newMode);
+}
+
 function statusOf(change: FileChange): ChangeStatus {
   if (change.oldOid === undefined) return "A";
   if (change.newOid === undefined) return "D";
-  return "M";
+  return isTypeChange(change.oldMode, change.newMode) ? "T" : "M";
 }
 
 const isRegular = (mode: string | undefined) => mode === "100644" || mode === "100755";

@@ -3,13 +3,14 @@ import { CatalogError } from "agent-tool-catalog";
 import type { GitFileReader } from "../git-file-reader.js";
 import type { PackIndexFile } from "./pack-index.js";
 
-/** How many index and graph files a store holds open at most, by default. */
+/** How many pack, index and graph files a store holds open at most, by default. */
 export const OPEN_FILES = 64;
 
 /**
- * Files read by position on demand (pack indexes, commit-graph files), with at most `limit` of
- * them open at once: every `.idx` keeps its descriptor until all 256 of its buckets are read, so
- * a repository of hundreds of packs would otherwise hold hundreds of descriptors (EMFILE). The
+ * Files read by position on demand (packs, pack indexes, commit-graph files), with at most
+ * `limit` of them open at once: a `.pack` is read for as long as its store lives and every `.idx`
+ * keeps its descriptor until all 256 of its buckets are read, so a repository of hundreds of
+ * packs would otherwise hold hundreds of descriptors (EMFILE). The
  * least recently read file gives its descriptor up; it is opened again on its next read, and
  * refused then if the name now holds another file (other inode, device or size): a commit-graph
  * is replaced by a rename, and mixing pages of two files would give wrong answers.

@@ -22,7 +22,7 @@ export interface NodeObjectStoreOptions {
   /** How packs are read (sizes for whole reads and windows); tests make them small. */
   readonly packs?: PackReadOptions;
   /**
-   * Pack index and commit-graph files held open at most; the least recently read is closed and
+   * Pack, pack index and commit-graph files held open at most; the least recently read is closed and
    * opened again when needed (see {@link FilePool}).
    * @defaultValue 64
    */
@@ -66,7 +66,7 @@ export class NodeObjectStore implements ObjectStore {
   private graph: CommitGraph | null | undefined;
   /** The id being looked up, as raw bytes (reused: one lookup at a time). */
   private readonly raw = Buffer.alloc(20);
-  /** The index and graph files, with a bounded number of descriptors. */
+  /** The pack, index and graph files, with a bounded number of descriptors. */
   private readonly files: FilePool;
 
   constructor(
@@ -77,7 +77,7 @@ export class NodeObjectStore implements ObjectStore {
     this.files = new FilePool(reader, options.openFiles ?? OPEN_FILES);
   }
 
-  /** Index and graph files holding a descriptor now (at most {@link NodeObjectStoreOptions.openFiles}). */
+  /** Pack, index and graph files holding a descriptor now (at most {@link NodeObjectStoreOptions.openFiles}). */
   get openFileCount(): number {
     return this.files.openCount;
   }
@@ -106,7 +106,7 @@ export class NodeObjectStore implements ObjectStore {
             index,
             new LruCache<number, GitObject>(budget, (object) => object.content.length + 64),
             (oid) => this.readSync(oid),
-            this.reader,
+            this.files,
             this.inflater,
             this.options.packs,
           ),

@@ -1,11 +1,10 @@
-import { closeSync, fstatSync, readSync } from "node:fs";
 import { CatalogError } from "agent-tool-catalog";
-import type { GitFileReader } from "../git-file-reader.js";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
+import type { FilePool } from "./file-pool.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
 import type { Inflater } from "./inflater.js";
-import type { PackIndex } from "./pack-index.js";
+import type { PackIndex, PackIndexFile } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
 const OFS_DELTA = 6;
@@ -60,7 +59,8 @@ export type ReadBase = (oid: string) => GitObject;
  * way goes into a shared base cache, as git's own delta base cache does.
  */
 export class PackFile {
-  private descriptor: number | undefined;
+  /** The `.pack` file, in the store's bounded descriptor pool: it may give its descriptor up between reads. */
+  private file: PackIndexFile | undefined;
   private size = 0;
   /** Windows read, by window index. */
   private readonly windows = new Map<number, PackWindow>();
@@ -81,20 +81,23 @@ export class PackFile {
     /** This pack's resolved delta bases by offset (small integers: the fastest map keys). */
     private readonly bases: LruCache<number, GitObject>,
     private readonly readBase: ReadBase,
-    /** Opens the pack (confined under the workspace sandbox). */
-    private readonly reader: GitFileReader,
+    /**
+     * Opens the pack (confined under the workspace sandbox) in the store's descriptor pool, shared
+     * with the indexes and the commit-graph: hundreds of packs held hundreds of descriptors.
+     */
+    private readonly files: FilePool,
     /** The zlib handle shared by the packs of one store. */
     private readonly inflater: Inflater,
     private readonly options: PackReadOptions = {},
   ) {}
 
-  private open(): number {
-    if (this.descriptor !== undefined) return this.descriptor;
-    const descriptor = this.reader.open(this.path);
-    if (descriptor === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
-    this.size = fstatSync(descriptor).size;
-    this.descriptor = descriptor;
-    return descriptor;
+  private open(): PackIndexFile {
+    if (this.file !== undefined) return this.file;
+    const file = this.files.openFile(this.path);
+    if (file === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
+    this.size = file.size;
+    this.file = file;
+    return file;
   }
 
   private window(index: number, windowBytes: number): Buffer {
@@ -106,7 +109,7 @@ export class PackFile {
       this.last = cached;
       return cached.bytes;
     }
-    const descriptor = this.open();
+    const file = this.open();
     const kept = Math.max(1, Math.floor((this.options.keptBytes ?? KEPT_BYTES) / windowBytes));
     let buffer: Buffer;
     if (this.windows.size >= kept) {
@@ -120,7 +123,7 @@ export class PackFile {
     }
     const start = index * windowBytes;
     this.reads++;
-    const read = readSync(descriptor, buffer, 0, Math.min(windowBytes, this.size - start), start);
+    const read = file.read(buffer, 0, Math.min(windowBytes, this.size - start), start);
     const window: PackWindow = { index, bytes: buffer.subarray(0, read), used: ++this.clock };
     this.windows.set(index, window);
     this.last = window;
@@ -144,7 +147,7 @@ export class PackFile {
    * Valid until the next read of this pack (a window's buffer is reused).
    */
   private span(position: number, length: number): Buffer {
-    this.open();
+    const file = this.open();
     const end = Math.min(position + length, this.size);
     const windowBytes = this.options.windowBytes ?? WINDOW_BYTES;
     const index = Math.floor(position / windowBytes);
@@ -156,14 +159,14 @@ export class PackFile {
     // Across windows (a large object): read on its own, not kept.
     this.spanStart = 0;
     const target = Buffer.allocUnsafe(Math.max(0, end - position));
-    const read = readSync(this.descriptor as number, target, 0, target.length, position);
+    const read = file.read(target, 0, target.length, position);
     return target.subarray(0, read);
   }
 
   /** Releases the pack's memory or descriptor; a later read loads it again. */
   close(): void {
-    if (this.descriptor !== undefined) closeSync(this.descriptor);
-    this.descriptor = undefined;
+    this.file?.close();
+    this.file = undefined;
     this.bases.clear();
     this.windows.clear();
     this.last = undefined;

@@ -30,7 +30,7 @@ const V2_HEAD = 8 + 256 * 4;
 /** The pack's and the index's checksums at the end of the file. */
 const TRAILER = 40;
 
-/** An index file read on demand: positioned reads, and its release. */
+/** A file read on demand (a pack, its index, a commit-graph): positioned reads, and its release. */
 export interface PackIndexFile {
   /** Its size in bytes. */
   readonly size: number;

@@ -1,0 +1,141 @@
+import type { ToolContext } from "agent-tool-catalog";
+import { summarize } from "./commit-summary.js";
+import { fileLineCounts } from "./diff/file-diff.js";
+import type { FileHistoryEntry, FileHistoryInput, FileHistoryOutput } from "./file-history-tool.js";
+import { gitError, shallowCloneError } from "./git-errors.js";
+import type { GitToolRuntime } from "./git-tool-runtime.js";
+import { baseTree, commitChangesWithRenames } from "./history/commit-changes.js";
+import { CommitWalk } from "./history/commit-walk.js";
+import { type ChangeStatus, isTypeChange } from "./history/renames.js";
+import { parseSince } from "./history/since.js";
+import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
+import type { GitRepository } from "./repository.js";
+import { repositoryPath } from "./repository-path.js";
+import { resolveRevision } from "./revision.js";
+import { withRepository } from "./with-repository.js";
+
+interface Tracker {
+  readonly repository: GitRepository;
+  readonly follow: boolean;
+  /** The file's path in the commits still to come (older ones), changed by renames. */
+  path: string;
+}
+
+const asFile = (entry: TreeEntry | undefined) => (entry?.kind === "tree" ? undefined : entry);
+
+function counts(diff: { readonly binary: boolean; readonly added: number; readonly removed: number }) {
+  return diff.binary ? { binary: true as const } : { added: diff.added, removed: diff.removed };
+}
+
+async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
+  const { repository } = tracker;
+  const base = await baseTree(repository, commit);
+  // Most commits do not touch the file: tell that from the top directories, without reading deeper trees.
+  if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
+  const after = asFile(await repository.entryAt(commit.tree, tracker.path));
+  let before = base === undefined ? undefined : asFile(await repository.entryAt(base, tracker.path));
+  if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
+  const path = tracker.path;
+  let status: ChangeStatus =
+    before === undefined ? "A" : after === undefined ? "D" : isTypeChange(before.mode, after.mode) ? "T" : "M";
+  let previousPath: string | undefined;
+  if (status === "A" && tracker.follow) {
+    const rename = (await commitChangesWithRenames(repository, commit, "")).find(
+      (change) => change.status === "R" && change.path === path,
+    );
+    if (rename?.previousPath !== undefined) {
+      previousPath = rename.previousPath;
+      status = "R";
+      before = { name: "", mode: rename.oldMode ?? "100644", oid: rename.oldOid ?? "", kind: "blob" };
+      tracker.path = previousPath;
+    }
+  }
+  const diff = await fileLineCounts(repository, { oid: before?.oid, mode: before?.mode }, { oid: after?.oid, mode: after?.mode });
+  return {
+    ...summarize(commit),
+    status,
+    path,
+    ...(previousPath === undefined ? {} : { previous_path: previousPath }),
+    ...counts(diff),
+  };
+}
+
+async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
+  const changes = await commitChangesWithRenames(tracker.repository, commit, tracker.path);
+  if (changes.length === 0) return undefined;
+  let added = 0;
+  let removed = 0;
+  for (const change of changes) {
+    const diff = await fileLineCounts(
+      tracker.repository,
+      { oid: change.oldOid, mode: change.oldMode },
+      { oid: change.newOid, mode: change.newMode },
+    );
+    added += diff.added;
+    removed += diff.removed;
+  }
+  return { ...summarize(commit), status: "M", path: tracker.path, added, removed, files_changed: changes.length };
+}
+
+async function history(runtime: GitToolRuntime, repository: GitRepository, input: FileHistoryInput, context: ToolContext) {
+  const scope = repositoryPath(repository, input.path, context);
+  const start = await resolveRevision(repository, input.ref ?? "HEAD");
+  const kind = scope === "" || (await repository.entryAt(start.commit.tree, scope))?.kind === "tree" ? "directory" : "file";
+  const tracker: Tracker = { repository, follow: kind === "file" && input.follow_renames !== false, path: scope };
+  const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
+  // Without rename following, history is simplified as `git log -- <path>` does; following renames
+  // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
+  const simplify = tracker.follow ? undefined : scope;
+  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify });
+  const limit = input.max_results ?? 20;
+  const commits: FileHistoryEntry[] = [];
+  let truncated = false;
+  let omitted = "";
+  for await (const commit of walk.commits()) {
+    if (commits.length === limit && repository.isShallow(commit.oid)) {
+      truncated = true;
+      omitted = `History before ${commit.oid.slice(0, 10)} is missing (shallow clone), so older changes may exist.`;
+      break;
+    }
+    const entry = kind === "file" ? await fileEntry(tracker, commit) : await directoryEntry(tracker, commit);
+    if (entry === undefined) continue;
+    if (commits.length === limit) {
+      truncated = true;
+      omitted = `Older commits also changed it; raise max_results (up to 200), or pass since to page back.`;
+      break;
+    }
+    commits.push(entry);
+  }
+  if (!truncated && walk.shallowBoundary !== undefined) {
+    throw shallowCloneError(walk.shallowBoundary, `the history of ${scope} is incomplete (${commits.length} commits found)`);
+  }
+  if (commits.length === 0 && since === undefined) {
+    throw gitError(
+      "path_not_found",
+      `No commit reachable from ${start.input} ever changed ${JSON.stringify(scope)}.`,
+      "Check the path's spelling (it is relative to the workspace), or list files with glob.",
+    );
+  }
+  return { scope, kind, start, tracker, walk, commits, truncated, omitted } as const;
+}
+
+/** The `file-history` tool's handler (loaded on the tool's first call). */
+export function runFileHistory(
+  runtime: GitToolRuntime,
+  input: FileHistoryInput,
+  context: ToolContext,
+): Promise<FileHistoryOutput> {
+  return withRepository(runtime, context, async (repository) => {
+    const result = await history(runtime, repository, input, context);
+    return {
+      path: result.scope,
+      kind: result.kind,
+      ref: result.start.input,
+      follows_renames: result.tracker.follow,
+      commits: result.commits,
+      scanned_commits: result.walk.scanned,
+      truncated: result.truncated,
+      ...(result.truncated ? { omitted: result.omitted } : {}),
+    };
+  });
+}
