@@ -40,8 +40,11 @@ const body = `
   const run = registry.createRun();
   const shallow = await run.call("double_check", nested(3));
   const delay = perfHooks.monitorEventLoopDelay({ resolution: 10 });
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
   delay.enable();
+  await tick();
   const deep = await run.call("double_check", nested(40));
+  await tick();
   delay.disable();
   const invalid = await run.call("double_check", { tree: 5 });
   console.log(JSON.stringify({ shallow, deep, invalid, longestBlockMs: delay.max / 1e6 }));

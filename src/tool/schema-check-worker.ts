@@ -135,7 +135,13 @@ export class SchemaCheckWorker {
     let thread: Worker;
     try {
       if (Worker === undefined) throw new Error("worker threads need Node.js 20.16 or later (process.getBuiltinModule)");
-      thread = new Worker(entry.file, { eval: entry.eval, resourceLimits: { maxOldGenerationSizeMb: MAX_THREAD_HEAP_MB } });
+      thread = new Worker(entry.file, {
+        eval: entry.eval,
+        // Not the host's own flags (a worker inherits them): `--input-type`, `--import` of a
+        // loader, `--inspect` make no sense for this thread, and some stop it from starting.
+        execArgv: [],
+        resourceLimits: { maxOldGenerationSizeMb: MAX_THREAD_HEAP_MB },
+      });
     } catch (error) {
       this.failQueued(error);
       return undefined;

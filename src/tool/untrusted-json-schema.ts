@@ -54,7 +54,10 @@ export interface UntrustedJsonSchemaMark {
  * @throws ConfigurationError (`invalid_tool_config`) when `timeoutMs` is not a positive number.
  * @public
  */
-export function untrustedJsonSchema<Schema extends JsonSchema>(schema: Schema, options: UntrustedJsonSchemaOptions = {}): Schema {
+export function untrustedJsonSchema<const Schema extends JsonSchema>(
+  schema: Schema,
+  options: UntrustedJsonSchemaOptions = {},
+): Schema {
   const timeoutMs = options.timeoutMs ?? DEFAULT_UNTRUSTED_SCHEMA_TIMEOUT_MS;
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
     throw new ConfigurationError("invalid_tool_config", "untrustedJsonSchema: timeoutMs must be a positive number of ms.", {

@@ -38,8 +38,12 @@ async function watchingTheEventLoop<T>(work: () => Promise<T>): Promise<{ result
   let ticks = 0;
   const timer = setInterval(() => ticks++, 20);
   delay.enable();
+  // The histogram's first tick only starts its clock: a block before it would go unseen.
+  await new Promise((resolve) => setTimeout(resolve, 50));
   try {
     const result = await work();
+    // And one tick after the work, so that a block at its very end is seen.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     return { result, longestBlockMs: delay.max / 1e6, ticks };
   } finally {
     delay.disable();
