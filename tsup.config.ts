@@ -2,7 +2,12 @@ import { defineConfig } from "tsup";
 import { subpaths } from "./scripts/subpaths.js";
 
 export default defineConfig({
-  entry: Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
+  entry: {
+    ...Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
+    // The worker thread that compiles and checks untrusted JSON Schemas: started by file name
+    // from the root's code (src/tool/schema-check-worker.ts), beside it in dist/.
+    "schema-check-thread": "src/tool/schema-check-thread.ts",
+  },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

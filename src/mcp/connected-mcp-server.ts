@@ -69,6 +69,7 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.sync = new McpToolSync(options.registry, {
       server: this.name,
       trusted: this.server.trusted,
+      schemaTimeoutMs: this.server.schemaTimeoutMs,
       runId: this.runId,
       call: (mcpName, input, context) => this.callTool(mcpName, input, context),
     });

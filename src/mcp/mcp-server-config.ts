@@ -24,6 +24,14 @@ export interface McpServerOptions {
    */
   readonly timeoutMs?: number;
   /**
+   * How long compiling one tool's input schema, and then checking one call's arguments against
+   * it, may each take, in ms. Both run in a worker thread, never on the host's thread: a schema
+   * built to make the validator slow fails its calls with `input_schema_too_slow` instead of
+   * blocking the host.
+   * @defaultValue 5000
+   */
+  readonly schemaTimeoutMs?: number;
+  /**
    * How long connecting (start, initialize, first tool list) may take, in ms.
    * @defaultValue 30000
    */

@@ -7,6 +7,7 @@ import {
   type ToolContent,
   type ToolContext,
   ToolDefinitionError,
+  untrustedJsonSchema,
 } from "agent-tool-catalog";
 import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
 import { clip } from "./mcp-errors.js";
@@ -36,6 +37,8 @@ export interface McpToolDefinitionInput {
   readonly server: string;
   /** Whether the host trusts the server's annotations. */
   readonly trusted: boolean;
+  /** Time limit of compiling the input schema, and of checking one call's arguments, ms. */
+  readonly schemaTimeoutMs: number;
   /** The tool as the server lists it. */
   readonly tool: Tool;
   /** Its registry name (`mcp_<server>_<tool>`). */
@@ -82,7 +85,10 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     mutating,
     annotations,
     tags: [...MCP_TOOL_TAGS, `mcp_server:${server}`],
-    inputSchema,
+    // Compiled and checked in a worker thread with a time limit: the server may have built it to
+    // make the validator slow (hundreds of nested recursive $refs compile for minutes; anyOf
+    // branches that re-check a nested value double the work per level).
+    inputSchema: untrustedJsonSchema(inputSchema, { timeoutMs: input.schemaTimeoutMs }),
     handler: (args, context) => input.call(mcpName, args, context),
   });
   const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema]);

@@ -43,6 +43,8 @@ export interface McpToolSyncOptions {
   readonly server: string;
   /** Whether its annotations count. */
   readonly trusted: boolean;
+  /** Time limit of compiling a tool's input schema, and of checking one call's arguments, ms. */
+  readonly schemaTimeoutMs: number;
   /** The run that owns the tools, or `undefined` for every run. */
   readonly runId: string | undefined;
   /** How a call reaches the server. */
@@ -74,7 +76,7 @@ export class McpToolSync {
 
   /** Applies a listing; tools it rejects are reported, never thrown. */
   apply(listing: McpToolListing): McpToolChanges {
-    const { server, trusted, call } = this.options;
+    const { server, trusted, schemaTimeoutMs, call } = this.options;
     const plan = planMcpToolNames(server, listing.tools);
     const rejected: McpRejectedTool[] = [...listing.rejected, ...plan.rejected];
     const added: string[] = [];
@@ -83,7 +85,7 @@ export class McpToolSync {
     for (const { name, tool } of plan.planned) {
       let built: ReturnType<typeof mcpToolDefinition>;
       try {
-        built = mcpToolDefinition({ server, trusted, tool, name, call });
+        built = mcpToolDefinition({ server, trusted, schemaTimeoutMs, tool, name, call });
       } catch (error) {
         rejected.push({ mcpName: clip(tool.name, 200), name, reason: "invalid_input_schema", message: messageOf(error) });
         continue;

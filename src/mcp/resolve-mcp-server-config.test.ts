@@ -10,6 +10,7 @@ describe("resolveMcpServerConfig", () => {
       trusted: false,
       timeoutMs: 60_000,
       connectTimeoutMs: 30_000,
+      schemaTimeoutMs: 5_000,
       maxOutputBytes: 100_000,
     });
     expect(resolveMcpServerConfig({ name: "b", url: "https://x.test/mcp" }).kind).toBe("http");
@@ -28,6 +29,7 @@ describe("resolveMcpServerConfig", () => {
     ["bad args", { name: "a", command: "node", args: [1] }, /args must be an array of strings/],
     ["bad env", { name: "a", command: "node", env: { A: 1 } }, /env must map names to strings/],
     ["a zero timeout", { name: "a", command: "node", timeoutMs: 0 }, /timeoutMs must be a positive number/],
+    ["a zero schema timeout", { name: "a", command: "node", schemaTimeoutMs: 0 }, /schemaTimeoutMs must be a positive number/],
     ["an unknown transport", { name: "a", url: "https://x.test", transport: "ws" }, /transport must be "http" or "sse"/],
   ])("refuses %s", (_label, config, message) => {
     expect(() => resolveMcpServerConfig(config as McpServerConfig)).toThrowError(ConfigurationError);

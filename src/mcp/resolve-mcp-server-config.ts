@@ -10,6 +10,7 @@ import {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_SCHEMA_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
 const DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024;
 
@@ -27,6 +28,8 @@ export interface ResolvedMcpServerConfig {
   readonly timeoutMs: number;
   /** Connect timeout, ms. */
   readonly connectTimeoutMs: number;
+  /** Time limit of compiling a tool's input schema, and of checking one call's arguments, ms. */
+  readonly schemaTimeoutMs: number;
   /** Output limit, bytes. */
   readonly maxOutputBytes: number;
   /** Binary content limit per result, bytes (0: text only). */
@@ -57,6 +60,7 @@ export function resolveMcpServerConfig(config: McpServerConfig): ResolvedMcpServ
     trusted: config.trusted === true,
     timeoutMs: positive(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
     connectTimeoutMs: positive(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
+    schemaTimeoutMs: positive(config.schemaTimeoutMs, DEFAULT_SCHEMA_TIMEOUT_MS, "schemaTimeoutMs", fail),
     maxOutputBytes: Math.floor(positive(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes", fail)),
     maxBinaryBytes: nonNegative(config.maxBinaryBytes, DEFAULT_MAX_BINARY_BYTES, "maxBinaryBytes", fail),
   };

@@ -1,5 +1,6 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
@@ -763,14 +764,12 @@ export class Run {
       validated = await compiled.validate(parsed.value);
     } catch (error) {
       // A JSON Schema that only fails when first compiled (an unresolvable $ref) is the tool's
-      // fault, not the model's; the run goes on.
-      return this.fail(
-        name,
-        callId,
-        started,
-        { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` },
-        error,
-      );
+      // fault, not the model's; the run goes on. An untrusted schema's validator says why in a
+      // ToolError (input_schema_too_slow).
+      const failure: ToolCallErrorInfo = ToolError.isInstance(error)
+        ? { code: error.code, message: `"${name}": ${error.message}`, ...(error.hint === undefined ? {} : { hint: error.hint }) }
+        : { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` };
+      return this.fail(name, callId, started, failure, error);
     }
     if (!validated.ok) {
       return this.fail(

@@ -13,6 +13,8 @@ import {
 import { estimateJsonSize } from "./json-size.js";
 import { loadOnDemand } from "./load-on-demand.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
+import { untrustedMarkOf } from "./untrusted-json-schema.js";
+import { createUntrustedJsonSchemaValidator } from "./untrusted-json-schema-validator.js";
 import { formatIssuePath, type ValidationIssue, type ValidationOutcome } from "./validation-issue.js";
 
 // Only zod 3 schemas need it; loaded by the first one compiled.
@@ -54,7 +56,8 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 
 /**
  * Compiles a Standard Schema or a plain JSON Schema. The JSON Schema is a frozen deep copy; plain
- * JSON Schemas are compiled (lazily) by `compiler`, the registry's.
+ * JSON Schemas are compiled (lazily) by `compiler`, the registry's, or, when marked untrusted, by
+ * the schema check thread.
  */
 export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): CompileSchemaResult {
   if (isStandardSchema(schema)) return compileStandardSchema(schema);
@@ -75,6 +78,11 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
   // Compiled lazily: what would only fail at the first call is refused now, where the host sees it.
   const uncompilable = explainUncompilableJsonSchema(jsonSchema);
   if (uncompilable !== undefined) return { ok: false, reason: `the validator cannot compile it: ${uncompilable}` };
+  const untrusted = untrustedMarkOf(schema);
+  if (untrusted !== undefined) {
+    // Compiled and checked off the host's thread, with a time limit (untrustedJsonSchema).
+    return { ok: true, schema: { jsonSchema, validate: createUntrustedJsonSchemaValidator(jsonSchema, untrusted.timeoutMs) } };
+  }
   // Only compared with ALL_ERRORS_INPUT_LIMIT: the walk stops there (a sparse array's 2^32 - 1
   // holes are never walked).
   const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMIT);

@@ -77,15 +77,31 @@ export function createJsonSchemaValidator(
   compiler: JsonSchemaCompiler,
   sizeOf: (value: unknown) => number,
 ): (value: unknown) => ValidationOutcome {
+  return validatorOf(
+    () => compiler.ajv(schema, false).compile(schema),
+    () => compiler.ajv(schema, true).compile(schema),
+    sizeOf,
+  );
+}
+
+/**
+ * A validator from its two compiled forms, each compiled by its thunk on first need: stopping at
+ * the first error (every call), and collecting all (calls that fail, with small input).
+ */
+export function validatorOf(
+  compileFirst: () => ValidateFunction,
+  compileAll: () => ValidateFunction,
+  sizeOf: (value: unknown) => number,
+): (value: unknown) => ValidationOutcome {
   let first: ValidateFunction | undefined;
   let all: ValidateFunction | undefined;
   return (value) => {
-    first ??= compiler.ajv(schema, false).compile(schema);
+    first ??= compileFirst();
     if (first(value)) return { ok: true, value };
     if (sizeOf(value) > ALL_ERRORS_INPUT_LIMIT) {
       return { ok: false, issues: boundIssues([...(first.errors ?? []).map(toIssue), ...moreIssuesNotChecked()]) };
     }
-    all ??= compiler.ajv(schema, true).compile(schema);
+    all ??= compileAll();
     all(value);
     const errors = all.errors ?? first.errors ?? [];
     return { ok: false, issues: boundIssues(lazyMap(errors, toIssue)) };

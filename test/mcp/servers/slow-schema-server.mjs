@@ -1,0 +1,68 @@
+// A raw JSON-RPC MCP server over stdio (no SDK) whose input schemas pass every check at connect
+// yet make the validator slow: "nested_refs" (30 levels that each refer 6 times to themselves:
+// seconds to compile), "double_check" (an anyOf whose first branch checks the nested value and
+// then fails, so every level checks it twice: 2^depth work for an argument nested depth deep),
+// and "plain", an ordinary schema.
+import { createInterface } from "node:readline";
+
+const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+
+function nestedRefs(depth, width) {
+  const root = { type: "object" };
+  let current = root;
+  let pointer = "#";
+  for (let level = 0; level < depth; level++) {
+    const next = { type: "object" };
+    const properties = { n: next };
+    for (let index = 0; index < width; index++) properties[`r${index}`] = { $ref: pointer };
+    current.properties = properties;
+    pointer += "/properties/n";
+    current = next;
+  }
+  return root;
+}
+
+const doubleCheck = {
+  type: "object",
+  properties: { tree: { $ref: "#/$defs/node" } },
+  $defs: {
+    node: {
+      anyOf: [
+        { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
+        { properties: { child: { $ref: "#/$defs/node" } } },
+      ],
+    },
+  },
+};
+
+const tools = [
+  { name: "nested_refs", description: "A schema that takes seconds to compile.", inputSchema: nestedRefs(30, 6) },
+  { name: "double_check", description: "A schema that checks nested arguments in 2^depth steps.", inputSchema: doubleCheck },
+  {
+    name: "plain",
+    description: "An ordinary tool.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
+];
+const lines = createInterface({ input: process.stdin });
+lines.on("close", () => process.exit(0));
+lines.on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method === "initialize") {
+    send({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "slow-schemas", version: "1" },
+      },
+    });
+  } else if (message.method === "tools/list") {
+    send({ jsonrpc: "2.0", id: message.id, result: { tools } });
+  } else if (message.method === "tools/call") {
+    send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: `${message.params.name} ran` }] } });
+  } else if (message.id !== undefined) {
+    send({ jsonrpc: "2.0", id: message.id, result: {} });
+  }
+});

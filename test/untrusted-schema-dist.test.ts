@@ -1,0 +1,90 @@
+// The built package checks untrusted schemas in its own worker thread file
+// (dist/schema-check-thread.{js,cjs}): from ESM and from CommonJS, a schema that checks nested
+// arguments in 2^depth steps fails the call with input_schema_too_slow while the host's event loop
+// keeps turning, shallow arguments check and run, and the idle thread lets the process exit.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const dist = join(resolve(dirname(fileURLToPath(import.meta.url)), ".."), "dist");
+
+const body = `
+  const doubleCheck = {
+    type: "object",
+    properties: { tree: { $ref: "#/$defs/node" } },
+    $defs: {
+      node: {
+        type: "object",
+        anyOf: [
+          { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
+          { properties: { child: { $ref: "#/$defs/node" } } },
+        ],
+      },
+    },
+  };
+  const nested = (depth) => {
+    let node = {};
+    for (let level = 0; level < depth; level++) node = { child: node };
+    return { tree: node };
+  };
+  const registry = catalog.createRegistry();
+  registry.register(catalog.defineTool({
+    name: "double_check",
+    description: "A tool whose schema checks nested arguments in 2^depth steps.",
+    inputSchema: catalog.untrustedJsonSchema(doubleCheck, { timeoutMs: 1000 }),
+    handler: () => "ran",
+  }));
+  const run = registry.createRun();
+  const shallow = await run.call("double_check", nested(3));
+  const delay = perfHooks.monitorEventLoopDelay({ resolution: 10 });
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+  delay.enable();
+  await tick();
+  const deep = await run.call("double_check", nested(40));
+  await tick();
+  delay.disable();
+  const invalid = await run.call("double_check", { tree: 5 });
+  console.log(JSON.stringify({ shallow, deep, invalid, longestBlockMs: delay.max / 1e6 }));
+`;
+
+const scripts = {
+  esm: [
+    "--input-type=module",
+    "-e",
+    `import * as catalog from ${JSON.stringify(join(dist, "index.js"))};
+     import * as perfHooks from "node:perf_hooks";
+     ${body}`,
+  ],
+  cjs: [
+    "-e",
+    `const catalog = require(${JSON.stringify(join(dist, "index.cjs"))});
+     const perfHooks = require("node:perf_hooks");
+     (async () => { ${body} })();`,
+  ],
+};
+
+describe("untrusted schemas from the built package", () => {
+  it.each(["esm", "cjs"] as const)(
+    "from %s: checked in the worker thread, with a time limit",
+    async (format) => {
+      expect(existsSync(join(dist, "schema-check-thread.js")), "run `npm run build` first").toBe(true);
+      // Depth 40 is 2^40 steps: on the host's thread this call would never return. The process
+      // must also exit by itself (the idle thread holds no reference), well before this timeout.
+      const { stdout } = await promisify(execFile)(process.execPath, scripts[format], { timeout: 60_000 });
+      const outcome = JSON.parse(stdout) as Record<string, { ok: boolean; error?: { code: string } }> & {
+        longestBlockMs: number;
+      };
+      expect(outcome.shallow).toMatchObject({ ok: true, output: "ran" });
+      expect(outcome.deep).toMatchObject({
+        ok: false,
+        error: { code: "input_schema_too_slow", message: expect.stringMatching(/took longer than 1000 ms/) },
+      });
+      expect(outcome.invalid).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+      expect(outcome.longestBlockMs).toBeLessThan(400);
+    },
+    90_000,
+  );
+});
