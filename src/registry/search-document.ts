@@ -27,7 +27,9 @@ type Parameter = { name: string; description?: string | undefined };
 function parametersOf(schema: JsonSchema, depth: number, out: Parameter[] = []): Parameter[] {
   const properties = schema.properties;
   if (properties === undefined || typeof properties !== "object" || properties === null || depth === 0) return out;
-  for (const name of Object.keys(properties)) {
+  const names = Object.keys(properties);
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k] as string;
     const property = (properties as Record<string, unknown>)[name] as JsonSchema | null;
     if (typeof property !== "object" || property === null) continue;
     out.push({ name, description: typeof property.description === "string" ? property.description : undefined });
