@@ -1,74 +1,98 @@
 /**
- * A/B of building the search index in the registry, interleaved in one process: an earlier tree's
- * `src` (copied to `.ab-old/src`, e.g. `git archive <commit> src | tar -x -C .ab-old`) against this
- * one, alternating which goes first each round, a garbage collection before each. Per variant:
- * `createRegistry`, then everything indexed synchronously (the first search; with this tree,
- * `prepareSearch()` then the search), µs per tool; and for this tree, background indexing: the
- * longest turn of the event loop while slices run, and the first search after them.
+ * A/B of building the search index in the registry: an earlier tree's `src` (copied to
+ * `.ab-old/src`, e.g. `git archive <commit> src | tar -x -C .ab-old`) against this one, each run
+ * in a process of its own (a variant's compiled tools, kept per definition, must not sit in the
+ * other's heap and make its collections longer), alternating which goes first each round.
+ * Per run: `createRegistry` with `indexInBackground: false`, then everything indexed
+ * synchronously (`prepareSearch()` then a search), µs per tool of wall time and of CPU time
+ * (the process's, garbage collector threads included: less sensitive to other load on the
+ * machine than wall time), the full collections during indexing, and the heap after it.
  *   node --expose-gc --import tsx bench/search/index-build-ab.ts [size] [rounds]
  */
+import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
-import { performance } from "node:perf_hooks";
-import * as current from "../../src/index.js";
+import { constants, type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { collectGarbage, median, round } from "../stats.js";
 import { loadMetatool } from "./metatool-data.js";
 import { syntheticCatalog } from "./synthetic-catalog.js";
 
-const oldPath = "../../.ab-old/src/index.js";
-const old = (await import(oldPath)) as typeof current;
+interface Run {
+  create: number;
+  createCpu: number;
+  index: number;
+  indexCpu: number;
+  fullCollections: number;
+  heapMb: number;
+}
+
+async function child(variant: string, size: number): Promise<void> {
+  const path = variant === "old" ? "../../.ab-old/src/index.js" : "../../src/index.js";
+  const library = (await import(path)) as typeof import("../../src/index.js");
+  // The catalog is built with the variant's own `defineTool` (it compiles and keeps each tool).
+  const tools = syntheticCatalog(loadMetatool(), size, 7, library.defineTool);
+  let fullCollections = 0;
+  let counting = false;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (counting && kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullCollections++;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  collectGarbage();
+  const cpu = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  let started = performance.now();
+  let cpuStarted = cpu();
+  const registry = library.createRegistry({ tools, indexInBackground: false });
+  const create = performance.now() - started;
+  const createCpu = cpu() - cpuStarted;
+  counting = true;
+  started = performance.now();
+  cpuStarted = cpu();
+  registry.prepareSearch();
+  registry.search("send a message to the team");
+  const index = performance.now() - started;
+  const indexCpu = cpu() - cpuStarted;
+  // Entries of the collections above are delivered asynchronously.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  counting = false;
+  observer.disconnect();
+  collectGarbage();
+  const heapMb = process.memoryUsage().heapUsed / 1e6;
+  const run: Run = { create, createCpu, index, indexCpu, fullCollections, heapMb };
+  console.log(JSON.stringify(run));
+}
+
+async function parent(size: number, rounds: number): Promise<void> {
+  const script = fileURLToPath(import.meta.url);
+  const runs: Record<string, Run[]> = { old: [], new: [] };
+  const loads: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of r % 2 === 0 ? ["old", "new"] : ["new", "old"]) {
+      loads.push(loadavg()[0] as number);
+      const out = execFileSync(process.execPath, [...process.execArgv, script, String(size), "1", variant], { encoding: "utf8" });
+      (runs[variant] as Run[]).push(JSON.parse(out.trim().split("\n").at(-1) as string) as Run);
+    }
+  }
+  const perTool = (ms: number) => round((ms * 1000) / size, 1);
+  const show = (rows: Run[]) =>
+    `create ${perTool(median(rows.map((x) => x.create)))} µs/tool (cpu ${perTool(median(rows.map((x) => x.createCpu)))}), ` +
+    `index ${perTool(median(rows.map((x) => x.index)))} µs/tool (cpu ${perTool(median(rows.map((x) => x.indexCpu)))}) ` +
+    `[wall ms ${rows.map((x) => round(x.index, 0)).join(", ")}; cpu ms ${rows.map((x) => round(x.indexCpu, 0)).join(", ")}], ` +
+    `full GCs while indexing ${rows.map((x) => x.fullCollections).join(", ")}, heap after ${round(median(rows.map((x) => x.heapMb)), 0)} MB`;
+  console.log(
+    `${size} tools, ${rounds} rounds (separate processes, alternating), medians; 1-min load at each run start ${loads.map((l) => l.toFixed(1)).join(" ")}`,
+  );
+  console.log(`  old: ${show(runs.old as Run[])}`);
+  console.log(`  new: ${show(runs.new as Run[])}`);
+}
+
 const size = Number(process.argv[2] ?? 100_000);
 const rounds = Number(process.argv[3] ?? 3);
-const tools = syntheticCatalog(loadMetatool(), size);
-const perTool = (ms: number) => round((ms * 1000) / size, 1);
-
-interface Sync {
-  create: number;
-  index: number;
-}
-function sync(library: typeof current, prepare: boolean): Sync {
-  collectGarbage();
-  let started = performance.now();
-  const registry = library.createRegistry({ tools, ...(prepare ? { indexInBackground: false } : {}) });
-  const create = performance.now() - started;
-  started = performance.now();
-  if (prepare) registry.prepareSearch();
-  registry.search("send a message to the team");
-  return { create, index: performance.now() - started };
-}
-
-async function background(): Promise<{ longestTurn: number; drained: number; firstSearch: number }> {
-  collectGarbage();
-  const registry = current.createRegistry({ tools });
-  const queued = () => Reflect.get(registry, "queuedIndexChanges") as number;
-  const started = performance.now();
-  let longestTurn = 0;
-  while (queued() > 0 || Reflect.get(registry, "indexing") !== undefined) {
-    const turn = performance.now();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    longestTurn = Math.max(longestTurn, performance.now() - turn);
-  }
-  const drained = performance.now() - started;
-  const search = performance.now();
-  registry.search("send a message to the team");
-  return { longestTurn, drained, firstSearch: performance.now() - search };
-}
-
-const a: Sync[] = [];
-const b: Sync[] = [];
-const bg: Awaited<ReturnType<typeof background>>[] = [];
-for (let r = 0; r < rounds; r++) {
-  for (const which of r % 2 === 0 ? [0, 1] : [1, 0]) (which === 0 ? a : b).push(sync(which === 0 ? old : current, which === 1));
-  bg.push(await background());
-}
-const show = (rows: Sync[]) =>
-  `create ${perTool(median(rows.map((x) => x.create)))} µs/tool, index (sync) ${perTool(median(rows.map((x) => x.index)))} µs/tool = ${round(median(rows.map((x) => x.index)), 0)} ms [${rows.map((x) => round(x.index, 0)).join(", ")}]`;
-console.log(
-  `${size} tools, ${rounds} rounds, medians, load ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
-console.log(`  old: ${show(a)}`);
-console.log(`  new: ${show(b)}`);
-console.log(
-  `  new, background: longest event-loop turn ${round(median(bg.map((x) => x.longestTurn)), 0)} ms [${bg.map((x) => round(x.longestTurn, 0)).join(", ")}], queue drained in ${round(median(bg.map((x) => x.drained)), 0)} ms, first search then ${round(median(bg.map((x) => x.firstSearch)), 1)} ms`,
-);
+const variant = process.argv[4];
+if (variant === undefined) await parent(size, rounds);
+else await child(variant, size);

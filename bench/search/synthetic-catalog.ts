@@ -7,9 +7,14 @@ const VERBS = ["get", "list", "create", "update", "delete", "search", "fetch", "
 /**
  * `count` MCP-like tools built from the MetaTool vocabulary: names `<server>_<verb>_<noun>`,
  * descriptions of 12-40 words drawn with a Zipf-like skew, two or three parameters each.
- * Deterministic for a given seed.
+ * Deterministic for a given seed. `define` is the `defineTool` to use (an A/B passes the other tree's).
  */
-export function syntheticCatalog(data: MetaToolData, count: number, seed = 7): AnyToolDefinition[] {
+export function syntheticCatalog(
+  data: MetaToolData,
+  count: number,
+  seed = 7,
+  define: (definition: Parameters<typeof defineTool>[0]) => AnyToolDefinition = defineTool,
+): AnyToolDefinition[] {
   const random = seededRandom(seed);
   const vocabulary = [...new Set(data.tools.flatMap((tool) => tool.description.toLowerCase().match(/[a-z]{3,}/g) ?? []))];
   const pick = () => vocabulary[Math.floor(vocabulary.length * random() ** 2)] as string;
@@ -21,7 +26,7 @@ export function syntheticCatalog(data: MetaToolData, count: number, seed = 7): A
     const words = Array.from({ length: 12 + Math.floor(random() * 28) }, pick);
     const [first, second] = [pick(), pick()];
     tools.push(
-      defineTool({
+      define({
         name: `${server}_${verb}_${noun}_${index}`.slice(0, 64),
         description: `${verb[0]?.toUpperCase()}${verb.slice(1)} ${noun}: ${words.join(" ")}.`,
         tier: "deferred",

@@ -70,4 +70,35 @@ describe("forEachAsciiWord", () => {
     for (const [i, word] of words.entries()) table.set(word, hashWord(word), i);
     expect(words.every((word, i) => table.get(word, 0, word.length, hashWord(word)) === i)).toBe(true);
   });
+
+  it("agrees with a Map through growth, negative values (stop words), replaced values and its limit", () => {
+    const word = fc.stringMatching(/^[a-z0-9]{1,6}$/);
+    const operation = fc.oneof(
+      fc.record({ set: word, value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) }),
+      fc.record({ replace: word, value: fc.integer({ min: -5000, max: 5000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 1500 }), fc.integer({ min: 1, max: 2000 }), (operations, limit) => {
+        const table = new WordTable(limit);
+        let model = new Map<string, number>();
+        for (const op of operations) {
+          if ("set" in op) {
+            if (model.has(op.set)) continue;
+            if (model.size >= limit) model = new Map();
+            table.set(op.set, hashWord(op.set), op.value);
+            model.set(op.set, op.value);
+          } else {
+            const found = table.get(op.replace.toUpperCase(), 0, op.replace.length, hashWord(op.replace));
+            expect(found).toBe(model.get(op.replace));
+            if (found !== undefined) {
+              table.replaceFound(op.value);
+              model.set(op.replace, op.value);
+            }
+          }
+        }
+        for (const [w, value] of model) expect(table.get(w, 0, w.length, hashWord(w))).toBe(value);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -69,8 +69,13 @@ export function hashWord(word: string): number {
 export class WordTable {
   private slots = new Int32Array(1024);
   private words: string[] = [];
-  private hashes: number[] = [];
-  private values: number[] = [];
+  /**
+   * Per entry, its hash and value, in typed arrays sized with `slots` (half of it): JavaScript
+   * arrays grown by push left copies of themselves in the old generation for the next full
+   * collection to walk (a catalog of 100,000 tools has about as many distinct words).
+   */
+  private hashes = new Int32Array(512);
+  private values = new Int32Array(512);
   /** The entry the last successful {@link WordTable.get} found. */
   private found = -1;
 
@@ -97,7 +102,7 @@ export class WordTable {
       }
       if (same) {
         this.found = entry;
-        return this.values[entry];
+        return this.values[entry] as number;
       }
     }
   }
@@ -108,8 +113,8 @@ export class WordTable {
     if (2 * (this.words.length + 1) > this.slots.length) this.rehash(this.slots.length * 2);
     const entry = this.words.length;
     this.words.push(word);
-    this.hashes.push(hash);
-    this.values.push(value);
+    this.hashes[entry] = hash;
+    this.values[entry] = value;
     this.place(entry);
   }
 
@@ -127,6 +132,12 @@ export class WordTable {
 
   private rehash(capacity: number): void {
     this.slots = new Int32Array(capacity);
+    const hashes = new Int32Array(capacity >> 1);
+    hashes.set(this.hashes);
+    this.hashes = hashes;
+    const values = new Int32Array(capacity >> 1);
+    values.set(this.values);
+    this.values = values;
     for (let entry = 0; entry < this.words.length; entry++) this.place(entry);
   }
 
@@ -134,7 +145,7 @@ export class WordTable {
   clear(): void {
     this.slots = new Int32Array(1024);
     this.words = [];
-    this.hashes = [];
-    this.values = [];
+    this.hashes = new Int32Array(512);
+    this.values = new Int32Array(512);
   }
 }

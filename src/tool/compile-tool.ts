@@ -55,8 +55,11 @@ export function compileTool(definition: AnyToolDefinition, compiler: JsonSchemaC
       ? checked.tool
       : {
           ...checked.tool,
-          validate: checked.input.bind?.(compiler) ?? checked.input.validate,
-          validateOutput: checked.output === undefined ? undefined : (checked.output.bind?.(compiler) ?? checked.output.validate),
+          validate: checked.input.bind?.(compiler, checked.input.jsonSchema) ?? checked.input.validate,
+          validateOutput:
+            checked.output === undefined
+              ? undefined
+              : (checked.output.bind?.(compiler, checked.output.jsonSchema) ?? checked.output.validate),
         };
   compiled.set(definition, result);
   return result;

@@ -36,7 +36,7 @@ export interface CompiledSchema {
   /** Validates (and, for zod, parses) a value. May return a promise for async schemas. */
   readonly validate: (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>;
   /** For a plain JSON Schema: a validator compiled by another compiler (a registry's). */
-  readonly bind?: (compiler: JsonSchemaCompiler) => (value: unknown) => ValidationOutcome;
+  readonly bind?: (compiler: JsonSchemaCompiler, jsonSchema: JsonSchema) => (value: unknown) => ValidationOutcome;
 }
 
 /** The result of compiling: the schema, or why it cannot be used. */
@@ -83,11 +83,20 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
     // Compiled and checked off the host's thread, with a time limit (untrustedJsonSchema).
     return { ok: true, schema: { jsonSchema, validate: createUntrustedJsonSchemaValidator(jsonSchema, untrusted.timeoutMs) } };
   }
-  // Only compared with ALL_ERRORS_INPUT_LIMIT: the walk stops there (a sparse array's 2^32 - 1
-  // holes are never walked).
-  const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMIT);
-  const bind = (other: JsonSchemaCompiler) => createJsonSchemaValidator(jsonSchema, other, sizeOf);
-  return { ok: true, schema: { jsonSchema, validate: bind(compiler), bind } };
+  return { ok: true, schema: { jsonSchema, validate: bindJsonSchema(compiler, jsonSchema), bind: bindJsonSchema } };
+}
+
+// Only compared with ALL_ERRORS_INPUT_LIMIT: the walk stops there (a sparse array's 2^32 - 1
+// holes are never walked).
+const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMIT);
+
+/**
+ * A lazy validator of `jsonSchema` in `compiler`. Shared by every schema, not a closure per
+ * schema: a registry of 100,000 tools kept three closures for each, and every full collection
+ * walked them.
+ */
+function bindJsonSchema(compiler: JsonSchemaCompiler, jsonSchema: JsonSchema): (value: unknown) => ValidationOutcome {
+  return createJsonSchemaValidator(jsonSchema, compiler, sizeOf);
 }
 
 function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {
