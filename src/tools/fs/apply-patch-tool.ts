@@ -74,8 +74,12 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
     mutating: true,
     annotations: { title: "Apply patch", destructiveHint: true },
     tags: ["builtin", "file", "patch", "diff", "edit", "multi-file"],
-    preflight: mutationPreflight(options, (input: { patch?: string | undefined; path?: string | undefined }) =>
-      input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
+    preflight: mutationPreflight(
+      options,
+      (input: { patch?: string | undefined; path?: string | undefined }) =>
+        input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
+      // The handler's batched reads of a patch's paths make the preflight's checks first (see `PatchSession.prefetch`).
+      (input) => input.patch !== undefined,
     ),
     handler: async (input, context) => {
       refuseEmptyVersion(input.expected_version);

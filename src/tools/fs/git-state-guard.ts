@@ -95,6 +95,11 @@ export async function gitFileTargets(directory: string, at: (name: string) => st
   return Promise.all(targets.map((target) => realpath(target).catch(() => target)));
 }
 
+/** True when `error` is the refusal {@link gitStateRefused} makes. */
+export function isGitStateRefusal(error: unknown): boolean {
+  return error instanceof ToolError && error.code === "git_metadata_refused";
+}
+
 /** The refusal a mutating file tool gives for git state (see {@link touchesGitState}). */
 export function gitStateRefused(requested: string): ToolError {
   return new ToolError(

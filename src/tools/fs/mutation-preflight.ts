@@ -14,10 +14,16 @@ import { resolveFileScope } from "./resolve-file-scope.js";
  * is asked to approve a change that the workspace confinement will refuse anyway (a path outside
  * the workspace, a symlink leading out, git state). It is the cheap lexical and `realpath` check;
  * the handler still does the race-safe one on opened descriptors.
+ *
+ * `handlerWalksFirst(input)`: true when the handler itself opens every path's directory with the
+ * same checks before anything else (apply_patch's batched reads, see `PatchSession.prefetch`).
+ * Then, when nobody will be asked (approval `"none"`), only the lexical git-state check is made
+ * here: the walk would be made twice in a row for one answer (a fifth of a 380-file patch's time).
  */
 export function mutationPreflight<Input>(
   options: FileToolOptions,
   pathsOf: (input: Input) => readonly string[],
+  handlerWalksFirst: (input: Input) => boolean = () => false,
 ): (input: Input, context: ToolContext) => Promise<void> {
   return async (input, context) => {
     const scope = resolveFileScope(context, options);
@@ -27,6 +33,8 @@ export function mutationPreflight<Input>(
       const relative = path.relative(scope.root, path.resolve(scope.root, requested));
       if (touchesGitState(relative.split(path.sep).filter((segment) => segment !== ""))) throw gitStateRefused(requested);
     }
+    // A file tool changes files: every policy but "none" asks for its approval (see `approvalRequiredBy`).
+    if (context.permissions.approval === "none" && handlerWalksFirst(input)) return;
     // Every path is checked at once (a 500-file patch must not walk its paths one by one): each
     // distinct directory is opened and verified once, following a final symlink as the handler
     // does. A path whose directory opened is inside (its real directory verified on the handle,

@@ -20,6 +20,12 @@ export type ReadOutcome =
     }
   | { readonly ok: false; readonly error: unknown };
 
+/** Options of `BatchFileScope.readMany`. */
+export interface ReadManyOptions {
+  readonly keep?: boolean;
+  readonly mutate?: boolean;
+}
+
 /**
  * The batch operations the library's own scopes add to {@link FileScope} (not part of the public
  * interface: a host's scope without them gets the one-path-at-a-time fallback).
@@ -40,8 +46,10 @@ export interface BatchFileScope extends FileScope {
   /**
    * Reads many files as `readIfPresent` would, one verified directory handle per directory; with
    * `keep`, each path read through the batch keeps its directory open (`ReadOutcome.parent`).
+   * With `mutate`, the directories are opened with the checks of a change (git state at every
+   * depth, see `OpenParentOptions.mutate`), and a path they refuse gets that refusal as its outcome.
    */
-  readMany(paths: readonly string[], options?: { readonly keep?: boolean }): Promise<ReadOutcome[]>;
+  readMany(paths: readonly string[], options?: ReadManyOptions): Promise<ReadOutcome[]>;
 }
 
 export function isBatchScope(scope: FileScope): scope is BatchFileScope {
@@ -84,7 +92,7 @@ export async function readManyOf(
   scope: FileScope,
   paths: readonly string[],
   readOne: (requested: string) => Promise<Buffer | undefined>,
-  options: { readonly keep?: boolean } = {},
+  options: ReadManyOptions = {},
 ): Promise<ReadOutcome[]> {
   if (isBatchScope(scope)) return scope.readMany(paths, options);
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));

@@ -1,6 +1,7 @@
 import { ToolError } from "agent-tool-catalog";
 import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
+import { isGitStateRefusal } from "./git-state-guard.js";
 import { readManyOf } from "./parent-batch.js";
 import type { FileChange, FileReader, PatchError } from "./patch/index.js";
 import { looksBinary } from "./text-content.js";
@@ -28,13 +29,16 @@ export class PatchSession implements FileReader {
   }
 
   /**
-   * Reads `paths` ahead, in parallel (the engine then reads them one by one from memory). A path
-   * that fails here is left for the engine to read again and report.
+   * Reads `paths` ahead, in parallel (the engine then reads them one by one from memory), through
+   * directories opened with the checks of a change: a path whose change is git state is refused
+   * here, the first in order, before any plan (as the preflight refuses it when it walks). Any
+   * other path that fails here is left for the engine to read again and report.
    */
   async prefetch(paths: readonly string[]): Promise<void> {
     const unique = [...new Set(paths)].filter((path) => !this.seen.has(path));
-    const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path), { keep: true });
+    const read = await readManyOf(this.scope, unique, (path) => readIfPresent(this.scope, path), { keep: true, mutate: true });
     const unused: ParentEntry[] = [];
+    let refused: unknown;
     for (const [index, path] of unique.entries()) {
       const outcome = read[index];
       const parent = outcome?.ok === true ? outcome.parent : undefined;
@@ -43,8 +47,10 @@ export class PatchSession implements FileReader {
         if (outcome.key !== undefined) this.keys.set(path, outcome.key);
         if (parent !== undefined) this.parents.set(path, parent);
       } else if (parent !== undefined) unused.push(parent);
+      if (outcome?.ok === false && refused === undefined && isGitStateRefusal(outcome.error)) refused = outcome.error;
     }
     await Promise.all(unused.map((parent) => parent.close()));
+    if (refused !== undefined) throw refused;
   }
 
   /**

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import fs, { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { ParentEntry } from "./file-scope.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
 
@@ -58,5 +59,28 @@ describe("readEntryWithStatsSync with the bytes the caller expects", () => {
     const middle = Buffer.alloc(300 * 1024, 0x62);
     expect(readEntryWithStatsSync(file("middle.txt", middle), "middle.txt", true, middle)?.bytes === middle).toBe(true);
     expect(readEntryWithStatsSync(entry("missing.txt"), "missing.txt", true, middle)).toBeUndefined();
+  });
+
+  it("reads a file that still holds the expected bytes with one read (its short read is its end)", () => {
+    const expected = Buffer.from("one read is enough\n");
+    const parent = file("once.txt", Buffer.from(expected));
+    const original = fs.readSync;
+    let reads = 0;
+    vi.spyOn(fs, "readSync").mockImplementation((...args: Parameters<typeof fs.readSync>) => {
+      reads++;
+      return original(...args);
+    });
+    syncBuiltinESMExports();
+    try {
+      expect(readEntryWithStatsSync(parent, "once.txt", true, expected)?.bytes).toBe(expected);
+      expect(reads).toBe(1);
+      // Control: a file of another size is read whole.
+      reads = 0;
+      const grown = readEntryWithStatsSync(file("grown.txt", Buffer.from(`${expected}more`)), "grown.txt", true, expected);
+      expect(grown?.bytes.toString()).toBe(`${expected}more`);
+    } finally {
+      vi.restoreAllMocks();
+      syncBuiltinESMExports();
+    }
   });
 });

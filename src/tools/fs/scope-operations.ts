@@ -6,9 +6,16 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
+import { isGitStateRefusal } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
 import { recoverWorkspace } from "./intent-log.js";
-import { type BatchFileScope, type OpenedParent, openParentsOneByOne, type ReadOutcome } from "./parent-batch.js";
+import {
+  type BatchFileScope,
+  type OpenedParent,
+  openParentsOneByOne,
+  type ReadManyOptions,
+  type ReadOutcome,
+} from "./parent-batch.js";
 import { assertReadableFile, READ_FLAGS, readEntryWithStatsSync } from "./read-entry.js";
 import { inSyncSlices } from "./sync-slices.js";
 
@@ -89,7 +96,7 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
       }
     },
     openParents,
-    readMany: (paths, options) => readMany(locator, paths, openParents, scope, options?.keep === true),
+    readMany: (paths, options) => readMany(locator, paths, openParents, scope, options ?? {}),
     read: (requested) =>
       guardedFileOperation(requested, async () => {
         const handle = await openRead(locator, requested);
@@ -152,9 +159,9 @@ async function readMany(
   paths: readonly string[],
   openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
   scope: FileScope,
-  keep: boolean,
+  { keep = false, mutate = false }: ReadManyOptions,
 ): Promise<ReadOutcome[]> {
-  const opened = await openParents(paths, { follow: !locator.confined, mutate: false });
+  const opened = await openParents(paths, { follow: !locator.confined, mutate });
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
   // The batched reads, synchronously in one loop (small files from the page cache: microseconds
   // each, where a thread-pool round trip per step costs more than the read); what fails there is
@@ -164,7 +171,9 @@ async function readMany(
   await inSyncSlices(paths, (requested, index) => {
     const entry = opened[index] as OpenedParent;
     if (!entry.ok) {
-      again.push(index);
+      // A change there is refused whatever the file holds: the refusal is the answer, not a read.
+      if (mutate && isGitStateRefusal(entry.error)) results[index] = { ok: false, error: entry.error };
+      else again.push(index);
       return;
     }
     try {

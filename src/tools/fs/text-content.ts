@@ -1,12 +1,23 @@
+import { isUtf8 } from "node:buffer";
+
 /** How the lines of a text end. */
 export type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** True when the bytes look binary: a NUL byte, or not valid UTF-8, in the first 8 KiB. */
+/**
+ * True when the bytes look binary: a NUL byte, or not valid UTF-8, in the first 8 KiB. A
+ * multi-byte character cut by the sample's end is not a sign of binary data.
+ *
+ * A sample that is valid UTF-8 as it is (nearly every text file) is validated without decoding
+ * (`isUtf8`): a 500-file patch asks this of every file it reads, and the decoder made a string
+ * of each sample only to throw it away. Only the others go through the streaming decoder, which
+ * tells a cut character from invalid bytes.
+ */
 export function looksBinary(bytes: Uint8Array): boolean {
   const sample = bytes.subarray(0, 8192);
   if (sample.includes(0)) return true;
+  if (isUtf8(sample)) return false;
   try {
     decoder.decode(sample, { stream: true });
     return false;
