@@ -64,13 +64,30 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     await manager.startWorker(lockDurationMs === undefined ? {} : { lockDurationMs });
     return manager;
   };
+  /**
+   * Moves a scheduled callback's delayed BullMQ job to the waiting list (BullMQ's `promote`): a
+   * worker takes it now instead of after the spec's 5 s minimum delay. What these tests assert
+   * happens after a worker took the job; that a callback waits for its delay is asserted in
+   * bullmq-jobs.test.ts (fired no earlier than `dueAt`).
+   */
+  const fireNow = async (prefix: string, id: string) => {
+    const queue = new Queue("callbacks", { connection: connection(), prefix });
+    try {
+      const job = await queue.getJob(id);
+      if (job === undefined) throw new Error(`no job for callback ${id}`);
+      await job.promote();
+    } finally {
+      await queue.close();
+    }
+  };
 
   it("a scheduling process stopped past the due time between its two writes: the callback still fires once", async () => {
     const prefix = "stall";
     const fired: DelayedCallback[] = [];
     const manager = await managerWithWorker(prefix, fired);
-    // Control: without a stall a 5 s callback fires once, and BullMQ's scripts are loaded.
+    // Control: without a stall a callback fires once, and BullMQ's scripts are loaded.
     const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
+    await fireNow(prefix, control.id);
     await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
 
     const fixture = startFixture(SCHEDULER, [String(redis.server.port), prefix, "callback", "5"]);
@@ -104,6 +121,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     closers.push(() => doomed.kill());
     expect(JSON.parse(await doomed.next())).toEqual({ ready: true });
     const callback = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
+    await fireNow(prefix, callback.id);
     // The only worker takes it and dies inside onFire.
     expect(JSON.parse(await doomed.next())).toEqual({ firing: callback.id });
     await doomed.kill();
@@ -115,6 +133,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     await expect.poll(async () => (await scheduler.get(callback.id))?.status, { timeout: 5_000 }).toBe("fired");
     // Control: a callback whose onFire returns fires once on this worker.
     const second = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "again" });
+    await fireNow(prefix, second.id);
     await expect.poll(() => fired.map((one) => one.id), { timeout: 15_000 }).toEqual([callback.id, second.id]);
     await sleep(2 * lockMs);
     expect(fired).toHaveLength(2);
@@ -129,6 +148,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect(JSON.parse(await worker.next())).toEqual({ ready: true });
     const firing = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "now" });
     const later = await scheduler.schedule({ conversationId: "c", delaySeconds: 600, message: "later" });
+    await fireNow(prefix, firing.id);
     expect(JSON.parse(await worker.next())).toEqual({ firing: firing.id });
     expect((await scheduler.list("c")).map((callback) => callback.id)).toEqual([later.id]);
     await expect(scheduler.cancel("c", firing.id)).rejects.toMatchObject({

@@ -12,6 +12,14 @@ const SLOW_STEP_MS = 1;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * A monotonic clock in ms. The pacing is decided by time alone, so tests pass a fake one: with the
+ * real clock a preempted process (a loaded machine) sees fast steps as slow, and vice versa never.
+ */
+export type PacingClock = () => number;
+
+const systemPacingClock: PacingClock = () => performance.now();
+
+/**
  * Runs `step` over `items` synchronously, in order, yielding to the event loop whenever a run of
  * steps has held it for about {@link SLICE_MS}. For per-file steps that take microseconds (an
  * `lstat`, opening and reading a small file from the page cache, a `rename`): done one by one
@@ -23,14 +31,16 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * With `slowStep` (the same step through the thread pool): when the synchronous steps of a slice
  * average over {@link SLOW_STEP_MS} (the disk makes metadata changes wait), the remaining items
  * are done by `slowStep`, several at a time, so the event loop is not held and the waits overlap.
+ * `now` is the clock the slices are measured with (a test seam; `performance.now` by default).
  */
 export async function inSyncSlices<T>(
   items: readonly T[],
   step: (item: T, index: number) => void,
   slowStep?: (item: T, index: number) => Promise<void>,
+  now: PacingClock = systemPacingClock,
 ): Promise<unknown[]> {
   const errors: unknown[] = [];
-  let sliceStart = performance.now();
+  let sliceStart = now();
   let sliceSteps = 0;
   for (const [index, item] of items.entries()) {
     try {
@@ -39,7 +49,7 @@ export async function inSyncSlices<T>(
       errors[index] = error ?? new Error("step failed");
     }
     sliceSteps++;
-    const elapsed = performance.now() - sliceStart;
+    const elapsed = now() - sliceStart;
     if (elapsed > SLICE_MS) {
       if (slowStep !== undefined && elapsed / sliceSteps > SLOW_STEP_MS && index + 1 < items.length) {
         const rest = items.slice(index + 1).map((each, offset) => ({ each, at: index + 1 + offset }));
@@ -53,7 +63,7 @@ export async function inSyncSlices<T>(
         return errors;
       }
       await yieldToLoop();
-      sliceStart = performance.now();
+      sliceStart = now();
       sliceSteps = 0;
     }
   }
@@ -70,17 +80,24 @@ export async function inSyncSlices<T>(
 export class StepPacer {
   /** True once synchronous steps were found slow (the disk makes them wait): use the thread pool. */
   slow = false;
-  private sliceStart = performance.now();
+  private readonly now: PacingClock;
+  private sliceStart: number;
   private sliceSteps = 0;
+
+  /** @param now - the clock the slices are measured with (a test seam; `performance.now` by default). */
+  constructor(now: PacingClock = systemPacingClock) {
+    this.now = now;
+    this.sliceStart = now();
+  }
 
   /** Counts one step done; yields when the slice is used up. */
   async stepped(): Promise<void> {
     this.sliceSteps++;
-    const elapsed = performance.now() - this.sliceStart;
+    const elapsed = this.now() - this.sliceStart;
     if (elapsed <= SLICE_MS) return;
     if (elapsed / this.sliceSteps > SLOW_STEP_MS) this.slow = true;
     await yieldToLoop();
-    this.sliceStart = performance.now();
+    this.sliceStart = this.now();
     this.sliceSteps = 0;
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * `npm test`: every check, with the independent ones side by side. typecheck, docs:check and the
+ * build's declaration pass are each one single-threaded compiler run, so one after another they
+ * leave a core of a 2-core machine idle; the unit tests, api:check and package:check need only
+ * the build. Order of what waits on what:
+ *
+ *   typecheck, lint, docs:check, build   (at once)
+ *   build -> test:unit, api:check, package:check
+ *
+ * Each step's output is printed whole when it ends (never interleaved). The first step that fails
+ * stops the others and fails the run, as `a && b && c` did; what ran is listed with its time.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+
+interface Step {
+  readonly script: string;
+  readonly after?: string;
+}
+
+const STEPS: readonly Step[] = [
+  { script: "typecheck" },
+  { script: "lint" },
+  { script: "docs:check" },
+  { script: "build" },
+  // The vitest type tests (test/types, `expectTypeOf`) are compiled by `typecheck` above with the
+  // same tsconfig: a second whole-project tsc inside vitest would only repeat it.
+  { script: "test:unit -- --typecheck.enabled=false", after: "build" },
+  { script: "api:check", after: "build" },
+  { script: "package:check", after: "build" },
+];
+
+const running = new Map<string, ChildProcess>();
+const started = Date.now();
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+let failed = false;
+
+function start(step: Step): void {
+  const [script, ...args] = step.script.split(" ");
+  const began = Date.now();
+  // Its own process group, so a failure elsewhere stops the step's children too (vitest's workers).
+  const child = spawn("npm", ["run", "--silent", script as string, ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.set(script as string, child);
+  process.stdout.write(`--- ${step.script} started at ${seconds(started)}\n`);
+  const output: Buffer[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk));
+  child.once("close", (code, signal) => {
+    running.delete(script as string);
+    if (failed) return;
+    const ok = code === 0;
+    process.stdout.write(`\n=== ${step.script}: ${ok ? "ok" : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(began)}\n`);
+    process.stdout.write(Buffer.concat(output));
+    if (!ok) {
+      failed = true;
+      for (const other of running.values()) stop(other);
+      process.stdout.write(`\nnpm test failed at ${step.script} after ${seconds(started)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    for (const next of STEPS) if (next.after === script) start(next);
+    if (running.size === 0) process.stdout.write(`\nnpm test: all ${STEPS.length} steps passed in ${seconds(started)}\n`);
+  });
+}
+
+function stop(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    failed = true;
+    for (const child of running.values()) stop(child);
+    process.exit(1);
+  });
+}
+
+for (const step of STEPS) if (step.after === undefined) start(step);
