@@ -11,11 +11,12 @@ import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeTextFileAtomic } from "../../src/host/shared/atomic-file.js";
 import { type FailingCloses, failClosesAfterWrites } from "../support/failing-closes.js";
+import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
 let base: string;
 let files: string;
 let fault: FailingCloses | undefined;
-const saved = { lock: process.env.AGENT_TOOL_CATALOG_LOCK_DIR, state: process.env.AGENT_TOOL_CATALOG_STATE_DIR };
+const restoreStateDirectoryEnv = saveStateDirectoryEnv();
 beforeEach(async () => {
   base = await mkdtemp(path.join(tmpdir(), "atc-close-faults-"));
   files = path.join(base, "files");
@@ -29,13 +30,7 @@ beforeEach(async () => {
 afterEach(async () => {
   fault?.restore();
   fault = undefined;
-  for (const [key, value] of [
-    ["AGENT_TOOL_CATALOG_LOCK_DIR", saved.lock],
-    ["AGENT_TOOL_CATALOG_STATE_DIR", saved.state],
-  ] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  restoreStateDirectoryEnv();
   await rm(base, { recursive: true, force: true });
 });
 

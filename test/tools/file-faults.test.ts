@@ -6,6 +6,7 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
 let workspace: string;
 beforeEach(async () => {
@@ -130,7 +131,7 @@ describe.skipIf(!isRoot)("the library's lock directory on a full file system (ne
     const mountPoint = path.join(workspace, "state");
     await mkdir(mountPoint);
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
-    const saved = { lock: process.env.AGENT_TOOL_CATALOG_LOCK_DIR, state: process.env.AGENT_TOOL_CATALOG_STATE_DIR };
+    const restoreStateDirectoryEnv = saveStateDirectoryEnv();
     process.env.AGENT_TOOL_CATALOG_LOCK_DIR = path.join(mountPoint, "locks");
     process.env.AGENT_TOOL_CATALOG_STATE_DIR = path.join(mountPoint, "state");
     try {
@@ -172,13 +173,7 @@ describe.skipIf(!isRoot)("the library's lock directory on a full file system (ne
       expect(Date.now() - started).toBeLessThan(5000);
       expect(await readFile(path.join(files, "d1", "f.txt"), "utf8")).toBe("new 1\n");
     } finally {
-      for (const [key, value] of [
-        ["AGENT_TOOL_CATALOG_LOCK_DIR", saved.lock],
-        ["AGENT_TOOL_CATALOG_STATE_DIR", saved.state],
-      ] as const) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
+      restoreStateDirectoryEnv();
       execFileSync("umount", [mountPoint]);
     }
   }, 120_000);

@@ -4,25 +4,17 @@ import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
 // Lock files and intent logs live in a per-user state directory, by default in the shared
 // temporary directory. Another local user who makes it first (or makes it a link, or leaves it
 // writable) could plant locks or intent logs that this process would obey.
 describe("the private state directory", () => {
   let base: string;
-  const saved = { state: process.env.AGENT_TOOL_CATALOG_STATE_DIR, lock: process.env.AGENT_TOOL_CATALOG_LOCK_DIR };
   beforeAll(async () => {
     base = await mkdtemp(path.join(tmpdir(), "atc-state-"));
   });
-  afterEach(() => {
-    for (const [name, value] of [
-      ["AGENT_TOOL_CATALOG_STATE_DIR", saved.state],
-      ["AGENT_TOOL_CATALOG_LOCK_DIR", saved.lock],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
+  afterEach(saveStateDirectoryEnv());
   afterAll(async () => {
     await rm(base, { recursive: true, force: true });
   });

@@ -3,9 +3,7 @@
 // seconds to compile), "double_check" (an anyOf whose first branch checks the nested value and
 // then fails, so every level checks it twice: 2^depth work for an argument nested depth deep),
 // and "plain", an ordinary schema.
-import { createInterface } from "node:readline";
-
-const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+import { serveRawTools } from "./serve-raw-tools.mjs";
 
 function nestedRefs(depth, width) {
   const root = { type: "object" };
@@ -44,25 +42,4 @@ const tools = [
     inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   },
 ];
-const lines = createInterface({ input: process.stdin });
-lines.on("close", () => process.exit(0));
-lines.on("line", (line) => {
-  const message = JSON.parse(line);
-  if (message.method === "initialize") {
-    send({
-      jsonrpc: "2.0",
-      id: message.id,
-      result: {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: "slow-schemas", version: "1" },
-      },
-    });
-  } else if (message.method === "tools/list") {
-    send({ jsonrpc: "2.0", id: message.id, result: { tools } });
-  } else if (message.method === "tools/call") {
-    send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: `${message.params.name} ran` }] } });
-  } else if (message.id !== undefined) {
-    send({ jsonrpc: "2.0", id: message.id, result: {} });
-  }
-});
+serveRawTools("slow-schemas", tools);

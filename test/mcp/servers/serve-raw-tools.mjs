@@ -1,0 +1,32 @@
+// The JSON-RPC loop of a raw MCP test server over stdio (no SDK) whose only point is its tool
+// list: it answers initialize and tools/list, a tools/call with "<name> ran", any other request
+// with an empty result, and exits when stdin closes.
+import { createInterface } from "node:readline";
+
+const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+
+/** Serves `tools` as the server `name` on stdin/stdout. */
+export function serveRawTools(name, tools) {
+  const lines = createInterface({ input: process.stdin });
+  lines.on("close", () => process.exit(0));
+  lines.on("line", (line) => {
+    const message = JSON.parse(line);
+    if (message.method === "initialize") {
+      send({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name, version: "1" },
+        },
+      });
+    } else if (message.method === "tools/list") {
+      send({ jsonrpc: "2.0", id: message.id, result: { tools } });
+    } else if (message.method === "tools/call") {
+      send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: `${message.params.name} ran` }] } });
+    } else if (message.id !== undefined) {
+      send({ jsonrpc: "2.0", id: message.id, result: {} });
+    }
+  });
+}
