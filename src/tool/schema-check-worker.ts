@@ -14,7 +14,7 @@ export type SchemaCheckResult =
   /** The thread could not be started. */
   | { readonly kind: "unavailable"; readonly message: string };
 
-/** One check waiting for, or on, the thread. */
+/** One check waiting for, or on, a thread. */
 interface Job {
   readonly id: number;
   readonly schema: JsonSchema;
@@ -23,7 +23,7 @@ interface Job {
   readonly resolve: (result: SchemaCheckResult) => void;
 }
 
-/** The job on the thread, and which of its stages runs. */
+/** The job on a thread, and which of its stages runs. */
 interface Running {
   readonly job: Job;
   readonly number: number;
@@ -33,6 +33,12 @@ interface Running {
 
 /** An idle thread is stopped after this long, and its compiled schemas with it. */
 const IDLE_MS = 30_000;
+/**
+ * Most threads at once. A check that runs long (a hostile schema, up to its time limit) holds
+ * one; the checks queued meanwhile go to another thread instead of waiting behind it. Each thread
+ * may grow to {@link MAX_THREAD_HEAP_MB}.
+ */
+const MAX_THREADS = 3;
 /** A schema that makes the validator allocate without end kills the thread, not the host. */
 const MAX_THREAD_HEAP_MB = 512;
 
@@ -64,56 +70,126 @@ function workerConstructor(): WorkerConstructor | undefined {
 }
 
 /**
- * The worker thread that compiles and checks untrusted JSON Schemas, one job at a time, each
- * stage (compile, check) under its job's time limit counted from when the thread takes it. A job
- * past its limit stops the thread (`terminate`, which interrupts even a synchronous loop); the
- * next job starts a new one. Started by the first untrusted check, so hosts without MCP servers
- * never start it; referenced only while a job runs, so it never keeps a process alive.
+ * The untrusted JSON Schema checks of this copy of the package, on up to {@link MAX_THREADS}
+ * worker threads: a job goes to a free thread (one that compiled its schema first); when every
+ * started thread is busy, another is started, so one schema that runs to its time limit never
+ * delays other tools' checks by that limit. Each stage (compile, check) runs under its job's time
+ * limit counted from when a thread takes it; a job past its limit stops its thread (`terminate`,
+ * which interrupts even a synchronous loop) and only that thread. Started by the first untrusted
+ * check, so hosts without MCP servers never start one; a thread is referenced only while it runs
+ * a job (or starts for a queued one), so it never keeps a process alive.
  */
 export class SchemaCheckWorker {
-  private thread: Worker | undefined;
-  private ready = false;
-  /** Schemas sent to the current thread. */
-  private readonly sent = new Set<number>();
   private readonly queue: Job[] = [];
-  private running: Running | undefined;
+  private readonly threads: SchemaCheckThread[] = [];
   private jobNumber = 0;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Checks `value` against schema `id` (`schema`), compiling it first when the thread lacks it. */
+  /** Checks `value` against schema `id` (`schema`), compiling it first when its thread lacks it. */
   check(id: number, schema: JsonSchema, value: unknown, timeoutMs: number): Promise<SchemaCheckResult> {
     return new Promise((resolve) => {
       this.queue.push({ id, schema, value, timeoutMs, resolve });
-      this.next();
+      this.dispatch();
     });
   }
 
   /**
-   * Starts the thread when none runs, so that it is ready (its validator loaded, which takes
+   * Starts a thread when none runs, so that it is ready (its validator loaded, which takes
    * 0.2-2 s of its own time) by the first check. Holds no reference: it never keeps a process alive.
    */
   prewarm(): void {
-    if (this.thread !== undefined) return;
-    this.start()?.unref();
+    if (this.threads.some((thread) => thread.started)) return;
+    (this.threads[0] ?? this.addThread()).start();
+    this.dispatch();
   }
 
-  private next(): void {
-    if (this.running !== undefined) return;
-    const job = this.queue[0];
-    if (job === undefined) {
-      this.idle();
+  /** Hands queued jobs to free threads, starts another thread when all started ones are busy. */
+  dispatch(): void {
+    for (let job = this.queue[0]; job !== undefined; job = this.queue[0]) {
+      const free = this.threads.filter((thread) => thread.free);
+      const thread = free.find((candidate) => candidate.holds(job.id)) ?? free[0];
+      if (thread === undefined) break;
+      this.queue.shift();
+      thread.run(job, ++this.jobNumber);
+    }
+    if (this.queue.length > 0 && !this.threads.some((thread) => thread.starting)) {
+      const stopped = this.threads.find((thread) => !thread.started);
+      (stopped ?? (this.threads.length < MAX_THREADS ? this.addThread() : undefined))?.start();
+    }
+    for (const thread of this.threads) thread.settle(this.queue.length > 0);
+  }
+
+  /** Puts a job back first in line (its thread dropped the schema and needs it again). */
+  requeue(job: Job): void {
+    this.queue.unshift(job);
+  }
+
+  /** No thread can start here: every queued job ends `unavailable`. */
+  failQueued(error: unknown): void {
+    const message = `The schema check thread could not start: ${error instanceof Error ? error.message : String(error)}`;
+    for (const job of this.queue.splice(0)) job.resolve({ kind: "unavailable", message });
+  }
+
+  private addThread(): SchemaCheckThread {
+    const thread = new SchemaCheckThread(this);
+    this.threads.push(thread);
+    return thread;
+  }
+}
+
+/** One worker thread of the pool: the schemas it compiled, the job it runs. */
+class SchemaCheckThread {
+  private thread: Worker | undefined;
+  private ready = false;
+  /** Schemas sent to the current thread. */
+  private readonly sent = new Set<number>();
+  private running: Running | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly pool: SchemaCheckWorker) {}
+
+  /** A thread runs (or is starting). */
+  get started(): boolean {
+    return this.thread !== undefined;
+  }
+
+  /** Started but not ready yet. */
+  get starting(): boolean {
+    return this.thread !== undefined && !this.ready;
+  }
+
+  /** Ready and without a job. */
+  get free(): boolean {
+    return this.ready && this.running === undefined;
+  }
+
+  /** The thread has compiled schema `id`. */
+  holds(id: number): boolean {
+    return this.sent.has(id);
+  }
+
+  /** Referenced while it runs a job or starts for queued ones; an idle one is stopped after a while. */
+  settle(jobsWaiting: boolean): void {
+    const thread = this.thread;
+    if (thread === undefined) return;
+    if (this.running !== undefined || (jobsWaiting && !this.ready)) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+      thread.ref();
       return;
     }
-    clearTimeout(this.idleTimer);
-    const thread = this.thread ?? this.start();
-    if (thread === undefined) return;
-    // A job waits on the thread: it must keep the process alive until the job is answered.
-    thread.ref();
-    if (!this.ready) return;
-    this.queue.shift();
+    thread.unref();
+    if (this.idleTimer !== undefined) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      this.stop();
+    }, IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  run(job: Job, number: number): void {
+    const thread = this.thread as Worker;
     const sendSchema = !this.sent.has(job.id);
     this.sent.add(job.id);
-    const number = ++this.jobNumber;
     this.running = {
       job,
       number,
@@ -129,7 +205,7 @@ export class SchemaCheckWorker {
     thread.postMessage(request);
   }
 
-  private start(): Worker | undefined {
+  start(): void {
     const Worker = workerConstructor();
     const entry = threadEntry();
     let thread: Worker;
@@ -143,9 +219,11 @@ export class SchemaCheckWorker {
         resourceLimits: { maxOldGenerationSizeMb: MAX_THREAD_HEAP_MB },
       });
     } catch (error) {
-      this.failQueued(error);
-      return undefined;
+      this.pool.failQueued(error);
+      return;
     }
+    // Unreferenced until `settle` says a job waits for it.
+    thread.unref();
     this.thread = thread;
     this.ready = false;
     this.sent.clear();
@@ -158,13 +236,12 @@ export class SchemaCheckWorker {
     thread.on("exit", (code) => {
       if (this.thread === thread) this.died(new Error(`the schema check thread exited with code ${code}`));
     });
-    return thread;
   }
 
   private receive(reply: SchemaCheckReply): void {
     if (reply.kind === "ready") {
       this.ready = true;
-      this.next();
+      this.pool.dispatch();
       return;
     }
     const running = this.running;
@@ -179,7 +256,7 @@ export class SchemaCheckWorker {
     if (reply.kind === "unknown") {
       // The thread dropped the schema: send it again, first in line.
       this.sent.delete(running.job.id);
-      this.queue.unshift(running.job);
+      this.pool.requeue(running.job);
       this.finish(undefined);
       return;
     }
@@ -193,7 +270,7 @@ export class SchemaCheckWorker {
     clearTimeout(running.timer);
     this.running = undefined;
     if (result !== undefined) running.job.resolve(result);
-    this.next();
+    this.pool.dispatch();
   }
 
   private timeout(): void {
@@ -208,24 +285,8 @@ export class SchemaCheckWorker {
     const running = this.running;
     const wasReady = this.ready;
     this.stop();
-    if (running !== undefined) {
-      this.finish({ kind: "failed", stage: running.stage, message: error.message });
-    } else if (!wasReady) {
-      this.failQueued(error);
-    }
-  }
-
-  private failQueued(error: unknown): void {
-    const message = `The schema check thread could not start: ${error instanceof Error ? error.message : String(error)}`;
-    for (const job of this.queue.splice(0)) job.resolve({ kind: "unavailable", message });
-  }
-
-  private idle(): void {
-    if (this.thread === undefined) return;
-    this.thread.unref();
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.stop(), IDLE_MS);
-    this.idleTimer.unref();
+    if (running !== undefined) this.finish({ kind: "failed", stage: running.stage, message: error.message });
+    else if (!wasReady) this.pool.failQueued(error);
   }
 
   private stop(): void {
@@ -234,6 +295,7 @@ export class SchemaCheckWorker {
     this.ready = false;
     this.sent.clear();
     clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     void thread?.terminate();
   }
 }

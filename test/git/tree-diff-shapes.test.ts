@@ -8,15 +8,15 @@
  */
 
 import { execFileSync } from "node:child_process";
-import * as nodeFs from "node:fs";
 import { chmodSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiffRangeOutput, FileHistoryOutput, GitToolOptions, LogSearchOutput } from "../../src/git/index.js";
+import type { DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { diffNameStatus } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
+import { looseAndPacked } from "./support/loose-and-packed.js";
 
 const gitCapability = capability("git");
 const AUTHOR = { name: "Shape Tester", email: "shapes@example.com" };
@@ -56,27 +56,9 @@ function buildShapes(prefix: string): FixtureRepository {
   return repository;
 }
 
-let loose: FixtureRepository;
-let packed: FixtureRepository;
-
 describe.skipIf(gitCapability.missing)(gitCapability.label("tree diffs of unusual shapes match git"), () => {
-  beforeAll(() => {
-    loose = buildShapes("shapes-loose");
-    packed = buildShapes("shapes-packed");
-    git(packed.directory, ["gc", "-q", "--aggressive"]);
-    git(packed.directory, ["commit-graph", "write", "--reachable"]);
-  });
-  afterAll(() => {
-    removeDirectory(loose.directory);
-    removeDirectory(packed.directory);
-  });
-
-  const variants: [string, () => FixtureRepository, GitToolOptions][] = [
-    ["loose, node reader", () => loose, {}],
-    ["packed with a commit-graph, node reader", () => packed, {}],
-    ["loose, isomorphic-git reader", () => loose, { fs: nodeFs }],
-    ["packed, isomorphic-git reader", () => packed, { fs: nodeFs }],
-  ];
+  const fixtures = looseAndPacked(buildShapes, "shapes", { aggressive: true });
+  const variants = [fixtures.loose, fixtures.packed, fixtures.looseIsomorphic, fixtures.packedIsomorphic];
 
   it.each(variants)("git_log_search pickaxe finds what git log -S finds (%s)", async (_, repository, options) => {
     const { directory } = repository();

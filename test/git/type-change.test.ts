@@ -5,15 +5,15 @@
  * positive control). Checked against the git CLI, loose and packed.
  */
 
-import * as nodeFs from "node:fs";
 import { chmodSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiffRangeOutput, FileHistoryOutput, GitToolOptions } from "../../src/git/index.js";
+import { describe, expect, it } from "vitest";
+import type { DiffRangeOutput, FileHistoryOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
-import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { FixtureRepository, git } from "./support/git-fixture.js";
 import { diffNameStatus } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
+import { looseAndPacked } from "./support/loose-and-packed.js";
 
 const gitCapability = capability("git");
 const AUTHOR = { name: "Type Changer", email: "types@example.com" };
@@ -50,9 +50,6 @@ function buildTypeChanges(prefix: string): FixtureRepository {
   return repository;
 }
 
-let loose: FixtureRepository;
-let packed: FixtureRepository;
-
 /** The commits oldest first, without the root. */
 function commitsAfterRoot(directory: string): string[] {
   return git(directory, ["rev-list", "--reverse", "HEAD"])
@@ -62,22 +59,8 @@ function commitsAfterRoot(directory: string): string[] {
 }
 
 describe.skipIf(gitCapability.missing)(gitCapability.label("type changes are T, as git says"), () => {
-  beforeAll(() => {
-    loose = buildTypeChanges("types-loose");
-    packed = buildTypeChanges("types-packed");
-    git(packed.directory, ["gc", "-q"]);
-    git(packed.directory, ["commit-graph", "write", "--reachable"]);
-  });
-  afterAll(() => {
-    removeDirectory(loose.directory);
-    removeDirectory(packed.directory);
-  });
-
-  const variants: [string, () => FixtureRepository, GitToolOptions][] = [
-    ["loose, node reader", () => loose, {}],
-    ["packed with a commit-graph, node reader", () => packed, {}],
-    ["loose, isomorphic-git reader", () => loose, { fs: nodeFs }],
-  ];
+  const fixtures = looseAndPacked(buildTypeChanges, "types");
+  const variants = [fixtures.loose, fixtures.packed, fixtures.looseIsomorphic];
 
   it.each(variants)("git_diff_range statuses and totals are git diff's for every commit (%s)", async (_, repository, options) => {
     const { directory } = repository();

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GREP_CHUNK_BYTES, GREP_MAX_LINE_BYTES } from "../../src/tools/fs/grep-file-chunks.js";
 import { createGrepTool, type GrepToolOptions } from "../../src/tools/fs/grep-tool.js";
 import { capability } from "../support/capabilities.js";
 
@@ -41,8 +42,6 @@ function rgLines(cwd: string, args: readonly string[]): string[] {
       "path",
       "--line-number",
       "--with-filename",
-      "--max-filesize",
-      String(8 * 1024 * 1024),
       "--glob",
       "!.git",
       "--glob",
@@ -120,6 +119,105 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep gives ripgrep's matches on 
       await rm(root, { recursive: true, force: true });
     }
   });
+});
+
+/**
+ * A 20 MiB text file: numbered filler lines, with "needle" at the start, in the middle, on the
+ * last line, on a line that crosses the JavaScript engine's read border (first piece ends inside
+ * it), and just after a piece border (its context lines come from the previous piece).
+ */
+function largeText(): string {
+  const parts: string[] = ["needle at the start\n"];
+  let size = parts[0]?.length ?? 0;
+  let number = 2;
+  const push = (line: string) => {
+    parts.push(`${line}\n`);
+    size += line.length + 1;
+    number++;
+  };
+  const fillTo = (bytes: number) => {
+    while (size + 60 < bytes) push(`filler line ${number} ${"-".repeat(40)}`);
+  };
+  fillTo(GREP_CHUNK_BYTES - 10);
+  // This line starts before the border and ends after it.
+  push(`${"a".repeat(Math.max(0, GREP_CHUNK_BYTES - size - 3))}needle across the border${"b".repeat(20)}`);
+  fillTo(10 * 1024 * 1024);
+  push("needle in the middle");
+  fillTo(2 * GREP_CHUNK_BYTES - 1);
+  // The second piece ends at this line's end (or within a few bytes): the next match needs the
+  // previous piece's last lines as context.
+  while (size < 2 * GREP_CHUNK_BYTES) push(`pad ${number}`);
+  push("needle after the second border");
+  fillTo(20 * 1024 * 1024 - 30);
+  push("needle at the end");
+  return parts.join("");
+}
+
+describe.skipIf(ripgrep.missing)(ripgrep.label("grep searches files over 8 MiB in a directory as rg does"), () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "atc-grep-large-"));
+    await writeFile(path.join(root, "a.txt"), "needle small before\n");
+    await mkdir(path.join(root, "logs"));
+    await writeFile(path.join(root, "logs", "big.log"), largeText());
+    await writeFile(path.join(root, "z.txt"), "needle small after\n");
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  for (const context of [0, 2]) {
+    it(`a 20 MiB file's matches at the start, middle, end and across piece borders, context ${context}: both engines give rg's lines`, async () => {
+      const expected = rgLines(root, ["--context", String(context), "--regexp", "needle"]).filter((line) => line !== "--");
+      // The oracle itself sees every planted match, in the big file too.
+      expect(
+        expected.filter((line) => line.startsWith("logs/big.log:")).map((line) => line.replace(/^[^:]*:\d+:/, "").slice(-30)),
+      ).toEqual([
+        "needle at the start",
+        `aaaaaneedle across the border${"b".repeat(20)}`.slice(-30),
+        "needle in the middle",
+        "needle after the second border",
+        "needle at the end",
+      ]);
+      for (const engine of ["ripgrep", "javascript"] as const) {
+        const answer = lines(await grepRun(root, { engine }, "unrestricted").call("grep", { pattern: "needle", context }));
+        expect(answer.engine).toContain(engine === "ripgrep" ? "[engine: ripgrep" : "[engine: javascript");
+        expect(answer.body).toEqual(expected);
+      }
+    }, 120_000);
+  }
+
+  it("files_only names the large file once, in path order, in both engines", async () => {
+    const expected = rgLines(root, ["--files-with-matches", "--regexp", "needle"]);
+    expect(expected).toEqual(["a.txt", "logs/big.log", "z.txt"]);
+    for (const engine of ["ripgrep", "javascript"] as const) {
+      const answer = lines(await grepRun(root, { engine }, "unrestricted").call("grep", { pattern: "needle", files_only: true }));
+      expect(answer.body).toEqual(expected);
+    }
+  }, 120_000);
+});
+
+describe("a file the JavaScript engine cannot hold is named, never silently skipped", () => {
+  it(`a line over ${GREP_MAX_LINE_BYTES / 1024 / 1024} MiB: the file is reported as not searched; the other files' matches stay`, async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "atc-grep-long-line-"));
+    try {
+      await writeFile(path.join(root, "huge.txt"), Buffer.alloc(GREP_MAX_LINE_BYTES + 1024, "x"));
+      await writeFile(path.join(root, "small.txt"), "needle\n");
+      const answer = lines(await grepRun(root, { engine: "javascript" }, "unrestricted").call("grep", { pattern: "needle" }));
+      expect(answer.body).toEqual([
+        "small.txt:1:needle",
+        `[not searched: huge.txt (a line longer than ${GREP_MAX_LINE_BYTES / 1024 / 1024} MiB)]`,
+      ]);
+      // Control: a long line under the bound is searched.
+      await writeFile(path.join(root, "huge.txt"), `${"x".repeat(GREP_CHUNK_BYTES * 2)}needle\n`);
+      const searched = lines(
+        await grepRun(root, { engine: "javascript" }, "unrestricted").call("grep", { pattern: "needle$", files_only: true }),
+      );
+      expect(searched.body).toEqual(["huge.txt", "small.txt"]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe("a pathological pattern never blocks the host", () => {

@@ -14,6 +14,31 @@ const format = process.env.CRASH_FORMAT ?? (existsSync(path.join(repo, "dist/too
 /** Iterations per workspace; three workspaces run side by side (30 kills in all; the bench runs 102). */
 const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 10);
 const FILES = 10;
+/**
+ * How long one crash and recovery cycle (start, kill -9, reopen with `ls` or `read`, checks) may
+ * take. It takes 1-3 s at low load and ~20 s at load 25 on 2 cores, where a fixed 300 s for the
+ * whole test failed: load alone stretches every cycle, but only a stuck one runs past this. The
+ * test's own timeout follows from it (each lane runs its cycles one after another).
+ */
+const CYCLE_LIMIT_MS = Number(process.env.CRASH_CYCLE_LIMIT_MS ?? 90_000);
+
+/** Runs one cycle; fails it, named, when it runs past {@link CYCLE_LIMIT_MS} (stuck, not slow). */
+async function oneCycle(label: string, cycle: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${label}: one crash and recovery cycle took over ${CYCLE_LIMIT_MS} ms (stuck)`)),
+      CYCLE_LIMIT_MS,
+    );
+  });
+  try {
+    await Promise.race([cycle(), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return performance.now() - started;
+}
 
 let base: string;
 beforeAll(async () => {
@@ -80,22 +105,29 @@ async function assertConsistent(workspace: string): Promise<void> {
 }
 
 describe("kill -9 during multi-file apply_patch and large writes", () => {
-  it(`leaves every file as before or after, and nothing behind, after ${ITERATIONS * 3} crashes`, async () => {
-    await Promise.all(
-      [0, 1, 2].map(async (lane) => {
-        const workspace = path.join(base, `ws${lane}`);
-        await rm(workspace, { recursive: true, force: true });
-        await import("node:fs/promises").then(({ mkdir }) => mkdir(workspace));
-        for (let i = 0; i < FILES; i++) await writeFile(path.join(workspace, `f${i}.txt`), `A ${i}\n`);
-        await writeFile(path.join(workspace, "big.txt"), "x".repeat(2 * 1024 * 1024));
-        for (let iteration = 0; iteration < ITERATIONS; iteration++) {
-          await crashOnce(workspace);
-          await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read");
-          await assertConsistent(workspace);
-        }
-      }),
-    );
-  }, 300_000);
+  it(
+    `leaves every file as before or after, and nothing behind, after ${ITERATIONS * 3} crashes`,
+    async () => {
+      await Promise.all(
+        [0, 1, 2].map(async (lane) => {
+          const workspace = path.join(base, `ws${lane}`);
+          await rm(workspace, { recursive: true, force: true });
+          await import("node:fs/promises").then(({ mkdir }) => mkdir(workspace));
+          for (let i = 0; i < FILES; i++) await writeFile(path.join(workspace, `f${i}.txt`), `A ${i}\n`);
+          await writeFile(path.join(workspace, "big.txt"), "x".repeat(2 * 1024 * 1024));
+          for (let iteration = 0; iteration < ITERATIONS; iteration++) {
+            await oneCycle(`lane ${lane}, crash ${iteration + 1}`, async () => {
+              await crashOnce(workspace);
+              await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read");
+              await assertConsistent(workspace);
+            });
+          }
+        }),
+      );
+      // Bounded per cycle above; this only backs it up (a lane's cycles run one after another).
+    },
+    ITERATIONS * CYCLE_LIMIT_MS + 60_000,
+  );
 });
 
 describe("an intent log's owner", () => {

@@ -1,8 +1,10 @@
-import { lstat, readFile } from "node:fs/promises";
+import { type FileHandle, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
-import { GREP_MAX_FILE_BYTES, GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
+import { ContextLines, splitLines } from "./grep-context-lines.js";
+import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
 import { listDirectory } from "./walk-directory.js";
@@ -16,8 +18,10 @@ const IGNORE_FILES = [".gitignore", ".ignore"];
 /**
  * The JavaScript engine: the same walk as ripgrep (depth first, names in byte order, hidden files
  * included, `.gitignore`/`.ignore` honoured, symbolic links not followed, the same skipped
- * directories and size limit), files read through the run's file scope, and lines matched in a
- * worker thread by `matcher`.
+ * directories), files read through the run's file scope, and lines matched in a worker thread by
+ * `matcher`. Files up to {@link GREP_CHUNK_BYTES} are read whole and matched in batches; a larger
+ * one is read and matched a piece of whole lines at a time, so any size is searched in bounded
+ * memory (as ripgrep searches it). A file that cannot be searched is named in `unsearched`.
  */
 export async function searchWithJavaScript(options: {
   readonly root: string;
@@ -26,6 +30,8 @@ export async function searchWithJavaScript(options: {
   readonly query: GrepQuery;
   readonly matcher: LineMatcher;
   readonly read: (absolute: string) => Promise<Buffer>;
+  /** Opens a regular file for reading (a large file is read through it in pieces). */
+  readonly open: (absolute: string) => Promise<FileHandle>;
   readonly signal: AbortSignal;
   /** The workspace's real path when the run is confined to it (directories are opened verified). */
   readonly confineTo?: string | undefined;
@@ -35,65 +41,89 @@ export async function searchWithJavaScript(options: {
     query.glob === undefined ? undefined : new Minimatch(query.glob, { dot: true, matchBase: !query.glob.includes("/") });
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
+  const emit = (line: GrepLine): boolean => {
+    if (line.match && ++matches > query.limit) return true;
+    answer.lines.push(line);
+    return false;
+  };
+  /** Takes one file's matches (in pieces); `true` when the limit is reached. */
+  const take = (file: string) => {
+    const printer = new ContextLines(file, query.context, emit);
+    return (lines: readonly string[], firstNumber: number, matched: readonly number[]): boolean => {
+      if (matched.length === 0) return false;
+      if (!query.filesOnly) return printer.piece(lines, firstNumber, matched);
+      if (answer.files.at(-1) === file) return false;
+      if (answer.files.length >= query.limit) return true;
+      answer.files.push(file);
+      return false;
+    };
+  };
+  const searchLarge = async (file: string): Promise<boolean> => {
+    const handle = await options.open(file).catch(() => undefined);
+    if (handle === undefined) return false;
+    try {
+      const found = take(file);
+      let firstNumber = 1;
+      for await (const text of readLinePieces(handle)) {
+        const [matched = []] = await matcher.match([text], signal);
+        const lines = splitLines(text);
+        if (found(lines, firstNumber, matched)) return true;
+        // files_only: one match names the file; the rest of it need not be read.
+        if (query.filesOnly && answer.files.at(-1) === file) return false;
+        firstNumber += lines.length;
+      }
+      return false;
+    } catch (error) {
+      if (!(error instanceof LineTooLongError)) throw error;
+      unsearched.push({ absolute: file, reason: error.message });
+      return false;
+    } finally {
+      await handle.close();
+    }
+  };
+  const unsearched: { absolute: string; reason: string }[] = [];
   let batch: string[] = [];
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
     const texts = await Promise.all(files.map((file) => readText(options.read, file)));
     const found = await matcher.match(
-      texts.map((text) => text ?? ""),
+      texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
     );
+    // In walk order: a large file is searched in its place, so the answer stays in path order.
     for (const [index, lineIndices] of found.entries()) {
-      if (lineIndices.length === 0) continue;
       const file = files[index] as string;
-      if (query.filesOnly) {
-        if (answer.files.length >= query.limit) return true;
-        answer.files.push(file);
-        continue;
-      }
-      for (const line of withContext(file, texts[index] as string, lineIndices, query.context)) {
-        if (line.match && ++matches > query.limit) return true;
-        answer.lines.push(line);
-      }
+      const text = texts[index];
+      if (text === LARGE ? await searchLarge(file) : take(file)(splitLines(text ?? ""), 1, lineIndices)) return true;
     }
     return false;
   };
+  const finish = (cut: boolean): GrepAnswer => ({ ...answer, cut, ...(unsearched.length > 0 ? { unsearched } : {}) });
   const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo);
   for await (const file of files) {
     if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
-    if (batch.length >= BATCH && (await flush())) return { ...answer, cut: true };
+    if (batch.length >= BATCH && (await flush())) return finish(true);
   }
-  if (batch.length > 0 && (await flush())) return { ...answer, cut: true };
-  return answer;
+  if (batch.length > 0 && (await flush())) return finish(true);
+  return finish(false);
 }
 
 async function* single(file: string): AsyncGenerator<string> {
   yield file;
 }
 
-async function readText(read: (absolute: string) => Promise<Buffer>, file: string): Promise<string | undefined> {
+/** Marks a file too large to read whole: it is searched in pieces. */
+const LARGE = Symbol("large");
+
+async function readText(read: (absolute: string) => Promise<Buffer>, file: string): Promise<string | typeof LARGE | undefined> {
   const info = await lstat(file).catch(() => undefined);
-  if (info === undefined || !info.isFile() || info.size > GREP_MAX_FILE_BYTES) return undefined;
+  if (info === undefined || !info.isFile()) return undefined;
+  if (info.size > GREP_CHUNK_BYTES) return LARGE;
   const bytes = await read(file).catch(() => undefined);
   if (bytes === undefined || looksBinary(bytes)) return undefined;
   return bytes.toString("utf8");
-}
-
-function withContext(file: string, text: string, matched: readonly number[], context: number): GrepLine[] {
-  const lines = text.split("\n");
-  if (text.endsWith("\n")) lines.pop();
-  const keep = new Map<number, boolean>();
-  for (const index of matched) {
-    for (let near = Math.max(0, index - context); near <= Math.min(lines.length - 1, index + context); near++) {
-      if (!keep.has(near)) keep.set(near, false);
-    }
-    keep.set(index, true);
-  }
-  return [...keep.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([index, match]) => ({ absolute: file, number: index + 1, text: lines[index] as string, match }));
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */

@@ -20,11 +20,15 @@ export interface GrepLine {
   readonly match: boolean;
 }
 
-/** An engine's answer: lines (or file names for `filesOnly`), and whether the limit cut it. */
+/**
+ * An engine's answer: lines (or file names for `filesOnly`), whether the limit cut it, and the
+ * files that could not be searched (and why), so that a missing match is never silent.
+ */
 export interface GrepAnswer {
   readonly lines: GrepLine[];
   readonly files: string[];
   readonly cut: boolean;
+  readonly unsearched?: readonly { readonly absolute: string; readonly reason: string }[];
 }
 
 /** Thrown when ripgrep cannot answer this query (its regex syntax differs, or it cannot start). */
@@ -38,7 +42,10 @@ export class RipgrepUnusableError extends Error {
 /** Directories neither engine enters (their names anywhere below the start). */
 export const GREP_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules", ".hg", ".svn"];
 
-/** Files over this size are skipped by both engines. */
+/**
+ * A file over this size named on its own is refused as `too_large`; in a directory both engines
+ * search files of any size (ripgrep streams them, the JavaScript engine reads them in pieces).
+ */
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -59,7 +66,6 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
     "path",
     "--no-messages",
   ];
-  args.push("--max-filesize", String(GREP_MAX_FILE_BYTES));
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
   if (query.ignoreCase) args.push("--ignore-case");

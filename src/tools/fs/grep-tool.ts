@@ -56,8 +56,10 @@ type GrepInput = z.output<typeof grepInput>;
 /**
  * `grep`: lines matching a regular expression across files, as ripgrep finds them (each line on
  * its own, `^`/`$` anchored to the line, `.gitignore` honoured, hidden files searched, `.git` and
- * `node_modules` skipped, binary and files over 8 MiB skipped; a file over 8 MiB named on its own is
- * refused as `too_large`, never "No matches"). With ripgrep installed it runs
+ * `node_modules` skipped, binary files skipped, files of any size searched in a directory (a large
+ * one in pieces, in bounded memory); a file over 8 MiB named on its own is refused as `too_large`,
+ * and a file that could not be searched is named in the result, never silently left out). With
+ * ripgrep installed it runs
  * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
  * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
  * The result's last line names the engine.
@@ -122,6 +124,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
         startIsFile: startStats.isFile(),
         query,
         read: (target) => scope.read(target),
+        open: (target) => scope.openRead(target),
         signal: context.signal,
         ...(await confinementRoot(context, scope.root)),
       });
@@ -239,7 +242,12 @@ function compilePattern(input: GrepInput): RegExp {
 }
 
 function format(answer: GrepAnswer, input: GrepInput, display: (absolute: string) => string, engine: string): string {
-  const footer = `[engine: ${engine}]`;
+  // A file left out (a line too long to hold) is named, so that "No matches" is never read as
+  // "not in that file".
+  const unsearched = (answer.unsearched ?? [])
+    .map((file) => `[not searched: ${display(file.absolute)} (${file.reason})]\n`)
+    .join("");
+  const footer = `${unsearched}[engine: ${engine}]`;
   const output =
     input.files_only === true
       ? answer.files.map(display)

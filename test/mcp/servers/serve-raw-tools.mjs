@@ -5,8 +5,12 @@ import { createInterface } from "node:readline";
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
-/** Serves `tools` as the server `name` on stdin/stdout. */
-export function serveRawTools(name, tools) {
+/**
+ * Serves `tools` (an array, or a function giving the current list) as the server `name` on
+ * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method)`
+ * sends a notification (such as notifications/tools/list_changed).
+ */
+export function serveRawTools(name, tools, { onCall } = {}) {
   const lines = createInterface({ input: process.stdin });
   lines.on("close", () => process.exit(0));
   lines.on("line", (line) => {
@@ -17,13 +21,14 @@ export function serveRawTools(name, tools) {
         id: message.id,
         result: {
           protocolVersion: message.params.protocolVersion,
-          capabilities: { tools: {} },
+          capabilities: { tools: { listChanged: true } },
           serverInfo: { name, version: "1" },
         },
       });
     } else if (message.method === "tools/list") {
-      send({ jsonrpc: "2.0", id: message.id, result: { tools } });
+      send({ jsonrpc: "2.0", id: message.id, result: { tools: typeof tools === "function" ? tools() : tools } });
     } else if (message.method === "tools/call") {
+      onCall?.(message.params.name, (method) => send({ jsonrpc: "2.0", method }));
       send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: `${message.params.name} ran` }] } });
     } else if (message.id !== undefined) {
       send({ jsonrpc: "2.0", id: message.id, result: {} });

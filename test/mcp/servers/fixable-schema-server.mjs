@@ -1,0 +1,51 @@
+// A raw MCP server with two hostile tools beside ordinary ones: "slow_compile" first lists a
+// schema that takes seconds to compile (30 levels that each refer 6 times to themselves, at the
+// connect-time bounds), and "slow_check" an anyOf that checks a nested argument twice per level
+// (2^depth steps). A call to "fix" swaps slow_compile's schema for an ordinary one and sends
+// notifications/tools/list_changed, as a server that fixed its schema would.
+import { serveRawTools } from "./serve-raw-tools.mjs";
+
+function nestedRefs(depth, width) {
+  const root = { type: "object" };
+  let current = root;
+  let pointer = "#";
+  for (let level = 0; level < depth; level++) {
+    const next = { type: "object" };
+    const properties = { n: next };
+    for (let index = 0; index < width; index++) properties[`r${index}`] = { $ref: pointer };
+    current.properties = properties;
+    pointer += "/properties/n";
+    current = next;
+  }
+  return root;
+}
+
+const doubleCheck = {
+  type: "object",
+  properties: { tree: { $ref: "#/$defs/node" } },
+  $defs: {
+    node: {
+      anyOf: [
+        { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
+        { properties: { child: { $ref: "#/$defs/node" } } },
+      ],
+    },
+  },
+};
+
+const plain = (property) => ({ type: "object", properties: { [property]: { type: "string" } }, required: [property] });
+let fixed = false;
+const tools = () => [
+  { name: "slow_compile", description: "Slow to compile until fixed.", inputSchema: fixed ? plain("q") : nestedRefs(30, 6) },
+  { name: "slow_check", description: "Checks nested arguments in 2^depth steps.", inputSchema: doubleCheck },
+  { name: "plain_a", description: "An ordinary tool.", inputSchema: plain("a") },
+  { name: "plain_b", description: "Another ordinary tool.", inputSchema: plain("b") },
+  { name: "fix", description: "Makes slow_compile's schema ordinary.", inputSchema: { type: "object" } },
+];
+serveRawTools("fixable", tools, {
+  onCall: (name, notify) => {
+    if (name !== "fix") return;
+    fixed = true;
+    notify("notifications/tools/list_changed");
+  },
+});
