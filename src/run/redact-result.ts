@@ -1,5 +1,6 @@
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ToolContentPart } from "../tool/tool-content.js";
+import { wellFormed } from "./well-formed-text.js";
 
 /**
  * Where a redacted text goes to the model.
@@ -26,7 +27,9 @@ const REDACTION_FAILED = "[redacted: the redaction hook failed]";
 function apply(redact: Redactor, text: string, site: RedactionSite): string {
   try {
     const out = redact(text, site);
-    return typeof out === "string" ? out : REDACTION_FAILED;
+    // A hook that cuts text (a length cap) can split an emoji: the result is made well-formed
+    // again, as everything else a run reports is (see well-formed-text.ts).
+    return typeof out === "string" ? wellFormed(out) : REDACTION_FAILED;
   } catch {
     return REDACTION_FAILED;
   }

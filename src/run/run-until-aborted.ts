@@ -17,8 +17,11 @@ export async function runUntilAborted<T>(task: () => T | PromiseLike<T>, signal:
   try {
     return await new Promise<Settled<T>>((resolve, reject) => {
       onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
       settleThenable<T>(pending).then(resolve, reject);
+      // The task may have fired the signal itself while it ran (a handler that closes its run or
+      // the registry, or aborts the host's controller): that event is gone, no listener would hear it.
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
     });
   } finally {
     signal.removeEventListener("abort", onAbort as () => void);

@@ -25,6 +25,7 @@ import type { FileScope, ParentEntry } from "./file-scope.js";
 import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
+import { movedSinceCheck } from "./moved-since-check.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
@@ -331,6 +332,13 @@ export async function applyFileChanges(
     }));
     log = await IntentLog.prepare(scope.root, entries);
     await fillTemporaries(staged);
+    // A writer that takes no lock may have changed a target while the temporary files were
+    // written and flushed: a target whose lstat moved is checked again, so that window is not
+    // one where its change is overwritten unseen.
+    const targets = staged.map(({ parent, existing }) => ({ entry: parent.at(parent.name), seen: existing }));
+    if (options.verify !== undefined && movedSinceCheck(targets)) {
+      await options.verify(await currentContents(scope, changes, staged));
+    }
     // The last moment the change can still be left unmade (the commit point follows).
     options.signal?.throwIfAborted();
     // One file: its rename is the commit point. Several: the durable log is.
