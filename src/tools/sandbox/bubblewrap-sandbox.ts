@@ -13,6 +13,7 @@ import {
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
 import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
+import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 import { confinedEnvironment, DEFAULT_PATH, inheritedEnvironment } from "./sandbox-environment.js";
@@ -79,16 +80,6 @@ const WORKSPACE_CAPABILITIES: SandboxCapabilities = Object.freeze({
   sharedTmp: false,
 });
 
-const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
-  network: false,
-  unixSockets: false,
-  readOutsideWorkspace: true,
-  writeOutsideWorkspace: true,
-  writeGitMetadata: true,
-  hostEnvironment: true,
-  sharedTmp: true,
-});
-
 /**
  * Linux driver: runs each command under bubblewrap (`bwrap`) with a seccomp filter.
  *
@@ -135,7 +126,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
       throw new ConfigurationError("invalid_sandbox_option", "The bwrap executable and launcher shell must be absolute paths.");
     }
     this.readOnlyPaths = Object.freeze([...(options.readOnlyPaths ?? [])]);
-    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
+    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_SCOPE_CAPABILITIES;
     for (const extra of this.readOnlyPaths) {
       if (!path.isAbsolute(extra))
         throw new ConfigurationError("invalid_sandbox_option", `readOnlyPaths entry ${extra} is not absolute.`);

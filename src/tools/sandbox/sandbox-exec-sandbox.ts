@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type ResourceLimitStatus, type ResourceLimits, requestedLimits, unenforcedLimits } from "./resource-limits.js";
 import { confinedEnvironment, inheritedEnvironment } from "./sandbox-environment.js";
@@ -41,16 +42,6 @@ const WORKSPACE_CAPABILITIES: SandboxCapabilities = Object.freeze({
   sharedTmp: false,
 });
 
-const LOCAL_CAPABILITIES: SandboxCapabilities = Object.freeze({
-  network: false,
-  unixSockets: false,
-  readOutsideWorkspace: true,
-  writeOutsideWorkspace: true,
-  writeGitMetadata: true,
-  hostEnvironment: true,
-  sharedTmp: true,
-});
-
 /**
  * macOS driver: runs each command under `sandbox-exec` (Seatbelt) with a generated profile that
  * denies by default. Unlike bubblewrap it does not hide the host's files from reads; it confines
@@ -79,7 +70,7 @@ export class SandboxExecSandbox implements ProcessSandbox {
     this.scope = options.scope;
     this.workspace = options.workspace;
     this.executable = options.executable ?? SANDBOX_EXEC_PATH;
-    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_CAPABILITIES;
+    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_SCOPE_CAPABILITIES;
     this.profile = sandboxExecProfile(this.scope);
     this.resourceLimits = unenforcedLimits(
       requestedLimits(options.limits),

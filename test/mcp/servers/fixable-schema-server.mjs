@@ -4,34 +4,7 @@
 // (2^depth steps). A call to "fix" swaps slow_compile's schema for an ordinary one and sends
 // notifications/tools/list_changed, as a server that fixed its schema would.
 import { serveRawTools } from "./serve-raw-tools.mjs";
-
-function nestedRefs(depth, width) {
-  const root = { type: "object" };
-  let current = root;
-  let pointer = "#";
-  for (let level = 0; level < depth; level++) {
-    const next = { type: "object" };
-    const properties = { n: next };
-    for (let index = 0; index < width; index++) properties[`r${index}`] = { $ref: pointer };
-    current.properties = properties;
-    pointer += "/properties/n";
-    current = next;
-  }
-  return root;
-}
-
-const doubleCheck = {
-  type: "object",
-  properties: { tree: { $ref: "#/$defs/node" } },
-  $defs: {
-    node: {
-      anyOf: [
-        { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
-        { properties: { child: { $ref: "#/$defs/node" } } },
-      ],
-    },
-  },
-};
+import { doubleCheck, nestedRefs } from "./slow-schemas.mjs";
 
 const plain = (property) => ({ type: "object", properties: { [property]: { type: "string" } }, required: [property] });
 let fixed = false;

@@ -4,34 +4,7 @@
 // then fails, so every level checks it twice: 2^depth work for an argument nested depth deep),
 // and "plain", an ordinary schema.
 import { serveRawTools } from "./serve-raw-tools.mjs";
-
-function nestedRefs(depth, width) {
-  const root = { type: "object" };
-  let current = root;
-  let pointer = "#";
-  for (let level = 0; level < depth; level++) {
-    const next = { type: "object" };
-    const properties = { n: next };
-    for (let index = 0; index < width; index++) properties[`r${index}`] = { $ref: pointer };
-    current.properties = properties;
-    pointer += "/properties/n";
-    current = next;
-  }
-  return root;
-}
-
-const doubleCheck = {
-  type: "object",
-  properties: { tree: { $ref: "#/$defs/node" } },
-  $defs: {
-    node: {
-      anyOf: [
-        { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
-        { properties: { child: { $ref: "#/$defs/node" } } },
-      ],
-    },
-  },
-};
+import { doubleCheck, nestedRefs } from "./slow-schemas.mjs";
 
 const tools = [
   { name: "nested_refs", description: "A schema that takes seconds to compile.", inputSchema: nestedRefs(30, 6) },
