@@ -7,7 +7,7 @@ import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { replaceAnchoredLines } from "./hashline-edit.js";
 import { mutationPreflight } from "./mutation-preflight.js";
-import { type PatchInput, planPatch } from "./patch/index.js";
+import { bytesOf, type FileContent, type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -75,7 +75,7 @@ async function checkVersion(session: PatchSession, path: string, expected: strin
 }
 
 /** Plans one file's new content on what `session` reads (`undefined`: nothing to change). */
-type EditPlanner = (session: PatchSession) => Promise<string | undefined>;
+type EditPlanner = (session: PatchSession) => Promise<FileContent | undefined>;
 
 /** A planner running the patch engine. */
 function patchPlanner(input: PatchInput): EditPlanner {
@@ -104,14 +104,14 @@ async function editFile(
   const content = await planner(session);
   if (content === undefined) return `${path} already has that content; nothing changed.`;
   const before = await session.bytesOf(path);
-  let after: Buffer = Buffer.from(content);
+  let after: Buffer = bytesOf(content);
   const replan =
     expected === undefined
       ? async () => {
           const fresh = new PatchSession(scope);
           const again = await planner(fresh);
           const current = await fresh.bytesOf(path);
-          after = again === undefined ? (current ?? Buffer.alloc(0)) : Buffer.from(again);
+          after = again === undefined ? (current ?? Buffer.alloc(0)) : bytesOf(again);
           return [{ path, before: current, after }];
         }
       : undefined;

@@ -3,7 +3,7 @@ import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js"
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { isGitStateRefusal } from "./git-state-guard.js";
 import { readManyOf } from "./parent-batch.js";
-import type { FileChange, FileReader, PatchError } from "./patch/index.js";
+import { bytesOf, type FileChange, type FileReader, type PatchError } from "./patch/index.js";
 import { looksBinary } from "./text-content.js";
 
 /**
@@ -21,11 +21,19 @@ export class PatchSession implements FileReader {
 
   /** The text of a file, or `undefined` when absent; binary files are refused. */
   async read(path: string): Promise<string | undefined> {
+    return (await this.readBytes(path))?.toString("utf8");
+  }
+
+  /**
+   * The bytes of a file, or `undefined` when absent; binary files are refused. The engine patches
+   * these bytes as they are (see `FileContent`): no text of the whole file is made.
+   */
+  async readBytes(path: string): Promise<Buffer | undefined> {
     // The same bytes as a version check made before: the plan and the check see one read.
     const bytes = await this.bytesOf(path);
     if (bytes === undefined) return undefined;
     if (looksBinary(bytes)) throw new ToolError("binary_file", `"${path}" is a binary file; it cannot be patched as text.`);
-    return bytes.toString("utf8");
+    return bytes;
   }
 
   /**
@@ -84,10 +92,10 @@ export class PatchSession implements FileReader {
     };
     for (const change of changes) {
       if (change.type === "delete") await push(change.path, undefined);
-      else if (change.type === "add" || change.moveTo === undefined) await push(change.path, Buffer.from(change.content));
+      else if (change.type === "add" || change.moveTo === undefined) await push(change.path, bytesOf(change.content));
       else {
         await push(change.path, undefined);
-        await push(change.moveTo, Buffer.from(change.content));
+        await push(change.moveTo, bytesOf(change.content));
       }
     }
     return planned;

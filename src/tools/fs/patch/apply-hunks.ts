@@ -1,4 +1,5 @@
 import { closestLine, shorten } from "./closest-line.js";
+import type { FileContent } from "./file-content.js";
 import { type Hunk, type HunkLine, type HunkStyle, oldSide } from "./file-operation.js";
 import {
   type LineDocument,
@@ -11,9 +12,9 @@ import { LineIndex, MATCH_LEVELS, type MatchLevel } from "./line-matcher.js";
 import { fail, type Outcome, type PatchError, patchError, succeed, withDefaults } from "./patch-error.js";
 
 /** A file's new content after its hunks, with what changed. */
-export interface AppliedChange {
-  /** The new content. */
-  readonly content: string;
+export interface AppliedChange<C extends FileContent = FileContent> {
+  /** The new content (bytes when the content given was bytes). */
+  readonly content: C;
   /** Lines added. */
   readonly added: number;
   /** Lines removed. */
@@ -51,7 +52,7 @@ const SHOWN_LINES = 6;
  * rewrites lines the patch did not change; added lines take the file's dominant ending; a
  * missing final newline stays missing unless a unified hunk's `\ No newline` markers change it.
  */
-export function applyHunks(content: string, hunks: readonly Hunk[], style: HunkStyle, path: string): Outcome<AppliedChange> {
+export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: HunkStyle, path: string): Outcome<AppliedChange> {
   const document = parseLineDocument(content);
   const index = new LineIndex(document);
   const replacements: LineReplacement[] = [];

@@ -20,7 +20,7 @@ const EDIT_HINT = "Copy old_text exactly from the file as it is now, including i
  * replacement's line breaks take the ending of the text it replaces (or the file's dominant one),
  * so an LF edit to a CRLF file keeps it CRLF.
  */
-export function applyTextEdits(content: string, edits: readonly TextEdit[], path: string): Outcome<AppliedChange> {
+export function applyTextEdits(content: string, edits: readonly TextEdit[], path: string): Outcome<AppliedChange<string>> {
   let current = content;
   let added = 0;
   let removed = 0;
@@ -36,7 +36,7 @@ export function applyTextEdits(content: string, edits: readonly TextEdit[], path
   return succeed({ content: current, added, removed, hunks });
 }
 
-function applyTextEdit(content: string, edit: TextEdit, path: string, number: number): Outcome<AppliedChange> {
+function applyTextEdit(content: string, edit: TextEdit, path: string, number: number): Outcome<AppliedChange<string>> {
   const details = { path, hunk: number };
   if (edit.old_text === "") {
     return fail("empty_old_text", `Edit ${number}: old_text is empty.`, {

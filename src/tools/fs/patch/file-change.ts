@@ -1,5 +1,7 @@
+import type { FileContent } from "./file-content.js";
+
 /**
- * One file as the plan leaves it. `previous` is the content the plan was computed from, so the
+ * One file as the plan leaves it. Contents are bytes where the reader gave bytes (see `FileContent`). `previous` is the content the plan was computed from, so the
  * tool layer can refuse to write when the file changed in between (and restore it on rollback).
  */
 export type FileChange =
@@ -9,7 +11,7 @@ export type FileChange =
       /** Normalised path relative to the workspace root. */
       readonly path: string;
       /** The new file's content. */
-      readonly content: string;
+      readonly content: FileContent;
     }
   | {
       /** Rewrite an existing file, and move it when `moveTo` is set. */
@@ -17,11 +19,11 @@ export type FileChange =
       /** Normalised path of the existing file. */
       readonly path: string;
       /** The content to leave (at `moveTo` when set). */
-      readonly content: string;
+      readonly content: FileContent;
       /** Where the file goes; the destination did not exist. `path` is removed. */
       readonly moveTo?: string;
       /** The content the plan was computed from. */
-      readonly previous: string;
+      readonly previous: FileContent;
     }
   | {
       /** Remove an existing file. */
@@ -29,7 +31,7 @@ export type FileChange =
       /** Normalised path of the file. */
       readonly path: string;
       /** The content the plan was computed from. */
-      readonly previous: string;
+      readonly previous: FileContent;
     };
 
 /** What a plan does to one file, for the tool's reply to the model ("src/a.ts +3 -1, 2 hunks"). */

@@ -7,4 +7,9 @@
 export interface FileReader {
   /** The file's current content as text, or `undefined` when it does not exist. Called at most once per path and plan. */
   read(path: string): Promise<string | undefined>;
+  /**
+   * The file's bytes, with the same refusals as {@link FileReader.read}, or `undefined` when it does not exist.
+   * When given, the engine reads through it and patches the bytes (see `FileContent`).
+   */
+  readBytes?(path: string): Promise<Buffer | undefined>;
 }

@@ -1,5 +1,6 @@
 export { detectPatchKind } from "./detect-patch-kind.js";
 export type { FileChange, FileChangeSummary, PatchSummary } from "./file-change.js";
+export { bytesOf, type FileContent, textOf } from "./file-content.js";
 export type { FileReader } from "./file-reader.js";
 export type { Outcome, PatchError, PatchErrorCode, PatchErrorLine } from "./patch-error.js";
 export type { PatchInput, TextEdit } from "./patch-input.js";

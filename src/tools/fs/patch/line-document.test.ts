@@ -172,3 +172,53 @@ describe("countLines", () => {
     expect([countLines(""), countLines("a"), countLines("a\n"), countLines("a\nb"), countLines("\n\n")]).toEqual([0, 1, 1, 2, 2]);
   });
 });
+
+describe("a document of bytes", () => {
+  it("has the lines of its text and renders the bytes of the text's rendering, for any document and replacements", () => {
+    const piece = fc.constantFrom("a", "b", " ", "\r", "\n", "\r\n", "\ufeff", "é", "x\ty", "😀");
+    const content = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
+    const line = fc.record({
+      text: fc.constantFrom("", "new", "c\r", "ü"),
+      ending: fc.constantFrom(undefined, "", "\n", "\r\n"),
+    });
+    const cut = fc.record({ at: fc.nat(), deleteCount: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) });
+    fc.assert(
+      fc.property(content, fc.array(cut, { maxLength: 4 }), fc.boolean(), (text, cuts, finalNewline) => {
+        const fromText = parseLineDocument(text);
+        const fromBytes = parseLineDocument(Buffer.from(text));
+        expect(fromBytes.lines).toEqual(fromText.lines);
+        expect(fromBytes.endings).toEqual(fromText.endings);
+        expect([fromBytes.bom, fromBytes.newline, fromBytes.finalNewline]).toEqual([
+          fromText.bom,
+          fromText.newline,
+          fromText.finalNewline,
+        ]);
+        const length = fromText.lines.length;
+        const replacements: LineReplacement[] = [];
+        let next = 0;
+        for (const { at, deleteCount, lines } of [...cuts].sort((left, right) => left.at - right.at)) {
+          const start = next + (at % (length - next + 1));
+          const count = Math.min(deleteCount, length - start);
+          replacements.push({ start, deleteCount: count, lines });
+          next = start + count;
+          if (next > length) break;
+        }
+        const rendered = renderLineDocument(fromBytes, replacements, finalNewline);
+        expect(Buffer.isBuffer(rendered)).toBe(true);
+        expect(rendered.toString("utf8")).toBe(renderLineDocument(fromText, replacements, finalNewline));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("keeps bytes that are not UTF-8 in the lines no replacement touches", () => {
+    const bytes = Buffer.concat([Buffer.from("keep \xff\r\n", "latin1"), Buffer.from("old\r\nlast \xe9\r\n", "latin1")]);
+    const document = parseLineDocument(bytes);
+    const rendered = renderLineDocument(
+      document,
+      [{ start: 1, deleteCount: 1, lines: [{ text: "new", ending: undefined }] }],
+      true,
+    );
+    expect(rendered.toString("latin1")).toBe("keep \xff\r\nnew\r\nlast \xe9\r\n");
+  });
+});

@@ -1,3 +1,7 @@
+import type { FileContent } from "./file-content.js";
+
+export { countLines } from "./file-content.js";
+
 /** The two line endings a patch can create. */
 export type Newline = "\n" | "\r\n";
 
@@ -12,7 +16,7 @@ export type Newline = "\n" | "\r\n";
  * file, so a 500-file patch no longer makes a string (and an array slot) for every line of every
  * file it reads, most of which it never looks at.
  */
-export interface LineDocument {
+export interface LineDocument<C extends FileContent = FileContent> {
   /** A leading byte-order mark, kept out of the first line so that it matches and survives edits. */
   readonly bom: string;
   /** How many lines the document has. */
@@ -29,10 +33,11 @@ export interface LineDocument {
   readonly finalNewline: boolean;
   /** The dominant ending, given to new lines: the more frequent one, the first one on a tie, LF when none. */
   readonly newline: Newline;
-  /** The text the document was parsed from: unchanged runs of lines are copied from it in one piece. */
-  readonly source: string;
-  /** Where each line starts in `source`. */
-  readonly starts: readonly number[];
+  /**
+   * The content after `replacements` (sorted by `start`, not overlapping), of the kind parsed
+   * (text or bytes): see {@link renderLineDocument}.
+   */
+  render(replacements: readonly LineReplacement[], finalNewline: boolean): C;
 }
 
 /** A line the patch leaves: a kept file line with its ending, or a new line (`ending` undefined). */
@@ -53,17 +58,34 @@ export interface LineReplacement {
   readonly lines: readonly OutputLine[];
 }
 
-/** Splits `content` into a {@link LineDocument}. */
-export function parseLineDocument(content: string): LineDocument {
-  const bom = content.startsWith("\ufeff") ? "\ufeff" : "";
+/** The UTF-8 encoding of a byte-order mark. */
+const BOM_BYTES = [0xef, 0xbb, 0xbf] as const;
+
+/**
+ * Splits `content` into a {@link LineDocument}. Bytes stay bytes: each line is decoded only when
+ * looked at, and rendering copies the unchanged runs from them (UTF-8 never has a `\n` or `\r`
+ * byte inside another character, so lines are found in the bytes as in the text).
+ */
+export function parseLineDocument(content: string): LineDocument<string>;
+export function parseLineDocument(content: Buffer): LineDocument<Buffer>;
+export function parseLineDocument(content: FileContent): LineDocument;
+export function parseLineDocument(content: FileContent): LineDocument {
+  const isText = typeof content === "string";
+  const hasBom = isText
+    ? content.startsWith("\ufeff")
+    : content[0] === BOM_BYTES[0] && content[1] === BOM_BYTES[1] && content[2] === BOM_BYTES[2];
+  const bom = hasBom ? "\ufeff" : "";
   const starts: number[] = [];
   let lf = 0;
   let crlf = 0;
   let first: Newline | undefined;
-  let start = bom.length;
-  for (let newline = content.indexOf("\n", start); newline !== -1; newline = content.indexOf("\n", start)) {
+  let start = hasBom ? (isText ? 1 : BOM_BYTES.length) : 0;
+  // One loop for both kinds: the search and the code unit before a break are all that differ.
+  const next = isText ? (from: number) => content.indexOf("\n", from) : (from: number) => content.indexOf(10, from);
+  const unitAt = isText ? (at: number) => content.charCodeAt(at) : (at: number) => content[at] as number;
+  for (let newline = next(start); newline !== -1; newline = next(start)) {
     starts.push(start);
-    if (newline > start && content.charCodeAt(newline - 1) === 13) {
+    if (newline > start && unitAt(newline - 1) === 13) {
       crlf++;
       first ??= "\r\n";
     } else {
@@ -75,21 +97,37 @@ export function parseLineDocument(content: string): LineDocument {
   const finalNewline = start >= content.length;
   if (!finalNewline) starts.push(start);
   const newline: Newline = crlf > lf ? "\r\n" : lf > crlf ? "\n" : (first ?? "\n");
-  return new SourceLines(bom, content, starts, finalNewline, newline);
+  return isText
+    ? new SourceLines(bom, content, starts, finalNewline, newline)
+    : new ByteLines(bom, content, starts, finalNewline, newline);
 }
 
-/** A {@link LineDocument} over its source text: lines are cut from it when asked for. */
-class SourceLines implements LineDocument {
+/** A piece of rendered output: a range `[from, to)` of the source, or new text. */
+type Piece = readonly [number, number] | string;
+
+/**
+ * A {@link LineDocument} over its source (text or bytes): lines are cut from it when asked for.
+ * The two kinds differ only in how a code unit is read, a range decoded, and pieces joined.
+ */
+abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
   private allLines: readonly string[] | undefined;
   private allEndings: readonly string[] | undefined;
 
   constructor(
     readonly bom: string,
-    readonly source: string,
+    readonly source: C,
+    /** Where each line starts in `source` (code units of the text, or bytes). */
     readonly starts: readonly number[],
     readonly finalNewline: boolean,
     readonly newline: Newline,
   ) {}
+
+  /** The code unit (or byte) at `at`. */
+  protected abstract unitAt(at: number): number;
+  /** The text of `source` from `from` to `to`. */
+  protected abstract cut(from: number, to?: number): string;
+  /** The content made of `pieces` after the BOM. */
+  protected abstract join(pieces: readonly Piece[]): C;
 
   get length(): number {
     return this.starts.length;
@@ -104,10 +142,7 @@ class SourceLines implements LineDocument {
   lineAt(index: number): string {
     const start = this.starts[index];
     if (start === undefined) return "";
-    const newline = this.breakOf(index);
-    if (newline === -1) return this.source.slice(start);
-    const isCrlf = newline > start && this.source.charCodeAt(newline - 1) === 13;
-    return this.source.slice(start, isCrlf ? newline - 1 : newline);
+    return this.cut(start, this.textEnd(index));
   }
 
   endingAt(index: number): string {
@@ -115,15 +150,15 @@ class SourceLines implements LineDocument {
     if (start === undefined) return "";
     const newline = this.breakOf(index);
     if (newline === -1) return "";
-    return newline > start && this.source.charCodeAt(newline - 1) === 13 ? "\r\n" : "\n";
+    return newline > start && this.unitAt(newline - 1) === 13 ? "\r\n" : "\n";
   }
 
   /** Where line `index`'s text ends in `source` (before its ending). */
-  textEnd(index: number): number {
+  private textEnd(index: number): number {
     const start = this.starts[index] as number;
     const newline = this.breakOf(index);
     if (newline === -1) return this.source.length;
-    return newline > start && this.source.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+    return newline > start && this.unitAt(newline - 1) === 13 ? newline - 1 : newline;
   }
 
   get lines(): readonly string[] {
@@ -135,54 +170,85 @@ class SourceLines implements LineDocument {
     this.allEndings ??= this.starts.map((_, index) => this.endingAt(index));
     return this.allEndings;
   }
+
+  render(replacements: readonly LineReplacement[], finalNewline: boolean): C {
+    const { starts, newline } = this;
+    // Text and ending pieces alternate: each line's (or run's) ending is its own piece, so the
+    // last one can be dropped when the file ends without a newline.
+    const pieces: Piece[] = [];
+    const keep = (from: number, to: number) => {
+      if (from >= to) return;
+      pieces.push([starts[from] as number, this.textEnd(to - 1)], this.endingAt(to - 1) || newline);
+    };
+    let next = 0;
+    for (const replacement of replacements) {
+      if (replacement.start < next) throw new Error("renderLineDocument: overlapping replacements");
+      keep(next, replacement.start);
+      for (const line of replacement.lines) pieces.push(line.text, line.ending || newline);
+      next = replacement.start + replacement.deleteCount;
+    }
+    keep(next, this.length);
+    if (pieces.length > 0 && !finalNewline) pieces.pop();
+    return this.join(pieces);
+  }
+}
+
+/** Lines of a text. */
+class SourceLines extends SplitLines<string> {
+  protected unitAt(at: number): number {
+    return this.source.charCodeAt(at);
+  }
+
+  protected cut(from: number, to?: number): string {
+    return this.source.slice(from, to);
+  }
+
+  protected join(pieces: readonly Piece[]): string {
+    return this.bom + pieces.map((piece) => (typeof piece === "string" ? piece : this.source.slice(piece[0], piece[1]))).join("");
+  }
+}
+
+/** Lines of bytes (UTF-8): rendered by copying the unchanged runs' bytes, new text encoded once per run of it. */
+class ByteLines extends SplitLines<Buffer> {
+  protected unitAt(at: number): number {
+    return this.source[at] as number;
+  }
+
+  protected cut(from: number, to?: number): string {
+    return this.source.toString("utf8", from, to);
+  }
+
+  protected join(pieces: readonly Piece[]): Buffer {
+    const chunks: Buffer[] = [];
+    if (this.bom !== "") chunks.push(this.source.subarray(0, BOM_BYTES.length));
+    let text = "";
+    for (const piece of pieces) {
+      if (typeof piece === "string") {
+        text += piece;
+        continue;
+      }
+      if (text !== "") chunks.push(Buffer.from(text));
+      text = "";
+      chunks.push(this.source.subarray(piece[0], piece[1]));
+    }
+    if (text !== "") chunks.push(Buffer.from(text));
+    return Buffer.concat(chunks);
+  }
 }
 
 /**
  * Joins a document back after `replacements` (sorted by `start`, not overlapping). Every line but
  * the last ends with a newline (its own, or the dominant one when it had none); the last line
  * ends with one exactly when `finalNewline` is true. Runs of lines no replacement touches are
- * copied from the source text in one slice each (a line inside a run has its own ending: only the
+ * copied from the source in one piece each (a line inside a run has its own ending: only the
  * document's last line can lack one), not line by line: a large file changed in a few places
- * costs a few slices, not an object and two strings per line.
+ * costs a few pieces, not an object and two strings per line. Bytes give bytes: the unchanged
+ * runs are the bytes read, not decoded and encoded again.
  */
-export function renderLineDocument(
-  document: LineDocument,
+export function renderLineDocument<C extends FileContent>(
+  document: LineDocument<C>,
   replacements: readonly LineReplacement[],
   finalNewline: boolean,
-): string {
-  const { starts, source, newline } = document;
-  // Text and ending parts alternate after the BOM: each line's (or run's) ending is its own part,
-  // so the last one can be dropped when the file ends without a newline.
-  const parts: string[] = [document.bom];
-  let written = false;
-  const keep = (from: number, to: number) => {
-    if (from >= to) return;
-    const last = to - 1;
-    const end =
-      document instanceof SourceLines ? document.textEnd(last) : (starts[last] as number) + document.lineAt(last).length;
-    parts.push(source.slice(starts[from] as number, end));
-    parts.push(document.endingAt(last) || newline);
-    written = true;
-  };
-  let next = 0;
-  for (const replacement of replacements) {
-    if (replacement.start < next) throw new Error("renderLineDocument: overlapping replacements");
-    keep(next, replacement.start);
-    for (const line of replacement.lines) {
-      parts.push(line.text, line.ending || newline);
-      written = true;
-    }
-    next = replacement.start + replacement.deleteCount;
-  }
-  keep(next, document.length);
-  if (written && !finalNewline) parts.pop();
-  return parts.join("");
-}
-
-/** How many lines `text` has (a final newline does not start another one). */
-export function countLines(text: string): number {
-  if (text === "") return 0;
-  let count = 0;
-  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++;
-  return text.endsWith("\n") ? count : count + 1;
+): C {
+  return document.render(replacements, finalNewline);
 }

@@ -1,6 +1,6 @@
 import type { FileChange, FileChangeSummary, PatchSummary } from "./file-change.js";
+import { countLines, type FileContent, sameFileContent } from "./file-content.js";
 import type { FileReader } from "./file-reader.js";
-import { countLines } from "./line-document.js";
 
 /** Lines and hunks a plan step changed. */
 export interface ChangeStats {
@@ -10,8 +10,8 @@ export interface ChangeStats {
 }
 
 interface Entry {
-  readonly original: string | undefined;
-  current: string | undefined;
+  readonly original: FileContent | undefined;
+  current: FileContent | undefined;
   stats: ChangeStats;
   /** Deleted and created again within the patch: its stats are the whole old and new content. */
   recreated: boolean;
@@ -38,10 +38,10 @@ export class PatchWorkspace {
   constructor(private readonly reader: FileReader) {}
 
   /** The content of `path` as the plan has left it so far. */
-  async read(path: string): Promise<string | undefined> {
+  async read(path: string): Promise<FileContent | undefined> {
     let entry = this.entries.get(path);
     if (entry === undefined) {
-      const original = await this.reader.read(path);
+      const original = this.reader.readBytes !== undefined ? await this.reader.readBytes(path) : await this.reader.read(path);
       entry = { original, current: original, stats: NO_STATS, recreated: false };
       this.entries.set(path, entry);
     }
@@ -54,7 +54,7 @@ export class PatchWorkspace {
   }
 
   /** Sets the content of a path read before (`undefined` deletes it). */
-  write(path: string, content: string | undefined, stats: ChangeStats, patchLine?: number): void {
+  write(path: string, content: FileContent | undefined, stats: ChangeStats, patchLine?: number): void {
     const entry = this.entry(path);
     if (content === undefined) {
       entry.stats = NO_STATS;
@@ -68,7 +68,7 @@ export class PatchWorkspace {
   }
 
   /** Moves `from` to `to` (both read before) with new content. */
-  move(from: string, to: string, content: string, stats: ChangeStats, patchLine: number): void {
+  move(from: string, to: string, content: FileContent, stats: ChangeStats, patchLine: number): void {
     const carried = plus(this.entry(from).stats, stats);
     const source = this.moves.get(from) ?? from;
     this.write(from, undefined, NO_STATS, patchLine);
@@ -123,7 +123,7 @@ function netChange(path: string, entry: Entry): { change: FileChange; stats: Cha
   if (current === undefined) {
     return { change: { type: "delete", path, previous: original }, stats: { added: 0, removed: countLines(original), hunks: 0 } };
   }
-  if (current === original) return undefined;
+  if (current === original || sameFileContent(current, original)) return undefined;
   const stats = entry.recreated
     ? { added: countLines(current), removed: countLines(original), hunks: entry.stats.hunks }
     : entry.stats;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { textOf } from "./file-content.js";
 import { planPatch } from "./plan-patch.js";
 import { changesOf, errorOf, files } from "./plan-patch.test-support.js";
 
@@ -10,7 +11,7 @@ function codex(...lines: string[]): { kind: "codex"; patch: string } {
 async function updated(content: string, ...lines: string[]): Promise<string> {
   const [change] = changesOf(await planPatch(codex("*** Update File: f.txt", ...lines), files({ "f.txt": content })));
   if (change?.type !== "update") throw new Error(`expected an update, got ${change?.type}`);
-  return change.content;
+  return textOf(change.content);
 }
 
 describe("planPatch with the Codex format", () => {

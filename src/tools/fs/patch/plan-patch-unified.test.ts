@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { textOf } from "./file-content.js";
 import { planPatch } from "./plan-patch.js";
 import { changesOf, errorOf, files } from "./plan-patch.test-support.js";
 
@@ -9,7 +10,7 @@ function unified(...lines: string[]): { kind: "unified"; patch: string } {
 async function updated(content: string, ...lines: string[]): Promise<string> {
   const [change] = changesOf(await planPatch(unified("--- a/f.txt", "+++ b/f.txt", ...lines), files({ "f.txt": content })));
   if (change?.type !== "update") throw new Error(`expected an update, got ${change?.type}`);
-  return change.content;
+  return textOf(change.content);
 }
 
 const TEN = Array.from({ length: 10 }, (_, index) => `line ${index + 1}`)

@@ -1,6 +1,7 @@
 // Helpers shared by the planPatch tests (not part of the package: no entry imports it).
 
 import type { FileChange } from "./file-change.js";
+import { textOf } from "./file-content.js";
 import type { FileReader } from "./file-reader.js";
 import type { PatchError } from "./patch-error.js";
 import type { PlanResult } from "./plan-patch.js";
@@ -33,5 +34,5 @@ export function errorOf(result: PlanResult): PatchError {
 export function updatedContentOf(result: PlanResult): string {
   const [change] = changesOf(result);
   if (change?.type !== "update") throw new Error(`expected an update, got ${change?.type}`);
-  return change.content;
+  return textOf(change.content);
 }

@@ -1,9 +1,9 @@
 import { applyHunks } from "./apply-hunks.js";
 import { applyTextEdits } from "./apply-text-edits.js";
 import type { FileChange, PatchSummary } from "./file-change.js";
+import { countLines, type FileContent, textOf } from "./file-content.js";
 import type { FileOperation } from "./file-operation.js";
 import type { FileReader } from "./file-reader.js";
-import { countLines } from "./line-document.js";
 import { parsePatch } from "./parse-patch.js";
 import { fail, type Outcome, type PatchError, succeed } from "./patch-error.js";
 import type { PatchInput } from "./patch-input.js";
@@ -89,7 +89,7 @@ async function runOperation(workspace: PatchWorkspace, operation: FileOperation)
     case "edit": {
       if (current === undefined)
         return missing(workspace, operation.path, undefined, "Check the path; create new files with the write tool.");
-      const applied = applyTextEdits(current, operation.edits, operation.path);
+      const applied = applyTextEdits(textOf(current), operation.edits, operation.path);
       if (!applied.ok) return applied;
       workspace.write(operation.path, applied.value.content, applied.value);
       return succeed(true);
@@ -100,13 +100,13 @@ async function runOperation(workspace: PatchWorkspace, operation: FileOperation)
 async function runDelete(
   workspace: PatchWorkspace,
   operation: Extract<FileOperation, { type: "delete" }>,
-  current: string | undefined,
+  current: FileContent | undefined,
 ): Promise<Outcome<true>> {
   if (current === undefined) return missing(workspace, operation.path, operation.patchLine, "Check the path with ls or glob.");
   if (operation.hunks !== undefined && operation.hunks.length > 0) {
     const applied = applyHunks(current, operation.hunks, "unified", operation.path);
     if (!applied.ok) return applied;
-    if (applied.value.content.trim() !== "") {
+    if (textOf(applied.value.content).trim() !== "") {
       return fail(
         "content_mismatch",
         `The deletion of ${operation.path} does not remove all of its ${countLines(current)} lines.`,
@@ -125,7 +125,7 @@ async function runDelete(
 async function runUpdate(
   workspace: PatchWorkspace,
   operation: Extract<FileOperation, { type: "update" }>,
-  current: string | undefined,
+  current: FileContent | undefined,
 ): Promise<Outcome<true>> {
   const { path, moveTo, patchLine } = operation;
   if (current === undefined)
