@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { createRegistry, type Run } from "../../src/index.js";
-import { GREP_MAX_FILE_BYTES, GREP_SKIPPED_DIRECTORIES } from "../../src/tools/fs/grep-ripgrep.js";
+import { GREP_SKIPPED_DIRECTORIES } from "../../src/tools/fs/grep-ripgrep.js";
 import { createGrepTool } from "../../src/tools/index.js";
 import { median, round } from "../stats.js";
 
@@ -38,12 +38,11 @@ function rgVersion(): string | undefined {
 
 /**
  * The filters the tool gives ripgrep (hidden files, .gitignore without a git repository, no
- * global or parent ignore files, the size cap, the skipped directories): the reference searches
+ * global or parent ignore files, the skipped directories; no size cap, as the tool has none): the reference searches
  * what the tool searches, as a user would run `rg -n` there (in parallel, unsorted).
  */
 function referenceArguments(): string[] {
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent"];
-  args.push("--max-filesize", String(GREP_MAX_FILE_BYTES));
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   return args;
 }

@@ -43,12 +43,6 @@ export class RipgrepUnusableError extends Error {
 export const GREP_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules", ".hg", ".svn"];
 
 /**
- * A file over this size named on its own is refused as `too_large`; in a directory both engines
- * search files of any size (ripgrep streams them, the JavaScript engine reads them in pieces).
- */
-export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
-
-/**
  * ripgrep's arguments for a query: NUL-separated paths and numbered lines (or file names), hidden files
  * searched, `.gitignore`/`.ignore` honoured even outside a git repository, no user config or
  * global ignore file (so the host's settings never change a model's answer), deterministic order.

@@ -9,7 +9,7 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
-import { GREP_MAX_FILE_BYTES, type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
+import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
@@ -56,9 +56,9 @@ type GrepInput = z.output<typeof grepInput>;
 /**
  * `grep`: lines matching a regular expression across files, as ripgrep finds them (each line on
  * its own, `^`/`$` anchored to the line, `.gitignore` honoured, hidden files searched, `.git` and
- * `node_modules` skipped, binary files skipped, files of any size searched in a directory (a large
- * one in pieces, in bounded memory); a file over 8 MiB named on its own is refused as `too_large`,
- * and a file that could not be searched is named in the result, never silently left out). With
+ * `node_modules` skipped, binary files skipped, files of any size searched, in a directory or named
+ * on their own (a large one in pieces, in bounded memory), and a file that could not be searched
+ * is named in the result, never silently left out). With
  * ripgrep installed it runs
  * `rg` inside the run's process sandbox; otherwise a JavaScript engine walks the same files and
  * matches in a worker thread with a deadline, so a pathological pattern never blocks the host.
@@ -172,11 +172,9 @@ async function tryRipgrep(
   }
 }
 
-/** The JavaScript engine, its worker always ended, a deadline turned into `pattern_too_slow`. */
 /**
- * The start of a search must be a regular file or a directory; a file named on its own must be
- * one the engines search: both skip files over the limit, which would come back as "No matches",
- * read by the model as "not in this file".
+ * The start of a search must be a regular file or a directory. A file named on its own is
+ * searched whatever its size, as `rg PATTERN file` searches it (a large one in pieces).
  */
 function checkStart(startStats: Stats | undefined, input: GrepInput): asserts startStats is Stats {
   if (startStats === undefined) throw new ToolError("file_not_found", `No file or directory at "${input.path ?? "."}".`);
@@ -185,15 +183,9 @@ function checkStart(startStats: Stats | undefined, input: GrepInput): asserts st
       data: { path: input.path },
     });
   }
-  if (startStats.isFile() && startStats.size > GREP_MAX_FILE_BYTES) {
-    throw new ToolError(
-      "too_large",
-      `"${input.path}" is ${startStats.size} bytes; grep searches files of at most ${GREP_MAX_FILE_BYTES} bytes (8 MiB).`,
-      { hint: "Read it in parts with read (offset, limit), or search it with bash." },
-    );
-  }
 }
 
+/** The JavaScript engine, its worker always ended, a deadline turned into `pattern_too_slow`. */
 async function searchInWorker(
   input: GrepInput,
   regex: RegExp,
