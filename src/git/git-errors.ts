@@ -20,7 +20,9 @@ export type GitToolErrorCode =
   | "shallow_clone"
   | "missing_object"
   | "invalid_since"
-  | "repository_outside_workspace";
+  | "repository_outside_workspace"
+  | "corrupt_object"
+  | "too_large";
 
 /** A {@link ToolError} with one of the git tools' codes. */
 export function gitError(code: GitToolErrorCode, message: string, hint?: string): ToolError {
@@ -42,5 +44,19 @@ export function missingObjectError(oid: string): ToolError {
     "missing_object",
     `The repository does not have object ${oid.slice(0, 10)} (a partial clone, e.g. --filter=blob:none, or a damaged repository).`,
     "Ask the user to fetch the missing objects (`git fetch --refetch`) or use a full clone.",
+  );
+}
+
+/**
+ * A repository file the object readers refused (`corrupt_object`: a delta cycle, a lying size,
+ * an offset out of range; `too_large`: an object over 1 GiB).
+ */
+export function corruptRepositoryError(code: "corrupt_object" | "too_large", detail: string): ToolError {
+  return gitError(
+    code,
+    code === "too_large" ? detail : `The repository is damaged: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}`,
+    code === "too_large"
+      ? "Ask about other files or commits; the git tools do not read objects this large."
+      : "Check it with `git fsck`; the git tools refuse damaged objects rather than guess. Other files and commits may still be readable.",
   );
 }

@@ -7,6 +7,19 @@ const RULES = ["%", "refs/%", "refs/tags/%", "refs/heads/%", "refs/remotes/%", "
 /** Symbolic refs pointing at symbolic refs: git gives up after 5 levels too. */
 const MAX_DEPTH = 5;
 
+/**
+ * Whether `name` is a ref name git would read (the path-relevant rules of `git check-ref-format`):
+ * relative, no `..`, no empty component or one starting with `.`, no control characters or
+ * backslash. A ref name is joined to the git directory, so `ref: ../../../elsewhere` in HEAD (or
+ * a model's `../../etc/x` as a branch name) would otherwise read a file outside the repository.
+ */
+export function isReadableRefName(name: string): boolean {
+  if (name === "" || name.startsWith("/") || name.endsWith("/") || name.includes("..") || name.includes("\\")) return false;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u0020\u007f~^:?*[]/.test(name)) return false;
+  return name.split("/").every((part) => part !== "" && !part.startsWith(".") && !part.endsWith(".lock"));
+}
+
 /** `packed-refs`: full ref names to ids (peeled `^` lines and comments skipped). */
 function parsePackedRefs(text: string | undefined): Map<string, string> {
   const refs = new Map<string, string>();
@@ -41,7 +54,7 @@ export class RefResolver {
 
   /** The id a full ref name (`refs/heads/main`, `HEAD`) points at, or `undefined`. */
   async read(name: string, depth = 0): Promise<string | undefined> {
-    if (depth > MAX_DEPTH) return undefined;
+    if (depth > MAX_DEPTH || !isReadableRefName(name)) return undefined;
     const text = (await this.files.readText(path.join(this.commondir, name)))?.trim();
     if (text !== undefined) {
       if (FULL_ID.test(text)) return text;

@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import { MAX_OBJECT_BYTES } from "./object-limits.js";
 
 function corrupt(detail: string): CatalogError {
   return new CatalogError("corrupt_object", `A packed delta is corrupt: ${detail}.`);
@@ -64,6 +65,13 @@ export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.lengt
   const sourceSize = readSize(delta, length);
   if (sourceSize !== base.length) throw corrupt(`base has ${base.length} bytes, delta expects ${sourceSize}`);
   const targetSize = readSize(delta, length);
+  // The header is the repository author's number: bounded before it is allocated (a 30-byte delta can claim 2^50).
+  if (targetSize > MAX_OBJECT_BYTES) {
+    throw new CatalogError(
+      "too_large",
+      `A packed delta builds a ${targetSize}-byte object; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`,
+    );
+  }
   const output = Buffer.allocUnsafe(targetSize);
   let written = 0;
   while (cursor < length) {

@@ -276,7 +276,8 @@ export class CommitGraph {
     } else {
       for (const layer of layers) if (position >= layer.first && position < layer.first + layer.count) return layer;
     }
-    throw new RangeError(`commit-graph position ${position} out of range`);
+    // A parent position is the graph author's number: one past the end is a damaged graph, not a crash.
+    throw new CatalogError("corrupt_object", `The commit-graph names a commit at position ${position}, outside the graph.`);
   }
 
   /** The id of the commit at global position `position`. */

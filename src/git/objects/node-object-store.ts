@@ -1,6 +1,5 @@
 import path from "node:path";
-import { inflateSync } from "node:zlib";
-import { CatalogError } from "agent-tool-catalog";
+import { constants, inflateSync } from "node:zlib";
 import type { GitFileReader } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
@@ -8,6 +7,7 @@ import { FilePool, OPEN_FILES } from "./file-pool.js";
 import { type GitObject, MissingObjectError, type ObjectStore, objectType } from "./git-object.js";
 import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
+import { checkClaimedSize, corruptObject, MAX_NESTED_BASES } from "./object-limits.js";
 import { PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex, type PackIndexFile } from "./pack-index.js";
 
@@ -45,13 +45,35 @@ export function objectDirectories(objectsDirectory: string, reader: GitFileReade
   return directories;
 }
 
-function parseLoose(oid: string, deflated: Buffer): GitObject {
-  const raw = inflateSync(deflated);
-  const space = raw.indexOf(0x20);
-  const nul = raw.indexOf(0);
-  const type = objectType(raw.toString("latin1", 0, space));
-  if (type === undefined || space < 0 || nul < space) throw new CatalogError("corrupt_object", `Loose object ${oid} is corrupt.`);
-  return { type, content: raw.subarray(nul + 1) };
+/**
+ * Compressed bytes inflated to read a loose object's header (`type size\0`, at most 28 bytes): a
+ * dynamic Huffman block's code tables come first and take up to ~290 bytes, and 1 KiB of input
+ * inflates to at most ~1 MiB.
+ */
+const LOOSE_HEAD_INPUT = 1024;
+const LOOSE_HEAD = /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})\0/;
+
+/**
+ * A loose object: its header is read first from a bounded prefix, its size checked, then the
+ * whole stream is inflated to exactly that size. Inflating first and reading the header after
+ * let a 1 MB file of zeros that claims 8 bytes inflate to a gigabyte.
+ */
+function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObject {
+  const what = `Loose object ${oid}`;
+  let head: Buffer;
+  try {
+    // A partial stream: whatever the first bytes inflate to (at most ~1 MiB), without an error for the rest.
+    head = inflateSync(deflated.subarray(0, LOOSE_HEAD_INPUT), { finishFlush: constants.Z_SYNC_FLUSH });
+  } catch {
+    throw corruptObject(`${what} is not zlib data.`);
+  }
+  const match = LOOSE_HEAD.exec(head.toString("latin1", 0, Math.min(head.length, 32)));
+  const type = objectType(match?.[1] ?? "");
+  if (match === null || type === undefined) throw corruptObject(`${what} has no valid header.`);
+  const size = Number(match[2]);
+  checkClaimedSize(what, size, deflated.length);
+  const headerBytes = match[0].length;
+  return { type, content: inflater.inflate(deflated, headerBytes + size, what).subarray(headerBytes) };
 }
 
 /**
@@ -105,7 +127,7 @@ export class NodeObjectStore implements ObjectStore {
             packPath,
             index,
             new LruCache<number, GitObject>(budget, (object) => object.content.length + 64),
-            (oid) => this.readSync(oid),
+            (oid) => this.readNestedBase(oid),
             this.files,
             this.inflater,
             this.options.packs,
@@ -149,6 +171,29 @@ export class NodeObjectStore implements ObjectStore {
     return undefined;
   }
 
+  /** How many ref-delta bases outside their own pack are being read, one inside the other. */
+  private nestedBases = 0;
+
+  /**
+   * A ref delta's base that is not in the delta's own pack, read through the whole store. Git
+   * never does this (a base must be in the same pack), but packs written by other tools have;
+   * each such base nests a read in a read, so a cycle of them across packs (or a long chain) would
+   * overflow the stack: past {@link MAX_NESTED_BASES} the chain is refused.
+   */
+  private readNestedBase(oid: string): GitObject {
+    if (this.nestedBases >= MAX_NESTED_BASES) {
+      throw corruptObject(
+        `delta bases in other packs nest more than ${MAX_NESTED_BASES} deep at ${oid} (a cycle of ref deltas?).`,
+      );
+    }
+    this.nestedBases++;
+    try {
+      return this.readSync(oid);
+    } finally {
+      this.nestedBases--;
+    }
+  }
+
   readRawSync(source: Uint8Array, at: number): GitObject {
     const packed = this.fromPacksRaw(source, at, this.packs ?? this.listPacks());
     if (packed !== undefined) return packed;
@@ -159,7 +204,7 @@ export class NodeObjectStore implements ObjectStore {
   private fromLoose(oid: string): GitObject | undefined {
     for (const directory of this.directories) {
       const deflated = this.reader.readFile(path.join(directory, oid.slice(0, 2), oid.slice(2)));
-      if (deflated !== undefined) return parseLoose(oid, deflated);
+      if (deflated !== undefined) return parseLoose(oid, deflated, this.inflater);
     }
     return undefined;
   }

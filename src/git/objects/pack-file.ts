@@ -1,15 +1,21 @@
+import { basename } from "node:path";
 import { CatalogError } from "agent-tool-catalog";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
 import type { FilePool } from "./file-pool.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
 import type { Inflater } from "./inflater.js";
+import { checkClaimedSize, corruptObject } from "./object-limits.js";
 import type { PackIndex, PackIndexFile } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const HEADER_BYTES = 32;
+/** The pack header (`PACK`, version, count): no entry starts before it. */
+const PACK_HEADER_BYTES = 12;
+/** The pack's checksum: no entry starts in it. */
+const TRAILER_BYTES = 20;
 /**
  * Packs are read in windows of this size on first use (like git's `core.packedGitWindowSize`):
  * a question about recent history reads the few windows it needs, not the whole pack.
@@ -94,7 +100,7 @@ export class PackFile {
   private open(): PackIndexFile {
     if (this.file !== undefined) return this.file;
     const file = this.files.openFile(this.path);
-    if (file === undefined) throw new CatalogError("missing_object", `Pack ${this.path} disappeared.`);
+    if (file === undefined) throw new CatalogError("missing_object", `Pack ${this.name} disappeared.`);
     this.size = file.size;
     this.file = file;
     return file;
@@ -173,7 +179,17 @@ export class PackFile {
     this.index.close();
   }
 
+  /** The pack's file name, for errors (never the host path). */
+  private get name(): string {
+    return basename(this.path);
+  }
+
   private entryAt(offset: number): PackEntry {
+    // An offset comes from the index or a delta: either can point anywhere, including past the end.
+    this.open();
+    if (!Number.isSafeInteger(offset) || offset < PACK_HEADER_BYTES || offset >= this.size - TRAILER_BYTES) {
+      throw corruptObject(`an entry offset (${offset}) lies outside pack ${this.name}.`);
+    }
     // Read in place (the window it lies in): no view allocated per object.
     const header = this.span(offset, HEADER_BYTES);
     const start = this.spanStart;
@@ -195,21 +211,38 @@ export class PackFile {
         byte = header[position++] ?? 0;
         distance = (distance + 1) * 128 + (byte & 0x7f);
       }
+      // A base lies strictly before its delta (git writes it so, and reads it so): a distance of
+      // 0 made this entry its own base, and the chain below looped for ever, growing until the heap ran out.
+      if (distance <= 0 || offset - distance < PACK_HEADER_BYTES) {
+        throw corruptObject(
+          `the delta at ${offset} in pack ${this.name} names a base at distance ${distance}, which is not before it.`,
+        );
+      }
       return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance };
     }
     if (kind === REF_DELTA) {
       const baseOid = header.toString("hex", position, position + 20);
       return { kind, size, dataStart: offset + position - start + 20, baseOid };
     }
-    if (position - start > read) throw new CatalogError("corrupt_object", `Truncated pack entry in ${this.path}.`);
+    if (position - start > read) throw corruptObject(`a truncated entry at ${offset} in pack ${this.name}.`);
     return { kind, size, dataStart: offset + position - start };
   }
 
   private inflate(entry: PackEntry): Buffer {
+    this.checkSize(entry);
     return this.inflateEntry(entry, Buffer.allocUnsafe(entry.size + 1)).subarray(0, entry.size);
   }
 
   /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
+  /** Refuses a size header that lies (or asks for more than the tools read) before its buffer is allocated. */
+  private checkSize(entry: PackEntry): void {
+    checkClaimedSize(
+      `The entry at ${entry.dataStart} in pack ${this.name}`,
+      entry.size,
+      this.size - TRAILER_BYTES - entry.dataStart,
+    );
+  }
+
   private inflateEntry(entry: PackEntry, output: Buffer): Buffer {
     // The compressed length is not stored; deflate never grows data by more than this bound.
     const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
@@ -217,21 +250,31 @@ export class PackFile {
     const input = this.span(entry.dataStart, length);
     const start = this.spanStart;
     const available = Math.min(length, input.length - start);
-    this.inflater.inflateInto(input, start, available, output, entry.size, `Pack entry at ${entry.dataStart} in ${this.path}`);
+    this.inflater.inflateInto(input, start, available, output, entry.size, `Pack entry at ${entry.dataStart} in ${this.name}`);
     return output;
   }
 
   /** A delta's instructions, inflated into reused scratch (valid until the next delta). */
   private inflateDelta(entry: PackEntry): Buffer {
+    this.checkSize(entry);
     if (this.deltaScratch.length < entry.size + 1) this.deltaScratch = Buffer.allocUnsafe(Math.max(4096, 2 * (entry.size + 1)));
     return this.inflateEntry(entry, this.deltaScratch);
   }
 
-  /** The object that starts at `offset`, with its delta chain applied. */
+  /**
+   * The object that starts at `offset`, with its delta chain applied. The chain is followed in a
+   * loop, however deep (git's own packs allow 4095 links; a hostile one any number): an ofs
+   * delta's base lies strictly before it, and a ref delta's base is looked up in this pack first,
+   * as git does, with the offsets seen checked once a ref delta appears, so a chain of deltas
+   * naming each other is refused, not followed for ever. Only a base in another pack or loose
+   * is read through the store (nested, with its depth bounded there).
+   */
   readAt(offset: number): GitObject {
     const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
     let base: GitObject | undefined;
     let at = offset;
+    /** Offsets on the chain, kept once a ref delta appears (an ofs delta alone can only go back). */
+    let seen: Set<number> | undefined;
     while (base === undefined) {
       const cached = this.bases.get(at);
       if (cached !== undefined) {
@@ -243,14 +286,19 @@ export class PackFile {
       if (type !== undefined) {
         base = { type, content: this.inflate(entry) };
         if (chain.length > 0) this.bases.set(at, base);
-      } else if (entry.baseOffset !== undefined) {
+      } else if (entry.baseOffset !== undefined || entry.baseOid !== undefined) {
         chain.push({ offset: at, entry });
-        at = entry.baseOffset;
-      } else if (entry.baseOid !== undefined) {
-        chain.push({ offset: at, entry });
-        base = this.readBase(entry.baseOid);
+        const next = entry.baseOffset ?? this.index.offsetOf(Buffer.from(entry.baseOid as string, "hex"));
+        if (next === undefined) {
+          base = this.readBase(entry.baseOid as string);
+          break;
+        }
+        if (entry.baseOid !== undefined) seen ??= new Set(chain.map((link) => link.offset));
+        if (seen?.has(next)) throw corruptObject(`the delta chain at ${offset} in pack ${this.name} is a cycle.`);
+        seen?.add(next);
+        at = next;
       } else {
-        throw new CatalogError("corrupt_object", `Unknown pack entry type ${entry.kind} in ${this.path}.`);
+        throw corruptObject(`an unknown entry type ${entry.kind} at ${at} in pack ${this.name}.`);
       }
     }
     for (let link = chain.length - 1; link >= 0; link--) {

@@ -40,6 +40,20 @@ export interface PackIndexFile {
   close(): void;
 }
 
+/**
+ * Refuses a fan-out table (at `at` in `data`) that is not monotonic: each bucket's bound is read
+ * as a row count, and a table that goes down or up past the object count made lookups read rows
+ * outside the file (a RangeError, not an answer). Git refuses it too ("non-monotonic index").
+ */
+function checkFanout(data: Buffer, at: number): void {
+  let previous = 0;
+  for (let byte = 0; byte < 256; byte++) {
+    const bound = data.readUInt32BE(at + byte * 4);
+    if (bound < previous) throw new CatalogError("corrupt_object", "A pack index's fan-out table is not monotonic.");
+    previous = bound;
+  }
+}
+
 function corruptIndex(): CatalogError {
   return new CatalogError("corrupt_object", "A pack index is truncated or corrupt.");
 }
@@ -70,12 +84,15 @@ export class PackIndex {
   /** Parses an index file held whole in memory. */
   static parse(data: Buffer): PackIndex {
     if (data.length >= 8 && data.readUInt32BE(0) === V2_MAGIC) {
+      if (data.length < V2_HEAD) throw corruptIndex();
       if (data.readUInt32BE(4) !== 2) throw new CatalogError("corrupt_object", "Unsupported pack index version.");
+      checkFanout(data, 8);
       const count = data.readUInt32BE(8 + 255 * 4);
       const namesAt = V2_HEAD;
       return new PackIndex(data, count, namesAt, 20, namesAt + count * 24, namesAt + count * 28);
     }
     if (data.length < 256 * 4) throw new CatalogError("corrupt_object", "Pack index too short.");
+    checkFanout(data, 0);
     const count = data.readUInt32BE(255 * 4);
     return new PackIndex(data, count, 256 * 4 + 4, 24, -1, -1);
   }
@@ -88,12 +105,19 @@ export class PackIndex {
   static open(file: PackIndexFile): PackIndex {
     // Any index, even of an empty pack, holds a fan-out table and two checksums.
     if (file.size < V2_HEAD + TRAILER) throw corruptIndex();
-    const data = Buffer.allocUnsafeSlow(file.size);
-    if (file.read(data, 0, V2_HEAD, 0) !== V2_HEAD) throw corruptIndex();
-    const index = PackIndex.parse(data.subarray(0, V2_HEAD));
+    // The header first, in its own buffer: the file's buffer is made only once its size is checked.
+    const head = Buffer.allocUnsafe(V2_HEAD);
+    if (file.read(head, 0, V2_HEAD, 0) !== V2_HEAD) throw corruptIndex();
+    const index = PackIndex.parse(head);
     const rows = index.nameStride === 20 ? 28 : 24;
     const tableAt = index.nameStride === 20 ? V2_HEAD : 256 * 4;
-    if (file.size < tableAt + index.count * rows + TRAILER) throw corruptIndex();
+    // Git's own check ("wrong index file size"): the rows the count names, plus (version 2) at most
+    // one 8-byte large offset per object. A sparse multi-gigabyte file is refused before its buffer is made.
+    const least = tableAt + index.count * rows + TRAILER;
+    const most = least + (index.nameStride === 20 ? index.count * 8 : 0);
+    if (file.size < least || file.size > most) throw corruptIndex();
+    const data = Buffer.allocUnsafeSlow(file.size);
+    head.copy(data);
     const { count, namesAt, nameStride, offsetsAt, largeOffsetsAt } = index;
     const lazy = new PackIndex(data, count, namesAt, nameStride, offsetsAt, largeOffsetsAt, file);
     lazy.loaded = new Uint8Array(256);

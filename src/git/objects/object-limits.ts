@@ -1,0 +1,45 @@
+import { CatalogError } from "agent-tool-catalog";
+
+/**
+ * The largest object the git tools build: a pack entry, a loose object or a delta's result that
+ * claims more is refused (`too_large`) before anything is allocated. A repository is untrusted
+ * input: a size header is a number the author chose, and without a bound one 30-byte entry asks
+ * for terabytes (Node throws a RangeError past 4 GiB, and commits to gigabytes below it). The
+ * tools read text for diffs and blame; git's own `core.bigFileThreshold` (512 MiB) marks files
+ * above it as binary and never deltas them.
+ */
+export const MAX_OBJECT_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * zlib's deflate never compresses better than about 1032:1 (a run of one byte); a size header that
+ * claims more than this many bytes from `compressedBytes` of data lies, whatever the data is.
+ */
+export function maxInflatedBytes(compressedBytes: number): number {
+  return compressedBytes * 1032 + 64;
+}
+
+/**
+ * Delta bases reached through other packs or loose objects (a ref delta whose base is not in its
+ * own pack) nest one object read in another; past this depth the chain is refused. Git itself
+ * looks a ref delta's base up in the same pack only, and `git repack --depth` stops at 4095.
+ */
+export const MAX_NESTED_BASES = 64;
+
+/** A damaged or hostile repository file: the readers refuse it rather than read on. */
+export function corruptObject(detail: string): CatalogError {
+  return new CatalogError("corrupt_object", detail);
+}
+
+/**
+ * Refuses an object whose header claims `size` bytes when that is over {@link MAX_OBJECT_BYTES}
+ * (`too_large`) or more than `compressedBytes` of zlib data can hold (`corrupt_object`).
+ * @throws CatalogError `too_large` or `corrupt_object`
+ */
+export function checkClaimedSize(what: string, size: number, compressedBytes: number): void {
+  if (size > maxInflatedBytes(compressedBytes)) {
+    throw corruptObject(`${what} claims ${size} bytes, more than its ${compressedBytes} compressed bytes can hold.`);
+  }
+  if (size > MAX_OBJECT_BYTES) {
+    throw new CatalogError("too_large", `${what} is ${size} bytes; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`);
+  }
+}

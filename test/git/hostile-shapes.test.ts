@@ -1,0 +1,135 @@
+/**
+ * Hostile shapes written with `git hash-object --literally` (git stores them; fsck would object):
+ * a commit with 100,000 parents, a tree with 200,000 entries, tree entry names with `/`, a 20 MB
+ * commit message. Every tool must answer or refuse with a structured code in bounded time; and
+ * an abort stops a long call promptly.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import type { ToolCallResult } from "agent-tool-catalog";
+import { afterAll, describe, expect, it } from "vitest";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitRun } from "./support/git-run.js";
+
+const author = { name: "Shape", email: "shape@example.com" };
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const directory of cleanup) removeDirectory(directory);
+});
+
+/** Writes an object of any shape with git itself (`--literally`: no checks), returns its id. */
+function writeObject(directory: string, type: string, content: Buffer): string {
+  return execFileSync("git", ["hash-object", "-t", type, "-w", "--literally", "--stdin"], {
+    cwd: directory,
+    input: content,
+    maxBuffer: 1 << 26,
+  })
+    .toString()
+    .trim();
+}
+
+/** Writes a loose object from node (thousands a second, where a git process each takes ~30 ms). */
+function writeLoose(directory: string, type: string, content: Buffer): string {
+  const raw = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  const oid = createHash("sha1").update(raw).digest("hex");
+  const folder = path.join(directory, ".git", "objects", oid.slice(0, 2));
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, oid.slice(2)), deflateSync(raw));
+  return oid;
+}
+
+function treeEntry(mode: string, name: string, oid: string): Buffer {
+  return Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(oid, "hex")]);
+}
+
+function commitObject(tree: string, parents: readonly string[], message: string): Buffer {
+  const who = "Shape <shape@example.com> 1700000000 +0000";
+  return Buffer.from(
+    `tree ${tree}\n${parents.map((parent) => `parent ${parent}\n`).join("")}author ${who}\ncommitter ${who}\n\n${message}\n`,
+  );
+}
+
+const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
+  ["git_log_search", { query: "needle" }],
+  ["git_file_history", { path: "a.txt" }],
+  ["git_blame_context", { path: "a.txt", line: 1 }],
+  ["git_diff_range", { from: "HEAD~1" }],
+  ["git_contributor_context", {}],
+];
+
+async function expectBounded(directory: string, limitMs = 20_000): Promise<ToolCallResult[]> {
+  const results: ToolCallResult[] = [];
+  for (const [name, input] of CALLS) {
+    const started = performance.now();
+    const result = await gitRun(directory).call(name, input);
+    expect(performance.now() - started, name).toBeLessThan(limitMs);
+    if (!result.ok) expect(result.error.code, `${name}: ${JSON.stringify(result.error).slice(0, 300)}`).not.toBe("tool_failed");
+    results.push(result);
+  }
+  return results;
+}
+
+function base(): { fixture: FixtureRepository; blob: string; tree: string; first: string } {
+  const fixture = FixtureRepository.create("hostile-shape");
+  cleanup.push(fixture.directory);
+  const first = fixture.write("a.txt", "one\n").commit("first", author);
+  return {
+    fixture,
+    blob: git(fixture.directory, ["rev-parse", "HEAD:a.txt"]).trim(),
+    tree: git(fixture.directory, ["rev-parse", "HEAD^{tree}"]).trim(),
+    first,
+  };
+}
+
+describe("hostile object shapes", () => {
+  it("a commit with 100,000 parents (all the same commit) and a 20 MB message", async () => {
+    const { fixture, tree, first } = base();
+    const parents = Array.from({ length: 100_000 }, () => first);
+    const octopus = writeObject(
+      fixture.directory,
+      "commit",
+      commitObject(tree, parents, `needle ${"m".repeat(20 * 1024 * 1024)}`),
+    );
+    git(fixture.directory, ["update-ref", "refs/heads/main", octopus]);
+    const results = await expectBounded(fixture.directory);
+    expect(JSON.stringify(results).length).toBeLessThan(2 * 1024 * 1024);
+  }, 120_000);
+
+  it("a tree with 200,000 entries and entry names containing /", async () => {
+    const { fixture, blob, first } = base();
+    const names = Array.from({ length: 200_000 }, (_, index) => `f${String(index).padStart(7, "0")}`);
+    const entries = [
+      ...names.map((name) => treeEntry("100644", name, blob)),
+      treeEntry("100644", "a.txt", blob),
+      treeEntry("100644", "x/y", blob),
+    ];
+    const sorted = entries.sort((a, b) => Buffer.compare(a.subarray(0, a.indexOf(0)), b.subarray(0, b.indexOf(0))));
+    const tree = writeObject(fixture.directory, "tree", Buffer.concat(sorted));
+    const commit = writeObject(fixture.directory, "commit", commitObject(tree, [first], "wide needle"));
+    git(fixture.directory, ["update-ref", "refs/heads/main", commit]);
+    await expectBounded(fixture.directory, 30_000);
+  }, 120_000);
+
+  it("an abort stops a long call promptly", async () => {
+    const { fixture } = base();
+    let parent = git(fixture.directory, ["rev-parse", "HEAD"]).trim();
+    // 20,000 commits written as loose objects from node, each changing a.txt (a blob per commit).
+    for (let index = 0; index < 20_000; index++) {
+      const blob = writeLoose(fixture.directory, "blob", Buffer.from(`line ${index}\n`));
+      const commitTree = writeLoose(fixture.directory, "tree", treeEntry("100644", "a.txt", blob));
+      parent = writeLoose(fixture.directory, "commit", commitObject(commitTree, [parent], `commit ${index}`));
+    }
+    git(fixture.directory, ["update-ref", "refs/heads/main", parent]);
+    const controller = new AbortController();
+    const run = gitRun(fixture.directory);
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 50);
+    const result = await run.call("git_contributor_context", {}, { signal: controller.signal });
+    const elapsed = performance.now() - started;
+    expect(result.ok ? "answered" : result.error.code).toBe("aborted");
+    expect(elapsed).toBeLessThan(5_000);
+  }, 300_000);
+});
