@@ -38,7 +38,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "skill_constraint_unavailable",
   "subagent_cancelled",
   "symlink_refused",
-  "too_many_open_files",
   "write_failed",
 ];
 

@@ -71,7 +71,7 @@ export async function finishOutput(
 }
 
 /** Condenses a JSON-safe value: strings by length, objects by the length of their JSON. */
-function condenseValue(value: unknown, threshold: number): unknown {
+export function condenseValue(value: unknown, threshold: number): unknown {
   if (typeof value === "string") return condenseText(value, threshold);
   if (typeof value !== "object" || value === null || !Number.isFinite(threshold)) return value;
   const json = JSON.stringify(value);

@@ -35,13 +35,19 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * object). Strings and keys come out well-formed (a lone surrogate becomes U+FFFD): providers refuse
  * a request that holds one. No key is lost to that: a repaired key that another key of the object
  * already has is written with JSON escapes as text instead (`"a\\ud800"`), then numbered (see
- * `OutputKeys`), and a well-formed key always keeps its name.
+ * `OutputKeys`), and a well-formed key always keeps its name. `mapText`, when given, rewrites
+ * every string value (not keys) before it is counted, so what it returns is cut at `maxChars` too
+ * and it is not called again once the budget is spent.
  */
-export function toJsonSafe(output: unknown, maxChars: number = MAX_OUTPUT_CHARS): JsonSafeOutcome {
+export function toJsonSafe(
+  output: unknown,
+  maxChars: number = MAX_OUTPUT_CHARS,
+  mapText?: (text: string) => string,
+): JsonSafeOutcome {
   // Nested ones are dropped as JSON.stringify drops them; a whole output that is one is no data.
   if (typeof output === "function" || typeof output === "symbol") return { ok: false, reason: `a ${typeof output} is not data` };
   try {
-    return { ok: true, value: convert(output, new Set(), 0, { left: maxChars }) };
+    return { ok: true, value: convert(output, new Set(), 0, { left: maxChars, mapText }) };
   } catch (error) {
     let reason = "reading it threw";
     try {
@@ -57,12 +63,14 @@ export function toJsonSafe(output: unknown, maxChars: number = MAX_OUTPUT_CHARS)
 /** The characters of JSON still allowed; shared by the whole conversion. */
 interface Budget {
   left: number;
+  /** Rewrites each string value before it is counted and cut (the `redact` hook). */
+  readonly mapText?: ((text: string) => string) | undefined;
 }
 
 function convert(value: unknown, onPath: Set<object>, depth: number, budget: Budget): unknown {
   switch (typeof value) {
     case "string":
-      return spendOnString(value, budget);
+      return spendOnString(budget.mapText === undefined ? value : budget.mapText(value), budget);
     case "boolean":
       budget.left -= 5;
       return value;

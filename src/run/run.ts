@@ -852,6 +852,7 @@ export class Run {
       finished.content === undefined
         ? { ok: true, tool: name, callId, output: finished.output }
         : { ok: true, tool: name, callId, output: finished.output, content: finished.content },
+      this.condenseThreshold,
     );
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
@@ -1125,7 +1126,7 @@ export class Run {
   }
 
   private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
-    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted });
+    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted }, this.condenseThreshold);
     const error = (result as ToolCallFailure).error;
     this.emit("tool.error", { runId: this.id, callId, name, error, cause });
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {

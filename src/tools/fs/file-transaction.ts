@@ -26,6 +26,7 @@ import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { movedSinceCheck } from "./moved-since-check.js";
+import { openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
@@ -205,15 +206,18 @@ async function writeTemporaryAsync(staged: Staged, umask: number | undefined): P
   }
 }
 
-/** Temporary files written but not yet flushed and closed, at most (this many descriptors open). */
-const FLUSH_WINDOW = 256;
+/**
+ * Temporary files written but not yet flushed and closed, at most (this many descriptors open):
+ * 256, or an eighth of the process's open-file limit when that is lower (see `open-file-limit.ts`).
+ */
+const MAX_FLUSH_WINDOW = 256;
 
 /**
  * Fills every temporary file and flushes it to disk. Contents given as bytes or text are written
  * synchronously in one loop paced by a `StepPacer` (creating and writing a small file is
  * microseconds in the page cache); each file's flush, the part that waits for the disk, is queued
  * to the thread pool as soon as the file is written, so the disk flushes the first files while the
- * loop writes the next (at most {@link FLUSH_WINDOW} open at once). When the disk makes the writes
+ * loop writes the next (at most {@link MAX_FLUSH_WINDOW} open at once, fewer under a low open-file limit). When the disk makes the writes
  * themselves slow, the remaining ones go through the thread pool, several at a time. A function
  * filling its file (a stream) gets its own handle. Throws the first failure in order, tagged with
  * its file's path, after every file settled.
@@ -239,8 +243,9 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
       });
     flushing.add(done);
   };
+  const openAtOnce = openFileWindow(MAX_FLUSH_WINDOW);
   const room = async () => {
-    while (flushing.size >= FLUSH_WINDOW) await Promise.race(flushing);
+    while (flushing.size >= openAtOnce) await Promise.race(flushing);
   };
   // Read once per change (the umask is the process's, any thread's open uses it).
   const umask = currentUmask();
