@@ -237,7 +237,16 @@ interface TreeNode {
   wanted: boolean;
 }
 
-const openDescriptor = promisify(openCallback);
+/**
+ * `fs.open` through the thread pool, looked up at each call rather than bound once by `promisify`
+ * when this module loads: a caller observing the `node:fs` functions (the test counting directory
+ * opens, test/tools/apply-patch-walks.test.ts) then sees these opens as it sees `openSync`'s.
+ */
+function openDescriptor(entry: string, flags: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    openCallback(entry, flags, (error, fd) => (error === null ? resolve(fd) : reject(error)));
+  });
+}
 const makeDirectory = promisify(mkdirCallback);
 const syncDescriptor = promisify(fsyncCallback);
 
@@ -359,7 +368,9 @@ function descriptorDirectory(fd: number, realPath: string, created: readonly str
  * The opens are synchronous calls paced by a {@link StepPacer} (a 500-file change in a deep tree
  * opens hundreds of directories; through the thread pool each open cost a round trip worth many
  * times the call); when the disk makes them slow, the rest go through the thread pool, several
- * children at a time.
+ * children at a time. The pacer times them on the wall clock, so a loaded machine (the process
+ * preempted between opens) also makes them look slow: a walk may switch part way, at a point that
+ * varies from run to run, and opens each directory once either way.
  */
 export async function openVerifiedTree(
   rootReal: string,
