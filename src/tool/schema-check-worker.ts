@@ -35,12 +35,23 @@ interface Running {
 const IDLE_MS = 30_000;
 /**
  * Most threads at once. A check that runs long (a hostile schema, up to its time limit) holds
- * one; the checks queued meanwhile go to another thread instead of waiting behind it. Each thread
- * may grow to {@link MAX_THREAD_HEAP_MB}.
+ * one; the checks queued meanwhile go to another thread instead of waiting behind it.
  */
 const MAX_THREADS = 3;
-/** A schema that makes the validator allocate without end kills the thread, not the host. */
-const MAX_THREAD_HEAP_MB = 512;
+/**
+ * The old-generation heap all threads together may grow to: a schema that makes the validator
+ * allocate without end kills its thread, not the host, and three such schemas at once cost the
+ * host this much, not three times it.
+ */
+const POOL_HEAP_MB = 512;
+/** One thread's share of {@link POOL_HEAP_MB} (170 MB). */
+const MAX_THREAD_HEAP_MB = Math.floor(POOL_HEAP_MB / MAX_THREADS);
+/**
+ * After a thread failed to start (or died before it was ready) while another ran, no further
+ * thread is started beside a running one for this long: a host where extra threads cannot start
+ * (too little memory, a thread limit) runs on the threads it has instead of retrying at every job.
+ */
+const EXTRA_START_BACKOFF_MS = 30_000;
 
 // tsup defines it per output format; unset when the source runs directly (tests, tsx).
 declare const __CATALOG_BUILD_FORMAT__: string | undefined;
@@ -61,12 +72,23 @@ function threadEntry(): { readonly file: string | URL; readonly eval: boolean } 
   return { file: script, eval: true };
 }
 
+/** Starts one worker thread; throws when it cannot. */
+export type CreateWorker = (file: string | URL, options: WorkerOptions) => Worker;
+
 type WorkerConstructor = new (file: string | URL, options?: WorkerOptions) => Worker;
 
-function workerConstructor(): WorkerConstructor | undefined {
+/** Node's `Worker`, loaded only when a thread starts (hosts without MCP servers never load it). */
+function createNodeWorker(file: string | URL, options: WorkerOptions): Worker {
   const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof getBuiltin !== "function") return undefined;
-  return (getBuiltin("worker_threads") as { Worker: WorkerConstructor }).Worker;
+  if (typeof getBuiltin !== "function") throw new Error("worker threads need Node.js 20.16 or later (process.getBuiltinModule)");
+  const { Worker } = getBuiltin("worker_threads") as { Worker: WorkerConstructor };
+  return new Worker(file, options);
+}
+
+/** Options of a {@link SchemaCheckWorker}. */
+export interface SchemaCheckWorkerOptions {
+  /** How a thread is started; tests pass one that fails, to show the pool copes. Default: Node's `Worker`. */
+  readonly createWorker?: CreateWorker;
 }
 
 /**
@@ -83,6 +105,14 @@ export class SchemaCheckWorker {
   private readonly queue: Job[] = [];
   private readonly threads: SchemaCheckThread[] = [];
   private jobNumber = 0;
+  /** Until when no thread starts beside a running one (see {@link EXTRA_START_BACKOFF_MS}). */
+  private extraStartsBlockedUntil = 0;
+  /** How each thread starts. */
+  readonly createWorker: CreateWorker;
+
+  constructor(options: SchemaCheckWorkerOptions = {}) {
+    this.createWorker = options.createWorker ?? createNodeWorker;
+  }
 
   /** Checks `value` against schema `id` (`schema`), compiling it first when its thread lacks it. */
   check(id: number, schema: JsonSchema, value: unknown, timeoutMs: number): Promise<SchemaCheckResult> {
@@ -111,7 +141,7 @@ export class SchemaCheckWorker {
       this.queue.shift();
       thread.run(job, ++this.jobNumber);
     }
-    if (this.queue.length > 0 && !this.threads.some((thread) => thread.starting)) {
+    if (this.queue.length > 0 && !this.threads.some((thread) => thread.starting) && this.mayStartThread()) {
       const stopped = this.threads.find((thread) => !thread.started);
       (stopped ?? (this.threads.length < MAX_THREADS ? this.addThread() : undefined))?.start();
     }
@@ -123,10 +153,23 @@ export class SchemaCheckWorker {
     this.queue.unshift(job);
   }
 
-  /** No thread can start here: every queued job ends `unavailable`. */
-  failQueued(error: unknown): void {
+  /**
+   * A thread could not start, or died before it was ready. While another thread runs (or is
+   * starting), the queued jobs wait for it and no further thread starts beside it for a while;
+   * only when none does can no job run here, and every queued job ends `unavailable`.
+   */
+  startFailed(error: unknown): void {
+    if (this.threads.some((thread) => thread.started)) {
+      this.extraStartsBlockedUntil = Date.now() + EXTRA_START_BACKOFF_MS;
+      return;
+    }
     const message = `The schema check thread could not start: ${error instanceof Error ? error.message : String(error)}`;
     for (const job of this.queue.splice(0)) job.resolve({ kind: "unavailable", message });
+  }
+
+  /** The first thread may always start (or fail its jobs); another only outside the backoff. */
+  private mayStartThread(): boolean {
+    return !this.threads.some((thread) => thread.started) || Date.now() >= this.extraStartsBlockedUntil;
   }
 
   private addThread(): SchemaCheckThread {
@@ -206,12 +249,10 @@ class SchemaCheckThread {
   }
 
   start(): void {
-    const Worker = workerConstructor();
     const entry = threadEntry();
     let thread: Worker;
     try {
-      if (Worker === undefined) throw new Error("worker threads need Node.js 20.16 or later (process.getBuiltinModule)");
-      thread = new Worker(entry.file, {
+      thread = this.pool.createWorker(entry.file, {
         eval: entry.eval,
         // Not the host's own flags (a worker inherits them): `--input-type`, `--import` of a
         // loader, `--inspect` make no sense for this thread, and some stop it from starting.
@@ -219,7 +260,7 @@ class SchemaCheckThread {
         resourceLimits: { maxOldGenerationSizeMb: MAX_THREAD_HEAP_MB },
       });
     } catch (error) {
-      this.pool.failQueued(error);
+      this.pool.startFailed(error);
       return;
     }
     // Unreferenced until `settle` says a job waits for it.
@@ -286,7 +327,11 @@ class SchemaCheckThread {
     const wasReady = this.ready;
     this.stop();
     if (running !== undefined) this.finish({ kind: "failed", stage: running.stage, message: error.message });
-    else if (!wasReady) this.pool.failQueued(error);
+    else if (!wasReady) {
+      this.pool.startFailed(error);
+      // Settles the threads still running for the jobs left waiting on them.
+      this.pool.dispatch();
+    }
   }
 
   private stop(): void {
