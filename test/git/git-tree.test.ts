@@ -104,4 +104,56 @@ describe("parsed trees", () => {
     tree = undefined;
     expect((await arrayBufferBytes()) - before).toBeLessThan(1024 * 1024);
   });
+
+  describe("an empty mode or name is refused as corrupt", () => {
+    const id = (byte: number) => Buffer.alloc(20, byte);
+    // 22- and 23-byte entries: shorter than the 24 bytes the entry table is sized for.
+    const emptyMode = (count: number) =>
+      Buffer.concat(Array.from({ length: count }, (_, index) => Buffer.concat([Buffer.from(` n${index % 10}\0`), id(index)])));
+    const emptyName = (count: number) =>
+      Buffer.concat(Array.from({ length: count }, (_, index) => Buffer.concat([Buffer.from(`${index % 10} \0`), id(index)])));
+    const both = (count: number) =>
+      Buffer.concat(Array.from({ length: count }, (_, index) => Buffer.concat([Buffer.from(" \0"), id(index)])));
+
+    for (const [label, content] of [
+      ["a small tree with empty modes", emptyMode(40)],
+      ["a tree of 6,500 entries with empty modes", emptyMode(6500)],
+      ["a small tree with empty names", emptyName(40)],
+      ["a tree of 6,500 entries with empty names", emptyName(6500)],
+      ["a tree of 6,500 entries with neither", both(6500)],
+      ["a good entry followed by one with an empty mode", Buffer.concat([treeContent(entriesOf(2, 3)), emptyMode(1)])],
+    ] as const) {
+      it(label, () => {
+        for (const read of [(tree: GitTree) => tree.size, (tree: GitTree) => tree.locate("absent")]) {
+          let error: unknown;
+          try {
+            read(new GitTree(content));
+          } catch (thrown) {
+            error = thrown;
+          }
+          expect(error).toMatchObject({ code: "corrupt_object" });
+        }
+      });
+    }
+
+    it("control: honest trees of short and many entries parse, and are found by name", () => {
+      const short = treeContent(
+        Array.from({ length: 6500 }, (_, index) => ({ mode: "1", name: String.fromCharCode(33 + (index % 90)), id: id(index) })),
+      );
+      const tree = new GitTree(short);
+      expect(tree.size).toBe(6500);
+      expect(tree.modeAt(6499)).toBe("1");
+      expect(tree.oidAt(6499)).toBe(id(6499).toString("hex"));
+      expect(tree.locate("!")).toBe(0);
+      const entries = entriesOf(3, 6500);
+      const honest = new GitTree(treeContent(entries));
+      expect(honest.size).toBe(6500);
+      expect(honest.find("t3-entry-6499")).toEqual({
+        name: "t3-entry-6499",
+        mode: "100644",
+        oid: entries[6499]?.id.toString("hex"),
+        kind: "blob",
+      });
+    });
+  });
 });

@@ -59,7 +59,9 @@ export class GitTree {
       while (space < length && content[space] !== SPACE) space++;
       let nul = space + 1;
       while (nul < length && content[nul] !== 0) nul++;
-      if (nul + 21 > length) throw corruptTree();
+      // An empty mode or name is corrupt (git never writes one); refusing it also keeps every
+      // entry at 24 bytes or more, the bound the table above is sized by.
+      if (nul + 21 > length || space === position || nul === space + 1) throw corruptTree();
       offsets[count * 3] = position;
       offsets[count * 3 + 1] = space + 1;
       offsets[count * 3 + 2] = nul;
@@ -107,7 +109,7 @@ export class GitTree {
       const nameStart = space + 1;
       let nul = nameStart;
       while (nul < length && content[nul] !== 0) nul++;
-      if (nul + 21 > length) throw corruptTree();
+      if (nul + 21 > length || space === position || nul === nameStart) throw corruptTree();
       if (nul - nameStart === size) {
         let offset = 0;
         while (offset < size && content[nameStart + offset] === name.charCodeAt(offset)) offset++;
