@@ -6,7 +6,6 @@ import type { CommitGraph } from "./objects/commit-graph.js";
 import { type GitObject, MissingObjectError } from "./objects/git-object.js";
 import { GitTree } from "./objects/git-tree.js";
 import { writeObjectId } from "./objects/hex.js";
-import { IdArena } from "./objects/id-arena.js";
 import { idHead } from "./objects/pack-index.js";
 import {
   type CommitRecord,
@@ -30,9 +29,6 @@ export interface RepositoryLocation {
 }
 
 const EMPTY_TREE = new GitTree(Buffer.alloc(0));
-
-/** Copies of the text-id trees' raw ids, shared by every repository (20 bytes each in a common chunk). */
-const treeIds = new IdArena();
 
 /** A tree cache key: the first 30 bits of the id at `at` (a hit is checked against the whole id). */
 function treeKey(source: Uint8Array, at: number): number {
@@ -180,8 +176,9 @@ export class GitRepository {
     if (object.type !== "tree") throw new MissingObjectError(hexId(source, at));
     // The id stays where it was read (a parent tree's content, the commit-graph): no copy; a text id's bytes are copied.
     const scratch = source === this.scratch[0] || source === this.scratch[1];
-    const idAt = scratch ? treeIds.copy(source, at) : at;
-    const tree = new GitTree(object.content, scratch ? treeIds.lastBytes : source, idAt);
+    const tree = scratch
+      ? new GitTree(object.content, new Uint8Array(source.subarray(at, at + 20)), 0)
+      : new GitTree(object.content, source, at);
     // Two ids that share the key's bits keep the first tree cached; the other is read each time (still right).
     trees.set(key, tree);
     return tree;
@@ -196,11 +193,10 @@ export class GitRepository {
     const key = treeKey(raw, 0);
     const cached = this.caches.trees.get(key);
     if (cached?.hasId(raw, 0)) return cached;
-    const idAt = treeIds.copy(raw, 0);
-    const ids = treeIds.lastBytes;
+    const id = Uint8Array.from(raw);
     const object = await this.caches.store.read(oid);
     if (object.type !== "tree") throw new MissingObjectError(oid);
-    const tree = new GitTree(object.content, ids, idAt);
+    const tree = new GitTree(object.content, id, 0);
     this.caches.trees.set(key, tree);
     return tree;
   }

@@ -1,12 +1,8 @@
 import { CatalogError } from "agent-tool-catalog";
-import { OffsetArena } from "./offset-arena.js";
 import type { TreeEntry, TreeEntryKind } from "./parse-objects.js";
 
 const SPACE = 0x20;
 const SLASH = 0x2f;
-
-/** Where every tree's entry table lives (one shared array per 64 KiB of tables, not one per tree). */
-const tables = new OffsetArena();
 
 const ASCII_NAME = /^[\x20-\x7e]*$/;
 let lastName = "";
@@ -31,14 +27,11 @@ function kindOf(mode: string): TreeEntryKind {
 /**
  * A tree object kept in its stored form. Entries are located once (three offsets each) and
  * turned into {@link TreeEntry} objects only when asked for, so comparing two versions of a large
- * directory that differ in one entry allocates one or two entries, not all of them. The table of
- * offsets is a slice of a shared array ({@link OffsetArena}), so that a cached tree is one object
- * and its content, not also a typed array, an ArrayBuffer and a backing store of its own.
+ * directory that differ in one entry allocates one or two entries, not all of them.
  */
 export class GitTree {
-  /** Per entry, from {@link base} on: where it starts, where its name starts, where its name ends (the NUL); located on first use. */
+  /** Per entry: where it starts, where its name starts, where its name ends (the NUL); located on first use. */
   private table: Int32Array | undefined;
-  private base = 0;
   private count = -1;
   private byName: Map<string, number> | undefined;
 
@@ -58,7 +51,7 @@ export class GitTree {
     const content = this.content;
     const length = content.length;
     // The shortest entry ("1 x\0" and an id) has 24 bytes, which bounds the entry count.
-    const offsets = tables.scratchTable(3 * (Math.floor(length / 24) + 1));
+    const offsets = new Int32Array(3 * (Math.floor(length / 24) + 1));
     let count = 0;
     // Plain byte loops: entries are short, and a native indexOf per field costs more than the scan.
     for (let position = 0; position < length; count++) {
@@ -66,14 +59,15 @@ export class GitTree {
       while (space < length && content[space] !== SPACE) space++;
       let nul = space + 1;
       while (nul < length && content[nul] !== 0) nul++;
-      if (nul + 21 > length) throw corruptTree();
+      // An empty mode or name is corrupt (git never writes one); refusing it also keeps every
+      // entry at 24 bytes or more, the bound the table above is sized by.
+      if (nul + 21 > length || space === position || nul === space + 1) throw corruptTree();
       offsets[count * 3] = position;
       offsets[count * 3 + 1] = space + 1;
       offsets[count * 3 + 2] = nul;
       position = nul + 21;
     }
-    this.base = tables.store(offsets, count * 3);
-    this.table = tables.lastSlots;
+    this.table = offsets;
     this.count = count;
   }
 
@@ -115,7 +109,7 @@ export class GitTree {
       const nameStart = space + 1;
       let nul = nameStart;
       while (nul < length && content[nul] !== 0) nul++;
-      if (nul + 21 > length) throw corruptTree();
+      if (nul + 21 > length || space === position || nul === nameStart) throw corruptTree();
       if (nul - nameStart === size) {
         let offset = 0;
         while (offset < size && content[nameStart + offset] === name.charCodeAt(offset)) offset++;
@@ -158,15 +152,15 @@ export class GitTree {
   }
 
   private start(index: number): number {
-    return this.offsets[this.base + index * 3] ?? 0;
+    return this.offsets[index * 3] ?? 0;
   }
 
   private nameStart(index: number): number {
-    return this.offsets[this.base + index * 3 + 1] ?? 0;
+    return this.offsets[index * 3 + 1] ?? 0;
   }
 
   private nameEnd(index: number): number {
-    return this.offsets[this.base + index * 3 + 2] ?? 0;
+    return this.offsets[index * 3 + 2] ?? 0;
   }
 
   /** Entry `index`, as an object. */
