@@ -1,5 +1,6 @@
 import type { ToolContentPart } from "../tool/tool-content.js";
 import { condenseText } from "./condense-text.js";
+import { capText } from "./json-safe-output.js";
 import { wellFormed } from "./well-formed-text.js";
 
 /** The size of a base64 string's bytes. */
@@ -16,18 +17,21 @@ function describeBytes(bytes: number): string {
  * Keeps a result's parts within the run's limits: text parts are condensed like text outputs, and
  * binary parts are kept in order while their decoded bytes fit `maxBinaryBytes`; a part that does
  * not fit (or is not valid base64) becomes a text part saying what was left out, so the model
- * knows it exists.
+ * knows it exists. `redact`, when given, rewrites each whole text part (cut at 8 Mi characters
+ * first, and what it returns too) before it is condensed: condensing first split a secret across
+ * the cut, and neither half matched the hook.
  */
 export function capContentParts(
   parts: readonly ToolContentPart[],
   limits: { readonly condenseThreshold: number; readonly maxBinaryBytes: number },
+  redact?: (text: string) => string,
 ): ToolContentPart[] {
   let budget = limits.maxBinaryBytes;
   const out: ToolContentPart[] = [];
   for (const part of parts) {
     if (part === null || typeof part !== "object") continue;
     if (part.type === "text") {
-      const text = wellFormed(String(part.text));
+      const text = redact === undefined ? wellFormed(String(part.text)) : capText(redact(capText(String(part.text))));
       out.push({
         type: "text",
         text: text.length > limits.condenseThreshold ? condenseText(text, limits.condenseThreshold) : text,

@@ -3,7 +3,7 @@ import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { isToolContent, type ToolContentPart } from "../tool/tool-content.js";
 import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
 import { condenseText } from "./condense-text.js";
-import { toJsonSafe } from "./json-safe-output.js";
+import { capText, toJsonSafe } from "./json-safe-output.js";
 import { wellFormed } from "./well-formed-text.js";
 
 /** The limits a run applies to outputs. */
@@ -13,6 +13,15 @@ export interface OutputLimits {
   /** Most decoded bytes of binary parts. */
   readonly maxBinaryBytes: number;
 }
+
+/**
+ * The `redact` hook as output finishing calls it: on each whole text (already cut at 8 Mi
+ * characters), never throwing, returning well-formed text (see `redact-result.ts`).
+ */
+export type OutputRedactor = (text: string, field: "output" | "content") => string;
+
+/** What a redaction walk that cannot convert leaves: fail closed, never the original text. */
+const REDACTION_FAILED = "[redacted: the redaction hook failed]";
 
 /** An output ready to report, or the error to report instead. */
 export type FinishedOutput =
@@ -25,12 +34,17 @@ export type FinishedOutput =
  * tool's `outputSchema`, and bounded: a string, or an object whose JSON is longer than
  * `condenseThreshold`, is condensed (an object then becomes the condensed text of its JSON);
  * every string well-formed (no lone surrogate, which fails a provider's request).
+ *
+ * `redact` runs between the 8 Mi cap and condensing: it sees each whole string (of an output
+ * capped at 8 Mi characters of JSON), and condensing cuts what it returned. Condensing first cut
+ * a secret at the head/tail boundary, and a `replaceAll(secret)` hook matched neither piece.
  */
 export async function finishOutput(
   name: string,
   output: unknown,
   validateOutput: CompiledSchema["validate"] | undefined,
   limits: OutputLimits,
+  redact?: OutputRedactor,
 ): Promise<FinishedOutput> {
   let isContent: boolean;
   try {
@@ -40,12 +54,15 @@ export async function finishOutput(
   }
   if (isContent) {
     const rich = output as { readonly parts: readonly ToolContentPart[]; readonly output?: unknown };
-    const content = capContentParts(rich.parts, limits);
+    const content = capContentParts(rich.parts, limits, redact && ((text) => redact(text, "content")));
     const inner = rich.output === undefined ? { ok: true as const, value: contentPartsAsText(content) } : toJsonSafe(rich.output);
     if (!inner.ok) return unusable(name, inner.reason);
-    return { ok: true, output: condenseValue(inner.value, limits.condenseThreshold), content };
+    return { ok: true, output: condenseValue(redactValue(inner.value, redact), limits.condenseThreshold), content };
   }
-  if (typeof output === "string") return { ok: true, output: condenseText(wellFormed(output), limits.condenseThreshold) };
+  if (typeof output === "string") {
+    const text = redact === undefined ? wellFormed(output) : capText(redact(capText(output), "output"));
+    return { ok: true, output: condenseText(text, limits.condenseThreshold) };
+  }
   const safe = toJsonSafe(output);
   if (!safe.ok) return unusable(name, safe.reason);
   if (validateOutput !== undefined) {
@@ -67,7 +84,18 @@ export async function finishOutput(
       };
     }
   }
-  return { ok: true, output: condenseValue(safe.value, limits.condenseThreshold) };
+  return { ok: true, output: condenseValue(redactValue(safe.value, redact), limits.condenseThreshold) };
+}
+
+/**
+ * A JSON-safe value (within 8 Mi characters of JSON) with each string passed through `redact`;
+ * what the hook returns is held to the same 8 Mi, and the hook is not called once they are spent.
+ */
+function redactValue(value: unknown, redact: OutputRedactor | undefined): unknown {
+  if (redact === undefined) return value;
+  const redacted = toJsonSafe(value, undefined, (text) => redact(text, "output"));
+  // The value is JSON-safe already, so converting it cannot fail; fail closed if it ever does.
+  return redacted.ok ? redacted.value : REDACTION_FAILED;
 }
 
 /** Condenses a JSON-safe value: strings by length, objects by the length of their JSON. */

@@ -179,6 +179,14 @@ function convertTypedArray(view: ArrayLike<number | bigint>, budget: Budget): Re
   return copy;
 }
 
+/**
+ * `text` cut at `maxChars` characters with {@link TRUNCATED_MARKER}, well-formed: a single text
+ * held to the cap an output's JSON has (what the `redact` hook is given, and what it returns).
+ */
+export function capText(text: string, maxChars: number = MAX_OUTPUT_CHARS): string {
+  return spendOnString(text, { left: maxChars });
+}
+
 function spendOnString(text: string, budget: Budget): string {
   const room = Math.max(0, budget.left);
   budget.left -= text.length + 2;

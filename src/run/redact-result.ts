@@ -1,9 +1,6 @@
-import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
-import type { ToolContentPart } from "../tool/tool-content.js";
-import { condenseText } from "./condense-text.js";
+import type { ToolCallErrorInfo, ToolCallFailure } from "../tool/tool-call-result.js";
 import { MAX_ERROR_TEXT_LENGTH } from "./describe-failure.js";
-import { condenseValue } from "./finish-output.js";
-import { toJsonSafe } from "./json-safe-output.js";
+import type { OutputRedactor } from "./finish-output.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
 /**
@@ -39,18 +36,6 @@ function apply(redact: Redactor, text: string, site: RedactionSite): string {
   }
 }
 
-/**
- * The output with each string passed through the hook, under the same caps as the handler's own
- * output: the caps ran before the hook, so a hook that makes text longer (a long marker, a hook
- * gone wrong) sent the model 40 Mi characters where 8 Mi is the most. The walk stops calling the
- * hook once 8 Mi characters of JSON are spent, then the output is condensed as before.
- */
-function redactOutput(redact: Redactor, output: unknown, site: RedactionSite, condenseThreshold: number): unknown {
-  const redacted = toJsonSafe(output, undefined, (text) => apply(redact, text, site));
-  // The output is JSON-safe already, so converting it cannot fail; fail closed if it ever does.
-  return condenseValue(redacted.ok ? redacted.value : REDACTION_FAILED, condenseThreshold);
-}
-
 /** A redacted error text cut at the error cap, or at the original's length when that was longer. */
 function applyToErrorText(redact: Redactor, text: string, site: RedactionSite): string {
   const out = apply(redact, text, site);
@@ -72,31 +57,20 @@ function redactError(redact: Redactor, error: ToolCallErrorInfo, tool: string): 
   };
 }
 
-function redactParts(
-  redact: Redactor,
-  parts: readonly ToolContentPart[],
-  tool: string,
-  condenseThreshold: number,
-): ToolContentPart[] {
-  return parts.map((part) =>
-    part.type === "text"
-      ? { ...part, text: condenseText(apply(redact, part.text, { tool, field: "content" }), condenseThreshold) }
-      : part,
-  );
+/**
+ * The hook as output finishing calls it (`finishOutput`, which runs it on whole texts before
+ * condensing them): fail closed, well-formed.
+ */
+export function outputRedactor(redact: Redactor | undefined, tool: string): OutputRedactor | undefined {
+  return redact === undefined ? undefined : (text, field) => apply(redact, text, { tool, field });
 }
 
 /**
- * A result with every text the model reads passed through `redact`: string outputs (and strings
- * inside object outputs), text parts, and the error's message, hint and issue messages. Codes,
- * names, ids and binary parts are left as they are. What the hook returns is held to the caps the
- * handler's text was: an output to 8 Mi characters of JSON and `condenseThreshold`, a text part to
- * `condenseThreshold`, an error text to the error cap (or its original length when longer).
+ * A failed call's error with every text the model reads passed through `redact`: the message,
+ * hint and issue messages (codes are left as they are), each held to the error cap (or its
+ * original length when longer). Outputs and text parts are redacted by `finishOutput`, on the
+ * whole text before condensing, through {@link outputRedactor}.
  */
-export function redactResult(redact: Redactor | undefined, result: ToolCallResult, condenseThreshold: number): ToolCallResult {
-  if (redact === undefined) return result;
-  if (!result.ok) return { ...result, error: redactError(redact, result.error, result.tool) };
-  const output = redactOutput(redact, result.output, { tool: result.tool, field: "output" }, condenseThreshold);
-  return result.content === undefined
-    ? { ...result, output }
-    : { ...result, output, content: redactParts(redact, result.content, result.tool, condenseThreshold) };
+export function redactFailure(redact: Redactor | undefined, result: ToolCallFailure): ToolCallFailure {
+  return redact === undefined ? result : { ...result, error: redactError(redact, result.error, result.tool) };
 }

@@ -13,7 +13,7 @@ import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { closestNames } from "../tool/closest-names.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
-import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "../tool/tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { toolIdentity } from "../tool/tool-identity.js";
@@ -35,7 +35,7 @@ import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
-import { type Redactor, redactResult } from "./redact-result.js";
+import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { CALL_SAVE_WAIT_MS, RunPersistence } from "./run-persistence.js";
 import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
@@ -842,18 +842,19 @@ export class Run {
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
-    const finished = await finishOutput(name, output, compiled.validateOutput, {
-      condenseThreshold: this.condenseThreshold,
-      maxBinaryBytes: this.maxBinaryBytes,
-    });
+    // Redacted inside, on whole texts before they are condensed (a cut could split a secret).
+    const finished = await finishOutput(
+      name,
+      output,
+      compiled.validateOutput,
+      { condenseThreshold: this.condenseThreshold, maxBinaryBytes: this.maxBinaryBytes },
+      outputRedactor(this.redact, name),
+    );
     if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
-    const result = redactResult(
-      this.redact,
+    const result: ToolCallResult =
       finished.content === undefined
         ? { ok: true, tool: name, callId, output: finished.output }
-        : { ok: true, tool: name, callId, output: finished.output, content: finished.content },
-      this.condenseThreshold,
-    );
+        : { ok: true, tool: name, callId, output: finished.output, content: finished.content };
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
     }
@@ -1126,8 +1127,8 @@ export class Run {
   }
 
   private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
-    const result = redactResult(this.redact, { ok: false, tool: name, callId, error: unredacted }, this.condenseThreshold);
-    const error = (result as ToolCallFailure).error;
+    const result = redactFailure(this.redact, { ok: false, tool: name, callId, error: unredacted });
+    const error = result.error;
     this.emit("tool.error", { runId: this.id, callId, name, error, cause });
     if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
       this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
