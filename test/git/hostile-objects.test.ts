@@ -26,6 +26,7 @@ import {
   OFS_DELTA,
   REF_DELTA,
   writeHostilePack,
+  zlibBomb,
 } from "./support/hostile-pack.js";
 
 const author = { name: "Hostile", email: "hostile@example.com" };
@@ -215,12 +216,16 @@ describe("sizes the header claims", () => {
   });
 
   it("refuses zlib bombs: a pack entry and a loose object that claim a few bytes and inflate to hundreds of MB", async () => {
-    const bomb = Buffer.alloc(400 * 1024 * 1024, 0x61);
+    // 400 MB of "a" once inflated, ~400 KB on disk each, built without allocating or deflating 400 MB.
+    const size = 400 * 1024 * 1024;
     const packed = repository();
-    writeHostilePack(packed.objects, [{ oid: packed.second, kind: BLOB, data: bomb, claimedSize: SECOND.length }]);
+    const deflated = zlibBomb(Buffer.alloc(0), size, 0x61);
+    writeHostilePack(packed.objects, [
+      { oid: packed.second, kind: BLOB, data: Buffer.alloc(0), deflated, claimedSize: SECOND.length },
+    ]);
     const loose = repository();
     const file = path.join(loose.objects, loose.second.slice(0, 2), loose.second.slice(2));
-    writeFileSync(file, deflateSync(Buffer.concat([Buffer.from(`blob ${SECOND.length}\0`), bomb])));
+    writeFileSync(file, zlibBomb(Buffer.from(`blob ${SECOND.length}\0`), size, 0x61));
     const before = process.memoryUsage().rss;
     await expectRefused(packed.directory, "corrupt_object", /does not inflate to its recorded size/);
     await expectRefused(loose.directory, "corrupt_object", /does not inflate to its recorded size/);
