@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { FileAccess } from "./file-access.js";
+import { gitError } from "./git-errors.js";
 
 const FULL_ID = /^[0-9a-f]{40}$/;
 /** How git expands a short name, in order (`git rev-parse`'s "ref rules"). */
@@ -52,16 +53,24 @@ export class RefResolver {
     return this.packed;
   }
 
-  /** The id a full ref name (`refs/heads/main`, `HEAD`) points at, or `undefined`. */
+  /**
+   * The id a full ref name (`refs/heads/main`, `HEAD`) points at, or `undefined`.
+   * @throws ToolError `invalid_ref` when the loose ref file is broken (neither an id nor `ref: <name>`).
+   */
   async read(name: string, depth = 0): Promise<string | undefined> {
     if (depth > MAX_DEPTH || !isReadableRefName(name)) return undefined;
     const text = (await this.files.readText(path.join(this.commondir, name)))?.trim();
-    if (text !== undefined) {
-      if (FULL_ID.test(text)) return text;
-      const target = /^ref:\s*(\S+)$/.exec(text)?.[1];
-      if (target !== undefined) return this.read(target, depth + 1);
-    }
-    return (await this.packedRefs()).get(name);
+    if (text === undefined) return (await this.packedRefs()).get(name);
+    if (FULL_ID.test(text)) return text;
+    const target = /^ref:\s*(\S+)$/.exec(text)?.[1];
+    if (target !== undefined) return this.read(target, depth + 1);
+    // A broken loose ref shadows the packed one: git ignores both ("ignoring broken ref") and
+    // fails, so falling back to packed-refs would answer with a stale commit git never shows.
+    throw gitError(
+      "invalid_ref",
+      `The ref ${name} is broken: its file holds neither a commit id nor "ref: <name>" (git ignores it and fails too).`,
+      "Name another branch, tag or a commit id; the ref file needs repairing (git update-ref).",
+    );
   }
 
   /** What a short or full name (`main`, `v1.0`, `origin/main`, `refs/heads/x`) names, by git's rules. */

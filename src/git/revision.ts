@@ -27,10 +27,14 @@ function invalidRevision(input: string, why: string): Error {
   return gitError("invalid_ref", `${JSON.stringify(input)} is not a revision: ${why}.`, hint);
 }
 
-/** For ref lookups that may fail quietly: a confinement refusal is never quiet. */
+/**
+ * For ref lookups that may fail quietly: a confinement refusal is never quiet, and neither is a
+ * broken ref (`invalid_ref`), which would otherwise read as "no such ref" (or "no commits yet").
+ */
 function quietly<Value>(fallback: Value): (error: unknown) => Value {
   return (error) => {
-    if (error instanceof ToolError && error.code === "repository_outside_workspace") throw error;
+    if (error instanceof ToolError && (error.code === "repository_outside_workspace" || error.code === "invalid_ref"))
+      throw error;
     return fallback;
   };
 }

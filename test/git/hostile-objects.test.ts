@@ -7,13 +7,13 @@
  * what the header asks. Each attack has its positive control: the same shape written honestly
  * (a 10,000-deep delta chain, a large loose object) gives git's answer.
  */
-import { rmSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
 import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BlameOutput, LogSearchOutput } from "../../src/git/index.js";
-import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { blameIds, logIds } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
 import {
@@ -26,6 +26,7 @@ import {
   OFS_DELTA,
   REF_DELTA,
   writeHostilePack,
+  zlibBomb,
 } from "./support/hostile-pack.js";
 
 const author = { name: "Hostile", email: "hostile@example.com" };
@@ -55,17 +56,28 @@ interface Hostile {
   readonly second: string;
 }
 
-/** Two commits of a.txt, with the second version's loose blob removed (the test plants its own). */
+let template: Hostile | undefined;
+
+/**
+ * Two commits of a.txt, with the second version's loose blob removed (the test plants its own):
+ * built with git once, then each case gets its own copy (a copy costs far less than the git runs).
+ */
 function repository(): Hostile {
-  const fixture = FixtureRepository.create("hostile");
-  cleanup.push(fixture.directory);
-  fixture.write("a.txt", FIRST).commit("first", author);
-  fixture.write("a.txt", SECOND).commit("second", author);
-  const objects = path.join(fixture.directory, ".git", "objects");
-  const [first, second] = [blobId(FIRST), blobId(SECOND)];
-  expect(git(fixture.directory, ["rev-parse", "HEAD:a.txt"]).trim()).toBe(second);
-  rmSync(path.join(objects, second.slice(0, 2), second.slice(2)));
-  return { directory: fixture.directory, objects, first, second };
+  if (template === undefined) {
+    const fixture = FixtureRepository.create("hostile-template");
+    cleanup.push(fixture.directory);
+    fixture.write("a.txt", FIRST).commit("first", author);
+    fixture.write("a.txt", SECOND).commit("second", author);
+    const objects = path.join(fixture.directory, ".git", "objects");
+    const [first, second] = [blobId(FIRST), blobId(SECOND)];
+    expect(git(fixture.directory, ["rev-parse", "HEAD:a.txt"]).trim()).toBe(second);
+    rmSync(path.join(objects, second.slice(0, 2), second.slice(2)));
+    template = { directory: fixture.directory, objects, first, second };
+  }
+  const directory = temporaryDirectory("hostile");
+  cleanup.push(directory);
+  cpSync(template.directory, directory, { recursive: true });
+  return { ...template, directory, objects: path.join(directory, ".git", "objects") };
 }
 
 /** Every tool's result, each within `limitMs` (a hang fails the test instead of stalling the suite). */
@@ -215,12 +227,16 @@ describe("sizes the header claims", () => {
   });
 
   it("refuses zlib bombs: a pack entry and a loose object that claim a few bytes and inflate to hundreds of MB", async () => {
-    const bomb = Buffer.alloc(400 * 1024 * 1024, 0x61);
+    // 400 MB of "a" once inflated, ~400 KB on disk each, built without allocating or deflating 400 MB.
+    const size = 400 * 1024 * 1024;
     const packed = repository();
-    writeHostilePack(packed.objects, [{ oid: packed.second, kind: BLOB, data: bomb, claimedSize: SECOND.length }]);
+    const deflated = zlibBomb(Buffer.alloc(0), size, 0x61);
+    writeHostilePack(packed.objects, [
+      { oid: packed.second, kind: BLOB, data: Buffer.alloc(0), deflated, claimedSize: SECOND.length },
+    ]);
     const loose = repository();
     const file = path.join(loose.objects, loose.second.slice(0, 2), loose.second.slice(2));
-    writeFileSync(file, deflateSync(Buffer.concat([Buffer.from(`blob ${SECOND.length}\0`), bomb])));
+    writeFileSync(file, zlibBomb(Buffer.from(`blob ${SECOND.length}\0`), size, 0x61));
     const before = process.memoryUsage().rss;
     await expectRefused(packed.directory, "corrupt_object", /does not inflate to its recorded size/);
     await expectRefused(loose.directory, "corrupt_object", /does not inflate to its recorded size/);

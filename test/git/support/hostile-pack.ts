@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { deflateSync } from "node:zlib";
+import { constants, deflateRawSync, deflateSync } from "node:zlib";
 
 /** Pack entry types. */
 export const BLOB = 3;
@@ -175,4 +175,36 @@ export function writeHostilePack(
 export function blobId(content: Buffer | string): string {
   const data = Buffer.from(content);
   return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
+}
+
+const ADLER = 65521n;
+
+/**
+ * A zlib stream of `prefix` then `size` bytes of `fill`, built without holding or deflating
+ * `size` bytes: one 1 MiB chunk is deflated once with a full flush (which resets the window, so
+ * its blocks stand alone) and repeated; the Adler-32 trailer is computed in closed form. `size`
+ * must be a multiple of 1 MiB. A 400 MB bomb costs ~400 KB and a few milliseconds this way.
+ */
+export function zlibBomb(prefix: Buffer, size: number, fill: number): Buffer {
+  const chunk = 1024 * 1024;
+  if (size % chunk !== 0) throw new Error("size must be a multiple of 1 MiB");
+  const flushed = { finishFlush: constants.Z_FULL_FLUSH };
+  const head = deflateRawSync(prefix, flushed);
+  const block = deflateRawSync(Buffer.alloc(chunk, fill), flushed);
+  const end = deflateRawSync(Buffer.alloc(0));
+  // Adler-32: A = 1 + sum of bytes, B = sum of the A after each byte (mod 65521).
+  let a = 1n;
+  let b = 0n;
+  for (const byte of prefix) {
+    a = (a + BigInt(byte)) % ADLER;
+    b = (b + a) % ADLER;
+  }
+  const n = BigInt(size);
+  const c = BigInt(fill);
+  b = (b + n * a + c * ((n * (n + 1n)) / 2n)) % ADLER;
+  a = (a + n * c) % ADLER;
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(Number((b << 16n) | a));
+  const blocks = Array.from({ length: size / chunk }, () => block);
+  return Buffer.concat([Buffer.from([0x78, 0x9c]), head, ...blocks, end, trailer]);
 }

@@ -1,0 +1,159 @@
+/**
+ * Repository files that are symbolic links to files outside the workspace, one file at a time:
+ * the commit-graph (single file, and a split chain's graph file and chain list), `packed-refs`,
+ * `objects/info/alternates` itself, `HEAD` and a loose ref. Under sandbox "workspace" each is
+ * refused with `repository_outside_workspace` (the confined reader opens the file and checks where
+ * the descriptor really is before reading a byte). Every attempt has two controls: the same link
+ * with its target inside the workspace answers under the sandbox, and the outside link answers
+ * without it (so the refusal is the sandbox's, not a broken layout).
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { gitRun } from "../git/support/git-run.js";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+
+const gitCapability = capability("git");
+const MARKER = "linked-file-marker-7d31";
+const author = { name: "Linker", email: "linker@example.com" };
+
+const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
+  ["git_log_search", { query: MARKER }],
+  ["git_file_history", { path: "file.txt" }],
+  ["git_blame_context", { path: "file.txt", line: 1 }],
+  ["git_diff_range", { from: "HEAD~1" }],
+  ["git_contributor_context", {}],
+];
+
+let scratch: string;
+let template: string;
+let counter = 0;
+let branch = "";
+let graphChainFile = "";
+
+async function callAll(workspace: string, sandbox: SandboxScope): Promise<{ name: string; result: ToolCallResult }[]> {
+  const run = gitRun(workspace, {}, sandbox);
+  const results = [];
+  for (const [name, input] of CALLS) {
+    const started = performance.now();
+    results.push({ name, result: await run.call(name, input) });
+    expect(performance.now() - started, name).toBeLessThan(10_000);
+  }
+  return results;
+}
+
+async function expectRefused(workspace: string, outsideDirectory: string): Promise<void> {
+  for (const { name, result } of await callAll(workspace, "workspace")) {
+    const text = JSON.stringify(result);
+    expect(result.ok, `${name} must be refused: ${text.slice(0, 300)}`).toBe(false);
+    if (!result.ok) expect(result.error.code, `${name}: ${text.slice(0, 300)}`).toBe("repository_outside_workspace");
+    expect(text).not.toContain(outsideDirectory);
+  }
+}
+
+async function expectAnswered(workspace: string, sandbox: SandboxScope): Promise<void> {
+  for (const { name, result } of await callAll(workspace, sandbox)) {
+    expect(result.ok, `${name} (${sandbox}): ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
+  }
+  const search = await gitRun(workspace, {}, sandbox).call("git_log_search", { query: MARKER });
+  expect(JSON.stringify(search)).toContain(MARKER);
+}
+
+/** A fresh workspace holding a copy of the template repository, prepared by `prepare` (git CLI). */
+function newWorkspace(prepare: (workspace: string) => void = () => {}): string {
+  const workspace = path.join(scratch, `workspace-${++counter}`);
+  mkdirSync(workspace, { recursive: true });
+  cpSync(template, workspace, { recursive: true });
+  prepare(workspace);
+  return workspace;
+}
+
+/** Moves `.git/<relative>` to `directory` and leaves a symbolic link to it in its place. */
+function linkTo(workspace: string, relative: string, directory: string): void {
+  const original = path.join(workspace, ".git", relative);
+  expect(existsSync(original), relative).toBe(true);
+  mkdirSync(directory, { recursive: true });
+  const moved = path.join(directory, path.basename(relative));
+  renameSync(original, moved);
+  symlinkSync(moved, original);
+}
+
+/**
+ * The attack and its controls for one repository file: linked outside, it is refused under the
+ * sandbox and followed without it; linked to the same bytes inside the workspace, it is followed
+ * under the sandbox.
+ */
+async function attackLink(relative: string, prepare?: (workspace: string) => void): Promise<void> {
+  const attacked = newWorkspace(prepare);
+  const outsideDirectory = path.join(scratch, `outside-${counter}`);
+  linkTo(attacked, relative, outsideDirectory);
+  await expectRefused(attacked, outsideDirectory);
+  await expectAnswered(attacked, "unrestricted");
+  const control = newWorkspace(prepare);
+  linkTo(control, relative, path.join(control, "elsewhere"));
+  await expectAnswered(control, "workspace");
+}
+
+describe.skipIf(gitCapability.missing)(
+  gitCapability.label("hostile git layouts: repository files linked outside the workspace"),
+  () => {
+    beforeAll(() => {
+      scratch = temporaryDirectory("escape-hostile-links");
+      template = path.join(scratch, "template");
+      mkdirSync(template, { recursive: true });
+      git(template, ["init", "-q"]);
+      const repository = new FixtureRepository(template);
+      repository.write("file.txt", "one\n").commit("first", author);
+      repository.write("file.txt", `${MARKER}\n`).commit(`add ${MARKER}`, author);
+      git(template, ["repack", "-adq"]);
+      branch = git(template, ["symbolic-ref", "--short", "HEAD"]).trim();
+      // The split graph's file name is its hash: the same for every copy of the template.
+      const probe = path.join(scratch, "probe");
+      cpSync(template, probe, { recursive: true });
+      git(probe, ["commit-graph", "write", "--reachable", "--split"]);
+      const chain = readFileSync(path.join(probe, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"), "latin1");
+      graphChainFile = `objects/info/commit-graphs/graph-${chain.trim().split("\n")[0]}.graph`;
+    });
+    afterAll(() => removeDirectory(scratch));
+
+    escapeAttempt("git-metadata", "objects/info/commit-graph a symbolic link to an outside file", () =>
+      attackLink("objects/info/commit-graph", (workspace) => git(workspace, ["commit-graph", "write", "--reachable"])),
+    );
+
+    escapeAttempt(
+      "git-metadata",
+      "a split commit-graph's graph file, and its chain list, symbolic links to outside files",
+      async () => {
+        const split = (workspace: string) => {
+          git(workspace, ["commit-graph", "write", "--reachable", "--split"]);
+          rmSync(path.join(workspace, ".git", "objects", "info", "commit-graph"), { force: true });
+        };
+        await attackLink(graphChainFile, split);
+        await attackLink("objects/info/commit-graphs/commit-graph-chain", split);
+      },
+    );
+
+    escapeAttempt("git-metadata", "packed-refs a symbolic link to an outside file", () =>
+      attackLink("packed-refs", (workspace) => git(workspace, ["pack-refs", "--all"])),
+    );
+
+    escapeAttempt("git-metadata", "objects/info/alternates itself a symbolic link to an outside file", () =>
+      attackLink("objects/info/alternates", (workspace) => {
+        // The alternate it names is inside the workspace: only the list itself is outside.
+        const objects = path.join(workspace, ".git", "objects");
+        renameSync(objects, path.join(workspace, "shared-objects"));
+        mkdirSync(path.join(objects, "info"), { recursive: true });
+        writeFileSync(path.join(objects, "info", "alternates"), `${path.join(workspace, "shared-objects")}\n`);
+      }),
+    );
+
+    escapeAttempt("git-metadata", ".git/HEAD a symbolic link to an outside file", () => attackLink("HEAD"));
+
+    escapeAttempt("git-metadata", "a loose ref file (refs/heads/<branch>) a symbolic link to an outside file", () =>
+      attackLink(`refs/heads/${branch}`),
+    );
+  },
+);
