@@ -4,6 +4,7 @@ import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import { clipLineText } from "./grep-line-text.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
@@ -43,7 +44,8 @@ export async function searchWithJavaScript(options: {
   let matches = 0;
   const emit = (line: GrepLine): boolean => {
     if (line.match && ++matches > query.limit) return true;
-    answer.lines.push(line);
+    // A line longer than grep prints is cut as the ripgrep engine cuts it.
+    answer.lines.push({ ...line, text: clipLineText(line.text) });
     return false;
   };
   /** Takes one file's matches (in pieces); `true` when the limit is reached. */
