@@ -63,7 +63,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep over one very long line"), 
     const expected = execFileSync(
       "rg",
       ["--no-config", "--line-number", "--with-filename", "--no-heading", "--regexp", "needle", "lines.txt"],
-      { cwd: workspace, encoding: "utf8" },
+      { cwd: workspace, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     ).trimEnd();
     const result = await runFor("ripgrep").call("grep", { pattern: "needle", glob: "*.txt" });
     expect(result.ok && String(result.output).split("\n").slice(0, -1).join("\n")).toBe(expected);

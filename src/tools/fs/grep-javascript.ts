@@ -2,6 +2,7 @@ import { type FileHandle, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
+import { ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
 import { clipLineText } from "./grep-line-text.js";
@@ -66,7 +67,11 @@ export async function searchWithJavaScript(options: {
     try {
       const found = take(file);
       let firstNumber = 1;
-      for await (const text of readLinePieces(handle)) {
+      // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its cutoff.
+      const end = options.startIsFile
+        ? undefined
+        : ((await ripgrepBinaryCutoff((at, length) => readAt(handle, at, length))) ?? Infinity);
+      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, end)) {
         const [matched = []] = await matcher.match([text], signal);
         const lines = splitLines(text);
         if (found(lines, firstNumber, matched)) return true;
@@ -88,7 +93,7 @@ export async function searchWithJavaScript(options: {
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
-    const texts = await Promise.all(files.map((file) => readText(options.read, file)));
+    const texts = await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)));
     const found = await matcher.match(
       texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
@@ -119,13 +124,33 @@ async function* single(file: string): AsyncGenerator<string> {
 /** Marks a file too large to read whole: it is searched in pieces. */
 const LARGE = Symbol("large");
 
-async function readText(read: (absolute: string) => Promise<Buffer>, file: string): Promise<string | typeof LARGE | undefined> {
+/**
+ * A file's text to search: a file found in a directory that holds a NUL byte is searched as ripgrep
+ * searches it, up to {@link ripgrepBinaryCutoff} (nothing when that is its start).
+ */
+async function readText(
+  read: (absolute: string) => Promise<Buffer>,
+  file: string,
+  inDirectory: boolean,
+): Promise<string | typeof LARGE | undefined> {
   const info = await lstat(file).catch(() => undefined);
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
   const bytes = await read(file).catch(() => undefined);
-  if (bytes === undefined || looksBinary(bytes)) return undefined;
+  if (bytes === undefined) return undefined;
+  if (inDirectory && bytes.includes(0)) {
+    const cutoff = (await ripgrepBinaryCutoff(async (at, length) => bytes.subarray(at, at + length))) ?? bytes.length;
+    return cutoff === 0 ? undefined : bytes.subarray(0, cutoff).toString("utf8");
+  }
+  if (looksBinary(bytes)) return undefined;
   return bytes.toString("utf8");
+}
+
+/** Up to `length` bytes of `handle` at `position` (fewer at its end). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */
