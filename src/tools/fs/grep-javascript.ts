@@ -62,7 +62,11 @@ export async function searchWithJavaScript(options: {
     };
   };
   const searchLarge = async (file: string): Promise<boolean> => {
-    const handle = await options.open(file).catch(() => undefined);
+    const handle = await options.open(file).catch((error: NodeJS.ErrnoException) => {
+      // Never a silent gap: a file that cannot be opened is named, as one with a too long line is.
+      unsearched.push({ absolute: file, reason: `could not be opened: ${error.code ?? error.message}` });
+      return undefined;
+    });
     if (handle === undefined) return false;
     try {
       const found = take(file);
