@@ -47,4 +47,12 @@ describe("grep's JavaScript engine: overall time limit, files it cannot open", (
     },
     60_000,
   );
+
+  it.skipIf(process.getuid?.() === 0)("names a named file it cannot read instead of answering a bare No matches", async () => {
+    await writeFile(path.join(workspace, "locked-small.txt"), "needle\n");
+    await chmod(path.join(workspace, "locked-small.txt"), 0);
+    const result = await runFor(60_000).call("grep", { pattern: "needle", path: "locked-small.txt" });
+    const output = result.ok ? String(result.output) : result.error.code;
+    expect(output).not.toMatch(/^No matches[^\n]*\n\[engine/);
+  });
 });

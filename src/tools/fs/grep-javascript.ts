@@ -106,6 +106,11 @@ export async function searchWithJavaScript(options: {
     for (const [index, lineIndices] of found.entries()) {
       const file = files[index] as string;
       const text = texts[index];
+      if (typeof text === "object") {
+        // Never a silent gap: a file that cannot be read is named, not taken for one without matches.
+        unsearched.push({ absolute: file, reason: `could not be read: ${text.unreadable}` });
+        continue;
+      }
       if (text === LARGE ? await searchLarge(file) : take(file)(splitLines(text ?? ""), 1, lineIndices)) return true;
     }
     return false;
@@ -136,12 +141,12 @@ async function readText(
   read: (absolute: string) => Promise<Buffer>,
   file: string,
   inDirectory: boolean,
-): Promise<string | typeof LARGE | undefined> {
+): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
   const info = await lstat(file).catch(() => undefined);
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
-  const bytes = await read(file).catch(() => undefined);
-  if (bytes === undefined) return undefined;
+  const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
+  if (bytes instanceof Error) return { unreadable: bytes.code ?? bytes.message };
   if (inDirectory && bytes.includes(0)) {
     const cutoff = (await ripgrepBinaryCutoff(async (at, length) => bytes.subarray(at, at + length))) ?? bytes.length;
     return cutoff === 0 ? undefined : bytes.subarray(0, cutoff).toString("utf8");
