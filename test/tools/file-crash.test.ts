@@ -22,18 +22,28 @@ const FILES = 10;
  */
 const CYCLE_LIMIT_MS = Number(process.env.CRASH_CYCLE_LIMIT_MS ?? 90_000);
 
-/** Runs one cycle; fails it, named, when it runs past {@link CYCLE_LIMIT_MS} (stuck, not slow). */
-async function oneCycle(label: string, cycle: () => Promise<void>): Promise<number> {
+/**
+ * Runs one cycle; fails it, named, when it runs past {@link CYCLE_LIMIT_MS} (stuck, not slow). Then
+ * (or when it fails) `lanes` is aborted: every worker it started is killed and the other lanes start no more cycles,
+ * so nothing keeps running after the test has failed.
+ */
+async function oneCycle(label: string, lanes: AbortController, cycle: () => Promise<void>): Promise<number> {
+  lanes.signal.throwIfAborted();
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${label}: one crash and recovery cycle took over ${CYCLE_LIMIT_MS} ms (stuck)`)),
-      CYCLE_LIMIT_MS,
-    );
+    timer = setTimeout(() => {
+      const error = new Error(`${label}: one crash and recovery cycle took over ${CYCLE_LIMIT_MS} ms (stuck)`);
+      lanes.abort(error);
+      reject(error);
+    }, CYCLE_LIMIT_MS);
   });
   try {
     await Promise.race([cycle(), limit]);
+  } catch (error) {
+    // A failed check ends the other lanes too.
+    lanes.abort(error);
+    throw error;
   } finally {
     clearTimeout(timer);
   }
@@ -48,20 +58,24 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-function startWorker(workspace: string, check?: "ls" | "read") {
+function startWorker(workspace: string, signal: AbortSignal, check?: "ls" | "read") {
   return spawn(
     process.execPath,
     [...(format === "src" ? ["--import", "tsx"] : []), worker, JSON.stringify({ workspace, format, check })],
     {
       cwd: repo,
       stdio: ["ignore", "pipe", "pipe"],
+      // A failed cycle aborts every lane: its workers are killed, not left running.
+      signal,
+      killSignal: "SIGKILL",
     },
   );
 }
 
 /** Runs the worker until it is ready, waits a random while, and kills it with SIGKILL. */
-async function crashOnce(workspace: string): Promise<void> {
-  const child = startWorker(workspace);
+async function crashOnce(workspace: string, signal: AbortSignal): Promise<void> {
+  const child = startWorker(workspace, signal);
+  child.on("error", () => undefined);
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += String(chunk);
@@ -76,8 +90,9 @@ async function crashOnce(workspace: string): Promise<void> {
 }
 
 /** The next process opens the workspace with one read-only call (`ls` or `read`) and exits. */
-async function openAgain(workspace: string, check: "ls" | "read"): Promise<void> {
-  const child = startWorker(workspace, check);
+async function openAgain(workspace: string, check: "ls" | "read", signal: AbortSignal): Promise<void> {
+  const child = startWorker(workspace, signal, check);
+  child.on("error", () => undefined);
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += String(chunk);
@@ -108,6 +123,7 @@ describe("kill -9 during multi-file apply_patch and large writes", () => {
   it(
     `leaves every file as before or after, and nothing behind, after ${ITERATIONS * 3} crashes`,
     async () => {
+      const lanes = new AbortController();
       await Promise.all(
         [0, 1, 2].map(async (lane) => {
           const workspace = path.join(base, `ws${lane}`);
@@ -116,9 +132,9 @@ describe("kill -9 during multi-file apply_patch and large writes", () => {
           for (let i = 0; i < FILES; i++) await writeFile(path.join(workspace, `f${i}.txt`), `A ${i}\n`);
           await writeFile(path.join(workspace, "big.txt"), "x".repeat(2 * 1024 * 1024));
           for (let iteration = 0; iteration < ITERATIONS; iteration++) {
-            await oneCycle(`lane ${lane}, crash ${iteration + 1}`, async () => {
-              await crashOnce(workspace);
-              await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read");
+            await oneCycle(`lane ${lane}, crash ${iteration + 1}`, lanes, async () => {
+              await crashOnce(workspace, lanes.signal);
+              await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read", lanes.signal);
               await assertConsistent(workspace);
             });
           }

@@ -2,8 +2,10 @@ import { type FileHandle, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
+import { ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import { clipLineText } from "./grep-line-text.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
@@ -43,7 +45,8 @@ export async function searchWithJavaScript(options: {
   let matches = 0;
   const emit = (line: GrepLine): boolean => {
     if (line.match && ++matches > query.limit) return true;
-    answer.lines.push(line);
+    // A line longer than grep prints is cut as the ripgrep engine cuts it.
+    answer.lines.push({ ...line, text: clipLineText(line.text) });
     return false;
   };
   /** Takes one file's matches (in pieces); `true` when the limit is reached. */
@@ -59,12 +62,20 @@ export async function searchWithJavaScript(options: {
     };
   };
   const searchLarge = async (file: string): Promise<boolean> => {
-    const handle = await options.open(file).catch(() => undefined);
+    const handle = await options.open(file).catch((error: NodeJS.ErrnoException) => {
+      // Never a silent gap: a file that cannot be opened is named, as one with a too long line is.
+      unsearched.push({ absolute: file, reason: `could not be opened: ${error.code ?? error.message}` });
+      return undefined;
+    });
     if (handle === undefined) return false;
     try {
       const found = take(file);
       let firstNumber = 1;
-      for await (const text of readLinePieces(handle)) {
+      // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its cutoff.
+      const end = options.startIsFile
+        ? undefined
+        : ((await ripgrepBinaryCutoff((at, length) => readAt(handle, at, length))) ?? Infinity);
+      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, end)) {
         const [matched = []] = await matcher.match([text], signal);
         const lines = splitLines(text);
         if (found(lines, firstNumber, matched)) return true;
@@ -86,7 +97,7 @@ export async function searchWithJavaScript(options: {
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
-    const texts = await Promise.all(files.map((file) => readText(options.read, file)));
+    const texts = await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)));
     const found = await matcher.match(
       texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
@@ -95,6 +106,11 @@ export async function searchWithJavaScript(options: {
     for (const [index, lineIndices] of found.entries()) {
       const file = files[index] as string;
       const text = texts[index];
+      if (typeof text === "object") {
+        // Never a silent gap: a file that cannot be read is named, not taken for one without matches.
+        unsearched.push({ absolute: file, reason: `could not be read: ${text.unreadable}` });
+        continue;
+      }
       if (text === LARGE ? await searchLarge(file) : take(file)(splitLines(text ?? ""), 1, lineIndices)) return true;
     }
     return false;
@@ -117,13 +133,33 @@ async function* single(file: string): AsyncGenerator<string> {
 /** Marks a file too large to read whole: it is searched in pieces. */
 const LARGE = Symbol("large");
 
-async function readText(read: (absolute: string) => Promise<Buffer>, file: string): Promise<string | typeof LARGE | undefined> {
+/**
+ * A file's text to search: a file found in a directory that holds a NUL byte is searched as ripgrep
+ * searches it, up to {@link ripgrepBinaryCutoff} (nothing when that is its start).
+ */
+async function readText(
+  read: (absolute: string) => Promise<Buffer>,
+  file: string,
+  inDirectory: boolean,
+): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
   const info = await lstat(file).catch(() => undefined);
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
-  const bytes = await read(file).catch(() => undefined);
-  if (bytes === undefined || looksBinary(bytes)) return undefined;
+  const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
+  if (bytes instanceof Error) return { unreadable: bytes.code ?? bytes.message };
+  if (inDirectory && bytes.includes(0)) {
+    const cutoff = (await ripgrepBinaryCutoff(async (at, length) => bytes.subarray(at, at + length))) ?? bytes.length;
+    return cutoff === 0 ? undefined : bytes.subarray(0, cutoff).toString("utf8");
+  }
+  if (looksBinary(bytes)) return undefined;
   return bytes.toString("utf8");
+}
+
+/** Up to `length` bytes of `handle` at `position` (fewer at its end). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */

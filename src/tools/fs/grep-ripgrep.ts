@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
 
 /** What grep asks either engine for. */
 export interface GrepQuery {
@@ -239,7 +240,12 @@ export function parseNumberedLine(
   return { path: line.slice(0, nul), number, text: line.slice(at + 1), match: separator === ":" };
 }
 
-/** Reads numbered lines (matches and context lines) up to `limit` matching lines. */
+/**
+ * Reads numbered lines (matches and context lines) up to `limit` matching lines. A line is searched
+ * for its end only in the newest chunk and kept as pieces joined once (linear in its length), and
+ * no more of it is kept than grep prints ({@link clipLineText}): a line of hundreds of MiB costs
+ * neither quadratic time nor its size in memory.
+ */
 async function readNumberedLines(
   stdout: NodeJS.ReadableStream,
   limit: number,
@@ -247,11 +253,10 @@ async function readNumberedLines(
 ): Promise<{ answer: GrepAnswer; cut: boolean }> {
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
-  let pending = "";
   // Paths repeat line after line: resolve each once.
   let lastPath = "";
   let lastAbsolute = "";
-  const take = (line: string): boolean => {
+  const take = (line: string, dropped: number): boolean => {
     const parsed = parseNumberedLine(line);
     if (parsed === undefined) return false;
     if (parsed.match && ++matches > limit) return true;
@@ -259,20 +264,47 @@ async function readNumberedLines(
       lastPath = parsed.path;
       lastAbsolute = toAbsolute(parsed.path);
     }
-    answer.lines.push({ absolute: lastAbsolute, number: parsed.number, text: parsed.text, match: parsed.match });
+    const text = clipLineText(parsed.text, dropped);
+    answer.lines.push({ absolute: lastAbsolute, number: parsed.number, text, match: parsed.match });
     return false;
+  };
+  // The line not yet ended: its kept pieces, how many characters they hold, how many were dropped.
+  let pieces: string[] = [];
+  let kept = 0;
+  let dropped = 0;
+  const hold = (text: string) => {
+    const room = KEPT_LINE_CHARS - kept;
+    if (text.length <= room) {
+      if (text !== "") pieces.push(text);
+      kept += text.length;
+    } else {
+      if (room > 0) pieces.push(text.slice(0, room));
+      kept += Math.max(room, 0);
+      dropped += text.length - Math.max(room, 0);
+    }
+  };
+  const end = (): boolean => {
+    const line = pieces.join("");
+    const more = dropped;
+    pieces = [];
+    kept = 0;
+    dropped = 0;
+    return take(line, more);
   };
   stdout.setEncoding("utf8");
   for await (const chunk of stdout) {
-    pending += String(chunk);
+    const text = String(chunk);
     let start = 0;
-    for (let end = pending.indexOf("\n"); end !== -1; end = pending.indexOf("\n", start)) {
-      const line = pending.slice(start, end);
-      start = end + 1;
-      if (take(line)) return { answer, cut: true };
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", start)) {
+      hold(text.slice(start, at));
+      start = at + 1;
+      if (end()) return { answer, cut: true };
     }
-    pending = pending.slice(start);
+    if (start < text.length) hold(text.slice(start));
   }
-  if (pending !== "" && take(pending)) return { answer, cut: true };
+  if ((kept > 0 || dropped > 0) && end()) return { answer, cut: true };
   return { answer, cut: false };
 }
+
+/** Characters of one output line kept: the printed text's limit plus room for the path and number before it. */
+const KEPT_LINE_CHARS = GREP_MAX_LINE_CHARS + 8192;

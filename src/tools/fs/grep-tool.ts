@@ -33,8 +33,9 @@ export interface GrepToolOptions extends FileToolOptions {
    */
   readonly matchDeadlineMs?: number;
   /**
-   * How long ripgrep may search before the call ends with `timeout` (ripgrep is stopped). A file
-   * swapped for a named pipe while ripgrep walks would otherwise block it for ever.
+   * How long either engine may search before the call ends with `timeout` (ripgrep is stopped, the
+   * JavaScript engine's worker ended). A file swapped for a named pipe while ripgrep walks would
+   * otherwise block it for ever, and the JavaScript engine on a huge tree run on.
    * @defaultValue 60000
    */
   readonly searchTimeoutMs?: number;
@@ -115,19 +116,24 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
-          : await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, (signal) =>
+          : await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, "ripgrep", (signal) =>
               tryRipgrep(sandbox, executable, scope.root, start, query, signal),
             );
-      answer ??= await searchInWorker(input, regex, options.matchDeadlineMs ?? 5000, {
-        root: scope.root,
-        start,
-        startIsFile: startStats.isFile(),
-        query,
-        read: (target) => scope.read(target),
-        open: (target) => scope.openRead(target),
-        signal: context.signal,
-        ...(await confinementRoot(context, scope.root)),
-      });
+      const confinement = await confinementRoot(context, scope.root);
+      // The JavaScript engine is bounded as ripgrep is: its 5 s per-piece match deadline alone
+      // lets a whole tree (or a huge file) of quick matches run on for ever.
+      answer ??= await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, "the JavaScript engine", (signal) =>
+        searchInWorker(input, regex, options.matchDeadlineMs ?? 5000, {
+          root: scope.root,
+          start,
+          startIsFile: startStats.isFile(),
+          query,
+          read: (target) => scope.read(target),
+          open: (target) => scope.openRead(target),
+          signal,
+          ...confinement,
+        }),
+      );
       return format(answer, input, (absolute) => scope.display(absolute), engine);
     },
   });
@@ -137,6 +143,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
 async function withSearchTimeout<T>(
   timeoutMs: number,
   signal: AbortSignal,
+  engine: "ripgrep" | "the JavaScript engine",
   search: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const timer = AbortSignal.timeout(timeoutMs);
@@ -144,8 +151,12 @@ async function withSearchTimeout<T>(
     return await search(AbortSignal.any([signal, timer]));
   } catch (error) {
     if (timer.aborted && !signal.aborted) {
-      throw new ToolError("timeout", `grep stopped after ${Math.round(timeoutMs / 1000)} s: ripgrep did not finish.`, {
-        hint: "Search a smaller directory. A named pipe or device swapped in while ripgrep searched can block it.",
+      const hint =
+        engine === "ripgrep"
+          ? "Search a smaller directory. A named pipe or device swapped in while ripgrep searched can block it."
+          : "Search a smaller directory or file, or narrow the pattern or glob.";
+      throw new ToolError("timeout", `grep stopped after ${Math.round(timeoutMs / 1000)} s: ${engine} did not finish.`, {
+        hint,
       });
     }
     throw error;
