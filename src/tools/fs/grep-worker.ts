@@ -52,6 +52,8 @@ export class LineMatcher {
   /** Indices of the matching lines of each text. */
   match(texts: readonly string[], signal: AbortSignal): Promise<number[][]> {
     if (this.closed) return Promise.reject(new Error("the matcher is closed"));
+    // A signal that fired between two pieces (while a file was read) sends no further "abort" event.
+    if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const finish = (error: Error | undefined, results?: number[][]) => {
