@@ -29,6 +29,7 @@ import { movedSinceCheck } from "./moved-since-check.js";
 import { openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
+import { removeMadeDirectories } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
@@ -462,7 +463,9 @@ async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Prom
     if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
   }
   await closeAll(staged);
-  for (const { parent } of [...staged].reverse()) {
-    for (const created of [...parent.created].reverse()) await scope.removeDirectory(created).catch(() => undefined);
-  }
+  // Together, deepest first: see `removeMadeDirectories`.
+  await removeMadeDirectories(
+    scope,
+    staged.flatMap(({ parent }) => parent.created),
+  );
 }

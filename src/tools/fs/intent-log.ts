@@ -7,6 +7,7 @@ import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
+import { removeMadeDirectories } from "./remove-made-directories.js";
 import { writeNewFile } from "./write-new-file.js";
 
 /** One file of a change in flight: where it is, and its temporary file when it is written. */
@@ -227,7 +228,11 @@ async function replay(scope: FileScope, record: IntentRecord): Promise<void> {
     } finally {
       await parent.close();
     }
-    if (record.state === "prepared")
-      for (const created of [...entry.created].reverse()) await scope.removeDirectory(created).catch(() => undefined);
   }
+  // After every temporary file is gone, all entries' directories together: see `removeMadeDirectories`.
+  if (record.state === "prepared")
+    await removeMadeDirectories(
+      scope,
+      record.entries.flatMap((entry) => entry.created),
+    );
 }

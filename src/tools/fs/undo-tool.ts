@@ -5,6 +5,7 @@ import { EDIT_JOURNAL, type EditJournal, type JournalEntry } from "./edit-journa
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { READ_TRACKER, type ReadTracker } from "./read-tracker.js";
+import { removeMadeDirectories } from "./remove-made-directories.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 const undoInput = z.object({
@@ -109,15 +110,4 @@ async function revert(scope: FileScope, entry: JournalEntry, action: "undo" | "r
   }
   await commitFileChanges(scope, action, changes, undefined, { signal });
   if (action === "undo") await removeMadeDirectories(scope, entry.createdDirectories ?? []);
-}
-
-/**
- * Removes, deepest first, the directories an undone change made, each only when empty (a file
- * put there since keeps it and its parents): the workspace is left as before the change. Each is
- * removed through a verified handle of its parent (`scope.removeDirectory`); one that cannot be
- * removed is left as it is.
- */
-async function removeMadeDirectories(scope: FileScope, directories: readonly string[]): Promise<void> {
-  const deepestFirst = [...directories].sort((left, right) => right.split("/").length - left.split("/").length);
-  for (const directory of deepestFirst) await scope.removeDirectory(directory).catch(() => undefined);
 }
