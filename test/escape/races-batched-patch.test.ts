@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
@@ -87,7 +87,9 @@ async function snapshot(directory: string): Promise<Record<string, string>> {
 }
 
 function runIn(sandbox: "workspace" | "unrestricted"): Run {
-  return createRegistry({ tools: createFileTools({ engine: "javascript" }) }).createRun({
+  // grep through the JavaScript engine: it walks and opens on the host (ripgrep runs inside bwrap).
+  const tools = [...createFileTools().filter((tool) => tool.name !== "grep"), createGrepTool({ engine: "javascript" })];
+  return createRegistry({ tools }).createRun({
     profile: "full",
     permissions: { sandbox, workspace },
   });
