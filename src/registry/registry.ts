@@ -42,8 +42,8 @@ export interface RegistryOptions {
    */
   readonly approvals?: ApprovalBroker;
   /**
-   * Rewrites every text that goes to the model in a result (string outputs and the strings in
-   * object outputs, text parts, error messages, hints and issue messages), e.g. to mask secrets
+   * Rewrites every text that goes to the model in a result (string outputs, the strings and keys
+   * in object outputs, text parts, error messages, hints and issue messages), e.g. to mask secrets
    * a handler's exception carried word for word. Events carry the redacted result too; a hook
    * that throws replaces the text with a marker (fail closed).
    */

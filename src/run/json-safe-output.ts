@@ -36,8 +36,9 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
  * a request that holds one. No key is lost to that: a repaired key that another key of the object
  * already has is written with JSON escapes as text instead (`"a\\ud800"`), then numbered (see
  * `OutputKeys`), and a well-formed key always keeps its name. `mapText`, when given, rewrites
- * every string value (not keys) before it is counted, so what it returns is cut at `maxChars` too
- * and it is not called again once the budget is spent.
+ * every string value and every key before it is counted, so what it returns is cut at `maxChars`
+ * too and it is not called again once the budget is spent; keys it makes alike are numbered
+ * (`"[secret] (2)"`), so no value is lost.
  */
 export function toJsonSafe(
   output: unknown,
@@ -63,7 +64,7 @@ export function toJsonSafe(
 /** The characters of JSON still allowed; shared by the whole conversion. */
 interface Budget {
   left: number;
-  /** Rewrites each string value before it is counted and cut (the `redact` hook). */
+  /** Rewrites each string value and key before it is counted and cut (the `redact` hook). */
   readonly mapText?: ((text: string) => string) | undefined;
 }
 
@@ -128,13 +129,14 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
 function convertObject(object: object, onPath: Set<object>, depth: number, budget: Budget): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   const keys = Object.keys(object);
-  const names = new OutputKeys(keys);
+  const names = budget.mapText === undefined ? new OutputKeys(keys) : new MappedKeys(budget.mapText);
   for (const key of keys) {
     if (budget.left <= 0) {
       define(copy, names.added("…"), TRUNCATED_MARKER);
       break;
     }
-    budget.left -= key.length + 4;
+    const name = names.nameOf(key);
+    budget.left -= name.length + 4;
     let original: unknown;
     let converted: unknown;
     try {
@@ -143,9 +145,37 @@ function convertObject(object: object, onPath: Set<object>, depth: number, budge
     } catch {
       converted = UNSERIALIZABLE;
     }
-    if (converted !== undefined || original === undefined) define(copy, names.nameOf(key), converted);
+    if (converted !== undefined || original === undefined) define(copy, name, converted);
   }
   return copy;
+}
+
+/**
+ * The names the keys of one object are copied under when `mapText` (the `redact` hook) rewrites
+ * text: a key is text the model reads as much as a value is (a map keyed by tokens, an
+ * environment dump), so it goes through the hook too, made well-formed. Keys the hook makes alike
+ * (two secrets both masked as `[secret]`) are numbered (`[secret] (2)`) so that no value is lost.
+ * Each key is rewritten when it is reached, so the hook is not called past the budget.
+ */
+class MappedKeys {
+  private readonly taken = new Set<string>();
+
+  constructor(private readonly mapText: (text: string) => string) {}
+
+  nameOf(key: string): string {
+    return this.claim(wellFormed(this.mapText(key)));
+  }
+
+  added(preferred: string): string {
+    return this.claim(preferred);
+  }
+
+  private claim(wanted: string): string {
+    let name = wanted;
+    for (let count = 2; this.taken.has(name); count++) name = `${wanted} (${count})`;
+    this.taken.add(name);
+    return name;
+  }
 }
 
 function convertArray(array: readonly unknown[], onPath: Set<object>, depth: number, budget: Budget): unknown[] {

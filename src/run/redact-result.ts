@@ -11,13 +11,14 @@ import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 export interface RedactionSite {
   /** The tool the result belongs to. */
   readonly tool: string;
-  /** `output` (a string anywhere in it), `content` (a text part), or `error` (message, hint, issues). */
+  /** `output` (a string or an object key anywhere in it), `content` (a text part), or `error` (message, hint, issues). */
   readonly field: "output" | "content" | "error";
 }
 
 /**
  * Rewrites text on its way to the model (and to traces), e.g. to mask secrets that a handler's
- * exception or output carries. Called once per string; must return the text to send.
+ * exception or output carries. Called once per string (an object output's keys included); must
+ * return the text to send.
  * @public
  */
 export type Redactor = (text: string, site: RedactionSite) => string;

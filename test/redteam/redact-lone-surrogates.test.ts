@@ -53,7 +53,8 @@ describe("a redact hook that cuts an emoji in half", () => {
     for (const name of ["emoji", "emoji_text", "emoji_error", "no_such_tool"]) results.push(await run.call(name, {}));
     const lone = results.flatMap((result) => strings(result)).filter((text) => LONE_SURROGATE.test(text));
     expect(lone).toEqual([]);
-    expect(results[0]).toMatchObject({ ok: true, output: { note: "ab\uFFFD" } });
+    // The hook rewrites keys too (round 11), so its cap cuts "note" as well.
+    expect(results[0]).toMatchObject({ ok: true, output: { not: "ab\uFFFD" } });
   });
 
   it("control: a cut between code points is kept exactly as the hook made it", async () => {
