@@ -6,7 +6,10 @@
 // `p/q/r.txt`); the rollback removed each file's directories in turn, tried `p` while `p/q`
 // still stood, and never came back to it. It now removes all of them together, deepest first.
 // The crash recovery of a prepared intent log did the same, entry by entry, in the log's order.
+// And a change that failed after its commit point (a delete refused: an immutable file) restored
+// every file and said "No file was changed", in every scope, but kept the directories it had made.
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -153,3 +156,69 @@ describe("crash recovery of a prepared change removes every directory it made", 
     expect((await readdir(root, { recursive: true })).sort()).toEqual(["p", "p/q", "p/q/theirs.txt"]);
   });
 });
+
+/** `chattr +i` works here (root on a file system with the immutable flag, such as ext4). */
+function canMakeImmutable(): boolean {
+  if (!isRoot) return false;
+  const probe = path.join(tmpdir(), `atc-immutable-probe-${process.pid}`);
+  try {
+    execFileSync("touch", [probe]);
+    execFileSync("chattr", ["+i", probe], { stdio: "ignore" });
+    execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    execFileSync("rm", ["-f", probe]);
+  }
+}
+
+describe.skipIf(!canMakeImmutable())(
+  "a change that fails after its commit point removes the directories it made (needs chattr +i)",
+  () => {
+    const patch = [
+      "*** Begin Patch",
+      "*** Add File: new/dir/a.txt",
+      "+hello",
+      "*** Add File: new/b.txt",
+      "+hello",
+      "*** Update File: zz.txt",
+      "@@",
+      "-old",
+      "+new",
+      "*** Delete File: victim.txt",
+      "*** End Patch",
+    ].join("\n");
+
+    for (const sandbox of ["unrestricted", "workspace"] as const) {
+      it(`${sandbox}: an immutable file to delete: "No file was changed" and nothing made is left`, async () => {
+        await writeFile(path.join(mountPoint, "victim.txt"), "v\n");
+        await writeFile(path.join(mountPoint, "zz.txt"), "old\n");
+        const victim = path.join(mountPoint, "victim.txt");
+        execFileSync("chattr", ["+i", victim]);
+        try {
+          const run = createRegistry({ tools: createFileTools() }).createRun({
+            profile: "full",
+            permissions: { sandbox, workspace: mountPoint },
+          });
+          const error = failure(await run.call("apply_patch", { patch }));
+          expect(error.message).toContain("No file was changed");
+          expect((await readdir(mountPoint, { recursive: true })).sort()).toEqual(["victim.txt", "zz.txt"]);
+          // Control: once the file may be deleted, the same patch applies in full, directories and all.
+          execFileSync("chattr", ["-i", victim]);
+          expect((await run.call("apply_patch", { patch })).ok).toBe(true);
+          expect((await readdir(mountPoint, { recursive: true })).sort()).toEqual([
+            "new",
+            "new/b.txt",
+            "new/dir",
+            "new/dir/a.txt",
+            "zz.txt",
+          ]);
+        } finally {
+          // Already cleared (and the file deleted) when the control ran.
+          if (existsSync(victim)) execFileSync("chattr", ["-i", victim], { stdio: "ignore" });
+        }
+      });
+    }
+  },
+);

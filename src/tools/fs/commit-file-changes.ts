@@ -7,6 +7,7 @@ import { applyFileChanges, FileStepError, TransactionError } from "./file-transa
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome } from "./parent-batch.js";
+import { removeMadeDirectories } from "./remove-made-directories.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -232,6 +233,9 @@ async function commitLocked(
       scope,
       restore.map((change) => ({ path: change.path, after: change.before })),
     ).catch(() => undefined);
+    // The directories the change made for new files, now empty again (a file that could not be
+    // restored keeps its own): "No file was changed" must not leave them behind.
+    await removeMadeDirectories(scope, error.createdDirectories);
     throw await honestFailure(scope, effective, cause);
   }
 }

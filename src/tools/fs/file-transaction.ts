@@ -79,6 +79,11 @@ export class TransactionError extends Error {
     override readonly cause: unknown,
     /** Paths (as given) whose new state reached the disk before the failure (their rollback is up to the caller). */
     readonly applied: readonly string[],
+    /**
+     * Directories the change made for its new files (real paths, outermost first): the caller's
+     * rollback removes those left empty, or "no file was changed" would leave them behind.
+     */
+    readonly createdDirectories: readonly string[] = [],
   ) {
     super("file transaction failed");
   }
@@ -413,7 +418,7 @@ export async function applyFileChanges(
     );
     await log.finish();
     await closeAll(staged);
-    throw new TransactionError(error, applied);
+    throw new TransactionError(error, applied, madeDirectories(staged));
   }
   await Promise.all([...flushes, replaced.settled()]);
   await log.finish();
