@@ -11,11 +11,21 @@ import { ToolError } from "agent-tool-catalog";
 const PROTECTED_IN_GIT_DIRECTORY = new Set(["config", "config.worktree", "hooks", "commondir", "gitdir", "info", "worktrees"]);
 
 /**
+ * The sequencer state of an interrupted `git rebase`, `git am`, `git cherry-pick` or `git revert`:
+ * its todo list may hold `exec` lines, which the user's own `git rebase --continue` (or
+ * `cherry-pick --continue`) later runs outside any sandbox. Protected as the first entry of a git
+ * directory (or of a submodule's, below `modules/`), not wherever the name appears, so a branch
+ * named `sequencer` (`refs/heads/sequencer`) stays an ordinary file.
+ */
+const SEQUENCER_DIRECTORIES = new Set(["rebase-merge", "rebase-apply", "sequencer"]);
+
+/**
  * True when changing the file at `segments` (real path components below the workspace) would
  * create or change git state that git executes or follows: a `.git` entry itself (a `.git` file
  * may point anywhere with `gitdir:`), or inside a `.git` directory its config, hooks,
- * `commondir`, `info/`, `objects/info/` (alternates), worktrees, and the same inside
- * `modules/<name>/` of submodules.
+ * `commondir`, `info/`, `objects/info/` (alternates), worktrees, the sequencer state
+ * (`rebase-merge/`, `rebase-apply/`, `sequencer/`), and the same inside `modules/<name>/` of
+ * submodules.
  */
 export function touchesGitState(segments: readonly string[]): boolean {
   const lower = segments.map((segment) => segment.toLowerCase());
@@ -33,6 +43,13 @@ export function touchesGitState(segments: readonly string[]): boolean {
 export function protectedInGitDirectory(inside: readonly string[]): boolean {
   const lower = inside.map((segment) => segment.toLowerCase());
   if (lower.some((segment) => PROTECTED_IN_GIT_DIRECTORY.has(segment) || segment === ".git")) return true;
+  if (
+    lower.some(
+      (segment, index) => SEQUENCER_DIRECTORIES.has(segment) && (index === 0 || lower.slice(0, index).includes("modules")),
+    )
+  ) {
+    return true;
+  }
   const objects = lower.indexOf("objects");
   return objects !== -1 && lower[objects + 1] === "info";
 }
@@ -104,7 +121,7 @@ export function isGitStateRefusal(error: unknown): boolean {
 export function gitStateRefused(requested: string): ToolError {
   return new ToolError(
     "git_metadata_refused",
-    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, a bare repository's HEAD, or a .git entry).`,
+    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, rebase/cherry-pick todo lists, a bare repository's HEAD, or a .git entry).`,
     { hint: "Change git configuration with git commands the user runs, not with file tools." },
   );
 }
