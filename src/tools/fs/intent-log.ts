@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
@@ -135,8 +136,13 @@ export class IntentLog {
   }
 }
 
-/** Per workspace root: the recovery done (or running) in this process, and the lock breaks it saw. */
+/**
+ * Per workspace root and confinement: the recovery done (or running) in this process, and the lock
+ * breaks it saw. A confined recovery leaves the entries of a log outside the workspace (written
+ * by an `unrestricted` run) for an unconfined one, so one of each runs in a process.
+ */
 const recovered = new Map<string, { readonly done: Promise<void>; readonly breaks: number }>();
+const recoveryKey = (scope: FileScope) => `${scope.confined ? "confined" : "host"}\u0000${scope.root}`;
 
 /**
  * Finishes the changes that crashed processes left in this workspace: committed ones are rolled
@@ -150,20 +156,21 @@ const recovered = new Map<string, { readonly done: Promise<void>; readonly break
  */
 export function recoverWorkspace(scope: FileScope): Promise<void> {
   const breaks = staleLocksBroken();
-  const known = recovered.get(scope.root);
+  const key = recoveryKey(scope);
+  const known = recovered.get(key);
   if (known !== undefined && known.breaks === breaks) return known.done;
   const entry = {
     breaks,
     done: recoverNow(scope).then(
       (pending) => {
-        if (pending > 0 && recovered.get(scope.root) === entry) recovered.delete(scope.root);
+        if (pending > 0 && recovered.get(key) === entry) recovered.delete(key);
       },
       () => {
-        if (recovered.get(scope.root) === entry) recovered.delete(scope.root);
+        if (recovered.get(key) === entry) recovered.delete(key);
       },
     ),
   };
-  recovered.set(scope.root, entry);
+  recovered.set(key, entry);
   return entry.done;
 }
 
@@ -204,18 +211,61 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
       if (record.owner !== OWN_PROCESS) pending++;
       continue;
     }
-    await replay(scope, record);
-    await unlink(file).catch(() => undefined);
-    if (hasDeletes(record)) await syncIntentDirectory(file);
+    await replayAndRemove(scope, file, record);
   }
   return pending;
 }
 
-async function replay(scope: FileScope, record: IntentRecord): Promise<void> {
+/** Replays a dead owner's log, then removes it, or keeps what this scope could not reach. */
+async function replayAndRemove(scope: FileScope, file: string, record: IntentRecord): Promise<void> {
+  const unreached = await replay(scope, record);
+  if (unreached.length > 0) {
+    // What this scope could not reach stays logged for a recovery that can (see `keepUnreached`).
+    if (unreached.length < record.entries.length) await keepUnreached(file, { ...record, entries: unreached });
+    return;
+  }
+  await unlink(file).catch(() => undefined);
+  if (hasDeletes(record)) await syncIntentDirectory(file);
+}
+
+/**
+ * Replaces the log by one of its entries that this recovery could not reach (outside a confined
+ * workspace: a change an `unrestricted` run made), durably, as `commit` writes a record. Deleting
+ * the log instead would leave them undone for good: a later unconfined recovery would find no log.
+ * A crash before the rename leaves the whole log, whose replay again is harmless (the renames and
+ * deletes done fail quietly); the `.next` file is removed by a later recovery (its owner is dead).
+ */
+async function keepUnreached(file: string, record: IntentRecord): Promise<void> {
+  const next = `${file}.next`;
+  try {
+    await writeNewFile(next, JSON.stringify(record), {
+      flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+      mode: 0o600,
+      sync: true,
+    });
+    await rename(next, file);
+  } catch {
+    // The whole log stays: replaying the reached entries again is harmless (see above).
+    await unlink(next).catch(() => undefined);
+    return;
+  }
+  await syncIntentDirectory(file);
+}
+
+/**
+ * Rolls the record's entries forward or back; returns those this scope may not reach (refused by
+ * the workspace confinement), left for a recovery in a scope that can. An entry whose directory
+ * is gone is done with (there is nothing left to finish).
+ */
+async function replay(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
+  const unreached: IntentEntry[] = [];
   for (const entry of record.entries) {
     const parent = await scope
       .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        if (error instanceof SandboxViolationError) unreached.push(entry);
+        return undefined;
+      });
     if (parent === undefined) continue;
     try {
       if (record.state === "committed") {
@@ -230,9 +280,11 @@ async function replay(scope: FileScope, record: IntentRecord): Promise<void> {
     }
   }
   // After every temporary file is gone, all entries' directories together: see `removeMadeDirectories`.
-  if (record.state === "prepared")
+  if (record.state === "prepared") {
     await removeMadeDirectories(
       scope,
-      record.entries.flatMap((entry) => entry.created),
+      record.entries.filter((entry) => !unreached.includes(entry)).flatMap((entry) => entry.created),
     );
+  }
+  return unreached;
 }
