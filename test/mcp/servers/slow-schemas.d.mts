@@ -9,3 +9,10 @@ export function nestedRefs(depth: number, width: number): JsonSchema;
  * twice: 2^depth work for an argument nested depth deep.
  */
 export const doubleCheck: JsonSchema;
+
+/**
+ * An anyOf of two branches that both check the nested value and then fail, so every level keeps
+ * both branches' errors: 2^depth error objects for an argument nested depth deep that lacks
+ * `never` (past the check thread's heap at depth 40), linear time for one that has it everywhere.
+ */
+export const errorFlood: JsonSchema;
