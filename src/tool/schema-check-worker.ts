@@ -9,7 +9,9 @@ export type SchemaCheckResult =
   | { readonly kind: "checked"; readonly issues: readonly ValidationIssue[] | undefined }
   /** The stage ran past its time limit; the thread was stopped. */
   | { readonly kind: "timeout"; readonly stage: SchemaCheckStage }
-  /** Compiling or checking threw, or the thread died (out of memory). */
+  /** The stage made its thread reach its heap limit ({@link MAX_THREAD_HEAP_MB}); the thread was stopped. */
+  | { readonly kind: "out_of_memory"; readonly stage: SchemaCheckStage; readonly heapLimitMb: number }
+  /** Compiling or checking threw, or the thread died. */
   | { readonly kind: "failed"; readonly stage: SchemaCheckStage; readonly message: string }
   /** The thread could not be started. */
   | { readonly kind: "unavailable"; readonly message: string };
@@ -326,7 +328,7 @@ class SchemaCheckThread {
     const running = this.running;
     const wasReady = this.ready;
     this.stop();
-    if (running !== undefined) this.finish({ kind: "failed", stage: running.stage, message: error.message });
+    if (running !== undefined) this.finish(diedResult(running.stage, error));
     else if (!wasReady) {
       this.pool.startFailed(error);
       // Settles the threads still running for the jobs left waiting on them.
@@ -343,6 +345,17 @@ class SchemaCheckThread {
     this.idleTimer = undefined;
     void thread?.terminate();
   }
+}
+
+/**
+ * What a job comes to when its thread died under it: out of memory is told apart (the job made
+ * the validator allocate past the thread's heap limit), so that the model hears what to change.
+ */
+function diedResult(stage: SchemaCheckStage, error: Error): SchemaCheckResult {
+  if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") {
+    return { kind: "out_of_memory", stage, heapLimitMb: MAX_THREAD_HEAP_MB };
+  }
+  return { kind: "failed", stage, message: error.message };
 }
 
 let shared: SchemaCheckWorker | undefined;

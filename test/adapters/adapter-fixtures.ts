@@ -1,6 +1,9 @@
 // Shared catalog of the rich-result, hostile-output and index tests: a listing run (one tool named
-// in the index), rich results with an image, a PDF, a TIFF and a text file, and hostile outputs.
+// in the index), rich results with an image, a PDF, a TIFF and a text file, and hostile outputs; and
+// an AI SDK model that calls one tool and is done.
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { createRegistry, defineTool, type Registry, type Run, toolContent } from "agent-tool-catalog";
+import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 
 /** A 1x1 PNG. */
@@ -75,4 +78,33 @@ export function listingRun(registry: Registry = adapterRegistry()): Run {
 /** A run whose tools are all sent (no index). */
 export function plainRun(registry: Registry = adapterRegistry()): Run {
   return registry.createRun();
+}
+
+/**
+ * An AI SDK model that calls `toolName` with `input` (JSON text) at its first step and says "done"
+ * at every later one; `seen` holds what each step was sent.
+ */
+export function toolCallThenDoneModel(
+  toolName: string,
+  input: string,
+): { model: MockLanguageModelV3; seen: LanguageModelV3CallOptions[] } {
+  const seen: LanguageModelV3CallOptions[] = [];
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 1, text: 1, reasoning: 0 },
+  };
+  const model = new MockLanguageModelV3({
+    doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
+      seen.push(options);
+      return seen.length === 1
+        ? {
+            content: [{ type: "tool-call", toolCallId: "c1", toolName, input }],
+            finishReason: { unified: "tool-calls", raw: undefined },
+            usage,
+            warnings: [],
+          }
+        : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+    },
+  });
+  return { model, seen };
 }

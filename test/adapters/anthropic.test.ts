@@ -10,7 +10,7 @@ import {
   runAnthropicToolUses,
 } from "agent-tool-catalog/anthropic";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { deleteNoteTool, readNoteTool, weatherForecastTool } from "./note-tools.js";
 
 function fixture(name: string): Anthropic.Messages.Message {
   return JSON.parse(
@@ -22,31 +22,9 @@ function catalog(): { registry: Registry; deleted: string[] } {
   const deleted: string[] = [];
   const registry = createRegistry({
     tools: [
-      defineTool({
-        name: "read_note",
-        description: "Read a note by its title.",
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => `Note "${title}": fly to Lisbon on Friday.`,
-      }),
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note permanently.",
-        tier: "deferred",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => {
-          deleted.push(title);
-          return `deleted ${title}`;
-        },
-      }),
-      defineTool({
-        name: "weather_forecast",
-        description: "Get the weather forecast for a city for the next days.",
-        tier: "deferred",
-        tags: ["weather"],
-        inputSchema: z.object({ city: z.string(), days: z.number().int().min(1).max(7).default(3) }),
-        handler: ({ city, days }) => ({ city, days, sky: "sunny" }),
-      }),
+      readNoteTool(),
+      deleteNoteTool(deleted),
+      weatherForecastTool(["weather"]),
       defineTool({
         name: "currency_convert",
         description: "Convert an amount between two currencies.",

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
+import { createRegistry, type Registry } from "agent-tool-catalog";
 import {
   type OpenAIChatResultMessage,
   type OpenAIChatToolMessage,
@@ -9,7 +9,7 @@ import {
 } from "agent-tool-catalog/openai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { deleteNoteTool, readNoteTool, weatherForecastTool } from "./note-tools.js";
 
 function fixture(name: string): OpenAI.Chat.Completions.ChatCompletion {
   return JSON.parse(
@@ -20,32 +20,7 @@ function fixture(name: string): OpenAI.Chat.Completions.ChatCompletion {
 function catalog(): { registry: Registry; deleted: string[] } {
   const deleted: string[] = [];
   const registry = createRegistry({
-    tools: [
-      defineTool({
-        name: "read_note",
-        description: "Read a note by its title.",
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => `Note "${title}": fly to Lisbon on Friday.`,
-      }),
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note permanently.",
-        tier: "deferred",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => {
-          deleted.push(title);
-          return `deleted ${title}`;
-        },
-      }),
-      defineTool({
-        name: "weather_forecast",
-        description: "Get the weather forecast for a city for the next days.",
-        tier: "deferred",
-        inputSchema: z.object({ city: z.string(), days: z.number().int().min(1).max(7).default(3) }),
-        handler: ({ city, days }) => ({ city, days, sky: "sunny" }),
-      }),
-    ],
+    tools: [readNoteTool(), deleteNoteTool(deleted), weatherForecastTool()],
   });
   return { registry, deleted };
 }

@@ -10,6 +10,7 @@ import {
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { readNoteTool, weatherForecastTool } from "./note-tools.js";
 
 function fixture(name: string): OpenAI.Responses.Response {
   return JSON.parse(
@@ -20,19 +21,8 @@ function fixture(name: string): OpenAI.Responses.Response {
 function catalog(): Registry {
   return createRegistry({
     tools: [
-      defineTool({
-        name: "read_note",
-        description: "Read a note by its title.",
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => `Note "${title}": fly to Lisbon on Friday.`,
-      }),
-      defineTool({
-        name: "weather_forecast",
-        description: "Get the weather forecast for a city for the next days.",
-        tier: "deferred",
-        inputSchema: z.object({ city: z.string(), days: z.number().int().min(1).max(7).default(3) }),
-        handler: ({ city, days }) => ({ city, days, sky: "sunny" }),
-      }),
+      readNoteTool(),
+      weatherForecastTool(),
       defineTool({
         name: "flaky_lookup",
         description: "A lookup whose backend is down.",

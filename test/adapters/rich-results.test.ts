@@ -1,16 +1,14 @@
 // Rich results (`toolContent`) through every adapter, typed against the providers' own SDK types:
 // a drift of a wire shape fails `tsc`; the values are checked here.
 
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import type Anthropic from "@anthropic-ai/sdk";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { PDF, PNG, plainRun } from "./adapter-fixtures.js";
+import { PDF, PNG, plainRun, toolCallThenDoneModel } from "./adapter-fixtures.js";
 
 const TIFF_LINE = /^\[image omitted: image\/tiff, 1 KiB; (Anthropic|OpenAI) takes no image\/tiff in tool results\]$/;
 
@@ -108,24 +106,7 @@ describe("OpenAI Chat: images in a user message after the tool messages", () => 
 
 describe("AI SDK: toModelOutput content", () => {
   it("sends image-data and file-data parts to the model, and keeps them in result.steps", async () => {
-    const seen: LanguageModelV3CallOptions[] = [];
-    const usage = {
-      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: 1, text: 1, reasoning: 0 },
-    };
-    const model = new MockLanguageModelV3({
-      doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
-        seen.push(options);
-        return seen.length === 1
-          ? {
-              content: [{ type: "tool-call", toolCallId: "c1", toolName: "screenshot", input: "{}" }],
-              finishReason: { unified: "tool-calls", raw: undefined },
-              usage,
-              warnings: [],
-            }
-          : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
-      },
-    });
+    const { model, seen } = toolCallThenDoneModel("screenshot", "{}");
     const { tools, prepareStep } = createAiSdkTools(plainRun());
     const result = await generateText({ model, tools, prepareStep, stopWhen: stepCountIs(3), prompt: "Look." });
     const toolMessage = seen[1]?.prompt.find((message) => message.role === "tool");

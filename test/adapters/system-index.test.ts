@@ -1,16 +1,14 @@
 // Every adapter carries the run's index (`run.systemPromptIndex()`) into the request by itself:
 // without it the model never learns the tools a listing run names (reached through `toolbox`).
 
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import type Anthropic from "@anthropic-ai/sdk";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { type AnthropicMessagesRequest, anthropicSystem, anthropicToolLoop } from "agent-tool-catalog/anthropic";
 import { openAIChatRequest, openAIChatSystemMessage, openAIResponsesRequest } from "agent-tool-catalog/openai";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { listingRun, plainRun } from "./adapter-fixtures.js";
+import { listingRun, plainRun, toolCallThenDoneModel } from "./adapter-fixtures.js";
 
 const ROW = "- note_archive: Archive old notes.";
 
@@ -80,24 +78,7 @@ describe("the run's index reaches the model", () => {
   });
 
   it("AI SDK: prepareStep puts the index after the host's system prompt, on every step", async () => {
-    const seen: LanguageModelV3CallOptions[] = [];
-    const usage = {
-      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: 1, text: 1, reasoning: 0 },
-    };
-    const model = new MockLanguageModelV3({
-      doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
-        seen.push(options);
-        return seen.length === 1
-          ? {
-              content: [{ type: "tool-call", toolCallId: "c1", toolName: "echo", input: '{"text":"x"}' }],
-              finishReason: { unified: "tool-calls", raw: undefined },
-              usage,
-              warnings: [],
-            }
-          : { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
-      },
-    });
+    const { model, seen } = toolCallThenDoneModel("echo", '{"text":"x"}');
     const { tools, prepareStep } = createAiSdkTools(listingRun());
     const result = await generateText({ model, tools, prepareStep, system: "Be brief.", stopWhen: stepCountIs(3), prompt: "hi" });
     for (const options of seen) {

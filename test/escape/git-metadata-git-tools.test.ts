@@ -15,32 +15,18 @@ import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "../
 import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { expectGitToolsAnswered, expectGitToolsFailed, gitToolCalls, makeSecretRepository } from "./support/git-tool-calls.js";
 
 const gitCapability = capability("git");
 const SECRET = "outside-secret-7f3a";
 const author = { name: "Outsider", email: "outsider@example.com" };
 
 /** Every git tool, each asked something the outside repository would answer. */
-const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
-  ["git_log_search", { query: SECRET }],
-  ["git_file_history", { path: "secret.txt" }],
-  ["git_blame_context", { path: "secret.txt", line: 1 }],
-  ["git_diff_range", { from: "HEAD~1" }],
-  ["git_contributor_context", {}],
-];
+const CALLS = gitToolCalls(SECRET, "secret.txt");
 
 let scratch: string;
 /** A repository outside every workspace, holding the secret. */
 let outside: FixtureRepository;
-
-function makeSecretRepository(directory: string): FixtureRepository {
-  mkdirSync(directory, { recursive: true });
-  git(directory, ["init", "-q"]);
-  const repository = new FixtureRepository(directory);
-  repository.write("secret.txt", "public\n").commit("first", author);
-  repository.write("secret.txt", `${SECRET}\n`).commit(`add ${SECRET}`, author);
-  return repository;
-}
 
 let counter = 0;
 function newWorkspace(): string {
@@ -49,38 +35,20 @@ function newWorkspace(): string {
   return directory;
 }
 
-async function callAll(workspace: string, sandbox: SandboxScope) {
-  const run = gitRun(workspace, {}, sandbox);
-  const results = [];
-  for (const [name, input] of CALLS) results.push({ name, result: await run.call(name, input) });
-  return results;
-}
-
 /** Every tool refused, with the structured code, and nothing of the outside repository in the answer. */
 async function expectRefused(workspace: string): Promise<void> {
-  for (const { name, result } of await callAll(workspace, "workspace")) {
-    const text = JSON.stringify(result);
-    expect(result.ok, `${name} must be refused: ${text.slice(0, 300)}`).toBe(false);
-    if (result.ok) continue;
-    expect(result.error.code, `${name}: ${text.slice(0, 300)}`).toBe("repository_outside_workspace");
-    expect(text).not.toContain(SECRET);
-    expect(text).not.toContain(outside.directory);
-  }
+  await expectGitToolsFailed(workspace, "workspace", CALLS, ["repository_outside_workspace"], [SECRET, outside.directory]);
 }
 
 /** Every tool answers from the secret repository (the layout works where it is allowed). */
 async function expectAnswered(workspace: string, sandbox: SandboxScope): Promise<void> {
-  for (const { name, result } of await callAll(workspace, sandbox)) {
-    expect(result.ok, `${name} (${sandbox}): ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
-  }
-  const search = await gitRun(workspace, {}, sandbox).call("git_log_search", { query: SECRET });
-  expect(JSON.stringify(search)).toContain(SECRET);
+  await expectGitToolsAnswered(workspace, sandbox, CALLS, SECRET);
 }
 
 describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only inside the workspace sandbox"), () => {
   beforeAll(() => {
     scratch = temporaryDirectory("escape-git-tools");
-    outside = makeSecretRepository(path.join(scratch, "outside"));
+    outside = makeSecretRepository(path.join(scratch, "outside"), SECRET);
   });
   afterAll(() => removeDirectory(scratch));
 
@@ -91,7 +59,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
     // Controls: followed without the sandbox; an inside gitdir works under it.
     await expectAnswered(workspace, "unrestricted");
     const inside = newWorkspace();
-    makeSecretRepository(path.join(inside, "repo-data"));
+    makeSecretRepository(path.join(inside, "repo-data"), SECRET);
     writeFileSync(path.join(inside, ".git"), "gitdir: repo-data/.git\n");
     await expectAnswered(inside, "workspace");
   });
@@ -113,7 +81,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
     await expectAnswered(workspace, "unrestricted");
     // Control: a commondir inside the workspace (a linked worktree of an inside repository) works.
     const inside = newWorkspace();
-    makeSecretRepository(path.join(inside, "main"));
+    makeSecretRepository(path.join(inside, "main"), SECRET);
     mkdirSync(path.join(inside, ".git"));
     writeFileSync(path.join(inside, ".git", "HEAD"), "ref: refs/heads/main\n");
     writeFileSync(path.join(inside, ".git", "commondir"), "../main/.git\n");
@@ -128,7 +96,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
     await expectRefused(workspace);
     await expectAnswered(workspace, "unrestricted");
     const inside = newWorkspace();
-    makeSecretRepository(path.join(inside, "origin"));
+    makeSecretRepository(path.join(inside, "origin"), SECRET);
     git(inside, ["clone", "-q", "--shared", path.join(inside, "origin"), path.join(inside, "clone")]);
     // The workspace holds both the clone and the repository it borrows from.
     writeFileSync(path.join(inside, ".git"), "gitdir: clone/.git\n");
@@ -141,7 +109,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
     await expectRefused(workspace);
     await expectAnswered(workspace, "unrestricted");
     const inside = newWorkspace();
-    makeSecretRepository(path.join(inside, "data"));
+    makeSecretRepository(path.join(inside, "data"), SECRET);
     symlinkSync(path.join(inside, "data", ".git"), path.join(inside, ".git"));
     await expectAnswered(inside, "workspace");
   });
@@ -233,9 +201,11 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools read only 
       ];
       for (const sandbox of ["workspace", "unrestricted"] as const) {
         const run = gitRun(workspace, {}, sandbox);
-        for (const [name, input] of [...CALLS, ["git_diff_range", { from: "HEAD~1", path: "a.txt" }] as const]) {
-          const input2 = name === "git_blame_context" || name === "git_file_history" ? { ...input, path: "a.txt" } : input;
-          const result = await run.call(name, input2);
+        for (const [name, input] of [
+          ...gitToolCalls(SECRET, "a.txt"),
+          ["git_diff_range", { from: "HEAD~1", path: "a.txt" }] as const,
+        ]) {
+          const result = await run.call(name, input);
           expect({ name, sandbox, ok: result.ok }).toEqual({ name, sandbox, ok: true });
         }
       }

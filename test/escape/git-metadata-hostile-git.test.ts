@@ -8,37 +8,22 @@
  */
 import { cpSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import type { SandboxScope } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { type FixtureRepository, git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
 import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { expectGitToolsAnswered, expectGitToolsFailed, gitToolCalls, makeSecretRepository } from "./support/git-tool-calls.js";
 
 const gitCapability = capability("git");
 const SECRET = "hostile-outside-secret-51c2";
-const author = { name: "Outsider", email: "outsider@example.com" };
 
-const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
-  ["git_log_search", { query: SECRET }],
-  ["git_file_history", { path: "secret.txt" }],
-  ["git_blame_context", { path: "secret.txt", line: 1 }],
-  ["git_diff_range", { from: "HEAD~1" }],
-  ["git_contributor_context", {}],
-];
+const CALLS = gitToolCalls(SECRET, "secret.txt");
 
 let scratch: string;
 let outside: FixtureRepository;
 let counter = 0;
-
-function makeSecretRepository(directory: string): FixtureRepository {
-  mkdirSync(directory, { recursive: true });
-  git(directory, ["init", "-q"]);
-  const repository = new FixtureRepository(directory);
-  repository.write("secret.txt", "public\n").commit("first", author);
-  repository.write("secret.txt", `${SECRET}\n`).commit(`add ${SECRET}`, author);
-  return repository;
-}
 
 function newWorkspace(): string {
   const directory = path.join(scratch, `workspace-${++counter}`);
@@ -46,34 +31,13 @@ function newWorkspace(): string {
   return directory;
 }
 
-async function callAll(workspace: string, sandbox: SandboxScope): Promise<{ name: string; result: ToolCallResult }[]> {
-  const run = gitRun(workspace, {}, sandbox);
-  const results = [];
-  for (const [name, input] of CALLS) {
-    const started = performance.now();
-    results.push({ name, result: await run.call(name, input) });
-    expect(performance.now() - started, name).toBeLessThan(10_000);
-  }
-  return results;
-}
-
 /** Every tool fails with one of `codes`, showing nothing of the outside repository. */
 async function expectFailed(workspace: string, sandbox: SandboxScope, codes: readonly string[]): Promise<void> {
-  for (const { name, result } of await callAll(workspace, sandbox)) {
-    const text = JSON.stringify(result);
-    expect(result.ok, `${name} (${sandbox}) must fail: ${text.slice(0, 300)}`).toBe(false);
-    if (!result.ok) expect(codes, `${name} (${sandbox}): ${text.slice(0, 300)}`).toContain(result.error.code);
-    expect(text).not.toContain(SECRET);
-    expect(text).not.toContain(outside.directory);
-  }
+  await expectGitToolsFailed(workspace, sandbox, CALLS, codes, [SECRET, outside.directory]);
 }
 
 async function expectAnswered(workspace: string, sandbox: SandboxScope): Promise<void> {
-  for (const { name, result } of await callAll(workspace, sandbox)) {
-    expect(result.ok, `${name} (${sandbox}): ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
-  }
-  const search = await gitRun(workspace, {}, sandbox).call("git_log_search", { query: SECRET });
-  expect(JSON.stringify(search)).toContain(SECRET);
+  await expectGitToolsAnswered(workspace, sandbox, CALLS, SECRET);
 }
 
 /** Whether the git CLI can resolve `revision` in `directory`. */
@@ -91,7 +55,7 @@ describe.skipIf(gitCapability.missing)(
   () => {
     beforeAll(() => {
       scratch = temporaryDirectory("escape-hostile-git");
-      outside = makeSecretRepository(path.join(scratch, "outside"));
+      outside = makeSecretRepository(path.join(scratch, "outside"), SECRET);
       git(outside.directory, ["repack", "-adq"]);
     });
     afterAll(() => removeDirectory(scratch));

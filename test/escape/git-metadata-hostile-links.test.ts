@@ -9,24 +9,18 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import type { SandboxScope } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
-import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { expectGitToolsAnswered, expectGitToolsFailed, gitToolCalls } from "./support/git-tool-calls.js";
 
 const gitCapability = capability("git");
 const MARKER = "linked-file-marker-7d31";
 const author = { name: "Linker", email: "linker@example.com" };
 
-const CALLS: readonly (readonly [string, Record<string, unknown>])[] = [
-  ["git_log_search", { query: MARKER }],
-  ["git_file_history", { path: "file.txt" }],
-  ["git_blame_context", { path: "file.txt", line: 1 }],
-  ["git_diff_range", { from: "HEAD~1" }],
-  ["git_contributor_context", {}],
-];
+const CALLS = gitToolCalls(MARKER, "file.txt");
 
 let scratch: string;
 let template: string;
@@ -34,32 +28,12 @@ let counter = 0;
 let branch = "";
 let graphChainFile = "";
 
-async function callAll(workspace: string, sandbox: SandboxScope): Promise<{ name: string; result: ToolCallResult }[]> {
-  const run = gitRun(workspace, {}, sandbox);
-  const results = [];
-  for (const [name, input] of CALLS) {
-    const started = performance.now();
-    results.push({ name, result: await run.call(name, input) });
-    expect(performance.now() - started, name).toBeLessThan(10_000);
-  }
-  return results;
-}
-
 async function expectRefused(workspace: string, outsideDirectory: string): Promise<void> {
-  for (const { name, result } of await callAll(workspace, "workspace")) {
-    const text = JSON.stringify(result);
-    expect(result.ok, `${name} must be refused: ${text.slice(0, 300)}`).toBe(false);
-    if (!result.ok) expect(result.error.code, `${name}: ${text.slice(0, 300)}`).toBe("repository_outside_workspace");
-    expect(text).not.toContain(outsideDirectory);
-  }
+  await expectGitToolsFailed(workspace, "workspace", CALLS, ["repository_outside_workspace"], [outsideDirectory]);
 }
 
 async function expectAnswered(workspace: string, sandbox: SandboxScope): Promise<void> {
-  for (const { name, result } of await callAll(workspace, sandbox)) {
-    expect(result.ok, `${name} (${sandbox}): ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
-  }
-  const search = await gitRun(workspace, {}, sandbox).call("git_log_search", { query: MARKER });
-  expect(JSON.stringify(search)).toContain(MARKER);
+  await expectGitToolsAnswered(workspace, sandbox, CALLS, MARKER);
 }
 
 /** A fresh workspace holding a copy of the template repository, prepared by `prepare` (git CLI). */

@@ -57,6 +57,35 @@ function openDescriptors(...suffixes: string[]): number {
   return count;
 }
 
+/** Runs `body` on a copy of `repository` (its `.git` as it is), removed afterwards. */
+async function withCopy(
+  repository: FixtureRepository,
+  name: string,
+  body: (copy: FixtureRepository) => Promise<void>,
+): Promise<void> {
+  const copy = FixtureRepository.create(name);
+  try {
+    execFileSync("cp", ["-a", `${repository.directory}/.git/.`, path.join(copy.directory, ".git")]);
+    await body(copy);
+  } finally {
+    removeDirectory(copy.directory);
+  }
+}
+
+/** Reading `oids` one by one, one read is refused because a file it opens again was replaced. */
+async function expectReplacedRefused(store: NodeObjectStore, oids: readonly string[]): Promise<void> {
+  let refused: unknown;
+  for (const oid of oids) {
+    try {
+      await store.read(oid);
+    } catch (error) {
+      refused = error;
+      break;
+    }
+  }
+  expect(refused).toMatchObject({ code: "missing_object", message: expect.stringContaining("was replaced") });
+}
+
 function objectHash(type: string, content: Buffer): string {
   return createHash("sha1").update(`${type} ${content.length}\u0000`).update(content).digest("hex");
 }
@@ -107,9 +136,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
   }, 120_000);
 
   it("refuses an index replaced by another file after its descriptor was given up", async () => {
-    const copy = FixtureRepository.create("many-packs-copy");
-    try {
-      execFileSync("cp", ["-a", `${repository.directory}/.git/.`, path.join(copy.directory, ".git")]);
+    await withCopy(repository, "many-packs-copy", async (copy) => {
       const packDirectory = path.join(copy.directory, ".git", "objects", "pack");
       // Control: with one descriptor for 300 indexes, every lookup opens indexes again, and that works.
       const control = openStore(copy.directory, { openFiles: 1 });
@@ -130,28 +157,15 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
         }
         // Ids of first bytes not looked up yet: some index must read a bucket from its (replaced) file.
         const unread = commits.filter((oid) => oid.slice(0, 2) !== commits[0]?.slice(0, 2)).slice(0, 20);
-        let refused: unknown;
-        for (const oid of unread) {
-          try {
-            await store.read(oid);
-          } catch (error) {
-            refused = error;
-            break;
-          }
-        }
-        expect(refused).toMatchObject({ code: "missing_object", message: expect.stringContaining("was replaced") });
+        await expectReplacedRefused(store, unread);
       } finally {
         store.close();
       }
-    } finally {
-      removeDirectory(copy.directory);
-    }
+    });
   }, 120_000);
 
   it("refuses a pack replaced by another file after its descriptor was given up", async () => {
-    const copy = FixtureRepository.create("many-packs-pack-copy");
-    try {
-      execFileSync("cp", ["-a", `${repository.directory}/.git/.`, path.join(copy.directory, ".git")]);
+    await withCopy(repository, "many-packs-pack-copy", async (copy) => {
       const packDirectory = path.join(copy.directory, ".git", "objects", "pack");
       const packs = indexes.map((name) => path.join(packDirectory, name.replace(/\.idx$/, ".pack")));
       // Control: with one descriptor for 300 packs and indexes, every read opens files again, and that works.
@@ -175,22 +189,11 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("NodeObjectStore's in
           appendFileSync(`${file}.new`, Buffer.alloc(4096));
           renameSync(`${file}.new`, file);
         }
-        let refused: unknown;
-        for (const oid of read) {
-          try {
-            await store.read(oid);
-          } catch (error) {
-            refused = error;
-            break;
-          }
-        }
-        expect(refused).toMatchObject({ code: "missing_object", message: expect.stringContaining("was replaced") });
+        await expectReplacedRefused(store, read);
       } finally {
         store.close();
       }
-    } finally {
-      removeDirectory(copy.directory);
-    }
+    });
   }, 120_000);
 
   it("a commit-graph used after its store was closed refuses to read", () => {

@@ -5,26 +5,11 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/tool/json-schema.js";
 import { type CreateWorker, type SchemaCheckResult, SchemaCheckWorker } from "../../src/tool/schema-check-worker.js";
+import { doubleCheck } from "./servers/slow-schemas.mjs";
 
 const PLAIN: JsonSchema = { type: "object", properties: { n: { type: "number" } } };
 
-/**
- * An anyOf whose first branch checks the nested value and then fails, so every level checks it
- * twice: 2^depth steps (minutes at 30), compiled in milliseconds.
- */
-const DOUBLE_CHECK: JsonSchema = {
-  type: "object",
-  properties: { tree: { $ref: "#/$defs/node" } },
-  $defs: {
-    node: {
-      anyOf: [
-        { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] },
-        { properties: { child: { $ref: "#/$defs/node" } } },
-      ],
-    },
-  },
-};
-
+/** An argument nested `depth` deep: 2^depth checks against `doubleCheck` (minutes at 30). */
 function nested(depth: number): unknown {
   let node: Record<string, unknown> = {};
   for (let level = 0; level < depth; level++) node = { child: node };
@@ -52,7 +37,7 @@ async function busyPool(
 ): Promise<{ pool: SchemaCheckWorker; slow: Promise<SchemaCheckResult> }> {
   const pool = new SchemaCheckWorker({ createWorker: create });
   expect(await pool.check(1, PLAIN, { n: 1 }, 20_000)).toEqual({ kind: "checked", issues: undefined });
-  return { pool, slow: pool.check(2, DOUBLE_CHECK, nested(30), slowMs) };
+  return { pool, slow: pool.check(2, doubleCheck, nested(30), slowMs) };
 }
 
 describe("schema check pool: a thread that cannot start", () => {

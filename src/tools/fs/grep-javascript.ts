@@ -2,7 +2,7 @@ import { type FileHandle, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
-import { ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
+import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
 import { clipLineText } from "./grep-line-text.js";
@@ -71,11 +71,10 @@ export async function searchWithJavaScript(options: {
     try {
       const found = take(file);
       let firstNumber = 1;
-      // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its cutoff.
-      const end = options.startIsFile
-        ? undefined
-        : ((await ripgrepBinaryCutoff((at, length) => readAt(handle, at, length))) ?? Infinity);
-      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, end)) {
+      // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its
+      // cutoff, worked out from the same reads.
+      const binary = options.startIsFile ? undefined : new RipgrepBinaryScan();
+      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, binary)) {
         const [matched = []] = await matcher.match([text], signal);
         const lines = splitLines(text);
         if (found(lines, firstNumber, matched)) return true;
@@ -148,18 +147,11 @@ async function readText(
   const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
   if (bytes instanceof Error) return { unreadable: bytes.code ?? bytes.message };
   if (inDirectory && bytes.includes(0)) {
-    const cutoff = (await ripgrepBinaryCutoff(async (at, length) => bytes.subarray(at, at + length))) ?? bytes.length;
+    const cutoff = ripgrepBinaryCutoff(bytes) ?? bytes.length;
     return cutoff === 0 ? undefined : bytes.subarray(0, cutoff).toString("utf8");
   }
   if (looksBinary(bytes)) return undefined;
   return bytes.toString("utf8");
-}
-
-/** Up to `length` bytes of `handle` at `position` (fewer at its end). */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead);
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */

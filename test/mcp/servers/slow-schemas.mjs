@@ -33,3 +33,15 @@ export const doubleCheck = {
     },
   },
 };
+
+/**
+ * An anyOf of two branches that both check the nested value and then fail, so every level keeps
+ * both branches' errors: 2^depth error objects for an argument nested depth deep that lacks
+ * `never` (past the check thread's heap at depth 40), linear time for one that has it everywhere.
+ */
+const failsAfterChild = { allOf: [{ properties: { child: { $ref: "#/$defs/node" } } }, { required: ["never"] }] };
+export const errorFlood = {
+  type: "object",
+  properties: { tree: { $ref: "#/$defs/node" } },
+  $defs: { node: { anyOf: [failsAfterChild, failsAfterChild] } },
+};
