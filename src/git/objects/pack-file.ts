@@ -184,6 +184,11 @@ export class PackFile {
     return basename(this.path);
   }
 
+  /** The data offset of the entry being inflated, for {@link describeEntry}. */
+  private describing = 0;
+  /** Names that entry in an error, made only when one is thrown (one text per object read cost more than the check). */
+  private readonly describeEntry = (): string => `The entry at ${this.describing} in pack ${this.name}`;
+
   private entryAt(offset: number): PackEntry {
     // An offset comes from the index or a delta: either can point anywhere, including past the end.
     this.open();
@@ -236,11 +241,8 @@ export class PackFile {
   /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
   /** Refuses a size header that lies (or asks for more than the tools read) before its buffer is allocated. */
   private checkSize(entry: PackEntry): void {
-    checkClaimedSize(
-      `The entry at ${entry.dataStart} in pack ${this.name}`,
-      entry.size,
-      this.size - TRAILER_BYTES - entry.dataStart,
-    );
+    this.describing = entry.dataStart;
+    checkClaimedSize(this.describeEntry, entry.size, this.size - TRAILER_BYTES - entry.dataStart);
   }
 
   private inflateEntry(entry: PackEntry, output: Buffer): Buffer {
@@ -250,7 +252,8 @@ export class PackFile {
     const input = this.span(entry.dataStart, length);
     const start = this.spanStart;
     const available = Math.min(length, input.length - start);
-    this.inflater.inflateInto(input, start, available, output, entry.size, `Pack entry at ${entry.dataStart} in ${this.name}`);
+    this.describing = entry.dataStart;
+    this.inflater.inflateInto(input, start, available, output, entry.size, this.describeEntry);
     return output;
   }
 
