@@ -8,7 +8,7 @@ import { CommitWalk } from "./history/commit-walk.js";
 import { ASCII_LOWER } from "./history/message-cache.js";
 import { parseSince } from "./history/since.js";
 import type { LogSearchInput, LogSearchMatch, LogSearchOutput } from "./log-search-tool.js";
-import { type CommitRecord, GraphCommit } from "./objects/parse-objects.js";
+import { type CommitRecord, GraphCommit, parentCount } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
@@ -147,7 +147,7 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   // The walk already dropped the commits that do not change the path (history simplification).
   if (mode !== "pickaxe" && messageMatches(search, commit)) matched.push("message");
   // As in `git log -S`, a merge has no diff of its own, so only its message can match.
-  if (mode !== "message" && commit.parents.length < 2) {
+  if (mode !== "message" && parentCount(commit) < 2) {
     files = await pickaxeFiles(search.repository, commit, search.scope, search.needle, search.counted);
     if (files.length > 0) matched.push("pickaxe");
   }
