@@ -68,7 +68,8 @@ export class Inflater {
    */
   inflate(input: Uint8Array, size: number, what: string): Buffer {
     // One spare byte: a stream longer than recorded fills it, one of the right size leaves it free.
-    const output = Buffer.allocUnsafe(size + 1);
+    // Its own memory, not a slice of node's shared pool: the object may be cached (see applyDelta).
+    const output = Buffer.allocUnsafeSlow(size + 1);
     if (!this.open()) return this.fallback(input, size, what);
     this.inflateInto(input, 0, input.length, output, size, what);
     return output.subarray(0, size);

@@ -235,7 +235,8 @@ export class PackFile {
 
   private inflate(entry: PackEntry): Buffer {
     this.checkSize(entry);
-    return this.inflateEntry(entry, Buffer.allocUnsafe(entry.size + 1)).subarray(0, entry.size);
+    // Its own memory, as a delta's result (see applyDelta): the caches weigh what they keep.
+    return this.inflateEntry(entry, Buffer.allocUnsafeSlow(entry.size + 1)).subarray(0, entry.size);
   }
 
   /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
