@@ -39,12 +39,13 @@ export interface PackReadOptions {
   readonly keptBytes?: number;
 }
 
+/** One entry's header. Every field is always present: one object shape for every entry keeps the reads of it monomorphic. */
 interface PackEntry {
   readonly kind: number;
   readonly size: number;
   readonly dataStart: number;
-  readonly baseOffset?: number;
-  readonly baseOid?: string;
+  readonly baseOffset: number | undefined;
+  readonly baseOid: string | undefined;
 }
 
 /** One window of a pack: its bytes (a view of a buffer of the full window size) and when it was last used. */
@@ -223,14 +224,14 @@ export class PackFile {
           `the delta at ${offset} in pack ${this.name} names a base at distance ${distance}, which is not before it.`,
         );
       }
-      return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance };
+      return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance, baseOid: undefined };
     }
     if (kind === REF_DELTA) {
       const baseOid = header.toString("hex", position, position + 20);
-      return { kind, size, dataStart: offset + position - start + 20, baseOid };
+      return { kind, size, dataStart: offset + position - start + 20, baseOffset: undefined, baseOid };
     }
     if (position - start > read) throw corruptObject(`a truncated entry at ${offset} in pack ${this.name}.`);
-    return { kind, size, dataStart: offset + position - start };
+    return { kind, size, dataStart: offset + position - start, baseOffset: undefined, baseOid: undefined };
   }
 
   private inflate(entry: PackEntry): Buffer {
@@ -274,6 +275,22 @@ export class PackFile {
    * is read through the store (nested, with its depth bounded there).
    */
   readAt(offset: number): GitObject {
+    const cached = this.bases.get(offset);
+    if (cached !== undefined) return cached;
+    // The common cases of a walk, with nothing allocated but the object: a whole object, or an
+    // offset delta whose base was built just before (an older version of a file or directory).
+    const entry = this.entryAt(offset);
+    const type = BASE_TYPES[entry.kind];
+    if (type !== undefined) return { type, content: this.inflate(entry) };
+    const base = entry.baseOffset === undefined ? undefined : this.bases.get(entry.baseOffset);
+    if (base === undefined) return this.readChain(offset);
+    const object = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
+    this.bases.set(offset, object);
+    return object;
+  }
+
+  /** {@link readAt} of a delta whose base is not at hand: the chain down to a base, then back up. */
+  private readChain(offset: number): GitObject {
     const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
     let base: GitObject | undefined;
     let at = offset;
