@@ -1,4 +1,4 @@
-import type { CommitRecord, Signature } from "./objects/parse-objects.js";
+import { type CommitRecord, parentCount, type Signature } from "./objects/parse-objects.js";
 
 /** Hex digits of the commit ids in answers: short to read, long enough to stay unique. */
 export const SHORT_ID_LENGTH = 10;
@@ -54,6 +54,6 @@ export function summarize(commit: CommitRecord): CommitSummary {
     date: isoDate(commit.author),
     author: commit.author.name,
     subject: subjectOf(commit.message),
-    ...(commit.parents.length > 1 ? { merge: true as const } : {}),
+    ...(parentCount(commit) > 1 ? { merge: true as const } : {}),
   };
 }

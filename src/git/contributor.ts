@@ -7,7 +7,7 @@ import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
 import { parseSince } from "./history/since.js";
-import type { CommitRecord } from "./objects/parse-objects.js";
+import { type CommitRecord, parentCount } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
@@ -27,7 +27,7 @@ interface Tally {
 async function lineTotals(repository: GitRepository, commit: CommitRecord, scope: string) {
   let added = 0;
   let removed = 0;
-  if (commit.parents.length > 1) return { added, removed };
+  if (parentCount(commit) > 1) return { added, removed };
   for (const change of await commitChangesWithRenames(repository, commit, scope)) {
     const diff = await fileLineCounts(
       repository,
@@ -54,7 +54,7 @@ async function tallyCommit(repository: GitRepository, commit: CommitRecord, scop
     last: commit,
   };
   tally.commits++;
-  if (commit.parents.length > 1) tally.merges++;
+  if (parentCount(commit) > 1) tally.merges++;
   tally.added += lines.added;
   tally.removed += lines.removed;
   if (commit.author.timestamp < tally.first.author.timestamp) tally.first = commit;

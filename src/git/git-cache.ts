@@ -79,10 +79,10 @@ export interface RepositoryCaches {
   readonly trees: LruCache<number, GitTree>;
   /** Blob contents by id. */
   readonly blobs: LruCache<string, Buffer>;
-  /** A commit's changes against its first parent, by commit id and path scope. */
-  readonly changes: LruCache<string, readonly FileChange[]>;
+  /** A commit's changes against its first parent, by commit id and path scope (a commit-graph commit with no scope: by its position). */
+  readonly changes: LruCache<string | number, readonly FileChange[]>;
   /** The same with renames paired. */
-  readonly renamedChanges: LruCache<string, readonly ResolvedChange[]>;
+  readonly renamedChanges: LruCache<string | number, readonly ResolvedChange[]>;
   /** Line diffs by the two blob ids. */
   readonly lineDiffs: LruCache<string, FileDiff>;
   /** What is at a path in a tree (`null`: nothing), by tree id and path: history walks ask it per commit. */

@@ -8,7 +8,7 @@ import { CommitWalk } from "./history/commit-walk.js";
 import { ASCII_LOWER } from "./history/message-cache.js";
 import { parseSince } from "./history/since.js";
 import type { LogSearchInput, LogSearchMatch, LogSearchOutput } from "./log-search-tool.js";
-import { type CommitRecord, GraphCommit } from "./objects/parse-objects.js";
+import { type CommitRecord, GraphCommit, parentCount } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
@@ -17,14 +17,34 @@ import { withRepository } from "./with-repository.js";
 const MAX_FILES_PER_MATCH = 10;
 const GITLINK = "160000";
 
+/**
+ * How often `needle` occurs in `blob`, remembered per blob for one search: a walk meets most blobs
+ * twice (as the new side of one commit and the old side of an older one), and the cache hands
+ * back the same buffer both times.
+ */
+function countIn(blob: Buffer, needle: Buffer, counted: WeakMap<Buffer, number>): number {
+  let count = counted.get(blob);
+  if (count === undefined) {
+    count = countOccurrences(blob, needle);
+    counted.set(blob, count);
+  }
+  return count;
+}
+
 /** Paths whose count of `needle` changed in `commit`, with renames paired so a moved file does not count. */
-async function pickaxeFiles(repository: GitRepository, commit: CommitRecord, scope: string, needle: Buffer): Promise<string[]> {
+async function pickaxeFiles(
+  repository: GitRepository,
+  commit: CommitRecord,
+  scope: string,
+  needle: Buffer,
+  counted: WeakMap<Buffer, number>,
+): Promise<string[]> {
   const changes = await commitChanges(repository, commit, scope);
   // The node driver reads blobs synchronously: no promise per blob of a walk over hundreds of commits.
   const count = async (oid: string | undefined, mode: string | undefined) =>
     oid === undefined || mode === GITLINK
       ? 0
-      : countOccurrences(repository.blobSync(oid) ?? (await repository.blob(oid)), needle);
+      : countIn(repository.blobSync(oid) ?? (await repository.blob(oid)), needle, counted);
   const counts = new Map<string, number>();
   const changed: string[] = [];
   let additions = 0;
@@ -64,6 +84,8 @@ interface Search {
   /** The lowered query's bytes when it is ASCII (then ASCII messages are matched as bytes). */
   readonly asciiQuery: Buffer | undefined;
   readonly needle: Buffer;
+  /** Occurrences of the needle per blob read so far (see {@link countIn}). */
+  readonly counted: WeakMap<Buffer, number>;
 }
 
 function isAsciiText(text: string): boolean {
@@ -125,8 +147,8 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   // The walk already dropped the commits that do not change the path (history simplification).
   if (mode !== "pickaxe" && messageMatches(search, commit)) matched.push("message");
   // As in `git log -S`, a merge has no diff of its own, so only its message can match.
-  if (mode !== "message" && commit.parents.length < 2) {
-    files = await pickaxeFiles(search.repository, commit, search.scope, search.needle);
+  if (mode !== "message" && parentCount(commit) < 2) {
+    files = await pickaxeFiles(search.repository, commit, search.scope, search.needle, search.counted);
     if (files.length > 0) matched.push("pickaxe");
   }
   if (matched.length === 0) return undefined;
@@ -149,6 +171,7 @@ async function searchLog(runtime: GitToolRuntime, repository: GitRepository, inp
     lowered: input.query.toLowerCase(),
     asciiQuery: isAsciiText(input.query.toLowerCase()) ? Buffer.from(input.query.toLowerCase(), "latin1") : undefined,
     needle: Buffer.from(input.query, "utf8"),
+    counted: new WeakMap(),
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   const limit = input.max_results ?? 20;

@@ -37,14 +37,19 @@ export class LruCache<Key, Value> {
 
   /** Stores a value; when the young half is full, the old half is forgotten. */
   set(key: Key, value: Value): void {
-    if (this.young.has(key)) return;
     this.add(key, value);
   }
 
   private add(key: Key, value: Value): void {
     const weight = this.weigh(value);
     if (weight > this.half) return;
-    this.young.set(key, value);
+    const young = this.young;
+    const size = young.size;
+    // One hash lookup, not `has` then `set` (a walk stores thousands of objects). A key already
+    // young is not weighed twice; its value is replaced, by an equal object (objects never change)
+    // or, where a cache keys by part of an id, by another object that every hit checks by id.
+    young.set(key, value);
+    if (young.size === size) return;
     this.youngWeight += weight;
     if (this.youngWeight > this.half) {
       this.old = this.young;

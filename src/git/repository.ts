@@ -179,7 +179,7 @@ export class GitRepository {
     const tree = scratch
       ? new GitTree(object.content, new Uint8Array(source.subarray(at, at + 20)), 0)
       : new GitTree(object.content, source, at);
-    // Two ids that share the key's bits keep the first tree cached; the other is read each time (still right).
+    // Two ids that share the key's bits keep the one read last cached; the other is read again when asked (still right).
     trees.set(key, tree);
     return tree;
   }

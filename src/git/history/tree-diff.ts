@@ -176,6 +176,21 @@ function walkTreesRaw(walk: Walk, oldTree: GitTree, newTree: GitTree): void {
 }
 
 /**
+ * {@link diffTrees} of two trees already read (needs {@link GitRepository.rawReads}), synchronously:
+ * a commit from the commit-graph is compared with its parent by the tree ids the graph stores,
+ * with no id turned into text and back.
+ */
+export function diffReadTrees(repository: GitRepository, before: GitTree, after: GitTree, scope: string): FileChange[] {
+  const walk: Walk = { repository, scope: scope === "" ? [] : scope.split("/"), changes: [] };
+  if (before !== after) walkTreesRaw(walk, before, after);
+  return walk.changes.sort(byPath);
+}
+
+function byPath(x: FileChange, y: FileChange): number {
+  return x.path < y.path ? -1 : x.path > y.path ? 1 : 0;
+}
+
+/**
  * The files that differ between two trees, limited to `scope` (a file or directory path; "" for
  * everything), sorted by path. Only subtrees whose ids differ are read, so the cost follows the
  * size of the change, not of the repository.
@@ -192,5 +207,5 @@ export async function diffTrees(
   } else {
     await walkTrees(walk, before, after, "", 0);
   }
-  return walk.changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  return walk.changes.sort(byPath);
 }

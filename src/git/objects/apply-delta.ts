@@ -72,7 +72,9 @@ export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.lengt
       `A packed delta builds a ${targetSize}-byte object; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`,
     );
   }
-  const output = Buffer.allocUnsafe(targetSize);
+  // Its own memory, not a slice of node's shared 8 KiB pool: caches keep the object, and a small one
+  // kept in a pool slab held the whole slab (and whatever else was cut from it) under its own weight.
+  const output = Buffer.allocUnsafeSlow(targetSize);
   let written = 0;
   while (cursor < length) {
     const op = delta[cursor++] as number;

@@ -1,5 +1,6 @@
 import { constants, Inflate, inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
+import { describe, type ObjectDescription } from "./object-limits.js";
 
 /** The native zlib handle under a node `Inflate` stream (node's own sync calls use the same two methods). */
 interface NativeInflate {
@@ -21,8 +22,8 @@ interface StreamInternals {
   readonly _writeState?: Uint32Array;
 }
 
-function corrupt(what: string): CatalogError {
-  return new CatalogError("corrupt_object", `${what} does not inflate to its recorded size.`);
+function corrupt(what: ObjectDescription): CatalogError {
+  return new CatalogError("corrupt_object", `${describe(what)} does not inflate to its recorded size.`);
 }
 
 /**
@@ -67,7 +68,8 @@ export class Inflater {
    */
   inflate(input: Uint8Array, size: number, what: string): Buffer {
     // One spare byte: a stream longer than recorded fills it, one of the right size leaves it free.
-    const output = Buffer.allocUnsafe(size + 1);
+    // Its own memory, not a slice of node's shared pool: the object may be cached (see applyDelta).
+    const output = Buffer.allocUnsafeSlow(size + 1);
     if (!this.open()) return this.fallback(input, size, what);
     this.inflateInto(input, 0, input.length, output, size, what);
     return output.subarray(0, size);
@@ -79,7 +81,7 @@ export class Inflater {
    * view or buffer allocated: a pack window is read in place, a delta goes to reused scratch.
    * @throws CatalogError `corrupt_object` as {@link inflate}
    */
-  inflateInto(input: Uint8Array, offset: number, length: number, output: Buffer, size: number, what: string): void {
+  inflateInto(input: Uint8Array, offset: number, length: number, output: Buffer, size: number, what: ObjectDescription): void {
     if (!this.open()) {
       this.fallback(input.subarray(offset, offset + length), size, what).copy(output);
       return;
@@ -100,7 +102,7 @@ export class Inflater {
     if (left !== 1) throw corrupt(what);
   }
 
-  private fallback(input: Uint8Array, size: number, what: string): Buffer {
+  private fallback(input: Uint8Array, size: number, what: ObjectDescription): Buffer {
     let content: Buffer;
     try {
       content = inflateSync(input, { chunkSize: Math.max(64, size + 1) });

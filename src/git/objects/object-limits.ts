@@ -31,15 +31,29 @@ export function corruptObject(detail: string): CatalogError {
 }
 
 /**
+ * What an error names: the text, or a function that makes it only when an error is thrown (a pack
+ * read checks every object, and building the text for each cost more than the check).
+ */
+export type ObjectDescription = string | (() => string);
+
+/** The text of an {@link ObjectDescription}. */
+export function describe(what: ObjectDescription): string {
+  return typeof what === "string" ? what : what();
+}
+
+/**
  * Refuses an object whose header claims `size` bytes when that is over {@link MAX_OBJECT_BYTES}
  * (`too_large`) or more than `compressedBytes` of zlib data can hold (`corrupt_object`).
  * @throws CatalogError `too_large` or `corrupt_object`
  */
-export function checkClaimedSize(what: string, size: number, compressedBytes: number): void {
+export function checkClaimedSize(what: ObjectDescription, size: number, compressedBytes: number): void {
   if (size > maxInflatedBytes(compressedBytes)) {
-    throw corruptObject(`${what} claims ${size} bytes, more than its ${compressedBytes} compressed bytes can hold.`);
+    throw corruptObject(`${describe(what)} claims ${size} bytes, more than its ${compressedBytes} compressed bytes can hold.`);
   }
   if (size > MAX_OBJECT_BYTES) {
-    throw new CatalogError("too_large", `${what} is ${size} bytes; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`);
+    throw new CatalogError(
+      "too_large",
+      `${describe(what)} is ${size} bytes; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`,
+    );
   }
 }

@@ -39,12 +39,13 @@ export interface PackReadOptions {
   readonly keptBytes?: number;
 }
 
+/** One entry's header. Every field is always present: one object shape for every entry keeps the reads of it monomorphic. */
 interface PackEntry {
   readonly kind: number;
   readonly size: number;
   readonly dataStart: number;
-  readonly baseOffset?: number;
-  readonly baseOid?: string;
+  readonly baseOffset: number | undefined;
+  readonly baseOid: string | undefined;
 }
 
 /** One window of a pack: its bytes (a view of a buffer of the full window size) and when it was last used. */
@@ -184,6 +185,11 @@ export class PackFile {
     return basename(this.path);
   }
 
+  /** The data offset of the entry being inflated, for {@link describeEntry}. */
+  private describing = 0;
+  /** Names that entry in an error, made only when one is thrown (one text per object read cost more than the check). */
+  private readonly describeEntry = (): string => `The entry at ${this.describing} in pack ${this.name}`;
+
   private entryAt(offset: number): PackEntry {
     // An offset comes from the index or a delta: either can point anywhere, including past the end.
     this.open();
@@ -218,29 +224,27 @@ export class PackFile {
           `the delta at ${offset} in pack ${this.name} names a base at distance ${distance}, which is not before it.`,
         );
       }
-      return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance };
+      return { kind, size, dataStart: offset + position - start, baseOffset: offset - distance, baseOid: undefined };
     }
     if (kind === REF_DELTA) {
       const baseOid = header.toString("hex", position, position + 20);
-      return { kind, size, dataStart: offset + position - start + 20, baseOid };
+      return { kind, size, dataStart: offset + position - start + 20, baseOffset: undefined, baseOid };
     }
     if (position - start > read) throw corruptObject(`a truncated entry at ${offset} in pack ${this.name}.`);
-    return { kind, size, dataStart: offset + position - start };
+    return { kind, size, dataStart: offset + position - start, baseOffset: undefined, baseOid: undefined };
   }
 
   private inflate(entry: PackEntry): Buffer {
     this.checkSize(entry);
-    return this.inflateEntry(entry, Buffer.allocUnsafe(entry.size + 1)).subarray(0, entry.size);
+    // Its own memory, as a delta's result (see applyDelta): the caches weigh what they keep.
+    return this.inflateEntry(entry, Buffer.allocUnsafeSlow(entry.size + 1)).subarray(0, entry.size);
   }
 
   /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
   /** Refuses a size header that lies (or asks for more than the tools read) before its buffer is allocated. */
   private checkSize(entry: PackEntry): void {
-    checkClaimedSize(
-      `The entry at ${entry.dataStart} in pack ${this.name}`,
-      entry.size,
-      this.size - TRAILER_BYTES - entry.dataStart,
-    );
+    this.describing = entry.dataStart;
+    checkClaimedSize(this.describeEntry, entry.size, this.size - TRAILER_BYTES - entry.dataStart);
   }
 
   private inflateEntry(entry: PackEntry, output: Buffer): Buffer {
@@ -250,7 +254,8 @@ export class PackFile {
     const input = this.span(entry.dataStart, length);
     const start = this.spanStart;
     const available = Math.min(length, input.length - start);
-    this.inflater.inflateInto(input, start, available, output, entry.size, `Pack entry at ${entry.dataStart} in ${this.name}`);
+    this.describing = entry.dataStart;
+    this.inflater.inflateInto(input, start, available, output, entry.size, this.describeEntry);
     return output;
   }
 
@@ -270,6 +275,22 @@ export class PackFile {
    * is read through the store (nested, with its depth bounded there).
    */
   readAt(offset: number): GitObject {
+    const cached = this.bases.get(offset);
+    if (cached !== undefined) return cached;
+    // The common cases of a walk, with nothing allocated but the object: a whole object, or an
+    // offset delta whose base was built just before (an older version of a file or directory).
+    const entry = this.entryAt(offset);
+    const type = BASE_TYPES[entry.kind];
+    if (type !== undefined) return { type, content: this.inflate(entry) };
+    const base = entry.baseOffset === undefined ? undefined : this.bases.get(entry.baseOffset);
+    if (base === undefined) return this.readChain(offset);
+    const object = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
+    this.bases.set(offset, object);
+    return object;
+  }
+
+  /** {@link readAt} of a delta whose base is not at hand: the chain down to a base, then back up. */
+  private readChain(offset: number): GitObject {
     const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
     let base: GitObject | undefined;
     let at = offset;

@@ -185,3 +185,11 @@ export class GraphCommit implements CommitRecord {
     return this.record().message;
   }
 }
+
+/**
+ * How many parents `commit` has; a commit from the commit-graph answers from its parent positions,
+ * without turning their ids into text (a walk asks every commit whether it is a merge).
+ */
+export function parentCount(commit: CommitRecord): number {
+  return commit instanceof GraphCommit ? commit.parentPositions.length : commit.parents.length;
+}
