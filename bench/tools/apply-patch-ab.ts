@@ -1,0 +1,153 @@
+// A/B of apply_patch between two checkouts of this repository, on the bench's real 509-file diff,
+// beside `git apply` on a copy of the same tree. Each round runs, in an order that alternates,
+// one new process per build (a warm-up apply, then one timed apply) and one `git apply`, so that
+// machine load hits all three alike. Prints CPU and wall per apply and the ratios to git.
+//
+//   npx tsx bench/tools/apply-patch-ab.ts --old=/tmp/old-checkout --new=. [--rounds=7] [--files=509] [--keep=DIR]
+//
+// With --keep=DIR the diff and its trees are made in DIR and left there; a later run given the
+// same --keep reuses them (making the diff takes longer than a round).
+//
+// The old checkout needs its own `src` and `tsconfig.json` (say `git archive <commit> | tar -x`)
+// and a `node_modules` link; tsx resolves `agent-tool-catalog` through its tsconfig paths.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { median } from "../stats.js";
+import { copyTree, realDiff, treeDigest, writeTree } from "./multi-file-diff.js";
+
+interface Timing {
+  readonly cpuMs: number;
+  readonly wallMs: number;
+}
+
+const self = fileURLToPath(import.meta.url);
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key as string, value ?? "true"];
+  }),
+);
+
+/** Child: one warm-up apply and one timed apply of `base`'s diff with the build at `root`. */
+async function child(root: string, base: string): Promise<void> {
+  const { createRegistry } = (await import(
+    pathToFileURL(path.join(root, "src/index.ts")).href
+  )) as typeof import("../../src/index.js");
+  const { createFileTools } = (await import(
+    pathToFileURL(path.join(root, "src/tools/index.ts")).href
+  )) as typeof import("../../src/tools/index.js");
+  const diff = await readFile(path.join(base, "change.diff"), "utf8");
+  const paths = JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[];
+  const expected = await readFile(path.join(base, "expected.digest"), "utf8");
+  const timings: Timing[] = [];
+  for (const attempt of ["warm", "timed"]) {
+    const workspace = await mkdtemp(path.join(base, `${attempt}-`));
+    await copyTree(path.join(base, "pristine"), workspace);
+    spawnSync("sync");
+    const session = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const result = await session.call("apply_patch", { patch: diff });
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
+    if ((await treeDigest(workspace, paths)) !== expected) throw new Error("apply_patch left other bytes than git apply");
+    timings.push({ cpuMs: (used.user + used.system) / 1000, wallMs });
+    await rm(workspace, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify(timings[1]));
+}
+
+/** `git apply` of the diff on a fresh copy: wall measured here, CPU by /usr/bin/time. */
+async function gitApply(base: string): Promise<Timing> {
+  const reference = await mkdtemp(path.join(base, "git-"));
+  await copyTree(path.join(base, "pristine"), reference);
+  spawnSync("sync");
+  const started = performance.now();
+  const out = spawnSync("/usr/bin/time", ["-f", "%U %S", "git", "apply", path.join(base, "change.diff")], {
+    cwd: reference,
+    encoding: "utf8",
+  });
+  const wallMs = performance.now() - started;
+  if (out.status !== 0) throw new Error(`git apply failed: ${out.stderr}`);
+  const [user, system] = (out.stderr.trim().split("\n").at(-1) as string).split(" ").map(Number);
+  await rm(reference, { recursive: true, force: true });
+  return { cpuMs: ((user as number) + (system as number)) * 1000, wallMs };
+}
+
+function runChild(root: string, base: string): Timing {
+  const output = execFileSync(process.execPath, ["--import", "tsx", self, "--child", `--root=${root}`, `--base=${base}`], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(output) as Timing;
+}
+
+/** Makes the diff, the tree before it and the digest of `git apply`'s result in `base`. */
+async function prepare(base: string, root: string, files: number): Promise<void> {
+  const diff = await realDiff(path.join(base, "scratch"), path.join(root, "node_modules"), files);
+  await rm(path.join(base, "scratch"), { recursive: true, force: true });
+  await writeTree(path.join(base, "pristine"), diff.before);
+  await writeFile(path.join(base, "change.diff"), diff.diff);
+  const paths = [...diff.before.keys()];
+  await writeFile(path.join(base, "paths.json"), JSON.stringify(paths));
+  const reference = path.join(base, "reference");
+  await copyTree(path.join(base, "pristine"), reference);
+  execFileSync("git", ["apply", path.join(base, "change.diff")], { cwd: reference });
+  await writeFile(path.join(base, "expected.digest"), await treeDigest(reference, paths));
+  await rm(reference, { recursive: true, force: true });
+}
+
+type Which = "old" | "new" | "git";
+
+async function main(): Promise<void> {
+  if (args.has("child")) return child(args.get("root") as string, args.get("base") as string);
+  const oldRoot = path.resolve(args.get("old") ?? ".");
+  const newRoot = path.resolve(args.get("new") ?? ".");
+  const rounds = Number(args.get("rounds") ?? 7);
+  const kept = args.get("keep");
+  const base = kept === undefined ? await mkdtemp(path.join(tmpdir(), "atc-patch-ab-")) : path.resolve(kept);
+  try {
+    if (!existsSync(path.join(base, "expected.digest"))) await prepare(base, newRoot, Number(args.get("files") ?? 509));
+    const diffBytes = (await stat(path.join(base, "change.diff"))).size;
+    const fileCount = (JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[]).length;
+    console.log(`diff: ${fileCount} files, ${diffBytes} bytes; ${rounds} rounds`);
+    const results: Record<Which, Timing[]> = { old: [], new: [], git: [] };
+    for (let round = 0; round < rounds; round++) {
+      const order: Which[] = round % 2 === 0 ? ["old", "new", "git"] : ["git", "new", "old"];
+      const load = loadavg()[0]?.toFixed(1);
+      const line: string[] = [];
+      for (const which of order) {
+        const timing = which === "git" ? await gitApply(base) : runChild(which === "old" ? oldRoot : newRoot, base);
+        results[which].push(timing);
+        line.push(`${which} cpu ${timing.cpuMs.toFixed(0)} wall ${timing.wallMs.toFixed(0)}`);
+      }
+      console.log(`round ${round + 1} (load ${load}): ${line.join(" | ")}`);
+    }
+    const cpu = (which: Which) => median(results[which].map((each) => each.cpuMs));
+    const wall = (which: Which) => median(results[which].map((each) => each.wallMs));
+    for (const which of ["old", "new", "git"] as const)
+      console.log(`${which}: median cpu ${cpu(which).toFixed(0)} ms, wall ${wall(which).toFixed(0)} ms`);
+    for (const which of ["old", "new"] as const)
+      console.log(`${which}/git: cpu ${(cpu(which) / cpu("git")).toFixed(2)}x, wall ${(wall(which) / wall("git")).toFixed(2)}x`);
+    console.log(`old/new: cpu ${(cpu("old") / cpu("new")).toFixed(2)}x, wall ${(wall("old") / wall("new")).toFixed(2)}x`);
+    console.log(
+      `load now ${loadavg()
+        .map((each) => each.toFixed(1))
+        .join(" ")}`,
+    );
+  } finally {
+    if (kept === undefined) await rm(base, { recursive: true, force: true });
+  }
+}
+
+await main();
