@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forEachAsciiWord, hashWord, WordTable } from "./ascii-words.js";
+import { asciiWordSpans, forEachAsciiWord, hashWord, WordTable } from "./ascii-words.js";
 import { SearchIndex } from "./search-index.js";
 import { rawWords, tokenize } from "./tokenize.js";
 
@@ -29,6 +29,26 @@ describe("forEachAsciiWord", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("refuses exactly the texts tokenize reads on its Unicode path (outside printable ASCII, tab, LF, CR)", () => {
+    const unicodePath = /[^\u0020-\u007e\t\n\r]/;
+    const character = fc.oneof(
+      fc.constantFrom(..."aZ09 _-\t\n\r~\u007f\u0000\u001f\u0080é\u00a0中\ud83d"),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+    );
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 30 }), (characters) => {
+        const text = characters.join("");
+        const words = asciiWordSpans(text, new Int32Array(3 * text.length));
+        expect(words < 0).toBe(unicodePath.test(text));
+        if (words >= 0) expect(scanned(text)).toEqual(rawWords(text));
+      }),
+      { numRuns: 3000 },
+    );
+    // Positive control: plain ASCII with tabs and line breaks is scanned.
+    expect(asciiWordSpans("a\tb\r\nc~", new Int32Array(30))).toBe(3);
+    expect(asciiWordSpans("caf\u00e9", new Int32Array(12))).toBe(-1);
   });
 
   it("gives the index the terms tokenize gives: same scores as a document indexed from tokenized text", () => {

@@ -12,18 +12,22 @@ function kindOf(code: number): number {
 }
 
 /**
- * Calls `visit(start, end, hash)` for each word of an ASCII text, split exactly as `tokenize`
- * splits it (runs of letters and digits; `camelCase`, `PascalCase`, `HTTPServer` and `v2Api` into
- * their words), in order, with `hash` a 32-bit hash of the lower-cased word ({@link hashWord}):
- * no regular expression, no lower-cased copy, no string per word. Indexing 100,000 tools reads
- * millions of words, and those copies were most of its cost.
+ * Writes the words of an ASCII text into `spans`, three numbers each (`start`, `end`, `hash`),
+ * split exactly as `tokenize` splits them (runs of letters and digits; `camelCase`, `PascalCase`,
+ * `HTTPServer` and `v2Api` into their words), in order, with `hash` a 32-bit hash of the
+ * lower-cased word ({@link hashWord}); returns how many words, or -1 when the text holds a
+ * character outside printable ASCII, tab, line feed and carriage return (the text `tokenize`
+ * reads on its Unicode path). `spans` must hold `3 * text.length` numbers.
+ * No regular expression, no lower-cased copy, no string per word and no call per word: indexing
+ * 100,000 tools reads millions of words, and those were most of its cost.
  * The boundaries inside a run are the two rules of `splitAsciiCamelCase`: before an upper-case
  * letter that follows a lower-case letter or a digit, and before an upper-case letter that
  * follows an upper-case letter and precedes a lower-case one.
  * @internal
  */
-export function forEachAsciiWord(text: string, visit: (start: number, end: number, hash: number) => void): void {
+export function asciiWordSpans(text: string, spans: Int32Array): number {
   const length = text.length;
+  let words = 0;
   let start = -1;
   let previous = OTHER;
   let hash = 0;
@@ -31,13 +35,22 @@ export function forEachAsciiWord(text: string, visit: (start: number, end: numbe
     const code = text.charCodeAt(at);
     const kind = kindOf(code);
     if (kind === OTHER) {
-      if (start >= 0) visit(start, at, hash);
+      if (code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13)) return -1;
+      if (start >= 0) {
+        spans[3 * words] = start;
+        spans[3 * words + 1] = at;
+        spans[3 * words + 2] = hash;
+        words++;
+      }
       start = -1;
       previous = kind;
       continue;
     }
     if (start >= 0 && kind === UPPER && (previous !== UPPER || (at + 1 < length && kindOf(text.charCodeAt(at + 1)) === LOWER))) {
-      visit(start, at, hash);
+      spans[3 * words] = start;
+      spans[3 * words + 1] = at;
+      spans[3 * words + 2] = hash;
+      words++;
       start = -1;
     }
     if (start < 0) {
@@ -47,7 +60,25 @@ export function forEachAsciiWord(text: string, visit: (start: number, end: numbe
     hash = Math.imul(hash ^ (kind === UPPER ? code + 32 : code), HASH_PRIME);
     previous = kind;
   }
-  if (start >= 0) visit(start, length, hash);
+  if (start >= 0) {
+    spans[3 * words] = start;
+    spans[3 * words + 1] = length;
+    spans[3 * words + 2] = hash;
+    words++;
+  }
+  return words;
+}
+
+/**
+ * Calls `visit(start, end, hash)` for each word of an ASCII text, as {@link asciiWordSpans} finds
+ * them; false (and no call) when the text is not ASCII in its sense.
+ * @internal
+ */
+export function forEachAsciiWord(text: string, visit: (start: number, end: number, hash: number) => void): boolean {
+  const spans = new Int32Array(3 * text.length);
+  const words = asciiWordSpans(text, spans);
+  for (let w = 0; w < words; w++) visit(spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
+  return words >= 0;
 }
 
 const HASH_SEED = 0x811c9dc5 | 0;

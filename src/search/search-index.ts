@@ -1,5 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
-import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { asciiWordSpans, WordTable } from "./ascii-words.js";
 import { stem } from "./porter-stemmer.js";
 import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
@@ -124,7 +124,6 @@ const DESCRIPTION = 4;
 const PARAMETERS = 5;
 /** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
 const WORD_CACHE_LIMIT = 200_000;
-const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
 const MIN_COMPOUND = 6;
 const MIN_PART = 3;
@@ -263,10 +262,8 @@ export class SearchIndex {
   /** Distinct terms of the document being added so far, and terms of its current field. */
   private distinct = 0;
   private fieldTerms = 0;
-  /** The text being scanned, its field, and whether its stop words count (names: yes). */
-  private scanText = "";
-  private scanField = 0;
-  private scanKeepStopWords = false;
+  /** The word spans of the text being added (see `asciiWordSpans`; scratch). */
+  private spans = new Int32Array(3 * 256);
   /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
@@ -406,8 +403,10 @@ export class SearchIndex {
   stage(document: SearchDocument): void {
     const key = document.id ?? document.name;
     const slotBefore = this.slotOf.get(key);
-    if (slotBefore !== undefined && this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
-    this.delete(key);
+    if (slotBefore !== undefined) {
+      if (this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
+      this.delete(key);
+    }
     const first = this.stagedSlot < 0;
     if (first) {
       this.freeDeadTerms();
@@ -560,24 +559,29 @@ export class SearchIndex {
 
   /**
    * The terms of one text, as `tokenize` gives them, counted into the scratch. ASCII text (nearly
-   * every catalog) is scanned in place and each word looked up once in `wordTerms` (surface form to
-   * term id): no lower-cased copy, no array of words, no separate stem and term look-ups.
+   * every catalog) is scanned in place into word spans and each word looked up once in `wordTerms`
+   * (surface form to term id): no lower-cased copy, no array of words, no separate stem and term
+   * look-ups, and one pass that also tells ASCII text from the rest.
    */
   private addText(text: string, f: number, keepStopWords: boolean): void {
-    if (NON_ASCII.test(text)) {
+    if (3 * text.length > this.spans.length) this.spans = new Int32Array(Math.max(3 * text.length, 2 * this.spans.length));
+    const spans = this.spans;
+    const words = asciiWordSpans(text, spans);
+    if (words < 0) {
       for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
       return;
     }
-    this.scanText = text;
-    this.scanField = f;
-    this.scanKeepStopWords = keepStopWords;
-    forEachAsciiWord(text, this.visitWord);
-    this.scanText = "";
+    for (let w = 0; w < words; w++) {
+      const coded = this.wordTerm(text, spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
+      // A stop word is coded negative: kept in names, dropped from descriptions.
+      if (coded >= 0) this.count(coded, f);
+      else if (keepStopWords) this.count(-1 - coded, f);
+    }
   }
 
-  /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
-  private readonly visitWord = (start: number, end: number, hash: number): void => {
-    let coded = this.wordTerms.get(this.scanText, start, end, hash);
+  /** The term id of the word `text[start, end)` with hash `hash`, coded negative (`-1 - id`) for a stop word. */
+  private wordTerm(text: string, start: number, end: number, hash: number): number {
+    let coded = this.wordTerms.get(text, start, end, hash);
     if (coded !== undefined && this.termDead[coded < 0 ? -1 - coded : coded] === 1) {
       // A dead term's id (not free yet): the word's term under the id it has now.
       const id = this.termId(this.termNames[coded < 0 ? -1 - coded : coded] as string);
@@ -585,17 +589,15 @@ export class SearchIndex {
       this.wordTerms.replaceFound(coded);
     }
     if (coded === undefined) {
-      const lower = this.scanText.slice(start, end).toLowerCase();
+      const lower = text.slice(start, end).toLowerCase();
       // Not the shared stem cache: this table already stems each surface word once, and a
       // second cache of 100,000 entries emptied when full only made garbage for the collector.
       const id = this.termId(stem(lower));
-      // A stop word is coded negative: kept in names, dropped from descriptions.
       coded = isStopWord(lower) ? -1 - id : id;
       this.wordTerms.set(lower, hash, coded);
     }
-    if (coded >= 0) this.count(coded, this.scanField);
-    else if (this.scanKeepStopWords) this.count(-1 - coded, this.scanField);
-  };
+    return coded;
+  }
 
   /** One occurrence of term `id` in field `f` of the document being added. */
   private count(id: number, f: number): void {
