@@ -51,6 +51,47 @@ describe("forEachAsciiWord", () => {
     expect(asciiWordSpans("caf\u00e9", new Int32Array(12))).toBe(-1);
   });
 
+  it("splits a text scanned piece by piece (a small span buffer) exactly as in one piece", () => {
+    fc.assert(
+      fc.property(asciiText, fc.integer({ min: 1, max: 4 }), (text, room) => {
+        const words: string[] = [];
+        const ascii = forEachAsciiWord(
+          text,
+          (start, end) => words.push(text.slice(start, end).toLowerCase()),
+          new Int32Array(3 * room),
+        );
+        expect(ascii).toBe(true);
+        expect(words).toEqual(rawWords(text));
+      }),
+      { numRuns: 2000 },
+    );
+    // A long text with one non-ASCII character at its end is refused before any word is visited.
+    let visited = 0;
+    expect(forEachAsciiWord(`${"readFile ".repeat(100)}caf\u00e9`, () => visited++, new Int32Array(6))).toBe(false);
+    expect(visited).toBe(0);
+  });
+
+  it("indexes texts longer than one span buffer as tokenize reads them (ASCII and not)", () => {
+    const words = ["readFile", "HTTPServer", "v2Api", "get_user-id", "the", "Search", "queryDB", "x"];
+    // 5,000 words joined by spaces and underscores: several span buffers' worth (1,024 words each).
+    const long = Array.from({ length: 5000 }, (_, i) => `${words[(i * 7) % words.length]}${i % 3 === 0 ? " " : "_"}`).join("");
+    // And one with no separator at all, each word once: every piece ends inside a camel-case run.
+    const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + (Math.floor(i / 26) % 26));
+    const distinct = Array.from({ length: 3000 }, (_, i) => `Q${letters(i)}${letters(Math.floor(i / 676))}`);
+    const camel = distinct.join("");
+    const texts = [long, `${long} caf\u00e9 na\u00efve`, `${long}ThenCamelCaseAtTheEnd`, camel];
+    const raw = new SearchIndex();
+    const pre = new SearchIndex();
+    texts.forEach((description, i) => {
+      raw.set({ name: `t${i}`, description });
+      pre.set({ name: `t${i}`, description: tokenize(description).join(" ") });
+    });
+    for (const query of ["read file", "http server", "query db", "cafe naive", "camel case end", "v2 api user id"])
+      expect(raw.search(query, 5), query).toEqual(pre.search(query, 5));
+    expect(raw.search("cafe", 5).map((hit) => hit.name)).toEqual(["t1"]);
+    for (const word of distinct) expect(raw.search(word, 5), word).toEqual(pre.search(word, 5));
+  });
+
   it("gives the index the terms tokenize gives: same scores as a document indexed from tokenized text", () => {
     fc.assert(
       fc.property(fc.array(asciiText, { minLength: 2, maxLength: 8 }), asciiText, (descriptions, query) => {

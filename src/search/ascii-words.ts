@@ -17,7 +17,10 @@ function kindOf(code: number): number {
  * `HTTPServer` and `v2Api` into their words), in order, with `hash` a 32-bit hash of the
  * lower-cased word ({@link hashWord}); returns how many words, or -1 when the text holds a
  * character outside printable ASCII, tab, line feed and carriage return (the text `tokenize`
- * reads on its Unicode path). `spans` must hold `3 * text.length` numbers.
+ * reads on its Unicode path, in the part scanned). Scans from `from`; once `spans` is full (and a
+ * further word ends) it stops: the caller scans on from the end of the last word it got, which
+ * splits the rest exactly as one scan would (a word ends before a separator or an upper-case
+ * letter, and the scan then starts afresh there).
  * No regular expression, no lower-cased copy, no string per word and no call per word: indexing
  * 100,000 tools reads millions of words, and those were most of its cost.
  * The boundaries inside a run are the two rules of `splitAsciiCamelCase`: before an upper-case
@@ -25,61 +28,77 @@ function kindOf(code: number): number {
  * follows an upper-case letter and precedes a lower-case one.
  * @internal
  */
-export function asciiWordSpans(text: string, spans: Int32Array): number {
+export function asciiWordSpans(text: string, spans: Int32Array, from = 0): number {
   const length = text.length;
+  const room = Math.floor(spans.length / 3);
   let words = 0;
   let start = -1;
   let previous = OTHER;
   let hash = 0;
-  for (let at = 0; at < length; at++) {
+  for (let at = from; at < length; at++) {
     const code = text.charCodeAt(at);
     const kind = kindOf(code);
-    if (kind === OTHER) {
-      if (code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13)) return -1;
-      if (start >= 0) {
-        spans[3 * words] = start;
-        spans[3 * words + 1] = at;
-        spans[3 * words + 2] = hash;
-        words++;
-      }
-      start = -1;
-      previous = kind;
-      continue;
-    }
-    if (start >= 0 && kind === UPPER && (previous !== UPPER || (at + 1 < length && kindOf(text.charCodeAt(at + 1)) === LOWER))) {
-      spans[3 * words] = start;
-      spans[3 * words + 1] = at;
-      spans[3 * words + 2] = hash;
-      words++;
+    if (kind === OTHER && refused(code)) return -1;
+    if (start >= 0 && endsWordBefore(text, at, kind, previous)) {
+      if (words === room) return words;
+      writeSpan(spans, words++, start, at, hash);
       start = -1;
     }
+    previous = kind;
+    if (kind === OTHER) continue;
     if (start < 0) {
       start = at;
       hash = HASH_SEED;
     }
     hash = Math.imul(hash ^ (kind === UPPER ? code + 32 : code), HASH_PRIME);
-    previous = kind;
   }
   if (start >= 0) {
-    spans[3 * words] = start;
-    spans[3 * words + 1] = length;
-    spans[3 * words + 2] = hash;
-    words++;
+    if (words === room) return words;
+    writeSpan(spans, words++, start, length, hash);
   }
   return words;
 }
 
+/** A character outside printable ASCII, tab, line feed and carriage return. */
+function refused(code: number): boolean {
+  return code > 126 || (code < 32 && code !== 9 && code !== 10 && code !== 13);
+}
+
+/** True when the word under way ends before `text[at]` (of class `kind`, after one of class `previous`). */
+function endsWordBefore(text: string, at: number, kind: number, previous: number): boolean {
+  if (kind === OTHER) return true;
+  return kind === UPPER && (previous !== UPPER || (at + 1 < text.length && kindOf(text.charCodeAt(at + 1)) === LOWER));
+}
+
+function writeSpan(spans: Int32Array, word: number, start: number, end: number, hash: number): void {
+  spans[3 * word] = start;
+  spans[3 * word + 1] = end;
+  spans[3 * word + 2] = hash;
+}
+
 /**
  * Calls `visit(start, end, hash)` for each word of an ASCII text, as {@link asciiWordSpans} finds
- * them; false (and no call) when the text is not ASCII in its sense.
+ * them, through `spans` however long the text (a text longer than it holds is checked whole first,
+ * then scanned piece by piece); false (and no call) when the text is not ASCII in its sense.
  * @internal
  */
-export function forEachAsciiWord(text: string, visit: (start: number, end: number, hash: number) => void): boolean {
-  const spans = new Int32Array(3 * text.length);
-  const words = asciiWordSpans(text, spans);
-  for (let w = 0; w < words; w++) visit(spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
-  return words >= 0;
+export function forEachAsciiWord(
+  text: string,
+  visit: (start: number, end: number, hash: number) => void,
+  spans = new Int32Array(3 * 64),
+): boolean {
+  if (3 * text.length > spans.length && NOT_ASCII.test(text)) return false;
+  for (let from = 0; ; ) {
+    const words = asciiWordSpans(text, spans, from);
+    if (words < 0) return false;
+    for (let w = 0; w < words; w++) visit(spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
+    if (3 * words < spans.length) return true;
+    from = spans[3 * words - 2] as number;
+  }
 }
+
+/** The characters {@link asciiWordSpans} refuses (what `tokenize` reads on its Unicode path). */
+const NOT_ASCII = /[^\u0020-\u007e\t\n\r]/;
 
 const HASH_SEED = 0x811c9dc5 | 0;
 const HASH_PRIME = 0x01000193;

@@ -122,6 +122,10 @@ const TITLE = 2;
 const TAGS = 3;
 const DESCRIPTION = 4;
 const PARAMETERS = 5;
+/** Words scanned at a time (a longer text is scanned piece by piece). */
+const SPAN_WORDS = 1024;
+/** Text that `tokenize` reads on its Unicode path. */
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
 const WORD_CACHE_LIMIT = 200_000;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
@@ -262,8 +266,8 @@ export class SearchIndex {
   /** Distinct terms of the document being added so far, and terms of its current field. */
   private distinct = 0;
   private fieldTerms = 0;
-  /** The word spans of the text being added (see `asciiWordSpans`; scratch). */
-  private spans = new Int32Array(3 * 256);
+  /** The word spans of (a piece of) the text being added (see `asciiWordSpans`; scratch). */
+  private readonly spans = new Int32Array(3 * SPAN_WORDS);
   /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
@@ -564,19 +568,33 @@ export class SearchIndex {
    * look-ups, and one pass that also tells ASCII text from the rest.
    */
   private addText(text: string, f: number, keepStopWords: boolean): void {
-    if (3 * text.length > this.spans.length) this.spans = new Int32Array(Math.max(3 * text.length, 2 * this.spans.length));
     const spans = this.spans;
-    const words = asciiWordSpans(text, spans);
-    if (words < 0) {
-      for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+    // A text longer than the buffer holds is scanned piece by piece: checked whole first.
+    if (3 * text.length > spans.length && NON_ASCII.test(text)) {
+      this.addTokenized(text, f, keepStopWords);
       return;
     }
-    for (let w = 0; w < words; w++) {
-      const coded = this.wordTerm(text, spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
-      // A stop word is coded negative: kept in names, dropped from descriptions.
-      if (coded >= 0) this.count(coded, f);
-      else if (keepStopWords) this.count(-1 - coded, f);
+    for (let from = 0; ; ) {
+      const words = asciiWordSpans(text, spans, from);
+      if (words < 0) {
+        // Only a text the buffer holds whole gets here, before any of its words is counted.
+        this.addTokenized(text, f, keepStopWords);
+        return;
+      }
+      for (let w = 0; w < words; w++) {
+        const coded = this.wordTerm(text, spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
+        // A stop word is coded negative: kept in names, dropped from descriptions.
+        if (coded >= 0) this.count(coded, f);
+        else if (keepStopWords) this.count(-1 - coded, f);
+      }
+      if (3 * words < spans.length) return;
+      from = spans[3 * words - 2] as number;
     }
+  }
+
+  /** The terms of a text as `tokenize` gives them (its Unicode path), counted into the scratch. */
+  private addTokenized(text: string, f: number, keepStopWords: boolean): void {
+    for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
   }
 
   /** The term id of the word `text[start, end)` with hash `hash`, coded negative (`-1 - id`) for a stop word. */
