@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forEachAsciiWord, hashWord, WordTable } from "./ascii-words.js";
+import { asciiWordSpans, forEachAsciiWord, hashWord, WordTable } from "./ascii-words.js";
 import { SearchIndex } from "./search-index.js";
 import { rawWords, tokenize } from "./tokenize.js";
 
@@ -29,6 +29,67 @@ describe("forEachAsciiWord", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("refuses exactly the texts tokenize reads on its Unicode path (outside printable ASCII, tab, LF, CR)", () => {
+    const unicodePath = /[^\u0020-\u007e\t\n\r]/;
+    const character = fc.oneof(
+      fc.constantFrom(..."aZ09 _-\t\n\r~\u007f\u0000\u001f\u0080é\u00a0中\ud83d"),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+    );
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 30 }), (characters) => {
+        const text = characters.join("");
+        const words = asciiWordSpans(text, new Int32Array(3 * text.length));
+        expect(words < 0).toBe(unicodePath.test(text));
+        if (words >= 0) expect(scanned(text)).toEqual(rawWords(text));
+      }),
+      { numRuns: 3000 },
+    );
+    // Positive control: plain ASCII with tabs and line breaks is scanned.
+    expect(asciiWordSpans("a\tb\r\nc~", new Int32Array(30))).toBe(3);
+    expect(asciiWordSpans("caf\u00e9", new Int32Array(12))).toBe(-1);
+  });
+
+  it("splits a text scanned piece by piece (a small span buffer) exactly as in one piece", () => {
+    fc.assert(
+      fc.property(asciiText, fc.integer({ min: 1, max: 4 }), (text, room) => {
+        const words: string[] = [];
+        const ascii = forEachAsciiWord(
+          text,
+          (start, end) => words.push(text.slice(start, end).toLowerCase()),
+          new Int32Array(3 * room),
+        );
+        expect(ascii).toBe(true);
+        expect(words).toEqual(rawWords(text));
+      }),
+      { numRuns: 2000 },
+    );
+    // A long text with one non-ASCII character at its end is refused before any word is visited.
+    let visited = 0;
+    expect(forEachAsciiWord(`${"readFile ".repeat(100)}caf\u00e9`, () => visited++, new Int32Array(6))).toBe(false);
+    expect(visited).toBe(0);
+  });
+
+  it("indexes texts longer than one span buffer as tokenize reads them (ASCII and not)", () => {
+    const words = ["readFile", "HTTPServer", "v2Api", "get_user-id", "the", "Search", "queryDB", "x"];
+    // 5,000 words joined by spaces and underscores: several span buffers' worth (1,024 words each).
+    const long = Array.from({ length: 5000 }, (_, i) => `${words[(i * 7) % words.length]}${i % 3 === 0 ? " " : "_"}`).join("");
+    // And one with no separator at all, each word once: every piece ends inside a camel-case run.
+    const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + (Math.floor(i / 26) % 26));
+    const distinct = Array.from({ length: 3000 }, (_, i) => `Q${letters(i)}${letters(Math.floor(i / 676))}`);
+    const camel = distinct.join("");
+    const texts = [long, `${long} caf\u00e9 na\u00efve`, `${long}ThenCamelCaseAtTheEnd`, camel];
+    const raw = new SearchIndex();
+    const pre = new SearchIndex();
+    texts.forEach((description, i) => {
+      raw.set({ name: `t${i}`, description });
+      pre.set({ name: `t${i}`, description: tokenize(description).join(" ") });
+    });
+    for (const query of ["read file", "http server", "query db", "cafe naive", "camel case end", "v2 api user id"])
+      expect(raw.search(query, 5), query).toEqual(pre.search(query, 5));
+    expect(raw.search("cafe", 5).map((hit) => hit.name)).toEqual(["t1"]);
+    for (const word of distinct) expect(raw.search(word, 5), word).toEqual(pre.search(word, 5));
   });
 
   it("gives the index the terms tokenize gives: same scores as a document indexed from tokenized text", () => {

@@ -1,5 +1,5 @@
 import type { SearchHit } from "../tool/tool-context.js";
-import { forEachAsciiWord, WordTable } from "./ascii-words.js";
+import { asciiWordSpans, WordTable } from "./ascii-words.js";
 import { stem } from "./porter-stemmer.js";
 import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
@@ -122,9 +122,12 @@ const TITLE = 2;
 const TAGS = 3;
 const DESCRIPTION = 4;
 const PARAMETERS = 5;
+/** Words scanned at a time (a longer text is scanned piece by piece). */
+const SPAN_WORDS = 1024;
+/** Text that `tokenize` reads on its Unicode path. */
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Distinct surface words remembered with their term id; the cache is emptied when it reaches this. */
 const WORD_CACHE_LIMIT = 200_000;
-const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 /** Query words this long or longer may be split in two; each part at least `MIN_PART` letters. */
 const MIN_COMPOUND = 6;
 const MIN_PART = 3;
@@ -254,17 +257,17 @@ export class SearchIndex {
   private scratchCounts = new Uint8Array(64 * FIELD_COUNT);
   /** The distinct term ids of the document being added, in first-seen order (scratch). */
   private scratchTerms = new Int32Array(64);
-  /** Per term id: the add that saw it last (`stamp`) and its place in `scratchTerms` then. */
-  private seenIn = new Int32Array(0);
-  private seenAt = new Int32Array(0);
+  /**
+   * Per term id, two numbers side by side (one cache miss per word, not two): the add that saw it
+   * last (`stamp`), at `2 * id`, and its place in `scratchTerms` then, at `2 * id + 1`.
+   */
+  private seen = new Int32Array(0);
   private stamp = 0;
   /** Distinct terms of the document being added so far, and terms of its current field. */
   private distinct = 0;
   private fieldTerms = 0;
-  /** The text being scanned, its field, and whether its stop words count (names: yes). */
-  private scanText = "";
-  private scanField = 0;
-  private scanKeepStopWords = false;
+  /** The word spans of (a piece of) the text being added (see `asciiWordSpans`; scratch). */
+  private readonly spans = new Int32Array(3 * SPAN_WORDS);
   /** Lower-case word to term id, negative (`-1 - id`) for a stop word. A cache. */
   private readonly wordTerms = new WordTable(WORD_CACHE_LIMIT);
   private steps = 0;
@@ -404,8 +407,10 @@ export class SearchIndex {
   stage(document: SearchDocument): void {
     const key = document.id ?? document.name;
     const slotBefore = this.slotOf.get(key);
-    if (slotBefore !== undefined && this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
-    this.delete(key);
+    if (slotBefore !== undefined) {
+      if (this.stagedSlot >= 0 && slotBefore >= this.stagedSlot) this.commitStaged();
+      this.delete(key);
+    }
     const first = this.stagedSlot < 0;
     if (first) {
       this.freeDeadTerms();
@@ -558,24 +563,43 @@ export class SearchIndex {
 
   /**
    * The terms of one text, as `tokenize` gives them, counted into the scratch. ASCII text (nearly
-   * every catalog) is scanned in place and each word looked up once in `wordTerms` (surface form to
-   * term id): no lower-cased copy, no array of words, no separate stem and term look-ups.
+   * every catalog) is scanned in place into word spans and each word looked up once in `wordTerms`
+   * (surface form to term id): no lower-cased copy, no array of words, no separate stem and term
+   * look-ups, and one pass that also tells ASCII text from the rest.
    */
   private addText(text: string, f: number, keepStopWords: boolean): void {
-    if (NON_ASCII.test(text)) {
-      for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+    const spans = this.spans;
+    // A text longer than the buffer holds is scanned piece by piece: checked whole first.
+    if (3 * text.length > spans.length && NON_ASCII.test(text)) {
+      this.addTokenized(text, f, keepStopWords);
       return;
     }
-    this.scanText = text;
-    this.scanField = f;
-    this.scanKeepStopWords = keepStopWords;
-    forEachAsciiWord(text, this.visitWord);
-    this.scanText = "";
+    for (let from = 0; ; ) {
+      const words = asciiWordSpans(text, spans, from);
+      if (words < 0) {
+        // Only a text the buffer holds whole gets here, before any of its words is counted.
+        this.addTokenized(text, f, keepStopWords);
+        return;
+      }
+      for (let w = 0; w < words; w++) {
+        const coded = this.wordTerm(text, spans[3 * w] as number, spans[3 * w + 1] as number, spans[3 * w + 2] as number);
+        // A stop word is coded negative: kept in names, dropped from descriptions.
+        if (coded >= 0) this.count(coded, f);
+        else if (keepStopWords) this.count(-1 - coded, f);
+      }
+      if (3 * words < spans.length) return;
+      from = spans[3 * words - 2] as number;
+    }
   }
 
-  /** `forEachAsciiWord`'s visitor: counts one word of `scanText`. */
-  private readonly visitWord = (start: number, end: number, hash: number): void => {
-    let coded = this.wordTerms.get(this.scanText, start, end, hash);
+  /** The terms of a text as `tokenize` gives them (its Unicode path), counted into the scratch. */
+  private addTokenized(text: string, f: number, keepStopWords: boolean): void {
+    for (const term of tokenize(text, { keepStopWords })) this.count(this.termId(term), f);
+  }
+
+  /** The term id of the word `text[start, end)` with hash `hash`, coded negative (`-1 - id`) for a stop word. */
+  private wordTerm(text: string, start: number, end: number, hash: number): number {
+    let coded = this.wordTerms.get(text, start, end, hash);
     if (coded !== undefined && this.termDead[coded < 0 ? -1 - coded : coded] === 1) {
       // A dead term's id (not free yet): the word's term under the id it has now.
       const id = this.termId(this.termNames[coded < 0 ? -1 - coded : coded] as string);
@@ -583,28 +607,27 @@ export class SearchIndex {
       this.wordTerms.replaceFound(coded);
     }
     if (coded === undefined) {
-      const lower = this.scanText.slice(start, end).toLowerCase();
+      const lower = text.slice(start, end).toLowerCase();
       // Not the shared stem cache: this table already stems each surface word once, and a
       // second cache of 100,000 entries emptied when full only made garbage for the collector.
       const id = this.termId(stem(lower));
-      // A stop word is coded negative: kept in names, dropped from descriptions.
       coded = isStopWord(lower) ? -1 - id : id;
       this.wordTerms.set(lower, hash, coded);
     }
-    if (coded >= 0) this.count(coded, this.scanField);
-    else if (this.scanKeepStopWords) this.count(-1 - coded, this.scanField);
-  };
+    return coded;
+  }
 
   /** One occurrence of term `id` in field `f` of the document being added. */
   private count(id: number, f: number): void {
     this.steps++;
     this.fieldTerms++;
     let at: number;
-    if (this.seenIn[id] === this.stamp) at = this.seenAt[id] as number;
+    const seen = this.seen;
+    if (seen[2 * id] === this.stamp) at = seen[2 * id + 1] as number;
     else {
       at = this.distinct++;
-      this.seenIn[id] = this.stamp;
-      this.seenAt[id] = at;
+      seen[2 * id] = this.stamp;
+      seen[2 * id + 1] = at;
       if (at === this.scratchTerms.length) {
         const grownTerms = new Int32Array(at * 2);
         grownTerms.set(this.scratchTerms);
@@ -614,7 +637,9 @@ export class SearchIndex {
         this.scratchCounts = grown;
       }
       this.scratchTerms[at] = id;
-      this.scratchCounts.fill(0, at * FIELD_COUNT, (at + 1) * FIELD_COUNT);
+      // Element writes, not fill(): a built-in call per distinct term of every document.
+      const counts = this.scratchCounts;
+      for (let cell = at * FIELD_COUNT; cell < (at + 1) * FIELD_COUNT; cell++) counts[cell] = 0;
     }
     const cell = at * FIELD_COUNT + f;
     if ((this.scratchCounts[cell] as number) < MAX_TF) this.scratchCounts[cell] = (this.scratchCounts[cell] as number) + 1;
@@ -1225,8 +1250,9 @@ export class SearchIndex {
     this.postingLengths = grownInt(this.postingLengths);
     this.postingLive = grownInt(this.postingLive);
     this.nameFrequency = grownInt(this.nameFrequency);
-    this.seenIn = grownInt(this.seenIn);
-    this.seenAt = grownInt(this.seenAt);
+    const seen = new Int32Array(2 * capacity);
+    seen.set(this.seen);
+    this.seen = seen;
     this.stagedPostings = grownInt(this.stagedPostings);
     const dead = new Uint8Array(capacity);
     dead.set(this.termDead);
