@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -127,38 +127,4 @@ describe("apply_patch's temporary files written before the locks", () => {
     for (let i = 0; i < 6; i += 2) expect(await readFile(path.join(workspace, `d${i % 2}/f${i}.txt`), "utf8")).toBe(`old ${i}\n`);
     await expect(readFile(path.join(workspace, "d1/f1.txt"))).rejects.toThrow();
   }, 60_000);
-
-  for (const octal of ["022", "077", "002", "000"]) {
-    it(`keep every replaced file's mode exactly under umask ${octal}`, async () => {
-      const modes = [0o644, 0o666, 0o600, 0o755, 0o777, 0o664, 0o400, 0o1644];
-      const before = process.umask(Number.parseInt(octal, 8));
-      try {
-        const sections = ["*** Begin Patch"];
-        for (const mode of modes) {
-          const name = `m${mode.toString(8)}.txt`;
-          await writeFile(path.join(workspace, name), "before\n");
-          await chmod(path.join(workspace, name), mode);
-          sections.push(`*** Update File: ${name}`, "-before", `+after ${name}`);
-        }
-        sections.push("*** End Patch");
-        const run = createRegistry({ tools: createFileTools() }).createRun({
-          profile: "full",
-          permissions: { sandbox: "workspace", workspace },
-        });
-        const result = await run.call("apply_patch", { patch: sections.join("\n") });
-        expect(result.ok, JSON.stringify(result.ok ? "" : result.error)).toBe(true);
-        const after = await Promise.all(
-          modes.map(async (mode) => (await stat(path.join(workspace, `m${mode.toString(8)}.txt`))).mode & 0o7777),
-        );
-        // Set-id bits are never carried over; the sticky bit is.
-        expect(after).toEqual(modes);
-        for (const mode of modes)
-          expect(await readFile(path.join(workspace, `m${mode.toString(8)}.txt`), "utf8")).toBe(
-            `after m${mode.toString(8)}.txt\n`,
-          );
-      } finally {
-        process.umask(before);
-      }
-    });
-  }
 });

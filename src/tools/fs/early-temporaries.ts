@@ -6,7 +6,6 @@ import { close, closeSync, constants, fchmodSync, fsync, lstatSync, openSync, wr
 import { unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { ParentEntry } from "./file-scope.js";
-import { currentUmask, needsChmod } from "./file-transaction.js";
 import { IntentLog } from "./intent-log.js";
 import { openFileWindow } from "./open-file-limit.js";
 import { StepPacer } from "./sync-slices.js";
@@ -48,16 +47,13 @@ function keptMode(parent: ParentEntry): number | undefined | null {
   }
 }
 
-/**
- * Creates `file` and writes `after` into it (synchronously, microseconds in the page cache);
- * returns the descriptor. `umask`: the process's, as `currentUmask` reads it.
- */
-function writeSyncOnce(file: EarlyFile, after: Buffer, umask: number | undefined): number {
+/** Creates `file` and writes `after` into it (synchronously, microseconds in the page cache); returns the descriptor. */
+function writeSyncOnce(file: EarlyFile, after: Buffer): number {
   const fd = openSync(file.parent.at(file.temporary), WRITE_FLAGS, file.mode ?? 0o666);
   try {
     for (let written = 0; written < after.byteLength; ) written += writeSync(fd, after, written, after.byteLength - written);
-    // The umask applied at open: set the kept mode exactly (unless the open gave it already).
-    if (file.mode !== undefined && needsChmod(file.mode, umask)) fchmodSync(fd, file.mode);
+    // The umask applied at open: set the kept mode exactly.
+    if (file.mode !== undefined) fchmodSync(fd, file.mode);
     return fd;
   } catch (error) {
     try {
@@ -124,13 +120,12 @@ export class EarlyTemporaries {
     const flushing = new Set<Promise<unknown>>();
     const openAtOnce = openFileWindow(256);
     const pacer = new StepPacer();
-    const umask = currentUmask();
     for (const { file, after } of planned) {
       if (pacer.slow) break;
       while (flushing.size >= openAtOnce) await Promise.race(flushing);
       let fd: number;
       try {
-        fd = writeSyncOnce(file, after, umask);
+        fd = writeSyncOnce(file, after);
       } catch {
         // Not made (or made and failed): the transaction writes it again under the locks.
         await unlink(file.parent.at(file.temporary)).catch(() => undefined);

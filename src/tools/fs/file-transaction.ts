@@ -154,7 +154,7 @@ export function currentUmask(): number | undefined {
  * has bits beyond the permissions): a `fchmod` then sets it. Skipped otherwise, one call per file
  * of a 500-file change (an existing file's 0644 under umask 022 is the common case).
  */
-export function needsChmod(mode: number, umask: number | undefined): boolean {
+function needsChmod(mode: number, umask: number | undefined): boolean {
   return umask === undefined || (mode & umask) !== 0 || (mode & ~0o777) !== 0;
 }
 
