@@ -137,8 +137,8 @@ async function applyInSession(
     planned,
     context.storage.get(EDIT_JOURNAL),
     replan === undefined
-      ? { held: session.heldParents, signal: context.signal, writeEarly: true }
-      : { replan, held: session.heldParents, signal: context.signal, writeEarly: true },
+      ? { held: session.heldParents, signal: context.signal }
+      : { replan, held: session.heldParents, signal: context.signal },
   );
   const reads = context.storage.get(READ_TRACKER);
   // The journal entry names every changed file resolved already: no second resolution.

@@ -1,10 +1,9 @@
 import { ToolError } from "agent-tool-catalog";
 import { withFileLocks } from "./cross-process-lock.js";
-import { EarlyTemporaries } from "./early-temporaries.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
-import { applyFileChanges, FileStepError, TransactionError, temporaryName } from "./file-transaction.js";
+import { applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome } from "./parent-batch.js";
@@ -60,13 +59,6 @@ export interface CommitOptions {
   readonly held?: ReadonlyMap<string, ParentEntry>;
   /** The call's signal: fired before the commit point, nothing is changed (see `TransactionOptions.signal`). */
   readonly signal?: AbortSignal;
-  /**
-   * Write the new contents' temporary files before taking the locks, beside the lock taking and
-   * the checks, through the directories in `held` (see `EarlyTemporaries`); a replan, or a file
-   * whose directory or kept mode is not what the files were made with, writes again under the
-   * locks. @defaultValue false
-   */
-  readonly writeEarly?: boolean;
 }
 
 /**
@@ -86,24 +78,7 @@ export async function commitFileChanges(
 ): Promise<JournalEntry | undefined> {
   options.signal?.throwIfAborted();
   const keys = await Promise.all(changes.map((change) => change.lockKey ?? scope.lockKey(change.path)));
-  let early =
-    options.writeEarly === true && options.held !== undefined
-      ? await EarlyTemporaries.start(
-          scope.root,
-          changes.filter((change) => !sameContent(change.before, change.after)),
-          options.held,
-          temporaryName,
-          // Not written early (say, no room for its log): the transaction writes them, and fails as it does.
-        ).catch(() => undefined)
-      : undefined;
-  try {
-    return await withFileLocks(keys, () => lockedCommit());
-  } finally {
-    // Not taken over by a transaction (a check failed, a replan, an error before): removed.
-    if (early !== undefined && !early.adopted) await early.discard();
-  }
-
-  async function lockedCommit(): Promise<JournalEntry | undefined> {
+  return withFileLocks(keys, async () => {
     options.signal?.throwIfAborted();
     // Before the check: a dead writer whose lock was just broken may have a committed change to
     // roll forward, and the check must see the files as they really are (see recoverWorkspace).
@@ -111,12 +86,9 @@ export async function commitFileChanges(
     let planned = changes;
     let made: string[];
     try {
-      made = await commitLocked(scope, planned, options.held, options.signal, early);
+      made = await commitLocked(scope, planned, options.held, options.signal);
     } catch (error) {
       if (!(error instanceof VersionConflict) || options.replan === undefined) throw conflictError(error);
-      // The replanned contents are written under the locks.
-      if (early !== undefined && !early.adopted) await early.discard();
-      early = undefined;
       planned = await options.replan();
       made = await commitLocked(scope, planned, options.held, options.signal).catch((again: unknown) => {
         throw conflictError(again);
@@ -136,7 +108,7 @@ export async function commitFileChanges(
       })),
     );
     return journal?.record(tool, files, made);
-  }
+  });
 }
 
 /** The path messages show for a change. */
@@ -223,7 +195,6 @@ async function commitLocked(
   changes: readonly PlannedFileChange[],
   held: ReadonlyMap<string, ParentEntry> | undefined,
   signal: AbortSignal | undefined,
-  early?: EarlyTemporaries,
 ): Promise<string[]> {
   const effective = changes.filter((change) => !sameContent(change.before, change.after));
   const verify = async (current: readonly (ReadOutcome | undefined)[]) => {
@@ -239,12 +210,7 @@ async function commitLocked(
     return await applyFileChanges(
       scope,
       effective.map((change) => ({ path: change.path, after: change.after, expected: change.before })),
-      {
-        verify,
-        ...(held === undefined ? {} : { held }),
-        ...(signal === undefined ? {} : { signal }),
-        ...(early === undefined ? {} : { early }),
-      },
+      { verify, ...(held === undefined ? {} : { held }), ...(signal === undefined ? {} : { signal }) },
     );
   } catch (error) {
     if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;

@@ -21,7 +21,6 @@ import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
-import type { EarlyTemporaries } from "./early-temporaries.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
@@ -72,12 +71,6 @@ export interface TransactionOptions {
    * land unreported.
    */
   readonly signal?: AbortSignal;
-  /**
-   * Temporary files written ahead, before the locks (see `EarlyTemporaries`): each one whose
-   * directory and kept mode are still the transaction's is used instead of writing it again, and
-   * the transaction takes their prepared log over.
-   */
-  readonly early?: EarlyTemporaries;
 }
 
 /** Raised when a transaction failed after some files were changed on disk. */
@@ -116,9 +109,7 @@ const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | 
 interface Staged {
   readonly change: TransactionChange;
   readonly parent: ParentEntry;
-  temporary: string | undefined;
-  /** True when the temporary file was written ahead (see `TransactionOptions.early`). */
-  early?: boolean;
+  readonly temporary: string | undefined;
   /** The entry's `lstat` as the check read it under the locks (`null`: absent); not yet looked at when unset. */
   existing?: Stats | null;
 }
@@ -237,10 +228,8 @@ const MAX_FLUSH_WINDOW = 256;
  * filling its file (a stream) gets its own handle. Throws the first failure in order, tagged with
  * its file's path, after every file settled.
  */
-async function fillTemporaries(staged: readonly Staged[], early: EarlyTemporaries | undefined): Promise<void> {
-  const written = staged.filter(
-    (entry) => entry.temporary !== undefined && entry.early !== true && typeof entry.change.after !== "function",
-  );
+async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
+  const written = staged.filter((entry) => entry.temporary !== undefined && typeof entry.change.after !== "function");
   const streamed = staged.filter((entry) => typeof entry.change.after === "function");
   await inParallel(streamed, (entry) => forFile(entry, fillStreamed));
   const errors: unknown[] = [];
@@ -289,9 +278,6 @@ async function fillTemporaries(staged: readonly Staged[], early: EarlyTemporarie
   while (flushing.size > 0) await Promise.all([...flushing]);
   const failed = errors.findIndex((error) => error !== undefined);
   if (failed !== -1) throw new FileStepError((written[failed] as Staged).change.path, errors[failed]);
-  // The files written ahead: every one written and flushed too.
-  for (const entry of staged)
-    if (entry.early === true) await forFile(entry, () => (early as EarlyTemporaries).settled(entry.change.path));
 }
 
 const fsyncDescriptor = promisify(fsync);
@@ -355,13 +341,8 @@ export async function applyFileChanges(
       created: parent.created,
       ...(temporary === undefined ? {} : { temporary }),
     }));
-    if (options.early === undefined) log = await IntentLog.prepare(scope.root, entries);
-    else {
-      // The transaction's log from here on (a failure below removes it with the files taken).
-      log = options.early.log;
-      await adoptEarly(options.early, staged, entries);
-    }
-    await fillTemporaries(staged, options.early);
+    log = await IntentLog.prepare(scope.root, entries);
+    await fillTemporaries(staged);
     // A writer that takes no lock may have changed a target while the temporary files were
     // written and flushed: a target whose lstat moved is checked again, so that window is not
     // one where its change is overwritten unseen.
@@ -374,8 +355,6 @@ export async function applyFileChanges(
     // One file: its rename is the commit point. Several: the durable log is.
     if (staged.length > 1) await log.commit();
   } catch (error) {
-    // No file written ahead is still being made when the taken ones are removed.
-    await options.early?.quiet();
     await rollBackStaged(scope, staged);
     await log?.finish();
     throw error;
@@ -445,33 +424,6 @@ export async function applyFileChanges(
   await log.finish();
   await closeAll(staged);
   return madeDirectories(staged);
-}
-
-/**
- * Takes over the files written ahead (see `EarlyTemporaries`): each staged write whose directory
- * is the handle its early file was made through, and whose kept mode is the one it was made with,
- * uses it; the others are removed; then the early log is rewritten with the transaction's own
- * entries (`entries`, updated here with the temporary names taken).
- */
-async function adoptEarly(early: EarlyTemporaries, staged: Staged[], entries: IntentEntry[]): Promise<void> {
-  early.adopted = true;
-  for (const [index, entry] of staged.entries()) {
-    const { change, parent } = entry;
-    if (entry.temporary === undefined || typeof change.after === "function" || change.mode !== undefined) continue;
-    let mode: number | undefined;
-    try {
-      mode = existingMode(parent, change.path, entry.existing);
-    } catch {
-      continue;
-    }
-    const taken = early.take(change.path, parent, mode);
-    if (taken === undefined) continue;
-    entry.temporary = taken;
-    entry.early = true;
-    entries[index] = { ...(entries[index] as IntentEntry), temporary: taken };
-  }
-  await early.removeUntaken();
-  await early.log.update(entries);
 }
 
 /** The directories the staged writes made on their way (each once, outermost first). */

@@ -98,28 +98,6 @@ export class IntentLog {
   }
 
   /**
-   * Replaces the prepared change's entries (the log of early temporary files, see
-   * `EarlyTemporaries`, taken over by a transaction): a new record renamed over the log, so a
-   * crash leaves one record or the other, each naming files that a rollback may remove. Not
-   * flushed, as a prepared log is not.
-   */
-  async update(entries: readonly IntentEntry[]): Promise<void> {
-    const next = `${this.file}.next`;
-    const record: IntentRecord = { ...this.record, entries };
-    try {
-      await writeNewFile(next, JSON.stringify(record), {
-        flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
-        mode: 0o600,
-      });
-      await rename(next, this.file);
-    } catch (error) {
-      await unlink(next).catch(() => undefined);
-      throw error;
-    }
-    this.record = record;
-  }
-
-  /**
    * Marks the change committed, durably (write, flush and close a new record, rename it over the
    * log, flush the directory). Any failure up to the rename removes the new record and throws:
    * the log still says `prepared`, as the change then is (the caller rolls it back).
