@@ -159,6 +159,11 @@ function convertObject(object: object, onPath: Set<object>, depth: number, budge
  */
 class MappedKeys {
   private readonly taken = new Set<string>();
+  /**
+   * Per wanted name, the number to try next: counting up from 2 again for each key would take
+   * quadratic time when a hook masks thousands of keys to one text.
+   */
+  private readonly nextNumber = new Map<string, number>();
 
   constructor(private readonly mapText: (text: string) => string) {}
 
@@ -172,7 +177,14 @@ class MappedKeys {
 
   private claim(wanted: string): string {
     let name = wanted;
-    for (let count = 2; this.taken.has(name); count++) name = `${wanted} (${count})`;
+    if (this.taken.has(name)) {
+      // A numbered name may be taken already by a key that reads so literally: skipped, and the
+      // count moves past it for good, so each name is skipped at most once.
+      let count = this.nextNumber.get(wanted) ?? 2;
+      do name = `${wanted} (${count++})`;
+      while (this.taken.has(name));
+      this.nextNumber.set(wanted, count);
+    }
     this.taken.add(name);
     return name;
   }

@@ -165,8 +165,10 @@ export function recoverWorkspace(scope: FileScope): Promise<void> {
       (pending) => {
         if (pending > 0 && recovered.get(key) === entry) recovered.delete(key);
       },
-      () => {
+      (error: unknown) => {
         if (recovered.get(key) === entry) recovered.delete(key);
+        // Other failures leave the workspace usable as before; this one may not (see `replayAndRemove`).
+        if (error instanceof RecoveryIncompleteError) throw error;
       },
     ),
   };
@@ -216,50 +218,106 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
   return pending;
 }
 
-/** Replays a dead owner's log, then removes it, or keeps what this scope could not reach. */
-async function replayAndRemove(scope: FileScope, file: string, record: IntentRecord): Promise<void> {
-  const unreached = await replay(scope, record);
-  if (unreached.length > 0) {
-    // What this scope could not reach stays logged for a recovery that can (see `keepUnreached`).
-    if (unreached.length < record.entries.length) await keepUnreached(file, { ...record, entries: unreached });
-    return;
+/**
+ * A log of a dead owner that must be replayed before the workspace's files are used again could not
+ * be (its kept part could not be written): every file operation of the workspace fails with it
+ * until a recovery succeeds, as a file written meanwhile would be undone by that later replay.
+ */
+class RecoveryIncompleteError extends Error {
+  constructor(cause: unknown) {
+    super("the crash recovery of this workspace could not complete (is the disk full?); file operations resume once it can", {
+      cause,
+    });
+    this.name = "RecoveryIncompleteError";
   }
-  await unlink(file).catch(() => undefined);
-  if (hasDeletes(record)) await syncIntentDirectory(file);
 }
 
 /**
- * Replaces the log by one of its entries that this recovery could not reach (outside a confined
- * workspace: a change an `unrestricted` run made), durably, as `commit` writes a record. Deleting
- * the log instead would leave them undone for good: a later unconfined recovery would find no log.
- * A crash before the rename leaves the whole log, whose replay again is harmless (the renames and
- * deletes done fail quietly); the `.next` file is removed by a later recovery (its owner is dead).
+ * Replays a dead owner's log, then removes it, or keeps what this scope could not reach.
+ *
+ * The log kept must never name an entry already done: a later recovery replaying a done delete
+ * (or rename) would undo a file written since. So the kept log is written durably (as
+ * `<log>.next`) BEFORE any entry is replayed, and renamed over the log after; if it cannot be
+ * written (a full disk) nothing is replayed and the recovery throws, as it does if the rename
+ * fails: every file operation of the workspace waits for a recovery that succeeds, so no file is
+ * written while the whole log stays, and the next attempt replays it from the start. A crash
+ * between write and rename leaves the whole log and a `.next` file of a dead owner (removed by the
+ * next recovery, which replays the whole log before any file is written again).
  */
-async function keepUnreached(file: string, record: IntentRecord): Promise<void> {
+async function replayAndRemove(scope: FileScope, file: string, record: IntentRecord): Promise<void> {
+  const unreached = await unreachable(scope, record);
+  // Nothing this scope can do: the log stays whole for a recovery that can.
+  if (unreached.length > 0 && unreached.length === record.entries.length) return;
   const next = `${file}.next`;
+  if (unreached.length > 0)
+    await writeKept(next, { ...record, entries: unreached }).catch((error: unknown) => {
+      throw new RecoveryIncompleteError(error);
+    });
+  let refused: IntentEntry[];
+  try {
+    refused = await replay(scope, record, unreached);
+  } catch (error) {
+    // A failed step (a flush refused) fails this recovery only, not the file operations waiting for it.
+    await unlink(next).catch(() => undefined);
+    throw error;
+  }
+  try {
+    // Refused now but reachable a moment ago (the tree changed meanwhile): the kept log does not
+    // name it, so the whole log stays and the recovery fails, to be tried again.
+    if (refused.length > unreached.length) throw new Error("an entry of the log became unreachable while it was replayed");
+    if (unreached.length > 0) await rename(next, file);
+  } catch (error) {
+    await unlink(next).catch(() => undefined);
+    throw new RecoveryIncompleteError(error);
+  }
+  if (unreached.length === 0) await unlink(file).catch(() => undefined);
+  if (unreached.length > 0 || hasDeletes(record)) await syncIntentDirectory(file);
+}
+
+/** The entries of the record that this scope may not reach (refused by the workspace confinement). */
+async function unreachable(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
+  const refused: IntentEntry[] = [];
+  for (const entry of record.entries) {
+    const parent = await scope
+      .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
+      .catch((error: unknown) => {
+        if (error instanceof SandboxViolationError) refused.push(entry);
+        return undefined;
+      });
+    await parent?.close();
+  }
+  return refused;
+}
+
+/**
+ * Writes the log of the entries this recovery cannot reach (outside a confined workspace: a change
+ * an `unrestricted` run made) to `next`, durably, as `commit` writes a record; it replaces the log
+ * once the others are done. Deleting the log instead would leave them undone for good: a later
+ * unconfined recovery would find no log. Throws when it cannot be written (nothing is left of it).
+ */
+async function writeKept(next: string, record: IntentRecord): Promise<void> {
   try {
     await writeNewFile(next, JSON.stringify(record), {
       flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
       mode: 0o600,
       sync: true,
     });
-    await rename(next, file);
-  } catch {
-    // The whole log stays: replaying the reached entries again is harmless (see above).
+  } catch (error) {
     await unlink(next).catch(() => undefined);
-    return;
+    throw error;
   }
-  await syncIntentDirectory(file);
 }
 
 /**
  * Rolls the record's entries forward or back; returns those this scope may not reach (refused by
- * the workspace confinement), left for a recovery in a scope that can. An entry whose directory
- * is gone is done with (there is nothing left to finish).
+ * the workspace confinement), left for a recovery in a scope that can: `skipped` (found so before,
+ * not tried) and any refused now. An entry whose directory is gone is done with (there is nothing
+ * left to finish).
  */
-async function replay(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
-  const unreached: IntentEntry[] = [];
+async function replay(scope: FileScope, record: IntentRecord, skipped: readonly IntentEntry[]): Promise<IntentEntry[]> {
+  const unreached: IntentEntry[] = [...skipped];
   for (const entry of record.entries) {
+    if (skipped.includes(entry)) continue;
     const parent = await scope
       .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
       .catch((error: unknown) => {

@@ -1,0 +1,99 @@
+// Review of red team round 12: a `workspace` run's recovery of an `unrestricted` run's log completes
+// the entries inside the workspace and keeps a log of the others. When that kept log could not be
+// written (a full disk; simulated here by a directory standing where `<log>.next` is written), the
+// WHOLE log stayed, the recovery counted as done and the agent wrote files again; the next
+// `unrestricted` recovery replayed the whole log, its delete inside the workspace included, and
+// deleted the file the agent had written since. Now the kept log is written before any entry is
+// replayed: if it cannot be, nothing is replayed and the workspace's file operations fail until a
+// recovery succeeds, so no entry already done is ever replayed over a newer file.
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, rmdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+
+let base: string;
+let root: string;
+let outside: string;
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(tmpdir(), "atc-kept-log-")));
+  root = path.join(base, "ws");
+  outside = path.join(base, "out");
+  await mkdir(root);
+  await mkdir(outside);
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+  await rm(intentDirectory(root), { recursive: true, force: true });
+});
+
+const read = (file: string) => readFile(file, "utf8").catch(() => "absent");
+const runIn = (sandbox: "workspace" | "unrestricted") =>
+  createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace: root } });
+
+/** A dead unrestricted writer's committed log: delete `d.txt` inside, rename `b.txt`'s temporary file outside. */
+async function plantDeadWritersLog(): Promise<string> {
+  await writeFile(path.join(root, "d.txt"), "old d\n");
+  await writeFile(path.join(outside, "b.txt"), "old b\n");
+  await writeFile(path.join(outside, ".atc-b.tmp"), "new b\n");
+  const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  const intents = intentDirectory(root);
+  await mkdir(intents, { recursive: true, mode: 0o700 });
+  const log = path.join(intents, `${dead}-000000000000.json`);
+  const entries = [
+    { directory: root, name: "d.txt", created: [] },
+    { directory: outside, name: "b.txt", temporary: ".atc-b.tmp", created: [] },
+  ];
+  await writeFile(log, JSON.stringify({ owner: `${dead}:?`, root, state: "committed", entries }), { mode: 0o600 });
+  return log;
+}
+
+const entriesOf = async (log: string) =>
+  (JSON.parse(await readFile(log, "utf8")) as { entries: { name: string }[] }).entries.map((entry) => entry.name);
+
+function expectFailed(result: ToolCallResult): void {
+  expect(result.ok).toBe(false);
+  if (result.ok) return;
+  expect(result.error.code).toBe("tool_failed");
+  expect(result.error.message).toContain("crash recovery");
+}
+
+describe("a kept log that cannot be written never leads to a done entry replayed over a newer file", () => {
+  it("the kept log cannot be written: nothing replayed, file tools fail; once it can, a file written after survives the unrestricted recovery", async () => {
+    const log = await plantDeadWritersLog();
+    await mkdir(`${log}.next`);
+    const ws = runIn("workspace");
+    expectFailed(await ws.call("ls", { path: "." }));
+    expectFailed(await ws.call("write", { path: "d.txt", content: "user's new work\n" }));
+    // Nothing replayed: the delete inside is still to be done, by the log that names it.
+    expect(await read(path.join(root, "d.txt"))).toBe("old d\n");
+    expect(await entriesOf(log)).toEqual(["d.txt", "b.txt"]);
+
+    // Room again: the recovery completes the delete inside, keeps only the outside entry, then the write lands.
+    await rmdir(`${log}.next`);
+    expect((await ws.call("write", { path: "d.txt", content: "user's new work\n" })).ok).toBe(true);
+    expect(await entriesOf(log)).toEqual(["b.txt"]);
+
+    expect((await runIn("unrestricted").call("ls", { path: "." })).ok).toBe(true);
+    expect(await read(path.join(root, "d.txt"))).toBe("user's new work\n");
+    expect(await read(path.join(outside, "b.txt"))).toBe("new b\n");
+    expect((await readdir(outside)).sort()).toEqual(["b.txt"]);
+    expect(await readdir(intentDirectory(root))).toEqual([]);
+  });
+
+  it("control: with room for the kept log, the same sequence runs through and the newer file survives", async () => {
+    const log = await plantDeadWritersLog();
+    const ws = runIn("workspace");
+    expect((await ws.call("ls", { path: "." })).ok).toBe(true);
+    expect(await read(path.join(root, "d.txt"))).toBe("absent");
+    expect(await entriesOf(log)).toEqual(["b.txt"]);
+    expect((await ws.call("write", { path: "d.txt", content: "user's new work\n" })).ok).toBe(true);
+    expect((await runIn("unrestricted").call("ls", { path: "." })).ok).toBe(true);
+    expect(await read(path.join(root, "d.txt"))).toBe("user's new work\n");
+    expect(await read(path.join(outside, "b.txt"))).toBe("new b\n");
+    expect(await readdir(intentDirectory(root))).toEqual([]);
+  });
+});
