@@ -51,6 +51,8 @@ export class ConnectedMcpServer implements McpServerHandle {
   private lastError: { code: string; message: string } | undefined;
   private refreshing: Promise<unknown> = Promise.resolve();
   private debounce: ReturnType<typeof setTimeout> | undefined;
+  /** When the last listing refresh ended, and how long it took (ms): paces `list_changed`. */
+  private lastRefresh = { endedAt: 0, tookMs: 0 };
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: ConnectedMcpServerOptions) {
@@ -117,7 +119,12 @@ export class ConnectedMcpServer implements McpServerHandle {
   }
 
   refresh(): Promise<McpToolChanges> {
-    const next = this.refreshing.catch(() => undefined).then(() => this.refreshNow());
+    return this.queueRefresh(false);
+  }
+
+  /** Runs a refresh after the ones queued; `paced`: one for `list_changed`, whose cost paces the next. */
+  private queueRefresh(paced: boolean): Promise<McpToolChanges> {
+    const next = this.refreshing.catch(() => undefined).then(() => this.refreshNow(paced));
     this.refreshing = next;
     return next;
   }
@@ -172,8 +179,21 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.events.emit("server.closed", { server: this.name, runId: this.runId });
   }
 
-  private async refreshNow(): Promise<McpToolChanges> {
+  private async refreshNow(paced: boolean): Promise<McpToolChanges> {
     if (this.closing !== undefined) return { added: [], removed: [], updated: [], rejected: [] };
+    if (!paced) return this.applyListing();
+    // Not the first listing: registering every tool costs more than a refresh, and would hold
+    // the first change back for no reason.
+    const startedAt = performance.now();
+    try {
+      return await this.applyListing();
+    } finally {
+      const endedAt = performance.now();
+      this.lastRefresh = { endedAt, tookMs: endedAt - startedAt };
+    }
+  }
+
+  private async applyListing(): Promise<McpToolChanges> {
     const listing = await this.connection.request({ subject: "tools/list" }, (client, request) => listMcpTools(client, request));
     if (this.closing !== undefined) return { added: [], removed: [], updated: [], rejected: [] };
     const changes = this.sync.apply(listing);
@@ -188,16 +208,25 @@ export class ConnectedMcpServer implements McpServerHandle {
   }
 
   private scheduleRefresh(): void {
-    if (this.closing !== undefined) return;
-    clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => {
-      this.refresh().catch((error: unknown) => {
-        const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
-        const message = error instanceof Error ? error.message : String(error);
-        this.lastError = { code, message };
-        this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
-      });
-    }, this.options.listChangedDebounceMs);
+    // One refresh pending at a time: it lists after every notification before it. Restarting the
+    // wait on each notification starved the refresh of a server that never stops sending them.
+    if (this.closing !== undefined || this.debounce !== undefined) return;
+    // Paced so refreshes take at most about a tenth of the time: a server sending list_changed
+    // in a loop with 5,000 tools kept the host's thread 45-80% busy re-listing them.
+    const { endedAt, tookMs } = this.lastRefresh;
+    const paced = endedAt + Math.min(REFRESH_PACE * tookMs, MAX_PACE_MS) - performance.now();
+    this.debounce = setTimeout(
+      () => {
+        this.debounce = undefined;
+        this.queueRefresh(true).catch((error: unknown) => {
+          const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
+          const message = error instanceof Error ? error.message : String(error);
+          this.lastError = { code, message };
+          this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
+        });
+      },
+      Math.max(this.options.listChangedDebounceMs, paced),
+    );
     this.debounce.unref?.();
   }
 
@@ -231,6 +260,11 @@ export class ConnectedMcpServer implements McpServerHandle {
     };
   }
 }
+
+/** A refresh after `list_changed` waits at least this many times the last one's duration. */
+const REFRESH_PACE = 9;
+/** ...but never more than this (ms): a slow first listing must not hold a real change back long. */
+const MAX_PACE_MS = 5_000;
 
 function hasContent(result: object): result is McpToolResultContent {
   return Array.isArray((result as { content?: unknown }).content);

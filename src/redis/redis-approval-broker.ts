@@ -92,9 +92,11 @@ return 1
 `;
 
 // The waiter takes a decision exactly once: a second taker (a duplicate waiter, a replay) gets 0.
+// A request that is gone (Redis restarted empty, the key evicted) answers {0, 'gone'}.
 const CONSUME = `
 local status = redis.call('HGET', KEYS[1], 'status')
-if status == false or status == 'pending' then return {0, ''} end
+if status == false then return {0, 'gone'} end
+if status == 'pending' then return {0, ''} end
 if redis.call('HSETNX', KEYS[1], 'consumed', '1') == 0 then return {0, status} end
 return {1, status}
 `;
@@ -112,7 +114,9 @@ return {1, status}
  *   `"timeout"`) by whoever touches it next (`pending`, `approve`, `deny`, `resolution`), so a
  *   request whose process died is never approved late, and a resumed run reads the denial with
  *   {@link RedisApprovalBroker.resolution};
- * - a waiting call keeps its process alive until it is decided or times out.
+ * - a waiting call keeps its process alive until it is decided or times out;
+ * - a request Redis lost while its call waited (restarted without persistence, evicted) denies
+ *   the call (by `"abort"`) at the next poll, saying so: nobody could approve it any more.
  *
  * Events: `approval.requested` and `approval.resolved` fire in the process that waits.
  * @beta
@@ -405,6 +409,12 @@ export class RedisApprovalBroker implements ApprovalBroker {
     const waiter = this.waiters.get(id);
     if (waiter === undefined) return;
     const [taken, decided] = (await this.redis.eval(CONSUME, 1, this.requestKey(id))) as [number, string];
+    // Stored before the wait began and kept past its deadline: gone means Redis lost it. Nobody
+    // can list or approve it any more, so the call ends now, not at its deadline (minutes later).
+    if (decided === "gone") {
+      waiter.settle({ id, decision: "denied", reason: LOST_REASON, resolvedBy: "abort" });
+      return;
+    }
     // Pending (or gone) when CONSUME ran: nothing to hand over. Judged by CONSUME's own answer,
     // not by the read below: a decision landing in between would otherwise look "already used".
     if (taken !== 1 && decided === "") return;
@@ -506,6 +516,8 @@ async function untilStoredOr(
  * as its retries last.
  */
 const GIVE_UP_GRACE_MS = 1_000;
+
+const LOST_REASON = "the approval request is gone from Redis (restarted empty or evicted), so nobody can approve it";
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;

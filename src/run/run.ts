@@ -112,7 +112,8 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly condenseThreshold?: number;
   /**
    * Most decoded bytes of images and files one result may carry (`toolContent` parts); parts
-   * over it are replaced by a text part saying what was left out.
+   * over it are replaced by a text part saying what was left out. A result also carries at most
+   * 20 such parts, whatever their size; the others are counted in one text part.
    * @defaultValue 5 MiB
    */
   readonly maxBinaryBytes?: number;

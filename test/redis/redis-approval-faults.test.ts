@@ -115,4 +115,33 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     expect(await broker.pending()).toEqual([]);
     await broker.close();
   }, 15_000);
+
+  it("a Redis restarted empty mid-wait denies the waiting call at once, saying why (not after its five-minute deadline)", async () => {
+    const redis = client(server.url);
+    clients.push(redis);
+    await expect.poll(() => redis.status).toBe("ready");
+    const broker = new RedisApprovalBroker({ redis, prefix: "faults-d", timeoutMs: 300_000, pollIntervalMs: 50 });
+    const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
+
+    // Positive control: over a healthy Redis, a waiting call is not denied by the polls, and an
+    // approval still reaches it.
+    const healthy = broker.request({ ...base, callId: "healthy" });
+    await expect.poll(async () => (await broker.pending()).length).toBe(1);
+    expect(await within(healthy, 500)).toBe("still waiting");
+    const [request] = await broker.pending();
+    expect(await broker.approve(request?.id ?? "")).toBe(true);
+    expect(await within(healthy, 2_000)).toMatchObject({ decision: "approved" });
+
+    const waiting = broker.request({ ...base, callId: "lost" });
+    await expect.poll(async () => (await broker.pending()).length).toBe(1);
+    await server.kill();
+    await server.start();
+    await expect.poll(() => redis.status, { timeout: 5_000 }).toBe("ready");
+    // The request is gone: nobody can list or approve it, so waiting for it helps no one.
+    expect(await broker.pending()).toEqual([]);
+    const ended = await within(waiting, 3_000);
+    expect(ended).toMatchObject({ decision: "denied", resolvedBy: "abort" });
+    expect((ended as { reason?: string }).reason).toMatch(/gone from Redis/);
+    await broker.close();
+  }, 20_000);
 });
