@@ -21,6 +21,21 @@ function describeBytes(bytes: number): string {
 export const MAX_BINARY_PARTS = 20;
 
 /**
+ * What one text part costs against a result's text budget besides its characters: about its
+ * wrapper in a provider's request. Without it 100,000 empty parts would cost nothing.
+ */
+const TEXT_PART_OVERHEAD = 32;
+
+/** Budget kept for the closing line that counts dropped text parts. */
+const CLOSING_LINE_ROOM = 200;
+
+/** Room for `condenseText`'s marker, which comes on top of the length it is given. */
+const MARKER_ROOM = 160;
+
+/** The smallest share a text part is cut to: below it, a cut part would be little but marker. */
+const MIN_TEXT_SHARE = 1_000;
+
+/**
  * Keeps a result's parts within the run's limits: text parts are condensed like text outputs, and
  * binary parts are kept in order while their decoded bytes fit `maxBinaryBytes`; a part that does
  * not fit (or is not valid base64) becomes a text part saying what was left out, so the model
@@ -28,6 +43,12 @@ export const MAX_BINARY_PARTS = 20;
  * in one closing text part (one line each would be 100,000 lines). `redact`, when given, rewrites each whole text part (cut at 8 Mi characters
  * first, and what it returns too) before it is condensed: condensing first split a secret across
  * the cut, and neither half matched the hook.
+ *
+ * All text parts together stay within `condenseThreshold`, the limit of a text output: capping
+ * each part alone let a handler's 100,000 small parts all reach the model. Over it, every part is
+ * cut to one share (parts shorter than the share keep their text, see `shareOf`), condensed head
+ * and tail like a long output; once the budget is spent, the other text parts are dropped and
+ * counted in a closing line. A result within the budget is unchanged.
  */
 export function capContentParts(
   parts: readonly ToolContentPart[],
@@ -41,10 +62,10 @@ export function capContentParts(
   for (const part of parts) {
     if (part === null || typeof part !== "object") continue;
     if (part.type === "text") {
-      const text = redact === undefined ? wellFormed(String(part.text)) : capText(redact(capText(String(part.text))));
+      // Condensed (once) by capTotalText, which knows the other parts.
       out.push({
         type: "text",
-        text: text.length > limits.condenseThreshold ? condenseText(text, limits.condenseThreshold) : text,
+        text: redact === undefined ? wellFormed(String(part.text)) : capText(redact(capText(String(part.text)))),
       });
       continue;
     }
@@ -70,13 +91,86 @@ export function capContentParts(
     kept++;
     out.push(part);
   }
+  const capped = capTotalText(out, limits.condenseThreshold);
   if (dropped > 0) {
-    out.push({
+    capped.push({
       type: "text",
       text: `[${dropped} more image and file parts omitted: a result may carry at most ${MAX_BINARY_PARTS}]`,
     });
   }
+  return capped;
+}
+
+/**
+ * Condenses the text parts (the handler's and the lines saying what was left out) to `limit`
+ * characters in all, counting `TEXT_PART_OVERHEAD` per part, binary parts kept where they are.
+ * When each part condensed alone fits (one long part, a few short ones), that is what is done,
+ * exactly as before; otherwise every part gets one share of the limit (less the closing line's
+ * room), and what no longer fits is dropped and counted.
+ */
+function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolContentPart[] {
+  const costs: number[] = [];
+  let total = 0;
+  for (const part of parts) {
+    if (part.type !== "text") continue;
+    const cost = Math.min(part.text.length, limit) + TEXT_PART_OVERHEAD;
+    costs.push(cost);
+    total += cost;
+  }
+  // One part's wrapper is free: a lone part is held to `limit` like a text output.
+  if (total <= limit + TEXT_PART_OVERHEAD) {
+    return parts.map((part) =>
+      part.type === "text" && part.text.length > limit ? { type: "text", text: condenseText(part.text, limit) } : part,
+    );
+  }
+  let left = Math.max(0, limit + TEXT_PART_OVERHEAD - CLOSING_LINE_ROOM);
+  const share = Math.max(shareOf(costs, left), Math.min(MIN_TEXT_SHARE, left));
+  const out: ToolContentPart[] = [];
+  let droppedParts = 0;
+  let droppedChars = 0;
+  for (const part of parts) {
+    if (part.type !== "text") {
+      out.push(part);
+      continue;
+    }
+    const room = Math.min(share, left);
+    let text = part.text;
+    if (text.length + TEXT_PART_OVERHEAD > room) {
+      const length = room - TEXT_PART_OVERHEAD - MARKER_ROOM;
+      text = length > 0 ? condenseText(text, length) : "";
+      if (length <= 0 || text.length + TEXT_PART_OVERHEAD > left) {
+        droppedParts++;
+        droppedChars += part.text.length;
+        continue;
+      }
+    }
+    left -= text.length + TEXT_PART_OVERHEAD;
+    out.push(text === part.text ? part : { type: "text", text });
+  }
+  if (droppedParts > 0) {
+    out.push({
+      type: "text",
+      text: `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`,
+    });
+  }
   return out;
+}
+
+/**
+ * The largest share such that every part costing less keeps all of it and every other part is
+ * cut to the share, all within `budget` (water filling): one long part beside short ones is cut,
+ * the short ones are not.
+ */
+function shareOf(costs: readonly number[], budget: number): number {
+  const sorted = [...costs].sort((a, b) => a - b);
+  let spent = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const cost = sorted[i] as number;
+    const rest = sorted.length - i;
+    if (spent + cost * rest > budget) return Math.floor((budget - spent) / rest);
+    spent += cost;
+  }
+  return Number.POSITIVE_INFINITY;
 }
 
 /** The text of a result's parts, for `output` and for providers that take only text. */
