@@ -5,7 +5,7 @@
 // `unrestricted` recovery replayed the whole log, its delete inside the workspace included, and
 // deleted the file the agent had written since. Now the kept log is written before any entry is
 // replayed: if it cannot be, nothing is replayed and the workspace's file operations fail until a
-// recovery succeeds, so no entry already done is ever replayed over a newer file.
+// recovery succeeds (reads go on), so no entry already done is ever replayed over a newer file.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -59,6 +59,9 @@ function expectFailed(result: ToolCallResult): void {
   if (result.ok) return;
   expect(result.error.code).toBe("tool_failed");
   expect(result.error.message).toContain("crash recovery");
+  // The cause named (here a directory stands where the kept log goes), not a guess at a full disk.
+  expect(result.error.message).toContain("EISDIR");
+  expect(result.error.message).not.toContain("disk is full");
 }
 
 describe("a kept log that cannot be written never leads to a done entry replayed over a newer file", () => {
@@ -66,8 +69,19 @@ describe("a kept log that cannot be written never leads to a done entry replayed
     const log = await plantDeadWritersLog();
     await mkdir(`${log}.next`);
     const ws = runIn("workspace");
-    expectFailed(await ws.call("ls", { path: "." }));
-    expectFailed(await ws.call("write", { path: "d.txt", content: "user's new work\n" }));
+    // Reads go on (the review of stop 32: a state directory that cannot be written locked the
+    // workspace out of reads for good); every change fails, saying why.
+    const listed = await ws.call("ls", { path: "." });
+    expect(listed.ok).toBe(true);
+    expect(JSON.stringify(listed)).toContain("d.txt");
+    const read_ = await ws.call("read", { path: "d.txt" });
+    expect(read_.ok && JSON.stringify(read_.output)).toContain("old d");
+    for (const change of [
+      ws.call("write", { path: "d.txt", content: "user's new work\n" }),
+      ws.call("write", { path: "e.txt", content: "new file\n" }),
+      ws.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: f.txt\n+f\n*** End Patch" }),
+    ])
+      expectFailed(await change);
     // Nothing replayed: the delete inside is still to be done, by the log that names it.
     expect(await read(path.join(root, "d.txt"))).toBe("old d\n");
     expect(await entriesOf(log)).toEqual(["d.txt", "b.txt"]);

@@ -225,11 +225,35 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
  */
 class RecoveryIncompleteError extends Error {
   constructor(cause: unknown) {
-    super("the crash recovery of this workspace could not complete (is the disk full?); file operations resume once it can", {
-      cause,
-    });
+    super(
+      `the crash recovery of this workspace could not complete (${recoveryFailureReason(cause)}); ` +
+        "its files can be read, and changed again once the recovery can complete",
+      { cause },
+    );
     this.name = "RecoveryIncompleteError";
   }
+}
+
+/** What stopped the recovery, in words the model and the operator can act on (not a guess). */
+function recoveryFailureReason(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") return "the disk is full";
+  if (code === "EROFS") return "its state directory is on a read-only file system";
+  if (code === "EACCES" || code === "EPERM") return "its state directory cannot be written";
+  if (typeof code === "string") return `its state directory could not be written: ${code}`;
+  return cause instanceof Error ? cause.message : "its log could not be kept";
+}
+
+/**
+ * Waits for the workspace's recovery before a read. A recovery that could not complete blocks the
+ * workspace's changes (a file written meanwhile would be undone by the later replay) but not its
+ * reads: they change nothing, and a workspace whose state directory cannot be written (read-only,
+ * full) would otherwise be unreadable for good. Other recovery failures never block anything.
+ */
+export async function recoverWorkspaceForReading(scope: FileScope): Promise<void> {
+  await recoverWorkspace(scope).catch((error: unknown) => {
+    if (!(error instanceof RecoveryIncompleteError)) throw error;
+  });
 }
 
 /**

@@ -8,7 +8,7 @@ import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
 import { isGitStateRefusal } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
-import { recoverWorkspace } from "./intent-log.js";
+import { recoverWorkspace, recoverWorkspaceForReading } from "./intent-log.js";
 import {
   type BatchFileScope,
   type OpenedParent,
@@ -57,18 +57,25 @@ export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
       await recoverWorkspace(raw);
       return operation(...args);
     };
+  // A recovery that could not complete blocks changes only (see `recoverWorkspaceForReading`).
+  const recoveredForReading =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await recoverWorkspaceForReading(raw);
+      return operation(...args);
+    };
   return {
     ...raw,
-    resolve: recovered(raw.resolve),
+    resolve: recoveredForReading(raw.resolve),
     lockKey: recovered(raw.lockKey),
-    openRead: recovered(raw.openRead),
-    read: recovered(raw.read),
-    stat: recovered(raw.stat),
+    openRead: recoveredForReading(raw.openRead),
+    read: recoveredForReading(raw.read),
+    stat: recoveredForReading(raw.stat),
     write: recovered(raw.write),
     remove: recovered(raw.remove),
     replaceStreaming: recovered(raw.replaceStreaming),
     makeDirectory: recovered(raw.makeDirectory),
-    readMany: recovered(raw.readMany),
+    readMany: recoveredForReading(raw.readMany),
   };
 }
 
