@@ -72,8 +72,12 @@ interface Waiter {
 // after the deadline is refused (the deadline wins). KEYS[1] the request hash, KEYS[2] the
 // pending set; ARGV: id, decision, reason, resolvedBy, now (ms), required digest or "", retain ms,
 // channel. Returns 1 when decided, 0 when it was not pending, -1 past its deadline, -2 digest mismatch.
+// A request whose hash is gone (Redis restarted from an older snapshot, the key evicted) leaves the
+// pending set too, or its id would stay there for good and be read again by every pending().
 const DECIDE = `
-if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == false then redis.call('ZREM', KEYS[2], ARGV[1]) return 0 end
+if status ~= 'pending' then return 0 end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'digest') ~= ARGV[6] then return -2 end
 local decision = ARGV[2]
 local reason = ARGV[3]

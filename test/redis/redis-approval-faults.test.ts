@@ -144,4 +144,29 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     expect((ended as { reason?: string }).reason).toMatch(/gone from Redis/);
     await broker.close();
   }, 20_000);
+
+  it("a request whose hash is gone leaves the pending set once its deadline passes (no id kept for good)", async () => {
+    const redis = client(server.url);
+    clients.push(redis);
+    await expect.poll(() => redis.status).toBe("ready");
+    const broker = new RedisApprovalBroker({ redis, prefix: "faults-e", timeoutMs: 300, pollIntervalMs: 50 });
+    const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
+    const pendingSet = "faults-e:approvals:pending";
+
+    // Positive control: a request still stored is denied at its deadline and leaves the set.
+    const kept = broker.request({ ...base, callId: "kept" });
+    expect(await redis.zcard(pendingSet)).toBe(1);
+    expect(await within(kept, 3_000)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+    await expect.poll(async () => redis.zcard(pendingSet)).toBe(0);
+
+    // The hash evicted (or lost to a restart from an older snapshot) while its id stays in the set.
+    const lost = broker.request({ ...base, callId: "lost" });
+    const [id] = await redis.zrange(pendingSet, 0, -1);
+    await redis.del(`faults-e:approval:${id}`);
+    expect(await within(lost, 3_000)).toMatchObject({ decision: "denied" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await broker.pending()).toEqual([]);
+    expect(await redis.zrange(pendingSet, 0, -1)).toEqual([]);
+    await broker.close();
+  }, 20_000);
 });
