@@ -220,8 +220,9 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
 
 /**
  * A log of a dead owner that must be replayed before the workspace's files are used again could not
- * be (its kept part could not be written): every file operation of the workspace fails with it
- * until a recovery succeeds, as a file written meanwhile would be undone by that later replay.
+ * be (its kept part could not be written), or a replayed one could not be removed: every change of
+ * the workspace fails with it until a recovery succeeds, as a file written meanwhile would be
+ * undone by that later replay.
  */
 class RecoveryIncompleteError extends Error {
   constructor(cause: unknown) {
@@ -263,8 +264,9 @@ export async function recoverWorkspaceForReading(scope: FileScope): Promise<void
  * (or rename) would undo a file written since. So the kept log is written durably (as
  * `<log>.next`) BEFORE any entry is replayed, and renamed over the log after; if it cannot be
  * written (a full disk) nothing is replayed and the recovery throws, as it does if the rename
- * fails: every file operation of the workspace waits for a recovery that succeeds, so no file is
- * written while the whole log stays, and the next attempt replays it from the start. A crash
+ * fails or a fully replayed log cannot be removed: every change of the workspace waits for a
+ * recovery that succeeds, so no file is written while the whole log stays, and the next attempt
+ * replays it from the start. A crash
  * between write and rename leaves the whole log and a `.next` file of a dead owner (removed by the
  * next recovery, which replays the whole log before any file is written again).
  */
@@ -294,7 +296,16 @@ async function replayAndRemove(scope: FileScope, file: string, record: IntentRec
     await unlink(next).catch(() => undefined);
     throw new RecoveryIncompleteError(error);
   }
-  if (unreached.length === 0) await unlink(file).catch(() => undefined);
+  // A replayed log that stays (its directory immutable or read-only) would be replayed again by
+  // every later recovery, its deletes and renames over files written since: the same rule as a
+  // kept log that cannot be written. ENOENT: another recovery removed it already.
+  if (unreached.length === 0)
+    await unlink(file).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== "ENOENT") throw new RecoveryIncompleteError(error);
+    });
+  // A flush refused here (`syncPath` ignores it) leaves a removal that only power loss can undo,
+  // the risk `finish` takes too; blocking the workspace's changes for it would lock out for good a
+  // file system that refuses directory flushes.
   if (unreached.length > 0 || hasDeletes(record)) await syncIntentDirectory(file);
 }
 
