@@ -128,7 +128,11 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
   }
   const budget = limit + TEXT_PART_OVERHEAD;
   const minShare = Math.min(MIN_TEXT_SHARE, Math.floor(budget / 2));
-  const all = fitParts(parts, shareOf(costs, budget), budget);
+  const share = shareOf(costs, budget);
+  // A share no larger than a wrapper leaves no text: every cut part would be dropped.
+  const all = share > TEXT_PART_OVERHEAD ? fitParts(parts, share, budget) : undefined;
+  // Shares of at least `MIN_TEXT_SHARE` are worth it: no need to try dropping parts.
+  if (all !== undefined && all.dropped === 0 && share >= minShare) return all.out;
   // Some parts must go: room for the closing line at its longest (every part, every character).
   const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, budget);
   const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
@@ -136,7 +140,7 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
   const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left);
   // Every part kept, cut to a share, unless dropping the later ones keeps more text (400 parts of
   // 5,000 characters: 40 parts of 1,000 say more than 400 of 100, each mostly marker).
-  if (all.dropped === 0 && all.textLength >= kept.textLength) return all.out;
+  if (all !== undefined && all.dropped === 0 && all.textLength >= kept.textLength) return all.out;
   if (kept.dropped > 0 && closingCost <= budget) {
     kept.out.push({ type: "text", text: closing(kept.dropped, kept.droppedChars) });
   }
@@ -163,7 +167,7 @@ function fitParts(
       continue;
     }
     const room = Math.min(share, left) - TEXT_PART_OVERHEAD;
-    const text = part.text.length <= room ? part.text : cutTo(part.text, room);
+    const text = part.text.length <= room ? part.text : room > 0 ? cutTo(part.text, room) : undefined;
     if (text === undefined) {
       dropped++;
       droppedChars += part.text.length;
@@ -193,8 +197,10 @@ function cutTo(text: string, room: number): string | undefined {
   for (let tries = 0; tries < 4 && length >= MIN_CONDENSED; tries++) {
     const condensed = condenseText(text, length);
     if (condensed.length <= room && (best === undefined || condensed.length > best.length)) best = condensed;
-    // Room less this marker's length.
-    length = room - (condensed.length - length) - (condensed.length > room ? 1 : 0);
+    // Room less this marker's length; done when that is no longer than what fits already.
+    const next = room - (condensed.length - length) - (condensed.length > room ? 1 : 0);
+    if (condensed.length <= room && next <= length) break;
+    length = next;
   }
   if (best !== undefined) return best;
   const marker = `[… ${text.length} more]`;
