@@ -1,7 +1,7 @@
 import type { ToolContentPart } from "../tool/tool-content.js";
 import { condenseText } from "./condense-text.js";
 import { capText } from "./json-safe-output.js";
-import { wellFormed } from "./well-formed-text.js";
+import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
 /** The size of a base64 string's bytes. */
 function decodedBytes(base64: string): number {
@@ -26,13 +26,11 @@ export const MAX_BINARY_PARTS = 20;
  */
 const TEXT_PART_OVERHEAD = 32;
 
-/** Budget kept for the closing line that counts dropped text parts. */
-const CLOSING_LINE_ROOM = 200;
-
-/** Room for `condenseText`'s marker, which comes on top of the length it is given. */
-const MARKER_ROOM = 160;
-
-/** The smallest share a text part is cut to: below it, a cut part would be little but marker. */
+/**
+ * The smallest share a text part is cut to while every part is kept; below it, parts are dropped
+ * and counted instead (a cut part would be little but marker). Half the budget at most, so that at
+ * a small `condenseThreshold` two parts are still both cut rather than dropped.
+ */
 const MIN_TEXT_SHARE = 1_000;
 
 /**
@@ -103,19 +101,24 @@ export function capContentParts(
 
 /**
  * Condenses the text parts (the handler's and the lines saying what was left out) to `limit`
- * characters in all, counting `TEXT_PART_OVERHEAD` per part, binary parts kept where they are.
- * When each part condensed alone fits (one long part, a few short ones), that is what is done,
- * exactly as before; otherwise every part gets one share of the limit (less the closing line's
- * room), and what no longer fits is dropped and counted.
+ * characters in all, counting `TEXT_PART_OVERHEAD` per part (one wrapper free), binary parts kept
+ * where they are. When each part condensed alone fits (one long part, a few short ones), that is
+ * what is done, exactly as before. Otherwise the parts are cut to a water-filling share of the
+ * budget, each cut to fit its share exactly, marker included, so only the excess and the markers
+ * are lost (one character over cut one part by one character and its marker, not every part by
+ * hundreds); only when parts of at least `MIN_TEXT_SHARE` keep more text are the later parts
+ * dropped and counted in a closing line, whose room is its real length (a shorter form at small limits).
  */
 function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolContentPart[] {
   const costs: number[] = [];
   let total = 0;
+  let chars = 0;
   for (const part of parts) {
     if (part.type !== "text") continue;
     const cost = Math.min(part.text.length, limit) + TEXT_PART_OVERHEAD;
     costs.push(cost);
     total += cost;
+    chars += part.text.length;
   }
   // One part's wrapper is free: a lone part is held to `limit` like a text output.
   if (total <= limit + TEXT_PART_OVERHEAD) {
@@ -123,37 +126,94 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
       part.type === "text" && part.text.length > limit ? { type: "text", text: condenseText(part.text, limit) } : part,
     );
   }
-  let left = Math.max(0, limit + TEXT_PART_OVERHEAD - CLOSING_LINE_ROOM);
-  const share = Math.max(shareOf(costs, left), Math.min(MIN_TEXT_SHARE, left));
-  const out: ToolContentPart[] = [];
-  let droppedParts = 0;
+  const budget = limit + TEXT_PART_OVERHEAD;
+  const minShare = Math.min(MIN_TEXT_SHARE, Math.floor(budget / 2));
+  const share = shareOf(costs, budget);
+  // A share no larger than a wrapper leaves no text: every cut part would be dropped.
+  const all = share > TEXT_PART_OVERHEAD ? fitParts(parts, share, budget) : undefined;
+  // Shares of at least `MIN_TEXT_SHARE` are worth it: no need to try dropping parts.
+  if (all !== undefined && all.dropped === 0 && share >= minShare) return all.out;
+  // Some parts must go: room for the closing line at its longest (every part, every character).
+  const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, budget);
+  const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
+  const left = Math.max(0, budget - closingCost);
+  const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left);
+  // Every part kept, cut to a share, unless dropping the later ones keeps more text (400 parts of
+  // 5,000 characters: 40 parts of 1,000 say more than 400 of 100, each mostly marker).
+  if (all !== undefined && all.dropped === 0 && all.textLength >= kept.textLength) return all.out;
+  if (kept.dropped > 0 && closingCost <= budget) {
+    kept.out.push({ type: "text", text: closing(kept.dropped, kept.droppedChars) });
+  }
+  return kept.out;
+}
+
+/**
+ * The text parts in order, each given `share` (or what is left of `budget`, if less): kept whole
+ * when it fits, cut to fit exactly otherwise, dropped when not even a marker fits.
+ */
+function fitParts(
+  parts: readonly ToolContentPart[],
+  share: number,
+  budget: number,
+): { out: ToolContentPart[]; dropped: number; droppedChars: number; textLength: number } {
+  let left = budget;
+  let textLength = 0;
+  let dropped = 0;
   let droppedChars = 0;
+  const out: ToolContentPart[] = [];
   for (const part of parts) {
     if (part.type !== "text") {
       out.push(part);
       continue;
     }
-    const room = Math.min(share, left);
-    let text = part.text;
-    if (text.length + TEXT_PART_OVERHEAD > room) {
-      const length = room - TEXT_PART_OVERHEAD - MARKER_ROOM;
-      text = length > 0 ? condenseText(text, length) : "";
-      if (length <= 0 || text.length + TEXT_PART_OVERHEAD > left) {
-        droppedParts++;
-        droppedChars += part.text.length;
-        continue;
-      }
+    const room = Math.min(share, left) - TEXT_PART_OVERHEAD;
+    const text = part.text.length <= room ? part.text : room > 0 ? cutTo(part.text, room) : undefined;
+    if (text === undefined) {
+      dropped++;
+      droppedChars += part.text.length;
+      continue;
     }
     left -= text.length + TEXT_PART_OVERHEAD;
+    textLength += text.length;
     out.push(text === part.text ? part : { type: "text", text });
   }
-  if (droppedParts > 0) {
-    out.push({
-      type: "text",
-      text: `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`,
-    });
+  return { out, dropped, droppedChars, textLength };
+}
+
+/** The fewest characters of text a head-and-tail cut keeps beside its marker (about as long). */
+const MIN_CONDENSED = 100;
+
+/**
+ * `text` cut to at most `room` characters, marker included: condensed head and tail when the
+ * marker leaves text beside it, else its head and a short marker (a small `condenseThreshold`);
+ * undefined when not even that fits.
+ */
+function cutTo(text: string, room: number): string | undefined {
+  // The marker's length depends on the numbers in it: size the text to the room the marker
+  // leaves, and shrink by any overshoot. Below `MIN_CONDENSED` characters of text the long marker
+  // would outweigh it: the short one is used.
+  let length = room - 100;
+  let best: string | undefined;
+  for (let tries = 0; tries < 4 && length >= MIN_CONDENSED; tries++) {
+    const condensed = condenseText(text, length);
+    if (condensed.length <= room && (best === undefined || condensed.length > best.length)) best = condensed;
+    // Room less this marker's length; done when that is no longer than what fits already.
+    const next = room - (condensed.length - length) - (condensed.length > room ? 1 : 0);
+    if (condensed.length <= room && next <= length) break;
+    length = next;
   }
-  return out;
+  if (best !== undefined) return best;
+  const marker = `[… ${text.length} more]`;
+  const head = pairSafeEnd(text, room - marker.length);
+  if (head <= 0) return undefined;
+  return `${text.slice(0, head)}[… ${text.length - head} more]`;
+}
+
+/** The line counting dropped text parts: in full when it costs at most a quarter of the budget. */
+function closingLine(droppedParts: number, droppedChars: number, limit: number, budget: number): string {
+  const full = `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`;
+  if (full.length + TEXT_PART_OVERHEAD <= budget / 4) return full;
+  return `[${droppedParts} more text parts omitted]`;
 }
 
 /**

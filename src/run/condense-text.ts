@@ -18,8 +18,9 @@ export function condenseText(text: string, maxLength: number): string {
   if (tailBreak !== -1 && tailBreak < tailStart + tailLength * 0.2) tailStart = tailBreak + 1;
   headEnd = pairSafeEnd(text, headEnd);
   tailStart = pairSafeStart(text, tailStart);
-  const omitted = text.slice(headEnd, tailStart);
-  const omittedLines = omitted.split("\n").length - 1;
-  const marker = `\n[... ${omitted.length} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
+  // Counted in place: splitting a long output's omitted middle made one string per line.
+  let omittedLines = 0;
+  for (let at = text.indexOf("\n", headEnd); at !== -1 && at < tailStart; at = text.indexOf("\n", at + 1)) omittedLines++;
+  const marker = `\n[... ${tailStart - headEnd} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
   return text.slice(0, headEnd) + marker + text.slice(tailStart);
 }
