@@ -208,12 +208,16 @@ describe("a pathological pattern never blocks the host", () => {
       last = now;
     }, 10);
     const started = performance.now();
-    const result = await grepRun(root, { engine: "javascript", matchDeadlineMs: 500 }).call("grep", { pattern: "^(a+)+$" });
+    // The deadline is long against the bound on the ticker's gap: a match on the main thread would
+    // stall the ticker for the whole deadline (2 s), while a loaded machine's scheduling alone
+    // delayed it 355 ms in a CI run beside another (a 500 ms deadline against a 250 ms bound could
+    // not tell the two apart).
+    const result = await grepRun(root, { engine: "javascript", matchDeadlineMs: 2_000 }).call("grep", { pattern: "^(a+)+$" });
     const elapsed = performance.now() - started;
     clearInterval(ticker);
     expect(result.ok ? "ok" : result.error.code).toBe("pattern_too_slow");
-    expect(elapsed).toBeLessThan(5_000);
-    expect(maxGap).toBeLessThan(250);
+    expect(elapsed).toBeLessThan(8_000);
+    expect(maxGap).toBeLessThan(1_000);
   });
 
   it("positive control: the same pattern on the main thread blocks it (what the worker prevents)", () => {
