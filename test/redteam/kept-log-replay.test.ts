@@ -6,49 +6,40 @@
 // deleted the file the agent had written since. Now the kept log is written before any entry is
 // replayed: if it cannot be, nothing is replayed and the workspace's file operations fail until a
 // recovery succeeds (reads go on), so no entry already done is ever replayed over a newer file.
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, rmdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+import type { ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import {
+  fileToolsRun,
+  makeRecoveryFixture,
+  plantDeadWritersLog as plantLog,
+  type RecoveryFixture,
+  readOrAbsent as read,
+  removeRecoveryFixture,
+} from "./support/dead-writer-log.js";
 
-let base: string;
+let fixture: RecoveryFixture;
 let root: string;
 let outside: string;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(path.join(tmpdir(), "atc-kept-log-")));
-  root = path.join(base, "ws");
-  outside = path.join(base, "out");
-  await mkdir(root);
-  await mkdir(outside);
+  fixture = await makeRecoveryFixture("atc-kept-log-");
+  ({ root, outside } = fixture);
 });
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(intentDirectory(root), { recursive: true, force: true });
-});
+afterEach(() => removeRecoveryFixture(fixture));
 
-const read = (file: string) => readFile(file, "utf8").catch(() => "absent");
-const runIn = (sandbox: "workspace" | "unrestricted") =>
-  createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace: root } });
+const runIn = (sandbox: "workspace" | "unrestricted") => fileToolsRun(root, sandbox);
 
 /** A dead unrestricted writer's committed log: delete `d.txt` inside, rename `b.txt`'s temporary file outside. */
 async function plantDeadWritersLog(): Promise<string> {
   await writeFile(path.join(root, "d.txt"), "old d\n");
   await writeFile(path.join(outside, "b.txt"), "old b\n");
   await writeFile(path.join(outside, ".atc-b.tmp"), "new b\n");
-  const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-  const intents = intentDirectory(root);
-  await mkdir(intents, { recursive: true, mode: 0o700 });
-  const log = path.join(intents, `${dead}-000000000000.json`);
-  const entries = [
+  return plantLog(root, "committed", [
     { directory: root, name: "d.txt", created: [] },
     { directory: outside, name: "b.txt", temporary: ".atc-b.tmp", created: [] },
-  ];
-  await writeFile(log, JSON.stringify({ owner: `${dead}:?`, root, state: "committed", entries }), { mode: 0o600 });
-  return log;
+  ]);
 }
 
 const entriesOf = async (log: string) =>

@@ -4,41 +4,33 @@
 // them), skipped them, and deleted the log, so no later recovery, unrestricted included, could
 // ever complete them (a committed change stayed half applied outside, its temporary files with
 // it). A recovery now completes what it reaches and keeps the rest logged.
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createRegistry } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import {
+  fileToolsRun,
+  makeRecoveryFixture,
+  plantDeadWritersLog as plantLog,
+  type RecoveryFixture,
+  readOrAbsent as read,
+  removeRecoveryFixture,
+} from "./support/dead-writer-log.js";
 
-let base: string;
+let fixture: RecoveryFixture;
 let root: string;
 let outside: string;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(path.join(tmpdir(), "atc-mixed-scope-")));
-  root = path.join(base, "ws");
-  outside = path.join(base, "out");
-  await mkdir(root);
-  await mkdir(outside);
+  fixture = await makeRecoveryFixture("atc-mixed-scope-");
+  ({ root, outside } = fixture);
 });
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(intentDirectory(root), { recursive: true, force: true });
-});
+afterEach(() => removeRecoveryFixture(fixture));
 
 /** Any file tool's first use of the workspace in a scope recovers it: an `ls`. */
 async function openIn(sandbox: "workspace" | "unrestricted"): Promise<void> {
-  const run = createRegistry({ tools: createFileTools() }).createRun({
-    profile: "full",
-    permissions: { sandbox, workspace: root },
-  });
-  const listed = await run.call("ls", { path: "." });
+  const listed = await fileToolsRun(root, sandbox).call("ls", { path: "." });
   expect(listed.ok).toBe(true);
 }
-
-const read = (file: string) => readFile(file, "utf8").catch(() => "absent");
 
 /**
  * What an unrestricted writer killed after its log said `state` leaves: `a.txt` in the workspace
@@ -53,17 +45,11 @@ async function plantDeadWritersLog(state: "committed" | "prepared"): Promise<str
     await writeFile(path.join(directory, `.atc-${name}.tmp`), `new ${name}\n`);
   }
   await writeFile(path.join(outside, "c.txt"), "old c\n");
-  const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-  const entries = [
+  return plantLog(root, state, [
     { directory: root, name: "a.txt", temporary: ".atc-a.tmp", created: [] },
     { directory: outside, name: "b.txt", temporary: ".atc-b.tmp", created: [] },
     { directory: outside, name: "c.txt", created: [] },
-  ];
-  const intents = intentDirectory(root);
-  await mkdir(intents, { recursive: true, mode: 0o700 });
-  const log = path.join(intents, `${dead}-000000000000.json`);
-  await writeFile(log, JSON.stringify({ owner: `${dead}:?`, root, state, entries }), { mode: 0o600 });
-  return log;
+  ]);
 }
 
 describe("crash recovery of an unrestricted run's change log from a workspace run", () => {
@@ -103,17 +89,9 @@ describe("crash recovery of an unrestricted run's change log from a workspace ru
   it("control: a log of files inside the workspace only is completed and removed by the workspace recovery", async () => {
     await writeFile(path.join(root, "a.txt"), "old a\n");
     await writeFile(path.join(root, ".atc-a.tmp"), "new a\n");
-    const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-    const intents = intentDirectory(root);
-    await mkdir(intents, { recursive: true, mode: 0o700 });
-    const entries = [{ directory: root, name: "a.txt", temporary: ".atc-a.tmp", created: [] }];
-    await writeFile(
-      path.join(intents, `${dead}-000000000001.json`),
-      JSON.stringify({ owner: `${dead}:?`, root, state: "committed", entries }),
-      { mode: 0o600 },
-    );
+    await plantLog(root, "committed", [{ directory: root, name: "a.txt", temporary: ".atc-a.tmp", created: [] }]);
     await openIn("workspace");
     expect(await read(path.join(root, "a.txt"))).toBe("new a\n");
-    expect(await readdir(intents)).toEqual([]);
+    expect(await readdir(intentDirectory(root))).toEqual([]);
   });
 });

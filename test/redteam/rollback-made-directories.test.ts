@@ -18,6 +18,7 @@ import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { processStartTime } from "../../src/tools/fs/process-identity.js";
+import { canMakeImmutable } from "./support/dead-writer-log.js";
 
 const isRoot = process.getuid?.() === 0;
 let mountPoint: string;
@@ -157,23 +158,7 @@ describe("crash recovery of a prepared change removes every directory it made", 
   });
 });
 
-/** `chattr +i` works here (root on a file system with the immutable flag, such as ext4). */
-function canMakeImmutable(): boolean {
-  if (!isRoot) return false;
-  const probe = path.join(tmpdir(), `atc-immutable-probe-${process.pid}`);
-  try {
-    execFileSync("touch", [probe]);
-    execFileSync("chattr", ["+i", probe], { stdio: "ignore" });
-    execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    execFileSync("rm", ["-f", probe]);
-  }
-}
-
-describe.skipIf(!canMakeImmutable())(
+describe.skipIf(!canMakeImmutable(tmpdir()))(
   "a change that fails after its commit point removes the directories it made (needs chattr +i)",
   () => {
     const patch = [

@@ -6,66 +6,42 @@
 // the cause, reads go on, and once the log can be removed the next recovery removes it.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+import type { ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import {
+  canMakeImmutable,
+  fileToolsRun,
+  makeRecoveryFixture,
+  plantDeadWritersLog as plantLog,
+  type RecoveryFixture,
+  readOrAbsent as read,
+  removeRecoveryFixture,
+} from "./support/dead-writer-log.js";
 
-// Root with a file system that has the immutable flag (ext4 and the like, not tmpfs), else skipped.
-const immutable = canMakeImmutable();
-let base: string;
+// Root with a file system that has the immutable flag (ext4 and the like, not tmpfs), else skipped;
+// probed beside the state directory (on the same file system as a rule), which may not exist yet.
+const immutable = canMakeImmutable(path.dirname(path.dirname(path.dirname(intentDirectory("/")))));
+let fixture: RecoveryFixture;
 let root: string;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(path.join(tmpdir(), "atc-unremovable-log-")));
-  root = path.join(base, "ws");
-  await mkdir(root);
+  fixture = await makeRecoveryFixture("atc-unremovable-log-");
+  root = fixture.root;
 });
 afterEach(async () => {
   // Always lift the flag first, or neither the log nor its directory could be removed.
   if (immutable && existsSync(intentDirectory(root))) execFileSync("chattr", ["-i", intentDirectory(root)], { stdio: "ignore" });
-  await rm(base, { recursive: true, force: true });
-  await rm(intentDirectory(root), { recursive: true, force: true });
+  await removeRecoveryFixture(fixture);
 });
 
-const read = (file: string) => readFile(file, "utf8").catch(() => "absent");
-const runIn = (sandbox: "workspace" | "unrestricted") =>
-  createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace: root } });
+const runIn = (sandbox: "workspace" | "unrestricted") => fileToolsRun(root, sandbox);
 
 /** A dead writer's committed log deleting `d.txt` inside the workspace. */
 async function plantDeadWritersLog(): Promise<string> {
   await writeFile(path.join(root, "d.txt"), "old d\n");
-  const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-  const intents = intentDirectory(root);
-  await mkdir(intents, { recursive: true, mode: 0o700 });
-  const log = path.join(intents, `${dead}-000000000000.json`);
-  const entries = [{ directory: root, name: "d.txt", created: [] }];
-  await writeFile(log, JSON.stringify({ owner: `${dead}:?`, root, state: "committed", entries }), { mode: 0o600 });
-  return log;
-}
-
-/** `chattr +i` works on a directory where the intent logs live (root on ext4 and the like, not tmpfs). */
-function canMakeImmutable(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  // Beside the state directory (on the same file system as a rule), which may not exist yet.
-  const probe = path.join(path.dirname(path.dirname(path.dirname(intentDirectory("/")))), `atc-immutable-probe-${process.pid}`);
-  try {
-    execFileSync("mkdir", ["-p", probe]);
-    execFileSync("chattr", ["+i", probe], { stdio: "ignore" });
-    execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    try {
-      execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
-    } catch {
-      // No chattr, or no flag to lift.
-    }
-    execFileSync("rm", ["-rf", probe]);
-  }
+  return plantLog(root, "committed", [{ directory: root, name: "d.txt", created: [] }]);
 }
 
 function expectFailed(result: ToolCallResult): void {
