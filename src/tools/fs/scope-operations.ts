@@ -51,19 +51,16 @@ export { assertReadableFile } from "./read-entry.js";
  */
 export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
   const raw = rawScope(locator);
-  const recovered =
+  const after =
+    (recovery: (scope: FileScope) => Promise<void>) =>
     <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      await recoverWorkspace(raw);
+      await recovery(raw);
       return operation(...args);
     };
+  const recovered = after(recoverWorkspace);
   // A recovery that could not complete blocks changes only (see `recoverWorkspaceForReading`).
-  const recoveredForReading =
-    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      await recoverWorkspaceForReading(raw);
-      return operation(...args);
-    };
+  const recoveredForReading = after(recoverWorkspaceForReading);
   return {
     ...raw,
     resolve: recoveredForReading(raw.resolve),
