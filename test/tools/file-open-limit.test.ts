@@ -1,18 +1,23 @@
 /**
  * Red team round 10 (leftover): apply_patch held up to 256 temporary files open at once, so under
  * a lower open-file limit a patch of a few hundred files always failed as too_many_open_files.
- * The window is now sized to the process's limit. Each case runs in a child under `ulimit -n`.
+ * The window is now sized to the process's limit. Stop 33: a patch over more directories than the
+ * limit allowed still failed so (a directory handle each, all held at once); such a change is now
+ * made in groups of directories, all or nothing still. Each case runs in a child under `ulimit -n`.
  */
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const FILES = 300;
+/** Past the limit: 400 directories at `ulimit -n` 256 (twice as many files). */
+const MANY = { limit: 256, dirs: 400, files: 800 } as const;
 
 let workspace: string;
 beforeEach(async () => {
@@ -23,13 +28,18 @@ afterEach(async () => {
 });
 
 /** Files `i` (even: existing, "old i") in directory `d{i % dirs}`, as many-file-patch.mjs expects. */
-async function seed(dirs: number): Promise<void> {
+async function seed(dirs: number, files = FILES): Promise<void> {
   for (let d = 0; d < dirs; d++) await mkdir(path.join(workspace, `d${d}`), { recursive: true });
-  for (let i = 0; i < FILES; i += 2) await writeFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
+  for (let i = 0; i < files; i += 2) await writeFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
 }
 
-function patchUnder(limit: number, dirs: number): Promise<{ ok: boolean; error?: { code: string } }> {
-  const config = JSON.stringify({ workspace, files: FILES, dirs });
+function patchUnder(
+  limit: number,
+  dirs: number,
+  files = FILES,
+  extra: readonly string[] = [],
+): Promise<{ ok: boolean; error?: { code: string } }> {
+  const config = JSON.stringify({ workspace, files, dirs, extra });
   const command = `ulimit -n ${limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
     execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -40,9 +50,9 @@ function patchUnder(limit: number, dirs: number): Promise<{ ok: boolean; error?:
 }
 
 /** What each file holds now ("new", "old" or "missing"), and temporary files left behind. */
-async function onDisk(dirs: number): Promise<{ states: Set<string>; leftovers: string[] }> {
+async function onDisk(dirs: number, files = FILES): Promise<{ states: Set<string>; leftovers: string[] }> {
   const states = new Set<string>();
-  for (let i = 0; i < FILES; i++) {
+  for (let i = 0; i < files; i++) {
     const text = await readFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), "utf8").catch(() => "missing");
     states.add(text === "missing" ? text : text.startsWith("new") ? "new" : "old");
   }
@@ -64,12 +74,85 @@ describe("apply_patch under a low open-file limit", () => {
     }
   }, 240_000);
 
-  it("control: past the limit (a directory handle per file, 300 directories at 240) nothing changes", async () => {
-    await seed(300);
-    expect(await patchUnder(240, 300)).toMatchObject({ ok: false, error: { code: "too_many_open_files" } });
-    const { states, leftovers } = await onDisk(300);
-    expect(leftovers).toEqual([]);
-    // All or nothing: the updated files still hold their old text and no added file exists.
-    expect(states).toEqual(new Set(["old", "missing"]));
+  it("a patch over more directories than the limit allows applies (800 files in 400 directories at ulimit -n 256)", async () => {
+    // Before stop 33: too_many_open_files, nothing changed.
+    await seed(MANY.dirs, MANY.files);
+    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
+    expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
   }, 120_000);
+
+  it("control: that patch failing in its last group of directories changes nothing and leaves no directory it made", async () => {
+    await seed(MANY.dirs, MANY.files);
+    // New directories in the first groups, then a file below a file: its directory cannot be made.
+    const extra = [
+      ...Array.from({ length: 100 }, (_, i) => [`*** Add File: new${i}/deep/g.txt`, "+added"]).flat(),
+      "*** Add File: d0/f0.txt/below.txt",
+      "+never",
+    ];
+    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, extra);
+    expect(result).toMatchObject({ ok: false, error: { code: "not_a_directory" } });
+    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    expect(leftovers).toEqual([]);
+    expect(states).toEqual(new Set(["old", "missing"]));
+    expect((await readdir(workspace)).filter((entry) => entry.startsWith("new"))).toEqual([]);
+    expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
+  }, 120_000);
+});
+
+describe("kill -9 during an apply_patch made in groups of directories", () => {
+  const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
+  const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
+
+  function start(check: boolean) {
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs, check });
+    const command = `ulimit -n ${MANY.limit} && exec "${process.execPath}" --import tsx "${flipper}" '${config}'`;
+    return spawn("/bin/sh", ["-c", command], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  /** Resolves with the exit code (or signal); `ready`: once the first patch landed. */
+  function watch(child: ReturnType<typeof start>) {
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(`${code ?? signal}: ${stderr}`)),
+    );
+    const ready = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    return { exited, ready };
+  }
+
+  it(`leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`, async () => {
+    for (let d = 0; d < MANY.dirs; d++) {
+      await mkdir(path.join(workspace, `d${d}`));
+      await writeFile(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
+    }
+    const logs = intentDirectory(await realpath(workspace));
+    const logged = async () => (await readdir(logs).catch(() => [])).length > 0;
+    let midChange = 0;
+    for (let crash = 0; crash < CRASHES; crash++) {
+      const child = start(false);
+      const { exited, ready } = watch(child);
+      await Promise.race([ready, exited.then((why) => Promise.reject(new Error(`flipper ended before ready: ${why}`)))]);
+      if (crash % 2 === 0) {
+        // Inside a change's logged part: once a log exists, a little later.
+        while (!(await logged())) await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+      } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
+      child.kill("SIGKILL");
+      await exited;
+      if (await logged()) midChange++;
+      const next = start(true);
+      expect(await watch(next).exited, "the next process's ls (recovery)").toMatch(/^0:/);
+      const states = new Set<string>();
+      for (let d = 0; d < MANY.dirs; d++)
+        states.add((await readFile(path.join(workspace, `d${d}`, "f.txt"), "utf8")).replace(` ${d}\n`, ""));
+      expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
+      const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
+      expect(leftovers).toEqual([]);
+      expect(await readdir(logs).catch(() => [])).toEqual([]);
+    }
+    // Control: some kills did land inside a change (its log was there for the next process to finish).
+    expect(midChange).toBeGreaterThan(0);
+  }, 600_000);
 });

@@ -6,7 +6,7 @@ import type { FileScope, ParentEntry } from "./file-scope.js";
 import { applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
-import { isBatchScope, type ReadOutcome } from "./parent-batch.js";
+import { isBatchScope, type ReadOutcome, readManyOf } from "./parent-batch.js";
 import { removeMadeDirectories } from "./remove-made-directories.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
@@ -166,17 +166,17 @@ async function checkUnchanged(
   changes: readonly PlannedFileChange[],
   current: ReadonlyMap<PlannedFileChange, ReadOutcome | undefined>,
 ): Promise<void> {
-  const outcomes = await Promise.all(
-    changes.map(
-      (change) =>
-        current.get(change) ??
-        readIfPresent(scope, change.path).then(
-          (bytes): ReadOutcome => ({ ok: true, bytes }),
-          (error: unknown): ReadOutcome => ({ ok: false, error }),
-        ),
-    ),
+  const outcomes = changes.map((change) => current.get(change));
+  // The rest in one batch (not one open each at once: a change over hundreds of directories
+  // would pass the open-file limit, see `readMany`).
+  const missing = changes.flatMap((_, index) => (outcomes[index] === undefined ? [index] : []));
+  const read = await readManyOf(
+    scope,
+    missing.map((index) => (changes[index] as PlannedFileChange).path),
+    (path) => readIfPresent(scope, path),
   );
-  const failed = outcomes.find((outcome) => !outcome.ok);
+  for (const [position, index] of missing.entries()) outcomes[index] = read[position];
+  const failed = outcomes.find((outcome) => outcome?.ok === false);
   if (failed !== undefined && !failed.ok) throw new CheckFailed(failed.error);
   for (const [index, change] of changes.entries()) {
     const outcome = outcomes[index];
@@ -245,13 +245,17 @@ async function commitLocked(
  * back file by file), never from what should be there.
  */
 async function honestFailure(scope: FileScope, changes: readonly PlannedFileChange[], cause: unknown): Promise<ToolError> {
-  const states = await Promise.all(
-    changes.map(async (change) => {
-      const now = await readIfPresent(scope, change.path).then(versionOf, () => "unreadable");
-      const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
-      return { path: shown(change), state, version: now };
-    }),
+  const read = await readManyOf(
+    scope,
+    changes.map((change) => change.path),
+    (path) => readIfPresent(scope, path),
   );
+  const states = changes.map((change, index) => {
+    const outcome = read[index];
+    const now = outcome?.ok === true ? versionOf(outcome.bytes) : "unreadable";
+    const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
+    return { path: shown(change), state, version: now };
+  });
   const code = cause instanceof ToolError ? cause.code : "write_failed";
   const reason = cause instanceof Error ? cause.message : String(cause);
   if (states.every((file) => file.state === "unchanged")) {

@@ -26,7 +26,7 @@ import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
 import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { movedSinceCheck } from "./moved-since-check.js";
-import { openFileWindow } from "./open-file-limit.js";
+import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
 import { removeMadeDirectories } from "./remove-made-directories.js";
@@ -283,6 +283,67 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
 const fsyncDescriptor = promisify(fsync);
 
 /**
+ * Opens the directory of every change and pushes each opened one to `staged` with a new temporary
+ * name for a write; throws the first change whose directory could not be opened (those opened are
+ * in `staged`, for the caller to close). Writes make missing directories, deletes do not: one
+ * batch each, one walk per directory.
+ *
+ * With `earlier` (a grouped transaction opening a group again, see {@link applyInGroups}): nothing
+ * is made, each change keeps its earlier temporary name and look, and a directory that is not the
+ * one opened before (moved or replaced meanwhile: its real path differs) fails the change.
+ */
+async function openStaged(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  held: ReadonlyMap<string, ParentEntry> | undefined,
+  staged: Staged[],
+  earlier?: ReadonlyMap<TransactionChange, Staged>,
+): Promise<void> {
+  const writes = changes.filter((change) => change.after !== undefined);
+  const deletes = changes.filter((change) => change.after === undefined);
+  const [openedWrites, openedDeletes] = await Promise.all([
+    openParentsOf(
+      scope,
+      writes.map((change) => change.path),
+      { create: earlier === undefined, follow: true, mutate: true },
+      writes.map((change) => held?.get(change.path)),
+    ),
+    openParentsOf(
+      scope,
+      deletes.map((change) => change.path),
+      { create: false, follow: true, mutate: true },
+      deletes.map((change) => held?.get(change.path)),
+    ),
+  ]);
+  let failure: { error: unknown } | undefined;
+  const stage = (group: readonly TransactionChange[], opened: readonly OpenedParent[]) => {
+    for (const [index, change] of group.entries()) {
+      const entry = opened[index] as OpenedParent;
+      if (!entry.ok) {
+        failure ??= { error: new FileStepError(change.path, entry.error) };
+        continue;
+      }
+      const before = earlier?.get(change);
+      if (before === undefined) {
+        staged.push({ change, parent: entry.parent, temporary: change.after === undefined ? undefined : temporaryName() });
+        continue;
+      }
+      staged.push({
+        change,
+        parent: entry.parent,
+        temporary: before.temporary,
+        ...(before.existing === undefined ? {} : { existing: before.existing }),
+      });
+      if (entry.parent.realPath !== before.parent.realPath || entry.parent.name !== before.parent.name)
+        failure ??= { error: new FileStepError(change.path, new Error("its directory was moved during the change")) };
+    }
+  };
+  stage(writes, openedWrites);
+  stage(deletes, openedDeletes);
+  if (failure !== undefined) throw failure.error;
+}
+
+/**
  * Changes several files all or nothing, crash-safe and race-free. Every file's directory is opened
  * through a verified handle (see `FileScope.openParent`); new contents go to temporary files
  * beside their targets, written and flushed in parallel; the change is logged as committed in the
@@ -300,38 +361,12 @@ export async function applyFileChanges(
   options: TransactionOptions = {},
 ): Promise<string[]> {
   await recoverWorkspace(scope);
+  const groups = directoryGroups(changes, (change) => path.dirname(change.path), directoryWindow());
+  if (groups.length > 1) return applyInGroups(scope, changes, groups, options);
   const staged: Staged[] = [];
   let log: IntentLog | undefined;
   try {
-    // Writes make missing directories, deletes do not: one batch each, one walk per directory.
-    const writes = changes.filter((change) => change.after !== undefined);
-    const deletes = changes.filter((change) => change.after === undefined);
-    const [openedWrites, openedDeletes] = await Promise.all([
-      openParentsOf(
-        scope,
-        writes.map((change) => change.path),
-        { create: true, follow: true, mutate: true },
-        writes.map((change) => options.held?.get(change.path)),
-      ),
-      openParentsOf(
-        scope,
-        deletes.map((change) => change.path),
-        { create: false, follow: true, mutate: true },
-        deletes.map((change) => options.held?.get(change.path)),
-      ),
-    ]);
-    let failure: { error: unknown } | undefined;
-    const stage = (group: readonly TransactionChange[], opened: readonly OpenedParent[]) => {
-      for (const [index, change] of group.entries()) {
-        const entry = opened[index] as OpenedParent;
-        if (entry.ok)
-          staged.push({ change, parent: entry.parent, temporary: change.after === undefined ? undefined : temporaryName() });
-        else failure ??= { error: new FileStepError(change.path, entry.error) };
-      }
-    };
-    stage(writes, openedWrites);
-    stage(deletes, openedDeletes);
-    if (failure !== undefined) throw failure.error;
+    await openStaged(scope, changes, options.held, staged);
     options.signal?.throwIfAborted();
     if (options.verify !== undefined) await options.verify(await currentContents(scope, changes, staged));
     options.signal?.throwIfAborted();
@@ -360,6 +395,29 @@ export async function applyFileChanges(
     throw error;
   }
   const applied: string[] = [];
+  try {
+    await renameStaged(staged, applied);
+  } catch (error) {
+    await Promise.all(
+      staged.map(async ({ parent, temporary }) => {
+        if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
+      }),
+    );
+    await log.finish();
+    await closeAll(staged);
+    throw new TransactionError(error, applied, madeDirectories(staged));
+  }
+  await log.finish();
+  await closeAll(staged);
+  return madeDirectories(staged);
+}
+
+/**
+ * Makes the renames and deletes of `staged` (after the commit point), pushing each path done to
+ * `applied`, and flushes every directory touched; throws the first step that failed, tagged with
+ * its path, once the flushes queued have ended.
+ */
+async function renameStaged(staged: readonly Staged[], applied: string[]): Promise<void> {
   // Each directory is flushed as soon as its last rename or delete is made, through the thread
   // pool while the loop goes on with the next directory's: the steps are grouped by directory.
   const ordered = [...staged].sort((left, right) =>
@@ -408,22 +466,125 @@ export async function applyFileChanges(
     );
     const failed = errors.findIndex((error) => error !== undefined);
     if (failed !== -1) throw new FileStepError((ordered[failed] as Staged).change.path, errors[failed]);
-  } catch (error) {
-    // The flushes already queued hold the directories' descriptors: they end before those close.
+  } finally {
+    // The flushes queued hold the directories' descriptors: they end before those close.
     await Promise.all([...flushes, replaced.settled()]);
+  }
+}
+
+/**
+ * {@link applyFileChanges} of a change over more directories than one batch may hold open (see
+ * `directoryWindow`): the same steps and the same commit point, made group of directories by
+ * group, each group's directories closed before the next group's open. Three passes over the
+ * groups: open each, read what the check needs and close it (the whole check runs once, after);
+ * open each again, write and flush its temporary files, look again for a writer that takes no
+ * lock, close it; commit the log; open each a third time, rename and delete, flush, close. A
+ * directory opened again must be the one opened first (its real path), else the change fails
+ * (before the commit point: nothing changed). Crash safety is the log's, as for one group: it
+ * names every file of the change, by real directory path, before any temporary file exists.
+ */
+async function applyInGroups(
+  scope: FileScope,
+  changes: readonly TransactionChange[],
+  groups: readonly (readonly TransactionChange[])[],
+  options: TransactionOptions,
+): Promise<string[]> {
+  const first = new Map<TransactionChange, Staged>();
+  const position = new Map(changes.map((change, index) => [change, index]));
+  const current: (ReadOutcome | undefined)[] = changes.map(() => undefined);
+  /** Opens `group` (again, when `first` has it), runs `step` on its staged changes, closes it. */
+  const inGroup = async (
+    group: readonly TransactionChange[],
+    again: boolean,
+    step: (staged: readonly Staged[]) => Promise<void>,
+  ): Promise<void> => {
+    const staged: Staged[] = [];
+    try {
+      await openStaged(scope, group, options.held, staged, again ? first : undefined);
+      await step(staged);
+    } finally {
+      // The first opening's entries, those of a group that failed to open included: their made
+      // directories are what a rollback removes.
+      if (!again) for (const entry of staged) first.set(entry.change, entry);
+      await closeAll(staged);
+    }
+  };
+  const readGroup = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
+    const read = await currentContents(scope, group, staged);
+    for (const [index, change] of group.entries()) current[position.get(change) as number] = read[index];
+  };
+  let log: IntentLog | undefined;
+  try {
+    for (const group of groups) {
+      await inGroup(group, false, async (staged) => {
+        if (options.verify !== undefined) await readGroup(group, staged);
+      });
+      options.signal?.throwIfAborted();
+    }
+    if (options.verify !== undefined) await options.verify(current);
+    options.signal?.throwIfAborted();
+    log = await IntentLog.prepare(
+      scope.root,
+      [...first.values()].map(({ parent, temporary }) => ({
+        directory: parent.realPath,
+        name: parent.name,
+        created: parent.created,
+        ...(temporary === undefined ? {} : { temporary }),
+      })),
+    );
+    for (const group of groups) {
+      await inGroup(group, true, async (staged) => {
+        await fillTemporaries(staged);
+        const targets = staged.map(({ parent, existing }) => ({ entry: parent.at(parent.name), seen: existing }));
+        if (options.verify !== undefined && movedSinceCheck(targets)) {
+          await readGroup(group, staged);
+          await options.verify(current);
+        }
+      });
+    }
+    options.signal?.throwIfAborted();
+    await log.commit();
+  } catch (error) {
+    await removeTemporaries(scope, groups, first);
+    await removeMadeDirectories(
+      scope,
+      [...first.values()].flatMap(({ parent }) => parent.created),
+    );
+    await log?.finish();
+    throw error;
+  }
+  const applied: string[] = [];
+  try {
+    for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
+  } catch (error) {
+    await removeTemporaries(scope, groups, first);
+    await log.finish();
+    throw new TransactionError(error, applied, madeDirectories([...first.values()]));
+  }
+  await log.finish();
+  return madeDirectories([...first.values()]);
+}
+
+/**
+ * Removes the temporary files a grouped transaction may have left (each group's directories
+ * opened again; one that cannot be is passed over: a prepared log's recovery removes what is left).
+ */
+async function removeTemporaries(
+  scope: FileScope,
+  groups: readonly (readonly TransactionChange[])[],
+  first: ReadonlyMap<TransactionChange, Staged>,
+): Promise<void> {
+  for (const group of groups) {
+    const staged: Staged[] = [];
+    const known = group.filter((change) => first.get(change)?.temporary !== undefined);
+    await openStaged(scope, known, undefined, staged, first).catch(() => undefined);
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
         if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
       }),
     );
-    await log.finish();
     await closeAll(staged);
-    throw new TransactionError(error, applied, madeDirectories(staged));
   }
-  await Promise.all([...flushes, replaced.settled()]);
-  await log.finish();
-  await closeAll(staged);
-  return madeDirectories(staged);
 }
 
 /** The directories the staged writes made on their way (each once, outermost first). */

@@ -47,3 +47,31 @@ export function openFileLimit(): number {
 export function openFileWindow(max: number, min = 8): number {
   return Math.max(min, Math.min(max, Math.floor(openFileLimit() / 8)));
 }
+
+/**
+ * The most directory handles one batch of file work should hold at once: a quarter of the
+ * open-file limit (a patch's reads keep up to this many open for its commit, the commit opens up
+ * to this many more, and its flush window takes an eighth), at least 16. A change over more
+ * directories than this is done in groups of directories (see `directoryGroups`).
+ */
+export function directoryWindow(): number {
+  return Math.max(16, Math.floor(openFileLimit() / 4));
+}
+
+/**
+ * `items` split, in order of first appearance of their directories, into groups of at most
+ * `window` distinct directories (`directoryOf` gives an item's directory: its path's lexical
+ * parent, which bounds the distinct real parents the group opens, each path having one). One
+ * group (the usual case) is `[items]` itself.
+ */
+export function directoryGroups<T>(items: readonly T[], directoryOf: (item: T) => string, window: number): (readonly T[])[] {
+  const groupOf = new Map<string, number>();
+  for (const item of items) {
+    const directory = directoryOf(item);
+    if (!groupOf.has(directory)) groupOf.set(directory, Math.floor(groupOf.size / window));
+  }
+  if (groupOf.size <= window) return [items];
+  const groups: T[][] = Array.from({ length: Math.ceil(groupOf.size / window) }, () => []);
+  for (const item of items) groups[groupOf.get(directoryOf(item)) as number]?.push(item);
+  return groups;
+}

@@ -9,6 +9,7 @@ import { applyFileChanges } from "./file-transaction.js";
 import { isGitStateRefusal } from "./git-state-guard.js";
 import { inParallel } from "./in-parallel.js";
 import { recoverWorkspace, recoverWorkspaceForReading } from "./intent-log.js";
+import { directoryGroups, directoryWindow } from "./open-file-limit.js";
 import {
   type BatchFileScope,
   type OpenedParent,
@@ -165,15 +166,55 @@ async function readMany(
   scope: FileScope,
   { keep = false, mutate = false }: ReadManyOptions,
 ): Promise<ReadOutcome[]> {
-  const opened = await openParents(paths, { follow: !locator.confined, mutate });
   const results: ReadOutcome[] = paths.map(() => ({ ok: true, bytes: undefined }));
+  const again: number[] = [];
+  // Directories in groups of at most `directoryWindow()`, so that a patch over more directories
+  // than the open-file limit allows is read, not refused as too_many_open_files; only the first
+  // group's are kept open for the commit (the commit walks to the others again).
+  const groups = directoryGroups(
+    paths.map((_, index) => index),
+    (index) => path.dirname(paths[index] as string),
+    directoryWindow(),
+  );
+  for (const [group, indexes] of groups.entries()) {
+    await readGroup(locator, paths, indexes, openParents, { keep: keep && group === 0, mutate }, results, again);
+  }
+  await inParallel(again, async (index) => {
+    results[index] = await scope.read(paths[index] as string).then(
+      (read) => ({ ok: true, bytes: read }) as const,
+      (error: unknown) =>
+        error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")
+          ? ({ ok: true, bytes: undefined } as const)
+          : ({ ok: false, error } as const),
+    );
+  });
+  return results;
+}
+
+/**
+ * `readMany`'s batched reads of the paths at `indexes` (one group of directories): results are
+ * set in `results`, and what must be read again alone is pushed to `again`.
+ */
+async function readGroup(
+  locator: ScopeLocator,
+  paths: readonly string[],
+  indexes: readonly number[],
+  openParents: (paths: readonly string[], options: OpenParentOptions) => Promise<OpenedParent[]>,
+  { keep, mutate }: { keep: boolean; mutate: boolean },
+  results: ReadOutcome[],
+  again: number[],
+): Promise<void> {
+  const opened = await openParents(
+    indexes.map((index) => paths[index] as string),
+    { follow: !locator.confined, mutate },
+  );
   // The batched reads, synchronously in one loop (small files from the page cache: microseconds
   // each, where a thread-pool round trip per step costs more than the read); what fails there is
-  // read again alone below, for its exact answer.
-  const again: number[] = [];
+  // read again alone afterwards, for its exact answer.
   const kept = new Set<number>();
-  await inSyncSlices(paths, (requested, index) => {
-    const entry = opened[index] as OpenedParent;
+  await inSyncSlices(indexes, (index, position) => {
+    const requested = paths[index] as string;
+    const entry = opened[position] as OpenedParent;
     if (!entry.ok) {
       // A change there is refused whatever the file holds: the refusal is the answer, not a read.
       if (mutate && isGitStateRefusal(entry.error)) results[index] = { ok: false, error: entry.error };
@@ -189,27 +230,12 @@ async function readMany(
         ...(key === undefined ? {} : { key }),
         ...(keep ? { parent: entry.parent } : {}),
       };
-      if (keep) kept.add(index);
+      if (keep) kept.add(position);
     } catch {
       again.push(index);
     }
   });
-  await Promise.all(
-    paths.map((_, index) => {
-      const entry = opened[index] as OpenedParent;
-      return entry.ok && !kept.has(index) ? entry.parent.close() : undefined;
-    }),
-  );
-  await inParallel(again, async (index) => {
-    results[index] = await scope.read(paths[index] as string).then(
-      (read) => ({ ok: true, bytes: read }) as const,
-      (error: unknown) =>
-        error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")
-          ? ({ ok: true, bytes: undefined } as const)
-          : ({ ok: false, error } as const),
-    );
-  });
-  return results;
+  await Promise.all(opened.map((entry, position) => (entry.ok && !kept.has(position) ? entry.parent.close() : undefined)));
 }
 
 async function openRead(locator: ScopeLocator, requested: string): Promise<FileHandle> {

@@ -1,9 +1,10 @@
 // One apply_patch of argv[2].files files (half updated, half added, in argv[2].dirs directories)
-// from src, run under a low `ulimit -n` by the caller. Prints the call's result as JSON.
+// from src, run under a low `ulimit -n` by the caller; argv[2].extra: more patch lines, put last.
+// Prints the call's result as JSON.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, files, dirs } = JSON.parse(process.argv[2]);
+const { workspace, files, dirs, extra = [] } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -18,6 +19,6 @@ for (let i = 0; i < files; i++) {
   if (i % 2 === 0) lines.push(`*** Update File: ${file}`, `-old ${i}`, `+new ${i}`);
   else lines.push(`*** Add File: ${file}`, `+new ${i}`);
 }
-lines.push("*** End Patch");
+lines.push(...extra, "*** End Patch");
 const result = await run.call("apply_patch", { patch: lines.join("\n") });
 process.stdout.write(`${JSON.stringify(result.ok ? { ok: true } : { ok: false, error: result.error })}\n`);

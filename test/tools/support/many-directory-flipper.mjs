@@ -1,0 +1,44 @@
+// Loops one apply_patch over `dirs` directories (file d{i}/f.txt flipped between "A i" and "B i")
+// until killed, under the caller's `ulimit -n`. argv[2]: JSON { workspace, dirs, check? }. Prints
+// "ready" after its first change. With `check`, it is the next process instead: one `ls`, then it exits.
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const { workspace, dirs, check } = JSON.parse(process.argv[2]);
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
+const core = await load("src/index.ts");
+const tools = await load("src/tools/index.ts");
+const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
+  profile: "full",
+  permissions: { sandbox: "workspace", workspace },
+});
+const fail = (result) => {
+  process.stderr.write(`${JSON.stringify(result.error)}\n`);
+  process.exit(2);
+};
+
+if (check) {
+  const result = await run.call("ls", { path: "." });
+  if (!result.ok) fail(result);
+  process.exit(0);
+}
+
+const patch = (from, to) =>
+  [
+    "*** Begin Patch",
+    ...Array.from({ length: dirs }, (_, i) => [`*** Update File: d${i}/f.txt`, `-${from} ${i}`, `+${to} ${i}`]).flat(),
+    "*** End Patch",
+  ].join("\n");
+let state = (await run.call("read", { path: "d0/f.txt" })).output.includes("A 0") ? "A" : "B";
+let ready = false;
+for (;;) {
+  const next = state === "A" ? "B" : "A";
+  const result = await run.call("apply_patch", { patch: patch(state, next) });
+  if (!result.ok) fail(result);
+  state = next;
+  if (!ready) {
+    ready = true;
+    process.stdout.write("ready\n");
+  }
+}
