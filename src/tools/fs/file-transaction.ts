@@ -12,6 +12,7 @@ import {
   readFileSync,
   renameSync,
   type Stats,
+  statSync,
   unlinkSync,
   write as writeCallback,
   writeSync,
@@ -112,6 +113,8 @@ interface Staged {
   readonly temporary: string | undefined;
   /** The entry's `lstat` as the check read it under the locks (`null`: absent); not yet looked at when unset. */
   existing?: Stats | null;
+  /** A grouped transaction's directory identity (device and inode) when first opened (see {@link applyInGroups}). */
+  readonly directory?: string;
 }
 
 /**
@@ -283,6 +286,40 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
 const fsyncDescriptor = promisify(fsync);
 
 /**
+ * One change's staged entry in `parent` (see `openStaged`): a new temporary name, or, opened again
+ * (`before`), the first opening's name and look; `error` when the directory's identity could not
+ * be taken or is not the first opening's.
+ */
+function stageOne(
+  change: TransactionChange,
+  parent: ParentEntry,
+  before: Staged | undefined,
+  identityOf: (parent: ParentEntry) => string | undefined,
+): { readonly staged: Staged; readonly error?: unknown } {
+  let directory: string | undefined;
+  try {
+    directory = identityOf(parent);
+  } catch (error) {
+    return { staged: { change, parent, temporary: before?.temporary }, error };
+  }
+  if (before === undefined) {
+    const temporary = change.after === undefined ? undefined : temporaryName();
+    return { staged: { change, parent, temporary, ...(directory === undefined ? {} : { directory }) } };
+  }
+  const staged: Staged = {
+    change,
+    parent,
+    temporary: before.temporary,
+    ...(before.existing === undefined ? {} : { existing: before.existing }),
+    ...(before.directory === undefined ? {} : { directory: before.directory }),
+  };
+  // The same path is not enough: a directory swapped for another at that path would get the
+  // renames and deletes checked in the first one.
+  const same = parent.realPath === before.parent.realPath && parent.name === before.parent.name && directory === before.directory;
+  return same ? { staged } : { staged, error: new Error("its directory was moved or replaced during the change") };
+}
+
+/**
  * Opens the directory of every change and pushes each opened one to `staged` with a new temporary
  * name for a write; throws the first change whose directory could not be opened (those opened are
  * in `staged`, for the caller to close). Writes make missing directories, deletes do not: one
@@ -298,7 +335,20 @@ async function openStaged(
   held: ReadonlyMap<string, ParentEntry> | undefined,
   staged: Staged[],
   earlier?: ReadonlyMap<TransactionChange, Staged>,
+  identify = false,
 ): Promise<void> {
+  // One `stat` per directory: the identity a grouped transaction's later openings must find.
+  const identities = new Map<string, string>();
+  const identityOf = (parent: ParentEntry): string | undefined => {
+    if (!identify) return undefined;
+    let identity = identities.get(parent.realPath);
+    if (identity === undefined) {
+      const stats = statSync(parent.at("."));
+      identity = `${stats.dev}:${stats.ino}`;
+      identities.set(parent.realPath, identity);
+    }
+    return identity;
+  };
   const writes = changes.filter((change) => change.after !== undefined);
   const deletes = changes.filter((change) => change.after === undefined);
   const [openedWrites, openedDeletes] = await Promise.all([
@@ -323,19 +373,9 @@ async function openStaged(
         failure ??= { error: new FileStepError(change.path, entry.error) };
         continue;
       }
-      const before = earlier?.get(change);
-      if (before === undefined) {
-        staged.push({ change, parent: entry.parent, temporary: change.after === undefined ? undefined : temporaryName() });
-        continue;
-      }
-      staged.push({
-        change,
-        parent: entry.parent,
-        temporary: before.temporary,
-        ...(before.existing === undefined ? {} : { existing: before.existing }),
-      });
-      if (entry.parent.realPath !== before.parent.realPath || entry.parent.name !== before.parent.name)
-        failure ??= { error: new FileStepError(change.path, new Error("its directory was moved during the change")) };
+      const made = stageOne(change, entry.parent, earlier?.get(change), identityOf);
+      staged.push(made.staged);
+      if (made.error !== undefined) failure ??= { error: new FileStepError(change.path, made.error) };
     }
   };
   stage(writes, openedWrites);
@@ -500,7 +540,7 @@ async function applyInGroups(
   ): Promise<void> => {
     const staged: Staged[] = [];
     try {
-      await openStaged(scope, group, options.held, staged, again ? first : undefined);
+      await openStaged(scope, group, options.held, staged, again ? first : undefined, true);
       await step(staged);
     } finally {
       // The first opening's entries, those of a group that failed to open included: their made
@@ -577,7 +617,7 @@ async function removeTemporaries(
   for (const group of groups) {
     const staged: Staged[] = [];
     const known = group.filter((change) => first.get(change)?.temporary !== undefined);
-    await openStaged(scope, known, undefined, staged, first).catch(() => undefined);
+    await openStaged(scope, known, undefined, staged, first, true).catch(() => undefined);
     await Promise.all(
       staged.map(async ({ parent, temporary }) => {
         if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
