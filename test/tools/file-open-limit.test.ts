@@ -156,3 +156,60 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
     expect(midChange).toBeGreaterThan(0);
   }, 600_000);
 });
+
+describe("a directory replaced between the passes of a change made in groups", () => {
+  const script = path.join(repo, "test/tools/support/swap-race-patch.mjs");
+  const swapper = path.join(repo, "test/tools/support/directory-swapper.mjs");
+  const ATTEMPTS = Number(process.env.SWAP_ATTEMPTS ?? 24);
+
+  /** d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399. */
+  async function seedSwap(): Promise<void> {
+    await rm(workspace, { recursive: true, force: true });
+    for (let d = 0; d < MANY.dirs; d++) {
+      await mkdir(path.join(workspace, `d${d}`), { recursive: true });
+      await writeFile(path.join(workspace, `d${d}`, "f.txt"), d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
+    }
+    await mkdir(path.join(workspace, "y"));
+    await writeFile(path.join(workspace, "y", "f.txt"), "other\n");
+  }
+
+  function applyOnce(): Promise<{ ok: boolean; error?: { code: string } }> {
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs });
+    const command = `ulimit -n ${MANY.limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
+    return new Promise((resolve, reject) => {
+      execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
+      });
+    });
+  }
+
+  /** How many "other" files are left, wherever the swaps put them. */
+  async function othersLeft(): Promise<number> {
+    let count = 0;
+    for (const directory of [`d${MANY.dirs - 1}`, "y", "t"]) {
+      const text = await readFile(path.join(workspace, directory, "f.txt"), "utf8").catch(() => "");
+      if (text === "other\n") count++;
+    }
+    return count;
+  }
+
+  it("never deletes the file of the directory swapped in, which no check read", async () => {
+    // Control: with nothing swapping, the patch applies and deletes the checked file.
+    await seedSwap();
+    expect(await applyOnce()).toEqual({ ok: true });
+    expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
+    expect(await othersLeft()).toBe(1);
+    // Before the identity check, about one attempt in ten deleted "other" and answered ok.
+    const outcomes = new Map<string, number>();
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      await seedSwap();
+      const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
+      const result = await applyOnce().finally(() => swapping.kill("SIGKILL"));
+      await new Promise((resolve) => swapping.once("exit", resolve));
+      const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
+    }
+  }, 600_000);
+});
