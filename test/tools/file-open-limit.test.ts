@@ -38,8 +38,9 @@ function patchUnder(
   dirs: number,
   files = FILES,
   extra: readonly string[] = [],
+  hold = 0,
 ): Promise<{ ok: boolean; error?: { code: string } }> {
-  const config = JSON.stringify({ workspace, files, dirs, extra });
+  const config = JSON.stringify({ workspace, files, dirs, extra, hold });
   const command = `ulimit -n ${limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
     execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -79,6 +80,19 @@ describe("apply_patch under a low open-file limit", () => {
     await seed(MANY.dirs, MANY.files);
     expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
     expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
+  }, 120_000);
+
+  it("control: a process already holding nearly all its descriptors gets too_many_open_files, nothing changed", async () => {
+    await seed(MANY.dirs, MANY.files);
+    // 230 of 256 taken before the call: what is left is less than one group needs.
+    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 230)).toMatchObject({
+      ok: false,
+      error: { code: "too_many_open_files" },
+    });
+    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    expect(leftovers).toEqual([]);
+    expect(states).toEqual(new Set(["old", "missing"]));
+    expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
   }, 120_000);
 
   it("control: that patch failing in its last group of directories changes nothing and leaves no directory it made", async () => {

@@ -1,10 +1,12 @@
 // One apply_patch of argv[2].files files (half updated, half added, in argv[2].dirs directories)
-// from src, run under a low `ulimit -n` by the caller; argv[2].extra: more patch lines, put last.
+// from src, run under a low `ulimit -n` by the caller; argv[2].extra: more patch lines, put last;
+// argv[2].hold: descriptors the process holds open before the call (a host using most of its limit).
 // Prints the call's result as JSON.
+import { openSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, files, dirs, extra = [] } = JSON.parse(process.argv[2]);
+const { workspace, files, dirs, extra = [], hold = 0 } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -20,5 +22,6 @@ for (let i = 0; i < files; i++) {
   else lines.push(`*** Add File: ${file}`, `+new ${i}`);
 }
 lines.push(...extra, "*** End Patch");
+for (let i = 0; i < hold; i++) openSync("/dev/null", "r");
 const result = await run.call("apply_patch", { patch: lines.join("\n") });
 process.stdout.write(`${JSON.stringify(result.ok ? { ok: true } : { ok: false, error: result.error })}\n`);
