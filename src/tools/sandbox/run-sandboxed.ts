@@ -26,6 +26,12 @@ export interface SandboxedResult extends SandboxedExit {
   readonly stderr: string;
   /** True when a stream had more than `maxOutputBytes`. */
   readonly truncated: boolean;
+  /**
+   * True when the output was still held open after the command had exited and its processes
+   * were ended (a descendant that escaped them, possible only unsandboxed): reading stopped
+   * there instead of waiting for that process.
+   */
+  readonly outputHeldOpen?: boolean;
 }
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -42,8 +48,48 @@ export async function runSandboxed(
 ): Promise<SandboxedResult> {
   const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const child = sandbox.spawn(command);
-  const [stdout, stderr, exit] = await Promise.all([collect(child.stdout, limit), collect(child.stderr, limit), child.exited]);
-  return { ...exit, stdout: stdout.text, stderr: stderr.text, truncated: stdout.truncated || stderr.truncated };
+  const outputs = Promise.all([collect(child.stdout, limit), collect(child.stderr, limit)]);
+  const exit = await child.exited;
+  // The exit comes once the command's processes are gone, so the pipes close at once, unless a
+  // descendant escaped the group and the tag (unsandboxed: `setsid env -i sleep 1000 &`) and
+  // holds them: it is looked for by the pipes it holds and ended, and reading never waits on it
+  // past a short grace, so neither the timeout nor the call's end depends on that process.
+  let heldOpen = !(await settlesWithin(outputs, HOLDER_GRACE_MS));
+  if (heldOpen) {
+    child.kill("SIGKILL");
+    heldOpen = !(await settlesWithin(outputs, DRAIN_GRACE_MS));
+    if (heldOpen) {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+  }
+  const [stdout, stderr] = await outputs;
+  return {
+    ...exit,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    truncated: stdout.truncated || stderr.truncated,
+    ...(heldOpen ? { outputHeldOpen: true } : {}),
+  };
+}
+
+/** How long the output may stay open after the exit before the processes holding it are looked for. */
+const HOLDER_GRACE_MS = 250;
+
+/** How long reading goes on after that before it stops (a holder nobody could end). */
+const DRAIN_GRACE_MS = 1_000;
+
+/** True when `promise` settled within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function collect(stream: Readable, limit: number): Promise<{ text: string; truncated: boolean }> {

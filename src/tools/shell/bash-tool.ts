@@ -139,6 +139,11 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
       if (result.stderr !== "") sections.push(`stderr:\n${result.stderr.trimEnd()}`);
       if (result.truncated) sections.push("[output over the limit was cut]");
+      if (result.outputHeldOpen === true) {
+        sections.push(
+          "[a process the command left behind still held its output open; reading stopped at the exit. Start long-running processes with monitor]",
+        );
+      }
       if (result.repaired !== undefined) {
         const names = result.repaired.map((file) => path.relative(scope.root, file)).join(", ");
         sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);
