@@ -6,7 +6,7 @@
  * bytes must still be readable (as visible stand-ins). Control: plain text, tabs, newlines and
  * non-ASCII UTF-8 come through unchanged.
  */
-import { type SandboxScope, type ToolResultEvent } from "agent-tool-catalog";
+import type { SandboxScope, ToolResultEvent } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { monitorToolGroup } from "../../src/host/index.js";
 import { hostRun, record } from "../host/support/host-test-kit.js";
