@@ -7,12 +7,17 @@
  * is left alone, and output printed up to the exit is read whole.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
+
+/** A host that runs one command through the bash tool (argv: scope, workspace, command). */
+const HOST = path.join(import.meta.dirname, "support", "terminal-host.ts");
 
 /** Host processes whose command line contains `marker` (pid and arguments). */
 function processesWith(marker: string): string[] {
@@ -40,7 +45,7 @@ describe("escape attempts: output held open past the call", () => {
     ground = await playground();
   });
   afterAll(async () => {
-    for (const marker of ["41.37", "42.37", "43.37", "44.37"]) killAllWith(marker);
+    for (const marker of ["41.37", "42.37", "43.37", "44.37", "46.37"]) killAllWith(marker);
     await ground.dispose();
   });
   const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
@@ -120,8 +125,34 @@ describe("escape attempts: output held open past the call", () => {
       });
       expect(control.text).not.toContain("still held its output open");
       expect(control.text).toContain("[output over the limit was cut]");
-      expect(control.stdout.length).toBe(1024 * 1024);
+      // 1 MiB kept: the first and last halves, with the cut between them.
+      expect(control.text).toContain(`[... ${3_000_001 - 1024 * 1024} bytes of stdout cut here ...]`);
     },
     60_000,
+  );
+
+  escapeAttempt(
+    "processes",
+    "the host is killed with -9 mid-command: its sandboxed processes (one ignoring SIGTERM and SIGHUP, one setsid) live on",
+    async () => {
+      const leftAfterHostKilled = async (scope: "workspace" | "local" | "unrestricted", started: string) => {
+        const command =
+          "sleep 46.37 & setsid sleep 46.37 & (trap '' TERM HUP; exec sleep 46.37) & " + `touch ${started}; sleep 46.37`;
+        const host = spawn(process.execPath, ["--import", "tsx", HOST, scope, ground.workspace, command], { stdio: "ignore" });
+        await expect.poll(() => existsSync(path.join(ground.workspace, started)), { timeout: 20_000 }).toBe(true);
+        expect(processesWith("46.37").length, scope).toBeGreaterThanOrEqual(4);
+        host.kill("SIGKILL");
+        await new Promise((resolve) => host.once("exit", resolve));
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        return processesWith("46.37");
+      };
+      for (const scope of scopes.filter((each) => each !== "unrestricted")) {
+        expect(await leftAfterHostKilled(scope as "workspace" | "local", `started-${scope}`), scope).toEqual([]);
+      }
+      // Control (the documented limit of scope `unrestricted`): nothing is left to end them.
+      expect((await leftAfterHostKilled("unrestricted", "started-unrestricted")).length).toBeGreaterThanOrEqual(4);
+      killAllWith("46.37");
+    },
+    90_000,
   );
 });
