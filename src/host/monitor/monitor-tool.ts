@@ -15,6 +15,7 @@ import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
+import { showControlCharacters } from "../../tools/shell/visible-control-characters.js";
 import { MonitoredProcess } from "./monitored-process.js";
 
 /**
@@ -89,7 +90,8 @@ function take(process: MonitoredProcess, maxBytes: number): Record<string, unkno
   return {
     id: process.id,
     status: describeExit(process),
-    output: text,
+    // Escape sequences in the output would act on the terminal or log that shows the result.
+    output: showControlCharacters(text),
     ...(skipped > 0 ? { skipped_bytes: skipped, note: "Older output was dropped; only the newest is kept." } : {}),
   };
 }

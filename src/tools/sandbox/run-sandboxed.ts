@@ -8,7 +8,8 @@ import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-
  */
 export interface RunSandboxedOptions {
   /**
-   * Bytes kept per stream; the rest is read and dropped so the process never stalls on a full pipe.
+   * Bytes kept per stream, half from its start and half from its end; the rest is read and
+   * dropped so the process never stalls on a full pipe.
    * @defaultValue 1 MiB
    */
   readonly maxOutputBytes?: number;
@@ -20,12 +21,21 @@ export interface RunSandboxedOptions {
  * @public
  */
 export interface SandboxedResult extends SandboxedExit {
-  /** stdout as UTF-8, cut at `maxOutputBytes`. */
+  /**
+   * stdout as UTF-8; over `maxOutputBytes`, its first and last halves with a line between them
+   * saying how many bytes were cut.
+   */
   readonly stdout: string;
-  /** stderr as UTF-8, cut at `maxOutputBytes`. */
+  /** stderr as UTF-8, cut as stdout is. */
   readonly stderr: string;
   /** True when a stream had more than `maxOutputBytes`. */
   readonly truncated: boolean;
+  /**
+   * True when the output was still held open after the command had exited and its processes
+   * were ended (a descendant that escaped them, possible only unsandboxed): reading stopped
+   * there instead of waiting for that process.
+   */
+  readonly outputHeldOpen?: boolean;
 }
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -42,26 +52,106 @@ export async function runSandboxed(
 ): Promise<SandboxedResult> {
   const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const child = sandbox.spawn(command);
-  const [stdout, stderr, exit] = await Promise.all([collect(child.stdout, limit), collect(child.stderr, limit), child.exited]);
-  return { ...exit, stdout: stdout.text, stderr: stderr.text, truncated: stdout.truncated || stderr.truncated };
+  const outputs = Promise.all([collect(child.stdout, limit, "stdout"), collect(child.stderr, limit, "stderr")]);
+  const exit = await child.exited;
+  // The exit comes once the command's processes are gone, so the pipes close at once, unless a
+  // descendant escaped the group and the tag (unsandboxed: `setsid env -i sleep 1000 &`) and
+  // holds them: it is looked for by the pipes it holds and ended, and reading never waits on it
+  // past a short grace, so neither the timeout nor the call's end depends on that process.
+  let heldOpen = !(await settlesWithin(outputs, HOLDER_GRACE_MS));
+  if (heldOpen) {
+    child.kill("SIGKILL");
+    heldOpen = !(await settlesWithin(outputs, DRAIN_GRACE_MS));
+    if (heldOpen) {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+  }
+  const [stdout, stderr] = await outputs;
+  return {
+    ...exit,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    truncated: stdout.truncated || stderr.truncated,
+    ...(heldOpen ? { outputHeldOpen: true } : {}),
+  };
 }
 
-async function collect(stream: Readable, limit: number): Promise<{ text: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let truncated = false;
+/** How long the output may stay open after the exit before the processes holding it are looked for. */
+const HOLDER_GRACE_MS = 250;
+
+/** How long reading goes on after that before it stops (a holder nobody could end). */
+const DRAIN_GRACE_MS = 1_000;
+
+/** True when `promise` settled within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Reads a stream to its end in bounded memory: the first and the last half of `limit` bytes are
+ * kept, with a marker between them saying how much was dropped. The end matters as much as the
+ * start (a build's error, a test run's summary come last), and a reader that condenses the text
+ * to head and tail again must find the real tail there, not the middle.
+ */
+async function collect(stream: Readable, limit: number, name: string): Promise<{ text: string; truncated: boolean }> {
+  const headLimit = Math.ceil(limit / 2);
+  const tailLimit = limit - headLimit;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let tail: Buffer[] = [];
+  let tailBytes = 0;
+  let total = 0;
   try {
     for await (const chunk of stream) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      const room = limit - kept;
-      if (buffer.length > room) truncated = true;
-      if (room > 0) {
-        chunks.push(buffer.subarray(0, room));
-        kept += Math.min(room, buffer.length);
+      let buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      total += buffer.length;
+      if (headBytes < headLimit) {
+        const taken = buffer.subarray(0, headLimit - headBytes);
+        head.push(taken);
+        headBytes += taken.length;
+        buffer = buffer.subarray(taken.length);
+      }
+      if (buffer.length === 0 || tailLimit === 0) continue;
+      tail.push(buffer.length > tailLimit ? buffer.subarray(buffer.length - tailLimit) : buffer);
+      tailBytes += Math.min(buffer.length, tailLimit);
+      if (tailBytes > 2 * tailLimit) {
+        const joined = Buffer.concat(tail);
+        tail = [joined.subarray(joined.length - tailLimit)];
+        tailBytes = tailLimit;
       }
     }
   } catch {
     // A stream error (the process was killed) ends the output; the exit says what happened.
   }
-  return { text: Buffer.concat(chunks).toString("utf8"), truncated };
+  const headText = Buffer.concat(head);
+  const tailJoined = Buffer.concat(tail);
+  if (total <= limit) return { text: Buffer.concat([headText, tailJoined]).toString("utf8"), truncated: false };
+  // Cut on character boundaries: the tail starts at the first byte that begins a character.
+  let tailText = tailJoined.subarray(tailJoined.length - tailLimit);
+  let skip = 0;
+  while (skip < 3 && skip < tailText.length && ((tailText[skip] as number) & 0xc0) === 0x80) skip++;
+  tailText = tailText.subarray(skip);
+  const dropped = total - headText.length - tailText.length;
+  const marker = `\n[... ${dropped} bytes of ${name} cut here ...]\n`;
+  return { text: `${withoutPartialCharacter(headText)}${marker}${tailText.toString("utf8")}`, truncated: true };
+}
+
+/** `bytes` as UTF-8 without a character its end cuts in two. */
+function withoutPartialCharacter(bytes: Buffer): string {
+  let end = bytes.length;
+  let back = 0;
+  while (back < 3 && end - back - 1 >= 0 && ((bytes[end - back - 1] as number) & 0xc0) === 0x80) back++;
+  const lead = end - back - 1 >= 0 ? (bytes[end - back - 1] as number) : 0;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  if (length > back + 1) end = end - back - 1;
+  return bytes.subarray(0, end).toString("utf8");
 }

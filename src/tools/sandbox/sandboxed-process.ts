@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { CommandCgroup } from "./command-cgroup.js";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
@@ -59,9 +59,13 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   if (plan.seccomp !== undefined) sendAndClose(child.stdio[3], plan.seccomp);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
+  const outputs = tag === undefined ? [] : outputEnds(child.pid);
   const kill = (signal: NodeJS.Signals = "SIGKILL") => {
     signalProcess(child, plan.processGroup, signal);
     if (tag !== undefined) killTagged(tag);
+    // A descendant that left the group and cleared its environment still holds the output
+    // pipes open (a caller reading to the end would wait for it): the pipes name it.
+    if (signal === "SIGKILL" && outputs.length > 0) killHolders(outputs);
     // SIGTERM gives the command its grace period; SIGKILL ends everything in its cgroup too.
     if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
@@ -176,6 +180,74 @@ function killTagged(tag: string): void {
 }
 
 const TAG_KILL_PASSES = 20;
+
+/**
+ * What the command's stdout and stderr are (`socket:[N]` or `pipe:[N]`, the child's own ends),
+ * read from /proc as soon as it started: the identities {@link killHolders} looks for.
+ */
+function outputEnds(pid: number | undefined): string[] {
+  if (pid === undefined || process.platform !== "linux") return [];
+  const ends: string[] = [];
+  for (const descriptor of [1, 2]) {
+    try {
+      ends.push(readlinkSync(`/proc/${pid}/fd/${descriptor}`));
+    } catch {
+      // Already gone: nothing of it can hold the pipe longer than what the tag finds.
+    }
+  }
+  return ends.filter((end) => /^(socket|pipe):\[\d+\]$/.test(end));
+}
+
+/**
+ * Kills every process of this user (other than this one) holding one of `ends` open, repeated
+ * like {@link killTagged} until a pass finds none: a holder forking at the moment /proc was read
+ * hands the descriptor on.
+ */
+function killHolders(ends: readonly string[]): void {
+  for (let pass = 0; pass < TAG_KILL_PASSES; pass++) {
+    if (killHoldersOnce(new Set(ends)) === 0) return;
+    Atomics.wait(PAUSE, 0, 0, 5);
+  }
+}
+
+/** One pass of {@link killHolders}: how many holders it signalled. */
+function killHoldersOnce(ends: ReadonlySet<string>): number {
+  let found = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    if (!holdsAny(entry, ends)) continue;
+    try {
+      process.kill(Number(entry), "SIGKILL");
+      found++;
+    } catch {
+      // Already gone.
+    }
+  }
+  return found;
+}
+
+function holdsAny(pid: string, ends: ReadonlySet<string>): boolean {
+  let descriptors: string[];
+  try {
+    descriptors = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false; // gone, or another user's
+  }
+  for (const descriptor of descriptors) {
+    try {
+      if (ends.has(readlinkSync(`/proc/${pid}/fd/${descriptor}`))) return true;
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return false;
+}
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** One pass of {@link killTagged}: how many live tagged processes it signalled. */

@@ -8,6 +8,7 @@ import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-li
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
+import { showControlCharacters } from "./visible-control-characters.js";
 
 /**
  * Options of the `bash` tool; all of them are the host's, none can be set by the model.
@@ -136,9 +137,15 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined, sandbox.resourceLimits);
       const where = path.relative(scope.root, cwd) || ".";
       const sections = [`${status} · ${elapsed} ms · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`];
-      if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
-      if (result.stderr !== "") sections.push(`stderr:\n${result.stderr.trimEnd()}`);
+      // Escape sequences in the output would act on the terminal or log that shows the result.
+      if (result.stdout !== "") sections.push(`stdout:\n${showControlCharacters(result.stdout.trimEnd())}`);
+      if (result.stderr !== "") sections.push(`stderr:\n${showControlCharacters(result.stderr.trimEnd())}`);
       if (result.truncated) sections.push("[output over the limit was cut]");
+      if (result.outputHeldOpen === true) {
+        sections.push(
+          "[a process the command left behind still held its output open; reading stopped at the exit. Start long-running processes with monitor]",
+        );
+      }
       if (result.repaired !== undefined) {
         const names = result.repaired.map((file) => path.relative(scope.root, file)).join(", ");
         sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);

@@ -1,0 +1,158 @@
+/**
+ * Escape attempts at a call's end: a descendant that leaves the command's process group and
+ * clears its environment (so neither the group kill nor the environment tag finds it) and keeps
+ * the command's stdout open. Reading the output to its end would wait for that process: past the
+ * call's timeout, for as long as it likes. Under `workspace` and `local` the PID namespace ends
+ * it; unsandboxed, the pipes it holds name it. Controls: a process that does not hold the output
+ * is left alone, and output printed up to the exit is read whole.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+
+const bubblewrap = capability("bubblewrap");
+
+/** A host that runs one command through the bash tool (argv: scope, workspace, command). */
+const HOST = path.join(import.meta.dirname, "support", "terminal-host.ts");
+
+/** Host processes whose command line contains `marker` (pid and arguments). */
+function processesWith(marker: string): string[] {
+  return execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.includes(marker) && !line.includes("ps -eo"));
+}
+
+function killAllWith(marker: string): void {
+  for (const line of processesWith(marker)) {
+    try {
+      process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    } catch {
+      // Gone.
+    }
+  }
+}
+
+/** Starts `seconds` of sleep that left the group (`setsid`) and cleared its environment (`env -i`). */
+const escapee = (seconds: string, redirect = "") => `setsid env -i /usr/bin/sleep ${seconds} ${redirect} &`;
+
+describe("escape attempts: output held open past the call", () => {
+  let ground: Playground;
+  beforeAll(async () => {
+    ground = await playground();
+  });
+  afterAll(async () => {
+    for (const marker of ["41.37", "42.37", "43.37", "44.37", "46.37"]) killAllWith(marker);
+    await ground.dispose();
+  });
+  const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
+
+  escapeAttempt(
+    "processes",
+    "a setsid + env -i descendant holds stdout after the command exited: the call waits for it",
+    async () => {
+      for (const scope of scopes) {
+        const started = performance.now();
+        const result = await sh(attackRun(ground.workspace, scope), `${escapee("41.37")} sleep 0.3; echo started`, {
+          timeout_seconds: 20,
+        });
+        expect(performance.now() - started, scope).toBeLessThan(8_000);
+        expect(result.status, scope).toBe("exit code 0");
+        expect(result.stdout, scope).toBe("started");
+        await expect.poll(() => processesWith("41.37"), { timeout: 3_000 }).toEqual([]);
+      }
+      // Control: a process the command left that does not hold its output is not taken for one
+      // (unsandboxed it outlives the call, the documented limit of scope `unrestricted`), nor is
+      // a process of the host's own.
+      const outside = spawn("/usr/bin/sleep", ["45.37"], { stdio: "ignore" });
+      try {
+        const control = await sh(
+          attackRun(ground.workspace, "unrestricted"),
+          `${escapee("43.37", ">/dev/null 2>&1")} sleep 0.3; echo started`,
+        );
+        expect(control.stdout).toBe("started");
+        expect(processesWith("43.37")).toHaveLength(1);
+        expect(processesWith("45.37")).toHaveLength(1);
+      } finally {
+        outside.kill("SIGKILL");
+        killAllWith("43.37");
+      }
+    },
+    60_000,
+  );
+
+  escapeAttempt(
+    "processes",
+    "a setsid + env -i descendant holds stdout past the timeout: the timeout does not end the call",
+    async () => {
+      for (const scope of scopes) {
+        const started = performance.now();
+        const result = await sh(attackRun(ground.workspace, scope), `${escapee("42.37")} echo started; sleep 30`, {
+          timeout_seconds: 1,
+        });
+        expect(performance.now() - started, scope).toBeLessThan(8_000);
+        expect(result.status, scope).toBe("timed out after 1 s (killed)");
+        expect(result.stdout, scope).toBe("started");
+        await expect.poll(() => processesWith("42.37"), { timeout: 3_000 }).toEqual([]);
+      }
+    },
+    60_000,
+  );
+
+  escapeAttempt(
+    "processes",
+    "a holder that hides the pipe in a socket's queue (SCM_RIGHTS in flight) keeps the call waiting",
+    async () => {
+      // The descriptors travel in a message nobody receives: no process's fd table shows the
+      // pipe, so nothing finds the holder; reading must stop anyway, and the result says why.
+      const hider =
+        "setsid env -i /usr/bin/python3 -c 'import socket, os, time\n" +
+        'a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(44.37)\' &';
+      const started = performance.now();
+      const result = await sh(attackRun(ground.workspace, "unrestricted"), `${hider} sleep 0.5; echo started`, {
+        timeout_seconds: 20,
+      });
+      expect(performance.now() - started).toBeLessThan(8_000);
+      expect(result.status).toBe("exit code 0");
+      expect(result.text).toContain("still held its output open");
+      killAllWith("44.37");
+      // Control: output printed up to the exit is all there (3 MB, more than the pipe holds).
+      const control = await sh(attackRun(ground.workspace, "unrestricted"), "head -c 3000000 /dev/zero | tr '\\0' a; echo", {
+        timeout_seconds: 20,
+      });
+      expect(control.text).not.toContain("still held its output open");
+      expect(control.text).toContain("[output over the limit was cut]");
+      // 1 MiB kept: the first and last halves, with the cut between them.
+      expect(control.text).toContain(`[... ${3_000_001 - 1024 * 1024} bytes of stdout cut here ...]`);
+    },
+    60_000,
+  );
+
+  escapeAttempt(
+    "processes",
+    "the host is killed with -9 mid-command: its sandboxed processes (one ignoring SIGTERM and SIGHUP, one setsid) live on",
+    async () => {
+      const leftAfterHostKilled = async (scope: "workspace" | "local" | "unrestricted", started: string) => {
+        const command =
+          "sleep 46.37 & setsid sleep 46.37 & (trap '' TERM HUP; exec sleep 46.37) & " + `touch ${started}; sleep 46.37`;
+        const host = spawn(process.execPath, ["--import", "tsx", HOST, scope, ground.workspace, command], { stdio: "ignore" });
+        await expect.poll(() => existsSync(path.join(ground.workspace, started)), { timeout: 20_000 }).toBe(true);
+        expect(processesWith("46.37").length, scope).toBeGreaterThanOrEqual(4);
+        host.kill("SIGKILL");
+        await new Promise((resolve) => host.once("exit", resolve));
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        return processesWith("46.37");
+      };
+      for (const scope of scopes.filter((each) => each !== "unrestricted")) {
+        expect(await leftAfterHostKilled(scope as "workspace" | "local", `started-${scope}`), scope).toEqual([]);
+      }
+      // Control (the documented limit of scope `unrestricted`): nothing is left to end them.
+      expect((await leftAfterHostKilled("unrestricted", "started-unrestricted")).length).toBeGreaterThanOrEqual(4);
+      killAllWith("46.37");
+    },
+    90_000,
+  );
+});
