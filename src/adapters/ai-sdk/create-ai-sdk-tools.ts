@@ -130,19 +130,20 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
   for (const descriptor of run.availableTools()) {
-    tools[descriptor.name] = toAiSdkTool(
-      run,
-      descriptor,
-      flow,
-      options,
-      options.definitions === undefined || typed.has(descriptor.name),
-    );
+    // Defined, not assigned: a tool named "__proto__" would otherwise set the set's prototype and
+    // be missing from it while `activeTools` still named it.
+    Object.defineProperty(tools, descriptor.name, {
+      value: toAiSdkTool(run, descriptor, flow, options, options.definitions === undefined || typed.has(descriptor.name)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   const activeTools = () =>
     run
       .definitions()
       .map((descriptor) => descriptor.name)
-      .filter((name) => name in tools);
+      .filter((name) => Object.hasOwn(tools, name));
   return {
     tools,
     activeTools,
