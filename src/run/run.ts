@@ -509,9 +509,10 @@ export class Run {
   /**
    * Results for {@link Run.interruptedCalls}, to send to the model as those calls' results: each
    * is a failure, `approval_denied` when the broker says the request was denied or timed out (a
-   * deadline holds even when the waiting process died), `call_interrupted` otherwise (also when
-   * it was approved: the process that would have run it is gone, so the tool did not run; the
-   * model may call it again).
+   * deadline holds even when the waiting process died), `call_interrupted` otherwise: while still
+   * waiting, the tool did not run (the model may call it again); once approved, its process may
+   * have been running it when it stopped (the state is saved when the request is made and after
+   * the call), so the model is told it may have run and to check before calling it again.
    */
   async settleInterrupted(): Promise<ToolCallResult[]> {
     const broker = this.registry.approvals;
@@ -528,16 +529,7 @@ export class Run {
           ok: false,
           tool: pending.toolName,
           callId: pending.callId,
-          error: denied
-            ? {
-                code: "approval_denied",
-                message: `The call to "${pending.toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
-              }
-            : {
-                code: "call_interrupted",
-                message: `The call to "${pending.toolName}" was interrupted while it waited for approval; the tool did not run.`,
-                hint: "Call the tool again if it is still needed.",
-              },
+          error: interruptedError(pending.toolName, resolution, denied),
         };
       }),
     );
@@ -1141,6 +1133,34 @@ export class Run {
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }
+}
+
+/** What the model gets for a call its process left waiting for approval (or, once approved, running). */
+function interruptedError(
+  toolName: string,
+  resolution: { readonly decision: string; readonly reason?: string | undefined } | undefined,
+  denied: boolean,
+): ToolCallErrorInfo {
+  if (denied) {
+    return {
+      code: "approval_denied",
+      message: `The call to "${toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
+    };
+  }
+  if (resolution?.decision === "approved") {
+    // Approved, then the process stopped: it may have died before the handler started or halfway
+    // through it. Saying "it did not run" invites a second deploy or payment.
+    return {
+      code: "call_interrupted",
+      message: `The call to "${toolName}" was approved, and the process running it stopped before it returned: it may have run in whole or in part.`,
+      hint: "Check whether its effects are there before calling it again.",
+    };
+  }
+  return {
+    code: "call_interrupted",
+    message: `The call to "${toolName}" was interrupted while it waited for approval; the tool did not run.`,
+    hint: "Call the tool again if it is still needed.",
+  };
 }
 
 /** What the model gets when the approval broker failed to take the request. */
