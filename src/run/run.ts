@@ -739,15 +739,7 @@ export class Run {
       );
     }
     const entry = this.store.entry(name);
-    const enabled = entry?.enabled === true;
-    const hidden = visibilityError(name, {
-      exists: enabled,
-      allowed: enabled && this.isAllowed(name),
-      placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
-      active: this.isActive(name),
-      viaToolbox,
-      suggestions: () => this.suggest(name),
-    });
+    const hidden = this.hiddenError(name, entry, viaToolbox);
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
     const parsed = parseToolArguments(args, this.maxInputLength);
@@ -793,7 +785,22 @@ export class Run {
     }
     const lifetime = this.calls.open(options.signal, [this.registryCalls]);
     try {
-      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved);
+      // Checked again once approved: a wait for approval can last minutes, in which the tool may
+      // have been removed, disabled or narrowed out of the run; the approval does not outlive that.
+      const stillCallable = () => {
+        const now = this.store.entry(name);
+        return this.hiddenError(name, now, viaToolbox) ?? (now === entry ? undefined : replacedError(name));
+      };
+      return await this.runHandler(
+        name,
+        callId,
+        started,
+        compiled,
+        validated.value,
+        lifetime.signal,
+        options.approved,
+        stillCallable,
+      );
     } finally {
       lifetime.end();
     }
@@ -807,6 +814,7 @@ export class Run {
     input: unknown,
     signal: AbortSignal,
     approvedByHost: boolean,
+    stillCallable: () => ToolCallErrorInfo | undefined,
   ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
@@ -824,7 +832,7 @@ export class Run {
       addRunDisposer: this.addDisposerBound,
       recordChildRun: this.recordChildBound,
     };
-    const refusal = await this.authorize(compiled, input, context, approvedByHost);
+    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input });
@@ -876,6 +884,7 @@ export class Run {
     input: unknown,
     context: ToolContext,
     approvedByHost: boolean,
+    stillCallable: () => ToolCallErrorInfo | undefined,
   ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
     const { preflight } = compiled.definition;
     if (preflight !== undefined) {
@@ -901,7 +910,22 @@ export class Run {
       // such, not as the catalog's own failure; the broker's error goes to tool.error.
       return { error: approvalUnavailable(context.toolName), cause: error };
     }
-    return refusal === undefined ? undefined : { error: refusal, cause: undefined };
+    if (refusal !== undefined) return { error: refusal, cause: undefined };
+    const gone = stillCallable();
+    return gone === undefined ? undefined : { error: changedWhileWaiting(gone), cause: undefined };
+  }
+
+  /** Why the model may not call `name` now (`entry`: its registry entry), or `undefined`. */
+  private hiddenError(name: string, entry: RegistryEntry | undefined, viaToolbox: boolean): ToolCallErrorInfo | undefined {
+    const enabled = entry?.enabled === true;
+    return visibilityError(name, {
+      exists: enabled,
+      allowed: enabled && this.isAllowed(name),
+      placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
+      active: this.isActive(name),
+      viaToolbox,
+      suggestions: () => this.suggest(name),
+    });
   }
 
   /**
@@ -1161,6 +1185,20 @@ function interruptedError(
     message: `The call to "${toolName}" was interrupted while it waited for approval; the tool did not run.`,
     hint: "Call the tool again if it is still needed.",
   };
+}
+
+/** A tool removed while its call waited for approval, and another registered under its name. */
+function replacedError(toolName: string): ToolCallErrorInfo {
+  return {
+    code: "unknown_tool",
+    message: `The tool "${toolName}" was removed, and another tool now has its name.`,
+    hint: "Read the tool's description again before calling it.",
+  };
+}
+
+/** A call refused after its approval: the tool stopped being callable while the call waited. */
+function changedWhileWaiting(error: ToolCallErrorInfo): ToolCallErrorInfo {
+  return { ...error, message: `${error.message} (It changed while the call waited for approval; nothing was done.)` };
 }
 
 /** What the model gets when the approval broker failed to take the request. */
