@@ -33,7 +33,7 @@ import {
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
-import { parseToolArguments } from "./parse-tool-arguments.js";
+import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
@@ -751,9 +751,14 @@ export class Run {
       // A JSON Schema that only fails when first compiled (an unresolvable $ref) is the tool's
       // fault, not the model's; the run goes on. An untrusted schema's validator says why in a
       // ToolError (input_schema_too_slow).
+      // A stack overflow on deeply nested arguments (a recursive schema walks them recursively) is
+      // the input's fault: the model must hear that, not that the tool is broken.
       const failure: ToolCallErrorInfo = ToolError.isInstance(error)
         ? { code: error.code, message: `"${name}": ${error.message}`, ...(error.hint === undefined ? {} : { hint: error.hint }) }
-        : { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` };
+        : (tooDeepToCheck(name, error, parsed.value) ?? {
+            code: "tool_failed",
+            message: `The tool "${name}" has an unusable input schema.`,
+          });
       return this.fail(name, callId, started, failure, error);
     }
     if (!validated.ok) {
