@@ -63,6 +63,8 @@ export const OTEL_NAMES = {
 interface OpenCall {
   readonly span: Span;
   readonly context: Context;
+  /** The tool called. */
+  readonly name: string;
   /**
    * Its waits for approval, by approval id: two calls may share a call id (a model repeating an
    * id, two copies of one run), and one slot per call id lost the first wait's span for good.
@@ -121,7 +123,7 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
       attributes,
       ...(startTime === undefined ? {} : { startTime }),
     });
-    const call: OpenCall = { span, context: trace.setSpan(context.active(), span), approvals: new Map() };
+    const call: OpenCall = { span, context: trace.setSpan(context.active(), span), name, approvals: new Map() };
     calls.set(key(runId, callId), call);
     return call;
   };
@@ -162,9 +164,11 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
       if (content.enabled) content.set(call.span, "gen_ai.tool.call.arguments", event.input, "input");
     },
     "tool.activated": (event) => {
-      // The activation belongs to the open find_tool (or toolbox) call of the run, if any.
+      // The activation belongs to the open call of the tool that made it (`via`: find_tool or
+      // toolbox), not to other calls of the run running beside it in the same step, nor to any
+      // call when the host activated (`via: "api"`).
       for (const [callKey, call] of calls) {
-        if (callKey.startsWith(`${event.runId}\u0000`))
+        if (call.name === event.via && callKey.startsWith(`${event.runId}\u0000`))
           call.span.addEvent("tool.activated", { "gen_ai.tool.name": event.name, via: event.via });
       }
     },

@@ -2,7 +2,8 @@
  * Red team round 12b, OpenTelemetry: two calls in flight under one call id (a model that repeats a
  * `tool_use` id, or two copies of one run continuing a conversation in one process, whose ids both
  * count from `runId:1`). Each wait for approval must end its own span with its own decision, and
- * no span may stay open.
+ * no span may stay open. And an activation's span event belongs to the find_tool call that made
+ * it, not to a call running beside it in the same step.
  */
 import type { Context } from "@opentelemetry/api";
 import {
@@ -124,5 +125,56 @@ describe("OpenTelemetry spans of calls sharing a call id", () => {
     const parent = exporter().find((span) => span.name === "execute_tool act");
     expect(wait?.parentSpanContext?.spanId).toBe(parent?.spanContext().spanId);
     expect(open.open.size).toBe(0);
+  });
+});
+
+describe("OpenTelemetry tool.activated span events", () => {
+  it("go on the find_tool call that activated, not on a call running beside it, nor anywhere for the host's activation", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    cleanups.push(() => provider.shutdown());
+    let release: () => void = () => {};
+    const registry = createRegistry({
+      tools: [
+        defineTool({
+          name: "slow_read",
+          description: "Reads slowly.",
+          inputSchema: z.object({}),
+          handler: () => new Promise<string>((resolve) => (release = () => resolve("read"))),
+        }),
+        defineTool({
+          name: "weather_forecast",
+          description: "Get the weather forecast for a city.",
+          tier: "deferred",
+          inputSchema: z.object({}),
+          handler: () => "sunny",
+        }),
+        defineTool({
+          name: "stock_quote",
+          description: "Get a stock quote.",
+          tier: "deferred",
+          inputSchema: z.object({}),
+          handler: () => "up",
+        }),
+      ],
+    });
+    cleanups.push(() => registry.close());
+    cleanups.push(instrumentRegistry(registry, { tracer: provider.getTracer("test") }));
+    const run = registry.createRun();
+    // One step: a slow read and a find_tool beside it; the host activates another tool meanwhile.
+    const reading = run.call("slow_read", {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await run.call("find_tool", { query: "select:weather_forecast" })).toMatchObject({ ok: true });
+    expect(run.activate(["stock_quote"]).activated).toEqual(["stock_quote"]);
+    release();
+    expect(await reading).toMatchObject({ ok: true });
+
+    const events = (name: string) =>
+      exporter
+        .getFinishedSpans()
+        .find((span) => span.name === `execute_tool ${name}`)
+        ?.events.map((event) => [event.name, event.attributes?.["gen_ai.tool.name"]]);
+    expect(events("find_tool")).toEqual([["tool.activated", "weather_forecast"]]);
+    expect(events("slow_read")).toEqual([]);
   });
 });
