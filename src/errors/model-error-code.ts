@@ -26,7 +26,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   redis_timeout:
     "The durable state store (Redis) did not answer in time. The message says whether the action may still take effect (`mayHaveRun`); the hint says to check before retrying when it may, else to retry in a few seconds.",
   call_interrupted:
-    "The process that was running the call (waiting for its approval) stopped; the run was resumed elsewhere and the tool did not run.",
+    "The process that was running the call stopped and the run was resumed elsewhere: while the call waited for approval, the tool did not run; once approved, it may have run in whole or in part (the message says which).",
   // Files, paths and the sandbox.
   file_not_found: "The file does not exist.",
   file_exists: "The file already exists and the call does not overwrite.",

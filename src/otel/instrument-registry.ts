@@ -63,7 +63,13 @@ export const OTEL_NAMES = {
 interface OpenCall {
   readonly span: Span;
   readonly context: Context;
-  approval?: Span | undefined;
+  /** The tool called. */
+  readonly name: string;
+  /**
+   * Its waits for approval, by approval id: two calls may share a call id (a model repeating an
+   * id, two copies of one run), and one slot per call id lost the first wait's span for good.
+   */
+  readonly approvals: Map<string, Span>;
 }
 
 /**
@@ -117,7 +123,7 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
       attributes,
       ...(startTime === undefined ? {} : { startTime }),
     });
-    const call: OpenCall = { span, context: trace.setSpan(context.active(), span) };
+    const call: OpenCall = { span, context: trace.setSpan(context.active(), span), name, approvals: new Map() };
     calls.set(key(runId, callId), call);
     return call;
   };
@@ -126,7 +132,7 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
     "approval.requested": (request) => {
       const call = open(request.runId, request.callId, request.toolName);
       if (content.enabled) content.set(call.span, "gen_ai.tool.call.arguments", request.input, "input");
-      call.approval = tracer.startSpan(
+      const approval = tracer.startSpan(
         OTEL_NAMES.approval,
         {
           kind: SpanKind.INTERNAL,
@@ -139,26 +145,30 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
         },
         call.context,
       );
+      call.approvals.get(request.id)?.end();
+      call.approvals.set(request.id, approval);
     },
     "approval.resolved": (resolution) => {
       const call = calls.get(key(resolution.request.runId, resolution.request.callId));
-      const span = call?.approval;
+      const span = call?.approvals.get(resolution.request.id);
       if (call === undefined || span === undefined) return;
       span.setAttributes({
         "agent_tool_catalog.approval.decision": resolution.decision,
         "agent_tool_catalog.approval.resolved_by": resolution.resolvedBy,
       });
       span.end();
-      call.approval = undefined;
+      call.approvals.delete(resolution.request.id);
     },
     "tool.called": (event) => {
       const call = open(event.runId, event.callId, event.name);
       if (content.enabled) content.set(call.span, "gen_ai.tool.call.arguments", event.input, "input");
     },
     "tool.activated": (event) => {
-      // The activation belongs to the open find_tool (or toolbox) call of the run, if any.
+      // The activation belongs to the open call of the tool that made it (`via`: find_tool or
+      // toolbox), not to other calls of the run running beside it in the same step, nor to any
+      // call when the host activated (`via: "api"`).
       for (const [callKey, call] of calls) {
-        if (callKey.startsWith(`${event.runId}\u0000`))
+        if (call.name === event.via && callKey.startsWith(`${event.runId}\u0000`))
           call.span.addEvent("tool.activated", { "gen_ai.tool.name": event.name, via: event.via });
       }
     },
@@ -173,16 +183,19 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
   );
   return () => {
     for (const off of offs) off();
-    for (const call of calls.values()) {
-      call.approval?.end();
-      call.span.end();
-    }
+    for (const call of calls.values()) endCall(call);
     calls.clear();
   };
 }
 
+/** Ends a call's span and the waits for approval still open under it. */
+function endCall(call: OpenCall): void {
+  for (const approval of call.approvals.values()) approval.end();
+  call.approvals.clear();
+  call.span.end();
+}
+
 function finish(call: OpenCall, result: ToolCallResult, content: ContentRecorder): void {
-  call.approval?.end();
   if (result.ok) {
     if (content.enabled) content.set(call.span, "gen_ai.tool.call.result", result.output, "output");
     call.span.setStatus({ code: SpanStatusCode.OK });
@@ -191,7 +204,7 @@ function finish(call: OpenCall, result: ToolCallResult, content: ContentRecorder
     const message = content.enabled ? content.text(result.error.message, "error") : undefined;
     call.span.setStatus({ code: SpanStatusCode.ERROR, ...(message === undefined ? {} : { message }) });
   }
-  call.span.end();
+  endCall(call);
 }
 
 interface ContentRecorder {

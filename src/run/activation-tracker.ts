@@ -109,7 +109,9 @@ export class ActivationTracker {
     const identities: Record<string, string> = {};
     for (const name of this.names) {
       const identity = this.identities.get(name);
-      if (identity !== undefined) identities[name] = identity;
+      // Defined, not assigned: assigning "__proto__" sets the prototype and the identity is lost.
+      if (identity !== undefined)
+        Object.defineProperty(identities, name, { value: identity, enumerable: true, writable: true, configurable: true });
     }
     return Object.keys(identities).length === 0
       ? { version: 1, activated: this.list() }

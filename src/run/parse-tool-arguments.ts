@@ -52,3 +52,38 @@ export function parseToolArguments(args: unknown, maxLength: number): ParsedArgu
     };
   }
 }
+
+/**
+ * Nesting below which a validator's stack overflow is not blamed on the arguments: recursive
+ * validators (ajv, zod) check about a thousand levels on Node's default stack.
+ */
+const DEEP_NESTING = 100;
+
+/**
+ * The error to give the model when validating `value` overflowed the stack because the arguments
+ * are nested deeply, or `undefined` when `error` is something else (then the schema is at fault).
+ */
+export function tooDeepToCheck(name: string, error: unknown, value: unknown): ToolCallErrorInfo | undefined {
+  if (!(error instanceof RangeError)) return undefined;
+  const depth = nestingDepth(value);
+  if (depth < DEEP_NESTING) return undefined;
+  return {
+    code: "invalid_input",
+    message: `The arguments of "${name}" are nested ${depth} levels deep, too deep to check.`,
+    hint: "Send the arguments nested less deeply.",
+    issues: [{ path: "", message: `nested ${depth} levels deep` }],
+  };
+}
+
+/** How deeply objects and arrays nest in `value`, walked without recursion (it may be very deep). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== "object" || node === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}

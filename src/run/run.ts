@@ -33,7 +33,7 @@ import {
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
-import { parseToolArguments } from "./parse-tool-arguments.js";
+import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
@@ -509,9 +509,10 @@ export class Run {
   /**
    * Results for {@link Run.interruptedCalls}, to send to the model as those calls' results: each
    * is a failure, `approval_denied` when the broker says the request was denied or timed out (a
-   * deadline holds even when the waiting process died), `call_interrupted` otherwise (also when
-   * it was approved: the process that would have run it is gone, so the tool did not run; the
-   * model may call it again).
+   * deadline holds even when the waiting process died), `call_interrupted` otherwise: while still
+   * waiting, the tool did not run (the model may call it again); once approved, its process may
+   * have been running it when it stopped (the state is saved when the request is made and after
+   * the call), so the model is told it may have run and to check before calling it again.
    */
   async settleInterrupted(): Promise<ToolCallResult[]> {
     const broker = this.registry.approvals;
@@ -528,16 +529,7 @@ export class Run {
           ok: false,
           tool: pending.toolName,
           callId: pending.callId,
-          error: denied
-            ? {
-                code: "approval_denied",
-                message: `The call to "${pending.toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
-              }
-            : {
-                code: "call_interrupted",
-                message: `The call to "${pending.toolName}" was interrupted while it waited for approval; the tool did not run.`,
-                hint: "Call the tool again if it is still needed.",
-              },
+          error: interruptedError(pending.toolName, resolution, denied),
         };
       }),
     );
@@ -747,15 +739,7 @@ export class Run {
       );
     }
     const entry = this.store.entry(name);
-    const enabled = entry?.enabled === true;
-    const hidden = visibilityError(name, {
-      exists: enabled,
-      allowed: enabled && this.isAllowed(name),
-      placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
-      active: this.isActive(name),
-      viaToolbox,
-      suggestions: () => this.suggest(name),
-    });
+    const hidden = this.hiddenError(name, entry, viaToolbox);
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
     const parsed = parseToolArguments(args, this.maxInputLength);
@@ -767,9 +751,14 @@ export class Run {
       // A JSON Schema that only fails when first compiled (an unresolvable $ref) is the tool's
       // fault, not the model's; the run goes on. An untrusted schema's validator says why in a
       // ToolError (input_schema_too_slow).
+      // A stack overflow on deeply nested arguments (a recursive schema walks them recursively) is
+      // the input's fault: the model must hear that, not that the tool is broken.
       const failure: ToolCallErrorInfo = ToolError.isInstance(error)
         ? { code: error.code, message: `"${name}": ${error.message}`, ...(error.hint === undefined ? {} : { hint: error.hint }) }
-        : { code: "tool_failed", message: `The tool "${name}" has an unusable input schema.` };
+        : (tooDeepToCheck(name, error, parsed.value) ?? {
+            code: "tool_failed",
+            message: `The tool "${name}" has an unusable input schema.`,
+          });
       return this.fail(name, callId, started, failure, error);
     }
     if (!validated.ok) {
@@ -801,7 +790,22 @@ export class Run {
     }
     const lifetime = this.calls.open(options.signal, [this.registryCalls]);
     try {
-      return await this.runHandler(name, callId, started, compiled, validated.value, lifetime.signal, options.approved);
+      // Checked again once approved: a wait for approval can last minutes, in which the tool may
+      // have been removed, disabled or narrowed out of the run; the approval does not outlive that.
+      const stillCallable = () => {
+        const now = this.store.entry(name);
+        return this.hiddenError(name, now, viaToolbox) ?? (now === entry ? undefined : replacedError(name));
+      };
+      return await this.runHandler(
+        name,
+        callId,
+        started,
+        compiled,
+        validated.value,
+        lifetime.signal,
+        options.approved,
+        stillCallable,
+      );
     } finally {
       lifetime.end();
     }
@@ -815,6 +819,7 @@ export class Run {
     input: unknown,
     signal: AbortSignal,
     approvedByHost: boolean,
+    stillCallable: () => ToolCallErrorInfo | undefined,
   ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
@@ -832,7 +837,7 @@ export class Run {
       addRunDisposer: this.addDisposerBound,
       recordChildRun: this.recordChildBound,
     };
-    const refusal = await this.authorize(compiled, input, context, approvedByHost);
+    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input });
@@ -884,6 +889,7 @@ export class Run {
     input: unknown,
     context: ToolContext,
     approvedByHost: boolean,
+    stillCallable: () => ToolCallErrorInfo | undefined,
   ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
     const { preflight } = compiled.definition;
     if (preflight !== undefined) {
@@ -909,7 +915,22 @@ export class Run {
       // such, not as the catalog's own failure; the broker's error goes to tool.error.
       return { error: approvalUnavailable(context.toolName), cause: error };
     }
-    return refusal === undefined ? undefined : { error: refusal, cause: undefined };
+    if (refusal !== undefined) return { error: refusal, cause: undefined };
+    const gone = stillCallable();
+    return gone === undefined ? undefined : { error: changedWhileWaiting(gone), cause: undefined };
+  }
+
+  /** Why the model may not call `name` now (`entry`: its registry entry), or `undefined`. */
+  private hiddenError(name: string, entry: RegistryEntry | undefined, viaToolbox: boolean): ToolCallErrorInfo | undefined {
+    const enabled = entry?.enabled === true;
+    return visibilityError(name, {
+      exists: enabled,
+      allowed: enabled && this.isAllowed(name),
+      placement: enabled ? this.placement((entry as RegistryEntry).compiled.descriptor) : undefined,
+      active: this.isActive(name),
+      viaToolbox,
+      suggestions: () => this.suggest(name),
+    });
   }
 
   /**
@@ -1141,6 +1162,48 @@ export class Run {
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }
+}
+
+/** What the model gets for a call its process left waiting for approval (or, once approved, running). */
+function interruptedError(
+  toolName: string,
+  resolution: { readonly decision: string; readonly reason?: string | undefined } | undefined,
+  denied: boolean,
+): ToolCallErrorInfo {
+  if (denied) {
+    return {
+      code: "approval_denied",
+      message: `The call to "${toolName}" was not approved: ${resolution?.reason ?? "nobody approved it before its deadline"}.`,
+    };
+  }
+  if (resolution?.decision === "approved") {
+    // Approved, then the process stopped: it may have died before the handler started or halfway
+    // through it. Saying "it did not run" invites a second deploy or payment.
+    return {
+      code: "call_interrupted",
+      message: `The call to "${toolName}" was approved, and the process running it stopped before it returned: it may have run in whole or in part.`,
+      hint: "Check whether its effects are there before calling it again.",
+    };
+  }
+  return {
+    code: "call_interrupted",
+    message: `The call to "${toolName}" was interrupted while it waited for approval; the tool did not run.`,
+    hint: "Call the tool again if it is still needed.",
+  };
+}
+
+/** A tool removed while its call waited for approval, and another registered under its name. */
+function replacedError(toolName: string): ToolCallErrorInfo {
+  return {
+    code: "unknown_tool",
+    message: `The tool "${toolName}" was removed, and another tool now has its name.`,
+    hint: "Read the tool's description again before calling it.",
+  };
+}
+
+/** A call refused after its approval: the tool stopped being callable while the call waited. */
+function changedWhileWaiting(error: ToolCallErrorInfo): ToolCallErrorInfo {
+  return { ...error, message: `${error.message} (It changed while the call waited for approval; nothing was done.)` };
 }
 
 /** What the model gets when the approval broker failed to take the request. */

@@ -129,20 +129,29 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   const flow = options.approvalFlow ?? "broker";
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
+  const current = currentDescriptors(run);
   for (const descriptor of run.availableTools()) {
-    tools[descriptor.name] = toAiSdkTool(
-      run,
-      descriptor,
-      flow,
-      options,
-      options.definitions === undefined || typed.has(descriptor.name),
-    );
+    // Defined, not assigned: a tool named "__proto__" would otherwise set the set's prototype and
+    // be missing from it while `activeTools` still named it.
+    Object.defineProperty(tools, descriptor.name, {
+      value: toAiSdkTool(
+        run,
+        descriptor,
+        current,
+        flow,
+        options,
+        options.definitions === undefined || typed.has(descriptor.name),
+      ),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   const activeTools = () =>
     run
       .definitions()
       .map((descriptor) => descriptor.name)
-      .filter((name) => name in tools);
+      .filter((name) => Object.hasOwn(tools, name));
   return {
     tools,
     activeTools,
@@ -171,9 +180,29 @@ function typedNames(definitions: AiSdkToolDefinitions | undefined): Set<string> 
   return names;
 }
 
+/**
+ * The run's current descriptor of a tool it sends, by name: a tool updated on the registry
+ * (`handle.update()`, an MCP server's `list_changed`) while a loop runs is sent with its new
+ * description and schema from the next step on, as `run.call()` validates against the new schema.
+ */
+function currentDescriptors(run: Run): (name: string) => ToolDescriptor | undefined {
+  // `definitions()` returns the same array until the tool set or the activations change.
+  let seen: readonly ToolDescriptor[] | undefined;
+  let byName = new Map<string, ToolDescriptor>();
+  return (name) => {
+    const definitions = run.definitions();
+    if (definitions !== seen) {
+      seen = definitions;
+      byName = new Map(definitions.map((descriptor) => [descriptor.name, descriptor]));
+    }
+    return byName.get(name);
+  };
+}
+
 function toAiSdkTool(
   run: Run,
   descriptor: ToolDescriptor,
+  current: (name: string) => ToolDescriptor | undefined,
   flow: AiSdkApprovalFlow,
   media: ToolResultMediaOptions,
   isStatic: boolean,
@@ -199,5 +228,26 @@ function toAiSdkTool(
     toModelOutput: ({ output }: { output: unknown }) =>
       toModelOutput(output, typeof output === "object" && output !== null && failures.has(output)) as never,
   };
-  return isStatic ? tool<unknown, unknown>(parts) : dynamicTool(parts);
+  const made = isStatic ? tool<unknown, unknown>(parts) : dynamicTool(parts);
+  // The SDK reads both before every step: getters send what the run validates against now (the
+  // values above stay for a tool that is not sent now: the SDK does not read them then).
+  const schemas = new WeakMap<ToolDescriptor, Tool["inputSchema"]>();
+  const latest = () => current(descriptor.name) ?? descriptor;
+  Object.defineProperties(made, {
+    description: { get: () => latest().description, enumerable: true, configurable: true },
+    inputSchema: {
+      get: () => {
+        const now = latest();
+        let schema = schemas.get(now);
+        if (schema === undefined) {
+          schema = jsonSchema<unknown>(now.inputSchema as JsonSchema as Parameters<typeof jsonSchema>[0]);
+          schemas.set(now, schema);
+        }
+        return schema;
+      },
+      enumerable: true,
+      configurable: true,
+    },
+  });
+  return made;
 }

@@ -109,7 +109,7 @@ function convertDefinitions(definitions: unknown, path: string, walk: Walk): Sch
   if (!isSchemaObject(definitions)) throw new NotStrict(path, "definitions must be an object of schemas");
   const out: SchemaObject = {};
   for (const [name, definition] of Object.entries(definitions)) {
-    out[name] = convertNode(definition, `${path}/${escapePointer(name)}`, walk, 0);
+    setOwn(out, name, convertNode(definition, `${path}/${escapePointer(name)}`, walk, 0));
   }
   return out;
 }
@@ -212,7 +212,7 @@ function convertObject(node: SchemaObject, out: SchemaObject, path: string, walk
     walk.properties += 1;
     if (walk.properties > MAX_PROPERTIES) throw new NotStrict(path, `more than ${MAX_PROPERTIES} properties`);
     const schema = convertNode(child, `${path}/properties/${escapePointer(name)}`, walk, depth);
-    converted[name] = required.includes(name) ? schema : nullable(schema);
+    setOwn(converted, name, required.includes(name) ? schema : nullable(schema));
   }
   out.properties = converted;
   out.required = Object.keys(converted);
@@ -272,4 +272,13 @@ function isScalar(value: unknown): boolean {
 
 function escapePointer(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * `target[key] = value` for a key the schema's author chose: defined, since assigning a property
+ * named "__proto__" sets the prototype instead, and the property would vanish from the strict schema
+ * (while `required` and `additionalProperties: false` made the tool impossible to call).
+ */
+function setOwn(target: SchemaObject, key: string, value: SchemaObject): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
