@@ -122,5 +122,6 @@ export {
 } from "./tool/tool-definition.js";
 export type { ToolDescriptor } from "./tool/tool-descriptor.js";
 export { TOOL_NAME_PATTERN } from "./tool/tool-name.js";
+export { untrustedJsonChecker } from "./tool/untrusted-json-checker.js";
 export { type UntrustedJsonSchemaOptions, untrustedJsonSchema } from "./tool/untrusted-json-schema.js";
 export type { ValidationIssue } from "./tool/validation-issue.js";

@@ -27,7 +27,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "download_failed",
   "engine_unavailable",
   "invalid_anchor",
-  "mcp_malformed_result",
   "mcp_request_failed",
   "mcp_server_limit",
   "mcp_server_unavailable",

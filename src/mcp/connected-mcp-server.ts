@@ -5,6 +5,7 @@ import {
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type EventBus, type Registry, type ToolContent, type ToolContext } from "agent-tool-catalog";
+import { checkStructuredContent } from "./check-structured-content.js";
 import { cutToBytes } from "./cut-to-bytes.js";
 import type { McpToolResultContent } from "./format-mcp-result.js";
 import { listMcpTools } from "./list-mcp-tools.js";
@@ -20,6 +21,7 @@ import type {
   McpServerHandle,
   McpServerStatus,
 } from "./mcp-server-handle.js";
+import type { McpOutputCheck } from "./mcp-tool-definition.js";
 import { type McpRegisteredTool, type McpToolChanges, McpToolSync } from "./mcp-tool-sync.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver } from "./transports/mcp-transport.js";
@@ -73,7 +75,7 @@ export class ConnectedMcpServer implements McpServerHandle {
       trusted: this.server.trusted,
       schemaTimeoutMs: this.server.schemaTimeoutMs,
       runId: this.runId,
-      call: (mcpName, input, context) => this.callTool(mcpName, input, context),
+      call: (mcpName, input, context, checkOutput) => this.callTool(mcpName, input, context, checkOutput),
     });
   }
 
@@ -230,13 +232,21 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.debounce.unref?.();
   }
 
-  private async callTool(mcpName: string, input: Record<string, unknown>, context: ToolContext): Promise<string | ToolContent> {
+  private async callTool(
+    mcpName: string,
+    input: Record<string, unknown>,
+    context: ToolContext,
+    checkOutput: McpOutputCheck | undefined,
+  ): Promise<string | ToolContent> {
     const result = await this.connection.request(
       { signal: context.signal, subject: `tool "${clip(mcpName, 80)}"` },
       (client, request) => client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, request),
     );
     // With CallToolResultSchema the SDK always gives `content`; the legacy `toolResult` shape is JSON.
     if (!hasContent(result)) return cutToBytes(JSON.stringify(result) ?? "", this.server.maxOutputBytes);
+    if (checkOutput !== undefined && result.isError !== true) {
+      await checkStructuredContent(result.structuredContent, checkOutput, { server: this.name, tool: mcpName });
+    }
     return mcpResultContent(result, {
       server: this.name,
       tool: mcpName,

@@ -1,6 +1,7 @@
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { requireCursorServer } from "./cursor-server.js";
 import { cutToBytes } from "./cut-to-bytes.js";
 import { describeBlock } from "./format-mcp-result.js";
 import { clip } from "./mcp-errors.js";
@@ -39,9 +40,10 @@ export function createMcpPromptTools(servers: McpServerSet, options: McpPromptTo
     annotations: { title: "List MCP prompts", readOnlyHint: true },
     inputSchema: z.object({
       server: z.string().max(200).optional().describe("Only this server (default: every server)."),
-      cursor: z.string().max(2000).optional().describe("next_cursor of a previous call, with the same server."),
+      cursor: z.string().max(2000).optional().describe("next_cursor of a previous call; pass the server it came from too."),
     }),
     handler: async ({ server, cursor }, context) => {
+      requireCursorServer("list_mcp_prompts", server, cursor);
       const handles =
         server === undefined
           ? servers.list(context.runId).filter((handle) => handle.supportsPrompts)

@@ -1,6 +1,7 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { requireCursorServer } from "./cursor-server.js";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
 import type { McpServerHandle } from "./mcp-server-handle.js";
@@ -44,9 +45,10 @@ export function createMcpResourceTools(group: McpServerSet, options: McpResource
     annotations: { title: "List MCP resources", readOnlyHint: true },
     inputSchema: z.object({
       server: z.string().max(200).optional().describe("Only this server (default: every server)."),
-      cursor: z.string().max(2000).optional().describe("next_cursor of a previous call, with the same server."),
+      cursor: z.string().max(2000).optional().describe("next_cursor of a previous call; pass the server it came from too."),
     }),
     handler: async ({ server, cursor }, context) => {
+      requireCursorServer("list_mcp_resources", server, cursor);
       const handles = server === undefined ? group.list(context.runId) : [requireServer(group, server, context.runId)];
       const listings = await Promise.all(
         handles

@@ -7,7 +7,9 @@ import {
   type ToolContent,
   type ToolContext,
   ToolDefinitionError,
+  untrustedJsonChecker,
   untrustedJsonSchema,
+  type ValidationIssue,
 } from "agent-tool-catalog";
 import { checkMcpInputSchema } from "./check-mcp-input-schema.js";
 import { clip } from "./mcp-errors.js";
@@ -24,11 +26,21 @@ export const MCP_TOOL_TAGS: readonly string[] = Object.freeze(["mcp", "integrati
 const MAX_DESCRIPTION_LENGTH = 4000;
 const MAX_TITLE_LENGTH = 200;
 
-/** Calls a tool on the server and returns the text for the model. */
+/**
+ * Checks a result's `structuredContent` against the tool's `outputSchema` (off the host's thread);
+ * resolves to the issues, empty when it conforms.
+ */
+export type McpOutputCheck = (structuredContent: unknown) => Promise<readonly ValidationIssue[]>;
+
+/**
+ * Calls a tool on the server and returns the text for the model. `checkOutput` is given for a
+ * tool that declares an `outputSchema`.
+ */
 export type McpToolCaller = (
   mcpName: string,
   input: Record<string, unknown>,
   context: ToolContext,
+  checkOutput: McpOutputCheck | undefined,
 ) => Promise<string | ToolContent>;
 
 /** What {@link mcpToolDefinition} needs. */
@@ -78,6 +90,7 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     });
   }
   const mcpName = tool.name;
+  const checkOutput = outputCheck(tool, input.schemaTimeoutMs);
   const definition = defineTool<Record<string, unknown>, string | ToolContent>({
     name: input.name,
     description,
@@ -89,10 +102,25 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     // make the validator slow (hundreds of nested recursive $refs compile for minutes; anyOf
     // branches that re-check a nested value double the work per level).
     inputSchema: untrustedJsonSchema(inputSchema, { timeoutMs: input.schemaTimeoutMs }),
-    handler: (args, context) => input.call(mcpName, args, context),
+    handler: (args, context) => input.call(mcpName, args, context, checkOutput),
   });
-  const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema]);
+  // The output schema is in the fingerprint: a changed one must reach the handler's check.
+  const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema, tool.outputSchema ?? null]);
   return { definition, fingerprint };
+}
+
+/**
+ * The check of a tool's `outputSchema`, as the MCP SDK's own client makes it (the spec: servers
+ * MUST conform to it, clients SHOULD validate). Like input schemas, a server's output schema is
+ * untrusted: draft-04 forms are normalised, its regular expressions are not run (the server
+ * produced the value), and it is compiled and checked in the schema check thread.
+ */
+function outputCheck(tool: Tool, timeoutMs: number): McpOutputCheck | undefined {
+  const schema = tool.outputSchema;
+  if (typeof schema !== "object" || schema === null) return undefined;
+  return untrustedJsonChecker(moveMcpPatternsToDescriptions(normalizeMcpInputSchema(schema)) as JsonObjectSchema, {
+    timeoutMs,
+  });
 }
 
 function describe(tool: Tool, server: string, title: string | undefined): string {

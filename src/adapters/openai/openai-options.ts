@@ -12,6 +12,11 @@ export interface OpenAIToolsOptions {
    * model's arguments are then guaranteed to match it. A tool whose schema strict mode cannot
    * express is sent with its own schema and `strict: false`. Optional fields become nullable in
    * strict form; the call runners strip the `null`s the model sends for them before `run.call()`.
+   *
+   * It does not turn parallel calls off: OpenAI documents that strict mode does not hold for the
+   * calls of a turn that makes several, so their arguments are not guaranteed (the run still
+   * validates every call and answers a bad one with `invalid_input` and its issues). Send
+   * `parallel_tool_calls: false` yourself when every call must match.
    * @defaultValue `false`
    */
   readonly strict?: boolean;
