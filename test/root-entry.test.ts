@@ -51,6 +51,32 @@ describe("the built root entry", () => {
     expect(nodeOnly(loadedBy(join(dist, "index.js")))).toEqual([]);
   });
 
+  it("creates a run without loading node's Web Crypto layer (a run id comes from node:crypto)", () => {
+    const loaded = (setup: string): string[] => {
+      const script = `
+        const catalog = await import(${JSON.stringify(join(dist, "index.js"))});
+        const before = new Set(process.moduleLoadList);
+        const run = catalog.createRegistry().createRun();
+        ${setup}
+        console.log(JSON.stringify({ id: run.id, loaded: process.moduleLoadList.filter((name) => !before.has(name)) }));`;
+      const { id, loaded } = JSON.parse(
+        execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }),
+      ) as { id: string; loaded: string[] };
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      return loaded.filter((name) => name.endsWith("internal/crypto/webcrypto"));
+    };
+    // The probe sees the module when something does load it.
+    expect(loaded("globalThis.crypto.randomUUID();")).toEqual(["NativeModule internal/crypto/webcrypto"]);
+    expect(loaded("")).toEqual([]);
+  });
+
+  it("is minified (whitespace and syntax, not names): fewer bytes for a new process to compile", () => {
+    const source = readFileSync(join(dist, "index.js"), "utf8");
+    expect(source.split("\n").filter((line) => /^\s+\S/.test(line))).toEqual([]);
+    // Names stay, for stack traces.
+    expect(source).toContain("function createRegistry(");
+  });
+
   it("works from CommonJS", () => {
     const output = execFileSync(
       process.execPath,

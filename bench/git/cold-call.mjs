@@ -2,16 +2,16 @@
 // it: module loading, repository opening and the call. Prints the answer's size, the peak RSS
 // and where the time went: node's own start (before this module runs), importing the package's
 // root and git entries, and the call.
-// Usage: node bench/git/cold-call.mjs <repository> <tool> <json arguments>
+// Usage: node bench/git/cold-call.mjs <repository> <tool> <json arguments> [dist directory, default ../../dist]
 
 import { readFileSync } from "node:fs";
 
 const booted = performance.now();
-const { createGitTools, GIT_TOOL_NAMES } = await import("../../dist/git/index.js");
-const { createRegistry } = await import("../../dist/index.js");
+const [directory, tool, args, dist = "../../dist"] = process.argv.slice(2);
+const { createGitTools, GIT_TOOL_NAMES } = await import(`${dist}/git/index.js`);
+const { createRegistry } = await import(`${dist}/index.js`);
 const imported = performance.now();
 
-const [directory, tool, args] = process.argv.slice(2);
 const run = createRegistry({ tools: createGitTools() }).createRun({ permissions: { workspace: directory } });
 run.activate([...GIT_TOOL_NAMES]);
 const result = await run.call(tool, JSON.parse(args));
@@ -42,5 +42,7 @@ process.stdout.write(
     bootMs: booted,
     importMs: imported - booted,
     callMs: called - imported,
+    // The whole process's CPU time so far (all its threads), in microseconds' resolution.
+    cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   }),
 );

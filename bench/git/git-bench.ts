@@ -510,7 +510,7 @@ function writeCommitGraph(directory: string): void {
  * A copy of the generated repository whose commit-graph has changed-path Bloom filters (made once,
  * beside it): `git log -- path` and `git blame` use them, and so do the tools.
  */
-function withChangedPaths(directory: string): string {
+export function withChangedPaths(directory: string): string {
   const copy = `${directory}-changed-paths`;
   const graph = path.join(copy, ".git", "objects", "info", "commit-graph");
   if (existsSync(graph) && hasChangedPathFilters(copy)) return copy;

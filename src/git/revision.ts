@@ -121,6 +121,9 @@ async function peelToCommit(repository: GitRepository, oid: string, input: strin
 
 async function parentOf(repository: GitRepository, commit: CommitRecord, index: number, input: string): Promise<CommitRecord> {
   if (repository.isShallow(commit.oid)) throw shallowCloneError(commit.oid, `${input} cannot be resolved`);
+  // From the graph by position: no parent id turned into text and looked up again.
+  const graphed = repository.graphParents(commit)?.[index];
+  if (graphed !== undefined) return graphed;
   const parent = commit.parents[index];
   if (parent === undefined) {
     throw gitError(

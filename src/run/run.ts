@@ -34,6 +34,7 @@ import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
 import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
+import { randomRunId } from "./random-run-id.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
@@ -251,7 +252,7 @@ export class Run {
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
     const state = runStateFromOptions(options);
-    this.id = state?.runId ?? options.runId ?? crypto.randomUUID();
+    this.id = state?.runId ?? options.runId ?? randomRunId();
     this.storage = new RunStorage(state?.storage);
     this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
     this.children = new ChildRuns(state?.children);
