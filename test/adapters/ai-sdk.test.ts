@@ -157,4 +157,50 @@ describe("AI SDK adapter with a real generateText loop", () => {
     expect(second.text).toBe("Understood, not deleting.");
     expect(deleted).toEqual([]);
   });
+
+  it("runs the tool once the host approves in the SDK's flow, without asking the run's broker again", async () => {
+    const { registry, deleted } = catalog();
+    const run = registry.createRun({ permissions: { approval: "destructive" } });
+    run.activate(["delete_note"]);
+    const asked: string[] = [];
+    registry.events.on("approval.requested", (event) => asked.push(event.toolName));
+    const script = scriptedModel([
+      () => [toolCall("c1", "delete_note", { title: "groceries" })],
+      (options) => {
+        expect(lastToolResult(options)).toContain("deleted groceries");
+        return [{ type: "text", text: "Deleted." }];
+      },
+    ]);
+    const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
+    const first = await generateText({
+      model: script.model,
+      tools,
+      prepareStep,
+      stopWhen: stepCountIs(5),
+      prompt: "delete groceries",
+    });
+    const request = first.content.find((part) => part.type === "tool-approval-request");
+    expect(request?.type).toBe("tool-approval-request");
+    // Nothing ran before the host's answer.
+    expect(deleted).toEqual([]);
+    const messages: ModelMessage[] = [
+      { role: "user", content: "delete groceries" },
+      ...first.response.messages,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
+            approved: true,
+          },
+        ],
+      },
+    ];
+    const second = await generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+    expect(second.text).toBe("Deleted.");
+    expect(deleted).toEqual(["groceries"]);
+    expect(asked).toEqual([]);
+    expect(registry.approvals.pending()).toEqual([]);
+  });
 });
