@@ -107,7 +107,7 @@ async function collect(stream: Readable, limit: number, name: string): Promise<{
   const tailLimit = limit - headLimit;
   const head: Buffer[] = [];
   let headBytes = 0;
-  let tail: Buffer[] = [];
+  const tail: Buffer[] = [];
   let tailBytes = 0;
   let total = 0;
   try {
@@ -121,12 +121,12 @@ async function collect(stream: Readable, limit: number, name: string): Promise<{
         buffer = buffer.subarray(taken.length);
       }
       if (buffer.length === 0 || tailLimit === 0) continue;
-      tail.push(buffer.length > tailLimit ? buffer.subarray(buffer.length - tailLimit) : buffer);
-      tailBytes += Math.min(buffer.length, tailLimit);
-      if (tailBytes > 2 * tailLimit) {
-        const joined = Buffer.concat(tail);
-        tail = [joined.subarray(joined.length - tailLimit)];
-        tailBytes = tailLimit;
+      // The chunks themselves are kept, never copied: the oldest go once the rest still cover
+      // the tail, so a gigabyte costs what reading it costs.
+      tail.push(buffer);
+      tailBytes += buffer.length;
+      while (tail.length > 1 && tailBytes - (tail[0] as Buffer).length >= tailLimit) {
+        tailBytes -= (tail.shift() as Buffer).length;
       }
     }
   } catch {
