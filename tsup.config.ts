@@ -19,11 +19,6 @@ export default defineConfig({
     options.define = { ...options.define, __CATALOG_BUILD_FORMAT__: JSON.stringify(context.format) };
   },
   treeshake: true,
-  // Whitespace and syntax only (names stay, and the source maps map back): a process that calls
-  // one tool compiles every module it loads, and fewer bytes to parse cut its start (README,
-  // "A new process"). Identifiers are not minified: stack traces keep their names.
-  minifyWhitespace: true,
-  minifySyntax: true,
   // Subpaths import the root by its package name: one copy of the classes at run time, and
   // their public types point at the root entry.
   external: [

@@ -70,13 +70,6 @@ describe("the built root entry", () => {
     expect(loaded("")).toEqual([]);
   });
 
-  it("is minified (whitespace and syntax, not names): fewer bytes for a new process to compile", () => {
-    const source = readFileSync(join(dist, "index.js"), "utf8");
-    expect(source.split("\n").filter((line) => /^\s+\S/.test(line))).toEqual([]);
-    // Names stay, for stack traces.
-    expect(source).toContain("function createRegistry(");
-  });
-
   it("works from CommonJS", () => {
     const output = execFileSync(
       process.execPath,
