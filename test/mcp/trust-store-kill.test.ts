@@ -61,7 +61,9 @@ describe("JsonFileMcpTrustStore under kill -9", () => {
       // Saves after the last acknowledged one may have landed before the kill arrived; never a gap.
       const count = Object.keys(parsed.files).length;
       expect(count).toBeGreaterThan(acknowledged);
-      expect(Object.keys(parsed.files).sort()).toEqual(Array.from({ length: count }, (_, index) => `/w/${index}/.mcp.json`).sort());
+      expect(Object.keys(parsed.files).sort()).toEqual(
+        Array.from({ length: count }, (_, index) => `/w/${index}/.mcp.json`).sort(),
+      );
       seenSizes += text.length;
       next = Object.keys(parsed.files).length;
     }
