@@ -169,4 +169,22 @@ describe.skipIf(!isRoot)("saves on a full disk (needs root for a 1 MiB tmpfs)", 
     expect(await new JsonFileMcpCredentialStore(file).get("https://b0.example")).toMatchObject({ tokens: { access_token: "b" } });
     expect(await readdir(mountPoint)).toEqual(["credentials.json"]);
   });
+
+  it("a trust decision on a read-only mount rejects with EROFS and changes nothing; control: the same decision saves once writable", async () => {
+    const file = join(mountPoint, "trust.json");
+    const store = new JsonFileMcpTrustStore(file);
+    await store.trust("/w/a/.mcp.json", "a");
+    const saved = await readFile(file, "utf8");
+    execFileSync("mount", ["-o", "remount,ro", mountPoint]);
+    try {
+      await expect(store.trust("/w/b/.mcp.json", "b")).rejects.toMatchObject({ code: "EROFS" });
+      expect(await store.isTrusted("/w/a/.mcp.json", "a")).toBe(true);
+      expect(await readFile(file, "utf8")).toBe(saved);
+    } finally {
+      execFileSync("mount", ["-o", "remount,rw", mountPoint]);
+    }
+    await store.trust("/w/b/.mcp.json", "b");
+    expect(await new JsonFileMcpTrustStore(file).isTrusted("/w/b/.mcp.json", "b")).toBe(true);
+    expect(await readdir(mountPoint)).toEqual(["trust.json"]);
+  });
 });
