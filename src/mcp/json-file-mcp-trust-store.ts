@@ -1,7 +1,11 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConfigurationError } from "agent-tool-catalog";
 import type { McpTrustStore } from "./mcp-trust-store.js";
+import { readSmallRegularFile, replaceFileAtomically } from "./small-file.js";
+
+/** A trust file past this is refused, not read: it holds one short line per trusted workspace. */
+const MAX_TRUST_FILE_BYTES = 8 * 1024 * 1024;
 
 interface TrustFile {
   readonly version: 1;
@@ -11,7 +15,9 @@ interface TrustFile {
 /**
  * A trust store in a JSON file (e.g. `~/.config/<host>/mcp-trust.json`), so a decision made once
  * (`--trust-workspace`) holds across sessions. Writes go to a temporary file that is renamed over
- * the old one, so a crash never leaves half a file; the file is created with mode 0600.
+ * the old one, so a crash never leaves half a file, and a failed write (full disk) leaves no temporary
+ * file behind; the file is created with mode 0600. Only a regular file of at most 8 MiB is read: a
+ * FIFO, a device or a larger file there is an `invalid_trust_store` error, never a hang.
  * @public
  */
 export class JsonFileMcpTrustStore implements McpTrustStore {
@@ -56,14 +62,9 @@ export class JsonFileMcpTrustStore implements McpTrustStore {
   }
 
   private async read(): Promise<TrustFile> {
-    let text: string;
-    try {
-      text = await readFile(this.filePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, files: {} };
-      throw error;
-    }
-    const parsed = safeParse(text);
+    const bytes = await readSmallRegularFile(this.filePath, { maxBytes: MAX_TRUST_FILE_BYTES, code: "invalid_trust_store" });
+    if (bytes === undefined) return { version: 1, files: {} };
+    const parsed = safeParse(bytes.toString("utf8"));
     if (parsed?.version !== 1 || typeof parsed.files !== "object" || parsed.files === null) {
       throw new ConfigurationError("invalid_trust_store", `${this.filePath} is not an MCP trust file (version 1).`, {
         data: { path: this.filePath },
@@ -74,9 +75,7 @@ export class JsonFileMcpTrustStore implements McpTrustStore {
 
   private async write(data: TrustFile): Promise<void> {
     await mkdir(dirname(this.filePath), { recursive: true });
-    const temporary = `${this.filePath}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(temporary, this.filePath);
+    await replaceFileAtomically(this.filePath, `${JSON.stringify(data, null, 2)}\n`);
   }
 }
 

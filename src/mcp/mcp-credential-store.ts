@@ -1,7 +1,11 @@
-import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { ConfigurationError } from "agent-tool-catalog";
+import { readSmallRegularFile, replaceFileAtomically } from "./small-file.js";
+
+/** A credential file past this is refused unread: it holds a few tokens per server. */
+const MAX_CREDENTIAL_FILE_BYTES = 1024 * 1024;
 
 /**
  * What is kept for one remote server's OAuth: the registered client, the tokens, the PKCE verifier.
@@ -86,26 +90,17 @@ export class JsonFileMcpCredentialStore implements McpCredentialStore {
         const all = await this.load();
         change(all);
         await mkdir(dirname(this.filePath), { recursive: true, mode: 0o700 });
-        const temporary = `${this.filePath}.${process.pid}.${Date.now()}.tmp`;
-        await writeFile(temporary, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-        // The mode of writeFile is masked by the umask; make sure.
-        await chmod(temporary, 0o600);
-        await rename(temporary, this.filePath);
+        await replaceFileAtomically(this.filePath, `${JSON.stringify(all, null, 2)}\n`);
       });
     this.queue = next;
     return next;
   }
 
   private async load(): Promise<Record<string, McpCredentials>> {
-    let text: string;
+    const bytes = await readSmallRegularFile(this.filePath, { maxBytes: MAX_CREDENTIAL_FILE_BYTES, code: "invalid_mcp_config" });
+    if (bytes === undefined) return {};
     try {
-      text = await readFile(this.filePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-      throw error;
-    }
-    try {
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = JSON.parse(bytes.toString("utf8"));
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
       return parsed as Record<string, McpCredentials>;
     } catch (error) {

@@ -1,10 +1,13 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { McpVariables } from "./expand-mcp-variables.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
 import type { McpTrustStore } from "./mcp-trust-store.js";
 import { mcpJsonServerNames, parseMcpJson } from "./parse-mcp-json.js";
+import { readSmallRegularFile } from "./small-file.js";
+
+/** A `.mcp.json` past this is refused unread: it comes from the repository, before anyone trusted it. */
+const MAX_PROJECT_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Options of {@link loadProjectMcpConfig}.
@@ -20,7 +23,9 @@ export interface LoadProjectMcpConfigOptions {
   readonly fileName?: string;
   /**
    * Reads a file; `undefined` when it does not exist.
-   * @defaultValue `fs.promises.readFile`, with ENOENT as `undefined`
+   * @defaultValue reads only a regular file of at most 1 MiB (a FIFO, a device such as a symlink to
+   * `/dev/zero`, a directory or a larger file is an `invalid_mcp_config` error, never a hang), with
+   * ENOENT as `undefined`
    */
   readonly readFile?: (path: string) => Promise<Uint8Array | undefined>;
 }
@@ -51,7 +56,8 @@ export interface ProjectMcpConfig {
  * must not do that on its own. This is the spec's `--trust-workspace` as an API: show
  * `serverNames`, ask, call `trustStore.trust(path, digest)`, load again.
  *
- * @throws ConfigurationError when a trusted file is not a valid `.mcp.json`.
+ * @throws ConfigurationError when a trusted file is not a valid `.mcp.json`, or (with the default
+ * `readFile`) when the path is not a regular file of at most 1 MiB.
  *
  * @example
  * ```ts
@@ -82,11 +88,6 @@ export async function loadProjectMcpConfig(workspace: string, options: LoadProje
   return { path, found: true, digest, trusted: true, servers, serverNames };
 }
 
-async function readIfExists(path: string): Promise<Uint8Array | undefined> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+function readIfExists(path: string): Promise<Uint8Array | undefined> {
+  return readSmallRegularFile(path, { maxBytes: MAX_PROJECT_CONFIG_BYTES, code: "invalid_mcp_config" });
 }

@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   type RunState,
   type RunStore,
   RunStoreConflictError,
@@ -64,13 +65,24 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
    * {@inheritDoc RunStore.load}
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (so `openRun`
    * rejects instead of waiting as long as the client does; nothing is assumed about the run).
+   * @throws ConfigurationError `invalid_run_state` when the stored value is not JSON or its revision
+   * not a positive integer (written by something else, or cut).
    */
   async load(runId: string): Promise<StoredRunState<State> | undefined> {
     const [state, revision] = await withinRedisDeadline("RedisRunStore.load", this.operationTimeoutMs, false, () =>
       this.redis.hmget(this.key(runId), "state", "revision"),
     );
     if (state === null || state === undefined || revision === null || revision === undefined) return undefined;
-    return { state: JSON.parse(state) as State, revision: Number(revision) };
+    // A value this store did not write (cut, edited by hand, another program's key) is the same
+    // error as an invalid state given to createRun, not a bare SyntaxError, and never a NaN
+    // revision that every later save would conflict with.
+    const number = Number(revision);
+    if (!Number.isSafeInteger(number) || number < 1) throw invalidStoredState(runId, `revision ${JSON.stringify(revision)}`);
+    try {
+      return { state: JSON.parse(state) as State, revision: number };
+    } catch (error) {
+      throw invalidStoredState(runId, (error as Error).message);
+    }
   }
 
   /** {@inheritDoc RunStore.save} */
@@ -104,4 +116,14 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
   private key(runId: string): string {
     return redisKey(this.prefix, "run", runId);
   }
+}
+
+function invalidStoredState(runId: string, problem: string): ConfigurationError {
+  return new ConfigurationError(
+    "invalid_run_state",
+    `Run ${JSON.stringify(runId)} in Redis is not a saved run state (${problem}).`,
+    {
+      data: { field: "state", runId },
+    },
+  );
 }

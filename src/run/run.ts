@@ -493,10 +493,11 @@ export class Run {
   /**
    * Saves the run to its store now (e.g. after `run.activate()` from host code); resolves with
    * the new revision, or `undefined` when the run has no store or the save failed (reported as a
-   * `state_save_failed` diagnostic).
+   * `state_save_failed` diagnostic). Waits at most 10 s, as the save after a call does: a store that
+   * does not answer (a stopped Redis) is reported the same way, and the save stays queued.
    */
   async save(): Promise<number | undefined> {
-    return this.persistence?.save();
+    return this.persistence?.saveWithin(CALL_SAVE_WAIT_MS);
   }
 
   /**

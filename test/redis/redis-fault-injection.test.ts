@@ -65,6 +65,25 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     expect(await run.save()).toBe(4);
   }, 40_000);
 
+  it("run.save() from host code returns when the run store's Redis hangs (state_save_failed), and the save lands once it answers", async () => {
+    const store = new RedisRunStore({ redis: client(), prefix: "hang-save" });
+    const run = await openRun(createRegistry({ tools: [echo] }), { store, runId: "r" });
+    // Control: a healthy server answers with the new revision.
+    expect(await within(run.save(), 5_000)).toBe(1);
+
+    hanging.server.pause();
+    const started = Date.now();
+    expect(await within(run.save(), 20_000)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.diagnostics().map((diagnostic) => [diagnostic.kind, diagnostic.message])).toEqual([
+      ["state_save_failed", expect.stringContaining("did not confirm the save")],
+    ]);
+
+    hanging.server.resume();
+    await expect.poll(async () => (await store.load("r"))?.revision, { timeout: 5_000 }).toBe(2);
+    expect(await run.save()).toBe(3);
+  }, 40_000);
+
   it("an approval request made while Redis hangs is denied at its deadline or abort, and never approvable later", async () => {
     const redis = client();
     const other = new RedisApprovalBroker({ redis: client(), prefix: "hang-apr" });

@@ -1,4 +1,12 @@
-import { InMemoryRunStore, type RunStore, RunStoreConflictError } from "agent-tool-catalog";
+import {
+  ConfigurationError,
+  createRegistry,
+  InMemoryRunStore,
+  openRun,
+  type RunState,
+  type RunStore,
+  RunStoreConflictError,
+} from "agent-tool-catalog";
 import { RedisRunStore } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +81,23 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisRunStore on
     return new RedisRunStore<unknown>({ redis: client, prefix: `s${++prefix}` });
   };
   contract("RedisRunStore", makeStore);
+
+  it("a stored value this store did not write is invalid_run_state from openRun, not a SyntaxError or a NaN revision; control: a valid one opens", async () => {
+    const store = makeStore();
+    const client = clients[clients.length - 1] as Redis;
+    const registry = createRegistry();
+    await store.save("good", registry.createRun({ runId: "good" }).toJSON());
+    const saved = await client.hget(`s${prefix}:run:good`, "state");
+    await client.hset(`s${prefix}:run:cut`, "state", (saved as string).slice(0, 20), "revision", "3");
+    await client.hset(`s${prefix}:run:nan`, "state", saved as string, "revision", "three");
+    for (const runId of ["cut", "nan"]) {
+      const opened = openRun(registry, { store: store as RunStore<RunState>, runId });
+      await expect(opened).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(opened).rejects.toMatchObject({ code: "invalid_run_state" });
+    }
+    const good = await openRun(registry, { store: store as RunStore<RunState>, runId: "good" });
+    expect(good.id).toBe("good");
+  });
 
   it("stores across connections: what one client saves another loads", async () => {
     const a = makeStore();

@@ -1,5 +1,5 @@
 import type { Run, ToolCallResult } from "agent-tool-catalog";
-import type { TranscriptStore } from "./transcript-store.js";
+import type { TranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
 /** The text of a result as the model read it. */
 function resultText(result: ToolCallResult): string {
@@ -11,6 +11,8 @@ function resultText(result: ToolCallResult): string {
  * Records a run's tool calls and results in `store` as they happen (from the run's events), so
  * `session_search` finds them. Messages are the host's to add (`store.append({ kind: "message" })`):
  * the library never sees them. Stops with the run's close, or when the returned function is called.
+ * A store that fails (rejects, or throws before returning a promise) never fails the call it
+ * records: `onError` hears of it.
  * @public
  */
 export function recordRunTranscript(
@@ -20,30 +22,36 @@ export function recordRunTranscript(
 ): () => void {
   const now = options.now ?? Date.now;
   // A store that fails must not fail the call it records: the host hears of it, the model does not.
+  // Also when `append` throws before returning a promise (a database client already closed), or
+  // the entry cannot be built: thrown in an event listener, that would reach the process as an
+  // uncaught exception.
   const failed = (error: unknown) => options.onError?.(error);
+  const append = (entry: () => TranscriptEntry) => {
+    try {
+      Promise.resolve(store.append(entry())).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
+  };
   const offCalled = run.events.on("tool.called", (event) => {
-    store
-      .append({
-        runId: event.runId,
-        kind: "tool_call",
-        toolName: event.name,
-        callId: event.callId,
-        text: JSON.stringify(event.input) ?? "",
-        at: now(),
-      })
-      .catch(failed);
+    append(() => ({
+      runId: event.runId,
+      kind: "tool_call",
+      toolName: event.name,
+      callId: event.callId,
+      text: JSON.stringify(event.input) ?? "",
+      at: now(),
+    }));
   });
   const offResult = run.events.on("tool.result", (event) => {
-    store
-      .append({
-        runId: event.runId,
-        kind: "tool_result",
-        toolName: event.name,
-        callId: event.callId,
-        text: resultText(event.result),
-        at: now(),
-      })
-      .catch(failed);
+    append(() => ({
+      runId: event.runId,
+      kind: "tool_result",
+      toolName: event.name,
+      callId: event.callId,
+      text: resultText(event.result),
+      at: now(),
+    }));
   });
   const stop = () => {
     offCalled();

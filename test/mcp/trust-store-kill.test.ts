@@ -1,0 +1,76 @@
+// kill -9 of a real process while it saves trust decisions, 50 times over one file: the next
+// process must read a whole trust file (never a torn one) holding every decision the killed one
+// had acknowledged.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { JsonFileMcpTrustStore } from "agent-tool-catalog/mcp";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const writer = fileURLToPath(new URL("./fixtures/trust-writer.ts", import.meta.url));
+const ROUNDS = 50;
+
+let directory: string;
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), "mcp-trust-kill-"));
+});
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** Starts a writer and kills it with SIGKILL a few saves after it began; resolves the last acknowledged index. */
+async function writeUntilKilled(file: string, first: number, savesBeforeKill: number): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", writer, file, String(first)], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let acknowledged = first - 1;
+  let started = false;
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    if (line === "ready") started = true;
+    else acknowledged = Number(line);
+    if (started && acknowledged - first + 1 >= savesBeforeKill) {
+      // Lines already written stay readable; anything the child acknowledges later is read too.
+      child.kill("SIGKILL");
+      break;
+    }
+  }
+  await exited;
+  return acknowledged;
+}
+
+describe("JsonFileMcpTrustStore under kill -9", () => {
+  it(`${ROUNDS} writers killed mid-save: every next reader finds a whole file with every acknowledged decision`, async () => {
+    const file = join(directory, "trust.json");
+    let next = 0;
+    let seenSizes = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const acknowledged = await writeUntilKilled(file, next, 1 + (round % 7));
+      const text = await readFile(file, "utf8");
+      const parsed = JSON.parse(text) as { version: number; files: Record<string, { digest: string }> };
+      expect(parsed.version).toBe(1);
+      const store = new JsonFileMcpTrustStore(file);
+      for (let index = 0; index <= acknowledged; index++) {
+        expect(await store.isTrusted(`/w/${index}/.mcp.json`, String(index).repeat(64))).toBe(true);
+      }
+      // Saves after the last acknowledged one may have landed before the kill arrived; never a gap.
+      const count = Object.keys(parsed.files).length;
+      expect(count).toBeGreaterThan(acknowledged);
+      expect(Object.keys(parsed.files).sort()).toEqual(
+        Array.from({ length: count }, (_, index) => `/w/${index}/.mcp.json`).sort(),
+      );
+      seenSizes += text.length;
+      next = Object.keys(parsed.files).length;
+    }
+    expect(seenSizes).toBeGreaterThan(0);
+    // A killed save may leave its temporary file (nothing runs after SIGKILL); the trust file itself is never one.
+    const names = await readdir(directory);
+    expect(names).toContain("trust.json");
+    for (const name of names) if (name !== "trust.json") expect(name).toMatch(/^\.trust\.json\.[0-9a-f-]{36}\.tmp$/);
+  }, 600_000);
+});
