@@ -140,18 +140,20 @@ async function collect(stream: Readable, limit: number, name: string): Promise<{
   let skip = 0;
   while (skip < 3 && skip < tailText.length && ((tailText[skip] as number) & 0xc0) === 0x80) skip++;
   tailText = tailText.subarray(skip);
-  const dropped = total - headText.length - tailText.length;
+  const headKept = withoutPartialCharacter(headText);
+  // The bytes of a character cut in two count as cut: the number is exactly what is not shown.
+  const dropped = total - headKept.length - tailText.length;
   const marker = `\n[... ${dropped} bytes of ${name} cut here ...]\n`;
-  return { text: `${withoutPartialCharacter(headText)}${marker}${tailText.toString("utf8")}`, truncated: true };
+  return { text: `${headKept.toString("utf8")}${marker}${tailText.toString("utf8")}`, truncated: true };
 }
 
-/** `bytes` as UTF-8 without a character its end cuts in two. */
-function withoutPartialCharacter(bytes: Buffer): string {
+/** `bytes` without a character its end cuts in two. */
+function withoutPartialCharacter(bytes: Buffer): Buffer {
   let end = bytes.length;
   let back = 0;
   while (back < 3 && end - back - 1 >= 0 && ((bytes[end - back - 1] as number) & 0xc0) === 0x80) back++;
   const lead = end - back - 1 >= 0 ? (bytes[end - back - 1] as number) : 0;
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   if (length > back + 1) end = end - back - 1;
-  return bytes.subarray(0, end).toString("utf8");
+  return bytes.subarray(0, end);
 }
