@@ -32,8 +32,10 @@ export interface SandboxedResult extends SandboxedExit {
   readonly truncated: boolean;
   /**
    * True when the output was still held open after the command had exited and its processes
-   * were ended (a descendant that escaped them, possible only unsandboxed): reading stopped
-   * there instead of waiting for that process.
+   * were ended: reading stopped there instead of waiting for that process. Possible only
+   * unsandboxed: a descendant that escaped them and hid the output where it cannot be found, or a
+   * process that was running before the command and received its output (an ssh ControlMaster
+   * given a mux client's descriptors), which is never ended.
    */
   readonly outputHeldOpen?: boolean;
 }
@@ -57,7 +59,10 @@ export async function runSandboxed(
   // The exit comes once the command's processes are gone, so the pipes close at once, unless a
   // descendant escaped the group and the tag (unsandboxed: `setsid env -i sleep 1000 &`) and
   // holds them: it is looked for by the pipes it holds and ended, and reading never waits on it
-  // past a short grace, so neither the timeout nor the call's end depends on that process.
+  // past a short grace, so neither the timeout nor the call's end depends on that process. This
+  // holds on a clean exit too: a leftover of the command ends with it like the rest of its group
+  // (long-running processes belong in the monitor tool), but a process that was running before
+  // the command and was handed the output is left alone; reading just stops.
   let heldOpen = !(await settlesWithin(outputs, HOLDER_GRACE_MS));
   if (heldOpen) {
     child.kill("SIGKILL");
