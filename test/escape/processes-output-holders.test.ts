@@ -7,7 +7,7 @@
  * is left alone, and output printed up to the exit is read whole.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -45,7 +45,7 @@ describe("escape attempts: output held open past the call", () => {
     ground = await playground();
   });
   afterAll(async () => {
-    for (const marker of ["41.37", "42.37", "43.37", "44.37", "46.37"]) killAllWith(marker);
+    for (const marker of ["41.37", "42.37", "43.37", "44.37", "46.37", "47.37", "48.37"]) killAllWith(marker);
     await ground.dispose();
   });
   const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
@@ -127,6 +127,64 @@ describe("escape attempts: output held open past the call", () => {
       expect(control.text).toContain("[output over the limit was cut]");
       // 1 MiB kept: the first and last halves, with the cut between them.
       expect(control.text).toContain(`[... ${3_000_001 - 1024 * 1024} bytes of stdout cut here ...]`);
+    },
+    60_000,
+  );
+
+  escapeAttempt(
+    "processes",
+    "the command hands its output to a daemon running before the call (an ssh mux client does): the call does not kill it",
+    async () => {
+      // A daemon like an ssh ControlMaster: it keeps the descriptors its clients send over a unix
+      // socket (SCM_RIGHTS), so after the hand-over it holds the command's stdout and stderr.
+      const daemonScript = path.join(ground.outside, "fd-daemon.py");
+      writeFileSync(
+        daemonScript,
+        "import socket, os, sys, array\n" +
+          "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(5)\n" +
+          "kept = []\n" +
+          "while True:\n" +
+          "    c, _ = s.accept()\n" +
+          "    msg, fds, flags, addr = socket.recv_fds(c, 1, 4)\n" +
+          "    kept.extend(fds); c.close()\n",
+      );
+      const handOver = (socket: string) =>
+        `/usr/bin/python3 -c 'import socket, sys\ns = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); socket.send_fds(s, [b"x"], [1, 2])' ${socket}`;
+      const socket = path.join(ground.outside, "daemon.sock");
+      const daemon = spawn("/usr/bin/python3", [daemonScript, socket, "47.37"], { stdio: "ignore" });
+      try {
+        await expect.poll(() => existsSync(socket), { timeout: 10_000 }).toBe(true);
+        for (const [command, timeout, status] of [
+          [`${handOver(socket)}; echo started; sleep 30`, 1, "timed out after 1 s (killed)"],
+          [`${handOver(socket)}; echo started`, 20, "exit code 0"],
+        ] as const) {
+          const started = performance.now();
+          const result = await sh(attackRun(ground.workspace, "unrestricted"), command, { timeout_seconds: timeout });
+          const elapsed = performance.now() - started;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect({ exitCode: daemon.exitCode, signal: daemon.signalCode }, status).toEqual({ exitCode: null, signal: null });
+          expect(processesWith("47.37"), status).toHaveLength(1);
+          // The call still ends at the exit or the timeout, and says why the output stayed open.
+          expect(elapsed, status).toBeLessThan(8_000);
+          expect(result.status).toBe(status);
+          expect(result.stdout, status).toBe("started");
+          expect(result.text, status).toContain("still held its output open");
+        }
+      } finally {
+        daemon.kill("SIGKILL");
+      }
+      // Positive control: the same daemon started by the command (out of its group, environment
+      // cleared, output elsewhere) and then handed the output is the command's leftover: it ends
+      // with the call, and the output closes with it.
+      const ownSocket = path.join(ground.outside, "own.sock");
+      const own =
+        `setsid env -i /usr/bin/python3 ${daemonScript} ${ownSocket} 48.37 </dev/null >/dev/null 2>&1 & ` +
+        `while [ ! -S ${ownSocket} ]; do sleep 0.05; done; ${handOver(ownSocket)}; echo started`;
+      const control = await sh(attackRun(ground.workspace, "unrestricted"), own, { timeout_seconds: 20 });
+      expect(control.status).toBe("exit code 0");
+      expect(control.stdout).toBe("started");
+      expect(control.text).not.toContain("still held its output open");
+      await expect.poll(() => processesWith("48.37"), { timeout: 3_000 }).toEqual([]);
     },
     60_000,
   );

@@ -76,6 +76,25 @@ describe("bash: output over the cap", () => {
     expect(output).toMatch(/€+\n\[\.\.\. \d+ bytes of stdout cut here \.\.\.\]\n€+/);
   });
 
+  it.each([
+    // [cap, command, bytes printed, kept head, kept tail]: the cut halves a 2-, 3- or 4-byte character.
+    [10, "printf 'aé€😀b%.0s' $(seq 40)", 440, "aé", "😀b"],
+    [9, "printf '%s' 😀😀😀😀😀😀😀😀😀😀", 40, "😀", "😀"],
+    [7, "printf 'x😀😀😀😀😀😀😀😀😀😀'", 41, "x", ""],
+    // Control: the cut falls between characters, nothing is halved.
+    [11, "printf 'aé€😀b%.0s' $(seq 40)", 440, "aé€", "😀b"],
+  ] as const)(
+    "the marker counts exactly the bytes not shown, halved characters too (cap %i)",
+    async (cap, command, total, head, tail) => {
+      const output = await bash("unrestricted", command, cap, false);
+      const cut =
+        /\nstdout:\n(.*)\n\[\.\.\. (\d+) bytes of stdout cut here \.\.\.\]\n(.*?)\n?\[output over the limit was cut\]$/s.exec(
+          output,
+        );
+      expect(cut?.slice(1), output).toEqual([head, String(total - Buffer.byteLength(head) - Buffer.byteLength(tail)), tail]);
+    },
+  );
+
   it("control: output under the cap is exactly what the command printed", async () => {
     const output = await bash("unrestricted", "printf 'one\\ntwo €\\n'; printf 'three\\n' >&2", 64);
     expect(output).toMatch(/^exit code 0 · .*\nstdout:\none\ntwo €\nstderr:\nthree$/);

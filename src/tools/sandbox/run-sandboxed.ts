@@ -32,8 +32,10 @@ export interface SandboxedResult extends SandboxedExit {
   readonly truncated: boolean;
   /**
    * True when the output was still held open after the command had exited and its processes
-   * were ended (a descendant that escaped them, possible only unsandboxed): reading stopped
-   * there instead of waiting for that process.
+   * were ended: reading stopped there instead of waiting for that process. Possible only
+   * unsandboxed: a descendant that escaped them and hid the output where it cannot be found, or a
+   * process that was running before the command and received its output (an ssh ControlMaster
+   * given a mux client's descriptors), which is never ended.
    */
   readonly outputHeldOpen?: boolean;
 }
@@ -57,7 +59,10 @@ export async function runSandboxed(
   // The exit comes once the command's processes are gone, so the pipes close at once, unless a
   // descendant escaped the group and the tag (unsandboxed: `setsid env -i sleep 1000 &`) and
   // holds them: it is looked for by the pipes it holds and ended, and reading never waits on it
-  // past a short grace, so neither the timeout nor the call's end depends on that process.
+  // past a short grace, so neither the timeout nor the call's end depends on that process. This
+  // holds on a clean exit too: a leftover of the command ends with it like the rest of its group
+  // (long-running processes belong in the monitor tool), but a process that was running before
+  // the command and was handed the output is left alone; reading just stops.
   let heldOpen = !(await settlesWithin(outputs, HOLDER_GRACE_MS));
   if (heldOpen) {
     child.kill("SIGKILL");
@@ -140,18 +145,20 @@ async function collect(stream: Readable, limit: number, name: string): Promise<{
   let skip = 0;
   while (skip < 3 && skip < tailText.length && ((tailText[skip] as number) & 0xc0) === 0x80) skip++;
   tailText = tailText.subarray(skip);
-  const dropped = total - headText.length - tailText.length;
+  const headKept = withoutPartialCharacter(headText);
+  // The bytes of a character cut in two count as cut: the number is exactly what is not shown.
+  const dropped = total - headKept.length - tailText.length;
   const marker = `\n[... ${dropped} bytes of ${name} cut here ...]\n`;
-  return { text: `${withoutPartialCharacter(headText)}${marker}${tailText.toString("utf8")}`, truncated: true };
+  return { text: `${headKept.toString("utf8")}${marker}${tailText.toString("utf8")}`, truncated: true };
 }
 
-/** `bytes` as UTF-8 without a character its end cuts in two. */
-function withoutPartialCharacter(bytes: Buffer): string {
+/** `bytes` without a character its end cuts in two. */
+function withoutPartialCharacter(bytes: Buffer): Buffer {
   let end = bytes.length;
   let back = 0;
   while (back < 3 && end - back - 1 >= 0 && ((bytes[end - back - 1] as number) & 0xc0) === 0x80) back++;
   const lead = end - back - 1 >= 0 ? (bytes[end - back - 1] as number) : 0;
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   if (length > back + 1) end = end - back - 1;
-  return bytes.subarray(0, end).toString("utf8");
+  return bytes.subarray(0, end);
 }

@@ -59,13 +59,13 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   if (plan.seccomp !== undefined) sendAndClose(child.stdio[3], plan.seccomp);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
-  const outputs = tag === undefined ? [] : outputEnds(child.pid);
+  const outputs = tag === undefined ? undefined : commandOutput(child.pid);
   const kill = (signal: NodeJS.Signals = "SIGKILL") => {
     signalProcess(child, plan.processGroup, signal);
     if (tag !== undefined) killTagged(tag);
     // A descendant that left the group and cleared its environment still holds the output
     // pipes open (a caller reading to the end would wait for it): the pipes name it.
-    if (signal === "SIGKILL" && outputs.length > 0) killHolders(outputs);
+    if (signal === "SIGKILL" && outputs !== undefined) killHolders(outputs);
     // SIGTERM gives the command its grace period; SIGKILL ends everything in its cgroup too.
     if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
@@ -182,36 +182,57 @@ function killTagged(tag: string): void {
 const TAG_KILL_PASSES = 20;
 
 /**
- * What the command's stdout and stderr are (`socket:[N]` or `pipe:[N]`, the child's own ends),
- * read from /proc as soon as it started: the identities {@link killHolders} looks for.
+ * The command's output as {@link killHolders} looks for it: what its stdout and stderr are
+ * (`socket:[N]` or `pipe:[N]`, the child's own ends) and when it started, read from /proc as soon
+ * as it started; undefined when either cannot be read (then no holder is ever killed).
  */
-function outputEnds(pid: number | undefined): string[] {
-  if (pid === undefined || process.platform !== "linux") return [];
-  const ends: string[] = [];
+interface CommandOutput {
+  readonly ends: ReadonlySet<string>;
+  /** The command's start, in clock ticks since boot (`/proc/<pid>/stat` field 22). */
+  readonly startTicks: number;
+}
+
+function commandOutput(pid: number | undefined): CommandOutput | undefined {
+  if (pid === undefined || process.platform !== "linux") return undefined;
+  const startTicks = startTime(pid);
+  if (startTicks === undefined) return undefined;
+  const ends = new Set<string>();
   for (const descriptor of [1, 2]) {
     try {
-      ends.push(readlinkSync(`/proc/${pid}/fd/${descriptor}`));
+      const end = readlinkSync(`/proc/${pid}/fd/${descriptor}`);
+      if (/^(socket|pipe):\[\d+\]$/.test(end)) ends.add(end);
     } catch {
       // Already gone: nothing of it can hold the pipe longer than what the tag finds.
     }
   }
-  return ends.filter((end) => /^(socket|pipe):\[\d+\]$/.test(end));
+  return ends.size === 0 ? undefined : { ends, startTicks };
 }
 
 /**
- * Kills every process of this user (other than this one) holding one of `ends` open, repeated
- * like {@link killTagged} until a pass finds none: a holder forking at the moment /proc was read
- * hands the descriptor on.
+ * Kills every process of this user that holds the command's output open and that the command
+ * started, repeated like {@link killTagged} until a pass finds none: a holder forking at the
+ * moment /proc was read hands the descriptor on.
+ *
+ * "The command started it" is read as "it started no earlier than the command" (start times in
+ * clock ticks, /proc/<pid>/stat field 22), never this process or one of its ancestors. A process
+ * that was running before the call is never killed, even when it holds the output: a command can
+ * hand its stdout to a daemon (an ssh ControlMaster receives its mux clients' descriptors over a
+ * unix socket), and ending that daemon would break the host. Its output is then read up to the
+ * grace of `runSandboxed` and the result says it was held open. Limits: a process started in the
+ * same clock tick (10 ms) before the command counts as the command's, and so does one that
+ * another daemon starts on the command's request after it started (`systemd-run --pipe`'s
+ * service): both started for the command and after it, they are ended with it.
  */
-function killHolders(ends: readonly string[]): void {
+function killHolders(output: CommandOutput): void {
+  const spared = hostAndAncestors();
   for (let pass = 0; pass < TAG_KILL_PASSES; pass++) {
-    if (killHoldersOnce(new Set(ends)) === 0) return;
+    if (killHoldersOnce(output, spared) === 0) return;
     Atomics.wait(PAUSE, 0, 0, 5);
   }
 }
 
 /** One pass of {@link killHolders}: how many holders it signalled. */
-function killHoldersOnce(ends: ReadonlySet<string>): number {
+function killHoldersOnce(output: CommandOutput, spared: ReadonlySet<number>): number {
   let found = 0;
   let entries: string[];
   try {
@@ -220,8 +241,10 @@ function killHoldersOnce(ends: ReadonlySet<string>): number {
     return 0;
   }
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    if (!holdsAny(entry, ends)) continue;
+    if (!/^\d+$/.test(entry) || spared.has(Number(entry))) continue;
+    if (!holdsAny(entry, output.ends)) continue;
+    const started = startTime(Number(entry));
+    if (started === undefined || started < output.startTicks) continue;
     try {
       process.kill(Number(entry), "SIGKILL");
       found++;
@@ -230,6 +253,37 @@ function killHoldersOnce(ends: ReadonlySet<string>): number {
     }
   }
   return found;
+}
+
+/** This process and its ancestors, up to the first one /proc does not show. */
+function hostAndAncestors(): Set<number> {
+  const chain = new Set<number>();
+  let pid = process.pid;
+  while (pid > 0 && !chain.has(pid)) {
+    chain.add(pid);
+    const parent = statFields(pid)?.[1];
+    pid = parent === undefined ? 0 : Number(parent);
+  }
+  return chain;
+}
+
+/** When `pid` started, in clock ticks since boot; undefined when it is gone. */
+function startTime(pid: number): number | undefined {
+  const ticks = statFields(pid)?.[19];
+  return ticks === undefined ? undefined : Number(ticks);
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (field 3 is index 0): the name is in
+ * parentheses and may itself hold spaces and parentheses, so it ends at the last `)`.
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
 }
 
 function holdsAny(pid: string, ends: ReadonlySet<string>): boolean {

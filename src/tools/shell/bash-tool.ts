@@ -143,7 +143,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       if (result.truncated) sections.push("[output over the limit was cut]");
       if (result.outputHeldOpen === true) {
         sections.push(
-          "[a process the command left behind still held its output open; reading stopped at the exit. Start long-running processes with monitor]",
+          "[a process still held its output open after the command ended (one it left behind, or one running before it that it handed the output to, which is left alone); reading stopped at the exit. Start long-running processes with monitor]",
         );
       }
       if (result.repaired !== undefined) {
