@@ -13,6 +13,12 @@ export interface ToolActivatedEvent {
   readonly name: string;
   /** Who activated it: `"find_tool"`, `"api"`, or another tool's name. */
   readonly via: string;
+  /**
+   * The id of the call (of `find_tool`, `toolbox`, ...) that activated it; `undefined` when the
+   * host activated it (`run.activate`, `restoreFromTranscript`). Tells apart the activations of
+   * calls running in parallel in one step.
+   */
+  readonly callId?: string | undefined;
 }
 
 /**

@@ -164,13 +164,13 @@ export function instrumentRegistry(registry: Registry, options: InstrumentationO
       if (content.enabled) content.set(call.span, "gen_ai.tool.call.arguments", event.input, "input");
     },
     "tool.activated": (event) => {
-      // The activation belongs to the open call of the tool that made it (`via`: find_tool or
-      // toolbox), not to other calls of the run running beside it in the same step, nor to any
-      // call when the host activated (`via: "api"`).
-      for (const [callKey, call] of calls) {
-        if (call.name === event.via && callKey.startsWith(`${event.runId}\u0000`))
-          call.span.addEvent("tool.activated", { "gen_ai.tool.name": event.name, via: event.via });
-      }
+      // The activation belongs to the call that made it (`callId`), not to other calls of the run
+      // running beside it in the same step (two find_tool calls), nor to any call when the host
+      // activated (no `callId`).
+      if (event.callId === undefined) return;
+      calls
+        .get(key(event.runId, event.callId))
+        ?.span.addEvent("tool.activated", { "gen_ai.tool.name": event.name, via: event.via });
     },
     "tool.result": (event) => {
       const call = open(event.runId, event.callId, event.name, Date.now() - event.durationMs);

@@ -1,5 +1,5 @@
 import type { ToolContentPart } from "../tool/tool-content.js";
-import { condenseText } from "./condense-text.js";
+import { condenseKnowingLines, condenseText, countLineBreaks } from "./condense-text.js";
 import { capText } from "./json-safe-output.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
@@ -126,18 +126,29 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
       part.type === "text" && part.text.length > limit ? { type: "text", text: condenseText(part.text, limit) } : part,
     );
   }
+  // Each part's line breaks, counted once for all its cuts (up to four per cut, two fittings).
+  // Keyed by part, not by text: V8 hashes a long string by its length alone.
+  const lineBreaks = new Map<TextPart, number>();
+  const breaksIn = (part: TextPart): number => {
+    let count = lineBreaks.get(part);
+    if (count === undefined) {
+      count = countLineBreaks(part.text);
+      lineBreaks.set(part, count);
+    }
+    return count;
+  };
   const budget = limit + TEXT_PART_OVERHEAD;
   const minShare = Math.min(MIN_TEXT_SHARE, Math.floor(budget / 2));
   const share = shareOf(costs, budget);
   // A share no larger than a wrapper leaves no text: every cut part would be dropped.
-  const all = share > TEXT_PART_OVERHEAD ? fitParts(parts, share, budget) : undefined;
+  const all = share > TEXT_PART_OVERHEAD ? fitParts(parts, share, budget, breaksIn) : undefined;
   // Shares of at least `MIN_TEXT_SHARE` are worth it: no need to try dropping parts.
   if (all !== undefined && all.dropped === 0 && share >= minShare) return all.out;
   // Some parts must go: room for the closing line at its longest (every part, every character).
   const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, budget);
   const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
   const left = Math.max(0, budget - closingCost);
-  const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left);
+  const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left, breaksIn);
   // Every part kept, cut to a share, unless dropping the later ones keeps more text (400 parts of
   // 5,000 characters: 40 parts of 1,000 say more than 400 of 100, each mostly marker).
   if (all !== undefined && all.dropped === 0 && all.textLength >= kept.textLength) return all.out;
@@ -155,6 +166,7 @@ function fitParts(
   parts: readonly ToolContentPart[],
   share: number,
   budget: number,
+  breaksIn: (part: TextPart) => number,
 ): { out: ToolContentPart[]; dropped: number; droppedChars: number; textLength: number } {
   let left = budget;
   let textLength = 0;
@@ -167,7 +179,7 @@ function fitParts(
       continue;
     }
     const room = Math.min(share, left) - TEXT_PART_OVERHEAD;
-    const text = part.text.length <= room ? part.text : room > 0 ? cutTo(part.text, room) : undefined;
+    const text = part.text.length <= room ? part.text : room > 0 ? cutTo(part.text, room, () => breaksIn(part)) : undefined;
     if (text === undefined) {
       dropped++;
       droppedChars += part.text.length;
@@ -180,6 +192,8 @@ function fitParts(
   return { out, dropped, droppedChars, textLength };
 }
 
+type TextPart = Extract<ToolContentPart, { type: "text" }>;
+
 /** The fewest characters of text a head-and-tail cut keeps beside its marker (about as long). */
 const MIN_CONDENSED = 100;
 
@@ -188,14 +202,15 @@ const MIN_CONDENSED = 100;
  * marker leaves text beside it, else its head and a short marker (a small `condenseThreshold`);
  * undefined when not even that fits.
  */
-function cutTo(text: string, room: number): string | undefined {
+function cutTo(text: string, room: number, lineBreaks: () => number): string | undefined {
   // The marker's length depends on the numbers in it: size the text to the room the marker
   // leaves, and shrink by any overshoot. Below `MIN_CONDENSED` characters of text the long marker
   // would outweigh it: the short one is used.
   let length = room - 100;
   let best: string | undefined;
   for (let tries = 0; tries < 4 && length >= MIN_CONDENSED; tries++) {
-    const condensed = condenseText(text, length);
+    // Knowing the line breaks, each try reads only the head and tail it keeps.
+    const condensed = condenseKnowingLines(text, length, lineBreaks());
     if (condensed.length <= room && (best === undefined || condensed.length > best.length)) best = condensed;
     // Room less this marker's length; done when that is no longer than what fits already.
     const next = room - (condensed.length - length) - (condensed.length > room ? 1 : 0);

@@ -7,6 +7,22 @@ import { pairSafeEnd, pairSafeStart } from "./well-formed-text.js";
  * emoji is a lone surrogate, which providers refuse).
  */
 export function condenseText(text: string, maxLength: number): string {
+  return condenseKnowingLines(text, maxLength, undefined);
+}
+
+/** The number of line breaks in `text` from `start` up to (not including) `end`. */
+export function countLineBreaks(text: string, start = 0, end = text.length): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", start); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/**
+ * {@link condenseText}, given the number of line breaks in the whole `text` (`countLineBreaks`)
+ * when it is known: the omitted lines are then counted in the head and tail only, not in the
+ * omitted middle, so cutting one long text to several lengths scans it once, not once per length.
+ */
+export function condenseKnowingLines(text: string, maxLength: number, lineBreaks: number | undefined): string {
   if (text.length <= maxLength) return text;
   const headLength = Math.floor(maxLength * 0.6);
   const tailLength = maxLength - headLength;
@@ -19,8 +35,10 @@ export function condenseText(text: string, maxLength: number): string {
   headEnd = pairSafeEnd(text, headEnd);
   tailStart = pairSafeStart(text, tailStart);
   // Counted in place: splitting a long output's omitted middle made one string per line.
-  let omittedLines = 0;
-  for (let at = text.indexOf("\n", headEnd); at !== -1 && at < tailStart; at = text.indexOf("\n", at + 1)) omittedLines++;
+  const omittedLines =
+    lineBreaks === undefined
+      ? countLineBreaks(text, headEnd, tailStart)
+      : lineBreaks - countLineBreaks(text, 0, headEnd) - countLineBreaks(text, tailStart);
   const marker = `\n[... ${tailStart - headEnd} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
   return text.slice(0, headEnd) + marker + text.slice(tailStart);
 }

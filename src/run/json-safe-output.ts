@@ -115,6 +115,10 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
   let out: unknown;
   if (Array.isArray(object)) {
     out = convertArray(object, onPath, depth, budget);
+  } else if (isMap(object)) {
+    out = convertMap(object, onPath, depth, budget);
+  } else if (isSet(object)) {
+    out = convertArray(firstItems(Set.prototype.values.call(object), budget), onPath, depth, budget);
   } else if (ArrayBuffer.isView(object) && !(object instanceof DataView)) {
     // JSON prints a typed array as an object keyed by index; Object.keys of a 20 MB one alone
     // allocates 20M strings, so its indexes are walked as numbers, within the budget.
@@ -188,6 +192,60 @@ class MappedKeys {
     this.taken.add(name);
     return name;
   }
+}
+
+// JSON.stringify prints a Map or a Set as `{}`: a handler returning one gave the model nothing, and
+// no warning. They are branded by their internal slot (the prototype's own method throws for
+// anything else, a Proxy of one included, which stays an object), and read with the prototype's
+// own iterator, not a subclass's, so no code of the output runs to list them.
+
+function isMap(object: object): object is Map<unknown, unknown> {
+  try {
+    Map.prototype.has.call(object, undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isSet(object: object): object is Set<unknown> {
+  try {
+    Set.prototype.has.call(object, undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first items of an iterator that can fit in the budget, and one more when there are more
+ * (so the conversion marks the cut): every item of an array or object costs at least 4
+ * characters, so a Map or Set of millions of entries is not copied whole.
+ */
+function firstItems<T>(items: Iterator<T>, budget: Budget): T[] {
+  const most = Math.floor(Math.max(0, budget.left) / 4) + 1;
+  const out: T[] = [];
+  for (let next = items.next(); !next.done && out.length < most; next = items.next()) out.push(next.value);
+  return out;
+}
+
+/**
+ * A Map as an object when every key is a string or a number and no two print alike (`1` and
+ * `"1"`), else as an array of `[key, value]` pairs, so that no entry is lost.
+ */
+function convertMap(map: Map<unknown, unknown>, onPath: Set<object>, depth: number, budget: Budget): unknown {
+  const entries = firstItems(Map.prototype.entries.call(map), budget);
+  const names = new Set<string>();
+  for (const [key] of entries) {
+    if (typeof key !== "string" && typeof key !== "number") break;
+    const name = String(key);
+    if (names.has(name)) break;
+    names.add(name);
+  }
+  if (names.size < entries.length) return convertArray(entries, onPath, depth, budget);
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of entries) define(record, String(key), value);
+  return convertObject(record, onPath, depth, budget);
 }
 
 function convertArray(array: readonly unknown[], onPath: Set<object>, depth: number, budget: Budget): unknown[] {

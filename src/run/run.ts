@@ -443,6 +443,11 @@ export class Run {
 
   /** Activates deferred tools by exact name for the rest of the run. */
   activate(names: readonly string[], via = "api"): ActivationOutcome {
+    return this.activateFor(names, via, undefined);
+  }
+
+  /** {@link Run.activate} on behalf of the call `callId` (named in `tool.activated`). */
+  private activateFor(names: readonly string[], via: string, callId: string | undefined): ActivationOutcome {
     const activated: string[] = [];
     const alreadyAvailable: string[] = [];
     const notFound: { name: string; suggestions: string[] }[] = [];
@@ -455,7 +460,7 @@ export class Run {
         activated.push(name);
         this.activationVias.delete(name);
         this.recordVia(name, via);
-        this.emit("tool.activated", { runId: this.id, name, via });
+        this.emit("tool.activated", { runId: this.id, name, via, callId });
       } else {
         notFound.push({ name, suggestions: this.suggest(name) });
       }
@@ -833,7 +838,8 @@ export class Run {
       toolName: name,
       signal,
       permissions: this.permissions,
-      catalog: this.catalog,
+      // The call's own catalog: its activations name the call (parallel find_tool calls).
+      catalog: { ...this.catalog, activate: (names, via = "api") => this.activateFor(names, via, callId) },
       hostContext: this.hostContext,
       storage: this.storage,
       addRunDisposer: this.addDisposerBound,

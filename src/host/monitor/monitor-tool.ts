@@ -15,6 +15,7 @@ import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
+import { trustedShellResolver } from "../../tools/shell/trusted-shell.js";
 import { showControlCharacters } from "../../tools/shell/visible-control-characters.js";
 import { MonitoredProcess } from "./monitored-process.js";
 
@@ -39,7 +40,11 @@ export interface MonitorToolOptions {
   readonly maxPollBytes?: number;
   /** Run unsandboxed when the OS sandbox cannot start, instead of refusing. @defaultValue false */
   readonly allowUnsandboxedFallback?: boolean;
-  /** The shell. @defaultValue `"bash"` */
+  /**
+   * The shell, as an absolute path the host vouches for.
+   * @defaultValue the trusted `bash` the `bash` tool runs (root-owned, not writable by group or
+   *   others, outside the workspace), not a bare `"bash"` looked up on `PATH`
+   */
   readonly shell?: string;
 }
 
@@ -214,9 +219,11 @@ function waitFor(
 class Monitor {
   private readonly sandboxes = new Map<string, Promise<ProcessSandbox>>();
   private readonly options: MonitorToolOptions;
+  private readonly shellFor: (root: string) => string;
 
   constructor(options: MonitorToolOptions) {
     this.options = options;
+    this.shellFor = trustedShellResolver(options.shell);
   }
 
   async handle(input: MonitorInput, context: ToolContext): Promise<unknown> {
@@ -271,10 +278,11 @@ class Monitor {
     }
     const scope = resolveFileScope(context, this.options);
     const cwd = input.cwd === undefined ? scope.root : await scope.resolve(input.cwd, "read");
+    const shell = this.shellFor(scope.root);
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     const id = `mon_${monitors.next++}`;
-    const child = sandbox.spawn({ command: this.options.shell ?? "bash", args: ["-c", input.command], cwd });
+    const child = sandbox.spawn({ command: shell, args: ["-c", input.command], cwd });
     const process = new MonitoredProcess(id, input.command, child, this.options.maxBufferBytes ?? 256 * 1024, Date.now());
     if (monitors.processes.size === 0) {
       // Ended with the run: every process this run started is killed when it closes.

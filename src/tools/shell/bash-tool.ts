@@ -7,7 +7,7 @@ import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
-import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
+import { trustedShellResolver } from "./trusted-shell.js";
 import { showControlCharacters } from "./visible-control-characters.js";
 
 /**
@@ -85,20 +85,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
     }
     return sandbox;
   };
-  const shells = new Map<string, string>();
-  const shellFor = (root: string): string => {
-    if (options.shell !== undefined) return options.shell;
-    const known = shells.get(root);
-    if (known !== undefined) return known;
-    const found = findTrustedExecutable("bash", { untrustedRoots: [root] });
-    if (!found.ok) {
-      throw new ToolError("sandbox_unavailable", `bash cannot run: ${found.reason}`, {
-        hint: "Tell the user the host needs bash in a root-owned system directory such as /usr/bin.",
-      });
-    }
-    shells.set(root, found.path);
-    return found.path;
-  };
+  const shellFor = trustedShellResolver(options.shell);
   return defineTool({
     name: "bash",
     description:
