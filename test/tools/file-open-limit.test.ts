@@ -6,7 +6,7 @@
  * made in groups of directories, all or nothing still. Each case runs in a child under `ulimit -n`.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -154,6 +154,60 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
   }, 600_000);
 });
 
+describe("a first group's directory moved away while a later group is written", () => {
+  const mover = path.join(repo, "test/tools/support/directory-mover.mjs");
+  const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
+
+  /** The temporary files anywhere in the workspace, and the entries of its intent logs. */
+  async function leftBehind(): Promise<{ temporaries: string[]; logged: { temporary?: string }[] }> {
+    const temporaries = (await readdir(workspace, { recursive: true })).filter((entry) => /\.atc-[0-9a-f]+\.tmp$/.test(entry));
+    const logs = intentDirectory(await realpath(workspace));
+    const names = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
+    const logged = (
+      await Promise.all(names.map(async (name) => JSON.parse(await readFile(path.join(logs, name), "utf8")).entries))
+    ).flat();
+    return { temporaries, logged };
+  }
+
+  it("fails as version_conflict with nothing changed, and the temporary files in the moved directory stay named by a log that a recovery finishes", async () => {
+    // Before: write_failed "... during the change No file was changed" (or tool_failed before the
+    // commit point), and the log was deleted while d0's temporary file stayed in the moved directory.
+    await seed(MANY.dirs, MANY.dirs);
+    const moving = spawn(process.execPath, [mover, workspace, "d200", "d0", "away"], { stdio: ["ignore", "pipe", "ignore"] });
+    let said = "";
+    moving.stdout.on("data", (chunk) => {
+      said += String(chunk);
+    });
+    const ended = new Promise((resolve) => moving.once("exit", resolve));
+    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.dirs).finally(() => moving.kill("SIGKILL"));
+    await ended;
+    expect(said.trim()).toBe("moved");
+    expect(result).toMatchObject({ ok: false, error: { code: "version_conflict" } });
+    expect(JSON.stringify(result)).not.toMatch(/[a-z] No file was changed/);
+    // Nothing changed: every file of the patch as before (the moved directory's file included).
+    expect((await onDisk(MANY.dirs, MANY.dirs)).states).toEqual(new Set(["old", "missing"]));
+    expect(await readFile(path.join(workspace, "away", "f0.txt"), "utf8")).toBe("old 0\n");
+    // A temporary file with the patch's content is left only in the moved directory, and a log names it.
+    const { temporaries, logged } = await leftBehind();
+    expect(temporaries.length).toBeGreaterThan(0);
+    for (const file of temporaries) {
+      expect(path.dirname(file)).toBe("away");
+      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+    }
+    // The directory put back at its path, the next process's recovery removes them and the log.
+    await rm(path.join(workspace, "d0"), { recursive: true });
+    await rename(path.join(workspace, "away"), path.join(workspace, "d0"));
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs, recover: true });
+    await new Promise((resolve, reject) =>
+      execFile(process.execPath, ["--import", "tsx", recoverer, config], { cwd: repo, timeout: 120_000 }, (error) =>
+        error ? reject(error) : resolve(undefined),
+      ),
+    );
+    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("old 0\n");
+  }, 240_000);
+});
+
 describe("kill -9 during an apply_patch made in groups of directories", () => {
   const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
@@ -228,8 +282,8 @@ describe("a directory replaced between the passes of a change made in groups", (
     await writeFile(path.join(workspace, "y", "f.txt"), "other\n");
   }
 
-  function applyOnce(options: { write?: boolean; recover?: boolean } = {}): Promise<{ ok: boolean; error?: { code: string } }> {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, ...options });
+  function applyOnce(): Promise<{ ok: boolean; error?: { code: string } }> {
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs });
     const command = `ulimit -n ${MANY.limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
     return new Promise((resolve, reject) => {
       execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -267,69 +321,4 @@ describe("a directory replaced between the passes of a change made in groups", (
       expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
     }
   }, 600_000);
-
-  /** Temporary files anywhere in the workspace (relative paths). */
-  async function temporaries(): Promise<string[]> {
-    return (await readdir(workspace, { recursive: true })).filter((entry) => /\.atc-[0-9a-f]+\.tmp$/.test(entry));
-  }
-
-  /** The entries of the workspace's intent logs. */
-  async function logged(): Promise<{ directory: string; temporary?: string; identity?: string }[]> {
-    const logs = intentDirectory(await realpath(workspace));
-    const names = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
-    return (
-      await Promise.all(names.map(async (name) => JSON.parse(await readFile(path.join(logs, name), "utf8")).entries))
-    ).flat();
-  }
-
-  /** Puts the swapped directories back as they were (d399's own at d399), after the swapper was killed. */
-  async function unswap(identity: string): Promise<void> {
-    const last = path.join(workspace, `d${MANY.dirs - 1}`);
-    const [y, t] = [path.join(workspace, "y"), path.join(workspace, "t")];
-    // Killed between its renames: the one at t goes where a name is missing.
-    if (await stat(t).catch(() => undefined)) await rename(t, (await stat(last).catch(() => undefined)) ? y : last);
-    const at = async (where: string) => {
-      const stats = await stat(where);
-      return `${stats.dev}:${stats.ino}`;
-    };
-    if ((await at(last)) === identity) return;
-    await rename(last, t);
-    await rename(y, last);
-    await rename(t, y);
-  }
-
-  it("leaves no temporary file with the patch's content that no log names, and a recovery removes it", async () => {
-    // Before: a temporary file in the directory swapped away stayed in the workspace and the log
-    // naming it was deleted (2 attempts of 12), so nothing would ever remove it.
-    const outcomes = new Map<string, number>();
-    let kept = 0;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      await seedSwap();
-      const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
-      const result = await applyOnce({ write: true }).finally(() => swapping.kill("SIGKILL"));
-      await new Promise((resolve) => swapping.once("exit", resolve));
-      const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
-      // A moved directory comes back as a listed code (version_conflict, as under one group), never
-      // as tool_failed, and its message's sentences do not run together.
-      expect(outcome, `attempt ${attempt + 1}`).not.toBe("tool_failed");
-      expect(JSON.stringify(result), `attempt ${attempt + 1}`).not.toMatch(/[a-z] No file was changed/);
-      const left = await temporaries();
-      if (left.length === 0) continue;
-      kept++;
-      const entries = await logged();
-      for (const file of left) {
-        const entry = entries.find((candidate) => candidate.temporary === path.basename(file));
-        expect(entry, `attempt ${attempt + 1} (${outcome}): ${file} is named by a log`).toBeDefined();
-        await unswap(entry?.identity as string);
-      }
-      // The next process's recovery removes it, its directory back at its path, and the log with it.
-      expect(await applyOnce({ recover: true })).toEqual({ ok: true });
-      expect(await temporaries(), `attempt ${attempt + 1}: after the recovery`).toEqual([]);
-      expect(await logged()).toEqual([]);
-    }
-    // Shown for the record: how often a temporary file was left for the recovery.
-    process.stdout.write(`swap (write): ${JSON.stringify(Object.fromEntries(outcomes))}, kept for recovery: ${kept}\n`);
-  }, 900_000);
 });

@@ -1,11 +1,11 @@
 // One apply_patch (unified diff) under the caller's `ulimit -n`: d{i}/f.txt "old i" -> "new i" for
-// i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"), or with `write` updated
-// "old" -> "new" (a temporary file there). With `recover`, one `ls` instead (the workspace's
-// recovery runs first). argv[2]: JSON { workspace, dirs, write?, recover? }. Prints the call's result as JSON.
+// i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"). With `recover`, one `ls`
+// instead (the workspace's recovery runs first). argv[2]: JSON { workspace, dirs, recover? }.
+// Prints the call's result as JSON.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, dirs, write = false, recover = false } = JSON.parse(process.argv[2]);
+const { workspace, dirs, recover = false } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -22,10 +22,7 @@ if (recover) {
 const lines = [];
 for (let i = 0; i < dirs - 1; i++) lines.push(`--- a/d${i}/f.txt`, `+++ b/d${i}/f.txt`, "@@ -1 +1 @@", `-old ${i}`, `+new ${i}`);
 const last = dirs - 1;
-if (write) lines.push(`--- a/d${last}/f.txt`, `+++ b/d${last}/f.txt`, "@@ -1 +1 @@", "-old", "+new", "");
-else {
-  lines.push(`diff --git a/d${last}/f.txt b/d${last}/f.txt`, "deleted file mode 100644");
-  lines.push(`--- a/d${last}/f.txt`, "+++ /dev/null", "@@ -1 +0,0 @@", "-old", "");
-}
+lines.push(`diff --git a/d${last}/f.txt b/d${last}/f.txt`, "deleted file mode 100644");
+lines.push(`--- a/d${last}/f.txt`, "+++ /dev/null", "@@ -1 +0,0 @@", "-old", "");
 const result = await run.call("apply_patch", { patch: lines.join("\n") });
 process.stdout.write(`${JSON.stringify(result.ok ? { ok: true } : { ok: false, error: result.error })}\n`);
