@@ -516,13 +516,16 @@ async function renameStaged(staged: readonly Staged[], applied: string[]): Promi
 /**
  * {@link applyFileChanges} of a change over more directories than one batch may hold open (see
  * `directoryWindow`): the same steps and the same commit point, made group of directories by
- * group, each group's directories closed before the next group's open. Three passes over the
+ * group, each group's directories closed before the next group's open. The passes over the
  * groups: open each, read what the check needs and close it (the whole check runs once, after);
- * open each again, write and flush its temporary files, look again for a writer that takes no
- * lock, close it; commit the log; open each a third time, rename and delete, flush, close. A
- * directory opened again must be the one opened first (its real path), else the change fails
- * (before the commit point: nothing changed). Crash safety is the log's, as for one group: it
- * names every file of the change, by real directory path, before any temporary file exists.
+ * open each again, write and flush its temporary files, close it; once the last group's are
+ * flushed, look again at every group's targets for a writer that takes no lock (the last group
+ * still open, the others opened again); commit the log; open each once more, rename and delete,
+ * flush, close. A directory opened again must be the one opened first (its real path, device and
+ * inode), else the change fails (`DirectoryReplacedError`; before the commit point nothing
+ * changed). Crash safety is the log's, as for one group: it names every file of the change, by
+ * real directory path, before any temporary file exists; after a failure it is kept for the
+ * temporary files that could not be removed (see `endLog`).
  */
 async function applyInGroups(
   scope: FileScope,
@@ -596,7 +599,8 @@ async function applyInGroups(
       });
     }
     // Last to first: the first groups, renamed first after the commit, are looked at last.
-    for (const group of groups.slice(0, -1).reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
+    if (options.verify !== undefined)
+      for (const group of groups.slice(0, -1).reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
     if (moved) await options.verify?.(current);
     // The last moment the change can still be left unmade (the commit point follows).
     options.signal?.throwIfAborted();

@@ -345,7 +345,10 @@ async function replayAndRemove(scope: FileScope, file: string, record: IntentRec
   if (unreached.length > 0 || hasDeletes(record)) await syncIntentDirectory(file);
 }
 
-/** The entries of the record that this scope may not reach (refused by the workspace confinement). */
+/**
+ * The entries of the record that this scope may not reach (refused by the workspace confinement),
+ * and those whose recorded directory is not the one at their path now (see `isSameDirectory`).
+ */
 async function unreachable(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
   const refused: IntentEntry[] = [];
   for (const entry of record.entries) {
