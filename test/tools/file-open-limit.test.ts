@@ -6,7 +6,7 @@
  * made in groups of directories, all or nothing still. Each case runs in a child under `ulimit -n`.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -111,6 +111,101 @@ describe("apply_patch under a low open-file limit", () => {
     expect((await readdir(workspace)).filter((entry) => entry.startsWith("new"))).toEqual([]);
     expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
   }, 120_000);
+});
+
+describe("a writer that takes no lock, during an apply_patch made in groups of directories", () => {
+  const appender = path.join(repo, "test/tools/support/lock-free-appender.mjs");
+  const DIRS = MANY.dirs;
+
+  /**
+   * One patch of d{i}/f{i}.txt while the writer waits for a temporary file in d200: at ulimit -n 256
+   * (groups of 64 directories) the fourth group's, written long after the first group's files were
+   * written and looked at, and long before the last group's are flushed (the margin that keeps
+   * this from depending on how fast a loaded machine runs the writer).
+   */
+  async function patchWhileAppending(limit: number): Promise<{ result: unknown; writer: string; first: string }> {
+    await rm(workspace, { recursive: true, force: true });
+    await mkdir(workspace);
+    await seed(DIRS, DIRS);
+    // Once a later group's directory has a temporary file, a line is added to a file of the FIRST group.
+    const writer = spawn(process.execPath, [appender, workspace, "d200", "d0/f0.txt"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let said = "";
+    writer.stdout.on("data", (chunk) => {
+      said += String(chunk);
+    });
+    const ended = new Promise((resolve) => writer.once("exit", resolve));
+    const result = await patchUnder(limit, DIRS, DIRS).finally(() => writer.kill("SIGKILL"));
+    await ended;
+    return { result, writer: said.trim(), first: await readFile(path.join(workspace, "d0", "f0.txt"), "utf8") };
+  }
+
+  it("never overwrites a line added to a first group's file while a later group was written", async () => {
+    // Before: the first groups were looked at last before the later groups were written, and the
+    // rename overwrote the added line (5 of 5 at ulimit -n 256). Control: one group (ulimit -n 4096).
+    for (const limit of [4096, MANY.limit, MANY.limit, MANY.limit]) {
+      const { result, writer, first } = await patchWhileAppending(limit);
+      expect(writer, `ulimit -n ${limit}: the writer appended`).toBe("appended");
+      expect(result, `ulimit -n ${limit}`).toEqual({ ok: true });
+      // Planned again on what is there now: the patch's line and the writer's both.
+      expect(first, `ulimit -n ${limit}`).toBe("new 0\nEXTERNAL\n");
+    }
+  }, 600_000);
+});
+
+describe("a first group's directory moved away while a later group is written", () => {
+  const mover = path.join(repo, "test/tools/support/directory-mover.mjs");
+  const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
+
+  /** The temporary files anywhere in the workspace, and the entries of its intent logs. */
+  async function leftBehind(): Promise<{ temporaries: string[]; logged: { temporary?: string }[] }> {
+    const temporaries = (await readdir(workspace, { recursive: true })).filter((entry) => /\.atc-[0-9a-f]+\.tmp$/.test(entry));
+    const logs = intentDirectory(await realpath(workspace));
+    const names = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
+    const logged = (
+      await Promise.all(names.map(async (name) => JSON.parse(await readFile(path.join(logs, name), "utf8")).entries))
+    ).flat();
+    return { temporaries, logged };
+  }
+
+  it("fails as version_conflict with nothing changed, and the temporary files in the moved directory stay named by a log that a recovery finishes", async () => {
+    // Before: write_failed "... during the change No file was changed" (or tool_failed before the
+    // commit point), and the log was deleted while d0's temporary file stayed in the moved directory.
+    await seed(MANY.dirs, MANY.dirs);
+    const moving = spawn(process.execPath, [mover, workspace, "d200", "d0", "away"], { stdio: ["ignore", "pipe", "ignore"] });
+    let said = "";
+    moving.stdout.on("data", (chunk) => {
+      said += String(chunk);
+    });
+    const ended = new Promise((resolve) => moving.once("exit", resolve));
+    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.dirs).finally(() => moving.kill("SIGKILL"));
+    await ended;
+    expect(said.trim()).toBe("moved");
+    expect(result).toMatchObject({ ok: false, error: { code: "version_conflict" } });
+    expect(JSON.stringify(result)).not.toMatch(/[a-z] No file was changed/);
+    // Nothing changed: every file of the patch as before (the moved directory's file included).
+    expect((await onDisk(MANY.dirs, MANY.dirs)).states).toEqual(new Set(["old", "missing"]));
+    expect(await readFile(path.join(workspace, "away", "f0.txt"), "utf8")).toBe("old 0\n");
+    // A temporary file with the patch's content is left only in the moved directory, and a log names it.
+    const { temporaries, logged } = await leftBehind();
+    expect(temporaries.length).toBeGreaterThan(0);
+    for (const file of temporaries) {
+      expect(path.dirname(file)).toBe("away");
+      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+    }
+    // The directory put back at its path, the next process's recovery removes them and the log.
+    await rm(path.join(workspace, "d0"), { recursive: true });
+    await rename(path.join(workspace, "away"), path.join(workspace, "d0"));
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs, recover: true });
+    await new Promise((resolve, reject) =>
+      execFile(process.execPath, ["--import", "tsx", recoverer, config], { cwd: repo, timeout: 120_000 }, (error) =>
+        error ? reject(error) : resolve(undefined),
+      ),
+    );
+    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("old 0\n");
+  }, 240_000);
 });
 
 describe("kill -9 during an apply_patch made in groups of directories", () => {

@@ -223,7 +223,7 @@ async function commitLocked(
       await checkUnchanged(scope, changes, new Map());
       const mapped = toFileToolError(error, failedPath(error, effective));
       if (!(mapped instanceof ToolError)) throw mapped;
-      throw new ToolError(mapped.code, `${mapped.message} No file was changed.`, {
+      throw new ToolError(mapped.code, `${sentence(mapped.message)} No file was changed.`, {
         ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
       });
     }
@@ -257,7 +257,7 @@ async function honestFailure(scope: FileScope, changes: readonly PlannedFileChan
     return { path: shown(change), state, version: now };
   });
   const code = cause instanceof ToolError ? cause.code : "write_failed";
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = sentence(cause instanceof Error ? cause.message : String(cause));
   if (states.every((file) => file.state === "unchanged")) {
     return new ToolError(code, `${reason} No file was changed: every file written before the failure was restored.`, {
       data: { files: states },
@@ -269,4 +269,9 @@ async function honestFailure(scope: FileScope, changes: readonly PlannedFileChan
     `${reason} The change was only partly applied and could not be fully restored. On disk now: ${list}.`,
     { hint: "Read the files listed and fix them; they are not as before nor as after the change.", data: { files: states } },
   );
+}
+
+/** `text` ending as a sentence, so that the next one does not run into it. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -1,10 +1,16 @@
 import { ToolError } from "agent-tool-catalog";
+import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import { FileStepError } from "./file-step-error.js";
 import { isDirectoryName } from "./patch/patch-path.js";
 
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */
 export function toFileToolError(error: unknown, displayPath: string): unknown {
   if (error instanceof FileStepError) return toFileToolError(error.cause, displayPath);
+  if (error instanceof DirectoryReplacedError) {
+    return new ToolError("version_conflict", `The directory of "${displayPath}" was moved or replaced during the change.`, {
+      hint: "Read the file again and redo the change.",
+    });
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   // Node refuses paths with a NUL byte before any system call; its message names internal paths.
   if (code === "ERR_INVALID_ARG_VALUE" || code === "ERR_INVALID_ARG_TYPE") {

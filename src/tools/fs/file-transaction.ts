@@ -22,6 +22,7 @@ import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { assertPlainFile } from "../sandbox/file-kind.js";
+import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
@@ -316,7 +317,7 @@ function stageOne(
   // The same path is not enough: a directory swapped for another at that path would get the
   // renames and deletes checked in the first one.
   const same = parent.realPath === before.parent.realPath && parent.name === before.parent.name && directory === before.directory;
-  return same ? { staged } : { staged, error: new Error("its directory was moved or replaced during the change") };
+  return same ? { staged } : { staged, error: new DirectoryReplacedError() };
 }
 
 /**
@@ -515,13 +516,16 @@ async function renameStaged(staged: readonly Staged[], applied: string[]): Promi
 /**
  * {@link applyFileChanges} of a change over more directories than one batch may hold open (see
  * `directoryWindow`): the same steps and the same commit point, made group of directories by
- * group, each group's directories closed before the next group's open. Three passes over the
+ * group, each group's directories closed before the next group's open. The passes over the
  * groups: open each, read what the check needs and close it (the whole check runs once, after);
- * open each again, write and flush its temporary files, look again for a writer that takes no
- * lock, close it; commit the log; open each a third time, rename and delete, flush, close. A
- * directory opened again must be the one opened first (its real path), else the change fails
- * (before the commit point: nothing changed). Crash safety is the log's, as for one group: it
- * names every file of the change, by real directory path, before any temporary file exists.
+ * open each again, write and flush its temporary files, close it; once the last group's are
+ * flushed, look again at every group's targets for a writer that takes no lock (the last group
+ * still open, the others opened again); commit the log; open each once more, rename and delete,
+ * flush, close. A directory opened again must be the one opened first (its real path, device and
+ * inode), else the change fails (`DirectoryReplacedError`; before the commit point nothing
+ * changed). Crash safety is the log's, as for one group: it names every file of the change, by
+ * real directory path, before any temporary file exists; after a failure it is kept for the
+ * temporary files that could not be removed (see `endLog`).
  */
 async function applyInGroups(
   scope: FileScope,
@@ -552,6 +556,11 @@ async function applyInGroups(
   const readGroup = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
     const read = await currentContents(scope, group, staged);
     for (const [index, change] of group.entries()) current[position.get(change) as number] = read[index];
+    // An opening again: its look is the one a later look and the renames compare with.
+    for (const entry of staged) {
+      const kept = first.get(entry.change);
+      if (kept !== undefined && kept !== entry && entry.existing !== undefined) kept.existing = entry.existing;
+    }
   };
   let log: IntentLog | undefined;
   try {
@@ -572,59 +581,117 @@ async function applyInGroups(
         ...(temporary === undefined ? {} : { temporary }),
       })),
     );
-    for (const group of groups) {
+    // A writer that takes no lock may change a target of ANY group while the later groups'
+    // temporary files are written and flushed: every target is looked at again once the last
+    // group's are (that group while still open, the others opened again), as the one-group path
+    // looks at all of them after all are written. A target that moved has its group read again,
+    // and the whole check runs again on what is there now.
+    let moved = false;
+    const lookAgain = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
+      if (options.verify === undefined || !movedSinceCheck(targetsOf(staged))) return;
+      moved = true;
+      await readGroup(group, staged);
+    };
+    for (const [index, group] of groups.entries()) {
       await inGroup(group, true, async (staged) => {
         await fillTemporaries(staged);
-        const targets = staged.map(({ parent, existing }) => ({ entry: parent.at(parent.name), seen: existing }));
-        if (options.verify !== undefined && movedSinceCheck(targets)) {
-          await readGroup(group, staged);
-          await options.verify(current);
-        }
+        if (index === groups.length - 1) await lookAgain(group, staged);
       });
     }
+    // Last to first: the first groups, renamed first after the commit, are looked at last.
+    if (options.verify !== undefined)
+      for (const group of groups.slice(0, -1).reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
+    if (moved) await options.verify?.(current);
+    // The last moment the change can still be left unmade (the commit point follows).
     options.signal?.throwIfAborted();
     await log.commit();
   } catch (error) {
-    await removeTemporaries(scope, groups, first);
+    const left = log === undefined ? [] : await removeTemporaries(scope, groups, first);
     await removeMadeDirectories(
       scope,
       [...first.values()].flatMap(({ parent }) => parent.created),
     );
-    await log?.finish();
+    await endLog(log, left);
     throw error;
   }
   const applied: string[] = [];
   try {
     for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
   } catch (error) {
-    await removeTemporaries(scope, groups, first);
-    await log.finish();
+    await endLog(log, await removeTemporaries(scope, groups, first));
     throw new TransactionError(error, applied, madeDirectories([...first.values()]));
   }
   await log.finish();
   return madeDirectories([...first.values()]);
 }
 
+/** The targets of `staged` with the look the check took of each (see `movedSinceCheck`). */
+function targetsOf(staged: readonly Staged[]) {
+  return staged.map(({ parent, existing }) => ({ entry: parent.at(parent.name), seen: existing }));
+}
+
 /**
- * Removes the temporary files a grouped transaction may have left (each group's directories
- * opened again; one that cannot be is passed over: a prepared log's recovery removes what is left).
+ * Ends a grouped transaction's log after a failure: removed when no temporary file it names can
+ * be left, else kept (abandoned, see `IntentLog.abandon`) naming those, for a recovery to remove
+ * them once their directory is found at its path again. Deleting it would leave the change's new
+ * content in the workspace, in a directory moved meanwhile, with nothing left to find it by.
+ */
+async function endLog(log: IntentLog | undefined, left: readonly IntentEntry[]): Promise<void> {
+  if (log === undefined) return;
+  if (left.length === 0) return log.finish();
+  await log.abandon(left).catch(() => log.finish());
+}
+
+/**
+ * Removes the temporary files a grouped transaction may have left, each group's directories opened
+ * again; returns the log entries of those it could not remove. A directory that is no longer the
+ * one first opened (moved or replaced meanwhile, by device and inode) is not touched: its
+ * temporary files are in the one moved, wherever it went, and the kept log names them.
  */
 async function removeTemporaries(
   scope: FileScope,
   groups: readonly (readonly TransactionChange[])[],
   first: ReadonlyMap<TransactionChange, Staged>,
-): Promise<void> {
+): Promise<IntentEntry[]> {
+  const left: IntentEntry[] = [];
   for (const group of groups) {
     const staged: Staged[] = [];
     const known = group.filter((change) => first.get(change)?.temporary !== undefined);
     await openStaged(scope, known, undefined, staged, first, true).catch(() => undefined);
+    const reached = new Set<TransactionChange>();
     await Promise.all(
-      staged.map(async ({ parent, temporary }) => {
-        if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
+      staged.map(async ({ change, parent, temporary }) => {
+        const before = first.get(change) as Staged;
+        let identity: string | undefined;
+        try {
+          const stats = statSync(parent.at("."));
+          identity = `${stats.dev}:${stats.ino}`;
+        } catch {
+          return;
+        }
+        if (identity !== before.directory || parent.realPath !== before.parent.realPath) return;
+        await unlink(parent.at(temporary as string)).then(
+          () => reached.add(change),
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === "ENOENT") reached.add(change);
+          },
+        );
       }),
     );
     await closeAll(staged);
+    for (const change of known) {
+      if (reached.has(change)) continue;
+      const { parent, temporary, directory } = first.get(change) as Staged;
+      left.push({
+        directory: parent.realPath,
+        name: parent.name,
+        created: [],
+        ...(temporary === undefined ? {} : { temporary }),
+        ...(directory === undefined ? {} : { identity: directory }),
+      });
+    }
   }
+  return left;
 }
 
 /** The directories the staged writes made on their way (each once, outermost first). */

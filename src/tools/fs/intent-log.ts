@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, statSync } from "node:fs";
 import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
-import type { FileScope } from "./file-scope.js";
+import type { FileScope, ParentEntry } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
 import { removeMadeDirectories } from "./remove-made-directories.js";
@@ -21,6 +21,11 @@ export interface IntentEntry {
   readonly temporary?: string;
   /** Directories made for it (real paths), removed again on rollback when empty. */
   readonly created: readonly string[];
+  /**
+   * The directory's device and inode (`dev:ino`) when the temporary file was written: a recovery
+   * touches that directory only, not another found at its path. Set by an abandoned log only.
+   */
+  readonly identity?: string;
 }
 
 /** What the log says: `prepared` rolls back (temporary files removed), `committed` rolls forward. */
@@ -29,6 +34,11 @@ interface IntentRecord {
   readonly root: string;
   readonly state: "prepared" | "committed";
   readonly entries: readonly IntentEntry[];
+  /**
+   * Left by a live process whose change failed but could not remove every temporary file (their
+   * directory was moved meanwhile): any recovery rolls it back at once, owner alive or not.
+   */
+  readonly abandoned?: true;
 }
 
 /** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
@@ -120,6 +130,32 @@ export class IntentLog {
     await syncIntentDirectory(this.file);
   }
 
+  /**
+   * Ends a change that failed, undone but for the temporary files of `entries` that could not be
+   * removed (their directory was moved or replaced meanwhile): the log is replaced, durably, by a
+   * prepared one naming only those, marked abandoned, so that the next recovery of the workspace
+   * (in any process) removes each once its directory (by device and inode) is at its path again,
+   * and keeps the log while another directory is there. Throws when it cannot be written (the log
+   * is then as before, for the caller to remove).
+   */
+  async abandon(entries: readonly IntentEntry[]): Promise<void> {
+    const next = `${this.file}.next`;
+    const abandoned: IntentRecord = { ...this.record, state: "prepared", entries, abandoned: true };
+    try {
+      await writeNewFile(next, JSON.stringify(abandoned), {
+        flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
+        mode: 0o600,
+        sync: true,
+      });
+      await rename(next, this.file);
+    } catch (error) {
+      await unlink(next).catch(() => undefined);
+      throw error;
+    }
+    this.record = abandoned;
+    await syncIntentDirectory(this.file);
+  }
+
   /** True when removing this log must be flushed (see `finish`): committed, with deletes. */
   get removalMustBeFlushed(): boolean {
     return hasDeletes(this.record);
@@ -208,7 +244,7 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
       else if (owner !== process.pid) pending++;
       continue;
     }
-    if (isProcessAlive(record.owner)) {
+    if (record.abandoned !== true && isProcessAlive(record.owner)) {
       // Another process's change in flight (this process's own need no second look).
       if (record.owner !== OWN_PROCESS) pending++;
       continue;
@@ -309,7 +345,10 @@ async function replayAndRemove(scope: FileScope, file: string, record: IntentRec
   if (unreached.length > 0 || hasDeletes(record)) await syncIntentDirectory(file);
 }
 
-/** The entries of the record that this scope may not reach (refused by the workspace confinement). */
+/**
+ * The entries of the record that this scope may not reach (refused by the workspace confinement),
+ * and those whose recorded directory is not the one at their path now (see `isSameDirectory`).
+ */
 async function unreachable(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
   const refused: IntentEntry[] = [];
   for (const entry of record.entries) {
@@ -319,9 +358,25 @@ async function unreachable(scope: FileScope, record: IntentRecord): Promise<Inte
         if (error instanceof SandboxViolationError) refused.push(entry);
         return undefined;
       });
+    if (parent !== undefined && !isSameDirectory(parent, entry)) refused.push(entry);
     await parent?.close();
   }
   return refused;
+}
+
+/**
+ * False when `entry` names its directory's identity (see `IntentEntry.identity`) and another
+ * directory is at its path now: its temporary file is in the one moved away, and the name could
+ * be another file's there.
+ */
+function isSameDirectory(parent: ParentEntry, entry: IntentEntry): boolean {
+  if (entry.identity === undefined) return true;
+  try {
+    const stats = statSync(parent.at("."));
+    return `${stats.dev}:${stats.ino}` === entry.identity;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -361,6 +416,9 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       });
     if (parent === undefined) continue;
     try {
+      // Moved away since `unreachable` looked (rare): its temporary file is left, as a crash
+      // between the two looks would leave it.
+      if (!isSameDirectory(parent, entry)) continue;
       if (record.state === "committed") {
         if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
         else await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(() => undefined);

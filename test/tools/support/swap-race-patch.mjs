@@ -1,10 +1,11 @@
 // One apply_patch (unified diff) under the caller's `ulimit -n`: d{i}/f.txt "old i" -> "new i" for
-// i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"). argv[2]: JSON { workspace, dirs }.
+// i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"). With `recover`, one `ls`
+// instead (the workspace's recovery runs first). argv[2]: JSON { workspace, dirs, recover? }.
 // Prints the call's result as JSON.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, dirs } = JSON.parse(process.argv[2]);
+const { workspace, dirs, recover = false } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -13,6 +14,11 @@ const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
   permissions: { sandbox: "workspace", workspace },
 });
+if (recover) {
+  const listed = await run.call("ls", { path: "." });
+  process.stdout.write(`${JSON.stringify(listed.ok ? { ok: true } : { ok: false, error: listed.error })}\n`);
+  process.exit(0);
+}
 const lines = [];
 for (let i = 0; i < dirs - 1; i++) lines.push(`--- a/d${i}/f.txt`, `+++ b/d${i}/f.txt`, "@@ -1 +1 @@", `-old ${i}`, `+new ${i}`);
 const last = dirs - 1;
