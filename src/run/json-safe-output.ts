@@ -199,18 +199,32 @@ class MappedKeys {
 // anything else, a Proxy of one included, which stays an object), and read with the prototype's
 // own iterator, not a subclass's, so no code of the output runs to list them.
 
+//
+// The brand check throws for every other object, and a thrown exception costs microseconds: on
+// every plain object of every output that made a 200,000-row result 45x slower to convert. So it
+// runs only on objects that look like one (a Map's prototype on the chain, or the tag of a Map
+// from another realm); a subclass that renames its tag is still found by the first test.
+
 function isMap(object: object): object is Map<unknown, unknown> {
+  return looksLike(object, Map, "[object Map]") && hasBrand(Map.prototype.has, object);
+}
+
+function isSet(object: object): object is Set<unknown> {
+  return looksLike(object, Set, "[object Set]") && hasBrand(Set.prototype.has, object);
+}
+
+function looksLike(object: object, kind: MapConstructor | SetConstructor, tag: string): boolean {
   try {
-    Map.prototype.has.call(object, undefined);
-    return true;
+    return object instanceof kind || Object.prototype.toString.call(object) === tag;
   } catch {
+    // A revoked Proxy, or a hostile tag getter: not one we can read.
     return false;
   }
 }
 
-function isSet(object: object): object is Set<unknown> {
+function hasBrand(has: (value: unknown) => boolean, object: object): boolean {
   try {
-    Set.prototype.has.call(object, undefined);
+    has.call(object, undefined);
     return true;
   } catch {
     return false;
