@@ -2,8 +2,9 @@
 // JSON.stringify prints neither, and nothing warned. Their contents are now kept: a Map as an
 // object when its keys are strings or numbers (else `[key, value]` pairs), a Set as an array,
 // within the same bounds as any output.
-import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
+
 import { runInNewContext } from "node:vm";
+import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TRUNCATED_MARKER, toJsonSafe } from "../../src/run/json-safe-output.js";
@@ -128,7 +129,7 @@ describe("Map and Set outputs", () => {
 
   it("finds a Map or Set from another realm, and a subclass that renames its tag", async () => {
     class Renamed extends Map<string, number> {
-      get [Symbol.toStringTag]() {
+      override get [Symbol.toStringTag]() {
         return "Renamed";
       }
     }
