@@ -206,6 +206,52 @@ describe("a first group's directory moved away while a later group is written", 
     expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
     expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("old 0\n");
   }, 240_000);
+
+  it("moved away with nothing at its path: version_conflict too (not file_not_found), and the log stays until it is back", async () => {
+    // d1 holds only a file the patch adds (f1.txt), so the check under the locks passes and the
+    // reopening's ENOENT is the answer. Before: file_not_found "No file or directory at d1/f1.txt".
+    // (d0, holding a file the patch updates, fails the check under the locks first: a changed file
+    // is planned again, and the new plan answers that d0/f0.txt does not exist.)
+    await seed(MANY.dirs, MANY.dirs);
+    const moving = spawn(process.execPath, [mover, workspace, "d200", "d1", "away", "--no-replacement"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let said = "";
+    moving.stdout.on("data", (chunk) => {
+      said += String(chunk);
+    });
+    const ended = new Promise((resolve) => moving.once("exit", resolve));
+    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.dirs).finally(() => moving.kill("SIGKILL"));
+    await ended;
+    expect(said.trim()).toBe("moved");
+    expect(result).toMatchObject({ ok: false, error: { code: "version_conflict" } });
+    expect(JSON.stringify(result)).not.toMatch(/No file or directory/);
+    expect((await onDisk(MANY.dirs, MANY.dirs)).states).toEqual(new Set(["old", "missing"]));
+    expect(await readdir(path.join(workspace, "away"))).not.toContain("f1.txt");
+    const { temporaries, logged } = await leftBehind();
+    expect(temporaries.length).toBeGreaterThan(0);
+    for (const file of temporaries) {
+      expect(path.dirname(file)).toBe("away");
+      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+    }
+    const recover = () =>
+      new Promise((resolve, reject) =>
+        execFile(
+          process.execPath,
+          ["--import", "tsx", recoverer, JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })],
+          { cwd: repo, timeout: 120_000 },
+          (error) => (error ? reject(error) : resolve(undefined)),
+        ),
+      );
+    // A recovery while nothing is at its path keeps the log (the temporary files are still named).
+    await recover();
+    expect(await leftBehind()).toEqual({ temporaries, logged });
+    // Back at its path: the next recovery removes them and the log.
+    await rename(path.join(workspace, "away"), path.join(workspace, "d1"));
+    await recover();
+    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await readdir(path.join(workspace, "d1"))).toEqual([]);
+  }, 240_000);
 });
 
 describe("kill -9 during an apply_patch made in groups of directories", () => {

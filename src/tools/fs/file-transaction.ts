@@ -321,6 +321,17 @@ function stageOne(
 }
 
 /**
+ * The error of a directory that did not open: one opened earlier in the same change (`before`) and
+ * now absent (ENOENT) or not a directory (ENOTDIR) was moved away meanwhile, a `version_conflict`
+ * like one replaced by another directory (see `stageOne`), not a file the patch wrongly thought was
+ * there (`file_not_found`, whose message asks for `*** Add File`).
+ */
+function reopeningFailure(error: unknown, before: Staged | undefined): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return before !== undefined && (code === "ENOENT" || code === "ENOTDIR") ? new DirectoryReplacedError() : error;
+}
+
+/**
  * Opens the directory of every change and pushes each opened one to `staged` with a new temporary
  * name for a write; throws the first change whose directory could not be opened (those opened are
  * in `staged`, for the caller to close). Writes make missing directories, deletes do not: one
@@ -371,7 +382,7 @@ async function openStaged(
     for (const [index, change] of group.entries()) {
       const entry = opened[index] as OpenedParent;
       if (!entry.ok) {
-        failure ??= { error: new FileStepError(change.path, entry.error) };
+        failure ??= { error: new FileStepError(change.path, reopeningFailure(entry.error, earlier?.get(change))) };
         continue;
       }
       const made = stageOne(change, entry.parent, earlier?.get(change), identityOf);

@@ -93,6 +93,51 @@ describe("IntentLog.abandon: temporary files a failed change could not remove (t
     expect(await readdir(logs)).toEqual([]);
   });
 
+  it("are kept while their directory is moved away with nothing at its path, removed once it is back", async () => {
+    const root = await workspace();
+    const [d, away] = ["d", "away"].map((name) => path.join(root, name)) as [string, string];
+    await mkdir(d);
+    const temporary = ".atc-0123456789abcdef.tmp";
+    await writeFile(path.join(d, temporary), "new content");
+    await writeFile(path.join(d, "f.txt"), "old");
+    const stats = await stat(d);
+    const log = await IntentLog.prepare(root, [{ directory: d, name: "f.txt", temporary, created: [] }]);
+    await rename(d, away);
+    await log.abandon([{ directory: d, name: "f.txt", temporary, created: [], identity: `${stats.dev}:${stats.ino}` }]);
+    const logs = intentDirectory(root);
+    const [name] = await readdir(logs);
+    const scope = createConfinedFileScope(root);
+    // Nothing at its path: the log stays (deleting it would leave the temporary file for good).
+    expect(await recoverNow(scope)).toBe(0);
+    expect(await readdir(logs)).toEqual([name]);
+    expect(await readFile(path.join(away, temporary), "utf8")).toBe("new content");
+    // Back at its path: the temporary file goes, the log with it, the target is left as it was.
+    await rename(away, d);
+    expect(await recoverNow(scope)).toBe(0);
+    expect((await readdir(d)).sort()).toEqual(["f.txt"]);
+    expect(await readFile(path.join(d, "f.txt"), "utf8")).toBe("old");
+    expect(await readdir(logs)).toEqual([]);
+  });
+
+  it("control: an ordinary crashed change's log whose directory is gone is done with by recovery", async () => {
+    const root = await workspace();
+    const d = path.join(root, "d");
+    await mkdir(d);
+    const temporary = ".atc-0123456789abcdef.tmp";
+    await writeFile(path.join(d, temporary), "new content");
+    await IntentLog.prepare(root, [{ directory: d, name: "f.txt", temporary, created: [] }]);
+    // Left as a crashed process leaves it: not abandoned, its owner dead (no such process id).
+    const logs = intentDirectory(root);
+    const [name] = await readdir(logs);
+    const file = path.join(logs, name as string);
+    const record = JSON.parse(await readFile(file, "utf8"));
+    expect(record.abandoned).toBeUndefined();
+    await writeFile(file, JSON.stringify({ ...record, owner: "0:?" }));
+    await rm(d, { recursive: true });
+    expect(await recoverNow(createConfinedFileScope(root))).toBe(0);
+    expect(await readdir(logs)).toEqual([]);
+  });
+
   it("control: a change in flight of this live process (not abandoned) is left alone by its recovery", async () => {
     const root = await workspace();
     const temporary = ".atc-0123456789abcdef.tmp";

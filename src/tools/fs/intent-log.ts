@@ -347,7 +347,8 @@ async function replayAndRemove(scope: FileScope, file: string, record: IntentRec
 
 /**
  * The entries of the record that this scope may not reach (refused by the workspace confinement),
- * and those whose recorded directory is not the one at their path now (see `isSameDirectory`).
+ * and those whose recorded directory is not the one at their path now (see `isSameDirectory`) or
+ * is away from it (see `isAwayFromItsPath`).
  */
 async function unreachable(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
   const refused: IntentEntry[] = [];
@@ -355,13 +356,25 @@ async function unreachable(scope: FileScope, record: IntentRecord): Promise<Inte
     const parent = await scope
       .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
       .catch((error: unknown) => {
-        if (error instanceof SandboxViolationError) refused.push(entry);
+        if (error instanceof SandboxViolationError || isAwayFromItsPath(error, entry)) refused.push(entry);
         return undefined;
       });
     if (parent !== undefined && !isSameDirectory(parent, entry)) refused.push(entry);
     await parent?.close();
   }
   return refused;
+}
+
+/**
+ * True when `entry` names its directory's identity (see `IntentEntry.identity`: an abandoned
+ * change's temporary file) and nothing, or no directory, is at its path now (ENOENT, ENOTDIR): the
+ * directory was moved away, its temporary file with it, and may come back. Its entry is kept, as
+ * when another directory is at its path; for an entry without identity a missing directory means
+ * there is nothing left to finish.
+ */
+function isAwayFromItsPath(error: unknown, entry: IntentEntry): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return entry.identity !== undefined && (code === "ENOENT" || code === "ENOTDIR");
 }
 
 /**
@@ -402,7 +415,7 @@ async function writeKept(next: string, record: IntentRecord): Promise<void> {
  * Rolls the record's entries forward or back; returns those this scope may not reach (refused by
  * the workspace confinement), left for a recovery in a scope that can: `skipped` (found so before,
  * not tried) and any refused now. An entry whose directory is gone is done with (there is nothing
- * left to finish).
+ * left to finish), unless the entry is an abandoned change's (see `isAwayFromItsPath`).
  */
 async function replay(scope: FileScope, record: IntentRecord, skipped: readonly IntentEntry[]): Promise<IntentEntry[]> {
   const unreached: IntentEntry[] = [...skipped];
@@ -411,7 +424,7 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
     const parent = await scope
       .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
       .catch((error: unknown) => {
-        if (error instanceof SandboxViolationError) unreached.push(entry);
+        if (error instanceof SandboxViolationError || isAwayFromItsPath(error, entry)) unreached.push(entry);
         return undefined;
       });
     if (parent === undefined) continue;
