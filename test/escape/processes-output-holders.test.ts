@@ -36,6 +36,11 @@ function killAllWith(marker: string): void {
   }
 }
 
+// Markers of this file's processes, unique to this run: two test runs side by side (CI and a
+// masked run on one machine) must neither count nor kill each other's processes.
+const RUN_MARK = String(1000 + Math.floor(Math.random() * 9000));
+const marked = (seconds: string): string => `${seconds}${RUN_MARK}`;
+
 /** Starts `seconds` of sleep that left the group (`setsid`) and cleared its environment (`env -i`). */
 const escapee = (seconds: string, redirect = "") => `setsid env -i /usr/bin/sleep ${seconds} ${redirect} &`;
 
@@ -45,7 +50,16 @@ describe("escape attempts: output held open past the call", () => {
     ground = await playground();
   });
   afterAll(async () => {
-    for (const marker of ["41.37", "42.37", "43.37", "44.37", "46.37", "47.37", "48.37"]) killAllWith(marker);
+    for (const marker of [
+      marked("41.37"),
+      marked("42.37"),
+      marked("43.37"),
+      marked("44.37"),
+      marked("46.37"),
+      marked("47.37"),
+      marked("48.37"),
+    ])
+      killAllWith(marker);
     await ground.dispose();
   });
   const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
@@ -56,29 +70,29 @@ describe("escape attempts: output held open past the call", () => {
     async () => {
       for (const scope of scopes) {
         const started = performance.now();
-        const result = await sh(attackRun(ground.workspace, scope), `${escapee("41.37")} sleep 0.3; echo started`, {
+        const result = await sh(attackRun(ground.workspace, scope), `${escapee(marked("41.37"))} sleep 0.3; echo started`, {
           timeout_seconds: 20,
         });
         expect(performance.now() - started, scope).toBeLessThan(8_000);
         expect(result.status, scope).toBe("exit code 0");
         expect(result.stdout, scope).toBe("started");
-        await expect.poll(() => processesWith("41.37"), { timeout: 3_000 }).toEqual([]);
+        await expect.poll(() => processesWith(marked("41.37")), { timeout: 3_000 }).toEqual([]);
       }
       // Control: a process the command left that does not hold its output is not taken for one
       // (unsandboxed it outlives the call, the documented limit of scope `unrestricted`), nor is
       // a process of the host's own.
-      const outside = spawn("/usr/bin/sleep", ["45.37"], { stdio: "ignore" });
+      const outside = spawn("/usr/bin/sleep", [marked("45.37")], { stdio: "ignore" });
       try {
         const control = await sh(
           attackRun(ground.workspace, "unrestricted"),
-          `${escapee("43.37", ">/dev/null 2>&1")} sleep 0.3; echo started`,
+          `${escapee(marked("43.37"), ">/dev/null 2>&1")} sleep 0.3; echo started`,
         );
         expect(control.stdout).toBe("started");
-        expect(processesWith("43.37")).toHaveLength(1);
-        expect(processesWith("45.37")).toHaveLength(1);
+        expect(processesWith(marked("43.37"))).toHaveLength(1);
+        expect(processesWith(marked("45.37"))).toHaveLength(1);
       } finally {
         outside.kill("SIGKILL");
-        killAllWith("43.37");
+        killAllWith(marked("43.37"));
       }
     },
     60_000,
@@ -90,13 +104,13 @@ describe("escape attempts: output held open past the call", () => {
     async () => {
       for (const scope of scopes) {
         const started = performance.now();
-        const result = await sh(attackRun(ground.workspace, scope), `${escapee("42.37")} echo started; sleep 30`, {
+        const result = await sh(attackRun(ground.workspace, scope), `${escapee(marked("42.37"))} echo started; sleep 30`, {
           timeout_seconds: 1,
         });
         expect(performance.now() - started, scope).toBeLessThan(8_000);
         expect(result.status, scope).toBe("timed out after 1 s (killed)");
         expect(result.stdout, scope).toBe("started");
-        await expect.poll(() => processesWith("42.37"), { timeout: 3_000 }).toEqual([]);
+        await expect.poll(() => processesWith(marked("42.37")), { timeout: 3_000 }).toEqual([]);
       }
     },
     60_000,
@@ -110,7 +124,7 @@ describe("escape attempts: output held open past the call", () => {
       // pipe, so nothing finds the holder; reading must stop anyway, and the result says why.
       const hider =
         "setsid env -i /usr/bin/python3 -c 'import socket, os, time\n" +
-        'a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(44.37)\' &';
+        `a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(${marked("44.37")})' &`;
       const started = performance.now();
       const result = await sh(attackRun(ground.workspace, "unrestricted"), `${hider} sleep 0.5; echo started`, {
         timeout_seconds: 20,
@@ -118,7 +132,7 @@ describe("escape attempts: output held open past the call", () => {
       expect(performance.now() - started).toBeLessThan(8_000);
       expect(result.status).toBe("exit code 0");
       expect(result.text).toContain("still held its output open");
-      killAllWith("44.37");
+      killAllWith(marked("44.37"));
       // Control: output printed up to the exit is all there (3 MB, more than the pipe holds).
       const control = await sh(attackRun(ground.workspace, "unrestricted"), "head -c 3000000 /dev/zero | tr '\\0' a; echo", {
         timeout_seconds: 20,
@@ -151,7 +165,7 @@ describe("escape attempts: output held open past the call", () => {
       const handOver = (socket: string) =>
         `/usr/bin/python3 -c 'import socket, sys\ns = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); socket.send_fds(s, [b"x"], [1, 2])' ${socket}`;
       const socket = path.join(ground.outside, "daemon.sock");
-      const daemon = spawn("/usr/bin/python3", [daemonScript, socket, "47.37"], { stdio: "ignore" });
+      const daemon = spawn("/usr/bin/python3", [daemonScript, socket, marked("47.37")], { stdio: "ignore" });
       try {
         await expect.poll(() => existsSync(socket), { timeout: 10_000 }).toBe(true);
         for (const [command, timeout, status] of [
@@ -163,7 +177,7 @@ describe("escape attempts: output held open past the call", () => {
           const elapsed = performance.now() - started;
           await new Promise((resolve) => setTimeout(resolve, 300));
           expect({ exitCode: daemon.exitCode, signal: daemon.signalCode }, status).toEqual({ exitCode: null, signal: null });
-          expect(processesWith("47.37"), status).toHaveLength(1);
+          expect(processesWith(marked("47.37")), status).toHaveLength(1);
           // The call still ends at the exit or the timeout, and says why the output stayed open.
           expect(elapsed, status).toBeLessThan(8_000);
           expect(result.status).toBe(status);
@@ -178,13 +192,13 @@ describe("escape attempts: output held open past the call", () => {
       // with the call, and the output closes with it.
       const ownSocket = path.join(ground.outside, "own.sock");
       const own =
-        `setsid env -i /usr/bin/python3 ${daemonScript} ${ownSocket} 48.37 </dev/null >/dev/null 2>&1 & ` +
+        `setsid env -i /usr/bin/python3 ${daemonScript} ${ownSocket} ${marked("48.37")} </dev/null >/dev/null 2>&1 & ` +
         `while [ ! -S ${ownSocket} ]; do sleep 0.05; done; ${handOver(ownSocket)}; echo started`;
       const control = await sh(attackRun(ground.workspace, "unrestricted"), own, { timeout_seconds: 20 });
       expect(control.status).toBe("exit code 0");
       expect(control.stdout).toBe("started");
       expect(control.text).not.toContain("still held its output open");
-      await expect.poll(() => processesWith("48.37"), { timeout: 3_000 }).toEqual([]);
+      await expect.poll(() => processesWith(marked("48.37")), { timeout: 3_000 }).toEqual([]);
     },
     60_000,
   );
@@ -194,22 +208,21 @@ describe("escape attempts: output held open past the call", () => {
     "the host is killed with -9 mid-command: its sandboxed processes (one ignoring SIGTERM and SIGHUP, one setsid) live on",
     async () => {
       const leftAfterHostKilled = async (scope: "workspace" | "local" | "unrestricted", started: string) => {
-        const command =
-          "sleep 46.37 & setsid sleep 46.37 & (trap '' TERM HUP; exec sleep 46.37) & " + `touch ${started}; sleep 46.37`;
+        const command = `sleep ${marked("46.37")} & setsid sleep ${marked("46.37")} & (trap '' TERM HUP; exec sleep ${marked("46.37")}) & touch ${started}; sleep ${marked("46.37")}`;
         const host = spawn(process.execPath, ["--import", "tsx", HOST, scope, ground.workspace, command], { stdio: "ignore" });
         await expect.poll(() => existsSync(path.join(ground.workspace, started)), { timeout: 20_000 }).toBe(true);
-        expect(processesWith("46.37").length, scope).toBeGreaterThanOrEqual(4);
+        expect(processesWith(marked("46.37")).length, scope).toBeGreaterThanOrEqual(4);
         host.kill("SIGKILL");
         await new Promise((resolve) => host.once("exit", resolve));
         await new Promise((resolve) => setTimeout(resolve, 1_000));
-        return processesWith("46.37");
+        return processesWith(marked("46.37"));
       };
       for (const scope of scopes.filter((each) => each !== "unrestricted")) {
         expect(await leftAfterHostKilled(scope as "workspace" | "local", `started-${scope}`), scope).toEqual([]);
       }
       // Control (the documented limit of scope `unrestricted`): nothing is left to end them.
       expect((await leftAfterHostKilled("unrestricted", "started-unrestricted")).length).toBeGreaterThanOrEqual(4);
-      killAllWith("46.37");
+      killAllWith(marked("46.37"));
     },
     90_000,
   );
