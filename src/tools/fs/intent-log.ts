@@ -113,21 +113,7 @@ export class IntentLog {
    * the log still says `prepared`, as the change then is (the caller rolls it back).
    */
   async commit(): Promise<void> {
-    const next = `${this.file}.next`;
-    const committed: IntentRecord = { ...this.record, state: "committed" };
-    try {
-      await writeNewFile(next, JSON.stringify(committed), {
-        flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
-        mode: 0o600,
-        sync: true,
-      });
-      await rename(next, this.file);
-    } catch (error) {
-      await unlink(next).catch(() => undefined);
-      throw error;
-    }
-    this.record = committed;
-    await syncIntentDirectory(this.file);
+    await this.replaceRecord({ ...this.record, state: "committed" });
   }
 
   /**
@@ -139,10 +125,17 @@ export class IntentLog {
    * is then as before, for the caller to remove).
    */
   async abandon(entries: readonly IntentEntry[]): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "prepared", entries, abandoned: true });
+  }
+
+  /**
+   * Replaces the log by `record`, durably: a new file written and flushed, renamed over the log,
+   * the directory flushed. A failure up to the rename removes the new file and throws, the log as before.
+   */
+  private async replaceRecord(record: IntentRecord): Promise<void> {
     const next = `${this.file}.next`;
-    const abandoned: IntentRecord = { ...this.record, state: "prepared", entries, abandoned: true };
     try {
-      await writeNewFile(next, JSON.stringify(abandoned), {
+      await writeNewFile(next, JSON.stringify(record), {
         flags: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
         mode: 0o600,
         sync: true,
@@ -152,7 +145,7 @@ export class IntentLog {
       await unlink(next).catch(() => undefined);
       throw error;
     }
-    this.record = abandoned;
+    this.record = record;
     await syncIntentDirectory(this.file);
   }
 
