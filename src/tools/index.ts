@@ -29,6 +29,7 @@ export {
   type ResourceLimitKind,
   type ResourceLimitStatus,
   type ResourceLimits,
+  type RunResourceLimits,
   type RunSandboxedOptions,
   runSandboxed,
   SAFE_ENVIRONMENT_NAMES,

@@ -13,7 +13,14 @@ import { z } from "zod";
 import { LineMatcher, MatchDeadlineError } from "../../tools/fs/grep-worker.js";
 import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
-import type { ProcessSandbox } from "../../tools/sandbox/process-sandbox.js";
+import type { ProcessSandbox, SandboxedProcess } from "../../tools/sandbox/process-sandbox.js";
+import type { ResourceLimits } from "../../tools/sandbox/resource-limits.js";
+import {
+  type RunBudgetPlan,
+  type RunResourceLimits,
+  reserveRunResources,
+  runBudgetPlan,
+} from "../../tools/sandbox/run-resource-budget.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "../../tools/shell/trusted-shell.js";
 import { showControlCharacters } from "../../tools/shell/visible-control-characters.js";
@@ -46,6 +53,18 @@ export interface MonitorToolOptions {
    *   others, outside the workspace), not a bare `"bash"` looked up on `PATH`
    */
   readonly shell?: string;
+  /**
+   * Per-command process and memory limits of each background command, as `bash`'s `limits`.
+   * @defaultValue 1024 processes, half the host's memory
+   */
+  readonly limits?: ResourceLimits | false;
+  /**
+   * The run's totals, shared with the run's `bash` calls (give both tools the same `limits` and
+   * `runLimits`): a background command holds its share until it ends, so while it runs the run's
+   * other commands have that much less. `false` for none.
+   * @defaultValue 4 × the per-command limits, a 30 s wait
+   */
+  readonly runLimits?: RunResourceLimits | false;
 }
 
 const monitorInput = z.object({
@@ -220,10 +239,12 @@ class Monitor {
   private readonly sandboxes = new Map<string, Promise<ProcessSandbox>>();
   private readonly options: MonitorToolOptions;
   private readonly shellFor: (root: string) => string;
+  private readonly budget: RunBudgetPlan | undefined;
 
   constructor(options: MonitorToolOptions) {
     this.options = options;
     this.shellFor = trustedShellResolver(options.shell);
+    this.budget = runBudgetPlan(options.limits, options.runLimits);
   }
 
   async handle(input: MonitorInput, context: ToolContext): Promise<unknown> {
@@ -282,7 +303,20 @@ class Monitor {
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     const id = `mon_${monitors.next++}`;
-    const child = sandbox.spawn({ command: shell, args: ["-c", input.command], cwd });
+    const { release } = await reserveRunResources(context, this.budget, `monitor ${id}`);
+    if (monitors.closed) {
+      release();
+      throw new ToolError("run_closed", "The run is closing; nothing new starts.");
+    }
+    let child: SandboxedProcess;
+    try {
+      child = sandbox.spawn({ command: shell, args: ["-c", input.command], cwd });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    // Held until the command and everything it started are gone (the exit settles after that).
+    void child.exited.then(release);
     const process = new MonitoredProcess(id, input.command, child, this.options.maxBufferBytes ?? 256 * 1024, Date.now());
     if (monitors.processes.size === 0) {
       // Ended with the run: every process this run started is killed when it closes.
@@ -312,6 +346,7 @@ class Monitor {
         scope,
         workspace: root,
         allowUnsandboxedFallback: this.options.allowUnsandboxedFallback ?? false,
+        ...(this.options.limits === undefined ? {} : { limits: this.options.limits }),
       });
       sandbox.catch(() => this.sandboxes.delete(key));
       this.sandboxes.set(key, sandbox);

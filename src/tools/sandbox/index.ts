@@ -25,6 +25,7 @@ export {
   type ResourceLimitStatus,
   type ResourceLimits,
 } from "./resource-limits.js";
+export type { RunResourceLimits } from "./run-resource-budget.js";
 export { type RunSandboxedOptions, runSandboxed, type SandboxedResult } from "./run-sandboxed.js";
 export { SAFE_ENVIRONMENT_NAMES } from "./sandbox-environment.js";
 export { sandboxExecProfile } from "./sandbox-exec-profile.js";

@@ -5,6 +5,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
+import { type RunResourceLimits, reserveRunResources, runBudgetPlan } from "../sandbox/run-resource-budget.js";
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "./trusted-shell.js";
@@ -45,6 +46,14 @@ export interface BashToolOptions {
    * @defaultValue 1024 processes, half the host's memory
    */
   readonly limits?: ResourceLimits | false;
+  /**
+   * Totals for all of a run's commands together (parallel `bash` calls, `monitor` background
+   * commands given the same options): each command reserves its per-command `limits` out of them
+   * while it runs, and one that does not fit waits, then fails with `run_limit_reached`. `false`
+   * for no run totals (each command still has its own limits).
+   * @defaultValue 4 × the per-command limits, a 30 s wait
+   */
+  readonly runLimits?: RunResourceLimits | false;
   /** Told once per sandbox when the limits do not hold on this host (the commands still run). */
   readonly onLimitsUnavailable?: (status: ResourceLimitStatus) => void;
   /** Builds the sandbox (tests inject one). @defaultValue `createProcessSandbox` */
@@ -86,6 +95,8 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
     return sandbox;
   };
   const shellFor = trustedShellResolver(options.shell);
+  // Resolved once, so a bad option fails when the tool is made, not at the model's first call.
+  const budget = runBudgetPlan(options.limits, options.runLimits);
   return defineTool({
     name: "bash",
     description:
@@ -110,36 +121,52 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
         throw error;
       }
       const shell = shellFor(scope.root);
+      // The run's share first: the command's timeout starts once it may run.
+      const { release, waitedMs } = await reserveRunResources(context, budget, `bash ${context.callId}`);
       const timeoutSeconds = input.timeout_seconds ?? 120;
       const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
       const signal = AbortSignal.any([context.signal, timeout]);
       const started = performance.now();
-      const result = await runSandboxed(
-        sandbox,
-        { command: shell, args: ["-c", input.command], cwd, signal },
-        options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes },
-      );
+      let result: SandboxedResult;
+      try {
+        result = await runSandboxed(
+          sandbox,
+          { command: shell, args: ["-c", input.command], cwd, signal },
+          options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes },
+        );
+      } finally {
+        // runSandboxed returns once the command's group (cgroup, process group, tagged
+        // descendants, output holders) is gone: only then is its share free for another.
+        release();
+      }
       if (context.signal.aborted) throw context.signal.reason;
       const elapsed = Math.round(performance.now() - started);
       const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined, sandbox.resourceLimits);
       const where = path.relative(scope.root, cwd) || ".";
-      const sections = [`${status} · ${elapsed} ms · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`];
-      // Escape sequences in the output would act on the terminal or log that shows the result.
-      if (result.stdout !== "") sections.push(`stdout:\n${showControlCharacters(result.stdout.trimEnd())}`);
-      if (result.stderr !== "") sections.push(`stderr:\n${showControlCharacters(result.stderr.trimEnd())}`);
-      if (result.truncated) sections.push("[output over the limit was cut]");
-      if (result.outputHeldOpen === true) {
-        sections.push(
-          "[a process still held its output open after the command ended (one it left behind, or one running before it that it handed the output to, which is left alone); reading stopped at the exit. Start long-running processes with monitor]",
-        );
-      }
-      if (result.repaired !== undefined) {
-        const names = result.repaired.map((file) => path.relative(scope.root, file)).join(", ");
-        sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);
-      }
-      return sections.join("\n");
+      const waited = waitedMs >= 100 ? ` · waited ${waitedMs} ms for the run's limits` : "";
+      const header = `${status} · ${elapsed} ms${waited} · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`;
+      return [header, ...outputSections(result, scope.root)].join("\n");
     },
   });
+}
+
+/** What the command printed, and notes on what happened around it. */
+function outputSections(result: SandboxedResult, root: string): string[] {
+  const sections: string[] = [];
+  // Escape sequences in the output would act on the terminal or log that shows the result.
+  if (result.stdout !== "") sections.push(`stdout:\n${showControlCharacters(result.stdout.trimEnd())}`);
+  if (result.stderr !== "") sections.push(`stderr:\n${showControlCharacters(result.stderr.trimEnd())}`);
+  if (result.truncated) sections.push("[output over the limit was cut]");
+  if (result.outputHeldOpen === true) {
+    sections.push(
+      "[a process still held its output open after the command ended (one it left behind, or one running before it that it handed the output to, which is left alone); reading stopped at the exit. Start long-running processes with monitor]",
+    );
+  }
+  if (result.repaired !== undefined) {
+    const names = result.repaired.map((file) => path.relative(root, file)).join(", ");
+    sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);
+  }
+  return sections;
 }
 
 /** How a command ended, in a few words, with the resource limit it ran into. */
