@@ -62,7 +62,7 @@ export interface MonitorToolOptions {
    * The run's totals, shared with the run's `bash` calls (give both tools the same `limits` and
    * `runLimits`): a background command holds its share until it ends, so while it runs the run's
    * other commands have that much less. `false` for none.
-   * @defaultValue 4 × the per-command limits, a 30 s wait
+   * @defaultValue 8 × the per-command limits, a 30 s wait
    */
   readonly runLimits?: RunResourceLimits | false;
 }

@@ -16,13 +16,13 @@ export interface RunResourceLimits {
   /**
    * The most processes and threads all of a run's commands may be granted at once: the sum of
    * the per-command `maxProcesses` of the commands running.
-   * @defaultValue 4 × the per-command `maxProcesses` (4,096 with the defaults)
+   * @defaultValue 8 × the per-command `maxProcesses` (8,192 with the defaults)
    */
   readonly maxProcesses?: number | false;
   /**
    * The most memory (bytes) all of a run's commands may be granted at once: the sum of the
    * per-command `maxMemoryBytes` of the commands running.
-   * @defaultValue 4 × the per-command `maxMemoryBytes` (twice the host's memory with the
+   * @defaultValue 8 × the per-command `maxMemoryBytes` (four times the host's memory with the
    *   defaults, so no bound in practice: set it)
    */
   readonly maxMemoryBytes?: number | false;
@@ -44,7 +44,7 @@ export interface RunBudgetPlan {
 }
 
 /** How many per-command limits fit in the default run total. */
-export const DEFAULT_COMMANDS_PER_RUN = 4;
+export const DEFAULT_COMMANDS_PER_RUN = 8;
 
 const DEFAULT_WAIT_SECONDS = 30;
 
@@ -156,8 +156,9 @@ export class RunResourceBudget {
         run,
         grant: () => {
           this.holdings.add(holding);
-          settle();
+          // Resolved before the next waiter is looked at, so grants settle in arrival order.
           resolve(release);
+          settle();
         },
       };
       const onAbort = () => {

@@ -51,7 +51,7 @@ export interface BashToolOptions {
    * commands given the same options): each command reserves its per-command `limits` out of them
    * while it runs, and one that does not fit waits, then fails with `run_limit_reached`. `false`
    * for no run totals (each command still has its own limits).
-   * @defaultValue 4 × the per-command limits, a 30 s wait
+   * @defaultValue 8 × the per-command limits, a 30 s wait
    */
   readonly runLimits?: RunResourceLimits | false;
   /** Told once per sandbox when the limits do not hold on this host (the commands still run). */
