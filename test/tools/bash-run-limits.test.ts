@@ -119,6 +119,29 @@ describe.skipIf(bubblewrap.missing || cgroups.missing)(
       await close();
     }, 120_000);
 
+    it("memory: two parallel calls allocating 64 MB under 128 MiB each and 128 MiB per run run one after the other", async () => {
+      const MiB = 1024 * 1024;
+      const budget = {
+        limits: { maxProcesses: false as const, maxMemoryBytes: 128 * MiB },
+        runLimits: { maxMemoryBytes: 128 * MiB, waitSeconds: 60 },
+      };
+      const { run, close } = runWith("workspace", budget, true);
+      const marker = `1.${RUN_MARK}`;
+      // Holds 64 MiB for about a second, then prints its length.
+      const allocate = `perl -e 'my $x = ""; vec($x, 64 * 1024 * 1024 - 1, 8) = 1; select(undef, undef, undef, ${marker}); print length $x'`;
+      const sampler = sampleMost(marker);
+      const outputs = (await Promise.all([1, 2].map(() => run.call("bash", { command: allocate, timeout_seconds: 60 })))).map(
+        text,
+      );
+      const most = sampler.stop();
+      // Both fit alone (control: neither was killed), never both at once.
+      for (const output of outputs) expect(output).toContain(`stdout:\n${64 * MiB}`);
+      expect(outputs.filter((output) => output.includes("for the run's limits"))).toHaveLength(1);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(3);
+      await close();
+    }, 120_000);
+
     it("a single call gets its full per-command limit (control)", async () => {
       const budget = { limits: { maxProcesses: 16 }, runLimits: { maxProcesses: 32 } };
       const { run, close } = runWith("workspace", budget, true);
