@@ -107,7 +107,7 @@ describe.skipIf(bubblewrap.missing || cgroups.missing)(
       const budget = { limits: { maxProcesses: 16 }, runLimits: { maxProcesses: 32, waitSeconds: 60 } };
       const { run, close } = runWith("workspace", budget, true);
       const marker = `2.${RUN_MARK}`;
-      const command = `for i in $(seq 40); do sleep ${marker} & done 2>/dev/null; wait`;
+      const command = `for i in $(seq 24); do sleep ${marker} & done 2>/dev/null; wait`;
       const sampler = sampleMost(marker);
       const results = await Promise.all([1, 2, 3, 4].map(() => run.call("bash", { command, timeout_seconds: 60 })));
       const most = sampler.stop();

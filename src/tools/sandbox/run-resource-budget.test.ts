@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RunResourceBudget, runBudgetPlan } from "./run-resource-budget.js";
 
 const run = { maxProcesses: 10, maxMemoryBytes: undefined };
-const share = (label: string, processes: number) => ({ label, processes, memoryBytes: 0, since: Date.now() });
+const share = (label: string, processes: number) => ({ label, processes, memoryBytes: 0 });
 const never = new AbortController().signal;
 
 describe("RunResourceBudget", () => {

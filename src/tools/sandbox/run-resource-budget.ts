@@ -93,7 +93,6 @@ export interface RunBudgetHolding {
   readonly label: string;
   readonly processes: number;
   readonly memoryBytes: number;
-  readonly since: number;
 }
 
 interface Waiter {
@@ -108,14 +107,15 @@ interface Waiter {
  * overtaken for ever by smaller ones.
  */
 export class RunResourceBudget {
-  private readonly holdings = new Set<RunBudgetHolding>();
+  /** Each share held, with when it was granted (ms since the epoch). */
+  private readonly holdings = new Map<RunBudgetHolding, number>();
   private readonly waiters: Waiter[] = [];
 
   /** What the run's commands hold now, in total. */
   held(): { readonly processes: number; readonly memoryBytes: number } {
     let processes = 0;
     let memoryBytes = 0;
-    for (const holding of this.holdings) {
+    for (const holding of this.holdings.keys()) {
       processes += holding.processes;
       memoryBytes += holding.memoryBytes;
     }
@@ -124,7 +124,7 @@ export class RunResourceBudget {
 
   /** The commands holding a share now, oldest first. */
   holders(): readonly RunBudgetHolding[] {
-    return [...this.holdings];
+    return [...this.holdings.keys()];
   }
 
   /**
@@ -138,7 +138,7 @@ export class RunResourceBudget {
       if (this.holdings.delete(holding)) this.grantWaiting();
     };
     if (this.waiters.length === 0 && this.fits(holding, run)) {
-      this.holdings.add(holding);
+      this.holdings.set(holding, Date.now());
       return Promise.resolve(release);
     }
     if (signal.aborted) return Promise.reject(signal.reason);
@@ -155,7 +155,7 @@ export class RunResourceBudget {
         holding,
         run,
         grant: () => {
-          this.holdings.add(holding);
+          this.holdings.set(holding, Date.now());
           // Resolved before the next waiter is looked at, so grants settle in arrival order.
           resolve(release);
           settle();
@@ -195,7 +195,7 @@ export class RunResourceBudget {
       ? `processes (${held.processes} of the run's ${run.maxProcesses} are held, this command needs ${holding.processes})`
       : `memory (${held.memoryBytes} of the run's ${run.maxMemoryBytes} bytes are held, this command needs ${holding.memoryBytes})`;
     const now = Date.now();
-    const holders = this.holders().map((each) => `${each.label} (${Math.round((now - each.since) / 1000)} s)`);
+    const holders = [...this.holdings].map(([each, since]) => `${each.label} (running ${Math.round((now - since) / 1000)} s)`);
     return new ToolError(
       "run_limit_reached",
       `${holding.label} did not start: the run's commands already hold its ${what}, and none ended within ${Math.round(waitMs / 1000)} s. Held by: ${holders.join(", ") || "commands that are ending"}.`,
@@ -232,7 +232,6 @@ export async function reserveRunResources(
     label,
     processes: plan.command.maxProcesses ?? 0,
     memoryBytes: plan.command.maxMemoryBytes ?? 0,
-    since,
   };
   const release = await context.storage.get(RUN_RESOURCE_BUDGET).reserve(holding, plan.run, plan.waitMs, context.signal);
   return { release, waitedMs: Date.now() - since };
