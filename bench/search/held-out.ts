@@ -174,3 +174,27 @@ export function formatInterval(interval: Interval, signed = false): string {
   const f = (value: number) => `${signed && value >= 0 ? "+" : ""}${round(value).toFixed(3)}`;
   return `${f(interval.mean)} [${f(interval.low)}, ${f(interval.high)}]`;
 }
+
+/** The comparisons as the markdown table of the bench summary. */
+export function renderHeldOut(rows: readonly HeldOutComparison[]): string {
+  const lines = [
+    "**find_tool on held-out data** (`bench/search/held-out.ts`): the default ranker against plain BM25 on the same text, on the sets its constants were chosen on (tune) and on those nothing was chosen on when first measured (held-out; the robustness set by query kind). Means with 95% bootstrap intervals (2,000 resamples, fixed seed); the MRR difference is paired. An interval wholly below 0 fails `bench/search/held-out.test.ts`.",
+    "",
+    "| split | data set | slice | queries | BM25 recall@1 | default recall@1 | BM25 recall@5 | default recall@5 | BM25 MRR | default MRR | MRR difference |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const row of rows) {
+    const cells = [
+      row.bm25.recallAt1,
+      row.ranker.recallAt1,
+      row.bm25.recallAt5,
+      row.ranker.recallAt5,
+      row.bm25.mrr,
+      row.ranker.mrr,
+    ].map((interval) => formatInterval(interval));
+    lines.push(
+      `| ${row.split} | ${row.dataset} | ${row.slice} | ${row.queries} | ${cells.join(" | ")} | ${formatInterval(row.difference.mrr, true)} |`,
+    );
+  }
+  return lines.join("\n");
+}

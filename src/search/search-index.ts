@@ -5,7 +5,7 @@ import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
-import { oneEditApart } from "./typo.js";
+import { forEachOneEdit } from "./typo.js";
 
 /**
  * What the index knows of a tool.
@@ -76,7 +76,8 @@ export interface SearchIndexOptions {
    * weight; 0 turns it off. A query word of 5 or more letters that no tool contains (and that does
    * not split into two name words) also looks up every indexed word one edit away from it (a
    * letter changed, added, dropped, or two neighbours swapped: `reflgo` → `reflog`, `comit` →
-   * `commit`), at most 8 of them, the most common first.
+   * `commit`), at most 4 of them, the most common first; at most 3 such words a query, none with a
+   * digit.
    * @defaultValue 0.5
    */
   readonly typoWeight?: number;
@@ -191,7 +192,14 @@ const KIND_WEIGHT = 1;
  * other words (`mark` / `park`, `pods` / `pode`). Corrections of one word: at most this many.
  */
 const MIN_TYPO = 5;
-const MAX_CORRECTIONS = 8;
+const MAX_CORRECTIONS = 4;
+/**
+ * Unknown words of one query corrected at most (each costs about 54 look-ups per letter, and its
+ * corrections' postings): a query with more unknown words is mostly words the catalog lacks, not typos.
+ */
+const MAX_TYPO_WORDS = 3;
+/** A word with a digit is a value (an id, a size, a port), not a misspelt word. */
+const HAS_DIGIT = /[0-9]/;
 /** Default weight of a correction: half an exact match, as a value's words count (not fitted to data). */
 const TYPO_WEIGHT = 0.5;
 
@@ -1141,34 +1149,40 @@ export class SearchIndex {
   /**
    * Adds, at `typoWeight`, the indexed words one edit away from a query word no tool contains
    * (`reflgo` → `reflog`). Compared stem to stem and, since a misspelling often stems differently
-   * (`calender` → `calend`), the word as typed to the stems. One pass over the vocabulary per
-   * unknown word, only for those.
+   * (`calender` → `calend`), the word as typed to the stems. Each word one edit away is looked
+   * up (about 54 per letter, at most `MAX_TYPO_WORDS` unknown words a query, `MAX_CORRECTIONS` each): the cost does not
+   * grow with the catalog.
    */
   private addCorrections(
     words: readonly string[],
     split: ReadonlySet<string>,
     add: (term: string, weight?: number) => boolean,
   ): void {
+    let corrected = 0;
     for (const word of new Set(words)) {
       if (word.length < MIN_TYPO || word.length > MAX_COMPOUND || split.has(word) || isStopWord(word)) continue;
+      if (HAS_DIGIT.test(word)) continue;
       const stemmed = stemWord(word);
       if (this.known(stemmed)) continue;
-      // A stem cut short (`testing` → `test`) is as ambiguous as a short word: compared as typed only.
-      const byStem = stemmed.length >= MIN_TYPO;
-      const found: number[] = [];
-      for (const [term, id] of this.termIds) {
-        if (term.length < MIN_TYPO - 1 || (this.postingLive[id] as number) === 0) continue;
-        if (Math.abs(term.length - word.length) > 1 && !(byStem && Math.abs(term.length - stemmed.length) <= 1)) continue;
-        if ((byStem && oneEditApart(stemmed, term)) || oneEditApart(word, term)) found.push(id);
-      }
+      if (++corrected > MAX_TYPO_WORDS) return;
+      // A stem cut short (`testing` → `test`) is as ambiguous as a short word: looked up as typed only.
+      const found = new Set<number>();
+      const visit = (candidate: string) => {
+        if (candidate.length < MIN_TYPO - 1) return;
+        const id = this.termIds.get(candidate);
+        if (id !== undefined && (this.postingLive[id] as number) > 0) found.add(id);
+      };
+      if (stemmed.length >= MIN_TYPO && stemmed !== word) forEachOneEdit(stemmed, visit);
+      forEachOneEdit(word, visit);
+      found.delete(this.termIds.get(stemmed) ?? -1);
       // Ties by the word, not the id: ids are reused as words die, and the same tools must rank alike.
       const names = this.termNames;
-      found.sort(
+      const ranked = [...found].sort(
         (a, b) =>
           (this.postingLive[b] as number) - (this.postingLive[a] as number) ||
           ((names[a] as string) < (names[b] as string) ? -1 : 1),
       );
-      for (const id of found.slice(0, MAX_CORRECTIONS)) add(this.termNames[id] as string, this.typoWeight);
+      for (const id of ranked.slice(0, MAX_CORRECTIONS)) add(this.termNames[id] as string, this.typoWeight);
     }
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { oneEditApart } from "./typo.js";
+import { seededRandom } from "../../bench/stats.js";
+import { forEachOneEdit, oneEditApart } from "./typo.js";
 
 describe("oneEditApart", () => {
   it.each([
@@ -24,5 +25,26 @@ describe("oneEditApart", () => {
     ["abc", "acbd"],
   ])("%s and %s are not", (a, b) => {
     expect(oneEditApart(a, b)).toBe(false);
+  });
+});
+
+describe("forEachOneEdit", () => {
+  it("visits exactly the words one edit away (against oneEditApart, over random words)", () => {
+    const random = seededRandom(3);
+    const letters = "abcde";
+    const word = (length: number) =>
+      Array.from({ length }, () => letters[Math.floor(random() * letters.length)] as string).join("");
+    for (let round = 0; round < 200; round++) {
+      const source = word(2 + Math.floor(random() * 5));
+      const visited = new Set<string>();
+      forEachOneEdit(source, (candidate) => visited.add(candidate));
+      visited.delete(source);
+      for (const candidate of visited) expect(oneEditApart(source, candidate), `${source} ${candidate}`).toBe(true);
+      // Every word over the same letters one edit away is visited.
+      for (let other = 0; other < 200; other++) {
+        const probe = word(source.length - 1 + Math.floor(random() * 3));
+        if (oneEditApart(source, probe)) expect(visited.has(probe), `${source} ${probe}`).toBe(true);
+      }
+    }
   });
 });
