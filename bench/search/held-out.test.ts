@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { mcpRobustnessDataset } from "./datasets.js";
 import { bootstrap, compare, heldOutDatasets, type MetricIntervals, rankBoth } from "./held-out.js";
 
 /**
@@ -9,6 +10,16 @@ import { bootstrap, compare, heldOutDatasets, type MetricIntervals, rankBoth } f
  */
 describe("held-out retrieval: the ranker is not significantly worse than plain BM25", () => {
   const comparisons = heldOutDatasets().flatMap((dataset) => compare("held-out", dataset));
+
+  it("robustness set: 153 queries with unique ids, every gold id a tool of the two held-out catalogs", () => {
+    const set = mcpRobustnessDataset();
+    const ids = new Set(set.tools.map((tool) => tool.id));
+    expect(ids.size).toBe(378);
+    expect(set.queries).toHaveLength(153);
+    expect(new Set(set.queries.map((query) => query.id)).size).toBe(153);
+    expect(set.queries.filter((query) => query.gold.length === 0 || !query.gold.every((id) => ids.has(id)))).toEqual([]);
+    expect(set.queries.filter((query) => query.gold.length > 1)).toHaveLength(5);
+  });
 
   it("covers the three held-out sets and the eight query kinds", () => {
     expect(comparisons.filter((row) => row.slice === "all").map((row) => row.queries)).toEqual([191, 250, 153]);

@@ -1133,8 +1133,8 @@ export class SearchIndex {
   }
 
   /**
-   * Adds two neighbouring words run together where a tool name has them as one word (`heap
-   * snapshot` → `heapsnapshot`, `free busy` → `freebusy`): the reverse of a compound split.
+   * Adds two neighbouring words run together where a tool name has them as one word
+   * (`heap snapshot` → `heapsnapshot`, `free busy` → `freebusy`): the reverse of a compound split.
    */
   private addJoinedWords(words: readonly string[], add: (term: string) => boolean): void {
     for (let i = 0; i + 1 < words.length; i++) {
