@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { spawnSync } from "node:child_process";
@@ -21,6 +21,7 @@ import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
 import { blindHeldOutDatasets, retrievalDatasets } from "./search/datasets.js";
+import { compareSplits, renderHeldOut } from "./search/held-out.js";
 import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
@@ -62,6 +63,7 @@ const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { mach
 // Sections that add their own markdown to the summary, in README order. Each saves its markdown
 // with its results, so a run with --only keeps the others' figures from their last run.
 const EXTRA_SECTIONS = [
+  { section: "search-held-out", file: "search-held-out" },
   { section: "registry-scale", file: "registry-scale" },
   { section: "grep", file: "grep" },
   { section: "file-integrity", file: "file-integrity" },
@@ -80,6 +82,12 @@ if (wanted("search-quality")) {
   );
   results.searchQuality = await measureSearchQuality([...datasets, ...blindHeldOutDatasets()], embedder);
   save("search-quality", { machine, results: results.searchQuality });
+}
+if (wanted("search-held-out")) {
+  const heldOut = compareSplits();
+  const markdown = [renderHeldOut(heldOut)];
+  extras.set("search-held-out", markdown);
+  save("search-held-out", { machine, results: heldOut, markdown });
 }
 if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);

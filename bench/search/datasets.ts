@@ -73,11 +73,11 @@ export function mcpHeldOutDataset(): RetrievalDataset {
   return mcpDataset("mcp-heldout", "MCP held-out servers", "evaluation");
 }
 
-function mcpDataset(folder: string, name: string, role: RetrievalDataset["role"]): RetrievalDataset {
+function mcpTools(folder: string, name: string): RetrievalDataset["tools"] {
   const directory = join(dataDirectory, folder);
   if (!existsSync(join(directory, "tools.jsonl"))) throw new Error(`${name} data not found in ${directory}.`);
   const records = readJsonLines(join(directory, "tools.jsonl")) as unknown as McpToolRecord[];
-  const tools = records.map((record) => ({
+  return records.map((record) => ({
     id: record.id,
     definition: defineTool({
       name: `mcp_${record.server.replace(/[^a-zA-Z0-9_]/g, "_")}_${record.name}`.slice(0, 64),
@@ -97,12 +97,35 @@ function mcpDataset(folder: string, name: string, role: RetrievalDataset["role"]
       handler: () => "",
     }),
   }));
-  const queries = readJsonLines(join(directory, "queries.jsonl")).map((row) => ({
+}
+
+function mcpDataset(folder: string, name: string, role: RetrievalDataset["role"]): RetrievalDataset {
+  const tools = mcpTools(folder, name);
+  const queries = readJsonLines(join(dataDirectory, folder, "queries.jsonl")).map((row) => ({
     id: String(row.id),
     query: String(row.query),
     gold: (row.gold_tool_ids as string[]).map(String),
   }));
   return { name, role, tools, queries };
+}
+
+/**
+ * The robustness set (bench/data/mcp-robustness): 153 queries written by another procedure than the
+ * other sets (abbreviations, identifier-like names, typos, one or two words, long task descriptions,
+ * server names, non-English function words, paraphrases), each asking for one tool, over the union
+ * of both held-out catalogs (378 tools of 26 servers). Gold tools are alternatives (`goldMode
+ * "any"`). Committed before any ranker ran on it; reported only.
+ */
+export function mcpRobustnessDataset(): RetrievalDataset {
+  const tools = [...mcpTools("mcp-heldout", "MCP held-out servers"), ...mcpTools("mcp-heldout-2", "MCP blind held-out 2")];
+  const queries = readJsonLines(join(dataDirectory, "mcp-robustness", "queries.jsonl")).map((row) => ({
+    id: String(row.id),
+    query: String(row.query),
+    gold: (row.gold_tool_ids as string[]).map(String),
+    kind: String(row.kind),
+    goldMode: "any" as const,
+  }));
+  return { name: "MCP robustness (held-out)", role: "evaluation", tools, queries };
 }
 
 /**

@@ -15,6 +15,13 @@ export interface LabelledQuery {
   readonly id: string;
   readonly query: string;
   readonly gold: readonly string[];
+  /** What the query tests (the robustness set's `kind`: `typo`, `abbrev`, ...), where the set says. */
+  readonly kind?: string;
+  /**
+   * `"any"`: the gold tools are alternatives, any one answers the query (the robustness set);
+   * otherwise all of them are needed.
+   */
+  readonly goldMode?: "all" | "any";
 }
 
 /** The MetaTool development set. */

@@ -1,7 +1,10 @@
 /**
  * A/B of two SearchIndex implementations on the same synthetic catalog and queries, interleaved in
  * one process: each round runs every query on the old index and the new one (alternating which
- * goes first); rankings are compared, and raw and best-of-5 latencies reported with the load.
+ * goes first); rankings are compared, and raw and best-of-5 latencies and the CPU time of each
+ * side (process.cpuUsage around each search) reported with the load. The queries: those of the
+ * speed bench plus the robustness set's (typos, identifiers, abbreviations: the words no tool
+ * contains that the typo correction scans the vocabulary for).
  * The old index is a file holding an earlier `search-index.ts` (set SLOW=1 to list the five
  * slowest queries of the new one), e.g.
  *   git show 062ad0b:src/search/search-index.ts > src/search/search-index-baseline.ts
@@ -13,7 +16,7 @@ import { createRegistry } from "../../src/index.js";
 import { searchDocumentOf } from "../../src/registry/search-document.js";
 import { SearchIndex } from "../../src/search/search-index.js";
 import { collectGarbage, percentile, round } from "../stats.js";
-import { retrievalDatasets } from "./datasets.js";
+import { mcpRobustnessDataset, retrievalDatasets } from "./datasets.js";
 import { loadMetatool } from "./metatool-data.js";
 import { speedQueries } from "./search-speed.js";
 import { syntheticCatalog } from "./synthetic-catalog.js";
@@ -25,7 +28,7 @@ const sizes = process.argv
   .map(Number)
   .filter((n) => n > 0);
 const data = loadMetatool();
-const queries = speedQueries(retrievalDatasets());
+const queries = [...speedQueries(retrievalDatasets()), ...mcpRobustnessDataset().queries.map((query) => query.query)];
 for (const size of sizes.length > 0 ? sizes : [20_000, 100_000]) {
   const documents = createRegistry({ tools: syntheticCatalog(data, size) })
     .list()
@@ -52,14 +55,18 @@ for (const size of sizes.length > 0 ? sizes : [20_000, 100_000]) {
   const slow: [number, string][] = [];
   const bestA = new Array<number>(queries.length).fill(Number.POSITIVE_INFINITY);
   const bestB = new Array<number>(queries.length).fill(Number.POSITIVE_INFINITY);
+  const cpu = [0, 0];
   for (let r = 0; r < 5; r++) {
     for (const [i, q] of queries.entries()) {
       const first = (r + i) % 2 === 0;
       for (const which of first ? [0, 1] : [1, 0]) {
         const index = which === 0 ? a : b;
+        const c = process.cpuUsage();
         const s = performance.now();
         index.search(q, 10);
         const e = performance.now() - s;
+        const used = process.cpuUsage(c);
+        cpu[which] = (cpu[which] as number) + (used.user + used.system) / 1000;
         (which === 0 ? ta : tb).push(e);
         const best = which === 0 ? bestA : bestB;
         best[i] = Math.min(best[i] as number, e);
@@ -85,8 +92,8 @@ for (const size of sizes.length > 0 ? sizes : [20_000, 100_000]) {
       t.reduce((x, y) => x + y, 0),
       1,
     );
-  console.log(`  old: ${f(ta)} | best of 5: ${f(bestA)} total ${sum(bestA)} ms`);
-  console.log(`  new: ${f(tb)} | best of 5: ${f(bestB)} total ${sum(bestB)} ms`);
+  console.log(`  old: ${f(ta)} | best of 5: ${f(bestA)} total ${sum(bestA)} ms | CPU ${round(cpu[0] as number, 1)} ms`);
+  console.log(`  new: ${f(tb)} | best of 5: ${f(bestB)} total ${sum(bestB)} ms | CPU ${round(cpu[1] as number, 1)} ms`);
   if (process.env.SLOW)
     for (const [e, q] of slow.sort((x, y) => y[0] - x[0]).slice(0, 5))
       console.log(`  ${e.toFixed(2)} ${q.split(" ").length}w ${q.slice(0, 80)}`);

@@ -77,7 +77,7 @@ export const CONFIGURATIONS: readonly RankerConfiguration[] = [
 ];
 
 /** All the words the catalog sees of a tool, in one field, for the plain BM25 floor. */
-function plainText(document: SearchDocument): string {
+export function plainText(document: SearchDocument): string {
   return [
     document.name,
     document.title ?? "",
@@ -86,7 +86,8 @@ function plainText(document: SearchDocument): string {
   ].join(" ");
 }
 
-interface Prepared {
+/** A data set registered as `connectMcpServers` would, with its search documents. */
+export interface Prepared {
   readonly dataset: RetrievalDataset;
   readonly documents: readonly SearchDocument[];
   /** Registered name → data set id. */
@@ -95,7 +96,8 @@ interface Prepared {
   readonly zeroOverlap: readonly (readonly string[])[];
 }
 
-function prepare(dataset: RetrievalDataset): Prepared {
+/** Registers a data set's tools and reads back their search documents. */
+export function prepare(dataset: RetrievalDataset): Prepared {
   const registry = createRegistry({ tools: dataset.tools.map((tool) => tool.definition) });
   const idOf = new Map<string, string>();
   const documents: SearchDocument[] = [];

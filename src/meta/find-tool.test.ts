@@ -23,6 +23,14 @@ describe("find_tool", () => {
     expect(found.message).toMatch(/call them directly/);
   });
 
+  it("finds a tool through a misspelt query word, and not with typoWeight 0 (positive control)", async () => {
+    const run = createRegistry({ tools: sampleTools() }).createRun();
+    const found = output(await run.call("find_tool", { query: "serach the comit histroy", limit: 1 }));
+    expect(found.activated.map((tool) => tool.name)).toEqual(["git_log_search"]);
+    const off = createRegistry({ tools: sampleTools(), search: { typoWeight: 0 } }).createRun();
+    expect(output(await off.call("find_tool", { query: "serach the comit histroy", limit: 1 })).activated).toEqual([]);
+  });
+
   it("matches parameter names and descriptions and tags", async () => {
     const run = createRegistry({ tools: sampleTools() }).createRun();
     expect(output(await run.call("find_tool", { query: "url", limit: 1 })).activated[0]?.name).toBe("web_fetch");

@@ -41,6 +41,42 @@ describe("SearchIndex", () => {
     expect(new SearchIndex({ splitCompounds: false }).search("readfile")).toEqual([]);
   });
 
+  it("joins two query words that a tool name runs together (heap snapshot -> take_heapsnapshot)", () => {
+    const search = new SearchIndex();
+    search.set({ name: "take_heapsnapshot", description: "Capture a heap snapshot of the page's memory." });
+    search.set({ name: "browser_snapshot", description: "Capture an accessibility snapshot of the page." });
+    search.set({ name: "take_screenshot", description: "Take a screenshot of the page." });
+    expect(search.search("heap snapshot", 1)[0]?.name).toBe("take_heapsnapshot");
+    // Control: without it the short name that holds one of the words ranks first.
+    const plain = new SearchIndex({ splitCompounds: false });
+    for (const name of ["take_heapsnapshot", "browser_snapshot", "take_screenshot"])
+      plain.set({ name, description: name === "take_screenshot" ? "Take a screenshot of the page." : "Capture a snapshot." });
+    expect(plain.search("heap snapshot", 1)[0]?.name).not.toBe("take_heapsnapshot");
+  });
+
+  it("corrects a misspelt query word to the indexed words one edit away, below an exact match", () => {
+    const search = new SearchIndex();
+    search.set({ name: "git_reflog", description: "View the reference logs of branch tips." });
+    search.set({ name: "git_log", description: "View commit history." });
+    search.set({ name: "git_commit", description: "Record staged changes." });
+    search.set({ name: "git_status", description: "Show the working tree status." });
+    expect(search.search("show the reflgo", 1)[0]?.name).toBe("git_reflog");
+    expect(search.search("comit the staged changes", 1)[0]?.name).toBe("git_commit");
+    // A correction counts typoWeight (0.5) of an exact match: the same word spelt right scores more.
+    const misspelt = search.search("reflgo", 1)[0]?.score ?? 0;
+    const exact = search.search("reflog", 1)[0]?.score ?? 0;
+    expect(misspelt).toBeGreaterThan(0);
+    expect(misspelt).toBeLessThan(exact);
+    // Bounds: words under 5 letters, and stems cut under 5 (`testing` -> `test`), are not corrected.
+    expect(search.search("stat")).toEqual([]);
+    expect(search.search("lgo")).toEqual([]);
+    // Off: typoWeight 0.
+    const off = new SearchIndex({ typoWeight: 0 });
+    off.set({ name: "git_reflog", description: "View the reference logs of branch tips." });
+    expect(off.search("reflgo")).toEqual([]);
+    expect(() => new SearchIndex({ typoWeight: 2 })).toThrow(RangeError);
+  });
+
   it("takes the server from the mcp_server tag or the name prefix, and ranks by it", () => {
     const search = new SearchIndex();
     search.set({ name: "mcp_github_create_issue", description: "Create an issue.", tags: ["mcp", "mcp_server:github"] });

@@ -5,6 +5,7 @@ import { querySpans } from "./query-arguments.js";
 import { type RelatedWords, relatedWords } from "./related-words.js";
 import { isStopWord, rawWords, stemWord, tokenize } from "./tokenize.js";
 import { TopK } from "./top-k.js";
+import { forEachOneEdit } from "./typo.js";
 
 /**
  * What the index knows of a tool.
@@ -65,10 +66,21 @@ export interface SearchIndexOptions {
   readonly k1?: number;
   /**
    * Split a query word that no tool contains into two that tools do contain (`readfile` →
-   * `read file`), as names are split.
+   * `read file`), as names are split; and join two neighbouring query words that a tool name has
+   * run together (`heap snapshot` → `heapsnapshot`).
    * @defaultValue true
    */
   readonly splitCompounds?: boolean;
+  /**
+   * How much a correction of a misspelt query word counts, as a fraction of an exact match's
+   * weight; 0 turns it off. A query word of 5 or more letters that no tool contains (and that does
+   * not split into two name words) also looks up every indexed word one edit away from it (a
+   * letter changed, added, dropped, or two neighbours swapped: `reflgo` → `reflog`, `comit` →
+   * `commit`), at most 4 of them, the most common first; at most 3 such words a query, none with a
+   * digit.
+   * @defaultValue 0.5
+   */
+  readonly typoWeight?: number;
   /**
    * How far (relative) an average field length may drift from the one the last search used before
    * the stored term weights are all recomputed, at the next search. 0 recomputes after every
@@ -175,6 +187,21 @@ const SERVER_TAG = "mcp_server:";
  */
 const VALUE_WEIGHT = 0.5;
 const KIND_WEIGHT = 1;
+/**
+ * Query words shorter than this are not corrected: one edit away from a 4-letter word lie too many
+ * other words (`mark` / `park`, `pods` / `pode`). Corrections of one word: at most this many.
+ */
+const MIN_TYPO = 5;
+const MAX_CORRECTIONS = 4;
+/**
+ * Unknown words of one query corrected at most (each costs about 54 look-ups per letter, and its
+ * corrections' postings): a query with more unknown words is mostly words the catalog lacks, not typos.
+ */
+const MAX_TYPO_WORDS = 3;
+/** A word with a digit is a value (an id, a size, a port), not a misspelt word. */
+const HAS_DIGIT = /[0-9]/;
+/** Default weight of a correction: half an exact match, as a value's words count (not fitted to data). */
+const TYPO_WEIGHT = 0.5;
 
 /** Exact equality: weights computed under averages one ulp apart would give other scores. */
 function sameValues(a: Float64Array, b: Float64Array): boolean {
@@ -210,6 +237,7 @@ export class SearchIndex {
   private readonly k1: number;
   private readonly splitCompounds: boolean;
   private readonly relatedWeight: number;
+  private readonly typoWeight: number;
   private readonly extraRelatedWords: readonly string[];
   private readonly queryValues: boolean;
   private related: RelatedWords | undefined;
@@ -356,6 +384,9 @@ export class SearchIndex {
     this.relatedWeight = options.relatedWeight ?? 0.4;
     if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
       throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
+    this.typoWeight = options.typoWeight ?? TYPO_WEIGHT;
+    if (!(this.typoWeight >= 0 && this.typoWeight <= 1))
+      throw new RangeError(`typoWeight must be between 0 and 1, got ${String(options.typoWeight)}.`);
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
     this.queryValues = options.queryValues ?? true;
     this.windowScores = new Float64Array(this.windowSlots);
@@ -1078,16 +1109,80 @@ export class SearchIndex {
       for (const term of tokenize(plain, { keepStopWords: true }))
         for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
     }
-    if (this.splitCompounds) this.addCompoundParts(plain, add);
+    const words = rawWords(plain);
+    const split = this.splitCompounds ? this.addCompoundParts(words, add) : new Set<string>();
+    if (this.splitCompounds) this.addJoinedWords(words, add);
+    if (this.typoWeight > 0) this.addCorrections(words, split, add);
     return ids;
   }
 
-  /** Adds the parts of `text`'s run-together words that no tool contains (`readfile` → `read`, `file`). */
-  private addCompoundParts(text: string, add: (term: string) => boolean): void {
-    for (const word of rawWords(text)) {
+  /**
+   * Adds the parts of run-together words that no tool contains (`readfile` → `read`, `file`);
+   * returns the words split.
+   */
+  private addCompoundParts(words: readonly string[], add: (term: string) => boolean): Set<string> {
+    const split = new Set<string>();
+    for (const word of words) {
       if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || isStopWord(word) || this.known(stemWord(word))) continue;
       const parts = this.compoundParts(word);
-      if (parts !== undefined) for (const part of parts) add(part);
+      if (parts === undefined) continue;
+      split.add(word);
+      for (const part of parts) add(part);
+    }
+    return split;
+  }
+
+  /**
+   * Adds two neighbouring words run together where a tool name has them as one word
+   * (`heap snapshot` → `heapsnapshot`, `free busy` → `freebusy`): the reverse of a compound split.
+   */
+  private addJoinedWords(words: readonly string[], add: (term: string) => boolean): void {
+    for (let i = 0; i + 1 < words.length; i++) {
+      const left = words[i] as string;
+      const right = words[i + 1] as string;
+      if (isStopWord(left) || isStopWord(right) || left.length + right.length > MAX_COMPOUND) continue;
+      const joined = stemWord(left + right);
+      if (this.inSomeName(joined)) add(joined);
+    }
+  }
+
+  /**
+   * Adds, at `typoWeight`, the indexed words one edit away from a query word no tool contains
+   * (`reflgo` → `reflog`). Compared stem to stem and, since a misspelling often stems differently
+   * (`calender` → `calend`), the word as typed to the stems. Each word one edit away is looked
+   * up (about 54 per letter, at most `MAX_TYPO_WORDS` unknown words a query, `MAX_CORRECTIONS` each): the cost does not
+   * grow with the catalog.
+   */
+  private addCorrections(
+    words: readonly string[],
+    split: ReadonlySet<string>,
+    add: (term: string, weight?: number) => boolean,
+  ): void {
+    let corrected = 0;
+    for (const word of new Set(words)) {
+      if (word.length < MIN_TYPO || word.length > MAX_COMPOUND || split.has(word) || isStopWord(word)) continue;
+      if (HAS_DIGIT.test(word)) continue;
+      const stemmed = stemWord(word);
+      if (this.known(stemmed)) continue;
+      if (++corrected > MAX_TYPO_WORDS) return;
+      // A stem cut short (`testing` → `test`) is as ambiguous as a short word: looked up as typed only.
+      const found = new Set<number>();
+      const visit = (candidate: string) => {
+        if (candidate.length < MIN_TYPO - 1) return;
+        const id = this.termIds.get(candidate);
+        if (id !== undefined && (this.postingLive[id] as number) > 0) found.add(id);
+      };
+      if (stemmed.length >= MIN_TYPO && stemmed !== word) forEachOneEdit(stemmed, visit);
+      forEachOneEdit(word, visit);
+      found.delete(this.termIds.get(stemmed) ?? -1);
+      // Ties by the word, not the id: ids are reused as words die, and the same tools must rank alike.
+      const names = this.termNames;
+      const ranked = [...found].sort(
+        (a, b) =>
+          (this.postingLive[b] as number) - (this.postingLive[a] as number) ||
+          ((names[a] as string) < (names[b] as string) ? -1 : 1),
+      );
+      for (const id of ranked.slice(0, MAX_CORRECTIONS)) add(this.termNames[id] as string, this.typoWeight);
     }
   }
 
