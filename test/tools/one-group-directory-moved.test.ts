@@ -8,15 +8,17 @@
  * temporary file of the change shows up; the file is large (16 MB), so the move lands while it is
  * written and flushed, before the commit point.
  */
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
 import { fileVersion } from "../../src/tools/fs/file-version.js";
-import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { createFileTools } from "../../src/tools/index.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -75,8 +77,8 @@ async function call(tool: Tool, parent: string): Promise<ToolCallResult> {
 }
 
 /** Runs the call while directory-mover.mjs watches `parent` and moves `victim` to "away" (`--no-replacement`: nothing put back). */
-async function callWhileMoving(tool: Tool, parent: string, victim: string, replacement: boolean) {
-  const options = replacement ? ["--ready"] : ["--ready", "--no-replacement"];
+async function callWhileMoving(tool: Tool, parent: string, victim: string, replacement: boolean, extra: readonly string[] = []) {
+  const options = [...(replacement ? ["--ready"] : ["--ready", "--no-replacement"]), ...extra];
   const moving = spawn(process.execPath, [mover, workspace, parent, victim, "away", ...options], {
     stdio: ["ignore", "pipe", "ignore"],
   });
@@ -100,6 +102,8 @@ async function leftBehind(): Promise<{ temporaries: string[]; logs: string[] }> 
   const logs = (await readdir(intentDirectory(workspace)).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
   return { temporaries, logs };
 }
+
+const CAN_IMMUTABLE = immutableWorks();
 
 const TOOLS: readonly Tool[] = ["apply_patch", "write", "edit"];
 /** The file's directory itself moved, or its parent (the grandparent of the file). */
@@ -153,4 +157,60 @@ describe("one-group change: a parent directory moved while the change is made", 
       }
     }, 120_000);
   }
+
+  it.skipIf(!CAN_IMMUTABLE)(
+    "a temporary file that cannot be removed from the moved directory stays named by an abandoned log until the directory is back",
+    async () => {
+      // As on the grouped path: the log, with the directory's device and inode, is all that names
+      // the new content left in the moved directory. The mover makes that directory immutable.
+      const away = path.join(workspace, "away");
+      let outcome = await callWhileMoving("write", "dir", "dir", true, ["--immutable"]);
+      for (let attempt = 1; outcome.said !== "moved" && attempt < 5; attempt++) {
+        expect(outcome.result.ok, JSON.stringify(outcome.result)).toBe(true);
+        await seed();
+        outcome = await callWhileMoving("write", "dir", "dir", true, ["--immutable"]);
+      }
+      let left: Awaited<ReturnType<typeof leftBehind>>;
+      let logged: { abandoned?: boolean; entries: { temporary?: string; identity?: string }[] }[];
+      try {
+        expect(outcome.said).toBe("moved");
+        expect(outcome.result).toMatchObject({ ok: false, error: { code: "version_conflict" } });
+        left = await leftBehind();
+        logged = await Promise.all(
+          left.logs.map(async (name) => JSON.parse(await readFile(path.join(intentDirectory(workspace), name), "utf8"))),
+        );
+      } finally {
+        execFileSync("chattr", ["-i", away]);
+      }
+      expect(left.temporaries.length).toBe(1);
+      expect(path.dirname(left.temporaries[0] as string)).toBe(path.join("ws", "away"));
+      expect(logged).toHaveLength(1);
+      expect(logged[0]?.abandoned).toBe(true);
+      expect(logged[0]?.entries.map((entry) => entry.temporary)).toEqual([path.basename(left.temporaries[0] as string)]);
+      expect(logged[0]?.entries[0]?.identity).toMatch(/^\d+:\d+$/);
+      // The directory back at its path, a recovery (the next process's; here called as a new
+      // process's first change would) removes the file and the log.
+      await rm(path.join(workspace, "dir"), { recursive: true });
+      await rename(away, path.join(workspace, "dir"));
+      await recoverNow(createConfinedFileScope(workspace));
+      expect(await leftBehind()).toEqual({ temporaries: [], logs: [] });
+      expect((await readFile(path.join(workspace, "dir", "big.txt"))).equals(BIG)).toBe(true);
+    },
+    120_000,
+  );
 });
+
+/** True where `chattr +i` works here (root on a file system that has the flag, as ext4). */
+function immutableWorks(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = mkdtempSync(path.join(tmpdir(), "atc-chattr-"));
+  try {
+    execFileSync("chattr", ["+i", probe], { stdio: "ignore" });
+    execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}

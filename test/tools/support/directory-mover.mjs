@@ -3,7 +3,10 @@
 // at its path holding copies of its files and, recursively, of its directories (temporary files
 // left out), then prints "moved"; prints "never" after 60 s without one. Options after argv[5]:
 // "--no-replacement": nothing is put at its path; "--ready": prints "watching" once it has looked
-// the first time (a test starts its change after that line, so the mover cannot miss it).
+// the first time (a test starts its change after that line, so the mover cannot miss it);
+// "--immutable": the moved directory is made immutable (`chattr +i`, root on ext4), so nothing in
+// it can be removed until the test lifts it.
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 
@@ -30,6 +33,7 @@ while (Date.now() < deadline) {
   if (names.some((name) => name.startsWith(".atc-"))) {
     const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
     renameSync(from, to);
+    if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
     if (!options.includes("--no-replacement")) copyTree(to, from);
     process.stdout.write("moved\n");
     process.exit(0);
