@@ -1,20 +1,40 @@
 // Moves a directory away under a change: once a temporary file of a change (`.atc-*`) shows up in
 // directory argv[3] of workspace argv[2], renames directory argv[4] to argv[5] and puts a new one
-// at its path holding copies of its files (temporary files left out), then prints "moved"; prints
-// "never" after 60 s without one. With argv[6] "--no-replacement": nothing is put at its path.
+// at its path holding copies of its files and, recursively, of its directories (temporary files
+// left out), then prints "moved"; prints "never" after 60 s without one. Options after argv[5]:
+// "--no-replacement": nothing is put at its path; "--ready": prints "watching" once it has looked
+// the first time (a test starts its change after that line, so the mover cannot miss it);
+// "--immutable": the moved directory is made immutable (`chattr +i`, root on ext4), so nothing in
+// it can be removed until the test lifts it.
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 
-const [workspace, watched, victim, away, option] = process.argv.slice(2);
+const [workspace, watched, victim, away, ...options] = process.argv.slice(2);
+
+/** Copies directory `from`'s entries to a new directory `to`, recursively, temporary files left out. */
+function copyTree(from, to) {
+  mkdirSync(to);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.name.startsWith(".atc-")) continue;
+    if (entry.isDirectory()) copyTree(path.join(from, entry.name), path.join(to, entry.name));
+    else copyFileSync(path.join(from, entry.name), path.join(to, entry.name));
+  }
+}
+
 const deadline = Date.now() + 60_000;
+let announced = !options.includes("--ready");
 while (Date.now() < deadline) {
-  if (readdirSync(path.join(workspace, watched)).some((name) => name.startsWith(".atc-"))) {
+  const names = readdirSync(path.join(workspace, watched));
+  if (!announced) {
+    process.stdout.write("watching\n");
+    announced = true;
+  }
+  if (names.some((name) => name.startsWith(".atc-"))) {
     const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
     renameSync(from, to);
-    if (option !== "--no-replacement") {
-      mkdirSync(from);
-      for (const name of readdirSync(to)) if (!name.startsWith(".atc-")) copyFileSync(path.join(to, name), path.join(from, name));
-    }
+    if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
+    if (!options.includes("--no-replacement")) copyTree(to, from);
     process.stdout.write("moved\n");
     process.exit(0);
   }
