@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { hasErrorCode } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 
 /**
  * A variable's value: what `{{name}}` placeholders are replaced with.
@@ -155,8 +156,8 @@ export class RecipeDirectory {
     checkEntityName("Recipe", name);
     for (const extension of [".yaml", ".yml"]) {
       const file = path.join(this.directory, `${name}${extension}`);
-      const text = await readFile(file, "utf8").catch((error: unknown) => {
-        if (hasErrorCode(error, "ENOENT")) return undefined;
+      const text = await readHostTextFile(file).catch((error: unknown) => {
+        if (error instanceof UnreadableHostFileError) throw invalid(`${name}${extension}`, error.message);
         throw error;
       });
       if (text !== undefined) return parseRecipe(text, name, `${name}${extension}`);

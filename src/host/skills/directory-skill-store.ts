@@ -1,8 +1,9 @@
-import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import type { BrokenSkill, ManagedSkillStore } from "./skill-store.js";
 
@@ -52,12 +53,20 @@ export class DirectorySkillStore implements ManagedSkillStore {
     return text === undefined ? undefined : parseSkillDocument(text, name);
   }
 
-  /** The raw text of a skill's file, or `undefined`. */
+  /**
+   * The raw text of a skill's file, or `undefined`.
+   * @throws ToolError `invalid_skill` when its `SKILL.md` is not a regular file (a FIFO, a
+   * directory) or is over 4 MiB: reported as broken, never waited on.
+   */
   async readText(name: string): Promise<string | undefined> {
     try {
-      return await readFile(this.fileOf(name), "utf8");
+      return await readHostTextFile(this.fileOf(name));
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
+      if (error instanceof UnreadableHostFileError) {
+        throw new ToolError("invalid_skill", `${name}/${SKILL_FILE_NAME}: ${error.message}.`, {
+          hint: "The host must replace or remove this file; pick another skill.",
+        });
+      }
       throw error;
     }
   }
