@@ -99,6 +99,8 @@ export function parseRecipe(text: string, name: string, source = `${name}.yaml`)
   } catch (error) {
     if (error instanceof YAMLParseError)
       throw invalid(source, `malformed YAML: ${error.message.split("\n")[0] ?? error.message}`);
+    // The parser's other refusals (an alias bomb's "Excessive alias count") are about the file too.
+    if (error instanceof Error) throw invalid(source, `the YAML cannot be read: ${error.message}`);
     throw error;
   }
   if (!isRecord(document)) throw invalid(source, "the file must be a YAML mapping with description and steps.");
