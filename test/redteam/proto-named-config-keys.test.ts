@@ -5,6 +5,7 @@
  * host turned off stayed on, without a word.
  */
 import { createRegistry, defineTool, parseToolConfig } from "agent-tool-catalog";
+import { RedisApprovalBroker } from "agent-tool-catalog/redis";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -21,5 +22,29 @@ describe("[tools.load_mode] keyed by a tool named __proto__", () => {
     expect(sent).not.toContain("constructor");
     // Control: a tool the configuration does not name is sent.
     expect(sent).toContain("kept");
+  });
+});
+
+describe("the approval digest of arguments holding a __proto__ key", () => {
+  // The digest binds an approval to the arguments that were shown (approve(id, { argumentsDigest })).
+  // Its canonical form assigned each key into a plain object, so a "__proto__" field was dropped:
+  // two calls differing only there had one digest, and a request's input could be swapped there
+  // without the approval noticing.
+  const digest = (input: unknown) =>
+    RedisApprovalBroker.argumentsDigest({ runId: "r", callId: "c", toolName: "t", input: input as Record<string, unknown> });
+
+  it("differs when only the __proto__ field differs, or is missing", () => {
+    const shown = digest(JSON.parse('{"path":"a.txt","__proto__":{"mode":"safe"}}'));
+    expect(digest(JSON.parse('{"path":"a.txt","__proto__":{"mode":"destroy"}}'))).not.toBe(shown);
+    expect(digest(JSON.parse('{"path":"a.txt"}'))).not.toBe(shown);
+    expect(digest(JSON.parse('{"path":"a.txt","__proto__":"x"}'))).not.toBe(
+      digest(JSON.parse('{"path":"a.txt","__proto__":"y"}')),
+    );
+  });
+
+  it("control: key order does not change it", () => {
+    expect(digest(JSON.parse('{"b":1,"__proto__":{"y":2,"x":1},"a":2}'))).toBe(
+      digest(JSON.parse('{"a":2,"__proto__":{"x":1,"y":2},"b":1}')),
+    );
   });
 });
