@@ -20,7 +20,7 @@ describe("a zod 4 field named __proto__ beside an .int() field", () => {
     const run = createRegistry({ tools: [tool] }).createRun({});
     const schema = run.definitions().find((definition) => definition.name === "t")?.inputSchema as {
       properties: Record<string, { type?: string; maximum?: number }>;
-      required: string[];
+      required: readonly string[];
     };
     expect(Object.keys(schema.properties).sort()).toEqual(["__proto__", "count"]);
     expect(Object.getOwnPropertyDescriptor(schema.properties, "__proto__")?.value).toMatchObject({
