@@ -7,9 +7,14 @@
  * Approving needs the id of the request the person saw: a request withdrawn meanwhile (its call
  * aborted or timed out) and replaced by another call must not be approved in its place. Denying
  * without an id stays allowed, since denying the wrong request only refuses a call.
+ * Every request must carry `Authorization: Bearer <token>` (any local process can connect to
+ * 127.0.0.1), name the server's own loopback address in `Host` (a web page whose name was rebound
+ * to 127.0.0.1 sends its own) and come from no other site (`Origin`, `Sec-Fetch-Site`): a page the
+ * user has open must not list or decide approvals.
  * Run the demo (one call approved, one denied, over HTTP):
  *   npx tsx examples/approval-http-server.ts
  */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -65,10 +70,60 @@ async function pickRequest(
   };
 }
 
+/** Options of {@link createApprovalServer}. */
+export interface ApprovalServerOptions {
+  /** The secret every request must carry as `Authorization: Bearer <token>`; at least 16 characters. */
+  readonly token: string;
+  /** A request not received whole within this many ms is answered 408 and dropped (slowloris). @defaultValue 10000 */
+  readonly requestTimeoutMs?: number;
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** The loopback spellings of the server's own address, the only `Host` values served. */
+function ownHosts(server: Server): Set<string> {
+  const port = (server.address() as AddressInfo | null)?.port;
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+/**
+ * Why a request is refused before its route is looked at, or `undefined` to serve it: a foreign
+ * `Host` (DNS rebinding), another site's `Origin` or `Sec-Fetch-Site` (a page's cross-site POST),
+ * no or a wrong token (any other local process).
+ */
+function refusal(
+  server: Server,
+  tokenDigest: Buffer,
+  request: IncomingMessage,
+): { status: number; code: string; message: string } | undefined {
+  const hosts = ownHosts(server);
+  if (!hosts.has(request.headers.host ?? ""))
+    return { status: 403, code: "host_not_allowed", message: "the Host header must name this server's loopback address" };
+  const origin = request.headers.origin;
+  const site = request.headers["sec-fetch-site"];
+  const sameOrigin = origin === undefined || (origin.startsWith("http://") && hosts.has(origin.slice("http://".length)));
+  if (!sameOrigin || (site !== undefined && site !== "same-origin" && site !== "none"))
+    return { status: 403, code: "origin_not_allowed", message: "requests from another site are refused" };
+  const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+  if (given === undefined || !timingSafeEqual(digest(given), tokenDigest))
+    return { status: 401, code: "unauthorized", message: "send Authorization: Bearer <token>" };
+  return undefined;
+}
+
+function decodeRunId(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 async function handle(broker: ApprovalBroker, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const match = ROUTE.exec(new URL(request.url ?? "/", "http://localhost").pathname);
   if (match === null) return send(response, 404, { error: { code: "not_found", message: "unknown route" } });
-  const runId = decodeURIComponent(match[1] as string);
+  const runId = decodeRunId(match[1] as string);
+  if (runId === undefined)
+    return send(response, 400, { error: { code: "invalid_path", message: "the run id is not valid percent-encoding" } });
   const action = match[2] as "approvals" | "approve" | "deny";
   if (action === "approvals") {
     if (request.method !== "GET") return send(response, 405, { error: { code: "method_not_allowed", message: "use GET" } });
@@ -97,13 +152,30 @@ async function handle(broker: ApprovalBroker, request: IncomingMessage, response
   return send(response, 200, { id: picked.id, decision: action === "approve" ? "approved" : "denied" });
 }
 
-/** An HTTP server that answers approval requests of `broker` (usually `registry.approvals`). */
-export function createApprovalServer(broker: ApprovalBroker): Server {
-  return createServer((request, response) => {
-    handle(broker, request, response).catch((error: unknown) =>
-      send(response, 500, { error: { code: "internal", message: String(error) } }),
-    );
-  });
+/**
+ * An HTTP server that answers approval requests of `broker` (usually `registry.approvals`) for
+ * clients holding `options.token`; listen on a loopback address.
+ */
+export function createApprovalServer(broker: ApprovalBroker, options: ApprovalServerOptions): Server {
+  if (options.token.length < 16) throw new TypeError("createApprovalServer: the token must be at least 16 characters");
+  const tokenDigest = digest(options.token);
+  const requestTimeout = options.requestTimeoutMs ?? 10_000;
+  const server: Server = createServer(
+    // Node checks the request timeout every connectionsCheckingInterval: keep it well inside it.
+    { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1000, requestTimeout / 2) },
+    (request, response) => {
+      const refused = refusal(server, tokenDigest, request);
+      if (refused !== undefined) {
+        // Unread bodies are not waited for: the connection closes after the answer.
+        response.setHeader("connection", "close");
+        return send(response, refused.status, { error: { code: refused.code, message: refused.message } });
+      }
+      handle(broker, request, response).catch((error: unknown) =>
+        send(response, 500, { error: { code: "internal", message: String(error) } }),
+      );
+    },
+  );
+  return server;
 }
 
 /**
@@ -128,9 +200,11 @@ export async function main(log: (line: string) => void = console.log): Promise<{
     ],
   });
   const run = registry.createRun({ permissions: { approval: "destructive" } });
-  const server = createApprovalServer(registry.approvals);
+  const token = randomBytes(24).toString("base64url");
+  const server = createApprovalServer(registry.approvals, { token });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const authorization = { authorization: `Bearer ${token}` };
   const base = `http://127.0.0.1:${port}/runs/${encodeURIComponent(run.id)}`;
   log(`approval server on http://127.0.0.1:${port}`);
   const outputs: string[] = [];
@@ -147,11 +221,13 @@ export async function main(log: (line: string) => void = console.log): Promise<{
       });
       const call = run.call("delete_note", { title });
       await waiting;
-      const pending = (await (await fetch(`${base}/approvals`)).json()) as { approvals: { id: string; toolName: string }[] };
+      const pending = (await (await fetch(`${base}/approvals`, { headers: authorization })).json()) as {
+        approvals: { id: string; toolName: string }[];
+      };
       log(`GET  /approvals -> ${pending.approvals.map((request) => request.toolName).join(", ")} waiting`);
       const shown = pending.approvals[0]?.id;
       const body = decision === "deny" ? { reason: "keep my taxes" } : { approval_id: shown };
-      const answer = await fetch(`${base}/${decision}`, { method: "POST", body: JSON.stringify(body) });
+      const answer = await fetch(`${base}/${decision}`, { method: "POST", headers: authorization, body: JSON.stringify(body) });
       log(`POST /${decision} -> ${answer.status} ${JSON.stringify(await answer.json())}`);
       const result = await call;
       const output = result.ok ? String(result.output) : `${result.error.code}: ${result.error.message}`;

@@ -11,19 +11,25 @@ afterEach(() => {
 
 async function start() {
   const registry = createRegistry({ tools: sampleTools() });
-  const server = createApprovalServer(registry.approvals);
+  const token = "approval-test-token-0123456789";
+  const server = createApprovalServer(registry.approvals, { token });
+  const headers = { authorization: `Bearer ${token}` };
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const post = (path: string, body?: unknown) =>
-    fetch(`${base}${path}`, body === undefined ? { method: "POST" } : { method: "POST", body: JSON.stringify(body) }).then(
-      async (r) => ({
-        status: r.status,
-        body: await r.json(),
-      }),
-    );
+    fetch(
+      `${base}${path}`,
+      body === undefined ? { method: "POST", headers } : { method: "POST", headers, body: JSON.stringify(body) },
+    ).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+    }));
   const get = (path: string) =>
-    fetch(`${base}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { approvals: { id: string }[] } }));
+    fetch(`${base}${path}`, { headers }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { approvals: { id: string }[] },
+    }));
   return { registry, post, get };
 }
 

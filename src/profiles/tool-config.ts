@@ -71,7 +71,9 @@ export function parseToolConfig(toml: string, source = "configuration"): ToolCon
     for (const [name, mode] of Object.entries(tools.load_mode)) {
       if (!LOAD_MODES.includes(mode as LoadMode))
         throw invalid(source, `tools.load_mode.${name}`, `one of ${LOAD_MODES.join(", ")}`);
-      modes[name] = mode as LoadMode;
+      // An own property even for "__proto__" (a valid tool name): an assignment would set the
+      // prototype instead and drop the entry without a word.
+      Object.defineProperty(modes, name, { value: mode as LoadMode, enumerable: true, writable: true, configurable: true });
     }
     out.loadModes = modes;
   }

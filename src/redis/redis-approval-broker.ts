@@ -532,6 +532,11 @@ function canonicalJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonicalJson);
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = canonicalJson((value as Record<string, unknown>)[key]);
+  // Own properties even for "__proto__" (a valid field name): an assignment would set the
+  // prototype instead, and the digest would not see that field at all.
+  for (const key of Object.keys(value).sort()) {
+    const canonical = canonicalJson((value as Record<string, unknown>)[key]);
+    Object.defineProperty(out, key, { value: canonical, enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }

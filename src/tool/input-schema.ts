@@ -189,7 +189,13 @@ function withoutSafeIntegerBounds(value: unknown): unknown {
   for (const [key, entry] of Object.entries(value)) {
     if ((key === "maximum" && entry === Number.MAX_SAFE_INTEGER) || (key === "minimum" && entry === Number.MIN_SAFE_INTEGER))
       continue;
-    out[key] = withoutSafeIntegerBounds(entry);
+    // Defined, not assigned: a property named "__proto__" (round 12b) would set the prototype.
+    Object.defineProperty(out, key, {
+      value: withoutSafeIntegerBounds(entry),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -72,7 +72,9 @@ function plainObject(value: object, path: object[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = plain(readField(value, key), path);
-    if (item !== undefined) out[key] = item;
+    // Defined, not assigned: an output key "__proto__" would set the prototype and vanish.
+    if (item !== undefined)
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

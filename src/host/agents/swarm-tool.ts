@@ -105,7 +105,22 @@ function reasonOf(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : "Cancelled.";
 }
 
-/** Runs one member to its end; never rejects. */
+/**
+ * `work`, or a rejection as soon as `signal` aborts. A host's runner that ignores its signal kept
+ * the swarm waiting past its timeout and its token budget, for ever if the member never ended;
+ * its late answer (or failure) is dropped.
+ */
+function unlessAborted<Result>(work: Promise<Result>, signal: AbortSignal): Promise<Result> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<Result>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Runs one member to its end, or to the swarm's cancellation; never rejects. */
 async function runMember(
   runner: AgentRunner,
   task: SwarmInput["tasks"][number],
@@ -113,16 +128,19 @@ async function runMember(
   run: { readonly context: ToolContext; readonly depth: number; readonly signal: AbortSignal },
 ): Promise<SwarmTaskResult> {
   try {
-    const result = await runner.runPrompt({
-      prompt: task.task,
-      depth: run.depth,
-      profile: task.profile,
-      model: task.model,
-      maxSteps: task.max_steps,
-      parentRunId: run.context.runId,
-      scope: run.context.scope,
-      signal: run.signal,
-    });
+    const result = await unlessAborted(
+      runner.runPrompt({
+        prompt: task.task,
+        depth: run.depth,
+        profile: task.profile,
+        model: task.model,
+        maxSteps: task.max_steps,
+        parentRunId: run.context.runId,
+        scope: run.context.scope,
+        signal: run.signal,
+      }),
+      run.signal,
+    );
     return { index, status: "completed", output: result.output, ...(result.usage ? { usage: result.usage } : {}) };
   } catch (error) {
     return run.signal.aborted

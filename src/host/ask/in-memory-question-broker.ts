@@ -12,7 +12,10 @@ export interface InMemoryQuestionBrokerOptions {
   readonly clock?: Clock;
   /** Unanswered questions fail after this many ms. @defaultValue 600000 (ten minutes) */
   readonly timeoutMs?: number;
-  /** Told about every new question, e.g. to show it in a UI. */
+  /**
+   * Told about every new question, e.g. to show it in a UI. When it throws, the question is
+   * withdrawn and the call fails with that error.
+   */
   readonly onQuestion?: (question: UserQuestion) => void;
 }
 
@@ -74,7 +77,14 @@ export class InMemoryQuestionBroker implements QuestionBroker {
           reject(error);
         },
       });
-      this.options.onQuestion?.(question);
+      try {
+        this.options.onQuestion?.(question);
+      } catch (error) {
+        // Nobody was told: withdraw the question, so pending() does not list one nobody waits
+        // for and its timer does not hold the process for ten minutes.
+        cleanup();
+        reject(error);
+      }
     });
   }
 

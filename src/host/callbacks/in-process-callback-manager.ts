@@ -75,7 +75,9 @@ export class InProcessCallbackManager implements CallbackManager {
   async schedule(request: DelayedCallbackRequest): Promise<DelayedCallback> {
     checkCallbackDelay(request.delaySeconds);
     const limit = this.options.maxPendingPerConversation ?? CALLBACK_LIMITS.maxPendingPerConversation;
-    const pending = (await this.list(request.conversationId)).length;
+    // Counted and added with no await between: parallel calls of one step all awaited list()
+    // before any added its own, so all of them passed the limit.
+    const pending = this.pendingOf(request.conversationId).length;
     if (pending >= limit) {
       throw new ToolError(
         "too_many_callbacks",
@@ -115,6 +117,10 @@ export class InProcessCallbackManager implements CallbackManager {
 
   /** {@inheritDoc CallbackManager.list} */
   async list(conversationId: string): Promise<DelayedCallback[]> {
+    return this.pendingOf(conversationId);
+  }
+
+  private pendingOf(conversationId: string): DelayedCallback[] {
     return [...this.entries.values()]
       .map((entry) => entry.callback)
       .filter((callback) => callback.conversationId === conversationId && callback.status === "pending")

@@ -86,7 +86,18 @@ export function parseCronSchedule(schedule: string): CronSchedule {
   } catch (error) {
     throw invalid(schedule, error instanceof Error ? error.message : String(error));
   }
-  const nextAfter = (afterMs: number) => cron.nextRun(new Date(afterMs))?.getTime();
+  const nextAfter = (afterMs: number) => {
+    try {
+      return cron.nextRun(new Date(afterMs))?.getTime();
+    } catch (error) {
+      // croner searches by recursion, one frame per month it skips, until the year 3000: for some
+      // schedules that never match ("0-59 0-23 31 2,4,6,9,11 *") the stack overflows first. No
+      // match in the search is what it means; thrown, it reached the model as tool_failed, and
+      // thrown from a scheduler's timer it would end the process.
+      if (error instanceof RangeError) return undefined;
+      throw error;
+    }
+  };
   if (nextAfter(Date.UTC(2000, 0, 1)) === undefined)
     throw invalid(schedule, "it never matches a date (check day-of-month and month).");
   return { expression, nextAfter };

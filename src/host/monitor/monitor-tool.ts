@@ -290,18 +290,15 @@ class Monitor {
     if (input.command === undefined) {
       throw new ToolError("invalid_input", "command is required to start.", { data: { field: "command" } });
     }
-    const limit = this.options.maxProcesses ?? 4;
-    const running = [...monitors.processes.values()].filter((process) => process.running).length;
-    if (running >= limit) {
-      throw new ToolError("too_many_monitors", `${running} monitored processes are running (the limit is ${limit}).`, {
-        hint: "Stop one first.",
-      });
-    }
+    this.checkLimit(monitors);
     const scope = resolveFileScope(context, this.options);
     const cwd = input.cwd === undefined ? scope.root : await scope.resolve(input.cwd, "read");
     const shell = this.shellFor(scope.root);
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
+    // Counted again with no await before the process is registered: parallel starts of one step
+    // all passed the first count (taken before the awaits above) and all ran.
+    this.checkLimit(monitors);
     const id = `mon_${monitors.next++}`;
     const { release } = await reserveRunResources(context, this.budget, `monitor ${id}`);
     if (monitors.closed) {
@@ -335,6 +332,16 @@ class Monitor {
     // Output of a running process is left for poll and wait (a pattern may be in it already).
     if (process.running) return { ...started, status: "running", hint: "Read its output with poll, or wait for a pattern." };
     return { ...take(process, this.options.maxPollBytes ?? 32 * 1024), ...started };
+  }
+
+  private checkLimit(monitors: RunMonitors): void {
+    const limit = this.options.maxProcesses ?? 4;
+    const running = [...monitors.processes.values()].filter((process) => process.running).length;
+    if (running >= limit) {
+      throw new ToolError("too_many_monitors", `${running} monitored processes are running (the limit is ${limit}).`, {
+        hint: "Stop one first.",
+      });
+    }
   }
 
   private async sandboxFor(context: ToolContext, root: string): Promise<ProcessSandbox> {

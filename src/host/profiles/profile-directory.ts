@@ -1,8 +1,9 @@
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 import {
   type AgentProfile,
   formatAgentProfile,
@@ -55,14 +56,20 @@ export class ProfileDirectory {
     return { profiles, broken };
   }
 
-  /** One profile, parsed; `undefined` when there is no such file. */
+  /**
+   * One profile, parsed; `undefined` when there is no such file. A `<name>.toml` that is not a
+   * regular file (a FIFO, a directory) or is over 4 MiB is a broken profile (field `(file)`),
+   * never waited on.
+   */
   async read(name: string): Promise<ParsedProfile | undefined> {
+    let text: string | undefined;
     try {
-      return parseAgentProfile(await readFile(this.fileOf(name), "utf8"), name);
+      text = await readHostTextFile(this.fileOf(name));
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return undefined;
+      if (error instanceof UnreadableHostFileError) return { ok: false, issues: [{ field: "(file)", message: error.message }] };
       throw error;
     }
+    return text === undefined ? undefined : parseAgentProfile(text, name);
   }
 
   /** Writes a new profile; refuses when one with the name exists. */
@@ -84,13 +91,14 @@ export class ProfileDirectory {
   /** Deletes a profile; false when there was none. */
   async delete(name: string): Promise<boolean> {
     const file = this.fileOf(name);
+    // lstat, not a read: a FIFO listed as a broken profile can be deleted without waiting on it.
     try {
-      await readFile(file);
+      await lstat(file);
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) return false;
       throw error;
     }
-    await rm(file, { force: true });
+    await rm(file, { force: true, recursive: false });
     return true;
   }
 

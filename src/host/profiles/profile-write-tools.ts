@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
+import { EntryLocks } from "../shared/entry-locks.js";
 import { type AgentProfile, formatAgentProfile, parseAgentProfile } from "./agent-profile.js";
 import type { ProfileCatalog } from "./profile-catalog.js";
 import type { ProfileDirectory } from "./profile-directory.js";
@@ -58,7 +59,7 @@ function checked(profile: AgentProfile): AgentProfile {
 
 const TAGS = ["builtin", "profile", "agent", "config", "toml"];
 
-function createTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyToolDefinition {
+function createTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "create_profile",
     description:
@@ -68,21 +69,22 @@ function createTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyTo
     mutating: true,
     annotations: { title: "Create profile" },
     tags: [...TAGS, "create", "new"],
-    handler: async (input, context) => {
-      const name = checkEntityName("Profile", input.name);
-      if ((await catalog.all()).profiles.some((located) => located.profile.name === name)) {
-        throw new ToolError("profile_exists", `A profile named "${name}" exists already.`, {
-          hint: "Use update_profile, or pick another name.",
-        });
-      }
-      const profile = checked(merged({ name, description: input.description }, input));
-      await directory.create(profile);
-      return { created: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
-    },
+    handler: (input, context) =>
+      locks.run(input.name, async () => {
+        const name = checkEntityName("Profile", input.name);
+        if ((await catalog.all()).profiles.some((located) => located.profile.name === name)) {
+          throw new ToolError("profile_exists", `A profile named "${name}" exists already.`, {
+            hint: "Use update_profile, or pick another name.",
+          });
+        }
+        const profile = checked(merged({ name, description: input.description }, input));
+        await directory.create(profile);
+        return { created: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
+      }),
   });
 }
 
-function updateTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyToolDefinition {
+function updateTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "update_profile",
     description: "Change fields of an agent profile in the profiles directory; fields left out keep their values.",
@@ -91,21 +93,23 @@ function updateTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyTo
     mutating: true,
     annotations: { title: "Update profile" },
     tags: [...TAGS, "update", "edit"],
-    handler: async (input, context) => {
-      const located = await catalog.find(input.name);
-      if (located.source === "builtin") {
-        throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be changed.`, {
-          hint: "Create a new profile based on it.",
-        });
-      }
-      const profile = checked(merged(located.profile, input));
-      await directory.replace(profile);
-      return { updated: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
-    },
+    // Read, merge and write as one step per profile: see EntryLocks.
+    handler: (input, context) =>
+      locks.run(input.name, async () => {
+        const located = await catalog.find(input.name);
+        if (located.source === "builtin") {
+          throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be changed.`, {
+            hint: "Create a new profile based on it.",
+          });
+        }
+        const profile = checked(merged(located.profile, input));
+        await directory.replace(profile);
+        return { updated: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
+      }),
   });
 }
 
-function deleteTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyToolDefinition {
+function deleteTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "delete_profile",
     description: "Delete an agent profile from the profiles directory.",
@@ -114,19 +118,21 @@ function deleteTool(catalog: ProfileCatalog, directory: ProfileDirectory): AnyTo
     mutating: true,
     annotations: { title: "Delete profile", destructiveHint: true },
     tags: [...TAGS, "delete", "remove"],
-    handler: async (input) => {
-      const located = await catalog.find(input.name);
-      if (located.source === "builtin")
-        throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be deleted.`);
-      await directory.delete(input.name);
-      return `Deleted profile "${input.name}".`;
-    },
+    handler: (input) =>
+      locks.run(input.name, async () => {
+        const located = await catalog.find(input.name);
+        if (located.source === "builtin")
+          throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be deleted.`);
+        await directory.delete(input.name);
+        return `Deleted profile "${input.name}".`;
+      }),
   });
 }
 
 /** `create_profile`, `update_profile` and `delete_profile`, over the profiles directory. */
 export function createProfileWriteTools(catalog: ProfileCatalog, directory: ProfileDirectory): AnyToolDefinition[] {
-  return [createTool(catalog, directory), updateTool(catalog, directory), deleteTool(catalog, directory)];
+  const locks = new EntryLocks();
+  return [createTool(catalog, directory, locks), updateTool(catalog, directory, locks), deleteTool(catalog, directory, locks)];
 }
 
 /** `validate_profile`: a dry run of a profile's TOML, nothing written. */

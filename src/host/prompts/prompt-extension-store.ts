@@ -1,9 +1,10 @@
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 
 /**
  * The two kinds of prompt extension: a behavior changes how the agent works (always on once
@@ -76,8 +77,8 @@ const FOLDERS: Readonly<Record<PromptExtensionKind, string>> = { behavior: "beha
 
 /**
  * Prompt extensions as files: `<directory>/behaviors/<name>.md` and `<directory>/talents/<name>.md`,
- * each with a YAML front matter (`description`) above the prompt text. Files that do not parse
- * are skipped.
+ * each with a YAML front matter (`description`) above the prompt text. Files that do not parse,
+ * and entries that are not regular files (a FIFO, a directory) or are over 4 MiB, are skipped.
  * @public
  */
 export class DirectoryPromptExtensionStore implements PromptExtensionStore {
@@ -100,7 +101,12 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
       for (const file of names) {
         const name = file.replace(/\.md$/, "");
         if (!file.endsWith(".md") || !ENTITY_NAME_PATTERN.test(name)) continue;
-        const parsed = parseExtension(await readFile(path.join(folder, file), "utf8"), kind, name);
+        // A FIFO, a directory or an oversized file is skipped like one that does not parse.
+        const text = await readHostTextFile(path.join(folder, file)).catch((error: unknown) => {
+          if (error instanceof UnreadableHostFileError) return undefined;
+          throw error;
+        });
+        const parsed = text === undefined ? undefined : parseExtension(text, kind, name);
         if (parsed !== undefined) out.push(parsed);
       }
     }

@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { hasErrorCode } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 
 /**
  * A variable's value: what `{{name}}` placeholders are replaced with.
@@ -98,6 +99,8 @@ export function parseRecipe(text: string, name: string, source = `${name}.yaml`)
   } catch (error) {
     if (error instanceof YAMLParseError)
       throw invalid(source, `malformed YAML: ${error.message.split("\n")[0] ?? error.message}`);
+    // The parser's other refusals (an alias bomb's "Excessive alias count") are about the file too.
+    if (error instanceof Error) throw invalid(source, `the YAML cannot be read: ${error.message}`);
     throw error;
   }
   if (!isRecord(document)) throw invalid(source, "the file must be a YAML mapping with description and steps.");
@@ -155,8 +158,8 @@ export class RecipeDirectory {
     checkEntityName("Recipe", name);
     for (const extension of [".yaml", ".yml"]) {
       const file = path.join(this.directory, `${name}${extension}`);
-      const text = await readFile(file, "utf8").catch((error: unknown) => {
-        if (hasErrorCode(error, "ENOENT")) return undefined;
+      const text = await readHostTextFile(file).catch((error: unknown) => {
+        if (error instanceof UnreadableHostFileError) throw invalid(`${name}${extension}`, error.message);
         throw error;
       });
       if (text !== undefined) return parseRecipe(text, name, `${name}${extension}`);

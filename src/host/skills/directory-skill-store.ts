@@ -1,8 +1,9 @@
-import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
+import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import type { BrokenSkill, ManagedSkillStore } from "./skill-store.js";
 
@@ -52,12 +53,21 @@ export class DirectorySkillStore implements ManagedSkillStore {
     return text === undefined ? undefined : parseSkillDocument(text, name);
   }
 
-  /** The raw text of a skill's file, or `undefined`. */
+  /**
+   * The raw text of a skill's file, or `undefined`.
+   * @throws ToolError `invalid_skill` when its `SKILL.md` is not a regular file (a FIFO, a
+   * directory) or is over 4 MiB: reported as broken, never waited on.
+   */
   async readText(name: string): Promise<string | undefined> {
     try {
-      return await readFile(this.fileOf(name), "utf8");
+      if (!(await this.plainFolder(name))) return undefined;
+      return await readHostTextFile(this.fileOf(name));
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
+      if (error instanceof UnreadableHostFileError) {
+        throw new ToolError("invalid_skill", `${name}/${SKILL_FILE_NAME}: ${error.message}.`, {
+          hint: "The host must replace or remove this file; pick another skill.",
+        });
+      }
       throw error;
     }
   }
@@ -66,6 +76,8 @@ export class DirectorySkillStore implements ManagedSkillStore {
   async create(skill: SkillDocument): Promise<void> {
     const file = this.fileOf(skill.name);
     await mkdir(path.dirname(file), { recursive: true });
+    // mkdir succeeds on a link to a directory: writing through it would leave the skills directory.
+    await this.plainFolder(skill.name);
     try {
       await writeTextFileAtomic(file, formatSkillDocument(skill), { exclusive: true });
     } catch (error) {
@@ -83,6 +95,7 @@ export class DirectorySkillStore implements ManagedSkillStore {
         hint: "Create it instead, or list the skills.",
       });
     }
+    await this.plainFolder(skill.name);
     await writeTextFileAtomic(this.fileOf(skill.name), formatSkillDocument(skill));
   }
 
@@ -99,6 +112,26 @@ export class DirectorySkillStore implements ManagedSkillStore {
       throw new ToolError("invalid_skill", `Skill folder "${name}" is not a plain directory; it is left alone.`);
     }
     await rm(folder, { recursive: true, force: true });
+    return true;
+  }
+
+  /**
+   * Whether a skill's folder exists as a plain directory; a symbolic link or a file in its place
+   * is refused (`invalid_skill`): the skills directory may be in the workspace, where a sandboxed
+   * command can link a skill's folder to any directory of the host.
+   */
+  private async plainFolder(name: string): Promise<boolean> {
+    const folder = path.dirname(this.fileOf(name));
+    const stat = await lstat(folder).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
+      throw error;
+    });
+    if (stat === undefined) return false;
+    if (!stat.isDirectory()) {
+      throw new ToolError("invalid_skill", `Skill folder "${name}" is not a plain directory (a symbolic link is not followed).`, {
+        hint: "The host must replace it with a directory; pick another skill.",
+      });
+    }
     return true;
   }
 

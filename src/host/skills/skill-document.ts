@@ -57,6 +57,9 @@ function parseFrontMatter(text: string, source: string): { data: Record<string, 
       const line = (error.linePos?.[0]?.line ?? 0) + 1;
       throw invalid(source, `malformed YAML front matter at line ${line}: ${error.message.split("\n")[0] ?? error.message}`);
     }
+    // The parser's other refusals (an alias bomb's "Excessive alias count", a ReferenceError)
+    // are about the text too: the model wrote it, so it gets them as invalid_skill, not tool_failed.
+    if (error instanceof Error) throw invalid(source, `the YAML front matter cannot be read: ${error.message}`);
     throw error;
   }
   if (typeof data !== "object" || data === null || Array.isArray(data))

@@ -2,6 +2,7 @@ import path from "node:path";
 import { type AnyToolDefinition, BUILTIN_TAG, CORE_SET_TAG, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
+import { EntryLocks } from "../shared/entry-locks.js";
 import { DirectorySkillStore } from "./directory-skill-store.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import { SkillResources, skillNameOf, skillUri } from "./skill-resources.js";
@@ -55,6 +56,15 @@ function requireName(input: ManageInput): string {
     throw new ToolError("invalid_input", `name is required for ${input.action}.`, { data: { field: "name" } });
   }
   return checkEntityName("Skill", skillNameOf(input.name));
+}
+
+/** The name a change locks: the skill's name, whether given bare or as a `skill://` URI. */
+function lockKey(nameOrUri: string): string {
+  try {
+    return skillNameOf(nameOrUri);
+  } catch {
+    return nameOrUri; // refused by manage() itself, with the error the model should get
+  }
 }
 
 /** The document a create or update asks for: from `content`, or from the fields over `base`. */
@@ -125,6 +135,7 @@ function unknownSkill(name: string): ToolError {
  * @public
  */
 export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefinition {
+  const locks = new EntryLocks();
   return defineTool({
     name: "skill_manage",
     description: "Manage skills (SKILL.md instruction packs): list, read (name or skill://<name>), create, update or delete one.",
@@ -133,7 +144,11 @@ export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefiniti
     mutating: true,
     annotations: { title: "Manage skills" },
     tags: [BUILTIN_TAG, CORE_SET_TAG, "skill", "skills", "manage", "author", "edit", "delete", "resource"],
-    handler: (input) => manage(store, input),
+    // A create, update or delete of one skill waits for the one before it: see EntryLocks.
+    handler: (input) =>
+      input.name === undefined || input.action === "list" || input.action === "read"
+        ? manage(store, input)
+        : locks.run(lockKey(input.name), () => manage(store, input)),
   });
 }
 

@@ -70,7 +70,51 @@ async function search(
         : {}),
     });
   }
-  return response.json();
+  try {
+    return await readJsonCapped(response, MAX_RESPONSE_BYTES);
+  } catch (error) {
+    // The timeout covers the body too: a server that sends its headers and stalls is a timeout.
+    if (timeout.aborted && !signal.aborted)
+      throw new ToolError("timeout", `Sourcegraph did not finish its answer within ${timeoutMs / 1000} s.`);
+    throw error;
+  }
+}
+
+/** Bytes of answer read at most: a search of at most 100 results is far smaller. */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The body as JSON, read up to `maxBytes`. `response.json()` buffered a body without end whole,
+ * and a body that is not JSON (a proxy's login page) reached the model as tool_failed.
+ */
+async function readJsonCapped(response: Response, maxBytes: number): Promise<unknown> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body !== null) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw new ToolError("sourcegraph_error", `Sourcegraph's answer is larger than ${maxBytes} bytes; it was not read.`, {
+          hint: "Narrow the query or lower max_results.",
+        });
+      }
+      chunks.push(value);
+    }
+  }
+  const body = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new ToolError(
+      "sourcegraph_error",
+      `Sourcegraph answered with something that is not JSON (${response.headers.get("content-type") ?? "no content type"}): ${JSON.stringify(body.slice(0, 200))}.`,
+      { hint: "The host's Sourcegraph endpoint may be wrong, or behind a login page." },
+    );
+  }
 }
 
 /**
