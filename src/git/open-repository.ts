@@ -55,6 +55,37 @@ async function locate(files: FileAccess, start: string, searchUpwards: boolean):
   }
 }
 
+/**
+ * The repository's `extensions.objectFormat` (`sha1` when unset), from its `config`: git writes
+ * it in the `[extensions]` section (section and key names are case-insensitive).
+ */
+function objectFormat(config: string | undefined): string {
+  let section = "";
+  let format = "sha1";
+  for (const line of (config ?? "").split("\n")) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)\s*(?:"[^"]*"\s*)?\]/.exec(line);
+    if (header !== null) section = (header[1] as string).toLowerCase();
+    const value = /^\s*objectformat\s*=\s*"?([A-Za-z0-9-]+)"?\s*(?:[#;].*)?$/i.exec(line)?.[1];
+    if (section === "extensions" && value !== undefined) format = value.toLowerCase();
+  }
+  return format;
+}
+
+/**
+ * Refuses a repository whose object ids are not SHA-1 (`git init --object-format=sha256`): its
+ * 64-digit ids would read as broken refs ("holds neither a commit id nor ...") and send the model
+ * to repair a healthy repository.
+ */
+async function requireSha1(files: FileAccess, commondir: string): Promise<void> {
+  const format = objectFormat(await files.readText(path.join(commondir, "config")));
+  if (format === "sha1") return;
+  throw gitError(
+    "not_a_git_repository",
+    `The repository uses ${format.toUpperCase()} object ids (extensions.objectFormat = ${format}); the git tools read only SHA-1 repositories.`,
+    "Use git itself in a shell for this repository (git log, git blame, git diff); the repository is not damaged.",
+  );
+}
+
 async function readShallow(files: FileAccess, commondir: string): Promise<ReadonlySet<string>> {
   const text = await files.readText(path.join(commondir, "shallow"));
   if (text === undefined) return new Set();
@@ -102,6 +133,7 @@ export async function openRepository(context: ToolContext, options: OpenReposito
       "The git tools only read existing repositories; use them in a directory with a .git folder.",
     );
   }
+  await requireSha1(files, location.commondir);
   // The confinement root is part of the key: a store opened without confinement is never reused by a confined call.
   const key = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
   const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) =>
