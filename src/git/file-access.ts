@@ -7,6 +7,8 @@ export interface FileAccess {
   readText(path: string): Promise<string | undefined>;
   /** Whether something is at `path`, and what. */
   kind(path: string): Promise<"file" | "directory" | undefined>;
+  /** The names in a directory; empty when it does not exist or cannot be read. */
+  list(path: string): Promise<string[]>;
 }
 
 interface StatLike {
@@ -23,7 +25,7 @@ function callback<Result>(call: (done: (error: unknown, result: Result) => void)
 }
 
 /**
- * Wraps an isomorphic-git fs client (promise or callback style) in the two reads the tools need,
+ * Wraps an isomorphic-git fs client (promise or callback style) in the reads the tools need,
  * so the host's fs is used for everything, not only for objects.
  */
 export function fileAccess(fs: FsClient): FileAccess {
@@ -31,6 +33,8 @@ export function fileAccess(fs: FsClient): FileAccess {
     "promises" in fs ? fs.promises.readFile(path, "utf8") : callback<unknown>((done) => fs.readFile(path, "utf8", done));
   const stat = (path: string): Promise<unknown> =>
     "promises" in fs ? fs.promises.stat(path) : callback<unknown>((done) => fs.stat(path, done));
+  const readdir = (path: string): Promise<unknown> =>
+    "promises" in fs ? fs.promises.readdir(path) : callback<unknown>((done) => fs.readdir(path, done));
   return {
     async readText(path) {
       try {
@@ -51,10 +55,18 @@ export function fileAccess(fs: FsClient): FileAccess {
         return undefined;
       }
     },
+    async list(path) {
+      try {
+        const names = await readdir(path);
+        return Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : [];
+      } catch {
+        return [];
+      }
+    },
   };
 }
 
-/** The two reads over a {@link GitFileReader}: confinement refusals propagate, missing files do not. */
+/** The reads over a {@link GitFileReader}: confinement refusals propagate, missing files do not. */
 export function readerFileAccess(reader: GitFileReader): FileAccess {
   return {
     async readText(path) {
@@ -62,6 +74,9 @@ export function readerFileAccess(reader: GitFileReader): FileAccess {
     },
     async kind(path) {
       return reader.kind(path);
+    },
+    async list(path) {
+      return reader.list(path);
     },
   };
 }

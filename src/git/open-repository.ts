@@ -8,7 +8,9 @@ import { gitError } from "./git-errors.js";
 import { confinedReader, type GitFileReader, unconfinedReader } from "./git-file-reader.js";
 import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
+import { ReplacingObjectStore } from "./objects/replacing-object-store.js";
 import { readerFsClient } from "./reader-fs-client.js";
+import { readReplacements } from "./replacements.js";
 import { GitRepository, type RepositoryLocation } from "./repository.js";
 
 /** What {@link openRepository} needs from the tool options. */
@@ -135,11 +137,17 @@ export async function openRepository(context: ToolContext, options: OpenReposito
   }
   await requireSha1(files, location.commondir);
   // The confinement root is part of the key: a store opened without confinement is never reused by a confined call.
-  const key = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
-  const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) =>
-    options.fs === undefined
-      ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects"), reader), reader)
-      : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache),
-  );
+  const confinedKey = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
+  // Replace refs and grafts change what an id reads as (git honours both by default): objects read
+  // under one set are cached apart from those read under another, or under none.
+  const replaced = await readReplacements(files, location.commondir);
+  const key = replaced === undefined ? confinedKey : `${confinedKey}\u0000replace:${replaced.fingerprint}`;
+  const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) => {
+    const store =
+      options.fs === undefined
+        ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects"), reader), reader)
+        : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache);
+    return replaced === undefined ? store : new ReplacingObjectStore(store, replaced.replacements);
+  });
   return new GitRepository(location, caches, fs, files, await readShallow(files, location.commondir));
 }

@@ -3,8 +3,13 @@
  * odd file names, a .mailmap. Each answer is the git CLI's, or a structured error the model can
  * act on (never a misleading one), with a control on an ordinary repository.
  */
+import * as nodeFs from "node:fs";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { BlameOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+import { blameIds, logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 
 const author = { name: "Ada", email: "ada@example.com" };
@@ -55,5 +60,121 @@ describe("object formats", () => {
     expect(found.commits.map((commit) => commit.sha)).toEqual([
       git(sha1.directory, ["rev-parse", "--short=10", "HEAD~1"]).trim(),
     ]);
+  });
+});
+
+/** git with the graft deprecation advice off (its stderr is noise here). */
+const quietGit = (directory: string, args: readonly string[]) =>
+  git(directory, ["-c", "advice.graftFileDeprecated=false", ...args]);
+const short = (ids: readonly string[]) => ids.map((id) => id.slice(0, 10));
+/** `git log --format=%H` ids, shortened as the tools show them. */
+const logShort = (directory: string, args: readonly string[]) =>
+  short(
+    quietGit(directory, ["log", "--format=%H", ...args])
+      .split("\n")
+      .filter(Boolean),
+  );
+
+/** Four commits changing a.txt (the second's message has "needle"), with a commit-graph git writes. */
+function history(prefix: string) {
+  const fixture = repository(prefix);
+  const ids = [
+    fixture.write("a.txt", "one\n").commit("first", author),
+    fixture.write("a.txt", "two\n").commit("second needle", author),
+    fixture.write("a.txt", "two\nthree\n").commit("third", author),
+    fixture.write("a.txt", "two\nthree\nfour\n").commit("fourth", author),
+  ];
+  git(fixture.directory, ["commit-graph", "write", "--reachable"]);
+  return { fixture, directory: fixture.directory, ids };
+}
+
+/** Every tool's answer, next to git's, for one repository (a new tool set each time: no cache carried over). */
+async function compareWithGit(directory: string, label: string, run = gitRun(directory), from = "HEAD~2"): Promise<void> {
+  for (const query of ["needle", "haystack"]) {
+    const found = output<LogSearchOutput>(await run.call("git_log_search", { query, mode: "message" }));
+    expect(
+      found.commits.map((commit) => commit.sha),
+      `${label} grep ${query}`,
+    ).toEqual(logShort(directory, ["-i", "-F", `--grep=${query}`]));
+  }
+  const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: "a.txt", follow_renames: false }));
+  expect(
+    history.commits.map((commit) => commit.sha),
+    `${label} history`,
+  ).toEqual(logShort(directory, ["--", "a.txt"]));
+  expect(
+    history.commits.map((commit) => [commit.added, commit.removed]),
+    `${label} numstat`,
+  ).toEqual(
+    quietGit(directory, ["log", "--format=", "--numstat", "--", "a.txt"])
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => line.split("\t").slice(0, 2).map(Number)),
+  );
+  const diff = output<DiffRangeOutput>(await run.call("git_diff_range", { from: `${from}^`, to: from }));
+  expect(diff.diff, `${label} diff`).toBe(quietGit(directory, ["diff", `${from}^`, from]));
+  const blame = output<BlameOutput>(await run.call("git_blame_context", { path: "a.txt", start_line: 1, end_line: 3 }));
+  expect(
+    blame.lines.filter((line) => line.context === undefined).map((line) => line.sha),
+    `${label} blame`,
+  ).toEqual(short([...blameIds(directory, "HEAD", "a.txt", 1, 3).values()]));
+  const cutOff = (await run.call("git_diff_range", { from: "HEAD~3" })).ok;
+  expect(cutOff, `${label} HEAD~3`).toBe(quietGit(directory, ["log", "--format=%H"]).split("\n").filter(Boolean).length > 3);
+}
+
+describe("replace refs and grafts (git honours both by default)", () => {
+  it("a replaced commit and a replaced blob read as git reads them: loose and packed replace refs, a commit-graph ignored", async () => {
+    const { fixture, directory, ids } = history("replace");
+    const second = ids[1] as string;
+    // The second commit replaced by one with another message and content (same parent).
+    fixture.write("a.txt", "TWO\n");
+    git(directory, ["add", "a.txt"]);
+    const tree = git(directory, ["write-tree"]).trim();
+    const replacement = git(directory, ["commit-tree", tree, "-p", ids[0] as string, "-m", "replaced haystack"]).trim();
+    git(directory, ["checkout", "-q", "--", "a.txt"]);
+    git(directory, ["replace", second, replacement]);
+    // The third commit's blob replaced by another blob.
+    const third = git(directory, ["rev-parse", `${ids[2]}:a.txt`]).trim();
+    const other = git(directory, ["hash-object", "-w", "--stdin"], {}).trim();
+    git(directory, ["replace", third, other]);
+    expect(logIds(directory, ["--grep=haystack"])).toEqual([second]);
+    await compareWithGit(directory, "loose");
+    // Through a host fs client (isomorphic-git reads the objects): the same replacements apply.
+    await compareWithGit(directory, "host fs", gitRun(directory, { fs: nodeFs }));
+    git(directory, ["pack-refs", "--all"]);
+    expect(git(directory, ["for-each-ref", "refs/replace"]).split("\n").filter(Boolean)).toHaveLength(2);
+    await compareWithGit(directory, "packed");
+  });
+
+  it("grafts (info/grafts) cut and add parents as git log and blame see them", async () => {
+    const { directory, ids } = history("grafts");
+    writeFileSync(path.join(directory, ".git", "info", "grafts"), `# cut\n${ids[2]}\n`);
+    expect(quietGit(directory, ["log", "--format=%s"])).toBe("fourth\nthird\n");
+    await compareWithGit(directory, "cut", gitRun(directory), "HEAD");
+    writeFileSync(path.join(directory, ".git", "info", "grafts"), `${ids[2]} ${ids[0]}\n`);
+    await compareWithGit(directory, "skipped", gitRun(directory), "HEAD~1");
+  });
+
+  it("a cycle of replace refs is refused as corrupt_object, as git dies on it", async () => {
+    const { directory, ids } = history("replace-cycle");
+    const [first, second] = [ids[1] as string, ids[2] as string];
+    git(directory, ["update-ref", `refs/replace/${first}`, second]);
+    git(directory, ["update-ref", `refs/replace/${second}`, first]);
+    expect(() => git(directory, ["log", "--format=%s"])).toThrow(/replace depth too high/);
+    const error = failure(await gitRun(directory).call("git_log_search", { query: "needle" }));
+    expect(error.code).toBe("corrupt_object");
+  });
+
+  it("controls: without replace refs and grafts, and after they are removed, the answers are git's again (no stale cache)", async () => {
+    const { fixture, directory, ids } = history("replace-control");
+    const run = gitRun(directory);
+    await compareWithGit(directory, "plain", run);
+    const tree = git(directory, ["rev-parse", `${ids[1]}^{tree}`]).trim();
+    const replacement = git(directory, ["commit-tree", tree, "-p", ids[0] as string, "-m", "replaced haystack"]).trim();
+    git(directory, ["replace", ids[1] as string, replacement]);
+    await compareWithGit(directory, "replaced, same cache", run);
+    git(directory, ["replace", "-d", ids[1] as string]);
+    await compareWithGit(directory, "removed, same cache", run);
+    expect(fixture.directory).toBe(directory);
   });
 });
