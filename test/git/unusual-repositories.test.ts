@@ -178,3 +178,54 @@ describe("replace refs and grafts (git honours both by default)", () => {
     expect(fixture.directory).toBe(directory);
   });
 });
+
+describe("file names git quotes", () => {
+  const NAMES = [
+    "new\nline.txt",
+    "diff --git a/x b/x\n+++ b/x",
+    'q"uote.txt',
+    "back\\slash.txt",
+    "tab\tname.txt",
+    "del\u007f.txt",
+    "bell\u0007.txt",
+    "üml.txt",
+    "emoji 😀.txt",
+    "sp ace.txt",
+  ];
+
+  it("git_diff_range prints names with newlines, quotes, control characters, non-ASCII and spaces exactly as git diff", async () => {
+    const fixture = repository("names");
+    fixture.write("plain.txt", "plain\n");
+    for (const [index, name] of NAMES.entries()) fixture.write(name, `line ${index}\n`);
+    fixture.write("bin ü.dat", Buffer.from([0, 1, 2]));
+    fixture.commit("names", author);
+    for (const [index, name] of NAMES.entries()) fixture.write(name, `line ${index}\nmore\n`);
+    fixture.write("bin ü.dat", Buffer.from([0, 1, 3]));
+    fixture.move("sp ace.txt", "sp ace moved.txt");
+    fixture.move("üml.txt", "ü moved\n.txt");
+    fixture.commit("changed", author);
+    const run = gitRun(fixture.directory);
+    for (const [from, to] of [
+      ["HEAD~1", "HEAD"],
+      ["HEAD", "HEAD~1"],
+    ] as const) {
+      const diff = output<DiffRangeOutput>(await run.call("git_diff_range", { from, to, max_bytes: 200_000 }));
+      expect(diff.diff, `${from}..${to}`).toBe(git(fixture.directory, ["diff", from, to]));
+      expect(diff.files.map((file) => file.path).sort()).toEqual(
+        git(fixture.directory, ["diff", "-z", "--name-only", from, to]).split("\0").filter(Boolean).sort(),
+      );
+    }
+    // A name cannot forge a header: the only header lines are git's, one per file.
+    const diff = output<DiffRangeOutput>(await run.call("git_diff_range", { from: "HEAD~1" }));
+    expect(diff.diff.split("\n").filter((line) => line.startsWith("diff --git"))).toHaveLength(diff.files.length);
+  });
+
+  it("control: ordinary names are printed unquoted, as git prints them", async () => {
+    const fixture = repository("plain-names");
+    fixture.write("src/a.ts", "a\n").write("b-c_d.e", "b\n").commit("first", author);
+    fixture.write("src/a.ts", "a\nb\n").write("b-c_d.e", "c\n").commit("second", author);
+    const diff = output<DiffRangeOutput>(await gitRun(fixture.directory).call("git_diff_range", { from: "HEAD~1" }));
+    expect(diff.diff).toBe(git(fixture.directory, ["diff", "HEAD~1", "HEAD"]));
+    expect(diff.diff).toContain("diff --git a/src/a.ts b/src/a.ts\n");
+  });
+});
