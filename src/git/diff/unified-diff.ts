@@ -118,8 +118,8 @@ function quotePath(name: string): string {
   if (!/[\u0000-\u001f"\\\u007f-\uffff]/.test(name)) return name;
   let quoted = '"';
   for (const byte of Buffer.from(name, "utf8")) {
-    const escape = ESCAPES[byte];
-    if (escape !== undefined) quoted += `\\${escape}`;
+    const letter = ESCAPES[byte];
+    if (letter !== undefined) quoted += `\\${letter}`;
     else if (byte < 0x20 || byte >= 0x7f) quoted += `\\${byte.toString(8).padStart(3, "0")}`;
     else quoted += String.fromCharCode(byte);
   }
