@@ -42,7 +42,8 @@ async function lineTotals(repository: GitRepository, commit: CommitRecord, scope
 
 async function tallyCommit(repository: GitRepository, commit: CommitRecord, scope: string, tallies: Map<string, Tally>) {
   const lines = await lineTotals(repository, commit, scope);
-  const key = commit.author.email.toLowerCase();
+  // One line per exact "Name <email>", as git shortlog -sne counts (the same address under two names is two lines).
+  const key = `${commit.author.name}\u0000${commit.author.email}`;
   const tally = tallies.get(key) ?? {
     name: commit.author.name,
     email: commit.author.email,

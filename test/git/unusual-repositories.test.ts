@@ -7,7 +7,7 @@ import * as nodeFs from "node:fs";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { BlameOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
+import type { BlameOutput, ContributorOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { blameIds, logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
@@ -227,5 +227,50 @@ describe("file names git quotes", () => {
     const diff = output<DiffRangeOutput>(await gitRun(fixture.directory).call("git_diff_range", { from: "HEAD~1" }));
     expect(diff.diff).toBe(git(fixture.directory, ["diff", "HEAD~1", "HEAD"]));
     expect(diff.diff).toContain("diff --git a/src/a.ts b/src/a.ts\n");
+  });
+});
+
+/** `git shortlog -sne HEAD` as `{ name, email, commits }`. */
+function shortlog(directory: string) {
+  return git(directory, ["shortlog", "-sne", "HEAD"])
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [, commits, name, email] = /^\s*(\d+)\t(.*) <(.*)>$/.exec(line) ?? [];
+      return { name, email, commits: Number(commits) };
+    });
+}
+
+async function expectShortlog(directory: string, label: string): Promise<void> {
+  const contributors = output<ContributorOutput>(await gitRun(directory).call("git_contributor_context", { max_results: 100 }));
+  const expected = shortlog(directory);
+  expect(
+    contributors.contributors.map(({ name, email, commits }) => ({ name, email, commits })),
+    `${label} shortlog`,
+  ).toEqual(expect.arrayContaining(expected));
+  expect(contributors.contributors, `${label} shortlog`).toHaveLength(expected.length);
+  expect(contributors.total_contributors, label).toBe(expected.length);
+}
+
+describe("git_contributor_context counts people as git shortlog -sne does", () => {
+  it("one address under two names, and one name under two addresses (or two cases of one), are separate lines", async () => {
+    const fixture = repository("shortlog-identities");
+    const who = [
+      { name: "Dan", email: "dan@example.com" },
+      { name: "Dan The Intern", email: "dan@example.com" },
+      { name: "Dan", email: "dan@example.com" },
+      { name: "Bob", email: "bob@example.com" },
+      { name: "Bob", email: "BOB@example.com" },
+    ];
+    for (const [index, person] of who.entries())
+      fixture.write("a.txt", "line\n".repeat(index + 1)).commit(`change ${index}`, person);
+    await expectShortlog(fixture.directory, "identities");
+  });
+
+  it("control: one name and address per person gives git's counts", async () => {
+    const fixture = repository("shortlog-plain");
+    for (const [index, person] of [author, { name: "Bo", email: "bo@example.com" }, author].entries())
+      fixture.write("a.txt", "line\n".repeat(index + 1)).commit(`change ${index}`, person);
+    await expectShortlog(fixture.directory, "plain");
   });
 });
