@@ -154,7 +154,7 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   if (matched.length === 0) return undefined;
   const shown = files.slice(0, MAX_FILES_PER_MATCH);
   return {
-    ...summarize(commit),
+    ...summarize(commit, search.repository.mailmap),
     matched,
     ...(shown.length > 0 ? { files: shown } : {}),
     ...(files.length > shown.length ? { more_files: files.length - shown.length } : {}),

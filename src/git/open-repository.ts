@@ -1,4 +1,5 @@
 import * as nodeFs from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { ToolContext } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
@@ -6,6 +7,7 @@ import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js"
 import { type GitCache, repositoryCaches } from "./git-cache.js";
 import { gitError } from "./git-errors.js";
 import { confinedReader, type GitFileReader, unconfinedReader } from "./git-file-reader.js";
+import { Mailmap, NO_MAILMAP } from "./mailmap.js";
 import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
 import { ReplacingObjectStore } from "./objects/replacing-object-store.js";
@@ -88,6 +90,25 @@ async function requireSha1(files: FileAccess, commondir: string): Promise<void> 
   );
 }
 
+/**
+ * The working tree's `.mailmap`, which `git shortlog`, `git log` and `git blame` apply by default.
+ * A symbolic link is not followed (git 2.32 and later read `.mailmap` with O_NOFOLLOW); a bare
+ * repository has none here (git would read `HEAD:.mailmap`, not done).
+ */
+async function readMailmap(files: FileAccess, location: RepositoryLocation, onNodeFs: boolean): Promise<Mailmap> {
+  if (location.worktree === undefined) return NO_MAILMAP;
+  const file = path.join(location.worktree, ".mailmap");
+  if (onNodeFs) {
+    try {
+      if (!lstatSync(file).isFile()) return NO_MAILMAP;
+    } catch {
+      return NO_MAILMAP;
+    }
+  }
+  const text = await files.readText(file);
+  return text === undefined ? NO_MAILMAP : new Mailmap(text);
+}
+
 async function readShallow(files: FileAccess, commondir: string): Promise<ReadonlySet<string>> {
   const text = await files.readText(path.join(commondir, "shallow"));
   if (text === undefined) return new Set();
@@ -149,5 +170,6 @@ export async function openRepository(context: ToolContext, options: OpenReposito
         : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache);
     return replaced === undefined ? store : new ReplacingObjectStore(store, replaced.replacements);
   });
-  return new GitRepository(location, caches, fs, files, await readShallow(files, location.commondir));
+  const shallow = await readShallow(files, location.commondir);
+  return new GitRepository(location, caches, fs, files, shallow, await readMailmap(files, location, options.fs === undefined));
 }

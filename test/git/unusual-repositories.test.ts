@@ -4,7 +4,7 @@
  * act on (never a misleading one), with a control on an ordinary repository.
  */
 import * as nodeFs from "node:fs";
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BlameOutput, ContributorOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
@@ -272,5 +272,75 @@ describe("git_contributor_context counts people as git shortlog -sne does", () =
     for (const [index, person] of [author, { name: "Bo", email: "bo@example.com" }, author].entries())
       fixture.write("a.txt", "line\n".repeat(index + 1)).commit(`change ${index}`, person);
     await expectShortlog(fixture.directory, "plain");
+  });
+});
+
+describe(".mailmap (git shortlog, git log and git blame apply it by default)", () => {
+  const MAILMAP = [
+    "# comment <nobody@example.com>",
+    "Proper Old <old@example.com>",
+    "<bob@example.com> <BOB@Work.example.com>",
+    "Carol Proper <carol@example.com> <carol@home.example.com>",
+    "Dan Proper <dan@example.com> dan the intern <DAN@example.com>",
+    "",
+  ].join("\n");
+
+  function people() {
+    const fixture = repository("mailmap");
+    const who = [
+      { name: "Old Nick", email: "old@example.com" },
+      { name: "Bob", email: "bob@work.example.com" },
+      { name: "Bob", email: "bob@example.com" },
+      { name: "Carol", email: "carol@home.example.com" },
+      { name: "Dan The Intern", email: "dan@example.com" },
+      { name: "Dan", email: "dan@example.com" },
+      { name: "Eve", email: "eve@example.com" },
+    ];
+    for (const [index, person] of who.entries())
+      fixture.write("a.txt", "line\n".repeat(index + 1)).commit(`change ${index}`, person);
+    return fixture;
+  }
+
+  async function compare(directory: string, label: string): Promise<void> {
+    await expectShortlog(directory, label);
+    const run = gitRun(directory);
+    const authors = git(directory, ["log", "--format=%aN", "--", "a.txt"]).split("\n").filter(Boolean);
+    const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: "a.txt" }));
+    expect(
+      history.commits.map((commit) => commit.author),
+      `${label} log`,
+    ).toEqual(authors);
+    const found = output<LogSearchOutput>(await run.call("git_log_search", { query: "change", mode: "message" }));
+    expect(
+      found.commits.map((commit) => commit.author),
+      `${label} log search`,
+    ).toEqual(authors);
+    const blame = output<BlameOutput>(await run.call("git_blame_context", { path: "a.txt", start_line: 1, end_line: 7 }));
+    const porcelain = git(directory, ["blame", "--line-porcelain", "HEAD", "--", "a.txt"]);
+    expect(
+      blame.lines.map((line) => line.author),
+      `${label} blame`,
+    ).toEqual([...porcelain.matchAll(/^author (.*)$/gm)].map((match) => match[1]));
+    expect([...new Set(Object.values(blame.commits).map((commit) => commit.email))].sort(), `${label} blame mail`).toEqual(
+      [...new Set([...porcelain.matchAll(/^author-mail <(.*)>$/gm)].map((match) => match[1]))].sort(),
+    );
+  }
+
+  it("every tool shows and counts authors under the names and addresses the working tree's .mailmap gives", async () => {
+    const fixture = people();
+    writeFileSync(path.join(fixture.directory, ".mailmap"), MAILMAP);
+    expect(git(fixture.directory, ["shortlog", "-sne", "HEAD"])).toContain("Dan Proper <dan@example.com>");
+    await compare(fixture.directory, "mapped");
+  });
+
+  it("controls: without a .mailmap, and with one that is a symbolic link (git does not follow it), authors are as committed", async () => {
+    const fixture = people();
+    await compare(fixture.directory, "none");
+    const elsewhere = path.join(temporaryDirectory("mailmap-target"), "mailmap");
+    cleanup.push(path.dirname(elsewhere));
+    writeFileSync(elsewhere, MAILMAP);
+    symlinkSync(elsewhere, path.join(fixture.directory, ".mailmap"));
+    expect(git(fixture.directory, ["shortlog", "-sne", "HEAD"])).not.toContain("Proper");
+    await compare(fixture.directory, "symbolic link");
   });
 });
