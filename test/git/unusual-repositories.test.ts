@@ -3,6 +3,7 @@
  * odd file names, a .mailmap. Each answer is the git CLI's, or a structured error the model can
  * act on (never a misleading one), with a control on an ordinary repository.
  */
+import { execFileSync } from "node:child_process";
 import * as nodeFs from "node:fs";
 import { symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -342,5 +343,60 @@ describe(".mailmap (git shortlog, git log and git blame apply it by default)", (
     symlinkSync(elsewhere, path.join(fixture.directory, ".mailmap"));
     expect(git(fixture.directory, ["shortlog", "-sne", "HEAD"])).not.toContain("Proper");
     await compare(fixture.directory, "symbolic link");
+  });
+});
+
+describe("commit messages in another encoding (i18n.commitEncoding)", () => {
+  /** A commit as git writes it with `i18n.commitEncoding=ISO-8859-1`: message and author name in Latin-1 bytes. */
+  function latin1Commit(directory: string, parent: string | undefined, message: string, name: string): string {
+    const tree = git(directory, ["write-tree"]).trim();
+    const content = Buffer.from(
+      `tree ${tree}\n${parent ? `parent ${parent}\n` : ""}author ${name} <zoe@example.com> 1700000000 +0000\n` +
+        `committer C <c@example.com> 1700000000 +0000\nencoding ISO-8859-1\n\n${message}\n`,
+      "latin1",
+    );
+    return execFileSync("git", ["hash-object", "-t", "commit", "-w", "--stdin"], { cwd: directory, input: content })
+      .toString()
+      .trim();
+  }
+
+  async function expectGitsAnswers(directory: string, label: string, withGraph: boolean): Promise<void> {
+    if (withGraph) git(directory, ["commit-graph", "write", "--reachable"]);
+    const run = gitRun(directory);
+    // Non-ASCII letters in another case are left out: git folds them only in some locales.
+    for (const query of ["café", "naïve", "plain", "LAIT"]) {
+      const found = output<LogSearchOutput>(await run.call("git_log_search", { query, mode: "message" }));
+      expect(
+        found.commits.map((commit) => [commit.sha, commit.subject, commit.author]),
+        `${label} ${query}`,
+      ).toEqual(
+        quietGit(directory, ["log", "-i", "-F", `--grep=${query}`, "--format=%H%x00%s%x00%an"])
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => line.split("\0"))
+          .map(([id = "", subject, name]) => [id.slice(0, 10), subject, name]),
+      );
+    }
+    await expectShortlog(directory, label);
+  }
+
+  it("a Latin-1 message and author name read as git log shows them (re-encoded), found by --grep", async () => {
+    const fixture = repository("latin1");
+    fixture.write("a.txt", "one\n");
+    git(fixture.directory, ["add", "a.txt"]);
+    const first = latin1Commit(fixture.directory, undefined, "café au lait, naïve", "Zoë");
+    const second = latin1Commit(fixture.directory, first, "plain ascii", "Zoë");
+    git(fixture.directory, ["update-ref", "refs/heads/main", second]);
+    expect(git(fixture.directory, ["cat-file", "commit", first])).toContain("encoding ISO-8859-1");
+    expect(git(fixture.directory, ["log", "--format=%an %s", "-1", first])).toBe("Zoë café au lait, naïve\n");
+    await expectGitsAnswers(fixture.directory, "loose", false);
+    await expectGitsAnswers(fixture.directory, "graph", true);
+  });
+
+  it("control: UTF-8 messages (no encoding header) are read as before", async () => {
+    const fixture = repository("utf8-messages");
+    fixture.write("a.txt", "one\n").commit("café au lait, naïve", { name: "Zoë", email: "zoe@example.com" });
+    fixture.write("a.txt", "two\n").commit("plain ascii", { name: "Zoë", email: "zoe@example.com" });
+    await expectGitsAnswers(fixture.directory, "utf-8", false);
   });
 });

@@ -73,9 +73,25 @@ function parseSignature(value: string): Signature {
   };
 }
 
-/** Parses a commit object's content. */
+/** `content` decoded from `encoding` (a commit's `encoding` header); `undefined` when the label is not one Node decodes. */
+function decodeFrom(content: Buffer, encoding: string): string | undefined {
+  try {
+    return new TextDecoder(encoding).decode(content);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a commit object's content. A commit written with `i18n.commitEncoding` (an `encoding`
+ * header other than UTF-8) is decoded from that encoding, as `git log` re-encodes it to UTF-8 for
+ * display and `--grep`; a label Node does not know is read as UTF-8 (git shows the bytes as they are too).
+ */
 export function parseCommit(oid: string, content: Buffer): CommitRecord {
-  const text = content.toString("utf8");
+  return parseCommitText(oid, content, content.toString("utf8"), false);
+}
+
+function parseCommitText(oid: string, content: Buffer, text: string, decoded: boolean): CommitRecord {
   const headerEnd = text.indexOf("\n\n");
   const header = headerEnd < 0 ? text : text.slice(0, headerEnd);
   let tree = "";
@@ -91,6 +107,10 @@ export function parseCommit(oid: string, content: Buffer): CommitRecord {
     else if (key === "parent") parents.push(value);
     else if (key === "author") author = parseSignature(value);
     else if (key === "committer") committer = parseSignature(value);
+    else if (key === "encoding" && !decoded && !/^utf-?8$/i.test(value)) {
+      const text = decodeFrom(content, value);
+      if (text !== undefined) return parseCommitText(oid, content, text, true);
+    }
   }
   if (!/^[0-9a-f]{40}$/.test(tree)) throw new CatalogError("corrupt_object", `Commit ${oid} has no tree.`);
   return {
