@@ -1,9 +1,12 @@
 import type { FsClient } from "isomorphic-git";
-import type { GitFileReader } from "./git-file-reader.js";
+import { type GitFileReader, MAX_METADATA_BYTES, metadataTooLargeError } from "./git-file-reader.js";
 
 /** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
 export interface FileAccess {
-  /** A file's text, or `undefined` when it does not exist or cannot be read. */
+  /**
+   * A file's text, or `undefined` when it does not exist or cannot be read.
+   * @throws ToolError `too_large` over `MAX_METADATA_BYTES` (a planted huge file is not read).
+   */
   readText(path: string): Promise<string | undefined>;
   /** Whether something is at `path`, and what. */
   kind(path: string): Promise<"file" | "directory" | undefined>;
@@ -37,6 +40,11 @@ export function fileAccess(fs: FsClient): FileAccess {
     "promises" in fs ? fs.promises.readdir(path) : callback<unknown>((done) => fs.readdir(path, done));
   return {
     async readText(path) {
+      const size = await stat(path).then(
+        (stats) => (typeof stats === "object" && stats !== null && "size" in stats ? Number(stats.size) : 0),
+        () => 0,
+      );
+      if (size > MAX_METADATA_BYTES) throw metadataTooLargeError(path, size);
       try {
         const text = await readFile(path);
         if (typeof text === "string") return text;
@@ -70,7 +78,7 @@ export function fileAccess(fs: FsClient): FileAccess {
 export function readerFileAccess(reader: GitFileReader): FileAccess {
   return {
     async readText(path) {
-      return reader.readFile(path)?.toString("utf8");
+      return reader.readFile(path, MAX_METADATA_BYTES)?.toString("utf8");
     },
     async kind(path) {
       return reader.kind(path);
