@@ -104,6 +104,9 @@ class NodeGitFileReader implements GitFileReader {
   constructor(readonly root: string | undefined) {}
 
   open(file: string): number | undefined {
+    // Most files asked for are usually absent (info/grafts, refs/replace, shallow, loose refs): a stat
+    // that answers "nothing there" without an exception costs a fraction of a failed open's error.
+    if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO planted in .git cannot hang the call.

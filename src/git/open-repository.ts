@@ -78,9 +78,10 @@ function objectFormat(config: string | undefined): string {
 /**
  * Refuses a repository whose object ids are not SHA-1 (`git init --object-format=sha256`): its
  * 64-digit ids would read as broken refs ("holds neither a commit id nor ...") and send the model
- * to repair a healthy repository.
+ * to repair a healthy repository. Asked only once a call has failed (such a repository never
+ * answers: its refs and objects do not parse), so a call that succeeds reads no `config`.
  */
-async function requireSha1(files: FileAccess, commondir: string): Promise<void> {
+export async function requireSha1(files: FileAccess, commondir: string): Promise<void> {
   const format = objectFormat(await files.readText(path.join(commondir, "config")));
   if (format === "sha1") return;
   throw gitError(
@@ -99,11 +100,7 @@ async function readMailmap(files: FileAccess, location: RepositoryLocation, onNo
   if (location.worktree === undefined) return NO_MAILMAP;
   const file = path.join(location.worktree, ".mailmap");
   if (onNodeFs) {
-    try {
-      if (!lstatSync(file).isFile()) return NO_MAILMAP;
-    } catch {
-      return NO_MAILMAP;
-    }
+    if (lstatSync(file, { throwIfNoEntry: false })?.isFile() !== true) return NO_MAILMAP;
   }
   const text = await files.readText(file);
   return text === undefined ? NO_MAILMAP : new Mailmap(text);
@@ -156,7 +153,6 @@ export async function openRepository(context: ToolContext, options: OpenReposito
       "The git tools only read existing repositories; use them in a directory with a .git folder.",
     );
   }
-  await requireSha1(files, location.commondir);
   // The confinement root is part of the key: a store opened without confinement is never reused by a confined call.
   const confinedKey = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
   // Replace refs and grafts change what an id reads as (git honours both by default): objects read

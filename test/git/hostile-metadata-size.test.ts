@@ -39,6 +39,7 @@ describe("repository files planted at 1.1 GB", () => {
   for (const [file, start] of [
     [".git/HEAD", "ref: refs/heads/main\n"],
     [".git/packed-refs", "# pack-refs with: peeled fully-peeled sorted \n"],
+    // Read once a call has failed (is it a SHA-256 repository?): asked with a ref that does not exist.
     [".git/config", "[core]\n\trepositoryformatversion = 0\n"],
     [".git/shallow", ""],
     [".git/info/grafts", ""],
@@ -50,7 +51,8 @@ describe("repository files planted at 1.1 GB", () => {
       plant(path.join(repository.directory, file), PLANTED, start);
       const rss = process.memoryUsage().rss;
       const started = performance.now();
-      const error = failure(await gitRun(repository.directory).call("git_log_search", { query: "needle" }));
+      const input = file === ".git/config" ? { query: "needle", ref: "no-such-branch" } : { query: "needle" };
+      const error = failure(await gitRun(repository.directory).call("git_log_search", input));
       expect(error.code, JSON.stringify(error)).toBe("too_large");
       expect(error.message).toContain(path.basename(file));
       expect(error.message).not.toContain(repository.directory);

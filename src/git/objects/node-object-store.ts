@@ -35,7 +35,8 @@ export interface NodeObjectStoreOptions {
  */
 export function objectDirectories(objectsDirectory: string, reader: GitFileReader): string[] {
   const directories = [objectsDirectory];
-  const alternates = reader.readFile(path.join(objectsDirectory, "info", "alternates"), MAX_METADATA_BYTES)?.toString("utf8") ?? "";
+  const alternates =
+    reader.readFile(path.join(objectsDirectory, "info", "alternates"), MAX_METADATA_BYTES)?.toString("utf8") ?? "";
   for (const line of alternates.split("\n")) {
     const entry = line.trim();
     if (entry === "" || entry.startsWith("#")) continue;
