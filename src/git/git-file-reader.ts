@@ -106,7 +106,13 @@ class NodeGitFileReader implements GitFileReader {
   open(file: string): number | undefined {
     // Most files asked for are usually absent (info/grafts, refs/replace, shallow, loose refs): a stat
     // that answers "nothing there" without an exception costs a fraction of a failed open's error.
-    if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+    try {
+      if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+    } catch (error) {
+      // A symbolic link loop (ELOOP) or a file in place of a directory is "nothing there", as for open below.
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO planted in .git cannot hang the call.

@@ -4,7 +4,7 @@
  * every call: 1.1 GB of memory, seconds, then V8's string limit as `tool_failed`. Now each is
  * refused as `too_large` before a byte is read; a large but real packed-refs is still read.
  */
-import { appendFileSync, mkdirSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LogSearchOutput } from "../../src/git/index.js";
@@ -73,5 +73,23 @@ describe("repository files planted at 1.1 GB", () => {
     const run = gitRun(repository.directory);
     const found = output<LogSearchOutput>(await run.call("git_log_search", { query: "needle", ref: "t29999" }));
     expect(found.commits.map((commit) => commit.sha)).toEqual([head.slice(0, 10)]);
+  });
+});
+
+describe("symbolic link loops in place of repository files", () => {
+  // (A looping packed-refs is fatal to git; the tools read it as absent.)
+  it("info/grafts, shallow, refs/replace and .mailmap that loop are nothing there, as git reads them", async () => {
+    const repository = fixture();
+    const loop = (file: string) => {
+      const at = path.join(repository.directory, file);
+      mkdirSync(path.dirname(at), { recursive: true });
+      symlinkSync(`${path.basename(file)}.other`, at);
+      symlinkSync(path.basename(file), `${at}.other`);
+    };
+    for (const file of [".git/info/grafts", ".git/shallow", ".git/refs/replace", ".mailmap"]) loop(file);
+    const found = output<LogSearchOutput>(await gitRun(repository.directory).call("git_log_search", { query: "needle" }));
+    expect(found.commits.map((commit) => commit.sha)).toEqual([
+      git(repository.directory, ["log", "--format=%h", "--abbrev=10", "--grep=needle"]).trim(),
+    ]);
   });
 });
