@@ -120,8 +120,11 @@ function asciiMessageMatches(repository: GitRepository, commit: GraphCommit, que
   // Not read yet: the stored bytes (no decoding), or the message already parsed.
   const stored = repository.unparsedCommitContent(commit);
   const headerEnd = stored?.indexOf("\n\n") ?? 0;
-  const [content, from] =
+  const [whole, from] =
     stored === undefined ? [Buffer.from(commit.message, "utf8"), 0] : [stored, headerEnd < 0 ? stored.length : headerEnd + 2];
+  // The message ends at a NUL, as git reads it (see parseCommit).
+  const nul = whole.indexOf(0, from);
+  const content = nul < 0 ? whole : whole.subarray(0, nul);
   if (!messages.keep(graph, graphPosition, content, from)) return undefined;
   return includesAsciiFolded(content, from, query);
 }

@@ -400,3 +400,43 @@ describe("commit messages in another encoding (i18n.commitEncoding)", () => {
     await expectGitsAnswers(fixture.directory, "utf-8", false);
   });
 });
+
+describe("a NUL in a commit message (git reads a commit as a C string)", () => {
+  it("text after the NUL is not the message: --grep does not find it and the subject stops there, loose and through the commit-graph", async () => {
+    const fixture = repository("nul-message");
+    fixture.write("a.txt", "one\n").commit("first visible", author);
+    const tree = git(fixture.directory, ["write-tree"]).trim();
+    const parent = git(fixture.directory, ["rev-parse", "HEAD"]).trim();
+    const who = "Ada <ada@example.com> 1700000000 +0000";
+    const content = Buffer.from(
+      `tree ${tree}\nparent ${parent}\nauthor ${who}\ncommitter ${who}\n\nvisible head\u0000hidden needle\nmore hidden\n`,
+      "latin1",
+    );
+    const commit = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], {
+      cwd: fixture.directory,
+      input: content,
+    })
+      .toString()
+      .trim();
+    git(fixture.directory, ["update-ref", "refs/heads/main", commit]);
+    // Not the tip: the tip is read whole to resolve HEAD, the commits below it through the graph's fast path.
+    fixture.write("a.txt", "two\n").commit("last visible", author);
+    for (const withGraph of [false, true]) {
+      if (withGraph) git(fixture.directory, ["commit-graph", "write", "--reachable"]);
+      const run = gitRun(fixture.directory);
+      for (const query of ["needle", "hidden", "visible", "head"]) {
+        const found = output<LogSearchOutput>(await run.call("git_log_search", { query, mode: "message" }));
+        expect(
+          found.commits.map((match) => [match.sha, match.subject]),
+          `${query}${withGraph ? " (graph)" : ""}`,
+        ).toEqual(
+          git(fixture.directory, ["log", "-i", "-F", `--grep=${query}`, "--format=%H%x01%s"])
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => line.split("\u0001"))
+            .map(([id = "", subject]) => [id.slice(0, 10), subject]),
+        );
+      }
+    }
+  });
+});

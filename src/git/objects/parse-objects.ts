@@ -73,6 +73,17 @@ function parseSignature(value: string): Signature {
   };
 }
 
+/**
+ * A commit's message: after the header, up to a NUL if it has one. git reads a commit as a C
+ * string for `log`, `--grep` and `%s` (`git log --grep` never matches text after a NUL, and
+ * `%s` stops there), so text hidden after one is not the message git shows.
+ */
+function messageOf(text: string, headerEnd: number): string {
+  if (headerEnd < 0) return "";
+  const nul = text.indexOf("\u0000", headerEnd + 2);
+  return nul < 0 ? text.slice(headerEnd + 2) : text.slice(headerEnd + 2, nul);
+}
+
 /** `content` decoded from `encoding` (a commit's `encoding` header); `undefined` when the label is not one Node decodes. */
 function decodeFrom(content: Buffer, encoding: string): string | undefined {
   try {
@@ -120,7 +131,7 @@ function parseCommitText(oid: string, content: Buffer, text: string, decoded: bo
     author,
     committer,
     time: committer.timestamp,
-    message: headerEnd < 0 ? "" : text.slice(headerEnd + 2),
+    message: messageOf(text, headerEnd),
   };
 }
 
