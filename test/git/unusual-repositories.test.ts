@@ -156,6 +156,37 @@ describe("replace refs and grafts (git honours both by default)", () => {
     await compareWithGit(directory, "skipped", gitRun(directory), "HEAD~1");
   });
 
+  it("under the workspace sandbox, grafts and a replace ref that are links outside the workspace are refused; inside they are read", async () => {
+    const { directory, ids } = history("replace-sandbox");
+    const outside = temporaryDirectory("replace-outside");
+    cleanup.push(outside);
+    writeFileSync(path.join(outside, "grafts"), `${ids[2]}\n`);
+    symlinkSync(path.join(outside, "grafts"), path.join(directory, ".git", "info", "grafts"));
+    const refused = failure(await gitRun(directory, {}, "workspace").call("git_log_search", { query: "needle" }));
+    expect(refused.code).toBe("repository_outside_workspace");
+    expect(refused.message).not.toContain(outside);
+    // Without the sandbox the link is followed, as git follows it.
+    await compareWithGit(directory, "grafts through a link, unrestricted", gitRun(directory), "HEAD");
+    nodeFs.rmSync(path.join(directory, ".git", "info", "grafts"));
+    const replacement = git(directory, [
+      "commit-tree",
+      `${ids[1]}^{tree}`,
+      "-p",
+      ids[0] as string,
+      "-m",
+      "replaced haystack",
+    ]).trim();
+    writeFileSync(path.join(outside, "replace"), `${replacement}\n`);
+    nodeFs.mkdirSync(path.join(directory, ".git", "refs", "replace"), { recursive: true });
+    symlinkSync(path.join(outside, "replace"), path.join(directory, ".git", "refs", "replace", ids[1] as string));
+    const again = failure(await gitRun(directory, {}, "workspace").call("git_log_search", { query: "needle" }));
+    expect(again.code).toBe("repository_outside_workspace");
+    // Control: the same replace ref as a file inside the workspace is read under the sandbox, as git reads it.
+    nodeFs.rmSync(path.join(directory, ".git", "refs", "replace", ids[1] as string));
+    git(directory, ["replace", ids[1] as string, replacement]);
+    await compareWithGit(directory, "replace ref inside, workspace sandbox", gitRun(directory, {}, "workspace"));
+  });
+
   it("a cycle of replace refs is refused as corrupt_object, as git dies on it", async () => {
     const { directory, ids } = history("replace-cycle");
     const [first, second] = [ids[1] as string, ids[2] as string];
