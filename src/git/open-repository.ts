@@ -1,12 +1,18 @@
 import * as nodeFs from "node:fs";
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import type { ToolContext } from "agent-tool-catalog";
+import { type ToolContext, ToolError } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
 import { gitError } from "./git-errors.js";
-import { confinedReader, type GitFileReader, unconfinedReader } from "./git-file-reader.js";
+import {
+  confinedReader,
+  type GitFileReader,
+  MAX_METADATA_BYTES,
+  metadataTooLargeError,
+  unconfinedReader,
+} from "./git-file-reader.js";
 import { Mailmap, NO_MAILMAP } from "./mailmap.js";
 import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
@@ -14,6 +20,7 @@ import { ReplacingObjectStore } from "./objects/replacing-object-store.js";
 import { readerFsClient } from "./reader-fs-client.js";
 import { readReplacements } from "./replacements.js";
 import { GitRepository, type RepositoryLocation } from "./repository.js";
+import { resolveRevision } from "./revision.js";
 
 /** What {@link openRepository} needs from the tool options. */
 export interface OpenRepositoryOptions {
@@ -94,7 +101,7 @@ export async function requireSha1(files: FileAccess, commondir: string): Promise
 /**
  * The working tree's `.mailmap`, which `git shortlog`, `git log` and `git blame` apply by default.
  * A symbolic link is not followed (git 2.32 and later read `.mailmap` with O_NOFOLLOW); a bare
- * repository has none here (git would read `HEAD:.mailmap`, not done).
+ * repository reads `HEAD:.mailmap` instead (see headMailmap).
  */
 async function readMailmap(files: FileAccess, location: RepositoryLocation, onNodeFs: boolean): Promise<Mailmap> {
   if (location.worktree === undefined) return NO_MAILMAP;
@@ -104,6 +111,26 @@ async function readMailmap(files: FileAccess, location: RepositoryLocation, onNo
   }
   const text = await files.readText(file);
   return text === undefined ? NO_MAILMAP : new Mailmap(text);
+}
+
+/**
+ * A bare repository's mailmap: `HEAD:.mailmap`, which git reads by default there
+ * (`mailmap.blob`); `undefined` when HEAD has none or cannot be read (an empty repository, a
+ * damaged one: the call meets that itself and reports it). Refusals (confinement, size) stand.
+ */
+async function headMailmap(repository: GitRepository): Promise<Mailmap | undefined> {
+  try {
+    const head = await resolveRevision(repository, "HEAD");
+    const entry = await repository.entryAt(head.commit.tree, ".mailmap");
+    if (entry?.kind !== "blob") return undefined;
+    const blob = await repository.blob(entry.oid);
+    if (blob.length > MAX_METADATA_BYTES) throw metadataTooLargeError(".mailmap", blob.length);
+    return new Mailmap(blob.toString("utf8"));
+  } catch (error) {
+    // A refusal stands; anything else (no commits, a damaged HEAD) the call itself meets and reports.
+    if (error instanceof ToolError && (error.code === "repository_outside_workspace" || error.code === "too_large")) throw error;
+    return undefined;
+  }
 }
 
 async function readShallow(files: FileAccess, commondir: string): Promise<ReadonlySet<string>> {
@@ -167,5 +194,10 @@ export async function openRepository(context: ToolContext, options: OpenReposito
     return replaced === undefined ? store : new ReplacingObjectStore(store, replaced.replacements);
   });
   const shallow = await readShallow(files, location.commondir);
-  return new GitRepository(location, caches, fs, files, shallow, await readMailmap(files, location, options.fs === undefined));
+  if (location.worktree !== undefined) {
+    return new GitRepository(location, caches, fs, files, shallow, await readMailmap(files, location, options.fs === undefined));
+  }
+  const bare = new GitRepository(location, caches, fs, files, shallow);
+  const mailmap = await headMailmap(bare);
+  return mailmap === undefined ? bare : new GitRepository(location, caches, fs, files, shallow, mailmap);
 }

@@ -365,6 +365,23 @@ describe(".mailmap (git shortlog, git log and git blame apply it by default)", (
     await compare(fixture.directory, "mapped");
   });
 
+  it("a bare repository applies HEAD:.mailmap, as git does there by default", async () => {
+    const fixture = people();
+    fixture.write(".mailmap", MAILMAP).commit("add mailmap", { name: "Eve", email: "eve@example.com" });
+    const bare = temporaryDirectory("mailmap-bare");
+    cleanup.push(bare);
+    git(bare, ["clone", "-q", "--bare", fixture.directory, "repository.git"]);
+    const directory = path.join(bare, "repository.git");
+    expect(git(directory, ["shortlog", "-sne", "HEAD"])).toContain("Dan Proper <dan@example.com>");
+    await compare(directory, "bare");
+    // Control: a bare repository whose HEAD has no .mailmap counts authors as committed.
+    const plain = temporaryDirectory("mailmap-bare-plain");
+    cleanup.push(plain);
+    git(plain, ["clone", "-q", "--bare", people().directory, "repository.git"]);
+    expect(git(path.join(plain, "repository.git"), ["shortlog", "-sne", "HEAD"])).not.toContain("Proper");
+    await compare(path.join(plain, "repository.git"), "bare without .mailmap");
+  });
+
   it("controls: without a .mailmap, and with one that is a symbolic link (git does not follow it), authors are as committed", async () => {
     const fixture = people();
     await compare(fixture.directory, "none");
