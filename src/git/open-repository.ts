@@ -3,6 +3,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { type ToolContext, ToolError } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
+import { configValue } from "./config-value.js";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
 import { gitError } from "./git-errors.js";
@@ -67,29 +68,14 @@ async function locate(files: FileAccess, start: string, searchUpwards: boolean):
 }
 
 /**
- * The repository's `extensions.objectFormat` (`sha1` when unset), from its `config`: git writes
- * it in the `[extensions]` section (section and key names are case-insensitive).
- */
-function objectFormat(config: string | undefined): string {
-  let section = "";
-  let format = "sha1";
-  for (const line of (config ?? "").split("\n")) {
-    const header = /^\s*\[\s*([A-Za-z0-9.-]+)\s*(?:"[^"]*"\s*)?\]/.exec(line);
-    if (header !== null) section = (header[1] as string).toLowerCase();
-    const value = /^\s*objectformat\s*=\s*"?([A-Za-z0-9-]+)"?\s*(?:[#;].*)?$/i.exec(line)?.[1];
-    if (section === "extensions" && value !== undefined) format = value.toLowerCase();
-  }
-  return format;
-}
-
-/**
  * Refuses a repository whose object ids are not SHA-1 (`git init --object-format=sha256`): its
  * 64-digit ids would read as broken refs ("holds neither a commit id nor ...") and send the model
  * to repair a healthy repository. Asked only once a call has failed (such a repository never
  * answers: its refs and objects do not parse), so a call that succeeds reads no `config`.
  */
 export async function requireSha1(files: FileAccess, commondir: string): Promise<void> {
-  const format = objectFormat(await files.readText(path.join(commondir, "config")));
+  // `extensions.objectFormat`, `sha1` when unset.
+  const format = configValue(await files.readText(path.join(commondir, "config")), "extensions", "objectformat") ?? "sha1";
   if (format === "sha1") return;
   throw gitError(
     "not_a_git_repository",

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { configFalse, configValue } from "./config-value.js";
 import type { FileAccess } from "./file-access.js";
 import type { Replacements } from "./objects/replacing-object-store.js";
 
@@ -39,7 +40,7 @@ async function grafts(files: FileAccess, commondir: string): Promise<Map<string,
 }
 
 /**
- * The repository's replace refs and grafts, with a fingerprint that tells one set from another
+ * The repository's replace refs (unless `core.useReplaceRefs` is false) and grafts, with a fingerprint that tells one set from another
  * (objects read under one set must not be answered from a cache filled under another); `undefined`
  * when it has neither, the usual case.
  */
@@ -47,7 +48,13 @@ export async function readReplacements(
   files: FileAccess,
   commondir: string,
 ): Promise<{ readonly replacements: Replacements; readonly fingerprint: string } | undefined> {
-  const replacements = { objects: await replaceRefs(files, commondir), grafts: await grafts(files, commondir) };
+  let objects = await replaceRefs(files, commondir);
+  // `core.useReplaceRefs = false` turns replace refs off (not grafts); config is read only when there are some.
+  if (objects.size > 0) {
+    const config = await files.readText(path.join(commondir, "config"));
+    if (configFalse(configValue(config, "core", "usereplacerefs"))) objects = new Map();
+  }
+  const replacements = { objects, grafts: await grafts(files, commondir) };
   if (replacements.objects.size === 0 && replacements.grafts.size === 0) return undefined;
   const hash = createHash("sha1");
   for (const [oid, replacement] of [...replacements.objects].sort()) hash.update(`r${oid}${replacement}`);

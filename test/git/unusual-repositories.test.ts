@@ -205,6 +205,12 @@ describe("replace refs and grafts (git honours both by default)", () => {
     const replacement = git(directory, ["commit-tree", tree, "-p", ids[0] as string, "-m", "replaced haystack"]).trim();
     git(directory, ["replace", ids[1] as string, replacement]);
     await compareWithGit(directory, "replaced, same cache", run);
+    // core.useReplaceRefs = false turns them off in git: the stored commit again.
+    git(directory, ["config", "core.useReplaceRefs", "false"]);
+    expect(logIds(directory, ["--grep=needle"])).toEqual([ids[1]]);
+    await compareWithGit(directory, "useReplaceRefs false, same cache", run);
+    git(directory, ["config", "core.useReplaceRefs", "true"]);
+    await compareWithGit(directory, "useReplaceRefs true, same cache", run);
     git(directory, ["replace", "-d", ids[1] as string]);
     await compareWithGit(directory, "removed, same cache", run);
     expect(fixture.directory).toBe(directory);
