@@ -93,7 +93,8 @@ async function blameContext(repository: GitRepository, input: BlameInput, contex
       break;
     }
     const sha = shortId(entry.commit.oid);
-    const { author } = entry.commit;
+    // The author as git blame shows them: under the name and address the .mailmap gives.
+    const author = { ...entry.commit.author, ...repository.mailmap.map(entry.commit.author) };
     const outside = entry.line < shown.range.start || entry.line > shown.range.end;
     lines.push({
       line: entry.line,

@@ -1,3 +1,4 @@
+import { type Mailmap, NO_MAILMAP } from "./mailmap.js";
 import { type CommitRecord, parentCount, type Signature } from "./objects/parse-objects.js";
 
 /** Hex digits of the commit ids in answers: short to read, long enough to stay unique. */
@@ -47,12 +48,12 @@ export function subjectOf(message: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The summary of a commit. */
-export function summarize(commit: CommitRecord): CommitSummary {
+/** The summary of a commit, its author under the name `mailmap` gives them (as `git log` shows it). */
+export function summarize(commit: CommitRecord, mailmap: Mailmap = NO_MAILMAP): CommitSummary {
   return {
     sha: shortId(commit.oid),
     date: isoDate(commit.author),
-    author: commit.author.name,
+    author: mailmap.empty ? commit.author.name : mailmap.map(commit.author).name,
     subject: subjectOf(commit.message),
     ...(parentCount(commit) > 1 ? { merge: true as const } : {}),
   };

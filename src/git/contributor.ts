@@ -42,10 +42,13 @@ async function lineTotals(repository: GitRepository, commit: CommitRecord, scope
 
 async function tallyCommit(repository: GitRepository, commit: CommitRecord, scope: string, tallies: Map<string, Tally>) {
   const lines = await lineTotals(repository, commit, scope);
-  const key = commit.author.email.toLowerCase();
+  // Under the name and address the .mailmap gives, one line per exact "Name <email>", as git
+  // shortlog -sne counts (the same address under two names is two lines).
+  const author = repository.mailmap.map(commit.author);
+  const key = `${author.name}\u0000${author.email}`;
   const tally = tallies.get(key) ?? {
-    name: commit.author.name,
-    email: commit.author.email,
+    name: author.name,
+    email: author.email,
     commits: 0,
     merges: 0,
     added: 0,

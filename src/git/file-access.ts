@@ -1,12 +1,17 @@
 import type { FsClient } from "isomorphic-git";
-import type { GitFileReader } from "./git-file-reader.js";
+import { type GitFileReader, MAX_METADATA_BYTES, metadataTooLargeError } from "./git-file-reader.js";
 
 /** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
 export interface FileAccess {
-  /** A file's text, or `undefined` when it does not exist or cannot be read. */
+  /**
+   * A file's text, or `undefined` when it does not exist or cannot be read.
+   * @throws ToolError `too_large` over `MAX_METADATA_BYTES` (a planted huge file is not read).
+   */
   readText(path: string): Promise<string | undefined>;
   /** Whether something is at `path`, and what. */
   kind(path: string): Promise<"file" | "directory" | undefined>;
+  /** The names in a directory; empty when it does not exist or cannot be read. */
+  list(path: string): Promise<string[]>;
 }
 
 interface StatLike {
@@ -23,7 +28,7 @@ function callback<Result>(call: (done: (error: unknown, result: Result) => void)
 }
 
 /**
- * Wraps an isomorphic-git fs client (promise or callback style) in the two reads the tools need,
+ * Wraps an isomorphic-git fs client (promise or callback style) in the reads the tools need,
  * so the host's fs is used for everything, not only for objects.
  */
 export function fileAccess(fs: FsClient): FileAccess {
@@ -31,8 +36,15 @@ export function fileAccess(fs: FsClient): FileAccess {
     "promises" in fs ? fs.promises.readFile(path, "utf8") : callback<unknown>((done) => fs.readFile(path, "utf8", done));
   const stat = (path: string): Promise<unknown> =>
     "promises" in fs ? fs.promises.stat(path) : callback<unknown>((done) => fs.stat(path, done));
+  const readdir = (path: string): Promise<unknown> =>
+    "promises" in fs ? fs.promises.readdir(path) : callback<unknown>((done) => fs.readdir(path, done));
   return {
     async readText(path) {
+      const size = await stat(path).then(
+        (stats) => (typeof stats === "object" && stats !== null && "size" in stats ? Number(stats.size) : 0),
+        () => 0,
+      );
+      if (size > MAX_METADATA_BYTES) throw metadataTooLargeError(path, size);
       try {
         const text = await readFile(path);
         if (typeof text === "string") return text;
@@ -51,17 +63,28 @@ export function fileAccess(fs: FsClient): FileAccess {
         return undefined;
       }
     },
+    async list(path) {
+      try {
+        const names = await readdir(path);
+        return Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : [];
+      } catch {
+        return [];
+      }
+    },
   };
 }
 
-/** The two reads over a {@link GitFileReader}: confinement refusals propagate, missing files do not. */
+/** The reads over a {@link GitFileReader}: confinement refusals propagate, missing files do not. */
 export function readerFileAccess(reader: GitFileReader): FileAccess {
   return {
     async readText(path) {
-      return reader.readFile(path)?.toString("utf8");
+      return reader.readFile(path, MAX_METADATA_BYTES)?.toString("utf8");
     },
     async kind(path) {
       return reader.kind(path);
+    },
+    async list(path) {
+      return reader.list(path);
     },
   };
 }

@@ -52,7 +52,7 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   }
   const diff = await fileLineCounts(repository, { oid: before?.oid, mode: before?.mode }, { oid: after?.oid, mode: after?.mode });
   return {
-    ...summarize(commit),
+    ...summarize(commit, repository.mailmap),
     status,
     path,
     ...(previousPath === undefined ? {} : { previous_path: previousPath }),
@@ -74,7 +74,14 @@ async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<F
     added += diff.added;
     removed += diff.removed;
   }
-  return { ...summarize(commit), status: "M", path: tracker.path, added, removed, files_changed: changes.length };
+  return {
+    ...summarize(commit, tracker.repository.mailmap),
+    status: "M",
+    path: tracker.path,
+    added,
+    removed,
+    files_changed: changes.length,
+  };
 }
 
 async function history(runtime: GitToolRuntime, repository: GitRepository, input: FileHistoryInput, context: ToolContext) {

@@ -26,8 +26,11 @@ export interface GitFileReader {
    * @throws ToolError `repository_outside_workspace` when what was opened is outside the root.
    */
   open(file: string): number | undefined;
-  /** A file's bytes, or `undefined` when it does not exist (or is a directory). */
-  readFile(file: string): Buffer | undefined;
+  /**
+   * A file's bytes, or `undefined` when it does not exist (or is a directory).
+   * @throws ToolError `too_large` when the file holds more than `maxBytes` (checked before it is read).
+   */
+  readFile(file: string, maxBytes?: number): Buffer | undefined;
   /** The names in a directory; empty when it does not exist. */
   list(directory: string): string[];
   /** Whether something is at `file`, and what. */
@@ -51,6 +54,23 @@ export function outsideWorkspaceError(file: string, root: string): Error {
     "repository_outside_workspace",
     `Refused to read git data through ${JSON.stringify(shown)}: it leads outside the workspace (a .git file, commondir, alternates entry or symbolic link pointing elsewhere). Under the workspace sandbox the git tools read only repositories whose files are all inside the workspace.`,
     "Use a repository that lives entirely inside the workspace (a plain clone, not a linked worktree or a repository with alternates elsewhere).",
+  );
+}
+
+/**
+ * The largest repository file read whole besides objects (`HEAD`, `packed-refs`, `config`,
+ * `shallow`, `info/grafts`, alternates, `.mailmap`, a `.git` file): a repository holding 1M refs
+ * has a ~70 MB `packed-refs`. A planted 1 GB file was read whole and turned into a string each
+ * call (1.1 GB of memory, then V8's string limit: `tool_failed`).
+ */
+export const MAX_METADATA_BYTES = 128 * 1024 * 1024;
+
+/** The refusal of a repository file over {@link MAX_METADATA_BYTES}: names the file, never where it is on the host. */
+export function metadataTooLargeError(file: string, size: number): Error {
+  return gitError(
+    "too_large",
+    `The repository file ${JSON.stringify(path.basename(file))} holds ${size} bytes, more than the git tools read (${MAX_METADATA_BYTES}).`,
+    "The repository is damaged or hostile (no git file is this large in practice); use git in a shell, or repair it.",
   );
 }
 
@@ -84,6 +104,15 @@ class NodeGitFileReader implements GitFileReader {
   constructor(readonly root: string | undefined) {}
 
   open(file: string): number | undefined {
+    // Most files asked for are usually absent (info/grafts, refs/replace, shallow, loose refs): a stat
+    // that answers "nothing there" without an exception costs a fraction of a failed open's error.
+    try {
+      if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+    } catch (error) {
+      // A symbolic link loop (ELOOP) or a file in place of a directory is "nothing there", as for open below.
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO planted in .git cannot hang the call.
@@ -99,11 +128,13 @@ class NodeGitFileReader implements GitFileReader {
     return fd;
   }
 
-  readFile(file: string): Buffer | undefined {
+  readFile(file: string, maxBytes = Number.POSITIVE_INFINITY): Buffer | undefined {
     const fd = this.open(file);
     if (fd === undefined) return undefined;
     try {
-      if (!fstatSync(fd).isFile()) return undefined;
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) return undefined;
+      if (stats.size > maxBytes) throw metadataTooLargeError(file, stats.size);
       return readFileSync(fd);
     } finally {
       closeSync(fd);

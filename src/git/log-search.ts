@@ -120,8 +120,11 @@ function asciiMessageMatches(repository: GitRepository, commit: GraphCommit, que
   // Not read yet: the stored bytes (no decoding), or the message already parsed.
   const stored = repository.unparsedCommitContent(commit);
   const headerEnd = stored?.indexOf("\n\n") ?? 0;
-  const [content, from] =
+  const [whole, from] =
     stored === undefined ? [Buffer.from(commit.message, "utf8"), 0] : [stored, headerEnd < 0 ? stored.length : headerEnd + 2];
+  // The message ends at a NUL, as git reads it (see parseCommit).
+  const nul = whole.indexOf(0, from);
+  const content = nul < 0 ? whole : whole.subarray(0, nul);
   if (!messages.keep(graph, graphPosition, content, from)) return undefined;
   return includesAsciiFolded(content, from, query);
 }
@@ -154,7 +157,7 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   if (matched.length === 0) return undefined;
   const shown = files.slice(0, MAX_FILES_PER_MATCH);
   return {
-    ...summarize(commit),
+    ...summarize(commit, search.repository.mailmap),
     matched,
     ...(shown.length > 0 ? { files: shown } : {}),
     ...(files.length > shown.length ? { more_files: files.length - shown.length } : {}),

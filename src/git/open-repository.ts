@@ -1,15 +1,27 @@
 import * as nodeFs from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
-import type { ToolContext } from "agent-tool-catalog";
+import { type ToolContext, ToolError } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
+import { configValue } from "./config-value.js";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
 import { gitError } from "./git-errors.js";
-import { confinedReader, type GitFileReader, unconfinedReader } from "./git-file-reader.js";
+import {
+  confinedReader,
+  type GitFileReader,
+  MAX_METADATA_BYTES,
+  metadataTooLargeError,
+  unconfinedReader,
+} from "./git-file-reader.js";
+import { Mailmap, NO_MAILMAP } from "./mailmap.js";
 import { IsomorphicObjectStore } from "./objects/isomorphic-object-store.js";
 import { NodeObjectStore, objectDirectories } from "./objects/node-object-store.js";
+import { ReplacingObjectStore } from "./objects/replacing-object-store.js";
 import { readerFsClient } from "./reader-fs-client.js";
+import { readReplacements } from "./replacements.js";
 import { GitRepository, type RepositoryLocation } from "./repository.js";
+import { resolveRevision } from "./revision.js";
 
 /** What {@link openRepository} needs from the tool options. */
 export interface OpenRepositoryOptions {
@@ -52,6 +64,58 @@ async function locate(files: FileAccess, start: string, searchUpwards: boolean):
       return { gitdir, commondir, worktree: directory, base: start };
     }
     if (!searchUpwards || path.dirname(directory) === directory) return undefined;
+  }
+}
+
+/**
+ * Refuses a repository whose object ids are not SHA-1 (`git init --object-format=sha256`): its
+ * 64-digit ids would read as broken refs ("holds neither a commit id nor ...") and send the model
+ * to repair a healthy repository. Asked only once a call has failed (such a repository never
+ * answers: its refs and objects do not parse), so a call that succeeds reads no `config`.
+ */
+export async function requireSha1(files: FileAccess, commondir: string): Promise<void> {
+  // `extensions.objectFormat`, `sha1` when unset.
+  const format = configValue(await files.readText(path.join(commondir, "config")), "extensions", "objectformat") ?? "sha1";
+  if (format === "sha1") return;
+  throw gitError(
+    "not_a_git_repository",
+    `The repository uses ${format.toUpperCase()} object ids (extensions.objectFormat = ${format}); the git tools read only SHA-1 repositories.`,
+    "Use git itself in a shell for this repository (git log, git blame, git diff); the repository is not damaged.",
+  );
+}
+
+/**
+ * The working tree's `.mailmap`, which `git shortlog`, `git log` and `git blame` apply by default.
+ * A symbolic link is not followed (git 2.32 and later read `.mailmap` with O_NOFOLLOW); a bare
+ * repository reads `HEAD:.mailmap` instead (see headMailmap).
+ */
+async function readMailmap(files: FileAccess, location: RepositoryLocation, onNodeFs: boolean): Promise<Mailmap> {
+  if (location.worktree === undefined) return NO_MAILMAP;
+  const file = path.join(location.worktree, ".mailmap");
+  if (onNodeFs) {
+    if (lstatSync(file, { throwIfNoEntry: false })?.isFile() !== true) return NO_MAILMAP;
+  }
+  const text = await files.readText(file);
+  return text === undefined ? NO_MAILMAP : new Mailmap(text);
+}
+
+/**
+ * A bare repository's mailmap: `HEAD:.mailmap`, which git reads by default there
+ * (`mailmap.blob`); `undefined` when HEAD has none or cannot be read (an empty repository, a
+ * damaged one: the call meets that itself and reports it). Refusals (confinement, size) stand.
+ */
+async function headMailmap(repository: GitRepository): Promise<Mailmap | undefined> {
+  try {
+    const head = await resolveRevision(repository, "HEAD");
+    const entry = await repository.entryAt(head.commit.tree, ".mailmap");
+    if (entry?.kind !== "blob") return undefined;
+    const blob = await repository.blob(entry.oid);
+    if (blob.length > MAX_METADATA_BYTES) throw metadataTooLargeError(".mailmap", blob.length);
+    return new Mailmap(blob.toString("utf8"));
+  } catch (error) {
+    // A refusal stands; anything else (no commits, a damaged HEAD) the call itself meets and reports.
+    if (error instanceof ToolError && (error.code === "repository_outside_workspace" || error.code === "too_large")) throw error;
+    return undefined;
   }
 }
 
@@ -103,11 +167,23 @@ export async function openRepository(context: ToolContext, options: OpenReposito
     );
   }
   // The confinement root is part of the key: a store opened without confinement is never reused by a confined call.
-  const key = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
-  const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) =>
-    options.fs === undefined
-      ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects"), reader), reader)
-      : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache),
-  );
-  return new GitRepository(location, caches, fs, files, await readShallow(files, location.commondir));
+  const confinedKey = reader.root === undefined ? location.commondir : `${location.commondir}\u0000${reader.root}`;
+  // Replace refs and grafts change what an id reads as (git honours both by default): objects read
+  // under one set are cached apart from those read under another, or under none.
+  const replaced = await readReplacements(files, location.commondir);
+  const key = replaced === undefined ? confinedKey : `${confinedKey}\u0000replace:${replaced.fingerprint}`;
+  const caches = repositoryCaches(options.cache, options.fs, key, (isomorphicCache) => {
+    const store =
+      options.fs === undefined
+        ? new NodeObjectStore(objectDirectories(path.join(location.commondir, "objects"), reader), reader)
+        : new IsomorphicObjectStore(options.fs, location.commondir, isomorphicCache);
+    return replaced === undefined ? store : new ReplacingObjectStore(store, replaced.replacements);
+  });
+  const shallow = await readShallow(files, location.commondir);
+  if (location.worktree !== undefined) {
+    return new GitRepository(location, caches, fs, files, shallow, await readMailmap(files, location, options.fs === undefined));
+  }
+  const bare = new GitRepository(location, caches, fs, files, shallow);
+  const mailmap = await headMailmap(bare);
+  return mailmap === undefined ? bare : new GitRepository(location, caches, fs, files, shallow, mailmap);
 }

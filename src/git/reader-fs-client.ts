@@ -1,5 +1,5 @@
 import type { FsClient } from "isomorphic-git";
-import type { GitFileReader } from "./git-file-reader.js";
+import { type GitFileReader, MAX_METADATA_BYTES } from "./git-file-reader.js";
 
 function errno(code: string, file: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(`${code}: ${file}`);
@@ -35,7 +35,8 @@ export function readerFsClient(reader: GitFileReader): FsClient {
   const promises = {
     async readFile(file: string, options?: unknown) {
       if (typeof file !== "string") throw errno("EINVAL", String(file));
-      const content = reader.readFile(file);
+      // Only refs are read through this client (objects go through the node store): bounded like every ref file.
+      const content = reader.readFile(file, MAX_METADATA_BYTES);
       if (content === undefined) throw errno("ENOENT", file);
       const encoding = typeof options === "string" ? options : (options as { encoding?: string } | undefined)?.encoding;
       return encoding === undefined ? content : content.toString(encoding as BufferEncoding);

@@ -2,6 +2,7 @@ import type { FsClient } from "isomorphic-git";
 import type { FileAccess } from "./file-access.js";
 import type { RepositoryCaches } from "./git-cache.js";
 import { requireCommit } from "./history/commit-changes.js";
+import { type Mailmap, NO_MAILMAP } from "./mailmap.js";
 import type { CommitGraph } from "./objects/commit-graph.js";
 import { type GitObject, MissingObjectError } from "./objects/git-object.js";
 import { GitTree } from "./objects/git-tree.js";
@@ -75,6 +76,8 @@ export class GitRepository {
     readonly files: FileAccess,
     /** Commits whose parents a shallow clone left out. */
     readonly shallow: ReadonlySet<string>,
+    /** The working tree's `.mailmap`: the names and addresses authors are shown under. */
+    readonly mailmap: Mailmap = NO_MAILMAP,
   ) {}
 
   /** Reads a graph commit's object when its message or signatures are asked for (one function for all of them). */

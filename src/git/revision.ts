@@ -27,14 +27,16 @@ function invalidRevision(input: string, why: string): Error {
   return gitError("invalid_ref", `${JSON.stringify(input)} is not a revision: ${why}.`, hint);
 }
 
+/** Refusals a ref lookup never turns into "no such ref": confinement, a broken ref, a planted huge file. */
+const QUIET_NEVER: ReadonlySet<string> = new Set(["repository_outside_workspace", "invalid_ref", "too_large"]);
+
 /**
- * For ref lookups that may fail quietly: a confinement refusal is never quiet, and neither is a
- * broken ref (`invalid_ref`), which would otherwise read as "no such ref" (or "no commits yet").
+ * For ref lookups that may fail quietly: a confinement refusal is never quiet, nor a file over the
+ * size bound, nor a broken ref (`invalid_ref`), which would otherwise read as "no such ref" (or "no commits yet").
  */
 function quietly<Value>(fallback: Value): (error: unknown) => Value {
   return (error) => {
-    if (error instanceof ToolError && (error.code === "repository_outside_workspace" || error.code === "invalid_ref"))
-      throw error;
+    if (error instanceof ToolError && QUIET_NEVER.has(error.code)) throw error;
     return fallback;
   };
 }

@@ -3,7 +3,7 @@ import { CatalogError } from "agent-tool-catalog";
 import { corruptRepositoryError, gitError, missingObjectError } from "./git-errors.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { MissingObjectError } from "./objects/git-object.js";
-import { openRepository } from "./open-repository.js";
+import { openRepository, requireSha1 } from "./open-repository.js";
 import type { GitRepository } from "./repository.js";
 
 /**
@@ -25,6 +25,9 @@ export async function withRepository<Result>(
   try {
     return await work(repository);
   } catch (error) {
+    // A SHA-256 repository fails as broken refs or missing objects: say what it is instead.
+    if (error instanceof CatalogError && error.code !== "aborted")
+      await requireSha1(repository.files, repository.location.commondir);
     if (error instanceof MissingObjectError) throw missingObjectError(error.oid);
     if (error instanceof CatalogError) {
       if (error.code === "corrupt_object" || error.code === "too_large") throw corruptRepositoryError(error.code, error.message);

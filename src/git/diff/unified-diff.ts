@@ -94,14 +94,55 @@ export function renderHunks(
   return output;
 }
 
+/** git's one-letter escapes in a quoted path (`quote_c_style`). */
+const ESCAPES: Readonly<Record<number, string>> = {
+  7: "a",
+  8: "b",
+  9: "t",
+  10: "n",
+  11: "v",
+  12: "f",
+  13: "r",
+  34: '"',
+  92: "\\",
+};
+
+/**
+ * A path as git prints it in a diff (`quote_c_style` with `core.quotePath`, git's default): as is
+ * when every byte is printable ASCII other than `"` and `\`, else in double quotes with C escapes
+ * and bytes of 0x80 and up in octal. Unquoted, a name holding a newline could print lines that
+ * read as another file's header or hunk.
+ */
+function quotePath(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what needs quoting
+  if (!/[\u0000-\u001f"\\\u007f-\uffff]/.test(name)) return name;
+  let quoted = '"';
+  for (const byte of Buffer.from(name, "utf8")) {
+    const letter = ESCAPES[byte];
+    if (letter !== undefined) quoted += `\\${letter}`;
+    else if (byte < 0x20 || byte >= 0x7f) quoted += `\\${byte.toString(8).padStart(3, "0")}`;
+    else quoted += String.fromCharCode(byte);
+  }
+  return `${quoted}"`;
+}
+
+/** `prefix` and `name` quoted together, as git quotes `a/<name>` (`"a/x\ny"`, never `a/"x\ny"`). */
+function prefixed(prefix: string, name: string): string {
+  return quotePath(`${prefix}${name}`);
+}
+
 function headerLines(change: ResolvedChange, abbrev: number): string[] {
   const oldPath = change.previousPath ?? change.path;
-  const header = [`diff --git a/${oldPath} b/${change.path}`];
+  const header = [`diff --git ${prefixed("a/", oldPath)} ${prefixed("b/", change.path)}`];
   if (change.status === "A") header.push(`new file mode ${change.newMode ?? "100644"}`);
   else if (change.status === "D") header.push(`deleted file mode ${change.oldMode ?? "100644"}`);
   else if (change.oldMode !== change.newMode) header.push(`old mode ${change.oldMode}`, `new mode ${change.newMode}`);
   if (change.status === "R") {
-    header.push(`similarity index ${change.similarity ?? 100}%`, `rename from ${oldPath}`, `rename to ${change.path}`);
+    header.push(
+      `similarity index ${change.similarity ?? 100}%`,
+      `rename from ${quotePath(oldPath)}`,
+      `rename to ${quotePath(change.path)}`,
+    );
   }
   if (change.oldOid !== change.newOid) {
     const zero = "0".repeat(abbrev);
@@ -124,12 +165,20 @@ export function renderFilePatch(
   options: { readonly context: number; readonly abbrev: number },
 ): string {
   const output = headerLines(change, options.abbrev);
-  const oldName = change.status === "A" ? "/dev/null" : `a/${change.previousPath ?? change.path}`;
-  const newName = change.status === "D" ? "/dev/null" : `b/${change.path}`;
+  const oldPath = change.previousPath ?? change.path;
+  const oldName = change.status === "A" ? "/dev/null" : prefixed("a/", oldPath);
+  const newName = change.status === "D" ? "/dev/null" : prefixed("b/", change.path);
   if (change.oldOid !== change.newOid) {
     if (diff.binary) output.push(`Binary files ${oldName} and ${newName} differ`);
     else if (diff.lines !== undefined && (diff.added > 0 || diff.removed > 0)) {
-      output.push(`--- ${oldName}`, `+++ ${newName}`, ...renderHunks(oldLines, newLines, diff.lines, options.context));
+      // git ends a `---`/`+++` name that has a space with a tab, so the name's end is unambiguous.
+      const oldTab = change.status !== "A" && oldPath.includes(" ") ? "\t" : "";
+      const newTab = change.status !== "D" && change.path.includes(" ") ? "\t" : "";
+      output.push(
+        `--- ${oldName}${oldTab}`,
+        `+++ ${newName}${newTab}`,
+        ...renderHunks(oldLines, newLines, diff.lines, options.context),
+      );
     }
   }
   return `${output.join("\n")}\n`;

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { constants, inflateSync } from "node:zlib";
-import type { GitFileReader } from "../git-file-reader.js";
+import { type GitFileReader, MAX_METADATA_BYTES } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
 import { FilePool, OPEN_FILES } from "./file-pool.js";
@@ -35,7 +35,8 @@ export interface NodeObjectStoreOptions {
  */
 export function objectDirectories(objectsDirectory: string, reader: GitFileReader): string[] {
   const directories = [objectsDirectory];
-  const alternates = reader.readFile(path.join(objectsDirectory, "info", "alternates"))?.toString("utf8") ?? "";
+  const alternates =
+    reader.readFile(path.join(objectsDirectory, "info", "alternates"), MAX_METADATA_BYTES)?.toString("utf8") ?? "";
   for (const line of alternates.split("\n")) {
     const entry = line.trim();
     if (entry === "" || entry.startsWith("#")) continue;
@@ -240,7 +241,7 @@ export class NodeObjectStore implements ObjectStore {
     const single = this.openFile(path.join(info, "commit-graph"));
     if (single !== undefined) return CommitGraph.open([single]);
     const chainDirectory = path.join(info, "commit-graphs");
-    const chain = this.reader.readFile(path.join(chainDirectory, "commit-graph-chain"))?.toString("latin1");
+    const chain = this.reader.readFile(path.join(chainDirectory, "commit-graph-chain"), MAX_METADATA_BYTES)?.toString("latin1");
     if (chain === undefined) return undefined;
     const files: PackIndexFile[] = [];
     for (const hash of chain.split("\n").filter((line) => /^[0-9a-f]{40}$/.test(line))) {

@@ -73,9 +73,36 @@ function parseSignature(value: string): Signature {
   };
 }
 
-/** Parses a commit object's content. */
+/**
+ * A commit's message: after the header, up to a NUL if it has one. git reads a commit as a C
+ * string for `log`, `--grep` and `%s` (`git log --grep` never matches text after a NUL, and
+ * `%s` stops there), so text hidden after one is not the message git shows.
+ */
+function messageOf(text: string, headerEnd: number): string {
+  if (headerEnd < 0) return "";
+  const nul = text.indexOf("\u0000", headerEnd + 2);
+  return nul < 0 ? text.slice(headerEnd + 2) : text.slice(headerEnd + 2, nul);
+}
+
+/** `content` decoded from `encoding` (a commit's `encoding` header); `undefined` when the label is not one Node decodes. */
+function decodeFrom(content: Buffer, encoding: string): string | undefined {
+  try {
+    return new TextDecoder(encoding).decode(content);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a commit object's content. A commit written with `i18n.commitEncoding` (an `encoding`
+ * header other than UTF-8) is decoded from that encoding, as `git log` re-encodes it to UTF-8 for
+ * display and `--grep`; a label Node does not know is read as UTF-8 (git shows the bytes as they are too).
+ */
 export function parseCommit(oid: string, content: Buffer): CommitRecord {
-  const text = content.toString("utf8");
+  return parseCommitText(oid, content, content.toString("utf8"), false);
+}
+
+function parseCommitText(oid: string, content: Buffer, text: string, decoded: boolean): CommitRecord {
   const headerEnd = text.indexOf("\n\n");
   const header = headerEnd < 0 ? text : text.slice(0, headerEnd);
   let tree = "";
@@ -91,6 +118,10 @@ export function parseCommit(oid: string, content: Buffer): CommitRecord {
     else if (key === "parent") parents.push(value);
     else if (key === "author") author = parseSignature(value);
     else if (key === "committer") committer = parseSignature(value);
+    else if (key === "encoding" && !decoded && !/^utf-?8$/i.test(value)) {
+      const text = decodeFrom(content, value);
+      if (text !== undefined) return parseCommitText(oid, content, text, true);
+    }
   }
   if (!/^[0-9a-f]{40}$/.test(tree)) throw new CatalogError("corrupt_object", `Commit ${oid} has no tree.`);
   return {
@@ -100,7 +131,7 @@ export function parseCommit(oid: string, content: Buffer): CommitRecord {
     author,
     committer,
     time: committer.timestamp,
-    message: headerEnd < 0 ? "" : text.slice(headerEnd + 2),
+    message: messageOf(text, headerEnd),
   };
 }
 
