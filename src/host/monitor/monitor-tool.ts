@@ -303,7 +303,7 @@ class Monitor {
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     const id = `mon_${monitors.next++}`;
-    const { release } = await reserveRunResources(context, this.budget, `monitor ${id}`);
+    const { release } = await reserveRunResources(context, this.budget, "monitor", `monitor ${id}`);
     if (monitors.closed) {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");

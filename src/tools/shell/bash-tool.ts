@@ -122,7 +122,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       }
       const shell = shellFor(scope.root);
       // The run's share first: the command's timeout starts once it may run.
-      const { release, waitedMs } = await reserveRunResources(context, budget, `bash ${context.callId}`);
+      const { release, waitedMs } = await reserveRunResources(context, budget, "bash", `bash ${context.callId}`);
       const timeoutSeconds = input.timeout_seconds ?? 120;
       const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
       const signal = AbortSignal.any([context.signal, timeout]);
