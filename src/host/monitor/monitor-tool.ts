@@ -60,8 +60,10 @@ export interface MonitorToolOptions {
   readonly limits?: ResourceLimits | false;
   /**
    * The run's totals, shared with the run's `bash` calls (give both tools the same `limits` and
-   * `runLimits`): a background command holds its share until it ends, so while it runs the run's
-   * other commands have that much less. `false` for none.
+   * `runLimits`; `createDefaultCatalog` gives monitor bash's): a background command holds its
+   * share until it ends, so while it runs the run's other commands have that much less. The run
+   * has one set of totals, the smallest its tools declared; a command whose `limits` are above
+   * them fails at once. `false` for none.
    * @defaultValue 8 × the per-command limits, a 30 s wait
    */
   readonly runLimits?: RunResourceLimits | false;
