@@ -162,4 +162,38 @@ describe("RunResourceBudget", () => {
     expect(runBudgetPlan({ maxProcesses: false }, { maxProcesses: false })?.run.maxProcesses).toBeUndefined();
     expect(runBudgetPlan({ maxProcesses: 16 }, false)).toBeUndefined();
   });
+
+  it("a holder granted before a smaller total was declared is named as above the run's total", async () => {
+    const budget = new RunResourceBudget();
+    // A monitor left at the defaults starts first, under its own 8,192 total.
+    const monitor = await budget.reserve(
+      { ...share("monitor mon_1", 1024), tool: "monitor" },
+      { maxProcesses: 8192, maxMemoryBytes: undefined },
+      0,
+      never,
+    );
+    const error = await budget
+      .reserve({ ...share("bash call_1", 16), tool: "bash" }, { maxProcesses: 128, maxMemoryBytes: undefined }, 50, never)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      message: expect.stringContaining(
+        "monitor mon_1 alone holds more than the run's whole total (128, runLimits.maxProcesses of bash)",
+      ),
+      data: { reason: "held", aboveRunTotal: ["monitor mon_1"] },
+    });
+    monitor();
+    // Control: once it has ended, bash gets in, and a monitor at bash's limits is not named.
+    const small = await budget.reserve(
+      { ...share("monitor mon_2", 120), tool: "monitor" },
+      { maxProcesses: 128, maxMemoryBytes: undefined },
+      0,
+      never,
+    );
+    const refused = await budget
+      .reserve({ ...share("bash call_2", 16), tool: "bash" }, { maxProcesses: 128, maxMemoryBytes: undefined }, 10, never)
+      .catch((caught: unknown) => caught);
+    expect((refused as Error).message).not.toContain("alone hold");
+    expect((refused as { data: object }).data).not.toHaveProperty("aboveRunTotal");
+    small();
+  });
 });

@@ -311,14 +311,20 @@ export class RunResourceBudget {
         { hint, data: { reason: "queued", ahead, holders: this.holders().map((each) => each.label) } },
       );
     }
-    const total = this.totals[dimension]?.value;
+    const total = this.totals[dimension];
+    // Granted before a tool of the run declared a smaller total: no wait short of its end helps.
+    const oversized = this.holders().filter((each) => total !== undefined && this.need(each, dimension) > total.value);
+    const over =
+      oversized.length === 0 || total === undefined
+        ? ""
+        : ` ${oversized.map((each) => each.label).join(", ")} alone hold${oversized.length === 1 ? "s" : ""} more than the run's whole total (${total.value}, runLimits.${OPTION[dimension]} of ${total.tool}): started before that smaller total was declared, it keeps its share until it ends. Give the run's tools the same limits and runLimits.`;
     const what =
       dimension === "processes"
-        ? `processes (${held.processes} of the run's ${total} are held, this command needs ${holding.processes})`
-        : `memory (${held.memoryBytes} of the run's ${total} bytes are held, this command needs ${holding.memoryBytes})`;
+        ? `processes (${held.processes} of the run's ${total?.value} are held, this command needs ${holding.processes})`
+        : `memory (${held.memoryBytes} of the run's ${total?.value} bytes are held, this command needs ${holding.memoryBytes})`;
     return new ToolError(
       "run_limit_reached",
-      `${holding.label} did not start: the run's commands already hold its ${what}, and none ended within ${formatMs(waitMs)}. ${heldBy}`,
+      `${holding.label} did not start: the run's commands already hold its ${what}, and none ended within ${formatMs(waitMs)}. ${heldBy}${over}`,
       {
         hint,
         data: {
@@ -326,8 +332,9 @@ export class RunResourceBudget {
           limit: dimension,
           held: dimension === "processes" ? held.processes : held.memoryBytes,
           needed: this.need(holding, dimension),
-          runLimit: total,
+          runLimit: total?.value,
           holders: this.holders().map((each) => each.label),
+          ...(oversized.length === 0 ? {} : { aboveRunTotal: oversized.map((each) => each.label) }),
         },
       },
     );
