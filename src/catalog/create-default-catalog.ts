@@ -78,7 +78,11 @@ export interface DefaultCatalogOptions {
   readonly approvals?: ApprovalBroker;
   /** Options of the file tools (`hashline`, `redo`, the `fetch` of `download`). */
   readonly files?: FileToolOptions;
-  /** Options of `bash`. */
+  /**
+   * Options of `bash`. Its `limits` and `runLimits` apply to `monitor`'s background commands too:
+   * both tools reserve out of the run's one budget, so they get the same per-command limits and
+   * run totals.
+   */
   readonly bash?: BashToolOptions;
   /** `monitor` (background commands under the run's sandbox). @defaultValue on */
   readonly enableMonitor?: boolean;
@@ -220,13 +224,24 @@ function knowledgeGroups(options: DefaultCatalogOptions): ToolGroup[] {
   ];
 }
 
+/**
+ * `bash`'s per-command limits and run totals, for `monitor`: they share the run's budget, and a
+ * monitor left at the defaults (1,024 processes) would never fit in lowered bash totals.
+ */
+function commandLimitsOf(bash: BashToolOptions | undefined): Pick<BashToolOptions, "limits" | "runLimits"> {
+  return {
+    ...(bash?.limits === undefined ? {} : { limits: bash.limits }),
+    ...(bash?.runLimits === undefined ? {} : { runLimits: bash.runLimits }),
+  };
+}
+
 /** The default catalog's groups, in registration order. */
 function groupsOf(options: DefaultCatalogOptions): ToolGroup[] {
   const root = given("root", options.workspace);
   return [
     fileToolGroup({ ...root, ...options.files }),
     { name: "bash", tools: () => [createBashTool({ ...root, ...options.bash })] },
-    monitorToolGroup({ ...root, enabled: options.enableMonitor ?? true }),
+    monitorToolGroup({ ...root, enabled: options.enableMonitor ?? true, ...commandLimitsOf(options.bash) }),
     todoToolGroup(),
     askUserQuestionToolGroup(given("broker", options.questionBroker)),
     ...knowledgeGroups(options),

@@ -80,7 +80,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   cancelled: "The operation was cancelled.",
   sandbox_unavailable: "The sandbox the run needs is not available on this machine.",
   run_limit_reached:
-    "The run's running commands (parallel `bash` calls, `monitor` background commands) already hold its process or memory totals (`runLimits`), and none ended within the wait; the message says which limit and which commands hold it. Wait for them, stop a background command, or run fewer at once.",
+    "The run's running commands (parallel `bash` calls, `monitor` background commands) already hold its process or memory totals (`runLimits`), and none ended within the wait (the message says which limit and which commands hold it, or which earlier requests it queued behind): wait for them, stop a background command, or run fewer at once. Or the command's own per-command limit is above the run's total, so it could never start: the host must change the option the message names.",
   shell_execution_unavailable: "Shell commands cannot run in this host.",
   harness_execution_unavailable: "The harness cannot run commands in this host.",
   // Web.

@@ -60,8 +60,10 @@ export interface MonitorToolOptions {
   readonly limits?: ResourceLimits | false;
   /**
    * The run's totals, shared with the run's `bash` calls (give both tools the same `limits` and
-   * `runLimits`): a background command holds its share until it ends, so while it runs the run's
-   * other commands have that much less. `false` for none.
+   * `runLimits`; `createDefaultCatalog` gives monitor bash's): a background command holds its
+   * share until it ends, so while it runs the run's other commands have that much less. The run
+   * has one set of totals, the smallest its tools declared; a command whose `limits` are above
+   * them fails at once. `false` for none.
    * @defaultValue 8 × the per-command limits, a 30 s wait
    */
   readonly runLimits?: RunResourceLimits | false;
@@ -300,7 +302,7 @@ class Monitor {
     // all passed the first count (taken before the awaits above) and all ran.
     this.checkLimit(monitors);
     const id = `mon_${monitors.next++}`;
-    const { release } = await reserveRunResources(context, this.budget, `monitor ${id}`);
+    const { release } = await reserveRunResources(context, this.budget, "monitor", `monitor ${id}`);
     if (monitors.closed) {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");

@@ -51,4 +51,149 @@ describe("RunResourceBudget", () => {
     expect(runBudgetPlan(false, undefined)).toBeUndefined();
     expect(() => runBudgetPlan({ maxProcesses: 16 }, { maxProcesses: 15 })).toThrow(/at least/);
   });
+
+  it("has one set of totals whatever tools share it: the smallest declared", async () => {
+    const budget = new RunResourceBudget();
+    const bash = { maxProcesses: 128, maxMemoryBytes: undefined };
+    const monitor = { maxProcesses: 8192, maxMemoryBytes: undefined };
+    const first = await budget.reserve({ ...share("bash call_1", 16), tool: "bash" }, bash, 0, never);
+    // 16 + 1024 fitted the monitor's own 8,192 total on the old code.
+    const error = await budget
+      .reserve({ ...share("monitor mon_1", 1024), tool: "monitor" }, monitor, 60_000, never)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: "run_limit_reached",
+      data: {
+        reason: "exceeds_run_total",
+        limit: "processes",
+        needed: 1024,
+        runLimit: 128,
+        runLimitSetBy: "bash",
+        option: "monitor limits.maxProcesses",
+      },
+    });
+    expect(budget.runTotals()).toEqual({ maxProcesses: 128, maxMemoryBytes: undefined });
+    // A larger total declared later does not raise the run's: 8 × 16 still fit, a 9th waits.
+    const shares = [first];
+    for (let index = 2; index <= 8; index++) {
+      shares.push(await budget.reserve({ ...share(`monitor mon_${index}`, 16), tool: "monitor" }, monitor, 0, never));
+    }
+    await expect(budget.reserve({ ...share("monitor mon_9", 16), tool: "monitor" }, monitor, 10, never)).rejects.toMatchObject({
+      data: { reason: "held", runLimit: 128 },
+    });
+    for (const release of shares) release();
+    expect(budget.held()).toEqual({ processes: 0, memoryBytes: 0 });
+  });
+
+  it("a waiter that can never fit once a smaller total is declared fails at once, not after its wait", async () => {
+    const budget = new RunResourceBudget();
+    const holder = await budget.reserve(
+      { ...share("monitor mon_1", 100), tool: "monitor" },
+      { maxProcesses: 100, maxMemoryBytes: undefined },
+      0,
+      never,
+    );
+    const waiting = budget
+      .reserve(
+        { ...share("monitor mon_2", 100), tool: "monitor" },
+        { maxProcesses: 100, maxMemoryBytes: undefined },
+        60_000,
+        never,
+      )
+      .catch((caught: unknown) => caught);
+    const asked = performance.now();
+    // bash declares a total below the monitor's per-command limit (it does not get in itself:
+    // the monitor granted before holds more than the new total until it ends).
+    const small = await budget
+      .reserve({ ...share("bash call_1", 10), tool: "bash" }, { maxProcesses: 50, maxMemoryBytes: undefined }, 0, never)
+      .catch((caught: unknown) => caught);
+    expect(small).toMatchObject({ data: { reason: "held", held: 100, runLimit: 50 } });
+    expect(await waiting).toMatchObject({ data: { reason: "exceeds_run_total", runLimitSetBy: "bash" } });
+    expect(performance.now() - asked).toBeLessThan(1_000);
+    holder();
+    expect(budget.held()).toEqual({ processes: 0, memoryBytes: 0 });
+  });
+
+  it("a waiter timing out behind an earlier larger request says it was queued, not short of memory", async () => {
+    const budget = new RunResourceBudget();
+    const hold = await budget.reserve(share("monitor mon_1", 6), run, 0, never);
+    const large = budget.reserve(share("monitor mon_2", 8), run, 2_000, never);
+    const error = await budget.reserve(share("bash c3", 2), run, 100, never).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: "run_limit_reached",
+      message: expect.stringContaining("queued behind earlier, larger requests of the run (monitor mon_2)"),
+      data: { reason: "queued", ahead: ["monitor mon_2"], holders: ["monitor mon_1"] },
+    });
+    expect((error as Error).message).not.toMatch(/memory|undefined/);
+    expect((error as Error).message).toContain("after 100 ms");
+    hold();
+    (await large)();
+  });
+
+  it("a waiter short of processes says so (control of the queued message)", async () => {
+    const budget = new RunResourceBudget();
+    const hold = await budget.reserve(share("monitor mon_1", 9), run, 0, never);
+    const error = await budget.reserve(share("bash c2", 2), run, 100, never).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      message: expect.stringContaining(
+        "processes (9 of the run's 10 are held, this command needs 2), and none ended within 100 ms",
+      ),
+      data: { reason: "held", limit: "processes", held: 9, needed: 2, runLimit: 10 },
+    });
+    hold();
+  });
+
+  it("waitSeconds past the longest timer Node keeps is refused when the plan is made", () => {
+    // setTimeout fires after ~1 ms above 2^31 - 1 ms: a 30-day wait was no wait.
+    expect(() => runBudgetPlan({ maxProcesses: 10 }, { waitSeconds: 30 * 24 * 3600 })).toThrow(
+      /waitSeconds must be from 0 to 2147483/,
+    );
+    expect(runBudgetPlan({ maxProcesses: 10 }, { waitSeconds: 2_147_483 })?.waitMs).toBe(2_147_483_000);
+    expect(runBudgetPlan({ maxProcesses: 10 }, { waitSeconds: 0.25 })?.waitMs).toBe(250);
+  });
+
+  it("a run total for a limit that is off per command is refused; so is a bad limit with the totals off", () => {
+    expect(() => runBudgetPlan({ maxProcesses: false }, { maxProcesses: 32 })).toThrow(
+      /runLimits.maxProcesses \(32\) needs a per-command limits.maxProcesses/,
+    );
+    expect(() => runBudgetPlan({ maxProcesses: 0 }, false)).toThrow(/limits.maxProcesses must be an integer of at least 1/);
+    // Controls: the limit off with no total asked for, or the total off too, or a valid limit.
+    expect(runBudgetPlan({ maxProcesses: false, maxMemoryBytes: false }, undefined)).toBeUndefined();
+    expect(runBudgetPlan({ maxProcesses: false }, { maxProcesses: false })?.run.maxProcesses).toBeUndefined();
+    expect(runBudgetPlan({ maxProcesses: 16 }, false)).toBeUndefined();
+  });
+
+  it("a holder granted before a smaller total was declared is named as above the run's total", async () => {
+    const budget = new RunResourceBudget();
+    // A monitor left at the defaults starts first, under its own 8,192 total.
+    const monitor = await budget.reserve(
+      { ...share("monitor mon_1", 1024), tool: "monitor" },
+      { maxProcesses: 8192, maxMemoryBytes: undefined },
+      0,
+      never,
+    );
+    const error = await budget
+      .reserve({ ...share("bash call_1", 16), tool: "bash" }, { maxProcesses: 128, maxMemoryBytes: undefined }, 50, never)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      message: expect.stringContaining(
+        "monitor mon_1 alone holds more than the run's whole total (128, runLimits.maxProcesses of bash)",
+      ),
+      data: { reason: "held", aboveRunTotal: ["monitor mon_1"] },
+    });
+    monitor();
+    // Control: once it has ended, bash gets in, and a monitor at bash's limits is not named.
+    const small = await budget.reserve(
+      { ...share("monitor mon_2", 120), tool: "monitor" },
+      { maxProcesses: 128, maxMemoryBytes: undefined },
+      0,
+      never,
+    );
+    const refused = await budget
+      .reserve({ ...share("bash call_2", 16), tool: "bash" }, { maxProcesses: 128, maxMemoryBytes: undefined }, 10, never)
+      .catch((caught: unknown) => caught);
+    expect((refused as Error).message).not.toContain("alone hold");
+    expect((refused as { data: object }).data).not.toHaveProperty("aboveRunTotal");
+    small();
+  });
 });

@@ -49,8 +49,10 @@ export interface BashToolOptions {
   /**
    * Totals for all of a run's commands together (parallel `bash` calls, `monitor` background
    * commands given the same options): each command reserves its per-command `limits` out of them
-   * while it runs, and one that does not fit waits, then fails with `run_limit_reached`. `false`
-   * for no run totals (each command still has its own limits).
+   * while it runs, and one that does not fit waits, then fails with `run_limit_reached`. Tools
+   * sharing a run share one set of totals, per limit the smallest any of them declared; a
+   * command whose own limit is above it fails at once. `false` for no run totals (each command
+   * still has its own limits). A total for a limit that is off per command is refused.
    * @defaultValue 8 × the per-command limits, a 30 s wait
    */
   readonly runLimits?: RunResourceLimits | false;
@@ -122,7 +124,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       }
       const shell = shellFor(scope.root);
       // The run's share first: the command's timeout starts once it may run.
-      const { release, waitedMs } = await reserveRunResources(context, budget, `bash ${context.callId}`);
+      const { release, waitedMs } = await reserveRunResources(context, budget, "bash", `bash ${context.callId}`);
       const timeoutSeconds = input.timeout_seconds ?? 120;
       const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
       const signal = AbortSignal.any([context.signal, timeout]);
