@@ -36,7 +36,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "scheduler_closed",
   "skill_constraint_unavailable",
   "subagent_cancelled",
-  "symlink_refused",
   "write_failed",
 ];
 

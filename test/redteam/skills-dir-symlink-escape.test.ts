@@ -11,6 +11,7 @@ import path from "node:path";
 import {
   DirectoryPromptExtensionStore,
   ProfileDirectory,
+  promptExtensionToolGroup,
   RecipeDirectory,
   skillManageToolGroup,
   workspaceSkillsDirectory,
@@ -87,5 +88,29 @@ describe("links planted in the workspace's skills directory", () => {
     await expect(recipe).rejects.not.toThrow(/TOP SECRET/);
     expect(await new DirectoryPromptExtensionStore(path.join(data, "prompts")).list()).toEqual([]);
     expect(await readFile(secret, "utf8")).toBe(SECRET);
+  });
+});
+
+describe("a prompt extensions folder linked outside", () => {
+  it("create_prompt_extension is symlink_refused and writes nothing there; listing reads nothing through it", async () => {
+    const prompts = path.join(workspace, ".myapp", "prompts");
+    await mkdir(prompts, { recursive: true });
+    await symlink(outside, path.join(prompts, "talents"));
+    await writeFile(path.join(outside, "stolen.md"), `---\ndescription: outside\n---\n\n${SECRET}`);
+    const { run } = hostRun([promptExtensionToolGroup({ directory: prompts })], {
+      permissions: { sandbox: "workspace", workspace, approval: "none" },
+    });
+    const result = await run.call("create_prompt_extension", { kind: "talent", name: "planted", description: "d", content: "c" });
+    expect(failure(result).code).toBe("symlink_refused");
+    expect((await readdir(outside)).sort()).toEqual(["secret.txt", "stolen.md"]);
+    expect(await new DirectoryPromptExtensionStore(prompts).list()).toEqual([]);
+    // Control: the other kind's plain folder is written and listed.
+    await run.call("create_prompt_extension", {
+      kind: "behavior",
+      name: "tests",
+      description: "Run the tests.",
+      content: "Run them.",
+    });
+    expect((await new DirectoryPromptExtensionStore(prompts).list()).map((extension) => extension.name)).toEqual(["tests"]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { lstat, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
@@ -94,10 +94,13 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
     const out: PromptExtension[] = [];
     for (const kind of ["behavior", "talent"] as const) {
       const folder = path.join(this.directory, FOLDERS[kind]);
-      const names = await readdir(folder).catch((error: unknown) => {
-        if (hasErrorCode(error, "ENOENT")) return [] as string[];
-        throw error;
-      });
+      // A linked kind folder is skipped like a linked file: nothing is read through it.
+      const names = (await plainFolder(folder))
+        ? await readdir(folder).catch((error: unknown) => {
+            if (hasErrorCode(error, "ENOENT")) return [] as string[];
+            throw error;
+          })
+        : [];
       for (const file of names) {
         const name = file.replace(/\.md$/, "");
         if (!file.endsWith(".md") || !ENTITY_NAME_PATTERN.test(name)) continue;
@@ -118,6 +121,17 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
     const folder = path.join(this.directory, FOLDERS[extension.kind]);
     const file = path.join(folder, `${checkEntityName("Prompt extension", extension.name)}.md`);
     await mkdir(folder, { recursive: true });
+    // mkdir succeeds on a link to a directory; the directory may be in the workspace, where a
+    // sandboxed command can plant one, and the write would land wherever it points.
+    if (!(await plainFolder(folder))) {
+      throw new ToolError(
+        "symlink_refused",
+        `The ${FOLDERS[extension.kind]} folder of the prompt extensions is a symbolic link, which is not followed.`,
+        {
+          hint: "The host must replace it with a directory.",
+        },
+      );
+    }
     const front = stringifyYaml({
       description: extension.description,
       ...(extension.createdBy ? { "created-by": extension.createdBy } : {}),
@@ -129,6 +143,15 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
       throw error;
     }
   }
+}
+
+/** True when `folder` is a directory itself, not a link to one (false when absent or a link). */
+async function plainFolder(folder: string): Promise<boolean> {
+  const stat = await lstat(folder).catch((error: unknown) => {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw error;
+  });
+  return stat?.isDirectory() === true;
 }
 
 function parseExtension(text: string, kind: PromptExtensionKind, name: string): PromptExtension | undefined {
