@@ -147,4 +147,21 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: shared na
     for (const scope of confined) expect((await sh(run(scope), command)).stdout).toMatch(/NoNewPrivs:\s+1$/);
     expect((await sh(run("unrestricted"), command)).stdout).toMatch(/NoNewPrivs:\s+0$/);
   });
+
+  escapeAttempt("processes", "trace the sandbox's pid 1 (bwrap's init) to make system calls outside the filter", async () => {
+    // The command may trace pid 1 (same uid): it must be under the same filter and no_new_privs.
+    const command = "grep -E '^(NoNewPrivs|Seccomp):' /proc/1/status | tr -s '\t ' ' '";
+    for (const scope of confined) expect((await sh(run(scope), command)).stdout).toBe("NoNewPrivs: 1\nSeccomp: 2");
+    // Control: a host process is not filtered.
+    expect((await sh(run("unrestricted"), command.replace("/proc/1/", `/proc/${process.pid}/`))).stdout).toContain("Seccomp: 0");
+  });
+
+  escapeAttempt("descriptors", "hard-link an inherited descriptor's file into the workspace through /proc/self/fd", async () => {
+    // Only stdin (/dev/null) and the output pipes reach the command: nothing of the host's to link.
+    const command = "for n in 0 1 2; do ln -L /proc/self/fd/$n linked-$n 2>/dev/null && echo linked-$n; done; echo done";
+    for (const scope of confined) expect((await sh(run(scope), command)).stdout).toBe("done");
+    // Control: a workspace file the command opened itself does link that way.
+    const control = "rm -f own-link; echo mine > own; exec 3<own; ln -L /proc/self/fd/3 own-link && cat own-link";
+    for (const scope of confined) expect((await sh(run(scope), control)).stdout).toBe("mine");
+  });
 });
