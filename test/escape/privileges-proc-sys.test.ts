@@ -12,6 +12,7 @@
  * kernel's whole write path. Controls do the same unsandboxed (root only: elsewhere the kernel
  * itself refuses, and the controls say so by being skipped).
  */
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
@@ -56,6 +57,22 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: kernel se
     // Control: the host's own /proc/sys is not mounted read-only.
     expect((await sh(run("unrestricted"), command)).stdout.split("\n")[0]).toBe("0");
   });
+
+  escapeAttempt(
+    "privileges",
+    "driver and file-system files under /proc/fs, /proc/acpi, /proc/scsi are read-only mounts",
+    async () => {
+      // uid 0 may write some of them (/proc/scsi/scsi adds and removes disks); this kernel has
+      // those present on the host, and each must be a read-only mount in the sandbox.
+      const present = ["/proc/fs", "/proc/acpi", "/proc/scsi"].filter((entry) => existsSync(entry));
+      expect(present.length).toBeGreaterThan(0);
+      const command = present.map((entry) => `grep -c ' ${entry} ro,' /proc/self/mountinfo`).join("; ");
+      const readOnly = present.map(() => "1").join("\n");
+      for (const scope of ["workspace", "local"] as const) expect((await sh(run(scope), command)).stdout).toBe(readOnly);
+      // Control: on the host they are part of its writable /proc.
+      expect((await sh(run("unrestricted"), command)).stdout).toBe(present.map(() => "0").join("\n"));
+    },
+  );
 
   escapeAttempt("privileges", "write /proc/mtrr or open /proc/kmsg as the host's uid 0", async () => {
     // Owned by uid 0, which the sandbox user is outside: the kernel's capability checks refuse

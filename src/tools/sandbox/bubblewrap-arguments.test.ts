@@ -61,6 +61,11 @@ describe("bubblewrap arguments", () => {
     ]);
     // Kernel settings read-only, mounted over the sandbox's own /proc (so after it).
     expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
+    expect(valuesOf(args, "--ro-bind-try", 2)).toEqual([
+      ["/proc/fs", "/proc/fs"],
+      ["/proc/acpi", "/proc/acpi"],
+      ["/proc/scsi", "/proc/scsi"],
+    ]);
     expect(valuesOf(args, "--symlink", 2)).toEqual([["usr/bin", "/bin"]]);
     expect(valuesOf(args, "--tmpfs").flat()).toEqual(["/tmp", "/root", "/home", "/run"]);
     expect(valuesOf(args, "--bind", 2)).toEqual([[workspace, workspace]]);

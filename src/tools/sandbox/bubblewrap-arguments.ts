@@ -33,8 +33,17 @@ export const SANDBOX_UID = 65534;
  * its settings are the same global ones, and per-namespace ones (`net.*`, `kernel.hostname`) are
  * looked up in the namespaces of the process reading them. A host without `/proc/sys` makes
  * bwrap fail to start rather than run with the settings writable.
+ *
+ * `/proc/fs`, `/proc/acpi` and `/proc/scsi` (the rest of what container runtimes make read-only
+ * or mask) are made read-only where the host has them: they hold driver and file-system files
+ * that uid 0 may write (`/proc/scsi/scsi` adds and removes disks).
  */
-export const READ_ONLY_KERNEL_SETTINGS: readonly string[] = Object.freeze(["--ro-bind", "/proc/sys", "/proc/sys"]);
+export const READ_ONLY_PROC_ENTRIES: readonly string[] = Object.freeze([
+  "--ro-bind",
+  "/proc/sys",
+  "/proc/sys",
+  ...["/proc/fs", "/proc/acpi", "/proc/scsi"].flatMap((entry) => ["--ro-bind-try", entry, entry]),
+]);
 
 /** Arguments that set the sandbox's uid and gid. */
 export const UNPRIVILEGED_IDENTITY: readonly string[] = Object.freeze([
@@ -150,7 +159,7 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
     if (entry.kind === "file") args.push("--ro-bind", "/dev/null", entry.path);
     else args.push("--tmpfs", entry.path, "--remount-ro", entry.path);
   }
-  args.push("--proc", "/proc", ...READ_ONLY_KERNEL_SETTINGS, "--dev", "/dev");
+  args.push("--proc", "/proc", ...READ_ONLY_PROC_ENTRIES, "--dev", "/dev");
   for (const directory of PRIVATE_DIRECTORIES) args.push("--tmpfs", directory);
   for (const extra of layout.readOnlyPaths) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
@@ -162,7 +171,7 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
  * The bwrap options of scope `"local"`: the host file system as it is, but no network (its own
  * empty network namespace), no capabilities, no nested user namespaces, an unprivileged uid, and
  * `/sys` and `/proc/sys` read-only (a writable cgroup file system would let a command freeze or
- * throttle host processes through `cgroup.freeze`; see {@link READ_ONLY_KERNEL_SETTINGS}).
+ * throttle host processes through `cgroup.freeze`; see {@link READ_ONLY_PROC_ENTRIES}).
  */
 export function localScopeArguments(): string[] {
   return [
@@ -186,7 +195,7 @@ export function localScopeArguments(): string[] {
     "/dev",
     "--proc",
     "/proc",
-    ...READ_ONLY_KERNEL_SETTINGS,
+    ...READ_ONLY_PROC_ENTRIES,
   ];
 }
 
