@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
 import path from "node:path";
 
 /** The capabilities tests may need. */
-export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups";
+export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups" | "cc";
 
 /**
  * Capabilities of the kernel or container rather than installable software: `.ci/run` cannot
@@ -45,6 +45,7 @@ export const CAPABILITY_SETUP: Readonly<Record<CapabilityName, string>> = {
   ripgrep: "install ripgrep (Debian/Ubuntu: apt-get install -y ripgrep)",
   git: "install git (Debian/Ubuntu: apt-get install -y git)",
   redis: "install redis-server (Debian/Ubuntu: apt-get install -y redis-server); the tests start their own on 127.0.0.1",
+  cc: "install a C compiler (Debian/Ubuntu: apt-get install -y gcc); the escape suite compiles its system-call probes",
   cgroups:
     "run on Linux with a cgroup the test user can write: cgroup v1 pids and memory hierarchies as root, or cgroup v2 " +
     "with pids and memory delegated to the test's own group (a kernel/container property; the strict flag does not require it)",
@@ -59,6 +60,7 @@ const probes: Record<CapabilityName, () => string | undefined> = {
   git: () => runs("git", ["--version"]),
   redis: () => runs("redis-server", ["--version"]),
   cgroups: () => writableCgroups(),
+  cc: () => runs("cc", ["--version"]),
 };
 
 const cache = new Map<CapabilityName, Capability>();

@@ -56,7 +56,15 @@ describe("bubblewrap arguments", () => {
     expect(valuesOf(args, "--cap-drop")).toEqual([["ALL"]]);
     expect(valuesOf(args, "--ro-bind", 2)).toEqual([
       ["/usr", "/usr"],
+      ["/proc/sys", "/proc/sys"],
       ["/opt/node", "/opt/node"],
+    ]);
+    // Kernel settings read-only, mounted over the sandbox's own /proc (so after it).
+    expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
+    expect(valuesOf(args, "--ro-bind-try", 2)).toEqual([
+      ["/proc/fs", "/proc/fs"],
+      ["/proc/acpi", "/proc/acpi"],
+      ["/proc/scsi", "/proc/scsi"],
     ]);
     expect(valuesOf(args, "--symlink", 2)).toEqual([["usr/bin", "/bin"]]);
     expect(valuesOf(args, "--tmpfs").flat()).toEqual(["/tmp", "/root", "/home", "/run"]);
@@ -127,7 +135,11 @@ describe("bubblewrap arguments", () => {
     const args = localScopeArguments();
     expect(args).toContain("--unshare-net");
     expect(valuesOf(args, "--bind", 2)).toEqual([["/", "/"]]);
-    expect(valuesOf(args, "--ro-bind", 2)).toEqual([["/sys", "/sys"]]);
+    expect(valuesOf(args, "--ro-bind", 2)).toEqual([
+      ["/sys", "/sys"],
+      ["/proc/sys", "/proc/sys"],
+    ]);
+    expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
     expect(valuesOf(args, "--uid")).toEqual([["65534"]]);
     expect(args).not.toContain("--unshare-all");
   });

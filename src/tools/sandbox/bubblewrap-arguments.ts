@@ -23,6 +23,28 @@ export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze([
  */
 export const SANDBOX_UID = 65534;
 
+/**
+ * Mounts the sandbox's `/proc/sys` read-only (placed right after `--proc /proc`). The sandbox
+ * user is the host user outside its namespace, uid 0 on a root host, and the kernel lets uid 0
+ * write most kernel settings with no capability (`kernel.core_pattern`, which names a program the
+ * kernel runs as root on the next crash; `kernel.modprobe`; `vm.*`; the host's hostname under
+ * `local`). bwrap covers `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` itself, but skips
+ * `/proc/sys` because its directory is never writable. The source is the host's `/proc/sys`:
+ * its settings are the same global ones, and per-namespace ones (`net.*`, `kernel.hostname`) are
+ * looked up in the namespaces of the process reading them. A host without `/proc/sys` makes
+ * bwrap fail to start rather than run with the settings writable.
+ *
+ * `/proc/fs`, `/proc/acpi` and `/proc/scsi` (the rest of what container runtimes make read-only
+ * or mask) are made read-only where the host has them: they hold driver and file-system files
+ * that uid 0 may write (`/proc/scsi/scsi` adds and removes disks).
+ */
+export const READ_ONLY_PROC_ENTRIES: readonly string[] = Object.freeze([
+  "--ro-bind",
+  "/proc/sys",
+  "/proc/sys",
+  ...["/proc/fs", "/proc/acpi", "/proc/scsi"].flatMap((entry) => ["--ro-bind-try", entry, entry]),
+]);
+
 /** Arguments that set the sandbox's uid and gid. */
 export const UNPRIVILEGED_IDENTITY: readonly string[] = Object.freeze([
   "--uid",
@@ -115,8 +137,8 @@ export function unreadableSystemEntries(roots: readonly string[] = ["/etc"]): Ma
 
 /**
  * The bwrap options of scope `"workspace"`: every namespace unshared (network included), no
- * capabilities, no nested user namespaces, system directories read-only, private tmpfs for
- * `/tmp`, `/root`, `/home` and `/run`, and only the workspace writable.
+ * capabilities, no nested user namespaces, system directories and `/proc/sys` read-only, private
+ * tmpfs for `/tmp`, `/root`, `/home` and `/run`, and only the workspace writable.
  */
 export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
   const args = [
@@ -137,7 +159,7 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
     if (entry.kind === "file") args.push("--ro-bind", "/dev/null", entry.path);
     else args.push("--tmpfs", entry.path, "--remount-ro", entry.path);
   }
-  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--proc", "/proc", ...READ_ONLY_PROC_ENTRIES, "--dev", "/dev");
   for (const directory of PRIVATE_DIRECTORIES) args.push("--tmpfs", directory);
   for (const extra of layout.readOnlyPaths) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
@@ -148,8 +170,8 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
 /**
  * The bwrap options of scope `"local"`: the host file system as it is, but no network (its own
  * empty network namespace), no capabilities, no nested user namespaces, an unprivileged uid, and
- * `/sys` read-only (a writable cgroup file system would let a command freeze or throttle host
- * processes through `cgroup.freeze`).
+ * `/sys` and `/proc/sys` read-only (a writable cgroup file system would let a command freeze or
+ * throttle host processes through `cgroup.freeze`; see {@link READ_ONLY_PROC_ENTRIES}).
  */
 export function localScopeArguments(): string[] {
   return [
@@ -173,6 +195,7 @@ export function localScopeArguments(): string[] {
     "/dev",
     "--proc",
     "/proc",
+    ...READ_ONLY_PROC_ENTRIES,
   ];
 }
 

@@ -1,0 +1,126 @@
+/*
+ * Kernel interfaces an escape would go through, each tried once and reported as
+ * `name:ok` or `name:errno=N` (one line each). Compiled on the host by the escape suite and run
+ * inside the sandbox and, as the positive control, unsandboxed. Every probe is harmless when it
+ * succeeds: it sets what is already set, or makes something only the probe holds.
+ * Usage: syscall-probes <probe> [file]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <linux/userfaultfd.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/timex.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+static int report(const char *name, long result) {
+  if (result < 0) printf("%s:errno=%d\n", name, errno);
+  else printf("%s:ok\n", name);
+  return 0;
+}
+
+#if defined(__x86_64__)
+/* An i386 system call through `int 0x80` (its own numbers, arguments truncated to 32 bits). */
+static long int80(long nr, long a, long b, long c) {
+  long result;
+  __asm__ volatile("int $0x80" : "=a"(result) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+  if (result < 0 && result > -4096) {
+    errno = (int)-result;
+    return -1;
+  }
+  return result;
+}
+#endif
+
+int main(int argc, char **argv) {
+  const char *probe = argc > 1 ? argv[1] : "";
+  const char *file = argc > 2 ? argv[2] : ".";
+  if (strcmp(probe, "ia32-getpid") == 0) {
+#if defined(__x86_64__)
+    return report(probe, int80(20, 0, 0, 0)); /* i386 getpid */
+#endif
+  } else if (strcmp(probe, "ia32-socket-unix") == 0) {
+#if defined(__x86_64__)
+    return report(probe, int80(359, 1, 1, 0)); /* i386 socket(AF_UNIX, SOCK_STREAM, 0) */
+#endif
+  } else if (strcmp(probe, "ia32-socketcall-unix") == 0) {
+#if defined(__x86_64__)
+    /* socketcall(SYS_SOCKET, {AF_UNIX, SOCK_STREAM, 0}): the arguments must sit below 4 GiB. */
+    unsigned int *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (args == MAP_FAILED) return report("mmap32", -1);
+    args[0] = 1;
+    args[1] = 1;
+    args[2] = 0;
+    return report(probe, int80(102, 1, (long)(uintptr_t)args, 0));
+#endif
+  } else if (strcmp(probe, "open-by-handle") == 0) {
+    /* name_to_handle_at needs no privilege; open_by_handle_at needs CAP_DAC_READ_SEARCH. */
+    struct {
+      struct file_handle handle;
+      unsigned char bytes[MAX_HANDLE_SZ];
+    } h;
+    int mount_id;
+    h.handle.handle_bytes = MAX_HANDLE_SZ;
+    if (name_to_handle_at(AT_FDCWD, file, &h.handle, &mount_id, 0) < 0) return report("name-to-handle", -1);
+    int mount_fd = open(".", O_RDONLY | O_DIRECTORY);
+    return report(probe, open_by_handle_at(mount_fd, &h.handle, O_RDONLY));
+  } else if (strcmp(probe, "raise-hard-rlimit") == 0) {
+    /* Lowering a hard limit is anyone's right; raising it back needs CAP_SYS_RESOURCE. */
+    struct rlimit limit;
+    getrlimit(RLIMIT_MEMLOCK, &limit);
+    limit.rlim_max -= 1;
+    if (limit.rlim_cur > limit.rlim_max) limit.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_MEMLOCK, &limit) < 0) return report("lower-hard-rlimit", -1);
+    limit.rlim_max += 1;
+    return report(probe, setrlimit(RLIMIT_MEMLOCK, &limit));
+  } else if (strcmp(probe, "set-clock") == 0) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return report(probe, clock_settime(CLOCK_REALTIME, &now));
+  } else if (strcmp(probe, "adjtimex-tick") == 0) {
+    struct timex t = {0};
+    adjtimex(&t); /* read */
+    long tick = t.tick;
+    memset(&t, 0, sizeof t);
+    t.modes = ADJ_TICK;
+    t.tick = tick; /* the same value: a change that changes nothing */
+    return report(probe, adjtimex(&t));
+  } else if (strcmp(probe, "unshare-time") == 0) {
+    return report(probe, unshare(0x00000080 /* CLONE_NEWTIME */));
+  } else if (strcmp(probe, "bpf-map") == 0) {
+    union bpf_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.map_type = BPF_MAP_TYPE_ARRAY;
+    attr.key_size = 4;
+    attr.value_size = 4;
+    attr.max_entries = 1;
+    return report(probe, syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof attr));
+  } else if (strcmp(probe, "perf-kernel") == 0) {
+    /* A CPU-wide count including the kernel: what a side channel or a profiler of the host needs. */
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    return report(probe, syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0));
+  } else if (strcmp(probe, "userfaultfd") == 0) {
+    /* Without UFFD_USER_MODE_ONLY: kernel-mode faults too, the race-widening tool of exploits. */
+    return report(probe, syscall(SYS_userfaultfd, O_CLOEXEC));
+  } else if (strcmp(probe, "file-capability") == 0) {
+    /* A v2 security.capability of cap_setuid+ep: file capabilities instead of a set-id bit. */
+    uint32_t caps[5] = {0x02000001 /* VFS_CAP_REVISION_2 | EFFECTIVE */, 1u << 7, 0, 0, 0};
+    return report(probe, setxattr(file, "security.capability", caps, sizeof caps, 0));
+  }
+  printf("%s:unknown\n", probe);
+  return 2;
+}
