@@ -298,14 +298,19 @@ class Monitor {
     const shell = this.shellFor(scope.root);
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
-    // Counted again with no await before the process is registered: parallel starts of one step
-    // all passed the first count (taken before the awaits above) and all ran.
-    this.checkLimit(monitors);
     const id = `mon_${monitors.next++}`;
     const { release } = await reserveRunResources(context, this.budget, "monitor", `monitor ${id}`);
     if (monitors.closed) {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");
+    }
+    // Counted again after the last await, with none before the process is registered: parallel
+    // starts of one step all passed the first count (taken before the awaits above) and all ran.
+    try {
+      this.checkLimit(monitors);
+    } catch (error) {
+      release();
+      throw error;
     }
     let child: SandboxedProcess;
     try {
