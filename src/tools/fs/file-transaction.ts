@@ -33,7 +33,7 @@ import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { removeMadeDirectories } from "./remove-made-directories.js";
+import { removeMadeDirectories, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
@@ -775,12 +775,21 @@ async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Prom
       ...(identity === undefined ? {} : { identity }),
     });
   }
+  // The made directories through the held handles, by identity (see `removeMadeThroughHeld`),
+  // before the handles close; by path only where that cannot be done (not Linux), and then only
+  // for a held directory still at its path: after a swap, a removal by path would take a user's
+  // empty directory put at the path since and leave the change's own in the moved one.
+  const byPath: string[] = [];
+  const walked = new Set<string>();
+  for (const { parent } of staged) {
+    const handle = parent.at(".");
+    if (parent.created.length === 0 || walked.has(handle)) continue;
+    walked.add(handle);
+    if (!removeMadeThroughHeld(parent) && stillAtItsPath(parent)) byPath.push(...parent.created);
+  }
   await closeAll(staged);
   // Together, deepest first: see `removeMadeDirectories`.
-  await removeMadeDirectories(
-    scope,
-    staged.flatMap(({ parent }) => parent.created),
-  );
+  await removeMadeDirectories(scope, byPath);
   return left;
 }
 
