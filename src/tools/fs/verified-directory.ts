@@ -78,12 +78,16 @@ export function stillWhereVerified(directory: VerifiedDirectory): boolean {
 }
 
 /**
- * The open descriptor behind a verified directory (or a share of it), or `undefined` once closed
- * or when not known. For identity checks through the handle (`fstat`), never to act on entries
+ * The open descriptor behind a verified directory (or a share or copy of it), or `undefined` once
+ * closed or when not known. For identity checks through the handle (`fstat`), never to act on entries
  * (`at` is for that).
  */
 export function heldDescriptor(directory: VerifiedDirectory): number | undefined {
-  return descriptors.get(directory)?.();
+  const known = descriptors.get(directory);
+  if (known !== undefined) return known();
+  // A copy of one (`{ ...directory, name }`) is not in the map; on Linux its `at` names the descriptor.
+  const named = DESCRIPTOR_PATHS ? /^\/proc\/self\/fd\/(\d+)\/\.$/.exec(directory.at("."))?.[1] : undefined;
+  return named === undefined ? undefined : Number(named);
 }
 
 /** Raised while walking when a component is a symbolic link (or not a directory). */
