@@ -5,13 +5,13 @@ import {
   constants,
   fchmod as fchmodCallback,
   fchmodSync,
+  fstatSync,
   fsync,
   lstatSync,
   open as openCallback,
   openSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   renameSync,
   type Stats,
   statSync,
@@ -33,10 +33,11 @@ import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { removeMadeDirectories } from "./remove-made-directories.js";
+import { removeMadeDirectories, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
+import { DESCRIPTOR_PATHS, heldDescriptor } from "./verified-directory.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
@@ -775,12 +776,21 @@ async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Prom
       ...(identity === undefined ? {} : { identity }),
     });
   }
+  // The made directories through the held handles, by identity (see `removeMadeThroughHeld`),
+  // before the handles close; by path only where that cannot be done (not Linux), and then only
+  // for a held directory still at its path: after a swap, a removal by path would take a user's
+  // empty directory put at the path since and leave the change's own in the moved one.
+  const byPath: string[] = [];
+  const walked = new Set<string>();
+  for (const { parent } of staged) {
+    const handle = parent.at(".");
+    if (parent.created.length === 0 || walked.has(handle)) continue;
+    walked.add(handle);
+    if (!removeMadeThroughHeld(parent) && stillAtItsPath(parent)) byPath.push(...parent.created);
+  }
   await closeAll(staged);
   // Together, deepest first: see `removeMadeDirectories`.
-  await removeMadeDirectories(
-    scope,
-    staged.flatMap(({ parent }) => parent.created),
-  );
+  await removeMadeDirectories(scope, byPath);
   return left;
 }
 
@@ -792,31 +802,50 @@ function identityOfHeld(parent: ParentEntry): string {
 
 /**
  * True when the held directory `parent` is, right now, the directory at its real path: the entry
- * at that path (not followed) is a directory of the same device and inode as the one held, and the
- * held one's own real path (read back through its handle: on Linux the kernel's path of the
- * descriptor) is that path. An ancestor moved away, or swapped for another directory or for a
- * symbolic link to the moved one, fails one or the other.
+ * at that path (not followed) is a directory of the same device and inode as the one held (asked
+ * through its open descriptor), and on Linux the held one's own path (the kernel's path of the
+ * descriptor, read back through `/proc/self/fd`) is that path. An ancestor moved away, or swapped
+ * for another directory or for a symbolic link to the moved one, fails one or the other.
+ *
+ * Elsewhere (macOS, Windows) only device and inode are compared, never path strings: a real path
+ * resolved there comes back in the disk's spelling (case, Unicode form), so comparing it with the
+ * path as typed failed changes on a case-insensitive volume. What this does not catch there: an
+ * ancestor moved away and a symbolic link to it put at its old name (the lookup of the path
+ * follows it to the held directory), and, where the descriptor is not known, anything (the held
+ * directory is then looked up by its path too, so it is compared with itself).
  */
 function stillAtItsPath(parent: ParentEntry): boolean {
   try {
-    const held = statSync(parent.at("."));
-    const atPath = lstatSync(parent.realPath);
-    if (!atPath.isDirectory() || atPath.dev !== held.dev || atPath.ino !== held.ino) return false;
-    return heldPathOf(parent) === parent.realPath;
+    if (!sameDirectory(heldStats(parent), lstatSync(parent.realPath))) return false;
+    return !DESCRIPTOR_PATHS || heldPathOf(parent) === parent.realPath;
   } catch {
     return false;
   }
 }
 
 /**
- * The held directory's real path now, through its handle: on Linux, where `at` names entries
- * through `/proc/self/fd/<fd>`, the kernel's path of the descriptor (one `readlink`; a directory
- * moved since has its new path there, a removed one " (deleted)" after it); elsewhere resolved.
+ * True when `atPath` (an `lstat` of a path) is a directory and the same one as `held` (a `stat`
+ * of a held directory through its handle): same device and inode.
+ */
+export function sameDirectory(held: Stats, atPath: Stats): boolean {
+  return atPath.isDirectory() && atPath.dev === held.dev && atPath.ino === held.ino;
+}
+
+/** The held directory's stats through its open descriptor (`fstat`); through `at(".")` where that is not known. */
+function heldStats(parent: ParentEntry): Stats {
+  const fd = heldDescriptor(parent);
+  return fd === undefined ? statSync(parent.at(".")) : fstatSync(fd);
+}
+
+/**
+ * The held directory's path now, as the kernel has it for its descriptor (Linux: `at` names
+ * entries through `/proc/self/fd/<fd>`; one `readlink`; a directory moved since has its new path
+ * there, a removed one " (deleted)" after it).
  */
 function heldPathOf(parent: ParentEntry): string {
-  const handle = parent.at(".");
-  const descriptor = /^\/proc\/self\/fd\/(\d+)\/\.$/.exec(handle)?.[1];
-  return descriptor === undefined ? realpathSync.native(handle) : readlinkSync(`/proc/self/fd/${descriptor}`);
+  const descriptor = heldDescriptor(parent);
+  if (descriptor === undefined) throw new Error("no descriptor: closed");
+  return readlinkSync(`/proc/self/fd/${descriptor}`);
 }
 
 /**

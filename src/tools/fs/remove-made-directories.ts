@@ -1,5 +1,9 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import type { FileScope } from "./file-scope.js";
+import { DESCRIPTOR_PATHS, heldDescriptor, type VerifiedDirectory } from "./verified-directory.js";
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /**
  * Removes, deepest first, the directories a change made, each once and only when empty (a file
@@ -19,4 +23,49 @@ export async function removeMadeDirectories(scope: FileScope, directories: Itera
 
 function depthOf(directory: string): number {
   return directory.split(path.sep).length;
+}
+
+/**
+ * Removes, deepest first, the directories a change made on its way to the held directory
+ * `held` (`held.created`, the held one itself last in it), through the handle, never by path:
+ * from the held directory up through its real parent (`/proc/self/fd/<fd>/..`), each removed only
+ * when the entry under its current name in that parent is still this very directory (device and
+ * inode) and it is empty. So a directory moved away meanwhile loses the empty directories the
+ * change made in it, and a user's directory put at their old path since is left alone (a removal
+ * by path took the user's and left the change's). Stops at the first that cannot be removed (not
+ * empty: its parents are not empty either). Returns false, removing nothing, where it cannot be
+ * done through the handle (not Linux, a closed handle, the held directory not made by the
+ * change): the caller decides what to do by path.
+ */
+export function removeMadeThroughHeld(held: VerifiedDirectory): boolean {
+  const fd = heldDescriptor(held);
+  if (!DESCRIPTOR_PATHS || fd === undefined || held.created.at(-1) !== held.realPath) return false;
+  let child: number;
+  try {
+    child = openSync(`/proc/self/fd/${fd}/.`, DIRECTORY_FLAGS);
+  } catch {
+    return false;
+  }
+  try {
+    for (let level = 0; level < held.created.length; level++) {
+      const own = fstatSync(child);
+      const name = path.basename(readlinkSync(`/proc/self/fd/${child}`));
+      const up = openSync(`/proc/self/fd/${child}/..`, DIRECTORY_FLAGS);
+      closeSync(child);
+      child = up;
+      const entry = `/proc/self/fd/${up}/${name}`;
+      const there = lstatSync(entry, { throwIfNoEntry: false });
+      if (there === undefined || there.dev !== own.dev || there.ino !== own.ino) break;
+      try {
+        rmdirSync(entry);
+      } catch {
+        break;
+      }
+    }
+  } catch {
+    // Gone or not askable: what is left stays.
+  } finally {
+    closeSync(child);
+  }
+  return true;
 }

@@ -2,6 +2,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  fstatSync,
   fsync as fsyncCallback,
   lstatSync,
   mkdir as mkdirCallback,
@@ -76,6 +77,19 @@ export function stillWhereVerified(directory: VerifiedDirectory): boolean {
   }
 }
 
+/**
+ * The open descriptor behind a verified directory (or a share or copy of it), or `undefined` once
+ * closed or when not known. For identity checks through the handle (`fstat`), never to act on entries
+ * (`at` is for that).
+ */
+export function heldDescriptor(directory: VerifiedDirectory): number | undefined {
+  const known = descriptors.get(directory);
+  if (known !== undefined) return known();
+  // A copy of one (`{ ...directory, name }`) is not in the map; on Linux its `at` names the descriptor.
+  const named = DESCRIPTOR_PATHS ? /^\/proc\/self\/fd\/(\d+)\/\.$/.exec(directory.at("."))?.[1] : undefined;
+  return named === undefined ? undefined : Number(named);
+}
+
 /** Raised while walking when a component is a symbolic link (or not a directory). */
 export class LinkOnTheWay extends Error {
   constructor(readonly component: string) {
@@ -107,8 +121,27 @@ async function realPathOf(handle: FileHandle, fallback: string): Promise<string>
   if (!DESCRIPTOR_PATHS) return fallback;
   // Synchronous: procfs answers from the kernel's memory (no disk), far cheaper than a trip
   // through the thread pool, once per directory of a large change.
-  const link = readlinkSync(`/proc/self/fd/${handle.fd}`);
-  return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
+  return withoutDeletedMark(handle.fd, readlinkSync(`/proc/self/fd/${handle.fd}`));
+}
+
+const DELETED_MARK = " (deleted)";
+
+/**
+ * The kernel's path of descriptor `fd` (`link`, read from `/proc/self/fd`) without the " (deleted)"
+ * the kernel puts after the path of a removed directory. A directory may really be named
+ * "x (deleted)", so the mark is cut only when the uncut path is not this very directory (device
+ * and inode): cutting it always made every change inside such a directory fail its checks.
+ */
+function withoutDeletedMark(fd: number, link: string): string {
+  if (!link.endsWith(DELETED_MARK)) return link;
+  try {
+    const there = lstatSync(link);
+    const held = fstatSync(fd);
+    if (there.dev === held.dev && there.ino === held.ino) return link;
+  } catch {
+    // Nothing there (or not askable): the directory was removed while held.
+  }
+  return link.slice(0, -DELETED_MARK.length);
 }
 
 type DirectoryVisitor = (at: (name: string) => string, depth: number, realPath: string) => Promise<void>;
@@ -201,7 +234,7 @@ export async function openVerifiedDirectory(
     options.checkInside(realPath);
     await release(made.map((entry) => entry.parent));
     const opened = handle;
-    return {
+    const directory: VerifiedDirectory = {
       realPath,
       created,
       at: (name) => entryOf(opened, realPath, name),
@@ -214,6 +247,8 @@ export async function openVerifiedDirectory(
       },
       close: () => opened.close().catch(() => undefined),
     };
+    descriptors.set(directory, () => (opened.fd === -1 ? undefined : opened.fd));
+    return directory;
   } catch (error) {
     for (const { parent, parentPath, name } of [...made].reverse()) {
       await rmdir(entryOf(parent, parentPath, name)).catch(() => undefined);
@@ -325,8 +360,7 @@ async function openStepAsync(fd: number, current: string, segment: string, creat
 /** The real path of an open directory descriptor, read from the kernel where possible. */
 function realPathOfDescriptor(fd: number, fallback: string): string {
   if (!DESCRIPTOR_PATHS) return fallback;
-  const link = readlinkSync(`/proc/self/fd/${fd}`);
-  return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : link;
+  return withoutDeletedMark(fd, readlinkSync(`/proc/self/fd/${fd}`));
 }
 
 /** A {@link VerifiedDirectory} over an open descriptor the walk verified (closed once, by `close`). */
