@@ -14,6 +14,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect } from "vitest";
+import { PROC_MASKS } from "../../src/tools/sandbox/bubblewrap-arguments.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
@@ -73,6 +74,43 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: kernel se
       expect((await sh(run("unrestricted"), command)).stdout).toBe(present.map(() => "0").join("\n"));
     },
   );
+
+  /** How many bytes of each file a command reads (at most 64, `/proc/kcore` is the kernel's memory), or `unreadable`. */
+  const firstBytes = (files: readonly string[]) =>
+    files
+      .map((file) => `c=$(head -c 64 ${file} 2>/dev/null | od -An -c) && echo "${file} \${#c}" || echo "${file} unreadable"`)
+      .join("; ");
+
+  escapeAttempt(
+    "privileges",
+    "read the host's kernel key descriptions (/proc/keys) and timer, scheduler and slab lists (workspace, local)",
+    async () => {
+      // What runc masks by default; this kernel has /proc/keys, /proc/timer_list, /proc/slabinfo.
+      const present = PROC_MASKS.files.filter((file) => existsSync(file));
+      expect(present).toEqual(expect.arrayContaining(["/proc/keys", "/proc/timer_list"]));
+      const empty = present.map((file) => `${file} 0`).join("\n");
+      for (const scope of ["workspace", "local"] as const) expect((await sh(run(scope), firstBytes(present))).stdout).toBe(empty);
+      // Control: unsandboxed, as root, the host's key list and timer list are there to read.
+      if (isRoot)
+        for (const line of (await sh(run("unrestricted"), firstBytes(["/proc/keys", "/proc/timer_list"]))).stdout.split("\n"))
+          expect(Number(line.split(" ")[1])).toBeGreaterThan(0);
+    },
+  );
+
+  escapeAttempt("privileges", "/proc/acpi (and /proc/scsi, /proc/asound) are empty read-only tmpfs mounts", async () => {
+    const present = PROC_MASKS.directories.filter((entry) => existsSync(entry));
+    expect(present.length).toBeGreaterThan(0);
+    const command = present
+      .map(
+        (entry) =>
+          `grep ' ${entry} ' /proc/self/mountinfo | grep -c ' - tmpfs '; ls -A ${entry} | wc -l; touch ${entry}/x 2>/dev/null && echo created`,
+      )
+      .join("; ");
+    const masked = present.map(() => "1\n0").join("\n");
+    for (const scope of ["workspace", "local"] as const) expect((await sh(run(scope), command)).stdout).toBe(masked);
+    // Control: on the host they are the kernel's own /proc directories.
+    expect((await sh(run("unrestricted"), command)).stdout.split("\n")[0]).toBe("0");
+  });
 
   escapeAttempt("privileges", "write /proc/mtrr or open /proc/kmsg as the host's uid 0", async () => {
     // Owned by uid 0, which the sandbox user is outside: the kernel's capability checks refuse

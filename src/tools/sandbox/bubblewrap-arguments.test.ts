@@ -6,6 +6,8 @@ import {
   commandArguments,
   gitProtectionArguments,
   localScopeArguments,
+  PROC_MASKS,
+  procMaskArguments,
   systemMounts,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
@@ -61,13 +63,19 @@ describe("bubblewrap arguments", () => {
     ]);
     // Kernel settings read-only, mounted over the sandbox's own /proc (so after it).
     expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
-    expect(valuesOf(args, "--ro-bind-try", 2)).toEqual([
-      ["/proc/fs", "/proc/fs"],
-      ["/proc/acpi", "/proc/acpi"],
-      ["/proc/scsi", "/proc/scsi"],
-    ]);
+    expect(valuesOf(args, "--ro-bind-try", 2)).toEqual([["/proc/fs", "/proc/fs"]]);
+    // The host's masked /proc entries, over the sandbox's /proc (so after it).
+    const masks = procMaskArguments();
+    expect(masks).toContain("/proc/keys");
+    const at = args.indexOf(masks[0] as string);
+    expect(args.slice(at, at + masks.length)).toEqual(masks);
+    expect(at).toBeGreaterThan(args.indexOf("--proc"));
     expect(valuesOf(args, "--symlink", 2)).toEqual([["usr/bin", "/bin"]]);
-    expect(valuesOf(args, "--tmpfs").flat()).toEqual(["/tmp", "/root", "/home", "/run"]);
+    expect(
+      valuesOf(args, "--tmpfs")
+        .flat()
+        .filter((directory) => !directory.startsWith("/proc/")),
+    ).toEqual(["/tmp", "/root", "/home", "/run"]);
     expect(valuesOf(args, "--bind", 2)).toEqual([[workspace, workspace]]);
     expect(args.indexOf("--bind")).toBeGreaterThan(args.lastIndexOf("--tmpfs"));
     expect(args).not.toContain("--share-net");
@@ -140,8 +148,30 @@ describe("bubblewrap arguments", () => {
       ["/proc/sys", "/proc/sys"],
     ]);
     expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
+    expect(args.slice(-procMaskArguments().length)).toEqual(procMaskArguments());
     expect(valuesOf(args, "--uid")).toEqual([["65534"]]);
     expect(args).not.toContain("--unshare-all");
+  });
+
+  it("masks the /proc entries the host has: files with /dev/null, directories with a read-only tmpfs", async () => {
+    const root = await temporary();
+    await writeFile(path.join(root, "keys"), "secret");
+    await mkdir(path.join(root, "acpi"));
+    const masks = {
+      files: [path.join(root, "keys"), path.join(root, "absent"), path.join(root, "acpi")],
+      directories: [path.join(root, "acpi"), path.join(root, "scsi"), path.join(root, "keys")],
+    };
+    expect(procMaskArguments(masks)).toEqual([
+      "--dev-bind",
+      "/dev/null",
+      path.join(root, "keys"),
+      "--tmpfs",
+      path.join(root, "acpi"),
+      "--remount-ro",
+      path.join(root, "acpi"),
+    ]);
+    // The real list: what runc masks by default.
+    expect(PROC_MASKS.files).toEqual(expect.arrayContaining(["/proc/keys", "/proc/kcore", "/proc/timer_list", "/proc/slabinfo"]));
   });
 
   it("puts the command after -- so it is never read as an option", () => {

@@ -34,16 +34,69 @@ export const SANDBOX_UID = 65534;
  * looked up in the namespaces of the process reading them. A host without `/proc/sys` makes
  * bwrap fail to start rather than run with the settings writable.
  *
- * `/proc/fs`, `/proc/acpi` and `/proc/scsi` (the rest of what container runtimes make read-only
- * or mask) are made read-only where the host has them: they hold driver and file-system files
- * that uid 0 may write (`/proc/scsi/scsi` adds and removes disks).
+ * `/proc/fs` (driver and file-system files that uid 0 may write) is made read-only where the
+ * host has it, as container runtimes do; the rest of what they hide is in {@link PROC_MASKS}.
  */
 export const READ_ONLY_PROC_ENTRIES: readonly string[] = Object.freeze([
   "--ro-bind",
   "/proc/sys",
   "/proc/sys",
-  ...["/proc/fs", "/proc/acpi", "/proc/scsi"].flatMap((entry) => ["--ro-bind-try", entry, entry]),
+  "--ro-bind-try",
+  "/proc/fs",
+  "/proc/fs",
 ]);
+
+/**
+ * The `/proc` entries runc and Docker mask by default (their `maskedPaths`), hidden in the
+ * sandbox's own `/proc` the same way. Files show `/dev/null` (empty to read): `/proc/keys` lists
+ * the descriptions of the host's kernel keys the host uid may view (a sandbox on a root host sees
+ * root's keyrings), `/proc/timer_list`, `/proc/sched_debug`, `/proc/slabinfo`,
+ * `/proc/latency_stats` and `/proc/timer_stats` show host processes' names, pids and kernel
+ * addresses and allocation counts, and `/proc/kcore` is the kernel's memory. Directories become
+ * an empty read-only tmpfs: `/proc/acpi` and `/proc/scsi` hold driver files uid 0 may write
+ * (`/proc/scsi/scsi` adds and removes disks), `/proc/asound` the host's sound devices.
+ */
+export const PROC_MASKS: Readonly<{ files: readonly string[]; directories: readonly string[] }> = Object.freeze({
+  files: Object.freeze([
+    "/proc/keys",
+    "/proc/kcore",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/latency_stats",
+    "/proc/timer_stats",
+    "/proc/slabinfo",
+  ]),
+  directories: Object.freeze(["/proc/acpi", "/proc/scsi", "/proc/asound"]),
+});
+
+/**
+ * bwrap arguments that mask the {@link PROC_MASKS} entries the host's `/proc` has (the sandbox's
+ * `/proc` is the same kernel's; bwrap cannot create a missing entry in `/proc` to mount over,
+ * so absent ones are left out rather than failing the start).
+ *
+ * Files get `--dev-bind /dev/null`: a `--ro-bind` mount is `nodev`, on which opening `/dev/null`
+ * is refused, so the entry would not read as empty. The bound node is the same `/dev/null` the
+ * sandbox already has writable in its `/dev`, so the writable bind gives nothing more.
+ *
+ * Looked up once per process: which entries a kernel has does not change while it runs.
+ */
+export function procMaskArguments(masks: typeof PROC_MASKS = PROC_MASKS): string[] {
+  if (masks === PROC_MASKS && cachedProcMasks !== undefined) return [...cachedProcMasks];
+  const args: string[] = [];
+  for (const file of masks.files)
+    if (lstatSync(file, { throwIfNoEntry: false })?.isFile()) args.push("--dev-bind", "/dev/null", file);
+  for (const directory of masks.directories)
+    if (lstatSync(directory, { throwIfNoEntry: false })?.isDirectory())
+      args.push("--tmpfs", directory, "--remount-ro", directory);
+  if (masks === PROC_MASKS) cachedProcMasks = args;
+  return [...args];
+}
+let cachedProcMasks: readonly string[] | undefined;
+
+/** The sandbox's own `/proc`, with {@link READ_ONLY_PROC_ENTRIES} and the {@link procMaskArguments} over it. */
+function procArguments(): string[] {
+  return ["--proc", "/proc", ...READ_ONLY_PROC_ENTRIES, ...procMaskArguments()];
+}
 
 /** Arguments that set the sandbox's uid and gid. */
 export const UNPRIVILEGED_IDENTITY: readonly string[] = Object.freeze([
@@ -137,7 +190,8 @@ export function unreadableSystemEntries(roots: readonly string[] = ["/etc"]): Ma
 
 /**
  * The bwrap options of scope `"workspace"`: every namespace unshared (network included), no
- * capabilities, no nested user namespaces, system directories and `/proc/sys` read-only, private
+ * capabilities, no nested user namespaces, system directories and `/proc/sys` read-only, the
+ * {@link PROC_MASKS} hidden, private
  * tmpfs for `/tmp`, `/root`, `/home` and `/run`, and only the workspace writable.
  */
 export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
@@ -159,7 +213,7 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
     if (entry.kind === "file") args.push("--ro-bind", "/dev/null", entry.path);
     else args.push("--tmpfs", entry.path, "--remount-ro", entry.path);
   }
-  args.push("--proc", "/proc", ...READ_ONLY_PROC_ENTRIES, "--dev", "/dev");
+  args.push(...procArguments(), "--dev", "/dev");
   for (const directory of PRIVATE_DIRECTORIES) args.push("--tmpfs", directory);
   for (const extra of layout.readOnlyPaths) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
@@ -171,7 +225,8 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
  * The bwrap options of scope `"local"`: the host file system as it is, but no network (its own
  * empty network namespace), no capabilities, no nested user namespaces, an unprivileged uid, and
  * `/sys` and `/proc/sys` read-only (a writable cgroup file system would let a command freeze or
- * throttle host processes through `cgroup.freeze`; see {@link READ_ONLY_PROC_ENTRIES}).
+ * throttle host processes through `cgroup.freeze`; see {@link READ_ONLY_PROC_ENTRIES}), and the
+ * {@link PROC_MASKS} hidden.
  */
 export function localScopeArguments(): string[] {
   return [
@@ -193,9 +248,7 @@ export function localScopeArguments(): string[] {
     "/sys",
     "--dev",
     "/dev",
-    "--proc",
-    "/proc",
-    ...READ_ONLY_PROC_ENTRIES,
+    ...procArguments(),
   ];
 }
 
