@@ -39,8 +39,9 @@ function patchUnder(
   files = FILES,
   extra: readonly string[] = [],
   hold = 0,
-): Promise<{ ok: boolean; error?: { code: string } }> {
-  const config = JSON.stringify({ workspace, files, dirs, extra, hold });
+  before: readonly string[] = [],
+): Promise<{ ok: boolean; error?: { code: string; message?: string } }> {
+  const config = JSON.stringify({ workspace, files, dirs, extra, hold, before });
   const command = `ulimit -n ${limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
     execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -367,4 +368,66 @@ describe("a directory replaced between the passes of a change made in groups", (
       expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
     }
   }, 600_000);
+});
+
+describe("a failed apply_patch made in groups of directories, with a directory it made", () => {
+  const madeMover = path.join(repo, "test/tools/support/made-directory-mover.mjs");
+  /** First, so in the first group: a/new is made; its temporary file is what the mover waits for. */
+  const BEFORE = ["*** Add File: a/new/f.txt", "+new"];
+  /** Last: a file below a file, so the change fails in its last group when nothing moves. */
+  const FAIL_LAST = ["*** Add File: d0/f0.txt/below.txt", "+never"];
+
+  async function seedWithA(): Promise<void> {
+    await rm(workspace, { recursive: true, force: true });
+    await mkdir(workspace);
+    await seed(MANY.dirs, MANY.files);
+    await mkdir(path.join(workspace, "a"));
+  }
+
+  it("after a swap: the user's empty directory at the path is kept, the change's own is not removed by path", async () => {
+    // Before: the by-path removal took the user's a/new (put there after the change's a/new was
+    // moved away with a) and left the change's.
+    let outcome: { result: Awaited<ReturnType<typeof patchUnder>>; said: string } | undefined;
+    for (let attempt = 0; attempt < 4 && outcome?.said !== "moved"; attempt++) {
+      await seedWithA();
+      const moving = spawn(process.execPath, [madeMover, workspace], { stdio: ["ignore", "pipe", "ignore"] });
+      let said = "";
+      const ready = new Promise<void>((resolve) => {
+        moving.stdout.on("data", (chunk) => {
+          said += String(chunk);
+          if (said.includes("watching")) resolve();
+        });
+      });
+      const ended = new Promise((resolve) => moving.once("exit", resolve));
+      await ready;
+      const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 0, BEFORE).finally(() => moving.kill("SIGKILL"));
+      await ended;
+      outcome = { result, said: said.trim().split("\n").at(-1) as string };
+    }
+    expect(outcome?.said).toBe("moved");
+    expect(outcome?.result).toMatchObject({ ok: false, error: { code: "version_conflict" } });
+    // The result names the file whose directory (the one the change made) was moved.
+    expect(outcome?.result.error?.message).toContain('"a/new/f.txt" was moved or replaced');
+    // The user's a (with its empty a/new) stays as the user made it.
+    expect((await readdir(path.join(workspace, "a"))).sort()).toEqual(["keep.txt", "new"]);
+    expect(await readdir(path.join(workspace, "a/new"))).toEqual([]);
+    // The change's own a/new went with a: no path reaches it once its group's handles are closed;
+    // it holds only the change's temporary file, which the kept log names by the directory's identity.
+    const movedNew = await readdir(path.join(workspace, "away/new"));
+    expect(movedNew.every((name) => /^\.atc-[0-9a-f]+\.tmp$/.test(name))).toBe(true);
+    expect(await readdir(path.join(workspace, "away"))).toEqual(["new"]);
+    const { states } = await onDisk(MANY.dirs, MANY.files);
+    expect(states).toEqual(new Set(["old", "missing"]));
+  }, 300_000);
+
+  it("control, no swap: the same change failing in its last group removes a/new, keeps a", async () => {
+    await seedWithA();
+    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, FAIL_LAST, 0, BEFORE);
+    expect(result).toMatchObject({ ok: false, error: { code: "not_a_directory" } });
+    expect(await readdir(path.join(workspace, "a"))).toEqual([]);
+    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    expect(leftovers).toEqual([]);
+    expect(states).toEqual(new Set(["old", "missing"]));
+    expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
+  }, 120_000);
 });

@@ -33,7 +33,7 @@ import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { removeMadeDirectories, removeMadeThroughHeld } from "./remove-made-directories.js";
+import { removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
@@ -623,10 +623,7 @@ async function applyInGroups(
     await log.commit();
   } catch (error) {
     const left = log === undefined ? [] : await removeTemporaries(scope, groups, first);
-    await removeMadeDirectories(
-      scope,
-      [...first.values()].flatMap(({ parent }) => parent.created),
-    );
+    await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
     await endLog(log, left);
     throw error;
   }
@@ -639,6 +636,29 @@ async function applyInGroups(
   }
   await log.finish();
   return madeDirectories([...first.values()]);
+}
+
+/**
+ * Removes the directories a failed grouped change made, each held directory's by identity (see
+ * `removeMadeIfStillThere`): every group's handles are closed by then (`inGroup` closes them), so
+ * the path is opened again and only the very directory made (device and inode when first opened)
+ * is removed. After a swap a removal by path took a user's empty directory put at the path since
+ * and left the change's own in the moved one; now the user's stays, and the change's is left
+ * where it went (with its temporary file, which the kept log names: see `endLog`). Deepest held
+ * directory first, so a made parent shared by two is tried after both. Returns what is to be
+ * removed by path (where no handle can do it: not Linux, identity matched).
+ */
+function removeMadeOfClosed(staged: readonly Staged[]): string[] {
+  const byPath: string[] = [];
+  const walked = new Set<string>();
+  const made = staged.filter(({ parent }) => parent.created.length > 0);
+  made.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  for (const { parent, directory } of made) {
+    if (directory === undefined || walked.has(parent.realPath)) continue;
+    walked.add(parent.realPath);
+    byPath.push(...removeMadeIfStillThere(parent.realPath, parent.created, directory));
+  }
+  return byPath;
 }
 
 /** The targets of `staged` with the look the check took of each (see `movedSinceCheck`). */

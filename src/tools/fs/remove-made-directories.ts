@@ -46,8 +46,53 @@ export function removeMadeThroughHeld(held: VerifiedDirectory): boolean {
   } catch {
     return false;
   }
+  removeUpFrom(child, held.created.length);
+  return true;
+}
+
+/**
+ * For a made directory whose handle is closed (a grouped change's, see `applyInGroups`): opens
+ * `realPath` again and, only when the directory there is the very one made (`identity`, its
+ * `dev:ino` when first opened), removes the `created` directories (outermost first, `realPath`
+ * last) as {@link removeMadeThroughHeld} does, through the handle up its real parents. Anything
+ * else at the path (a user's directory put there after the made one was moved away, a symbolic
+ * link, nothing) is left, and so is the made one wherever it went: by path it cannot be reached.
+ * Returns the directories for the caller to remove by path (`removeMadeDirectories`) where this
+ * cannot be done through a handle (not Linux), and then only when the identity matched; else none.
+ */
+export function removeMadeIfStillThere(realPath: string, created: readonly string[], identity: string): readonly string[] {
+  if (created.at(-1) !== realPath) return [];
+  let fd: number;
   try {
-    for (let level = 0; level < held.created.length; level++) {
+    fd = openSync(realPath, DIRECTORY_FLAGS);
+  } catch {
+    return [];
+  }
+  let same = false;
+  try {
+    const stats = fstatSync(fd);
+    same = `${stats.dev}:${stats.ino}` === identity;
+  } catch {
+    // Not askable: left.
+  }
+  if (!same || !DESCRIPTOR_PATHS) {
+    closeSync(fd);
+    return same ? created : [];
+  }
+  removeUpFrom(fd, created.length);
+  return [];
+}
+
+/**
+ * Removes `levels` directories, `child` (an open directory descriptor, closed here) first, then up
+ * through its real parents (`/proc/self/fd/<fd>/..`), each only when the entry under its current
+ * name in its parent is still this very directory (device and inode) and it is empty; stops at the
+ * first that cannot be removed.
+ */
+function removeUpFrom(first: number, levels: number): void {
+  let child = first;
+  try {
+    for (let level = 0; level < levels; level++) {
       const own = fstatSync(child);
       const name = path.basename(readlinkSync(`/proc/self/fd/${child}`));
       const up = openSync(`/proc/self/fd/${child}/..`, DIRECTORY_FLAGS);
@@ -67,5 +112,4 @@ export function removeMadeThroughHeld(held: VerifiedDirectory): boolean {
   } finally {
     closeSync(child);
   }
-  return true;
 }
