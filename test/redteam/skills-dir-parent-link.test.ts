@@ -10,7 +10,12 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolCallResult } from "agent-tool-catalog";
-import { ProfileDirectory, skillManageToolGroup, workspaceSkillsDirectory } from "agent-tool-catalog/host";
+import {
+  DirectoryPromptExtensionStore,
+  ProfileDirectory,
+  skillManageToolGroup,
+  workspaceSkillsDirectory,
+} from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { failure, hostRun, temporaryDirectory, text } from "../host/support/host-test-kit.js";
 
@@ -177,4 +182,24 @@ describe("a skill folder swapped between a directory and a link by a background 
     }
     await hostFolderIntact();
   }, 30_000);
+});
+
+describe("a linked prompt extensions folder (GNU stow)", () => {
+  it("is reported as a broken entry, not listed as silently empty; a plain folder reports nothing", async () => {
+    const prompts = path.join(root.path, "prompts");
+    await mkdir(path.join(prompts, "behaviors"), { recursive: true });
+    await mkdir(path.join(outside, "talents"), { recursive: true });
+    await writeFile(path.join(outside, "talents", "stowed.md"), "---\ndescription: stowed\n---\n\nText.\n");
+    await symlink(path.join(outside, "talents"), path.join(prompts, "talents"));
+    const store = new DirectoryPromptExtensionStore(prompts);
+    await store.create({ kind: "behavior", name: "tests", description: "Run the tests.", content: "Run them." });
+    expect((await store.list()).map((extension) => extension.name)).toEqual(["tests"]);
+    const broken = await store.broken();
+    expect(broken.map(({ kind, name }) => ({ kind, name }))).toEqual([{ kind: "talent", name: "talents" }]);
+    expect(broken[0]?.error).toContain("symbolic link");
+    // Control: the same layout with a plain folder has nothing broken.
+    await rm(path.join(prompts, "talents"));
+    await mkdir(path.join(prompts, "talents"));
+    expect(await store.broken()).toEqual([]);
+  });
 });
