@@ -84,6 +84,7 @@ export {
   type RunHistorySource,
 } from "./profiles/run-history.js";
 export {
+  type BrokenPromptExtension,
   DirectoryPromptExtensionStore,
   InMemoryPromptExtensionStore,
   type PromptExtension,

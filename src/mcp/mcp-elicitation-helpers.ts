@@ -78,7 +78,9 @@ export function mcpElicitationFromQuestionBroker(
           if (required.has(field)) return { action: "cancel" };
           continue;
         }
-        content[field] = value;
+        // Defined, not assigned: a field named `__proto__` (a server's schema is JSON, where it is an
+        // ordinary key) would otherwise set the object's prototype and vanish from the answer.
+        Object.defineProperty(content, field, { value, enumerable: true, writable: true, configurable: true });
       }
       return { action: "accept", content };
     } catch {

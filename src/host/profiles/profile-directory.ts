@@ -1,9 +1,10 @@
-import { lstat, mkdir, readdir, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
+import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
 import {
   type AgentProfile,
   formatAgentProfile,
@@ -32,17 +33,33 @@ export interface BrokenProfile {
 export class ProfileDirectory {
   /** The directory. */
   readonly directory: string;
+  private readonly pinned: PinnedHostDirectory;
 
-  constructor(directory: string) {
+  /**
+   * @param directory - The profiles directory.
+   * @param anchor - The folder the host trusts, at or above `directory`: resolved once (a link
+   * the host set up is followed then); no folder from it down may be a link. @defaultValue `directory`
+   */
+  constructor(directory: string, anchor?: string) {
     this.directory = path.resolve(directory);
+    this.pinned = new PinnedHostDirectory(this.directory, anchor);
   }
 
   /** Every profile, and the files that do not parse. */
   async list(): Promise<{ readonly profiles: AgentProfile[]; readonly broken: BrokenProfile[] }> {
-    const names = await readdir(this.directory).catch((error: unknown) => {
-      if (hasErrorCode(error, "ENOENT")) return [];
+    let names: string[];
+    try {
+      names = await this.inDirectory(false, async (at) => (at === undefined ? [] : readdir(at("."))));
+    } catch (error) {
+      // The directory linked or swapped out: one visible broken entry rather than an empty list.
+      if (error instanceof ToolError && error.code === "symlink_refused") {
+        return {
+          profiles: [],
+          broken: [{ name: path.basename(this.directory), issues: [{ field: "(directory)", message: error.message }] }],
+        };
+      }
       throw error;
-    });
+    }
     const profiles: AgentProfile[] = [];
     const broken: BrokenProfile[] = [];
     for (const file of names.sort()) {
@@ -62,9 +79,10 @@ export class ProfileDirectory {
    * never waited on.
    */
   async read(name: string): Promise<ParsedProfile | undefined> {
+    const file = this.fileNameOf(name);
     let text: string | undefined;
     try {
-      text = await readHostTextFile(this.fileOf(name));
+      text = await this.inDirectory(false, (at) => (at === undefined ? Promise.resolve(undefined) : readHostTextFile(at(file))));
     } catch (error) {
       if (error instanceof UnreadableHostFileError) return { ok: false, issues: [{ field: "(file)", message: error.message }] };
       throw error;
@@ -74,9 +92,11 @@ export class ProfileDirectory {
 
   /** Writes a new profile; refuses when one with the name exists. */
   async create(profile: AgentProfile): Promise<void> {
-    await mkdir(this.directory, { recursive: true });
+    const file = this.fileNameOf(profile.name);
     try {
-      await writeTextFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile), { exclusive: true });
+      await this.inDirectory(true, (at) =>
+        writeTextFileAtomic(this.entry(at, file), formatAgentProfile(profile), { exclusive: true }),
+      );
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) throw exists(profile.name);
       throw error;
@@ -85,21 +105,53 @@ export class ProfileDirectory {
 
   /** Replaces an existing profile. */
   async replace(profile: AgentProfile): Promise<void> {
-    await writeTextFileAtomic(this.fileOf(profile.name), formatAgentProfile(profile));
+    const file = this.fileNameOf(profile.name);
+    await this.inDirectory(false, (at) => writeTextFileAtomic(this.entry(at, file), formatAgentProfile(profile)));
   }
 
   /** Deletes a profile; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    const file = this.fileOf(name);
-    // lstat, not a read: a FIFO listed as a broken profile can be deleted without waiting on it.
+    const file = this.fileNameOf(name);
+    return this.inDirectory(false, async (at) => {
+      if (at === undefined) return false;
+      // lstat, not a read: a FIFO listed as a broken profile can be deleted without waiting on it.
+      try {
+        await lstat(at(file));
+      } catch (error) {
+        if (hasErrorCode(error, "ENOENT")) return false;
+        throw error;
+      }
+      // Through the verified directory's handle: unlinks the entry itself, never what a link names.
+      await rm(at(file), { force: true, recursive: false });
+      return true;
+    });
+  }
+
+  /**
+   * Runs `act` with entries of the profiles directory opened through verified handles (`at` is
+   * `undefined` when the directory does not exist and `create` is false).
+   * @throws ToolError `symlink_refused` when the directory or a folder up to the anchor is a link.
+   */
+  private async inDirectory<T>(create: boolean, act: (at: ((name: string) => string) | undefined) => Promise<T>): Promise<T> {
+    const opened = await this.pinned.open([], create);
+    if (opened === undefined) return act(undefined);
     try {
-      await lstat(file);
-    } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) return false;
-      throw error;
+      return await act((name) => opened.at(name));
+    } finally {
+      await opened.close();
     }
-    await rm(file, { force: true, recursive: false });
-    return true;
+  }
+
+  /** `at(file)`; a missing directory fails with ENOENT as it did before (nothing is written by path). */
+  private entry(at: ((name: string) => string) | undefined, file: string): string {
+    if (at !== undefined) return at(file);
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path.join(this.directory, file)}'`), {
+      code: "ENOENT",
+    });
+  }
+
+  private fileNameOf(name: string): string {
+    return path.basename(this.fileOf(name));
   }
 
   private fileOf(name: string): string {

@@ -1,10 +1,12 @@
-import { lstat, mkdir, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import type { VerifiedDirectory } from "../../tools/fs/verified-directory.js";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
+import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
 
 /**
  * The two kinds of prompt extension: a behavior changes how the agent works (always on once
@@ -42,6 +44,20 @@ export interface PromptExtensionStore {
   list(): Promise<readonly PromptExtension[]>;
   /** Adds one; rejects with `ToolError` `prompt_extension_exists` when the kind and name are taken. */
   create(extension: PromptExtension): Promise<void>;
+}
+
+/**
+ * A prompt extension entry that cannot be read: a linked `behaviors/` or `talents/` folder (`name`
+ * is the folder), or a file that is not a regular file or is too big.
+ * @public
+ */
+export interface BrokenPromptExtension {
+  /** The kind whose folder or file it is. */
+  readonly kind: PromptExtensionKind;
+  /** The extension's name, or the folder's (`behaviors`, `talents`). */
+  readonly name: string;
+  /** What is wrong with it. */
+  readonly error: string;
 }
 
 const key = (extension: Pick<PromptExtension, "kind" | "name">) => `${extension.kind}/${extension.name}`;
@@ -85,73 +101,88 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
   /** The directory. */
   readonly directory: string;
 
-  constructor(directory: string) {
+  private readonly pinned: PinnedHostDirectory;
+
+  /**
+   * @param directory - The prompt extensions directory.
+   * @param anchor - The folder the host trusts, at or above `directory`: resolved once (a link
+   * the host set up is followed then); no folder from it down may be a link. @defaultValue `directory`
+   */
+  constructor(directory: string, anchor?: string) {
     this.directory = path.resolve(directory);
+    this.pinned = new PinnedHostDirectory(this.directory, anchor);
   }
 
   /** {@inheritDoc PromptExtensionStore.list} */
   async list(): Promise<readonly PromptExtension[]> {
-    const out: PromptExtension[] = [];
+    return (await this.listWithBroken()).extensions;
+  }
+
+  /**
+   * What {@link DirectoryPromptExtensionStore.list} skips, so the host can show it: a `behaviors/`
+   * or `talents/` folder that is a symbolic link (a GNU stow setup, or one a sandboxed command
+   * planted; nothing is read through it), and files that are not regular files or too big.
+   */
+  async broken(): Promise<readonly BrokenPromptExtension[]> {
+    return (await this.listWithBroken()).broken;
+  }
+
+  private async listWithBroken(): Promise<{ extensions: PromptExtension[]; broken: BrokenPromptExtension[] }> {
+    const extensions: PromptExtension[] = [];
+    const broken: BrokenPromptExtension[] = [];
     for (const kind of ["behavior", "talent"] as const) {
-      const folder = path.join(this.directory, FOLDERS[kind]);
-      // A linked kind folder is skipped like a linked file: nothing is read through it.
-      const names = (await plainFolder(folder))
-        ? await readdir(folder).catch((error: unknown) => {
-            if (hasErrorCode(error, "ENOENT")) return [] as string[];
-            throw error;
-          })
-        : [];
-      for (const file of names) {
-        const name = file.replace(/\.md$/, "");
-        if (!file.endsWith(".md") || !ENTITY_NAME_PATTERN.test(name)) continue;
-        // A FIFO, a directory or an oversized file is skipped like one that does not parse.
-        const text = await readHostTextFile(path.join(folder, file)).catch((error: unknown) => {
-          if (error instanceof UnreadableHostFileError) return undefined;
-          throw error;
-        });
-        const parsed = text === undefined ? undefined : parseExtension(text, kind, name);
-        if (parsed !== undefined) out.push(parsed);
+      let folder: VerifiedDirectory | undefined;
+      try {
+        folder = await this.pinned.open([FOLDERS[kind]], false);
+      } catch (error) {
+        // A linked kind folder is not read through, but reported rather than listed as empty.
+        if (error instanceof ToolError && error.code === "symlink_refused") {
+          broken.push({ kind, name: FOLDERS[kind], error: error.message });
+          continue;
+        }
+        throw error;
+      }
+      if (folder === undefined) continue;
+      try {
+        for (const file of await readdir(folder.at("."))) {
+          const name = file.replace(/\.md$/, "");
+          if (!file.endsWith(".md") || !ENTITY_NAME_PATTERN.test(name)) continue;
+          // A FIFO, a directory or an oversized file is skipped like one that does not parse.
+          const text = await readHostTextFile(folder.at(file)).catch((error: unknown) => {
+            if (!(error instanceof UnreadableHostFileError)) throw error;
+            broken.push({ kind, name, error: error.message });
+            return undefined;
+          });
+          const parsed = text === undefined ? undefined : parseExtension(text, kind, name);
+          if (parsed !== undefined) extensions.push(parsed);
+        }
+      } finally {
+        await folder.close();
       }
     }
-    return out.sort(byKindAndName);
+    return { extensions: extensions.sort(byKindAndName), broken };
   }
 
   /** {@inheritDoc PromptExtensionStore.create} */
   async create(extension: PromptExtension): Promise<void> {
-    const folder = path.join(this.directory, FOLDERS[extension.kind]);
-    const file = path.join(folder, `${checkEntityName("Prompt extension", extension.name)}.md`);
-    await mkdir(folder, { recursive: true });
-    // mkdir succeeds on a link to a directory; the directory may be in the workspace, where a
-    // sandboxed command can plant one, and the write would land wherever it points.
-    if (!(await plainFolder(folder))) {
-      throw new ToolError(
-        "symlink_refused",
-        `The ${FOLDERS[extension.kind]} folder of the prompt extensions is a symbolic link, which is not followed.`,
-        {
-          hint: "The host must replace it with a directory.",
-        },
-      );
-    }
+    const file = `${checkEntityName("Prompt extension", extension.name)}.md`;
+    // Through handles opened without following links from the pinned anchor: the directory may be
+    // in the workspace, where a sandboxed command can plant a link (the kind folder, or above it).
+    const folder = await this.pinned.open([FOLDERS[extension.kind]], true);
+    if (folder === undefined) throw new Error(`The ${FOLDERS[extension.kind]} folder vanished while it was made.`);
     const front = stringifyYaml({
       description: extension.description,
       ...(extension.createdBy ? { "created-by": extension.createdBy } : {}),
     });
     try {
-      await writeTextFileAtomic(file, `---\n${front}---\n\n${extension.content.trim()}\n`, { exclusive: true });
+      await writeTextFileAtomic(folder.at(file), `---\n${front}---\n\n${extension.content.trim()}\n`, { exclusive: true });
     } catch (error) {
       if (hasErrorCode(error, "EEXIST")) throw exists(extension);
       throw error;
+    } finally {
+      await folder.close();
     }
   }
-}
-
-/** True when `folder` is a directory itself, not a link to one (false when absent or a link). */
-async function plainFolder(folder: string): Promise<boolean> {
-  const stat = await lstat(folder).catch((error: unknown) => {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
-    throw error;
-  });
-  return stat?.isDirectory() === true;
 }
 
 function parseExtension(text: string, kind: PromptExtensionKind, name: string): PromptExtension | undefined {

@@ -3,6 +3,7 @@ import { type AnyToolDefinition, BUILTIN_TAG, CORE_SET_TAG, defineTool, ToolErro
 import { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
 import { EntryLocks } from "../shared/entry-locks.js";
+import { rememberWorkspaceAnchor } from "../shared/pinned-host-directory.js";
 import { DirectorySkillStore } from "./directory-skill-store.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import { SkillResources, skillNameOf, skillUri } from "./skill-resources.js";
@@ -16,7 +17,10 @@ import type { ManagedSkillStore } from "./skill-store.js";
  */
 export function workspaceSkillsDirectory(workspace: string, app: string): string {
   if (!/^[a-z0-9][a-z0-9_-]*$/i.test(app)) throw new TypeError(`app must be a plain directory name, got ${JSON.stringify(app)}`);
-  return path.join(workspace, `.${app}`, "skills");
+  const directory = path.join(workspace, `.${app}`, "skills");
+  // A store on this path anchors at the workspace: `.<app>` or `skills` linked out is refused.
+  rememberWorkspaceAnchor(directory, workspace);
+  return directory;
 }
 
 /**
