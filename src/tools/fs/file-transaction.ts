@@ -33,7 +33,7 @@ import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
+import { madeChainOf, removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
@@ -651,12 +651,13 @@ async function applyInGroups(
 function removeMadeOfClosed(staged: readonly Staged[]): string[] {
   const byPath: string[] = [];
   const walked = new Set<string>();
-  const made = staged.filter(({ parent }) => parent.created.length > 0);
-  made.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
-  for (const { parent, directory } of made) {
+  const made = new Set(staged.flatMap(({ parent }) => parent.created));
+  const holding = staged.filter(({ parent }) => made.has(parent.realPath));
+  holding.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  for (const { parent, directory } of holding) {
     if (directory === undefined || walked.has(parent.realPath)) continue;
     walked.add(parent.realPath);
-    byPath.push(...removeMadeIfStillThere(parent.realPath, parent.created, directory));
+    byPath.push(...removeMadeIfStillThere(parent.realPath, made, directory));
   }
   return byPath;
 }
@@ -800,13 +801,18 @@ async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Prom
   // before the handles close; by path only where that cannot be done (not Linux), and then only
   // for a held directory still at its path: after a swap, a removal by path would take a user's
   // empty directory put at the path since and leave the change's own in the moved one.
+  // Deepest held directory first, each climbing through every directory the change made above it
+  // (the union of all `created`): see `madeChainOf`.
   const byPath: string[] = [];
   const walked = new Set<string>();
-  for (const { parent } of staged) {
+  const made = new Set(staged.flatMap(({ parent }) => parent.created));
+  const holding = staged.filter(({ parent }) => made.has(parent.realPath));
+  holding.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  for (const { parent } of holding) {
     const handle = parent.at(".");
-    if (parent.created.length === 0 || walked.has(handle)) continue;
+    if (walked.has(handle)) continue;
     walked.add(handle);
-    if (!removeMadeThroughHeld(parent) && stillAtItsPath(parent)) byPath.push(...parent.created);
+    if (!removeMadeThroughHeld(parent, made) && stillAtItsPath(parent)) byPath.push(...madeChainOf(parent.realPath, made));
   }
   await closeAll(staged);
   // Together, deepest first: see `removeMadeDirectories`.

@@ -26,42 +26,65 @@ function depthOf(directory: string): number {
 }
 
 /**
- * Removes, deepest first, the directories a change made on its way to the held directory
- * `held` (`held.created`, the held one itself last in it), through the handle, never by path:
- * from the held directory up through its real parent (`/proc/self/fd/<fd>/..`), each removed only
- * when the entry under its current name in that parent is still this very directory (device and
- * inode) and it is empty. So a directory moved away meanwhile loses the empty directories the
- * change made in it, and a user's directory put at their old path since is left alone (a removal
- * by path took the user's and left the change's). Stops at the first that cannot be removed (not
- * empty: its parents are not empty either). Returns false, removing nothing, where it cannot be
- * done through the handle (not Linux, a closed handle, the held directory not made by the
- * change): the caller decides what to do by path.
+ * The directories a change made that `realPath` removes by climbing: `realPath` itself, then each
+ * parent in turn, as long as each is in `made` (the union of every held directory's `created`,
+ * real paths when made). Taken from the union, not from one held directory's own list: files
+ * opened in parallel each name only the part of a shared new path their own open made (one made
+ * `p`, the other `p/q`), so a climb bounded by its own list stopped below `p` and left it behind.
+ * Innermost first; empty when `realPath` was not made by the change.
  */
-export function removeMadeThroughHeld(held: VerifiedDirectory): boolean {
+export function madeChainOf(realPath: string, made: ReadonlySet<string>): string[] {
+  const chain: string[] = [];
+  let directory = realPath;
+  while (made.has(directory)) {
+    chain.push(directory);
+    const parent = path.dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  return chain;
+}
+
+/**
+ * Removes the directories a change made on the way to the held directory `held` (its
+ * {@link madeChainOf} in `made`), through the handle, never by path: from the held directory up
+ * through its real parent (`/proc/self/fd/<fd>/..`), each removed only when the entry under its
+ * current name in that parent is still this very directory (device and inode) and it is empty. So
+ * a directory moved away meanwhile loses the empty directories the change made in it, and a
+ * user's directory put at their old path since is left alone (a removal by path took the user's
+ * and left the change's). Stops at the first that cannot be removed (not empty: its parents are
+ * not empty either). Callers go deepest held directory first, so a shared made parent is tried
+ * after every held directory below it. Returns false, removing nothing, where it cannot be done
+ * through the handle (not Linux, a closed handle, the held directory not made by the change): the
+ * caller decides what to do by path.
+ */
+export function removeMadeThroughHeld(held: VerifiedDirectory, made: ReadonlySet<string>): boolean {
   const fd = heldDescriptor(held);
-  if (!DESCRIPTOR_PATHS || fd === undefined || held.created.at(-1) !== held.realPath) return false;
+  const levels = madeChainOf(held.realPath, made).length;
+  if (!DESCRIPTOR_PATHS || fd === undefined || levels === 0) return false;
   let child: number;
   try {
     child = openSync(`/proc/self/fd/${fd}/.`, DIRECTORY_FLAGS);
   } catch {
     return false;
   }
-  removeUpFrom(child, held.created.length);
+  removeUpFrom(child, levels);
   return true;
 }
 
 /**
  * For a made directory whose handle is closed (a grouped change's, see `applyInGroups`): opens
  * `realPath` again and, only when the directory there is the very one made (`identity`, its
- * `dev:ino` when first opened), removes the `created` directories (outermost first, `realPath`
- * last) as {@link removeMadeThroughHeld} does, through the handle up its real parents. Anything
- * else at the path (a user's directory put there after the made one was moved away, a symbolic
- * link, nothing) is left, and so is the made one wherever it went: by path it cannot be reached.
- * Returns the directories for the caller to remove by path (`removeMadeDirectories`) where this
- * cannot be done through a handle (not Linux), and then only when the identity matched; else none.
+ * `dev:ino` when first opened), removes its {@link madeChainOf} in `made` as
+ * {@link removeMadeThroughHeld} does, through the handle up its real parents. Anything else at the
+ * path (a user's directory put there after the made one was moved away, a symbolic link, nothing)
+ * is left, and so is the made one wherever it went: by path it cannot be reached. Returns the
+ * directories for the caller to remove by path (`removeMadeDirectories`) where this cannot be done
+ * through a handle (not Linux), and then only when the identity matched; else none.
  */
-export function removeMadeIfStillThere(realPath: string, created: readonly string[], identity: string): readonly string[] {
-  if (created.at(-1) !== realPath) return [];
+export function removeMadeIfStillThere(realPath: string, made: ReadonlySet<string>, identity: string): readonly string[] {
+  const chain = madeChainOf(realPath, made);
+  if (chain.length === 0) return [];
   let fd: number;
   try {
     fd = openSync(realPath, DIRECTORY_FLAGS);
@@ -77,9 +100,9 @@ export function removeMadeIfStillThere(realPath: string, created: readonly strin
   }
   if (!same || !DESCRIPTOR_PATHS) {
     closeSync(fd);
-    return same ? created : [];
+    return same ? chain : [];
   }
-  removeUpFrom(fd, created.length);
+  removeUpFrom(fd, chain.length);
   return [];
 }
 
