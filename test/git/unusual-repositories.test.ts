@@ -447,6 +447,47 @@ describe("commit messages in another encoding (i18n.commitEncoding)", () => {
     await expectGitsAnswers(fixture.directory, "graph", true);
   });
 
+  it("windows-1252's 0x80-0x9F read as git's iconv reads them (€ … “ ”), ISO-8859-1's as C1 controls; an undefined cp1252 byte leaves the bytes as git shows them", async () => {
+    const fixture = repository("cp1252");
+    fixture.write("a.txt", "one\n");
+    git(fixture.directory, ["add", "a.txt"]);
+    const tree = git(fixture.directory, ["write-tree"]).trim();
+    let parent: string | undefined;
+    for (const [encoding, bytes] of [
+      ["windows-1252", [0x80, 0x85, 0x93, 0x78, 0x94, 0x20, 0xe9]],
+      ["CP1252", [0x80, 0x8a, 0x9f, 0x20, 0xe9]],
+      ["ISO-8859-1", [0x80, 0x85, 0x93, 0x20, 0xe9]],
+      ["latin1", [0x80, 0x9f, 0x20, 0xe9]],
+      ["cp1252", [0x80, 0x81, 0x20, 0xe9]],
+    ] as const) {
+      const content = Buffer.concat([
+        Buffer.from(`tree ${tree}\n${parent ? `parent ${parent}\n` : ""}author A <a@example.com> 1700000000 +0000\n`),
+        Buffer.from(`committer A <a@example.com> 1700000000 +0000\nencoding ${encoding}\n\nneedle ${encoding} `),
+        Buffer.from(bytes),
+        Buffer.from("\n"),
+      ]);
+      parent = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--stdin"], { cwd: fixture.directory, input: content })
+        .toString()
+        .trim();
+    }
+    git(fixture.directory, ["update-ref", "refs/heads/main", parent as string]);
+    expect(git(fixture.directory, ["log", "-1", "--skip=4", "--format=%s"])).toBe("needle windows-1252 €…“x” é\n");
+    const expected = git(fixture.directory, ["log", "--format=%H%x00%s"])
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split("\0"))
+      .map(([id = "", subject]) => [id.slice(0, 10), subject]);
+    const found = output<LogSearchOutput>(
+      await gitRun(fixture.directory).call("git_log_search", { query: "needle", mode: "message" }),
+    );
+    expect(found.commits.map((commit) => [commit.sha, commit.subject])).toEqual(expected);
+    git(fixture.directory, ["commit-graph", "write", "--reachable"]);
+    const graph = output<LogSearchOutput>(
+      await gitRun(fixture.directory).call("git_log_search", { query: "needle", mode: "message" }),
+    );
+    expect(graph.commits.map((commit) => [commit.sha, commit.subject])).toEqual(expected);
+  });
+
   it("control: UTF-8 messages (no encoding header) are read as before", async () => {
     const fixture = repository("utf8-messages");
     fixture.write("a.txt", "one\n").commit("café au lait, naïve", { name: "Zoë", email: "zoe@example.com" });
