@@ -197,6 +197,26 @@ describe("replace refs and grafts (git honours both by default)", () => {
     expect(error.code).toBe("corrupt_object");
   });
 
+  it("a replace ref pointing at a missing object is corrupt_object naming the ref, as git dies on it (node driver and host fs)", async () => {
+    const { directory, ids } = history("replace-missing");
+    const missing = "1234567890123456789012345678901234567890";
+    const tree = git(directory, ["rev-parse", `${ids[1]}^{tree}`]).trim();
+    const replacement = git(directory, ["commit-tree", tree, "-p", ids[0] as string, "-m", "replaced haystack"]).trim();
+    nodeFs.mkdirSync(path.join(directory, ".git", "refs", "replace"), { recursive: true });
+    writeFileSync(path.join(directory, ".git", "refs", "replace", ids[1] as string), `${missing}\n`);
+    expect(() => git(directory, ["log", "--format=%s"])).toThrow(`replacement ${missing} not found for ${ids[1]}`);
+    for (const run of [gitRun(directory), gitRun(directory, { fs: nodeFs })]) {
+      const error = failure(await run.call("git_log_search", { query: "needle" }));
+      expect(error.code).toBe("corrupt_object");
+      expect(error.message).toContain(`refs/replace/${ids[1]} points at ${missing}`);
+      expect(error.hint).not.toContain("Ask again");
+      expect(error.hint).not.toContain("fetch");
+    }
+    // Control: a replace ref pointing at an object the repository has is read as git reads it.
+    writeFileSync(path.join(directory, ".git", "refs", "replace", ids[1] as string), `${replacement}\n`);
+    await compareWithGit(directory, "replace ref to an existing commit");
+  });
+
   it("controls: without replace refs and grafts, and after they are removed, the answers are git's again (no stale cache)", async () => {
     const { fixture, directory, ids } = history("replace-control");
     const run = gitRun(directory);
