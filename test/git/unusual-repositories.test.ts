@@ -231,6 +231,14 @@ describe("replace refs and grafts (git honours both by default)", () => {
     await compareWithGit(directory, "useReplaceRefs false, same cache", run);
     git(directory, ["config", "core.useReplaceRefs", "true"]);
     await compareWithGit(directory, "useReplaceRefs true, same cache", run);
+    // The setting on the header's line, as a hand-edited config has it: git honours it.
+    git(directory, ["config", "--unset", "core.useReplaceRefs"]);
+    nodeFs.appendFileSync(path.join(directory, ".git", "config"), "[core] useReplaceRefs = false\n");
+    expect(logIds(directory, ["--grep=needle"])).toEqual([ids[1]]);
+    await compareWithGit(directory, "useReplaceRefs false on the header line, same cache", run);
+    nodeFs.appendFileSync(path.join(directory, ".git", "config"), "[core] useReplaceRefs = true\n");
+    expect(logIds(directory, ["--grep=needle"])).toEqual([]);
+    await compareWithGit(directory, "useReplaceRefs true on the header line, same cache", run);
     git(directory, ["replace", "-d", ids[1] as string]);
     await compareWithGit(directory, "removed, same cache", run);
     expect(fixture.directory).toBe(directory);
