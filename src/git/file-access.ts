@@ -12,6 +12,12 @@ export interface FileAccess {
   kind(path: string): Promise<"file" | "directory" | undefined>;
   /** The names in a directory; empty when it does not exist or cannot be read. */
   list(path: string): Promise<string[]>;
+  /**
+   * What tells one version of the file at `path` from another (device, inode, size, modification
+   * and change times in nanoseconds), or `undefined` when it is absent or the reads cannot say
+   * (then nothing derived from it is cached).
+   */
+  identity?(path: string): Promise<string | undefined>;
 }
 
 interface StatLike {
@@ -85,6 +91,9 @@ export function readerFileAccess(reader: GitFileReader): FileAccess {
     },
     async list(path) {
       return reader.list(path);
+    },
+    async identity(path) {
+      return reader.identity(path);
     },
   };
 }

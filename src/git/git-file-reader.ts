@@ -35,6 +35,12 @@ export interface GitFileReader {
   list(directory: string): string[];
   /** Whether something is at `file`, and what. */
   kind(file: string): "file" | "directory" | undefined;
+  /**
+   * A regular file's identity (device, inode, size, modification and change times in
+   * nanoseconds): equal identities mean an unchanged file, as git's index assumes. `undefined` when it is not a file.
+   * @throws ToolError `repository_outside_workspace` when what was opened is outside the root.
+   */
+  identity(file: string): string | undefined;
 }
 
 function isMissing(error: unknown): boolean {
@@ -156,6 +162,18 @@ class NodeGitFileReader implements GitFileReader {
       if (!fstatSync(fd).isDirectory()) return [];
       // The kernel lists the directory it opened, not whatever the path names by now.
       return readdirSync(openedPath(fd) === undefined ? directory : `/proc/self/fd/${fd}`);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  identity(file: string): string | undefined {
+    const fd = this.open(file);
+    if (fd === undefined) return undefined;
+    try {
+      const stats = fstatSync(fd, { bigint: true });
+      if (!stats.isFile()) return undefined;
+      return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
     } finally {
       closeSync(fd);
     }

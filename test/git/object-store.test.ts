@@ -318,6 +318,7 @@ describe("PackIndex read bucket by bucket", () => {
       open: (file: string) => reader.open(file),
       list: (directory: string) => reader.list(directory),
       kind: (file: string) => reader.kind(file),
+      identity: (file: string) => reader.identity(file),
       readFile: (file: string) => {
         if (file.endsWith(".idx")) whole++;
         return reader.readFile(file);

@@ -197,6 +197,26 @@ describe("replace refs and grafts (git honours both by default)", () => {
     expect(error.code).toBe("corrupt_object");
   });
 
+  it("a replace ref pointing at a missing object is corrupt_object naming the ref, as git dies on it (node driver and host fs)", async () => {
+    const { directory, ids } = history("replace-missing");
+    const missing = "1234567890123456789012345678901234567890";
+    const tree = git(directory, ["rev-parse", `${ids[1]}^{tree}`]).trim();
+    const replacement = git(directory, ["commit-tree", tree, "-p", ids[0] as string, "-m", "replaced haystack"]).trim();
+    nodeFs.mkdirSync(path.join(directory, ".git", "refs", "replace"), { recursive: true });
+    writeFileSync(path.join(directory, ".git", "refs", "replace", ids[1] as string), `${missing}\n`);
+    expect(() => git(directory, ["log", "--format=%s"])).toThrow(`replacement ${missing} not found for ${ids[1]}`);
+    for (const run of [gitRun(directory), gitRun(directory, { fs: nodeFs })]) {
+      const error = failure(await run.call("git_log_search", { query: "needle" }));
+      expect(error.code).toBe("corrupt_object");
+      expect(error.message).toContain(`refs/replace/${ids[1]} points at ${missing}`);
+      expect(error.hint).not.toContain("Ask again");
+      expect(error.hint).not.toContain("fetch");
+    }
+    // Control: a replace ref pointing at an object the repository has is read as git reads it.
+    writeFileSync(path.join(directory, ".git", "refs", "replace", ids[1] as string), `${replacement}\n`);
+    await compareWithGit(directory, "replace ref to an existing commit");
+  });
+
   it("controls: without replace refs and grafts, and after they are removed, the answers are git's again (no stale cache)", async () => {
     const { fixture, directory, ids } = history("replace-control");
     const run = gitRun(directory);
@@ -211,6 +231,14 @@ describe("replace refs and grafts (git honours both by default)", () => {
     await compareWithGit(directory, "useReplaceRefs false, same cache", run);
     git(directory, ["config", "core.useReplaceRefs", "true"]);
     await compareWithGit(directory, "useReplaceRefs true, same cache", run);
+    // The setting on the header's line, as a hand-edited config has it: git honours it.
+    git(directory, ["config", "--unset", "core.useReplaceRefs"]);
+    nodeFs.appendFileSync(path.join(directory, ".git", "config"), "[core] useReplaceRefs = false\n");
+    expect(logIds(directory, ["--grep=needle"])).toEqual([ids[1]]);
+    await compareWithGit(directory, "useReplaceRefs false on the header line, same cache", run);
+    nodeFs.appendFileSync(path.join(directory, ".git", "config"), "[core] useReplaceRefs = true\n");
+    expect(logIds(directory, ["--grep=needle"])).toEqual([]);
+    await compareWithGit(directory, "useReplaceRefs true on the header line, same cache", run);
     git(directory, ["replace", "-d", ids[1] as string]);
     await compareWithGit(directory, "removed, same cache", run);
     expect(fixture.directory).toBe(directory);
@@ -445,6 +473,47 @@ describe("commit messages in another encoding (i18n.commitEncoding)", () => {
     expect(git(fixture.directory, ["log", "--format=%an %s", "-1", first])).toBe("Zoë café au lait, naïve\n");
     await expectGitsAnswers(fixture.directory, "loose", false);
     await expectGitsAnswers(fixture.directory, "graph", true);
+  });
+
+  it("windows-1252's 0x80-0x9F read as git's iconv reads them (€ … “ ”), ISO-8859-1's as C1 controls; an undefined cp1252 byte leaves the bytes as git shows them", async () => {
+    const fixture = repository("cp1252");
+    fixture.write("a.txt", "one\n");
+    git(fixture.directory, ["add", "a.txt"]);
+    const tree = git(fixture.directory, ["write-tree"]).trim();
+    let parent: string | undefined;
+    for (const [encoding, bytes] of [
+      ["windows-1252", [0x80, 0x85, 0x93, 0x78, 0x94, 0x20, 0xe9]],
+      ["CP1252", [0x80, 0x8a, 0x9f, 0x20, 0xe9]],
+      ["ISO-8859-1", [0x80, 0x85, 0x93, 0x20, 0xe9]],
+      ["latin1", [0x80, 0x9f, 0x20, 0xe9]],
+      ["cp1252", [0x80, 0x81, 0x20, 0xe9]],
+    ] as const) {
+      const content = Buffer.concat([
+        Buffer.from(`tree ${tree}\n${parent ? `parent ${parent}\n` : ""}author A <a@example.com> 1700000000 +0000\n`),
+        Buffer.from(`committer A <a@example.com> 1700000000 +0000\nencoding ${encoding}\n\nneedle ${encoding} `),
+        Buffer.from(bytes),
+        Buffer.from("\n"),
+      ]);
+      parent = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--stdin"], { cwd: fixture.directory, input: content })
+        .toString()
+        .trim();
+    }
+    git(fixture.directory, ["update-ref", "refs/heads/main", parent as string]);
+    expect(git(fixture.directory, ["log", "-1", "--skip=4", "--format=%s"])).toBe("needle windows-1252 €…“x” é\n");
+    const expected = git(fixture.directory, ["log", "--format=%H%x00%s"])
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split("\0"))
+      .map(([id = "", subject]) => [id.slice(0, 10), subject]);
+    const found = output<LogSearchOutput>(
+      await gitRun(fixture.directory).call("git_log_search", { query: "needle", mode: "message" }),
+    );
+    expect(found.commits.map((commit) => [commit.sha, commit.subject])).toEqual(expected);
+    git(fixture.directory, ["commit-graph", "write", "--reachable"]);
+    const graph = output<LogSearchOutput>(
+      await gitRun(fixture.directory).call("git_log_search", { query: "needle", mode: "message" }),
+    );
+    expect(graph.commits.map((commit) => [commit.sha, commit.subject])).toEqual(expected);
   });
 
   it("control: UTF-8 messages (no encoding header) are read as before", async () => {

@@ -84,10 +84,45 @@ function messageOf(text: string, headerEnd: number): string {
   return nul < 0 ? text.slice(headerEnd + 2) : text.slice(headerEnd + 2, nul);
 }
 
+/**
+ * Bytes 0x80-0x9F in windows-1252 (the WHATWG table, as glibc's iconv maps them); 0 where the
+ * code page has no character (0x81, 0x8D, 0x8F, 0x90, 0x9D).
+ */
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0, 0x2018,
+  0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+const CP1252_LABELS = new Set(["windows-1252", "cp1252", "x-cp1252"]);
+const ASCII_LABELS = new Set(["ascii", "us-ascii", "ansi_x3.4-1968"]);
+
+/**
+ * Single-byte text the way git's iconv reads it; `undefined` where iconv fails (git then shows the
+ * bytes as they are). Node's TextDecoder answers Latin-1 for every label the WHATWG maps to
+ * windows-1252 (`latin1`, `iso-8859-1`, `ascii`, `windows-1252` alike), while iconv gives
+ * € ‚ ƒ „ … for windows-1252's 0x80-0x9F, C1 controls for ISO-8859-1 and fails on ASCII's high bytes.
+ */
+function decodeSingleByte(content: Buffer, label: string): string | undefined {
+  const cp1252 = CP1252_LABELS.has(label);
+  const ascii = ASCII_LABELS.has(label);
+  let text = "";
+  for (let start = 0; start < content.length; start += 8192) {
+    const codes: number[] = [];
+    for (const byte of content.subarray(start, start + 8192)) {
+      if (byte >= 0x80 && ascii) return undefined;
+      const code = cp1252 && byte >= 0x80 && byte < 0xa0 ? (CP1252_HIGH[byte - 0x80] as number) : byte;
+      if (code === 0 && byte !== 0) return undefined;
+      codes.push(code);
+    }
+    text += String.fromCharCode(...codes);
+  }
+  return text;
+}
+
 /** `content` decoded from `encoding` (a commit's `encoding` header); `undefined` when the label is not one Node decodes. */
 function decodeFrom(content: Buffer, encoding: string): string | undefined {
   try {
-    return new TextDecoder(encoding).decode(content);
+    const decoder = new TextDecoder(encoding);
+    return decoder.encoding === "windows-1252" ? decodeSingleByte(content, encoding.toLowerCase()) : decoder.decode(content);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { CommitGraph } from "./commit-graph.js";
-import type { GitObject, ObjectStore } from "./git-object.js";
+import { type GitObject, MissingObjectError, type ObjectStore } from "./git-object.js";
 import { corruptObject } from "./object-limits.js";
 
 /**
@@ -50,7 +50,14 @@ export class ReplacingObjectStore implements ObjectStore {
   ) {
     const { readSync } = inner;
     if (readSync !== undefined) {
-      const syncRead = (oid: string) => this.rewrite(oid, readSync.call(inner, this.target(oid)));
+      const syncRead = (oid: string) => {
+        const target = this.target(oid);
+        try {
+          return this.rewrite(oid, readSync.call(inner, target));
+        } catch (error) {
+          throw this.missingReplacement(error, oid, target);
+        }
+      };
       this.readSync = syncRead;
       const { readRawSync } = inner;
       if (readRawSync !== undefined) {
@@ -76,13 +83,29 @@ export class ReplacingObjectStore implements ObjectStore {
     throw corruptObject(`replace refs for ${oid} nest deeper than ${MAX_REPLACE_DEPTH} (a cycle of refs/replace?).`);
   }
 
+  /**
+   * A replacement that is not in the repository is a damaged replace ref, as git says ("replacement
+   * X not found for Y"), not an object to fetch or a repository that changed while it was read.
+   */
+  private missingReplacement(error: unknown, oid: string, target: string): unknown {
+    if (target === oid || !(error instanceof MissingObjectError) || error.oid !== target) return error;
+    return corruptObject(
+      `refs/replace/${oid} points at ${target}, which is not in the repository (git: "replacement ${target} not found for ${oid}").`,
+    );
+  }
+
   private rewrite(oid: string, object: GitObject): GitObject {
     const parents = object.type === "commit" ? this.replacements.grafts.get(oid) : undefined;
     return parents === undefined ? object : { type: "commit", content: grafted(object.content, parents) };
   }
 
   async read(oid: string): Promise<GitObject> {
-    return this.rewrite(oid, await this.inner.read(this.target(oid)));
+    const target = this.target(oid);
+    try {
+      return this.rewrite(oid, await this.inner.read(target));
+    } catch (error) {
+      throw this.missingReplacement(error, oid, target);
+    }
   }
 
   expand(prefix: string): Promise<readonly string[]> {
