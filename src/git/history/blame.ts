@@ -154,7 +154,10 @@ async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   const candidates = await origins(blame, suspect);
   const only = candidates[0];
   if (candidates.length === 1 && only !== undefined && only.blob === suspect.blob) {
-    passTo(blame, only, suspect.lines);
+    // A commit its own parent (a replace ref whose replacement has the replaced commit as parent):
+    // git blame passes the lines to itself and stops there, so they are this commit's; passing them on looped forever.
+    if (commitKey(only.parent) === commitKey(commit)) settle(blame, suspect, suspect.lines);
+    else passTo(blame, only, suspect.lines);
     return;
   }
   let remaining = suspect.lines;
