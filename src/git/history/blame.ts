@@ -1,3 +1,4 @@
+import { CatalogError } from "agent-tool-catalog";
 import { blameLineDiff } from "../diff/file-diff.js";
 import type { LineDiff } from "../diff/line-diff.js";
 import { shallowCloneError } from "../git-errors.js";
@@ -179,6 +180,9 @@ async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   settle(blame, suspect, remaining);
 }
 
+/** How often one commit may be a suspect before the history is taken to loop (see {@link blameLines}). */
+const MAX_VISITS_PER_COMMIT = 1_000;
+
 /**
  * Blames lines `from`..`to` (1-based, inclusive) of `path` at `start` the way `git blame` does:
  * suspects are processed newest committer date first; a parent with the identical blob takes all
@@ -199,8 +203,22 @@ export async function blameLines(
   for (let line = range.from; line <= range.to; line++) lines.push({ final: line, current: line - 1 });
   passTo(blame, { parent: start, path, blob }, lines);
   let steps = 0;
+  // How often each commit was a suspect. A history read from stored objects cannot loop (a commit
+  // names its parents by the hash of their content), but one rewritten by replace refs or grafts
+  // can (c2 replaced by a descendant of c3, whose parent is c2): the lines then pass round the
+  // loop forever, as they do in git blame itself. A commit is a suspect again only for another
+  // path or after clock skew, a handful of times, never thousands.
+  const visits = new Map<ReturnType<typeof commitKey>, number>();
   for (let suspect = blame.queue.pop(); suspect !== undefined; suspect = blame.queue.pop()) {
     const key = commitKey(suspect.commit);
+    const visited = (visits.get(key) ?? 0) + 1;
+    if (visited > MAX_VISITS_PER_COMMIT) {
+      throw new CatalogError(
+        "corrupt_object",
+        `The history of ${path} loops through commit ${suspect.commit.oid.slice(0, 10)} (its replace refs or grafts make it its own ancestor), so blame cannot end (git blame does not end on it either). Look at refs/replace and info/grafts (git replace -l), or ask about lines the loop does not reach.`,
+      );
+    }
+    visits.set(key, visited);
     const queued = blame.suspects.get(key);
     if (queued !== undefined && queued.length > 1) queued.splice(queued.indexOf(suspect), 1);
     else blame.suspects.delete(key);
