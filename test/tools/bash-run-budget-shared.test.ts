@@ -4,7 +4,7 @@
  * at once naming the option to change, and the default catalog gives `monitor` the limits of
  * `bash`, so a background command does not shut every `bash` call of the run out.
  */
-import { readdirSync, readFileSync } from "node:fs";
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,25 +13,10 @@ import { createDefaultCatalog } from "agent-tool-catalog/catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMonitorTool } from "../../src/host/monitor/monitor-tool.js";
 import { type BashToolOptions, createBashTool } from "../../src/tools/shell/bash-tool.js";
+import { liveWith } from "../support/live-processes.js";
 
 // Appended to sleep durations (`sleep 60.<mark>`): only this test run's processes carry it.
 const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
-
-/** Live (not zombie) host processes whose command line contains `marker`. */
-function liveWith(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(marker)) continue;
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "latin1"))) continue;
-      count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 function text(result: ToolCallResult): string {
   if (!result.ok) throw new Error(JSON.stringify(result.error));

@@ -5,7 +5,7 @@
  * run has a budget of its own. Live processes are counted through /proc by a marker unique to
  * this test run (never a fixed, system-wide pattern), so a run beside this one is not counted.
  */
-import { readdirSync, readFileSync } from "node:fs";
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,28 +16,13 @@ import type { ResourceLimits } from "../../src/tools/sandbox/resource-limits.js"
 import type { RunResourceLimits } from "../../src/tools/sandbox/run-resource-budget.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
+import { liveWith } from "../support/live-processes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cgroups = capability("cgroups");
 
 // Appended to sleep durations (`sleep 2.<mark>`): only this test run's processes carry it.
 const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
-
-/** Live (not zombie) host processes whose command line contains `marker`. */
-function liveWith(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(marker)) continue;
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "latin1"))) continue;
-      count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 /** Samples `liveWith(marker)` until stopped; the most it saw. */
 function sampleMost(marker: string): { stop(): number } {

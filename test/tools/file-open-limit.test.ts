@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
@@ -390,19 +391,7 @@ describe("a failed apply_patch made in groups of directories, with a directory i
     let outcome: { result: Awaited<ReturnType<typeof patchUnder>>; said: string } | undefined;
     for (let attempt = 0; attempt < 4 && outcome?.said !== "moved"; attempt++) {
       await seedWithA();
-      const moving = spawn(process.execPath, [madeMover, workspace], { stdio: ["ignore", "pipe", "ignore"] });
-      let said = "";
-      const ready = new Promise<void>((resolve) => {
-        moving.stdout.on("data", (chunk) => {
-          said += String(chunk);
-          if (said.includes("watching")) resolve();
-        });
-      });
-      const ended = new Promise((resolve) => moving.once("exit", resolve));
-      await ready;
-      const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 0, BEFORE).finally(() => moving.kill("SIGKILL"));
-      await ended;
-      outcome = { result, said: said.trim().split("\n").at(-1) as string };
+      outcome = await whileMoving([madeMover, workspace], () => patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 0, BEFORE));
     }
     expect(outcome?.said).toBe("moved");
     expect(outcome?.result).toMatchObject({ ok: false, error: { code: "version_conflict" } });

@@ -8,7 +8,7 @@
  * temporary file of the change shows up; the file is large (16 MB), so the move lands while it is
  * written and flushed, before the commit point.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,6 +20,7 @@ import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.
 import { fileVersion } from "../../src/tools/fs/file-version.js";
 import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { createFileTools } from "../../src/tools/index.js";
+import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const mover = path.join(repo, "test/tools/support/directory-mover.mjs");
@@ -79,21 +80,7 @@ async function call(tool: Tool, parent: string): Promise<ToolCallResult> {
 /** Runs the call while directory-mover.mjs watches `parent` and moves `victim` to "away" (`--no-replacement`: nothing put back). */
 async function callWhileMoving(tool: Tool, parent: string, victim: string, replacement: boolean, extra: readonly string[] = []) {
   const options = [...(replacement ? ["--ready"] : ["--ready", "--no-replacement"]), ...extra];
-  const moving = spawn(process.execPath, [mover, workspace, parent, victim, "away", ...options], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  let said = "";
-  const ready = new Promise<void>((resolve) => {
-    moving.stdout.on("data", (chunk) => {
-      said += String(chunk);
-      if (said.includes("watching")) resolve();
-    });
-  });
-  const ended = new Promise((resolve) => moving.once("exit", resolve));
-  await ready;
-  const result = await call(tool, parent).finally(() => moving.kill("SIGKILL"));
-  await ended;
-  return { result, said: said.trim().split("\n").at(-1) };
+  return whileMoving([mover, workspace, parent, victim, "away", ...options], () => call(tool, parent));
 }
 
 /** Every temporary file left anywhere under the test's directory, and the entries of the workspace's intent logs. */

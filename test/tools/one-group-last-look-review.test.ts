@@ -4,7 +4,7 @@
  * `version_conflict`; (2) after a swap, a rollback removed the made directories by path: a user's
  * empty directory put at the path since was removed, and the change's own left in the moved one.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileVersion } from "../../src/tools/fs/file-version.js";
 import { openVerifiedDirectory, stillWhereVerified } from "../../src/tools/fs/verified-directory.js";
 import { createFileTools } from "../../src/tools/index.js";
+import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const mover = path.join(repo, "test/tools/support/directory-mover.mjs");
@@ -41,23 +42,6 @@ async function call(name: string, input: Record<string, unknown>, root = workspa
     permissions: { sandbox: "workspace", workspace: root, approval: "none" },
   });
   return run.call(name, input);
-}
-
-/** Runs `start` once the mover spawned with `args` has said "watching"; returns its result and the mover's last line. */
-async function whileMoving(args: readonly string[], start: () => Promise<ToolCallResult>) {
-  const moving = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
-  let said = "";
-  const ready = new Promise<void>((resolve) => {
-    moving.stdout.on("data", (chunk) => {
-      said += String(chunk);
-      if (said.includes("watching")) resolve();
-    });
-  });
-  const ended = new Promise((resolve) => moving.once("exit", resolve));
-  await ready;
-  const result = await start().finally(() => moving.kill("SIGKILL"));
-  await ended;
-  return { result, said: said.trim().split("\n").at(-1) };
 }
 
 describe('a directory named "x (deleted)"', () => {
