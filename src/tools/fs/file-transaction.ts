@@ -651,15 +651,25 @@ async function applyInGroups(
 function removeMadeOfClosed(staged: readonly Staged[]): string[] {
   const byPath: string[] = [];
   const walked = new Set<string>();
-  const made = new Set(staged.flatMap(({ parent }) => parent.created));
-  const holding = staged.filter(({ parent }) => made.has(parent.realPath));
-  holding.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  const { made, holding } = madeAndHolding(staged);
   for (const { parent, directory } of holding) {
     if (directory === undefined || walked.has(parent.realPath)) continue;
     walked.add(parent.realPath);
     byPath.push(...removeMadeIfStillThere(parent.realPath, made, directory));
   }
   return byPath;
+}
+
+/**
+ * Every directory the change made (the union of all held directories' `created`: see
+ * `madeChainOf`), and the staged entries whose held directory is one of them, deepest first, so
+ * a made parent shared by two is climbed to only after both.
+ */
+function madeAndHolding(staged: readonly Staged[]): { made: Set<string>; holding: Staged[] } {
+  const made = new Set(staged.flatMap(({ parent }) => parent.created));
+  const holding = staged.filter(({ parent }) => made.has(parent.realPath));
+  holding.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  return { made, holding };
 }
 
 /** The targets of `staged` with the look the check took of each (see `movedSinceCheck`). */
@@ -805,9 +815,7 @@ async function rollBackStaged(scope: FileScope, staged: readonly Staged[]): Prom
   // (the union of all `created`): see `madeChainOf`.
   const byPath: string[] = [];
   const walked = new Set<string>();
-  const made = new Set(staged.flatMap(({ parent }) => parent.created));
-  const holding = staged.filter(({ parent }) => made.has(parent.realPath));
-  holding.sort((left, right) => depthOf(right.parent.realPath) - depthOf(left.parent.realPath));
+  const { made, holding } = madeAndHolding(staged);
   for (const { parent } of holding) {
     const handle = parent.at(".");
     if (walked.has(handle)) continue;
