@@ -5,7 +5,7 @@ import { createFixtureServer, type FixtureState } from "./support/fixture-server
 import { type HttpFixture, startHttpFixture } from "./support/http-fixture.js";
 import { waitFor } from "./support/wait-for.js";
 
-const state: FixtureState = { cancelled: 0, completed: 0 };
+const state: FixtureState = { started: 0, cancelled: 0, completed: 0 };
 let http: HttpFixture;
 let registry: Registry;
 
@@ -62,10 +62,16 @@ describe("an MCP server over streamable HTTP", () => {
     const run = registry.createRun();
     run.activate(["mcp_cancel_slow", "mcp_cancel_echo"]);
     const before = state.cancelled;
+    const begun = state.started;
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    const pending = run.call("mcp_cancel_slow", { ms: 20_000 }, { signal: controller.signal });
+    // Abort once the server runs the call: a fixed 100 ms timer fired, at high load, before the
+    // request was even sent (the first call waits for the schema check thread), and then there was
+    // nothing on the server to cancel.
+    await waitFor(() => state.started > begun, "the server to start the call");
+    controller.abort();
     const started = Date.now();
-    const result = await run.call("mcp_cancel_slow", { ms: 20_000 }, { signal: controller.signal });
+    const result = await pending;
     expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
     expect(Date.now() - started).toBeLessThan(2000);
     await waitFor(() => state.cancelled > before, "the server to see notifications/cancelled");

@@ -1,7 +1,12 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createRegistry, EventBus, type Registry } from "agent-tool-catalog";
 import { connectMcpServer, McpConnectionError, type McpEvents } from "agent-tool-catalog/mcp";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { processExists, stdioFixture } from "./support/stdio-fixture.js";
+import { waitFor } from "./support/wait-for.js";
 
 let registry: Registry;
 
@@ -53,12 +58,19 @@ describe("a stdio MCP server's process", () => {
     const seen: string[] = [];
     events.on("server.disconnected", () => seen.push("disconnected"));
     events.on("server.connected", ({ reconnect }) => seen.push(reconnect ? "reconnected" : "connected"));
-    await connectMcpServer(registry, stdioFixture("crashy"), { events });
+    const directory = await mkdtemp(path.join(tmpdir(), "atc-crashy-"));
+    onTestFinished(() => rm(directory, { recursive: true, force: true }));
+    const startedFile = path.join(directory, "started");
+    await connectMcpServer(registry, stdioFixture("crashy", { env: { ATC_FIXTURE_STARTED_FILE: startedFile } }), { events });
     const run = registry.createRun();
     run.activate(["mcp_crashy_pid", "mcp_crashy_slow"]);
     const first = await serverPid(run, "mcp_crashy_pid");
     const pending = run.call("mcp_crashy_slow", { ms: 20_000 });
-    setTimeout(() => process.kill(first, "SIGKILL"), 100);
+    // Killed once the server runs the call: a fixed 100 ms timer fired, at high load, before the
+    // request was sent (the tool's first call waits for its schema check), and the restarted server
+    // then ran the whole 20 s call (the test timed out).
+    await waitFor(() => existsSync(startedFile), "the server to start the call");
+    process.kill(first, "SIGKILL");
     const started = Date.now();
     expect(await pending).toMatchObject({ ok: false, error: { code: "mcp_server_closed" } });
     expect(Date.now() - started).toBeLessThan(5000);

@@ -6,6 +6,8 @@ import { z } from "zod";
 
 /** What a fixture server saw, for assertions (in-process servers only). */
 export interface FixtureState {
+  /** Calls of `slow` the server has begun (counted before it waits). */
+  started: number;
   /** Calls of `slow` whose request was cancelled by the client. */
   cancelled: number;
   /** Calls of `slow` that ran to the end. */
@@ -18,6 +20,8 @@ export interface FixtureOptions {
   readonly hostile?: boolean;
   /** Shared counters. */
   readonly state?: FixtureState;
+  /** Called when a `slow` call begins: a test in another process learns that the call is running. */
+  readonly onSlowStarted?: () => void;
 }
 
 const MALFORMED = "__make_this_result_malformed__";
@@ -30,7 +34,7 @@ const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQD
  */
 export function createFixtureServer(options: FixtureOptions = {}): McpServer {
   const server = new McpServer({ name: "fixture", version: "1.2.3" }, { capabilities: { tools: { listChanged: true } } });
-  const echo = registerPlainTools(server, options.state ?? { cancelled: 0, completed: 0 });
+  const echo = registerPlainTools(server, options.state ?? { started: 0, cancelled: 0, completed: 0 }, options.onSlowStarted);
   registerResultTools(server);
   registerDynamicTools(server, echo);
   server.registerResource("today", "notes://today", { mimeType: "text/plain", description: "Today's notes" }, (uri) => ({
@@ -45,7 +49,7 @@ export function createFixtureServer(options: FixtureOptions = {}): McpServer {
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
-function registerPlainTools(server: McpServer, state: FixtureState): RegisteredTool {
+function registerPlainTools(server: McpServer, state: FixtureState, onSlowStarted?: () => void): RegisteredTool {
   const echo = server.registerTool(
     "echo",
     { title: "Echo text", description: "Echo a text back.", inputSchema: { text: z.string() } },
@@ -64,6 +68,8 @@ function registerPlainTools(server: McpServer, state: FixtureState): RegisteredT
     "slow",
     { description: "Wait, then answer.", inputSchema: { ms: z.number().int().min(0).max(60_000) } },
     async ({ ms }, extra) => {
+      state.started++;
+      onSlowStarted?.();
       try {
         await sleep(ms, undefined, { signal: extra.signal });
       } catch {
