@@ -488,8 +488,10 @@ export async function applyFileChanges(
  *
  * Why after the commit point: a writer that takes no lock (a shell's `>>`) and changes a target
  * between the last look and its rename is overwritten unseen, and the log's commit (a write, a
- * flush, a rename, a directory flush: 1-30 ms under load) lay in that window for every change of
- * several files. Looking after it leaves the look's own `lstat`s and the renames.
+ * flush, a rename, a directory flush) lay in that window for every change of several files:
+ * look to first rename 0.7-5.9 ms median, up to 366 ms beside 2 CPU hogs (five files, load
+ * 16-18 on 2 cores), where a shell appending every 20 ms lost 2-18 of 100 lines. Looking after
+ * it leaves the look's own `lstat`s and the renames: 0.02 ms median, 0-1 of 100 lost.
  *
  * Why that is safe: until the first rename, a committed change has touched nothing but its
  * temporary files and the directories it made, so taking it back is a rollback as before the
