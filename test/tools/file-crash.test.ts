@@ -1,10 +1,11 @@
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
+import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { isProcessAlive } from "../../src/tools/fs/process-identity.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -144,6 +145,82 @@ describe("kill -9 during multi-file apply_patch and large writes", () => {
     },
     ITERATIONS * CYCLE_LIMIT_MS + 60_000,
   );
+});
+
+/**
+ * Stop 35: the last look at a change's files comes after its commit point. A file found changed
+ * there takes the commit back (the log says `prepared` again, durably) before any temporary file
+ * is removed. A process killed at each point of that sequence, by itself at the moment its
+ * watcher sees it (withdraw-crash-worker.mjs), must leave one state after the next recovery:
+ * killed while the log still says `committed`, every file new (rolled forward, the append made
+ * during the commit overwritten, as before stop 35); once it says `prepared`, every file as
+ * before, the append kept; never a mix, and nothing left behind.
+ */
+describe("kill -9 between the commit point and the commit taken back", () => {
+  const withdrawWorker = path.join(repo, "test/tools/support/withdraw-crash-worker.mjs");
+  const names = ["a", "b", "c", "d", "e"].map((name) => `${name}.txt`);
+
+  /** Runs the worker in `mode` on a fresh workspace; returns what it printed last, parsed. */
+  async function killedAt(
+    workspace: string,
+    mode: string,
+  ): Promise<{ killed?: string; temporaries?: number; finished?: boolean }> {
+    await mkdir(workspace);
+    for (const name of names) await writeFile(path.join(workspace, name), `head 0\n${"filler\n".repeat(50)}`);
+    const child = spawn(process.execPath, ["--import", "tsx", withdrawWorker, workspace, mode], {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
+    const last = stdout.trim().split("\n").at(-1) ?? "";
+    if (last === "") throw new Error(`worker said nothing (${signal}): ${stderr}`);
+    const said = JSON.parse(last) as { killed?: string; temporaries?: number; finished?: boolean };
+    if (said.killed !== undefined) expect(signal).toBe("SIGKILL");
+    return said;
+  }
+
+  /** After a recovery (as the next process's first call makes it): every file in one state, as the log said at the kill, and nothing behind. */
+  async function assertRecovered(workspace: string, killed: string): Promise<void> {
+    await recoverNow(createConfinedFileScope(workspace));
+    const contents = await Promise.all(names.map((name) => readFile(path.join(workspace, name), "utf8")));
+    const heads = new Set(contents.map((content) => content.split("\n")[0]));
+    expect(heads, `mixed state: ${[...heads].join(" | ")}`).toEqual(new Set([killed === "committed" ? "head 1" : "head 0"]));
+    // Rolled forward, the append made during the commit is overwritten; rolled back, it stays.
+    expect((contents[2] as string).endsWith("appended during the commit\n")).toBe(killed !== "committed");
+    expect((await readdir(workspace)).filter((name) => name.startsWith(".atc-"))).toEqual([]);
+    expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
+  }
+
+  for (const [mode, expected, title] of [
+    ["committed", "committed", "before the log says prepared again: rolled forward"],
+    ["withdrawn", "prepared", "once the log says prepared again: rolled back"],
+    ["removing", "prepared", "while the temporary files are removed: rolled back"],
+  ] as const) {
+    it(`killed ${title}, every file in one state`, async () => {
+      let said = await killedAt(path.join(base, `withdraw-${mode}-0`), mode);
+      // The watcher's events may come after the point passed (a loaded machine): then again, on a
+      // fresh workspace (each crash's recovery checked all the same).
+      for (let attempt = 1; said.killed !== expected && attempt < 5; attempt++) {
+        if (said.killed !== undefined) await assertRecovered(path.join(base, `withdraw-${mode}-${attempt - 1}`), said.killed);
+        said = await killedAt(path.join(base, `withdraw-${mode}-${attempt}`), mode);
+      }
+      expect(said.killed).toBe(expected);
+      if (mode === "removing") expect(said.temporaries).toBeLessThan(names.length);
+      const last = (await readdir(base))
+        .filter((name) => name.startsWith(`withdraw-${mode}-`))
+        .sort()
+        .at(-1) as string;
+      await assertRecovered(path.join(base, last), expected);
+    }, 180_000);
+  }
 });
 
 describe("an intent log's owner", () => {

@@ -41,8 +41,9 @@ function patchUnder(
   extra: readonly string[] = [],
   hold = 0,
   before: readonly string[] = [],
-): Promise<{ ok: boolean; error?: { code: string; message?: string } }> {
-  const config = JSON.stringify({ workspace, files, dirs, extra, hold, before });
+  appendOnCommit?: string,
+): Promise<{ ok: boolean; error?: { code: string; message?: string }; appended?: boolean }> {
+  const config = JSON.stringify({ workspace, files, dirs, extra, hold, before, appendOnCommit });
   const command = `ulimit -n ${limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
     execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -152,6 +153,23 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
       expect(result, `ulimit -n ${limit}`).toEqual({ ok: true });
       // Planned again on what is there now: the patch's line and the writer's both.
       expect(first, `ulimit -n ${limit}`).toBe("new 0\nEXTERNAL\n");
+    }
+  }, 600_000);
+
+  it("never overwrites a line added to a first group's file while the log's commit is flushed", async () => {
+    // Stop 35: the look at every group came before the commit point, and a line added during the
+    // commit's flushes was overwritten by the rename. Now every group is looked at after it (the
+    // commit taken back, the patch planned again). Also with one group (ulimit -n 4096).
+    for (const limit of [4096, MANY.limit]) {
+      await rm(workspace, { recursive: true, force: true });
+      await mkdir(workspace);
+      await seed(DIRS, DIRS);
+      const result = await patchUnder(limit, DIRS, DIRS, [], 0, [], "d0/f0.txt");
+      expect(result, `ulimit -n ${limit}`).toEqual({ ok: true, appended: true });
+      expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8"), `ulimit -n ${limit}`).toBe("new 0\nEXTERNAL\n");
+      const { states, leftovers } = await onDisk(DIRS, DIRS);
+      expect(states).toEqual(new Set(["new"]));
+      expect(leftovers).toEqual([]);
     }
   }, 600_000);
 });

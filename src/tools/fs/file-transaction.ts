@@ -402,11 +402,13 @@ async function openStaged(
  * Changes several files all or nothing, crash-safe and race-free. Every file's directory is opened
  * through a verified handle (see `FileScope.openParent`); new contents go to temporary files
  * beside their targets, written and flushed in parallel; the change is logged as committed in the
- * intent log (so a crash from here on is rolled forward by the next open of the workspace); then
- * the renames and deletes are made and every touched directory is flushed once.
+ * intent log (so a crash from here on is rolled forward by the next open of the workspace); the
+ * directories and targets are looked at a last time (see {@link lastLooks}); then the renames and
+ * deletes are made and every touched directory is flushed once.
  *
- * A failure before the commit point changes nothing (temporary files and made directories are
- * removed). A failure after it throws {@link TransactionError} naming the files already changed.
+ * A failure before the commit point, or found by the last looks, changes nothing (the commit is
+ * taken back first; temporary files and made directories are removed). A failure after the first
+ * rename throws {@link TransactionError} naming the files already changed.
  * The caller holds the files' locks. Returns the directories the change made (real paths,
  * outermost first), so that undoing it can remove them again.
  */
@@ -434,22 +436,29 @@ export async function applyFileChanges(
     log = await IntentLog.prepare(scope.root, entries);
     await fillTemporaries(staged);
     // A writer that takes no lock may have changed a target while the temporary files were
-    // written and flushed: a target whose lstat moved is checked again, so that window is not
-    // one where its change is overwritten unseen.
-    const targets = staged.map(({ parent, existing }) => ({ entry: parent.at(parent.name), seen: existing }));
-    if (options.verify !== undefined && movedSinceCheck(targets)) {
+    // written and flushed (milliseconds): a target whose lstat moved is checked again now, where
+    // a conflict costs no more than a rollback. The last looks follow the commit point.
+    if (staged.length > 1 && options.verify !== undefined && movedSinceCheck(targetsOf(staged))) {
       await options.verify(await currentContents(scope, changes, staged));
     }
     // The last moment the change can still be left unmade (the commit point follows).
     options.signal?.throwIfAborted();
-    // The last look before the commit point, as the grouped path's: every directory still at its
-    // path (see `assertStillAtPaths`, and its remaining window).
-    assertStillAtPaths(staged);
     // One file: its rename is the commit point. Several: the durable log is.
     if (staged.length > 1) await log.commit();
   } catch (error) {
     await endLog(log, await rollBackStaged(scope, staged));
     throw error;
+  }
+  // The last looks, after the log's flushes, so that only the renames lie between them and the
+  // files' new state (see `lastLooks`, and why a crash before the withdrawal rolls forward).
+  const { verify } = options;
+  const refused = await lastLooks(
+    staged,
+    verify === undefined ? undefined : async () => verify(await currentContents(scope, changes, staged)),
+  );
+  if (refused !== undefined && (staged.length === 1 || (await withdrawn(log)))) {
+    await endLog(log, await rollBackStaged(scope, staged));
+    throw refused.error;
   }
   const applied: string[] = [];
   try {
@@ -467,6 +476,55 @@ export async function applyFileChanges(
   await log.finish();
   await closeAll(staged);
   return madeDirectories(staged);
+}
+
+/**
+ * The last looks of a change, made after its commit point (several files: the log says
+ * `committed`, flushed) and right before its renames: every held directory is still at its path
+ * (see {@link assertStillAtPaths}), then every target is still as the check under the locks saw
+ * it (`movedSinceCheck`; one that moved is read and checked again by `recheck`, the caller's
+ * `verify`). Returns the failure, if any, for the caller to take the commit back (see
+ * {@link withdrawn}) and roll back; `undefined` when the renames may go on.
+ *
+ * Why after the commit point: a writer that takes no lock (a shell's `>>`) and changes a target
+ * between the last look and its rename is overwritten unseen, and the log's commit (a write, a
+ * flush, a rename, a directory flush) lay in that window for every change of several files:
+ * look to first rename 0.7-5.9 ms median, up to 366 ms beside 2 CPU hogs (five files, load
+ * 16-18 on 2 cores), where a shell appending every 20 ms lost 2-18 of 100 lines. Looking after
+ * it leaves the look's own `lstat`s and the renames: 0.02 ms median, 0-1 of 100 lost.
+ *
+ * Why that is safe: until the first rename, a committed change has touched nothing but its
+ * temporary files and the directories it made, so taking it back is a rollback as before the
+ * commit, once the log says `prepared` again, durably (`IntentLog.withdraw`), and only then are
+ * the temporary files removed. A crash between the commit and that withdrawal is rolled forward
+ * by the next recovery: every file gets its new content, one state, and a change a lock-free
+ * writer made after the commit is overwritten, as every such change was when the look came
+ * before the commit: so rolling forward there is no worse than the order before, and only a
+ * crash in these microseconds can make it happen. A crash after the withdrawal is rolled back
+ * (every file as before), whichever temporary files were removed by then. Never mixed: a log
+ * saying `committed` never has a temporary file removed under it. Where the withdrawal cannot be
+ * written (a full disk), the change goes on as committed, as a crash would have it (the caller
+ * renames; the failure found is dropped).
+ */
+async function lastLooks(
+  staged: readonly Staged[],
+  recheck: (() => Promise<void>) | undefined,
+): Promise<{ readonly error: unknown } | undefined> {
+  try {
+    assertStillAtPaths(staged);
+    if (recheck !== undefined && movedSinceCheck(targetsOf(staged))) await recheck();
+    return undefined;
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Takes a committed log back to prepared (see `IntentLog.withdraw`); false when it could not be written. */
+function withdrawn(log: IntentLog): Promise<boolean> {
+  return log.withdraw().then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -535,9 +593,10 @@ async function renameStaged(staged: readonly Staged[], applied: string[]): Promi
  * group, each group's directories closed before the next group's open. The passes over the
  * groups: open each, read what the check needs and close it (the whole check runs once, after);
  * open each again, write and flush its temporary files, close it; once the last group's are
- * flushed, look again at every group's targets for a writer that takes no lock (the last group
- * still open, the others opened again); commit the log; open each once more, rename and delete,
- * flush, close. A directory opened again must be the one opened first (its real path, device and
+ * flushed, look again at the last group's targets (still open) for a writer that takes no lock;
+ * commit the log; open each again, last to first, and look at its targets a last time (see
+ * {@link lastLooks}: a failure there takes the commit back and changes nothing); open each once
+ * more, rename and delete, flush, close. A directory opened again must be the one opened first (its real path, device and
  * inode), else the change fails (`DirectoryReplacedError`; before the commit point nothing
  * changed). Crash safety is the log's, as for one group: it names every file of the change, by
  * real directory path, before any temporary file exists; after a failure it is kept for the
@@ -578,6 +637,19 @@ async function applyInGroups(
       if (kept !== undefined && kept !== entry && entry.existing !== undefined) kept.existing = entry.existing;
     }
   };
+  // Set by `lookAgain` when a target's lstat moved since the check (its group read again).
+  let moved = false;
+  const lookAgain = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
+    if (options.verify === undefined || !movedSinceCheck(targetsOf(staged))) return;
+    moved = true;
+    await readGroup(group, staged);
+  };
+  /** Undoes the change before its first rename: temporary files, made directories, the log (see `endLog`). */
+  const rollBack = async (log: IntentLog | undefined) => {
+    const left = log === undefined ? [] : await removeTemporaries(scope, groups, first);
+    await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
+    await endLog(log, left);
+  };
   let log: IntentLog | undefined;
   try {
     for (const group of groups) {
@@ -598,34 +670,40 @@ async function applyInGroups(
       })),
     );
     // A writer that takes no lock may change a target of ANY group while the later groups'
-    // temporary files are written and flushed: every target is looked at again once the last
-    // group's are (that group while still open, the others opened again), as the one-group path
-    // looks at all of them after all are written. A target that moved has its group read again,
-    // and the whole check runs again on what is there now.
-    let moved = false;
-    const lookAgain = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
-      if (options.verify === undefined || !movedSinceCheck(targetsOf(staged))) return;
-      moved = true;
-      await readGroup(group, staged);
-    };
+    // temporary files are written and flushed: the last group, still open, is looked at once its
+    // are (a move there costs no more than a rollback); every group's targets are looked at again
+    // after the commit point (see below).
     for (const [index, group] of groups.entries()) {
       await inGroup(group, true, async (staged) => {
         await fillTemporaries(staged);
         if (index === groups.length - 1) await lookAgain(group, staged);
       });
     }
-    // Last to first: the first groups, renamed first after the commit, are looked at last.
-    if (options.verify !== undefined)
-      for (const group of groups.slice(0, -1).reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
     if (moved) await options.verify?.(current);
     // The last moment the change can still be left unmade (the commit point follows).
     options.signal?.throwIfAborted();
     await log.commit();
   } catch (error) {
-    const left = log === undefined ? [] : await removeTemporaries(scope, groups, first);
-    await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
-    await endLog(log, left);
+    await rollBack(log);
     throw error;
+  }
+  // The last looks, after the log's flushes (see `lastLooks`: the same reasons, the same
+  // withdrawal): every group opened again (its directories checked to be the ones first opened),
+  // last to first, so the first groups, renamed first, are looked at last. A target that moved has
+  // its group read again, and the whole check runs again on what is there now.
+  if (options.verify !== undefined) {
+    moved = false;
+    const refused = await (async () => {
+      for (const group of [...groups].reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
+      if (moved) await options.verify?.(current);
+    })().then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    if (refused !== undefined && (await withdrawn(log))) {
+      await rollBack(log);
+      throw refused.error;
+    }
   }
   const applied: string[] = [];
   try {
@@ -883,8 +961,9 @@ function heldPathOf(parent: ParentEntry): string {
 }
 
 /**
- * The one-group path's last look before its commit point: throws `DirectoryReplacedError` (tagged
- * with the first change in it) when a staged directory is no longer at its path (see
+ * The one-group path's last look at its directories, after its commit point (see
+ * {@link lastLooks}) and before the renames: throws `DirectoryReplacedError` (tagged with the
+ * first change in it) when a staged directory is no longer at its path (see
  * {@link stillAtItsPath}). Every change goes through its held directory, so without this look a
  * directory moved away (or swapped) while the temporary files were written would take the renames
  * wherever it went, and the change would report ok for files that are not at their paths.
@@ -892,12 +971,12 @@ function heldPathOf(parent: ParentEntry): string {
  * What it does not close: the look and the renames are separate steps, and a directory moved
  * after the look still takes the renames through its handle, the change then answering ok for
  * files that were at their paths when looked at and are in the moved directory now. The window is
- * the time from the look to the last rename: for one file a single rename (median 82 us, 69-295,
- * ext4 at load 11 on 2 cores); for several, the intent log's commit (a write, a flush, a rename
- * and a directory flush) and the rename loop: 2 files 9.4 ms median (1.1-20), 200 files in 20
- * directories 15 ms (6-41), 500 in 50 directories 51 ms (12-149), 15 changes each. The flushes
- * are the commit point's durability, so the look cannot move after them; nothing on Linux renames
- * "only if this directory is still at that path".
+ * the time from the look to the last rename: the targets' `lstat`s and the rename loop. Until
+ * stop 35 the look came before the intent log's commit (a write, a flush, a rename and a
+ * directory flush), which was most of that window for several files (2 files 9.4 ms median,
+ * 1.1-20; 500 in 50 directories 51 ms, 12-149; ext4 at load 11 on 2 cores); one file's was a
+ * single rename (82 us median, 69-295), as now for every change. Nothing on Linux renames "only
+ * if this directory is still at that path".
  */
 function assertStillAtPaths(staged: readonly Staged[]): void {
   // Once per handle, not per path: a change's writes and deletes open their directories apart.

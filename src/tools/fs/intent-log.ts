@@ -117,6 +117,18 @@ export class IntentLog {
   }
 
   /**
+   * Takes a committed change back, durably, before any of its renames or deletes: the log says
+   * `prepared` again (same entries), so from here a crash rolls the change back, as before its
+   * commit. The caller then removes its temporary files, and only then: a temporary file removed
+   * under a log that still says `committed` would leave a crash's roll-forward renaming the others
+   * only (some files new, some old). Throws when it cannot be written (the log is then still
+   * committed, and the change must go on: see `applyFileChanges`).
+   */
+  async withdraw(): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "prepared" });
+  }
+
+  /**
    * Ends a change that failed, undone but for the temporary files of `entries` that could not be
    * removed (their directory was moved or replaced meanwhile): the log is replaced, durably, by a
    * prepared one naming only those, marked abandoned, so that the next recovery of the workspace

@@ -1,13 +1,16 @@
 // One apply_patch of argv[2].files files (half updated, half added, in argv[2].dirs directories)
 // from src, run under a low `ulimit -n` by the caller; argv[2].extra: more patch lines, put last;
 // argv[2].hold: descriptors the process holds open before the call (a host using most of its limit);
-// argv[2].before: patch lines put first (in the first group of directories).
-// Prints the call's result as JSON.
-import { openSync } from "node:fs";
+// argv[2].before: patch lines put first (in the first group of directories);
+// argv[2].appendOnCommit: a file to which "EXTERNAL" is appended (a writer that takes no lock) the
+// moment the workspace's intent log first says `committed` (seen by inotify, during the commit).
+// Prints the call's result as JSON (with `appended` when appendOnCommit is given).
+import { appendFileSync, openSync, readdirSync, readFileSync, watch } from "node:fs";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, files, dirs, extra = [], hold = 0, before = [] } = JSON.parse(process.argv[2]);
+const { workspace, files, dirs, extra = [], hold = 0, before = [], appendOnCommit } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -23,6 +26,32 @@ for (let i = 0; i < files; i++) {
   else lines.push(`*** Add File: ${file}`, `+new ${i}`);
 }
 lines.push(...extra, "*** End Patch");
+let appended;
+if (appendOnCommit !== undefined) {
+  // A first change makes the workspace's intent directory, to be watched.
+  const seeded = await run.call("write", { path: "seed.txt", content: "seed\n" });
+  if (!seeded.ok) throw new Error(JSON.stringify(seeded.error));
+  const { intentDirectory } = await load("src/tools/fs/intent-log.ts");
+  const intents = intentDirectory(await realpath(workspace));
+  appended = false;
+  const watcher = watch(intents, () => {
+    if (appended) return;
+    for (const name of readdirSync(intents).filter((entry) => entry.endsWith(".json"))) {
+      let state;
+      try {
+        state = JSON.parse(readFileSync(path.join(intents, name), "utf8")).state;
+      } catch {
+        continue;
+      }
+      if (state !== "committed") continue;
+      appended = true;
+      appendFileSync(path.join(workspace, appendOnCommit), "EXTERNAL\n");
+      watcher.close();
+      return;
+    }
+  });
+}
 for (let i = 0; i < hold; i++) openSync("/dev/null", "r");
 const result = await run.call("apply_patch", { patch: lines.join("\n") });
-process.stdout.write(`${JSON.stringify(result.ok ? { ok: true } : { ok: false, error: result.error })}\n`);
+const said = result.ok ? { ok: true } : { ok: false, error: result.error };
+process.stdout.write(`${JSON.stringify(appended === undefined ? said : { ...said, appended })}\n`);
