@@ -306,6 +306,41 @@ export class RunResourceBudget {
   }
 
   /**
+   * Takes `holding` out of this run's budget and every ancestor's only if it fits in all of them
+   * now, with nobody waiting ahead (nothing is declared, nothing waits): for a command that has a
+   * way to do without (grep runs its JavaScript engine instead of ripgrep).
+   * @returns the grant, or `undefined` when it does not fit now or an ancestor run is closed
+   */
+  tryReserveWithAncestors(holding: RunBudgetHolding, runId: string): RunBudgetGrant | undefined {
+    const chain: RunResourceBudget[] = [this];
+    const lifetimes: AbortSignal[] = [];
+    for (let next = this.parent; next !== undefined; next = next.budget.parent) {
+      chain.push(next.budget);
+      lifetimes.push(next.lifetime);
+    }
+    if (lifetimes.some((each) => each.aborted)) return undefined;
+    const shares = chain.map((_budget, index) => (index === 0 ? holding : { ...holding, childRun: holding.childRun ?? runId }));
+    if (chain.some((budget, index) => budget.waiters.length > 0 || !budget.fits(shares[index] as RunBudgetHolding))) {
+      return undefined;
+    }
+    const now = Date.now();
+    for (const [index, budget] of chain.entries()) budget.holdings.set(shares[index] as RunBudgetHolding, now);
+    const revocation = new AbortController();
+    const revoke = () => revocation.abort(parentClosed(holding.label));
+    for (const lifetime of lifetimes) lifetime.addEventListener("abort", revoke, { once: true });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const lifetime of lifetimes) lifetime.removeEventListener("abort", revoke);
+      for (const [index, budget] of [...chain.entries()].reverse()) {
+        if (budget.holdings.delete(shares[index] as RunBudgetHolding)) budget.grantWaiting();
+      }
+    };
+    return { release, revoked: revocation.signal };
+  }
+
+  /**
    * Lowers the run's totals to `run`'s where smaller; waiters that can then never fit fail. A
    * child run's command (`fromChild`) only sets a total the run has none of, and a total set that
    * way is replaced by the first one a tool of the run itself declares: the parent's own options
