@@ -90,7 +90,13 @@ export type { ChildRunState, ChildRunStatus } from "./tool/child-run-state.js";
 export { defineTool, type JsonSchemaToolDefinitionInput, type SchemaToolDefinitionInput } from "./tool/define-tool.js";
 export type { JsonObjectSchema, JsonSchema } from "./tool/json-schema.js";
 export type { RunScope } from "./tool/run-scope.js";
-export { createRunStorageKey, RunStorage, type RunStorageKey, type RunStoragePersistence } from "./tool/run-storage.js";
+export {
+  createRunStorageKey,
+  RunStorage,
+  type RunStorageKey,
+  type RunStorageOptions,
+  type RunStoragePersistence,
+} from "./tool/run-storage.js";
 export type { StandardSchemaV1 } from "./tool/standard-schema.js";
 export {
   formatToolResult,

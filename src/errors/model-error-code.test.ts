@@ -32,7 +32,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "mcp_server_unavailable",
   "file_locked",
   "partially_applied",
-  "run_closed",
   "scheduler_closed",
   "skill_constraint_unavailable",
   "subagent_cancelled",

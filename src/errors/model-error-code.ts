@@ -170,7 +170,8 @@ export const MODEL_ERROR_CODES = Object.freeze({
   unknown_todo: "No todo item has that id.",
   unknown_monitor: "No monitor has that id.",
   too_many_monitors: "The run started as many monitors as it may.",
-  run_closed: "The run was closed.",
+  run_closed:
+    "The run was closed, or (a child run's command) a parent run whose resource budget it draws on was closed: nothing more can run.",
   prompt_extension_exists: "A prompt extension of that name exists already.",
   too_many_todos: "The todo list is full.",
 } as const);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ToolError } from "../errors/tool-error.js";
 import { createRegistry } from "../registry/registry.js";
 import { defineTool } from "../tool/define-tool.js";
+import { createRunStorageKey } from "../tool/run-storage.js";
 import { toolContent } from "../tool/tool-content.js";
 
 const echo = defineTool({ name: "echo", description: "Echo.", inputSchema: z.object({}), handler: () => "echo" });
@@ -22,6 +23,31 @@ const guarded = defineTool({
 });
 
 describe("child runs", () => {
+  it("a child's storage knows its parent's, and the parent's lifetime; a scope saved as JSON does not carry it", async () => {
+    const registry = createRegistry({ tools: [echo] });
+    const seen: unknown[] = [];
+    const key = createRunStorageKey("test.lineage", (storage) => {
+      seen.push(storage);
+      return { storage };
+    });
+    const parent = registry.createRun();
+    const child = registry.createRun({ parent: parent.scope() });
+    const grandchild = registry.createRun({ parent: child });
+    const parentStorage = parent.scope().storage;
+    expect(child.scope().storage?.parent).toBe(parentStorage);
+    expect(grandchild.scope().storage?.parent?.parent).toBe(parentStorage);
+    expect(parentStorage?.get(key).storage).toBe(parentStorage);
+    expect(seen).toEqual([parentStorage]);
+    // Not enumerable: a workflow checkpoint (JSON) or a spread copy holds no run state.
+    expect(Object.keys(JSON.parse(JSON.stringify(parent.scope())))).toEqual(["runId", "permissions", "depth"]);
+    expect({ ...child.scope() }.storage).toBeUndefined();
+    expect(registry.createRun({ parent: { ...child.scope() } }).scope().storage?.parent).toBeUndefined();
+    expect(parentStorage?.lifetime.aborted).toBe(false);
+    await parent.close();
+    expect(parentStorage?.lifetime.aborted).toBe(true);
+    expect(child.scope().storage?.lifetime.aborted).toBe(false);
+  });
+
   it("never get wider permissions than the parent", () => {
     const root = mkdtempSync(join(tmpdir(), "child-run-"));
     mkdirSync(join(root, "w", "sub"), { recursive: true });

@@ -253,7 +253,6 @@ export class Run {
     this.events = new EventBus(internals.eventBusOptions);
     const state = runStateFromOptions(options);
     this.id = state?.runId ?? options.runId ?? randomRunId();
-    this.storage = new RunStorage(state?.storage);
     this.restoredPending = Object.freeze([...(state?.pendingApprovals ?? [])]);
     this.children = new ChildRuns(state?.children);
     if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
@@ -265,8 +264,11 @@ export class Run {
       this.permissions = resolvePermissionConfig(options.permissions);
       this.allowed = requestedTools;
       this.depth = 0;
+      this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
       const parent = options.parent instanceof Run ? options.parent.scope() : options.parent;
+      // The parent's storage, so state such as the resource budget is drawn from the parent's.
+      this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
       const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
       this.allowed = tools === undefined ? undefined : new Set(tools);
@@ -880,12 +882,14 @@ export class Run {
    * and its allowed tools narrowed by the skill constraints in force now.
    */
   scope(): RunScope {
-    return Object.freeze({
+    const scope = {
       runId: this.id,
       permissions: this.permissions,
       allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed]),
       depth: this.depth,
-    });
+    };
+    // Not enumerable: a scope saved as JSON (a workflow checkpoint) must not carry the run's state.
+    return Object.freeze(Object.defineProperty(scope, "storage", { value: this.storage, enumerable: false }));
   }
 
   /**

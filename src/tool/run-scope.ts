@@ -1,4 +1,5 @@
 import type { ResolvedPermissionConfig } from "./permissions.js";
+import type { RunStorage } from "./run-storage.js";
 
 /**
  * What a run may do, as a child run inherits it: its permissions and the tools it may use. A
@@ -19,6 +20,13 @@ export interface RunScope {
   readonly allowedTools: readonly string[] | undefined;
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
+  /**
+   * The run's storage, which a child run's storage gets as its `parent` (so a child run's
+   * resource budget is taken out of its parent's). Not enumerable: a scope saved as JSON (a
+   * workflow checkpoint) or copied with a spread does not carry it, and a child made from such a
+   * copy has none (its budget is then its own).
+   */
+  readonly storage?: RunStorage;
 }
 
 /**

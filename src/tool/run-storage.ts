@@ -19,8 +19,12 @@ export interface RunStoragePersistence<Value> {
 export interface RunStorageKey<Value> {
   /** A name for debugging, and the name the state is saved under when it persists. */
   readonly name: string;
-  /** Makes the initial value the first time a run asks for it. */
-  readonly create: () => Value;
+  /**
+   * Makes the initial value the first time a run asks for it. It gets the run's storage, so a
+   * child run's value can draw on its parent's (`storage.parent`), e.g. a resource budget that a
+   * child run takes out of its parent's.
+   */
+  readonly create: (storage: RunStorage) => Value;
   /** Present when the value is saved with the run. */
   readonly persist?: RunStoragePersistence<Value> | undefined;
 }
@@ -32,10 +36,21 @@ export interface RunStorageKey<Value> {
  */
 export function createRunStorageKey<Value>(
   name: string,
-  create: () => Value,
+  create: (storage: RunStorage) => Value,
   persist?: RunStoragePersistence<Value>,
 ): RunStorageKey<Value> {
   return Object.freeze({ name, create, persist });
+}
+
+/**
+ * Where a run's storage stands among runs.
+ * @public
+ */
+export interface RunStorageOptions {
+  /** The storage of the run this is a child run of (`createRun({ parent })`). */
+  readonly parent?: RunStorage | undefined;
+  /** Aborted when the run closes. @defaultValue a signal that never aborts */
+  readonly lifetime?: AbortSignal | undefined;
 }
 
 /**
@@ -48,10 +63,22 @@ export function createRunStorageKey<Value>(
 export class RunStorage {
   private readonly values = new Map<RunStorageKey<unknown>, unknown>();
   private readonly saved = new Map<string, unknown>();
+  /**
+   * The parent run's storage, for a child run made in this process with `createRun({ parent })`
+   * (a child restored from saved state, or started in another process, has none).
+   */
+  readonly parent: RunStorage | undefined;
+  /** Aborted when the run closes. */
+  readonly lifetime: AbortSignal;
 
-  /** @param saved - what an earlier {@link RunStorage.toJSON} returned */
-  constructor(saved: Readonly<Record<string, unknown>> = {}) {
+  /**
+   * @param saved - what an earlier {@link RunStorage.toJSON} returned
+   * @param options - the parent run's storage and the run's lifetime
+   */
+  constructor(saved: Readonly<Record<string, unknown>> = {}, options: RunStorageOptions = {}) {
     for (const [name, value] of Object.entries(saved)) this.saved.set(name, value);
+    this.parent = options.parent;
+    this.lifetime = options.lifetime ?? new AbortController().signal;
   }
 
   /** The run's value for `key`, created (or restored) on first use. */
@@ -68,7 +95,7 @@ export class RunStorage {
         }
         this.saved.delete(key.name);
       }
-      this.values.set(key, value === undefined ? key.create() : value);
+      this.values.set(key, value === undefined ? key.create(this) : value);
     }
     return this.values.get(key) as Value;
   }

@@ -299,7 +299,7 @@ class Monitor {
     const sandbox = await this.sandboxFor(context, scope.root);
     if (monitors.closed) throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     const id = `mon_${monitors.next++}`;
-    const { release } = await reserveRunResources(context, this.budget, "monitor", `monitor ${id}`);
+    const { release, revoked } = await reserveRunResources(context, this.budget, "monitor", `monitor ${id}`);
     if (monitors.closed) {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");
@@ -322,6 +322,11 @@ class Monitor {
     // Held until the command and everything it started are gone (the exit settles after that).
     void child.exited.then(release);
     const process = new MonitoredProcess(id, input.command, child, this.options.maxBufferBytes ?? 256 * 1024, Date.now());
+    // A parent run whose budget the share comes from was closed: the command ends with it, even
+    // when this run is never closed (a child whose runner ignores its abort signal).
+    const onRevoked = () => process.stop();
+    revoked.addEventListener("abort", onRevoked, { once: true });
+    void child.exited.then(() => revoked.removeEventListener("abort", onRevoked));
     if (monitors.processes.size === 0) {
       // Ended with the run: every process this run started is killed when it closes.
       context.addRunDisposer(async () => {

@@ -5,6 +5,7 @@ import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from 
 import { z } from "zod";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -116,8 +117,10 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
-          : await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, "ripgrep", (signal) =>
-              tryRipgrep(sandbox, executable, scope.root, start, query, signal),
+          : await ripgrepWithinBudget(context, wanted === "ripgrep", (signal) =>
+              withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
+                tryRipgrep(sandbox, executable, scope.root, start, query, each),
+              ),
             );
       const confinement = await confinementRoot(context, scope.root);
       // The JavaScript engine is bounded as ripgrep is: its 5 s per-piece match deadline alone
@@ -137,6 +140,40 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
       return format(answer, input, (absolute) => scope.display(absolute), engine);
     },
   });
+}
+
+/**
+ * ripgrep is a process of the run: it takes one of the run's processes (and of its ancestors')
+ * while it runs. With none free now the JavaScript engine (in the host) answers instead, or, when
+ * grep may use ripgrep only, the call fails with `run_limit_reached`.
+ */
+async function ripgrepWithinBudget(
+  context: ToolContext,
+  ripgrepOnly: boolean,
+  search: (signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
+): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
+  const holding = { label: `grep ${context.callId}`, tool: "grep", processes: 1, memoryBytes: 0 };
+  const share = context.storage.get(RUN_RESOURCE_BUDGET).tryReserveWithAncestors(holding, context.runId);
+  if (share === undefined) {
+    if (ripgrepOnly) {
+      throw new ToolError(
+        "run_limit_reached",
+        "grep did not start ripgrep: the run's commands hold all of its processes (runLimits), and grep is configured to use ripgrep only.",
+        {
+          hint: "Wait for the running commands to finish, or stop a background command (monitor stop).",
+          data: { reason: "held", limit: "processes" },
+        },
+      );
+    }
+    return { answer: undefined, engine: "javascript worker (no process of the run's budget was free for ripgrep)" };
+  }
+  try {
+    // A parent run closing ends the search as it ends the run's other commands.
+    return await search(AbortSignal.any([context.signal, share.revoked]));
+  } finally {
+    // searchWithRipgrep returns once ripgrep has exited.
+    share.release();
+  }
 }
 
 /** Runs `search` with a signal that also fires after `timeoutMs`; that timeout is a `timeout` tool error. */

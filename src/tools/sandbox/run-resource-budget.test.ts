@@ -197,3 +197,106 @@ describe("RunResourceBudget", () => {
     small();
   });
 });
+
+describe("RunResourceBudget of a child run", () => {
+  const family = () => {
+    const lifetimes = { top: new AbortController(), middle: new AbortController() };
+    const top = new RunResourceBudget();
+    const middle = new RunResourceBudget({ budget: top, lifetime: lifetimes.top.signal });
+    const child = (name: string) => ({
+      name,
+      budget: new RunResourceBudget({ budget: middle, lifetime: lifetimes.middle.signal }),
+    });
+    return { lifetimes, top, middle, child };
+  };
+
+  it("children racing for the last slots of the top run: exactly its total is granted, never more", async () => {
+    const { top, child } = family();
+    const children = Array.from({ length: 25 }, (_, index) => child(`run_${index}`));
+    // 25 children, each asking for 1 of 10 at once with no wait: 10 granted, 15 refused.
+    const outcomes = await Promise.allSettled(
+      children.map((each) => each.budget.reserveWithAncestors(share("bash call_1", 1), run, 0, never, each.name)),
+    );
+    const granted = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+    expect(granted).toHaveLength(10);
+    expect(top.held().processes).toBe(10);
+    for (const outcome of outcomes) {
+      if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "run_limit_reached" });
+    }
+    // Each refused child gave back what it had taken on the way (its own and the middle run's share).
+    for (const [index, each] of children.entries()) {
+      expect(each.budget.held().processes).toBe(outcomes[index]?.status === "fulfilled" ? 1 : 0);
+    }
+    for (const grant of granted) grant.release();
+    expect(top.held().processes).toBe(0);
+    // Control: with the slots back, a child gets one at once.
+    const first = children[0] as (typeof children)[number];
+    const again = await first.budget.reserveWithAncestors(share("bash call_2", 1), run, 0, never, "run_0");
+    expect(top.holders().map((each) => each.childRun)).toEqual(["run_0"]);
+    again.release();
+  });
+
+  it("a child's own total is a further cap below its parent's", async () => {
+    const { top, child } = family();
+    const { budget } = child("run_a");
+    const small = { maxProcesses: 4, maxMemoryBytes: undefined };
+    const grant = await budget.reserveWithAncestors(share("bash call_1", 4), small, 0, never, "run_a");
+    await expect(budget.reserveWithAncestors(share("bash call_2", 1), small, 0, never, "run_a")).rejects.toMatchObject({
+      code: "run_limit_reached",
+      message: expect.stringContaining("the run's commands already hold"),
+    });
+    // The parent had room: the refusal was the child's own total.
+    expect(top.held().processes).toBe(4);
+    grant.release();
+  });
+
+  it("a child's totals stand in for a parent that declared none, until the parent's own tools declare theirs", async () => {
+    const { top, middle, child } = family();
+    const { budget } = child("run_a");
+    const small = { maxProcesses: 4, maxMemoryBytes: undefined };
+    const grant = await budget.reserveWithAncestors(share("bash call_1", 4), small, 0, never, "run_a");
+    expect(top.runTotals().maxProcesses).toBe(4);
+    // The top run's own bash, with a total of 10, replaces the child's 4 (larger or not)...
+    const own = await top.reserveWithAncestors(share("bash call_2", 6), run, 0, never, "top");
+    expect(top.runTotals().maxProcesses).toBe(10);
+    expect(top.held().processes).toBe(10);
+    // ...and a child's smaller total does not lower it again (its share still counts).
+    grant.release();
+    const other = child("run_b").budget;
+    const tight = await other.reserveWithAncestors(
+      share("bash call_3", 2),
+      { maxProcesses: 2, maxMemoryBytes: undefined },
+      0,
+      never,
+      "run_b",
+    );
+    expect(top.runTotals().maxProcesses).toBe(10);
+    expect(top.held().processes).toBe(8);
+    // The middle run declared nothing of its own: its stand-in is the smallest its children declared.
+    expect(middle.runTotals().maxProcesses).toBe(2);
+    tight.release();
+    own.release();
+  });
+
+  it("closing an ancestor revokes its children's grants and refuses their next ones", async () => {
+    const { lifetimes, top, child } = family();
+    const { budget } = child("run_a");
+    const grant = await budget.reserveWithAncestors(share("monitor mon_1", 10), run, 0, never, "run_a");
+    const waiting = budget.reserveWithAncestors(share("bash call_2", 1), run, 60_000, never, "run_a");
+    expect(grant.revoked.aborted).toBe(false);
+    lifetimes.middle.abort(new Error("closed"));
+    expect(grant.revoked.aborted).toBe(true);
+    expect(grant.revoked.reason).toMatchObject({ code: "run_closed" });
+    // The waiting one ends at once, not after its minute.
+    await expect(waiting).rejects.toMatchObject({ code: "run_closed" });
+    grant.release();
+    expect(top.held().processes).toBe(0);
+    await expect(budget.reserveWithAncestors(share("bash call_3", 1), run, 0, never, "run_a")).rejects.toMatchObject({
+      code: "run_closed",
+    });
+    // Control: the top run itself still grants.
+    const own = await top.reserveWithAncestors(share("bash call_4", 10), run, 0, never, "top");
+    expect(own.revoked.aborted).toBe(false);
+    own.release();
+  });
+});

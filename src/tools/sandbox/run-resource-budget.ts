@@ -1,4 +1,4 @@
-import { ConfigurationError, createRunStorageKey, type ToolContext, ToolError } from "agent-tool-catalog";
+import { ConfigurationError, createRunStorageKey, type RunStorageKey, type ToolContext, ToolError } from "agent-tool-catalog";
 import { type RequestedLimits, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 
 /**
@@ -110,6 +110,31 @@ export interface RunBudgetHolding {
   readonly memoryBytes: number;
   /** The tool whose options the share comes from (`bash`, `monitor`); the label's when unset. */
   readonly tool?: string;
+  /**
+   * The run whose command this is, when the share is taken out of an ancestor run's budget (a
+   * child run's command draws on its parent's): messages then name it and speak of the parent.
+   */
+  readonly childRun?: string;
+}
+
+/**
+ * A command's share granted out of its run's budget and every ancestor run's.
+ */
+export interface RunBudgetGrant {
+  /** Gives the share back to every budget it was taken from (call it once the command is gone). */
+  readonly release: () => void;
+  /**
+   * Aborted when an ancestor run whose budget the share is taken from is closed: end the
+   * command then, so a child run that outlives its parent (a runner that ignores its abort
+   * signal) holds nothing of it. Never aborted for a top-level run.
+   */
+  readonly revoked: AbortSignal;
+}
+
+/** An ancestor run's budget, and that run's lifetime (aborted when it closes). */
+interface ParentBudget {
+  readonly budget: RunResourceBudget;
+  readonly lifetime: AbortSignal;
 }
 
 type Dimension = "processes" | "memory";
@@ -118,6 +143,11 @@ type Dimension = "processes" | "memory";
 interface Total {
   readonly value: number;
   readonly tool: string;
+  /**
+   * Declared by a child run's command, not by a tool of this run: it stands in until one of the
+   * run's own tools declares its totals, which then replace it (larger or not).
+   */
+  readonly fromChild: boolean;
 }
 
 interface Waiter {
@@ -139,10 +169,19 @@ const OPTION: Record<Dimension, "maxProcesses" | "maxMemoryBytes"> = {
  * order: a command waiting for a large share is not overtaken for ever by smaller ones.
  */
 export class RunResourceBudget {
+  private readonly parent: ParentBudget | undefined;
   /** Each share held, with when it was granted (ms since the epoch). */
   private readonly holdings = new Map<RunBudgetHolding, number>();
   private readonly waiters: Waiter[] = [];
   private readonly totals: Partial<Record<Dimension, Total>> = {};
+
+  /**
+   * @param parent - the parent run's budget and lifetime, for a child run's budget (made by
+   *   {@link RUN_RESOURCE_BUDGET} for a run made with `createRun({ parent })`)
+   */
+  constructor(parent?: ParentBudget) {
+    this.parent = parent;
+  }
 
   /** What the run's commands hold now, in total. */
   held(): { readonly processes: number; readonly memoryBytes: number } {
@@ -174,7 +213,7 @@ export class RunResourceBudget {
    *   (`"held"`, or `"queued"` behind earlier larger requests); the signal's reason when it aborts first.
    */
   reserve(holding: RunBudgetHolding, run: RequestedLimits, waitMs: number, signal: AbortSignal): Promise<() => void> {
-    this.declare(holding.tool ?? holding.label, run);
+    this.declare(holding.tool ?? holding.label, run, holding.childRun !== undefined);
     const never = this.neverFits(holding);
     if (never !== undefined) return Promise.reject(never);
     const release = () => {
@@ -217,18 +256,114 @@ export class RunResourceBudget {
     });
   }
 
-  /** Lowers the run's totals to `run`'s where smaller; waiters that can then never fit fail. */
-  private declare(tool: string, run: RequestedLimits): void {
+  /**
+   * Reserves `holding` in this run's budget, then in each ancestor run's (a child run's command
+   * counts against its parent's totals, so children can never hold more than their parent has
+   * left), all within `waitMs`. `run` (the command's tool's totals) is declared on each of them:
+   * per limit the smallest any tool of the run or of its child runs declared.
+   * @throws ToolError `run_limit_reached` as {@link RunResourceBudget.reserve} (from whichever
+   *   budget did not have room), `run_closed` when an ancestor run is closed or closes while it
+   *   waits; the signal's reason when it aborts first.
+   */
+  async reserveWithAncestors(
+    holding: RunBudgetHolding,
+    run: RequestedLimits,
+    waitMs: number,
+    signal: AbortSignal,
+    runId: string,
+  ): Promise<RunBudgetGrant> {
+    const ancestors: ParentBudget[] = [];
+    for (let next = this.parent; next !== undefined; next = next.budget.parent) ancestors.push(next);
+    if (ancestors.length === 0) return { release: await this.reserve(holding, run, waitMs, signal), revoked: NEVER };
+    // One listener per ancestor, removed on release: a long-lived parent must not collect one per
+    // command its children ever ran.
+    const revocation = new AbortController();
+    const revoke = () => revocation.abort(parentClosed(holding.label));
+    for (const ancestor of ancestors) ancestor.lifetime.addEventListener("abort", revoke, { once: true });
+    if (ancestors.some((each) => each.lifetime.aborted)) revoke();
+    const revoked = revocation.signal;
+    const waitSignal = AbortSignal.any([signal, revoked]);
+    const deadline = Date.now() + waitMs;
+    const releases: (() => void)[] = [];
+    const release = () => {
+      for (const ancestor of ancestors) ancestor.lifetime.removeEventListener("abort", revoke);
+      // Ancestors first: the run's own queue is looked at last, once the whole share is back.
+      for (const each of releases.splice(0).reverse()) each();
+    };
+    try {
+      if (revoked.aborted) throw revoked.reason;
+      releases.push(await this.reserve(holding, run, waitMs, waitSignal));
+      const share = { ...holding, childRun: holding.childRun ?? runId };
+      for (const ancestor of ancestors) {
+        releases.push(await ancestor.budget.reserve(share, run, Math.max(0, deadline - Date.now()), waitSignal));
+      }
+    } catch (error) {
+      release();
+      if (revoked.aborted && !signal.aborted) throw revoked.reason;
+      throw error;
+    }
+    return { release, revoked };
+  }
+
+  /**
+   * Takes `holding` out of this run's budget and every ancestor's only if it fits in all of them
+   * now, with nobody waiting ahead (nothing is declared, nothing waits): for a command that has a
+   * way to do without (grep runs its JavaScript engine instead of ripgrep).
+   * @returns the grant, or `undefined` when it does not fit now or an ancestor run is closed
+   */
+  tryReserveWithAncestors(holding: RunBudgetHolding, runId: string): RunBudgetGrant | undefined {
+    const chain: RunResourceBudget[] = [this];
+    const lifetimes: AbortSignal[] = [];
+    for (let next = this.parent; next !== undefined; next = next.budget.parent) {
+      chain.push(next.budget);
+      lifetimes.push(next.lifetime);
+    }
+    if (lifetimes.some((each) => each.aborted)) return undefined;
+    const shares = chain.map((_budget, index) => (index === 0 ? holding : { ...holding, childRun: holding.childRun ?? runId }));
+    if (chain.some((budget, index) => budget.waiters.length > 0 || !budget.fits(shares[index] as RunBudgetHolding))) {
+      return undefined;
+    }
+    const now = Date.now();
+    for (const [index, budget] of chain.entries()) budget.holdings.set(shares[index] as RunBudgetHolding, now);
+    const revocation = new AbortController();
+    const revoke = () => revocation.abort(parentClosed(holding.label));
+    for (const lifetime of lifetimes) lifetime.addEventListener("abort", revoke, { once: true });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const lifetime of lifetimes) lifetime.removeEventListener("abort", revoke);
+      for (const [index, budget] of [...chain.entries()].reverse()) {
+        if (budget.holdings.delete(shares[index] as RunBudgetHolding)) budget.grantWaiting();
+      }
+    };
+    return { release, revoked: revocation.signal };
+  }
+
+  /**
+   * Lowers the run's totals to `run`'s where smaller; waiters that can then never fit fail. A
+   * child run's command (`fromChild`) only sets a total the run has none of, and a total set that
+   * way is replaced by the first one a tool of the run itself declares: the parent's own options
+   * decide its totals, a child's stand in for them until then.
+   */
+  private declare(tool: string, run: RequestedLimits, fromChild: boolean): void {
     let lowered = false;
     for (const dimension of ["processes", "memory"] as const) {
       const value = run[OPTION[dimension]];
       const current = this.totals[dimension];
-      if (value !== undefined && (current === undefined || value < current.value)) {
-        this.totals[dimension] = { value, tool };
-        lowered = true;
-      }
+      if (value === undefined) continue;
+      const replace = fromChild
+        ? current === undefined || (current.fromChild && value < current.value)
+        : current === undefined || current.fromChild || value < current.value;
+      if (!replace) continue;
+      if (current === undefined || value < current.value) lowered = true;
+      this.totals[dimension] = { value, tool, fromChild };
     }
-    if (!lowered) return;
+    if (!lowered) {
+      // A stand-in total replaced by a larger one of the run's own may let waiters in.
+      this.grantWaiting();
+      return;
+    }
     for (const waiter of [...this.waiters]) {
       const never = this.neverFits(waiter.holding);
       if (never !== undefined) waiter.fail(never);
@@ -275,7 +410,7 @@ export class RunResourceBudget {
           : `give ${tool} limits.${option} of at most ${total.value} (the same limits as ${total.tool}), or raise ${total.tool}'s runLimits.${option}`;
       return new ToolError(
         "run_limit_reached",
-        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the run's total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, the smallest of the run's tools), so it could never fit. The host must ${change}.`,
+        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the ${holding.childRun === undefined ? "run's" : "parent run's"} total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, the smallest of the run's tools), so it could never fit. The host must ${change}.`,
         {
           hint: "This is the host's configuration: waiting or retrying will not help. Use another tool, or tell the user.",
           data: {
@@ -297,34 +432,35 @@ export class RunResourceBudget {
     const held = this.held();
     const dimension = this.shortage(holding);
     const now = Date.now();
-    const holders = [...this.holdings].map(([each, since]) => `${each.label} (running ${formatMs(now - since)})`);
+    const holders = [...this.holdings].map(([each, since]) => `${nameOf(each)} (running ${formatMs(now - since)})`);
     const heldBy = `Held by: ${holders.join(", ") || "commands that are ending"}.`;
     const hint =
       "Wait for the running commands to finish, stop a background command (monitor stop), or run fewer commands at once.";
     if (dimension === undefined) {
       // It fits beside what is held now, but grants go in arrival order and an earlier, larger
       // request still waits ahead of it.
-      const ahead = this.waiters.slice(0, this.waiters.indexOf(waiter)).map((each) => each.holding.label);
+      const ahead = this.waiters.slice(0, this.waiters.indexOf(waiter)).map((each) => nameOf(each.holding));
       return new ToolError(
         "run_limit_reached",
-        `${holding.label} did not start: it was queued behind earlier, larger requests of the run (${ahead.join(", ")}) that were still waiting for the run's totals after ${formatMs(waitMs)}; requests are granted in arrival order. ${heldBy}`,
-        { hint, data: { reason: "queued", ahead, holders: this.holders().map((each) => each.label) } },
+        `${holding.label} did not start: it was queued behind earlier, larger requests of the ${holding.childRun === undefined ? "run" : "parent run and its child runs"} (${ahead.join(", ")}) that were still waiting for the run's totals after ${formatMs(waitMs)}; requests are granted in arrival order. ${heldBy}`,
+        { hint, data: { reason: "queued", ahead, holders: this.holders().map(nameOf) } },
       );
     }
     const total = this.totals[dimension];
+    const whose = holding.childRun === undefined ? "run's" : "parent run's";
     // Granted before a tool of the run declared a smaller total: no wait short of its end helps.
     const oversized = this.holders().filter((each) => total !== undefined && this.need(each, dimension) > total.value);
     const over =
       oversized.length === 0 || total === undefined
         ? ""
-        : ` ${oversized.map((each) => each.label).join(", ")} alone hold${oversized.length === 1 ? "s" : ""} more than the run's whole total (${total.value}, runLimits.${OPTION[dimension]} of ${total.tool}): started before that smaller total was declared, it keeps its share until it ends. Give the run's tools the same limits and runLimits.`;
+        : ` ${oversized.map(nameOf).join(", ")} alone hold${oversized.length === 1 ? "s" : ""} more than the run's whole total (${total.value}, runLimits.${OPTION[dimension]} of ${total.tool}): started before that smaller total was declared, it keeps its share until it ends. Give the run's tools the same limits and runLimits.`;
     const what =
       dimension === "processes"
-        ? `processes (${held.processes} of the run's ${total?.value} are held, this command needs ${holding.processes})`
-        : `memory (${held.memoryBytes} of the run's ${total?.value} bytes are held, this command needs ${holding.memoryBytes})`;
+        ? `processes (${held.processes} of the ${whose} ${total?.value} are held, this command needs ${holding.processes})`
+        : `memory (${held.memoryBytes} of the ${whose} ${total?.value} bytes are held, this command needs ${holding.memoryBytes})`;
     return new ToolError(
       "run_limit_reached",
-      `${holding.label} did not start: the run's commands already hold its ${what}, and none ended within ${formatMs(waitMs)}. ${heldBy}${over}`,
+      `${holding.label} did not start: ${holding.childRun === undefined ? "the run's commands" : "the commands of its parent run and of that run's child runs"} already hold its ${what}, and none ended within ${formatMs(waitMs)}. ${heldBy}${over}`,
       {
         hint,
         data: {
@@ -333,12 +469,28 @@ export class RunResourceBudget {
           held: dimension === "processes" ? held.processes : held.memoryBytes,
           needed: this.need(holding, dimension),
           runLimit: total?.value,
-          holders: this.holders().map((each) => each.label),
-          ...(oversized.length === 0 ? {} : { aboveRunTotal: oversized.map((each) => each.label) }),
+          holders: this.holders().map(nameOf),
+          ...(oversized.length === 0 ? {} : { aboveRunTotal: oversized.map(nameOf) }),
         },
       },
     );
   }
+}
+
+/** A share as messages name it: a child run's command says whose it is. */
+function nameOf(holding: RunBudgetHolding): string {
+  return holding.childRun === undefined ? holding.label : `${holding.label} of child run ${holding.childRun}`;
+}
+
+/** A signal that never aborts: a top-level run's grant is never revoked. */
+const NEVER = new AbortController().signal;
+
+function parentClosed(label: string): ToolError {
+  return new ToolError(
+    "run_closed",
+    `${label} did not start, or was ended: a parent run of this run was closed, and this run's commands draw on that run's resource budget.`,
+    { hint: "The run that started this one has ended: return what you have (task_complete), nothing more can run." },
+  );
 }
 
 /** A duration for a message: milliseconds below a second, so a short wait does not read "0 s". */
@@ -346,8 +498,19 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
-/** The run's budget ledger, shared by every tool of the run. */
-export const RUN_RESOURCE_BUDGET = createRunStorageKey("agent-tool-catalog.run-resource-budget", () => new RunResourceBudget());
+/**
+ * The run's budget ledger, shared by every tool of the run; a child run's is linked to its
+ * parent's (`createRun({ parent })` in this process), so its commands count against both.
+ */
+export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> = createRunStorageKey(
+  "agent-tool-catalog.run-resource-budget",
+  (storage) =>
+    new RunResourceBudget(
+      storage.parent === undefined
+        ? undefined
+        : { budget: storage.parent.get(RUN_RESOURCE_BUDGET), lifetime: storage.parent.lifetime },
+    ),
+);
 
 /**
  * Reserves one command's share of its run's budget under `plan` (nothing when there is no plan),
@@ -356,12 +519,12 @@ export const RUN_RESOURCE_BUDGET = createRunStorageKey("agent-tool-catalog.run-r
  * @returns the function that gives the share back, and how long the command waited (ms)
  */
 export async function reserveRunResources(
-  context: Pick<ToolContext, "storage" | "signal">,
+  context: Pick<ToolContext, "storage" | "signal" | "runId">,
   plan: RunBudgetPlan | undefined,
   tool: string,
   label: string,
-): Promise<{ readonly release: () => void; readonly waitedMs: number }> {
-  if (plan === undefined) return { release: () => undefined, waitedMs: 0 };
+): Promise<RunBudgetGrant & { readonly waitedMs: number }> {
+  if (plan === undefined) return { release: () => undefined, revoked: NEVER, waitedMs: 0 };
   const since = Date.now();
   const holding: RunBudgetHolding = {
     label,
@@ -369,6 +532,8 @@ export async function reserveRunResources(
     processes: plan.command.maxProcesses ?? 0,
     memoryBytes: plan.command.maxMemoryBytes ?? 0,
   };
-  const release = await context.storage.get(RUN_RESOURCE_BUDGET).reserve(holding, plan.run, plan.waitMs, context.signal);
-  return { release, waitedMs: Date.now() - since };
+  const grant = await context.storage
+    .get(RUN_RESOURCE_BUDGET)
+    .reserveWithAncestors(holding, plan.run, plan.waitMs, context.signal, context.runId);
+  return { ...grant, waitedMs: Date.now() - since };
 }

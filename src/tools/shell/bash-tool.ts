@@ -124,10 +124,11 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       }
       const shell = shellFor(scope.root);
       // The run's share first: the command's timeout starts once it may run.
-      const { release, waitedMs } = await reserveRunResources(context, budget, "bash", `bash ${context.callId}`);
+      const { release, revoked, waitedMs } = await reserveRunResources(context, budget, "bash", `bash ${context.callId}`);
       const timeoutSeconds = input.timeout_seconds ?? 120;
       const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
-      const signal = AbortSignal.any([context.signal, timeout]);
+      // revoked: a parent run whose budget this share comes from was closed; the command ends with it.
+      const signal = AbortSignal.any([context.signal, timeout, revoked]);
       const started = performance.now();
       let result: SandboxedResult;
       try {
@@ -142,6 +143,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
         release();
       }
       if (context.signal.aborted) throw context.signal.reason;
+      if (revoked.aborted) throw revoked.reason;
       const elapsed = Math.round(performance.now() - started);
       const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined, sandbox.resourceLimits);
       const where = path.relative(scope.root, cwd) || ".";
