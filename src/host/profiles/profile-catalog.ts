@@ -1,3 +1,4 @@
+import path from "node:path";
 import { ALWAYS_AVAILABLE_TOOLS, type Registry, type ToolContext, ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import { checkEntityName } from "../shared/entity-name.js";
@@ -46,10 +47,16 @@ export interface LocatedProfile {
   readonly source: "builtin" | "directory";
 }
 
-/** The profiles the tools see: the host's built-ins overlaid with the directory's files. */
+/**
+ * The profiles the tools see: the host's built-ins overlaid with the directory's files. A
+ * profiles directory inside the calling run's workspace is anchored at that workspace (see
+ * {@link ProfileCatalog.directoryFor}).
+ */
 export class ProfileCatalog {
-  /** The directory, when there is one. */
+  /** The directory as configured (anchored at itself), when there is one. */
   readonly directory: ProfileDirectory | undefined;
+  /** One store per workspace anchor, so each keeps the identity it pinned at first use. */
+  private readonly anchored = new Map<string, ProfileDirectory>();
   /** Run history. */
   readonly history: RunHistorySource;
   /** Time source. */
@@ -64,11 +71,35 @@ export class ProfileCatalog {
     this.clock = options.clock ?? systemClock;
   }
 
+  /**
+   * The profiles directory as a call sees it. A directory inside the run's workspace is where a
+   * sandboxed command can plant links (`.myapp/profiles` made a link to a host folder before the
+   * store's first use), so it is anchored at the workspace: no folder from the workspace down may
+   * be a link. Elsewhere (`~/.config/myapp/profiles`, possibly a link the host set up) it is
+   * anchored at itself, followed once.
+   */
+  directoryFor(context: ToolContext | undefined): ProfileDirectory | undefined {
+    const configured = this.directory;
+    const workspace = context?.permissions.workspace;
+    if (configured === undefined || workspace === undefined || workspace === "") return configured;
+    const anchor = path.resolve(workspace);
+    const relative = path.relative(anchor, configured.directory);
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return configured;
+    let store = this.anchored.get(anchor);
+    if (store === undefined) {
+      store = new ProfileDirectory(configured.directory, anchor);
+      this.anchored.set(anchor, store);
+    }
+    return store;
+  }
+
   /** Every profile, by name, and the broken files. */
-  async all(): Promise<{ readonly profiles: LocatedProfile[]; readonly broken: readonly BrokenProfile[] }> {
+  async all(
+    context: ToolContext | undefined,
+  ): Promise<{ readonly profiles: LocatedProfile[]; readonly broken: readonly BrokenProfile[] }> {
     const byName = new Map<string, LocatedProfile>();
     for (const profile of this.options.profiles ?? []) byName.set(profile.name, { profile, source: "builtin" });
-    const listed = (await this.directory?.list()) ?? { profiles: [], broken: [] };
+    const listed = (await this.directoryFor(context)?.list()) ?? { profiles: [], broken: [] };
     for (const profile of listed.profiles) byName.set(profile.name, { profile, source: "directory" });
     const profiles = [...byName.values()].sort((a, b) => a.profile.name.localeCompare(b.profile.name));
     return { profiles, broken: listed.broken };
@@ -78,9 +109,9 @@ export class ProfileCatalog {
    * One profile.
    * @throws ToolError `unknown_profile` (with the names that exist) or `invalid_profile`.
    */
-  async find(name: string): Promise<LocatedProfile> {
+  async find(name: string, context: ToolContext | undefined): Promise<LocatedProfile> {
     checkEntityName("Profile", name);
-    const parsed = await this.directory?.read(name);
+    const parsed = await this.directoryFor(context)?.read(name);
     if (parsed?.ok === true) return { profile: parsed.profile, source: "directory" };
     if (parsed?.ok === false) {
       throw new ToolError(
@@ -93,7 +124,7 @@ export class ProfileCatalog {
     }
     const builtin = this.options.profiles?.find((profile) => profile.name === name);
     if (builtin !== undefined) return { profile: builtin, source: "builtin" };
-    const names = (await this.all()).profiles.map((located) => located.profile.name);
+    const names = (await this.all(context)).profiles.map((located) => located.profile.name);
     throw new ToolError("unknown_profile", `There is no profile named "${name}".`, {
       hint: names.length === 0 ? "No profiles exist yet." : `Profiles: ${names.join(", ")}.`,
     });
