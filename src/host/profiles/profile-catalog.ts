@@ -1,7 +1,7 @@
-import path from "node:path";
 import { ALWAYS_AVAILABLE_TOOLS, type Registry, type ToolContext, ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import { checkEntityName } from "../shared/entity-name.js";
+import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { type BrokenProfile, ProfileDirectory } from "./profile-directory.js";
 import { InMemoryRunHistory, type RunHistorySource } from "./run-history.js";
@@ -55,8 +55,7 @@ export interface LocatedProfile {
 export class ProfileCatalog {
   /** The directory as configured (anchored at itself), when there is one. */
   readonly directory: ProfileDirectory | undefined;
-  /** One store per workspace anchor, so each keeps the identity it pinned at first use. */
-  private readonly anchored = new Map<string, ProfileDirectory>();
+  private readonly stores: WorkspaceAnchoredStores<ProfileDirectory> | undefined;
   /** Run history. */
   readonly history: RunHistorySource;
   /** Time source. */
@@ -65,32 +64,22 @@ export class ProfileCatalog {
 
   constructor(options: ProfileToolOptions) {
     this.options = options;
-    this.directory =
-      options.profilesDir === undefined || options.profilesDir === "" ? undefined : new ProfileDirectory(options.profilesDir);
+    const { profilesDir } = options;
+    this.stores =
+      profilesDir === undefined || profilesDir === ""
+        ? undefined
+        : new WorkspaceAnchoredStores(profilesDir, (anchor) => new ProfileDirectory(profilesDir, anchor));
+    this.directory = this.stores?.configured;
     this.history = options.history ?? new InMemoryRunHistory();
     this.clock = options.clock ?? systemClock;
   }
 
   /**
-   * The profiles directory as a call sees it. A directory inside the run's workspace is where a
-   * sandboxed command can plant links (`.myapp/profiles` made a link to a host folder before the
-   * store's first use), so it is anchored at the workspace: no folder from the workspace down may
-   * be a link. Elsewhere (`~/.config/myapp/profiles`, possibly a link the host set up) it is
-   * anchored at itself, followed once.
+   * The profiles directory as a call sees it: anchored at the run's workspace when it lies inside
+   * it (see `WorkspaceAnchoredStores`), else at itself.
    */
   directoryFor(context: ToolContext | undefined): ProfileDirectory | undefined {
-    const configured = this.directory;
-    const workspace = context?.permissions.workspace;
-    if (configured === undefined || workspace === undefined || workspace === "") return configured;
-    const anchor = path.resolve(workspace);
-    const relative = path.relative(anchor, configured.directory);
-    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return configured;
-    let store = this.anchored.get(anchor);
-    if (store === undefined) {
-      store = new ProfileDirectory(configured.directory, anchor);
-      this.anchored.set(anchor, store);
-    }
-    return store;
+    return this.stores?.for(context);
   }
 
   /** Every profile, by name, and the broken files. */

@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, formatToolResult, type ToolCallResult, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
+import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
 import { RecipeDirectory } from "./recipe.js";
 import { resolveVariables, substitute } from "./recipe-variables.js";
@@ -46,7 +47,8 @@ function report(index: number, label: string, tool: string, result: ToolCallResu
  * @public
  */
 export function createRunRecipeTool(options: RecipeToolOptions & { readonly recipesDir: string }): AnyToolDefinition {
-  const recipes = new RecipeDirectory(options.recipesDir);
+  const { recipesDir } = options;
+  const recipes = new WorkspaceAnchoredStores(recipesDir, (anchor) => new RecipeDirectory(recipesDir, anchor));
   return defineTool({
     name: "run_recipe",
     description:
@@ -56,7 +58,8 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
     annotations: { title: "Run recipe" },
     tags: ["builtin", "recipe", "steps", "sequence", "yaml", "automation", "run"],
     handler: async (input, context) => {
-      const recipe = await recipes.load(input.name);
+      // Anchored at the run's workspace when the directory lies inside it: see WorkspaceAnchoredStores.
+      const recipe = await recipes.for(context).load(input.name);
       const values = resolveVariables(recipe, input.variables ?? {});
       const lines: string[] = [];
       let failures = 0;
