@@ -118,6 +118,26 @@ describe("a linked skills directory or a folder above it", () => {
   });
 });
 
+describe("a skills directory in the workspace not made by workspaceSkillsDirectory", () => {
+  it("already a link to a host folder at first use: skill_manage neither reads nor writes through it", async () => {
+    const skillsDir = path.join(workspace, ".other", "skills");
+    await mkdir(path.dirname(skillsDir), { recursive: true });
+    await symlink(outside, skillsDir);
+    const run = sandboxedRun(skillsDir);
+    expect(failure(await run.call("skill_manage", skillFile("b"))).code).toBe("symlink_refused");
+    expect(failure(await run.call("skill_manage", { action: "delete", name: "projects" })).code).toBe("symlink_refused");
+    await hostFolderIntact();
+  });
+
+  it("control: the same path as a plain folder works", async () => {
+    const skillsDir = path.join(workspace, ".other", "skills");
+    const run = sandboxedRun(skillsDir);
+    succeeded(await run.call("skill_manage", skillFile("b")));
+    expect(await readdir(skillsDir)).toEqual(["planted"]);
+    succeeded(await run.call("skill_manage", { action: "delete", name: "planted" }));
+  });
+});
+
 describe("a linked profiles directory", () => {
   it("create and delete of <name>.toml through a profiles directory linked after first use are symlink_refused", async () => {
     const profilesDir = path.join(workspace, ".myapp", "profiles");
