@@ -5,6 +5,7 @@
  * refused at the factory with a `ConfigurationError` `invalid_option` naming the option.
  */
 import { ConfigurationError, createRegistry, type Embedder } from "agent-tool-catalog";
+import { createRunRecipeTool } from "agent-tool-catalog/host";
 import { createUseEmbedder } from "agent-tool-catalog/use-embedder";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -67,6 +68,11 @@ const OPTIONS: readonly [string, (value: number) => unknown, Rule][] = [
     { min: 0, max: 1 },
   ],
   ["indexInBackground", (indexInBackground) => createRegistry({ indexInBackground }), { min: 0, aboveMin: true, infinite: true }],
+  [
+    "maxStepOutputChars",
+    (maxStepOutputChars) => createRunRecipeTool({ recipesDir: "/nonexistent", maxStepOutputChars }),
+    { min: 0, integer: true },
+  ],
   ["storeTtlMs", (storeTtlMs) => createRegistry().createRun({ storeTtlMs }), { min: 1, integer: true }],
   [
     "maxInputLength",
