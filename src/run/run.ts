@@ -224,8 +224,6 @@ export class Run {
   private readonly lifetime = new AbortController();
   /** This run's calls in flight, each with its own signal (nothing is added to the run's). */
   private readonly calls = new CallLifetimes();
-  /** Call ids the host gave (`options.callId`, the provider's) of the calls running now. */
-  private readonly runningCallIds = new Set<string>();
   private readonly registryCalls: CallLifetimes;
   private readonly redact: Redactor | undefined;
   private readonly disposers = new Set<() => unknown>();
@@ -718,7 +716,7 @@ export class Run {
           undefined,
         );
       }
-      return await this.invokeOnce(name, args, options, viaToolbox, callId);
+      return await this.invoke(name, args, options, viaToolbox, callId);
     } catch (cause) {
       const error: ToolCallErrorInfo = {
         code: "internal_error",
@@ -730,29 +728,6 @@ export class Run {
         // A host's onListenerError threw: the result still goes back.
       }
       return { ok: false, tool: toolName, callId, error };
-    }
-  }
-
-  /**
-   * {@link Run.invoke}, unless a call with the same provider call id is running: a model step that
-   * carries one id twice (the AI SDK runs a step's calls in parallel) ran the tool twice, twice the
-   * side effects, for one answer the provider can match. The second is refused, not run.
-   */
-  private async invokeOnce(
-    name: string,
-    args: unknown,
-    options: ReadCallOptions,
-    viaToolbox: boolean,
-    callId: string,
-  ): Promise<ToolCallResult> {
-    const given = "callId" in options && options.callId !== undefined;
-    if (!given) return this.invoke(name, args, options, viaToolbox, callId);
-    if (this.runningCallIds.has(callId)) return this.fail(name, callId, performance.now(), duplicateCallId(callId), undefined);
-    this.runningCallIds.add(callId);
-    try {
-      return await this.invoke(name, args, options, viaToolbox, callId);
-    } finally {
-      this.runningCallIds.delete(callId);
     }
   }
 
@@ -1248,14 +1223,5 @@ function approvalUnavailable(toolName: string): ToolCallErrorInfo {
     code: "approval_denied",
     message: `The call to "${toolName}" could not be sent for approval (the approval service failed). Nothing was done.`,
     hint: "Try again later; if it keeps failing, tell the user that approvals are unavailable.",
-  };
-}
-
-/** The error of a call whose provider call id another call of the run, or of its step, already has. */
-function duplicateCallId(callId: string): ToolCallErrorInfo {
-  return {
-    code: "duplicate_call_id",
-    message: `Another call with the id "${callId.slice(0, 200)}" is running or was answered in this step; this one was not run.`,
-    hint: "Each tool call needs its own id; the other call's result answers this id.",
   };
 }

@@ -1,9 +1,10 @@
 /**
  * A model step that carries one provider call id twice ran the tool twice (twice the side effects
  * of a mutating tool) for one answer the provider can match. The second call with the id is now
- * answered with `duplicate_call_id` and not run: in the run while a call with that id is running
- * (the AI SDK runs a step's calls in parallel), and in the Anthropic and OpenAI batch runners for
- * ids repeated in one message (they run calls one after the other).
+ * answered with `duplicate_call_id` and not run: by the AI SDK tools while a call with that id is
+ * running (the SDK runs a step's calls in parallel), and by the Anthropic and OpenAI batch runners
+ * for ids repeated in one message (they run calls one after the other). `run.call` itself still
+ * takes a shared host-given `callId` (test/redteam/otel-shared-call-id.test.ts).
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { createRegistry, defineTool, type Run } from "agent-tool-catalog";

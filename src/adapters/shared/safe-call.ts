@@ -16,7 +16,7 @@ export async function callSafely(
   if (step !== undefined) {
     // One id twice in one assistant message: the batch runners call one after the other, so the
     // run's check of running ids does not see it; the second is answered, not run.
-    if (step.has(options.callId)) return duplicateInStep(String(name), options.callId);
+    if (step.has(options.callId)) return duplicateCallIdResult(String(name), options.callId);
     step.add(options.callId);
   }
   try {
@@ -35,7 +35,8 @@ export async function callSafely(
   }
 }
 
-function duplicateInStep(name: string, callId: string): ToolCallResult {
+/** The answer to a call whose provider call id another call of the same step already has; it did not run. */
+export function duplicateCallIdResult(name: string, callId: string): ToolCallResult {
   return {
     ok: false,
     tool: name,
