@@ -1,4 +1,5 @@
 import { CatalogError } from "../errors/catalog-error.js";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus, type EventBusOptions } from "../events/event-bus.js";
@@ -122,7 +123,10 @@ const BACKGROUND_INDEX_MIN_CHANGES = 2_000;
 function backgroundThreshold(option: boolean | number | undefined): number {
   if (option === false) return Number.POSITIVE_INFINITY;
   if (option === undefined || option === true) return BACKGROUND_INDEX_MIN_CHANGES;
-  return Math.max(1, option);
+  return Math.max(
+    1,
+    checkNumberOption(option, "indexInBackground", { min: 0, aboveMin: true, infinite: true }, "createRegistry"),
+  );
 }
 /** Staged postings a background slice writes (whole tools; tens of nanoseconds each). */
 const COMMIT_SLICE_POSTINGS = 32_768;

@@ -118,7 +118,7 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
   } else if (isMap(object)) {
     out = convertMap(object, onPath, depth, budget);
   } else if (isSet(object)) {
-    out = convertArray(firstItems(Set.prototype.values.call(object), budget), onPath, depth, budget);
+    out = convertArray(firstItems(Set.prototype.values.call(object), budget).map(symbolAsText), onPath, depth, budget);
   } else if (ArrayBuffer.isView(object) && !(object instanceof DataView)) {
     // JSON prints a typed array as an object keyed by index; Object.keys of a 20 MB one alone
     // allocates 20M strings, so its indexes are walked as numbers, within the budget.
@@ -244,8 +244,18 @@ function firstItems<T>(items: Iterator<T>, budget: Budget): T[] {
 }
 
 /**
+ * A symbol that is a Map key or a Set member, as its text (`"Symbol(id)"`): it is how the model
+ * tells the entries apart, and in the array JSON makes of them a symbol printed as `null`. Symbols
+ * elsewhere (object values and keys) are dropped, as JSON drops them.
+ */
+function symbolAsText<T>(item: T): T | string {
+  return typeof item === "symbol" ? `Symbol(${item.description ?? ""})` : item;
+}
+
+/**
  * A Map as an object when every key is a string or a number and no two print alike (`1` and
- * `"1"`), else as an array of `[key, value]` pairs, so that no entry is lost.
+ * `"1"`), else as an array of `[key, value]` pairs (a symbol key as its text), so that no entry is
+ * lost.
  */
 function convertMap(map: Map<unknown, unknown>, onPath: Set<object>, depth: number, budget: Budget): unknown {
   const entries = firstItems(Map.prototype.entries.call(map), budget);
@@ -256,7 +266,10 @@ function convertMap(map: Map<unknown, unknown>, onPath: Set<object>, depth: numb
     if (names.has(name)) break;
     names.add(name);
   }
-  if (names.size < entries.length) return convertArray(entries, onPath, depth, budget);
+  if (names.size < entries.length) {
+    const pairs = entries.map(([key, value]) => [symbolAsText(key), value]);
+    return convertArray(pairs, onPath, depth, budget);
+  }
   const record: Record<string, unknown> = {};
   for (const [key, value] of entries) define(record, String(key), value);
   return convertObject(record, onPath, depth, budget);

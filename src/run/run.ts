@@ -1,4 +1,5 @@
 import { CatalogError } from "../errors/catalog-error.js";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
@@ -248,6 +249,8 @@ export class Run {
     checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
     checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
     checkPositiveLimit(options.maxCallsInFlight, "maxCallsInFlight");
+    // Milliseconds a store keeps the state (Redis takes whole ms): NaN or -1 lost it or kept it forever.
+    checkNumberOption(options.storeTtlMs, "storeTtlMs", { min: 1, integer: true }, "createRun");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);

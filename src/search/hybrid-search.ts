@@ -1,3 +1,4 @@
+import { checkNumberOption } from "../errors/check-number-option.js";
 import type { SearchHit } from "../tool/tool-context.js";
 import {
   type Embedder,
@@ -71,9 +72,14 @@ export class HybridSearch {
   constructor(options: HybridSearchOptions = {}) {
     this.keyword = new SearchIndex(options);
     this.embedder = options.embedder;
+    if (this.embedder !== undefined) {
+      // The host's own embedder too: a NaN batch size embedded nothing, silently.
+      checkNumberOption(this.embedder.dimensions, "embedder.dimensions", { min: 1, integer: true }, "search");
+      checkNumberOption(this.embedder.batchSize, "embedder.batchSize", { min: 1, integer: true }, "search");
+    }
     this.cache = options.embeddingCache;
-    this.semanticWeight = options.semanticWeight ?? 0.7;
-    this.candidates = options.candidates ?? 100;
+    this.semanticWeight = checkNumberOption(options.semanticWeight ?? 0.7, "semanticWeight", { min: 0, max: 1 }, "search");
+    this.candidates = checkNumberOption(options.candidates ?? 100, "candidates", { min: 1, integer: true }, "search");
   }
 
   /** True when an embedder was given. */

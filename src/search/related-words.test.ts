@@ -38,8 +38,11 @@ describe("related words", () => {
   });
 
   it("refuses a weight outside 0..1", () => {
-    expect(() => new SearchIndex({ relatedWeight: 2 })).toThrow(RangeError);
-    expect(() => new SearchIndex({ relatedWeight: Number.NaN })).toThrow(RangeError);
+    for (const relatedWeight of [2, Number.NaN]) {
+      expect(() => new SearchIndex({ relatedWeight })).toThrow(
+        expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "relatedWeight" }) }),
+      );
+    }
   });
 
   it("relates stems both ways and never a word to itself", () => {

@@ -74,7 +74,9 @@ describe("SearchIndex", () => {
     const off = new SearchIndex({ typoWeight: 0 });
     off.set({ name: "git_reflog", description: "View the reference logs of branch tips." });
     expect(off.search("reflgo")).toEqual([]);
-    expect(() => new SearchIndex({ typoWeight: 2 })).toThrow(RangeError);
+    expect(() => new SearchIndex({ typoWeight: 2 })).toThrow(
+      expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "typoWeight" }) }),
+    );
   });
 
   it("takes the server from the mcp_server tag or the name prefix, and ranks by it", () => {

@@ -1,3 +1,4 @@
+import { checkNumberOption } from "../errors/check-number-option.js";
 import type { SearchHit } from "../tool/tool-context.js";
 import { asciiWordSpans, WordTable } from "./ascii-words.js";
 import { stem } from "./porter-stemmer.js";
@@ -375,18 +376,24 @@ export class SearchIndex {
   constructor(options: SearchIndexOptions = {}) {
     const fields: Record<SearchField, FieldWeight> = { ...DEFAULT_SEARCH_FIELDS, ...options.fields };
     FIELDS.forEach((field, f) => {
-      this.fieldWeight[f] = fields[field].weight;
-      this.fieldNormalization[f] = fields[field].lengthNormalization;
+      this.fieldWeight[f] = checkNumberOption(fields[field].weight, `fields.${field}.weight`, { min: 0 }, "search");
+      this.fieldNormalization[f] = checkNumberOption(
+        fields[field].lengthNormalization,
+        `fields.${field}.lengthNormalization`,
+        { min: 0, max: 1 },
+        "search",
+      );
     });
-    this.k1 = options.k1 ?? 4;
+    this.k1 = checkNumberOption(options.k1 ?? 4, "k1", { min: 0 }, "search");
     this.splitCompounds = options.splitCompounds ?? true;
-    this.tolerance = options.statisticsTolerance ?? 0.01;
-    this.relatedWeight = options.relatedWeight ?? 0.4;
-    if (!(this.relatedWeight >= 0 && this.relatedWeight <= 1))
-      throw new RangeError(`relatedWeight must be between 0 and 1, got ${String(options.relatedWeight)}.`);
-    this.typoWeight = options.typoWeight ?? TYPO_WEIGHT;
-    if (!(this.typoWeight >= 0 && this.typoWeight <= 1))
-      throw new RangeError(`typoWeight must be between 0 and 1, got ${String(options.typoWeight)}.`);
+    this.tolerance = checkNumberOption(
+      options.statisticsTolerance ?? 0.01,
+      "statisticsTolerance",
+      { min: 0, infinite: true },
+      "search",
+    );
+    this.relatedWeight = checkNumberOption(options.relatedWeight ?? 0.4, "relatedWeight", { min: 0, max: 1 }, "search");
+    this.typoWeight = checkNumberOption(options.typoWeight ?? TYPO_WEIGHT, "typoWeight", { min: 0, max: 1 }, "search");
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
     this.queryValues = options.queryValues ?? true;
     this.windowScores = new Float64Array(this.windowSlots);

@@ -12,7 +12,7 @@
  * const registry = createRegistry({ search: { embedder: createUseEmbedder() } });
  * ```
  */
-import type { Embedder } from "agent-tool-catalog";
+import { ConfigurationError, type Embedder } from "agent-tool-catalog";
 
 export type { Embedder } from "agent-tool-catalog";
 
@@ -44,9 +44,20 @@ export const USE_EMBEDDER_ID = "use-lite@energetic-ai-0.2";
 /**
  * Creates the embedder. The model loads on the first `embed` call (about a second), once per
  * embedder; a failed load is retried at the next call.
+ * @throws ConfigurationError `invalid_option` (field `batchSize`) for a batch size that is not a
+ * whole number of at least 1.
  * @public
  */
 export function createUseEmbedder(options: UseEmbedderOptions = {}): Embedder {
+  const batchSize = options.batchSize ?? 32;
+  // NaN (or 0, or 2.5) made the search's batching loop embed nothing, silently.
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+    throw new ConfigurationError(
+      "invalid_option",
+      `createUseEmbedder: batchSize must be a whole number at least 1; got ${String(batchSize)}.`,
+      { data: { field: "batchSize", value: String(batchSize) } },
+    );
+  }
   let model: Promise<UseModel> | undefined;
   const load = (): Promise<UseModel> => {
     model ??= loadModel().catch((error: unknown) => {
@@ -58,7 +69,7 @@ export function createUseEmbedder(options: UseEmbedderOptions = {}): Embedder {
   return {
     id: USE_EMBEDDER_ID,
     dimensions: 512,
-    batchSize: options.batchSize ?? 32,
+    batchSize,
     async embed(texts, { signal } = {}) {
       signal?.throwIfAborted();
       const loaded = await load();

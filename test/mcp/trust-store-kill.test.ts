@@ -2,8 +2,9 @@
 // process must read a whole trust file (never a torn one) holding every decision the killed one
 // had acknowledged.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -81,6 +82,66 @@ describe("JsonFileMcpTrustStore under kill -9", () => {
     // A killed save may leave its temporary file (nothing runs after SIGKILL); the trust file itself is never one.
     const names = await readdir(directory);
     expect(names).toContain("trust.json");
-    for (const name of names) if (name !== "trust.json") expect(name).toMatch(/^\.trust\.json\.[0-9a-f-]{36}\.tmp$/);
+    const leftovers = names.filter((name) => name !== "trust.json");
+    for (const name of leftovers) expect(name).toMatch(/^\.trust\.json\.[0-9a-f-]{36}\.[0-9]+\.tmp$/);
+    // Recovery: once they are old enough (backdated here, as time would), the next save removes
+    // every dead writer's temporary file and nothing else. On the old code they stayed forever.
+    const decoys = await plantDecoys(directory);
+    await ageAll(directory, leftovers);
+    const store = new JsonFileMcpTrustStore(file);
+    await store.trust("/w/recovered/.mcp.json", "r".repeat(64));
+    expect((await readdir(directory)).sort()).toEqual(["trust.json", ...decoys].sort());
+    expect(await store.isTrusted("/w/0/.mcp.json", "0".repeat(64))).toBe(true);
+    expect(await store.isTrusted("/w/recovered/.mcp.json", "r".repeat(64))).toBe(true);
   }, 600_000);
+});
+
+const UUID = "0123abcd-0123-4567-89ab-0123456789ab";
+
+/** Files beside the trust file that are not a dead writer's temporary file: they must stay. */
+async function plantDecoys(directory: string): Promise<string[]> {
+  const decoys = [
+    `.trust.json.${UUID}.${process.pid}.tmp`, // a live writer (this process)
+    ".trust.json.not-a-uuid.tmp", // someone else's naming
+    `.other.json.${UUID}.999999.tmp`, // another target's
+    "trust.json.bak",
+    `.trust.json.${randomUUID()}.tmp`, // the old naming, too young to tell
+  ];
+  for (const name of decoys) await writeFile(join(directory, name), "keep");
+  // A directory and a link of the pattern: never removed, never followed.
+  await mkdir(join(directory, `.trust.json.${UUID}.999998.tmp`));
+  await symlink(join(directory, "trust.json.bak"), join(directory, `.trust.json.${UUID}.999997.tmp`));
+  await ageAll(directory, decoys.slice(0, 4));
+  return [...decoys, `.trust.json.${UUID}.999998.tmp`, `.trust.json.${UUID}.999997.tmp`];
+}
+
+async function ageAll(directory: string, names: readonly string[]): Promise<void> {
+  const past = new Date(Date.now() - 60_000);
+  for (const name of names) await utimes(join(directory, name), past, past);
+}
+
+describe("stale temporary files of a trust file", () => {
+  it("a dead writer's is removed by the next save only once 10 s old; a live writer's and a young one stay", async () => {
+    const file = join(directory, "trust.json");
+    const dead = `.trust.json.${UUID}.999999.tmp`;
+    const live = `.trust.json.${randomUUID()}.${process.pid}.tmp`;
+    const sleeping = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    const other = `.trust.json.${randomUUID()}.${sleeping.pid}.tmp`;
+    try {
+      for (const name of [dead, live, other]) await writeFile(join(directory, name), "{");
+      const store = new JsonFileMcpTrustStore(file);
+      await store.trust("/w/a/.mcp.json", "a".repeat(64));
+      // Young: kept even though its writer (pid 999999) does not exist.
+      expect((await readdir(directory)).sort()).toEqual([dead, other, live, "trust.json"].sort());
+      await ageAll(directory, [dead, live, other]);
+      await store.trust("/w/b/.mcp.json", "b".repeat(64));
+      expect((await readdir(directory)).sort()).toEqual([other, live, "trust.json"].sort());
+      sleeping.kill("SIGKILL");
+      await new Promise((resolve) => sleeping.once("exit", resolve));
+      await store.trust("/w/c/.mcp.json", "c".repeat(64));
+      expect((await readdir(directory)).sort()).toEqual([live, "trust.json"].sort());
+    } finally {
+      sleeping.kill("SIGKILL");
+    }
+  });
 });

@@ -31,6 +31,23 @@ function okOutput(result: ToolCallResult): unknown {
 }
 
 describe("Map and Set outputs", () => {
+  it("gives the model a symbol Map key or Set member as its text, not null (a symbol value prints as JSON prints it)", async () => {
+    const id = Symbol("session");
+    const output = okOutput(
+      await callReturning({
+        map: new Map<unknown, unknown>([
+          [id, "open"],
+          [Symbol(), 2],
+          ["plain", Symbol("value")],
+        ]),
+        set: new Set([Symbol("a"), "b"]),
+      }),
+    );
+    expect(JSON.stringify(output)).toBe(
+      '{"map":[["Symbol(session)","open"],["Symbol()",2],["plain",null]],"set":["Symbol(a)","b"]}',
+    );
+  });
+
   it("gives the model a Map with string or number keys as an object", async () => {
     const output = okOutput(
       await callReturning(

@@ -13,11 +13,12 @@ import type { ToolCallResult } from "agent-tool-catalog";
 import {
   DirectoryPromptExtensionStore,
   ProfileDirectory,
+  profileToolGroup,
   skillManageToolGroup,
   workspaceSkillsDirectory,
 } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { failure, hostRun, temporaryDirectory, text } from "../host/support/host-test-kit.js";
+import { failure, hostRun, record, temporaryDirectory, text } from "../host/support/host-test-kit.js";
 
 let root: { path: string; remove(): Promise<void> };
 let workspace: string;
@@ -117,6 +118,26 @@ describe("a linked skills directory or a folder above it", () => {
   });
 });
 
+describe("a skills directory in the workspace not made by workspaceSkillsDirectory", () => {
+  it("already a link to a host folder at first use: skill_manage neither reads nor writes through it", async () => {
+    const skillsDir = path.join(workspace, ".other", "skills");
+    await mkdir(path.dirname(skillsDir), { recursive: true });
+    await symlink(outside, skillsDir);
+    const run = sandboxedRun(skillsDir);
+    expect(failure(await run.call("skill_manage", skillFile("b"))).code).toBe("symlink_refused");
+    expect(failure(await run.call("skill_manage", { action: "delete", name: "projects" })).code).toBe("symlink_refused");
+    await hostFolderIntact();
+  });
+
+  it("control: the same path as a plain folder works", async () => {
+    const skillsDir = path.join(workspace, ".other", "skills");
+    const run = sandboxedRun(skillsDir);
+    succeeded(await run.call("skill_manage", skillFile("b")));
+    expect(await readdir(skillsDir)).toEqual(["planted"]);
+    succeeded(await run.call("skill_manage", { action: "delete", name: "planted" }));
+  });
+});
+
 describe("a linked profiles directory", () => {
   it("create and delete of <name>.toml through a profiles directory linked after first use are symlink_refused", async () => {
     const profilesDir = path.join(workspace, ".myapp", "profiles");
@@ -131,6 +152,54 @@ describe("a linked profiles directory", () => {
       code: "symlink_refused",
     });
     expect((await readdir(outside)).sort()).toEqual(["projects", "victim.toml"]);
+  });
+
+  // No `anchor` and no workspace convention function: the calling run's workspace is the anchor,
+  // since that is where a sandboxed command plants links (old code followed the link at first use).
+  for (const linked of ["profiles", ".myapp"] as const) {
+    it(`${linked} already a link to a host folder at first use: the profile tools neither read nor write through it`, async () => {
+      const profilesDir = path.join(workspace, ".myapp", "profiles");
+      await writeFile(path.join(outside, "victim.toml"), 'description = "host"\n');
+      if (linked === "profiles") {
+        await mkdir(path.dirname(profilesDir), { recursive: true });
+        await symlink(outside, profilesDir);
+      } else {
+        await mkdir(path.join(outside, "profiles"), { recursive: true });
+        await writeFile(path.join(outside, "profiles", "victim.toml"), 'description = "host"\n');
+        await symlink(outside, path.dirname(profilesDir));
+      }
+      const { run } = hostRun([profileToolGroup({ profilesDir })], {
+        permissions: { sandbox: "workspace", workspace, approval: "none" },
+      });
+      const listed = record(await run.call("list_profiles", {}));
+      expect(JSON.stringify(listed.broken)).toContain("symbolic link");
+      expect(failure(await run.call("get_profile", { name: "victim" })).code).toBe("symlink_refused");
+      expect(failure(await run.call("create_profile", { name: "planted", description: "d" })).code).toBe("symlink_refused");
+      expect(failure(await run.call("delete_profile", { name: "victim" })).code).toBe("symlink_refused");
+      const hostFolder = linked === "profiles" ? outside : path.join(outside, "profiles");
+      expect((await readdir(hostFolder)).filter((name) => name.endsWith(".toml"))).toEqual(["victim.toml"]);
+    });
+  }
+
+  it("control: the profile tools on a plain profiles directory in the workspace, and on a linked one outside it, work", async () => {
+    const inside = path.join(workspace, ".myapp", "profiles");
+    const real = path.join(root.path, "dotfiles", "profiles");
+    await mkdir(real, { recursive: true });
+    const configured = path.join(root.path, "config-profiles");
+    await symlink(real, configured);
+    for (const [profilesDir, folder] of [
+      [inside, inside],
+      [configured, real],
+    ] as const) {
+      const { run } = hostRun([profileToolGroup({ profilesDir })], {
+        permissions: { sandbox: "workspace", workspace, approval: "none" },
+      });
+      succeeded(await run.call("create_profile", { name: "first", description: "d" }));
+      expect(await readdir(folder)).toEqual(["first.toml"]);
+      expect(record(await run.call("get_profile", { name: "first" })).name).toBe("first");
+      succeeded(await run.call("delete_profile", { name: "first" }));
+      expect(await readdir(folder)).toEqual([]);
+    }
   });
 
   it("control: a host-configured profiles directory that is itself a symlink works", async () => {

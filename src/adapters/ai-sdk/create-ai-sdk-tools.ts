@@ -5,12 +5,13 @@ import {
   type JsonSchema,
   type Run,
   type ToolCallErrorInfo,
+  type ToolCallResult,
   type ToolContent,
   type ToolDefinition,
   type ToolDescriptor,
 } from "agent-tool-catalog";
 import { dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from "ai";
-import { callSafely } from "../shared/safe-call.js";
+import { callSafely, duplicateCallIdResult } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 
@@ -130,6 +131,8 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
   const current = currentDescriptors(run);
+  // The provider call ids of the calls running now, across every tool of this set.
+  const running = new Set<string>();
   for (const descriptor of run.availableTools()) {
     // Defined, not assigned: a tool named "__proto__" would otherwise set the set's prototype and
     // be missing from it while `activeTools` still named it.
@@ -141,6 +144,7 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
         flow,
         options,
         options.definitions === undefined || typed.has(descriptor.name),
+        running,
       ),
       enumerable: true,
       writable: true,
@@ -206,6 +210,7 @@ function toAiSdkTool(
   flow: AiSdkApprovalFlow,
   media: ToolResultMediaOptions,
   isStatic: boolean,
+  running: Set<string>,
 ): Tool {
   const needsApproval = flow === "ai-sdk" && approvalRequiredBy(run.permissions.approval, descriptor) !== undefined;
   // Failures are told apart by identity: a handler may well return an `{ error }` object of its own.
@@ -216,11 +221,24 @@ function toAiSdkTool(
     inputSchema: jsonSchema<unknown>(descriptor.inputSchema as JsonSchema as Parameters<typeof jsonSchema>[0]),
     ...(needsApproval ? { needsApproval: true } : {}),
     execute: async (input: unknown, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
-      const result = await callSafely(run, descriptor.name, input, {
-        callId: toolCallId,
-        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-        ...(needsApproval ? { approved: true } : {}),
-      });
+      // The SDK runs a step's calls in parallel: a step that carries one id twice ran the tool
+      // twice for answers the provider cannot tell apart. The second is answered, not run.
+      if (running.has(toolCallId)) {
+        const output = executeOutput(duplicateCallIdResult(descriptor.name, toolCallId), media);
+        failures.add(output as object);
+        return output;
+      }
+      running.add(toolCallId);
+      let result: ToolCallResult;
+      try {
+        result = await callSafely(run, descriptor.name, input, {
+          callId: toolCallId,
+          ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+          ...(needsApproval ? { approved: true } : {}),
+        });
+      } finally {
+        running.delete(toolCallId);
+      }
       const output = executeOutput(result, media);
       if (!result.ok) failures.add(output as object);
       return output;

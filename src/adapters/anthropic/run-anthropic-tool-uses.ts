@@ -44,16 +44,23 @@ export async function runAnthropicToolUses(
 ): Promise<AnthropicToolResultBlock[]> {
   activateToolReferences(run, content);
   const results: AnthropicToolResultBlock[] = [];
+  const step = new Set<string>();
   for (const block of entries(content)) {
     // Every `tool_use` with an id is answered, whatever else it holds: a name that is not a
     // string comes back as `unknown_tool`, a missing input as `invalid_input`.
     if (field(block, "type") !== "tool_use") continue;
     const id = field(block, "id");
     if (typeof id !== "string") continue;
-    const result = await callSafely(run, field(block, "name") as string, field(block, "input"), {
-      callId: id,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const result = await callSafely(
+      run,
+      field(block, "name") as string,
+      field(block, "input"),
+      {
+        callId: id,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      step,
+    );
     results.push(anthropicToolResult(id, result, options));
   }
   return results;

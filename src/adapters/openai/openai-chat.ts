@@ -184,15 +184,22 @@ export async function runOpenAIChatToolCalls(
 ): Promise<OpenAIChatResultMessage[]> {
   const messages: OpenAIChatResultMessage[] = [];
   const media: OpenAIChatUserContentPart[] = [];
+  const step = new Set<string>();
   for (const call of entries(toolCalls)) {
     if (field(call, "type") !== "function") continue;
     const id = field(call, "id");
     const fn = field(call, "function");
     const name = field(fn, "name");
-    const result = await callSafely(run, name as string, safeArguments(run, name, field(fn, "arguments")), {
-      callId: label(id),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const result = await callSafely(
+      run,
+      name as string,
+      safeArguments(run, name, field(fn, "arguments")),
+      {
+        callId: label(id),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      step,
+    );
     const output = chatOutput(result, options);
     messages.push({ role: "tool", tool_call_id: id as string, content: output.text });
     if (output.media.length > 0) {

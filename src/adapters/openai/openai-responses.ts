@@ -161,6 +161,7 @@ export async function runOpenAIResponsesFunctionCalls(
 ): Promise<OpenAIFunctionCallOutputItem[]> {
   activateToolSearchOutput(run, output);
   const outputs: OpenAIFunctionCallOutputItem[] = [];
+  const step = new Set<string>();
   for (const item of entries(output)) {
     // Every `function_call` with a call id is answered, whatever else it holds (the next request
     // is refused while one is unanswered): an odd name or arguments come back as the run's error.
@@ -169,10 +170,16 @@ export async function runOpenAIResponsesFunctionCalls(
     if (typeof callId !== "string") continue;
     const name = field(item, "name");
     const json = field(item, "arguments");
-    const result = await callSafely(run, name as string, safeArguments(run, name, json), {
-      callId,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const result = await callSafely(
+      run,
+      name as string,
+      safeArguments(run, name, json),
+      {
+        callId,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      step,
+    );
     outputs.push({ type: "function_call_output", call_id: callId, output: responsesOutput(result, options) });
   }
   return outputs;

@@ -1,6 +1,7 @@
 import { ALWAYS_AVAILABLE_TOOLS, type Registry, type ToolContext, ToolError } from "agent-tool-catalog";
 import { type Clock, systemClock } from "../shared/clock.js";
 import { checkEntityName } from "../shared/entity-name.js";
+import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { type BrokenProfile, ProfileDirectory } from "./profile-directory.js";
 import { InMemoryRunHistory, type RunHistorySource } from "./run-history.js";
@@ -46,10 +47,15 @@ export interface LocatedProfile {
   readonly source: "builtin" | "directory";
 }
 
-/** The profiles the tools see: the host's built-ins overlaid with the directory's files. */
+/**
+ * The profiles the tools see: the host's built-ins overlaid with the directory's files. A
+ * profiles directory inside the calling run's workspace is anchored at that workspace (see
+ * {@link ProfileCatalog.directoryFor}).
+ */
 export class ProfileCatalog {
-  /** The directory, when there is one. */
+  /** The directory as configured (anchored at itself), when there is one. */
   readonly directory: ProfileDirectory | undefined;
+  private readonly stores: WorkspaceAnchoredStores<ProfileDirectory> | undefined;
   /** Run history. */
   readonly history: RunHistorySource;
   /** Time source. */
@@ -58,17 +64,31 @@ export class ProfileCatalog {
 
   constructor(options: ProfileToolOptions) {
     this.options = options;
-    this.directory =
-      options.profilesDir === undefined || options.profilesDir === "" ? undefined : new ProfileDirectory(options.profilesDir);
+    const { profilesDir } = options;
+    this.stores =
+      profilesDir === undefined || profilesDir === ""
+        ? undefined
+        : new WorkspaceAnchoredStores(profilesDir, (anchor) => new ProfileDirectory(profilesDir, anchor));
+    this.directory = this.stores?.configured;
     this.history = options.history ?? new InMemoryRunHistory();
     this.clock = options.clock ?? systemClock;
   }
 
+  /**
+   * The profiles directory as a call sees it: anchored at the run's workspace when it lies inside
+   * it (see `WorkspaceAnchoredStores`), else at itself.
+   */
+  directoryFor(context: ToolContext | undefined): ProfileDirectory | undefined {
+    return this.stores?.for(context);
+  }
+
   /** Every profile, by name, and the broken files. */
-  async all(): Promise<{ readonly profiles: LocatedProfile[]; readonly broken: readonly BrokenProfile[] }> {
+  async all(
+    context: ToolContext | undefined,
+  ): Promise<{ readonly profiles: LocatedProfile[]; readonly broken: readonly BrokenProfile[] }> {
     const byName = new Map<string, LocatedProfile>();
     for (const profile of this.options.profiles ?? []) byName.set(profile.name, { profile, source: "builtin" });
-    const listed = (await this.directory?.list()) ?? { profiles: [], broken: [] };
+    const listed = (await this.directoryFor(context)?.list()) ?? { profiles: [], broken: [] };
     for (const profile of listed.profiles) byName.set(profile.name, { profile, source: "directory" });
     const profiles = [...byName.values()].sort((a, b) => a.profile.name.localeCompare(b.profile.name));
     return { profiles, broken: listed.broken };
@@ -78,9 +98,9 @@ export class ProfileCatalog {
    * One profile.
    * @throws ToolError `unknown_profile` (with the names that exist) or `invalid_profile`.
    */
-  async find(name: string): Promise<LocatedProfile> {
+  async find(name: string, context: ToolContext | undefined): Promise<LocatedProfile> {
     checkEntityName("Profile", name);
-    const parsed = await this.directory?.read(name);
+    const parsed = await this.directoryFor(context)?.read(name);
     if (parsed?.ok === true) return { profile: parsed.profile, source: "directory" };
     if (parsed?.ok === false) {
       throw new ToolError(
@@ -93,7 +113,7 @@ export class ProfileCatalog {
     }
     const builtin = this.options.profiles?.find((profile) => profile.name === name);
     if (builtin !== undefined) return { profile: builtin, source: "builtin" };
-    const names = (await this.all()).profiles.map((located) => located.profile.name);
+    const names = (await this.all(context)).profiles.map((located) => located.profile.name);
     throw new ToolError("unknown_profile", `There is no profile named "${name}".`, {
       hint: names.length === 0 ? "No profiles exist yet." : `Profiles: ${names.join(", ")}.`,
     });

@@ -27,8 +27,8 @@ function listProfilesTool(catalog: ProfileCatalog): AnyToolDefinition {
     tier: "deferred",
     annotations: { title: "List profiles", readOnlyHint: true },
     tags: [...TAGS, "list"],
-    handler: async () => {
-      const { profiles, broken } = await catalog.all();
+    handler: async (_input, context) => {
+      const { profiles, broken } = await catalog.all(context);
       const rows = profiles.map(({ profile, source }) => ({ name: profile.name, description: profile.description, source }));
       return broken.length === 0 ? rows : { profiles: rows, broken };
     },
@@ -43,7 +43,7 @@ function getProfileTool(catalog: ProfileCatalog): AnyToolDefinition {
     tier: "deferred",
     annotations: { title: "Get profile", readOnlyHint: true },
     tags: [...TAGS, "get", "show"],
-    handler: async (input) => profileView(await catalog.find(input.name)),
+    handler: async (input, context) => profileView(await catalog.find(input.name, context)),
   });
 }
 
@@ -57,7 +57,7 @@ function manifestTool(catalog: ProfileCatalog): AnyToolDefinition {
     annotations: { title: "Profile manifest", readOnlyHint: true },
     tags: [...TAGS, "manifest", "tools", "effective"],
     handler: async (input, context) => {
-      const manifest = await profileManifest((await catalog.find(input.name)).profile, catalog, context);
+      const manifest = await profileManifest((await catalog.find(input.name, context)).profile, catalog, context);
       const { toolProfile, ...rest } = manifest;
       return { ...rest, tool_profile: toolProfile };
     },
@@ -72,8 +72,8 @@ function recommendTool(catalog: ProfileCatalog): AnyToolDefinition {
     tier: "deferred",
     annotations: { title: "Recommend profile", readOnlyHint: true },
     tags: [...TAGS, "recommend", "suggest", "choose"],
-    handler: async (input) => {
-      const profiles = (await catalog.all()).profiles.map((located) => located.profile);
+    handler: async (input, context) => {
+      const profiles = (await catalog.all(context)).profiles.map((located) => located.profile);
       const recommendations = recommendProfiles(input.task, profiles, input.max_results ?? 3);
       return recommendations.length === 0
         ? { recommendations, note: "No profile shares a keyword with the task; use the default profile." }
@@ -131,7 +131,7 @@ export function profileToolGroup(options: ProfileToolOptions = {}): ToolGroup {
     tools: () => {
       const catalog = new ProfileCatalog(options);
       const tools = [...readTools(catalog), createValidateProfileTool(catalog)];
-      if (catalog.directory !== undefined) tools.push(...createProfileWriteTools(catalog, catalog.directory));
+      if (catalog.directory !== undefined) tools.push(...createProfileWriteTools(catalog));
       return tools;
     },
   };

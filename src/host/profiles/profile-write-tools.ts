@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, TOOL_NAME_PATTERN, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
 import { EntryLocks } from "../shared/entry-locks.js";
@@ -59,7 +59,7 @@ function checked(profile: AgentProfile): AgentProfile {
 
 const TAGS = ["builtin", "profile", "agent", "config", "toml"];
 
-function createTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
+function createTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "create_profile",
     description:
@@ -72,19 +72,19 @@ function createTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks:
     handler: (input, context) =>
       locks.run(input.name, async () => {
         const name = checkEntityName("Profile", input.name);
-        if ((await catalog.all()).profiles.some((located) => located.profile.name === name)) {
+        if ((await catalog.all(context)).profiles.some((located) => located.profile.name === name)) {
           throw new ToolError("profile_exists", `A profile named "${name}" exists already.`, {
             hint: "Use update_profile, or pick another name.",
           });
         }
         const profile = checked(merged({ name, description: input.description }, input));
-        await directory.create(profile);
+        await writableDirectory(catalog, context).create(profile);
         return { created: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
       }),
   });
 }
 
-function updateTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
+function updateTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "update_profile",
     description: "Change fields of an agent profile in the profiles directory; fields left out keep their values.",
@@ -96,20 +96,20 @@ function updateTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks:
     // Read, merge and write as one step per profile: see EntryLocks.
     handler: (input, context) =>
       locks.run(input.name, async () => {
-        const located = await catalog.find(input.name);
+        const located = await catalog.find(input.name, context);
         if (located.source === "builtin") {
           throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be changed.`, {
             hint: "Create a new profile based on it.",
           });
         }
         const profile = checked(merged(located.profile, input));
-        await directory.replace(profile);
+        await writableDirectory(catalog, context).replace(profile);
         return { updated: profileView({ profile, source: "directory" }), warnings: profileWarnings(profile, catalog, context) };
       }),
   });
 }
 
-function deleteTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks: EntryLocks): AnyToolDefinition {
+function deleteTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefinition {
   return defineTool({
     name: "delete_profile",
     description: "Delete an agent profile from the profiles directory.",
@@ -118,21 +118,28 @@ function deleteTool(catalog: ProfileCatalog, directory: ProfileDirectory, locks:
     mutating: true,
     annotations: { title: "Delete profile", destructiveHint: true },
     tags: [...TAGS, "delete", "remove"],
-    handler: (input) =>
+    handler: (input, context) =>
       locks.run(input.name, async () => {
-        const located = await catalog.find(input.name);
+        const located = await catalog.find(input.name, context);
         if (located.source === "builtin")
           throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be deleted.`);
-        await directory.delete(input.name);
+        await writableDirectory(catalog, context).delete(input.name);
         return `Deleted profile "${input.name}".`;
       }),
   });
 }
 
+/** The profiles directory as this call sees it; the write tools exist only when there is one. */
+function writableDirectory(catalog: ProfileCatalog, context: ToolContext): ProfileDirectory {
+  const directory = catalog.directoryFor(context);
+  if (directory === undefined) throw new Error("The profile write tools need a profiles directory.");
+  return directory;
+}
+
 /** `create_profile`, `update_profile` and `delete_profile`, over the profiles directory. */
-export function createProfileWriteTools(catalog: ProfileCatalog, directory: ProfileDirectory): AnyToolDefinition[] {
+export function createProfileWriteTools(catalog: ProfileCatalog): AnyToolDefinition[] {
   const locks = new EntryLocks();
-  return [createTool(catalog, directory, locks), updateTool(catalog, directory, locks), deleteTool(catalog, directory, locks)];
+  return [createTool(catalog, locks), updateTool(catalog, locks), deleteTool(catalog, locks)];
 }
 
 /** `validate_profile`: a dry run of a profile's TOML, nothing written. */
@@ -147,7 +154,7 @@ export function createValidateProfileTool(catalog: ProfileCatalog): AnyToolDefin
     handler: async (input, context) => {
       const name = checkEntityName("Profile", input.name);
       const parsed = parseAgentProfile(input.toml, name);
-      const exists = (await catalog.all()).profiles.some((located) => located.profile.name === name);
+      const exists = (await catalog.all(context)).profiles.some((located) => located.profile.name === name);
       if (!parsed.ok) return { valid: false, issues: parsed.issues, warnings: [], exists };
       return { valid: true, issues: [], warnings: profileWarnings(parsed.profile, catalog, context), exists };
     },

@@ -1,6 +1,14 @@
-import { type AnyToolDefinition, defineTool, formatToolResult, type ToolCallResult, type ToolGroup } from "agent-tool-catalog";
+import {
+  type AnyToolDefinition,
+  ConfigurationError,
+  defineTool,
+  formatToolResult,
+  type ToolCallResult,
+  type ToolGroup,
+} from "agent-tool-catalog";
 import { z } from "zod";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
+import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
 import { RecipeDirectory } from "./recipe.js";
 import { resolveVariables, substitute } from "./recipe-variables.js";
@@ -18,7 +26,10 @@ export interface RecipeToolOptions {
    * @defaultValue the run of the call's context (`contextRun`)
    */
   readonly resolveRun?: RunResolver;
-  /** Characters of each step's output kept in the report. @defaultValue 4000 */
+  /**
+   * Characters of each step's output kept in the report (a whole number, at least 0; else
+   * `ConfigurationError` `invalid_option` when the tool is made). @defaultValue 4000
+   */
   readonly maxStepOutputChars?: number;
 }
 
@@ -46,7 +57,17 @@ function report(index: number, label: string, tool: string, result: ToolCallResu
  * @public
  */
 export function createRunRecipeTool(options: RecipeToolOptions & { readonly recipesDir: string }): AnyToolDefinition {
-  const recipes = new RecipeDirectory(options.recipesDir);
+  const { recipesDir } = options;
+  const maxStepOutputChars = options.maxStepOutputChars ?? 4000;
+  // NaN kept every step's output whole (`length > NaN` is false); a negative count cut from the end.
+  if (!Number.isSafeInteger(maxStepOutputChars) || maxStepOutputChars < 0) {
+    throw new ConfigurationError(
+      "invalid_option",
+      `run_recipe: maxStepOutputChars must be a whole number at least 0; got ${String(maxStepOutputChars)}.`,
+      { data: { field: "maxStepOutputChars", value: String(maxStepOutputChars) } },
+    );
+  }
+  const recipes = new WorkspaceAnchoredStores(recipesDir, (anchor) => new RecipeDirectory(recipesDir, anchor));
   return defineTool({
     name: "run_recipe",
     description:
@@ -56,7 +77,8 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
     annotations: { title: "Run recipe" },
     tags: ["builtin", "recipe", "steps", "sequence", "yaml", "automation", "run"],
     handler: async (input, context) => {
-      const recipe = await recipes.load(input.name);
+      // Anchored at the run's workspace when the directory lies inside it: see WorkspaceAnchoredStores.
+      const recipe = await recipes.for(context).load(input.name);
       const values = resolveVariables(recipe, input.variables ?? {});
       const lines: string[] = [];
       let failures = 0;
@@ -71,7 +93,7 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
           `${context.callId}/step-${index + 1}`,
         );
         ran++;
-        lines.push(report(index, step.name, step.tool, result, options.maxStepOutputChars ?? 4000));
+        lines.push(report(index, step.name, step.tool, result, maxStepOutputChars));
         if (!result.ok) {
           failures++;
           if (input.continue_on_error !== true) break;

@@ -2,9 +2,9 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import { parse as parseYaml, YAMLParseError } from "yaml";
-import { hasErrorCode } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
+import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
 
 /**
  * A variable's value: what `{{name}}` placeholders are replaced with.
@@ -126,24 +126,36 @@ export function parseRecipe(text: string, name: string, source = `${name}.yaml`)
 }
 
 /**
- * Recipes as `<name>.yaml` (or `.yml`) files in one directory.
+ * Recipes as `<name>.yaml` (or `.yml`) files in one directory, reached through directory handles
+ * opened without following links from an anchor resolved once (as the profiles and skills
+ * directories are): a recipes directory, or a folder above it up to the anchor, that is a link
+ * is `symlink_refused`, never read through.
  *
  * @public
  */
 export class RecipeDirectory {
   /** The directory. */
   readonly directory: string;
+  private readonly pinned: PinnedHostDirectory;
 
-  constructor(directory: string) {
+  /**
+   * @param directory - The recipes directory.
+   * @param anchor - The folder the host trusts, at or above `directory`: resolved once (a link
+   * the host set up is followed then); no folder from it down may be a link. `run_recipe` passes
+   * the run's workspace when the directory lies inside it. @defaultValue `directory`
+   */
+  constructor(directory: string, anchor?: string) {
     this.directory = path.resolve(directory);
+    this.pinned = new PinnedHostDirectory(this.directory, anchor);
   }
 
-  /** The names of the recipes. */
+  /**
+   * The names of the recipes.
+   * @throws ToolError `symlink_refused` when the directory or a folder up to the anchor is a link
+   * (or not a directory).
+   */
   async names(): Promise<string[]> {
-    const files = await readdir(this.directory).catch((error: unknown) => {
-      if (hasErrorCode(error, "ENOENT")) return [];
-      throw error;
-    });
+    const files = await this.inDirectory((at) => (at === undefined ? Promise.resolve([]) : readdir(at("."))));
     return files
       .map((file) => /^(.*)\.ya?ml$/.exec(file)?.[1])
       .filter((name): name is string => name !== undefined && ENTITY_NAME_PATTERN.test(name))
@@ -152,21 +164,37 @@ export class RecipeDirectory {
 
   /**
    * Loads one recipe.
-   * @throws ToolError `invalid_name`, `unknown_recipe` (with the names there are) or `invalid_recipe`.
+   * @throws ToolError `invalid_name`, `unknown_recipe` (with the names there are), `invalid_recipe`
+   * or `symlink_refused`.
    */
   async load(name: string): Promise<Recipe> {
     checkEntityName("Recipe", name);
     for (const extension of [".yaml", ".yml"]) {
-      const file = path.join(this.directory, `${name}${extension}`);
-      const text = await readHostTextFile(file).catch((error: unknown) => {
-        if (error instanceof UnreadableHostFileError) throw invalid(`${name}${extension}`, error.message);
-        throw error;
-      });
-      if (text !== undefined) return parseRecipe(text, name, `${name}${extension}`);
+      const file = `${name}${extension}`;
+      const text = await this.inDirectory((at) =>
+        at === undefined
+          ? Promise.resolve(undefined)
+          : readHostTextFile(at(file)).catch((error: unknown) => {
+              if (error instanceof UnreadableHostFileError) throw invalid(file, error.message);
+              throw error;
+            }),
+      );
+      if (text !== undefined) return parseRecipe(text, name, file);
     }
     const names = await this.names();
     throw new ToolError("unknown_recipe", `There is no recipe named ${JSON.stringify(name)}.`, {
       hint: names.length === 0 ? "No recipes exist." : `Recipes: ${names.join(", ")}.`,
     });
+  }
+
+  /** Runs `act` with entries of the verified directory (`at` is `undefined` when it is missing). */
+  private async inDirectory<T>(act: (at: ((name: string) => string) | undefined) => Promise<T>): Promise<T> {
+    const opened = await this.pinned.open([], false);
+    if (opened === undefined) return act(undefined);
+    try {
+      return await act((name) => opened.at(name));
+    } finally {
+      await opened.close();
+    }
   }
 }

@@ -6,15 +6,34 @@ import { LinkOnTheWay, openVerifiedDirectory, type VerifiedDirectory } from "../
 import { hasErrorCode } from "./atomic-file.js";
 
 /**
+ * The process-wide key of the workspace anchors. `workspaceSkillsDirectory` hands the host a plain
+ * string, which can carry nothing else, and the host may pass it to a store of another copy of
+ * this package: a process that imports the ESM build in one place and requires the CommonJS build
+ * in another has two module instances, and a module-level map in each let the other copy's store
+ * anchor at the skills directory itself (following `.myapp/skills` already linked out). The record
+ * is a fact about a path, only ever added to, and every copy must see the same one, so it lives on
+ * `globalThis` under a registered symbol (`.v1`: a later layout takes a new key).
+ */
+const ANCHORS_KEY = Symbol.for("agent-tool-catalog.workspace-anchors.v1");
+
+/**
  * Workspaces of the directories `workspaceSkillsDirectory` (and friends) made: a store on one of
  * those paths anchors at the workspace, so `.<app>` and the store folder below it may not be
  * links (a sandboxed command can plant them there; the workspace itself is the host's).
  */
-const workspaceAnchors = new Map<string, string>();
+function workspaceAnchors(): Map<string, string> {
+  const holder = globalThis as { [ANCHORS_KEY]?: unknown };
+  const existing = holder[ANCHORS_KEY];
+  if (existing instanceof Map) return existing as Map<string, string>;
+  const created = new Map<string, string>();
+  // Not enumerable nor writable: it does not show in `globalThis` listings and is not replaced.
+  Object.defineProperty(holder, ANCHORS_KEY, { value: created, enumerable: false, writable: false, configurable: false });
+  return created;
+}
 
 /** Records that `directory` lies in `workspace` (by the workspace convention): stores anchor there. */
 export function rememberWorkspaceAnchor(directory: string, workspace: string): void {
-  workspaceAnchors.set(path.resolve(directory), path.resolve(workspace));
+  workspaceAnchors().set(path.resolve(directory), path.resolve(workspace));
 }
 
 interface Pin {
@@ -43,7 +62,7 @@ export class PinnedHostDirectory {
 
   constructor(directory: string, anchor?: string) {
     this.directory = path.resolve(directory);
-    const chosen = path.resolve(anchor ?? workspaceAnchors.get(this.directory) ?? this.directory);
+    const chosen = path.resolve(anchor ?? workspaceAnchors().get(this.directory) ?? this.directory);
     const relative = path.relative(chosen, this.directory);
     // An anchor not at or above the directory pins the directory itself instead.
     this.anchor = relative.startsWith("..") || path.isAbsolute(relative) ? this.directory : chosen;

@@ -1,9 +1,18 @@
 import path from "node:path";
-import { type AnyToolDefinition, BUILTIN_TAG, CORE_SET_TAG, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
+import {
+  type AnyToolDefinition,
+  BUILTIN_TAG,
+  CORE_SET_TAG,
+  defineTool,
+  type ToolContext,
+  ToolError,
+  type ToolGroup,
+} from "agent-tool-catalog";
 import { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
 import { EntryLocks } from "../shared/entry-locks.js";
 import { rememberWorkspaceAnchor } from "../shared/pinned-host-directory.js";
+import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { DirectorySkillStore } from "./directory-skill-store.js";
 import { formatSkillDocument, parseSkillDocument, type SkillDocument } from "./skill-document.js";
 import { SkillResources, skillNameOf, skillUri } from "./skill-resources.js";
@@ -139,6 +148,11 @@ function unknownSkill(name: string): ToolError {
  * @public
  */
 export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefinition {
+  return skillManageTool(() => store);
+}
+
+/** `skill_manage` over the store `storeFor` picks for each call. */
+function skillManageTool(storeFor: (context: ToolContext) => ManagedSkillStore): AnyToolDefinition {
   const locks = new EntryLocks();
   return defineTool({
     name: "skill_manage",
@@ -149,10 +163,12 @@ export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefiniti
     annotations: { title: "Manage skills" },
     tags: [BUILTIN_TAG, CORE_SET_TAG, "skill", "skills", "manage", "author", "edit", "delete", "resource"],
     // A create, update or delete of one skill waits for the one before it: see EntryLocks.
-    handler: (input) =>
-      input.name === undefined || input.action === "list" || input.action === "read"
+    handler: (input, context) => {
+      const store = storeFor(context);
+      return input.name === undefined || input.action === "list" || input.action === "read"
         ? manage(store, input)
-        : locks.run(lockKey(input.name), () => manage(store, input)),
+        : locks.run(lockKey(input.name), () => manage(store, input));
+    },
   });
 }
 
@@ -162,12 +178,22 @@ export function createSkillManageTool(store: ManagedSkillStore): AnyToolDefiniti
  * @public
  */
 export function skillManageToolGroup(options: SkillManageOptions): ToolGroup {
-  const store =
-    options.store ??
-    (options.skillsDir === undefined || options.skillsDir === "" ? undefined : new DirectorySkillStore(options.skillsDir));
+  const { store, skillsDir } = options;
+  // A skills directory inside the calling run's workspace anchors there (see WorkspaceAnchoredStores),
+  // whether or not it was made by `workspaceSkillsDirectory`.
+  const stores =
+    store !== undefined || skillsDir === undefined || skillsDir === ""
+      ? undefined
+      : new WorkspaceAnchoredStores(skillsDir, (anchor) => new DirectorySkillStore(skillsDir, anchor));
+  const makeTool =
+    store !== undefined
+      ? () => createSkillManageTool(store)
+      : stores === undefined
+        ? undefined
+        : () => skillManageTool((context) => stores.for(context));
   return {
     name: "skill_manage",
-    enabled: store !== undefined,
-    tools: () => (store === undefined ? [] : [createSkillManageTool(store)]),
+    enabled: makeTool !== undefined,
+    tools: () => (makeTool === undefined ? [] : [makeTool()]),
   };
 }
