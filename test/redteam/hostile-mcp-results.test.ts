@@ -49,7 +49,9 @@ describe("an MCP server answering outside the protocol", () => {
         const [client, serverSide] = InMemoryTransport.createLinkedPair();
         const server = new Server({ name: "many", version: "1" }, { capabilities: { tools: {} } });
         server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-        server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: "text", text: request.params.name }] }));
+        server.setRequestHandler(CallToolRequestSchema, (request) => ({
+          content: [{ type: "text", text: request.params.name }],
+        }));
         void server.connect(serverSide);
         return client;
       },

@@ -11,7 +11,12 @@ const tools = ["unknown_block", "progress_flood", "only_unknown"].map((name) => 
   inputSchema: { type: "object" },
 }));
 const results = {
-  unknown_block: { content: [{ type: "text", text: "the answer is 42" }, { type: "hologram", frames: 3 }] },
+  unknown_block: {
+    content: [
+      { type: "text", text: "the answer is 42" },
+      { type: "hologram", frames: 3 },
+    ],
+  },
   only_unknown: { content: [{ type: "hologram", frames: 3 }] },
   progress_flood: { content: [{ type: "text", text: "done" }] },
 };
@@ -24,14 +29,19 @@ lines.on("line", (line) => {
     send({
       jsonrpc: "2.0",
       id: message.id,
-      result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } },
+      result: {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "raw", version: "1" },
+      },
     });
   } else if (message.method === "tools/list") {
     send({ jsonrpc: "2.0", id: message.id, result: { tools } });
   } else if (message.method === "tools/call") {
     const name = message.params.name;
     if (name === "progress_flood") {
-      for (let i = 0; i < 2000; i++) send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: i, progress: i } });
+      for (let i = 0; i < 2000; i++)
+        send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: i, progress: i } });
     }
     send({ jsonrpc: "2.0", id: message.id, result: results[name] });
   } else if (message.id !== undefined) {
