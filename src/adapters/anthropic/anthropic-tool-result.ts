@@ -15,6 +15,9 @@ const ANTHROPIC_MEDIA: ProviderMedia = {
   provider: "Anthropic",
   image: (mediaType) => IMAGE_TYPES.has(mediaType),
   file: (mediaType) => mediaType === "application/pdf" || mediaType === "text/plain",
+  // The API refuses a request with an image over 5 MB of base64 ("image exceeds 5 MB maximum"), and
+  // the result stays in the conversation, so every later request would be refused too.
+  maxImageBase64Length: 5 * 1024 * 1024,
 };
 
 /**
