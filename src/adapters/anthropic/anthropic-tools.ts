@@ -1,7 +1,7 @@
 import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { anthropicToolShape } from "./anthropic-input-schema.js";
 import type {
   AnthropicCustomTool,
-  AnthropicInputSchema,
   AnthropicTool,
   AnthropicToolSearchTool,
   AnthropicToolSearchVariant,
@@ -71,10 +71,6 @@ export function anthropicTools(run: Run, options: AnthropicToolsOptions = {}): A
 }
 
 function toCustomTool(descriptor: ToolDescriptor, deferred: boolean): AnthropicCustomTool {
-  const tool: AnthropicCustomTool = {
-    name: descriptor.name,
-    description: descriptor.description,
-    input_schema: descriptor.inputSchema satisfies AnthropicInputSchema,
-  };
+  const tool: AnthropicCustomTool = { name: descriptor.name, ...anthropicToolShape(descriptor) };
   return deferred ? { ...tool, defer_loading: true } : tool;
 }

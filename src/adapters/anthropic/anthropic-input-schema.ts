@@ -1,0 +1,81 @@
+import type { ToolDescriptor } from "agent-tool-catalog";
+import type { AnthropicInputSchema } from "./anthropic-types.js";
+
+/** What the Messages API refuses at the top of `input_schema` (a 400 for the whole request). */
+const ROOT_COMBINATORS = ["anyOf", "oneOf", "allOf"] as const;
+/** The longest JSON of the moved keywords the description carries. */
+const MAX_MOVED_LENGTH = 2000;
+
+/** A tool's schema and description as the Messages API takes them. */
+export interface AnthropicToolShape {
+  readonly description: string;
+  readonly input_schema: AnthropicInputSchema;
+}
+
+// Descriptors are immutable: each one's shape is computed once, and the same bytes go out every
+// turn (prompt caching needs the tools prefix byte-identical).
+const shapes = new WeakMap<ToolDescriptor, AnthropicToolShape>();
+
+/**
+ * The descriptor's schema for the Messages API, which refuses `anyOf`, `oneOf` and `allOf` at the
+ * top of `input_schema` ("input_schema does not support oneOf, allOf, or anyOf at the top level"),
+ * so one such tool (an MCP server's "a or b must be given") failed every request it was sent in.
+ * Those keywords move into the description as JSON, for the model; the properties and `required`
+ * of `allOf` branches join the top level. The run still checks every call against the tool's own
+ * schema, so a call that misses them gets `invalid_input` naming what is missing.
+ */
+export function anthropicToolShape(descriptor: ToolDescriptor): AnthropicToolShape {
+  const schema = descriptor.inputSchema as Record<string, unknown>;
+  if (!ROOT_COMBINATORS.some((keyword) => Object.hasOwn(schema, keyword))) {
+    return { description: descriptor.description, input_schema: descriptor.inputSchema satisfies AnthropicInputSchema };
+  }
+  let shape = shapes.get(descriptor);
+  if (shape === undefined) {
+    shape = moveRootCombinators(descriptor.description, schema);
+    shapes.set(descriptor, shape);
+  }
+  return shape;
+}
+
+function moveRootCombinators(description: string, schema: Record<string, unknown>): AnthropicToolShape {
+  const top: Record<string, unknown> = {};
+  const moved: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((ROOT_COMBINATORS as readonly string[]).includes(key)) moved[key] = value;
+    else Object.defineProperty(top, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  mergeAllOf(top, moved.allOf);
+  let json = JSON.stringify(moved);
+  if (json.length > MAX_MOVED_LENGTH)
+    json = `${json.slice(0, MAX_MOVED_LENGTH)}... [${json.length - MAX_MOVED_LENGTH} more characters]`;
+  return {
+    description: `${description}\n\nThe input must also match: ${json}`,
+    input_schema: top as unknown as AnthropicInputSchema,
+  };
+}
+
+/** The properties and `required` of plain object branches of `allOf`, at the top level (never replacing one). */
+function mergeAllOf(top: Record<string, unknown>, allOf: unknown): void {
+  if (!Array.isArray(allOf)) return;
+  const properties: Record<string, unknown> = isObject(top.properties) ? { ...top.properties } : {};
+  const required = new Set<string>(Array.isArray(top.required) ? top.required.filter((name) => typeof name === "string") : []);
+  for (const branch of allOf) {
+    if (!isObject(branch)) continue;
+    if (isObject(branch.properties)) addMissing(properties, branch.properties);
+    if (Array.isArray(branch.required)) for (const name of branch.required) if (typeof name === "string") required.add(name);
+  }
+  if (Object.keys(properties).length > 0) top.properties = properties;
+  if (required.size > 0) top.required = [...required];
+}
+
+/** Copies the entries of `from` that `into` lacks, as own properties (`__proto__` included). */
+function addMissing(into: Record<string, unknown>, from: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(from)) {
+    if (!Object.hasOwn(into, name))
+      Object.defineProperty(into, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
