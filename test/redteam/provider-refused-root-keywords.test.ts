@@ -4,10 +4,15 @@
  * anyOf at the top level"), a 400 for the whole request. MCP servers publish such schemas ("give
  * `id` or `name`"); the Anthropic adapter sent them as they were, so one such tool, once active (or
  * at once with `nativeToolSearch`, which sends every tool), failed every request of the run.
+ * OpenAI refuses those and `enum`, `const`, `not` at the top of a function's `parameters` ("schema
+ * must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"); a
+ * schema with a root union has no strict form either, so it went out as it was in both modes.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { createRegistry, defineTool, type JsonObjectSchema } from "agent-tool-catalog";
 import { anthropicToolLoop, anthropicTools } from "agent-tool-catalog/anthropic";
+import { openAIChatTools, openAIResponsesTools } from "agent-tool-catalog/openai";
+import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 
 const EITHER: JsonObjectSchema = {
@@ -99,5 +104,35 @@ describe("Anthropic: a tool schema with anyOf / oneOf / allOf at the top", () =>
     );
     // The same bytes every turn (prompt caching).
     expect(JSON.stringify(anthropicTools(run))).toBe(JSON.stringify(anthropicTools(run)));
+  });
+});
+
+describe("OpenAI: a function schema with anyOf / oneOf / allOf / enum / const / not at the top", () => {
+  const ROOT_OPENAI = ["anyOf", "oneOf", "allOf", "enum", "const", "not"];
+  it("is sent without them in Chat and Responses, strict or not, the rule in the description", () => {
+    const registry = catalog();
+    registry.register(
+      defineTool({
+        name: "not_both",
+        description: "Not both.",
+        tier: "deferred",
+        inputSchema: { type: "object", properties: { a: { type: "string" } }, not: { required: ["a", "b"] } },
+        handler: () => "ok",
+      }),
+    );
+    const run = registry.createRun();
+    run.activate(["get_user", "plan_trip", "read_note", "not_both"]);
+    for (const strict of [false, true]) {
+      const chat: OpenAI.Chat.ChatCompletionTool[] = openAIChatTools(run, { strict });
+      const responses: OpenAI.Responses.Tool[] = openAIResponsesTools(run, { strict });
+      const parameters = [
+        ...chat.map((tool) => (tool.type === "function" ? tool.function.parameters : undefined)),
+        ...responses.map((tool) => (tool.type === "function" ? tool.parameters : undefined)),
+      ];
+      expect(parameters.length).toBeGreaterThanOrEqual(8);
+      for (const schema of parameters) for (const keyword of ROOT_OPENAI) expect(schema ?? {}).not.toHaveProperty(keyword);
+      const getUser = chat.find((tool) => tool.type === "function" && tool.function.name === "get_user");
+      expect(getUser?.type === "function" && getUser.function.description).toContain('"anyOf"');
+    }
   });
 });
