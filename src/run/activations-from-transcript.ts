@@ -31,7 +31,8 @@ export interface TranscriptActivation {
  *   `tool_search_output` items (their functions, also inside namespaces).
  *
  * A look-alike anywhere else (a user's message, the model's own text, a tool result of another
- * call, a result whose call id matches no `find_tool` call) activates nothing. The walk is bounded
+ * call, a result whose call id matches no `find_tool` call, or one whose id a later call of
+ * another tool reused, a second result for one call) activates nothing. The walk is bounded
  * (messages, blocks, result size), so a huge transcript cannot stall the host.
  */
 export function activationsFromTranscript(messages: readonly unknown[]): TranscriptActivation[] {
@@ -75,7 +76,7 @@ class TranscriptReader {
 
   /** OpenAI Responses items: `function_call`, `function_call_output`, `tool_search_output`. */
   private readResponsesItem(item: object, type: unknown): void {
-    if (type === "function_call" && field(item, "name") === FIND_TOOL_NAME) this.rememberCall(field(item, "call_id"));
+    if (type === "function_call") this.rememberCall(field(item, "call_id"), field(item, "name"));
     else if (type === "function_call_output") {
       const callId = field(item, "call_id");
       if (typeof callId === "string") this.readFindToolResult(callId, field(item, "output"));
@@ -86,15 +87,15 @@ class TranscriptReader {
   private readChatToolCalls(calls: unknown): void {
     for (const call of blocks(calls)) {
       const fn = field(call, "function");
-      if (isObject(fn) && field(fn, "name") === FIND_TOOL_NAME) this.rememberCall(field(call, "id"));
+      this.rememberCall(field(call, "id"), isObject(fn) ? field(fn, "name") : undefined);
     }
   }
 
   /** An assistant's content: Anthropic `tool_use` and `tool_search_tool_result`, AI SDK `tool-call`. */
   private readAssistantBlock(block: object): void {
     const type = field(block, "type");
-    if (type === "tool_use" && field(block, "name") === FIND_TOOL_NAME) this.rememberCall(field(block, "id"));
-    else if (type === "tool-call" && field(block, "toolName") === FIND_TOOL_NAME) this.rememberCall(field(block, "toolCallId"));
+    if (type === "tool_use") this.rememberCall(field(block, "id"), field(block, "name"));
+    else if (type === "tool-call") this.rememberCall(field(block, "toolCallId"), field(block, "toolName"));
     else if (type === "tool_search_tool_result") {
       const result = field(block, "content");
       if (!isObject(result) || field(result, "type") !== "tool_search_tool_search_result") return;
@@ -123,16 +124,24 @@ class TranscriptReader {
     if (typeof callId === "string") this.readFindToolResult(callId, field(block, "content"));
   }
 
-  private rememberCall(id: unknown): void {
-    if (typeof id === "string") this.findToolCalls.add(id);
+  /**
+   * Notes a call: the id names a find_tool call until a later call reuses it. Providers that
+   * number calls per response (`call_0`, ...) reuse ids across turns, and a later call's result
+   * (text a web page or a file may have written as find_tool's JSON) must not count as find_tool's.
+   */
+  private rememberCall(id: unknown, name: unknown): void {
+    if (typeof id !== "string") return;
+    if (name === FIND_TOOL_NAME) this.findToolCalls.add(id);
+    else this.findToolCalls.delete(id);
   }
 
   /**
    * The `activated` names of a find_tool result: its JSON text (a string, or text parts as each
-   * provider wraps them) or the parsed object. Ignored unless `callId` is a find_tool call's id.
+   * provider wraps them) or the parsed object. Ignored unless `callId` is the id of a find_tool
+   * call not answered yet: a call has one result, a second one under its id is not its answer.
    */
   private readFindToolResult(callId: string, output: unknown): void {
-    if (!this.findToolCalls.has(callId)) return;
+    if (!this.findToolCalls.delete(callId)) return;
     let value = output;
     if (typeof value !== "string" && Array.isArray(value)) value = resultText(value);
     if (typeof value === "string") {

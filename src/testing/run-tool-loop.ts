@@ -18,6 +18,13 @@ export interface RunToolLoopOptions {
   readonly maxTurns?: number;
   /** Cancels the loop and the calls in flight. */
   readonly signal?: AbortSignal;
+  /**
+   * Run the calls of one turn at the same time, as the AI SDK runs the tool calls of a step, instead
+   * of one after the other, as the Anthropic and OpenAI adapters' batch runners do. Results are
+   * still recorded and fed back in the order of the calls.
+   * @defaultValue `false`
+   */
+  readonly parallelCalls?: boolean;
 }
 
 /**
@@ -70,7 +77,8 @@ export interface LoopTranscript {
 
 /**
  * Drives a model against a run until the model answers without tool calls: each turn sends
- * `run.definitions()`, runs the calls through `run.call()` in order, and feeds the results back.
+ * `run.definitions()`, runs the calls through `run.call()` in order (or all at once with
+ * `parallelCalls`, as the AI SDK does), and feeds the results back.
  * A model with `assertDone()` (a {@link ScriptedModel}) is checked at the end.
  * @public
  */
@@ -92,14 +100,14 @@ export async function runToolLoop(
     }));
     messages.push({ role: "assistant", text: response.text, toolCalls });
     const turnCalls: RecordedCall[] = [];
-    for (const call of toolCalls) {
+    const callOne = (call: ModelToolCall): Promise<ToolCallResult> => {
       const callId = call.id as string;
-      const result = await run.call(
-        call.name,
-        call.args,
-        options.signal === undefined ? { callId } : { callId, signal: options.signal },
-      );
-      messages.push({ role: "tool", callId, name: call.name, content: formatToolResult(result), result });
+      return run.call(call.name, call.args, options.signal === undefined ? { callId } : { callId, signal: options.signal });
+    };
+    const results = options.parallelCalls === true ? await Promise.all(toolCalls.map(callOne)) : [];
+    for (const [index, call] of toolCalls.entries()) {
+      const result = results[index] ?? (await callOne(call));
+      messages.push({ role: "tool", callId: call.id as string, name: call.name, content: formatToolResult(result), result });
       turnCalls.push({ turn, name: call.name, args: call.args, result });
     }
     calls.push(...turnCalls);

@@ -236,3 +236,46 @@ describe("stripOptionalNulls: the round trip of a strict tool's arguments", () =
     expect(Object.hasOwn(stripped, "a")).toBe(false);
   });
 });
+
+describe("toStrictJsonSchema: OpenAI's string-size limits (red team round 14)", () => {
+  // OpenAI refuses a strict schema whose property names, definition names, enum and const values
+  // exceed 120,000 characters, or one enum of over 250 values exceeding 15,000: a 400 for the whole
+  // request. Such a schema had a strict form, so one MCP tool failed every turn of the run.
+  const named = (count: number, length: number): JsonSchema => ({
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [
+        `${String(index).padStart(6, "0")}${"p".repeat(length - 6)}`,
+        { type: "string" },
+      ]),
+    ),
+  });
+  const enumOf = (count: number, length: number): JsonSchema => ({
+    type: "object",
+    properties: {
+      pick: {
+        type: "string",
+        enum: Array.from({ length: count }, (_, index) => `${String(index).padStart(4, "0")}${"e".repeat(length - 4)}`),
+      },
+    },
+    required: ["pick"],
+  });
+
+  it("gives up on names and values over 120,000 characters in all; keeps a schema under it", () => {
+    expect(convertToStrictJsonSchema(named(1_000, 121))).toMatchObject({ ok: false, reason: expect.stringContaining("120000") });
+    const defs = {
+      type: "object",
+      properties: {},
+      $defs: Object.fromEntries(Array.from({ length: 2 }, (_, i) => [`${i}${"d".repeat(60_000)}`, { type: "string" }])),
+    };
+    expect(convertToStrictJsonSchema(defs as JsonSchema)).toMatchObject({ ok: false, path: "/$defs" });
+    // Positive control: 119,000 characters of names is strict.
+    expect(convertToStrictJsonSchema(named(1_000, 119))).toMatchObject({ ok: true });
+  });
+
+  it("gives up on an enum of over 250 values longer than 15,000 characters; keeps 250 such values", () => {
+    expect(convertToStrictJsonSchema(enumOf(300, 60))).toMatchObject({ ok: false, path: "/properties/pick/enum" });
+    expect(convertToStrictJsonSchema(enumOf(250, 70))).toMatchObject({ ok: true });
+    expect(convertToStrictJsonSchema(enumOf(300, 50))).toMatchObject({ ok: true });
+  });
+});

@@ -1,8 +1,10 @@
-import { ConfigurationError, type Run } from "agent-tool-catalog";
+import { ConfigurationError, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { field } from "../shared/json-fields.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { type AnthropicTextBlockParam, anthropicSystem } from "./anthropic-system.js";
+import { anthropicToolResult } from "./anthropic-tool-result.js";
 import { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
-import type { AnthropicContentBlock } from "./anthropic-types.js";
+import type { AnthropicContentBlock, AnthropicToolResultBlock } from "./anthropic-types.js";
 import { runAnthropicToolUses } from "./run-anthropic-tool-uses.js";
 import { activateToolReferences } from "./tool-references.js";
 
@@ -142,6 +144,9 @@ const DEFAULT_MAX_TURNS = 10;
  * Runs the tool loop of the Messages API: request, run the `tool_use` blocks through the run,
  * send their results, request again, until the model stops for another reason than `"tool_use"`.
  * A `"pause_turn"` (a long server-tool turn) is continued by sending the response back as it is.
+ * A response cut at `"max_tokens"` while the model wrote a tool call is answered too: its complete
+ * calls run, the cut one (the last block) is not run and gets an `invalid_input` result saying so,
+ * and the loop asks again, so no `tool_use` is ever left without its `tool_result`.
  * Tools are rebuilt for every request, so a tool activated by `find_tool` (or loaded by the
  * provider's tool search with `nativeToolSearch`) is offered from the next request on.
  *
@@ -174,16 +179,60 @@ export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
       if (turns >= maxTurns) return done("max_turns");
       continue;
     }
-    if (response.stop_reason !== "tool_use") return done(response.stop_reason);
-    const results = await runAnthropicToolUses(run, response.content, {
-      ...signal,
-      ...(options.media === undefined ? {} : { media: options.media }),
-      ...(options.maxMediaBytes === undefined ? {} : { maxMediaBytes: options.maxMediaBytes }),
-    });
-    if (results.length === 0) return done(response.stop_reason);
+    const results = await answerToolUses(run, response, options);
+    if (results === undefined || results.length === 0) return done(response.stop_reason);
     messages.push(asClientMessage<Client>({ role: "user", content: results }));
     if (turns >= maxTurns) return done("max_turns");
   }
+}
+
+/**
+ * The `tool_result`s of a response's calls, or `undefined` when it did not stop for them: at
+ * `"tool_use"`, or at `"max_tokens"` while the model wrote a call (see {@link cutToolUse}).
+ */
+async function answerToolUses<Client extends AnthropicMessagesClient>(
+  run: Run,
+  response: AnthropicMessagesResponse,
+  options: AnthropicToolLoopOptions<Client>,
+): Promise<AnthropicToolResultBlock[] | undefined> {
+  const cut = response.stop_reason === "max_tokens" ? cutToolUse(response.content) : undefined;
+  if (response.stop_reason !== "tool_use" && cut === undefined) return undefined;
+  const content = cut === undefined ? response.content : response.content.slice(0, -1);
+  const results = await runAnthropicToolUses(run, content, {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.media === undefined ? {} : { media: options.media }),
+    ...(options.maxMediaBytes === undefined ? {} : { maxMediaBytes: options.maxMediaBytes }),
+  });
+  if (cut !== undefined) results.push(anthropicToolResult(cut.id, cutCallResult(cut)));
+  return results;
+}
+
+/**
+ * The `tool_use` a response that stopped at `max_tokens` ends with: the API stopped while the model
+ * was writing its input, so the input it returns is not the call the model meant. Its earlier
+ * `tool_use` blocks are complete. Every one must still be answered: the API refuses a conversation
+ * with a `tool_use` and no `tool_result` after it.
+ */
+function cutToolUse(content: readonly AnthropicContentBlock[]): { readonly id: string; readonly name: string } | undefined {
+  const last = content.at(-1);
+  if (typeof last !== "object" || last === null || field(last, "type") !== "tool_use") return undefined;
+  const id = field(last, "id");
+  const name = field(last, "name");
+  return typeof id === "string" ? { id, name: typeof name === "string" ? name : "(unnamed)" } : undefined;
+}
+
+/** The answer to a cut call, which is not run: an `invalid_input` the model can act on. */
+function cutCallResult(cut: { readonly id: string; readonly name: string }): ToolCallResult {
+  return {
+    ok: false,
+    tool: cut.name,
+    callId: cut.id,
+    error: {
+      code: "invalid_input",
+      message: `The call of ${cut.name} was cut off at max_tokens before its input was complete; it was not run.`,
+      hint: "Send the call again with shorter input, or split the work into several smaller calls.",
+    },
+  };
 }
 
 function request<Client extends AnthropicMessagesClient>(

@@ -5,6 +5,7 @@ import {
   hasMedia,
   joinText,
   type ProviderMedia,
+  type SendablePart,
   sendableParts,
   type ToolResultMediaOptions,
 } from "../shared/tool-result-media.js";
@@ -15,6 +16,9 @@ const ANTHROPIC_MEDIA: ProviderMedia = {
   provider: "Anthropic",
   image: (mediaType) => IMAGE_TYPES.has(mediaType),
   file: (mediaType) => mediaType === "application/pdf" || mediaType === "text/plain",
+  // The API refuses a request with an image over 5 MB of base64 ("image exceeds 5 MB maximum"), and
+  // the result stays in the conversation, so every later request would be refused too.
+  maxImageBase64Length: 5 * 1024 * 1024,
 };
 
 /**
@@ -31,7 +35,7 @@ export function anthropicToolResult(
   const parts = sendableParts(result, options, ANTHROPIC_MEDIA);
   let content: string | AnthropicToolResultContentBlock[];
   if (parts !== undefined && hasMedia(parts)) {
-    content = parts.map((part): AnthropicToolResultContentBlock => {
+    content = parts.filter(notBlank).map((part): AnthropicToolResultContentBlock => {
       if (part.type === "text") return { type: "text", text: part.text };
       if (part.type === "image") {
         return {
@@ -47,10 +51,19 @@ export function anthropicToolResult(
   } else {
     content = parts === undefined ? resultText(result) : joinText(parts);
   }
-  // A handler that returned nothing gets a result without content (the API refuses empty text).
+  // A handler that returned nothing (or only whitespace) gets a result without content: the API
+  // refuses text that is empty or only whitespace, for this request and every later one of the
+  // conversation.
   const block: AnthropicToolResultBlock =
-    content === "" ? { type: "tool_result", tool_use_id: toolUseId } : { type: "tool_result", tool_use_id: toolUseId, content };
+    typeof content === "string" && content.trim() === ""
+      ? { type: "tool_result", tool_use_id: toolUseId }
+      : { type: "tool_result", tool_use_id: toolUseId, content };
   return result.ok ? block : { ...block, is_error: true };
+}
+
+/** False for a text part that is only whitespace, which the API refuses as a text block. */
+function notBlank(part: SendablePart): boolean {
+  return part.type !== "text" || part.text.trim() !== "";
 }
 
 type AnthropicImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";

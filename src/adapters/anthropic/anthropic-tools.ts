@@ -1,4 +1,5 @@
 import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } from "agent-tool-catalog";
+import { ANTHROPIC_ROOT_REFUSED, withoutRefusedRootKeywords } from "../shared/root-keywords.js";
 import type {
   AnthropicCustomTool,
   AnthropicInputSchema,
@@ -71,10 +72,7 @@ export function anthropicTools(run: Run, options: AnthropicToolsOptions = {}): A
 }
 
 function toCustomTool(descriptor: ToolDescriptor, deferred: boolean): AnthropicCustomTool {
-  const tool: AnthropicCustomTool = {
-    name: descriptor.name,
-    description: descriptor.description,
-    input_schema: descriptor.inputSchema satisfies AnthropicInputSchema,
-  };
+  const { description, schema } = withoutRefusedRootKeywords(descriptor, ANTHROPIC_ROOT_REFUSED);
+  const tool: AnthropicCustomTool = { name: descriptor.name, description, input_schema: schema satisfies AnthropicInputSchema };
   return deferred ? { ...tool, defer_loading: true } : tool;
 }

@@ -1,4 +1,5 @@
 import type { Run, ToolDescriptor } from "agent-tool-catalog";
+import { OPENAI_ROOT_REFUSED, withoutRefusedRootKeywords } from "../shared/root-keywords.js";
 import type { OpenAIParametersSchema } from "./openai-types.js";
 import { toStrictJsonSchema } from "./strict-json-schema.js";
 import { stripOptionalNulls } from "./strip-optional-nulls.js";
@@ -25,7 +26,9 @@ export function functionToolParts(descriptor: ToolDescriptor, strict: boolean): 
     }
     if (parameters !== null) return { ...base, parameters, strict: true };
   }
-  return { ...base, parameters: descriptor.inputSchema satisfies OpenAIParametersSchema, strict: false };
+  // Sent as the tool's own schema, less what OpenAI refuses at its top (moved to the description).
+  const { description, schema } = withoutRefusedRootKeywords(descriptor, OPENAI_ROOT_REFUSED);
+  return { name: descriptor.name, description, parameters: schema satisfies OpenAIParametersSchema, strict: false };
 }
 
 /**

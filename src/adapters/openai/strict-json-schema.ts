@@ -43,6 +43,12 @@ const STRUCTURE = new Set(["type", "properties", "required", "additionalProperti
 const MAX_OBJECT_DEPTH = 10;
 const MAX_PROPERTIES = 5000;
 const MAX_ENUM_VALUES = 1000;
+// OpenAI's other size limits: property names, definition names, enum and const values together
+// at most 120,000 characters; one enum of more than 250 string values at most 15,000. A schema
+// over them is refused with a 400 that fails the whole request, every other tool's turn with it.
+const MAX_SCHEMA_STRING_LENGTH = 120_000;
+const LARGE_ENUM_VALUES = 250;
+const MAX_LARGE_ENUM_STRING_LENGTH = 15_000;
 
 /** Thrown inside the walk to give up; caught by {@link convertToStrictJsonSchema}. */
 class NotStrict extends Error {
@@ -58,6 +64,8 @@ interface Walk {
   readonly root: SchemaObject;
   properties: number;
   enumValues: number;
+  /** Characters of property and definition names, enum and const values so far. */
+  stringLength: number;
 }
 
 /**
@@ -75,7 +83,10 @@ interface Walk {
  * `if`/`then`/`else`, `minLength`/`maxLength`, `uniqueItems`, ...), `additionalProperties` other
  * than `false`, open objects with no `properties`, values with no `type`, string formats other than
  * `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6` and `uuid`, a union
- * at the root, more than 10 levels of nested objects, 5,000 properties or 1,000 enum values.
+ * at the root, more than 10 levels of nested objects, 5,000 properties or 1,000 enum values,
+ * property and definition names, enum and const values of more than 120,000 characters in all, or
+ * an enum of more than 250 values longer than 15,000 characters (OpenAI refuses the whole request
+ * for such a schema; sent with `strict: false`, the tool stays callable).
  * @public
  */
 export function convertToStrictJsonSchema(schema: JsonSchema): StrictJsonSchemaConversion {
@@ -83,7 +94,7 @@ export function convertToStrictJsonSchema(schema: JsonSchema): StrictJsonSchemaC
   try {
     if (root.type !== "object") throw new NotStrict("", 'the root must have type "object"');
     if ("anyOf" in root || "oneOf" in root) throw new NotStrict("", "the root must not be a union");
-    const walk: Walk = { root, properties: 0, enumValues: 0 };
+    const walk: Walk = { root, properties: 0, enumValues: 0, stringLength: 0 };
     const { $defs, definitions, ...rest } = root;
     const converted = convertNode(rest, "", walk, 0);
     if ($defs !== undefined) converted.$defs = convertDefinitions($defs, "/$defs", walk);
@@ -109,6 +120,7 @@ function convertDefinitions(definitions: unknown, path: string, walk: Walk): Sch
   if (!isSchemaObject(definitions)) throw new NotStrict(path, "definitions must be an object of schemas");
   const out: SchemaObject = {};
   for (const [name, definition] of Object.entries(definitions)) {
+    countString(walk, name, path);
     setOwn(out, name, convertNode(definition, `${path}/${escapePointer(name)}`, walk, 0));
   }
   return out;
@@ -171,10 +183,23 @@ function convertValues(node: SchemaObject, out: SchemaObject, path: string, walk
     }
     walk.enumValues += values.length;
     if (walk.enumValues > MAX_ENUM_VALUES) throw new NotStrict(`${path}/enum`, `more than ${MAX_ENUM_VALUES} enum values`);
+    const length = values.reduce((sum: number, value) => sum + String(value).length, 0);
+    if (
+      values.length > LARGE_ENUM_VALUES &&
+      values.some((value) => typeof value === "string") &&
+      length > MAX_LARGE_ENUM_STRING_LENGTH
+    ) {
+      throw new NotStrict(
+        `${path}/enum`,
+        `an enum of more than ${LARGE_ENUM_VALUES} values longer than ${MAX_LARGE_ENUM_STRING_LENGTH} characters in all`,
+      );
+    }
+    countLength(walk, length, `${path}/enum`);
     out.enum = [...values];
   }
   if ("const" in node) {
     if (!isScalar(node.const)) throw new NotStrict(`${path}/const`, "const must be a string, number, boolean or null");
+    countString(walk, String(node.const), `${path}/const`);
     out.const = node.const;
   }
 }
@@ -211,6 +236,7 @@ function convertObject(node: SchemaObject, out: SchemaObject, path: string, walk
   for (const [name, child] of Object.entries(declared)) {
     walk.properties += 1;
     if (walk.properties > MAX_PROPERTIES) throw new NotStrict(path, `more than ${MAX_PROPERTIES} properties`);
+    countString(walk, name, path);
     const schema = convertNode(child, `${path}/properties/${escapePointer(name)}`, walk, depth);
     setOwn(converted, name, required.includes(name) ? schema : nullable(schema));
   }
@@ -232,6 +258,20 @@ function copyConstraints(node: SchemaObject, out: SchemaObject, path: string): v
       throw new NotStrict(`${path}/format`, `unsupported format ${JSON.stringify(node.format)}`);
     }
     out.format = node.format;
+  }
+}
+
+function countString(walk: Walk, value: string, path: string): void {
+  countLength(walk, value.length, path);
+}
+
+function countLength(walk: Walk, length: number, path: string): void {
+  walk.stringLength += length;
+  if (walk.stringLength > MAX_SCHEMA_STRING_LENGTH) {
+    throw new NotStrict(
+      path,
+      `property and definition names, enum and const values longer than ${MAX_SCHEMA_STRING_LENGTH} characters in all`,
+    );
   }
 }
 

@@ -14,8 +14,9 @@ export interface ToolResultMediaOptions {
   readonly media?: boolean;
   /**
    * The most decoded bytes of images and files one result sends; a part that does not fit becomes a
-   * text line. The run caps results too (`maxBinaryBytes`); this is the provider's own limit.
-   * @defaultValue 5 MiB (Anthropic's limit per image)
+   * text line. The run caps results too (`maxBinaryBytes`). The Anthropic adapter also holds each
+   * image to the API's own cap, 5 MB of base64 (about 3.75 MiB decoded).
+   * @defaultValue 5 MiB
    */
   readonly maxMediaBytes?: number;
 }
@@ -45,6 +46,11 @@ export interface ProviderMedia {
   image(mediaType: string): boolean;
   /** True for file types it takes. */
   file(mediaType: string): boolean;
+  /**
+   * The longest base64 string it takes for one image, when it has such a cap (Anthropic: 5 MB
+   * of base64, whatever the decoded size).
+   */
+  readonly maxImageBase64Length?: number;
 }
 
 /**
@@ -103,7 +109,7 @@ function sendablePart(
 
 /** Why a binary part is not sent as it is, or `undefined` when it is. */
 function refusalOf(
-  part: { readonly type: "image" | "file"; readonly mediaType: string },
+  part: { readonly type: "image" | "file"; readonly mediaType: string; readonly data: string },
   bytes: number,
   options: ToolResultMediaOptions,
   provider: ProviderMedia,
@@ -113,6 +119,10 @@ function refusalOf(
   if (options.media === false) return "this model takes no images or files";
   const accepted = part.type === "image" ? provider.image(part.mediaType) : provider.file(part.mediaType);
   if (!accepted) return `${provider.provider} takes no ${part.mediaType} in tool results`;
+  const cap = part.type === "image" ? provider.maxImageBase64Length : undefined;
+  if (cap !== undefined && part.data.length > cap) {
+    return `over the ${cap.toLocaleString("en-US")} characters of base64 ${provider.provider} takes per image`;
+  }
   return bytes > budget ? `over the ${describeBytes(limit)} a result may send` : undefined;
 }
 
