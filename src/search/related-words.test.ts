@@ -37,7 +37,7 @@ describe("related words", () => {
     expect(chatCatalog().search("gazette")).toEqual([]);
   });
 
-  it("counts a query word and its related words once: a tool listing many of them does not outrank one with the right word", () => {
+  it("counts the related words of a query word once: a tool listing many of them does not outrank one with the right word", () => {
     const search = new SearchIndex();
     search.set({ name: "send_message", description: "Send a message to a channel." });
     // Every related word of "tell" in one description: summed, they outweighed send_message's one.

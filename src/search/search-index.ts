@@ -90,8 +90,8 @@ export interface SearchIndexOptions {
   readonly statisticsTolerance?: number;
   /**
    * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
-   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off. A query
-   * word and its related words count as one: a tool scores the best of them, not their sum.
+   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off. The
+   * related words of one query word count as one: a tool scores the best of them, not their sum.
    * @defaultValue 0.6
    */
   readonly relatedWeight?: number;
@@ -996,7 +996,7 @@ export class SearchIndex {
         else if ((idfs[i] as number) * weight > (groupBest[g] as number)) groupBest[g] = (idfs[i] as number) * weight;
       }
     }
-    // A query word and its related words are one concept: the best of them counts, not their sum
+    // The related words of one query word are one concept: the best of them counts, not their sum
     // (a tool that says "post, publish, notify, announce" does not outrank one that says "send").
     // Every bound of the pruned walk is a sum, so it stays an upper bound of this score.
     for (let g = 0; g < groupBest.length; g++) score += groupBest[g] as number;
@@ -1123,10 +1123,11 @@ export class SearchIndex {
   }
 
   /**
-   * Adds, at `relatedWeight`, the words related to the query's words; returns per term its group:
-   * the query word it came from, with that word itself when the query has it (a term related to
-   * two query words stays in the first one's group). The exact scorer counts the best term of a
-   * group, so one concept counts once however many of its words a description lists.
+   * Adds, at `relatedWeight`, the words related to the query's words; returns per related term its
+   * group: the query word it came from (a term related to two query words stays in the first one's
+   * group; a query word itself is in none). The exact scorer counts the best term of a group, so
+   * a query word's related words add at most one related match however many of them a description
+   * lists; a related word beside the exact one still corroborates it ("new" for "create a file").
    */
   private addRelatedWords(
     plain: string,
@@ -1143,8 +1144,6 @@ export class SearchIndex {
       const others = related.get(term);
       if (others === undefined) continue;
       const group = next++;
-      const own = this.termIds.get(term);
-      if (own !== undefined && exact.has(own) && !groups.has(own)) groups.set(own, group);
       for (const other of others) {
         if (!add(other, this.relatedWeight)) continue;
         const id = this.termIds.get(other) as number;
