@@ -138,6 +138,29 @@ export function mcpBlindHeldOut2Dataset(): RetrievalDataset {
 }
 
 /**
+ * The third blind held-out set (bench/data/mcp-heldout-3, MIT and Apache-2.0): 112 queries for 56
+ * tools of 5 servers in no other set, written by a procedure fixed beforehand (no word of the gold
+ * tool's name; paraphrase, short, typo, multi-intent and non-English kinds) and committed before any
+ * ranker ran on them, searched among those 56 and the 378 tools of both other held-out sets. Gold
+ * tools of single-intent queries are alternatives; a multi-intent query needs all of its own.
+ */
+export function mcpBlindHeldOut3Dataset(): RetrievalDataset {
+  const tools = [
+    ...mcpTools("mcp-heldout", "MCP held-out servers"),
+    ...mcpTools("mcp-heldout-2", "MCP blind held-out 2"),
+    ...mcpTools("mcp-heldout-3", "MCP blind held-out 3"),
+  ];
+  const queries = readJsonLines(join(dataDirectory, "mcp-heldout-3", "queries.jsonl")).map((row) => ({
+    id: String(row.id),
+    query: String(row.query),
+    gold: (row.gold_tool_ids as string[]).map(String),
+    kind: String(row.kind),
+    goldMode: row.gold_mode === "all" ? ("all" as const) : ("any" as const),
+  }));
+  return { name: "MCP blind held-out 3", role: "evaluation", tools, queries };
+}
+
+/**
  * The sets only the quality bench reports, kept out of {@link retrievalDatasets} so that the speed
  * benches keep the same query mix and no guard test pins the ranker to them.
  */

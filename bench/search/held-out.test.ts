@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mcpRobustnessDataset } from "./datasets.js";
+import { mcpBlindHeldOut3Dataset, mcpRobustnessDataset } from "./datasets.js";
 import { bootstrap, compare, heldOutDatasets, type MetricIntervals, rankBoth } from "./held-out.js";
 
 /**
@@ -21,9 +21,35 @@ describe("held-out retrieval: the ranker is not significantly worse than plain B
     expect(set.queries.filter((query) => query.gold.length > 1)).toHaveLength(5);
   });
 
-  it("covers the three held-out sets and the eight query kinds", () => {
-    expect(comparisons.filter((row) => row.slice === "all").map((row) => row.queries)).toEqual([191, 250, 153]);
-    expect(comparisons.filter((row) => row.slice !== "all")).toHaveLength(8);
+  it("covers the four held-out sets, the robustness set's eight query kinds and the third blind set's five", () => {
+    expect(comparisons.filter((row) => row.slice === "all").map((row) => row.queries)).toEqual([191, 250, 153, 112]);
+    expect(comparisons.filter((row) => row.slice !== "all")).toHaveLength(13);
+    expect(
+      comparisons
+        .filter((row) => row.dataset === "MCP blind held-out 3" && row.slice !== "all")
+        .map((row) => [row.slice, row.queries]),
+    ).toEqual([
+      ["paraphrase", 56],
+      ["short", 20],
+      ["typo", 12],
+      ["multi", 10],
+      ["non-english", 14],
+    ]);
+  });
+
+  it("third blind set: 112 queries over 434 tools, gold only among its own 56, multi-intent queries need all their tools", () => {
+    const set = mcpBlindHeldOut3Dataset();
+    const ids = new Set(set.tools.map((tool) => tool.id));
+    expect(ids.size).toBe(434);
+    const own = new Set(
+      set.tools
+        .filter((tool) => /^(todoist|circleci|elasticsearch|figma|youtube-transcript)\./.test(tool.id))
+        .map((tool) => tool.id),
+    );
+    expect(own.size).toBe(56);
+    expect(set.queries.filter((query) => query.gold.length === 0 || !query.gold.every((id) => own.has(id)))).toEqual([]);
+    expect(new Set(set.queries.flatMap((query) => query.gold)).size).toBe(56);
+    expect(set.queries.filter((query) => query.goldMode === "all").map((query) => query.kind)).toEqual(Array(10).fill("multi"));
   });
 
   it.each(comparisons.map((row) => [`${row.dataset} / ${row.slice} (${row.queries} queries)`, row] as const))("%s", (_, row) => {

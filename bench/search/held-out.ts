@@ -12,6 +12,7 @@ import { round, seededRandom } from "../stats.js";
 import { Bm25Baseline } from "./bm25-baseline.js";
 import {
   mcpBlindHeldOut2Dataset,
+  mcpBlindHeldOut3Dataset,
   mcpHeldOutDataset,
   mcpRobustnessDataset,
   mcpServersDataset,
@@ -153,7 +154,7 @@ export function compare(
 
 /** The held-out sets: other servers' tools, and queries written blind or by another procedure. */
 export function heldOutDatasets(): RetrievalDataset[] {
-  return [mcpHeldOutDataset(), mcpBlindHeldOut2Dataset(), mcpRobustnessDataset()];
+  return [mcpHeldOutDataset(), mcpBlindHeldOut2Dataset(), mcpRobustnessDataset(), mcpBlindHeldOut3Dataset()];
 }
 
 /** The sets the ranker's constants were chosen on. */

@@ -73,7 +73,8 @@ export const CONFIGURATIONS: readonly RankerConfiguration[] = [
   { name: "default, URLs and paths read as plain words (queryValues false)", options: { queryValues: false } },
   { name: "default, no related words (relatedWeight 0)", options: { relatedWeight: 0 } },
   { name: "default, related words at 0.2", options: { relatedWeight: 0.2 } },
-  { name: "default, related words at 0.6", options: { relatedWeight: 0.6 } },
+  { name: "default, related words at 0.4", options: { relatedWeight: 0.4 } },
+  { name: "default, related words at 0.8", options: { relatedWeight: 0.8 } },
 ];
 
 /** All the words the catalog sees of a tool, in one field, for the plain BM25 floor. */

@@ -37,6 +37,18 @@ describe("related words", () => {
     expect(chatCatalog().search("gazette")).toEqual([]);
   });
 
+  it("counts the related words of a query word once: a tool listing many of them does not outrank one with the right word", () => {
+    const search = new SearchIndex();
+    search.set({ name: "send_message", description: "Send a message to a channel." });
+    // Every related word of "tell" in one description: summed, they outweighed send_message's one.
+    search.set({ name: "news_digest", description: "Post, publish, notify, announce, share and broadcast the news." });
+    search.set({ name: "delete_file", description: "Delete a file." });
+    expect(search.search("tell the team").map((hit) => hit.name)).toEqual(["send_message", "news_digest"]);
+    // Positive control: a tool that has the query word itself still ranks first.
+    search.set({ name: "tell_team", description: "Tell the team." });
+    expect(search.search("tell the team")[0]?.name).toBe("tell_team");
+  });
+
   it("refuses a weight outside 0..1", () => {
     for (const relatedWeight of [2, Number.NaN]) {
       expect(() => new SearchIndex({ relatedWeight })).toThrow(

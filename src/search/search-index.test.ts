@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SearchIndex } from "./search-index.js";
+import { rawWords } from "./tokenize.js";
 import { TopK } from "./top-k.js";
 
 function index(): SearchIndex {
@@ -52,6 +53,24 @@ describe("SearchIndex", () => {
     for (const name of ["take_heapsnapshot", "browser_snapshot", "take_screenshot"])
       plain.set({ name, description: name === "take_screenshot" ? "Take a screenshot of the page." : "Capture a snapshot." });
     expect(plain.search("heap snapshot", 1)[0]?.name).not.toBe("take_heapsnapshot");
+  });
+
+  it("joins and splits the words of a query with accents as of a plain one (CircleCI in a Spanish request)", () => {
+    const search = new SearchIndex();
+    search.set({
+      name: "mcp_circleci_rerun_workflow",
+      description: "Reruns a workflow from the failed job.",
+      tags: ["mcp_server:circleci"],
+    });
+    search.set({
+      name: "mcp_gitlab_pipeline_status",
+      description: "Status of a GitLab CI pipeline.",
+      tags: ["mcp_server:gitlab"],
+    });
+    // "Circle CI" as written is two words; the server is one: joined, as in an ASCII query.
+    expect(search.search("Relanza el flujo de CircleCI desde el trabajo que falló")[0]?.name).toBe("mcp_circleci_rerun_workflow");
+    expect(search.search("Relanza el flujo de CircleCI desde el trabajo que fallo")[0]?.name).toBe("mcp_circleci_rerun_workflow");
+    expect(rawWords("¿Falló el flujo de CircleCI? 列出")).toEqual(["fallo", "el", "flujo", "de", "circle", "ci"]);
   });
 
   it("corrects a misspelt query word to the indexed words one edit away, below an exact match", () => {

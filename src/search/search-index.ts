@@ -91,8 +91,9 @@ export interface SearchIndexOptions {
   readonly statisticsTolerance?: number;
   /**
    * How much a word related to a query word counts (see `related-words.ts`: "tell" also looks up
-   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off.
-   * @defaultValue 0.4
+   * "send", "post", "notify"), as a fraction of an exact match's weight; 0 turns it off. The
+   * related words of one query word count as one: a tool scores the best of them, not their sum.
+   * @defaultValue 0.6
    */
   readonly relatedWeight?: number;
   /**
@@ -345,6 +346,8 @@ export class SearchIndex {
   private postingLive = new Int32Array(0);
   /** Per term: how many documents have it in their name (compound splits use only such words). */
   private nameFrequency = new Int32Array(0);
+  /** Per term: how many documents have it as (a word of) their server: query words join into it too. */
+  private serverFrequency = new Int32Array(0);
   /**
    * Documents added by {@link SearchIndex.stage} whose postings are not written yet: slots from
    * `stagedSlot` (-1: none) on, their term ids in the arena from `stagedArena`, and the per-field
@@ -392,7 +395,7 @@ export class SearchIndex {
       { min: 0, infinite: true },
       "search",
     );
-    this.relatedWeight = checkNumberOption(options.relatedWeight ?? 0.4, "relatedWeight", { min: 0, max: 1 }, "search");
+    this.relatedWeight = checkNumberOption(options.relatedWeight ?? 0.6, "relatedWeight", { min: 0, max: 1 }, "search");
     this.typoWeight = checkNumberOption(options.typoWeight ?? TYPO_WEIGHT, "typoWeight", { min: 0, max: 1 }, "search");
     this.extraRelatedWords = [...(options.relatedWords ?? [])];
     this.queryValues = options.queryValues ?? true;
@@ -809,12 +812,13 @@ export class SearchIndex {
 
   /** The query's terms, rarest first, with their weights and where their postings are. */
   private planQuery(query: string, count: number): QueryPlan {
-    const weighted = this.queryTerms(query);
+    const { weights: weighted, groups } = this.queryTerms(query);
     const live = this.postingLive;
     const terms = [...weighted.keys()].sort((a, b) => (live[a] as number) - (live[b] as number));
-    const plan = new QueryPlan(terms.length);
+    const plan = new QueryPlan(terms.length, groups.size === 0 ? 0 : Math.max(...groups.values()) + 1);
     for (let i = 0; i < plan.n; i++) {
       const id = terms[i] as number;
+      plan.group[i] = groups.get(id) ?? -1;
       plan.idfs[i] = idfOf(count, live[id] as number) * (weighted.get(id) as number);
       plan.position[i] = this.postingStart[id] as number;
       plan.ends[i] = (plan.position[i] as number) + (this.postingLengths[id] as number);
@@ -981,8 +985,9 @@ export class SearchIndex {
   private exactScore(plan: QueryPlan, slot: number, places: Int32Array, keep: boolean): number {
     const slots = this.storeSlots;
     const weights = this.storeWeights;
-    const { ends, idfs, n } = plan;
+    const { ends, idfs, n, group, groupBest } = plan;
     let score = 0;
+    if (groupBest.length > 0) groupBest.fill(0);
     for (let i = 0; i < n; i++) {
       const end = ends[i] as number;
       let c = places[i] as number;
@@ -992,9 +997,16 @@ export class SearchIndex {
       }
       if (c < end && slots[c] === slot) {
         const weight = weights[c] as number;
-        if (weight !== 0) score += (idfs[i] as number) * weight;
+        if (weight === 0) continue;
+        const g = group[i] as number;
+        if (g < 0) score += (idfs[i] as number) * weight;
+        else if ((idfs[i] as number) * weight > (groupBest[g] as number)) groupBest[g] = (idfs[i] as number) * weight;
       }
     }
+    // The related words of one query word are one concept: the best of them counts, not their sum
+    // (a tool that says "post, publish, notify, announce" does not outrank one that says "send").
+    // Every bound of the pruned walk is a sum, so it stays an upper bound of this score.
+    for (let g = 0; g < groupBest.length; g++) score += groupBest[g] as number;
     return score;
   }
 
@@ -1091,7 +1103,7 @@ export class SearchIndex {
    * The distinct term ids of a query with their weight: 1 for the query's words (run-together words
    * split where the parts are indexed), `relatedWeight` for words related to them.
    */
-  private queryTerms(query: string): Map<number, number> {
+  private queryTerms(query: string): { readonly weights: Map<number, number>; readonly groups: Map<number, number> } {
     const ids = new Map<number, number>();
     const add = (term: string, weight = 1): boolean => {
       const id = this.termIds.get(term);
@@ -1109,18 +1121,43 @@ export class SearchIndex {
       .filter((span) => span.kind === undefined)
       .map((span) => span.text)
       .join(" ");
-    if (this.relatedWeight > 0) {
-      this.related ??= relatedWords(this.extraRelatedWords);
-      const related = this.related;
-      // Stop words too: "who", "where" and "when" ask for users, places and times.
-      for (const term of tokenize(plain, { keepStopWords: true }))
-        for (const other of related.get(term) ?? []) add(other, this.relatedWeight);
-    }
+    const groups = this.relatedWeight > 0 ? this.addRelatedWords(plain, ids, add) : new Map<number, number>();
     const words = rawWords(plain);
     const split = this.splitCompounds ? this.addCompoundParts(words, add) : new Set<string>();
     if (this.splitCompounds) this.addJoinedWords(words, add);
     if (this.typoWeight > 0) this.addCorrections(words, split, add);
-    return ids;
+    return { weights: ids, groups };
+  }
+
+  /**
+   * Adds, at `relatedWeight`, the words related to the query's words; returns per related term its
+   * group: the query word it came from (a term related to two query words stays in the first one's
+   * group; a query word itself is in none). The exact scorer counts the best term of a group, so
+   * a query word's related words add at most one related match however many of them a description
+   * lists; a related word beside the exact one still corroborates it ("new" for "create a file").
+   */
+  private addRelatedWords(
+    plain: string,
+    ids: ReadonlyMap<number, number>,
+    add: (term: string, weight?: number) => boolean,
+  ): Map<number, number> {
+    this.related ??= relatedWords(this.extraRelatedWords);
+    const related = this.related;
+    const exact = new Set(ids.keys());
+    const groups = new Map<number, number>();
+    let next = 0;
+    // Stop words too: "who", "where" and "when" ask for users, places and times.
+    for (const term of tokenize(plain, { keepStopWords: true })) {
+      const others = related.get(term);
+      if (others === undefined) continue;
+      const group = next++;
+      for (const other of others) {
+        if (!add(other, this.relatedWeight)) continue;
+        const id = this.termIds.get(other) as number;
+        if (!exact.has(id) && !groups.has(id)) groups.set(id, group);
+      }
+    }
+    return groups;
   }
 
   /**
@@ -1140,8 +1177,9 @@ export class SearchIndex {
   }
 
   /**
-   * Adds two neighbouring words run together where a tool name has them as one word
-   * (`heap snapshot` → `heapsnapshot`, `free busy` → `freebusy`): the reverse of a compound split.
+   * Adds two neighbouring words run together where a tool name or server has them as one word
+   * (`heap snapshot` → `heapsnapshot`, `free busy` → `freebusy`, `CircleCI` → `circle ci` →
+   * `circleci`): the reverse of a compound split.
    */
   private addJoinedWords(words: readonly string[], add: (term: string) => boolean): void {
     for (let i = 0; i + 1 < words.length; i++) {
@@ -1149,7 +1187,7 @@ export class SearchIndex {
       const right = words[i + 1] as string;
       if (isStopWord(left) || isStopWord(right) || left.length + right.length > MAX_COMPOUND) continue;
       const joined = stemWord(left + right);
-      if (this.inSomeName(joined)) add(joined);
+      if (this.inSomeName(joined) || this.inSomeServer(joined)) add(joined);
     }
   }
 
@@ -1196,6 +1234,11 @@ export class SearchIndex {
   private known(term: string): boolean {
     const id = this.termIds.get(term);
     return id !== undefined && (this.postingLive[id] as number) > 0;
+  }
+
+  private inSomeServer(term: string): boolean {
+    const id = this.termIds.get(term);
+    return id !== undefined && (this.serverFrequency[id] as number) > 0;
   }
 
   private inSomeName(term: string): boolean {
@@ -1320,6 +1363,7 @@ export class SearchIndex {
     this.postingCapacity[id] = 0;
     this.postingLengths[id] = 0;
     this.nameFrequency[id] = 0;
+    this.serverFrequency[id] = 0;
   }
 
   /**
@@ -1352,6 +1396,7 @@ export class SearchIndex {
     this.postingLengths = grownInt(this.postingLengths);
     this.postingLive = grownInt(this.postingLive);
     this.nameFrequency = grownInt(this.nameFrequency);
+    this.serverFrequency = grownInt(this.serverFrequency);
     const seen = new Int32Array(2 * capacity);
     seen.set(this.seen);
     this.seen = seen;
@@ -1370,6 +1415,7 @@ export class SearchIndex {
     this.steps++;
     const counts = this.storeCounts;
     if ((scratch[from] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) + 1;
+    if ((scratch[from + SERVER] as number) > 0) this.serverFrequency[id] = (this.serverFrequency[id] as number) + 1;
     const cell = at * FIELD_COUNT;
     for (let f = 0; f < FIELD_COUNT; f++) counts[cell + f] = scratch[from + f] as number;
     // Before the first search (a bulk load) the weight waits for the averages of that search.
@@ -1473,6 +1519,7 @@ export class SearchIndex {
     const counts = this.storeCounts;
     const cell = lowest * FIELD_COUNT;
     if ((counts[cell + NAME] as number) > 0) this.nameFrequency[id] = (this.nameFrequency[id] as number) - 1;
+    if ((counts[cell + SERVER] as number) > 0) this.serverFrequency[id] = (this.serverFrequency[id] as number) - 1;
     counts.fill(0, cell, cell + FIELD_COUNT);
     this.storeWeights[lowest] = 0;
     this.steps++;
@@ -1622,8 +1669,16 @@ class QueryPlan {
   /** The first `unwalked` of `order` are not walked in this window; `rest` bounds them together. */
   unwalked = 0;
   rest = 0;
+  /** Per term: its group of related words (-1: none); per group, the best score of its terms so far. */
+  readonly group: Int32Array;
+  readonly groupBest: Float64Array;
 
-  constructor(readonly n: number) {
+  constructor(
+    readonly n: number,
+    groups = 0,
+  ) {
+    this.group = new Int32Array(n).fill(-1);
+    this.groupBest = new Float64Array(groups);
     this.idfs = new Float64Array(n);
     this.position = new Int32Array(n);
     this.ends = new Int32Array(n);

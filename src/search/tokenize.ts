@@ -99,15 +99,24 @@ function pushCharacterPairs(word: string, terms: string[]): void {
 }
 
 /**
- * The lower-cased words of `text` before stemming, split like {@link tokenize} splits them, stop
- * words included. The index uses it to split run-together query words (`readfile`).
+ * The lower-cased words of `text` before stemming, split and accent-folded like {@link tokenize}
+ * splits them, stop words included; no words of scripts written without spaces. The index uses it
+ * to split run-together query words (`readfile`), join split ones (`Circle CI`) and correct typos,
+ * in a query with accents ("¿falló el flujo de CircleCI?") as in a plain ASCII one.
  */
 export function rawWords(text: string): string[] {
   if (!NON_ASCII.test(text)) {
     const lower = (/[A-Z]/.test(text) ? splitAsciiCamelCase(text) : text).toLowerCase();
     return lower.match(ASCII_WORD) ?? [];
   }
-  return [];
+  const composed = text.normalize("NFKC");
+  const normalized = (HAS_UPPER.test(composed) ? splitCamelCase(composed) : composed)
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "");
+  const words: string[] = [];
+  for (const match of normalized.matchAll(WORD)) if (!CJK.test(match[0])) words.push(match[0]);
+  return words;
 }
 
 /** True for a word {@link tokenize} drops. */
