@@ -54,6 +54,15 @@ describe("capContentParts: the text budget across parts", () => {
     expect(out.at(-1)).toMatch(CLOSING);
   });
 
+  it("dropping empty parts adds a closing line no longer than the room kept for it (fast-check found 465 of 464)", () => {
+    // The room was reserved for the short form of the longest line (4 parts, 373 characters);
+    // the line for the 2 empty parts actually dropped came out in the longer full form.
+    const out = cap([157, 216, 0, 0], 464);
+    expect(out.join("").length).toBeLessThanOrEqual(464);
+    expect(out.slice(0, 2)).toEqual(["a".repeat(157), "b".repeat(216)]);
+    expect(out.at(-1)).toMatch(CLOSING);
+  });
+
   it("property: total within the threshold, unchanged when within it, no needless loss, order kept", () => {
     fc.assert(
       fc.property(

@@ -145,7 +145,10 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
   // Shares of at least `MIN_TEXT_SHARE` are worth it: no need to try dropping parts.
   if (all !== undefined && all.dropped === 0 && share >= minShare) return all.out;
   // Some parts must go: room for the closing line at its longest (every part, every character).
-  const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, budget);
+  // Its form is chosen once, for that longest line: chosen per line, fewer dropped parts could
+  // pick the full form where the room held only the short one (one character over the limit).
+  const full = closingLine(costs.length, chars, limit, true).length + TEXT_PART_OVERHEAD <= budget / 4;
+  const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, full);
   const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
   const left = Math.max(0, budget - closingCost);
   const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left, breaksIn);
@@ -224,10 +227,13 @@ function cutTo(text: string, room: number, lineBreaks: () => number): string | u
   return `${text.slice(0, head)}[… ${text.length - head} more]`;
 }
 
-/** The line counting dropped text parts: in full when it costs at most a quarter of the budget. */
-function closingLine(droppedParts: number, droppedChars: number, limit: number, budget: number): string {
-  const full = `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`;
-  if (full.length + TEXT_PART_OVERHEAD <= budget / 4) return full;
+/**
+ * The line counting dropped text parts, in `full` or short. No longer for fewer parts or
+ * characters in the same form, so room reserved for the longest line holds every smaller one.
+ */
+function closingLine(droppedParts: number, droppedChars: number, limit: number, full: boolean): string {
+  if (full)
+    return `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`;
   return `[${droppedParts} more text parts omitted]`;
 }
 
