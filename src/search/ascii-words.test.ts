@@ -20,6 +20,17 @@ const asciiText = fc
   .array(fc.constantFrom(..."aAbBzZ09eE _-./:\tXyHTTPServer"), { maxLength: 40 })
   .map((characters) => characters.join(""));
 
+/**
+ * ASCII text whose stems tokenize back to themselves: only there is a description indexed from
+ * its stems joined by spaces an oracle for the terms tokenize gives. Porter is not idempotent:
+ * "aree" stems to "are", a stop word, so its stems' text has no term at all (a pinned seed used
+ * to avoid such strings; fast-check found this one on another seed).
+ */
+const restemmedAlike = asciiText.filter((text) => {
+  const stems = tokenize(text);
+  return tokenize(stems.join(" ")).join(" ") === stems.join(" ");
+});
+
 describe("forEachAsciiWord", () => {
   it("splits words exactly as tokenize does (the regular-expression path)", () => {
     expect(scanned("HTTPServer v2Api get_user-id.ts readFILE x")).toEqual(rawWords("HTTPServer v2Api get_user-id.ts readFILE x"));
@@ -94,7 +105,7 @@ describe("forEachAsciiWord", () => {
 
   it("gives the index the terms tokenize gives: same scores as a document indexed from tokenized text", () => {
     fc.assert(
-      fc.property(fc.array(asciiText, { minLength: 2, maxLength: 8 }), asciiText, (descriptions, query) => {
+      fc.property(fc.array(restemmedAlike, { minLength: 2, maxLength: 8 }), asciiText, (descriptions, query) => {
         // The same descriptions indexed raw and pre-tokenized (stems joined by spaces) score the same.
         const raw = new SearchIndex();
         const pre = new SearchIndex();
@@ -105,8 +116,7 @@ describe("forEachAsciiWord", () => {
         const words = tokenize(query).join(" ");
         expect(raw.search(words, 5)).toEqual(pre.search(words, 5));
       }),
-      // Seeded: the stems of stems are compared, and Porter is not idempotent on every string.
-      { numRuns: 300, seed: 18 },
+      { numRuns: 300 },
     );
   });
 

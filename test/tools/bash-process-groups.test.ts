@@ -5,6 +5,10 @@ import { createRegistry, type SandboxScope, type ToolCallResult } from "agent-to
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
+import { liveWith } from "../support/live-processes.js";
+
+/** Digits on this run's sleep durations (`sleep 51.<mark>`), so only this run's sleepers are counted. */
+const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
 
 let workspace: string;
 beforeEach(async () => {
@@ -67,22 +71,20 @@ describe("bash: a command's processes end with it", () => {
   });
 
   it.each([
-    ["(setsid sleep 51.7 &); echo started", 1],
-    ["setsid nohup sh -c 'sleep 54.7' </dev/null >/dev/null 2>&1 & echo started", 20],
-    ["(setsid sh -c 'sleep 53.7' &) ; sleep 30", 1],
-  ] as const)("a job that left the process group with setsid ends with the call too: %s", async (command, timeout) => {
+    ["(setsid sleep 51.MARK &); echo started", 1],
+    ["setsid nohup sh -c 'sleep 54.MARK' </dev/null >/dev/null 2>&1 & echo started", 20],
+    ["(setsid sh -c 'sleep 53.MARK' &) ; sleep 30", 1],
+  ] as const)("a job that left the process group with setsid ends with the call too: %s", async (template, timeout) => {
+    const command = template.replace("MARK", RUN_MARK);
     const registry = createRegistry({ tools: [createBashTool()] });
     const run = registry.createRun({ profile: "full", permissions: { sandbox: "unrestricted", workspace } });
     const started = performance.now();
     text(await run.call("bash", { command, timeout_seconds: timeout }));
     expect(performance.now() - started).toBeLessThan(5_000);
     await registry.close();
-    const { execFileSync } = await import("node:child_process");
-    const sleepers = () =>
-      execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
-        .split("\n")
-        .filter((line) => /sleep 5[134]\.7$/.test(line));
-    await expect.poll(sleepers, { timeout: 3_000 }).toEqual([]);
+    // This run's processes only (the sleeper, and any shell that started it): a suite run side by
+    // side runs the same commands with a mark of its own.
+    await expect.poll(() => liveWith(`.${RUN_MARK}`), { timeout: 3_000 }).toBe(0);
   });
 
   it.each(scopes)(
