@@ -231,7 +231,7 @@ describe("kill -9 between the commit point and the commit taken back", () => {
  * after the next recovery, the state the TransactionError reports: the files renamed new, the rest
  * as before, the second group in one state, no temporary file, no log. On the old code the log
  * said `committed` there, and the recovery renamed the second group's temporary files not yet
- * removed: part of that group new, part old.
+ * removed: part of that group new, part old (d16 "head 0", d17-d19 "head 1").
  */
 describe("kill -9 while the temporary files of a rename that failed part way are removed", () => {
   const worker = path.join(repo, "test/tools/support/rename-fail-crash-worker.mjs");
@@ -259,7 +259,7 @@ describe("kill -9 while the temporary files of a rename that failed part way are
     const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
     const last = stdout.trim().split("\n").at(-1) ?? "";
     expect(last, stderr).not.toBe("");
-    expect(JSON.parse(last)).toEqual({ killed: "prepared" });
+    const said = JSON.parse(last) as { killed?: string };
     expect(signal).toBe("SIGKILL");
     await recoverNow(createConfinedFileScope(workspace));
     const heads = await Promise.all(
@@ -274,6 +274,7 @@ describe("kill -9 while the temporary files of a rename that failed part way are
       expect((await readdir(path.join(workspace, directory))).filter((name) => name.startsWith(".atc-"))).toEqual([]);
     }
     expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
+    expect(said).toEqual({ killed: "prepared" });
   }, 60_000);
 });
 

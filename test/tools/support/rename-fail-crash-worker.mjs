@@ -43,15 +43,22 @@ IntentLog.prototype.commit = async function () {
   writeFileSync(path.join(target, "inside/x"), "x\n");
 };
 const unlink = fsPromises.unlink;
-// The temporary files are removed group by group, through the directories' descriptors: the first
-// removed is d01's (the first group's only one left), the second one of the second group's.
+// The temporary files are removed group by group, through the directories' descriptors, here one
+// at a time (a queue): the first removed is d01's (the first group's only one left), the second
+// one of the second group's; the kill follows it, the other three still in place.
 let removed = 0;
-fsPromises.unlink = async (file, ...rest) => {
-  await unlink(file, ...rest);
-  if (path.basename(String(file)).startsWith(".atc-") && ++removed === 2) {
+let queue = Promise.resolve();
+fsPromises.unlink = (file, ...rest) => {
+  if (!path.basename(String(file)).startsWith(".atc-")) return unlink(file, ...rest);
+  const step = queue.then(async () => {
+    await unlink(file, ...rest);
+    if (++removed < 2) return;
     writeSync(1, `${JSON.stringify({ killed: logState() })}\n`);
     process.kill(process.pid, "SIGKILL");
-  }
+    await new Promise(() => undefined);
+  });
+  queue = step.catch(() => undefined);
+  return step;
 };
 syncBuiltinESMExports();
 void fs;
