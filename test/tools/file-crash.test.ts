@@ -223,6 +223,61 @@ describe("kill -9 between the commit point and the commit taken back", () => {
   }
 });
 
+/**
+ * A rename that fails part way (a grouped change: the first group's d01/f.txt replaced by a
+ * directory after the commit point, the second group never renamed): the temporary files left are
+ * removed only once the log no longer says `committed` (taken back to `prepared`, naming the files
+ * not renamed). A process killed while they are removed (rename-fail-crash-worker.mjs) leaves,
+ * after the next recovery, the state the TransactionError reports: the files renamed new, the rest
+ * as before, the second group in one state, no temporary file, no log. On the old code the log
+ * said `committed` there, and the recovery renamed the second group's temporary files not yet
+ * removed: part of that group new, part old (d16 "head 0", d17-d19 "head 1").
+ */
+describe("kill -9 while the temporary files of a rename that failed part way are removed", () => {
+  const worker = path.join(repo, "test/tools/support/rename-fail-crash-worker.mjs");
+  const directories = Array.from({ length: 20 }, (_, index) => `d${String(index).padStart(2, "0")}`);
+
+  it("the log says prepared (not committed) by then, and the recovery leaves the files not renamed as before", async () => {
+    const workspace = path.join(base, "rename-fail");
+    await mkdir(workspace);
+    for (const directory of directories) {
+      await mkdir(path.join(workspace, directory));
+      await writeFile(path.join(workspace, directory, "f.txt"), "head 0\n");
+    }
+    const child = spawn("sh", ["-c", `ulimit -n 64 && exec "${process.execPath}" --import tsx "${worker}" "${workspace}"`], {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
+    const last = stdout.trim().split("\n").at(-1) ?? "";
+    expect(last, stderr).not.toBe("");
+    const said = JSON.parse(last) as { killed?: string };
+    expect(signal).toBe("SIGKILL");
+    await recoverNow(createConfinedFileScope(workspace));
+    const heads = await Promise.all(
+      directories.map((directory) =>
+        directory === "d01" ? "directory" : readFile(path.join(workspace, directory, "f.txt"), "utf8"),
+      ),
+    );
+    // The first group (d00..d15) renamed but d01; the second (d16..d19) never: as before, all four.
+    expect(heads.slice(16)).toEqual(["head 0\n", "head 0\n", "head 0\n", "head 0\n"]);
+    expect(heads.slice(0, 16).filter((head) => head === "head 1\n")).toHaveLength(15);
+    for (const directory of directories) {
+      expect((await readdir(path.join(workspace, directory))).filter((name) => name.startsWith(".atc-"))).toEqual([]);
+    }
+    expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
+    expect(said).toEqual({ killed: "prepared" });
+  }, 60_000);
+});
+
 describe("an intent log's owner", () => {
   it("is dead once killed, even while it is a zombie not yet reaped", async () => {
     // The shell's background child exits at once; the shell, replaced by sleep, never reaps it.

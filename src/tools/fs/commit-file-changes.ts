@@ -3,7 +3,7 @@ import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
-import { applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
+import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome, readManyOf } from "./parent-batch.js";
@@ -214,6 +214,9 @@ async function commitLocked(
     );
   } catch (error) {
     if (error instanceof VersionConflict || error instanceof CheckFailed) throw error;
+    // Made (its log could not be taken back): told with what is at the paths now, never restored
+    // over (a restore would write the old content over another writer's change once more).
+    if (error instanceof AppliedDespiteLookError) throw await appliedDespiteLook(scope, effective, error);
     // Aborted before the commit point: nothing changed, and the run has answered already.
     if (signal?.aborted === true && !(error instanceof TransactionError)) throw error;
     if (!(error instanceof TransactionError)) {
@@ -245,17 +248,7 @@ async function commitLocked(
  * back file by file), never from what should be there.
  */
 async function honestFailure(scope: FileScope, changes: readonly PlannedFileChange[], cause: unknown): Promise<ToolError> {
-  const read = await readManyOf(
-    scope,
-    changes.map((change) => change.path),
-    (path) => readIfPresent(scope, path),
-  );
-  const states = changes.map((change, index) => {
-    const outcome = read[index];
-    const now = outcome?.ok === true ? versionOf(outcome.bytes) : "unreadable";
-    const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
-    return { path: shown(change), state, version: now };
-  });
+  const states = await statesOnDisk(scope, changes);
   const code = cause instanceof ToolError ? cause.code : "write_failed";
   const reason = sentence(cause instanceof Error ? cause.message : String(cause));
   if (states.every((file) => file.state === "unchanged")) {
@@ -269,6 +262,42 @@ async function honestFailure(scope: FileScope, changes: readonly PlannedFileChan
     `${reason} The change was only partly applied and could not be fully restored. On disk now: ${list}.`,
     { hint: "Read the files listed and fix them; they are not as before nor as after the change.", data: { files: states } },
   );
+}
+
+/**
+ * The error for a change made although its last look refused it (see `AppliedDespiteLookError`):
+ * what the look found, and what is at the paths now (read back file by file).
+ */
+async function appliedDespiteLook(
+  scope: FileScope,
+  changes: readonly PlannedFileChange[],
+  error: AppliedDespiteLookError,
+): Promise<ToolError> {
+  const states = await statesOnDisk(scope, changes);
+  const list = states.map((file) => `${file.path}: ${file.state} (${file.version})`).join("; ");
+  return new ToolError("partially_applied", `${error.message} On disk now: ${list}.`, {
+    hint: "Read the files listed and check them: the change was made, but not as the paths show it or over another change.",
+    data: { files: states, movedDirectories: error.movedDirectories, changedFiles: error.changedFiles },
+  });
+}
+
+/** Each file of `changes` as read back now: unchanged (its content before), changed (after), or unknown. */
+async function statesOnDisk(
+  scope: FileScope,
+  changes: readonly PlannedFileChange[],
+): Promise<{ path: string; state: "unchanged" | "changed" | "unknown"; version: string }[]> {
+  const read = await readManyOf(
+    scope,
+    changes.map((change) => change.path),
+    (path) => readIfPresent(scope, path),
+  );
+  const states = changes.map((change, index) => {
+    const outcome = read[index];
+    const now = outcome?.ok === true ? versionOf(outcome.bytes) : "unreadable";
+    const state = now === versionOf(change.before) ? "unchanged" : now === versionOf(change.after) ? "changed" : "unknown";
+    return { path: shown(change), state, version: now } as const;
+  });
+  return states;
 }
 
 /** `text` ending as a sentence, so that the next one does not run into it. */

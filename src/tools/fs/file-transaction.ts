@@ -407,8 +407,11 @@ async function openStaged(
  * deletes are made and every touched directory is flushed once.
  *
  * A failure before the commit point, or found by the last looks, changes nothing (the commit is
- * taken back first; temporary files and made directories are removed). A failure after the first
- * rename throws {@link TransactionError} naming the files already changed.
+ * taken back first, or the log removed where that cannot be written; temporary files and made
+ * directories are removed); where the log can be neither, the change is made and
+ * {@link AppliedDespiteLookError} says what the look found. A failure after the first rename
+ * throws {@link TransactionError} naming the files already changed (the log taken back to the
+ * files not renamed before their temporary files are removed).
  * The caller holds the files' locks. Returns the directories the change made (real paths,
  * outermost first), so that undoing it can remove them again.
  */
@@ -456,7 +459,7 @@ export async function applyFileChanges(
     staged,
     verify === undefined ? undefined : async () => verify(await currentContents(scope, changes, staged)),
   );
-  if (refused !== undefined && (staged.length === 1 || (await withdrawn(log)))) {
+  if (refused !== undefined && (staged.length === 1 || (await takenBack(log, entriesOf(staged))))) {
     await endLog(log, await rollBackStaged(scope, staged));
     throw refused.error;
   }
@@ -464,18 +467,51 @@ export async function applyFileChanges(
   try {
     await renameStaged(staged, applied);
   } catch (error) {
-    await Promise.all(
-      staged.map(async ({ parent, temporary }) => {
-        if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
-      }),
-    );
-    await log.finish();
+    const left = staged.filter(({ change }) => !applied.includes(change.path));
+    await endAfterRenameFailure(log, entriesOf(left), async () => {
+      await Promise.all(
+        left.map(async ({ parent, temporary }) => {
+          if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
+        }),
+      );
+      return [];
+    });
     await closeAll(staged);
     throw new TransactionError(error, applied, madeDirectories(staged));
   }
   await log.finish();
   await closeAll(staged);
+  if (refused !== undefined) throw new AppliedDespiteLookError(refused);
   return madeDirectories(staged);
+}
+
+/** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */
+function entriesOf(staged: readonly Staged[]): IntentEntry[] {
+  return staged.map(({ parent, temporary }) => ({
+    directory: parent.realPath,
+    name: parent.name,
+    created: parent.created,
+    ...(temporary === undefined ? {} : { temporary }),
+  }));
+}
+
+/**
+ * Ends the log of a change whose renames failed part way (`left`: the entries not renamed), so
+ * that it never says `committed` with a temporary file removed under it: it is taken back to
+ * `prepared` naming only `left` (a crash from here removes their temporary files and leaves the
+ * renamed files new, the state the `TransactionError` reports), or, where that cannot be written,
+ * removed; only then does `removeLeft` remove the temporary files (returning those it could not,
+ * for `endLog`). Where the log can be neither rewritten nor removed, it stays `committed` with
+ * every temporary file it names, as a crash at the failure would leave it (the next recovery
+ * after this process ends rolls forward what can be).
+ */
+async function endAfterRenameFailure(
+  log: IntentLog,
+  left: readonly IntentEntry[],
+  removeLeft: () => Promise<readonly IntentEntry[]>,
+): Promise<void> {
+  if (!(await takenBack(log, left))) return;
+  await endLog(log, await removeLeft());
 }
 
 /**
@@ -502,29 +538,102 @@ export async function applyFileChanges(
  * before the commit: so rolling forward there is no worse than the order before, and only a
  * crash in these microseconds can make it happen. A crash after the withdrawal is rolled back
  * (every file as before), whichever temporary files were removed by then. Never mixed: a log
- * saying `committed` never has a temporary file removed under it. Where the withdrawal cannot be
- * written (a full disk), the change goes on as committed, as a crash would have it (the caller
- * renames; the failure found is dropped).
+ * saying `committed` never has a temporary file removed under it (nor after a rename that failed
+ * part way: see `endAfterRenameFailure`). Where the withdrawal cannot be written (a full disk
+ * refuses the new record), the log is removed instead (`IntentLog.drop`: a removal needs no
+ * space), then the change is rolled back as after a withdrawal, nothing changed (a crash between
+ * the two leaves the temporary files as litter, no log to roll them forward). Only where the log
+ * can be neither rewritten nor removed (its file system refusing both) does the change go on as
+ * committed, as a crash would have it rolled forward, and the caller is told so: the renames are
+ * made and {@link AppliedDespiteLookError} names what the look found (the directories moved, the
+ * files another writer changed, whose change was overwritten); never an ok.
  */
-async function lastLooks(
-  staged: readonly Staged[],
-  recheck: (() => Promise<void>) | undefined,
-): Promise<{ readonly error: unknown } | undefined> {
+async function lastLooks(staged: readonly Staged[], recheck: (() => Promise<void>) | undefined): Promise<Refusal | undefined> {
+  // Named by the error where the change must go on all the same (the recheck takes a new look).
+  let changedFiles: string[] = [];
   try {
     assertStillAtPaths(staged);
-    if (recheck !== undefined && movedSinceCheck(targetsOf(staged))) await recheck();
+    if (recheck !== undefined && movedSinceCheck(targetsOf(staged))) {
+      changedFiles = changedTargets(staged);
+      await recheck();
+    }
     return undefined;
   } catch (error) {
-    return { error };
+    const movedDirectories = new Set<string>();
+    for (const { change, parent } of staged) if (!stillAtItsPath(parent)) movedDirectories.add(path.dirname(change.path));
+    return { error, movedDirectories: [...movedDirectories], changedFiles };
   }
 }
 
-/** Takes a committed log back to prepared (see `IntentLog.withdraw`); false when it could not be written. */
-function withdrawn(log: IntentLog): Promise<boolean> {
-  return log.withdraw().then(
-    () => true,
-    () => false,
-  );
+/** What a last look found that refuses the change (see {@link lastLooks}). */
+interface Refusal {
+  /** The failure to throw when the change is taken back. */
+  readonly error: unknown;
+  /** The directories (of the paths as given) whose held directory was found no longer at its path. */
+  readonly movedDirectories: readonly string[];
+  /** The paths (as given) whose target moved since the check (another writer's change). */
+  readonly changedFiles: readonly string[];
+}
+
+/** The paths (as given) of `staged` whose target's `lstat` moved since the check. */
+function changedTargets(staged: readonly Staged[]): string[] {
+  return staged
+    .filter(({ parent, existing }) => movedSinceCheck([{ entry: parent.at(parent.name), seen: existing }]))
+    .map(({ change }) => change.path);
+}
+
+/**
+ * Raised by {@link applyFileChanges} when a last look (after the commit point, see
+ * {@link lastLooks}) refused a change of several files and its log could be neither taken back
+ * nor removed (`IntentLog.withdraw`, `IntentLog.drop`: the intent directory's file system refusing
+ * writes and removals). The log said `committed`, so the change was made, as a crash would have
+ * it rolled forward: its files were renamed through the directories first opened. This tells what
+ * the look had found, so that the result does not claim a state the paths do not have.
+ */
+export class AppliedDespiteLookError extends Error {
+  /** What the look found (the error the change would have been refused with). */
+  override readonly cause: unknown;
+  /** Directories (of the paths as given) whose held directory had been moved or replaced: the change's files are in it, wherever it is now. */
+  readonly movedDirectories: readonly string[];
+  /** Paths (as given) another writer changed after the check: that change was overwritten. */
+  readonly changedFiles: readonly string[];
+
+  constructor(refusal: Refusal) {
+    super(
+      [
+        "The change was made although its last look refused it (its log could not be taken back):",
+        refusal.movedDirectories.length > 0
+          ? ` its files were written into the directories held for ${refusal.movedDirectories.map((directory) => `"${directory}"`).join(", ")}, which had been moved or replaced: they are not at those paths.`
+          : "",
+        refusal.changedFiles.length > 0
+          ? ` ${refusal.changedFiles.map((file) => `"${file}"`).join(", ")} changed after the check, and that change was overwritten.`
+          : "",
+        refusal.movedDirectories.length + refusal.changedFiles.length === 0 ? ` ${String(refusal.error)}.` : "",
+      ].join(""),
+    );
+    this.name = "AppliedDespiteLookError";
+    this.cause = refusal.error;
+    this.movedDirectories = refusal.movedDirectories;
+    this.changedFiles = refusal.changedFiles;
+  }
+}
+
+/**
+ * Takes a committed log back before its temporary files are removed: to `prepared` naming
+ * `entries` (see `IntentLog.withdraw`), or, where that cannot be written (a full disk refuses the
+ * new record), removed (`IntentLog.drop`: a removal needs no space). False when neither could be
+ * done: the log still says `committed`, and a crash would roll the change forward.
+ */
+async function takenBack(log: IntentLog, entries: readonly IntentEntry[]): Promise<boolean> {
+  try {
+    await log.withdraw(entries);
+    return true;
+  } catch {
+    return log.drop().then(
+      () => true,
+      () => false,
+    );
+  }
 }
 
 /**
@@ -639,9 +748,12 @@ async function applyInGroups(
   };
   // Set by `lookAgain` when a target's lstat moved since the check (its group read again).
   let moved = false;
+  // The paths found moved by the last looks (named by an `AppliedDespiteLookError`).
+  const movedTargets = new Set<string>();
   const lookAgain = async (group: readonly TransactionChange[], staged: readonly Staged[]) => {
     if (options.verify === undefined || !movedSinceCheck(targetsOf(staged))) return;
     moved = true;
+    for (const changed of changedTargets(staged)) movedTargets.add(changed);
     await readGroup(group, staged);
   };
   /** Undoes the change before its first rename: temporary files, made directories, the log (see `endLog`). */
@@ -691,16 +803,18 @@ async function applyInGroups(
   // withdrawal): every group opened again (its directories checked to be the ones first opened),
   // last to first, so the first groups, renamed first, are looked at last. A target that moved has
   // its group read again, and the whole check runs again on what is there now.
+  let refused: Refusal | undefined;
   if (options.verify !== undefined) {
     moved = false;
-    const refused = await (async () => {
+    movedTargets.clear();
+    refused = await (async () => {
       for (const group of [...groups].reverse()) await inGroup(group, true, (staged) => lookAgain(group, staged));
       if (moved) await options.verify?.(current);
     })().then(
       () => undefined,
-      (error: unknown) => ({ error }),
+      (error: unknown): Refusal => ({ error, movedDirectories: [], changedFiles: [...movedTargets] }),
     );
-    if (refused !== undefined && (await withdrawn(log))) {
+    if (refused !== undefined && (await takenBack(log, entriesOf([...first.values()])))) {
       await rollBack(log);
       throw refused.error;
     }
@@ -709,10 +823,19 @@ async function applyInGroups(
   try {
     for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
   } catch (error) {
-    await endLog(log, await removeTemporaries(scope, groups, first));
+    const left = [...first.values()].filter(({ change }) => !applied.includes(change.path));
+    const done = new Set(applied);
+    await endAfterRenameFailure(log, entriesOf(left), () =>
+      removeTemporaries(
+        scope,
+        groups.map((group) => group.filter((change) => !done.has(change.path))),
+        first,
+      ),
+    );
     throw new TransactionError(error, applied, madeDirectories([...first.values()]));
   }
   await log.finish();
+  if (refused !== undefined) throw new AppliedDespiteLookError(refused);
   return madeDirectories([...first.values()]);
 }
 

@@ -122,10 +122,22 @@ export class IntentLog {
    * commit. The caller then removes its temporary files, and only then: a temporary file removed
    * under a log that still says `committed` would leave a crash's roll-forward renaming the others
    * only (some files new, some old). Throws when it cannot be written (the log is then still
-   * committed, and the change must go on: see `applyFileChanges`).
+   * committed: see `applyFileChanges`). `entries`: those still to undo (default: all), where some
+   * were renamed already (a rename that failed part way): a crash then leaves those as renamed.
    */
-  async withdraw(): Promise<void> {
-    await this.replaceRecord({ ...this.record, state: "prepared" });
+  async withdraw(entries: readonly IntentEntry[] = this.record.entries): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "prepared", entries });
+  }
+
+  /**
+   * Removes the log and flushes its directory, throwing when the removal fails (unlike `finish`).
+   * The fallback where a committed change must be taken back and `withdraw` cannot be written (a
+   * full disk refuses the new record; a removal needs no space): with no log, a crash leaves the
+   * temporary files as litter, never a roll-forward over files the caller then tells unchanged.
+   */
+  async drop(): Promise<void> {
+    await unlink(this.file);
+    await syncIntentDirectory(this.file);
   }
 
   /**
