@@ -304,6 +304,11 @@ class Monitor {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     }
+    // An abort listener added below would never fire for a signal aborted already.
+    if (revoked.aborted) {
+      release();
+      throw revoked.reason;
+    }
     // Counted again after the last await, with none before the process is registered: parallel
     // starts of one step all passed the first count (taken before the awaits above) and all ran.
     try {
@@ -325,6 +330,7 @@ class Monitor {
     // A parent run whose budget the share comes from was closed: the command ends with it, even
     // when this run is never closed (a child whose runner ignores its abort signal).
     const onRevoked = () => process.stop();
+    // Added with no await since the check above: the signal cannot have aborted unheard.
     revoked.addEventListener("abort", onRevoked, { once: true });
     void child.exited.then(() => revoked.removeEventListener("abort", onRevoked));
     if (monitors.processes.size === 0) {

@@ -278,6 +278,34 @@ describe("RunResourceBudget of a child run", () => {
     own.release();
   });
 
+  it("a grant is never handed back revoked: an ancestor closed between a grant and the next reservation", async () => {
+    // Three levels: the grandchild waits in the middle run's budget, then goes on to the top's.
+    const attempt = async (closeTop: boolean) => {
+      const { lifetimes, top, middle, child } = family();
+      const { budget } = child("run_g");
+      const full = { maxProcesses: 4, maxMemoryBytes: undefined };
+      const holder = await middle.reserveWithAncestors(share("bash call_1", 4), full, 0, never, "run_m");
+      const pending = budget.reserveWithAncestors(share("monitor mon_1", 4), full, 1000, never, "run_g");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The middle run's slot comes back (the grandchild is granted there, its continuation
+      // queued) and the top run closes in the same turn.
+      holder.release();
+      if (closeTop) lifetimes.top.abort(new Error("closed"));
+      const outcome = await pending.then(
+        (grant) => ({ revoked: grant.revoked.aborted, held: top.held().processes, grant }),
+        (error: { code: string }) => ({ code: error.code, held: top.held().processes, middleHeld: middle.held().processes }),
+      );
+      return outcome;
+    };
+    // Refused with run_closed, holding nothing, rather than granted with the revocation already fired
+    // (a monitor adding its abort listener then would never stop its process).
+    expect(await attempt(true)).toEqual({ code: "run_closed", held: 0, middleHeld: 0 });
+    // Control: with the top run open, the same reservation is granted and not revoked.
+    const granted = await attempt(false);
+    expect(granted).toMatchObject({ revoked: false, held: 4 });
+    if ("grant" in granted) granted.grant.release();
+  });
+
   it("closing an ancestor revokes its children's grants and refuses their next ones", async () => {
     const { lifetimes, top, child } = family();
     const { budget } = child("run_a");

@@ -219,11 +219,13 @@ export class RunResourceBudget {
     const release = () => {
       if (this.holdings.delete(holding)) this.grantWaiting();
     };
+    // Looked at before an immediate grant too: a child's share granted in its own budget may go
+    // on to an ancestor's after that ancestor closed (the revocation aborted between the two).
+    if (signal.aborted) return Promise.reject(signal.reason);
     if (this.waiters.length === 0 && this.fits(holding)) {
       this.holdings.set(holding, Date.now());
       return Promise.resolve(release);
     }
-    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
@@ -297,6 +299,9 @@ export class RunResourceBudget {
       for (const ancestor of ancestors) {
         releases.push(await ancestor.budget.reserve(share, run, Math.max(0, deadline - Date.now()), waitSignal));
       }
+      // Never hand back a grant already revoked: a caller that listens for the revocation would
+      // never hear of it.
+      if (revoked.aborted) throw revoked.reason;
     } catch (error) {
       release();
       if (revoked.aborted && !signal.aborted) throw revoked.reason;
