@@ -144,8 +144,9 @@ interface Total {
   readonly value: number;
   readonly tool: string;
   /**
-   * Declared by a child run's command, not by a tool of this run: it stands in until one of the
-   * run's own tools declares its totals, which then replace it (larger or not).
+   * Declared by a child run's command, not by a tool of this run: the largest a child declared
+   * stands in until one of the run's own tools declares its totals, which then replace it (larger
+   * or not).
    */
   readonly fromChild: boolean;
 }
@@ -165,8 +166,11 @@ const OPTION: Record<Dimension, "maxProcesses" | "maxMemoryBytes"> = {
  * The budget ledger of one run (kept in its `RunStorage`, so every tool of the run shares it and
  * two runs never do). It has one set of totals, whatever tools share it: per limit the smallest
  * any of them declared (each declares its `runLimits` with its first command in the run), so
- * tools given different totals cannot each fill the ledger up to their own. Grants go in arrival
- * order: a command waiting for a large share is not overtaken for ever by smaller ones.
+ * tools given different totals cannot each fill the ledger up to their own. A run none of whose
+ * own tools declared yet is bounded by the largest total its child runs declared: never by a
+ * smaller one, which would make one tightly configured child bind all its siblings (each child's
+ * own totals still cap that child). Grants go in arrival order: a command waiting for a large
+ * share is not overtaken for ever by smaller ones.
  */
 export class RunResourceBudget {
   private readonly parent: ParentBudget | undefined;
@@ -199,7 +203,10 @@ export class RunResourceBudget {
     return [...this.holdings.keys()];
   }
 
-  /** The run's totals now (`undefined` for none): the smallest each tool of the run declared. */
+  /**
+   * The run's totals now (`undefined` for none): the smallest each tool of the run declared, or
+   * while none did, the largest its child runs' tools declared.
+   */
   runTotals(): RequestedLimits {
     return { maxProcesses: this.totals.processes?.value, maxMemoryBytes: this.totals.memory?.value };
   }
@@ -262,7 +269,7 @@ export class RunResourceBudget {
    * Reserves `holding` in this run's budget, then in each ancestor run's (a child run's command
    * counts against its parent's totals, so children can never hold more than their parent has
    * left), all within `waitMs`. `run` (the command's tool's totals) is declared on each of them:
-   * per limit the smallest any tool of the run or of its child runs declared.
+   * on the run, as its own; on an ancestor, as a child's (see {@link RunResourceBudget}).
    * @throws ToolError `run_limit_reached` as {@link RunResourceBudget.reserve} (from whichever
    *   budget did not have room), `run_closed` when an ancestor run is closed or closes while it
    *   waits; the signal's reason when it aborts first.
@@ -347,9 +354,10 @@ export class RunResourceBudget {
 
   /**
    * Lowers the run's totals to `run`'s where smaller; waiters that can then never fit fail. A
-   * child run's command (`fromChild`) only sets a total the run has none of, and a total set that
-   * way is replaced by the first one a tool of the run itself declares: the parent's own options
-   * decide its totals, a child's stand in for them until then.
+   * child run's command (`fromChild`) only sets a total the run has none of its own of, and only
+   * raises it (the largest a child declared stands in: a smaller one would refuse a sibling's
+   * command that its own totals allow, blaming the sibling); a total set that way is replaced by
+   * the first one a tool of the run itself declares: the parent's own options decide its totals.
    */
   private declare(tool: string, run: RequestedLimits, fromChild: boolean): void {
     let lowered = false;
@@ -358,14 +366,14 @@ export class RunResourceBudget {
       const current = this.totals[dimension];
       if (value === undefined) continue;
       const replace = fromChild
-        ? current === undefined || (current.fromChild && value < current.value)
+        ? current === undefined || (current.fromChild && value > current.value)
         : current === undefined || current.fromChild || value < current.value;
       if (!replace) continue;
       if (current === undefined || value < current.value) lowered = true;
       this.totals[dimension] = { value, tool, fromChild };
     }
     if (!lowered) {
-      // A stand-in total replaced by a larger one of the run's own may let waiters in.
+      // A total raised (a larger stand-in, or the run's own replacing a stand-in) may let waiters in.
       this.grantWaiting();
       return;
     }
@@ -415,7 +423,7 @@ export class RunResourceBudget {
           : `give ${tool} limits.${option} of at most ${total.value} (the same limits as ${total.tool}), or raise ${total.tool}'s runLimits.${option}`;
       return new ToolError(
         "run_limit_reached",
-        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the ${holding.childRun === undefined ? "run's" : "parent run's"} total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, the smallest of the run's tools), so it could never fit. The host must ${change}.`,
+        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the ${holding.childRun === undefined ? "run's" : "parent run's"} total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, ${total.fromChild ? "the largest of its child runs' tools, standing in for totals of its own" : "the smallest of the run's tools"}), so it could never fit. The host must ${change}.`,
         {
           hint: "This is the host's configuration: waiting or retrying will not help. Use another tool, or tell the user.",
           data: {
