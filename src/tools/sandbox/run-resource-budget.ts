@@ -512,18 +512,27 @@ function formatMs(ms: number): string {
 }
 
 /**
+ * Where the budget's storage key is kept for the whole process: a run's storage holds values by
+ * key object, so the ESM and CommonJS copies of the package (or two bundled copies) loaded at once
+ * must use one key, or a child run made by one copy would keep a budget apart from its parent's
+ * made by the other. Versioned: a copy whose ledger works differently must use its own.
+ */
+const BUDGET_KEY = Symbol.for("agent-tool-catalog.run-resource-budget.v1");
+const globalBudgetKey = globalThis as typeof globalThis & { [BUDGET_KEY]?: RunStorageKey<RunResourceBudget> };
+
+/**
  * The run's budget ledger, shared by every tool of the run; a child run's is linked to its
  * parent's (`createRun({ parent })` in this process), so its commands count against both.
  */
-export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> = createRunStorageKey(
-  "agent-tool-catalog.run-resource-budget",
-  (storage) =>
-    new RunResourceBudget(
-      storage.parent === undefined
-        ? undefined
-        : { budget: storage.parent.get(RUN_RESOURCE_BUDGET), lifetime: storage.parent.lifetime },
-    ),
-);
+export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> =
+  globalBudgetKey[BUDGET_KEY] ??
+  createRunStorageKey("agent-tool-catalog.run-resource-budget", (storage) => {
+    const parent = storage.parent;
+    return new RunResourceBudget(
+      parent === undefined ? undefined : { budget: parent.get(RUN_RESOURCE_BUDGET), lifetime: parent.lifetime },
+    );
+  });
+globalBudgetKey[BUDGET_KEY] = RUN_RESOURCE_BUDGET;
 
 /**
  * Reserves one command's share of its run's budget under `plan` (nothing when there is no plan),
