@@ -20,6 +20,7 @@ import {
   type RunResourceLimits,
   reserveRunResources,
   runBudgetPlan,
+  runSetupHook,
 } from "../../tools/sandbox/run-resource-budget.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "../../tools/shell/trusted-shell.js";
@@ -241,7 +242,7 @@ class Monitor {
   private readonly sandboxes = new Map<string, Promise<ProcessSandbox>>();
   private readonly options: MonitorToolOptions;
   private readonly shellFor: (root: string) => string;
-  private readonly budget: RunBudgetPlan | undefined;
+  readonly budget: RunBudgetPlan | undefined;
 
   constructor(options: MonitorToolOptions) {
     this.options = options;
@@ -399,6 +400,8 @@ class Monitor {
 export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefinition {
   const monitor = new Monitor(options);
   return defineTool({
+    // The run's totals are declared when a run is made with the tool, not at its first command.
+    ...runSetupHook("monitor", monitor.budget),
     name: "monitor",
     description:
       "Run a long-running command in the background (dev server, watcher, long build) and watch it: start, poll new output, wait for a pattern or exit, stop.",

@@ -1,4 +1,11 @@
-import { ConfigurationError, createRunStorageKey, type RunStorageKey, type ToolContext, ToolError } from "agent-tool-catalog";
+import {
+  ConfigurationError,
+  createRunStorageKey,
+  type RunStorage,
+  type RunStorageKey,
+  type ToolContext,
+  ToolError,
+} from "agent-tool-catalog";
 import { type RequestedLimits, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 
 /**
@@ -165,7 +172,8 @@ const OPTION: Record<Dimension, "maxProcesses" | "maxMemoryBytes"> = {
 /**
  * The budget ledger of one run (kept in its `RunStorage`, so every tool of the run shares it and
  * two runs never do). It has one set of totals, whatever tools share it: per limit the smallest
- * any of them declared (each declares its `runLimits` with its first command in the run), so
+ * any of them declared (each declares its `runLimits` when the run is made, see
+ * {@link runSetupHook}, or with its first command in the run), so
  * tools given different totals cannot each fill the ledger up to their own. A run none of whose
  * own tools declared yet is bounded by the largest total its child runs declared: never by a
  * smaller one, which would make one tightly configured child bind all its siblings (each child's
@@ -209,6 +217,15 @@ export class RunResourceBudget {
    */
   runTotals(): RequestedLimits {
     return { maxProcesses: this.totals.processes?.value, maxMemoryBytes: this.totals.memory?.value };
+  }
+
+  /**
+   * Declares a total of one of the run's own tools (`tool`'s `runLimits`), before any of its
+   * commands: called when the run is made ({@link runSetupHook}), so the run's totals are known
+   * from its own configuration even while only its child runs have run commands.
+   */
+  declareOwn(tool: string, run: RequestedLimits): void {
+    this.declare(tool, run, false);
   }
 
   /**
@@ -533,6 +550,24 @@ export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> =
     );
   });
 globalBudgetKey[BUDGET_KEY] = RUN_RESOURCE_BUDGET;
+
+/**
+ * The hook under which the core registry calls a tool with each new run's storage (the same
+ * process-wide symbol as the core's `RUN_SETUP`, which the package does not export).
+ */
+const RUN_SETUP = Symbol.for("agent-tool-catalog.run-setup.v1");
+
+/**
+ * A tool definition's run-setup entry that declares `tool`'s totals on every run made with it:
+ * spread it into the definition (`{ ...runSetupHook("bash", plan), name: "bash", ... }`).
+ */
+export function runSetupHook(
+  tool: string,
+  plan: RunBudgetPlan | undefined,
+): { readonly [RUN_SETUP]?: (storage: RunStorage) => void } {
+  if (plan === undefined) return {};
+  return { [RUN_SETUP]: (storage: RunStorage) => storage.get(RUN_RESOURCE_BUDGET).declareOwn(tool, plan.run) };
+}
 
 /**
  * Reserves one command's share of its run's budget under `plan` (nothing when there is no plan),
