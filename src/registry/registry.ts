@@ -11,10 +11,11 @@ import { BUILTIN_TAG } from "../profiles/tool-profile.js";
 import { CallLifetimes } from "../run/call-lifetimes.js";
 import type { Redactor } from "../run/redact-result.js";
 import { type CreateRunOptions, Run } from "../run/run.js";
-import { type RegistryEntry, type RegistryView, setRunHostInternals } from "../run/run-host.js";
+import { type RegistryEntry, type RegistryView, runSetupOf, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
 import { compileTool } from "../tool/compile-tool.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
+import type { RunStorage } from "../tool/run-storage.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
 import type { AnyToolDefinition, ToolTier } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
@@ -149,6 +150,8 @@ export class Registry {
   /** Where runs of this registry ask for approval: approve or deny pending calls here. */
   readonly approvals: ApprovalBroker;
   private readonly entries = new Map<string, RegistryEntry>();
+  /** The shared tools' run-setup hooks by name, kept as tools come and go (never a pass per run). */
+  private readonly setups = new Map<string, (storage: RunStorage) => void>();
   /** How many runs hold a private tool of each name (a shared tool may not take such a name). */
   private readonly privateNames = new Map<string, number>();
   private readonly index: HybridSearch;
@@ -206,6 +209,7 @@ export class Registry {
       calls: this.calls,
       compile: (definition) => compileTool(definition, this.schemaCompiler),
       redact: options.redact,
+      runSetups: () => this.setups,
     });
     this.register(createFindTool());
     this.register(createToolboxTool());
@@ -242,6 +246,7 @@ export class Registry {
     const key = entryKey(name, options.runId);
     const entry: RegistryEntry = { compiled, enabled: true, group: options.group, runId: options.runId, order: this.nextOrder++ };
     this.entries.set(key, entry);
+    this.trackSetup(entry);
     if (options.runId !== undefined) this.privateNames.set(name, (this.privateNames.get(name) ?? 0) + 1);
     this.queueIndexChange(key, compiled.descriptor);
     this.names.add(name);
@@ -559,6 +564,7 @@ export class Registry {
           );
         }
         entry.compiled = compiled;
+        this.trackSetup(entry);
         this.queueIndexChange(key, compiled.descriptor);
         this.trackProminence(key, entry);
         this.changed({ added: [], removed: [], updated: [name] });
@@ -566,6 +572,7 @@ export class Registry {
       remove: () => {
         if (!live()) return;
         this.entries.delete(key);
+        if (entry.runId === undefined) this.setups.delete(name);
         this.queueIndexChange(key, null);
         this.names.remove(name);
         this.prominent.delete(key);
@@ -577,6 +584,15 @@ export class Registry {
         this.changed({ added: [], removed: [name], updated: [] });
       },
     };
+  }
+
+  /** Keeps {@link Registry.setups} in step with a shared tool's definition. */
+  private trackSetup(entry: RegistryEntry): void {
+    if (entry.runId !== undefined) return;
+    const setup = runSetupOf(entry.compiled.definition);
+    const { name } = entry.compiled.descriptor;
+    if (setup === undefined) this.setups.delete(name);
+    else this.setups.set(name, setup);
   }
 
   private changed(change: CatalogEvents["registry.changed"]): void {

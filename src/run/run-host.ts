@@ -2,6 +2,7 @@ import type { CatalogEvents } from "../events/catalog-events.js";
 import type { EventBus, EventBusOptions } from "../events/event-bus.js";
 import type { ApprovalBroker } from "../policy/approval-broker.js";
 import type { CompiledTool } from "../tool/compile-tool.js";
+import type { RunStorage } from "../tool/run-storage.js";
 import type { SearchHit } from "../tool/tool-context.js";
 import type { AnyToolDefinition } from "../tool/tool-definition.js";
 import type { CallLifetimes } from "./call-lifetimes.js";
@@ -49,6 +50,27 @@ export interface RegistryInternals {
   compile(definition: AnyToolDefinition): CompiledTool;
   /** The registry's redaction hook, applied by runs to every result. */
   readonly redact: Redactor | undefined;
+  /**
+   * The shared tools that set something up in each new run's storage ({@link RUN_SETUP}), by
+   * name: called when a run is made, for the tools it may use.
+   */
+  runSetups(): ReadonlyMap<string, (storage: RunStorage) => void>;
+}
+
+/**
+ * A definition's hook, under this process-wide symbol (every copy of the package reads the same
+ * one), called with each new run's storage when the run may use the tool: a tool declares there
+ * what must be known of the run before any of its calls (bash and monitor declare the run's
+ * resource totals, so a child run's commands are held to them even while the parent's own
+ * commands have not run yet). Versioned: a copy that calls it differently uses another.
+ * @internal
+ */
+export const RUN_SETUP = Symbol.for("agent-tool-catalog.run-setup.v1");
+
+/** The {@link RUN_SETUP} hook of a definition, if it has one. @internal */
+export function runSetupOf(definition: object): ((storage: RunStorage) => void) | undefined {
+  const setup = (definition as { readonly [RUN_SETUP]?: unknown })[RUN_SETUP];
+  return typeof setup === "function" ? (setup as (storage: RunStorage) => void) : undefined;
 }
 
 /** The registry seen from one run: its private tools of a name come before nothing else. */

@@ -278,6 +278,7 @@ export class Run {
       this.depth = checkRunDepth(parent.depth + 1);
     }
     checkWorkspace(this.permissions.workspace);
+    setUpTools(internals.runSetups(), this.allowed, this.storage);
     this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
     const activation = state?.activation ?? options.activation;
     this.activation =
@@ -1228,4 +1229,19 @@ function approvalUnavailable(toolName: string): ToolCallErrorInfo {
     message: `The call to "${toolName}" could not be sent for approval (the approval service failed). Nothing was done.`,
     hint: "Try again later; if it keeps failing, tell the user that approvals are unavailable.",
   };
+}
+
+/**
+ * Calls the run-setup hook of each tool the run may use: what a tool must know of the run before
+ * any call (bash's and monitor's resource totals, so a child run's commands are held to them
+ * before the run's own commands ran).
+ */
+function setUpTools(
+  setups: ReadonlyMap<string, (storage: RunStorage) => void>,
+  allowed: ReadonlySet<string> | undefined,
+  storage: RunStorage,
+): void {
+  for (const [name, setup] of setups) {
+    if (allowed === undefined || allowed.has(name)) setup(storage);
+  }
 }

@@ -20,6 +20,7 @@ import {
   type RunResourceLimits,
   reserveRunResources,
   runBudgetPlan,
+  runSetupHook,
 } from "../../tools/sandbox/run-resource-budget.js";
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "../../tools/shell/trusted-shell.js";
@@ -241,7 +242,7 @@ class Monitor {
   private readonly sandboxes = new Map<string, Promise<ProcessSandbox>>();
   private readonly options: MonitorToolOptions;
   private readonly shellFor: (root: string) => string;
-  private readonly budget: RunBudgetPlan | undefined;
+  readonly budget: RunBudgetPlan | undefined;
 
   constructor(options: MonitorToolOptions) {
     this.options = options;
@@ -304,6 +305,11 @@ class Monitor {
       release();
       throw new ToolError("run_closed", "The run is closing; nothing new starts.");
     }
+    // An abort listener added below would never fire for a signal aborted already.
+    if (revoked.aborted) {
+      release();
+      throw revoked.reason;
+    }
     // Counted again after the last await, with none before the process is registered: parallel
     // starts of one step all passed the first count (taken before the awaits above) and all ran.
     try {
@@ -325,6 +331,7 @@ class Monitor {
     // A parent run whose budget the share comes from was closed: the command ends with it, even
     // when this run is never closed (a child whose runner ignores its abort signal).
     const onRevoked = () => process.stop();
+    // Added with no await since the check above: the signal cannot have aborted unheard.
     revoked.addEventListener("abort", onRevoked, { once: true });
     void child.exited.then(() => revoked.removeEventListener("abort", onRevoked));
     if (monitors.processes.size === 0) {
@@ -393,6 +400,8 @@ class Monitor {
 export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefinition {
   const monitor = new Monitor(options);
   return defineTool({
+    // The run's totals are declared when a run is made with the tool, not at its first command.
+    ...runSetupHook("monitor", monitor.budget),
     name: "monitor",
     description:
       "Run a long-running command in the background (dev server, watcher, long build) and watch it: start, poll new output, wait for a pattern or exit, stop.",

@@ -272,10 +272,70 @@ describe("RunResourceBudget of a child run", () => {
     );
     expect(top.runTotals().maxProcesses).toBe(10);
     expect(top.held().processes).toBe(8);
-    // The middle run declared nothing of its own: its stand-in is the smallest its children declared.
-    expect(middle.runTotals().maxProcesses).toBe(2);
+    // The middle run declared nothing of its own: its stand-in is the largest its children declared.
+    expect(middle.runTotals().maxProcesses).toBe(4);
     tight.release();
     own.release();
+  });
+
+  it("a tightly configured child does not bind its siblings: a parent with no totals of its own takes the largest a child declared", async () => {
+    const { top, child } = family();
+    const tight = child("run_a").budget;
+    const wide = child("run_b").budget;
+    const two = { maxProcesses: 2, maxMemoryBytes: undefined };
+    const sixtyFour = { maxProcesses: 64, maxMemoryBytes: undefined };
+    // run_a: runLimits 2 (1 per command); run_b: runLimits 64 (16 per command).
+    const a = await tight.reserveWithAncestors(share("bash call_1", 1), two, 0, never, "run_a");
+    const b = await wide.reserveWithAncestors(share("bash call_2", 16), sixtyFour, 0, never, "run_b");
+    expect(top.runTotals().maxProcesses).toBe(64);
+    // A tight child declaring later does not lower it again.
+    const a2 = await tight.reserveWithAncestors(share("bash call_3", 1), two, 0, never, "run_a");
+    expect(top.runTotals().maxProcesses).toBe(64);
+    // Denial: the children together still stay within that total (64 - 18 = 46 left, so two more
+    // commands of 16 fit, a third waits and fails), and the tight child's own total still caps it.
+    const more = [
+      await wide.reserveWithAncestors(share("bash call_4", 16), sixtyFour, 0, never, "run_b"),
+      await wide.reserveWithAncestors(share("bash call_5", 16), sixtyFour, 0, never, "run_b"),
+    ];
+    const c = child("run_c").budget;
+    await expect(c.reserveWithAncestors(share("bash call_6", 16), sixtyFour, 0, never, "run_c")).rejects.toMatchObject({
+      code: "run_limit_reached",
+      data: { reason: "held", held: 50, runLimit: 64 },
+    });
+    await expect(tight.reserveWithAncestors(share("bash call_7", 1), two, 0, never, "run_a")).rejects.toMatchObject({
+      code: "run_limit_reached",
+      message: expect.stringContaining("the run's commands already hold"),
+    });
+    for (const each of [a, b, a2, ...more]) each.release();
+    expect(top.held().processes).toBe(0);
+  });
+
+  it("a grant is never handed back revoked: an ancestor closed between a grant and the next reservation", async () => {
+    // Three levels: the grandchild waits in the middle run's budget, then goes on to the top's.
+    const attempt = async (closeTop: boolean) => {
+      const { lifetimes, top, middle, child } = family();
+      const { budget } = child("run_g");
+      const full = { maxProcesses: 4, maxMemoryBytes: undefined };
+      const holder = await middle.reserveWithAncestors(share("bash call_1", 4), full, 0, never, "run_m");
+      const pending = budget.reserveWithAncestors(share("monitor mon_1", 4), full, 1000, never, "run_g");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The middle run's slot comes back (the grandchild is granted there, its continuation
+      // queued) and the top run closes in the same turn.
+      holder.release();
+      if (closeTop) lifetimes.top.abort(new Error("closed"));
+      const outcome = await pending.then(
+        (grant) => ({ revoked: grant.revoked.aborted, held: top.held().processes, grant }),
+        (error: { code: string }) => ({ code: error.code, held: top.held().processes, middleHeld: middle.held().processes }),
+      );
+      return outcome;
+    };
+    // Refused with run_closed, holding nothing, rather than granted with the revocation already fired
+    // (a monitor adding its abort listener then would never stop its process).
+    expect(await attempt(true)).toEqual({ code: "run_closed", held: 0, middleHeld: 0 });
+    // Control: with the top run open, the same reservation is granted and not revoked.
+    const granted = await attempt(false);
+    expect(granted).toMatchObject({ revoked: false, held: 4 });
+    if ("grant" in granted) granted.grant.release();
   });
 
   it("closing an ancestor revokes its children's grants and refuses their next ones", async () => {

@@ -1,4 +1,11 @@
-import { ConfigurationError, createRunStorageKey, type RunStorageKey, type ToolContext, ToolError } from "agent-tool-catalog";
+import {
+  ConfigurationError,
+  createRunStorageKey,
+  type RunStorage,
+  type RunStorageKey,
+  type ToolContext,
+  ToolError,
+} from "agent-tool-catalog";
 import { type RequestedLimits, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 
 /**
@@ -144,8 +151,9 @@ interface Total {
   readonly value: number;
   readonly tool: string;
   /**
-   * Declared by a child run's command, not by a tool of this run: it stands in until one of the
-   * run's own tools declares its totals, which then replace it (larger or not).
+   * Declared by a child run's command, not by a tool of this run: the largest a child declared
+   * stands in until one of the run's own tools declares its totals, which then replace it (larger
+   * or not).
    */
   readonly fromChild: boolean;
 }
@@ -164,9 +172,13 @@ const OPTION: Record<Dimension, "maxProcesses" | "maxMemoryBytes"> = {
 /**
  * The budget ledger of one run (kept in its `RunStorage`, so every tool of the run shares it and
  * two runs never do). It has one set of totals, whatever tools share it: per limit the smallest
- * any of them declared (each declares its `runLimits` with its first command in the run), so
- * tools given different totals cannot each fill the ledger up to their own. Grants go in arrival
- * order: a command waiting for a large share is not overtaken for ever by smaller ones.
+ * any of them declared (each declares its `runLimits` when the run is made, see
+ * {@link runSetupHook}, or with its first command in the run), so
+ * tools given different totals cannot each fill the ledger up to their own. A run none of whose
+ * own tools declared yet is bounded by the largest total its child runs declared: never by a
+ * smaller one, which would make one tightly configured child bind all its siblings (each child's
+ * own totals still cap that child). Grants go in arrival order: a command waiting for a large
+ * share is not overtaken for ever by smaller ones.
  */
 export class RunResourceBudget {
   private readonly parent: ParentBudget | undefined;
@@ -199,9 +211,21 @@ export class RunResourceBudget {
     return [...this.holdings.keys()];
   }
 
-  /** The run's totals now (`undefined` for none): the smallest each tool of the run declared. */
+  /**
+   * The run's totals now (`undefined` for none): the smallest each tool of the run declared, or
+   * while none did, the largest its child runs' tools declared.
+   */
   runTotals(): RequestedLimits {
     return { maxProcesses: this.totals.processes?.value, maxMemoryBytes: this.totals.memory?.value };
+  }
+
+  /**
+   * Declares a total of one of the run's own tools (`tool`'s `runLimits`), before any of its
+   * commands: called when the run is made ({@link runSetupHook}), so the run's totals are known
+   * from its own configuration even while only its child runs have run commands.
+   */
+  declareOwn(tool: string, run: RequestedLimits): void {
+    this.declare(tool, run, false);
   }
 
   /**
@@ -219,11 +243,13 @@ export class RunResourceBudget {
     const release = () => {
       if (this.holdings.delete(holding)) this.grantWaiting();
     };
+    // Looked at before an immediate grant too: a child's share granted in its own budget may go
+    // on to an ancestor's after that ancestor closed (the revocation aborted between the two).
+    if (signal.aborted) return Promise.reject(signal.reason);
     if (this.waiters.length === 0 && this.fits(holding)) {
       this.holdings.set(holding, Date.now());
       return Promise.resolve(release);
     }
-    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
@@ -260,7 +286,7 @@ export class RunResourceBudget {
    * Reserves `holding` in this run's budget, then in each ancestor run's (a child run's command
    * counts against its parent's totals, so children can never hold more than their parent has
    * left), all within `waitMs`. `run` (the command's tool's totals) is declared on each of them:
-   * per limit the smallest any tool of the run or of its child runs declared.
+   * on the run, as its own; on an ancestor, as a child's (see {@link RunResourceBudget}).
    * @throws ToolError `run_limit_reached` as {@link RunResourceBudget.reserve} (from whichever
    *   budget did not have room), `run_closed` when an ancestor run is closed or closes while it
    *   waits; the signal's reason when it aborts first.
@@ -297,6 +323,9 @@ export class RunResourceBudget {
       for (const ancestor of ancestors) {
         releases.push(await ancestor.budget.reserve(share, run, Math.max(0, deadline - Date.now()), waitSignal));
       }
+      // Never hand back a grant already revoked: a caller that listens for the revocation would
+      // never hear of it.
+      if (revoked.aborted) throw revoked.reason;
     } catch (error) {
       release();
       if (revoked.aborted && !signal.aborted) throw revoked.reason;
@@ -342,9 +371,10 @@ export class RunResourceBudget {
 
   /**
    * Lowers the run's totals to `run`'s where smaller; waiters that can then never fit fail. A
-   * child run's command (`fromChild`) only sets a total the run has none of, and a total set that
-   * way is replaced by the first one a tool of the run itself declares: the parent's own options
-   * decide its totals, a child's stand in for them until then.
+   * child run's command (`fromChild`) only sets a total the run has none of its own of, and only
+   * raises it (the largest a child declared stands in: a smaller one would refuse a sibling's
+   * command that its own totals allow, blaming the sibling); a total set that way is replaced by
+   * the first one a tool of the run itself declares: the parent's own options decide its totals.
    */
   private declare(tool: string, run: RequestedLimits, fromChild: boolean): void {
     let lowered = false;
@@ -353,14 +383,14 @@ export class RunResourceBudget {
       const current = this.totals[dimension];
       if (value === undefined) continue;
       const replace = fromChild
-        ? current === undefined || (current.fromChild && value < current.value)
+        ? current === undefined || (current.fromChild && value > current.value)
         : current === undefined || current.fromChild || value < current.value;
       if (!replace) continue;
       if (current === undefined || value < current.value) lowered = true;
       this.totals[dimension] = { value, tool, fromChild };
     }
     if (!lowered) {
-      // A stand-in total replaced by a larger one of the run's own may let waiters in.
+      // A total raised (a larger stand-in, or the run's own replacing a stand-in) may let waiters in.
       this.grantWaiting();
       return;
     }
@@ -410,7 +440,7 @@ export class RunResourceBudget {
           : `give ${tool} limits.${option} of at most ${total.value} (the same limits as ${total.tool}), or raise ${total.tool}'s runLimits.${option}`;
       return new ToolError(
         "run_limit_reached",
-        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the ${holding.childRun === undefined ? "run's" : "parent run's"} total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, the smallest of the run's tools), so it could never fit. The host must ${change}.`,
+        `${holding.label} cannot start: its per-command limits.${option} (${needed} ${unit}) is above the ${holding.childRun === undefined ? "run's" : "parent run's"} total of ${total.value} ${unit} (runLimits.${option} of ${total.tool}, ${total.fromChild ? "the largest of its child runs' tools, standing in for totals of its own" : "the smallest of the run's tools"}), so it could never fit. The host must ${change}.`,
         {
           hint: "This is the host's configuration: waiting or retrying will not help. Use another tool, or tell the user.",
           data: {
@@ -499,18 +529,45 @@ function formatMs(ms: number): string {
 }
 
 /**
+ * Where the budget's storage key is kept for the whole process: a run's storage holds values by
+ * key object, so the ESM and CommonJS copies of the package (or two bundled copies) loaded at once
+ * must use one key, or a child run made by one copy would keep a budget apart from its parent's
+ * made by the other. Versioned: a copy whose ledger works differently must use its own.
+ */
+const BUDGET_KEY = Symbol.for("agent-tool-catalog.run-resource-budget.v1");
+const globalBudgetKey = globalThis as typeof globalThis & { [BUDGET_KEY]?: RunStorageKey<RunResourceBudget> };
+
+/**
  * The run's budget ledger, shared by every tool of the run; a child run's is linked to its
  * parent's (`createRun({ parent })` in this process), so its commands count against both.
  */
-export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> = createRunStorageKey(
-  "agent-tool-catalog.run-resource-budget",
-  (storage) =>
-    new RunResourceBudget(
-      storage.parent === undefined
-        ? undefined
-        : { budget: storage.parent.get(RUN_RESOURCE_BUDGET), lifetime: storage.parent.lifetime },
-    ),
-);
+export const RUN_RESOURCE_BUDGET: RunStorageKey<RunResourceBudget> =
+  globalBudgetKey[BUDGET_KEY] ??
+  createRunStorageKey("agent-tool-catalog.run-resource-budget", (storage) => {
+    const parent = storage.parent;
+    return new RunResourceBudget(
+      parent === undefined ? undefined : { budget: parent.get(RUN_RESOURCE_BUDGET), lifetime: parent.lifetime },
+    );
+  });
+globalBudgetKey[BUDGET_KEY] = RUN_RESOURCE_BUDGET;
+
+/**
+ * The hook under which the core registry calls a tool with each new run's storage (the same
+ * process-wide symbol as the core's `RUN_SETUP`, which the package does not export).
+ */
+const RUN_SETUP = Symbol.for("agent-tool-catalog.run-setup.v1");
+
+/**
+ * A tool definition's run-setup entry that declares `tool`'s totals on every run made with it:
+ * spread it into the definition (`{ ...runSetupHook("bash", plan), name: "bash", ... }`).
+ */
+export function runSetupHook(
+  tool: string,
+  plan: RunBudgetPlan | undefined,
+): { readonly [RUN_SETUP]?: (storage: RunStorage) => void } {
+  if (plan === undefined) return {};
+  return { [RUN_SETUP]: (storage: RunStorage) => storage.get(RUN_RESOURCE_BUDGET).declareOwn(tool, plan.run) };
+}
 
 /**
  * Reserves one command's share of its run's budget under `plan` (nothing when there is no plan),

@@ -5,7 +5,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
-import { type RunResourceLimits, reserveRunResources, runBudgetPlan } from "../sandbox/run-resource-budget.js";
+import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHook } from "../sandbox/run-resource-budget.js";
 import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "./trusted-shell.js";
@@ -100,6 +100,8 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
   // Resolved once, so a bad option fails when the tool is made, not at the model's first call.
   const budget = runBudgetPlan(options.limits, options.runLimits);
   return defineTool({
+    // The run's totals are declared when a run is made with the tool, not at its first command.
+    ...runSetupHook("bash", budget),
     name: "bash",
     description:
       "Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr. " +
