@@ -31,7 +31,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "mcp_server_limit",
   "mcp_server_unavailable",
   "file_locked",
-  "partially_applied",
   "scheduler_closed",
   "skill_constraint_unavailable",
   "subagent_cancelled",
