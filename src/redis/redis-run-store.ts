@@ -95,7 +95,8 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
       this.key(runId),
       expected === undefined ? "" : String(expected),
       JSON.stringify(state),
-      ttl === undefined ? "" : String(Math.max(1, Math.ceil(ttl))),
+      // Infinity: never expires (no PX; "Infinity" is not a number Redis takes).
+      ttl === undefined || ttl === Number.POSITIVE_INFINITY ? "" : String(Math.max(1, Math.ceil(ttl))),
     )) as [number, number];
     if (saved !== 1) throw new RunStoreConflictError(runId, expected ?? 0, revision);
     return revision;

@@ -58,7 +58,9 @@ export interface RegistryOptions {
    * always exact; it just waits less the longer the host has been idle since registering. Below the
    * threshold the first search does the work (tens of milliseconds), so a registry that is never
    * searched never tokenizes its catalog. `false` leaves the whole queue to the first search (or
-   * {@link Registry.prepareSearch}): nothing runs between turns of the event loop.
+   * {@link Registry.prepareSearch}): nothing runs between turns of the event loop. A number is the
+   * threshold (0 or 1: every change is indexed in the background; `Infinity`: as `false`); `NaN`
+   * or a negative number is `ConfigurationError` `invalid_option`.
    * @defaultValue true
    */
   readonly indexInBackground?: boolean | number;
@@ -124,10 +126,8 @@ const BACKGROUND_INDEX_MIN_CHANGES = 2_000;
 function backgroundThreshold(option: boolean | number | undefined): number {
   if (option === false) return Number.POSITIVE_INFINITY;
   if (option === undefined || option === true) return BACKGROUND_INDEX_MIN_CHANGES;
-  return Math.max(
-    1,
-    checkNumberOption(option, "indexInBackground", { min: 0, aboveMin: true, infinite: true }, "createRegistry"),
-  );
+  // 0 always meant "index every change in the background" (the threshold is at least one change).
+  return Math.max(1, checkNumberOption(option, "indexInBackground", { min: 0, infinite: true }, "createRegistry"));
 }
 /** Staged postings a background slice writes (whole tools; tens of nanoseconds each). */
 const COMMIT_SLICE_POSTINGS = 32_768;

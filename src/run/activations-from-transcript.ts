@@ -32,7 +32,10 @@ export interface TranscriptActivation {
  *
  * A look-alike anywhere else (a user's message, the model's own text, a tool result of another
  * call, a result whose call id matches no `find_tool` call, or one whose id a later call of
- * another tool reused, a second result for one call) activates nothing. The walk is bounded
+ * another tool reused, a second result for one call) activates nothing. An id that two calls use
+ * before it is answered (two calls of one step with one id) is ambiguous: its results activate
+ * nothing, since the adapters ran only the first and answered the second `duplicate_call_id`, and
+ * the transcript cannot show which result is whose. The walk is bounded
  * (messages, blocks, result size), so a huge transcript cannot stall the host.
  */
 export function activationsFromTranscript(messages: readonly unknown[]): TranscriptActivation[] {
@@ -48,11 +51,16 @@ export function activationsFromTranscript(messages: readonly unknown[]): Transcr
 const MAX_MESSAGES = 100_000;
 const MAX_BLOCKS = 10_000;
 const MAX_RESULT_CHARS = 1_000_000;
+/** The pending entry of an id two calls took before it was answered. */
+const AMBIGUOUS: unique symbol = Symbol("ambiguous call id");
 
 class TranscriptReader {
   readonly activations: TranscriptActivation[] = [];
-  /** Ids of the `find_tool` calls seen so far (every provider's call id shares one space here). */
-  private readonly findToolCalls = new Set<string>();
+  /**
+   * The calls not answered yet, by id: the tool's name, or {@link AMBIGUOUS} when a second call
+   * took the id before it was answered (every provider's call id shares one space here).
+   */
+  private readonly pending = new Map<string, string | typeof AMBIGUOUS>();
 
   read(message: object): void {
     const type = field(message, "type");
@@ -108,9 +116,14 @@ class TranscriptReader {
 
   /** An AI SDK `tool-result` part: `output` is `{ type: "json" | "text", value }` (or a bare value in older messages). */
   private readAiSdkToolResult(part: object): void {
-    if (field(part, "type") !== "tool-result" || field(part, "toolName") !== FIND_TOOL_NAME) return;
+    if (field(part, "type") !== "tool-result") return;
     const callId = field(part, "toolCallId");
     if (typeof callId !== "string") return;
+    // Any tool's result answers its call; only a find_tool result can activate.
+    if (field(part, "toolName") !== FIND_TOOL_NAME) {
+      this.pending.delete(callId);
+      return;
+    }
     const output = field(part, "output");
     const type = isObject(output) ? field(output, "type") : undefined;
     if (type === "json" || type === "text") this.readFindToolResult(callId, field(output as object, "value"));
@@ -119,20 +132,24 @@ class TranscriptReader {
 
   /** An Anthropic `tool_result` block in a user message; an error result activated nothing. */
   private readAnthropicToolResult(block: object): void {
-    if (field(block, "type") !== "tool_result" || field(block, "is_error") === true) return;
+    if (field(block, "type") !== "tool_result") return;
     const callId = field(block, "tool_use_id");
-    if (typeof callId === "string") this.readFindToolResult(callId, field(block, "content"));
+    if (typeof callId !== "string") return;
+    // An error result still answers its call (so the id is free again), but activated nothing.
+    if (field(block, "is_error") === true) this.pending.delete(callId);
+    else this.readFindToolResult(callId, field(block, "content"));
   }
 
   /**
-   * Notes a call: the id names a find_tool call until a later call reuses it. Providers that
-   * number calls per response (`call_0`, ...) reuse ids across turns, and a later call's result
-   * (text a web page or a file may have written as find_tool's JSON) must not count as find_tool's.
+   * Notes a call: the id names this call until its result comes. Providers that number calls per
+   * response (`call_0`, ...) reuse ids across turns, and a later call's result (text a web page or
+   * a file may have written as find_tool's JSON) must not count as find_tool's. A second call
+   * under an id not answered yet (two calls of one step with one id) makes it ambiguous: the
+   * adapters ran only the first, and which result is whose cannot be told.
    */
   private rememberCall(id: unknown, name: unknown): void {
     if (typeof id !== "string") return;
-    if (name === FIND_TOOL_NAME) this.findToolCalls.add(id);
-    else this.findToolCalls.delete(id);
+    this.pending.set(id, this.pending.has(id) ? AMBIGUOUS : typeof name === "string" ? name : "");
   }
 
   /**
@@ -141,7 +158,11 @@ class TranscriptReader {
    * call not answered yet: a call has one result, a second one under its id is not its answer.
    */
   private readFindToolResult(callId: string, output: unknown): void {
-    if (!this.findToolCalls.delete(callId)) return;
+    const call = this.pending.get(callId);
+    if (call === undefined) return;
+    // The first result answers the call; an ambiguous id's results, all of them, activate nothing.
+    if (call !== AMBIGUOUS) this.pending.delete(callId);
+    if (call !== FIND_TOOL_NAME) return;
     let value = output;
     if (typeof value !== "string" && Array.isArray(value)) value = resultText(value);
     if (typeof value === "string") {

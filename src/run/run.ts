@@ -89,7 +89,10 @@ export interface CreateRunOptions extends ToolLoadOptions {
   readonly store?: RunStore<RunState>;
   /** The store revision `state` was loaded at (`resumeRun` sets it). */
   readonly storeRevision?: number;
-  /** TTL of each save, in ms. @defaultValue the store's */
+  /**
+   * TTL of each save, in ms: a whole number at least 1, or `Infinity` (never expires, whatever
+   * the store's default). @defaultValue the store's
+   */
   readonly storeTtlMs?: number;
   /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
   readonly activation?: ActivationTracker | ActivationTrackerState;
@@ -249,8 +252,9 @@ export class Run {
     checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
     checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
     checkPositiveLimit(options.maxCallsInFlight, "maxCallsInFlight");
-    // Milliseconds a store keeps the state (Redis takes whole ms): NaN or -1 lost it or kept it forever.
-    checkNumberOption(options.storeTtlMs, "storeTtlMs", { min: 1, integer: true }, "createRun");
+    // Milliseconds a store keeps the state (Redis takes whole ms): NaN or -1 lost it or kept it
+    // forever. Infinity always meant "never expires" with the in-memory store; it is sent as no TTL.
+    checkNumberOption(options.storeTtlMs, "storeTtlMs", { min: 1, integer: true, infinite: true }, "createRun");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);

@@ -14,7 +14,7 @@ export interface Embedder {
   /** One vector per text, in order. Long lists are split into batches before this is called. */
   embed(texts: readonly string[], options: { readonly signal?: AbortSignal | undefined }): Promise<ArrayLike<number>[]>;
   /**
-   * Most texts per `embed` call.
+   * Most texts per `embed` call (`Infinity`: all in one call).
    * @defaultValue 64
    */
   readonly batchSize?: number;

@@ -75,7 +75,7 @@ export class HybridSearch {
     if (this.embedder !== undefined) {
       // The host's own embedder too: a NaN batch size embedded nothing, silently.
       checkNumberOption(this.embedder.dimensions, "embedder.dimensions", { min: 1, integer: true }, "search");
-      checkNumberOption(this.embedder.batchSize, "embedder.batchSize", { min: 1, integer: true }, "search");
+      checkNumberOption(this.embedder.batchSize, "embedder.batchSize", { min: 1, integer: true, infinite: true }, "search");
     }
     this.cache = options.embeddingCache;
     this.semanticWeight = checkNumberOption(options.semanticWeight ?? 0.7, "semanticWeight", { min: 0, max: 1 }, "search");

@@ -1,5 +1,6 @@
 import type { Run } from "agent-tool-catalog";
 import { formatToolResult, type ToolCallResult } from "agent-tool-catalog";
+import { duplicateCallIdResult } from "../adapters/shared/safe-call.js";
 import type { LoopMessage, LoopModel, ModelToolCall, ModelTurn } from "./model-turn.js";
 import { ScriptMismatchError } from "./scripted-model.js";
 
@@ -78,7 +79,8 @@ export interface LoopTranscript {
 /**
  * Drives a model against a run until the model answers without tool calls: each turn sends
  * `run.definitions()`, runs the calls through `run.call()` in order (or all at once with
- * `parallelCalls`, as the AI SDK does), and feeds the results back.
+ * `parallelCalls`, as the AI SDK does), and feeds the results back. A second call with an id the
+ * turn already used is answered `duplicate_call_id` and not run, as the adapters answer it.
  * A model with `assertDone()` (a {@link ScriptedModel}) is checked at the end.
  * @public
  */
@@ -100,8 +102,12 @@ export async function runToolLoop(
     }));
     messages.push({ role: "assistant", text: response.text, toolCalls });
     const turnCalls: RecordedCall[] = [];
-    const callOne = (call: ModelToolCall): Promise<ToolCallResult> => {
+    // Checked and noted before the call starts, so the parallel mode sees it as the AI SDK does.
+    const turnIds = new Set<string>();
+    const callOne = async (call: ModelToolCall): Promise<ToolCallResult> => {
       const callId = call.id as string;
+      if (turnIds.has(callId)) return duplicateCallIdResult(call.name, callId);
+      turnIds.add(callId);
       return run.call(call.name, call.args, options.signal === undefined ? { callId } : { callId, signal: options.signal });
     };
     const results = options.parallelCalls === true ? await Promise.all(toolCalls.map(callOne)) : [];

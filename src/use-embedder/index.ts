@@ -24,7 +24,7 @@ export type { Embedder } from "agent-tool-catalog";
 export interface UseEmbedderOptions {
   /**
    * Most texts per model call (the model's time grows with the batch; smaller batches let an
-   * abort take effect sooner).
+   * abort take effect sooner). `Infinity`: every text in one call.
    * @defaultValue 32
    */
   readonly batchSize?: number;
@@ -45,16 +45,17 @@ export const USE_EMBEDDER_ID = "use-lite@energetic-ai-0.2";
  * Creates the embedder. The model loads on the first `embed` call (about a second), once per
  * embedder; a failed load is retried at the next call.
  * @throws ConfigurationError `invalid_option` (field `batchSize`) for a batch size that is not a
- * whole number of at least 1.
+ * whole number of at least 1 (or `Infinity`).
  * @public
  */
 export function createUseEmbedder(options: UseEmbedderOptions = {}): Embedder {
   const batchSize = options.batchSize ?? 32;
-  // NaN (or 0, or 2.5) made the search's batching loop embed nothing, silently.
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+  // NaN (or 0, or 2.5) made the search's batching loop embed nothing, silently. Infinity always
+  // meant one call for every text.
+  if (!(Number.isSafeInteger(batchSize) || batchSize === Number.POSITIVE_INFINITY) || batchSize < 1) {
     throw new ConfigurationError(
       "invalid_option",
-      `createUseEmbedder: batchSize must be a whole number at least 1; got ${String(batchSize)}.`,
+      `createUseEmbedder: batchSize must be a whole number at least 1 (or Infinity); got ${String(batchSize)}.`,
       { data: { field: "batchSize", value: String(batchSize) } },
     );
   }

@@ -6,13 +6,18 @@
  * for ids repeated in one message (they run calls one after the other). `run.call` itself still
  * takes a shared host-given `callId` (test/redteam/otel-shared-call-id.test.ts).
  */
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { createRegistry, defineTool, type Run } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
-import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { generateText, stepCountIs, streamText } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -62,6 +67,16 @@ async function aiSdkStep(ids: readonly string[]): Promise<{ ran: number[]; outpu
   return { ran, outputs };
 }
 
+/** The tool results a model request carries, as JSON. */
+function toolResults(options: LanguageModelV3CallOptions): string[] {
+  const outputs: string[] = [];
+  for (const message of options.prompt) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) if (part.type === "tool-result") outputs.push(JSON.stringify(part.output));
+  }
+  return outputs;
+}
+
 describe("one provider call id twice in one step", () => {
   it("AI SDK (parallel): the tool runs once; the second call is answered duplicate_call_id", async () => {
     const { ran, outputs } = await aiSdkStep(["c1", "c1"]);
@@ -109,5 +124,81 @@ describe("one provider call id twice in one step", () => {
     await runAnthropicToolUses(run, [use]);
     await runAnthropicToolUses(run, [use]);
     expect(ran).toEqual([7, 7]);
+  });
+
+  it("AI SDK: two conversations at once on one tool set, each with call_0, both run", async () => {
+    const { run, ran } = counted();
+    const { tools } = createAiSdkTools(run);
+    const outputs: string[] = [];
+    const conversation = (n: number) => {
+      let turn = 0;
+      const model = new MockLanguageModelV3({
+        doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
+          turn++;
+          outputs.push(...toolResults(options));
+          // The handler waits 5 ms and both conversations start together, so the two call_0 calls overlap.
+          const content: LanguageModelV3Content[] =
+            turn === 1
+              ? [{ type: "tool-call", toolCallId: "call_0", toolName: "append", input: JSON.stringify({ n }) }]
+              : [{ type: "text", text: "done" }];
+          return { content, finishReason: { unified: turn === 1 ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+        },
+      });
+      return generateText({ model, tools, stopWhen: stepCountIs(3), prompt: "append" });
+    };
+    await Promise.all([conversation(1), conversation(2)]);
+    expect(ran.sort()).toEqual([1, 2]);
+    expect(outputs.join("\n")).not.toContain("duplicate_call_id");
+    expect(outputs.join("\n")).toContain("appended 1");
+    expect(outputs.join("\n")).toContain("appended 2");
+  });
+
+  it("AI SDK: the same id in the next step of one conversation runs again", async () => {
+    const { run, ran } = counted();
+    const { tools } = createAiSdkTools(run);
+    let turn = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async (): Promise<LanguageModelV3GenerateResult> => {
+        turn++;
+        const content: LanguageModelV3Content[] =
+          turn <= 2
+            ? [{ type: "tool-call", toolCallId: "call_0", toolName: "append", input: JSON.stringify({ n: turn }) }]
+            : [{ type: "text", text: "done" }];
+        return { content, finishReason: { unified: turn <= 2 ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+      },
+    });
+    await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: "append" });
+    expect(ran).toEqual([1, 2]);
+  });
+
+  it("AI SDK streamText: one id twice in a step is refused; two conversations at once with call_0 both run", async () => {
+    const { run, ran } = counted();
+    const { tools } = createAiSdkTools(run);
+    const conversation = (ids: readonly number[]) => {
+      let turn = 0;
+      const model = new MockLanguageModelV3({
+        doStream: async () => {
+          turn++;
+          const parts: LanguageModelV3StreamPart[] =
+            turn === 1
+              ? ids.map((n) => ({ type: "tool-call", toolCallId: "call_0", toolName: "append", input: JSON.stringify({ n }) }))
+              : [
+                  { type: "text-start", id: "t" },
+                  { type: "text-delta", id: "t", delta: "done" },
+                  { type: "text-end", id: "t" },
+                ];
+          const finish: LanguageModelV3StreamPart = {
+            type: "finish",
+            finishReason: { unified: turn === 1 ? "tool-calls" : "stop", raw: undefined },
+            usage,
+          };
+          return { stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts, finish]) };
+        },
+      });
+      return streamText({ model, tools, stopWhen: stepCountIs(3), prompt: "append" }).text;
+    };
+    // Two conversations at once (1, 2), and one step with the id twice (3 runs, 4 does not).
+    await Promise.all([conversation([1]), conversation([2]), conversation([3, 4])]);
+    expect(ran.sort()).toEqual([1, 2, 3]);
   });
 });

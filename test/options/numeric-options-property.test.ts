@@ -4,7 +4,7 @@
  * zero, fractions, huge numbers. Each value is either accepted by the option's documented rule or
  * refused at the factory with a `ConfigurationError` `invalid_option` naming the option.
  */
-import { ConfigurationError, createRegistry, type Embedder } from "agent-tool-catalog";
+import { ConfigurationError, createRegistry, type Embedder, InMemoryRunStore, type RunState } from "agent-tool-catalog";
 import { createRunRecipeTool } from "agent-tool-catalog/host";
 import { createUseEmbedder } from "agent-tool-catalog/use-embedder";
 import fc from "fast-check";
@@ -36,11 +36,11 @@ const embedder = (overrides: Partial<Embedder>): Embedder => ({
 
 /** Option name, how the factory is given the value, and the rule its docs state. */
 const OPTIONS: readonly [string, (value: number) => unknown, Rule][] = [
-  ["batchSize", (batchSize) => createUseEmbedder({ batchSize }), { min: 1, integer: true }],
+  ["batchSize", (batchSize) => createUseEmbedder({ batchSize }), { min: 1, integer: true, infinite: true }],
   [
     "embedder.batchSize",
     (batchSize) => createRegistry({ search: { embedder: embedder({ batchSize }) } }),
-    { min: 1, integer: true },
+    { min: 1, integer: true, infinite: true },
   ],
   [
     "embedder.dimensions",
@@ -67,13 +67,13 @@ const OPTIONS: readonly [string, (value: number) => unknown, Rule][] = [
     (lengthNormalization) => createRegistry({ search: { fields: { description: { weight: 1, lengthNormalization } } } }),
     { min: 0, max: 1 },
   ],
-  ["indexInBackground", (indexInBackground) => createRegistry({ indexInBackground }), { min: 0, aboveMin: true, infinite: true }],
+  ["indexInBackground", (indexInBackground) => createRegistry({ indexInBackground }), { min: 0, infinite: true }],
   [
     "maxStepOutputChars",
     (maxStepOutputChars) => createRunRecipeTool({ recipesDir: "/nonexistent", maxStepOutputChars }),
-    { min: 0, integer: true },
+    { min: 0, integer: true, infinite: true },
   ],
-  ["storeTtlMs", (storeTtlMs) => createRegistry().createRun({ storeTtlMs }), { min: 1, integer: true }],
+  ["storeTtlMs", (storeTtlMs) => createRegistry().createRun({ storeTtlMs }), { min: 1, integer: true, infinite: true }],
   [
     "maxInputLength",
     (maxInputLength) => createRegistry().createRun({ maxInputLength }),
@@ -123,4 +123,26 @@ describe("numeric options: accepted by their rule, else invalid_option naming th
       );
     });
   }
+});
+
+describe("values that meant something before the checks are accepted with that meaning", () => {
+  it("indexInBackground 0, storeTtlMs Infinity, maxStepOutputChars Infinity, batchSize Infinity", async () => {
+    // 0 was clamped to a threshold of one change: every change is indexed in the background.
+    expect(() => createRegistry({ indexInBackground: 0 })).not.toThrow();
+    expect(() => createRunRecipeTool({ recipesDir: "/nonexistent", maxStepOutputChars: Number.POSITIVE_INFINITY })).not.toThrow();
+    expect(() => createUseEmbedder({ batchSize: Number.POSITIVE_INFINITY })).not.toThrow();
+    expect(() => createRegistry({ search: { embedder: embedder({ batchSize: Number.POSITIVE_INFINITY }) } })).not.toThrow();
+    // Infinity: the in-memory store keeps the state (it never expires).
+    const store = new InMemoryRunStore<RunState>();
+    const registry = createRegistry();
+    const run = registry.createRun({ store, storeTtlMs: Number.POSITIVE_INFINITY });
+    expect(await run.save()).toBe(1);
+    expect(await store.load(run.id)).toBeDefined();
+    // Still refused: NaN and negative values.
+    for (const bad of [Number.NaN, -1]) {
+      expect(() => createRegistry({ indexInBackground: bad })).toThrow(ConfigurationError);
+      expect(() => registry.createRun({ storeTtlMs: bad })).toThrow(ConfigurationError);
+      expect(() => createRunRecipeTool({ recipesDir: "/nonexistent", maxStepOutputChars: bad })).toThrow(ConfigurationError);
+    }
+  });
 });

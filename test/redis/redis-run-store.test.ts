@@ -58,6 +58,14 @@ function contract(name: string, makeStore: () => RunStore<unknown>) {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await store.load("r4")).toBeUndefined();
     });
+
+    it("ttlMs Infinity: never expires (an earlier TTL is cleared)", async () => {
+      const store = makeStore();
+      await store.save("r5", { x: true }, { ttlMs: 150 });
+      await store.save("r5", { x: false }, { ttlMs: Number.POSITIVE_INFINITY });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await store.load("r5"))?.state).toEqual({ x: false });
+    });
   });
 }
 

@@ -108,4 +108,41 @@ describe("runToolLoop and the AI SDK on a turn with two calls", () => {
     );
     expect(fake.calls.map((call) => call.result.ok && call.result.output)).toEqual(["alone", "alone"]);
   });
+
+  it("one id twice in a turn: the second is answered duplicate_call_id and not run, in both modes, as the adapters do", async () => {
+    for (const parallelCalls of [false, true]) {
+      const ran: number[] = [];
+      const append = defineTool({
+        name: "append",
+        description: "Append a number.",
+        tier: "core",
+        inputSchema: z.object({ n: z.number() }),
+        handler: async ({ n }) => {
+          ran.push(n);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return `ok ${n}`;
+        },
+      });
+      const run = createRegistry({ tools: [append] }).createRun({ permissions: { approval: "none" } });
+      const calls = [
+        { id: "c1", name: "append", args: { n: 0 } },
+        { id: "c1", name: "append", args: { n: 1 } },
+        { id: "c2", name: "append", args: { n: 2 } },
+      ];
+      const model = new ScriptedModel([
+        { respond: { toolCalls: calls } },
+        // Control: the next turn may use the id again.
+        { respond: { toolCalls: [{ id: "c1", name: "append", args: { n: 3 } }] } },
+        { respond: { text: "done" } },
+      ]);
+      const transcript = await runToolLoop(run, model, { prompt: "append", parallelCalls });
+      expect(ran.sort()).toEqual([0, 2, 3]);
+      expect(transcript.calls.map((call) => (call.result.ok ? "ok" : call.result.error.code))).toEqual([
+        "ok",
+        "duplicate_call_id",
+        "ok",
+        "ok",
+      ]);
+    }
+  });
 });

@@ -5,7 +5,6 @@ import {
   type JsonSchema,
   type Run,
   type ToolCallErrorInfo,
-  type ToolCallResult,
   type ToolContent,
   type ToolDefinition,
   type ToolDescriptor,
@@ -131,8 +130,10 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
   const current = currentDescriptors(run);
-  // The provider call ids of the calls running now, across every tool of this set.
-  const running = new Set<string>();
+  // The provider call ids of each model step's calls, across every tool of this set. The SDK hands
+  // every call of one step the same `messages` array (a new one per step and per conversation), so
+  // it keys the step: two conversations on one tool set, or two steps, may each use `call_0`.
+  const steps: StepCallIds = new WeakMap();
   for (const descriptor of run.availableTools()) {
     // Defined, not assigned: a tool named "__proto__" would otherwise set the set's prototype and
     // be missing from it while `activeTools` still named it.
@@ -144,7 +145,7 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
         flow,
         options,
         options.definitions === undefined || typed.has(descriptor.name),
-        running,
+        steps,
       ),
       enumerable: true,
       writable: true,
@@ -203,6 +204,19 @@ function currentDescriptors(run: Run): (name: string) => ToolDescriptor | undefi
   };
 }
 
+/** The call ids of each model step, keyed by the `messages` array the SDK gives that step's calls. */
+type StepCallIds = WeakMap<object, Set<string>>;
+
+/** The ids of `messages`' step so far (the set is made at the step's first call). */
+function stepIds(steps: StepCallIds, messages: object): Set<string> {
+  let ids = steps.get(messages);
+  if (ids === undefined) {
+    ids = new Set();
+    steps.set(messages, ids);
+  }
+  return ids;
+}
+
 function toAiSdkTool(
   run: Run,
   descriptor: ToolDescriptor,
@@ -210,7 +224,7 @@ function toAiSdkTool(
   flow: AiSdkApprovalFlow,
   media: ToolResultMediaOptions,
   isStatic: boolean,
-  running: Set<string>,
+  steps: StepCallIds,
 ): Tool {
   const needsApproval = flow === "ai-sdk" && approvalRequiredBy(run.permissions.approval, descriptor) !== undefined;
   // Failures are told apart by identity: a handler may well return an `{ error }` object of its own.
@@ -220,25 +234,25 @@ function toAiSdkTool(
     // Validation happens in run.call(), whose errors name the fields; the SDK only forwards input.
     inputSchema: jsonSchema<unknown>(descriptor.inputSchema as JsonSchema as Parameters<typeof jsonSchema>[0]),
     ...(needsApproval ? { needsApproval: true } : {}),
-    execute: async (input: unknown, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
+    execute: async (
+      input: unknown,
+      { toolCallId, abortSignal, messages }: { toolCallId: string; abortSignal?: AbortSignal; messages?: unknown },
+    ) => {
       // The SDK runs a step's calls in parallel: a step that carries one id twice ran the tool
-      // twice for answers the provider cannot tell apart. The second is answered, not run.
-      if (running.has(toolCallId)) {
+      // twice for answers the provider cannot tell apart. The second is answered, not run. A call
+      // without the step's `messages` (a host calling `execute` itself) is not checked.
+      const step = typeof messages === "object" && messages !== null ? stepIds(steps, messages) : undefined;
+      if (step?.has(toolCallId) === true) {
         const output = executeOutput(duplicateCallIdResult(descriptor.name, toolCallId), media);
         failures.add(output as object);
         return output;
       }
-      running.add(toolCallId);
-      let result: ToolCallResult;
-      try {
-        result = await callSafely(run, descriptor.name, input, {
-          callId: toolCallId,
-          ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-          ...(needsApproval ? { approved: true } : {}),
-        });
-      } finally {
-        running.delete(toolCallId);
-      }
+      step?.add(toolCallId);
+      const result = await callSafely(run, descriptor.name, input, {
+        callId: toolCallId,
+        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+        ...(needsApproval ? { approved: true } : {}),
+      });
       const output = executeOutput(result, media);
       if (!result.ok) failures.add(output as object);
       return output;

@@ -27,8 +27,8 @@ export interface RecipeToolOptions {
    */
   readonly resolveRun?: RunResolver;
   /**
-   * Characters of each step's output kept in the report (a whole number, at least 0; else
-   * `ConfigurationError` `invalid_option` when the tool is made). @defaultValue 4000
+   * Characters of each step's output kept in the report (a whole number, at least 0, or `Infinity`:
+   * no cap; else `ConfigurationError` `invalid_option` when the tool is made). @defaultValue 4000
    */
   readonly maxStepOutputChars?: number;
 }
@@ -60,10 +60,12 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
   const { recipesDir } = options;
   const maxStepOutputChars = options.maxStepOutputChars ?? 4000;
   // NaN kept every step's output whole (`length > NaN` is false); a negative count cut from the end.
-  if (!Number.isSafeInteger(maxStepOutputChars) || maxStepOutputChars < 0) {
+  // Infinity always meant "no cap".
+  const valid = Number.isSafeInteger(maxStepOutputChars) || maxStepOutputChars === Number.POSITIVE_INFINITY;
+  if (!valid || maxStepOutputChars < 0) {
     throw new ConfigurationError(
       "invalid_option",
-      `run_recipe: maxStepOutputChars must be a whole number at least 0; got ${String(maxStepOutputChars)}.`,
+      `run_recipe: maxStepOutputChars must be a whole number at least 0 (or Infinity); got ${String(maxStepOutputChars)}.`,
       { data: { field: "maxStepOutputChars", value: String(maxStepOutputChars) } },
     );
   }
