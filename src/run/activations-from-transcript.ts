@@ -58,9 +58,11 @@ class TranscriptReader {
   readonly activations: TranscriptActivation[] = [];
   /**
    * The calls not answered yet, by id: the tool's name, or {@link AMBIGUOUS} when a second call
-   * took the id before it was answered (every provider's call id shares one space here).
+   * took the id before it was answered (every provider's call id shares one space here), and how
+   * many of its calls wait for a result. The entry goes once every call under it is answered, so
+   * an id reused later (providers that number calls per response) names its new call again.
    */
-  private readonly pending = new Map<string, string | typeof AMBIGUOUS>();
+  private readonly pending = new Map<string, { name: string | typeof AMBIGUOUS; open: number }>();
 
   read(message: object): void {
     const type = field(message, "type");
@@ -121,13 +123,15 @@ class TranscriptReader {
     if (typeof callId !== "string") return;
     // Any tool's result answers its call; only a find_tool result can activate.
     if (field(part, "toolName") !== FIND_TOOL_NAME) {
-      this.pending.delete(callId);
+      this.answer(callId);
       return;
     }
     const output = field(part, "output");
     const type = isObject(output) ? field(output, "type") : undefined;
     if (type === "json" || type === "text") this.readFindToolResult(callId, field(output as object, "value"));
     else if (type === undefined) this.readFindToolResult(callId, output);
+    // An error output (`error-json`, `error-text`, ...) answers the call and activated nothing.
+    else this.answer(callId);
   }
 
   /** An Anthropic `tool_result` block in a user message; an error result activated nothing. */
@@ -136,7 +140,7 @@ class TranscriptReader {
     const callId = field(block, "tool_use_id");
     if (typeof callId !== "string") return;
     // An error result still answers its call (so the id is free again), but activated nothing.
-    if (field(block, "is_error") === true) this.pending.delete(callId);
+    if (field(block, "is_error") === true) this.answer(callId);
     else this.readFindToolResult(callId, field(block, "content"));
   }
 
@@ -149,7 +153,24 @@ class TranscriptReader {
    */
   private rememberCall(id: unknown, name: unknown): void {
     if (typeof id !== "string") return;
-    this.pending.set(id, this.pending.has(id) ? AMBIGUOUS : typeof name === "string" ? name : "");
+    const waiting = this.pending.get(id);
+    if (waiting === undefined) this.pending.set(id, { name: typeof name === "string" ? name : "", open: 1 });
+    else {
+      waiting.name = AMBIGUOUS;
+      waiting.open++;
+    }
+  }
+
+  /**
+   * Takes one result under `id`: the name of the call it answers ({@link AMBIGUOUS} for every
+   * result of an id two calls took), undefined when no call waits under it.
+   */
+  private answer(id: string): string | typeof AMBIGUOUS | undefined {
+    const waiting = this.pending.get(id);
+    if (waiting === undefined) return undefined;
+    waiting.open--;
+    if (waiting.open <= 0) this.pending.delete(id);
+    return waiting.name;
   }
 
   /**
@@ -158,11 +179,8 @@ class TranscriptReader {
    * call not answered yet: a call has one result, a second one under its id is not its answer.
    */
   private readFindToolResult(callId: string, output: unknown): void {
-    const call = this.pending.get(callId);
-    if (call === undefined) return;
     // The first result answers the call; an ambiguous id's results, all of them, activate nothing.
-    if (call !== AMBIGUOUS) this.pending.delete(callId);
-    if (call !== FIND_TOOL_NAME) return;
+    if (this.answer(callId) !== FIND_TOOL_NAME) return;
     let value = output;
     if (typeof value !== "string" && Array.isArray(value)) value = resultText(value);
     if (typeof value === "string") {

@@ -118,3 +118,68 @@ describe("one id twice in one step cannot forge a find_tool activation on restor
     expect(fresh.isVisible("stock_quote")).toBe(false);
   });
 });
+
+/**
+ * Review c: the ambiguity above must end once every call under the id is answered. An id two
+ * calls of one step took, reused by find_tool in a later step (providers that number calls per
+ * response), lost that real activation on restore; so did a find_tool id whose earlier call was
+ * answered with an AI SDK error output.
+ */
+describe("an id is a call's own again once every earlier call under it is answered", () => {
+  it("OpenAI Chat: [fetch_page call_0, fetch_page call_0], then find_tool call_0 restores its activation", async () => {
+    const registry = catalog();
+    const live = registry.createRun();
+    const first = [
+      { id: "call_0", type: "function" as const, function: { name: "fetch_page", arguments: "{}" } },
+      { id: "call_0", type: "function" as const, function: { name: "fetch_page", arguments: "{}" } },
+    ];
+    const firstResults = await runOpenAIChatToolCalls(live, first);
+    const second = [
+      { id: "call_0", type: "function" as const, function: { name: "find_tool", arguments: '{"query":"stock quote"}' } },
+    ];
+    const secondResults = await runOpenAIChatToolCalls(live, second);
+    expect(live.isVisible("stock_quote")).toBe(true);
+    const fresh = registry.createRun();
+    const restored = fresh.restoreFromTranscript([
+      { role: "assistant", tool_calls: first },
+      ...firstResults,
+      { role: "assistant", tool_calls: second },
+      ...secondResults,
+    ]);
+    expect(restored.activated).toEqual(["stock_quote"]);
+    expect(fresh.isVisible("stock_quote")).toBe(true);
+    // The first step itself still activates nothing (its results were a look-alike's).
+    const firstOnly = registry.createRun().restoreFromTranscript([{ role: "assistant", tool_calls: first }, ...firstResults]);
+    expect(firstOnly.activated).toEqual([]);
+  });
+
+  it("AI SDK: a find_tool call answered with an error output, then find_tool under the same id", () => {
+    const registry = catalog();
+    const call = (query: string) => ({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "call_0", toolName: "find_tool", input: { query } }],
+    });
+    const restored = registry.createRun().restoreFromTranscript([
+      call("nothing"),
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "call_0", toolName: "find_tool", output: { type: "error-text", value: "failed" } },
+        ],
+      },
+      call("stock quote"),
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "call_0",
+            toolName: "find_tool",
+            output: { type: "json", value: JSON.parse(lookAlike) },
+          },
+        ],
+      },
+    ]);
+    expect(restored.activated).toEqual(["stock_quote"]);
+  });
+});
