@@ -79,6 +79,20 @@ describe("a directory moved after the commit point", () => {
     expect(await leftBehind()).toEqual([]);
   });
 
+  it("the log removed but its directory flush failed (EIO): taken back all the same, nothing changed (review c)", async () => {
+    vi.spyOn(IntentLog.prototype, "withdraw").mockRejectedValue(full());
+    const drop = IntentLog.prototype.drop;
+    vi.spyOn(IntentLog.prototype, "drop").mockImplementation(async function (this: IntentLog) {
+      // The removal made (the real drop), then the flush reported failing.
+      await drop.call(this);
+      throw Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" });
+    });
+    await expect(change()).rejects.toMatchObject({ cause: expect.any(DirectoryReplacedError) });
+    expect(await readFile(path.join(ws, "moved/a.txt"), "utf8")).toBe("old a\n");
+    expect(await readFile(path.join(ws, "moved/b.txt"), "utf8")).toBe("old b\n");
+    expect(await leftBehind()).toEqual([]);
+  });
+
   it("the log neither rewritten nor removed: made, and the error says where its files went", async () => {
     vi.spyOn(IntentLog.prototype, "withdraw").mockRejectedValue(readOnly());
     vi.spyOn(IntentLog.prototype, "drop").mockRejectedValue(readOnly());

@@ -622,16 +622,18 @@ export class AppliedDespiteLookError extends Error {
  * Takes a committed log back before its temporary files are removed: to `prepared` naming
  * `entries` (see `IntentLog.withdraw`), or, where that cannot be written (a full disk refuses the
  * new record), removed (`IntentLog.drop`: a removal needs no space). False when neither could be
- * done: the log still says `committed`, and a crash would roll the change forward.
+ * done (a removal made but not flushed counts as done): the log still says `committed`, and a
+ * crash would roll the change forward.
  */
 async function takenBack(log: IntentLog, entries: readonly IntentEntry[]): Promise<boolean> {
   try {
     await log.withdraw(entries);
     return true;
   } catch {
+    // A removal made but not flushed took the change back too (see `IntentLog.isGone`).
     return log.drop().then(
       () => true,
-      () => false,
+      () => log.isGone(),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants, statSync } from "node:fs";
-import { mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
@@ -138,6 +138,21 @@ export class IntentLog {
   async drop(): Promise<void> {
     await unlink(this.file);
     await syncIntentDirectory(this.file);
+  }
+
+  /**
+   * Whether the log is no longer on disk (removed, by `drop` or otherwise). A `drop` whose
+   * removal was made but whose directory flush failed has still taken the change back from any
+   * recovery that follows a process's crash (only a power loss could bring the log back): the
+   * caller must then not go on as if it were committed, renaming with no log behind it.
+   */
+  async isGone(): Promise<boolean> {
+    try {
+      await lstat(this.file);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ENOENT";
+    }
   }
 
   /**
