@@ -59,7 +59,11 @@ function startFlipper(entry: string, target: string): Promise<void> {
       try { fs.unlinkSync(entry); } catch {}
       try { fs.renameSync(parked, entry); } catch {}
       for (let i = 0; i < 100000; i++);
-      if (++flips % 500 === 0 && fs.existsSync(entry + ".stop")) break;
+      // Now and then a quiet spell in the restored state, long enough for a whole patch: without
+      // it a patch lands only where the scheduler happens to stall the flipper (0 of 240 on a
+      // loaded CI run), and the control that some landed measured the scheduler, not the tools.
+      if (++flips % 30 === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30);
+      if (flips % 500 === 0 && fs.existsSync(entry + ".stop")) break;
     }
     try { fs.unlinkSync(entry); } catch {}
     try { fs.renameSync(parked, entry); } catch {}

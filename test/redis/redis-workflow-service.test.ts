@@ -121,7 +121,9 @@ describe.skipIf(redisCapability.missing)(
     }, 30_000);
 
     it("resumes a killed starter's run in another process from its checkpoint: finished agent calls replayed, one resumer runs it", async () => {
-      const host = await startHost(server.url, 300, 4);
+      // Each agent call takes 1.5 s, so the kill lands while step 3 is in flight even on a loaded
+      // machine (at 300 ms a side-by-side CI run saw step 4 start before the kill: 4 calls, not 3).
+      const host = await startHost(server.url, 1_500, 4);
       // Steps 1 and 2 finished (journaled and checkpointed), step 3 in flight: kill -9 then.
       await expect.poll(() => agentCalls(host), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
       await new Promise((resolve) => setTimeout(resolve, 100));
