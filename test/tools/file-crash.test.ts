@@ -120,6 +120,24 @@ async function assertConsistent(workspace: string): Promise<void> {
   expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
 }
 
+/** Runs a crash worker from the repository to its end; the signal that ended it, the last line it printed, its stderr. */
+async function runWorker(
+  command: string,
+  args: readonly string[],
+): Promise<{ signal: NodeJS.Signals | null; last: string; stderr: string }> {
+  const child = spawn(command, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
+  return { signal, last: stdout.trim().split("\n").at(-1) ?? "", stderr };
+}
+
 describe("kill -9 during multi-file apply_patch and large writes", () => {
   it(
     `leaves every file as before or after, and nothing behind, after ${ITERATIONS * 3} crashes`,
@@ -167,20 +185,7 @@ describe("kill -9 between the commit point and the commit taken back", () => {
   ): Promise<{ killed?: string; temporaries?: number; finished?: boolean }> {
     await mkdir(workspace);
     for (const name of names) await writeFile(path.join(workspace, name), `head 0\n${"filler\n".repeat(50)}`);
-    const child = spawn(process.execPath, ["--import", "tsx", withdrawWorker, workspace, mode], {
-      cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
-    const last = stdout.trim().split("\n").at(-1) ?? "";
+    const { signal, last, stderr } = await runWorker(process.execPath, ["--import", "tsx", withdrawWorker, workspace, mode]);
     if (last === "") throw new Error(`worker said nothing (${signal}): ${stderr}`);
     const said = JSON.parse(last) as { killed?: string; temporaries?: number; finished?: boolean };
     if (said.killed !== undefined) expect(signal).toBe("SIGKILL");
@@ -244,20 +249,10 @@ describe("kill -9 while the temporary files of a rename that failed part way are
       await mkdir(path.join(workspace, directory));
       await writeFile(path.join(workspace, directory, "f.txt"), "head 0\n");
     }
-    const child = spawn("sh", ["-c", `ulimit -n 64 && exec "${process.execPath}" --import tsx "${worker}" "${workspace}"`], {
-      cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_, killed) => resolve(killed)));
-    const last = stdout.trim().split("\n").at(-1) ?? "";
+    const { signal, last, stderr } = await runWorker("sh", [
+      "-c",
+      `ulimit -n 64 && exec "${process.execPath}" --import tsx "${worker}" "${workspace}"`,
+    ]);
     expect(last, stderr).not.toBe("");
     const said = JSON.parse(last) as { killed?: string };
     expect(signal).toBe("SIGKILL");
