@@ -19,3 +19,30 @@ export function liveWith(marker: string): number {
   }
   return count;
 }
+
+/**
+ * A random six-digit mark for this test run's processes (appended to sleep durations:
+ * `sleep 2.<mark>`), so that `liveWith` counts only them.
+ */
+export function runMark(): string {
+  return String(100_000 + Math.floor(Math.random() * 900_000));
+}
+
+/** Samples `liveWith(marker)` every 10 ms until stopped; `stop` gives the most it saw. */
+export function sampleMost(marker: string): { stop(): number } {
+  let most = 0;
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      most = Math.max(most, liveWith(marker));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  void loop();
+  return {
+    stop: () => {
+      running = false;
+      return most;
+    },
+  };
+}

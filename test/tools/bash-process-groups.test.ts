@@ -5,10 +5,10 @@ import { createRegistry, type SandboxScope, type ToolCallResult } from "agent-to
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
-import { liveWith } from "../support/live-processes.js";
+import { liveWith, runMark } from "../support/live-processes.js";
 
 /** Digits on this run's sleep durations (`sleep 51.<mark>`), so only this run's sleepers are counted. */
-const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
+const RUN_MARK = runMark();
 
 let workspace: string;
 beforeEach(async () => {

@@ -19,32 +19,13 @@ import type { ResourceLimits } from "../../src/tools/sandbox/resource-limits.js"
 import type { RunResourceLimits } from "../../src/tools/sandbox/run-resource-budget.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
-import { liveWith } from "../support/live-processes.js";
+import { liveWith, runMark, sampleMost } from "../support/live-processes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cgroups = capability("cgroups");
 
 // Appended to sleep durations (`sleep 2.<mark>`): only this test run's processes carry it.
-const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
-
-/** Samples `liveWith(marker)` until stopped; the most it saw. */
-function sampleMost(marker: string): { stop(): number } {
-  let most = 0;
-  let running = true;
-  const loop = async () => {
-    while (running) {
-      most = Math.max(most, liveWith(marker));
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  void loop();
-  return {
-    stop: () => {
-      running = false;
-      return most;
-    },
-  };
-}
+const RUN_MARK = runMark();
 
 function describeResult(result: ToolCallResult): string {
   return result.ok ? String(result.output) : `ERROR ${result.error.code}: ${result.error.message}`;

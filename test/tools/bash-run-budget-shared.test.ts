@@ -13,10 +13,10 @@ import { createDefaultCatalog } from "agent-tool-catalog/catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMonitorTool } from "../../src/host/monitor/monitor-tool.js";
 import { type BashToolOptions, createBashTool } from "../../src/tools/shell/bash-tool.js";
-import { liveWith } from "../support/live-processes.js";
+import { liveWith, runMark } from "../support/live-processes.js";
 
 // Appended to sleep durations (`sleep 60.<mark>`): only this test run's processes carry it.
-const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
+const RUN_MARK = runMark();
 
 function text(result: ToolCallResult): string {
   if (!result.ok) throw new Error(JSON.stringify(result.error));

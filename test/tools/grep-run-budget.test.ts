@@ -14,10 +14,10 @@ import { createMonitorTool } from "../../src/host/monitor/monitor-tool.js";
 import { createGrepTool } from "../../src/tools/fs/grep-tool.js";
 import { RUN_RESOURCE_BUDGET } from "../../src/tools/sandbox/run-resource-budget.js";
 import { capability } from "../support/capabilities.js";
-import { liveWith } from "../support/live-processes.js";
+import { liveWith, runMark } from "../support/live-processes.js";
 
 const ripgrep = capability("ripgrep");
-const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
+const RUN_MARK = runMark();
 
 function text(result: ToolCallResult): string {
   return result.ok ? String(result.output) : `ERROR ${result.error.code}: ${result.error.message}`;

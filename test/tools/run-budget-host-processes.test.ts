@@ -20,8 +20,9 @@ import { createMonitorTool } from "../../src/host/monitor/monitor-tool.js";
 import { RUN_RESOURCE_BUDGET } from "../../src/tools/sandbox/run-resource-budget.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { stdioFixture } from "../mcp/support/stdio-fixture.js";
+import { runMark } from "../support/live-processes.js";
 
-const RUN_MARK = String(100_000 + Math.floor(Math.random() * 900_000));
+const RUN_MARK = runMark();
 const budget = { limits: { maxProcesses: 100 }, runLimits: { maxProcesses: 100, waitSeconds: 0 } };
 
 let workspace: string;
