@@ -7,10 +7,11 @@ const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
 /**
  * Serves `tools` (an array, or a function giving the current list) as the server `name` on
- * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method)`
- * sends a notification (such as notifications/tools/list_changed).
+ * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method,
+ * params)` sends a notification (such as notifications/tools/list_changed). `result(toolName)`,
+ * when given, is the call's result (default: a text block "<name> ran").
  */
-export function serveRawTools(name, tools, { onCall } = {}) {
+export function serveRawTools(name, tools, { onCall, result } = {}) {
   const lines = createInterface({ input: process.stdin });
   lines.on("close", () => process.exit(0));
   lines.on("line", (line) => {
@@ -28,8 +29,9 @@ export function serveRawTools(name, tools, { onCall } = {}) {
     } else if (message.method === "tools/list") {
       send({ jsonrpc: "2.0", id: message.id, result: { tools: typeof tools === "function" ? tools() : tools } });
     } else if (message.method === "tools/call") {
-      onCall?.(message.params.name, (method) => send({ jsonrpc: "2.0", method }));
-      send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: `${message.params.name} ran` }] } });
+      const tool = message.params.name;
+      onCall?.(tool, (method, params) => send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }));
+      send({ jsonrpc: "2.0", id: message.id, result: result?.(tool) ?? { content: [{ type: "text", text: `${tool} ran` }] } });
     } else if (message.id !== undefined) {
       send({ jsonrpc: "2.0", id: message.id, result: {} });
     }
