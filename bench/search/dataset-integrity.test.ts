@@ -12,7 +12,7 @@ const scratch = mkdtempSync(join(tmpdir(), "atc-dataset-integrity-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("MCP retrieval sets", () => {
-  it.each(["mcp-heldout", "mcp-heldout-2", "mcp-heldout-3"])(
+  it.each(["mcp-heldout", "mcp-heldout-2", "mcp-heldout-3", "mcp-heldout-4"])(
     "%s: every gold id names a tool, ids are unique, every package has a licence entry",
     (folder) => {
       expect(mcpSetProblems(join(data, folder))).toEqual([]);

@@ -13,6 +13,7 @@ import { Bm25Baseline } from "./bm25-baseline.js";
 import {
   mcpBlindHeldOut2Dataset,
   mcpBlindHeldOut3Dataset,
+  mcpBlindHeldOut4Dataset,
   mcpHeldOutDataset,
   mcpRobustnessDataset,
   mcpServersDataset,
@@ -154,7 +155,13 @@ export function compare(
 
 /** The held-out sets: other servers' tools, and queries written blind or by another procedure. */
 export function heldOutDatasets(): RetrievalDataset[] {
-  return [mcpHeldOutDataset(), mcpBlindHeldOut2Dataset(), mcpRobustnessDataset(), mcpBlindHeldOut3Dataset()];
+  return [
+    mcpHeldOutDataset(),
+    mcpBlindHeldOut2Dataset(),
+    mcpRobustnessDataset(),
+    mcpBlindHeldOut3Dataset(),
+    mcpBlindHeldOut4Dataset(),
+  ];
 }
 
 /** The sets the ranker's constants were chosen on. */
