@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mcpBlindHeldOut3Dataset, mcpRobustnessDataset } from "./datasets.js";
+import { mcpBlindHeldOut3Dataset, mcpBlindHeldOut4Dataset, mcpRobustnessDataset } from "./datasets.js";
 import { bootstrap, compare, heldOutDatasets, type MetricIntervals, rankBoth } from "./held-out.js";
 
 /**
@@ -21,9 +21,9 @@ describe("held-out retrieval: the ranker is not significantly worse than plain B
     expect(set.queries.filter((query) => query.gold.length > 1)).toHaveLength(5);
   });
 
-  it("covers the four held-out sets, the robustness set's eight query kinds and the third blind set's five", () => {
-    expect(comparisons.filter((row) => row.slice === "all").map((row) => row.queries)).toEqual([191, 250, 153, 112]);
-    expect(comparisons.filter((row) => row.slice !== "all")).toHaveLength(13);
+  it("covers the five held-out sets, the robustness set's eight query kinds, the third blind set's five and the fourth's six", () => {
+    expect(comparisons.filter((row) => row.slice === "all").map((row) => row.queries)).toEqual([191, 250, 153, 112, 136]);
+    expect(comparisons.filter((row) => row.slice !== "all")).toHaveLength(19);
     expect(
       comparisons
         .filter((row) => row.dataset === "MCP blind held-out 3" && row.slice !== "all")
@@ -35,6 +35,30 @@ describe("held-out retrieval: the ranker is not significantly worse than plain B
       ["multi", 10],
       ["non-english", 14],
     ]);
+    expect(
+      comparisons
+        .filter((row) => row.dataset === "MCP blind held-out 4" && row.slice !== "all")
+        .map((row) => [row.slice, row.queries]),
+    ).toEqual([
+      ["paraphrase", 43],
+      ["noword", 20],
+      ["short", 25],
+      ["typo", 12],
+      ["multi", 10],
+      ["non-english", 26],
+    ]);
+  });
+
+  it("fourth blind set: 136 queries over 607 tools, gold only among its own 173, multi-intent queries need all their tools", () => {
+    const set = mcpBlindHeldOut4Dataset();
+    const ids = new Set(set.tools.map((tool) => tool.id));
+    expect(ids.size).toBe(607);
+    const own = new Set(
+      set.tools.filter((tool) => /^(cloudflare|trello|airtable|pinecone|airbnb)\./.test(tool.id)).map((tool) => tool.id),
+    );
+    expect(own.size).toBe(173);
+    expect(set.queries.filter((query) => query.gold.length === 0 || !query.gold.every((id) => own.has(id)))).toEqual([]);
+    expect(set.queries.filter((query) => query.goldMode === "all").map((query) => query.kind)).toEqual(Array(10).fill("multi"));
   });
 
   it("third blind set: 112 queries over 434 tools, gold only among its own 56, multi-intent queries need all their tools", () => {
