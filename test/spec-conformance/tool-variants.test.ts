@@ -220,6 +220,32 @@ describe("host groups: conditions crossed", () => {
     expect(registered([webToolGroup({ ...base, enableWebOps: false, searcher: { search: async () => [] } })])).toEqual([]);
   });
 
+  it("cron pause/resume/delete in every state: the status the spec names, a wrong transition is invalid_job_state", async () => {
+    const scheduler = new InProcessCronScheduler({
+      clock: new ManualClock(Date.UTC(2025, 0, 1)),
+      runShell: async () => ({ exitCode: 0, output: "" }),
+    });
+    const registry = createRegistry({ groups: [cronToolGroup({ client: scheduler })] });
+    const run = registry.createRun({ profile: "full" });
+    run.activate(registry.list({ tier: "deferred" }).map((tool) => tool.name));
+    const job = { name: "nightly", schedule: "0 3 * * *", execution_type: "shell", command: "make report" };
+    const { id } = ok(await run.call("cron_create", job)) as { id: string };
+    expect(ok(await run.call("cron_pause", { id }))).toMatchObject({ status: "paused" });
+    modelError(await run.call("cron_pause", { id }), "invalid_job_state");
+    expect(ok(await run.call("cron_resume", { id }))).toMatchObject({ status: "active" });
+    modelError(await run.call("cron_resume", { id }), "invalid_job_state");
+    expect(ok(await run.call("cron_delete", { id }))).toMatchObject({ status: "deleted" });
+    // Soft delete: still readable by id, gone from the list, no transition out of it, its name free again.
+    expect(ok(await run.call("cron_get", { id }))).toMatchObject({ id, status: "deleted" });
+    expect(ok(await run.call("cron_list", {}))).toEqual([]);
+    for (const tool of ["cron_pause", "cron_resume", "cron_delete"])
+      modelError(await run.call(tool, { id }), "invalid_job_state");
+    expect(ok(await run.call("cron_create", job))).toMatchObject({ name: "nightly", status: "active" });
+    // Names compare trimmed and exactly: " nightly " is taken, "Nightly" is another name.
+    modelError(await run.call("cron_create", { ...job, name: " nightly " }), "duplicate_job_name");
+    ok(await run.call("cron_create", { ...job, name: "Nightly" }));
+  });
+
   it("a run without a conversation id: its callbacks and cron jobs belong to the run, counted apart from others", async () => {
     const manager = new InProcessCallbackManager({ clock: new ManualClock(Date.UTC(2025, 0, 1)), onFire: () => undefined });
     const registry = createRegistry({ groups: [callbackToolGroup({ manager })] });
