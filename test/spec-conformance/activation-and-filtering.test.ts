@@ -192,6 +192,14 @@ describe("MCP tool naming: mcp_<server>_<tool>, both parts sanitized", () => {
       const secondEcho = mcpToolName("中文", "echo");
       expect(first.tools().map((entry) => entry.name)).toContain(firstEcho);
       expect(second.tools().map((entry) => entry.name)).toContain(secondEcho);
+      // Always deferred, tagged with the server's own (raw) name.
+      for (const [name, server] of [
+        [firstEcho, "日本"],
+        [secondEcho, "中文"],
+      ] as const) {
+        expect(registry.get(name)?.tier).toBe("deferred");
+        expect(registry.get(name)?.tags).toEqual([...MCP_TOOL_TAGS, `mcp_server:${server}`]);
+      }
       const run = registry.createRun();
       run.activate([firstEcho, secondEcho]);
       expect(ok(await run.call(firstEcho, { text: "one" }))).toBe("one");
