@@ -7,7 +7,7 @@
  * through the package entries. Statement table: docs/spec-conformance.md.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type ToolGroup } from "agent-tool-catalog";
@@ -118,6 +118,31 @@ describe("read: numbering, offset and limit at the edges of a file", () => {
     for (const offset of [0, -1, 2.5, "2"]) {
       modelError(await fileRun().call("read", { path: "three.txt", offset }), "invalid_input", "offset");
     }
+  });
+});
+
+describe("apply_patch unified diffs at the end of a file", () => {
+  const diff = (name: string, hunk: string) => `--- a/${name}\n+++ b/${name}\n${hunk}`;
+  it.each([
+    [
+      "a last line without newline, changed",
+      "a\nb",
+      "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+      "a\nc",
+    ],
+    ["a final newline added", "a\nb", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n", "a\nb\n"],
+    ["a final newline removed", "a\nb\n", "@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n", "a\nb"],
+    ["an empty file filled", "", "@@ -0,0 +1 @@\n+x\n", "x\n"],
+    ["a file emptied", "x\n", "@@ -1 +0,0 @@\n-x\n", ""],
+    ["an LF diff on a CRLF file keeps CRLF", "a\r\nb\r\n", "@@ -1,2 +1,2 @@\n a\n-b\n+c\n", "a\r\nc\r\n"],
+  ] as const)("%s", async (_name, before, hunk, after) => {
+    const run = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
+    await writeFile(path.join(workspace, "tail.txt"), before);
+    okText(await run.call("apply_patch", { patch: diff("tail.txt", hunk) }));
+    expect(await readFile(path.join(workspace, "tail.txt"), "utf8")).toBe(after);
   });
 });
 
