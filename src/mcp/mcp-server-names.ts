@@ -1,5 +1,5 @@
 import { ConfigurationError, type Registry } from "agent-tool-catalog";
-import { sanitizeMcpNamePart } from "./mcp-tool-name.js";
+import { isLossyMcpNamePart, sanitizeMcpNamePart } from "./mcp-tool-name.js";
 
 interface Claim {
   readonly name: string;
@@ -9,6 +9,16 @@ interface Claim {
 // Per registry, the servers connected to it. Keyed by the sanitized name, which is what tool names
 // are made of: "my server" and "my_server" would register the same `mcp_my_server_*` tools.
 const claimsOf = new WeakMap<Registry, Map<string, Claim[]>>();
+
+/**
+ * The key two servers clash on when they make the same tool names. A name that sanitizing loses
+ * characters of (`日本`, `中文`: both `__`) gives tool names hashed with the raw name, so only the
+ * same raw name makes the same tools; keyed by its sanitized form, the second such server was
+ * refused as making "the same tool names" when it made none of them.
+ */
+function claimKey(name: string): string {
+  return isLossyMcpNamePart(name) ? `\u0000${name}` : sanitizeMcpNamePart(name);
+}
 
 /**
  * Reserves a server name in a registry, for the lifetime of the connection. Two servers clash
@@ -24,7 +34,7 @@ export function claimMcpServerName(registry: Registry, name: string, runId: stri
     claims = new Map();
     claimsOf.set(registry, claims);
   }
-  const key = sanitizeMcpNamePart(name);
+  const key = claimKey(name);
   const held = claims.get(key) ?? [];
   const clash = held.find((claim) => claim.runId === undefined || runId === undefined || claim.runId === runId);
   if (clash !== undefined) {

@@ -27,6 +27,14 @@ export function sanitizeMcpNamePart(part: string): string {
 }
 
 /**
+ * True when sanitizing `part` loses more than the spec's rule does (characters beyond `-`, `/`,
+ * `.` and space): every tool name made with it then carries a hash of the raw names.
+ */
+export function isLossyMcpNamePart(part: string): boolean {
+  return /[^a-z0-9_\-/. ]/.test(fold(part));
+}
+
+/**
  * The registry name of an MCP tool: `mcp_<server>_<tool>`, both parts sanitized.
  *
  * A hash suffix (`_` and ten hex digits of a SHA-256 of the raw server and tool names, the same
@@ -38,7 +46,7 @@ export function sanitizeMcpNamePart(part: string): string {
  */
 export function mcpToolName(server: string, tool: string): string {
   const full = `${MCP_TOOL_NAME_PREFIX}${sanitizeMcpNamePart(server)}_${sanitizeMcpNamePart(tool)}`;
-  const lossy = /[^a-z0-9_\-/. ]/.test(fold(server)) || /[^a-z0-9_\-/. ]/.test(fold(tool));
+  const lossy = isLossyMcpNamePart(server) || isLossyMcpNamePart(tool);
   if (full.length <= MAX_NAME_LENGTH && !lossy) return full;
   const hash = createHash("sha256").update(server).update("\u0000").update(tool).digest("hex").slice(0, HASH_LENGTH);
   return `${full.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;

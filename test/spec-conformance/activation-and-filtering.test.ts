@@ -15,9 +15,10 @@ import {
   TIER_CORE,
   TIER_DEFERRED,
 } from "agent-tool-catalog";
-import { MCP_TOOL_NAME_PREFIX, MCP_TOOL_TAGS, mcpToolName } from "agent-tool-catalog/mcp";
+import { connectMcpServer, MCP_TOOL_NAME_PREFIX, MCP_TOOL_TAGS, mcpToolName } from "agent-tool-catalog/mcp";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { inMemoryFixture } from "../mcp/support/in-memory-fixture.js";
 import { modelError, ok } from "./support.js";
 
 const tool = (
@@ -159,6 +160,78 @@ describe("MCP tool naming: mcp_<server>_<tool>, both parts sanitized", () => {
     expect(mcpToolName("My-Server", "Read.File")).toBe("mcp_my_server_read_file");
     expect(mcpToolName("a/b c", "x-y/z.w v")).toBe("mcp_a_b_c_x_y_z_w_v");
     expect(mcpToolName("docs", "search")).not.toContain("__");
+  });
+
+  it("server names with separators, other characters and great length: one valid, distinct name per tool", () => {
+    // Separators inside the server name stay single underscores; a server and tool split
+    // differently can make the same name (reported at connect as name_taken, see below).
+    expect(mcpToolName("my.server/v2", "Read File")).toBe("mcp_my_server_v2_read_file");
+    expect(mcpToolName("a_b", "c")).toBe(mcpToolName("a", "b_c"));
+    // Characters beyond the spec's four would all fold to "_": a hash of the raw names keeps them apart.
+    const japanese = mcpToolName("日本", "echo");
+    const chinese = mcpToolName("中文", "echo");
+    expect(japanese).not.toBe(chinese);
+    for (const name of [japanese, chinese]) expect(name).toMatch(/^mcp____echo_[0-9a-f]{10}$/);
+    // Over 64 characters: cut to 53 plus the hash, distinct for tools sharing the first 53.
+    const long = "s".repeat(70);
+    const [one, two] = [mcpToolName(long, "tool_one"), mcpToolName(long, "tool_two")];
+    expect(one).toHaveLength(64);
+    expect(two).toHaveLength(64);
+    expect(one).not.toBe(two);
+    expect(mcpToolName("s".repeat(55), "t")).toBe(`mcp_${"s".repeat(55)}_t`); // 61, under 64: no hash
+  });
+
+  it("two servers whose names differ only in characters sanitizing drops both connect, each with its own tools", async () => {
+    const registry = createRegistry();
+    try {
+      const first = await connectMcpServer(registry, inMemoryFixture("日本"));
+      // This server's tools are all hashed with its raw name, so none is the first one's: it was
+      // refused as duplicate_mcp_server ("make the same tool names").
+      const second = await connectMcpServer(registry, inMemoryFixture("中文"));
+      const firstEcho = mcpToolName("日本", "echo");
+      const secondEcho = mcpToolName("中文", "echo");
+      expect(first.tools().map((entry) => entry.name)).toContain(firstEcho);
+      expect(second.tools().map((entry) => entry.name)).toContain(secondEcho);
+      // Always deferred, tagged with the server's own (raw) name.
+      for (const [name, server] of [
+        [firstEcho, "日本"],
+        [secondEcho, "中文"],
+      ] as const) {
+        expect(registry.get(name)?.tier).toBe("deferred");
+        expect(registry.get(name)?.tags).toEqual([...MCP_TOOL_TAGS, `mcp_server:${server}`]);
+      }
+      const run = registry.createRun();
+      run.activate([firstEcho, secondEcho]);
+      expect(ok(await run.call(firstEcho, { text: "one" }))).toBe("one");
+      expect(ok(await run.call(secondEcho, { text: "two" }))).toBe("two");
+      // Control: the same raw name twice, and names equal under the spec's rule, still clash.
+      await expect(connectMcpServer(registry, inMemoryFixture("日本"))).rejects.toMatchObject({ code: "duplicate_mcp_server" });
+      await connectMcpServer(registry, inMemoryFixture("my-docs"));
+      await expect(connectMcpServer(registry, inMemoryFixture("My Docs"))).rejects.toMatchObject({
+        code: "duplicate_mcp_server",
+      });
+      // A collision between servers (a_b + echo_x would be a + b_echo_x) is not hidden: the
+      // second server's tool is reported name_taken, its other tools register.
+      const taken = createRegistry({
+        tools: [
+          defineTool({
+            name: mcpToolName("my", "docs_echo"),
+            description: "Taken.",
+            inputSchema: z.object({}),
+            handler: () => "",
+          }),
+        ],
+      });
+      try {
+        const third = await connectMcpServer(taken, inMemoryFixture("my_docs"));
+        expect(third.status.rejected).toMatchObject([{ mcpName: "echo", reason: "name_taken" }]);
+        expect(third.tools().length).toBeGreaterThan(3);
+      } finally {
+        await taken.close();
+      }
+    } finally {
+      await registry.close();
+    }
   });
 
   it("tags MCP tools mcp, integration, external, dynamic (plus mcp_server:<name> per server)", () => {

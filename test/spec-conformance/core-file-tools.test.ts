@@ -277,6 +277,58 @@ describe("edit: path, old_text, new_text, replace_all, expected_version", () => 
   });
 });
 
+describe("edit uniqueness: exactly one place, in every tool that takes old_text", () => {
+  it('overlapping occurrences are several: "aa" in "aaa" is ambiguous_match, and the file is unchanged', async () => {
+    for (const [tool, args] of [
+      ["edit", { old_text: "aa", new_text: "b" }],
+      ["replace", { find: "aa", replace: "b" }],
+      ["apply_patch", { find: "aa", replace: "b" }],
+      ["apply_patch", { edits: [{ old_text: "aa", new_text: "b" }] }],
+    ] as const) {
+      await writeFile(file("overlap.txt"), "x aaa y\n");
+      const error = modelError(await run.call(tool, { path: "overlap.txt", ...args }), "ambiguous_match");
+      // One line, named once: not "lines 1, 1".
+      expect(error.message, tool).toContain("occurs 2 times");
+      expect(error.message, tool).toContain("(line 1)");
+      expect(await readFile(file("overlap.txt"), "utf8"), tool).toBe("x aaa y\n");
+    }
+    // Positive controls: a unique occurrence next to a non-overlapping neighbour edits; replace_all
+    // replaces the non-overlapping occurrences left to right, as replaceAll does.
+    await writeFile(file("overlap.txt"), "aa-aab\n");
+    okText(await run.call("edit", { path: "overlap.txt", old_text: "aab", new_text: "c" }));
+    expect(await readFile(file("overlap.txt"), "utf8")).toBe("aa-c\n");
+    await writeFile(file("overlap.txt"), "aaaaa\n");
+    okText(await run.call("edit", { path: "overlap.txt", old_text: "aa", new_text: "b", replace_all: true }));
+    expect(await readFile(file("overlap.txt"), "utf8")).toBe("bba\n");
+    // Overlapping across a CRLF line break, found with CRLF and LF alike.
+    await writeFile(file("overlap.txt"), "ab\r\nab\r\nab\r\n");
+    const crlf = modelError(
+      await run.call("edit", { path: "overlap.txt", old_text: "ab\nab", new_text: "z" }),
+      "ambiguous_match",
+    );
+    expect(crlf.message).toContain("(lines 1, 2)");
+    okText(await run.call("edit", { path: "overlap.txt", old_text: "ab\nab\nab", new_text: "z\nz" }));
+    expect(await readFile(file("overlap.txt"), "utf8")).toBe("z\r\nz\r\n");
+  });
+
+  it("identical old and new text: several matches are still ambiguous; one match or replace_all changes nothing", async () => {
+    await writeFile(file("same.txt"), "foo foo\nbar\n");
+    modelError(await run.call("edit", { path: "same.txt", old_text: "foo", new_text: "foo" }), "ambiguous_match");
+    expect(okText(await run.call("edit", { path: "same.txt", old_text: "bar", new_text: "bar" }))).toContain("nothing changed");
+    expect(okText(await run.call("edit", { path: "same.txt", old_text: "foo", new_text: "foo", replace_all: true }))).toContain(
+      "nothing changed",
+    );
+    expect(await readFile(file("same.txt"), "utf8")).toBe("foo foo\nbar\n");
+    // new_text is literal: $& and $1 are not replacement patterns.
+    okText(await run.call("edit", { path: "same.txt", old_text: "bar", new_text: "$& $1 $$" }));
+    expect(await readFile(file("same.txt"), "utf8")).toBe("foo foo\n$& $1 $$\n");
+    // An empty file has nothing to match; a missing one is file_not_found.
+    await writeFile(file("empty-edit.txt"), "");
+    modelError(await run.call("edit", { path: "empty-edit.txt", old_text: "a", new_text: "b" }), "no_match");
+    modelError(await run.call("edit", { path: "no-such-file.txt", old_text: "a", new_text: "b" }), "file_not_found");
+  });
+});
+
 describe("apply_patch: a unified diff, or an edits array, or one find/replace (replace_all)", () => {
   it("applies each of the three input forms", async () => {
     await writeFile(file("p1.txt"), "one\ntwo\nthree\n");

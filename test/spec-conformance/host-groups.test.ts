@@ -125,6 +125,39 @@ describe("cron_create: name, schedule (5-field UTC), explicit execution_type she
     modelError(await run.call("cron_create", { ...shell, name: "nick", schedule: "@daily" }), "invalid_schedule");
   });
 
+  it("a field out of range names the values it takes, never the parser's own numbers; a time zone is refused as such", async () => {
+    const run = setup();
+    let index = 0;
+    const refused = async (schedule: string) =>
+      modelError(await run.call("cron_create", { ...shell, name: `r${index++}`, schedule }), "invalid_schedule").message;
+    // The parser counts days and months from 0: it said "Invalid value for day: -1" for "0" and
+    // "month: 12" for "13".
+    const day = await refused("0 0 0 * *");
+    expect(day).toContain('the day-of-month field "0" is not valid');
+    expect(day).toContain("1-31");
+    expect(day).not.toContain("-1");
+    const month = await refused("0 0 * 13 *");
+    expect(month).toContain("1-12");
+    expect(month).not.toContain(": 12");
+    expect(await refused("60 * * * *")).toContain("0-59");
+    expect(await refused("0 24 * * *")).toContain("0-23");
+    expect(await refused("0 0 * * 8")).toContain("SUN-SAT");
+    // A reason that is the expression's own stays: a range written backwards.
+    expect(await refused("5-1 * * * *")).toContain("5-1");
+    // A time zone was read as a seconds field ("6 fields given; seconds are not supported").
+    for (const schedule of ["CRON_TZ=Europe/Paris 0 3 * * *", "TZ=UTC 0 3 * * *", "0 3 * * * UTC", "0 3 * * * Europe/Paris"]) {
+      const message = await refused(schedule);
+      expect(message, schedule).toContain("time zones are not supported");
+      expect(message, schedule).not.toContain("seconds");
+    }
+    // Positive controls at the edges: each field's last value, names, ranges, steps, L.
+    for (const schedule of ["59 23 31 12 7", "0 0 1 JAN SUN", "0 0 * * MON-FRI", "*/15 0-23/2 1,15 1-12 0-6", "0 3 L * *"]) {
+      ok(await run.call("cron_create", { ...shell, name: `ok${index++}`, schedule }));
+    }
+    // Still 6 fields of numbers: seconds.
+    expect(await refused("0 0 3 * * *")).toContain("seconds are not supported");
+  });
+
   it("shell needs a non-empty command and takes no prompt; harness needs a non-empty prompt and rejects command", async () => {
     const run = setup();
     const base = { name: "j", schedule: "* * * * *" };

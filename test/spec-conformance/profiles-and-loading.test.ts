@@ -148,6 +148,19 @@ describe("the listing index", () => {
     expect(row("Version 1.5 is here. Next.")).toBe("Version 1.5 is here.");
   });
 
+  it("an abbreviation's full stop (e.g., i.e., vs.) does not end the first sentence", () => {
+    expect(row('Find files, e.g. "*.go" or "src". Second sentence.')).toBe('Find files, e.g. "*.go" or "src".');
+    expect(row("Compare two refs (i.e. branches). More.")).toBe("Compare two refs (i.e. branches).");
+    expect(row("Tabs vs. spaces are kept. More.")).toBe("Tabs vs. spaces are kept.");
+    // A word that merely ends in a letter and a full stop still ends the sentence.
+    expect(row("Call the API. More.")).toBe("Call the API.");
+    expect(row("Ends with e.g.")).toBe("Ends with e.g.");
+    // The default catalog's glob row was "Find files whose paths match a glob pattern, e.g.".
+    const glob = indexRows(catalog.createRun({ environment: {} })).find(([name]) => name === "glob")?.[1] ?? "";
+    expect(glob).toBe('Find files whose paths match a glob pattern, e.g. "*.go"...');
+    expect([...glob].length).toBeLessThanOrEqual(60);
+  });
+
   const extra = (name: string): AnyToolDefinition =>
     defineTool({ name, description: `The ${name} tool.`, tags: ["builtin"], inputSchema: z.object({}), handler: () => name });
 

@@ -44,6 +44,9 @@ function croneDayOfWeek(field: string): string {
     .join(",");
 }
 
+/** The values each field takes, in the order of {@link CRON_FIELD_NAMES}. */
+const FIELD_VALUES = ["0-59", "0-23", "1-31 or L", "1-12 or JAN-DEC", "0-7 (0 and 7 are Sunday) or SUN-SAT"] as const;
+
 /** Finds the field croner refuses by trying each one alone, the others `*`. */
 function checkFields(schedule: string, fields: readonly string[]): void {
   fields.forEach((field, index) => {
@@ -53,14 +56,25 @@ function checkFields(schedule: string, fields: readonly string[]): void {
     } catch (error) {
       const name = CRON_FIELD_NAMES[index] ?? `field ${index + 1}`;
       const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, "") : String(error);
-      throw invalid(schedule, `the ${name} field ${JSON.stringify(field)} is not valid (${reason}).`, name);
+      // croner's "Invalid value for day: -1" / "for month: 12" name its own zero-based numbers
+      // ("0" and "13" given): the allowed values say what to write instead.
+      const detail = /^Invalid value for /.test(reason) ? "" : ` (${reason})`;
+      throw invalid(
+        schedule,
+        `the ${name} field ${JSON.stringify(field)} is not valid${detail}; it takes ${FIELD_VALUES[index] ?? "other values"}.`,
+        name,
+      );
     }
   });
 }
 
+/** A field that names a time zone (`CRON_TZ=Europe/Paris`, `TZ=UTC`, `UTC`, `Europe/Paris`). */
+const TIME_ZONE_FIELD = /=|^(?:UTC|GMT)$|^[A-Za-z_]+\/[A-Za-z_][A-Za-z_/+-]*$/i;
+
 /**
- * Checks a 5-field cron expression, read in UTC. Seconds (6 fields), nicknames (`@daily`), `?`
- * and schedules that never match (`0 0 30 2 *`) are refused.
+ * Checks a 5-field cron expression, read in UTC. Seconds (6 fields), a time zone
+ * (`CRON_TZ=...`, `UTC`, `Europe/Paris`), nicknames (`@daily`), `?` and schedules that never match
+ * (`0 0 30 2 *`) are refused; a field out of range is named with the values it takes.
  * @throws ToolError `invalid_schedule` naming the field at fault.
  * @public
  */
@@ -69,6 +83,8 @@ export function parseCronSchedule(schedule: string): CronSchedule {
     .trim()
     .split(/\s+/)
     .filter((field) => field !== "");
+  if (fields.some((field) => TIME_ZONE_FIELD.test(field)))
+    throw invalid(schedule, "time zones are not supported: every schedule is read in UTC; give the 5 fields only.");
   if (fields.length === 6) throw invalid(schedule, "6 fields given; seconds are not supported, use 5 fields (minute first).");
   if (fields.length !== 5)
     throw invalid(schedule, `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}.`);

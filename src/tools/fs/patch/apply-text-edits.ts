@@ -44,13 +44,21 @@ function applyTextEdit(content: string, edit: TextEdit, path: string, number: nu
       hint: "Give the exact text to replace; to create a file, add it with the write tool or an Add File patch.",
     });
   }
-  const occurrences = findOccurrences(content, edit.old_text);
+  // One replacement must have one place it can go: overlapping occurrences count ("aa" occurs
+  // twice in "aaa", and which one the model meant decides "ba" or "ab"). replace_all replaces the
+  // non-overlapping ones left to right, as String.prototype.replaceAll does.
+  const single = edit.replace_all !== true;
+  const occurrences = findOccurrences(content, edit.old_text, single);
   if (occurrences.length === 0) return noMatch(content, edit.old_text, path, number);
-  if (occurrences.length > 1 && edit.replace_all !== true) {
+  if (occurrences.length > 1 && single) {
     const lines = lineNumbers(content, occurrences.slice(0, SHOWN_MATCHES));
+    const shown = [...new Set(lines)];
+    const overlapping = occurrences.some(
+      (occurrence, index) => index > 0 && occurrence.start < (occurrences[index - 1] as Occurrence).end,
+    );
     return fail(
       "ambiguous_match",
-      `Edit ${number}: old_text occurs ${occurrences.length} times in ${path} (lines ${lines.join(", ")}${occurrences.length > lines.length ? ", ..." : ""}); it must occur exactly once.`,
+      `Edit ${number}: old_text occurs ${occurrences.length} times in ${path}${overlapping ? ", overlapping" : ""} (${shown.length === 1 ? "line" : "lines"} ${shown.join(", ")}${occurrences.length > lines.length ? ", ..." : ""}); it must occur exactly once.`,
       {
         ...details,
         matches: lines,
@@ -82,9 +90,12 @@ function applyTextEdit(content: string, edit: TextEdit, path: string, number: nu
   return succeed({ content: parts.join(""), added, removed, hunks: occurrences.length });
 }
 
-/** Non-overlapping occurrences: exact first, else with CRLF and LF treated alike. */
-function findOccurrences(content: string, text: string): Occurrence[] {
-  const exact = indexesOf(content, text).map((start) => ({ start, end: start + text.length }));
+/**
+ * Occurrences, exact first, else with CRLF and LF treated alike; `overlapping` also counts those
+ * that start inside an earlier one.
+ */
+function findOccurrences(content: string, text: string, overlapping: boolean): Occurrence[] {
+  const exact = indexesOf(content, text, overlapping).map((start) => ({ start, end: start + text.length }));
   if (exact.length > 0 || !(content.includes("\r\n") || text.includes("\r\n"))) return exact;
   const carriageReturns: number[] = [];
   for (let at = content.indexOf("\r\n"); at !== -1; at = content.indexOf("\r\n", at + 2)) {
@@ -92,15 +103,16 @@ function findOccurrences(content: string, text: string): Occurrence[] {
   }
   const original = (offset: number) => offset + countBelow(carriageReturns, offset);
   const wanted = text.replaceAll("\r\n", "\n");
-  return indexesOf(content.replaceAll("\r\n", "\n"), wanted).map((start) => ({
+  return indexesOf(content.replaceAll("\r\n", "\n"), wanted, overlapping).map((start) => ({
     start: original(start),
     end: original(start + wanted.length),
   }));
 }
 
-function indexesOf(content: string, text: string): number[] {
+function indexesOf(content: string, text: string, overlapping: boolean): number[] {
   const starts: number[] = [];
-  for (let at = content.indexOf(text); at !== -1; at = content.indexOf(text, at + text.length)) starts.push(at);
+  const step = overlapping ? 1 : text.length;
+  for (let at = content.indexOf(text); at !== -1; at = content.indexOf(text, at + step)) starts.push(at);
   return starts;
 }
 
