@@ -37,6 +37,17 @@ describe("apply_patch changes only the bytes of the lines it changes", () => {
     expect((await readFile(path.join(workspace, "latin1.txt"))).equals(expected)).toBe(true);
   });
 
+  it("keeps a byte that is not UTF-8 in a context line of the hunk (the patch names it as U+FFFD)", async () => {
+    const before = Buffer.concat([Buffer.from(`${FILLER}\ncaf`), Buffer.from([0xe9]), Buffer.from("\nold line\nend\n")]);
+    await writeFile(path.join(workspace, "context.txt"), before);
+    // The model saw the line decoded ("caf\ufffd") and copied it as context.
+    const patch = "--- a/context.txt\n+++ b/context.txt\n@@ -201,3 +201,3 @@\n caf\ufffd\n-old line\n+new line\n end\n";
+    expect(await applyPatch(patch)).toBe("ok");
+    const expected = Buffer.concat([Buffer.from(`${FILLER}\ncaf`), Buffer.from([0xe9]), Buffer.from("\nnew line\nend\n")]);
+    // A context line is the file's own bytes, not its decoded text encoded again (0xE9 became EF BF BD).
+    expect((await readFile(path.join(workspace, "context.txt"))).equals(expected)).toBe(true);
+  });
+
   it("control: a UTF-8 file with a BOM, CRLF endings and non-ASCII text is patched as before", async () => {
     await writeFile(path.join(workspace, "utf8.txt"), "\ufeffprémier\r\nold ✓\r\nlast 😀\r\n");
     const patch = "--- a/utf8.txt\n+++ b/utf8.txt\n@@ -1,3 +1,3 @@\n prémier\n-old ✓\n+new ✓\n last 😀\n";

@@ -66,7 +66,7 @@ export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: 
     const located = style === "codex" ? locateCodexHunk(target, hunk, cursor) : locateUnifiedHunk(target, hunk, cursor);
     if (!located.ok) return { ok: false, error: withDefaults(located.error, { path, hunk: position + 1, line: hunk.patchLine }) };
     const { start, lines, nextCursor } = located.value;
-    const replacement = buildReplacement(document, lines, start);
+    const replacement = buildReplacement(lines, start);
     replacements.push(replacement);
     placements.push(located.value);
     cursor = nextCursor;
@@ -87,13 +87,14 @@ export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: 
 }
 
 /** Context lines keep the file's line (text and ending); removed lines go; added lines are new. */
-function buildReplacement(document: LineDocument, lines: readonly HunkLine[], start: number): LineReplacement {
+function buildReplacement(lines: readonly HunkLine[], start: number): LineReplacement {
   const output: OutputLine[] = [];
   let at = start;
   for (const line of lines) {
     if (line.kind === "add") output.push({ text: line.text, ending: undefined });
     else {
-      if (line.kind === "context") output.push({ text: document.lineAt(at), ending: document.endingAt(at) });
+      // Kept as the file has it (its bytes, not its text decoded and encoded again).
+      if (line.kind === "context") output.push({ kept: at });
       at++;
     }
   }

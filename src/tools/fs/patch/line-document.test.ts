@@ -1,6 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countLines, type LineDocument, type LineReplacement, parseLineDocument, renderLineDocument } from "./line-document.js";
+import {
+  countLines,
+  type LineDocument,
+  type LineReplacement,
+  type OutputLine,
+  parseLineDocument,
+  renderLineDocument,
+} from "./line-document.js";
+
+/** Generated output lines: a `{ kept }` draws a number that {@link keptWithin} maps into the document. */
+type DrawnLine = { text: string; ending: string | undefined } | { kept: number };
+
+/** `lines` with each kept line's number taken modulo the document's `length` (dropped when it has none). */
+function keptWithin(lines: readonly DrawnLine[], length: number): OutputLine[] {
+  return lines.flatMap((line): OutputLine[] => ("kept" in line ? (length === 0 ? [] : [{ kept: line.kept % length }]) : [line]));
+}
 
 /** The rendering rule spelled out line by line: what the sliced rendering must equal. */
 function renderLineByLine(document: LineDocument, replacements: readonly LineReplacement[], finalNewline: boolean): string {
@@ -9,7 +24,8 @@ function renderLineByLine(document: LineDocument, replacements: readonly LineRep
   for (const replacement of replacements) {
     for (; next < replacement.start; next++)
       output.push({ text: document.lines[next] as string, ending: document.endings[next] });
-    output.push(...replacement.lines);
+    for (const line of replacement.lines)
+      output.push("kept" in line ? { text: document.lines[line.kept] as string, ending: document.endings[line.kept] } : line);
     next = replacement.start + replacement.deleteCount;
   }
   for (; next < document.lines.length; next++)
@@ -106,7 +122,11 @@ describe("renderLineDocument against the line-by-line rule", () => {
   it("gives the same text for any document, replacements and final newline", () => {
     const piece = fc.constantFrom("a", "b", " ", "\r", "\n", "\r\n", "\ufeff", "é", "x\ty");
     const content = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
-    const line = fc.record({ text: fc.constantFrom("", "new", "c\r"), ending: fc.constantFrom(undefined, "", "\n", "\r\n") });
+    // Kept lines too (a hunk's context): any line of the document, its last one without an ending included.
+    const line = fc.oneof(
+      fc.record({ text: fc.constantFrom("", "new", "c\r"), ending: fc.constantFrom(undefined, "", "\n", "\r\n") }),
+      fc.record({ kept: fc.nat() }),
+    );
     const cut = fc.record({ at: fc.nat(), deleteCount: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) });
     fc.assert(
       fc.property(content, fc.array(cut, { maxLength: 4 }), fc.boolean(), (text, cuts, finalNewline) => {
@@ -117,7 +137,7 @@ describe("renderLineDocument against the line-by-line rule", () => {
         for (const { at, deleteCount, lines } of [...cuts].sort((left, right) => left.at - right.at)) {
           const start = next + (at % (length - next + 1));
           const count = Math.min(deleteCount, length - start);
-          replacements.push({ start, deleteCount: count, lines });
+          replacements.push({ start, deleteCount: count, lines: keptWithin(lines, length) });
           next = start + count;
           if (next > length) break;
         }
@@ -177,10 +197,10 @@ describe("a document of bytes", () => {
   it("has the lines of its text and renders the bytes of the text's rendering, for any document and replacements", () => {
     const piece = fc.constantFrom("a", "b", " ", "\r", "\n", "\r\n", "\ufeff", "é", "x\ty", "😀");
     const content = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
-    const line = fc.record({
-      text: fc.constantFrom("", "new", "c\r", "ü"),
-      ending: fc.constantFrom(undefined, "", "\n", "\r\n"),
-    });
+    const line = fc.oneof(
+      fc.record({ text: fc.constantFrom("", "new", "c\r", "ü"), ending: fc.constantFrom(undefined, "", "\n", "\r\n") }),
+      fc.record({ kept: fc.nat() }),
+    );
     const cut = fc.record({ at: fc.nat(), deleteCount: fc.nat({ max: 3 }), lines: fc.array(line, { maxLength: 3 }) });
     fc.assert(
       fc.property(content, fc.array(cut, { maxLength: 4 }), fc.boolean(), (text, cuts, finalNewline) => {
@@ -199,7 +219,7 @@ describe("a document of bytes", () => {
         for (const { at, deleteCount, lines } of [...cuts].sort((left, right) => left.at - right.at)) {
           const start = next + (at % (length - next + 1));
           const count = Math.min(deleteCount, length - start);
-          replacements.push({ start, deleteCount: count, lines });
+          replacements.push({ start, deleteCount: count, lines: keptWithin(lines, length) });
           next = start + count;
           if (next > length) break;
         }
@@ -220,5 +240,16 @@ describe("a document of bytes", () => {
       true,
     );
     expect(rendered.toString("latin1")).toBe("keep \xff\r\nnew\r\nlast \xe9\r\n");
+  });
+
+  it("keeps those bytes in kept lines inside a replacement too (a hunk's context lines)", () => {
+    const bytes = Buffer.from("ctx \xff\r\nold\nlast \xe9", "latin1");
+    const document = parseLineDocument(bytes);
+    const replaced = [{ kept: 0 }, { text: "new", ending: undefined }, { kept: 2 }];
+    const ended = renderLineDocument(document, [{ start: 0, deleteCount: 3, lines: replaced }], true);
+    // New lines, and a kept last line without an ending of its own, take the dominant ending (CRLF: first on a tie).
+    expect(ended.toString("latin1")).toBe("ctx \xff\r\nnew\r\nlast \xe9\r\n");
+    const open = renderLineDocument(document, [{ start: 0, deleteCount: 3, lines: replaced }], false);
+    expect(open.toString("latin1")).toBe("ctx \xff\r\nnew\r\nlast \xe9");
   });
 });

@@ -40,12 +40,29 @@ export interface LineDocument<C extends FileContent = FileContent> {
   render(replacements: readonly LineReplacement[], finalNewline: boolean): C;
 }
 
-/** A line the patch leaves: a kept file line with its ending, or a new line (`ending` undefined). */
-export interface OutputLine {
+/**
+ * A line the patch leaves: text with an ending (`undefined` for a new line, which takes the
+ * document's dominant ending), or a line of the document kept as it is ({@link KeptLine}).
+ */
+export type OutputLine = TextLine | KeptLine;
+
+/** A line given as text: a new line, or a file line with the ending to keep. */
+export interface TextLine {
   /** The line's text. */
   readonly text: string;
   /** The ending to keep; `undefined` for a new line, which takes the document's dominant ending. */
   readonly ending: string | undefined;
+}
+
+/**
+ * Line `kept` (0-based) of the document, left as it is: its text and ending are copied from the
+ * source, not decoded and encoded again (a hunk's context lines: a 500-file patch keeps thousands,
+ * and bytes that are not UTF-8 stay what they were). Renders as `{ text: lineAt(kept), ending:
+ * endingAt(kept) }` would, where the text is the source's.
+ */
+export interface KeptLine {
+  /** The document line kept. */
+  readonly kept: number;
 }
 
 /** Replace `deleteCount` lines from `start` (0-based, in the original document) with `lines`. */
@@ -173,22 +190,53 @@ abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
 
   render(replacements: readonly LineReplacement[], finalNewline: boolean): C {
     const { starts, newline } = this;
-    // Text and ending pieces alternate: each line's (or run's) ending is its own piece, so the
-    // last one can be dropped when the file ends without a newline.
+    // Kept lines are source ranges taken with their own endings (a run of them, or kept lines
+    // that follow each other in the source, is one range); a text line is its text and ending
+    // pieces. `endingLength` is the length of the last piece's final ending, what a file without
+    // a final newline drops: the whole last piece when it is an ending string, else the tail of
+    // the last range.
     const pieces: Piece[] = [];
+    let endingLength = 0;
     const keep = (from: number, to: number) => {
       if (from >= to) return;
-      pieces.push([starts[from] as number, this.textEnd(to - 1)], this.endingAt(to - 1) || newline);
+      const last = to - 1;
+      const newlineAt = this.breakOf(last);
+      const start = starts[from] as number;
+      if (newlineAt === -1) {
+        // Only the document's last line has no ending of its own: it takes the dominant one.
+        pieces.push([start, this.source.length], newline);
+        endingLength = -1;
+        return;
+      }
+      const end = newlineAt + 1;
+      const previous = pieces.at(-1);
+      if (typeof previous === "object" && previous[1] === start && endingLength > 0)
+        pieces[pieces.length - 1] = [previous[0], end];
+      else pieces.push([start, end]);
+      endingLength = newlineAt > (starts[last] as number) && this.unitAt(newlineAt - 1) === 13 ? 2 : 1;
     };
     let next = 0;
     for (const replacement of replacements) {
       if (replacement.start < next) throw new Error("renderLineDocument: overlapping replacements");
       keep(next, replacement.start);
-      for (const line of replacement.lines) pieces.push(line.text, line.ending || newline);
+      for (const line of replacement.lines) {
+        if ("kept" in line) keep(line.kept, line.kept + 1);
+        else {
+          pieces.push(line.text, line.ending || newline);
+          endingLength = -1;
+        }
+      }
       next = replacement.start + replacement.deleteCount;
     }
     keep(next, this.length);
-    if (pieces.length > 0 && !finalNewline) pieces.pop();
+    if (pieces.length > 0 && !finalNewline) {
+      // -1: the last piece is the ending string itself.
+      if (endingLength === -1) pieces.pop();
+      else {
+        const range = pieces.at(-1) as readonly [number, number];
+        pieces[pieces.length - 1] = [range[0], range[1] - endingLength];
+      }
+    }
     return this.join(pieces);
   }
 }
@@ -219,20 +267,28 @@ class ByteLines extends SplitLines<Buffer> {
   }
 
   protected join(pieces: readonly Piece[]): Buffer {
-    const chunks: Buffer[] = [];
-    if (this.bom !== "") chunks.push(this.source.subarray(0, BOM_BYTES.length));
-    let text = "";
+    // One buffer of the exact size, filled in place: no buffer per piece of new text and no
+    // second copy by a concatenation.
+    const bomLength = this.bom === "" ? 0 : BOM_BYTES.length;
+    // Text pieces in a row (a new line and its ending, several new lines) are encoded as one.
+    const runs: (readonly [number, number] | string)[] = [];
+    let size = bomLength;
     for (const piece of pieces) {
-      if (typeof piece === "string") {
-        text += piece;
-        continue;
-      }
-      if (text !== "") chunks.push(Buffer.from(text));
-      text = "";
-      chunks.push(this.source.subarray(piece[0], piece[1]));
+      const last = runs.length - 1;
+      if (typeof piece !== "string") {
+        runs.push(piece);
+        size += piece[1] - piece[0];
+      } else if (typeof runs[last] === "string") runs[last] += piece;
+      else runs.push(piece);
     }
-    if (text !== "") chunks.push(Buffer.from(text));
-    return Buffer.concat(chunks);
+    for (const run of runs) if (typeof run === "string") size += Buffer.byteLength(run);
+    const output = Buffer.allocUnsafe(size);
+    let at = this.source.copy(output, 0, 0, bomLength);
+    for (const run of runs) {
+      if (typeof run === "string") at += output.write(run, at);
+      else at += this.source.copy(output, at, run[0], run[1]);
+    }
+    return output;
   }
 }
 

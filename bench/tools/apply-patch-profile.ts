@@ -1,0 +1,65 @@
+// Applies the bench's real multi-file diff several times in one process, each time on a fresh copy
+// of its tree (copied and written back to disk before the clock starts), and prints each apply's
+// CPU (user and system) and wall. The first apply pays for loading and compiling; the later ones
+// are what to profile: run it under `node --cpu-prof` (JavaScript) or `perf record -g` (the
+// kernel's share: file creation, renames, flushes) to see where an apply's time goes.
+//
+//   npx tsx bench/tools/apply-patch-ab.ts --rounds=1 --keep=DIR      (makes the diff and its tree in DIR)
+//   node --cpu-prof --import tsx bench/tools/apply-patch-profile.ts --keep=DIR [--applies=6] [--dist]
+//
+// With --dist the built package (dist/, `npm run build` first) is applied, as a host loads it;
+// without, the sources.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { treeDigest } from "./multi-file-diff.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key as string, value ?? "true"];
+  }),
+);
+
+async function main(): Promise<void> {
+  const kept = args.get("keep");
+  if (kept === undefined || !existsSync(path.join(kept, "expected.digest"))) {
+    throw new Error("give --keep=DIR holding the diff and its tree (made by apply-patch-ab.ts --keep=DIR)");
+  }
+  const base = path.resolve(kept);
+  const entry = (sub: string) =>
+    pathToFileURL(args.has("dist") ? path.join(root, "dist", sub, "index.js") : path.join(root, "src", sub, "index.ts")).href;
+  const { createRegistry } = (await import(entry(""))) as typeof import("../../src/index.js");
+  const { createFileTools } = (await import(entry("tools"))) as typeof import("../../src/tools/index.js");
+  const diff = await readFile(path.join(base, "change.diff"), "utf8");
+  const paths = JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[];
+  const expected = await readFile(path.join(base, "expected.digest"), "utf8");
+  const applies = Number(args.get("applies") ?? 6);
+  for (let attempt = 1; attempt <= applies; attempt++) {
+    const workspace = await mkdtemp(path.join(base, "profile-"));
+    await cp(path.join(base, "pristine"), workspace, { recursive: true });
+    spawnSync("sync");
+    const run = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const result = await run.call("apply_patch", { patch: diff });
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
+    if ((await treeDigest(workspace, paths)) !== expected) throw new Error("apply_patch left other bytes than git apply");
+    await rm(workspace, { recursive: true, force: true });
+    const ms = (micros: number) => (micros / 1000).toFixed(0);
+    console.log(
+      `apply ${attempt}: cpu ${ms(used.user + used.system)} ms (user ${ms(used.user)}, system ${ms(used.system)}), wall ${wallMs.toFixed(0)} ms`,
+    );
+  }
+}
+
+await main();
