@@ -110,7 +110,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   shallow_clone: "History needed for the answer is cut off by a shallow clone.",
   missing_object: "The repository lacks an object (a partial clone or damage).",
   corrupt_object:
-    "A repository file (object, pack, pack index, commit-graph) is damaged or hostile: a delta cycle, a lying size, an offset out of range; the git tools refuse it rather than read on.",
+    "A repository file (object, pack, pack index, commit-graph, a ref or `HEAD`) is damaged or hostile: a delta cycle, a lying size, an offset out of range, a FIFO or socket in place of a file; the git tools refuse it rather than read on.",
   repository_outside_workspace:
     "The repository's files lead outside the workspace (a .git file, commondir, alternates or a symbolic link); the git tools refuse it.",
   // MCP.

@@ -1,11 +1,18 @@
 import type { FsClient } from "isomorphic-git";
-import { type GitFileReader, MAX_METADATA_BYTES, metadataTooLargeError } from "./git-file-reader.js";
+import {
+  type GitFileReader,
+  MAX_METADATA_BYTES,
+  metadataTooLargeError,
+  specialKind,
+  specialRepositoryFileError,
+} from "./git-file-reader.js";
 
 /** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
 export interface FileAccess {
   /**
    * A file's text, or `undefined` when it does not exist or cannot be read.
    * @throws ToolError `too_large` over `MAX_METADATA_BYTES` (a planted huge file is not read).
+   * @throws ToolError `corrupt_object` when it is a FIFO, socket or device (not read: it would block or never end).
    */
   readText(path: string): Promise<string | undefined>;
   /** Whether something is at `path`, and what. */
@@ -46,10 +53,12 @@ export function fileAccess(fs: FsClient): FileAccess {
     "promises" in fs ? fs.promises.readdir(path) : callback<unknown>((done) => fs.readdir(path, done));
   return {
     async readText(path) {
-      const size = await stat(path).then(
-        (stats) => (typeof stats === "object" && stats !== null && "size" in stats ? Number(stats.size) : 0),
-        () => 0,
-      );
+      const stats = await stat(path).catch(() => undefined);
+      // A FIFO would block the read (and a thread of the pool) for good; a device would never end.
+      if (typeof stats === "object" && stats !== null && specialKind(stats) !== undefined) {
+        throw specialRepositoryFileError(path, stats);
+      }
+      const size = typeof stats === "object" && stats !== null && "size" in stats ? Number(stats.size) : 0;
       if (size > MAX_METADATA_BYTES) throw metadataTooLargeError(path, size);
       try {
         const text = await readFile(path);

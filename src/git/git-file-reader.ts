@@ -10,7 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
-import { gitError } from "./git-errors.js";
+import { corruptRepositoryError, gitError } from "./git-errors.js";
 
 /**
  * How the node driver reads repository files (`HEAD`, refs, `.git` files, pack indexes, packs,
@@ -29,6 +29,8 @@ export interface GitFileReader {
   /**
    * A file's bytes, or `undefined` when it does not exist (or is a directory).
    * @throws ToolError `too_large` when the file holds more than `maxBytes` (checked before it is read).
+   * @throws ToolError `corrupt_object` when it is a FIFO, socket or device: read as "absent" it made a
+   * repository with such a `HEAD` or `packed-refs` answer "no commits yet".
    */
   readFile(file: string, maxBytes?: number): Buffer | undefined;
   /** The names in a directory; empty when it does not exist. */
@@ -80,6 +82,38 @@ export function metadataTooLargeError(file: string, size: number): Error {
   );
 }
 
+/** The kind questions a stat answers; a host's fs client may answer only some. */
+export interface SpecialFileStats {
+  isFIFO?(): boolean;
+  isSocket?(): boolean;
+  isCharacterDevice?(): boolean;
+  isBlockDevice?(): boolean;
+}
+
+/** What a special file is, in words the model knows; `undefined` when the stats say it is none. */
+export function specialKind(stats: SpecialFileStats): string | undefined {
+  if (stats.isFIFO?.() === true) return "a FIFO (named pipe)";
+  if (stats.isSocket?.() === true) return "a socket";
+  if (stats.isCharacterDevice?.() === true) return "a character device";
+  return stats.isBlockDevice?.() === true ? "a block device" : undefined;
+}
+
+/**
+ * The refusal of a repository file that is a FIFO, socket or device where git keeps a regular
+ * file. Such a file cannot be taken as absent: a `HEAD` or `packed-refs` read as absent said "no
+ * commits yet", a loose object "missing", a loose ref fell back to a stale packed one. Names the
+ * file from its `.git` on, never where it is on the host.
+ */
+export function specialRepositoryFileError(file: string, stats: SpecialFileStats): Error {
+  const normalized = file.split(path.sep).join("/");
+  const inGit = normalized.lastIndexOf("/.git/");
+  const shown = inGit === -1 ? path.basename(file) : normalized.slice(inGit + 1);
+  return corruptRepositoryError(
+    "corrupt_object",
+    `Its file ${JSON.stringify(shown)} is ${specialKind(stats) ?? "a special file"}, not a regular file.`,
+  );
+}
+
 const DELETED = " (deleted)";
 
 /** Where the kernel says descriptor `fd` is, or `undefined` without `/proc`. */
@@ -125,6 +159,10 @@ class NodeGitFileReader implements GitFileReader {
       fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       if (isMissing(error)) return undefined;
+      // A socket cannot be opened (ENXIO): raw, that was tool_failed with the host path in it.
+      if ((error as NodeJS.ErrnoException).code === "ENXIO") {
+        throw specialRepositoryFileError(file, statSync(file, { throwIfNoEntry: false }) ?? {});
+      }
       throw error;
     }
     if (this.root !== undefined && !openedInside(fd, file, this.root)) {
@@ -139,7 +177,8 @@ class NodeGitFileReader implements GitFileReader {
     if (fd === undefined) return undefined;
     try {
       const stats = fstatSync(fd);
-      if (!stats.isFile()) return undefined;
+      if (stats.isDirectory()) return undefined;
+      if (!stats.isFile()) throw specialRepositoryFileError(file, stats);
       if (stats.size > maxBytes) throw metadataTooLargeError(file, stats.size);
       return readFileSync(fd);
     } finally {

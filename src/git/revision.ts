@@ -27,8 +27,11 @@ function invalidRevision(input: string, why: string): Error {
   return gitError("invalid_ref", `${JSON.stringify(input)} is not a revision: ${why}.`, hint);
 }
 
-/** Refusals a ref lookup never turns into "no such ref": confinement, a broken ref, a planted huge file. */
-const QUIET_NEVER: ReadonlySet<string> = new Set(["repository_outside_workspace", "invalid_ref", "too_large"]);
+/**
+ * Refusals a ref lookup never turns into "no such ref": confinement, a broken ref, a planted huge
+ * file, a ref file that is a FIFO or socket (`corrupt_object`).
+ */
+const QUIET_NEVER: ReadonlySet<string> = new Set(["repository_outside_workspace", "invalid_ref", "too_large", "corrupt_object"]);
 
 /**
  * For ref lookups that may fail quietly: a confinement refusal is never quiet, nor a file over the

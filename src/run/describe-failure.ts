@@ -1,6 +1,7 @@
 // What the model reads when a handler throws: any thrown value, described safely and capped.
 import { CatalogError } from "../errors/catalog-error.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
+import { systemErrorFailure } from "./system-error-failure.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
 /** Longest message or hint taken from a handler's error (its text reaches the model). */
@@ -68,5 +69,7 @@ export function describeFailure(name: string, error: unknown, signal: AbortSigna
       return { code, message, ...(hint === undefined ? {} : { hint }), ...(issues === undefined ? {} : { issues }) };
     }
   }
-  return { code: "tool_failed", message: `The tool "${name}" failed: ${describeThrown(error)}` };
+  return (
+    systemErrorFailure(name, error) ?? { code: "tool_failed", message: `The tool "${name}" failed: ${describeThrown(error)}` }
+  );
 }

@@ -3,7 +3,13 @@ import { Minimatch } from "minimatch";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { confinementRoot, DEFAULT_SKIPPED_DIRECTORIES, walkDirectory } from "./walk-directory.js";
+import {
+  confinementRoot,
+  DEFAULT_SKIPPED_DIRECTORIES,
+  type UnreadableDirectory,
+  unreadableLines,
+  walkDirectory,
+} from "./walk-directory.js";
 
 const globInput = z.object({
   pattern: z.string().min(1).max(1000).describe('Glob pattern, e.g. "src/**/*.ts" or "*.{md,txt}"'),
@@ -41,7 +47,14 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
       let more = false;
       const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
       const confineTo = await confinementRoot(context, scope.root);
-      for await (const entry of walkDirectory(start, { skipDirectories: skip, signal: context.signal, ...confineTo })) {
+      const unreadable: UnreadableDirectory[] = [];
+      const onUnreadable = (relative: string, code: string) => unreadable.push({ relative, code });
+      for await (const entry of walkDirectory(start, {
+        skipDirectories: skip,
+        signal: context.signal,
+        onUnreadable,
+        ...confineTo,
+      })) {
         if (entry.kind === "directory") continue;
         const subject = matchBase ? (entry.relative.split("/").at(-1) ?? entry.relative) : entry.relative;
         if (!matcher.match(subject)) continue;
@@ -51,9 +64,13 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
         }
         found.push(entry.relative);
       }
-      if (found.length === 0) return `No files match ${JSON.stringify(input.pattern)} under ${scope.display(start)}.`;
+      // A directory that could not be read is named: "No files match" must not stand for its files.
+      const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
+      if (found.length === 0) {
+        return [`No files match ${JSON.stringify(input.pattern)} under ${scope.display(start)}.`, ...notes].join("\n");
+      }
       const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${scope.display(start)}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
-      return [header, ...found].join("\n");
+      return [header, ...found, ...notes].join("\n");
     },
   });
 }

@@ -115,7 +115,10 @@ export async function searchWithJavaScript(options: {
     return false;
   };
   const finish = (cut: boolean): GrepAnswer => ({ ...answer, cut, ...(unsearched.length > 0 ? { unsearched } : {}) });
-  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo);
+  // A directory that cannot be listed is named like a file that cannot be read: never a silent gap.
+  const onUnreadable = (directory: string, code: string) =>
+    unsearched.push({ absolute: directory, reason: `directory could not be read: ${code}` });
+  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, onUnreadable);
   for await (const file of files) {
     if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
@@ -155,9 +158,15 @@ async function readText(
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */
-async function* walk(root: string, start: string, signal: AbortSignal, confineTo: string | undefined): AsyncGenerator<string> {
+async function* walk(
+  root: string,
+  start: string,
+  signal: AbortSignal,
+  confineTo: string | undefined,
+  onUnreadable: (directory: string, code: string) => void,
+): AsyncGenerator<string> {
   const inherited = await ignoreFilesAbove(root, start);
-  yield* walkDirectory(root, start, inherited, signal, confineTo);
+  yield* walkDirectory(root, start, inherited, signal, confineTo, onUnreadable);
 }
 
 async function* walkDirectory(
@@ -166,16 +175,17 @@ async function* walkDirectory(
   ignores: readonly IgnoreFile[],
   signal: AbortSignal,
   confineTo: string | undefined,
+  onUnreadable: (directory: string, code: string) => void,
 ): AsyncGenerator<string> {
   signal.throwIfAborted();
   const here = [...ignores, ...(await ignoreFilesIn(root, directory))];
-  for (const listed of await listDirectory(directory, confineTo)) {
+  for (const listed of await listDirectory(directory, confineTo, (code) => onUnreadable(directory, code))) {
     const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
     if (entry.directory) {
       if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnored(here, relative, true)) continue;
-      yield* walkDirectory(root, absolute, here, signal, confineTo);
+      yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable);
     } else if (entry.file && !isIgnored(here, relative, false)) yield absolute;
   }
 }

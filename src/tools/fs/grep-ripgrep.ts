@@ -51,16 +51,7 @@ export const GREP_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_module
 export function ripgrepArguments(query: GrepQuery, target: string | undefined): string[] {
   // --no-ignore-parent: ignore files above the search root are not read, sandboxed or not (the
   // sandbox hides them anyway, and the JavaScript engine never reads them).
-  const args = [
-    "--no-config",
-    "--hidden",
-    "--no-require-git",
-    "--no-ignore-global",
-    "--no-ignore-parent",
-    "--sort",
-    "path",
-    "--no-messages",
-  ];
+  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--sort", "path"];
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
   if (query.ignoreCase) args.push("--ignore-case");
@@ -141,13 +132,41 @@ async function runRipgrep(
   if (exit.error !== undefined || exit.exitCode === 127 || exit.exitCode === 126) {
     throw new RipgrepUnusableError(`ripgrep could not start: ${exit.error?.message ?? stderr.trim()}`);
   }
-  if (exit.exitCode === 2 && /regex|parse error|look-around|backreference/i.test(stderr)) {
+  // Its lines about files it could not read (no --no-messages: they name what was not searched) apart.
+  const fileErrors = ripgrepUnsearched(stderr, toAbsolute);
+  const otherErrors = stderr
+    .split("\n")
+    .filter((line) => !FILE_ERROR_LINE.test(line))
+    .join("\n");
+  if (exit.exitCode === 2 && /regex|parse error|look-around|backreference/i.test(otherErrors)) {
     throw new RipgrepUnusableError(`ripgrep does not accept this pattern: ${stderr.trim().slice(0, 500)}`);
   }
   if (exit.exitCode !== 0 && exit.exitCode !== 1 && exit.exitCode !== 2) {
     throw new RipgrepUnusableError(`ripgrep ended with ${String(exit.exitCode ?? exit.signal)}: ${stderr.trim().slice(0, 500)}`);
   }
-  return answer;
+  if (fileErrors.length === 0) return answer;
+  return { ...answer, unsearched: [...(answer.unsearched ?? []), ...fileErrors] };
+}
+
+/**
+ * ripgrep's line for a file or directory it could not open or read: `./locked: Permission denied
+ * (os error 13)`, with `--sort path` `./locked: IO error for operation on ./locked: Permission
+ * denied (os error 13)` (ripgrep 13; later versions prefix `rg: `).
+ */
+const FILE_ERROR_LINE = /^(?:rg: )?(.+?): (?:IO error for operation on .+: )?([^:]+) \(os error \d+\)$/;
+
+/**
+ * The files and directories ripgrep could not read, from its error lines
+ * (`rg: sub/locked: Permission denied (os error 13)`; exit code 2): without them, a search of a
+ * directory holding an unreadable one answered "No matches" of files it never read.
+ */
+function ripgrepUnsearched(stderr: string, toAbsolute: (text: string) => string): { absolute: string; reason: string }[] {
+  const found: { absolute: string; reason: string }[] = [];
+  for (const line of stderr.split("\n")) {
+    const match = FILE_ERROR_LINE.exec(line);
+    if (match !== null) found.push({ absolute: toAbsolute(match[1] as string), reason: (match[2] as string).toLowerCase() });
+  }
+  return found;
 }
 
 function withoutSort(args: readonly string[]): string[] {
@@ -195,7 +214,12 @@ function inPathOrder(answer: GrepAnswer, limit: number): GrepAnswer {
       break;
     }
   }
-  return { files: files.slice(0, limit), lines: lines.slice(0, end), cut: files.length > limit || end < lines.length };
+  return {
+    files: files.slice(0, limit),
+    lines: lines.slice(0, end),
+    cut: files.length > limit || end < lines.length,
+    ...(answer.unsearched === undefined ? {} : { unsearched: answer.unsearched }),
+  };
 }
 
 /** Reads `--files-with-matches --null` output up to `limit` names. */

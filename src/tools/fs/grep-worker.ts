@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { ToolError } from "agent-tool-catalog";
 
 /**
  * The worker's source, evaluated as CommonJS in a worker thread (no file to locate in the ESM
@@ -21,6 +22,25 @@ parentPort.on("message", (batch) => {
 });
 `;
 
+/**
+ * A worker that could not start for want of descriptors, as the model's error; any other error
+ * of the worker as it is.
+ */
+function workerFailure(error: Error): Error {
+  if (error instanceof ToolError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ERR_WORKER_INIT_FAILED" && /\bE[MN]FILE\b/.test(error.message)) {
+    return new ToolError(
+      "too_many_open_files",
+      "grep could not start its matching thread: too many files are open in this process.",
+      {
+        hint: "Try again in a moment, with fewer calls at once.",
+      },
+    );
+  }
+  return error;
+}
+
 /** Thrown when matching took longer than the deadline; the worker was terminated. */
 export class MatchDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
@@ -39,6 +59,8 @@ export class LineMatcher {
   private readonly worker: Worker;
   private nextId = 0;
   private closed = false;
+  /** Why the worker died outside a match (it could not start): later matches fail with it. */
+  private failure: Error | undefined;
 
   constructor(
     source: string,
@@ -47,10 +69,17 @@ export class LineMatcher {
   ) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags } });
     this.worker.unref();
+    // A worker that cannot start (no descriptors left: ERR_WORKER_INIT_FAILED, EMFILE) says so
+    // with an 'error' event, often while no match listens (the file is still being read): unheard,
+    // that event ended the host process.
+    this.worker.on("error", (error: Error) => {
+      this.failure ??= workerFailure(error);
+    });
   }
 
   /** Indices of the matching lines of each text. */
   match(texts: readonly string[], signal: AbortSignal): Promise<number[][]> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error("the matcher is closed"));
     // A signal that fired between two pieces (while a file was read) sends no further "abort" event.
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
@@ -69,7 +98,7 @@ export class LineMatcher {
       const onMessage = (message: { id: number; results: number[][] }) => {
         if (message.id === id) finish(undefined, message.results);
       };
-      const onError = (error: Error) => finish(error);
+      const onError = (error: Error) => finish(workerFailure(error));
       const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
       const timer = setTimeout(() => finish(new MatchDeadlineError(this.deadlineMs)), this.deadlineMs);
       this.worker.on("message", onMessage);

@@ -3,6 +3,7 @@ import { constants, statSync } from "node:fs";
 import { lstat, mkdir, open, readdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ToolError } from "agent-tool-catalog";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
@@ -62,6 +63,34 @@ async function workspaceIntents(root: string): Promise<string> {
   return directory;
 }
 
+/**
+ * A failure of the state directory's file system while a change is logged, as the model's error:
+ * it names the change log's directory, not the file being changed. Mapped by the file's path, a
+ * read-only state directory said `"a.txt" is on a read-only file system` of a workspace that is
+ * writable, and a full one `no space ... while writing "a.txt"`. Nothing was changed (the caller says so): a change
+ * whose log cannot be prepared or committed is rolled back (see `applyFileChanges`).
+ */
+function changeLogDirectoryError(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    return new ToolError(
+      "no_space",
+      "No space is left for the change log (the catalog's state directory, by default in the temporary directory).",
+      { hint: "Ask the user to free disk space there." },
+    );
+  }
+  if (code === "EROFS") {
+    return new ToolError(
+      "read_only_file_system",
+      "The change log's directory (the catalog's state directory, by default in the temporary directory) is on a read-only file system; the workspace itself may be writable.",
+      {
+        hint: "Ask the user to make the temporary directory writable, or to set AGENT_TOOL_CATALOG_STATE_DIR to a writable one.",
+      },
+    );
+  }
+  return error;
+}
+
 async function syncPath(target: string, flags: number): Promise<void> {
   const handle = await open(target, flags).catch(() => undefined);
   if (handle === undefined) return;
@@ -93,6 +122,14 @@ export class IntentLog {
 
   /** Logs a prepared change (not flushed: a crash that loses it also loses its temporary files' names, but only power loss does). */
   static async prepare(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
+    try {
+      return await IntentLog.write(root, entries);
+    } catch (error) {
+      throw changeLogDirectoryError(error);
+    }
+  }
+
+  private static async write(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
     const directory = await workspaceIntents(root);
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
@@ -113,7 +150,9 @@ export class IntentLog {
    * the log still says `prepared`, as the change then is (the caller rolls it back).
    */
   async commit(): Promise<void> {
-    await this.replaceRecord({ ...this.record, state: "committed" });
+    await this.replaceRecord({ ...this.record, state: "committed" }).catch((error: unknown) => {
+      throw changeLogDirectoryError(error);
+    });
   }
 
   /**

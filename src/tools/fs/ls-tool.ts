@@ -1,9 +1,10 @@
 import { lstat } from "node:fs/promises";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { confinementRoot, type WalkEntry, walkDirectory } from "./walk-directory.js";
+import { confinementRoot, type UnreadableDirectory, unreadableLines, type WalkEntry, walkDirectory } from "./walk-directory.js";
 
 const lsInput = z.object({
   path: z.string().optional().describe("Default: workspace root"),
@@ -36,7 +37,18 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
       const lines: string[] = [];
       let more = false;
       const confineTo = await confinementRoot(context, scope.root);
-      for await (const entry of walkDirectory(start, { maxDepth: input.depth ?? 1, signal: context.signal, ...confineTo })) {
+      const unreadable: UnreadableDirectory[] = [];
+      const onUnreadable = (relative: string, code: string) => {
+        // The directory asked for: there is no listing to give (it said "0 entries").
+        if (relative === "") throw toFileToolError(Object.assign(new Error(code), { code }), requested);
+        unreadable.push({ relative, code });
+      };
+      for await (const entry of walkDirectory(start, {
+        maxDepth: input.depth ?? 1,
+        signal: context.signal,
+        onUnreadable,
+        ...confineTo,
+      })) {
         const hidden = entry.relative.split("/").some((part) => part.startsWith("."));
         if (hidden && input.all !== true) continue;
         if (lines.length >= limit) {
@@ -46,7 +58,7 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
         lines.push(await listingLine(entry, confineTo.confineTo !== undefined));
       }
       const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
-      return [header, ...lines].join("\n");
+      return [header, ...lines, ...unreadableLines(unreadable, (relative) => relative)].join("\n");
     },
   });
 }

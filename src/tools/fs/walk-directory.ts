@@ -29,6 +29,31 @@ export interface WalkOptions {
    * {@link listDirectory}), so a directory swapped for a symbolic link mid-walk is never listed.
    */
   readonly confineTo?: string;
+  /**
+   * Told of each directory that could not be read (`relative` as in {@link WalkEntry}, `""` for
+   * the start; `code` the errno code, e.g. `EACCES`): its entries are missing from the walk, and
+   * a tool that said nothing of it answered "0 entries" or "No files match" of a directory that
+   * holds files.
+   */
+  readonly onUnreadable?: (relative: string, code: string) => void;
+}
+
+/** A directory a walk could not read, as {@link WalkOptions.onUnreadable} was told of it. */
+export interface UnreadableDirectory {
+  readonly relative: string;
+  readonly code: string;
+}
+
+/**
+ * The lines a listing adds for directories it could not read, so that a missing part is never
+ * read as "nothing there": `[not read: sub/ (EACCES: permission denied)]`. `below` turns a walk's
+ * relative path into the path the answer shows.
+ */
+export function unreadableLines(unreadable: readonly UnreadableDirectory[], below: (relative: string) => string): string[] {
+  return unreadable.map(({ relative, code }) => {
+    const why = code === "EACCES" || code === "EPERM" ? `${code}: permission denied` : code;
+    return `[not read: ${below(relative)}/ (${why}); its entries are missing here]`;
+  });
 }
 
 /** Directories that tools skip unless asked: version control data and dependency trees. */
@@ -44,7 +69,8 @@ export async function* walkDirectory(start: string, options: WalkOptions = {}): 
   while (queue.length > 0) {
     const directory = queue.shift() as { absolute: string; relative: string; depth: number };
     options.signal?.throwIfAborted();
-    for (const { name, kind, size } of await listDirectory(directory.absolute, options.confineTo)) {
+    const unreadable = (code: string) => options.onUnreadable?.(directory.relative, code);
+    for (const { name, kind, size } of await listDirectory(directory.absolute, options.confineTo, unreadable)) {
       const absolute = path.join(directory.absolute, name);
       const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
       const depth = directory.depth + 1;
@@ -78,7 +104,7 @@ export interface ListedEntry {
 
 /**
  * A directory's entries sorted by name (byte order); none when it cannot be read (skipped, as
- * find(1) does).
+ * find(1) does; `onUnreadable` is told the errno code, as find(1) prints it).
  *
  * With `confineTo` (Linux), the directory is opened once with `O_DIRECTORY | O_NOFOLLOW`, the
  * handle's real location (`/proc/self/fd/N`) is checked to be inside `confineTo`, and the listing
@@ -87,24 +113,29 @@ export interface ListedEntry {
  * outside makes the listing empty, never an outside listing. Elsewhere the directory's real path
  * is checked before and after listing.
  */
-export async function listDirectory(directory: string, confineTo?: string): Promise<ListedEntry[]> {
-  if (confineTo === undefined) return readSortedEntries(directory);
+export async function listDirectory(
+  directory: string,
+  confineTo?: string,
+  onUnreadable?: (code: string) => void,
+): Promise<ListedEntry[]> {
+  if (confineTo === undefined) return readSortedEntries(directory, onUnreadable);
   if (process.platform !== "linux") {
     if (!(await insideReal(directory, confineTo))) return [];
-    const entries = await readSortedEntries(directory);
+    const entries = await readSortedEntries(directory, onUnreadable);
     return (await insideReal(directory, confineTo)) ? entries : [];
   }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  } catch {
+  } catch (error) {
+    reportUnreadable(error, onUnreadable);
     return [];
   }
   try {
     const via = `/proc/self/fd/${handle.fd}`;
     const real = await realpath(via).catch(() => undefined);
     if (real === undefined || !isInside(real, confineTo)) return [];
-    const entries = await readSortedEntries(via);
+    const entries = await readSortedEntries(via, onUnreadable);
     return await Promise.all(
       entries.map(async (entry) => {
         if (entry.kind !== "file") return entry;
@@ -127,15 +158,32 @@ function isInside(candidate: string, root: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
-/** A directory's entries sorted by name; none when it cannot be read (skipped, as find(1) does). */
-async function readSortedEntries(directory: string): Promise<{ name: string; kind: WalkEntry["kind"] }[]> {
+/**
+ * Tells `onUnreadable` why a directory could not be read, unless it is gone or no directory any
+ * more (moved, swapped for a file or a link mid-walk: nothing is missing from the answer then).
+ */
+function reportUnreadable(error: unknown, onUnreadable: ((code: string) => void) | undefined): void {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== "string" || code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return;
+  onUnreadable?.(code);
+}
+
+/**
+ * A directory's entries sorted by name; none when it cannot be read (skipped, as find(1) does,
+ * and, as find(1) does, told: `onUnreadable`).
+ */
+async function readSortedEntries(
+  directory: string,
+  onUnreadable?: (code: string) => void,
+): Promise<{ name: string; kind: WalkEntry["kind"] }[]> {
   const entries: { name: string; kind: WalkEntry["kind"] }[] = [];
   try {
     for await (const entry of await opendir(directory)) {
       const kind = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other";
       entries.push({ name: entry.name, kind });
     }
-  } catch {
+  } catch (error) {
+    reportUnreadable(error, onUnreadable);
     return [];
   }
   return entries.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import type { Writable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import type { CommandCgroup } from "./command-cgroup.js";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
 
@@ -56,7 +56,13 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
     detached: plan.processGroup,
     windowsHide: true,
   });
-  if (plan.seccomp !== undefined) sendAndClose(child.stdio[3], plan.seccomp);
+  // A spawn refused for want of descriptors (EMFILE, ENFILE) makes no pipes and emits its error
+  // on the next tick: listened to from here (watchExit reports it as the exit's error), since
+  // anything below that threw first left it unheard, and an unheard 'error' ends the host.
+  child.on("error", () => undefined);
+  // Without pipes (that failed spawn) `stdio` itself is missing.
+  const stdio = child.stdio as ChildProcess["stdio"] | undefined;
+  if (plan.seccomp !== undefined) sendAndClose(stdio?.[3], plan.seccomp);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
   const outputs = tag === undefined ? undefined : commandOutput(child.pid);
@@ -70,8 +76,9 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
     if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
   const exited = watchExit(child, plan, request.signal, kill, tag);
-  const { stdout, stderr } = child;
-  if (stdout === null || stderr === null) throw new Error("spawn did not create stdout/stderr pipes");
+  // No pipes: the spawn failed (exited settles with its error); empty streams stand in for them.
+  const stdout = child.stdout ?? Readable.from([]);
+  const stderr = child.stderr ?? Readable.from([]);
   return { pid: child.pid, stdin: request.input === undefined ? child.stdin : null, stdout, stderr, exited, kill };
 }
 

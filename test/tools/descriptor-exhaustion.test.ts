@@ -1,0 +1,65 @@
+// Fault round (stop 36): a host process with no file descriptor left (a low `ulimit -n`, a
+// descriptor leak elsewhere in the host). grep's ripgrep spawn failed with EMFILE, made no pipes,
+// and its 'error' event was emitted with nobody listening; grep's matching thread failed to start
+// (ERR_WORKER_INIT_FAILED) while no match listened: either ended the HOST process. Now every
+// call answers (ok, or too_many_open_files), and grep works again once descriptors are free.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+const child = path.join(repo, "test/tools/support/descriptors-spent.ts");
+const bubblewrap = capability("bubblewrap");
+
+let workspace: string;
+beforeAll(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-descriptors-"));
+  await mkdir(path.join(workspace, "sub"));
+  await writeFile(path.join(workspace, "a.txt"), "needle\n");
+  await writeFile(path.join(workspace, "sub", "c.txt"), "needle too\n");
+});
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+/** The child's answers; rejects when it died without printing them. */
+function spent(sandbox: "workspace" | "unrestricted", hold: number): Promise<[string, string][]> {
+  const config = JSON.stringify({ workspace, sandbox, hold });
+  // 1024: room for the module loader; the child then takes every descriptor itself.
+  const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${child}" '${config}'`;
+  return new Promise((resolve, reject) => {
+    execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 30_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`the process died (hold ${hold}): ${stderr.split("\n").slice(0, 6).join("\n")}`));
+      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string) as [string, string][]);
+    });
+  });
+}
+
+function expectAnswered(answers: [string, string][]): void {
+  for (const [tool, code] of answers) expect([tool, code]).toEqual([tool, expect.stringMatching(/^(ok|too_many_open_files)$/)]);
+  // control: with descriptors free again, the same run searches
+  expect(answers.at(-1)).toEqual(["grep after", "ok"]);
+}
+
+describe("every descriptor of the host taken", () => {
+  it("unrestricted: grep, glob, read and write answer ok or too_many_open_files; the host lives on", async () => {
+    const runs = [0, 2, 4].map((hold) => spent("unrestricted", hold));
+    const answers = await Promise.all(runs);
+    for (const answer of answers) expectAnswered(answer);
+    // the fault was met: some call had no descriptor
+    expect(answers.flat().some(([, code]) => code === "too_many_open_files")).toBe(true);
+  }, 60_000);
+
+  it.skipIf(bubblewrap.missing)(
+    bubblewrap.label("workspace sandbox: the same, ripgrep's launch refused for want of descriptors"),
+    async () => {
+      const answers = await Promise.all([0, 2, 4].map((hold) => spent("workspace", hold)));
+      for (const answer of answers) expectAnswered(answer);
+      expect(answers.flat().some(([, code]) => code === "too_many_open_files")).toBe(true);
+    },
+    60_000,
+  );
+});

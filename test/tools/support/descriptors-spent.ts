@@ -1,0 +1,40 @@
+// One child of the descriptor-exhaustion test. Arguments (JSON in argv[2]): { workspace, sandbox,
+// hold }. It warms the tools up (every module loaded), opens /dev/null until the process has no
+// descriptor left, gives `hold` back, calls grep (a directory and a file), glob, read and write,
+// gives every descriptor back and greps once more. Prints one JSON line: [tool, code | "ok"][].
+// A process that dies before printing (an unheard 'error' event) fails the test.
+import { closeSync, openSync } from "node:fs";
+import { createRegistry } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+
+const { workspace, sandbox, hold } = JSON.parse(process.argv[2] as string) as {
+  workspace: string;
+  sandbox: "workspace" | "unrestricted";
+  hold: number;
+};
+const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
+const calls: [string, Record<string, unknown>][] = [
+  ["grep", { pattern: "needle", path: "." }],
+  ["grep", { pattern: "needle", path: "a.txt" }],
+  ["glob", { pattern: "**/*.txt" }],
+  ["read", { path: "a.txt" }],
+  ["write", { path: "b.txt", content: "written\n" }],
+];
+for (const [name, args] of calls) await run.call(name, args);
+const held: number[] = [];
+try {
+  for (;;) held.push(openSync("/dev/null", "r"));
+} catch {
+  // EMFILE: every descriptor is taken
+}
+for (let index = 0; index < hold; index++) closeSync(held.pop() as number);
+const answers: [string, string][] = [];
+for (const [name, args] of calls) {
+  const result = await run.call(name, args);
+  answers.push([name, result.ok ? "ok" : result.error.code]);
+}
+for (const fd of held) closeSync(fd);
+const after = await run.call("grep", { pattern: "needle", path: "." });
+answers.push(["grep after", after.ok ? "ok" : after.error.code]);
+process.stdout.write(`${JSON.stringify(answers)}\n`);
+process.exit(0);

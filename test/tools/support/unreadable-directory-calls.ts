@@ -1,0 +1,27 @@
+// One child of the unreadable-directory test, run as an unprivileged user (root reads any
+// directory). Arguments (JSON in argv[2]): { workspace, sandbox }. Prints one JSON line: each
+// call's [name, ok, output or "code: message"].
+import { createRegistry } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+
+const { workspace, sandbox } = JSON.parse(process.argv[2] as string) as {
+  workspace: string;
+  sandbox: "workspace" | "unrestricted";
+};
+const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
+const calls: [string, string, Record<string, unknown>][] = [
+  ["ls locked", "ls", { path: "locked" }],
+  ["ls tree", "ls", { path: ".", depth: 3 }],
+  ["glob", "glob", { pattern: "**/*.txt" }],
+  ["glob nothing", "glob", { pattern: "**/*.md" }],
+  ["grep ripgrep", "grep", { pattern: "needle", path: "." }],
+  // look-behind: ripgrep refuses it without -P, so the JavaScript engine searches
+  ["grep javascript", "grep", { pattern: "(?<=n)eedle", path: "." }],
+  ["grep locked", "grep", { pattern: "needle", path: "locked" }],
+];
+const answers: [string, boolean, string][] = [];
+for (const [label, name, args] of calls) {
+  const result = await run.call(name, args);
+  answers.push([label, result.ok, result.ok ? String(result.output) : `${result.error.code}: ${result.error.message}`]);
+}
+process.stdout.write(`${JSON.stringify(answers)}\n`);

@@ -1,0 +1,86 @@
+// Fault round (stop 36): a directory the process may not read (mode 000, another user's). Its
+// listing failed and was taken as empty: `ls locked` answered "locked: 0 entries", glob and grep
+// answered "No files match" / "No matches" of a tree whose unreadable part holds matches. Now ls
+// of it is permission_denied, and glob, grep (both engines) and a deeper ls name it as not read.
+// Root reads every directory: the calls run in a child as `nobody` (setpriv) when the test is root.
+import { execFile, spawnSync } from "node:child_process";
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+const child = path.join(repo, "test/tools/support/unreadable-directory-calls.ts");
+const isRoot = process.getuid?.() === 0;
+const setpriv = !isRoot || spawnSync("setpriv", ["--version"]).status === 0;
+const NOBODY = 65534;
+const bubblewrap = capability("bubblewrap");
+
+let workspace: string;
+beforeAll(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-unreadable-"));
+  await mkdir(path.join(workspace, "open"));
+  await mkdir(path.join(workspace, "locked", "deeper"), { recursive: true });
+  await writeFile(path.join(workspace, "open", "b.txt"), "needle\n");
+  await writeFile(path.join(workspace, "locked", "s.txt"), "needle\n");
+  await writeFile(path.join(workspace, "locked", "deeper", "t.txt"), "needle\n");
+  for (const entry of ["", "open", "open/b.txt", "locked", "locked/s.txt", "locked/deeper", "locked/deeper/t.txt"]) {
+    if (isRoot) await chown(path.join(workspace, entry), NOBODY, NOBODY);
+  }
+  await chmod(workspace, 0o755);
+  await chmod(path.join(workspace, "locked"), 0o000);
+});
+afterAll(async () => {
+  await chmod(path.join(workspace, "locked"), 0o755).catch(() => undefined);
+  await rm(workspace, { recursive: true, force: true });
+});
+
+function callsAs(sandbox: "workspace" | "unrestricted"): Promise<Map<string, [boolean, string]>> {
+  const config = JSON.stringify({ workspace, sandbox });
+  const node = [process.execPath, "--import", "tsx", child, config];
+  const [command, args] = isRoot
+    ? ["setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--", ...node]]
+    : [node[0] as string, node.slice(1)];
+  return new Promise((resolve, reject) => {
+    // HOME and the temporary directory of tsx's cache: one that nobody may write.
+    const env = { ...process.env, HOME: tmpdir(), TMPDIR: tmpdir() };
+    execFile(command as string, args as string[], { cwd: repo, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`${error.message}\n${stderr}`));
+      const answers = JSON.parse(stdout.trim().split("\n").at(-1) as string) as [string, boolean, string][];
+      resolve(new Map(answers.map(([label, ok, text]) => [label, [ok, text]])));
+    });
+  });
+}
+
+function expectNamed(answers: Map<string, [boolean, string]>): void {
+  const [lsOk, lsText] = answers.get("ls locked") ?? [true, ""];
+  expect(lsOk, lsText).toBe(false);
+  expect(lsText).toMatch(/^permission_denied: /);
+  // control: the readable directory is listed, searched and matched; the locked one is named
+  const tree = answers.get("ls tree")?.[1] ?? "";
+  expect(tree).toContain("b.txt");
+  expect(tree).toMatch(/\[not read: locked\/ \(EACCES: permission denied\)/);
+  const glob = answers.get("glob")?.[1] ?? "";
+  expect(glob).toContain("open/b.txt");
+  expect(glob).toMatch(/\[not read: locked\/ /);
+  expect(answers.get("glob nothing")?.[1]).toMatch(/^No files match "\*\*\/\*\.md" under \.\.?\n\[not read: locked\/ /);
+  for (const engine of ["grep ripgrep", "grep javascript"]) {
+    const [ok, text] = answers.get(engine) ?? [false, ""];
+    expect(ok, text).toBe(true);
+    expect(text, engine).toContain("open/b.txt:1:");
+    expect(text, engine).toMatch(/\[not searched: locked \(/);
+  }
+  const [, lockedText] = answers.get("grep locked") ?? [true, ""];
+  expect(lockedText).not.toMatch(/^No matches for "needle"\.\n\[engine/);
+}
+
+describe.skipIf(!setpriv)("a directory the process may not read (as nobody via setpriv when root)", () => {
+  it("unrestricted: ls of it is permission_denied; glob, grep and a deeper ls name it, never an empty answer", async () => {
+    expectNamed(await callsAs("unrestricted"));
+  });
+
+  it.skipIf(bubblewrap.missing)(bubblewrap.label("workspace sandbox: the same"), async () => {
+    expectNamed(await callsAs("workspace"));
+  });
+});
