@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { lstatSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, outcome, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
@@ -57,7 +57,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: ignore fi
     });
   }
 
-  escapeAttempt("paths", "a .gitignore inside the workspace is still applied (control for the links above)", async () => {
+  it("control: a .gitignore inside the workspace is still applied", async () => {
     const name = await directory("echo probe-name.txt > .gitignore");
     const answer = outcome(
       await attackRun(ground.workspace, "workspace", JAVASCRIPT).call("grep", { pattern: "needle", path: name }),
