@@ -96,6 +96,20 @@ describe.skipIf(bubblewrap.missing || cc.missing)(
       }
     }
 
+    escapeAttempt("descriptors", "the environment pipe (fd 4 of the launcher) is still open in the command", async () => {
+      const sandbox = await createProcessSandbox({ scope: "workspace", workspace: ground.workspace });
+      const probe = (prefix: string) =>
+        runSandboxed(sandbox, {
+          command: "/usr/bin/bash",
+          args: ["-c", `${prefix}[ -e /proc/self/fd/4 ] && readlink /proc/self/fd/4 || echo closed`],
+          cwd: ground.workspace,
+          env: { ATC_COMMAND_SECRET: "s" },
+        });
+      expect((await probe("")).stdout.trim()).toBe("closed");
+      // Control: a descriptor the command opens there itself is seen.
+      expect((await probe("exec 4</dev/null; ")).stdout.trim()).toBe("/dev/null");
+    });
+
     escapeAttempt("environment", "bwrap's own init inside the sandbox carries the command's secrets", async () => {
       // The command's variables are set by bwrap for the command alone: its pid 1 (bwrap's init,
       // which the command may read and trace) keeps only the launcher's fixed environment.
