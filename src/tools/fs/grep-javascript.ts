@@ -1,4 +1,4 @@
-import { type FileHandle, lstat, readFile } from "node:fs/promises";
+import { type FileHandle, lstat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
@@ -118,7 +118,8 @@ export async function searchWithJavaScript(options: {
   // A directory that cannot be listed is named like a file that cannot be read: never a silent gap.
   const onUnreadable = (directory: string, code: string) =>
     unsearched.push({ absolute: directory, reason: `directory could not be read: ${code}` });
-  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, onUnreadable);
+  const readIgnore: ReadIgnoreFile = (file) => readIgnoreFile(options.open, file);
+  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, onUnreadable, readIgnore);
   for await (const file of files) {
     if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
@@ -157,6 +158,39 @@ async function readText(
   return bytes.toString("utf8");
 }
 
+/** Reads one ignore file's text, or `undefined` when there is none that may be read. */
+type ReadIgnoreFile = (absolute: string) => Promise<string | undefined>;
+
+/** The largest ignore file applied (ripgrep has no limit; a real one is a few KiB). */
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * An ignore file's text, read like a searched file: through the run's file scope (`open`, a
+ * non-blocking open checked on the descriptor, confined to the workspace when the run is), at
+ * most {@link MAX_IGNORE_FILE_BYTES}. Read by path, a `.gitignore` a sandboxed command made a
+ * link to a host file was read on the host (its lines deciding which workspace files are
+ * searched), one made a named pipe blocked a thread of the host's pool for good (four stop every
+ * file operation of the process), and one linked to `/dev/zero` read 2 GiB. Such a file is not
+ * applied, as a missing one.
+ */
+async function readIgnoreFile(open: (absolute: string) => Promise<FileHandle>, file: string): Promise<string | undefined> {
+  // Most directories have none: one lstat, not a confined open walking every component.
+  if ((await lstat(file).catch(() => undefined)) === undefined) return undefined;
+  const handle = await open(file).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_IGNORE_FILE_BYTES) return undefined;
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */
 async function* walk(
   root: string,
@@ -164,9 +198,10 @@ async function* walk(
   signal: AbortSignal,
   confineTo: string | undefined,
   onUnreadable: (directory: string, code: string) => void,
+  readIgnore: ReadIgnoreFile,
 ): AsyncGenerator<string> {
-  const inherited = await ignoreFilesAbove(root, start);
-  yield* walkDirectory(root, start, inherited, signal, confineTo, onUnreadable);
+  const inherited = await ignoreFilesAbove(root, start, readIgnore);
+  yield* walkDirectory(root, start, inherited, signal, confineTo, onUnreadable, readIgnore);
 }
 
 async function* walkDirectory(
@@ -176,43 +211,44 @@ async function* walkDirectory(
   signal: AbortSignal,
   confineTo: string | undefined,
   onUnreadable: (directory: string, code: string) => void,
+  readIgnore: ReadIgnoreFile,
 ): AsyncGenerator<string> {
   signal.throwIfAborted();
-  const here = [...ignores, ...(await ignoreFilesIn(root, directory))];
+  const here = [...ignores, ...(await ignoreFilesIn(root, directory, readIgnore))];
   for (const listed of await listDirectory(directory, confineTo, (code) => onUnreadable(directory, code))) {
     const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
     if (entry.directory) {
       if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnored(here, relative, true)) continue;
-      yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable);
+      yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable, readIgnore);
     } else if (entry.file && !isIgnored(here, relative, false)) yield absolute;
   }
 }
 
-async function ignoreFilesIn(root: string, directory: string): Promise<IgnoreFile[]> {
+async function ignoreFilesIn(root: string, directory: string, readIgnore: ReadIgnoreFile): Promise<IgnoreFile[]> {
   const base = toSlash(path.relative(root, directory));
   const found: IgnoreFile[] = [];
   for (const name of IGNORE_FILES) {
-    const text = await readFile(path.join(directory, name), "utf8").catch(() => undefined);
+    const text = await readIgnore(path.join(directory, name));
     if (text !== undefined) found.push(parseIgnoreFile(base, text));
   }
   return found;
 }
 
 /** `.git/info/exclude` of the root, then the ignore files from the root down to `start`'s parent. */
-async function ignoreFilesAbove(root: string, start: string): Promise<IgnoreFile[]> {
+async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgnoreFile): Promise<IgnoreFile[]> {
   const found: IgnoreFile[] = [];
-  const exclude = await readFile(path.join(root, ".git", "info", "exclude"), "utf8").catch(() => undefined);
+  const exclude = await readIgnore(path.join(root, ".git", "info", "exclude"));
   if (exclude !== undefined) found.push(parseIgnoreFile("", exclude));
   const relative = path.relative(root, start);
   if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return found;
   let current = root;
   for (const part of relative.split(path.sep).slice(0, -1)) {
-    found.push(...(await ignoreFilesIn(root, current)));
+    found.push(...(await ignoreFilesIn(root, current, readIgnore)));
     current = path.join(current, part);
   }
-  found.push(...(await ignoreFilesIn(root, current)));
+  found.push(...(await ignoreFilesIn(root, current, readIgnore)));
   return found;
 }
 

@@ -5,6 +5,30 @@ import { type GitProtection, gitProtection } from "./git-protection.js";
 /** The file descriptor that carries the seccomp program into bwrap. */
 export const SECCOMP_FD = 3;
 
+/** The file descriptor that carries the command's environment into bwrap (`--args`). */
+export const ENVIRONMENT_FD = 4;
+
+/**
+ * The command's environment as bwrap options, NUL-separated for `bwrap --args` on
+ * {@link ENVIRONMENT_FD}: `--clearenv`, then `--setenv NAME VALUE` for each variable. bwrap and
+ * the launcher before it are host processes, outside every namespace: were the command's
+ * environment theirs, a dynamic-loader variable in it (`LD_LIBRARY_PATH` naming a workspace
+ * directory, `LD_PRELOAD`, `GCONV_PATH`, `LOCPATH`, ...) would load code the sandboxed command
+ * wrote into them, on the host. They run with {@link LAUNCHER_ENVIRONMENT}; bwrap sets this one
+ * for the command alone, after it entered the sandbox. Read from a pipe, not the command line,
+ * which any host user can read in `ps`.
+ */
+export function environmentArguments(environment: Readonly<Record<string, string>>): Uint8Array {
+  const args = ["--clearenv"];
+  for (const [name, value] of Object.entries(environment)) args.push("--setenv", name, value);
+  return new TextEncoder().encode(args.map((arg) => `${arg}\0`).join(""));
+}
+
+/** The exact environment of the host processes that start the sandbox (the launcher shell and bwrap). */
+export const LAUNCHER_ENVIRONMENT: Readonly<Record<string, string>> = Object.freeze({
+  PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+});
+
 /** Host directories a workspace sandbox sees read-only (those that exist). */
 export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze([
   "/usr",

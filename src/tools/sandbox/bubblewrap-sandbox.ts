@@ -2,6 +2,9 @@ import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import {
   commandArguments,
+  ENVIRONMENT_FD,
+  environmentArguments,
+  LAUNCHER_ENVIRONMENT,
   localScopeArguments,
   type MaskedEntry,
   SYSTEM_DIRECTORIES,
@@ -89,8 +92,10 @@ const WORKSPACE_CAPABILITIES: SandboxCapabilities = Object.freeze({
  * list of environment variables. Scope `"local"`: the host file system and environment, but no
  * network. In both, `socket(AF_UNIX)` and io_uring fail with `EPERM`.
  *
- * The environment is handed to bwrap as its own exact environment rather than as `--setenv`
- * arguments, which any host user could read in `ps`; bwrap inherits nothing else.
+ * The command's environment is handed to bwrap on a pipe (`--args 4`: `--clearenv`, then
+ * `--setenv` for each variable), not as command-line arguments, which any host user could read
+ * in `ps`, nor as the environment of the launcher and bwrap, which run on the host before the
+ * sandbox exists (a loader variable there would run workspace code on the host).
  * @public
  */
 export class BubblewrapSandbox implements ProcessSandbox {
@@ -177,7 +182,6 @@ export class BubblewrapSandbox implements ProcessSandbox {
     command: SandboxedCommand,
     afterExit?: () => string[],
   ): SandboxedProcess {
-    const launcherEnvironment = { ...env, PATH: env.PATH ?? DEFAULT_PATH };
     const cgroup = command.limits === false ? undefined : this.commandCgroup();
     // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts
     // are inside from their first instruction; the group's cgroup.procs files come before bwrap's
@@ -190,11 +194,13 @@ export class BubblewrapSandbox implements ProcessSandbox {
       // Nothing may run on the host before bwrap: -p ignores BASH_ENV, functions exported in the
       // environment, SHELLOPTS and BASHOPTS; --norc stops bash from reading ~/.bashrc when its
       // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
-      // bwrap still receives the environment unchanged.
-      args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, ...args],
+      // The command's environment reaches bwrap on fd 4 and is set only for the command: the
+      // launcher and bwrap run on the host with a fixed one (see environmentArguments).
+      args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, "--args", String(ENVIRONMENT_FD), ...args],
       cwd,
-      env: launcherEnvironment,
+      env: { ...LAUNCHER_ENVIRONMENT },
       seccomp: this.seccomp,
+      argumentsFile: environmentArguments({ ...env, PATH: env.PATH ?? DEFAULT_PATH }),
       processGroup: false,
       ...(afterExit === undefined ? {} : { afterExit }),
       ...(cgroup === undefined ? {} : { cgroup }),
@@ -225,7 +231,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
 
 /**
  * The bash program that runs before bwrap: it closes every descriptor except stdin, stdout,
- * stderr and the seccomp pipe (fd 3), then replaces itself with bwrap (`$0`) and its arguments.
+ * stderr, the seccomp pipe (fd 3) and the environment pipe (fd 4, read and closed by bwrap), then replaces itself with bwrap (`$0`) and its arguments.
  * Node marks its own descriptors close-on-exec, but a descriptor the host process inherited
  * without that flag (a log file, a unix socket from a supervisor) would otherwise be open inside
  * the sandbox. Without `/proc` it refuses to start rather than leak.
@@ -234,7 +240,7 @@ export const FD_CLOSING_SCRIPT = [
   '[ -x "$0" ] || { echo "sandbox launcher: $0 not found" >&2; exit 127; }',
   '[ -d /proc/self/fd ] || { echo "sandbox launcher: /proc/self/fd is missing; refusing to start with inherited descriptors" >&2; exit 126; }',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template.
-  "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) exec {n}>&- ;; esac; done",
+  "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3|4) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
 ].join("\n");
 

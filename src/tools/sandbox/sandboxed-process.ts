@@ -17,6 +17,11 @@ export interface LaunchPlan {
   readonly env: Readonly<Record<string, string>>;
   /** A seccomp program handed to the launcher on fd 3 (`bwrap --seccomp 3`). */
   readonly seccomp?: Uint8Array;
+  /**
+   * NUL-separated launcher arguments handed on fd 4 (`bwrap --args 4`): options that must reach
+   * bwrap but neither its command line (any host user reads it in `ps`) nor its environment.
+   */
+  readonly argumentsFile?: Uint8Array;
   /** Put the launcher in its own process group, so `kill` reaches its children too. */
   readonly processGroup: boolean;
   /**
@@ -52,7 +57,7 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   const child = spawn(plan.executable, [...plan.args], {
     cwd: plan.cwd,
     env: tag === undefined ? { ...plan.env } : { ...plan.env, [PROCESS_TAG_VARIABLE]: tag },
-    stdio: plan.seccomp === undefined ? [stdinMode, "pipe", "pipe"] : [stdinMode, "pipe", "pipe", "pipe"],
+    stdio: launcherStdio(stdinMode, plan),
     detached: plan.processGroup,
     windowsHide: true,
   });
@@ -63,6 +68,7 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   // Without pipes (that failed spawn) `stdio` itself is missing.
   const stdio = child.stdio as ChildProcess["stdio"] | undefined;
   if (plan.seccomp !== undefined) sendAndClose(stdio?.[3], plan.seccomp);
+  if (plan.argumentsFile !== undefined) sendAndClose(stdio?.[4], plan.argumentsFile);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
   const outputs = tag === undefined ? undefined : commandOutput(child.pid);
@@ -156,6 +162,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/** The launcher's descriptors: the standard streams, then fd 3 (seccomp) and fd 4 (arguments) when the plan has them. */
+function launcherStdio(stdinMode: "pipe" | "ignore" | "inherit", plan: LaunchPlan): Array<"pipe" | "ignore" | "inherit"> {
+  const stdio: Array<"pipe" | "ignore" | "inherit"> = [stdinMode, "pipe", "pipe"];
+  if (plan.seccomp !== undefined || plan.argumentsFile !== undefined) stdio.push(plan.seccomp === undefined ? "ignore" : "pipe");
+  if (plan.argumentsFile !== undefined) stdio.push("pipe");
+  return stdio;
 }
 
 function sendAndClose(stream: unknown, data: string | Uint8Array): void {
