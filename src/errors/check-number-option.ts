@@ -1,5 +1,8 @@
 import { ConfigurationError } from "./configuration-error.js";
 
+/** The largest delay `setTimeout` and `AbortSignal.timeout` honour (2^31 - 1 ms); a larger one fires after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 /**
  * What a numeric option may be. A bound left out is not checked; `NaN` is never accepted.
  */
@@ -15,6 +18,16 @@ export interface NumberOptionRule {
   /** `Infinity` allowed (meaning "no limit"), above `max` too. */
   readonly infinite?: boolean;
 }
+
+/**
+ * A delay handed to `setTimeout` or `AbortSignal.timeout`: whole milliseconds from 1 to 2^31 - 1.
+ * Node fires a larger delay (and `NaN`) after 1 ms, and `AbortSignal.timeout` throws on a fraction,
+ * so either would end every call at once instead of bounding it.
+ */
+export const TIMER_MS: NumberOptionRule = Object.freeze({ min: 1, max: MAX_TIMER_DELAY_MS, integer: true });
+
+/** A size or count limit: a whole number at least 1. */
+export const POSITIVE_COUNT: NumberOptionRule = Object.freeze({ min: 1, integer: true });
 
 function describe(rule: NumberOptionRule): string {
   const kind = rule.integer === true ? "a whole number" : "a number";

@@ -1,7 +1,7 @@
+import { MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 
-/** The largest delay `setTimeout` honours (2^31 - 1 ms); a larger one fires after 1 ms. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+export { MAX_TIMER_DELAY_MS };
 
 /**
  * Checks an approval timeout: a finite whole number of ms in 1..2^31-1 (a larger or non-finite
