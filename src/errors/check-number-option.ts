@@ -42,18 +42,21 @@ function describe(rule: NumberOptionRule): string {
  * Checks a numeric option of the host's configuration. `NaN`, `Infinity` and out-of-range values
  * otherwise flow into loops and scores silently (`batchSize: NaN` embedded nothing, a `NaN`
  * weight made every score `NaN`), so they fail where the option is given.
+ * @param code - the error code; surfaces with a code of their own for their options
+ *   (`invalid_mcp_config`) keep it, checked by the same rule.
  * @returns the value (`undefined` stays `undefined`).
- * @throws ConfigurationError `invalid_option` with `data.field` naming the option.
+ * @throws ConfigurationError `code` (`invalid_option` unless given) with `data.field` naming the option.
  */
 export function checkNumberOption<Value extends number | undefined>(
   value: Value,
   field: string,
   rule: NumberOptionRule,
   where?: string,
+  code = "invalid_option",
 ): Value {
   if (value === undefined || isAllowed(value, rule)) return value;
   throw new ConfigurationError(
-    "invalid_option",
+    code,
     `${where === undefined ? "" : `${where}: `}${field} must be ${describe(rule)}; got ${String(value)}.`,
     { data: { field, value: typeof value === "number" ? String(value) : typeof value } },
   );

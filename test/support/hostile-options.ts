@@ -76,6 +76,7 @@ export async function expectRuleHolds(
   give: (value: never) => unknown,
   rule: DocumentedRule,
   values: readonly unknown[] = HOSTILE_VALUES,
+  code = "invalid_option",
 ): Promise<void> {
   const wrong: string[] = [];
   for (const value of values) {
@@ -83,7 +84,7 @@ export async function expectRuleHolds(
     const shown = typeof value === "number" ? String(value) : JSON.stringify(value);
     if (allowedBy(value, rule)) {
       if (error !== undefined) wrong.push(`${shown}: refused (${String(error)})`);
-    } else if (!(error instanceof ConfigurationError) || error.code !== "invalid_option" || error.data.field !== field) {
+    } else if (!(error instanceof ConfigurationError) || error.code !== code || error.data.field !== field) {
       wrong.push(`${shown}: ${error === undefined ? "accepted" : `wrong error ${String(error)}`}`);
     }
   }
