@@ -1,5 +1,4 @@
-import { MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
-import { ConfigurationError } from "../errors/configuration-error.js";
+import { checkNumberOption, MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 
 export { MAX_TIMER_DELAY_MS };
 
@@ -8,13 +7,7 @@ export { MAX_TIMER_DELAY_MS };
  * delay would make `setTimeout` fire after 1 ms, denying at once).
  * @throws ConfigurationError `invalid_approval_timeout` naming `field`.
  */
-export function checkApprovalTimeout(value: unknown, field: string): void {
-  if (value === undefined) return;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMER_DELAY_MS) {
-    throw new ConfigurationError(
-      "invalid_approval_timeout",
-      `${field} must be a finite number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}; got ${typeof value === "number" ? String(value) : typeof value}.`,
-      { data: { field } },
-    );
-  }
+export function checkApprovalTimeout(value: number | undefined, field: string, where: string): void {
+  // The same rule as every numeric option; the code stays the one hosts already match on.
+  checkNumberOption(value, field, { min: 1, max: MAX_TIMER_DELAY_MS }, where, "invalid_approval_timeout");
 }
