@@ -109,15 +109,6 @@ const input = z.object({
 const LISTED_TOOLS = 50;
 
 /**
- * `connect_mcp`: the model connects an HTTP or SSE MCP server mid-run. The server is private to
- * the calling run (its tools are registered with the run's id, deferred, never trusted) and is
- * closed when the run closes. It is deferred (find_tool finds it, e.g. "connect mcp server"), and `mutating`, so `approval: "destructive"` asks before it runs.
- *
- * @throws ConfigurationError when neither `allowedUrls` nor `approve` is given: a tool that
- *   connects anywhere would let the model reach any host the machine can.
- * @public
- */
-/**
  * Checks the options of connected servers when the tool is made: they were checked only when the
  * model's first `connect_mcp` built a server config, so a bad one failed in front of the model,
  * and `maxServersPerRun: NaN` let a run connect any number.
@@ -137,6 +128,15 @@ function checkConnectOptions(options: ConnectMcpToolOptions): void {
   checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 0, aboveMin: true }, where, "invalid_mcp_config");
 }
 
+/**
+ * `connect_mcp`: the model connects an HTTP or SSE MCP server mid-run. The server is private to
+ * the calling run (its tools are registered with the run's id, deferred, never trusted) and is
+ * closed when the run closes. It is deferred (find_tool finds it, e.g. "connect mcp server"), and `mutating`, so `approval: "destructive"` asks before it runs.
+ *
+ * @throws ConfigurationError when neither `allowedUrls` nor `approve` is given: a tool that
+ *   connects anywhere would let the model reach any host the machine can.
+ * @public
+ */
 export function createConnectMcpTool(
   registry: Registry,
   options: ConnectMcpToolOptions,
