@@ -20,6 +20,7 @@ import {
   InProcessCallbackManager,
   InProcessCronScheduler,
   InProcessSubagentManager,
+  InProcessWorkflowService,
   sessionSearchToolGroup,
   skillToolGroup,
   subagentToolGroup,
@@ -89,6 +90,22 @@ const OPTIONS: readonly [string, string, (value: never) => unknown, DocumentedRu
   ["createTaskCompleteTool", "maxForkDepth", (maxForkDepth) => createTaskCompleteTool({ maxForkDepth }), FORK_DEPTH],
   ["agentToolGroup", "maxForkDepth", (maxForkDepth) => agentToolGroup({ runner, maxForkDepth }), FORK_DEPTH],
   ["webToolGroup", "depth", (depth) => webToolGroup({ depth }), DEPTH],
+  [
+    "InProcessWorkflowService",
+    "budget.maxAgentCalls",
+    (maxAgentCalls) => new InProcessWorkflowService({ runner, defaultBudget: { maxAgentCalls } }),
+    KEPT,
+  ],
+  [
+    "InProcessWorkflowService",
+    "budget.maxTokens",
+    (maxTokens) =>
+      new InProcessWorkflowService({
+        runner,
+        workflows: [{ name: "w", description: "A workflow.", budget: { maxTokens }, run: async () => "done" }],
+      }),
+    { min: 0, infinite: true },
+  ],
   ["skillToolGroup", "maxForkDepth", (maxForkDepth) => skillToolGroup({ maxForkDepth } as never), FORK_DEPTH],
 ];
 
