@@ -64,6 +64,16 @@ describe("tools options: refused at the factory unless the documented rule accep
     await expectRuleHolds("searchTimeoutMs", (searchTimeoutMs) => createGrepTool({ searchTimeoutMs }), TIMER);
   });
 
+  it("createBashTool runLimits.waitSeconds: 0 to 2,147,483 s; null is refused, not read as the default", async () => {
+    await expectRuleHolds(
+      "runLimits.waitSeconds",
+      (waitSeconds) => createBashTool({ runLimits: { waitSeconds } }),
+      { min: 0, max: 2_147_483 },
+      undefined,
+      "invalid_sandbox_option",
+    );
+  });
+
   it("createGrepTool engine: one of auto, ripgrep, javascript", async () => {
     await expectChoicesHold("engine", (engine) => createGrepTool({ engine }), ["auto", "ripgrep", "javascript"]);
   });
