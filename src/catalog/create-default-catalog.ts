@@ -47,6 +47,7 @@ import {
   workflowToolGroup,
 } from "agent-tool-catalog/host";
 import { type BashToolOptions, createBashTool, type FileToolOptions, fileToolGroup } from "agent-tool-catalog/tools";
+import { checkNumberOption } from "../errors/check-number-option.js";
 
 /**
  * What MCP brings to the catalog (built with `agent-tool-catalog/mcp`, which needs the MCP SDK).
@@ -98,7 +99,10 @@ export interface DefaultCatalogOptions {
   readonly enableMcp?: boolean;
   /** Runs child agents: `agent`, `spawn_agent`, `swarm`, `agentic_fetch`, forked skills. */
   readonly agentRunner?: AgentRunner;
-  /** The fork depth of the agents this catalog serves (a child's registry: 1 or more, so it gets `task_complete`). */
+  /**
+   * The fork depth of the agents this catalog serves (a child's registry: 1 or more, so it gets
+   * `task_complete`). A whole number at least 0.
+   */
   readonly agentDepth?: number;
   /** Background subagents: `run_agent`, `start_subagent`, ... */
   readonly subagentManager?: SubagentManager;
@@ -278,6 +282,7 @@ function groupsOf(options: DefaultCatalogOptions): ToolGroup[] {
  * @public
  */
 export function createDefaultCatalog(options: DefaultCatalogOptions = {}): DefaultCatalog {
+  checkNumberOption(options.agentDepth, "agentDepth", { min: 0, integer: true }, "createDefaultCatalog");
   const groups = groupsOf(options);
   const registry = createRegistry({
     groups,

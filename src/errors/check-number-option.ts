@@ -1,5 +1,8 @@
 import { ConfigurationError } from "./configuration-error.js";
 
+/** The largest delay `setTimeout` and `AbortSignal.timeout` honour (2^31 - 1 ms); a larger one fires after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 /**
  * What a numeric option may be. A bound left out is not checked; `NaN` is never accepted.
  */
@@ -16,6 +19,16 @@ export interface NumberOptionRule {
   readonly infinite?: boolean;
 }
 
+/**
+ * A delay handed to `setTimeout` or `AbortSignal.timeout`: whole milliseconds from 1 to 2^31 - 1.
+ * Node fires a larger delay (and `NaN`) after 1 ms, and `AbortSignal.timeout` throws on a fraction,
+ * so either would end every call at once instead of bounding it.
+ */
+export const TIMER_MS: NumberOptionRule = Object.freeze({ min: 1, max: MAX_TIMER_DELAY_MS, integer: true });
+
+/** A size or count limit: a whole number at least 1. */
+export const POSITIVE_COUNT: NumberOptionRule = Object.freeze({ min: 1, integer: true });
+
 function describe(rule: NumberOptionRule): string {
   const kind = rule.integer === true ? "a whole number" : "a number";
   const bounds: string[] = [];
@@ -29,18 +42,21 @@ function describe(rule: NumberOptionRule): string {
  * Checks a numeric option of the host's configuration. `NaN`, `Infinity` and out-of-range values
  * otherwise flow into loops and scores silently (`batchSize: NaN` embedded nothing, a `NaN`
  * weight made every score `NaN`), so they fail where the option is given.
+ * @param code - the error code; surfaces with a code of their own for their options
+ *   (`invalid_mcp_config`) keep it, checked by the same rule.
  * @returns the value (`undefined` stays `undefined`).
- * @throws ConfigurationError `invalid_option` with `data.field` naming the option.
+ * @throws ConfigurationError `code` (`invalid_option` unless given) with `data.field` naming the option.
  */
 export function checkNumberOption<Value extends number | undefined>(
   value: Value,
   field: string,
   rule: NumberOptionRule,
   where?: string,
+  code = "invalid_option",
 ): Value {
   if (value === undefined || isAllowed(value, rule)) return value;
   throw new ConfigurationError(
-    "invalid_option",
+    code,
     `${where === undefined ? "" : `${where}: `}${field} must be ${describe(rule)}; got ${String(value)}.`,
     { data: { field, value: typeof value === "number" ? String(value) : typeof value } },
   );

@@ -1,3 +1,4 @@
+import { checkNumberOption } from "../errors/check-number-option.js";
 import type { FileDiff } from "./diff/file-diff.js";
 import { CommitMessageCache } from "./history/message-cache.js";
 import type { ResolvedChange } from "./history/renames.js";
@@ -21,7 +22,9 @@ export interface GitCacheOptions {
    * node reader keeps up to 8 MiB of 256 KiB pack windows per pack (the least recently used
    * window's buffer is reused for the next; the pack's bytes stay in the OS page cache), pack
    * indexes, the commit-graph and 32 MiB of resolved delta bases (split between packs), until
-   * {@link GitCache.clear}.
+   * {@link GitCache.clear}. A whole number at least 0 (0 caches no object), or `Infinity` (no
+   * bound); anything else fails with `invalid_option` (`NaN` compared false with every weight, so
+   * nothing was ever forgotten).
    * @defaultValue 256 MiB
    */
   readonly maxBytes?: number;
@@ -174,5 +177,6 @@ export function repositoryCaches(
  * @public
  */
 export function createGitCache(options: GitCacheOptions = {}): GitCache {
-  return new RepositoryCacheTable(options.maxBytes ?? 256 * 1024 * 1024);
+  const maxBytes = checkNumberOption(options.maxBytes, "maxBytes", { min: 0, integer: true, infinite: true }, "createGitCache");
+  return new RepositoryCacheTable(maxBytes ?? 256 * 1024 * 1024);
 }

@@ -1,5 +1,6 @@
 import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, ConfigurationError, EventBus, type Registry, type Run } from "agent-tool-catalog";
+import { checkNumberOption, MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 import { ConnectedMcpServer } from "./connected-mcp-server.js";
 import { type McpClientHandlers, workspaceRoots } from "./mcp-client-handlers.js";
 import { McpConnectionError } from "./mcp-errors.js";
@@ -37,7 +38,8 @@ export interface ConnectMcpServerOptions {
    * of notices causes one listing (notices during the wait join it; they do not restart it, so a
    * server that never stops sending them is still listed). A listing after a notice also waits
    * at least nine times the previous one's duration (at most 5 s), so a server sending them in a
-   * loop costs the host about a tenth of its time.
+   * loop costs the host about a tenth of its time. A number of ms from 0 to 2^31 - 1 (a longer
+   * timer fires at once; `NaN` listed again after 1 ms).
    * @defaultValue 100
    */
   readonly listChangedDebounceMs?: number;
@@ -93,6 +95,13 @@ export async function connectMcpServer(
   if (run?.closed === true) throw new CatalogError("run_closed", `Run ${run.id} is closed; no MCP server can join it.`);
   const runId = run?.id ?? options.runId;
   // Before anything starts: a second server under a taken name would only have every tool rejected.
+  checkNumberOption(
+    options.listChangedDebounceMs,
+    "listChangedDebounceMs",
+    { min: 0, max: MAX_TIMER_DELAY_MS },
+    "connectMcpServer",
+    "invalid_mcp_config",
+  );
   const release = claimMcpServerName(registry, server.name, runId);
   const handle = new ConnectedMcpServer({
     registry,

@@ -9,6 +9,7 @@ import {
   ToolError,
 } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption, MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 import { connectMcpServer } from "./connect-mcp-server.js";
 import { clip } from "./mcp-errors.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
@@ -56,13 +57,13 @@ export interface ConnectMcpToolOptions {
   readonly headers?: (url: URL) => Readonly<Record<string, string>> | undefined;
   /** Where connected servers are kept (the resource tools see them there). @defaultValue a new group */
   readonly group?: McpServerSet;
-  /** Most servers one run may connect. @defaultValue 5 */
+  /** Most servers one run may connect: a whole number at least 1, or `Infinity`. @defaultValue 5 */
   readonly maxServersPerRun?: number;
-  /** Per-call timeout of connected servers, ms. @defaultValue 60000 */
+  /** Per-call timeout of connected servers, ms: above 0 and at most 2^31 - 1. @defaultValue 60000 */
   readonly timeoutMs?: number;
-  /** Output limit of connected servers' tools, bytes. @defaultValue 100000 */
+  /** Output limit of connected servers' tools, bytes: a number above 0. @defaultValue 100000 */
   readonly maxOutputBytes?: number;
-  /** Connect timeout, ms. @defaultValue 30000 */
+  /** Connect timeout, ms: above 0 and at most 2^31 - 1. @defaultValue 30000 */
   readonly connectTimeoutMs?: number;
 }
 
@@ -108,6 +109,26 @@ const input = z.object({
 const LISTED_TOOLS = 50;
 
 /**
+ * Checks the options of connected servers when the tool is made: they were checked only when the
+ * model's first `connect_mcp` built a server config, so a bad one failed in front of the model,
+ * and `maxServersPerRun: NaN` let a run connect any number.
+ */
+function checkConnectOptions(options: ConnectMcpToolOptions): void {
+  const where = "createConnectMcpTool";
+  const timer = { min: 0, aboveMin: true, max: MAX_TIMER_DELAY_MS };
+  checkNumberOption(
+    options.maxServersPerRun,
+    "maxServersPerRun",
+    { min: 1, integer: true, infinite: true },
+    where,
+    "invalid_mcp_config",
+  );
+  checkNumberOption(options.timeoutMs, "timeoutMs", timer, where, "invalid_mcp_config");
+  checkNumberOption(options.connectTimeoutMs, "connectTimeoutMs", timer, where, "invalid_mcp_config");
+  checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 0, aboveMin: true }, where, "invalid_mcp_config");
+}
+
+/**
  * `connect_mcp`: the model connects an HTTP or SSE MCP server mid-run. The server is private to
  * the calling run (its tools are registered with the run's id, deferred, never trusted) and is
  * closed when the run closes. It is deferred (find_tool finds it, e.g. "connect mcp server"), and `mutating`, so `approval: "destructive"` asks before it runs.
@@ -125,6 +146,7 @@ export function createConnectMcpTool(
       data: { field: "allowedUrls" },
     });
   }
+  checkConnectOptions(options);
   const group = options.group ?? new McpServerSet();
   return defineTool({
     name: CONNECT_MCP_TOOL_NAME,

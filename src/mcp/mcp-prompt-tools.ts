@@ -1,6 +1,7 @@
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { requireCursorServer } from "./cursor-server.js";
 import { cutToBytes } from "./cut-to-bytes.js";
 import { describeBlock } from "./format-mcp-result.js";
@@ -14,9 +15,9 @@ import type { McpServerSet } from "./mcp-server-set.js";
  * @public
  */
 export interface McpPromptToolsOptions {
-  /** Largest output of one call, UTF-8 bytes. @defaultValue 100000 */
+  /** Largest output of one call, UTF-8 bytes: a whole number at least 1. @defaultValue 100000 */
   readonly maxOutputBytes?: number;
-  /** Most prompts listed per server in one call. @defaultValue 50 */
+  /** Most prompts listed per server in one call: a whole number at least 1, or `Infinity`. @defaultValue 50 */
   readonly maxPromptsPerServer?: number;
 }
 
@@ -29,8 +30,15 @@ const PROMPT_TAGS = ["mcp", "prompts", "templates", "integration", "external"];
  * @public
  */
 export function createMcpPromptTools(servers: McpServerSet, options: McpPromptToolsOptions = {}): AnyToolDefinition[] {
-  const maxBytes = options.maxOutputBytes ?? 100_000;
-  const perServer = options.maxPromptsPerServer ?? 50;
+  const maxBytes =
+    checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 1, integer: true }, "createMcpPromptTools") ?? 100_000;
+  const perServer =
+    checkNumberOption(
+      options.maxPromptsPerServer,
+      "maxPromptsPerServer",
+      { min: 1, integer: true, infinite: true },
+      "createMcpPromptTools",
+    ) ?? 50;
   const list = defineTool({
     name: "list_mcp_prompts",
     description:

@@ -1,6 +1,7 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { requireCursorServer } from "./cursor-server.js";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
@@ -14,12 +15,13 @@ import type { McpServerSet } from "./mcp-server-set.js";
  */
 export interface McpResourceToolsOptions {
   /**
-   * Largest output of one resource tool call, in UTF-8 bytes.
+   * Largest output of one resource tool call, in UTF-8 bytes: a whole number at least 1.
    * @defaultValue 100000
    */
   readonly maxOutputBytes?: number;
   /**
-   * Most resources listed per server in one `list_mcp_resources` call.
+   * Most resources listed per server in one `list_mcp_resources` call: a whole number at least 1,
+   * or `Infinity`.
    * @defaultValue 50
    */
   readonly maxResourcesPerServer?: number;
@@ -34,8 +36,15 @@ const RESOURCE_TAGS = ["mcp", "resources", "integration", "external"];
  * @public
  */
 export function createMcpResourceTools(group: McpServerSet, options: McpResourceToolsOptions = {}): AnyToolDefinition[] {
-  const maxBytes = options.maxOutputBytes ?? 100_000;
-  const perServer = options.maxResourcesPerServer ?? 50;
+  const maxBytes =
+    checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 1, integer: true }, "createMcpResourceTools") ?? 100_000;
+  const perServer =
+    checkNumberOption(
+      options.maxResourcesPerServer,
+      "maxResourcesPerServer",
+      { min: 1, integer: true, infinite: true },
+      "createMcpResourceTools",
+    ) ?? 50;
   const list = defineTool({
     name: "list_mcp_resources",
     description:

@@ -19,7 +19,8 @@ export interface McpServerOptions {
    */
   readonly trusted?: boolean;
   /**
-   * How long one call (or listing) may take before it fails with `mcp_timeout`, in ms.
+   * How long one call (or listing) may take before it fails with `mcp_timeout`, in ms: above 0 and
+   * at most 2^31 - 1 (Node fires a longer timer at once).
    * @defaultValue 60000
    */
   readonly timeoutMs?: number;
@@ -27,12 +28,13 @@ export interface McpServerOptions {
    * How long compiling one tool's input schema, and then checking one call's arguments against
    * it, may each take, in ms. Both run in a worker thread, never on the host's thread: a schema
    * built to make the validator slow fails its calls with `input_schema_too_slow` instead of
-   * blocking the host.
+   * blocking the host. Above 0 and at most 2^31 - 1 ms.
    * @defaultValue 5000
    */
   readonly schemaTimeoutMs?: number;
   /**
-   * How long connecting (start, initialize, first tool list) may take, in ms.
+   * How long connecting (start, initialize, first tool list) may take, in ms: above 0 and at most
+   * 2^31 - 1.
    * @defaultValue 30000
    */
   readonly connectTimeoutMs?: number;

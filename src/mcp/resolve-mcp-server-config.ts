@@ -1,4 +1,5 @@
 import { ConfigurationError } from "agent-tool-catalog";
+import { MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 import {
   type McpHttpServerConfig,
   type McpServerConfig,
@@ -58,9 +59,9 @@ export function resolveMcpServerConfig(config: McpServerConfig): ResolvedMcpServ
     name: config.name,
     kind,
     trusted: config.trusted === true,
-    timeoutMs: positive(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
-    connectTimeoutMs: positive(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
-    schemaTimeoutMs: positive(config.schemaTimeoutMs, DEFAULT_SCHEMA_TIMEOUT_MS, "schemaTimeoutMs", fail),
+    timeoutMs: timer(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
+    connectTimeoutMs: timer(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
+    schemaTimeoutMs: timer(config.schemaTimeoutMs, DEFAULT_SCHEMA_TIMEOUT_MS, "schemaTimeoutMs", fail),
     maxOutputBytes: Math.floor(positive(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes", fail)),
     maxBinaryBytes: nonNegative(config.maxBinaryBytes, DEFAULT_MAX_BINARY_BYTES, "maxBinaryBytes", fail),
   };
@@ -100,6 +101,17 @@ function positive(value: number | undefined, fallback: number, field: string, fa
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) fail(field, "must be a positive number");
   return value;
+}
+
+/**
+ * A timeout handed to a timer: positive and at most 2^31 - 1 ms. Node fires a longer timer after
+ * 1 ms, so `timeoutMs: 2 ** 31` failed every call with `mcp_timeout` at once.
+ */
+function timer(value: number | undefined, fallback: number, field: string, fail: Fail): number {
+  const ms = positive(value, fallback, field, fail);
+  if (ms > MAX_TIMER_DELAY_MS)
+    fail(field, `must be a positive number of ms, at most ${MAX_TIMER_DELAY_MS} (Node fires a longer timer at once)`);
+  return ms;
 }
 
 function nonNegative(value: number | undefined, fallback: number, field: string, fail: Fail): number {

@@ -9,6 +9,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { CatalogEvents, Registry, ToolCallResult } from "agent-tool-catalog";
+import { checkNumberOption } from "../errors/check-number-option.js";
 
 /**
  * What a redaction hook is asked about.
@@ -42,7 +43,8 @@ export interface InstrumentationOptions {
    */
   readonly redact?: (value: unknown, kind: RedactionKind) => unknown;
   /**
-   * The most characters of one recorded value.
+   * The most characters of one recorded value: a whole number at least 0, or `Infinity` (no cut).
+   * `NaN` recorded every value as an empty string.
    * @defaultValue 4096
    */
   readonly maxContentLength?: number;
@@ -95,6 +97,12 @@ interface OpenCall {
  * @beta
  */
 export function instrumentRegistry(registry: Registry, options: InstrumentationOptions = {}): () => void {
+  checkNumberOption(
+    options.maxContentLength,
+    "maxContentLength",
+    { min: 0, integer: true, infinite: true },
+    "instrumentRegistry",
+  );
   const tracer = options.tracer ?? trace.getTracer("agent-tool-catalog");
   const calls = new Map<string, OpenCall>();
   const key = (runId: string, callId: string) => `${runId}\u0000${callId}`;

@@ -1,20 +1,13 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
+import { checkNumberOption, MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 
-/** The largest delay `setTimeout` honours (2^31 - 1 ms); a larger one fires after 1 ms. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+export { MAX_TIMER_DELAY_MS };
 
 /**
  * Checks an approval timeout: a finite whole number of ms in 1..2^31-1 (a larger or non-finite
  * delay would make `setTimeout` fire after 1 ms, denying at once).
  * @throws ConfigurationError `invalid_approval_timeout` naming `field`.
  */
-export function checkApprovalTimeout(value: unknown, field: string): void {
-  if (value === undefined) return;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMER_DELAY_MS) {
-    throw new ConfigurationError(
-      "invalid_approval_timeout",
-      `${field} must be a finite number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}; got ${typeof value === "number" ? String(value) : typeof value}.`,
-      { data: { field } },
-    );
-  }
+export function checkApprovalTimeout(value: number | undefined, field: string, where: string): void {
+  // The same rule as every numeric option; the code stays the one hosts already match on.
+  checkNumberOption(value, field, { min: 1, max: MAX_TIMER_DELAY_MS }, where, "invalid_approval_timeout");
 }

@@ -44,7 +44,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
   private readonly createId: () => string;
 
   constructor(options: InMemoryApprovalBrokerOptions = {}) {
-    checkApprovalTimeout(options.timeoutMs, "timeoutMs");
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs", "InMemoryApprovalBroker");
     this.timeoutMs = options.timeoutMs ?? 300_000;
     this.now = options.now ?? Date.now;
     this.createId = options.createId ?? (() => crypto.randomUUID());
@@ -55,7 +55,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
     input: Omit<ApprovalRequest, "id" | "requestedAt" | "expiresAt">,
     options: ApprovalWaitOptions = {},
   ): Promise<ApprovalResolution> {
-    checkApprovalTimeout(options.timeoutMs, "timeoutMs");
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs", "InMemoryApprovalBroker.request");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = this.now();
     const request: ApprovalRequest = Object.freeze({

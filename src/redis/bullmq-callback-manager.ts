@@ -9,7 +9,8 @@ import {
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
+import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -32,9 +33,9 @@ export interface BullMqCallbackManagerOptions {
    * should deduplicate by it when a second turn would do harm.
    */
   readonly onFire?: (callback: DelayedCallback) => void | Promise<void>;
-  /** Pending callbacks allowed per conversation. @defaultValue 10 */
+  /** Pending callbacks allowed per conversation: a whole number at least 1, or `Infinity`. @defaultValue 10 */
   readonly maxPendingPerConversation?: number;
-  /** How long an ended callback stays readable, in ms. @defaultValue 86400000 (a day) */
+  /** How long an ended callback stays readable, in whole ms at least 1. @defaultValue 86400000 (a day) */
   readonly retainMs?: number;
   /**
    * How long `schedule`, `cancel`, `list` and `get` wait for Redis before they reject with a
@@ -50,13 +51,14 @@ export interface BullMqCallbackManagerOptions {
  * @beta
  */
 export interface CallbackWorkerOptions {
-  /** Callbacks this worker fires at once. @defaultValue 8 */
+  /** Callbacks this worker fires at once: a whole number at least 1. @defaultValue 8 */
   readonly concurrency?: number;
   /**
    * How long a firing holds its lock without renewal (the worker renews it while `onFire` runs),
    * in ms: a worker that died inside `onFire` is noticed after one to two times this, and the
    * callback is fired again on another worker. Also how often this worker repairs callbacks
-   * whose job is missing (a scheduling process killed between its two writes).
+   * whose job is missing (a scheduling process killed between its two writes). Whole ms from 1 to
+   * 2^31 - 1 (Node runs a longer interval every millisecond).
    * @defaultValue 30000
    */
   readonly lockDurationMs?: number;
@@ -159,6 +161,9 @@ export class BullMqCallbackManager implements CallbackManager {
     this.options = options;
     this.prefix = options.prefix ?? "atc";
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "BullMqCallbackManager");
+    const limit = { min: 1, integer: true, infinite: true };
+    checkNumberOption(options.maxPendingPerConversation, "maxPendingPerConversation", limit, "BullMqCallbackManager");
+    checkNumberOption(options.retainMs, "retainMs", RETAIN_MS, "BullMqCallbackManager");
     this.queue = new Queue(options.queueName ?? "callbacks", { connection: options.connection, prefix: this.prefix });
   }
 
@@ -289,6 +294,8 @@ export class BullMqCallbackManager implements CallbackManager {
   async startWorker(options: CallbackWorkerOptions = {}): Promise<void> {
     const onFire = this.options.onFire;
     if (onFire === undefined) throw new TypeError("BullMqCallbackManager.startWorker needs the onFire option.");
+    checkNumberOption(options.concurrency, "concurrency", { min: 1, integer: true }, "BullMqCallbackManager.startWorker");
+    checkNumberOption(options.lockDurationMs, "lockDurationMs", TIMER_MS, "BullMqCallbackManager.startWorker");
     const lockDurationMs = options.lockDurationMs ?? 30_000;
     const worker = new Worker(this.queue.name, (job: Job) => this.fire(job, onFire), {
       connection: this.options.connection,

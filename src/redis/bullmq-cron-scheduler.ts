@@ -13,6 +13,7 @@ import {
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -35,9 +36,9 @@ export interface BullMqCronSchedulerOptions {
   readonly runShell?: CronShellRunner;
   /** Runs harness jobs (on a worker); without it, creating a harness job is refused. */
   readonly continueConversation?: CronContinuation;
-  /** Executions kept per job, oldest dropped first. @defaultValue 5 (the spec's "last 5 executions") */
+  /** Executions kept per job, oldest dropped first: a whole number at least 1. @defaultValue 5 (the spec's "last 5 executions") */
   readonly historyLimit?: number;
-  /** Characters of output kept per execution (the tail). @defaultValue 16000 */
+  /** Characters of output kept per execution (the tail): a whole number at least 1, or `Infinity`. @defaultValue 16000 */
   readonly maxOutputChars?: number;
   /**
    * How long `create`, `list`, `get`, `delete`, `pause` and `resume` wait for Redis before they
@@ -53,12 +54,13 @@ export interface BullMqCronSchedulerOptions {
  * @beta
  */
 export interface CronWorkerOptions {
-  /** Executions this worker runs at once. @defaultValue 4 */
+  /** Executions this worker runs at once: a whole number at least 1. @defaultValue 4 */
   readonly concurrency?: number;
   /**
    * How often this worker makes BullMQ's schedulers match the stored jobs (an active job a
    * crashed `create` left without a scheduler is armed; a scheduler without an active job is
-   * removed), in ms. @defaultValue 60000
+   * removed), in whole ms from 1 to 2^31 - 1 (Node runs a longer interval every millisecond).
+   * @defaultValue 60000
    */
   readonly reconcileIntervalMs?: number;
 }
@@ -155,6 +157,8 @@ export class BullMqCronScheduler implements CronClient {
     this.options = options;
     this.prefix = options.prefix ?? "atc";
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "BullMqCronScheduler");
+    checkNumberOption(options.historyLimit, "historyLimit", { min: 1, integer: true }, "BullMqCronScheduler");
+    checkNumberOption(options.maxOutputChars, "maxOutputChars", { min: 1, integer: true, infinite: true }, "BullMqCronScheduler");
     this.queue = new Queue(options.queueName ?? "cron", { connection: options.connection, prefix: this.prefix });
   }
 
@@ -300,6 +304,8 @@ export class BullMqCronScheduler implements CronClient {
    * `reconcileIntervalMs`.
    */
   async startWorker(options: CronWorkerOptions = {}): Promise<void> {
+    checkNumberOption(options.concurrency, "concurrency", { min: 1, integer: true }, "BullMqCronScheduler.startWorker");
+    checkNumberOption(options.reconcileIntervalMs, "reconcileIntervalMs", TIMER_MS, "BullMqCronScheduler.startWorker");
     const worker = new Worker(this.queue.name, (job: Job) => this.fire(job), {
       connection: this.options.connection,
       prefix: this.prefix,

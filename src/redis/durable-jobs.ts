@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import {
+  checkDurableJobSettings,
   DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
   operationTimeout,
   RedisTimeoutError,
@@ -144,6 +145,7 @@ export class DurableJobs<Snapshot> {
     Required<{ [K in keyof DurableJobSettings]: NonNullable<DurableJobSettings[K]> }>;
 
   constructor(options: DurableJobsOptions<Snapshot>) {
+    checkDurableJobSettings(options, `Redis ${options.kind} jobs`);
     this.options = {
       ...options,
       prefix: options.prefix ?? DEFAULT_SETTINGS.prefix,

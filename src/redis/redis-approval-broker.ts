@@ -8,7 +8,9 @@ import {
   EventBus,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
-import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
+import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
+import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
 /**
@@ -21,17 +23,22 @@ export interface RedisApprovalBrokerOptions {
   readonly redis: Redis;
   /** Prefix of every key and channel. @defaultValue `"atc"` */
   readonly prefix?: string;
-  /** How long a request waits before it is denied, in ms. @defaultValue 300000 (five minutes) */
+  /** How long a request waits before it is denied, in ms: 1 to 2^31 - 1 (a timer holds it). @defaultValue 300000 (five minutes) */
   readonly timeoutMs?: number;
   /**
    * How often a waiting process re-reads its requests, in ms: decisions published while its
-   * subscription was reconnecting are picked up at the latest after this long.
+   * subscription was reconnecting are picked up at the latest after this long. Whole ms from 1
+   * to 2^31 - 1 (Node runs a longer interval every millisecond).
    * @defaultValue 1000
    */
   readonly pollIntervalMs?: number;
-  /** How long a decided request stays readable ({@link RedisApprovalBroker.resolution}), in ms. @defaultValue 86400000 (a day) */
+  /** How long a decided request stays readable ({@link RedisApprovalBroker.resolution}), in whole ms at least 1. @defaultValue 86400000 (a day) */
   readonly retainMs?: number;
-  /** Characters of the call's JSON input stored for people to read; longer inputs are cut (the digest covers all of it). @defaultValue 16000 */
+  /**
+   * Characters of the call's JSON input stored for people to read; longer inputs are cut (the
+   * digest covers all of it). A whole number at least 0, or `Infinity`.
+   * @defaultValue 16000
+   */
   readonly maxStoredInputChars?: number;
   /**
    * How long `pending`, `approve`, `deny` and `resolution` wait for Redis before they reject with
@@ -144,10 +151,14 @@ export class RedisApprovalBroker implements ApprovalBroker {
   constructor(options: RedisApprovalBrokerOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix ?? "atc";
+    const where = "RedisApprovalBroker";
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs", where);
     this.timeoutMs = options.timeoutMs ?? 300_000;
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.retainMs = options.retainMs ?? 86_400_000;
-    this.maxStoredInputChars = options.maxStoredInputChars ?? 16_000;
+    this.pollIntervalMs = checkNumberOption(options.pollIntervalMs, "pollIntervalMs", TIMER_MS, where) ?? 1000;
+    this.retainMs = checkNumberOption(options.retainMs, "retainMs", RETAIN_MS, where) ?? 86_400_000;
+    this.maxStoredInputChars =
+      checkNumberOption(options.maxStoredInputChars, "maxStoredInputChars", { min: 0, integer: true, infinite: true }, where) ??
+      16_000;
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "RedisApprovalBroker");
   }
 
@@ -163,6 +174,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     options: ApprovalWaitOptions = {},
   ): Promise<ApprovalResolution> {
     if (this.closed) return { id: "", decision: "denied", reason: "the approval broker was closed", resolvedBy: "abort" };
+    checkApprovalTimeout(options.timeoutMs, "timeoutMs", "RedisApprovalBroker.request");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = Date.now();
     const json = JSON.stringify(input.input) ?? "null";

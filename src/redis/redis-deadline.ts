@@ -1,4 +1,5 @@
-import { CatalogError, ConfigurationError } from "agent-tool-catalog";
+import { CatalogError } from "agent-tool-catalog";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 
 /**
  * How long a Redis-backed read or decision waits for Redis by default, in ms: the bound the run's
@@ -61,15 +62,28 @@ export class RedisTimeoutError extends CatalogError {
  * @throws ConfigurationError `invalid_option` otherwise (a host's mistake, named with its field).
  */
 export function operationTimeout(value: number | undefined, owner: string): number {
-  if (value === undefined) return DEFAULT_REDIS_OPERATION_TIMEOUT_MS;
-  if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-    throw new ConfigurationError(
-      "invalid_option",
-      `${owner}: operationTimeoutMs must be a whole number of ms from 1 to 2^31-1, got ${String(value)}.`,
-      { data: { field: "operationTimeoutMs" } },
-    );
-  }
-  return value;
+  return checkNumberOption(value, "operationTimeoutMs", TIMER_MS, owner) ?? DEFAULT_REDIS_OPERATION_TIMEOUT_MS;
+}
+
+/** A time Redis keeps a record (`PX`): whole ms at least 1 (`Infinity` is no number Redis takes). */
+export const RETAIN_MS = Object.freeze({ min: 1, integer: true });
+
+/**
+ * Checks the timing options of the durable job records (subagents, workflow runs): the lease is
+ * renewed by a timer every third of it and a wait polls by a timer, so both must fit one.
+ * @throws ConfigurationError `invalid_option` naming the option.
+ */
+export function checkDurableJobSettings(
+  options: {
+    readonly leaseMs?: number | undefined;
+    readonly retainMs?: number | undefined;
+    readonly pollIntervalMs?: number | undefined;
+  },
+  owner: string,
+): void {
+  checkNumberOption(options.leaseMs, "leaseMs", TIMER_MS, owner);
+  checkNumberOption(options.retainMs, "retainMs", RETAIN_MS, owner);
+  checkNumberOption(options.pollIntervalMs, "pollIntervalMs", TIMER_MS, owner);
 }
 
 /**

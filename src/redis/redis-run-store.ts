@@ -7,6 +7,7 @@ import {
   type StoredRunState,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -57,7 +58,13 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
   constructor(options: RedisRunStoreOptions) {
     this.redis = options.redis;
     this.prefix = options.prefix ?? "atc";
-    this.defaultTtlMs = options.defaultTtlMs;
+    // The same rule as createRun's storeTtlMs, which reaches this store as a save's ttlMs.
+    this.defaultTtlMs = checkNumberOption(
+      options.defaultTtlMs,
+      "defaultTtlMs",
+      { min: 1, integer: true, infinite: true },
+      "RedisRunStore",
+    );
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "RedisRunStore");
   }
 

@@ -1,3 +1,4 @@
+import type { NumberOptionRule } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { closestNames } from "../tool/closest-names.js";
 
@@ -63,15 +64,8 @@ export function checkRunDepth(depth: number): number {
   );
 }
 
-/** Checks a positive size limit (`maxInputLength`, ...): a number above 0, `Infinity` allowed. */
-export function checkPositiveLimit(value: unknown, field: string): void {
-  if (value === undefined) return;
-  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
-    throw new ConfigurationError("invalid_option", `${field} must be a number above 0; got ${String(value)}.`, {
-      data: { field },
-    });
-  }
-}
+/** The rule of `createRun`'s size limits (`maxInputLength`, ...): a number above 0, `Infinity` for none. */
+export const POSITIVE_LIMIT: NumberOptionRule = Object.freeze({ min: 0, aboveMin: true, infinite: true });
 
 function isAbsolutePath(path: string): boolean {
   return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");

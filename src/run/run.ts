@@ -26,9 +26,9 @@ import {
   CREATE_RUN_OPTION_NAMES,
   checkApprovalTimeout,
   checkOptionNames,
-  checkPositiveLimit,
   checkRunDepth,
   checkWorkspace,
+  POSITIVE_LIMIT,
   resolveAllowedTools,
 } from "./check-run-options.js";
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
@@ -247,11 +247,11 @@ export class Run {
       throw new ConfigurationError("invalid_option", "createRun options must be an object.", { data: { field: "options" } });
     }
     checkOptionNames(options, CREATE_RUN_OPTION_NAMES, "createRun");
-    checkApprovalTimeout(options.approvalTimeoutMs, "approvalTimeoutMs");
-    checkPositiveLimit(options.maxInputLength, "maxInputLength");
-    checkPositiveLimit(options.condenseThreshold, "condenseThreshold");
-    checkPositiveLimit(options.maxBinaryBytes, "maxBinaryBytes");
-    checkPositiveLimit(options.maxCallsInFlight, "maxCallsInFlight");
+    checkApprovalTimeout(options.approvalTimeoutMs, "approvalTimeoutMs", "createRun");
+    checkNumberOption(options.maxInputLength, "maxInputLength", POSITIVE_LIMIT, "createRun");
+    checkNumberOption(options.condenseThreshold, "condenseThreshold", POSITIVE_LIMIT, "createRun");
+    checkNumberOption(options.maxBinaryBytes, "maxBinaryBytes", POSITIVE_LIMIT, "createRun");
+    checkNumberOption(options.maxCallsInFlight, "maxCallsInFlight", POSITIVE_LIMIT, "createRun");
     // Milliseconds a store keeps the state (Redis takes whole ms): NaN or -1 lost it or kept it
     // forever. Infinity always meant "never expires" with the in-memory store; it is sent as no TTL.
     checkNumberOption(options.storeTtlMs, "storeTtlMs", { min: 1, integer: true, infinite: true }, "createRun");

@@ -30,7 +30,9 @@ export interface HybridSearchOptions extends SearchIndexOptions {
    */
   readonly semanticWeight?: number;
   /**
-   * How many candidates each half contributes before mixing.
+   * How many candidates each half contributes before mixing: a whole number at least 1, or
+   * `Infinity` for every tool (the mix is then exact over the whole catalog, at the cost of
+   * scoring every tool in both halves on each search).
    * @defaultValue 100
    */
   readonly candidates?: number;
@@ -79,7 +81,12 @@ export class HybridSearch {
     }
     this.cache = options.embeddingCache;
     this.semanticWeight = checkNumberOption(options.semanticWeight ?? 0.7, "semanticWeight", { min: 0, max: 1 }, "search");
-    this.candidates = checkNumberOption(options.candidates ?? 100, "candidates", { min: 1, integer: true }, "search");
+    this.candidates = checkNumberOption(
+      options.candidates ?? 100,
+      "candidates",
+      { min: 1, integer: true, infinite: true },
+      "search",
+    );
   }
 
   /** True when an embedder was given. */

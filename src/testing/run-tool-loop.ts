@@ -1,6 +1,7 @@
 import type { Run } from "agent-tool-catalog";
 import { formatToolResult, type ToolCallResult } from "agent-tool-catalog";
 import { duplicateCallIdResult } from "../adapters/shared/safe-call.js";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import type { LoopMessage, LoopModel, ModelToolCall, ModelTurn } from "./model-turn.js";
 import { ScriptMismatchError } from "./scripted-model.js";
 
@@ -13,7 +14,8 @@ export interface RunToolLoopOptions {
   /** The user's message. */
   readonly prompt: string;
   /**
-   * Most model turns before the loop fails.
+   * Most model turns before the loop fails: a whole number at least 1, or `Infinity`. (`NaN` ran no
+   * turn and failed saying the model "was still calling tools after NaN turns".)
    * @defaultValue 20
    */
   readonly maxTurns?: number;
@@ -89,7 +91,8 @@ export async function runToolLoop(
   model: LoopModel & { assertDone?: () => void },
   options: RunToolLoopOptions,
 ): Promise<LoopTranscript> {
-  const maxTurns = options.maxTurns ?? 20;
+  const maxTurns =
+    checkNumberOption(options.maxTurns, "maxTurns", { min: 1, integer: true, infinite: true }, "runToolLoop") ?? 20;
   const messages: LoopMessage[] = [{ role: "user", content: options.prompt }];
   const turns: RecordedTurn[] = [];
   const calls: RecordedCall[] = [];

@@ -1,3 +1,4 @@
+import { MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { JsonSchema } from "./json-schema.js";
 
@@ -51,18 +52,22 @@ export interface UntrustedJsonSchemaMark {
  *   handler: (input) => JSON.stringify(input),
  * });
  * ```
- * @throws ConfigurationError (`invalid_tool_config`) when `timeoutMs` is not a positive number.
+ * @throws ConfigurationError (`invalid_tool_config`) when `timeoutMs` is not a positive number of
+ *   ms at most 2^31 - 1.
  * @public
  */
 export function untrustedJsonSchema<const Schema extends JsonSchema>(
   schema: Schema,
   options: UntrustedJsonSchemaOptions = {},
 ): Schema {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_UNTRUSTED_SCHEMA_TIMEOUT_MS;
-  if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-    throw new ConfigurationError("invalid_tool_config", "untrustedJsonSchema: timeoutMs must be a positive number of ms.", {
-      data: { field: "timeoutMs" },
-    });
+  const timeoutMs = options.timeoutMs === undefined ? DEFAULT_UNTRUSTED_SCHEMA_TIMEOUT_MS : options.timeoutMs;
+  // Past 2^31 - 1 ms Node fires the stage's timer at once: every call would be too slow.
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || !(timeoutMs <= MAX_TIMER_DELAY_MS)) {
+    throw new ConfigurationError(
+      "invalid_tool_config",
+      `untrustedJsonSchema: timeoutMs must be a positive number of ms, at most ${MAX_TIMER_DELAY_MS}; got ${String(timeoutMs)}.`,
+      { data: { field: "timeoutMs" } },
+    );
   }
   const mark: UntrustedJsonSchemaMark = Object.freeze({ timeoutMs });
   return Object.defineProperty({ ...schema }, UNTRUSTED, { value: mark, enumerable: false }) as Schema;

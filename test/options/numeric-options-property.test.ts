@@ -48,7 +48,8 @@ const OPTIONS: readonly [string, (value: number) => unknown, Rule][] = [
     { min: 1, integer: true },
   ],
   ["semanticWeight", (semanticWeight) => createRegistry({ search: { semanticWeight } }), { min: 0, max: 1 }],
-  ["candidates", (candidates) => createRegistry({ search: { candidates } }), { min: 1, integer: true }],
+  // Infinity: every tool is a candidate of both halves (decided in stop 36; it was refused).
+  ["candidates", (candidates) => createRegistry({ search: { candidates } }), { min: 1, integer: true, infinite: true }],
   ["k1", (k1) => createRegistry({ search: { k1 } }), { min: 0 }],
   ["typoWeight", (typoWeight) => createRegistry({ search: { typoWeight } }), { min: 0, max: 1 }],
   ["relatedWeight", (relatedWeight) => createRegistry({ search: { relatedWeight } }), { min: 0, max: 1 }],

@@ -1,5 +1,6 @@
 import { type CreateRunOptions, FIND_TOOL_NAME, type Registry, type RunScope } from "agent-tool-catalog";
 import { generateText, type LanguageModel, stepCountIs } from "ai";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { createAiSdkTools } from "./create-ai-sdk-tools.js";
 
 /**
@@ -65,7 +66,9 @@ export interface AiSdkAgentRunnerOptions {
   /** The child's system prompt. */
   readonly system?: string;
   /**
-   * Most model turns when the request does not limit them.
+   * Most model turns when the request does not limit them: a whole number at least 1, or
+   * `Infinity` (until the model stops calling tools). `NaN` or a fraction never matched a step
+   * count, so the loop never stopped on it.
    * @defaultValue 20
    */
   readonly maxSteps?: number;
@@ -82,6 +85,7 @@ export interface AiSdkAgentRunnerOptions {
 export function createAiSdkAgentRunner(options: AiSdkAgentRunnerOptions): {
   runPrompt(request: AiSdkAgentRequest): Promise<AiSdkAgentResult>;
 } {
+  checkNumberOption(options.maxSteps, "maxSteps", { min: 1, integer: true, infinite: true }, "createAiSdkAgentRunner");
   return {
     runPrompt: async (request) => {
       const registry = typeof options.registry === "function" ? options.registry(request) : options.registry;

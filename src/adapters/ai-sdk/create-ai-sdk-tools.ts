@@ -12,6 +12,7 @@ import {
 import { dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from "ai";
 import { callSafely, duplicateCallIdResult } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 
 /**
@@ -126,6 +127,7 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   run: Run,
   options: AiSdkToolsOptions<Definitions> = {},
 ): AiSdkTools<[keyof Definitions] extends [never] ? ToolSet : AiSdkTypedToolSet<Definitions>> {
+  checkMediaOptions(options, "createAiSdkTools");
   const flow = options.approvalFlow ?? "broker";
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};

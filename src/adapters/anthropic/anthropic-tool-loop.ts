@@ -1,6 +1,8 @@
-import { ConfigurationError, type Run, type ToolCallResult } from "agent-tool-catalog";
+import type { Run, ToolCallResult } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { field } from "../shared/json-fields.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { type AnthropicTextBlockParam, anthropicSystem } from "./anthropic-system.js";
 import { anthropicToolResult } from "./anthropic-tool-result.js";
 import { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
@@ -103,11 +105,12 @@ export interface AnthropicToolLoopOptions<Client extends AnthropicMessagesClient
    * (`anthropicSystem`), so the tools a listing run names are known to the model.
    */
   readonly system?: string | readonly AnthropicTextBlockParam[];
-  /** `max_tokens` of every request. @defaultValue 4096 */
+  /** `max_tokens` of every request: a whole number at least 1. @defaultValue 4096 */
   readonly maxTokens?: number;
   /**
    * The most requests to make. When it is reached the loop stops with `stopReason: "max_turns"`,
-   * after answering the last tool calls, so the conversation can be continued as it is.
+   * after answering the last tool calls, so the conversation can be continued as it is. A whole
+   * number at least 1.
    * @defaultValue 10
    */
   readonly maxTurns?: number;
@@ -164,7 +167,11 @@ export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
   run: Run,
   options: AnthropicToolLoopOptions<Client>,
 ): Promise<AnthropicToolLoopResult<Client>> {
-  const maxTurns = positiveInteger(options.maxTurns ?? DEFAULT_MAX_TURNS, "maxTurns");
+  const maxTurns =
+    checkNumberOption(options.maxTurns, "maxTurns", { min: 1, integer: true }, "anthropicToolLoop") ?? DEFAULT_MAX_TURNS;
+  // Sent as the API's max_tokens: a bad one failed the first request, after the loop had started.
+  checkNumberOption(options.maxTokens, "maxTokens", { min: 1, integer: true }, "anthropicToolLoop");
+  checkMediaOptions(options, "anthropicToolLoop");
   const messages: AnthropicClientMessage<Client>[] = [...options.messages];
   // A run rebuilt from saved state learns again which tools the provider's search loaded.
   for (const message of messages) {
@@ -261,11 +268,4 @@ function request<Client extends AnthropicMessagesClient>(
  */
 function asClientMessage<Client extends AnthropicMessagesClient>(message: AnthropicMessageParam): AnthropicClientMessage<Client> {
   return message as AnthropicClientMessage<Client>;
-}
-
-function positiveInteger(value: number, field: string): number {
-  if (Number.isInteger(value) && value > 0) return value;
-  throw new ConfigurationError("invalid_option", `${field} must be a positive integer, got ${String(value)}.`, {
-    data: { field, value },
-  });
 }

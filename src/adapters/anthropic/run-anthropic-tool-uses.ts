@@ -2,6 +2,7 @@ import type { Run } from "agent-tool-catalog";
 import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
+import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { anthropicToolResult } from "./anthropic-tool-result.js";
 import type { AnthropicContentBlock, AnthropicToolResultBlock } from "./anthropic-types.js";
 import { activateToolReferences } from "./tool-references.js";
@@ -42,6 +43,7 @@ export async function runAnthropicToolUses(
   content: readonly AnthropicContentBlock[],
   options: RunAnthropicToolUsesOptions = {},
 ): Promise<AnthropicToolResultBlock[]> {
+  checkMediaOptions(options, "runAnthropicToolUses");
   activateToolReferences(run, content);
   const results: AnthropicToolResultBlock[] = [];
   const step = new Set<string>();

@@ -2,6 +2,7 @@ import type { Run } from "agent-tool-catalog";
 import { entries, field, label } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
+import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { chatOutput } from "./openai-tool-result.js";
@@ -182,6 +183,7 @@ export async function runOpenAIChatToolCalls(
   toolCalls: readonly OpenAIChatToolCall[] | null | undefined,
   options: RunOpenAIToolCallsOptions = {},
 ): Promise<OpenAIChatResultMessage[]> {
+  checkMediaOptions(options, "runOpenAIChatToolCalls");
   const messages: OpenAIChatResultMessage[] = [];
   const media: OpenAIChatUserContentPart[] = [];
   const step = new Set<string>();

@@ -2,6 +2,7 @@ import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } fro
 import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
+import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { responsesOutput } from "./openai-tool-result.js";
@@ -159,6 +160,7 @@ export async function runOpenAIResponsesFunctionCalls(
   output: readonly OpenAIResponseItem[],
   options: RunOpenAIToolCallsOptions = {},
 ): Promise<OpenAIFunctionCallOutputItem[]> {
+  checkMediaOptions(options, "runOpenAIResponsesFunctionCalls");
   activateToolSearchOutput(run, output);
   const outputs: OpenAIFunctionCallOutputItem[] = [];
   const step = new Set<string>();

@@ -1,4 +1,5 @@
 import type { ToolCallResult, ToolContentPart } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 
 /**
  * How an adapter sends the images and files of rich results (`toolContent`).
@@ -15,7 +16,9 @@ export interface ToolResultMediaOptions {
   /**
    * The most decoded bytes of images and files one result sends; a part that does not fit becomes a
    * text line. The run caps results too (`maxBinaryBytes`). The Anthropic adapter also holds each
-   * image to the API's own cap, 5 MB of base64 (about 3.75 MiB decoded).
+   * image to the API's own cap, 5 MB of base64 (about 3.75 MiB decoded). A whole number at least 0
+   * (0 sends no media, only the lines saying what was left out), or `Infinity` (only the
+   * provider's cap); anything else fails with `invalid_option` where the option is given.
    * @defaultValue 5 MiB
    */
   readonly maxMediaBytes?: number;
@@ -51,6 +54,15 @@ export interface ProviderMedia {
    * of base64, whatever the decoded size).
    */
   readonly maxImageBase64Length?: number;
+}
+
+/**
+ * Checks the media options where an adapter is given them: a `NaN` `maxMediaBytes` compared
+ * false with every size, so every image and file was sent whatever its size.
+ * @throws ConfigurationError `invalid_option` naming `maxMediaBytes`.
+ */
+export function checkMediaOptions(options: ToolResultMediaOptions, where: string): void {
+  checkNumberOption(options.maxMediaBytes, "maxMediaBytes", { min: 0, integer: true, infinite: true }, where);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
-import { type AgentDepthOptions, agentDepthOf, childDepthOf } from "./agent-depth.js";
+import { type AgentDepthOptions, agentDepthOf, checkAgentDepthOptions, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner } from "./agent-runner.js";
 
 /**
@@ -116,6 +116,7 @@ function createSpawnAgentTool(runner: AgentRunner, options: AgentToolOptions): A
  * @public
  */
 export function createTaskCompleteTool(options: AgentToolOptions = {}): AnyToolDefinition {
+  checkAgentDepthOptions(options, "createTaskCompleteTool");
   return defineTool({
     name: "task_complete",
     description: "Finish your task as a child agent: hand the result to the parent agent, then stop.",
@@ -143,6 +144,7 @@ export function createTaskCompleteTool(options: AgentToolOptions = {}): AnyToolD
  * @public
  */
 export function agentToolGroup(options: AgentToolOptions): ToolGroup {
+  checkAgentDepthOptions(options, "agentToolGroup");
   const { runner } = options;
   return {
     name: "agents",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOptions } from "./subagent-manager.js";
@@ -16,11 +17,11 @@ export interface InProcessSubagentManagerOptions {
   readonly clock?: Clock;
   /**
    * Most subagents running at once, over all conversations; more are refused, not queued, so the
-   * model learns to wait for one.
+   * model learns to wait for one. A whole number at least 1, or `Infinity`.
    * @defaultValue 8
    */
   readonly maxRunning?: number;
-  /** Ended subagents kept for `get`, oldest forgotten first. @defaultValue 100 */
+  /** Ended subagents kept for `get`, oldest forgotten first: a whole number at least 0, or `Infinity`. @defaultValue 100 */
   readonly maxRetained?: number;
   /** Makes ids. @defaultValue `sub_` and 12 random hex digits */
   readonly createId?: () => string;
@@ -47,6 +48,8 @@ export class InProcessSubagentManager implements SubagentManager {
   private readonly entries = new Map<string, Entry>();
 
   constructor(options: InProcessSubagentManagerOptions) {
+    checkNumberOption(options.maxRunning, "maxRunning", { min: 1, integer: true, infinite: true }, "InProcessSubagentManager");
+    checkNumberOption(options.maxRetained, "maxRetained", { min: 0, integer: true, infinite: true }, "InProcessSubagentManager");
     this.runner = options.runner;
     this.clock = options.clock ?? systemClock;
     this.maxRunning = options.maxRunning ?? 8;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
-import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "./agent-depth.js";
 import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
 
 /**
@@ -14,7 +14,11 @@ import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
 export interface SubagentToolOptions extends AgentDepthOptions {
   /** Runs the subagents; without one the group is absent. */
   readonly manager?: SubagentManager;
-  /** Longest wait `run_agent` and `wait_subagent` accept, in seconds. @defaultValue 1800 */
+  /**
+   * Longest wait `run_agent` and `wait_subagent` accept, in seconds: above 0 and at most 2,147,483
+   * (a timer's range).
+   * @defaultValue 1800
+   */
   readonly maxWaitSeconds?: number;
 }
 
@@ -185,6 +189,8 @@ function createTools(manager: SubagentManager, options: SubagentToolOptions): An
  * @public
  */
 export function subagentToolGroup(options: SubagentToolOptions): ToolGroup {
+  checkAgentDepthOptions(options, "subagentToolGroup");
+  checkMaxWaitSeconds(options.maxWaitSeconds, "subagentToolGroup");
   const { manager } = options;
   return {
     name: "subagents",

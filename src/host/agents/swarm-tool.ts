@@ -8,7 +8,8 @@ import {
   type ToolGroup,
 } from "agent-tool-catalog";
 import { z } from "zod";
-import { type AgentDepthOptions, childDepthOf } from "./agent-depth.js";
+import { checkNumberOption } from "../../errors/check-number-option.js";
+import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner, AgentUsage } from "./agent-runner.js";
 
 /**
@@ -24,17 +25,25 @@ export interface SwarmToolOptions extends AgentDepthOptions {
    * @defaultValue true
    */
   readonly enableAgent?: boolean;
-  /** Most sub-tasks one call may start. @defaultValue 8 */
+  /** Most sub-tasks one call may start: a whole number at least 1, or `Infinity`. @defaultValue 8 */
   readonly maxAgents?: number;
-  /** Most subagents running at once within one call. @defaultValue 4 */
+  /**
+   * Most subagents running at once within one call: a whole number at least 1, or `Infinity`
+   * (as many as the call has sub-tasks). `NaN` started none, reporting every task `not_started`.
+   * @defaultValue 4
+   */
   readonly maxConcurrency?: number;
   /**
    * Most tokens (prompt + completion, as the runner reports them) one call may spend; once
-   * spent, the running subagents are cancelled and the rest are not started.
+   * spent, the running subagents are cancelled and the rest are not started. A number at least 0,
+   * or `Infinity` (no limit, as when left out).
    * @defaultValue no limit
    */
   readonly maxTokens?: number;
-  /** Longest `timeout_seconds` a call accepts. @defaultValue 1800 */
+  /**
+   * Longest `timeout_seconds` a call accepts: above 0 and at most 2,147,483 (a timer's range).
+   * @defaultValue 1800
+   */
   readonly maxWaitSeconds?: number;
 }
 
@@ -149,6 +158,14 @@ async function runMember(
   }
 }
 
+function checkSwarmOptions(options: SwarmToolOptions, where: string): void {
+  checkAgentDepthOptions(options, where);
+  checkNumberOption(options.maxAgents, "maxAgents", { min: 1, integer: true, infinite: true }, where);
+  checkNumberOption(options.maxConcurrency, "maxConcurrency", { min: 1, integer: true, infinite: true }, where);
+  checkNumberOption(options.maxTokens, "maxTokens", { min: 0, infinite: true }, where);
+  checkMaxWaitSeconds(options.maxWaitSeconds, where);
+}
+
 async function runSwarm(
   runner: AgentRunner,
   input: SwarmInput,
@@ -213,6 +230,7 @@ async function runSwarm(
  * @public
  */
 export function createSwarmTool(runner: AgentRunner, options: SwarmToolOptions = {}): AnyToolDefinition {
+  checkSwarmOptions(options, "createSwarmTool");
   return defineTool({
     name: "swarm",
     description:
@@ -232,6 +250,7 @@ export function createSwarmTool(runner: AgentRunner, options: SwarmToolOptions =
  * @public
  */
 export function swarmToolGroup(options: SwarmToolOptions): ToolGroup {
+  checkSwarmOptions(options, "swarmToolGroup");
   const { runner } = options;
   return {
     name: "swarm",

@@ -1,4 +1,5 @@
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { QuestionBroker, UserAnswer, UserQuestion } from "./question-broker.js";
 
@@ -10,7 +11,11 @@ import type { QuestionBroker, UserAnswer, UserQuestion } from "./question-broker
 export interface InMemoryQuestionBrokerOptions {
   /** Time source for the timeout. @defaultValue the system clock */
   readonly clock?: Clock;
-  /** Unanswered questions fail after this many ms. @defaultValue 600000 (ten minutes) */
+  /**
+   * Unanswered questions fail after this many ms: a number at least 1, or `Infinity` (never). `NaN`
+   * re-armed the system clock's timer every millisecond for ever.
+   * @defaultValue 600000 (ten minutes)
+   */
   readonly timeoutMs?: number;
   /**
    * Told about every new question, e.g. to show it in a UI. When it throws, the question is
@@ -36,6 +41,7 @@ export class InMemoryQuestionBroker implements QuestionBroker {
   private readonly waiting = new Map<string, Pending>();
 
   constructor(options: InMemoryQuestionBrokerOptions = {}) {
+    checkNumberOption(options.timeoutMs, "timeoutMs", { min: 1, infinite: true }, "InMemoryQuestionBroker");
     this.options = options;
     this.clock = options.clock ?? systemClock;
   }

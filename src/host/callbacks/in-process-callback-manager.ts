@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CallbackManager, DelayedCallback, DelayedCallbackRequest } from "./callback-manager.js";
 
@@ -40,9 +41,9 @@ export interface InProcessCallbackManagerOptions {
   readonly onFire: (callback: DelayedCallback) => void | Promise<void>;
   /** Time source and timers. @defaultValue the system clock (timers unref'd) */
   readonly clock?: Clock;
-  /** Pending callbacks allowed per conversation. @defaultValue 10 */
+  /** Pending callbacks allowed per conversation: a whole number at least 1, or `Infinity`. @defaultValue 10 */
   readonly maxPendingPerConversation?: number;
-  /** Ended callbacks kept (for {@link InProcessCallbackManager.get}), oldest dropped first. @defaultValue 200 */
+  /** Ended callbacks kept (for {@link InProcessCallbackManager.get}), oldest dropped first: a whole number at least 0, or `Infinity`. @defaultValue 200 */
   readonly maxRetained?: number;
   /** Makes ids. @defaultValue `cb_` and 12 random hex digits */
   readonly createId?: () => string;
@@ -66,6 +67,14 @@ export class InProcessCallbackManager implements CallbackManager {
   private readonly createId: () => string;
 
   constructor(options: InProcessCallbackManagerOptions) {
+    const where = "InProcessCallbackManager";
+    checkNumberOption(
+      options.maxPendingPerConversation,
+      "maxPendingPerConversation",
+      { min: 1, integer: true, infinite: true },
+      where,
+    );
+    checkNumberOption(options.maxRetained, "maxRetained", { min: 0, integer: true, infinite: true }, where);
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.createId = options.createId ?? (() => `cb_${randomUUID().replaceAll("-", "").slice(0, 12)}`);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } from "./cron-client.js";
 import { type CronContinuation, type CronShellRunner, checkCronJobRunnable } from "./cron-runners.js";
@@ -17,9 +18,13 @@ export interface InProcessCronSchedulerOptions {
   readonly runShell?: CronShellRunner;
   /** Runs harness jobs; without it, creating a harness job is refused. */
   readonly continueConversation?: CronContinuation;
-  /** Executions kept per job, oldest dropped first. @defaultValue 50 */
+  /** Executions kept per job, oldest dropped first: a whole number at least 0, or `Infinity`. @defaultValue 50 */
   readonly historyLimit?: number;
-  /** Characters of output kept per execution (the tail). @defaultValue 16000 */
+  /**
+   * Characters of output kept per execution (the tail): a whole number at least 1, or `Infinity`
+   * (0 kept the whole output: `slice(-0)` is everything).
+   * @defaultValue 16000
+   */
   readonly maxOutputChars?: number;
   /** Makes job and execution ids. @defaultValue `cron_` / `exec_` and random hex */
   readonly createId?: (kind: "job" | "execution") => string;
@@ -52,6 +57,13 @@ export class InProcessCronScheduler implements CronClient {
   private readonly createId: (kind: "job" | "execution") => string;
 
   constructor(options: InProcessCronSchedulerOptions = {}) {
+    checkNumberOption(options.historyLimit, "historyLimit", { min: 0, integer: true, infinite: true }, "InProcessCronScheduler");
+    checkNumberOption(
+      options.maxOutputChars,
+      "maxOutputChars",
+      { min: 1, integer: true, infinite: true },
+      "InProcessCronScheduler",
+    );
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.createId = options.createId ?? randomId;

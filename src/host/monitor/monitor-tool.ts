@@ -10,6 +10,7 @@ import {
   type ToolGroup,
 } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { LineMatcher, MatchDeadlineError } from "../../tools/fs/grep-worker.js";
 import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
@@ -40,11 +41,15 @@ export interface MonitorToolOptions {
   readonly enabled?: boolean;
   /** The root for relative paths when the run has no workspace. @defaultValue `process.cwd()` */
   readonly root?: string;
-  /** Bytes of output kept per process (the newest). @defaultValue 256 KiB */
+  /**
+   * Bytes of output kept per process (the newest): a whole number at least 1. Never `Infinity`:
+   * a background process may print for days (`NaN` kept every byte, silently).
+   * @defaultValue 256 KiB
+   */
   readonly maxBufferBytes?: number;
-  /** Processes one run may have running at once. @defaultValue 4 */
+  /** Processes one run may have running at once: a whole number at least 1, or `Infinity`. @defaultValue 4 */
   readonly maxProcesses?: number;
-  /** Bytes one poll returns at most (the newest). @defaultValue 32 KiB */
+  /** Bytes one poll returns at most (the newest): a whole number at least 1, or `Infinity`. @defaultValue 32 KiB */
   readonly maxPollBytes?: number;
   /** Run unsandboxed when the OS sandbox cannot start, instead of refusing. @defaultValue false */
   readonly allowUnsandboxedFallback?: boolean;
@@ -245,6 +250,9 @@ class Monitor {
   readonly budget: RunBudgetPlan | undefined;
 
   constructor(options: MonitorToolOptions) {
+    checkNumberOption(options.maxBufferBytes, "maxBufferBytes", { min: 1, integer: true }, "createMonitorTool");
+    checkNumberOption(options.maxPollBytes, "maxPollBytes", { min: 1, integer: true, infinite: true }, "createMonitorTool");
+    checkNumberOption(options.maxProcesses, "maxProcesses", { min: 1, integer: true, infinite: true }, "createMonitorTool");
     this.options = options;
     this.shellFor = trustedShellResolver(options.shell);
     this.budget = runBudgetPlan(options.limits, options.runLimits);

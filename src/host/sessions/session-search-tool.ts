@@ -8,6 +8,7 @@ import {
   tokenize,
 } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import { isoTime } from "../shared/iso-time.js";
 import type { StoredTranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
@@ -19,7 +20,7 @@ import type { StoredTranscriptEntry, TranscriptStore } from "./transcript-store.
 export interface SessionSearchOptions {
   /** Where transcripts are kept (fill it with `recordRunTranscript` and your messages); without one the group is absent. */
   readonly store?: TranscriptStore;
-  /** Newest entries searched per call. @defaultValue 5000 */
+  /** Newest entries searched per call: a whole number at least 1, or `Infinity`. @defaultValue 5000 */
   readonly maxEntries?: number;
 }
 
@@ -80,6 +81,7 @@ function rank(entries: readonly StoredTranscriptEntry[], query: string, limit: n
  * @public
  */
 export function createSessionSearchTool(store: TranscriptStore, options: SessionSearchOptions = {}): AnyToolDefinition {
+  checkNumberOption(options.maxEntries, "maxEntries", { min: 1, integer: true, infinite: true }, "createSessionSearchTool");
   return defineTool({
     name: "session_search",
     description:
@@ -126,6 +128,7 @@ export function createSessionSearchTool(store: TranscriptStore, options: Session
  * @public
  */
 export function sessionSearchToolGroup(options: SessionSearchOptions): ToolGroup {
+  checkNumberOption(options.maxEntries, "maxEntries", { min: 1, integer: true, infinite: true }, "sessionSearchToolGroup");
   const { store } = options;
   return {
     name: "session_search",

@@ -1,3 +1,4 @@
+import { checkNumberOption } from "../../errors/check-number-option.js";
 /**
  * What a transcript entry records.
  *
@@ -69,9 +70,9 @@ export interface TranscriptStore {
  * @public
  */
 export interface InMemoryTranscriptStoreOptions {
-  /** Entries kept in all, oldest dropped first. @defaultValue 20000 */
+  /** Entries kept in all, oldest dropped first: a whole number at least 1, or `Infinity` (all). @defaultValue 20000 */
   readonly maxEntries?: number;
-  /** Characters kept of one entry's text. @defaultValue 8000 */
+  /** Characters kept of one entry's text: a whole number at least 0, or `Infinity` (all). @defaultValue 8000 */
   readonly maxTextLength?: number;
 }
 
@@ -87,6 +88,14 @@ export class InMemoryTranscriptStore implements TranscriptStore {
   private seq = 0;
 
   constructor(options: InMemoryTranscriptStoreOptions = {}) {
+    // NaN compared false with every length: every entry and every character was kept, silently.
+    checkNumberOption(options.maxEntries, "maxEntries", { min: 1, integer: true, infinite: true }, "InMemoryTranscriptStore");
+    checkNumberOption(
+      options.maxTextLength,
+      "maxTextLength",
+      { min: 0, integer: true, infinite: true },
+      "InMemoryTranscriptStore",
+    );
     this.maxEntries = options.maxEntries ?? 20_000;
     this.maxTextLength = options.maxTextLength ?? 8000;
   }

@@ -1,6 +1,6 @@
 import { type AnyToolDefinition, createRunStorageKey, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
-import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
 import type { SkillDocument } from "./skill-document.js";
@@ -118,6 +118,7 @@ function end(name: string | undefined, context: ToolContext): string {
  * @public
  */
 export function createSkillTool(options: SkillToolOptions): AnyToolDefinition {
+  checkAgentDepthOptions(options, "createSkillTool");
   return defineTool({
     name: "skill",
     description: 'Invoke a skill (a packaged set of instructions) by name, end an active one, or list them: {"action":"list"}.',

@@ -1,6 +1,6 @@
 import { ALWAYS_AVAILABLE_TOOLS, type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
-import type { AgentDepthOptions } from "../agents/agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { checkEntityName } from "../shared/entity-name.js";
 import type { RunResolver } from "../shared/host-run.js";
@@ -142,6 +142,7 @@ function createPackTool(packs: PackRegistry): AnyToolDefinition {
  * @public
  */
 export function skillToolGroup(options: SkillToolGroupOptions): ToolGroup {
+  checkAgentDepthOptions(options, "skillToolGroup");
   const directory =
     options.skillsDir === undefined || options.skillsDir === "" ? undefined : new DirectorySkillStore(options.skillsDir);
   const store = options.store ?? directory;

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 
 /**
@@ -14,7 +15,7 @@ export interface SourcegraphOptions {
   readonly token?: string;
   /** The `fetch` to use. @defaultValue `globalThis.fetch` */
   readonly fetch?: typeof fetch;
-  /** Give up after this many ms. @defaultValue 20000 */
+  /** Give up after this many ms: whole ms from 1 to 2^31 - 1 (Node fires a longer timer at once). @defaultValue 20000 */
   readonly timeoutMs?: number;
 }
 
@@ -123,6 +124,7 @@ async function readJsonCapped(response: Response, maxBytes: number): Promise<unk
  * @public
  */
 export function createSourcegraphTool(options: SourcegraphOptions & { readonly endpoint: string }): AnyToolDefinition {
+  checkNumberOption(options.timeoutMs, "timeoutMs", TIMER_MS, "createSourcegraphTool");
   return defineTool({
     name: "sourcegraph",
     description:

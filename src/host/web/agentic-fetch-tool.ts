@@ -1,6 +1,6 @@
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
-import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { fetchForCall } from "./fetch-for-call.js";
 import type { WebFetcher } from "./web-fetcher.js";
@@ -24,6 +24,7 @@ export function createAgenticFetchTool(
   runner: AgentRunner,
   depthOptions: AgentDepthOptions,
 ): AnyToolDefinition {
+  checkAgentDepthOptions(depthOptions, "createAgenticFetchTool");
   return defineTool({
     name: "agentic_fetch",
     description:

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { assertPublicHost, checkedGet, RefusedAddressError } from "../../tools/sandbox/checked-http-get.js";
 import { pageText } from "./page-text.js";
 import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
@@ -12,11 +13,19 @@ import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
 export interface HttpWebFetcherOptions {
   /** The `fetch` to use (proxies, auth, tests). @defaultValue `globalThis.fetch` */
   readonly fetch?: typeof fetch;
-  /** Give up after this many ms, redirects included. @defaultValue 20000 */
+  /**
+   * Give up after this many ms, redirects included: whole ms from 1 to 2^31 - 1 (Node fires a
+   * longer timer at once, failing every fetch with `timeout`).
+   * @defaultValue 20000
+   */
   readonly timeoutMs?: number;
-  /** Bytes of body read at most; the rest is cut and the page marked truncated. @defaultValue 5 MiB */
+  /**
+   * Bytes of body read at most; the rest is cut and the page marked truncated. A whole number at
+   * least 1 (never `Infinity`: a page could fill the memory).
+   * @defaultValue 5 MiB
+   */
   readonly maxBytes?: number;
-  /** Redirects followed at most. @defaultValue 5 */
+  /** Redirects followed at most: a whole number at least 0 (0 follows none). @defaultValue 5 */
   readonly maxRedirects?: number;
   /** The `User-Agent` header. @defaultValue `"agent-tool-catalog"` */
   readonly userAgent?: string;
@@ -93,6 +102,9 @@ export class HttpWebFetcher implements WebFetcher {
   private readonly options: HttpWebFetcherOptions;
 
   constructor(options: HttpWebFetcherOptions = {}) {
+    checkNumberOption(options.timeoutMs, "timeoutMs", TIMER_MS, "HttpWebFetcher");
+    checkNumberOption(options.maxBytes, "maxBytes", { min: 1, integer: true }, "HttpWebFetcher");
+    checkNumberOption(options.maxRedirects, "maxRedirects", { min: 0, integer: true }, "HttpWebFetcher");
     this.options = options;
   }
 

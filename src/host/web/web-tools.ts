@@ -1,5 +1,5 @@
 import type { AnyToolDefinition, ToolGroup } from "agent-tool-catalog";
-import type { AgentDepthOptions } from "../agents/agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { createAgenticFetchTool } from "./agentic-fetch-tool.js";
 import { createWebFetchTool } from "./web-fetch-tool.js";
@@ -37,6 +37,7 @@ export interface WebToolOptions extends AgentDepthOptions {
  * @public
  */
 export function webToolGroup(options: WebToolOptions): ToolGroup {
+  checkAgentDepthOptions(options, "webToolGroup");
   const { fetcher } = options;
   return {
     name: "web",

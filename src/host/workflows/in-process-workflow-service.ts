@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { CatalogError, type RunScope, ToolError } from "agent-tool-catalog";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
-import { WorkflowBudget } from "./workflow-budget.js";
+import { checkWorkflowBudget, WorkflowBudget } from "./workflow-budget.js";
 import { type JournaledAgentCall, WorkflowRunContext } from "./workflow-context.js";
 import type { WorkflowBudgetLimits, WorkflowDefinition } from "./workflow-definition.js";
 import type {
@@ -111,6 +111,7 @@ export class InProcessWorkflowService implements WorkflowService {
   private readonly journalListeners = new Set<(runId: string) => void>();
 
   constructor(options: InProcessWorkflowServiceOptions) {
+    checkWorkflowBudget(options.defaultBudget, "InProcessWorkflowService defaultBudget");
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.createId = options.createId ?? randomId;
@@ -119,6 +120,7 @@ export class InProcessWorkflowService implements WorkflowService {
 
   /** Registers a workflow (host code). @throws ConfigurationError-like `CatalogError` on a duplicate name. */
   register<Args, Result>(definition: WorkflowDefinition<Args, Result>): void {
+    checkWorkflowBudget(definition.budget, `workflow "${definition.name}"`);
     if (this.workflows.has(definition.name))
       throw new CatalogError("duplicate_workflow", `A workflow named "${definition.name}" is registered already.`);
     this.workflows.set(definition.name, {

@@ -1,4 +1,5 @@
 import { ToolError } from "agent-tool-catalog";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import type { AgentUsage } from "../agents/agent-runner.js";
 import type { WorkflowBudgetLimits, WorkflowBudgetUsage } from "./workflow-definition.js";
 
@@ -15,6 +16,17 @@ export class WorkflowBudgetExceededError extends ToolError {
     });
     this.name = "WorkflowBudgetExceededError";
   }
+}
+
+/**
+ * Checks a workflow's budget where it is given (a definition, the service's default): `NaN`
+ * compared false with every count, so a `NaN` budget never stopped a workflow.
+ * @throws ConfigurationError `invalid_option` naming `budget.maxAgentCalls` or `budget.maxTokens`.
+ */
+export function checkWorkflowBudget(limits: WorkflowBudgetLimits | undefined, where: string): void {
+  if (limits === undefined) return;
+  checkNumberOption(limits.maxAgentCalls, "budget.maxAgentCalls", { min: 0, integer: true, infinite: true }, where);
+  checkNumberOption(limits.maxTokens, "budget.maxTokens", { min: 0, infinite: true }, where);
 }
 
 /** A run's spending against its limits. Once exceeded it stays exceeded, even if the workflow catches the error. */

@@ -6,9 +6,9 @@ import type { StandardSchemaV1 } from "agent-tool-catalog";
  * @public
  */
 export interface WorkflowBudgetLimits {
-  /** Agent calls at most, over the run and its resumptions. @defaultValue 50 */
+  /** Agent calls at most, over the run and its resumptions: a whole number at least 0, or `Infinity`. @defaultValue 50 */
   readonly maxAgentCalls?: number;
-  /** Tokens at most (prompt and completion, as the runner reports them). @defaultValue no limit */
+  /** Tokens at most (prompt and completion, as the runner reports them): a number at least 0, or `Infinity`. @defaultValue no limit */
   readonly maxTokens?: number;
 }
 

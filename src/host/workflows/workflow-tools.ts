@@ -1,6 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
-import { type AgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
+import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "../agents/agent-depth.js";
 import { workflowChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { checkEntityName } from "../shared/entity-name.js";
@@ -15,7 +15,10 @@ import type { WorkflowRunSnapshot, WorkflowService } from "./workflow-service.js
 export interface WorkflowToolOptions extends AgentDepthOptions {
   /** Runs workflows; without one the group is absent. `InProcessWorkflowService` is the default implementation. */
   readonly service?: WorkflowService;
-  /** Longest wait `run_workflow` accepts, in seconds. @defaultValue 1800 */
+  /**
+   * Longest wait `run_workflow` accepts, in seconds: above 0 and at most 2,147,483 (a timer's range).
+   * @defaultValue 1800
+   */
   readonly maxWaitSeconds?: number;
 }
 
@@ -137,6 +140,8 @@ function createAuthoringTool(service: WorkflowService): AnyToolDefinition {
  * @public
  */
 export function workflowToolGroup(options: WorkflowToolOptions): ToolGroup {
+  checkAgentDepthOptions(options, "workflowToolGroup");
+  checkMaxWaitSeconds(options.maxWaitSeconds, "workflowToolGroup");
   const { service } = options;
   return {
     name: "workflows",

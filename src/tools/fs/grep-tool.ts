@@ -3,6 +3,8 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkChoiceOption } from "../../errors/check-choice-option.js";
+import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
@@ -23,20 +25,25 @@ import { confinementRoot } from "./walk-directory.js";
 export interface GrepToolOptions extends FileToolOptions {
   /**
    * Which engine searches. `"auto"`: ripgrep when a trusted `rg` is installed and the run's
-   * process sandbox starts (ripgrep then runs inside it), else the JavaScript engine.
+   * process sandbox starts (ripgrep then runs inside it), else the JavaScript engine. Any other
+   * value fails `createGrepTool` with `invalid_option`.
    * @defaultValue `"auto"`
    */
   readonly engine?: "auto" | "ripgrep" | "javascript";
   /**
    * How long the JavaScript engine may spend matching one batch of files before the pattern is
-   * refused as too slow (its worker thread is then terminated).
+   * refused as too slow (its worker thread is then terminated). Whole milliseconds from 1 to
+   * 2^31 - 1 (Node fires a longer timer at once); anything else fails `createGrepTool` with
+   * `invalid_option`.
    * @defaultValue 5000
    */
   readonly matchDeadlineMs?: number;
   /**
    * How long either engine may search before the call ends with `timeout` (ripgrep is stopped, the
    * JavaScript engine's worker ended). A file swapped for a named pipe while ripgrep walks would
-   * otherwise block it for ever, and the JavaScript engine on a huge tree run on.
+   * otherwise block it for ever, and the JavaScript engine on a huge tree run on. Whole milliseconds
+   * from 1 to 2^31 - 1 (there is no "no timeout": Node fires a longer timer at once); anything else
+   * fails `createGrepTool` with `invalid_option`.
    * @defaultValue 60000
    */
   readonly searchTimeoutMs?: number;
@@ -68,6 +75,9 @@ type GrepInput = z.output<typeof grepInput>;
  * @public
  */
 export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition {
+  checkChoiceOption(options.engine, "engine", ["auto", "ripgrep", "javascript"], "createGrepTool");
+  checkNumberOption(options.matchDeadlineMs, "matchDeadlineMs", TIMER_MS, "createGrepTool");
+  checkNumberOption(options.searchTimeoutMs, "searchTimeoutMs", TIMER_MS, "createGrepTool");
   const sandboxes = new Map<string, Promise<ProcessSandbox | undefined>>();
   let ripgrep: string | undefined | null = null;
   const ripgrepPath = (root: string) => {

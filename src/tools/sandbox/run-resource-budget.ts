@@ -78,11 +78,13 @@ export function runBudgetPlan(
     maxProcesses: total("maxProcesses", runLimits?.maxProcesses, command.maxProcesses),
     maxMemoryBytes: total("maxMemoryBytes", runLimits?.maxMemoryBytes, command.maxMemoryBytes),
   };
-  const waitSeconds = runLimits?.waitSeconds ?? DEFAULT_WAIT_SECONDS;
-  if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+  // Only a missing value takes the default: `null` (a JSON config's blank) is refused, not read as 30.
+  const waitSeconds: unknown = runLimits?.waitSeconds === undefined ? DEFAULT_WAIT_SECONDS : runLimits.waitSeconds;
+  if (typeof waitSeconds !== "number" || !Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
     throw new ConfigurationError(
       "invalid_sandbox_option",
       `runLimits.waitSeconds must be from 0 to ${MAX_WAIT_SECONDS} (the longest timer Node keeps); got ${String(waitSeconds)}.`,
+      { data: { field: "runLimits.waitSeconds" } },
     );
   }
   if (run.maxProcesses === undefined && run.maxMemoryBytes === undefined) return undefined;

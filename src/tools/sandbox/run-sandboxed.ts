@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { checkNumberOption } from "../../errors/check-number-option.js";
 import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-sandbox.js";
 
 /**
@@ -9,7 +10,9 @@ import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-
 export interface RunSandboxedOptions {
   /**
    * Bytes kept per stream, half from its start and half from its end; the rest is read and
-   * dropped so the process never stalls on a full pipe.
+   * dropped so the process never stalls on a full pipe. A whole number at least 0 (0 keeps
+   * nothing but the count of bytes cut), or `Infinity` to keep everything; anything else (`NaN`
+   * kept every byte in memory, a negative number only the last chunk) fails with `invalid_option`.
    * @defaultValue 1 MiB
    */
   readonly maxOutputBytes?: number;
@@ -43,6 +46,14 @@ export interface SandboxedResult extends SandboxedExit {
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /**
+ * Checks a `maxOutputBytes` option (of `runSandboxed` and the tools that pass it on).
+ * @throws ConfigurationError `invalid_option` naming `maxOutputBytes`.
+ */
+export function checkOutputLimit(value: number | undefined, where: string): number | undefined {
+  return checkNumberOption(value, "maxOutputBytes", { min: 0, integer: true, infinite: true }, where);
+}
+
+/**
  * Runs a command in a sandbox to completion and collects its output, with a bound on memory: the
  * common case for tools that show a command's result to a model.
  * @public
@@ -52,7 +63,7 @@ export async function runSandboxed(
   command: SandboxedCommand,
   options: RunSandboxedOptions = {},
 ): Promise<SandboxedResult> {
-  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const limit = checkOutputLimit(options.maxOutputBytes, "runSandboxed") ?? DEFAULT_MAX_OUTPUT_BYTES;
   const child = sandbox.spawn(command);
   const outputs = Promise.all([collect(child.stdout, limit, "stdout"), collect(child.stderr, limit, "stderr")]);
   const exit = await child.exited;

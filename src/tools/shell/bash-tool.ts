@@ -6,7 +6,7 @@ import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
 import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHook } from "../sandbox/run-resource-budget.js";
-import { runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
+import { checkOutputLimit, runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "./trusted-shell.js";
 import { showControlCharacters } from "./visible-control-characters.js";
@@ -31,7 +31,11 @@ export interface BashToolOptions {
    * @defaultValue true
    */
   readonly allowUnixSocketPairs?: boolean;
-  /** Bytes kept per output stream. @defaultValue 1 MiB */
+  /**
+   * Bytes kept per output stream: a whole number at least 0, or `Infinity` to keep everything;
+   * anything else fails `createBashTool` with `invalid_option`.
+   * @defaultValue 1 MiB
+   */
   readonly maxOutputBytes?: number;
   /**
    * The shell, as an absolute path the host vouches for.
@@ -76,6 +80,7 @@ const bashInput = z.object({
  * @public
  */
 export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition {
+  checkOutputLimit(options.maxOutputBytes, "createBashTool");
   const sandboxes = new Map<string, Promise<ProcessSandbox>>();
   const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox> => {
     const scope = context.permissions.sandbox;
