@@ -1,7 +1,7 @@
 import { ConfigurationError, EventBus } from "agent-tool-catalog";
 import type { McpEvents } from "./mcp-events.js";
 import type { McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
-import { sanitizeMcpNamePart } from "./mcp-tool-name.js";
+import { isLossyMcpNamePart, sanitizeMcpNamePart } from "./mcp-tool-name.js";
 
 /**
  * A server that could not be connected, and why.
@@ -65,13 +65,20 @@ export class McpServerSet {
     return this.handles.filter((handle) => handle.runId === undefined || handle.runId === runId);
   }
 
-  /** A server a run may use, by exact or sanitized name; the run's own wins over a shared one. */
+  /**
+   * A server a run may use, by its name; the run's own wins over a shared one. When no server has
+   * that exact name, the name a server's tools are made of (`my_docs` for `my-docs`) finds it too,
+   * if it is the only server with that sanitized name and sanitizing its name lost no characters
+   * beyond the spec's `-`, `/`, `.` and space: `日本` and `中文` both sanitize to `__`, so `__`,
+   * or `中國` (also `__`), names neither of them.
+   */
   get(name: string, runId?: string): McpServerHandle | undefined {
     const visible = this.list(runId);
     const exact = visible.filter((handle) => handle.name === name);
-    const matches =
-      exact.length > 0 ? exact : visible.filter((handle) => sanitizeMcpNamePart(handle.name) === sanitizeMcpNamePart(name));
-    return matches.find((handle) => handle.runId !== undefined) ?? matches[0];
+    if (exact.length > 0) return exact.find((handle) => handle.runId !== undefined) ?? exact[0];
+    const sanitized = visible.filter((handle) => sanitizeMcpNamePart(handle.name) === name);
+    const [only] = sanitized;
+    return sanitized.length === 1 && only !== undefined && !isLossyMcpNamePart(only.name) ? only : undefined;
   }
 
   /** The status of every open server. */
