@@ -150,6 +150,20 @@ describe("cron_create: name, schedule (5-field UTC), explicit execution_type she
       expect(message, schedule).toContain("time zones are not supported");
       expect(message, schedule).not.toContain("seconds");
     }
+    // IANA names with digits and signs, and all-caps abbreviations, are time zones too.
+    for (const schedule of [
+      "0 9 * * * Etc/GMT-14",
+      "0 9 * * * EST",
+      "0 9 * * * America/Argentina/Buenos_Aires",
+      "0 9 * * * UTC+2",
+    ]) {
+      const message = await refused(schedule);
+      expect(message, schedule).toContain("time zones are not supported");
+      expect(message, schedule).not.toContain("seconds");
+    }
+    // Control: month and day names in a sixth field are no time zone; six fields still say seconds.
+    expect(await refused("0 0 9 * JAN MON")).toContain("seconds are not supported");
+    expect(await refused("0 0 9 * * FRIL")).toContain("seconds are not supported");
     // Positive controls at the edges: each field's last value, names, ranges, steps, L.
     for (const schedule of ["59 23 31 12 7", "0 0 1 JAN SUN", "0 0 * * MON-FRI", "*/15 0-23/2 1,15 1-12 0-6", "0 3 L * *"]) {
       ok(await run.call("cron_create", { ...shell, name: `ok${index++}`, schedule }));

@@ -68,8 +68,22 @@ function checkFields(schedule: string, fields: readonly string[]): void {
   });
 }
 
-/** A field that names a time zone (`CRON_TZ=Europe/Paris`, `TZ=UTC`, `UTC`, `Europe/Paris`). */
-const TIME_ZONE_FIELD = /=|^(?:UTC|GMT)$|^[A-Za-z_]+\/[A-Za-z_][A-Za-z_/+-]*$/i;
+/**
+ * A field that names a time zone: an assignment (`CRON_TZ=Europe/Paris`, `TZ=UTC`), `UTC` or
+ * `GMT` with or without an offset (`UTC+2`), an IANA name with digits and signs
+ * (`Europe/Paris`, `Etc/GMT-14`, `America/Argentina/Buenos_Aires`), or an all-caps abbreviation
+ * (`EST`, `CEST`) as the first or sixth of six fields. An abbreviation elsewhere, or one that starts
+ * with a month or day name (`JAN`, `MON`, `FRIL` for the last Friday), is a cron value.
+ */
+const TIME_ZONE_FIELD = /=|^(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?$|^[A-Za-z_]+(?:\/[\w+-]*[A-Za-z][\w+-]*)+$/i;
+const ZONE_ABBREVIATION = /^[A-Z]{3,5}$/;
+const CRON_NAME = /^(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT)/;
+
+function namesTimeZone(fields: readonly string[]): boolean {
+  if (fields.some((field) => TIME_ZONE_FIELD.test(field))) return true;
+  if (fields.length !== 6) return false;
+  return [fields[0], fields[5]].some((field) => field !== undefined && ZONE_ABBREVIATION.test(field) && !CRON_NAME.test(field));
+}
 
 /**
  * Checks a 5-field cron expression, read in UTC. Seconds (6 fields), a time zone
@@ -83,7 +97,7 @@ export function parseCronSchedule(schedule: string): CronSchedule {
     .trim()
     .split(/\s+/)
     .filter((field) => field !== "");
-  if (fields.some((field) => TIME_ZONE_FIELD.test(field)))
+  if (namesTimeZone(fields))
     throw invalid(schedule, "time zones are not supported: every schedule is read in UTC; give the 5 fields only.");
   if (fields.length === 6) throw invalid(schedule, "6 fields given; seconds are not supported, use 5 fields (minute first).");
   if (fields.length !== 5)
