@@ -3,7 +3,9 @@
  * tests: each compares a tool's answer with the git CLI on the smallest repository that showed it.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import type { ContributorOutput } from "../../src/git/contributor-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
+import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
@@ -46,5 +48,41 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     expect(file.kind).toBe("file");
     expect(file.commits.map((commit) => commit.sha)).toEqual(logIds(fixture.directory, "d/b.txt"));
     expect(file.commits[0]?.status).toBe("D");
+  });
+
+  it("a commit named by id in git_diff_range is not counted twice by later walks of a commit-graph history (it was: 5 commits, git 4)", async () => {
+    const fixture = FixtureRepository.create("peel-twice");
+    directories.push(fixture.directory);
+    const root = fixture.write("a.txt", "a\n").commit("root needle", author);
+    fixture.git("checkout", "-q", "-b", "side");
+    fixture.write("b.txt", "b\n").commit("side needle", author);
+    fixture.git("checkout", "-q", "main");
+    const merge = fixture.merge("side", "merge needle", author);
+    // The graph lists these three; the next commit is outside it, so the walk reads its parents by
+    // id: the merge and the root parsed by id (named in git_diff_range), the side commit from the
+    // graph, whose parent (the root again) the walk reaches by graph position.
+    fixture.git("commit-graph", "write", "--reachable");
+    fixture.write("a.txt", "a\nc\n").commit("tip needle", author);
+    const expected = git(fixture.directory, ["log", "--format=%H"])
+      .split("\n")
+      .filter(Boolean)
+      .map((id) => id.slice(0, 10));
+    expect(expected).toHaveLength(4);
+    const run = gitRun(fixture.directory);
+    const search = async () =>
+      output<LogSearchOutput>(
+        await run.call("git_log_search", { query: "needle", mode: "message", max_results: 50 }),
+      ).commits.map((commit) => commit.sha);
+    // Control: the same questions before any commit was named by id.
+    expect(await search()).toEqual(expected);
+    for (const [from, to] of [
+      [root, "HEAD"],
+      [merge, "HEAD"],
+    ]) {
+      expect((await run.call("git_diff_range", { from, to })).ok).toBe(true);
+    }
+    expect(await search()).toEqual(expected);
+    const contributors = output<ContributorOutput>(await run.call("git_contributor_context", {}));
+    expect(contributors.total_commits).toBe(4);
   });
 });

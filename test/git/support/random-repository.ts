@@ -53,6 +53,8 @@ export type Step =
     }
   | { readonly step: "crisscross"; readonly left: CommitPlan; readonly right: CommitPlan; readonly after: CommitPlan }
   | { readonly step: "tag"; readonly annotated: boolean }
+  | { readonly step: "mailmap" }
+  | { readonly step: "detach" }
   | { readonly step: "gc" }
   | { readonly step: "commit-graph" };
 
@@ -111,6 +113,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ step: fc.constant("crisscross" as const), left: commitPlan, right: commitPlan, after: commitPlan }),
   },
   { weight: 1, arbitrary: fc.record({ step: fc.constant("tag" as const), annotated: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ step: "mailmap" as const }) },
+  { weight: 1, arbitrary: fc.constant({ step: "detach" as const }) },
   { weight: 1, arbitrary: fc.constant({ step: "gc" as const }) },
   { weight: 1, arbitrary: fc.constant({ step: "commit-graph" as const }) },
 );
@@ -278,6 +282,20 @@ class Builder {
           ["tag", ...(value.annotated ? ["-a", "-m", `tag ${this.tags}`] : []), `v${this.tags}`],
           this.environment(0, true),
         );
+        return;
+      case "mailmap":
+        // Both forms: a name for an address, and a name and address for another name and address.
+        writeFileSync(
+          path.join(this.directory, ".mailmap"),
+          "Ann <ann@example.com>\nCy Real <cy@example.com> <CY@Example.com>\n",
+        );
+        this.commit({ edits: [], author: 0, sameTime: false }, `mailmap ${index}`);
+        return;
+      case "detach":
+        // A commit on a detached HEAD, then main follows it (merges check out main again).
+        git(this.directory, ["checkout", "-q", "--detach"]);
+        this.commit({ edits: [], author: 2, sameTime: true }, `detached ${index}`);
+        git(this.directory, ["branch", "-f", "main", "HEAD"]);
         return;
       case "gc":
         git(this.directory, ["gc", "-q", "--no-prune"]);
