@@ -29,9 +29,9 @@ const logIds = (directory: string, args: readonly string[]) =>
     .filter((line) => /^[0-9a-f]{40}$/.test(line))
     .map(short);
 
-/** Paths in HEAD's tree (-z, so the newline path survives) with their mode. */
-function headFiles(directory: string): { path: string; mode: string }[] {
-  return git(directory, ["ls-tree", "-r", "-z", "HEAD"])
+/** Paths in a revision's tree (-z, so the newline path survives) with their mode. */
+function treeFiles(directory: string, revision: string): { path: string; mode: string }[] {
+  return git(directory, ["ls-tree", "-r", "-z", revision])
     .split("\0")
     .filter(Boolean)
     .map((entry) => {
@@ -57,32 +57,36 @@ async function compareHistories(directory: string, run: Run): Promise<void> {
   }
 }
 
-async function compareBlame(directory: string, run: Run): Promise<void> {
-  for (const { path: file, mode } of headFiles(directory)) {
+async function compareBlame(directory: string, run: Run, revision: string): Promise<void> {
+  for (const { path: file, mode } of treeFiles(directory, revision)) {
     if (mode === "120000") continue;
-    const text = git(directory, ["show", `HEAD:${file}`]);
+    const text = git(directory, ["show", `${revision}:${file}`]);
     if (text.includes("\0") || text === "") continue;
     const expected = new Map<number, string>();
-    for (const line of git(directory, ["blame", "--porcelain", "HEAD", "--", file]).split("\n")) {
+    for (const line of git(directory, ["blame", "--porcelain", revision, "--", file]).split("\n")) {
       const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
       if (match !== null) expected.set(Number(match[3]), short(match[1] ?? ""));
     }
     const answer = output<BlameOutput>(
-      await run.call("git_blame_context", { path: file, start_line: 1, end_line: expected.size, context: 0 }),
+      await run.call("git_blame_context", { path: file, ref: revision, start_line: 1, end_line: expected.size, context: 0 }),
     );
-    expect(new Map(answer.lines.map((line) => [line.line, line.sha])), `blame of ${JSON.stringify(file)}`).toEqual(expected);
+    const label = `blame of ${JSON.stringify(file)} at ${revision}`;
+    expect(new Map(answer.lines.map((line) => [line.line, line.sha])), label).toEqual(expected);
   }
 }
 
 async function compareDiffs(directory: string, run: Run): Promise<void> {
   const commits = git(directory, ["rev-list", "--all"]).split("\n").filter(Boolean);
-  const pairs: [string, string][] = [
-    [commits[commits.length - 1] as string, "HEAD"],
+  const root = commits[commits.length - 1] as string;
+  const pairs: [string, string, string?][] = [
+    [root, "HEAD"],
+    [root, "HEAD", "d"],
     [commits[Math.floor(commits.length / 2)] as string, "HEAD"],
     [commits[1] ?? "HEAD", commits[commits.length - 2] ?? "HEAD"],
   ];
-  for (const [from, to] of pairs) {
-    const raw = git(directory, ["diff", "--numstat", "-z", "-M", from, to]).split("\0");
+  for (const [from, to, scope] of pairs) {
+    const pathArgs = scope === undefined ? [] : ["--", scope];
+    const raw = git(directory, ["diff", "--numstat", "-z", "-M", from, to, ...pathArgs]).split("\0");
     const expected: { path: string; previous?: string; added?: number; removed?: number }[] = [];
     for (let index = 0; index < raw.length - 1; index++) {
       const [added = "", removed = "", name = ""] = (raw[index] ?? "").split("\t");
@@ -94,8 +98,10 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
         expected.push({ path: next, previous, ...counts });
       } else expected.push({ path: name, ...counts });
     }
-    const answer = output<DiffRangeOutput>(await run.call("git_diff_range", { from, to }));
-    const label = `diff ${from.slice(0, 7)} ${to.slice(0, 7)}`;
+    const answer = output<DiffRangeOutput>(
+      await run.call("git_diff_range", { from, to, ...(scope === undefined ? {} : { path: scope }) }),
+    );
+    const label = `diff ${from.slice(0, 7)} ${to.slice(0, 7)} ${scope ?? ""}`;
     const actual = answer.files.map((file) => ({
       path: file.path,
       ...(file.previous_path === undefined ? {} : { previous: file.previous_path }),
@@ -106,7 +112,7 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
     expect(answer.files_changed, label).toBe(expected.length);
     expect(answer.added, label).toBe(expected.reduce((sum, file) => sum + (file.added ?? 0), 0));
     expect(answer.removed, label).toBe(expected.reduce((sum, file) => sum + (file.removed ?? 0), 0));
-    expect(answer.diff, label).toBe(git(directory, ["diff", "-M", from, to]));
+    expect(answer.diff, label).toBe(git(directory, ["diff", "-M", from, to, ...pathArgs]));
   }
 }
 
@@ -135,8 +141,11 @@ async function compareSearches(directory: string, run: Run): Promise<void> {
     { args: { query: "needle", mode: "message" }, cli: ["-i", "-F", "--grep=needle"] },
     { args: { query: "return null;", mode: "pickaxe" }, cli: ["-Sreturn null;"] },
     { args: { query: "gamma", mode: "pickaxe", path: "d" }, cli: ["-Sgamma", "--", "d"] },
+    { args: { query: "side", mode: "message", ref: "side-1" }, cli: ["-i", "-F", "--grep=side", "side-1"] },
   ];
+  const branches = git(directory, ["branch", "--list", "side-1"]);
   for (const { args, cli } of cases) {
+    if (args.ref !== undefined && branches === "") continue;
     const answer = output<LogSearchOutput>(await run.call("git_log_search", { ...args, max_results: 200 }));
     expect(
       answer.commits.map((commit) => commit.sha),
@@ -151,7 +160,9 @@ export async function checkPlan(plan: RepositoryPlan): Promise<void> {
   try {
     const run = gitRun(directory);
     await compareHistories(directory, run);
-    await compareBlame(directory, run);
+    await compareBlame(directory, run, "HEAD");
+    const tags = git(directory, ["tag"]).split("\n").filter(Boolean);
+    if (tags[0] !== undefined) await compareBlame(directory, run, tags[0]);
     await compareDiffs(directory, run);
     await compareContributors(directory, run);
     await compareSearches(directory, run);
