@@ -19,7 +19,7 @@ import { failure, gitRun, output } from "./support/git-run.js";
 import { buildRepository, PATHS, type RepositoryPlan, repositoryPlan } from "./support/random-repository.js";
 
 const gitCapability = capability("git");
-const RUNS = Number(process.env.GIT_FUZZ_RUNS ?? 6);
+const RUNS = Number(process.env.GIT_FUZZ_RUNS ?? 10);
 const SEED = Number(process.env.GIT_FUZZ_SEED ?? 3607);
 
 const short = (id: string) => id.slice(0, 10);
@@ -154,11 +154,17 @@ async function compareSearches(directory: string, run: Run): Promise<void> {
   }
 }
 
-/** Every comparison on one plan's repository. */
-export async function checkPlan(plan: RepositoryPlan): Promise<void> {
-  const directory = buildRepository(plan);
+/** Where the tools read the plan's repository: its own directory, a linked worktree (a `.git` file), a bare clone. */
+type Layout = "plain" | "worktree" | "bare";
+
+/** Every comparison on one plan's repository, read through `layout`. */
+export async function checkPlan(plan: RepositoryPlan, layout: Layout = "plain"): Promise<void> {
+  const source = buildRepository(plan);
+  const directory = layout === "plain" ? source : `${source}-${layout}`;
+  if (layout === "worktree") git(source, ["worktree", "add", "-q", "--detach", directory, "HEAD"]);
+  if (layout === "bare") git(source, ["clone", "-q", "--bare", source, directory]);
   try {
-    const run = gitRun(directory);
+    const run = layout === "bare" ? gitRun(source, { repositoryPath: directory }) : gitRun(directory);
     await compareHistories(directory, run);
     await compareBlame(directory, run, "HEAD");
     const tags = git(directory, ["tag"]).split("\n").filter(Boolean);
@@ -167,16 +173,18 @@ export async function checkPlan(plan: RepositoryPlan): Promise<void> {
     await compareContributors(directory, run);
     await compareSearches(directory, run);
   } finally {
-    removeDirectory(directory);
+    removeDirectory(source);
+    if (directory !== source) removeDirectory(directory);
   }
 }
 
 describe.skipIf(gitCapability.missing)(
   gitCapability.label("git tools give the git CLI's answer on small random repositories"),
   () => {
-    it("history, blame, diff, contributors and search agree with git", async () => {
+    it("history, blame, diff, contributors and search agree with git (the repository plain, as a linked worktree, bare)", async () => {
+      const layout = fc.constantFrom<Layout>("plain", "plain", "worktree", "bare");
       await fc.assert(
-        fc.asyncProperty(repositoryPlan, (plan) => checkPlan(plan)),
+        fc.asyncProperty(repositoryPlan, layout, (plan, where) => checkPlan(plan, where)),
         { numRuns: RUNS, seed: SEED, endOnFailure: false },
       );
     }, 600_000);
