@@ -85,4 +85,24 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     const contributors = output<ContributorOutput>(await run.call("git_contributor_context", {}));
     expect(contributors.total_commits).toBe(4);
   });
+
+  it("in a bare repository, a path starting with a dot (.mailmap) is that path (it lost the dot: path_not_found)", async () => {
+    const fixture = FixtureRepository.create("bare-dot");
+    directories.push(fixture.directory);
+    fixture.write(".hidden", "one\n").write("plain.txt", "one\n").commit("first", author);
+    fixture.write(".hidden", "one\ntwo\n").commit("second", author);
+    const bare = `${fixture.directory}-bare.git`;
+    directories.push(bare);
+    git(fixture.directory, ["clone", "-q", "--bare", fixture.directory, bare]);
+    const run = gitRun(fixture.directory, { repositoryPath: bare });
+    // Control: a name without a dot, and "./" before a dotted name, which is the same path.
+    for (const path of ["plain.txt", ".hidden", "./.hidden"]) {
+      const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path }));
+      expect(
+        answer.commits.map((commit) => commit.sha),
+        path,
+      ).toEqual(logIds(bare, path));
+      expect(answer.path, path).toBe(path.replace(/^\.\//, ""));
+    }
+  });
 });
