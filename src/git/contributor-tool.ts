@@ -19,9 +19,9 @@ export type ContributorInput = OutputOf<typeof contributorInput>;
  * @public
  */
 export interface Contributor {
-  /** The name on their newest commit. */
+  /** The author name (after the `.mailmap`): one contributor per exact name and address, as `git shortlog -sne` counts. */
   readonly name: string;
-  /** The e-mail address (contributors are grouped by it, case-insensitively). */
+  /** The e-mail address (after the `.mailmap`); the same address under two names is two contributors, as in git shortlog. */
   readonly email: string;
   /** Commits authored, merges included (as `git shortlog -sn [-- path]` counts, with git's default history simplification). */
   readonly commits: number;

@@ -84,11 +84,32 @@ async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<F
   };
 }
 
+/**
+ * A path absent from the start commit may have been a file or a directory (or both, at different
+ * times): `git log -- <path>` lists the commits that changed either, so each commit that changed it
+ * is read as what it was there.
+ */
+async function absentPathEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
+  const { repository } = tracker;
+  const base = await baseTree(repository, commit);
+  if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
+  const after = await repository.entryAt(commit.tree, tracker.path);
+  const before = base === undefined ? undefined : await repository.entryAt(base, tracker.path);
+  const directory = after?.kind === "tree" || before?.kind === "tree";
+  return directory ? directoryEntry(tracker, commit) : fileEntry(tracker, commit);
+}
+
+function entryOf(startKind: "file" | "directory" | "absent", tracker: Tracker, commit: CommitRecord) {
+  if (startKind === "file") return fileEntry(tracker, commit);
+  return startKind === "directory" ? directoryEntry(tracker, commit) : absentPathEntry(tracker, commit);
+}
+
 async function history(runtime: GitToolRuntime, repository: GitRepository, input: FileHistoryInput, context: ToolContext) {
   const scope = repositoryPath(repository, input.path, context);
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
-  const kind = scope === "" || (await repository.entryAt(start.commit.tree, scope))?.kind === "tree" ? "directory" : "file";
-  const tracker: Tracker = { repository, follow: kind === "file" && input.follow_renames !== false, path: scope };
+  const startEntry = scope === "" ? undefined : await repository.entryAt(start.commit.tree, scope);
+  const startKind = scope === "" || startEntry?.kind === "tree" ? "directory" : startEntry === undefined ? "absent" : "file";
+  const tracker: Tracker = { repository, follow: startKind !== "directory" && input.follow_renames !== false, path: scope };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   // Without rename following, history is simplified as `git log -- <path>` does; following renames
   // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
@@ -104,7 +125,7 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
       omitted = `History before ${commit.oid.slice(0, 10)} is missing (shallow clone), so older changes may exist.`;
       break;
     }
-    const entry = kind === "file" ? await fileEntry(tracker, commit) : await directoryEntry(tracker, commit);
+    const entry = await entryOf(startKind, tracker, commit);
     if (entry === undefined) continue;
     if (commits.length === limit) {
       truncated = true;
@@ -123,6 +144,9 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
       "Check the path's spelling (it is relative to the workspace), or list files with glob.",
     );
   }
+  // A path gone at the start is what it last was: a directory if its newest change was one.
+  const kind: "file" | "directory" =
+    startKind === "absent" ? (commits[0]?.files_changed === undefined ? "file" : "directory") : startKind;
   return { scope, kind, start, tracker, walk, commits, truncated, omitted } as const;
 }
 

@@ -22,10 +22,8 @@ export function repositoryPath(repository: GitRepository, input: string, context
   const { worktree, base } = repository.location;
   if (worktree === undefined) {
     // A bare repository has no files on disk: paths are repository-relative as given.
-    const normalized = path.posix
-      .normalize(input.replaceAll("\\", "/"))
-      .replace(/^\.\/?/, "")
-      .replace(/\/$/, "");
+    // normalize drops a leading "./"; a leading dot of a name (.mailmap) is part of it.
+    const normalized = path.posix.normalize(input.replaceAll("\\", "/")).replace(/\/$/, "");
     if (path.posix.isAbsolute(normalized) || normalized === ".." || normalized.startsWith("../")) {
       throw outside(input, "the repository");
     }

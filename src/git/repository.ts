@@ -106,6 +106,17 @@ export class GitRepository {
     return commit;
   }
 
+  /**
+   * How walks and blame know a commit: its commit-graph position (no id turned into text), else its
+   * id. A commit the graph lists but that was parsed by id (peel keeps one, for a revision named in
+   * an earlier call) is known by its position too, or a walk reaching it both ways takes it twice.
+   */
+  commitKey(commit: CommitRecord): number | string {
+    if (commit instanceof GraphCommit) return commit.graphPosition;
+    const position = this.usableGraph()?.positionOf(commit.oid) ?? -1;
+    return position >= 0 ? position : commit.oid;
+  }
+
   /** The commit-graph, when commits may be read from it (a synchronous store, not a shallow clone). */
   private usableGraph(): CommitGraph | undefined {
     const { store } = this.caches;

@@ -44,11 +44,28 @@ function quietly<Value>(fallback: Value): (error: unknown) => Value {
   };
 }
 
-async function hasAnyBranch(repository: GitRepository): Promise<boolean> {
+async function branchNames(repository: GitRepository): Promise<string[]> {
   const gitdir = repository.location.commondir;
   const git = await loadIsomorphicGit();
-  const branches = await git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]));
-  return branches.length > 0;
+  return git.listBranches({ fs: repository.fs, gitdir }).catch(quietly<string[]>([]));
+}
+
+async function hasAnyBranch(repository: GitRepository): Promise<boolean> {
+  return (await branchNames(repository)).length > 0;
+}
+
+/**
+ * HEAD on a branch with no commits (after `git checkout --orphan`) while other branches have
+ * some: git says "your current branch ... does not have any commits yet"; the model can name one.
+ */
+async function unbornBranchError(repository: GitRepository, target: string): Promise<Error | undefined> {
+  const branches = await branchNames(repository);
+  if (branches.length === 0) return undefined;
+  return gitError(
+    "empty_repository",
+    `The current branch has no commits yet (HEAD points to ${target}, which does not exist); other branches have commits.`,
+    `Pass ref (or from) naming one of them: ${branches.slice(0, 5).join(", ")}${branches.length > 5 ? ", ..." : ""}.`,
+  );
 }
 
 async function resolveHead(repository: GitRepository): Promise<string> {
@@ -60,6 +77,8 @@ async function resolveHead(repository: GitRepository): Promise<string> {
       ? undefined
       : await new RefResolver(repository.files, repository.location.commondir).read(target).catch(quietly(undefined));
   if (resolved !== undefined) return resolved;
+  const unborn = target === undefined ? undefined : await unbornBranchError(repository, target);
+  if (unborn !== undefined) throw unborn;
   throw gitError(
     "empty_repository",
     `The repository has no commits yet${target === undefined ? "" : ` (HEAD points to ${target}, which does not exist)`}.`,

@@ -57,6 +57,25 @@ describe("repository problems", () => {
     }
   });
 
+  it("on an unborn branch (checkout --orphan) beside branches with commits, names them; with ref one of them, answers as git", async () => {
+    const orphan = FixtureRepository.create("orphan");
+    cleanup.push(orphan.directory);
+    orphan.write("a.txt", "one\n").commit("first needle", { name: "Ann", email: "ann@example.com" });
+    orphan.git("checkout", "-q", "--orphan", "fresh");
+    expect(() => orphan.git("log")).toThrow(/does not have any commits yet/);
+    const run = gitRun(orphan.directory);
+    for (const [name, args] of EVERY_TOOL) {
+      const error = failure(await run.call(name, args));
+      expect(error, name).toMatchObject({ code: "empty_repository" });
+      expect(error.message, name).toContain("refs/heads/fresh");
+      expect(error.message, name).not.toContain("The repository has no commits");
+      expect(error.hint, name).toContain("main");
+    }
+    // Control: naming the branch that has commits answers as git log main does.
+    const found = output<LogSearchOutput>(await run.call("git_log_search", { query: "needle", ref: "main" }));
+    expect(found.commits.map((commit) => commit.sha)).toEqual(logIds(orphan.directory, ["main"]).map((id) => id.slice(0, 10)));
+  });
+
   it("reports a shallow clone when the answer needs history it does not have", async () => {
     const shallow = path.join(scratch("shallow"), "clone");
     git(fixture.directory, ["clone", "-q", "--depth", "1", `file://${fixture.directory}`, shallow]);

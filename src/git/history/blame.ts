@@ -50,11 +50,6 @@ interface Blame {
   readonly result: Map<number, BlamedLine>;
 }
 
-/** How blame knows a commit: its graph position (no id turned into text), else its id. */
-function commitKey(commit: CommitRecord): number | string {
-  return commit instanceof GraphCommit ? commit.graphPosition : commit.oid;
-}
-
 async function originIn(repository: GitRepository, suspect: Suspect, parent: CommitRecord, index: number) {
   const { commit, path } = suspect;
   // Same entry in the parent (usually told from a top directory, without descending): the same blob.
@@ -86,7 +81,7 @@ function lineMap(lines: LineDiff): Int32Array {
 
 function passTo(blame: Blame, origin: Origin, lines: TrackedLine[]): void {
   if (lines.length === 0) return;
-  const key = commitKey(origin.parent);
+  const key = blame.repository.commitKey(origin.parent);
   const queued = blame.suspects.get(key);
   const existing = queued?.find((suspect) => suspect.path === origin.path);
   if (existing !== undefined) {
@@ -157,7 +152,7 @@ async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   if (candidates.length === 1 && only !== undefined && only.blob === suspect.blob) {
     // A commit its own parent (a replace ref whose replacement has the replaced commit as parent):
     // git blame passes the lines to itself and stops there, so they are this commit's; passing them on looped forever.
-    if (commitKey(only.parent) === commitKey(commit)) settle(blame, suspect, suspect.lines);
+    if (blame.repository.commitKey(only.parent) === blame.repository.commitKey(commit)) settle(blame, suspect, suspect.lines);
     else passTo(blame, only, suspect.lines);
     return;
   }
@@ -208,9 +203,9 @@ export async function blameLines(
   // can (c2 replaced by a descendant of c3, whose parent is c2): the lines then pass round the
   // loop forever, as they do in git blame itself. A commit is a suspect again only for another
   // path or after clock skew, a handful of times, never thousands.
-  const visits = new Map<ReturnType<typeof commitKey>, number>();
+  const visits = new Map<number | string, number>();
   for (let suspect = blame.queue.pop(); suspect !== undefined; suspect = blame.queue.pop()) {
-    const key = commitKey(suspect.commit);
+    const key = repository.commitKey(suspect.commit);
     const visited = (visits.get(key) ?? 0) + 1;
     if (visited > MAX_VISITS_PER_COMMIT) {
       throw new CatalogError(

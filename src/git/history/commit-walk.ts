@@ -141,7 +141,7 @@ export class CommitWalk {
   ): boolean {
     if (parents !== undefined) {
       for (const parent of parents) {
-        const key = seenKey(parent);
+        const key = this.repository.commitKey(parent);
         if (seen.has(key)) continue;
         seen.add(key);
         queue.push(parent, parent);
@@ -165,10 +165,11 @@ export class CommitWalk {
       if (seen.has(id)) continue;
       seen.add(id);
       const parent = await requireCommit(repository, id);
-      // A parent from the graph may also be reached by position from another commit.
-      if (parent instanceof GraphCommit) {
-        if (seen.has(parent.graphPosition)) continue;
-        seen.add(parent.graphPosition);
+      // A parent the graph lists may also be reached by position from another commit.
+      const key = repository.commitKey(parent);
+      if (key !== id) {
+        if (seen.has(key)) continue;
+        seen.add(key);
       }
       queue.push(parent, parent);
     }
@@ -180,7 +181,7 @@ export class CommitWalk {
     const repository = this.repository;
     const queue = new CommitQueue<CommitRecord>();
     // Commits from the graph are known by position, the others by id: no id turned into text to walk.
-    const seen = new Set<number | string>([seenKey(this.start)]);
+    const seen = new Set<number | string>([repository.commitKey(this.start)]);
     const synchronous = repository.rawReads;
     const maybeShallow = repository.shallow.size > 0;
     queue.push(this.start, this.start);
@@ -215,8 +216,3 @@ interface Simplified {
 }
 
 const CHANGED: Simplified = { parents: undefined, same: false };
-
-/** How the walk knows a commit it has queued: its graph position, else its id. */
-function seenKey(commit: CommitRecord): number | string {
-  return commit instanceof GraphCommit ? commit.graphPosition : commit.oid;
-}

@@ -1,0 +1,108 @@
+/**
+ * The minimal cases the property tests of git-cli-property.test.ts found, kept as regression
+ * tests: each compares a tool's answer with the git CLI on the smallest repository that showed it.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import type { ContributorOutput } from "../../src/git/contributor-tool.js";
+import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
+import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
+import { capability } from "../support/capabilities.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitRun, output } from "./support/git-run.js";
+
+const gitCapability = capability("git");
+const author = { name: "Ann", email: "ann@example.com" };
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) removeDirectory(directory);
+});
+
+const logIds = (directory: string, path: string) =>
+  git(directory, ["log", "--format=%H", "--", path])
+    .split("\n")
+    .filter(Boolean)
+    .map((id) => id.slice(0, 10));
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found by the git property tests"), () => {
+  it("git_file_history of a directory deleted before HEAD lists what git log -- <dir> lists (it said path_not_found)", async () => {
+    const fixture = FixtureRepository.create("gone-dir");
+    directories.push(fixture.directory);
+    fixture.write("a.txt", "a\n").commit("first", author);
+    fixture.write("d/b.txt", "b\n").write("d/e/c.txt", "c\n").commit("add d", author);
+    fixture.write("d/b.txt", "b\nb\n").commit("edit d", author);
+    fixture.remove("d/b.txt").remove("d/e/c.txt").commit("remove d", author);
+    const run = gitRun(fixture.directory);
+    for (const path of ["d", "d/e"]) {
+      const expected = logIds(fixture.directory, path);
+      expect(expected.length).toBeGreaterThan(1);
+      const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path, follow_renames: false }));
+      expect(
+        answer.commits.map((commit) => commit.sha),
+        path,
+      ).toEqual(expected);
+      expect(answer.kind, path).toBe("directory");
+      expect(answer.commits[0]?.files_changed, path).toBeGreaterThan(0);
+    }
+    // Control: a deleted file is still a file, with its deletion first.
+    const file = output<FileHistoryOutput>(await run.call("git_file_history", { path: "d/b.txt" }));
+    expect(file.kind).toBe("file");
+    expect(file.commits.map((commit) => commit.sha)).toEqual(logIds(fixture.directory, "d/b.txt"));
+    expect(file.commits[0]?.status).toBe("D");
+  });
+
+  it("a commit named by id in git_diff_range is not counted twice by later walks of a commit-graph history (it was: 5 commits, git 4)", async () => {
+    const fixture = FixtureRepository.create("peel-twice");
+    directories.push(fixture.directory);
+    const root = fixture.write("a.txt", "a\n").commit("root needle", author);
+    fixture.git("checkout", "-q", "-b", "side");
+    fixture.write("b.txt", "b\n").commit("side needle", author);
+    fixture.git("checkout", "-q", "main");
+    const merge = fixture.merge("side", "merge needle", author);
+    // The graph lists these three; the next commit is outside it, so the walk reads its parents by
+    // id: the merge and the root parsed by id (named in git_diff_range), the side commit from the
+    // graph, whose parent (the root again) the walk reaches by graph position.
+    fixture.git("commit-graph", "write", "--reachable");
+    fixture.write("a.txt", "a\nc\n").commit("tip needle", author);
+    const expected = git(fixture.directory, ["log", "--format=%H"])
+      .split("\n")
+      .filter(Boolean)
+      .map((id) => id.slice(0, 10));
+    expect(expected).toHaveLength(4);
+    const run = gitRun(fixture.directory);
+    const search = async () =>
+      output<LogSearchOutput>(
+        await run.call("git_log_search", { query: "needle", mode: "message", max_results: 50 }),
+      ).commits.map((commit) => commit.sha);
+    // Control: the same questions before any commit was named by id.
+    expect(await search()).toEqual(expected);
+    for (const [from, to] of [
+      [root, "HEAD"],
+      [merge, "HEAD"],
+    ]) {
+      expect((await run.call("git_diff_range", { from, to })).ok).toBe(true);
+    }
+    expect(await search()).toEqual(expected);
+    const contributors = output<ContributorOutput>(await run.call("git_contributor_context", {}));
+    expect(contributors.total_commits).toBe(4);
+  });
+
+  it("in a bare repository, a path starting with a dot (.mailmap) is that path (it lost the dot: path_not_found)", async () => {
+    const fixture = FixtureRepository.create("bare-dot");
+    directories.push(fixture.directory);
+    fixture.write(".hidden", "one\n").write("plain.txt", "one\n").commit("first", author);
+    fixture.write(".hidden", "one\ntwo\n").commit("second", author);
+    const bare = `${fixture.directory}-bare.git`;
+    directories.push(bare);
+    git(fixture.directory, ["clone", "-q", "--bare", fixture.directory, bare]);
+    const run = gitRun(fixture.directory, { repositoryPath: bare });
+    // Control: a name without a dot, and "./" before a dotted name, which is the same path.
+    for (const path of ["plain.txt", ".hidden", "./.hidden"]) {
+      const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path }));
+      expect(
+        answer.commits.map((commit) => commit.sha),
+        path,
+      ).toEqual(logIds(bare, path));
+      expect(answer.path, path).toBe(path.replace(/^\.\//, ""));
+    }
+  });
+});

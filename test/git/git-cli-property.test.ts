@@ -1,0 +1,192 @@
+/**
+ * Property tests: on small random repositories built with the git CLI (odd paths and contents,
+ * renames and copies near the similarity threshold, octopus, criss-cross and evil merges,
+ * identical timestamps, authors sharing an e-mail, gc and commit-graphs at random points), every
+ * git tool gives the git CLI's answer. The default run is short with a fixed seed; set
+ * GIT_FUZZ_RUNS (and GIT_FUZZ_SEED) for a longer sweep. A failure prints the seed and the shrunk plan.
+ */
+import type { Run } from "agent-tool-catalog";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { BlameOutput } from "../../src/git/blame-tool.js";
+import type { ContributorOutput } from "../../src/git/contributor-tool.js";
+import type { DiffRangeOutput } from "../../src/git/diff-range-tool.js";
+import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
+import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
+import { capability } from "../support/capabilities.js";
+import { git, removeDirectory } from "./support/git-fixture.js";
+import { failure, gitRun, output } from "./support/git-run.js";
+import { buildRepository, PATHS, type RepositoryPlan, repositoryPlan } from "./support/random-repository.js";
+
+const gitCapability = capability("git");
+const RUNS = Number(process.env.GIT_FUZZ_RUNS ?? 10);
+const SEED = Number(process.env.GIT_FUZZ_SEED ?? 3607);
+
+const short = (id: string) => id.slice(0, 10);
+const logIds = (directory: string, args: readonly string[]) =>
+  git(directory, ["log", "--format=%H", ...args])
+    .split("\n")
+    .filter((line) => /^[0-9a-f]{40}$/.test(line))
+    .map(short);
+
+/** Paths in a revision's tree (-z, so the newline path survives) with their mode. */
+function treeFiles(directory: string, revision: string): { path: string; mode: string }[] {
+  return git(directory, ["ls-tree", "-r", "-z", revision])
+    .split("\0")
+    .filter(Boolean)
+    .map((entry) => {
+      const [meta = "", file = ""] = entry.split("\t");
+      return { path: file, mode: meta.split(" ")[0] ?? "" };
+    });
+}
+
+async function compareHistories(directory: string, run: Run): Promise<void> {
+  for (const file of [...PATHS, "d", "d/e"]) {
+    const expected = logIds(directory, ["--", file]);
+    const result = await run.call("git_file_history", { path: file, follow_renames: false, max_results: 200 });
+    if (expected.length === 0) {
+      // A path no commit ever changed: the tool says so (git prints nothing).
+      expect(failure(result).code, `history of ${JSON.stringify(file)}`).toBe("path_not_found");
+      continue;
+    }
+    const answer = output<FileHistoryOutput>(result);
+    expect(
+      answer.commits.map((commit) => commit.sha),
+      `history of ${JSON.stringify(file)}`,
+    ).toEqual(expected);
+  }
+}
+
+async function compareBlame(directory: string, run: Run, revision: string): Promise<void> {
+  for (const { path: file, mode } of treeFiles(directory, revision)) {
+    if (mode === "120000") continue;
+    const text = git(directory, ["show", `${revision}:${file}`]);
+    if (text.includes("\0") || text === "") continue;
+    const expected = new Map<number, string>();
+    for (const line of git(directory, ["blame", "--porcelain", revision, "--", file]).split("\n")) {
+      const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
+      if (match !== null) expected.set(Number(match[3]), short(match[1] ?? ""));
+    }
+    const answer = output<BlameOutput>(
+      await run.call("git_blame_context", { path: file, ref: revision, start_line: 1, end_line: expected.size, context: 0 }),
+    );
+    const label = `blame of ${JSON.stringify(file)} at ${revision}`;
+    expect(new Map(answer.lines.map((line) => [line.line, line.sha])), label).toEqual(expected);
+  }
+}
+
+async function compareDiffs(directory: string, run: Run): Promise<void> {
+  const commits = git(directory, ["rev-list", "--all"]).split("\n").filter(Boolean);
+  const root = commits[commits.length - 1] as string;
+  const pairs: [string, string, string?][] = [
+    [root, "HEAD"],
+    [root, "HEAD", "d"],
+    [commits[Math.floor(commits.length / 2)] as string, "HEAD"],
+    [commits[1] ?? "HEAD", commits[commits.length - 2] ?? "HEAD"],
+  ];
+  for (const [from, to, scope] of pairs) {
+    const pathArgs = scope === undefined ? [] : ["--", scope];
+    const raw = git(directory, ["diff", "--numstat", "-z", "-M", from, to, ...pathArgs]).split("\0");
+    const expected: { path: string; previous?: string; added?: number; removed?: number }[] = [];
+    for (let index = 0; index < raw.length - 1; index++) {
+      const [added = "", removed = "", name = ""] = (raw[index] ?? "").split("\t");
+      const counts = added === "-" ? {} : { added: Number(added), removed: Number(removed) };
+      if (name === "") {
+        const previous = raw[index + 1] ?? "";
+        const next = raw[index + 2] ?? "";
+        index += 2;
+        expected.push({ path: next, previous, ...counts });
+      } else expected.push({ path: name, ...counts });
+    }
+    const answer = output<DiffRangeOutput>(
+      await run.call("git_diff_range", { from, to, ...(scope === undefined ? {} : { path: scope }) }),
+    );
+    const label = `diff ${from.slice(0, 7)} ${to.slice(0, 7)} ${scope ?? ""}`;
+    const actual = answer.files.map((file) => ({
+      path: file.path,
+      ...(file.previous_path === undefined ? {} : { previous: file.previous_path }),
+      ...(file.added === undefined ? {} : { added: file.added, removed: file.removed }),
+    }));
+    const order = (list: typeof expected) => [...list].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+    expect(order(actual), label).toEqual(order(expected));
+    expect(answer.files_changed, label).toBe(expected.length);
+    expect(answer.added, label).toBe(expected.reduce((sum, file) => sum + (file.added ?? 0), 0));
+    expect(answer.removed, label).toBe(expected.reduce((sum, file) => sum + (file.removed ?? 0), 0));
+    expect(answer.diff, label).toBe(git(directory, ["diff", "-M", from, to, ...pathArgs]));
+  }
+}
+
+async function compareContributors(directory: string, run: Run): Promise<void> {
+  for (const scope of [undefined, "d", "a.txt"]) {
+    const pathArgs = scope === undefined ? [] : ["--", scope];
+    // git shortlog -sne: one line per exact "Name <email>".
+    const expected = new Map<string, number>();
+    for (const line of git(directory, ["shortlog", "-sne", "HEAD", ...pathArgs])
+      .split("\n")
+      .filter(Boolean)) {
+      const [count = "", person = ""] = line.trim().split("\t");
+      expected.set(person, Number(count));
+    }
+    const answer = output<ContributorOutput>(
+      await run.call("git_contributor_context", { ...(scope === undefined ? {} : { path: scope }), max_results: 100 }),
+    );
+    const actual = new Map(answer.contributors.map((person) => [`${person.name} <${person.email}>`, person.commits]));
+    expect(actual, `contributors of ${scope ?? "."}`).toEqual(expected);
+    expect(answer.total_commits, `total of ${scope ?? "."}`).toBe([...expected.values()].reduce((sum, count) => sum + count, 0));
+  }
+}
+
+async function compareSearches(directory: string, run: Run): Promise<void> {
+  const cases: { args: Record<string, unknown>; cli: string[] }[] = [
+    { args: { query: "needle", mode: "message" }, cli: ["-i", "-F", "--grep=needle"] },
+    { args: { query: "return null;", mode: "pickaxe" }, cli: ["-Sreturn null;"] },
+    { args: { query: "gamma", mode: "pickaxe", path: "d" }, cli: ["-Sgamma", "--", "d"] },
+    { args: { query: "side", mode: "message", ref: "side-1" }, cli: ["-i", "-F", "--grep=side", "side-1"] },
+  ];
+  const branches = git(directory, ["branch", "--list", "side-1"]);
+  for (const { args, cli } of cases) {
+    if (args.ref !== undefined && branches === "") continue;
+    const answer = output<LogSearchOutput>(await run.call("git_log_search", { ...args, max_results: 200 }));
+    expect(
+      answer.commits.map((commit) => commit.sha),
+      JSON.stringify(args),
+    ).toEqual(logIds(directory, cli));
+  }
+}
+
+/** Where the tools read the plan's repository: its own directory, a linked worktree (a `.git` file), a bare clone. */
+type Layout = "plain" | "worktree" | "bare";
+
+/** Every comparison on one plan's repository, read through `layout`. */
+export async function checkPlan(plan: RepositoryPlan, layout: Layout = "plain"): Promise<void> {
+  const source = buildRepository(plan);
+  const directory = layout === "plain" ? source : `${source}-${layout}`;
+  if (layout === "worktree") git(source, ["worktree", "add", "-q", "--detach", directory, "HEAD"]);
+  if (layout === "bare") git(source, ["clone", "-q", "--bare", source, directory]);
+  try {
+    const run = layout === "bare" ? gitRun(source, { repositoryPath: directory }) : gitRun(directory);
+    await compareHistories(directory, run);
+    await compareBlame(directory, run, "HEAD");
+    const tags = git(directory, ["tag"]).split("\n").filter(Boolean);
+    if (tags[0] !== undefined) await compareBlame(directory, run, tags[0]);
+    await compareDiffs(directory, run);
+    await compareContributors(directory, run);
+    await compareSearches(directory, run);
+  } finally {
+    removeDirectory(source);
+    if (directory !== source) removeDirectory(directory);
+  }
+}
+
+describe.skipIf(gitCapability.missing)(
+  gitCapability.label("git tools give the git CLI's answer on small random repositories"),
+  () => {
+    it("history, blame, diff, contributors and search agree with git (the repository plain, as a linked worktree, bare)", async () => {
+      const layout = fc.constantFrom<Layout>("plain", "plain", "worktree", "bare");
+      await fc.assert(
+        fc.asyncProperty(repositoryPlan, layout, (plan, where) => checkPlan(plan, where)),
+        { numRuns: RUNS, seed: SEED, endOnFailure: false },
+      );
+    }, 600_000);
+  },
+);

@@ -1,0 +1,318 @@
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { git, temporaryDirectory } from "./git-fixture.js";
+
+/**
+ * Small random repositories built with the real git CLI, for property tests of the git tools
+ * against git itself. A plan is plain data (so fast-check can shrink it); `buildRepository` plays
+ * it: odd paths and contents, renames and copies with edits near the similarity threshold, merges
+ * (conflicts taken from one side, evil merges, octopus, criss-cross), empty commits, identical
+ * timestamps, authors sharing an e-mail, tags, `git gc` and commit-graphs at random points.
+ */
+
+/** Paths the plans write: spaces, quotes, a newline, unicode, nesting. */
+export const PATHS = ["a.txt", "d/b.txt", "d/e/c.txt", "sp ace.txt", 'q"uote.txt', "ünï.txt", "new\nline.txt", "d/copy.txt"];
+
+const AUTHORS = [
+  { name: "Ann", email: "ann@example.com" },
+  { name: "Ann Other", email: "ann@example.com" },
+  { name: "Bö Ünïcode", email: "bo@example.com" },
+  { name: "Cy", email: "CY@Example.com" },
+];
+
+/** File content: lines from a small alphabet (so identical lines recur), CRLF, no final newline, binary, empty. */
+export type Content =
+  | { readonly kind: "text"; readonly lines: readonly number[]; readonly crlf: boolean; readonly final: boolean }
+  | { readonly kind: "binary"; readonly seed: number }
+  | { readonly kind: "empty" };
+
+/** One change to the working tree. */
+export type Edit =
+  | { readonly op: "write"; readonly file: number; readonly content: Content }
+  | { readonly op: "delete"; readonly file: number }
+  | { readonly op: "move"; readonly from: number; readonly to: number; readonly keep: number; readonly copy: boolean }
+  | { readonly op: "chmod"; readonly file: number }
+  | { readonly op: "symlink"; readonly file: number; readonly target: number };
+
+/** One commit's worth of edits, by one author, maybe at the previous commit's time. */
+export interface CommitPlan {
+  readonly edits: readonly Edit[];
+  readonly author: number;
+  readonly sameTime: boolean;
+}
+
+/** One step of a plan. */
+export type Step =
+  | { readonly step: "commit"; readonly commit: CommitPlan }
+  | {
+      readonly step: "merge";
+      readonly sides: readonly (readonly CommitPlan[])[];
+      readonly mainline: readonly CommitPlan[];
+      readonly resolve: "ours" | "theirs" | "evil";
+    }
+  | { readonly step: "crisscross"; readonly left: CommitPlan; readonly right: CommitPlan; readonly after: CommitPlan }
+  | { readonly step: "tag"; readonly annotated: boolean }
+  | { readonly step: "mailmap" }
+  | { readonly step: "detach" }
+  | { readonly step: "gc" }
+  | { readonly step: "commit-graph" };
+
+const fileIndex = fc.nat({ max: PATHS.length - 1 });
+
+const content: fc.Arbitrary<Content> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("text" as const),
+      lines: fc.array(fc.nat({ max: 5 }), { maxLength: 12 }),
+      crlf: fc.boolean(),
+      final: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("binary" as const), seed: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "empty" as const }) },
+);
+
+const edit: fc.Arbitrary<Edit> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ op: fc.constant("write" as const), file: fileIndex, content }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("delete" as const), file: fileIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("move" as const),
+      from: fileIndex,
+      to: fileIndex,
+      keep: fc.nat({ max: 10 }),
+      copy: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("chmod" as const), file: fileIndex }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("symlink" as const), file: fileIndex, target: fileIndex }) },
+);
+
+const commitPlan: fc.Arbitrary<CommitPlan> = fc.record({
+  edits: fc.array(edit, { maxLength: 3 }),
+  author: fc.nat({ max: AUTHORS.length - 1 }),
+  sameTime: fc.boolean(),
+});
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ step: fc.constant("commit" as const), commit: commitPlan }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      step: fc.constant("merge" as const),
+      sides: fc.array(fc.array(commitPlan, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+      mainline: fc.array(commitPlan, { maxLength: 2 }),
+      resolve: fc.constantFrom("ours" as const, "theirs" as const, "evil" as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ step: fc.constant("crisscross" as const), left: commitPlan, right: commitPlan, after: commitPlan }),
+  },
+  { weight: 1, arbitrary: fc.record({ step: fc.constant("tag" as const), annotated: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ step: "mailmap" as const }) },
+  { weight: 1, arbitrary: fc.constant({ step: "detach" as const }) },
+  { weight: 1, arbitrary: fc.constant({ step: "gc" as const }) },
+  { weight: 1, arbitrary: fc.constant({ step: "commit-graph" as const }) },
+);
+
+/** A plan: a first commit, then steps. */
+export const repositoryPlan = fc.record({ first: commitPlan, steps: fc.array(step, { minLength: 1, maxLength: 12 }) });
+/** What {@link repositoryPlan} draws. */
+export type RepositoryPlan = typeof repositoryPlan extends fc.Arbitrary<infer T> ? T : never;
+
+const LINES = ["alpha", "beta", "}", "", "return null;", "gamma delta"];
+
+function render(value: Content): Buffer {
+  if (value.kind === "empty") return Buffer.alloc(0);
+  if (value.kind === "binary") return Buffer.from([0, 1, 2, 255, value.seed, 0, 10, 65]);
+  const eol = value.crlf ? "\r\n" : "\n";
+  const text = value.lines.map((line, index) => `${LINES[line]}${index % 4 === 3 ? ` ${index}` : ""}`).join(eol);
+  return Buffer.from(value.lines.length > 0 && value.final ? `${text}${eol}` : text);
+}
+
+/** Plays plans into a repository; keeps the clock and the names of branches and tags. */
+class Builder {
+  private seconds = 1_700_000_000;
+  private branches = 0;
+  private tags = 0;
+
+  constructor(readonly directory: string) {}
+
+  private file(index: number): string {
+    return path.join(this.directory, PATHS[index] as string);
+  }
+
+  private isFile(index: number): boolean {
+    const target = this.file(index);
+    return existsSync(target) && lstatSync(target).isFile();
+  }
+
+  private exists(index: number): boolean {
+    try {
+      lstatSync(this.file(index));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private put(index: number, data: Buffer): void {
+    const target = this.file(index);
+    if (this.exists(index)) rmSync(target, { recursive: true, force: true });
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, data);
+  }
+
+  private apply(change: Edit): void {
+    switch (change.op) {
+      case "write":
+        this.put(change.file, render(change.content));
+        return;
+      case "delete":
+        if (this.exists(change.file)) rmSync(this.file(change.file), { recursive: true, force: true });
+        return;
+      case "chmod":
+        if (this.isFile(change.file))
+          chmodSync(this.file(change.file), (lstatSync(this.file(change.file)).mode & 0o111) === 0 ? 0o755 : 0o644);
+        return;
+      case "symlink":
+        if (change.file === change.target) return;
+        if (this.exists(change.file)) rmSync(this.file(change.file), { recursive: true, force: true });
+        mkdirSync(path.dirname(this.file(change.file)), { recursive: true });
+        symlinkSync(PATHS[change.target] as string, this.file(change.file));
+        return;
+      case "move": {
+        if (change.from === change.to || !this.isFile(change.from)) return;
+        const old = readFileSync(this.file(change.from)).toString("latin1").split("\n");
+        // Keep `keep` of every 10 lines: renames and copies around git's 50% similarity.
+        const edited = old.map((line, index) => ((index * 7) % 10 < change.keep ? line : `${line} edited ${index}`));
+        if (!change.copy) rmSync(this.file(change.from));
+        this.put(change.to, Buffer.from(edited.join("\n"), "latin1"));
+        return;
+      }
+    }
+  }
+
+  private environment(author: number, sameTime: boolean): Record<string, string> {
+    if (!sameTime) this.seconds += 3600;
+    const person = AUTHORS[author] ?? AUTHORS[0];
+    const date = `@${this.seconds} +0000`;
+    return {
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date,
+      GIT_AUTHOR_NAME: person?.name ?? "",
+      GIT_AUTHOR_EMAIL: person?.email ?? "",
+      GIT_COMMITTER_NAME: person?.name ?? "",
+      GIT_COMMITTER_EMAIL: person?.email ?? "",
+    };
+  }
+
+  commit(plan: CommitPlan, message: string): void {
+    for (const change of plan.edits) this.apply(change);
+    git(this.directory, ["add", "-A"]);
+    git(this.directory, ["commit", "-q", "--allow-empty", "-m", message], this.environment(plan.author, plan.sameTime));
+  }
+
+  private branch(): string {
+    this.branches++;
+    return `side-${this.branches}`;
+  }
+
+  private mergeInto(heads: readonly string[], resolve: "ours" | "theirs" | "evil", message: string, author: number): void {
+    const environment = this.environment(author, false);
+    const strategy = heads.length > 1 || resolve === "evil" ? [] : ["-X", resolve];
+    try {
+      git(this.directory, ["merge", "-q", "--no-ff", "--no-commit", ...strategy, ...heads], environment);
+    } catch {
+      if (heads.length > 1) {
+        // An octopus with conflicts stops before touching anything; merge one side instead.
+        git(this.directory, ["reset", "-q", "--hard"]);
+        this.mergeInto(heads.slice(0, 1), resolve === "evil" ? "theirs" : resolve, message, author);
+        return;
+      }
+      // Conflicts -X cannot settle (modify/delete, binary): take the working tree as it is.
+    }
+    if (resolve === "evil") this.put(0, Buffer.from(`evil ${message}\nalpha\n`));
+    git(this.directory, ["add", "-A"]);
+    git(this.directory, ["commit", "-q", "--allow-empty", "-m", message], environment);
+  }
+
+  play(value: Step, index: number): void {
+    switch (value.step) {
+      case "commit":
+        this.commit(value.commit, value.commit.edits.length === 0 ? `empty ${index}` : `change ${index} needle`);
+        return;
+      case "merge": {
+        const heads = value.sides.map((commits, side) => {
+          const name = this.branch();
+          git(this.directory, ["checkout", "-q", "-b", name, "main"]);
+          for (const [number, plan] of commits.entries()) this.commit(plan, `side ${index}.${side}.${number}`);
+          return name;
+        });
+        git(this.directory, ["checkout", "-q", "main"]);
+        for (const [number, plan] of value.mainline.entries()) this.commit(plan, `main ${index}.${number} needle`);
+        this.mergeInto(heads, value.resolve, `merge ${index}`, index % AUTHORS.length);
+        return;
+      }
+      case "crisscross": {
+        const base = git(this.directory, ["rev-parse", "HEAD"]).trim();
+        const other = this.branch();
+        git(this.directory, ["checkout", "-q", "-b", other, base]);
+        this.commit(value.right, `right ${index}`);
+        const right = git(this.directory, ["rev-parse", "HEAD"]).trim();
+        git(this.directory, ["checkout", "-q", "main"]);
+        this.commit(value.left, `left ${index}`);
+        const left = git(this.directory, ["rev-parse", "HEAD"]).trim();
+        this.mergeInto([right], "theirs", `cross ${index}a`, 1);
+        git(this.directory, ["checkout", "-q", other]);
+        this.mergeInto([left], "ours", `cross ${index}b`, 2);
+        this.commit(value.after, `after ${index}`);
+        git(this.directory, ["checkout", "-q", "main"]);
+        this.mergeInto([other], "theirs", `cross ${index}c`, 3);
+        return;
+      }
+      case "tag":
+        this.tags++;
+        git(
+          this.directory,
+          ["tag", ...(value.annotated ? ["-a", "-m", `tag ${this.tags}`] : []), `v${this.tags}`],
+          this.environment(0, true),
+        );
+        return;
+      case "mailmap":
+        // Both forms: a name for an address, and a name and address for another name and address.
+        writeFileSync(
+          path.join(this.directory, ".mailmap"),
+          "Ann <ann@example.com>\nCy Real <cy@example.com> <CY@Example.com>\n",
+        );
+        this.commit({ edits: [], author: 0, sameTime: false }, `mailmap ${index}`);
+        return;
+      case "detach":
+        // A commit on a detached HEAD, then main follows it (merges check out main again).
+        git(this.directory, ["checkout", "-q", "--detach"]);
+        this.commit({ edits: [], author: 2, sameTime: true }, `detached ${index}`);
+        git(this.directory, ["branch", "-f", "main", "HEAD"]);
+        return;
+      case "gc":
+        git(this.directory, ["gc", "-q", "--no-prune"]);
+        return;
+      case "commit-graph":
+        git(this.directory, ["commit-graph", "write", "--reachable"]);
+        return;
+    }
+  }
+}
+
+/** Builds the plan's repository in a new temporary directory (branch `main`) and returns its path. */
+export function buildRepository(plan: RepositoryPlan): string {
+  const directory = temporaryDirectory("fuzz");
+  git(directory, ["init", "-q"]);
+  const builder = new Builder(directory);
+  builder.commit(plan.first, "first needle");
+  for (const [index, value] of plan.steps.entries()) builder.play(value, index);
+  return directory;
+}
