@@ -2,9 +2,10 @@
 // listing failed and was taken as empty: `ls locked` answered "locked: 0 entries", glob and grep
 // answered "No files match" / "No matches" of a tree whose unreadable part holds matches. Now ls
 // of it is permission_denied, and glob, grep (both engines) and a deeper ls name it as not read.
-// Root reads every directory: the calls run in a child as `nobody` (setpriv) when the test is root.
+// Root reads every directory: when the test is root, the calls run in a child without the
+// capabilities that bypass permission bits (setpriv), so the 000 directory is closed to it.
 import { execFile, spawnSync } from "node:child_process";
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ const repo = path.resolve(import.meta.dirname, "../..");
 const child = path.join(repo, "test/tools/support/unreadable-directory-calls.ts");
 const isRoot = process.getuid?.() === 0;
 const setpriv = !isRoot || spawnSync("setpriv", ["--version"]).status === 0;
-const NOBODY = 65534;
+const NO_BYPASS = "-dac_override,-dac_read_search";
 const bubblewrap = capability("bubblewrap");
 
 let workspace: string;
@@ -25,9 +26,6 @@ beforeAll(async () => {
   await writeFile(path.join(workspace, "open", "b.txt"), "needle\n");
   await writeFile(path.join(workspace, "locked", "s.txt"), "needle\n");
   await writeFile(path.join(workspace, "locked", "deeper", "t.txt"), "needle\n");
-  for (const entry of ["", "open", "open/b.txt", "locked", "locked/s.txt", "locked/deeper", "locked/deeper/t.txt"]) {
-    if (isRoot) await chown(path.join(workspace, entry), NOBODY, NOBODY);
-  }
   await chmod(workspace, 0o755);
   await chmod(path.join(workspace, "locked"), 0o000);
 });
@@ -40,7 +38,10 @@ function callsAs(sandbox: "workspace" | "unrestricted"): Promise<Map<string, [bo
   const config = JSON.stringify({ workspace, sandbox });
   const node = [process.execPath, "--import", "tsx", child, config];
   const [command, args] = isRoot
-    ? ["setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--", ...node]]
+    ? // Root stays the owner of the checkout (which may sit in a 0700 directory no other user can
+      // enter), but without the capabilities that bypass permission bits the 000 directory it owns
+      // is closed to it as to anyone.
+      ["setpriv", [`--inh-caps=${NO_BYPASS}`, `--bounding-set=${NO_BYPASS}`, "--", ...node]]
     : [node[0] as string, node.slice(1)];
   return new Promise((resolve, reject) => {
     // HOME and the temporary directory of tsx's cache: one that nobody may write.
@@ -75,7 +76,7 @@ function expectNamed(answers: Map<string, [boolean, string]>): void {
   expect(lockedText).not.toMatch(/^No matches for "needle"\.\n\[engine/);
 }
 
-describe.skipIf(!setpriv)("a directory the process may not read (as nobody via setpriv when root)", () => {
+describe.skipIf(!setpriv)("a directory the process may not read (root without DAC capabilities)", () => {
   it("unrestricted: ls of it is permission_denied; glob, grep and a deeper ls name it, never an empty answer", async () => {
     expectNamed(await callsAs("unrestricted"));
   });

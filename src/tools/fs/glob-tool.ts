@@ -27,7 +27,7 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
   return defineTool({
     name: "glob",
     description:
-      'Find files whose paths match a glob pattern, e.g. "*.go" or "src/**/*.ts" (minimatch: "**", "*", "{a,b}", "[abc]"); it matches names, grep searches contents. Skips .git and node_modules unless include_ignored.',
+      'Find files whose paths match a glob pattern. Patterns such as "*.go" or "src/**/*.ts" (minimatch: "**", "*", "{a,b}", "[abc]"); it matches names, grep searches contents. Skips .git and node_modules unless include_ignored.',
     inputSchema: globInput,
     annotations: { title: "Find files", readOnlyHint: true },
     tags: ["builtin", "file", "files", "find", "glob", "pattern", "match", "name", "search"],
