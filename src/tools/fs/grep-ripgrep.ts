@@ -113,10 +113,14 @@ async function runRipgrep(
     // limits, streamed reads), so it skips the per-command cgroup that bash's commands get.
     limits: false,
   });
+  // Its error lines are the only list of what it could not read: kept up to a bound, and a cut
+  // list says so (a tree of many unreadable directories answered with some of them silently).
   let stderr = "";
+  let stderrCut = false;
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => {
-    if (stderr.length < 4000) stderr += chunk;
+    if (stderr.length < RIPGREP_ERRORS_KEPT) stderr += chunk;
+    else stderrCut = true;
   });
   const toAbsolute = (text: string) => path.resolve(root, text);
   const { answer, cut } = query.filesOnly
@@ -132,8 +136,14 @@ async function runRipgrep(
   if (exit.error !== undefined || exit.exitCode === 127 || exit.exitCode === 126) {
     throw new RipgrepUnusableError(`ripgrep could not start: ${exit.error?.message ?? stderr.trim()}`);
   }
+  if (stderr.length > RIPGREP_ERRORS_KEPT) {
+    // the bound fell inside a line: only whole lines are read, and the list counts as cut
+    stderr = stderr.slice(0, stderr.lastIndexOf("\n", RIPGREP_ERRORS_KEPT) + 1);
+    stderrCut = true;
+  }
   // Its lines about files it could not read (no --no-messages: they name what was not searched) apart.
   const fileErrors = ripgrepUnsearched(stderr, toAbsolute);
+  if (stderrCut) fileErrors.push({ absolute: root, reason: "and more files or directories under it that could not be read" });
   const otherErrors = stderr
     .split("\n")
     .filter((line) => !FILE_ERROR_LINE.test(line))
@@ -147,6 +157,9 @@ async function runRipgrep(
   if (fileErrors.length === 0) return answer;
   return { ...answer, unsearched: [...(answer.unsearched ?? []), ...fileErrors] };
 }
+
+/** How much of ripgrep's error output is read for the list of what it could not read. */
+const RIPGREP_ERRORS_KEPT = 64 * 1024;
 
 /**
  * ripgrep's line for a file or directory it could not open or read: `./locked: Permission denied
