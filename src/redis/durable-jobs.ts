@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import {
   checkDurableJobSettings,
   DEFAULT_REDIS_OPERATION_TIMEOUT_MS,
@@ -60,7 +61,8 @@ export interface DurableJobsOptions<Snapshot> extends DurableJobSettings {
 /**
  * What Redis holds per job, as a hash: `owner` names the process that runs it; `running` ("1" or
  * "0") mirrors the snapshot's status so the scripts below need not know the snapshot's shape;
- * `leaseUntil` (ms since the epoch); `snapshot` (JSON, never re-encoded by a script).
+ * `leaseUntil` (ms since the epoch by Redis's clock: set and judged by the scripts below, so hosts
+ * whose clocks disagree agree on it); `snapshot` (JSON, never re-encoded by a script).
  */
 interface JobRecord<Snapshot> {
   readonly running: boolean;
@@ -69,7 +71,7 @@ interface JobRecord<Snapshot> {
 }
 
 // Writes the owner's snapshot. KEYS[1] the record; ARGV: owner, snapshot JSON, running ("1"/"0"),
-// ttl ms, claim ("1": start or resume), channel, id, lease until. A claim succeeds when there is
+// ttl ms, claim ("1": start or resume), channel, id, lease ms. A claim succeeds when there is
 // no record or the record has ended (a resume); any other write only while this owner's record
 // still runs, so a job another process already reported failed (lease run out) never turns
 // completed or running again. Returns 1 when written, 0 when refused.
@@ -85,18 +87,21 @@ if owner then
 elseif ARGV[5] ~= '1' then
   return 0
 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'running', ARGV[3], 'leaseUntil', ARGV[8], 'snapshot', ARGV[2])
+${REDIS_NOW_LUA}
+local leaseUntil = string.format('%.0f', now + tonumber(ARGV[8]))
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'running', ARGV[3], 'leaseUntil', leaseUntil, 'snapshot', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[3] == '0' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
 return 1
 `;
 
-// Renews the lease while this owner's record runs. KEYS[1] the record; ARGV: owner, until, ttl
+// Renews the lease while this owner's record runs. KEYS[1] the record; ARGV: owner, lease ms, ttl
 // ms, snapshot JSON or "". Returns 1 when renewed, 0 when the job is no longer this owner's to run.
 const RENEW = `
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'running')
 if fields[1] ~= ARGV[1] or fields[2] ~= '1' then return 0 end
-redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[2])
+${REDIS_NOW_LUA}
+redis.call('HSET', KEYS[1], 'leaseUntil', string.format('%.0f', now + tonumber(ARGV[2])))
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'snapshot', ARGV[4]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -110,12 +115,14 @@ redis.call('HSET', KEYS[1], 'attached', ARGV[2])
 return 1
 `;
 
-// Ends a running job whose lease ran out. KEYS[1] the record; ARGV: now, the ended snapshot JSON,
-// retain ms, channel, id. Returns the snapshot after the check (once: the first reader wins).
+// Ends a running job whose lease ran out (by Redis's clock). KEYS[1] the record; ARGV: unused, the
+// ended snapshot JSON, retain ms, channel, id. Returns the snapshot after the check (once: the
+// first reader wins).
 const EXPIRE_LEASE = `
 local fields = redis.call('HMGET', KEYS[1], 'running', 'leaseUntil', 'snapshot')
 if not fields[3] then return false end
-if fields[1] == '1' and tonumber(fields[2]) < tonumber(ARGV[1]) then
+${REDIS_NOW_LUA}
+if fields[1] == '1' and tonumber(fields[2]) < now then
   redis.call('HSET', KEYS[1], 'running', '0', 'snapshot', ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('PUBLISH', ARGV[4], ARGV[5])
@@ -244,14 +251,18 @@ export class DurableJobs<Snapshot> {
 
   /** {@link DurableJobs.get} without its bound, for callers that bound the wait themselves. */
   private async read(id: string): Promise<Snapshot | undefined> {
-    const [running, leaseUntil, json] = await this.options.redis.hmget(this.key(id), "running", "leaseUntil", "snapshot");
+    // The lease is judged by Redis's clock (it set the lease too), not by this host's.
+    const [[running, leaseUntil, json], now] = await Promise.all([
+      this.options.redis.hmget(this.key(id), "running", "leaseUntil", "snapshot"),
+      redisNow(this.options.redis),
+    ]);
     if (json === null || json === undefined) return undefined;
     const record: JobRecord<Snapshot> = {
       running: running === "1",
       leaseUntil: Number(leaseUntil),
       snapshot: JSON.parse(json) as Snapshot,
     };
-    if (record.running && record.leaseUntil < Date.now()) return this.expire(id, record);
+    if (record.running && record.leaseUntil < now) return this.expire(id, record);
     return record.snapshot;
   }
 
@@ -362,7 +373,7 @@ export class DurableJobs<Snapshot> {
       claim ? "1" : "0",
       this.channel("ended"),
       this.options.idOf(snapshot),
-      String(Date.now() + leaseMs),
+      String(leaseMs),
     );
     return written === 1;
   }
@@ -374,7 +385,7 @@ export class DurableJobs<Snapshot> {
       EXPIRE_LEASE,
       1,
       this.key(id),
-      String(Date.now()),
+      "",
       JSON.stringify(ended),
       String(this.options.retainMs),
       this.channel("ended"),
@@ -391,7 +402,7 @@ export class DurableJobs<Snapshot> {
       1,
       this.key(id),
       this.owner,
-      String(Date.now() + leaseMs),
+      String(leaseMs),
       String(retainMs + leaseMs),
       snapshot !== undefined && this.options.isRunning(snapshot) ? JSON.stringify(snapshot) : "",
     );

@@ -10,6 +10,7 @@ import {
 import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
+import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -76,9 +77,12 @@ interface Waiter {
 }
 
 // Decides a request once, atomically: only a pending request changes, and a decision by a person
-// after the deadline is refused (the deadline wins). KEYS[1] the request hash, KEYS[2] the
-// pending set; ARGV: id, decision, reason, resolvedBy, now (ms), required digest or "", retain ms,
-// channel. Returns 1 when decided, 0 when it was not pending, -1 past its deadline, -2 digest mismatch.
+// after the deadline is refused (the deadline wins). Deadlines are Redis's clock (STORE set it),
+// so hosts whose clocks disagree judge them alike. KEYS[1] the request hash, KEYS[2] the pending
+// set; ARGV: id, decision, reason, resolvedBy, "overdue" (deny only once past the deadline: a
+// reader tidying up, not the waiter giving up) or "", required digest or "", retain ms, channel.
+// Returns 1 when decided, 0 when it was not pending (or not yet overdue), -1 past its deadline,
+// -2 digest mismatch.
 // A request whose hash is gone (Redis restarted from an older snapshot, the key evicted) leaves the
 // pending set too, or its id would stay there for good and be read again by every pending().
 const DECIDE = `
@@ -86,20 +90,37 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if status == false then redis.call('ZREM', KEYS[2], ARGV[1]) return 0 end
 if status ~= 'pending' then return 0 end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'digest') ~= ARGV[6] then return -2 end
+${REDIS_NOW_LUA}
+local overdue = now >= tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
+if ARGV[5] == 'overdue' and not overdue then return 0 end
 local decision = ARGV[2]
 local reason = ARGV[3]
 local by = ARGV[4]
-if by == 'host' and tonumber(ARGV[5]) >= tonumber(redis.call('HGET', KEYS[1], 'expiresAt')) then
+if by == 'host' and overdue then
   decision = 'denied'
   reason = 'nobody approved it before its deadline'
   by = 'timeout'
 end
-redis.call('HSET', KEYS[1], 'status', decision, 'reason', reason, 'resolvedBy', by, 'resolvedAt', ARGV[5])
+redis.call('HSET', KEYS[1], 'status', decision, 'reason', reason, 'resolvedBy', by, 'resolvedAt', string.format('%.0f', now))
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('PUBLISH', ARGV[8], ARGV[1])
 if by == 'timeout' and ARGV[4] == 'host' then return -1 end
 return 1
+`;
+
+// Stores a new request with its deadline by Redis's clock. KEYS[1] the request hash, KEYS[2] the
+// pending set; ARGV: id, request JSON, digest, run id, timeout ms, retain ms. Returns
+// {requestedAt, expiresAt} as Redis's clock has them. The first write is refused whole under OOM.
+const STORE = `
+${REDIS_NOW_LUA}
+local requestedAt = string.format('%.0f', now)
+local expiresAt = string.format('%.0f', now + tonumber(ARGV[5]))
+redis.call('HSET', KEYS[1], 'status', 'pending', 'request', ARGV[2], 'digest', ARGV[3], 'runId', ARGV[4],
+  'requestedAt', requestedAt, 'expiresAt', expiresAt)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]) + tonumber(ARGV[6]))
+redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
+return {requestedAt, expiresAt}
 `;
 
 // The waiter takes a decision exactly once: a second taker (a duplicate waiter, a replay) gets 0.
@@ -229,28 +250,24 @@ export class RedisApprovalBroker implements ApprovalBroker {
     });
   }
 
-  /** Writes a new request; a command Redis refused inside the transaction fails it (not only a refused MULTI). */
+  /**
+   * Writes a new request in one script, its deadline `timeoutMs` from now by Redis's clock (the
+   * record outlives it by `retainMs` so a late reader still sees why it was denied). Redis refusing
+   * it (OOM, READONLY) rejects with Redis's error and writes nothing.
+   */
   private async store(request: StoredApprovalRequest, stored: object, timeoutMs: number): Promise<void> {
-    const results = await this.redis
-      .multi()
-      .hset(this.requestKey(request.id), {
-        status: "pending",
-        request: JSON.stringify(stored),
-        digest: request.argumentsDigest,
-        runId: request.runId,
-        expiresAt: String(request.expiresAt),
-      })
-      // The record outlives its deadline so a late reader still sees why it was denied.
-      .pexpire(this.requestKey(request.id), timeoutMs + this.retainMs)
-      .zadd(this.pendingKey(), request.expiresAt, request.id)
-      .exec()
-      .catch((error: unknown) => {
-        // EXECABORT says only "previous errors": the first of them (OOM, READONLY, ...) says why.
-        throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
-      });
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (results === null) throw new Error("Redis discarded the approval request's transaction");
-    if (failed !== undefined && failed !== null) throw failed;
+    await this.redis.eval(
+      STORE,
+      2,
+      this.requestKey(request.id),
+      this.pendingKey(),
+      request.id,
+      JSON.stringify(stored),
+      request.argumentsDigest,
+      request.runId,
+      String(timeoutMs),
+      String(this.retainMs),
+    );
   }
 
   /**
@@ -262,7 +279,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
    */
   async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
     const outcome = await this.bounded("RedisApprovalBroker.approve", true, () =>
-      this.decide(id, "approved", "", "host", options.argumentsDigest),
+      this.decide(id, "approved", "", "host", { digest: options.argumentsDigest }),
     );
     return outcome === 1;
   }
@@ -273,7 +290,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
    */
   async deny(id: string, reason?: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
     const outcome = await this.bounded("RedisApprovalBroker.deny", true, () =>
-      this.decide(id, "denied", reason ?? "denied by the user", "host", options.argumentsDigest),
+      this.decide(id, "denied", reason ?? "denied by the user", "host", { digest: options.argumentsDigest }),
     );
     return outcome === 1;
   }
@@ -298,14 +315,20 @@ export class RedisApprovalBroker implements ApprovalBroker {
     const ids = await this.redis.zrange(this.pendingKey(), 0, -1);
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.requestKey(id), "status", "request");
+    for (const id of ids) pipeline.hmget(this.requestKey(id), "status", "request", "requestedAt", "expiresAt");
     const rows = (await pipeline.exec()) ?? [];
     const out: StoredApprovalRequest[] = [];
     for (const [error, row] of rows) {
-      const [status, json] = (error === null ? row : [null, null]) as [string | null, string | null];
-      if (status !== "pending" || json === null) continue;
+      const [status, json, requestedAt, expiresAt] = (error === null ? row : []) as (string | null | undefined)[];
+      if (status !== "pending" || typeof json !== "string") continue;
       const request = JSON.parse(json) as StoredApprovalRequest;
-      if (filter.runId === undefined || request.runId === filter.runId) out.push(request);
+      if (filter.runId !== undefined && request.runId !== filter.runId) continue;
+      // Shown in Redis's clock, the one its deadline is judged by (not the requesting host's).
+      out.push(
+        typeof requestedAt === "string" && typeof expiresAt === "string"
+          ? { ...request, requestedAt: Number(requestedAt), expiresAt: Number(expiresAt) }
+          : request,
+      );
     }
     return out.sort((a, b) => a.requestedAt - b.requestedAt);
   }
@@ -331,11 +354,11 @@ export class RedisApprovalBroker implements ApprovalBroker {
   }
 
   private async readResolution(id: string, writes: { sent: boolean }): Promise<ApprovalResolution | undefined> {
-    const expiresAt = await this.redis.hget(this.requestKey(id), "expiresAt");
-    if (expiresAt !== null && Number(expiresAt) <= Date.now()) {
-      // Denies it only while still pending (DECIDE checks); once sent, it may land.
+    const [expiresAt, now] = await Promise.all([this.redis.hget(this.requestKey(id), "expiresAt"), redisNow(this.redis)]);
+    if (expiresAt !== null && Number(expiresAt) <= now) {
+      // Denies it only while still pending and overdue (DECIDE checks); once sent, it may land.
       writes.sent = true;
-      await this.decide(id, "denied", "nobody approved it before its deadline", "timeout");
+      await this.decide(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true });
     }
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status !== "approved" && status !== "denied") return undefined;
@@ -400,7 +423,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     decision: "approved" | "denied",
     reason: string,
     resolvedBy: ApprovalResolution["resolvedBy"],
-    digest?: string,
+    options: { readonly digest?: string | undefined; readonly overdueOnly?: boolean } = {},
   ): Promise<number> {
     const outcome = (await this.redis.eval(
       DECIDE,
@@ -411,8 +434,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
       decision,
       reason,
       resolvedBy,
-      String(Date.now()),
-      digest ?? "",
+      options.overdueOnly === true ? "overdue" : "",
+      options.digest ?? "",
       String(this.retainMs),
       this.channel(),
     )) as number;
@@ -446,9 +469,13 @@ export class RedisApprovalBroker implements ApprovalBroker {
   }
 
   private async expireOverdue(writes: { sent: boolean }): Promise<void> {
-    const overdue = await this.redis.zrangebyscore(this.pendingKey(), 0, Date.now());
+    // Overdue by Redis's clock, which set the deadlines: a host whose clock runs ahead must not deny
+    // requests still within theirs.
+    const overdue = await this.redis.zrangebyscore(this.pendingKey(), 0, await redisNow(this.redis));
     if (overdue.length > 0) writes.sent = true;
-    await Promise.all(overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout")));
+    await Promise.all(
+      overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true })),
+    );
   }
 
   /** Subscribes once; a failed attempt is dropped (not cached), so the next request tries again. */

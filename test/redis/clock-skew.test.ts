@@ -1,0 +1,153 @@
+/**
+ * Hosts whose wall clocks disagree share one Redis. Deadlines (approval requests) and leases
+ * (subagents, workflow runs) must be judged by one clock, Redis's, not by whichever process
+ * happens to look: a fixture process is started with its `Date.now` shifted by a minute (a
+ * preloaded module, test/redis/fixtures/skewed-clock.mjs) while this process's clock is right.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { InProcessSubagentManager } from "agent-tool-catalog/host";
+import { RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+const redisCapability = capability("redis");
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const skewedClock = fileURLToPath(new URL("./fixtures/skewed-clock.mjs", import.meta.url));
+const MINUTE = 60_000;
+
+interface Fixture {
+  readonly child: ChildProcess;
+  next(): Promise<Record<string, unknown>>;
+  exited(): Promise<void>;
+}
+
+/** Starts a fixture script with its wall clock `skewMs` off (positive: ahead). */
+function startSkewed(fixture: string, skewMs: number, args: readonly string[]): Fixture {
+  const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", skewedClock, script, ...args], {
+    cwd: root,
+    env: { ...process.env, CLOCK_SKEW_MS: String(skewMs) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  return {
+    child,
+    next: async () => {
+      const line = await lines.next();
+      if (line.done === true) throw new Error(`${fixture} ended without output`);
+      return JSON.parse(line.value) as Record<string, unknown>;
+    },
+    exited: () =>
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => child.once("exit", () => resolve())),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and leases across hosts whose clocks disagree"), () => {
+  let server: RedisServer;
+  let redis: Redis;
+  let prefix = 0;
+  const nextPrefix = () => `skew${++prefix}`;
+  const started: Fixture[] = [];
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    redis = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const fixture of started) fixture.child.kill("SIGKILL");
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  it("a request made on a host a minute behind is listed and approved within its 20 s, not denied on sight", async () => {
+    const ns = nextPrefix();
+    const waiter = startSkewed("approval-waiter.ts", -MINUTE, [server.url, ns, "20000", "run-behind"]);
+    started.push(waiter);
+    const { requested } = await waiter.next();
+    const broker = new RedisApprovalBroker({ redis, prefix: ns });
+    const pending = await broker.pending();
+    expect(pending.map((request) => request.id)).toEqual([requested]);
+    // Shown in one clock (Redis's): the deadline is about 20 s from now for this host too.
+    const [shown] = pending;
+    expect(Math.abs((shown?.expiresAt ?? 0) - (Date.now() + 20_000))).toBeLessThan(5_000);
+    expect(await broker.approve(requested as string)).toBe(true);
+    expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
+    await waiter.exited();
+    await broker.close();
+  }, 30_000);
+
+  it("a request made on a host a minute ahead is denied at its real deadline once that host died, never approved late", async () => {
+    const ns = nextPrefix();
+    const waiter = startSkewed("approval-waiter.ts", MINUTE, [server.url, ns, "1500", "run-ahead"]);
+    started.push(waiter);
+    const { requested } = await waiter.next();
+    waiter.child.kill("SIGKILL");
+    await waiter.exited();
+    const broker = new RedisApprovalBroker({ redis, prefix: ns });
+    // Positive control: before the deadline it is pending.
+    expect((await broker.pending()).map((request) => request.id)).toEqual([requested]);
+    await sleep(1_700);
+    expect(await broker.approve(requested as string)).toBe(false);
+    expect(await broker.pending()).toEqual([]);
+    expect(await broker.resolution(requested as string)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+    await broker.close();
+  }, 30_000);
+
+  it("a host a minute ahead that reads a request (resolution, pending) does not deny it within its deadline", async () => {
+    const ns = nextPrefix();
+    const waiter = startSkewed("approval-waiter.ts", 0, [server.url, ns, "20000", "run-read-ahead"]);
+    started.push(waiter);
+    const { requested } = await waiter.next();
+    const reader = startSkewed("approval-reader.ts", MINUTE, [server.url, ns, requested as string]);
+    started.push(reader);
+    expect(await reader.next()).toEqual({ resolution: null, pending: [requested] });
+    await reader.exited();
+    // Still pending for a person on a host whose clock is right: approved, and the tool runs once.
+    const broker = new RedisApprovalBroker({ redis, prefix: ns });
+    expect(await broker.approve(requested as string)).toBe(true);
+    expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
+    await waiter.exited();
+    await broker.close();
+  }, 30_000);
+
+  describe("subagent leases", () => {
+    let manager: RedisSubagentManager;
+    let ns: string;
+    beforeAll(() => {
+      ns = nextPrefix();
+      const local = new InProcessSubagentManager({
+        runner: { runPrompt: () => Promise.reject(new Error("this process runs no subagent")) },
+      });
+      manager = new RedisSubagentManager({ redis, local, prefix: ns, leaseMs: 600, pollIntervalMs: 100 });
+    });
+    afterAll(() => manager?.close());
+
+    it("a subagent run on a host a minute behind is running, not failed, when read here, and completes", async () => {
+      const host = startSkewed("subagent-host.ts", -MINUTE, [server.url, ns, "1500", "600"]);
+      started.push(host);
+      const { started: id } = await host.next();
+      expect(await manager.get(id as string)).toMatchObject({ status: "running" });
+      expect(await manager.wait(id as string, { timeoutMs: 10_000 })).toMatchObject({ status: "completed" });
+      await host.exited();
+    }, 30_000);
+
+    it("a subagent whose host a minute ahead was killed is failed once its lease runs out, not a minute later", async () => {
+      const host = startSkewed("subagent-host.ts", MINUTE, [server.url, ns, "60000", "600"]);
+      started.push(host);
+      const { started: id } = await host.next();
+      host.child.kill("SIGKILL");
+      await host.exited();
+      // Positive control: right after the kill the lease still holds.
+      expect((await manager.get(id as string))?.status).toBe("running");
+      expect(await manager.wait(id as string, { timeoutMs: 5_000 })).toMatchObject({ status: "failed" });
+    }, 30_000);
+  });
+});
