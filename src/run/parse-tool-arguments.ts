@@ -21,21 +21,15 @@ function tooLarge(size: string, maxLength: number): ParsedArguments {
  * Accepts what providers send: an object, or a JSON string of one. An empty string, `null` and
  * `undefined` mean "no arguments" (`{}`), which models send for tools without parameters. Both
  * forms are bounded by `maxLength`: a string by its length, an object (the Anthropic adapter
- * passes `tool_use.input` as one) by an estimate of its JSON size, computed with early exit.
+ * passes `tool_use.input` as one) by an estimate of its JSON size, computed with early exit, and
+ * then by the length of its JSON. An object is taken as the JSON data it stands for, read once:
+ * every later step (validation, the approval a person sees and its digest, the handler, the saved
+ * state) sees that same plain copy. Taken as it was, a getter or proxy answering differently on
+ * each read showed a person `"staging"` for approval and ran the handler with `"prod"`.
  */
-export function parseToolArguments(args: unknown, maxLength: number): ParsedArguments {
+export function parseToolArguments(args: unknown, maxLength: number, name: string): ParsedArguments {
   if (args === undefined || args === null || args === "") return { ok: true, value: {} };
-  if (typeof args !== "string") {
-    let size: number;
-    try {
-      size = estimateJsonSize(args, maxLength);
-    } catch {
-      // A getter or proxy trap threw while measuring: not input a model could have sent.
-      size = Number.POSITIVE_INFINITY;
-    }
-    if (size > maxLength) return tooLarge("larger than the limit or not plain JSON", maxLength);
-    return { ok: true, value: args };
-  }
+  if (typeof args !== "string") return snapshotArguments(args, maxLength, name);
   if (args.length > maxLength) return tooLarge(`${args.length} characters long`, maxLength);
   try {
     return { ok: true, value: JSON.parse(args) };
@@ -53,6 +47,35 @@ export function parseToolArguments(args: unknown, maxLength: number): ParsedArgu
   }
 }
 
+/** An object argument as the plain JSON data it stands for, each property read once; bounded as above. */
+function snapshotArguments(args: unknown, maxLength: number, name: string): ParsedArguments {
+  const notPlain = tooLarge("larger than the limit or not plain JSON", maxLength);
+  let json: string | undefined;
+  try {
+    // Measured first with early exit: a 2^32 - 1 sparse array must not be turned into text.
+    if (estimateJsonSize(args, maxLength) > maxLength) return notPlain;
+    json = JSON.stringify(args);
+  } catch (error) {
+    // Nested past what JSON.stringify walks (a few thousand levels): the model hears the depth,
+    // as for a JSON string nested as deeply. Anything else (a getter or proxy trap that threw):
+    // not input a model could have sent.
+    if (error instanceof RangeError) return { ok: false, error: nestedTooDeeply(name, "too deeply") };
+    return notPlain;
+  }
+  // Read again by JSON.stringify: a getter may have answered larger than it measured.
+  if (json === undefined || json.length > maxLength) return notPlain;
+  return { ok: true, value: JSON.parse(json) };
+}
+
+function nestedTooDeeply(name: string, depth: string): ToolCallErrorInfo {
+  return {
+    code: "invalid_input",
+    message: `The arguments of "${name}" are nested ${depth}, too deep to check.`,
+    hint: "Send the arguments nested less deeply.",
+    issues: [{ path: "", message: `nested ${depth}` }],
+  };
+}
+
 /**
  * Nesting below which a validator's stack overflow is not blamed on the arguments: recursive
  * validators (ajv, zod) check about a thousand levels on Node's default stack.
@@ -67,12 +90,7 @@ export function tooDeepToCheck(name: string, error: unknown, value: unknown): To
   if (!(error instanceof RangeError)) return undefined;
   const depth = nestingDepth(value);
   if (depth < DEEP_NESTING) return undefined;
-  return {
-    code: "invalid_input",
-    message: `The arguments of "${name}" are nested ${depth} levels deep, too deep to check.`,
-    hint: "Send the arguments nested less deeply.",
-    issues: [{ path: "", message: `nested ${depth} levels deep` }],
-  };
+  return nestedTooDeeply(name, `${depth} levels deep`);
 }
 
 /** How deeply objects and arrays nest in `value`, walked without recursion (it may be very deep). */

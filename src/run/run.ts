@@ -759,7 +759,7 @@ export class Run {
     const hidden = this.hiddenError(name, entry, viaToolbox);
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
-    const parsed = parseToolArguments(args, this.maxInputLength);
+    const parsed = parseToolArguments(args, this.maxInputLength, name);
     if (!parsed.ok) return this.fail(name, callId, started, parsed.error, undefined);
     let validated: Awaited<ReturnType<typeof compiled.validate>>;
     try {
