@@ -273,7 +273,7 @@ export class Run {
       this.depth = 0;
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
-      const parent = options.parent instanceof Run ? options.parent.scope() : options.parent;
+      const parent = scopeOfParent(options.parent);
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
@@ -1248,4 +1248,15 @@ function setUpTools(
   for (const [name, setup] of setups) {
     if (allowed === undefined || allowed.has(name)) setup(storage);
   }
+}
+
+/**
+ * The scope a child run narrows: a {@link Run}'s `scope()`, or the scope as given. Recognised by
+ * its `scope` method, not by `instanceof`: a Run of the package's other build (the ESM and
+ * CommonJS builds loaded in one process) is no instance of this copy's class, and read as a scope
+ * it has no `allowedTools`, so its child could call every tool the parent was denied.
+ */
+function scopeOfParent(parent: RunScope | Run): RunScope {
+  const scope = (parent as { readonly scope?: unknown }).scope;
+  return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);
 }
