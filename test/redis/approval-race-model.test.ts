@@ -1,0 +1,111 @@
+/**
+ * A model-based property test of the Redis approval broker: a call waits for approval in one
+ * broker while two other brokers on their own connections (as two other processes would be)
+ * approve, deny, approve with a wrong digest, at random moments around the request's deadline,
+ * and the call's own signal may abort. Whatever the interleaving: the call settles; a request is
+ * decided once (at most one `approve`/`deny` answers true, and then it is what Redis records);
+ * the tool runs only when Redis records an approval, and at most once; a denied call does nothing;
+ * an approval that answered true is not lost (without an abort, the call ran). Held on the code
+ * as it was (red team round 15): a test of what holds, not of a fix.
+ */
+import { createRegistry, defineTool } from "agent-tool-catalog";
+import { RedisApprovalBroker } from "agent-tool-catalog/redis";
+import fc from "fast-check";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+const redisCapability = capability("redis");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Action =
+  | { readonly kind: "approve" | "deny" | "wrong-digest"; readonly by: 0 | 1; readonly atMs: number }
+  | { readonly kind: "abort"; readonly atMs: number };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  fc.record({
+    kind: fc.constantFrom("approve" as const, "deny" as const, "wrong-digest" as const),
+    by: fc.constantFrom(0 as const, 1 as const),
+    atMs: fc.integer({ min: 0, max: 260 }),
+  }),
+  fc.record({ kind: fc.constant("abort" as const), atMs: fc.integer({ min: 0, max: 260 }) }),
+);
+
+describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker under racing decisions (model)"), () => {
+  let server: RedisServer;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await server?.stop();
+  });
+
+  it("decided once, run only when Redis records the approval, never twice", async () => {
+    const connection = () => {
+      const client = new Redis(server.url);
+      clients.push(client);
+      return client;
+    };
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 5 }), async (actions) => {
+        const prefix = `race${++round}`;
+        const waiting = new RedisApprovalBroker({ redis: connection(), prefix, pollIntervalMs: 20, timeoutMs: 200 });
+        const others = [0, 1].map(() => new RedisApprovalBroker({ redis: connection(), prefix }));
+        let ran = 0;
+        const tool = defineTool({
+          name: "act",
+          description: "Acts once per approved call.",
+          mutating: true,
+          inputSchema: { type: "object" },
+          handler: () => ++ran,
+        });
+        const run = createRegistry({ tools: [tool], approvals: waiting }).createRun({ permissions: { approval: "all" } });
+        const controller = new AbortController();
+        const requested = new Promise<string>((resolve) =>
+          waiting.events.on("approval.requested", (request) => resolve(request.id)),
+        );
+        const call = run.call("act", { round }, { signal: controller.signal });
+        const id = await requested;
+        const answers = await Promise.all(
+          actions.map(async (step) => {
+            await sleep(step.atMs);
+            if (step.kind === "abort") {
+              controller.abort();
+              return { kind: step.kind, answer: false };
+            }
+            const broker = others[step.by] as RedisApprovalBroker;
+            const answer =
+              step.kind === "deny"
+                ? await broker.deny(id, "no")
+                : await broker.approve(id, step.kind === "wrong-digest" ? { argumentsDigest: "0".repeat(64) } : {});
+            return { kind: step.kind, answer };
+          }),
+        );
+        const result = await call;
+        const resolution = await others[0]?.resolution(id);
+        const won = answers.filter((entry) => entry.answer);
+        // Decided once; the winner is what Redis records.
+        expect(won.length).toBeLessThanOrEqual(1);
+        expect(answers.filter((entry) => entry.kind === "wrong-digest" && entry.answer)).toEqual([]);
+        expect(resolution?.decision).toMatch(/approved|denied/);
+        if (won[0]?.kind === "approve") expect(resolution).toMatchObject({ decision: "approved", resolvedBy: "host" });
+        if (won[0]?.kind === "deny") expect(resolution).toMatchObject({ decision: "denied", resolvedBy: "host" });
+        if (won.length === 0) expect(resolution?.resolvedBy).toMatch(/timeout|abort/);
+        // Run at most once, and only under a recorded approval; a denied call did nothing.
+        expect(ran).toBeLessThanOrEqual(1);
+        if (ran === 1) expect(resolution?.decision).toBe("approved");
+        if (resolution?.decision === "denied") expect({ ran, ok: result.ok }).toEqual({ ran: 0, ok: false });
+        if (result.ok) expect(ran).toBe(1);
+        // An approval that answered true is not lost: without an abort, the call ran with it.
+        if (won[0]?.kind === "approve" && !actions.some((step) => step.kind === "abort")) expect(ran).toBe(1);
+        await run.close();
+        await Promise.all([waiting.close(), ...others.map((broker) => broker.close())]);
+      }),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+});
