@@ -142,6 +142,7 @@ return {1, status}
  *   people answering at once get one `true` and one `false`;
  * - a decision binds to one call: the stored request carries a digest of run, call, tool and
  *   arguments, and `approve(id, { argumentsDigest })` refuses when they differ;
+ * - deadlines are Redis's clock (`TIME` in the scripts), so hosts whose clocks disagree judge them alike;
  * - deadlines hold without the waiting process: a request past its deadline is denied (by
  *   `"timeout"`) by whoever touches it next (`pending`, `approve`, `deny`, `resolution`), so a
  *   request whose process died is never approved late, and a resumed run reads the denial with
@@ -297,6 +298,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
 
   /**
    * Pending requests of every process, oldest first; requests past their deadline are denied first.
+   * `requestedAt` and `expiresAt` are Redis's clock, the one deadlines are judged by (the
+   * requesting host's clock may differ).
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`; its
    * `mayHaveRun` is true when it had found overdue requests and sent their denial (which may
    * still land), false when it had only read.
