@@ -11,6 +11,11 @@ export interface GrepQuery {
   readonly context: number;
   readonly limit: number;
   readonly filesOnly: boolean;
+  /**
+   * `false`: ripgrep reads no ignore file (`--no-ignore`), since one of them is unsafe to open
+   * (see `findUnsafeIgnoreFile`). @defaultValue true
+   */
+  readonly ignoreFiles?: boolean;
 }
 
 /** One printed line: a match (`path:n:text`) or a context line (`path-n-text`). */
@@ -52,6 +57,7 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
   // --no-ignore-parent: ignore files above the search root are not read, sandboxed or not (the
   // sandbox hides them anyway, and the JavaScript engine never reads them).
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--sort", "path"];
+  if (query.ignoreFiles === false) args.push("--no-ignore");
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
   if (query.ignoreCase) args.push("--ignore-case");

@@ -11,6 +11,7 @@ import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
@@ -124,15 +125,22 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           "grep is configured to use ripgrep, which is not installed or cannot start here.",
         );
       }
+      const confinement = await confinementRoot(context, scope.root);
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
-          : await ripgrepWithinBudget(context, wanted === "ripgrep", (signal) =>
-              withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
-                tryRipgrep(sandbox, executable, scope.root, start, query, each),
-              ),
+          : await ripgrepUnlessUnsafe(
+              context,
+              start,
+              confinement.confineTo,
+              wanted === "ripgrep",
+              (display) => displayPath(scope.display(display)),
+              (ripgrepQuery, signal) =>
+                withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
+                  tryRipgrep(sandbox, executable, scope.root, start, ripgrepQuery, each),
+                ),
+              query,
             );
-      const confinement = await confinementRoot(context, scope.root);
       // The JavaScript engine is bounded as ripgrep is: its 5 s per-piece match deadline alone
       // lets a whole tree (or a huge file) of quick matches run on for ever.
       answer ??= await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, "the JavaScript engine", (signal) =>
@@ -147,9 +155,31 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           ...confinement,
         }),
       );
-      return format(answer, input, (absolute) => scope.display(absolute), engine);
+      return format(answer, input, (absolute) => displayPath(scope.display(absolute)), engine);
     },
   });
+}
+
+/**
+ * ripgrep's answer, unless an ignore file it would open is unsafe (see {@link findUnsafeIgnoreFile}):
+ * then the JavaScript engine answers (it does not apply such a file), or, when grep may use ripgrep
+ * only, ripgrep applies no ignore file and the engine note says so.
+ */
+async function ripgrepUnlessUnsafe(
+  context: ToolContext,
+  start: string,
+  confineTo: string | undefined,
+  ripgrepOnly: boolean,
+  display: (absolute: string) => string,
+  search: (query: GrepQuery, signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
+  query: GrepQuery,
+): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
+  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal });
+  if (unsafe === undefined) return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search(query, signal));
+  const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
+  if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
+  const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
+  return { ...found, engine: `${found.engine}; no ignore file applied: ${note}` };
 }
 
 /**
@@ -308,4 +338,22 @@ function format(answer: GrepAnswer, input: GrepInput, display: (absolute: string
   if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.\n${footer}`;
   const cut = answer.cut ? `\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]` : "";
   return `${output.join("\n")}${cut}\n${footer}`;
+}
+
+/** Whether `text` holds a control character (a line break, a tab, an escape: below U+0020, or U+007F). */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * A path as grep prints it: as it is, or, when it holds a control character, as a JSON string
+ * (`"a\nb.txt":1:text`), so that a name holding a line break can neither pass for two result
+ * lines nor add a fake `[not searched: ...]` line.
+ */
+function displayPath(shown: string): string {
+  return hasControlCharacter(shown) ? JSON.stringify(shown) : shown;
 }
