@@ -146,6 +146,9 @@ async function readText(
   inDirectory: boolean,
 ): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
   const info = await lstat(file).catch(() => undefined);
+  // A name that is not valid UTF-8 was listed with U+FFFD in place of its bytes: no file has that
+  // name, and the one that has the bytes would be left out silently.
+  if (info === undefined && file.includes("\uFFFD")) return { unreadable: "its name is not valid UTF-8" };
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
   const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
