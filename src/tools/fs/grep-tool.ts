@@ -11,6 +11,7 @@ import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
@@ -302,7 +303,7 @@ function toQuery(input: GrepInput): GrepQuery {
     pattern: input.pattern,
     ignoreCase: input.ignore_case === true,
     fixedStrings: input.fixed_strings === true,
-    glob: input.glob,
+    glob: input.glob === undefined ? undefined : withoutLeadingDotSlash(input.glob),
     context: input.context ?? 0,
     limit: input.max_results ?? 200,
     filesOnly: input.files_only === true,
@@ -315,8 +316,13 @@ function compilePattern(input: GrepInput): RegExp {
   try {
     return new RegExp(source, input.ignore_case === true ? "iu" : "u");
   } catch (error) {
+    // Both engines must accept a pattern: ripgrep-only syntax (inline flags, POSIX classes, \x{..})
+    // would leave the JavaScript engine, which answers when ripgrep cannot, without an answer.
     throw new ToolError("invalid_pattern", `Invalid regular expression: ${(error as Error).message}`, {
-      hint: "Escape special characters, or pass fixed_strings: true.",
+      hint:
+        "Patterns are JavaScript regular expressions (u flag) that ripgrep also accepts. Escape special characters, " +
+        "or pass fixed_strings: true; for ripgrep-only forms use ignore_case: true instead of (?i), [A-Za-z] or \\p{L} " +
+        "instead of [[:alpha:]], \\u{41} instead of \\x{41}, \\p{Script=Greek} instead of \\p{Greek}, {0,3} instead of {,3}.",
     });
   }
 }
