@@ -1,4 +1,4 @@
-import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { type Dir, type Dirent, lstatSync, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
@@ -38,24 +38,36 @@ export async function findUnsafeIgnoreFile(
 ): Promise<UnsafeIgnoreFile | undefined> {
   const pending: string[] = [start];
   const pacer = new StepPacer();
+  const visit = (directory: string, entry: Dirent): UnsafeIgnoreFile | undefined => {
+    const absolute = path.join(directory, entry.name);
+    if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) return checkIgnoreFile(absolute, entry, options.confineTo);
+    // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
+    if (entry.name === ".git") return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
+    if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
+    return undefined;
+  };
   for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
     options.signal.throwIfAborted();
-    let entries: Dirent[];
-    try {
-      entries = pacer.slow ? await readdir(directory, { withFileTypes: true }) : readdirSync(directory, { withFileTypes: true });
-    } catch {
-      // ripgrep cannot list it either (it names it as not searched).
+    if (pacer.slow) {
+      // ripgrep cannot list an unreadable directory either (it names it as not searched).
+      for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
+        const found = visit(directory, entry);
+        if (found !== undefined) return found;
+      }
       continue;
     }
-    for (const entry of entries) {
-      const absolute = path.join(directory, entry.name);
-      let found: UnsafeIgnoreFile | undefined;
-      if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) found = checkIgnoreFile(absolute, entry, options.confineTo);
-      // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
-      else if (entry.name === ".git")
-        found = checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
-      else if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
-      if (found !== undefined) return found;
+    const listing = openOrUndefined(directory);
+    if (listing === undefined) continue;
+    try {
+      // A batch of entries per step: a directory of 100,000 entries read in one call held the
+      // event loop for half a second.
+      for (let count = 1, entry = readOrNull(listing); entry !== null; count++, entry = readOrNull(listing)) {
+        const found = visit(directory, entry);
+        if (found !== undefined) return found;
+        if (count % LISTING_BATCH === 0) await pacer.stepped();
+      }
+    } finally {
+      listing.closeSync();
     }
     await pacer.stepped();
   }
@@ -89,6 +101,26 @@ function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: str
     return { absolute: file, reason: `over ${MAX_RIPGREP_IGNORE_FILE_BYTES / 1024 / 1024} MiB` };
   }
   return undefined;
+}
+
+/** Entries read from a directory per step. */
+const LISTING_BATCH = 256;
+
+/** The next entry, or `null` at the end; an error mid-listing ends it (ripgrep names such a directory). */
+function readOrNull(listing: Dir): Dirent | null {
+  try {
+    return listing.readSync();
+  } catch {
+    return null;
+  }
+}
+
+function openOrUndefined(directory: string): Dir | undefined {
+  try {
+    return opendirSync(directory, { bufferSize: LISTING_BATCH });
+  } catch {
+    return undefined;
+  }
 }
 
 function statOrUndefined(file: string): Stats | undefined {
