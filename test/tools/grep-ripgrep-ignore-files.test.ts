@@ -129,6 +129,28 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
     }
   });
 
+  it("a ripgrep config file named by RIPGREP_CONFIG_PATH changes nothing", async () => {
+    const root = await workspace(async (r) => {
+      await writeFile(path.join(r, "rgrc"), "--ignore-case\n--glob=!probe.txt\n--max-count=0\n");
+    });
+    const saved = process.env.RIPGREP_CONFIG_PATH;
+    process.env.RIPGREP_CONFIG_PATH = path.join(root, "rgrc");
+    try {
+      // Control: rg itself reads it without --no-config (probe.txt is left out).
+      const plain = execFileSync("rg", ["--files"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      expect(plain).not.toContain("probe.txt");
+      for (const engine of ["auto", "ripgrep"] as const) {
+        const { output } = await grep(root, engine);
+        expect(output).toContain("probe.txt:1:needle");
+        expect(output).toContain("sub/other.txt:1:needle");
+        expect(output).toMatch(/\[engine: ripgrep, sandbox [^;\]]+\]$/);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.RIPGREP_CONFIG_PATH;
+      else process.env.RIPGREP_CONFIG_PATH = saved;
+    }
+  });
+
   it.skipIf(bubblewrap.missing)(
     "a .gitignore linked out of a confined workspace is not applied (as the JavaScript engine)",
     async () => {
