@@ -2,6 +2,7 @@ import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalo
 import { Minimatch } from "minimatch";
 import { z } from "zod";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import {
   confinementRoot,
@@ -34,14 +35,15 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");
+      const pattern = withoutLeadingDotSlash(input.pattern);
       let matcher: Minimatch;
       try {
-        matcher = new Minimatch(input.pattern, { dot: true, nocomment: true });
+        matcher = new Minimatch(pattern, { dot: true, nocomment: true });
       } catch (error) {
         throw new ToolError("invalid_pattern", `Invalid glob pattern: ${(error as Error).message}`);
       }
       // A pattern without "/" matches base names anywhere, as most users expect of "*.ts".
-      const matchBase = !input.pattern.includes("/");
+      const matchBase = !pattern.includes("/");
       const limit = input.max_results ?? 500;
       const found: string[] = [];
       let more = false;

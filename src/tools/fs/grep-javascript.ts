@@ -14,8 +14,13 @@ import { listDirectory } from "./walk-directory.js";
 /** Files matched per message to the worker. */
 const BATCH = 64;
 
-/** Ignore file names read in each directory, in increasing precedence (as ripgrep). */
-const IGNORE_FILES = [".gitignore", ".ignore"];
+/**
+ * Ignore file names read in each directory, in increasing precedence (as ripgrep: `.rgignore`
+ * over `.ignore` over `.gitignore`, all over the directory's `.git/info/exclude`, which ripgrep
+ * reads in every directory it enters with `--no-require-git`). Without `.rgignore` and the nested
+ * exclude files the two engines answered differently on the same tree.
+ */
+const IGNORE_FILES = [path.join(".git", "info", "exclude"), ".gitignore", ".ignore", ".rgignore"];
 
 /**
  * The JavaScript engine: the same walk as ripgrep (depth first, names in byte order, hidden files
@@ -146,6 +151,9 @@ async function readText(
   inDirectory: boolean,
 ): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
   const info = await lstat(file).catch(() => undefined);
+  // A name that is not valid UTF-8 was listed with U+FFFD in place of its bytes: no file has that
+  // name, and the one that has the bytes would be left out silently.
+  if (info === undefined && file.includes("\uFFFD")) return { unreadable: "its name is not valid UTF-8" };
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
   const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
@@ -236,11 +244,9 @@ async function ignoreFilesIn(root: string, directory: string, readIgnore: ReadIg
   return found;
 }
 
-/** `.git/info/exclude` of the root, then the ignore files from the root down to `start`'s parent. */
+/** The ignore files from the root down to `start`'s parent. */
 async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgnoreFile): Promise<IgnoreFile[]> {
   const found: IgnoreFile[] = [];
-  const exclude = await readIgnore(path.join(root, ".git", "info", "exclude"));
-  if (exclude !== undefined) found.push(parseIgnoreFile("", exclude));
   const relative = path.relative(root, start);
   if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return found;
   let current = root;

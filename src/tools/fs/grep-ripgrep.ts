@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
@@ -11,6 +12,11 @@ export interface GrepQuery {
   readonly context: number;
   readonly limit: number;
   readonly filesOnly: boolean;
+  /**
+   * `false`: ripgrep reads no ignore file (`--no-ignore`), since one of them is unsafe to open
+   * (see `findUnsafeIgnoreFile`). @defaultValue true
+   */
+  readonly ignoreFiles?: boolean;
 }
 
 /** One printed line: a match (`path:n:text`) or a context line (`path-n-text`). */
@@ -52,6 +58,7 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
   // --no-ignore-parent: ignore files above the search root are not read, sandboxed or not (the
   // sandbox hides them anyway, and the JavaScript engine never reads them).
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--sort", "path"];
+  if (query.ignoreFiles === false) args.push("--no-ignore");
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
   if (query.ignoreCase) args.push("--ignore-case");
@@ -142,12 +149,8 @@ async function runRipgrep(
     stderrCut = true;
   }
   // Its lines about files it could not read (no --no-messages: they name what was not searched) apart.
-  const fileErrors = ripgrepUnsearched(stderr, toAbsolute);
+  const { unsearched: fileErrors, otherErrors } = ripgrepUnsearched(stderr, toAbsolute);
   if (stderrCut) fileErrors.push({ absolute: root, reason: "and more files or directories under it that could not be read" });
-  const otherErrors = stderr
-    .split("\n")
-    .filter((line) => !FILE_ERROR_LINE.test(line))
-    .join("\n");
   if (exit.exitCode === 2 && /regex|parse error|look-around|backreference/i.test(otherErrors)) {
     throw new RipgrepUnusableError(`ripgrep does not accept this pattern: ${stderr.trim().slice(0, 500)}`);
   }
@@ -162,24 +165,49 @@ async function runRipgrep(
 const RIPGREP_ERRORS_KEPT = 64 * 1024;
 
 /**
- * ripgrep's line for a file or directory it could not open or read: `./locked: Permission denied
+ * ripgrep's message for a file or directory it could not open or read: `./locked: Permission denied
  * (os error 13)`, with `--sort path` `./locked: IO error for operation on ./locked: Permission
- * denied (os error 13)` (ripgrep 13; later versions prefix `rg: `).
+ * denied (os error 13)` (ripgrep 13; later versions prefix `rg: `). The path may hold line breaks
+ * (`s`): ripgrep prints it as it is.
  */
-const FILE_ERROR_LINE = /^(?:rg: )?(.+?): (?:IO error for operation on .+: )?([^:]+) \(os error \d+\)$/;
+const FILE_ERROR_RECORD = /^(?:rg: )?(.+?): (?:IO error for operation on .+: )?([^:\n]+) \(os error \d+\)$/s;
+
+/** The most lines one error message is taken to span (a name holding line breaks). */
+const MAX_RECORD_LINES = 8;
 
 /**
- * The files and directories ripgrep could not read, from its error lines
- * (`rg: sub/locked: Permission denied (os error 13)`; exit code 2): without them, a search of a
- * directory holding an unreadable one answered "No matches" of files it never read.
+ * The files and directories ripgrep could not read, from its error messages
+ * (`rg: sub/locked: Permission denied (os error 13)`; exit code 2), and its other error lines:
+ * without them, a search of a directory holding an unreadable one answered "No matches" of files
+ * it never read. A name may hold line breaks, so a message may span lines: the longest run of
+ * unclaimed lines ending at a line that reads as a message and naming a path that exists is one
+ * message; else the line alone. A file named `x⏎foo: Permission denied (os error 13)` made a
+ * fake `[not searched: foo: ...]` line (and its own name was lost).
  */
-function ripgrepUnsearched(stderr: string, toAbsolute: (text: string) => string): { absolute: string; reason: string }[] {
+function ripgrepUnsearched(
+  stderr: string,
+  toAbsolute: (text: string) => string,
+): { unsearched: { absolute: string; reason: string }[]; otherErrors: string } {
   const found: { absolute: string; reason: string }[] = [];
-  for (const line of stderr.split("\n")) {
-    const match = FILE_ERROR_LINE.exec(line);
-    if (match !== null) found.push({ absolute: toAbsolute(match[1] as string), reason: (match[2] as string).toLowerCase() });
+  const lines = stderr.split("\n");
+  const claimed = new Set<number>();
+  let from = 0;
+  for (let end = 0; end < lines.length; end++) {
+    let taken: { first: number; absolute: string; reason: string } | undefined;
+    for (let first = Math.max(from, end - MAX_RECORD_LINES + 1); first <= end && taken === undefined; first++) {
+      const match = FILE_ERROR_RECORD.exec(lines.slice(first, end + 1).join("\n"));
+      if (match === null) continue;
+      const absolute = toAbsolute(match[1] as string);
+      if (first < end && lstatSync(absolute, { throwIfNoEntry: false }) === undefined) continue;
+      taken = { first, absolute, reason: (match[2] as string).toLowerCase() };
+    }
+    if (taken === undefined) continue;
+    found.push({ absolute: taken.absolute, reason: taken.reason });
+    for (let index = taken.first; index <= end; index++) claimed.add(index);
+    from = end + 1;
   }
-  return found;
+  const otherErrors = lines.filter((_, index) => !claimed.has(index)).join("\n");
+  return { unsearched: found, otherErrors };
 }
 
 function withoutSort(args: readonly string[]): string[] {
@@ -293,8 +321,21 @@ async function readNumberedLines(
   // Paths repeat line after line: resolve each once.
   let lastPath = "";
   let lastAbsolute = "";
+  // A path may hold line breaks (ripgrep ends it with NUL, its line with a line break): lines
+  // without a NUL are held and joined to the next line when the joined path exists.
+  let held: string | undefined;
   const take = (line: string, dropped: number): boolean => {
-    const parsed = parseNumberedLine(line);
+    if (!line.includes("\0")) {
+      held = held === undefined ? line : `${held}\n${line}`;
+      if (held.length > MAX_HELD_PATH_CHARS) held = undefined;
+      return false;
+    }
+    let parsed = parseNumberedLine(line);
+    if (held !== undefined) {
+      const joined = parseNumberedLine(`${held}\n${line}`);
+      held = undefined;
+      if (joined !== undefined && lstatSync(toAbsolute(joined.path), { throwIfNoEntry: false }) !== undefined) parsed = joined;
+    }
     if (parsed === undefined) return false;
     if (parsed.match && ++matches > limit) return true;
     if (parsed.path !== lastPath) {
@@ -342,6 +383,9 @@ async function readNumberedLines(
   if ((kept > 0 || dropped > 0) && end()) return { answer, cut: true };
   return { answer, cut: false };
 }
+
+/** The longest run of lines without a NUL held as the start of a path (Linux paths are at most 4,096 bytes). */
+const MAX_HELD_PATH_CHARS = 4096;
 
 /** Characters of one output line kept: the printed text's limit plus room for the path and number before it. */
 const KEPT_LINE_CHARS = GREP_MAX_LINE_CHARS + 8192;

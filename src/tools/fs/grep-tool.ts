@@ -11,6 +11,8 @@ import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { withoutLeadingDotSlash } from "./glob-pattern.js";
+import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
@@ -124,15 +126,22 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           "grep is configured to use ripgrep, which is not installed or cannot start here.",
         );
       }
+      const confinement = await confinementRoot(context, scope.root);
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
-          : await ripgrepWithinBudget(context, wanted === "ripgrep", (signal) =>
-              withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
-                tryRipgrep(sandbox, executable, scope.root, start, query, each),
-              ),
+          : await ripgrepUnlessUnsafe(
+              context,
+              start,
+              confinement.confineTo,
+              wanted === "ripgrep",
+              (display) => displayPath(scope.display(display)),
+              (ripgrepQuery, signal) =>
+                withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
+                  tryRipgrep(sandbox, executable, scope.root, start, ripgrepQuery, each),
+                ),
+              query,
             );
-      const confinement = await confinementRoot(context, scope.root);
       // The JavaScript engine is bounded as ripgrep is: its 5 s per-piece match deadline alone
       // lets a whole tree (or a huge file) of quick matches run on for ever.
       answer ??= await withSearchTimeout(options.searchTimeoutMs ?? 60_000, context.signal, "the JavaScript engine", (signal) =>
@@ -147,9 +156,31 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           ...confinement,
         }),
       );
-      return format(answer, input, (absolute) => scope.display(absolute), engine);
+      return format(answer, input, (absolute) => displayPath(scope.display(absolute)), engine);
     },
   });
+}
+
+/**
+ * ripgrep's answer, unless an ignore file it would open is unsafe (see {@link findUnsafeIgnoreFile}):
+ * then the JavaScript engine answers (it does not apply such a file), or, when grep may use ripgrep
+ * only, ripgrep applies no ignore file and the engine note says so.
+ */
+async function ripgrepUnlessUnsafe(
+  context: ToolContext,
+  start: string,
+  confineTo: string | undefined,
+  ripgrepOnly: boolean,
+  display: (absolute: string) => string,
+  search: (query: GrepQuery, signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
+  query: GrepQuery,
+): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
+  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal });
+  if (unsafe === undefined) return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search(query, signal));
+  const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
+  if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
+  const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
+  return { ...found, engine: `${found.engine}; no ignore file applied: ${note}` };
 }
 
 /**
@@ -272,7 +303,7 @@ function toQuery(input: GrepInput): GrepQuery {
     pattern: input.pattern,
     ignoreCase: input.ignore_case === true,
     fixedStrings: input.fixed_strings === true,
-    glob: input.glob,
+    glob: input.glob === undefined ? undefined : withoutLeadingDotSlash(input.glob),
     context: input.context ?? 0,
     limit: input.max_results ?? 200,
     filesOnly: input.files_only === true,
@@ -285,8 +316,13 @@ function compilePattern(input: GrepInput): RegExp {
   try {
     return new RegExp(source, input.ignore_case === true ? "iu" : "u");
   } catch (error) {
+    // Both engines must accept a pattern: ripgrep-only syntax (inline flags, POSIX classes, \x{..})
+    // would leave the JavaScript engine, which answers when ripgrep cannot, without an answer.
     throw new ToolError("invalid_pattern", `Invalid regular expression: ${(error as Error).message}`, {
-      hint: "Escape special characters, or pass fixed_strings: true.",
+      hint:
+        "Patterns are JavaScript regular expressions (u flag) that ripgrep also accepts. Escape special characters, " +
+        "or pass fixed_strings: true; for ripgrep-only forms use ignore_case: true instead of (?i), [A-Za-z] or \\p{L} " +
+        "instead of [[:alpha:]], \\u{41} instead of \\x{41}, \\p{Script=Greek} instead of \\p{Greek}, {0,3} instead of {,3}.",
     });
   }
 }
@@ -308,4 +344,22 @@ function format(answer: GrepAnswer, input: GrepInput, display: (absolute: string
   if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.\n${footer}`;
   const cut = answer.cut ? `\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]` : "";
   return `${output.join("\n")}${cut}\n${footer}`;
+}
+
+/** Whether `text` holds a control character (a line break, a tab, an escape: below U+0020, or U+007F). */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * A path as grep prints it: as it is, or, when it holds a control character, as a JSON string
+ * (`"a\nb.txt":1:text`), so that a name holding a line break can neither pass for two result
+ * lines nor add a fake `[not searched: ...]` line.
+ */
+function displayPath(shown: string): string {
+  return hasControlCharacter(shown) ? JSON.stringify(shown) : shown;
 }

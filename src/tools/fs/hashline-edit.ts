@@ -7,6 +7,16 @@ import { anchorOf, lineHash, parseAnchor } from "./hashline.js";
  * the fresh anchors around it, so the model can retry without reading the whole file again.
  */
 export function replaceAnchoredLines(text: string, startAnchor: string, endAnchor: string, replacement: string): string {
+  // A byte-order mark is kept and is not part of line 1 (read hashes line 1 without it).
+  if (text.startsWith("\ufeff")) {
+    const body = replaceAnchoredLines(
+      text.slice(1),
+      startAnchor,
+      endAnchor,
+      replacement.startsWith("\ufeff") ? replacement.slice(1) : replacement,
+    );
+    return `\ufeff${body}`;
+  }
   const pieces = text.split(/(\r\n|\n)/);
   const lines: string[] = [];
   const endings: string[] = [];

@@ -60,7 +60,12 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
           hint: "Use file_inspect to see its type and a hex dump.",
         });
       }
-      const { version, lines } = content;
+      const { version } = content;
+      // A UTF-8 byte-order mark is not shown as part of line 1 (an invisible character the model
+      // copied into edits, or took for text): the header says the file has one, and edit,
+      // replace and apply_patch keep it.
+      const bom = content.firstLine === 1 && content.lines[0]?.startsWith("\ufeff") === true;
+      const lines = bom ? [(content.lines[0] as string).slice(1), ...content.lines.slice(1)] : content.lines;
       const bytes = { length: content.size };
       const rangeKey = `${offset}:${input.limit ?? "all"}:${maxBytes}`;
       const tracker = context.storage.get(READ_TRACKER);
@@ -80,7 +85,7 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       const body = numberedLines(lines, content.firstLine, offset, input.limit, maxBytes, options.hashline === true);
       tracker.remember(absolute, version, rangeKey);
       const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${content.totalLines}`;
-      const header = `${requested} · ${version} · ${shown} · ${bytes.length} bytes`;
+      const header = `${requested} · ${version} · ${shown} · ${bytes.length} bytes${bom ? " · UTF-8 with BOM (kept by edits)" : ""}`;
       const more = offset + body.count - 1 < content.totalLines ? `\n[more: continue with offset=${offset + body.count}]` : "";
       const cut = body.cutByBytes ? ` (cut at max_bytes=${maxBytes})` : "";
       return `${header}${cut}\n${body.text}${more}`;

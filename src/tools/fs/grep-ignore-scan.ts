@@ -1,0 +1,148 @@
+import { type Dir, type Dirent, lstatSync, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { isInsideDirectory } from "../sandbox/workspace-root.js";
+import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
+import { StepPacer } from "./sync-slices.js";
+
+/** The per-directory ignore files ripgrep reads with grep's arguments (`.git/info/exclude` apart). */
+export const RIPGREP_IGNORE_FILE_NAMES: readonly string[] = [".rgignore", ".ignore", ".gitignore"];
+
+/** The largest ignore file ripgrep is left to read; the JavaScript engine applies none larger either. */
+export const MAX_RIPGREP_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** An ignore file ripgrep must not be left to open, and why. */
+export interface UnsafeIgnoreFile {
+  readonly absolute: string;
+  readonly reason: string;
+}
+
+/**
+ * The ignore files under `start` that ripgrep would open and must not: ripgrep opens every
+ * `.rgignore`, `.ignore`, `.gitignore` and `.git/info/exclude` of the directories it enters with a
+ * plain blocking open and reads it whole, so one that is a named pipe blocked it until grep's
+ * timeout, one linked to `/dev/zero` grew it without bound (it runs without a memory cgroup), and
+ * one linked out of the workspace (a confined run) decided which workspace files were searched by
+ * a file the JavaScript engine refuses to read. Found: a file that is not a regular file or a
+ * directory (followed through links), one over {@link MAX_RIPGREP_IGNORE_FILE_BYTES}, and with
+ * `confineTo` one whose real path is outside it. The walk enters what ripgrep may enter (links
+ * not followed, grep's skipped directories not entered); it stops at the first find.
+ *
+ * Synchronous listings paced by {@link StepPacer} (the event loop is yielded every few ms): one
+ * thread-pool round trip per directory cost as much as ripgrep's whole search of a small tree
+ * (10 ms for 30 directories); through the thread pool only when the disk makes steps slow.
+ */
+export async function findUnsafeIgnoreFile(
+  start: string,
+  options: { readonly confineTo?: string | undefined; readonly signal: AbortSignal },
+): Promise<UnsafeIgnoreFile | undefined> {
+  const pending: string[] = [start];
+  const pacer = new StepPacer();
+  const visit = (directory: string, entry: Dirent): UnsafeIgnoreFile | undefined => {
+    const absolute = path.join(directory, entry.name);
+    if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) return checkIgnoreFile(absolute, entry, options.confineTo);
+    // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
+    if (entry.name === ".git") return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
+    if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
+    return undefined;
+  };
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    options.signal.throwIfAborted();
+    if (pacer.slow) {
+      // ripgrep cannot list an unreadable directory either (it names it as not searched).
+      for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
+        const found = visit(directory, entry);
+        if (found !== undefined) return found;
+      }
+      continue;
+    }
+    const listing = openOrUndefined(directory);
+    if (listing === undefined) continue;
+    try {
+      // A batch of entries per step: a directory of 100,000 entries read in one call held the
+      // event loop for half a second.
+      for (let count = 1, entry = readOrNull(listing); entry !== null; count++, entry = readOrNull(listing)) {
+        const found = visit(directory, entry);
+        if (found !== undefined) return found;
+        if (count % LISTING_BATCH === 0) await pacer.stepped();
+      }
+    } finally {
+      listing.closeSync();
+    }
+    await pacer.stepped();
+  }
+  return undefined;
+}
+
+/**
+ * Why ripgrep must not open `file` (undefined when it may, or when there is none). Metadata only
+ * (`lstat`, `stat`, `realpath`): none of them blocks on a named pipe or reads a device.
+ */
+function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
+  if (entry?.isDirectory() === true) return undefined;
+  const own = lstatSync(file, { throwIfNoEntry: false });
+  if (own === undefined) return undefined;
+  let target = own;
+  if (own.isSymbolicLink()) {
+    // A dangling link or a loop: ripgrep's open fails at once.
+    const followed = statOrUndefined(file);
+    if (followed === undefined) return undefined;
+    target = followed;
+  }
+  // A link, or an exclude file under a `.git` that may itself be a link: its real place counts.
+  if (confineTo !== undefined && (own.isSymbolicLink() || entry === undefined)) {
+    const real = realOrUndefined(file);
+    if (real === undefined || !isInsideDirectory(confineTo, real))
+      return { absolute: file, reason: "a link out of the workspace" };
+  }
+  if (target.isDirectory()) return undefined;
+  if (!target.isFile()) return { absolute: file, reason: kindOf(target) };
+  if (target.size > MAX_RIPGREP_IGNORE_FILE_BYTES) {
+    return { absolute: file, reason: `over ${MAX_RIPGREP_IGNORE_FILE_BYTES / 1024 / 1024} MiB` };
+  }
+  return undefined;
+}
+
+/** Entries read from a directory per step. */
+const LISTING_BATCH = 256;
+
+/** The next entry, or `null` at the end; an error mid-listing ends it (ripgrep names such a directory). */
+function readOrNull(listing: Dir): Dirent | null {
+  try {
+    return listing.readSync();
+  } catch {
+    return null;
+  }
+}
+
+function openOrUndefined(directory: string): Dir | undefined {
+  try {
+    return opendirSync(directory, { bufferSize: LISTING_BATCH });
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function realOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a named pipe";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
