@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 /** The child's answers; rejects when it died without printing them. */
-function spent<Answer = [string, string]>(sandbox: "workspace" | "unrestricted", hold: number, script = child): Promise<Answer[]> {
+function spent<Answer = [string, string]>(
+  sandbox: "workspace" | "unrestricted",
+  hold: number,
+  script = child,
+): Promise<Answer[]> {
   const config = JSON.stringify({ workspace, sandbox, hold });
   // 1024: room for the module loader; the child then takes every descriptor itself.
   const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
@@ -94,7 +98,9 @@ describe("bash with every descriptor of the host taken", () => {
   it.skipIf(bubblewrap.missing)(
     bubblewrap.label("workspace sandbox: the command's cgroup not made (or the launch refused) is too_many_open_files"),
     async () => {
-      const answers = await Promise.all([0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild)));
+      const answers = await Promise.all(
+        [0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild)),
+      );
       expectBashAnswered(answers);
     },
     60_000,
