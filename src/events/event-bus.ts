@@ -106,6 +106,7 @@ export class EventBus<Events extends object> {
     const host = (globalThis as { process?: { emitWarning?: (message: string, options: object) => void } }).process;
     try {
       if (typeof host?.emitWarning === "function") host.emitWarning(message, { ...LISTENER_ERROR_WARNING });
+      // biome-ignore lint/suspicious/noConsole: the documented channel where Node's warnings are not.
       else console.warn(`${LISTENER_ERROR_WARNING.type} [${LISTENER_ERROR_WARNING.code}]: ${message}`);
     } catch {
       // A warning channel that throws (a patched console) must not turn the report into a crash.
