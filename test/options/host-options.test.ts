@@ -69,7 +69,12 @@ const OPTIONS: readonly [string, string, (value: never) => unknown, DocumentedRu
     KEPT,
   ],
   // As BullMqCronScheduler's (test/options/cross-surface-options.test.ts): 0 and Infinity were accepted here only.
-  ["InProcessCronScheduler", "historyLimit", (historyLimit) => new InProcessCronScheduler({ historyLimit }), { min: 1, integer: true }],
+  [
+    "InProcessCronScheduler",
+    "historyLimit",
+    (historyLimit) => new InProcessCronScheduler({ historyLimit }),
+    { min: 1, integer: true },
+  ],
   ["InProcessCronScheduler", "maxOutputChars", (maxOutputChars) => new InProcessCronScheduler({ maxOutputChars }), COUNT],
   ["InProcessSubagentManager", "maxRunning", (maxRunning) => new InProcessSubagentManager({ runner, maxRunning }), COUNT],
   ["InProcessSubagentManager", "maxRetained", (maxRetained) => new InProcessSubagentManager({ runner, maxRetained }), KEPT],
