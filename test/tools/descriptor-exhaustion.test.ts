@@ -31,8 +31,9 @@ function spent<Answer = [string, string]>(
   sandbox: "workspace" | "unrestricted",
   hold: number,
   script = child,
+  tool: "bash" | "monitor" = "bash",
 ): Promise<Answer[]> {
-  const config = JSON.stringify({ workspace, sandbox, hold });
+  const config = JSON.stringify({ workspace, sandbox, hold, tool });
   // 1024: room for the module loader; the child then takes every descriptor itself.
   const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
@@ -73,14 +74,14 @@ describe("every descriptor of the host taken", () => {
 // for its resource limits: EMFILE") under the workspace sandbox, and an "ok" result reading
 // "failed to start: spawn /usr/bin/bash EMFILE" otherwise; the file tools say too_many_open_files.
 describe("bash with every descriptor of the host taken", () => {
-  function expectBashAnswered(answers: [string, string, string][][]): void {
+  function expectBashAnswered(answers: [string, string, string][][], ran = /^exit code 0 .*\nstdout:\nhi$/s): void {
     for (const [before, during, after] of answers) {
       // controls: with descriptors free, bash runs
       expect(before?.slice(0, 2)).toEqual(["bash before", "ok"]);
       expect(after?.slice(0, 2)).toEqual(["bash after", "ok"]);
-      expect(after?.[2]).toMatch(/^exit code 0 .*\nstdout:\nhi$/s);
+      expect(after?.[2]).toMatch(ran);
       const [, code, text] = during as [string, string, string];
-      if (code === "ok") expect(text).toMatch(/^exit code 0 /);
+      if (code === "ok") expect(text).toMatch(ran);
       else {
         expect(code).toBe("too_many_open_files");
         expect(text).toContain("(EMFILE");
@@ -102,6 +103,27 @@ describe("bash with every descriptor of the host taken", () => {
         [0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild)),
       );
       expectBashAnswered(answers);
+    },
+    60_000,
+  );
+
+  // The same for monitor: its start answered ok and the monitor's status read "failed to start:
+  // spawn /usr/bin/bash EMFILE" (unrestricted), or tool_failed for the cgroup (workspace).
+  const monitorRan = /"status":"exited with code 0"/;
+  it("monitor, unrestricted: a start refused for want of descriptors is too_many_open_files", async () => {
+    const answers = await Promise.all(
+      [0, 2, 4].map((hold) => spent<[string, string, string]>("unrestricted", hold, bashChild, "monitor")),
+    );
+    expectBashAnswered(answers, monitorRan);
+  }, 60_000);
+
+  it.skipIf(bubblewrap.missing)(
+    bubblewrap.label("monitor, workspace sandbox: the same"),
+    async () => {
+      const answers = await Promise.all(
+        [0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild, "monitor")),
+      );
+      expectBashAnswered(answers, monitorRan);
     },
     60_000,
   );

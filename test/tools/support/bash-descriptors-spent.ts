@@ -1,18 +1,32 @@
 // One child of the bash descriptor-exhaustion test. Arguments (JSON in argv[2]): { workspace,
-// sandbox, hold }. It runs bash once (every module loaded, the sandbox started), opens /dev/null
+// sandbox, hold, tool ("bash" or "monitor") }. It runs bash (or starts and waits for a monitor) once (every module loaded, the sandbox started), opens /dev/null
 // until the process has no descriptor left, gives `hold` back, runs bash, gives every descriptor
 // back and runs bash once more. Prints one JSON line: [label, code | "ok", message][].
 import { closeSync, openSync } from "node:fs";
 import { createRegistry } from "agent-tool-catalog";
+import { createMonitorTool } from "agent-tool-catalog/host";
 import { createBashTool } from "agent-tool-catalog/tools";
 
-const { workspace, sandbox, hold } = JSON.parse(process.argv[2] as string) as {
+const { workspace, sandbox, hold, tool } = JSON.parse(process.argv[2] as string) as {
   workspace: string;
   sandbox: "workspace" | "unrestricted";
   hold: number;
+  tool?: "bash" | "monitor";
 };
-const run = createRegistry({ tools: [createBashTool()] }).createRun({ profile: "full", permissions: { sandbox, workspace } });
+const run = createRegistry({ tools: [createBashTool(), createMonitorTool()] }).createRun({
+  profile: "full",
+  permissions: { sandbox, workspace },
+});
+run.activate(["monitor"]);
 const answer = async (label: string): Promise<[string, string, string]> => {
+  if (tool === "monitor") {
+    // Started, then waited for: "exit code 0"-like text when it ran, the error when it did not start.
+    const started = await run.call("monitor", { action: "start", command: "echo hi" });
+    if (!started.ok) return [label, started.error.code, started.error.message];
+    const id = (started.output as { id: string }).id;
+    const waited = await run.call("monitor", { action: "wait", id, timeout_seconds: 10 });
+    return waited.ok ? [label, "ok", JSON.stringify(waited.output)] : [label, waited.error.code, waited.error.message];
+  }
   const result = await run.call("bash", { command: "echo hi" });
   return result.ok ? [label, "ok", String(result.output)] : [label, result.error.code, result.error.message];
 };
