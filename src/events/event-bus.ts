@@ -13,13 +13,31 @@ export type EventListener<Payload> = (payload: Payload) => void;
  */
 export interface EventBusOptions {
   /**
-   * Called when a listener throws or its returned promise rejects. The bus never swallows such
-   * an error silently. If this function throws, that error is rethrown on a later tick: never into
-   * the code that emitted the event, whose work (a tool call that already ran, a registration
-   * already made) must still report what it did.
-   * @defaultValue rethrows the error on a later tick (it surfaces as an uncaught exception)
+   * Called when a listener throws or its returned promise rejects (a host observer such as an
+   * OpenTelemetry span processor that throws, a logger that rejects). The bus never swallows such
+   * an error silently, and never lets it reach the code that emitted the event: the tool call
+   * that already ran, the registration already made, still reports what it did. If this function
+   * throws, that error is rethrown on a later tick (the host asked for it: it surfaces as an
+   * uncaught exception).
+   * @defaultValue reports the first error of each event type once per bus as a process warning
+   * (`process.emitWarning`, type `AgentToolCatalogWarning`, code `ATC_LISTENER_ERROR`; on hosts
+   * without `process`, `console.warn`) and no later one of that type: a listener that throws on
+   * every call neither crashes the host nor floods its log. Pass a function to see every error.
    */
   readonly onListenerError?: (error: unknown, type: string) => void;
+}
+
+/** The warning's type and code a listener's error is reported with by default. */
+const LISTENER_ERROR_WARNING = Object.freeze({ type: "AgentToolCatalogWarning", code: "ATC_LISTENER_ERROR" });
+
+/** A listener's error in a few words, without letting a throwing `message` getter escape. */
+function describeListenerError(error: unknown): string {
+  try {
+    if (error instanceof Error) return `${error.name}: ${error.message}`;
+    return String(error);
+  } catch {
+    return "a value that cannot be described";
+  }
 }
 
 /**
@@ -32,15 +50,11 @@ export interface EventBusOptions {
 export class EventBus<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<EventListener<never>>>();
   private readonly onListenerError: (error: unknown, type: string) => void;
+  /** Event types whose listener error the default report has told already. */
+  private readonly warnedTypes = new Set<string>();
 
   constructor(options: EventBusOptions = {}) {
-    this.onListenerError =
-      options.onListenerError ??
-      ((error) => {
-        queueMicrotask(() => {
-          throw error;
-        });
-      });
+    this.onListenerError = options.onListenerError ?? ((error, type) => this.warnOnce(error, type));
   }
 
   /** Subscribes to one event type; returns the function that unsubscribes. */
@@ -80,6 +94,22 @@ export class EventBus<Events extends object> {
         // turned a tool call that had run (a write on disk) into `internal_error`.
         this.reportListenerError(error, String(type));
       }
+    }
+  }
+
+  /** The default report: one process warning per event type, never an exception. */
+  private warnOnce(error: unknown, type: string): void {
+    if (this.warnedTypes.has(type)) return;
+    this.warnedTypes.add(type);
+    const message = `A listener of "${type}" threw (${describeListenerError(error)}); the event's emitter went on. Later errors of "${type}" listeners on this bus are not reported: pass onListenerError to see each one.`;
+    // Read from globalThis: the root entry runs where there is no `process` too (a browser, a worker).
+    const host = (globalThis as { process?: { emitWarning?: (message: string, options: object) => void } }).process;
+    try {
+      if (typeof host?.emitWarning === "function") host.emitWarning(message, { ...LISTENER_ERROR_WARNING });
+      // biome-ignore lint/suspicious/noConsole: the documented channel where Node's warnings are not.
+      else console.warn(`${LISTENER_ERROR_WARNING.type} [${LISTENER_ERROR_WARNING.code}]: ${message}`);
+    } catch {
+      // A warning channel that throws (a patched console) must not turn the report into a crash.
     }
   }
 

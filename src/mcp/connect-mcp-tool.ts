@@ -61,7 +61,11 @@ export interface ConnectMcpToolOptions {
   readonly maxServersPerRun?: number;
   /** Per-call timeout of connected servers, ms: above 0 and at most 2^31 - 1. @defaultValue 60000 */
   readonly timeoutMs?: number;
-  /** Output limit of connected servers' tools, bytes: a number above 0. @defaultValue 100000 */
+  /**
+   * Output limit of connected servers' tools, bytes: a whole number at least 1, as in a server's
+   * config and on the resource and prompt tools (0.5 was accepted and floored to 0).
+   * @defaultValue 100000
+   */
   readonly maxOutputBytes?: number;
   /** Connect timeout, ms: above 0 and at most 2^31 - 1. @defaultValue 30000 */
   readonly connectTimeoutMs?: number;
@@ -125,7 +129,7 @@ function checkConnectOptions(options: ConnectMcpToolOptions): void {
   );
   checkNumberOption(options.timeoutMs, "timeoutMs", timer, where, "invalid_mcp_config");
   checkNumberOption(options.connectTimeoutMs, "connectTimeoutMs", timer, where, "invalid_mcp_config");
-  checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 0, aboveMin: true }, where, "invalid_mcp_config");
+  checkNumberOption(options.maxOutputBytes, "maxOutputBytes", { min: 1, integer: true }, where, "invalid_mcp_config");
 }
 
 /**

@@ -4,6 +4,13 @@ import type { McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
 import { isLossyMcpNamePart, sanitizeMcpNamePart } from "./mcp-tool-name.js";
 
 /**
+ * A name a model may spell a server with when it is not the exact name: ASCII letters and digits,
+ * and only the separators sanitizing folds (space, `_`, `-`, `.`, `/`), so folding it loses case
+ * and separators and nothing else.
+ */
+const FRIENDLY_NAME = /^[A-Za-z0-9 _./-]+$/;
+
+/**
  * A server that could not be connected, and why.
  *
  * @public
@@ -67,18 +74,21 @@ export class McpServerSet {
 
   /**
    * A server a run may use, by its name; the run's own wins over a shared one. When no server has
-   * that exact name, the name a server's tools are made of (`my_docs` for `my-docs`) finds it too,
-   * if it is the only server with that sanitized name and sanitizing its name lost no characters
-   * beyond the spec's `-`, `/`, `.` and space: `日本` and `中文` both sanitize to `__`, so `__`,
-   * or `中國` (also `__`), names neither of them.
+   * that exact name, a friendly spelling finds it too: a name of letters, digits, spaces, `_`, `-`,
+   * `.` and `/` only that sanitizes to the name the server's tools are made of (`My Docs`,
+   * `my_docs` and `MY-DOCS` all name `my-docs`), if exactly one server has that sanitized name and
+   * sanitizing its name lost no characters beyond the spec's `-`, `/`, `.` and space. So `日本`
+   * and `中文` (both `__`) are named only by themselves: `__` or `中國` names neither, and
+   * `my docs` names neither `my-docs` nor `my.docs` when both are connected.
    */
   get(name: string, runId?: string): McpServerHandle | undefined {
     const visible = this.list(runId);
     const exact = visible.filter((handle) => handle.name === name);
     if (exact.length > 0) return exact.find((handle) => handle.runId !== undefined) ?? exact[0];
-    const sanitized = visible.filter((handle) => sanitizeMcpNamePart(handle.name) === name);
-    const [only] = sanitized;
-    return sanitized.length === 1 && only !== undefined && !isLossyMcpNamePart(only.name) ? only : undefined;
+    if (!FRIENDLY_NAME.test(name)) return undefined;
+    const folded = sanitizeMcpNamePart(name);
+    const matches = visible.filter((handle) => !isLossyMcpNamePart(handle.name) && sanitizeMcpNamePart(handle.name) === folded);
+    return matches.length === 1 ? matches[0] : undefined;
   }
 
   /** The status of every open server. */

@@ -62,8 +62,8 @@ export function resolveMcpServerConfig(config: McpServerConfig): ResolvedMcpServ
     timeoutMs: timer(config.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", fail),
     connectTimeoutMs: timer(config.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs", fail),
     schemaTimeoutMs: timer(config.schemaTimeoutMs, DEFAULT_SCHEMA_TIMEOUT_MS, "schemaTimeoutMs", fail),
-    maxOutputBytes: Math.floor(positive(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes", fail)),
-    maxBinaryBytes: nonNegative(config.maxBinaryBytes, DEFAULT_MAX_BINARY_BYTES, "maxBinaryBytes", fail),
+    maxOutputBytes: wholeBytes(config.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, 1, "maxOutputBytes", fail),
+    maxBinaryBytes: wholeBytes(config.maxBinaryBytes, DEFAULT_MAX_BINARY_BYTES, 0, "maxBinaryBytes", fail),
   };
 }
 
@@ -114,8 +114,14 @@ function timer(value: number | undefined, fallback: number, field: string, fail:
   return ms;
 }
 
-function nonNegative(value: number | undefined, fallback: number, field: string, fail: Fail): number {
+/**
+ * A byte count: a whole number at least `min`. A fraction is refused, not floored: `0.5` became 0,
+ * which means something else (every binary block described in text, every output cut to nothing).
+ */
+function wholeBytes(value: number | undefined, fallback: number, min: number, field: string, fail: Fail): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(field, "must be a number of bytes, 0 or more");
-  return Math.floor(value);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    fail(field, `must be a whole number of bytes, ${min} or more`);
+  }
+  return value;
 }

@@ -112,6 +112,23 @@ describe("oneLineDescription", () => {
     expect(oneLineDescription("Tabs vs. Spaces checker. More.")).toBe("Tabs vs. Spaces checker.");
   });
 
+  it("goes on after U.S., U.K., Dr., Mr. and St. before a name, and ends at them before a sentence's first word", () => {
+    // Stop 36 ended every dotted abbreviation before a capital: "the U.S." was a whole sentence.
+    expect(oneLineDescription("Trains the U.S. Army and Navy. More.")).toBe("Trains the U.S. Army and Navy.");
+    expect(oneLineDescription("Prices in the U.K. Pound sterling. More.")).toBe("Prices in the U.K. Pound sterling.");
+    expect(oneLineDescription("Ask Dr. Smith or Mr. Jones. More.")).toBe("Ask Dr. Smith or Mr. Jones.");
+    expect(oneLineDescription("Route to St. Louis depots. More.")).toBe("Route to St. Louis depots.");
+    expect(oneLineDescription("Reads tar, zip, etc. and the rest. More.")).toBe("Reads tar, zip, etc. and the rest.");
+    // Controls: a sentence's first word after them ends it, and so does the end of a list.
+    expect(oneLineDescription("Works in the U.S. It also works elsewhere.")).toBe("Works in the U.S.");
+    expect(oneLineDescription("Ships to the U.K. The rest waits.")).toBe("Ships to the U.K.");
+    expect(oneLineDescription("Sold in the U.S. Returns are free.")).toBe("Sold in the U.S.");
+    expect(oneLineDescription("Reads tar, zip, etc. Use it for archives.")).toBe("Reads tar, zip, etc.");
+    expect(oneLineDescription("Lives on Main St. Then it moved.")).toBe("Lives on Main St.");
+    expect(oneLineDescription("The U.S. market data. More.")).toBe("The U.S. market data.");
+    expect(oneLineDescription("Answers in 40 ms. Then it caches.")).toBe("Answers in 40 ms.");
+  });
+
   it("takes time linear in the line, not in the line times its full stops", () => {
     // The abbreviation test ran over all the text before every ". ": 42 s of CPU for 80,000 repeats (old code).
     const dotted = cpuMsOf(() => oneLineDescription("x a.b. ".repeat(40_000)));

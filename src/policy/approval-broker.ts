@@ -11,7 +11,7 @@ export type { ApprovalEvents, ApprovalRequest, ApprovalResolution } from "../eve
 export interface ApprovalWaitOptions {
   /** Aborting it withdraws the request (resolved as denied, by `"abort"`). */
   readonly signal?: AbortSignal;
-  /** Overrides the broker's timeout for this request, in ms. */
+  /** Overrides the broker's timeout for this request: a whole number of ms from 1 to 2^31 - 1. */
   readonly timeoutMs?: number;
 }
 

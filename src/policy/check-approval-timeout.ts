@@ -8,6 +8,8 @@ export { MAX_TIMER_DELAY_MS };
  * @throws ConfigurationError `invalid_approval_timeout` naming `field`.
  */
 export function checkApprovalTimeout(value: number | undefined, field: string, where: string): void {
-  // The same rule as every numeric option; the code stays the one hosts already match on.
-  checkNumberOption(value, field, { min: 1, max: MAX_TIMER_DELAY_MS }, where, "invalid_approval_timeout");
+  // The same rule as every numeric option; the code stays the one hosts already match on. Whole:
+  // the Redis broker stores the request with PEXPIRE, which refuses a fraction, so 1.5 ms worked
+  // in memory and failed every request on Redis.
+  checkNumberOption(value, field, { min: 1, max: MAX_TIMER_DELAY_MS, integer: true }, where, "invalid_approval_timeout");
 }

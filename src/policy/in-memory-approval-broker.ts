@@ -15,7 +15,7 @@ import { checkApprovalTimeout } from "./check-approval-timeout.js";
  */
 export interface InMemoryApprovalBrokerOptions {
   /**
-   * How long a request waits before it is denied.
+   * How long a request waits before it is denied: a whole number of ms from 1 to 2^31 - 1 (a timer holds it; the Redis broker's PEXPIRE takes no fraction), on every broker and on `createRun`.
    * @defaultValue 300000 (five minutes)
    */
   readonly timeoutMs?: number;

@@ -13,7 +13,7 @@ import {
 } from "agent-tool-catalog/host";
 import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
+import { checkNumberOption, POSITIVE_COUNT, TIMER_MS } from "../errors/check-number-option.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -157,7 +157,7 @@ export class BullMqCronScheduler implements CronClient {
     this.options = options;
     this.prefix = options.prefix ?? "atc";
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "BullMqCronScheduler");
-    checkNumberOption(options.historyLimit, "historyLimit", { min: 1, integer: true }, "BullMqCronScheduler");
+    checkNumberOption(options.historyLimit, "historyLimit", POSITIVE_COUNT, "BullMqCronScheduler");
     checkNumberOption(options.maxOutputChars, "maxOutputChars", { min: 1, integer: true, infinite: true }, "BullMqCronScheduler");
     this.queue = new Queue(options.queueName ?? "cron", { connection: options.connection, prefix: this.prefix });
   }

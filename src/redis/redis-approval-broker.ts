@@ -24,7 +24,7 @@ export interface RedisApprovalBrokerOptions {
   readonly redis: Redis;
   /** Prefix of every key and channel. @defaultValue `"atc"` */
   readonly prefix?: string;
-  /** How long a request waits before it is denied, in ms: 1 to 2^31 - 1 (a timer holds it). @defaultValue 300000 (five minutes) */
+  /** How long a request waits before it is denied: a whole number of ms from 1 to 2^31 - 1 (a timer holds it; the Redis broker's PEXPIRE takes no fraction), on every broker and on `createRun`. @defaultValue 300000 (five minutes) */
   readonly timeoutMs?: number;
   /**
    * How often a waiting process re-reads its requests, in ms: decisions published while its

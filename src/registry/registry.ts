@@ -35,7 +35,11 @@ export interface RegistryOptions {
   readonly groups?: readonly ToolGroup[];
   /** Tuning of the `find_tool` search; with an `embedder`, find_tool ranks by the hybrid score. */
   readonly search?: HybridSearchOptions;
-  /** What to do when an event listener throws. */
+  /**
+   * What to do when an event listener throws (see {@link EventBusOptions.onListenerError}).
+   * @defaultValue the first error of each event type is told once as a process warning (code
+   * `ATC_LISTENER_ERROR`); never an uncaught exception
+   */
   readonly onListenerError?: EventBusOptions["onListenerError"];
   /**
    * Where runs ask for approval (`approval: "destructive" | "all"`). Its events are also

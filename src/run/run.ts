@@ -105,7 +105,8 @@ export interface CreateRunOptions extends ToolLoadOptions {
    */
   readonly maxInputLength?: number;
   /**
-   * How long a call waits for approval before it is denied, in ms.
+   * How long a call waits for approval before it is denied: a whole number of ms from 1 to
+   * 2^31 - 1, as the brokers' `timeoutMs`.
    * @defaultValue the broker's timeout (five minutes for the in-memory broker)
    */
   readonly approvalTimeoutMs?: number;

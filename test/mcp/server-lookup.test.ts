@@ -40,4 +40,46 @@ describe("McpServerSet.get: a sanitized name finds only the one server it is", (
     const listed = await run.call("list_mcp_resources", { server: "my_docs" });
     expect(listed.ok && String(listed.output)).toContain('"server":"my-docs"');
   });
+
+  it("finds a server by a friendly spelling that folds to exactly one server (My Docs, MY_DOCS)", async () => {
+    registry = createRegistry();
+    const servers = new McpServerSet();
+    servers.add(await connectMcpServer(registry, inMemoryFixture("my-docs")));
+    servers.add(await connectMcpServer(registry, inMemoryFixture("日本")));
+    for (const tool of createMcpResourceTools(servers)) registry.register(tool as AnyToolDefinition);
+    const run = registry.createRun();
+    run.activate(["list_mcp_resources"]);
+    // Stop 36 answered unknown_mcp_server for every spelling but "my-docs" and "my_docs".
+    for (const name of ["My Docs", "MY_DOCS", "my docs", "My-Docs", "my.docs"]) {
+      expect(servers.get(name)?.name, name).toBe("my-docs");
+    }
+    const listed = await run.call("list_mcp_resources", { server: "My Docs" });
+    expect(listed.ok && String(listed.output)).toContain('"server":"my-docs"');
+    // Controls: a spelling that loses more than case and separators, or that folds to a lossy
+    // server's name, names nothing.
+    for (const name of ["My Döcs", "my  docs", "mydocs", "__", "中國", "my docs!"]) {
+      expect(servers.get(name), name).toBeUndefined();
+    }
+    modelError(await run.call("list_mcp_resources", { server: "中國" }), "unknown_mcp_server");
+  });
+
+  it("names no server when a friendly spelling folds to two (my-docs and my.docs)", async () => {
+    registry = createRegistry();
+    const servers = new McpServerSet();
+    servers.add(await connectMcpServer(registry, inMemoryFixture("my-docs")));
+    await expect(connectMcpServer(registry, inMemoryFixture("my.docs"))).rejects.toThrow();
+    // Two servers folding alike cannot both register their tools in one registry; in two
+    // registries sharing a set they can, and then a folded name is ambiguous.
+    const other = createRegistry();
+    try {
+      servers.add(await connectMcpServer(other, inMemoryFixture("my.docs")));
+      expect(servers.get("My Docs")).toBeUndefined();
+      expect(servers.get("my_docs")).toBeUndefined();
+      // Controls: the exact names still find each.
+      expect(servers.get("my-docs")?.name).toBe("my-docs");
+      expect(servers.get("my.docs")?.name).toBe("my.docs");
+    } finally {
+      await other.close();
+    }
+  });
 });

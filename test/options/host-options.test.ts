@@ -68,7 +68,13 @@ const OPTIONS: readonly [string, string, (value: never) => unknown, DocumentedRu
     (maxRetained) => new InProcessCallbackManager({ onFire: () => {}, maxRetained }),
     KEPT,
   ],
-  ["InProcessCronScheduler", "historyLimit", (historyLimit) => new InProcessCronScheduler({ historyLimit }), KEPT],
+  // As BullMqCronScheduler's (test/options/cross-surface-options.test.ts): 0 and Infinity were accepted here only.
+  [
+    "InProcessCronScheduler",
+    "historyLimit",
+    (historyLimit) => new InProcessCronScheduler({ historyLimit }),
+    { min: 1, integer: true },
+  ],
   ["InProcessCronScheduler", "maxOutputChars", (maxOutputChars) => new InProcessCronScheduler({ maxOutputChars }), COUNT],
   ["InProcessSubagentManager", "maxRunning", (maxRunning) => new InProcessSubagentManager({ runner, maxRunning }), COUNT],
   ["InProcessSubagentManager", "maxRetained", (maxRetained) => new InProcessSubagentManager({ runner, maxRetained }), KEPT],

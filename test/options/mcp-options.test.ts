@@ -67,7 +67,7 @@ describe("MCP options: refused where given unless the documented rule accepts th
     await expectRuleHolds(
       "maxOutputBytes",
       (value) => give({ maxOutputBytes: value }),
-      { min: 0, aboveMin: true },
+      { min: 1, integer: true },
       undefined,
       code,
     );

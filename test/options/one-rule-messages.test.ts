@@ -35,11 +35,13 @@ describe("one rule, the codes hosts match on kept", () => {
     const error = thrown(() => createRegistry().createRun({ approvalTimeoutMs: 2 ** 31 }));
     expect(error.code).toBe("invalid_approval_timeout");
     expect(error.message).toBe(
-      "createRun: approvalTimeoutMs must be a number at least 1 and at most 2147483647; got 2147483648.",
+      "createRun: approvalTimeoutMs must be a whole number at least 1 and at most 2147483647; got 2147483648.",
     );
     const broker = thrown(() => new InMemoryApprovalBroker({ timeoutMs: Number.NaN }));
     expect(broker.code).toBe("invalid_approval_timeout");
-    expect(broker.message).toBe("InMemoryApprovalBroker: timeoutMs must be a number at least 1 and at most 2147483647; got NaN.");
+    expect(broker.message).toBe(
+      "InMemoryApprovalBroker: timeoutMs must be a whole number at least 1 and at most 2147483647; got NaN.",
+    );
     expect(() => new InMemoryApprovalBroker({ timeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });

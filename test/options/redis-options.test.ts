@@ -27,7 +27,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 const redis = new Redis({ lazyConnect: true, port: 1 });
 afterAll(() => redis.disconnect());
 const RETAIN: DocumentedRule = { min: 1, integer: true };
-const APPROVAL: DocumentedRule = { min: 1, max: 2 ** 31 - 1 };
+const APPROVAL: DocumentedRule = { min: 1, max: 2 ** 31 - 1, integer: true };
 const local = new InProcessSubagentManager({ runner: { runPrompt: async () => ({ output: "" }) } });
 
 describe("Redis options: refused where given unless the documented rule accepts them", () => {

@@ -12,6 +12,7 @@ import { capability } from "../support/capabilities.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const child = path.join(repo, "test/tools/support/descriptors-spent.ts");
+const bashChild = path.join(repo, "test/tools/support/bash-descriptors-spent.ts");
 const bubblewrap = capability("bubblewrap");
 
 let workspace: string;
@@ -26,14 +27,19 @@ afterAll(async () => {
 });
 
 /** The child's answers; rejects when it died without printing them. */
-function spent(sandbox: "workspace" | "unrestricted", hold: number): Promise<[string, string][]> {
-  const config = JSON.stringify({ workspace, sandbox, hold });
+function spent<Answer = [string, string]>(
+  sandbox: "workspace" | "unrestricted",
+  hold: number,
+  script = child,
+  tool: "bash" | "monitor" = "bash",
+): Promise<Answer[]> {
+  const config = JSON.stringify({ workspace, sandbox, hold, tool });
   // 1024: room for the module loader; the child then takes every descriptor itself.
-  const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${child}" '${config}'`;
+  const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
   return new Promise((resolve, reject) => {
     execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`the process died (hold ${hold}): ${stderr.split("\n").slice(0, 6).join("\n")}`));
-      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string) as [string, string][]);
+      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string) as Answer[]);
     });
   });
 }
@@ -59,6 +65,65 @@ describe("every descriptor of the host taken", () => {
       const answers = await Promise.all([0, 2, 4].map((hold) => spent("workspace", hold)));
       for (const answer of answers) expectAnswered(answer);
       expect(answers.flat().some(([, code]) => code === "too_many_open_files")).toBe(true);
+    },
+    60_000,
+  );
+});
+
+// Stop 37: bash with no descriptor left answered tool_failed ("Cannot create the command's cgroup
+// for its resource limits: EMFILE") under the workspace sandbox, and an "ok" result reading
+// "failed to start: spawn /usr/bin/bash EMFILE" otherwise; the file tools say too_many_open_files.
+describe("bash with every descriptor of the host taken", () => {
+  function expectBashAnswered(answers: [string, string, string][][], ran = /^exit code 0 .*\nstdout:\nhi$/s): void {
+    for (const [before, during, after] of answers) {
+      // controls: with descriptors free, bash runs
+      expect(before?.slice(0, 2)).toEqual(["bash before", "ok"]);
+      expect(after?.slice(0, 2)).toEqual(["bash after", "ok"]);
+      expect(after?.[2]).toMatch(ran);
+      const [, code, text] = during as [string, string, string];
+      if (code === "ok") expect(text).toMatch(ran);
+      else {
+        expect(code).toBe("too_many_open_files");
+        expect(text).toContain("(EMFILE");
+      }
+    }
+    // the fault was met
+    expect(answers.some(([, during]) => during?.[1] === "too_many_open_files")).toBe(true);
+  }
+
+  it("unrestricted: the spawn refused is too_many_open_files, not an ok result that failed to start", async () => {
+    const answers = await Promise.all([0, 2, 4].map((hold) => spent<[string, string, string]>("unrestricted", hold, bashChild)));
+    expectBashAnswered(answers);
+  }, 60_000);
+
+  it.skipIf(bubblewrap.missing)(
+    bubblewrap.label("workspace sandbox: the command's cgroup not made (or the launch refused) is too_many_open_files"),
+    async () => {
+      const answers = await Promise.all(
+        [0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild)),
+      );
+      expectBashAnswered(answers);
+    },
+    60_000,
+  );
+
+  // The same for monitor: its start answered ok and the monitor's status read "failed to start:
+  // spawn /usr/bin/bash EMFILE" (unrestricted), or tool_failed for the cgroup (workspace).
+  const monitorRan = /"status":"exited with code 0"/;
+  it("monitor, unrestricted: a start refused for want of descriptors is too_many_open_files", async () => {
+    const answers = await Promise.all(
+      [0, 2, 4].map((hold) => spent<[string, string, string]>("unrestricted", hold, bashChild, "monitor")),
+    );
+    expectBashAnswered(answers, monitorRan);
+  }, 60_000);
+
+  it.skipIf(bubblewrap.missing)(
+    bubblewrap.label("monitor, workspace sandbox: the same"),
+    async () => {
+      const answers = await Promise.all(
+        [0, 2, 4, 8].map((hold) => spent<[string, string, string]>("workspace", hold, bashChild, "monitor")),
+      );
+      expectBashAnswered(answers, monitorRan);
     },
     60_000,
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
-import { checkNumberOption } from "../../errors/check-number-option.js";
+import { checkNumberOption, POSITIVE_COUNT } from "../../errors/check-number-option.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } from "./cron-client.js";
 import { type CronContinuation, type CronShellRunner, checkCronJobRunnable } from "./cron-runners.js";
@@ -18,7 +18,12 @@ export interface InProcessCronSchedulerOptions {
   readonly runShell?: CronShellRunner;
   /** Runs harness jobs; without it, creating a harness job is refused. */
   readonly continueConversation?: CronContinuation;
-  /** Executions kept per job, oldest dropped first: a whole number at least 0, or `Infinity`. @defaultValue 50 */
+  /**
+   * Executions kept per job, oldest dropped first: a whole number at least 1, as on
+   * `BullMqCronScheduler` (0 and `Infinity` were accepted here only: one scheduler kept nothing or
+   * everything where the other refused the option).
+   * @defaultValue 50
+   */
   readonly historyLimit?: number;
   /**
    * Characters of output kept per execution (the tail): a whole number at least 1, or `Infinity`
@@ -57,7 +62,7 @@ export class InProcessCronScheduler implements CronClient {
   private readonly createId: (kind: "job" | "execution") => string;
 
   constructor(options: InProcessCronSchedulerOptions = {}) {
-    checkNumberOption(options.historyLimit, "historyLimit", { min: 0, integer: true, infinite: true }, "InProcessCronScheduler");
+    checkNumberOption(options.historyLimit, "historyLimit", POSITIVE_COUNT, "InProcessCronScheduler");
     checkNumberOption(
       options.maxOutputChars,
       "maxOutputChars",

@@ -14,6 +14,7 @@ import { checkNumberOption } from "../../errors/check-number-option.js";
 import { LineMatcher, MatchDeadlineError } from "../../tools/fs/grep-worker.js";
 import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../../tools/sandbox/create-process-sandbox.js";
+import { isDescriptorExhaustion } from "../../tools/sandbox/descriptor-exhaustion.js";
 import type { ProcessSandbox, SandboxedProcess } from "../../tools/sandbox/process-sandbox.js";
 import type { ResourceLimits } from "../../tools/sandbox/resource-limits.js";
 import {
@@ -332,6 +333,15 @@ class Monitor {
     } catch (error) {
       release();
       throw error;
+    }
+    // No pid: the spawn failed (its error settles the exit at once). Refused for want of
+    // descriptors it is too_many_open_files, as bash answers, not a monitor "failed to start".
+    if (child.pid === undefined) {
+      const exit = await child.exited;
+      if (isDescriptorExhaustion(exit.error)) {
+        release();
+        throw exit.error;
+      }
     }
     // Held until the command and everything it started are gone (the exit settles after that).
     void child.exited.then(release);

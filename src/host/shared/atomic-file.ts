@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { link, open, rename, rm } from "node:fs/promises";
-import path from "node:path";
+import { removeStaleTemporaries, temporaryFileName } from "../../tools/fs/stale-temporaries.js";
 
 /** Options of {@link writeTextFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -15,12 +15,15 @@ export interface AtomicWriteOptions {
 /**
  * Writes a whole file or nothing: the content goes to a temporary file in the same directory,
  * is flushed, then renamed (or hard-linked, for exclusive creation) over the target. A reader
- * never sees a half-written profile or skill, and a crash leaves at most a stray `.tmp` file.
+ * never sees a half-written profile or skill. A save killed with kill -9 leaves its temporary file
+ * (`.<name>.<uuid>.<pid>.tmp`; nothing runs after SIGKILL): the next save of the same target
+ * removes those whose writer is gone ({@link removeStaleTemporaries}), never a live writer's.
  * For the host's own directories (profiles, skills, prompt extensions), which the host trusts;
  * the workspace file tools use the sandbox's confined `writeFileAtomic` instead.
  */
 export async function writeTextFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
+  await removeStaleTemporaries(target).catch(() => undefined);
+  const temporary = temporaryFileName(target, randomUUID());
   const handle = await open(temporary, "wx", 0o644);
   // Every failure, a write, a flush or a close that fails after them, removes the temporary file.
   try {

@@ -15,6 +15,7 @@ import {
 } from "./bubblewrap-arguments.js";
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
+import { isDescriptorExhaustion } from "./descriptor-exhaustion.js";
 import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
 import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
@@ -219,6 +220,10 @@ export class BubblewrapSandbox implements ProcessSandbox {
     try {
       return CommandCgroup.create(this.cgroups, this.limits);
     } catch (error) {
+      // No descriptor left (EMFILE, ENFILE) is the moment's condition, not the setup's: thrown as
+      // it is, so the call answers too_many_open_files as every file tool does (the run maps
+      // Node's system errors), not tool_failed with this message, and the next call tries again.
+      if (isDescriptorExhaustion(error)) throw error;
       // It worked when the sandbox was made; refusing beats running a command without the limits
       // the host was told hold.
       throw new SandboxUnavailableError(

@@ -3,6 +3,7 @@ import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from 
 import { z } from "zod";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
+import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
 import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHook } from "../sandbox/run-resource-budget.js";
@@ -151,6 +152,10 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       }
       if (context.signal.aborted) throw context.signal.reason;
       if (revoked.aborted) throw revoked.reason;
+      // A spawn refused for want of descriptors: too_many_open_files (the run maps the system
+      // error), as a cgroup that could not be made for the same reason answers, not an "ok"
+      // result saying "failed to start" that a model reads as the command's own failure.
+      if (isDescriptorExhaustion(result.error)) throw result.error;
       const elapsed = Math.round(performance.now() - started);
       const status = describeExit(result, timeout.aborted ? timeoutSeconds : undefined, sandbox.resourceLimits);
       const where = path.relative(scope.root, cwd) || ".";
