@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -45,8 +45,9 @@ export interface GitProtection {
  *   points to is protected too when it is inside the workspace.
  *
  * A control file that does not exist cannot be bound, so it is listed in `absentControlFiles`;
- * {@link removeCreatedControlFiles} deletes any of them the command created, after every
- * sandboxed process has ended (the pid namespace guarantees that).
+ * `holdControlFileDirectories` (control-file-removal.ts) removes any of them the command
+ * created, after every sandboxed process has ended (the pid namespace guarantees that), through
+ * a handle on its git directory.
  *
  * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
  */
@@ -352,20 +353,6 @@ function readPointer(file: string, parse: (text: string) => string | undefined):
   const value = parse(text);
   if (value === undefined || value === "") return undefined;
   return path.resolve(path.dirname(file), value);
-}
-
-/**
- * Removes the control files (from {@link GitProtection.absentControlFiles}) that a sandboxed
- * command created, and returns their paths. Call it only once every sandboxed process has ended.
- */
-export function removeCreatedControlFiles(absent: readonly string[]): string[] {
-  const removed: string[] = [];
-  for (const file of absent) {
-    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) continue;
-    rmSync(file, { recursive: true, force: true });
-    removed.push(file);
-  }
-  return removed;
 }
 
 function unprotectable(linkPath: string): SandboxUnavailableError {
