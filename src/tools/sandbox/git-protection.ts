@@ -1,6 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
+import { headHoldsGit } from "./git-head.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -66,7 +68,9 @@ export function gitProtection(workspace: string): GitProtection {
     // away would have the next command overlook the repository and write its config).
     if (scans.hasGitHead(directory, scan)) headed.push(directory);
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
-    if (depth < GIT_SCAN_LIMITS.maxDepth) for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
+    for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
   };
   walk(workspace, 0);
   scans.keep();
@@ -87,6 +91,8 @@ interface DirectoryScan {
   readonly stamp: Stamp | undefined;
   /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
   readonly subdirectories: readonly string[];
+  /** Sub-directories whose names are not valid UTF-8 (full paths in bytes): the walk cannot enter them by name. */
+  readonly undecodable: readonly Buffer[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
   /** It has a regular file `HEAD`. */
@@ -194,6 +200,7 @@ class ScanCache {
       subdirectories: entries
         .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
         .map((entry) => entry.name),
+      undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
     };
@@ -277,24 +284,6 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   }
 }
 
-/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
-const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
-
-/** True when the regular file `head` (not followed when a symlink) holds what git writes in `HEAD`. */
-function headHoldsGit(head: string): boolean {
-  try {
-    const descriptor = openSync(head, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const buffer = Buffer.alloc(128);
-      return GIT_HEAD_CONTENT.test(buffer.subarray(0, readSync(descriptor, buffer, 0, 128, 0)).toString("utf8"));
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch {
-    return false;
-  }
-}
-
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
 function subdirectories(parent: string): string[] {
   const found: string[] = [];
@@ -353,6 +342,23 @@ function readPointer(file: string, parse: (text: string) => string | undefined):
   const value = parse(text);
   if (value === undefined || value === "") return undefined;
   return path.resolve(path.dirname(file), value);
+}
+
+/**
+ * Refuses to start when a directory whose name is not valid UTF-8 holds git state within the
+ * scan's depth: bwrap cannot be given its path, so it could not be made read-only, and a command
+ * could plant a config that host git in it then runs. A directory of such a name without git
+ * state below it is left as it is (archives with Latin-1 names are common).
+ */
+function refuseHiddenGitState(directory: Buffer, levels: number): void {
+  const found = gitStateBelow(directory, levels, { directories: GIT_SCAN_LIMITS.maxDirectories });
+  if (found === undefined) return;
+  const shown = JSON.stringify(found.toString("latin1"));
+  throw new SandboxUnavailableError(
+    `${shown} (shown as Latin-1) is git state inside a directory whose name is not valid UTF-8: the sandbox cannot ` +
+      "name it to keep it read-only, so a sandboxed command could plant git hooks or config there. Rename the directory.",
+    { data: { path: found.toString("latin1"), reason: "undecodable_name" } },
+  );
 }
 
 function unprotectable(linkPath: string): SandboxUnavailableError {
