@@ -51,6 +51,28 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       expect(result.text).toContain("not valid UTF-8");
     });
 
+    escapeAttempt(
+      "git-metadata",
+      "a submodule git directory whose name is not UTF-8 (.git/modules/<name>): its config is writable",
+      async () => {
+        const ground = await playground();
+        grounds.push(ground);
+        const workspace = ground.workspace;
+        execFileSync("bash", ["-c", `git init -q . && git init -q --bare ".git/modules/$(printf 'v\\377')"`], { cwd: workspace });
+        const result = await sh(
+          attackRun(workspace, "workspace"),
+          `printf '[core]\\n\\tfsmonitor = "touch fired; echo"\\n' >> ".git/modules/$(printf 'v\\377')/config" && echo planted`,
+        );
+        expect(result.stdout).not.toContain("planted");
+        expect(result.status).toBe("error:sandbox_unavailable");
+        // Control: a submodule git directory of a UTF-8 name is read-only, and the command runs.
+        execFileSync("bash", ["-c", `mv ".git/modules/$(printf 'v\\377')" .git/modules/utf`], { cwd: workspace });
+        const utf = await sh(attackRun(workspace, "workspace"), "echo ran; printf x >> .git/modules/utf/config && echo planted");
+        expect(utf.stdout).toBe("ran");
+        expect(utf.stderr).toContain("Read-only file system");
+      },
+    );
+
     it("controls: under local the plant works; a UTF-8 named repository is read-only; a plain directory of such a name runs", async () => {
       const workspace = await workspaceWithRepository();
       const local = await sh(attackRun(workspace, "local"), PLANT);

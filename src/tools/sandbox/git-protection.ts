@@ -293,6 +293,8 @@ function subdirectories(parent: string): string[] {
   } catch {
     return found;
   }
+  // A submodule or worktree git directory of such a name could not be given to bwrap.
+  for (const directory of undecodableSubdirectories(parent, entries)) refuseHiddenGitState(directory, 0, true);
   for (const entry of entries) {
     const full = path.join(parent, entry.name);
     if (entry.isSymbolicLink()) throw unprotectable(full);
@@ -348,10 +350,12 @@ function readPointer(file: string, parse: (text: string) => string | undefined):
  * Refuses to start when a directory whose name is not valid UTF-8 holds git state within the
  * scan's depth: bwrap cannot be given its path, so it could not be made read-only, and a command
  * could plant a config that host git in it then runs. A directory of such a name without git
- * state below it is left as it is (archives with Latin-1 names are common).
+ * state below it is left as it is (archives with Latin-1 names are common). `isGitState`: the
+ * directory is git state itself (a submodule's or worktree's git directory under `modules/`,
+ * `worktrees/`).
  */
-function refuseHiddenGitState(directory: Buffer, levels: number): void {
-  const found = gitStateBelow(directory, levels, { directories: GIT_SCAN_LIMITS.maxDirectories });
+function refuseHiddenGitState(directory: Buffer, levels: number, isGitState = false): void {
+  const found = isGitState ? directory : gitStateBelow(directory, levels, { directories: GIT_SCAN_LIMITS.maxDirectories });
   if (found === undefined) return;
   const shown = JSON.stringify(found.toString("latin1"));
   throw new SandboxUnavailableError(
