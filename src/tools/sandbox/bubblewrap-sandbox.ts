@@ -161,7 +161,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
       const layout = { workspace: root, system: this.system, readOnlyPaths: this.readOnlyPaths, masked: this.masked, git };
       // Held from now until the command has ended: what it creates in their place is removed
       // through these handles, wherever it moved their parents (never by path).
-      const controlFiles = holdControlFileDirectories(git.absentControlFiles);
+      const controlFiles = holdControlFileDirectories(git.absentControlFiles, root);
       try {
         return this.launch(
           [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],

@@ -59,8 +59,11 @@ export interface HeldControlFiles {
  *   parallel command moved it between the scan and now): the command would run without its
  *   created control files being found afterwards.
  */
-export function holdControlFileDirectories(absent: readonly string[]): HeldControlFiles {
+export function holdControlFileDirectories(absent: readonly string[], workspace: string): HeldControlFiles {
   const held = new Map<string, HeldDirectory>();
+  // The workspace's path is the host's (documented to be real); where it is not, its real path
+  // is what the kernel names the held directories by.
+  const realRoot = realPathOr(workspace);
   const close = () => {
     for (const directory of held.values()) closeSync(directory.descriptor);
     held.clear();
@@ -68,7 +71,7 @@ export function holdControlFileDirectories(absent: readonly string[]): HeldContr
   for (const file of absent) {
     const parent = path.dirname(file);
     if (held.has(parent)) continue;
-    const directory = openWhereScanned(parent);
+    const directory = openWhereScanned(parent, path.join(realRoot, path.relative(workspace, parent)));
     if (directory === undefined) {
       close();
       throw new SandboxUnavailableError(
@@ -104,10 +107,10 @@ interface HeldDirectory {
 
 /**
  * `directory` opened without following a link, when it is at that path: the kernel's path of the
- * descriptor is exactly `directory` (a link in a parent would have led elsewhere). Without
+ * descriptor is exactly `expected`, its real path (a link in a parent would have led elsewhere). Without
  * `/proc` (not Linux; bwrap runs only there) its real path is checked instead.
  */
-function openWhereScanned(directory: string): HeldDirectory | undefined {
+function openWhereScanned(directory: string, expected: string): HeldDirectory | undefined {
   let descriptor: number;
   try {
     descriptor = openSync(directory, DIRECTORY_FLAGS);
@@ -116,7 +119,7 @@ function openWhereScanned(directory: string): HeldDirectory | undefined {
   }
   try {
     const where = DESCRIPTOR_PATHS ? readlinkSync(`/proc/self/fd/${descriptor}`) : realpathSync(directory);
-    if (where === directory) return hold(descriptor, directory);
+    if (where === expected) return hold(descriptor, directory);
   } catch {
     // Not where it was scanned.
   }
@@ -160,5 +163,13 @@ function removeEntry(parent: HeldDirectory, name: string, budget: { entries: num
     return true;
   } catch {
     return false;
+  }
+}
+
+function realPathOr(directory: string): string {
+  try {
+    return realpathSync(directory);
+  } catch {
+    return directory;
   }
 }
