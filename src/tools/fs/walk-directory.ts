@@ -1,5 +1,5 @@
 import { constants, lstatSync } from "node:fs";
-import { lstat, open, opendir, realpath } from "node:fs/promises";
+import { lstat, open, opendir, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { inSyncSlices } from "./sync-slices.js";
 
@@ -134,7 +134,9 @@ export async function listDirectory(
   }
   try {
     const via = `/proc/self/fd/${handle.fd}`;
-    const real = await realpath(via).catch(() => undefined);
+    // The kernel's path of the handle, in one call: realpath(3) of it looked up every prefix in
+    // turn, cubic in the depth (a 400-deep chain cost a glob 1.3 s of CPU, 2,000 deep minutes).
+    const real = await readlink(via).catch(() => undefined);
     if (real === undefined || !isInside(real, confineTo)) return [];
     const entries: ListedEntry[] = await readSortedEntries(via, onUnreadable);
     // Synchronous lstats paced by inSyncSlices: 100,000 at once through the thread pool (a

@@ -15,8 +15,9 @@ import {
 } from "./bubblewrap-arguments.js";
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
+import { holdControlFileDirectories } from "./control-file-removal.js";
 import { isDescriptorExhaustion } from "./descriptor-exhaustion.js";
-import { gitProtection, removeCreatedControlFiles } from "./git-protection.js";
+import { gitProtection } from "./git-protection.js";
 import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
@@ -159,13 +160,21 @@ export class BubblewrapSandbox implements ProcessSandbox {
       const cwd = confineWorkingDirectory(root, command.cwd);
       const git = gitProtection(root);
       const layout = { workspace: root, system: this.system, readOnlyPaths: this.readOnlyPaths, masked: this.masked, git };
-      return this.launch(
-        [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],
-        root,
-        confinedEnvironment(command.env, { home: SANDBOX_HOME }),
-        command,
-        () => removeCreatedControlFiles(git.absentControlFiles),
-      );
+      // Held from now until the command has ended: what it creates in their place is removed
+      // through these handles, wherever it moved their parents (never by path).
+      const controlFiles = holdControlFileDirectories(git.absentControlFiles, root);
+      try {
+        return this.launch(
+          [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],
+          root,
+          confinedEnvironment(command.env, { home: SANDBOX_HOME }),
+          command,
+          () => controlFiles.removeCreated(),
+        );
+      } catch (error) {
+        controlFiles.close();
+        throw error;
+      }
     }
     const cwd = existingWorkingDirectory(command.cwd, this.workspace);
     return this.launch(

@@ -1,6 +1,8 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
+import { headHoldsGit } from "./git-head.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -45,8 +47,9 @@ export interface GitProtection {
  *   points to is protected too when it is inside the workspace.
  *
  * A control file that does not exist cannot be bound, so it is listed in `absentControlFiles`;
- * {@link removeCreatedControlFiles} deletes any of them the command created, after every
- * sandboxed process has ended (the pid namespace guarantees that).
+ * `holdControlFileDirectories` (control-file-removal.ts) removes any of them the command
+ * created, after every sandboxed process has ended (the pid namespace guarantees that), through
+ * a handle on its git directory.
  *
  * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
  */
@@ -65,7 +68,9 @@ export function gitProtection(workspace: string): GitProtection {
     // away would have the next command overlook the repository and write its config).
     if (scans.hasGitHead(directory, scan)) headed.push(directory);
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
-    if (depth < GIT_SCAN_LIMITS.maxDepth) for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
+    for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
   };
   walk(workspace, 0);
   scans.keep();
@@ -86,6 +91,8 @@ interface DirectoryScan {
   readonly stamp: Stamp | undefined;
   /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
   readonly subdirectories: readonly string[];
+  /** Sub-directories whose names are not valid UTF-8 (full paths in bytes): the walk cannot enter them by name. */
+  readonly undecodable: readonly Buffer[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
   /** It has a regular file `HEAD`. */
@@ -193,6 +200,7 @@ class ScanCache {
       subdirectories: entries
         .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
         .map((entry) => entry.name),
+      undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
     };
@@ -276,24 +284,6 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   }
 }
 
-/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
-const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
-
-/** True when the regular file `head` (not followed when a symlink) holds what git writes in `HEAD`. */
-function headHoldsGit(head: string): boolean {
-  try {
-    const descriptor = openSync(head, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const buffer = Buffer.alloc(128);
-      return GIT_HEAD_CONTENT.test(buffer.subarray(0, readSync(descriptor, buffer, 0, 128, 0)).toString("utf8"));
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch {
-    return false;
-  }
-}
-
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
 function subdirectories(parent: string): string[] {
   const found: string[] = [];
@@ -303,6 +293,8 @@ function subdirectories(parent: string): string[] {
   } catch {
     return found;
   }
+  // A submodule or worktree git directory of such a name could not be given to bwrap.
+  for (const directory of undecodableSubdirectories(parent, entries)) refuseHiddenGitState(directory, 0, true);
   for (const entry of entries) {
     const full = path.join(parent, entry.name);
     if (entry.isSymbolicLink()) throw unprotectable(full);
@@ -355,17 +347,22 @@ function readPointer(file: string, parse: (text: string) => string | undefined):
 }
 
 /**
- * Removes the control files (from {@link GitProtection.absentControlFiles}) that a sandboxed
- * command created, and returns their paths. Call it only once every sandboxed process has ended.
+ * Refuses to start when a directory whose name is not valid UTF-8 holds git state within the
+ * scan's depth: bwrap cannot be given its path, so it could not be made read-only, and a command
+ * could plant a config that host git in it then runs. A directory of such a name without git
+ * state below it is left as it is (archives with Latin-1 names are common). `isGitState`: the
+ * directory is git state itself (a submodule's or worktree's git directory under `modules/`,
+ * `worktrees/`).
  */
-export function removeCreatedControlFiles(absent: readonly string[]): string[] {
-  const removed: string[] = [];
-  for (const file of absent) {
-    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) continue;
-    rmSync(file, { recursive: true, force: true });
-    removed.push(file);
-  }
-  return removed;
+function refuseHiddenGitState(directory: Buffer, levels: number, isGitState = false): void {
+  const found = isGitState ? directory : gitStateBelow(directory, levels, { directories: GIT_SCAN_LIMITS.maxDirectories });
+  if (found === undefined) return;
+  const shown = JSON.stringify(found.toString("latin1"));
+  throw new SandboxUnavailableError(
+    `${shown} (shown as Latin-1) is git state inside a directory whose name is not valid UTF-8: the sandbox cannot ` +
+      "name it to keep it read-only, so a sandboxed command could plant git hooks or config there. Rename the directory.",
+    { data: { path: found.toString("latin1"), reason: "undecodable_name" } },
+  );
 }
 
 function unprotectable(linkPath: string): SandboxUnavailableError {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { sandboxExecArguments, sandboxExecParameters, sandboxExecProfile } from "./sandbox-exec-profile.js";
+import {
+  SANDBOX_EXEC_ENV_PATH,
+  sandboxExecArguments,
+  sandboxExecLaunch,
+  sandboxExecParameters,
+  sandboxExecProfile,
+} from "./sandbox-exec-profile.js";
 
 function balanced(profile: string): boolean {
   let depth = 0;
@@ -62,5 +68,55 @@ describe("sandboxExecProfile", () => {
     expect(args).toContain('-DWORKSPACE=/Users/me/evil") (allow network*');
     expect(args.slice(-3)).toEqual(["--", "--evil", "-x"]);
     expect(args.indexOf("--")).toBe(args.length - 3);
+  });
+});
+
+describe("sandboxExecLaunch", () => {
+  const environment = {
+    PATH: "/usr/bin:/bin",
+    API_TOKEN: "secret value",
+    DYLD_INSERT_LIBRARIES: "/ws/planted.dylib",
+    DYLD_FRAMEWORK_PATH: "/ws/frameworks",
+    LD_PRELOAD: "/ws/planted.so",
+    MallocStackLoggingDirectory: "/ws/logs",
+  };
+
+  it("keeps loader and malloc variables out of sandbox-exec's own environment and sets them inside with env", () => {
+    const launch = sandboxExecLaunch("(version 1)", { WORKSPACE: "/ws" }, "/bin/bash", ["-c", "make"], environment);
+    expect(launch.env).toEqual({ PATH: "/usr/bin:/bin", API_TOKEN: "secret value" });
+    expect(launch.args.slice(launch.args.indexOf("--"))).toEqual([
+      "--",
+      SANDBOX_EXEC_ENV_PATH,
+      "DYLD_INSERT_LIBRARIES=/ws/planted.dylib",
+      "DYLD_FRAMEWORK_PATH=/ws/frameworks",
+      "LD_PRELOAD=/ws/planted.so",
+      "MallocStackLoggingDirectory=/ws/logs",
+      "/bin/bash",
+      "-c",
+      "make",
+    ]);
+    // Only the moved variables are on the command line: the others may be secrets.
+    expect(launch.args.join(" ")).not.toContain("secret value");
+  });
+
+  it("without such variables: the command follows -- directly, the environment as given", () => {
+    const launch = sandboxExecLaunch("(version 1)", {}, "/bin/bash", ["-c", "make"], { PATH: "/bin", HOME: "/tmp/h" });
+    expect(launch).toEqual({
+      args: ["-p", "(version 1)", "--", "/bin/bash", "-c", "make"],
+      env: { PATH: "/bin", HOME: "/tmp/h" },
+    });
+  });
+
+  it("a command path holding = is not taken for a variable by env", () => {
+    const launch = sandboxExecLaunch("(version 1)", {}, "/opt/a=b/tool", ["x"], { LD_PRELOAD: "/ws/p.so" });
+    expect(launch.args.slice(launch.args.indexOf("--") + 1)).toEqual([
+      SANDBOX_EXEC_ENV_PATH,
+      "LD_PRELOAD=/ws/p.so",
+      "/bin/sh",
+      "-c",
+      'exec "$0" "$@"',
+      "/opt/a=b/tool",
+      "x",
+    ]);
   });
 });

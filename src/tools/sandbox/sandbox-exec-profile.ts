@@ -92,3 +92,48 @@ export function sandboxExecArguments(
   const defines = Object.entries(parameters).map(([name, value]) => `-D${name}=${value}`);
   return ["-p", profile, ...defines, "--", command, ...args];
 }
+
+/**
+ * Variables read by the dynamic loader (`DYLD_*`; `LD_*` for tools that honour them) and by
+ * libmalloc (`Malloc*`, which can make a process write log files) when a program starts: in
+ * `sandbox-exec`'s own environment they would act on `sandbox-exec` itself, a host process that
+ * runs before the profile applies (`DYLD_INSERT_LIBRARIES` naming a library the model wrote in the
+ * workspace runs it with the host's rights wherever System Integrity Protection does not strip it:
+ * SIP disabled, or an `executable` that is not a platform binary).
+ */
+const LAUNCHER_UNSAFE_VARIABLE = /^(?:DYLD_|LD_|Malloc)/;
+
+/** The program that sets the moved variables inside the sandbox, after the profile applies. */
+export const SANDBOX_EXEC_ENV_PATH = "/usr/bin/env";
+
+/** What `sandbox-exec` is started with: its arguments and its own environment. */
+export interface SandboxExecLaunch {
+  readonly args: string[];
+  readonly env: Record<string, string>;
+}
+
+/**
+ * The `sandbox-exec` arguments and environment for one command. The command's environment is
+ * `sandbox-exec`'s, except the variables that act on a program as it starts (loader and malloc
+ * variables): those are left out of `sandbox-exec`'s and set by `/usr/bin/env NAME=VALUE` inside
+ * the sandbox, so they reach the command (and what it starts) but never a host process. Only they
+ * appear on the command line; the others (which may be secrets) stay off it. A command whose
+ * path holds `=` (which `env` would take for a variable) is run through `/bin/sh -c 'exec "$0" "$@"'`.
+ */
+export function sandboxExecLaunch(
+  profile: string,
+  parameters: Readonly<Record<string, string>>,
+  command: string,
+  args: readonly string[],
+  environment: Readonly<Record<string, string>>,
+): SandboxExecLaunch {
+  const env: Record<string, string> = {};
+  const moved: string[] = [];
+  for (const [name, value] of Object.entries(environment)) {
+    if (LAUNCHER_UNSAFE_VARIABLE.test(name)) moved.push(`${name}=${value}`);
+    else env[name] = value;
+  }
+  if (moved.length === 0) return { args: sandboxExecArguments(profile, parameters, command, args), env };
+  const target = command.includes("=") ? ["/bin/sh", "-c", 'exec "$0" "$@"', command] : [command];
+  return { args: sandboxExecArguments(profile, parameters, SANDBOX_EXEC_ENV_PATH, [...moved, ...target, ...args]), env };
+}

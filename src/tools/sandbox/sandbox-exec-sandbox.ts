@@ -6,7 +6,7 @@ import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type ResourceLimitStatus, type ResourceLimits, requestedLimits, unenforcedLimits } from "./resource-limits.js";
 import { confinedEnvironment, inheritedEnvironment } from "./sandbox-environment.js";
-import { sandboxExecArguments, sandboxExecParameters, sandboxExecProfile } from "./sandbox-exec-profile.js";
+import { sandboxExecLaunch, sandboxExecParameters, sandboxExecProfile } from "./sandbox-exec-profile.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
 
@@ -88,15 +88,15 @@ export class SandboxExecSandbox implements ProcessSandbox {
     const root = this.workspace;
     if (this.scope !== "workspace" || root === undefined) {
       const cwd = existingWorkingDirectory(command.cwd, root);
-      const args = sandboxExecArguments(this.profile, {}, command.command, command.args);
-      const env = inheritedEnvironment(command.env);
+      // Loader variables (the host's own, under local) are set inside the sandbox, never on sandbox-exec.
+      const { args, env } = sandboxExecLaunch(this.profile, {}, command.command, command.args, inheritedEnvironment(command.env));
       return startSandboxedProcess({ executable: this.executable, args, cwd, env, processGroup: true }, command);
     }
     const cwd = confineWorkingDirectory(root, command.cwd);
     const temporaryDirectory = realpathSync(mkdtempSync(path.join(os.tmpdir(), "atc-sandbox-")));
     const parameters = sandboxExecParameters({ workspace: root, temporaryDirectory });
-    const args = sandboxExecArguments(this.profile, parameters, command.command, command.args);
-    const env = confinedEnvironment(command.env, { home: temporaryDirectory });
+    const environment = confinedEnvironment(command.env, { home: temporaryDirectory });
+    const { args, env } = sandboxExecLaunch(this.profile, parameters, command.command, command.args, environment);
     const cleanup = () => rmSync(temporaryDirectory, { recursive: true, force: true });
     return startSandboxedProcess({ executable: this.executable, args, cwd, env, processGroup: true, cleanup }, command);
   }
