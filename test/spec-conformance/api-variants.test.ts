@@ -75,3 +75,78 @@ describe("approval broker: timeouts and what one decision covers", () => {
     expect(message).toContain("within 120 ms");
   });
 });
+
+describe("defineTool: what a definition must be", () => {
+  const base = { name: "note", description: "A note.", inputSchema: { type: "object" }, handler: () => "ran" } as const;
+  const refusal = (definition: object): { code: string; message: string; data: unknown } => {
+    try {
+      defineTool(definition as never);
+    } catch (error) {
+      return error as { code: string; message: string; data: unknown };
+    }
+    throw new Error(`accepted ${JSON.stringify(definition)}`);
+  };
+
+  it("names providers refuse, duplicates (also of find_tool, also inside one group) and broken schemas are refused with their field", () => {
+    expect(refusal({ ...base, name: "a b" })).toMatchObject({ code: "invalid_tool_name" });
+    expect(refusal({ ...base, name: "x".repeat(65) }).message).toContain("at most 64");
+    expect(refusal({ ...base, name: "ünïcode" })).toMatchObject({ code: "invalid_tool_name" });
+    expect(refusal({ ...base, description: "  " })).toMatchObject({ code: "invalid_tool_description" });
+    expect(refusal({ ...base, tier: "Core" })).toMatchObject({ code: "invalid_tool_tier" });
+    expect(refusal({ ...base, inputSchema: { type: "array" } })).toMatchObject({ code: "invalid_input_schema" });
+    expect(
+      refusal({ ...base, inputSchema: { type: "object", properties: { p: { type: "string", pattern: "(" } } } }).message,
+    ).toContain("not a valid regular expression");
+    expect(refusal({ ...base, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/nope" } } } }).message).toContain(
+      "does not exist",
+    );
+    const registry = createRegistry({ tools: [defineTool(base)] });
+    for (const name of ["note", "find_tool"]) {
+      expect(() => registry.register(defineTool({ ...base, name }))).toThrowError(
+        expect.objectContaining({ code: "duplicate_tool_name" }),
+      );
+    }
+    expect(() =>
+      registry.registerGroup({ name: "pair", tools: [defineTool({ ...base, name: "a" }), defineTool({ ...base, name: "a" })] }),
+    ).toThrowError(expect.objectContaining({ code: "duplicate_tool_name" }));
+    // Nothing of the refused group was registered; names differing in case are two tools.
+    expect(registry.list().map((tool) => tool.name)).not.toContain("a");
+    expect(() => registry.register(defineTool({ ...base, name: "Note" }))).not.toThrow();
+  });
+
+  it("mutating must be a boolean: 'yes' or 1 was read as not mutating, and the tool ran without approval", async () => {
+    for (const mutating of ["yes", "true", 1, null]) {
+      const error = refusal({ ...base, mutating });
+      expect(error.code, String(mutating)).toBe("invalid_tool_field");
+      expect(error.data).toMatchObject({ field: "mutating" });
+      expect(error.message).toContain("mutating must be true or false");
+      // The registry checks a plain object the same way (no defineTool).
+      expect(() => createRegistry({ tools: [{ ...base, mutating } as never] })).toThrowError(
+        expect.objectContaining({ code: "invalid_tool_field" }),
+      );
+    }
+    // Positive control: true asks (and is denied at the timeout), false runs unasked.
+    const registry = createRegistry({
+      tools: [defineTool({ ...base, mutating: true }), defineTool({ ...base, name: "read_note", mutating: false })],
+    });
+    const run = registry.createRun({ permissions: { approval: "destructive" }, approvalTimeoutMs: 50 });
+    modelError(await run.call("note", {}), "approval_denied");
+    expect(ok(await run.call("read_note", {}))).toBe("ran");
+  });
+
+  it("tags must be non-empty strings", () => {
+    expect(refusal({ ...base, tags: "git" })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags" } });
+    expect(refusal({ ...base, tags: ["git", 7] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
+    expect(refusal({ ...base, tags: ["git", " "] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
+    expect(defineTool({ ...base, tags: ["git", "git"] }).tags).toEqual(["git", "git"]);
+  });
+
+  it("from CommonJS: the same refusals", () => {
+    const codes = runCommonJs(`
+      const { defineTool, ToolDefinitionError } = require("agent-tool-catalog");
+      const base = { name: "note", description: "A note.", inputSchema: { type: "object" }, handler: () => "ran" };
+      const code = (extra) => { try { defineTool({ ...base, ...extra }); return "accepted"; } catch (e) { return [e instanceof ToolDefinitionError, e.code]; } };
+      console.log(JSON.stringify([code({ mutating: "yes" }), code({ name: "a b" }), code({ mutating: true })]));`);
+    expect(codes).toEqual([[true, "invalid_tool_field"], [true, "invalid_tool_name"], "accepted"]);
+  });
+});
