@@ -7,8 +7,8 @@
  * package from CommonJS (`require`), as a CommonJS user loads it. Statement table:
  * docs/spec-conformance.md.
  */
-import { createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
-import { InMemoryQuestionBroker, ManualClock } from "agent-tool-catalog/host";
+import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig } from "agent-tool-catalog";
+import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { modelError, ok, runCommonJs } from "./support.js";
@@ -148,5 +148,92 @@ describe("defineTool: what a definition must be", () => {
       const code = (extra) => { try { defineTool({ ...base, ...extra }); return "accepted"; } catch (e) { return [e instanceof ToolDefinitionError, e.code]; } };
       console.log(JSON.stringify([code({ mutating: "yes" }), code({ name: "a b" }), code({ mutating: true })]));`);
     expect(codes).toEqual([[true, "invalid_tool_field"], [true, "invalid_tool_name"], "accepted"]);
+  });
+});
+
+describe("the [tools] table: odd files, unknown profiles, conflicting settings", () => {
+  const configError = (text: string): { code: string; message: string; data?: unknown } => {
+    try {
+      parseToolConfig(text);
+    } catch (error) {
+      return error as { code: string; message: string };
+    }
+    throw new Error(`accepted ${JSON.stringify(text)}`);
+  };
+
+  it('a misspelled [tools] key is refused with the closest key (it left its default: profle = "full" ran the core profile)', () => {
+    expect(configError('[tools]\nprofle = "full"')).toMatchObject({
+      code: "invalid_tool_config",
+      data: { field: "tools.profle" },
+      message: expect.stringContaining('did you mean "profile"'),
+    });
+    expect(configError('[tools]\ndisable = ["bash"]').message).toContain('did you mean "disabled"');
+    expect(configError('[tools."load-mode"]\nbash = "off"').message).toContain('did you mean "load_mode"');
+    // Positive control: the five keys, and other tables of the same file, are read or left alone.
+    expect(
+      parseToolConfig(
+        '[tools]\nprofile = "full"\ndisabled = ["bash"]\nredo = true\nhashline_edit = false\n[tools.load_mode]\nls = "off"\n[tool]\nprofile = "none"\n[model]\nname = "x"',
+      ),
+    ).toEqual({ profile: "full", disabled: ["bash"], redo: true, hashlineEdit: false, loadModes: { ls: "off" } });
+    expect(parseToolConfig("")).toEqual({});
+  });
+
+  it("a profile file with a misspelled [tools] key fails validation, as a misspelled top-level key does", () => {
+    const parsed = parseAgentProfile('description = "Reviewer"\n[tools]\nprofle = "minimal"\n', "reviewer");
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? [] : parsed.issues).toEqual([
+      { field: "tools", message: expect.stringContaining('did you mean "profile"') },
+    ]);
+    // Control: spelled right, it is read.
+    const good = parseAgentProfile('description = "Reviewer"\n[tools]\nprofile = "minimal"\n', "reviewer");
+    expect(good.ok && good.profile.tools).toEqual({ profile: "minimal" });
+  });
+
+  it("unknown profiles are refused with the valid names, in the file and in createRun; case and spaces are not forgiven", () => {
+    for (const profile of ["Core", "fulll", "", " core", "3"]) {
+      expect(configError(`[tools]\nprofile = ${JSON.stringify(profile)}`)).toMatchObject({ code: "invalid_tool_profile" });
+      expect(() => createRegistry().createRun({ profile: profile as never })).toThrowError(
+        expect.objectContaining({
+          code: "invalid_tool_profile",
+          message: expect.stringContaining("core, full, acp, minimal, lite, none"),
+        }),
+      );
+    }
+    expect(configError("[tools]\nprofile = 3")).toMatchObject({ code: "invalid_tool_profile" });
+    // A key given twice is not valid TOML, not "the last one wins".
+    expect(configError('[tools]\nprofile = "core"\nprofile = "full"')).toMatchObject({ code: "invalid_tool_config" });
+  });
+
+  it("a tool both essential and disabled is off (off wins over any load mode)", async () => {
+    const config = parseToolConfig('[tools]\ndisabled = ["note"]\n[tools.load_mode]\nnote = "essential"');
+    const registry = createRegistry({
+      tools: [
+        defineTool({
+          name: "note",
+          description: "A note.",
+          tier: "deferred",
+          inputSchema: { type: "object" },
+          handler: () => "n",
+        }),
+      ],
+    });
+    const run = registry.createRun({ loadModes: config.loadModes ?? {}, disabledTools: config.disabled ?? [] });
+    expect(run.definitions().map((tool) => tool.name)).toEqual(["find_tool"]);
+    modelError(await run.call("note", {}), "tool_disabled");
+    // Control: essential alone sends it.
+    expect(
+      registry
+        .createRun({ loadModes: config.loadModes ?? {} })
+        .definitions()
+        .map((tool) => tool.name),
+    ).toContain("note");
+  });
+
+  it("from CommonJS: the misspelled key", () => {
+    const error = runCommonJs(`
+      const { parseToolConfig } = require("agent-tool-catalog");
+      try { parseToolConfig('[tools]\\nprofle = "full"'); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`);
+    expect(error).toMatchObject({ code: "invalid_tool_config", message: expect.stringContaining('did you mean "profile"') });
   });
 });
