@@ -140,7 +140,7 @@ export interface FileToolSwitches {
 
 /**
  * The options to give `createFileTools` so that `[tools] redo` and `[tools] hashline_edit` take
- * effect: `createFileTools({ workspace, ...fileToolOptionsFromConfig(config) })`. Only the keys
+ * effect: `createFileTools({ root, ...fileToolOptionsFromConfig(config) })`. Only the keys
  * the configuration sets are present, so explicit options placed after it still win.
  * @public
  */

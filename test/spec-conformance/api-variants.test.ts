@@ -7,8 +7,12 @@
  * package from CommonJS (`require`), as a CommonJS user loads it. Statement table:
  * docs/spec-conformance.md.
  */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig } from "agent-tool-catalog";
 import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
+import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { modelError, ok, runCommonJs } from "./support.js";
@@ -235,5 +239,70 @@ describe("the [tools] table: odd files, unknown profiles, conflicting settings",
       try { parseToolConfig('[tools]\\nprofle = "full"'); console.log(JSON.stringify("accepted")); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`);
     expect(error).toMatchObject({ code: "invalid_tool_config", message: expect.stringContaining('did you mean "profile"') });
+  });
+});
+
+describe("file and shell tool factories: the workspace is the run's, an unknown option is refused", () => {
+  it("createFileTools({ workspace }) is refused, saying where the workspace goes (it was ignored: writes landed in the process's directory)", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    const elsewhere = mkdtempSync(join(tmpdir(), "spec-av-cwd-"));
+    const options = { workspace } as object;
+    for (const factory of [createFileTools, fileToolGroup, createWriteTool, createReadTool, createBashTool] as const) {
+      expect(() => factory(options as never), factory.name).toThrowError(
+        expect.objectContaining({
+          code: "invalid_option",
+          data: { field: "workspace" },
+          message: expect.stringContaining("createRun({ permissions: { workspace } })"),
+        }),
+      );
+    }
+    expect(() => createFileTools({ rooot: workspace } as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('Did you mean "root"?') }),
+    );
+    expect(() => createBashTool({ shel: "/bin/sh" } as never)).toThrowError(expect.objectContaining({ data: { field: "shel" } }));
+    // Positive controls: the run's workspace, or root, decides where a relative path goes.
+    const byRun = createRegistry({ tools: createFileTools({ root: elsewhere }) }).createRun({
+      profile: "full",
+      permissions: { sandbox: "unrestricted", workspace },
+    });
+    ok(await byRun.call("write", { path: "a.txt", content: "run" }));
+    expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("run");
+    const byRoot = createRegistry({ tools: createFileTools({ root: elsewhere, redo: true }) }).createRun({
+      profile: "full",
+    });
+    ok(await byRoot.call("write", { path: "b.txt", content: "root" }));
+    expect(readFileSync(join(elsewhere, "b.txt"), "utf8")).toBe("root");
+    expect(existsSync(join(workspace, "b.txt"))).toBe(false);
+  });
+
+  it("the tools' own argument checks name the field: bash, ls, grep", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    writeFileSync(join(workspace, "f.txt"), "x\n");
+    const run = createRegistry({ tools: [createBashTool(), ...createFileTools()] }).createRun({
+      profile: "full",
+      permissions: { sandbox: "unrestricted", workspace },
+    });
+    modelError(await run.call("bash", { command: "" }), "invalid_input", "command");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: 0.5 }), "invalid_input", "timeout_seconds");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: 1801 }), "invalid_input", "timeout_seconds");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: "5" }), "invalid_input", "timeout_seconds");
+    expect(modelError(await run.call("bash", { command: "true", cwd: "nope" }), "invalid_command").message).toContain(
+      "does not exist",
+    );
+    expect(modelError(await run.call("bash", { command: "true", cwd: "f.txt" }), "invalid_command").message).toContain(
+      "is not a directory",
+    );
+    modelError(await run.call("grep", { pattern: "(" }), "invalid_pattern");
+    modelError(await run.call("ls", { path: "nope" }), "file_not_found");
+    // Control: a valid call of each.
+    expect(String(ok(await run.call("bash", { command: "echo hi", timeout_seconds: 5 })))).toContain("hi");
+  });
+
+  it("from CommonJS: the same refusal", () => {
+    const error = runCommonJs(`
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      try { createFileTools({ workspace: "/tmp" }); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, field: e.data.field })); }`);
+    expect(error).toEqual({ code: "invalid_option", field: "workspace" });
   });
 });

@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { Minimatch } from "minimatch";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import {
@@ -24,6 +25,7 @@ const globInput = z.object({
  * @public
  */
 export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createGlobTool");
   return defineTool({
     name: "glob",
     description:
