@@ -13,11 +13,13 @@ export type ToolDefinitionErrorCode =
   | "invalid_output_schema"
   | "invalid_tool_tier"
   | "invalid_tool_handler"
+  | "invalid_tool_field"
   | "invalid_tool_group";
 
 /**
  * Thrown when a tool definition or group cannot be registered: a bad name, a duplicate name,
- * an input schema that is not an object schema, a missing handler.
+ * an input schema that is not an object schema, a missing handler, a `mutating` that is not a
+ * boolean or `tags` that are not names (`invalid_tool_field`, with the field in `data.field`).
  * @public
  */
 export class ToolDefinitionError extends CatalogError {

@@ -1,3 +1,4 @@
+import { formatWait } from "../errors/format-wait.js";
 import { EventBus } from "../events/event-bus.js";
 import type {
   ApprovalBroker,
@@ -81,7 +82,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
           settle({
             id: request.id,
             decision: "denied",
-            reason: `nobody approved it within ${Math.round(timeoutMs / 1000)} s`,
+            reason: `nobody approved it within ${formatWait(timeoutMs)}`,
             resolvedBy: "timeout",
           }),
         timeoutMs,

@@ -1,11 +1,15 @@
 import type { parse } from "smol-toml";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { closestNames } from "../tool/closest-names.js";
 import { loadOnDemand } from "../tool/load-on-demand.js";
 import { LOAD_MODES, type LoadMode } from "./load-mode.js";
 import { TOOL_PROFILE_NAMES, type ToolProfileName } from "./tool-profile.js";
 
 // Loaded by the first configuration parsed, never by the root import.
 const smolToml = loadOnDemand<{ parse: typeof parse }>("smol-toml");
+
+/** The keys of `[tools]`: what {@link parseToolConfig} reads. */
+const TOOLS_KEYS: readonly string[] = ["profile", "disabled", "redo", "hashline_edit", "load_mode"];
 
 /**
  * The `[tools]` table of a configuration file.
@@ -34,6 +38,8 @@ export interface ToolConfig {
  * [tools.load_mode]
  * batch = "off"
  * ```
+ * Other tables of the file are left alone; a key of `[tools]` other than `profile`, `disabled`,
+ * `redo`, `hashline_edit` and `load_mode` is refused (a misspelling would leave its default).
  * @throws ConfigurationError `invalid_tool_config` naming the key and what was expected.
  * @public
  */
@@ -49,6 +55,7 @@ export function parseToolConfig(toml: string, source = "configuration"): ToolCon
   const tools = document.tools;
   if (tools === undefined) return {};
   if (!isTable(tools)) throw invalid(source, "tools", "a table");
+  refuseUnknownKeys(tools, source);
   const out: { -readonly [K in keyof ToolConfig]: ToolConfig[K] } = {};
   if (tools.profile !== undefined) out.profile = parseProfileName(tools.profile, `${source}: tools.profile`);
   if (tools.disabled !== undefined) {
@@ -95,6 +102,22 @@ export function parseProfileName(value: unknown, where = "profile"): ToolProfile
   );
 }
 
+/**
+ * A misspelled key (`profle`, `load-mode`) would silently leave its default (the core profile,
+ * every tool on): refuse it, as a misspelled permission field is refused.
+ */
+function refuseUnknownKeys(tools: Record<string, unknown>, source: string): void {
+  for (const key of Object.keys(tools)) {
+    if (TOOLS_KEYS.includes(key)) continue;
+    const closest = closestNames(key, TOOLS_KEYS, 1);
+    throw new ConfigurationError(
+      "invalid_tool_config",
+      `${source}: tools.${key} is not a [tools] key${closest.length > 0 ? `; did you mean "${closest[0]}"?` : ""} (keys: ${TOOLS_KEYS.join(", ")}).`,
+      { data: { field: `tools.${key}` } },
+    );
+  }
+}
+
 function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
@@ -117,7 +140,7 @@ export interface FileToolSwitches {
 
 /**
  * The options to give `createFileTools` so that `[tools] redo` and `[tools] hashline_edit` take
- * effect: `createFileTools({ workspace, ...fileToolOptionsFromConfig(config) })`. Only the keys
+ * effect: `createFileTools({ root, ...fileToolOptionsFromConfig(config) })`. Only the keys
  * the configuration sets are present, so explicit options placed after it still win.
  * @public
  */

@@ -9,6 +9,7 @@ import {
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
+import { formatWait } from "../errors/format-wait.js";
 import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
@@ -566,7 +567,7 @@ const GIVE_UP_GRACE_MS = 1_000;
 const LOST_REASON = "the approval request is gone from Redis (restarted empty or evicted), so nobody can approve it";
 
 function timeoutReason(timeoutMs: number): string {
-  return `nobody approved it within ${Math.round(timeoutMs / 1000)} s`;
+  return `nobody approved it within ${formatWait(timeoutMs)}`;
 }
 
 /** JSON with object keys sorted, so the digest does not depend on key order. */

@@ -105,6 +105,7 @@ function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaComp
       },
     );
   }
+  checkFlagsAndTags(name, definition);
   const input = compileInput(name, definition.inputSchema, compiler);
   const output = compileOutput(name, definition.outputSchema, compiler);
   const descriptor: ToolDescriptor = Object.freeze({
@@ -118,6 +119,46 @@ function compileUncached(definition: AnyToolDefinition, compiler: JsonSchemaComp
     tags: Object.freeze([...(definition.tags ?? [])]),
   });
   return { tool: { definition, descriptor, validate: input.validate, validateOutput: output?.validate }, input, output };
+}
+
+/**
+ * `mutating` decides whether `approval: "destructive"` asks: anything but `true` read as "not
+ * mutating", so `mutating: "yes"` (or 1, from a JavaScript host or a config file) ran a destructive
+ * tool unasked. Tags are search words: a number or an empty string is a mistake, not a word.
+ */
+function checkFlagsAndTags(name: string, definition: AnyToolDefinition): void {
+  const { mutating, tags } = definition as { mutating?: unknown; tags?: unknown };
+  if (mutating !== undefined && typeof mutating !== "boolean") {
+    throw new ToolDefinitionError(
+      "invalid_tool_field",
+      `Tool "${name}": mutating must be true or false, got ${describeValue(mutating)}.`,
+      { data: { name, field: "mutating" } },
+    );
+  }
+  if (tags === undefined) return;
+  if (!Array.isArray(tags)) {
+    throw new ToolDefinitionError(
+      "invalid_tool_field",
+      `Tool "${name}": tags must be an array of words, got ${describeValue(tags)}.`,
+      {
+        data: { name, field: "tags" },
+      },
+    );
+  }
+  const bad = tags.findIndex((tag) => typeof tag !== "string" || tag.trim() === "");
+  if (bad !== -1) {
+    throw new ToolDefinitionError(
+      "invalid_tool_field",
+      `Tool "${name}": tags[${bad}] must be a non-empty string, got ${describeValue(tags[bad])}.`,
+      { data: { name, field: `tags[${bad}]` } },
+    );
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
 }
 
 function compileInput(name: string, schema: unknown, compiler: JsonSchemaCompiler): CompiledSchema {

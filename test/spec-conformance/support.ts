@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isModelErrorCode, type ToolCallErrorInfo, type ToolCallResult } from "agent-tool-catalog";
 import type { AgentRunner, WebFetcher } from "agent-tool-catalog/host";
 import { expect } from "vitest";
@@ -40,3 +44,15 @@ export const okRunner: AgentRunner = { runPrompt: async () => ({ output: "ok" })
 export const emptyPageFetcher: WebFetcher = {
   fetch: async ({ url }) => ({ url, status: 200, contentType: "text/plain", text: "", bytes: 0, truncated: false }),
 };
+
+/**
+ * Runs `script` as CommonJS in a fresh node, where `require("agent-tool-catalog/...")` resolves
+ * the built package through its own `exports` (as a user's `require` does), and returns what the
+ * script printed with `console.log(JSON.stringify(...))`. Needs `npm run build` first.
+ */
+export function runCommonJs(script: string): unknown {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+  expect(existsSync(join(root, "dist", "index.cjs")), "run `npm run build` first").toBe(true);
+  const output = execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  return JSON.parse(output);
+}

@@ -1,5 +1,6 @@
 import { ToolError } from "agent-tool-catalog";
 import { checkNumberOption } from "../../errors/check-number-option.js";
+import { formatWait } from "../../errors/format-wait.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { QuestionBroker, UserAnswer, UserQuestion } from "./question-broker.js";
 
@@ -66,7 +67,7 @@ export class InMemoryQuestionBroker implements QuestionBroker {
       const timer = this.clock.setTimeout(() => {
         cleanup();
         reject(
-          new ToolError("question_timeout", `The user did not answer within ${Math.round(timeoutMs / 1000)} s.`, {
+          new ToolError("question_timeout", `The user did not answer within ${formatWait(timeoutMs)}.`, {
             hint: "Go on with your best judgement and say what you assumed.",
           }),
         );

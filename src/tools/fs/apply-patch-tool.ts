@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import { refuseEmptyVersion } from "./file-errors.js";
@@ -65,6 +66,7 @@ function toPatchInput(input: ApplyPatchInput): PatchInput {
  * @public
  */
 export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createApplyPatchTool");
   return defineTool({
     name: "apply_patch",
     description:

@@ -2,6 +2,7 @@ import path from "node:path";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import { refuseDirectorySpelling } from "./file-errors.js";
@@ -55,6 +56,7 @@ interface Fetched {
  * @public
  */
 export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createDownloadTool");
   return defineTool({
     name: "download",
     description:

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import { refuseEmptyVersion } from "./file-errors.js";
@@ -132,6 +133,7 @@ async function editFile(
  * @public
  */
 export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createEditTool");
   return defineTool({
     name: "edit",
     description:
@@ -175,6 +177,7 @@ export function createEditTool(options: FileToolOptions = {}): AnyToolDefinition
  * @public
  */
 export function createReplaceTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createReplaceTool");
   return defineTool({
     name: "replace",
     description:

@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { type BoundedRead, readBounded } from "./bounded-read.js";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -79,6 +80,7 @@ function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): st
  * @public
  */
 export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createFileInspectTool");
   return defineTool({
     name: "file_inspect",
     description:

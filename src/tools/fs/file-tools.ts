@@ -1,5 +1,6 @@
 import type { AnyToolDefinition, ToolGroup } from "agent-tool-catalog";
 import { createApplyPatchTool } from "./apply-patch-tool.js";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { createDownloadTool } from "./download-tool.js";
 import { createEditTool, createReplaceTool } from "./edit-tool.js";
 import { createFileInspectTool } from "./file-inspect-tool.js";
@@ -17,6 +18,7 @@ import { createWriteTool } from "./write-tool.js";
  * @public
  */
 export function createFileTools(options: FileToolOptions = {}): AnyToolDefinition[] {
+  checkFileToolOptions(options, "createFileTools");
   return [
     createReadTool(options),
     createWriteTool(options),
@@ -38,5 +40,6 @@ export function createFileTools(options: FileToolOptions = {}): AnyToolDefinitio
  * @public
  */
 export function fileToolGroup(options: FileToolOptions = {}): ToolGroup {
+  checkFileToolOptions(options, "fileToolGroup");
   return { name: "fs", tools: () => createFileTools(options) };
 }

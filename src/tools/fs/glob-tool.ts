@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { Minimatch } from "minimatch";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -25,6 +26,7 @@ const globInput = z.object({
  * @public
  */
 export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createGlobTool");
   return defineTool({
     name: "glob",
     description:

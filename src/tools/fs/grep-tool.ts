@@ -10,6 +10,7 @@ import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
@@ -77,6 +78,7 @@ type GrepInput = z.output<typeof grepInput>;
  * @public
  */
 export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createGrepTool");
   checkChoiceOption(options.engine, "engine", ["auto", "ripgrep", "javascript"], "createGrepTool");
   checkNumberOption(options.matchDeadlineMs, "matchDeadlineMs", TIMER_MS, "createGrepTool");
   checkNumberOption(options.searchTimeoutMs, "searchTimeoutMs", TIMER_MS, "createGrepTool");

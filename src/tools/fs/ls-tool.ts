@@ -1,6 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -19,6 +20,7 @@ const lsInput = z.object({
  * @public
  */
 export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createLsTool");
   return defineTool({
     name: "ls",
     description: "List a directory: names (dir/, link@) with sizes.",

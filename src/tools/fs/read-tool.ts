@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { readBounded } from "./bounded-read.js";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileScope } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -41,6 +42,7 @@ const readInput = z
  * @public
  */
 export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createReadTool");
   return defineTool({
     name: "read",
     description:

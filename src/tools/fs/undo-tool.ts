@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL, type EditJournal, type JournalEntry } from "./edit-journal.js";
 import type { FileScope } from "./file-scope.js";
@@ -19,6 +20,7 @@ const undoInput = z.object({
  * @public
  */
 export function createUndoTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createUndoTool");
   return defineTool({
     name: "undo",
     description: `Undo the last file changes made by the file tools in this conversation${options.redo === true ? ', or redo them ("action":"redo")' : ""}. Refused for a file that changed since.`,

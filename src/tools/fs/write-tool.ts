@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
 import { refuseDirectorySpelling, refuseEmptyVersion } from "./file-errors.js";
@@ -21,6 +22,7 @@ const writeInput = z.object({
  * @public
  */
 export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinition {
+  checkFileToolOptions(options, "createWriteTool");
   return defineTool({
     name: "write",
     description:

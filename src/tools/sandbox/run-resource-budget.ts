@@ -6,6 +6,7 @@ import {
   type ToolContext,
   ToolError,
 } from "agent-tool-catalog";
+import { formatWait } from "../../errors/format-wait.js";
 import { type RequestedLimits, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 
 /**
@@ -464,7 +465,7 @@ export class RunResourceBudget {
     const held = this.held();
     const dimension = this.shortage(holding);
     const now = Date.now();
-    const holders = [...this.holdings].map(([each, since]) => `${nameOf(each)} (running ${formatMs(now - since)})`);
+    const holders = [...this.holdings].map(([each, since]) => `${nameOf(each)} (running ${formatWait(now - since)})`);
     const heldBy = `Held by: ${holders.join(", ") || "commands that are ending"}.`;
     const hint =
       "Wait for the running commands to finish, stop a background command (monitor stop), or run fewer commands at once.";
@@ -474,7 +475,7 @@ export class RunResourceBudget {
       const ahead = this.waiters.slice(0, this.waiters.indexOf(waiter)).map((each) => nameOf(each.holding));
       return new ToolError(
         "run_limit_reached",
-        `${holding.label} did not start: it was queued behind earlier, larger requests of the ${holding.childRun === undefined ? "run" : "parent run and its child runs"} (${ahead.join(", ")}) that were still waiting for the run's totals after ${formatMs(waitMs)}; requests are granted in arrival order. ${heldBy}`,
+        `${holding.label} did not start: it was queued behind earlier, larger requests of the ${holding.childRun === undefined ? "run" : "parent run and its child runs"} (${ahead.join(", ")}) that were still waiting for the run's totals after ${formatWait(waitMs)}; requests are granted in arrival order. ${heldBy}`,
         { hint, data: { reason: "queued", ahead, holders: this.holders().map(nameOf) } },
       );
     }
@@ -492,7 +493,7 @@ export class RunResourceBudget {
         : `memory (${held.memoryBytes} of the ${whose} ${total?.value} bytes are held, this command needs ${holding.memoryBytes})`;
     return new ToolError(
       "run_limit_reached",
-      `${holding.label} did not start: ${holding.childRun === undefined ? "the run's commands" : "the commands of its parent run and of that run's child runs"} already hold its ${what}, and none ended within ${formatMs(waitMs)}. ${heldBy}${over}`,
+      `${holding.label} did not start: ${holding.childRun === undefined ? "the run's commands" : "the commands of its parent run and of that run's child runs"} already hold its ${what}, and none ended within ${formatWait(waitMs)}. ${heldBy}${over}`,
       {
         hint,
         data: {
@@ -523,11 +524,6 @@ function parentClosed(label: string): ToolError {
     `${label} did not start, or was ended: a parent run of this run was closed, and this run's commands draw on that run's resource budget.`,
     { hint: "The run that started this one has ended: return what you have (task_complete), nothing more can run." },
   );
-}
-
-/** A duration for a message: milliseconds below a second, so a short wait does not read "0 s". */
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
 /**

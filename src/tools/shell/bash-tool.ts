@@ -1,6 +1,8 @@
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { checkOptionKeys } from "../../errors/check-option-keys.js";
+import { WORKSPACE_OPTION_NOTE } from "../fs/check-file-tool-options.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
@@ -11,6 +13,19 @@ import { checkOutputLimit, runSandboxed, type SandboxedResult } from "../sandbox
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "./trusted-shell.js";
 import { showControlCharacters } from "./visible-control-characters.js";
+
+/** What {@link createBashTool} reads; any other key is refused (see `checkOptionKeys`). */
+const BASH_TOOL_OPTION_KEYS: readonly string[] = [
+  "root",
+  "allowUnsandboxedFallback",
+  "allowUnixSocketPairs",
+  "maxOutputBytes",
+  "shell",
+  "limits",
+  "runLimits",
+  "onLimitsUnavailable",
+  "createSandbox",
+];
 
 /**
  * Options of the `bash` tool; all of them are the host's, none can be set by the model.
@@ -81,6 +96,7 @@ const bashInput = z.object({
  * @public
  */
 export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition {
+  checkOptionKeys(options, BASH_TOOL_OPTION_KEYS, "createBashTool", { workspace: WORKSPACE_OPTION_NOTE });
   checkOutputLimit(options.maxOutputBytes, "createBashTool");
   const sandboxes = new Map<string, Promise<ProcessSandbox>>();
   const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox> => {

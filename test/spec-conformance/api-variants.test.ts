@@ -1,0 +1,308 @@
+/**
+ * Spec conformance, variants round 2 (/work/shared/spec/agent-tool-catalog.md "Default
+ * permissions", "find_tool", "Enabling conditions"; tool-profiles-and-loading.md "Three loading
+ * tiers"): the statements behind the public API that round 1 did not vary: the approval broker's
+ * timeouts and what a decision covers, defineTool's checks, the `[tools]` table, the fake-model
+ * helpers of `agent-tool-catalog/testing`. Each area is also checked once through the built
+ * package from CommonJS (`require`), as a CommonJS user loads it. Statement table:
+ * docs/spec-conformance.md.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig } from "agent-tool-catalog";
+import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
+import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { modelError, ok, runCommonJs } from "./support.js";
+
+const mutatingTool = defineTool({
+  name: "write_note",
+  description: "Write a note.",
+  mutating: true,
+  inputSchema: z.object({ text: z.string() }),
+  handler: ({ text }) => `wrote ${text}`,
+});
+
+describe("approval broker: timeouts and what one decision covers", () => {
+  it("a timeout under a second, or of a fraction of a second, is said as it was set (not 'within 0 s')", async () => {
+    const registry = createRegistry({ tools: [mutatingTool] });
+    const said = async (approvalTimeoutMs: number) => {
+      const run = registry.createRun({ permissions: { approval: "destructive" }, approvalTimeoutMs });
+      return modelError(await run.call("write_note", { text: "a" }), "approval_denied").message;
+    };
+    // Whole seconds read as before (the broker's own timeout, without a run).
+    const broker = new InMemoryApprovalBroker({ timeoutMs: 1_000 });
+    const [short, fraction, whole] = await Promise.all([
+      said(150),
+      said(1_100),
+      broker.request({ runId: "r", callId: "c", toolName: "write_note", input: {}, mutating: true, policy: "destructive" }),
+    ]);
+    expect(short).toContain("nobody approved it within 150 ms.");
+    expect(fraction).toContain("nobody approved it within 1.1 s.");
+    expect(whole).toMatchObject({ decision: "denied", resolvedBy: "timeout", reason: "nobody approved it within 1 s" });
+  });
+
+  it("a question nobody answers says the wait that was set", async () => {
+    const clock = new ManualClock(0);
+    const broker = new InMemoryQuestionBroker({ clock, timeoutMs: 400 });
+    const question = { id: "q1", runId: "r", conversationId: "c", question: "Deploy?", options: [], multiSelect: false };
+    const asked = broker.ask(question, new AbortController().signal).then(
+      () => "answered",
+      (error: unknown) => error,
+    );
+    await clock.advance(400);
+    await expect(asked).resolves.toMatchObject({ code: "question_timeout", message: "The user did not answer within 400 ms." });
+  });
+
+  it("an approval covers its own call only: the next identical call asks again (no 'always allow')", async () => {
+    const registry = createRegistry({ tools: [mutatingTool] });
+    const run = registry.createRun({ permissions: { approval: "destructive" } });
+    const requested: string[] = [];
+    registry.approvals.events.on("approval.requested", (request) => {
+      requested.push(request.id);
+      registry.approvals.approve(request.id);
+    });
+    expect(ok(await run.call("write_note", { text: "a" }))).toBe("wrote a");
+    expect(ok(await run.call("write_note", { text: "a" }))).toBe("wrote a");
+    expect(requested).toHaveLength(2);
+    expect(new Set(requested).size).toBe(2);
+  });
+
+  it("from CommonJS: the same short timeout message", () => {
+    const message = runCommonJs(`
+      const { createRegistry, defineTool } = require("agent-tool-catalog");
+      const tool = defineTool({ name: "w", description: "W.", mutating: true, inputSchema: { type: "object" }, handler: () => "w" });
+      createRegistry({ tools: [tool] }).createRun({ permissions: { approval: "all" }, approvalTimeoutMs: 120 })
+        .call("w", {}).then((result) => console.log(JSON.stringify(result.error.message)));`);
+    expect(message).toContain("within 120 ms");
+  });
+});
+
+describe("defineTool: what a definition must be", () => {
+  const base = { name: "note", description: "A note.", inputSchema: { type: "object" }, handler: () => "ran" } as const;
+  const refusal = (definition: object): { code: string; message: string; data: unknown } => {
+    try {
+      defineTool(definition as never);
+    } catch (error) {
+      return error as { code: string; message: string; data: unknown };
+    }
+    throw new Error(`accepted ${JSON.stringify(definition)}`);
+  };
+
+  it("names providers refuse, duplicates (also of find_tool, also inside one group) and broken schemas are refused with their field", () => {
+    expect(refusal({ ...base, name: "a b" })).toMatchObject({ code: "invalid_tool_name" });
+    expect(refusal({ ...base, name: "x".repeat(65) }).message).toContain("at most 64");
+    expect(refusal({ ...base, name: "ünïcode" })).toMatchObject({ code: "invalid_tool_name" });
+    expect(refusal({ ...base, description: "  " })).toMatchObject({ code: "invalid_tool_description" });
+    expect(refusal({ ...base, tier: "Core" })).toMatchObject({ code: "invalid_tool_tier" });
+    expect(refusal({ ...base, inputSchema: { type: "array" } })).toMatchObject({ code: "invalid_input_schema" });
+    expect(
+      refusal({ ...base, inputSchema: { type: "object", properties: { p: { type: "string", pattern: "(" } } } }).message,
+    ).toContain("not a valid regular expression");
+    expect(refusal({ ...base, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/nope" } } } }).message).toContain(
+      "does not exist",
+    );
+    const registry = createRegistry({ tools: [defineTool(base)] });
+    for (const name of ["note", "find_tool"]) {
+      expect(() => registry.register(defineTool({ ...base, name }))).toThrowError(
+        expect.objectContaining({ code: "duplicate_tool_name" }),
+      );
+    }
+    expect(() =>
+      registry.registerGroup({ name: "pair", tools: [defineTool({ ...base, name: "a" }), defineTool({ ...base, name: "a" })] }),
+    ).toThrowError(expect.objectContaining({ code: "duplicate_tool_name" }));
+    // Nothing of the refused group was registered; names differing in case are two tools.
+    expect(registry.list().map((tool) => tool.name)).not.toContain("a");
+    expect(() => registry.register(defineTool({ ...base, name: "Note" }))).not.toThrow();
+  });
+
+  it("mutating must be a boolean: 'yes' or 1 was read as not mutating, and the tool ran without approval", async () => {
+    for (const mutating of ["yes", "true", 1, null]) {
+      const error = refusal({ ...base, mutating });
+      expect(error.code, String(mutating)).toBe("invalid_tool_field");
+      expect(error.data).toMatchObject({ field: "mutating" });
+      expect(error.message).toContain("mutating must be true or false");
+      // The registry checks a plain object the same way (no defineTool).
+      expect(() => createRegistry({ tools: [{ ...base, mutating } as never] })).toThrowError(
+        expect.objectContaining({ code: "invalid_tool_field" }),
+      );
+    }
+    // Positive control: true asks (and is denied at the timeout), false runs unasked.
+    const registry = createRegistry({
+      tools: [defineTool({ ...base, mutating: true }), defineTool({ ...base, name: "read_note", mutating: false })],
+    });
+    const run = registry.createRun({ permissions: { approval: "destructive" }, approvalTimeoutMs: 50 });
+    modelError(await run.call("note", {}), "approval_denied");
+    expect(ok(await run.call("read_note", {}))).toBe("ran");
+  });
+
+  it("tags must be non-empty strings", () => {
+    expect(refusal({ ...base, tags: "git" })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags" } });
+    expect(refusal({ ...base, tags: ["git", 7] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
+    expect(refusal({ ...base, tags: ["git", " "] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
+    expect(defineTool({ ...base, tags: ["git", "git"] }).tags).toEqual(["git", "git"]);
+  });
+
+  it("from CommonJS: the same refusals", () => {
+    const codes = runCommonJs(`
+      const { defineTool, ToolDefinitionError } = require("agent-tool-catalog");
+      const base = { name: "note", description: "A note.", inputSchema: { type: "object" }, handler: () => "ran" };
+      const code = (extra) => { try { defineTool({ ...base, ...extra }); return "accepted"; } catch (e) { return [e instanceof ToolDefinitionError, e.code]; } };
+      console.log(JSON.stringify([code({ mutating: "yes" }), code({ name: "a b" }), code({ mutating: true })]));`);
+    expect(codes).toEqual([[true, "invalid_tool_field"], [true, "invalid_tool_name"], "accepted"]);
+  });
+});
+
+describe("the [tools] table: odd files, unknown profiles, conflicting settings", () => {
+  const configError = (text: string): { code: string; message: string; data?: unknown } => {
+    try {
+      parseToolConfig(text);
+    } catch (error) {
+      return error as { code: string; message: string };
+    }
+    throw new Error(`accepted ${JSON.stringify(text)}`);
+  };
+
+  it('a misspelled [tools] key is refused with the closest key (it left its default: profle = "full" ran the core profile)', () => {
+    expect(configError('[tools]\nprofle = "full"')).toMatchObject({
+      code: "invalid_tool_config",
+      data: { field: "tools.profle" },
+      message: expect.stringContaining('did you mean "profile"'),
+    });
+    expect(configError('[tools]\ndisable = ["bash"]').message).toContain('did you mean "disabled"');
+    expect(configError('[tools."load-mode"]\nbash = "off"').message).toContain('did you mean "load_mode"');
+    // Positive control: the five keys, and other tables of the same file, are read or left alone.
+    expect(
+      parseToolConfig(
+        '[tools]\nprofile = "full"\ndisabled = ["bash"]\nredo = true\nhashline_edit = false\n[tools.load_mode]\nls = "off"\n[tool]\nprofile = "none"\n[model]\nname = "x"',
+      ),
+    ).toEqual({ profile: "full", disabled: ["bash"], redo: true, hashlineEdit: false, loadModes: { ls: "off" } });
+    expect(parseToolConfig("")).toEqual({});
+  });
+
+  it("a profile file with a misspelled [tools] key fails validation, as a misspelled top-level key does", () => {
+    const parsed = parseAgentProfile('description = "Reviewer"\n[tools]\nprofle = "minimal"\n', "reviewer");
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? [] : parsed.issues).toEqual([
+      { field: "tools", message: expect.stringContaining('did you mean "profile"') },
+    ]);
+    // Control: spelled right, it is read.
+    const good = parseAgentProfile('description = "Reviewer"\n[tools]\nprofile = "minimal"\n', "reviewer");
+    expect(good.ok && good.profile.tools).toEqual({ profile: "minimal" });
+  });
+
+  it("unknown profiles are refused with the valid names, in the file and in createRun; case and spaces are not forgiven", () => {
+    for (const profile of ["Core", "fulll", "", " core", "3"]) {
+      expect(configError(`[tools]\nprofile = ${JSON.stringify(profile)}`)).toMatchObject({ code: "invalid_tool_profile" });
+      expect(() => createRegistry().createRun({ profile: profile as never })).toThrowError(
+        expect.objectContaining({
+          code: "invalid_tool_profile",
+          message: expect.stringContaining("core, full, acp, minimal, lite, none"),
+        }),
+      );
+    }
+    expect(configError("[tools]\nprofile = 3")).toMatchObject({ code: "invalid_tool_profile" });
+    // A key given twice is not valid TOML, not "the last one wins".
+    expect(configError('[tools]\nprofile = "core"\nprofile = "full"')).toMatchObject({ code: "invalid_tool_config" });
+  });
+
+  it("a tool both essential and disabled is off (off wins over any load mode)", async () => {
+    const config = parseToolConfig('[tools]\ndisabled = ["note"]\n[tools.load_mode]\nnote = "essential"');
+    const registry = createRegistry({
+      tools: [
+        defineTool({
+          name: "note",
+          description: "A note.",
+          tier: "deferred",
+          inputSchema: { type: "object" },
+          handler: () => "n",
+        }),
+      ],
+    });
+    const run = registry.createRun({ loadModes: config.loadModes ?? {}, disabledTools: config.disabled ?? [] });
+    expect(run.definitions().map((tool) => tool.name)).toEqual(["find_tool"]);
+    modelError(await run.call("note", {}), "tool_disabled");
+    // Control: essential alone sends it.
+    expect(
+      registry
+        .createRun({ loadModes: config.loadModes ?? {} })
+        .definitions()
+        .map((tool) => tool.name),
+    ).toContain("note");
+  });
+
+  it("from CommonJS: the misspelled key", () => {
+    const error = runCommonJs(`
+      const { parseToolConfig } = require("agent-tool-catalog");
+      try { parseToolConfig('[tools]\\nprofle = "full"'); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`);
+    expect(error).toMatchObject({ code: "invalid_tool_config", message: expect.stringContaining('did you mean "profile"') });
+  });
+});
+
+describe("file and shell tool factories: the workspace is the run's, an unknown option is refused", () => {
+  it("createFileTools({ workspace }) is refused, saying where the workspace goes (it was ignored: writes landed in the process's directory)", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    const elsewhere = mkdtempSync(join(tmpdir(), "spec-av-cwd-"));
+    const options = { workspace } as object;
+    for (const factory of [createFileTools, fileToolGroup, createWriteTool, createReadTool, createBashTool] as const) {
+      expect(() => factory(options as never), factory.name).toThrowError(
+        expect.objectContaining({
+          code: "invalid_option",
+          data: { field: "workspace" },
+          message: expect.stringContaining("createRun({ permissions: { workspace } })"),
+        }),
+      );
+    }
+    expect(() => createFileTools({ rooot: workspace } as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('Did you mean "root"?') }),
+    );
+    expect(() => createBashTool({ shel: "/bin/sh" } as never)).toThrowError(expect.objectContaining({ data: { field: "shel" } }));
+    // Positive controls: the run's workspace, or root, decides where a relative path goes.
+    const byRun = createRegistry({ tools: createFileTools({ root: elsewhere }) }).createRun({
+      profile: "full",
+      permissions: { sandbox: "unrestricted", workspace },
+    });
+    ok(await byRun.call("write", { path: "a.txt", content: "run" }));
+    expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("run");
+    const byRoot = createRegistry({ tools: createFileTools({ root: elsewhere, redo: true }) }).createRun({
+      profile: "full",
+    });
+    ok(await byRoot.call("write", { path: "b.txt", content: "root" }));
+    expect(readFileSync(join(elsewhere, "b.txt"), "utf8")).toBe("root");
+    expect(existsSync(join(workspace, "b.txt"))).toBe(false);
+  });
+
+  it("the tools' own argument checks name the field: bash, ls, grep", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    writeFileSync(join(workspace, "f.txt"), "x\n");
+    const run = createRegistry({ tools: [createBashTool(), ...createFileTools()] }).createRun({
+      profile: "full",
+      permissions: { sandbox: "unrestricted", workspace },
+    });
+    modelError(await run.call("bash", { command: "" }), "invalid_input", "command");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: 0.5 }), "invalid_input", "timeout_seconds");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: 1801 }), "invalid_input", "timeout_seconds");
+    modelError(await run.call("bash", { command: "true", timeout_seconds: "5" }), "invalid_input", "timeout_seconds");
+    expect(modelError(await run.call("bash", { command: "true", cwd: "nope" }), "invalid_command").message).toContain(
+      "does not exist",
+    );
+    expect(modelError(await run.call("bash", { command: "true", cwd: "f.txt" }), "invalid_command").message).toContain(
+      "is not a directory",
+    );
+    modelError(await run.call("grep", { pattern: "(" }), "invalid_pattern");
+    modelError(await run.call("ls", { path: "nope" }), "file_not_found");
+    // Control: a valid call of each.
+    expect(String(ok(await run.call("bash", { command: "echo hi", timeout_seconds: 5 })))).toContain("hi");
+  });
+
+  it("from CommonJS: the same refusal", () => {
+    const error = runCommonJs(`
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      try { createFileTools({ workspace: "/tmp" }); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, field: e.data.field })); }`);
+    expect(error).toEqual({ code: "invalid_option", field: "workspace" });
+  });
+});
