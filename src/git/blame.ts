@@ -41,7 +41,7 @@ async function fileAt(repository: GitRepository, treeOid: string, path: string, 
     );
   const content = await repository.blob(entry.oid);
   if (isBinary(content)) throw gitError("binary_file", `${JSON.stringify(path)} is a binary file; it has no lines to blame.`);
-  return { oid: entry.oid, lines: splitLines(content) };
+  return { oid: entry.oid, mode: entry.mode, lines: splitLines(content) };
 }
 
 function clip(text: string): string {
@@ -78,7 +78,7 @@ async function blameContext(repository: GitRepository, input: BlameInput, contex
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
   const file = await fileAt(repository, start.commit.tree, path, start.input);
   const shown = window(input, file.lines.length, path, start.input);
-  const blamed = await blameLines(repository, start.commit, path, file.oid, shown, context.signal);
+  const blamed = await blameLines(repository, start.commit, path, file, shown, context.signal);
   const lines: BlameLine[] = [];
   const commits: Record<string, BlameCommit> = {};
   let bytes = 0;

@@ -25,16 +25,25 @@ const fileHistoryInput = objectSchema({
 export type FileHistoryInput = OutputOf<typeof fileHistoryInput>;
 
 /**
+ * What a commit did to a file in its history: a {@link ChangeStatus}, or `C` when the file was
+ * added as a copy of another file that stayed (followed like `git log --follow`, which looks for
+ * copies of every file).
+ *
+ * @public
+ */
+export type FileHistoryStatus = ChangeStatus | "C";
+
+/**
  * One commit in a file's history, with what it did to the file.
  *
  * @public
  */
 export interface FileHistoryEntry extends CommitSummary {
-  /** A: added, M: modified, D: deleted, R: renamed (from `previous_path`), T: type changed (file to symlink or submodule, or back). Directories: M. */
-  readonly status: ChangeStatus;
+  /** A: added, M: modified, D: deleted, R: renamed (from `previous_path`), C: copied (from `previous_path`, which stayed), T: type changed (file to symlink or submodule, or back). Directories: M. */
+  readonly status: FileHistoryStatus;
   /** The file's path in this commit. */
   readonly path: string;
-  /** For a rename: the path before it. */
+  /** For a rename or a copy: the path it came from. */
   readonly previous_path?: string;
   /** Lines added (absent for binary files). */
   readonly added?: number;

@@ -1,12 +1,13 @@
 import type { ToolContext } from "agent-tool-catalog";
 import { summarize } from "./commit-summary.js";
 import { fileLineCounts } from "./diff/file-diff.js";
-import type { FileHistoryEntry, FileHistoryInput, FileHistoryOutput } from "./file-history-tool.js";
+import type { FileHistoryEntry, FileHistoryInput, FileHistoryOutput, FileHistoryStatus } from "./file-history-tool.js";
 import { gitError, shallowCloneError } from "./git-errors.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { baseTree, commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
-import { type ChangeStatus, isTypeChange } from "./history/renames.js";
+import { followedSource } from "./history/follow-source.js";
+import { isTypeChange } from "./history/renames.js";
 import { parseSince } from "./history/since.js";
 import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
@@ -36,17 +37,15 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   let before = base === undefined ? undefined : asFile(await repository.entryAt(base, tracker.path));
   if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
   const path = tracker.path;
-  let status: ChangeStatus =
+  let status: FileHistoryStatus =
     before === undefined ? "A" : after === undefined ? "D" : isTypeChange(before.mode, after.mode) ? "T" : "M";
   let previousPath: string | undefined;
   if (status === "A" && tracker.follow) {
-    const rename = (await commitChangesWithRenames(repository, commit, "")).find(
-      (change) => change.status === "R" && change.path === path,
-    );
-    if (rename?.previousPath !== undefined) {
-      previousPath = rename.previousPath;
-      status = "R";
-      before = { name: "", mode: rename.oldMode ?? "100644", oid: rename.oldOid ?? "", kind: "blob" };
+    const source = await followedSource(repository, commit, path);
+    if (source !== undefined) {
+      previousPath = source.previousPath;
+      status = source.status;
+      before = { name: "", mode: source.oldMode, oid: source.oldOid, kind: "blob" };
       tracker.path = previousPath;
     }
   }

@@ -11,7 +11,7 @@ export type { BlameCommit, BlameLine, BlameOutput } from "./blame-tool.js";
 export type { CommitSummary } from "./commit-summary.js";
 export type { Contributor, ContributorOutput } from "./contributor-tool.js";
 export type { DiffFileSummary, DiffRangeOutput } from "./diff-range-tool.js";
-export type { FileHistoryEntry, FileHistoryOutput } from "./file-history-tool.js";
+export type { FileHistoryEntry, FileHistoryOutput, FileHistoryStatus } from "./file-history-tool.js";
 export { createGitCache, type GitCache, type GitCacheOptions } from "./git-cache.js";
 export type { GitToolErrorCode } from "./git-errors.js";
 export type { GitToolOptions } from "./git-tool-options.js";

@@ -105,4 +105,42 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
       expect(answer.path, path).toBe(path.replace(/^\.\//, ""));
     }
   });
+  it("git_file_history follows a file added as a copy of another file, changed or not, exact or similar, as git log --follow does (it followed renames only: the copy's history stopped at the copy)", async () => {
+    const fixture = FixtureRepository.create("follow-copies");
+    directories.push(fixture.directory);
+    fixture.write("x.txt", "one\ntwo\nthree\nfour\n").commit("add x", author);
+    fixture.write("x.txt", "one\ntwo\nthree\nfour\nfive\n").commit("edit x", author);
+    fixture.write("y.txt", "one\ntwo\nthree\nfour\nfive\n").commit("copy x to y, x unchanged", author);
+    fixture
+      .write("z.txt", "one\ntwo\nthree\nfour\nfive\n")
+      .write("x.txt", "one\ntwo\nthree\nfour\nfive\nsix\n")
+      .commit("copy x to z, x changed", author);
+    fixture.write("w.txt", "one\ntwo\nthree\nfour\nfive\nseven\n").commit("w: a similar copy of x", author);
+    // Control: a rename with an identical copy source left beside it is a rename (git prefers the deleted file).
+    fixture.move("z.txt", "v.txt").commit("rename z to v", author);
+    const run = gitRun(fixture.directory);
+    const followed = (path: string) =>
+      git(fixture.directory, ["log", "--follow", "--format=%H", "--", path])
+        .split("\n")
+        .filter(Boolean)
+        .map((id) => id.slice(0, 10));
+    for (const [path, status, from] of [
+      ["y.txt", "C", "x.txt"],
+      ["z.txt", "C", "x.txt"],
+      ["w.txt", "C", "x.txt"],
+      ["v.txt", "R", "z.txt"],
+      ["x.txt", "M", undefined],
+    ] as const) {
+      const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path, max_results: 50 }));
+      const expected = followed(path);
+      if (path !== "x.txt") expect(expected.length, path).toBeGreaterThan(2);
+      expect(
+        answer.commits.map((commit) => commit.sha),
+        path,
+      ).toEqual(expected);
+      const source = answer.commits.find((commit) => commit.previous_path !== undefined);
+      expect(source?.status ?? "M", path).toBe(status);
+      expect(source?.previous_path, path).toBe(from);
+    }
+  });
 });

@@ -16,7 +16,13 @@ import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
 import { git, removeDirectory } from "./support/git-fixture.js";
 import { failure, gitRun, output } from "./support/git-run.js";
-import { buildRepository, PATHS, type RepositoryPlan, repositoryPlan } from "./support/random-repository.js";
+import {
+  buildRepository,
+  linearRepositoryPlan,
+  PATHS,
+  type RepositoryPlan,
+  repositoryPlan,
+} from "./support/random-repository.js";
 
 const gitCapability = capability("git");
 const RUNS = Number(process.env.GIT_FUZZ_RUNS ?? 10);
@@ -154,6 +160,28 @@ async function compareSearches(directory: string, run: Run): Promise<void> {
   }
 }
 
+/** On a linear history, `git_file_history` following renames and copies lists what `git log --follow` lists. */
+export async function checkFollow(plan: RepositoryPlan): Promise<void> {
+  const directory = buildRepository(plan);
+  try {
+    const run = gitRun(directory);
+    for (const file of PATHS) {
+      const expected = logIds(directory, ["--follow", "--", file]);
+      const result = await run.call("git_file_history", { path: file, max_results: 200 });
+      if (expected.length === 0) {
+        expect(failure(result).code, `--follow of ${JSON.stringify(file)}`).toBe("path_not_found");
+        continue;
+      }
+      expect(
+        output<FileHistoryOutput>(result).commits.map((commit) => commit.sha),
+        `--follow of ${JSON.stringify(file)}`,
+      ).toEqual(expected);
+    }
+  } finally {
+    removeDirectory(directory);
+  }
+}
+
 /** Where the tools read the plan's repository: its own directory, a linked worktree (a `.git` file), a bare clone. */
 type Layout = "plain" | "worktree" | "bare";
 
@@ -186,6 +214,13 @@ describe.skipIf(gitCapability.missing)(
       await fc.assert(
         fc.asyncProperty(repositoryPlan, layout, (plan, where) => checkPlan(plan, where)),
         { numRuns: RUNS, seed: SEED, endOnFailure: false },
+      );
+    }, 600_000);
+
+    it("file history following renames and copies agrees with git log --follow on linear histories", async () => {
+      await fc.assert(
+        fc.asyncProperty(linearRepositoryPlan, (plan) => checkFollow(plan)),
+        { numRuns: Math.ceil(RUNS / 2), seed: SEED, endOnFailure: false },
       );
     }, 600_000);
   },

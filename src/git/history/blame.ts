@@ -5,9 +5,9 @@ import { shallowCloneError } from "../git-errors.js";
 import { type CommitRecord, GraphCommit } from "../objects/parse-objects.js";
 import type { GitRepository } from "../repository.js";
 import { yieldToEventLoop } from "../yield-to-event-loop.js";
-import { commitChangesWithRenames } from "./commit-changes.js";
+import { commitChanges } from "./commit-changes.js";
 import { CommitQueue } from "./commit-walk.js";
-import { detectRenames } from "./renames.js";
+import { detectRenames, isTypeChange } from "./renames.js";
 import { diffTrees } from "./tree-diff.js";
 
 /** Who last changed one line. */
@@ -33,6 +33,7 @@ interface Suspect {
   readonly commit: CommitRecord;
   readonly path: string;
   readonly blob: string;
+  readonly mode: string;
   lines: TrackedLine[];
 }
 
@@ -40,6 +41,7 @@ interface Origin {
   readonly parent: CommitRecord;
   readonly path: string;
   readonly blob: string;
+  readonly mode: string;
 }
 
 interface Blame {
@@ -50,21 +52,44 @@ interface Blame {
   readonly result: Map<number, BlamedLine>;
 }
 
-async function originIn(repository: GitRepository, suspect: Suspect, parent: CommitRecord, index: number) {
+/**
+ * git's `find_origin`: the parent's version at the suspect's own path. `"absent"` when the parent
+ * has no file there (nothing, or a directory of that name: git diffs it as deleted files and an
+ * added one), so a rename is looked for; `undefined` when the parent has something of another
+ * type there (a symlink for a file, a submodule: git's `T`), which git follows no further.
+ */
+async function sameOrigin(
+  repository: GitRepository,
+  suspect: Suspect,
+  parent: CommitRecord,
+): Promise<Origin | "absent" | undefined> {
   const { commit, path } = suspect;
   // Same entry in the parent (usually told from a top directory, without descending): the same blob.
-  if (await repository.sameInCommits(parent, commit, path)) return { parent, path, blob: suspect.blob };
+  if (await repository.sameInCommits(parent, commit, path)) return { parent, path, blob: suspect.blob, mode: suspect.mode };
   const entry = await repository.entryAt(parent.tree, path);
-  if (entry !== undefined && entry.kind === "blob") return { parent, path, blob: entry.oid };
-  if (entry !== undefined) return undefined;
-  // The path is new against this parent: look for the file it was renamed from, as git blame does.
+  if (entry === undefined || entry.kind === "tree") return "absent";
+  if (entry.kind !== "blob" || isTypeChange(entry.mode, suspect.mode)) return undefined;
+  return { parent, path, blob: entry.oid, mode: entry.mode };
+}
+
+/**
+ * git's `find_rename`: the file the suspect's path was renamed from in `parent`, found as git blame
+ * finds it, with the suspect's path the only destination (`single_follow`): every deleted file is
+ * a source, and no other added file can take the source first. Copies are not looked for.
+ */
+async function renamedOrigin(
+  repository: GitRepository,
+  suspect: Suspect,
+  parent: CommitRecord,
+  index: number,
+): Promise<Origin | undefined> {
+  const { commit, path } = suspect;
   const changes =
-    index === 0
-      ? await commitChangesWithRenames(repository, commit, "")
-      : await detectRenames(repository, await diffTrees(repository, parent.tree, commit.tree, ""));
-  const rename = changes.find((change) => change.status === "R" && change.path === path);
+    index === 0 ? await commitChanges(repository, commit, "") : await diffTrees(repository, parent.tree, commit.tree, "");
+  const candidates = changes.filter((change) => change.newOid === undefined || change.path === path);
+  const rename = (await detectRenames(repository, candidates)).find((change) => change.status === "R" && change.path === path);
   if (rename?.previousPath === undefined || rename.oldOid === undefined) return undefined;
-  return { parent, path: rename.previousPath, blob: rename.oldOid };
+  return { parent, path: rename.previousPath, blob: rename.oldOid, mode: rename.oldMode ?? "100644" };
 }
 
 /** For each line of the newer version, its line in the older one, or -1 when the diff changed it. */
@@ -88,7 +113,7 @@ function passTo(blame: Blame, origin: Origin, lines: TrackedLine[]): void {
     existing.lines = [...existing.lines, ...lines].sort((x, y) => x.current - y.current);
     return;
   }
-  const suspect: Suspect = { commit: origin.parent, path: origin.path, blob: origin.blob, lines };
+  const suspect: Suspect = { commit: origin.parent, path: origin.path, blob: origin.blob, mode: origin.mode, lines };
   if (queued === undefined) blame.suspects.set(key, [suspect]);
   else queued.push(suspect);
   blame.queue.push(suspect, origin.parent);
@@ -105,36 +130,54 @@ function settle(blame: Blame, suspect: Suspect, lines: readonly TrackedLine[]): 
   }
 }
 
+/**
+ * The versions of the suspect's file in its parents, as git's `pass_blame` finds them: first every
+ * parent's version at the same path, in parent order, then a rename in each parent that has no
+ * file there. The first version identical to the suspect's (same blob, whatever the mode) takes
+ * every line alone, so a later parent with the same file beats an earlier one it was renamed in.
+ * Otherwise the versions in parent order, each blob once (the parent listed first keeps it).
+ */
 async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
-  const found: Origin[] = [];
-  const parents = await blame.repository.parentsOf(suspect.commit);
+  const { repository } = blame;
+  const parents = await repository.parentsOf(suspect.commit);
   const first = parents[0];
   // The commit-graph's Bloom filter says the first parent has the same file: it takes every line, unread (as git blame asks it).
-  if (first !== undefined && blame.repository.unchangedByFilter(suspect.commit, suspect.path)) {
-    return [{ parent: first, path: suspect.path, blob: suspect.blob }];
+  if (first !== undefined && repository.unchangedByFilter(suspect.commit, suspect.path)) {
+    return [{ parent: first, path: suspect.path, blob: suspect.blob, mode: suspect.mode }];
   }
+  const found: (Origin | undefined)[] = [];
+  const keep = (index: number, origin: Origin) => {
+    if (!found.some((other, earlier) => earlier < index && other?.blob === origin.blob)) found[index] = origin;
+  };
+  const absent: number[] = [];
   for (const [index, parent] of parents.entries()) {
-    const origin = await originIn(blame.repository, suspect, parent, index);
-    if (origin === undefined) continue;
-    if (origin.blob === suspect.blob) return [origin];
-    if (!found.some((other) => other.blob === origin.blob)) found.push(origin);
+    const origin = await sameOrigin(repository, suspect, parent);
+    if (origin === "absent") absent.push(index);
+    else if (origin?.blob === suspect.blob) return [origin];
+    else if (origin !== undefined) keep(index, origin);
   }
-  return found;
+  for (const index of absent) {
+    const origin = await renamedOrigin(repository, suspect, parents[index] as CommitRecord, index);
+    if (origin?.blob === suspect.blob) return [origin];
+    if (origin !== undefined) keep(index, origin);
+  }
+  return found.filter((origin) => origin !== undefined);
 }
 
 /**
- * The first parent (in order) with the same file at the suspect's path, found synchronously for
- * a commit from the graph on a synchronous store (no promise, no id text); `undefined` when none
- * is, or the commit is not one of those. {@link origins} returns exactly that parent alone.
+ * The first parent when it has the same file at the suspect's path, found synchronously for a
+ * commit from the graph on a synchronous store (no promise, no id text); `undefined` when it does
+ * not, or the commit is not one of those. A later parent with the same file is left to
+ * {@link origins}: an earlier one may have the same blob under another mode, and git gives it the lines.
  */
 function sameParentSync(blame: Blame, suspect: Suspect): CommitRecord | undefined {
   const { repository } = blame;
   const { commit, path } = suspect;
   if (!repository.rawReads || !(commit instanceof GraphCommit)) return undefined;
-  const parents = repository.graphParents(commit) ?? [];
-  const first = parents[0];
-  if (first !== undefined && repository.unchangedByFilter(commit, path)) return first;
-  return parents.find((parent) => repository.sameInCommitsSync(parent, commit, path));
+  const first = repository.graphParents(commit)?.[0];
+  if (first === undefined) return undefined;
+  if (repository.unchangedByFilter(commit, path) || repository.sameInCommitsSync(first, commit, path)) return first;
+  return undefined;
 }
 
 async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
@@ -144,7 +187,7 @@ async function processSuspect(blame: Blame, suspect: Suspect): Promise<void> {
   }
   const same = sameParentSync(blame, suspect);
   if (same !== undefined) {
-    passTo(blame, { parent: same, path: suspect.path, blob: suspect.blob }, suspect.lines);
+    passTo(blame, { parent: same, path: suspect.path, blob: suspect.blob, mode: suspect.mode }, suspect.lines);
     return;
   }
   const candidates = await origins(blame, suspect);
@@ -180,23 +223,23 @@ const MAX_VISITS_PER_COMMIT = 1_000;
 
 /**
  * Blames lines `from`..`to` (1-based, inclusive) of `path` at `start` the way `git blame` does:
- * suspects are processed newest committer date first; a parent with the identical blob takes all
- * lines; otherwise each parent in turn takes the lines its diff leaves unchanged, and what no
- * parent takes was written by the commit. Renames are followed (whole-file renames, not -M/-C
+ * suspects are processed newest committer date first; the first parent version (see {@link origins})
+ * with the identical blob takes all lines; otherwise each parent in turn takes the lines its diff
+ * leaves unchanged, and what no parent takes was written by the commit. Renames are followed (whole-file renames, not -M/-C
  * line moves). Only the asked range is tracked, so the walk stops as soon as it is settled.
  */
 export async function blameLines(
   repository: GitRepository,
   start: CommitRecord,
   path: string,
-  blob: string,
+  file: { readonly oid: string; readonly mode: string },
   range: { readonly from: number; readonly to: number },
   signal: AbortSignal,
 ): Promise<BlamedLine[]> {
   const blame: Blame = { repository, queue: new CommitQueue<Suspect>(), suspects: new Map(), result: new Map() };
   const lines: TrackedLine[] = [];
   for (let line = range.from; line <= range.to; line++) lines.push({ final: line, current: line - 1 });
-  passTo(blame, { parent: start, path, blob }, lines);
+  passTo(blame, { parent: start, path, blob: file.oid, mode: file.mode }, lines);
   let steps = 0;
   // How often each commit was a suspect. A history read from stored objects cannot loop (a commit
   // names its parents by the hash of their content), but one rewritten by replace refs or grafts

@@ -22,7 +22,7 @@ export interface ResolvedChange extends FileChange {
 /** git's `MAX_SCORE`: similarity scores run from 0 to this. */
 const MAX_SCORE = 60_000;
 /** git's default `-M50%`. */
-const MINIMUM_SCORE = MAX_SCORE / 2;
+export const MINIMUM_SCORE = MAX_SCORE / 2;
 /** git's basename pass asks for more: half way between the minimum and identical. */
 const MINIMUM_BASENAME_SCORE = MINIMUM_SCORE + MAX_SCORE / 4;
 /**
@@ -37,7 +37,8 @@ const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
 /** git's `HASHBASE` for content chunks (diffcore-delta). */
 const HASHBASE = 107_927;
 
-const GITLINK = "160000";
+/** The mode of a submodule entry (a commit id in a tree): never a rename's source or destination. */
+export const GITLINK = "160000";
 
 /** The file type bits of a git mode (`S_IFMT`): regular file, symlink, gitlink or tree. */
 const fileType = (mode: string) => Number.parseInt(mode, 8) & 0o170000;
@@ -56,7 +57,8 @@ function statusOf(change: FileChange): ChangeStatus {
   return isTypeChange(change.oldMode, change.newMode) ? "T" : "M";
 }
 
-const isRegular = (mode: string | undefined) => mode === "100644" || mode === "100755";
+/** A regular file, executable or not (not a symlink or a submodule). */
+export const isRegular = (mode: string | undefined) => mode === "100644" || mode === "100755";
 
 /** git's binary guess for rename scoring: a NUL in the first 8000 bytes. */
 function isBinary(content: Buffer): boolean {
@@ -91,7 +93,8 @@ function signature(content: Buffer): Map<number, number> {
   return counts;
 }
 
-interface Side {
+/** One side of a candidate pair: a path, its blob and mode, and its chunk counts once measured. */
+export interface Side {
   readonly change: FileChange;
   readonly path: string;
   readonly oid: string;
@@ -111,7 +114,7 @@ async function measure(repository: GitRepository, side: Side): Promise<boolean> 
 }
 
 /** git's `estimate_similarity`: 0..60000, 0 when the sizes alone rule the pair out. */
-async function estimate(repository: GitRepository, source: Side, target: Side): Promise<number> {
+export async function estimate(repository: GitRepository, source: Side, target: Side): Promise<number> {
   if (!isRegular(source.mode) || !isRegular(target.mode)) return 0;
   if (!(await measure(repository, source)) || !(await measure(repository, target))) return 0;
   const [sourceSize, targetSize] = [source.size ?? 0, target.size ?? 0];
@@ -126,7 +129,8 @@ async function estimate(repository: GitRepository, source: Side, target: Side): 
   return Math.floor((copied * MAX_SCORE) / larger);
 }
 
-function basename(file: string): string {
+/** The last path component. */
+export function basename(file: string): string {
   return file.slice(file.lastIndexOf("/") + 1);
 }
 
@@ -204,7 +208,8 @@ async function pairBasenames(repository: GitRepository, sources: Side[], targets
   }
 }
 
-interface Score {
+/** A candidate pair in git's score matrix. */
+export interface Score {
   readonly source: number;
   readonly target: number;
   readonly score: number;
@@ -212,7 +217,7 @@ interface Score {
 }
 
 /** git's `score_compare`: higher score first, then a shared basename. */
-function compareScores(x: Score, y: Score): number {
+export function compareScores(x: Score, y: Score): number {
   return x.score === y.score ? Number(y.sameName) - Number(x.sameName) : y.score - x.score;
 }
 

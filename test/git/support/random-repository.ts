@@ -91,7 +91,8 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("symlink" as const), file: fileIndex, target: fileIndex }) },
 );
 
-const commitPlan: fc.Arbitrary<CommitPlan> = fc.record({
+/** One commit's plan: up to three edits. */
+export const commitPlan: fc.Arbitrary<CommitPlan> = fc.record({
   edits: fc.array(edit, { maxLength: 3 }),
   author: fc.nat({ max: AUTHORS.length - 1 }),
   sameTime: fc.boolean(),
@@ -121,6 +122,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /** A plan: a first commit, then steps. */
 export const repositoryPlan = fc.record({ first: commitPlan, steps: fc.array(step, { minLength: 1, maxLength: 12 }) });
+/**
+ * A plan of commits only, one after the other (no merges): the histories where `git log --follow`
+ * and `git_file_history`'s rename and copy following must agree (they compare merges differently).
+ */
+export const linearRepositoryPlan = fc.record({
+  first: commitPlan,
+  steps: fc.array(fc.record({ step: fc.constant("commit" as const), commit: commitPlan }), { minLength: 1, maxLength: 12 }),
+});
 /** What {@link repositoryPlan} draws. */
 export type RepositoryPlan = typeof repositoryPlan extends fc.Arbitrary<infer T> ? T : never;
 

@@ -1,0 +1,115 @@
+import type { CommitRecord } from "../objects/parse-objects.js";
+import type { GitRepository } from "../repository.js";
+import { baseTree, commitChanges } from "./commit-changes.js";
+import {
+  basename,
+  compareScores,
+  estimate,
+  GITLINK,
+  isRegular,
+  MINIMUM_SCORE,
+  RENAME_LIMIT,
+  type Score,
+  type Side,
+} from "./renames.js";
+import { diffTrees } from "./tree-diff.js";
+
+/** Where a file added by a commit came from, as `git log --follow` finds it. */
+export interface FollowedSource {
+  /** `R`: the source was deleted by the commit (a rename); `C`: it stayed (a copy). */
+  readonly status: "R" | "C";
+  /** The source's path in the commit's first parent. */
+  readonly previousPath: string;
+  /** The source's blob and mode there. */
+  readonly oldOid: string;
+  readonly oldMode: string;
+}
+
+/** A source candidate: a file of the parent, and whether the commit deleted it (a rename, not a copy). */
+interface Source extends Side {
+  readonly deleted: boolean;
+}
+
+/** git's `find_identical_files`: an unused (deleted) source first, then a shared basename, then the first by path. */
+function identical(sources: readonly Source[], target: Side): Source | undefined {
+  let best: Source | undefined;
+  let bestScore = -1;
+  for (const source of sources) {
+    if (source.oid !== target.oid) continue;
+    if ((!isRegular(source.mode) || !isRegular(target.mode)) && source.mode !== target.mode) continue;
+    const score = Number(source.deleted) + Number(basename(source.path) === basename(target.path));
+    if (score > bestScore) [best, bestScore] = [source, score];
+    if (score === 2) break;
+  }
+  return best;
+}
+
+/**
+ * git's inexact pass for one destination: the four best sources (git's score matrix row), sorted;
+ * a deleted source at 50% or more first (a rename), else any source (a copy). No basename pass:
+ * git skips it when it looks for copies.
+ */
+async function similar(repository: GitRepository, sources: readonly Source[], target: Side): Promise<Source | undefined> {
+  const best: (Score | undefined)[] = [undefined, undefined, undefined, undefined];
+  const empty: Score = { source: -1, target: 0, score: 0, sameName: false };
+  for (const [index, source] of sources.entries()) {
+    const candidate: Score = {
+      source: index,
+      target: 0,
+      score: await estimate(repository, source, target),
+      sameName: basename(source.path) === basename(target.path),
+    };
+    let worst = 0;
+    for (let slot = 1; slot < best.length; slot++) {
+      if (compareScores(best[slot] ?? empty, best[worst] ?? empty) > 0) worst = slot;
+    }
+    if (compareScores(best[worst] ?? empty, candidate) > 0) best[worst] = candidate;
+  }
+  const ranked = best.filter((entry) => entry !== undefined && entry.score >= MINIMUM_SCORE) as Score[];
+  ranked.sort(compareScores);
+  const renamed = ranked.find((entry) => sources[entry.source]?.deleted === true);
+  const chosen = renamed ?? ranked[0];
+  return chosen === undefined ? undefined : sources[chosen.source];
+}
+
+/**
+ * The file `path` was renamed or copied from in `commit`, which added it, found as `git log
+ * --follow` finds it (`try_to_follow_renames`: rename detection with `--find-copies-harder`, the
+ * path the only destination): every file of the first parent is a source, those the commit
+ * deleted are preferred (a rename), then any other, changed or not (a copy), exact copies before
+ * similar ones (50% or more, git's estimate). `undefined` for a root commit, or when nothing is similar enough.
+ */
+export async function followedSource(
+  repository: GitRepository,
+  commit: CommitRecord,
+  path: string,
+): Promise<FollowedSource | undefined> {
+  const base = await baseTree(repository, commit);
+  if (base === undefined) return undefined;
+  const changes = await commitChanges(repository, commit, "");
+  const added = changes.find((change) => change.path === path && change.oldOid === undefined);
+  if (added?.newOid === undefined || added.newMode === GITLINK) return undefined;
+  const target: Side = { change: added, path, oid: added.newOid, mode: added.newMode ?? "100644", used: false };
+  const deleted = new Set(changes.filter((change) => change.newOid === undefined).map((change) => change.path));
+  const changed = new Set(changes.filter((change) => change.oldOid !== undefined).map((change) => change.path));
+  const sources: Source[] = [];
+  for (const file of await diffTrees(repository, undefined, base, "")) {
+    if (file.newOid === undefined || file.newMode === GITLINK) continue;
+    sources.push({
+      change: file,
+      path: file.path,
+      oid: file.newOid,
+      mode: file.newMode ?? "100644",
+      used: false,
+      deleted: deleted.has(file.path),
+    });
+  }
+  let source = identical(sources, target);
+  // git's rename limit: past it, only the files the commit changed or deleted are compared (`degraded_cc_to_c`).
+  if (source === undefined) {
+    const compared = sources.length <= RENAME_LIMIT * RENAME_LIMIT ? sources : sources.filter((side) => changed.has(side.path));
+    source = await similar(repository, compared, target);
+  }
+  if (source === undefined) return undefined;
+  return { status: source.deleted ? "R" : "C", previousPath: source.path, oldOid: source.oid, oldMode: source.mode };
+}
