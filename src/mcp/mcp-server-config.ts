@@ -39,15 +39,17 @@ export interface McpServerOptions {
    */
   readonly connectTimeoutMs?: number;
   /**
-   * Largest output of one call that reaches the model, in UTF-8 bytes; more is cut to head and
-   * tail with a marker. The run's own condensing applies after this.
+   * Largest output of one call that reaches the model, in UTF-8 bytes: a whole number at least 1
+   * (as `createConnectMcpTool`'s and the resource and prompt tools'); more is cut to head and tail
+   * with a marker. The run's own condensing applies after this.
    * @defaultValue 100000
    */
   readonly maxOutputBytes?: number;
   /**
    * Most decoded bytes of images, audio and binary resources one result passes on as content
-   * parts (for vision models); a block that does not fit, or every block when 0, is described in
-   * text instead. The run's own `maxBinaryBytes` applies after this.
+   * parts (for vision models): a whole number at least 0 (a fraction is refused, not floored to 0);
+   * a block that does not fit, or every block when 0, is described in text instead. The run's own
+   * `maxBinaryBytes` applies after this.
    * @defaultValue 5242880 (5 MiB)
    */
   readonly maxBinaryBytes?: number;

@@ -41,6 +41,25 @@ describe("MCP options: refused where given unless the documented rule accepts th
     });
   }
 
+  it("server config maxOutputBytes (whole, at least 1) and maxBinaryBytes (whole, at least 0): a fraction is refused, never floored", async () => {
+    // Before: 0.5 was floored to 0, which means something else (every output cut to nothing,
+    // every binary block described in text).
+    await expectRuleHolds(
+      "maxOutputBytes",
+      (value) => connect({ maxOutputBytes: value }),
+      { min: 1, integer: true },
+      undefined,
+      "invalid_mcp_config",
+    );
+    await expectRuleHolds(
+      "maxBinaryBytes",
+      (value) => connect({ maxBinaryBytes: value }),
+      { min: 0, integer: true },
+      undefined,
+      "invalid_mcp_config",
+    );
+  });
+
   it("connectMcpServer listChangedDebounceMs: 0 to 2^31 - 1 ms (invalid_mcp_config)", async () => {
     await expectRuleHolds(
       "listChangedDebounceMs",
