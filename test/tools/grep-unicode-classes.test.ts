@@ -28,7 +28,10 @@ describe("the JavaScript engine's \\w, \\d and \\b", () => {
     let workspace: string;
     beforeAll(async () => {
       workspace = await mkdtemp(path.join(tmpdir(), "atc-grep-unicode-"));
-      await writeFile(path.join(workspace, "u.txt"), ["éé", "٣٤", "abc", "\\w", "a é", "-x", "x_y", "über-all", "12", "x٣"].join("\n"));
+      await writeFile(
+        path.join(workspace, "u.txt"),
+        ["éé", "٣٤", "abc", "\\w", "a é", "-x", "x_y", "über-all", "12", "x٣"].join("\n"),
+      );
     });
     afterAll(async () => {
       await rm(workspace, { recursive: true, force: true });
