@@ -181,6 +181,8 @@ async function ripgrepUnlessUnsafe(
   const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
   if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
   const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
+  // ripgrep refused the pattern: the JavaScript engine answers, which applies the other ignore files.
+  if (found.answer === undefined) return { ...found, engine: `${found.engine}; ${note}, not applied` };
   return { ...found, engine: `${found.engine}; no ignore file applied: ${note}` };
 }
 
