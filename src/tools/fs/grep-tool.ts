@@ -16,6 +16,7 @@ import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
 import { searchWithJavaScript } from "./grep-javascript.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
+import { withUnicodeClasses } from "./grep-unicode-classes.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
@@ -182,6 +183,8 @@ async function ripgrepUnlessUnsafe(
   const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
   if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
   const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
+  // ripgrep refused the pattern: the JavaScript engine answers, which applies the other ignore files.
+  if (found.answer === undefined) return { ...found, engine: `${found.engine}; ${note}, not applied` };
   return { ...found, engine: `${found.engine}; no ignore file applied: ${note}` };
 }
 
@@ -315,8 +318,12 @@ function toQuery(input: GrepInput): GrepQuery {
 /** The pattern as the JavaScript engine runs it (validated here, so a bad one fails on either engine). */
 function compilePattern(input: GrepInput): RegExp {
   const source = input.fixed_strings === true ? input.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : input.pattern;
+  const flags = input.ignore_case === true ? "iu" : "u";
   try {
-    return new RegExp(source, input.ignore_case === true ? "iu" : "u");
+    // Checked as written (an invalid pattern fails on either engine), run with ripgrep's Unicode
+    // meaning of \w, \d and \b.
+    new RegExp(source, flags);
+    return new RegExp(input.fixed_strings === true ? source : withUnicodeClasses(source), flags);
   } catch (error) {
     // Both engines must accept a pattern: ripgrep-only syntax (inline flags, POSIX classes, \x{..})
     // would leave the JavaScript engine, which answers when ripgrep cannot, without an answer.
