@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { ConfigurationError } from "agent-tool-catalog";
-import { removeStaleTemporaries, temporaryFileName } from "../tools/fs/stale-temporaries.js";
+import { removeStaleTemporaries, temporaryFileDone, temporaryFileName } from "../tools/fs/stale-temporaries.js";
 
 /** What {@link readSmallRegularFile} reports a refused file as. */
 export interface SmallFileLimits {
@@ -76,5 +76,6 @@ export async function replaceFileAtomically(path: string, text: string): Promise
   } finally {
     // Gone after the rename; a cleanup that fails must not hide why the save failed.
     await rm(temporary, { force: true }).catch(() => undefined);
+    temporaryFileDone(temporary);
   }
 }

@@ -107,7 +107,7 @@ describe("a host store's saves killed with kill -9", () => {
     // Files beside the profile that are not a dead writer's temporary: they must stay.
     const uuid = "0123abcd-0123-4567-89ab-0123456789ab";
     const decoys = [
-      `.shared.toml.${uuid}.${process.pid}.tmp`, // a live writer (this process)
+      `.shared.toml.${uuid}.${process.ppid}.tmp`, // a live writer (a process alive: this one's parent)
       ".shared.toml.not-a-uuid.tmp",
       `.other.toml.${uuid}.999999.tmp`, // another profile's
       "notes.txt",

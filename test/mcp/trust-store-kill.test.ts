@@ -101,7 +101,7 @@ const UUID = "0123abcd-0123-4567-89ab-0123456789ab";
 /** Files beside the trust file that are not a dead writer's temporary file: they must stay. */
 async function plantDecoys(directory: string): Promise<string[]> {
   const decoys = [
-    `.trust.json.${UUID}.${process.pid}.tmp`, // a live writer (this process)
+    `.trust.json.${UUID}.${process.ppid}.tmp`, // a live writer (this process's parent)
     ".trust.json.not-a-uuid.tmp", // someone else's naming
     `.other.json.${UUID}.999999.tmp`, // another target's
     "trust.json.bak",
@@ -124,7 +124,7 @@ describe("stale temporary files of a trust file", () => {
   it("a dead writer's is removed by the next save only once 10 s old; a live writer's and a young one stay", async () => {
     const file = join(directory, "trust.json");
     const dead = `.trust.json.${UUID}.999999.tmp`;
-    const live = `.trust.json.${randomUUID()}.${process.pid}.tmp`;
+    const live = `.trust.json.${randomUUID()}.${process.ppid}.tmp`;
     const sleeping = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
     const other = `.trust.json.${randomUUID()}.${sleeping.pid}.tmp`;
     try {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { link, open, rename, rm } from "node:fs/promises";
-import { removeStaleTemporaries, temporaryFileName } from "../../tools/fs/stale-temporaries.js";
+import { removeStaleTemporaries, temporaryFileDone, temporaryFileName } from "../../tools/fs/stale-temporaries.js";
 
 /** Options of {@link writeTextFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -24,9 +24,9 @@ export interface AtomicWriteOptions {
 export async function writeTextFileAtomic(target: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
   await removeStaleTemporaries(target).catch(() => undefined);
   const temporary = temporaryFileName(target, randomUUID());
-  const handle = await open(temporary, "wx", 0o644);
   // Every failure, a write, a flush or a close that fails after them, removes the temporary file.
   try {
+    const handle = await open(temporary, "wx", 0o644);
     try {
       await handle.writeFile(content, "utf8");
       await handle.sync();
@@ -36,7 +36,7 @@ export async function writeTextFileAtomic(target: string, content: string, optio
     if (options.exclusive === true) await link(temporary, target);
     else await rename(temporary, target);
   } finally {
-    await rm(temporary, { force: true });
+    await rm(temporary, { force: true }).finally(() => temporaryFileDone(temporary));
   }
 }
 

@@ -22,6 +22,19 @@ function temporaryPattern(target: string): RegExp {
   return new RegExp(`^\\.${escaped}\\.${UUID}(?:\\.([1-9][0-9]{0,9}))?\\.tmp$`);
 }
 
+/**
+ * The temporary files this process is writing now, shared by every copy of this module in the
+ * process (the ESM and CJS builds loaded at once): a temporary named with this process's own pid
+ * and not in this set was left by an earlier process that had the same pid (a container's node is
+ * pid 1 at every start), so `kill(pid, 0)` answering "alive" says nothing about it.
+ */
+const writingNow: Set<string> = (() => {
+  const key = Symbol.for("agent-tool-catalog.temporaries-being-written.v1");
+  const holder = globalThis as { [key]?: Set<string> };
+  holder[key] ??= new Set<string>();
+  return holder[key];
+})();
+
 /** True unless `kill(pid, 0)` says there is no such process (EPERM: it exists, someone else's). */
 function isAlive(pid: number): boolean {
   try {
@@ -55,7 +68,9 @@ export async function removeStaleTemporaries(target: string, now = Date.now()): 
     const pid = match[1] === undefined ? undefined : Number(match[1]);
     const age = now - stats.mtimeMs;
     const stale =
-      pid === undefined ? age >= UNNAMED_WRITER_TEMPORARY_AGE_MS : age >= DEAD_WRITER_TEMPORARY_AGE_MS && !isAlive(pid);
+      pid === undefined
+        ? age >= UNNAMED_WRITER_TEMPORARY_AGE_MS
+        : age >= DEAD_WRITER_TEMPORARY_AGE_MS && (pid === process.pid ? !writingNow.has(file) : !isAlive(pid));
     if (!stale) continue;
     await rm(file, { force: true }).then(
       () => removed++,
@@ -68,7 +83,16 @@ export async function removeStaleTemporaries(target: string, now = Date.now()): 
 /**
  * The temporary file name a save of `target` writes first: `.<name>.<uuid>.<pid>.tmp` beside it,
  * the pattern {@link removeStaleTemporaries} recognises (the pid says whether its writer lives).
+ * The name counts as being written by this process until {@link temporaryFileDone} is called
+ * with it (in the save's `finally`).
  */
 export function temporaryFileName(target: string, uuid: string): string {
-  return join(dirname(target), `.${basename(target)}.${uuid}.${process.pid}.tmp`);
+  const temporary = join(dirname(target), `.${basename(target)}.${uuid}.${process.pid}.tmp`);
+  writingNow.add(temporary);
+  return temporary;
+}
+
+/** Ends what {@link temporaryFileName} began: the save of `temporary` is over (renamed or failed). */
+export function temporaryFileDone(temporary: string): void {
+  writingNow.delete(temporary);
 }
