@@ -10,8 +10,17 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig } from "agent-tool-catalog";
+import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig, toolContent } from "agent-tool-catalog";
+import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
+import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
+import {
+  openAIChatRequest,
+  openAIChatTools,
+  openAIResponsesRequest,
+  runOpenAIChatToolCalls,
+  runOpenAIResponsesFunctionCalls,
+} from "agent-tool-catalog/openai";
 import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -306,3 +315,127 @@ describe("file and shell tool factories: the workspace is the run's, an unknown 
     expect(error).toEqual({ code: "invalid_option", field: "workspace" });
   });
 });
+
+describe("adapters: request options and result shapes", () => {
+  const adapterRegistry = () =>
+    createRegistry({
+      tools: [
+        defineTool({
+          name: "count",
+          description: "Count.",
+          inputSchema: z.object({ n: z.number().optional() }),
+          handler: ({ n }) => `n=${n}`,
+        }),
+        defineTool({ name: "later", description: "Later.", tier: "deferred", inputSchema: z.object({}), handler: () => "l" }),
+      ],
+    });
+
+  it("allowedToolsMode and the switches are checked: 'Required' reached OpenAI (a 400 for the whole request), strict: 'yes' sent nothing strict", () => {
+    const run = adapterRegistry().createRun();
+    for (const build of [openAIChatRequest, openAIResponsesRequest] as const) {
+      expect(() => build(run, { allowedToolsChoice: true, allowedToolsMode: "Required" as never }), build.name).toThrowError(
+        expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "allowedToolsMode" }) }),
+      );
+      expect(() => build(run, { strict: "yes" as never })).toThrowError(
+        expect.objectContaining({ code: "invalid_option", data: { field: "strict" } }),
+      );
+      // A mode without allowedToolsChoice would be dropped (no tool_choice is sent).
+      expect(() => build(run, { allowedToolsMode: "required" })).toThrowError(
+        expect.objectContaining({ code: "conflicting_options" }),
+      );
+    }
+    expect(() => openAIChatTools(run, { strict: 1 as never })).toThrowError(
+      expect.objectContaining({ data: { field: "strict" } }),
+    );
+    expect(() => createAiSdkTools(run, { approvalFlow: "ai_sdk" as never })).toThrowError(
+      expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "approvalFlow" }) }),
+    );
+    // Positive controls: the valid values build the request they name.
+    expect(openAIChatRequest(run, { allowedToolsChoice: true, allowedToolsMode: "required" }).tool_choice).toMatchObject({
+      type: "allowed_tools",
+      allowed_tools: { mode: "required", tools: [{ function: { name: "find_tool" } }, { function: { name: "count" } }] },
+    });
+    expect(
+      openAIResponsesRequest(run, { allowedToolsChoice: true, strict: true }).tools?.map((tool) =>
+        "name" in tool ? tool.name : tool.type,
+      ),
+    ).toEqual(["find_tool", "count", "later"]);
+    expect(Object.keys(createAiSdkTools(run, { approvalFlow: "ai-sdk" }).tools)).toEqual(["find_tool", "count", "later"]);
+  });
+
+  it("one turn with parallel calls: every call answered in order, errors flagged, a repeated id not run, an image in each provider's shape", async () => {
+    const registry = createRegistry({
+      tools: [
+        registryTool("count"),
+        registryTool("later"),
+        defineTool({
+          name: "picture",
+          description: "Picture.",
+          inputSchema: z.object({}),
+          handler: () => toolContent([{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }]),
+        }),
+      ],
+    });
+    const run = registry.createRun();
+    const anthropic = await runAnthropicToolUses(run, [
+      { type: "tool_use", id: "a", name: "count", input: { n: 1 } },
+      { type: "tool_use", id: "b", name: "later", input: {} },
+      { type: "tool_use", id: "a", name: "count", input: { n: 2 } },
+      { type: "tool_use", id: "c", name: "picture", input: {} },
+    ] as never);
+    expect(anthropic.map((block) => [block.tool_use_id, block.is_error === true])).toEqual([
+      ["a", false],
+      ["b", true],
+      ["a", true],
+      ["c", false],
+    ]);
+    expect(JSON.stringify(anthropic[1]?.content)).toContain("tool_not_activated");
+    expect(JSON.stringify(anthropic[2]?.content)).toContain("duplicate_call_id");
+    expect(anthropic[3]?.content).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+    ]);
+    const responses = await runOpenAIResponsesFunctionCalls(run, [
+      { type: "function_call", call_id: "x", name: "count", arguments: '{"n":null}' },
+      { type: "function_call", call_id: "y", name: "picture", arguments: "{}" },
+    ] as never);
+    // A strict model's null for an optional field is dropped before validation.
+    expect(responses[0]).toEqual({ type: "function_call_output", call_id: "x", output: "n=undefined" });
+    expect(responses[1]).toMatchObject({
+      call_id: "y",
+      output: [{ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" }],
+    });
+    const chat = await runOpenAIChatToolCalls(run, [
+      { id: "p", type: "function", function: { name: "picture", arguments: "{}" } },
+      { id: "q", type: "function", function: { name: "count", arguments: "{bad" } },
+    ]);
+    expect(chat.map((message) => message.role)).toEqual(["tool", "tool", "user"]);
+    expect(JSON.stringify(chat[1])).toContain("not valid JSON");
+  });
+
+  it("from CommonJS: the adapters load and check their options", () => {
+    const result = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { openAIChatRequest } = require("agent-tool-catalog/openai");
+      const { anthropicTools } = require("agent-tool-catalog/anthropic");
+      const { createAiSdkTools } = require("agent-tool-catalog/ai-sdk");
+      const run = createRegistry().createRun();
+      const code = (f) => { try { f(); return "accepted"; } catch (e) { return e.code; } };
+      console.log(JSON.stringify({
+        mode: code(() => openAIChatRequest(run, { allowedToolsChoice: true, allowedToolsMode: "bogus" })),
+        flow: code(() => createAiSdkTools(run, { approvalFlow: "bogus" })),
+        anthropic: anthropicTools(run).map((tool) => tool.name),
+      }));`);
+    expect(result).toEqual({ mode: "invalid_option", flow: "invalid_option", anthropic: ["find_tool"] });
+  });
+});
+
+function registryTool(name: string) {
+  return name === "count"
+    ? defineTool({
+        name,
+        description: "Count.",
+        inputSchema: z.object({ n: z.number().optional() }),
+        handler: ({ n }) => `n=${n}`,
+      })
+    : defineTool({ name, description: "Later.", tier: "deferred", inputSchema: z.object({}), handler: () => "l" });
+}
