@@ -21,6 +21,14 @@ import {
   runOpenAIChatToolCalls,
   runOpenAIResponsesFunctionCalls,
 } from "agent-tool-catalog/openai";
+import {
+  expectCalled,
+  expectToolsHidden,
+  expectToolsVisible,
+  runToolLoop,
+  ScriptedModel,
+  ScriptMismatchError,
+} from "agent-tool-catalog/testing";
 import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -439,3 +447,100 @@ function registryTool(name: string) {
       })
     : defineTool({ name, description: "Later.", tier: "deferred", inputSchema: z.object({}), handler: () => "l" });
 }
+
+describe("find_tool, host groups at run time, the fake-model helpers", () => {
+  const deferred = (name: string) =>
+    defineTool({
+      name,
+      description: `The ${name.replaceAll("_", " ")} tool.`,
+      tier: "deferred",
+      inputSchema: z.object({}),
+      handler: () => name,
+    });
+
+  it("find_tool: limit bounds keywords (1..20), select: takes several names whatever the limit, and the result has the fixed fields", async () => {
+    const registry = createRegistry({ tools: Array.from({ length: 8 }, (_, index) => deferred(`alpha_${index}`)) });
+    const run = registry.createRun();
+    const found = ok(await run.call("find_tool", { query: "alpha tool", limit: 2 })) as Record<string, unknown>;
+    expect(Object.keys(found).sort()).toEqual(["activated", "already_available", "message", "not_found", "via_toolbox"]);
+    expect(found.activated).toHaveLength(2);
+    modelError(await run.call("find_tool", { query: "alpha", limit: 0 }), "invalid_input", "limit");
+    modelError(await run.call("find_tool", { query: "alpha", limit: 21 }), "invalid_input", "limit");
+    const selected = ok(await run.call("find_tool", { query: "select:alpha_5,alpha_6,alpha_7", limit: 1 })) as {
+      activated: { name: string }[];
+    };
+    expect(selected.activated.map((tool) => tool.name)).toEqual(["alpha_5", "alpha_6", "alpha_7"]);
+    modelError(await run.call("find_tool", { queries: ["select:alpha_1", "alpha"] }), "invalid_input");
+  });
+
+  it("a group tool disabled at run time is refused and hidden, enabled again it is back and still active; a group name taken by a core tool registers nothing", async () => {
+    const registry = createRegistry({
+      tools: [defineTool({ name: "read", description: "Read.", inputSchema: z.object({}), handler: () => "r" })],
+    });
+    const handles = registry.registerGroup({ name: "notes", tools: [deferred("note_find")] });
+    const run = registry.createRun();
+    ok(await run.call("find_tool", { query: "select:note_find" }));
+    expect(run.definitions().map((tool) => tool.name)).toContain("note_find");
+    handles?.[0]?.disable();
+    expect(run.definitions().map((tool) => tool.name)).not.toContain("note_find");
+    modelError(await run.call("note_find", {}), "unknown_tool");
+    handles?.[0]?.enable();
+    expect(ok(await run.call("note_find", {}))).toBe("note_find");
+    expect(() => registry.registerGroup({ name: "clash", tools: [deferred("clash_ok"), deferred("read")] })).toThrowError(
+      expect.objectContaining({ code: "duplicate_tool_name", message: expect.stringContaining('Group "clash"') }),
+    );
+    expect(registry.list().map((tool) => tool.name)).not.toContain("clash_ok");
+    expect(registry.registerGroup({ name: "off", enabled: () => false, tools: [deferred("never")] })).toBeUndefined();
+  });
+
+  it("runToolLoop: a scripted turn with two calls in parallel, the assertions, and a script that ends early or runs out", async () => {
+    const run = createRegistry({ tools: [deferred("slow_b")] }).createRun();
+    const model = new ScriptedModel([
+      { expectHidden: ["slow_b"], respond: { toolCalls: [{ name: "find_tool", args: { query: "select:slow_b" } }] } },
+      {
+        expectVisible: ["slow_b"],
+        respond: {
+          toolCalls: [
+            { name: "slow_b", args: {} },
+            { id: "same", name: "slow_b", args: "{}" },
+            { id: "same", name: "slow_b" },
+          ],
+        },
+      },
+      { respond: { text: "done" } },
+    ]);
+    const transcript = await runToolLoop(run, model, { prompt: "go", parallelCalls: true });
+    expect(transcript.calls.map((call) => (call.result.ok ? "ok" : call.result.error.code))).toEqual([
+      "ok",
+      "ok",
+      "ok",
+      "duplicate_call_id",
+    ]);
+    expectToolsHidden(transcript, 1, ["slow_b"]);
+    expectToolsVisible(transcript, 2, ["slow_b"]);
+    expect(expectCalled(transcript, "slow_b")).toHaveLength(2);
+    expect(() => expectToolsVisible(transcript, 4, ["slow_b"])).toThrowError(ScriptMismatchError);
+    await expect(
+      runToolLoop(run, new ScriptedModel([{ respond: { text: "a" } }, { respond: { text: "b" } }]), { prompt: "x" }),
+    ).rejects.toThrowError(/1 scripted step\(s\) were never played/);
+    await expect(
+      runToolLoop(run, new ScriptedModel([{ respond: { toolCalls: [{ name: "slow_b" }] } }]), { prompt: "x" }),
+    ).rejects.toThrowError(/Unexpected turn 2/);
+  });
+
+  it("from CommonJS: the testing entry drives a run", () => {
+    const result = runCommonJs(`
+      const { createRegistry, defineTool } = require("agent-tool-catalog");
+      const { ScriptedModel, runToolLoop, expectCalled } = require("agent-tool-catalog/testing");
+      const tool = defineTool({ name: "ping", description: "Ping.", tier: "deferred", inputSchema: { type: "object" }, handler: () => "pong" });
+      const run = createRegistry({ tools: [tool] }).createRun();
+      const model = new ScriptedModel([
+        { respond: { toolCalls: [{ name: "find_tool", args: { query: "select:ping" } }] } },
+        { expectVisible: ["ping"], respond: { toolCalls: [{ name: "ping", args: {} }] } },
+        { respond: { text: "done" } },
+      ]);
+      runToolLoop(run, model, { prompt: "go" }).then((transcript) =>
+        console.log(JSON.stringify({ calls: expectCalled(transcript, "ping").length, text: transcript.finalText })));`);
+    expect(result).toEqual({ calls: 1, text: "done" });
+  });
+});
