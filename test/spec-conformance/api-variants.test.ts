@@ -10,7 +10,14 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig, toolContent } from "agent-tool-catalog";
+import {
+  createRegistry,
+  defineTool,
+  InMemoryApprovalBroker,
+  parseToolConfig,
+  resolvePermissionConfig,
+  toolContent,
+} from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
@@ -542,5 +549,38 @@ describe("find_tool, host groups at run time, the fake-model helpers", () => {
       runToolLoop(run, model, { prompt: "go" }).then((transcript) =>
         console.log(JSON.stringify({ calls: expectCalled(transcript, "ping").length, text: transcript.finalText })));`);
     expect(result).toEqual({ calls: 1, text: "done" });
+  });
+});
+
+describe("permission config: defaults and odd values", () => {
+  it("null for a field, or an array for the whole, is refused (null approval was read as the default: no approval asked)", async () => {
+    for (const field of ["sandbox", "approval", "workspace"]) {
+      expect(() => resolvePermissionConfig({ [field]: null } as never), field).toThrowError(
+        expect.objectContaining({ code: "invalid_permission_config", data: { field: `permissions.${field}` } }),
+      );
+      expect(() => createRegistry().createRun({ permissions: { [field]: null } as never })).toThrowError(
+        expect.objectContaining({ code: "invalid_permission_config" }),
+      );
+    }
+    expect(() => resolvePermissionConfig([] as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining("an array") }),
+    );
+    // Positive controls: left out is the spec's default; each value as given; case is not forgiven.
+    expect(resolvePermissionConfig({})).toEqual({ sandbox: "unrestricted", approval: "none", workspace: undefined });
+    expect(resolvePermissionConfig({ approval: "all", sandbox: "local" })).toMatchObject({ approval: "all", sandbox: "local" });
+    expect(() => resolvePermissionConfig({ approval: "All" as never })).toThrowError(
+      expect.objectContaining({ code: "invalid_permission_config" }),
+    );
+    expect(() => resolvePermissionConfig({ aproval: "all" } as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('did you mean "approval"') }),
+    );
+  });
+
+  it("from CommonJS: null is refused", () => {
+    const code = runCommonJs(`
+      const { resolvePermissionConfig } = require("agent-tool-catalog");
+      try { resolvePermissionConfig({ approval: null }); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify(e.code)); }`);
+    expect(code).toBe("invalid_permission_config");
   });
 });
