@@ -584,3 +584,17 @@ describe("permission config: defaults and odd values", () => {
     expect(code).toBe("invalid_permission_config");
   });
 });
+
+describe("toolbox: a listed tool's invalid input", () => {
+  it("names the listed tool's fields under args (the issues were dropped: only the message came through)", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    const run = createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace } });
+    expect(run.systemPromptIndex()).toContain("- glob: ");
+    const missing = modelError(await run.call("toolbox", { action: "run", tool: "glob" }), "invalid_input", "args.pattern");
+    expect(missing.message).toContain('Invalid input for "glob"');
+    modelError(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: 7 } }), "invalid_input", "args.pattern");
+    // toolbox's own fields keep their names; a valid call runs.
+    modelError(await run.call("toolbox", { action: "Run", tool: "glob", args: {} }), "invalid_input", "action");
+    expect(ok(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: "*" } }))).toBeDefined();
+  });
+});
