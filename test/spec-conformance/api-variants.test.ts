@@ -597,4 +597,14 @@ describe("toolbox: a listed tool's invalid input", () => {
     modelError(await run.call("toolbox", { action: "Run", tool: "glob", args: {} }), "invalid_input", "action");
     expect(ok(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: "*" } }))).toBeDefined();
   });
+
+  it("from CommonJS: the same issues", () => {
+    const paths = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      const run = createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace: require("node:os").tmpdir() } });
+      run.call("toolbox", { action: "run", tool: "glob" }).then((result) =>
+        console.log(JSON.stringify(result.error.issues.map((issue) => issue.path))));`);
+    expect(paths).toEqual(["args.pattern"]);
+  });
 });
