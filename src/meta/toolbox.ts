@@ -49,11 +49,16 @@ export function createToolboxTool(): ToolDefinition<OutputOf<typeof toolboxInput
           signal: context.signal,
         });
         if (!result.ok) {
-          throw new ToolError(
-            result.error.code,
-            result.error.message,
-            result.error.hint === undefined ? {} : { hint: result.error.hint },
-          );
+          const { code, message, hint, issues } = result.error;
+          // The listed tool's issues name its fields; inside this call they sit under `args`.
+          const relayed = issues?.map((issue) => ({
+            path: issue.path === "" ? "args" : `args.${issue.path}`,
+            message: issue.message,
+          }));
+          throw new ToolError(code, message, {
+            ...(hint === undefined ? {} : { hint }),
+            ...(relayed === undefined ? {} : { data: { issues: relayed } }),
+          });
         }
         return typeof result.output === "string" ? result.output : formatToolResult(result);
       },

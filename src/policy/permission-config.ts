@@ -26,8 +26,11 @@ const PERMISSION_FIELDS: readonly string[] = ["sandbox", "approval", "workspace"
  */
 export function resolvePermissionConfig(config: PermissionConfig | undefined): ResolvedPermissionConfig {
   if (config === undefined) return DEFAULT_PERMISSIONS;
-  if (typeof config !== "object" || config === null) {
-    throw invalid("permissions", `must be an object, got ${config === null ? "null" : typeof config}`);
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw invalid(
+      "permissions",
+      `must be an object, got ${config === null ? "null" : Array.isArray(config) ? "an array" : typeof config}`,
+    );
   }
   // A misspelled field would silently leave its default (no sandbox, no approval): refuse it.
   for (const key of Object.keys(config)) {
@@ -37,6 +40,12 @@ export function resolvePermissionConfig(config: PermissionConfig | undefined): R
       `permissions.${key}`,
       `is not a permission field${closest.length > 0 ? `; did you mean "${closest[0]}"?` : ` (fields: ${PERMISSION_FIELDS.join(", ")})`}`,
     );
+  }
+  // null is not "unset": a JSON config's `"approval": null` read as the default turned approvals
+  // off without a word (as `runLimits.waitSeconds: null` was read as its default).
+  for (const field of PERMISSION_FIELDS) {
+    if ((config as Record<string, unknown>)[field] === null)
+      throw invalid(`permissions.${field}`, "must not be null (leave it out for the default)");
   }
   const sandbox = config.sandbox ?? DEFAULT_PERMISSIONS.sandbox;
   if (!SANDBOX_SCOPES.includes(sandbox)) {

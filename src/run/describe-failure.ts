@@ -41,9 +41,20 @@ function describeThrown(error: unknown): string {
  */
 function fieldIssues(code: string, error: unknown, message: string): { path: string; message: string }[] | undefined {
   if (code !== "invalid_input") return undefined;
+  const cap = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+  // A handler that relays another call's validation (toolbox running a listed tool) hands its
+  // issues on whole (`data: { issues }`), not only its message.
+  const relayed = safeGet(safeGet(error, "data"), "issues");
+  if (Array.isArray(relayed)) {
+    const issues = relayed.slice(0, 20).flatMap((issue: unknown) => {
+      const path = safeGet(issue, "path");
+      const text = safeGet(issue, "message");
+      return typeof path === "string" && typeof text === "string" ? [{ path: cap(path, 120), message: cap(text, 200) }] : [];
+    });
+    if (issues.length > 0) return issues;
+  }
   const field = safeGet(safeGet(error, "data"), "field");
   if (typeof field !== "string" || field === "") return undefined;
-  const cap = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
   return [{ path: cap(field, 120), message: cap(message, 200) }];
 }
 

@@ -10,8 +10,32 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRegistry, defineTool, InMemoryApprovalBroker, parseToolConfig } from "agent-tool-catalog";
+import {
+  createRegistry,
+  defineTool,
+  InMemoryApprovalBroker,
+  parseToolConfig,
+  resolvePermissionConfig,
+  toolContent,
+} from "agent-tool-catalog";
+import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
+import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { InMemoryQuestionBroker, ManualClock, parseAgentProfile } from "agent-tool-catalog/host";
+import {
+  openAIChatRequest,
+  openAIChatTools,
+  openAIResponsesRequest,
+  runOpenAIChatToolCalls,
+  runOpenAIResponsesFunctionCalls,
+} from "agent-tool-catalog/openai";
+import {
+  expectCalled,
+  expectToolsHidden,
+  expectToolsVisible,
+  runToolLoop,
+  ScriptedModel,
+  ScriptMismatchError,
+} from "agent-tool-catalog/testing";
 import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -304,5 +328,283 @@ describe("file and shell tool factories: the workspace is the run's, an unknown 
       try { createFileTools({ workspace: "/tmp" }); console.log(JSON.stringify("accepted")); }
       catch (e) { console.log(JSON.stringify({ code: e.code, field: e.data.field })); }`);
     expect(error).toEqual({ code: "invalid_option", field: "workspace" });
+  });
+});
+
+describe("adapters: request options and result shapes", () => {
+  const adapterRegistry = () =>
+    createRegistry({
+      tools: [
+        defineTool({
+          name: "count",
+          description: "Count.",
+          inputSchema: z.object({ n: z.number().optional() }),
+          handler: ({ n }) => `n=${n}`,
+        }),
+        defineTool({ name: "later", description: "Later.", tier: "deferred", inputSchema: z.object({}), handler: () => "l" }),
+      ],
+    });
+
+  it("allowedToolsMode and the switches are checked: 'Required' reached OpenAI (a 400 for the whole request), strict: 'yes' sent nothing strict", () => {
+    const run = adapterRegistry().createRun();
+    for (const build of [openAIChatRequest, openAIResponsesRequest] as const) {
+      expect(() => build(run, { allowedToolsChoice: true, allowedToolsMode: "Required" as never }), build.name).toThrowError(
+        expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "allowedToolsMode" }) }),
+      );
+      expect(() => build(run, { strict: "yes" as never })).toThrowError(
+        expect.objectContaining({ code: "invalid_option", data: { field: "strict" } }),
+      );
+      // A mode without allowedToolsChoice would be dropped (no tool_choice is sent).
+      expect(() => build(run, { allowedToolsMode: "required" })).toThrowError(
+        expect.objectContaining({ code: "conflicting_options" }),
+      );
+    }
+    expect(() => openAIChatTools(run, { strict: 1 as never })).toThrowError(
+      expect.objectContaining({ data: { field: "strict" } }),
+    );
+    expect(() => createAiSdkTools(run, { approvalFlow: "ai_sdk" as never })).toThrowError(
+      expect.objectContaining({ code: "invalid_option", data: expect.objectContaining({ field: "approvalFlow" }) }),
+    );
+    // Positive controls: the valid values build the request they name.
+    expect(openAIChatRequest(run, { allowedToolsChoice: true, allowedToolsMode: "required" }).tool_choice).toMatchObject({
+      type: "allowed_tools",
+      allowed_tools: { mode: "required", tools: [{ function: { name: "find_tool" } }, { function: { name: "count" } }] },
+    });
+    expect(
+      openAIResponsesRequest(run, { allowedToolsChoice: true, strict: true }).tools?.map((tool) =>
+        "name" in tool ? tool.name : tool.type,
+      ),
+    ).toEqual(["find_tool", "count", "later"]);
+    expect(Object.keys(createAiSdkTools(run, { approvalFlow: "ai-sdk" }).tools)).toEqual(["find_tool", "count", "later"]);
+  });
+
+  it("one turn with parallel calls: every call answered in order, errors flagged, a repeated id not run, an image in each provider's shape", async () => {
+    const registry = createRegistry({
+      tools: [
+        registryTool("count"),
+        registryTool("later"),
+        defineTool({
+          name: "picture",
+          description: "Picture.",
+          inputSchema: z.object({}),
+          handler: () => toolContent([{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }]),
+        }),
+      ],
+    });
+    const run = registry.createRun();
+    const anthropic = await runAnthropicToolUses(run, [
+      { type: "tool_use", id: "a", name: "count", input: { n: 1 } },
+      { type: "tool_use", id: "b", name: "later", input: {} },
+      { type: "tool_use", id: "a", name: "count", input: { n: 2 } },
+      { type: "tool_use", id: "c", name: "picture", input: {} },
+    ] as never);
+    expect(anthropic.map((block) => [block.tool_use_id, block.is_error === true])).toEqual([
+      ["a", false],
+      ["b", true],
+      ["a", true],
+      ["c", false],
+    ]);
+    expect(JSON.stringify(anthropic[1]?.content)).toContain("tool_not_activated");
+    expect(JSON.stringify(anthropic[2]?.content)).toContain("duplicate_call_id");
+    expect(anthropic[3]?.content).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+    ]);
+    const responses = await runOpenAIResponsesFunctionCalls(run, [
+      { type: "function_call", call_id: "x", name: "count", arguments: '{"n":null}' },
+      { type: "function_call", call_id: "y", name: "picture", arguments: "{}" },
+    ] as never);
+    // A strict model's null for an optional field is dropped before validation.
+    expect(responses[0]).toEqual({ type: "function_call_output", call_id: "x", output: "n=undefined" });
+    expect(responses[1]).toMatchObject({
+      call_id: "y",
+      output: [{ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" }],
+    });
+    const chat = await runOpenAIChatToolCalls(run, [
+      { id: "p", type: "function", function: { name: "picture", arguments: "{}" } },
+      { id: "q", type: "function", function: { name: "count", arguments: "{bad" } },
+    ]);
+    expect(chat.map((message) => message.role)).toEqual(["tool", "tool", "user"]);
+    expect(JSON.stringify(chat[1])).toContain("not valid JSON");
+  });
+
+  it("from CommonJS: the adapters load and check their options", () => {
+    const result = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { openAIChatRequest } = require("agent-tool-catalog/openai");
+      const { anthropicTools } = require("agent-tool-catalog/anthropic");
+      const { createAiSdkTools } = require("agent-tool-catalog/ai-sdk");
+      const run = createRegistry().createRun();
+      const code = (f) => { try { f(); return "accepted"; } catch (e) { return e.code; } };
+      console.log(JSON.stringify({
+        mode: code(() => openAIChatRequest(run, { allowedToolsChoice: true, allowedToolsMode: "bogus" })),
+        flow: code(() => createAiSdkTools(run, { approvalFlow: "bogus" })),
+        anthropic: anthropicTools(run).map((tool) => tool.name),
+      }));`);
+    expect(result).toEqual({ mode: "invalid_option", flow: "invalid_option", anthropic: ["find_tool"] });
+  });
+});
+
+function registryTool(name: string) {
+  return name === "count"
+    ? defineTool({
+        name,
+        description: "Count.",
+        inputSchema: z.object({ n: z.number().optional() }),
+        handler: ({ n }) => `n=${n}`,
+      })
+    : defineTool({ name, description: "Later.", tier: "deferred", inputSchema: z.object({}), handler: () => "l" });
+}
+
+describe("find_tool, host groups at run time, the fake-model helpers", () => {
+  const deferred = (name: string) =>
+    defineTool({
+      name,
+      description: `The ${name.replaceAll("_", " ")} tool.`,
+      tier: "deferred",
+      inputSchema: z.object({}),
+      handler: () => name,
+    });
+
+  it("find_tool: limit bounds keywords (1..20), select: takes several names whatever the limit, and the result has the fixed fields", async () => {
+    const registry = createRegistry({ tools: Array.from({ length: 8 }, (_, index) => deferred(`alpha_${index}`)) });
+    const run = registry.createRun();
+    const found = ok(await run.call("find_tool", { query: "alpha tool", limit: 2 })) as Record<string, unknown>;
+    expect(Object.keys(found).sort()).toEqual(["activated", "already_available", "message", "not_found", "via_toolbox"]);
+    expect(found.activated).toHaveLength(2);
+    modelError(await run.call("find_tool", { query: "alpha", limit: 0 }), "invalid_input", "limit");
+    modelError(await run.call("find_tool", { query: "alpha", limit: 21 }), "invalid_input", "limit");
+    const selected = ok(await run.call("find_tool", { query: "select:alpha_5,alpha_6,alpha_7", limit: 1 })) as {
+      activated: { name: string }[];
+    };
+    expect(selected.activated.map((tool) => tool.name)).toEqual(["alpha_5", "alpha_6", "alpha_7"]);
+    modelError(await run.call("find_tool", { queries: ["select:alpha_1", "alpha"] }), "invalid_input");
+  });
+
+  it("a group tool disabled at run time is refused and hidden, enabled again it is back and still active; a group name taken by a core tool registers nothing", async () => {
+    const registry = createRegistry({
+      tools: [defineTool({ name: "read", description: "Read.", inputSchema: z.object({}), handler: () => "r" })],
+    });
+    const handles = registry.registerGroup({ name: "notes", tools: [deferred("note_find")] });
+    const run = registry.createRun();
+    ok(await run.call("find_tool", { query: "select:note_find" }));
+    expect(run.definitions().map((tool) => tool.name)).toContain("note_find");
+    handles?.[0]?.disable();
+    expect(run.definitions().map((tool) => tool.name)).not.toContain("note_find");
+    modelError(await run.call("note_find", {}), "unknown_tool");
+    handles?.[0]?.enable();
+    expect(ok(await run.call("note_find", {}))).toBe("note_find");
+    expect(() => registry.registerGroup({ name: "clash", tools: [deferred("clash_ok"), deferred("read")] })).toThrowError(
+      expect.objectContaining({ code: "duplicate_tool_name", message: expect.stringContaining('Group "clash"') }),
+    );
+    expect(registry.list().map((tool) => tool.name)).not.toContain("clash_ok");
+    expect(registry.registerGroup({ name: "off", enabled: () => false, tools: [deferred("never")] })).toBeUndefined();
+  });
+
+  it("runToolLoop: a scripted turn with two calls in parallel, the assertions, and a script that ends early or runs out", async () => {
+    const run = createRegistry({ tools: [deferred("slow_b")] }).createRun();
+    const model = new ScriptedModel([
+      { expectHidden: ["slow_b"], respond: { toolCalls: [{ name: "find_tool", args: { query: "select:slow_b" } }] } },
+      {
+        expectVisible: ["slow_b"],
+        respond: {
+          toolCalls: [
+            { name: "slow_b", args: {} },
+            { id: "same", name: "slow_b", args: "{}" },
+            { id: "same", name: "slow_b" },
+          ],
+        },
+      },
+      { respond: { text: "done" } },
+    ]);
+    const transcript = await runToolLoop(run, model, { prompt: "go", parallelCalls: true });
+    expect(transcript.calls.map((call) => (call.result.ok ? "ok" : call.result.error.code))).toEqual([
+      "ok",
+      "ok",
+      "ok",
+      "duplicate_call_id",
+    ]);
+    expectToolsHidden(transcript, 1, ["slow_b"]);
+    expectToolsVisible(transcript, 2, ["slow_b"]);
+    expect(expectCalled(transcript, "slow_b")).toHaveLength(2);
+    expect(() => expectToolsVisible(transcript, 4, ["slow_b"])).toThrowError(ScriptMismatchError);
+    await expect(
+      runToolLoop(run, new ScriptedModel([{ respond: { text: "a" } }, { respond: { text: "b" } }]), { prompt: "x" }),
+    ).rejects.toThrowError(/1 scripted step\(s\) were never played/);
+    await expect(
+      runToolLoop(run, new ScriptedModel([{ respond: { toolCalls: [{ name: "slow_b" }] } }]), { prompt: "x" }),
+    ).rejects.toThrowError(/Unexpected turn 2/);
+  });
+
+  it("from CommonJS: the testing entry drives a run", () => {
+    const result = runCommonJs(`
+      const { createRegistry, defineTool } = require("agent-tool-catalog");
+      const { ScriptedModel, runToolLoop, expectCalled } = require("agent-tool-catalog/testing");
+      const tool = defineTool({ name: "ping", description: "Ping.", tier: "deferred", inputSchema: { type: "object" }, handler: () => "pong" });
+      const run = createRegistry({ tools: [tool] }).createRun();
+      const model = new ScriptedModel([
+        { respond: { toolCalls: [{ name: "find_tool", args: { query: "select:ping" } }] } },
+        { expectVisible: ["ping"], respond: { toolCalls: [{ name: "ping", args: {} }] } },
+        { respond: { text: "done" } },
+      ]);
+      runToolLoop(run, model, { prompt: "go" }).then((transcript) =>
+        console.log(JSON.stringify({ calls: expectCalled(transcript, "ping").length, text: transcript.finalText })));`);
+    expect(result).toEqual({ calls: 1, text: "done" });
+  });
+});
+
+describe("permission config: defaults and odd values", () => {
+  it("null for a field, or an array for the whole, is refused (null approval was read as the default: no approval asked)", async () => {
+    for (const field of ["sandbox", "approval", "workspace"]) {
+      expect(() => resolvePermissionConfig({ [field]: null } as never), field).toThrowError(
+        expect.objectContaining({ code: "invalid_permission_config", data: { field: `permissions.${field}` } }),
+      );
+      expect(() => createRegistry().createRun({ permissions: { [field]: null } as never })).toThrowError(
+        expect.objectContaining({ code: "invalid_permission_config" }),
+      );
+    }
+    expect(() => resolvePermissionConfig([] as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining("an array") }),
+    );
+    // Positive controls: left out is the spec's default; each value as given; case is not forgiven.
+    expect(resolvePermissionConfig({})).toEqual({ sandbox: "unrestricted", approval: "none", workspace: undefined });
+    expect(resolvePermissionConfig({ approval: "all", sandbox: "local" })).toMatchObject({ approval: "all", sandbox: "local" });
+    expect(() => resolvePermissionConfig({ approval: "All" as never })).toThrowError(
+      expect.objectContaining({ code: "invalid_permission_config" }),
+    );
+    expect(() => resolvePermissionConfig({ aproval: "all" } as never)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('did you mean "approval"') }),
+    );
+  });
+
+  it("from CommonJS: null is refused", () => {
+    const code = runCommonJs(`
+      const { resolvePermissionConfig } = require("agent-tool-catalog");
+      try { resolvePermissionConfig({ approval: null }); console.log(JSON.stringify("accepted")); }
+      catch (e) { console.log(JSON.stringify(e.code)); }`);
+    expect(code).toBe("invalid_permission_config");
+  });
+});
+
+describe("toolbox: a listed tool's invalid input", () => {
+  it("names the listed tool's fields under args (the issues were dropped: only the message came through)", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "spec-av-"));
+    const run = createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace } });
+    expect(run.systemPromptIndex()).toContain("- glob: ");
+    const missing = modelError(await run.call("toolbox", { action: "run", tool: "glob" }), "invalid_input", "args.pattern");
+    expect(missing.message).toContain('Invalid input for "glob"');
+    modelError(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: 7 } }), "invalid_input", "args.pattern");
+    // toolbox's own fields keep their names; a valid call runs.
+    modelError(await run.call("toolbox", { action: "Run", tool: "glob", args: {} }), "invalid_input", "action");
+    expect(ok(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: "*" } }))).toBeDefined();
+  });
+
+  it("from CommonJS: the same issues", () => {
+    const paths = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      const run = createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace: require("node:os").tmpdir() } });
+      run.call("toolbox", { action: "run", tool: "glob" }).then((result) =>
+        console.log(JSON.stringify(result.error.issues.map((issue) => issue.path))));`);
+    expect(paths).toEqual(["args.pattern"]);
   });
 });

@@ -10,6 +10,7 @@ import {
   type ToolDescriptor,
 } from "agent-tool-catalog";
 import { dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolSet, tool } from "ai";
+import { checkChoiceOption } from "../../errors/check-choice-option.js";
 import { callSafely, duplicateCallIdResult } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { checkMediaOptions } from "../shared/tool-result-media.js";
@@ -128,7 +129,9 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   options: AiSdkToolsOptions<Definitions> = {},
 ): AiSdkTools<[keyof Definitions] extends [never] ? ToolSet : AiSdkTypedToolSet<Definitions>> {
   checkMediaOptions(options, "createAiSdkTools");
-  const flow = options.approvalFlow ?? "broker";
+  // An unknown flow ("ai_sdk", "sdk") fell back to the broker: approvals the host meant to answer
+  // in the SDK's own flow waited on a broker nobody watched.
+  const flow = checkChoiceOption(options.approvalFlow, "approvalFlow", ["broker", "ai-sdk"], "createAiSdkTools") ?? "broker";
   const typed = typedNames(options.definitions);
   const tools: ToolSet = {};
   const current = currentDescriptors(run);

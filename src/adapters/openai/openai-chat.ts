@@ -3,6 +3,7 @@ import { entries, field, label } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
 import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { checkOpenAIOptions } from "./check-openai-options.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { chatOutput } from "./openai-tool-result.js";
@@ -74,6 +75,7 @@ export interface OpenAIChatToolsRequest {
  * @public
  */
 export function openAIChatTools(run: Run, options: OpenAIToolsOptions = {}): OpenAIChatFunctionTool[] {
+  checkOpenAIOptions(options, "openAIChatTools");
   const strict = options.strict === true;
   return run.definitions().map((descriptor) => ({ type: "function", function: functionToolParts(descriptor, strict) }));
 }
@@ -106,6 +108,7 @@ export function openAIChatRequest<Message extends OpenAIChatMessageLike>(
 }
 
 function chatToolFields(run: Run, options: OpenAIAllowedToolsOptions): OpenAIChatToolsRequest {
+  checkOpenAIOptions(options, "openAIChatRequest");
   const strict = options.strict === true;
   if (options.allowedToolsChoice !== true) {
     const tools = openAIChatTools(run, { strict });

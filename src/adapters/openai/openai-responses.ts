@@ -3,6 +3,7 @@ import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
 import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { checkOpenAIOptions } from "./check-openai-options.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
 import { responsesOutput } from "./openai-tool-result.js";
@@ -74,6 +75,7 @@ export interface OpenAIResponsesToolsRequest {
  * @public
  */
 export function openAIResponsesTools(run: Run, options: OpenAIResponsesToolsOptions = {}): OpenAIResponsesTool[] {
+  checkOpenAIOptions(options, "openAIResponsesTools");
   const strict = options.strict === true;
   if (options.nativeToolSearch !== true) return run.definitions().map((descriptor) => functionTool(descriptor, strict, false));
   const tools: OpenAIResponsesTool[] = [{ type: "tool_search" }];
@@ -108,6 +110,7 @@ function responsesToolFields(
   run: Run,
   options: OpenAIResponsesRequestOptions,
 ): Omit<OpenAIResponsesToolsRequest, "instructions"> {
+  checkOpenAIOptions(options, "openAIResponsesRequest");
   const strict = options.strict === true;
   if (options.allowedToolsChoice !== true) {
     const tools = openAIResponsesTools(run, options);
