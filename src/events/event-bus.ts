@@ -21,14 +21,34 @@ export interface EventBusOptions {
    * uncaught exception).
    * @defaultValue reports the first error of each event type once per bus as a process warning
    * (`process.emitWarning`, type `AgentToolCatalogWarning`, code `ATC_LISTENER_ERROR`; on hosts
-   * without `process`, `console.warn`) and no later one of that type: a listener that throws on
-   * every call neither crashes the host nor floods its log. Pass a function to see every error.
+   * without `process`, `console.warn`) and no later one of that type, and at most 10
+   * such warnings in the whole process (every run has its own
+   * bus, so a throwing listener attached to each run's events would otherwise warn once per run):
+   * a listener that throws on every call neither crashes the host nor floods its log. Pass a
+   * function to see every error.
    */
   readonly onListenerError?: (error: unknown, type: string) => void;
 }
 
 /** The warning's type and code a listener's error is reported with by default. */
 const LISTENER_ERROR_WARNING = Object.freeze({ type: "AgentToolCatalogWarning", code: "ATC_LISTENER_ERROR" });
+
+/**
+ * The most listener-error warnings the default report emits in one process, over all buses;
+ * the last says that later ones are not reported.
+ */
+const MAX_LISTENER_ERROR_WARNINGS = 10;
+
+/**
+ * How many default listener-error warnings this process has emitted, shared by every copy of
+ * this module (the ESM and CJS builds loaded at once).
+ */
+const warningsEmitted: { count: number } = (() => {
+  const key = Symbol.for("agent-tool-catalog.listener-error-warnings.v1");
+  const holder = globalThis as { [key]?: { count: number } };
+  holder[key] ??= { count: 0 };
+  return holder[key];
+})();
 
 /** A listener's error in a few words, without letting a throwing `message` getter escape. */
 function describeListenerError(error: unknown): string {
@@ -99,9 +119,14 @@ export class EventBus<Events extends object> {
 
   /** The default report: one process warning per event type, never an exception. */
   private warnOnce(error: unknown, type: string): void {
-    if (this.warnedTypes.has(type)) return;
+    if (this.warnedTypes.has(type) || warningsEmitted.count >= MAX_LISTENER_ERROR_WARNINGS) return;
     this.warnedTypes.add(type);
-    const message = `A listener of "${type}" threw (${describeListenerError(error)}); the event's emitter went on. Later errors of "${type}" listeners on this bus are not reported: pass onListenerError to see each one.`;
+    warningsEmitted.count++;
+    const last =
+      warningsEmitted.count === MAX_LISTENER_ERROR_WARNINGS
+        ? ` This is the last such warning of this process (${MAX_LISTENER_ERROR_WARNINGS} reported).`
+        : "";
+    const message = `A listener of "${type}" threw (${describeListenerError(error)}); the event's emitter went on. Later errors of "${type}" listeners on this bus are not reported: pass onListenerError to see each one.${last}`;
     // Read from globalThis: the root entry runs where there is no `process` too (a browser, a worker).
     const host = (globalThis as { process?: { emitWarning?: (message: string, options: object) => void } }).process;
     try {
