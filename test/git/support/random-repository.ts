@@ -276,7 +276,11 @@ class Builder {
   private stageGitlinks(): void {
     const links = this.gitlinks.splice(0);
     if (links.length === 0) return;
-    const head = git(this.directory, ["rev-parse", "--verify", "-q", "HEAD"]).trim() || "1".repeat(40);
+    // Before the first commit there is no HEAD to point at: a made-up id, as a submodule's commit often is here.
+    let head = "1".repeat(40);
+    try {
+      head = git(this.directory, ["rev-parse", "--verify", "-q", "HEAD"]).trim();
+    } catch {}
     for (const link of links) {
       // A later edit of the same commit may have put a file there: that one wins.
       if (existsSync(path.join(this.directory, link)) && lstatSync(path.join(this.directory, link)).isDirectory())
