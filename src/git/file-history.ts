@@ -33,8 +33,12 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   const base = await baseTree(repository, commit);
   // Most commits do not touch the file: tell that from the top directories, without reading deeper trees.
   if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
-  const after = asFile(await repository.entryAt(commit.tree, tracker.path));
-  let before = base === undefined ? undefined : asFile(await repository.entryAt(base, tracker.path));
+  const afterEntry = await repository.entryAt(commit.tree, tracker.path);
+  const beforeEntry = base === undefined ? undefined : await repository.entryAt(base, tracker.path);
+  // A directory of the file's name on either side: git log -- <path> lists the commit, with what changed under it.
+  if (afterEntry?.kind === "tree" || beforeEntry?.kind === "tree") return directoryEntry(tracker, commit);
+  const after = asFile(afterEntry);
+  let before = asFile(beforeEntry);
   if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
   const path = tracker.path;
   let status: FileHistoryStatus =

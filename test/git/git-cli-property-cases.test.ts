@@ -143,4 +143,20 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
       expect(source?.previous_path, path).toBe(from);
     }
   });
+  it("git_file_history of a file that was a directory of the same name before lists the directory's commits too, as git log -- <path> does (found by the property tests, seed 2001)", async () => {
+    const fixture = FixtureRepository.create("file-was-directory");
+    directories.push(fixture.directory);
+    fixture.write("b.txt", "b\n").commit("first", author);
+    fixture.write("a.txt/x", "x\n").commit("a.txt is a directory", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "a\n").commit("a.txt is a file", author);
+    const expected = logIds(fixture.directory, "a.txt");
+    expect(expected).toHaveLength(2);
+    const run = gitRun(fixture.directory);
+    const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path: "a.txt", follow_renames: false }));
+    expect(answer.commits.map((commit) => commit.sha)).toEqual(expected);
+    // Control: a file that was never a directory.
+    const plain = output<FileHistoryOutput>(await run.call("git_file_history", { path: "b.txt", follow_renames: false }));
+    expect(plain.commits.map((commit) => commit.sha)).toEqual(logIds(fixture.directory, "b.txt"));
+  });
 });

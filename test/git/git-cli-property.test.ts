@@ -65,7 +65,7 @@ async function compareHistories(directory: string, run: Run): Promise<void> {
 
 async function compareBlame(directory: string, run: Run, revision: string): Promise<void> {
   for (const { path: file, mode } of treeFiles(directory, revision)) {
-    if (mode === "120000") continue;
+    if (mode === "120000" || mode === "160000") continue;
     const text = git(directory, ["show", `${revision}:${file}`]);
     if (text.includes("\0") || text === "") continue;
     const expected = new Map<number, string>();
@@ -118,7 +118,10 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
     expect(answer.files_changed, label).toBe(expected.length);
     expect(answer.added, label).toBe(expected.reduce((sum, file) => sum + (file.added ?? 0), 0));
     expect(answer.removed, label).toBe(expected.reduce((sum, file) => sum + (file.removed ?? 0), 0));
-    expect(answer.diff, label).toBe(git(directory, ["diff", "-M", from, to, ...pathArgs]));
+    const text = git(directory, ["diff", "-M", from, to, ...pathArgs]);
+    // Plans write lines of thousands of characters: over its text budget the tool cuts the text and says so.
+    if (answer.truncated) expect(text.length, label).toBeGreaterThan(answer.diff.length);
+    else expect(answer.diff, label).toBe(text);
   }
 }
 
@@ -195,7 +198,10 @@ export async function checkPlan(plan: RepositoryPlan, layout: Layout = "plain"):
     const run = layout === "bare" ? gitRun(source, { repositoryPath: directory }) : gitRun(directory);
     await compareHistories(directory, run);
     await compareBlame(directory, run, "HEAD");
-    const tags = git(directory, ["tag"]).split("\n").filter(Boolean);
+    // Tags on commits only (v1, v2, ...): a tag on a tree or a blob (x-tree-3) has no file to blame.
+    const tags = git(directory, ["tag"])
+      .split("\n")
+      .filter((tag) => /^v\d/.test(tag));
     if (tags[0] !== undefined) await compareBlame(directory, run, tags[0]);
     await compareDiffs(directory, run);
     await compareContributors(directory, run);

@@ -11,8 +11,23 @@ import { git, temporaryDirectory } from "./git-fixture.js";
  * timestamps, authors sharing an e-mail, tags, `git gc` and commit-graphs at random points.
  */
 
-/** Paths the plans write: spaces, quotes, a newline, unicode, nesting. */
-export const PATHS = ["a.txt", "d/b.txt", "d/e/c.txt", "sp ace.txt", 'q"uote.txt', "ünï.txt", "new\nline.txt", "d/copy.txt"];
+/**
+ * Paths the plans write: spaces, quotes, a newline, unicode, nesting, a name differing from
+ * another only in case (a move between them is a case-only rename), and a file under a directory
+ * named like another file (`a.txt/x`: the file and the directory replace each other).
+ */
+export const PATHS = [
+  "a.txt",
+  "d/b.txt",
+  "d/e/c.txt",
+  "sp ace.txt",
+  'q"uote.txt',
+  "ünï.txt",
+  "new\nline.txt",
+  "d/copy.txt",
+  "A.txt",
+  "a.txt/x",
+];
 
 const AUTHORS = [
   { name: "Ann", email: "ann@example.com" },
@@ -21,9 +36,10 @@ const AUTHORS = [
   { name: "Cy", email: "CY@Example.com" },
 ];
 
-/** File content: lines from a small alphabet (so identical lines recur), CRLF, no final newline, binary, empty. */
+/** File content: lines from a small alphabet (so identical lines recur), CRLF, no final newline, binary, empty, very long lines. */
 export type Content =
   | { readonly kind: "text"; readonly lines: readonly number[]; readonly crlf: boolean; readonly final: boolean }
+  | { readonly kind: "long"; readonly seed: number }
   | { readonly kind: "binary"; readonly seed: number }
   | { readonly kind: "empty" };
 
@@ -33,7 +49,9 @@ export type Edit =
   | { readonly op: "delete"; readonly file: number }
   | { readonly op: "move"; readonly from: number; readonly to: number; readonly keep: number; readonly copy: boolean }
   | { readonly op: "chmod"; readonly file: number }
-  | { readonly op: "symlink"; readonly file: number; readonly target: number };
+  | { readonly op: "symlink"; readonly file: number; readonly target: number }
+  /** The path becomes a submodule entry (a gitlink to the current HEAD; its directory stays empty, as an uninitialised submodule's). */
+  | { readonly op: "gitlink"; readonly file: number };
 
 /** One commit's worth of edits, by one author, maybe at the previous commit's time. */
 export interface CommitPlan {
@@ -52,7 +70,7 @@ export type Step =
       readonly resolve: "ours" | "theirs" | "evil";
     }
   | { readonly step: "crisscross"; readonly left: CommitPlan; readonly right: CommitPlan; readonly after: CommitPlan }
-  | { readonly step: "tag"; readonly annotated: boolean }
+  | { readonly step: "tag"; readonly annotated: boolean; readonly target: "commit" | "tree" | "blob" }
   | { readonly step: "mailmap" }
   | { readonly step: "detach" }
   | { readonly step: "gc" }
@@ -72,6 +90,7 @@ const content: fc.Arbitrary<Content> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("binary" as const), seed: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: "empty" as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("long" as const), seed: fc.nat({ max: 3 }) }) },
 );
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
@@ -89,6 +108,7 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("chmod" as const), file: fileIndex }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("symlink" as const), file: fileIndex, target: fileIndex }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("gitlink" as const), file: fileIndex }) },
 );
 
 /** One commit's plan: up to three edits. */
@@ -104,7 +124,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       step: fc.constant("merge" as const),
-      sides: fc.array(fc.array(commitPlan, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+      sides: fc.array(fc.array(commitPlan, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }),
       mainline: fc.array(commitPlan, { maxLength: 2 }),
       resolve: fc.constantFrom("ours" as const, "theirs" as const, "evil" as const),
     }),
@@ -113,7 +133,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ step: fc.constant("crisscross" as const), left: commitPlan, right: commitPlan, after: commitPlan }),
   },
-  { weight: 1, arbitrary: fc.record({ step: fc.constant("tag" as const), annotated: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      step: fc.constant("tag" as const),
+      annotated: fc.boolean(),
+      target: fc.constantFrom("commit" as const, "commit" as const, "tree" as const, "blob" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ step: "mailmap" as const }) },
   { weight: 1, arbitrary: fc.constant({ step: "detach" as const }) },
   { weight: 1, arbitrary: fc.constant({ step: "gc" as const }) },
@@ -138,6 +165,7 @@ const LINES = ["alpha", "beta", "}", "", "return null;", "gamma delta"];
 function render(value: Content): Buffer {
   if (value.kind === "empty") return Buffer.alloc(0);
   if (value.kind === "binary") return Buffer.from([0, 1, 2, 255, value.seed, 0, 10, 65]);
+  if (value.kind === "long") return Buffer.from(`alpha\n${"x".repeat(1500)} ${value.seed}\n${"y".repeat(2500)}\nbeta\n`);
   const eol = value.crlf ? "\r\n" : "\n";
   const text = value.lines.map((line, index) => `${LINES[line]}${index % 4 === 3 ? ` ${index}` : ""}`).join(eol);
   return Buffer.from(value.lines.length > 0 && value.final ? `${text}${eol}` : text);
@@ -169,12 +197,25 @@ class Builder {
     }
   }
 
-  private put(index: number, data: Buffer): void {
+  /** Makes room for a path: a file (or link) where one of its directories goes is removed, as is the path itself. */
+  private clear(index: number): void {
     const target = this.file(index);
+    const parts = (PATHS[index] as string).split("/");
+    for (let depth = 1; depth < parts.length; depth++) {
+      const ancestor = path.join(this.directory, ...parts.slice(0, depth));
+      if (existsSync(ancestor) && !lstatSync(ancestor).isDirectory()) rmSync(ancestor, { force: true });
+    }
     if (this.exists(index)) rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, data);
   }
+
+  private put(index: number, data: Buffer): void {
+    this.clear(index);
+    writeFileSync(this.file(index), data);
+  }
+
+  /** Gitlinks to set once the working tree is staged (`git add -A` would not make them). */
+  private gitlinks: string[] = [];
 
   private apply(change: Edit): void {
     switch (change.op) {
@@ -190,9 +231,14 @@ class Builder {
         return;
       case "symlink":
         if (change.file === change.target) return;
-        if (this.exists(change.file)) rmSync(this.file(change.file), { recursive: true, force: true });
-        mkdirSync(path.dirname(this.file(change.file)), { recursive: true });
+        this.clear(change.file);
         symlinkSync(PATHS[change.target] as string, this.file(change.file));
+        return;
+      case "gitlink":
+        // The empty directory of an uninitialised submodule; the entry itself is staged after `git add -A`.
+        this.clear(change.file);
+        mkdirSync(this.file(change.file));
+        this.gitlinks.push(PATHS[change.file] as string);
         return;
       case "move": {
         if (change.from === change.to || !this.isFile(change.from)) return;
@@ -223,7 +269,23 @@ class Builder {
   commit(plan: CommitPlan, message: string): void {
     for (const change of plan.edits) this.apply(change);
     git(this.directory, ["add", "-A"]);
+    this.stageGitlinks();
     git(this.directory, ["commit", "-q", "--allow-empty", "-m", message], this.environment(plan.author, plan.sameTime));
+  }
+
+  private stageGitlinks(): void {
+    const links = this.gitlinks.splice(0);
+    if (links.length === 0) return;
+    // Before the first commit there is no HEAD to point at: a made-up id, as a submodule's commit often is here.
+    let head = "1".repeat(40);
+    try {
+      head = git(this.directory, ["rev-parse", "--verify", "-q", "HEAD"]).trim();
+    } catch {}
+    for (const link of links) {
+      // A later edit of the same commit may have put a file there: that one wins.
+      if (existsSync(path.join(this.directory, link)) && lstatSync(path.join(this.directory, link)).isDirectory())
+        git(this.directory, ["update-index", "--add", "--cacheinfo", `160000,${head},${link}`]);
+    }
   }
 
   private branch(): string {
@@ -284,19 +346,31 @@ class Builder {
         this.mergeInto([other], "theirs", `cross ${index}c`, 3);
         return;
       }
-      case "tag":
+      case "tag": {
         this.tags++;
+        // A tag may name a tree or a blob (git allows it; no history tool can start there).
+        const files = git(this.directory, ["ls-tree", "--name-only", "HEAD"]).split("\n").filter(Boolean);
+        const target =
+          value.target === "tree"
+            ? "HEAD^{tree}"
+            : value.target === "blob" && files[0] !== undefined
+              ? `HEAD:${files[0]}`
+              : "HEAD";
+        const name = target === "HEAD" ? `v${this.tags}` : `x-${value.target}-${this.tags}`;
         git(
           this.directory,
-          ["tag", ...(value.annotated ? ["-a", "-m", `tag ${this.tags}`] : []), `v${this.tags}`],
+          ["tag", ...(value.annotated ? ["-a", "-m", `tag ${this.tags}`] : []), name, target],
           this.environment(0, true),
         );
         return;
+      }
       case "mailmap":
         // Both forms: a name for an address, and a name and address for another name and address.
+        // Also: comments, a name and address for one name at an address (more specific than the
+        // first line), an address alone for another address, a comment after an entry.
         writeFileSync(
           path.join(this.directory, ".mailmap"),
-          "Ann <ann@example.com>\nCy Real <cy@example.com> <CY@Example.com>\n",
+          "# people\nAnn <ann@example.com>\nAnnie <annie@example.com> Ann Other <ann@example.com>\nCy Real <cy@example.com> <CY@Example.com>\n<bo.new@example.com> <bo@example.com> # moved\n",
         );
         this.commit({ edits: [], author: 0, sameTime: false }, `mailmap ${index}`);
         return;
