@@ -2,6 +2,7 @@ import { type Dir, type Dirent, lstatSync, opendirSync, realpathSync, type Stats
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
+import { directoriesAboveStart, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
 import { StepPacer } from "./sync-slices.js";
 
@@ -26,7 +27,12 @@ export interface UnsafeIgnoreFile {
  * a file the JavaScript engine refuses to read. Found: a file that is not a regular file or a
  * directory (followed through links), one over {@link MAX_RIPGREP_IGNORE_FILE_BYTES}, and with
  * `confineTo` one whose real path is outside it. The walk enters what ripgrep may enter (links
- * not followed, grep's skipped directories not entered); it stops at the first find.
+ * not followed, grep's skipped directories not entered); it stops at the first find. With `root`
+ * (the workspace root), the ignore files of the directories from it down to `start`'s parent
+ * (ripgrep is given them with `--ignore-file`) and of every directory above it up to `/` are
+ * checked first: ripgrep 13 opens and reads those of every directory above the search root even
+ * with `--no-ignore-parent` (it then does not apply them), so a named pipe `.gitignore` above the
+ * workspace blocked it until grep's timeout.
  *
  * Synchronous listings paced by {@link StepPacer} (the event loop is yielded every few ms): one
  * thread-pool round trip per directory cost as much as ripgrep's whole search of a small tree
@@ -34,8 +40,10 @@ export interface UnsafeIgnoreFile {
  */
 export async function findUnsafeIgnoreFile(
   start: string,
-  options: { readonly confineTo?: string | undefined; readonly signal: AbortSignal },
+  options: { readonly confineTo?: string | undefined; readonly signal: AbortSignal; readonly root?: string },
 ): Promise<UnsafeIgnoreFile | undefined> {
+  const above = options.root === undefined ? undefined : unsafeParentIgnoreFile(options.root, start, options.confineTo);
+  if (above !== undefined) return above;
   const pending: string[] = [start];
   const pacer = new StepPacer();
   const visit = (directory: string, entry: Dirent): UnsafeIgnoreFile | undefined => {
@@ -72,6 +80,31 @@ export async function findUnsafeIgnoreFile(
     await pacer.stepped();
   }
   return undefined;
+}
+
+/**
+ * The first unsafe ignore file of the directories from `root` down to `start`'s parent, or above
+ * `root` (its real path, as ripgrep resolves the search root) up to `/`. Those above are outside
+ * the workspace by definition: only what they are counts (a named pipe, a device, their size).
+ */
+function unsafeParentIgnoreFile(root: string, start: string, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
+  const check = (directory: string, within: string | undefined) => {
+    for (const name of PARENT_IGNORE_FILE_NAMES) {
+      const found = checkIgnoreFile(path.join(directory, name), undefined, within);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  for (const directory of directoriesAboveStart(root, start)) {
+    const found = check(directory, confineTo);
+    if (found !== undefined) return found;
+  }
+  const real = realOrUndefined(root) ?? root;
+  for (let directory = path.dirname(real); ; directory = path.dirname(directory)) {
+    const found = check(directory, undefined);
+    if (found !== undefined) return found;
+    if (path.dirname(directory) === directory) return undefined;
+  }
 }
 
 /**

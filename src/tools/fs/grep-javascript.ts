@@ -181,7 +181,7 @@ export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
  * file operation of the process), and one linked to `/dev/zero` read 2 GiB. Such a file is not
  * applied, as a missing one.
  */
-async function readIgnoreFile(open: (absolute: string) => Promise<FileHandle>, file: string): Promise<string | undefined> {
+export async function readIgnoreFile(open: (absolute: string) => Promise<FileHandle>, file: string): Promise<string | undefined> {
   // Most directories have none: one lstat, not a confined open walking every component.
   if ((await lstat(file).catch(() => undefined)) === undefined) return undefined;
   const handle = await open(file).catch(() => undefined);
