@@ -193,3 +193,47 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("an unsafe ignore file above the 
     }
   });
 });
+
+describe.skipIf(ripgrep.missing)(ripgrep.label("a .git that is a file (a worktree, a submodule)"), () => {
+  let outer: string;
+  let workspace: string;
+  beforeAll(async () => {
+    outer = await mkdtemp(path.join(tmpdir(), "atc-grep-git-file-"));
+    workspace = path.join(outer, "ws");
+    await writeTree(outer, {
+      ".git": "gitdir: /nowhere/.git/worktrees/x\n",
+      "ws/.gitignore": "e.txt\n",
+      "ws/.ignore": "i.txt\n",
+      "ws/pkg/e.txt": "needle\n",
+      "ws/pkg/sub/.git": "gitdir: /nowhere/.git/modules/sub\n",
+      "ws/pkg/sub/e.txt": "needle\n",
+      "ws/pkg/sub/i.txt": "needle\n",
+      "ws/pkg/sub/v.txt": "needle\n",
+    });
+  });
+  afterAll(async () => {
+    await rm(outer, { recursive: true, force: true });
+  });
+
+  // Its `.git/info/exclude` is no file (ENOTDIR, as ripgrep's open): grep failed with tool_failed.
+  // The root's .gitignore does not apply inside the nested repository (as rg and git), its .ignore does.
+  it("both engines name what rg at the root names, whatever the path", async () => {
+    const expected = rgAtRoot(workspace);
+    expect(expected).toEqual(["pkg/sub/e.txt", "pkg/sub/v.txt"]);
+    for (const start of [undefined, "pkg", "pkg/sub"]) {
+      const below = expected.filter((file) => start === undefined || file.startsWith(`${start}/`));
+      for (const engine of ["ripgrep", "javascript"] as const) {
+        const found = await grepFiles(workspace, engine, start);
+        expect(found.files, `${engine} ${start}`).toEqual(below);
+      }
+    }
+  });
+
+  it("engine lines: ripgrep answers unless a .gitignore above the path would reach into the nested repository", async () => {
+    expect((await grepFiles(workspace, "auto", undefined)).engine).toMatch(/^\[engine: ripgrep, sandbox/);
+    expect((await grepFiles(workspace, "auto", "pkg/sub")).engine).toMatch(/^\[engine: ripgrep, sandbox/);
+    expect((await grepFiles(workspace, "auto", "pkg")).engine).toMatch(
+      /^\[engine: javascript worker \(ripgrep was not run: a \.gitignore above the path does not apply in the git repository nested below it/,
+    );
+  });
+});

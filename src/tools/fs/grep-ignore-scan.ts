@@ -1,8 +1,8 @@
-import { type Dir, type Dirent, lstatSync, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { type Dir, type Dirent, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
-import { directoriesAboveStart, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
+import { directoriesAboveStart, lstatOrUndefined, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
 import { StepPacer } from "./sync-slices.js";
 
@@ -40,7 +40,13 @@ export interface UnsafeIgnoreFile {
  */
 export async function findUnsafeIgnoreFile(
   start: string,
-  options: { readonly confineTo?: string | undefined; readonly signal: AbortSignal; readonly root?: string },
+  options: {
+    readonly confineTo?: string | undefined;
+    readonly signal: AbortSignal;
+    readonly root?: string;
+    /** Told of each `.git` (a file or a directory) found below `start`: a nested repository's top. */
+    readonly onRepository?: (directory: string) => void;
+  },
 ): Promise<UnsafeIgnoreFile | undefined> {
   const above = options.root === undefined ? undefined : unsafeParentIgnoreFile(options.root, start, options.confineTo);
   if (above !== undefined) return above;
@@ -50,6 +56,7 @@ export async function findUnsafeIgnoreFile(
     const absolute = path.join(directory, entry.name);
     if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) return checkIgnoreFile(absolute, entry, options.confineTo);
     // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
+    if (entry.name === ".git") options.onRepository?.(directory);
     if (entry.name === ".git") return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
     if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
     return undefined;
@@ -113,7 +120,7 @@ function unsafeParentIgnoreFile(root: string, start: string, confineTo: string |
  */
 function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
   if (entry?.isDirectory() === true) return undefined;
-  const own = lstatSync(file, { throwIfNoEntry: false });
+  const own = lstatOrUndefined(file);
   if (own === undefined) return undefined;
   let target = own;
   if (own.isSymbolicLink()) {

@@ -185,8 +185,14 @@ async function ripgrepUnlessUnsafe(
   search: (query: GrepQuery, signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
   query: GrepQuery,
 ): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
-  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root });
-  if (unsafe === undefined) return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search(query, signal));
+  let nestedRepository = false;
+  const onRepository = (directory: string) => {
+    if (directory !== start) nestedRepository = true;
+  };
+  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root, onRepository });
+  if (unsafe === undefined) {
+    return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, nestedRepository }, signal));
+  }
   const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
   if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
   const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
@@ -275,9 +281,15 @@ async function tryRipgrep(
   const target = relative === "" ? undefined : relative.startsWith("..") || path.isAbsolute(relative) ? start : relative;
   // A file named on its own is searched whatever the ignore files say (as `rg PATTERN file`).
   const above =
-    query.ignoreFiles === false || parents.startIsFile ? { files: [] } : await parentIgnoreFiles(root, start, parents.readIgnore);
+    query.ignoreFiles === false || parents.startIsFile
+      ? { files: [], git: false }
+      : await parentIgnoreFiles(root, start, parents.readIgnore);
   if ("unusable" in above) {
     const why = `${parents.display(above.unusable)} has a pattern anchored to its directory, which ripgrep cannot apply below it`;
+    return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
+  }
+  if (above.git && query.nestedRepository === true) {
+    const why = "a .gitignore above the path does not apply in the git repository nested below it, which ripgrep cannot tell";
     return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
   }
   try {
