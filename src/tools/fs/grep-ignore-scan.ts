@@ -1,7 +1,8 @@
-import { type Dir, type Dirent, lstatSync, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { type Dir, type Dirent, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
+import { directoriesAboveStart, lstatOrUndefined, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
 import { StepPacer } from "./sync-slices.js";
 
@@ -26,7 +27,12 @@ export interface UnsafeIgnoreFile {
  * a file the JavaScript engine refuses to read. Found: a file that is not a regular file or a
  * directory (followed through links), one over {@link MAX_RIPGREP_IGNORE_FILE_BYTES}, and with
  * `confineTo` one whose real path is outside it. The walk enters what ripgrep may enter (links
- * not followed, grep's skipped directories not entered); it stops at the first find.
+ * not followed, grep's skipped directories not entered); it stops at the first find. With `root`
+ * (the workspace root), the ignore files of the directories from it down to `start`'s parent
+ * (ripgrep is given them with `--ignore-file`) and of every directory above it up to `/` are
+ * checked first: ripgrep 13 opens and reads those of every directory above the search root even
+ * with `--no-ignore-parent` (it then does not apply them), so a named pipe `.gitignore` above the
+ * workspace blocked it until grep's timeout.
  *
  * Synchronous listings paced by {@link StepPacer} (the event loop is yielded every few ms): one
  * thread-pool round trip per directory cost as much as ripgrep's whole search of a small tree
@@ -34,14 +40,23 @@ export interface UnsafeIgnoreFile {
  */
 export async function findUnsafeIgnoreFile(
   start: string,
-  options: { readonly confineTo?: string | undefined; readonly signal: AbortSignal },
+  options: {
+    readonly confineTo?: string | undefined;
+    readonly signal: AbortSignal;
+    readonly root?: string;
+    /** Told of each `.git` (a file or a directory) found below `start`: a nested repository's top. */
+    readonly onRepository?: (directory: string) => void;
+  },
 ): Promise<UnsafeIgnoreFile | undefined> {
+  const above = options.root === undefined ? undefined : unsafeParentIgnoreFile(options.root, start, options.confineTo);
+  if (above !== undefined) return above;
   const pending: string[] = [start];
   const pacer = new StepPacer();
   const visit = (directory: string, entry: Dirent): UnsafeIgnoreFile | undefined => {
     const absolute = path.join(directory, entry.name);
     if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) return checkIgnoreFile(absolute, entry, options.confineTo);
     // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
+    if (entry.name === ".git") options.onRepository?.(directory);
     if (entry.name === ".git") return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
     if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
     return undefined;
@@ -75,12 +90,37 @@ export async function findUnsafeIgnoreFile(
 }
 
 /**
+ * The first unsafe ignore file of the directories from `root` down to `start`'s parent, or above
+ * `root` (its real path, as ripgrep resolves the search root) up to `/`. Those above are outside
+ * the workspace by definition: only what they are counts (a named pipe, a device, their size).
+ */
+function unsafeParentIgnoreFile(root: string, start: string, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
+  const check = (directory: string, within: string | undefined) => {
+    for (const name of PARENT_IGNORE_FILE_NAMES) {
+      const found = checkIgnoreFile(path.join(directory, name), undefined, within);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  for (const directory of directoriesAboveStart(root, start)) {
+    const found = check(directory, confineTo);
+    if (found !== undefined) return found;
+  }
+  const real = realOrUndefined(root) ?? root;
+  for (let directory = path.dirname(real); ; directory = path.dirname(directory)) {
+    const found = check(directory, undefined);
+    if (found !== undefined) return found;
+    if (path.dirname(directory) === directory) return undefined;
+  }
+}
+
+/**
  * Why ripgrep must not open `file` (undefined when it may, or when there is none). Metadata only
  * (`lstat`, `stat`, `realpath`): none of them blocks on a named pipe or reads a device.
  */
 function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
   if (entry?.isDirectory() === true) return undefined;
-  const own = lstatSync(file, { throwIfNoEntry: false });
+  const own = lstatOrUndefined(file);
   if (own === undefined) return undefined;
   let target = own;
   if (own.isSymbolicLink()) {

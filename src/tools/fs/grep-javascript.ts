@@ -6,6 +6,7 @@ import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js"
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
 import { clipLineText } from "./grep-line-text.js";
+import { directoriesAboveStart, lstatOrUndefined } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
@@ -181,7 +182,7 @@ export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
  * file operation of the process), and one linked to `/dev/zero` read 2 GiB. Such a file is not
  * applied, as a missing one.
  */
-async function readIgnoreFile(open: (absolute: string) => Promise<FileHandle>, file: string): Promise<string | undefined> {
+export async function readIgnoreFile(open: (absolute: string) => Promise<FileHandle>, file: string): Promise<string | undefined> {
   // Most directories have none: one lstat, not a confined open walking every component.
   if ((await lstat(file).catch(() => undefined)) === undefined) return undefined;
   const handle = await open(file).catch(() => undefined);
@@ -215,15 +216,17 @@ async function* walk(
 async function* walkDirectory(
   root: string,
   directory: string,
-  ignores: readonly IgnoreFile[],
+  ignores: readonly GitAwareIgnoreFile[],
   signal: AbortSignal,
   confineTo: string | undefined,
   onUnreadable: (directory: string, code: string) => void,
   readIgnore: ReadIgnoreFile,
 ): AsyncGenerator<string> {
   signal.throwIfAborted();
-  const here = [...ignores, ...(await ignoreFilesIn(root, directory, readIgnore))];
-  for (const listed of await listDirectory(directory, confineTo, (code) => onUnreadable(directory, code))) {
+  const listing = await listDirectory(directory, confineTo, (code) => onUnreadable(directory, code));
+  const inherited = listing.some((listed) => listed.name === ".git") ? outsideRepository(ignores) : ignores;
+  const here = [...inherited, ...(await ignoreFilesIn(root, directory, readIgnore))];
+  for (const listed of listing) {
     const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
@@ -234,27 +237,35 @@ async function* walkDirectory(
   }
 }
 
-async function ignoreFilesIn(root: string, directory: string, readIgnore: ReadIgnoreFile): Promise<IgnoreFile[]> {
+/** An ignore file and whether it is git's (`.gitignore`, `.git/info/exclude`). */
+type GitAwareIgnoreFile = IgnoreFile & { readonly git: boolean };
+
+/**
+ * The ignore files that still apply in a directory holding `.git` (a file or a directory: a
+ * nested repository, a submodule, a worktree): as ripgrep (and git), the `.gitignore` and exclude
+ * files of the directories above it do not; `.ignore` and `.rgignore` do.
+ */
+function outsideRepository(ignores: readonly GitAwareIgnoreFile[]): GitAwareIgnoreFile[] {
+  return ignores.filter((file) => !file.git);
+}
+
+async function ignoreFilesIn(root: string, directory: string, readIgnore: ReadIgnoreFile): Promise<GitAwareIgnoreFile[]> {
   const base = toSlash(path.relative(root, directory));
-  const found: IgnoreFile[] = [];
+  const found: GitAwareIgnoreFile[] = [];
   for (const name of IGNORE_FILES) {
     const text = await readIgnore(path.join(directory, name));
-    if (text !== undefined) found.push(parseIgnoreFile(base, text));
+    if (text !== undefined) found.push({ ...parseIgnoreFile(base, text), git: name !== ".ignore" && name !== ".rgignore" });
   }
   return found;
 }
 
-/** The ignore files from the root down to `start`'s parent. */
-async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgnoreFile): Promise<IgnoreFile[]> {
-  const found: IgnoreFile[] = [];
-  const relative = path.relative(root, start);
-  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return found;
-  let current = root;
-  for (const part of relative.split(path.sep).slice(0, -1)) {
-    found.push(...(await ignoreFilesIn(root, current, readIgnore)));
-    current = path.join(current, part);
+/** The ignore files from the root down to `start`'s parent (`start`'s own are read by the walk). */
+async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgnoreFile): Promise<GitAwareIgnoreFile[]> {
+  let found: GitAwareIgnoreFile[] = [];
+  for (const directory of directoriesAboveStart(root, start)) {
+    if (directory !== root && lstatOrUndefined(path.join(directory, ".git")) !== undefined) found = outsideRepository(found);
+    found.push(...(await ignoreFilesIn(root, directory, readIgnore)));
   }
-  found.push(...(await ignoreFilesIn(root, current, readIgnore)));
   return found;
 }
 

@@ -17,6 +17,14 @@ export interface GrepQuery {
    * (see `findUnsafeIgnoreFile`). @defaultValue true
    */
   readonly ignoreFiles?: boolean;
+  /**
+   * The ignore files between the workspace root and the searched directory, relative to the root
+   * (see `parentIgnoreFiles`), given with `--ignore-file`: ripgrep reads no parent directory's
+   * ignore file itself.
+   */
+  readonly parentIgnores?: readonly string[];
+  /** A `.git` (a nested repository's top) lies below the searched directory. */
+  readonly nestedRepository?: boolean;
 }
 
 /** One printed line: a match (`path:n:text`) or a context line (`path-n-text`). */
@@ -55,10 +63,11 @@ export const GREP_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_module
  * global ignore file (so the host's settings never change a model's answer), deterministic order.
  */
 export function ripgrepArguments(query: GrepQuery, target: string | undefined): string[] {
-  // --no-ignore-parent: ignore files above the search root are not read, sandboxed or not (the
-  // sandbox hides them anyway, and the JavaScript engine never reads them).
+  // --no-ignore-parent: ripgrep reads no ignore file above the search root (it would read every
+  // directory up to `/`); those between the workspace root and the search root are given with --ignore-file.
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--sort", "path"];
   if (query.ignoreFiles === false) args.push("--no-ignore");
+  else for (const file of query.parentIgnores ?? []) args.push("--ignore-file", file);
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.glob !== undefined) args.push("--glob", query.glob);
   if (query.ignoreCase) args.push("--ignore-case");

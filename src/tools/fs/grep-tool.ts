@@ -14,7 +14,8 @@ import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { withoutLeadingDotSlash } from "./glob-pattern.js";
 import { findUnsafeIgnoreFile } from "./grep-ignore-scan.js";
-import { searchWithJavaScript } from "./grep-javascript.js";
+import { readIgnoreFile, searchWithJavaScript } from "./grep-javascript.js";
+import { parentIgnoreFiles } from "./grep-parent-ignores.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { withUnicodeClasses } from "./grep-unicode-classes.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
@@ -135,13 +136,18 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
           ? { answer: undefined, engine: "javascript worker" }
           : await ripgrepUnlessUnsafe(
               context,
+              scope.root,
               start,
               confinement.confineTo,
               wanted === "ripgrep",
               (display) => displayPath(scope.display(display)),
               (ripgrepQuery, signal) =>
                 withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
-                  tryRipgrep(sandbox, executable, scope.root, start, ripgrepQuery, each),
+                  tryRipgrep(sandbox, executable, scope.root, start, ripgrepQuery, each, {
+                    startIsFile: startStats.isFile(),
+                    display: (absolute) => displayPath(scope.display(absolute)),
+                    readIgnore: (file) => readIgnoreFile((target) => scope.openRead(target), file),
+                  }),
                 ),
               query,
             );
@@ -171,6 +177,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
  */
 async function ripgrepUnlessUnsafe(
   context: ToolContext,
+  root: string,
   start: string,
   confineTo: string | undefined,
   ripgrepOnly: boolean,
@@ -178,8 +185,14 @@ async function ripgrepUnlessUnsafe(
   search: (query: GrepQuery, signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
   query: GrepQuery,
 ): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
-  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal });
-  if (unsafe === undefined) return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search(query, signal));
+  let nestedRepository = false;
+  const onRepository = (directory: string) => {
+    if (directory !== start) nestedRepository = true;
+  };
+  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root, onRepository });
+  if (unsafe === undefined) {
+    return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, nestedRepository }, signal));
+  }
   const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
   if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
   const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
@@ -246,7 +259,11 @@ async function withSearchTimeout<T>(
   }
 }
 
-/** ripgrep's answer, or none (and why, as the engine note) when its regex syntax or start fails. */
+/**
+ * ripgrep's answer, or none (and why, as the engine note) when its regex syntax or start fails, or
+ * when an ignore file between the workspace root and the searched directory holds a pattern
+ * ripgrep cannot apply there (see {@link parentIgnoreFiles}).
+ */
 async function tryRipgrep(
   sandbox: ProcessSandbox,
   executable: string,
@@ -254,11 +271,29 @@ async function tryRipgrep(
   start: string,
   query: GrepQuery,
   signal: AbortSignal,
+  parents: {
+    readonly startIsFile: boolean;
+    readonly display: (absolute: string) => string;
+    readonly readIgnore: (absolute: string) => Promise<string | undefined>;
+  },
 ): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
   const relative = path.relative(root, start);
   const target = relative === "" ? undefined : relative.startsWith("..") || path.isAbsolute(relative) ? start : relative;
+  // A file named on its own is searched whatever the ignore files say (as `rg PATTERN file`).
+  const above =
+    query.ignoreFiles === false || parents.startIsFile
+      ? { files: [], git: false }
+      : await parentIgnoreFiles(root, start, parents.readIgnore);
+  if ("unusable" in above) {
+    const why = `${parents.display(above.unusable)} has a pattern anchored to its directory, which ripgrep cannot apply below it`;
+    return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
+  }
+  if (above.git && query.nestedRepository === true) {
+    const why = "a .gitignore above the path does not apply in the git repository nested below it, which ripgrep cannot tell";
+    return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
+  }
   try {
-    const answer = await searchWithRipgrep(sandbox, executable, root, target, query, signal);
+    const answer = await searchWithRipgrep(sandbox, executable, root, target, { ...query, parentIgnores: above.files }, signal);
     return { answer, engine: `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}` };
   } catch (error) {
     if (!(error instanceof RipgrepUnusableError)) throw error;
