@@ -1,4 +1,4 @@
-import { checkOptionKeys } from "../../errors/check-option-keys.js";
+import { checkOptionKeys } from "../../tool/check-option-keys.js";
 
 /**
  * What the file tools' factories read. `createFileTools` hands one object to every tool, so each

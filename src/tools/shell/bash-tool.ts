@@ -1,7 +1,7 @@
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
-import { checkOptionKeys } from "../../errors/check-option-keys.js";
+import { checkOptionKeys } from "../../tool/check-option-keys.js";
 import { WORKSPACE_OPTION_NOTE } from "../fs/check-file-tool-options.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";

@@ -1,5 +1,5 @@
-import { closestNames } from "../tool/closest-names.js";
-import { ConfigurationError } from "./configuration-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { closestNames } from "./closest-names.js";
 
 /**
  * Refuses an option a factory does not read. A misspelled or guessed key is otherwise ignored
