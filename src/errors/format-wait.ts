@@ -4,5 +4,7 @@
  * timeout and "within 2 s" for 1.6 s.
  */
 export function formatWait(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
+  // Rounded first, so 999.6 ms is said "1 s", not "1000 ms".
+  const whole = Math.round(ms);
+  return whole < 1000 ? `${whole} ms` : `${Math.round(whole / 100) / 10} s`;
 }

@@ -136,7 +136,9 @@ function checkFlagsAndTags(name: string, definition: AnyToolDefinition): void {
     );
   }
   if (tags === undefined) return;
-  if (!Array.isArray(tags)) {
+  // Any iterable of words is read as a list (a Set of tags was spread into one before the check).
+  const iterable = typeof tags === "object" && tags !== null && Symbol.iterator in tags;
+  if (!iterable) {
     throw new ToolDefinitionError(
       "invalid_tool_field",
       `Tool "${name}": tags must be an array of words, got ${describeValue(tags)}.`,
@@ -145,11 +147,12 @@ function checkFlagsAndTags(name: string, definition: AnyToolDefinition): void {
       },
     );
   }
-  const bad = tags.findIndex((tag) => typeof tag !== "string" || tag.trim() === "");
+  const words = Array.from(tags as Iterable<unknown>);
+  const bad = words.findIndex((tag) => typeof tag !== "string" || tag.trim() === "");
   if (bad !== -1) {
     throw new ToolDefinitionError(
       "invalid_tool_field",
-      `Tool "${name}": tags[${bad}] must be a non-empty string, got ${describeValue(tags[bad])}.`,
+      `Tool "${name}": tags[${bad}] must be a non-empty string, got ${describeValue(words[bad])}.`,
       { data: { name, field: `tags[${bad}]` } },
     );
   }

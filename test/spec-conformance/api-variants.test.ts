@@ -167,6 +167,13 @@ describe("defineTool: what a definition must be", () => {
     expect(refusal({ ...base, tags: ["git", 7] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
     expect(refusal({ ...base, tags: ["git", " "] })).toMatchObject({ code: "invalid_tool_field", data: { field: "tags[1]" } });
     expect(defineTool({ ...base, tags: ["git", "git"] }).tags).toEqual(["git", "git"]);
+    // Review finding: a Set of tags (any iterable of words) worked before the check and still does.
+    const registry = createRegistry({ tools: [defineTool({ ...base, tags: new Set(["git", "notes"]) as never })] });
+    expect(registry.list().find((tool) => tool.name === "note")?.tags).toEqual(["git", "notes"]);
+    expect(refusal({ ...base, tags: new Set(["git", 7]) })).toMatchObject({
+      code: "invalid_tool_field",
+      data: { field: "tags[1]" },
+    });
   });
 
   it("from CommonJS: the same refusals", () => {
@@ -358,6 +365,11 @@ describe("adapters: request options and result shapes", () => {
       expect(() => build(run, { allowedToolsMode: "required" })).toThrowError(
         expect.objectContaining({ code: "conflicting_options" }),
       );
+      // Review finding: `allowedToolsChoice: flag` with a fixed mode is a host switching it off
+      // knowingly (accepted before the check): no tool_choice is sent, nothing is refused.
+      expect(
+        (build(run, { allowedToolsChoice: false, allowedToolsMode: "required" }) as { tool_choice?: unknown }).tool_choice,
+      ).toBe(undefined);
     }
     expect(() => openAIChatTools(run, { strict: 1 as never })).toThrowError(
       expect.objectContaining({ data: { field: "strict" } }),
