@@ -1,5 +1,5 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /**
  * The directories whose ignore files apply to a search of `start` besides those ripgrep reads
@@ -54,7 +54,7 @@ export async function parentIgnoreFiles(
     for (const directory of directories) {
       const absolute = path.join(directory, name);
       // Most directories have none: one lstat.
-      if (lstatSync(absolute, { throwIfNoEntry: false }) === undefined) continue;
+      if (lstatOrUndefined(absolute) === undefined) continue;
       if (directory !== root) {
         const text = await read(absolute);
         if (text === undefined) continue;

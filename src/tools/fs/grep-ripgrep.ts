@@ -1,7 +1,7 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /** What grep asks either engine for. */
 export interface GrepQuery {
@@ -205,7 +205,7 @@ function ripgrepUnsearched(
       const match = FILE_ERROR_RECORD.exec(lines.slice(first, end + 1).join("\n"));
       if (match === null) continue;
       const absolute = toAbsolute(match[1] as string);
-      if (first < end && lstatSync(absolute, { throwIfNoEntry: false }) === undefined) continue;
+      if (first < end && lstatOrUndefined(absolute) === undefined) continue;
       taken = { first, absolute, reason: (match[2] as string).toLowerCase() };
     }
     if (taken === undefined) continue;
@@ -341,7 +341,7 @@ async function readNumberedLines(
     if (held !== undefined) {
       const joined = parseNumberedLine(`${held}\n${line}`);
       held = undefined;
-      if (joined !== undefined && lstatSync(toAbsolute(joined.path), { throwIfNoEntry: false }) !== undefined) parsed = joined;
+      if (joined !== undefined && lstatOrUndefined(toAbsolute(joined.path)) !== undefined) parsed = joined;
     }
     if (parsed === undefined) return false;
     if (parsed.match && ++matches > limit) return true;
