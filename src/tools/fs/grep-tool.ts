@@ -388,8 +388,9 @@ function hasControlCharacter(text: string): boolean {
 /**
  * A path as grep prints it: as it is, or, when it holds a control character, as a JSON string
  * (`"a\nb.txt":1:text`), so that a name holding a line break can neither pass for two result
- * lines nor add a fake `[not searched: ...]` line.
+ * lines nor add a fake `[not searched: ...]` line. A name that starts with `"` is quoted too:
+ * a file literally named `"a\nb.txt"` printed as `a⏎b.txt` does.
  */
 function displayPath(shown: string): string {
-  return hasControlCharacter(shown) ? JSON.stringify(shown) : shown;
+  return hasControlCharacter(shown) || shown.startsWith('"') ? JSON.stringify(shown) : shown;
 }
