@@ -2,6 +2,7 @@ import { type FileHandle, lstat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
+import { forMinimatch } from "./glob-pattern.js";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
@@ -44,8 +45,8 @@ export async function searchWithJavaScript(options: {
   readonly confineTo?: string | undefined;
 }): Promise<GrepAnswer> {
   const { root, start, query, matcher, signal } = options;
-  const globFilter =
-    query.glob === undefined ? undefined : new Minimatch(query.glob, { dot: true, matchBase: !query.glob.includes("/") });
+  const glob = query.glob === undefined ? undefined : forMinimatch(query.glob);
+  const globFilter = glob === undefined ? undefined : new Minimatch(glob.pattern, { dot: true, matchBase: glob.matchBase });
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
   const emit = (line: GrepLine): boolean => {
