@@ -80,7 +80,8 @@ export async function searchWithJavaScript(options: {
       // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its
       // cutoff, worked out from the same reads.
       const binary = options.startIsFile ? undefined : new RipgrepBinaryScan();
-      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, binary)) {
+      for await (const piece of readLinePieces(handle, GREP_CHUNK_BYTES, binary)) {
+        const text = firstNumber === 1 ? withoutBom(piece) : piece;
         const [matched = []] = await matcher.match([text], signal);
         const lines = splitLines(text);
         if (found(lines, firstNumber, matched)) return true;
@@ -102,7 +103,9 @@ export async function searchWithJavaScript(options: {
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
-    const texts = await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)));
+    const texts = (await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)))).map((text) =>
+      typeof text === "string" ? withoutBom(text) : text,
+    );
     const found = await matcher.match(
       texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
@@ -261,4 +264,12 @@ async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgn
 
 function toSlash(relative: string): string {
   return relative.split(path.sep).join("/");
+}
+
+/**
+ * A file's text without a leading UTF-8 byte-order mark: ripgrep drops it before searching, so
+ * `^first` matched line 1 of such a file in ripgrep only, and the JavaScript engine printed it.
+ */
+function withoutBom(text: string): string {
+  return text.startsWith("\ufeff") ? text.slice(1) : text;
 }
