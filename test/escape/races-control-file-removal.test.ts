@@ -137,4 +137,30 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: the host'
     },
     30_000,
   );
+
+  escapeAttempt(
+    "resources",
+    "30,000 entries in a directory in place of a control file: the removal stops at its budget and the result says what was left",
+    async () => {
+      const { workspace } = await ground();
+      bareRepository(path.join(workspace, "w.git"));
+      bareRepository(path.join(workspace, "small.git"));
+      const fill = "import os\nfor i in range(30000):\n    open(str(i), 'w').close()";
+      const result = await sh(
+        attackRun(workspace, "workspace"),
+        `mkdir -p small.git/config/x && mkdir w.git/config && cd w.git/config && python3 -c ${quote(fill)} && echo filled`,
+        { timeout_seconds: 60 },
+      );
+      expect(result.stdout).toBe("filled");
+      // What is left is said (it was not: only what was removed was named).
+      expect(result.text).toMatch(/\[not removed whole: [^\]]*w\.git\/config\]/);
+      const left = readdirSync(path.join(workspace, "w.git", "config")).length;
+      expect(left).toBeGreaterThanOrEqual(30_000 - 10_000);
+      expect(left).toBeLessThan(30_000);
+      // Control: a small one is removed whole and named as removed.
+      expect(existsSync(path.join(workspace, "small.git", "config"))).toBe(false);
+      expect(result.text).toMatch(/\[removed git control files [^\]]*small\.git\/config/);
+    },
+    60_000,
+  );
 });

@@ -2,8 +2,9 @@
  * Globs written from the current directory (`./src/**`, `./**\/*.ts`, `!./src/**`): paths are
  * matched relative to the search's start, so they matched nothing in `glob` and in both grep
  * engines (ripgrep and minimatch agree on that), though a model writes them meaning `src/**`.
- * Both engines and `glob` now drop a leading `./`. Controls: the same globs without it, braces
- * and `**`, and ripgrep's own answer.
+ * Both engines and `glob` now take a leading `./` (`.//` too) as ripgrep takes a leading `/`: the
+ * glob is anchored to the start (`./*.md` names the top level's only; dropping `./` made it match
+ * `src/q.md` too). Controls: the same globs without it, braces and `**`, and ripgrep's own answer.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,25 +25,31 @@ describe("globs with a leading ./", () => {
     await writeFile(path.join(workspace, "src", "deep", "x.ts"), "needle\n");
     await writeFile(path.join(workspace, "src", "y.js"), "needle\n");
     await writeFile(path.join(workspace, "z.md"), "needle\n");
+    await writeFile(path.join(workspace, "src", "q.md"), "needle\n");
   });
   afterAll(async () => {
     await rm(workspace, { recursive: true, force: true });
   });
 
-  it("drops ./ (repeated, after !) and nothing else", () => {
-    expect(withoutLeadingDotSlash("./src/**")).toBe("src/**");
-    expect(withoutLeadingDotSlash("././a")).toBe("a");
-    expect(withoutLeadingDotSlash("!./src/**")).toBe("!src/**");
+  it("anchors at ./ (repeated, .//, after !) as ripgrep's leading /, and changes nothing else", () => {
+    expect(withoutLeadingDotSlash("./src/**")).toBe("/src/**");
+    expect(withoutLeadingDotSlash("././a")).toBe("/a");
+    expect(withoutLeadingDotSlash(".//src/**")).toBe("/src/**");
+    expect(withoutLeadingDotSlash("!./src/**")).toBe("!/src/**");
     expect(withoutLeadingDotSlash(".hidden/*")).toBe(".hidden/*");
     expect(withoutLeadingDotSlash("../x")).toBe("../x");
     expect(withoutLeadingDotSlash("./")).toBe("./");
   });
 
   const cases: [string, string[]][] = [
-    ["./src/**", ["src/deep/x.ts", "src/y.js"]],
+    ["./src/**", ["src/deep/x.ts", "src/q.md", "src/y.js"]],
+    [".//src/**", ["src/deep/x.ts", "src/q.md", "src/y.js"]],
     ["./**/*.ts", ["src/deep/x.ts"]],
-    ["src/**", ["src/deep/x.ts", "src/y.js"]],
-    ["{*.ts,*.md}", ["src/deep/x.ts", "z.md"]],
+    ["src/**", ["src/deep/x.ts", "src/q.md", "src/y.js"]],
+    ["{*.ts,*.md}", ["src/deep/x.ts", "src/q.md", "z.md"]],
+    // A leading ./ anchors to the top level, as `rg --glob '/*.md'` (not src/q.md).
+    ["./*.md", ["z.md"]],
+    ["*.md", ["src/q.md", "z.md"]],
     ["**/*.{ts,js}", ["src/deep/x.ts", "src/y.js"]],
   ];
 

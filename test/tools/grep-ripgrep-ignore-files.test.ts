@@ -103,7 +103,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
     });
   }
 
-  it("engine ripgrep: ripgrep runs without ignore files and says so", async () => {
+  it("engine ripgrep: the JavaScript engine answers, applying the safe ignore files, and says why", async () => {
     const root = await workspace(async (r) => {
       execFileSync("mkfifo", [path.join(r, ".gitignore")]);
       await writeFile(path.join(r, "sub", ".ignore"), "other.txt\n");
@@ -111,8 +111,24 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
     const { result, output } = await grep(root, "ripgrep");
     expect(result.ok, output).toBe(true);
     expect(output).toContain("probe.txt:1:needle");
-    expect(output).toContain("sub/other.txt:1:needle");
-    expect(output).toMatch(/\[engine: ripgrep, sandbox [^;]+; no ignore file applied: \.gitignore is a named pipe\]/);
+    // ripgrep run with --no-ignore listed it: sub/.ignore excludes it.
+    expect(output).not.toContain("other.txt");
+    expect(output).toMatch(/\[engine: javascript worker \(ripgrep was not run: \.gitignore is a named pipe\)\]/);
+  });
+
+  it("engine ripgrep: a named pipe .ignore inside a gitignored build/ does not make build/'s files searched", async () => {
+    const root = await workspace(async (r) => {
+      await writeFile(path.join(r, ".gitignore"), "build/\n");
+      await mkdir(path.join(r, "build", "x"), { recursive: true });
+      await writeFile(path.join(r, "build", "x", "big.txt"), "needle\n");
+      execFileSync("mkfifo", [path.join(r, "build", "x", ".ignore")]);
+    });
+    for (const engine of ["auto", "ripgrep"] as const) {
+      const { result, output } = await grep(root, engine);
+      expect(result.ok, output).toBe(true);
+      expect(output).toContain("probe.txt:1:needle");
+      expect(output).not.toContain("big.txt");
+    }
   });
 
   it("control: regular ignore files (a link inside the workspace too) are applied by ripgrep", async () => {

@@ -49,6 +49,12 @@ describe("the JavaScript engine's \\w, \\d and \\b", () => {
       "r\\b",
       "\\D\\d",
       "^\\w \\w$",
+      // \W inside a class: JavaScript's means ASCII non-word characters (é matched it).
+      "^[\\W]",
+      "^[\\W\\d]+$",
+      "^[^\\W]+$",
+      "^[^\\W_]+$",
+      "[\\Wa]",
     ]) {
       it(`${pattern}: the rg CLI's lines`, async () => {
         const { expected, actual, printed } = await grepBothEngines(workspace, pattern);

@@ -1,11 +1,26 @@
 /**
- * A glob as the file tools match it: without a leading `./` (any number of them, after a `!`
- * too). Paths are matched relative to the search's start, where `./src/**` matched nothing (in
- * ripgrep, minimatch and the tools alike) though a model writes it meaning `src/**`.
+ * A glob as the file tools match it: a leading `./` (any number of them, `.//` too, after a `!`
+ * too) anchors it to the search's start, as a leading `/` does in ripgrep's globs: `./src/**` is
+ * `/src/**` and `./*.ts` names the top level's `.ts` files only. Dropped instead, `./*.ts` matched
+ * `src/a.ts` too (a glob without `/` matches base names anywhere); kept, `./src/**` matched
+ * nothing (in ripgrep, minimatch and the tools alike) though a model writes it meaning `src/**`.
  */
 export function withoutLeadingDotSlash(pattern: string): string {
   const negated = pattern.startsWith("!");
-  let rest = negated ? pattern.slice(1) : pattern;
-  while (rest.startsWith("./") && rest.length > 2) rest = rest.slice(2);
-  return negated ? `!${rest}` : rest;
+  const rest = negated ? pattern.slice(1) : pattern;
+  const anchored = rest.replace(/^(?:\.\/+)+(?=.)/, "/");
+  return negated ? `!${anchored}` : anchored;
+}
+
+/**
+ * A glob (ripgrep's syntax, after {@link withoutLeadingDotSlash}) as minimatch is given it: a
+ * leading `/` anchors it to the start (minimatch would take it for the file system's root), and
+ * a glob without `/` otherwise matches base names anywhere (`matchBase`), as in ripgrep.
+ */
+export function forMinimatch(glob: string): { readonly pattern: string; readonly matchBase: boolean } {
+  const negated = glob.startsWith("!");
+  const rest = negated ? glob.slice(1) : glob;
+  const anchored = rest.startsWith("/");
+  const pattern = `${negated ? "!" : ""}${anchored ? rest.replace(/^\/+/, "") : rest}`;
+  return { pattern, matchBase: !anchored && !rest.includes("/") };
 }

@@ -3,7 +3,7 @@ import { Minimatch } from "minimatch";
 import { z } from "zod";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
-import { withoutLeadingDotSlash } from "./glob-pattern.js";
+import { forMinimatch, withoutLeadingDotSlash } from "./glob-pattern.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import {
   confinementRoot,
@@ -37,15 +37,15 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");
-      const pattern = withoutLeadingDotSlash(input.pattern);
+      // A leading `./` anchors the pattern to the start (`./*.ts`: the top level's only).
+      const { pattern, matchBase } = forMinimatch(withoutLeadingDotSlash(input.pattern));
       let matcher: Minimatch;
       try {
         matcher = new Minimatch(pattern, { dot: true, nocomment: true });
       } catch (error) {
         throw new ToolError("invalid_pattern", `Invalid glob pattern: ${(error as Error).message}`);
       }
-      // A pattern without "/" matches base names anywhere, as most users expect of "*.ts".
-      const matchBase = !pattern.includes("/");
+      // A pattern without "/" (and not anchored) matches base names anywhere, as most users expect of "*.ts".
       const limit = input.max_results ?? 500;
       const found: string[] = [];
       let more = false;

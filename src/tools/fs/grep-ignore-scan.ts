@@ -2,8 +2,9 @@ import { type Dir, type Dirent, opendirSync, realpathSync, type Stats, statSync 
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
-import { directoriesAboveStart, lstatOrUndefined, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
+import { directoriesAboveStart, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { StepPacer } from "./sync-slices.js";
 
 /** The per-directory ignore files ripgrep reads with grep's arguments (`.git/info/exclude` apart). */
@@ -120,6 +121,7 @@ function unsafeParentIgnoreFile(root: string, start: string, confineTo: string |
  */
 function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: string | undefined): UnsafeIgnoreFile | undefined {
   if (entry?.isDirectory() === true) return undefined;
+  // Not only ENOENT: ENOTDIR (a `.git` file), ELOOP, EACCES mean ripgrep's open fails at once.
   const own = lstatOrUndefined(file);
   if (own === undefined) return undefined;
   let target = own;

@@ -2,13 +2,15 @@ import { type FileHandle, lstat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
+import { forMinimatch } from "./glob-pattern.js";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
 import { clipLineText } from "./grep-line-text.js";
-import { directoriesAboveStart, lstatOrUndefined } from "./grep-parent-ignores.js";
+import { directoriesAboveStart } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { looksBinary } from "./text-content.js";
 import { listDirectory } from "./walk-directory.js";
 
@@ -45,8 +47,8 @@ export async function searchWithJavaScript(options: {
   readonly confineTo?: string | undefined;
 }): Promise<GrepAnswer> {
   const { root, start, query, matcher, signal } = options;
-  const globFilter =
-    query.glob === undefined ? undefined : new Minimatch(query.glob, { dot: true, matchBase: !query.glob.includes("/") });
+  const glob = query.glob === undefined ? undefined : forMinimatch(query.glob);
+  const globFilter = glob === undefined ? undefined : new Minimatch(glob.pattern, { dot: true, matchBase: glob.matchBase });
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
   const emit = (line: GrepLine): boolean => {
@@ -80,7 +82,8 @@ export async function searchWithJavaScript(options: {
       // In a directory, ripgrep stops at a NUL byte (binary file): only the lines before its
       // cutoff, worked out from the same reads.
       const binary = options.startIsFile ? undefined : new RipgrepBinaryScan();
-      for await (const text of readLinePieces(handle, GREP_CHUNK_BYTES, binary)) {
+      for await (const piece of readLinePieces(handle, GREP_CHUNK_BYTES, binary)) {
+        const text = firstNumber === 1 ? withoutBom(piece) : piece;
         const [matched = []] = await matcher.match([text], signal);
         const lines = splitLines(text);
         if (found(lines, firstNumber, matched)) return true;
@@ -102,7 +105,9 @@ export async function searchWithJavaScript(options: {
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
-    const texts = await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)));
+    const texts = (await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)))).map((text) =>
+      typeof text === "string" ? withoutBom(text) : text,
+    );
     const found = await matcher.match(
       texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
@@ -271,4 +276,12 @@ async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgn
 
 function toSlash(relative: string): string {
   return relative.split(path.sep).join("/");
+}
+
+/**
+ * A file's text without a leading UTF-8 byte-order mark: ripgrep drops it before searching, so
+ * `^first` matched line 1 of such a file in ripgrep only, and the JavaScript engine printed it.
+ */
+function withoutBom(text: string): string {
+  return text.startsWith("\ufeff") ? text.slice(1) : text;
 }

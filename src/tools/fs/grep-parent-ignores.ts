@@ -1,5 +1,5 @@
-import { lstatSync, type Stats } from "node:fs";
 import path from "node:path";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /**
  * The directories whose ignore files apply to a search of `start` besides those ripgrep reads
@@ -84,16 +84,4 @@ export function isAnchored(line: string): boolean {
   if (line.startsWith("#")) return false;
   const pattern = (line.startsWith("!") ? line.slice(1) : line).replace(/(?<!\\)\s+$/, "");
   return (pattern.endsWith("/") ? pattern.slice(0, -1) : pattern).includes("/");
-}
-
-/**
- * The file's own metadata, or `undefined` when there is none to open: `.git/info/exclude` under a
- * `.git` that is a file (a worktree, a submodule) fails with `ENOTDIR`, as ripgrep's open does.
- */
-export function lstatOrUndefined(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
 }

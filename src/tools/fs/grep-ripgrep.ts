@@ -1,7 +1,7 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /** What grep asks either engine for. */
 export interface GrepQuery {
@@ -139,9 +139,16 @@ async function runRipgrep(
     else stderrCut = true;
   });
   const toAbsolute = (text: string) => path.resolve(root, text);
-  const { answer, cut } = query.filesOnly
-    ? await readFileNames(child.stdout, run.limit, toAbsolute)
-    : await readNumberedLines(child.stdout, run.limit, toAbsolute);
+  const { answer, cut } = await (query.filesOnly
+    ? readFileNames(child.stdout, run.limit, toAbsolute)
+    : readNumberedLines(child.stdout, run.limit, toAbsolute)
+  ).catch(async (error: unknown) => {
+    // Output it cannot read (an ambiguous name): ripgrep is stopped before the answer is given up.
+    stop.abort();
+    child.stdout.resume();
+    await child.exited;
+    throw error;
+  });
   if (cut) {
     stop.abort();
     child.stdout.resume();
@@ -207,7 +214,7 @@ function ripgrepUnsearched(
       const match = FILE_ERROR_RECORD.exec(lines.slice(first, end + 1).join("\n"));
       if (match === null) continue;
       const absolute = toAbsolute(match[1] as string);
-      if (first < end && lstatSync(absolute, { throwIfNoEntry: false }) === undefined) continue;
+      if (first < end && lstatOrUndefined(absolute) === undefined) continue;
       taken = { first, absolute, reason: (match[2] as string).toLowerCase() };
     }
     if (taken === undefined) continue;
@@ -330,21 +337,26 @@ async function readNumberedLines(
   // Paths repeat line after line: resolve each once.
   let lastPath = "";
   let lastAbsolute = "";
-  // A path may hold line breaks (ripgrep ends it with NUL, its line with a line break): lines
-  // without a NUL are held and joined to the next line when the joined path exists.
+  // A path may hold line breaks (ripgrep ends it with NUL, its line with a line break). The only
+  // lines without a NUL besides a path's first lines are ripgrep's binary-file notes: a note is
+  // dropped, any other run of such lines is the start of the next path. Whether a file existed
+  // decided it before: a note followed by a file `<note>⏎b` named b's match under that name.
   let held: string | undefined;
+  let note: string | undefined;
   const take = (line: string, dropped: number): boolean => {
     if (!line.includes("\0")) {
       held = held === undefined ? line : `${held}\n${line}`;
-      if (held.length > MAX_HELD_PATH_CHARS) held = undefined;
+      if (isBinaryNote(held, lastPath)) {
+        note = held;
+        held = undefined;
+      } else if (held.length > MAX_HELD_PATH_CHARS) held = undefined;
       return false;
     }
-    let parsed = parseNumberedLine(line);
-    if (held !== undefined) {
-      const joined = parseNumberedLine(`${held}\n${line}`);
-      held = undefined;
-      if (joined !== undefined && lstatSync(toAbsolute(joined.path), { throwIfNoEntry: false }) !== undefined) parsed = joined;
-    }
+    const whole = held === undefined ? line : `${held}\n${line}`;
+    held = undefined;
+    if (note !== undefined) refuseNoteNamedFile(note, whole, toAbsolute);
+    note = undefined;
+    const parsed = parseNumberedLine(whole);
     if (parsed === undefined) return false;
     if (parsed.match && ++matches > limit) return true;
     if (parsed.path !== lastPath) {
@@ -392,6 +404,33 @@ async function readNumberedLines(
   if ((kept > 0 || dropped > 0) && end()) return { answer, cut: true };
   return { answer, cut: false };
 }
+
+/**
+ * ripgrep's note about a binary file (no NUL after its path): `a.bin: WARNING: stopped searching
+ * binary file after match (found "\0" byte around offset 303106)` after the lines of `a.bin`
+ * (so its path is the last one printed), or `a.bin: binary file matches (found "\0" byte around
+ * offset 0)` for a binary file named on its own.
+ */
+function isBinaryNote(text: string, lastPath: string): boolean {
+  const match = BINARY_NOTE.exec(text);
+  if (match === null) return false;
+  return match[2] === "binary file matches" || match[1] === lastPath;
+}
+
+/**
+ * Throws {@link RipgrepUnusableError} when the output line after a dropped binary-file note could
+ * also be a record of a file whose name starts with that note: ripgrep's output cannot tell them
+ * apart (the JavaScript engine answers).
+ */
+function refuseNoteNamedFile(note: string, line: string, toAbsolute: (text: string) => string): void {
+  const other = parseNumberedLine(`${note}\n${line}`);
+  if (other !== undefined && lstatOrUndefined(toAbsolute(other.path)) !== undefined) {
+    throw new RipgrepUnusableError("ripgrep's output is ambiguous: a file name starts with its note about a binary file");
+  }
+}
+
+const BINARY_NOTE =
+  /^(.*): (WARNING: stopped searching binary file after match|binary file matches) \(found "\\0" byte around offset \d+\)$/s;
 
 /** The longest run of lines without a NUL held as the start of a path (Linux paths are at most 4,096 bytes). */
 const MAX_HELD_PATH_CHARS = 4096;

@@ -172,8 +172,8 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
 
 /**
  * ripgrep's answer, unless an ignore file it would open is unsafe (see {@link findUnsafeIgnoreFile}):
- * then the JavaScript engine answers (it does not apply such a file), or, when grep may use ripgrep
- * only, ripgrep applies no ignore file and the engine note says so.
+ * then the JavaScript engine answers (it does not apply such a file, and applies the others), in
+ * every engine mode (as when ripgrep refuses a pattern), and the engine note says so.
  */
 async function ripgrepUnlessUnsafe(
   context: ToolContext,
@@ -193,12 +193,10 @@ async function ripgrepUnlessUnsafe(
   if (unsafe === undefined) {
     return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, nestedRepository }, signal));
   }
+  // Even with engine "ripgrep": ripgrep run without ignore files (--no-ignore) searched what
+  // the safe ones exclude (a gitignored build/ holding a named pipe listed build/'s files).
   const note = `${display(unsafe.absolute)} is ${unsafe.reason}`;
-  if (!ripgrepOnly) return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
-  const found = await ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, ignoreFiles: false }, signal));
-  // ripgrep refused the pattern: the JavaScript engine answers, which applies the other ignore files.
-  if (found.answer === undefined) return { ...found, engine: `${found.engine}; ${note}, not applied` };
-  return { ...found, engine: `${found.engine}; no ignore file applied: ${note}` };
+  return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${note})` };
 }
 
 /**
@@ -402,8 +400,9 @@ function hasControlCharacter(text: string): boolean {
 /**
  * A path as grep prints it: as it is, or, when it holds a control character, as a JSON string
  * (`"a\nb.txt":1:text`), so that a name holding a line break can neither pass for two result
- * lines nor add a fake `[not searched: ...]` line.
+ * lines nor add a fake `[not searched: ...]` line. A name that starts with `"` is quoted too:
+ * a file literally named `"a\nb.txt"` printed as `a⏎b.txt` does.
  */
 function displayPath(shown: string): string {
-  return hasControlCharacter(shown) ? JSON.stringify(shown) : shown;
+  return hasControlCharacter(shown) || shown.startsWith('"') ? JSON.stringify(shown) : shown;
 }

@@ -1,6 +1,7 @@
-import { constants, lstatSync } from "node:fs";
+import { constants } from "node:fs";
 import { lstat, open, opendir, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
+import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { inSyncSlices } from "./sync-slices.js";
 
 /** One entry found by {@link walkDirectory}. */
@@ -147,7 +148,7 @@ export async function listDirectory(
     await inSyncSlices(
       entries,
       (entry, index) => {
-        if (entry.kind === "file") sized(index, lstatSync(path.join(via, entry.name), { throwIfNoEntry: false })?.size);
+        if (entry.kind === "file") sized(index, lstatOrUndefined(path.join(via, entry.name))?.size);
       },
       async (entry, index) => {
         if (entry.kind === "file") sized(index, (await lstat(path.join(via, entry.name)).catch(() => undefined))?.size);

@@ -190,7 +190,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
     cwd: string,
     env: Record<string, string>,
     command: SandboxedCommand,
-    afterExit?: () => string[],
+    afterExit?: () => { readonly removed: readonly string[]; readonly left: readonly string[] },
   ): SandboxedProcess {
     const cgroup = command.limits === false ? undefined : this.commandCgroup();
     // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts

@@ -65,6 +65,12 @@ export interface SandboxedExit {
    */
   readonly repaired?: readonly string[];
   /**
+   * Host paths of such control files the command made directories too large to remove within
+   * the removal's bounds (10,000 entries, 64 levels): what is left is a directory, which git
+   * does not follow, but it is not gone.
+   */
+  readonly notRepaired?: readonly string[];
+  /**
    * The resource limit the command ran into (see `ResourceLimits`): `"memory"` when the
    * kernel killed one of its processes for memory, `"processes"` when a fork was refused. Only
    * sandboxes that enforce limits report it.

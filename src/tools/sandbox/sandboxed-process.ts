@@ -34,9 +34,10 @@ export interface LaunchPlan {
   readonly cleanup?: () => void;
   /**
    * Runs once after the process has exited, before `exited` settles; returns host paths it
-   * repaired (for example git control files the command created), reported in the exit.
+   * repaired (for example git control files the command created) and those it could not repair
+   * whole, reported in the exit.
    */
-  readonly afterExit?: () => string[];
+  readonly afterExit?: () => { readonly removed: readonly string[]; readonly left: readonly string[] };
   /**
    * The command's own cgroup, which the launcher joins before it starts the sandbox: killed
    * whole with the command (`SIGKILL`), read for the limit it ran into, and removed after it ended.
@@ -136,8 +137,9 @@ function watchExit(
 function afterExitResult(exit: SandboxedExit, plan: LaunchPlan): SandboxedExit {
   let result: SandboxedExit = exit;
   try {
-    const repaired = plan.afterExit?.() ?? [];
-    if (repaired.length > 0) result = { ...result, repaired };
+    const { removed, left } = plan.afterExit?.() ?? { removed: [], left: [] };
+    if (removed.length > 0) result = { ...result, repaired: removed };
+    if (left.length > 0) result = { ...result, notRepaired: left };
   } catch (error) {
     result = { ...result, error: error instanceof Error ? error : new Error(String(error)) };
   }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkOptionKeys } from "../../tool/check-option-keys.js";
 import { WORKSPACE_OPTION_NOTE } from "../fs/check-file-tool-options.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
+import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
@@ -197,6 +198,12 @@ function outputSections(result: SandboxedResult, root: string): string[] {
   if (result.repaired !== undefined) {
     const names = result.repaired.map((file) => path.relative(root, file)).join(", ");
     sections.push(`[removed git control files the command created, which host git would follow: ${names}]`);
+  }
+  if (result.notRepaired !== undefined) {
+    const names = result.notRepaired.map((file) => path.relative(root, file)).join(", ");
+    sections.push(
+      `[not removed whole: directories the command made in place of git control files, past the removal's bound of ${CONTROL_FILE_REMOVAL_LIMITS.maxEntries} entries or ${CONTROL_FILE_REMOVAL_LIMITS.maxDepth} levels (git does not follow a directory there): ${names}]`,
+    );
   }
   return sections;
 }

@@ -82,8 +82,43 @@ export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: 
     const details = { path, hunk: ambiguity.position + 1, line: hunks[ambiguity.position]?.patchLine };
     return { ok: false, error: withDefaults(ambiguity.error, details) };
   }
+  const bom = bomAfterHunks(document, placements, replacements);
   replacements.sort((left, right) => left.start - right.start);
-  return succeed({ content: renderLineDocument(document, replacements, finalNewline), added, removed, hunks: hunks.length });
+  const rendered = renderLineDocument(document, replacements, finalNewline);
+  return succeed({ content: bom.drop ? withoutBom(rendered) : rendered, added, removed, hunks: hunks.length });
+}
+
+/** The byte-order mark, as text. */
+const BOM = "\ufeff";
+
+/**
+ * A UTF-8 byte-order mark is kept out of line 1 (the document keeps it). A hunk at line 1 whose
+ * first old line spells it (`-\ufeffa`, or as context) edits it: it stays only when the first new
+ * line spells it too. Any other hunk keeps it. A leading mark on an added first line is taken off
+ * (the document's own is written): `-\ufeffa` / `+\ufeffb` wrote two.
+ */
+function bomAfterHunks(
+  document: LineDocument,
+  placements: readonly Located[],
+  replacements: LineReplacement[],
+): { readonly drop: boolean } {
+  if (document.bom === "") return { drop: false };
+  const at = placements.findIndex((placement) => placement.start === 0);
+  const placement = placements[at];
+  const replacement = replacements[at];
+  if (placement === undefined || replacement === undefined) return { drop: false };
+  const oldFirst = placement.lines.find((line) => line.kind !== "add");
+  const newFirst = placement.lines.find((line) => line.kind !== "remove");
+  const first = replacement.lines[0];
+  if (first !== undefined && "text" in first && first.text.startsWith(BOM)) {
+    replacements[at] = { ...replacement, lines: [{ ...first, text: first.text.slice(1) }, ...replacement.lines.slice(1)] };
+  }
+  const spelled = oldFirst?.text.startsWith(BOM) === true;
+  return { drop: spelled && newFirst?.text.startsWith(BOM) !== true };
+}
+
+function withoutBom<C extends FileContent>(content: C): C {
+  return (typeof content === "string" ? content.slice(BOM.length) : (content as Buffer).subarray(3)) as C;
 }
 
 /** Context lines keep the file's line (text and ending); removed lines go; added lines are new. */

@@ -21,19 +21,12 @@ const EDIT_HINT = "Copy old_text exactly from the file as it is now, including i
  * so an LF edit to a CRLF file keeps it CRLF.
  */
 export function applyTextEdits(content: string, edits: readonly TextEdit[], path: string): Outcome<AppliedChange<string>> {
-  // A UTF-8 byte-order mark is the file's, like its line endings: `read` does not show it, the
-  // edits apply to the text after it, and it is kept. An old_text or new_text that starts with
-  // one (copied from elsewhere) is taken without it: an edit of line 1 dropped the mark.
-  if (content.startsWith(BOM)) {
-    const applied = applyTextEdits(content.slice(1), edits.map(withoutLeadingBom), path);
-    return applied.ok ? succeed({ ...applied.value, content: BOM + applied.value.content }) : applied;
-  }
   let current = content;
   let added = 0;
   let removed = 0;
   let hunks = 0;
   for (const [position, edit] of edits.entries()) {
-    const applied = applyTextEdit(current, edit, path, position + 1);
+    const applied = applyBomAware(current, edit, path, position + 1);
     if (!applied.ok) return applied;
     current = applied.value.content;
     added += applied.value.added;
@@ -46,10 +39,18 @@ export function applyTextEdits(content: string, edits: readonly TextEdit[], path
 /** The byte-order mark, as text. */
 const BOM = "\ufeff";
 
-function withoutLeadingBom(edit: TextEdit): TextEdit {
-  const old = edit.old_text.startsWith(BOM) && edit.old_text.length > 1 ? edit.old_text.slice(1) : edit.old_text;
-  const replacement = edit.new_text.startsWith(BOM) ? edit.new_text.slice(1) : edit.new_text;
-  return old === edit.old_text && replacement === edit.new_text ? edit : { ...edit, old_text: old, new_text: replacement };
+/**
+ * A UTF-8 byte-order mark is the file's, like its line endings: `read` does not show it. An edit
+ * whose old_text spells it (starts with it) edits it: its new_text decides whether it stays
+ * (`"\ufeff"` -> `""` removes it). Any other edit applies to the text after it and keeps it; a
+ * new_text that starts with one (copied from elsewhere) is taken without it, so an edit of line 1
+ * does not double it.
+ */
+function applyBomAware(content: string, edit: TextEdit, path: string, number: number): Outcome<AppliedChange<string>> {
+  if (!content.startsWith(BOM) || edit.old_text.startsWith(BOM)) return applyTextEdit(content, edit, path, number);
+  const replacement = edit.new_text.startsWith(BOM) ? { ...edit, new_text: edit.new_text.slice(1) } : edit;
+  const applied = applyTextEdit(content.slice(1), replacement, path, number);
+  return applied.ok ? succeed({ ...applied.value, content: BOM + applied.value.content }) : applied;
 }
 
 function applyTextEdit(content: string, edit: TextEdit, path: string, number: number): Outcome<AppliedChange<string>> {
