@@ -18,6 +18,8 @@ import { withRepository } from "./with-repository.js";
 interface Tracker {
   readonly repository: GitRepository;
   readonly follow: boolean;
+  /** The call's abort signal: the copy search checks it while it compares candidates. */
+  readonly signal: AbortSignal;
   /** The file's path in the commits still to come (older ones), changed by renames. */
   path: string;
 }
@@ -45,7 +47,7 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
     before === undefined ? "A" : after === undefined ? "D" : isTypeChange(before.mode, after.mode) ? "T" : "M";
   let previousPath: string | undefined;
   if (status === "A" && tracker.follow) {
-    const source = await followedSource(repository, commit, path);
+    const source = await followedSource(repository, commit, path, tracker.signal);
     if (source !== undefined) {
       previousPath = source.previousPath;
       status = source.status;
@@ -112,7 +114,12 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
   const startEntry = scope === "" ? undefined : await repository.entryAt(start.commit.tree, scope);
   const startKind = scope === "" || startEntry?.kind === "tree" ? "directory" : startEntry === undefined ? "absent" : "file";
-  const tracker: Tracker = { repository, follow: startKind !== "directory" && input.follow_renames !== false, path: scope };
+  const tracker: Tracker = {
+    repository,
+    follow: startKind !== "directory" && input.follow_renames !== false,
+    path: scope,
+    signal: context.signal,
+  };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   // Without rename following, history is simplified as `git log -- <path>` does; following renames
   // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
