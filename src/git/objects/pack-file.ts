@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { constants, inflateSync } from "node:zlib";
 import { CatalogError } from "agent-tool-catalog";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
@@ -150,6 +149,8 @@ export class PackFile {
   private spanStart = 0;
   /** Inflated delta data, reused: a delta is applied as soon as it is inflated. */
   private deltaScratch = Buffer.allocUnsafe(0);
+  /** A delta's first bytes: its two sizes, at most 10 bytes each. */
+  private readonly sizeScratch = Buffer.allocUnsafe(20);
 
   /**
    * `length` bytes at `position` (fewer at the end of the file), without a view: the window
@@ -308,15 +309,15 @@ export class PackFile {
     const length = Math.max(0, Math.min(DELTA_HEAD_INPUT, this.size - TRAILER_BYTES - entry.dataStart));
     const input = this.span(entry.dataStart, length);
     const start = this.spanStart;
-    let head: Buffer;
-    try {
-      // A partial stream: whatever the first bytes inflate to, without an error for the rest.
-      head = inflateSync(input.subarray(start, start + Math.min(length, input.length - start)), {
-        finishFlush: constants.Z_SYNC_FLUSH,
-      });
-    } catch {
-      throw corruptObject(`the delta at ${offset} in pack ${this.name} is not zlib data.`);
-    }
+    this.describing = entry.dataStart;
+    const written = this.inflater.inflatePrefix(
+      input,
+      start,
+      Math.min(length, input.length - start),
+      this.sizeScratch,
+      this.describeEntry,
+    );
+    const head = this.sizeScratch.subarray(0, written);
     let position = 0;
     let size = 0;
     for (const _ of [0, 1]) {
