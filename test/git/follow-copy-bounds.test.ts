@@ -3,10 +3,13 @@
  * rules candidates out by size from object headers before reading content, yields to the event
  * loop and honours an abort, as git's diffcore-rename reads sizes first.
  */
+import { execFileSync } from "node:child_process";
 import { chmodSync, statSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import type { FileHistoryOutput } from "../../src/git/index.js";
+import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
 
@@ -116,4 +119,27 @@ describe("git_file_history copy search bounds", () => {
     // Positive control: the same call without an abort answers.
     expect((await run.call("git_file_history", { path: "copy.txt" })).ok).toBe(true);
   }, 60_000);
+
+  it("reads each object's size from its header as git cat-file -s does (loose, packed whole, deltas)", () => {
+    for (const repository of [wide, hostilePacked]) {
+      const { directory } = repository;
+      const reader = unconfinedReader();
+      const store = new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), reader), reader);
+      const objects = git(directory, ["rev-list", "--objects", "--all"])
+        .split("\n")
+        .map((line) => line.split(" ")[0] as string)
+        .filter((oid) => oid !== "");
+      const sample = objects.filter((_, index) => index % 97 === 0 || index < 20);
+      const expected = execFileSync("git", ["cat-file", "--batch-check=%(objectsize)"], {
+        cwd: directory,
+        input: `${sample.join("\n")}\n`,
+        encoding: "utf8",
+      })
+        .trim()
+        .split("\n")
+        .map(Number);
+      expect(sample.map((oid) => store.sizeSync(oid))).toEqual(expected);
+      store.close();
+    }
+  });
 });
