@@ -142,4 +142,22 @@ describe("git_file_history copy search bounds", () => {
       store.close();
     }
   });
+
+  it("follows a file that replaced a directory of its name to its source, as git log --follow does", async () => {
+    const repository = FixtureRepository.create("follow-dir-to-file");
+    try {
+      repository.write("a/inner.txt", lines(1, 20)).write("other.txt", "x\n").commit("directory", author);
+      repository.remove("a/inner.txt");
+      removeDirectory(path.join(repository.directory, "a"));
+      repository.write("a", lines(1, 20)).commit("file replaces directory", author);
+      const history = output<FileHistoryOutput>(await gitRun(repository.directory).call("git_file_history", { path: "a" }));
+      expect(toolFollow(history)).toEqual(gitFollow(repository.directory, "a"));
+      expect(history.commits.map((commit) => [commit.status, commit.path, commit.previous_path])).toEqual([
+        ["R", "a", "a/inner.txt"],
+        ["A", "a/inner.txt", undefined],
+      ]);
+    } finally {
+      removeDirectory(repository.directory);
+    }
+  });
 });
