@@ -18,6 +18,8 @@ import { withRepository } from "./with-repository.js";
 interface Tracker {
   readonly repository: GitRepository;
   readonly follow: boolean;
+  /** The call's abort signal: the copy search checks it while it compares candidates. */
+  readonly signal: AbortSignal;
   /** The file's path in the commits still to come (older ones), changed by renames. */
   path: string;
 }
@@ -35,32 +37,50 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
   const afterEntry = await repository.entryAt(commit.tree, tracker.path);
   const beforeEntry = base === undefined ? undefined : await repository.entryAt(base, tracker.path);
+  // A file that replaced a directory of its name is added, for --follow: git looks for its source
+  // (often a file of that directory: `R100 a/inner.txt a`) and follows it from there.
+  if (tracker.follow && afterEntry !== undefined && afterEntry.kind !== "tree" && beforeEntry?.kind === "tree") {
+    const followed = await followedEntry(tracker, commit, afterEntry);
+    if (followed !== undefined) return followed;
+  }
   // A directory of the file's name on either side: git log -- <path> lists the commit, with what changed under it.
   if (afterEntry?.kind === "tree" || beforeEntry?.kind === "tree") return directoryEntry(tracker, commit);
   const after = asFile(afterEntry);
-  let before = asFile(beforeEntry);
+  const before = asFile(beforeEntry);
   if (before?.oid === after?.oid && before?.mode === after?.mode) return undefined;
   const path = tracker.path;
-  let status: FileHistoryStatus =
+  const status: FileHistoryStatus =
     before === undefined ? "A" : after === undefined ? "D" : isTypeChange(before.mode, after.mode) ? "T" : "M";
-  let previousPath: string | undefined;
   if (status === "A" && tracker.follow) {
-    const source = await followedSource(repository, commit, path);
-    if (source !== undefined) {
-      previousPath = source.previousPath;
-      status = source.status;
-      before = { name: "", mode: source.oldMode, oid: source.oldOid, kind: "blob" };
-      tracker.path = previousPath;
-    }
+    const followed = await followedEntry(tracker, commit, after);
+    if (followed !== undefined) return followed;
   }
   const diff = await fileLineCounts(repository, { oid: before?.oid, mode: before?.mode }, { oid: after?.oid, mode: after?.mode });
-  return {
+  return { ...summarize(commit, repository.mailmap), status, path, ...counts(diff) };
+}
+
+/**
+ * The entry of a commit that added the followed file (`after`) when git's --follow finds where it
+ * came from (`R` or `C`, with `previous_path`); the path followed from then on is the source's.
+ */
+async function followedEntry(tracker: Tracker, commit: CommitRecord, after: TreeEntry | undefined) {
+  const { repository, path } = tracker;
+  const source = await followedSource(repository, commit, path, tracker.signal);
+  if (source === undefined) return undefined;
+  tracker.path = source.previousPath;
+  const diff = await fileLineCounts(
+    repository,
+    { oid: source.oldOid, mode: source.oldMode },
+    { oid: after?.oid, mode: after?.mode },
+  );
+  const entry: FileHistoryEntry = {
     ...summarize(commit, repository.mailmap),
-    status,
+    status: source.status,
     path,
-    ...(previousPath === undefined ? {} : { previous_path: previousPath }),
+    previous_path: source.previousPath,
     ...counts(diff),
   };
+  return entry;
 }
 
 async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
@@ -112,7 +132,12 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
   const startEntry = scope === "" ? undefined : await repository.entryAt(start.commit.tree, scope);
   const startKind = scope === "" || startEntry?.kind === "tree" ? "directory" : startEntry === undefined ? "absent" : "file";
-  const tracker: Tracker = { repository, follow: startKind !== "directory" && input.follow_renames !== false, path: scope };
+  const tracker: Tracker = {
+    repository,
+    follow: startKind !== "directory" && input.follow_renames !== false,
+    path: scope,
+    signal: context.signal,
+  };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   // Without rename following, history is simplified as `git log -- <path>` does; following renames
   // changes the path as the walk goes, so every commit is looked at (as git log --follow does).

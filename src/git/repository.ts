@@ -241,6 +241,18 @@ export class GitRepository {
     return object.content;
   }
 
+  /**
+   * The size of the blob `oid`, from the object's header when the store can tell it (the node
+   * driver) so its content is not inflated; otherwise its content is read (and cached).
+   */
+  async blobSize(oid: string): Promise<number> {
+    const cached = this.caches.blobs.get(oid);
+    if (cached !== undefined) return cached.length;
+    const { sizeSync } = this.caches.store;
+    if (sizeSync !== undefined) return sizeSync.call(this.caches.store, oid);
+    return (await this.blob(oid)).length;
+  }
+
   /** The content of the blob `oid`. */
   async blob(oid: string): Promise<Buffer> {
     const cached = this.caches.blobs.get(oid);

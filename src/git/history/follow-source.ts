@@ -1,5 +1,6 @@
 import type { CommitRecord } from "../objects/parse-objects.js";
 import type { GitRepository } from "../repository.js";
+import { yieldToEventLoop } from "../yield-to-event-loop.js";
 import { baseTree, commitChanges } from "./commit-changes.js";
 import {
   basename,
@@ -7,6 +8,7 @@ import {
   estimate,
   GITLINK,
   isRegular,
+  MAX_COMPARED_BYTES,
   MINIMUM_SCORE,
   RENAME_LIMIT,
   type Score,
@@ -44,21 +46,53 @@ function identical(sources: readonly Source[], target: Side): Source | undefined
   return best;
 }
 
+/** Candidates compared between two yields to the event loop (most cost one object header). */
+const CANDIDATES_PER_YIELD = 64;
+/** Content read between two yields: one large candidate's chunk hashing is itself long. */
+const BYTES_PER_YIELD = 4 * 1024 * 1024;
+/**
+ * Blob content the copy search of one commit reads, at most (plus one blob of at most
+ * {@link MAX_COMPARED_BYTES}). git has no such bound (only `diff.renameLimit` on the number of
+ * candidates); sizes rule most candidates out before their content is read, so only many large
+ * files of nearly the target's size reach it. Past it, the candidates left are not compared:
+ * the best source found so far stands.
+ */
+export const FOLLOW_COMPARED_BYTES = 256 * 1024 * 1024;
+
 /**
  * git's inexact pass for one destination: the four best sources (git's score matrix row), sorted;
  * a deleted source at 50% or more first (a rename), else any source (a copy). No basename pass:
- * git skips it when it looks for copies.
+ * git skips it when it looks for copies. Sizes come from object headers, so a candidate the size
+ * rule excludes costs no content; the search yields to the event loop and stops on `signal`.
  */
-async function similar(repository: GitRepository, sources: readonly Source[], target: Side): Promise<Source | undefined> {
+async function similar(
+  repository: GitRepository,
+  sources: readonly Source[],
+  target: Side,
+  signal: AbortSignal,
+): Promise<Source | undefined> {
   const best: (Score | undefined)[] = [undefined, undefined, undefined, undefined];
   const empty: Score = { source: -1, target: 0, score: 0, sameName: false };
+  let read = 0;
+  let readSinceYield = 0;
   for (const [index, source] of sources.entries()) {
+    if ((index + 1) % CANDIDATES_PER_YIELD === 0 || readSinceYield > BYTES_PER_YIELD) {
+      await yieldToEventLoop(signal);
+      readSinceYield = 0;
+    }
+    if (read > FOLLOW_COMPARED_BYTES) break;
+    const unread = [source, target].filter((side) => side.chunks === undefined);
     const candidate: Score = {
       source: index,
       target: 0,
       score: await estimate(repository, source, target),
       sameName: basename(source.path) === basename(target.path),
     };
+    for (const side of unread) {
+      if (side.chunks === undefined) continue;
+      read += side.size ?? 0;
+      readSinceYield += side.size ?? 0;
+    }
     let worst = 0;
     for (let slot = 1; slot < best.length; slot++) {
       if (compareScores(best[slot] ?? empty, best[worst] ?? empty) > 0) worst = slot;
@@ -77,12 +111,13 @@ async function similar(repository: GitRepository, sources: readonly Source[], ta
  * --follow` finds it (`try_to_follow_renames`: rename detection with `--find-copies-harder`, the
  * path the only destination): every file of the first parent is a source, those the commit
  * deleted are preferred (a rename), then any other, changed or not (a copy), exact copies before
- * similar ones (50% or more, git's estimate). `undefined` for a root commit, or when nothing is similar enough.
+ * similar ones (50% or more, git's estimate; candidates compared within {@link FOLLOW_COMPARED_BYTES}). `undefined` for a root commit, or when nothing is similar enough.
  */
 export async function followedSource(
   repository: GitRepository,
   commit: CommitRecord,
   path: string,
+  signal: AbortSignal,
 ): Promise<FollowedSource | undefined> {
   const base = await baseTree(repository, commit);
   if (base === undefined) return undefined;
@@ -105,10 +140,11 @@ export async function followedSource(
     });
   }
   let source = identical(sources, target);
-  // git's rename limit: past it, only the files the commit changed or deleted are compared (`degraded_cc_to_c`).
+  // git's rename limit (`too_many_rename_candidates`, one destination): past it, only the files
+  // the commit changed or deleted are compared (`degraded_cc_to_c`); past it again, none.
   if (source === undefined) {
     const compared = sources.length <= RENAME_LIMIT * RENAME_LIMIT ? sources : sources.filter((side) => changed.has(side.path));
-    source = await similar(repository, compared, target);
+    if (compared.length <= RENAME_LIMIT * RENAME_LIMIT) source = await similar(repository, compared, target, signal);
   }
   if (source === undefined) return undefined;
   return { status: source.deleted ? "R" : "C", previousPath: source.path, oldOid: source.oid, oldMode: source.mode };

@@ -33,7 +33,7 @@ export const RENAME_LIMIT = 1000;
 /** git keeps the four best sources per destination in its score matrix. */
 const CANDIDATES_PER_DESTINATION = 4;
 /** Blobs above this size are not compared for inexact renames (memory bound; git has none). */
-const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
+export const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
 /** git's `HASHBASE` for content chunks (diffcore-delta). */
 const HASHBASE = 107_927;
 
@@ -104,29 +104,48 @@ export interface Side {
   size?: number | undefined;
 }
 
-async function measure(repository: GitRepository, side: Side): Promise<boolean> {
-  if (side.chunks !== undefined) return true;
-  const content = await repository.blob(side.oid);
-  if (content.length > MAX_COMPARED_BYTES) return false;
-  side.size = content.length;
-  side.chunks = signature(content);
-  return true;
+/**
+ * The side's size, from the object header (its content is not read for this), or `undefined`
+ * when it is too large to compare. git reads sizes first too (`check_size_only`), so a pair the
+ * sizes rule out costs no content.
+ */
+async function sizeOf(repository: GitRepository, side: Side): Promise<number | undefined> {
+  side.size ??= await repository.blobSize(side.oid);
+  return side.size > MAX_COMPARED_BYTES ? undefined : side.size;
 }
 
-/** git's `estimate_similarity`: 0..60000, 0 when the sizes alone rule the pair out. */
-export async function estimate(repository: GitRepository, source: Side, target: Side): Promise<number> {
-  if (!isRegular(source.mode) || !isRegular(target.mode)) return 0;
-  if (!(await measure(repository, source)) || !(await measure(repository, target))) return 0;
-  const [sourceSize, targetSize] = [source.size ?? 0, target.size ?? 0];
+async function measure(repository: GitRepository, side: Side): Promise<void> {
+  side.chunks ??= signature(await repository.blob(side.oid));
+}
+
+/**
+ * git's size rule in `estimate_similarity`: two files whose sizes differ by more than the
+ * minimum score allows (`max_size * (MAX_SCORE - minimum_score) < delta_size * MAX_SCORE`, at
+ * 50% one under half the other's size) cannot reach it, so they are not compared. An empty
+ * destination is never similar.
+ */
+export function sizesCanMatch(sourceSize: number, targetSize: number): boolean {
   const larger = Math.max(sourceSize, targetSize);
   const delta = larger - Math.min(sourceSize, targetSize);
-  if (larger * (MAX_SCORE - MINIMUM_SCORE) < delta * MAX_SCORE) return 0;
-  if (targetSize === 0) return 0;
+  return targetSize > 0 && larger * (MAX_SCORE - MINIMUM_SCORE) >= delta * MAX_SCORE;
+}
+
+/**
+ * git's `estimate_similarity`: 0..60000, 0 when the sizes alone rule the pair out (told from the
+ * object headers, before any content is read) or a side is over {@link MAX_COMPARED_BYTES}.
+ */
+export async function estimate(repository: GitRepository, source: Side, target: Side): Promise<number> {
+  if (!isRegular(source.mode) || !isRegular(target.mode)) return 0;
+  const targetSize = await sizeOf(repository, target);
+  const sourceSize = targetSize === undefined ? undefined : await sizeOf(repository, source);
+  if (sourceSize === undefined || targetSize === undefined || !sizesCanMatch(sourceSize, targetSize)) return 0;
+  await measure(repository, source);
+  await measure(repository, target);
   let copied = 0;
   const [small, big] =
     (source.chunks?.size ?? 0) <= (target.chunks?.size ?? 0) ? [source.chunks, target.chunks] : [target.chunks, source.chunks];
   for (const [hash, count] of small ?? []) copied += Math.min(count, big?.get(hash) ?? 0);
-  return Math.floor((copied * MAX_SCORE) / larger);
+  return Math.floor((copied * MAX_SCORE) / Math.max(sourceSize, targetSize));
 }
 
 /** The last path component. */

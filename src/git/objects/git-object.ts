@@ -38,6 +38,13 @@ export interface ObjectStore {
    * @throws MissingObjectError
    */
   readRawSync?(source: Uint8Array, at: number): GitObject;
+  /**
+   * The size of the object `oid` from its header alone (a loose object's `type size` prefix, a
+   * pack entry's size or its delta's result size), without inflating its content: rename and
+   * copy detection rule most candidates out by size, as git does with `oid_object_info`.
+   * @throws MissingObjectError
+   */
+  sizeSync?(oid: string): number;
   /** The repository's commit-graph, when the driver reads it and the repository has one. */
   commitGraph?(): CommitGraph | undefined;
 }

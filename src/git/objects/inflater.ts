@@ -102,6 +102,38 @@ export class Inflater {
     if (left !== 1) throw corrupt(what);
   }
 
+  /**
+   * The first bytes `length` bytes of a zlib stream at `offset` in `input` inflate to, at most
+   * `output.length` (the rest of the stream is neither read nor checked): a delta's sizes without
+   * its instructions. Returns how many bytes were written to `output`.
+   * @throws CatalogError `corrupt_object` when the data is not zlib
+   */
+  inflatePrefix(input: Uint8Array, offset: number, length: number, output: Buffer, what: ObjectDescription): number {
+    if (!this.open()) {
+      let head: Buffer;
+      try {
+        head = inflateSync(input.subarray(offset, offset + length), { finishFlush: constants.Z_SYNC_FLUSH });
+      } catch {
+        throw corrupt(what);
+      }
+      return head.copy(output, 0, 0, Math.min(head.length, output.length));
+    }
+    const [stream, handle, state] = [this.stream, this.handle, this.state] as [Inflate, NativeInflate, Uint32Array];
+    try {
+      handle.writeSync(constants.Z_SYNC_FLUSH, input, offset, length, output, 0, output.length);
+    } catch {
+      this.discard();
+      throw corrupt(what);
+    }
+    if (stream.destroyed) {
+      this.discard();
+      throw corrupt(what);
+    }
+    const written = output.length - (state[0] as number);
+    handle.reset();
+    return written;
+  }
+
   private fallback(input: Uint8Array, size: number, what: ObjectDescription): Buffer {
     let content: Buffer;
     try {

@@ -59,7 +59,11 @@ const LOOSE_HEAD = /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})\0/;
  * whole stream is inflated to exactly that size. Inflating first and reading the header after
  * let a 1 MB file of zeros that claims 8 bytes inflate to a gigabyte.
  */
-function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObject {
+/** A loose object's header (`type size\0`), inflated from a bounded prefix of its compressed bytes. */
+function looseHeader(
+  oid: string,
+  deflated: Buffer,
+): { readonly type: GitObject["type"]; readonly size: number; readonly headerBytes: number } {
   const what = `Loose object ${oid}`;
   let head: Buffer;
   try {
@@ -73,8 +77,17 @@ function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObjec
   if (match === null || type === undefined) throw corruptObject(`${what} has no valid header.`);
   const size = Number(match[2]);
   checkClaimedSize(what, size, deflated.length);
-  const headerBytes = match[0].length;
-  return { type, content: inflater.inflate(deflated, headerBytes + size, what).subarray(headerBytes) };
+  return { type, size, headerBytes: match[0].length };
+}
+
+/**
+ * A loose object: its header is read first from a bounded prefix, its size checked, then the
+ * whole stream is inflated to exactly that size. Inflating first and reading the header after
+ * let a 1 MB file of zeros that claims 8 bytes inflate to a gigabyte.
+ */
+function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObject {
+  const { type, size, headerBytes } = looseHeader(oid, deflated);
+  return { type, content: inflater.inflate(deflated, headerBytes + size, `Loose object ${oid}`).subarray(headerBytes) };
 }
 
 /**
@@ -212,6 +225,21 @@ export class NodeObjectStore implements ObjectStore {
 
   async read(oid: string): Promise<GitObject> {
     return this.readSync(oid);
+  }
+
+  /** {@link ObjectStore.sizeSync}: the pack entry's header, or the loose object's, without its content. */
+  sizeSync(oid: string): number {
+    if (!writeObjectId(oid, this.raw)) throw new MissingObjectError(oid);
+    for (const pack of this.packs ?? this.listPacks()) {
+      const offset = pack.index.offsetOf(this.raw, 0);
+      if (offset !== undefined) return pack.sizeAt(offset);
+    }
+    for (const directory of this.directories) {
+      const deflated = this.reader.readFile(path.join(directory, oid.slice(0, 2), oid.slice(2)));
+      if (deflated !== undefined) return looseHeader(oid, deflated).size;
+    }
+    // Perhaps in a pack written since the packs were listed (rare): the full read looks again.
+    return this.readSync(oid).content.length;
   }
 
   /** {@link read}, synchronously: every read of this driver is a synchronous `node:fs` call. */

@@ -12,6 +12,8 @@ const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit",
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const HEADER_BYTES = 32;
+/** Compressed bytes inflated to read a delta's two sizes (a dynamic Huffman block's tables take up to ~290 bytes). */
+const DELTA_HEAD_INPUT = 1024;
 /** The pack header (`PACK`, version, count): no entry starts before it. */
 const PACK_HEADER_BYTES = 12;
 /** The pack's checksum: no entry starts in it. */
@@ -147,6 +149,8 @@ export class PackFile {
   private spanStart = 0;
   /** Inflated delta data, reused: a delta is applied as soon as it is inflated. */
   private deltaScratch = Buffer.allocUnsafe(0);
+  /** A delta's first bytes: its two sizes, at most 10 bytes each. */
+  private readonly sizeScratch = Buffer.allocUnsafe(20);
 
   /**
    * `length` bytes at `position` (fewer at the end of the file), without a view: the window
@@ -287,6 +291,48 @@ export class PackFile {
     const object = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
     this.bases.set(offset, object);
     return object;
+  }
+
+  /**
+   * The size of the object at `offset` without inflating it: a whole object's entry header says
+   * it; a delta's result size is the second number of its instructions, which are inflated from a
+   * bounded prefix (git's `get_size_from_delta`).
+   */
+  sizeAt(offset: number): number {
+    const cached = this.bases.get(offset);
+    if (cached !== undefined) return cached.content.length;
+    const entry = this.entryAt(offset);
+    if (BASE_TYPES[entry.kind] !== undefined) {
+      this.checkSize(entry);
+      return entry.size;
+    }
+    const length = Math.max(0, Math.min(DELTA_HEAD_INPUT, this.size - TRAILER_BYTES - entry.dataStart));
+    const input = this.span(entry.dataStart, length);
+    const start = this.spanStart;
+    this.describing = entry.dataStart;
+    const written = this.inflater.inflatePrefix(
+      input,
+      start,
+      Math.min(length, input.length - start),
+      this.sizeScratch,
+      this.describeEntry,
+    );
+    const head = this.sizeScratch.subarray(0, written);
+    let position = 0;
+    let size = 0;
+    for (const _ of [0, 1]) {
+      size = 0;
+      let shift = 0;
+      let byte = 0x80;
+      while (byte & 0x80) {
+        if (position >= head.length || shift > 49)
+          throw corruptObject(`the delta at ${offset} in pack ${this.name} has no valid header.`);
+        byte = head[position++] as number;
+        size += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      }
+    }
+    return size;
   }
 
   /** {@link readAt} of a delta whose base is not at hand: the chain down to a base, then back up. */

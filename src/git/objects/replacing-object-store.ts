@@ -43,6 +43,7 @@ function grafted(content: Buffer, parents: readonly string[]): Buffer {
 export class ReplacingObjectStore implements ObjectStore {
   readonly readSync?: (oid: string) => GitObject;
   readonly readRawSync?: (source: Uint8Array, at: number) => GitObject;
+  readonly sizeSync?: (oid: string) => number;
 
   constructor(
     private readonly inner: ObjectStore,
@@ -59,6 +60,19 @@ export class ReplacingObjectStore implements ObjectStore {
         }
       };
       this.readSync = syncRead;
+      const { sizeSync } = inner;
+      if (sizeSync !== undefined) {
+        // A grafted commit is rewritten (its size changes): it is read; any other object is sized where its replacement is.
+        this.sizeSync = (oid) => {
+          if (this.replacements.grafts.has(oid)) return syncRead(oid).content.length;
+          const target = this.target(oid);
+          try {
+            return sizeSync.call(inner, target);
+          } catch (error) {
+            throw this.missingReplacement(error, oid, target);
+          }
+        };
+      }
       const { readRawSync } = inner;
       if (readRawSync !== undefined) {
         const { objects, grafts } = replacements;

@@ -1,0 +1,163 @@
+/**
+ * The copy search of `git_file_history` (git log --follow: every file of the parent is a source)
+ * rules candidates out by size from object headers before reading content, yields to the event
+ * loop and honours an abort, as git's diffcore-rename reads sizes first.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, statSync, truncateSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unconfinedReader } from "../../src/git/git-file-reader.js";
+import type { FileHistoryOutput } from "../../src/git/index.js";
+import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitRun, output } from "./support/git-run.js";
+
+const author = { name: "A", email: "a@example.com" };
+/** A compressible blob of `mib` MiB: a few KiB in the object store, `mib` MiB to inflate and hash. */
+const large = (seed: number, mib: number) =>
+  Buffer.from(`line ${seed} of a large file, repeated\n`.repeat((mib * 1024 * 1024) / 40));
+const lines = (seed: number, count: number) =>
+  Array.from({ length: count }, (_, line) => `file ${seed} line ${line} ${"x".repeat(20)}\n`).join("");
+
+/** git's own --follow answer for `path`: each commit's status letter and source path. */
+function gitFollow(directory: string, path: string): string[] {
+  const out = git(directory, ["log", "--follow", "--name-status", "--format=%x01", "--", path]);
+  return out
+    .split("\x01")
+    .map((block) => block.trim())
+    .filter((block) => block !== "")
+    .map((block) =>
+      block
+        .split("\t")
+        .slice(0, 2)
+        .join(" ")
+        .replace(/^([RC])\d+/, "$1"),
+    );
+}
+
+function toolFollow(result: FileHistoryOutput): string[] {
+  return result.commits.map((commit) => `${commit.status} ${commit.previous_path ?? commit.path}`);
+}
+
+let hostile: FixtureRepository;
+let hostilePacked: FixtureRepository;
+let wide: FixtureRepository;
+
+beforeAll(() => {
+  // 8 files of 8 MiB, then a commit adding a small file: none is within the size rule of it.
+  for (const packed of [false, true]) {
+    const repository = FixtureRepository.create("follow-hostile");
+    for (let index = 0; index < 8; index++) repository.write(`big/${index}.txt`, large(index, 8));
+    repository.commit("large files", author);
+    repository.write("small.txt", lines(0, 20));
+    repository.commit("small file", author);
+    if (packed) {
+      // The large files become deltas of each other, so their sizes come from delta headers.
+      repository.git("gc", "-q");
+      hostilePacked = repository;
+    } else {
+      // Each large blob without its last 16 bytes: its header (`blob <size>`) is intact, its content
+      // is not. git's --follow reads only the header of a candidate the size rule excludes.
+      for (let index = 0; index < 8; index++) {
+        const oid = repository.git("rev-parse", `HEAD~1:big/${index}.txt`).trim();
+        const file = path.join(repository.directory, ".git", "objects", oid.slice(0, 2), oid.slice(2));
+        chmodSync(file, 0o644);
+        truncateSync(file, statSync(file).size - 16);
+      }
+      hostile = repository;
+    }
+  }
+  // 3,000 files of about 1 KiB (all within the size rule), then a copy of one of them, edited.
+  wide = FixtureRepository.create("follow-wide");
+  for (let index = 0; index < 3000; index++) wide.write(`src/${index}.txt`, lines(index, 30));
+  wide.commit("many files", author);
+  wide.write("copy.txt", lines(2999, 30).replace("line 3 ", "line three "));
+  wide.commit("copy", author);
+}, 300_000);
+
+afterAll(() => {
+  for (const repository of [hostile, hostilePacked, wide]) if (repository !== undefined) removeDirectory(repository.directory);
+});
+
+describe("git_file_history copy search bounds", () => {
+  for (const [name, repository] of [
+    ["loose", () => hostile],
+    ["packed with deltas", () => hostilePacked],
+  ] as const) {
+    it(`does not read the parent's large files when their sizes rule them out (${name})`, async () => {
+      const { directory } = repository();
+      const run = gitRun(directory);
+      await run.call("git_file_history", { path: "small.txt", follow_renames: false }); // warm up (module and repository loading, no candidate read)
+      const before = process.cpuUsage();
+      const result = output<FileHistoryOutput>(await run.call("git_file_history", { path: "small.txt" }));
+      const used = process.cpuUsage(before);
+      expect(toolFollow(result)).toEqual(gitFollow(directory, "small.txt"));
+      expect(toolFollow(result)).toEqual(["A small.txt"]);
+      // Inflating and hashing the 64 MiB took 0.3-1 s of CPU (and failed on the cut blobs); the headers take milliseconds.
+      expect((used.user + used.system) / 1000).toBeLessThan(200);
+    }, 60_000);
+  }
+
+  it("finds the copy as git does, and lets timers run while it compares 3,000 candidates", async () => {
+    const run = gitRun(wide.directory);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const result = output<FileHistoryOutput>(await run.call("git_file_history", { path: "copy.txt" }));
+    clearInterval(timer);
+    expect(toolFollow(result)).toEqual(gitFollow(wide.directory, "copy.txt"));
+    expect(result.commits[0]).toMatchObject({ status: "C", previous_path: "src/2999.txt" });
+    expect(ticks).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("stops the copy search when the call is aborted", async () => {
+    const run = gitRun(wide.directory);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 0);
+    const result = await run.call("git_file_history", { path: "copy.txt" }, { signal: controller.signal });
+    expect(result.ok ? "answered" : result.error.code).toBe("aborted");
+    // Positive control: the same call without an abort answers.
+    expect((await run.call("git_file_history", { path: "copy.txt" })).ok).toBe(true);
+  }, 60_000);
+
+  it("reads each object's size from its header as git cat-file -s does (loose, packed whole, deltas)", () => {
+    for (const repository of [wide, hostilePacked]) {
+      const { directory } = repository;
+      const reader = unconfinedReader();
+      const store = new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), reader), reader);
+      const objects = git(directory, ["rev-list", "--objects", "--all"])
+        .split("\n")
+        .map((line) => line.split(" ")[0] as string)
+        .filter((oid) => oid !== "");
+      const sample = objects.filter((_, index) => index % 97 === 0 || index < 20);
+      const expected = execFileSync("git", ["cat-file", "--batch-check=%(objectsize)"], {
+        cwd: directory,
+        input: `${sample.join("\n")}\n`,
+        encoding: "utf8",
+      })
+        .trim()
+        .split("\n")
+        .map(Number);
+      expect(sample.map((oid) => store.sizeSync(oid))).toEqual(expected);
+      store.close();
+    }
+  });
+
+  it("follows a file that replaced a directory of its name to its source, as git log --follow does", async () => {
+    const repository = FixtureRepository.create("follow-dir-to-file");
+    try {
+      repository.write("a/inner.txt", lines(1, 20)).write("other.txt", "x\n").commit("directory", author);
+      repository.remove("a/inner.txt");
+      removeDirectory(path.join(repository.directory, "a"));
+      repository.write("a", lines(1, 20)).commit("file replaces directory", author);
+      const history = output<FileHistoryOutput>(await gitRun(repository.directory).call("git_file_history", { path: "a" }));
+      expect(toolFollow(history)).toEqual(gitFollow(repository.directory, "a"));
+      expect(history.commits.map((commit) => [commit.status, commit.path, commit.previous_path])).toEqual([
+        ["R", "a", "a/inner.txt"],
+        ["A", "a/inner.txt", undefined],
+      ]);
+    } finally {
+      removeDirectory(repository.directory);
+    }
+  });
+});
