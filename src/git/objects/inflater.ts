@@ -86,19 +86,7 @@ export class Inflater {
       this.fallback(input.subarray(offset, offset + length), size, what).copy(output);
       return;
     }
-    const [stream, handle, state] = [this.stream, this.handle, this.state] as [Inflate, NativeInflate, Uint32Array];
-    try {
-      handle.writeSync(constants.Z_FINISH, input, offset, length, output, 0, size + 1);
-    } catch {
-      this.discard();
-      throw corrupt(what);
-    }
-    if (stream.destroyed) {
-      this.discard();
-      throw corrupt(what);
-    }
-    const left = state[0];
-    handle.reset();
+    const left = this.writeAndReset(constants.Z_FINISH, input, offset, length, output, size + 1, what);
     if (left !== 1) throw corrupt(what);
   }
 
@@ -118,9 +106,27 @@ export class Inflater {
       }
       return head.copy(output, 0, 0, Math.min(head.length, output.length));
     }
+    return output.length - this.writeAndReset(constants.Z_SYNC_FLUSH, input, offset, length, output, output.length, what);
+  }
+
+  /**
+   * One synchronous write of the open handle into `output` (at most `outputLength` bytes), then a
+   * reset for the next object; returns how many output bytes were left unused. A handle that
+   * failed or was destroyed is discarded (the next object opens a new one).
+   * @throws CatalogError `corrupt_object` when zlib refuses the data
+   */
+  private writeAndReset(
+    flush: number,
+    input: Uint8Array,
+    offset: number,
+    length: number,
+    output: Buffer,
+    outputLength: number,
+    what: ObjectDescription,
+  ): number {
     const [stream, handle, state] = [this.stream, this.handle, this.state] as [Inflate, NativeInflate, Uint32Array];
     try {
-      handle.writeSync(constants.Z_SYNC_FLUSH, input, offset, length, output, 0, output.length);
+      handle.writeSync(flush, input, offset, length, output, 0, outputLength);
     } catch {
       this.discard();
       throw corrupt(what);
@@ -129,9 +135,9 @@ export class Inflater {
       this.discard();
       throw corrupt(what);
     }
-    const written = output.length - (state[0] as number);
+    const left = state[0] as number;
     handle.reset();
-    return written;
+    return left;
   }
 
   private fallback(input: Uint8Array, size: number, what: ObjectDescription): Buffer {
