@@ -56,9 +56,11 @@ export async function findUnsafeIgnoreFile(
   const visit = (directory: string, entry: Dirent): UnsafeIgnoreFile | undefined => {
     const absolute = path.join(directory, entry.name);
     if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) return checkIgnoreFile(absolute, entry, options.confineTo);
-    // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
-    if (entry.name === ".git") options.onRepository?.(directory);
-    if (entry.name === ".git") return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
+    if (entry.name === ".git") {
+      options.onRepository?.(directory);
+      // With --no-require-git, ripgrep reads `.git/info/exclude` of every directory it enters.
+      return checkIgnoreFile(path.join(absolute, "info", "exclude"), undefined, options.confineTo);
+    }
     if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) pending.push(absolute);
     return undefined;
   };

@@ -1,20 +1,12 @@
 import type { Stats } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { ToolError } from "agent-tool-catalog";
-import { assertPlainFile } from "../sandbox/file-kind.js";
+import { assertPlainFile, specialKind } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { ParentEntry } from "./file-scope.js";
 
 /** Flags of every read: a final symlink is not followed, a FIFO cannot block the open. */
 export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-function specialKind(stats: Stats): string | undefined {
-  if (stats.isFIFO()) return "named pipe (FIFO)";
-  if (stats.isSocket()) return "socket";
-  if (stats.isCharacterDevice()) return "character device";
-  if (stats.isBlockDevice()) return "block device";
-  return undefined;
-}
 
 /** Refuses what is not a regular file, in every scope (a FIFO or device could block or never end). */
 export function assertReadableFile(stats: Stats, requested: string, confined: boolean): void {

@@ -38,7 +38,8 @@ export function assertPlainFile(stats: Stats | BigIntStats, requestedPath: strin
   }
 }
 
-function specialKind(stats: Stats | BigIntStats): string | undefined {
+/** What a FIFO, socket or device is, in words for a refusal; `undefined` for any other file. */
+export function specialKind(stats: Stats | BigIntStats): string | undefined {
   if (stats.isFIFO()) return "named pipe (FIFO)";
   if (stats.isSocket()) return "socket";
   if (stats.isCharacterDevice()) return "character device";
