@@ -107,6 +107,11 @@ describe("buildSeccompFilter", () => {
       }
       expect(evaluateSeccomp(program, { arch, nr: architecture.openat2 })).toBe(SECCOMP_RET.ERRNO | ENOSYS);
     });
+
+    it("answers clone3 (flags out of the filter's reach: CLONE_INTO_CGROUP) with ENOSYS, so callers use clone", () => {
+      expect(architecture.clone3).toBe(435);
+      expect(evaluateSeccomp(program, { arch, nr: architecture.clone3 })).toBe(SECCOMP_RET.ERRNO | ENOSYS);
+    });
   });
 
   it("can let socketpair(AF_UNIX) through while socket(AF_UNIX) stays denied", () => {

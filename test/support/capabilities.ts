@@ -16,13 +16,13 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
 import path from "node:path";
 
 /** The capabilities tests may need. */
-export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups" | "cc";
+export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups" | "cgroup2" | "cc";
 
 /**
  * Capabilities of the kernel or container rather than installable software: `.ci/run` cannot
  * provide them, so the strict flag leaves them as (loud) skips, like the platform and root checks.
  */
-export const ENVIRONMENT_CAPABILITIES: ReadonlySet<CapabilityName> = new Set<CapabilityName>(["cgroups"]);
+export const ENVIRONMENT_CAPABILITIES: ReadonlySet<CapabilityName> = new Set<CapabilityName>(["cgroups", "cgroup2"]);
 
 /** Whether this machine has a capability, and how a test names its need for it. */
 export interface Capability {
@@ -46,6 +46,9 @@ export const CAPABILITY_SETUP: Readonly<Record<CapabilityName, string>> = {
   git: "install git (Debian/Ubuntu: apt-get install -y git)",
   redis: "install redis-server (Debian/Ubuntu: apt-get install -y redis-server); the tests start their own on 127.0.0.1",
   cc: "install a C compiler (Debian/Ubuntu: apt-get install -y gcc); the escape suite compiles its system-call probes",
+  cgroup2:
+    "run on Linux with a cgroup v2 hierarchy mounted (alone or beside v1, as /sys/fs/cgroup/unified) in which the test " +
+    "user can make a group (a kernel/container property; the strict flag does not require it)",
   cgroups:
     "run on Linux with a cgroup the test user can write: cgroup v1 pids and memory hierarchies as root, or cgroup v2 " +
     "with pids and memory delegated to the test's own group (a kernel/container property; the strict flag does not require it)",
@@ -60,6 +63,8 @@ const probes: Record<CapabilityName, () => string | undefined> = {
   git: () => runs("git", ["--version"]),
   redis: () => runs("redis-server", ["--version"]),
   cgroups: () => writableCgroups(),
+  cgroup2: () =>
+    writableCgroup2Mount() === undefined ? "no cgroup v2 hierarchy in which this process can make a group" : undefined,
   cc: () => runs("cc", ["--version"]),
 };
 
@@ -89,6 +94,31 @@ function runs(command: string, args: readonly string[]): string | undefined {
   if (result.status !== 0) {
     const stderr = result.stderr.toString().trim().split("\n")[0] ?? "";
     return `${command} exited with ${result.status ?? result.signal}${stderr === "" ? "" : `: ${stderr}`}`;
+  }
+  return undefined;
+}
+
+/**
+ * The mount point of a cgroup v2 hierarchy (the only one, or the `unified` one of a hybrid host)
+ * in which this process can make and remove a group, checked with a real mkdir and rmdir.
+ */
+export function writableCgroup2Mount(): string | undefined {
+  if (process.platform !== "linux") return undefined;
+  let mounts: string;
+  try {
+    mounts = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return undefined;
+  }
+  for (const line of mounts.split("\n")) {
+    const [, mountPoint, type] = line.split(" ");
+    if (type !== "cgroup2" || mountPoint === undefined) continue;
+    const probe = path.join(mountPoint, `atc-capability-probe-${process.pid}`);
+    try {
+      mkdirSync(probe);
+      rmdirSync(probe);
+      return mountPoint;
+    } catch {}
   }
   return undefined;
 }

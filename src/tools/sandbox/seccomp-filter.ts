@@ -55,7 +55,10 @@ export const SET_ID_MODE_BITS = 0o6000;
 /** `O_CREAT | __O_TMPFILE` (x86_64 and aarch64 share the generic values): an open that creates. */
 export const CREATING_OPEN_FLAGS = 0o100 | 0o20000000;
 
-/** `ENOSYS`: returned for `openat2`, whose mode a filter cannot read, so programs fall back to `openat`. */
+/**
+ * `ENOSYS`: returned for `openat2`, whose mode a filter cannot read, so programs fall back to
+ * `openat`, and for `clone3`, whose flags a filter cannot read, so they fall back to `clone`.
+ */
 export const ENOSYS = 38;
 
 /**
@@ -99,6 +102,16 @@ export interface SeccompArchitecture {
   readonly modeSetting: readonly ModeSettingCall[];
   /** `openat2`: its mode is in a structure the filter cannot read, so it is refused (`ENOSYS`). */
   readonly openat2: number;
+  /**
+   * `clone3`: its flags are in a structure the filter cannot read, so it is refused (`ENOSYS`, as
+   * Docker's default profile does); glibc, Go and Rust then use `clone`, which has no cgroup
+   * argument. Through `CLONE_INTO_CGROUP` a child starts in the cgroup v2 group of a directory
+   * descriptor: a descriptor of a read-only `/sys/fs/cgroup` directory is enough (the kernel
+   * checks write permission on the group's `cgroup.procs` inode, which the host uid outside has,
+   * not the mount's read-only flag), so under `local` a command could start processes in any
+   * host group, outside its own pids and memory limits.
+   */
+  readonly clone3: number;
 }
 
 /**
@@ -128,6 +141,7 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
       { nr: 258, mode: 2 }, // mkdirat
     ],
     openat2: 437,
+    clone3: 435,
   },
   aarch64: {
     auditArch: AUDIT_ARCH.AARCH64,
@@ -144,6 +158,7 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
       { nr: 34, mode: 2 }, // mkdirat
     ],
     openat2: 437,
+    clone3: 435,
   },
 });
 
@@ -169,7 +184,8 @@ export interface SeccompFilterOptions {
  * `--unshare-net` cuts TCP, but a process could still reach host daemons (Docker, D-Bus, an SSH
  * agent) through a unix socket file it can see, or the hypervisor through `AF_VSOCK`. The filter
  * makes `socket()` of any family but IPv4, IPv6 and netlink, and `socketpair(AF_UNIX, …)` (or,
- * when pairs are allowed, a datagram pair) fail with `EPERM` and denies io_uring; everything else
+ * when pairs are allowed, a datagram pair) fail with `EPERM`, denies io_uring, and answers
+ * `clone3` and `openat2` with `ENOSYS` (their arguments are out of its reach); everything else
  * is allowed, so node, npm and git start unchanged. See
  * {@link SeccompFilterOptions.allowUnixSocketPairs} for what denying socket pairs costs.
  *
@@ -229,6 +245,7 @@ function architectureSteps(name: string, architecture: SeccompArchitecture): Ste
   steps.push({ op: "jeq", value: architecture.socketpair, target: "pair_check" });
   for (const call of architecture.deniedCalls) steps.push({ op: "jeq", value: call, target: "deny" });
   steps.push({ op: "jeq", value: architecture.openat2, target: "no_such_call" });
+  steps.push({ op: "jeq", value: architecture.clone3, target: "no_such_call" });
   architecture.modeSetting.forEach((call, index) => {
     steps.push({ op: "jeq", value: call.nr, target: `${name}_mode_${index}` });
   });

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/userfaultfd.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +122,30 @@ int main(int argc, char **argv) {
     /* A v2 security.capability of cap_setuid+ep: file capabilities instead of a set-id bit. */
     uint32_t caps[5] = {0x02000001 /* VFS_CAP_REVISION_2 | EFFECTIVE */, 1u << 7, 0, 0, 0};
     return report(probe, setxattr(file, "security.capability", caps, sizeof caps, 0));
+  } else if (strcmp(probe, "clone3-into-cgroup") == 0) {
+    /* A child started in the cgroup v2 group whose directory `file` names (CLONE_INTO_CGROUP). */
+    int group = open(file, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (group < 0) return report("open-group", -1);
+    struct clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)group;
+    long child = syscall(SYS_clone3, &args, sizeof args);
+    if (child == 0) {
+      /* The child's own v2 group, from /proc/self/cgroup's "0::" line. */
+      char text[8192];
+      int fd = open("/proc/self/cgroup", O_RDONLY);
+      ssize_t length = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+      text[length > 0 ? length : 0] = 0;
+      char *line = strstr(text, "0::");
+      if (line != NULL) line[strcspn(line, "\n")] = 0;
+      printf("clone3-child:%s\n", line == NULL ? "none" : line + 3);
+      fflush(stdout);
+      _exit(0);
+    }
+    if (child > 0) waitpid(child, NULL, 0);
+    return report(probe, child);
   }
   printf("%s:unknown\n", probe);
   return 2;
