@@ -5,6 +5,7 @@ import {
   AUDIT_ARCH,
   buildSeccompFilter,
   ENOSYS,
+  F_SETLEASE,
   type ModeSettingCall,
   SECCOMP_ARCHITECTURES,
   SECCOMP_RET,
@@ -111,6 +112,13 @@ describe("buildSeccompFilter", () => {
     it("answers clone3 (flags out of the filter's reach: CLONE_INTO_CGROUP) with ENOSYS, so callers use clone", () => {
       expect(architecture.clone3).toBe(435);
       expect(evaluateSeccomp(program, { arch, nr: architecture.clone3 })).toBe(SECCOMP_RET.ERRNO | ENOSYS);
+    });
+
+    it("denies fcntl(F_SETLEASE) (a lease on a host file stalls host processes' opens) and allows other commands", () => {
+      expect(evaluateSeccomp(program, { arch, nr: architecture.fcntl, args: [3, F_SETLEASE, 1] })).toBe(EPERM);
+      // F_GETFL, F_SETFL, F_SETLK, F_GETLEASE, F_DUPFD_CLOEXEC.
+      for (const command of [3, 4, 6, 1025, 1030])
+        expect(evaluateSeccomp(program, { arch, nr: architecture.fcntl, args: [3, command, 0] })).toBe(SECCOMP_RET.ALLOW);
     });
   });
 

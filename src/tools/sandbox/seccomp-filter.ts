@@ -37,6 +37,16 @@ export const ALLOWED_SOCKET_FAMILIES: readonly number[] = Object.freeze([2, 10, 
  */
 export const ALLOWED_SOCKET_PAIR_TYPES: readonly number[] = Object.freeze([1, 5]);
 
+/**
+ * `F_SETLEASE`: the `fcntl` command that takes a lease. The kernel grants one to the file's owner
+ * (the host uid outside the sandbox's namespace) on a descriptor opened read-only, through a
+ * read-only mount too, and then holds every other process that opens the file (for reading,
+ * under a write lease) in `open()` until the holder lets go or `fs.lease-break-time` (45 s)
+ * passes: a command holding leases on `/etc/hosts` or on workspace files the host reads would
+ * stall host processes, again and again.
+ */
+export const F_SETLEASE = 1024;
+
 /** `SOCK_TYPE_MASK`: the bits of `socket()`'s type argument that hold the type (the rest are flags). */
 const SOCKET_TYPE_MASK = 0xf;
 
@@ -112,6 +122,8 @@ export interface SeccompArchitecture {
    * host group, outside its own pids and memory limits.
    */
   readonly clone3: number;
+  /** `fcntl`: denied when its command is {@link F_SETLEASE}. */
+  readonly fcntl: number;
 }
 
 /**
@@ -142,6 +154,7 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
     ],
     openat2: 437,
     clone3: 435,
+    fcntl: 72,
   },
   aarch64: {
     auditArch: AUDIT_ARCH.AARCH64,
@@ -159,6 +172,7 @@ export const SECCOMP_ARCHITECTURES: Readonly<Record<"x86_64" | "aarch64", Seccom
     ],
     openat2: 437,
     clone3: 435,
+    fcntl: 25,
   },
 });
 
@@ -184,7 +198,8 @@ export interface SeccompFilterOptions {
  * `--unshare-net` cuts TCP, but a process could still reach host daemons (Docker, D-Bus, an SSH
  * agent) through a unix socket file it can see, or the hypervisor through `AF_VSOCK`. The filter
  * makes `socket()` of any family but IPv4, IPv6 and netlink, and `socketpair(AF_UNIX, …)` (or,
- * when pairs are allowed, a datagram pair) fail with `EPERM`, denies io_uring, and answers
+ * when pairs are allowed, a datagram pair) fail with `EPERM`, denies io_uring and file leases
+ * (`fcntl(F_SETLEASE)`), and answers
  * `clone3` and `openat2` with `ENOSYS` (their arguments are out of its reach); everything else
  * is allowed, so node, npm and git start unchanged. See
  * {@link SeccompFilterOptions.allowUnixSocketPairs} for what denying socket pairs costs.
@@ -225,6 +240,10 @@ function filterSteps(allowUnixSocketPairs: boolean): Step[] {
   for (const type of ALLOWED_SOCKET_PAIR_TYPES) steps.push({ op: "jeq", value: type, target: "allow" });
   steps.push(
     { op: "return", value: DENY },
+    { op: "label", name: "fcntl_check" },
+    { op: "load", offset: argumentOffset(1) },
+    { op: "jeq", value: F_SETLEASE, target: "deny" },
+    { op: "return", value: SECCOMP_RET.ALLOW },
     { op: "label", name: "allow" },
     { op: "return", value: SECCOMP_RET.ALLOW },
     { op: "label", name: "deny" },
@@ -246,6 +265,7 @@ function architectureSteps(name: string, architecture: SeccompArchitecture): Ste
   for (const call of architecture.deniedCalls) steps.push({ op: "jeq", value: call, target: "deny" });
   steps.push({ op: "jeq", value: architecture.openat2, target: "no_such_call" });
   steps.push({ op: "jeq", value: architecture.clone3, target: "no_such_call" });
+  steps.push({ op: "jeq", value: architecture.fcntl, target: "fcntl_check" });
   architecture.modeSetting.forEach((call, index) => {
     steps.push({ op: "jeq", value: call.nr, target: `${name}_mode_${index}` });
   });

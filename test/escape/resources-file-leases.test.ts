@@ -1,0 +1,95 @@
+/**
+ * Escape attempts: stall host processes with file leases. `fcntl(F_SETLEASE)` is granted to a
+ * file's owner on a descriptor opened read-only, through a read-only mount too; the sandbox user
+ * is the host user outside its namespace, which owns the workspace's files (and, on a root host,
+ * every system file). Under a write lease every other process that opens the file, to read it,
+ * waits in `open()` until the holder lets go or `fs.lease-break-time` (45 s) passes; a holder that
+ * ignores the break notice (SIGIO) and takes the lease again stalls them again. A command holding
+ * leases on workspace files would stall the host's editor, git or indexer reading them (ripgrep
+ * waited for the holder here), on `/etc/hosts` every name lookup of the host. The seccomp filter
+ * denies `F_SETLEASE`; ordinary record locks still work.
+ *
+ * The host side opens with `O_NONBLOCK`, which reports a held lease (`EAGAIN`) instead of waiting,
+ * so the test stalls nothing; the workspace attempt on a system file takes a read lease on
+ * `/etc/passwd` (which only stalls writers of that file, during 1.5 s).
+ */
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { attackRun, type Playground, playground, quote, type ShellOutcome, sh } from "./support/sandbox-harness.js";
+
+const bubblewrap = capability("bubblewrap");
+const cc = capability("cc");
+const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
+
+/** Whether a host process opening `file` now would wait on a lease (`EAGAIN` with `O_NONBLOCK`). */
+function leaseHeld(file: string): boolean {
+  try {
+    closeSync(openSync(file, constants.O_RDONLY | constants.O_NONBLOCK));
+    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EAGAIN") return true;
+    throw error;
+  }
+}
+
+/**
+ * Runs `command` (a probe that holds a lease 1.5 s once granted) and watches `file` from the host
+ * meanwhile: whether any open would have waited, and what the command printed.
+ */
+async function watchWhile(command: Promise<ShellOutcome>, file: string): Promise<{ stalled: boolean; stdout: string }> {
+  let stalled = false;
+  let done = false;
+  const finished = command.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    if (leaseHeld(file)) stalled = true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { stalled, stdout: (await finished).stdout };
+}
+
+describe.skipIf(bubblewrap.missing || cc.missing)(bubblewrap.label(cc.label("escape attempts: file leases")), () => {
+  let ground: Playground;
+  beforeAll(async () => {
+    ground = await playground();
+    execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+  }, 60_000);
+  afterAll(async () => ground.dispose());
+  const run = (scope: "workspace" | "local" | "unrestricted") => attackRun(ground.workspace, scope);
+
+  escapeAttempt("resources", "a write lease on a workspace file stalls the host processes that open it", async () => {
+    const file = path.join(ground.workspace, "notes.txt");
+    writeFileSync(file, "notes\n");
+    for (const scope of ["workspace", "local"] as const) {
+      const seen = await watchWhile(sh(run(scope), "./probes write-lease notes.txt"), file);
+      expect(seen).toEqual({ stalled: false, stdout: "write-lease:errno=1" });
+    }
+    // Record locks, which build tools and databases take, still work.
+    expect((await sh(run("workspace"), "./probes posix-lock notes.txt")).stdout).toBe("posix-lock:ok");
+    // Control: unsandboxed the lease is granted and a host open would wait on it.
+    expect(await watchWhile(sh(run("unrestricted"), "./probes write-lease notes.txt"), file)).toEqual({
+      stalled: true,
+      stdout: "write-lease:ok",
+    });
+  });
+
+  escapeAttempt(
+    "resources",
+    "a lease on host files through read-only mounts (/etc under workspace, outside under local)",
+    async () => {
+      const outside = path.join(ground.outside, "shared.txt");
+      writeFileSync(outside, "shared\n");
+      expect((await sh(run("workspace"), "./probes read-lease /etc/passwd")).stdout).toBe("read-lease:errno=1");
+      const local = await watchWhile(sh(run("local"), `./probes write-lease ${quote(outside)}`), outside);
+      expect(local).toEqual({ stalled: false, stdout: "write-lease:errno=1" });
+      // Control: unsandboxed, the same leases are granted (a host file the host user owns).
+      expect((await sh(run("unrestricted"), `./probes write-lease ${quote(outside)}`)).stdout).toBe("write-lease:ok");
+    },
+  );
+});
