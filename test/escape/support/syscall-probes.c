@@ -8,7 +8,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/bpf.h>
+#include <linux/inet_diag.h>
+#include <linux/mount.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/userfaultfd.h>
@@ -16,9 +23,12 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <sys/wait.h>
@@ -44,6 +54,52 @@ static long int80(long nr, long a, long b, long c) {
   return result;
 }
 #endif
+
+/* PING a Redis server at `address` (`sendto` with MSG_FASTOPEN when `fast_open`): "+PONG" or errno. */
+static int redis_ping(const char *name, const struct sockaddr *address, socklen_t length, int fast_open) {
+  int fd = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return report(name, -1);
+  struct timeval timeout = {.tv_sec = 2};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  long sent = fast_open ? sendto(fd, "PING\r\n", 6, MSG_FASTOPEN, address, length)
+                        : (connect(fd, address, length) < 0 ? -1 : write(fd, "PING\r\n", 6));
+  if (sent < 0) return report(name, -1);
+  char reply[16] = {0};
+  if (read(fd, reply, 5) < 0) return report(name, -1);
+  printf("%s:%s\n", name, reply);
+  return 0;
+}
+
+/* Whether a sock_diag dump of TCP listeners (IPv4) lists `port`: "listed" or "unlisted". */
+static int diag_lists_port(const char *name, int port) {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0) return report(name, -1);
+  struct {
+    struct nlmsghdr header;
+    struct inet_diag_req_v2 request;
+  } message = {
+      .header = {.nlmsg_len = sizeof message, .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+      .request = {.sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP, .idiag_states = 1 << 10 /* TCP_LISTEN */},
+  };
+  if (send(fd, &message, sizeof message, 0) < 0) return report(name, -1);
+  static char buffer[1 << 16];
+  for (;;) {
+    long length = recv(fd, buffer, sizeof buffer, 0);
+    if (length < 0) return report(name, -1);
+    for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, length); h = NLMSG_NEXT(h, length)) {
+      if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+        printf("%s:unlisted\n", name);
+        return 0;
+      }
+      struct inet_diag_msg *entry = NLMSG_DATA(h);
+      if (ntohs(entry->id.idiag_sport) == port) {
+        printf("%s:listed\n", name);
+        return 0;
+      }
+    }
+  }
+}
 
 int main(int argc, char **argv) {
   const char *probe = argc > 1 ? argv[1] : "";
@@ -162,6 +218,47 @@ int main(int argc, char **argv) {
     int fd = open(file, O_RDWR);
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     return report(probe, fd < 0 ? -1 : fcntl(fd, F_SETLK, &lock));
+  } else if (strcmp(probe, "redis-variants") == 0) {
+    /* The host's Redis on 127.0.0.1:<file> through other spellings and calls than connect(127.0.0.1). */
+    int port = atoi(file);
+    struct sockaddr_in v4 = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "0.0.0.0", &v4.sin_addr);
+    redis_ping("any-address", (struct sockaddr *)&v4, sizeof v4, 0);
+    struct sockaddr_in6 v6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+    inet_pton(AF_INET6, "::ffff:127.0.0.1", &v6.sin6_addr);
+    redis_ping("v4-mapped", (struct sockaddr *)&v6, sizeof v6, 0);
+    inet_pton(AF_INET, "127.0.0.1", &v4.sin_addr);
+    return redis_ping("fast-open", (struct sockaddr *)&v4, sizeof v4, 1);
+  } else if (strcmp(probe, "diag-listener") == 0) {
+    /* sock_diag: the host's listening sockets, as ss -ltn lists them. */
+    return diag_lists_port(probe, atoi(file));
+  } else if (strcmp(probe, "mount-api") == 0) {
+    /* The new mount API: a new tmpfs, a copy of a mount tree, the read-only flag of /usr cleared. */
+    report("fsopen", syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+    report("open-tree", syscall(SYS_open_tree, AT_FDCWD, file, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+    struct mount_attr attr = {.attr_clr = MOUNT_ATTR_RDONLY};
+    return report("mount-setattr", syscall(SYS_mount_setattr, AT_FDCWD, "/usr", 0, &attr, sizeof attr));
+  } else if (strcmp(probe, "clone-namespaces") == 0) {
+    /* clone (not clone3) with a user namespace, then a mount namespace; the child exits at once. */
+    int flags[] = {CLONE_NEWUSER, CLONE_NEWNS};
+    const char *names[] = {"clone-newuser", "clone-newns"};
+    for (int i = 0; i < 2; i++) {
+      long child = syscall(SYS_clone, flags[i] | SIGCHLD, 0, 0, 0, 0);
+      if (child == 0) _exit(0);
+      if (child > 0) waitpid(child, NULL, 0);
+      report(names[i], child);
+    }
+    return 0;
+  } else if (strcmp(probe, "peer-pidfd") == 0) {
+    /* A pidfd of the process at the other end of stdout (SO_PEERPIDFD): the host's, when it is a socket. */
+    int pidfd = -1;
+    socklen_t length = sizeof pidfd;
+    if (getsockopt(1, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) < 0) return report("peer-pidfd", -1);
+    report("peer-pidfd", pidfd);
+    report("pidfd-getfd", syscall(438 /* pidfd_getfd */, pidfd, 0, 0));
+    report("pidfd-net-namespace", ioctl(pidfd, _IO(0xFF, 4) /* PIDFD_GET_NET_NAMESPACE */, 0));
+    report("pidfd-mnt-namespace", ioctl(pidfd, _IO(0xFF, 3) /* PIDFD_GET_MNT_NAMESPACE */, 0));
+    return report("pidfd-signal", syscall(424 /* pidfd_send_signal */, pidfd, 0, NULL, 0));
   }
   printf("%s:unknown\n", probe);
   return 2;
