@@ -12,7 +12,7 @@
  * kernel's whole write path. Controls do the same unsandboxed (root only: elsewhere the kernel
  * itself refuses, and the controls say so by being skipped).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { PROC_MASKS } from "../../src/tools/sandbox/bubblewrap-arguments.js";
 import { capability } from "../support/capabilities.js";
@@ -121,5 +121,16 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: kernel se
       "{ exec 3</proc/kmsg; } 2>/dev/null && echo kmsg-opened; echo done";
     for (const scope of ["workspace", "local"] as const) expect((await sh(run(scope), command)).stdout).toBe("done");
     if (isRoot) expect((await sh(run("unrestricted"), "exec 3</proc/kmsg && echo kmsg-opened")).stdout).toBe("kmsg-opened");
+  });
+
+  escapeAttempt("privileges", "read the host's kernel log with syslog(2) and dmesg (not through /proc/kmsg)", async () => {
+    if (process.arch !== "x64") return;
+    // syslog(SYSLOG_ACTION_READ_ALL = 3, buf, 256); x86_64 nr 103. Reading all leaves the log as it is.
+    const command = `perl -e '$b = " " x 256; $r = syscall(103, 3, $b, 256); print $r < 0 ? "denied;" : "read;"'; dmesg >/dev/null 2>&1 && echo dmesg-read; echo done`;
+    for (const scope of ["workspace", "local"] as const) expect((await sh(run(scope), command)).stdout).toBe("denied;done");
+    // Control: as root holding CAP_SYSLOG (bit 34 of CapEff) the same reads work.
+    const effective = /^CapEff:\s+([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0";
+    if (isRoot && ((BigInt(`0x${effective}`) >> 34n) & 1n) === 1n)
+      expect((await sh(run("unrestricted"), command)).stdout).toBe("read;dmesg-read\ndone");
   });
 });
