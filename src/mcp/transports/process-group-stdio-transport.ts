@@ -6,6 +6,7 @@ import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineFramer } from "./line-framer.js";
+import { standInForMalformedResponse } from "./malformed-response.js";
 import { killGroup, trackGroup } from "./process-group.js";
 import { MCP_PROCESS_TAG_VARIABLE, newProcessTag, signalTagged } from "./tagged-processes.js";
 
@@ -202,7 +203,10 @@ export class ProcessGroupStdioTransport implements Transport {
         message = deserializeMessage(line);
       } catch (error) {
         this.onerror?.(error as Error);
-        continue;
+        // An answer of the wrong shape still ends its request, as a malformed result.
+        const standIn = standInForMalformedResponse(line);
+        if (standIn === undefined) continue;
+        message = standIn;
       }
       this.onmessage?.(message);
       if (this.broken) return;
