@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type CatalogErrorOptions, ToolError } from "agent-tool-catalog";
+import { malformedResponseReason } from "./transports/malformed-response.js";
 
 /**
  * Thrown to the host when a server cannot be reached at all (the command does not start, the URL
@@ -79,6 +80,17 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       error: new ToolError(
         "mcp_malformed_result",
         `The MCP server "${server}" answered ${subject} with something that is not a valid MCP result (${firstIssue(error)}).`,
+        { hint: "This is a fault of the server, not of your input. Use another tool or tell the user.", cause: error },
+      ),
+    };
+  }
+  const malformed = error instanceof McpError ? malformedResponseReason(error.data) : undefined;
+  if (malformed !== undefined) {
+    return {
+      suspect: false,
+      error: new ToolError(
+        "mcp_malformed_result",
+        `The MCP server "${server}" answered ${subject} with something that is not a valid JSON-RPC response (${malformed}).`,
         { hint: "This is a fault of the server, not of your input. Use another tool or tell the user.", cause: error },
       ),
     };

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
+import { boundedWait } from "../shared/bounded-wait.js";
 import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
@@ -110,7 +111,10 @@ function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): A
     handler: async (input, context) => {
       const started = await startFor(manager, input, context, options);
       const timeoutMs = waitMs(input.timeout_seconds, 300, options);
-      return view((await manager.wait(started.id, { timeoutMs, signal: context.signal })) ?? started, context);
+      return view(
+        (await boundedWait(manager.wait(started.id, { timeoutMs, signal: context.signal }), timeoutMs)) ?? started,
+        context,
+      );
     },
   });
 }
@@ -152,7 +156,10 @@ function waitSubagentTool(manager: SubagentManager, options: SubagentToolOptions
     handler: async (input, context) => {
       const snapshot = await owned(manager, input.id, context);
       const timeoutMs = waitMs(input.timeout_seconds, 30, options);
-      return view((await manager.wait(snapshot.id, { timeoutMs, signal: context.signal })) ?? snapshot, context);
+      return view(
+        (await boundedWait(manager.wait(snapshot.id, { timeoutMs, signal: context.signal }), timeoutMs)) ?? snapshot,
+        context,
+      );
     },
   });
 }

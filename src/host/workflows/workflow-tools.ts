@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "../agents/agent-depth.js";
+import { boundedWait } from "../shared/bounded-wait.js";
 import { workflowChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { checkEntityName } from "../shared/entity-name.js";
@@ -102,7 +103,10 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
       context.recordChildRun(workflowChildRun(snapshot));
       if (input.wait === false || snapshot.status !== "running") return view(snapshot, context);
       const timeoutMs = Math.min(input.timeout_seconds ?? 60, options.maxWaitSeconds ?? 1800) * 1000;
-      return view((await service.wait(snapshot.runId, { timeoutMs, signal: context.signal })) ?? snapshot, context);
+      return view(
+        (await boundedWait(service.wait(snapshot.runId, { timeoutMs, signal: context.signal }), timeoutMs)) ?? snapshot,
+        context,
+      );
     },
   });
 }

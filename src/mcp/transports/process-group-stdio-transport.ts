@@ -6,7 +6,9 @@ import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineFramer } from "./line-framer.js";
+import { standInForMalformedResponse } from "./malformed-response.js";
 import { killGroup, trackGroup } from "./process-group.js";
+import { MCP_PROCESS_TAG_VARIABLE, newProcessTag, signalTagged } from "./tagged-processes.js";
 
 /** How to start a stdio server. */
 export interface ProcessGroupStdioOptions {
@@ -44,6 +46,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private exited: Promise<void> = Promise.resolve();
   private announcedClose = false;
   private broken = false;
+  /** Carried in the environment of the server and all it starts (see `signalTagged`). */
+  private readonly tag = newProcessTag();
 
   constructor(private readonly options: ProcessGroupStdioOptions) {
     this.buffer = new LineFramer(options.maxBufferSize);
@@ -58,7 +62,7 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.child !== undefined) return Promise.reject(new Error("The transport is started already."));
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
+        env: { ...getDefaultEnvironment(), ...this.options.env, [MCP_PROCESS_TAG_VARIABLE]: this.tag },
         stdio: ["pipe", "pipe", "pipe"],
         shell: false,
         detached: GROUPS,
@@ -72,7 +76,7 @@ export class ProcessGroupStdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once("spawn", () => {
-        if (GROUPS && child.pid !== undefined) this.untrack = trackGroup(child.pid);
+        if (GROUPS && child.pid !== undefined) this.untrack = trackGroup(child.pid, this.tag);
         resolve();
       });
       child.once("close", () => this.ended(child));
@@ -128,7 +132,11 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private async endGroup(child: ChildProcess): Promise<void> {
     if (!GROUPS || child.pid === undefined) return;
+    // A helper that left the group (`setsid`, a daemon's double fork) still carries the tag: it
+    // gets the group's SIGTERM and grace, then SIGKILL, so it does not outlive the server either.
+    signalTagged(this.tag, "SIGTERM", child.pid);
     await killGroup(child.pid, this.options.graceMs);
+    signalTagged(this.tag, "SIGKILL");
     this.untrack();
   }
 
@@ -195,7 +203,10 @@ export class ProcessGroupStdioTransport implements Transport {
         message = deserializeMessage(line);
       } catch (error) {
         this.onerror?.(error as Error);
-        continue;
+        // An answer of the wrong shape still ends its request, as a malformed result.
+        const standIn = standInForMalformedResponse(line);
+        if (standIn === undefined) continue;
+        message = standIn;
       }
       this.onmessage?.(message);
       if (this.broken) return;

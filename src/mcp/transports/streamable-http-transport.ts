@@ -1,6 +1,7 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpHttpServerConfig } from "../mcp-server-config.js";
 import { cappedFetch, MAX_HTTP_MESSAGE_BYTES } from "./capped-fetch.js";
+import { malformedEventFetch } from "./malformed-event-fetch.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 
 /**
@@ -14,7 +15,8 @@ export function streamableHttpTransportDriver(config: McpHttpServerConfig): McpT
     create: () => {
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
-        fetch: cappedFetch(MAX_HTTP_MESSAGE_BYTES),
+        // A malformed answer fails its call at once (the SDK would drop it and wait for the timeout).
+        fetch: malformedEventFetch(cappedFetch(MAX_HTTP_MESSAGE_BYTES)),
         ...(config.auth === undefined ? {} : { authProvider: config.auth }),
         // One retry of the notification stream, then give up: a dead server is reported, not polled.
         reconnectionOptions: {
