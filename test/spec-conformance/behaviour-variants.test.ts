@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run } from "agent-tool-catalog";
+import { createRegistry, defineTool, parseToolConfig, type Run } from "agent-tool-catalog";
 import { createGitTools, type DiffRangeOutput, GIT_TOOL_NAMES } from "agent-tool-catalog/git";
 import { createBashTool, createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -384,5 +384,51 @@ describe("find_tool: a query of common words only", () => {
     // Positive control: a content word finds the git tools.
     const found = ok(await run.call("find_tool", { query: "the blame of a line" })) as { activated: { name: string }[] };
     expect(found.activated.map((tool) => tool.name)).toContain("git_blame_context");
+  });
+});
+
+describe("profile and load-mode precedence: the run's options over the environment over the [tools] table", () => {
+  const tool = (name: string) =>
+    defineTool({ name, description: `${name}.`, inputSchema: { type: "object" }, handler: () => name });
+  const registry = () => createRegistry({ tools: [tool("read"), tool("write")] });
+  const sent = (run: Run) => run.definitions().map((definition) => definition.name);
+  const config = parseToolConfig('[tools]\nprofile = "minimal"\n');
+
+  it("an empty AGENT_TOOL_PROFILE is unset; case and spaces are refused; the option is taken without looking at it", () => {
+    expect(registry().createRun({ environment: { AGENT_TOOL_PROFILE: "" } }).loading.profile).toBe("core");
+    expect(registry().createRun({ environment: { AGENT_TOOL_PROFILE: "" }, config }).loading.profile).toBe("minimal");
+    for (const value of ["FULL", " full "]) {
+      expect(() => registry().createRun({ environment: { AGENT_TOOL_PROFILE: value } }), value).toThrowError(
+        /AGENT_TOOL_PROFILE must be one of core, full, acp, minimal, lite, none/,
+      );
+    }
+    expect(registry().createRun({ profile: "full", environment: { AGENT_TOOL_PROFILE: "bogus" } }).loading.profile).toBe("full");
+    expect(registry().createRun({ profile: undefined, environment: { AGENT_TOOL_PROFILE: "acp" } }).loading.profile).toBe("acp");
+  });
+
+  it("loadModes and disabledTools of the run override [tools.load_mode] and [tools] disabled; within one layer off wins", () => {
+    const offInConfig = parseToolConfig('[tools.load_mode]\nread = "off"\n');
+    const disabledInConfig = parseToolConfig('[tools]\ndisabled = ["read"]\n');
+    const essentialInConfig = parseToolConfig('[tools.load_mode]\nread = "essential"\n');
+    const run = (options: Parameters<ReturnType<typeof registry>["createRun"]>[0]) =>
+      registry().createRun({ profile: "full", environment: {}, ...options });
+    expect(sent(run({ config: offInConfig }))).toEqual(["find_tool", "write"]);
+    expect(sent(run({ config: offInConfig, loadModes: { read: "essential" } }))).toEqual(["find_tool", "read", "write"]);
+    expect(sent(run({ config: disabledInConfig, loadModes: { read: "essential" } }))).toEqual(["find_tool", "read", "write"]);
+    expect(sent(run({ config: essentialInConfig, disabledTools: ["read"] }))).toEqual(["find_tool", "write"]);
+    expect(sent(run({ loadModes: { read: "essential" }, disabledTools: ["read"] }))).toEqual(["find_tool", "write"]);
+    expect(
+      sent(run({ config: parseToolConfig('[tools]\ndisabled = ["read"]\n[tools.load_mode]\nread = "essential"\n') })),
+    ).toEqual(["find_tool", "write"]);
+  });
+
+  it("from CommonJS: the run's load mode over the config's", () => {
+    const names = runCommonJs(`
+      const { createRegistry, defineTool, parseToolConfig } = require("agent-tool-catalog");
+      const tool = (name) => defineTool({ name, description: name + ".", inputSchema: { type: "object" }, handler: () => name });
+      const config = parseToolConfig('[tools.load_mode]\\nread = "off"\\n');
+      const run = createRegistry({ tools: [tool("read"), tool("write")] }).createRun({ profile: "full", environment: {}, config, loadModes: { read: "essential" } });
+      console.log(JSON.stringify(run.definitions().map((d) => d.name)));`);
+    expect(names).toEqual(["find_tool", "read", "write"]);
   });
 });
