@@ -182,6 +182,27 @@ describe("edit and write at their edges", () => {
     expect(await readFile(path.join(root, "x/y z/new.txt"), "utf8")).toBe("hi");
   });
 
+  it("one byte is said as one byte in every file tool's result (write, append, edit, read, file_inspect)", async () => {
+    const root = await workspace({ "bin.dat": "\u0000" });
+    const run = fileRun(root);
+    // Old code: "(1 bytes)" in each.
+    expect(okText(await run.call("write", { path: "one.txt", content: "x" }))).toMatch(/^Created one\.txt \(1 byte\) · v_/);
+    expect(okText(await run.call("write", { path: "one.txt", content: "" }))).toMatch(/^Wrote one\.txt \(0 bytes\) · v_/);
+    expect(okText(await run.call("write", { path: "one.txt", content: "y", append: true }))).toMatch(
+      /^Appended to one\.txt \(1 byte\) · v_/,
+    );
+    expect(okText(await run.call("edit", { path: "one.txt", old_text: "y", new_text: "z" }))).toMatch(
+      /^Edited one\.txt \(1 byte\) · v_/,
+    );
+    expect(okText(await run.call("read", { path: "one.txt" })).split("\n")[0]).toMatch(/ · 1 byte$/);
+    expect(okText(await run.call("file_inspect", { path: "one.txt" }))).toContain("size: 1 byte\n");
+    expect(okText(await run.call("file_inspect", { path: "bin.dat" }))).toContain("hex (first 1 byte):");
+    expect(modelError(await run.call("read", { path: "bin.dat" }), "binary_file").message).toContain("(1 byte)");
+    expect(okText(await run.call("edit", { path: "one.txt", old_text: "z", new_text: "zz" }))).toMatch(
+      /^Edited one\.txt \(2 bytes\) · v_/,
+    );
+  });
+
   it("read: offset 0 or negative and limit 0 are invalid_input naming the field; CRLF lines are shown without the CR", async () => {
     const root = await workspace({ "crlf.txt": "one\r\ntwo\r\n" });
     const run = fileRun(root);
@@ -403,7 +424,9 @@ describe("profile and load-mode precedence: the run's options over the environme
       );
     }
     expect(registry().createRun({ profile: "full", environment: { AGENT_TOOL_PROFILE: "bogus" } }).loading.profile).toBe("full");
-    expect(registry().createRun({ profile: undefined, environment: { AGENT_TOOL_PROFILE: "acp" } }).loading.profile).toBe("acp");
+    expect(
+      registry().createRun({ profile: undefined as never, environment: { AGENT_TOOL_PROFILE: "acp" } }).loading.profile,
+    ).toBe("acp");
   });
 
   it("loadModes and disabledTools of the run override [tools.load_mode] and [tools] disabled; within one layer off wins", () => {
