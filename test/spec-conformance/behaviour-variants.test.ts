@@ -382,6 +382,31 @@ describe("git_diff_range: ranges, unknown revisions, paths with spaces (against 
     expect((await diff({ from: "v1", to: "main", path: "dir with space" })).diff).toBe(byPath.diff);
   });
 
+  it("a path no commit ever changed is path_not_found for contributors as for file history; within since, none is an answer", async () => {
+    const run = gitRun();
+    for (const tool of ["git_file_history", "git_contributor_context"]) {
+      const error = modelError(await run.call(tool, { path: "nope.txt" }), "path_not_found");
+      expect(error.message, tool).toBe('No commit reachable from HEAD ever changed "nope.txt".');
+    }
+    // Old code: {"contributors": [], "total_commits": 0} for a misspelled path.
+    const window = ok(await run.call("git_contributor_context", { path: "nope.txt", since: "2000-01-01" })) as {
+      contributors: unknown[];
+    };
+    expect(window.contributors).toEqual([]);
+    // Positive control: a real path counts its author, as git shortlog does.
+    const real = ok(await run.call("git_contributor_context", { path: "dir with space" })) as { total_commits: number };
+    expect(real.total_commits).toBe(Number(git("rev-list", "--count", "HEAD", "--", "dir with space").trim()));
+  });
+
+  it("blame of the repository root names it as the model did (.), not as an empty name", async () => {
+    const error = modelError(await gitRun().call("git_blame_context", { path: ".", line: 1 }), "not_a_file");
+    // Old code: '"" is a directory, not a file.'
+    expect(error.message).toBe('"." is a directory, not a file.');
+    expect(modelError(await gitRun().call("git_blame_context", { path: "dir with space", line: 1 }), "not_a_file").message).toBe(
+      '"dir with space" is a directory, not a file.',
+    );
+  });
+
   it("from CommonJS: A...B", async () => {
     const output = runCommonJs(`
       const { createRegistry } = require("agent-tool-catalog");
