@@ -37,10 +37,7 @@ async function fileAt(repository: GitRepository, treeOid: string, path: string, 
     );
   }
   if (entry.kind !== "blob")
-    throw gitError(
-      "not_a_file",
-      `${shown} is a ${entry.kind === "tree" ? "directory" : "submodule"}, not a file.`,
-    );
+    throw gitError("not_a_file", `${shown} is a ${entry.kind === "tree" ? "directory" : "submodule"}, not a file.`);
   const content = await repository.blob(entry.oid);
   if (isBinary(content)) throw gitError("binary_file", `${shown} is a binary file; it has no lines to blame.`);
   return { oid: entry.oid, mode: entry.mode, lines: splitLines(content) };

@@ -431,6 +431,16 @@ describe("find_tool: a query of common words only", () => {
     const found = ok(await run.call("find_tool", { query: "the blame of a line" })) as { activated: { name: string }[] };
     expect(found.activated.map((tool) => tool.name)).toContain("git_blame_context");
   });
+
+  it("from CommonJS: common words only", () => {
+    const found = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createGitTools } = require("agent-tool-catalog/git");
+      createRegistry({ tools: createGitTools() }).createRun({}).call("find_tool", { query: "the and of to" })
+        .then((result) => console.log(JSON.stringify(result.output)));`) as { activated: unknown[]; message: string };
+    expect(found.activated).toEqual([]);
+    expect(found.message).toMatch(/^No matching tool\./);
+  });
 });
 
 describe("profile and load-mode precedence: the run's options over the environment over the [tools] table", () => {

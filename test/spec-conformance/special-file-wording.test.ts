@@ -17,7 +17,7 @@ import { createSkillManageTool, DirectorySkillStore } from "agent-tool-catalog/h
 import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { modelError, okText } from "./support.js";
+import { modelError, okText, runCommonJs } from "./support.js";
 
 const PIPE = "a named pipe (FIFO)";
 const ripgrep = capability("ripgrep");
@@ -122,5 +122,16 @@ describe("a named pipe is called the same in every tool's message", () => {
     const listed = okText(await run.call("skill_manage", { action: "list" }));
     expect(listed).toContain("good");
     expect(listed).toContain(`it is ${PIPE}, not a regular file`);
+  });
+
+  it("from CommonJS: read of a named pipe", async () => {
+    const root = await directory();
+    execFileSync("mkfifo", [path.join(root, "pipe")]);
+    const message = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace: ${JSON.stringify(root)} } })
+        .call("read", { path: "pipe" }).then((result) => console.log(JSON.stringify(result.error.message)));`);
+    expect(message).toContain(`it is ${PIPE}, not a regular file`);
   });
 });
