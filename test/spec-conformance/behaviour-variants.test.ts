@@ -203,6 +203,20 @@ describe("edit and write at their edges", () => {
     );
   });
 
+  it('glob names the directory it searched quoted (the root is ".", never ".." with the full stop), and files from the workspace, as read takes them', async () => {
+    const root = await workspace({ "d/a b.txt": "x\n" });
+    const run = fileRun(root);
+    // Old code: 'No files match "*.md" under ..' (the root and the sentence's full stop).
+    expect(okText(await run.call("glob", { pattern: "*.md" }))).toBe('No files match "*.md" under ".".');
+    // Paths are named from the workspace, as read takes them (old code: "a b.txt", file_not_found when read).
+    const found = okText(await run.call("glob", { pattern: "*.txt", path: "d" }));
+    expect(found).toBe('1 file(s) match "*.txt" under "d"\nd/a b.txt');
+    expect(okText(await run.call("read", { path: found.split("\n")[1] }))).toContain("1\tx");
+    expect(okText(await run.call("glob", { pattern: "**/*.txt", path: "./d/" }))).toBe(
+      '1 file(s) match "**/*.txt" under "d"\nd/a b.txt',
+    );
+  });
+
   it("read: offset 0 or negative and limit 0 are invalid_input naming the field; CRLF lines are shown without the CR", async () => {
     const root = await workspace({ "crlf.txt": "one\r\ntwo\r\n" });
     const run = fileRun(root);

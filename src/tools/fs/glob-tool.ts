@@ -47,6 +47,7 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
       }
       // A pattern without "/" (and not anchored) matches base names anywhere, as most users expect of "*.ts".
       const limit = input.max_results ?? 500;
+      const prefix = scope.display(start);
       const found: string[] = [];
       let more = false;
       const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
@@ -66,14 +67,19 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
           more = true;
           break;
         }
-        found.push(entry.relative);
+        // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
+        // from the directory searched, "a.ts" of path "src" was file_not_found when read.
+        found.push(prefix === "." ? entry.relative : `${prefix}/${entry.relative}`);
       }
       // A directory that could not be read is named: "No files match" must not stand for its files.
       const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
       if (found.length === 0) {
-        return [`No files match ${JSON.stringify(input.pattern)} under ${scope.display(start)}.`, ...notes].join("\n");
+        // The directory is quoted: "under ." ended by the sentence's full stop read "under ..".
+        return [`No files match ${JSON.stringify(input.pattern)} under ${JSON.stringify(scope.display(start))}.`, ...notes].join(
+          "\n",
+        );
       }
-      const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${scope.display(start)}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
+      const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${JSON.stringify(scope.display(start))}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
       return [header, ...found, ...notes].join("\n");
     },
   });
