@@ -69,18 +69,38 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
         }
         // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
         // from the directory searched, "a.ts" of path "src" was file_not_found when read.
-        found.push(prefix === "." ? entry.relative : `${prefix}/${entry.relative}`);
+        found.push(fromWorkspace(prefix, entry.relative));
       }
       // A directory that could not be read is named: "No files match" must not stand for its files.
       const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
-      if (found.length === 0) {
-        // The directory is quoted: "under ." ended by the sentence's full stop read "under ..".
-        return [`No files match ${JSON.stringify(input.pattern)} under ${JSON.stringify(scope.display(start))}.`, ...notes].join(
-          "\n",
-        );
-      }
-      const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${JSON.stringify(scope.display(start))}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
-      return [header, ...found, ...notes].join("\n");
+      return globAnswer(input.pattern, scope.display(start), found, more ? limit : undefined, notes);
     },
   });
+}
+
+/**
+ * The answer: a header naming the pattern and the directory searched, quoted ("under ." before the
+ * full stop read "under .."), then the files, then what could not be read. `cutAt`: the limit
+ * the list stopped at, when it did.
+ */
+function globAnswer(
+  pattern: string,
+  where: string,
+  found: readonly string[],
+  cutAt: number | undefined,
+  notes: readonly string[],
+): string {
+  if (found.length === 0)
+    return [`No files match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}.`, ...notes].join("\n");
+  const cut = cutAt === undefined ? "" : ` (first ${cutAt}; narrow the pattern or raise max_results)`;
+  return [
+    `${found.length} file(s) match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}${cut}`,
+    ...found,
+    ...notes,
+  ].join("\n");
+}
+
+/** A path found under the directory the workspace names `directory`, named from the workspace. */
+function fromWorkspace(directory: string, relative: string): string {
+  return directory === "." ? relative : `${directory}/${relative}`;
 }
