@@ -212,6 +212,8 @@ describe("edit and write at their edges", () => {
     const found = okText(await run.call("glob", { pattern: "*.txt", path: "d" }));
     expect(found).toBe('1 file(s) match "*.txt" under "d"\nd/a b.txt');
     expect(okText(await run.call("read", { path: found.split("\n")[1] }))).toContain("1\tx");
+    // As grep names them (both engines name matches from the workspace).
+    expect(okText(await run.call("grep", { pattern: "x", path: "d", files_only: true })).split("\n")[0]).toBe("d/a b.txt");
     expect(okText(await run.call("glob", { pattern: "**/*.txt", path: "./d/" }))).toBe(
       '1 file(s) match "**/*.txt" under "d"\nd/a b.txt',
     );
