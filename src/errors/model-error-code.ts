@@ -103,6 +103,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   unknown_ref: "No branch, tag or commit has that name.",
   ambiguous_ref: "The name matches more than one ref or commit.",
   invalid_ref: "The revision is malformed.",
+  no_merge_base: "The two sides of an `A...B` range share no history, so there is no merge base to diff from.",
   invalid_since: "The `since` date or revision is malformed.",
   path_outside_repository: "The path is outside the repository.",
   path_not_found: "The path does not exist at that revision.",

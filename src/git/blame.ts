@@ -27,20 +27,19 @@ function askedRange(input: BlameInput): { start: number; end: number } {
 
 async function fileAt(repository: GitRepository, treeOid: string, path: string, ref: string) {
   const entry = await repository.entryAt(treeOid, path);
+  // The repository's root is "" inside; the model named it "." (or the workspace itself).
+  const shown = JSON.stringify(path === "" ? "." : path);
   if (entry === undefined) {
     throw gitError(
       "path_not_found",
-      `${JSON.stringify(path)} does not exist at ${ref}.`,
+      `${shown} does not exist at ${ref}.`,
       "Check the path, or use git_file_history to find where it went.",
     );
   }
   if (entry.kind !== "blob")
-    throw gitError(
-      "not_a_file",
-      `${JSON.stringify(path)} is a ${entry.kind === "tree" ? "directory" : "submodule"}, not a file.`,
-    );
+    throw gitError("not_a_file", `${shown} is a ${entry.kind === "tree" ? "directory" : "submodule"}, not a file.`);
   const content = await repository.blob(entry.oid);
-  if (isBinary(content)) throw gitError("binary_file", `${JSON.stringify(path)} is a binary file; it has no lines to blame.`);
+  if (isBinary(content)) throw gitError("binary_file", `${shown} is a binary file; it has no lines to blame.`);
   return { oid: entry.oid, mode: entry.mode, lines: splitLines(content) };
 }
 

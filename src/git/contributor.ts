@@ -2,7 +2,7 @@ import type { ToolContext } from "agent-tool-catalog";
 import { isoDate } from "./commit-summary.js";
 import type { Contributor, ContributorInput, ContributorOutput } from "./contributor-tool.js";
 import { fileLineCounts } from "./diff/file-diff.js";
-import { shallowCloneError } from "./git-errors.js";
+import { gitError, shallowCloneError } from "./git-errors.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { commitChangesWithRenames } from "./history/commit-changes.js";
 import { CommitWalk } from "./history/commit-walk.js";
@@ -91,6 +91,15 @@ async function contributors(runtime: GitToolRuntime, repository: GitRepository, 
   let total = 0;
   for await (const commit of walk.commits()) if (await tallyCommit(repository, commit, scope, tallies)) total++;
   if (walk.shallowBoundary !== undefined) throw shallowCloneError(walk.shallowBoundary, "contributor counts would be incomplete");
+  // As git_file_history: a path no commit ever changed is a misspelling, not a file nobody wrote
+  // (an empty list read as "no contributors"). Within a since window, none is an answer.
+  if (total === 0 && scope !== "" && since === undefined) {
+    throw gitError(
+      "path_not_found",
+      `No commit reachable from ${start.input} ever changed ${JSON.stringify(scope)}.`,
+      "Check the path's spelling (it is relative to the workspace), or list files with glob.",
+    );
+  }
   const all = ranked(tallies);
   const limit = input.max_results ?? 10;
   const shown = all.slice(0, limit);

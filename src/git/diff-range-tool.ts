@@ -5,7 +5,10 @@ import type { ChangeStatus } from "./history/renames.js";
 import { loadGitHandlers } from "./load-git-handlers.js";
 
 const diffRangeInput = objectSchema({
-  from: required(stringField({ min: 1 }), "The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3)"),
+  from: required(
+    stringField({ min: 1 }),
+    "The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3); or a range without to, as git diff reads it: A..B (A to B) or A...B (what B changed since it forked from A, from their merge base)",
+  ),
   to: optional(stringField({ min: 1 }), "The new side (default HEAD)"),
   path: optional(stringField({ min: 1 }), "Only this file or directory (relative to the workspace)"),
   context_lines: optional(integerField({ min: 0, max: 20 }), "Unchanged lines around each change (default 3)"),
@@ -66,7 +69,7 @@ export function createDiffRangeTool(runtime: GitToolRuntime): ToolDefinition<Dif
   return defineTool({
     name: "git_diff_range",
     description:
-      "Show what changed between two revisions (like git diff from to, renames detected): a per-file summary with lines " +
+      "Show what changed between two revisions (like git diff from to, or git diff A...B, renames detected): a per-file summary with lines " +
       "added and removed, and the unified diff within a byte budget. Binary files are listed, without diff lines. " +
       "Compares committed trees only, not the working tree.",
     tier: "deferred",

@@ -1,4 +1,4 @@
-import type { ToolContext } from "agent-tool-catalog";
+import { type ToolContext, ToolError } from "agent-tool-catalog";
 import { shortId } from "./commit-summary.js";
 import { fileDiff, sideLines } from "./diff/file-diff.js";
 import { abbreviationLength, renderFilePatch } from "./diff/unified-diff.js";
@@ -6,9 +6,10 @@ import type { DiffFileSummary, DiffRangeInput, DiffRangeOutput } from "./diff-ra
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { detectRenames, type ResolvedChange } from "./history/renames.js";
 import { diffTrees } from "./history/tree-diff.js";
+import { mergeBase } from "./merge-base.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
-import { resolveRevision } from "./revision.js";
+import { type ResolvedRevision, resolveRevision } from "./revision.js";
 import { withRepository } from "./with-repository.js";
 
 const MAX_LISTED_FILES = 300;
@@ -99,10 +100,38 @@ function omissions(rendering: Rendering, listed: number, total: number): string 
   return parts.length === 0 ? undefined : parts.join(" ");
 }
 
+/**
+ * The two sides: \`from\` and \`to\` (default HEAD), or a range in \`from\` as \`git diff\` reads one:
+ * \`A..B\` is A to B, \`A...B\` the merge base of A and B to B (what B changed since it forked from
+ * A: what a pull request shows). An empty end is HEAD. A range with \`to\` as well is refused.
+ */
+async function resolveSides(
+  repository: GitRepository,
+  input: DiffRangeInput,
+  signal: AbortSignal,
+): Promise<{ from: ResolvedRevision; to: ResolvedRevision }> {
+  const range = /^(.*?)(\.\.\.?)(?!\.)(.*)$/s.exec(input.from.trim());
+  if (range === null) {
+    return { from: await resolveRevision(repository, input.from), to: await resolveRevision(repository, input.to ?? "HEAD") };
+  }
+  const [, leftText = "", dots, rightText = ""] = range;
+  if (input.to !== undefined) {
+    throw new ToolError("invalid_input", `from is the range ${JSON.stringify(input.from)}, and to is given as well.`, {
+      hint: `Give the range alone, or the two ends as from and to.`,
+      data: { field: "to" },
+    });
+  }
+  const left = await resolveRevision(repository, leftText === "" ? "HEAD" : leftText);
+  const right = await resolveRevision(repository, rightText === "" ? "HEAD" : rightText);
+  if (dots === "..") return { from: left, to: right };
+  const label = input.from.trim();
+  const base = await mergeBase(repository, left.commit, right.commit, label, signal);
+  return { from: { input: `merge base of ${label}`, commit: base }, to: right };
+}
+
 async function diffRange(repository: GitRepository, input: DiffRangeInput, context: ToolContext): Promise<DiffRangeOutput> {
   const scope = input.path === undefined ? "" : repositoryPath(repository, input.path, context);
-  const from = await resolveRevision(repository, input.from);
-  const to = await resolveRevision(repository, input.to ?? "HEAD");
+  const { from, to } = await resolveSides(repository, input, context.signal);
   const changes = await detectRenames(repository, await diffTrees(repository, from.commit.tree, to.commit.tree, scope));
   const files: DiffFileSummary[] = [];
   let listingChars = 0;

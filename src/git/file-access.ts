@@ -1,11 +1,6 @@
 import type { FsClient } from "isomorphic-git";
-import {
-  type GitFileReader,
-  MAX_METADATA_BYTES,
-  metadataTooLargeError,
-  specialKind,
-  specialRepositoryFileError,
-} from "./git-file-reader.js";
+import { specialFileKind } from "../errors/special-file-kind.js";
+import { type GitFileReader, MAX_METADATA_BYTES, metadataTooLargeError, specialRepositoryFileError } from "./git-file-reader.js";
 
 /** What the git tools read outside the object store: `HEAD`, `shallow`, `commondir`, `.git` files. */
 export interface FileAccess {
@@ -55,7 +50,7 @@ export function fileAccess(fs: FsClient): FileAccess {
     async readText(path) {
       const stats = await stat(path).catch(() => undefined);
       // A FIFO would block the read (and a thread of the pool) for good; a device would never end.
-      if (typeof stats === "object" && stats !== null && specialKind(stats) !== undefined) {
+      if (typeof stats === "object" && stats !== null && specialFileKind(stats) !== undefined) {
         throw specialRepositoryFileError(path, stats);
       }
       const size = typeof stats === "object" && stats !== null && "size" in stats ? Number(stats.size) : 0;

@@ -12,6 +12,7 @@ export type GitToolErrorCode =
   | "unknown_ref"
   | "ambiguous_ref"
   | "invalid_ref"
+  | "no_merge_base"
   | "path_outside_repository"
   | "path_not_found"
   | "not_a_file"

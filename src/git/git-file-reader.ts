@@ -10,6 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { type SpecialFileStats, specialFileKind } from "../errors/special-file-kind.js";
 import { corruptRepositoryError, gitError } from "./git-errors.js";
 
 /**
@@ -82,22 +83,6 @@ export function metadataTooLargeError(file: string, size: number): Error {
   );
 }
 
-/** The kind questions a stat answers; a host's fs client may answer only some. */
-export interface SpecialFileStats {
-  isFIFO?(): boolean;
-  isSocket?(): boolean;
-  isCharacterDevice?(): boolean;
-  isBlockDevice?(): boolean;
-}
-
-/** What a special file is, in words the model knows; `undefined` when the stats say it is none. */
-export function specialKind(stats: SpecialFileStats): string | undefined {
-  if (stats.isFIFO?.() === true) return "a FIFO (named pipe)";
-  if (stats.isSocket?.() === true) return "a socket";
-  if (stats.isCharacterDevice?.() === true) return "a character device";
-  return stats.isBlockDevice?.() === true ? "a block device" : undefined;
-}
-
 /**
  * The refusal of a repository file that is a FIFO, socket or device where git keeps a regular
  * file. Such a file cannot be taken as absent: a `HEAD` or `packed-refs` read as absent said "no
@@ -110,8 +95,13 @@ export function specialRepositoryFileError(file: string, stats: SpecialFileStats
   const shown = inGit === -1 ? path.basename(file) : normalized.slice(inGit + 1);
   return corruptRepositoryError(
     "corrupt_object",
-    `Its file ${JSON.stringify(shown)} is ${specialKind(stats) ?? "a special file"}, not a regular file.`,
+    `Its file ${JSON.stringify(shown)} is ${describeSpecial(stats)}, not a regular file.`,
   );
+}
+
+function describeSpecial(stats: SpecialFileStats): string {
+  const kind = specialFileKind(stats);
+  return kind === undefined ? "a special file" : `a ${kind}`;
 }
 
 const DELETED = " (deleted)";

@@ -22,7 +22,7 @@ const hasControlCharacter = (text: string) =>
 
 function invalidRevision(input: string, why: string): Error {
   const hint = input.includes("..")
-    ? "Pass the two ends separately (from and to), not a range."
+    ? "Name one revision here; git_diff_range takes a range (A..B, A...B) in from, with no to."
     : "Use a branch or tag name, HEAD, a commit id (at least 4 hex digits), optionally with ~N or ^N, e.g. main~2.";
   return gitError("invalid_ref", `${JSON.stringify(input)} is not a revision: ${why}.`, hint);
 }

@@ -35,7 +35,12 @@ const blameInput = z.object({
   context: z.number().int().min(0).max(50).optional().describe("Lines blamed around the range too (default 3)"),
 });
 const diffRangeInput = z.object({
-  from: z.string().min(1).describe("The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3)"),
+  from: z
+    .string()
+    .min(1)
+    .describe(
+      "The old side: a branch, tag or commit id (e.g. main, v1.2, HEAD~3); or a range without to, as git diff reads it: A..B (A to B) or A...B (what B changed since it forked from A, from their merge base)",
+    ),
   to: z.string().min(1).optional().describe("The new side (default HEAD)"),
   path: z.string().min(1).optional().describe("Only this file or directory (relative to the workspace)"),
   context_lines: z.number().int().min(0).max(20).optional().describe("Unchanged lines around each change (default 3)"),

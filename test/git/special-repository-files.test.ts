@@ -88,19 +88,19 @@ describe("repository files that are FIFOs or sockets are corrupt_object, never a
   it("a FIFO HEAD (it said: no commits yet)", async () => {
     const directory = copyOf(packed);
     fifoAt(path.join(directory, ".git/HEAD"));
-    await expectDamaged(gitRun(directory), ".git/HEAD", "a FIFO (named pipe)");
+    await expectDamaged(gitRun(directory), ".git/HEAD", "a named pipe (FIFO)");
   });
 
   it("a FIFO packed-refs (it said: HEAD points to refs/heads/main, which does not exist)", async () => {
     const directory = copyOf(packed);
     fifoAt(path.join(directory, ".git/packed-refs"));
-    await expectDamaged(gitRun(directory), ".git/packed-refs", "a FIFO (named pipe)");
+    await expectDamaged(gitRun(directory), ".git/packed-refs", "a named pipe (FIFO)");
   });
 
   it("a FIFO loose ref over a packed one (it answered from the packed one)", async () => {
     const directory = copyOf(packed);
     fifoAt(path.join(directory, ".git/refs/heads/main"));
-    await expectDamaged(gitRun(directory), ".git/refs/heads/main", "a FIFO (named pipe)");
+    await expectDamaged(gitRun(directory), ".git/refs/heads/main", "a named pipe (FIFO)");
   });
 
   it("a socket as HEAD, under the workspace sandbox too", async () => {
@@ -121,7 +121,7 @@ describe("repository files that are FIFOs or sockets are corrupt_object, never a
     const blob = git(repository.directory, ["rev-parse", "HEAD:README.md"]).trim();
     fifoAt(path.join(repository.directory, ".git/objects", blob.slice(0, 2), blob.slice(2)));
     const run = gitRun(repository.directory);
-    await expectDamaged(run, `.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`, "a FIFO (named pipe)", [
+    await expectDamaged(run, `.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`, "a named pipe (FIFO)", [
       ["git_blame_context", { path: "README.md", line: 1 }],
       ["git_file_history", { path: "README.md" }],
     ]);
@@ -134,7 +134,7 @@ describe("repository files that are FIFOs or sockets are corrupt_object, never a
     const head = path.join(directory, ".git/HEAD");
     fifoAt(head);
     fifos.push(head);
-    await expectDamaged(gitRun(directory, { fs: nodeFs }), ".git/HEAD", "a FIFO (named pipe)", EVERY_TOOL.slice(0, 1));
+    await expectDamaged(gitRun(directory, { fs: nodeFs }), ".git/HEAD", "a named pipe (FIFO)", EVERY_TOOL.slice(0, 1));
     // control: the same host fs client reads the repository once HEAD is a file again
     rmSync(head);
     nodeFs.writeFileSync(head, "ref: refs/heads/main\n");

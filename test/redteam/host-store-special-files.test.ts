@@ -56,7 +56,7 @@ describe("host data directories with entries that are not regular files", () => 
     expect(listed.profiles.map((profile) => profile.name)).toEqual(["good"]);
     expect(listed.broken).toEqual([
       { name: "folder", issues: [{ field: "(file)", message: "it is a directory, not a regular file" }] },
-      { name: "pipe", issues: [{ field: "(file)", message: "it is a FIFO, not a regular file" }] },
+      { name: "pipe", issues: [{ field: "(file)", message: "it is a named pipe (FIFO), not a regular file" }] },
     ]);
     expect(await within(profiles.read("pipe"))).toMatchObject({ ok: false });
     expect(await within(profiles.delete("pipe"))).toBe(true);
@@ -76,7 +76,7 @@ describe("host data directories with entries that are not regular files", () => 
 
     const listed = await within(store.list());
     expect(listed.skills.map((skill) => skill.name)).toEqual(["good"]);
-    expect(listed.broken).toEqual([{ name: "pipe", error: "pipe/SKILL.md: it is a FIFO, not a regular file." }]);
+    expect(listed.broken).toEqual([{ name: "pipe", error: "pipe/SKILL.md: it is a named pipe (FIFO), not a regular file." }]);
     await expect(within(store.get("pipe"))).rejects.toMatchObject({ code: "invalid_skill" });
   });
 

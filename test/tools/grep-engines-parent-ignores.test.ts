@@ -161,18 +161,18 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("an unsafe ignore file between th
   it("ripgrep is not run on it: the JavaScript engine answers and says why", async () => {
     const found = await grepFiles(workspace, "auto", "a/b");
     expect(found.files).toEqual(["a/b/v.txt"]);
-    expect(found.engine).toMatch(/javascript worker \(ripgrep was not run: a\/\.gitignore is a named pipe\)/);
+    expect(found.engine).toMatch(/javascript worker \(ripgrep was not run: a\/\.gitignore is a named pipe \(FIFO\)\)/);
   });
 
   it("engine ripgrep: the JavaScript engine answers too (the other ignore files applied), and says why", async () => {
     const found = await grepFiles(workspace, "ripgrep", "a/b");
     expect(found.files).toEqual(["a/b/v.txt"]);
-    expect(found.engine).toMatch(/javascript worker \(ripgrep was not run: a\/\.gitignore is a named pipe\)/);
+    expect(found.engine).toMatch(/javascript worker \(ripgrep was not run: a\/\.gitignore is a named pipe \(FIFO\)\)/);
   });
 
   it("control: searched from a, whose ignore files ripgrep reads itself, the pipe is found too", async () => {
     const found = await grepFiles(workspace, "auto", "a");
-    expect(found.engine).toMatch(/a\/\.gitignore is a named pipe/);
+    expect(found.engine).toMatch(/a\/\.gitignore is a named pipe \(FIFO\)/);
   });
 });
 
@@ -201,7 +201,9 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("an unsafe ignore file above the 
     for (const start of [undefined, "sub"]) {
       const found = await grepFiles(workspace, "auto", start);
       expect(found.files, String(start)).toEqual(["sub/v.txt"]);
-      expect(found.engine).toMatch(/^\[engine: javascript worker \(ripgrep was not run: .*\.gitignore is a named pipe\)/);
+      expect(found.engine).toMatch(
+        /^\[engine: javascript worker \(ripgrep was not run: .*\.gitignore is a named pipe \(FIFO\)\)/,
+      );
     }
   });
 });

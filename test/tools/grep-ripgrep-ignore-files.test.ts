@@ -55,17 +55,17 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
     [
       "a named pipe .gitignore",
       async (root) => void execFileSync("mkfifo", [path.join(root, ".gitignore")]),
-      /\.gitignore is a named pipe/,
+      /\.gitignore is a named pipe \(FIFO\)/,
     ],
     [
       "a named pipe .rgignore below",
       async (root) => void execFileSync("mkfifo", [path.join(root, "sub", ".rgignore")]),
-      /sub\/\.rgignore is a named pipe/,
+      /sub\/\.rgignore is a named pipe \(FIFO\)/,
     ],
     [
       "a named pipe .ignore",
       async (root) => void execFileSync("mkfifo", [path.join(root, ".ignore")]),
-      /\.ignore is a named pipe/,
+      /\.ignore is a named pipe \(FIFO\)/,
     ],
     [
       "a named pipe .git/info/exclude below",
@@ -73,7 +73,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
         await mkdir(path.join(root, "sub", ".git", "info"), { recursive: true });
         execFileSync("mkfifo", [path.join(root, "sub", ".git", "info", "exclude")]);
       },
-      /sub\/\.git\/info\/exclude is a named pipe/,
+      /sub\/\.git\/info\/exclude is a named pipe \(FIFO\)/,
     ],
     [
       "a .gitignore linked to /dev/zero",
@@ -113,7 +113,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ripgrep and the ignore fi
     expect(output).toContain("probe.txt:1:needle");
     // ripgrep run with --no-ignore listed it: sub/.ignore excludes it.
     expect(output).not.toContain("other.txt");
-    expect(output).toMatch(/\[engine: javascript worker \(ripgrep was not run: \.gitignore is a named pipe\)\]/);
+    expect(output).toMatch(/\[engine: javascript worker \(ripgrep was not run: \.gitignore is a named pipe \(FIFO\)\)\]/);
   });
 
   it("engine ripgrep: a named pipe .ignore inside a gitignored build/ does not make build/'s files searched", async () => {

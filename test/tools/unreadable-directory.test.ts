@@ -65,7 +65,7 @@ function expectNamed(answers: Map<string, [boolean, string]>): void {
   const glob = answers.get("glob")?.[1] ?? "";
   expect(glob).toContain("open/b.txt");
   expect(glob).toMatch(/\[not read: locked\/ /);
-  expect(answers.get("glob nothing")?.[1]).toMatch(/^No files match "\*\*\/\*\.md" under \.\.?\n\[not read: locked\/ /);
+  expect(answers.get("glob nothing")?.[1]).toMatch(/^No files match "\*\*\/\*\.md" under "\."\.\n\[not read: locked\/ /);
   for (const engine of ["grep ripgrep", "grep javascript"]) {
     const [ok, text] = answers.get(engine) ?? [false, ""];
     expect(ok, text).toBe(true);

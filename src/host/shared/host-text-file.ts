@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { type SpecialFileStats, specialFileKind } from "../../errors/special-file-kind.js";
 import { hasErrorCode } from "./atomic-file.js";
 
 /**
@@ -17,11 +18,11 @@ export class UnreadableHostFileError extends Error {
   override readonly name = "UnreadableHostFileError";
 }
 
-function kindOf(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
-  if (stat.isDirectory()) return "a directory";
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isSocket()) return "a socket";
-  return "a device";
+/** Why a file that is not a regular one is refused, in the file tools' words. */
+function refusal(stat: { isDirectory(): boolean } & SpecialFileStats): string {
+  if (stat.isDirectory()) return "it is a directory, not a regular file";
+  const kind = specialFileKind(stat);
+  return kind === undefined ? "it is not a regular file" : `it is a ${kind}, not a regular file`;
 }
 
 /**
@@ -46,7 +47,7 @@ export async function readHostTextFile(file: string, maxBytes = MAX_HOST_TEXT_FI
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new UnreadableHostFileError(`it is ${kindOf(stat)}, not a regular file`);
+    if (!stat.isFile()) throw new UnreadableHostFileError(refusal(stat));
     if (stat.size > maxBytes) {
       throw new UnreadableHostFileError(`it is ${stat.size} bytes, over the limit of ${maxBytes} bytes`);
     }

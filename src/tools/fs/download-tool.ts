@@ -1,6 +1,7 @@
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { byteCount } from "../sandbox/byte-count.js";
 import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
@@ -125,7 +126,7 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
         },
       ]);
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.file_path, "write"));
-      return `Saved ${url.href} (HTTP ${status}, ${after.length} bytes) to ${input.file_path} · ${versionOf(after)}`;
+      return `Saved ${url.href} (HTTP ${status}, ${byteCount(after.length)}) to ${input.file_path} · ${versionOf(after)}`;
     },
   });
 }

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { byteCount } from "../sandbox/byte-count.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -124,7 +125,7 @@ async function editFile(
     replan === undefined ? { signal: context.signal } : { replan, signal: context.signal },
   );
   context.storage.get(READ_TRACKER).forget(await scope.resolve(path, "write"));
-  return `Edited ${path} (${after.length} bytes) · ${versionOf(after)}`;
+  return `Edited ${path} (${byteCount(after.length)}) · ${versionOf(after)}`;
 }
 
 /**

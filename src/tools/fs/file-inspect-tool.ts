@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { byteCount } from "../sandbox/byte-count.js";
 import { type BoundedRead, readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -57,12 +58,15 @@ function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): st
   const lines = [
     `path: ${path}`,
     `type: ${type}`,
-    `size: ${streamed.size} bytes`,
+    `size: ${byteCount(streamed.size)}`,
     `version: ${streamed.version}`,
     `binary: ${binary}`,
   ];
   if (binary) {
-    lines.push(`hex (first ${Math.min(hexBytes, streamed.head.length)} bytes):`, hexDump(streamed.head.subarray(0, hexBytes)));
+    lines.push(
+      `hex (first ${byteCount(Math.min(hexBytes, streamed.head.length))}):`,
+      hexDump(streamed.head.subarray(0, hexBytes)),
+    );
     return lines.join("\n");
   }
   lines.push(`encoding: ${textEncoding(streamed.head)} (first 8 KiB)`, `lines: ${streamed.totalLines}`);
@@ -113,13 +117,13 @@ export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDef
       const lines = [
         `path: ${input.path}`,
         `type: ${type}`,
-        `size: ${bytes.length} bytes`,
+        `size: ${byteCount(bytes.length)}`,
         `version: ${fileVersion(bytes)}`,
         `binary: ${binary}`,
       ];
       if (binary) {
         const count = input.hex_bytes ?? 256;
-        lines.push(`hex (first ${Math.min(count, bytes.length)} bytes):`, hexDump(bytes.subarray(0, count)));
+        lines.push(`hex (first ${byteCount(Math.min(count, bytes.length))}):`, hexDump(bytes.subarray(0, count)));
         return lines.join("\n");
       }
       const text = bytes.toString("utf8");

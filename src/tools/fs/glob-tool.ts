@@ -47,6 +47,7 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
       }
       // A pattern without "/" (and not anchored) matches base names anywhere, as most users expect of "*.ts".
       const limit = input.max_results ?? 500;
+      const prefix = scope.display(start);
       const found: string[] = [];
       let more = false;
       const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
@@ -66,15 +67,40 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
           more = true;
           break;
         }
-        found.push(entry.relative);
+        // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
+        // from the directory searched, "a.ts" of path "src" was file_not_found when read.
+        found.push(fromWorkspace(prefix, entry.relative));
       }
       // A directory that could not be read is named: "No files match" must not stand for its files.
       const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
-      if (found.length === 0) {
-        return [`No files match ${JSON.stringify(input.pattern)} under ${scope.display(start)}.`, ...notes].join("\n");
-      }
-      const header = `${found.length} file(s) match ${JSON.stringify(input.pattern)} under ${scope.display(start)}${more ? ` (first ${limit}; narrow the pattern or raise max_results)` : ""}`;
-      return [header, ...found, ...notes].join("\n");
+      return globAnswer(input.pattern, scope.display(start), found, more ? limit : undefined, notes);
     },
   });
+}
+
+/**
+ * The answer: a header naming the pattern and the directory searched, quoted ("under ." before the
+ * full stop read "under .."), then the files, then what could not be read. `cutAt`: the limit
+ * the list stopped at, when it did.
+ */
+function globAnswer(
+  pattern: string,
+  where: string,
+  found: readonly string[],
+  cutAt: number | undefined,
+  notes: readonly string[],
+): string {
+  if (found.length === 0)
+    return [`No files match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}.`, ...notes].join("\n");
+  const cut = cutAt === undefined ? "" : ` (first ${cutAt}; narrow the pattern or raise max_results)`;
+  return [
+    `${found.length} file(s) match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}${cut}`,
+    ...found,
+    ...notes,
+  ].join("\n");
+}
+
+/** A path found under the directory the workspace names `directory`, named from the workspace. */
+function fromWorkspace(directory: string, relative: string): string {
+  return directory === "." ? relative : `${directory}/${relative}`;
 }

@@ -1,6 +1,7 @@
 import { type Dir, type Dirent, opendirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { specialFileKind } from "../../errors/special-file-kind.js";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
 import { directoriesAboveStart, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES } from "./grep-ripgrep.js";
@@ -140,7 +141,7 @@ function checkIgnoreFile(file: string, entry: Dirent | undefined, confineTo: str
       return { absolute: file, reason: "a link out of the workspace" };
   }
   if (target.isDirectory()) return undefined;
-  if (!target.isFile()) return { absolute: file, reason: kindOf(target) };
+  if (!target.isFile()) return { absolute: file, reason: describeKind(target) };
   if (target.size > MAX_RIPGREP_IGNORE_FILE_BYTES) {
     return { absolute: file, reason: `over ${MAX_RIPGREP_IGNORE_FILE_BYTES / 1024 / 1024} MiB` };
   }
@@ -183,10 +184,8 @@ function realOrUndefined(file: string): string | undefined {
   }
 }
 
-function kindOf(stats: Stats): string {
-  if (stats.isFIFO()) return "a named pipe";
-  if (stats.isCharacterDevice()) return "a character device";
-  if (stats.isBlockDevice()) return "a block device";
-  if (stats.isSocket()) return "a socket";
-  return "not a regular file";
+/** Why a file that is not a regular one was not read, in the file tools' words. */
+function describeKind(stats: Stats): string {
+  const kind = specialFileKind(stats);
+  return kind === undefined ? "not a regular file" : `a ${kind}`;
 }

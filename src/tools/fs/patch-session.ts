@@ -112,8 +112,15 @@ export function patchToolError(error: PatchError): ToolError {
     .join(", ");
   const closest =
     error.closest === undefined ? "" : ` Closest line ${error.closest.line}: ${JSON.stringify(error.closest.text)}.`;
-  return new ToolError(error.code, `${error.message}${where === "" ? "" : ` (${where})`}${closest} No file was changed.`, {
-    ...(error.hint === undefined ? {} : { hint: error.hint }),
-    data: { ...error },
-  });
+  // A message that ends in a listing of the patch's lines (context_not_found) gets the place on a
+  // line of its own: appended, it read as part of the last listed line ("  two (file a.txt, hunk 1)").
+  const separator = error.message.includes("\n") ? "\n" : " ";
+  return new ToolError(
+    error.code,
+    `${error.message}${where === "" ? "" : `${separator}(${where})`}${closest} No file was changed.`,
+    {
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      data: { ...error },
+    },
+  );
 }

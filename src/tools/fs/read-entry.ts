@@ -1,7 +1,8 @@
 import type { Stats } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { ToolError } from "agent-tool-catalog";
-import { assertPlainFile, specialKind } from "../sandbox/file-kind.js";
+import { specialFileKind } from "../../errors/special-file-kind.js";
+import { assertPlainFile } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import type { ParentEntry } from "./file-scope.js";
 
@@ -10,7 +11,7 @@ export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (co
 
 /** Refuses what is not a regular file, in every scope (a FIFO or device could block or never end). */
 export function assertReadableFile(stats: Stats, requested: string, confined: boolean): void {
-  const special = specialKind(stats);
+  const special = specialFileKind(stats);
   if (special !== undefined) {
     throw new SandboxViolationError("special_file_refused", `Refused "${requested}": it is a ${special}, not a regular file.`, {
       data: { path: requested, kind: special },

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { byteCount } from "../sandbox/byte-count.js";
 import { readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileScope } from "./file-scope.js";
@@ -58,7 +59,7 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       const offset = input.offset ?? 1;
       const content = await readLines(scope, requested, offset, input.limit, maxBytes);
       if (looksBinary(content.head)) {
-        throw new ToolError("binary_file", `"${requested}" is a binary file (${content.size} bytes).`, {
+        throw new ToolError("binary_file", `"${requested}" is a binary file (${byteCount(content.size)}).`, {
           hint: "Use file_inspect to see its type and a hex dump.",
         });
       }
@@ -87,7 +88,7 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       const body = numberedLines(lines, content.firstLine, offset, input.limit, maxBytes, options.hashline === true);
       tracker.remember(absolute, version, rangeKey);
       const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${content.totalLines}`;
-      const header = `${requested} · ${version} · ${shown} · ${bytes.length} bytes${bom ? " · UTF-8 with BOM (kept by edits)" : ""}`;
+      const header = `${requested} · ${version} · ${shown} · ${byteCount(bytes.length)}${bom ? " · UTF-8 with BOM (kept by edits)" : ""}`;
       const more = offset + body.count - 1 < content.totalLines ? `\n[more: continue with offset=${offset + body.count}]` : "";
       const cut = body.cutByBytes ? ` (cut at max_bytes=${maxBytes})` : "";
       return `${header}${cut}\n${body.text}${more}`;

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { byteCount } from "../sandbox/byte-count.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -71,7 +72,7 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
       );
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.path, "write"));
       const verb = wasAbsent ? "Created" : input.append === true ? "Appended to" : "Wrote";
-      return `${verb} ${input.path} (${after.length} bytes) · ${versionOf(after)}`;
+      return `${verb} ${input.path} (${byteCount(after.length)}) · ${versionOf(after)}`;
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { BigIntStats, Stats } from "node:fs";
+import { specialFileKind } from "../../errors/special-file-kind.js";
 import { SandboxViolationError } from "./sandbox-violation-error.js";
 
 /**
@@ -10,7 +11,7 @@ import { SandboxViolationError } from "./sandbox-violation-error.js";
  * @throws SandboxViolationError `special_file_refused`, `not_a_regular_file` or `hard_link_refused`.
  */
 export function assertPlainFile(stats: Stats | BigIntStats, requestedPath: string): void {
-  const special = specialKind(stats);
+  const special = specialFileKind(stats);
   if (special !== undefined) {
     throw new SandboxViolationError(
       "special_file_refused",
@@ -36,13 +37,4 @@ export function assertPlainFile(stats: Stats | BigIntStats, requestedPath: strin
       { data: { path: requestedPath, links: Number(stats.nlink) }, hint: "Ask the user to replace the hard link with a copy." },
     );
   }
-}
-
-/** What a FIFO, socket or device is, in words for a refusal; `undefined` for any other file. */
-export function specialKind(stats: Stats | BigIntStats): string | undefined {
-  if (stats.isFIFO()) return "named pipe (FIFO)";
-  if (stats.isSocket()) return "socket";
-  if (stats.isCharacterDevice()) return "character device";
-  if (stats.isBlockDevice()) return "block device";
-  return undefined;
 }

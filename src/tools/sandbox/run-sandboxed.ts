@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { checkNumberOption } from "../../errors/check-number-option.js";
+import { byteCount } from "./byte-count.js";
 import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-sandbox.js";
 
 /**
@@ -159,7 +160,7 @@ async function collect(stream: Readable, limit: number, name: string): Promise<{
   const headKept = withoutPartialCharacter(headText);
   // The bytes of a character cut in two count as cut: the number is exactly what is not shown.
   const dropped = total - headKept.length - tailText.length;
-  const marker = `\n[... ${dropped} bytes of ${name} cut here ...]\n`;
+  const marker = `\n[... ${byteCount(dropped)} of ${name} cut here ...]\n`;
   return { text: `${headKept.toString("utf8")}${marker}${tailText.toString("utf8")}`, truncated: true };
 }
 
