@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { lstat, mkdir, readdir } from "node:fs/promises";
+import { lstat, mkdir, readdir, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { LinkOnTheWay, openVerifiedDirectory, type VerifiedDirectory } from "../../tools/fs/verified-directory.js";
@@ -85,7 +85,7 @@ export class DirectorySkillStore implements ManagedSkillStore {
    */
   async readText(name: string): Promise<string | undefined> {
     this.fileOf(name);
-    const folder = await this.openFolder(name, false);
+    const folder = await this.openFolder(name);
     if (folder === undefined) return undefined;
     try {
       return await readHostTextFile(folder.at(SKILL_FILE_NAME));
@@ -103,8 +103,34 @@ export class DirectorySkillStore implements ManagedSkillStore {
 
   /** {@inheritDoc WritableSkillStore.create} */
   async create(skill: SkillDocument): Promise<void> {
+    // A create that fails (a full disk) removes the folder it made, when still empty: left behind,
+    // `delete` answered "deleted" for a skill that was never created.
     this.fileOf(skill.name);
-    const folder = await this.openFolder(skill.name, true);
+    const root = await this.pinned.open([], true);
+    if (root === undefined) throw this.vanished(skill.name, Object.assign(new Error("made, then gone"), { code: "ENOENT" }));
+    try {
+      const made = await mkdir(root.at(skill.name)).then(
+        () => true,
+        (error: unknown) => {
+          if (hasErrorCode(error, "EEXIST")) return false;
+          throw error;
+        },
+      );
+      try {
+        await this.writeNew(root, skill);
+      } catch (error) {
+        // Through the root's handle, and only an empty folder: never one a concurrent create filled.
+        if (made) await rmdir(root.at(skill.name)).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await root.close();
+    }
+  }
+
+  /** Writes a new skill's file into its folder (which exists), never over an existing one. */
+  private async writeNew(root: VerifiedDirectory, skill: SkillDocument): Promise<void> {
+    const folder = await this.folderIn(root, skill.name);
     if (folder === undefined) throw this.vanished(skill.name, Object.assign(new Error("made, then gone"), { code: "ENOENT" }));
     try {
       // Relative to the verified folder's handle: a folder swapped for a link since is not followed.
@@ -126,7 +152,7 @@ export class DirectorySkillStore implements ManagedSkillStore {
         hint: "Create it instead, or list the skills.",
       });
     }
-    const folder = await this.openFolder(skill.name, false);
+    const folder = await this.openFolder(skill.name);
     if (folder === undefined) {
       throw new ToolError("unknown_skill", `There is no skill named "${skill.name}" to update.`, {
         hint: "Create it instead, or list the skills.",
@@ -173,39 +199,39 @@ export class DirectorySkillStore implements ManagedSkillStore {
    * directory may be in the workspace, where a sandboxed command can link a skill's folder (or
    * the skills directory itself) to any directory of the host.
    */
-  private async openFolder(name: string, create: boolean): Promise<VerifiedDirectory | undefined> {
-    const root = await this.pinned.open([], create);
+  private async openFolder(name: string): Promise<VerifiedDirectory | undefined> {
+    const root = await this.pinned.open([], false);
     if (root === undefined) return undefined;
     try {
-      if (create) {
-        await mkdir(root.at(name)).catch((error: unknown) => {
-          if (!hasErrorCode(error, "EEXIST")) throw error;
-        });
-      }
-      const stat = await lstat(root.at(name)).catch((error: unknown) => {
-        if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
-        throw error;
-      });
-      if (stat === undefined) return undefined;
-      if (!stat.isDirectory()) throw this.notPlain(name);
-      const expected = path.join(root.realPath, name);
-      // Opened through the root's handle without following: a folder swapped for a link since the
-      // lstat is refused here, not written through.
-      return await openVerifiedDirectory(root.at(name), [], {
-        create: false,
-        checkInside: (realPath) => {
-          if (realPath !== expected) throw new LinkOnTheWay(name);
-        },
-      }).catch((error: unknown) => {
-        if (hasErrorCode(error, "ENOENT")) return undefined;
-        if (error instanceof LinkOnTheWay || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "ENOTDIR")) {
-          throw this.notPlain(name);
-        }
-        throw error;
-      });
+      return await this.folderIn(root, name);
     } finally {
       await root.close();
     }
+  }
+
+  /** {@link DirectorySkillStore.openFolder} inside the skills directory's open handle. */
+  private async folderIn(root: VerifiedDirectory, name: string): Promise<VerifiedDirectory | undefined> {
+    const stat = await lstat(root.at(name)).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return undefined;
+      throw error;
+    });
+    if (stat === undefined) return undefined;
+    if (!stat.isDirectory()) throw this.notPlain(name);
+    const expected = path.join(root.realPath, name);
+    // Opened through the root's handle without following: a folder swapped for a link since the
+    // lstat is refused here, not written through.
+    return await openVerifiedDirectory(root.at(name), [], {
+      create: false,
+      checkInside: (realPath) => {
+        if (realPath !== expected) throw new LinkOnTheWay(name);
+      },
+    }).catch((error: unknown) => {
+      if (hasErrorCode(error, "ENOENT")) return undefined;
+      if (error instanceof LinkOnTheWay || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "ENOTDIR")) {
+        throw this.notPlain(name);
+      }
+      throw error;
+    });
   }
 
   /** ENOENT writing in a folder opened a moment ago: it was removed (or moved away) meanwhile. */

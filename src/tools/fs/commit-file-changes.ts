@@ -1,7 +1,7 @@
 import { ToolError } from "agent-tool-catalog";
 import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
-import { toFileToolError } from "./file-errors.js";
+import { toFileToolError, withoutChangeClaims } from "./file-errors.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
@@ -226,7 +226,7 @@ async function commitLocked(
       await checkUnchanged(scope, changes, new Map());
       const mapped = toFileToolError(error, failedPath(error, effective));
       if (!(mapped instanceof ToolError)) throw mapped;
-      throw new ToolError(mapped.code, `${sentence(mapped.message)} No file was changed.`, {
+      throw new ToolError(mapped.code, `${sentence(withoutChangeClaims(mapped.message))} No file was changed.`, {
         ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
       });
     }
@@ -250,7 +250,7 @@ async function commitLocked(
 async function honestFailure(scope: FileScope, changes: readonly PlannedFileChange[], cause: unknown): Promise<ToolError> {
   const states = await statesOnDisk(scope, changes);
   const code = cause instanceof ToolError ? cause.code : "write_failed";
-  const reason = sentence(cause instanceof Error ? cause.message : String(cause));
+  const reason = sentence(withoutChangeClaims(cause instanceof Error ? cause.message : String(cause)));
   if (states.every((file) => file.state === "unchanged")) {
     return new ToolError(code, `${reason} No file was changed: every file written before the failure was restored.`, {
       data: { files: states },

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { byteCount } from "../sandbox/byte-count.js";
@@ -80,6 +79,7 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       const allowPrivate = options.allowPrivateNetwork === true || context.permissions.sandbox === "unrestricted";
       let received = 0;
       let status = 0;
+      let made: readonly string[] = [];
       try {
         const response = await fetchUrl(url, signal, allowPrivate, options.fetch);
         status = response.status;
@@ -91,9 +91,9 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
         const declared = Number(response.contentLength ?? Number.NaN);
         if (declared > maxBytes) throw tooLarge(declared, maxBytes);
         const body = response.body;
-        const parent = path.dirname(input.file_path);
-        if ((await scope.stat(parent)) === undefined) await scope.makeDirectory(parent);
-        await scope.replaceStreaming(input.file_path, async (handle) => {
+        // The change makes the missing directories itself and, when it fails (over max_bytes, a
+        // full disk, a timeout), removes them again: made here first, they were left behind.
+        made = await scope.replaceStreaming(input.file_path, async (handle) => {
           if (body === null) return;
           for await (const chunk of body) {
             received += chunk.byteLength;
@@ -116,15 +116,19 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       }
       const after = await scope.read(input.file_path);
       // Journal the finished file like any other write, so undo can remove or restore it.
-      context.storage.get(EDIT_JOURNAL).record("download", [
-        {
-          path: await scope.resolve(input.file_path, "write"),
-          displayPath: input.file_path,
-          realPath: await scope.lockKey(input.file_path),
-          before,
-          after,
-        },
-      ]);
+      context.storage.get(EDIT_JOURNAL).record(
+        "download",
+        [
+          {
+            path: await scope.resolve(input.file_path, "write"),
+            displayPath: input.file_path,
+            realPath: await scope.lockKey(input.file_path),
+            before,
+            after,
+          },
+        ],
+        made,
+      );
       context.storage.get(READ_TRACKER).forget(await scope.resolve(input.file_path, "write"));
       return `Saved ${url.href} (HTTP ${status}, ${byteCount(after.length)}) to ${input.file_path} · ${versionOf(after)}`;
     },

@@ -3,6 +3,19 @@ import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import { FileStepError } from "./file-step-error.js";
 import { isDirectoryName } from "./patch/patch-path.js";
 
+/** The sentences of a step's error that speak for the whole call ("Nothing was changed.", "No file was changed: ..."). */
+const CHANGE_CLAIMS = / ?(?:Nothing was changed|No file was changed)(?::[^.]*)?\./g;
+
+/**
+ * `message` without its claims that nothing was changed. An errno's text and a step's failure
+ * carry such a claim for themselves only; a caller that knows more of what is on disk (a change
+ * after its commit point, an undo whose earlier steps were made) states it once, itself. Left
+ * in, "Nothing was changed" stood beside a list of files that were.
+ */
+export function withoutChangeClaims(message: string): string {
+  return message.replace(CHANGE_CLAIMS, "");
+}
+
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */
 export function toFileToolError(error: unknown, displayPath: string): unknown {
   if (error instanceof FileStepError) return toFileToolError(error.cause, displayPath);

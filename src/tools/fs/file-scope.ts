@@ -69,9 +69,11 @@ export interface FileScope {
   /**
    * Replaces a file with what `fill` writes to a fresh temporary file in the same directory, then
    * renames it over the target; on any failure the temporary file is removed and the target is
-   * untouched (no partial file is ever left).
+   * untouched (no partial file is ever left). Missing directories above it are made, and removed
+   * again when it fails.
+   * @returns The directories it made (real paths), which an undo removes again.
    */
-  replaceStreaming(path: string, fill: (handle: FileHandle) => Promise<void>): Promise<void>;
+  replaceStreaming(path: string, fill: (handle: FileHandle) => Promise<void>): Promise<readonly string[]>;
 }
 
 /**

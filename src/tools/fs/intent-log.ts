@@ -244,43 +244,74 @@ export class IntentLog {
 }
 
 /**
- * Per workspace root and confinement: the recovery done (or running) in this process, and the lock
- * breaks it saw. A confined recovery leaves the entries of a log outside the workspace (written
- * by an `unrestricted` run) for an unconfined one, so one of each runs in a process.
+ * Per workspace root and confinement: the recovery done (or running) in this process, the lock
+ * breaks it saw, and when to look for other processes' logs again. A confined recovery leaves the
+ * entries of a log outside the workspace (written by an `unrestricted` run) for an unconfined
+ * one, so one of each runs in a process.
  */
-const recovered = new Map<string, { readonly done: Promise<void>; readonly breaks: number }>();
+const recovered = new Map<string, { readonly done: Promise<void>; readonly breaks: number; readonly lookAgainAt: number }>();
 const recoveryKey = (scope: FileScope) => `${scope.confined ? "confined" : "host"}\u0000${scope.root}`;
+
+/**
+ * How often (ms) a process that recovered a workspace looks at its log directory again. Another
+ * process killed mid-change since leaves its log and temporary files; looked at only once, they
+ * stayed (its partial temporary files seen by grep and glob, a committed change's files half old
+ * and half new to reads) until a new process started or someone took a lock the dead one held.
+ */
+const LOOK_AGAIN_MS = 1000;
 
 /**
  * Finishes the changes that crashed processes left in this workspace: committed ones are rolled
  * forward, prepared ones rolled back; their temporary files are removed. Every file operation of a
  * scope waits for it (see `scopeFromLocator`), so it runs on the first use of the workspace by any
  * file tool in a process, reads included. It runs once per workspace and process, and again when
- * a log was left alone because its owner still ran (that owner may have crashed since) or when
+ * a log was left alone because its owner still ran (that owner may have crashed since), when
  * this process broke the lock of a dead holder since (that holder's change must be on disk before
- * the file is touched again, or a later recovery would roll it over the newer write). `scope` must
+ * the file is touched again, or a later recovery would roll it over the newer write), and when a
+ * look at the log directory, at most once a second, finds a log of another process. `scope` must
  * be one whose `openParent` and `removeDirectory` do not wait for it.
  */
 export function recoverWorkspace(scope: FileScope): Promise<void> {
   const breaks = staleLocksBroken();
   const key = recoveryKey(scope);
   const known = recovered.get(key);
-  if (known !== undefined && known.breaks === breaks) return known.done;
+  if (known === undefined || known.breaks !== breaks) return startRecovery(scope, key, breaks, Promise.resolve(true));
+  if (performance.now() < known.lookAgainAt) return known.done;
+  return startRecovery(
+    scope,
+    key,
+    breaks,
+    known.done.then(() => hasLogsOfOthers(scope.root)),
+  );
+}
+
+/** Recovers once `needed` says so, recorded as this process's recovery of the workspace. */
+function startRecovery(scope: FileScope, key: string, breaks: number, needed: Promise<boolean>): Promise<void> {
   const entry = {
     breaks,
-    done: recoverNow(scope).then(
-      (pending) => {
-        if (pending > 0 && recovered.get(key) === entry) recovered.delete(key);
-      },
-      (error: unknown) => {
-        if (recovered.get(key) === entry) recovered.delete(key);
-        // Other failures leave the workspace usable as before; this one may not (see `replayAndRemove`).
-        if (error instanceof RecoveryIncompleteError) throw error;
-      },
-    ),
+    lookAgainAt: performance.now() + LOOK_AGAIN_MS,
+    done: needed
+      .then((run) => (run ? recoverNow(scope) : 0))
+      .then(
+        (pending) => {
+          if (pending > 0 && recovered.get(key) === entry) recovered.delete(key);
+        },
+        (error: unknown) => {
+          if (recovered.get(key) === entry) recovered.delete(key);
+          // Other failures leave the workspace usable as before; this one may not (see `replayAndRemove`).
+          if (error instanceof RecoveryIncompleteError) throw error;
+        },
+      ),
   };
   recovered.set(key, entry);
   return entry.done;
+}
+
+/** True when the workspace's log directory holds a log (or a kept `.next` log) of another process. */
+async function hasLogsOfOthers(root: string): Promise<boolean> {
+  const directory = intentDirectory(await realpath(root).catch(() => root));
+  const names = await readdir(directory).catch(() => [] as string[]);
+  return names.some((name) => !name.startsWith(`${process.pid}-`));
 }
 
 /**

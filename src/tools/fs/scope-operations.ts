@@ -137,9 +137,7 @@ function rawScope(locator: ScopeLocator): BatchFileScope {
         await applyFileChanges(scope, [{ path: requested, after: undefined }]);
       }),
     replaceStreaming: (requested, fill) =>
-      guardedFileOperation(requested, async () => {
-        await applyFileChanges(scope, [{ path: requested, after: fill }]);
-      }),
+      guardedFileOperation(requested, () => applyFileChanges(scope, [{ path: requested, after: fill }])),
     makeDirectory: (requested) =>
       guardedFileOperation(requested, async () => {
         // The placeholder entry makes openParent create (and verify) every directory of `requested`.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL, type EditJournal, type JournalEntry } from "./edit-journal.js";
+import { withoutChangeClaims } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { READ_TRACKER, type ReadTracker } from "./read-tracker.js";
@@ -71,13 +72,21 @@ async function revertSteps(
   return report.join("\n");
 }
 
-/** Steps already made stay made: a later step's failure says exactly which, never "nothing was changed". */
+/**
+ * Steps already made stay made: a later step's failure says exactly which, never "nothing was
+ * changed" (the failed step's claim, whatever its wording, is said of that step alone).
+ */
 function partialStepsError(error: unknown, report: readonly string[], step: number, action: "undo" | "redo"): unknown {
   if (step === 0 || !(error instanceof ToolError)) return error;
+  const reason = withoutChangeClaims(error.message);
+  const stepClaim = reason === error.message ? "" : " That step changed no file.";
   return new ToolError(
     error.code,
-    `${report.join("\n")}\nThen stopped at step ${step + 1}: ${error.message.replace(/ Nothing was changed\.$/, "")} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
-    { ...(error.hint === undefined ? {} : { hint: error.hint }), data: { completedSteps: step } },
+    `${report.join("\n")}\nThen stopped at step ${step + 1}: ${reason}${stepClaim} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
+    {
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      data: { completedSteps: step },
+    },
   );
 }
 

@@ -1,0 +1,101 @@
+// Fault round (stop 38): `download` made the missing directories of `file_path` before the body
+// came, outside the change that writes the file. A download that then failed (over max_bytes, a
+// full disk, a timeout) answered "Nothing was saved." / "Nothing was changed." and left those
+// directories; a download that succeeded was undone without them. The change now makes them, so a
+// failure removes them again and the journal names them for undo.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
+
+const isRoot = process.getuid?.() === 0;
+const SANDBOXES = ["workspace", "unrestricted"] as const;
+
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    if (request.url === "/big") response.end(Buffer.alloc(400_000, 65));
+    else response.end("small body");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+let workspace: string;
+let mounted = false;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-download-faults-"));
+});
+afterEach(async () => {
+  if (mounted) execFileSync("umount", [workspace]);
+  mounted = false;
+  await rm(workspace, { recursive: true, force: true });
+});
+
+function runIn(sandbox: (typeof SANDBOXES)[number]): Run {
+  // The workspace scope refuses private addresses unless asked: the test server is on 127.0.0.1.
+  const tools = [
+    ...createFileTools().filter((tool) => tool.name !== "download"),
+    createDownloadTool({ allowPrivateNetwork: true }),
+  ];
+  return createRegistry({ tools }).createRun({
+    profile: "full",
+    permissions: { sandbox, workspace },
+  });
+}
+function failure(result: ToolCallResult) {
+  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
+  return result.error;
+}
+function ok(result: ToolCallResult): string {
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
+  return String(result.output);
+}
+const entries = async () => (await readdir(workspace, { recursive: true })).sort();
+
+describe("a download leaves no directory it made", () => {
+  for (const sandbox of SANDBOXES) {
+    it(`${sandbox}: over max_bytes into new directories: too_large, nothing left; control: a small one saves, undo removes file and directories`, async () => {
+      const run = runIn(sandbox);
+      const error = failure(await run.call("download", { url: `${base}/big`, file_path: "n1/n2/big.bin", max_bytes: 150_000 }));
+      expect(error.code).toBe("too_large");
+      expect(error.message).toContain("Nothing was saved.");
+      expect(await entries()).toEqual([]);
+      // Control: the same directories are made for a download that succeeds, and undone with it.
+      ok(await run.call("download", { url: `${base}/small`, file_path: "n1/n2/small.txt" }));
+      expect(await readFile(path.join(workspace, "n1/n2/small.txt"), "utf8")).toBe("small body");
+      expect(ok(await run.call("undo", {}))).toBe("Undid download #1: n1/n2/small.txt");
+      expect(await entries()).toEqual([]);
+    });
+  }
+});
+
+describe.skipIf(!isRoot)("a download on a full disk (needs root to mount a tmpfs)", () => {
+  for (const sandbox of SANDBOXES) {
+    it(`${sandbox}: no_space, no directory made, an old file whole; control: with room the same download saves`, async () => {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", workspace]);
+      mounted = true;
+      await writeFile(path.join(workspace, "old.bin"), "old");
+      const run = runIn(sandbox);
+      for (const file_path of ["m1/m2/big.bin", "old.bin"]) {
+        const error = failure(await run.call("download", { url: `${base}/big`, file_path }));
+        expect(error.code, file_path).toBe("no_space");
+        expect(error.message, file_path).not.toContain(workspace);
+      }
+      expect(await entries()).toEqual(["old.bin"]);
+      expect(await readFile(path.join(workspace, "old.bin"), "utf8")).toBe("old");
+      expect(failure(await run.call("undo", {})).code).toBe("nothing_to_undo");
+      // Control: a body that fits is saved into the same new directories.
+      ok(await run.call("download", { url: `${base}/small`, file_path: "m1/m2/big.bin" }));
+      expect(await entries()).toEqual(["m1", "m1/m2", "m1/m2/big.bin", "old.bin"]);
+    });
+  }
+});

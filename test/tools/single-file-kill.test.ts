@@ -1,0 +1,151 @@
+// Fault round (stop 38): kill -9 of a process in the middle of a single-file change, at a point
+// fast-check picks (the delay after its first change): `edit` with replace_all over a 1 MiB file,
+// `write` with append, and `undo` of a 2 MiB write. After each kill the file is the old or the
+// new content whole (never mixed, empty or cut), and once the next change (in a process that
+// already recovered the workspace, a long-lived host's) has been made, no temporary file of the
+// dead one is left. Before, a process recovered a workspace once: the dead writer's log and its
+// half-written temporary file stayed until a new process started or someone took the lock of
+// the file it had been writing. (file-crash.test.ts covers multi-file apply_patch and whole
+// writes, each next change in a new process.)
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRegistry } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { processStartTime } from "../../src/tools/fs/process-identity.js";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+const worker = path.join(repo, "test/tools/support/single-file-kill-worker.mjs");
+const format = process.env.CRASH_FORMAT ?? (existsSync(path.join(repo, "dist/tools/index.js")) ? "dist" : "src");
+/** Kills per operation; each costs a worker start (1-3 s under load with the sources). */
+const RUNS = Number(process.env.SINGLE_FILE_KILL_RUNS ?? 6);
+const CHUNK = 64 * 1024;
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(path.join(tmpdir(), "atc-single-kill-"));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Starts the worker, waits for its first change, waits `delay` ms more, kills it with SIGKILL. */
+async function killMidChange(workspace: string, op: string, delay: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [...(format === "src" ? ["--import", "tsx"] : []), worker, JSON.stringify({ workspace, format, op })],
+    { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ready = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  await Promise.race([ready, exited]);
+  if (child.exitCode !== null) throw new Error(`worker ended before ready: ${stderr}`);
+  await new Promise((resolve) => setTimeout(resolve, delay));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+const temporaries = async (workspace: string) =>
+  (await readdir(workspace, { recursive: true })).filter((name) => /\.(tmp|part)$/.test(name));
+
+/** Whole: one letter throughout (replace_all, undo), or whole 64 KiB chunks of one letter each (append). */
+function expectWhole(op: string, text: string): void {
+  expect(text.length, `${op}: empty or cut`).toBeGreaterThan(0);
+  if (op === "append") {
+    expect(text.length % CHUNK, "append: a cut chunk").toBe(0);
+    for (let at = 0; at < text.length; at += CHUNK) expect(new Set(text.slice(at, at + CHUNK)).size).toBe(1);
+    return;
+  }
+  const lines = new Set(text.split("\n").filter((line) => line !== ""));
+  expect(lines.size, `${op}: mixed content`).toBe(1);
+}
+
+const seeds: Record<string, () => string> = {
+  replace_all: () => "A\n".repeat(512 * 1024),
+  append: () => "S".repeat(CHUNK),
+  undo: () => "O\n".repeat(1024),
+};
+
+describe("kill -9 in the middle of a single-file change", () => {
+  for (const op of ["replace_all", "append", "undo"]) {
+    it(
+      `${op}: the file is whole, old or new, and the next change leaves no temporary file (${RUNS} kills)`,
+      async () => {
+        const workspace = path.join(base, op);
+        await rm(workspace, { recursive: true, force: true });
+        await import("node:fs/promises").then(({ mkdir }) => mkdir(workspace));
+        await writeFile(path.join(workspace, "t.txt"), seeds[op]?.() ?? "");
+        let lastChange = 0;
+        await fc.assert(
+          fc.asyncProperty(fc.integer({ min: 0, max: 250 }), async (delay) => {
+            await killMidChange(workspace, op, delay);
+            // A process looks for other processes' change logs at most once a second.
+            await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastChange + 1100 - performance.now())));
+            expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
+            // The next process (here, this one) makes one change of its own; then nothing is left.
+            const run = createRegistry({ tools: createFileTools() }).createRun({
+              profile: "full",
+              permissions: { sandbox: "workspace", workspace },
+            });
+            const other = await run.call("write", { path: "other.txt", content: `after a kill at ${delay} ms\n` });
+            lastChange = performance.now();
+            expect(other.ok, JSON.stringify(other)).toBe(true);
+            expect(await temporaries(workspace)).toEqual([]);
+            expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
+          }),
+          { numRuns: RUNS },
+        );
+      },
+      RUNS * 60_000,
+    );
+  }
+});
+
+describe("a process that recovered a workspace once", () => {
+  it("finds the log a process that died since left, at its next call a second later: rolled back, temporary removed; control: a live owner's log stays", async () => {
+    const workspace = await realpath(await mkdtemp(path.join(base, "later-")));
+    await writeFile(path.join(workspace, "t.txt"), "old\n");
+    const run = createRegistry({ tools: createFileTools() }).createRun({
+      profile: "full",
+      permissions: { sandbox: "workspace", workspace },
+    });
+    // The first call recovers the workspace (nothing to do yet).
+    expect((await run.call("ls", { path: "." })).ok).toBe(true);
+    // Then a writer of t.txt dies after its temporary file (what kill -9 leaves): its prepared log
+    // and a half-written temporary file.
+    const intents = intentDirectory(workspace);
+    await mkdir(intents, { recursive: true, mode: 0o700 });
+    const plant = async (pid: string) => {
+      const temporary = `.atc-${pid}.tmp`;
+      await writeFile(path.join(workspace, temporary), "half of the ne");
+      const entries = [{ directory: workspace, name: "t.txt", temporary, created: [] }];
+      const record = { owner: `${pid}:${processStartTime(Number(pid)) ?? "?"}`, root: workspace, state: "prepared", entries };
+      await writeFile(path.join(intents, `${pid}-000000000000.json`), JSON.stringify(record), { mode: 0o600 });
+      return temporary;
+    };
+    const dead = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const deadTemporary = await plant(dead);
+    // Control: a live process's log (a sleeping child's) is left alone, and so is its temporary file.
+    const live = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const liveTemporary = await plant(String(live.pid));
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await run.call("write", { path: "other.txt", content: "x\n" })).ok).toBe(true);
+      expect(await temporaries(workspace)).toEqual([liveTemporary]);
+      expect((await readdir(intents)).sort()).toEqual([`${live.pid}-000000000000.json`]);
+      expect(await readFile(path.join(workspace, "t.txt"), "utf8")).toBe("old\n");
+      expect(deadTemporary).not.toBe(liveTemporary);
+    } finally {
+      live.kill("SIGKILL");
+    }
+  });
+});
