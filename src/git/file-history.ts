@@ -84,7 +84,7 @@ async function followedEntry(tracker: Tracker, commit: CommitRecord, after: Tree
 }
 
 async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
-  const changes = await commitChangesWithRenames(tracker.repository, commit, tracker.path);
+  const changes = await commitChangesWithRenames(tracker.repository, commit, tracker.path, tracker.signal);
   if (changes.length === 0) return undefined;
   let added = 0;
   let removed = 0;

@@ -161,3 +161,37 @@ describe("git_file_history copy search bounds", () => {
     }
   });
 });
+
+describe("git_file_history copy search reads", () => {
+  it("reads a loose candidate's file once for its size and its content (before stop 38: twice, with a zlib handle per header)", () => {
+    const { directory } = wide;
+    const base = unconfinedReader();
+    const reads = new Map<string, number>();
+    const counting = {
+      root: base.root,
+      open: (file: string) => base.open(file),
+      readFile: (file: string, maxBytes?: number) => {
+        reads.set(file, (reads.get(file) ?? 0) + 1);
+        return base.readFile(file, maxBytes);
+      },
+      list: (folder: string) => base.list(folder),
+      kind: (file: string) => base.kind(file),
+      identity: (file: string) => base.identity(file),
+    };
+    const store = new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), counting), counting);
+    const oids = ["src/0.txt", "src/1.txt", "src/2.txt"].map((file) => git(directory, ["rev-parse", `HEAD~1:${file}`]).trim());
+    for (const oid of oids) {
+      const size = store.sizeSync(oid);
+      const content = store.readSync(oid).content;
+      // Same bytes as git's, and the size its header gave.
+      expect(content.toString()).toBe(git(directory, ["cat-file", "blob", oid]));
+      expect(size).toBe(content.length);
+    }
+    const looseReads = [...reads].filter(([file]) => /objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(file)).map(([, count]) => count);
+    expect(looseReads).toEqual([1, 1, 1]);
+    // Control: a content read with no size asked before it reads the file itself (nothing stale is kept).
+    store.readSync(oids[0] as string);
+    expect([...reads].filter(([file]) => file.endsWith((oids[0] as string).slice(2))).map(([, count]) => count)).toEqual([2]);
+    store.close();
+  });
+});
