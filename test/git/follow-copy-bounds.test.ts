@@ -195,3 +195,44 @@ describe("git_file_history copy search reads", () => {
     store.close();
   });
 });
+
+describe("git_file_history --follow through merges", () => {
+  it("lists no merge and follows a rename made on a side branch where it was made, as git log --follow does", async () => {
+    const repository = FixtureRepository.create("follow-merges");
+    try {
+      repository.write("a.txt", lines(1, 20)).write("b.txt", lines(2, 20)).commit("base", author);
+      repository.git("checkout", "-q", "-b", "side");
+      repository.move("a.txt", "c.txt");
+      repository.write("c.txt", lines(1, 20).replace("line 5 ", "line five "));
+      repository.commit("side: rename a.txt to c.txt", author);
+      repository.write("n.txt", lines(3, 20)).commit("side: add n.txt", author);
+      repository.git("checkout", "-q", "main");
+      repository.write("b.txt", lines(2, 20).replace("line 1 ", "line one ")).commit("main: edit b.txt", author);
+      repository.merge("side", "merge side", author);
+      // An evil merge: its result differs from both parents for c.txt.
+      repository.write("c.txt", `${lines(1, 20)}evil\n`);
+      repository.git("add", "-A");
+      repository.git("commit", "-q", "--amend", "--no-edit");
+      const run = gitRun(repository.directory);
+      for (const file of ["c.txt", "n.txt", "b.txt"]) {
+        const result = output<FileHistoryOutput>(await run.call("git_file_history", { path: file }));
+        expect(toolFollow(result), file).toEqual(gitFollow(repository.directory, file));
+        expect(result.commits.some((commit) => commit.merge === true)).toBe(false);
+      }
+      // Before: the merge was compared with its first parent, listed as the rename (and n.txt's addition).
+      const renamed = output<FileHistoryOutput>(await run.call("git_file_history", { path: "c.txt" }));
+      expect(renamed.commits.map((commit) => [commit.subject, commit.status, commit.previous_path])).toEqual([
+        ["side: rename a.txt to c.txt", "R", "a.txt"],
+        ["base", "A", undefined],
+      ]);
+      // Control: without following, the merge that changed c.txt is listed, as `git log -- c.txt` lists it.
+      const plain = output<FileHistoryOutput>(await run.call("git_file_history", { path: "c.txt", follow_renames: false }));
+      expect(plain.commits.map((commit) => commit.sha)).toEqual(
+        git(repository.directory, ["log", "--format=%h", "--abbrev=10", "--", "c.txt"]).trim().split("\n"),
+      );
+      expect(plain.commits[0]?.merge).toBe(true);
+    } finally {
+      removeDirectory(repository.directory);
+    }
+  });
+});

@@ -38,7 +38,7 @@ export const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
 /** git's `HASHBASE` for content chunks (diffcore-delta). */
 const HASHBASE = 107_927;
 
-/** The mode of a submodule entry (a commit id in a tree): never a rename's source or destination. */
+/** The mode of a submodule entry (a commit id in a tree): renamed only exactly (git's similarity of a non-file is 0). */
 export const GITLINK = "160000";
 
 /** The file type bits of a git mode (`S_IFMT`): regular file, symlink, gitlink or tree. */
@@ -342,9 +342,11 @@ export async function detectRenames(
   const sources: Side[] = [];
   const targets: Side[] = [];
   for (const change of changes) {
-    if (change.newOid === undefined && change.oldOid !== undefined && change.oldMode !== GITLINK)
+    // Submodule entries too, as in git: only an exact pair (same commit) can join them, since the
+    // similarity of anything but two regular files is 0; they count in the basename and limit passes.
+    if (change.newOid === undefined && change.oldOid !== undefined)
       sources.push({ change, path: change.path, oid: change.oldOid, mode: change.oldMode ?? "100644", used: false });
-    if (change.oldOid === undefined && change.newOid !== undefined && change.newMode !== GITLINK)
+    if (change.oldOid === undefined && change.newOid !== undefined)
       targets.push({ change, path: change.path, oid: change.newOid, mode: change.newMode ?? "100644", used: false });
   }
   const pairing = new Pairing();
