@@ -11,6 +11,7 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { type ResolvedRevision, resolveRevision } from "./revision.js";
 import { withRepository } from "./with-repository.js";
+import { Pacer } from "./yield-to-event-loop.js";
 
 const MAX_LISTED_FILES = 300;
 /** Characters of JSON the listing may take, and the whole answer by default: runs condense answers over 40,000. */
@@ -132,7 +133,13 @@ async function resolveSides(
 async function diffRange(repository: GitRepository, input: DiffRangeInput, context: ToolContext): Promise<DiffRangeOutput> {
   const scope = input.path === undefined ? "" : repositoryPath(repository, input.path, context);
   const { from, to } = await resolveSides(repository, input, context.signal);
-  const changes = await detectRenames(repository, await diffTrees(repository, from.commit.tree, to.commit.tree, scope));
+  const changes = await detectRenames(
+    repository,
+    await diffTrees(repository, from.commit.tree, to.commit.tree, scope),
+    context.signal,
+  );
+  // Counting lines diffs every changed file: thousands in a wide range, so it yields and stops on abort too.
+  const pacer = new Pacer(context.signal);
   const files: DiffFileSummary[] = [];
   let listingChars = 0;
   let [added, removed] = [0, 0];
@@ -149,6 +156,7 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
     }
     added += diff.added;
     removed += diff.removed;
+    await pacer.step();
   }
   // Without an explicit max_bytes, the diff text gets what the listing leaves of the answer's
   // JSON budget (escaping counted), so a run never has to condense the answer.
@@ -161,7 +169,10 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
       context: input.context_lines ?? 3,
       abbrev: abbreviationLength(repository.caches.store.packedObjectCount()),
     };
-    for (const change of changes) for (const part of patchParts(change)) await renderChange(repository, part, rendering, options);
+    for (const change of changes) {
+      for (const part of patchParts(change)) await renderChange(repository, part, rendering, options);
+      await pacer.step();
+    }
     const json = JSON.stringify(rendering.text.join("")).length + listingChars + 1_000;
     if (input.max_bytes !== undefined || json <= ANSWER_JSON_CHARS || attempt === 3 || budget <= 1_000) break;
     budget = Math.max(1_000, Math.floor((budget * (ANSWER_JSON_CHARS - listingChars - 1_000)) / (json - listingChars - 1_000)));

@@ -85,7 +85,7 @@ export function createFileHistoryTool(runtime: GitToolRuntime): ToolDefinition<F
     name: "git_file_history",
     description:
       "List the commits that changed a file, newest first, with lines added and removed by each; follows renames like " +
-      "git log --follow. A directory path lists commits that changed anything under it. Merges are compared with their first parent.",
+      "git log --follow (which lists no merge commit). A directory path lists commits that changed anything under it, as git log -- path.",
     tier: "deferred",
     mutating: false,
     inputSchema: fileHistoryInput,

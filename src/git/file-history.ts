@@ -9,7 +9,7 @@ import { CommitWalk } from "./history/commit-walk.js";
 import { followedSource } from "./history/follow-source.js";
 import { isTypeChange } from "./history/renames.js";
 import { parseSince } from "./history/since.js";
-import type { CommitRecord, TreeEntry } from "./objects/parse-objects.js";
+import { type CommitRecord, parentCount, type TreeEntry } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
@@ -84,7 +84,7 @@ async function followedEntry(tracker: Tracker, commit: CommitRecord, after: Tree
 }
 
 async function directoryEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHistoryEntry | undefined> {
-  const changes = await commitChangesWithRenames(tracker.repository, commit, tracker.path);
+  const changes = await commitChangesWithRenames(tracker.repository, commit, tracker.path, tracker.signal);
   if (changes.length === 0) return undefined;
   let added = 0;
   let removed = 0;
@@ -123,6 +123,11 @@ async function absentPathEntry(tracker: Tracker, commit: CommitRecord): Promise<
 }
 
 function entryOf(startKind: "file" | "directory" | "absent", tracker: Tracker, commit: CommitRecord) {
+  // `git log --follow` lists no merge and follows no rename at one: with --follow git walks every
+  // commit unpruned (revision.c: "Can't prune commits with rename following") and, without -m,
+  // computes no diff for a merge (log-tree.c returns before diffing it), so a merge has no change
+  // for the followed path. The side a file came from is walked on its own, commit by commit.
+  if (tracker.follow && parentCount(commit) > 1) return undefined;
   if (startKind === "file") return fileEntry(tracker, commit);
   return startKind === "directory" ? directoryEntry(tracker, commit) : absentPathEntry(tracker, commit);
 }

@@ -161,3 +161,78 @@ describe("git_file_history copy search bounds", () => {
     }
   });
 });
+
+describe("git_file_history copy search reads", () => {
+  it("reads a loose candidate's file once for its size and its content (before stop 38: twice, with a zlib handle per header)", () => {
+    const { directory } = wide;
+    const base = unconfinedReader();
+    const reads = new Map<string, number>();
+    const counting = {
+      root: base.root,
+      open: (file: string) => base.open(file),
+      readFile: (file: string, maxBytes?: number) => {
+        reads.set(file, (reads.get(file) ?? 0) + 1);
+        return base.readFile(file, maxBytes);
+      },
+      list: (folder: string) => base.list(folder),
+      kind: (file: string) => base.kind(file),
+      identity: (file: string) => base.identity(file),
+    };
+    const store = new NodeObjectStore(objectDirectories(path.join(directory, ".git", "objects"), counting), counting);
+    const oids = ["src/0.txt", "src/1.txt", "src/2.txt"].map((file) => git(directory, ["rev-parse", `HEAD~1:${file}`]).trim());
+    for (const oid of oids) {
+      const size = store.sizeSync(oid);
+      const content = store.readSync(oid).content;
+      // Same bytes as git's, and the size its header gave.
+      expect(content.toString()).toBe(git(directory, ["cat-file", "blob", oid]));
+      expect(size).toBe(content.length);
+    }
+    const looseReads = [...reads].filter(([file]) => /objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(file)).map(([, count]) => count);
+    expect(looseReads).toEqual([1, 1, 1]);
+    // Control: a content read with no size asked before it reads the file itself (nothing stale is kept).
+    store.readSync(oids[0] as string);
+    expect([...reads].filter(([file]) => file.endsWith((oids[0] as string).slice(2))).map(([, count]) => count)).toEqual([2]);
+    store.close();
+  });
+});
+
+describe("git_file_history --follow through merges", () => {
+  it("lists no merge and follows a rename made on a side branch where it was made, as git log --follow does", async () => {
+    const repository = FixtureRepository.create("follow-merges");
+    try {
+      repository.write("a.txt", lines(1, 20)).write("b.txt", lines(2, 20)).commit("base", author);
+      repository.git("checkout", "-q", "-b", "side");
+      repository.move("a.txt", "c.txt");
+      repository.write("c.txt", lines(1, 20).replace("line 5 ", "line five "));
+      repository.commit("side: rename a.txt to c.txt", author);
+      repository.write("n.txt", lines(3, 20)).commit("side: add n.txt", author);
+      repository.git("checkout", "-q", "main");
+      repository.write("b.txt", lines(2, 20).replace("line 1 ", "line one ")).commit("main: edit b.txt", author);
+      repository.merge("side", "merge side", author);
+      // An evil merge: its result differs from both parents for c.txt.
+      repository.write("c.txt", `${lines(1, 20)}evil\n`);
+      repository.git("add", "-A");
+      repository.git("commit", "-q", "--amend", "--no-edit");
+      const run = gitRun(repository.directory);
+      for (const file of ["c.txt", "n.txt", "b.txt"]) {
+        const result = output<FileHistoryOutput>(await run.call("git_file_history", { path: file }));
+        expect(toolFollow(result), file).toEqual(gitFollow(repository.directory, file));
+        expect(result.commits.some((commit) => commit.merge === true)).toBe(false);
+      }
+      // Before: the merge was compared with its first parent, listed as the rename (and n.txt's addition).
+      const renamed = output<FileHistoryOutput>(await run.call("git_file_history", { path: "c.txt" }));
+      expect(renamed.commits.map((commit) => [commit.subject, commit.status, commit.previous_path])).toEqual([
+        ["side: rename a.txt to c.txt", "R", "a.txt"],
+        ["base", "A", undefined],
+      ]);
+      // Control: without following, the merge that changed c.txt is listed, as `git log -- c.txt` lists it.
+      const plain = output<FileHistoryOutput>(await run.call("git_file_history", { path: "c.txt", follow_renames: false }));
+      expect(plain.commits.map((commit) => commit.sha)).toEqual(
+        git(repository.directory, ["log", "--format=%h", "--abbrev=10", "--", "c.txt"]).trim().split("\n"),
+      );
+      expect(plain.commits[0]?.merge).toBe(true);
+    } finally {
+      removeDirectory(repository.directory);
+    }
+  });
+});

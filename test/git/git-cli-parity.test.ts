@@ -122,10 +122,13 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools give the g
     }
   }, 300_000);
 
-  it("git_file_history lists what git log -- <path> lists (directories, files without --follow)", async () => {
+  it("git_file_history lists what git log -- <path> lists (directories, files without --follow) and git log --follow lists (files)", async () => {
     const cases: { path: string; follow?: boolean; cli: string[] }[] = [
       ...history.directories.slice(0, 3).map((path) => ({ path, cli: ["--", path] })),
       ...busyFiles(3).map((path) => ({ path, follow: false, cli: ["--", path] })),
+      // Following (the default) through the history's merges and renames: git log --follow walks
+      // every commit and lists no merge (stop 38; the tool compared merges with their first parent).
+      ...busyFiles(3).map((path) => ({ path, cli: ["--follow", "--", path] })),
     ];
     for (const { path, follow, cli } of cases) {
       const expected = ids(git(directory, ["log", "--format=%H", ...cli])).map(shortOf);

@@ -4,11 +4,13 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { ContributorOutput } from "../../src/git/contributor-tool.js";
+import type { DiffRangeOutput } from "../../src/git/diff-range-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
+import { buildRepository, type RepositoryPlan } from "./support/random-repository.js";
 
 const gitCapability = capability("git");
 const author = { name: "Ann", email: "ann@example.com" };
@@ -159,4 +161,39 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     const plain = output<FileHistoryOutput>(await run.call("git_file_history", { path: "b.txt", follow_renames: false }));
     expect(plain.commits.map((commit) => commit.sha)).toEqual(logIds(fixture.directory, "b.txt"));
   });
+
+  it("a submodule entry moved with its commit unchanged is an exact rename in git_diff_range and git_file_history, as git pairs it (the tool never paired submodule entries); found once the generator could build seed 2001 (git add -A refused the conflicted submodule's empty directory)", async () => {
+    const empty = { edits: [], author: 0, sameTime: false };
+    const plan: RepositoryPlan = {
+      first: empty,
+      steps: [
+        {
+          step: "merge",
+          sides: [[{ ...empty, edits: [{ op: "gitlink", file: 0 }] }], [empty]],
+          mainline: [{ ...empty, edits: [{ op: "symlink", file: 0, target: 1 }] }],
+          resolve: "ours",
+        },
+        { step: "commit", commit: empty },
+      ],
+    };
+    const directory = buildRepository(plan);
+    directories.push(directory);
+    const run = gitRun(directory);
+    // The repository it builds: git pairs the submodule entry on the merge's side as an exact
+    // rename (R100, `a.txt~side-1` to `a.txt`) between the merge and its side, and the tool did not (it never paired submodule entries).
+    const expected = git(directory, ["diff", "-M", "--name-status", "HEAD~1", "HEAD~1^2"]).trim().split("\n").sort();
+    const answer = output<DiffRangeOutput>(await run.call("git_diff_range", { from: "HEAD~1", to: "HEAD~1^2" }));
+    const listed = answer.files.map((file) =>
+      file.previous_path === undefined
+        ? `${file.status}\t${file.path}`
+        : `${file.status}100\t${file.previous_path}\t${file.path}`,
+    );
+    expect(listed.sort()).toEqual(expected);
+    for (const path of ["a.txt", "a.txt~side-1", "a.txt~HEAD"]) {
+      const followed = git(directory, ["log", "--follow", "--format=%H", "--", path]).split("\n").filter(Boolean);
+      const result = await run.call("git_file_history", { path });
+      const commits = result.ok ? (result.output as FileHistoryOutput).commits.map((commit) => commit.sha) : [];
+      expect(commits, path).toEqual(followed.map((id) => id.slice(0, 10)));
+    }
+  }, 60_000);
 });

@@ -72,16 +72,20 @@ export async function commitChanges(
   return changes;
 }
 
-/** {@link commitChanges} with renames paired (within the scope, as a git pathspec limits them). */
+/**
+ * {@link commitChanges} with renames paired (within the scope, as a git pathspec limits them);
+ * with `signal`, the pairing yields to the event loop and stops on abort (see `detectRenames`).
+ */
 export async function commitChangesWithRenames(
   repository: GitRepository,
   commit: CommitRecord,
   scope: string,
+  signal?: AbortSignal,
 ): Promise<readonly ResolvedChange[]> {
   const key = changesKey(repository, commit, scope);
   const cached = repository.caches.renamedChanges.get(key);
   if (cached !== undefined) return cached;
-  const changes = await detectRenames(repository, await commitChanges(repository, commit, scope));
+  const changes = await detectRenames(repository, await commitChanges(repository, commit, scope), signal);
   repository.caches.renamedChanges.set(key, changes);
   return changes;
 }

@@ -6,7 +6,6 @@ import {
   basename,
   compareScores,
   estimate,
-  GITLINK,
   isRegular,
   MAX_COMPARED_BYTES,
   MINIMUM_SCORE,
@@ -123,13 +122,14 @@ export async function followedSource(
   if (base === undefined) return undefined;
   const changes = await commitChanges(repository, commit, "");
   const added = changes.find((change) => change.path === path && change.oldOid === undefined);
-  if (added?.newOid === undefined || added.newMode === GITLINK) return undefined;
+  // A submodule entry is followed too, to an exact source only (git's similarity of a non-file is 0).
+  if (added?.newOid === undefined) return undefined;
   const target: Side = { change: added, path, oid: added.newOid, mode: added.newMode ?? "100644", used: false };
   const deleted = new Set(changes.filter((change) => change.newOid === undefined).map((change) => change.path));
   const changed = new Set(changes.filter((change) => change.oldOid !== undefined).map((change) => change.path));
   const sources: Source[] = [];
   for (const file of await diffTrees(repository, undefined, base, "")) {
-    if (file.newOid === undefined || file.newMode === GITLINK) continue;
+    if (file.newOid === undefined) continue;
     sources.push({
       change: file,
       path: file.path,

@@ -1,4 +1,5 @@
 import type { GitRepository } from "../repository.js";
+import { Pacer } from "../yield-to-event-loop.js";
 import type { FileChange } from "./tree-diff.js";
 
 /**
@@ -37,7 +38,7 @@ export const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
 /** git's `HASHBASE` for content chunks (diffcore-delta). */
 const HASHBASE = 107_927;
 
-/** The mode of a submodule entry (a commit id in a tree): never a rename's source or destination. */
+/** The mode of a submodule entry (a commit id in a tree): renamed only exactly (git's similarity of a non-file is 0). */
 export const GITLINK = "160000";
 
 /** The file type bits of a git mode (`S_IFMT`): regular file, symlink, gitlink or tree. */
@@ -66,12 +67,23 @@ function isBinary(content: Buffer): boolean {
 }
 
 /**
+ * Reused scratch for chunk hashing: a count per bucket and the list of buckets touched, so that
+ * hashing a blob allocates nothing but its result (a `Map` per blob, thousands of them in a wide
+ * copy search, was most of that search's garbage).
+ */
+const scratch = { counts: new Uint32Array(0), touched: new Uint32Array(0) };
+
+/**
  * Chunk counts of a blob exactly as git's `diffcore-delta` computes them: a chunk ends at a
  * newline or after 64 bytes, is hashed into one of 107,927 buckets (collisions merge, as in git),
- * CR before LF is skipped in text, and a last chunk without a newline is not counted.
+ * CR before LF is skipped in text, and a last chunk without a newline is not counted. Returned as
+ * git's spanhash holds them in effect: (bucket, bytes) pairs, sorted by bucket, side by side in
+ * one array.
  */
-function signature(content: Buffer): Map<number, number> {
-  const counts = new Map<number, number>();
+function signature(content: Buffer): Uint32Array {
+  if (scratch.counts.length === 0) [scratch.counts, scratch.touched] = [new Uint32Array(HASHBASE), new Uint32Array(HASHBASE)];
+  const { counts, touched } = scratch;
+  let buckets = 0;
   const text = !isBinary(content);
   let accum1 = 0;
   let accum2 = 0;
@@ -85,12 +97,37 @@ function signature(content: Buffer): Map<number, number> {
     accum2 = ((accum2 << 7) ^ (old1 >>> 25)) >>> 0;
     if (++n < 64 && c !== 0x0a) continue;
     const hash = ((accum1 + Math.imul(accum2, 0x61)) >>> 0) % HASHBASE;
-    counts.set(hash, (counts.get(hash) ?? 0) + n);
+    if (counts[hash] === 0) touched[buckets++] = hash;
+    counts[hash] = (counts[hash] as number) + n;
     n = 0;
     accum1 = 0;
     accum2 = 0;
   }
-  return counts;
+  const order = touched.subarray(0, buckets).sort();
+  const pairs = new Uint32Array(buckets * 2);
+  for (let index = 0; index < buckets; index++) {
+    const hash = order[index] as number;
+    pairs[index * 2] = hash;
+    pairs[index * 2 + 1] = counts[hash] as number;
+    counts[hash] = 0;
+  }
+  return pairs;
+}
+
+/** git's `count_changes` on two signatures: the bytes of chunks the two have in common (per bucket, the smaller count). */
+function sharedBytes(source: Uint32Array, target: Uint32Array): number {
+  let copied = 0;
+  let [x, y] = [0, 0];
+  while (x < source.length && y < target.length) {
+    const [a, b] = [source[x] as number, target[y] as number];
+    if (a === b) {
+      copied += Math.min(source[x + 1] as number, target[y + 1] as number);
+      x += 2;
+      y += 2;
+    } else if (a < b) x += 2;
+    else y += 2;
+  }
+  return copied;
 }
 
 /** One side of a candidate pair: a path, its blob and mode, and its chunk counts once measured. */
@@ -100,7 +137,8 @@ export interface Side {
   readonly oid: string;
   readonly mode: string;
   used: boolean;
-  chunks?: Map<number, number> | undefined;
+  /** Its signature ((bucket, bytes) pairs sorted by bucket), once measured. */
+  chunks?: Uint32Array | undefined;
   size?: number | undefined;
 }
 
@@ -141,10 +179,7 @@ export async function estimate(repository: GitRepository, source: Side, target: 
   if (sourceSize === undefined || targetSize === undefined || !sizesCanMatch(sourceSize, targetSize)) return 0;
   await measure(repository, source);
   await measure(repository, target);
-  let copied = 0;
-  const [small, big] =
-    (source.chunks?.size ?? 0) <= (target.chunks?.size ?? 0) ? [source.chunks, target.chunks] : [target.chunks, source.chunks];
-  for (const [hash, count] of small ?? []) copied += Math.min(count, big?.get(hash) ?? 0);
+  const copied = sharedBytes(source.chunks as Uint32Array, target.chunks as Uint32Array);
   return Math.floor((copied * MAX_SCORE) / Math.max(sourceSize, targetSize));
 }
 
@@ -207,7 +242,13 @@ function pairExact(sources: readonly Side[], targets: readonly Side[], pairing: 
 }
 
 /** git's `find_basename_matches`: a basename unique among the remaining sources and destinations pairs when similar enough. */
-async function pairBasenames(repository: GitRepository, sources: Side[], targets: Side[], pairing: Pairing) {
+async function pairBasenames(
+  repository: GitRepository,
+  sources: Side[],
+  targets: Side[],
+  pairing: Pairing,
+  pacer: Pacer | undefined,
+) {
   const unique = (sides: readonly Side[]) => {
     const found = new Map<string, Side | null>();
     for (const side of sides) {
@@ -223,6 +264,7 @@ async function pairBasenames(repository: GitRepository, sources: Side[], targets
     const target = targetNames.get(name);
     if (sourceNames.get(name) !== source || target === undefined || target === null || pairing.isPaired(target)) continue;
     const score = await estimate(repository, source, target);
+    await pacer?.step();
     if (score >= MINIMUM_BASENAME_SCORE) pairing.pair(source, target, score);
   }
 }
@@ -241,7 +283,13 @@ export function compareScores(x: Score, y: Score): number {
 }
 
 /** git's inexact pass: the four best sources per destination, then the best pairs overall, greedily. */
-async function pairInexact(repository: GitRepository, sources: Side[], targets: Side[], pairing: Pairing) {
+async function pairInexact(
+  repository: GitRepository,
+  sources: Side[],
+  targets: Side[],
+  pairing: Pairing,
+  pacer: Pacer | undefined,
+) {
   const matrix: Score[] = [];
   for (const [targetIndex, target] of targets.entries()) {
     const best: Score[] = [];
@@ -252,6 +300,7 @@ async function pairInexact(repository: GitRepository, sources: Side[], targets: 
         score: await estimate(repository, source, target),
         sameName: basename(source.path) === basename(target.path),
       };
+      await pacer?.step();
       if (best.length < CANDIDATES_PER_DESTINATION) {
         best.push(candidate);
         continue;
@@ -280,15 +329,24 @@ async function pairInexact(repository: GitRepository, sources: Side[], targets: 
  * is unique on both sides and at least 75% similar, then, while sources x destinations stay
  * within {@link RENAME_LIMIT} squared, the most similar pairs of at least 50% (four best sources
  * kept per destination, as git does). Similarity is git's own chunk-hash estimate. Copies (`-C`)
- * are not detected.
+ * are not detected. With `signal`, the comparisons yield to the event loop (every 8 ms of work)
+ * and stop when it is aborted: a range with thousands of added and deleted files compares up to
+ * a million pairs.
  */
-export async function detectRenames(repository: GitRepository, changes: readonly FileChange[]): Promise<ResolvedChange[]> {
+export async function detectRenames(
+  repository: GitRepository,
+  changes: readonly FileChange[],
+  signal?: AbortSignal,
+): Promise<ResolvedChange[]> {
+  const pacer = signal === undefined ? undefined : new Pacer(signal);
   const sources: Side[] = [];
   const targets: Side[] = [];
   for (const change of changes) {
-    if (change.newOid === undefined && change.oldOid !== undefined && change.oldMode !== GITLINK)
+    // Submodule entries too, as in git: only an exact pair (same commit) can join them, since the
+    // similarity of anything but two regular files is 0; they count in the basename and limit passes.
+    if (change.newOid === undefined && change.oldOid !== undefined)
       sources.push({ change, path: change.path, oid: change.oldOid, mode: change.oldMode ?? "100644", used: false });
-    if (change.oldOid === undefined && change.newOid !== undefined && change.newMode !== GITLINK)
+    if (change.oldOid === undefined && change.newOid !== undefined)
       targets.push({ change, path: change.path, oid: change.newOid, mode: change.newMode ?? "100644", used: false });
   }
   const pairing = new Pairing();
@@ -297,11 +355,11 @@ export async function detectRenames(repository: GitRepository, changes: readonly
     let left = sources.filter((side) => !side.used);
     let right = targets.filter((side) => !pairing.isPaired(side));
     if (left.length > 0 && right.length > 0) {
-      await pairBasenames(repository, left, right, pairing);
+      await pairBasenames(repository, left, right, pairing, pacer);
       left = left.filter((side) => !side.used);
       right = right.filter((side) => !pairing.isPaired(side));
       if (left.length > 0 && right.length > 0 && left.length * right.length <= RENAME_LIMIT * RENAME_LIMIT)
-        await pairInexact(repository, left, right, pairing);
+        await pairInexact(repository, left, right, pairing, pacer);
     }
   }
   const resolved: ResolvedChange[] = [];

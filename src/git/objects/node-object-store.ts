@@ -1,5 +1,4 @@
 import path from "node:path";
-import { constants, inflateSync } from "node:zlib";
 import { type GitFileReader, MAX_METADATA_BYTES } from "../git-file-reader.js";
 import { LruCache } from "../lru-cache.js";
 import { CommitGraph } from "./commit-graph.js";
@@ -54,25 +53,32 @@ export function objectDirectories(objectsDirectory: string, reader: GitFileReade
 const LOOSE_HEAD_INPUT = 1024;
 const LOOSE_HEAD = /^(commit|tree|blob|tag) (0|[1-9][0-9]{0,15})\0/;
 
+/** A loose object's compressed bytes kept between its size and its content read, at most (see `lastLoose`). */
+const LAST_LOOSE_BYTES = 1024 * 1024;
+
+/** The longest loose object header: `commit `, 16 digits, a NUL (longer sizes are refused). */
+const LOOSE_HEAD_BYTES = 32;
+
 /**
- * A loose object: its header is read first from a bounded prefix, its size checked, then the
- * whole stream is inflated to exactly that size. Inflating first and reading the header after
- * let a 1 MB file of zeros that claims 8 bytes inflate to a gigabyte.
+ * A loose object's header (`type size\0`), inflated from a bounded prefix of its compressed
+ * bytes with the store's reused zlib handle (`inflateSync` set up and tore down a handle per
+ * object: a wide copy search reads thousands of headers).
  */
-/** A loose object's header (`type size\0`), inflated from a bounded prefix of its compressed bytes. */
 function looseHeader(
   oid: string,
   deflated: Buffer,
+  inflater: Inflater,
+  head: Buffer,
 ): { readonly type: GitObject["type"]; readonly size: number; readonly headerBytes: number } {
   const what = `Loose object ${oid}`;
-  let head: Buffer;
+  let written: number;
   try {
-    // A partial stream: whatever the first bytes inflate to (at most ~1 MiB), without an error for the rest.
-    head = inflateSync(deflated.subarray(0, LOOSE_HEAD_INPUT), { finishFlush: constants.Z_SYNC_FLUSH });
+    // A partial stream: whatever the first bytes inflate to, without an error for the rest.
+    written = inflater.inflatePrefix(deflated, 0, Math.min(deflated.length, LOOSE_HEAD_INPUT), head, what);
   } catch {
     throw corruptObject(`${what} is not zlib data.`);
   }
-  const match = LOOSE_HEAD.exec(head.toString("latin1", 0, Math.min(head.length, 32)));
+  const match = LOOSE_HEAD.exec(head.toString("latin1", 0, written));
   const type = objectType(match?.[1] ?? "");
   if (match === null || type === undefined) throw corruptObject(`${what} has no valid header.`);
   const size = Number(match[2]);
@@ -85,8 +91,8 @@ function looseHeader(
  * whole stream is inflated to exactly that size. Inflating first and reading the header after
  * let a 1 MB file of zeros that claims 8 bytes inflate to a gigabyte.
  */
-function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObject {
-  const { type, size, headerBytes } = looseHeader(oid, deflated);
+function parseLoose(oid: string, deflated: Buffer, inflater: Inflater, head: Buffer): GitObject {
+  const { type, size, headerBytes } = looseHeader(oid, deflated, inflater, head);
   return { type, content: inflater.inflate(deflated, headerBytes + size, `Loose object ${oid}`).subarray(headerBytes) };
 }
 
@@ -98,6 +104,15 @@ function parseLoose(oid: string, deflated: Buffer, inflater: Inflater): GitObjec
 export class NodeObjectStore implements ObjectStore {
   private packs: PackFile[] | undefined;
   private readonly inflater = new Inflater();
+  /** Scratch for a loose object's header. */
+  private readonly looseHead = Buffer.alloc(LOOSE_HEAD_BYTES);
+  /**
+   * The compressed bytes of the loose object whose size was asked last: a copy search asks a
+   * candidate's size, then (when the size rule lets it through) its content, and the file is
+   * read once for both. One entry, a few KiB usually; a loose object that changed in between
+   * cannot have (an object's file holds its id's content).
+   */
+  private lastLoose: { readonly oid: string; readonly deflated: Buffer } | undefined;
   /** The commit-graph: `undefined` before it is looked for, `null` when there is none. */
   private graph: CommitGraph | null | undefined;
   /** The id being looked up, as raw bytes (reused: one lookup at a time). */
@@ -216,9 +231,20 @@ export class NodeObjectStore implements ObjectStore {
   }
 
   private fromLoose(oid: string): GitObject | undefined {
+    const deflated = this.looseBytes(oid);
+    return deflated === undefined ? undefined : parseLoose(oid, deflated, this.inflater, this.looseHead);
+  }
+
+  /** The compressed bytes of the loose object `oid` (the last size read's, when it was this one). */
+  private looseBytes(oid: string): Buffer | undefined {
+    const last = this.lastLoose;
+    if (last?.oid === oid) {
+      this.lastLoose = undefined;
+      return last.deflated;
+    }
     for (const directory of this.directories) {
       const deflated = this.reader.readFile(path.join(directory, oid.slice(0, 2), oid.slice(2)));
-      if (deflated !== undefined) return parseLoose(oid, deflated, this.inflater);
+      if (deflated !== undefined) return deflated;
     }
     return undefined;
   }
@@ -234,9 +260,12 @@ export class NodeObjectStore implements ObjectStore {
       const offset = pack.index.offsetOf(this.raw, 0);
       if (offset !== undefined) return pack.sizeAt(offset);
     }
-    for (const directory of this.directories) {
-      const deflated = this.reader.readFile(path.join(directory, oid.slice(0, 2), oid.slice(2)));
-      if (deflated !== undefined) return looseHeader(oid, deflated).size;
+    const deflated = this.looseBytes(oid);
+    if (deflated !== undefined) {
+      const { size } = looseHeader(oid, deflated, this.inflater, this.looseHead);
+      // Kept for the content read that usually follows; not when it is large (memory), nor when the header was refused.
+      this.lastLoose = deflated.length <= LAST_LOOSE_BYTES ? { oid, deflated } : undefined;
+      return size;
     }
     // Perhaps in a pack written since the packs were listed (rare): the full read looks again.
     return this.readSync(oid).content.length;

@@ -288,6 +288,21 @@ class Builder {
     }
   }
 
+  /**
+   * A submodule entry in conflict (a file or symlink of that name on the other side: git records
+   * both as `path~side`) stays unmerged with only an empty directory in the working tree, which
+   * `git add -A` refuses ("does not have a commit checked out", seed 2001): stage it as its side
+   * recorded it, as {@link stageGitlinks} stages a new one.
+   */
+  private stageConflictedGitlinks(): void {
+    for (const entry of git(this.directory, ["ls-files", "-u", "-z"]).split("\0").filter(Boolean)) {
+      const [meta = "", file = ""] = entry.split("\t");
+      const [mode, oid] = meta.split(" ");
+      if (mode === "160000" && oid !== undefined)
+        git(this.directory, ["update-index", "--add", "--cacheinfo", `160000,${oid},${file}`]);
+    }
+  }
+
   private branch(): string {
     this.branches++;
     return `side-${this.branches}`;
@@ -306,6 +321,7 @@ class Builder {
         return;
       }
       // Conflicts -X cannot settle (modify/delete, binary): take the working tree as it is.
+      this.stageConflictedGitlinks();
     }
     if (resolve === "evil") this.put(0, Buffer.from(`evil ${message}\nalpha\n`));
     git(this.directory, ["add", "-A"]);
