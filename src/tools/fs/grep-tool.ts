@@ -131,6 +131,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
         );
       }
       const confinement = await confinementRoot(context, scope.root);
+      const readIgnore = (file: string) => readIgnoreFile((target) => scope.openRead(target), file);
       let { answer, engine } =
         executable === undefined || sandbox === undefined
           ? { answer: undefined, engine: "javascript worker" }
@@ -139,6 +140,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
               scope.root,
               start,
               confinement.confineTo,
+              readIgnore,
               wanted === "ripgrep",
               (display) => displayPath(scope.display(display)),
               (ripgrepQuery, signal) =>
@@ -146,7 +148,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
                   tryRipgrep(sandbox, executable, scope.root, start, ripgrepQuery, each, {
                     startIsFile: startStats.isFile(),
                     display: (absolute) => displayPath(scope.display(absolute)),
-                    readIgnore: (file) => readIgnoreFile((target) => scope.openRead(target), file),
+                    readIgnore,
                   }),
                 ),
               query,
@@ -180,6 +182,7 @@ async function ripgrepUnlessUnsafe(
   root: string,
   start: string,
   confineTo: string | undefined,
+  readIgnore: (absolute: string) => Promise<string | undefined>,
   ripgrepOnly: boolean,
   display: (absolute: string) => string,
   search: (query: GrepQuery, signal: AbortSignal) => Promise<{ answer: GrepAnswer | undefined; engine: string }>,
@@ -189,7 +192,7 @@ async function ripgrepUnlessUnsafe(
   const onRepository = (directory: string) => {
     if (directory !== start) nestedRepository = true;
   };
-  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root, onRepository });
+  const unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root, onRepository, readIgnore });
   if (unsafe === undefined) {
     return ripgrepWithinBudget(context, ripgrepOnly, (signal) => search({ ...query, nestedRepository }, signal));
   }
