@@ -1,7 +1,7 @@
 /**
  * An ignore file swapped for a named pipe AFTER grep's look at the ignore files (and before
  * ripgrep opens it) blocked ripgrep, so the whole grep call, until `searchTimeoutMs`: the look
- * cannot see the future. ripgrep is now watched while it runs and stopped within about 50 ms when
+ * cannot see the future. ripgrep is now watched while it runs and stopped within about 100 ms when
  * one of its threads waits on a named pipe (or holds one, or a device, open); the JavaScript
  * engine then answers. A real background process swaps `.gitignore` between a regular file and a
  * named pipe in a loop while grep runs again and again: every call answers, long before the
@@ -105,7 +105,7 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
       const fifo = path.join(base, "control.fifo");
       execFileSync("mkfifo", [fifo]);
       const opener = spawn("cat", [fifo], { stdio: "ignore" });
-      const reader = spawn("sh", ["-c", "exec sleep 30 < /dev/zero"], { stdio: "ignore" });
+      const reader = spawn("sh", ["-c", "exec sleep 30 3< /dev/zero"], { stdio: "ignore" });
       const plain = spawn("sleep", ["30"], { stdio: "ignore" });
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));

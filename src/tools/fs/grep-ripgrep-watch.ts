@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 
 /** How often a running ripgrep is looked at; a blocked one is stopped within about this long. */
-export const RIPGREP_WATCH_MS = 50;
+export const RIPGREP_WATCH_MS = 100;
 
 /**
  * What a thread blocked on a named pipe waits in (`/proc/<pid>/task/<tid>/wchan`): opening one
@@ -56,6 +56,8 @@ export function blockedOnNamedPipe(pid: number): string | undefined {
       if (wait !== undefined && NAMED_PIPE_WAITS.has(wait.trim())) return "it waited on a named pipe";
     }
     for (const descriptor of listOrEmpty(`/proc/${each}/fd`)) {
+      // 0-2 are what grep gave it: /dev/null and its output pipes.
+      if (descriptor.length === 1 && descriptor <= "2") continue;
       const held = heldKind(`/proc/${each}/fd/${descriptor}`);
       if (held !== undefined) return `it held ${held} open`;
     }
@@ -63,16 +65,17 @@ export function blockedOnNamedPipe(pid: number): string | undefined {
   return undefined;
 }
 
-/** `pid` and every process below it (through each thread's `children`). */
+/**
+ * `pid` and every process below it, through each one's main thread's `children`: bwrap is single
+ * threaded and ripgrep starts no process, so no other thread has children of its own.
+ */
 function processesFrom(pid: number): number[] {
   const found: number[] = [];
   const pending = [pid];
   for (let next = pending.pop(); next !== undefined && found.length < MAX_PROCESSES; next = pending.pop()) {
     found.push(next);
-    for (const thread of listOrEmpty(`/proc/${next}/task`)) {
-      const children = readOrUndefined(`/proc/${next}/task/${thread}/children`) ?? "";
-      for (const child of children.split(" ")) if (child.trim() !== "") pending.push(Number(child));
-    }
+    const children = readOrUndefined(`/proc/${next}/task/${next}/children`) ?? "";
+    for (const child of children.split(" ")) if (child.trim() !== "") pending.push(Number(child));
   }
   return found;
 }

@@ -24,8 +24,6 @@ export interface GrepQuery {
    * ignore file itself.
    */
   readonly parentIgnores?: readonly string[];
-  /** A `.git` (a nested repository's top) lies below the searched directory. */
-  readonly nestedRepository?: boolean;
 }
 
 /** One printed line: a match (`path:n:text`) or a context line (`path-n-text`). */
