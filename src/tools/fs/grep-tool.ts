@@ -178,10 +178,11 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
  *
  * ripgrep starts while grep looks (its start in the sandbox costs wall time the look fills), and
  * its answer is used only once the look has found nothing: an unsafe file found stops it and
- * drops what it read. That is safe because ripgrep is watched while it runs (see
- * `watchForBlockedRipgrep`): a named pipe it opens meanwhile cannot hold it past the look's end
- * (or the watch's 100 ms), a device (`/dev/zero`) is read as long at most, and what it read
- * through a link out of the workspace is never shown.
+ * drops what it read. So a named pipe it opens meanwhile holds it until the look ends, a device
+ * (`/dev/zero`) is read that long at most, and what it read through a link out of the workspace
+ * is never shown; on Linux it is also watched while it runs (see `watchForBlockedRipgrep`), which
+ * bounds a named pipe or device met after the look, or in a directory the look did not enter, to
+ * about 100 ms.
  */
 async function ripgrepUnlessUnsafe(
   context: ToolContext,
