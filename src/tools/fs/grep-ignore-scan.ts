@@ -104,7 +104,11 @@ export async function findUnsafeIgnoreFile(
     if (readIgnore !== undefined) {
       // Read in ripgrep's precedence order, the exclude file first.
       const names = PARENT_IGNORE_FILE_NAMES.filter((name) => (name === EXCLUDE ? repository : ignoreNames.includes(name)));
-      const own = names.length === 0 ? [] : await ignoreFilesIn(root, directory, readIgnore, names);
+      let own: GitAwareIgnoreFile[] = [];
+      if (names.length > 0) {
+        own = await ignoreFilesIn(root, directory, readIgnore, names);
+        pacer.resumed();
+      }
       ignores = [...(repository ? outsideRepository(ignores) : ignores), ...own];
     }
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
