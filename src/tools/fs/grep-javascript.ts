@@ -1,29 +1,27 @@
 import { type FileHandle, lstat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
-import { type IgnoreFile, isIgnored, parseIgnoreFile } from "./gitignore-rules.js";
+import { isIgnored } from "./gitignore-rules.js";
 import { forMinimatch } from "./glob-pattern.js";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import {
+  type GitAwareIgnoreFile,
+  ignoreFilesAbove,
+  ignoreFilesIn,
+  outsideRepository,
+  type ReadIgnoreFile,
+  toSlash,
+} from "./grep-ignore-rules.js";
 import { clipLineText } from "./grep-line-text.js";
-import { directoriesAboveStart } from "./grep-parent-ignores.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
-import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { looksBinary } from "./text-content.js";
 import { listDirectory } from "./walk-directory.js";
 
 /** Files matched per message to the worker. */
 const BATCH = 64;
-
-/**
- * Ignore file names read in each directory, in increasing precedence (as ripgrep: `.rgignore`
- * over `.ignore` over `.gitignore`, all over the directory's `.git/info/exclude`, which ripgrep
- * reads in every directory it enters with `--no-require-git`). Without `.rgignore` and the nested
- * exclude files the two engines answered differently on the same tree.
- */
-const IGNORE_FILES = [path.join(".git", "info", "exclude"), ".gitignore", ".ignore", ".rgignore"];
 
 /**
  * The JavaScript engine: the same walk as ripgrep (depth first, names in byte order, hidden files
@@ -172,9 +170,6 @@ async function readText(
   return bytes.toString("utf8");
 }
 
-/** Reads one ignore file's text, or `undefined` when there is none that may be read. */
-type ReadIgnoreFile = (absolute: string) => Promise<string | undefined>;
-
 /** The largest ignore file applied (ripgrep has no limit; a real one is a few KiB). */
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
@@ -240,42 +235,6 @@ async function* walkDirectory(
       yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable, readIgnore);
     } else if (entry.file && !isIgnored(here, relative, false)) yield absolute;
   }
-}
-
-/** An ignore file and whether it is git's (`.gitignore`, `.git/info/exclude`). */
-type GitAwareIgnoreFile = IgnoreFile & { readonly git: boolean };
-
-/**
- * The ignore files that still apply in a directory holding `.git` (a file or a directory: a
- * nested repository, a submodule, a worktree): as ripgrep (and git), the `.gitignore` and exclude
- * files of the directories above it do not; `.ignore` and `.rgignore` do.
- */
-function outsideRepository(ignores: readonly GitAwareIgnoreFile[]): GitAwareIgnoreFile[] {
-  return ignores.filter((file) => !file.git);
-}
-
-async function ignoreFilesIn(root: string, directory: string, readIgnore: ReadIgnoreFile): Promise<GitAwareIgnoreFile[]> {
-  const base = toSlash(path.relative(root, directory));
-  const found: GitAwareIgnoreFile[] = [];
-  for (const name of IGNORE_FILES) {
-    const text = await readIgnore(path.join(directory, name));
-    if (text !== undefined) found.push({ ...parseIgnoreFile(base, text), git: name !== ".ignore" && name !== ".rgignore" });
-  }
-  return found;
-}
-
-/** The ignore files from the root down to `start`'s parent (`start`'s own are read by the walk). */
-async function ignoreFilesAbove(root: string, start: string, readIgnore: ReadIgnoreFile): Promise<GitAwareIgnoreFile[]> {
-  let found: GitAwareIgnoreFile[] = [];
-  for (const directory of directoriesAboveStart(root, start)) {
-    if (directory !== root && lstatOrUndefined(path.join(directory, ".git")) !== undefined) found = outsideRepository(found);
-    found.push(...(await ignoreFilesIn(root, directory, readIgnore)));
-  }
-  return found;
-}
-
-function toSlash(relative: string): string {
-  return relative.split(path.sep).join("/");
 }
 
 /**

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
+import { watchForBlockedRipgrep } from "./grep-ripgrep-watch.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /** What grep asks either engine for. */
@@ -23,8 +24,6 @@ export interface GrepQuery {
    * ignore file itself.
    */
   readonly parentIgnores?: readonly string[];
-  /** A `.git` (a nested repository's top) lies below the searched directory. */
-  readonly nestedRepository?: boolean;
 }
 
 /** One printed line: a match (`path:n:text`) or a context line (`path-n-text`). */
@@ -129,6 +128,13 @@ async function runRipgrep(
     // limits, streamed reads), so it skips the per-command cgroup that bash's commands get.
     limits: false,
   });
+  // An ignore file swapped for a named pipe after grep looked at them blocked ripgrep until the
+  // search timeout: it is stopped within RIPGREP_WATCH_MS instead, and the JavaScript engine answers.
+  let blocked: string | undefined;
+  const unwatch = watchForBlockedRipgrep(child.pid, (why) => {
+    blocked = why;
+    stop.abort();
+  });
   // Its error lines are the only list of what it could not read: kept up to a bound, and a cut
   // list says so (a tree of many unreadable directories answered with some of them silently).
   let stderr = "";
@@ -147,6 +153,7 @@ async function runRipgrep(
     stop.abort();
     child.stdout.resume();
     await child.exited;
+    unwatch();
     throw error;
   });
   if (cut) {
@@ -154,7 +161,13 @@ async function runRipgrep(
     child.stdout.resume();
   }
   const exit = await child.exited;
+  unwatch();
   if (signal.aborted) throw signal.reason;
+  if (blocked !== undefined) {
+    throw new RipgrepUnusableError(
+      `ripgrep was stopped: ${blocked} (an ignore file swapped after grep looked at them, or one it did not look at)`,
+    );
+  }
   if (cut) return { ...answer, cut: true };
   if (exit.error !== undefined || exit.exitCode === 127 || exit.exitCode === 126) {
     throw new RipgrepUnusableError(`ripgrep could not start: ${exit.error?.message ?? stderr.trim()}`);

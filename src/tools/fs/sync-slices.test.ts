@@ -133,6 +133,19 @@ describe("StepPacer", () => {
     expect(pacer.slow).toBe(true);
   });
 
+  it("resumed(): time spent awaiting other work between steps is not the steps' (a spawn during grep's look)", async () => {
+    for (const resume of [false, true]) {
+      const clock = new FakeClock();
+      const pacer = new StepPacer(clock.now);
+      await paced(pacer, clock, 2, 0.1);
+      // The caller awaited a read; meanwhile the loop ran a 10 ms synchronous spawn.
+      clock.advance(10);
+      if (resume) pacer.resumed();
+      await paced(pacer, clock, 2, 0.1);
+      expect(pacer.slow).toBe(!resume);
+    }
+  });
+
   it("with the real clock: steps the disk makes wait turn it slow (a loaded machine only makes them slower)", async () => {
     const slow = new StepPacer();
     for (let step = 0; step < 6 && !slow.slow; step++) {

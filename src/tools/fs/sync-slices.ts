@@ -90,6 +90,16 @@ export class StepPacer {
     this.sliceStart = now();
   }
 
+  /**
+   * Starts a new slice after the caller awaited something else (a read through the thread pool):
+   * what other work ran meanwhile (a process spawned, output read) is not the steps' time, and
+   * counted as theirs it took a fast disk for a slow one.
+   */
+  resumed(): void {
+    this.sliceStart = this.now();
+    this.sliceSteps = 0;
+  }
+
   /** Counts one step done; yields when the slice is used up. */
   async stepped(): Promise<void> {
     this.sliceSteps++;
