@@ -107,7 +107,8 @@ export class ProfileCatalog {
         "invalid_profile",
         `Profile "${name}" does not parse: ${parsed.issues.map((issue) => `${issue.field}: ${issue.message}`).join("; ")}.`,
         {
-          hint: "Fix it with update_profile or delete_profile.",
+          // update_profile merges into the profile it reads, which it cannot: delete, then create.
+          hint: "Delete it with delete_profile, then create it again with create_profile.",
         },
       );
     }

@@ -115,11 +115,18 @@ export class ProfileDirectory {
     return this.inDirectory(false, async (at) => {
       if (at === undefined) return false;
       // lstat, not a read: a FIFO listed as a broken profile can be deleted without waiting on it.
+      let stat: Awaited<ReturnType<typeof lstat>>;
       try {
-        await lstat(at(file));
+        stat = await lstat(at(file));
       } catch (error) {
         if (hasErrorCode(error, "ENOENT")) return false;
         throw error;
+      }
+      // A directory in a profile's place is not one the model made: never removed with its contents.
+      if (stat.isDirectory()) {
+        throw new ToolError("invalid_profile", `Profile "${name}" is a directory, not a file; it is left alone.`, {
+          hint: "The host must remove or rename it; pick another name meanwhile.",
+        });
       }
       // Through the verified directory's handle: unlinks the entry itself, never what a link names.
       await rm(at(file), { force: true, recursive: false });

@@ -120,8 +120,13 @@ function deleteTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefiniti
     tags: [...TAGS, "delete", "remove"],
     handler: (input, context) =>
       locks.run(input.name, async () => {
-        const located = await catalog.find(input.name, context);
-        if (located.source === "builtin")
+        // A profile file that does not parse (or is a FIFO) is what its invalid_profile hint sends
+        // here to delete: refused too, the broken file could be neither updated nor deleted.
+        const located = await catalog.find(input.name, context).catch((error: unknown) => {
+          if (error instanceof ToolError && error.code === "invalid_profile") return undefined;
+          throw error;
+        });
+        if (located?.source === "builtin")
           throw new ToolError("builtin_profile", `Profile "${input.name}" is built in and cannot be deleted.`);
         await writableDirectory(catalog, context).delete(input.name);
         return `Deleted profile "${input.name}".`;
