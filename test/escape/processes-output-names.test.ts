@@ -9,7 +9,8 @@
  * naming the path with its bytes readable (`␛`, `␇`), and the directory does hold the escape.
  */
 import { readdirSync } from "node:fs";
-import type { SandboxScope } from "agent-tool-catalog";
+import { createRegistry, type SandboxScope } from "agent-tool-catalog";
+import { connectMcpServer, McpConnectionError } from "agent-tool-catalog/mcp";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { monitorToolGroup } from "../../src/host/index.js";
 import { hostRun, record } from "../host/support/host-test-kit.js";
@@ -65,5 +66,26 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: escape se
     const shown = started.ok ? JSON.stringify(record(started)) : started.error.message;
     expect(shown).not.toMatch(LIVE_CONTROL);
     expect(shown).toContain(SHOWN_NAME);
+  });
+});
+
+describe("escape attempts: escape sequences in a stdio MCP server's diagnostics", () => {
+  escapeAttempt("processes", "the stderr tail of an MCP server that fails to start, in the connect error", async () => {
+    const registry = createRegistry();
+    try {
+      const failure = await connectMcpServer(registry, {
+        name: "hostile",
+        command: process.execPath,
+        args: ["-e", "process.stderr.write('cannot start\\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJm\\x07'); process.exit(2)"],
+      }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(McpConnectionError);
+      const error = failure as McpConnectionError;
+      expect(error.message).not.toMatch(LIVE_CONTROL);
+      expect(JSON.stringify(error.data)).not.toMatch(/\\u001b/);
+      // Control: the server's last output is still there to read.
+      expect(error.message).toContain("cannot start␛]0;owned␇␛[2J␛]52;c;cm0gLXJm␇");
+    } finally {
+      await registry.close();
+    }
   });
 });
