@@ -93,3 +93,42 @@ describe.skipIf(bubblewrap.missing || cc.missing)(bubblewrap.label(cc.label("esc
     },
   );
 });
+
+describe.skipIf(bubblewrap.missing || cc.missing)(
+  bubblewrap.label(cc.label("escape attempts: file leases and open waits by other routes")),
+  () => {
+    let ground: Playground;
+    beforeAll(async () => {
+      ground = await playground();
+      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      writeFileSync(path.join(ground.workspace, "notes.txt"), "notes\n");
+    }, 60_000);
+    afterAll(async () => ground.dispose());
+    const run = (scope: "workspace" | "local" | "unrestricted") => attackRun(ground.workspace, scope);
+
+    escapeAttempt("resources", "F_SETLEASE with bits set above the low 32 of the command (the kernel ignores them)", async () => {
+      const file = path.join(ground.workspace, "notes.txt");
+      for (const scope of ["workspace", "local"] as const) {
+        const seen = await watchWhile(sh(run(scope), "./probes lease-high-bits notes.txt"), file);
+        expect(seen, scope).toEqual({ stalled: false, stdout: "lease-high-bits:errno=1" });
+      }
+      // Control: unsandboxed the kernel reads the command as F_SETLEASE and grants the lease.
+      expect(await watchWhile(sh(run("unrestricted"), "./probes lease-high-bits notes.txt"), file)).toEqual({
+        stalled: true,
+        stdout: "lease-high-bits:ok",
+      });
+    });
+
+    escapeAttempt("resources", "fanotify permission events (FAN_OPEN_PERM) on a workspace file", async () => {
+      for (const scope of ["workspace", "local"] as const) {
+        const result = await sh(run(scope), "./probes fanotify-open-perm notes.txt");
+        expect(result.stdout, scope).toBe("fanotify-open-perm:errno=1");
+      }
+      // Control (needs CAP_SYS_ADMIN on the host): unsandboxed as root the mark is taken. Nothing
+      // opens the file meanwhile, so nothing waits.
+      if (process.getuid?.() === 0) {
+        expect((await sh(run("unrestricted"), "./probes fanotify-open-perm notes.txt")).stdout).toBe("fanotify-open-perm:ok");
+      }
+    });
+  },
+);

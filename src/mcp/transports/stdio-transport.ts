@@ -1,3 +1,4 @@
+import { showControlCharacters } from "../../tools/shell/visible-control-characters.js";
 import type { McpStdioServerConfig } from "../mcp-server-config.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 import { ProcessGroupStdioTransport } from "./process-group-stdio-transport.js";
@@ -11,7 +12,9 @@ const GRACE_MS = 2000;
 /**
  * Spawns the server (no shell) in its own process group, with stderr piped: its last 4 KiB
  * explain a crash in the error the model gets, and nothing the server logs lands in the host's
- * terminal. Closing ends the whole group, so processes the server started do not outlive it.
+ * terminal. That tail shows control characters as visible stand-ins: the error also reaches the
+ * host's logs and console, where an escape sequence the server printed (a title, OSC 52, a
+ * cleared screen) would act. Closing ends the whole group, so processes the server started do not outlive it.
  * @public
  */
 export function stdioTransportDriver(config: McpStdioServerConfig): McpTransportDriver {
@@ -35,7 +38,7 @@ export function stdioTransportDriver(config: McpStdioServerConfig): McpTransport
       return {
         transport,
         pid: () => transport.pid,
-        diagnostics: () => tail.toString("utf8").trim(),
+        diagnostics: () => showControlCharacters(tail.toString("utf8").trim()),
       };
     },
   };

@@ -18,6 +18,14 @@ export const GIT_CONTROL_FILES: readonly string[] = Object.freeze(["config", "co
  */
 export const GIT_CONTROL_DIRECTORIES: readonly string[] = Object.freeze(["hooks", "info", path.join("objects", "info")]);
 
+/**
+ * The sequencer state of a git directory: an interrupted rebase's (`rebase-merge`, with its todo
+ * list), `am`'s or the apply backend's (`rebase-apply`), a cherry-pick's or revert's
+ * (`sequencer`). An `exec` line of a todo list runs, outside any sandbox, when the user types
+ * `git rebase --continue`; the file tools refuse these directories for the same reason.
+ */
+export const GIT_SEQUENCER_DIRECTORIES: readonly string[] = Object.freeze(["rebase-merge", "rebase-apply", "sequencer"]);
+
 /** Directories the workspace walk for nested repositories does not enter. */
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".hg", ".svn"]);
 
@@ -42,6 +50,9 @@ export interface GitProtection {
  *   point can be neither written, renamed nor removed);
  * - its `hooks`, `info` and `objects/info` directories are bound read-only (a missing one
  *   becomes an empty read-only tmpfs, which leaves an empty directory on the host);
+ * - its sequencer state (`rebase-merge`, `rebase-apply`, `sequencer`) is bound read-only when
+ *   present and, when absent, listed with the absent control files (a todo list's `exec` lines
+ *   run unsandboxed on the user's `git rebase --continue`);
  * - `modules/*` (submodule git directories) and `worktrees/*` get the same, recursively;
  * - a `.git` file (a pointer to the real git directory) is bound read-only, and the directory it
  *   points to is protected too when it is inside the workspace.
@@ -263,13 +274,11 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
     } else if (stats.isDirectory()) protection.args.push("--ro-bind", directory, directory);
     else throw unprotectable(directory);
   }
-  for (const name of GIT_CONTROL_FILES) {
-    const file = path.join(gitDirectory, name);
-    const stats = lstatSync(file, { throwIfNoEntry: false });
-    if (stats?.isSymbolicLink()) throw unprotectable(file);
-    if (stats === undefined) protection.absentControlFiles.push(file);
-    else protection.args.push("--ro-bind", file, file);
-  }
+  // An operation interrupted at spawn keeps its sequencer state read-only (the user's todo list
+  // is not rewritten); state the command creates is removed after it, like an absent control
+  // file, so a rebase the command starts works within the command but does not outlive it stopped.
+  for (const name of [...GIT_CONTROL_FILES, ...GIT_SEQUENCER_DIRECTORIES])
+    protectEntry(path.join(gitDirectory, name), protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -282,6 +291,14 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
       protectGitDirectory(workspace, resolved, protection, visited);
     }
   }
+}
+
+/** Binds `entry` read-only, or lists it as absent (removed after the command if it made it). */
+function protectEntry(entry: string, protection: GitProtection): void {
+  const stats = lstatSync(entry, { throwIfNoEntry: false });
+  if (stats?.isSymbolicLink()) throw unprotectable(entry);
+  if (stats === undefined) protection.absentControlFiles.push(entry);
+  else protection.args.push("--ro-bind", entry, entry);
 }
 
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */

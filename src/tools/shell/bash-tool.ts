@@ -178,7 +178,9 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       const where = path.relative(scope.root, cwd) || ".";
       const waited = waitedMs >= 100 ? ` · waited ${waitedMs} ms for the run's limits` : "";
       const header = `${status} · ${elapsed} ms${waited} · cwd ${where} · sandbox ${sandbox.kind}/${sandbox.scope}`;
-      return [header, ...outputSections(result, scope.root)].join("\n");
+      // Escape sequences would act on the terminal or log that shows the result: not only the
+      // output, but the names of files the command created and a failed start's message.
+      return showControlCharacters([header, ...outputSections(result, scope.root)].join("\n"));
     },
   });
 }
@@ -186,9 +188,8 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
 /** What the command printed, and notes on what happened around it. */
 function outputSections(result: SandboxedResult, root: string): string[] {
   const sections: string[] = [];
-  // Escape sequences in the output would act on the terminal or log that shows the result.
-  if (result.stdout !== "") sections.push(`stdout:\n${showControlCharacters(result.stdout.trimEnd())}`);
-  if (result.stderr !== "") sections.push(`stderr:\n${showControlCharacters(result.stderr.trimEnd())}`);
+  if (result.stdout !== "") sections.push(`stdout:\n${result.stdout.trimEnd()}`);
+  if (result.stderr !== "") sections.push(`stderr:\n${result.stderr.trimEnd()}`);
   if (result.truncated) sections.push("[output over the limit was cut]");
   if (result.outputHeldOpen === true) {
     sections.push(

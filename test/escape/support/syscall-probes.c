@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ioctl.h>
+#include <sys/fanotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -209,6 +210,25 @@ int main(int argc, char **argv) {
     int fd = open(file, O_RDONLY);
     if (fd < 0) return report("open", -1);
     long result = fcntl(fd, F_SETLEASE, probe[0] == 'w' ? F_WRLCK : F_RDLCK);
+    report(probe, result);
+    fflush(stdout);
+    if (result == 0) usleep(1500 * 1000);
+    return 0;
+  } else if (strcmp(probe, "lease-high-bits") == 0) {
+    /* F_SETLEASE with bits above the low 32 set: the kernel reads the command as an unsigned int. */
+    signal(SIGIO, SIG_IGN);
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) return report("open", -1);
+    long result = syscall(SYS_fcntl, fd, (1UL << 32) | F_SETLEASE, F_WRLCK);
+    report(probe, result);
+    fflush(stdout);
+    if (result == 0) usleep(1500 * 1000);
+    return 0;
+  } else if (strcmp(probe, "fanotify-open-perm") == 0) {
+    /* Permission events: every open of the file waits for this process's answer (never given). */
+    int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+    if (fd < 0) return report(probe, -1);
+    long result = fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, file);
     report(probe, result);
     fflush(stdout);
     if (result == 0) usleep(1500 * 1000);

@@ -1,0 +1,91 @@
+/**
+ * Escape attempts through text the host writes around a command's output: the names of the git
+ * control files it removed after the command, and the message of a sandbox that refused to start
+ * (a git directory behind a symbolic link). Both name a path a sandboxed command chose, so a
+ * command that names a directory `r\e]0;owned\a\e[2J` (an earlier call's `mkdir`) put live escape
+ * sequences (a window title, a cleared screen, OSC 52 to the clipboard) into the bash result, the
+ * monitor's status and the run's error, which reach the host's logs and terminal. stdout and
+ * stderr were already shown with visible stand-ins. Control: the note and the refusal still come,
+ * naming the path with its bytes readable (`␛`, `␇`), and the directory does hold the escape.
+ */
+import { readdirSync } from "node:fs";
+import { createRegistry, type SandboxScope } from "agent-tool-catalog";
+import { connectMcpServer, McpConnectionError } from "agent-tool-catalog/mcp";
+import { afterEach, beforeEach, describe, expect } from "vitest";
+import { monitorToolGroup } from "../../src/host/index.js";
+import { hostRun, record } from "../host/support/host-test-kit.js";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+
+const bubblewrap = capability("bubblewrap");
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const LIVE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** A directory name that sets the window title and clears the screen, as printf makes it. */
+const HOSTILE_NAME = `$(printf 'r\\033]0;owned\\007\\033[2J')`;
+/** How that name reads once shown. */
+const SHOWN_NAME = "r␛]0;owned␇␛[2J";
+
+describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: escape sequences in names the host reports"), () => {
+  let ground: Playground;
+  beforeEach(async () => {
+    ground = await playground();
+  });
+  afterEach(async () => ground.dispose());
+
+  escapeAttempt("processes", "a removed control file's name in the bash result (a repository named with escapes)", async () => {
+    for (const scope of ["workspace"] as const satisfies SandboxScope[]) {
+      const run = attackRun(ground.workspace, scope);
+      const made = await sh(run, `d=${HOSTILE_NAME}-${scope}; mkdir -p "$d" && git -C "$d" init -q && echo made`);
+      expect(made.stdout, scope).toBe("made");
+      const planted = await run.call("bash", { command: `echo /tmp > ${HOSTILE_NAME}-${scope}/.git/commondir` });
+      const text = planted.ok ? String(planted.output) : planted.error.message;
+      expect(text, scope).not.toMatch(LIVE_CONTROL);
+      // Control: the file was removed and the note names it, its escapes readable.
+      expect(text, scope).toContain(`which host git would follow: ${SHOWN_NAME}-${scope}/.git/commondir]`);
+    }
+    expect(readdirSync(ground.workspace).filter((name) => name.startsWith("r\u001b]0;owned\u0007"))).toHaveLength(1);
+  });
+
+  escapeAttempt("processes", "a refused start's message in the run's error and the monitor's status", async () => {
+    const run = attackRun(ground.workspace, "workspace");
+    const made = await sh(run, `d=${HOSTILE_NAME}; mkdir -p "$d" real && ln -s ../real "$d/.git" && echo made`);
+    expect(made.stdout).toBe("made");
+    const refused = await run.call("bash", { command: "echo after" });
+    expect(refused.ok).toBe(false);
+    const message = refused.ok ? "" : refused.error.message;
+    expect(message).not.toMatch(LIVE_CONTROL);
+    // Control: the refusal names the link, its escapes readable.
+    expect(message).toContain(`/${SHOWN_NAME}/.git is a symbolic link`);
+    const { run: monitored } = hostRun([monitorToolGroup({})], {
+      permissions: { sandbox: "workspace", workspace: ground.workspace },
+    });
+    const started = await monitored.call("monitor", { action: "start", command: "echo after" });
+    const shown = started.ok ? JSON.stringify(record(started)) : started.error.message;
+    expect(shown).not.toMatch(LIVE_CONTROL);
+    expect(shown).toContain(SHOWN_NAME);
+  });
+});
+
+describe("escape attempts: escape sequences in a stdio MCP server's diagnostics", () => {
+  escapeAttempt("processes", "the stderr tail of an MCP server that fails to start, in the connect error", async () => {
+    const registry = createRegistry();
+    try {
+      const failure = await connectMcpServer(registry, {
+        name: "hostile",
+        command: process.execPath,
+        args: ["-e", "process.stderr.write('cannot start\\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJm\\x07'); process.exit(2)"],
+      }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(McpConnectionError);
+      const error = failure as McpConnectionError;
+      expect(error.message).not.toMatch(LIVE_CONTROL);
+      expect(JSON.stringify(error.data)).not.toMatch(/\\u001b/);
+      // Control: the server's last output is still there to read.
+      expect(error.message).toContain("cannot start␛]0;owned␇␛[2J␛]52;c;cm0gLXJm␇");
+    } finally {
+      await registry.close();
+    }
+  });
+});
