@@ -104,6 +104,16 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep's ignore-file look skips wh
     expect(median(costs), `${costs.join(", ")} vs ${controls.join(", ")}`).toBeLessThan(median(controls) + 100);
   }, 120_000);
 
+  it("a directory named .ignore is entered, as ripgrep enters it: a named pipe in it is found", async () => {
+    const root = path.join(base, "named-dir");
+    await mkdir(path.join(root, ".ignore"), { recursive: true });
+    await writeFile(path.join(root, "a.txt"), "needle\n");
+    execFileSync("mkfifo", [path.join(root, ".ignore", ".gitignore")]);
+    const { output } = await grep(root);
+    expect(output).toMatch(/ripgrep was not run: \.ignore\/\.gitignore is a named pipe/);
+    expect(output).toContain("a.txt:1:needle");
+  });
+
   it("control: a named pipe .gitignore in a directory ripgrep enters is still found", async () => {
     const { output } = await grep(plain);
     expect(output).toMatch(/ripgrep was not run: build\/\.gitignore is a named pipe/);

@@ -86,8 +86,9 @@ export async function findUnsafeIgnoreFile(
     let repository = false;
     const unsafe = await eachEntry(directory, pacer, (entry) => {
       // No path is built for the other entries (most of them): a join per entry was half the walk's cost.
-      if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name)) {
-        if (!entry.isDirectory()) ignoreNames.push(entry.name);
+      // A directory of such a name (`.ignore/`) is entered, as ripgrep enters it.
+      if (RIPGREP_IGNORE_FILE_NAMES.includes(entry.name) && !entry.isDirectory()) {
+        ignoreNames.push(entry.name);
         return checkIgnoreFile(path.join(directory, entry.name), entry, options.confineTo);
       }
       if (entry.name === ".git") {
