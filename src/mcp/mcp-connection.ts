@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { type Implementation, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolError } from "agent-tool-catalog";
+import { showControlCharacters } from "../tools/shell/visible-control-characters.js";
 import { clientCapabilities, installClientHandlers, type McpClientHandlers } from "./mcp-client-handlers.js";
 import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
@@ -76,9 +77,16 @@ export class McpConnection {
     return this.client;
   }
 
-  /** The tail of the server's stderr and the first transport error, for error messages. */
+  /**
+   * The tail of the server's stderr and the first transport error, for error messages, with
+   * control characters shown as visible stand-ins: a parse error quotes the server's own bad
+   * stdout line, and these messages reach the host's logs and console, where an escape sequence
+   * would act. Stand-ins are idempotent, so a transport that already shows them is not escaped twice.
+   */
   diagnostics(): string {
-    return [this.instance?.diagnostics() ?? "", this.firstTransportError ?? ""].filter((part) => part !== "").join("\n");
+    return showControlCharacters(
+      [this.instance?.diagnostics() ?? "", this.firstTransportError ?? ""].filter((part) => part !== "").join("\n"),
+    );
   }
 
   /**

@@ -9,6 +9,7 @@
  * naming the path with its bytes readable (`␛`, `␇`), and the directory does hold the escape.
  */
 import { readdirSync } from "node:fs";
+import path from "node:path";
 import { createRegistry, type SandboxScope } from "agent-tool-catalog";
 import { connectMcpServer, McpConnectionError } from "agent-tool-catalog/mcp";
 import { afterEach, beforeEach, describe, expect } from "vitest";
@@ -88,4 +89,31 @@ describe("escape attempts: escape sequences in a stdio MCP server's diagnostics"
       await registry.close();
     }
   });
+});
+
+describe("escape attempts: escape sequences a stdio MCP server writes to stdout", () => {
+  escapeAttempt(
+    "processes",
+    "a line that is not JSON-RPC, quoted by the error of the call it broke",
+    async () => {
+      const registry = createRegistry();
+      try {
+        const server = path.join(import.meta.dirname, "..", "mcp", "servers", "raw-stream-server.mjs");
+        await connectMcpServer(registry, { name: "raw", command: process.execPath, args: [server, "garbage"], timeoutMs: 8000 });
+        const run = registry.createRun();
+        run.activate(["mcp_raw_broken", "mcp_raw_echo"]);
+        // Positive control: the server answers well-formed calls.
+        expect(await run.call("mcp_raw_echo", { text: "before" })).toMatchObject({ ok: true, output: "before" });
+        const result = await run.call("mcp_raw_broken", {});
+        expect(result.ok).toBe(false);
+        const shown = JSON.stringify(result);
+        expect(shown).not.toMatch(/\\u001b|\\u0007/);
+        // The bad line is still there to read, with its bytes visible.
+        expect(shown).toContain("␛]0;owned␇");
+      } finally {
+        await registry.close();
+      }
+    },
+    20_000,
+  );
 });
