@@ -365,7 +365,8 @@ class Builder {
       case "tag": {
         this.tags++;
         // A tag may name a tree or a blob (git allows it; no history tool can start there).
-        const files = git(this.directory, ["ls-tree", "--name-only", "HEAD"]).split("\n").filter(Boolean);
+        // -z: a quoted name (core.quotePath) is no revision (seed 3001: HEAD:"q\\"uote.txt").
+        const files = git(this.directory, ["ls-tree", "--name-only", "-z", "HEAD"]).split("\0").filter(Boolean);
         const target =
           value.target === "tree"
             ? "HEAD^{tree}"
