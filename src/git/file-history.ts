@@ -40,7 +40,7 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
   // A file that replaced a directory of its name is added, for --follow: git looks for its source
   // (often a file of that directory: `R100 a/inner.txt a`) and follows it from there.
   if (tracker.follow && afterEntry !== undefined && afterEntry.kind !== "tree" && beforeEntry?.kind === "tree") {
-    const followed = await followedEntry(tracker, commit, afterEntry);
+    const followed = await followedEntry(tracker, commit, afterEntry, true);
     if (followed !== undefined) return followed;
   }
   // A directory of the file's name on either side: git log -- <path> lists the commit, with what changed under it.
@@ -63,9 +63,9 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
  * The entry of a commit that added the followed file (`after`) when git's --follow finds where it
  * came from (`R` or `C`, with `previous_path`); the path followed from then on is the source's.
  */
-async function followedEntry(tracker: Tracker, commit: CommitRecord, after: TreeEntry | undefined) {
+async function followedEntry(tracker: Tracker, commit: CommitRecord, after: TreeEntry | undefined, replacedDirectory = false) {
   const { repository, path } = tracker;
-  const source = await followedSource(repository, commit, path, tracker.signal);
+  const source = await followedSource(repository, commit, path, tracker.signal, replacedDirectory);
   if (source === undefined) return undefined;
   tracker.path = source.previousPath;
   const diff = await fileLineCounts(

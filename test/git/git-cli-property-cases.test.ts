@@ -196,4 +196,21 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
       expect(commits, path).toEqual(followed.map((id) => id.slice(0, 10)));
     }
   }, 60_000);
+
+  it("git_file_history of a file that replaced a directory of its name follows no copy from elsewhere, as git log --follow (seed 3001: it followed an identical d/b.txt)", async () => {
+    const fixture = FixtureRepository.create("dir-then-copy");
+    directories.push(fixture.directory);
+    fixture.write("a.txt/x", "hello\n").commit("a.txt is a directory", author);
+    fixture.write("d/b.txt", "xx\0yy\n").commit("add d/b.txt", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "xx\0yy\n").commit("a.txt is a copy of d/b.txt", author);
+    const expected = git(fixture.directory, ["log", "--follow", "--format=%H", "--", "a.txt"])
+      .split("\n")
+      .filter(Boolean)
+      .map((id) => id.slice(0, 10));
+    expect(expected).toHaveLength(2);
+    const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
+    expect(answer.commits.map((commit) => commit.sha)).toEqual(expected);
+    expect(answer.commits.some((commit) => commit.previous_path === "d/b.txt")).toBe(false);
+  });
 });

@@ -110,13 +110,16 @@ async function similar(
  * --follow` finds it (`try_to_follow_renames`: rename detection with `--find-copies-harder`, the
  * path the only destination): every file of the first parent is a source, those the commit
  * deleted are preferred (a rename), then any other, changed or not (a copy), exact copies before
- * similar ones (50% or more, git's estimate; candidates compared within {@link FOLLOW_COMPARED_BYTES}). `undefined` for a root commit, or when nothing is similar enough.
+ * similar ones (50% or more, git's estimate; candidates compared within {@link FOLLOW_COMPARED_BYTES}). With
+ * `replacedDirectory` (the file replaced a directory of its name) only that directory's files are
+ * sources. `undefined` for a root commit, or when nothing is similar enough.
  */
 export async function followedSource(
   repository: GitRepository,
   commit: CommitRecord,
   path: string,
   signal: AbortSignal,
+  replacedDirectory = false,
 ): Promise<FollowedSource | undefined> {
   const base = await baseTree(repository, commit);
   if (base === undefined) return undefined;
@@ -130,6 +133,10 @@ export async function followedSource(
   const sources: Source[] = [];
   for (const file of await diffTrees(repository, undefined, base, "")) {
     if (file.newOid === undefined) continue;
+    // A file that replaced a directory of its name: git 2.39 finds its source only among that
+    // directory's files (a rename or copy from anywhere else is not followed; checked against
+    // `git log --follow`, property test seed 3001).
+    if (replacedDirectory && !file.path.startsWith(`${path}/`)) continue;
     sources.push({
       change: file,
       path: file.path,

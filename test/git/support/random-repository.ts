@@ -203,7 +203,9 @@ class Builder {
     const parts = (PATHS[index] as string).split("/");
     for (let depth = 1; depth < parts.length; depth++) {
       const ancestor = path.join(this.directory, ...parts.slice(0, depth));
-      if (existsSync(ancestor) && !lstatSync(ancestor).isDirectory()) rmSync(ancestor, { force: true });
+      // lstat, not existsSync: a dangling symlink in the way (seed 3004) does not "exist" but blocks mkdir.
+      const found = lstatSync(ancestor, { throwIfNoEntry: false });
+      if (found !== undefined && !found.isDirectory()) rmSync(ancestor, { force: true });
     }
     if (this.exists(index)) rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
@@ -365,7 +367,8 @@ class Builder {
       case "tag": {
         this.tags++;
         // A tag may name a tree or a blob (git allows it; no history tool can start there).
-        const files = git(this.directory, ["ls-tree", "--name-only", "HEAD"]).split("\n").filter(Boolean);
+        // -z: a quoted name (core.quotePath) is no revision (seed 3001: HEAD:"q\\"uote.txt").
+        const files = git(this.directory, ["ls-tree", "--name-only", "-z", "HEAD"]).split("\0").filter(Boolean);
         const target =
           value.target === "tree"
             ? "HEAD^{tree}"
