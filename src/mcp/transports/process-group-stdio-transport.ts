@@ -8,7 +8,6 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineFramer } from "./line-framer.js";
 import { standInForMalformedResponse } from "./malformed-response.js";
 import { killGroup, trackGroup } from "./process-group.js";
-import { MCP_PROCESS_TAG_VARIABLE, newProcessTag, signalTagged } from "./tagged-processes.js";
 
 /** How to start a stdio server. */
 export interface ProcessGroupStdioOptions {
@@ -46,8 +45,6 @@ export class ProcessGroupStdioTransport implements Transport {
   private exited: Promise<void> = Promise.resolve();
   private announcedClose = false;
   private broken = false;
-  /** Carried in the environment of the server and all it starts (see `signalTagged`). */
-  private readonly tag = newProcessTag();
 
   constructor(private readonly options: ProcessGroupStdioOptions) {
     this.buffer = new LineFramer(options.maxBufferSize);
@@ -62,7 +59,7 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.child !== undefined) return Promise.reject(new Error("The transport is started already."));
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
-        env: { ...getDefaultEnvironment(), ...this.options.env, [MCP_PROCESS_TAG_VARIABLE]: this.tag },
+        env: { ...getDefaultEnvironment(), ...this.options.env },
         stdio: ["pipe", "pipe", "pipe"],
         shell: false,
         detached: GROUPS,
@@ -76,7 +73,7 @@ export class ProcessGroupStdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once("spawn", () => {
-        if (GROUPS && child.pid !== undefined) this.untrack = trackGroup(child.pid, this.tag);
+        if (GROUPS && child.pid !== undefined) this.untrack = trackGroup(child.pid);
         resolve();
       });
       child.once("close", () => this.ended(child));
@@ -132,11 +129,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private async endGroup(child: ChildProcess): Promise<void> {
     if (!GROUPS || child.pid === undefined) return;
-    // A helper that left the group (`setsid`, a daemon's double fork) still carries the tag: it
-    // gets the group's SIGTERM and grace, then SIGKILL, so it does not outlive the server either.
-    signalTagged(this.tag, "SIGTERM", child.pid);
     await killGroup(child.pid, this.options.graceMs);
-    signalTagged(this.tag, "SIGKILL");
     this.untrack();
   }
 

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { signalTagged } from "./tagged-processes.js";
 
 const POLL_MS = 25;
 // SIGKILL cannot be refused; this only waits for the kernel to finish.
@@ -82,22 +81,16 @@ async function emptyWithin(pgid: number, ms: number): Promise<boolean> {
 
 // Groups still running when the host exits: a synchronous SIGKILL is all `exit` allows, and it
 // keeps servers' helpers from outliving a host that never closed its registry.
-const liveGroups = new Map<number, string | undefined>();
+const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-/**
- * Remembers a group to kill if the host process exits first, with the processes carrying `tag`
- * in their environment (see `signalTagged`).
- */
-export function trackGroup(pgid: number, tag?: string): () => void {
-  liveGroups.set(pgid, tag);
+/** Remembers a group to kill if the host process exits first. */
+export function trackGroup(pgid: number): () => void {
+  liveGroups.add(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once("exit", () => {
-      for (const [each, eachTag] of liveGroups) {
-        signalGroup(each, "SIGKILL");
-        if (eachTag !== undefined) signalTagged(eachTag, "SIGKILL");
-      }
+      for (const each of liveGroups) signalGroup(each, "SIGKILL");
     });
   }
   return () => liveGroups.delete(pgid);
