@@ -6,7 +6,7 @@
  */
 import type { WebFetcher, WebPage } from "agent-tool-catalog/host";
 import { webToolGroup } from "agent-tool-catalog/host";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { hostRun, ScriptedRunner } from "../host/support/host-test-kit.js";
 
 const never: WebFetcher = { fetch: () => new Promise<WebPage>(() => undefined) };
@@ -32,6 +32,30 @@ describe("a host web fetcher that ignores its timeout and signal", () => {
       });
       expect(Date.now() - started).toBeLessThan(10_000);
       await registry.close();
+    },
+    30_000,
+  );
+
+  it.each(["web_fetch", "agentic_fetch"])(
+    "%s without timeout_seconds gives up at the largest limit the model may set (120 s), not never",
+    async (tool) => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      try {
+        const { run, registry } = webRun(never);
+        const input = { url: "https://example.com/" };
+        let settled = false;
+        const pending = run.call(tool, tool === "agentic_fetch" ? { ...input, prompt: "What is it?" } : input).finally(() => {
+          settled = true;
+        });
+        // Not before: a host fetcher's own longer default (up to 120 s) is not cut.
+        await vi.advanceTimersByTimeAsync(119_000);
+        expect(settled).toBe(false);
+        await vi.advanceTimersByTimeAsync(3_000);
+        expect(await pending).toMatchObject({ ok: false, error: { code: "timeout", message: expect.stringContaining("120 s") } });
+        await registry.close();
+      } finally {
+        vi.useRealTimers();
+      }
     },
     30_000,
   );
