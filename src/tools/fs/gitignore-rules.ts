@@ -46,19 +46,20 @@ export function parseIgnoreFile(base: string, text: string): IgnoreFile {
 }
 
 /**
- * Whether `relative` (from the walk's root, `/`-separated) is ignored by `files` (outermost
- * first): the last matching rule wins, as in git. A path below an ignored directory is never
- * asked about, because the walk does not enter ignored directories.
+ * What `file` says of `relative` (from the walk's root, `/`-separated): `"ignore"` or
+ * `"include"` (a `!` rule) from its last matching rule, as in git and ripgrep, or `undefined` when
+ * no rule matches or `relative` is not below the file's directory. How the files of several
+ * directories and kinds rank is the caller's (grep: `isIgnoredAsRipgrep`). A path below an
+ * ignored directory is never asked about, because the walk does not enter ignored directories.
  */
-export function isIgnored(files: readonly IgnoreFile[], relative: string, isDirectory: boolean): boolean {
-  let ignored = false;
-  for (const file of files) {
-    if (file.base !== "" && !relative.startsWith(`${file.base}/`)) continue;
-    const local = file.base === "" ? relative : relative.slice(file.base.length + 1);
-    for (const rule of file.rules) {
-      if (rule.directoryOnly && !isDirectory) continue;
-      if (rule.matcher.match(local)) ignored = !rule.negated;
-    }
+export function matchIgnoreFile(file: IgnoreFile, relative: string, isDirectory: boolean): "ignore" | "include" | undefined {
+  if (file.base !== "" && !relative.startsWith(`${file.base}/`)) return undefined;
+  const local = file.base === "" ? relative : relative.slice(file.base.length + 1);
+  // The last matching rule decides: looked for from the end.
+  for (let index = file.rules.length - 1; index >= 0; index--) {
+    const rule = file.rules[index] as IgnoreRule;
+    if (rule.directoryOnly && !isDirectory) continue;
+    if (rule.matcher.match(local)) return rule.negated ? "include" : "ignore";
   }
-  return ignored;
+  return undefined;
 }

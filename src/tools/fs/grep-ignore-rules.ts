@@ -1,13 +1,40 @@
 import path from "node:path";
-import { type IgnoreFile, parseIgnoreFile } from "./gitignore-rules.js";
+import { type IgnoreFile, matchIgnoreFile, parseIgnoreFile } from "./gitignore-rules.js";
 import { directoriesAboveStart, PARENT_IGNORE_FILE_NAMES } from "./grep-parent-ignores.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /** Reads one ignore file's text, or `undefined` when there is none that may be read. */
 export type ReadIgnoreFile = (absolute: string) => Promise<string | undefined>;
 
-/** An ignore file and whether it is git's (`.gitignore`, `.git/info/exclude`). */
-export type GitAwareIgnoreFile = IgnoreFile & { readonly git: boolean };
+/**
+ * An ignore file, whether it is git's (`.gitignore`, `.git/info/exclude`), and its kind's rank:
+ * its name's index in {@link PARENT_IGNORE_FILE_NAMES} (exclude 0, `.gitignore` 1, `.ignore` 2,
+ * `.rgignore` 3).
+ */
+export type GitAwareIgnoreFile = IgnoreFile & { readonly git: boolean; readonly rank: number };
+
+/**
+ * Whether `relative` (from the walk's root, `/`-separated) is ignored by `files` (outermost
+ * directory first, as the walk collects them), ranked as ripgrep ranks them (the `ignore` crate's
+ * `Ignore::matched_ignore`): for each kind separately the file of the deepest directory with a
+ * matching rule decides (within it the last matching rule), and a kind's decision is taken over
+ * every lower kind's: `.rgignore` over `.ignore` over `.gitignore` over `.git/info/exclude`. So a
+ * `!build/` in the root's `.ignore` re-includes the `build/` a deeper `.gitignore` ignores, and
+ * a deeper `.gitignore`'s `!build/` does not re-include what the root's `.ignore` ignores. "The
+ * last matching rule of all the files wins" (git's rule within one kind) answered otherwise, and
+ * both the JavaScript engine and the ignore-file look before ripgrep used it.
+ */
+export function isIgnoredAsRipgrep(files: readonly GitAwareIgnoreFile[], relative: string, isDirectory: boolean): boolean {
+  for (let rank = PARENT_IGNORE_FILE_NAMES.length - 1; rank >= 0; rank--) {
+    for (let index = files.length - 1; index >= 0; index--) {
+      const file = files[index] as GitAwareIgnoreFile;
+      if (file.rank !== rank) continue;
+      const match = matchIgnoreFile(file, relative, isDirectory);
+      if (match !== undefined) return match === "ignore";
+    }
+  }
+  return false;
+}
 
 /**
  * The ignore files that still apply in a directory holding `.git` (a file or a directory: a
@@ -35,7 +62,8 @@ export async function ignoreFilesIn(
   const found: GitAwareIgnoreFile[] = [];
   for (const name of names) {
     const text = await readIgnore(path.join(directory, name));
-    if (text !== undefined) found.push({ ...parseIgnoreFile(base, text), git: name !== ".ignore" && name !== ".rgignore" });
+    const rank = PARENT_IGNORE_FILE_NAMES.indexOf(name);
+    if (text !== undefined) found.push({ ...parseIgnoreFile(base, text), git: name !== ".ignore" && name !== ".rgignore", rank });
   }
   return found;
 }

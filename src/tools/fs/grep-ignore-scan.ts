@@ -3,11 +3,11 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { specialFileKind } from "../../errors/special-file-kind.js";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
-import { isIgnored } from "./gitignore-rules.js";
 import {
   type GitAwareIgnoreFile,
   ignoreFilesAbove,
   ignoreFilesIn,
+  isIgnoredAsRipgrep,
   outsideRepository,
   type ReadIgnoreFile,
   toSlash,
@@ -116,7 +116,7 @@ export async function findUnsafeIgnoreFile(
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
     for (const name of subdirectories.reverse()) {
       const absolute = path.join(directory, name);
-      if (ignores.length > 0 && isIgnored(ignores, toSlash(path.relative(root, absolute)), true)) continue;
+      if (ignores.length > 0 && isIgnoredAsRipgrep(ignores, toSlash(path.relative(root, absolute)), true)) continue;
       pending.push({ directory: absolute, ignores });
     }
   }

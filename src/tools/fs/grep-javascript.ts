@@ -1,7 +1,6 @@
 import { type FileHandle, lstat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
-import { isIgnored } from "./gitignore-rules.js";
 import { forMinimatch } from "./glob-pattern.js";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
@@ -10,6 +9,7 @@ import {
   type GitAwareIgnoreFile,
   ignoreFilesAbove,
   ignoreFilesIn,
+  isIgnoredAsRipgrep,
   outsideRepository,
   type ReadIgnoreFile,
   toSlash,
@@ -231,9 +231,9 @@ async function* walkDirectory(
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
     if (entry.directory) {
-      if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnored(here, relative, true)) continue;
+      if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnoredAsRipgrep(here, relative, true)) continue;
       yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable, readIgnore);
-    } else if (entry.file && !isIgnored(here, relative, false)) yield absolute;
+    } else if (entry.file && !isIgnoredAsRipgrep(here, relative, false)) yield absolute;
   }
 }
 
