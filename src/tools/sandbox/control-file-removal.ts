@@ -36,9 +36,11 @@ export const CONTROL_FILE_REMOVAL_LIMITS = Object.freeze({ maxEntries: 10_000, m
  */
 export interface HeldControlFiles {
   /**
-   * Removes the listed control files that the command created, returns their paths (and those of
-   * the ones it made directories too large to remove within {@link CONTROL_FILE_REMOVAL_LIMITS}),
-   * and closes the handles. Call it only once every sandboxed process of that command has ended
+   * Moves aside the sequencer state present now that was absent at spawn (see
+   * {@link HeldSequencerState}; never deleted, not counted against the removal's bounds), removes
+   * the listed control files that the command created, returns their paths (and those of the ones
+   * it made directories too large to remove within {@link CONTROL_FILE_REMOVAL_LIMITS}), and
+   * closes the handles. Call it only once every sandboxed process of that command has ended
    * (the pid namespace guarantees that).
    */
   removeCreated(): AfterCommandRepairs;
