@@ -26,6 +26,7 @@ export {
   type ProcessSandbox,
   type ProcessSandboxKind,
   probeProcessSandbox,
+  type QuarantinedState,
   type ResourceLimitKind,
   type ResourceLimitStatus,
   type ResourceLimits,

@@ -10,7 +10,7 @@
  * the command runs to its end inside the sandbox still works.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -80,7 +80,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     // The command may write it (git itself does, mid-rebase); it does not outlive the command.
     expect(result.stdout).toBe("planted");
     expect(result.text).toContain(
-      "[removed git control files the command created, which host git would follow: .git/rebase-merge]",
+      "[moved aside git sequencer state that was not there when the command started: .git/rebase-merge -> .git/atc-quarantine-rebase-merge-",
     );
     hostGit(denied.root, ["rebase", "--continue"]);
     expect(existsSync(denied.marker)).toBe(false);
@@ -112,10 +112,101 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     }
   });
 
+  escapeAttempt("git-metadata", "spend the control-file removal's entry budget before planting a rebase", async () => {
+    // 10,001 entries in a directory made at config.worktree's place, removed before rebase-merge
+    // on the old code, which then left rebase-merge "not removed whole".
+    const spend = "mkdir .git/config.worktree && (cd .git/config.worktree && seq 1 10001 | xargs touch)";
+    const denied = await fresh();
+    const result = await sh(
+      attackRun(denied.root, "workspace"),
+      `M=${quote(denied.marker)}; ${spend} && ${PLANT_REBASE} && echo planted`,
+    );
+    expect(result.stdout).toBe("planted");
+    hostGit(denied.root, ["rebase", "--continue"]);
+    expect(existsSync(denied.marker)).toBe(false);
+    // The quarantine is outside the removal's budget: config.worktree is still left over it.
+    expect(result.text).toContain("[not removed whole: ");
+    expect(result.text).toContain(".git/rebase-merge -> .git/atc-quarantine-rebase-merge-");
+    expect(existsSync(path.join(denied.root, ".git", "rebase-merge"))).toBe(false);
+    // Control: under local the same command leaves the state and host git runs the line.
+    const control = await fresh();
+    await sh(attackRun(control.root, "local"), `M=${quote(control.marker)}; ${spend} && ${PLANT_REBASE}`);
+    hostGit(control.root, ["rebase", "--continue"]);
+    expect(existsSync(control.marker)).toBe(true);
+  });
+
+  escapeAttempt("git-metadata", "plant an interrupted rebase in a linked worktree the command adds", async () => {
+    const plant = `git worktree add -q wt -b wtb && G=$(git -C wt rev-parse --absolute-git-dir) && ${PLANT_REBASE.replace("cd .git", 'cd "$G"')} && echo planted`;
+    for (const scope of ["workspace", "local"] as const) {
+      const { root, marker } = await fresh();
+      const result = await sh(attackRun(root, scope), `M=${quote(marker)}; ${plant}`);
+      expect(result.stdout, scope).toBe("planted");
+      hostGit(path.join(root, "wt"), ["rebase", "--continue"]);
+      if (scope === "workspace") {
+        expect(existsSync(marker), scope).toBe(false);
+        expect(result.text).toContain(".git/worktrees/wt/rebase-merge -> .git/worktrees/wt/atc-quarantine-rebase-merge-");
+        // The worktree itself works on the host.
+        expect(hostGit(path.join(root, "wt"), ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("wtb");
+      } else {
+        expect(existsSync(marker), scope).toBe(true);
+      }
+    }
+  });
+
+  it("a rebase stopped with autostashed changes is moved aside, not deleted: restored as the result says, --abort gives the changes back", async () => {
+    const { root } = await fresh();
+    // A conflict: main and side both change a.txt.
+    hostGit(root, ["checkout", "-q", "side"]);
+    await writeFile(path.join(root, "a.txt"), "side\n");
+    hostGit(root, ["commit", "-q", "-am", "side a"]);
+    hostGit(root, ["checkout", "-q", "main"]);
+    await writeFile(path.join(root, "a.txt"), "main\n");
+    hostGit(root, ["commit", "-q", "-am", "main a"]);
+    // The user's uncommitted change, which --autostash keeps only in rebase-merge/autostash.
+    await writeFile(path.join(root, "b.txt"), "precious\n");
+    const result = await sh(attackRun(root, "workspace"), "git rebase -q --autostash side; echo rebase=$?");
+    expect(result.stdout).toContain("rebase=1");
+    const match = /mv '(\.git\/atc-quarantine-rebase-merge-[0-9TZ]+)' '\.git\/rebase-merge'/.exec(result.text);
+    expect(match, result.text).not.toBeNull();
+    const autostash = /stashed by --autostash in commit ([0-9a-f]{40})/.exec(result.text)?.[1];
+    expect(autostash, result.text).toBeDefined();
+    expect(result.text).toContain(`git stash store -m autostash ${autostash}`);
+    expect(existsSync(path.join(root, ".git", "rebase-merge"))).toBe(false);
+    expect(readFileSync(path.join(root, match?.[1] ?? "", "autostash"), "utf8").trim()).toBe(autostash);
+    // The documented restore (the result's own mv command), then the user's abort: the branch
+    // and the uncommitted change are back.
+    execFileSync("sh", ["-c", match?.[0] ?? "false"], { cwd: root });
+    hostGit(root, ["rebase", "--abort"]);
+    expect(hostGit(root, ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("main");
+    expect(readFileSync(path.join(root, "b.txt"), "utf8")).toBe("precious\n");
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("main\n");
+  });
+
+  it("a rebase the user starts on the host while a command runs is moved aside (said in the result), and restored by the documented mv", async () => {
+    const { root } = await fresh();
+    const run = attackRun(root, "workspace");
+    const started = sh(run, "sleep 3; echo done");
+    // While the command sleeps: the user's own rebase of side onto main, stopped at a break.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    hostGit(root, ["checkout", "-q", "side"]);
+    hostGit(root, ["rebase", "-i", "main"], { GIT_SEQUENCE_EDITOR: "sed -i '1i break'" });
+    expect(existsSync(path.join(root, ".git", "rebase-merge"))).toBe(true);
+    const result = await started;
+    expect(result.stdout).toBe("done");
+    const match = /mv '(\.git\/atc-quarantine-rebase-merge-[0-9TZ]+)' '\.git\/rebase-merge'/.exec(result.text);
+    expect(match, result.text).not.toBeNull();
+    expect(result.text).toContain("one the user started on the host while the command ran is moved too");
+    expect(readdirSync(path.join(root, ".git")).filter((name) => name.startsWith("atc-quarantine-"))).toHaveLength(1);
+    execFileSync("sh", ["-c", match?.[0] ?? "false"], { cwd: root });
+    hostGit(root, ["rebase", "--continue"]);
+    expect(hostGit(root, ["log", "--format=%s", "-3"]).trim().split("\n")).toEqual(["c", "b", "a"]);
+  });
+
   it("positive control: a rebase the command runs to its end in the sandbox works", async () => {
     const { root } = await fresh();
     const result = await sh(attackRun(root, "workspace"), "git rebase -q main side && git log --format=%s -3 | tr '\\n' ' '");
     expect(result.stdout).toBe("c b a");
+    expect(result.text).not.toContain("moved aside");
     expect(hostGit(root, ["status", "--short"])).toBe("");
   });
 });

@@ -100,14 +100,14 @@ describe("bubblewrap arguments", () => {
         path.join(git, name),
       ]),
     ]);
-    expect(protection.absentControlFiles).toEqual([
-      path.join(git, "config.worktree"),
-      path.join(git, "gitdir"),
-      // No operation was interrupted: a sequencer state the command creates is removed after it.
+    expect(protection.absentControlFiles).toEqual([path.join(git, "config.worktree"), path.join(git, "gitdir")]);
+    // No operation was interrupted: sequencer state the command leaves is moved aside after it.
+    expect(protection.absentSequencerState).toEqual([
       path.join(git, "rebase-merge"),
       path.join(git, "rebase-apply"),
       path.join(git, "sequencer"),
     ]);
+    expect(protection.gitDirectories).toEqual([git]);
   });
 
   it("protects nested repositories, submodule and worktree git directories", async () => {

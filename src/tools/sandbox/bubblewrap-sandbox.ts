@@ -15,7 +15,7 @@ import {
 } from "./bubblewrap-arguments.js";
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
-import { holdControlFileDirectories } from "./control-file-removal.js";
+import { type AfterCommandRepairs, holdControlFileDirectories } from "./control-file-removal.js";
 import { isDescriptorExhaustion } from "./descriptor-exhaustion.js";
 import { gitProtection } from "./git-protection.js";
 import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
@@ -162,7 +162,10 @@ export class BubblewrapSandbox implements ProcessSandbox {
       const layout = { workspace: root, system: this.system, readOnlyPaths: this.readOnlyPaths, masked: this.masked, git };
       // Held from now until the command has ended: what it creates in their place is removed
       // through these handles, wherever it moved their parents (never by path).
-      const controlFiles = holdControlFileDirectories(git.absentControlFiles, root);
+      const controlFiles = holdControlFileDirectories(git.absentControlFiles, root, {
+        absent: git.absentSequencerState,
+        gitDirectories: git.gitDirectories,
+      });
       try {
         return this.launch(
           [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],
@@ -190,7 +193,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
     cwd: string,
     env: Record<string, string>,
     command: SandboxedCommand,
-    afterExit?: () => { readonly removed: readonly string[]; readonly left: readonly string[] },
+    afterExit?: () => AfterCommandRepairs,
   ): SandboxedProcess {
     const cgroup = command.limits === false ? undefined : this.commandCgroup();
     // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts

@@ -12,7 +12,9 @@ import {
   unlinkSync,
 } from "node:fs";
 import path from "node:path";
+import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { newWorktreeDirectories, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
@@ -34,14 +36,33 @@ export const CONTROL_FILE_REMOVAL_LIMITS = Object.freeze({ maxEntries: 10_000, m
  */
 export interface HeldControlFiles {
   /**
-   * Removes the listed control files that the command created, returns their paths (and those of
-   * the ones it made directories too large to remove within {@link CONTROL_FILE_REMOVAL_LIMITS}),
-   * and closes the handles. Call it only once every sandboxed process of that command has ended
+   * Moves aside the sequencer state present now that was absent at spawn (see
+   * {@link HeldSequencerState}; never deleted, not counted against the removal's bounds), removes
+   * the listed control files that the command created, returns their paths (and those of the ones
+   * it made directories too large to remove within {@link CONTROL_FILE_REMOVAL_LIMITS}), and
+   * closes the handles. Call it only once every sandboxed process of that command has ended
    * (the pid namespace guarantees that).
    */
-  removeCreated(): { readonly removed: string[]; readonly left: string[] };
+  removeCreated(): AfterCommandRepairs;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
+}
+
+/** What was repaired after a command: control files removed (or left), sequencer state moved aside. */
+export interface AfterCommandRepairs {
+  readonly removed: string[];
+  readonly left: string[];
+  readonly quarantined: QuarantinedState[];
+}
+
+/**
+ * Sequencer state to move aside after the command (`GitProtection.absentSequencerState`), and
+ * every git directory protected at spawn (`GitProtection.gitDirectories`): worktree git
+ * directories under their `worktrees/` that are not among them were added by the command.
+ */
+export interface HeldSequencerState {
+  readonly absent: readonly string[];
+  readonly gitDirectories: readonly string[];
 }
 
 /**
@@ -61,7 +82,11 @@ export interface HeldControlFiles {
  *   parallel command moved it between the scan and now): the command would run without its
  *   created control files being found afterwards.
  */
-export function holdControlFileDirectories(absent: readonly string[], workspace: string): HeldControlFiles {
+export function holdControlFileDirectories(
+  absent: readonly string[],
+  workspace: string,
+  sequencer: HeldSequencerState = { absent: [], gitDirectories: [] },
+): HeldControlFiles {
   const held = new Map<string, HeldDirectory>();
   // The workspace's path is the host's (documented to be real); where it is not, its real path
   // is what the kernel names the held directories by.
@@ -70,8 +95,8 @@ export function holdControlFileDirectories(absent: readonly string[], workspace:
     for (const directory of held.values()) closeSync(directory.descriptor);
     held.clear();
   };
-  for (const file of absent) {
-    const parent = path.dirname(file);
+  const parents = [...absent.map((file) => path.dirname(file)), ...sequencer.absent.map((entry) => path.dirname(entry))];
+  for (const parent of [...parents, ...sequencer.gitDirectories]) {
     if (held.has(parent)) continue;
     const directory = openWhereScanned(parent, path.join(realRoot, path.relative(workspace, parent)));
     if (directory === undefined) {
@@ -88,7 +113,15 @@ export function holdControlFileDirectories(absent: readonly string[], workspace:
       const removed: string[] = [];
       const left: string[] = [];
       const budget = { entries: CONTROL_FILE_REMOVAL_LIMITS.maxEntries };
+      let quarantined: QuarantinedState[] = [];
+      let failure: unknown;
       try {
+        // First, and outside the removal's budget: one rename each, whatever the command made.
+        try {
+          quarantined = quarantineSequencerState(held, sequencer);
+        } catch (error) {
+          failure = error;
+        }
         for (const file of absent) {
           const parent = held.get(path.dirname(file));
           const outcome = parent === undefined ? "absent" : removeEntry(parent, path.basename(file), budget, 0);
@@ -98,7 +131,9 @@ export function holdControlFileDirectories(absent: readonly string[], workspace:
       } finally {
         close();
       }
-      return { removed, left };
+      // Reported as the command's error: sequencer state it left may still be in place.
+      if (failure !== undefined) throw failure;
+      return { removed, left, quarantined };
     },
     close,
   };
@@ -108,6 +143,44 @@ export function holdControlFileDirectories(absent: readonly string[], workspace:
 interface HeldDirectory {
   readonly descriptor: number;
   at(name: string): string;
+}
+
+/**
+ * Moves aside the sequencer state present now that was absent at spawn, in the held git
+ * directories and in the worktree git directories the command added (listed through the held
+ * handles). Every entry is tried even when one fails; the first failure is thrown afterwards.
+ */
+function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequencer: HeldSequencerState): QuarantinedState[] {
+  const now = new Date();
+  const moved: QuarantinedState[] = [];
+  let failure: unknown;
+  const attempt = (move: () => QuarantinedState | undefined) => {
+    try {
+      const state = move();
+      if (state !== undefined) moved.push(state);
+    } catch (error) {
+      failure ??= error;
+    }
+  };
+  for (const entry of sequencer.absent) {
+    const parent = held.get(path.dirname(entry));
+    if (parent !== undefined)
+      attempt(() => quarantineEntry({ ...parent, shown: path.dirname(entry) }, path.basename(entry), now));
+  }
+  const known = new Set(sequencer.gitDirectories);
+  for (const gitDirectory of sequencer.gitDirectories) {
+    const parent = held.get(gitDirectory);
+    if (parent === undefined) continue;
+    for (const worktree of newWorktreeDirectories({ ...parent, shown: gitDirectory }, known)) {
+      try {
+        for (const name of GIT_SEQUENCER_DIRECTORIES) attempt(() => quarantineEntry(worktree, name, now));
+      } finally {
+        closeSync(worktree.descriptor);
+      }
+    }
+  }
+  if (failure !== undefined) throw failure;
+  return moved;
 }
 
 /**

@@ -38,6 +38,13 @@ export interface GitProtection {
   readonly args: string[];
   /** Control files that did not exist at spawn: a command could create them; they are removed after it exits. */
   readonly absentControlFiles: string[];
+  /**
+   * Sequencer state (`rebase-merge`, …) that did not exist at spawn: what the command leaves
+   * there is moved aside after it exits (never deleted: it may hold autostashed changes).
+   */
+  readonly absentSequencerState: string[];
+  /** Every git directory protected (held after the command, to find the worktrees it added). */
+  readonly gitDirectories: string[];
 }
 
 /**
@@ -51,8 +58,8 @@ export interface GitProtection {
  * - its `hooks`, `info` and `objects/info` directories are bound read-only (a missing one
  *   becomes an empty read-only tmpfs, which leaves an empty directory on the host);
  * - its sequencer state (`rebase-merge`, `rebase-apply`, `sequencer`) is bound read-only when
- *   present and, when absent, listed with the absent control files (a todo list's `exec` lines
- *   run unsandboxed on the user's `git rebase --continue`);
+ *   present and, when absent, listed in `absentSequencerState` (a todo list's `exec` lines run
+ *   unsandboxed on the user's `git rebase --continue`), to be moved aside after the command;
  * - `modules/*` (submodule git directories) and `worktrees/*` get the same, recursively;
  * - a `.git` file (a pointer to the real git directory) is bound read-only, and the directory it
  *   points to is protected too when it is inside the workspace.
@@ -65,7 +72,7 @@ export interface GitProtection {
  * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
  */
 export function gitProtection(workspace: string): GitProtection {
-  const protection: GitProtection = { args: [], absentControlFiles: [] };
+  const protection: GitProtection = { args: [], absentControlFiles: [], absentSequencerState: [], gitDirectories: [] };
   const visited = new Set<string>();
   const headed: string[] = [];
   const scans = new ScanCache(workspace);
@@ -262,6 +269,7 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
 function protectGitDirectory(workspace: string, gitDirectory: string, protection: GitProtection, visited: Set<string>): void {
   if (visited.has(gitDirectory)) return;
   visited.add(gitDirectory);
+  protection.gitDirectories.push(gitDirectory);
   protection.args.push("--bind", gitDirectory, gitDirectory);
   for (const name of GIT_CONTROL_DIRECTORIES) {
     const directory = path.join(gitDirectory, name);
@@ -274,11 +282,13 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
     } else if (stats.isDirectory()) protection.args.push("--ro-bind", directory, directory);
     else throw unprotectable(directory);
   }
+  for (const name of GIT_CONTROL_FILES) protectEntry(path.join(gitDirectory, name), protection.absentControlFiles, protection);
   // An operation interrupted at spawn keeps its sequencer state read-only (the user's todo list
-  // is not rewritten); state the command creates is removed after it, like an absent control
-  // file, so a rebase the command starts works within the command but does not outlive it stopped.
-  for (const name of [...GIT_CONTROL_FILES, ...GIT_SEQUENCER_DIRECTORIES])
-    protectEntry(path.join(gitDirectory, name), protection);
+  // is not rewritten); state present after the command that was not at spawn is moved aside (not
+  // deleted: it may hold the user's autostashed changes, or be a rebase the user started on the
+  // host meanwhile), so a rebase the command starts works within it but does not outlive it stopped.
+  for (const name of GIT_SEQUENCER_DIRECTORIES)
+    protectEntry(path.join(gitDirectory, name), protection.absentSequencerState, protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -293,11 +303,11 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   }
 }
 
-/** Binds `entry` read-only, or lists it as absent (removed after the command if it made it). */
-function protectEntry(entry: string, protection: GitProtection): void {
+/** Binds `entry` read-only, or lists it in `absent` (dealt with after the command if it made it). */
+function protectEntry(entry: string, absent: string[], protection: GitProtection): void {
   const stats = lstatSync(entry, { throwIfNoEntry: false });
   if (stats?.isSymbolicLink()) throw unprotectable(entry);
-  if (stats === undefined) protection.absentControlFiles.push(entry);
+  if (stats === undefined) absent.push(entry);
   else protection.args.push("--ro-bind", entry, entry);
 }
 

@@ -46,6 +46,7 @@ export {
   type SeccompArchitecture,
   type SeccompFilterOptions,
 } from "./seccomp-filter.js";
+export type { QuarantinedState } from "./sequencer-quarantine.js";
 export {
   findTrustedExecutable,
   type TrustedExecutableOptions,

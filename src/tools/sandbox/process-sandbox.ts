@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { SandboxScope } from "../../policy/permission-config.js";
 import type { ResourceLimitKind, ResourceLimitStatus } from "./resource-limits.js";
+import type { QuarantinedState } from "./sequencer-quarantine.js";
 
 /**
  * Which backend confines a process.
@@ -70,6 +71,14 @@ export interface SandboxedExit {
    * does not follow, but it is not gone.
    */
   readonly notRepaired?: readonly string[];
+  /**
+   * Git sequencer state (`rebase-merge`, `rebase-apply`, `sequencer`) present after the process
+   * ended that was not there when it started, moved aside whole (never deleted) to a name git
+   * does not read, in the same git directory: an `exec` line of its todo list would run on the
+   * host at the user's `git rebase --continue`. It may be the user's own (a rebase started on the
+   * host meanwhile, autostashed changes): moving it back restores it.
+   */
+  readonly quarantined?: readonly QuarantinedState[];
   /**
    * The resource limit the command ran into (see `ResourceLimits`): `"memory"` when the
    * kernel killed one of its processes for memory, `"processes"` when a fork was refused. Only

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { Readable, type Writable } from "node:stream";
 import type { CommandCgroup } from "./command-cgroup.js";
+import type { AfterCommandRepairs } from "./control-file-removal.js";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
 
 /** How a driver launches its wrapped command. */
@@ -34,10 +35,10 @@ export interface LaunchPlan {
   readonly cleanup?: () => void;
   /**
    * Runs once after the process has exited, before `exited` settles; returns host paths it
-   * repaired (for example git control files the command created) and those it could not repair
-   * whole, reported in the exit.
+   * repaired (for example git control files the command created), those it could not repair
+   * whole and the sequencer state it moved aside, reported in the exit.
    */
-  readonly afterExit?: () => { readonly removed: readonly string[]; readonly left: readonly string[] };
+  readonly afterExit?: () => AfterCommandRepairs;
   /**
    * The command's own cgroup, which the launcher joins before it starts the sandbox: killed
    * whole with the command (`SIGKILL`), read for the limit it ran into, and removed after it ended.
@@ -137,9 +138,10 @@ function watchExit(
 function afterExitResult(exit: SandboxedExit, plan: LaunchPlan): SandboxedExit {
   let result: SandboxedExit = exit;
   try {
-    const { removed, left } = plan.afterExit?.() ?? { removed: [], left: [] };
+    const { removed, left, quarantined } = plan.afterExit?.() ?? { removed: [], left: [], quarantined: [] };
     if (removed.length > 0) result = { ...result, repaired: removed };
     if (left.length > 0) result = { ...result, notRepaired: left };
+    if (quarantined.length > 0) result = { ...result, quarantined };
   } catch (error) {
     result = { ...result, error: error instanceof Error ? error : new Error(String(error)) };
   }

@@ -12,6 +12,7 @@ import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-li
 import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHook } from "../sandbox/run-resource-budget.js";
 import { checkOutputLimit, runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
+import type { QuarantinedState } from "../sandbox/sequencer-quarantine.js";
 import { trustedShellResolver } from "./trusted-shell.js";
 import { showControlCharacters } from "./visible-control-characters.js";
 
@@ -206,7 +207,33 @@ function outputSections(result: SandboxedResult, root: string): string[] {
       `[not removed whole: directories the command made in place of git control files, past the removal's bound of ${CONTROL_FILE_REMOVAL_LIMITS.maxEntries} entries or ${CONTROL_FILE_REMOVAL_LIMITS.maxDepth} levels (git does not follow a directory there): ${names}]`,
     );
   }
+  for (const state of result.quarantined ?? []) sections.push(quarantineNote(state, root));
   return sections;
+}
+
+/**
+ * What was moved aside, why, and how to put it back: the user decides after reading the todo
+ * list (its `exec` lines run on the host at `--continue`). Paths relative to the workspace root.
+ */
+function quarantineNote(state: QuarantinedState, root: string): string {
+  const from = path.relative(root, state.from);
+  const to = path.relative(root, state.to);
+  const todo = path.basename(state.from) === "sequencer" ? "todo" : "git-rebase-todo";
+  const autostash =
+    state.autostash === undefined
+      ? ""
+      : `; it holds uncommitted changes stashed by --autostash in commit ${state.autostash}: put the state back and run git rebase --abort to get them back, or keep them without the rebase with git stash store -m autostash ${state.autostash}`;
+  return (
+    `[moved aside git sequencer state that was not there when the command started: ${from} -> ${to} ` +
+    "(an interrupted rebase, am, cherry-pick or revert: host git would run the exec lines of its todo list at --continue; " +
+    "one the user started on the host while the command ran is moved too; nothing was deleted). " +
+    `To resume it, read ${shellQuote(path.join(to, todo))} first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}${autostash}]`
+  );
+}
+
+/** `text` as one single-quoted shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** How a command ended, in a few words, with the resource limit it ran into. */

@@ -1,0 +1,132 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The prefix of the name, inside a git directory, that sequencer state a command left is moved to. Git
+ * reads no entry of such a name (it looks for `rebase-merge`, `rebase-apply` and `sequencer` by
+ * name only), so an `exec` line of a todo list moved there runs on no `git rebase --continue`.
+ */
+export const SEQUENCER_QUARANTINE = "atc-quarantine";
+
+/**
+ * Sequencer state a command left, moved aside whole (one rename) after it ended.
+ *
+ * @public
+ */
+export interface QuarantinedState {
+  /** Where the state was (host path). */
+  readonly from: string;
+  /** Where it is now (host path, `atc-quarantine-<name>-<time>` in the same git directory). */
+  readonly to: string;
+  /**
+   * The commit git keeps the user's uncommitted changes in, when the state held a rebase's
+   * `--autostash` (its `autostash` file): `git stash store <id>` keeps them without the rebase.
+   */
+  readonly autostash?: string;
+}
+
+/** An open git directory and how to name an entry in it (see control-file-removal.ts). */
+export interface QuarantineDirectory {
+  readonly descriptor: number;
+  /** The host path the directory had at spawn, for the report. */
+  readonly shown: string;
+  at(name: string): string;
+}
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Moves `name` of `gitDirectory` (when present) to `atc-quarantine-<name>-<time>` of the same
+ * directory with one rename: no walk of what the command made there, so no bound it could
+ * exceed, and nothing is deleted (the state may be the user's: a rebase they started on the host
+ * while the command ran, or one stopped with their changes autostashed). It goes through the held
+ * handle, never by path, and stays in the same directory: a rename follows no link at either end,
+ * whereas a quarantine directory the command could have replaced by a link would be entered.
+ */
+export function quarantineEntry(gitDirectory: QuarantineDirectory, name: string, now: Date): QuarantinedState | undefined {
+  const entry = gitDirectory.at(name);
+  if (lstatSync(entry, { throwIfNoEntry: false }) === undefined) return undefined;
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  for (let attempt = 1; attempt <= 100; attempt++) {
+    const moved = `${SEQUENCER_QUARANTINE}-${name}-${stamp}${attempt === 1 ? "" : `-${attempt}`}`;
+    // A name in use (an earlier quarantine, or one the command made) is not replaced.
+    if (lstatSync(gitDirectory.at(moved), { throwIfNoEntry: false }) !== undefined) continue;
+    try {
+      renameSync(entry, gitDirectory.at(moved));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" && lstatSync(entry, { throwIfNoEntry: false }) === undefined) return undefined;
+      if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR" || code === "EISDIR") continue;
+      throw error;
+    }
+    const autostash = autostashCommit(gitDirectory.at(path.join(moved, "autostash")));
+    return {
+      from: path.join(gitDirectory.shown, name),
+      to: path.join(gitDirectory.shown, moved),
+      ...(autostash === undefined ? {} : { autostash }),
+    };
+  }
+  throw new Error(`Cannot move ${path.join(gitDirectory.shown, name)} aside: every quarantine name is taken.`);
+}
+
+/**
+ * Worktree git directories (`worktrees/<name>`) of `gitDirectory` that are not in `known` (the
+ * ones protected at spawn): a command that ran `git worktree add` made them, and a rebase stopped
+ * there is continued by the user's `git rebase --continue` in that worktree. Listed through the
+ * held handle; each opened without following a link.
+ */
+export function newWorktreeDirectories(gitDirectory: QuarantineDirectory, known: ReadonlySet<string>): QuarantineDirectory[] {
+  let parent: number;
+  try {
+    parent = openSync(gitDirectory.at("worktrees"), DIRECTORY_FLAGS);
+  } catch {
+    return [];
+  }
+  const found: QuarantineDirectory[] = [];
+  try {
+    const names = readdirSync(`/proc/self/fd/${parent}`);
+    const shownParent = path.join(gitDirectory.shown, "worktrees");
+    for (const name of names) {
+      const shown = path.join(shownParent, name);
+      if (known.has(shown)) continue;
+      try {
+        const descriptor = openSync(`/proc/self/fd/${parent}/${name}`, DIRECTORY_FLAGS);
+        found.push({ descriptor, shown, at: (entry) => `/proc/self/fd/${descriptor}/${entry}` });
+      } catch {
+        // Not a directory (or gone): no git directory.
+      }
+    }
+  } catch {
+    // Unlistable: nothing found.
+  } finally {
+    closeSync(parent);
+  }
+  return found;
+}
+
+/** The commit id an `autostash` file holds, read without following a link or blocking; `undefined` otherwise. */
+function autostashCommit(file: string): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile() || stats.size > 128) return undefined;
+    const buffer = Buffer.alloc(stats.size);
+    const text = buffer
+      .subarray(0, readSync(descriptor, buffer, 0, stats.size, 0))
+      .toString("utf8")
+      .trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
+  }
+}
