@@ -198,8 +198,15 @@ function killTagged(tag: string): void {
   // One pass can miss a child that a tagged process was forking while /proc was read (seen in CI:
   // `setsid sh -c 'sleep …'` left its sleep behind). A killed process forks no more, so passes
   // repeat until one finds nothing alive, with a short wait for the killed to become zombies.
+  // Two quiet passes in a row, not one: a process inside execve has no environment to read for a
+  // moment (the new image's is not set up yet), so one pass can see none while `sh` becomes
+  // `sleep` (seen in CI at load 15: two setsid'd sleepers outlived their call).
+  let quiet = 0;
   for (let pass = 0; pass < TAG_KILL_PASSES; pass++) {
-    if (killTaggedOnce(tag) === 0) return;
+    if (killTaggedOnce(tag) === 0) {
+      quiet++;
+      if (quiet === 2) return;
+    } else quiet = 0;
     Atomics.wait(PAUSE, 0, 0, 5);
   }
 }
