@@ -62,6 +62,8 @@ export interface DiffRangeOutput {
   readonly truncated: boolean;
   /** What was left out. */
   readonly omitted?: string;
+  /** Set for `A...B` when A and B have several merge bases: which one the diff is from (as git diff warns). */
+  readonly note?: string;
 }
 
 /** `git_diff_range`: the unified diff between two revisions, with per-file line counts, within a byte budget. */

@@ -6,7 +6,7 @@ import type { DiffFileSummary, DiffRangeInput, DiffRangeOutput } from "./diff-ra
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { detectRenames, type ResolvedChange } from "./history/renames.js";
 import { diffTrees } from "./history/tree-diff.js";
-import { mergeBase } from "./merge-base.js";
+import { mergeBases } from "./merge-base.js";
 import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { type ResolvedRevision, resolveRevision } from "./revision.js";
@@ -110,7 +110,7 @@ async function resolveSides(
   repository: GitRepository,
   input: DiffRangeInput,
   signal: AbortSignal,
-): Promise<{ from: ResolvedRevision; to: ResolvedRevision }> {
+): Promise<{ from: ResolvedRevision; to: ResolvedRevision; note?: string }> {
   const range = /^(.*?)(\.\.\.?)(?!\.)(.*)$/s.exec(input.from.trim());
   if (range === null) {
     return { from: await resolveRevision(repository, input.from), to: await resolveRevision(repository, input.to ?? "HEAD") };
@@ -126,13 +126,22 @@ async function resolveSides(
   const right = await resolveRevision(repository, rightText === "" ? "HEAD" : rightText);
   if (dots === "..") return { from: left, to: right };
   const label = input.from.trim();
-  const base = await mergeBase(repository, left.commit, right.commit, label, signal);
-  return { from: { input: `merge base of ${label}`, commit: base }, to: right };
+  const [base, ...more] = await mergeBases(repository, left.commit, right.commit, label, signal);
+  const from = { input: `merge base of ${label}`, commit: base as NonNullable<typeof base> };
+  if (more.length === 0) return { from, to: right };
+  // git diff warns "A...B: multiple merge bases, using <first>" and diffs from the first of
+  // `git merge-base --all`'s list.
+  const others = more.map((commit) => shortId(commit.oid)).join(", ");
+  return {
+    from,
+    to: right,
+    note: `${label} has ${more.length + 1} merge bases; the diff is from the first, as git diff takes it (the others: ${others}).`,
+  };
 }
 
 async function diffRange(repository: GitRepository, input: DiffRangeInput, context: ToolContext): Promise<DiffRangeOutput> {
   const scope = input.path === undefined ? "" : repositoryPath(repository, input.path, context);
-  const { from, to } = await resolveSides(repository, input, context.signal);
+  const { from, to, note } = await resolveSides(repository, input, context.signal);
   const changes = await detectRenames(
     repository,
     await diffTrees(repository, from.commit.tree, to.commit.tree, scope),
@@ -188,6 +197,7 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
     diff: rendering.text.join(""),
     truncated: omitted !== undefined,
     ...(omitted === undefined ? {} : { omitted }),
+    ...(note === undefined ? {} : { note }),
   };
 }
 

@@ -77,6 +77,11 @@ export interface FileHistoryOutput {
   readonly truncated: boolean;
   /** What was left out, when truncated. */
   readonly omitted?: string;
+  /**
+   * Why the history differs from what was asked: set when following renames found no commit (a
+   * file only a merge brought in) and the history without following is given instead.
+   */
+  readonly note?: string;
 }
 
 /** `git_file_history`: the commits that changed one file (following renames) or directory, with line counts. */

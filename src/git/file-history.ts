@@ -17,7 +17,7 @@ import { withRepository } from "./with-repository.js";
 
 interface Tracker {
   readonly repository: GitRepository;
-  readonly follow: boolean;
+  follow: boolean;
   /** The call's abort signal: the copy search checks it while it compares candidates. */
   readonly signal: AbortSignal;
   /** The file's path in the commits still to come (older ones), changed by renames. */
@@ -132,6 +132,45 @@ function entryOf(startKind: "file" | "directory" | "absent", tracker: Tracker, c
   return startKind === "directory" ? directoryEntry(tracker, commit) : absentPathEntry(tracker, commit);
 }
 
+interface WalkOptions {
+  readonly since: number | undefined;
+  readonly limit: number;
+  readonly signal: AbortSignal;
+}
+
+/** Walks back from `start` collecting up to `limit` entries for the tracked path. */
+async function walkHistory(
+  tracker: Tracker,
+  start: CommitRecord,
+  startKind: "file" | "directory" | "absent",
+  options: WalkOptions,
+) {
+  const { repository } = tracker;
+  // Without rename following, history is simplified as `git log -- <path>` does; following renames
+  // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
+  const simplify = tracker.follow ? undefined : tracker.path;
+  const walk = new CommitWalk(repository, start, { since: options.since, signal: options.signal, simplify });
+  const commits: FileHistoryEntry[] = [];
+  let truncated = false;
+  let omitted = "";
+  for await (const commit of walk.commits()) {
+    if (commits.length === options.limit && repository.isShallow(commit.oid)) {
+      truncated = true;
+      omitted = `History before ${commit.oid.slice(0, 10)} is missing (shallow clone), so older changes may exist.`;
+      break;
+    }
+    const entry = await entryOf(startKind, tracker, commit);
+    if (entry === undefined) continue;
+    if (commits.length === options.limit) {
+      truncated = true;
+      omitted = `Older commits also changed it; raise max_results (up to 200), or pass since to page back.`;
+      break;
+    }
+    commits.push(entry);
+  }
+  return { walk, commits, truncated, omitted };
+}
+
 async function history(runtime: GitToolRuntime, repository: GitRepository, input: FileHistoryInput, context: ToolContext) {
   const scope = repositoryPath(repository, input.path, context);
   const start = await resolveRevision(repository, input.ref ?? "HEAD");
@@ -144,29 +183,21 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
     signal: context.signal,
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
-  // Without rename following, history is simplified as `git log -- <path>` does; following renames
-  // changes the path as the walk goes, so every commit is looked at (as git log --follow does).
-  const simplify = tracker.follow ? undefined : scope;
-  const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify });
   const limit = input.max_results ?? 20;
-  const commits: FileHistoryEntry[] = [];
-  let truncated = false;
-  let omitted = "";
-  for await (const commit of walk.commits()) {
-    if (commits.length === limit && repository.isShallow(commit.oid)) {
-      truncated = true;
-      omitted = `History before ${commit.oid.slice(0, 10)} is missing (shallow clone), so older changes may exist.`;
-      break;
-    }
-    const entry = await entryOf(startKind, tracker, commit);
-    if (entry === undefined) continue;
-    if (commits.length === limit) {
-      truncated = true;
-      omitted = `Older commits also changed it; raise max_results (up to 200), or pass since to page back.`;
-      break;
-    }
-    commits.push(entry);
+  let walked = await walkHistory(tracker, start.commit, startKind, { since, limit, signal: context.signal });
+  let note: string | undefined;
+  if (walked.commits.length === 0 && tracker.follow && startKind === "file") {
+    // `git log --follow` lists no merge, so a file only a merge brought in (a subtree merge, or a
+    // merge that added it) has no --follow history at all although it exists; plain
+    // `git log -- <path>` lists that merge, and that is the answer a caller needs.
+    tracker.follow = false;
+    tracker.path = scope;
+    walked = await walkHistory(tracker, start.commit, startKind, { since, limit, signal: context.signal });
+    note =
+      `Following renames found no commit (git log --follow lists no merge, and only a merge changed ${JSON.stringify(scope)}), ` +
+      "so this is its history without following renames, as git log -- <path>.";
   }
+  const { walk, commits, truncated, omitted } = walked;
   if (!truncated && walk.shallowBoundary !== undefined) {
     throw shallowCloneError(walk.shallowBoundary, `the history of ${scope} is incomplete (${commits.length} commits found)`);
   }
@@ -180,7 +211,7 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
   // A path gone at the start is what it last was: a directory if its newest change was one.
   const kind: "file" | "directory" =
     startKind === "absent" ? (commits[0]?.files_changed === undefined ? "file" : "directory") : startKind;
-  return { scope, kind, start, tracker, walk, commits, truncated, omitted } as const;
+  return { scope, kind, start, tracker, walk, commits, truncated, omitted, note } as const;
 }
 
 /** The `file-history` tool's handler (loaded on the tool's first call). */
@@ -200,6 +231,7 @@ export function runFileHistory(
       scanned_commits: result.walk.scanned,
       truncated: result.truncated,
       ...(result.truncated ? { omitted: result.omitted } : {}),
+      ...(result.note === undefined ? {} : { note: result.note }),
     };
   });
 }

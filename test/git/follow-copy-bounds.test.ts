@@ -236,3 +236,51 @@ describe("git_file_history --follow through merges", () => {
     }
   });
 });
+
+describe("git_file_history of a file only a merge brought in", () => {
+  it("falls back to the history without following (as git log -- path), with a note, for a subtree merge and an evil merge", async () => {
+    const repository = FixtureRepository.create("follow-merge-only");
+    try {
+      repository.write("a.txt", lines(1, 20)).commit("base", author);
+      // A subtree add: an unrelated branch merged with -s ours, its tree read under vendor/lib/.
+      repository.git("checkout", "-q", "--orphan", "lib");
+      repository.git("rm", "-rqf", ".");
+      repository.write("lib.txt", lines(2, 20)).commit("lib", author);
+      repository.git("checkout", "-q", "main");
+      repository.git("merge", "-q", "-s", "ours", "--no-commit", "--allow-unrelated-histories", "lib");
+      repository.git("read-tree", "--prefix=vendor/lib/", "-u", "lib");
+      repository.git("commit", "-q", "-m", "subtree add lib");
+      // An evil merge that adds a file neither parent has.
+      repository.git("checkout", "-q", "-b", "side");
+      repository.write("s.txt", lines(3, 20)).commit("side", author);
+      repository.git("checkout", "-q", "main");
+      repository.git("merge", "-q", "--no-commit", "--no-ff", "side");
+      repository.write("evil.txt", lines(4, 20));
+      repository.git("add", "-A");
+      repository.git("commit", "-q", "-m", "evil merge");
+      const run = gitRun(repository.directory);
+      for (const file of ["vendor/lib/lib.txt", "evil.txt"]) {
+        // git log --follow lists nothing here; plain git log -- <path> lists the merge.
+        expect(gitFollow(repository.directory, file), file).toEqual([]);
+        const result = output<FileHistoryOutput>(await run.call("git_file_history", { path: file }));
+        expect(
+          result.commits.map((commit) => commit.sha),
+          file,
+        ).toEqual(git(repository.directory, ["log", "--format=%h", "--abbrev=10", "--", file]).trim().split("\n"));
+        expect(result.commits.map((commit) => [commit.status, commit.merge])).toEqual([["A", true]]);
+        expect(result.follows_renames).toBe(false);
+        expect(result.note).toContain("git log --follow lists no merge");
+      }
+      // Control: a file with --follow history has no note; a misspelled path is still path_not_found.
+      const followed = output<FileHistoryOutput>(await run.call("git_file_history", { path: "s.txt" }));
+      expect(followed.follows_renames).toBe(true);
+      expect(followed.note).toBeUndefined();
+      expect(followed.commits.map((commit) => commit.subject)).toEqual(["side"]);
+      const misspelled = await run.call("git_file_history", { path: "vendor/lib/lbi.txt" });
+      expect(misspelled.ok).toBe(false);
+      expect(JSON.stringify(misspelled)).toContain("path_not_found");
+    } finally {
+      removeDirectory(repository.directory);
+    }
+  });
+});
