@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { readSmallFileText } from "./small-file-text.js";
 import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -340,33 +341,8 @@ function gitdirTarget(dotGitFile: string): string | undefined {
 /** The longest pointer file (`.git`, `commondir`) read: a path, far below it in any real repository. */
 const MAX_POINTER_BYTES = 64 * 1024;
 
-/**
- * A pointer file's text, read through one descriptor opened without following a link and without
- * blocking, checked to be a regular file: the scan runs on the host's thread while a command of
- * the run (a parallel `bash`, a monitor) may be swapping the file, and a named pipe swapped in
- * between a check by path and the read blocked the host's whole event loop until a signal came.
- */
-function readPointerText(file: string): string | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size > MAX_POINTER_BYTES) return undefined;
-    const buffer = Buffer.alloc(stats.size);
-    return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0)).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
 function readPointer(file: string, parse: (text: string) => string | undefined): string | undefined {
-  const text = readPointerText(file)?.trim();
+  const text = readSmallFileText(file, MAX_POINTER_BYTES)?.trim();
   if (text === undefined) return undefined;
   const value = parse(text);
   if (value === undefined || value === "") return undefined;

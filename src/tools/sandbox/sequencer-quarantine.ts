@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
+import { readSmallFileText } from "./small-file-text.js";
 
 /**
  * The prefix of the name, inside a git directory, that sequencer state a command left is moved to. Git
@@ -109,24 +110,6 @@ export function newWorktreeDirectories(gitDirectory: QuarantineDirectory, known:
 
 /** The commit id an `autostash` file holds, read without following a link or blocking; `undefined` otherwise. */
 function autostashCommit(file: string): string | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size > 128) return undefined;
-    const buffer = Buffer.alloc(stats.size);
-    const text = buffer
-      .subarray(0, readSync(descriptor, buffer, 0, stats.size, 0))
-      .toString("utf8")
-      .trim();
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
+  const text = readSmallFileText(file, 128)?.trim();
+  return text !== undefined && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : undefined;
 }
