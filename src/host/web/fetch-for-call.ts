@@ -1,11 +1,6 @@
 import { type ToolContext, ToolError } from "agent-tool-catalog";
+import { boundedWait } from "../shared/bounded-wait.js";
 import type { WebFetcher, WebPage } from "./web-fetcher.js";
-
-/**
- * How long after `timeout_seconds` the call gives up on a fetcher that has not: the fetcher's
- * own timeout error (which may say more) comes first when it keeps the limit.
- */
-const BACKSTOP_GRACE_MS = 1000;
 
 /**
  * The backstop when the model set no `timeout_seconds`: the largest limit it may set. The host's
@@ -22,10 +17,11 @@ const UNSET_TIMEOUT_BACKSTOP_MS = 120_000;
  *
  * The limit the model set is kept here too, not only by the fetcher: a host's fetcher that ignores
  * `timeoutMs` and its signal held the call (and the model's step) for ever, although the tool
- * promises to give up. Past it, and a short grace, the call fails with `timeout`. Without
- * `timeout_seconds` the same backstop applies at the largest limit the model may set (120 s).
+ * promises to give up. Past it, and a second's grace ({@link boundedWait}, as the subagent and
+ * workflow waits), the call fails with `timeout`. Without `timeout_seconds` the same backstop
+ * applies at the largest limit the model may set (120 s).
  */
-export function fetchForCall(
+export async function fetchForCall(
   fetcher: WebFetcher,
   input: { readonly url: string; readonly timeout_seconds?: number | undefined },
   context: Pick<ToolContext, "signal" | "permissions">,
@@ -38,17 +34,11 @@ export function fetchForCall(
     allowPrivateAddresses: context.permissions.sandbox === "unrestricted",
   });
   const limitMs = timeoutMs ?? UNSET_TIMEOUT_BACKSTOP_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const backstop = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ToolError("timeout", `Fetching ${input.url} took longer than ${limitMs / 1000} s.`, {
-            hint: "Try again later, or with a larger timeout_seconds.",
-          }),
-        ),
-      limitMs + BACKSTOP_GRACE_MS,
-    );
+  // The fetcher's own timeout error (which may say more) comes first when it keeps the limit:
+  // boundedWait gives up only a second past it.
+  const page = await boundedWait(fetching, limitMs);
+  if (page !== undefined) return page;
+  throw new ToolError("timeout", `Fetching ${input.url} took longer than ${limitMs / 1000} s.`, {
+    hint: "Try again later, or with a larger timeout_seconds.",
   });
-  return Promise.race([fetching, backstop]).finally(() => clearTimeout(timer));
 }
