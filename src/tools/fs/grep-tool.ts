@@ -212,7 +212,6 @@ async function ripgrepUnlessUnsafe(
     dropped.abort();
     throw error;
   }
-  if (unsafe !== undefined) dropped.abort();
   if (unsafe === undefined) {
     const outcome = await settled;
     if ("error" in outcome) throw outcome.error;
@@ -222,6 +221,7 @@ async function ripgrepUnlessUnsafe(
     }
     return outcome.attempt;
   }
+  dropped.abort();
   await settled;
   // Even with engine "ripgrep": ripgrep run without ignore files (--no-ignore) searched what
   // the safe ones exclude (a gitignored build/ holding a named pipe listed build/'s files).
