@@ -1,4 +1,5 @@
 import { gitError, shallowCloneError } from "./git-errors.js";
+import { CommitQueue } from "./history/commit-walk.js";
 import type { CommitRecord } from "./objects/parse-objects.js";
 import type { GitRepository } from "./repository.js";
 
@@ -32,12 +33,8 @@ async function paintDownToCommon(
   const marks = new Map<number | string, number>();
   const flags = (commit: CommitRecord) => marks.get(repository.commitKey(commit)) ?? 0;
   // Like git's prio_queue, a commit may be queued more than once (when it gains a side while queued).
-  const queue: CommitRecord[] = [];
-  const enqueue = (commit: CommitRecord): void => {
-    let at = queue.length;
-    while (at > 0 && (queue[at - 1] as CommitRecord).time < commit.time) at--;
-    queue.splice(at, 0, commit);
-  };
+  const queue = new CommitQueue<CommitRecord>();
+  const enqueue = (commit: CommitRecord): void => queue.push(commit, commit);
   marks.set(repository.commitKey(one), FROM_LEFT);
   enqueue(one);
   for (const other of others) {
@@ -48,15 +45,12 @@ async function paintDownToCommon(
   let shallowBoundary: string | undefined;
   for (let step = 1; queue.some((commit) => (flags(commit) & STALE) === 0); step++) {
     if (step % 256 === 0) signal?.throwIfAborted();
-    const commit = queue.shift() as CommitRecord;
+    const commit = queue.pop() as CommitRecord;
     let sides = flags(commit) & (BOTH | STALE);
     if (sides === BOTH) {
       if ((flags(commit) & FOUND) === 0) {
         marks.set(repository.commitKey(commit), flags(commit) | FOUND);
-        // commit_list_insert_by_date: after those of the same time.
-        let at = common.length;
-        while (at > 0 && (common[at - 1] as CommitRecord).time < commit.time) at--;
-        common.splice(at, 0, commit);
+        insertByDate(common, commit);
       }
       sides |= STALE;
     }
@@ -72,6 +66,13 @@ async function paintDownToCommon(
     }
   }
   return { common: common.filter((commit) => (flags(commit) & STALE) === 0), marks, shallowBoundary };
+}
+
+/** git's `commit_list_insert_by_date`: newest first, after those of the same time. */
+function insertByDate(list: CommitRecord[], commit: CommitRecord): void {
+  let at = list.length;
+  while (at > 0 && (list[at - 1] as CommitRecord).time < commit.time) at--;
+  list.splice(at, 0, commit);
 }
 
 /**
@@ -120,11 +121,7 @@ export async function mergeBases(
   if (common.length > 1) {
     const kept = await removeRedundant(repository, common, signal);
     const ordered: CommitRecord[] = [];
-    for (const commit of kept) {
-      let at = ordered.length;
-      while (at > 0 && (ordered[at - 1] as CommitRecord).time < commit.time) at--;
-      ordered.splice(at, 0, commit);
-    }
+    for (const commit of kept) insertByDate(ordered, commit);
     return ordered;
   }
   if (common.length === 1) return common;

@@ -46,6 +46,11 @@ export class CommitQueue<Item> {
     }
   }
 
+  /** Whether any queued item satisfies `predicate` (in no particular order). */
+  some(predicate: (item: Item) => boolean): boolean {
+    return this.heap.some((queued) => predicate(queued.item));
+  }
+
   /** The newest item, removed from the queue. */
   pop(): Item | undefined {
     const heap = this.heap;
