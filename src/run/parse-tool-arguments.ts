@@ -1,5 +1,6 @@
 import { estimateJsonSize } from "../tool/json-size.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
+import { copyPlainJson } from "./plain-json-copy.js";
 
 /** Arguments as an object, or the error to give the model. */
 export type ParsedArguments =
@@ -54,6 +55,9 @@ function snapshotArguments(args: unknown, maxLength: number, name: string): Pars
   try {
     // Measured first with early exit: a 2^32 - 1 sparse array must not be turned into text.
     if (estimateJsonSize(args, maxLength) > maxLength) return notPlain;
+    // Plain data is copied as it is (what the round trip below gives for it, without the text).
+    const plain = copyPlainJson(args, maxLength);
+    if (plain !== undefined) return { ok: true, value: plain.value };
     json = JSON.stringify(args);
   } catch (error) {
     // Nested past what JSON.stringify walks (a few thousand levels): the model hears the depth,
