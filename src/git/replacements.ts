@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { configFalse, configValue } from "./config-value.js";
 import type { FileAccess } from "./file-access.js";
@@ -86,6 +85,9 @@ export async function readReplacements(
   }
   const replacements = { objects, grafts: await grafts(files, commondir) };
   if (replacements.objects.size === 0 && replacements.grafts.size === 0) return undefined;
+  // Loaded here, in the rare repository that has replacements: `node:crypto` costs a new process
+  // about 3 ms of CPU to load, and nothing else a git tool call runs needs it.
+  const { createHash } = await import("node:crypto");
   const hash = createHash("sha1");
   for (const [oid, replacement] of [...replacements.objects].sort()) hash.update(`r${oid}${replacement}`);
   for (const [oid, parents] of [...replacements.grafts].sort()) hash.update(`g${oid}${parents.join("")};`);

@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 // The root entry loads Ajv, zod-to-json-schema and smol-toml only when a call needs them
 // (src/tool/load-on-demand.ts). A child process imports the built entry and reports which of
@@ -106,5 +107,57 @@ describe.each(["esm", "cjs"] as const)("the built git entry (%s)", (format) => {
       const result = await run.call("git_log_search", { query: "x", mode: "message", max_results: 1 });
       if (!result.ok) throw new Error(JSON.stringify(result.error));`;
     expect(zlibLoadedAfter(format, call)).toBe(true);
+  });
+});
+
+// node:crypto costs a new process about 3 ms of CPU to load (stop 39): a run's id comes from the
+// kernel's random device where there is one, and the git tools load it only for a repository with
+// replace refs or grafts (their fingerprint). A git tool call in a new process loads it otherwise not.
+function cryptoLoadedAfterGitCall(format: "esm" | "cjs", repository: string): boolean {
+  const extension = format === "esm" ? "js" : "cjs";
+  const load = (entry: string) =>
+    format === "esm" ? `await import(${JSON.stringify(entry)})` : `require(${JSON.stringify(entry)})`;
+  const entries = [join(dist, `index.${extension}`), join(dist, "git", `index.${extension}`)];
+  const body = `const api = [${entries.map(load).join(", ")}];
+    const [{ createRegistry }, { createGitTools }] = api;
+    const run = createRegistry({ tools: createGitTools() }).createRun({ permissions: { workspace: ${JSON.stringify(repository)} } });
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(run.id)) throw new Error("run id " + run.id);
+    run.activate(["git_log_search"]);
+    const result = await run.call("git_log_search", { query: "first", mode: "message", max_results: 1 });
+    if (!result.ok || result.output.commits.length !== 1) throw new Error(JSON.stringify(result));
+    console.log(JSON.stringify(process.moduleLoadList.includes("NativeModule crypto")));`;
+  const script = format === "esm" ? body : `(async () => {\n${body}\n})();`;
+  // From a file: `node -e` in CommonJS mode has loaded node:crypto before the script runs.
+  const file = join(repository, "..", `${basename(repository)}-probe.${format === "esm" ? "mjs" : "cjs"}`);
+  writeFileSync(file, script);
+  try {
+    return JSON.parse(execFileSync(process.execPath, [file], { encoding: "utf8", cwd: dist })) as boolean;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+describe.each(["esm", "cjs"] as const)("node:crypto in a new process (%s)", (format) => {
+  const repository = mkdtempSync(join(tmpdir(), "atc-crypto-probe-"));
+  const git = (...args: string[]) => execFileSync("git", ["-C", repository, ...args], { encoding: "utf8" }).trim();
+  git("init", "-q");
+  writeFileSync(join(repository, "a.txt"), "a\n");
+  git("add", "a.txt");
+  git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
+  afterAll(() => rmSync(repository, { recursive: true, force: true }));
+
+  it("is not loaded by creating a run and a git tool's call", () => {
+    expect(cryptoLoadedAfterGitCall(format, repository)).toBe(false);
+  });
+
+  it("is loaded for a repository with grafts (the probe sees it loaded)", () => {
+    const graftsFile = join(repository, ".git", "info", "grafts");
+    mkdirSync(dirname(graftsFile), { recursive: true });
+    writeFileSync(graftsFile, `${git("rev-parse", "HEAD")}\n`);
+    try {
+      expect(cryptoLoadedAfterGitCall(format, repository)).toBe(true);
+    } finally {
+      rmSync(graftsFile);
+    }
   });
 });
