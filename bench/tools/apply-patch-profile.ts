@@ -6,12 +6,17 @@
 //
 //   npx tsx bench/tools/apply-patch-ab.ts --rounds=1 --keep=DIR      (makes the diff and its tree in DIR)
 //   node --cpu-prof --import tsx bench/tools/apply-patch-profile.ts --keep=DIR [--applies=6] [--dist]
+//   npx tsx bench/tools/apply-patch-profile.ts --keep=DIR --profile=PREFIX
 //
+// With --profile=PREFIX each apply after the first is profiled alone (the inspector started and
+// stopped around the call, every 200 us), into PREFIX-<apply>.cpuprofile: the tree's copy, the
+// `sync` and the digest, which `--cpu-prof` mixes in, are left out.
 // With --dist the built package (dist/, `npm run build` first) is applied, as a host loads it;
 // without, the sources.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,6 +44,11 @@ async function main(): Promise<void> {
   const paths = JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[];
   const expected = await readFile(path.join(base, "expected.digest"), "utf8");
   const applies = Number(args.get("applies") ?? 6);
+  const profile = args.get("profile");
+  const inspector = profile === undefined ? undefined : new Session();
+  inspector?.connect();
+  await inspector?.post("Profiler.enable");
+  await inspector?.post("Profiler.setSamplingInterval", { interval: 200 });
   for (let attempt = 1; attempt <= applies; attempt++) {
     const workspace = await mkdtemp(path.join(base, "profile-"));
     await cp(path.join(base, "pristine"), workspace, { recursive: true });
@@ -47,11 +57,15 @@ async function main(): Promise<void> {
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
     });
+    const profiled = inspector !== undefined && attempt > 1;
+    if (profiled) await inspector.post("Profiler.start");
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await run.call("apply_patch", { patch: diff });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    if (profiled)
+      await writeFile(`${profile}-${attempt}.cpuprofile`, JSON.stringify((await inspector.post("Profiler.stop")).profile));
     if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
     if ((await treeDigest(workspace, paths)) !== expected) throw new Error("apply_patch left other bytes than git apply");
     await rm(workspace, { recursive: true, force: true });
