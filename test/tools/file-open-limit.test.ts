@@ -3,7 +3,9 @@
  * a lower open-file limit a patch of a few hundred files always failed as too_many_open_files.
  * The window is now sized to the process's limit. Stop 33: a patch over more directories than the
  * limit allowed still failed so (a directory handle each, all held at once); such a change is now
- * made in groups of directories, all or nothing still. Each case runs in a child under `ulimit -n`.
+ * made in groups of directories, all or nothing still. Each case runs in a child that lowers its
+ * own open-file limit once src is loaded (support/lower-open-file-limit.mjs: a `ulimit -n` before
+ * node started bounded its module loader too, which failed with EMFILE at 100 on a loaded machine).
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
@@ -43,10 +45,9 @@ function patchUnder(
   before: readonly string[] = [],
   appendOnCommit?: string,
 ): Promise<{ ok: boolean; error?: { code: string; message?: string }; appended?: boolean }> {
-  const config = JSON.stringify({ workspace, files, dirs, extra, hold, before, appendOnCommit });
-  const command = `ulimit -n ${limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
+  const config = JSON.stringify({ workspace, files, dirs, limit, extra, hold, before, appendOnCommit });
   return new Promise((resolve, reject) => {
-    execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", script, config], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
     });
@@ -279,9 +280,8 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
 
   function start(check: boolean) {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, check });
-    const command = `ulimit -n ${MANY.limit} && exec "${process.execPath}" --import tsx "${flipper}" '${config}'`;
-    return spawn("/bin/sh", ["-c", command], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
+    return spawn(process.execPath, ["--import", "tsx", flipper, config], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   }
 
   /** Resolves with the exit code (or signal); `ready`: once the first patch landed. */
@@ -349,13 +349,17 @@ describe("a directory replaced between the passes of a change made in groups", (
   }
 
   function applyOnce(): Promise<{ ok: boolean; error?: { code: string } }> {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs });
-    const command = `ulimit -n ${MANY.limit} && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
+    const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit });
     return new Promise((resolve, reject) => {
-      execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
-      });
+      execFile(
+        process.execPath,
+        ["--import", "tsx", script, config],
+        { cwd: repo, timeout: 120_000 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`${error.message}\n${stderr}`));
+          else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
+        },
+      );
     });
   }
 

@@ -1,5 +1,5 @@
 // One apply_patch of argv[2].files files (half updated, half added, in argv[2].dirs directories)
-// from src, run under a low `ulimit -n` by the caller; argv[2].extra: more patch lines, put last;
+// from src, under the open-file limit argv[2].limit (set once src is loaded); argv[2].extra: more patch lines, put last;
 // argv[2].hold: descriptors the process holds open before the call (a host using most of its limit);
 // argv[2].before: patch lines put first (in the first group of directories);
 // argv[2].appendOnCommit: a file to which "EXTERNAL" is appended (a writer that takes no lock) the
@@ -10,11 +10,15 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const { workspace, files, dirs, extra = [], hold = 0, before = [], appendOnCommit } = JSON.parse(process.argv[2]);
+import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
+
+const { workspace, files, dirs, limit, extra = [], hold = 0, before = [], appendOnCommit } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
 const tools = await load("src/tools/index.ts");
+const { intentDirectory } = await load("src/tools/fs/intent-log.ts");
+lowerOpenFileLimit(limit);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
   permissions: { sandbox: "workspace", workspace },
@@ -31,7 +35,6 @@ if (appendOnCommit !== undefined) {
   // A first change makes the workspace's intent directory, to be watched.
   const seeded = await run.call("write", { path: "seed.txt", content: "seed\n" });
   if (!seeded.ok) throw new Error(JSON.stringify(seeded.error));
-  const { intentDirectory } = await load("src/tools/fs/intent-log.ts");
   const intents = intentDirectory(await realpath(workspace));
   appended = false;
   const watcher = watch(intents, () => {

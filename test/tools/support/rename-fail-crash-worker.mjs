@@ -5,12 +5,13 @@
 // kill comes once the first of the second group's temporary files is removed; before it the
 // worker prints what the log said then ("committed" or "prepared"). When no kill came, it prints
 // "finished". argv[2]: the workspace (d00..d19, each with f.txt "head 0"), used by no process
-// before. Run with `node --import tsx` under `ulimit -n 64`.
+// before. Run with `node --import tsx`; it lowers its open-file limit to 64 once src is loaded.
 import fs, { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import fsPromises, { realpath } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const [workspace] = process.argv.slice(2);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -18,6 +19,7 @@ const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const { IntentLog, intentDirectory } = await load("src/tools/fs/intent-log.ts");
 const { applyFileChanges } = await load("src/tools/fs/file-transaction.ts");
 const { createConfinedFileScope } = await load("src/tools/fs/confined-file-scope.ts");
+lowerOpenFileLimit(64);
 const intents = intentDirectory(await realpath(workspace));
 
 /** The state the workspace's one log says (`undefined`: none). */

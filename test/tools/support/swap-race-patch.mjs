@@ -1,15 +1,17 @@
-// One apply_patch (unified diff) under the caller's `ulimit -n`: d{i}/f.txt "old i" -> "new i" for
+// One apply_patch (unified diff) under the open-file limit argv[2].limit (set once src is loaded): d{i}/f.txt "old i" -> "new i" for
 // i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"). With `recover`, one `ls`
-// instead (the workspace's recovery runs first). argv[2]: JSON { workspace, dirs, recover? }.
+// instead (the workspace's recovery runs first). argv[2]: JSON { workspace, dirs, limit?, recover? }.
 // Prints the call's result as JSON.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
-const { workspace, dirs, recover = false } = JSON.parse(process.argv[2]);
+const { workspace, dirs, limit, recover = false } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
 const tools = await load("src/tools/index.ts");
+if (limit !== undefined) lowerOpenFileLimit(limit);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
   permissions: { sandbox: "workspace", workspace },
