@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import { arrayField, integerField, type OutputOf, objectSchema, optional, stringField } from "../tool/object-schema.js";
@@ -184,8 +185,12 @@ function report(
   viaToolbox: readonly FoundTool[],
 ): FindToolOutput {
   const parts: string[] = [];
-  if (activated.length > 0) parts.push(`Activated ${activated.length} tool(s); call them directly by name.`);
-  else if (alreadyAvailable.length > 0) parts.push("These tools are already available; call them directly by name.");
+  if (activated.length > 0)
+    parts.push(
+      `Activated ${countOf(activated.length, "tool")}; call ${activated.length === 1 ? "it" : "them"} directly by name.`,
+    );
+  else if (alreadyAvailable.length === 1) parts.push("This tool is already available; call it directly by name.");
+  else if (alreadyAvailable.length > 1) parts.push("These tools are already available; call them directly by name.");
   if (viaToolbox.length > 0) {
     parts.push('Tools in via_toolbox are called through toolbox: {"action": "run", "tool": "<name>", "args": {...}}.');
   }
