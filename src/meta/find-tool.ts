@@ -116,17 +116,7 @@ export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>,
 }
 
 function select(queries: readonly string[], catalog: RunCatalog, describe: (name: string) => FoundTool): FindToolOutput {
-  const names = [
-    ...new Set(
-      queries.flatMap((text) =>
-        text
-          .slice(SELECT_PREFIX.length)
-          .split(",")
-          .map((name) => name.trim())
-          .filter(Boolean),
-      ),
-    ),
-  ];
+  const names = [...new Set(queries.flatMap(selectedNames))];
   if (names.length === 0) {
     throw new ToolError("invalid_input", 'No tool name after "select:".', {
       hint: 'Write "select:<name>", e.g. "select:git_log_search".',
@@ -153,6 +143,20 @@ function select(queries: readonly string[], catalog: RunCatalog, describe: (name
     );
   }
   return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), outcome.notFound, listed.map(describe));
+}
+
+/**
+ * The names one `select:` query gives. Commas separate them, as the tool's description says, but
+ * models also write `select:a b`, one name per line, `select:a select:b`, `a;b` or a name in quotes
+ * or backticks: no tool name holds a space, quote, backtick or semicolon (`TOOL_NAME_PATTERN`),
+ * so those separate names too, where the whole string was one unknown name before.
+ */
+function selectedNames(text: string): string[] {
+  return text
+    .slice(SELECT_PREFIX.length)
+    .split(/[\s,;]+/)
+    .map((token) => token.replace(/^select:/i, "").replace(/^["'`]+|["'`]+$/g, ""))
+    .filter(Boolean);
 }
 
 /** The hits whose score clears {@link FIND_TOOL_RELATIVE_THRESHOLD} of the query's best. */

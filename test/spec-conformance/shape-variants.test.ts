@@ -143,3 +143,60 @@ describe("counts in results: one is singular, two plural, never (s)", () => {
     expect(out).toEqual(['1 file matches "*.md" under "."\nc.md', "Activated 1 tool; call it directly by name."]);
   });
 });
+
+describe("find_tool select: as models write it", () => {
+  const weather = defineTool({
+    name: "weather-report",
+    description: "Report the weather.",
+    tier: "deferred",
+    inputSchema: { type: "object", properties: {} },
+    handler: async () => "sunny",
+  });
+  const newRun = () => createRegistry({ tools: [...createGitTools(), weather] }).createRun({});
+  type Found = { activated: { name: string }[]; not_found: { name: string; suggestions: string[] }[] };
+  const activated = (found: unknown) => (found as Found).activated.map((tool) => tool.name);
+
+  it.each([
+    ["spaces", "select:git_log_search git_blame_context"],
+    ["commas and spaces", "select: git_log_search ,  git_blame_context "],
+    ["one per line", "select:git_log_search\ngit_blame_context"],
+    ["select: repeated", "select:git_log_search select:git_blame_context"],
+    ["semicolons", "select:git_log_search;git_blame_context"],
+    ["quotes and backticks", 'select:"git_log_search", `git_blame_context`'],
+  ])("%s separate names: both activated", async (_kind, query) => {
+    const run = newRun();
+    expect(activated(ok(await run.call("find_tool", { query })))).toEqual(["git_log_search", "git_blame_context"]);
+    expect(run.isVisible("git_log_search") && run.isVisible("git_blame_context")).toBe(true);
+    expect(run.isVisible("git_diff_range")).toBe(false);
+  });
+
+  it("a hyphen is part of a name; duplicates activate once; an unknown name beside a known one is reported", async () => {
+    const run = newRun();
+    const events: string[] = [];
+    run.events.on("tool.activated", (event) => events.push(event.name));
+    const found = ok(
+      await run.call("find_tool", { query: "select:weather-report, weather-report git_diff_range nope" }),
+    ) as Found;
+    expect(activated(found)).toEqual(["weather-report", "git_diff_range"]);
+    expect(found.not_found).toEqual([{ name: "nope", suggestions: [] }]);
+    expect(events).toEqual(["weather-report", "git_diff_range"]);
+  });
+
+  it("names are exact: another case is unknown_tool with the name as it is; nothing after select: is invalid_input", async () => {
+    const run = newRun();
+    const error = modelError(await run.call("find_tool", { query: "select:GIT_LOG_SEARCH" }), "unknown_tool");
+    expect(error.message).toContain('did you mean "git_log_search"?');
+    expect(run.isVisible("git_log_search")).toBe(false);
+    modelError(await run.call("find_tool", { query: "select: ; \n ``" }), "invalid_input");
+  });
+
+  it("from CommonJS: select:a b activates both", async () => {
+    const out = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createGitTools } = require("agent-tool-catalog/git");
+      const run = createRegistry({ tools: createGitTools() }).createRun({});
+      run.call("find_tool", { query: "select:git_log_search git_blame_context" })
+        .then((result) => console.log(JSON.stringify(result.ok ? result.output.activated.map((tool) => tool.name) : result.error.code)));`);
+    expect(out).toEqual(["git_log_search", "git_blame_context"]);
+  });
+});
