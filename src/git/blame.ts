@@ -1,4 +1,5 @@
 import type { ToolContext } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import type { BlameCommit, BlameInput, BlameLine, BlameOutput } from "./blame-tool.js";
 import { isoDate, shortId, subjectOf } from "./commit-summary.js";
 import { displayLine, isBinary, splitLines } from "./diff/text.js";
@@ -59,7 +60,7 @@ interface Window {
 function window(input: BlameInput, total: number, path: string, ref: string): Window {
   const asked = askedRange(input);
   if (asked.start > total)
-    throw gitError("line_out_of_range", `${path} has ${total} lines at ${ref}; line ${asked.start} does not exist.`);
+    throw gitError("line_out_of_range", `${path} has ${countOf(total, "line")} at ${ref}; line ${asked.start} does not exist.`);
   const range = { start: asked.start, end: Math.min(asked.end, total) };
   const around = input.context ?? 3;
   const from = Math.max(1, range.start - around);

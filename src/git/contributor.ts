@@ -1,4 +1,5 @@
 import type { ToolContext } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { isoDate } from "./commit-summary.js";
 import type { Contributor, ContributorInput, ContributorOutput } from "./contributor-tool.js";
 import { fileLineCounts } from "./diff/file-diff.js";
@@ -112,7 +113,7 @@ async function contributors(runtime: GitToolRuntime, repository: GitRepository, 
     scanned_commits: walk.scanned,
     truncated: all.length > shown.length,
     ...(all.length > shown.length
-      ? { omitted: `${all.length - shown.length} less active contributor(s) left out; raise max_results (up to 100).` }
+      ? { omitted: `${countOf(all.length - shown.length, "less active contributor")} left out; raise max_results (up to 100).` }
       : {}),
   };
 }

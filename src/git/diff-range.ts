@@ -1,4 +1,5 @@
 import { type ToolContext, ToolError } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { shortId } from "./commit-summary.js";
 import { fileDiff, sideLines } from "./diff/file-diff.js";
 import { abbreviationLength, renderFilePatch } from "./diff/unified-diff.js";
@@ -68,7 +69,7 @@ async function renderChange(repository: GitRepository, change: ResolvedChange, r
     kept++;
   }
   if (kept > 0) rendering.text.push(`${lines.slice(0, kept).join("\n")}\n`);
-  rendering.cut = `The diff of ${change.path} is cut after ${kept} of ${lines.length - 1} lines`;
+  rendering.cut = `The diff of ${change.path} is cut after ${kept} of ${countOf(lines.length - 1, "line")}`;
 }
 
 /**
@@ -91,7 +92,7 @@ function omissions(rendering: Rendering, listed: number, total: number): string 
     const names = rendering.unshown.slice(0, 20).join(", ");
     const more = rendering.unshown.length > 20 ? ` and ${rendering.unshown.length - 20} more` : "";
     parts.push(
-      `No diff text for ${rendering.unshown.length} file(s): ${names}${more}; ask again with path, or a larger max_bytes.`,
+      `No diff text for ${countOf(rendering.unshown.length, "file")}: ${names}${more}; ask again with path, or a larger max_bytes.`,
     );
   }
   if (listed < total)

@@ -1,4 +1,5 @@
 import type { ToolContext } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { summarize } from "./commit-summary.js";
 import { fileLineCounts } from "./diff/file-diff.js";
 import type { FileHistoryEntry, FileHistoryInput, FileHistoryOutput, FileHistoryStatus } from "./file-history-tool.js";
@@ -199,7 +200,10 @@ async function history(runtime: GitToolRuntime, repository: GitRepository, input
   }
   const { walk, commits, truncated, omitted } = walked;
   if (!truncated && walk.shallowBoundary !== undefined) {
-    throw shallowCloneError(walk.shallowBoundary, `the history of ${scope} is incomplete (${commits.length} commits found)`);
+    throw shallowCloneError(
+      walk.shallowBoundary,
+      `the history of ${scope} is incomplete (${countOf(commits.length, "commit")} found)`,
+    );
   }
   if (commits.length === 0 && since === undefined) {
     throw gitError(

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { gitError, missingObjectError, shallowCloneError } from "./git-errors.js";
 import { loadIsomorphicGit } from "./isomorphic-git-module.js";
 import { MissingObjectError } from "./objects/git-object.js";
@@ -152,7 +153,7 @@ async function parentOf(repository: GitRepository, commit: CommitRecord, index: 
   if (parent === undefined) {
     throw gitError(
       "unknown_ref",
-      `${input} does not exist: commit ${commit.oid.slice(0, 10)} has ${commit.parents.length === 0 ? "no parents (it is the first commit)" : `only ${commit.parents.length} parent(s)`}.`,
+      `${input} does not exist: commit ${commit.oid.slice(0, 10)} has ${commit.parents.length === 0 ? "no parents (it is the first commit)" : `only ${countOf(commit.parents.length, "parent")}`}.`,
     );
   }
   return repository.commit(parent).catch((error: unknown) => {

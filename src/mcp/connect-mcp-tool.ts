@@ -10,6 +10,7 @@ import {
 } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkNumberOption, MAX_TIMER_DELAY_MS } from "../errors/check-number-option.js";
+import { countOf } from "../errors/count-of.js";
 import { connectMcpServer } from "./connect-mcp-server.js";
 import { clip } from "./mcp-errors.js";
 import type { McpServerConfig } from "./mcp-server-config.js";
@@ -310,6 +311,6 @@ function report(handle: McpServerHandle, context: ToolContext): ConnectMcpOutput
       ? taken
         ? `Connected "${handle.name}", but its tool names are taken by tools already here; connect it under another name.`
         : `Connected "${handle.name}", but it offers no usable tools.`
-      : `Connected "${handle.name}" with ${tools.length} tool(s). Activate what you need with find_tool, e.g. {"query":"select:${select}"}.`;
+      : `Connected "${handle.name}" with ${countOf(tools.length, "tool")}. Activate what you need with find_tool, e.g. {"query":"select:${select}"}.`;
   return { server: handle.name, tools: listed, more: tools.length - listed.length + rejected, message };
 }

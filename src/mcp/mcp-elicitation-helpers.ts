@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ElicitResult, PrimitiveSchemaDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { countOf } from "../errors/count-of.js";
 import type { McpClientHandlers } from "./mcp-client-handlers.js";
 
 /**
@@ -64,7 +65,7 @@ export function mcpElicitationFromQuestionBroker(
       );
     try {
       const intro = await ask(
-        `The MCP server "${context.server}" asks: ${request.message}\nContinue and fill in ${Object.keys(request.requestedSchema.properties).length} field(s)?`,
+        `The MCP server "${context.server}" asks: ${request.message}\nContinue and fill in ${countOf(Object.keys(request.requestedSchema.properties).length, "field")}?`,
         context.server,
         ["Continue", DECLINE],
       );

@@ -1,4 +1,5 @@
 import { ConfigurationError, EventBus } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import type { McpEvents } from "./mcp-events.js";
 import type { McpServerHandle, McpServerStatus } from "./mcp-server-handle.js";
 import { isLossyMcpNamePart, sanitizeMcpNamePart } from "./mcp-tool-name.js";
@@ -111,7 +112,7 @@ export class McpServerSet {
       ...disposers.map(async (dispose) => dispose()),
     ]);
     const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
-    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} MCP server(s) failed to close.`);
+    if (errors.length > 0) throw new AggregateError(errors, `${countOf(errors.length, "MCP server")} failed to close.`);
   }
 
   private prune(): void {

@@ -21,7 +21,7 @@ describe("find_tool", () => {
     ]);
     expect(run.isVisible("git_log_search")).toBe(true);
     expect(run.isVisible("git_blame_context")).toBe(false);
-    expect(found.message).toMatch(/call them directly/);
+    expect(found.message).toMatch(/^Activated 1 tool; call it directly by name\.$/);
   });
 
   it("finds a tool through a misspelt query word, and not with typoWeight 0 (positive control)", async () => {

@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import { ToolError } from "../errors/tool-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import { arrayField, integerField, type OutputOf, objectSchema, optional, stringField } from "../tool/object-schema.js";
@@ -115,17 +116,7 @@ export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>,
 }
 
 function select(queries: readonly string[], catalog: RunCatalog, describe: (name: string) => FoundTool): FindToolOutput {
-  const names = [
-    ...new Set(
-      queries.flatMap((text) =>
-        text
-          .slice(SELECT_PREFIX.length)
-          .split(",")
-          .map((name) => name.trim())
-          .filter(Boolean),
-      ),
-    ),
-  ];
+  const names = [...new Set(queries.flatMap(selectedNames))];
   if (names.length === 0) {
     throw new ToolError("invalid_input", 'No tool name after "select:".', {
       hint: 'Write "select:<name>", e.g. "select:git_log_search".',
@@ -152,6 +143,20 @@ function select(queries: readonly string[], catalog: RunCatalog, describe: (name
     );
   }
   return report(outcome.activated.map(describe), outcome.alreadyAvailable.map(describe), outcome.notFound, listed.map(describe));
+}
+
+/**
+ * The names one `select:` query gives. Commas separate them, as the tool's description says, but
+ * models also write `select:a b`, one name per line, `select:a select:b`, `a;b` or a name in quotes
+ * or backticks: no tool name holds a space, quote, backtick or semicolon (`TOOL_NAME_PATTERN`),
+ * so those separate names too, where the whole string was one unknown name before.
+ */
+function selectedNames(text: string): string[] {
+  return text
+    .slice(SELECT_PREFIX.length)
+    .split(/[\s,;]+/)
+    .map((token) => token.replace(/^select:/i, "").replace(/^["'`]+|["'`]+$/g, ""))
+    .filter(Boolean);
 }
 
 /** The hits whose score clears {@link FIND_TOOL_RELATIVE_THRESHOLD} of the query's best. */
@@ -184,8 +189,12 @@ function report(
   viaToolbox: readonly FoundTool[],
 ): FindToolOutput {
   const parts: string[] = [];
-  if (activated.length > 0) parts.push(`Activated ${activated.length} tool(s); call them directly by name.`);
-  else if (alreadyAvailable.length > 0) parts.push("These tools are already available; call them directly by name.");
+  if (activated.length > 0)
+    parts.push(
+      `Activated ${countOf(activated.length, "tool")}; call ${activated.length === 1 ? "it" : "them"} directly by name.`,
+    );
+  else if (alreadyAvailable.length === 1) parts.push("This tool is already available; call it directly by name.");
+  else if (alreadyAvailable.length > 1) parts.push("These tools are already available; call them directly by name.");
   if (viaToolbox.length > 0) {
     parts.push('Tools in via_toolbox are called through toolbox: {"action": "run", "tool": "<name>", "args": {...}}.');
   }

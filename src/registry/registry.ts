@@ -1,5 +1,6 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { checkNumberOption } from "../errors/check-number-option.js";
+import { countOf } from "../errors/count-of.js";
 import { ToolDefinitionError } from "../errors/tool-definition-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus, type EventBusOptions } from "../events/event-bus.js";
@@ -526,7 +527,8 @@ export class Registry {
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
     const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
-    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing the registry.`);
+    if (errors.length > 0)
+      throw new AggregateError(errors, `${countOf(errors.length, "disposer")} failed while closing the registry.`);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import type { ToolContentPart } from "../tool/tool-content.js";
 import { condenseKnowingLines, condenseText, countLineBreaks } from "./condense-text.js";
 import { capText } from "./json-safe-output.js";
@@ -233,8 +234,8 @@ function cutTo(text: string, room: number, lineBreaks: () => number): string | u
  */
 function closingLine(droppedParts: number, droppedChars: number, limit: number, full: boolean): string {
   if (full)
-    return `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`;
-  return `[${droppedParts} more text parts omitted]`;
+    return `[${countOf(droppedParts, "more text part")} (${countOf(droppedChars, "character")}) omitted: a result's text may total at most ${limit} characters]`;
+  return `[${countOf(droppedParts, "more text part")} omitted]`;
 }
 
 /**

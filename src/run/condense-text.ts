@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import { pairSafeEnd, pairSafeStart } from "./well-formed-text.js";
 
 /**
@@ -39,6 +40,6 @@ export function condenseKnowingLines(text: string, maxLength: number, lineBreaks
     lineBreaks === undefined
       ? countLineBreaks(text, headEnd, tailStart)
       : lineBreaks - countLineBreaks(text, 0, headEnd) - countLineBreaks(text, tailStart);
-  const marker = `\n[... ${tailStart - headEnd} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
+  const marker = `\n[... ${countOf(tailStart - headEnd, "character")} (${countOf(omittedLines, "line")}) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
   return text.slice(0, headEnd) + marker + text.slice(tailStart);
 }

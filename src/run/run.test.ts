@@ -363,6 +363,6 @@ describe("run-private tools and lifecycle", () => {
     failing.addDisposer(() => {
       throw new Error("cannot close");
     });
-    await expect(failing.close()).rejects.toThrowError(/1 disposer\(s\) failed/);
+    await expect(failing.close()).rejects.toThrowError(/1 disposer failed/);
   });
 });

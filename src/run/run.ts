@@ -1,6 +1,7 @@
 import { CatalogError } from "../errors/catalog-error.js";
 import { checkNumberOption } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { countOf } from "../errors/count-of.js";
 import { ToolError } from "../errors/tool-error.js";
 import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
@@ -1037,7 +1038,8 @@ export class Run {
     this.disposers.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
     const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
-    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} disposer(s) failed while closing run ${this.id}.`);
+    if (errors.length > 0)
+      throw new AggregateError(errors, `${countOf(errors.length, "disposer")} failed while closing run ${this.id}.`);
   }
 
   private descriptorOf(name: string): ToolDescriptor | undefined {

@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import type { LoopModel, ModelRequest, ModelTurn } from "./model-turn.js";
 
 /**
@@ -52,9 +53,12 @@ export class ScriptedModel implements LoopModel {
   respond(request: ModelRequest): ModelTurn {
     const step = this.steps[this.position];
     if (step === undefined) {
-      throw new ScriptMismatchError(`Unexpected turn ${request.turn}: the script has only ${this.steps.length} step(s).`, {
-        turn: request.turn,
-      });
+      throw new ScriptMismatchError(
+        `Unexpected turn ${request.turn}: the script has only ${countOf(this.steps.length, "step")}.`,
+        {
+          turn: request.turn,
+        },
+      );
     }
     this.position++;
     const visible = new Set(request.tools.map((tool) => tool.name));
@@ -82,10 +86,13 @@ export class ScriptedModel implements LoopModel {
   /** Throws when scripted steps were never played. */
   assertDone(): void {
     if (this.remaining > 0) {
-      throw new ScriptMismatchError(`${this.remaining} scripted step(s) were never played (stopped after ${this.position}).`, {
-        played: this.position,
-        remaining: this.remaining,
-      });
+      throw new ScriptMismatchError(
+        `${countOf(this.remaining, "scripted step")} ${this.remaining === 1 ? "was" : "were"} never played (stopped after ${this.position}).`,
+        {
+          played: this.position,
+          remaining: this.remaining,
+        },
+      );
     }
   }
 }

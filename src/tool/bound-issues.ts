@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
 /** Most issues one `invalid_input` error lists; the rest are counted in one summary issue. */
@@ -46,7 +47,7 @@ export function boundIssues(issues: Iterable<ValidationIssue>): ValidationIssue[
     out.push({ path, message });
   }
   if (total > out.length) {
-    out.push({ path: "", message: `and ${total - out.length} more issue(s) of the same kinds; fix these first` });
+    out.push({ path: "", message: `and ${countOf(total - out.length, "more issue")} of the same kinds; fix these first` });
   }
   return out;
 }

@@ -284,7 +284,7 @@ describe.each(variants)("the git tools agree with the git CLI (%s)", (_, fixture
     const top = await contributors({ max_results: 2 });
     expect(top.contributors.map((entry) => entry.email)).toEqual(ranking.slice(0, 2));
     expect(top).toMatchObject({ truncated: true, total_contributors: 4 });
-    expect(top.omitted).toContain("2 less active contributor(s) left out");
+    expect(top.omitted).toContain("2 less active contributors left out");
     const alice = (await contributors({})).contributors.find((entry) => entry.name === "Alice Able");
     expect(alice).toMatchObject({ first_commit: "2024-01-02T12:00:00+01:00", last_commit: "2024-01-08T12:00:00+01:00" });
   });

@@ -541,7 +541,7 @@ describe("find_tool, host groups at run time, the fake-model helpers", () => {
     expect(() => expectToolsVisible(transcript, 4, ["slow_b"])).toThrowError(ScriptMismatchError);
     await expect(
       runToolLoop(run, new ScriptedModel([{ respond: { text: "a" } }, { respond: { text: "b" } }]), { prompt: "x" }),
-    ).rejects.toThrowError(/1 scripted step\(s\) were never played/);
+    ).rejects.toThrowError(/1 scripted step was never played/);
     await expect(
       runToolLoop(run, new ScriptedModel([{ respond: { toolCalls: [{ name: "slow_b" }] } }]), { prompt: "x" }),
     ).rejects.toThrowError(/Unexpected turn 2/);

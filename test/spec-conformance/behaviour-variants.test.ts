@@ -72,7 +72,7 @@ describe("apply_patch: several operations, wrong context, CRLF", () => {
     ].join("\n");
     const text = okText(await fileRun(root).call("apply_patch", { patch }));
     expect(summaryLines(text)).toEqual([
-      "Applied to 3 file(s), +3 -2:",
+      "Applied to 3 files, +3 -2:",
       "A new/added.txt (+2 -0)",
       "D del.txt (+0 -1)",
       "R mv.txt -> moved/mv2.txt (+1 -1)",
@@ -98,7 +98,7 @@ describe("apply_patch: several operations, wrong context, CRLF", () => {
       "*** End Patch",
     ].join("\n");
     expect(summaryLines(okText(await fileRun(root).call("apply_patch", { patch })))).toEqual([
-      "Applied to 3 file(s), +2 -2:",
+      "Applied to 3 files, +2 -2:",
       "A c/add.txt (+1 -0)",
       "D del.txt (+0 -1)",
       "R mv.txt -> moved/mv3.txt (+1 -1)",
@@ -125,7 +125,7 @@ describe("apply_patch: several operations, wrong context, CRLF", () => {
     const error = modelError(await fileRun(root).call("apply_patch", { patch }), "context_not_found");
     // Old code: "  two (file a.txt, hunk 1) Closest line ...": the place read as part of the patch's line.
     expect(error.message.split("\n")).toEqual([
-      "Hunk 1: 2 line(s) were not found in a.txt:",
+      "Hunk 1: 2 lines were not found in a.txt:",
       "  ONE",
       "  two",
       '(file a.txt, hunk 1) Closest line 1: "one". No file was changed.',
@@ -210,12 +210,12 @@ describe("edit and write at their edges", () => {
     expect(okText(await run.call("glob", { pattern: "*.md" }))).toBe('No files match "*.md" under ".".');
     // Paths are named from the workspace, as read takes them (old code: "a b.txt", file_not_found when read).
     const found = okText(await run.call("glob", { pattern: "*.txt", path: "d" }));
-    expect(found).toBe('1 file(s) match "*.txt" under "d"\nd/a b.txt');
+    expect(found).toBe('1 file matches "*.txt" under "d"\nd/a b.txt');
     expect(okText(await run.call("read", { path: found.split("\n")[1] }))).toContain("1\tx");
     // As grep names them (both engines name matches from the workspace).
     expect(okText(await run.call("grep", { pattern: "x", path: "d", files_only: true })).split("\n")[0]).toBe("d/a b.txt");
     expect(okText(await run.call("glob", { pattern: "**/*.txt", path: "./d/" }))).toBe(
-      '1 file(s) match "**/*.txt" under "d"\nd/a b.txt',
+      '1 file matches "**/*.txt" under "d"\nd/a b.txt',
     );
   });
 

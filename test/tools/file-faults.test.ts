@@ -288,7 +288,7 @@ describe("undo over several steps", () => {
     expect(error.message).toContain("Undid write");
     expect(error.message).toContain("c.txt");
     expect(error.message).not.toContain("Nothing was changed");
-    expect(error.message).toContain("The 1 step(s) listed above were undone");
+    expect(error.message).toContain("The 1 step listed above was undone");
     expect(await readdir(workspace)).not.toContain("c.txt");
     expect(await readFile(path.join(workspace, "b.txt"), "utf8")).toBe("changed outside\n");
   });

@@ -206,7 +206,7 @@ describe("file_inspect, ls, glob, grep", () => {
     const run = fileRun();
     const crlf = text(await run.call("file_inspect", { path: "src/a.ts", preview_lines: 1 }));
     expect(crlf).toContain("line endings: crlf");
-    expect(crlf).toContain("preview (first 1 lines):");
+    expect(crlf).toContain("preview (first 1 line):");
     expect(text(await run.call("file_inspect", { path: "mixed.txt" }))).toContain("line endings: mixed (lf 1, crlf 1, cr 0)");
     expect(text(await run.call("file_inspect", { path: "mixed.txt" }))).toContain("final newline: false");
     const png = text(await run.call("file_inspect", { path: "image.png", hex_bytes: 4 }));
@@ -240,7 +240,7 @@ describe("file_inspect, ls, glob, grep", () => {
       "src/nested/c.ts:1:const needle = 'x';\nsrc/nested/c.ts-2-line two",
     );
     expect(grepText(await run.call("grep", { pattern: "export", glob: "a.ts", files_only: true }))).toBe("src/a.ts");
-    expect(text(await run.call("grep", { pattern: "const", max_results: 1 }))).toContain("[stopped at 1 results");
+    expect(text(await run.call("grep", { pattern: "const", max_results: 1 }))).toContain("[stopped at 1 result");
     expect(failure(await run.call("grep", { pattern: "(" })).code).toBe("invalid_pattern");
     expect(text(await run.call("grep", { pattern: "(", fixed_strings: true }))).toMatch(/^No matches/);
   });

@@ -87,7 +87,7 @@ describe.skipIf(!isRoot)("a multi-step undo stopped half way (needs root to moun
       expect(error.message).toContain(
         'Then stopped at step 2: No space left on the device (or quota exceeded) while writing "b.txt".',
       );
-      expect(error.message).toContain("That step changed no file. The 1 step(s) listed above were undone; the rest were not.");
+      expect(error.message).toContain("That step changed no file. The 1 step listed above was undone; the rest were not.");
       expect(error.message).not.toContain("Nothing was changed");
       expect(error.message).not.toContain("No file was changed");
       expect((await readdir(workspace)).filter((name) => name.endsWith(".tmp"))).toEqual([]);

@@ -7,6 +7,7 @@ import {
   type ToolGroup,
 } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
 import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
@@ -102,7 +103,7 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
         }
       }
       const skipped = recipe.steps.length - ran;
-      const summary = `Recipe "${recipe.name}": ${ran - failures} of ${recipe.steps.length} steps succeeded${failures > 0 ? `, ${failures} failed` : ""}${skipped > 0 ? `, ${skipped} not run` : ""}.`;
+      const summary = `Recipe "${recipe.name}": ${ran - failures} of ${countOf(recipe.steps.length, "step")} succeeded${failures > 0 ? `, ${failures} failed` : ""}${skipped > 0 ? `, ${skipped} not run` : ""}.`;
       return [summary, ...lines].join("\n\n");
     },
   });

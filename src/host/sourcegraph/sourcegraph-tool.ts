@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
+import { countOf } from "../../errors/count-of.js";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 
 /**
@@ -140,7 +141,7 @@ export function createSourcegraphTool(options: SourcegraphOptions & { readonly e
       const shown = results.matches.slice(0, limit);
       if (shown.length === 0) return `No matches for ${JSON.stringify(input.query)}.`;
       const more = results.limitHit || results.matches.length > shown.length ? " (more exist; narrow the query)" : "";
-      return [`${shown.length} of ${results.matchCount} matches${more}:`, ...shown.map(line)].join("\n");
+      return [`${shown.length} of ${countOf(results.matchCount, "match", "matches")}${more}:`, ...shown.map(line)].join("\n");
     },
   });
 }

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
@@ -156,7 +157,7 @@ async function applyInSession(
     .filter((change) => change.after !== undefined)
     .map((change) => `${change.path} ${versionOf(change.after)}`);
   return [
-    `Applied to ${plan.summary.files.length} file(s), +${plan.summary.added} -${plan.summary.removed}:`,
+    `Applied to ${countOf(plan.summary.files.length, "file")}, +${plan.summary.added} -${plan.summary.removed}:`,
     ...lines,
     `versions: ${versions.join(", ") || "none"}`,
   ].join("\n");

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
 import { type BoundedRead, readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
@@ -72,7 +73,7 @@ function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): st
   lines.push(`encoding: ${textEncoding(streamed.head)} (first 8 KiB)`, `lines: ${streamed.totalLines}`);
   if (streamed.lines.length > 0)
     lines.push(
-      `preview (first ${streamed.lines.length} lines):`,
+      `preview (first ${countOf(streamed.lines.length, "line")}):`,
       ...streamed.lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`),
     );
   return lines.join("\n");
@@ -138,7 +139,7 @@ export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDef
       const preview = all.slice(0, input.preview_lines ?? 20);
       if (preview.length > 0)
         lines.push(
-          `preview (first ${preview.length} lines):`,
+          `preview (first ${countOf(preview.length, "line")}):`,
           ...preview.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`),
         );
       return lines.join("\n");

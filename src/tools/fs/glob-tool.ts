@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { Minimatch } from "minimatch";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { forMinimatch, withoutLeadingDotSlash } from "./glob-pattern.js";
@@ -94,7 +95,7 @@ function globAnswer(
     return [`No files match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}.`, ...notes].join("\n");
   const cut = cutAt === undefined ? "" : ` (first ${cutAt}; narrow the pattern or raise max_results)`;
   return [
-    `${found.length} file(s) match ${JSON.stringify(pattern)} under ${JSON.stringify(where)}${cut}`,
+    `${countOf(found.length, "file")} ${found.length === 1 ? "matches" : "match"} ${JSON.stringify(pattern)} under ${JSON.stringify(where)}${cut}`,
     ...found,
     ...notes,
   ].join("\n");

@@ -5,6 +5,7 @@ import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from 
 import { z } from "zod";
 import { checkChoiceOption } from "../../errors/check-choice-option.js";
 import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
+import { countOf } from "../../errors/count-of.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { RUN_RESOURCE_BUDGET } from "../sandbox/run-resource-budget.js";
@@ -432,7 +433,9 @@ function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: str
           return `${display(line.absolute)}${separator}${line.number}${separator}${line.text}`;
         });
   if (output.length === 0) return `No matches for ${JSON.stringify(input.pattern)}.\n${footer}`;
-  const cut = answer.cut ? `\n[stopped at ${input.max_results ?? 200} results; narrow the search or raise max_results]` : "";
+  const cut = answer.cut
+    ? `\n[stopped at ${countOf(input.max_results ?? 200, "result")}; narrow the search or raise max_results]`
+    : "";
   return `${output.join("\n")}${cut}\n${footer}`;
 }
 

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
 import { readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
@@ -79,7 +80,7 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       if (offset > Math.max(content.totalLines, 1)) {
         throw new ToolError(
           "offset_out_of_range",
-          `"${requested}" has ${content.totalLines} lines; offset ${offset} is past the end.`,
+          `"${requested}" has ${countOf(content.totalLines, "line")}; offset ${offset} is past the end.`,
           {
             hint: `Use an offset from 1 to ${Math.max(content.totalLines, 1)}.`,
           },

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL, type EditJournal, type JournalEntry } from "./edit-journal.js";
@@ -82,7 +83,7 @@ function partialStepsError(error: unknown, report: readonly string[], step: numb
   const stepClaim = reason === error.message ? "" : " That step changed no file.";
   return new ToolError(
     error.code,
-    `${report.join("\n")}\nThen stopped at step ${step + 1}: ${reason}${stepClaim} The ${step} step(s) listed above were ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
+    `${report.join("\n")}\nThen stopped at step ${step + 1}: ${reason}${stepClaim} The ${countOf(step, "step")} listed above ${step === 1 ? "was" : "were"} ${action === "undo" ? "undone" : "redone"}; the rest were not.`,
     {
       ...(error.hint === undefined ? {} : { hint: error.hint }),
       data: { completedSteps: step },

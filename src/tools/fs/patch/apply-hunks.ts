@@ -1,3 +1,4 @@
+import { countOf } from "../../../errors/count-of.js";
 import { closestLine, shorten } from "./closest-line.js";
 import type { FileContent } from "./file-content.js";
 import { type Hunk, type HunkLine, type HunkStyle, oldSide } from "./file-operation.js";
@@ -299,6 +300,6 @@ function linesMissing(target: Target, pattern: readonly string[], from: number, 
   } else if (closest !== undefined) {
     hint = `Line ${closest.line} is the closest: '${closest.text}'. ${hint}`;
   }
-  const message = `Hunk ${target.hunkNumber}: ${pattern.length} line(s) were not found in ${target.path}${where}:\n${shown.join("\n")}`;
+  const message = `Hunk ${target.hunkNumber}: ${countOf(pattern.length, "line")} ${pattern.length === 1 ? "was" : "were"} not found in ${target.path}${where}:\n${shown.join("\n")}`;
   return fail("context_not_found", message, { closest, hint });
 }

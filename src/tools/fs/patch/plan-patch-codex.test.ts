@@ -203,7 +203,7 @@ describe("planPatch with the Codex format", () => {
       ),
     );
     expect(error).toMatchObject({ code: "context_not_found", path: "a.ts", hunk: 1, line: 3, closest: { line: 1 } });
-    expect(error.message).toContain("2 line(s) were not found in a.ts");
+    expect(error.message).toContain("2 lines were not found in a.ts");
     expect(error.message).toContain("  const b = 3;");
   });
 

@@ -1,3 +1,4 @@
+import { countOf } from "../../../errors/count-of.js";
 import { applyHunks } from "./apply-hunks.js";
 import { applyTextEdits } from "./apply-text-edits.js";
 import type { FileChange, PatchSummary } from "./file-change.js";
@@ -109,7 +110,7 @@ async function runDelete(
     if (textOf(applied.value.content).trim() !== "") {
       return fail(
         "content_mismatch",
-        `The deletion of ${operation.path} does not remove all of its ${countLines(current)} lines.`,
+        `The deletion of ${operation.path} does not remove all of its ${countOf(countLines(current), "line")}.`,
         {
           path: operation.path,
           line: operation.patchLine,
