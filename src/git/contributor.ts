@@ -13,6 +13,7 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 import { withRepository } from "./with-repository.js";
+import { Pacer } from "./yield-to-event-loop.js";
 
 interface Tally {
   name: string;
@@ -25,11 +26,18 @@ interface Tally {
   last: CommitRecord;
 }
 
-async function lineTotals(repository: GitRepository, commit: CommitRecord, scope: string) {
+/** The call's abort signal, and the pacer of its line counting (a commit may change thousands of files). */
+interface Pacing {
+  readonly signal: AbortSignal;
+  readonly pacer: Pacer;
+}
+
+async function lineTotals(repository: GitRepository, commit: CommitRecord, scope: string, pacing: Pacing) {
   let added = 0;
   let removed = 0;
   if (parentCount(commit) > 1) return { added, removed };
-  for (const change of await commitChangesWithRenames(repository, commit, scope)) {
+  for (const change of await commitChangesWithRenames(repository, commit, scope, pacing.signal)) {
+    await pacing.pacer.step();
     const diff = await fileLineCounts(
       repository,
       { oid: change.oldOid, mode: change.oldMode },
@@ -41,8 +49,14 @@ async function lineTotals(repository: GitRepository, commit: CommitRecord, scope
   return { added, removed };
 }
 
-async function tallyCommit(repository: GitRepository, commit: CommitRecord, scope: string, tallies: Map<string, Tally>) {
-  const lines = await lineTotals(repository, commit, scope);
+async function tallyCommit(
+  repository: GitRepository,
+  commit: CommitRecord,
+  scope: string,
+  tallies: Map<string, Tally>,
+  pacing: Pacing,
+) {
+  const lines = await lineTotals(repository, commit, scope, pacing);
   // Under the name and address the .mailmap gives, one line per exact "Name <email>", as git
   // shortlog -sne counts (the same address under two names is two lines).
   const author = repository.mailmap.map(commit.author);
@@ -90,7 +104,8 @@ async function contributors(runtime: GitToolRuntime, repository: GitRepository, 
   const walk = new CommitWalk(repository, start.commit, { since, signal: context.signal, simplify: scope });
   const tallies = new Map<string, Tally>();
   let total = 0;
-  for await (const commit of walk.commits()) if (await tallyCommit(repository, commit, scope, tallies)) total++;
+  const pacing: Pacing = { signal: context.signal, pacer: new Pacer(context.signal) };
+  for await (const commit of walk.commits()) if (await tallyCommit(repository, commit, scope, tallies, pacing)) total++;
   if (walk.shallowBoundary !== undefined) throw shallowCloneError(walk.shallowBoundary, "contributor counts would be incomplete");
   // As git_file_history: a path no commit ever changed is a misspelling, not a file nobody wrote
   // (an empty list read as "no contributors"). Within a since window, none is an answer.

@@ -13,6 +13,7 @@ import type { GitRepository } from "./repository.js";
 import { repositoryPath } from "./repository-path.js";
 import { resolveRevision } from "./revision.js";
 import { withRepository } from "./with-repository.js";
+import { Pacer } from "./yield-to-event-loop.js";
 
 const MAX_FILES_PER_MATCH = 10;
 const GITLINK = "160000";
@@ -38,6 +39,8 @@ async function pickaxeFiles(
   scope: string,
   needle: Buffer,
   counted: WeakMap<Buffer, number>,
+  pacer: Pacer,
+  signal: AbortSignal,
 ): Promise<string[]> {
   const changes = await commitChanges(repository, commit, scope);
   // The node driver reads blobs synchronously: no promise per blob of a walk over hundreds of commits.
@@ -50,6 +53,8 @@ async function pickaxeFiles(
   let additions = 0;
   let deletions = 0;
   for (const change of changes) {
+    // A commit may change thousands of files: counting them all is one long block without this.
+    if (pacer.due()) await pacer.step();
     const before = await count(change.oldOid, change.oldMode);
     // Only the mode changed (the same blob on both sides, or a file that became a submodule's
     // id): the second count is the first, unless one side is a gitlink, which counts nothing.
@@ -67,7 +72,7 @@ async function pickaxeFiles(
   // An added and a deleted file can be one rename whose count did not change (git pairs renames first).
   if (additions === 0 || deletions === 0) return changed;
   const unchanged = new Set<string>();
-  for (const change of await commitChangesWithRenames(repository, commit, scope)) {
+  for (const change of await commitChangesWithRenames(repository, commit, scope, signal)) {
     if (change.status !== "R" || change.previousPath === undefined) continue;
     if (counts.get(`old:${change.previousPath}`) === counts.get(`new:${change.path}`)) {
       unchanged.add(change.previousPath).add(change.path);
@@ -86,6 +91,10 @@ interface Search {
   readonly needle: Buffer;
   /** Occurrences of the needle per blob read so far (see {@link countIn}). */
   readonly counted: WeakMap<Buffer, number>;
+  /** The call's abort signal: rename pairing checks it while it compares files. */
+  readonly signal: AbortSignal;
+  /** Paces the counting of a commit's files (the walk yields between commits, not within one). */
+  readonly pacer: Pacer;
 }
 
 function isAsciiText(text: string): boolean {
@@ -151,7 +160,15 @@ async function matchCommit(search: Search, commit: CommitRecord): Promise<LogSea
   if (mode !== "pickaxe" && messageMatches(search, commit)) matched.push("message");
   // As in `git log -S`, a merge has no diff of its own, so only its message can match.
   if (mode !== "message" && parentCount(commit) < 2) {
-    files = await pickaxeFiles(search.repository, commit, search.scope, search.needle, search.counted);
+    files = await pickaxeFiles(
+      search.repository,
+      commit,
+      search.scope,
+      search.needle,
+      search.counted,
+      search.pacer,
+      search.signal,
+    );
     if (files.length > 0) matched.push("pickaxe");
   }
   if (matched.length === 0) return undefined;
@@ -175,6 +192,8 @@ async function searchLog(runtime: GitToolRuntime, repository: GitRepository, inp
     asciiQuery: isAsciiText(input.query.toLowerCase()) ? Buffer.from(input.query.toLowerCase(), "latin1") : undefined,
     needle: Buffer.from(input.query, "utf8"),
     counted: new WeakMap(),
+    signal: context.signal,
+    pacer: new Pacer(context.signal),
   };
   const since = input.since === undefined ? undefined : parseSince(input.since, runtime.now());
   const limit = input.max_results ?? 20;

@@ -50,6 +50,8 @@ interface Blame {
   /** Queued suspects by commit (graph position, else id): one per path, almost always one in all. */
   readonly suspects: Map<number | string, Suspect[]>;
   readonly result: Map<number, BlamedLine>;
+  /** The call's abort signal: rename pairing checks it while it compares files. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -82,12 +84,15 @@ async function renamedOrigin(
   suspect: Suspect,
   parent: CommitRecord,
   index: number,
+  signal: AbortSignal,
 ): Promise<Origin | undefined> {
   const { commit, path } = suspect;
   const changes =
     index === 0 ? await commitChanges(repository, commit, "") : await diffTrees(repository, parent.tree, commit.tree, "");
   const candidates = changes.filter((change) => change.newOid === undefined || change.path === path);
-  const rename = (await detectRenames(repository, candidates)).find((change) => change.status === "R" && change.path === path);
+  const rename = (await detectRenames(repository, candidates, signal)).find(
+    (change) => change.status === "R" && change.path === path,
+  );
   if (rename?.previousPath === undefined || rename.oldOid === undefined) return undefined;
   return { parent, path: rename.previousPath, blob: rename.oldOid, mode: rename.oldMode ?? "100644" };
 }
@@ -157,7 +162,7 @@ async function origins(blame: Blame, suspect: Suspect): Promise<Origin[]> {
     else if (origin !== undefined) keep(index, origin);
   }
   for (const index of absent) {
-    const origin = await renamedOrigin(repository, suspect, parents[index] as CommitRecord, index);
+    const origin = await renamedOrigin(repository, suspect, parents[index] as CommitRecord, index, blame.signal);
     if (origin?.blob === suspect.blob) return [origin];
     if (origin !== undefined) keep(index, origin);
   }
@@ -236,7 +241,7 @@ export async function blameLines(
   range: { readonly from: number; readonly to: number },
   signal: AbortSignal,
 ): Promise<BlamedLine[]> {
-  const blame: Blame = { repository, queue: new CommitQueue<Suspect>(), suspects: new Map(), result: new Map() };
+  const blame: Blame = { repository, queue: new CommitQueue<Suspect>(), suspects: new Map(), result: new Map(), signal };
   const lines: TrackedLine[] = [];
   for (let line = range.from; line <= range.to; line++) lines.push({ final: line, current: line - 1 });
   passTo(blame, { parent: start, path, blob: file.oid, mode: file.mode }, lines);

@@ -6,6 +6,7 @@ import {
   basename,
   compareScores,
   estimate,
+  IDENTICAL_ALTERNATIVES,
   isRegular,
   MAX_COMPARED_BYTES,
   MINIMUM_SCORE,
@@ -31,16 +32,21 @@ interface Source extends Side {
   readonly deleted: boolean;
 }
 
-/** git's `find_identical_files`: an unused (deleted) source first, then a shared basename, then the first by path. */
+/**
+ * git's `find_identical_files`: an unused (deleted) source first, then a shared basename, then the
+ * first by path, among the first {@link IDENTICAL_ALTERNATIVES} identical sources only (past them
+ * git picks from those it saw: a deleted file further on is not found, and the answer is a copy).
+ */
 function identical(sources: readonly Source[], target: Side): Source | undefined {
   let best: Source | undefined;
   let bestScore = -1;
+  let left = IDENTICAL_ALTERNATIVES;
   for (const source of sources) {
     if (source.oid !== target.oid) continue;
     if ((!isRegular(source.mode) || !isRegular(target.mode)) && source.mode !== target.mode) continue;
     const score = Number(source.deleted) + Number(basename(source.path) === basename(target.path));
     if (score > bestScore) [best, bestScore] = [source, score];
-    if (score === 2) break;
+    if (score === 2 || --left === 0) break;
   }
   return best;
 }

@@ -215,14 +215,26 @@ class Pairing {
   }
 }
 
-/** The best unused identical source for `target`: one with the same basename first, else the first by path. */
+/**
+ * git's `find_identical_files` looks at this many identical sources for one destination, at most
+ * ("Too many identical alternatives? Pick one"): past them, the best seen so far stands, even when
+ * one further on shares the destination's basename or was deleted.
+ */
+export const IDENTICAL_ALTERNATIVES = 100;
+
+/**
+ * The best unused identical source for `target` among the first {@link IDENTICAL_ALTERNATIVES}
+ * unused ones (by path): one with the same basename first, else the first.
+ */
 function identicalSource(candidates: readonly Side[], target: Side): Side | undefined {
   let best: Side | undefined;
+  let left = IDENTICAL_ALTERNATIVES;
   for (const source of candidates) {
     if (source.used) continue;
     if ((!isRegular(source.mode) || !isRegular(target.mode)) && source.mode !== target.mode) continue;
     if (basename(source.path) === basename(target.path)) return source;
     best ??= source;
+    if (--left === 0) break;
   }
   return best;
 }

@@ -1,0 +1,147 @@
+/**
+ * Rename pairing inside `git_contributor_context` (line totals), `git_log_search` (pickaxe: a
+ * rename that keeps the count is no match) and `git_blame_context` (the file's origin across a
+ * rename) compares up to a million pairs in a commit that moves a wide tree: each yields to the
+ * event loop while it pairs and stops soon after the call is aborted, as git_diff_range does.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BlameOutput, ContributorOutput, LogSearchOutput } from "../../src/git/index.js";
+import { capability } from "../support/capabilities.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitRun, output } from "./support/git-run.js";
+
+const gitCapability = capability("git");
+const author = { name: "A", email: "a@example.com" };
+/** Files moved and edited in the last commit: 500 x 500 pairs, within git's rename limit, all compared. */
+const FILES = 500;
+const body = (index: number, edited: boolean) =>
+  Array.from({ length: 30 }, (_, line) => `file ${index} line ${line} ${edited && line % 7 === 3 ? "changed" : "same"}\n`).join(
+    "",
+  );
+
+/** Files deleted beside the one blame follows: 6,000 sources for its one destination. */
+const DELETED = 6000;
+
+let repository: FixtureRepository;
+let blamed: FixtureRepository;
+
+beforeAll(() => {
+  if (gitCapability.missing) return;
+  repository = FixtureRepository.create("pairing-abort");
+  mkdirSync(path.join(repository.directory, "old"));
+  for (let index = 0; index < FILES; index++)
+    writeFileSync(path.join(repository.directory, "old", `a${index}.txt`), body(index, false));
+  repository.commit("old", author);
+  rmSync(path.join(repository.directory, "old"), { recursive: true });
+  mkdirSync(path.join(repository.directory, "new"));
+  for (let index = 0; index < FILES; index++)
+    writeFileSync(path.join(repository.directory, "new", `b${index}.txt`), body(index, true));
+  repository.commit("new", author);
+  blamed = FixtureRepository.create("pairing-blame");
+  mkdirSync(path.join(blamed.directory, "many"));
+  for (let index = 0; index < DELETED; index++)
+    writeFileSync(path.join(blamed.directory, "many", `a${index}.txt`), body(index, false));
+  blamed.commit("many", author);
+  rmSync(path.join(blamed.directory, "many"), { recursive: true });
+  writeFileSync(path.join(blamed.directory, "moved.txt"), body(7, true));
+  blamed.commit("moved", author);
+}, 120_000);
+
+afterAll(() => {
+  if (repository !== undefined) removeDirectory(repository.directory);
+  if (blamed !== undefined) removeDirectory(blamed.directory);
+});
+
+/** CPU time (user and system) this process spent since `since`, in milliseconds. */
+const cpuSince = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/**
+ * Runs `work` while a 1 ms timer measures the longest block of the event loop as the CPU time the
+ * process spent between two ticks: on a loaded machine (2 cores, load 8-20) the wall time between
+ * ticks is mostly time the process was not scheduled at all (blocks of 30-300 ms wall measured
+ * with 3-30 ms CPU in them).
+ */
+async function longestBlock<Result>(work: () => Promise<Result>): Promise<{ result: Result; longest: number }> {
+  let last = process.cpuUsage();
+  let longest = 0;
+  const timer = setInterval(() => {
+    longest = Math.max(longest, cpuSince(last));
+    last = process.cpuUsage();
+  }, 1);
+  try {
+    const result = await work();
+    longest = Math.max(longest, cpuSince(last));
+    return { result, longest };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The calls whose answers need the last commit's renames paired. */
+const CALLS: readonly { tool: string; input: Record<string, unknown> }[] = [
+  { tool: "git_contributor_context", input: {} },
+  { tool: "git_log_search", input: { query: "same", mode: "pickaxe" } },
+];
+
+describe.skipIf(gitCapability.missing)(gitCapability.label("rename pairing in contributors, log search and blame"), () => {
+  it("keeps the event loop running and gives git's answers", async () => {
+    // Warm up module and repository loading with a call that pairs nothing.
+    await gitRun(repository.directory).call("git_file_history", { path: "new/b1.txt", follow_renames: false });
+    for (const { tool, input } of CALLS) {
+      // A new run each time: nothing paired by an earlier call is cached.
+      const { result, longest } = await longestBlock(() => gitRun(repository.directory).call(tool, input));
+      if (tool === "git_contributor_context") {
+        const answer = output<ContributorOutput>(result);
+        const numstat = git(repository.directory, ["log", "-M", "--numstat", "--format=", "HEAD"])
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => line.split("\t").map(Number));
+        expect(answer.contributors[0]?.added).toBe(numstat.reduce((sum, [added = 0]) => sum + added, 0));
+      } else {
+        const ids = git(repository.directory, ["log", "-Ssame", "--format=%H"]).split("\n").filter(Boolean);
+        expect(output<LogSearchOutput>(result).commits.map((commit) => commit.sha)).toEqual(ids.map((id) => id.slice(0, 10)));
+      }
+      // Pairing held the loop for 4.7 s of CPU in one block before it yielded; now every 8 ms of work.
+      expect(longest, tool).toBeLessThan(100);
+    }
+  }, 60_000);
+
+  it("stops pairing soon after the call is aborted", async () => {
+    for (const { tool, input } of CALLS) {
+      const run = gitRun(repository.directory);
+      const controller = new AbortController();
+      let abortedAt: { wall: number; cpu: NodeJS.CpuUsage } | undefined;
+      setTimeout(() => {
+        abortedAt = { wall: performance.now(), cpu: process.cpuUsage() };
+        controller.abort();
+      }, 100);
+      const result = await run.call(tool, input, { signal: controller.signal });
+      expect(result.ok ? "answered" : result.error.code, tool).toBe("aborted");
+      if (abortedAt === undefined) throw new Error(`${tool} answered before the abort`);
+      // The work done after the abort, in CPU time; the wall time only bounds a hang (load 8-20 here).
+      expect(cpuSince(abortedAt.cpu), tool).toBeLessThan(50);
+      expect(performance.now() - abortedAt.wall, tool).toBeLessThan(1000);
+    }
+  }, 60_000);
+
+  it("blame across a rename among many deleted files keeps the loop running", async () => {
+    const { result, longest } = await longestBlock(() =>
+      gitRun(blamed.directory).call("git_blame_context", { path: "moved.txt", start_line: 1, end_line: 30 }),
+    );
+    const expected = new Map<number, string>();
+    for (const line of git(blamed.directory, ["blame", "--porcelain", "HEAD", "--", "moved.txt"]).split("\n")) {
+      const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
+      if (match !== null) expected.set(Number(match[3]), (match[1] ?? "").slice(0, 10));
+    }
+    const answer = output<BlameOutput>(result);
+    expect(new Map(answer.lines.map((line) => [line.line, line.sha]))).toEqual(expected);
+    // Control: the rename was followed (git gives most lines to the first commit).
+    expect(new Set(expected.values()).size).toBe(2);
+    expect(longest).toBeLessThan(100);
+  }, 60_000);
+});
