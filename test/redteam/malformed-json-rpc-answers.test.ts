@@ -3,6 +3,12 @@
  * response (`result: null`, an `error` whose `code` is a string, both `result` and `error`). The
  * SDK drops such a line, so the call waited for its whole timeout and failed as `mcp_timeout`
  * ("did not answer"), although the server had answered, at once, wrongly.
+ *
+ * Round 18: an answer with an extra top-level member (`"extra": 1` beside a good `result` or
+ * `error`) in an event stream still waited out the timeout (the SDK's response schemas are strict,
+ * and the event check passed it as well-formed); now it is `mcp_malformed_result` naming the
+ * member. A string id for a numeric request ("7" for 7) is accepted: the SDK client matches
+ * answers by `Number(id)`, and so does this library.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,6 +41,7 @@ describe("an MCP server answering a call with a message that is not a JSON-RPC r
     ["null-result", '"result" is null, not an object'],
     ["odd-error", '"error.code" is a string, not an integer'],
     ["both", 'it has both "result" and "error"'],
+    ["extra", 'it has a member "extra" a JSON-RPC response does not have'],
   ])(
     "%s: mcp_malformed_result saying what is wrong, long before the timeout; the next call works",
     async (mode, reason) => {
@@ -52,6 +59,12 @@ describe("an MCP server answering a call with a message that is not a JSON-RPC r
     },
     60_000,
   );
+
+  it("control: the request's numeric id answered as a string is accepted, as the SDK client does", async () => {
+    const { result, elapsed } = await callHostile("string-id");
+    expect(result).toMatchObject({ ok: true, output: "under a string id" });
+    expect(elapsed).toBeLessThan(TIMEOUT_MS / 2);
+  }, 60_000);
 
   it("control: a well-formed error response (a 5 MB message) is the server's own: mcp_server_error, clipped", async () => {
     const { result, echo } = await callHostile("big-error");
@@ -94,6 +107,13 @@ function sseServer(mode: string): Promise<string> {
         "null-result": { jsonrpc: "2.0", id: message.id, result: null },
         "odd-error": { jsonrpc: "2.0", id: message.id, error: { code: "bad", message: { nested: true } } },
         both: { jsonrpc: "2.0", id: message.id, result: { content: [] }, error: { code: 1, message: "e" } },
+        extra: { jsonrpc: "2.0", id: message.id, result: { content: [] }, extra: 1 },
+        "extra-error": { jsonrpc: "2.0", id: message.id, error: { code: 1, message: "e" }, extra: 1 },
+        "string-id": {
+          jsonrpc: "2.0",
+          id: String(message.id),
+          result: { content: [{ type: "text", text: "under a string id" }] },
+        },
       };
       const text =
         message.params.name === "echo"
@@ -124,6 +144,8 @@ describe("a streamable HTTP server answering a call with an event that is not a 
     ["null-result", '"result" is null, not an object'],
     ["odd-error", '"error.code" is a string, not an integer'],
     ["both", 'it has both "result" and "error"'],
+    ["extra", 'it has a member "extra" a JSON-RPC response does not have'],
+    ["extra-error", 'it has a member "extra" a JSON-RPC response does not have'],
   ])(
     "%s: mcp_malformed_result saying what is wrong, long before the timeout; the next call works",
     async (mode, reason) => {
@@ -142,4 +164,14 @@ describe("a streamable HTTP server answering a call with an event that is not a 
     },
     60_000,
   );
+
+  it("control: the request's numeric id answered as a string in an event is accepted, as the SDK client does", async () => {
+    registry = createRegistry();
+    await connectMcpServer(registry, { name: "sse", url: await sseServer("string-id"), timeoutMs: TIMEOUT_MS });
+    const run = registry.createRun();
+    run.activate(["mcp_sse_hostile"]);
+    const started = Date.now();
+    expect(await run.call("mcp_sse_hostile", {})).toMatchObject({ ok: true, output: "under a string id" });
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+  }, 60_000);
 });

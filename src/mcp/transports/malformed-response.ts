@@ -49,10 +49,17 @@ export function standInForMalformedResponse(text: string, onlyIfMalformed = fals
   };
 }
 
+// The members of a JSON-RPC 2.0 response object (the spec's section 5).
+const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
+
 /** What is wrong with a response-shaped object, in a few words for the model; `undefined`: nothing. */
 function whatIsWrong(response: Record<string, unknown>): string | undefined {
   const has = (key: string) => Object.hasOwn(response, key);
   if (response.jsonrpc !== "2.0") return `"jsonrpc" is not "2.0"`;
+  // The SDK's response schemas are strict (as the MCP schema's): an extra member makes the SDK drop
+  // the whole answer, so it is named here rather than waited out.
+  const extra = Object.keys(response).find((key) => !RESPONSE_MEMBERS.has(key));
+  if (extra !== undefined) return `it has a member ${JSON.stringify(extra.slice(0, 40))} a JSON-RPC response does not have`;
   if (has("result") && has("error")) return `it has both "result" and "error"`;
   if (has("result")) return isObject(response.result) ? undefined : `"result" is ${describe(response.result)}, not an object`;
   if (!has("error")) return `it has neither "result" nor "error"`;

@@ -4,7 +4,9 @@
 // - "stubborn": answers, but ignores SIGTERM and stdin closing;
 // - "garbage": writes lines that are not JSON-RPC before every answer;
 // - "wrong-id": answers the call under another request's id; "twice": answers it twice;
-// - "null-result", "odd-error", "both": answers with a message that is not a JSON-RPC response;
+// - "null-result", "odd-error", "both", "extra": answers with a message that is not a JSON-RPC
+//   response ("extra": a well-formed result with an extra top-level member);
+// - "string-id": answers with the request's numeric id as a string ("7" for 7);
 // - "big-error": a well-formed error response with a 5 MB message;
 // - "request-back": sends sampling, roots, elicitation and unknown requests before answering;
 // - "die": exits during the call.
@@ -21,6 +23,16 @@ if (mode === "stubborn" || mode === "hang-init") {
   process.on("SIGTERM", () => undefined);
   setInterval(() => undefined, 1000);
 }
+// The modes whose answer to a call is one message, by the request's id.
+const answers = {
+  "wrong-id": (id) => ({ jsonrpc: "2.0", id: id + 1000, result: { content: [{ type: "text", text: "for someone else" }] } }),
+  "null-result": (id) => ({ jsonrpc: "2.0", id, result: null }),
+  "odd-error": (id) => ({ jsonrpc: "2.0", id, error: { code: "bad", message: { nested: true }, data: { a: 1 } } }),
+  "big-error": (id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message: "E".repeat(5_000_000), data: "D".repeat(1000) } }),
+  both: (id) => ({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "r" }] }, error: { code: 1, message: "e" } }),
+  extra: (id) => ({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "r" }] }, extra: 1 }),
+  "string-id": (id) => ({ jsonrpc: "2.0", id: String(id), result: { content: [{ type: "text", text: "under a string id" }] } }),
+};
 const lines = createInterface({ input: process.stdin });
 lines.on("close", () => {
   if (mode !== "stubborn" && mode !== "hang-init") process.exit(0);
@@ -47,21 +59,8 @@ lines.on("line", (line) => {
       id: message.id,
       result: { content: [{ type: "text", text: String(message.params.arguments?.text) }] },
     });
-  } else if (message.method === "tools/call" && mode === "wrong-id") {
-    send({ jsonrpc: "2.0", id: message.id + 1000, result: { content: [{ type: "text", text: "for someone else" }] } });
-  } else if (message.method === "tools/call" && mode === "null-result") {
-    send({ jsonrpc: "2.0", id: message.id, result: null });
-  } else if (message.method === "tools/call" && mode === "odd-error") {
-    send({ jsonrpc: "2.0", id: message.id, error: { code: "bad", message: { nested: true }, data: { a: 1 } } });
-  } else if (message.method === "tools/call" && mode === "big-error") {
-    send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "E".repeat(5_000_000), data: "D".repeat(1000) } });
-  } else if (message.method === "tools/call" && mode === "both") {
-    send({
-      jsonrpc: "2.0",
-      id: message.id,
-      result: { content: [{ type: "text", text: "r" }] },
-      error: { code: 1, message: "e" },
-    });
+  } else if (message.method === "tools/call" && Object.hasOwn(answers, mode)) {
+    send(answers[mode](message.id));
   } else if (message.method === "tools/call" && mode === "twice") {
     send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "first" }] } });
     send({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "second" }] } });
