@@ -2,6 +2,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -290,6 +291,7 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   // host meanwhile), so a rebase the command starts works within it but does not outlive it stopped.
   for (const name of GIT_SEQUENCER_DIRECTORIES)
     protectEntry(path.join(gitDirectory, name), protection.absentSequencerState, protection);
+  protectQuarantines(gitDirectory, protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -303,6 +305,39 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
     }
   }
 }
+
+/**
+ * Binds read-only the sequencer state earlier commands' ends moved aside in `gitDirectory`
+ * (`atc-quarantine-*`): the result told the user to read it and `mv` it back, so a later command
+ * must not rewrite its todo list in between (nor replace or remove it: a mount point cannot be
+ * renamed). An entry of that name that is not a directory is left alone: bwrap would follow a
+ * link, and the host only ever moved what git makes there, a directory (a command's own
+ * non-directory of such a name is never named in a result).
+ */
+function protectQuarantines(gitDirectory: string, protection: GitProtection): void {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(gitDirectory, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  const quarantines = entries.filter((entry) => entry.isDirectory() && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`));
+  // Each is a mount: a command making thousands of such directories must not make every later
+  // spawn slow; past the bound it refuses, and the user clears them.
+  if (quarantines.length > MAX_QUARANTINES) {
+    throw new SandboxUnavailableError(
+      `${gitDirectory} holds ${quarantines.length} directories named ${SEQUENCER_QUARANTINE}-* (sequencer state moved aside after commands), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove the ones not needed.`,
+      { data: { path: gitDirectory, reason: "too_many_quarantines" } },
+    );
+  }
+  for (const entry of quarantines) {
+    const quarantine = path.join(gitDirectory, entry.name);
+    protection.args.push("--ro-bind", quarantine, quarantine);
+  }
+}
+
+/** The most moved-aside sequencer states one git directory may hold (each is bound read-only at spawn). */
+export const MAX_QUARANTINES = 64;
 
 /** Binds `entry` read-only, or lists it in `absent` (dealt with after the command if it made it). */
 function protectEntry(entry: string, absent: string[], protection: GitProtection): void {
