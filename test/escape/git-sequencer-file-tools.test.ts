@@ -29,6 +29,7 @@ function runIn(sandbox: "workspace" | "unrestricted"): Run {
 const codeOf = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
 const PLANTED = "exec touch /tmp/atc-pwned\n";
 const TODO = "pick 0000000 first\n";
+const QUARANTINED = "atc-quarantine-rebase-merge-20260101T000000Z";
 
 /** Every way a file tool can create, change, move or remove a file at `target`; `reset` runs before each. */
 async function attempts(
@@ -89,6 +90,12 @@ describe.skipIf(git.missing)(git.label("file tools and git sequencer state under
     await writeFile(path.join(workspace, ".git", "modules", "libs", "sub", "HEAD"), "ref: refs/heads/main\n");
     await plantSequencerState(path.join(workspace, ".realgit"));
     await plantSequencerState(path.join(workspace, "mirror.git"));
+    // Sequencer state the sandbox moved aside after a command: the result tells the user to mv it back.
+    for (const gitDirectory of [".git", ".git/modules/libs/sub", "mirror.git"]) {
+      const quarantine = path.join(workspace, gitDirectory, QUARANTINED);
+      await mkdir(quarantine, { recursive: true });
+      await writeFile(path.join(quarantine, "git-rebase-todo"), TODO);
+    }
     await writeFile(path.join(workspace, "plan.txt"), "exec x\n");
     await writeFile(path.join(workspace, "ordinary-todo"), TODO);
   });
@@ -105,6 +112,11 @@ describe.skipIf(git.missing)(git.label("file tools and git sequencer state under
     ".realgit/sequencer/todo",
     "mirror.git/rebase-merge/git-rebase-todo",
     "mirror.git/rebase-apply/0001",
+    `.git/${QUARANTINED}/git-rebase-todo`,
+    `.git/${QUARANTINED}/git-rebase-todo.new`,
+    `.git/ATC-Quarantine-sequencer-20260101T000000Z-2/todo`,
+    `.git/modules/libs/sub/${QUARANTINED}/git-rebase-todo`,
+    `mirror.git/${QUARANTINED}/git-rebase-todo`,
   ]) {
     escapeAttempt(
       "git-metadata",
@@ -119,6 +131,9 @@ describe.skipIf(git.missing)(git.label("file tools and git sequencer state under
           ".git/modules/libs/sub/rebase-merge/git-rebase-todo",
           ".realgit/rebase-merge/git-rebase-todo",
           "mirror.git/rebase-merge/git-rebase-todo",
+          `.git/${QUARANTINED}/git-rebase-todo`,
+          `.git/modules/libs/sub/${QUARANTINED}/git-rebase-todo`,
+          `mirror.git/${QUARANTINED}/git-rebase-todo`,
         ]) {
           expect(await readFile(path.join(workspace, todo), "utf8")).toBe(TODO);
         }
@@ -196,6 +211,8 @@ describe.skipIf(git.missing)(git.label("file tools and git sequencer state under
     // A branch or directory of that name elsewhere is ordinary.
     expect(codeOf(await run.call("write", { path: ".git/refs/heads/sequencer", content: "x\n" }))).toBe("ok");
     expect(codeOf(await run.call("write", { path: "src/sequencer/todo", content: "x\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: `src/${QUARANTINED}/git-rebase-todo`, content: "x\n" }))).toBe("ok");
+    expect(codeOf(await run.call("write", { path: `.git/refs/heads/${QUARANTINED}`, content: "x\n" }))).toBe("ok");
     // Unrestricted does not protect git state at all.
     expect(codeOf(await runIn("unrestricted").call("write", { path: ".git/sequencer/todo", content: PLANTED }))).toBe("ok");
   });

@@ -153,6 +153,47 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     }
   });
 
+  escapeAttempt("git-metadata", "rewrite a moved-aside todo list before the user restores it with the result's mv", async () => {
+    for (const scope of ["workspace", "local"] as const) {
+      const { root, marker } = await fresh();
+      // A rebase the command stops at a break: moved aside when the command ends.
+      const first = await sh(
+        attackRun(root, "workspace"),
+        "git checkout -q side && GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" git rebase -q -i main; echo stopped",
+      );
+      const restore = /mv '(\.git\/atc-quarantine-rebase-merge-[0-9TZ]+)' '\.git\/rebase-merge'/.exec(first.text);
+      expect(restore, first.text).not.toBeNull();
+      const moved = restore?.[1] ?? "";
+      // A later command appends an exec line to it, or swaps the directory for a planted one.
+      const second = await sh(
+        attackRun(root, scope),
+        `M=${quote(marker)}; Q=${quote(moved)}; printf 'exec touch %s\\n' "$M" >> "$Q/git-rebase-todo"; ` +
+          `cp -r "$Q" planted && mv "$Q" gone; cp -r planted "$Q"; echo tried`,
+      );
+      expect(second.stdout, scope).toContain("tried");
+      execFileSync("sh", ["-c", restore?.[0] ?? "false"], { cwd: root });
+      hostGit(root, ["rebase", "--continue"]);
+      if (scope === "workspace") {
+        expect(existsSync(marker), second.text).toBe(false);
+        expect(hostGit(root, ["log", "--format=%s", "-3"]).trim().split("\n")).toEqual(["c", "b", "a"]);
+      } else {
+        // Control: under local the line was appended and host git ran it after the restore.
+        expect(existsSync(marker), second.text).toBe(true);
+      }
+    }
+  });
+
+  it("a directory a command names like a quarantine is not named in the result (the host names only what it moved)", async () => {
+    const { root, marker } = await fresh();
+    const result = await sh(
+      attackRun(root, "workspace"),
+      `M=${quote(marker)}; mkdir .git/atc-quarantine-rebase-merge-20260101T000000Z && cd .git/atc-quarantine-rebase-merge-20260101T000000Z && printf 'exec touch %s\\n' "$M" > git-rebase-todo && echo made`,
+    );
+    expect(result.stdout).toBe("made");
+    expect(result.text).not.toContain("atc-quarantine");
+    expect(result.text).not.toContain("moved aside");
+  });
+
   it("a rebase stopped with autostashed changes is moved aside, not deleted: restored as the result says, --abort gives the changes back", async () => {
     const { root } = await fresh();
     // A conflict: main and side both change a.txt.

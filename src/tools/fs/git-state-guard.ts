@@ -2,6 +2,7 @@ import { constants, lstatSync } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { SEQUENCER_QUARANTINE } from "../sandbox/sequencer-quarantine.js";
 
 /**
  * Names inside a git directory that git executes or follows: configuration (hooks, fsmonitor,
@@ -20,11 +21,22 @@ const PROTECTED_IN_GIT_DIRECTORY = new Set(["config", "config.worktree", "hooks"
 const SEQUENCER_DIRECTORIES = new Set(["rebase-merge", "rebase-apply", "sequencer"]);
 
 /**
+ * A sequencer directory, or where the sandbox moved one a command left (`atc-quarantine-<name>-<time>`,
+ * sandbox/sequencer-quarantine.ts): the bash result tells the user to read it and `mv` it back, so
+ * a model that rewrote it there would have its `exec` lines run by the user's
+ * `git rebase --continue` after the restore.
+ */
+function isSequencerState(segment: string): boolean {
+  return SEQUENCER_DIRECTORIES.has(segment) || segment.startsWith(`${SEQUENCER_QUARANTINE}-`);
+}
+
+/**
  * True when changing the file at `segments` (real path components below the workspace) would
  * create or change git state that git executes or follows: a `.git` entry itself (a `.git` file
  * may point anywhere with `gitdir:`), or inside a `.git` directory its config, hooks,
  * `commondir`, `info/`, `objects/info/` (alternates), worktrees, the sequencer state
- * (`rebase-merge/`, `rebase-apply/`, `sequencer/`), and the same inside `modules/<name>/` of
+ * (`rebase-merge/`, `rebase-apply/`, `sequencer/`) and the sandbox's quarantines of it
+ * (`atc-quarantine-*`), and the same inside `modules/<name>/` of
  * submodules.
  */
 export function touchesGitState(segments: readonly string[]): boolean {
@@ -43,11 +55,7 @@ export function touchesGitState(segments: readonly string[]): boolean {
 export function protectedInGitDirectory(inside: readonly string[]): boolean {
   const lower = inside.map((segment) => segment.toLowerCase());
   if (lower.some((segment) => PROTECTED_IN_GIT_DIRECTORY.has(segment) || segment === ".git")) return true;
-  if (
-    lower.some(
-      (segment, index) => SEQUENCER_DIRECTORIES.has(segment) && (index === 0 || lower.slice(0, index).includes("modules")),
-    )
-  ) {
+  if (lower.some((segment, index) => isSequencerState(segment) && (index === 0 || lower.slice(0, index).includes("modules")))) {
     return true;
   }
   const objects = lower.indexOf("objects");
@@ -121,7 +129,7 @@ export function isGitStateRefusal(error: unknown): boolean {
 export function gitStateRefused(requested: string): ToolError {
   return new ToolError(
     "git_metadata_refused",
-    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, rebase/cherry-pick todo lists, a bare repository's HEAD, or a .git entry).`,
+    `Refused to change "${requested}": it is git state that git executes or follows (config, hooks, commondir, info, alternates, worktrees, rebase/cherry-pick todo lists and the copies of them moved aside after a command, a bare repository's HEAD, or a .git entry).`,
     { hint: "Change git configuration with git commands the user runs, not with file tools." },
   );
 }

@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
+import { repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 
@@ -53,6 +54,8 @@ export interface AfterCommandRepairs {
   readonly removed: string[];
   readonly left: string[];
   readonly quarantined: QuarantinedState[];
+  /** Hooks, config and commondir of git directories the command created, moved aside (see new-git-directories.ts). */
+  readonly newGitState: QuarantinedState[];
 }
 
 /**
@@ -108,12 +111,20 @@ export function holdControlFileDirectories(
     }
     held.set(parent, directory);
   }
+  // The workspace root, held for the walk after the command for git directories it created (Linux:
+  // the walk names entries through /proc/self/fd; bwrap runs only there).
+  const root = DESCRIPTOR_PATHS ? openWhereScanned(workspace, realRoot) : undefined;
+  const closeAll = () => {
+    if (root !== undefined) closeSync(root.descriptor);
+    close();
+  };
   return {
     removeCreated: () => {
       const removed: string[] = [];
       const left: string[] = [];
       const budget = { entries: CONTROL_FILE_REMOVAL_LIMITS.maxEntries };
       let quarantined: QuarantinedState[] = [];
+      let newGitState: QuarantinedState[] = [];
       let failure: unknown;
       try {
         // First, and outside the removal's budget: one rename each, whatever the command made.
@@ -128,14 +139,25 @@ export function holdControlFileDirectories(
           if (outcome === "removed") removed.push(file);
           else if (outcome === "left") left.push(file);
         }
+        // Last: the control files the command created in known git directories are gone by now
+        // (removed, not moved aside), wherever it moved those directories.
+        if (root !== undefined) {
+          try {
+            const known = new Set(sequencer.gitDirectories);
+            const gitHandles = new Map([...held].filter(([directory]) => known.has(directory)));
+            newGitState = repairNewGitDirectories({ ...root, shown: workspace }, known, gitHandles, new Date()).moved;
+          } catch (error) {
+            failure ??= error;
+          }
+        }
       } finally {
-        close();
+        closeAll();
       }
       // Reported as the command's error: sequencer state it left may still be in place.
       if (failure !== undefined) throw failure;
-      return { removed, left, quarantined };
+      return { removed, left, quarantined, newGitState };
     },
-    close,
+    close: closeAll,
   };
 }
 

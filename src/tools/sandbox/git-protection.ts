@@ -2,6 +2,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -46,6 +47,8 @@ export interface GitProtection {
   readonly absentSequencerState: string[];
   /** Every git directory protected (held after the command, to find the worktrees it added). */
   readonly gitDirectories: string[];
+  /** Set-user-id and set-group-id files found by the walk, bound read-only (see {@link gitProtection}). */
+  readonly setIdFiles: string[];
 }
 
 /**
@@ -73,7 +76,13 @@ export interface GitProtection {
  * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
  */
 export function gitProtection(workspace: string): GitProtection {
-  const protection: GitProtection = { args: [], absentControlFiles: [], absentSequencerState: [], gitDirectories: [] };
+  const protection: GitProtection = {
+    args: [],
+    absentControlFiles: [],
+    absentSequencerState: [],
+    gitDirectories: [],
+    setIdFiles: [],
+  };
   const visited = new Set<string>();
   const headed: string[] = [];
   const scans = new ScanCache(workspace);
@@ -87,6 +96,7 @@ export function gitProtection(workspace: string): GitProtection {
     // away would have the next command overlook the repository and write its config).
     if (scans.hasGitHead(directory, scan)) headed.push(directory);
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
+    for (const name of scan.setId) protectSetIdFile(path.join(directory, name), protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
     for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
     for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
@@ -116,6 +126,8 @@ interface DirectoryScan {
   readonly dotGit: boolean;
   /** It has a regular file `HEAD`. */
   readonly head: boolean;
+  /** Regular files with a set-user-id or set-group-id bit when it was listed. */
+  readonly setId: readonly string[];
   /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
   headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
 }
@@ -222,6 +234,7 @@ class ScanCache {
       undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
+      setId: setIdNames(directory, entries),
     };
     this.next.set(directory, scan);
     return scan;
@@ -247,6 +260,48 @@ class ScanCache {
     scanCaches.set(this.workspace, this.next);
     while (scanCaches.size > CACHED_WORKSPACES) scanCaches.delete(scanCaches.keys().next().value as string);
   }
+}
+
+/** The regular files of a listing whose mode has a set-user-id or set-group-id bit (one lstat each). */
+function setIdNames(directory: string, entries: readonly import("node:fs").Dirent[]): string[] {
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    try {
+      const stats = lstatSync(path.join(directory, entry.name), { throwIfNoEntry: false });
+      if (stats?.isFile() === true && (stats.mode & SET_ID_BITS) !== 0) found.push(entry.name);
+    } catch {
+      // Gone or unreadable: nothing to bind.
+    }
+  }
+  return found;
+}
+
+const SET_ID_BITS = 0o6000;
+
+/** The most set-id files one spawn binds read-only (each is a mount). */
+export const MAX_SET_ID_FILES = 256;
+
+/**
+ * Binds a set-id file the host put in the workspace read-only. The kernel clears set-id bits on
+ * `write()` and truncation but not on a write through a shared mapping (`mmap(MAP_SHARED,
+ * PROT_WRITE)`), and the sandbox user is the file's owner outside: without this a command
+ * rewrote a set-user-id-root program and it kept its bit. A read-only mount refuses the
+ * read-write open a writable mapping needs (`EROFS`), cannot be removed or renamed over, and a
+ * hard link to it would cross mounts (`EXDEV`). Checked again now (a cached listing may be older):
+ * a file that lost its bit or became something else is skipped.
+ */
+function protectSetIdFile(file: string, protection: GitProtection): void {
+  const stats = lstatSync(file, { throwIfNoEntry: false });
+  if (stats?.isFile() !== true || (stats.mode & SET_ID_BITS) === 0) return;
+  if (protection.setIdFiles.length >= MAX_SET_ID_FILES) {
+    throw new SandboxUnavailableError(
+      `The workspace holds more than ${MAX_SET_ID_FILES} set-user-id or set-group-id files (${file} and others): the sandbox keeps each read-only, since a command could rewrite one through a shared mapping and keep its bit. Clear the bits (chmod u-s,g-s) or move the files out of the workspace.`,
+      { data: { path: file, reason: "too_many_set_id_files" } },
+    );
+  }
+  protection.setIdFiles.push(file);
+  protection.args.push("--ro-bind", file, file);
 }
 
 function protectDotGit(workspace: string, dotGit: string, protection: GitProtection, visited: Set<string>): void {
@@ -290,6 +345,7 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   // host meanwhile), so a rebase the command starts works within it but does not outlive it stopped.
   for (const name of GIT_SEQUENCER_DIRECTORIES)
     protectEntry(path.join(gitDirectory, name), protection.absentSequencerState, protection);
+  protectQuarantines(gitDirectory, protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -303,6 +359,39 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
     }
   }
 }
+
+/**
+ * Binds read-only the sequencer state earlier commands' ends moved aside in `gitDirectory`
+ * (`atc-quarantine-*`): the result told the user to read it and `mv` it back, so a later command
+ * must not rewrite its todo list in between (nor replace or remove it: a mount point cannot be
+ * renamed). An entry of that name that is not a directory is left alone: bwrap would follow a
+ * link, and the host only ever moved what git makes there, a directory (a command's own
+ * non-directory of such a name is never named in a result).
+ */
+function protectQuarantines(gitDirectory: string, protection: GitProtection): void {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(gitDirectory, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  const quarantines = entries.filter((entry) => entry.isDirectory() && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`));
+  // Each is a mount: a command making thousands of such directories must not make every later
+  // spawn slow; past the bound it refuses, and the user clears them.
+  if (quarantines.length > MAX_QUARANTINES) {
+    throw new SandboxUnavailableError(
+      `${gitDirectory} holds ${quarantines.length} directories named ${SEQUENCER_QUARANTINE}-* (sequencer state moved aside after commands), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove the ones not needed.`,
+      { data: { path: gitDirectory, reason: "too_many_quarantines" } },
+    );
+  }
+  for (const entry of quarantines) {
+    const quarantine = path.join(gitDirectory, entry.name);
+    protection.args.push("--ro-bind", quarantine, quarantine);
+  }
+}
+
+/** The most moved-aside sequencer states one git directory may hold (each is bound read-only at spawn). */
+export const MAX_QUARANTINES = 64;
 
 /** Binds `entry` read-only, or lists it in `absent` (dealt with after the command if it made it). */
 function protectEntry(entry: string, absent: string[], protection: GitProtection): void {

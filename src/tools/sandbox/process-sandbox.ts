@@ -80,6 +80,14 @@ export interface SandboxedExit {
    */
   readonly quarantined?: readonly QuarantinedState[];
   /**
+   * What host git would run or follow in git directories the process created (a nested
+   * repository, a submodule's git directory): their `hooks` (when more than git's samples), their
+   * `config` (when it holds a key beyond what `git init` and `git clone` write, such as
+   * `core.fsmonitor`) and `commondir`, moved aside whole in the same git directory, as
+   * `quarantined` is. Host git, or the user, working there later would otherwise run them.
+   */
+  readonly newGitState?: readonly QuarantinedState[];
+  /**
    * The resource limit the command ran into (see `ResourceLimits`): `"memory"` when the
    * kernel killed one of its processes for memory, `"processes"` when a fork was refused. Only
    * sandboxes that enforce limits report it.

@@ -138,10 +138,16 @@ function watchExit(
 function afterExitResult(exit: SandboxedExit, plan: LaunchPlan): SandboxedExit {
   let result: SandboxedExit = exit;
   try {
-    const { removed, left, quarantined } = plan.afterExit?.() ?? { removed: [], left: [], quarantined: [] };
+    const { removed, left, quarantined, newGitState } = plan.afterExit?.() ?? {
+      removed: [],
+      left: [],
+      quarantined: [],
+      newGitState: [],
+    };
     if (removed.length > 0) result = { ...result, repaired: removed };
     if (left.length > 0) result = { ...result, notRepaired: left };
     if (quarantined.length > 0) result = { ...result, quarantined };
+    if (newGitState.length > 0) result = { ...result, newGitState };
   } catch (error) {
     result = { ...result, error: error instanceof Error ? error : new Error(String(error)) };
   }

@@ -208,6 +208,7 @@ function outputSections(result: SandboxedResult, root: string): string[] {
     );
   }
   for (const state of result.quarantined ?? []) sections.push(quarantineNote(state, root));
+  for (const state of result.newGitState ?? []) sections.push(newGitStateNote(state, root));
   return sections;
 }
 
@@ -228,6 +229,16 @@ function quarantineNote(state: QuarantinedState, root: string): string {
     "(an interrupted rebase, am, cherry-pick or revert: host git would run the exec lines of its todo list at --continue; " +
     "one the user started on the host while the command ran is moved too; nothing was deleted). " +
     `To resume it, read ${shellQuote(path.join(to, todo))} first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}${autostash}]`
+  );
+}
+
+/** What was moved aside of a git directory the command created, and how to put it back after review. */
+function newGitStateNote(state: QuarantinedState, root: string): string {
+  const from = path.relative(root, state.from);
+  const to = path.relative(root, state.to);
+  return (
+    `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...) -> ${to}. ` +
+    `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
   );
 }
 

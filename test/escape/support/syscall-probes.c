@@ -204,6 +204,15 @@ int main(int argc, char **argv) {
     }
     if (child > 0) waitpid(child, NULL, 0);
     return report(probe, child);
+  } else if (strcmp(probe, "mmap-write") == 0) {
+    /* Writes 'X' over the file's first byte through a shared writable mapping: the kernel clears
+       set-id bits on write() and truncation, not on a store through a mapping. */
+    int fd = open(file, O_RDWR);
+    if (fd < 0) return report("open-rdwr", -1);
+    char *map = mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) return report(probe, -1);
+    map[0] = 'X';
+    return report(probe, msync(map, 1, MS_SYNC));
   } else if (strcmp(probe, "read-lease") == 0 || strcmp(probe, "write-lease") == 0) {
     /* A lease on a descriptor opened read-only, held 1.5 s: SIGIO (the break notice) ignored. */
     signal(SIGIO, SIG_IGN);

@@ -1,0 +1,231 @@
+import { closeSync, constants, type Dirent, fstatSync, lstatSync, openSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { headHoldsGit } from "./git-head.js";
+import { GIT_SCAN_LIMITS } from "./git-protection.js";
+import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
+import { readSmallFileText } from "./small-file-text.js";
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/** Directories the walk does not enter (as the spawn's git scan). */
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".hg", ".svn"]);
+
+/** The longest `config` of a new repository that is read to be judged; a longer one is moved aside. */
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+/**
+ * Config keys of a repository the command created that are kept: what `git init`, `git clone`
+ * and `git submodule` write, none of which makes git run a command or read another file.
+ * `<name>` stands for any subsection. Any other key (`core.fsmonitor`, `core.hooksPath`,
+ * `include.path`, `filter.*`, `diff.*.textconv`, `core.sshCommand`, aliases, ...) has the whole
+ * file moved aside: a list of the keys that run commands would never be complete.
+ */
+const KEPT_CONFIG_KEYS = new Set([
+  "core.repositoryformatversion",
+  "core.filemode",
+  "core.bare",
+  "core.logallrefupdates",
+  "core.ignorecase",
+  "core.precomposeunicode",
+  "core.symlinks",
+  "core.worktree",
+  "extensions.objectformat",
+  "remote.<name>.url",
+  "remote.<name>.fetch",
+  "branch.<name>.remote",
+  "branch.<name>.merge",
+  "init.defaultbranch",
+]);
+
+/**
+ * What git executes or follows in a git directory the command created: moved aside after it
+ * (when present and not as `git init` or `git clone` leave it) with one rename each, through the
+ * held handle (sequencer-quarantine.ts).
+ */
+export interface NewGitDirectoryRepairs {
+  /** Hooks, config and commondir moved aside. */
+  readonly moved: QuarantinedState[];
+  /** Git directories found that were not there at spawn (host paths). */
+  readonly found: string[];
+}
+
+/**
+ * After a command: finds the git directories it created (a `.git` directory or a directory whose
+ * `HEAD` is git's, in the workspace within the spawn scan's bounds, and submodule git directories
+ * under `modules/` of the git directories protected at spawn) and moves aside what host git run
+ * there would execute or follow: a `hooks` directory holding more than git's `*.sample` files,
+ * a `config` with a key outside {@link KEPT_CONFIG_KEYS}, a `commondir`. Host git, or the user,
+ * working in such a repository later would otherwise run the command's hooks or its
+ * `core.fsmonitor`. Every directory is opened through its parent's handle without following a
+ * link (`root` and `held` were opened at spawn), never by path: the command may have moved or
+ * replaced workspace directories with links to host ones.
+ *
+ * @param root - the workspace root, held since spawn
+ * @param known - every git directory protected at spawn (host paths)
+ * @param held - the handles of those git directories
+ */
+export function repairNewGitDirectories(
+  root: QuarantineDirectory & { readonly descriptor: number },
+  known: ReadonlySet<string>,
+  held: ReadonlyMap<string, { readonly descriptor: number }>,
+  now: Date,
+): NewGitDirectoryRepairs {
+  const repairs: NewGitDirectoryRepairs = { moved: [], found: [] };
+  const budget = { directories: GIT_SCAN_LIMITS.maxDirectories };
+  // Known by identity too: a command may have moved a protected repository (`mv a a-away`).
+  const identities = new Set([...held.values()].map((handle) => identity(handle.descriptor)));
+  const isKnown: Known = (shown, descriptor) => known.has(shown) || identities.has(identity(descriptor));
+  walk(root.descriptor, root.shown, 0, isKnown, repairs, budget, now);
+  for (const [gitDirectory, handle] of held) {
+    withChild(handle.descriptor, "modules", (modules) =>
+      newSubmoduleDirectories(modules, path.join(gitDirectory, "modules"), isKnown, repairs, budget, now),
+    );
+  }
+  return repairs;
+}
+
+/** Whether a git directory found after the command was protected at spawn (by its path then, or its identity). */
+type Known = (shown: string, descriptor: number) => boolean;
+
+function identity(descriptor: number): string {
+  try {
+    const stats = fstatSync(descriptor, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+  } catch {
+    return "";
+  }
+}
+
+function walk(
+  descriptor: number,
+  shown: string,
+  depth: number,
+  known: Known,
+  repairs: NewGitDirectoryRepairs,
+  budget: { directories: number },
+  now: Date,
+): void {
+  if (--budget.directories < 0) return;
+  const entries = listing(descriptor);
+  if (entries.some((entry) => entry.name === "HEAD" && entry.isFile()) && !known(shown, descriptor)) {
+    if (headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repair(descriptor, shown, known, repairs, budget, now);
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || SKIPPED_DIRECTORIES.has(entry.name)) continue;
+    const child = path.join(shown, entry.name);
+    if (entry.name === ".git") {
+      withChild(descriptor, ".git", (git) => {
+        if (!known(child, git)) repair(git, child, known, repairs, budget, now);
+      });
+      continue;
+    }
+    if (depth < GIT_SCAN_LIMITS.maxDepth) {
+      withChild(descriptor, entry.name, (next) => walk(next, child, depth + 1, known, repairs, budget, now));
+    }
+  }
+}
+
+/** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
+function newSubmoduleDirectories(
+  descriptor: number,
+  shown: string,
+  known: Known,
+  repairs: NewGitDirectoryRepairs,
+  budget: { directories: number },
+  now: Date,
+): void {
+  for (const entry of listing(descriptor)) {
+    if (!entry.isDirectory() || --budget.directories < 0) continue;
+    const child = path.join(shown, entry.name);
+    withChild(descriptor, entry.name, (directory) => {
+      const isGit = lstatSync(`/proc/self/fd/${directory}/HEAD`, { throwIfNoEntry: false }) !== undefined;
+      if (!isGit) newSubmoduleDirectories(directory, child, known, repairs, budget, now);
+      else if (!known(child, directory)) repair(directory, child, known, repairs, budget, now);
+      else
+        withChild(directory, "modules", (modules) =>
+          newSubmoduleDirectories(modules, path.join(child, "modules"), known, repairs, budget, now),
+        );
+    });
+  }
+}
+
+/** Moves aside what git would run or follow in the new git directory, and looks at its own submodules. */
+function repair(
+  descriptor: number,
+  shown: string,
+  known: Known,
+  repairs: NewGitDirectoryRepairs,
+  budget: { directories: number },
+  now: Date,
+): void {
+  repairs.found.push(shown);
+  const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  const move = (name: string) => {
+    const state = quarantineEntry(directory, name, now);
+    if (state !== undefined) repairs.moved.push(state);
+  };
+  if (hooksRun(directory)) move("hooks");
+  if (!configKept(directory.at("config"))) move("config");
+  move("commondir");
+  withChild(descriptor, "modules", (modules) =>
+    newSubmoduleDirectories(modules, path.join(shown, "modules"), known, repairs, budget, now),
+  );
+}
+
+/** True when `hooks` is anything but a directory of git's `*.sample` files (which git never runs). */
+function hooksRun(directory: QuarantineDirectory): boolean {
+  const stats = lstatSync(directory.at("hooks"), { throwIfNoEntry: false });
+  if (stats === undefined) return false;
+  if (!stats.isDirectory()) return true;
+  try {
+    return readdirSync(directory.at("hooks")).some((name) => !name.endsWith(".sample"));
+  } catch {
+    return true;
+  }
+}
+
+/** True when there is no `config`, or one whose every key is in {@link KEPT_CONFIG_KEYS}. */
+function configKept(file: string): boolean {
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return true;
+  const text = readSmallFileText(file, MAX_CONFIG_BYTES);
+  if (text === undefined) return false;
+  let section: string | undefined;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    // `[core]`, `[remote "origin"]`; the old `[branch.main]` form and anything else is not judged.
+    const header = /^\[([A-Za-z0-9-]+)(?:\s+"(?:[^"\\]|\\.)*")?\]$/.exec(line);
+    if (header !== null) {
+      section = `${header[1]?.toLowerCase()}${line.includes('"') ? ".<name>" : ""}`;
+      continue;
+    }
+    // `key = value` on one line (a trailing backslash continues it: not judged).
+    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$/.exec(line);
+    if (assignment === null || line.endsWith("\\") || section === undefined) return false;
+    if (!KEPT_CONFIG_KEYS.has(`${section}.${assignment[1]?.toLowerCase()}`)) return false;
+  }
+  return true;
+}
+
+function listing(descriptor: number): Dirent[] {
+  try {
+    return readdirSync(`/proc/self/fd/${descriptor}`, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Runs `use` with `name` of the directory behind `descriptor` opened (no link followed), then closes it. */
+function withChild(descriptor: number, name: string, use: (child: number) => void): void {
+  let child: number;
+  try {
+    child = openSync(`/proc/self/fd/${descriptor}/${name}`, DIRECTORY_FLAGS);
+  } catch {
+    return;
+  }
+  try {
+    use(child);
+  } finally {
+    closeSync(child);
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Git directories a command creates during the call (a nested repository, a submodule's git
+ * directory under `.git/modules/`) are not protected by the spawn's scan, which only knows what
+ * existed when the command started: the command plants hooks or a `core.fsmonitor` in them, and
+ * host git (the user's, or a tool's) run there later runs them. After the command the host finds
+ * such git directories (through handles held since spawn) and moves aside their hooks, a config
+ * holding more than `git init`/`git clone` write, and `commondir`. The check is real: host git
+ * runs in the new repository afterwards and a marker outside the workspace shows whether the
+ * planted command ran; under scope `local` (no git protection) the same attack does fire.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FixtureRepository, git as fixtureGit, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { callGitTools, gitToolCalls } from "./support/git-tool-calls.js";
+import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
+
+const bubblewrap = capability("bubblewrap");
+const git = capability("git");
+
+function hostGit(cwd: string, args: readonly string[]): string {
+  try {
+    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+  } catch (error) {
+    return String((error as { stderr?: unknown }).stderr ?? error);
+  }
+}
+
+/** Identity for commits made inside the sandbox (no global config there). */
+const ID = "-c user.email=a@example.com -c user.name=A";
+/** A hook script touching the marker `$M`. */
+const HOOK = `printf '#!/bin/sh\\ntouch "%s"\\n' "$M"`;
+
+describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape attempts: git directories a command creates"), () => {
+  const grounds: Playground[] = [];
+  afterEach(async () => {
+    for (const ground of grounds.splice(0)) await ground.dispose();
+  });
+
+  async function attempt(scope: "workspace" | "local", attack: string, trigger: readonly string[][]) {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q", "-b", "main"]);
+    await writeFile(path.join(root, "a.txt"), "a\n");
+    const marker = path.join(ground.outside, "fired");
+    const result = await sh(attackRun(root, scope), `M=${quote(marker)}; ${attack} && echo planted`);
+    expect(result.stdout, result.text).toContain("planted");
+    for (const args of trigger) hostGit(root, args);
+    return { fired: existsSync(marker), root, text: result.text };
+  }
+
+  async function both(attack: string, trigger: readonly string[][]) {
+    const denied = await attempt("workspace", attack, trigger);
+    expect(denied.fired, `escaped: ${denied.text}`).toBe(false);
+    const control = await attempt("local", attack, trigger);
+    expect(control.fired, `control did not fire: ${control.text}`).toBe(true);
+    return denied;
+  }
+
+  escapeAttempt("git-metadata", "git init a nested repository and set its core.fsmonitor", async () => {
+    const denied = await both(`git init -q sub && git -C sub config core.fsmonitor "touch $M; echo"`, [["-C", "sub", "status"]]);
+    expect(denied.text).toContain("[moved aside sub/.git/config of a git directory the command created");
+    // The documented restore names the moved file.
+    const moved = /mv '(sub\/\.git\/atc-quarantine-config-[0-9TZ-]+)' 'sub\/\.git\/config'/.exec(denied.text)?.[1];
+    expect(readFileSync(path.join(denied.root, moved ?? "missing"), "utf8")).toContain("fsmonitor");
+  });
+
+  escapeAttempt("git-metadata", "git init a nested repository deep in the tree and plant a post-checkout hook", async () => {
+    await both(
+      `git init -q a/b/sub && ${HOOK} > a/b/sub/.git/hooks/post-checkout && chmod +x a/b/sub/.git/hooks/post-checkout && git -C a/b/sub ${ID} commit -q --allow-empty -m x`,
+      [["-C", "a/b/sub", "checkout", "-q", "-b", "other"]],
+    );
+  });
+
+  escapeAttempt("git-metadata", "a new submodule git directory under .git/modules with an fsmonitor", async () => {
+    const attack = [
+      "mkdir lib",
+      "git init -q --bare .git/modules/lib",
+      "git --git-dir=.git/modules/lib config core.bare false",
+      "git --git-dir=.git/modules/lib config core.worktree ../../../lib",
+      `git --git-dir=.git/modules/lib config core.fsmonitor "touch $M; echo"`,
+      "echo 'gitdir: ../.git/modules/lib' > lib/.git",
+    ].join(" && ");
+    await both(attack, [["-C", "lib", "status"]]);
+  });
+
+  escapeAttempt("git-metadata", "a nested repository whose config includes a planted file", async () => {
+    await both(
+      `git init -q sub && printf '[core]\\n\\tfsmonitor = "touch %s; echo"\\n' "$M" > evil.cfg && git -C sub config include.path ../../evil.cfg`,
+      [["-C", "sub", "status"]],
+    );
+  });
+
+  it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const host = path.join(ground.outside, "hostrepo");
+    mkdirSync(host, { recursive: true });
+    hostGit(host, ["init", "-q"]);
+    hostGit(host, ["config", "core.pager", "less"]);
+    writeFileSync(path.join(host, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
+    const result = await sh(
+      attackRun(ground.workspace, "workspace"),
+      `ln -s ${quote(host)} linked && ln -s ${quote(path.join(host, ".git"))} .git && echo linked`,
+    );
+    expect(result.stdout, result.text).toBe("linked");
+    expect(result.text).not.toContain("moved aside");
+    expect(existsSync(path.join(host, ".git", "hooks", "pre-commit"))).toBe(true);
+    expect(hostGit(host, ["config", "core.pager"]).trim()).toBe("less");
+  });
+
+  it("positive control: a repository the command clones or inits and commits in keeps its config and works", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    const result = await sh(
+      attackRun(root, "workspace"),
+      `git init -q -b main src && cd src && echo x > f && git add f && git ${ID} commit -qm first && cd .. && git clone -q src copy && git -C copy log --format=%s`,
+    );
+    expect(result.stdout, result.text).toBe("first");
+    expect(result.text).not.toContain("moved aside");
+    expect(hostGit(path.join(root, "copy"), ["config", "remote.origin.url"]).trim()).toContain("src");
+    expect(hostGit(path.join(root, "copy"), ["log", "--format=%s"]).trim()).toBe("first");
+  });
+});
+
+describe.skipIf(git.missing)(git.label("the library's git tools in a nested repository with planted hooks and config"), () => {
+  escapeAttempt(
+    "git-metadata",
+    "git tools in a repository whose fsmonitor, hooks, filters and textconv run a command",
+    async () => {
+      const scratch = temporaryDirectory("escape-git-new-repo");
+      try {
+        const marker = path.join(scratch, "fired");
+        const repository = path.join(scratch, "workspace", "vendor", "lib");
+        mkdirSync(repository, { recursive: true });
+        fixtureGit(repository, ["init", "-q"]);
+        const fixture = new FixtureRepository(repository);
+        fixture.write("secret.txt", "first\n").commit("first", { name: "A", email: "a@example.com" });
+        fixture.write("secret.txt", "needle\n").commit("add needle", { name: "A", email: "a@example.com" });
+        const touch = `touch ${quote(marker)}`;
+        for (const [key, value] of [
+          ["core.fsmonitor", `${touch}; echo`],
+          ["filter.evil.smudge", `${touch}; cat`],
+          ["filter.evil.clean", `${touch}; cat`],
+          ["diff.evil.textconv", `sh -c '${touch}; cat "$1"' -`],
+          ["core.pager", `${touch}; cat`],
+        ] as const)
+          fixtureGit(repository, ["config", key, value]);
+        writeFileSync(path.join(repository, ".git", "info", "attributes"), "* filter=evil diff=evil\n");
+        for (const hook of ["post-checkout", "pre-commit", "post-index-change", "reference-transaction"]) {
+          writeFileSync(path.join(repository, ".git", "hooks", hook), `#!/bin/sh\n${touch}\n`);
+          chmodSync(path.join(repository, ".git", "hooks", hook), 0o755);
+        }
+        for (const scope of ["workspace", "unrestricted"] as const) {
+          for (const workspace of [repository, path.join(scratch, "workspace")]) {
+            const answers = await callGitTools(workspace, scope, gitToolCalls("needle", "secret.txt"));
+            if (workspace === repository) expect(answers.filter((answer) => answer.result.ok).length, scope).toBe(5);
+          }
+        }
+        expect(existsSync(marker)).toBe(false);
+        // Control: host git in the same repository runs the planted command.
+        hostGit(repository, ["status"]);
+        expect(existsSync(marker)).toBe(true);
+      } finally {
+        removeDirectory(scratch);
+      }
+    },
+  );
+});
