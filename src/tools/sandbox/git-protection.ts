@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
+import { type IndexGitlinks, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
@@ -46,6 +47,19 @@ export interface GitProtection {
   readonly absentSequencerState: string[];
   /** Every git directory protected (held after the command, to find the worktrees it added). */
   readonly gitDirectories: string[];
+  /**
+   * Every working tree found (a directory holding a `.git`) and its git directory, whose index's
+   * gitlinks are looked at after the command (see gitlink-quarantine.ts).
+   */
+  readonly checkouts: GitCheckout[];
+  /** The `.git` entries protected at spawn (host path to `dev:ino`): the only ones a gitlink may lead to afterwards. */
+  readonly protectedDotGits: Map<string, string>;
+}
+
+/** A working tree and the git directory holding its index. */
+export interface GitCheckout {
+  readonly root: string;
+  readonly gitDirectory: string;
 }
 
 /**
@@ -73,7 +87,14 @@ export interface GitProtection {
  * @throws SandboxUnavailableError when a protected entry is a symbolic link, which a mount cannot pin.
  */
 export function gitProtection(workspace: string): GitProtection {
-  const protection: GitProtection = { args: [], absentControlFiles: [], absentSequencerState: [], gitDirectories: [] };
+  const protection: GitProtection = {
+    args: [],
+    absentControlFiles: [],
+    absentSequencerState: [],
+    gitDirectories: [],
+    checkouts: [],
+    protectedDotGits: new Map(),
+  };
   const visited = new Set<string>();
   const headed: string[] = [];
   const scans = new ScanCache(workspace);
@@ -93,6 +114,7 @@ export function gitProtection(workspace: string): GitProtection {
   };
   walk(workspace, 0);
   scans.keep();
+  protectGitlinkCheckouts(workspace, protection, visited);
   // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
   // keep a writable HEAD for checkouts.
   for (const directory of headed) {
@@ -250,21 +272,86 @@ class ScanCache {
 }
 
 function protectDotGit(workspace: string, dotGit: string, protection: GitProtection, visited: Set<string>): void {
-  const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+  const stats = lstatSync(dotGit, { throwIfNoEntry: false, bigint: true });
   if (stats === undefined) return;
   if (stats.isSymbolicLink()) throw unprotectable(dotGit);
+  if (protection.protectedDotGits.has(dotGit)) return;
+  const root = path.dirname(dotGit);
   if (stats.isDirectory()) {
+    protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
+    protection.checkouts.push({ root, gitDirectory: dotGit });
     protectGitDirectory(workspace, dotGit, protection, visited);
     return;
   }
   if (!stats.isFile()) return;
+  protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
   protection.args.push("--ro-bind", dotGit, dotGit);
   const target = gitdirTarget(dotGit);
+  if (target !== undefined) protection.checkouts.push({ root, gitDirectory: target });
   if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
     if (targetStats?.isSymbolicLink()) throw unprotectable(target);
     if (targetStats?.isDirectory()) protectGitDirectory(workspace, target, protection, visited);
   }
+}
+
+/** The most gitlinks followed at one spawn (every checkout's together), so a huge index cannot stall it. */
+export const MAX_GITLINKS_FOLLOWED = 10_000;
+
+/**
+ * Protects the checkouts host git enters through gitlinks, wherever they are: `git status` in a
+ * repository runs git in each gitlink's directory that holds a `.git` (with that repository's own
+ * config), also below the walk's depth or in `node_modules`, which the walk skips. A gitlink below
+ * a link is not entered by git, nor by this. Checkouts found so are looked at for their own gitlinks.
+ */
+function protectGitlinkCheckouts(workspace: string, protection: GitProtection, visited: Set<string>): void {
+  let followed = 0;
+  for (let index = 0; index < protection.checkouts.length; index++) {
+    const checkout = protection.checkouts[index] as GitCheckout;
+    if (!isInsideDirectory(workspace, checkout.root)) continue;
+    const gitlinks = cachedGitlinks(checkout.gitDirectory);
+    if (typeof gitlinks === "string") continue;
+    for (const gitlink of gitlinks) {
+      if (++followed > MAX_GITLINKS_FOLLOWED) return;
+      const dotGit = path.join(checkout.root, gitlink, ".git");
+      if (protection.protectedDotGits.has(dotGit) || !directoriesWithoutLinks(checkout.root, gitlink)) continue;
+      protectDotGit(workspace, dotGit, protection, visited);
+    }
+  }
+}
+
+/** True when each component of `relative` below `root` is a directory, not a link. */
+export function directoriesWithoutLinks(root: string, relative: string): boolean {
+  let current = root;
+  for (const part of relative.split("/")) {
+    current = path.join(current, part);
+    if (lstatSync(current, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+  }
+  return true;
+}
+
+const gitlinkCache = new Map<string, { readonly stamp: Stamp; readonly gitlinks: IndexGitlinks }>();
+
+/** Indexes whose gitlinks are kept (the most recently read ones). */
+const CACHED_INDEXES = 64;
+
+/**
+ * The gitlinks of a git directory's index, reused while the index file is provably unchanged
+ * (same identity, size and times, not racily recent): git rewrites the index by renaming a new
+ * file over it, and the parse costs about 10 ms per 100,000 entries.
+ */
+export function cachedGitlinks(gitDirectory: string): IndexGitlinks {
+  const indexFile = path.join(gitDirectory, "index");
+  const before = stampOf(indexFile);
+  const known = gitlinkCache.get(indexFile);
+  if (before?.file === true && known !== undefined && sameStamp(known.stamp, before.stamp)) return known.gitlinks;
+  const readAt = nowNs();
+  const gitlinks = readIndexGitlinks(gitDirectory);
+  gitlinkCache.delete(indexFile);
+  const stamp = before?.file === true ? settled(before.stamp, readAt) : undefined;
+  if (stamp !== undefined) gitlinkCache.set(indexFile, { stamp, gitlinks });
+  while (gitlinkCache.size > CACHED_INDEXES) gitlinkCache.delete(gitlinkCache.keys().next().value as string);
+  return gitlinks;
 }
 
 function protectGitDirectory(workspace: string, gitDirectory: string, protection: GitProtection, visited: Set<string>): void {

@@ -218,6 +218,18 @@ function outputSections(result: SandboxedResult, root: string): string[] {
 function quarantineNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
   const to = path.relative(root, state.to);
+  const name = path.basename(state.from);
+  if (name === ".git" || name === "index") {
+    const what =
+      name === ".git"
+        ? "a git repository at a gitlink (a submodule path) that was not there when the command started"
+        : "a git index that could not be read for its gitlinks";
+    return (
+      `[moved aside ${what}: ${from} -> ${to} (host git status would run git in it with its own config, ` +
+      `such as a core.fsmonitor program; nothing was deleted). Review its config first, then from the workspace root: ` +
+      `mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
   const todo = path.basename(state.from) === "sequencer" ? "todo" : "git-rebase-todo";
   const autostash =
     state.autostash === undefined
