@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -170,4 +170,56 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(lstatSync(path.join(sub, ".git")).ino).toBe(before);
     expect(hostGit(root, ["status", "--short"])).toContain("m sub");
   }, 30_000);
+});
+
+describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape attempts: hostile gitlink indexes"), () => {
+  const grounds: Playground[] = [];
+  afterEach(async () => {
+    for (const ground of grounds.splice(0)) await ground.dispose();
+  });
+
+  escapeAttempt(
+    "resources",
+    "an index of 2,000 gitlinks 1,000 levels down, and one of a 5,000-byte path: spawns stay cheap and run, the index is moved aside",
+    async () => {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      await repository(root);
+      const commit = hostGit(root, ["rev-parse", "HEAD"]).trim();
+      let planted = await sh(
+        attackRun(root, "workspace"),
+        // 1,000 nested directories (2,000 bytes), 2,000 gitlinks at its bottom, one gitlink too long to look up.
+        `deep=$(printf 'd/%.0s' $(seq 1000)); mkdir -p "$deep"; ` +
+          `{ awk -v d="$deep" 'BEGIN { for (i = 1; i <= 2000; i++) printf "160000 ${commit}\\t%sg%d\\n", d, i }'; ` +
+          `printf '160000 ${commit}\\t%s\\n' "$(printf 'x%.0s' $(seq 5000))"; } | git update-index --index-info && ` +
+          "git ls-files -s | grep -c ^160000",
+      );
+      // Control: the planted index is real and lists every gitlink.
+      expect(planted.stdout.trim()).toBe("2001");
+      let worst = 0;
+      let last = performance.now();
+      const beat = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+      }, 10);
+      try {
+        const run = attackRun(root, "workspace");
+        for (let call = 0; call < 2; call++) {
+          // Moved aside after each command (too many gitlinks to look at): put back, as the note says, so the next spawn reads it.
+          const moved = /mv '(\.git\/atc-quarantine-index-[^']+)' '\.git\/index'/.exec(planted.text)?.[1];
+          expect(moved, planted.text).toBeDefined();
+          expect(existsSync(path.join(root, ".git", "index"))).toBe(false);
+          await rename(path.join(root, moved as string), path.join(root, ".git", "index"));
+          planted = await sh(run, "echo ran");
+          expect(planted.stdout.trim()).toBe("ran");
+        }
+      } finally {
+        clearInterval(beat);
+      }
+      expect(worst, "the host's event loop stalled").toBeLessThan(1_500);
+    },
+    60_000,
+  );
 });

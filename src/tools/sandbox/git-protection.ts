@@ -295,8 +295,15 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
   }
 }
 
-/** The most gitlinks followed at one spawn (every checkout's together), so a huge index cannot stall it. */
-export const MAX_GITLINKS_FOLLOWED = 10_000;
+/**
+ * The most gitlinks followed and path components the kernel resolves for them at one spawn (every
+ * checkout's together; each directory is looked up once, by its full path), and the most
+ * directories opened for one index after the command (one by one through handles): the index is
+ * the command's to write, so one of thousands of gitlinks 1,000 levels down a chain of
+ * directories it made cannot stall the host's thread. A gitlink past them is not protected at
+ * spawn; a `.git` there is moved aside after the command, and past `maxLookups` the index itself.
+ */
+export const GITLINK_LIMITS = Object.freeze({ maxGitlinks: 10_000, maxLookups: 5_000, maxComponentsResolved: 200_000 });
 
 /**
  * Protects the checkouts host git enters through gitlinks, wherever they are: `git status` in a
@@ -305,27 +312,51 @@ export const MAX_GITLINKS_FOLLOWED = 10_000;
  * a link is not entered by git, nor by this. Checkouts found so are looked at for their own gitlinks.
  */
 function protectGitlinkCheckouts(workspace: string, protection: GitProtection, visited: Set<string>): void {
-  let followed = 0;
+  const budget = { gitlinks: GITLINK_LIMITS.maxGitlinks, lookups: GITLINK_LIMITS.maxComponentsResolved };
+  const verified = new Set<string>();
   for (let index = 0; index < protection.checkouts.length; index++) {
     const checkout = protection.checkouts[index] as GitCheckout;
     if (!isInsideDirectory(workspace, checkout.root)) continue;
     const gitlinks = cachedGitlinks(checkout.gitDirectory);
     if (typeof gitlinks === "string") continue;
     for (const gitlink of gitlinks) {
-      if (++followed > MAX_GITLINKS_FOLLOWED) return;
+      if (--budget.gitlinks < 0) return;
       const dotGit = path.join(checkout.root, gitlink, ".git");
-      if (protection.protectedDotGits.has(dotGit) || !directoriesWithoutLinks(checkout.root, gitlink)) continue;
-      protectDotGit(workspace, dotGit, protection, visited);
+      if (protection.protectedDotGits.has(dotGit)) continue;
+      const reachable = directoriesWithoutLinks(checkout.root, gitlink, verified, budget);
+      if (reachable === "over budget") return;
+      if (reachable) protectDotGit(workspace, dotGit, protection, visited);
     }
   }
 }
 
-/** True when each component of `relative` below `root` is a directory, not a link. */
-export function directoriesWithoutLinks(root: string, relative: string): boolean {
+/**
+ * True when each component of `relative` below `root` is a directory, not a link (`verified`
+ * remembers directories already looked at, `budget.lookups` bounds the path components resolved); false also for a
+ * path the kernel cannot look up (`ENAMETOOLONG`), which git cannot enter either.
+ */
+function directoriesWithoutLinks(
+  root: string,
+  relative: string,
+  verified: Set<string>,
+  budget: { lookups: number },
+): boolean | "over budget" {
   let current = root;
+  let depth = 0;
   for (const part of relative.split("/")) {
     current = path.join(current, part);
-    if (lstatSync(current, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+    depth++;
+    // Each step costs its depth: the path is built (and hashed) again, and the kernel resolves
+    // every component of it for a lookup.
+    budget.lookups -= depth;
+    if (budget.lookups < 0) return "over budget";
+    if (verified.has(current)) continue;
+    try {
+      if (lstatSync(current, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+    } catch {
+      return false;
+    }
+    verified.add(current);
   }
   return true;
 }

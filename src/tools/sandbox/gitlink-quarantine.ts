@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, openSync } from "node:fs";
 import path from "node:path";
-import { cachedGitlinks, type GitCheckout } from "./git-protection.js";
+import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
 import { type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
@@ -19,7 +19,8 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (con
  * format this parser does not know, over 256 MiB) is moved aside itself: without it host git
  * enters no gitlink, and `mv` restores it. Nothing is deleted; each move is one rename through a
  * directory handle opened without following a link from the checkout's root, which is opened so
- * from the workspace root (a checkout no longer there is skipped: git finds no index there).
+ * from the workspace root (a checkout no longer there is skipped: git finds no index there). Past
+ * `GITLINK_LIMITS.maxLookups` directories opened for one index, that index is moved aside.
  */
 export function quarantineGitlinkRepositories(
   workspace: string,
@@ -50,10 +51,22 @@ export function quarantineGitlinkRepositories(
       );
       continue;
     }
+    let lookups = GITLINK_LIMITS.maxLookups;
     for (const gitlink of gitlinks) {
       const directory = path.join(checkout.root, gitlink);
+      const relative = path.relative(workspace, directory);
+      lookups -= relative.split(path.sep).length;
+      if (lookups < 0) {
+        // Too many to look at: without its index host git enters no gitlink.
+        attempt(() =>
+          withDirectory(workspace, path.relative(workspace, checkout.gitDirectory), checkout.gitDirectory, (held) =>
+            quarantineEntry(held, "index", now),
+          ),
+        );
+        break;
+      }
       attempt(() =>
-        withDirectory(workspace, path.relative(workspace, directory), directory, (held) => {
+        withDirectory(workspace, relative, directory, (held) => {
           const stats = lstatSync(held.at(".git"), { throwIfNoEntry: false, bigint: true });
           if (stats === undefined) return undefined;
           if (protectedDotGits.get(path.join(directory, ".git")) === `${stats.dev}:${stats.ino}`) return undefined;
