@@ -15,9 +15,10 @@ import {
 } from "./bubblewrap-arguments.js";
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
-import { type AfterCommandRepairs, holdControlFileDirectories } from "./control-file-removal.js";
+import { type AfterCommandRepairs, type HeldControlFiles, holdControlFileDirectories } from "./control-file-removal.js";
 import { isDescriptorExhaustion } from "./descriptor-exhaustion.js";
-import { gitProtection } from "./git-protection.js";
+import { type GitProtection, gitProtection } from "./git-protection.js";
+import { quarantineGitlinkRepositories } from "./gitlink-quarantine.js";
 import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
@@ -172,7 +173,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
           root,
           confinedEnvironment(command.env, { home: SANDBOX_HOME }),
           command,
-          () => controlFiles.removeCreated(),
+          () => afterWorkspaceCommand(root, git, controlFiles),
         );
       } catch (error) {
         controlFiles.close();
@@ -300,4 +301,22 @@ function assertUsableWorkspace(workspace: string | undefined): asserts workspace
       { data: { workspace } },
     );
   }
+}
+
+/**
+ * The repairs after a `workspace` command: created control files removed, sequencer state and
+ * repositories at gitlinks that were not there at spawn moved aside. Both are tried; the first
+ * failure is thrown afterwards (reported as the command's error).
+ */
+function afterWorkspaceCommand(root: string, git: GitProtection, controlFiles: HeldControlFiles): AfterCommandRepairs {
+  let gitlinks: AfterCommandRepairs["quarantined"] = [];
+  let failure: unknown;
+  try {
+    gitlinks = quarantineGitlinkRepositories(root, git.checkouts, git.protectedDotGits);
+  } catch (error) {
+    failure = error;
+  }
+  const repairs = controlFiles.removeCreated();
+  if (failure !== undefined) throw failure;
+  return { ...repairs, quarantined: [...repairs.quarantined, ...gitlinks] };
 }

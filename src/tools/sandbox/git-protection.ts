@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
+import { type IndexGitlinks, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -49,6 +50,19 @@ export interface GitProtection {
   readonly gitDirectories: string[];
   /** Set-user-id and set-group-id files found by the walk, bound read-only (see {@link gitProtection}). */
   readonly setIdFiles: string[];
+  /**
+   * Every working tree found (a directory holding a `.git`) and its git directory, whose index's
+   * gitlinks are looked at after the command (see gitlink-quarantine.ts).
+   */
+  readonly checkouts: GitCheckout[];
+  /** The `.git` entries protected at spawn (host path to `dev:ino`): the only ones a gitlink may lead to afterwards. */
+  readonly protectedDotGits: Map<string, string>;
+}
+
+/** A working tree and the git directory holding its index. */
+export interface GitCheckout {
+  readonly root: string;
+  readonly gitDirectory: string;
 }
 
 /**
@@ -82,6 +96,8 @@ export function gitProtection(workspace: string): GitProtection {
     absentSequencerState: [],
     gitDirectories: [],
     setIdFiles: [],
+    checkouts: [],
+    protectedDotGits: new Map(),
   };
   const visited = new Set<string>();
   const headed: string[] = [];
@@ -103,6 +119,7 @@ export function gitProtection(workspace: string): GitProtection {
   };
   walk(workspace, 0);
   scans.keep();
+  protectGitlinkCheckouts(workspace, protection, visited);
   // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
   // keep a writable HEAD for checkouts.
   for (const directory of headed) {
@@ -305,21 +322,117 @@ function protectSetIdFile(file: string, protection: GitProtection): void {
 }
 
 function protectDotGit(workspace: string, dotGit: string, protection: GitProtection, visited: Set<string>): void {
-  const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+  const stats = lstatSync(dotGit, { throwIfNoEntry: false, bigint: true });
   if (stats === undefined) return;
   if (stats.isSymbolicLink()) throw unprotectable(dotGit);
+  if (protection.protectedDotGits.has(dotGit)) return;
+  const root = path.dirname(dotGit);
   if (stats.isDirectory()) {
+    protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
+    protection.checkouts.push({ root, gitDirectory: dotGit });
     protectGitDirectory(workspace, dotGit, protection, visited);
     return;
   }
   if (!stats.isFile()) return;
+  protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
   protection.args.push("--ro-bind", dotGit, dotGit);
   const target = gitdirTarget(dotGit);
+  if (target !== undefined) protection.checkouts.push({ root, gitDirectory: target });
   if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
     if (targetStats?.isSymbolicLink()) throw unprotectable(target);
     if (targetStats?.isDirectory()) protectGitDirectory(workspace, target, protection, visited);
   }
+}
+
+/**
+ * The most gitlinks followed and path components the kernel resolves for them at one spawn (every
+ * checkout's together; each directory is looked up once, by its full path), and the most
+ * directories opened for one index after the command (one by one through handles): the index is
+ * the command's to write, so one of thousands of gitlinks 1,000 levels down a chain of
+ * directories it made cannot stall the host's thread. A gitlink past them is not protected at
+ * spawn; a `.git` there is moved aside after the command, and past `maxLookups` the index itself.
+ */
+export const GITLINK_LIMITS = Object.freeze({ maxGitlinks: 10_000, maxLookups: 5_000, maxComponentsResolved: 200_000 });
+
+/**
+ * Protects the checkouts host git enters through gitlinks, wherever they are: `git status` in a
+ * repository runs git in each gitlink's directory that holds a `.git` (with that repository's own
+ * config), also below the walk's depth or in `node_modules`, which the walk skips. A gitlink below
+ * a link is not entered by git, nor by this. Checkouts found so are looked at for their own gitlinks.
+ */
+function protectGitlinkCheckouts(workspace: string, protection: GitProtection, visited: Set<string>): void {
+  const budget = { gitlinks: GITLINK_LIMITS.maxGitlinks, lookups: GITLINK_LIMITS.maxComponentsResolved };
+  const verified = new Set<string>();
+  for (let index = 0; index < protection.checkouts.length; index++) {
+    const checkout = protection.checkouts[index] as GitCheckout;
+    if (!isInsideDirectory(workspace, checkout.root)) continue;
+    const gitlinks = cachedGitlinks(checkout.gitDirectory);
+    if (typeof gitlinks === "string") continue;
+    for (const gitlink of gitlinks) {
+      if (--budget.gitlinks < 0) return;
+      const dotGit = path.join(checkout.root, gitlink, ".git");
+      if (protection.protectedDotGits.has(dotGit)) continue;
+      const reachable = directoriesWithoutLinks(checkout.root, gitlink, verified, budget);
+      if (reachable === "over budget") return;
+      if (reachable) protectDotGit(workspace, dotGit, protection, visited);
+    }
+  }
+}
+
+/**
+ * True when each component of `relative` below `root` is a directory, not a link (`verified`
+ * remembers directories already looked at, `budget.lookups` bounds the path components resolved); false also for a
+ * path the kernel cannot look up (`ENAMETOOLONG`), which git cannot enter either.
+ */
+function directoriesWithoutLinks(
+  root: string,
+  relative: string,
+  verified: Set<string>,
+  budget: { lookups: number },
+): boolean | "over budget" {
+  let current = root;
+  let depth = 0;
+  for (const part of relative.split("/")) {
+    current = path.join(current, part);
+    depth++;
+    // Each step costs its depth: the path is built (and hashed) again, and the kernel resolves
+    // every component of it for a lookup.
+    budget.lookups -= depth;
+    if (budget.lookups < 0) return "over budget";
+    if (verified.has(current)) continue;
+    try {
+      if (lstatSync(current, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+    } catch {
+      return false;
+    }
+    verified.add(current);
+  }
+  return true;
+}
+
+const gitlinkCache = new Map<string, { readonly stamp: Stamp; readonly gitlinks: IndexGitlinks }>();
+
+/** Indexes whose gitlinks are kept (the most recently read ones). */
+const CACHED_INDEXES = 64;
+
+/**
+ * The gitlinks of a git directory's index, reused while the index file is provably unchanged
+ * (same identity, size and times, not racily recent): git rewrites the index by renaming a new
+ * file over it, and the parse costs about 10 ms per 100,000 entries.
+ */
+export function cachedGitlinks(gitDirectory: string): IndexGitlinks {
+  const indexFile = path.join(gitDirectory, "index");
+  const before = stampOf(indexFile);
+  const known = gitlinkCache.get(indexFile);
+  if (before?.file === true && known !== undefined && sameStamp(known.stamp, before.stamp)) return known.gitlinks;
+  const readAt = nowNs();
+  const gitlinks = readIndexGitlinks(gitDirectory);
+  gitlinkCache.delete(indexFile);
+  const stamp = before?.file === true ? settled(before.stamp, readAt) : undefined;
+  if (stamp !== undefined) gitlinkCache.set(indexFile, { stamp, gitlinks });
+  while (gitlinkCache.size > CACHED_INDEXES) gitlinkCache.delete(gitlinkCache.keys().next().value as string);
+  return gitlinks;
 }
 
 function protectGitDirectory(workspace: string, gitDirectory: string, protection: GitProtection, visited: Set<string>): void {

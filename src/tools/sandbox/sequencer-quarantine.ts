@@ -10,7 +10,9 @@ import { readSmallFileText } from "./small-file-text.js";
 export const SEQUENCER_QUARANTINE = "atc-quarantine";
 
 /**
- * Sequencer state a command left, moved aside whole (one rename) after it ended.
+ * Sequencer state a command left, moved aside whole (one rename) after it ended; also a
+ * repository at a gitlink that was not there at spawn (`from` ends in `.git`) or an index that
+ * could not be read for its gitlinks (`from` ends in `index`), which host git would enter.
  *
  * @public
  */

@@ -8,19 +8,29 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
  * the read blocked the host's whole event loop until a signal came.
  */
 export function readSmallFileText(file: string, maxBytes: number): string | undefined {
+  const bytes = readSmallFileBytes(file, maxBytes);
+  return typeof bytes === "string" ? undefined : bytes.toString("utf8");
+}
+
+/**
+ * The bytes of a regular file of at most `maxBytes`, read as {@link readSmallFileText} reads
+ * (one descriptor, no link followed, no blocking); otherwise why not: `"absent"` (no entry),
+ * `"unreadable"` (a link, a named pipe, a directory, over `maxBytes`, or a read error).
+ */
+export function readSmallFileBytes(file: string, maxBytes: number): Buffer | "absent" | "unreadable" {
   let descriptor: number;
   try {
     descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : "unreadable";
   }
   try {
     const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    if (!stats.isFile() || stats.size > maxBytes) return "unreadable";
     const buffer = Buffer.alloc(stats.size);
-    return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0)).toString("utf8");
+    return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0));
   } catch {
-    return undefined;
+    return "unreadable";
   } finally {
     closeSync(descriptor);
   }

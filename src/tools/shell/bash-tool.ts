@@ -219,6 +219,21 @@ function outputSections(result: SandboxedResult, root: string): string[] {
 function quarantineNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
   const to = path.relative(root, state.to);
+  const name = path.basename(state.from);
+  if (name === ".git" || name === "index") {
+    const restore = `then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`;
+    if (name === ".git")
+      return (
+        `[moved aside a git repository at a gitlink (a submodule path) that was not there when the command started: ${from} -> ${to} ` +
+        "(host git status would run git in it with its own config, such as a core.fsmonitor program; nothing was deleted). " +
+        `Review ${shellQuote(path.join(to, "config"))} first, ${restore}`
+      );
+    return (
+      `[moved aside a git index whose gitlinks could not all be looked at: ${from} -> ${to} (host git status runs git, ` +
+      "with its own config, in each gitlink's repository; nothing was deleted). Review the repositories it lists " +
+      `(GIT_INDEX_FILE=${shellQuote(to)} git ls-files -s | grep ^160000) first, ${restore}`
+    );
+  }
   const todo = path.basename(state.from) === "sequencer" ? "todo" : "git-rebase-todo";
   const autostash =
     state.autostash === undefined

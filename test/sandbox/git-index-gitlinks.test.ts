@@ -1,0 +1,93 @@
+/**
+ * The index parser that finds gitlinks (the repositories host git enters from a protected one),
+ * against indexes real git writes: versions 2, 3 (extended flags), 4 (prefix-compressed names),
+ * a split index, SHA-256 object names.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseIndex, readIndexGitlinks } from "../../src/tools/sandbox/git-index-gitlinks.js";
+import { capability } from "../support/capabilities.js";
+
+const git = capability("git");
+
+function run(cwd: string, ...args: string[]): string {
+  return execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+describe.skipIf(git.missing)(git.label("git index gitlinks"), () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const directory of made.splice(0)) rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** A repository with files and two gitlinks (`lib/sub`, `deep/a/b/c/d/e/f/g`), made with `init` options. */
+  function repository(...init: string[]): string {
+    const root = mkdtempSync(path.join(tmpdir(), "atc-index-"));
+    made.push(root);
+    run(root, "init", "-q", ...init);
+    for (const name of ["a.txt", "lib/one.txt", "lib/two.txt", "zz/long-name-for-prefix-compression.txt"]) {
+      execFileSync("mkdir", ["-p", path.dirname(path.join(root, name))]);
+      writeFileSync(path.join(root, name), `${name}\n`);
+    }
+    run(root, "add", ".");
+    const commit = run(root, "commit-tree", run(root, "write-tree").trim(), "-m", "x").trim();
+    for (const link of ["lib/sub", "deep/a/b/c/d/e/f/g"])
+      run(root, "update-index", "--add", "--cacheinfo", `160000,${commit},${link}`);
+    return root;
+  }
+
+  const expected = ["deep/a/b/c/d/e/f/g", "lib/sub"];
+
+  it("version 2 (git's default)", () => {
+    const root = repository();
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
+  });
+
+  it("version 3: an intent-to-add entry has extended flags", () => {
+    const root = repository();
+    writeFileSync(path.join(root, "new.txt"), "n\n");
+    run(root, "add", "-N", "new.txt");
+    expect(readFileSync(path.join(root, ".git", "index")).readUInt32BE(4)).toBe(3);
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
+  });
+
+  it("version 4: prefix-compressed names", () => {
+    const root = repository();
+    run(root, "update-index", "--index-version", "4");
+    expect(readFileSync(path.join(root, ".git", "index")).readUInt32BE(4)).toBe(4);
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
+  });
+
+  it("a split index: the gitlinks of the shared index are listed too", () => {
+    const root = repository();
+    run(root, "update-index", "--split-index");
+    run(root, "update-index", "--add", "--cacheinfo", `160000,${run(root, "rev-parse", ":lib/sub").trim()},late`);
+    const own = parseIndex(readFileSync(path.join(root, ".git", "index")));
+    expect(own?.shared).toMatch(/^[0-9a-f]{40}$/);
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expect.arrayContaining([...expected, "late"]));
+  });
+
+  it("SHA-256 object names", () => {
+    const root = repository("--object-format=sha256");
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
+  });
+
+  it("no index, an index that is a named pipe or a link, or garbage: absent, unreadable", () => {
+    const root = repository();
+    const gitDirectory = path.join(root, ".git");
+    rmSync(path.join(gitDirectory, "index"));
+    expect(readIndexGitlinks(gitDirectory)).toBe("absent");
+    execFileSync("mkfifo", [path.join(gitDirectory, "index")]);
+    expect(readIndexGitlinks(gitDirectory)).toBe("unreadable");
+    rmSync(path.join(gitDirectory, "index"));
+    writeFileSync(path.join(gitDirectory, "index"), "DIRC garbage");
+    expect(readIndexGitlinks(gitDirectory)).toBe("unreadable");
+  });
+});
