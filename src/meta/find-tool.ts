@@ -61,7 +61,12 @@ export interface FindToolOutput {
   /** Matching tools this run reaches through `toolbox` (listed in the system prompt), not activated. */
   readonly via_toolbox: readonly FoundTool[];
   /** Names given with `select:` that do not exist here, with the closest names that do. */
-  readonly not_found: readonly { readonly name: string; readonly suggestions: readonly string[] }[];
+  readonly not_found: readonly {
+    readonly name: string;
+    readonly suggestions: readonly string[];
+    /** Set when the tool exists but this run keeps it from the model (see `ActivationOutcome.notFound`). */
+    readonly reason?: "not_allowed" | "turned_off";
+  }[];
   /** What to do next. */
   readonly message: string;
 }
@@ -128,10 +133,14 @@ function select(queries: readonly string[], catalog: RunCatalog, describe: (name
     FIND_TOOL_NAME,
   );
   if (outcome.activated.length === 0 && outcome.alreadyAvailable.length === 0 && listed.length === 0) {
-    const hints = outcome.notFound.map(({ name, suggestions }) =>
-      suggestions.length > 0
-        ? `"${name}": did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(", ")}?`
-        : `"${name}": no similar tool.`,
+    const hints = outcome.notFound.map(({ name, suggestions, reason }) =>
+      reason === "not_allowed"
+        ? `"${name}": not allowed in this run.`
+        : reason === "turned_off"
+          ? `"${name}": turned off in this run.`
+          : suggestions.length > 0
+            ? `"${name}": did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(", ")}?`
+            : `"${name}": no similar tool.`,
     );
     throw new ToolError(
       "unknown_tool",

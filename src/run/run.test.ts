@@ -44,7 +44,7 @@ describe("Run.definitions", () => {
     expect(run.activate(["web_fetch", "git_log_search"])).toEqual({
       activated: ["git_log_search"],
       alreadyAvailable: [],
-      notFound: [{ name: "web_fetch", suggestions: [] }],
+      notFound: [{ name: "web_fetch", suggestions: [], reason: "not_allowed" }],
     });
     expect(names(run)).toEqual(["find_tool", "read", "git_log_search"]);
   });

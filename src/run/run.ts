@@ -462,7 +462,7 @@ export class Run {
   private activateFor(names: readonly string[], via: string, callId: string | undefined): ActivationOutcome {
     const activated: string[] = [];
     const alreadyAvailable: string[] = [];
-    const notFound: { name: string; suggestions: string[] }[] = [];
+    const notFound: { name: string; suggestions: string[]; reason?: "not_allowed" | "turned_off" }[] = [];
     for (const name of names) {
       if (this.isVisible(name)) {
         alreadyAvailable.push(name);
@@ -474,7 +474,8 @@ export class Run {
         this.recordVia(name, via);
         this.emit("tool.activated", { runId: this.id, name, via, callId });
       } else {
-        notFound.push({ name, suggestions: this.suggest(name) });
+        const reason = this.kept(name);
+        notFound.push(reason === undefined ? { name, suggestions: this.suggest(name) } : { name, suggestions: [], reason });
       }
     }
     return { activated, alreadyAvailable, notFound };
@@ -1161,6 +1162,15 @@ export class Run {
     if (entry?.enabled !== true || !this.isAllowed(name)) return false;
     const { mode, listed } = this.placement(entry.compiled.descriptor);
     return mode === "discoverable" && !listed;
+  }
+
+  /**
+   * Why the run keeps an existing, enabled tool from the model, as a direct call would say it
+   * (`tool_not_allowed`, `tool_disabled`); `undefined` for a name that does not exist here.
+   */
+  private kept(name: string): "not_allowed" | "turned_off" | undefined {
+    const code = this.hiddenError(name, this.store.entry(name), false)?.code;
+    return code === "tool_not_allowed" ? "not_allowed" : code === "tool_disabled" ? "turned_off" : undefined;
   }
 
   private suggest(name: string): string[] {

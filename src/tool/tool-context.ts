@@ -40,8 +40,17 @@ export interface ActivationOutcome {
   readonly activated: readonly string[];
   /** Names that were active already, or are core tools (always visible). */
   readonly alreadyAvailable: readonly string[];
-  /** Names that this run cannot activate, with the closest names it can. */
-  readonly notFound: readonly { readonly name: string; readonly suggestions: readonly string[] }[];
+  /**
+   * Names that this run cannot activate, with the closest names it can, and, for a tool that
+   * exists but that this run keeps from the model, why: `not_allowed` (`allowedTools`, a skill's
+   * `allowed-tools`, another run's tool) or `turned_off` (load mode `off`, `disabledTools`), as a
+   * direct call says (`tool_not_allowed`, `tool_disabled`).
+   */
+  readonly notFound: readonly {
+    readonly name: string;
+    readonly suggestions: readonly string[];
+    readonly reason?: "not_allowed" | "turned_off";
+  }[];
 }
 
 /**

@@ -190,6 +190,31 @@ describe("find_tool select: as models write it", () => {
     modelError(await run.call("find_tool", { query: "select: ; \n ``" }), "invalid_input");
   });
 
+  it("a tool the run keeps from the model is said to be so, as a direct call says it; an unknown name is not", async () => {
+    const run = createRegistry({ tools: [...createGitTools(), weather] }).createRun({
+      allowedTools: ["git_log_search", "weather-report"],
+      loadModes: { "weather-report": "off" },
+    });
+    const denied = modelError(await run.call("find_tool", { query: "select:git_blame_context" }), "unknown_tool");
+    expect(denied.message).toBe(
+      'No tool named "git_blame_context" can be activated. "git_blame_context": not allowed in this run.',
+    );
+    expect(modelError(await run.call("git_blame_context", { path: "a", line: 1 }), "tool_not_allowed").message).toBe(
+      'The tool "git_blame_context" is not allowed in this run.',
+    );
+    const off = modelError(await run.call("find_tool", { query: "select:weather-report" }), "unknown_tool");
+    expect(off.message).toContain('"weather-report": turned off in this run.');
+    const mixed = ok(await run.call("find_tool", { query: "select:git_log_search git_diff_range nope" })) as Found;
+    expect(activated(mixed)).toEqual(["git_log_search"]);
+    expect(mixed.not_found).toEqual([
+      { name: "git_diff_range", suggestions: [], reason: "not_allowed" },
+      { name: "nope", suggestions: [] },
+    ]);
+    // Control: a name that exists nowhere still gets the closest names this run can use.
+    const unknown = modelError(await run.call("find_tool", { query: "select:git_log_serch" }), "unknown_tool");
+    expect(unknown.message).toContain('"git_log_serch": did you mean "git_log_search"?');
+  });
+
   it("from CommonJS: select:a b activates both", async () => {
     const out = runCommonJs(`
       const { createRegistry } = require("agent-tool-catalog");
