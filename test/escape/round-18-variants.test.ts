@@ -63,8 +63,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 18 
     "resources",
     "a 1 TiB sparse file host tools look at afterwards (grep, ls): each answers within 5 s",
     async () => {
-      // Not held, not fixed this round: `read` of the same file hashes every byte for its version
-      // (docs/red-team-round-18.md, open finding), so it is not among the tools tried here.
+      // `read` of the same file: the next attempt.
       const run = attackRun(ground.workspace, "workspace");
       const made = await sh(run, "truncate -s 1T huge && printf 'needle\\n' > small && stat -c %s huge");
       // Control: the file is there and 1 TiB long.
@@ -80,5 +79,21 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 18 
       }
     },
     40_000,
+  );
+
+  escapeAttempt(
+    "resources",
+    "read of a 1 TiB sparse file the command made: binary_file within 5 s, not a hash of every byte",
+    async () => {
+      const run = attackRun(ground.workspace, "workspace");
+      const made = await sh(run, "truncate -s 1T huge && stat -c %s huge");
+      // Control: the file is there and 1 TiB long.
+      expect(made.stdout.trim()).toBe(String(2 ** 40));
+      const started = performance.now();
+      const result = await run.call("read", { path: "huge" });
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(result.ok ? "ok" : result.error.code).toBe("binary_file");
+    },
+    15_000,
   );
 });
