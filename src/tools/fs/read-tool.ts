@@ -117,6 +117,12 @@ async function readOpened(
   try {
     const stats = await handle.stat();
     if (stats.size > STREAM_THRESHOLD) {
+      // A binary file is refused on its first 8 KiB: streamed and hashed whole first, a sparse
+      // file a command made with `truncate -s 1T` held the call for minutes of the host's CPU.
+      const head = Buffer.alloc(8192);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      if (looksBinary(head.subarray(0, bytesRead)))
+        return { version: "", size: stats.size, head: head.subarray(0, bytesRead), lines: [], totalLines: 0, firstLine: offset };
       const streamed = await readBounded(handle, { offset, limit, maxBytes });
       return { ...streamed, firstLine: offset };
     }
