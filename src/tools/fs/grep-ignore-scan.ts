@@ -8,6 +8,7 @@ import {
   ignoreFilesAbove,
   ignoreFilesIn,
   isIgnoredAsRipgrep,
+  isIgnoredGivenAbove,
   outsideRepository,
   type ReadIgnoreFile,
   toSlash,
@@ -64,6 +65,12 @@ export async function findUnsafeIgnoreFile(
     /** Told of each `.git` (a file or a directory) found below `start`: a nested repository's top. */
     readonly onRepository?: (directory: string) => void;
     /**
+     * Told once of the first entry that ripgrep given the ignore files above `start` with
+     * `--ignore-file` (ranked below all of the tree's) and ripgrep run at `root` (by kind first)
+     * judge differently; the walk goes on. Needs `readIgnore`.
+     */
+    readonly onRankDifference?: (relative: string) => void;
+    /**
      * Reads an ignore file found safe (grep's non-blocking, confined reader): with it the walk
      * applies the ignore rules as it goes and enters only what ripgrep enters. Without it every
      * directory but grep's skipped ones is entered.
@@ -77,11 +84,14 @@ export async function findUnsafeIgnoreFile(
   const { readIgnore } = options;
   const inherited = readIgnore === undefined ? [] : await ignoreFilesAbove(root, start, readIgnore);
   const pending: PendingDirectory[] = [{ directory: start, ignores: inherited }];
+  const givenAbove = new Set(inherited);
+  let differenceSeen = options.onRankDifference === undefined || inherited.length === 0;
   const pacer = new StepPacer();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     options.signal.throwIfAborted();
     const { directory } = next;
     const subdirectories: string[] = [];
+    const files: string[] = [];
     const ignoreNames: string[] = [];
     let repository = false;
     const unsafe = await eachEntry(directory, pacer, (entry) => {
@@ -98,10 +108,11 @@ export async function findUnsafeIgnoreFile(
         return checkIgnoreFile(path.join(directory, EXCLUDE), undefined, options.confineTo);
       }
       if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) subdirectories.push(entry.name);
+      else if (!differenceSeen && !entry.isDirectory()) files.push(entry.name);
       return undefined;
     });
     if (unsafe !== undefined) return unsafe;
-    if (subdirectories.length === 0) continue;
+    if (subdirectories.length === 0 && differenceSeen) continue;
     let ignores = next.ignores;
     if (readIgnore !== undefined) {
       // Read in ripgrep's precedence order, the exclude file first.
@@ -112,6 +123,24 @@ export async function findUnsafeIgnoreFile(
         pacer.resumed();
       }
       ignores = [...(repository ? outsideRepository(ignores) : ignores), ...own];
+    }
+    if (!differenceSeen && readIgnore !== undefined && ignores.some((file) => !givenAbove.has(file))) {
+      for (const [names, isDirectory] of [
+        [files, false],
+        [subdirectories, true],
+      ] as const) {
+        for (const name of names) {
+          const relative = toSlash(path.relative(root, path.join(directory, name)));
+          if (
+            isIgnoredAsRipgrep(ignores, relative, isDirectory) === isIgnoredGivenAbove(ignores, givenAbove, relative, isDirectory)
+          )
+            continue;
+          differenceSeen = true;
+          options.onRankDifference?.(relative);
+          break;
+        }
+        if (differenceSeen) break;
+      }
     }
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
     for (const name of subdirectories.reverse()) {
