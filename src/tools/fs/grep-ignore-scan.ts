@@ -84,8 +84,7 @@ export async function findUnsafeIgnoreFile(
   const { readIgnore } = options;
   const inherited = readIgnore === undefined ? [] : await ignoreFilesAbove(root, start, readIgnore);
   const pending: PendingDirectory[] = [{ directory: start, ignores: inherited }];
-  const givenAbove = new Set(inherited);
-  let differenceSeen = options.onRankDifference === undefined || inherited.length === 0;
+  const ranks = new RankComparison(root, inherited, readIgnore === undefined ? undefined : options.onRankDifference);
   const pacer = new StepPacer();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     options.signal.throwIfAborted();
@@ -108,11 +107,11 @@ export async function findUnsafeIgnoreFile(
         return checkIgnoreFile(path.join(directory, EXCLUDE), undefined, options.confineTo);
       }
       if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) subdirectories.push(entry.name);
-      else if (!differenceSeen && !entry.isDirectory()) files.push(entry.name);
+      else if (ranks.active && !entry.isDirectory()) files.push(entry.name);
       return undefined;
     });
     if (unsafe !== undefined) return unsafe;
-    if (subdirectories.length === 0 && differenceSeen) continue;
+    if (subdirectories.length === 0 && !ranks.active) continue;
     let ignores = next.ignores;
     if (readIgnore !== undefined) {
       // Read in ripgrep's precedence order, the exclude file first.
@@ -124,29 +123,74 @@ export async function findUnsafeIgnoreFile(
       }
       ignores = [...(repository ? outsideRepository(ignores) : ignores), ...own];
     }
-    if (!differenceSeen && readIgnore !== undefined && ignores.some((file) => !givenAbove.has(file))) {
-      for (const [names, isDirectory] of [
-        [files, false],
-        [subdirectories, true],
-      ] as const) {
-        for (const name of names) {
-          const relative = toSlash(path.relative(root, path.join(directory, name)));
-          if (
-            isIgnoredAsRipgrep(ignores, relative, isDirectory) === isIgnoredGivenAbove(ignores, givenAbove, relative, isDirectory)
-          )
-            continue;
-          differenceSeen = true;
-          options.onRankDifference?.(relative);
-          break;
-        }
-        if (differenceSeen) break;
-      }
-    }
+    ranks.compare(ignores, directory, files, subdirectories);
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
     for (const name of subdirectories.reverse()) {
       const absolute = path.join(directory, name);
       if (ignores.length > 0 && isIgnoredAsRipgrep(ignores, toSlash(path.relative(root, absolute)), true)) continue;
       pending.push({ directory: absolute, ignores });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Compares, entry by entry, what ripgrep run at `root` and ripgrep given the ignore files above
+ * the search's start (`inherited`) with `--ignore-file` ignore; tells `report` of the first
+ * entry they judge differently, then stops comparing.
+ */
+class RankComparison {
+  private readonly givenAbove: ReadonlySet<GitAwareIgnoreFile>;
+  /** Still comparing: something to compare with and nothing found yet. */
+  active: boolean;
+
+  constructor(
+    private readonly root: string,
+    inherited: readonly GitAwareIgnoreFile[],
+    private readonly report: ((relative: string) => void) | undefined,
+  ) {
+    this.givenAbove = new Set(inherited);
+    this.active = report !== undefined && inherited.length > 0;
+  }
+
+  /** Compares the entries of `directory` under `ignores` (the files that apply there). */
+  compare(
+    ignores: readonly GitAwareIgnoreFile[],
+    directory: string,
+    files: readonly string[],
+    subdirectories: readonly string[],
+  ) {
+    if (!this.active || ignores.every((file) => this.givenAbove.has(file))) return;
+    const differing = firstRankDifference(ignores, this.givenAbove, this.root, directory, files, subdirectories);
+    if (differing === undefined) return;
+    this.active = false;
+    this.report?.(differing);
+  }
+}
+
+/**
+ * The first entry of `directory` (its files, then its sub-directories) that ripgrep run at `root`
+ * and ripgrep given `givenAbove` with `--ignore-file` judge differently, relative to `root`.
+ */
+function firstRankDifference(
+  ignores: readonly GitAwareIgnoreFile[],
+  givenAbove: ReadonlySet<GitAwareIgnoreFile>,
+  root: string,
+  directory: string,
+  files: readonly string[],
+  subdirectories: readonly string[],
+): string | undefined {
+  for (const [names, isDirectory] of [
+    [files, false],
+    [subdirectories, true],
+  ] as const) {
+    for (const name of names) {
+      const relative = toSlash(path.relative(root, path.join(directory, name)));
+      if (
+        isIgnoredAsRipgrep(ignores, relative, isDirectory) !== isIgnoredGivenAbove(ignores, givenAbove, relative, isDirectory)
+      ) {
+        return relative;
+      }
     }
   }
   return undefined;
