@@ -171,12 +171,17 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep ranks ignore rules as ripgr
     root: string,
     engine: "auto" | "ripgrep" | "javascript",
     sandbox: "workspace" | "unrestricted" = "unrestricted",
+    searched?: string,
   ) {
     const run = createRegistry({ tools: [createGrepTool({ engine, searchTimeoutMs: 8_000 })] }).createRun({
       profile: "full",
       permissions: { workspace: root, sandbox },
     });
-    const result = await run.call("grep", { pattern: "needle", files_only: true });
+    const result = await run.call("grep", {
+      pattern: "needle",
+      files_only: true,
+      ...(searched === undefined ? {} : { path: searched }),
+    });
     return String(result.ok ? result.output : result.error.message);
   }
 
@@ -195,6 +200,28 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep ranks ignore rules as ripgr
     for (const engine of ["javascript", "ripgrep"] as const) {
       expect(named(await grep(root, engine)), engine).toEqual([...layout.listed].sort());
     }
+  });
+
+  // A search of a subdirectory lists what rg run at the root lists there: ripgrep given the ignore
+  // files above the subdirectory with --ignore-file ranks them below every ignore file of the tree.
+  it.each(
+    LAYOUTS.filter((layout) => Object.keys(layout.files).some((file) => file.startsWith("sub/"))).map(
+      (layout) => [layout.name, layout] as const,
+    ),
+  )("%s: grep of sub/ (auto and javascript) lists what rg at the root lists there", async (_name, layout) => {
+    const root = await plant(layout.files);
+    const expected = rgListed(root).filter((file) => file.startsWith("sub/"));
+    for (const engine of ["auto", "javascript"] as const) {
+      const output = await grep(root, engine, "unrestricted", "sub");
+      expect(named(output), `${engine}: ${output}`).toEqual(expected);
+    }
+  });
+
+  it("positive control: a subdirectory search with ignore files of one kind above and below stays with ripgrep", async () => {
+    const root = await plant({ ".gitignore": "build/\n", "sub/.gitignore": "!build/\n", "sub/build/x.txt": N, "sub/y.txt": N });
+    const output = await grep(root, "auto", "unrestricted", "sub");
+    expect(named(output)).toEqual(["sub/build/x.txt", "sub/y.txt"]);
+    expect(output).toMatch(/\[engine: ripgrep, sandbox [^\]]+\]$/);
   });
 
   it("(a) the look enters a directory a root .ignore re-includes: a named pipe .gitignore there is found", async () => {

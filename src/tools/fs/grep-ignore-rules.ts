@@ -37,6 +37,32 @@ export function isIgnoredAsRipgrep(files: readonly GitAwareIgnoreFile[], relativ
 }
 
 /**
+ * Whether ripgrep run in the searched directory, given the ignore files above it with
+ * `--ignore-file` (`above`), ignores `relative`: it ranks every one of the tree's own files
+ * (by kind, the deepest first) over all of those, which among themselves rank as at the root.
+ */
+export function isIgnoredGivenAbove(
+  files: readonly GitAwareIgnoreFile[],
+  above: ReadonlySet<GitAwareIgnoreFile>,
+  relative: string,
+  isDirectory: boolean,
+): boolean {
+  for (let rank = PARENT_IGNORE_FILE_NAMES.length - 1; rank >= 0; rank--) {
+    for (let index = files.length - 1; index >= 0; index--) {
+      const file = files[index] as GitAwareIgnoreFile;
+      if (file.rank !== rank || above.has(file)) continue;
+      const match = matchIgnoreFile(file, relative, isDirectory);
+      if (match !== undefined) return match === "ignore";
+    }
+  }
+  return isIgnoredAsRipgrep(
+    files.filter((file) => above.has(file)),
+    relative,
+    isDirectory,
+  );
+}
+
+/**
  * The ignore files that still apply in a directory holding `.git` (a file or a directory: a
  * nested repository, a submodule, a worktree): as ripgrep (and git), the `.gitignore` and exclude
  * files of the directories above it do not; `.ignore` and `.rgignore` do.

@@ -8,6 +8,7 @@ import {
   ignoreFilesAbove,
   ignoreFilesIn,
   isIgnoredAsRipgrep,
+  isIgnoredGivenAbove,
   outsideRepository,
   type ReadIgnoreFile,
   toSlash,
@@ -64,6 +65,12 @@ export async function findUnsafeIgnoreFile(
     /** Told of each `.git` (a file or a directory) found below `start`: a nested repository's top. */
     readonly onRepository?: (directory: string) => void;
     /**
+     * Told once of the first entry that ripgrep given the ignore files above `start` with
+     * `--ignore-file` (ranked below all of the tree's) and ripgrep run at `root` (by kind first)
+     * judge differently; the walk goes on. Needs `readIgnore`.
+     */
+    readonly onRankDifference?: (relative: string) => void;
+    /**
      * Reads an ignore file found safe (grep's non-blocking, confined reader): with it the walk
      * applies the ignore rules as it goes and enters only what ripgrep enters. Without it every
      * directory but grep's skipped ones is entered.
@@ -77,11 +84,13 @@ export async function findUnsafeIgnoreFile(
   const { readIgnore } = options;
   const inherited = readIgnore === undefined ? [] : await ignoreFilesAbove(root, start, readIgnore);
   const pending: PendingDirectory[] = [{ directory: start, ignores: inherited }];
+  const ranks = new RankComparison(root, inherited, readIgnore === undefined ? undefined : options.onRankDifference);
   const pacer = new StepPacer();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     options.signal.throwIfAborted();
     const { directory } = next;
     const subdirectories: string[] = [];
+    const files: string[] = [];
     const ignoreNames: string[] = [];
     let repository = false;
     const unsafe = await eachEntry(directory, pacer, (entry) => {
@@ -98,10 +107,11 @@ export async function findUnsafeIgnoreFile(
         return checkIgnoreFile(path.join(directory, EXCLUDE), undefined, options.confineTo);
       }
       if (entry.isDirectory() && !GREP_SKIPPED_DIRECTORIES.includes(entry.name)) subdirectories.push(entry.name);
+      else if (ranks.active && !entry.isDirectory()) files.push(entry.name);
       return undefined;
     });
     if (unsafe !== undefined) return unsafe;
-    if (subdirectories.length === 0) continue;
+    if (subdirectories.length === 0 && !ranks.active) continue;
     let ignores = next.ignores;
     if (readIgnore !== undefined) {
       // Read in ripgrep's precedence order, the exclude file first.
@@ -113,11 +123,74 @@ export async function findUnsafeIgnoreFile(
       }
       ignores = [...(repository ? outsideRepository(ignores) : ignores), ...own];
     }
+    ranks.compare(ignores, directory, files, subdirectories);
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
     for (const name of subdirectories.reverse()) {
       const absolute = path.join(directory, name);
       if (ignores.length > 0 && isIgnoredAsRipgrep(ignores, toSlash(path.relative(root, absolute)), true)) continue;
       pending.push({ directory: absolute, ignores });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Compares, entry by entry, what ripgrep run at `root` and ripgrep given the ignore files above
+ * the search's start (`inherited`) with `--ignore-file` ignore; tells `report` of the first
+ * entry they judge differently, then stops comparing.
+ */
+class RankComparison {
+  private readonly givenAbove: ReadonlySet<GitAwareIgnoreFile>;
+  /** Still comparing: something to compare with and nothing found yet. */
+  active: boolean;
+
+  constructor(
+    private readonly root: string,
+    inherited: readonly GitAwareIgnoreFile[],
+    private readonly report: ((relative: string) => void) | undefined,
+  ) {
+    this.givenAbove = new Set(inherited);
+    this.active = report !== undefined && inherited.length > 0;
+  }
+
+  /** Compares the entries of `directory` under `ignores` (the files that apply there). */
+  compare(
+    ignores: readonly GitAwareIgnoreFile[],
+    directory: string,
+    files: readonly string[],
+    subdirectories: readonly string[],
+  ) {
+    if (!this.active || ignores.every((file) => this.givenAbove.has(file))) return;
+    const differing = firstRankDifference(ignores, this.givenAbove, this.root, directory, files, subdirectories);
+    if (differing === undefined) return;
+    this.active = false;
+    this.report?.(differing);
+  }
+}
+
+/**
+ * The first entry of `directory` (its files, then its sub-directories) that ripgrep run at `root`
+ * and ripgrep given `givenAbove` with `--ignore-file` judge differently, relative to `root`.
+ */
+function firstRankDifference(
+  ignores: readonly GitAwareIgnoreFile[],
+  givenAbove: ReadonlySet<GitAwareIgnoreFile>,
+  root: string,
+  directory: string,
+  files: readonly string[],
+  subdirectories: readonly string[],
+): string | undefined {
+  for (const [names, isDirectory] of [
+    [files, false],
+    [subdirectories, true],
+  ] as const) {
+    for (const name of names) {
+      const relative = toSlash(path.relative(root, path.join(directory, name)));
+      if (
+        isIgnoredAsRipgrep(ignores, relative, isDirectory) !== isIgnoredGivenAbove(ignores, givenAbove, relative, isDirectory)
+      ) {
+        return relative;
+      }
     }
   }
   return undefined;

@@ -199,6 +199,12 @@ async function ripgrepUnlessUnsafe(
   const onRepository = (directory: string) => {
     if (directory !== start) nestedRepository = true;
   };
+  // ripgrep ranks the files given with --ignore-file below every ignore file of the tree, where
+  // rg run at the root ranks by kind first: the look tells where the two would differ.
+  let rankDifference: string | undefined;
+  const onRankDifference = (relative: string) => {
+    rankDifference = relative;
+  };
   const dropped = new AbortController();
   const searching = ripgrepWithinBudget(context, ripgrepOnly, (signal) => search(AbortSignal.any([signal, dropped.signal])));
   // Settled even when dropped, so that it is never an unhandled rejection.
@@ -208,7 +214,14 @@ async function ripgrepUnlessUnsafe(
   );
   let unsafe: UnsafeIgnoreFile | undefined;
   try {
-    unsafe = await findUnsafeIgnoreFile(start, { confineTo, signal: context.signal, root, onRepository, readIgnore });
+    unsafe = await findUnsafeIgnoreFile(start, {
+      confineTo,
+      signal: context.signal,
+      root,
+      onRepository,
+      onRankDifference,
+      readIgnore,
+    });
   } catch (error) {
     dropped.abort();
     throw error;
@@ -218,6 +231,10 @@ async function ripgrepUnlessUnsafe(
     if ("error" in outcome) throw outcome.error;
     if (outcome.attempt.gitAbove === true && nestedRepository) {
       const why = "a .gitignore above the path does not apply in the git repository nested below it, which ripgrep cannot tell";
+      return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
+    }
+    if (outcome.attempt.givenAbove === true && rankDifference !== undefined) {
+      const why = `an ignore file above the path ranks over one below it for ${rankDifference}, which ripgrep given it with --ignore-file ranks last`;
       return { answer: undefined, engine: `javascript worker (ripgrep was not run: ${why})` };
     }
     return outcome.attempt;
@@ -239,6 +256,8 @@ interface RipgrepAttempt {
   readonly answer: GrepAnswer | undefined;
   readonly engine: string;
   readonly gitAbove?: boolean;
+  /** Ignore files above the path were given to ripgrep with `--ignore-file`. */
+  readonly givenAbove?: boolean;
 }
 
 /**
@@ -330,7 +349,12 @@ async function tryRipgrep(
   }
   try {
     const answer = await searchWithRipgrep(sandbox, executable, root, target, { ...query, parentIgnores: above.files }, signal);
-    return { answer, engine: `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}`, gitAbove: above.git };
+    return {
+      answer,
+      engine: `ripgrep, sandbox ${sandbox.kind}/${sandbox.scope}`,
+      gitAbove: above.git,
+      givenAbove: above.files.length > 0,
+    };
   } catch (error) {
     if (!(error instanceof RipgrepUnusableError)) throw error;
     return { answer: undefined, engine: `javascript worker (${error.message.split("\n")[0]})` };
