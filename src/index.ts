@@ -69,6 +69,7 @@ export type { RunHost } from "./run/run-host.js";
 export type { PendingApprovalState, RunStateV1, RunStateV2, SkillConstraintState } from "./run/run-state.js";
 export {
   InMemoryRunStore,
+  type RunCallClaim,
   type RunStore,
   RunStoreConflictError,
   type RunStoreSaveOptions,

@@ -24,7 +24,9 @@ export const MODEL_ERROR_CODES = Object.freeze({
     "A person, or the approval timeout, did not approve the call, or the approval service failed to take the request; nothing was done.",
   internal_error: "The catalog itself failed while handling the call (e.g. a host listener threw).",
   duplicate_call_id:
-    "The model's step used one call id twice: the call with that id already running (or answered in the same message) is the one that ran; this one was not run.",
+    "The model's step used one call id twice, or another process continuing the run is running that id: the call with that id already running (or answered in the same message) is the one that ran; this one was not run.",
+  invalid_call_id:
+    "The call's id (the provider's or the host's) is over 512 characters; the tool was not run. Call it again: each call needs a short id of its own.",
   redis_timeout:
     "The durable state store (Redis) did not answer in time. The message says whether the action may still take effect (`mayHaveRun`); the hint says to check before retrying when it may, else to retry in a few seconds.",
   call_interrupted:

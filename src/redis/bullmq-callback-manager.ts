@@ -10,6 +10,7 @@ import {
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
+import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -67,13 +68,18 @@ export interface CallbackWorkerOptions {
 // Registers a callback if its conversation is under the limit, atomically across processes.
 // KEYS[1] the conversation's pending set, KEYS[2] the record, KEYS[3] the due index; ARGV: id,
 // JSON, limit, due at (ms).
-const SCHEDULE = `
+// The record's createdAt and dueAt are set here, by Redis's clock (ARGV[4]: the delay in ms), and
+// the script returns that time: hosts sharing one Redis may disagree about the time.
+const SCHEDULE = `${REDIS_NOW_LUA}
 local count = redis.call('SCARD', KEYS[1])
-if count >= tonumber(ARGV[3]) then return count end
+if count >= tonumber(ARGV[3]) then return {count, string.format('%.0f', now)} end
+local callback = cjson.decode(ARGV[2])
+callback.createdAt = now
+callback.dueAt = now + tonumber(ARGV[4])
 redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
-return -1
+redis.call('SET', KEYS[2], cjson.encode(callback))
+redis.call('ZADD', KEYS[3], string.format('%.0f', callback.dueAt), ARGV[1])
+return {-1, string.format('%.0f', now)}
 `;
 
 // Takes a pending callback for firing: counts the attempt and returns the JSON; "" when it is not
@@ -174,15 +180,7 @@ export class BullMqCallbackManager implements CallbackManager {
    */
   async schedule(request: DelayedCallbackRequest): Promise<DelayedCallback> {
     checkCallbackDelay(request.delaySeconds);
-    const now = Date.now();
-    const callback: DelayedCallback = {
-      id: `cb_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
-      conversationId: request.conversationId,
-      message: request.message,
-      createdAt: now,
-      dueAt: now + request.delaySeconds * 1000,
-      status: "pending",
-    };
+    const id = `cb_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const limit = this.options.maxPendingPerConversation ?? CALLBACK_LIMITS.maxPendingPerConversation;
     const writes = { sent: false };
     return this.bounded(
@@ -190,28 +188,35 @@ export class BullMqCallbackManager implements CallbackManager {
       () => writes.sent,
       async () => {
         const redis = await this.client();
+        const delayMs = request.delaySeconds * 1000;
+        // createdAt and dueAt are set by the script, in Redis's clock, not this host's: the due
+        // time is judged by other hosts too (the repair sweep of any worker, the job's delay).
+        const draft = { id, conversationId: request.conversationId, message: request.message, status: "pending" };
         // The record first, then the job: a job that fires always finds its record. A process
         // killed between the two leaves a pending record without a job, which repair() re-arms.
         writes.sent = true;
         const outcome = (await redis.eval(
           SCHEDULE,
           3,
-          this.pendingKey(callback.conversationId),
-          this.recordKey(callback.id),
+          this.pendingKey(request.conversationId),
+          this.recordKey(id),
           this.dueKey(),
-          callback.id,
-          JSON.stringify(callback),
+          id,
+          JSON.stringify(draft),
           String(limit),
-          String(callback.dueAt),
-        )) as number;
-        if (outcome !== -1) {
+          String(delayMs),
+        )) as [number, string];
+        const [count, at] = outcome;
+        const now = Number(at);
+        if (count !== -1) {
           throw new ToolError(
             "too_many_callbacks",
-            `This conversation has ${outcome} pending callbacks already (the limit is ${limit}).`,
+            `This conversation has ${count} pending callbacks already (the limit is ${limit}).`,
             { hint: "Cancel one with cancel_delayed_callback, or wait for one to fire." },
           );
         }
-        await this.arm(callback);
+        const callback: DelayedCallback = { ...draft, status: "pending", createdAt: now, dueAt: now + delayMs };
+        await this.arm(callback, now);
         return callback;
       },
     );
@@ -394,7 +399,7 @@ export class BullMqCallbackManager implements CallbackManager {
   /** Repairs the callbacks due within the next `withinMs` (later ones at a later sweep). */
   private async sweep(withinMs: number): Promise<void> {
     const redis = await this.client();
-    const ids = await redis.zrangebyscore(this.dueKey(), "-inf", String(Date.now() + withinMs), "LIMIT", 0, 1000);
+    const ids = await redis.zrangebyscore(this.dueKey(), "-inf", String((await redisNow(redis)) + withinMs), "LIMIT", 0, 1000);
     if (ids.length === 0) return;
     const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
     const pending = records
@@ -404,12 +409,18 @@ export class BullMqCallbackManager implements CallbackManager {
     await this.repair(pending, { sent: false });
   }
 
-  private async arm(callback: DelayedCallback): Promise<void> {
+  /** Adds the callback's job; `now`: Redis's time, when the caller has just read it. */
+  private async arm(callback: DelayedCallback, redisTime?: number): Promise<void> {
+    // The job's creation time and delay in Redis's clock too: BullMQ dates a delayed job by the
+    // `timestamp` it is given (default this host's clock), and a host a minute ahead armed a 5 s
+    // callback to fire 65 s late on the other workers.
+    const now = redisTime ?? (await redisNow(await this.client()));
     await this.queue.add(
       "callback",
       { id: callback.id, conversationId: callback.conversationId },
       {
-        delay: Math.max(0, callback.dueAt - Date.now()),
+        timestamp: now,
+        delay: Math.max(0, callback.dueAt - now),
         jobId: callback.id,
         attempts: 1,
         removeOnComplete: true,

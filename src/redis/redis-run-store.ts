@@ -1,5 +1,6 @@
 import {
   ConfigurationError,
+  type RunCallClaim,
   type RunState,
   type RunStore,
   RunStoreConflictError,
@@ -41,6 +42,21 @@ local revision = current + 1
 redis.call('HSET', KEYS[1], 'revision', revision, 'state', ARGV[2])
 if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 return {1, revision}
+`;
+
+// A call's claim: set when free or already this token's (a renewal), in one script.
+// KEYS[1] the claim; ARGV: token, TTL ms.
+const CLAIM = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+// Gives a claim up only when this token holds it. KEYS[1] the claim; ARGV[1] the token.
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
 `;
 
 /**
@@ -119,6 +135,33 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
       this.redis.del(this.key(runId)),
     );
     return deleted > 0;
+  }
+
+  /**
+   * Claims a call of a run for `claim.token` for `claim.ttlMs` (see `RunStore.claimCall`): true
+   * when it was free or already this token's (a renewal), false when another token holds it.
+   * One key per claimed call (`<prefix>:call:<run id length>:<run id>:<call id>`), set with its TTL
+   * in one script, so two processes claiming one call cannot both win; the TTL is Redis's clock.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (the call is
+   * then not run; the claim may still land and holds until its TTL).
+   */
+  async claimCall(runId: string, callId: string, claim: RunCallClaim): Promise<boolean> {
+    const claimed = await withinRedisDeadline("RedisRunStore.claimCall", this.operationTimeoutMs, true, () =>
+      this.redis.eval(CLAIM, 1, this.claimKey(runId, callId), claim.token, String(Math.max(1, Math.ceil(claim.ttlMs)))),
+    );
+    return claimed === 1;
+  }
+
+  /** {@inheritDoc RunStore.releaseCall} */
+  async releaseCall(runId: string, callId: string, token: string): Promise<void> {
+    await withinRedisDeadline("RedisRunStore.releaseCall", this.operationTimeoutMs, true, () =>
+      this.redis.eval(RELEASE, 1, this.claimKey(runId, callId), token),
+    );
+  }
+
+  // The run id's length first: run "a:b" call "c" and run "a" call "b:c" are different keys.
+  private claimKey(runId: string, callId: string): string {
+    return redisKey(this.prefix, "call", String(runId.length), runId, callId);
   }
 
   private key(runId: string): string {

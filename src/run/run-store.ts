@@ -45,6 +45,29 @@ export interface RunStore<State = RunState> {
   save(runId: string, state: State, options?: RunStoreSaveOptions): Promise<number>;
   /** Deletes a saved state; false when there was none. */
   delete(runId: string): Promise<boolean>;
+  /**
+   * Claims the call `callId` of `runId` for the holder of `claim.token`, atomically across every
+   * process sharing the store, for `claim.ttlMs`: true when the call was free or is already this
+   * token's (then the claim's time starts again: a renewal), false when another token holds it.
+   * A run with a store that has this method runs a call with a host-given id only when it got the
+   * claim, so one provider call delivered to two processes runs once; the other is answered
+   * `duplicate_call_id`. Optional: a store without it claims nothing across processes.
+   */
+  claimCall?(runId: string, callId: string, claim: RunCallClaim): Promise<boolean>;
+  /** Gives up the claim of `callId` when `token` holds it (a claim held by another token stays). */
+  releaseCall?(runId: string, callId: string, token: string): Promise<void>;
+}
+
+/**
+ * A claim on one call of a run, as {@link RunStore.claimCall} takes it.
+ *
+ * @public
+ */
+export interface RunCallClaim {
+  /** Who holds it: random per call. */
+  readonly token: string;
+  /** How long it holds without renewal, in ms. */
+  readonly ttlMs: number;
 }
 
 /**
@@ -73,6 +96,11 @@ export class RunStoreConflictError extends CatalogError {
   }
 }
 
+interface MemoryClaim {
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
 interface MemoryEntry {
   readonly json: string;
   readonly revision: number;
@@ -86,6 +114,7 @@ interface MemoryEntry {
  */
 export class InMemoryRunStore<State = RunState> implements RunStore<State> {
   private readonly entries = new Map<string, MemoryEntry>();
+  private readonly claims = new Map<string, MemoryClaim>();
   private readonly now: () => number;
 
   /** @param options - `now`: the time source for TTLs (tests). */
@@ -120,6 +149,21 @@ export class InMemoryRunStore<State = RunState> implements RunStore<State> {
     const existed = this.live(runId) !== undefined;
     this.entries.delete(runId);
     return existed;
+  }
+
+  /** {@inheritDoc RunStore.claimCall} */
+  async claimCall(runId: string, callId: string, claim: RunCallClaim): Promise<boolean> {
+    const key = JSON.stringify([runId, callId]);
+    const held = this.claims.get(key);
+    if (held !== undefined && held.token !== claim.token && held.expiresAt > this.now()) return false;
+    this.claims.set(key, { token: claim.token, expiresAt: this.now() + claim.ttlMs });
+    return true;
+  }
+
+  /** {@inheritDoc RunStore.releaseCall} */
+  async releaseCall(runId: string, callId: string, token: string): Promise<void> {
+    const key = JSON.stringify([runId, callId]);
+    if (this.claims.get(key)?.token === token) this.claims.delete(key);
   }
 
   private live(runId: string): MemoryEntry | undefined {

@@ -22,6 +22,7 @@ import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
+import { claimCallId, cutCallId, MAX_CALL_ID_LENGTH, oversizedCallIdError } from "./call-id-claims.js";
 import { CallLifetimes } from "./call-lifetimes.js";
 import {
   CREATE_RUN_OPTION_NAMES,
@@ -221,6 +222,8 @@ export class Run {
   private readonly maxBinaryBytes: number;
   private readonly storage: RunStorage;
   private readonly persistence: RunPersistence | undefined;
+  /** The store the run saves to, which also claims host-given call ids across processes. */
+  private readonly runStore: RunStore<RunState> | undefined;
   private readonly restoredPending: readonly PendingApprovalState[];
   private readonly pendingApprovals = new Map<string, PendingApprovalState>();
   private readonly children: ChildRuns;
@@ -304,6 +307,7 @@ export class Run {
     this.reportUnknownLoadModeTools();
     this.trackPendingApprovals(registry);
     this.persistence = options.store === undefined ? undefined : this.persistTo(options.store, options);
+    this.runStore = options.store;
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       searchHybrid: (query, searchOptions) => this.searchHybrid(query, searchOptions),
@@ -692,10 +696,15 @@ export class Run {
   private async invokeSafely(name: unknown, args: unknown, rawOptions: unknown, viaToolbox: boolean): Promise<ToolCallResult> {
     const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
     const options = readCallOptions(rawOptions);
-    const callId = ("callId" in options ? options.callId : undefined) ?? `${this.id}:${++this.callCount}`;
+    const given = "callId" in options ? options.callId : undefined;
+    const callId = given === undefined ? `${this.id}:${++this.callCount}` : cutCallId(given);
     try {
       if ("code" in options)
         return this.fail(toolName.slice(0, MAX_ECHOED_NAME_LENGTH), callId, performance.now(), options, undefined);
+      if (given !== undefined && given.length > MAX_CALL_ID_LENGTH) {
+        const shown = toolName.slice(0, MAX_ECHOED_NAME_LENGTH);
+        return this.fail(shown, callId, performance.now(), oversizedCallIdError(shown, given), undefined);
+      }
       if (typeof name !== "string") {
         return this.fail(
           toolName,
@@ -726,7 +735,16 @@ export class Run {
           undefined,
         );
       }
-      return await this.invoke(name, args, options, viaToolbox, callId);
+      if (given === undefined) return await this.invoke(name, args, options, viaToolbox, callId);
+      // A host-given id is claimed in the run's store while the call runs: the same provider call
+      // reaching two processes that continue this run runs once.
+      const claim = await claimCallId(this.runStore, this.id, name, given);
+      if ("code" in claim) return this.fail(name, callId, performance.now(), claim, undefined);
+      try {
+        return await this.invoke(name, args, options, viaToolbox, callId);
+      } finally {
+        claim.release();
+      }
     } catch (cause) {
       const error: ToolCallErrorInfo = {
         code: "internal_error",

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
-import { RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { BullMqCallbackManager, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -150,4 +150,33 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
       expect(await manager.wait(id as string, { timeoutMs: 8_000 })).toMatchObject({ status: "failed" });
     }, 30_000);
   });
+
+  it("a 5 s callback scheduled on a host a minute ahead is due and fires here 5 s later, not 65 s", async () => {
+    const ns = nextPrefix();
+    const fired: number[] = [];
+    const worker = new BullMqCallbackManager({
+      connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
+      prefix: ns,
+      onFire: () => {
+        fired.push(Date.now());
+      },
+    });
+    try {
+      await worker.startWorker();
+      const host = startSkewed("callback-once.ts", MINUTE, [server.url, ns, "5"]);
+      started.push(host);
+      const { scheduled } = (await host.next()) as { scheduled: { dueAt: number } };
+      const [seconds, micros] = await redis.time();
+      const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      // Due by Redis's clock (what every worker judges by), not by the scheduling host's.
+      expect(Math.abs(scheduled.dueAt - (redisMs + 5_000))).toBeLessThan(5_000);
+      const armedAt = Date.now();
+      while (fired.length === 0 && Date.now() - armedAt < 25_000) await sleep(100);
+      expect(fired).toHaveLength(1);
+      expect((fired[0] as number) - armedAt).toBeLessThan(15_000);
+      await host.exited();
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
 });

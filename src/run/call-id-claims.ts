@@ -1,0 +1,114 @@
+import { settleThenable } from "../tool/settle-thenable.js";
+import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
+import { randomRunId } from "./random-run-id.js";
+import type { RunState } from "./run-state.js";
+import type { RunStore } from "./run-store.js";
+
+/**
+ * Longest call id a run takes, in UTF-16 code units. Providers' ids are tens of characters
+ * (`toolu_…`, `call_…`, `fc_…`); an id is echoed in every result, event, span and saved approval,
+ * so a 10 MB one would be copied into each of them.
+ */
+export const MAX_CALL_ID_LENGTH = 512;
+
+/**
+ * How long a claim holds without renewal, in ms. A process that dies while a call runs leaves its
+ * claim this long at most, so a later call reusing the id (providers that number calls per
+ * response reuse `call_0` every turn) is refused for no longer than this.
+ */
+export const CALL_CLAIM_TTL_MS = 30_000;
+
+/** How long a call waits for its claim before it is refused, in ms: a store that never answers must not hold it. */
+const CLAIM_WAIT_MS = 10_000;
+
+/** A claim held for one call: ends it (stops renewing, gives it up in the store). */
+export interface HeldCallClaim {
+  readonly release: () => void;
+}
+
+/**
+ * The answer to a call id over {@link MAX_CALL_ID_LENGTH}: the id is the provider's or the host's,
+ * not the model's arguments, so the tool is not run and the result carries the id cut.
+ */
+export function oversizedCallIdError(name: string, callId: string): ToolCallErrorInfo {
+  return {
+    code: "invalid_call_id",
+    message: `The call id has ${callId.length} characters, over the ${MAX_CALL_ID_LENGTH} a call id may have; "${name}" was not run.`,
+    hint: "Call the tool again; each tool call needs a short id of its own.",
+  };
+}
+
+/** {@link oversizedCallIdError}'s id as results and events carry it: cut, and marked as cut. */
+export function cutCallId(callId: string): string {
+  return callId.length > MAX_CALL_ID_LENGTH ? `${callId.slice(0, MAX_CALL_ID_LENGTH)}…` : callId;
+}
+
+/**
+ * Claims a host-given call id in the run's store while the call runs, so one provider call that
+ * reaches two processes continuing the same run (a retried webhook, two replicas) runs in one of
+ * them; the other gets `duplicate_call_id`. The claim is renewed every third of its time while the
+ * call runs and given up when it ends. A store without `claimCall` claims nothing (as before).
+ *
+ * Resolves the held claim, or the error to answer with: `duplicate_call_id` when another call
+ * holds the id, and, when the store failed to answer, the store's code (`redis_timeout`) or
+ * `internal_error`: the tool is not run without the claim, since running it might run it twice.
+ */
+export async function claimCallId(
+  store: RunStore<RunState> | undefined,
+  runId: string,
+  name: string,
+  callId: string,
+): Promise<HeldCallClaim | ToolCallErrorInfo> {
+  if (store?.claimCall === undefined) return { release: () => undefined };
+  const claim = { token: randomRunId(), ttlMs: CALL_CLAIM_TTL_MS };
+  let claimed: unknown;
+  try {
+    claimed = await withinClaimWait(() => store.claimCall?.(runId, callId, claim));
+  } catch (error) {
+    const code = typeof error === "object" && error !== null && (error as { code?: unknown }).code === "redis_timeout";
+    return {
+      code: code ? "redis_timeout" : "internal_error",
+      message: `The run's store did not confirm that no other process is running call "${callId.slice(0, 200)}"; "${name}" was not run.`,
+      hint: "Try the call again in a few seconds.",
+    };
+  }
+  if (claimed !== true) {
+    return {
+      code: "duplicate_call_id",
+      message: `Another call with the id "${callId.slice(0, 200)}" is running for this run (in this or another process); this one was not run.`,
+      hint: "Each tool call needs its own id; the other call's result answers this id.",
+    };
+  }
+  // Renewed while the call runs; a renewal that fails (a store that restarted empty) is left to the
+  // save after the call to report, as it reports every other loss of the run's state.
+  const renew = setInterval(() => {
+    withinClaimWait(() => store.claimCall?.(runId, callId, claim)).catch(() => undefined);
+  }, CALL_CLAIM_TTL_MS / 3);
+  (renew as { unref?: () => void }).unref?.();
+  let released = false;
+  return {
+    release: () => {
+      if (released) return;
+      released = true;
+      clearInterval(renew);
+      withinClaimWait(() => store.releaseCall?.(runId, callId, claim.token)).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A store call's answer, settled level by level (a thenable resolving to itself would starve the
+ * timer) and within {@link CLAIM_WAIT_MS}; a synchronous throw is a rejection.
+ */
+async function withinClaimWait(ask: () => unknown): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the run's store did not answer the call claim")), CLAIM_WAIT_MS);
+  });
+  try {
+    const answer = Promise.resolve().then(async () => (await settleThenable<unknown>(ask())).value);
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
