@@ -180,6 +180,23 @@ function existsAtHead(directory: string, path: string): boolean {
   }
 }
 
+/**
+ * `git log --follow --name-status -z` of `path`: per commit, its short id, the status letter (the
+ * score dropped) and, for a rename or a copy, the path it came from.
+ */
+function followNameStatus(directory: string, path: string): string[] {
+  const out = git(directory, ["log", "--follow", "--name-status", "-z", "--format=%x01%H", "--", path]);
+  return out
+    .split("\x01")
+    .slice(1)
+    .map((block) => {
+      // "<id>\0\n<status>\0<path>\0[<new path>\0]"
+      const [id = "", status = "", first = "", second = ""] = block.split("\0");
+      const letter = status.replace(/^\n/, "").slice(0, 1);
+      return `${short(id)} ${letter}${letter === "R" || letter === "C" ? ` ${first} -> ${second}` : ""}`;
+    });
+}
+
 /** `git_file_history` following renames and copies lists what `git log --follow` lists (merges included: git lists none). */
 export async function checkFollow(plan: RepositoryPlan): Promise<void> {
   const directory = buildRepository(plan);
@@ -209,6 +226,21 @@ export async function checkFollow(plan: RepositoryPlan): Promise<void> {
         answer.commits.map((commit) => commit.sha),
         `--follow of ${JSON.stringify(file)} (${answer.kind})`,
       ).toEqual(wanted);
+      // The same commits with git's status letter and, for a rename or a copy, the same source.
+      // A commit with a directory of the file's name on either side is summed up as the
+      // directory's change (M with files_changed, the tool's documented rule); git prints a line
+      // per file there (seed 3004: `A a.txt` and `D a.txt/x`), so only its id is compared.
+      if (answer.follows_renames && answer.kind === "file") {
+        const nameStatus = followNameStatus(directory, file);
+        expect(
+          answer.commits.map((commit, index) =>
+            commit.files_changed !== undefined
+              ? nameStatus[index]
+              : `${commit.sha} ${commit.status}${commit.previous_path === undefined ? "" : ` ${commit.previous_path} -> ${commit.path}`}`,
+          ),
+          `--follow --name-status of ${JSON.stringify(file)}`,
+        ).toEqual(nameStatus);
+      }
     }
   } finally {
     removeDirectory(directory);
