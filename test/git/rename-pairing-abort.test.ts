@@ -14,8 +14,8 @@ import { gitRun, output } from "./support/git-run.js";
 
 const gitCapability = capability("git");
 const author = { name: "A", email: "a@example.com" };
-/** Files moved and edited in the last commit: 500 x 500 pairs, within git's rename limit, all compared. */
-const FILES = 500;
+/** Files moved and edited in the last commit: 400 x 400 pairs, within git's rename limit, all compared. */
+const FILES = 400;
 const body = (index: number, edited: boolean) =>
   Array.from({ length: 30 }, (_, line) => `file ${index} line ${line} ${edited && line % 7 === 3 ? "changed" : "same"}\n`).join(
     "",

@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { git, temporaryDirectory } from "./git-fixture.js";
@@ -284,8 +294,10 @@ class Builder {
       head = git(this.directory, ["rev-parse", "--verify", "-q", "HEAD"]).trim();
     } catch {}
     for (const link of links) {
-      // A later edit of the same commit may have put a file there: that one wins.
-      if (existsSync(path.join(this.directory, link)) && lstatSync(path.join(this.directory, link)).isDirectory())
+      // A later edit of the same commit may have put a file there, or files under it (seed 4003:
+      // a gitlink at a.txt, then a.txt/x written): that one wins; only the empty directory stays a gitlink.
+      const where = path.join(this.directory, link);
+      if (existsSync(where) && lstatSync(where).isDirectory() && readdirSync(where).length === 0)
         git(this.directory, ["update-index", "--add", "--cacheinfo", `160000,${head},${link}`]);
     }
   }
