@@ -140,7 +140,9 @@ return {1, status}
  *
  * Guarantees (tested with several real processes and a real `redis-server`):
  * - a decision is taken once: `approve`/`deny` change only a pending request, atomically, so two
- *   people answering at once get one `true` and one `false`;
+ *   people answering at once get one `true` and one `false`; the deadline, an abort and `close()`
+ *   decide through the same script, and the waiting call takes the decision that won (an approval
+ *   that answered `true` runs the call, also when the deadline passed while subscribing);
  * - a decision binds to one call: the stored request carries a digest of run, call, tool and
  *   arguments, and `approve(id, { argumentsDigest })` refuses when they differ;
  * - deadlines are Redis's clock (`TIME` in the scripts), so hosts whose clocks disagree judge them alike;
@@ -384,7 +386,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
   }
 
   /**
-   * Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close
+   * Stops listening; calls still waiting in this process are denied (by `"abort"`), unless a
+   * decision already won in Redis (an approval that answered `true` runs its call). Does not close
    * `redis`. Waits at most `operationTimeoutMs` for Redis to record the denials.
    */
   async close(): Promise<void> {
