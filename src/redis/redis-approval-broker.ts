@@ -140,7 +140,9 @@ return {1, status}
  *
  * Guarantees (tested with several real processes and a real `redis-server`):
  * - a decision is taken once: `approve`/`deny` change only a pending request, atomically, so two
- *   people answering at once get one `true` and one `false`;
+ *   people answering at once get one `true` and one `false`; the deadline, an abort and `close()`
+ *   decide through the same script, and the waiting call takes the decision that won (an approval
+ *   that answered `true` runs the call, also when the deadline passed while subscribing);
  * - a decision binds to one call: the stored request carries a digest of run, call, tool and
  *   arguments, and `approve(id, { argumentsDigest })` refuses when they differ;
  * - deadlines are Redis's clock (`TIME` in the scripts), so hosts whose clocks disagree judge them alike;
@@ -217,23 +219,32 @@ export class RedisApprovalBroker implements ApprovalBroker {
     // Subscribing is best effort and runs beside the write: polling picks decisions up without it,
     // and Redis being down fails the write below (the run reports it), not twice as slowly.
     const subscribed = this.subscribe();
-    const storing = this.store(request, stored, timeoutMs).then(() => subscribed);
+    const written = this.store(request, stored, timeoutMs);
+    const storing = written.then(() => subscribed);
     // A Redis that takes the write but never answers (stopped, hung) must not hold the call past
-    // its deadline or its abort: the call is denied, and a request stored after all is denied
-    // there too (a person must not approve a call nobody waits for).
-    let stalled = await untilStoredOr(storing, timeoutMs, options.signal);
-    // Cancelled while a healthy Redis stores it: let the store land, then withdraw it below.
-    if (stalled === "abort") stalled = (await untilStoredOr(storing, GIVE_UP_GRACE_MS, undefined)) && "abort";
-    if (stalled !== undefined) {
+    // its deadline or its abort. But the request may be in Redis, listed and approved, while the
+    // subscription (a second connection) is still on its way: a call denied here while Redis
+    // records an approval that answered `true` would be denied for the caller and approved for the
+    // approver. So the deadline or abort ends the wait through `giveUp` once the write alone has
+    // landed (DECIDE, the one place a request is decided, then the decision that won is read).
+    const stalled = await untilStoredOr(storing, timeoutMs, options.signal);
+    if (stalled !== undefined && !(await landsWithin(written, GIVE_UP_GRACE_MS))) {
+      // Not written within the grace (Redis hung or refusing it): nobody can have decided it, so
+      // it is denied here, and in Redis by a denial sent now on the same connection, queued right
+      // behind the write, so a request stored late is denied as it lands (not approvable later).
       const reason = stalled === "abort" ? "the call was cancelled" : timeoutReason(timeoutMs);
-      void storing.then(() => this.decide(request.id, "denied", reason, stalled)).catch(() => undefined);
+      void this.decide(request.id, "denied", reason, stalled).catch(() => undefined);
       return { id: request.id, decision: "denied", reason, resolvedBy: stalled };
     }
     return new Promise<ApprovalResolution>((resolve) => {
       const { signal } = options;
       // Ref'd on purpose: a script whose only work is a call waiting for approval must not exit
-      // before the decision or the timeout denial.
-      const timer = setTimeout(() => this.giveUp(request.id, timeoutReason(timeoutMs), "timeout"), timeoutMs);
+      // before the decision or the timeout denial. A deadline that passed while subscribing gives
+      // up at once, through the same path.
+      const timer = setTimeout(
+        () => this.giveUp(request.id, timeoutReason(timeoutMs), "timeout"),
+        stalled === "timeout" ? 0 : timeoutMs,
+      );
       const onAbort = () => this.giveUp(request.id, "the call was cancelled", "abort");
       const settle = (resolution: ApprovalResolution) => {
         if (!this.waiters.delete(request.id)) return;
@@ -375,7 +386,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
   }
 
   /**
-   * Stops listening; calls still waiting in this process are denied (by `"abort"`). Does not close
+   * Stops listening; calls still waiting in this process are denied (by `"abort"`), unless a
+   * decision already won in Redis (an approval that answered `true` runs its call). Does not close
    * `redis`. Waits at most `operationTimeoutMs` for Redis to record the denials.
    */
   async close(): Promise<void> {
@@ -386,7 +398,12 @@ export class RedisApprovalBroker implements ApprovalBroker {
     // denial that lands later still wins over a late approval (a request is decided once).
     await withinRedisDeadline("RedisApprovalBroker.close", this.operationTimeoutMs, true, () =>
       Promise.allSettled(
-        [...this.waiters.keys()].map((id) => this.decide(id, "denied", "the approval broker was closed", "abort")),
+        // A decision that won before this denial (an approval that answered `true`) is handed to
+        // its call, not overridden by the local denial below.
+        [...this.waiters.keys()].map(async (id) => {
+          await this.decide(id, "denied", "the approval broker was closed", "abort");
+          await this.collect(id);
+        }),
       ),
     ).catch(() => undefined);
     for (const waiter of this.waiters.values()) {
@@ -555,6 +572,14 @@ async function untilStoredOr(
     clearTimeout(timer);
     if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Whether `written` resolves within `ms` (false when it rejects: nothing was stored). */
+async function landsWithin(written: Promise<void>, ms: number): Promise<boolean> {
+  return untilStoredOr(written, ms, undefined).then(
+    (stalled) => stalled === undefined,
+    () => false,
+  );
 }
 
 /**
