@@ -70,23 +70,7 @@ export async function readBounded(
     partial.push(Buffer.from(bytes.subarray(0, options.maxBytes + 1 - partialBytes)));
     partialBytes += bytes.length;
   };
-  // The window is complete: past its last line, over the byte budget, or in a line already cut.
-  const windowDone = () => line >= options.offset && (!wanted() || partialBytes > options.maxBytes);
-  let stopped = false;
-  for (;;) {
-    if (hash !== undefined && size > scanLimit) hash = undefined;
-    // The first chunk is always read: its head tells text from binary.
-    if (hash === undefined && head !== undefined && (windowDone() || size >= scanLimit)) {
-      stopped = true;
-      break;
-    }
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
-    if (bytesRead === 0) break;
-    const chunk = buffer.subarray(0, bytesRead);
-    hash?.update(chunk);
-    if (head === undefined) head = Buffer.from(chunk.subarray(0, 8192));
-    size += bytesRead;
-    lastByte = chunk[bytesRead - 1] as number;
+  const splitChunk = (chunk: Buffer) => {
     let start = 0;
     for (let index = chunk.indexOf(10, start); index !== -1; index = chunk.indexOf(10, start)) {
       keep(chunk.subarray(start, index));
@@ -94,9 +78,26 @@ export async function readBounded(
       start = index + 1;
     }
     keep(chunk.subarray(start));
+  };
+  // The window is complete: past its last line, over the byte budget, or in a line already cut.
+  const windowDone = () => line >= options.offset && (!wanted() || partialBytes > options.maxBytes);
+  let stopped = false;
+  for (;;) {
+    if (hash !== undefined && size > scanLimit) hash = undefined;
+    // The first chunk is always read: its head tells text from binary.
+    stopped = hash === undefined && head !== undefined && (windowDone() || size >= scanLimit);
+    if (stopped) break;
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+    if (bytesRead === 0) break;
+    const chunk = buffer.subarray(0, bytesRead);
+    hash?.update(chunk);
+    if (head === undefined) head = Buffer.from(chunk.subarray(0, 8192));
+    size += bytesRead;
+    lastByte = chunk[bytesRead - 1] as number;
+    splitChunk(chunk);
   }
   const offsetNotReached = stopped && line < options.offset;
-  const totalLines = stopped ? undefined : size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
+  const totalLines = stopped ? undefined : linesIn(size, lastByte, line);
   // A line the stop cut (or the last line, without its newline) is kept as far as it was read.
   if (size > 0 && (stopped ? partialBytes > 0 : lastByte !== 10)) finishLine();
   return {
@@ -107,4 +108,10 @@ export async function readBounded(
     totalLines,
     offsetNotReached,
   };
+}
+
+/** The lines of a file read to its end: `line` is the one after the last newline seen. */
+function linesIn(size: number, lastByte: number, line: number): number {
+  if (size === 0) return 0;
+  return lastByte === 10 ? line - 1 : line;
 }

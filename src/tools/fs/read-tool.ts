@@ -78,23 +78,8 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       if (tracker.seen(absolute, version, rangeKey)) {
         return `${requested} · ${version} · unchanged since your last read of these lines; use the content you already have.`;
       }
-      if (content.offsetNotReached) {
-        throw new ToolError(
-          "too_large",
-          `"${requested}" is ${byteCount(content.size)}, over the ${byteCount(EDIT_MAX_BYTES)} (64 MiB) read in full; line ${offset} is not within its first ${byteCount(EDIT_MAX_BYTES)}.`,
-          { hint: "Read an earlier offset, or a late part with a command in bash (tail -c, sed -n)." },
-        );
-      }
       const { totalLines } = content;
-      if (totalLines !== undefined && offset > Math.max(totalLines, 1)) {
-        throw new ToolError(
-          "offset_out_of_range",
-          `"${requested}" has ${countOf(totalLines, "line")}; offset ${offset} is past the end.`,
-          {
-            hint: `Use an offset from 1 to ${Math.max(totalLines, 1)}.`,
-          },
-        );
-      }
+      checkOffset(requested, offset, content);
       const body = numberedLines(lines, content.firstLine, offset, input.limit, maxBytes, options.hashline === true);
       tracker.remember(absolute, version, rangeKey);
       // A file over the edit limit is read only up to its window: its lines are not counted.
@@ -109,6 +94,31 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       return `${header}${cut}\n${body.text}${more}`;
     },
   });
+}
+
+/** Refuses an offset past the end, or past the first {@link EDIT_MAX_BYTES} of a larger file. */
+function checkOffset(
+  requested: string,
+  offset: number,
+  content: { readonly offsetNotReached: boolean; readonly size: number; readonly totalLines: number | undefined },
+): void {
+  const { totalLines } = content;
+  if (content.offsetNotReached) {
+    throw new ToolError(
+      "too_large",
+      `"${requested}" is ${byteCount(content.size)}, over the ${byteCount(EDIT_MAX_BYTES)} (64 MiB) read in full; line ${offset} is not within its first ${byteCount(EDIT_MAX_BYTES)}.`,
+      { hint: "Read an earlier offset, or a late part with a command in bash (tail -c, sed -n)." },
+    );
+  }
+  if (totalLines !== undefined && offset > Math.max(totalLines, 1)) {
+    throw new ToolError(
+      "offset_out_of_range",
+      `"${requested}" has ${countOf(totalLines, "line")}; offset ${offset} is past the end.`,
+      {
+        hint: `Use an offset from 1 to ${Math.max(totalLines, 1)}.`,
+      },
+    );
+  }
 }
 
 /**
