@@ -1,6 +1,7 @@
 import { ToolError } from "agent-tool-catalog";
 import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
+import { EDIT_MAX_BYTES, readForEdit } from "./edit-size-limit.js";
 import { toFileToolError, withoutChangeClaims } from "./file-errors.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
@@ -23,10 +24,11 @@ export interface PlannedFileChange {
   readonly lockKey?: string;
 }
 
-/** Reads a file's current content, or `undefined` when there is none. */
+/** Reads a file's current content, or `undefined` when there is none; `too_large` over {@link EDIT_MAX_BYTES}. */
 export async function readIfPresent(scope: FileScope, requested: string): Promise<Buffer | undefined> {
   try {
-    return await scope.read(requested);
+    // Over the edit limit, refused on its size: never read whole (a 1 TiB sparse file).
+    return await readForEdit(scope, requested);
   } catch (error) {
     // Removed between the stat and the read: absent.
     if (error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")) return undefined;

@@ -4,6 +4,7 @@ import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
 import { type BoundedRead, readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
+import { EDIT_MAX_BYTES, identityVersion } from "./edit-size-limit.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { fileVersion } from "./file-version.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -53,7 +54,7 @@ function hexDump(bytes: Uint8Array): string {
 
 const LARGE_FILE = 4 * 1024 * 1024;
 
-function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): string {
+function inspectLarge(path: string, streamed: BoundedRead & { readonly version: string }, hexBytes: number): string {
   const binary = looksBinary(streamed.head);
   const type = sniffType(streamed.head) ?? (binary ? "application/octet-stream" : "text/plain");
   const lines = [
@@ -70,7 +71,10 @@ function inspectLarge(path: string, streamed: BoundedRead, hexBytes: number): st
     );
     return lines.join("\n");
   }
-  lines.push(`encoding: ${textEncoding(streamed.head)} (first 8 KiB)`, `lines: ${streamed.totalLines}`);
+  lines.push(
+    `encoding: ${textEncoding(streamed.head)} (first 8 KiB)`,
+    `lines: ${streamed.totalLines ?? `not counted (over ${byteCount(EDIT_MAX_BYTES)}, 64 MiB)`}`,
+  );
   if (streamed.lines.length > 0)
     lines.push(
       `preview (first ${countOf(streamed.lines.length, "line")}):`,
@@ -103,11 +107,24 @@ export function createFileInspectTool(options: FileToolOptions = {}): AnyToolDef
       const handle = await scope.openRead(input.path);
       let bytes: Buffer;
       try {
-        const size = (await handle.stat()).size;
-        if (size > LARGE_FILE) {
-          // Constant memory: hash the whole file, keep the head and the preview lines only.
-          const streamed = await readBounded(handle, { offset: 1, limit: input.preview_lines ?? 20, maxBytes: 64 * 1024 });
-          return inspectLarge(input.path, streamed, input.hex_bytes ?? 256);
+        const opened = await handle.stat();
+        if (opened.size > LARGE_FILE) {
+          // Constant memory: hash the whole file, keep the head and the preview lines only; over
+          // the edit limit, nothing is hashed (the version is the file's identity) and the read
+          // stops after the preview: a 1 TiB sparse file is not read to its end.
+          const streamed = await readBounded(handle, {
+            offset: 1,
+            limit: input.preview_lines ?? 20,
+            maxBytes: 64 * 1024,
+            hash: opened.size <= EDIT_MAX_BYTES,
+            scanLimit: EDIT_MAX_BYTES,
+          });
+          const version = streamed.version === "" ? identityVersion(opened) : streamed.version;
+          return inspectLarge(
+            input.path,
+            { ...streamed, version, size: Math.max(opened.size, streamed.size) },
+            input.hex_bytes ?? 256,
+          );
         }
         bytes = await handle.readFile();
       } finally {

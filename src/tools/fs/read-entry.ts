@@ -4,6 +4,7 @@ import { ToolError } from "agent-tool-catalog";
 import { specialFileKind } from "../../errors/special-file-kind.js";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
+import { EDIT_MAX_BYTES, tooLargeToEdit } from "./edit-size-limit.js";
 import type { ParentEntry } from "./file-scope.js";
 
 /** Flags of every read: a final symlink is not followed, a FIFO cannot block the open. */
@@ -52,6 +53,8 @@ export function readEntryWithStatsSync(
   try {
     const opened = fstatSync(fd);
     assertReadableFile(opened, requested, confined);
+    // Refused on its size, before any byte is read: a 1 TiB sparse file is not read whole.
+    if (opened.size > EDIT_MAX_BYTES) throw tooLargeToEdit(requested, opened.size);
     const bytes =
       expected !== undefined && opened.size === expected.byteLength && opened.size < SCRATCH_LIMIT
         ? readComparedSync(fd, expected)

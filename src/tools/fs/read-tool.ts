@@ -4,6 +4,7 @@ import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
 import { readBounded } from "./bounded-read.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
+import { EDIT_MAX_BYTES, identityVersion } from "./edit-size-limit.js";
 import type { FileScope } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import type { FileToolOptions } from "./file-tool-options.js";
@@ -77,27 +78,53 @@ export function createReadTool(options: FileToolOptions = {}): AnyToolDefinition
       if (tracker.seen(absolute, version, rangeKey)) {
         return `${requested} · ${version} · unchanged since your last read of these lines; use the content you already have.`;
       }
-      if (offset > Math.max(content.totalLines, 1)) {
-        throw new ToolError(
-          "offset_out_of_range",
-          `"${requested}" has ${countOf(content.totalLines, "line")}; offset ${offset} is past the end.`,
-          {
-            hint: `Use an offset from 1 to ${Math.max(content.totalLines, 1)}.`,
-          },
-        );
-      }
+      const { totalLines } = content;
+      checkOffset(requested, offset, content);
       const body = numberedLines(lines, content.firstLine, offset, input.limit, maxBytes, options.hashline === true);
       tracker.remember(absolute, version, rangeKey);
-      const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${content.totalLines}`;
+      // A file over the edit limit is read only up to its window: its lines are not counted.
+      const of = totalLines === undefined ? "a file too large to count its lines (not editable)" : totalLines;
+      const shown = body.count === 0 ? "empty file" : `lines ${offset}-${offset + body.count - 1} of ${of}`;
       const header = `${requested} · ${version} · ${shown} · ${byteCount(bytes.length)}${bom ? " · UTF-8 with BOM (kept by edits)" : ""}`;
-      const more = offset + body.count - 1 < content.totalLines ? `\n[more: continue with offset=${offset + body.count}]` : "";
+      const more =
+        totalLines === undefined || offset + body.count - 1 < totalLines
+          ? `\n[more: continue with offset=${offset + body.count}]`
+          : "";
       const cut = body.cutByBytes ? ` (cut at max_bytes=${maxBytes})` : "";
       return `${header}${cut}\n${body.text}${more}`;
     },
   });
 }
 
-/** Files up to this size are read whole; larger ones are streamed (bounded memory). */
+/** Refuses an offset past the end, or past the first {@link EDIT_MAX_BYTES} of a larger file. */
+function checkOffset(
+  requested: string,
+  offset: number,
+  content: { readonly offsetNotReached: boolean; readonly size: number; readonly totalLines: number | undefined },
+): void {
+  const { totalLines } = content;
+  if (content.offsetNotReached) {
+    throw new ToolError(
+      "too_large",
+      `"${requested}" is ${byteCount(content.size)}, over the ${byteCount(EDIT_MAX_BYTES)} (64 MiB) read in full; line ${offset} is not within its first ${byteCount(EDIT_MAX_BYTES)}.`,
+      { hint: "Read an earlier offset, or a late part with a command in bash (tail -c, sed -n)." },
+    );
+  }
+  if (totalLines !== undefined && offset > Math.max(totalLines, 1)) {
+    throw new ToolError(
+      "offset_out_of_range",
+      `"${requested}" has ${countOf(totalLines, "line")}; offset ${offset} is past the end.`,
+      {
+        hint: `Use an offset from 1 to ${Math.max(totalLines, 1)}.`,
+      },
+    );
+  }
+}
+
+/**
+ * Files up to this size are read whole; larger ones are streamed (bounded memory), and those over
+ * {@link EDIT_MAX_BYTES} only up to the lines shown.
+ */
 const STREAM_THRESHOLD = 4 * 1024 * 1024;
 
 /** The lines of a file from `offset` on (`lines[0]` is line `firstLine`), its version and size. */
@@ -122,9 +149,27 @@ async function readOpened(
       const head = Buffer.alloc(8192);
       const { bytesRead } = await handle.read(head, 0, head.length, 0);
       if (looksBinary(head.subarray(0, bytesRead)))
-        return { version: "", size: stats.size, head: head.subarray(0, bytesRead), lines: [], totalLines: 0, firstLine: offset };
-      const streamed = await readBounded(handle, { offset, limit, maxBytes });
-      return { ...streamed, firstLine: offset };
+        return {
+          version: "",
+          size: stats.size,
+          head: head.subarray(0, bytesRead),
+          lines: [],
+          totalLines: 0,
+          offsetNotReached: false,
+          firstLine: offset,
+        };
+      // Over the edit limit (or grown past it while read), the version is the file's identity, not
+      // a hash of every byte, and only the window shown is read: hashing a 1 TiB sparse file a
+      // command made held the call for minutes of the host's CPU.
+      const streamed = await readBounded(handle, {
+        offset,
+        limit,
+        maxBytes,
+        hash: stats.size <= EDIT_MAX_BYTES,
+        scanLimit: EDIT_MAX_BYTES,
+      });
+      const version = streamed.version === "" ? identityVersion(stats) : streamed.version;
+      return { ...streamed, version, size: Math.max(stats.size, streamed.size), firstLine: offset };
     }
     const bytes = await handle.readFile();
     const lines = splitLines(bytes.toString("utf8"));
@@ -133,7 +178,8 @@ async function readOpened(
       size: bytes.length,
       head: bytes.subarray(0, 8192),
       lines,
-      totalLines: lines.length,
+      totalLines: lines.length as number | undefined,
+      offsetNotReached: false,
       firstLine: 1,
     };
   } finally {

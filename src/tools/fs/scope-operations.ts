@@ -3,6 +3,7 @@ import { lstat, open, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
+import { readForEdit } from "./edit-size-limit.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { guardedFileOperation } from "./file-scope-helpers.js";
 import { applyFileChanges } from "./file-transaction.js";
@@ -178,7 +179,7 @@ async function readMany(
     await readGroup(locator, paths, indexes, openParents, { keep: keep && group === 0, mutate }, results, again);
   }
   await inParallel(again, async (index) => {
-    results[index] = await scope.read(paths[index] as string).then(
+    results[index] = await readForEdit(scope, paths[index] as string).then(
       (read) => ({ ok: true, bytes: read }) as const,
       (error: unknown) =>
         error instanceof ToolError && (error.code === "file_not_found" || error.code === "not_a_directory")
