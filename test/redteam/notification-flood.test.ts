@@ -62,10 +62,11 @@ describe("a server that floods notifications during a call", () => {
       seen.push(`${kind}: ${Math.round(cpuMs)} ms CPU, ${Math.round(blockMs)} ms block`);
       // The call's own answer comes through the flood.
       expect(JSON.stringify(result)).toContain(`flooded ${COUNT}`);
-      // At load 8-9 on 2 cores: old code 1,880-3,350 ms CPU per kind, 144-1,595 ms block;
-      // new 140-850 ms, 17-108 ms (a timer's lateness at this load is mostly other processes).
+      // A/B interleaved, 5 rounds each, load 14-17 on 2 cores: old code 1,880-3,070 ms CPU per
+      // kind, 146-914 ms block; new 136-333 ms, 11-233 ms (a timer's lateness at this load is
+      // mostly other processes holding the cores).
       expect(cpuMs, seen.join("; ")).toBeLessThan(1_200);
-      expect(blockMs, seen.join("; ")).toBeLessThan(300);
+      expect(blockMs, seen.join("; ")).toBeLessThan(500);
     }
     // Positive controls: the server still answers, and the list_changed flood still refreshed.
     expect(await run.call("mcp_flood_echo", { text: "still here" })).toMatchObject({ ok: true });
