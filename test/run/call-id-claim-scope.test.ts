@@ -151,7 +151,9 @@ describe("ids derived from a long host id", () => {
     });
 
   it("toolbox under a 510-character id runs the listed tool", async () => {
-    const registry = createRegistry({ tools: ["read", "write", "edit", "apply_patch", "bash", "ls", "grep", "todo"].map(builtin) });
+    const registry = createRegistry({
+      tools: ["read", "write", "edit", "apply_patch", "bash", "ls", "grep", "todo"].map(builtin),
+    });
     const run = registry.createRun({ environment: {}, store: new InMemoryRunStore() });
     const callId = "c".repeat(510);
     const viaBox = await run.call("toolbox", { action: "run", tool: "todo", args: { x: "1" } }, { callId });
