@@ -8,6 +8,8 @@
 import { createRegistry, defineTool, InMemoryRunStore, type ToolCallResult } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MAX_CALL_ID_LENGTH } from "../../src/run/call-id-claims.js";
+import { childCallId } from "../../src/run/child-call-id.js";
 
 const code = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
 
@@ -161,5 +163,17 @@ describe("ids derived from a long host id", () => {
     expect(code(viaBox)).toBe("ok");
     // Control: the limit still holds for the host's own ids.
     expect(code(await run.call("read", { x: "1" }, { callId: "c".repeat(513) }))).toBe("invalid_call_id");
+  });
+});
+
+describe("childCallId", () => {
+  it("keeps short ids as they were, bounds long ones, and keeps distinct parents distinct", () => {
+    expect(childCallId("toolu_1", "read")).toBe("toolu_1/read");
+    const a = childCallId(`${"p".repeat(600)}a`, "step-1");
+    const b = childCallId(`${"p".repeat(600)}b`, "step-1");
+    expect(a.length).toBeLessThanOrEqual(MAX_CALL_ID_LENGTH);
+    expect(a.endsWith("/step-1")).toBe(true);
+    expect(a).not.toBe(b);
+    expect(childCallId("x".repeat(512), "t".repeat(64)).length).toBeLessThanOrEqual(MAX_CALL_ID_LENGTH);
   });
 });
