@@ -87,7 +87,7 @@ async function blameContext(repository: GitRepository, input: BlameInput, contex
     bytes += Buffer.byteLength(text) + 40;
     if (bytes > MAX_TEXT_BYTES) {
       shown.notes.push(
-        `Stopped after line ${entry.line - 1} to stay within ${MAX_TEXT_BYTES} bytes; ask again from line ${entry.line}.`,
+        `Stopped after line ${entry.line - 1} to stay within ${countOf(MAX_TEXT_BYTES, "byte")}; ask again from line ${entry.line}.`,
       );
       shown.truncated = true;
       break;

@@ -10,6 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { countOf } from "../errors/count-of.js";
 import { type SpecialFileStats, specialFileKind } from "../errors/special-file-kind.js";
 import { corruptRepositoryError, gitError } from "./git-errors.js";
 
@@ -78,7 +79,7 @@ export const MAX_METADATA_BYTES = 128 * 1024 * 1024;
 export function metadataTooLargeError(file: string, size: number): Error {
   return gitError(
     "too_large",
-    `The repository file ${JSON.stringify(path.basename(file))} holds ${size} bytes, more than the git tools read (${MAX_METADATA_BYTES}).`,
+    `The repository file ${JSON.stringify(path.basename(file))} holds ${countOf(size, "byte")}, more than the git tools read (${MAX_METADATA_BYTES}).`,
     "The repository is damaged or hostile (no git file is this large in practice); use git in a shell, or repair it.",
   );
 }

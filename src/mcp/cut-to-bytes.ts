@@ -1,3 +1,5 @@
+import { countOf } from "../errors/count-of.js";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -33,7 +35,7 @@ export function cutToBytes(text: string, maxBytes: number): string {
   const tailBytes = maxBytes - headBytes;
   const head = decoder.decode(bytes.subarray(0, boundaryAtOrBefore(bytes, headBytes)));
   const tail = decoder.decode(bytes.subarray(boundaryAtOrAfter(bytes, total - tailBytes)));
-  const marker = `\n[... output cut: ${total} bytes in all, over the limit of ${maxBytes}; ${total - utf8Length(head) - utf8Length(tail)} bytes in the middle left out ...]\n`;
+  const marker = `\n[... output cut: ${countOf(total, "byte")} in all, over the limit of ${maxBytes}; ${countOf(total - utf8Length(head) - utf8Length(tail), "byte")} in the middle left out ...]\n`;
   return head + marker + tail;
 }
 

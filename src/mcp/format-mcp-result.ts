@@ -1,5 +1,6 @@
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
 
@@ -67,18 +68,20 @@ export function describeBlock(block: ContentBlock): string {
       return block.text;
     case "image":
     case "audio":
-      return `[${block.type}: ${block.mimeType}, ${base64Bytes(block.data)} bytes, not shown]`;
+      return `[${block.type}: ${block.mimeType}, ${countOf(base64Bytes(block.data), "byte")}, not shown]`;
     case "resource": {
       const { resource } = block;
       const mime = resource.mimeType ?? "unknown type";
       if ("text" in resource && typeof resource.text === "string") {
-        return `[resource ${clip(resource.uri, 300)} (${mime}, ${utf8Length(resource.text)} bytes)]\n${resource.text}`;
+        return `[resource ${clip(resource.uri, 300)} (${mime}, ${countOf(utf8Length(resource.text), "byte")})]\n${resource.text}`;
       }
       const blob = "blob" in resource && typeof resource.blob === "string" ? resource.blob : "";
-      return `[resource ${clip(resource.uri, 300)} (${mime}, ${base64Bytes(blob)} bytes of binary data, not shown)]`;
+      return `[resource ${clip(resource.uri, 300)} (${mime}, ${countOf(base64Bytes(blob), "byte")} of binary data, not shown)]`;
     }
     case "resource_link": {
-      const details = [block.mimeType, block.size === undefined ? undefined : `${block.size} bytes`].filter(Boolean).join(", ");
+      const details = [block.mimeType, block.size === undefined ? undefined : countOf(block.size, "byte")]
+        .filter(Boolean)
+        .join(", ");
       return `[resource link ${clip(block.name, 200)}: ${clip(block.uri, 300)}${details === "" ? "" : ` (${details})`}]`;
     }
     default:

@@ -2,6 +2,7 @@ import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkNumberOption } from "../errors/check-number-option.js";
+import { countOf } from "../errors/count-of.js";
 import { requireCursorServer } from "./cursor-server.js";
 import { cutToBytes, utf8Length } from "./cut-to-bytes.js";
 import { clip } from "./mcp-errors.js";
@@ -136,7 +137,7 @@ function describeContents(result: ReadResourceResult): string {
     const mime = content.mimeType ?? "unknown type";
     if ("text" in content && typeof content.text === "string") return `[${clip(content.uri, 300)} (${mime})]\n${content.text}`;
     const blob = "blob" in content && typeof content.blob === "string" ? content.blob : "";
-    return `[${clip(content.uri, 300)} (${mime}, ${Math.floor((blob.length * 3) / 4)} bytes of binary data, not shown)]`;
+    return `[${clip(content.uri, 300)} (${mime}, ${countOf(Math.floor((blob.length * 3) / 4), "byte")} of binary data, not shown)]`;
   });
   return parts.length === 0 ? "(the resource is empty)" : parts.join("\n");
 }
@@ -151,7 +152,10 @@ function boundedJson(value: { servers: ResourceListing[] }, maxBytes: number): s
     const cut = Math.max(1, Math.ceil(longest.resources.length / 4));
     longest.resources.splice(longest.resources.length - cut, cut);
     dropped += cut;
-    text = JSON.stringify({ servers, truncated: `${dropped} resources left out to stay under ${maxBytes} bytes` });
+    text = JSON.stringify({
+      servers,
+      truncated: `${countOf(dropped, "resource")} left out to stay under ${countOf(maxBytes, "byte")}`,
+    });
   }
   // Only a limit smaller than the skeleton itself gets here; then a cut with a marker it is.
   return cutToBytes(text, maxBytes);

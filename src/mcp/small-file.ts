@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { ConfigurationError } from "agent-tool-catalog";
+import { countOf } from "../errors/count-of.js";
 import { removeStaleTemporaries, temporaryFileDone, temporaryFileName } from "../tools/fs/stale-temporaries.js";
 
 /** What {@link readSmallRegularFile} reports a refused file as. */
@@ -32,7 +33,7 @@ export async function readSmallRegularFile(path: string, limits: SmallFileLimits
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw refused(path, "is not a regular file", limits);
-    if (stats.size > limits.maxBytes) throw refused(path, `is larger than ${limits.maxBytes} bytes`, limits);
+    if (stats.size > limits.maxBytes) throw refused(path, `is larger than ${countOf(limits.maxBytes, "byte")}`, limits);
     // Read one byte past the limit: a file that grew since the stat is refused, not cut.
     const buffer = Buffer.alloc(limits.maxBytes + 1);
     let length = 0;
@@ -40,7 +41,7 @@ export async function readSmallRegularFile(path: string, limits: SmallFileLimits
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > limits.maxBytes) throw refused(path, `is larger than ${limits.maxBytes} bytes`, limits);
+      if (length > limits.maxBytes) throw refused(path, `is larger than ${countOf(limits.maxBytes, "byte")}`, limits);
     }
     return buffer.subarray(0, length);
   } finally {

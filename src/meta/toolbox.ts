@@ -1,4 +1,5 @@
 import { ToolError } from "../errors/tool-error.js";
+import { childCallId } from "../run/child-call-id.js";
 import { defineTool } from "../tool/define-tool.js";
 import {
   enumField,
@@ -45,7 +46,7 @@ export function createToolboxTool(): ToolDefinition<OutputOf<typeof toolboxInput
           return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
         }
         const result = await context.catalog.callListed(tool, args ?? {}, {
-          callId: `${context.callId}/${tool}`,
+          callId: childCallId(context.callId, tool),
           signal: context.signal,
         });
         if (!result.ok) {

@@ -14,6 +14,7 @@ import {
 import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { checkNumberOption, POSITIVE_COUNT, TIMER_MS } from "../errors/check-number-option.js";
+import { countOf } from "../errors/count-of.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -498,7 +499,9 @@ export class BullMqCronScheduler implements CronClient {
 
   private tail(output: string): string {
     const limit = this.options.maxOutputChars ?? 16_000;
-    return output.length <= limit ? output : `[first ${output.length - limit} characters dropped]\n${output.slice(-limit)}`;
+    return output.length <= limit
+      ? output
+      : `[first ${countOf(output.length - limit, "character")} dropped]\n${output.slice(-limit)}`;
   }
 
   private async client(): Promise<Redis> {

@@ -143,7 +143,8 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
    * One key per claimed call (`<prefix>:call:<run id length>:<run id>:<call id>`), set with its TTL
    * in one script, so two processes claiming one call cannot both win; the TTL is Redis's clock.
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (the call is
-   * then not run; the claim may still land and holds until its TTL).
+   * then not run; the claim may still land: a run releases it with its token at once, the release
+   * queued behind it on the connection).
    */
   async claimCall(runId: string, callId: string, claim: RunCallClaim): Promise<boolean> {
     const claimed = await withinRedisDeadline("RedisRunStore.claimCall", this.operationTimeoutMs, true, () =>

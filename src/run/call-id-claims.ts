@@ -65,6 +65,10 @@ export async function claimCallId(
   try {
     claimed = await withinClaimWait(() => store.claimCall?.(runId, callId, claim));
   } catch (error) {
+    // The claim may still land after this (a Redis command queued behind a pause): given up at once
+    // with its token, else it would hold the id for its whole lease while nothing runs. A store's
+    // commands on one connection run in order, so this release follows the late claim.
+    giveUp(store, runId, callId, claim.token);
     const code = typeof error === "object" && error !== null && (error as { code?: unknown }).code === "redis_timeout";
     return {
       code: code ? "redis_timeout" : "internal_error",
@@ -91,9 +95,89 @@ export async function claimCallId(
       if (released) return;
       released = true;
       clearInterval(renew);
-      withinClaimWait(() => store.releaseCall?.(runId, callId, claim.token)).catch(() => undefined);
+      giveUp(store, runId, callId, claim.token);
     },
   };
+}
+
+/** Gives up a claim, best effort: a store that fails leaves it to lapse with its lease. */
+function giveUp(store: RunStore<RunState>, runId: string, callId: string, token: string): void {
+  withinClaimWait(() => store.releaseCall?.(runId, callId, token)).catch(() => undefined);
+}
+
+/**
+ * Longest time a claim is kept (and renewed) after its call answered while the tool's handler goes
+ * on (it ignored the call's abort signal: the caller's, or `run.close`), in ms. Until then a second
+ * process must not run the same call beside it; a handler that never settles must not lock the id
+ * for good.
+ */
+export const MAX_CLAIM_HOLD_AFTER_ANSWER_MS = 600_000;
+
+/** A call's hold on its id in a run: {@link RunCallIdClaims.enter}'s answer. */
+export interface CallIdHold {
+  /**
+   * Ends this call's hold once `running` settles (the handler still going after the call
+   * answered), or at once; at most {@link MAX_CLAIM_HOLD_AFTER_ANSWER_MS} later.
+   */
+  readonly leave: (running?: Promise<unknown>) => void;
+}
+
+/**
+ * The call ids one run holds in its store, re-entrant within the run: a call whose id this run
+ * already holds (a tool passing its own `context.callId` to a nested call, or the host calling one
+ * id twice at once in one run) shares that claim, as it would run without a store; only another
+ * run (another process, or another copy of the run) is refused. The store is claimed once per id
+ * and released when the last call holding it leaves.
+ */
+export class RunCallIdClaims {
+  private readonly held = new Map<string, { users: number; claim: Promise<HeldCallClaim | ToolCallErrorInfo> }>();
+
+  constructor(
+    private readonly store: RunStore<RunState> | undefined,
+    private readonly runId: string,
+  ) {}
+
+  /** Holds `callId` for a call of `name`: the hold, or the error to answer with (the tool not run). */
+  async enter(name: string, callId: string): Promise<CallIdHold | ToolCallErrorInfo> {
+    if (this.store?.claimCall === undefined) return { leave: () => undefined };
+    let entry = this.held.get(callId);
+    if (entry === undefined) {
+      entry = { users: 0, claim: claimCallId(this.store, this.runId, name, callId) };
+      this.held.set(callId, entry);
+    }
+    const shared = entry;
+    shared.users++;
+    const claim = await shared.claim;
+    let left = false;
+    const end = () => {
+      if (left) return;
+      left = true;
+      if (--shared.users > 0) return;
+      if (this.held.get(callId) === shared) this.held.delete(callId);
+      if (!("code" in claim)) claim.release();
+    };
+    if ("code" in claim) {
+      end();
+      return claim;
+    }
+    return {
+      leave: (running) => {
+        if (running === undefined) return end();
+        const bound = setTimeout(end, MAX_CLAIM_HOLD_AFTER_ANSWER_MS);
+        (bound as { unref?: () => void }).unref?.();
+        running.then(
+          () => {
+            clearTimeout(bound);
+            end();
+          },
+          () => {
+            clearTimeout(bound);
+            end();
+          },
+        );
+      },
+    };
+  }
 }
 
 /**

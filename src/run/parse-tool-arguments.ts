@@ -1,3 +1,4 @@
+import { countOf } from "../errors/count-of.js";
 import { estimateJsonSize } from "../tool/json-size.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { copyPlainJson } from "./plain-json-copy.js";
@@ -12,7 +13,7 @@ function tooLarge(size: string, maxLength: number): ParsedArguments {
     ok: false,
     error: {
       code: "input_too_large",
-      message: `The arguments are ${size}; at most ${maxLength} characters (as JSON) are accepted.`,
+      message: `The arguments are ${size}; at most ${countOf(maxLength, "character")} (as JSON) are accepted.`,
       hint: "Send less at once, e.g. split the content over several calls.",
     },
   };
@@ -31,7 +32,7 @@ function tooLarge(size: string, maxLength: number): ParsedArguments {
 export function parseToolArguments(args: unknown, maxLength: number, name: string): ParsedArguments {
   if (args === undefined || args === null || args === "") return { ok: true, value: {} };
   if (typeof args !== "string") return snapshotArguments(args, maxLength, name);
-  if (args.length > maxLength) return tooLarge(`${args.length} characters long`, maxLength);
+  if (args.length > maxLength) return tooLarge(`${countOf(args.length, "character")} long`, maxLength);
   try {
     return { ok: true, value: JSON.parse(args) };
   } catch {

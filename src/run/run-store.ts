@@ -50,8 +50,9 @@ export interface RunStore<State = RunState> {
    * process sharing the store, for `claim.ttlMs`: true when the call was free or is already this
    * token's (then the claim's time starts again: a renewal), false when another token holds it.
    * A run with a store that has this method runs a call with a host-given id only when it got the
-   * claim, so one provider call delivered to two processes runs once; the other is answered
-   * `duplicate_call_id`. Optional: a store without it claims nothing across processes.
+   * claim (or this run copy already holds it), so one provider call delivered to two processes at
+   * overlapping times runs in one; the other is answered `duplicate_call_id`. Optional: a store
+   * without it claims nothing across processes.
    */
   claimCall?(runId: string, callId: string, claim: RunCallClaim): Promise<boolean>;
   /** Gives up the claim of `callId` when `token` holds it (a claim held by another token stays). */

@@ -22,7 +22,7 @@ import { toolIdentity } from "../tool/tool-identity.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
-import { claimCallId, cutCallId, MAX_CALL_ID_LENGTH, oversizedCallIdError } from "./call-id-claims.js";
+import { cutCallId, MAX_CALL_ID_LENGTH, oversizedCallIdError, RunCallIdClaims } from "./call-id-claims.js";
 import { CallLifetimes } from "./call-lifetimes.js";
 import {
   CREATE_RUN_OPTION_NAMES,
@@ -223,7 +223,8 @@ export class Run {
   private readonly storage: RunStorage;
   private readonly persistence: RunPersistence | undefined;
   /** The store the run saves to, which also claims host-given call ids across processes. */
-  private readonly runStore: RunStore<RunState> | undefined;
+  /** The host-given call ids this run holds in its store while their calls run. */
+  private readonly callIdClaims: RunCallIdClaims;
   private readonly restoredPending: readonly PendingApprovalState[];
   private readonly pendingApprovals = new Map<string, PendingApprovalState>();
   private readonly children: ChildRuns;
@@ -307,7 +308,7 @@ export class Run {
     this.reportUnknownLoadModeTools();
     this.trackPendingApprovals(registry);
     this.persistence = options.store === undefined ? undefined : this.persistTo(options.store, options);
-    this.runStore = options.store;
+    this.callIdClaims = new RunCallIdClaims(options.store, this.id);
     this.catalog = {
       search: (query, searchOptions) => this.search(query, searchOptions),
       searchHybrid: (query, searchOptions) => this.searchHybrid(query, searchOptions),
@@ -736,14 +737,18 @@ export class Run {
         );
       }
       if (given === undefined) return await this.invoke(name, args, options, viaToolbox, callId);
-      // A host-given id is claimed in the run's store while the call runs: the same provider call
-      // reaching two processes that continue this run runs once.
-      const claim = await claimCallId(this.runStore, this.id, name, given);
-      if ("code" in claim) return this.fail(name, callId, performance.now(), claim, undefined);
+      // A host-given id is claimed in the run's store while the call runs (re-entrant within this
+      // run: see RunCallIdClaims): one provider call reaching two processes that continue this run
+      // runs in one of them. Held until the handler settles, not only until the call answers.
+      const hold = await this.callIdClaims.enter(name, given);
+      if ("code" in hold) return this.fail(name, callId, performance.now(), hold, undefined);
+      let running: Promise<unknown> | undefined;
       try {
-        return await this.invoke(name, args, options, viaToolbox, callId);
+        return await this.invoke(name, args, options, viaToolbox, callId, (handler) => {
+          running = handler;
+        });
       } finally {
-        claim.release();
+        hold.leave(running);
       }
     } catch (cause) {
       const error: ToolCallErrorInfo = {
@@ -765,6 +770,7 @@ export class Run {
     options: ReadCallOptions,
     viaToolbox: boolean,
     callId: string,
+    onHandlerRunning?: (handler: Promise<unknown>) => void,
   ): Promise<ToolCallResult> {
     const started = performance.now();
     if (this.closed) {
@@ -843,6 +849,7 @@ export class Run {
         lifetime.signal,
         options.approved,
         stillCallable,
+        onHandlerRunning,
       );
     } finally {
       lifetime.end();
@@ -858,6 +865,7 @@ export class Run {
     signal: AbortSignal,
     approvedByHost: boolean,
     stillCallable: () => ToolCallErrorInfo | undefined,
+    onHandlerRunning: ((handler: Promise<unknown>) => void) | undefined,
   ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
@@ -883,7 +891,15 @@ export class Run {
     }
     let output: unknown;
     try {
-      output = (await runUntilAborted(() => compiled.definition.handler(input, context), signal)).value;
+      output = (
+        await runUntilAborted(() => {
+          const pending = compiled.definition.handler(input, context);
+          // The handler may go on after the call answered (it ignored the abort): the call id's
+          // claim waits for it. Only a real promise: a thenable's `then` is not called twice.
+          if (pending instanceof Promise) onHandlerRunning?.(pending);
+          return pending;
+        }, signal)
+      ).value;
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }

@@ -137,6 +137,22 @@ describe("run_recipe", () => {
     expect(runs.resolve(context)).toBeUndefined();
   });
 
+  it("steps of a recipe called under a 510-character id run: the derived step ids keep within 512", async () => {
+    const { run } = recipeRun();
+    const ids: string[] = [];
+    run.events.on("tool.called", (event) => ids.push(event.callId));
+    const result = await run.call(
+      "run_recipe",
+      { name: "greet", variables: { who: "a", times: 1 } },
+      { callId: "r".repeat(510) },
+    );
+    expect(text(result)).toContain("✓ 1. say");
+    expect(text(result)).not.toContain("invalid_call_id");
+    expect(ids.length).toBeGreaterThan(2);
+    for (const id of ids) expect(id.length).toBeLessThanOrEqual(512);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("names unknown and unexpected variables before running any step", async () => {
     const { run } = recipeRun();
     const called: string[] = [];

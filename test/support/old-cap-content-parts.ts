@@ -1,3 +1,4 @@
+import { countOf } from "../../src/errors/count-of.js";
 // The cap of content parts as it was before one cut condensed once (commit 77700b4), kept as the
 // reference the faster algorithm must match exactly (src/run/cap-content-parts-reference.test.ts).
 // Its condenseText is the one of that commit too.
@@ -214,9 +215,9 @@ function cutTo(text: string, room: number): string | undefined {
 
 /** The line counting dropped text parts: in full when it costs at most a quarter of the budget. */
 function closingLine(droppedParts: number, droppedChars: number, limit: number, budget: number): string {
-  const full = `[${droppedParts} more text parts (${droppedChars} characters) omitted: a result's text may total at most ${limit} characters]`;
+  const full = `[${countOf(droppedParts, "more text part")} (${countOf(droppedChars, "character")}) omitted: a result's text may total at most ${limit} characters]`;
   if (full.length + TEXT_PART_OVERHEAD <= budget / 4) return full;
-  return `[${droppedParts} more text parts omitted]`;
+  return `[${countOf(droppedParts, "more text part")} omitted]`;
 }
 
 /**
@@ -268,6 +269,7 @@ function condenseText(text: string, maxLength: number): string {
   // Counted in place: splitting a long output's omitted middle made one string per line.
   let omittedLines = 0;
   for (let at = text.indexOf("\n", headEnd); at !== -1 && at < tailStart; at = text.indexOf("\n", at + 1)) omittedLines++;
-  const marker = `\n[... ${tailStart - headEnd} characters (${omittedLines} lines) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
+  // Worded as the library words it now (counts agree with their number); the cut is the old one.
+  const marker = `\n[... ${countOf(tailStart - headEnd, "character")} (${countOf(omittedLines, "line")}) omitted; showing the first ${headEnd} and the last ${text.length - tailStart} characters ...]\n`;
   return text.slice(0, headEnd) + marker + text.slice(tailStart);
 }

@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import { countOf } from "../../errors/count-of.js";
 import { MAX_OBJECT_BYTES } from "./object-limits.js";
 
 function corrupt(detail: string): CatalogError {
@@ -63,7 +64,7 @@ function readCopy(delta: Uint8Array, op: number): number {
 export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.length): Buffer {
   cursor = 0;
   const sourceSize = readSize(delta, length);
-  if (sourceSize !== base.length) throw corrupt(`base has ${base.length} bytes, delta expects ${sourceSize}`);
+  if (sourceSize !== base.length) throw corrupt(`base has ${countOf(base.length, "byte")}, delta expects ${sourceSize}`);
   const targetSize = readSize(delta, length);
   // The header is the repository author's number: bounded before it is allocated (a 30-byte delta can claim 2^50).
   if (targetSize > MAX_OBJECT_BYTES) {
@@ -92,6 +93,6 @@ export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.lengt
       throw corrupt("reserved instruction 0");
     }
   }
-  if (written !== targetSize) throw corrupt(`wrote ${written} of ${targetSize} bytes`);
+  if (written !== targetSize) throw corrupt(`wrote ${written} of ${countOf(targetSize, "byte")}`);
   return output;
 }

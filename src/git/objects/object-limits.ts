@@ -1,4 +1,5 @@
 import { CatalogError } from "agent-tool-catalog";
+import { countOf } from "../../errors/count-of.js";
 
 /**
  * The largest object the git tools build: a pack entry, a loose object or a delta's result that
@@ -48,12 +49,14 @@ export function describe(what: ObjectDescription): string {
  */
 export function checkClaimedSize(what: ObjectDescription, size: number, compressedBytes: number): void {
   if (size > maxInflatedBytes(compressedBytes)) {
-    throw corruptObject(`${describe(what)} claims ${size} bytes, more than its ${compressedBytes} compressed bytes can hold.`);
+    throw corruptObject(
+      `${describe(what)} claims ${countOf(size, "byte")}, more than its ${countOf(compressedBytes, "compressed byte")} can hold.`,
+    );
   }
   if (size > MAX_OBJECT_BYTES) {
     throw new CatalogError(
       "too_large",
-      `${describe(what)} is ${size} bytes; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`,
+      `${describe(what)} is ${countOf(size, "byte")}; the git tools read objects up to ${MAX_OBJECT_BYTES} bytes.`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ToolError } from "agent-tool-catalog";
 import { checkNumberOption, POSITIVE_COUNT } from "../../errors/check-number-option.js";
+import { countOf } from "../../errors/count-of.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } from "./cron-client.js";
 import { type CronContinuation, type CronShellRunner, checkCronJobRunnable } from "./cron-runners.js";
@@ -248,7 +249,9 @@ export class InProcessCronScheduler implements CronClient {
 
   private tail(output: string): string {
     const limit = this.options.maxOutputChars ?? 16_000;
-    return output.length <= limit ? output : `[first ${output.length - limit} characters dropped]\n${output.slice(-limit)}`;
+    return output.length <= limit
+      ? output
+      : `[first ${countOf(output.length - limit, "character")} dropped]\n${output.slice(-limit)}`;
   }
 
   private record(stored: StoredJob, execution: CronExecution): void {

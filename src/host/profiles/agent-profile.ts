@@ -1,5 +1,6 @@
 import { CatalogError, parseToolConfig, TOOL_NAME_PATTERN, type ToolConfig } from "agent-tool-catalog";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { countOf } from "../../errors/count-of.js";
 
 /**
  * An agent profile: what a (sub)agent runs with. Stored as `<name>.toml`:
@@ -61,7 +62,7 @@ function optionalString(document: Record<string, unknown>, key: string, max: num
   const value = document[key];
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value.trim() === "" || value.length > max) {
-    issues.push({ field: key, message: `must be a non-empty string of at most ${max} characters` });
+    issues.push({ field: key, message: `must be a non-empty string of at most ${countOf(max, "character")}` });
     return undefined;
   }
   return value;

@@ -8,6 +8,7 @@ import {
 } from "agent-tool-catalog";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
+import { childCallId } from "../../run/child-call-id.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
 import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
@@ -93,7 +94,7 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
           options.resolveRun ?? contextRun,
           step.tool,
           substitute(step.args, values),
-          `${context.callId}/step-${index + 1}`,
+          childCallId(context.callId, `step-${index + 1}`),
         );
         ran++;
         lines.push(report(index, step.name, step.tool, result, maxStepOutputChars));

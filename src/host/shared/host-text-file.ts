@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { countOf } from "../../errors/count-of.js";
 import { type SpecialFileStats, specialFileKind } from "../../errors/special-file-kind.js";
 import { hasErrorCode } from "./atomic-file.js";
 
@@ -49,7 +50,7 @@ export async function readHostTextFile(file: string, maxBytes = MAX_HOST_TEXT_FI
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnreadableHostFileError(refusal(stat));
     if (stat.size > maxBytes) {
-      throw new UnreadableHostFileError(`it is ${stat.size} bytes, over the limit of ${maxBytes} bytes`);
+      throw new UnreadableHostFileError(`it is ${countOf(stat.size, "byte")}, over the limit of ${countOf(maxBytes, "byte")}`);
     }
     return await handle.readFile("utf8");
   } finally {

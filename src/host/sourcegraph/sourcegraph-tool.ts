@@ -100,9 +100,13 @@ async function readJsonCapped(response: Response, maxBytes: number): Promise<unk
       size += value.byteLength;
       if (size > maxBytes) {
         await reader.cancel();
-        throw new ToolError("sourcegraph_error", `Sourcegraph's answer is larger than ${maxBytes} bytes; it was not read.`, {
-          hint: "Narrow the query or lower max_results.",
-        });
+        throw new ToolError(
+          "sourcegraph_error",
+          `Sourcegraph's answer is larger than ${countOf(maxBytes, "byte")}; it was not read.`,
+          {
+            hint: "Narrow the query or lower max_results.",
+          },
+        );
       }
       chunks.push(value);
     }

@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { fetchForCall } from "./fetch-for-call.js";
 import type { WebFetcher, WebPage } from "./web-fetcher.js";
 
@@ -24,7 +25,7 @@ export function formatPage(page: WebPage, offset: number, maxChars: number): str
   const end = offset + window.length;
   const header = [
     `URL: ${page.url}`,
-    `HTTP ${page.status} · ${page.contentType} · ${page.bytes} bytes${page.truncated ? " (cut at the size limit)" : ""} · characters ${offset}-${end} of ${page.text.length}`,
+    `HTTP ${page.status} · ${page.contentType} · ${countOf(page.bytes, "byte")}${page.truncated ? " (cut at the size limit)" : ""} · characters ${offset}-${end} of ${page.text.length}`,
     ...(page.title === undefined ? [] : [`Title: ${page.title}`]),
   ].join("\n");
   const more = end < page.text.length ? `\n\n[more: continue with offset=${end}]` : "";

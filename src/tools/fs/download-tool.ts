@@ -1,5 +1,6 @@
 import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
 import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsError } from "../sandbox/checked-http-get.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
@@ -187,7 +188,11 @@ function failedDownload(error: unknown, url: URL): ToolError {
 }
 
 function tooLarge(size: number, maxBytes: number): ToolError {
-  return new ToolError("too_large", `The download is over max_bytes (${size} > ${maxBytes} bytes). Nothing was saved.`, {
-    hint: "Raise max_bytes if you really need the whole file.",
-  });
+  return new ToolError(
+    "too_large",
+    `The download is over max_bytes (${countOf(size, "byte")} > ${countOf(maxBytes, "byte")}). Nothing was saved.`,
+    {
+      hint: "Raise max_bytes if you really need the whole file.",
+    },
+  );
 }

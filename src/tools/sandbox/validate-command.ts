@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { countOf } from "../../errors/count-of.js";
 import type { SandboxedCommand } from "./process-sandbox.js";
 import { SandboxViolationError } from "./sandbox-violation-error.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -29,7 +30,7 @@ export function assertValidCommand(request: SandboxedCommand): void {
     const bytes = Buffer.byteLength(argument, "utf8");
     if (bytes > MAX_ARGUMENT_BYTES) {
       refuse(
-        `one argument is ${bytes} bytes in UTF-8 and the system runs at most ${MAX_ARGUMENT_BYTES} bytes per argument; ` +
+        `one argument is ${countOf(bytes, "byte")} in UTF-8 and the system runs at most ${MAX_ARGUMENT_BYTES} bytes per argument; ` +
           "write a long script to a file in the workspace and run the file",
       );
     }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
+import { countOf } from "../../errors/count-of.js";
 import { checkOptionKeys } from "../../tool/check-option-keys.js";
 import { WORKSPACE_OPTION_NOTE } from "../fs/check-file-tool-options.js";
 import { resolveFileScope } from "../fs/resolve-file-scope.js";
@@ -287,5 +288,5 @@ function describeExit(
 
 function formatBytes(bytes: number | undefined): string {
   if (bytes === undefined) return "?";
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : countOf(bytes, "byte");
 }
