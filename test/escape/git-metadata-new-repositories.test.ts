@@ -96,6 +96,44 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     );
   });
 
+  /** A bare git directory `dir` made a working tree's (`wt/.git` points at it), `head` run after `git init`, with a planted fsmonitor. */
+  const oddRepository = (dir: string, head: string) =>
+    `mkdir wt && git init -q --bare ${dir} && ${head} && git --git-dir=${dir} config core.bare false && git --git-dir=${dir} config core.worktree ../wt && git --git-dir=${dir} config core.fsmonitor "touch $M; echo" && echo 'gitdir: ../${dir}' > wt/.git`;
+
+  // git's validate_headref accepts `ref:` with any spaces (or none) before `refs/`, and a symlink HEAD.
+  for (const [name, head] of [
+    ["ref:refs/... without a space", "printf 'ref:refs/heads/main\\n' > odd/HEAD"],
+    ["ref:<tab>refs/...", "printf 'ref:\\trefs/heads/main\\n' > odd/HEAD"],
+    ["a symlink to refs/heads/main", "rm odd/HEAD && ln -s refs/heads/main odd/HEAD"],
+  ] as const) {
+    escapeAttempt("git-metadata", `a new git directory whose HEAD is ${name}, with an fsmonitor`, async () => {
+      const denied = await both(oddRepository("odd", head), [["-C", "wt", "status"]]);
+      expect(denied.text).toContain("[moved aside odd/config");
+    });
+  }
+
+  escapeAttempt(
+    "git-metadata",
+    "a git directory present at spawn whose HEAD is ref:refs/... has its config kept read-only",
+    async () => {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      writeFileSync(path.join(root, "odd", "HEAD"), "ref:refs/heads/main\n");
+      // Control: host git accepts that HEAD (the directory is a repository to it).
+      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      const result = await sh(
+        attackRun(root, "workspace"),
+        `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
+      );
+      expect(result.stdout, result.text).not.toContain("written");
+      expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
+      // The scan knew it at spawn: nothing to move aside after.
+      expect(result.text).not.toContain("moved aside");
+    },
+  );
+
   it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {
     const ground = await playground();
     grounds.push(ground);

@@ -124,8 +124,10 @@ export function gitProtection(workspace: string): GitProtection {
   // keep a writable HEAD for checkouts.
   for (const directory of headed) {
     if (visited.has(directory)) continue;
-    protectGitDirectory(workspace, directory, protection, visited);
     const head = path.join(directory, "HEAD");
+    // A mount would follow the link: git accepts a symlink HEAD (`refs/...`) but never writes one now.
+    if (lstatSync(head, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkHead(head);
+    protectGitDirectory(workspace, directory, protection, visited);
     protection.args.push("--ro-bind", head, head);
   }
   return protection;
@@ -141,7 +143,7 @@ interface DirectoryScan {
   readonly undecodable: readonly Buffer[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
-  /** It has a regular file `HEAD`. */
+  /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
   readonly head: boolean;
   /** Regular files with a set-user-id or set-group-id bit when it was listed. */
   readonly setId: readonly string[];
@@ -250,7 +252,7 @@ class ScanCache {
         .map((entry) => entry.name),
       undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
-      head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
+      head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
       setId: setIdNames(directory, entries),
     };
     this.next.set(directory, scan);
@@ -567,6 +569,14 @@ function refuseHiddenGitState(directory: Buffer, levels: number, isGitState = fa
     `${shown} (shown as Latin-1) is git state inside a directory whose name is not valid UTF-8: the sandbox cannot ` +
       "name it to keep it read-only, so a sandboxed command could plant git hooks or config there. Rename the directory.",
     { data: { path: found.toString("latin1"), reason: "undecodable_name" } },
+  );
+}
+
+function symlinkHead(head: string): SandboxUnavailableError {
+  return new SandboxUnavailableError(
+    `${head} is a symbolic link git accepts as HEAD (a git directory), so the sandbox cannot keep it read-only and a ` +
+      "sandboxed command could move it away to have the repository overlooked. Replace it with a file holding `ref: ` and the link's target.",
+    { data: { path: head } },
   );
 }
 

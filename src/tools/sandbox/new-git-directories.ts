@@ -107,7 +107,7 @@ function walk(
 ): void {
   if (--budget.directories < 0) return;
   const entries = listing(descriptor);
-  if (entries.some((entry) => entry.name === "HEAD" && entry.isFile()) && !known(shown, descriptor)) {
+  if (entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())) && !known(shown, descriptor)) {
     if (headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repair(descriptor, shown, known, repairs, budget, now);
   }
   for (const entry of entries) {
