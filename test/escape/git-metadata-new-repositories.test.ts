@@ -134,6 +134,40 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     },
   );
 
+  // The walk's bounds (depth, node_modules) do not stop a git directory a `.git` pointer names.
+  const pointed = (dir: string, pointer: string) =>
+    `mkdir sub && git init -q --bare ${dir} && git --git-dir=${dir} config core.bare false && git --git-dir=${dir} config core.worktree "$PWD/sub" && git --git-dir=${dir} config core.fsmonitor "touch $M; echo" && ${pointer}`;
+  for (const [name, attack] of [
+    ["a .git file pointing into node_modules", pointed("node_modules/.x", "echo 'gitdir: ../node_modules/.x' > sub/.git")],
+    ["a .git symlink pointing into node_modules", pointed("node_modules/.x", "ln -s ../node_modules/.x sub/.git")],
+    ["a .git file pointing below the walk's depth", pointed("a/b/c/d/e/f/g/h", "echo 'gitdir: ../a/b/c/d/e/f/g/h' > sub/.git")],
+  ] as const) {
+    escapeAttempt("git-metadata", `${name}, at a new git directory with an fsmonitor`, async () => {
+      const denied = await both(attack, [["-C", "sub", "status"]]);
+      expect(denied.text).toContain("/config of a git directory the command created");
+    });
+  }
+
+  it("a repository the gitlink quarantine moved aside is not moved apart again: the one mv restores a working repository", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q", "-b", "main"]);
+    const result = await sh(
+      attackRun(root, "workspace"),
+      `git init -q sub && git -C sub config core.fsmonitor "touch x; echo" && git -C sub ${ID} commit -q --allow-empty -m x && git add sub && echo planted`,
+    );
+    expect(result.stdout, result.text).toContain("planted");
+    expect(result.text).toContain("[moved aside a git repository at a gitlink");
+    expect(result.text).not.toContain("of a git directory the command created");
+    const restore = /then from the workspace root: (mv '[^']+' '[^']+')\]/.exec(result.text)?.[1];
+    expect(restore, result.text).toBeDefined();
+    execFileSync("sh", ["-c", restore ?? "false"], { cwd: root });
+    // Restored whole: the repository works, with the config the user was told to review.
+    expect(hostGit(path.join(root, "sub"), ["log", "--format=%s"]).trim()).toBe("x");
+    expect(hostGit(path.join(root, "sub"), ["config", "core.fsmonitor"]).trim()).toBe("touch x; echo");
+  });
+
   it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {
     const ground = await playground();
     grounds.push(ground);
