@@ -168,6 +168,29 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(hostGit(path.join(root, "sub"), ["config", "core.fsmonitor"]).trim()).toBe("touch x; echo");
   });
 
+  escapeAttempt("git-metadata", "rewrite a moved-aside config at the next command, for the user's mv to restore", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q"]);
+    const marker = path.join(ground.outside, "fired");
+    const run = attackRun(root, "workspace");
+    const first = await sh(run, `git init -q proj && git -C proj config core.fsmonitor true && echo made`);
+    expect(first.text).toContain("[moved aside proj/.git/config");
+    const restore = /then from the workspace root: (mv '[^']+' '[^']+')\]/.exec(first.text)?.[1];
+    const moved = /mv '([^']+)'/.exec(restore ?? "")?.[1] ?? "missing";
+    const second = await sh(
+      run,
+      `printf '[core]\\n\\tfsmonitor = "touch %s; echo"\\n' ${quote(marker)} >> ${quote(moved)} && echo rewrote; rm -f ${quote(moved)} && echo removed; cat ${quote(moved)}`,
+    );
+    expect(second.stdout, second.text).not.toContain("rewrote");
+    expect(second.stdout, second.text).not.toContain("removed");
+    // Positive control: the sandboxed command can read it, and it is what the first command left.
+    expect(second.stdout).toContain("fsmonitor = true");
+    execFileSync("sh", ["-c", `${restore} && git -C proj status`], { cwd: root, stdio: "ignore" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {
     const ground = await playground();
     grounds.push(ground);
