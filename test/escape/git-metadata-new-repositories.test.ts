@@ -191,6 +191,33 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("positive control: git config user.*, git submodule add and clone --recurse-submodules keep the new repositories' config", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    const result = await sh(
+      attackRun(root, "workspace"),
+      [
+        "git init -q proj && git -C proj config user.email a@b.c && git -C proj config user.name A",
+        `git init -q lib && git -C lib ${ID} commit -q --allow-empty -m l`,
+        `git init -q sup && git -C sup -c protocol.file.allow=always submodule add -q ../lib lib && git -C sup ${ID} commit -qm s`,
+        "git -c protocol.file.allow=always clone -q --recurse-submodules sup copy && echo done",
+      ].join(" && "),
+    );
+    expect(result.stdout, result.text).toBe("done");
+    expect(result.text).not.toContain("moved aside");
+    expect(hostGit(path.join(root, "proj"), ["config", "user.name"]).trim()).toBe("A");
+    expect(hostGit(path.join(root, "sup"), ["config", "submodule.lib.url"]).trim()).toContain("lib");
+  });
+
+  escapeAttempt("git-metadata", "a new repository whose submodule.<name>.update runs a command", async () => {
+    const denied = await both(
+      `git init -q lib && git -C lib ${ID} commit -q --allow-empty -m l && git init -q sup && git -C sup -c protocol.file.allow=always submodule add -q ../lib lib && git -C sup ${ID} commit -qm s && git -C lib ${ID} commit -q --allow-empty -m l2 && git -C sup config submodule.lib.update "!touch $M #"`,
+      [["-C", "sup", "-c", "protocol.file.allow=always", "submodule", "update", "--remote"]],
+    );
+    expect(denied.text).toContain("[moved aside sup/.git/config");
+  });
+
   it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {
     const ground = await playground();
     grounds.push(ground);

@@ -26,10 +26,14 @@ const MAX_CONFIG_BYTES = 64 * 1024;
 
 /**
  * Config keys of a repository the command created that are kept: what `git init`, `git clone`
- * and `git submodule` write, none of which makes git run a command or read another file.
- * `<name>` stands for any subsection. Any other key (`core.fsmonitor`, `core.hooksPath`,
- * `include.path`, `filter.*`, `diff.*.textconv`, `core.sshCommand`, aliases, ...) has the whole
- * file moved aside: a list of the keys that run commands would never be complete.
+ * (also `--recurse-submodules`), `git submodule add`/`update --init` and `git config user.*` write,
+ * none of which makes git run a command or read another file (git-config(1)). `<name>` stands for
+ * any subsection. Any other key has the whole file moved aside: a list of the keys that run
+ * commands would never be complete (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`,
+ * `core.pager`, `core.editor`, `core.askPass`, `sequence.editor`, `include.path`,
+ * `includeIf.*`, `filter.*`, `diff.*.textconv`, `diff.*.command`, `merge.*.driver`, `alias.*`,
+ * `credential.*`, `remote.*.uploadpack`/`receivepack`, `uploadpack.packObjectsHook`,
+ * `url.*.insteadOf`, `gpg.program`, ...).
  */
 const KEPT_CONFIG_KEYS = new Set([
   "core.repositoryformatversion",
@@ -42,11 +46,21 @@ const KEPT_CONFIG_KEYS = new Set([
   "core.worktree",
   "extensions.objectformat",
   "remote.<name>.url",
+  "remote.<name>.pushurl",
   "remote.<name>.fetch",
   "branch.<name>.remote",
   "branch.<name>.merge",
   "init.defaultbranch",
+  "user.name",
+  "user.email",
+  "submodule.active",
+  "submodule.<name>.url",
+  "submodule.<name>.active",
+  "submodule.<name>.update",
 ]);
+
+/** Kept keys whose value can still run a command: `submodule.<name>.update = !command` runs it at `git submodule update`. */
+const COMMAND_VALUES = new Set(["submodule.<name>.update"]);
 
 /**
  * What git executes or follows in a git directory the command created: moved aside after it
@@ -307,9 +321,12 @@ function configKept(file: string): boolean {
       continue;
     }
     // `key = value` on one line (a trailing backslash continues it: not judged).
-    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$/.exec(line);
+    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
     if (assignment === null || line.endsWith("\\") || section === undefined) return false;
-    if (!KEPT_CONFIG_KEYS.has(`${section}.${assignment[1]?.toLowerCase()}`)) return false;
+    const key = `${section}.${assignment[1]?.toLowerCase()}`;
+    if (!KEPT_CONFIG_KEYS.has(key)) return false;
+    // A value that could name a command (`!...`, also quoted) is not judged.
+    if (COMMAND_VALUES.has(key) && /^[\s"]*!/.test(assignment[2] ?? "")) return false;
   }
   return true;
 }
