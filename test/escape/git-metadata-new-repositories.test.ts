@@ -9,7 +9,7 @@
  * planted command ran; under scope `local` (no git protection) the same attack does fire.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -131,6 +131,28 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
       // The scan knew it at spawn: nothing to move aside after.
       expect(result.text).not.toContain("moved aside");
+    },
+  );
+
+  escapeAttempt(
+    "git-metadata",
+    "a git directory present at spawn whose HEAD is a symlink: refused, since a mount cannot pin it",
+    async () => {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      rmSync(path.join(root, "odd", "HEAD"));
+      symlinkSync("refs/heads/main", path.join(root, "odd", "HEAD"));
+      // Control: host git accepts that HEAD.
+      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      const result = await sh(
+        attackRun(root, "workspace"),
+        `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
+      );
+      expect(result.stdout, result.text).not.toContain("written");
+      expect(result.status).toBe("error:sandbox_unavailable");
+      expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
     },
   );
 
