@@ -9,7 +9,7 @@
  * planted command ran; under scope `local` (no git protection) the same attack does fire.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -94,6 +94,152 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       `git init -q sub && printf '[core]\\n\\tfsmonitor = "touch %s; echo"\\n' "$M" > evil.cfg && git -C sub config include.path ../../evil.cfg`,
       [["-C", "sub", "status"]],
     );
+  });
+
+  /** A bare git directory `dir` made a working tree's (`wt/.git` points at it), `head` run after `git init`, with a planted fsmonitor. */
+  const oddRepository = (dir: string, head: string) =>
+    `mkdir wt && git init -q --bare ${dir} && ${head} && git --git-dir=${dir} config core.bare false && git --git-dir=${dir} config core.worktree ../wt && git --git-dir=${dir} config core.fsmonitor "touch $M; echo" && echo 'gitdir: ../${dir}' > wt/.git`;
+
+  // git's validate_headref accepts `ref:` with any spaces (or none) before `refs/`, and a symlink HEAD.
+  for (const [name, head] of [
+    ["ref:refs/... without a space", "printf 'ref:refs/heads/main\\n' > odd/HEAD"],
+    ["ref:<tab>refs/...", "printf 'ref:\\trefs/heads/main\\n' > odd/HEAD"],
+    ["a symlink to refs/heads/main", "rm odd/HEAD && ln -s refs/heads/main odd/HEAD"],
+  ] as const) {
+    escapeAttempt("git-metadata", `a new git directory whose HEAD is ${name}, with an fsmonitor`, async () => {
+      const denied = await both(oddRepository("odd", head), [["-C", "wt", "status"]]);
+      expect(denied.text).toContain("[moved aside odd/config");
+    });
+  }
+
+  escapeAttempt(
+    "git-metadata",
+    "a git directory present at spawn whose HEAD is ref:refs/... has its config kept read-only",
+    async () => {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      writeFileSync(path.join(root, "odd", "HEAD"), "ref:refs/heads/main\n");
+      // Control: host git accepts that HEAD (the directory is a repository to it).
+      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      const result = await sh(
+        attackRun(root, "workspace"),
+        `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
+      );
+      expect(result.stdout, result.text).not.toContain("written");
+      expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
+      // The scan knew it at spawn: nothing to move aside after.
+      expect(result.text).not.toContain("moved aside");
+    },
+  );
+
+  escapeAttempt(
+    "git-metadata",
+    "a git directory present at spawn whose HEAD is a symlink: refused, since a mount cannot pin it",
+    async () => {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      rmSync(path.join(root, "odd", "HEAD"));
+      symlinkSync("refs/heads/main", path.join(root, "odd", "HEAD"));
+      // Control: host git accepts that HEAD.
+      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      const result = await sh(
+        attackRun(root, "workspace"),
+        `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
+      );
+      expect(result.stdout, result.text).not.toContain("written");
+      // Refused before it runs, saying why.
+      expect(result.status, result.text).toMatch(/^error:/);
+      expect(result.text).toContain("symbolic link git accepts as HEAD");
+      expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
+    },
+  );
+
+  // The walk's bounds (depth, node_modules) do not stop a git directory a `.git` pointer names.
+  const pointed = (dir: string, pointer: string) =>
+    `mkdir sub && git init -q --bare ${dir} && git --git-dir=${dir} config core.bare false && git --git-dir=${dir} config core.worktree "$PWD/sub" && git --git-dir=${dir} config core.fsmonitor "touch $M; echo" && ${pointer}`;
+  for (const [name, attack] of [
+    ["a .git file pointing into node_modules", pointed("node_modules/.x", "echo 'gitdir: ../node_modules/.x' > sub/.git")],
+    ["a .git symlink pointing into node_modules", pointed("node_modules/.x", "ln -s ../node_modules/.x sub/.git")],
+    ["a .git file pointing below the walk's depth", pointed("a/b/c/d/e/f/g/h", "echo 'gitdir: ../a/b/c/d/e/f/g/h' > sub/.git")],
+  ] as const) {
+    escapeAttempt("git-metadata", `${name}, at a new git directory with an fsmonitor`, async () => {
+      const denied = await both(attack, [["-C", "sub", "status"]]);
+      expect(denied.text).toContain("/config of a git directory the command created");
+    });
+  }
+
+  it("a repository the gitlink quarantine moved aside is not moved apart again: the one mv restores a working repository", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q", "-b", "main"]);
+    const result = await sh(
+      attackRun(root, "workspace"),
+      `git init -q sub && git -C sub config core.fsmonitor "touch x; echo" && git -C sub ${ID} commit -q --allow-empty -m x && git add sub && echo planted`,
+    );
+    expect(result.stdout, result.text).toContain("planted");
+    expect(result.text).toContain("[moved aside a git repository at a gitlink");
+    expect(result.text).not.toContain("of a git directory the command created");
+    const restore = /then from the workspace root: (mv '[^']+' '[^']+')\]/.exec(result.text)?.[1];
+    expect(restore, result.text).toBeDefined();
+    execFileSync("sh", ["-c", restore ?? "false"], { cwd: root });
+    // Restored whole: the repository works, with the config the user was told to review.
+    expect(hostGit(path.join(root, "sub"), ["log", "--format=%s"]).trim()).toBe("x");
+    expect(hostGit(path.join(root, "sub"), ["config", "core.fsmonitor"]).trim()).toBe("touch x; echo");
+  });
+
+  escapeAttempt("git-metadata", "rewrite a moved-aside config at the next command, for the user's mv to restore", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q"]);
+    const marker = path.join(ground.outside, "fired");
+    const run = attackRun(root, "workspace");
+    const first = await sh(run, `git init -q proj && git -C proj config core.fsmonitor true && echo made`);
+    expect(first.text).toContain("[moved aside proj/.git/config");
+    const restore = /then from the workspace root: (mv '[^']+' '[^']+')\]/.exec(first.text)?.[1];
+    const moved = /mv '([^']+)'/.exec(restore ?? "")?.[1] ?? "missing";
+    const second = await sh(
+      run,
+      `printf '[core]\\n\\tfsmonitor = "touch %s; echo"\\n' ${quote(marker)} >> ${quote(moved)} && echo rewrote; rm -f ${quote(moved)} && echo removed; cat ${quote(moved)}`,
+    );
+    expect(second.stdout, second.text).not.toContain("rewrote");
+    expect(second.stdout, second.text).not.toContain("removed");
+    // Positive control: the sandboxed command can read it, and it is what the first command left.
+    expect(second.stdout).toContain("fsmonitor = true");
+    execFileSync("sh", ["-c", `${restore} && git -C proj status`], { cwd: root, stdio: "ignore" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("positive control: git config user.*, git submodule add and clone --recurse-submodules keep the new repositories' config", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    const result = await sh(
+      attackRun(root, "workspace"),
+      [
+        "git init -q proj && git -C proj config user.email a@b.c && git -C proj config user.name A",
+        `git init -q lib && git -C lib ${ID} commit -q --allow-empty -m l`,
+        `git init -q sup && git -C sup -c protocol.file.allow=always submodule add -q ../lib lib && git -C sup ${ID} commit -qm s`,
+        "git -c protocol.file.allow=always clone -q --recurse-submodules sup copy && echo done",
+      ].join(" && "),
+    );
+    expect(result.stdout, result.text).toBe("done");
+    expect(result.text).not.toContain("moved aside");
+    expect(hostGit(path.join(root, "proj"), ["config", "user.name"]).trim()).toBe("A");
+    expect(hostGit(path.join(root, "sup"), ["config", "submodule.lib.url"]).trim()).toContain("lib");
+  });
+
+  escapeAttempt("git-metadata", "a new repository whose submodule.<name>.update runs a command", async () => {
+    const denied = await both(
+      `git init -q lib && git -C lib ${ID} commit -q --allow-empty -m l && git init -q sup && git -C sup -c protocol.file.allow=always submodule add -q ../lib lib && git -C sup ${ID} commit -qm s && git -C lib ${ID} commit -q --allow-empty -m l2 && git -C sup config submodule.lib.update "!touch $M #"`,
+      [["-C", "sup", "-c", "protocol.file.allow=always", "submodule", "update", "--remote"]],
+    );
+    expect(denied.text).toContain("[moved aside sup/.git/config");
   });
 
   it("a link the command leaves to a host repository is not followed: the host's hooks and config stay", async () => {

@@ -1,7 +1,8 @@
 import { constants, lstatSync } from "node:fs";
-import { open, realpath } from "node:fs/promises";
+import { open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { isGitHeadContent, isGitHeadLinkTarget } from "../sandbox/git-head.js";
 import { SEQUENCER_QUARANTINE } from "../sandbox/sequencer-quarantine.js";
 
 /**
@@ -62,9 +63,6 @@ export function protectedInGitDirectory(inside: readonly string[]): boolean {
   return objects !== -1 && lower[objects + 1] === "info";
 }
 
-/** What git writes in `HEAD`: a symbolic ref, or an object id (SHA-1 or SHA-256). */
-const GIT_HEAD_CONTENT = /^(?:ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
-
 /** The first bytes of a regular file (not followed when a symlink, never blocking), or undefined. */
 async function headOf(file: string, bytes: number): Promise<string | undefined> {
   const handle = await open(file, READ_FLAGS).catch(() => undefined);
@@ -84,14 +82,18 @@ async function headOf(file: string, bytes: number): Promise<string | undefined> 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
- * True when the directory whose entries `at(name)` names holds a `HEAD` file with what git writes
- * there (`ref: refs/...` or an object id): a git directory whatever its name (a bare `repo.git`).
+ * True when the directory whose entries `at(name)` names holds a `HEAD` git accepts (`ref:refs/...`
+ * with or without a space, an object id, a symlink to `refs/...`): a git directory whatever its name (a bare `repo.git`).
  * Only `HEAD` decides, and it is protected in such a directory (the sandbox pins it too), so a
  * command cannot dismantle the repository (move `objects/`, `refs/`) to have it overlooked.
  */
 export async function hasGitHead(at: (name: string) => string): Promise<boolean> {
-  const head = await headOf(at("HEAD"), 128);
-  return head !== undefined && GIT_HEAD_CONTENT.test(head);
+  const head = at("HEAD");
+  // git accepts a symlink HEAD to `refs/...` too (see isGitHeadContent).
+  const target = await readlink(head).catch(() => undefined);
+  if (target !== undefined) return isGitHeadLinkTarget(target);
+  const content = await headOf(head, 255);
+  return content !== undefined && isGitHeadContent(content);
 }
 
 /**

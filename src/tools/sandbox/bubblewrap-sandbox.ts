@@ -316,7 +316,8 @@ function afterWorkspaceCommand(root: string, git: GitProtection, controlFiles: H
   } catch (error) {
     failure = error;
   }
-  const repairs = controlFiles.removeCreated();
+  // After the gitlink quarantine: a repository it moved aside is not moved apart again.
+  const repairs = controlFiles.removeCreated(new Set(gitlinks.map((state) => state.to)));
   if (failure !== undefined) throw failure;
   return { ...repairs, quarantined: [...repairs.quarantined, ...gitlinks] };
 }

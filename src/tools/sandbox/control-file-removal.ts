@@ -42,9 +42,11 @@ export interface HeldControlFiles {
    * the listed control files that the command created, returns their paths (and those of the ones
    * it made directories too large to remove within {@link CONTROL_FILE_REMOVAL_LIMITS}), and
    * closes the handles. Call it only once every sandboxed process of that command has ended
-   * (the pid namespace guarantees that).
+   * (the pid namespace guarantees that). `movedThisExit`: repositories the gitlink quarantine
+   * moved aside whole after this command (host paths), which the walk for new git directories
+   * leaves as they are (one move per repository, one restore).
    */
-  removeCreated(): AfterCommandRepairs;
+  removeCreated(movedThisExit?: ReadonlySet<string>): AfterCommandRepairs;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
 }
@@ -119,7 +121,7 @@ export function holdControlFileDirectories(
     close();
   };
   return {
-    removeCreated: () => {
+    removeCreated: (movedThisExit = new Set<string>()) => {
       const removed: string[] = [];
       const left: string[] = [];
       const budget = { entries: CONTROL_FILE_REMOVAL_LIMITS.maxEntries };
@@ -145,7 +147,13 @@ export function holdControlFileDirectories(
           try {
             const known = new Set(sequencer.gitDirectories);
             const gitHandles = new Map([...held].filter(([directory]) => known.has(directory)));
-            newGitState = repairNewGitDirectories({ ...root, shown: workspace }, known, gitHandles, new Date()).moved;
+            newGitState = repairNewGitDirectories(
+              { ...root, shown: workspace },
+              known,
+              gitHandles,
+              new Date(),
+              movedThisExit,
+            ).moved;
           } catch (error) {
             failure ??= error;
           }

@@ -124,8 +124,10 @@ export function gitProtection(workspace: string): GitProtection {
   // keep a writable HEAD for checkouts.
   for (const directory of headed) {
     if (visited.has(directory)) continue;
-    protectGitDirectory(workspace, directory, protection, visited);
     const head = path.join(directory, "HEAD");
+    // A mount would follow the link: git accepts a symlink HEAD (`refs/...`) but never writes one now.
+    if (lstatSync(head, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkHead(head);
+    protectGitDirectory(workspace, directory, protection, visited);
     protection.args.push("--ro-bind", head, head);
   }
   return protection;
@@ -141,7 +143,7 @@ interface DirectoryScan {
   readonly undecodable: readonly Buffer[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
-  /** It has a regular file `HEAD`. */
+  /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
   readonly head: boolean;
   /** Regular files with a set-user-id or set-group-id bit when it was listed. */
   readonly setId: readonly string[];
@@ -250,7 +252,7 @@ class ScanCache {
         .map((entry) => entry.name),
       undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
-      head: entries.some((entry) => entry.name === "HEAD" && entry.isFile()),
+      head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
       setId: setIdNames(directory, entries),
     };
     this.next.set(directory, scan);
@@ -474,12 +476,13 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
 }
 
 /**
- * Binds read-only the sequencer state earlier commands' ends moved aside in `gitDirectory`
- * (`atc-quarantine-*`): the result told the user to read it and `mv` it back, so a later command
- * must not rewrite its todo list in between (nor replace or remove it: a mount point cannot be
- * renamed). An entry of that name that is not a directory is left alone: bwrap would follow a
- * link, and the host only ever moved what git makes there, a directory (a command's own
- * non-directory of such a name is never named in a result).
+ * Binds read-only what earlier commands' ends moved aside in `gitDirectory` (`atc-quarantine-*`:
+ * sequencer state, and the `config`, `hooks`, `commondir` of a git directory a command created):
+ * the result told the user to read it and `mv` it back, so a later command must not rewrite it in
+ * between (a todo list's `exec` line, a config's `core.fsmonitor`), nor replace or remove it (a
+ * mount point cannot be renamed). An entry of that name that is neither a directory nor a
+ * regular file (a link) is left alone: bwrap would follow a link, and the host never names a
+ * link it moved as a file to review.
  */
 function protectQuarantines(gitDirectory: string, protection: GitProtection): void {
   let entries: import("node:fs").Dirent[];
@@ -488,12 +491,14 @@ function protectQuarantines(gitDirectory: string, protection: GitProtection): vo
   } catch {
     return;
   }
-  const quarantines = entries.filter((entry) => entry.isDirectory() && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`));
-  // Each is a mount: a command making thousands of such directories must not make every later
+  const quarantines = entries.filter(
+    (entry) => (entry.isDirectory() || entry.isFile()) && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`),
+  );
+  // Each is a mount: a command making thousands of such entries must not make every later
   // spawn slow; past the bound it refuses, and the user clears them.
   if (quarantines.length > MAX_QUARANTINES) {
     throw new SandboxUnavailableError(
-      `${gitDirectory} holds ${quarantines.length} directories named ${SEQUENCER_QUARANTINE}-* (sequencer state moved aside after commands), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove the ones not needed.`,
+      `${gitDirectory} holds ${quarantines.length} entries named ${SEQUENCER_QUARANTINE}-* (git state moved aside after commands), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove the ones not needed.`,
       { data: { path: gitDirectory, reason: "too_many_quarantines" } },
     );
   }
@@ -503,7 +508,7 @@ function protectQuarantines(gitDirectory: string, protection: GitProtection): vo
   }
 }
 
-/** The most moved-aside sequencer states one git directory may hold (each is bound read-only at spawn). */
+/** The most moved-aside entries (sequencer state, config, hooks) one git directory may hold (each is bound read-only at spawn). */
 export const MAX_QUARANTINES = 64;
 
 /** Binds `entry` read-only, or lists it in `absent` (dealt with after the command if it made it). */
@@ -567,6 +572,14 @@ function refuseHiddenGitState(directory: Buffer, levels: number, isGitState = fa
     `${shown} (shown as Latin-1) is git state inside a directory whose name is not valid UTF-8: the sandbox cannot ` +
       "name it to keep it read-only, so a sandboxed command could plant git hooks or config there. Rename the directory.",
     { data: { path: found.toString("latin1"), reason: "undecodable_name" } },
+  );
+}
+
+function symlinkHead(head: string): SandboxUnavailableError {
+  return new SandboxUnavailableError(
+    `${head} is a symbolic link git accepts as HEAD (a git directory), so the sandbox cannot keep it read-only and a ` +
+      "sandboxed command could move it away to have the repository overlooked. Replace it with a file holding `ref: ` and the link's target.",
+    { data: { path: head } },
   );
 }
 

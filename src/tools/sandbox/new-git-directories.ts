@@ -1,9 +1,20 @@
-import { closeSync, constants, type Dirent, fstatSync, lstatSync, openSync, readdirSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { GIT_SCAN_LIMITS } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
+import { isInsideDirectory } from "./workspace-root.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
@@ -15,10 +26,14 @@ const MAX_CONFIG_BYTES = 64 * 1024;
 
 /**
  * Config keys of a repository the command created that are kept: what `git init`, `git clone`
- * and `git submodule` write, none of which makes git run a command or read another file.
- * `<name>` stands for any subsection. Any other key (`core.fsmonitor`, `core.hooksPath`,
- * `include.path`, `filter.*`, `diff.*.textconv`, `core.sshCommand`, aliases, ...) has the whole
- * file moved aside: a list of the keys that run commands would never be complete.
+ * (also `--recurse-submodules`), `git submodule add`/`update --init` and `git config user.*` write,
+ * none of which makes git run a command or read another file (git-config(1)). `<name>` stands for
+ * any subsection. Any other key has the whole file moved aside: a list of the keys that run
+ * commands would never be complete (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`,
+ * `core.pager`, `core.editor`, `core.askPass`, `sequence.editor`, `include.path`,
+ * `includeIf.*`, `filter.*`, `diff.*.textconv`, `diff.*.command`, `merge.*.driver`, `alias.*`,
+ * `credential.*`, `remote.*.uploadpack`/`receivepack`, `uploadpack.packObjectsHook`,
+ * `url.*.insteadOf`, `gpg.program`, ...).
  */
 const KEPT_CONFIG_KEYS = new Set([
   "core.repositoryformatversion",
@@ -31,11 +46,21 @@ const KEPT_CONFIG_KEYS = new Set([
   "core.worktree",
   "extensions.objectformat",
   "remote.<name>.url",
+  "remote.<name>.pushurl",
   "remote.<name>.fetch",
   "branch.<name>.remote",
   "branch.<name>.merge",
   "init.defaultbranch",
+  "user.name",
+  "user.email",
+  "submodule.active",
+  "submodule.<name>.url",
+  "submodule.<name>.active",
+  "submodule.<name>.update",
 ]);
+
+/** Kept keys whose value can still run a command: `submodule.<name>.update = !command` runs it at `git submodule update`. */
+const COMMAND_VALUES = new Set(["submodule.<name>.update"]);
 
 /**
  * What git executes or follows in a git directory the command created: moved aside after it
@@ -69,23 +94,42 @@ export function repairNewGitDirectories(
   known: ReadonlySet<string>,
   held: ReadonlyMap<string, { readonly descriptor: number }>,
   now: Date,
+  movedThisExit: ReadonlySet<string> = new Set(),
 ): NewGitDirectoryRepairs {
   const repairs: NewGitDirectoryRepairs = { moved: [], found: [] };
-  const budget = { directories: GIT_SCAN_LIMITS.maxDirectories };
   // Known by identity too: a command may have moved a protected repository (`mv a a-away`).
   const identities = new Set([...held.values()].map((handle) => identity(handle.descriptor)));
-  const isKnown: Known = (shown, descriptor) => known.has(shown) || identities.has(identity(descriptor));
-  walk(root.descriptor, root.shown, 0, isKnown, repairs, budget, now);
+  const context: WalkContext = {
+    root,
+    known: (shown, descriptor) => known.has(shown) || identities.has(identity(descriptor)),
+    movedThisExit,
+    repairs,
+    budget: { directories: GIT_SCAN_LIMITS.maxDirectories },
+    repaired: new Set(),
+    now,
+  };
+  walk(root.descriptor, root.shown, 0, context);
   for (const [gitDirectory, handle] of held) {
     withChild(handle.descriptor, "modules", (modules) =>
-      newSubmoduleDirectories(modules, path.join(gitDirectory, "modules"), isKnown, repairs, budget, now),
+      newSubmoduleDirectories(modules, path.join(gitDirectory, "modules"), context),
     );
   }
   return repairs;
 }
 
-/** Whether a git directory found after the command was protected at spawn (by its path then, or its identity). */
-type Known = (shown: string, descriptor: number) => boolean;
+/** What the walk after a command carries along. */
+interface WalkContext {
+  readonly root: QuarantineDirectory & { readonly descriptor: number };
+  /** Whether a git directory found after the command was protected at spawn (by its path then, or its identity). */
+  readonly known: (shown: string, descriptor: number) => boolean;
+  /** Repositories the gitlink quarantine moved aside in this exit (host paths): one move per repository. */
+  readonly movedThisExit: ReadonlySet<string>;
+  readonly repairs: NewGitDirectoryRepairs;
+  readonly budget: { directories: number };
+  /** Identities of the git directories repaired (one reached by a walk and by a pointer is repaired once). */
+  readonly repaired: Set<string>;
+  readonly now: Date;
+}
 
 function identity(descriptor: number): string {
   try {
@@ -96,80 +140,157 @@ function identity(descriptor: number): string {
   }
 }
 
-function walk(
-  descriptor: number,
-  shown: string,
-  depth: number,
-  known: Known,
-  repairs: NewGitDirectoryRepairs,
-  budget: { directories: number },
-  now: Date,
-): void {
-  if (--budget.directories < 0) return;
+function walk(descriptor: number, shown: string, depth: number, context: WalkContext): void {
+  if (--context.budget.directories < 0) return;
   const entries = listing(descriptor);
-  if (entries.some((entry) => entry.name === "HEAD" && entry.isFile()) && !known(shown, descriptor)) {
-    if (headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repair(descriptor, shown, known, repairs, budget, now);
-  }
+  const head = entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink()));
+  if (head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
   for (const entry of entries) {
+    if (entry.name === ".git" && !entry.isDirectory()) {
+      followPointer(descriptor, shown, entry, context);
+      continue;
+    }
     if (!entry.isDirectory() || SKIPPED_DIRECTORIES.has(entry.name)) continue;
     const child = path.join(shown, entry.name);
+    if (context.movedThisExit.has(child)) continue;
     if (entry.name === ".git") {
-      withChild(descriptor, ".git", (git) => {
-        if (!known(child, git)) repair(git, child, known, repairs, budget, now);
-      });
+      withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
       continue;
     }
     if (depth < GIT_SCAN_LIMITS.maxDepth) {
-      withChild(descriptor, entry.name, (next) => walk(next, child, depth + 1, known, repairs, budget, now));
+      withChild(descriptor, entry.name, (next) => walk(next, child, depth + 1, context));
     }
   }
 }
 
+/** The longest `.git` file read (a `gitdir:` line). */
+const MAX_POINTER_BYTES = 64 * 1024;
+
+/**
+ * A `.git` file (`gitdir: <path>`) or a `.git` symlink in the directory behind `descriptor`:
+ * host git in that directory uses the git directory it names, wherever it is, so the walk's
+ * bounds (depth, `node_modules`) do not apply to it. The target's real path (git follows links
+ * in it), when inside the workspace, is opened from the held root one component at a time without
+ * following a link, and repaired when it is a git directory the command created; a component
+ * swapped for a link in between has the pointer itself moved aside. A target outside the
+ * workspace is not the command's to write (every sandboxed process has ended by now).
+ */
+function followPointer(descriptor: number, shown: string, entry: Dirent, context: WalkContext): void {
+  const at = `/proc/self/fd/${descriptor}/.git`;
+  let value: string | undefined;
+  if (entry.isSymbolicLink()) {
+    try {
+      value = readlinkSync(at);
+    } catch {
+      return;
+    }
+  } else if (entry.isFile()) {
+    const text = readSmallFileText(at, MAX_POINTER_BYTES)?.trim();
+    if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
+  }
+  if (value === undefined || value === "") return;
+  // Git follows links in the path: resolve them (the real path of the workspace root stands for `shown`'s root).
+  const rootShown = context.root.shown;
+  const realRoot = realPathOr(rootShown);
+  const target = realPathOr(path.resolve(path.join(realRoot, path.relative(rootShown, shown)), value));
+  if (!isInsideDirectory(realRoot, target)) return;
+  const relative = path.relative(realRoot, target);
+  let current = context.root.descriptor;
+  let currentShown = rootShown;
+  const opened: number[] = [];
+  try {
+    for (const part of relative === "" ? [] : relative.split(path.sep)) {
+      const next = `/proc/self/fd/${current}/${part}`;
+      if (lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+        // Swapped for a link since the path was resolved (a parallel command): not followed.
+        movePointer(descriptor, shown, context);
+        return;
+      }
+      try {
+        current = openSync(next, DIRECTORY_FLAGS);
+      } catch {
+        return;
+      }
+      opened.push(current);
+      currentShown = path.join(currentShown, part);
+    }
+    if (headHoldsGit(`/proc/self/fd/${current}/HEAD`)) repairIfNew(current, currentShown, context);
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+}
+
+function realPathOr(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
+}
+
+/** Moves a `.git` pointer aside whose target the walk cannot look at without following a link. */
+function movePointer(descriptor: number, shown: string, context: WalkContext): void {
+  const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  const state = quarantineEntry(directory, ".git", context.now);
+  if (state !== undefined) context.repairs.moved.push(state);
+}
+
 /** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
-function newSubmoduleDirectories(
-  descriptor: number,
-  shown: string,
-  known: Known,
-  repairs: NewGitDirectoryRepairs,
-  budget: { directories: number },
-  now: Date,
-): void {
+function newSubmoduleDirectories(descriptor: number, shown: string, context: WalkContext): void {
   for (const entry of listing(descriptor)) {
-    if (!entry.isDirectory() || --budget.directories < 0) continue;
+    if (!entry.isDirectory() || --context.budget.directories < 0) continue;
     const child = path.join(shown, entry.name);
     withChild(descriptor, entry.name, (directory) => {
       const isGit = lstatSync(`/proc/self/fd/${directory}/HEAD`, { throwIfNoEntry: false }) !== undefined;
-      if (!isGit) newSubmoduleDirectories(directory, child, known, repairs, budget, now);
-      else if (!known(child, directory)) repair(directory, child, known, repairs, budget, now);
-      else
-        withChild(directory, "modules", (modules) =>
-          newSubmoduleDirectories(modules, path.join(child, "modules"), known, repairs, budget, now),
-        );
+      if (!isGit) newSubmoduleDirectories(directory, child, context);
+      else if (!context.known(child, directory)) repairIfNew(directory, child, context);
+      else withChild(directory, "modules", (modules) => newSubmoduleDirectories(modules, path.join(child, "modules"), context));
     });
   }
 }
 
+/** Repairs the git directory unless it was protected at spawn, moved aside whole in this exit, or already repaired. */
+function repairIfNew(descriptor: number, shown: string, context: WalkContext): void {
+  if (context.known(shown, descriptor) || context.movedThisExit.has(shown)) return;
+  const id = identity(descriptor);
+  if (id === "" || context.repaired.has(id)) return;
+  context.repaired.add(id);
+  repair(descriptor, shown, context);
+}
+
 /** Moves aside what git would run or follow in the new git directory, and looks at its own submodules. */
-function repair(
-  descriptor: number,
-  shown: string,
-  known: Known,
-  repairs: NewGitDirectoryRepairs,
-  budget: { directories: number },
-  now: Date,
-): void {
-  repairs.found.push(shown);
+function repair(descriptor: number, shown: string, context: WalkContext): void {
+  context.repairs.found.push(shown);
   const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
   const move = (name: string) => {
-    const state = quarantineEntry(directory, name, now);
-    if (state !== undefined) repairs.moved.push(state);
+    const state = quarantineEntry(directory, name, context.now);
+    if (state !== undefined) context.repairs.moved.push(state);
   };
   if (hooksRun(directory)) move("hooks");
   if (!configKept(directory.at("config"))) move("config");
-  move("commondir");
-  withChild(descriptor, "modules", (modules) =>
-    newSubmoduleDirectories(modules, path.join(shown, "modules"), known, repairs, budget, now),
-  );
+  if (!commondirKnown(directory, context)) move("commondir");
+  withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
+}
+
+/**
+ * True when the git directory's `commondir` names a git directory protected at spawn (compared by
+ * identity): what `git worktree add` writes (`../..`), whose config and hooks were read-only
+ * during the command. Any other `commondir` is moved aside.
+ */
+function commondirKnown(directory: QuarantineDirectory, context: WalkContext): boolean {
+  const text = readSmallFileText(directory.at("commondir"), MAX_POINTER_BYTES)?.trim();
+  if (text === undefined || text === "") return false;
+  let common: number;
+  try {
+    common = openSync(path.resolve(realpathSync(`/proc/self/fd/${directory.descriptor}`), text), DIRECTORY_FLAGS);
+  } catch {
+    return false;
+  }
+  try {
+    return context.known("", common);
+  } finally {
+    closeSync(common);
+  }
 }
 
 /** True when `hooks` is anything but a directory of git's `*.sample` files (which git never runs). */
@@ -200,9 +321,12 @@ function configKept(file: string): boolean {
       continue;
     }
     // `key = value` on one line (a trailing backslash continues it: not judged).
-    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$/.exec(line);
+    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
     if (assignment === null || line.endsWith("\\") || section === undefined) return false;
-    if (!KEPT_CONFIG_KEYS.has(`${section}.${assignment[1]?.toLowerCase()}`)) return false;
+    const key = `${section}.${assignment[1]?.toLowerCase()}`;
+    if (!KEPT_CONFIG_KEYS.has(key)) return false;
+    // A value that could name a command (`!...`, also quoted) is not judged.
+    if (COMMAND_VALUES.has(key) && /^[\s"]*!/.test(assignment[2] ?? "")) return false;
   }
   return true;
 }

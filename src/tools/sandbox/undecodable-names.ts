@@ -38,7 +38,8 @@ export function gitStateBelow(directory: Buffer, levels: number, budget: { direc
   const child = (name: Buffer) => Buffer.concat([directory, Buffer.from(path.sep), name]);
   for (const entry of entries) {
     const name = entry.name.toString("latin1");
-    if (name === ".git" || (name === "HEAD" && entry.isFile() && headHoldsGit(child(entry.name)))) return child(entry.name);
+    if (name === ".git" || (name === "HEAD" && (entry.isFile() || entry.isSymbolicLink()) && headHoldsGit(child(entry.name))))
+      return child(entry.name);
   }
   if (levels <= 0) return undefined;
   for (const entry of entries) {
