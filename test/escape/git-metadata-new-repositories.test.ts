@@ -13,7 +13,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, wr
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { monitorToolGroup } from "../../src/host/index.js";
 import { FixtureRepository, git as fixtureGit, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { hostRun, record } from "../host/support/host-test-kit.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { callGitTools, gitToolCalls } from "./support/git-tool-calls.js";
@@ -142,21 +144,42 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       grounds.push(ground);
       const root = ground.workspace;
       hostGit(root, ["init", "-q", "--bare", "odd"]);
+      // Control: the same run's sandbox starts commands while HEAD is a file (so the refusal
+      // below comes from the spawn, after the sandbox was probed, not from the probe).
+      const run = attackRun(root, "workspace");
+      expect((await sh(run, "echo started")).stdout).toBe("started");
       rmSync(path.join(root, "odd", "HEAD"));
       symlinkSync("refs/heads/main", path.join(root, "odd", "HEAD"));
       // Control: host git accepts that HEAD.
       expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
-      const result = await sh(
-        attackRun(root, "workspace"),
-        `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
-      );
+      const result = await sh(run, `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`);
       expect(result.stdout, result.text).not.toContain("written");
-      // Refused before it runs, saying why.
-      expect(result.status, result.text).toMatch(/^error:/);
+      // Refused before it runs, saying why, as the sandbox's refusal (not a tool failure).
+      expect(result.status, result.text).toBe("error:sandbox_unavailable");
       expect(result.text).toContain("symbolic link git accepts as HEAD");
       expect(readFileSync(path.join(root, "odd", "config"), "utf8")).not.toContain("fsmonitor");
     },
   );
+
+  it("monitor gives the same refusal as bash for a symlink HEAD found at spawn: sandbox_unavailable", async () => {
+    const ground = await playground();
+    grounds.push(ground);
+    const root = ground.workspace;
+    hostGit(root, ["init", "-q", "--bare", "odd"]);
+    const { run } = hostRun([monitorToolGroup({})], { permissions: { sandbox: "workspace", workspace: root } });
+    // Control: the monitor starts a command while HEAD is a file.
+    const started = record(await run.call("monitor", { action: "start", command: "echo started" }));
+    expect(started.id).toBe("mon_1");
+    rmSync(path.join(root, "odd", "HEAD"));
+    symlinkSync("refs/heads/main", path.join(root, "odd", "HEAD"));
+    const refused = await run.call("monitor", { action: "start", command: "echo again" });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.code, refused.error.message).toBe("sandbox_unavailable");
+      expect(refused.error.message).toContain("symbolic link git accepts as HEAD");
+    }
+    await run.close();
+  });
 
   // The walk's bounds (depth, node_modules) do not stop a git directory a `.git` pointer names.
   const pointed = (dir: string, pointer: string) =>

@@ -332,7 +332,8 @@ class Monitor {
       child = sandbox.spawn({ command: shell, args: ["-c", input.command], cwd });
     } catch (error) {
       release();
-      throw error;
+      // The spawn's own refusals (git state it cannot keep read-only) are the sandbox's, as the probe's are.
+      throw error instanceof SandboxUnavailableError ? sandboxUnavailable(error) : error;
     }
     // No pid: the spawn failed (its error settles the exit at once). Refused for want of
     // descriptors it is too_many_open_files, as bash answers, not a monitor "failed to start".
@@ -398,12 +399,7 @@ class Monitor {
     try {
       return await sandbox;
     } catch (error) {
-      if (error instanceof SandboxUnavailableError) {
-        throw new ToolError("sandbox_unavailable", `monitor cannot start a command: ${error.message}`, {
-          hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
-        });
-      }
-      throw error;
+      throw error instanceof SandboxUnavailableError ? sandboxUnavailable(error) : error;
     }
   }
 }
@@ -443,4 +439,11 @@ export function monitorToolGroup(options: MonitorToolOptions): ToolGroup {
     enabled: options.enabled ?? true,
     tools: () => [createMonitorTool(options)],
   };
+}
+
+/** A sandbox refusal as the model's `sandbox_unavailable`, with what to tell the user. */
+function sandboxUnavailable(error: SandboxUnavailableError): ToolError {
+  return new ToolError("sandbox_unavailable", `monitor cannot start a command: ${error.message}`, {
+    hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
+  });
 }

@@ -142,12 +142,7 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       try {
         sandbox = await sandboxFor(context, scope.root);
       } catch (error) {
-        if (error instanceof SandboxUnavailableError) {
-          throw new ToolError("sandbox_unavailable", `bash cannot run: ${error.message}`, {
-            hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
-          });
-        }
-        throw error;
+        throw unavailableAsToolError(error);
       }
       const shell = shellFor(scope.root);
       // The run's share first: the command's timeout starts once it may run.
@@ -164,6 +159,10 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
           { command: shell, args: ["-c", input.command], cwd, signal },
           options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes },
         );
+      } catch (error) {
+        // The spawn's own refusals (git state it cannot keep read-only, too many set-id files)
+        // are the sandbox's, as the probe's are: sandbox_unavailable, not tool_failed.
+        throw unavailableAsToolError(error);
       } finally {
         // runSandboxed returns once the command's group (cgroup, process group, tagged
         // descendants, output holders) is gone: only then is its share free for another.
@@ -184,6 +183,14 @@ export function createBashTool(options: BashToolOptions = {}): AnyToolDefinition
       // output, but the names of files the command created and a failed start's message.
       return showControlCharacters([header, ...outputSections(result, scope.root)].join("\n"));
     },
+  });
+}
+
+/** A sandbox refusal as the model's `sandbox_unavailable` (with what to tell the user); anything else as it is. */
+function unavailableAsToolError(error: unknown): unknown {
+  if (!(error instanceof SandboxUnavailableError)) return error;
+  return new ToolError("sandbox_unavailable", `bash cannot run: ${error.message}`, {
+    hint: "The sandbox is required by this run's permissions; tell the user what the host must install or enable.",
   });
 }
 
