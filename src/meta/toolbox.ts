@@ -1,5 +1,5 @@
 import { ToolError } from "../errors/tool-error.js";
-import { childCallId } from "../run/child-call-id.js";
+import { childCallId } from "../tool/child-call-id.js";
 import { defineTool } from "../tool/define-tool.js";
 import {
   enumField,

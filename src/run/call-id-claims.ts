@@ -1,15 +1,11 @@
+import { MAX_CALL_ID_LENGTH } from "../tool/call-id-limit.js";
 import { settleThenable } from "../tool/settle-thenable.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { randomRunId } from "./random-run-id.js";
 import type { RunState } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 
-/**
- * Longest call id a run takes, in UTF-16 code units. Providers' ids are tens of characters
- * (`toolu_…`, `call_…`, `fc_…`); an id is echoed in every result, event, span and saved approval,
- * so a 10 MB one would be copied into each of them.
- */
-export const MAX_CALL_ID_LENGTH = 512;
+export { MAX_CALL_ID_LENGTH };
 
 /**
  * How long a claim holds without renewal, in ms. A process that dies while a call runs leaves its

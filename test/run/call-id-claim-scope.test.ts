@@ -8,8 +8,8 @@
 import { createRegistry, defineTool, InMemoryRunStore, type ToolCallResult } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MAX_CALL_ID_LENGTH } from "../../src/run/call-id-claims.js";
-import { childCallId } from "../../src/run/child-call-id.js";
+import { MAX_CALL_ID_LENGTH } from "../../src/tool/call-id-limit.js";
+import { childCallId } from "../../src/tool/child-call-id.js";
 
 const code = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
 

@@ -8,7 +8,7 @@ import {
 } from "agent-tool-catalog";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
-import { childCallId } from "../../run/child-call-id.js";
+import { childCallId } from "../../tool/child-call-id.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
 import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
