@@ -10,7 +10,7 @@
  * the command runs to its end inside the sandbox still works.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -128,9 +128,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(result.text).toContain("[not removed whole: ");
     expect(result.text).toContain(".git/rebase-merge -> .git/atc-quarantine-rebase-merge-");
     expect(existsSync(path.join(denied.root, ".git", "rebase-merge"))).toBe(false);
-    // Control: under local the same command leaves the state and host git runs the line.
+    // Control: under local the state stays, beside a directory at config.worktree, and host git
+    // runs the line. One entry there, not 10,001: git reads config.worktree (or not) whatever it
+    // holds, and the budget is the workspace scope's alone; creating 10,001 files took 3.5-9.7 s
+    // of the loaded machine each time (the test took 8.8-16 s of its 20).
     const control = await fresh();
-    await sh(attackRun(control.root, "local"), `M=${quote(control.marker)}; ${spend} && ${PLANT_REBASE}`);
+    const directory = "mkdir .git/config.worktree && touch .git/config.worktree/1";
+    await sh(attackRun(control.root, "local"), `M=${quote(control.marker)}; ${directory} && ${PLANT_REBASE}`);
+    expect(statSync(path.join(control.root, ".git", "config.worktree")).isDirectory()).toBe(true);
     hostGit(control.root, ["rebase", "--continue"]);
     expect(existsSync(control.marker)).toBe(true);
   });

@@ -34,10 +34,10 @@ function spent<Answer = [string, string]>(
   tool: "bash" | "monitor" = "bash",
 ): Promise<Answer[]> {
   const config = JSON.stringify({ workspace, sandbox, hold, tool });
-  // 1024: room for the module loader; the child then takes every descriptor itself.
-  const command = `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${script}" '${config}'`;
+  // The child lowers its own limit to 1024 once its modules are loaded, then takes every
+  // descriptor itself: a `ulimit -n` before node started bounded Node's module loader too.
   return new Promise((resolve, reject) => {
-    execFile("/bin/sh", ["-c", command], { cwd: repo, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", script, config], { cwd: repo, timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`the process died (hold ${hold}): ${stderr.split("\n").slice(0, 6).join("\n")}`));
       else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string) as Answer[]);
     });

@@ -73,7 +73,10 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
   if (plan.argumentsFile !== undefined) sendAndClose(stdio?.[4], plan.argumentsFile);
   if (request.input !== undefined) sendAndClose(child.stdin, request.input);
   else child.stdin?.on("error", () => undefined);
-  const outputs = tag === undefined ? undefined : commandOutput(child.pid);
+  // Read for every driver: bwrap's sandbox process (PID 1 of the command's namespace) sets its
+  // parent-death signal only once its mounts are done, so a bwrap stopped before then leaves it
+  // running, orphaned, with the output pipes (see watchExit).
+  const outputs = commandOutput(child.pid);
   const kill = (signal: NodeJS.Signals = "SIGKILL") => {
     signalProcess(child, plan.processGroup, signal);
     if (tag !== undefined) killTagged(tag);
@@ -83,7 +86,7 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
     // SIGTERM gives the command its grace period; SIGKILL ends everything in its cgroup too.
     if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
-  const exited = watchExit(child, plan, request.signal, kill, tag);
+  const exited = watchExit(child, plan, request.signal, kill, tag, outputs);
   // No pipes: the spawn failed (exited settles with its error); empty streams stand in for them.
   const stdout = child.stdout ?? Readable.from([]);
   const stderr = child.stderr ?? Readable.from([]);
@@ -96,11 +99,14 @@ function watchExit(
   signal: AbortSignal | undefined,
   kill: (signal?: NodeJS.Signals) => void,
   tag: string | undefined,
+  outputs: CommandOutput | undefined,
 ): Promise<SandboxedExit> {
   return new Promise<SandboxedExit>((resolve) => {
     let escalation: NodeJS.Timeout | undefined;
     let settled = false;
+    let aborted = false;
     const onAbort = () => {
+      aborted = true;
       kill("SIGTERM");
       escalation = setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
       escalation.unref();
@@ -113,6 +119,12 @@ function watchExit(
       // the call and the registry. Long-running processes belong in the monitor tool.
       if (plan.processGroup) killGroup(child, "SIGKILL");
       if (tag !== undefined) killTagged(tag);
+      // A launcher stopped while it was starting the sandbox can leave what it started running
+      // outside its group and parentless: bwrap's PID 1, before it has set its parent-death
+      // signal (it does so after its mounts and its setsid), ran on with the output pipes, so a
+      // caller reading them to the end waited for ever (grep under load). It is found by the
+      // pipes it holds. Only after an abort: a launcher that ended by itself ended its sandbox.
+      if (aborted && outputs !== undefined) killHolders(outputs);
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();

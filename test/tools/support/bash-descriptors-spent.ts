@@ -6,6 +6,7 @@ import { closeSync, openSync } from "node:fs";
 import { createRegistry } from "agent-tool-catalog";
 import { createMonitorTool } from "agent-tool-catalog/host";
 import { createBashTool } from "agent-tool-catalog/tools";
+import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const { workspace, sandbox, hold, tool } = JSON.parse(process.argv[2] as string) as {
   workspace: string;
@@ -13,6 +14,9 @@ const { workspace, sandbox, hold, tool } = JSON.parse(process.argv[2] as string)
   hold: number;
   tool?: "bash" | "monitor";
 };
+// 1024 once the modules are loaded (a `ulimit -n` before node started bounded its module loader
+// too); before the first call, which reads the limit the file tools size their windows to.
+lowerOpenFileLimit(1024);
 const run = createRegistry({ tools: [createBashTool(), createMonitorTool()] }).createRun({
   profile: "full",
   permissions: { sandbox, workspace },

@@ -6,12 +6,16 @@
 import { closeSync, openSync } from "node:fs";
 import { createRegistry } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
+import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const { workspace, sandbox, hold } = JSON.parse(process.argv[2] as string) as {
   workspace: string;
   sandbox: "workspace" | "unrestricted";
   hold: number;
 };
+// 1024 once the modules are loaded (a `ulimit -n` before node started bounded its module loader
+// too); before the first call, which reads the limit the file tools size their windows to.
+lowerOpenFileLimit(1024);
 const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
 const calls: [string, Record<string, unknown>][] = [
   ["grep", { pattern: "needle", path: "." }],
