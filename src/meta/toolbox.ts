@@ -1,5 +1,6 @@
 import { ToolError } from "../errors/tool-error.js";
 import { childCallId } from "../run/child-call-id.js";
+import { notListedForToolbox } from "../run/visibility-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import {
   enumField,
@@ -39,9 +40,8 @@ export function createToolboxTool(): ToolDefinition<OutputOf<typeof toolboxInput
         if (action === "describe") {
           const descriptor = context.catalog.describeListed(tool);
           if (descriptor === undefined) {
-            throw new ToolError("unknown_tool", `No tool named ${JSON.stringify(tool)} is listed for toolbox.`, {
-              hint: "Use a name from the Additional tools list.",
-            });
+            const { message, hint } = notListedForToolbox(tool, context.catalog.isVisible(tool), []);
+            throw new ToolError("unknown_tool", message, { hint });
           }
           return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
         }

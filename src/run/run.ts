@@ -48,7 +48,7 @@ import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
-import { quoteName, visibilityError } from "./visibility-error.js";
+import { notListedForToolbox, visibilityError } from "./visibility-error.js";
 
 /**
  * Options of `registry.createRun()`.
@@ -1111,15 +1111,7 @@ export class Run {
         ok: false,
         tool: name,
         callId: options.callId ?? "",
-        error: {
-          code: "unknown_tool",
-          message: `No tool named ${quoteName(name)} is listed for toolbox.`,
-          hint:
-            suggestions.length > 0
-              ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
-              : "Use a name from the Additional tools list.",
-          suggestions,
-        },
+        error: { code: "unknown_tool", ...notListedForToolbox(name, this.isVisible(name), suggestions), suggestions },
       });
     }
     return this.invokeSafely(name, args, options, true);

@@ -6,9 +6,22 @@
  * a user imports them; each area once more from CommonJS through the built package (`npm run
  * build` first). Statement table: docs/spec-conformance.md.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createRegistry, defineTool } from "agent-tool-catalog";
-import { describe, expect, it } from "vitest";
+import { createBashTool, createFileTools } from "agent-tool-catalog/tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelError, ok, runCommonJs } from "./support.js";
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(path.join(tmpdir(), "atc-outside-variants-"));
+  await writeFile(path.join(base, "a.txt"), "one\n");
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
 
 function deferredTool(name: string) {
   return defineTool({
@@ -80,5 +93,58 @@ describe("find_tool: every invalid_input names the field to fix", () => {
       ["invalid_input", ["queries"]],
       ["invalid_input", ["queries"]],
     ]);
+  });
+});
+
+describe("toolbox (tool-profiles-and-loading.md: the index's tools are reached through toolbox)", () => {
+  const coreRun = () =>
+    createRegistry({ tools: [...createFileTools(), createBashTool(), deferredTool("git_log_search")] }).createRun({
+      profile: "core",
+      permissions: { workspace: base },
+    });
+
+  it("a tool the model calls directly (eager, meta, or activated) is said to be one, for run and describe alike", async () => {
+    const run = coreRun();
+    run.activate(["git_log_search"]);
+    for (const tool of ["read", "bash", "find_tool", "git_log_search"]) {
+      for (const action of ["run", "describe"]) {
+        const error = modelError(await run.call("toolbox", { action, tool, args: {} }), "unknown_tool");
+        expect(error.message).toBe(`"${tool}" is not listed for toolbox: it is one of your tools, called directly.`);
+        expect(error.hint).toBe(`Call "${tool}" by name with its own arguments, not through toolbox.`);
+      }
+    }
+  });
+
+  it("a name that is not the run's tool is still unknown, with the closest listed names (not an eager tool's)", async () => {
+    const run = coreRun();
+    const misspelled = modelError(await run.call("toolbox", { action: "run", tool: "Glob", args: {} }), "unknown_tool");
+    expect(misspelled.message).toBe('No tool named "Glob" is listed for toolbox.');
+    expect(misspelled.hint).toBe('Did you mean "glob"?');
+    // Deferred and not activated: not callable directly, so not said to be.
+    const deferred = modelError(await run.call("toolbox", { action: "describe", tool: "git_log_search" }), "unknown_tool");
+    expect(deferred.message).toBe('No tool named "git_log_search" is listed for toolbox.');
+  });
+
+  it("positive controls: a listed tool is described and run through toolbox; the eager one directly", async () => {
+    const run = coreRun();
+    const described = ok(await run.call("toolbox", { action: "describe", tool: "glob" })) as { name: string };
+    expect(described.name).toBe("glob");
+    expect(ok(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: "*.txt" } }))).toBe(
+      '1 file matches "*.txt" under "."\na.txt',
+    );
+    expect(String(ok(await run.call("read", { path: "a.txt" })))).toContain("     1\tone");
+  });
+
+  it("from CommonJS: the same wording", () => {
+    const result = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      (async () => {
+        const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "core" });
+        const result = await run.call("toolbox", { action: "run", tool: "read", args: {} });
+        console.log(JSON.stringify([result.error.code, result.error.message]));
+      })();
+    `);
+    expect(result).toEqual(["unknown_tool", '"read" is not listed for toolbox: it is one of your tools, called directly.']);
   });
 });
