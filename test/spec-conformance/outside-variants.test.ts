@@ -148,3 +148,42 @@ describe("toolbox (tool-profiles-and-loading.md: the index's tools are reached t
     expect(result).toEqual(["unknown_tool", '"read" is not listed for toolbox: it is one of your tools, called directly.']);
   });
 });
+
+describe("read max_bytes at its smallest (agent-tool-catalog.md: max_bytes, default 16 KB, max 1 MB)", () => {
+  const read = async (args: Record<string, unknown>, hashline = false) =>
+    String(
+      ok(
+        await createRegistry({ tools: createFileTools({ hashline }) })
+          .createRun({ profile: "full", permissions: { workspace: base } })
+          .call("read", { path: "a.txt", ...args }),
+      ),
+    ).split("\n");
+
+  it("a budget smaller than the line number still names the line: its number is kept whole, the text cut", async () => {
+    for (const maxBytes of [1, 2, 6, 7]) {
+      expect((await read({ max_bytes: maxBytes }))[1], `max_bytes ${maxBytes}`).toBe("     1\t [line cut]");
+    }
+    expect((await read({ max_bytes: 8 }))[1]).toBe("     1\to [line cut]");
+  });
+
+  it("with hashline anchors, the anchor is kept whole too", async () => {
+    expect((await read({ max_bytes: 1 }, true))[1]).toMatch(/^1#[0-9a-z]+\| \[line cut\]$/);
+  });
+
+  it("positive control: a budget the numbered line fits in shows it whole", async () => {
+    expect(await read({ max_bytes: 11 })).toEqual([expect.stringContaining("lines 1-1 of 1"), "     1\tone"]);
+  });
+
+  it("from CommonJS: max_bytes 1 keeps the line number", () => {
+    const lines = runCommonJs(`
+      const { createRegistry } = require("agent-tool-catalog");
+      const { createFileTools } = require("agent-tool-catalog/tools");
+      (async () => {
+        const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { workspace: ${JSON.stringify(base)} } });
+        const result = await run.call("read", { path: "a.txt", max_bytes: 1 });
+        console.log(JSON.stringify(result.output.split("\\n")));
+      })();
+    `) as string[];
+    expect(lines[1]).toBe("     1\t [line cut]");
+  });
+});
