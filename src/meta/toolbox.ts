@@ -1,6 +1,5 @@
 import { ToolError } from "../errors/tool-error.js";
 import { childCallId } from "../run/child-call-id.js";
-import { notListedForToolbox } from "../run/visibility-error.js";
 import { defineTool } from "../tool/define-tool.js";
 import {
   enumField,
@@ -14,6 +13,7 @@ import {
 import { formatToolResult } from "../tool/tool-call-result.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
 import { markMetaTool, TOOLBOX_TOOL_NAME } from "./meta-tools.js";
+import { notListedForToolbox } from "./not-listed-for-toolbox.js";
 
 const toolboxInput = objectSchema({
   action: required(enumField(["describe", "run"])),

@@ -7,6 +7,7 @@ import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { isMetaTool } from "../meta/meta-tools.js";
+import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
@@ -48,7 +49,7 @@ import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
-import { notListedForToolbox, visibilityError } from "./visibility-error.js";
+import { visibilityError } from "./visibility-error.js";
 
 /**
  * Options of `registry.createRun()`.
