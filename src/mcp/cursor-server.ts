@@ -11,6 +11,7 @@ import { ToolError } from "agent-tool-catalog";
 export function requireCursorServer(tool: string, server: string | undefined, cursor: string | undefined): void {
   if (cursor === undefined || server !== undefined) return;
   throw new ToolError("invalid_input", `${tool}: a cursor belongs to the server that gave it, so pass that server too.`, {
+    data: { field: "server" },
     hint: 'Call it again with the server named beside next_cursor in the previous result: { "server": "<name>", "cursor": "<next_cursor>" }.',
   });
 }

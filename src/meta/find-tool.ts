@@ -92,6 +92,7 @@ export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>,
         if (all.length === 0) {
           throw new ToolError("invalid_input", 'Give "query" (or "queries", one per capability).', {
             hint: 'E.g. {"query": "search the git history"} or {"queries": ["read a csv file", "plot a chart"]}.',
+            data: { field: "query" },
           });
         }
         const selects = all.filter((text) => text.toLowerCase().startsWith(SELECT_PREFIX));
@@ -99,9 +100,12 @@ export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>,
           if (selects.length !== all.length) {
             throw new ToolError("invalid_input", 'Do not mix "select:" with keyword queries in one call.', {
               hint: 'Call find_tool once with "select:a,b" and once with the keywords.',
+              // A mix needs a second entry, so it is always in "queries".
+              data: { field: "queries" },
             });
           }
-          return select(selects, catalog, describe);
+          // The field that held the select: a model fixes the one it wrote.
+          return select(selects, catalog, describe, query === undefined ? "queries" : "query");
         }
         // Hybrid when the registry has an embedder (the keyword search otherwise).
         const search = async (text: string) =>
@@ -120,11 +124,17 @@ export function createFindTool(): ToolDefinition<OutputOf<typeof findToolInput>,
   );
 }
 
-function select(queries: readonly string[], catalog: RunCatalog, describe: (name: string) => FoundTool): FindToolOutput {
+function select(
+  queries: readonly string[],
+  catalog: RunCatalog,
+  describe: (name: string) => FoundTool,
+  field: "query" | "queries",
+): FindToolOutput {
   const names = [...new Set(queries.flatMap(selectedNames))];
   if (names.length === 0) {
     throw new ToolError("invalid_input", 'No tool name after "select:".', {
       hint: 'Write "select:<name>", e.g. "select:git_log_search".',
+      data: { field },
     });
   }
   const listed = names.filter((name) => catalog.isListed(name));

@@ -13,6 +13,7 @@ import {
 import { formatToolResult } from "../tool/tool-call-result.js";
 import type { ToolDefinition } from "../tool/tool-definition.js";
 import { markMetaTool, TOOLBOX_TOOL_NAME } from "./meta-tools.js";
+import { notListedForToolbox } from "./not-listed-for-toolbox.js";
 
 const toolboxInput = objectSchema({
   action: required(enumField(["describe", "run"])),
@@ -39,9 +40,8 @@ export function createToolboxTool(): ToolDefinition<OutputOf<typeof toolboxInput
         if (action === "describe") {
           const descriptor = context.catalog.describeListed(tool);
           if (descriptor === undefined) {
-            throw new ToolError("unknown_tool", `No tool named ${JSON.stringify(tool)} is listed for toolbox.`, {
-              hint: "Use a name from the Additional tools list.",
-            });
+            const { message, hint } = notListedForToolbox(tool, context.catalog.isVisible(tool), []);
+            throw new ToolError("unknown_tool", message, { hint });
           }
           return { name: descriptor.name, description: descriptor.description, input_schema: descriptor.inputSchema };
         }

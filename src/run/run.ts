@@ -7,6 +7,7 @@ import type { CatalogEvents } from "../events/catalog-events.js";
 import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { isMetaTool } from "../meta/meta-tools.js";
+import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
@@ -48,7 +49,7 @@ import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
 import { TOOLBOX_TOOL_NAME, type ToolLoadOptions, ToolLoadPlan } from "./tool-load-plan.js";
 import { reachOfPlacement, type ToolReach } from "./tool-reach.js";
-import { quoteName, visibilityError } from "./visibility-error.js";
+import { visibilityError } from "./visibility-error.js";
 
 /**
  * Options of `registry.createRun()`.
@@ -1111,15 +1112,7 @@ export class Run {
         ok: false,
         tool: name,
         callId: options.callId ?? "",
-        error: {
-          code: "unknown_tool",
-          message: `No tool named ${quoteName(name)} is listed for toolbox.`,
-          hint:
-            suggestions.length > 0
-              ? `Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?`
-              : "Use a name from the Additional tools list.",
-          suggestions,
-        },
+        error: { code: "unknown_tool", ...notListedForToolbox(name, this.isVisible(name), suggestions), suggestions },
       });
     }
     return this.invokeSafely(name, args, options, true);

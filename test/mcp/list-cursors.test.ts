@@ -64,6 +64,8 @@ describe("list_mcp_resources and list_mcp_prompts: a cursor goes only to the ser
       const refused = await run.call(tool, { cursor });
       expect(refused).toMatchObject({ ok: false, error: { code: "invalid_input" } });
       expect(!refused.ok && refused.error.hint).toContain('"server"');
+      // Like every invalid_input, it names the field to fix (it had no issues).
+      expect(!refused.ok && refused.error.issues?.map((issue) => issue.path)).toEqual(["server"]);
       expect(betaCursors).toEqual([undefined]);
     });
 

@@ -214,12 +214,15 @@ function numberedLines(
   for (let index = offset - 1; index < end; index++) {
     const text = lines[index - (firstLine - 1)] as string;
     const number = index + 1;
-    const line = hashline ? `${anchorOf(number, text)}|${text}` : `${String(number).padStart(6)}\t${text}`;
+    const prefix = hashline ? `${anchorOf(number, text)}|` : `${String(number).padStart(6)}\t`;
+    const line = `${prefix}${text}`;
     const size = Buffer.byteLength(line) + 1;
     if (bytes + size > maxBytes) {
       cutByBytes = true;
-      // A single line longer than the budget is shown cut rather than not at all.
-      if (out.length === 0) out.push(`${cutAtCharacter(line, maxBytes)} [line cut]`);
+      // A single line longer than the budget is shown cut rather than not at all. Its number (or
+      // anchor) is kept whole even past a tiny budget: cut, it left "[line cut]" naming no line.
+      const room = Math.max(0, maxBytes - Buffer.byteLength(prefix));
+      if (out.length === 0) out.push(`${prefix}${cutAtCharacter(text, room)} [line cut]`);
       break;
     }
     bytes += size;
