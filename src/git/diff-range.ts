@@ -41,20 +41,33 @@ interface RenderOptions {
   readonly abbrev: number;
 }
 
-async function renderChange(repository: GitRepository, change: ResolvedChange, rendering: Rendering, options: RenderOptions) {
+async function renderChange(
+  repository: GitRepository,
+  change: ResolvedChange,
+  rendering: Rendering,
+  options: RenderOptions,
+  patches: Map<ResolvedChange, string>,
+) {
   const { budget } = options;
   if (rendering.cut !== undefined) {
     // A type change's second section names the path its first one did.
     if (rendering.unshown.at(-1) !== change.path) rendering.unshown.push(change.path);
     return;
   }
-  const before = { oid: change.oldOid, mode: change.oldMode };
-  const after = { oid: change.newOid, mode: change.newMode };
-  const diff = await fileDiff(repository, before, after);
-  const [oldLines, newLines] = diff.binary
-    ? [[], []]
-    : [(await sideLines(repository, before)) ?? [], (await sideLines(repository, after)) ?? []];
-  const patch = renderFilePatch(change, diff, oldLines, newLines, options);
+  // A section's text does not depend on the budget: a second attempt with a smaller one cuts
+  // the same sections (splitting both sides into lines and rendering the hunks again cost a
+  // new process more than the first attempt's cut saved).
+  let patch = patches.get(change);
+  if (patch === undefined) {
+    const before = { oid: change.oldOid, mode: change.oldMode };
+    const after = { oid: change.newOid, mode: change.newMode };
+    const diff = await fileDiff(repository, before, after);
+    const [oldLines, newLines] = diff.binary
+      ? [[], []]
+      : [(await sideLines(repository, before)) ?? [], (await sideLines(repository, after)) ?? []];
+    patch = renderFilePatch(change, diff, oldLines, newLines, options);
+    patches.set(change, patch);
+  }
   const size = Buffer.byteLength(patch);
   if (rendering.bytes + size <= budget) {
     rendering.text.push(patch);
@@ -172,6 +185,8 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
   // JSON budget (escaping counted), so a run never has to condense the answer.
   let budget = input.max_bytes ?? Math.min(30_000, ANSWER_JSON_CHARS - listingChars - 1_000);
   let rendering: Rendering;
+  const sections = changes.map(patchParts);
+  const patches = new Map<ResolvedChange, string>();
   for (let attempt = 0; ; attempt++) {
     rendering = { text: [], bytes: 0, cut: undefined, unshown: [] };
     const options: RenderOptions = {
@@ -179,8 +194,8 @@ async function diffRange(repository: GitRepository, input: DiffRangeInput, conte
       context: input.context_lines ?? 3,
       abbrev: abbreviationLength(repository.caches.store.packedObjectCount()),
     };
-    for (const change of changes) {
-      for (const part of patchParts(change)) await renderChange(repository, part, rendering, options);
+    for (const parts of sections) {
+      for (const part of parts) await renderChange(repository, part, rendering, options, patches);
       await pacer.step();
     }
     const json = JSON.stringify(rendering.text.join("")).length + listingChars + 1_000;

@@ -26,7 +26,11 @@ export interface ActivationTrackerState {
  */
 export class ActivationTracker {
   private readonly names = new Set<string>();
-  private readonly identities = new Map<string, string>();
+  /**
+   * Identities by name; a function until first needed: hashing a tool's schema in a new process
+   * costs more than activating it, and most runs never save or restore their state.
+   */
+  private readonly identities = new Map<string, string | (() => string)>();
   private changeCount = 0;
 
   constructor(activated: Iterable<string> = [], identities: Readonly<Record<string, string>> = {}) {
@@ -61,9 +65,11 @@ export class ActivationTracker {
 
   /**
    * Activates `name`; true when it was not active before.
-   * @param identity - the tool's identity, checked when the state is restored later
+   * @param identity - the tool's identity, checked when the state is restored later; a function
+   * is called (once) only when the identity is first needed: {@link ActivationTracker.identityOf}
+   * or {@link ActivationTracker.toJSON}
    */
-  activate(name: string, identity?: string): boolean {
+  activate(name: string, identity?: string | (() => string)): boolean {
     if (identity !== undefined) this.identities.set(name, identity);
     if (this.names.has(name)) return false;
     this.names.add(name);
@@ -86,7 +92,11 @@ export class ActivationTracker {
 
   /** The identity `name` was activated for, when known. */
   identityOf(name: string): string | undefined {
-    return this.identities.get(name);
+    const identity = this.identities.get(name);
+    if (typeof identity !== "function") return identity;
+    const computed = identity();
+    this.identities.set(name, computed);
+    return computed;
   }
 
   /** Active names in activation order. */
@@ -108,7 +118,7 @@ export class ActivationTracker {
   toJSON(): ActivationTrackerState {
     const identities: Record<string, string> = {};
     for (const name of this.names) {
-      const identity = this.identities.get(name);
+      const identity = this.identityOf(name);
       // Defined, not assigned: assigning "__proto__" sets the prototype and the identity is lost.
       if (identity !== undefined)
         Object.defineProperty(identities, name, { value: identity, enumerable: true, writable: true, configurable: true });

@@ -474,7 +474,8 @@ export class Run {
         alreadyAvailable.push(name);
         this.recordVia(name, via);
       } else if (this.canActivate(name)) {
-        this.activation.activate(name, toolIdentity((this.store.entry(name) as RegistryEntry).compiled.descriptor));
+        const { descriptor } = (this.store.entry(name) as RegistryEntry).compiled;
+        this.activation.activate(name, () => toolIdentity(descriptor));
         activated.push(name);
         this.activationVias.delete(name);
         this.recordVia(name, via);
