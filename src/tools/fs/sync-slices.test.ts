@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 
-const busy = (ms: number) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // A synchronous step the "disk" makes wait.
-  }
+/**
+ * A synchronous step the "disk" makes wait: the thread blocked (not runnable) for `ms`, as in a
+ * journal commit. Time it spends waiting for a CPU on a loaded machine only adds to that.
+ */
+const blocked = (ms: number) => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
 describe("inSyncSlices", () => {
@@ -39,7 +40,7 @@ describe("inSyncSlices", () => {
     const errors = await inSyncSlices(
       Array.from({ length: 40 }, (_, index) => index),
       (item) => {
-        busy(3);
+        blocked(3);
         sync.push(item);
       },
       async (item) => {
@@ -71,6 +72,30 @@ describe("inSyncSlices", () => {
     // 9 ms after the third step: over the 8 ms slice at 3 ms a step, so the rest goes to the pool.
     expect(sync).toEqual([0, 1, 2]);
     expect(pooled.sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it("time spent waiting for a CPU (a loaded machine) does not make steps slow; the rest of their time still does", async () => {
+    for (const waitingMs of [2.5, 1.5]) {
+      const clock = new FakeClock();
+      const queue = new FakeClock();
+      const sync: number[] = [];
+      await inSyncSlices(
+        Array.from({ length: 10 }, (_, index) => index),
+        (item) => {
+          // 3 ms of wall time a step, `waitingMs` of it runnable but preempted.
+          clock.advance(3);
+          queue.advance(waitingMs);
+          sync.push(item);
+        },
+        async () => {
+          if (waitingMs === 2.5) throw new Error("0.5 ms a step of the disk's own time is fast");
+        },
+        clock.now,
+        queue.now,
+      );
+      // 2.5 ms queued: 0.5 ms a step left, all synchronous. 1.5 ms: 1.5 ms a step left, slow.
+      expect(sync).toEqual(waitingMs === 2.5 ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : [0, 1, 2]);
+    }
   });
 });
 
@@ -133,6 +158,20 @@ describe("StepPacer", () => {
     expect(pacer.slow).toBe(true);
   });
 
+  it("time spent waiting for a CPU is taken off a slice before it is judged", async () => {
+    for (const waitingMs of [2.5, 1.5]) {
+      const clock = new FakeClock();
+      const queue = new FakeClock();
+      const pacer = new StepPacer(clock.now, queue.now);
+      for (let step = 0; step < 3; step++) {
+        clock.advance(3);
+        queue.advance(waitingMs);
+        await pacer.stepped();
+      }
+      expect(pacer.slow).toBe(waitingMs === 1.5);
+    }
+  });
+
   it("resumed(): time spent awaiting other work between steps is not the steps' (a spawn during grep's look)", async () => {
     for (const resume of [false, true]) {
       const clock = new FakeClock();
@@ -149,7 +188,7 @@ describe("StepPacer", () => {
   it("with the real clock: steps the disk makes wait turn it slow (a loaded machine only makes them slower)", async () => {
     const slow = new StepPacer();
     for (let step = 0; step < 6 && !slow.slow; step++) {
-      busy(3);
+      blocked(3);
       await slow.stepped();
     }
     expect(slow.slow).toBe(true);

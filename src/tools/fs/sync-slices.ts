@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { inParallel } from "./in-parallel.js";
 
@@ -20,6 +21,59 @@ export type PacingClock = () => number;
 const systemPacingClock: PacingClock = () => performance.now();
 
 /**
+ * The time in ms the calling thread has spent runnable but waiting for a CPU, as a clock (only
+ * differences between two readings mean anything). A slice's wall time less this is the time its
+ * steps ran or were blocked (a disk making them wait): on a loaded machine a preempted thread's
+ * microsecond steps otherwise average over {@link SLOW_STEP_MS} and take the thread-pool path,
+ * which costs each step a round trip (a queue, a wake-up, a callback) and changes nothing the
+ * disk does. Tests pass a fake one with a fake {@link PacingClock}.
+ */
+export type QueueClock = () => number;
+
+/** The calling thread's `schedstat` (Linux), opened once per thread that asks: `null` where it cannot be read. */
+let schedstat: number | null | undefined;
+const schedstatBuffer = Buffer.alloc(96);
+
+/**
+ * Linux's per-thread run-queue wait (the second field of `/proc/thread-self/schedstat`, in ns:
+ * one `pread` of a descriptor kept open; each worker thread has its own module instance, so its
+ * own descriptor). 0 everywhere else, where the wall clock alone decides as before.
+ */
+const systemQueueClock: QueueClock = () => {
+  if (schedstat === undefined) {
+    try {
+      schedstat = process.platform === "linux" ? openSync("/proc/thread-self/schedstat", "r") : null;
+    } catch {
+      schedstat = null;
+    }
+  }
+  if (schedstat === null) return 0;
+  try {
+    const length = readSync(schedstat, schedstatBuffer, 0, schedstatBuffer.byteLength, 0);
+    const waited = Number(schedstatBuffer.toString("latin1", 0, length).split(" ")[1]);
+    return Number.isFinite(waited) ? waited / 1e6 : 0;
+  } catch {
+    // Not readable after all (a descriptor closed by someone else): the wall clock alone decides.
+    const stale = schedstat;
+    schedstat = null;
+    try {
+      closeSync(stale);
+    } catch {
+      // already gone
+    }
+    return 0;
+  }
+};
+
+/**
+ * The queue clock that goes with `now`: the system's with the system clock, none (always 0) with
+ * a test's fake clock unless the test gives one.
+ */
+function queueClockFor(now: PacingClock, queued: QueueClock | undefined): QueueClock {
+  return queued ?? (now === systemPacingClock ? systemQueueClock : () => 0);
+}
+
+/**
  * Runs `step` over `items` synchronously, in order, yielding to the event loop whenever a run of
  * steps has held it for about {@link SLICE_MS}. For per-file steps that take microseconds (an
  * `lstat`, opening and reading a small file from the page cache, a `rename`): done one by one
@@ -31,16 +85,22 @@ const systemPacingClock: PacingClock = () => performance.now();
  * With `slowStep` (the same step through the thread pool): when the synchronous steps of a slice
  * average over {@link SLOW_STEP_MS} (the disk makes metadata changes wait), the remaining items
  * are done by `slowStep`, several at a time, so the event loop is not held and the waits overlap.
- * `now` is the clock the slices are measured with (a test seam; `performance.now` by default).
+ * `now` is the clock the slices are measured with (a test seam; `performance.now` by default),
+ * `queued` the time the thread waited for a CPU (see {@link QueueClock}), taken off a slice's
+ * time before its steps are judged slow; read once per slice that ends, never per step.
  */
 export async function inSyncSlices<T>(
   items: readonly T[],
   step: (item: T, index: number) => void,
   slowStep?: (item: T, index: number) => Promise<void>,
   now: PacingClock = systemPacingClock,
+  queued?: QueueClock,
 ): Promise<unknown[]> {
   const errors: unknown[] = [];
+  const queue = queueClockFor(now, queued);
   let sliceStart = now();
+  // A single item is never handed to `slowStep`: no reading needed.
+  let sliceQueued = slowStep !== undefined && items.length > 1 ? queue() : 0;
   let sliceSteps = 0;
   for (const [index, item] of items.entries()) {
     try {
@@ -51,7 +111,12 @@ export async function inSyncSlices<T>(
     sliceSteps++;
     const elapsed = now() - sliceStart;
     if (elapsed > SLICE_MS) {
-      if (slowStep !== undefined && elapsed / sliceSteps > SLOW_STEP_MS && index + 1 < items.length) {
+      if (
+        slowStep !== undefined &&
+        elapsed / sliceSteps > SLOW_STEP_MS &&
+        index + 1 < items.length &&
+        (elapsed - Math.max(0, queue() - sliceQueued)) / sliceSteps > SLOW_STEP_MS
+      ) {
         const rest = items.slice(index + 1).map((each, offset) => ({ each, at: index + 1 + offset }));
         await inParallel(rest, async ({ each, at }) => {
           try {
@@ -64,6 +129,7 @@ export async function inSyncSlices<T>(
       }
       await yieldToLoop();
       sliceStart = now();
+      if (slowStep !== undefined) sliceQueued = queue();
       sliceSteps = 0;
     }
   }
@@ -81,13 +147,22 @@ export class StepPacer {
   /** True once synchronous steps were found slow (the disk makes them wait): use the thread pool. */
   slow = false;
   private readonly now: PacingClock;
+  private readonly queue: QueueClock;
   private sliceStart: number;
+  private sliceQueued: number;
   private sliceSteps = 0;
 
-  /** @param now - the clock the slices are measured with (a test seam; `performance.now` by default). */
-  constructor(now: PacingClock = systemPacingClock) {
+  /**
+   * @param now - the clock the slices are measured with (a test seam; `performance.now` by default).
+   * @param queued - the time the thread waited for a CPU (see {@link QueueClock}): taken off a
+   * slice's time before its steps are judged slow (by default the system's with the system clock,
+   * none with a fake one).
+   */
+  constructor(now: PacingClock = systemPacingClock, queued?: QueueClock) {
     this.now = now;
+    this.queue = queueClockFor(now, queued);
     this.sliceStart = now();
+    this.sliceQueued = this.queue();
   }
 
   /**
@@ -97,6 +172,7 @@ export class StepPacer {
    */
   resumed(): void {
     this.sliceStart = this.now();
+    this.sliceQueued = this.queue();
     this.sliceSteps = 0;
   }
 
@@ -105,9 +181,14 @@ export class StepPacer {
     this.sliceSteps++;
     const elapsed = this.now() - this.sliceStart;
     if (elapsed <= SLICE_MS) return;
-    if (elapsed / this.sliceSteps > SLOW_STEP_MS) this.slow = true;
+    if (
+      elapsed / this.sliceSteps > SLOW_STEP_MS &&
+      (elapsed - Math.max(0, this.queue() - this.sliceQueued)) / this.sliceSteps > SLOW_STEP_MS
+    )
+      this.slow = true;
     await yieldToLoop();
     this.sliceStart = this.now();
+    this.sliceQueued = this.queue();
     this.sliceSteps = 0;
   }
 }
