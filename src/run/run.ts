@@ -744,13 +744,14 @@ export class Run {
       // runs in one of them. Held until the handler settles, not only until the call answers.
       const hold = await this.callIdClaims.enter(name, given);
       if ("code" in hold) return this.fail(name, callId, performance.now(), hold, undefined);
-      let running: Promise<unknown> | undefined;
+      // The preflight's and the handler's own work: either may go on after the call answered.
+      const running: Promise<unknown>[] = [];
       try {
-        return await this.invoke(name, args, options, viaToolbox, callId, (handler) => {
-          running = handler;
+        return await this.invoke(name, args, options, viaToolbox, callId, (work) => {
+          running.push(work);
         });
       } finally {
-        hold.leave(running);
+        hold.leave(running.length === 0 ? undefined : Promise.all(running));
       }
     } catch (cause) {
       const error: ToolCallErrorInfo = {
@@ -772,7 +773,7 @@ export class Run {
     options: ReadCallOptions,
     viaToolbox: boolean,
     callId: string,
-    onHandlerRunning?: (handler: Promise<unknown>) => void,
+    onToolRunning?: (handler: Promise<unknown>) => void,
   ): Promise<ToolCallResult> {
     const started = performance.now();
     if (this.closed) {
@@ -851,7 +852,7 @@ export class Run {
         lifetime.signal,
         options.approved,
         stillCallable,
-        onHandlerRunning,
+        onToolRunning,
       );
     } finally {
       lifetime.end();
@@ -867,7 +868,7 @@ export class Run {
     signal: AbortSignal,
     approvedByHost: boolean,
     stillCallable: () => ToolCallErrorInfo | undefined,
-    onHandlerRunning: ((handler: Promise<unknown>) => void) | undefined,
+    onToolRunning: ((handler: Promise<unknown>) => void) | undefined,
   ): Promise<ToolCallResult> {
     const run = this;
     const context: ToolContext = {
@@ -886,22 +887,17 @@ export class Run {
       addRunDisposer: this.addDisposerBound,
       recordChildRun: this.recordChildBound,
     };
-    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable);
+    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable, onToolRunning);
     if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input });
     }
     let output: unknown;
     try {
-      output = (
-        await runUntilAborted(() => {
-          const pending = compiled.definition.handler(input, context);
-          // The handler may go on after the call answered (it ignored the abort): the call id's
-          // claim waits for it. Only a real promise: a thenable's `then` is not called twice.
-          if (pending instanceof Promise) onHandlerRunning?.(pending);
-          return pending;
-        }, signal)
-      ).value;
+      output =
+        // The handler may go on after the call answered (it ignored the abort): the call id's
+        // claim waits for it, a thenable's as a promise's (followed once, by runUntilAborted).
+        (await runUntilAborted(() => compiled.definition.handler(input, context), signal, onToolRunning)).value;
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
@@ -949,11 +945,13 @@ export class Run {
     context: ToolContext,
     approvedByHost: boolean,
     stillCallable: () => ToolCallErrorInfo | undefined,
+    onPreflightRunning: ((preflight: Promise<unknown>) => void) | undefined,
   ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
     const { preflight } = compiled.definition;
     if (preflight !== undefined) {
       try {
-        await runUntilAborted(() => preflight.call(compiled.definition, input, context), context.signal);
+        // A preflight ignoring the abort holds the call id's claim as a handler does.
+        await runUntilAborted(() => preflight.call(compiled.definition, input, context), context.signal, onPreflightRunning);
       } catch (error) {
         return { error: describeFailure(context.toolName, error, context.signal), cause: error };
       }

@@ -142,6 +142,69 @@ describe("a call answered while its handler goes on", () => {
   });
 });
 
+describe("a call answered while its preflight or a thenable handler goes on (round 19)", () => {
+  function registry(state: { preflights: number; handlers: number; finish: () => void }, thenable: boolean) {
+    const wait = () =>
+      new Promise<void>((resolve) => {
+        state.finish = resolve;
+      });
+    return createRegistry({
+      tools: [
+        defineTool({
+          name: "deploy",
+          description: "Deploys.",
+          inputSchema: z.object({}),
+          // Ignores its abort signal, like the handler below.
+          ...(thenable
+            ? {}
+            : {
+                preflight: async () => {
+                  state.preflights++;
+                  await wait();
+                },
+              }),
+          handler: () => {
+            state.handlers++;
+            if (!thenable) return "deployed";
+            // Not a native promise: a thenable the run follows itself.
+            const settled = wait().then(() => "deployed");
+            return {
+              // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a promise is the point.
+              then: (ok: (value: unknown) => void, no: (error: unknown) => void) => settled.then(ok, no),
+            };
+          },
+        }),
+      ],
+    });
+  }
+
+  for (const thenable of [false, true]) {
+    const what = thenable ? "a handler returning a thenable" : "a preflight";
+    it(`${what} ignoring the abort keeps the id claimed until it settles, then frees it`, async () => {
+      const state = { preflights: 0, handlers: 0, finish: () => undefined };
+      const tools = registry(state, thenable);
+      const store = new InMemoryRunStore();
+      const first = await tools
+        .createRun({ runId: "conv", store })
+        .call("deploy", {}, { callId: "toolu_1", signal: AbortSignal.timeout(50) });
+      expect(code(first)).toBe("aborted");
+      // Bounded: on the old code this second call ran (and waited like the first).
+      const second = await tools
+        .createRun({ runId: "conv", store })
+        .call("deploy", {}, { callId: "toolu_1", signal: AbortSignal.timeout(500) });
+      expect(code(second)).toBe("duplicate_call_id");
+      expect(thenable ? state.handlers : state.preflights).toBe(1);
+      state.finish();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Control: once it settled, the id is free.
+      const third = tools.createRun({ runId: "conv", store }).call("deploy", {}, { callId: "toolu_1" });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      state.finish();
+      expect(code(await third)).toBe("ok");
+    });
+  }
+});
+
 describe("ids derived from a long host id", () => {
   const builtin = (name: string) =>
     defineTool({

@@ -4,8 +4,8 @@
 // directories; a download that succeeded was undone without them. The change now makes them, so a
 // failure removes them again and the journal names them for undo.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,11 +17,29 @@ import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
 const isRoot = process.getuid?.() === 0;
 const SANDBOXES = ["workspace", "unrestricted"] as const;
 
+/** Over the 64 MiB edit limit (EDIT_MAX_BYTES), well under download's 1 GiB max_bytes. */
+const HUGE_BYTES = 200 * 1024 * 1024;
+
+/** Streams `total` bytes in 1 MiB chunks, without a content-length, honouring backpressure. */
+function streamBytes(response: ServerResponse, total: number): void {
+  const chunk = Buffer.alloc(1024 * 1024, 66);
+  let left = total;
+  const pump = () => {
+    while (left > 0) {
+      left -= chunk.length;
+      if (!response.write(chunk)) return void response.once("drain", pump);
+    }
+    response.end();
+  };
+  pump();
+}
+
 let server: Server;
 let base: string;
 beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url === "/big") response.end(Buffer.alloc(400_000, 65));
+    else if (request.url === "/huge") streamBytes(response, HUGE_BYTES);
     else response.end("small body");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -98,4 +116,36 @@ describe.skipIf(!isRoot)("a download on a full disk (needs root to mount a tmpfs
       expect(await entries()).toEqual(["m1", "m1/m2", "m1/m2/big.bin", "old.bin"]);
     });
   }
+});
+
+// Round 19: a download was read back whole after it was saved, for the undo journal, however
+// large (max_bytes goes to 1 GiB): 200 MiB in the host's memory, kept by the journal while the run
+// lived. Over the 64 MiB edit limit it is no longer read back, as the other file tools never read
+// such a file whole; undo, which refuses files that large, cannot take it back, and says so.
+describe("a download over the edit limit", () => {
+  it("is saved whole without being read back or journaled; control: one under it is journaled and undone", async () => {
+    const run = runIn("workspace");
+    const before = process.memoryUsage().rss;
+    const saved = ok(
+      await run.call("download", {
+        url: `${base}/huge`,
+        file_path: "huge.bin",
+        max_bytes: 512 * 1024 * 1024,
+        timeout_seconds: 120,
+      }),
+    );
+    const grown = process.memoryUsage().rss - before;
+    expect((await stat(path.join(workspace, "huge.bin"))).size).toBe(HUGE_BYTES);
+    expect(saved).toContain("209715200 bytes");
+    expect(saved).toContain("undo cannot take this download back");
+    // The read-back alone was 200 MiB (and stayed, held by the journal).
+    expect(grown).toBeLessThan(100 * 1024 * 1024);
+    expect(failure(await run.call("undo", {})).code).toBe("nothing_to_undo");
+    expect((await stat(path.join(workspace, "huge.bin"))).size).toBe(HUGE_BYTES);
+    // Control: under the limit, the download is read back, journaled and undone.
+    const small = ok(await run.call("download", { url: `${base}/big`, file_path: "big.bin" }));
+    expect(small).not.toContain("undo cannot");
+    expect(ok(await run.call("undo", {}))).toBe("Undid download #1: big.bin");
+    expect(await entries()).toEqual(["huge.bin"]);
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { standInForMalformedResponse } from "./malformed-response.js";
+import { isToolsListChanged, isUnheededNotification } from "./unheeded-notification.js";
 
 /**
  * Largest event data checked for a malformed response: a bound on the extra parse each event
@@ -13,9 +14,15 @@ const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
  * (`result: null`, an `error` whose `code` is a string) replaced by an error response to the same
  * request (see `standInForMalformedResponse`). The SDK's streamable HTTP transport drops such an
  * event, so the call waited for its timeout and failed as `mcp_timeout`; now it fails at once with
- * `mcp_malformed_result`. Other bodies, and every other event, pass unchanged.
+ * `mcp_malformed_result`. Other bodies pass unchanged.
+ *
+ * Notifications nobody on the host acts on (progress, logging, resource updates, unknown methods)
+ * are dropped here, before the SDK parses the stream, schema-checks and dispatches them, and a
+ * chunk's `tools/list_changed` notifications are one: as the stdio transport does. A server
+ * sending 100,000 of them during a call cost the host 3-7 s of CPU.
  */
-export function malformedEventFetch(base: typeof fetch): typeof fetch {
+export function malformedEventFetch(base: typeof fetch, options: EventFilterOptions = {}): typeof fetch {
+  const standIns = options.standIns !== false;
   return async (input, init) => {
     const response = await base(input, init);
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
@@ -27,13 +34,14 @@ export function malformedEventFetch(base: typeof fetch): typeof fetch {
     // The last characters of the unfinished event: an event end may straddle chunks.
     let tail = "";
     const take = (text: string, controller: TransformStreamDefaultController<Uint8Array>) => {
+      const seen = { toolsChanged: false, standIns };
       const view = tail + text;
       EVENT_END.lastIndex = 0;
       let done = 0;
       let out = "";
       for (let match = EVENT_END.exec(view); match !== null; match = EVENT_END.exec(view)) {
         const start = done === 0 ? tailless(parts, tail.length) : "";
-        out += checkedEvent(start + view.slice(done, match.index), match[0]);
+        out += checkedEvent(start + view.slice(done, match.index), match[0], seen);
         done = match.index + match[0].length;
       }
       if (done === 0) parts.push(text);
@@ -64,8 +72,20 @@ function tailless(parts: readonly string[], cut: number): string {
   return joined.slice(0, joined.length - cut);
 }
 
-/** One event (`body`, then its blank-line `end`), or its stand-in when it is a malformed response. */
-function checkedEvent(body: string, end: string): string {
+/** What {@link malformedEventFetch} does besides dropping unheeded notifications. */
+export interface EventFilterOptions {
+  /**
+   * Replace malformed responses with error responses (the streamable HTTP transport; the legacy
+   * SSE transport reports them itself). @defaultValue `true`
+   */
+  readonly standIns?: boolean;
+}
+
+/**
+ * One event (`body`, then its blank-line `end`); nothing for a notification nobody acts on or a
+ * repeated `tools/list_changed` (`seen` is the chunk's); its stand-in when it is a malformed response.
+ */
+function checkedEvent(body: string, end: string, seen: { toolsChanged: boolean; readonly standIns: boolean }): string {
   if (body.length > MAX_CHECKED_DATA_CHARS + 1024) return body + end;
   const lines = body.split(/\r\n|\n|\r/);
   const data: string[] = [];
@@ -76,7 +96,21 @@ function checkedEvent(body: string, end: string): string {
   }
   const type = others.find((line) => line.startsWith("event:"));
   if (data.length === 0 || (type !== undefined && type.slice(6).trim() !== "message")) return body + end;
-  const standIn = standInForMalformedResponse(data.join("\n"), true);
+  const text = data.join("\n");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return body + end;
+  }
+  if (isUnheededNotification(parsed)) return "";
+  if (isToolsListChanged(parsed)) {
+    if (seen.toolsChanged) return "";
+    seen.toolsChanged = true;
+    return body + end;
+  }
+  if (!seen.standIns) return body + end;
+  const standIn = standInForMalformedResponse(text, true);
   if (standIn === undefined) return body + end;
   return [...others, `data: ${JSON.stringify(standIn)}`].join("\n") + end;
 }

@@ -1,6 +1,7 @@
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { McpSseServerConfig } from "../mcp-server-config.js";
 import { cappedFetch, MAX_HTTP_MESSAGE_BYTES } from "./capped-fetch.js";
+import { malformedEventFetch } from "./malformed-event-fetch.js";
 import type { McpTransportDriver } from "./mcp-transport.js";
 
 /**
@@ -14,7 +15,8 @@ export function sseTransportDriver(config: McpSseServerConfig): McpTransportDriv
     create: () => ({
       transport: new SSEClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
-        fetch: cappedFetch(MAX_HTTP_MESSAGE_BYTES),
+        // Drops notifications nobody acts on before the SDK parses them (see malformedEventFetch).
+        fetch: malformedEventFetch(cappedFetch(MAX_HTTP_MESSAGE_BYTES), { standIns: false }),
         ...(config.auth === undefined ? {} : { authProvider: config.auth }),
       }),
       pid: () => undefined,

@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
 import { byteCount } from "../sandbox/byte-count.js";
@@ -6,8 +6,11 @@ import { assertPublicHost, checkedGet, RefusedAddressError, TooManyRedirectsErro
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { readIfPresent, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
+import { EDIT_MAX_BYTES, identityVersion, readForEdit } from "./edit-size-limit.js";
 import { refuseDirectorySpelling } from "./file-errors.js";
+import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { ABSENT_FILE_VERSION } from "./file-version.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
@@ -115,23 +118,8 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
         if (error instanceof ToolError || context.signal.aborted) throw error;
         throw failedDownload(error, url);
       }
-      const after = await scope.read(input.file_path);
-      // Journal the finished file like any other write, so undo can remove or restore it.
-      context.storage.get(EDIT_JOURNAL).record(
-        "download",
-        [
-          {
-            path: await scope.resolve(input.file_path, "write"),
-            displayPath: input.file_path,
-            realPath: await scope.lockKey(input.file_path),
-            before,
-            after,
-          },
-        ],
-        made,
-      );
-      context.storage.get(READ_TRACKER).forget(await scope.resolve(input.file_path, "write"));
-      return `Saved ${url.href} (HTTP ${status}, ${byteCount(after.length)}) to ${input.file_path} · ${versionOf(after)}`;
+      const saved = `Saved ${url.href} (HTTP ${status}, ${byteCount(received)}) to ${input.file_path}`;
+      return `${saved} · ${await journalDownload(scope, context, input.file_path, { before, received, made })}`;
     },
   });
 }
@@ -172,6 +160,49 @@ async function fetchUrl(
     }
   }
   throw new TooManyRedirectsError(10);
+}
+
+/**
+ * Journals a saved download like any other write, so undo can remove or restore it, and answers
+ * its version (and, over the edit limit, that undo cannot take it back).
+ */
+async function journalDownload(
+  scope: FileScope,
+  context: ToolContext,
+  requested: string,
+  saved: { readonly before: Buffer | undefined; readonly received: number; readonly made: readonly string[] },
+): Promise<string> {
+  const target = await scope.resolve(requested, "write");
+  context.storage.get(READ_TRACKER).forget(target);
+  // Over the edit limit, not read back: the journal would hold it whole (up to max_bytes, 1 GiB,
+  // in memory and in every saved run) for an undo that refuses files this large anyway.
+  const after = saved.received > EDIT_MAX_BYTES ? undefined : await readBack(scope, requested);
+  if (after === undefined) {
+    const stats = await scope.stat(requested);
+    const version = stats === undefined ? ABSENT_FILE_VERSION : identityVersion(stats);
+    return `${version}. It is over the 64 MiB the file tools edit: undo cannot take this download back.`;
+  }
+  context.storage
+    .get(EDIT_JOURNAL)
+    .record(
+      "download",
+      [{ path: target, displayPath: requested, realPath: await scope.lockKey(requested), before: saved.before, after }],
+      saved.made,
+    );
+  return versionOf(after);
+}
+
+/**
+ * The saved file as it is now, for the journal; `undefined` when it is over the edit limit (grown
+ * since it was saved) and so not read whole.
+ */
+async function readBack(scope: FileScope, requested: string): Promise<Buffer | undefined> {
+  try {
+    return await readForEdit(scope, requested);
+  } catch (error) {
+    if (error instanceof ToolError && error.code === "too_large") return undefined;
+    throw error;
+  }
 }
 
 /** The model-facing error of a download that failed on the way (refused address, redirects, network). */
