@@ -2,6 +2,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -131,25 +132,83 @@ function openedInside(fd: number, file: string, root: string): boolean {
   }
 }
 
+/**
+ * Linux's `O_PATH`: a descriptor that names a file without opening it for I/O, so the driver of a
+ * FIFO or device is never called (a host process blocked writing to its FIFO is not woken, a
+ * device's open has no effect). Node does not export it; libuv passes the flag through.
+ */
+const O_PATH = 0o10000000;
+const PATH_ONLY = process.platform === "linux";
+
+/** The most symbolic links {@link lookupTarget} follows, as the kernel's `MAXSYMLINKS`. */
+const MAX_LINKS = 40;
+
+function absentCode(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * Where a lookup of `file` ends when it finds nothing: the real path of its deepest existing
+ * directory plus the names that are missing, following each dangling symbolic link on the way by
+ * its text. `undefined` on a link loop or past {@link MAX_LINKS} links (the kernel answers
+ * `ELOOP` there, wherever the links lead).
+ */
+function lookupTarget(file: string, links = { left: MAX_LINKS }): string | undefined {
+  try {
+    return realpathSync.native(file);
+  } catch (error) {
+    if (!absentCode(error)) return undefined;
+  }
+  const parent = path.dirname(file);
+  if (parent === file) return file;
+  const directory = lookupTarget(parent, links);
+  if (directory === undefined) return undefined;
+  const candidate = path.join(directory, path.basename(file));
+  let link: string;
+  try {
+    if (!lstatSync(candidate).isSymbolicLink()) return candidate;
+    link = readlinkSync(candidate);
+  } catch {
+    return candidate;
+  }
+  links.left -= 1;
+  if (links.left < 0) return undefined;
+  return lookupTarget(path.resolve(directory, link), links);
+}
+
 class NodeGitFileReader implements GitFileReader {
   constructor(readonly root: string | undefined) {}
+
+  /**
+   * Confined: nothing is at `file`, but the answer must not depend on what is outside. A lookup
+   * that leaves the root is refused exactly as an existing file outside is, so a planted link
+   * (`refs/heads/x -> /root/.ssh/id_rsa`) does not tell whether its target exists.
+   */
+  private absent(file: string): undefined {
+    if (this.root === undefined) return undefined;
+    const target = lookupTarget(path.resolve(file));
+    if (target !== undefined && !isInside(this.root, target)) throw outsideWorkspaceError(file, this.root);
+    return undefined;
+  }
 
   open(file: string): number | undefined {
     // Most files asked for are usually absent (info/grafts, refs/replace, shallow, loose refs): a stat
     // that answers "nothing there" without an exception costs a fraction of a failed open's error.
     try {
-      if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+      if (statSync(file, { throwIfNoEntry: false }) === undefined) return this.absent(file);
     } catch (error) {
       // A symbolic link loop (ELOOP) or a file in place of a directory is "nothing there", as for open below.
-      if (isMissing(error)) return undefined;
+      if (isMissing(error)) return this.absent(file);
       throw error;
     }
+    if (this.root !== undefined && PATH_ONLY) return this.openConfined(file, this.root);
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO planted in .git cannot hang the call.
       fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      if (isMissing(error)) return this.absent(file);
       // A socket cannot be opened (ENXIO): raw, that was tool_failed with the host path in it.
       if ((error as NodeJS.ErrnoException).code === "ENXIO") {
         throw specialRepositoryFileError(file, statSync(file, { throwIfNoEntry: false }) ?? {});
@@ -161,6 +220,33 @@ class NodeGitFileReader implements GitFileReader {
       throw outsideWorkspaceError(file, this.root);
     }
     return fd;
+  }
+
+  /**
+   * Linux, confined: the file is located with an `O_PATH` descriptor and opened for reading only
+   * once it is known to be inside, through that descriptor (`/proc/self/fd/N` names the inode
+   * found, not the path again). Opened first, a link to a host FIFO woke the host process blocked
+   * writing to it, and a link to a device ran its driver's open, before the refusal.
+   */
+  private openConfined(file: string, root: string): number | undefined {
+    let located: number;
+    try {
+      located = openSync(file, O_PATH);
+    } catch (error) {
+      if (isMissing(error)) return this.absent(file);
+      throw error;
+    }
+    try {
+      if (!openedInside(located, file, root)) throw outsideWorkspaceError(file, root);
+      // O_NONBLOCK as before; the reopen goes through the descriptor's inode, never the path again.
+      return openSync(`/proc/self/fd/${located}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      // A socket cannot be opened (ENXIO), as in open.
+      if ((error as NodeJS.ErrnoException).code === "ENXIO") throw specialRepositoryFileError(file, fstatSync(located));
+      throw error;
+    } finally {
+      closeSync(located);
+    }
   }
 
   readFile(file: string, maxBytes = Number.POSITIVE_INFINITY): Buffer | undefined {

@@ -4,6 +4,7 @@
  * a split index, SHA-256 object names.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,6 +73,47 @@ describe.skipIf(git.missing)(git.label("git index gitlinks"), () => {
     const own = parseIndex(readFileSync(path.join(root, ".git", "index")));
     expect(own?.shared).toMatch(/^[0-9a-f]{40}$/);
     expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expect.arrayContaining([...expected, "late"]));
+  });
+
+  /** The repository's index with `extensions` appended before its checksum (recomputed, as git checks it). */
+  function withExtensions(root: string, extensions: Buffer): Buffer {
+    const index = readFileSync(path.join(root, ".git", "index"));
+    const body = Buffer.concat([index.subarray(0, index.length - 20), extensions]);
+    const indexed = Buffer.concat([body, createHash("sha1").update(body).digest()]);
+    writeFileSync(path.join(root, ".git", "index"), indexed);
+    return indexed;
+  }
+
+  /** What git says of the index: `ok`, or its refusal. */
+  function gitReads(root: string): string {
+    try {
+      run(root, "ls-files", "--stage");
+      return "ok";
+    } catch (error) {
+      return String((error as { stderr?: string }).stderr);
+    }
+  }
+
+  it("an extension git must understand and does not (zeros, a made-up lowercase one): unreadable, as git refuses it", () => {
+    // Round 19: a command's index of zeros after its header made the walk step 8 bytes at a time
+    // through hundreds of MiB, on the host's thread, at every spawn. Git reads none of it.
+    for (const signature of ["\0\0\0\0", "abcd"]) {
+      const root = repository();
+      const extension = Buffer.alloc(8 * 4);
+      for (let at = 0; at < extension.length; at += 8) extension.write(signature, at, "latin1");
+      const index = withExtensions(root, extension);
+      expect(gitReads(root)).toMatch(/extension, which we do not understand/);
+      expect(parseIndex(index)).toBeUndefined();
+      expect(readIndexGitlinks(path.join(root, ".git"))).toBe("unreadable");
+    }
+    // Control: an unknown extension whose signature starts with A-Z is optional; git skips it, and so does the parser.
+    const root = repository();
+    const optional = Buffer.alloc(12);
+    optional.write("ZZZZ", 0, "latin1");
+    optional.writeUInt32BE(4, 4);
+    withExtensions(root, optional);
+    expect(gitReads(root)).toBe("ok");
+    expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
   });
 
   it("SHA-256 object names", () => {

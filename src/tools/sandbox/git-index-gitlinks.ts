@@ -129,6 +129,15 @@ function gitlinkPath(name: Buffer): string | undefined {
   return parts.some((part) => part === "" || part === "." || part === "..") ? undefined : text;
 }
 
+/** `link` (split index) and `sdir` (sparse directories): the extensions git requires and knows. */
+const LINK_EXTENSION = 0x6c696e6b;
+const SPARSE_DIRECTORIES_EXTENSION = 0x73646972;
+
+/** Git skips an extension it does not know only when its signature starts with `A`-`Z`. */
+function optionalExtension(firstByte: number): boolean {
+  return firstByte >= 0x41 && firstByte <= 0x5a;
+}
+
 /**
  * Walks the extensions from `offset` to `end`: the shared index a `link` extension names (split
  * index), `undefined` without one, `false` when they do not fill the space exactly.
@@ -140,9 +149,16 @@ function sharedIndexName(index: Buffer, start: number, end: number, hashBytes: n
     if (offset + 8 > end) return false;
     const size = index.readUInt32BE(offset + 4);
     if (offset + 8 + size > end) return false;
-    if (index.toString("latin1", offset, offset + 4) === "link") {
+    const signature = index.readUInt32BE(offset);
+    if (signature === LINK_EXTENSION) {
       if (size < hashBytes) return false;
       shared = index.toString("hex", offset + 8, offset + 8 + hashBytes);
+    } else if (signature !== SPARSE_DIRECTORIES_EXTENSION && !optionalExtension(index[offset] ?? 0)) {
+      // Git refuses an index with an extension it must understand and does not ("index uses ....
+      // extension, which we do not understand"), so it enters none of its gitlinks. Stopping here
+      // also ends the walk that a command's index of zeros made step 8 bytes at a time through
+      // hundreds of MiB (an "extension" of signature 0 and size 0), on the host's thread.
+      return false;
     }
     offset += 8 + size;
   }

@@ -1,0 +1,128 @@
+/**
+ * Round 19: what the git tools' confined reader does with a link a sandboxed command planted in
+ * `.git` that leads outside the workspace. It refused to read through it, but (1) a link whose
+ * target did not exist was read as "no such ref" while one whose target existed was refused, an
+ * oracle on the host's files (`refs/heads/x -> /root/.ssh/id_ed25519`), and (2) the file was
+ * opened before its location was checked, so a link to a host FIFO woke the host process blocked
+ * writing to it (and a link to a device would have run its driver's open). Each attempt has its
+ * control: without the sandbox the same link tells existing from missing, and wakes the writer.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import { afterEach, beforeEach, describe, expect } from "vitest";
+import { git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
+import { gitRun } from "../git/support/git-run.js";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { makeSecretRepository } from "./support/git-tool-calls.js";
+import { attackRun, quote, sh } from "./support/sandbox-harness.js";
+
+const gitCapability = capability("git");
+const bubblewrap = capability("bubblewrap");
+
+/** What a call answered, without its call id (the same refusal must read the same). */
+const answer = (result: ToolCallResult) =>
+  result.ok ? `ok:${JSON.stringify(result.output)}` : `${result.error.code}:${result.error.message}:${result.error.hint ?? ""}`;
+
+describe.skipIf(gitCapability.missing || bubblewrap.missing)(
+  bubblewrap.label("escape attempts: round 19, links in .git to the host"),
+  () => {
+    let scratch: string;
+    let workspace: string;
+    let outside: string;
+    const writers: ChildProcess[] = [];
+    beforeEach(() => {
+      scratch = temporaryDirectory("escape-19-reader");
+      workspace = path.join(scratch, "workspace");
+      outside = path.join(scratch, "outside");
+      mkdirSync(outside);
+      makeSecretRepository(workspace, "inside-secret");
+      // A host file that exists, holding a real commit id of the workspace repository (so that,
+      // followed, it is a branch that resolves).
+      writeFileSync(path.join(outside, "exists"), `${git(workspace, ["rev-parse", "HEAD~1"])}\n`);
+    });
+    afterEach(() => {
+      for (const writer of writers.splice(0)) writer.kill("SIGKILL");
+      removeDirectory(scratch);
+    });
+
+    /** A sandboxed command links `.git/refs/heads/<name>` to each target (`ln -s`), as a model would. */
+    async function plantLinks(links: Readonly<Record<string, string>>): Promise<void> {
+      const command = Object.entries(links)
+        .map(([name, target]) => `ln -s ${quote(target)} .git/refs/heads/${name}`)
+        .join(" && ");
+      const result = await sh(attackRun(workspace, "local"), `${command} && echo planted`);
+      expect(result.stdout.trim(), result.stderr).toBe("planted");
+    }
+
+    /** The answers of `git_diff_range` from each branch, under `sandbox`. */
+    async function answers(sandbox: SandboxScope, branches: readonly string[]): Promise<string[]> {
+      const run = gitRun(workspace, {}, sandbox);
+      const shown: string[] = [];
+      for (const from of branches) shown.push(answer(await run.call("git_diff_range", { from })).replaceAll(from, "<b>"));
+      return shown;
+    }
+
+    escapeAttempt("paths", "git tools: a ref linked to a host file answers alike whether the file exists", async () => {
+      await plantLinks({
+        present: path.join(outside, "exists"),
+        missing: path.join(outside, "no-such-file"),
+        dir: outside,
+        "missing-dir": path.join(outside, "no-such-dir"),
+      });
+      const [present, missing, inDirPresent, inDirMissing, belowMissingDir] = await answers("workspace", [
+        "present",
+        "missing",
+        "dir/exists",
+        "dir/no-such-file",
+        "missing-dir/x",
+      ]);
+      expect(present).toMatch(/^repository_outside_workspace:/);
+      expect(missing, "a missing outside target must be refused like an existing one").toBe(present);
+      expect(inDirMissing).toBe(inDirPresent);
+      expect(belowMissingDir).toBe(inDirPresent);
+      for (const shown of [present, missing, inDirPresent, inDirMissing]) expect(shown).not.toContain(outside);
+      // Controls: without the sandbox the link is followed, and existing differs from missing.
+      const [openPresent, openMissing] = await answers("unrestricted", ["present", "missing"]);
+      expect(openPresent).toMatch(/^ok:/);
+      expect(openMissing).toMatch(/^unknown_ref:/);
+      // A dangling link inside the workspace is still "no such ref" under the sandbox, and a branch is still read.
+      await plantLinks({ "inside-dangling": path.join(workspace, "no-such-file") });
+      const [insideDangling, head] = await answers("workspace", ["inside-dangling", "HEAD~1"]);
+      expect(insideDangling).toMatch(/^unknown_ref:/);
+      expect(head).toMatch(/^ok:/);
+    });
+
+    /** A host process blocked writing to a FIFO outside the workspace; resolves `true` once its open returned. */
+    function blockedWriter(fifo: string): { readonly woke: () => boolean } {
+      execFileSync("mkfifo", [fifo]);
+      let woke = false;
+      const writer = spawn("sh", ["-c", `exec 3>${quote(fifo)}; echo woke`], { stdio: ["ignore", "pipe", "ignore"] });
+      writers.push(writer);
+      writer.stdout?.on("data", () => {
+        woke = true;
+      });
+      return { woke: () => woke };
+    }
+
+    escapeAttempt(
+      "resources",
+      "git tools: a ref linked to a host FIFO does not wake the host process writing to it",
+      async () => {
+        const writer = blockedWriter(path.join(outside, "fifo"));
+        await plantLinks({ fifo: path.join(outside, "fifo") });
+        const [refused] = await answers("workspace", ["fifo"]);
+        expect(refused).toMatch(/^repository_outside_workspace:/);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(writer.woke(), "the host's writer was woken by the git tools' open").toBe(false);
+        // Control: without the sandbox the git tools open the link's target, and the writer wakes.
+        await answers("unrestricted", ["fifo"]);
+        const deadline = Date.now() + 5_000;
+        while (!writer.woke() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(writer.woke()).toBe(true);
+      },
+    );
+  },
+);
