@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { type BigIntStats, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexGitlinks, readIndexGitlinks } from "./git-index-gitlinks.js";
@@ -173,8 +173,8 @@ const CACHED_WORKSPACES = 16;
 
 const scanCaches = new Map<string, Map<string, DirectoryScan>>();
 
-/** How many directory listings the scans of this process read and reused (tests check the cache works). */
-export const gitScanCounts = { listed: 0, reused: 0 };
+/** How many directory listings the scans (and the walks after commands) of this process read and reused (tests check the cache works). */
+export const gitScanCounts = { listed: 0, reused: 0, walkListed: 0, walkReused: 0 };
 
 function stampOf(target: string): { readonly stamp: Stamp; readonly directory: boolean; readonly file: boolean } | undefined {
   try {
@@ -279,6 +279,34 @@ class ScanCache {
     scanCaches.set(this.workspace, this.next);
     while (scanCaches.size > CACHED_WORKSPACES) scanCaches.delete(scanCaches.keys().next().value as string);
   }
+}
+
+/** What the walk after a command needs of a directory's listing (see new-git-directories.ts). */
+export interface WalkListing {
+  /** Entries that are directories (not symlinks), except `.git` and the skipped ones. */
+  readonly subdirectories: readonly string[];
+  /** It has an entry named `.git` (of any kind). */
+  readonly dotGit: boolean;
+  /** It has a `HEAD` that is a regular file or a symlink. */
+  readonly head: boolean;
+}
+
+/**
+ * The listing of `directory` that the last spawn's scan of `workspace` kept, when `stats` (the
+ * directory's `lstat` or `fstat` now, bigint) shows it provably unchanged since (see
+ * {@link ScanCache}): the walk after a command then need not list it again. A directory
+ * renamed or moved keeps its times but is at another path, and a directory at a cached path
+ * that is another one differs in identity, so neither is reused; a change below a directory
+ * changes only its own parent's times, so the walk still visits every directory and only skips
+ * reading unchanged ones.
+ */
+export function reusableListing(workspace: string, directory: string, stats: BigIntStats): WalkListing | undefined {
+  const known = scanCaches.get(workspace)?.get(directory);
+  if (known === undefined || !stats.isDirectory()) return undefined;
+  const stamp = { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+  if (!sameStamp(known.stamp, stamp)) return undefined;
+  gitScanCounts.walkReused++;
+  return known;
 }
 
 /** The regular files of a listing whose mode has a set-user-id or set-group-id bit (one lstat each). */

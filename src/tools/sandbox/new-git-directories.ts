@@ -1,4 +1,5 @@
 import {
+  type BigIntStats,
   closeSync,
   constants,
   type Dirent,
@@ -8,10 +9,11 @@ import {
   readdirSync,
   readlinkSync,
   realpathSync,
+  type Stats,
 } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
-import { GIT_SCAN_LIMITS } from "./git-protection.js";
+import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -142,25 +144,66 @@ function identity(descriptor: number): string {
 
 function walk(descriptor: number, shown: string, depth: number, context: WalkContext): void {
   if (--context.budget.directories < 0) return;
-  const entries = listing(descriptor);
-  const head = entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink()));
-  if (head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
-  for (const entry of entries) {
-    if (entry.name === ".git" && !entry.isDirectory()) {
-      followPointer(descriptor, shown, entry, context);
-      continue;
-    }
-    if (!entry.isDirectory() || SKIPPED_DIRECTORIES.has(entry.name)) continue;
-    const child = path.join(shown, entry.name);
-    if (context.movedThisExit.has(child)) continue;
-    if (entry.name === ".git") {
-      withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
-      continue;
-    }
-    if (depth < GIT_SCAN_LIMITS.maxDepth) {
-      withChild(descriptor, entry.name, (next) => walk(next, child, depth + 1, context));
-    }
+  const listed = listingOf(descriptor, shown, context);
+  if (listed.head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
+  if (listed.dotGit) {
+    const child = path.join(shown, ".git");
+    const stats = lstatSync(`/proc/self/fd/${descriptor}/.git`, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) {
+      if (!context.movedThisExit.has(child)) withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
+    } else if (stats !== undefined) followPointer(descriptor, shown, stats, context);
   }
+  if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
+  for (const name of listed.subdirectories) {
+    const child = path.join(shown, name);
+    if (context.movedThisExit.has(child) || unchangedLeaf(descriptor, name, child, context)) continue;
+    withChild(descriptor, name, (next) => walk(next, child, depth + 1, context));
+  }
+}
+
+/**
+ * The directory's listing: the spawn scan's, when the directory (by `fstat` of the handle the
+ * walk holds) is provably unchanged since (same identity, size and times; see
+ * `reusableListing`), else read now through the handle.
+ */
+function listingOf(descriptor: number, shown: string, context: WalkContext): WalkListing {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = fstatSync(descriptor, { bigint: true });
+  } catch {
+    stats = undefined;
+  }
+  const reused = stats === undefined ? undefined : reusableListing(context.root.shown, shown, stats);
+  if (reused !== undefined) return reused;
+  gitScanCounts.walkListed++;
+  const entries = listing(descriptor);
+  return {
+    subdirectories: entries
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+      .map((entry) => entry.name),
+    dotGit: entries.some((entry) => entry.name === ".git"),
+    head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
+  };
+}
+
+/**
+ * True when `name` in the directory behind `descriptor` is a directory the spawn scan listed as
+ * holding nothing the walk looks at (no sub-directory, `.git` or `HEAD`) and is provably
+ * unchanged since: one `lstat` instead of opening, reading and closing it (most directories of
+ * a large tree are such leaves). It counts against the walk's budget as a visit would.
+ */
+function unchangedLeaf(descriptor: number, name: string, shown: string, context: WalkContext): boolean {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = lstatSync(`/proc/self/fd/${descriptor}/${name}`, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (stats === undefined) return false;
+  const reused = reusableListing(context.root.shown, shown, stats);
+  if (reused === undefined || reused.subdirectories.length > 0 || reused.dotGit || reused.head) return false;
+  context.budget.directories--;
+  return true;
 }
 
 /** The longest `.git` file read (a `gitdir:` line). */
@@ -175,7 +218,7 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * swapped for a link in between has the pointer itself moved aside. A target outside the
  * workspace is not the command's to write (every sandboxed process has ended by now).
  */
-function followPointer(descriptor: number, shown: string, entry: Dirent, context: WalkContext): void {
+function followPointer(descriptor: number, shown: string, entry: Stats, context: WalkContext): void {
   const at = `/proc/self/fd/${descriptor}/.git`;
   let value: string | undefined;
   if (entry.isSymbolicLink()) {
