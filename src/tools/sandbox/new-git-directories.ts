@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
+import { readIndexGitlinks } from "./git-index-gitlinks.js";
 import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -219,48 +220,110 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * workspace is not the command's to write (every sandboxed process has ended by now).
  */
 function followPointer(descriptor: number, shown: string, entry: Stats, context: WalkContext): void {
+  const outcome = withPointerTarget(context.root, descriptor, shown, entry, (target, targetShown) => {
+    if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
+  });
+  // Swapped for a link since the path was resolved (a parallel command): not followed.
+  if (outcome === "link") movePointer(descriptor, shown, context);
+}
+
+/**
+ * Runs `use` with the git directory the `.git` file or symlink (`entry`) in the directory behind
+ * `descriptor` names, opened from the held root one component at a time without following a
+ * link, when its real path is inside the workspace. `"link"` when a component was swapped for a
+ * link after the path was resolved; `undefined` when there is no such directory in the workspace.
+ */
+function withPointerTarget(
+  root: { readonly descriptor: number; readonly shown: string },
+  descriptor: number,
+  shown: string,
+  entry: Stats,
+  use: (target: number, targetShown: string) => void,
+): "link" | undefined {
   const at = `/proc/self/fd/${descriptor}/.git`;
   let value: string | undefined;
   if (entry.isSymbolicLink()) {
     try {
       value = readlinkSync(at);
     } catch {
-      return;
+      return undefined;
     }
   } else if (entry.isFile()) {
     const text = readSmallFileText(at, MAX_POINTER_BYTES)?.trim();
     if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
   }
-  if (value === undefined || value === "") return;
+  if (value === undefined || value === "") return undefined;
   // Git follows links in the path: resolve them (the real path of the workspace root stands for `shown`'s root).
-  const rootShown = context.root.shown;
+  const rootShown = root.shown;
   const realRoot = realPathOr(rootShown);
   const target = realPathOr(path.resolve(path.join(realRoot, path.relative(rootShown, shown)), value));
-  if (!isInsideDirectory(realRoot, target)) return;
+  if (!isInsideDirectory(realRoot, target)) return undefined;
   const relative = path.relative(realRoot, target);
-  let current = context.root.descriptor;
+  let current = root.descriptor;
   let currentShown = rootShown;
   const opened: number[] = [];
   try {
     for (const part of relative === "" ? [] : relative.split(path.sep)) {
       const next = `/proc/self/fd/${current}/${part}`;
-      if (lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
-        // Swapped for a link since the path was resolved (a parallel command): not followed.
-        movePointer(descriptor, shown, context);
-        return;
-      }
+      if (lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink() === true) return "link";
       try {
         current = openSync(next, DIRECTORY_FLAGS);
       } catch {
-        return;
+        return undefined;
       }
       opened.push(current);
       currentShown = path.join(currentShown, part);
     }
-    if (headHoldsGit(`/proc/self/fd/${current}/HEAD`)) repairIfNew(current, currentShown, context);
+    use(current, currentShown);
+    return undefined;
   } finally {
     for (const fd of opened) closeSync(fd);
   }
+}
+
+/**
+ * True when the `.git` in `holder` (a gitlink's directory, opened without following a link)
+ * leads host git to nothing the command could have planted for it to run: it is a directory, or
+ * a `.git` file naming one inside the workspace, that either was protected at spawn (by identity,
+ * `knownIdentities`: its config and hooks were read-only throughout) or holds only what `git
+ * init`/`git clone` write (hooks as samples, a config within {@link KEPT_CONFIG_KEYS}, no
+ * `commondir` but one naming a protected git directory) and no submodules of its own (no
+ * `modules/`, no gitlink in its index, which host git would enter next). Such a repository (one
+ * the user cloned or `git submodule update --init` made on the host while the command ran) is
+ * left where it is; anything else at a gitlink (a `.git` symlink, a pointer out of the workspace
+ * or through a link) is not judged and is moved aside whole.
+ */
+export function inertGitlinkRepository(
+  root: { readonly descriptor: number; readonly shown: string },
+  holder: { readonly descriptor: number; readonly shown: string },
+  knownIdentities: ReadonlySet<string>,
+): boolean {
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(`/proc/self/fd/${holder.descriptor}/.git`, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (stats === undefined) return true;
+  let inert = false;
+  const judge = (gitDirectory: number) => {
+    inert = inertGitDirectory(gitDirectory, knownIdentities);
+  };
+  if (stats.isDirectory()) withChild(holder.descriptor, ".git", judge);
+  else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge);
+  return inert;
+}
+
+function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>): boolean {
+  if (knownIdentities.has(identity(descriptor))) return true;
+  const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configKept(directory.at("config"))) return false;
+  if (lstatSync(directory.at("commondir"), { throwIfNoEntry: false }) !== undefined) {
+    if (!commondirKnown(directory, (common) => knownIdentities.has(identity(common)))) return false;
+  }
+  if (lstatSync(directory.at("modules"), { throwIfNoEntry: false }) !== undefined) return false;
+  const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`);
+  return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
 }
 
 function realPathOr(target: string): string {
@@ -311,7 +374,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   };
   if (hooksRun(directory)) move("hooks");
   if (!configKept(directory.at("config"))) move("config");
-  if (!commondirKnown(directory, context)) move("commondir");
+  if (!commondirKnown(directory, (common) => context.known("", common))) move("commondir");
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
 
@@ -320,7 +383,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
  * identity): what `git worktree add` writes (`../..`), whose config and hooks were read-only
  * during the command. Any other `commondir` is moved aside.
  */
-function commondirKnown(directory: QuarantineDirectory, context: WalkContext): boolean {
+function commondirKnown(directory: QuarantineDirectory, known: (common: number) => boolean): boolean {
   const text = readSmallFileText(directory.at("commondir"), MAX_POINTER_BYTES)?.trim();
   if (text === undefined || text === "") return false;
   let common: number;
@@ -330,7 +393,7 @@ function commondirKnown(directory: QuarantineDirectory, context: WalkContext): b
     return false;
   }
   try {
-    return context.known("", common);
+    return known(common);
   } finally {
     closeSync(common);
   }
