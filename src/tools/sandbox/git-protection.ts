@@ -112,7 +112,9 @@ export function gitProtection(workspace: string): GitProtection {
     // away would have the next command overlook the repository and write its config).
     if (scans.hasGitHead(directory, scan)) headed.push(directory);
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
-    for (const name of scan.setId) protectSetIdFile(path.join(directory, name), protection);
+    // Every regular file's mode is looked at, also in a reused listing: a bit set on an existing
+    // file (`chmod u+s`, by the host) changes only the file's change time, not its directory's.
+    for (const name of scan.files) protectSetIdFile(path.join(directory, name), protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
     for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
     for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
@@ -145,8 +147,8 @@ interface DirectoryScan {
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
   readonly head: boolean;
-  /** Regular files with a set-user-id or set-group-id bit when it was listed. */
-  readonly setId: readonly string[];
+  /** Regular files when it was listed (their modes are looked at afresh at every scan). */
+  readonly files: readonly string[];
   /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
   headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
 }
@@ -253,7 +255,7 @@ class ScanCache {
       undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
-      setId: setIdNames(directory, entries),
+      files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
     };
     this.next.set(directory, scan);
     return scan;
@@ -309,21 +311,6 @@ export function reusableListing(workspace: string, directory: string, stats: Big
   return known;
 }
 
-/** The regular files of a listing whose mode has a set-user-id or set-group-id bit (one lstat each). */
-function setIdNames(directory: string, entries: readonly import("node:fs").Dirent[]): string[] {
-  const found: string[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    try {
-      const stats = lstatSync(path.join(directory, entry.name), { throwIfNoEntry: false });
-      if (stats?.isFile() === true && (stats.mode & SET_ID_BITS) !== 0) found.push(entry.name);
-    } catch {
-      // Gone or unreadable: nothing to bind.
-    }
-  }
-  return found;
-}
-
 const SET_ID_BITS = 0o6000;
 
 /** The most set-id files one spawn binds read-only (each is a mount). */
@@ -335,8 +322,9 @@ export const MAX_SET_ID_FILES = 256;
  * PROT_WRITE)`), and the sandbox user is the file's owner outside: without this a command
  * rewrote a set-user-id-root program and it kept its bit. A read-only mount refuses the
  * read-write open a writable mapping needs (`EROFS`), cannot be removed or renamed over, and a
- * hard link to it would cross mounts (`EXDEV`). Checked again now (a cached listing may be older):
- * a file that lost its bit or became something else is skipped.
+ * hard link to it would cross mounts (`EXDEV`). Called for every regular file of every listing
+ * at every scan (one `lstat` each), reused listings too: a file that gained a bit since its
+ * directory was listed is bound, one that lost it or became something else is skipped.
  */
 function protectSetIdFile(file: string, protection: GitProtection): void {
   const stats = lstatSync(file, { throwIfNoEntry: false });
