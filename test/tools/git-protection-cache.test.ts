@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,5 +98,33 @@ describe("the git scan of the workspace sandbox reuses unchanged listings", () =
     const { args } = scanned();
     expect(args).toContain(path.join(holder, ".git"));
     expect(args).toContain(path.join(target, "info"));
+  });
+});
+
+describe("set-id files in reused listings", () => {
+  it("a chmod u+s or g+s on an existing file of a cached directory binds it at the next scan; cleared, it is not bound", async () => {
+    const file = path.join(deep(), "tool");
+    await writeFile(file, "#!/bin/sh\n");
+    await chmod(file, 0o755);
+    // Listed with the file, then past the racy margin: the directory's listing is reused from now on.
+    scanned();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    scanned();
+    // Positive control: an ordinary file is not bound.
+    const plain = scanned();
+    expect(plain.listed).toBe(0);
+    expect(plain.args).not.toContain(file);
+    for (const mode of [0o4755, 0o2755]) {
+      await chmod(file, mode);
+      const after = scanned();
+      // The directory did not change (only the file's change time did): its listing was reused.
+      expect(after.listed).toBe(0);
+      const bound = after.args.indexOf(file);
+      expect(bound, `mode ${mode.toString(8)}`).toBeGreaterThan(0);
+      expect(after.args.slice(bound - 1, bound + 2)).toEqual(["--ro-bind", file, file]);
+    }
+    await chmod(file, 0o755);
+    expect(scanned().args).not.toContain(file);
+    await rm(file);
   });
 });

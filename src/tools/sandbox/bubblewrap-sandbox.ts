@@ -312,7 +312,9 @@ function afterWorkspaceCommand(root: string, git: GitProtection, controlFiles: H
   let gitlinks: AfterCommandRepairs["quarantined"] = [];
   let failure: unknown;
   try {
-    gitlinks = quarantineGitlinkRepositories(root, git.checkouts, git.protectedDotGits);
+    gitlinks = quarantineGitlinkRepositories(root, git.checkouts, git.protectedDotGits, new Date(), (held) =>
+      controlFiles.inertGitlinkRepository(held),
+    );
   } catch (error) {
     failure = error;
   }

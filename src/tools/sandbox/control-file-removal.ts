@@ -3,6 +3,7 @@ import {
   constants,
   type Dir,
   existsSync,
+  fstatSync,
   lstatSync,
   opendirSync,
   openSync,
@@ -13,7 +14,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
-import { repairNewGitDirectories } from "./new-git-directories.js";
+import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 
@@ -47,6 +48,12 @@ export interface HeldControlFiles {
    * leaves as they are (one move per repository, one restore).
    */
   removeCreated(movedThisExit?: ReadonlySet<string>): AfterCommandRepairs;
+  /**
+   * True when the `.git` in `holder` (a gitlink's directory) leads host git to nothing the
+   * command could have planted for it to run (see `inertGitlinkRepository`), judged through the
+   * workspace root and the git directories held since spawn. False where no root is held (not Linux).
+   */
+  inertGitlinkRepository(holder: { readonly descriptor: number; readonly shown: string }): boolean;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
 }
@@ -164,6 +171,21 @@ export function holdControlFileDirectories(
       // Reported as the command's error: sequencer state it left may still be in place.
       if (failure !== undefined) throw failure;
       return { removed, left, quarantined, newGitState };
+    },
+    inertGitlinkRepository: (holder) => {
+      if (root === undefined) return false;
+      const known = new Set(sequencer.gitDirectories);
+      const identities = new Set<string>();
+      for (const [directory, handle] of held) {
+        if (!known.has(directory)) continue;
+        try {
+          const stats = fstatSync(handle.descriptor, { bigint: true });
+          identities.add(`${stats.dev}:${stats.ino}`);
+        } catch {
+          // A handle that cannot be looked at vouches for nothing.
+        }
+      }
+      return inertGitlinkRepository({ descriptor: root.descriptor, shown: workspace }, holder, identities);
     },
     close: closeAll,
   };

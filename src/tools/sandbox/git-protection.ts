@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { type BigIntStats, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexGitlinks, readIndexGitlinks } from "./git-index-gitlinks.js";
@@ -112,7 +112,9 @@ export function gitProtection(workspace: string): GitProtection {
     // away would have the next command overlook the repository and write its config).
     if (scans.hasGitHead(directory, scan)) headed.push(directory);
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
-    for (const name of scan.setId) protectSetIdFile(path.join(directory, name), protection);
+    // Every regular file's mode is looked at, also in a reused listing: a bit set on an existing
+    // file (`chmod u+s`, by the host) changes only the file's change time, not its directory's.
+    for (const name of scan.files) protectSetIdFile(path.join(directory, name), protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
     for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
     for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
@@ -145,8 +147,8 @@ interface DirectoryScan {
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
   readonly head: boolean;
-  /** Regular files with a set-user-id or set-group-id bit when it was listed. */
-  readonly setId: readonly string[];
+  /** Regular files when it was listed (their modes are looked at afresh at every scan). */
+  readonly files: readonly string[];
   /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
   headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
 }
@@ -173,8 +175,8 @@ const CACHED_WORKSPACES = 16;
 
 const scanCaches = new Map<string, Map<string, DirectoryScan>>();
 
-/** How many directory listings the scans of this process read and reused (tests check the cache works). */
-export const gitScanCounts = { listed: 0, reused: 0 };
+/** How many directory listings the scans (and the walks after commands) of this process read and reused (tests check the cache works). */
+export const gitScanCounts = { listed: 0, reused: 0, walkListed: 0, walkReused: 0 };
 
 function stampOf(target: string): { readonly stamp: Stamp; readonly directory: boolean; readonly file: boolean } | undefined {
   try {
@@ -253,7 +255,7 @@ class ScanCache {
       undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
-      setId: setIdNames(directory, entries),
+      files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
     };
     this.next.set(directory, scan);
     return scan;
@@ -281,19 +283,32 @@ class ScanCache {
   }
 }
 
-/** The regular files of a listing whose mode has a set-user-id or set-group-id bit (one lstat each). */
-function setIdNames(directory: string, entries: readonly import("node:fs").Dirent[]): string[] {
-  const found: string[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    try {
-      const stats = lstatSync(path.join(directory, entry.name), { throwIfNoEntry: false });
-      if (stats?.isFile() === true && (stats.mode & SET_ID_BITS) !== 0) found.push(entry.name);
-    } catch {
-      // Gone or unreadable: nothing to bind.
-    }
-  }
-  return found;
+/** What the walk after a command needs of a directory's listing (see new-git-directories.ts). */
+export interface WalkListing {
+  /** Entries that are directories (not symlinks), except `.git` and the skipped ones. */
+  readonly subdirectories: readonly string[];
+  /** It has an entry named `.git` (of any kind). */
+  readonly dotGit: boolean;
+  /** It has a `HEAD` that is a regular file or a symlink. */
+  readonly head: boolean;
+}
+
+/**
+ * The listing of `directory` that the last spawn's scan of `workspace` kept, when `stats` (the
+ * directory's `lstat` or `fstat` now, bigint) shows it provably unchanged since (see
+ * {@link ScanCache}): the walk after a command then need not list it again. A directory
+ * renamed or moved keeps its times but is at another path, and a directory at a cached path
+ * that is another one differs in identity, so neither is reused; a change below a directory
+ * changes only its own parent's times, so the walk still visits every directory and only skips
+ * reading unchanged ones.
+ */
+export function reusableListing(workspace: string, directory: string, stats: BigIntStats): WalkListing | undefined {
+  const known = scanCaches.get(workspace)?.get(directory);
+  if (known === undefined || !stats.isDirectory()) return undefined;
+  const stamp = { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+  if (!sameStamp(known.stamp, stamp)) return undefined;
+  gitScanCounts.walkReused++;
+  return known;
 }
 
 const SET_ID_BITS = 0o6000;
@@ -307,8 +322,9 @@ export const MAX_SET_ID_FILES = 256;
  * PROT_WRITE)`), and the sandbox user is the file's owner outside: without this a command
  * rewrote a set-user-id-root program and it kept its bit. A read-only mount refuses the
  * read-write open a writable mapping needs (`EROFS`), cannot be removed or renamed over, and a
- * hard link to it would cross mounts (`EXDEV`). Checked again now (a cached listing may be older):
- * a file that lost its bit or became something else is skipped.
+ * hard link to it would cross mounts (`EXDEV`). Called for every regular file of every listing
+ * at every scan (one `lstat` each), reused listings too: a file that gained a bit since its
+ * directory was listed is bound, one that lost it or became something else is skipped.
  */
 function protectSetIdFile(file: string, protection: GitProtection): void {
   const stats = lstatSync(file, { throwIfNoEntry: false });

@@ -15,7 +15,10 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (con
  * gitlinks is the command's to write (`git add` must work). A command that made a repository
  * whose `core.fsmonitor` runs a program, and added it as a gitlink (`git add sub`), or made one in
  * an uninitialised submodule's directory, had the host's next `git status` run that program
- * outside the sandbox. An index that cannot be read for its gitlinks (a link, a named pipe, a
+ * outside the sandbox. A repository `inert` vouches for (see `inertGitlinkRepository`: protected at spawn,
+ * or holding only what `git init`/`git clone` write and no submodules) is left in place: the
+ * sandbox cannot tell who made a `.git`, and one the user cloned or initialised on the host while
+ * the command ran is theirs to keep where it is. An index that cannot be read for its gitlinks (a link, a named pipe, a
  * format this parser does not know, over 256 MiB) is moved aside itself: without it host git
  * enters no gitlink, and `mv` restores it. Nothing is deleted; each move is one rename through a
  * directory handle opened without following a link from the checkout's root, which is opened so
@@ -27,6 +30,7 @@ export function quarantineGitlinkRepositories(
   checkouts: readonly GitCheckout[],
   protectedDotGits: ReadonlyMap<string, string>,
   now: Date = new Date(),
+  inert: (held: { readonly descriptor: number; readonly shown: string }) => boolean = () => false,
 ): QuarantinedState[] {
   const moved: QuarantinedState[] = [];
   let failure: unknown;
@@ -70,6 +74,9 @@ export function quarantineGitlinkRepositories(
           const stats = lstatSync(held.at(".git"), { throwIfNoEntry: false, bigint: true });
           if (stats === undefined) return undefined;
           if (protectedDotGits.get(path.join(directory, ".git")) === `${stats.dev}:${stats.ino}`) return undefined;
+          // Nothing in it the command could have planted for host git to run (a repository the
+          // user cloned on the host meanwhile): left where it is, not moved away from the user.
+          if (inert(held)) return undefined;
           return quarantineEntry(held, ".git", now);
         }),
       );

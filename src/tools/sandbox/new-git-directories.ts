@@ -1,4 +1,5 @@
 import {
+  type BigIntStats,
   closeSync,
   constants,
   type Dirent,
@@ -8,10 +9,12 @@ import {
   readdirSync,
   readlinkSync,
   realpathSync,
+  type Stats,
 } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
-import { GIT_SCAN_LIMITS } from "./git-protection.js";
+import { readIndexGitlinks } from "./git-index-gitlinks.js";
+import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -142,25 +145,66 @@ function identity(descriptor: number): string {
 
 function walk(descriptor: number, shown: string, depth: number, context: WalkContext): void {
   if (--context.budget.directories < 0) return;
-  const entries = listing(descriptor);
-  const head = entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink()));
-  if (head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
-  for (const entry of entries) {
-    if (entry.name === ".git" && !entry.isDirectory()) {
-      followPointer(descriptor, shown, entry, context);
-      continue;
-    }
-    if (!entry.isDirectory() || SKIPPED_DIRECTORIES.has(entry.name)) continue;
-    const child = path.join(shown, entry.name);
-    if (context.movedThisExit.has(child)) continue;
-    if (entry.name === ".git") {
-      withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
-      continue;
-    }
-    if (depth < GIT_SCAN_LIMITS.maxDepth) {
-      withChild(descriptor, entry.name, (next) => walk(next, child, depth + 1, context));
-    }
+  const listed = listingOf(descriptor, shown, context);
+  if (listed.head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
+  if (listed.dotGit) {
+    const child = path.join(shown, ".git");
+    const stats = lstatSync(`/proc/self/fd/${descriptor}/.git`, { throwIfNoEntry: false });
+    if (stats?.isDirectory() === true) {
+      if (!context.movedThisExit.has(child)) withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
+    } else if (stats !== undefined) followPointer(descriptor, shown, stats, context);
   }
+  if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
+  for (const name of listed.subdirectories) {
+    const child = path.join(shown, name);
+    if (context.movedThisExit.has(child) || unchangedLeaf(descriptor, name, child, context)) continue;
+    withChild(descriptor, name, (next) => walk(next, child, depth + 1, context));
+  }
+}
+
+/**
+ * The directory's listing: the spawn scan's, when the directory (by `fstat` of the handle the
+ * walk holds) is provably unchanged since (same identity, size and times; see
+ * `reusableListing`), else read now through the handle.
+ */
+function listingOf(descriptor: number, shown: string, context: WalkContext): WalkListing {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = fstatSync(descriptor, { bigint: true });
+  } catch {
+    stats = undefined;
+  }
+  const reused = stats === undefined ? undefined : reusableListing(context.root.shown, shown, stats);
+  if (reused !== undefined) return reused;
+  gitScanCounts.walkListed++;
+  const entries = listing(descriptor);
+  return {
+    subdirectories: entries
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+      .map((entry) => entry.name),
+    dotGit: entries.some((entry) => entry.name === ".git"),
+    head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
+  };
+}
+
+/**
+ * True when `name` in the directory behind `descriptor` is a directory the spawn scan listed as
+ * holding nothing the walk looks at (no sub-directory, `.git` or `HEAD`) and is provably
+ * unchanged since: one `lstat` instead of opening, reading and closing it (most directories of
+ * a large tree are such leaves). It counts against the walk's budget as a visit would.
+ */
+function unchangedLeaf(descriptor: number, name: string, shown: string, context: WalkContext): boolean {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = lstatSync(`/proc/self/fd/${descriptor}/${name}`, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (stats === undefined) return false;
+  const reused = reusableListing(context.root.shown, shown, stats);
+  if (reused === undefined || reused.subdirectories.length > 0 || reused.dotGit || reused.head) return false;
+  context.budget.directories--;
+  return true;
 }
 
 /** The longest `.git` file read (a `gitdir:` line). */
@@ -175,49 +219,111 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * swapped for a link in between has the pointer itself moved aside. A target outside the
  * workspace is not the command's to write (every sandboxed process has ended by now).
  */
-function followPointer(descriptor: number, shown: string, entry: Dirent, context: WalkContext): void {
+function followPointer(descriptor: number, shown: string, entry: Stats, context: WalkContext): void {
+  const outcome = withPointerTarget(context.root, descriptor, shown, entry, (target, targetShown) => {
+    if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
+  });
+  // Swapped for a link since the path was resolved (a parallel command): not followed.
+  if (outcome === "link") movePointer(descriptor, shown, context);
+}
+
+/**
+ * Runs `use` with the git directory the `.git` file or symlink (`entry`) in the directory behind
+ * `descriptor` names, opened from the held root one component at a time without following a
+ * link, when its real path is inside the workspace. `"link"` when a component was swapped for a
+ * link after the path was resolved; `undefined` when there is no such directory in the workspace.
+ */
+function withPointerTarget(
+  root: { readonly descriptor: number; readonly shown: string },
+  descriptor: number,
+  shown: string,
+  entry: Stats,
+  use: (target: number, targetShown: string) => void,
+): "link" | undefined {
   const at = `/proc/self/fd/${descriptor}/.git`;
   let value: string | undefined;
   if (entry.isSymbolicLink()) {
     try {
       value = readlinkSync(at);
     } catch {
-      return;
+      return undefined;
     }
   } else if (entry.isFile()) {
     const text = readSmallFileText(at, MAX_POINTER_BYTES)?.trim();
     if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
   }
-  if (value === undefined || value === "") return;
+  if (value === undefined || value === "") return undefined;
   // Git follows links in the path: resolve them (the real path of the workspace root stands for `shown`'s root).
-  const rootShown = context.root.shown;
+  const rootShown = root.shown;
   const realRoot = realPathOr(rootShown);
   const target = realPathOr(path.resolve(path.join(realRoot, path.relative(rootShown, shown)), value));
-  if (!isInsideDirectory(realRoot, target)) return;
+  if (!isInsideDirectory(realRoot, target)) return undefined;
   const relative = path.relative(realRoot, target);
-  let current = context.root.descriptor;
+  let current = root.descriptor;
   let currentShown = rootShown;
   const opened: number[] = [];
   try {
     for (const part of relative === "" ? [] : relative.split(path.sep)) {
       const next = `/proc/self/fd/${current}/${part}`;
-      if (lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
-        // Swapped for a link since the path was resolved (a parallel command): not followed.
-        movePointer(descriptor, shown, context);
-        return;
-      }
+      if (lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink() === true) return "link";
       try {
         current = openSync(next, DIRECTORY_FLAGS);
       } catch {
-        return;
+        return undefined;
       }
       opened.push(current);
       currentShown = path.join(currentShown, part);
     }
-    if (headHoldsGit(`/proc/self/fd/${current}/HEAD`)) repairIfNew(current, currentShown, context);
+    use(current, currentShown);
+    return undefined;
   } finally {
     for (const fd of opened) closeSync(fd);
   }
+}
+
+/**
+ * True when the `.git` in `holder` (a gitlink's directory, opened without following a link)
+ * leads host git to nothing the command could have planted for it to run: it is a directory, or
+ * a `.git` file naming one inside the workspace, that either was protected at spawn (by identity,
+ * `knownIdentities`: its config and hooks were read-only throughout) or holds only what `git
+ * init`/`git clone` write (hooks as samples, a config within {@link KEPT_CONFIG_KEYS}, no
+ * `commondir` but one naming a protected git directory) and no submodules of its own (no
+ * `modules/`, no gitlink in its index, which host git would enter next). Such a repository (one
+ * the user cloned or `git submodule update --init` made on the host while the command ran) is
+ * left where it is; anything else at a gitlink (a `.git` symlink, a pointer out of the workspace
+ * or through a link) is not judged and is moved aside whole.
+ */
+export function inertGitlinkRepository(
+  root: { readonly descriptor: number; readonly shown: string },
+  holder: { readonly descriptor: number; readonly shown: string },
+  knownIdentities: ReadonlySet<string>,
+): boolean {
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(`/proc/self/fd/${holder.descriptor}/.git`, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (stats === undefined) return true;
+  let inert = false;
+  const judge = (gitDirectory: number) => {
+    inert = inertGitDirectory(gitDirectory, knownIdentities);
+  };
+  if (stats.isDirectory()) withChild(holder.descriptor, ".git", judge);
+  else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge);
+  return inert;
+}
+
+function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>): boolean {
+  if (knownIdentities.has(identity(descriptor))) return true;
+  const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configKept(directory.at("config"))) return false;
+  if (lstatSync(directory.at("commondir"), { throwIfNoEntry: false }) !== undefined) {
+    if (!commondirKnown(directory, (common) => knownIdentities.has(identity(common)))) return false;
+  }
+  if (lstatSync(directory.at("modules"), { throwIfNoEntry: false }) !== undefined) return false;
+  const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`);
+  return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
 }
 
 function realPathOr(target: string): string {
@@ -268,7 +374,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   };
   if (hooksRun(directory)) move("hooks");
   if (!configKept(directory.at("config"))) move("config");
-  if (!commondirKnown(directory, context)) move("commondir");
+  if (!commondirKnown(directory, (common) => context.known("", common))) move("commondir");
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
 
@@ -277,7 +383,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
  * identity): what `git worktree add` writes (`../..`), whose config and hooks were read-only
  * during the command. Any other `commondir` is moved aside.
  */
-function commondirKnown(directory: QuarantineDirectory, context: WalkContext): boolean {
+function commondirKnown(directory: QuarantineDirectory, known: (common: number) => boolean): boolean {
   const text = readSmallFileText(directory.at("commondir"), MAX_POINTER_BYTES)?.trim();
   if (text === undefined || text === "") return false;
   let common: number;
@@ -287,7 +393,7 @@ function commondirKnown(directory: QuarantineDirectory, context: WalkContext): b
     return false;
   }
   try {
-    return context.known("", common);
+    return known(common);
   } finally {
     closeSync(common);
   }
