@@ -71,7 +71,7 @@ const COMMAND_VALUES = new Set(["submodule.<name>.update"]);
  * held handle (sequencer-quarantine.ts).
  */
 export interface NewGitDirectoryRepairs {
-  /** Hooks, config and commondir moved aside. */
+  /** Hooks, config, config.worktree and commondir moved aside. */
   readonly moved: QuarantinedState[];
   /** Git directories found that were not there at spawn (host paths). */
   readonly found: string[];
@@ -82,7 +82,7 @@ export interface NewGitDirectoryRepairs {
  * `HEAD` is git's, in the workspace within the spawn scan's bounds, and submodule git directories
  * under `modules/` of the git directories protected at spawn) and moves aside what host git run
  * there would execute or follow: a `hooks` directory holding more than git's `*.sample` files,
- * a `config` with a key outside {@link KEPT_CONFIG_KEYS}, a `commondir`. Host git, or the user,
+ * a `config` or `config.worktree` with a key outside {@link KEPT_CONFIG_KEYS}, a `commondir`. Host git, or the user,
  * working in such a repository later would otherwise run the command's hooks or its
  * `core.fsmonitor`. Every directory is opened through its parent's handle without following a
  * link (`root` and `held` were opened at spawn), never by path: the command may have moved or
@@ -112,10 +112,14 @@ export function repairNewGitDirectories(
     now,
   };
   walk(root.descriptor, root.shown, 0, context);
+  // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
+  // (`worktrees/<name>/`, whose `config.worktree` git reads in that worktree's checkout).
   for (const [gitDirectory, handle] of held) {
-    withChild(handle.descriptor, "modules", (modules) =>
-      newSubmoduleDirectories(modules, path.join(gitDirectory, "modules"), context),
-    );
+    for (const group of ["modules", "worktrees"]) {
+      withChild(handle.descriptor, group, (directory) =>
+        newSubmoduleDirectories(directory, path.join(gitDirectory, group), context),
+      );
+    }
   }
   return repairs;
 }
@@ -317,7 +321,7 @@ export function inertGitlinkRepository(
 function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>): boolean {
   if (knownIdentities.has(identity(descriptor))) return true;
   const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
-  if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configKept(directory.at("config"))) return false;
+  if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configsKept(directory)) return false;
   if (lstatSync(directory.at("commondir"), { throwIfNoEntry: false }) !== undefined) {
     if (!commondirKnown(directory, (common) => knownIdentities.has(identity(common)))) return false;
   }
@@ -373,7 +377,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
     if (state !== undefined) context.repairs.moved.push(state);
   };
   if (hooksRun(directory)) move("hooks");
-  if (!configKept(directory.at("config"))) move("config");
+  for (const name of CONFIG_FILES) if (!configKept(directory.at(name))) move(name);
   if (!commondirKnown(directory, (common) => context.known("", common))) move("commondir");
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
@@ -397,6 +401,19 @@ function commondirKnown(directory: QuarantineDirectory, known: (common: number) 
   } finally {
     closeSync(common);
   }
+}
+
+/**
+ * The config files git reads in a git directory: `config`, and `config.worktree`, which git reads
+ * in a worktree's own git directory (`worktrees/<name>/`) and in the main one when the repository
+ * has `extensions.worktreeConfig` (what `git sparse-checkout` sets): a `core.fsmonitor` planted
+ * there runs at the user's next `git status` as surely as one in `config`.
+ */
+const CONFIG_FILES = ["config", "config.worktree"] as const;
+
+/** True when every config file of the git directory is absent or kept ({@link configKept}). */
+function configsKept(directory: QuarantineDirectory): boolean {
+  return CONFIG_FILES.every((name) => configKept(directory.at(name)));
 }
 
 /** True when `hooks` is anything but a directory of git's `*.sample` files (which git never runs). */
