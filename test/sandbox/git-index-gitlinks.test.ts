@@ -5,11 +5,18 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseIndex, readIndexGitlinks } from "../../src/tools/sandbox/git-index-gitlinks.js";
+import {
+  INDEX_READ_LIMITS,
+  indexBudget,
+  parseIndex,
+  readIndexGitlinks,
+  readIndexGitlinksWithin,
+} from "../../src/tools/sandbox/git-index-gitlinks.js";
+import { cachedGitlinks } from "../../src/tools/sandbox/git-protection.js";
 import { capability } from "../support/capabilities.js";
 
 const git = capability("git");
@@ -114,6 +121,31 @@ describe.skipIf(git.missing)(git.label("git index gitlinks"), () => {
     withExtensions(root, optional);
     expect(gitReads(root)).toBe("ok");
     expect(readIndexGitlinks(path.join(root, ".git"))).toEqual(expected);
+  });
+
+  it("one budget across indexes: bytes and count charged per read, past it unreadable, never remembered so", () => {
+    const root = repository();
+    const gitDirectory = path.join(root, ".git");
+    const size = statSync(path.join(gitDirectory, "index")).size;
+    const budget = indexBudget();
+    expect(budget).toEqual({ bytes: INDEX_READ_LIMITS.maxBytes, indexes: INDEX_READ_LIMITS.maxIndexes });
+    expect(readIndexGitlinks(gitDirectory, budget)).toEqual(expected);
+    expect(budget).toEqual({ bytes: INDEX_READ_LIMITS.maxBytes - size, indexes: INDEX_READ_LIMITS.maxIndexes - 1 });
+    // Bytes left short of the index's size, or no index left: refused before reading, as unreadable.
+    expect(readIndexGitlinksWithin(gitDirectory, { bytes: size - 1, indexes: 5 })).toBe("over budget");
+    expect(readIndexGitlinks(gitDirectory, { bytes: size - 1, indexes: 5 })).toBe("unreadable");
+    expect(readIndexGitlinksWithin(gitDirectory, { bytes: size, indexes: 0 })).toBe("over budget");
+    expect(readIndexGitlinksWithin(gitDirectory, { bytes: size, indexes: 1 })).toEqual(expected);
+    // An index over the per-index limit is unreadable in itself, whatever the budget.
+    const large = repository();
+    writeFileSync(path.join(large, ".git", "index"), "");
+    truncateSync(path.join(large, ".git", "index"), INDEX_READ_LIMITS.maxIndexBytes + 1);
+    expect(readIndexGitlinksWithin(path.join(large, ".git"), indexBudget())).toBe("unreadable");
+    // The cache keeps what the file is, not what a spent budget left unread: a fresh budget reads it.
+    const fresh = repository();
+    const freshGit = path.join(fresh, ".git");
+    expect(cachedGitlinks(freshGit, { bytes: 0, indexes: 1 })).toBe("unreadable");
+    expect(cachedGitlinks(freshGit, indexBudget())).toEqual(expected);
   });
 
   it("SHA-256 object names", () => {

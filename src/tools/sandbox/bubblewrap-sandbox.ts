@@ -312,8 +312,8 @@ function afterWorkspaceCommand(root: string, git: GitProtection, controlFiles: H
   let gitlinks: AfterCommandRepairs["quarantined"] = [];
   let failure: unknown;
   try {
-    gitlinks = quarantineGitlinkRepositories(root, git.checkouts, git.protectedDotGits, new Date(), (held) =>
-      controlFiles.inertGitlinkRepository(held),
+    gitlinks = quarantineGitlinkRepositories(root, git.checkouts, git.protectedDotGits, new Date(), (held, budget) =>
+      controlFiles.inertGitlinkRepository(held, budget),
     );
   } catch (error) {
     failure = error;

@@ -13,6 +13,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import path from "node:path";
+import type { IndexBudget } from "./git-index-gitlinks.js";
 import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
@@ -51,9 +52,10 @@ export interface HeldControlFiles {
   /**
    * True when the `.git` in `holder` (a gitlink's directory) leads host git to nothing the
    * command could have planted for it to run (see `inertGitlinkRepository`), judged through the
-   * workspace root and the git directories held since spawn. False where no root is held (not Linux).
+   * workspace root and the git directories held since spawn, its index read within `budget`.
+   * False where no root is held (not Linux).
    */
-  inertGitlinkRepository(holder: { readonly descriptor: number; readonly shown: string }): boolean;
+  inertGitlinkRepository(holder: { readonly descriptor: number; readonly shown: string }, budget: IndexBudget): boolean;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
 }
@@ -172,7 +174,7 @@ export function holdControlFileDirectories(
       if (failure !== undefined) throw failure;
       return { removed, left, quarantined, newGitState };
     },
-    inertGitlinkRepository: (holder) => {
+    inertGitlinkRepository: (holder, budget) => {
       if (root === undefined) return false;
       const known = new Set(sequencer.gitDirectories);
       const identities = new Set<string>();
@@ -185,7 +187,7 @@ export function holdControlFileDirectories(
           // A handle that cannot be looked at vouches for nothing.
         }
       }
-      return inertGitlinkRepository({ descriptor: root.descriptor, shown: workspace }, holder, identities);
+      return inertGitlinkRepository({ descriptor: root.descriptor, shown: workspace }, holder, identities, budget);
     },
     close: closeAll,
   };

@@ -2,10 +2,31 @@ import path from "node:path";
 import { readSmallFileBytes } from "./small-file-text.js";
 
 /**
- * The largest index read for its gitlinks (a repository of a million files has an index of about
- * 100 MiB). One larger is treated as unreadable.
+ * What the host reads of indexes for their gitlinks, on its own thread: `maxIndexBytes` per index
+ * (git's index for a million files is about 100 MiB; a larger one is treated as unreadable),
+ * `maxBytes` and `maxIndexes` across all indexes read in one pass (the protection at a spawn, or
+ * the repairs after a command). A command can make any number of repositories, each with an index
+ * it shapes: without a total, 40 indexes of 127 MiB had every later command read 10 GiB (32 s of
+ * host CPU). An unchanged index is not read again (its gitlinks are kept), so the total is spent
+ * on indexes that changed since the last pass. An index not read because the pass's budget is
+ * spent is treated as unreadable (moved aside after the command: host git then enters no gitlink).
  */
-export const MAX_INDEX_BYTES = 256 * 1024 * 1024;
+export const INDEX_READ_LIMITS = Object.freeze({
+  maxIndexBytes: 128 * 1024 * 1024,
+  maxBytes: 128 * 1024 * 1024,
+  maxIndexes: 1_000,
+});
+
+/** What one pass may still read: bytes and index files (a shared index counts as one). */
+export interface IndexBudget {
+  bytes: number;
+  indexes: number;
+}
+
+/** A fresh budget for one pass, from {@link INDEX_READ_LIMITS}. */
+export function indexBudget(): IndexBudget {
+  return { bytes: INDEX_READ_LIMITS.maxBytes, indexes: INDEX_READ_LIMITS.maxIndexes };
+}
 
 /** The file mode git records for a gitlink (a submodule's commit). */
 const GITLINK_MODE = 0o160000;
@@ -24,21 +45,46 @@ export type IndexGitlinks = readonly string[] | "absent" | "unreadable";
 
 /**
  * Reads `gitDirectory/index` (and, for a split index, the shared index its `link` extension names)
- * without following a link or blocking, and lists its gitlinks.
+ * without following a link or blocking, and lists its gitlinks, charging `budget`; an index the
+ * budget does not cover is `"unreadable"`.
  */
-export function readIndexGitlinks(gitDirectory: string): IndexGitlinks {
-  const bytes = readSmallFileBytes(path.join(gitDirectory, "index"), MAX_INDEX_BYTES);
+export function readIndexGitlinks(gitDirectory: string, budget: IndexBudget = indexBudget()): IndexGitlinks {
+  const gitlinks = readIndexGitlinksWithin(gitDirectory, budget);
+  return gitlinks === "over budget" ? "unreadable" : gitlinks;
+}
+
+/**
+ * As {@link readIndexGitlinks}, telling an index refused for the spent budget (`"over budget"`:
+ * not a property of the file, so not to be remembered for it) from one refused for itself.
+ */
+export function readIndexGitlinksWithin(gitDirectory: string, budget: IndexBudget): IndexGitlinks | "over budget" {
+  const bytes = readCharged(path.join(gitDirectory, "index"), budget);
   if (typeof bytes === "string") return bytes;
   const parsed = parseIndex(bytes);
   if (parsed === undefined) return "unreadable";
   if (parsed.shared === undefined) return parsed.gitlinks;
   // A split index (core.splitIndex): most entries live in the shared index; a gitlink of either
   // is listed (one the split part deletes as well: more than git enters, never less).
-  const shared = readSmallFileBytes(path.join(gitDirectory, `sharedindex.${parsed.shared}`), MAX_INDEX_BYTES);
+  const shared = readCharged(path.join(gitDirectory, `sharedindex.${parsed.shared}`), budget);
+  if (shared === "over budget") return shared;
   if (typeof shared === "string") return "unreadable";
   const sharedParsed = parseIndex(shared);
   if (sharedParsed === undefined || sharedParsed.shared !== undefined) return "unreadable";
   return [...new Set([...parsed.gitlinks, ...sharedParsed.gitlinks])];
+}
+
+/**
+ * An index file's bytes, charged to `budget`: `"over budget"` when no index file or not its
+ * size is left (the size is known from the open descriptor before anything is read).
+ */
+function readCharged(file: string, budget: IndexBudget): Buffer | "absent" | "unreadable" | "over budget" {
+  if (budget.indexes <= 0) return "over budget";
+  budget.indexes--;
+  const allowed = Math.min(INDEX_READ_LIMITS.maxIndexBytes, budget.bytes);
+  const bytes = readSmallFileBytes(file, allowed, (size) => size <= INDEX_READ_LIMITS.maxIndexBytes && size > allowed);
+  if (bytes === "refused") return "over budget";
+  if (typeof bytes !== "string") budget.bytes -= bytes.length;
+  return bytes;
 }
 
 /** An index's gitlink paths and the shared index it names (split index), if any. */

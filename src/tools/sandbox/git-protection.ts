@@ -1,7 +1,7 @@
 import { type BigIntStats, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
-import { type IndexGitlinks, readIndexGitlinks } from "./git-index-gitlinks.js";
+import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -382,10 +382,13 @@ export const GITLINK_LIMITS = Object.freeze({ maxGitlinks: 10_000, maxLookups: 5
 function protectGitlinkCheckouts(workspace: string, protection: GitProtection, visited: Set<string>): void {
   const budget = { gitlinks: GITLINK_LIMITS.maxGitlinks, lookups: GITLINK_LIMITS.maxComponentsResolved };
   const verified = new Set<string>();
+  // One budget for every index this spawn reads: an index past it protects nothing here (as an
+  // unreadable one), and is moved aside after the command, so host git enters none of its gitlinks.
+  const reads = indexBudget();
   for (let index = 0; index < protection.checkouts.length; index++) {
     const checkout = protection.checkouts[index] as GitCheckout;
     if (!isInsideDirectory(workspace, checkout.root)) continue;
-    const gitlinks = cachedGitlinks(checkout.gitDirectory);
+    const gitlinks = cachedGitlinks(checkout.gitDirectory, reads);
     if (typeof gitlinks === "string") continue;
     for (const gitlink of gitlinks) {
       if (--budget.gitlinks < 0) return;
@@ -437,15 +440,18 @@ const CACHED_INDEXES = 64;
 /**
  * The gitlinks of a git directory's index, reused while the index file is provably unchanged
  * (same identity, size and times, not racily recent): git rewrites the index by renaming a new
- * file over it, and the parse costs about 10 ms per 100,000 entries.
+ * file over it, and the parse costs about 10 ms per 100,000 entries. A read is charged to
+ * `budget` (a reuse is not); an index the spent budget leaves unread is `"unreadable"`, and that
+ * answer is not kept (the next pass, with its own budget, may read it).
  */
-export function cachedGitlinks(gitDirectory: string): IndexGitlinks {
+export function cachedGitlinks(gitDirectory: string, budget: IndexBudget): IndexGitlinks {
   const indexFile = path.join(gitDirectory, "index");
   const before = stampOf(indexFile);
   const known = gitlinkCache.get(indexFile);
   if (before?.file === true && known !== undefined && sameStamp(known.stamp, before.stamp)) return known.gitlinks;
   const readAt = nowNs();
-  const gitlinks = readIndexGitlinks(gitDirectory);
+  const gitlinks = readIndexGitlinksWithin(gitDirectory, budget);
+  if (gitlinks === "over budget") return "unreadable";
   gitlinkCache.delete(indexFile);
   const stamp = before?.file === true ? settled(before.stamp, readAt) : undefined;
   if (stamp !== undefined) gitlinkCache.set(indexFile, { stamp, gitlinks });

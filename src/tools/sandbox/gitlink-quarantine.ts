@@ -1,5 +1,6 @@
 import { closeSync, constants, lstatSync, openSync } from "node:fs";
 import path from "node:path";
+import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
 import { type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 
@@ -19,7 +20,7 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (con
  * or holding only what `git init`/`git clone` write and no submodules) is left in place: the
  * sandbox cannot tell who made a `.git`, and one the user cloned or initialised on the host while
  * the command ran is theirs to keep where it is. An index that cannot be read for its gitlinks (a link, a named pipe, a
- * format this parser does not know, over 256 MiB) is moved aside itself: without it host git
+ * format this parser does not know, over 128 MiB, or past the pass's `INDEX_READ_LIMITS` total) is moved aside itself: without it host git
  * enters no gitlink, and `mv` restores it. Nothing is deleted; each move is one rename through a
  * directory handle opened without following a link from the checkout's root, which is opened so
  * from the workspace root (a checkout no longer there is skipped: git finds no index there). Past
@@ -30,8 +31,10 @@ export function quarantineGitlinkRepositories(
   checkouts: readonly GitCheckout[],
   protectedDotGits: ReadonlyMap<string, string>,
   now: Date = new Date(),
-  inert: (held: { readonly descriptor: number; readonly shown: string }) => boolean = () => false,
+  inert: (held: { readonly descriptor: number; readonly shown: string }, budget: IndexBudget) => boolean = () => false,
 ): QuarantinedState[] {
+  // One budget for every index read here, also those `inert` reads: an index left unread is moved aside.
+  const reads = indexBudget();
   const moved: QuarantinedState[] = [];
   let failure: unknown;
   const attempt = (move: () => QuarantinedState | undefined) => {
@@ -45,7 +48,7 @@ export function quarantineGitlinkRepositories(
   for (const checkout of checkouts) {
     const relativeRoot = path.relative(workspace, checkout.root);
     if (relativeRoot.startsWith("..") || path.isAbsolute(relativeRoot)) continue;
-    const gitlinks = cachedGitlinks(checkout.gitDirectory);
+    const gitlinks = cachedGitlinks(checkout.gitDirectory, reads);
     if (gitlinks === "absent") continue;
     if (gitlinks === "unreadable") {
       attempt(() =>
@@ -76,7 +79,7 @@ export function quarantineGitlinkRepositories(
           if (protectedDotGits.get(path.join(directory, ".git")) === `${stats.dev}:${stats.ino}`) return undefined;
           // Nothing in it the command could have planted for host git to run (a repository the
           // user cloned on the host meanwhile): left where it is, not moved away from the user.
-          if (inert(held)) return undefined;
+          if (inert(held, reads)) return undefined;
           return quarantineEntry(held, ".git", now);
         }),
       );

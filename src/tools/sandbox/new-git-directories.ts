@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { headHoldsGit } from "./git-head.js";
-import { readIndexGitlinks } from "./git-index-gitlinks.js";
+import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -295,12 +295,14 @@ function withPointerTarget(
  * `modules/`, no gitlink in its index, which host git would enter next). Such a repository (one
  * the user cloned or `git submodule update --init` made on the host while the command ran) is
  * left where it is; anything else at a gitlink (a `.git` symlink, a pointer out of the workspace
- * or through a link) is not judged and is moved aside whole.
+ * or through a link) is not judged and is moved aside whole. Its index is read within `budget`
+ * (one whose read the budget does not cover vouches for nothing).
  */
 export function inertGitlinkRepository(
   root: { readonly descriptor: number; readonly shown: string },
   holder: { readonly descriptor: number; readonly shown: string },
   knownIdentities: ReadonlySet<string>,
+  budget: IndexBudget,
 ): boolean {
   let stats: Stats | undefined;
   try {
@@ -311,14 +313,14 @@ export function inertGitlinkRepository(
   if (stats === undefined) return true;
   let inert = false;
   const judge = (gitDirectory: number) => {
-    inert = inertGitDirectory(gitDirectory, knownIdentities);
+    inert = inertGitDirectory(gitDirectory, knownIdentities, budget);
   };
   if (stats.isDirectory()) withChild(holder.descriptor, ".git", judge);
   else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge);
   return inert;
 }
 
-function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>): boolean {
+function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>, budget: IndexBudget): boolean {
   if (knownIdentities.has(identity(descriptor))) return true;
   const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
   if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configsKept(directory)) return false;
@@ -326,7 +328,7 @@ function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<stri
     if (!commondirKnown(directory, (common) => knownIdentities.has(identity(common)))) return false;
   }
   if (lstatSync(directory.at("modules"), { throwIfNoEntry: false }) !== undefined) return false;
-  const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`);
+  const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`, budget);
   return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
 }
 

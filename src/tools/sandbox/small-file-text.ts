@@ -17,7 +17,21 @@ export function readSmallFileText(file: string, maxBytes: number): string | unde
  * (one descriptor, no link followed, no blocking); otherwise why not: `"absent"` (no entry),
  * `"unreadable"` (a link, a named pipe, a directory, over `maxBytes`, or a read error).
  */
-export function readSmallFileBytes(file: string, maxBytes: number): Buffer | "absent" | "unreadable" {
+export function readSmallFileBytes(file: string, maxBytes: number): Buffer | "absent" | "unreadable";
+/**
+ * As above, but `"refused"` (nothing read) for a regular file whose size `refuse` rejects: the
+ * caller tells a file too large for what is left of its budget from one too large in itself.
+ */
+export function readSmallFileBytes(
+  file: string,
+  maxBytes: number,
+  refuse: (size: number) => boolean,
+): Buffer | "absent" | "unreadable" | "refused";
+export function readSmallFileBytes(
+  file: string,
+  maxBytes: number,
+  refuse?: (size: number) => boolean,
+): Buffer | "absent" | "unreadable" | "refused" {
   let descriptor: number;
   try {
     descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -26,8 +40,10 @@ export function readSmallFileBytes(file: string, maxBytes: number): Buffer | "ab
   }
   try {
     const stats = fstatSync(descriptor);
+    if (stats.isFile() && refuse?.(stats.size) === true) return "refused";
     if (!stats.isFile() || stats.size > maxBytes) return "unreadable";
-    const buffer = Buffer.alloc(stats.size);
+    // Not zero-filled first: only the bytes read are returned.
+    const buffer = Buffer.allocUnsafe(stats.size);
     return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0));
   } catch {
     return "unreadable";
