@@ -143,38 +143,63 @@ const PATH_ONLY = process.platform === "linux";
 /** The most symbolic links {@link lookupTarget} follows, as the kernel's `MAXSYMLINKS`. */
 const MAX_LINKS = 40;
 
-function absentCode(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
+/** True when `candidate` is a directory above `root` (the lookup may pass through on its way back in). */
+function isAbove(root: string, candidate: string): boolean {
+  const relative = path.relative(candidate, root);
+  return relative !== "" && relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+}
+
+/** The names of `text` from its first to its last (`/a//b/` is `a`, `b`). */
+function namesOf(text: string): string[] {
+  return text.split(path.sep).filter((name) => name !== "");
 }
 
 /**
- * Where a lookup of `file` ends when it finds nothing: the real path of its deepest existing
- * directory plus the names that are missing, following each dangling symbolic link on the way by
- * its text. `undefined` on a link loop or past {@link MAX_LINKS} links (the kernel answers
- * `ELOOP` there, wherever the links lead).
+ * Where a lookup of `file` ends when it finds nothing, worked out as the kernel looks it up: name
+ * by name, each symbolic link followed by its text where it is met, so a `..` after a link climbs
+ * from where the link led (`L/../x` with `L -> /etc` is `/etc/../x`, not `x` beside `L`). Once the
+ * lookup has reached `root`, it stops at the first name that would take it elsewhere than inside
+ * the root or one of the root's own parents, and answers that place without looking at it: what
+ * is outside (whether it exists, is a link, a directory) never changes the answer, so an existing
+ * and a missing target outside are refused alike. Before it reaches the root (the caller's path,
+ * e.g. a workspace given through a link) it follows the host's path as the kernel does.
+ * `undefined` on a link loop or past {@link MAX_LINKS} links (the kernel answers `ELOOP` there).
  */
-function lookupTarget(file: string, links = { left: MAX_LINKS }): string | undefined {
-  try {
-    return realpathSync.native(file);
-  } catch (error) {
-    if (!absentCode(error)) return undefined;
+function lookupTarget(file: string, root: string): string | undefined {
+  const pending = namesOf(file).reverse();
+  let resolved = path.parse(file).root;
+  let reached = isInside(root, resolved);
+  let links = MAX_LINKS;
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (name === ".") continue;
+    const candidate = name === ".." ? path.dirname(resolved) : path.join(resolved, name);
+    if (reached && !isInside(root, candidate) && !isAbove(root, candidate)) return candidate;
+    if (name === "..") {
+      resolved = candidate;
+      reached ||= isInside(root, resolved);
+      continue;
+    }
+    let link: string;
+    try {
+      const stats = lstatSync(candidate);
+      if (!stats.isSymbolicLink()) {
+        // The kernel stops at a name that is not a directory with names still to look up (ENOTDIR).
+        if (!stats.isDirectory() && pending.length > 0) return candidate;
+        resolved = candidate;
+        reached ||= isInside(root, resolved);
+        continue;
+      }
+      link = readlinkSync(candidate);
+    } catch {
+      // Nothing there (or unreadable): the lookup ends here, whatever names follow.
+      return candidate;
+    }
+    links -= 1;
+    if (links < 0) return undefined;
+    pending.push(...namesOf(link).reverse());
+    if (path.isAbsolute(link)) resolved = path.parse(link).root;
   }
-  const parent = path.dirname(file);
-  if (parent === file) return file;
-  const directory = lookupTarget(parent, links);
-  if (directory === undefined) return undefined;
-  const candidate = path.join(directory, path.basename(file));
-  let link: string;
-  try {
-    if (!lstatSync(candidate).isSymbolicLink()) return candidate;
-    link = readlinkSync(candidate);
-  } catch {
-    return candidate;
-  }
-  links.left -= 1;
-  if (links.left < 0) return undefined;
-  return lookupTarget(path.resolve(directory, link), links);
+  return resolved;
 }
 
 class NodeGitFileReader implements GitFileReader {
@@ -187,7 +212,7 @@ class NodeGitFileReader implements GitFileReader {
    */
   private absent(file: string): undefined {
     if (this.root === undefined) return undefined;
-    const target = lookupTarget(path.resolve(file));
+    const target = lookupTarget(path.resolve(file), this.root);
     if (target !== undefined && !isInside(this.root, target)) throw outsideWorkspaceError(file, this.root);
     return undefined;
   }

@@ -6,12 +6,18 @@
  * opened before its location was checked, so a link to a host FIFO woke the host process blocked
  * writing to it (and a link to a device would have run its driver's open). Each attempt has its
  * control: without the sandbox the same link tells existing from missing, and wakes the writer.
+ *
+ * Review of that fix: a dangling link's text was resolved with `path.resolve`, which drops
+ * `L/..` as text, while the kernel follows `L` first and climbs from where it led. With
+ * `L -> /etc`, `x -> L/../etc/hostname` was refused and `y -> L/../etc/no-such-file` read as
+ * absent: the oracle again, through any `..` after a link.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect } from "vitest";
+import { confinedReader } from "../../src/git/git-file-reader.js";
 import { git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
 import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
@@ -95,6 +101,21 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
       expect(head).toMatch(/^ok:/);
     });
 
+    escapeAttempt("paths", "git tools: a ref climbing out after a link answers alike whether the file exists", async () => {
+      await plantLinks({
+        L: outside,
+        "after-present": "L/../outside/exists",
+        "after-missing": "L/../outside/no-such-file",
+      });
+      const [present, missing] = await answers("workspace", ["after-present", "after-missing"]);
+      expect(present).toMatch(/^repository_outside_workspace:/);
+      expect(missing, "a missing outside target must be refused like an existing one").toBe(present);
+      // Control: without the sandbox the kernel's lookup reads the host file, and missing is no ref.
+      const [openPresent, openMissing] = await answers("unrestricted", ["after-present", "after-missing"]);
+      expect(openPresent).toMatch(/^ok:/);
+      expect(openMissing).toMatch(/^unknown_ref:/);
+    });
+
     /** A host process blocked writing to a FIFO outside the workspace; resolves `true` once its open returned. */
     function blockedWriter(fifo: string): { readonly woke: () => boolean } {
       execFileSync("mkfifo", [fifo]);
@@ -126,3 +147,116 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
     );
   },
 );
+
+/**
+ * The confined reader itself, on links a command could plant (made here with `symlink`): every
+ * lookup that leaves the workspace answers the same whether its target exists, however it gets
+ * there; lookups that stay inside answer as before.
+ */
+describe("escape attempts: round 19 review, the confined reader's lookup of dangling links", () => {
+  let scratch: string;
+  let workspace: string;
+  let heads: string;
+  beforeEach(() => {
+    scratch = temporaryDirectory("escape-19-lookup");
+    workspace = path.join(scratch, "workspace");
+    heads = path.join(workspace, ".git", "refs", "heads");
+    mkdirSync(heads, { recursive: true });
+    mkdirSync(path.join(workspace, ".git", "objects"));
+    writeFileSync(path.join(heads, "main"), "0123456789abcdef0123456789abcdef01234567\n");
+    mkdirSync(path.join(scratch, "outside"));
+    writeFileSync(path.join(scratch, "outside", "exists"), "host file\n");
+  });
+  afterEach(() => removeDirectory(scratch));
+
+  /** Links `refs/heads/<name>` to each target. */
+  function plant(links: Readonly<Record<string, string>>): void {
+    for (const [name, target] of Object.entries(links)) symlinkSync(target, path.join(heads, name));
+  }
+
+  /** What the confined reader answers for each ref, the ref's own name replaced by `<ref>`. */
+  function read(names: readonly string[]): string[] {
+    const reader = confinedReader(workspace);
+    return names.map((name) => {
+      try {
+        const bytes = reader.readFile(path.join(heads, name));
+        return bytes === undefined ? "absent" : `read:${bytes.toString().trim()}`;
+      } catch (error) {
+        const { code, message } = error as { code?: string; message: string };
+        return `${code}:${message}`.replaceAll(name, "<ref>");
+      }
+    });
+  }
+
+  escapeAttempt("paths", "a `..` after a link, a chain of directory links, a climb from inside: refused alike", () => {
+    plant({
+      // The reviewer's case, on a directory the test owns: `..` applies after the link is followed.
+      L: path.join(scratch, "outside"),
+      "after-exists": "L/../outside/exists",
+      "after-missing": "L/../outside/no-such-file",
+      "after-missing-dir": "L/../outside/no-such-dir/x",
+      // A link to a chain of directory links (relative, inside) whose last leads out, then `..`.
+      C1: "C2",
+      C2: "C3",
+      C3: "../../../../outside",
+      "chain-exists": "C1/../outside/exists",
+      "chain-missing": "C1/../outside/no-such-file",
+      "chain-below-exists": "C1/exists",
+      "chain-below-missing": "C1/no-such-file",
+      // `..` climbing out from inside, through a link to a directory deeper in `.git`, and plainly.
+      deep: "../../objects",
+      "climb-exists": "deep/../../../outside/exists",
+      "climb-missing": "deep/../../../outside/no-such-file",
+      "up-exists": "../../../../outside/exists",
+      "up-missing": "../../../../outside/no-such-file",
+      // An absolute link whose text climbs out again after a link.
+      "absolute-exists": `${path.join(heads, "L")}/../outside/exists`,
+      "absolute-missing": `${path.join(heads, "L")}/../outside/no-such-file`,
+    });
+    const [refused, ...others] = read([
+      "after-exists",
+      "after-missing",
+      "after-missing-dir",
+      "chain-exists",
+      "chain-missing",
+      "chain-below-exists",
+      "chain-below-missing",
+      "climb-exists",
+      "climb-missing",
+      "up-exists",
+      "up-missing",
+      "absolute-exists",
+      "absolute-missing",
+    ]);
+    expect(refused).toMatch(/^repository_outside_workspace:/);
+    expect(refused).not.toContain(scratch);
+    for (const answer of others) expect(answer, "every outside lookup must answer as an existing target does").toBe(refused);
+    // Controls: the same links resolve inside the workspace when their lookups stay inside.
+    plant({
+      "inside-dangling": "no-such-file",
+      "inside-dangling-absolute": path.join(workspace, "no-such-file"),
+      I1: "I2",
+      I2: "../../objects",
+      "inside-chain-missing": "I1/no-such-file",
+      "inside-up-main": "deep/../refs/heads/main",
+      "inside-up-missing": "deep/../refs/heads/no-such-ref",
+      "around-main": "../../../../workspace/.git/refs/heads/main",
+      "around-missing": "../../../../workspace/.git/refs/heads/no-such-ref",
+      // A missing name ends the lookup (ENOENT) whatever `..` follows it.
+      "gap-then-out": "no-such-dir/../../../../outside/exists",
+    });
+    const inside = read([
+      "main",
+      "inside-dangling",
+      "inside-dangling-absolute",
+      "inside-chain-missing",
+      "inside-up-main",
+      "inside-up-missing",
+      "around-main",
+      "around-missing",
+      "gap-then-out",
+    ]);
+    const main = "read:0123456789abcdef0123456789abcdef01234567";
+    expect(inside).toEqual([main, "absent", "absent", "absent", main, "absent", main, "absent", "absent"]);
+  });
+});
