@@ -11,6 +11,8 @@
  * through the adapters. Each case checks the structured code, that no unhandled rejection or
  * uncaught exception fired, and that the run serves a normal call next (the positive control).
  */
+
+import { runInNewContext } from "node:vm";
 import { type ApprovalBroker, createRegistry, defineTool, EventBus, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
@@ -414,4 +416,57 @@ describe("the same hostile handlers through the adapters", () => {
       expect(JSON.stringify(model)).toBeDefined();
     }
   }, 60_000);
+});
+
+describe("a Standard Schema whose validate answers a promise of another realm (not a native Promise)", () => {
+  // `vm` promises fail `instanceof Promise` here: the answer was read as a plain result with no
+  // `issues`, so a failing check passed (fail open), and the input reached the handler as undefined.
+  const foreignRejecting = (value: unknown) =>
+    runInNewContext("Promise.resolve({ issues: [{ message: 'not allowed', path: [] }] })", { value });
+  const foreignPassing = (value: unknown) => runInNewContext("Promise.resolve({ value })", { value });
+  const standard = (validate: (value: unknown) => unknown) =>
+    ({
+      "~standard": { version: 1, vendor: "realm", validate, jsonSchema: { input: () => ({ type: "object" }) } },
+    }) as unknown as z.ZodType<{ n?: number }>;
+  const seen: unknown[] = [];
+  const realmTools = [
+    defineTool({
+      name: "foreign_output_refuses",
+      description: "Its output schema refuses everything, asynchronously in another realm.",
+      inputSchema: z.object({}),
+      outputSchema: standard(foreignRejecting),
+      handler: () => ({ n: 1 }),
+    }),
+    defineTool({
+      name: "foreign_input_refuses",
+      description: "Its input schema refuses everything, asynchronously in another realm.",
+      inputSchema: standard(foreignRejecting),
+      handler: (input) => {
+        seen.push(input);
+        return "ran";
+      },
+    }),
+    defineTool({
+      name: "foreign_input_passes",
+      description: "Its input schema passes everything, asynchronously in another realm.",
+      inputSchema: standard(foreignPassing),
+      handler: (input) => input,
+    }),
+  ];
+
+  it("a refusing validator refuses (input: invalid_input, not run; output: invalid_output); a passing one passes", async () => {
+    const run = createRegistry({ tools: [...realmTools, ...tools] }).createRun();
+    run.activate(["foreign_output_refuses", "foreign_input_refuses", "foreign_input_passes", "echo"]);
+    expect(await within(run.call("foreign_output_refuses", {}))).toMatchObject({
+      ok: false,
+      error: { code: "invalid_output" },
+    });
+    expect(await within(run.call("foreign_input_refuses", { n: 1 }))).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+    expect(seen).toEqual([]);
+    expect(await within(run.call("foreign_input_passes", { n: 2 }))).toMatchObject({ ok: true, output: { n: 2 } });
+    await stillServes(run);
+  });
 });
