@@ -360,6 +360,14 @@ describe("hostile output schemas", () => {
     await stillServes(run);
   });
 
+  it("a validator that never settles: run.close() settles the call as aborted", async () => {
+    const run = createRegistry({ tools: [...edges, ...tools] }).createRun();
+    run.activate(["validate_never"]);
+    const call = within(run.call("validate_never", {}));
+    setTimeout(() => void run.close(), 50);
+    expect(await call).toMatchObject({ ok: false, error: { code: "aborted" } });
+  });
+
   it("positive control: a validator that accepts gives the output", async () => {
     const run = createRegistry({ tools: [...edges, ...tools] }).createRun();
     run.activate(["validate_ok"]);
