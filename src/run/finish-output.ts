@@ -4,7 +4,7 @@ import { isToolContent, type ToolContentPart } from "../tool/tool-content.js";
 import { capContentParts, contentPartsAsText } from "./cap-content-parts.js";
 import { condenseText } from "./condense-text.js";
 import { capText, toJsonSafe } from "./json-safe-output.js";
-import { wellFormed } from "./well-formed-text.js";
+import { runUntilAborted } from "./run-until-aborted.js";
 
 /** The limits a run applies to outputs. */
 export interface OutputLimits {
@@ -45,6 +45,7 @@ export async function finishOutput(
   validateOutput: CompiledSchema["validate"] | undefined,
   limits: OutputLimits,
   redact?: OutputRedactor,
+  signal?: AbortSignal,
 ): Promise<FinishedOutput> {
   let isContent: boolean;
   try {
@@ -60,7 +61,8 @@ export async function finishOutput(
     return { ok: true, output: condenseValue(redactValue(inner.value, redact), limits.condenseThreshold), content };
   }
   if (typeof output === "string") {
-    const text = redact === undefined ? wellFormed(output) : capText(redact(capText(output), "output"));
+    // Held to the cap an object's JSON has: with condensing off, a 1 GB string went out whole.
+    const text = redact === undefined ? capText(output) : capText(redact(capText(output), "output"));
     return { ok: true, output: condenseText(text, limits.condenseThreshold) };
   }
   const safe = toJsonSafe(output);
@@ -68,8 +70,13 @@ export async function finishOutput(
   if (validateOutput !== undefined) {
     let checked: Awaited<ReturnType<typeof validateOutput>>;
     try {
-      checked = await validateOutput(safe.value);
-    } catch {
+      // A host's validator may never settle: the call still ends when its signal fires.
+      checked =
+        signal === undefined
+          ? await validateOutput(safe.value)
+          : (await runUntilAborted(() => validateOutput(safe.value), signal)).value;
+    } catch (error) {
+      if (signal?.aborted) throw error;
       checked = { ok: false, issues: [{ path: "", message: "the output schema could not be applied" }] };
     }
     if (!checked.ok) {

@@ -902,13 +902,20 @@ export class Run {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
     // Redacted inside, on whole texts before they are condensed (a cut could split a secret).
-    const finished = await finishOutput(
-      name,
-      output,
-      compiled.validateOutput,
-      { condenseThreshold: this.condenseThreshold, maxBinaryBytes: this.maxBinaryBytes },
-      outputRedactor(this.redact, name),
-    );
+    let finished: Awaited<ReturnType<typeof finishOutput>>;
+    try {
+      finished = await finishOutput(
+        name,
+        output,
+        compiled.validateOutput,
+        { condenseThreshold: this.condenseThreshold, maxBinaryBytes: this.maxBinaryBytes },
+        outputRedactor(this.redact, name),
+        signal,
+      );
+    } catch (error) {
+      // Only an abort while the output schema's validator ran ends up here (`aborted`).
+      return this.fail(name, callId, started, describeFailure(name, error, signal), error);
+    }
     if (!finished.ok) return this.fail(name, callId, started, finished.error, undefined);
     const result: ToolCallResult =
       finished.content === undefined

@@ -12,6 +12,7 @@ import {
 } from "./json-schema-validator.js";
 import { estimateJsonSize } from "./json-size.js";
 import { loadOnDemand } from "./load-on-demand.js";
+import { settledNow, settleThenable } from "./settle-thenable.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import { untrustedMarkOf } from "./untrusted-json-schema.js";
 import { createUntrustedJsonSchemaValidator } from "./untrusted-json-schema-validator.js";
@@ -105,7 +106,10 @@ function compileStandardSchema(schema: StandardSchemaV1): CompileSchemaResult {
   const props = schema["~standard"];
   const validate = (value: unknown): ValidationOutcome | Promise<ValidationOutcome> => {
     const result = props.validate(value);
-    return result instanceof Promise ? result.then(toOutcome) : toOutcome(result);
+    // Any thenable, not only this realm's Promise: a `vm` or worker-made promise read as a plain
+    // result has no `issues`, and a refusing check passed.
+    if (settledNow(result) !== undefined) return toOutcome(result as StandardSchemaV1.Result<unknown>);
+    return settleThenable<StandardSchemaV1.Result<unknown>>(result).then((settled) => toOutcome(settled.value));
   };
   let jsonSchema: JsonSchema;
   try {
