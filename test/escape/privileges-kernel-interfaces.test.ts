@@ -9,10 +9,11 @@
  * skipped elsewhere, and a control whose capability the host itself lacks says so).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
@@ -21,6 +22,30 @@ const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
 const isRoot = process.getuid?.() === 0;
 const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
+
+/**
+ * Whether this kernel runs i386 programs' system calls (`int 0x80`): kernels built without
+ * `CONFIG_IA32_EMULATION`, or booted with `ia32_emulation=0` (some microVM kernels), kill the
+ * caller with a general protection fault instead. There the attack cannot be made at all (nor its
+ * control), so it is skipped for the platform, as the root-only controls are. Checked with the
+ * probe itself, compiled and run unsandboxed.
+ */
+function kernelRunsI386Calls(): boolean {
+  if (cc.missing || process.platform !== "linux" || process.arch !== "x64") return false;
+  const directory = mkdtempSync(path.join(tmpdir(), "atc-ia32-check-"));
+  try {
+    const binary = path.join(directory, "probes");
+    execFileSync("cc", ["-O1", "-o", binary, source], { stdio: "pipe" });
+    writeFileSync(path.join(directory, "target"), "x");
+    const result = spawnSync(binary, ["ia32-getpid", path.join(directory, "target")], { encoding: "utf8" });
+    return result.stdout.trim() === "ia32-getpid:ok";
+  } catch {
+    return false;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+const i386Calls = kernelRunsI386Calls();
 
 /** Whether this host process holds capability `bit` (its effective set, /proc/self/status). */
 function hostHolds(bit: number): boolean {
@@ -62,13 +87,15 @@ describe.skipIf(bubblewrap.missing || cc.missing || process.arch !== "x64")(
       for (const scope of ["workspace", "local"] as const) expect(await probe(scope, names, file)).toBe(expected);
     };
 
-    escapeAttempt("network", "a unix socket through the i386 ABI (int 0x80: socket and the socketcall multiplexer)", async () => {
-      const names = ["ia32-getpid", "ia32-socket-unix", "ia32-socketcall-unix"];
-      // The filter checks the architecture first: every i386 call is refused, not only sockets.
-      await refusedInBoth(names, names.map((name) => `${name}:errno=1`).join("\n"));
-      // Control: unsandboxed, the kernel's i386 emulation makes the unix socket both ways.
-      expect(await probe("unrestricted", names)).toBe(names.map((name) => `${name}:ok`).join("\n"));
-    });
+    const i386Title = "a unix socket through the i386 ABI (int 0x80: socket and the socketcall multiplexer)";
+    if (i386Calls)
+      escapeAttempt("network", i386Title, async () => {
+        const names = ["ia32-getpid", "ia32-socket-unix", "ia32-socketcall-unix"];
+        // The filter checks the architecture first: every i386 call is refused, not only sockets.
+        await refusedInBoth(names, names.map((name) => `${name}:errno=1`).join("\n"));
+        // Control: unsandboxed, the kernel's i386 emulation makes the unix socket both ways.
+        expect(await probe("unrestricted", names)).toBe(names.map((name) => `${name}:ok`).join("\n"));
+      });
 
     escapeAttempt("privileges", "open a file by its handle (open_by_handle_at needs CAP_DAC_READ_SEARCH)", async () => {
       await refusedInBoth(["open-by-handle"], "open-by-handle:errno=1");
@@ -124,3 +151,7 @@ describe.skipIf(bubblewrap.missing || cc.missing || process.arch !== "x64")(
     });
   },
 );
+
+// Outside the suite's `[needs ...]` title: the reporter would list it as a missing capability.
+if (!i386Calls)
+  it.skip("the i386 ABI escape attempt: this kernel has no i386 system-call emulation (int 0x80 faults), skipped for the platform", () => {});
