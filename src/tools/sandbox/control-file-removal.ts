@@ -17,7 +17,7 @@ import type { IndexBudget } from "./git-index-gitlinks.js";
 import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
-import { newWorktreeDirectories, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
+import { newWorktreeDirectories, type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
@@ -206,20 +206,11 @@ interface HeldDirectory {
  */
 function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequencer: HeldSequencerState): QuarantinedState[] {
   const now = new Date();
-  const moved: QuarantinedState[] = [];
-  let failure: unknown;
-  const attempt = (move: () => QuarantinedState | undefined) => {
-    try {
-      const state = move();
-      if (state !== undefined) moved.push(state);
-    } catch (error) {
-      failure ??= error;
-    }
-  };
+  const moves = new QuarantineMoves();
   for (const entry of sequencer.absent) {
     const parent = held.get(path.dirname(entry));
     if (parent !== undefined)
-      attempt(() => quarantineEntry({ ...parent, shown: path.dirname(entry) }, path.basename(entry), now));
+      moves.attempt(() => quarantineEntry({ ...parent, shown: path.dirname(entry) }, path.basename(entry), now));
   }
   const known = new Set(sequencer.gitDirectories);
   for (const gitDirectory of sequencer.gitDirectories) {
@@ -227,14 +218,13 @@ function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequ
     if (parent === undefined) continue;
     for (const worktree of newWorktreeDirectories({ ...parent, shown: gitDirectory }, known)) {
       try {
-        for (const name of GIT_SEQUENCER_DIRECTORIES) attempt(() => quarantineEntry(worktree, name, now));
+        for (const name of GIT_SEQUENCER_DIRECTORIES) moves.attempt(() => quarantineEntry(worktree, name, now));
       } finally {
         closeSync(worktree.descriptor);
       }
     }
   }
-  if (failure !== undefined) throw failure;
-  return moved;
+  return moves.result();
 }
 
 /**

@@ -2,7 +2,7 @@ import { closeSync, constants, lstatSync, openSync } from "node:fs";
 import path from "node:path";
 import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
-import { type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
+import { type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
@@ -35,27 +35,21 @@ export function quarantineGitlinkRepositories(
 ): QuarantinedState[] {
   // One budget for every index read here, also those `inert` reads: an index left unread is moved aside.
   const reads = indexBudget();
-  const moved: QuarantinedState[] = [];
-  let failure: unknown;
-  const attempt = (move: () => QuarantinedState | undefined) => {
-    try {
-      const state = move();
-      if (state !== undefined) moved.push(state);
-    } catch (error) {
-      failure ??= error;
-    }
-  };
+  const moves = new QuarantineMoves();
   for (const checkout of checkouts) {
     const relativeRoot = path.relative(workspace, checkout.root);
     if (relativeRoot.startsWith("..") || path.isAbsolute(relativeRoot)) continue;
-    const gitlinks = cachedGitlinks(checkout.gitDirectory, reads);
-    if (gitlinks === "absent") continue;
-    if (gitlinks === "unreadable") {
-      attempt(() =>
+    // Without its index host git enters none of the checkout's gitlinks.
+    const moveIndex = () =>
+      moves.attempt(() =>
         withDirectory(workspace, path.relative(workspace, checkout.gitDirectory), checkout.gitDirectory, (held) =>
           quarantineEntry(held, "index", now),
         ),
       );
+    const gitlinks = cachedGitlinks(checkout.gitDirectory, reads);
+    if (gitlinks === "absent") continue;
+    if (gitlinks === "unreadable") {
+      moveIndex();
       continue;
     }
     let lookups = GITLINK_LIMITS.maxLookups;
@@ -64,15 +58,11 @@ export function quarantineGitlinkRepositories(
       const relative = path.relative(workspace, directory);
       lookups -= relative.split(path.sep).length;
       if (lookups < 0) {
-        // Too many to look at: without its index host git enters no gitlink.
-        attempt(() =>
-          withDirectory(workspace, path.relative(workspace, checkout.gitDirectory), checkout.gitDirectory, (held) =>
-            quarantineEntry(held, "index", now),
-          ),
-        );
+        // Too many to look at.
+        moveIndex();
         break;
       }
-      attempt(() =>
+      moves.attempt(() =>
         withDirectory(workspace, relative, directory, (held) => {
           const stats = lstatSync(held.at(".git"), { throwIfNoEntry: false, bigint: true });
           if (stats === undefined) return undefined;
@@ -85,8 +75,7 @@ export function quarantineGitlinkRepositories(
       );
     }
   }
-  if (failure !== undefined) throw failure;
-  return moved;
+  return moves.result();
 }
 
 /**

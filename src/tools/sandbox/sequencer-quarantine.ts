@@ -28,6 +28,32 @@ export interface QuarantinedState {
   readonly autostash?: string;
 }
 
+/**
+ * The moves of one repair pass: each is tried even when an earlier one failed (one refused rename
+ * must not leave the rest of the command's git state in place), and {@link result} throws the
+ * first failure after all were tried.
+ */
+export class QuarantineMoves {
+  readonly #moved: QuarantinedState[] = [];
+  #failure: unknown;
+
+  /** Runs one move and keeps what it put aside, or its failure when it is the first. */
+  attempt(move: () => QuarantinedState | undefined): void {
+    try {
+      const state = move();
+      if (state !== undefined) this.#moved.push(state);
+    } catch (error) {
+      this.#failure ??= error;
+    }
+  }
+
+  /** What was moved; throws the first failure when a move failed. */
+  result(): QuarantinedState[] {
+    if (this.#failure !== undefined) throw this.#failure;
+    return this.#moved;
+  }
+}
+
 /** An open git directory and how to name an entry in it (see control-file-removal.ts). */
 export interface QuarantineDirectory {
   readonly descriptor: number;
