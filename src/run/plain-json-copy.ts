@@ -1,3 +1,5 @@
+import { nodeBuiltin } from "../tool/node-builtin.js";
+
 interface ProxyProbe {
   types?: { isProxy?: (value: unknown) => boolean };
 }
@@ -6,11 +8,7 @@ interface ProxyProbe {
  * `util.types.isProxy`, reached through `process.getBuiltinModule` so that the root entry imports
  * no `node:` module (as `random-run-id.ts`); without it every object is left to `JSON.stringify`.
  */
-const isProxy = (
-  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:util") as
-    | ProxyProbe
-    | undefined
-)?.types?.isProxy;
+const isProxy = nodeBuiltin<ProxyProbe>("node:util")?.types?.isProxy;
 
 /** Nesting beyond which the copy is left to `JSON.stringify` (whose depth error names the nesting). */
 const MAX_DEPTH = 64;

@@ -1,3 +1,5 @@
+import { nodeBuiltin } from "../tool/node-builtin.js";
+
 // A run's id is made at `createRun`, before anything else in a new process needs randomness.
 // `globalThis.crypto.randomUUID()` loads node's whole Web Crypto layer for it (about 24 million
 // instructions, a tenth of what this package adds to a new process that calls one git tool);
@@ -19,10 +21,6 @@ interface DeviceReader {
   closeSync(fd: number): void;
 }
 
-type BuiltinGetter = (id: string) => unknown;
-
-const getBuiltin = (globalThis as { process?: { getBuiltinModule?: BuiltinGetter } }).process?.getBuiltinModule;
-
 /** Bytes read ahead from the device, 16 per id, as node buffers its own (a host making many runs reads once per 32). */
 const POOL_BYTES = 512;
 let pool: Uint8Array | undefined;
@@ -30,7 +28,7 @@ let used = POOL_BYTES;
 
 /** `pool` filled from `/dev/urandom`; false when there is no such device or it gave fewer bytes. */
 function refill(): boolean {
-  const fs = getBuiltin?.("node:fs") as DeviceReader | undefined;
+  const fs = nodeBuiltin<DeviceReader>("node:fs");
   if (fs === undefined) return false;
   let fd: number | undefined;
   try {
@@ -80,6 +78,6 @@ export function uuidFromBytes(bytes: Uint8Array): string {
 export function randomRunId(): string {
   const bytes = deviceBytes();
   if (bytes !== undefined) return uuidFromBytes(bytes);
-  const nodeCrypto = getBuiltin?.("node:crypto") as RandomUuidSource | undefined;
+  const nodeCrypto = nodeBuiltin<RandomUuidSource>("node:crypto");
   return nodeCrypto?.randomUUID?.() ?? crypto.randomUUID();
 }

@@ -1,4 +1,5 @@
 import { MAX_CALL_ID_LENGTH } from "./call-id-limit.js";
+import { nodeBuiltin } from "./node-builtin.js";
 
 // This module sits in the `tool` layer because `toolbox` (meta) and recipes (host) both derive
 // ids with it, and meta may not import from run. `node:crypto` is reached only when a parent id is
@@ -10,9 +11,9 @@ interface HashBuiltin {
 }
 
 function sha256Hex(text: string): string {
-  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof getBuiltin !== "function") throw new Error("deriving a long call id needs Node.js 20.16 or later");
-  return (getBuiltin("node:crypto") as HashBuiltin).createHash("sha256").update(text).digest("hex");
+  const crypto = nodeBuiltin<HashBuiltin>("node:crypto");
+  if (crypto === undefined) throw new Error("deriving a long call id needs Node.js 20.16 or later");
+  return crypto.createHash("sha256").update(text).digest("hex");
 }
 
 /**

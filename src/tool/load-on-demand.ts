@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { nodeBuiltin } from "./node-builtin.js";
 
 // The root entry must import fast (within 1.2x of zod alone, bench/results/root-import.json), so
 // dependencies that only some calls need (Ajv for plain JSON Schema, zod-to-json-schema for zod 3
@@ -26,15 +27,15 @@ function moduleLocation(): string {
 
 function requireFunction(id: string): RequireFunction {
   if (loader !== undefined) return loader;
-  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof getBuiltin !== "function") {
+  const moduleBuiltin = nodeBuiltin<ModuleBuiltin>("module");
+  if (moduleBuiltin === undefined) {
     throw new ConfigurationError(
       "unsupported_runtime",
       `Loading "${id}" on demand needs Node.js 20.16 or later (process.getBuiltinModule).`,
       { data: { module: id } },
     );
   }
-  loader = (getBuiltin("module") as ModuleBuiltin).createRequire(moduleLocation());
+  loader = moduleBuiltin.createRequire(moduleLocation());
   return loader;
 }
 

@@ -1,5 +1,6 @@
 import type { Worker, WorkerOptions } from "node:worker_threads";
 import type { JsonSchema } from "./json-schema.js";
+import { nodeBuiltin } from "./node-builtin.js";
 import type { SchemaCheckReply, SchemaCheckRequest, SchemaCheckStage } from "./schema-check-protocol.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
@@ -81,9 +82,9 @@ type WorkerConstructor = new (file: string | URL, options?: WorkerOptions) => Wo
 
 /** Node's `Worker`, loaded only when a thread starts (hosts without MCP servers never load it). */
 function createNodeWorker(file: string | URL, options: WorkerOptions): Worker {
-  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof getBuiltin !== "function") throw new Error("worker threads need Node.js 20.16 or later (process.getBuiltinModule)");
-  const { Worker } = getBuiltin("worker_threads") as { Worker: WorkerConstructor };
+  const threads = nodeBuiltin<{ Worker: WorkerConstructor }>("worker_threads");
+  if (threads === undefined) throw new Error("worker threads need Node.js 20.16 or later (process.getBuiltinModule)");
+  const { Worker } = threads;
   return new Worker(file, options);
 }
 
