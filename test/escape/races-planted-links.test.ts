@@ -38,16 +38,32 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: links pla
       const victim = path.join(ground.outside, "victim");
       const fresh = path.join(ground.outside, "new");
       writeFileSync(victim, "original\n");
+      // The planting loop runs until the host says stop (a file it makes), not for a fixed time:
+      // at load 8+ a 3 s loop planted only 20 times, too few to show a race. It counts its
+      // plantings in a file the host reads, so the host races until it has seen enough of them.
+      const plantings = path.join(ground.workspace, "plantings");
+      const planted = () => {
+        try {
+          return Number(readFileSync(plantings, "utf8")) || 0;
+        } catch {
+          return 0;
+        }
+      };
       const flipper = sh(
         run,
-        `end=$((SECONDS+3)); n=0; while [ $SECONDS -lt $end ]; do ln -s ${quote(victim)} t 2>/dev/null; ln -s ${quote(fresh)} n 2>/dev/null; ` +
-          `ln -s ${quote(victim)} w 2>/dev/null; rm -f t n w; echo x > w; rm -f w; n=$((n+1)); done; echo $n`,
+        `end=$((SECONDS+25)); n=0; while [ ! -e stop ] && [ $SECONDS -lt $end ]; do ln -s ${quote(victim)} t 2>/dev/null; ln -s ${quote(fresh)} n 2>/dev/null; ` +
+          `ln -s ${quote(victim)} w 2>/dev/null; rm -f t n w; echo x > w; rm -f w; n=$((n+1)); echo $n > plantings; done; echo $n`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Racing starts once the loop runs (a sandbox starts in seconds on a loaded machine).
+      const waitedFrom = Date.now();
+      while (planted() === 0 && Date.now() - waitedFrom < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
       const outcomes = new Map<string, number>();
       let leaked = "";
       const started = Date.now();
-      while (Date.now() - started < 2_200) {
+      // At least 2.2 s, then until the loop planted more than 40 times and some call met a link
+      // (at most 15 s: the checks below then fail and say what was missing).
+      const raced = () => planted() > 40 && (outcomes.get("symlink_escape") ?? 0) > 0;
+      while (Date.now() - started < 2_200 || (!raced() && Date.now() - started < 15_000)) {
         const results = await Promise.all([
           run.call("write", { path: "t", content: "pwned\n" }),
           run.call("write", { path: "n", content: "pwned\n" }),
@@ -60,6 +76,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: links pla
           if (result.ok && String(result.output).includes("original")) leaked = String(result.output);
         }
       }
+      writeFileSync(path.join(ground.workspace, "stop"), "");
       // The loop really raced: it planted links many times, and some calls met them.
       expect(Number((await flipper).stdout)).toBeGreaterThan(20);
       expect(outcomes.get("symlink_escape") ?? 0).toBeGreaterThan(0);
@@ -69,11 +86,11 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: links pla
       // Control: without the race the same write works, and a naive host write through a link
       // the sandbox plants does reach the outside file.
       expect((await run.call("write", { path: "t", content: "mine\n" })).ok).toBe(true);
-      await sh(run, `rm -f t; ln -s ${quote(victim)} planted`);
+      await sh(run, `rm -f t stop plantings; ln -s ${quote(victim)} planted`);
       expect(await readlink(path.join(ground.workspace, "planted"))).toBe(victim);
       await writeFile(path.join(ground.workspace, "planted"), "naive\n");
       expect(readFileSync(victim, "utf8")).toBe("naive\n");
     },
-    20_000,
+    60_000,
   );
 });

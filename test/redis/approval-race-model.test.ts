@@ -37,27 +37,33 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker under racing decisions (model)"), () => {
   let server: RedisServer;
   const clients: Redis[] = [];
+  const brokers: RedisApprovalBroker[] = [];
   beforeAll(async () => {
     server = await startRedisServer();
   });
   afterAll(async () => {
+    await Promise.all(brokers.map((broker) => broker.close()));
     for (const client of clients) client.disconnect();
     await server?.stop();
   });
 
   it("decided once, run only when Redis records the approval, never twice", async () => {
-    const connection = () => {
-      const client = new Redis(server.url);
-      clients.push(client);
-      return client;
-    };
+    // Three brokers for the whole file, each on its own connection (as three processes would be),
+    // ready before the first round; each round's request has its own id. New brokers each round
+    // (three connections, and the waiting one's subscriber connection, per round, 120 held to the
+    // end) spent most of each round on connecting: at load 30, 0.3-3.6 s of a 0.6-4.3 s round
+    // before the request was announced, the test's 120 s beside a second suite.
+    for (let index = 0; index < 3; index++) clients.push(new Redis(server.url));
+    await Promise.all(clients.map((client) => client.ping()));
+    const [waitingRedis, firstRedis, secondRedis] = clients as [Redis, Redis, Redis];
+    const waiting = new RedisApprovalBroker({ redis: waitingRedis, prefix: "race", pollIntervalMs: 20, timeoutMs: 200 });
+    const others = [firstRedis, secondRedis].map((redis) => new RedisApprovalBroker({ redis, prefix: "race" }));
+    brokers.push(waiting, ...others);
     let round = 0;
     let unannounced = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 5 }), async (actions) => {
-        const prefix = `race${++round}`;
-        const waiting = new RedisApprovalBroker({ redis: connection(), prefix, pollIntervalMs: 20, timeoutMs: 200 });
-        const others = [0, 1].map(() => new RedisApprovalBroker({ redis: connection(), prefix }));
+        round++;
         let ran = 0;
         const tool = defineTool({
           name: "act",
@@ -68,9 +74,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
         });
         const run = createRegistry({ tools: [tool], approvals: waiting }).createRun({ permissions: { approval: "all" } });
         const controller = new AbortController();
-        const requested = new Promise<string>((resolve) =>
-          waiting.events.on("approval.requested", (request) => resolve(request.id)),
-        );
+        let unsubscribe = () => {};
+        const requested = new Promise<string>((resolve) => {
+          unsubscribe = waiting.events.on("approval.requested", (request) => resolve(request.id));
+        });
         const call = run.call("act", { round }, { signal: controller.signal });
         // A request is announced once stored; one whose store outlasts its 200 ms deadline (new
         // connections on a loaded machine) is denied unannounced, and waiting for the announcement
@@ -80,8 +87,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
           unannounced++;
           expect(await call).toMatchObject({ ok: false, error: { code: "approval_denied" } });
           expect(ran).toBe(0);
+          unsubscribe();
           await run.close();
-          await Promise.all([waiting.close(), ...others.map((broker) => broker.close())]);
           return;
         }
         const answers = await Promise.all(
@@ -116,8 +123,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
         if (result.ok) expect(ran).toBe(1);
         // An approval that answered true is not lost: without an abort, the call ran with it.
         if (won[0]?.kind === "approve" && !actions.some((step) => step.kind === "abort")) expect(ran).toBe(1);
+        unsubscribe();
         await run.close();
-        await Promise.all([waiting.close(), ...others.map((broker) => broker.close())]);
       }),
       { numRuns: RUNS },
     );

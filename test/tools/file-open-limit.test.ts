@@ -44,8 +44,9 @@ function patchUnder(
   hold = 0,
   before: readonly string[] = [],
   appendOnCommit?: string,
+  stepClock = false,
 ): Promise<{ ok: boolean; error?: { code: string; message?: string }; appended?: boolean }> {
-  const config = JSON.stringify({ workspace, files, dirs, limit, extra, hold, before, appendOnCommit });
+  const config = JSON.stringify({ workspace, files, dirs, limit, extra, hold, before, appendOnCommit, stepClock });
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ["--import", "tsx", script, config], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
@@ -74,7 +75,11 @@ describe("apply_patch under a low open-file limit", () => {
       await rm(workspace, { recursive: true, force: true });
       await mkdir(workspace);
       await seed(dirs);
-      expect(await patchUnder(limit, dirs), `ulimit -n ${limit}, ${dirs} directories`).toEqual({ ok: true });
+      // Paced by steps, not time (many-file-patch.mjs): 160 files written per slice before the
+      // flushes are collected, on any machine. Paced by the clock, a loaded machine wrote a few per
+      // slice or took the thread pool's path, and the fixed window of 256 (the bug) went unseen.
+      const result = await patchUnder(limit, dirs, FILES, [], 0, [], undefined, true);
+      expect(result, `ulimit -n ${limit}, ${dirs} directories`).toEqual({ ok: true });
       expect(await onDisk(dirs)).toEqual({ states: new Set(["new"]), leftovers: [] });
     }
   }, 240_000);

@@ -4,6 +4,7 @@
 // argv[2].before: patch lines put first (in the first group of directories);
 // argv[2].appendOnCommit: a file to which "EXTERNAL" is appended (a writer that takes no lock) the
 // moment the workspace's intent log first says `committed` (seen by inotify, during the commit).
+// argv[2].stepClock: the file tools' pacing counts steps, not time (see below).
 // Prints the call's result as JSON (with `appended` when appendOnCommit is given).
 import { appendFileSync, openSync, readdirSync, readFileSync, watch } from "node:fs";
 import { realpath } from "node:fs/promises";
@@ -12,7 +13,17 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
-const { workspace, files, dirs, limit, extra = [], hold = 0, before = [], appendOnCommit } = JSON.parse(process.argv[2]);
+const {
+  workspace,
+  files,
+  dirs,
+  limit,
+  extra = [],
+  hold = 0,
+  before = [],
+  appendOnCommit,
+  stepClock,
+} = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const core = await load("src/index.ts");
@@ -55,6 +66,16 @@ if (appendOnCommit !== undefined) {
   });
 }
 for (let i = 0; i < hold; i++) openSync("/dev/null", "r");
+if (stepClock) {
+  // The file tools pace their synchronous loops by `performance.now` (sync-slices.ts): a slice
+  // yields after 8 ms, and steps averaging over 1 ms send the rest through the thread pool. On a
+  // loaded machine a preempted slice holds a few files, or the thread pool takes over, so how
+  // many temporary files wait for their flush at once depends on the load. This clock moves
+  // 0.05 ms per reading: every slice is 160 steps, never slow, on any machine.
+  const start = performance.now();
+  let readings = 0;
+  performance.now = () => start + 0.05 * ++readings;
+}
 const result = await run.call("apply_patch", { patch: lines.join("\n") });
 const said = result.ok ? { ok: true } : { ok: false, error: result.error };
 process.stdout.write(`${JSON.stringify(appended === undefined ? said : { ...said, appended })}\n`);
