@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool, type ToolContext } from "agent-tool-catalog";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
@@ -12,6 +12,7 @@ import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
+import { versionConflict } from "./version-conflict.js";
 
 const editSchema = z.object({
   old_text: z.string().describe("Exact text, once unless replace_all"),
@@ -108,12 +109,12 @@ async function applyInSession(
   if (input.expected_version !== undefined && input.path !== undefined) {
     const current = versionOf(await session.bytesOf(input.path));
     if (current !== input.expected_version) {
-      throw new ToolError(
-        "version_conflict",
-        `"${input.path}" is at ${current}, not ${input.expected_version}. Nothing was changed.`,
-        {
-          hint: "Read the file again and redo the change.",
-        },
+      throw versionConflict(
+        input.path,
+        current,
+        input.expected_version,
+        "Nothing was changed.",
+        "Read the file again and redo the change.",
       );
     }
   }

@@ -13,6 +13,7 @@ import { bytesOf, type FileContent, type PatchInput, planPatch } from "./patch/i
 import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
+import { versionConflict } from "./version-conflict.js";
 
 const editFields = {
   path: z.string().min(1),
@@ -65,13 +66,12 @@ async function checkVersion(session: PatchSession, path: string, expected: strin
   if (expected === undefined) return;
   const current = versionOf(await session.bytesOf(path));
   if (current !== expected) {
-    throw new ToolError(
-      "version_conflict",
-      `"${path}" is at ${current}, not ${expected}: it changed since you read it. Nothing was changed.`,
-      {
-        hint: "Read the file again and redo the edit on its current content.",
-        data: { current },
-      },
+    throw versionConflict(
+      path,
+      current,
+      expected,
+      "Nothing was changed.",
+      "Read the file again and redo the edit on its current content.",
     );
   }
 }

@@ -3,6 +3,7 @@ import { Minimatch } from "minimatch";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
+import { checkDirectoryStart } from "./directory-start.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { forMinimatch, withoutLeadingDotSlash } from "./glob-pattern.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -37,7 +38,9 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
     tags: ["builtin", "file", "files", "find", "glob", "pattern", "match", "name", "search"],
     handler: async (input, context) => {
       const scope = resolveFileScope(context, options);
-      const start = await scope.resolve(input.path ?? ".", "read");
+      const requested = input.path ?? ".";
+      const start = await scope.resolve(requested, "read");
+      await checkDirectoryStart(start, requested === "" ? "." : requested);
       // A leading `./` anchors the pattern to the start (`./*.ts`: the top level's only).
       const { pattern, matchBase } = forMinimatch(withoutLeadingDotSlash(input.pattern));
       let matcher: Minimatch;

@@ -422,13 +422,27 @@ function compilePattern(input: GrepInput): RegExp {
   } catch (error) {
     // Both engines must accept a pattern: ripgrep-only syntax (inline flags, POSIX classes, \x{..})
     // would leave the JavaScript engine, which answers when ripgrep cannot, without an answer.
-    throw new ToolError("invalid_pattern", `Invalid regular expression: ${(error as Error).message}`, {
-      hint:
-        "Patterns are JavaScript regular expressions (u flag) that ripgrep also accepts. Escape special characters, " +
-        "or pass fixed_strings: true; for ripgrep-only forms use ignore_case: true instead of (?i), [A-Za-z] or \\p{L} " +
-        "instead of [[:alpha:]], \\u{41} instead of \\x{41}, \\p{Script=Greek} instead of \\p{Greek}, {0,3} instead of {,3}.",
-    });
+    throw new ToolError(
+      "invalid_pattern",
+      `Invalid regular expression ${JSON.stringify(input.pattern)}: ${engineReason(error)}.`,
+      {
+        hint:
+          "Patterns are JavaScript regular expressions (u flag) that ripgrep also accepts. Escape special characters, " +
+          "or pass fixed_strings: true; for ripgrep-only forms use ignore_case: true instead of (?i), [A-Za-z] or \\p{L} " +
+          "instead of [[:alpha:]], \\u{41} instead of \\x{41}, \\p{Script=Greek} instead of \\p{Greek}, {0,3} instead of {,3}.",
+      },
+    );
   }
+}
+
+/**
+ * Why V8 refused a pattern, without its own "Invalid regular expression: /<source>/u: " prefix:
+ * after ours it read "Invalid regular expression: Invalid regular expression: /(/u: ...", and
+ * the `/.../u` form showed a pattern the model never wrote.
+ */
+function engineReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^Invalid regular expression: \/[\s\S]*\/[dgimsuvy]*: /, "").replace(/\.$/, "");
 }
 
 function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: string) => string, engine: string): string {

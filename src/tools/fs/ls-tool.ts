@@ -1,7 +1,8 @@
 import { lstat } from "node:fs/promises";
-import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
+import { checkDirectoryStart } from "./directory-start.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -31,10 +32,7 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
       const scope = resolveFileScope(context, options);
       const requested = input.path ?? ".";
       const start = await scope.resolve(requested, "read");
-      const stats = await lstat(start).catch(() => undefined);
-      if (stats === undefined) throw new ToolError("file_not_found", `No directory at "${requested}".`);
-      if (!stats.isDirectory())
-        throw new ToolError("not_a_directory", `"${requested}" is a file.`, { hint: "Use read or file_inspect." });
+      await checkDirectoryStart(start, requested);
       const limit = input.max_entries ?? 500;
       const lines: string[] = [];
       let more = false;

@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, defineTool, ToolError } from "agent-tool-catalog";
+import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import { byteCount } from "../sandbox/byte-count.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
@@ -9,6 +9,7 @@ import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight } from "./mutation-preflight.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
+import { versionConflict } from "./version-conflict.js";
 
 const writeInput = z.object({
   path: z.string().min(1).describe("File to write (parents created)"),
@@ -40,10 +41,12 @@ export function createWriteTool(options: FileToolOptions = {}): AnyToolDefinitio
       const before = await readIfPresent(scope, input.path);
       const current = versionOf(before);
       if (input.expected_version !== undefined && input.expected_version !== current) {
-        throw new ToolError(
-          "version_conflict",
-          `"${input.path}" is at ${current}, not ${input.expected_version}: it changed since you read it. Nothing was written.`,
-          { hint: "Read the file again, then write with its new version.", data: { current } },
+        throw versionConflict(
+          input.path,
+          current,
+          input.expected_version,
+          "Nothing was written.",
+          "Read the file again, then write with its new version.",
         );
       }
       const contentAfter = (current: Buffer | undefined) =>
