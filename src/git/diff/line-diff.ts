@@ -39,16 +39,28 @@ function furthestSplit(s: Sequences, box: readonly [number, number, number, numb
   for (let d = fmax; d >= fmin; d -= 2) {
     let x = Math.min(s.forward[s.origin + d] ?? xlo, xhi);
     let y = x - d;
-    if (yhi < y) [x, y] = [yhi + d, yhi];
-    if (forwardBest < x + y) [forwardBest, forwardX] = [x + y, x];
+    if (yhi < y) {
+      x = yhi + d;
+      y = yhi;
+    }
+    if (forwardBest < x + y) {
+      forwardBest = x + y;
+      forwardX = x;
+    }
   }
   let backwardBest = LINE_MAX;
   let backwardX = xhi;
   for (let d = bmax; d >= bmin; d -= 2) {
     let x = Math.max(xlo, s.backward[s.origin + d] ?? xhi);
     let y = x - d;
-    if (y < ylo) [x, y] = [ylo + d, ylo];
-    if (x + y < backwardBest) [backwardBest, backwardX] = [x + y, x];
+    if (y < ylo) {
+      x = ylo + d;
+      y = ylo;
+    }
+    if (x + y < backwardBest) {
+      backwardBest = x + y;
+      backwardX = x;
+    }
   }
   return xhi + yhi - backwardBest < forwardBest - (xlo + ylo)
     ? { x: forwardX, y: forwardBest - forwardX }
@@ -68,7 +80,10 @@ type Box = readonly [xlo: number, xhi: number, ylo: number, yhi: number];
 /** One more edit of the forward pass; the split when it meets the backward pass. */
 function forwardStep(s: Sequences, box: Box, f: Frontier, odd: boolean): Split | undefined {
   const { x, y, forward, backward, origin } = s;
-  const [xlo, xhi, ylo, yhi] = box;
+  const xlo = box[0];
+  const xhi = box[1];
+  const ylo = box[2];
+  const yhi = box[3];
   if (f.fmin > xlo - yhi) forward[origin + --f.fmin - 1] = -1;
   else ++f.fmin;
   if (f.fmax < xhi - ylo) forward[origin + ++f.fmax + 1] = -1;
@@ -78,7 +93,10 @@ function forwardStep(s: Sequences, box: Box, f: Frontier, odd: boolean): Split |
     const right = forward[origin + d + 1] ?? -1;
     let i = left >= right ? left + 1 : right;
     let j = i - d;
-    while (i < xhi && j < yhi && x[i] === y[j]) [i, j] = [i + 1, j + 1];
+    while (i < xhi && j < yhi && x[i] === y[j]) {
+      i++;
+      j++;
+    }
     forward[origin + d] = i;
     if (odd && f.bmin <= d && d <= f.bmax && (backward[origin + d] ?? 0) <= i) return { x: i, y: j };
   }
@@ -88,7 +106,10 @@ function forwardStep(s: Sequences, box: Box, f: Frontier, odd: boolean): Split |
 /** One more edit of the backward pass; the split when it meets the forward pass. */
 function backwardStep(s: Sequences, box: Box, f: Frontier, odd: boolean): Split | undefined {
   const { x, y, forward, backward, origin } = s;
-  const [xlo, xhi, ylo, yhi] = box;
+  const xlo = box[0];
+  const xhi = box[1];
+  const ylo = box[2];
+  const yhi = box[3];
   if (f.bmin > xlo - yhi) backward[origin + --f.bmin - 1] = LINE_MAX;
   else ++f.bmin;
   if (f.bmax < xhi - ylo) backward[origin + ++f.bmax + 1] = LINE_MAX;
@@ -98,7 +119,10 @@ function backwardStep(s: Sequences, box: Box, f: Frontier, odd: boolean): Split 
     const right = backward[origin + d + 1] ?? 0;
     let i = left < right ? left : right - 1;
     let j = i - d;
-    while (i > xlo && j > ylo && x[i - 1] === y[j - 1]) [i, j] = [i - 1, j - 1];
+    while (i > xlo && j > ylo && x[i - 1] === y[j - 1]) {
+      i--;
+      j--;
+    }
     backward[origin + d] = i;
     if (!odd && f.fmin <= d && d <= f.fmax && i <= (forward[origin + d] ?? 0)) return { x: i, y: j };
   }
@@ -125,9 +149,18 @@ function split(s: Sequences, xlo: number, xhi: number, ylo: number, yhi: number)
 function compareSequences(s: Sequences, changedX: Uint8Array, changedY: Uint8Array): void {
   const stack: [number, number, number, number][] = [[0, s.x.length, 0, s.y.length]];
   for (let box = stack.pop(); box !== undefined; box = stack.pop()) {
-    let [xlo, xhi, ylo, yhi] = box;
-    while (xlo < xhi && ylo < yhi && s.x[xlo] === s.y[ylo]) [xlo, ylo] = [xlo + 1, ylo + 1];
-    while (xlo < xhi && ylo < yhi && s.x[xhi - 1] === s.y[yhi - 1]) [xhi, yhi] = [xhi - 1, yhi - 1];
+    let xlo = box[0];
+    let xhi = box[1];
+    let ylo = box[2];
+    let yhi = box[3];
+    while (xlo < xhi && ylo < yhi && s.x[xlo] === s.y[ylo]) {
+      xlo++;
+      ylo++;
+    }
+    while (xlo < xhi && ylo < yhi && s.x[xhi - 1] === s.y[yhi - 1]) {
+      xhi--;
+      yhi--;
+    }
     if (xlo === xhi) changedY.fill(1, ylo, yhi);
     else if (ylo === yhi) changedX.fill(1, xlo, xhi);
     else {
@@ -205,7 +238,10 @@ function reduce(ids: Int32Array, from: number, to: number, otherCounts: Int32Arr
 
 function countIds(ids: Int32Array, size: number): Int32Array {
   const counts = new Int32Array(size);
-  for (const id of ids) counts[id] = (counts[id] ?? 0) + 1;
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index] as number;
+    counts[id] = (counts[id] ?? 0) + 1;
+  }
   return counts;
 }
 
@@ -421,7 +457,8 @@ export function markChangedLines(a: Int32Array, b: Int32Array, idCount: number):
   let suffix = 0;
   while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix])
     suffix++;
-  const [aEnd, bEnd] = [a.length - suffix, b.length - suffix];
+  const aEnd = a.length - suffix;
+  const bEnd = b.length - suffix;
   const x = reduce(a, prefix, aEnd, countIds(b, idCount), removed);
   const y = reduce(b, prefix, bEnd, countIds(a, idCount), added);
   if (x.ids.length > 0 || y.ids.length > 0) {
