@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  accessSync,
   close as closeCallback,
   closeSync,
   constants,
@@ -25,6 +26,7 @@ import type { FileHandle } from "node:fs/promises";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ToolError } from "agent-tool-catalog";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
@@ -140,7 +142,10 @@ const NOTHING_KEPT: Kept = { mode: undefined, owner: undefined };
 function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): Kept {
   const stats = known !== undefined ? (known ?? undefined) : lstatSync(parent.at(parent.name), { throwIfNoEntry: false });
   if (stats === undefined) return NOTHING_KEPT;
-  if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
+  if (!stats.isSymbolicLink()) {
+    assertPlainFile(stats, requested);
+    assertWritable(parent, requested, stats);
+  }
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
   // otherwise leave a set-id program with content the model chose).
   const mode = stats.mode & 0o1777;
@@ -151,6 +156,26 @@ function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): K
   const gid = process.getegid?.() ?? stats.gid;
   const owned = stats.isSymbolicLink() || (stats.uid === uid && stats.gid === gid);
   return { mode, owner: owned ? undefined : { uid: stats.uid, gid: stats.gid } };
+}
+
+/**
+ * Refuses to replace a file this process may not write (a user's read-only file, `chmod a-w`):
+ * the rename needs only the directory's permission, so without this look a file the kernel would
+ * refuse to open for writing was replaced all the same, and stayed read-only with the new content.
+ * Root may write any file (the kernel's answer too); only `EACCES` counts, so an immutable file
+ * still fails at its rename, as before.
+ */
+function assertWritable(parent: ParentEntry, requested: string, stats: Stats): void {
+  if (process.geteuid === undefined || process.geteuid() === 0) return;
+  try {
+    accessSync(parent.at(parent.name), constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") return;
+    const mode = (stats.mode & 0o777).toString(8).padStart(4, "0");
+    throw new ToolError("permission_denied", `"${requested}" is read-only for this user (mode ${mode}).`, {
+      hint: "Ask the user to make the file writable if it should change.",
+    });
+  }
 }
 
 /** The mode a staged change's temporary file gets and the owner it keeps. */
