@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
 import {
+  accessSync,
   close as closeCallback,
   closeSync,
   constants,
   fchmod as fchmodCallback,
   fchmodSync,
+  fchown as fchownCallback,
+  fchownSync,
   fstatSync,
   fsync,
   lstatSync,
@@ -23,6 +26,7 @@ import type { FileHandle } from "node:fs/promises";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ToolError } from "agent-tool-catalog";
 import { assertPlainFile } from "../sandbox/file-kind.js";
 import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
@@ -121,17 +125,96 @@ interface Staged {
   readonly directory?: string;
 }
 
+/** What a new content keeps of the file it replaces: its permission bits and its owner and group. */
+interface Kept {
+  /** Permission bits (set-id bits dropped); `undefined` for a new file. */
+  readonly mode: number | undefined;
+  /** The owner and group to give the new content, when they are not this process's own. */
+  readonly owner: { readonly uid: number; readonly gid: number } | undefined;
+}
+
+const NOTHING_KEPT: Kept = { mode: undefined, owner: undefined };
+
 /**
- * The mode to keep for a replaced file; refuses to replace what is not a plain file. `known`: the
+ * What to keep of a replaced file; refuses to replace what is not a plain file. `known`: the
  * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now.
  */
-function existingMode(parent: ParentEntry, requested: string, known?: Stats | null): number | undefined {
+function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): Kept {
   const stats = known !== undefined ? (known ?? undefined) : lstatSync(parent.at(parent.name), { throwIfNoEntry: false });
-  if (stats === undefined) return undefined;
-  if (!stats.isSymbolicLink()) assertPlainFile(stats, requested);
+  if (stats === undefined) return NOTHING_KEPT;
+  if (!stats.isSymbolicLink()) {
+    assertPlainFile(stats, requested);
+    assertWritable(parent, requested, stats);
+  }
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
   // otherwise leave a set-id program with content the model chose).
-  return stats.mode & 0o1777;
+  const mode = stats.mode & 0o1777;
+  // The new content is a new inode, created as this process's user: without a chown, root editing
+  // another user's file took it from them (their own file then read-only to them).
+  // (No owner ids off POSIX: nothing to keep there.)
+  const uid = process.geteuid?.() ?? stats.uid;
+  const gid = process.getegid?.() ?? stats.gid;
+  const owned = stats.isSymbolicLink() || (stats.uid === uid && stats.gid === gid);
+  return { mode, owner: owned ? undefined : { uid: stats.uid, gid: stats.gid } };
+}
+
+/**
+ * Refuses to replace a file this process may not write (a user's read-only file, `chmod a-w`):
+ * the rename needs only the directory's permission, so without this look a file the kernel would
+ * refuse to open for writing was replaced all the same, and stayed read-only with the new content.
+ * Root may write any file (the kernel's answer too); only `EACCES` counts, so an immutable file
+ * still fails at its rename, as before.
+ */
+function assertWritable(parent: ParentEntry, requested: string, stats: Stats): void {
+  if (process.geteuid === undefined || process.geteuid() === 0) return;
+  try {
+    accessSync(parent.at(parent.name), constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") return;
+    const mode = (stats.mode & 0o777).toString(8).padStart(4, "0");
+    throw new ToolError("permission_denied", `"${requested}" is read-only for this user (mode ${mode}).`, {
+      hint: "Ask the user to make the file writable if it should change.",
+    });
+  }
+}
+
+/** The mode a staged change's temporary file gets and the owner it keeps. */
+function keptFor(staged: Staged): Kept {
+  const { change, parent } = staged;
+  const kept = keptOf(parent, change.path, staged.existing);
+  return change.mode === undefined ? kept : { mode: change.mode, owner: kept.owner };
+}
+
+/**
+ * Gives a temporary file the replaced file's owner and group, as far as this process may: root
+ * may give any; another user only a group of its own (`EPERM` otherwise: the new content then
+ * belongs to the writer, as with any editor that saves by rename).
+ */
+function keepOwnerSync(fd: number, owner: Kept["owner"]): void {
+  if (owner === undefined) return;
+  try {
+    fchownSync(fd, owner.uid, owner.gid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+    try {
+      fchownSync(fd, -1, owner.gid);
+    } catch (groupError) {
+      if ((groupError as NodeJS.ErrnoException).code !== "EPERM") throw groupError;
+    }
+  }
+}
+
+const chownDescriptor = promisify(fchownCallback);
+
+/** {@link keepOwnerSync} through the thread pool. */
+async function keepOwner(fd: number, owner: Kept["owner"]): Promise<void> {
+  if (owner === undefined) return;
+  const notPermitted = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPERM") throw error;
+    return false;
+  };
+  if (await chownDescriptor(fd, owner.uid, owner.gid).then(() => true, notPermitted)) return;
+  await chownDescriptor(fd, -1, owner.gid).catch(notPermitted);
 }
 
 /**
@@ -161,12 +244,14 @@ async function fillStreamed(staged: Staged): Promise<void> {
   const { change, parent, temporary } = staged;
   const fill = change.after;
   if (temporary === undefined || typeof fill !== "function") return;
-  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const { mode, owner } = keptFor(staged);
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
   // A failed close fails the change too (the caller removes the temporary file), without hiding
   // the filler's own error.
   await useThenClose(handle, async () => {
     await fill(handle);
+    // Before the chmod: a chown may clear mode bits.
+    await keepOwner(handle.fd, owner);
     // The umask applied at open: set the kept (or asked) mode exactly.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
@@ -176,12 +261,14 @@ async function fillStreamed(staged: Staged): Promise<void> {
 /** Creates `staged`'s temporary file and writes its content (given as bytes or text); returns the open descriptor. */
 function writeTemporarySync(staged: Staged, umask: number | undefined): number {
   const { change, parent, temporary } = staged;
-  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const { mode, owner } = keptFor(staged);
   const fd = openSync(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
     const after = change.after as Uint8Array | string;
     const bytes = typeof after === "string" ? Buffer.from(after) : after;
     for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written);
+    // Before the chmod: a chown may clear mode bits.
+    keepOwnerSync(fd, owner);
     // The umask applied at open: set the kept (or asked) mode exactly.
     if (mode !== undefined && needsChmod(mode, umask)) fchmodSync(fd, mode);
     return fd;
@@ -204,13 +291,14 @@ const closeDescriptor = promisify(closeCallback);
 /** {@link writeTemporarySync} through the thread pool (when the disk makes each step wait, see `inSyncSlices`). */
 async function writeTemporaryAsync(staged: Staged, umask: number | undefined): Promise<number> {
   const { change, parent, temporary } = staged;
-  const mode = change.mode ?? existingMode(parent, change.path, staged.existing);
+  const { mode, owner } = keptFor(staged);
   const fd = await openDescriptor(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
     const after = change.after as Uint8Array | string;
     const bytes = typeof after === "string" ? Buffer.from(after) : after;
     for (let written = 0; written < bytes.byteLength; )
       written += (await writeDescriptor(fd, bytes, written, bytes.byteLength - written)).bytesWritten;
+    await keepOwner(fd, owner);
     if (mode !== undefined && needsChmod(mode, umask)) await chmodDescriptor(fd, mode);
     return fd;
   } catch (error) {

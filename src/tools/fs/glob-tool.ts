@@ -6,6 +6,7 @@ import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { checkDirectoryStart } from "./directory-start.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { forMinimatch, withoutLeadingDotSlash } from "./glob-pattern.js";
+import { listedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import {
   confinementRoot,
@@ -73,7 +74,7 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
         }
         // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
         // from the directory searched, "a.ts" of path "src" was file_not_found when read.
-        found.push(fromWorkspace(prefix, entry.relative));
+        found.push(listedName(fromWorkspace(prefix, entry.relative)));
       }
       // A directory that could not be read is named: "No files match" must not stand for its files.
       const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));

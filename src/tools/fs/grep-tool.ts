@@ -20,6 +20,7 @@ import { parentIgnoreFiles } from "./grep-parent-ignores.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { withUnicodeClasses } from "./grep-unicode-classes.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
+import { hasControlCharacter } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
 
@@ -475,15 +476,6 @@ function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: str
     ? `\n[stopped at ${countOf(input.max_results ?? 200, "result")}; narrow the search or raise max_results]`
     : "";
   return `${output.join("\n")}${cut}\n${footer}`;
-}
-
-/** Whether `text` holds a control character (a line break, a tab, an escape: below U+0020, or U+007F). */
-function hasControlCharacter(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
 }
 
 /**

@@ -5,6 +5,7 @@ import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { checkDirectoryStart } from "./directory-start.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
+import { listedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot, type UnreadableDirectory, unreadableLines, type WalkEntry, walkDirectory } from "./walk-directory.js";
 
@@ -66,7 +67,7 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
 /** One `ls` line: indented name, `/` for directories, `@` for links, size for files. */
 async function listingLine(entry: WalkEntry, confined: boolean): Promise<string> {
   const indent = "  ".repeat(entry.depth - 1);
-  const name = entry.relative.split("/").at(-1) ?? entry.relative;
+  const name = listedName(entry.relative.split("/").at(-1) ?? entry.relative, "ls");
   if (entry.kind === "directory") return `${indent}${name}/`;
   if (entry.kind === "symlink") return `${indent}${name}@`;
   const size = entry.size ?? (confined ? undefined : (await lstat(entry.absolute).catch(() => undefined))?.size);

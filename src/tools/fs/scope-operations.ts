@@ -52,7 +52,7 @@ export { assertReadableFile } from "./read-entry.js";
  * `read`, `glob`, `grep`, a write...) finishes the changes a crashed process left in it.
  */
 export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
-  const raw = rawScope(locator);
+  const raw = rawScope(textPathsOnly(locator));
   const after =
     (recovery: (scope: FileScope) => Promise<void>) =>
     <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
@@ -75,6 +75,52 @@ export function scopeFromLocator(locator: ScopeLocator): BatchFileScope {
     replaceStreaming: recovered(raw.replaceStreaming),
     makeDirectory: recovered(raw.makeDirectory),
     readMany: recoveredForReading(raw.readMany),
+  };
+}
+
+/** A lone UTF-16 surrogate: JSON may carry one (`"\ud800"`), no file name on disk decodes to one. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Refuses a path holding a lone surrogate as a path with a NUL byte is refused (`invalid_path`):
+ * encoded, it became U+FFFD, so
+ * `write` of `s\ud800.txt` made `s\ufffd.txt` and reported the name it was given, and a read
+ * of it found another file (one truly named with U+FFFD).
+ */
+function textPathsOnly(locator: ScopeLocator): ScopeLocator {
+  const check = (requested: string) => {
+    if (!LONE_SURROGATE.test(requested)) return;
+    throw new ToolError(
+      "invalid_path",
+      `${JSON.stringify(requested)} is not a valid path (it holds a lone UTF-16 surrogate, not text).`,
+      {
+        hint: "Give the path as plain text, copied from ls or glob.",
+      },
+    );
+  };
+  const openParents = locator.openParents;
+  return {
+    ...locator,
+    resolve: async (requested, intent) => {
+      check(requested);
+      return locator.resolve(requested, intent);
+    },
+    openParent: async (requested, options) => {
+      check(requested);
+      return locator.openParent(requested, options);
+    },
+    lockKey: async (requested) => {
+      check(requested);
+      return locator.lockKey(requested);
+    },
+    ...(openParents === undefined
+      ? {}
+      : {
+          openParents: async (paths, options, held) => {
+            for (const requested of paths) check(requested);
+            return openParents.call(locator, paths, options, held);
+          },
+        }),
   };
 }
 

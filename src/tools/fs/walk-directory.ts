@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, open, opendir, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
+import { hasControlCharacter } from "./listed-name.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { inSyncSlices } from "./sync-slices.js";
 
@@ -54,7 +55,8 @@ export interface UnreadableDirectory {
 export function unreadableLines(unreadable: readonly UnreadableDirectory[], below: (relative: string) => string): string[] {
   return unreadable.map(({ relative, code }) => {
     const why = code === "EACCES" || code === "EPERM" ? `${code}: permission denied` : code;
-    return `[not read: ${below(relative)}/ (${why}); its entries are missing here]`;
+    const where = below(relative);
+    return `[not read: ${hasControlCharacter(where) ? JSON.stringify(`${where}/`) : `${where}/`} (${why}); its entries are missing here]`;
   });
 }
 

@@ -1,0 +1,22 @@
+// Runs file tool calls as whatever user this process is (the owner tests start it through
+// `setpriv` as a user that is not root). argv[2]: JSON { workspace, calls: [[tool, args], ...] };
+// a call named "$chmod" ({ path, mode }) changes a file's mode between calls, as this user.
+// Prints one JSON line: the results.
+import { chmod } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const { createRegistry } = await import(pathToFileURL(path.join(repo, "src/index.ts")).href);
+const { createFileTools } = await import(pathToFileURL(path.join(repo, "src/tools/index.ts")).href);
+const options = JSON.parse(process.argv[2]);
+const run = createRegistry({ tools: createFileTools({}) }).createRun({
+  profile: "full",
+  permissions: { sandbox: "workspace", workspace: options.workspace },
+});
+const results = [];
+for (const [tool, args] of options.calls) {
+  if (tool === "$chmod") await chmod(path.join(options.workspace, args.path), args.mode);
+  results.push(tool === "$chmod" ? { ok: true } : await run.call(tool, args));
+}
+process.stdout.write(`${JSON.stringify(results)}\n`);
