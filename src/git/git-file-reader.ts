@@ -202,6 +202,24 @@ function lookupTarget(file: string, root: string): string | undefined {
   return resolved;
 }
 
+/**
+ * True when the kernel's lookup of `file`, which found something inside `root` (at `located`,
+ * where `/proc/self/fd` says it is), passed outside the root on its way: a link whose text leaves
+ * and climbs back (`x -> /host/dir/../../workspace/f`) is found only when `/host/dir` exists, and
+ * a missing one is refused ({@link NodeGitFileReader.absent}), so reading through it told the
+ * model which host directories exist. A path the kernel found where its text says (no link on
+ * the way, the usual case) took no other route and costs nothing more; otherwise the route is
+ * walked name by name as the kernel's, and one that leaves the root is refused like a target
+ * outside. (A name swapped between the open and that walk can still mislead it: a race, not an
+ * answer the model reads off a planted link.)
+ */
+function leftOnTheWay(file: string, root: string, located: string | undefined): boolean {
+  const resolved = path.resolve(file);
+  if (located === resolved) return false;
+  const target = lookupTarget(resolved, root);
+  return target === undefined || !isInside(root, target);
+}
+
 class NodeGitFileReader implements GitFileReader {
   constructor(readonly root: string | undefined) {}
 
@@ -240,7 +258,7 @@ class NodeGitFileReader implements GitFileReader {
       }
       throw error;
     }
-    if (this.root !== undefined && !openedInside(fd, file, this.root)) {
+    if (this.root !== undefined && (!openedInside(fd, file, this.root) || leftOnTheWay(file, this.root, openedPath(fd)))) {
       closeSync(fd);
       throw outsideWorkspaceError(file, this.root);
     }
@@ -262,7 +280,9 @@ class NodeGitFileReader implements GitFileReader {
       throw error;
     }
     try {
-      if (!openedInside(located, file, root)) throw outsideWorkspaceError(file, root);
+      if (!openedInside(located, file, root) || leftOnTheWay(file, root, openedPath(located))) {
+        throw outsideWorkspaceError(file, root);
+      }
       // O_NONBLOCK as before; the reopen goes through the descriptor's inode, never the path again.
       return openSync(`/proc/self/fd/${located}`, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {

@@ -1,5 +1,7 @@
 import path from "node:path";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
+import { defaultMaxMemoryBytes } from "../sandbox/resource-limits.js";
+import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
 import { watchForBlockedRipgrep } from "./grep-ripgrep-watch.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
@@ -120,12 +122,11 @@ async function runRipgrep(
   const stop = new AbortController();
   const args = ripgrepArguments(query, target);
   const child = sandbox.spawn({
-    command: executable,
-    args: run.sorted ? args : withoutSort(args),
+    ...withDataLimit(sandbox, executable, run.sorted ? args : withoutSort(args)),
     cwd: root,
     signal: AbortSignal.any([signal, stop.signal]),
-    // ripgrep with arguments this module builds: bounded by ripgrep itself (its regex size
-    // limits, streamed reads), so it skips the per-command cgroup that bash's commands get.
+    // ripgrep with arguments this module builds skips the per-command cgroup that bash's commands
+    // get (10-15 ms a call); its memory is bounded by RLIMIT_DATA instead (withDataLimit).
     limits: false,
   });
   // An ignore file swapped for a named pipe after grep looked at them blocked ripgrep until the
@@ -188,6 +189,44 @@ async function runRipgrep(
   }
   if (fileErrors.length === 0) return answer;
   return { ...answer, unsearched: [...(answer.unsearched ?? []), ...fileErrors] };
+}
+
+/**
+ * How ripgrep is started: through a trusted `sh` that sets `RLIMIT_DATA` (`ulimit -d`, KiB) to
+ * the sandbox's per-command memory limit (half the machine when none is enforced), then `exec`s
+ * it (same process). ripgrep is not bounded by itself: it holds a whole line in memory, growing
+ * its buffer to the longest line it meets, so a file of one 300 MB line the model wrote took its
+ * resident memory to 426 MB without a match and 719 MB with one, with no limit at all (it skips
+ * the cgroup). Past the limit its allocation fails, it ends, and the JavaScript engine (which
+ * reads lines in bounded chunks) answers. Without an `sh` the host trusts, ripgrep runs as before.
+ * `RLIMIT_DATA` counts heap and private writable mappings (Linux 4.7 and later), not the files
+ * ripgrep maps to read them.
+ */
+function withDataLimit(
+  sandbox: ProcessSandbox,
+  executable: string,
+  args: readonly string[],
+): { readonly command: string; readonly args: string[] } {
+  const shell = trustedShell();
+  if (shell === undefined) return { command: executable, args: [...args] };
+  const bytes = sandbox.resourceLimits?.maxMemoryBytes ?? defaultMaxMemoryBytes();
+  const kibibytes = Math.max(1, Math.floor(bytes / 1024));
+  // A hard limit already lower than this one cannot be raised: it bounds ripgrep, so go on.
+  return {
+    command: shell,
+    args: ["-c", 'ulimit -d "$1" 2>/dev/null; shift; exec "$@"', "rg", String(kibibytes), executable, ...args],
+  };
+}
+
+let shellFound: { readonly path: string | undefined } | undefined;
+
+/** The host's trusted `sh` (root-owned, outside the workspace), looked up once. */
+function trustedShell(): string | undefined {
+  if (shellFound === undefined) {
+    const found = findTrustedExecutable("sh");
+    shellFound = { path: found.ok ? found.path : undefined };
+  }
+  return shellFound.path;
 }
 
 /** How much of ripgrep's error output is read for the list of what it could not read. */
