@@ -1,5 +1,11 @@
 import { standInForMalformedResponse } from "./malformed-response.js";
-import { isToolsListChanged, isUnheededNotification } from "./unheeded-notification.js";
+import {
+  isToolsListChanged,
+  isUnheededMethod,
+  isUnheededNotification,
+  notificationTextMethod,
+  TOOLS_LIST_CHANGED,
+} from "./unheeded-notification.js";
 
 /**
  * Largest event data checked for a malformed response: a bound on the extra parse each event
@@ -8,6 +14,9 @@ import { isToolsListChanged, isUnheededNotification } from "./unheeded-notificat
 const MAX_CHECKED_DATA_CHARS = 64 * 1024;
 // An event ends at a blank line; SSE allows "\r\n", "\n" and "\r" line ends.
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+// An event that is a message type line or an id line, then one data line: the data's start. A data
+// line cannot hold a line end, so the rest of such a body is the data.
+const SINGLE_DATA_LINE = /^(?:(?:event: ?message|id:[^\r\n]*)\r?\n){0,2}data: ?(?=[^\r\n]*$)/;
 
 /**
  * A `fetch` whose event-stream bodies have each event that is a malformed JSON-RPC response
@@ -87,6 +96,11 @@ export interface EventFilterOptions {
  */
 function checkedEvent(body: string, end: string, seen: { toolsChanged: boolean; readonly standIns: boolean }): string {
   if (body.length > MAX_CHECKED_DATA_CHARS + 1024) return body + end;
+  // Most events of a flood are one message line: checked without splitting or parsing.
+  const single = SINGLE_DATA_LINE.exec(body);
+  const method = single === null ? undefined : notificationTextMethod(body.slice(single[0].length));
+  if (method !== undefined && isUnheededMethod(method)) return "";
+  if (method === TOOLS_LIST_CHANGED && seen.toolsChanged) return "";
   const lines = body.split(/\r\n|\n|\r/);
   const data: string[] = [];
   const others: string[] = [];

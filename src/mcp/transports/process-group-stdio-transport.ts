@@ -8,7 +8,13 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { LineFramer } from "./line-framer.js";
 import { standInForMalformedResponse } from "./malformed-response.js";
 import { killGroup, trackGroup } from "./process-group.js";
-import { isToolsListChanged, isUnheededNotification } from "./unheeded-notification.js";
+import {
+  isToolsListChanged,
+  isUnheededMethod,
+  isUnheededNotification,
+  notificationTextMethod,
+  TOOLS_LIST_CHANGED,
+} from "./unheeded-notification.js";
 
 /** How to start a stdio server. */
 export interface ProcessGroupStdioOptions {
@@ -248,6 +254,13 @@ export class ProcessGroupStdioTransport implements Transport {
   private handleLine(line: string): void {
     // A line that is not a JSON-RPC message is reported and skipped; the stream is still framed.
     let message: JSONRPCMessage;
+    // Most lines of a flood are known for unheeded notifications without parsing them.
+    const method = notificationTextMethod(line);
+    if (method !== undefined && isUnheededMethod(method)) {
+      this.dropped++;
+      return;
+    }
+    if (method === TOOLS_LIST_CHANGED && this.toolsChangedInSlice) return;
     try {
       const parsed: unknown = JSON.parse(line);
       if (isUnheededNotification(parsed)) {

@@ -8,7 +8,8 @@ import { z } from "zod";
 
 const KINDS = ["progress", "logging", "list_changed", "resource_updated", "unknown"];
 
-function notificationOf(kind, index, progressToken) {
+/** The `index`th notification of `kind` (without `jsonrpc`). */
+export function notificationOf(kind, index, progressToken) {
   switch (kind) {
     case "progress":
       return {
