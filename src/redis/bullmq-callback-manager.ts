@@ -7,7 +7,7 @@ import {
   type DelayedCallback,
   type DelayedCallbackRequest,
 } from "agent-tool-catalog/host";
-import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import { type ConnectionOptions, DelayedError, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
@@ -83,13 +83,15 @@ return {-1, string.format('%.0f', now)}
 `;
 
 // Takes a pending callback for firing: counts the attempt and returns the JSON; "" when it is not
-// pending (cancelled, ended) or unknown. A callback already taken by a worker that died is taken
-// again (at least once). KEYS[1] the record.
-const CLAIM = `
+// pending (cancelled, ended) or unknown; "#<ms>" when it is not due yet by Redis's clock (the ms
+// left). A callback already taken by a worker that died is taken again (at least once). KEYS[1]
+// the record.
+const CLAIM = `${REDIS_NOW_LUA}
 local json = redis.call('GET', KEYS[1])
 if not json then return '' end
 local callback = cjson.decode(json)
 if callback.status ~= 'pending' then return '' end
+if tonumber(callback.dueAt) > now then return '#' .. string.format('%.0f', tonumber(callback.dueAt) - now) end
 callback.firing = (tonumber(callback.firing) or 0) + 1
 local out = cjson.encode(callback)
 redis.call('SET', KEYS[1], out)
@@ -302,7 +304,7 @@ export class BullMqCallbackManager implements CallbackManager {
     checkNumberOption(options.concurrency, "concurrency", { min: 1, integer: true }, "BullMqCallbackManager.startWorker");
     checkNumberOption(options.lockDurationMs, "lockDurationMs", TIMER_MS, "BullMqCallbackManager.startWorker");
     const lockDurationMs = options.lockDurationMs ?? 30_000;
-    const worker = new Worker(this.queue.name, (job: Job) => this.fire(job, onFire), {
+    const worker = new Worker(this.queue.name, (job: Job, token?: string) => this.fire(job, onFire, token), {
       connection: this.options.connection,
       prefix: this.prefix,
       concurrency: options.concurrency ?? 8,
@@ -332,11 +334,18 @@ export class BullMqCallbackManager implements CallbackManager {
     await this.queue.close();
   }
 
-  private async fire(job: Job, onFire: (callback: DelayedCallback) => void | Promise<void>): Promise<void> {
+  private async fire(job: Job, onFire: (callback: DelayedCallback) => void | Promise<void>, token?: string): Promise<void> {
     const { id, conversationId } = job.data as { id: string; conversationId: string };
     // A transient Redis error here fails the job before onFire; repair() then fires it again.
     const claimed = (await (await this.client()).eval(CLAIM, 1, this.recordKey(id))) as string;
     if (claimed === "") return; // cancelled, already ended, or unknown
+    if (claimed.startsWith("#")) {
+      // BullMQ takes a delayed job when this process's clock says it is due: a worker whose clock
+      // ran a minute ahead fired a 5 s callback at once. Not due by Redis's clock: the job waits
+      // the time left, measured here as a duration (BullMQ judges the date by this clock again).
+      await job.moveToDelayed(Date.now() + Number(claimed.slice(1)), token);
+      throw new DelayedError();
+    }
     const callback = view(JSON.parse(claimed) as StoredCallback);
     let error = "";
     try {

@@ -11,10 +11,11 @@ import {
   checkCronJobRunnable,
   parseCronSchedule,
 } from "agent-tool-catalog/host";
-import { type ConnectionOptions, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
+import { type ConnectionOptions, DelayedError, defaultRepeatStrategy, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { checkNumberOption, POSITIVE_COUNT, TIMER_MS } from "../errors/check-number-option.js";
 import { countOf } from "../errors/count-of.js";
+import { redisNow } from "./redis-clock.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -307,7 +308,7 @@ export class BullMqCronScheduler implements CronClient {
   async startWorker(options: CronWorkerOptions = {}): Promise<void> {
     checkNumberOption(options.concurrency, "concurrency", { min: 1, integer: true }, "BullMqCronScheduler.startWorker");
     checkNumberOption(options.reconcileIntervalMs, "reconcileIntervalMs", TIMER_MS, "BullMqCronScheduler.startWorker");
-    const worker = new Worker(this.queue.name, (job: Job) => this.fire(job), {
+    const worker = new Worker(this.queue.name, (job: Job, token?: string) => this.fire(job, token), {
       connection: this.options.connection,
       prefix: this.prefix,
       concurrency: options.concurrency ?? 4,
@@ -334,9 +335,17 @@ export class BullMqCronScheduler implements CronClient {
     await this.queue.close();
   }
 
-  private async fire(firing: Job): Promise<void> {
+  private async fire(firing: Job, token?: string): Promise<void> {
     const { jobId } = firing.data as { jobId: string };
     const redis = await this.client();
+    // BullMQ takes a firing when this process's clock reaches its slot: a worker whose clock ran a
+    // minute ahead ran every firing a minute early. Before its slot by Redis's clock, the firing
+    // waits the time left, measured here as a duration (BullMQ judges the date by this clock).
+    const early = Number(/:(\d+)$/.exec(firing.id ?? "")?.[1] ?? 0) - (await redisNow(redis));
+    if (early > 0) {
+      await firing.moveToDelayed(Date.now() + early, token);
+      throw new DelayedError();
+    }
     const json = await redis.hget(this.key("jobs"), jobId);
     if (json === null) return;
     const job = JSON.parse(json) as CronJob;

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
-import { BullMqCallbackManager, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { BullMqCallbackManager, BullMqCronScheduler, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -179,4 +179,68 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
       await worker.close();
     }
   }, 60_000);
+
+  it("a 5 s callback fired by a worker a minute ahead fires 5 s later by Redis's clock, not at once", async () => {
+    const ns = nextPrefix();
+    const worker = startSkewed("callback-fire-worker.ts", MINUTE, [server.url, ns]);
+    started.push(worker);
+    expect(await worker.next()).toEqual({ ready: true });
+    const scheduler = new BullMqCallbackManager({
+      connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
+      prefix: ns,
+    });
+    try {
+      const scheduledAt = performance.now();
+      const scheduled = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
+      // BullMQ's worker takes a delayed job when its own clock says it is due: this one fired the
+      // callback at once (after 0.1-0.3 s) on the old code.
+      expect(await worker.next()).toEqual({ fired: scheduled.id });
+      const firedAfter = performance.now() - scheduledAt;
+      expect(firedAfter).toBeGreaterThan(4_500);
+      // Positive control: it does fire, near its time.
+      expect(firedAfter).toBeLessThan(15_000);
+      expect(await scheduler.get(scheduled.id)).toMatchObject({ status: "fired" });
+    } finally {
+      await scheduler.close();
+      worker.child.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("a cron firing taken by a worker a minute ahead runs at its minute by Redis's clock, not a minute early", async () => {
+    const ns = nextPrefix();
+    const port = new URL(server.url).port;
+    const worker = startSkewed("job-worker.ts", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
+    started.push(worker);
+    expect(await worker.next()).toMatchObject({ kind: "ready" });
+    // This process only creates the job (runShell says it may run shell commands); the skewed
+    // worker runs it.
+    const scheduler = new BullMqCronScheduler({
+      connection: { host: "127.0.0.1", port: Number(port) },
+      prefix: ns,
+      runShell: async () => ({ exitCode: 0, output: "" }),
+    });
+    try {
+      // Not within 5 s of a minute: the early firing (at once) must be told from the right one.
+      while (Date.now() % MINUTE > MINUTE - 5_000) await sleep(500);
+      const createdAt = Date.now();
+      await scheduler.create({
+        name: "every-minute",
+        schedule: "* * * * *",
+        executionType: "shell",
+        command: "echo tick",
+        timeoutSeconds: 5,
+        conversationId: "c",
+      });
+      const slot = Math.ceil(createdAt / MINUTE) * MINUTE;
+      // The old code ran it at once, up to 55 s before its minute.
+      expect(await worker.next()).toMatchObject({ kind: "cron", worker: "ahead" });
+      const firedAt = Date.now();
+      expect(firedAt).toBeGreaterThan(slot - 1_000);
+      // Positive control: it runs at its minute.
+      expect(firedAt).toBeLessThan(slot + 10_000);
+    } finally {
+      await scheduler.close();
+      worker.child.kill("SIGKILL");
+    }
+  }, 120_000);
 });
