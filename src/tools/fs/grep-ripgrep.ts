@@ -220,14 +220,21 @@ function withDataLimit(
 
 let shellFound: { readonly path: string | undefined } | undefined;
 
-/** The host's trusted `sh` (root-owned, outside the workspace), looked up once. */
+/**
+ * The host's `sh` for the data limit, looked up once: only the system's own `/bin/sh` or
+ * `/usr/bin/sh` (root-owned, not writable by others), never a `PATH` entry. A `PATH` directory
+ * inside a workspace (`/srv/proj/.venv/bin`) could hold an `sh` a sandboxed command wrote, which a
+ * host running as root sees as root's: the host ran it as root for every later grep.
+ */
 function trustedShell(): string | undefined {
   if (shellFound === undefined) {
-    const found = findTrustedExecutable("sh");
-    shellFound = { path: found.ok ? found.path : undefined };
+    const found = SYSTEM_SHELLS.map((candidate) => findTrustedExecutable(candidate)).find((result) => result.ok);
+    shellFound = { path: found?.ok === true ? found.path : undefined };
   }
   return shellFound.path;
 }
+
+const SYSTEM_SHELLS = ["/bin/sh", "/usr/bin/sh"] as const;
 
 /** How much of ripgrep's error output is read for the list of what it could not read. */
 const RIPGREP_ERRORS_KEPT = 64 * 1024;

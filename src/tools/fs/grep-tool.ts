@@ -87,13 +87,14 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
   checkNumberOption(options.matchDeadlineMs, "matchDeadlineMs", TIMER_MS, "createGrepTool");
   checkNumberOption(options.searchTimeoutMs, "searchTimeoutMs", TIMER_MS, "createGrepTool");
   const sandboxes = new Map<string, Promise<ProcessSandbox | undefined>>();
-  let ripgrep: string | undefined | null = null;
+  // Per workspace root: a copy trusted for one root may lie inside another run's workspace.
+  const ripgreps = new Map<string, string | undefined>();
   const ripgrepPath = (root: string) => {
-    if (ripgrep === null) {
+    if (!ripgreps.has(root)) {
       const found = findTrustedExecutable("rg", { untrustedRoots: [root] });
-      ripgrep = found.ok ? found.path : undefined;
+      ripgreps.set(root, found.ok ? found.path : undefined);
     }
-    return ripgrep;
+    return ripgreps.get(root);
   };
   const sandboxFor = (context: ToolContext, root: string): Promise<ProcessSandbox | undefined> => {
     const scope = context.permissions.sandbox;

@@ -8,6 +8,7 @@ import type { ResourceLimitStatus, ResourceLimits } from "./resource-limits.js";
 import { SandboxExecSandbox } from "./sandbox-exec-sandbox.js";
 import { cachedSandboxProbe, type SandboxProbe } from "./sandbox-probe.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
+import { noteSandboxedWorkspace } from "./trusted-executable.js";
 import { UnsandboxedProcessSandbox } from "./unsandboxed-sandbox.js";
 import { isInsideDirectory, realWorkspaceRoot } from "./workspace-root.js";
 
@@ -90,6 +91,10 @@ export async function createProcessSandbox(options: CreateProcessSandboxOptions)
     throw new ConfigurationError("invalid_sandbox_option", 'Sandbox scope "workspace" needs a workspace directory.');
   }
   const workspace = options.workspace === undefined ? undefined : await realWorkspaceRoot(options.workspace);
+  if (workspace !== undefined) {
+    noteSandboxedWorkspace(workspace);
+    noteSandboxedWorkspace(options.workspace ?? workspace);
+  }
   const limits = options.limits === undefined ? {} : { limits: options.limits };
   const unsandboxed = () => new UnsandboxedProcessSandbox(workspace === undefined ? limits : { workspace, ...limits });
   if (scope === "unrestricted") return unsandboxed();

@@ -21,6 +21,34 @@ export type TrustedExecutableResult =
   | { readonly ok: true; readonly path: string }
   | { readonly ok: false; readonly reason: string };
 
+/**
+ * Every workspace a process sandbox was made for in this process, shared by the ESM and CommonJS
+ * copies of the package (a registry key on `globalThis`). A command sandboxed by bubblewrap that a
+ * host started as root makes files the host sees as root's, so "root-owned" does not keep a file a
+ * model wrote out of a lookup: a `PATH` entry inside any such workspace (`/srv/a/.venv/bin`, also
+ * another run's workspace than the one asking) is never trusted.
+ */
+function sandboxedWorkspaces(): Set<string> {
+  const registry = globalThis as { [WORKSPACES]?: Set<string> };
+  registry[WORKSPACES] ??= new Set<string>();
+  return registry[WORKSPACES];
+}
+
+const WORKSPACES = Symbol.for("agent-tool-catalog.sandboxed-workspaces");
+
+/**
+ * Records a workspace a process sandbox confines commands to: no executable inside it is trusted
+ * by {@link findTrustedExecutable} from then on, whoever asks.
+ * @internal
+ */
+export function noteSandboxedWorkspace(root: string): void {
+  const resolved = path.resolve(root);
+  // A workspace holding the system's own binaries (`/`, `/usr`): the sandbox binds those read-only,
+  // and distrusting them would leave no shell at all.
+  if (SYSTEM_BIN_DIRECTORIES.some((directory) => isInsideDirectory(resolved, directory))) return;
+  sandboxedWorkspaces().add(resolved);
+}
+
 /** Searched after `PATH`, so a host with an odd `PATH` still finds system binaries. */
 const SYSTEM_BIN_DIRECTORIES: readonly string[] = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
 
@@ -38,7 +66,7 @@ const SYSTEM_BIN_DIRECTORIES: readonly string[] = ["/usr/bin", "/bin", "/usr/sbi
  */
 export function findTrustedExecutable(name: string, options: TrustedExecutableOptions = {}): TrustedExecutableResult {
   const owners = options.owners ?? [0];
-  const untrusted = options.untrustedRoots ?? [];
+  const untrusted = [...(options.untrustedRoots ?? []), ...sandboxedWorkspaces()];
   const rejected: string[] = [];
   if (name.includes("/")) {
     const problem = distrust(name, owners, untrusted);
