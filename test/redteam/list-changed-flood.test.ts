@@ -69,8 +69,8 @@ describe("a server that sends tools/list_changed in a loop", () => {
     const share = spans.reduce((sum, span) => sum + span, 0) / (last - first);
     // Old code (the pause counted at the notice, from the last refresh ended, capped at 5 s): 0.68
     // at load 20 (1.0-1.6 s refreshes, 3 in 6.1 s), 1.00 at load 34 (4.7 s, end to end); about 2/11
-    // idle (back-to-back pairs). Paced (at most 1/10, more only past the 60 s cap): 0.04 at load 20
-    // (0.85-0.9 s in 20-23 s), twice.
+    // idle by the pairs' arithmetic (not measured). Paced (at most 1/10, more only past the 60 s
+    // cap): 0.04 at load 20 (0.85-0.9 s in 20-23 s), twice.
     expect(share, `refreshes: ${spans.map(Math.round).join(", ")} ms in ${Math.round(last - first)} ms`).toBeLessThan(0.15);
     expect(spans.length).toBeGreaterThan(0);
     // Positive control: the refreshes still happen, so a tool the server adds is registered, within
