@@ -53,6 +53,8 @@ export class ConnectedMcpServer implements McpServerHandle {
   private lastError: { code: string; message: string } | undefined;
   private refreshing: Promise<unknown> = Promise.resolve();
   private debounce: ReturnType<typeof setTimeout> | undefined;
+  /** A `list_changed` refresh is waiting (debounce, pace, or the refresh in flight): the one pending. */
+  private pending = false;
   /** When the last listing refresh ended, and how long it took (ms): paces `list_changed`. */
   private lastRefresh = { endedAt: 0, tookMs: 0 };
   private closing: Promise<void> | undefined;
@@ -212,24 +214,45 @@ export class ConnectedMcpServer implements McpServerHandle {
   private scheduleRefresh(): void {
     // One refresh pending at a time: it lists after every notification before it. Restarting the
     // wait on each notification starved the refresh of a server that never stops sending them.
-    if (this.closing !== undefined || this.debounce !== undefined) return;
-    // Paced so refreshes take at most about a tenth of the time: a server sending list_changed
-    // in a loop with 5,000 tools kept the host's thread 45-80% busy re-listing them.
-    const { endedAt, tookMs } = this.lastRefresh;
-    const paced = endedAt + Math.min(REFRESH_PACE * tookMs, MAX_PACE_MS) - performance.now();
-    this.debounce = setTimeout(
-      () => {
-        this.debounce = undefined;
-        this.queueRefresh(true).catch((error: unknown) => {
-          const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
-          const message = error instanceof Error ? error.message : String(error);
-          this.lastError = { code, message };
-          this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
-        });
-      },
-      Math.max(this.options.listChangedDebounceMs, paced),
-    );
+    if (this.closing !== undefined || this.pending) return;
+    this.pending = true;
+    this.waitThen(this.options.listChangedDebounceMs);
+  }
+
+  private waitThen(ms: number): void {
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      void this.refreshWhenPaced();
+    }, ms);
     this.debounce.unref?.();
+  }
+
+  /**
+   * Paced so refreshes take at most about a tenth of the time: a server sending list_changed in a
+   * loop with 5,000 tools kept the host's thread 45-80% busy re-listing them. The pause is counted
+   * when the wait ends, from the refresh running or last ended: counted when the notice came, from
+   * the last refresh that had ended, a notice during a refresh queued the next one straight after
+   * it (refreshes in back-to-back pairs, or end to end when they are slow).
+   */
+  private async refreshWhenPaced(): Promise<void> {
+    // A refresh in flight (paced, or the host's `refresh()`) sets the pace when it ends.
+    let running: Promise<unknown>;
+    do {
+      running = this.refreshing;
+      await running.catch(() => undefined);
+    } while (running !== this.refreshing);
+    if (this.closing !== undefined) return;
+    const { endedAt, tookMs } = this.lastRefresh;
+    const left = endedAt + Math.min(REFRESH_PACE * tookMs, MAX_PACE_MS) - performance.now();
+    if (left > 0) return this.waitThen(left);
+    // From here a notice schedules the next refresh: this one may list before its change.
+    this.pending = false;
+    this.queueRefresh(true).catch((error: unknown) => {
+      const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
+      const message = error instanceof Error ? error.message : String(error);
+      this.lastError = { code, message };
+      this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
+    });
   }
 
   private async callTool(
@@ -271,10 +294,22 @@ export class ConnectedMcpServer implements McpServerHandle {
   }
 }
 
-/** A refresh after `list_changed` waits at least this many times the last one's duration. */
+/**
+ * A refresh after `list_changed` starts at least this many times the last one's duration (wall
+ * time, from the request to the tools applied) after it ended: a flood then costs at most a tenth
+ * of the time. Wall time and not the host's CPU: the refresh awaits the server between its
+ * steps, and the thread's CPU over that span counts every run's work done meanwhile; its wall time
+ * only overstates the refresh's own cost (most of it waiting for a CPU on a loaded machine), so the
+ * pause errs long.
+ */
 const REFRESH_PACE = 9;
-/** ...but never more than this (ms): a slow first listing must not hold a real change back long. */
-const MAX_PACE_MS = 5_000;
+/**
+ * ...but never more than this (ms): a real change must land within about a minute. The cap binds
+ * only for refreshes over 6.7 s (4,000 tools on a machine at load 40: 7.7 s measured), and a
+ * flood of those costs 7.7/67.7, about a ninth, of the time; at the former 5 s cap any refresh
+ * over 0.55 s got less than nine times its length of rest.
+ */
+const MAX_PACE_MS = 60_000;
 
 function hasContent(result: object): result is McpToolResultContent {
   return Array.isArray((result as { content?: unknown }).content);
