@@ -147,7 +147,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
     const aborted = broker.request({ ...base, callId: "1" }, { signal: controller.signal });
     const closed = broker.request({ ...base, callId: "2" });
-    await expect.poll(async () => (await broker.pending()).length).toBe(2);
+    await expect.poll(async () => (await broker.pending()).length, { timeout: 10_000 }).toBe(2);
     controller.abort();
     expect(await aborted).toMatchObject({ decision: "denied", resolvedBy: "abort" });
     await broker.close();

@@ -62,7 +62,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       const lateRun = runOf(late);
 
       const waiting = earlyRun.call("act", { n: 1 });
-      await expect.poll(async () => (await early.pending()).length).toBe(1);
+      await expect.poll(async () => (await early.pending()).length, { timeout: 10_000 }).toBe(1);
       await server.kill();
 
       // Deadline 400 ms (+ at most the 1 s grace for an unreachable Redis): denied, not hung.
@@ -83,7 +83,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       ] as const) {
         const call = run.call("act", { n });
         const other = new RedisApprovalBroker({ redis: approver, prefix });
-        await expect.poll(async () => (await other.pending()).length).toBe(1);
+        await expect.poll(async () => (await other.pending()).length, { timeout: 10_000 }).toBe(1);
         const [request] = await other.pending();
         expect(await other.approve(request?.id ?? "")).toBe(true);
         expect(await within(call, 2_000)).toMatchObject({ ok: true });
@@ -126,14 +126,14 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     // Positive control: over a healthy Redis, a waiting call is not denied by the polls, and an
     // approval still reaches it.
     const healthy = broker.request({ ...base, callId: "healthy" });
-    await expect.poll(async () => (await broker.pending()).length).toBe(1);
+    await expect.poll(async () => (await broker.pending()).length, { timeout: 10_000 }).toBe(1);
     expect(await within(healthy, 500)).toBe("still waiting");
     const [request] = await broker.pending();
     expect(await broker.approve(request?.id ?? "")).toBe(true);
     expect(await within(healthy, 2_000)).toMatchObject({ decision: "approved" });
 
     const waiting = broker.request({ ...base, callId: "lost" });
-    await expect.poll(async () => (await broker.pending()).length).toBe(1);
+    await expect.poll(async () => (await broker.pending()).length, { timeout: 10_000 }).toBe(1);
     await server.kill();
     await server.start();
     await expect.poll(() => redis.status, { timeout: 5_000 }).toBe("ready");

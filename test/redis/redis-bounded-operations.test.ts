@@ -106,7 +106,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
     const waiting = run.call("echo", { n: 7 });
     // Control: healthy, the request is listed.
-    await expect.poll(async () => (await approver.pending()).length).toBe(1);
+    await expect.poll(async () => (await approver.pending()).length, { timeout: 10_000 }).toBe(1);
     const [request] = await approver.pending();
     const id = request?.id ?? "";
     expect(await approver.resolution(id)).toBeUndefined();
@@ -298,7 +298,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
     const lister = new RedisApprovalBroker({ redis: client(), prefix: "bound-close" });
     const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
     const waiting = run.call("echo", { n: 1 });
-    await expect.poll(async () => (await lister.pending()).length).toBe(1);
+    await expect.poll(async () => (await lister.pending()).length, { timeout: 10_000 }).toBe(1);
     const [request] = await lister.pending();
 
     hanging.server.pause();

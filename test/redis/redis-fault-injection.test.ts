@@ -94,7 +94,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
 
     // Control: healthy, approved from another client, runs once.
     const approved = run.call("counted", { n: 0 });
-    await expect.poll(async () => (await other.pending()).length).toBe(1);
+    await expect.poll(async () => (await other.pending()).length, { timeout: 10_000 }).toBe(1);
     expect(await other.approve((await other.pending())[0]?.id ?? "")).toBe(true);
     expect(await within(approved, 3_000)).toMatchObject({ ok: true });
 
@@ -138,7 +138,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     const run = createRegistry({ tools: [counted.tool], approvals: broker }).createRun({ permissions: { approval: "all" } });
     for (let n = 0; n < 5; n++) {
       const waiting = run.call("counted", { n });
-      await expect.poll(async () => (await approver.pending()).length).toBe(1);
+      await expect.poll(async () => (await approver.pending()).length, { timeout: 10_000 }).toBe(1);
       const [request] = await approver.pending();
       // Polls run meanwhile, so some have run CONSUME (pending) with their HMGET still on the way.
       await new Promise((resolve) => setTimeout(resolve, 300));
