@@ -44,7 +44,7 @@ describe("escape attempts: review of round 20, the confined reader's route walk"
   /**
    * What the confined reader answers for `file`, with the CPU time the read took (ms): the walk is
    * synchronous, and CPU time, unlike the clock, does not grow with the other processes of a
-   * loaded machine (measured at load 17 on 2 cores: 9-26 ms now, 176-333 ms before).
+   * loaded machine (measured at load 14-17 on 2 cores: 9-29 ms now, 176-333 ms before).
    */
   function read(file: string): { answer: string; ms: number } {
     const reader = confinedReader(workspace);
