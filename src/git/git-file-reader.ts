@@ -143,6 +143,32 @@ const PATH_ONLY = process.platform === "linux";
 /** The most symbolic links {@link lookupTarget} follows, as the kernel's `MAXSYMLINKS`. */
 const MAX_LINKS = 40;
 
+/**
+ * The most names {@link lookupTarget} walks in one lookup (`.` and `..` included), as the kernel
+ * bounds a path (4096 bytes). Links alone did not bound the walk: each of 40 links can hold ~810
+ * `d/../` steps, one synchronous `lstat` each on the event loop, and a planted `.git/HEAD` or ref
+ * made of such links cost ~350 ms on every open (a plain file: 0.09 ms). A repository's files are
+ * a few dozen names away, through a link or two. Measured on that chain (CPU time of a read, load
+ * 14-17 on 2 cores, the kernel's own lookups included): 4096 names 14-77 ms, 1024 names 9-29 ms.
+ */
+const MAX_NAMES = 1024;
+
+/**
+ * What {@link lookupTarget} answers past {@link MAX_NAMES}: refused whatever the lookup would find,
+ * found or not by the kernel, so the refusal says nothing about what is outside.
+ */
+const TOO_MANY_NAMES = Symbol("too many names");
+
+/** `file` made absolute without collapsing its `..` (`path.resolve` does, lexically: `L/..` is not where `L` leads). */
+function absoluteOf(file: string): string {
+  return path.isAbsolute(file) ? file : `${process.cwd()}${path.sep}${file}`;
+}
+
+/** True when `file` holds a `..` name, which only a lookup name by name resolves as the kernel does. */
+function climbs(file: string): boolean {
+  return file.split(path.sep).includes("..");
+}
+
 /** True when `candidate` is a directory above `root` (the lookup may pass through on its way back in). */
 function isAbove(root: string, candidate: string): boolean {
   const relative = path.relative(candidate, root);
@@ -163,14 +189,18 @@ function namesOf(text: string): string[] {
  * is outside (whether it exists, is a link, a directory) never changes the answer, so an existing
  * and a missing target outside are refused alike. Before it reaches the root (the caller's path,
  * e.g. a workspace given through a link) it follows the host's path as the kernel does.
- * `undefined` on a link loop or past {@link MAX_LINKS} links (the kernel answers `ELOOP` there).
+ * `undefined` on a link loop or past {@link MAX_LINKS} links (the kernel answers `ELOOP` there),
+ * {@link TOO_MANY_NAMES} past {@link MAX_NAMES} names.
  */
-function lookupTarget(file: string, root: string): string | undefined {
+function lookupTarget(file: string, root: string): string | undefined | typeof TOO_MANY_NAMES {
   const pending = namesOf(file).reverse();
   let resolved = path.parse(file).root;
   let reached = isInside(root, resolved);
   let links = MAX_LINKS;
+  let names = MAX_NAMES;
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    names -= 1;
+    if (names < 0) return TOO_MANY_NAMES;
     if (name === ".") continue;
     const candidate = name === ".." ? path.dirname(resolved) : path.join(resolved, name);
     if (reached && !isInside(root, candidate) && !isAbove(root, candidate)) return candidate;
@@ -208,16 +238,17 @@ function lookupTarget(file: string, root: string): string | undefined {
  * and climbs back (`x -> /host/dir/../../workspace/f`) is found only when `/host/dir` exists, and
  * a missing one is refused ({@link NodeGitFileReader.absent}), so reading through it told the
  * model which host directories exist. A path the kernel found where its text says (no link on
- * the way, the usual case) took no other route and costs nothing more; otherwise the route is
- * walked name by name as the kernel's, and one that leaves the root is refused like a target
- * outside. (A name swapped between the open and that walk can still mislead it: a race, not an
- * answer the model reads off a planted link.)
+ * the way and no `..`, the usual case) took no other route and costs nothing more; otherwise the
+ * route is walked name by name as the kernel's, and one that leaves the root (or is too long to
+ * walk) is refused like a target outside. A `..` makes the text say nothing: `ws/a/../../ws/f` is
+ * `ws/f` to `path.resolve`, but the kernel climbs from where `a` leads. (A name swapped between
+ * the open and that walk can still mislead it: a race, not an answer the model reads off a
+ * planted link.)
  */
 function leftOnTheWay(file: string, root: string, located: string | undefined): boolean {
-  const resolved = path.resolve(file);
-  if (located === resolved) return false;
-  const target = lookupTarget(resolved, root);
-  return target === undefined || !isInside(root, target);
+  if (located === path.resolve(file) && !climbs(file)) return false;
+  const target = lookupTarget(absoluteOf(file), root);
+  return typeof target !== "string" || !isInside(root, target);
 }
 
 class NodeGitFileReader implements GitFileReader {
@@ -226,12 +257,15 @@ class NodeGitFileReader implements GitFileReader {
   /**
    * Confined: nothing is at `file`, but the answer must not depend on what is outside. A lookup
    * that leaves the root is refused exactly as an existing file outside is, so a planted link
-   * (`refs/heads/x -> /root/.ssh/id_rsa`) does not tell whether its target exists.
+   * (`refs/heads/x -> /root/.ssh/id_rsa`) does not tell whether its target exists. A lookup too
+   * long to walk is refused too, as {@link leftOnTheWay} refuses it when the kernel found something.
    */
   private absent(file: string): undefined {
     if (this.root === undefined) return undefined;
-    const target = lookupTarget(path.resolve(file), this.root);
-    if (target !== undefined && !isInside(this.root, target)) throw outsideWorkspaceError(file, this.root);
+    const target = lookupTarget(absoluteOf(file), this.root);
+    if (target === TOO_MANY_NAMES || (target !== undefined && !isInside(this.root, target))) {
+      throw outsideWorkspaceError(file, this.root);
+    }
     return undefined;
   }
 

@@ -20,7 +20,7 @@ import { parentIgnoreFiles } from "./grep-parent-ignores.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { withUnicodeClasses } from "./grep-unicode-classes.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
-import { hasControlCharacter } from "./listed-name.js";
+import { hasUnsafeCharacter, quotedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { confinementRoot } from "./walk-directory.js";
 
@@ -480,11 +480,12 @@ function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: str
 }
 
 /**
- * A path as grep prints it: as it is, or, when it holds a control character, as a JSON string
- * (`"a\nb.txt":1:text`), so that a name holding a line break can neither pass for two result
- * lines nor add a fake `[not searched: ...]` line. A name that starts with `"` is quoted too:
+ * A path as grep prints it: as it is, or, when it holds a control character, a line separator or a
+ * bidirectional override, as a JSON string (`"a\nb.txt":1:text`, those escaped as `\uXXXX`), so
+ * that a name holding a line break can neither pass for two result lines nor add a fake
+ * `[not searched: ...]` line. A name that starts with `"` is quoted too:
  * a file literally named `"a\nb.txt"` printed as `a⏎b.txt` does.
  */
 function displayPath(shown: string): string {
-  return hasControlCharacter(shown) || shown.startsWith('"') ? JSON.stringify(shown) : shown;
+  return hasUnsafeCharacter(shown) || shown.startsWith('"') ? quotedName(shown) : shown;
 }

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, open, opendir, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import { hasControlCharacter } from "./listed-name.js";
+import { hasUnsafeCharacter, quotedName } from "./listed-name.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
 import { inSyncSlices } from "./sync-slices.js";
 
@@ -56,7 +56,7 @@ export function unreadableLines(unreadable: readonly UnreadableDirectory[], belo
   return unreadable.map(({ relative, code }) => {
     const why = code === "EACCES" || code === "EPERM" ? `${code}: permission denied` : code;
     const where = below(relative);
-    return `[not read: ${hasControlCharacter(where) ? JSON.stringify(`${where}/`) : `${where}/`} (${why}); its entries are missing here]`;
+    return `[not read: ${hasUnsafeCharacter(where) ? quotedName(`${where}/`) : `${where}/`} (${why}); its entries are missing here]`;
   });
 }
 
