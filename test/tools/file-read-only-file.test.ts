@@ -28,18 +28,8 @@ afterEach(async () => {
 /** Runs `calls` in one run as a user that is not root (its TMPDIR, for the state directory, the workspace). */
 async function callsAsUser(calls: [string, object][]): Promise<ToolCallResult[]> {
   const { stdout } = await execFileAsync(
-    "setpriv",
-    [
-      `--reuid=${USER}`,
-      `--regid=${USER}`,
-      "--clear-groups",
-      "--",
-      process.execPath,
-      "--import",
-      "tsx",
-      support,
-      JSON.stringify({ workspace, calls }),
-    ],
+    process.execPath,
+    ["--import", "tsx", support, JSON.stringify({ workspace, calls, user: { uid: USER, gid: USER, groups: [] } })],
     { cwd: path.resolve(path.dirname(support), "../../.."), env: { ...process.env, HOME: workspace, TMPDIR: workspace } },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1) as string) as ToolCallResult[];

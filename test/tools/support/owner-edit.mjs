@@ -1,5 +1,5 @@
-// Runs file tool calls as whatever user this process is (the owner tests start it through
-// `setpriv` as a user that is not root). argv[2]: JSON { workspace, calls: [[tool, args], ...] };
+// Runs file tool calls as root or, given `user`, as that user (the owner and read-only tests: a
+// user that is not root). argv[2]: JSON { workspace, calls: [[tool, args], ...], user? };
 // a call named "$chmod" ({ path, mode }) changes a file's mode between calls, as this user.
 // Prints one JSON line: the results.
 import { chmod } from "node:fs/promises";
@@ -14,6 +14,15 @@ const run = createRegistry({ tools: createFileTools({}) }).createRun({
   profile: "full",
   permissions: { sandbox: "workspace", workspace: options.workspace },
 });
+// `user` ({ uid, gid, groups }): the calls run as that user. The privileges are dropped here, after
+// the modules are loaded as root: a checkout in a directory only root may enter (a `mktemp -d`
+// clone) cannot be loaded by that user, as it could not through `setpriv`. The file tools load
+// nothing later.
+if (options.user !== undefined) {
+  process.setgroups(options.user.groups);
+  process.setgid(options.user.gid);
+  process.setuid(options.user.uid);
+}
 const results = [];
 for (const [tool, args] of options.calls) {
   if (tool === "$chmod") await chmod(path.join(options.workspace, args.path), args.mode);
