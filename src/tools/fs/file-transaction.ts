@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   accessSync,
   close as closeCallback,
@@ -36,6 +35,7 @@ import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
 import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
+import { randomHex } from "./random-hex.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
 import { madeChainOf, removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
@@ -110,7 +110,7 @@ export { inParallel } from "./in-parallel.js";
 
 /** A short temporary name: a name of up to 255 bytes still has room for it beside it. */
 export function temporaryName(): string {
-  return `.atc-${randomBytes(8).toString("hex")}.tmp`;
+  return `.atc-${randomHex(8)}.tmp`;
 }
 
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
@@ -136,15 +136,34 @@ interface Kept {
 const NOTHING_KEPT: Kept = { mode: undefined, owner: undefined };
 
 /**
- * What to keep of a replaced file; refuses to replace what is not a plain file. `known`: the
- * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now.
+ * The user and group this process creates files as (`geteuid`, `getegid`), read once per change and
+ * handed to every file's {@link keptOf}: two system calls per file of a 500-file change otherwise,
+ * each giving the same answer. `undefined` off POSIX (no owner ids to keep there). Not kept for
+ * longer than a change: a host may switch its effective ids between calls.
  */
-function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): Kept {
+interface WriterIds {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** The effective ids new files get now (see {@link WriterIds}). */
+function writerIds(): WriterIds | undefined {
+  return process.geteuid === undefined || process.getegid === undefined
+    ? undefined
+    : { uid: process.geteuid(), gid: process.getegid() };
+}
+
+/**
+ * What to keep of a replaced file; refuses to replace what is not a plain file. `known`: the
+ * entry's `lstat` already taken under the locks (`null`: absent), else it is taken now. `writer`:
+ * {@link writerIds}, taken once for the change.
+ */
+function keptOf(parent: ParentEntry, requested: string, known: Stats | null | undefined, writer: WriterIds | undefined): Kept {
   const stats = known !== undefined ? (known ?? undefined) : lstatSync(parent.at(parent.name), { throwIfNoEntry: false });
   if (stats === undefined) return NOTHING_KEPT;
   if (!stats.isSymbolicLink()) {
     assertPlainFile(stats, requested);
-    assertWritable(parent, requested, stats);
+    assertWritable(parent, requested, stats, writer);
   }
   // Set-user-id and set-group-id bits are not carried to the new content (a write by root would
   // otherwise leave a set-id program with content the model chose).
@@ -152,8 +171,8 @@ function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): K
   // The new content is a new inode, created as this process's user: without a chown, root editing
   // another user's file took it from them (their own file then read-only to them).
   // (No owner ids off POSIX: nothing to keep there.)
-  const uid = process.geteuid?.() ?? stats.uid;
-  const gid = process.getegid?.() ?? stats.gid;
+  const uid = writer?.uid ?? stats.uid;
+  const gid = writer?.gid ?? stats.gid;
   const owned = stats.isSymbolicLink() || (stats.uid === uid && stats.gid === gid);
   return { mode, owner: owned ? undefined : { uid: stats.uid, gid: stats.gid } };
 }
@@ -165,8 +184,8 @@ function keptOf(parent: ParentEntry, requested: string, known?: Stats | null): K
  * Root may write any file (the kernel's answer too); only `EACCES` counts, so an immutable file
  * still fails at its rename, as before.
  */
-function assertWritable(parent: ParentEntry, requested: string, stats: Stats): void {
-  if (process.geteuid === undefined || process.geteuid() === 0) return;
+function assertWritable(parent: ParentEntry, requested: string, stats: Stats, writer: WriterIds | undefined): void {
+  if (writer === undefined || writer.uid === 0) return;
   try {
     accessSync(parent.at(parent.name), constants.W_OK);
   } catch (error) {
@@ -179,9 +198,9 @@ function assertWritable(parent: ParentEntry, requested: string, stats: Stats): v
 }
 
 /** The mode a staged change's temporary file gets and the owner it keeps. */
-function keptFor(staged: Staged): Kept {
+function keptFor(staged: Staged, writer: WriterIds | undefined): Kept {
   const { change, parent } = staged;
-  const kept = keptOf(parent, change.path, staged.existing);
+  const kept = keptOf(parent, change.path, staged.existing, writer);
   return change.mode === undefined ? kept : { mode: change.mode, owner: kept.owner };
 }
 
@@ -240,11 +259,11 @@ function needsChmod(mode: number, umask: number | undefined): boolean {
 }
 
 /** A temporary file filled by a function (a streamed download): its own handle, written and flushed. */
-async function fillStreamed(staged: Staged): Promise<void> {
+async function fillStreamed(staged: Staged, writer: WriterIds | undefined): Promise<void> {
   const { change, parent, temporary } = staged;
   const fill = change.after;
   if (temporary === undefined || typeof fill !== "function") return;
-  const { mode, owner } = keptFor(staged);
+  const { mode, owner } = keptFor(staged, writer);
   const handle = await open(parent.at(temporary), WRITE_FLAGS, mode ?? 0o666);
   // A failed close fails the change too (the caller removes the temporary file), without hiding
   // the filler's own error.
@@ -259,9 +278,9 @@ async function fillStreamed(staged: Staged): Promise<void> {
 }
 
 /** Creates `staged`'s temporary file and writes its content (given as bytes or text); returns the open descriptor. */
-function writeTemporarySync(staged: Staged, umask: number | undefined): number {
+function writeTemporarySync(staged: Staged, umask: number | undefined, writer: WriterIds | undefined): number {
   const { change, parent, temporary } = staged;
-  const { mode, owner } = keptFor(staged);
+  const { mode, owner } = keptFor(staged, writer);
   const fd = openSync(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
     const after = change.after as Uint8Array | string;
@@ -289,9 +308,9 @@ const chmodDescriptor = promisify(fchmodCallback);
 const closeDescriptor = promisify(closeCallback);
 
 /** {@link writeTemporarySync} through the thread pool (when the disk makes each step wait, see `inSyncSlices`). */
-async function writeTemporaryAsync(staged: Staged, umask: number | undefined): Promise<number> {
+async function writeTemporaryAsync(staged: Staged, umask: number | undefined, writer: WriterIds | undefined): Promise<number> {
   const { change, parent, temporary } = staged;
-  const { mode, owner } = keptFor(staged);
+  const { mode, owner } = keptFor(staged, writer);
   const fd = await openDescriptor(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
     const after = change.after as Uint8Array | string;
@@ -326,7 +345,8 @@ const MAX_FLUSH_WINDOW = 256;
 async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   const written = staged.filter((entry) => entry.temporary !== undefined && typeof entry.change.after !== "function");
   const streamed = staged.filter((entry) => typeof entry.change.after === "function");
-  await inParallel(streamed, (entry) => forFile(entry, fillStreamed));
+  const writer = writerIds();
+  await inParallel(streamed, (entry) => forFile(entry, (each) => fillStreamed(each, writer)));
   const errors: unknown[] = [];
   const flushing = new Set<Promise<void>>();
   const flush = (fd: number, index: number) => {
@@ -355,7 +375,7 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   for (; next < written.length && !pacer.slow; next++) {
     await room();
     try {
-      flush(writeTemporarySync(written[next] as Staged, umask), next);
+      flush(writeTemporarySync(written[next] as Staged, umask, writer), next);
     } catch (error) {
       errors[next] = error ?? new Error("write failed");
     }
@@ -365,7 +385,7 @@ async function fillTemporaries(staged: readonly Staged[]): Promise<void> {
   await inParallel(rest, async ({ entry, index }) => {
     await room();
     try {
-      flush(await writeTemporaryAsync(entry, umask), index);
+      flush(await writeTemporaryAsync(entry, umask, writer), index);
     } catch (error) {
       errors[index] = error ?? new Error("write failed");
     }
