@@ -1,3 +1,4 @@
+import { OutputReading, readOutputToEnd } from "../../tools/sandbox/output-reading.js";
 import type { SandboxedExit, SandboxedProcess } from "../../tools/sandbox/process-sandbox.js";
 import { OutputBuffer } from "./output-buffer.js";
 
@@ -20,14 +21,16 @@ export class MonitoredProcess {
     this.process = process;
     this.startedAt = now;
     this.output = new OutputBuffer(capacity);
-    const onData = (chunk: Buffer | string) => {
-      this.output.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    const onData = (chunk: Buffer) => {
+      this.output.push(chunk);
       this.notify();
     };
-    // A stream error (the process was killed) ends its output; `exited` says what happened.
-    process.stdout.on("data", onData).on("error", () => undefined);
-    process.stderr.on("data", onData).on("error", () => undefined);
-    this.exited = process.exited.then((exit) => {
+    const readings = [new OutputReading(process.stdout, onData), new OutputReading(process.stderr, onData)];
+    // Exited once its output is read to the end (or reading stopped, for a process holding it
+    // open): the exit's answer ("exited", with what it printed last) must not come before the
+    // last chunk the command wrote, which the host may read after it learned of the exit.
+    this.exited = process.exited.then(async (exit) => {
+      await readOutputToEnd(process, readings);
       this.exit = exit;
       this.notify();
       return exit;

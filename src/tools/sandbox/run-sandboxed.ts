@@ -1,6 +1,6 @@
-import type { Readable } from "node:stream";
 import { checkNumberOption } from "../../errors/check-number-option.js";
 import { byteCount } from "./byte-count.js";
+import { OutputReading, readOutputToEnd } from "./output-reading.js";
 import type { ProcessSandbox, SandboxedCommand, SandboxedExit } from "./process-sandbox.js";
 
 /**
@@ -39,7 +39,8 @@ export interface SandboxedResult extends SandboxedExit {
    * were ended: reading stopped there instead of waiting for that process. Possible only
    * unsandboxed: a descendant that escaped them and hid the output where it cannot be found, or a
    * process that was running before the command and received its output (an ssh ControlMaster
-   * given a mux client's descriptors), which is never ended.
+   * given a mux client's descriptors), which is never ended. What the command wrote up to then
+   * is all in `stdout` and `stderr`: reading stops only after the host has read the pipes dry.
    */
   readonly outputHeldOpen?: boolean;
 }
@@ -66,7 +67,12 @@ export async function runSandboxed(
 ): Promise<SandboxedResult> {
   const limit = checkOutputLimit(options.maxOutputBytes, "runSandboxed") ?? DEFAULT_MAX_OUTPUT_BYTES;
   const child = sandbox.spawn(command);
-  const outputs = Promise.all([collect(child.stdout, limit, "stdout"), collect(child.stderr, limit, "stderr")]);
+  const stdout = new KeptOutput(limit, "stdout");
+  const stderr = new KeptOutput(limit, "stderr");
+  const readings = [
+    new OutputReading(child.stdout, (chunk) => stdout.add(chunk)),
+    new OutputReading(child.stderr, (chunk) => stderr.add(chunk)),
+  ];
   const exit = await child.exited;
   // The exit comes once the command's processes are gone, so the pipes close at once, unless a
   // descendant escaped the group and the tag (unsandboxed: `setsid env -i sleep 1000 &`) and
@@ -74,94 +80,78 @@ export async function runSandboxed(
   // past a short grace, so neither the timeout nor the call's end depends on that process. This
   // holds on a clean exit too: a leftover of the command ends with it like the rest of its group
   // (long-running processes belong in the monitor tool), but a process that was running before
-  // the command and was handed the output is left alone; reading just stops.
-  let heldOpen = !(await settlesWithin(outputs, HOLDER_GRACE_MS));
-  if (heldOpen) {
-    child.kill("SIGKILL");
-    heldOpen = !(await settlesWithin(outputs, DRAIN_GRACE_MS));
-    if (heldOpen) {
-      child.stdout.destroy();
-      child.stderr.destroy();
-    }
-  }
-  const [stdout, stderr] = await outputs;
+  // the command and was handed the output is left alone; reading just stops, after everything
+  // the command wrote up to then was read.
+  const heldOpen = await readOutputToEnd(child, readings);
+  const out = stdout.result();
+  const err = stderr.result();
   return {
     ...exit,
-    stdout: stdout.text,
-    stderr: stderr.text,
-    truncated: stdout.truncated || stderr.truncated,
+    stdout: out.text,
+    stderr: err.text,
+    truncated: out.truncated || err.truncated,
     ...(heldOpen ? { outputHeldOpen: true } : {}),
   };
 }
 
-/** How long the output may stay open after the exit before the processes holding it are looked for. */
-const HOLDER_GRACE_MS = 250;
-
-/** How long reading goes on after that before it stops (a holder nobody could end). */
-const DRAIN_GRACE_MS = 1_000;
-
-/** True when `promise` settled within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
- * Reads a stream to its end in bounded memory: the first and the last half of `limit` bytes are
- * kept, with a marker between them saying how much was dropped. The end matters as much as the
- * start (a build's error, a test run's summary come last), and a reader that condenses the text
- * to head and tail again must find the real tail there, not the middle.
+ * A stream's output kept in bounded memory: the first and the last half of `limit` bytes, with a
+ * marker between them saying how much was dropped. The end matters as much as the start (a
+ * build's error, a test run's summary come last), and a reader that condenses the text to head
+ * and tail again must find the real tail there, not the middle.
  */
-async function collect(stream: Readable, limit: number, name: string): Promise<{ text: string; truncated: boolean }> {
-  const headLimit = Math.ceil(limit / 2);
-  const tailLimit = limit - headLimit;
-  const head: Buffer[] = [];
-  let headBytes = 0;
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
-  let total = 0;
-  try {
-    for await (const chunk of stream) {
-      let buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      total += buffer.length;
-      if (headBytes < headLimit) {
-        const taken = buffer.subarray(0, headLimit - headBytes);
-        head.push(taken);
-        headBytes += taken.length;
-        buffer = buffer.subarray(taken.length);
-      }
-      if (buffer.length === 0 || tailLimit === 0) continue;
-      // The chunks themselves are kept, never copied: the oldest go once the rest still cover
-      // the tail, so a gigabyte costs what reading it costs.
-      tail.push(buffer);
-      tailBytes += buffer.length;
-      while (tail.length > 1 && tailBytes - (tail[0] as Buffer).length >= tailLimit) {
-        tailBytes -= (tail.shift() as Buffer).length;
-      }
-    }
-  } catch {
-    // A stream error (the process was killed) ends the output; the exit says what happened.
+class KeptOutput {
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+  private total = 0;
+  private readonly limit: number;
+  private readonly name: string;
+
+  constructor(limit: number, name: string) {
+    this.limit = limit;
+    this.name = name;
+    this.headLimit = Math.ceil(limit / 2);
+    this.tailLimit = limit - this.headLimit;
   }
-  const headText = Buffer.concat(head);
-  const tailJoined = Buffer.concat(tail);
-  if (total <= limit) return { text: Buffer.concat([headText, tailJoined]).toString("utf8"), truncated: false };
-  // Cut on character boundaries: the tail starts at the first byte that begins a character.
-  let tailText = tailJoined.subarray(tailJoined.length - tailLimit);
-  let skip = 0;
-  while (skip < 3 && skip < tailText.length && ((tailText[skip] as number) & 0xc0) === 0x80) skip++;
-  tailText = tailText.subarray(skip);
-  const headKept = withoutPartialCharacter(headText);
-  // The bytes of a character cut in two count as cut: the number is exactly what is not shown.
-  const dropped = total - headKept.length - tailText.length;
-  const marker = `\n[... ${byteCount(dropped)} of ${name} cut here ...]\n`;
-  return { text: `${headKept.toString("utf8")}${marker}${tailText.toString("utf8")}`, truncated: true };
+
+  add(chunk: Buffer): void {
+    let buffer = chunk;
+    this.total += buffer.length;
+    if (this.headBytes < this.headLimit) {
+      const taken = buffer.subarray(0, this.headLimit - this.headBytes);
+      this.head.push(taken);
+      this.headBytes += taken.length;
+      buffer = buffer.subarray(taken.length);
+    }
+    if (buffer.length === 0 || this.tailLimit === 0) return;
+    // The chunks themselves are kept, never copied: the oldest go once the rest still cover the
+    // tail, so a gigabyte costs what reading it costs.
+    this.tail.push(buffer);
+    this.tailBytes += buffer.length;
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0] as Buffer).length >= this.tailLimit) {
+      this.tailBytes -= (this.tail.shift() as Buffer).length;
+    }
+  }
+
+  result(): { text: string; truncated: boolean } {
+    const headText = Buffer.concat(this.head);
+    const tailJoined = Buffer.concat(this.tail);
+    if (this.total <= this.limit) return { text: Buffer.concat([headText, tailJoined]).toString("utf8"), truncated: false };
+    // Cut on character boundaries: the tail starts at the first byte that begins a character.
+    let tailText = tailJoined.subarray(tailJoined.length - this.tailLimit);
+    let skip = 0;
+    while (skip < 3 && skip < tailText.length && ((tailText[skip] as number) & 0xc0) === 0x80) skip++;
+    tailText = tailText.subarray(skip);
+    const headKept = withoutPartialCharacter(headText);
+    // The bytes of a character cut in two count as cut: the number is exactly what is not shown.
+    const dropped = this.total - headKept.length - tailText.length;
+    const marker = `\n[... ${byteCount(dropped)} of ${this.name} cut here ...]\n`;
+    return { text: `${headKept.toString("utf8")}${marker}${tailText.toString("utf8")}`, truncated: true };
+  }
 }
 
 /** `bytes` without a character its end cuts in two. */
