@@ -30,6 +30,9 @@ interface Fixture {
 function startSkewed(fixture: string, skewMs: number, args: readonly string[]): Fixture {
   const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
   const child = spawnNode(script, args, {
+    // Not on the build yet: with the children on dist/ some of these tests time out (30 s) where
+    // src/ passes (stop 42, not yet explained; see the branch testtime42's report).
+    format: "src",
     imports: [skewedClock],
     cwd: root,
     env: { ...process.env, CLOCK_SKEW_MS: String(skewMs) },
