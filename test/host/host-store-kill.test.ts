@@ -3,7 +3,7 @@
 // and no later save looked. Now the temporary names its writer's pid and the next save removes
 // those of dead writers (at least 10 s old), as the MCP trust file's saves do; a live writer's,
 // even one stopped mid-save, stays, and that writer's save completes.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ProfileDirectory } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnNode } from "../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const saverScript = fileURLToPath(new URL("./support/profile-saver.ts", import.meta.url));
@@ -38,7 +39,7 @@ interface Saver {
 }
 
 function saver(): Saver {
-  const child = spawn(process.execPath, ["--import", "tsx", saverScript, directory, "shared"], {
+  const child = spawnNode(saverScript, [directory, "shared"], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

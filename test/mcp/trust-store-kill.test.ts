@@ -3,23 +3,20 @@
 // had acknowledged.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { JsonFileMcpTrustStore } from "agent-tool-catalog/mcp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { entryUrl, spawnNode } from "../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const writer = fileURLToPath(new URL("./fixtures/trust-writer.mjs", import.meta.url));
-// The built entry when there is one (npm test builds first): plain node starts in a tenth of the
-// time tsx does. Otherwise the source, under tsx.
-const built = join(root, "dist/mcp/index.js");
-const [entry, loader] = existsSync(built)
-  ? [pathToFileURL(built).href, []]
-  : [pathToFileURL(join(root, "src/mcp/index.ts")).href, ["--import", "tsx"]];
+// The built entry when it is current (npm test builds first): plain node starts in a tenth of the
+// time tsx does. Otherwise the source, under tsx (test/support/child-entry.ts).
+const entry = entryUrl("mcp/index");
 // Each writer is a new process importing the whole mcp entry (about 0.5-1 s of CPU): 20 rounds keep
 // the file near 20 s of the suite; each round kills after 1-7 acknowledged saves, so the kill lands
 // at varied points of a save.
@@ -35,7 +32,7 @@ afterEach(async () => {
 
 /** Starts a writer and kills it with SIGKILL a few saves after it began; resolves the last acknowledged index. */
 async function writeUntilKilled(file: string, first: number, savesBeforeKill: number): Promise<number> {
-  const child: ChildProcess = spawn(process.execPath, [...loader, writer, entry, file, String(first)], {
+  const child: ChildProcess = spawnNode(writer, [entry, file, String(first)], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

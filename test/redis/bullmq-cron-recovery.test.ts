@@ -5,13 +5,15 @@
  * active listed job and every active job has a scheduler, so nothing fires no-ops forever unseen
  * and nothing listed active never fires.
  */
-import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BullMqCronScheduler, type RedisTimeoutError } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { within } from "./support/hanging-redis.js";
 import { useRestartableRedis } from "./support/restartable-redis.js";
 
@@ -46,10 +48,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: cre
 
   /** The fixture process creates the job "crashed" and is killed with -9 at `point`. */
   async function createAndKill(prefix: string, point: KillPoint): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(redis.server.port), prefix, "cron"], {
+    const child = spawnNode(SCHEDULER, [String(redis.server.port), prefix, "cron"], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
-    });
+    }) as ChildProcessByStdio<Writable, Readable, null>;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     const lines = createInterface({ input: child.stdout });
     const next = () => new Promise<string>((resolve) => lines.once("line", resolve));

@@ -4,7 +4,7 @@
  * callback's due time between its two writes, a worker killed with `SIGKILL` inside `onFire`, and
  * every public method while Redis is stopped. Controls: the same callbacks without the fault.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { DelayedCallback } from "agent-tool-catalog/host";
@@ -12,6 +12,7 @@ import { BullMqCallbackManager, type RedisTimeoutError } from "agent-tool-catalo
 import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { within } from "./support/hanging-redis.js";
 import { useRestartableRedis } from "./support/restartable-redis.js";
 
@@ -24,7 +25,7 @@ const redisCapability = capability("redis");
 
 /** A fixture process and its stdout lines, one at a time. */
 function startFixture(script: string, args: readonly string[]) {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child: ChildProcess = spawnNode(script, [...args], {
     cwd: ROOT,
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -4,14 +4,16 @@
  * pause/resume races between two processes' schedulers, and the callback delay limits at their
  * edges. Each refusal has its control (the same thing in an accepted form).
  */
-import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { startRestartableRedis } from "./support/restartable-redis.js";
 
@@ -133,10 +135,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
    * with -9 and resumes Redis: whatever the process had sent lands, the rest never comes.
    */
   async function killMidWay(port: number, prefix: string, kind: "callback" | "cron", redis: { pause(): void; resume(): void }) {
-    const child = spawn(process.execPath, ["--import", "tsx", SCHEDULER, String(port), prefix, kind], {
+    const child = spawnNode(SCHEDULER, [String(port), prefix, kind], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
-    });
+    }) as ChildProcessByStdio<Writable, Readable, null>;
     const lines = createInterface({ input: child.stdout });
     const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
     expect(await next()).toBe("ready");

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRegistry, openRun } from "agent-tool-catalog";
@@ -7,6 +6,7 @@ import { RedisRunStore, RedisSubagentManager, RedisWorkflowService } from "agent
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -29,7 +29,7 @@ describe.skipIf(redisCapability.missing)(
     });
 
     it("lists the children a killed process started, and reports the ones it was running as failed", async () => {
-      const child = spawn(process.execPath, ["--import", "tsx", script, server.url, "kids", "conv-7-run", String(LEASE_MS)], {
+      const child = spawnNode(script, [server.url, "kids", "conv-7-run", String(LEASE_MS)], {
         cwd: root,
         stdio: ["ignore", "pipe", "inherit"],
       });

@@ -4,7 +4,7 @@
  * happens to look: a fixture process is started with its `Date.now` shifted by a minute (a
  * preloaded module, test/redis/fixtures/skewed-clock.mjs) while this process's clock is right.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
@@ -12,6 +12,7 @@ import { BullMqCallbackManager, BullMqCronScheduler, RedisApprovalBroker, RedisS
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -28,7 +29,11 @@ interface Fixture {
 /** Starts a fixture script with its wall clock `skewMs` off (positive: ahead). */
 function startSkewed(fixture: string, skewMs: number, args: readonly string[]): Fixture {
   const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", skewedClock, script, ...args], {
+  const child = spawnNode(script, args, {
+    // Not on the build yet: with the children on dist/ some of these tests time out (30 s) where
+    // src/ passes (stop 42, not yet explained; see the branch testtime42's report).
+    format: "src",
+    imports: [skewedClock],
     cwd: root,
     env: { ...process.env, CLOCK_SKEW_MS: String(skewMs) },
     stdio: ["ignore", "pipe", "inherit"],

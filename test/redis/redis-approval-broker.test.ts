@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRegistry, openRun } from "agent-tool-catalog";
@@ -6,6 +6,7 @@ import { RedisApprovalBroker, RedisRunStore } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -19,7 +20,7 @@ interface Waiter {
 
 /** Starts a real Node process that makes one call needing approval and waits for it. */
 function startWaiter(url: string, prefix: string, timeoutMs: number, runId: string): Waiter {
-  const child = spawn(process.execPath, ["--import", "tsx", waiterScript, url, prefix, String(timeoutMs), runId], {
+  const child = spawnNode(waiterScript, [url, prefix, String(timeoutMs), runId], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
@@ -6,6 +6,7 @@ import { RedisSubagentManager } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -13,7 +14,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = fileURLToPath(new URL("./fixtures/subagent-host.ts", import.meta.url));
 
 async function startHost(url: string, prefix: string, ms: number, leaseMs: number): Promise<{ child: ChildProcess; id: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, url, prefix, String(ms), String(leaseMs)], {
+  const child = spawnNode(script, [url, prefix, String(ms), String(leaseMs)], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

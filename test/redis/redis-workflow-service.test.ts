@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRegistry } from "agent-tool-catalog";
@@ -7,6 +7,7 @@ import { RedisWorkflowService } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { stepsWorkflow } from "./fixtures/steps-workflow.js";
 
@@ -23,7 +24,10 @@ interface Host {
 }
 
 async function startHost(url: string, stepMs: number, steps: number): Promise<Host> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
+  const child = spawnNode(script, [url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
+    // Not on the build yet: with the children on dist/ some of these tests time out (30 s) where
+    // src/ passes (stop 42, not yet explained; see the branch testtime42's report).
+    format: "src",
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

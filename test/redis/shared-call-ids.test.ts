@@ -4,14 +4,16 @@
  * twice. A host-given call id is now claimed in the run's store while the call runs; the second
  * process is answered `duplicate_call_id` and does not run the tool.
  */
-import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -20,10 +22,10 @@ const script = fileURLToPath(new URL("./fixtures/call-id-runner.ts", import.meta
 
 /** Runs the fixture; resolves its printed result. */
 function runner(url: string, args: readonly string[]): Promise<ToolCallResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, url, ...args], {
+  const child = spawnNode(script, [url, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
-  });
+  }) as ChildProcessByStdio<null, Readable, null>;
   let out = "";
   child.stdout.on("data", (chunk) => {
     out += chunk;

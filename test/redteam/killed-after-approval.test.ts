@@ -5,7 +5,7 @@
  * that resumes the run must not tell the model "the tool did not run; call it again": it may have
  * run, and a repeated deploy or payment is the worse mistake. Real processes, a real redis-server.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,6 +17,7 @@ import { RedisApprovalBroker, RedisRunStore } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
@@ -24,7 +25,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const runnerScript = fileURLToPath(new URL("../redis/fixtures/approved-runner.ts", import.meta.url));
 
 function startRunner(url: string, prefix: string, runId: string, effectFile: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", runnerScript, url, prefix, runId, effectFile], {
+  const child = spawnNode(runnerScript, [url, prefix, runId, effectFile], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -4,7 +4,7 @@
  * (temporary file, flush, rename; creation by hard link), so what is left always parses, and
  * exactly one create wins.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ProfileDirectory } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnNode } from "../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const writerScript = fileURLToPath(new URL("./support/profile-writer.ts", import.meta.url));
@@ -27,7 +28,7 @@ afterEach(async () => {
 });
 
 function writer(...args: string[]): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", writerScript, directory, ...args], {
+  const child = spawnNode(writerScript, [directory, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,5 +1,4 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
 import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { isProcessAlive } from "../../src/tools/fs/process-identity.js";
+import { childFormat } from "../support/child-entry.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/crash-worker.mjs");
-/** The worker loads the build when there is one (`npm test` builds first); CRASH_FORMAT=src forces the sources. */
-const format = process.env.CRASH_FORMAT ?? (existsSync(path.join(repo, "dist/tools/index.js")) ? "dist" : "src");
+/** The worker loads the build when it is current (`npm test` builds first; test/support/child-entry.ts); CRASH_FORMAT=src forces the sources. */
+const format = process.env.CRASH_FORMAT ?? childFormat();
 /** Iterations per workspace; three workspaces run side by side (30 kills in all; the bench runs 102). */
 const ITERATIONS = Number(process.env.CRASH_ITERATIONS ?? 10);
 const FILES = 10;

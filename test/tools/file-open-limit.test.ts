@@ -14,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { nodeChild } from "../support/child-entry.js";
 import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -36,7 +37,7 @@ async function seed(dirs: number, files = FILES): Promise<void> {
   for (let i = 0; i < files; i += 2) await writeFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
 }
 
-function patchUnder(
+async function patchUnder(
   limit: number,
   dirs: number,
   files = FILES,
@@ -46,9 +47,11 @@ function patchUnder(
   appendOnCommit?: string,
   stepClock = false,
 ): Promise<{ ok: boolean; error?: { code: string; message?: string }; appended?: boolean }> {
-  const config = JSON.stringify({ workspace, files, dirs, limit, extra, hold, before, appendOnCommit, stepClock });
+  const intents = appendOnCommit === undefined ? undefined : intentDirectory(await realpath(workspace));
+  const config = JSON.stringify({ workspace, files, dirs, limit, extra, hold, before, appendOnCommit, stepClock, intents });
+  const child = nodeChild(script, [config]);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--import", "tsx", script, config], { cwd: repo, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
     });
@@ -223,9 +226,9 @@ describe("a first group's directory moved away while a later group is written", 
     // The directory put back at its path, the next process's recovery removes them and the log.
     await rm(path.join(workspace, "d0"), { recursive: true });
     await rename(path.join(workspace, "away"), path.join(workspace, "d0"));
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, recover: true });
+    const child = nodeChild(recoverer, [JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
     await new Promise((resolve, reject) =>
-      execFile(process.execPath, ["--import", "tsx", recoverer, config], { cwd: repo, timeout: 120_000 }, (error) =>
+      execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error) =>
         error ? reject(error) : resolve(undefined),
       ),
     );
@@ -260,13 +263,11 @@ describe("a first group's directory moved away while a later group is written", 
       expect(path.dirname(file)).toBe("away");
       expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
     }
+    const child = nodeChild(recoverer, [JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
     const recover = () =>
       new Promise((resolve, reject) =>
-        execFile(
-          process.execPath,
-          ["--import", "tsx", recoverer, JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })],
-          { cwd: repo, timeout: 120_000 },
-          (error) => (error ? reject(error) : resolve(undefined)),
+        execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error) =>
+          error ? reject(error) : resolve(undefined),
         ),
       );
     // A recovery while nothing is at its path keeps the log (the temporary files are still named).
@@ -286,7 +287,8 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
 
   function start(check: boolean) {
     const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
-    return spawn(process.execPath, ["--import", "tsx", flipper, config], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+    const child = nodeChild(flipper, [config]);
+    return spawn(process.execPath, child.args, { cwd: repo, env: child.env, stdio: ["ignore", "pipe", "pipe"] });
   }
 
   /** Resolves with the exit code (or signal); `ready`: once the first patch landed. */
@@ -354,17 +356,12 @@ describe("a directory replaced between the passes of a change made in groups", (
   }
 
   function applyOnce(): Promise<{ ok: boolean; error?: { code: string } }> {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit });
+    const child = nodeChild(script, [JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit })]);
     return new Promise((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ["--import", "tsx", script, config],
-        { cwd: repo, timeout: 120_000 },
-        (error, stdout, stderr) => {
-          if (error) reject(new Error(`${error.message}\n${stderr}`));
-          else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
-        },
-      );
+      execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
+      });
     });
   }
 

@@ -8,7 +8,6 @@
 // the file it had been writing. (file-crash.test.ts covers multi-file apply_patch and whole
 // writes, each next change in a new process.)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,10 +17,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { processStartTime } from "../../src/tools/fs/process-identity.js";
+import { childFormat } from "../support/child-entry.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/single-file-kill-worker.mjs");
-const format = process.env.CRASH_FORMAT ?? (existsSync(path.join(repo, "dist/tools/index.js")) ? "dist" : "src");
+const format = process.env.CRASH_FORMAT ?? childFormat();
 /** Kills per operation; each costs a worker start (1-3 s under load with the sources). */
 const RUNS = Number(process.env.SINGLE_FILE_KILL_RUNS ?? 6);
 const CHUNK = 64 * 1024;

@@ -5,7 +5,7 @@
  * mid-save would fail its rename with ENOENT).
  * Usage: profile-saver.ts <directory> <name>
  */
-import { ProfileDirectory } from "../../../src/host/index.js";
+import { ProfileDirectory } from "agent-tool-catalog/host";
 
 const [directory = "", name = ""] = process.argv.slice(2);
 const profiles = new ProfileDirectory(directory);

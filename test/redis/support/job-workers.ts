@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { spawnNode } from "../../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const script = fileURLToPath(new URL("../fixtures/job-worker.ts", import.meta.url));
@@ -24,7 +25,7 @@ export interface JobWorker {
 
 /** Starts a worker process and resolves once its BullMQ workers are ready. */
 export async function startJobWorker(port: number, prefix: string, label: string): Promise<JobWorker> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, "127.0.0.1", String(port), prefix, label], {
+  const child = spawnNode(script, ["127.0.0.1", String(port), prefix, label], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

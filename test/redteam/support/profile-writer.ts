@@ -4,7 +4,7 @@
  * exclusive create and prints "created" or the error code, then exits.
  * Usage: profile-writer.ts <directory> <name> <writer id> [create]
  */
-import { ProfileDirectory } from "../../../src/host/index.js";
+import { ProfileDirectory } from "agent-tool-catalog/host";
 
 const [directory = "", name = "", writer = "", mode] = process.argv.slice(2);
 const profiles = new ProfileDirectory(directory);

@@ -1,15 +1,12 @@
 // Loops one apply_patch over `dirs` directories (file d{i}/f.txt flipped between "A i" and "B i")
 // until killed, under the open-file limit `limit` (set once src is loaded). argv[2]: JSON
 // { workspace, dirs, limit, check? }. Prints "ready" after its first change. With `check`, it is the next process instead: one `ls`, then it exits.
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadEntry } from "../../support/load-entry.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const { workspace, dirs, limit, check } = JSON.parse(process.argv[2]);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
-const core = await load("src/index.ts");
-const tools = await load("src/tools/index.ts");
+const core = await loadEntry("index");
+const tools = await loadEntry("tools/index");
 lowerOpenFileLimit(limit);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",

@@ -5,12 +5,13 @@
 // argv[2].appendOnCommit: a file to which "EXTERNAL" is appended (a writer that takes no lock) the
 // moment the workspace's intent log first says `committed` (seen by inotify, during the commit).
 // argv[2].stepClock: the file tools' pacing counts steps, not time (see below).
+// argv[2].intents: the workspace's intent directory (given with appendOnCommit; the parent computes it,
+// so that this child imports only public entries: the build's when the parent chose it).
 // Prints the call's result as JSON (with `appended` when appendOnCommit is given).
 import { appendFileSync, openSync, readdirSync, readFileSync, watch } from "node:fs";
-import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { loadEntry } from "../../support/load-entry.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const {
@@ -23,12 +24,10 @@ const {
   before = [],
   appendOnCommit,
   stepClock,
+  intents,
 } = JSON.parse(process.argv[2]);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
-const core = await load("src/index.ts");
-const tools = await load("src/tools/index.ts");
-const { intentDirectory } = await load("src/tools/fs/intent-log.ts");
+const core = await loadEntry("index");
+const tools = await loadEntry("tools/index");
 lowerOpenFileLimit(limit);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
@@ -46,7 +45,6 @@ if (appendOnCommit !== undefined) {
   // A first change makes the workspace's intent directory, to be watched.
   const seeded = await run.call("write", { path: "seed.txt", content: "seed\n" });
   if (!seeded.ok) throw new Error(JSON.stringify(seeded.error));
-  const intents = intentDirectory(await realpath(workspace));
   appended = false;
   const watcher = watch(intents, () => {
     if (appended) return;

@@ -2,15 +2,12 @@
 // i < dirs - 1, and d{dirs-1}/f.txt deleted (its content must be "old"). With `recover`, one `ls`
 // instead (the workspace's recovery runs first). argv[2]: JSON { workspace, dirs, limit?, recover? }.
 // Prints the call's result as JSON.
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadEntry } from "../../support/load-entry.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const { workspace, dirs, limit, recover = false } = JSON.parse(process.argv[2]);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
-const core = await load("src/index.ts");
-const tools = await load("src/tools/index.ts");
+const core = await loadEntry("index");
+const tools = await loadEntry("tools/index");
 if (limit !== undefined) lowerOpenFileLimit(limit);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
