@@ -12,7 +12,9 @@ import {
   confinementRoot,
   DEFAULT_SKIPPED_DIRECTORIES,
   type UnreadableDirectory,
+  undecodableLine,
   unreadableLines,
+  type WalkEntry,
   walkDirectory,
 } from "./walk-directory.js";
 
@@ -52,6 +54,8 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
         const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
         const confineTo = await confinementRoot(context, scope.root);
         const unreadable: UnreadableDirectory[] = [];
+        const unreachable: string[] = [];
+        const matches = (relative: string) => matcher.match(matchBase ? (relative.split("/").at(-1) ?? relative) : relative);
         const onUnreadable = (relative: string, code: string) => unreadable.push({ relative, code });
         for await (const entry of walkDirectory(opened.walkFrom, {
           skipDirectories: skip,
@@ -59,9 +63,7 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
           onUnreadable,
           ...confineTo,
         })) {
-          if (entry.kind === "directory") continue;
-          const subject = matchBase ? (entry.relative.split("/").at(-1) ?? entry.relative) : entry.relative;
-          if (!matcher.match(subject)) continue;
+          if (!listable(entry, matches, (line) => unreachable.push(line), prefix)) continue;
           if (found.length >= limit) {
             more = true;
             break;
@@ -71,13 +73,35 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
           found.push(listedName(fromWorkspace(prefix, entry.relative)));
         }
         // A directory that could not be read is named: "No files match" must not stand for its files.
-        const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
+        const notes = [
+          ...unreachable,
+          ...unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative)),
+        ];
         return globAnswer(input.pattern, scope.display(start), found, more ? limit : undefined, notes);
       } finally {
         await opened.close();
       }
     },
   });
+}
+
+/**
+ * Whether a walk's entry is a match to list. One whose name is not valid UTF-8 is never listed
+ * by a name (see `undecodableLine`): a note is added for it when it matches, and always for such a
+ * directory (its entries were not walked).
+ */
+function listable(
+  entry: WalkEntry,
+  matches: (relative: string) => boolean,
+  note: (line: string) => void,
+  prefix: string,
+): boolean {
+  if (entry.undecodable === true) {
+    if (entry.kind === "directory" || matches(entry.relative))
+      note(undecodableLine(fromWorkspace(prefix, entry.relative), entry.kind));
+    return false;
+  }
+  return entry.kind !== "directory" && matches(entry.relative);
 }
 
 /** The pattern's matcher; `matchBase`: it is matched against base names. */

@@ -7,7 +7,14 @@ import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { listedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { confinementRoot, type UnreadableDirectory, unreadableLines, type WalkEntry, walkDirectory } from "./walk-directory.js";
+import {
+  confinementRoot,
+  type UnreadableDirectory,
+  undecodableLine,
+  unreadableLines,
+  type WalkEntry,
+  walkDirectory,
+} from "./walk-directory.js";
 
 const lsInput = z.object({
   path: z.string().optional().describe("Default: workspace root"),
@@ -71,7 +78,9 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
 /** One `ls` line: indented name, `/` for directories, `@` for links, size for files. */
 async function listingLine(entry: WalkEntry, confined: boolean): Promise<string> {
   const indent = "  ".repeat(entry.depth - 1);
-  const name = listedName(entry.relative.split("/").at(-1) ?? entry.relative, "ls");
+  const base = entry.relative.split("/").at(-1) ?? entry.relative;
+  if (entry.undecodable === true) return `${indent}${undecodableLine(base, entry.kind)}`;
+  const name = listedName(base, "ls");
   if (entry.kind === "directory") return `${indent}${name}/`;
   if (entry.kind === "symlink") return `${indent}${name}@`;
   const size = entry.size ?? (confined ? undefined : (await lstat(entry.absolute).catch(() => undefined))?.size);
