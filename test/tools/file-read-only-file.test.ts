@@ -26,10 +26,11 @@ afterEach(async () => {
 });
 
 /** Runs `calls` in one run as a user that is not root (its TMPDIR, for the state directory, the workspace). */
-async function callsAsUser(calls: [string, object][]): Promise<ToolCallResult[]> {
+async function callsAsUser(calls: [string, object][], effectiveOnly = false): Promise<ToolCallResult[]> {
+  const user = { uid: USER, gid: USER, groups: [], effectiveOnly };
   const { stdout } = await execFileAsync(
     process.execPath,
-    ["--import", "tsx", support, JSON.stringify({ workspace, calls, user: { uid: USER, gid: USER, groups: [] } })],
+    ["--import", "tsx", support, JSON.stringify({ workspace, calls, user })],
     { cwd: path.resolve(path.dirname(support), "../../.."), env: { ...process.env, HOME: workspace, TMPDIR: workspace } },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1) as string) as ToolCallResult[];
@@ -104,6 +105,41 @@ describe.skipIf(!isRoot)("a read-only file of a user that is not root", () => {
     expect(await text("later.txt")).toBe("one\n");
     expect(removed?.ok).toBe(true);
     expect(await readdir(workspace)).not.toContain("gone.txt");
+  });
+});
+
+describe.skipIf(!isRoot)("the check is the kernel's, for the effective user, on the entry the directory handle holds", () => {
+  it("a process whose real user is root but effective user is not may not replace root's 0644 file; its own file changes", async () => {
+    // access(2), used before, asked as the real user (root): the file was replaced.
+    await chown(workspace, USER, USER);
+    await writeFile(path.join(workspace, "roots.txt"), "one\n");
+    await chmod(path.join(workspace, "roots.txt"), 0o644);
+    await userFile("own.txt", "one\n", 0o644);
+    const [read, edit, write, readOwn, editOwn] = await callsAsUser(
+      [
+        ["read", { path: "roots.txt" }],
+        ["edit", { path: "roots.txt", old_text: "one", new_text: "two" }],
+        ["write", { path: "roots.txt", content: "written\n" }],
+        ["read", { path: "own.txt" }],
+        ["edit", { path: "own.txt", old_text: "one", new_text: "two" }],
+      ],
+      true,
+    );
+    expect(read?.ok).toBe(true);
+    for (const refused of [edit, write]) {
+      expect(refused?.ok).toBe(false);
+      if (refused?.ok === false) {
+        expect(refused.error.code).toBe("permission_denied");
+        expect(refused.error.message).toContain('"roots.txt" is read-only for this user (mode 0644)');
+      }
+    }
+    expect(await text("roots.txt")).toBe("one\n");
+    expect((await stat(path.join(workspace, "roots.txt"))).uid).toBe(0);
+    // The positive control: the effective user's own file.
+    expect(readOwn?.ok).toBe(true);
+    expect(editOwn?.ok).toBe(true);
+    expect(await text("own.txt")).toBe("two\n");
+    expect(await leftovers()).toEqual([]);
   });
 });
 

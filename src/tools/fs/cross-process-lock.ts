@@ -65,7 +65,7 @@ export function lockDirectory(): string {
 }
 
 function lockBase(): string {
-  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : "user";
   return process.env.AGENT_TOOL_CATALOG_LOCK_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
 }
 

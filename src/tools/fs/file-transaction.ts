@@ -1,5 +1,4 @@
 import {
-  accessSync,
   close as closeCallback,
   closeSync,
   constants,
@@ -181,13 +180,20 @@ function keptOf(parent: ParentEntry, requested: string, known: Stats | null | un
  * Refuses to replace a file this process may not write (a user's read-only file, `chmod a-w`):
  * the rename needs only the directory's permission, so without this look a file the kernel would
  * refuse to open for writing was replaced all the same, and stayed read-only with the new content.
- * Root may write any file (the kernel's answer too); only `EACCES` counts, so an immutable file
- * still fails at its rename, as before.
+ *
+ * The kernel answers it: the entry is opened for writing (not truncated, `O_NONBLOCK` so a lease
+ * or a swapped-in FIFO cannot hold it) through the held directory's descriptor with `O_NOFOLLOW`,
+ * so the answer is this process's effective user, groups and ACLs on the very entry the rename
+ * replaces. `access(2)` by path, used before, checked the real user and followed a link the entry
+ * had become since its `lstat`: a one-bit answer about a host file, and a race. Root may write any
+ * file (the kernel's answer too); only `EACCES` counts, so an immutable file still fails at its
+ * rename, and a running program (`ETXTBSY`) is replaced, as before.
  */
 function assertWritable(parent: ParentEntry, requested: string, stats: Stats, writer: WriterIds | undefined): void {
   if (writer === undefined || writer.uid === 0) return;
+  let fd: number;
   try {
-    accessSync(parent.at(parent.name), constants.W_OK);
+    fd = openSync(parent.at(parent.name), WRITABLE_PROBE_FLAGS);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EACCES") return;
     const mode = (stats.mode & 0o777).toString(8).padStart(4, "0");
@@ -195,7 +201,12 @@ function assertWritable(parent: ParentEntry, requested: string, stats: Stats, wr
       hint: "Ask the user to make the file writable if it should change.",
     });
   }
+  closeSync(fd);
 }
+
+/** Opens an entry for writing without changing it, following no link and waiting for nothing. */
+const WRITABLE_PROBE_FLAGS =
+  constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** The mode a staged change's temporary file gets and the owner it keeps. */
 function keptFor(staged: Staged, writer: WriterIds | undefined): Kept {

@@ -3,7 +3,7 @@ import { Minimatch } from "minimatch";
 import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
-import { checkDirectoryStart } from "./directory-start.js";
+import { openDirectoryStart } from "./directory-start.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { forMinimatch, withoutLeadingDotSlash } from "./glob-pattern.js";
 import { listedName } from "./listed-name.js";
@@ -12,7 +12,9 @@ import {
   confinementRoot,
   DEFAULT_SKIPPED_DIRECTORIES,
   type UnreadableDirectory,
+  undecodableLine,
   unreadableLines,
+  type WalkEntry,
   walkDirectory,
 } from "./walk-directory.js";
 
@@ -41,46 +43,76 @@ export function createGlobTool(options: FileToolOptions = {}): AnyToolDefinition
       const scope = resolveFileScope(context, options);
       const requested = input.path ?? ".";
       const start = await scope.resolve(requested, "read");
-      await checkDirectoryStart(start, requested === "" ? "." : requested);
-      // A leading `./` anchors the pattern to the start (`./*.ts`: the top level's only).
-      const { pattern, matchBase } = forMinimatch(withoutLeadingDotSlash(input.pattern));
-      let matcher: Minimatch;
+      const opened = await openDirectoryStart(scope, start, requested === "" ? "." : requested);
       try {
-        matcher = new Minimatch(pattern, { dot: true, nocomment: true });
-      } catch (error) {
-        throw new ToolError("invalid_pattern", `Invalid glob pattern: ${(error as Error).message}`);
-      }
-      // A pattern without "/" (and not anchored) matches base names anywhere, as most users expect of "*.ts".
-      const limit = input.max_results ?? 500;
-      const prefix = scope.display(start);
-      const found: string[] = [];
-      let more = false;
-      const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
-      const confineTo = await confinementRoot(context, scope.root);
-      const unreadable: UnreadableDirectory[] = [];
-      const onUnreadable = (relative: string, code: string) => unreadable.push({ relative, code });
-      for await (const entry of walkDirectory(start, {
-        skipDirectories: skip,
-        signal: context.signal,
-        onUnreadable,
-        ...confineTo,
-      })) {
-        if (entry.kind === "directory") continue;
-        const subject = matchBase ? (entry.relative.split("/").at(-1) ?? entry.relative) : entry.relative;
-        if (!matcher.match(subject)) continue;
-        if (found.length >= limit) {
-          more = true;
-          break;
+        const { matcher, matchBase } = globMatcher(input.pattern);
+        // A pattern without "/" (and not anchored) matches base names anywhere, as most users expect of "*.ts".
+        const limit = input.max_results ?? 500;
+        const prefix = scope.display(start);
+        const found: string[] = [];
+        let more = false;
+        const skip = input.include_ignored === true ? new Set<string>() : DEFAULT_SKIPPED_DIRECTORIES;
+        const confineTo = await confinementRoot(context, scope.root);
+        const unreadable: UnreadableDirectory[] = [];
+        const unreachable: string[] = [];
+        const matches = (relative: string) => matcher.match(matchBase ? (relative.split("/").at(-1) ?? relative) : relative);
+        const onUnreadable = (relative: string, code: string) => unreadable.push({ relative, code });
+        for await (const entry of walkDirectory(opened.walkFrom, {
+          skipDirectories: skip,
+          signal: context.signal,
+          onUnreadable,
+          ...confineTo,
+        })) {
+          if (!listable(entry, matches, (line) => unreachable.push(line), prefix)) continue;
+          if (found.length >= limit) {
+            more = true;
+            break;
+          }
+          // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
+          // from the directory searched, "a.ts" of path "src" was file_not_found when read.
+          found.push(listedName(fromWorkspace(prefix, entry.relative)));
         }
-        // Named from the workspace, as read and edit take them (and as rg --files DIR prints): named
-        // from the directory searched, "a.ts" of path "src" was file_not_found when read.
-        found.push(listedName(fromWorkspace(prefix, entry.relative)));
+        // A directory that could not be read is named: "No files match" must not stand for its files.
+        const notes = [
+          ...unreachable,
+          ...unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative)),
+        ];
+        return globAnswer(input.pattern, scope.display(start), found, more ? limit : undefined, notes);
+      } finally {
+        await opened.close();
       }
-      // A directory that could not be read is named: "No files match" must not stand for its files.
-      const notes = unreadableLines(unreadable, (relative) => (relative === "" ? scope.display(start) : relative));
-      return globAnswer(input.pattern, scope.display(start), found, more ? limit : undefined, notes);
     },
   });
+}
+
+/**
+ * Whether a walk's entry is a match to list. One whose name is not valid UTF-8 is never listed
+ * by a name (see `undecodableLine`): a note is added for it when it matches, and always for such a
+ * directory (its entries were not walked).
+ */
+function listable(
+  entry: WalkEntry,
+  matches: (relative: string) => boolean,
+  note: (line: string) => void,
+  prefix: string,
+): boolean {
+  if (entry.undecodable === true) {
+    if (entry.kind === "directory" || matches(entry.relative))
+      note(undecodableLine(fromWorkspace(prefix, entry.relative), entry.kind));
+    return false;
+  }
+  return entry.kind !== "directory" && matches(entry.relative);
+}
+
+/** The pattern's matcher; `matchBase`: it is matched against base names. */
+function globMatcher(input: string): { readonly matcher: Minimatch; readonly matchBase: boolean } {
+  // A leading `./` anchors the pattern to the start (`./*.ts`: the top level's only).
+  const { pattern, matchBase } = forMinimatch(withoutLeadingDotSlash(input));
+  try {
+    return { matcher: new Minimatch(pattern, { dot: true, nocomment: true }), matchBase };
+  } catch (error) {
+    throw new ToolError("invalid_pattern", `Invalid glob pattern: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -44,7 +44,7 @@ interface IntentRecord {
 
 /** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
 function stateBase(): string {
-  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : "user";
   return process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
 }
 

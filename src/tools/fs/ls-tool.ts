@@ -2,12 +2,19 @@ import { lstat } from "node:fs/promises";
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
 import { z } from "zod";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
-import { checkDirectoryStart } from "./directory-start.js";
+import { openDirectoryStart } from "./directory-start.js";
 import { toFileToolError } from "./file-errors.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { listedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
-import { confinementRoot, type UnreadableDirectory, unreadableLines, type WalkEntry, walkDirectory } from "./walk-directory.js";
+import {
+  confinementRoot,
+  type UnreadableDirectory,
+  undecodableLine,
+  unreadableLines,
+  type WalkEntry,
+  walkDirectory,
+} from "./walk-directory.js";
 
 const lsInput = z.object({
   path: z.string().optional().describe("Default: workspace root"),
@@ -33,33 +40,37 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
       const scope = resolveFileScope(context, options);
       const requested = input.path ?? ".";
       const start = await scope.resolve(requested, "read");
-      await checkDirectoryStart(start, requested);
-      const limit = input.max_entries ?? 500;
-      const lines: string[] = [];
-      let more = false;
-      const confineTo = await confinementRoot(context, scope.root);
-      const unreadable: UnreadableDirectory[] = [];
-      const onUnreadable = (relative: string, code: string) => {
-        // The directory asked for: there is no listing to give (it said "0 entries").
-        if (relative === "") throw toFileToolError(Object.assign(new Error(code), { code }), requested);
-        unreadable.push({ relative, code });
-      };
-      for await (const entry of walkDirectory(start, {
-        maxDepth: input.depth ?? 1,
-        signal: context.signal,
-        onUnreadable,
-        ...confineTo,
-      })) {
-        const hidden = entry.relative.split("/").some((part) => part.startsWith("."));
-        if (hidden && input.all !== true) continue;
-        if (lines.length >= limit) {
-          more = true;
-          break;
+      const opened = await openDirectoryStart(scope, start, requested);
+      try {
+        const limit = input.max_entries ?? 500;
+        const lines: string[] = [];
+        let more = false;
+        const confineTo = await confinementRoot(context, scope.root);
+        const unreadable: UnreadableDirectory[] = [];
+        const onUnreadable = (relative: string, code: string) => {
+          // The directory asked for: there is no listing to give (it said "0 entries").
+          if (relative === "") throw toFileToolError(Object.assign(new Error(code), { code }), requested);
+          unreadable.push({ relative, code });
+        };
+        for await (const entry of walkDirectory(opened.walkFrom, {
+          maxDepth: input.depth ?? 1,
+          signal: context.signal,
+          onUnreadable,
+          ...confineTo,
+        })) {
+          const hidden = entry.relative.split("/").some((part) => part.startsWith("."));
+          if (hidden && input.all !== true) continue;
+          if (lines.length >= limit) {
+            more = true;
+            break;
+          }
+          lines.push(await listingLine(entry, confineTo.confineTo !== undefined));
         }
-        lines.push(await listingLine(entry, confineTo.confineTo !== undefined));
+        const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
+        return [header, ...lines, ...unreadableLines(unreadable, (relative) => relative)].join("\n");
+      } finally {
+        await opened.close();
       }
-      const header = `${scope.display(start)}: ${lines.length} entr${lines.length === 1 ? "y" : "ies"}${more ? ` (first ${limit}; raise max_entries or list a subdirectory)` : ""}`;
-      return [header, ...lines, ...unreadableLines(unreadable, (relative) => relative)].join("\n");
     },
   });
 }
@@ -67,7 +78,9 @@ export function createLsTool(options: FileToolOptions = {}): AnyToolDefinition {
 /** One `ls` line: indented name, `/` for directories, `@` for links, size for files. */
 async function listingLine(entry: WalkEntry, confined: boolean): Promise<string> {
   const indent = "  ".repeat(entry.depth - 1);
-  const name = listedName(entry.relative.split("/").at(-1) ?? entry.relative, "ls");
+  const base = entry.relative.split("/").at(-1) ?? entry.relative;
+  if (entry.undecodable === true) return `${indent}${undecodableLine(base, entry.kind)}`;
+  const name = listedName(base, "ls");
   if (entry.kind === "directory") return `${indent}${name}/`;
   if (entry.kind === "symlink") return `${indent}${name}@`;
   const size = entry.size ?? (confined ? undefined : (await lstat(entry.absolute).catch(() => undefined))?.size);

@@ -25,7 +25,7 @@ export function ensurePrivateDirectory(base: string, directory: string): Promise
 
 async function makeAndCheck(base: string, directory: string): Promise<void> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : undefined;
   if (uid === undefined) return;
   for (let current = directory; ; current = path.dirname(current)) {
     const stats = await lstat(current);

@@ -57,7 +57,7 @@ function isAlive(pid: number): boolean {
 export async function removeStaleTemporaries(target: string, now = Date.now()): Promise<number> {
   const pattern = temporaryPattern(target);
   const directory = dirname(target);
-  const uid = process.getuid?.();
+  const uid = process.geteuid?.();
   let removed = 0;
   for (const name of await readdir(directory).catch(() => [] as string[])) {
     const match = pattern.exec(name);

@@ -17,6 +17,8 @@ export interface WalkEntry {
   readonly depth: number;
   /** Size in bytes (files), read through the verified directory handle. */
   readonly size?: number;
+  /** See {@link ListedEntry.undecodable}: never entered, and `absolute` names no such entry. */
+  readonly undecodable?: true;
 }
 
 /** Options of {@link walkDirectory}. */
@@ -60,6 +62,17 @@ export function unreadableLines(unreadable: readonly UnreadableDirectory[], belo
   });
 }
 
+/**
+ * The line a listing gives an entry whose name is not valid UTF-8 in place of a name: the file
+ * tools take paths as text, so no path reaches it, and its lossy decoding would name its U+FFFD
+ * twin (a different file, when one exists). `where`: its path as the listing shows it, lossy.
+ */
+export function undecodableLine(where: string, kind: WalkEntry["kind"]): string {
+  const what = kind === "directory" ? `${where}/` : where;
+  const entries = kind === "directory" ? ", its entries are missing here" : "";
+  return `[not reachable by name: ${quotedName(what)} (its name is not valid UTF-8; U+FFFD stands for the bytes, so that name is another file or none; rename it outside the file tools to use it${entries})]`;
+}
+
 /** Directories that tools skip unless asked: version control data and dependency trees. */
 export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules", ".hg", ".svn"]);
 
@@ -74,12 +87,14 @@ export async function* walkDirectory(start: string, options: WalkOptions = {}): 
     const directory = queue.shift() as { absolute: string; relative: string; depth: number };
     options.signal?.throwIfAborted();
     const unreadable = (code: string) => options.onUnreadable?.(directory.relative, code);
-    for (const { name, kind, size } of await listDirectory(directory.absolute, options.confineTo, unreadable)) {
+    for (const { name, kind, size, undecodable } of await listDirectory(directory.absolute, options.confineTo, unreadable)) {
       const absolute = path.join(directory.absolute, name);
       const relative = directory.relative === "" ? name : `${directory.relative}/${name}`;
       const depth = directory.depth + 1;
-      yield size === undefined ? { absolute, relative, kind, depth } : { absolute, relative, kind, depth, size };
-      if (kind === "directory" && depth < maxDepth && options.skipDirectories?.has(name) !== true) {
+      const found: WalkEntry = { absolute, relative, kind, depth };
+      yield undecodable === true ? { ...found, undecodable } : size === undefined ? found : { ...found, size };
+      // One not valid UTF-8 cannot be named: its path would open its U+FFFD twin, if any.
+      if (kind === "directory" && undecodable !== true && depth < maxDepth && options.skipDirectories?.has(name) !== true) {
         queue.push({ absolute, relative, depth });
       }
     }
@@ -104,6 +119,12 @@ export interface ListedEntry {
   readonly kind: WalkEntry["kind"];
   /** Size of a regular file, when the listing was confined (read through the handle). */
   readonly size?: number;
+  /**
+   * The entry's name is not valid UTF-8: `name` is its lossy decoding (U+FFFD for the bad bytes),
+   * which names no entry, or another one (a file truly named with U+FFFD). No path string can
+   * reach it, so a listing names it as unreachable, never as that other name.
+   */
+  readonly undecodable?: true;
 }
 
 /**
@@ -150,10 +171,11 @@ export async function listDirectory(
     await inSyncSlices(
       entries,
       (entry, index) => {
-        if (entry.kind === "file") sized(index, lstatOrUndefined(path.join(via, entry.name))?.size);
+        if (entry.kind === "file" && entry.undecodable !== true) sized(index, lstatOrUndefined(path.join(via, entry.name))?.size);
       },
       async (entry, index) => {
-        if (entry.kind === "file") sized(index, (await lstat(path.join(via, entry.name)).catch(() => undefined))?.size);
+        if (entry.kind === "file" && entry.undecodable !== true)
+          sized(index, (await lstat(path.join(via, entry.name)).catch(() => undefined))?.size);
       },
     );
     return entries;
@@ -186,15 +208,21 @@ function reportUnreadable(error: unknown, onUnreadable: ((code: string) => void)
  * A directory's entries sorted by name; none when it cannot be read (skipped, as find(1) does,
  * and, as find(1) does, told: `onUnreadable`).
  */
-async function readSortedEntries(
-  directory: string,
-  onUnreadable?: (code: string) => void,
-): Promise<{ name: string; kind: WalkEntry["kind"] }[]> {
-  const entries: { name: string; kind: WalkEntry["kind"] }[] = [];
+async function readSortedEntries(directory: string, onUnreadable?: (code: string) => void): Promise<ListedEntry[]> {
+  const entries: ListedEntry[] = [];
   try {
-    for await (const entry of await opendir(directory)) {
+    // Names as bytes: decoded by Node, a name that is not valid UTF-8 came back as its U+FFFD
+    // twin, indistinguishable from a file truly named so. (@types/node's `opendir` omits the
+    // "buffer" encoding, which Node takes.)
+    for await (const entry of await opendir(directory, { encoding: "buffer" as BufferEncoding })) {
       const kind = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other";
-      entries.push({ name: entry.name, kind });
+      const bytes = entry.name as unknown as Buffer;
+      const name = bytes.toString("utf8");
+      entries.push(
+        Buffer.byteLength(name) === bytes.length && Buffer.from(name).equals(bytes)
+          ? { name, kind }
+          : { name, kind, undecodable: true },
+      );
     }
   } catch (error) {
     reportUnreadable(error, onUnreadable);

@@ -18,10 +18,17 @@ const run = createRegistry({ tools: createFileTools({}) }).createRun({
 // the modules are loaded as root: a checkout in a directory only root may enter (a `mktemp -d`
 // clone) cannot be loaded by that user, as it could not through `setpriv`. The file tools load
 // nothing later.
+// With `effectiveOnly`, only the effective ids change (the real user stays root): what a check by
+// the real user (`access(2)`) gets wrong.
 if (options.user !== undefined) {
   process.setgroups(options.user.groups);
-  process.setgid(options.user.gid);
-  process.setuid(options.user.uid);
+  if (options.user.effectiveOnly === true) {
+    process.setegid(options.user.gid);
+    process.seteuid(options.user.uid);
+  } else {
+    process.setgid(options.user.gid);
+    process.setuid(options.user.uid);
+  }
 }
 const results = [];
 for (const [tool, args] of options.calls) {
