@@ -201,9 +201,23 @@ function gateCommand(
     sandboxPid = Number(found[1]);
     waitUntilBlocked(sandboxPid);
   });
+  let unreadable = 0;
   const waitUntilBlocked = (pid: number) => {
     if (ended) return;
-    if (!blockedOnBlockFd(pid)) {
+    const state = blockedOnBlockFd(pid);
+    if (state === "gone") return;
+    // A sandbox process that just died (a zombie until bwrap reaps it) reads so too for a moment.
+    if (state === "unreadable" && ++unreadable < GATE_UNREADABLE_POLLS) {
+      setTimeout(() => waitUntilBlocked(pid), GATE_POLL_MS);
+      return;
+    }
+    if (state === "unreadable") {
+      // Never started unchecked, and never left waiting for ever either.
+      setup.failure = new Error(`cannot tell when the sandbox has finished its setup: /proc/${pid}/syscall is not readable`);
+      kill("SIGKILL");
+      return;
+    }
+    if (state === "setting-up") {
       setTimeout(() => waitUntilBlocked(pid), GATE_POLL_MS);
       return;
     }
@@ -223,23 +237,28 @@ function gateCommand(
 }
 
 const GATE_POLL_MS = 2;
+/** How many polls in a row may find the sandbox process's state unreadable before it is refused. */
+const GATE_UNREADABLE_POLLS = 100;
 
 /** The `read` system call's number, per architecture (for /proc/<pid>/syscall). */
 const READ_SYSCALL: Readonly<Record<string, string>> = { x64: "0", arm64: "63", riscv64: "63", ia32: "3", arm: "3" };
 
 /**
  * Whether `pid` is in `read(BLOCK_FD, ...)`: bwrap's sandbox process waiting on its block
- * descriptor, which it reads only after its last mount (`/proc/<pid>/syscall`: number, then arguments).
+ * descriptor, which it reads only after its last mount (`/proc/<pid>/syscall`: number, then
+ * arguments; `running` while it runs). `gone` once it has exited; `unreadable` when the host may
+ * not read the file (then the sandbox is refused rather than started unchecked).
  */
-function blockedOnBlockFd(pid: number): boolean {
+function blockedOnBlockFd(pid: number): "blocked" | "setting-up" | "gone" | "unreadable" {
   let fields: string[];
   try {
     fields = readFileSync(`/proc/${pid}/syscall`, "latin1").trim().split(" ");
-  } catch {
-    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ESRCH" ? "gone" : "unreadable";
   }
   const read = READ_SYSCALL[process.arch];
-  return (read === undefined || fields[0] === read) && fields[1] === `0x${BLOCK_FD.toString(16)}`;
+  return (read === undefined || fields[0] === read) && fields[1] === `0x${BLOCK_FD.toString(16)}` ? "blocked" : "setting-up";
 }
 
 /** The exit with what the plan's after-exit steps found: repaired files, a limit reached. */
