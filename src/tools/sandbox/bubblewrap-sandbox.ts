@@ -244,7 +244,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
     }
   }
 
-  /** What the mount table of a workspace command's sandbox must be (see {@link mountTableProblem}). */
+  /** What the mount table of a workspace command's sandbox must be (see `mountTableProblem`). */
   private expectedMounts(root: string, gitArgs: readonly string[]): ExpectedMounts {
     const readOnlyIdentity = ["/proc/sys", "/proc/fs", ...this.readOnlyPaths];
     for (const mount of this.system) if (mount.kind === "bind") readOnlyIdentity.push(mount.path);
