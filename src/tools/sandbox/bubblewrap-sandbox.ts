@@ -7,6 +7,7 @@ import {
   LAUNCHER_ENVIRONMENT,
   localScopeArguments,
   type MaskedEntry,
+  PROC_MASKS,
   SYSTEM_DIRECTORIES,
   type SystemMount,
   systemMounts,
@@ -20,11 +21,12 @@ import { isDescriptorExhaustion } from "./descriptor-exhaustion.js";
 import { type GitProtection, gitProtection } from "./git-protection.js";
 import { quarantineGitlinkRepositories } from "./gitlink-quarantine.js";
 import { LOCAL_SCOPE_CAPABILITIES } from "./local-scope-capabilities.js";
+import { type ExpectedMounts, mountTableProblem, readMountinfo } from "./mount-verification.js";
 import type { ProcessSandbox, SandboxCapabilities, SandboxedCommand, SandboxedProcess } from "./process-sandbox.js";
 import { type RequestedLimits, type ResourceLimitStatus, type ResourceLimits, requestedLimits } from "./resource-limits.js";
 import { confinedEnvironment, DEFAULT_PATH, inheritedEnvironment } from "./sandbox-environment.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
-import { type LaunchPlan, startSandboxedProcess } from "./sandboxed-process.js";
+import { BLOCK_FD, INFO_FD, type LaunchPlan, startSandboxedProcess } from "./sandboxed-process.js";
 import { buildSeccompFilter } from "./seccomp-filter.js";
 import { findTrustedExecutable } from "./trusted-executable.js";
 import { assertValidCommand, confineWorkingDirectory, existingWorkingDirectory } from "./validate-command.js";
@@ -174,6 +176,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
           confinedEnvironment(command.env, { home: SANDBOX_HOME }),
           command,
           () => afterWorkspaceCommand(root, git, controlFiles),
+          this.expectedMounts(root, git.args),
         );
       } catch (error) {
         controlFiles.close();
@@ -195,12 +198,15 @@ export class BubblewrapSandbox implements ProcessSandbox {
     env: Record<string, string>,
     command: SandboxedCommand,
     afterExit?: () => AfterCommandRepairs,
+    mounts?: ExpectedMounts,
   ): SandboxedProcess {
     const cgroup = command.limits === false ? undefined : this.commandCgroup();
     // With a cgroup, the launcher first moves itself into it, so bwrap and everything it starts
     // are inside from their first instruction; the group's cgroup.procs files come before bwrap's
     // arguments, counted.
-    const script = cgroup === undefined ? FD_CLOSING_SCRIPT : `${CGROUP_JOINING_SCRIPT}\n${FD_CLOSING_SCRIPT}`;
+    const closing = mounts === undefined ? FD_CLOSING_SCRIPT : VERIFIED_FD_CLOSING_SCRIPT;
+    const script = cgroup === undefined ? closing : `${CGROUP_JOINING_SCRIPT}\n${closing}`;
+    const gate = mounts === undefined ? [] : ["--info-fd", String(INFO_FD), "--block-fd", String(BLOCK_FD)];
     const joining = cgroup === undefined ? [] : [String(cgroup.procsFiles.length), ...cgroup.procsFiles];
     // bwrap passes on every descriptor it inherits; the launcher closes all but 0-3 first.
     const plan: LaunchPlan = {
@@ -210,7 +216,17 @@ export class BubblewrapSandbox implements ProcessSandbox {
       // stdin is a socket (Node's stdin pipes are socket pairs, which bash takes for rshd).
       // The command's environment reaches bwrap on fd 4 and is set only for the command: the
       // launcher and bwrap run on the host with a fixed one (see environmentArguments).
-      args: [...LAUNCHER_SHELL_OPTIONS, "-c", script, this.executable, ...joining, "--args", String(ENVIRONMENT_FD), ...args],
+      args: [
+        ...LAUNCHER_SHELL_OPTIONS,
+        "-c",
+        script,
+        this.executable,
+        ...joining,
+        ...gate,
+        "--args",
+        String(ENVIRONMENT_FD),
+        ...args,
+      ],
       cwd,
       env: { ...LAUNCHER_ENVIRONMENT },
       seccomp: this.seccomp,
@@ -218,6 +234,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
       processGroup: false,
       ...(afterExit === undefined ? {} : { afterExit }),
       ...(cgroup === undefined ? {} : { cgroup }),
+      ...(mounts === undefined ? {} : { verifyBeforeCommand: (pid: number) => mountsRefusal(pid, mounts) }),
     };
     try {
       return startSandboxedProcess(plan, command);
@@ -225,6 +242,23 @@ export class BubblewrapSandbox implements ProcessSandbox {
       void cgroup?.release();
       throw error;
     }
+  }
+
+  /** What the mount table of a workspace command's sandbox must be (see `mountTableProblem`). */
+  private expectedMounts(root: string, gitArgs: readonly string[]): ExpectedMounts {
+    const readOnlyIdentity = ["/proc/sys", "/proc/fs", ...this.readOnlyPaths];
+    for (const mount of this.system) if (mount.kind === "bind") readOnlyIdentity.push(mount.path);
+    const nullBound: string[] = [...PROC_MASKS.files];
+    for (const entry of this.masked) if (entry.kind === "file") nullBound.push(entry.path);
+    const protectedTmpfs: string[] = [];
+    const protectedBinds: string[] = [];
+    for (let index = 0; index < gitArgs.length; index++) {
+      const option = gitArgs[index];
+      const target = gitArgs[index + 1] ?? "";
+      if (option === "--tmpfs") protectedTmpfs.push(target);
+      else if (option === "--bind" || option === "--ro-bind") protectedBinds.push(gitArgs[index + 2] ?? "");
+    }
+    return { workspace: root, readOnlyIdentity, nullBound, protectedBinds, protectedTmpfs };
   }
 
   /** A new cgroup for one command, or none when no limit is enforced here. */
@@ -261,6 +295,30 @@ export const FD_CLOSING_SCRIPT = [
   "for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3|4) ;; *) exec {n}>&- ;; esac; done",
   'exec "$0" "$@"',
 ].join("\n");
+
+/**
+ * {@link FD_CLOSING_SCRIPT} for a launch whose sandbox is checked before its command runs: fd 5
+ * (bwrap's `--info-fd`) and fd 6 (its `--block-fd`) are kept too; bwrap closes both before the
+ * command starts.
+ */
+export const VERIFIED_FD_CLOSING_SCRIPT = FD_CLOSING_SCRIPT.replace("0|1|2|3|4)", "0|1|2|3|4|5|6)");
+
+/**
+ * Why the sandbox `pid` must not run its command: its mount table is not the one its arguments
+ * describe (another command of the workspace changed a path while bwrap mounted it), or it cannot
+ * be read. Checked while bwrap waits on its block descriptor, after its last mount.
+ */
+function mountsRefusal(pid: number, mounts: ExpectedMounts): Error | undefined {
+  const sandbox = readMountinfo(pid);
+  const host = readMountinfo("self");
+  const problem =
+    sandbox === undefined || host === undefined ? "its mount table cannot be read" : mountTableProblem(sandbox, host, mounts);
+  if (problem === undefined) return undefined;
+  return new SandboxUnavailableError(
+    `The sandbox was refused before the command ran: ${problem}. A path below the workspace changed while the sandbox was being set up (another command of this workspace still running, such as a monitor process, can do that); nothing ran.`,
+    { data: { reason: "mounts" } },
+  );
+}
 
 /**
  * The bash lines that run first in the launcher when the command has a cgroup: `$1` is how many

@@ -44,7 +44,20 @@ export interface LaunchPlan {
    * whole with the command (`SIGKILL`), read for the limit it ran into, and removed after it ended.
    */
   readonly cgroup?: CommandCgroup;
+  /**
+   * Checks the sandbox before its command runs (bubblewrap): the launcher gets fd 5 (bwrap's
+   * `--info-fd`, the sandbox's pid) and fd 6 (`--block-fd`, where bwrap waits after its mounts
+   * and before the command). Once bwrap waits there, this is called with the sandbox's pid; a
+   * problem it returns kills the sandbox before the command has run (the exit's `error`),
+   * `undefined` lets the command start.
+   */
+  readonly verifyBeforeCommand?: (sandboxPid: number) => Error | undefined;
 }
+
+/** The launcher's descriptor for bwrap's `--info-fd` when the plan verifies the sandbox. */
+export const INFO_FD = 5;
+/** The launcher's descriptor for bwrap's `--block-fd` when the plan verifies the sandbox. */
+export const BLOCK_FD = 6;
 
 /** How long a process may take to end after `SIGTERM` before it gets `SIGKILL`. */
 export const KILL_GRACE_MS = 2_000;
@@ -86,7 +99,9 @@ export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedComman
     // SIGTERM gives the command its grace period; SIGKILL ends everything in its cgroup too.
     if (signal === "SIGKILL") plan.cgroup?.killAll();
   };
-  const exited = watchExit(child, plan, request.signal, kill, tag, outputs);
+  const setup: SetupState = {};
+  if (plan.verifyBeforeCommand !== undefined) gateCommand(child, plan.verifyBeforeCommand, setup, kill);
+  const exited = watchExit(child, plan, request.signal, kill, tag, outputs, setup);
   // No pipes: the spawn failed (exited settles with its error); empty streams stand in for them.
   const stdout = child.stdout ?? Readable.from([]);
   const stderr = child.stderr ?? Readable.from([]);
@@ -100,6 +115,7 @@ function watchExit(
   kill: (signal?: NodeJS.Signals) => void,
   tag: string | undefined,
   outputs: CommandOutput | undefined,
+  setup: SetupState,
 ): Promise<SandboxedExit> {
   return new Promise<SandboxedExit>((resolve) => {
     let escalation: NodeJS.Timeout | undefined;
@@ -128,7 +144,8 @@ function watchExit(
       signal?.removeEventListener("abort", onAbort);
       if (escalation !== undefined) clearTimeout(escalation);
       plan.cleanup?.();
-      const result = afterExitResult(exit, plan);
+      const checked = setup.failure === undefined ? exit : { ...exit, error: setup.failure };
+      const result = afterExitResult(checked, plan);
       // The exit settles once the group is gone, so a caller that checks finds nothing left.
       if (plan.cgroup === undefined) resolve(result);
       else
@@ -144,6 +161,104 @@ function watchExit(
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** What {@link gateCommand} found: set when the sandbox was refused before its command ran. */
+interface SetupState {
+  failure?: Error;
+}
+
+/**
+ * Reads the sandbox's pid from bwrap's info descriptor, waits until bwrap blocks on its block
+ * descriptor (all mounts made, the command not started), then runs the plan's check: the command
+ * starts (a byte on the block descriptor) only when it finds nothing; otherwise the sandbox is
+ * killed there. Polled every {@link GATE_POLL_MS} ms, never busy.
+ */
+function gateCommand(
+  child: ChildProcess,
+  verify: (sandboxPid: number) => Error | undefined,
+  setup: SetupState,
+  kill: (signal?: NodeJS.Signals) => void,
+): void {
+  const stdio = child.stdio as unknown as ReadonlyArray<Readable | Writable | null> | undefined;
+  const info = stdio?.[INFO_FD] as Readable | null | undefined;
+  const block = stdio?.[BLOCK_FD];
+  if (info == null || !isWritable(block)) return;
+  block.on("error", () => undefined);
+  info.on("error", () => undefined);
+  let ended = false;
+  child.once("exit", () => {
+    ended = true;
+  });
+  let text = "";
+  let sandboxPid: number | undefined;
+  info.setEncoding("utf8");
+  info.on("data", (chunk: string) => {
+    if (sandboxPid !== undefined) return;
+    text += chunk;
+    const found = /"child-pid":\s*(\d+)/.exec(text);
+    if (found === null) return;
+    sandboxPid = Number(found[1]);
+    waitUntilBlocked(sandboxPid);
+  });
+  let unreadable = 0;
+  const waitUntilBlocked = (pid: number) => {
+    if (ended) return;
+    const state = blockedOnBlockFd(pid);
+    if (state === "gone") return;
+    // A sandbox process that just died (a zombie until bwrap reaps it) reads so too for a moment.
+    if (state === "unreadable" && ++unreadable < GATE_UNREADABLE_POLLS) {
+      setTimeout(() => waitUntilBlocked(pid), GATE_POLL_MS);
+      return;
+    }
+    if (state === "unreadable") {
+      // Never started unchecked, and never left waiting for ever either.
+      setup.failure = new Error(`cannot tell when the sandbox has finished its setup: /proc/${pid}/syscall is not readable`);
+      kill("SIGKILL");
+      return;
+    }
+    if (state === "setting-up") {
+      setTimeout(() => waitUntilBlocked(pid), GATE_POLL_MS);
+      return;
+    }
+    let failure: Error | undefined;
+    try {
+      failure = verify(pid);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+    }
+    if (failure === undefined) {
+      block.end("1");
+      return;
+    }
+    setup.failure = failure;
+    kill("SIGKILL");
+  };
+}
+
+const GATE_POLL_MS = 2;
+/** How many polls in a row may find the sandbox process's state unreadable before it is refused. */
+const GATE_UNREADABLE_POLLS = 100;
+
+/** The `read` system call's number, per architecture (for /proc/<pid>/syscall). */
+const READ_SYSCALL: Readonly<Record<string, string>> = { x64: "0", arm64: "63", riscv64: "63", ia32: "3", arm: "3" };
+
+/**
+ * Whether `pid` is in `read(BLOCK_FD, ...)`: bwrap's sandbox process waiting on its block
+ * descriptor, which it reads only after its last mount (`/proc/<pid>/syscall`: number, then
+ * arguments; `running` while it runs). `gone` once it has exited; `unreadable` when the host may
+ * not read the file (then the sandbox is refused rather than started unchecked).
+ */
+function blockedOnBlockFd(pid: number): "blocked" | "setting-up" | "gone" | "unreadable" {
+  let fields: string[];
+  try {
+    fields = readFileSync(`/proc/${pid}/syscall`, "latin1").trim().split(" ");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ESRCH" ? "gone" : "unreadable";
+  }
+  const read = READ_SYSCALL[process.arch];
+  return (read === undefined || fields[0] === read) && fields[1] === `0x${BLOCK_FD.toString(16)}` ? "blocked" : "setting-up";
 }
 
 /** The exit with what the plan's after-exit steps found: repaired files, a limit reached. */
@@ -189,8 +304,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): boolean {
 /** The launcher's descriptors: the standard streams, then fd 3 (seccomp) and fd 4 (arguments) when the plan has them. */
 function launcherStdio(stdinMode: "pipe" | "ignore" | "inherit", plan: LaunchPlan): Array<"pipe" | "ignore" | "inherit"> {
   const stdio: Array<"pipe" | "ignore" | "inherit"> = [stdinMode, "pipe", "pipe"];
-  if (plan.seccomp !== undefined || plan.argumentsFile !== undefined) stdio.push(plan.seccomp === undefined ? "ignore" : "pipe");
-  if (plan.argumentsFile !== undefined) stdio.push("pipe");
+  const verified = plan.verifyBeforeCommand !== undefined;
+  if (plan.seccomp !== undefined || plan.argumentsFile !== undefined || verified)
+    stdio.push(plan.seccomp === undefined ? "ignore" : "pipe");
+  if (plan.argumentsFile !== undefined || verified) stdio.push(plan.argumentsFile === undefined ? "ignore" : "pipe");
+  // fd 5 (info) and 6 (block)
+  if (verified) stdio.push("pipe", "pipe");
   return stdio;
 }
 
