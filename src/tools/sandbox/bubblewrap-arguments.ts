@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { type GitProtection, gitProtection } from "./git-protection.js";
+import { isInsideDirectory } from "./workspace-root.js";
 
 /** The file descriptor that carries the seccomp program into bwrap. */
 export const SECCOMP_FD = 3;
@@ -213,6 +214,19 @@ export function unreadableSystemEntries(roots: readonly string[] = ["/etc"]): Ma
 }
 
 /**
+ * `readOnlyPaths` split into those at or below the workspace and the others. The ones inside are
+ * read-only for the command although the workspace is writable: they are bound on top of it (and
+ * of the git protection), and the check of the sandbox's mount table requires each to be the
+ * topmost mount at its path, read-only.
+ */
+export function readOnlyPathsByPlace(workspace: string, readOnlyPaths: readonly string[]): [string[], string[]] {
+  const inside: string[] = [];
+  const outside: string[] = [];
+  for (const extra of readOnlyPaths) (isInsideDirectory(workspace, extra) ? inside : outside).push(extra);
+  return [inside, outside];
+}
+
+/**
  * The bwrap options of scope `"workspace"`: every namespace unshared (network included), no
  * capabilities, no nested user namespaces, system directories and `/proc/sys` read-only, the
  * {@link PROC_MASKS} hidden, private
@@ -239,9 +253,13 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
   }
   args.push(...procArguments(), "--dev", "/dev");
   for (const directory of PRIVATE_DIRECTORIES) args.push("--tmpfs", directory);
-  for (const extra of layout.readOnlyPaths) args.push("--ro-bind", extra, extra);
+  const [inside, outside] = readOnlyPathsByPlace(layout.workspace, layout.readOnlyPaths);
+  for (const extra of outside) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
   args.push(...(layout.git ?? gitProtection(layout.workspace)).args);
+  // Last, so nothing bound later (the workspace, the git protection's read-write git directories)
+  // covers them: bound before the workspace, as they were, they were hidden under its writable bind.
+  for (const extra of inside) args.push("--ro-bind", extra, extra);
   return args;
 }
 

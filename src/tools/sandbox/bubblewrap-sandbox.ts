@@ -8,6 +8,7 @@ import {
   localScopeArguments,
   type MaskedEntry,
   PROC_MASKS,
+  readOnlyPathsByPlace,
   SYSTEM_DIRECTORIES,
   type SystemMount,
   systemMounts,
@@ -58,6 +59,9 @@ export interface BubblewrapSandboxOptions {
   /**
    * More host paths visible read-only under scope `"workspace"`, for toolchains outside `/usr`
    * (for example the directory of `process.execPath` when Node lives under `/opt` or `~/.nvm`).
+   * An entry at or below the workspace is read-only for commands too: it is bound over the
+   * workspace's writable bind, and a command whose sandbox does not show it read-only is refused
+   * before it runs. (The file tools follow the run's permissions, not this option.)
    * @defaultValue `[]`
    */
   readonly readOnlyPaths?: readonly string[];
@@ -258,7 +262,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
       if (option === "--tmpfs") protectedTmpfs.push(target);
       else if (option === "--bind" || option === "--ro-bind") protectedBinds.push(gitArgs[index + 2] ?? "");
     }
-    return { workspace: root, readOnlyIdentity, nullBound, protectedBinds, protectedTmpfs };
+    const [readOnlyInWorkspace] = readOnlyPathsByPlace(root, this.readOnlyPaths);
+    return { workspace: root, readOnlyIdentity, nullBound, protectedBinds, protectedTmpfs, readOnlyInWorkspace };
   }
 
   /** A new cgroup for one command, or none when no limit is enforced here. */

@@ -74,6 +74,19 @@ describe("mountTableProblem", () => {
     expect(mountTableProblem(tmpfs, HOST, EXPECTED)).toBe("/tmp/ws/sub/.git/info is not protected");
   });
 
+  it("requires a readOnlyPaths entry inside the workspace to be its path's topmost mount, read-only", () => {
+    const expected = { ...EXPECTED, readOnlyInWorkspace: ["/tmp/ws/vendor"] };
+    const vendor = (id: number, parent: number, options: string) =>
+      `${id} ${parent} 254:0 /tmp/ws/vendor /tmp/ws/vendor ${options} - ext4 /dev/vda rw`;
+    expect(mountTableProblem(sandbox(vendor(120, 110, "ro")), HOST, expected)).toBeUndefined();
+    expect(mountTableProblem(sandbox(), HOST, expected)).toBe("/tmp/ws/vendor is not mounted");
+    expect(mountTableProblem(sandbox(vendor(120, 110, "rw")), HOST, expected)).toBe("/tmp/ws/vendor is writable");
+    // Read-only first, then covered by a writable bind of the same path: the writable one is what the command sees.
+    expect(mountTableProblem(sandbox(vendor(120, 110, "ro"), vendor(121, 120, "rw")), HOST, expected)).toBe(
+      "/tmp/ws/vendor is writable",
+    );
+  });
+
   it("refuses something else than /dev/null on a masked file", () => {
     const table = sandbox().replace("0:6 /null /etc/shadow", "0:6 /zero /etc/shadow");
     expect(mountTableProblem(table, HOST, EXPECTED)).toBe("/etc/shadow is not the host's /dev/null");

@@ -51,6 +51,8 @@ export interface ExpectedMounts {
   readonly nullBound: readonly string[];
   /** Workspace paths the git protection binds onto themselves: each must be a mount of its own content. */
   readonly protectedBinds: readonly string[];
+  /** `readOnlyPaths` at or below the workspace: each must be the topmost mount at its path, read-only. */
+  readonly readOnlyInWorkspace?: readonly string[];
 }
 
 /** The device nodes bwrap binds from the host's `/dev` into the sandbox's. */
@@ -75,11 +77,14 @@ export function mountTableProblem(sandboxTable: string, hostTable: string, expec
   const nullSource = hostLocation(host, "/dev/null");
   const nullBound = new Set(expected.nullBound);
   const mounted = new Set<string>();
+  // The table lists mounts in the order they were made: the last at a path is the one seen there.
+  const topmost = new Map<string, MountEntry>();
   // A file system the sandbox made (its tmpfs, proc, devpts, and what bwrap binds within them,
   // such as its proc's own `/proc/irq`) has a device no host mount has: no host data is in it.
   const hostDevices = new Set(host.map((entry) => entry.device));
   for (const entry of parseMountinfo(sandboxTable)) {
     const where = entry.mountPoint;
+    topmost.set(where, entry);
     if (!hostDevices.has(entry.device)) {
       mounted.add(where);
       continue;
@@ -97,9 +102,23 @@ export function mountTableProblem(sandboxTable: string, hostTable: string, expec
     if (!inWorkspace && !device && !entry.readOnly) return `${where} is writable`;
     mounted.add(where);
   }
+  return missingMount(expected, mounted, topmost);
+}
+
+/** Which mount the arguments made is not in the sandbox's table as they meant it, or `undefined`. */
+function missingMount(
+  expected: ExpectedMounts,
+  mounted: ReadonlySet<string>,
+  topmost: ReadonlyMap<string, MountEntry>,
+): string | undefined {
   if (!mounted.has(expected.workspace)) return `${expected.workspace} is not mounted`;
   for (const bind of [...expected.protectedBinds, ...expected.protectedTmpfs])
     if (!mounted.has(bind)) return `${bind} is not protected`;
+  for (const readOnly of expected.readOnlyInWorkspace ?? []) {
+    const top = topmost.get(readOnly);
+    if (top === undefined || !mounted.has(readOnly)) return `${readOnly} is not mounted`;
+    if (!top.readOnly) return `${readOnly} is writable`;
+  }
   return undefined;
 }
 
