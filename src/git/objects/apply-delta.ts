@@ -29,12 +29,13 @@ let copyOffset = 0;
 /** A size of the delta's header (7 bits a byte, least significant first) at {@link cursor}. */
 function readSize(delta: Uint8Array, length: number): number {
   let value = 0;
-  let shift = 0;
+  // 2 ** shift as a running product: a variable `**` calls the C library's pow, even optimized.
+  let scale = 1;
   let byte: number;
   do {
     byte = delta[cursor++] ?? 0;
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
   } while (byte & 0x80 && cursor < length);
   return value;
 }
