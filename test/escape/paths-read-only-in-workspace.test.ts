@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
-import { type Playground, playground, quote } from "./support/sandbox-harness.js";
+import { type Playground, playground, quote, spawnIn } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 
@@ -59,17 +59,3 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: readOnlyP
     60_000,
   );
 });
-
-/** Runs `command` in `sandbox` (the workspace as working directory); its stdout and stderr, or the refusal. */
-async function spawnIn(sandbox: BubblewrapSandbox, command: string): Promise<string> {
-  const child = sandbox.spawn({ command: "/bin/bash", args: ["-c", command], cwd: sandbox.workspace ?? "/" });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exit = await child.exited;
-  return exit.error === undefined ? output : `failed to start: ${exit.error.message}`;
-}

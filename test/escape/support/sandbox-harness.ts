@@ -12,6 +12,7 @@ import { createGlobTool } from "../../../src/tools/fs/glob-tool.js";
 import { createGrepTool, type GrepToolOptions } from "../../../src/tools/fs/grep-tool.js";
 import { createLsTool } from "../../../src/tools/fs/ls-tool.js";
 import { createReadTool } from "../../../src/tools/fs/read-tool.js";
+import type { BubblewrapSandbox } from "../../../src/tools/sandbox/bubblewrap-sandbox.js";
 import { type BashToolOptions, createBashTool } from "../../../src/tools/shell/bash-tool.js";
 
 /** A workspace and a directory outside it, removed by `dispose`. */
@@ -88,4 +89,21 @@ export function outcome(result: ToolCallResult): string {
 /** Single-quotes a string for bash. */
 export function quote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs `command` with bash straight in `sandbox` (the workspace as working directory), below the
+ * tools: its stdout and stderr together, or `failed to start: <why>` when the sandbox refused it.
+ */
+export async function spawnIn(sandbox: BubblewrapSandbox, command: string): Promise<string> {
+  const child = sandbox.spawn({ command: "/bin/bash", args: ["-c", command], cwd: sandbox.workspace ?? "/" });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exit = await child.exited;
+  return exit.error === undefined ? output : `failed to start: ${exit.error.message}`;
 }
