@@ -1,6 +1,12 @@
 import { defineConfig } from "tsup";
 import { subpaths } from "./scripts/subpaths.js";
 
+// `npm run build` builds everything. `npm test` (scripts/test-steps.ts) builds in two phases so the
+// unit tests start on the JavaScript while the declarations build beside them: `ATC_BUILD_PHASE=js`
+// (clean, then JavaScript only), then `ATC_BUILD_PHASE=types` (declarations only; removes only old
+// declarations, never the JavaScript the running tests load).
+const phase = process.env.ATC_BUILD_PHASE;
+
 export default defineConfig({
   entry: {
     ...Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
@@ -9,9 +15,9 @@ export default defineConfig({
     "schema-check-thread": "src/tool/schema-check-thread.ts",
   },
   format: ["esm", "cjs"],
-  dts: true,
+  dts: phase === "js" ? false : phase === "types" ? { only: true } : true,
   sourcemap: true,
-  clean: true,
+  clean: phase !== "types",
   target: "node20",
   splitting: true,
   // src/tool/load-on-demand.ts keeps only its own format's branch.

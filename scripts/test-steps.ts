@@ -1,11 +1,15 @@
 /**
  * `npm test`: every check, with the independent ones side by side. typecheck, docs:check and the
  * build's declaration pass are each one single-threaded compiler run, so one after another they
- * leave a core of a 2-core machine idle; the unit tests, api:check and package:check need only
- * the build. Order of what waits on what:
+ * leave a core of a 2-core machine idle. The unit tests need only the build's JavaScript (their
+ * child processes load dist/), which esbuild makes in seconds; the declarations (about a minute of
+ * compiler) are built beside the tests, and only api:check and package:check wait for them. The
+ * build is the same `npm run build` in two phases (tsup.config.ts, `ATC_BUILD_PHASE`). Order of
+ * what waits on what:
  *
- *   typecheck, lint, docs:check, build   (at once)
- *   build -> test:unit, api:check, package:check
+ *   typecheck, lint, docs:check, build:js   (at once)
+ *   build:js    -> test:unit, build:types
+ *   build:types -> api:check, package:check
  *
  * Each step's output is printed whole when it ends (never interleaved). The first step that fails
  * stops the others and fails the run, as `a && b && c` did; what ran is listed with its time.
@@ -13,20 +17,26 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
 interface Step {
+  /** How the step is named in the output and in `after`. */
+  readonly name: string;
+  /** The npm script and its arguments. */
   readonly script: string;
+  /** Added to the environment of the script. */
+  readonly env?: Readonly<Record<string, string>>;
   readonly after?: string;
 }
 
 const STEPS: readonly Step[] = [
-  { script: "typecheck" },
-  { script: "lint" },
-  { script: "docs:check" },
-  { script: "build" },
+  { name: "typecheck", script: "typecheck" },
+  { name: "lint", script: "lint" },
+  { name: "docs:check", script: "docs:check" },
+  { name: "build:js", script: "build", env: { ATC_BUILD_PHASE: "js" } },
   // The vitest type tests (test/types, `expectTypeOf`) are compiled by `typecheck` above with the
   // same tsconfig: a second whole-project tsc inside vitest would only repeat it.
-  { script: "test:unit -- --typecheck.enabled=false", after: "build" },
-  { script: "api:check", after: "build" },
-  { script: "package:check", after: "build" },
+  { name: "test:unit", script: "test:unit -- --typecheck.enabled=false", after: "build:js" },
+  { name: "build:types", script: "build", env: { ATC_BUILD_PHASE: "types" }, after: "build:js" },
+  { name: "api:check", script: "api:check", after: "build:types" },
+  { name: "package:check", script: "package:check", after: "build:types" },
 ];
 
 const running = new Map<string, ChildProcess>();
@@ -39,28 +49,29 @@ function start(step: Step): void {
   const began = Date.now();
   // Its own process group, so a failure elsewhere stops the step's children too (vitest's workers).
   const child = spawn("npm", ["run", "--silent", script as string, ...args], {
+    env: { ...process.env, ...step.env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  running.set(script as string, child);
-  process.stdout.write(`--- ${step.script} started at ${seconds(started)}\n`);
+  running.set(step.name, child);
+  process.stdout.write(`--- ${step.name} started at ${seconds(started)}\n`);
   const output: Buffer[] = [];
   child.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
   child.stderr?.on("data", (chunk: Buffer) => output.push(chunk));
   child.once("close", (code, signal) => {
-    running.delete(script as string);
+    running.delete(step.name);
     if (failed) return;
     const ok = code === 0;
-    process.stdout.write(`\n=== ${step.script}: ${ok ? "ok" : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(began)}\n`);
+    process.stdout.write(`\n=== ${step.name}: ${ok ? "ok" : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds(began)}\n`);
     process.stdout.write(Buffer.concat(output));
     if (!ok) {
       failed = true;
       for (const other of running.values()) stop(other);
-      process.stdout.write(`\nnpm test failed at ${step.script} after ${seconds(started)}\n`);
+      process.stdout.write(`\nnpm test failed at ${step.name} after ${seconds(started)}\n`);
       process.exitCode = 1;
       return;
     }
-    for (const next of STEPS) if (next.after === script) start(next);
+    for (const next of STEPS) if (next.after === step.name) start(next);
     if (running.size === 0) process.stdout.write(`\nnpm test: all ${STEPS.length} steps passed in ${seconds(started)}\n`);
   });
 }
