@@ -15,10 +15,13 @@ const APPROVAL_STRENGTH: Readonly<Record<ApprovalPolicy, number>> = { none: 0, d
  * The permissions of a child run (a sub-agent, a workflow step, a forked skill): what it asks for,
  * never wider than its parent's. Each axis takes the stricter of the two (sandbox
  * `unrestricted`, then `local`, then `workspace`; approval `none`, then `destructive`, then `all`); the workspace
- * is the parent's, or a directory inside it.
+ * is the parent's, or a directory inside it: as text once `..` is resolved (the result holds the
+ * normalized path) and on disk (real paths). The pair is remembered in the process, and the
+ * sandbox, the file tools and the git tools check it again each time they resolve the child's
+ * workspace, since the parent's commands may later replace a directory on the way by a link.
  *
  * @throws ConfigurationError `invalid_permission_config` when the requested workspace lies
- *   outside the parent's.
+ *   outside the parent's, as text or on disk.
  * @public
  */
 export function narrowPermissions(

@@ -3,7 +3,7 @@
  * sub-agent, a workflow step, a forked skill) may be given a workspace inside its parent's, never
  * wider: `narrowPermissions` compared the paths as text, so `<parent>/sub/../..` (which starts with
  * `<parent>/`) and `<parent>/link`, a link the parent's own sandboxed command made to a host
- * directory, passed, and the child's file tools and commands worked there. A directory the child
+ * directory, passed, and the child's file tools (and commands, given the real path as `cwd`) worked there. A directory the child
  * was given may also be replaced by such a link after the child was made. Controls: a child on a
  * real directory inside reads and writes there, and the host files the attacks aim at exist.
  */
@@ -12,6 +12,7 @@ import path from "node:path";
 import { createRegistry, type Registry, type Run } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { createGitTools, GIT_TOOL_NAMES } from "../../src/git/index.js";
+import { createMonitorTool } from "../../src/host/index.js";
 import { createFileTools } from "../../src/tools/fs/file-tools.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { FixtureRepository, git } from "../git/support/git-fixture.js";
@@ -30,7 +31,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: a child r
     ground = await playground();
     writeFileSync(path.join(ground.outside, "secret"), "host secret\n");
     mkdirSync(path.join(ground.workspace, "sub"));
-    registry = createRegistry({ tools: [...createFileTools(), createBashTool(), ...createGitTools()] });
+    registry = createRegistry({ tools: [...createFileTools(), createBashTool(), createMonitorTool(), ...createGitTools()] });
     parent = registry.createRun({ profile: "full", permissions: { sandbox: "workspace", workspace: ground.workspace } });
   });
   afterEach(async () => {
@@ -61,6 +62,20 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: a child r
     const there = await sh(run, "cat secret; echo x > written-by-bash-cwd", { cwd: ground.outside });
     if (there.stdout.includes("host secret")) reached.push("bash read (cwd)");
     if (existsSync(path.join(ground.outside, "written-by-bash-cwd"))) reached.push("bash write (cwd)");
+    const found = await run.call("grep", { pattern: "host secret", path: relative });
+    if (found.ok && String(found.output).includes("secret")) reached.push("grep");
+    run.activate(["monitor"]);
+    const started = await run.call("monitor", {
+      action: "start",
+      command: "cat secret; echo x > written-by-monitor",
+      cwd: relative,
+    });
+    if (started.ok) {
+      const { id } = started.output as { id: string };
+      const waited = await run.call("monitor", { action: "wait", id, timeout_seconds: 10 });
+      if (JSON.stringify(waited).includes("host secret")) reached.push("monitor read");
+    }
+    if (existsSync(path.join(ground.outside, "written-by-monitor"))) reached.push("monitor write");
     return reached;
   }
 
