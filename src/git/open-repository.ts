@@ -3,6 +3,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { type ToolContext, ToolError } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
+import { childWorkspaceEscape } from "../policy/child-workspaces.js";
 import { configValue } from "./config-value.js";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
@@ -153,6 +154,16 @@ export async function openRepository(context: ToolContext, options: OpenReposito
   // Under the workspace sandbox every read is confined to the workspace (or to the repository the
   // host named): a .git file, commondir, alternates or symlink that leads elsewhere is refused.
   const confined = context.permissions.sandbox === "workspace" && options.fs === undefined;
+  // A child run's workspace may have been replaced by a link since the run was made (its parent's
+  // commands own the directories on the way): its repository would be the link's target.
+  const leftBy = confined && configured === undefined ? childWorkspaceEscape(start) : undefined;
+  if (leftBy !== undefined) {
+    throw gitError(
+      "repository_outside_workspace",
+      `Refused to read the repository of this run's workspace: it must stay inside its parent run's workspace, but ${leftBy} (a directory on the way was replaced by a link).`,
+      "Ask the user to restore the directory.",
+    );
+  }
   const reader: GitFileReader = confined ? confinedReader(start) : unconfinedReader();
   const fs: FsClient = options.fs ?? (confined ? readerFsClient(reader) : nodeFs);
   const files = options.fs === undefined ? readerFileAccess(reader) : fileAccess(options.fs);

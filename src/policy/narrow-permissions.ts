@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { isWorkspaceInside, normalizeWorkspacePath, realWorkspaceEscape, rememberChildWorkspace } from "./child-workspaces.js";
 import {
   type ApprovalPolicy,
   type PermissionConfig,
@@ -10,22 +11,17 @@ import {
 const SANDBOX_STRENGTH: Readonly<Record<SandboxScope, number>> = { unrestricted: 0, local: 1, workspace: 2 };
 const APPROVAL_STRENGTH: Readonly<Record<ApprovalPolicy, number>> = { none: 0, destructive: 1, all: 2 };
 
-/** True when `child` is `parent` or a directory under it (lexically, `/` or `\` separated). */
-function isSameOrInside(child: string, parent: string): boolean {
-  const trim = (path: string) => path.replace(/[\\/]+$/, "");
-  const base = trim(parent);
-  const candidate = trim(child);
-  return candidate === base || candidate.startsWith(`${base}/`) || candidate.startsWith(`${base}\\`);
-}
-
 /**
  * The permissions of a child run (a sub-agent, a workflow step, a forked skill): what it asks for,
  * never wider than its parent's. Each axis takes the stricter of the two (sandbox
  * `unrestricted`, then `local`, then `workspace`; approval `none`, then `destructive`, then `all`); the workspace
- * is the parent's, or a directory inside it.
+ * is the parent's, or a directory inside it: as text once `..` is resolved (the result holds the
+ * normalized path) and on disk (real paths). The pair is remembered in the process, and the
+ * sandbox, the file tools and the git tools check it again each time they resolve the child's
+ * workspace, since the parent's commands may later replace a directory on the way by a link.
  *
  * @throws ConfigurationError `invalid_permission_config` when the requested workspace lies
- *   outside the parent's.
+ *   outside the parent's, as text or on disk.
  * @public
  */
 export function narrowPermissions(
@@ -42,14 +38,38 @@ export function narrowPermissions(
   const approval = APPROVAL_STRENGTH[asked.approval] >= APPROVAL_STRENGTH[parent.approval] ? asked.approval : parent.approval;
   let workspace = asked.workspace;
   if (parent.workspace !== undefined) {
-    if (workspace === undefined) workspace = parent.workspace;
-    else if (!isSameOrInside(workspace, parent.workspace)) {
-      throw new ConfigurationError(
-        "invalid_permission_config",
-        `permissions.workspace of a child run must be its parent's workspace (${parent.workspace}) or inside it; got ${workspace}.`,
-        { data: { field: "permissions.workspace" } },
-      );
-    }
+    if (workspace === undefined || workspace === parent.workspace) workspace = parent.workspace;
+    else workspace = checkChildWorkspace(workspace, parent.workspace);
   }
   return resolvePermissionConfig({ sandbox, approval, ...(workspace === undefined ? {} : { workspace }) });
+}
+
+/**
+ * The child's workspace, normalized, once it is shown to lie inside the parent's: as text (`..`
+ * segments resolved, so `<parent>/sub/../..` is the parent's parent) and on disk (real paths, so
+ * a link the parent's commands made inside the parent's workspace, `<parent>/link -> /`, does not
+ * widen the child). The pair is remembered so that the sandbox and the file tools check it again
+ * each time they resolve the child's workspace: a directory on the way may be replaced by a link
+ * later.
+ */
+function checkChildWorkspace(requested: string, parentWorkspace: string): string {
+  const child = normalizeWorkspacePath(requested);
+  const parent = normalizeWorkspacePath(parentWorkspace);
+  const outside = (why: string) =>
+    new ConfigurationError(
+      "invalid_permission_config",
+      `permissions.workspace of a child run must be its parent's workspace (${parentWorkspace}) or inside it; got ${requested}${why}.`,
+      { data: { field: "permissions.workspace" } },
+    );
+  if (!isWorkspaceInside(child, parent)) throw outside(child === requested ? "" : ` (${child})`);
+  const left = realWorkspaceEscape(child, parent);
+  if (left !== undefined) throw outside(`: ${left}`);
+  if (!rememberChildWorkspace(child, parent)) {
+    throw new ConfigurationError(
+      "invalid_permission_config",
+      "permissions.workspace: too many distinct child-run workspaces in this process to keep checking them; reuse workspaces.",
+      { data: { field: "permissions.workspace" } },
+    );
+  }
+  return child;
 }

@@ -1,12 +1,16 @@
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { ToolError } from "../../errors/tool-error.js";
+import { workspaceContainers } from "../../policy/child-workspaces.js";
 
 /**
  * The real path of a workspace directory. Every containment check compares real paths, so a
  * workspace reached through a symlink (macOS `/tmp` is `/private/tmp`) still contains its files.
  * @throws ConfigurationError `invalid_workspace` when it is not an existing absolute directory:
  *   that is the host's mistake, not the model's.
+ * @throws ToolError `path_outside_workspace` when it is a child run's workspace (see
+ *   `narrowPermissions`) whose real path is no longer inside its parent's.
  */
 export async function realWorkspaceRoot(workspace: string): Promise<string> {
   if (typeof workspace !== "string" || !path.isAbsolute(workspace)) {
@@ -19,6 +23,18 @@ export async function realWorkspaceRoot(workspace: string): Promise<string> {
     throw invalidWorkspace(workspace, "does not exist", error);
   }
   if (!(await stat(root)).isDirectory()) throw invalidWorkspace(workspace, "is not a directory");
+  // A child run's workspace lies inside its parent's, where the parent's commands may have
+  // replaced a directory on the way by a link since the child was made: checked at every use.
+  for (const container of workspaceContainers(workspace)) {
+    const outer = await realWorkspaceRoot(container);
+    if (!isInsideDirectory(outer, root)) {
+      throw new ToolError(
+        "path_outside_workspace",
+        `The workspace ${workspace} of this run must stay inside its parent run's workspace ${container}, but is now ${root} on disk (a directory on the way was replaced by a link). Nothing was done.`,
+        { hint: "Ask the user to restore the directory; this run can do nothing until then.", data: { workspace } },
+      );
+    }
+  }
   return root;
 }
 
