@@ -113,7 +113,12 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect(fired).toHaveLength(2);
   }, 90_000);
 
-  it("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async () => {
+  // These two side by side (own prefixes and worker processes; neither stops the server, unlike the
+  // tests before and after them): the second's worker start no longer waits for the first's
+  // stalled-job check.
+  it.concurrent("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async ({
+    expect,
+  }) => {
     const prefix = "crash-fire";
     const lockMs = 1_500;
     const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
@@ -140,7 +145,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect(fired).toHaveLength(2);
   }, 90_000);
 
-  it("a callback being fired cannot be cancelled and is not listed; a pending one is", async () => {
+  it.concurrent("a callback being fired cannot be cancelled and is not listed; a pending one is", async ({ expect }) => {
     const prefix = "firing-cancel";
     const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
     closers.push(() => scheduler.close());

@@ -8,7 +8,7 @@ import type { DelayedCallback } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
 
@@ -65,7 +65,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     };
   };
 
-  it("a create landing between a reconciling pass's two reads keeps its scheduler", async () => {
+  // Side by side: each test has its own prefix, managers and queues on the one server (none stops
+  // it), so their sweeps, stalled-job checks and quiet windows overlap instead of adding up.
+  it.concurrent("a create landing between a reconciling pass's two reads keeps its scheduler", async ({ expect }) => {
     const prefix = "race-reconcile";
     const creator = cron(prefix);
     const reconciler = cron(prefix);
@@ -115,7 +117,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect(await schedulers.getJobScheduler("cron_orphan")).toBeUndefined();
   }, 60_000);
 
-  it("a Redis error when a worker claims a callback: it is fired later, not marked failed", async () => {
+  it.concurrent("a Redis error when a worker claims a callback: it is fired later, not marked failed", async ({ expect }) => {
     const prefix = "claim-error";
     const fired: DelayedCallback[] = [];
     const manager = callbacks(prefix, fired);
@@ -138,7 +140,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect(fired).toHaveLength(2);
   }, 60_000);
 
-  it("a Redis error when recording a delivered callback's outcome: it is recorded fired, once", async () => {
+  it.concurrent("a Redis error when recording a delivered callback's outcome: it is recorded fired, once", async ({ expect }) => {
     const prefix = "end-error";
     const fired: DelayedCallback[] = [];
     const manager = callbacks(prefix, fired, async (callback) => {
@@ -162,7 +164,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect(fired).toHaveLength(2);
   }, 60_000);
 
-  it("a callback taken twice whose failed job BullMQ dropped is marked failed, not fired a third time", async () => {
+  it.concurrent("a callback taken twice whose failed job BullMQ dropped is marked failed, not fired a third time", async ({
+    expect,
+  }) => {
     const prefix = "dropped-failed";
     const fired: DelayedCallback[] = [];
     const manager = callbacks(prefix, fired);
@@ -188,7 +192,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
     expect(fired.map((callback) => callback.id)).toEqual([never.id]);
   }, 60_000);
 
-  it("close() while startWorker() waits for its worker leaves no sweeper or reconciler running", async () => {
+  it.concurrent("close() while startWorker() waits for its worker leaves no sweeper or reconciler running", async ({
+    expect,
+  }) => {
     const fields = (owner: object) => owner as unknown as { sweeper?: unknown; reconciler?: unknown };
     // Control: an awaited startWorker keeps its interval until close().
     const started = callbacks("close-race-control");

@@ -25,9 +25,6 @@ interface Host {
 
 async function startHost(url: string, stepMs: number, steps: number): Promise<Host> {
   const child = spawnNode(script, [url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
-    // Not on the build yet: with the children on dist/ some of these tests time out (30 s) where
-    // src/ passes (stop 42, not yet explained; see the branch testtime42's report).
-    format: "src",
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
