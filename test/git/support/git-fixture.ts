@@ -46,6 +46,32 @@ export function git(cwd: string, args: readonly string[], extraEnvironment: Read
   });
 }
 
+/**
+ * Runs the shell script `script` in `cwd` (stdin `input`), its git commands under the same fixed
+ * config as {@link git} (passed by `GIT_CONFIG_COUNT`); returns stdout. One process from the test
+ * for many git commands: a spawn from the test's large process costs more than the command.
+ */
+export function gitShell(cwd: string, script: string, input?: string): string {
+  const pairs: [string, string][] = [];
+  for (let index = 1; index < CONFIG.length; index += 2) {
+    const [key, value] = (CONFIG[index] as string).split("=") as [string, string];
+    pairs.push([key, value]);
+  }
+  const config = Object.fromEntries(
+    pairs.flatMap(([key, value], index) => [
+      [`GIT_CONFIG_KEY_${index}`, key],
+      [`GIT_CONFIG_VALUE_${index}`, value],
+    ]),
+  );
+  return execFileSync("sh", ["-c", script], {
+    cwd,
+    env: { ...ENVIRONMENT, GIT_CONFIG_COUNT: String(pairs.length), ...config },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...(input === undefined ? {} : { input }),
+  });
+}
+
 /** A fresh temporary directory. */
 export function temporaryDirectory(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `atc-git-${prefix}-`));
