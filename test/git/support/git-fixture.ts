@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -70,6 +70,39 @@ export function gitShell(cwd: string, script: string, input?: string): string {
     maxBuffer: 64 * 1024 * 1024,
     ...(input === undefined ? {} : { input }),
   });
+}
+
+/** What one command of {@link gitMany} gave: whether it exited 0, and its stdout. */
+export interface GitAnswer {
+  readonly ok: boolean;
+  readonly stdout: string;
+}
+
+/** `text` as one shell word. */
+const shellWord = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs each `git <args>` of `commands` in `cwd` as {@link git} would (same config, same
+ * environment), from one shell: each command's stdout and exit status go to a file, read back
+ * here. For read-only queries of a built repository (any bytes in the output, NUL included).
+ */
+export function gitMany(cwd: string, commands: readonly (readonly string[])[]): GitAnswer[] {
+  const outputs = mkdtempSync(path.join(tmpdir(), "atc-git-many-"));
+  try {
+    const script = commands
+      .map(
+        (args, index) =>
+          `git ${[...CONFIG, ...args].map(shellWord).join(" ")} > ${shellWord(path.join(outputs, String(index)))}; echo $? > ${shellWord(path.join(outputs, `${index}.status`))}`,
+      )
+      .join("\n");
+    execFileSync("sh", ["-c", script], { cwd, env: ENVIRONMENT, stdio: ["ignore", "ignore", "ignore"] });
+    return commands.map((_, index) => ({
+      ok: readFileSync(path.join(outputs, `${index}.status`), "utf8").trim() === "0",
+      stdout: readFileSync(path.join(outputs, String(index)), "utf8"),
+    }));
+  } finally {
+    rmSync(outputs, { recursive: true, force: true });
+  }
 }
 
 /** A fresh temporary directory. */
