@@ -15,7 +15,7 @@ import type { DiffRangeOutput } from "../../src/git/diff-range-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
-import { git, removeDirectory } from "./support/git-fixture.js";
+import { type GitAnswer, git, gitMany, removeDirectory } from "./support/git-fixture.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 import {
   buildRepository,
@@ -35,8 +35,18 @@ const SEED = Number(process.env.GIT_FUZZ_SEED ?? 3607);
 const NO_SHRINK = process.env.GIT_FUZZ_SHRINK === "0";
 
 const short = (id: string) => id.slice(0, 10);
-const logIds = (directory: string, args: readonly string[]) =>
-  git(directory, ["log", "--format=%H", ...args])
+
+/**
+ * The CLI's answers are asked for in batches (gitMany: one shell per batch, not a spawn per
+ * command from this process); a command a comparison uses must have succeeded, as git() requires.
+ */
+function must(answer: GitAnswer | undefined): string {
+  if (answer?.ok !== true) throw new Error("a git command failed");
+  return answer.stdout;
+}
+const logArgs = (args: readonly string[]) => ["log", "--format=%H", ...args];
+const ids = (answer: GitAnswer | undefined) =>
+  must(answer)
     .split("\n")
     .filter((line) => /^[0-9a-f]{40}$/.test(line))
     .map(short);
@@ -53,8 +63,13 @@ function treeFiles(directory: string, revision: string): { path: string; mode: s
 }
 
 async function compareHistories(directory: string, run: Run): Promise<void> {
-  for (const file of [...PATHS, "d", "d/e"]) {
-    const expected = logIds(directory, ["--", file]);
+  const files = [...PATHS, "d", "d/e"];
+  const logs = gitMany(
+    directory,
+    files.map((file) => logArgs(["--", file])),
+  );
+  for (const [index, file] of files.entries()) {
+    const expected = ids(logs[index]);
     const result = await run.call("git_file_history", { path: file, follow_renames: false, max_results: 200 });
     if (expected.length === 0) {
       // A path no commit ever changed: the tool says so (git prints nothing).
@@ -70,12 +85,21 @@ async function compareHistories(directory: string, run: Run): Promise<void> {
 }
 
 async function compareBlame(directory: string, run: Run, revision: string): Promise<void> {
-  for (const { path: file, mode } of treeFiles(directory, revision)) {
-    if (mode === "120000" || mode === "160000") continue;
-    const text = git(directory, ["show", `${revision}:${file}`]);
+  const files = treeFiles(directory, revision)
+    .filter(({ mode }) => mode !== "120000" && mode !== "160000")
+    .map(({ path: file }) => file);
+  const answers = gitMany(
+    directory,
+    files.flatMap((file) => [
+      ["show", `${revision}:${file}`],
+      ["blame", "--porcelain", revision, "--", file],
+    ]),
+  );
+  for (const [index, file] of files.entries()) {
+    const text = must(answers[2 * index]);
     if (text.includes("\0") || text === "") continue;
     const expected = new Map<number, string>();
-    for (const line of git(directory, ["blame", "--porcelain", revision, "--", file]).split("\n")) {
+    for (const line of must(answers[2 * index + 1]).split("\n")) {
       const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
       if (match !== null) expected.set(Number(match[3]), short(match[1] ?? ""));
     }
@@ -96,9 +120,16 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
     [commits[Math.floor(commits.length / 2)] as string, "HEAD"],
     [commits[1] ?? "HEAD", commits[commits.length - 2] ?? "HEAD"],
   ];
-  for (const [from, to, scope] of pairs) {
-    const pathArgs = scope === undefined ? [] : ["--", scope];
-    const raw = git(directory, ["diff", "--numstat", "-z", "-M", from, to, ...pathArgs]).split("\0");
+  const pathArgs = (scope: string | undefined) => (scope === undefined ? [] : ["--", scope]);
+  const answers = gitMany(
+    directory,
+    pairs.flatMap(([from, to, scope]) => [
+      ["diff", "--numstat", "-z", "-M", from, to, ...pathArgs(scope)],
+      ["diff", "-M", from, to, ...pathArgs(scope)],
+    ]),
+  );
+  for (const [pair, [from, to, scope]] of pairs.entries()) {
+    const raw = must(answers[2 * pair]).split("\0");
     const expected: { path: string; previous?: string; added?: number; removed?: number }[] = [];
     for (let index = 0; index < raw.length - 1; index++) {
       const [added = "", removed = "", name = ""] = (raw[index] ?? "").split("\t");
@@ -124,7 +155,7 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
     expect(answer.files_changed, label).toBe(expected.length);
     expect(answer.added, label).toBe(expected.reduce((sum, file) => sum + (file.added ?? 0), 0));
     expect(answer.removed, label).toBe(expected.reduce((sum, file) => sum + (file.removed ?? 0), 0));
-    const text = git(directory, ["diff", "-M", from, to, ...pathArgs]);
+    const text = must(answers[2 * pair + 1]);
     // Plans write lines of thousands of characters: over its text budget the tool cuts the text and says so.
     if (answer.truncated) expect(text.length, label).toBeGreaterThan(answer.diff.length);
     else expect(answer.diff, label).toBe(text);
@@ -132,13 +163,15 @@ async function compareDiffs(directory: string, run: Run): Promise<void> {
 }
 
 async function compareContributors(directory: string, run: Run): Promise<void> {
-  for (const scope of [undefined, "d", "a.txt"]) {
-    const pathArgs = scope === undefined ? [] : ["--", scope];
+  const scopes = [undefined, "d", "a.txt"];
+  const answers = gitMany(
+    directory,
+    scopes.map((scope) => ["shortlog", "-sne", "HEAD", ...(scope === undefined ? [] : ["--", scope])]),
+  );
+  for (const [index, scope] of scopes.entries()) {
     // git shortlog -sne: one line per exact "Name <email>".
     const expected = new Map<string, number>();
-    for (const line of git(directory, ["shortlog", "-sne", "HEAD", ...pathArgs])
-      .split("\n")
-      .filter(Boolean)) {
+    for (const line of must(answers[index]).split("\n").filter(Boolean)) {
       const [count = "", person = ""] = line.trim().split("\t");
       expected.set(person, Number(count));
     }
@@ -165,34 +198,28 @@ async function compareSearches(directory: string, run: Run): Promise<void> {
     { args: { query: "gamma", mode: "pickaxe", path: "d" }, cli: ["-Sgamma", "--", "d"] },
     { args: { query: "side", mode: "message", ref: "side-1" }, cli: ["-i", "-F", "--grep=side", "side-1"] },
   ];
-  const branches = git(directory, ["branch", "--list", "side-1"]);
-  for (const { args, cli } of cases) {
+  const [branchList, ...logs] = gitMany(directory, [["branch", "--list", "side-1"], ...cases.map(({ cli }) => logArgs(cli))]);
+  const branches = must(branchList);
+  for (const [index, { args }] of cases.entries()) {
     if (args.ref !== undefined && branches === "") continue;
     const answer = output<LogSearchOutput>(await run.call("git_log_search", { ...args, max_results: 200 }));
     expect(
       answer.commits.map((commit) => commit.sha),
       JSON.stringify(args),
-    ).toEqual(logIds(directory, cli));
+    ).toEqual(ids(logs[index]));
   }
 }
 
-/** Whether `path` is in HEAD's tree (a file or a directory). */
-function existsAtHead(directory: string, path: string): boolean {
-  try {
-    git(directory, ["cat-file", "-e", `HEAD:${path}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether `path` is in HEAD's tree (a file or a directory): `git cat-file -e` exits 0. */
+const existsAtHeadArgs = (path: string) => ["cat-file", "-e", `HEAD:${path}`];
 
 /**
  * `git log --follow --name-status -z` of `path`: per commit, its short id, the status letter (the
  * score dropped) and, for a rename or a copy, the path it came from.
  */
-function followNameStatus(directory: string, path: string): string[] {
-  const out = git(directory, ["log", "--follow", "--name-status", "-z", "--format=%x01%H", "--", path]);
-  return out
+const followNameStatusArgs = (path: string) => ["log", "--follow", "--name-status", "-z", "--format=%x01%H", "--", path];
+function followNameStatus(answer: GitAnswer | undefined): string[] {
+  return must(answer)
     .split("\x01")
     .slice(1)
     .map((block) => {
@@ -208,11 +235,22 @@ export async function checkFollow(plan: RepositoryPlan): Promise<void> {
   const directory = buildRepository(plan);
   try {
     const run = gitRun(directory);
-    for (const file of PATHS) {
-      const expected = logIds(directory, ["--follow", "--", file]);
+    // Per path: log --follow, cat-file -e, log (not following), log --follow --name-status.
+    const answers = gitMany(
+      directory,
+      PATHS.flatMap((file) => [
+        logArgs(["--follow", "--", file]),
+        existsAtHeadArgs(file),
+        logArgs(["--", file]),
+        followNameStatusArgs(file),
+      ]),
+    );
+    for (const [index, file] of PATHS.entries()) {
+      const [follow, atHead, notFollowing, nameStatusAnswer] = answers.slice(4 * index, 4 * index + 4);
+      const expected = ids(follow);
       const result = await run.call("git_file_history", { path: file, max_results: 200 });
       if (expected.length === 0) {
-        if (!existsAtHead(directory, file)) {
+        if (atHead?.ok !== true) {
           expect(failure(result).code, `--follow of ${JSON.stringify(file)}`).toBe("path_not_found");
           continue;
         }
@@ -221,13 +259,13 @@ export async function checkFollow(plan: RepositoryPlan): Promise<void> {
         const fallback = output<FileHistoryOutput>(result);
         expect(fallback.follows_renames, `--follow of ${JSON.stringify(file)}`).toBe(false);
         expect(fallback.note, `--follow of ${JSON.stringify(file)}`).toContain("git log --follow lists no merge");
-        expect(fallback.commits.map((commit) => commit.sha)).toEqual(logIds(directory, ["--", file]));
+        expect(fallback.commits.map((commit) => commit.sha)).toEqual(ids(notFollowing));
         continue;
       }
       const answer = output<FileHistoryOutput>(result);
       // A directory at the start is not followed (the tool's documented rule): it is `git log -- <path>`.
       // On a linear history the two lists are the same; through merges git's --follow prunes nothing.
-      const wanted = answer.follows_renames ? expected : logIds(directory, ["--", file]);
+      const wanted = answer.follows_renames ? expected : ids(notFollowing);
       expect(
         answer.commits.map((commit) => commit.sha),
         `--follow of ${JSON.stringify(file)} (${answer.kind})`,
@@ -237,7 +275,7 @@ export async function checkFollow(plan: RepositoryPlan): Promise<void> {
       // directory's change (M with files_changed, the tool's documented rule); git prints a line
       // per file there (seed 3004: `A a.txt` and `D a.txt/x`), so only its id is compared.
       if (answer.follows_renames && answer.kind === "file") {
-        const nameStatus = followNameStatus(directory, file);
+        const nameStatus = followNameStatus(nameStatusAnswer);
         expect(
           answer.commits.map((commit, index) =>
             commit.files_changed !== undefined

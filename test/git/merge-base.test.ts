@@ -5,10 +5,10 @@
  * order leave an ancestor among the painted candidates; a fixed history and random ones (random
  * shapes, random commit times) are compared with the git CLI.
  */
-import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DiffRangeOutput } from "../../src/git/index.js";
-import { git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+import type { Run } from "../../src/index.js";
+import { git, gitShell, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 
 interface Node {
@@ -26,7 +26,6 @@ afterAll(() => {
 function build(nodes: readonly Node[]): string {
   const directory = temporaryDirectory("merge-base");
   directories.push(directory);
-  git(directory, ["init", "-q", "-b", "main"]);
   const stream: string[] = [];
   const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
   for (const [index, node] of nodes.entries()) {
@@ -44,7 +43,7 @@ function build(nodes: readonly Node[]): string {
       "\n",
     );
   }
-  execFileSync("git", ["fast-import", "--quiet"], { cwd: directory, input: stream.join("") });
+  gitShell(directory, "git init -q -b main && git fast-import --quiet", stream.join(""));
   return directory;
 }
 
@@ -57,10 +56,33 @@ function gitBases(directory: string, left: string, right: string): string[] | un
   }
 }
 
-async function compare(directory: string, left: string, right: string): Promise<void> {
+/** What the git CLI answers for a pair: `git merge-base --all` (undefined: no shared history) and `git diff A...B`. */
+interface CliAnswer {
+  readonly bases: string[] | undefined;
+  readonly diff: string;
+}
+
+/**
+ * The CLI's answers for every pair, from one shell (a process per git command, but one spawn from
+ * this process): per pair the bases, then the diff (only when there are bases), NUL-separated.
+ */
+function cliAnswers(directory: string, pairs: readonly (readonly [string, string])[]): CliAnswer[] {
+  const script = pairs
+    .map(
+      ([left, right]) =>
+        `if b=$(git merge-base --all ${left} ${right}); then printf '%s\\0' "$b"; git diff ${left}...${right} || exit 3; else printf '\\0'; fi; printf '\\0'`,
+    )
+    .join("\n");
+  const fields = gitShell(directory, script).split("\0");
+  return pairs.map((_, index) => {
+    const bases = fields[2 * index] as string;
+    return { bases: bases === "" ? undefined : bases.trim().split("\n"), diff: fields[2 * index + 1] as string };
+  });
+}
+
+async function compare(run: Run, left: string, right: string, { bases, diff: cliDiff }: CliAnswer): Promise<void> {
   const range = `${left}...${right}`;
-  const bases = gitBases(directory, left, right);
-  const result = await gitRun(directory).call("git_diff_range", { from: range, max_bytes: 200_000 });
+  const result = await run.call("git_diff_range", { from: range, max_bytes: 200_000 });
   if (bases === undefined) {
     expect(failure(result).code, range).toBe("no_merge_base");
     return;
@@ -68,7 +90,7 @@ async function compare(directory: string, left: string, right: string): Promise<
   const diff = output<DiffRangeOutput>(result);
   const [first, ...others] = bases;
   expect(diff.from, range).toBe(`merge base of ${range} (${first?.slice(0, 10)})`);
-  expect(diff.diff, range).toBe(execFileSync("git", ["diff", range], { cwd: directory, encoding: "utf8", stdio: "pipe" }));
+  expect(diff.diff, range).toBe(cliDiff);
   if (others.length === 0) expect(diff.note, range).toBeUndefined();
   else for (const other of others) expect(diff.note, range).toContain(other.slice(0, 10));
 }
@@ -106,14 +128,19 @@ describe("git_diff_range A...B merge base", () => {
     ]);
     const y = git(directory, ["rev-parse", "Y"]).trim();
     expect(gitBases(directory, "A", "B")).toEqual([y]);
-    for (const [left, right] of [
+    const pairs = [
       ["A", "B"],
       ["B", "A"],
-    ] as const) {
+    ] as const;
+    const answers = cliAnswers(directory, pairs);
+    // The shell's answers read back as the commands give them one at a time.
+    expect(answers.map((answer) => answer.bases)).toEqual([[y], [y]]);
+    expect(answers[0]?.diff).toBe(git(directory, ["diff", "A...B"]));
+    for (const [index, [left, right]] of pairs.entries()) {
       const diff = output<DiffRangeOutput>(await gitRun(directory).call("git_diff_range", { from: `${left}...${right}` }));
       expect(diff.from).toBe(`merge base of ${left}...${right} (${y.slice(0, 10)})`);
       expect(diff.note).toBeUndefined();
-      await compare(directory, left, right);
+      await compare(gitRun(directory), left, right, answers[index] as CliAnswer);
     }
   });
 
@@ -129,13 +156,19 @@ describe("git_diff_range A...B merge base", () => {
       const count = 8 + Math.floor(random() * 8);
       const nodes = randomHistory(count, random);
       const directory = build(nodes);
-      for (let pair = 0; pair < 8; pair++) {
-        const left = `c${Math.floor(random() * count)}`;
-        const right = `c${Math.floor(random() * count)}`;
-        const bases = gitBases(directory, left, right);
-        if (bases === undefined) unrelated++;
-        else if (bases.length > 1) several++;
-        await compare(directory, left, right);
+      // The same draws as one pair at a time (nothing else draws between them).
+      const pairs = Array.from(
+        { length: 8 },
+        () => [`c${Math.floor(random() * count)}`, `c${Math.floor(random() * count)}`] as const,
+      );
+      const answers = cliAnswers(directory, pairs);
+      // One run per repository: the calls of a run over an unchanging repository, as an agent makes them.
+      const run = gitRun(directory);
+      for (const [index, [left, right]] of pairs.entries()) {
+        const answer = answers[index] as CliAnswer;
+        if (answer.bases === undefined) unrelated++;
+        else if (answer.bases.length > 1) several++;
+        await compare(run, left, right, answer);
       }
     }
     // The draw covers several merge bases and unrelated sides too.

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -44,6 +44,65 @@ export function git(cwd: string, args: readonly string[], extraEnvironment: Read
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   });
+}
+
+/**
+ * Runs the shell script `script` in `cwd` (stdin `input`), its git commands under the same fixed
+ * config as {@link git} (passed by `GIT_CONFIG_COUNT`); returns stdout. One process from the test
+ * for many git commands: a spawn from the test's large process costs more than the command.
+ */
+export function gitShell(cwd: string, script: string, input?: string): string {
+  const pairs: [string, string][] = [];
+  for (let index = 1; index < CONFIG.length; index += 2) {
+    const [key, value] = (CONFIG[index] as string).split("=") as [string, string];
+    pairs.push([key, value]);
+  }
+  const config = Object.fromEntries(
+    pairs.flatMap(([key, value], index) => [
+      [`GIT_CONFIG_KEY_${index}`, key],
+      [`GIT_CONFIG_VALUE_${index}`, value],
+    ]),
+  );
+  return execFileSync("sh", ["-c", script], {
+    cwd,
+    env: { ...ENVIRONMENT, GIT_CONFIG_COUNT: String(pairs.length), ...config },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...(input === undefined ? {} : { input }),
+  });
+}
+
+/** What one command of {@link gitMany} gave: whether it exited 0, and its stdout. */
+export interface GitAnswer {
+  readonly ok: boolean;
+  readonly stdout: string;
+}
+
+/** `text` as one shell word. */
+const shellWord = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs each `git <args>` of `commands` in `cwd` as {@link git} would (same config, same
+ * environment), from one shell: each command's stdout and exit status go to a file, read back
+ * here. For read-only queries of a built repository (any bytes in the output, NUL included).
+ */
+export function gitMany(cwd: string, commands: readonly (readonly string[])[]): GitAnswer[] {
+  const outputs = mkdtempSync(path.join(tmpdir(), "atc-git-many-"));
+  try {
+    const script = commands
+      .map(
+        (args, index) =>
+          `git ${[...CONFIG, ...args].map(shellWord).join(" ")} > ${shellWord(path.join(outputs, String(index)))}; echo $? > ${shellWord(path.join(outputs, `${index}.status`))}`,
+      )
+      .join("\n");
+    execFileSync("sh", ["-c", script], { cwd, env: ENVIRONMENT, stdio: ["ignore", "ignore", "ignore"] });
+    return commands.map((_, index) => ({
+      ok: readFileSync(path.join(outputs, `${index}.status`), "utf8").trim() === "0",
+      stdout: readFileSync(path.join(outputs, String(index)), "utf8"),
+    }));
+  } finally {
+    rmSync(outputs, { recursive: true, force: true });
+  }
 }
 
 /** A fresh temporary directory. */

@@ -1,14 +1,16 @@
 // Moves a directory away under a change: once a temporary file of a change (`.atc-*`) shows up in
-// directory argv[3] of workspace argv[2], renames directory argv[4] to argv[5] and puts a new one
-// at its path holding copies of its files and, recursively, of its directories (temporary files
-// left out), then prints "moved"; prints "never" after 60 s without one. Options after argv[5]:
-// "--no-replacement": nothing is put at its path; "--ready": prints "watching" once it has looked
-// the first time (a test starts its change after that line, so the mover cannot miss it);
-// "--immutable": the moved directory is made immutable (`chattr +i`, root on ext4), so nothing in
-// it can be removed until the test lifts it.
+// directory argv[3] of workspace argv[2] (told by inotify: temporary-file-watch.mjs), renames
+// directory argv[4] to argv[5] and puts a new one at its path holding copies of its files and,
+// recursively, of its directories (temporary files left out), then prints "moved"; prints "never"
+// after 60 s without one. Options after argv[5]: "--no-replacement": nothing is put at its path;
+// "--ready": prints "watching" once its watch is in place and it has looked the first time (a test
+// starts its change after that line, so the mover cannot miss it); "--immutable": the moved
+// directory is made immutable (`chattr +i`, root on ext4), so nothing in it can be removed until
+// the test lifts it.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
+import { temporaryFileIn } from "./temporary-file-watch.mjs";
 
 const [workspace, watched, victim, away, ...options] = process.argv.slice(2);
 
@@ -22,21 +24,13 @@ function copyTree(from, to) {
   }
 }
 
-const deadline = Date.now() + 60_000;
-let announced = !options.includes("--ready");
-while (Date.now() < deadline) {
-  const names = readdirSync(path.join(workspace, watched));
-  if (!announced) {
-    process.stdout.write("watching\n");
-    announced = true;
-  }
-  if (names.some((name) => name.startsWith(".atc-"))) {
-    const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
-    renameSync(from, to);
-    if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
-    if (!options.includes("--no-replacement")) copyTree(to, from);
-    process.stdout.write("moved\n");
-    process.exit(0);
-  }
+const announce = options.includes("--ready") ? () => process.stdout.write("watching\n") : () => {};
+if (await temporaryFileIn(path.join(workspace, watched), 60_000, announce)) {
+  const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
+  renameSync(from, to);
+  if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
+  if (!options.includes("--no-replacement")) copyTree(to, from);
+  process.stdout.write("moved\n");
+  process.exit(0);
 }
 process.stdout.write("never\n");
