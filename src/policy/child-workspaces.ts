@@ -61,8 +61,9 @@ function nodeFs(): NodePathAndFs | undefined {
 }
 
 /**
- * Where `child`'s real path leaves `parent`'s, or `undefined` when it does not (or the runtime
- * cannot tell: no `node:fs`). A path that cannot be resolved (gone) leaves.
+ * Where `child`'s real path leaves `parent`'s, or `undefined` when it does not, when `child`
+ * cannot be resolved (nothing there to work in: the callers' existence checks refuse it), or when
+ * the runtime cannot tell (no `node:fs`). A parent that cannot be resolved is left.
  */
 export function realWorkspaceEscape(child: string, parent: string): string | undefined {
   const fs = nodeFs();
@@ -77,7 +78,9 @@ export function realWorkspaceEscape(child: string, parent: string): string | und
   try {
     realChild = normalizeWorkspacePath(fs.realpathSync(child));
   } catch {
-    return `${child} cannot be resolved`;
+    // Nothing there (or a dangling link): the caller's own existence check says so, and nothing
+    // that does not exist can be worked in.
+    return undefined;
   }
   return isWorkspaceInside(realChild, realParent) ? undefined : `${child} is ${realChild} on disk, outside ${realParent}`;
 }
