@@ -12,8 +12,8 @@ import { capability } from "../support/capabilities.js";
 import { nodeChild } from "../support/child-entry.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
-const child = path.join(repo, "test/tools/support/descriptors-spent.ts");
-const bashChild = path.join(repo, "test/tools/support/bash-descriptors-spent.ts");
+const child = path.join(repo, "test/tools/support/descriptors-spent.mjs");
+const bashChild = path.join(repo, "test/tools/support/bash-descriptors-spent.mjs");
 const bubblewrap = capability("bubblewrap");
 
 let workspace: string;
@@ -37,9 +37,12 @@ function spent<Answer = [string, string]>(
   const config = JSON.stringify({ workspace, sandbox, hold, tool });
   // The child lowers its own limit to 1024 once its modules are loaded, then takes every
   // descriptor itself: a `ulimit -n` before node started bounded Node's module loader too.
-  // The monitor's child is not on the build yet: with dist/ its cases time out (30 s) where src/
-  // passes (stop 42, not yet explained; see the branch testtime42's report).
-  const node = nodeChild(script, [config], tool === "monitor" ? { format: "src" } : {});
+  // The children are .mjs: plain node on dist/ when the build is current (child-entry.ts). Stop 42
+  // kept the monitor's child (then .ts, under tsx) on src/: on dist/ its cases timed out at 30 s.
+  // At stop 43 they passed on both copies at load 13-17 (18-28 s on src/, 19-20 s on dist/): the
+  // time was each child's start (tsx about 1.2 s, then host/index 1.4-2.2 s under tsx against
+  // 0.7 s without), four children at once, not the build. Without tsx: 4-8 s a case.
+  const node = nodeChild(script, [config]);
   return new Promise((resolve, reject) => {
     execFile(process.execPath, node.args, { cwd: repo, env: node.env, timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`the process died (hold ${hold}): ${stderr.split("\n").slice(0, 6).join("\n")}`));

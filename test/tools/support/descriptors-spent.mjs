@@ -3,21 +3,19 @@
 // descriptor left, gives `hold` back, calls grep (a directory and a file), glob, read and write,
 // gives every descriptor back and greps once more. Prints one JSON line: [tool, code | "ok"][].
 // A process that dies before printing (an unheard 'error' event) fails the test.
+// Plain node on the built package (test/support/load-entry.mjs): no tsx to start.
 import { closeSync, openSync } from "node:fs";
-import { createRegistry } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+import { loadEntry } from "../../support/load-entry.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
-const { workspace, sandbox, hold } = JSON.parse(process.argv[2] as string) as {
-  workspace: string;
-  sandbox: "workspace" | "unrestricted";
-  hold: number;
-};
+const { createRegistry } = await loadEntry("index");
+const { createFileTools } = await loadEntry("tools/index");
+const { workspace, sandbox, hold } = JSON.parse(process.argv[2]);
 // 1024 once the modules are loaded (a `ulimit -n` before node started bounded its module loader
 // too); before the first call, which reads the limit the file tools size their windows to.
 lowerOpenFileLimit(1024);
 const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
-const calls: [string, Record<string, unknown>][] = [
+const calls = [
   ["grep", { pattern: "needle", path: "." }],
   ["grep", { pattern: "needle", path: "a.txt" }],
   ["glob", { pattern: "**/*.txt" }],
@@ -25,14 +23,14 @@ const calls: [string, Record<string, unknown>][] = [
   ["write", { path: "b.txt", content: "written\n" }],
 ];
 for (const [name, args] of calls) await run.call(name, args);
-const held: number[] = [];
+const held = [];
 try {
   for (;;) held.push(openSync("/dev/null", "r"));
 } catch {
   // EMFILE: every descriptor is taken
 }
-for (let index = 0; index < hold; index++) closeSync(held.pop() as number);
-const answers: [string, string][] = [];
+for (let index = 0; index < hold; index++) closeSync(held.pop());
+const answers = [];
 for (const [name, args] of calls) {
   const result = await run.call(name, args);
   answers.push([name, result.ok ? "ok" : result.error.code]);
