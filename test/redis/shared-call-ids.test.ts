@@ -20,22 +20,27 @@ const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = fileURLToPath(new URL("./fixtures/call-id-runner.ts", import.meta.url));
 
-/** Runs the fixture; resolves its printed result. */
-function runner(url: string, args: readonly string[]): Promise<ToolCallResult> {
+/** Runs the fixture: `ready` once its run is open and it waits for the start file, `result` its printed result. */
+function runner(url: string, args: readonly string[]): { ready: Promise<void>; result: Promise<ToolCallResult> } {
   const child = spawnNode(script, [url, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   }) as ChildProcessByStdio<null, Readable, null>;
   let out = "";
+  let ready: () => void = () => undefined;
+  const readyLine = `${JSON.stringify({ ready: true })}\n`;
   child.stdout.on("data", (chunk) => {
     out += chunk;
+    if (out.startsWith(readyLine)) ready();
   });
-  return new Promise((resolve, reject) => {
+  const result = new Promise<ToolCallResult>((resolve, reject) => {
     child.once("exit", (code) => {
       if (code !== 0) reject(new Error(`the runner exited with ${code}`));
-      else resolve(JSON.parse(out.trim()) as ToolCallResult);
+      else if (!out.startsWith(readyLine)) reject(new Error(`the runner printed no ready line: ${out}`));
+      else resolve(JSON.parse(out.slice(readyLine.length).trim()) as ToolCallResult);
     });
   });
+  return { ready: Promise.race([new Promise<void>((resolve) => (ready = resolve)), result.then(() => undefined)]), result };
 }
 
 describe.skipIf(redisCapability.missing)(
@@ -56,11 +61,11 @@ describe.skipIf(redisCapability.missing)(
       const effect = join(dir, `${runId}.effect`);
       const start = join(dir, `${runId}.start`);
       writeFileSync(effect, "");
-      const results = ids.map((id) => runner(server.url, ["ids", runId, id, effect, start, "1500"]));
-      // Both processes are up and waiting (openRun done) well within this at any load here.
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const runners = ids.map((id) => runner(server.url, ["ids", runId, id, effect, start, "1500"]));
+      // Both processes up and waiting (openRun done): said by each, not assumed after a fixed 4 s.
+      await Promise.all(runners.map((one) => one.ready));
       writeFileSync(start, "");
-      const settled = await Promise.all(results);
+      const settled = await Promise.all(runners.map((one) => one.result));
       return { results: settled, effects: readFileSync(effect, "utf8").trim().split("\n").filter(Boolean) };
     }
 
