@@ -2,7 +2,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bytesOfPath, lstatSync, nulSeparatedArguments, pathFromBytes, readdirSync, readlinkSync } from "./byte-paths.js";
+import {
+  bytesOfPath,
+  escapingDecoder,
+  hasEscapedByte,
+  lossyText,
+  lstatSync,
+  nulSeparatedArguments,
+  pathFromBytes,
+  readdirSync,
+  readlinkSync,
+} from "./byte-paths.js";
 
 describe("byte-paths", () => {
   const root = mkdtempSync(path.join(tmpdir(), "atc-byte-paths-"));
@@ -55,5 +65,19 @@ describe("byte-paths", () => {
       0,
       ...Buffer.from("a b\0"),
     ]);
+  });
+
+  it("decodes a stream cut inside a sequence as the whole, and a byte that is not UTF-8 as escaped", () => {
+    const bytes = Buffer.concat([Buffer.from("a\u00e9\u{1F600}\uFFFD"), Buffer.from([0xff]), Buffer.from("z")]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const decoder = escapingDecoder();
+      const text = decoder.write(bytes.subarray(0, cut)) + decoder.write(bytes.subarray(cut)) + decoder.end();
+      expect(text).toBe("a\u00e9\u{1F600}\uFFFD\uDCFFz");
+    }
+    const decoder = escapingDecoder();
+    expect(decoder.write(Buffer.from([0x61, 0xe2, 0x82])) + decoder.end()).toBe("a\uDCE2\uDC82");
+    expect(hasEscapedByte("a\uDCE2")).toBe(true);
+    expect(hasEscapedByte("\u{1F080}")).toBe(false);
+    expect(lossyText("a\uDCE2\u{1F080}")).toBe("a\uFFFD\u{1F080}");
   });
 });

@@ -138,3 +138,45 @@ export function readEscapedName(listing: fs.Dir): string | null {
   const entry = listing.readSync() as fs.Dirent<Buffer> | null;
   return entry === null ? null : pathFromBytes(entry.name);
 }
+
+/** True when `text` holds an escaped byte (see {@link pathFromBytes}): it names something no UTF-8 string can. */
+export function hasEscapedByte(text: string): boolean {
+  return ESCAPED_BYTE.test(text);
+}
+
+/** `text` with every escaped byte shown as U+FFFD, as Node would have decoded it. */
+export function lossyText(text: string): string {
+  return text.replace(/(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/g, "\uFFFD");
+}
+
+/**
+ * Decodes a byte stream in chunks as {@link pathFromBytes} does: a sequence cut by a chunk's end
+ * is held until the next chunk, so it is not taken for bytes that are not UTF-8.
+ */
+export function escapingDecoder(): { write(chunk: Uint8Array): string; end(): string } {
+  let carry: Buffer = Buffer.alloc(0);
+  return {
+    write(chunk) {
+      const bytes = carry.length === 0 ? Buffer.from(chunk) : Buffer.concat([carry, chunk]);
+      const cut = incompleteTail(bytes);
+      carry = bytes.subarray(cut);
+      return pathFromBytes(bytes.subarray(0, cut));
+    },
+    end() {
+      const rest = carry;
+      carry = Buffer.alloc(0);
+      return pathFromBytes(rest);
+    },
+  };
+}
+
+/** Where a sequence that the bytes end in the middle of starts (`bytes.length` when none is). */
+function incompleteTail(bytes: Buffer): number {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const byte = bytes[bytes.length - back] as number;
+    if (byte >= 0x80 && byte <= 0xbf) continue;
+    const needs = byte >= 0xf0 && byte <= 0xf4 ? 4 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xc2 && byte <= 0xdf ? 2 : 1;
+    return needs > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
