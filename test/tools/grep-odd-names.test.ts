@@ -6,7 +6,7 @@
  * (a name with a control character as a JSON string), and the files `rg` itself finds.
  */
 import { execFileSync } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
@@ -85,14 +85,34 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep on file names holding line 
     }
   });
 
-  it("javascript: a name that is not UTF-8 is named as not searched, never silently left out", async () => {
+  it("a name that is not UTF-8 is named as not reachable by both engines, never as its U+FFFD twin", async () => {
     const odd = await mkdtemp(path.join(tmpdir(), "atc-grep-odd-bytes-"));
     try {
-      await writeFile(Buffer.concat([Buffer.from(`${odd}/c`), Buffer.from([0xff]), Buffer.from(".txt")]), "needle\n");
-      const viaRipgrep = await grep(odd, "ripgrep");
-      expect(viaRipgrep).toContain("c\uFFFD.txt:1:needle");
-      const viaJavaScript = await grep(odd, "javascript");
-      expect(viaJavaScript).toContain("[not searched: c\uFFFD.txt (could not be read: its name is not valid UTF-8)]");
+      await writeFile(Buffer.concat([Buffer.from(`${odd}/c`), Buffer.from([0xff]), Buffer.from(".txt")]), "needle bytes\n");
+      await mkdir(Buffer.concat([Buffer.from(`${odd}/d`), Buffer.from([0xfe])]));
+      await writeFile(Buffer.concat([Buffer.from(`${odd}/d`), Buffer.from([0xfe]), Buffer.from("/in.txt")]), "needle inside\n");
+      const note = "[not searched: c\uFFFD.txt (not reachable by name: its name is not valid UTF-8;";
+      for (const engine of ["ripgrep", "javascript"] as const) {
+        const alone = await grep(odd, engine);
+        expect(alone, engine).toContain(note);
+        expect(alone, engine).not.toContain("needle bytes");
+        expect(alone, engine).not.toContain("needle inside");
+      }
+      // Its twin, truly named with U+FFFD, beside it: its own lines under its name, once; the other still a note.
+      await writeFile(path.join(odd, "c\uFFFD.txt"), "needle twin\n");
+      for (const engine of ["ripgrep", "javascript"] as const) {
+        const both = await grep(odd, engine);
+        expect(
+          both.split("\n").filter((line) => line.startsWith("c\uFFFD.txt:")),
+          engine,
+        ).toEqual(["c\uFFFD.txt:1:needle twin"]);
+        expect(both, engine).toContain(note);
+        expect(both, engine).not.toContain("needle bytes");
+      }
+      const filesOnly = await createRegistry({ tools: [createGrepTool({ engine: "ripgrep" })] })
+        .createRun({ profile: "full", permissions: { workspace: odd, sandbox: "unrestricted" } })
+        .call("grep", { pattern: "needle bytes", files_only: true });
+      expect(String(filesOnly.ok ? filesOnly.output : "")).toContain(note);
     } finally {
       await rm(odd, { recursive: true, force: true });
     }

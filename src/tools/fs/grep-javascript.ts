@@ -15,7 +15,7 @@ import {
   toSlash,
 } from "./grep-ignore-rules.js";
 import { clipLineText } from "./grep-line-text.js";
-import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery } from "./grep-ripgrep.js";
+import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery, UNREACHABLE_REASON } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
 import { looksBinary } from "./text-content.js";
 import { listDirectory } from "./walk-directory.js";
@@ -128,7 +128,17 @@ export async function searchWithJavaScript(options: {
   const onUnreadable = (directory: string, code: string) =>
     unsearched.push({ absolute: directory, reason: `directory could not be read: ${code}` });
   const readIgnore: ReadIgnoreFile = (file) => readIgnoreFile(options.open, file);
-  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, onUnreadable, readIgnore);
+  // An entry whose name is not valid UTF-8 is listed with U+FFFD for its bytes, the name of another
+  // file (one truly named so, beside it) or none: never read by that name, only named as ls and glob do.
+  const onUndecodable: OnUndecodable = (absolute, directory) => {
+    if (!directory && globFilter !== undefined && !globFilter.match(toSlash(path.relative(root, absolute)))) return;
+    unsearched.push({
+      absolute: directory ? `${absolute}${path.sep}` : absolute,
+      reason: `${UNREACHABLE_REASON}${directory ? "; its entries were not searched" : ""}`,
+    });
+  };
+  const walker = { onUnreadable, onUndecodable, readIgnore };
+  const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, walker);
   for await (const file of files) {
     if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
@@ -201,16 +211,25 @@ export async function readIgnoreFile(open: (absolute: string) => Promise<FileHan
 }
 
 /** Depth-first, names in byte order (ripgrep's `--sort path`), honouring ignore files. */
+/** Called for an entry whose name is not valid UTF-8 (its lossy path), which the walk neither yields nor enters. */
+type OnUndecodable = (absolute: string, directory: boolean) => void;
+
+/** What the walk reports to its caller, and how it reads ignore files. */
+interface Walker {
+  readonly onUnreadable: (directory: string, code: string) => void;
+  readonly onUndecodable: OnUndecodable;
+  readonly readIgnore: ReadIgnoreFile;
+}
+
 async function* walk(
   root: string,
   start: string,
   signal: AbortSignal,
   confineTo: string | undefined,
-  onUnreadable: (directory: string, code: string) => void,
-  readIgnore: ReadIgnoreFile,
+  walker: Walker,
 ): AsyncGenerator<string> {
-  const inherited = await ignoreFilesAbove(root, start, readIgnore);
-  yield* walkDirectory(root, start, inherited, signal, confineTo, onUnreadable, readIgnore);
+  const inherited = await ignoreFilesAbove(root, start, walker.readIgnore);
+  yield* walkDirectory(root, start, inherited, signal, confineTo, walker);
 }
 
 async function* walkDirectory(
@@ -219,9 +238,9 @@ async function* walkDirectory(
   ignores: readonly GitAwareIgnoreFile[],
   signal: AbortSignal,
   confineTo: string | undefined,
-  onUnreadable: (directory: string, code: string) => void,
-  readIgnore: ReadIgnoreFile,
+  walker: Walker,
 ): AsyncGenerator<string> {
+  const { onUnreadable, readIgnore } = walker;
   signal.throwIfAborted();
   const listing = await listDirectory(directory, confineTo, (code) => onUnreadable(directory, code));
   const inherited = listing.some((listed) => listed.name === ".git") ? outsideRepository(ignores) : ignores;
@@ -230,9 +249,14 @@ async function* walkDirectory(
     const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
+    if (listed.undecodable === true) {
+      if (!isIgnoredAsRipgrep(here, relative, entry.directory) && (entry.file || entry.directory))
+        walker.onUndecodable(absolute, entry.directory);
+      continue;
+    }
     if (entry.directory) {
       if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnoredAsRipgrep(here, relative, true)) continue;
-      yield* walkDirectory(root, absolute, here, signal, confineTo, onUnreadable, readIgnore);
+      yield* walkDirectory(root, absolute, here, signal, confineTo, walker);
     } else if (entry.file && !isIgnoredAsRipgrep(here, relative, false)) yield absolute;
   }
 }

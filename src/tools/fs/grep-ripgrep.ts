@@ -1,4 +1,5 @@
 import path from "node:path";
+import { escapingDecoder, hasEscapedByte, lossyText } from "../sandbox/byte-paths.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import { defaultMaxMemoryBytes } from "../sandbox/resource-limits.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
@@ -344,19 +345,50 @@ async function readFileNames(
   limit: number,
   toAbsolute: (text: string) => string,
 ): Promise<{ answer: GrepAnswer; cut: boolean }> {
-  const answer: GrepAnswer = { lines: [], files: [], cut: false };
+  const unreachable = unreachableFiles(toAbsolute);
+  const answer: GrepAnswer = { lines: [], files: [], cut: false, unsearched: unreachable.notes };
   let pending = "";
+  const decoder = escapingDecoder();
   for await (const chunk of stdout) {
-    pending += String(chunk);
+    pending += decoder.write(chunk as Buffer);
     const parts = pending.split("\0");
     pending = parts.pop() ?? "";
     for (const part of parts) {
       if (answer.files.length >= limit) return { answer, cut: true };
-      answer.files.push(toAbsolute(part));
+      if (!unreachable.note(part)) answer.files.push(toAbsolute(part));
     }
   }
   return { answer, cut: false };
 }
+
+/**
+ * The files ripgrep printed whose names are not valid UTF-8 (an escaped byte in the path as
+ * decoded): the file tools take paths as text, so none names such a file, and its lossy name is
+ * its U+FFFD twin's (another file, or none). Each is named once as not reachable, as `ls` and
+ * `glob` name it and as the JavaScript engine does; its lines are left out.
+ */
+function unreachableFiles(toAbsolute: (text: string) => string): {
+  readonly notes: { absolute: string; reason: string }[];
+  note(printed: string): boolean;
+} {
+  const notes: { absolute: string; reason: string }[] = [];
+  const seen = new Set<string>();
+  return {
+    notes,
+    note(printed) {
+      if (!hasEscapedByte(printed)) return false;
+      if (!seen.has(printed)) {
+        seen.add(printed);
+        notes.push({ absolute: toAbsolute(lossyText(printed)), reason: UNREACHABLE_REASON });
+      }
+      return true;
+    },
+  };
+}
+
+/** Why a file whose name is not valid UTF-8 is not searched, in both engines' words. */
+export const UNREACHABLE_REASON =
+  "not reachable by name: its name is not valid UTF-8; U+FFFD stands for the bytes, so that name is another file or none";
 
 /**
  * One line of `--null --line-number` output: `path\0number:text` for a match, `path\0number-text`
@@ -391,7 +423,8 @@ async function readNumberedLines(
   limit: number,
   toAbsolute: (text: string) => string,
 ): Promise<{ answer: GrepAnswer; cut: boolean }> {
-  const answer: GrepAnswer = { lines: [], files: [], cut: false };
+  const unreachable = unreachableFiles(toAbsolute);
+  const answer: GrepAnswer = { lines: [], files: [], cut: false, unsearched: unreachable.notes };
   let matches = 0;
   // Paths repeat line after line: resolve each once.
   let lastPath = "";
@@ -417,12 +450,13 @@ async function readNumberedLines(
     note = undefined;
     const parsed = parseNumberedLine(whole);
     if (parsed === undefined) return false;
+    if (unreachable.note(parsed.path)) return false;
     if (parsed.match && ++matches > limit) return true;
     if (parsed.path !== lastPath) {
       lastPath = parsed.path;
       lastAbsolute = toAbsolute(parsed.path);
     }
-    const text = clipLineText(parsed.text, dropped);
+    const text = clipLineText(lossyText(parsed.text), dropped);
     answer.lines.push({ absolute: lastAbsolute, number: parsed.number, text, match: parsed.match });
     return false;
   };
@@ -449,9 +483,11 @@ async function readNumberedLines(
     dropped = 0;
     return take(line, more);
   };
-  stdout.setEncoding("utf8");
+  // As bytes: ripgrep prints a path as its bytes, and one that is not valid UTF-8, decoded by
+  // Node, would read as its U+FFFD twin's (another file, or none).
+  const decoder = escapingDecoder();
   for await (const chunk of stdout) {
-    const text = String(chunk);
+    const text = decoder.write(chunk as Buffer);
     let start = 0;
     for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", start)) {
       hold(text.slice(start, at));

@@ -8,6 +8,7 @@ import {
   localScopeArguments,
   type MaskedEntry,
   PROC_MASKS,
+  procMaskArguments,
   readOnlyPathsByPlace,
   SYSTEM_DIRECTORIES,
   type SystemMount,
@@ -15,6 +16,7 @@ import {
   unreadableSystemEntries,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
+import { nulSeparatedArguments } from "./byte-paths.js";
 import { type CgroupLayout, cgroupLayout, limitStatus } from "./cgroup-layout.js";
 import { CommandCgroup } from "./command-cgroup.js";
 import { type AfterCommandRepairs, type HeldControlFiles, holdControlFileDirectories } from "./control-file-removal.js";
@@ -175,7 +177,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
       });
       try {
         return this.launch(
-          [...workspaceScopeArguments(layout), ...commandArguments(cwd, command.command, command.args)],
+          workspaceScopeArguments(layout),
+          commandArguments(cwd, command.command, command.args),
           root,
           confinedEnvironment(command.env, { home: SANDBOX_HOME }),
           command,
@@ -189,7 +192,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
     }
     const cwd = existingWorkingDirectory(command.cwd, this.workspace);
     return this.launch(
-      [...localScopeArguments(), ...commandArguments(cwd, command.command, command.args)],
+      localScopeArguments(),
+      commandArguments(cwd, command.command, command.args),
       cwd,
       inheritedEnvironment(command.env),
       command,
@@ -197,7 +201,8 @@ export class BubblewrapSandbox implements ProcessSandbox {
   }
 
   private launch(
-    args: string[],
+    scopeArgs: string[],
+    tail: string[],
     cwd: string,
     env: Record<string, string>,
     command: SandboxedCommand,
@@ -229,12 +234,17 @@ export class BubblewrapSandbox implements ProcessSandbox {
         ...gate,
         "--args",
         String(ENVIRONMENT_FD),
-        ...args,
+        ...tail,
       ],
       cwd,
       env: { ...LAUNCHER_ENVIRONMENT },
       seccomp: this.seccomp,
-      argumentsFile: environmentArguments({ ...env, PATH: env.PATH ?? DEFAULT_PATH }),
+      // The mounts go on the pipe too, as bytes: a process argument is a string, which cannot
+      // name a path that is not valid UTF-8 (a repository under such a directory went unprotected).
+      argumentsFile: Buffer.concat([
+        environmentArguments({ ...env, PATH: env.PATH ?? DEFAULT_PATH }),
+        nulSeparatedArguments(scopeArgs),
+      ]),
       processGroup: false,
       ...(afterExit === undefined ? {} : { afterExit }),
       ...(cgroup === undefined ? {} : { cgroup }),
@@ -256,14 +266,27 @@ export class BubblewrapSandbox implements ProcessSandbox {
     for (const entry of this.masked) if (entry.kind === "file") nullBound.push(entry.path);
     const protectedTmpfs: string[] = [];
     const protectedBinds: string[] = [];
+    const protectedReadOnly: string[] = [];
     for (let index = 0; index < gitArgs.length; index++) {
       const option = gitArgs[index];
       const target = gitArgs[index + 1] ?? "";
       if (option === "--tmpfs") protectedTmpfs.push(target);
       else if (option === "--bind" || option === "--ro-bind") protectedBinds.push(gitArgs[index + 2] ?? "");
+      if (option === "--ro-bind") protectedReadOnly.push(gitArgs[index + 2] ?? "");
     }
+    const maskedDirectories = procMaskArguments().filter((_arg, index, all) => all[index - 1] === "--tmpfs");
+    for (const entry of this.masked) if (entry.kind === "directory") maskedDirectories.push(entry.path);
     const [readOnlyInWorkspace] = readOnlyPathsByPlace(root, this.readOnlyPaths);
-    return { workspace: root, readOnlyIdentity, nullBound, protectedBinds, protectedTmpfs, readOnlyInWorkspace };
+    return {
+      workspace: root,
+      readOnlyIdentity,
+      nullBound,
+      protectedBinds,
+      protectedReadOnly,
+      protectedTmpfs,
+      maskedDirectories,
+      readOnlyInWorkspace,
+    };
   }
 
   /** A new cgroup for one command, or none when no limit is enforced here. */

@@ -1,18 +1,16 @@
+import { closeSync, constants, type Dir, fstatSync, opendirSync } from "node:fs";
+import path from "node:path";
 import {
-  closeSync,
-  constants,
-  type Dir,
   existsSync,
-  fstatSync,
+  fsPath,
   lstatSync,
-  opendirSync,
   openSync,
+  readEscapedName,
   readlinkSync,
   realpathSync,
   rmdirSync,
   unlinkSync,
-} from "node:fs";
-import path from "node:path";
+} from "./byte-paths.js";
 import type { IndexBudget } from "./git-index-gitlinks.js";
 import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
@@ -281,7 +279,8 @@ function removeEntry(
       const directory = hold(descriptor, entry);
       // Listed in batches and no further than the budget: readdirSync read all of 400,000
       // entries (1.6 s of the host's event loop) before the budget applied.
-      const listing = opendirSync(directory.at(""), { bufferSize: LISTING_BATCH });
+      // Names as bytes, so that an entry whose name is not valid UTF-8 is named (and removed) too.
+      const listing = opendirSync(fsPath(directory.at("")), { bufferSize: LISTING_BATCH, encoding: "buffer" as BufferEncoding });
       try {
         for (let batch = readBatch(listing, budget); batch.length > 0; batch = readBatch(listing, budget)) {
           for (const child of batch) removeEntry(directory, child, budget, depth + 1);
@@ -316,10 +315,10 @@ function readBatch(listing: Dir, budget: { entries: number }): string[] {
       if (listing.readSync() !== null) budget.entries = -1;
       break;
     }
-    const entry = listing.readSync();
-    if (entry === null) break;
+    const name = readEscapedName(listing);
+    if (name === null) break;
     budget.entries--;
-    names.push(entry.name);
+    names.push(name);
   }
   return names;
 }

@@ -1,4 +1,5 @@
 import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync } from "node:fs";
+import { fsPath } from "./byte-paths.js";
 
 /**
  * True when `content` (the first bytes of a `HEAD` that is not a symlink) is what git accepts as
@@ -24,7 +25,8 @@ export function isGitHeadLinkTarget(target: Buffer | string): boolean {
  * pipe) whose first bytes git accepts. How the git-state scan, the walk after each command and
  * the file tools recognise a git directory of any name.
  */
-export function headHoldsGit(head: string | Buffer): boolean {
+export function headHoldsGit(given: string | Buffer): boolean {
+  const head = typeof given === "string" ? fsPath(given) : given;
   try {
     if (lstatSync(head, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
       return isGitHeadLinkTarget(readlinkSync(head, { encoding: "buffer" }));

@@ -1,11 +1,11 @@
-import { type BigIntStats, lstatSync, readdirSync } from "node:fs";
+import type { BigIntStats, Dirent } from "node:fs";
 import path from "node:path";
+import { lstatSync, readdirSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
-import { gitStateBelow, undecodableSubdirectories } from "./undecodable-names.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -117,7 +117,6 @@ export function gitProtection(workspace: string): GitProtection {
     for (const name of scan.files) protectSetIdFile(path.join(directory, name), protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
     for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
-    for (const name of scan.undecodable) refuseHiddenGitState(name, GIT_SCAN_LIMITS.maxDepth - depth - 1);
   };
   walk(workspace, 0);
   scans.keep();
@@ -132,8 +131,36 @@ export function gitProtection(workspace: string): GitProtection {
     protectGitDirectory(workspace, directory, protection, visited);
     protection.args.push("--ro-bind", head, head);
   }
-  return protection;
+  return { ...protection, args: pinsFirst(protection.args) };
 }
+
+/**
+ * `args` with every writable `--bind` (a git directory bound onto itself, to pin it) first,
+ * parents before what they hold, then the read-only mounts in their order. A mount of a directory
+ * is made from the host's tree, without the sandbox's mounts below it: a git directory pinned
+ * after a read-only mount inside it covered that mount with the writable host directory. So a
+ * command that wrote a `HEAD` as git writes it at a work tree's root (the workspace's too) had the
+ * next command pin that root as a git directory over its `.git`'s protection: `.git/config` was
+ * writable.
+ */
+function pinsFirst(args: readonly string[]): string[] {
+  const pins: string[] = [];
+  const rest: string[] = [];
+  for (let index = 0; index < args.length; ) {
+    const option = args[index];
+    const length = option === "--tmpfs" ? 4 : 3;
+    const mount = args.slice(index, index + length);
+    (option === "--bind" ? pins : rest).push(...mount);
+    index += length;
+  }
+  const pinned: string[][] = [];
+  for (let index = 0; index < pins.length; index += 3) pinned.push(pins.slice(index, index + 3));
+  // Fewer components first: a parent's pin before its children's (a stable sort keeps the rest's order).
+  pinned.sort((a, b) => depth(a[2] ?? "") - depth(b[2] ?? ""));
+  return [...pinned.flat(), ...rest];
+}
+
+const depth = (target: string) => target.split(path.sep).length;
 
 /** What the walk needs of one directory's listing. */
 interface DirectoryScan {
@@ -141,8 +168,6 @@ interface DirectoryScan {
   readonly stamp: Stamp | undefined;
   /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
   readonly subdirectories: readonly string[];
-  /** Sub-directories whose names are not valid UTF-8 (full paths in bytes): the walk cannot enter them by name. */
-  readonly undecodable: readonly Buffer[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
@@ -239,7 +264,7 @@ class ScanCache {
       return known;
     }
     const listedAt = nowNs();
-    let entries: import("node:fs").Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(directory, { withFileTypes: true });
     } catch {
@@ -252,7 +277,6 @@ class ScanCache {
       subdirectories: entries
         .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
         .map((entry) => entry.name),
-      undecodable: undecodableSubdirectories(directory, entries),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
       files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
@@ -507,7 +531,7 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
  * link it moved as a file to review.
  */
 function protectQuarantines(gitDirectory: string, protection: GitProtection): void {
-  let entries: import("node:fs").Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(gitDirectory, { withFileTypes: true });
   } catch {
@@ -544,14 +568,12 @@ function protectEntry(entry: string, absent: string[], protection: GitProtection
 /** Sub-directories of `parent`, recursively for nested submodules (`modules/a/modules/b`). */
 function subdirectories(parent: string): string[] {
   const found: string[] = [];
-  let entries: import("node:fs").Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(parent, { withFileTypes: true });
   } catch {
     return found;
   }
-  // A submodule or worktree git directory of such a name could not be given to bwrap.
-  for (const directory of undecodableSubdirectories(parent, entries)) refuseHiddenGitState(directory, 0, true);
   for (const entry of entries) {
     const full = path.join(parent, entry.name);
     if (entry.isSymbolicLink()) throw unprotectable(full);
@@ -576,25 +598,6 @@ function readPointer(file: string, parse: (text: string) => string | undefined):
   const value = parse(text);
   if (value === undefined || value === "") return undefined;
   return path.resolve(path.dirname(file), value);
-}
-
-/**
- * Refuses to start when a directory whose name is not valid UTF-8 holds git state within the
- * scan's depth: bwrap cannot be given its path, so it could not be made read-only, and a command
- * could plant a config that host git in it then runs. A directory of such a name without git
- * state below it is left as it is (archives with Latin-1 names are common). `isGitState`: the
- * directory is git state itself (a submodule's or worktree's git directory under `modules/`,
- * `worktrees/`).
- */
-function refuseHiddenGitState(directory: Buffer, levels: number, isGitState = false): void {
-  const found = isGitState ? directory : gitStateBelow(directory, levels, { directories: GIT_SCAN_LIMITS.maxDirectories });
-  if (found === undefined) return;
-  const shown = JSON.stringify(found.toString("latin1"));
-  throw new SandboxUnavailableError(
-    `${shown} (shown as Latin-1) is git state inside a directory whose name is not valid UTF-8: the sandbox cannot ` +
-      "name it to keep it read-only, so a sandboxed command could plant git hooks or config there. Rename the directory.",
-    { data: { path: found.toString("latin1"), reason: "undecodable_name" } },
-  );
 }
 
 function symlinkHead(head: string): SandboxUnavailableError {

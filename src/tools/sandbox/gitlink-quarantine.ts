@@ -1,5 +1,6 @@
-import { closeSync, constants, lstatSync, openSync } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import path from "node:path";
+import { lstatSync, openSync } from "./byte-paths.js";
 import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
 import { type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";

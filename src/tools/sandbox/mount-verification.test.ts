@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { pathFromBytes } from "./byte-paths.js";
 import { type ExpectedMounts, mountTableProblem, parseMountinfo } from "./mount-verification.js";
 
 const HOST = [
@@ -101,5 +102,51 @@ describe("mountTableProblem", () => {
     expect(parseMountinfo(table)[1]?.mountPoint).toBe("/mnt/data/my ws");
     expect(mountTableProblem(table, HOST, expected)).toBeUndefined();
     expect(mountTableProblem(table.replace("0:30 /my", "254:0 /my"), HOST, expected)).toMatch(/holds another host path/);
+  });
+
+  it("reads paths as bytes: octal escapes and raw bytes that are not UTF-8 match the escaped strings bwrap was given", () => {
+    // The kernel writes \ as \134 and a newline as \012, and other bytes raw (here 0xff, read as latin1).
+    const table = "110 100 0:30 /a\\134b\\012c/v\xff/.git /mnt/data/a\\134b\\012c/v\xff/.git rw - ext4 /dev/vdb rw";
+    const [entry] = parseMountinfo(table);
+    expect(entry?.mountPoint).toBe(pathFromBytes(Buffer.from("/mnt/data/a\\b\nc/v\xff/.git", "latin1")));
+    expect(entry?.mountPoint).toBe("/mnt/data/a\\b\nc/v\udcff/.git");
+    // A literal "\040" in a name (\134040) is not a space.
+    expect(parseMountinfo("1 1 0:1 / /x\\134040y rw - tmpfs tmpfs rw")[0]?.mountPoint).toBe("/x\\040y");
+  });
+
+  describe("read-only protection at the top of its path", () => {
+    const expected: ExpectedMounts = {
+      ...EXPECTED,
+      protectedReadOnly: ["/tmp/ws/sub/.git/hooks"],
+      maskedDirectories: ["/etc/ssl/private"],
+    };
+    const masked = "114 102 0:55 / /etc/ssl/private ro - tmpfs tmpfs rw";
+
+    it("accepts the read-only bind and the masked directory's read-only tmpfs on top", () => {
+      expect(mountTableProblem(sandbox(masked), HOST, expected)).toBeUndefined();
+    });
+
+    it("refuses a protected read-only bind covered by a writable mount of its own content", () => {
+      const covering = "120 112 254:0 /tmp/ws/sub/.git/hooks /tmp/ws/sub/.git/hooks rw - ext4 /dev/vda rw";
+      expect(mountTableProblem(sandbox(masked, covering), HOST, expected)).toBe("/tmp/ws/sub/.git/hooks is not read-only");
+      // The same cover on a path only pinned read-write is what the arguments meant.
+      expect(mountTableProblem(sandbox(masked, covering), HOST, EXPECTED)).toBeUndefined();
+    });
+
+    it("refuses a masked directory whose tmpfs is missing, writable or covered", () => {
+      expect(mountTableProblem(sandbox(), HOST, expected)).toBe("/etc/ssl/private is not covered by an empty read-only tmpfs");
+      expect(mountTableProblem(sandbox(masked.replace(" ro - ", " rw - ")), HOST, expected)).toMatch(/not covered/);
+      const covered = "121 114 254:0 /etc/ssl/private /etc/ssl/private ro - ext4 /dev/vda rw";
+      expect(mountTableProblem(sandbox(masked, covered), HOST, expected)).toBe(
+        "/etc/ssl/private is not covered by an empty read-only tmpfs",
+      );
+    });
+
+    it("refuses a protected tmpfs covered by another mount", () => {
+      const covered = "121 113 254:0 /tmp/ws/sub/.git/info /tmp/ws/sub/.git/info ro - ext4 /dev/vda rw";
+      expect(mountTableProblem(sandbox(masked, covered), HOST, expected)).toBe(
+        "/tmp/ws/sub/.git/info is not covered by an empty read-only tmpfs",
+      );
+    });
   });
 });

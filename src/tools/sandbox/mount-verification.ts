@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { pathFromBytes } from "./byte-paths.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /** One line of a `/proc/<pid>/mountinfo`. */
@@ -16,7 +17,14 @@ export interface MountEntry {
   readonly type: string;
 }
 
-/** Parses a mountinfo text (`\040`-style escapes undone). */
+/**
+ * Parses a mountinfo table given as its bytes, one character each (`latin1`, as
+ * {@link readMountinfo} reads it). The kernel writes a path's bytes as they are except space,
+ * tab, newline and backslash (`\040`, `\011`, `\012`, `\134`); both are undone into the path's
+ * bytes, then decoded as the sandbox's host side names paths (`byte-paths.ts`: a byte that is not
+ * part of valid UTF-8 kept as an escape), so that a path not valid UTF-8 compares equal to the
+ * bwrap argument that mounted it.
+ */
 export function parseMountinfo(text: string): MountEntry[] {
   const entries: MountEntry[] = [];
   for (const line of text.split("\n")) {
@@ -36,7 +44,8 @@ export function parseMountinfo(text: string): MountEntry[] {
 }
 
 function unescapeField(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+  const bytes = field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8) & 0xff));
+  return pathFromBytes(Buffer.from(bytes, "latin1"));
 }
 
 /** What a workspace sandbox's mount table must be, from the arguments it was started with. */
@@ -45,12 +54,19 @@ export interface ExpectedMounts {
   readonly workspace: string;
   /** Host paths bound read-only onto themselves (system directories, `readOnlyPaths`, `/proc/sys`, `/proc/fs`). */
   readonly readOnlyIdentity: readonly string[];
-  /** Workspace paths the git protection covers with an empty read-only tmpfs: each must be one. */
+  /** Workspace paths the git protection covers with an empty read-only tmpfs: each must be one, the topmost mount at its path. */
   readonly protectedTmpfs: readonly string[];
   /** Where the host's `/dev/null` is bound (masked files). */
   readonly nullBound: readonly string[];
   /** Workspace paths the git protection binds onto themselves: each must be a mount of its own content. */
   readonly protectedBinds: readonly string[];
+  /** Those of {@link protectedBinds} bound read-only (`--ro-bind`): each must also be the topmost mount at its path, read-only. */
+  readonly protectedReadOnly?: readonly string[];
+  /**
+   * Directories hidden under an empty read-only tmpfs (unreadable system directories, the masked
+   * `/proc` ones): each must be the topmost mount at its path, a read-only tmpfs the sandbox made.
+   */
+  readonly maskedDirectories?: readonly string[];
   /** `readOnlyPaths` at or below the workspace: each must be the topmost mount at its path, read-only. */
   readonly readOnlyInWorkspace?: readonly string[];
 }
@@ -102,7 +118,7 @@ export function mountTableProblem(sandboxTable: string, hostTable: string, expec
     if (!inWorkspace && !device && !entry.readOnly) return `${where} is writable`;
     mounted.add(where);
   }
-  return missingMount(expected, mounted, topmost);
+  return missingMount(expected, mounted, topmost, hostDevices);
 }
 
 /** Which mount the arguments made is not in the sandbox's table as they meant it, or `undefined`. */
@@ -110,10 +126,20 @@ function missingMount(
   expected: ExpectedMounts,
   mounted: ReadonlySet<string>,
   topmost: ReadonlyMap<string, MountEntry>,
+  hostDevices: ReadonlySet<string>,
 ): string | undefined {
   if (!mounted.has(expected.workspace)) return `${expected.workspace} is not mounted`;
   for (const bind of [...expected.protectedBinds, ...expected.protectedTmpfs])
     if (!mounted.has(bind)) return `${bind} is not protected`;
+  for (const readOnly of expected.protectedReadOnly ?? []) {
+    const top = topmost.get(readOnly);
+    if (top === undefined || !top.readOnly) return `${readOnly} is not read-only`;
+  }
+  for (const directory of [...expected.protectedTmpfs, ...(expected.maskedDirectories ?? [])]) {
+    const top = topmost.get(directory);
+    if (top === undefined || top.type !== "tmpfs" || !top.readOnly || hostDevices.has(top.device))
+      return `${directory} is not covered by an empty read-only tmpfs`;
+  }
   for (const readOnly of expected.readOnlyInWorkspace ?? []) {
     const top = topmost.get(readOnly);
     if (top === undefined || !mounted.has(readOnly)) return `${readOnly} is not mounted`;
@@ -143,10 +169,10 @@ function hostLocation(host: readonly MountEntry[], file: string): Location | und
   return { device: best.device, root: rest === "" ? best.root : path.posix.join(best.root, rest) };
 }
 
-/** The host's own mount table, or `undefined` when it cannot be read. */
+/** The mount table of process `pid`, its bytes one character each (see {@link parseMountinfo}), or `undefined` when it cannot be read. */
 export function readMountinfo(pid: number | "self"): string | undefined {
   try {
-    return readFileSync(`/proc/${pid}/mountinfo`, "utf8");
+    return readFileSync(`/proc/${pid}/mountinfo`, "latin1");
   } catch {
     return undefined;
   }

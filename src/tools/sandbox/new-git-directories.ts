@@ -1,17 +1,6 @@
-import {
-  type BigIntStats,
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-} from "node:fs";
+import { type BigIntStats, closeSync, constants, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
+import { lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";

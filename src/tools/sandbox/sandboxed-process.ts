@@ -5,6 +5,7 @@ import { Readable, type Writable } from "node:stream";
 import type { CommandCgroup } from "./command-cgroup.js";
 import type { AfterCommandRepairs } from "./control-file-removal.js";
 import type { SandboxedCommand, SandboxedExit, SandboxedProcess } from "./process-sandbox.js";
+import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 
 /** How a driver launches its wrapped command. */
 export interface LaunchPlan {
@@ -67,6 +68,7 @@ export const KILL_GRACE_MS = 2_000;
  * handle abort, exit and spawn errors the same way.
  */
 export function startSandboxedProcess(plan: LaunchPlan, request: SandboxedCommand): SandboxedProcess {
+  if (plan.verifyBeforeCommand !== undefined) assertOwnProcessView();
   const stdinMode = request.input !== undefined ? "pipe" : (request.stdin ?? "ignore");
   const tag = plan.reapTagged === true && process.platform === "linux" ? randomUUID() : undefined;
   const child = spawn(plan.executable, [...plan.args], {
@@ -213,7 +215,7 @@ function gateCommand(
     }
     if (state === "unreadable") {
       // Never started unchecked, and never left waiting for ever either.
-      setup.failure = new Error(`cannot tell when the sandbox has finished its setup: /proc/${pid}/syscall is not readable`);
+      setup.failure = unreadableSetupState(pid);
       kill("SIGKILL");
       return;
     }
@@ -234,6 +236,40 @@ function gateCommand(
     setup.failure = failure;
     kill("SIGKILL");
   };
+}
+
+/**
+ * The refusal when the host may not read `/proc/<pid>/syscall` of bwrap's sandbox process (a
+ * `/proc` mounted with `hidepid`, a security module denying the host such reads): the gate cannot
+ * tell when bwrap has made its last mount, so the command is never started unchecked.
+ */
+export function unreadableSetupState(pid: number): SandboxUnavailableError {
+  return new SandboxUnavailableError(
+    `The sandbox was refused before the command ran: the host cannot read /proc/${pid}/syscall, which tells when bwrap has finished mounting (its mount table is checked then); nothing ran. ` +
+      "This is the host's setup, not the command's: the host process needs to read its own children's /proc entries (no hidepid on /proc, no security module denying it).",
+    { data: { reason: "setup_state_unreadable", path: `/proc/${pid}/syscall` } },
+  );
+}
+
+/**
+ * Refuses, at once, a gated launch on a host whose `/proc` is another pid namespace's (a container
+ * given its host's `/proc`): bwrap reports the sandbox's pid in this process's namespace, so
+ * `/proc/<pid>` would be another process or none, and the gate would wait on it until the
+ * command's timeout. `/proc/self` names this process's pid as that `/proc` counts it.
+ */
+export function assertOwnProcessView(procSelf = "/proc/self"): void {
+  let seen: string | undefined;
+  try {
+    seen = readlinkSync(procSelf);
+  } catch {
+    seen = undefined;
+  }
+  if (seen === String(process.pid)) return;
+  throw new SandboxUnavailableError(
+    `The sandbox cannot start: /proc is not this process's pid namespace's (${procSelf} is ${seen === undefined ? "unreadable" : `pid ${seen}`}, this process is pid ${process.pid}), so the host cannot watch bwrap set the sandbox up and check its mounts before the command runs. ` +
+      "Mount a /proc of the host process's own pid namespace (in a container: the default /proc, not the host's).",
+    { data: { reason: "foreign_proc", path: procSelf } },
+  );
 }
 
 const GATE_POLL_MS = 2;

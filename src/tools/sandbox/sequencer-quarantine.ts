@@ -1,5 +1,6 @@
-import { closeSync, constants, lstatSync, openSync, readdirSync, renameSync } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import path from "node:path";
+import { lstatSync, openSync, readdirSync, renameSync } from "./byte-paths.js";
 import { readSmallFileText } from "./small-file-text.js";
 
 /**

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, readSync } from "node:fs";
+import { openSync } from "./byte-paths.js";
 
 /**
  * A small regular file's text (UTF-8), read through one descriptor opened without following a
