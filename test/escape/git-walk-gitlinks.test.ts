@@ -42,7 +42,20 @@ function repository(directory: string): string {
 }
 
 /** A command that waits (up to 20 s) for `lib/.git` to appear, as the user makes it on the host meanwhile. */
-const WAIT_FOR_LIB = "for i in $(seq 200); do [ -e lib/.git ] && break; sleep 0.1; done; sleep 0.3; echo seen";
+const WAIT_FOR_LIB = ": > started; for i in $(seq 200); do [ -e lib/.git ] && break; sleep 0.1; done; sleep 0.3; echo seen";
+
+/**
+ * Resolves once the command runs (it made `started`): the host's change below must come while the
+ * command runs, not while its sandbox is still being set up (a fixed 300 ms was not enough at load
+ * 20-26, and a change then is refused by the mount check, fail-closed, which is another test's case).
+ */
+async function commandStarted(root: string): Promise<void> {
+  const marker = path.join(root, "started");
+  for (const until = Date.now() + 30_000; !existsSync(marker); ) {
+    if (Date.now() > until) throw new Error("the command did not start within 30 s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe.skipIf(bubblewrap.missing || git.missing)(
   bubblewrap.label("a repository the user makes at a gitlink during a command"),
@@ -72,7 +85,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const { root, source } = await withSubmodule();
       const call = sh(attackRun(root, "workspace"), WAIT_FOR_LIB);
       // The user, on the host, meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await commandStarted(root);
       execFileSync("rm", ["-rf", path.join(root, "lib")]);
       hostGit(root, ["clone", "-q", source, "lib"]);
       const result = await call;
@@ -85,7 +98,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
     it("git submodule update --init on the host while a command runs: the .git file and the new modules/lib stay", async () => {
       const { root } = await withSubmodule();
       const call = sh(attackRun(root, "workspace"), WAIT_FOR_LIB);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await commandStarted(root);
       hostGit(root, ["submodule", "update", "-q", "--init"]);
       const result = await call;
       expect(result.stdout, result.text).toContain("seen");
