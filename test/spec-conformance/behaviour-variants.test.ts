@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, defineTool, parseToolConfig, type Run } from "agent-tool-catalog";
 import { createGitTools, type DiffRangeOutput, GIT_TOOL_NAMES } from "agent-tool-catalog/git";
-import { createBashTool, createFileTools } from "agent-tool-catalog/tools";
+import { createBashTool, createFileTools, fileVersion } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelError, ok, okText, runCommonJs } from "./support.js";
 
@@ -78,6 +78,10 @@ describe("apply_patch: several operations, wrong context, CRLF", () => {
       "R mv.txt -> moved/mv2.txt (+1 -1)",
     ]);
     expect(text).toMatch(/^versions: new\/added\.txt v_[0-9a-f]{16}, moved\/mv2\.txt v_[0-9a-f]{16}$/m);
+    // Each version is the token of the bytes on disk (hashed in the thread pool during the commit).
+    const versions = /^versions: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+    for (const [name, version] of versions.map((entry) => entry.split(" ")))
+      expect(version).toBe(fileVersion(await readFile(path.join(root, name as string))));
     expect((await readdir(root, { recursive: true })).sort()).toEqual(["moved", "moved/mv2.txt", "new", "new/added.txt"]);
     expect(await readFile(path.join(root, "moved/mv2.txt"), "utf8")).toBe("m1\nM2\n");
   });

@@ -13,6 +13,7 @@ import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 import { versionConflict } from "./version-conflict.js";
+import { VersionsAhead } from "./versions-ahead.js";
 
 const editSchema = z.object({
   old_text: z.string().describe("Exact text, once unless replace_all"),
@@ -124,6 +125,10 @@ async function applyInSession(
   if (!plan.ok) throw patchToolError(plan.error);
   if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
   let planned = await session.plannedChanges(plan.changes);
+  // The result names every new content's version: hashed while the commit below waits for its
+  // locks and flushes, not after it (see `VersionsAhead`).
+  const versionsAhead = new VersionsAhead();
+  void versionsAhead.start(planned.map((change) => change.after));
   // Without expected_version, files changed meanwhile are planned again under the locks.
   const replan =
     input.expected_version === undefined
@@ -135,15 +140,21 @@ async function applyInSession(
           return planned;
         }
       : undefined;
-  const entry = await commitFileChanges(
-    scope,
-    "apply_patch",
-    planned,
-    context.storage.get(EDIT_JOURNAL),
-    replan === undefined
-      ? { held: session.heldParents, signal: context.signal }
-      : { replan, held: session.heldParents, signal: context.signal },
-  );
+  let entry: Awaited<ReturnType<typeof commitFileChanges>>;
+  try {
+    entry = await commitFileChanges(
+      scope,
+      "apply_patch",
+      planned,
+      context.storage.get(EDIT_JOURNAL),
+      replan === undefined
+        ? { held: session.heldParents, signal: context.signal }
+        : { replan, held: session.heldParents, signal: context.signal },
+    );
+  } finally {
+    // Whatever is left is hashed below, when asked (a failed change asks for nothing).
+    versionsAhead.stop();
+  }
   const reads = context.storage.get(READ_TRACKER);
   // The journal entry names every changed file resolved already: no second resolution.
   const forgotten =
@@ -156,7 +167,7 @@ async function applyInSession(
   });
   const versions = planned
     .filter((change) => change.after !== undefined)
-    .map((change) => `${change.path} ${versionOf(change.after)}`);
+    .map((change) => `${change.path} ${versionsAhead.of(change.after)}`);
   return [
     `Applied to ${countOf(plan.summary.files.length, "file")}, +${plan.summary.added} -${plan.summary.removed}:`,
     ...lines,
