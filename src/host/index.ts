@@ -195,6 +195,7 @@ export {
   type WorkflowStage,
 } from "./workflows/workflow-definition.js";
 export type {
+  WorkflowResumeOptions,
   WorkflowRunSnapshot,
   WorkflowRunStatus,
   WorkflowService,

@@ -1,6 +1,7 @@
-import { ToolError } from "agent-tool-catalog";
+import { type RunScope, ToolError } from "agent-tool-catalog";
 import type {
   InProcessWorkflowService,
+  WorkflowResumeOptions,
   WorkflowRunCheckpoint,
   WorkflowRunSnapshot,
   WorkflowService,
@@ -9,7 +10,14 @@ import type {
   WorkflowSummary,
 } from "agent-tool-catalog/host";
 import type { Redis } from "ioredis";
+import { resumeRefusal } from "../policy/scope-within.js";
 import { DurableJobs } from "./durable-jobs.js";
+
+/** @throws ToolError `resume_refused` when the run's saved scope is wider than the caller's. */
+function refuseWiderScope(runId: string, saved: RunScope, caller: RunScope | undefined): void {
+  const refusal = resumeRefusal(runId, saved, caller);
+  if (refusal !== undefined) throw new ToolError("resume_refused", refusal.message, { hint: refusal.hint, data: refusal.data });
+}
 
 /**
  * Options of {@link RedisWorkflowService}.
@@ -126,9 +134,10 @@ export class RedisWorkflowService implements WorkflowService {
    * process with its workflow registered, from the checkpoint saved with the run: finished agent
    * calls are replayed, not repeated.
    * @throws ToolError `unknown_workflow_run` when there is no such run; `resume_refused` when it
-   * has no checkpoint, its workflow is not registered here, or its budget was spent.
+   * has no checkpoint, its workflow is not registered here, its budget was spent, or it was started
+   * with a scope wider than `options.scope` (see `WorkflowResumeOptions`).
    */
-  async resume(runId: string): Promise<WorkflowRunSnapshot> {
+  async resume(runId: string, options: WorkflowResumeOptions = {}): Promise<WorkflowRunSnapshot> {
     const current = await this.jobs.get(runId);
     if (current === undefined) throw new ToolError("unknown_workflow_run", `There is no workflow run ${JSON.stringify(runId)}.`);
     if (current.status === "running" || current.status === "completed") return current;
@@ -153,6 +162,8 @@ export class RedisWorkflowService implements WorkflowService {
           { hint: "Start a new run with the same args." },
         );
       }
+      // Checked before the run is adopted or claimed: a refused caller changes nothing anywhere.
+      refuseWiderScope(runId, checkpoint.scope, options.scope);
       // The record's spend is from the last renewal; the checkpoint's from the last agent call.
       const { agentCalls, tokens } = checkpoint.snapshot;
       local = this.local.adopt({
@@ -160,6 +171,8 @@ export class RedisWorkflowService implements WorkflowService {
         snapshot: { ...current, agentCalls: Math.max(agentCalls, current.agentCalls), tokens: Math.max(tokens, current.tokens) },
       });
     }
+    const known = this.local.checkpoint(runId);
+    if (known !== undefined) refuseWiderScope(runId, known.scope, options.scope);
     // Claimed before anything runs: of two processes resuming at once, one runs the run.
     const claim: WorkflowRunSnapshot = {
       ...local,
@@ -171,7 +184,7 @@ export class RedisWorkflowService implements WorkflowService {
     if (!(await this.jobs.claim(claim, { follow: false }))) return (await this.jobs.get(runId)) ?? current;
     let resumed: WorkflowRunSnapshot;
     try {
-      resumed = await this.local.resume(runId);
+      resumed = await this.local.resume(runId, options);
     } catch (error) {
       await this.jobs.update(current);
       throw error;

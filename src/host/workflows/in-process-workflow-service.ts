@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { CatalogError, type RunScope, ToolError } from "agent-tool-catalog";
+import { resumeRefusal } from "../../policy/scope-within.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import { checkWorkflowBudget, WorkflowBudget } from "./workflow-budget.js";
 import { type JournaledAgentCall, WorkflowRunContext } from "./workflow-context.js";
 import type { WorkflowBudgetLimits, WorkflowDefinition } from "./workflow-definition.js";
 import type {
+  WorkflowResumeOptions,
   WorkflowRunSnapshot,
   WorkflowService,
   WorkflowStartOptions,
@@ -202,10 +204,12 @@ export class InProcessWorkflowService implements WorkflowService {
   }
 
   /** {@inheritDoc WorkflowService.resume} */
-  async resume(runId: string): Promise<WorkflowRunSnapshot> {
+  async resume(runId: string, options: WorkflowResumeOptions = {}): Promise<WorkflowRunSnapshot> {
     const record = this.runs.get(runId);
     if (record === undefined) throw new ToolError("unknown_workflow_run", `There is no workflow run ${JSON.stringify(runId)}.`);
     if (record.snapshot.status === "running" || record.snapshot.status === "completed") return record.snapshot;
+    const refusal = resumeRefusal(runId, record.scope, options.scope);
+    if (refusal !== undefined) throw new ToolError("resume_refused", refusal.message, { hint: refusal.hint, data: refusal.data });
     if (record.budget.exceeded !== undefined) {
       throw new ToolError(
         "resume_refused",

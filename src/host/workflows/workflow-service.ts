@@ -86,6 +86,23 @@ export interface WorkflowStartOptions {
 }
 
 /**
+ * Options of {@link WorkflowService.resume}.
+ *
+ * @public
+ */
+export interface WorkflowResumeOptions {
+  /**
+   * What the resuming run may do. The run goes on with the scope saved when it started, so it
+   * resumes only when that scope lies within this one (sandbox and approval as strict or
+   * stricter, workspace the same or inside, no tool this one lacks, no shallower depth);
+   * otherwise `resume` rejects with `ToolError` `resume_refused` (`data.reason` says which part
+   * is wider) and the run stays as it was. `run_workflow` always passes the caller's scope;
+   * host code that omits it resumes with the saved scope unchecked.
+   */
+  readonly scope?: RunScope;
+}
+
+/**
  * Runs registered workflows (the spec's `WorkflowService`). Methods reject with `ToolError` for
  * the model's mistakes (unknown workflow, invalid args, a run that cannot be resumed).
  * @public
@@ -102,8 +119,11 @@ export interface WorkflowService {
     runId: string,
     options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
   ): Promise<WorkflowRunSnapshot | undefined>;
-  /** Resumes a failed or cancelled run: finished agent calls are replayed from its journal. */
-  resume(runId: string): Promise<WorkflowRunSnapshot>;
+  /**
+   * Resumes a failed or cancelled run: finished agent calls are replayed from its journal. It
+   * never runs wider than `options.scope` (see {@link WorkflowResumeOptions}).
+   */
+  resume(runId: string, options?: WorkflowResumeOptions): Promise<WorkflowRunSnapshot>;
   /** Stores model-written source for review; never evaluates it. */
   submitSource(submission: Omit<WorkflowSubmission, "id" | "submittedAt" | "status">): Promise<WorkflowSubmission>;
 }

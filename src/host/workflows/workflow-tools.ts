@@ -72,7 +72,10 @@ async function pickUp(service: WorkflowService, runId: string, context: ToolCont
   if (snapshot === undefined || snapshot.ownerId !== conversationIdOf(context)) {
     throw new ToolError("unknown_workflow_run", `There is no workflow run ${JSON.stringify(runId)} in this conversation.`);
   }
-  return snapshot.status === "failed" || snapshot.status === "cancelled" ? service.resume(runId) : snapshot;
+  // The conversation id is not a capability: a narrower run sharing it never resumes a wider run's scope.
+  return snapshot.status === "failed" || snapshot.status === "cancelled"
+    ? service.resume(runId, { scope: context.scope })
+    : snapshot;
 }
 
 function createRunTool(service: WorkflowService, options: WorkflowToolOptions): AnyToolDefinition {

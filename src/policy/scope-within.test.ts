@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { PermissionConfig } from "../tool/permissions.js";
+import type { RunScope } from "../tool/run-scope.js";
+import { resolvePermissionConfig } from "./permission-config.js";
+import { resumeRefusal, scopeOutside } from "./scope-within.js";
+
+const root = mkdtempSync(path.join(tmpdir(), "scope-within-"));
+mkdirSync(path.join(root, "sub"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function scope(permissions: PermissionConfig, more: Partial<Pick<RunScope, "allowedTools" | "depth">> = {}): RunScope {
+  return {
+    runId: "r",
+    permissions: resolvePermissionConfig(permissions),
+    allowedTools: more.allowedTools,
+    depth: more.depth ?? 0,
+  };
+}
+const base: PermissionConfig = { sandbox: "local", approval: "destructive", workspace: root };
+
+describe("a saved scope within a caller's", () => {
+  it("is within an equal or wider caller", () => {
+    expect(scopeOutside(scope(base), scope(base))).toBeUndefined();
+    expect(scopeOutside(scope({ ...base, sandbox: "workspace", approval: "all" }), scope(base))).toBeUndefined();
+    expect(scopeOutside(scope({ ...base, workspace: path.join(root, "sub") }), scope(base))).toBeUndefined();
+    expect(
+      scopeOutside(scope(base, { allowedTools: ["read"], depth: 2 }), scope(base, { allowedTools: ["read", "write"], depth: 1 })),
+    ).toBeUndefined();
+    expect(resumeRefusal("wf_1", scope(base), undefined)).toBeUndefined();
+  });
+
+  it("names each part that is wider than the caller's", () => {
+    expect(scopeOutside(scope(base), scope({ ...base, workspace: path.join(root, "sub") }))).toContain("outside yours");
+    expect(scopeOutside(scope({ sandbox: "local", approval: "destructive" }), scope(base))).toContain(
+      "workspace is unrestricted",
+    );
+    expect(scopeOutside(scope({ ...base, sandbox: "unrestricted" }), scope(base))).toContain('sandbox "unrestricted"');
+    expect(scopeOutside(scope({ ...base, approval: "none" }), scope(base))).toContain('approval "none"');
+    expect(scopeOutside(scope(base), scope(base, { allowedTools: ["read"] }))).toBe("it may use every tool; you may not");
+    expect(scopeOutside(scope(base, { allowedTools: ["read", "bash"] }), scope(base, { allowedTools: ["read"] }))).toContain(
+      "(bash)",
+    );
+    expect(scopeOutside(scope(base), scope(base, { depth: 1 }))).toContain("shallower");
+    expect(resumeRefusal("wf_1", scope({ ...base, approval: "none" }), scope(base))).toMatchObject({
+      message: expect.stringContaining("Workflow run wf_1 was started with more permissions"),
+      data: { reason: expect.stringContaining("approval") },
+    });
+  });
+});
