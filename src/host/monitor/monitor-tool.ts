@@ -126,6 +126,14 @@ function take(process: MonitoredProcess, maxBytes: number): Record<string, unkno
     // Escape sequences in the output would act on the terminal or log that shows the result.
     output: showControlCharacters(text),
     ...(skipped > 0 ? { skipped_bytes: skipped, note: "Older output was dropped; only the newest is kept." } : {}),
+    // Said, not left for the model to guess: the exit came with all the output but what a
+    // process holding it open wrote after reading stopped.
+    ...(process.outputHeldOpen
+      ? {
+          output_held_open:
+            "A process still held the output open after the command exited and could not be ended; reading stopped 1.25 s after the exit.",
+        }
+      : {}),
   };
 }
 

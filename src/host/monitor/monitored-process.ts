@@ -9,6 +9,11 @@ export class MonitoredProcess {
   readonly startedAt: number;
   readonly output: OutputBuffer;
   exit: SandboxedExit | undefined;
+  /**
+   * True when, after the exit, a process still held the output open that could not be ended, so
+   * reading stopped (the output may miss what it wrote later); set with {@link exit}.
+   */
+  outputHeldOpen = false;
   /** Where the model's last poll stopped. */
   cursor = 0;
   private readonly process: SandboxedProcess;
@@ -30,7 +35,7 @@ export class MonitoredProcess {
     // open): the exit's answer ("exited", with what it printed last) must not come before the
     // last chunk the command wrote, which the host may read after it learned of the exit.
     this.exited = process.exited.then(async (exit) => {
-      await readOutputToEnd(process, readings);
+      this.outputHeldOpen = await readOutputToEnd(process, readings);
       this.exit = exit;
       this.notify();
       return exit;

@@ -54,6 +54,11 @@ export class MatchDeadlineError extends Error {
  * batch that does not finish within `deadlineMs` (catastrophic backtracking such as `^(a+)+$`)
  * or an abort terminates the worker, which stops the match in the middle (V8 cannot be
  * interrupted any other way).
+ *
+ * The deadline measures the match, not the host: it starts once the worker is online (starting a
+ * thread on a loaded host took seconds, and a trivial pattern was answered `pattern_too_slow`),
+ * and when it is up the loop takes one turn to receive an answer the worker already sent (on a
+ * starved loop the timer fired in the same iteration the answer arrived, before it was read).
  */
 export class LineMatcher {
   private readonly worker: Worker;
@@ -61,6 +66,8 @@ export class LineMatcher {
   private closed = false;
   /** Why the worker died outside a match (it could not start): later matches fail with it. */
   private failure: Error | undefined;
+  /** Settles once the worker runs (never rejects: a worker that cannot start emits 'error'). */
+  private readonly online: Promise<void>;
 
   constructor(
     source: string,
@@ -69,6 +76,7 @@ export class LineMatcher {
   ) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags } });
     this.worker.unref();
+    this.online = new Promise((resolve) => this.worker.once("online", () => resolve()));
     // A worker that cannot start (no descriptors left: ERR_WORKER_INIT_FAILED, EMFILE) says so
     // with an 'error' event, often while no match listens (the file is still being read): unheard,
     // that event ended the host process.
@@ -85,7 +93,11 @@ export class LineMatcher {
     if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (error: Error | undefined, results?: number[][]) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         this.worker.off("message", onMessage);
@@ -100,7 +112,11 @@ export class LineMatcher {
       };
       const onError = (error: Error) => finish(workerFailure(error));
       const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-      const timer = setTimeout(() => finish(new MatchDeadlineError(this.deadlineMs)), this.deadlineMs);
+      // setImmediate runs after the loop's poll for I/O, which delivers an answer already sent.
+      const expire = () => setImmediate(() => finish(new MatchDeadlineError(this.deadlineMs)));
+      void this.online.then(() => {
+        if (!settled) timer = setTimeout(expire, this.deadlineMs);
+      });
       this.worker.on("message", onMessage);
       this.worker.on("error", onError);
       signal.addEventListener("abort", onAbort, { once: true });
