@@ -25,12 +25,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
-    // Most files wait on real processes (MCP servers, git, bwrap, redis-server, timers of a minute):
-    // measured alone at load ~1.5, bullmq-delivery took 45 s wall for 11 s of CPU, clock-skew 71 s
-    // for 25 s, bash-run-budget-children 39 s for 14 s. With one file per core, a waiting file held
-    // a core idle (stop 42: 1,054 s of wall for the unit tests on 2 cores). Two files per core keep
-    // both cores busy. Checked on 2 cores: the whole suite passes this way at load ~7 (two suites
-    // of two workers side by side, stop 42) and in `.ci/run` (stop 43).
-    maxWorkers: Math.min(16, Math.max(4, availableParallelism() * 2)),
+    // Vitest's default on 2 cores is one worker, but most files wait on real processes (MCP
+    // servers, git, bwrap, redis-server): two files at a time cut the wall time on such machines.
+    // The whole suite passes this way at load 11-16 on 2 cores (checked before choosing it).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
