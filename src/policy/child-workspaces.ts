@@ -86,6 +86,19 @@ export function realWorkspaceEscape(child: string, parent: string): string | und
 }
 
 /**
+ * Why `requested` may not be a workspace inside `parentWorkspace` (as text once `..` is resolved,
+ * then on disk), as a suffix for a refusal message (`" (/ws)"`, `": /ws/link is / on disk, ..."`),
+ * or `undefined` when it lies inside. A check only: nothing is remembered.
+ */
+export function childWorkspaceOutside(requested: string, parentWorkspace: string): string | undefined {
+  const child = normalizeWorkspacePath(requested);
+  const parent = normalizeWorkspacePath(parentWorkspace);
+  if (!isWorkspaceInside(child, parent)) return child === requested ? "" : ` (${child})`;
+  const left = realWorkspaceEscape(child, parent);
+  return left === undefined ? undefined : `: ${left}`;
+}
+
+/**
  * Remembers that `child` (a child run's workspace) must stay inside `parent`, for
  * {@link workspaceContainers}. Both normalized.
  * @returns false when the record is full (the caller refuses the child run).

@@ -1,5 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { isWorkspaceInside, normalizeWorkspacePath, realWorkspaceEscape, rememberChildWorkspace } from "./child-workspaces.js";
+import { childWorkspaceOutside, normalizeWorkspacePath, rememberChildWorkspace } from "./child-workspaces.js";
 import {
   type ApprovalPolicy,
   type PermissionConfig,
@@ -8,8 +8,10 @@ import {
   type SandboxScope,
 } from "./permission-config.js";
 
-const SANDBOX_STRENGTH: Readonly<Record<SandboxScope, number>> = { unrestricted: 0, local: 1, workspace: 2 };
-const APPROVAL_STRENGTH: Readonly<Record<ApprovalPolicy, number>> = { none: 0, destructive: 1, all: 2 };
+/** How strict each sandbox scope is: a child run may only move up this order. */
+export const SANDBOX_STRENGTH: Readonly<Record<SandboxScope, number>> = { unrestricted: 0, local: 1, workspace: 2 };
+/** How strict each approval policy is: a child run may only move up this order. */
+export const APPROVAL_STRENGTH: Readonly<Record<ApprovalPolicy, number>> = { none: 0, destructive: 1, all: 2 };
 
 /**
  * The permissions of a child run (a sub-agent, a workflow step, a forked skill): what it asks for,
@@ -53,18 +55,16 @@ export function narrowPermissions(
  * later.
  */
 function checkChildWorkspace(requested: string, parentWorkspace: string): string {
-  const child = normalizeWorkspacePath(requested);
-  const parent = normalizeWorkspacePath(parentWorkspace);
-  const outside = (why: string) =>
-    new ConfigurationError(
+  const outside = childWorkspaceOutside(requested, parentWorkspace);
+  if (outside !== undefined) {
+    throw new ConfigurationError(
       "invalid_permission_config",
-      `permissions.workspace of a child run must be its parent's workspace (${parentWorkspace}) or inside it; got ${requested}${why}.`,
+      `permissions.workspace of a child run must be its parent's workspace (${parentWorkspace}) or inside it; got ${requested}${outside}.`,
       { data: { field: "permissions.workspace" } },
     );
-  if (!isWorkspaceInside(child, parent)) throw outside(child === requested ? "" : ` (${child})`);
-  const left = realWorkspaceEscape(child, parent);
-  if (left !== undefined) throw outside(`: ${left}`);
-  if (!rememberChildWorkspace(child, parent)) {
+  }
+  const child = normalizeWorkspacePath(requested);
+  if (!rememberChildWorkspace(child, normalizeWorkspacePath(parentWorkspace))) {
     throw new ConfigurationError(
       "invalid_permission_config",
       "permissions.workspace: too many distinct child-run workspaces in this process to keep checking them; reuse workspaces.",

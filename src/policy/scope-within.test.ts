@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PermissionConfig } from "../tool/permissions.js";
 import type { RunScope } from "../tool/run-scope.js";
+import { workspaceContainers } from "./child-workspaces.js";
 import { resolvePermissionConfig } from "./permission-config.js";
 import { resumeRefusal, scopeOutside } from "./scope-within.js";
 
@@ -48,5 +49,25 @@ describe("a saved scope within a caller's", () => {
       message: expect.stringContaining("Workflow run wf_1 was started with more permissions"),
       data: { reason: expect.stringContaining("approval") },
     });
+  });
+
+  it("is a check only: it remembers no child workspace, where narrowPermissions would", () => {
+    const inner = path.join(root, "sub", "only-checked");
+    mkdirSync(inner);
+    expect(scopeOutside(scope({ ...base, workspace: inner }), scope(base))).toBeUndefined();
+    expect(workspaceContainers(inner)).toEqual([]);
+  });
+
+  it("checks the workspace on disk: a link inside the caller's workspace to outside it is outside", () => {
+    const outside = mkdtempSync(path.join(tmpdir(), "scope-within-outside-"));
+    try {
+      symlinkSync(outside, path.join(root, "link-out"));
+      expect(scopeOutside(scope({ ...base, workspace: path.join(root, "link-out") }), scope(base))).toContain("outside yours");
+      // Positive control: a link that stays inside is within.
+      symlinkSync(path.join(root, "sub"), path.join(root, "link-in"));
+      expect(scopeOutside(scope({ ...base, workspace: path.join(root, "link-in") }), scope(base))).toBeUndefined();
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

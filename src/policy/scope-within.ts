@@ -1,5 +1,6 @@
 import type { RunScope } from "../tool/run-scope.js";
-import { narrowPermissions } from "./narrow-permissions.js";
+import { childWorkspaceOutside } from "./child-workspaces.js";
+import { APPROVAL_STRENGTH, SANDBOX_STRENGTH } from "./narrow-permissions.js";
 
 /**
  * Why `saved` is not within `caller`, or `undefined` when it is: saved work (a workflow run's
@@ -7,7 +8,8 @@ import { narrowPermissions } from "./narrow-permissions.js";
  * granted every part of it. A saved scope is within the caller's when its sandbox and approval
  * are at least as strict, its workspace is the caller's or inside it (as `narrowPermissions`
  * checks a child's, as text and on disk), every tool it allows is allowed to the caller, and it
- * is at least as deep (a fork-depth limit counts from it).
+ * is at least as deep (a fork-depth limit counts from it). A check only: unlike
+ * `narrowPermissions`, it remembers no child workspace and cannot fail for a full record.
  */
 export function scopeOutside(saved: RunScope, caller: RunScope): string | undefined {
   const mine = saved.permissions;
@@ -15,15 +17,17 @@ export function scopeOutside(saved: RunScope, caller: RunScope): string | undefi
   if (theirs.workspace !== undefined && mine.workspace === undefined) {
     return `its workspace is unrestricted; yours is ${theirs.workspace}`;
   }
-  let narrowed: RunScope["permissions"];
-  try {
-    const { sandbox, approval, workspace } = mine;
-    narrowed = narrowPermissions(theirs, { sandbox, approval, ...(workspace === undefined ? {} : { workspace }) });
-  } catch {
-    return `its workspace ${mine.workspace} is outside yours (${theirs.workspace})`;
+  if (theirs.workspace !== undefined && mine.workspace !== undefined && mine.workspace !== theirs.workspace) {
+    if (childWorkspaceOutside(mine.workspace, theirs.workspace) !== undefined) {
+      return `its workspace ${mine.workspace} is outside yours (${theirs.workspace})`;
+    }
   }
-  if (narrowed.sandbox !== mine.sandbox) return `its sandbox "${mine.sandbox}" is wider than yours ("${theirs.sandbox}")`;
-  if (narrowed.approval !== mine.approval) return `its approval "${mine.approval}" is looser than yours ("${theirs.approval}")`;
+  if (SANDBOX_STRENGTH[mine.sandbox] < SANDBOX_STRENGTH[theirs.sandbox]) {
+    return `its sandbox "${mine.sandbox}" is wider than yours ("${theirs.sandbox}")`;
+  }
+  if (APPROVAL_STRENGTH[mine.approval] < APPROVAL_STRENGTH[theirs.approval]) {
+    return `its approval "${mine.approval}" is looser than yours ("${theirs.approval}")`;
+  }
   if (caller.allowedTools !== undefined) {
     if (saved.allowedTools === undefined) return "it may use every tool; you may not";
     const allowed = new Set(caller.allowedTools);
