@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { formatWait } from "../errors/format-wait.js";
 import { EventBus } from "../events/event-bus.js";
 import type {
@@ -22,7 +23,12 @@ export interface InMemoryApprovalBrokerOptions {
   readonly timeoutMs?: number;
   /** The clock, in ms since the epoch. @defaultValue `Date.now` */
   readonly now?: () => number;
-  /** Makes request ids. @defaultValue `crypto.randomUUID` */
+  /**
+   * Makes request ids: each must be a non-empty string no pending request has (an id from a
+   * clock repeats for two calls of one step). A request given a repeated id is refused, so an
+   * approval always names one call.
+   * @defaultValue `crypto.randomUUID`
+   */
   readonly createId?: () => string;
 }
 
@@ -59,9 +65,23 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
     checkApprovalTimeout(options.timeoutMs, "timeoutMs", "InMemoryApprovalBroker.request");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = this.now();
+    const id: unknown = this.createId();
+    // A repeated id replaced the pending request in the table: approving the call the host was
+    // shown (by `approval.requested`) ran the other one. Refused, the call answers that approvals
+    // are unavailable and does nothing; the request already waiting keeps its id.
+    if (typeof id !== "string" || id === "" || this.waiting.has(id)) {
+      const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a request still pending` : typeof id;
+      return Promise.reject(
+        new ConfigurationError(
+          "invalid_option",
+          `InMemoryApprovalBroker: createId returned ${what}; each request needs an id of its own. The call was not sent for approval.`,
+          { data: { field: "createId" } },
+        ),
+      );
+    }
     const request: ApprovalRequest = Object.freeze({
       ...input,
-      id: this.createId(),
+      id,
       requestedAt,
       expiresAt: requestedAt + timeoutMs,
     });

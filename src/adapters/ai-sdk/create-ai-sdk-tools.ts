@@ -15,6 +15,7 @@ import { callSafely, duplicateCallIdResult } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
+import { approvalMismatch, mismatchedApprovalResult } from "./approved-call-check.js";
 
 /**
  * How approvals of `approval: "destructive" | "all"` runs are asked.
@@ -253,6 +254,13 @@ function toAiSdkTool(
         return output;
       }
       step?.add(toolCallId);
+      // The run will not ask again: the call must be the one the host was shown.
+      const mismatch = needsApproval ? approvalMismatch(messages, toolCallId) : undefined;
+      if (mismatch !== undefined) {
+        const output = executeOutput(mismatchedApprovalResult(descriptor.name, toolCallId, mismatch), media);
+        failures.add(output as object);
+        return output;
+      }
       const result = await callSafely(run, descriptor.name, input, {
         callId: toolCallId,
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),

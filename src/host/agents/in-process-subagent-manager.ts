@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ToolError } from "agent-tool-catalog";
+import { ConfigurationError, ToolError } from "agent-tool-catalog";
 import { checkNumberOption } from "../../errors/check-number-option.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import type { AgentRunner } from "./agent-runner.js";
@@ -23,7 +23,11 @@ export interface InProcessSubagentManagerOptions {
   readonly maxRunning?: number;
   /** Ended subagents kept for `get`, oldest forgotten first: a whole number at least 0, or `Infinity`. @defaultValue 100 */
   readonly maxRetained?: number;
-  /** Makes ids. @defaultValue `sub_` and 12 random hex digits */
+  /**
+   * Makes ids: each must be a non-empty string no kept subagent has (a start given a repeated id
+   * is refused, since the subagent it replaced would run on uncounted and uncancellable).
+   * @defaultValue `sub_` and 12 random hex digits
+   */
   readonly createId?: () => string;
 }
 
@@ -65,7 +69,8 @@ export class InProcessSubagentManager implements SubagentManager {
         hint: "Wait for one with wait_subagent, or cancel one, then start again.",
       });
     }
-    const id = this.createId();
+    const id: unknown = this.createId();
+    if (typeof id !== "string" || id === "" || this.entries.has(id)) throw repeatedId("InProcessSubagentManager", id);
     const controller = new AbortController();
     const snapshot: SubagentSnapshot = {
       id,
@@ -134,4 +139,19 @@ export class InProcessSubagentManager implements SubagentManager {
     const ended = [...this.entries.entries()].filter(([, entry]) => entry.snapshot.status !== "running");
     for (const [id] of ended.slice(0, Math.max(0, ended.length - this.maxRetained))) this.entries.delete(id);
   }
+}
+
+/**
+ * The refusal of a host-made id that is not new: the table holding the work is keyed by it, and
+ * work whose entry was replaced runs on outside every limit and every cancel.
+ */
+function repeatedId(where: string, id: unknown): ConfigurationError {
+  const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a subagent it keeps` : typeof id;
+  return new ConfigurationError(
+    "invalid_option",
+    `${where}: createId returned ${what}; each subagent needs an id of its own. Nothing was started.`,
+    {
+      data: { field: "createId" },
+    },
+  );
 }

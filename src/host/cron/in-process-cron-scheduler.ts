@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ToolError } from "agent-tool-catalog";
+import { ConfigurationError, ToolError } from "agent-tool-catalog";
 import { checkNumberOption, POSITIVE_COUNT } from "../../errors/check-number-option.js";
 import { countOf } from "../../errors/count-of.js";
 import { type Clock, systemClock } from "../shared/clock.js";
@@ -32,7 +32,12 @@ export interface InProcessCronSchedulerOptions {
    * @defaultValue 16000
    */
   readonly maxOutputChars?: number;
-  /** Makes job and execution ids. @defaultValue `cron_` / `exec_` and random hex */
+  /**
+   * Makes job and execution ids: a job id must be a non-empty string no kept job has (a create
+   * given a repeated one is refused, since the job it replaced would keep its timer and run on
+   * after being deleted).
+   * @defaultValue `cron_` / `exec_` and random hex
+   */
   readonly createId?: (kind: "job" | "execution") => string;
 }
 
@@ -85,11 +90,20 @@ export class InProcessCronScheduler implements CronClient {
         hint: "Pick another name, or delete the existing job first.",
       });
     }
+    const id: unknown = this.createId("job");
+    if (typeof id !== "string" || id === "" || this.jobs.has(id)) {
+      const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a job it keeps` : typeof id;
+      throw new ConfigurationError(
+        "invalid_option",
+        `InProcessCronScheduler: createId returned ${what}; each job needs an id of its own. Nothing was created.`,
+        { data: { field: "createId" } },
+      );
+    }
     const now = this.clock.now();
     const job: CronJob = {
       ...spec,
       schedule: schedule.expression,
-      id: this.createId("job"),
+      id,
       status: "active",
       createdAt: now,
       updatedAt: now,
