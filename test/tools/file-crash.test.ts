@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
 import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { isProcessAlive } from "../../src/tools/fs/process-identity.js";
-import { childFormat } from "../support/child-entry.js";
+import { childFormat, nodeChild } from "../support/child-entry.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/crash-worker.mjs");
@@ -124,8 +124,9 @@ async function assertConsistent(workspace: string): Promise<void> {
 async function runWorker(
   command: string,
   args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ signal: NodeJS.Signals | null; last: string; stderr: string }> {
-  const child = spawn(command, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {
@@ -185,7 +186,9 @@ describe("kill -9 between the commit point and the commit taken back", () => {
   ): Promise<{ killed?: string; temporaries?: number; finished?: boolean }> {
     await mkdir(workspace);
     for (const name of names) await writeFile(path.join(workspace, name), `head 0\n${"filler\n".repeat(50)}`);
-    const { signal, last, stderr } = await runWorker(process.execPath, ["--import", "tsx", withdrawWorker, workspace, mode]);
+    // On the build when it is current (test/support/child-entry.ts): the worker imports public entries only.
+    const child = nodeChild(withdrawWorker, [workspace, mode, intentDirectory(await realpath(workspace))]);
+    const { signal, last, stderr } = await runWorker(process.execPath, child.args, child.env);
     if (last === "") throw new Error(`worker said nothing (${signal}): ${stderr}`);
     const said = JSON.parse(last) as { killed?: string; temporaries?: number; finished?: boolean };
     if (said.killed !== undefined) expect(signal).toBe("SIGKILL");

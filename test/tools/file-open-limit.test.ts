@@ -8,6 +8,7 @@
  * node started bounded its module loader too, which failed with EMFILE at 100 on a loaded machine).
  */
 import { execFile, spawn } from "node:child_process";
+import { readdirSync, watch as watchDirectory } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -311,6 +312,23 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
     }
     const logs = intentDirectory(await realpath(workspace));
     const logged = async () => (await readdir(logs).catch(() => [])).length > 0;
+    /** Resolves once a log is there (inotify on the intent directory, which the first patch made), rejects if `exited` first. */
+    const loggedOrExit = async (exited: Promise<string>) => {
+      const watcher = watchDirectory(logs);
+      try {
+        const appeared = new Promise<void>((resolve, reject) => {
+          watcher.on("change", () => {
+            if (readdirSync(logs).length > 0) resolve();
+          });
+          watcher.on("error", reject);
+        });
+        // Looked at once the watch is set, so a log made before it is not missed.
+        if (await logged()) return;
+        await Promise.race([appeared, exited.then((why) => Promise.reject(new Error(`flipper ended before a log: ${why}`)))]);
+      } finally {
+        watcher.close();
+      }
+    };
     let midChange = 0;
     for (let crash = 0; crash < CRASHES; crash++) {
       const child = start(false);
@@ -318,7 +336,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
       await Promise.race([ready, exited.then((why) => Promise.reject(new Error(`flipper ended before ready: ${why}`)))]);
       if (crash % 2 === 0) {
         // Inside a change's logged part: once a log exists, a little later.
-        while (!(await logged())) await new Promise((resolve) => setTimeout(resolve, 2));
+        await loggedOrExit(exited);
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
       } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
       child.kill("SIGKILL");

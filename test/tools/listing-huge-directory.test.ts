@@ -6,8 +6,8 @@
  * hold; a busy loop of 3 s does show up in it.
  */
 
-import { closeSync, openSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { closeSync, openSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
@@ -43,8 +43,9 @@ describe("listing a directory of 100,000 entries", () => {
     for (let index = 0; index < ENTRIES; index++)
       closeSync(openSync(path.join(workspace, `f${String(index).padStart(6, "0")}.txt`), "w"));
   }, 120_000);
-  afterAll(async () => {
-    await rm(workspace, { recursive: true, force: true });
+  afterAll(() => {
+    // Synchronously: a promise per entry (fs/promises' rm) cost twice the CPU for 100,000 files.
+    rmSync(workspace, { recursive: true, force: true });
   });
 
   it("control: the timer sees a 3 s hold", async () => {

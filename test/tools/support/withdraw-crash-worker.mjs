@@ -9,20 +9,16 @@
 //   "removing": kills it once the log says `prepared` and a temporary file is already gone.
 // Before the kill it prints what the log said ("committed" or "prepared") and how many temporary
 // files were left. When no kill came, it prints "finished" and the call's result. argv[2]: the
-// workspace (a.txt..e.txt, each starting "head 0"), used by no process before. Run with
-// `node --import tsx`.
+// workspace (a.txt..e.txt, each starting "head 0"), used by no process before; argv[4]: its intent
+// directory (the parent computes it, so that this child imports only public entries: the build's
+// when the parent chose it, test/support/child-entry.ts).
 import { appendFileSync, readdirSync, readFileSync, watch, writeSync } from "node:fs";
-import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadEntry } from "../../support/load-entry.mjs";
 
-const [workspace, mode] = process.argv.slice(2);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
-const core = await load("src/index.ts");
-const tools = await load("src/tools/index.ts");
-const { intentDirectory } = await load("src/tools/fs/intent-log.ts");
-const intents = intentDirectory(await realpath(workspace));
+const [workspace, mode, intents] = process.argv.slice(2);
+const core = await loadEntry("index");
+const tools = await loadEntry("tools/index");
 const names = ["a", "b", "c", "d", "e"].map((name) => `${name}.txt`);
 const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   profile: "full",
