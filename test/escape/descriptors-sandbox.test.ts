@@ -4,18 +4,19 @@
  * real child process started with those descriptors; the control runs the same command
  * unsandboxed in the same host, where the descriptors are usable.
  */
-import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { spawnNode } from "../support/child-entry.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
-const HOST = path.join(import.meta.dirname, "support", "inherited-fd-host.ts");
+// Plain node on the build when it is current (test/support/child-entry.ts): 13 hosts start.
+const HOST = path.join(import.meta.dirname, "support", "inherited-fd-host.mjs");
 
 describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: descriptors"), () => {
   let ground: Playground;
@@ -47,7 +48,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: descripto
     while (stdio.length < 20) stdio.push("ignore");
     stdio.push(fileFd, client, "ignore", "ignore", "ignore", fileFd);
     received = "";
-    const child = spawn(process.execPath, ["--import", "tsx", HOST, scope, ground.workspace, command], {
+    const child = spawnNode(HOST, [scope, ground.workspace, command], {
       stdio: stdio as never,
     });
     let out = "";

@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorToolGroup } from "../../src/host/index.js";
 import { capability } from "../support/capabilities.js";
+import { nodeChild } from "../support/child-entry.js";
 import { hostRun, record } from "./support/host-test-kit.js";
 import { COMMANDS, type Observation } from "./support/starved-monitor-commands.js";
 
@@ -34,7 +35,9 @@ describe("monitor on a starved host: an exit is reported with the whole output",
   it.each(scopes)(
     "18 short commands at once (echo, 64 KiB printf, 96 KiB then exit 7), each end seen by wait, a pattern wait or list: every answer naming the exit has all the output (%s)",
     async (scope) => {
-      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", HOST, scope, workspace, "2", "400"], {
+      const host = nodeChild(HOST, [scope, workspace, "2", "400"]);
+      const { stdout } = await promisify(execFile)(process.execPath, host.args, {
+        env: host.env,
         timeout: 90_000,
         maxBuffer: 16 * 1024 * 1024,
       });

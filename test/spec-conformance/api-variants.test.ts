@@ -39,7 +39,10 @@ import {
 import { createBashTool, createFileTools, createReadTool, createWriteTool, fileToolGroup } from "agent-tool-catalog/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { modelError, ok, runCommonJs } from "./support.js";
+import { commonJsBatch, modelError, ok } from "./support.js";
+
+// The "from CommonJS" tests' scripts run in one node for the file, not one each.
+const commonJs = commonJsBatch();
 
 const mutatingTool = defineTool({
   name: "write_note",
@@ -94,12 +97,13 @@ describe("approval broker: timeouts and what one decision covers", () => {
     expect(new Set(requested).size).toBe(2);
   });
 
-  it("from CommonJS: the same short timeout message", () => {
-    const message = runCommonJs(`
+  const timeoutFromCjs = commonJs.script(`
       const { createRegistry, defineTool } = require("agent-tool-catalog");
       const tool = defineTool({ name: "w", description: "W.", mutating: true, inputSchema: { type: "object" }, handler: () => "w" });
       createRegistry({ tools: [tool] }).createRun({ permissions: { approval: "all" }, approvalTimeoutMs: 120 })
         .call("w", {}).then((result) => console.log(JSON.stringify(result.error.message)));`);
+  it("from CommonJS: the same short timeout message", () => {
+    const message = timeoutFromCjs();
     expect(message).toContain("within 120 ms");
   });
 });
@@ -176,12 +180,13 @@ describe("defineTool: what a definition must be", () => {
     });
   });
 
-  it("from CommonJS: the same refusals", () => {
-    const codes = runCommonJs(`
+  const refusalsFromCjs = commonJs.script(`
       const { defineTool, ToolDefinitionError } = require("agent-tool-catalog");
       const base = { name: "note", description: "A note.", inputSchema: { type: "object" }, handler: () => "ran" };
       const code = (extra) => { try { defineTool({ ...base, ...extra }); return "accepted"; } catch (e) { return [e instanceof ToolDefinitionError, e.code]; } };
       console.log(JSON.stringify([code({ mutating: "yes" }), code({ name: "a b" }), code({ mutating: true })]));`);
+  it("from CommonJS: the same refusals", () => {
+    const codes = refusalsFromCjs();
     expect(codes).toEqual([[true, "invalid_tool_field"], [true, "invalid_tool_name"], "accepted"]);
   });
 });
@@ -264,11 +269,12 @@ describe("the [tools] table: odd files, unknown profiles, conflicting settings",
     ).toContain("note");
   });
 
-  it("from CommonJS: the misspelled key", () => {
-    const error = runCommonJs(`
+  const misspelledKeyFromCjs = commonJs.script(`
       const { parseToolConfig } = require("agent-tool-catalog");
       try { parseToolConfig('[tools]\\nprofle = "full"'); console.log(JSON.stringify("accepted")); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`);
+  it("from CommonJS: the misspelled key", () => {
+    const error = misspelledKeyFromCjs();
     expect(error).toMatchObject({ code: "invalid_tool_config", message: expect.stringContaining('did you mean "profile"') });
   });
 });
@@ -329,11 +335,12 @@ describe("file and shell tool factories: the workspace is the run's, an unknown 
     expect(String(ok(await run.call("bash", { command: "echo hi", timeout_seconds: 5 })))).toContain("hi");
   });
 
-  it("from CommonJS: the same refusal", () => {
-    const error = runCommonJs(`
+  const workspaceOptionFromCjs = commonJs.script(`
       const { createFileTools } = require("agent-tool-catalog/tools");
       try { createFileTools({ workspace: "/tmp" }); console.log(JSON.stringify("accepted")); }
       catch (e) { console.log(JSON.stringify({ code: e.code, field: e.data.field })); }`);
+  it("from CommonJS: the same refusal", () => {
+    const error = workspaceOptionFromCjs();
     expect(error).toEqual({ code: "invalid_option", field: "workspace" });
   });
 });
@@ -439,8 +446,7 @@ describe("adapters: request options and result shapes", () => {
     expect(JSON.stringify(chat[1])).toContain("not valid JSON");
   });
 
-  it("from CommonJS: the adapters load and check their options", () => {
-    const result = runCommonJs(`
+  const adaptersFromCjs = commonJs.script(`
       const { createRegistry } = require("agent-tool-catalog");
       const { openAIChatRequest } = require("agent-tool-catalog/openai");
       const { anthropicTools } = require("agent-tool-catalog/anthropic");
@@ -452,6 +458,8 @@ describe("adapters: request options and result shapes", () => {
         flow: code(() => createAiSdkTools(run, { approvalFlow: "bogus" })),
         anthropic: anthropicTools(run).map((tool) => tool.name),
       }));`);
+  it("from CommonJS: the adapters load and check their options", () => {
+    const result = adaptersFromCjs();
     expect(result).toEqual({ mode: "invalid_option", flow: "invalid_option", anthropic: ["find_tool"] });
   });
 });
@@ -547,8 +555,7 @@ describe("find_tool, host groups at run time, the fake-model helpers", () => {
     ).rejects.toThrowError(/Unexpected turn 2/);
   });
 
-  it("from CommonJS: the testing entry drives a run", () => {
-    const result = runCommonJs(`
+  const testingEntryFromCjs = commonJs.script(`
       const { createRegistry, defineTool } = require("agent-tool-catalog");
       const { ScriptedModel, runToolLoop, expectCalled } = require("agent-tool-catalog/testing");
       const tool = defineTool({ name: "ping", description: "Ping.", tier: "deferred", inputSchema: { type: "object" }, handler: () => "pong" });
@@ -560,6 +567,8 @@ describe("find_tool, host groups at run time, the fake-model helpers", () => {
       ]);
       runToolLoop(run, model, { prompt: "go" }).then((transcript) =>
         console.log(JSON.stringify({ calls: expectCalled(transcript, "ping").length, text: transcript.finalText })));`);
+  it("from CommonJS: the testing entry drives a run", () => {
+    const result = testingEntryFromCjs();
     expect(result).toEqual({ calls: 1, text: "done" });
   });
 });
@@ -588,11 +597,12 @@ describe("permission config: defaults and odd values", () => {
     );
   });
 
-  it("from CommonJS: null is refused", () => {
-    const code = runCommonJs(`
+  const nullApprovalFromCjs = commonJs.script(`
       const { resolvePermissionConfig } = require("agent-tool-catalog");
       try { resolvePermissionConfig({ approval: null }); console.log(JSON.stringify("accepted")); }
       catch (e) { console.log(JSON.stringify(e.code)); }`);
+  it("from CommonJS: null is refused", () => {
+    const code = nullApprovalFromCjs();
     expect(code).toBe("invalid_permission_config");
   });
 });
@@ -610,13 +620,14 @@ describe("toolbox: a listed tool's invalid input", () => {
     expect(ok(await run.call("toolbox", { action: "run", tool: "glob", args: { pattern: "*" } }))).toBeDefined();
   });
 
-  it("from CommonJS: the same issues", () => {
-    const paths = runCommonJs(`
+  const toolboxIssuesFromCjs = commonJs.script(`
       const { createRegistry } = require("agent-tool-catalog");
       const { createFileTools } = require("agent-tool-catalog/tools");
       const run = createRegistry({ tools: createFileTools() }).createRun({ permissions: { workspace: require("node:os").tmpdir() } });
       run.call("toolbox", { action: "run", tool: "glob" }).then((result) =>
         console.log(JSON.stringify(result.error.issues.map((issue) => issue.path))));`);
+  it("from CommonJS: the same issues", () => {
+    const paths = toolboxIssuesFromCjs();
     expect(paths).toEqual(["args.pattern"]);
   });
 });

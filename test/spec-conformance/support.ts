@@ -56,3 +56,48 @@ export function runCommonJs(script: string): unknown {
   const output = execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8", timeout: 60_000 });
   return JSON.parse(output);
 }
+
+/** Scripts for {@link runCommonJs} run in one node: each registered, then each answer read. */
+export interface CommonJsBatch {
+  /** Registers `script` (while the file's tests are collected); the getter runs the batch at its first use. */
+  script(script: string): () => unknown;
+}
+
+/**
+ * {@link runCommonJs} for several scripts in one fresh node, started once (each start with the
+ * package's entries costs about 0.4 s of CPU): every script runs as its own function with the
+ * node's `require` and a `console` whose `log` gives its answer, as a script of its own would
+ * print it. Register every script before the first answer is read (at collection, next to its test).
+ */
+export function commonJsBatch(): CommonJsBatch {
+  const scripts: string[] = [];
+  let answers: { output?: string; error?: string }[] | undefined;
+  const program = `
+    const scripts = JSON.parse(process.argv[1]);
+    const answers = scripts.map((body) => new Promise((resolve) => {
+      const console = { log: (text) => resolve({ output: String(text) }) };
+      try { new Function("require", "console", body)(require, console); }
+      catch (error) { resolve({ error: String(error && error.stack ? error.stack : error) }); }
+    }));
+    Promise.all(answers).then((all) => process.stdout.write(JSON.stringify(all)));`;
+  return {
+    script(script) {
+      const index = scripts.push(script) - 1;
+      return () => {
+        if (answers === undefined) {
+          const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+          expect(existsSync(join(root, "dist", "index.cjs")), "run `npm run build` first").toBe(true);
+          const output = execFileSync(process.execPath, ["-e", program, JSON.stringify(scripts)], {
+            cwd: root,
+            encoding: "utf8",
+            timeout: 60_000,
+          });
+          answers = JSON.parse(output) as { output?: string; error?: string }[];
+        }
+        const answer = answers[index];
+        if (answer?.output === undefined) throw new Error(`CommonJS script ${index} failed: ${answer?.error ?? "no answer"}`);
+        return JSON.parse(answer.output);
+      };
+    },
+  };
+}

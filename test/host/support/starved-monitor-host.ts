@@ -6,8 +6,10 @@
  * markers, every answer that named an exit (status) with the output the model had read by then
  * (start's, wait's and poll's answers, in order), and what a last poll still found.
  */
+// Public entries only: with a current build the test runs this under tsx on dist/ (test/support/child-entry.ts),
+// transforming these two files instead of all of src/.
 import { createRegistry } from "agent-tool-catalog";
-import { monitorToolGroup } from "../../../src/host/index.js";
+import { monitorToolGroup } from "agent-tool-catalog/host";
 import { COMMANDS, type Observation, WAYS } from "./starved-monitor-commands.js";
 
 const [scope, workspace, copies, blockMs] = process.argv.slice(2) as ["workspace" | "unrestricted", string, string, string];

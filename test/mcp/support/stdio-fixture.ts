@@ -2,12 +2,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { McpStdioServerConfig } from "agent-tool-catalog/mcp";
 
-const script = fileURLToPath(new URL("../servers/stdio-fixture-server.ts", import.meta.url));
+// Plain JavaScript by an absolute path: it starts as plain node, also from a cwd outside the project.
+const script = fileURLToPath(new URL("../servers/stdio-fixture-server.mjs", import.meta.url));
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-// An absolute loader path, so the fixture also starts from a cwd outside the project.
-const tsxLoader = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
-/** The config of a stdio fixture server: this Node, with tsx, running the fixture script. */
+/** The config of a stdio fixture server: this Node running the fixture script. */
 export function stdioFixture(
   name: string,
   options: Partial<Omit<McpStdioServerConfig, "command" | "name">> & { hostile?: boolean } = {},
@@ -16,7 +15,7 @@ export function stdioFixture(
   return {
     name,
     command: process.execPath,
-    args: ["--import", tsxLoader, script, ...(hostile === true ? ["--hostile"] : [])],
+    args: [script, ...(hostile === true ? ["--hostile"] : [])],
     cwd: root,
     ...rest,
   };

@@ -1,7 +1,8 @@
-// A real MCP server over stdio, run as a child process: `node --import tsx stdio-fixture-server.ts [--hostile]`.
+// A real MCP server over stdio, run as a child process: `node stdio-fixture-server.mjs [--hostile]`.
+// Plain JavaScript: it starts as plain node (about 0.6 s of CPU), not under tsx (about 1.4 s).
 import { appendFileSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { corruptingTransport, createFixtureServer } from "../support/fixture-server.js";
+import { corruptingTransport, createFixtureServer } from "./fixture-server.mjs";
 
 const hostile = process.argv.includes("--hostile");
 // With ATC_FIXTURE_STARTED_FILE set, a line is added to that file when a `slow` call begins, so a
