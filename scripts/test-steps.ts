@@ -31,9 +31,9 @@ const STEPS: readonly Step[] = [
   { name: "lint", script: "lint" },
   { name: "docs:check", script: "docs:check" },
   { name: "build:js", script: "build", env: { ATC_BUILD_PHASE: "js" } },
-  // The vitest type tests (test/types, `expectTypeOf`) are compiled by `typecheck` above with the
-  // same tsconfig: a second whole-project tsc inside vitest would only repeat it.
-  { name: "test:unit", script: "test:unit -- --typecheck.enabled=false", after: "build:js" },
+  // The vitest type tests (project `types`: test/types, `expectTypeOf`) are compiled by `typecheck`
+  // above with the same tsconfig: a second whole-project tsc inside vitest would only repeat it.
+  { name: "test:unit", script: "test:unit -- --project shared --project isolated --project own-process", after: "build:js" },
   { name: "build:types", script: "build", env: { ATC_BUILD_PHASE: "types" }, after: "build:js" },
   { name: "api:check", script: "api:check", after: "build:types" },
   { name: "package:check", script: "package:check", after: "build:types" },
