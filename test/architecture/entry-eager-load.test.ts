@@ -21,10 +21,11 @@ const ON_DEMAND = ["yaml", "html-to-text", "htmlparser2", "croner", "smol-toml",
 /**
  * Module files (the package's own chunks and its dependencies', node's built-ins not counted) each
  * entry may load at import: what it loads now (host 116: 21 own and zod's 95; git 17; tools 123,
- * zod and minimatch) and a few files to spare. A dependency added to an entry's eager graph
+ * zod and minimatch; mcp 143, the MCP SDK's types and transports without its client, which brings
+ * Ajv and zod-to-json-schema at the first connection, src/mcp/load-mcp-client.ts) and a few files to spare. A dependency added to an entry's eager graph
  * overshoots it (html-to-text's is 32 files, yaml's 72), and so does a deferred one coming back.
  */
-const BUDGET: Record<string, number> = { "host/index": 125, "git/index": 22, "tools/index": 130 };
+const BUDGET: Record<string, number> = { "host/index": 125, "git/index": 22, "tools/index": 130, "mcp/index": 152 };
 
 interface Loaded {
   /** Module files loaded, by package (`(own)` for the package's own dist files). */
@@ -106,10 +107,13 @@ describe.each(["esm", "cjs"] as const)("the built host entry in a new process (%
   });
 });
 
-describe.each(["esm", "cjs"] as const)("the built git and tools entries in a new process (%s)", (format) => {
-  it.each(["git/index", "tools/index"])("%s loads no on-demand package at import, within its module budget", (entry) => {
-    const loaded = loadedBy(entry, format);
-    expect(onDemandIn(loaded)).toEqual([]);
-    expect(loaded.total).toBeLessThanOrEqual(BUDGET[entry] as number);
-  });
+describe.each(["esm", "cjs"] as const)("the built git, tools and mcp entries in a new process (%s)", (format) => {
+  it.each(["git/index", "tools/index", "mcp/index"])(
+    "%s loads no on-demand package at import, within its module budget",
+    (entry) => {
+      const loaded = loadedBy(entry, format);
+      expect(onDemandIn(loaded)).toEqual([]);
+      expect(loaded.total).toBeLessThanOrEqual(BUDGET[entry] as number);
+    },
+  );
 });
