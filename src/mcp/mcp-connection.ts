@@ -1,8 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { type Implementation, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolError } from "agent-tool-catalog";
 import { showControlCharacters } from "../tools/shell/visible-control-characters.js";
+import { loadMcpClient } from "./load-mcp-client.js";
 import { clientCapabilities, installClientHandlers, type McpClientHandlers } from "./mcp-client-handlers.js";
 import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
@@ -180,6 +181,9 @@ export class McpConnection {
   private async connect(): Promise<Client> {
     this.currentState = "connecting";
     this.firstTransportError = undefined;
+    const { Client } = await loadMcpClient();
+    // Closed while the SDK's client loaded: start no transport (close() waits for this attempt).
+    if (this.isClosed()) throw closedError(this.server.name);
     const instance = this.driver.create();
     const client = new Client(this.clientInfo, { capabilities: clientCapabilities(this.handlers) });
     installClientHandlers(client, this.handlers, { server: this.server.name, runId: this.runId });

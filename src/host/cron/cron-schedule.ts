@@ -1,5 +1,9 @@
 import { ToolError } from "agent-tool-catalog";
-import { Cron } from "croner";
+import type { Cron } from "croner";
+import { loadOnDemand } from "../shared/load-on-demand.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const croner = loadOnDemand<{ Cron: typeof Cron }>("croner");
 
 /**
  * The five fields of a schedule, in order, as error messages name them.
@@ -28,7 +32,7 @@ function invalid(schedule: string, message: string, field?: string): ToolError {
 }
 
 function compile(expression: string): Cron {
-  return new Cron(expression, { timezone: "UTC", paused: true });
+  return new (croner().Cron)(expression, { timezone: "UTC", paused: true });
 }
 
 /**

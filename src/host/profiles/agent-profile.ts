@@ -1,6 +1,10 @@
 import { CatalogError, parseToolConfig, TOOL_NAME_PATTERN, type ToolConfig } from "agent-tool-catalog";
-import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import type * as SmolToml from "smol-toml";
 import { countOf } from "../../errors/count-of.js";
+import { loadOnDemand } from "../shared/load-on-demand.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const smolToml = loadOnDemand<typeof SmolToml>("smol-toml");
 
 /**
  * An agent profile: what a (sub)agent runs with. Stored as `<name>.toml`:
@@ -101,7 +105,7 @@ function readFields(document: Record<string, unknown>, name: string, issues: Pro
 export function parseAgentProfile(toml: string, name: string): ParsedProfile {
   let document: Record<string, unknown>;
   try {
-    document = parseToml(toml) as Record<string, unknown>;
+    document = smolToml().parse(toml) as Record<string, unknown>;
   } catch (error) {
     return { ok: false, issues: [{ field: "(toml)", message: error instanceof Error ? error.message : String(error) }] };
   }
@@ -138,5 +142,5 @@ export function formatAgentProfile(profile: AgentProfile): string {
     if (tools.loadModes !== undefined) table.load_mode = { ...tools.loadModes };
     if (Object.keys(table).length > 0) document.tools = table;
   }
-  return `${stringifyToml(document)}\n`;
+  return `${smolToml().stringify(document)}\n`;
 }

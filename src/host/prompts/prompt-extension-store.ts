@@ -1,12 +1,16 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import type * as Yaml from "yaml";
 import type { VerifiedDirectory } from "../../tools/fs/verified-directory.js";
 import { hasErrorCode, writeTextFileAtomic } from "../shared/atomic-file.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
+import { loadOnDemand } from "../shared/load-on-demand.js";
 import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const yaml = loadOnDemand<typeof Yaml>("yaml");
 
 /**
  * The two kinds of prompt extension: a behavior changes how the agent works (always on once
@@ -170,7 +174,7 @@ export class DirectoryPromptExtensionStore implements PromptExtensionStore {
     // in the workspace, where a sandboxed command can plant a link (the kind folder, or above it).
     const folder = await this.pinned.open([FOLDERS[extension.kind]], true);
     if (folder === undefined) throw new Error(`The ${FOLDERS[extension.kind]} folder vanished while it was made.`);
-    const front = stringifyYaml({
+    const front = yaml().stringify({
       description: extension.description,
       ...(extension.createdBy ? { "created-by": extension.createdBy } : {}),
     });
@@ -189,7 +193,7 @@ function parseExtension(text: string, kind: PromptExtensionKind, name: string): 
   const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (match === null) return undefined;
   try {
-    const data = parseYaml(match[1] ?? "") as Record<string, unknown> | null;
+    const data = yaml().parse(match[1] ?? "") as Record<string, unknown> | null;
     if (data === null || typeof data.description !== "string") return undefined;
     const createdBy = typeof data["created-by"] === "string" ? data["created-by"] : undefined;
     return { kind, name, description: data.description, content: text.slice(match[0].length).trim(), createdBy };

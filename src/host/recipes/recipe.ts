@@ -1,10 +1,14 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import type * as Yaml from "yaml";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
+import { loadOnDemand } from "../shared/load-on-demand.js";
 import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const yaml = loadOnDemand<typeof Yaml>("yaml");
 
 /**
  * A variable's value: what `{{name}}` placeholders are replaced with.
@@ -95,9 +99,9 @@ function parseStep(value: unknown, index: number, source: string): RecipeStep {
 export function parseRecipe(text: string, name: string, source = `${name}.yaml`): Recipe {
   let document: unknown;
   try {
-    document = parseYaml(text);
+    document = yaml().parse(text);
   } catch (error) {
-    if (error instanceof YAMLParseError)
+    if (error instanceof yaml().YAMLParseError)
       throw invalid(source, `malformed YAML: ${error.message.split("\n")[0] ?? error.message}`);
     // The parser's other refusals (an alias bomb's "Excessive alias count") are about the file too.
     if (error instanceof Error) throw invalid(source, `the YAML cannot be read: ${error.message}`);

@@ -1,5 +1,9 @@
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
-import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from "yaml";
+import type * as Yaml from "yaml";
+import { loadOnDemand } from "../shared/load-on-demand.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const yaml = loadOnDemand<typeof Yaml>("yaml");
 
 /**
  * How a skill runs: its body injected into the conversation, or in a forked subagent.
@@ -50,9 +54,9 @@ function parseFrontMatter(text: string, source: string): { data: Record<string, 
     throw invalid(source, 'no YAML front matter: the file must start with a "---" line, the fields, and another "---" line.');
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? "");
+    data = yaml().parse(match[1] ?? "");
   } catch (error) {
-    if (error instanceof YAMLParseError) {
+    if (error instanceof yaml().YAMLParseError) {
       // The front matter starts on the file's second line.
       const line = (error.linePos?.[0]?.line ?? 0) + 1;
       throw invalid(source, `malformed YAML front matter at line ${line}: ${error.message.split("\n")[0] ?? error.message}`);
@@ -111,5 +115,5 @@ export function formatSkillDocument(skill: SkillDocument): string {
   if (skill.allowedTools !== undefined) data["allowed-tools"] = [...skill.allowedTools];
   if (skill.context === "fork") data.context = "fork";
   if (skill.model !== undefined) data.model = skill.model;
-  return `---\n${stringifyYaml(data)}---\n\n${skill.body.trim()}\n`;
+  return `---\n${yaml().stringify(data)}---\n\n${skill.body.trim()}\n`;
 }

@@ -1,5 +1,9 @@
 import { ToolError } from "agent-tool-catalog";
-import { convert } from "html-to-text";
+import type { convert } from "html-to-text";
+import { loadOnDemand } from "../shared/load-on-demand.js";
+
+// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+const htmlToText = loadOnDemand<{ convert: typeof convert }>("html-to-text");
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 const TEXT_TYPES = new Set([
@@ -75,7 +79,7 @@ function titleOf(html: string): string | undefined {
  */
 function convertHtml(html: string, options: Parameters<typeof convert>[1]): string {
   try {
-    return convert(html, options);
+    return htmlToText().convert(html, options);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return html

@@ -1,0 +1,119 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+// What a new process loads when it imports an entry of the build (every host process, and the
+// test suite's child processes, test/support/child-entry.ts, pay it at start). The host entry
+// loads its parsers at first use (src/host/shared/load-on-demand.ts): yaml alone is 72 files and
+// about 0.1 s of CPU, html-to-text with its HTML parser about 0.05 s. A child process registers a
+// loader hook that logs every ES module it loads, adds the CommonJS module cache, and reports the
+// files by package; both builds, since a static import would come back in either.
+const dist = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "dist");
+const work = mkdtempSync(join(tmpdir(), "atc-eager-load-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Packages no entry below loads at import: each is needed only by some calls. */
+const ON_DEMAND = ["yaml", "html-to-text", "htmlparser2", "croner", "smol-toml", "ajv", "zod-to-json-schema"];
+
+/**
+ * Module files (the package's own chunks and its dependencies', node's built-ins not counted) each
+ * entry may load at import: what it loads now (host 116: 21 own and zod's 95; git 17; tools 123,
+ * zod and minimatch; mcp 143, the MCP SDK's types and transports without its client, which brings
+ * Ajv and zod-to-json-schema at the first connection, src/mcp/load-mcp-client.ts) and a few files to spare. A dependency added to an entry's eager graph
+ * overshoots it (html-to-text's is 32 files, yaml's 72), and so does a deferred one coming back.
+ */
+const BUDGET: Record<string, number> = { "host/index": 125, "git/index": 22, "tools/index": 130, "mcp/index": 152 };
+
+interface Loaded {
+  /** Module files loaded, by package (`(own)` for the package's own dist files). */
+  readonly packages: Record<string, number>;
+  /** All module files loaded. */
+  readonly total: number;
+}
+
+let probes = 0;
+
+/** What a new process has loaded after importing `entry` in `format` and running `use` (with `api` the entry). */
+function loadedBy(entry: string, format: "esm" | "cjs", use = ""): Loaded {
+  const file = join(dist, `${entry}.${format === "esm" ? "js" : "cjs"}`);
+  const log = join(work, `loaded-${probes}.txt`);
+  const script = join(work, `probe-${probes++}.mjs`);
+  const hook = `import { appendFileSync } from "node:fs";
+    export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + "\\n"); return next(url, context); }`;
+  const load = format === "esm" ? `await import(${JSON.stringify(file)})` : `require(${JSON.stringify(file)})`;
+  writeFileSync(log, "");
+  writeFileSync(
+    script,
+    `import { readFileSync } from "node:fs";
+    import { createRequire, register } from "node:module";
+    register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hook)}));
+    const require = createRequire(import.meta.url);
+    const api = ${load};
+    ${use}
+    const esm = readFileSync(${JSON.stringify(log)}, "utf8").split("\\n").filter((url) => url.startsWith("file:"));
+    const files = new Set([...esm.map((url) => new URL(url).pathname), ...Object.keys(require.cache)]);
+    files.delete(new URL(import.meta.url).pathname);
+    const packages = {};
+    for (const file of files) {
+      const inside = file.split("/node_modules/");
+      const name = inside.length === 1 ? "(own)" : inside.at(-1).split("/").slice(0, inside.at(-1).startsWith("@") ? 2 : 1).join("/");
+      packages[name] = (packages[name] ?? 0) + 1;
+    }
+    console.log(JSON.stringify({ packages, total: files.size }));`,
+  );
+  return JSON.parse(execFileSync(process.execPath, [script], { encoding: "utf8", cwd: dist })) as Loaded;
+}
+
+const onDemandIn = (loaded: Loaded) => ON_DEMAND.filter((name) => loaded.packages[name] !== undefined);
+
+// Each parser the host defers, used once: a recipe and a skill (yaml), an agent profile
+// (smol-toml), a cron schedule (croner), and an HTML page fetched from a local server (html-to-text).
+const USE_HOST_PARSERS = `
+  const recipe = api.parseRecipe("description: d\\nsteps:\\n  - tool: read\\n", "r");
+  if (recipe.steps.length !== 1) throw new Error("recipe");
+  api.parseSkillDocument(api.formatSkillDocument({ name: "s", description: "d", body: "b" }), "s");
+  if (!api.parseAgentProfile('description = "d"\\n', "p").ok) throw new Error("profile");
+  if (api.parseCronSchedule("0 9 * * 1").nextAfter(0) === undefined) throw new Error("cron");
+  const http = await import("node:http");
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end("<html><head><title>T</title></head><body><p>Hello page</p></body></html>");
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  try {
+    const page = await new api.HttpWebFetcher({ allowPrivateNetwork: true }).fetch({
+      url: "http://127.0.0.1:" + server.address().port + "/", signal: new AbortController().signal });
+    if (!page.text.includes("Hello page") || page.title !== "T") throw new Error("page " + JSON.stringify(page));
+  } finally {
+    server.close();
+  }`;
+
+describe.each(["esm", "cjs"] as const)("the built host entry in a new process (%s)", (format) => {
+  it("loads none of its parsers at import, within its module budget", () => {
+    expect(existsSync(join(dist, "host", "index.js")), "run `npm run build` first").toBe(true);
+    const loaded = loadedBy("host/index", format);
+    expect(onDemandIn(loaded)).toEqual([]);
+    expect(loaded.total).toBeLessThanOrEqual(BUDGET["host/index"] as number);
+  });
+
+  it("loads each when a call needs it (the probe sees them)", () => {
+    const loaded = loadedBy("host/index", format, USE_HOST_PARSERS);
+    expect(onDemandIn(loaded)).toEqual(["yaml", "html-to-text", "htmlparser2", "croner", "smol-toml"]);
+    // The budget counts what the parsers bring: they overshoot it.
+    expect(loaded.total).toBeGreaterThan(BUDGET["host/index"] as number);
+  });
+});
+
+describe.each(["esm", "cjs"] as const)("the built git, tools and mcp entries in a new process (%s)", (format) => {
+  it.each(["git/index", "tools/index", "mcp/index"])(
+    "%s loads no on-demand package at import, within its module budget",
+    (entry) => {
+      const loaded = loadedBy(entry, format);
+      expect(onDemandIn(loaded)).toEqual([]);
+      expect(loaded.total).toBeLessThanOrEqual(BUDGET[entry] as number);
+    },
+  );
+});
