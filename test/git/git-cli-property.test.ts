@@ -8,14 +8,14 @@
  */
 import type { Run } from "agent-tool-catalog";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { BlameOutput } from "../../src/git/blame-tool.js";
 import type { ContributorOutput } from "../../src/git/contributor-tool.js";
 import type { DiffRangeOutput } from "../../src/git/diff-range-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
-import { type GitAnswer, git, gitMany, removeDirectory } from "./support/git-fixture.js";
+import { copyRepository, type GitAnswer, git, gitMany, removeDirectory } from "./support/git-fixture.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 import {
   buildRepository,
@@ -35,6 +35,28 @@ const SEED = Number(process.env.GIT_FUZZ_SEED ?? 3607);
 const NO_SHRINK = process.env.GIT_FUZZ_SHRINK === "0";
 
 const short = (id: string) => id.slice(0, 10);
+
+/**
+ * Repositories built from plans, by plan: the properties draw some plans more than once (with
+ * the default seed, the five of the last property are five of the first's ten), so each is built
+ * once per file and every check gets a copy of it. At most 40 kept (a shrink plays many plans).
+ */
+const built = new Map<string, string>();
+afterAll(() => {
+  for (const directory of built.values()) removeDirectory(directory);
+  built.clear();
+});
+
+/** A repository of `plan` for one check to use and remove: a copy of the one built for it. */
+function repositoryOf(plan: RepositoryPlan): string {
+  const key = JSON.stringify(plan);
+  const template = built.get(key);
+  if (template !== undefined) return copyRepository(template, "fuzz-copy");
+  const directory = buildRepository(plan);
+  if (built.size >= 40) return directory;
+  built.set(key, directory);
+  return copyRepository(directory, "fuzz-copy");
+}
 
 /**
  * The CLI's answers are asked for in batches (gitMany: one shell per batch, not a spawn per
@@ -232,7 +254,7 @@ function followNameStatus(answer: GitAnswer | undefined): string[] {
 
 /** `git_file_history` following renames and copies lists what `git log --follow` lists (merges included: git lists none). */
 export async function checkFollow(plan: RepositoryPlan): Promise<void> {
-  const directory = buildRepository(plan);
+  const directory = repositoryOf(plan);
   try {
     const run = gitRun(directory);
     // Per path: log --follow, cat-file -e, log (not following), log --follow --name-status.
@@ -296,7 +318,7 @@ type Layout = "plain" | "worktree" | "bare";
 
 /** Every comparison on one plan's repository, read through `layout`. */
 export async function checkPlan(plan: RepositoryPlan, layout: Layout = "plain"): Promise<void> {
-  const source = buildRepository(plan);
+  const source = repositoryOf(plan);
   const directory = layout === "plain" ? source : `${source}-${layout}`;
   if (layout === "worktree") git(source, ["worktree", "add", "-q", "--detach", directory, "HEAD"]);
   if (layout === "bare") git(source, ["clone", "-q", "--bare", source, directory]);

@@ -9,7 +9,7 @@ import type {
   GitToolOptions,
   LogSearchOutput,
 } from "../../src/git/index.js";
-import { git, removeDirectory } from "./support/git-fixture.js";
+import { copyRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { blameIds, contributorTotals, diffNameStatus, diffNumstat, logIds, logNumstat } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
 import { buildHistoryFixture, type HistoryFixture } from "./support/history-fixture.js";
@@ -22,7 +22,8 @@ let packed: HistoryFixture;
 
 beforeAll(() => {
   loose = buildHistoryFixture("loose");
-  packed = buildHistoryFixture("packed");
+  // The same history (same commit ids: the build is deterministic), copied rather than built twice.
+  packed = { ...loose, directory: copyRepository(loose.directory, "packed") };
   // Packed with deltas (and without offset deltas for half the objects' bases), to drive the pack reader.
   git(packed.directory, ["-c", "repack.useDeltaBaseOffset=false", "gc", "-q", "--aggressive"]);
 });

@@ -9,7 +9,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BlameOutput, ContributorOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
-import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+import { copyRepository, FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { blameIds, logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 
@@ -17,6 +17,7 @@ const author = { name: "Ada", email: "ada@example.com" };
 const cleanup: string[] = [];
 afterAll(() => {
   for (const directory of cleanup) removeDirectory(directory);
+  historyTemplate = undefined;
 });
 
 function repository(prefix: string, ...initArguments: string[]): FixtureRepository {
@@ -76,17 +77,28 @@ const logShort = (directory: string, args: readonly string[]) =>
       .filter(Boolean),
   );
 
-/** Four commits changing a.txt (the second's message has "needle"), with a commit-graph git writes. */
+/** The repository of {@link history}, built by its first call. */
+let historyTemplate: { directory: string; ids: string[] } | undefined;
+
+/**
+ * Four commits changing a.txt (the second's message has "needle"), with a commit-graph git
+ * writes: built once per file, each test's repository a copy of it (the tests change it).
+ */
 function history(prefix: string) {
-  const fixture = repository(prefix);
-  const ids = [
-    fixture.write("a.txt", "one\n").commit("first", author),
-    fixture.write("a.txt", "two\n").commit("second needle", author),
-    fixture.write("a.txt", "two\nthree\n").commit("third", author),
-    fixture.write("a.txt", "two\nthree\nfour\n").commit("fourth", author),
-  ];
-  git(fixture.directory, ["commit-graph", "write", "--reachable"]);
-  return { fixture, directory: fixture.directory, ids };
+  if (historyTemplate === undefined) {
+    const template = repository("history-template");
+    const ids = [
+      template.write("a.txt", "one\n").commit("first", author),
+      template.write("a.txt", "two\n").commit("second needle", author),
+      template.write("a.txt", "two\nthree\n").commit("third", author),
+      template.write("a.txt", "two\nthree\nfour\n").commit("fourth", author),
+    ];
+    git(template.directory, ["commit-graph", "write", "--reachable"]);
+    historyTemplate = { directory: template.directory, ids };
+  }
+  const directory = copyRepository(historyTemplate.directory, prefix);
+  cleanup.push(directory);
+  return { fixture: new FixtureRepository(directory), directory, ids: [...historyTemplate.ids] };
 }
 
 /** Every tool's answer, next to git's, for one repository (a new tool set each time: no cache carried over). */

@@ -1,10 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-/** Config that makes every git call here the same on every machine (no user or system config). */
+/**
+ * Config that makes every git call here the same on every machine (no user or system config).
+ * `maintenance.auto=false`: git commit and git merge otherwise start `git maintenance run --auto`
+ * after each commit, a second process per commit that never finds work in these small
+ * repositories (gc --auto waits for 6,700 loose objects), a third of a builder's processes.
+ */
 const CONFIG = [
+  "-c",
+  "maintenance.auto=false",
   "-c",
   "user.name=Fixture",
   "-c",
@@ -108,6 +115,17 @@ export function gitMany(cwd: string, commands: readonly (readonly string[])[]): 
 /** A fresh temporary directory. */
 export function temporaryDirectory(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `atc-git-${prefix}-`));
+}
+
+/**
+ * A copy of the repository at `source` in a new temporary directory (objects, refs, index and
+ * working tree byte for byte): for a second reading of a fixture built once (packed by `git gc`
+ * after, say), instead of building it again command by command.
+ */
+export function copyRepository(source: string, prefix: string): string {
+  const directory = temporaryDirectory(prefix);
+  cpSync(source, directory, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  return directory;
 }
 
 /** Removes a temporary directory. */

@@ -1,14 +1,14 @@
 import * as nodeFs from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import type { GitToolOptions } from "../../../src/git/index.js";
-import { type FixtureRepository, git, removeDirectory } from "./git-fixture.js";
+import { copyRepository, FixtureRepository, git, removeDirectory } from "./git-fixture.js";
 
 /** One way to read a fixture: its title, the fixture, and the git tools' options. */
 export type ReaderVariant = [title: string, repository: () => FixtureRepository, options: GitToolOptions];
 
 /**
- * Builds the same history twice in the enclosing suite's `beforeAll` (`build(prefix)`): one copy
- * left loose, one packed by `git gc` (with `--aggressive` when asked) with a commit-graph written,
+ * Builds a history once in the enclosing suite's `beforeAll` (`build(prefix)`) and copies it: one
+ * copy left loose, one packed by `git gc` (with `--aggressive` when asked) with a commit-graph written,
  * both removed in `afterAll`. Returns the ways to read them: both copies with the node reader,
  * each with the isomorphic-git reader.
  */
@@ -21,7 +21,8 @@ export function looseAndPacked(
   let packed: FixtureRepository | undefined;
   beforeAll(() => {
     loose = build(`${prefix}-loose`);
-    packed = build(`${prefix}-packed`);
+    // The same history (a deterministic build: the same object ids), copied rather than built twice.
+    packed = new FixtureRepository(copyRepository(loose.directory, `${prefix}-packed`));
     git(packed.directory, ["gc", "-q", ...(options.aggressive === true ? ["--aggressive"] : [])]);
     git(packed.directory, ["commit-graph", "write", "--reachable"]);
   });

@@ -278,9 +278,14 @@ class Builder {
     };
   }
 
-  commit(plan: CommitPlan, message: string): void {
+  /**
+   * Commits `plan`'s edits. `wrote`: the working tree changed outside the edits (the mailmap). A
+   * commit without either stages nothing: every commit, merge and checkout here leaves the index
+   * equal to the working tree, so `git add -A` would find nothing (one process fewer per empty commit).
+   */
+  commit(plan: CommitPlan, message: string, wrote = false): void {
     for (const change of plan.edits) this.apply(change);
-    git(this.directory, ["add", "-A"]);
+    if (plan.edits.length > 0 || wrote) git(this.directory, ["add", "-A"]);
     this.stageGitlinks();
     git(this.directory, ["commit", "-q", "--allow-empty", "-m", message], this.environment(plan.author, plan.sameTime));
   }
@@ -403,7 +408,7 @@ class Builder {
           path.join(this.directory, ".mailmap"),
           "# people\nAnn <ann@example.com>\nAnnie <annie@example.com> Ann Other <ann@example.com>\nCy Real <cy@example.com> <CY@Example.com>\n<bo.new@example.com> <bo@example.com> # moved\n",
         );
-        this.commit({ edits: [], author: 0, sameTime: false }, `mailmap ${index}`);
+        this.commit({ edits: [], author: 0, sameTime: false }, `mailmap ${index}`, true);
         return;
       case "detach":
         // A commit on a detached HEAD, then main follows it (merges check out main again).
