@@ -76,7 +76,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
   }) => {
     const ns = nextPrefix();
     const port = new URL(server.url).port;
-    const worker = startSkewed("job-worker.ts", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
+    const worker = startSkewed("job-worker.mjs", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
     started.push(worker);
     expect(await worker.next()).toMatchObject({ kind: "ready" });
     // This process only creates the job (runShell says it may run shell commands); the skewed

@@ -18,7 +18,7 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/call-id-runner.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/call-id-runner.mjs", import.meta.url));
 
 /** Runs the fixture: `ready` once its run is open and it waits for the start file, `result` its printed result. */
 function runner(url: string, args: readonly string[]): { ready: Promise<void>; result: Promise<ToolCallResult> } {
