@@ -10,10 +10,10 @@ import { fileURLToPath } from "node:url";
 import type { DelayedCallback } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, type RedisTimeoutError } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisSuite, useRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -51,12 +51,9 @@ function startFixture(script: string, args: readonly string[]) {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks: delivery through stalls and crashes"), () => {
-  const managerWithWorker = async (
-    { closers, connection }: RedisSuite,
-    prefix: string,
-    fired: DelayedCallback[],
-    lockDurationMs?: number,
-  ) => {
+  const redis = useRedisServer();
+  const { closers, connection } = redis;
+  const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number) => {
     const manager = new BullMqCallbackManager({
       connection: connection(),
       prefix,
@@ -74,7 +71,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
    * happens after a worker took the job; that a callback waits for its delay is asserted in
    * bullmq-jobs.test.ts (fired no earlier than `dueAt`).
    */
-  const fireNow = async ({ connection }: RedisSuite, prefix: string, id: string) => {
+  const fireNow = async (prefix: string, id: string) => {
     const queue = new Queue("callbacks", { connection: connection(), prefix });
     try {
       const job = await queue.getJob(id);
@@ -85,151 +82,130 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     }
   };
 
-  // Two servers side by side: the first test stops its own (SIGSTOP), which must not stall the
-  // others' workers (whose 1.5 s locks would then run out); the next two share one (own prefixes
-  // and worker processes; neither stops the server).
-  describe.concurrent("beside each other", () => {
-    describe("a stalled scheduler", () => {
-      const redis = useRedisServer();
-      const { closers } = redis;
-      it("a scheduling process stopped past the due time between its two writes: the callback still fires once", async ({
-        expect,
-      }) => {
-        const prefix = "stall";
-        const fired: DelayedCallback[] = [];
-        const manager = await managerWithWorker(redis, prefix, fired);
-        // Control: without a stall a callback fires once, and BullMQ's scripts are loaded.
-        const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
-        await fireNow(redis, prefix, control.id);
-        await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
+  it("a scheduling process stopped past the due time between its two writes: the callback still fires once", async () => {
+    const prefix = "stall";
+    const fired: DelayedCallback[] = [];
+    const manager = await managerWithWorker(prefix, fired);
+    // Control: without a stall a callback fires once, and BullMQ's scripts are loaded.
+    const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
+    await fireNow(prefix, control.id);
+    await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
 
-        const fixture = startFixture(SCHEDULER, [String(redis.server.port), prefix, "callback", "5"]);
-        closers.push(() => fixture.kill());
-        expect(await fixture.next()).toBe("ready");
-        // Redis stopped: the process's first write waits in the socket. The process is then stopped
-        // and Redis resumed, so the first write lands and the second waits for 7 s, past the 5 s delay.
-        redis.server.pause();
-        fixture.child.stdin?.write("go\n");
-        expect(await fixture.next()).toBe("sent");
-        fixture.child.kill("SIGSTOP");
-        redis.server.resume();
-        await sleep(7_000);
-        fixture.child.kill("SIGCONT");
-        const done = JSON.parse(await fixture.next()) as { done: string };
-        // Whatever fired meanwhile found its record; the callback fires (once) and is not left pending.
-        await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id, done.done]);
-        expect(fired[1]).toMatchObject({ id: done.done, conversationId: "c", message: "crashed", status: "pending" });
-        await expect.poll(async () => (await manager.get(done.done))?.status, { timeout: 5_000 }).toBe("fired");
-        expect(await manager.list("c")).toEqual([]);
-        await sleep(1_500); // a second firing would show up here
-        expect(fired).toHaveLength(2);
-      }, 90_000);
+    const fixture = startFixture(SCHEDULER, [String(redis.server.port), prefix, "callback", "5"]);
+    closers.push(() => fixture.kill());
+    expect(await fixture.next()).toBe("ready");
+    // Redis stopped: the process's first write waits in the socket. The process is then stopped
+    // and Redis resumed, so the first write lands and the second waits for 7 s, past the 5 s delay.
+    redis.server.pause();
+    fixture.child.stdin?.write("go\n");
+    expect(await fixture.next()).toBe("sent");
+    fixture.child.kill("SIGSTOP");
+    redis.server.resume();
+    await sleep(7_000);
+    fixture.child.kill("SIGCONT");
+    const done = JSON.parse(await fixture.next()) as { done: string };
+    // Whatever fired meanwhile found its record; the callback fires (once) and is not left pending.
+    await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id, done.done]);
+    expect(fired[1]).toMatchObject({ id: done.done, conversationId: "c", message: "crashed", status: "pending" });
+    await expect.poll(async () => (await manager.get(done.done))?.status, { timeout: 5_000 }).toBe("fired");
+    expect(await manager.list("c")).toEqual([]);
+    await sleep(1_500); // a second firing would show up here
+    expect(fired).toHaveLength(2);
+  }, 90_000);
+
+  // These two side by side (own prefixes and worker processes; neither stops the server, unlike the
+  // tests before and after them): the second's worker start no longer waits for the first's
+  // stalled-job check.
+  it.concurrent("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async ({
+    expect,
+  }) => {
+    const prefix = "crash-fire";
+    const lockMs = 1_500;
+    const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
+    closers.push(() => scheduler.close());
+    const doomed = startFixture(WORKER, [String(redis.server.port), prefix, String(lockMs)]);
+    closers.push(() => doomed.kill());
+    expect(JSON.parse(await doomed.next())).toEqual({ ready: true });
+    const callback = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
+    await fireNow(prefix, callback.id);
+    // The only worker takes it and dies inside onFire.
+    expect(JSON.parse(await doomed.next())).toEqual({ firing: callback.id });
+    await doomed.kill();
+    // While nobody fires it, it is not reported fired (it was not delivered).
+    expect((await scheduler.get(callback.id))?.status).toBe("pending");
+    const fired: DelayedCallback[] = [];
+    await managerWithWorker(prefix, fired, lockMs);
+    await expect.poll(() => fired.map((one) => one.id), { timeout: 20_000 }).toEqual([callback.id]);
+    await expect.poll(async () => (await scheduler.get(callback.id))?.status, { timeout: 5_000 }).toBe("fired");
+    // Control: a callback whose onFire returns fires once on this worker.
+    const second = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "again" });
+    await fireNow(prefix, second.id);
+    await expect.poll(() => fired.map((one) => one.id), { timeout: 15_000 }).toEqual([callback.id, second.id]);
+    await sleep(2 * lockMs);
+    expect(fired).toHaveLength(2);
+  }, 90_000);
+
+  it.concurrent("a callback being fired cannot be cancelled and is not listed; a pending one is", async ({ expect }) => {
+    const prefix = "firing-cancel";
+    const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
+    closers.push(() => scheduler.close());
+    const worker = startFixture(WORKER, [String(redis.server.port), prefix, "30000"]);
+    closers.push(() => worker.kill());
+    expect(JSON.parse(await worker.next())).toEqual({ ready: true });
+    const firing = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "now" });
+    const later = await scheduler.schedule({ conversationId: "c", delaySeconds: 600, message: "later" });
+    await fireNow(prefix, firing.id);
+    expect(JSON.parse(await worker.next())).toEqual({ firing: firing.id });
+    expect((await scheduler.list("c")).map((callback) => callback.id)).toEqual([later.id]);
+    await expect(scheduler.cancel("c", firing.id)).rejects.toMatchObject({
+      code: "unknown_callback",
+      message: expect.stringContaining("being fired already"),
     });
+    // Control: the pending one is cancelled.
+    expect((await scheduler.cancel("c", later.id)).status).toBe("cancelled");
+  }, 60_000);
 
-    describe("a crashed worker and a firing callback", () => {
-      const redis = useRedisServer();
-      const { closers, connection } = redis;
-      // These two side by side (own prefixes and worker processes; neither stops the server, unlike the
-      // tests before and after them): the second's worker start no longer waits for the first's
-      // stalled-job check.
-      it.concurrent("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async ({
-        expect,
-      }) => {
-        const prefix = "crash-fire";
-        const lockMs = 1_500;
-        const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
-        closers.push(() => scheduler.close());
-        const doomed = startFixture(WORKER, [String(redis.server.port), prefix, String(lockMs)]);
-        closers.push(() => doomed.kill());
-        expect(JSON.parse(await doomed.next())).toEqual({ ready: true });
-        const callback = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
-        await fireNow(redis, prefix, callback.id);
-        // The only worker takes it and dies inside onFire.
-        expect(JSON.parse(await doomed.next())).toEqual({ firing: callback.id });
-        await doomed.kill();
-        // While nobody fires it, it is not reported fired (it was not delivered).
-        expect((await scheduler.get(callback.id))?.status).toBe("pending");
-        const fired: DelayedCallback[] = [];
-        await managerWithWorker(redis, prefix, fired, lockMs);
-        await expect.poll(() => fired.map((one) => one.id), { timeout: 20_000 }).toEqual([callback.id]);
-        await expect.poll(async () => (await scheduler.get(callback.id))?.status, { timeout: 5_000 }).toBe("fired");
-        // Control: a callback whose onFire returns fires once on this worker.
-        const second = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "again" });
-        await fireNow(redis, prefix, second.id);
-        await expect.poll(() => fired.map((one) => one.id), { timeout: 15_000 }).toEqual([callback.id, second.id]);
-        await sleep(2 * lockMs);
-        expect(fired).toHaveLength(2);
-      }, 90_000);
+  it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async () => {
+    const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs: 400 });
+    closers.push(() => manager.close());
+    const queue = new Queue("callbacks", { connection: connection(), prefix: "bounded-cb" });
+    closers.push(() => queue.close());
+    // Control: healthy.
+    const kept = await manager.schedule({ conversationId: "c", delaySeconds: 600, message: "kept" });
+    expect((await manager.list("c")).map((callback) => callback.id)).toEqual([kept.id]);
 
-      it.concurrent("a callback being fired cannot be cancelled and is not listed; a pending one is", async ({ expect }) => {
-        const prefix = "firing-cancel";
-        const scheduler = new BullMqCallbackManager({ connection: connection(), prefix });
-        closers.push(() => scheduler.close());
-        const worker = startFixture(WORKER, [String(redis.server.port), prefix, "30000"]);
-        closers.push(() => worker.kill());
-        expect(JSON.parse(await worker.next())).toEqual({ ready: true });
-        const firing = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "now" });
-        const later = await scheduler.schedule({ conversationId: "c", delaySeconds: 600, message: "later" });
-        await fireNow(redis, prefix, firing.id);
-        expect(JSON.parse(await worker.next())).toEqual({ firing: firing.id });
-        expect((await scheduler.list("c")).map((callback) => callback.id)).toEqual([later.id]);
-        await expect(scheduler.cancel("c", firing.id)).rejects.toMatchObject({
-          code: "unknown_callback",
-          message: expect.stringContaining("being fired already"),
-        });
-        // Control: the pending one is cancelled.
-        expect((await scheduler.cancel("c", later.id)).status).toBe("cancelled");
-      }, 60_000);
+    redis.server.pause();
+    const outcomes: Record<string, unknown> = {};
+    const started = Date.now();
+    const calls: [string, () => Promise<unknown>][] = [
+      ["schedule", () => manager.schedule({ conversationId: "c", delaySeconds: 600, message: "m" })],
+      ["cancel", () => manager.cancel("c", kept.id)],
+      ["list", () => manager.list("c")],
+      ["get", () => manager.get(kept.id)],
+    ];
+    for (const [name, call] of calls) {
+      const settled = await within(
+        call().then(
+          () => "resolved",
+          (error: RedisTimeoutError) => ({ code: error.code, operation: error.operation, mayHaveRun: error.mayHaveRun }),
+        ),
+        3_000,
+      );
+      outcomes[name] = settled;
+    }
+    expect(Date.now() - started).toBeLessThan(8_000);
+    redis.server.resume();
+    expect(outcomes).toEqual({
+      schedule: { code: "redis_timeout", operation: "BullMqCallbackManager.schedule", mayHaveRun: true },
+      cancel: { code: "redis_timeout", operation: "BullMqCallbackManager.cancel", mayHaveRun: true },
+      list: { code: "redis_timeout", operation: "BullMqCallbackManager.list", mayHaveRun: false },
+      get: { code: "redis_timeout", operation: "BullMqCallbackManager.get", mayHaveRun: false },
     });
-  });
-
-  // Alone after them: its healthy control must answer within its 400 ms operation timeout, which
-  // the others' work in this process made it miss at load 28.
-  describe("a stopped server", () => {
-    const redis = useRedisServer();
-    const { closers, connection } = redis;
-    it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async ({ expect }) => {
-      const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs: 400 });
-      closers.push(() => manager.close());
-      const queue = new Queue("callbacks", { connection: connection(), prefix: "bounded-cb" });
-      closers.push(() => queue.close());
-      // Control: healthy.
-      const kept = await manager.schedule({ conversationId: "c", delaySeconds: 600, message: "kept" });
-      expect((await manager.list("c")).map((callback) => callback.id)).toEqual([kept.id]);
-
-      redis.server.pause();
-      const outcomes: Record<string, unknown> = {};
-      const started = Date.now();
-      const calls: [string, () => Promise<unknown>][] = [
-        ["schedule", () => manager.schedule({ conversationId: "c", delaySeconds: 600, message: "m" })],
-        ["cancel", () => manager.cancel("c", kept.id)],
-        ["list", () => manager.list("c")],
-        ["get", () => manager.get(kept.id)],
-      ];
-      for (const [name, call] of calls) {
-        const settled = await within(
-          call().then(
-            () => "resolved",
-            (error: RedisTimeoutError) => ({ code: error.code, operation: error.operation, mayHaveRun: error.mayHaveRun }),
-          ),
-          3_000,
-        );
-        outcomes[name] = settled;
-      }
-      expect(Date.now() - started).toBeLessThan(8_000);
-      redis.server.resume();
-      expect(outcomes).toEqual({
-        schedule: { code: "redis_timeout", operation: "BullMqCallbackManager.schedule", mayHaveRun: true },
-        cancel: { code: "redis_timeout", operation: "BullMqCallbackManager.cancel", mayHaveRun: true },
-        list: { code: "redis_timeout", operation: "BullMqCallbackManager.list", mayHaveRun: false },
-        get: { code: "redis_timeout", operation: "BullMqCallbackManager.get", mayHaveRun: false },
-      });
-      // Once Redis answers, the unconfirmed schedule and cancel landed, and the manager works.
-      await sleep(500);
-      const listed = await manager.list("c");
-      expect(listed.map((callback) => callback.message)).toEqual(["m"]);
-      expect(await queue.getJob(listed[0]?.id as string)).toBeDefined();
-      expect((await manager.get(kept.id))?.status).toBe("cancelled");
-    }, 60_000);
-  });
+    // Once Redis answers, the unconfirmed schedule and cancel landed, and the manager works.
+    await sleep(500);
+    const listed = await manager.list("c");
+    expect(listed.map((callback) => callback.message)).toEqual(["m"]);
+    expect(await queue.getJob(listed[0]?.id as string)).toBeDefined();
+    expect((await manager.get(kept.id))?.status).toBe("cancelled");
+  }, 60_000);
 });
