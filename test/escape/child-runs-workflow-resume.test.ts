@@ -22,11 +22,11 @@ import {
 } from "agent-tool-catalog/host";
 import { RedisWorkflowService } from "agent-tool-catalog/redis";
 import { createWriteTool } from "agent-tool-catalog/tools";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from "vitest";
+import type { Redis } from "ioredis";
+import { afterEach, beforeAll, beforeEach, describe, expect } from "vitest";
 import { temporaryDirectory } from "../host/support/host-test-kit.js";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 const CONVERSATION = "conv-shared";
@@ -152,15 +152,10 @@ describe("escape attempts: resuming a workflow run", () => {
 
   const redisCapability = capability("redis");
   describe.skipIf(redisCapability.missing)(redisCapability.label("RedisWorkflowService"), () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     let redis: Redis;
-    beforeAll(async () => {
-      server = await startRedisServer();
-      redis = new Redis(server.url);
-    });
-    afterAll(async () => {
-      redis?.disconnect();
-      await server?.stop();
+    beforeAll(() => {
+      redis = server.client();
     });
 
     escapeAttempt(

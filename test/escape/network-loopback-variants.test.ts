@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
@@ -24,14 +24,12 @@ describe.skipIf(bubblewrap.missing || cc.missing || redis.missing)(
   bubblewrap.label(cc.label(redis.label("escape attempts: the host's loopback services by other routes"))),
   () => {
     let ground: Playground;
-    let server: RedisServer;
+    const server = useRedisServer();
     beforeAll(async () => {
       ground = await playground();
       execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
-      server = await startRedisServer();
     }, 60_000);
     afterAll(async () => {
-      await server.stop();
       await ground.dispose();
     });
     const probe = async (scope: "workspace" | "local" | "unrestricted", name: string) =>

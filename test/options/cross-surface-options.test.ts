@@ -27,11 +27,11 @@ import {
   RedisWorkflowService,
 } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inMemoryFixture } from "../mcp/support/in-memory-fixture.js";
 import { capability } from "../support/capabilities.js";
 import { HOSTILE_VALUES, thrownBy } from "../support/hostile-options.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 type Surface = readonly [label: string, give: (value: never) => unknown];
 
@@ -145,15 +145,8 @@ const redisCapability = capability("redis");
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("in-process and BullMQ services, with a real redis-server"),
   () => {
-    let server: RedisServer;
-    const closers: (() => Promise<unknown>)[] = [];
-    beforeAll(async () => {
-      server = await startRedisServer();
-    });
-    afterAll(async () => {
-      for (const close of closers) await close().catch(() => undefined);
-      await server.stop();
-    });
+    const server = useRedisServer();
+    const { closers } = server;
     const connection = () => ({ host: "127.0.0.1", port: server.port });
     const cron = (options: object) => {
       const scheduler = new BullMqCronScheduler({ connection: connection(), prefix: "cross", ...options });
@@ -167,7 +160,7 @@ describe.skipIf(redisCapability.missing)(
     };
 
     it("an approval timeout answers the same in memory and on Redis: whole ms wait, a fraction is refused where given", async () => {
-      const redis = new Redis({ port: server.port });
+      const redis = server.client();
       const onRedis = new RedisApprovalBroker({ redis });
       const brokers = [new InMemoryApprovalBroker(), onRedis];
       try {

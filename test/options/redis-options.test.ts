@@ -19,10 +19,10 @@ import {
   RedisWorkflowService,
 } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { type DocumentedRule, expectRuleHolds, TIMER } from "../support/hostile-options.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redis = new Redis({ lazyConnect: true, port: 1 });
 afterAll(() => redis.disconnect());
@@ -74,15 +74,8 @@ const redisCapability = capability("redis");
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("BullMQ options and positive controls with a real redis-server"),
   () => {
-    let server: RedisServer;
-    const closers: (() => Promise<unknown>)[] = [];
-    beforeAll(async () => {
-      server = await startRedisServer();
-    });
-    afterAll(async () => {
-      for (const close of closers) await close().catch(() => undefined);
-      await server.stop();
-    });
+    const server = useRedisServer();
+    const { closers } = server;
     const connection = () => ({ host: "127.0.0.1", port: server.port });
 
     it("BullMqCallbackManager maxPendingPerConversation and retainMs; startWorker concurrency and lockDurationMs", async () => {
@@ -134,8 +127,7 @@ describe.skipIf(redisCapability.missing)(
     });
 
     it("a run saved through a store with defaultTtlMs Infinity never expires; with 60000 it has a TTL", async () => {
-      const client = new Redis(server.port, "127.0.0.1");
-      closers.push(async () => client.disconnect());
+      const client = server.client();
       for (const [defaultTtlMs, expired] of [
         [Number.POSITIVE_INFINITY, -1],
         [60_000, 60_000],

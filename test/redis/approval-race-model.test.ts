@@ -12,10 +12,10 @@
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { RedisApprovalBroker } from "agent-tool-catalog/redis";
 import fc from "fast-check";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const RUNS = 40;
@@ -35,16 +35,11 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 );
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker under racing decisions (model)"), () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   const clients: Redis[] = [];
   const brokers: RedisApprovalBroker[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
   afterAll(async () => {
     await Promise.all(brokers.map((broker) => broker.close()));
-    for (const client of clients) client.disconnect();
-    await server?.stop();
   });
 
   it("decided once, run only when Redis records the approval, never twice", async () => {
@@ -53,7 +48,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     // (three connections, and the waiting one's subscriber connection, per round, 120 held to the
     // end) spent most of each round on connecting: at load 30, 0.3-3.6 s of a 0.6-4.3 s round
     // before the request was announced, the test's 120 s beside a second suite.
-    for (let index = 0; index < 3; index++) clients.push(new Redis(server.url));
+    for (let index = 0; index < 3; index++) clients.push(server.client());
     await Promise.all(clients.map((client) => client.ping()));
     const [waitingRedis, firstRedis, secondRedis] = clients as [Redis, Redis, Redis];
     const waiting = new RedisApprovalBroker({ redis: waitingRedis, prefix: "race", pollIntervalMs: 20, timeoutMs: 200 });

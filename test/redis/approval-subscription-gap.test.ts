@@ -14,9 +14,9 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { RedisApprovalBroker } from "agent-tool-catalog/redis";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const ASKED = { runId: "r", callId: "c", toolName: "act", input: {}, mutating: true, policy: "all" as const };
@@ -81,17 +81,13 @@ async function startSlowProxy(port: number, slowConnection: number, delayMs: num
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("RedisApprovalBroker: a deadline passing while the waiter subscribes"),
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     const clients: Redis[] = [];
     const proxies: SlowProxy[] = [];
     let round = 0;
-    beforeAll(async () => {
-      server = await startRedisServer();
-    });
     afterAll(async () => {
       for (const client of clients) client.disconnect();
       for (const proxy of proxies) await proxy.close();
-      await server?.stop();
     });
 
     /**

@@ -14,8 +14,8 @@ import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
-import { useRestartableRedis } from "./support/restartable-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
@@ -26,7 +26,7 @@ const redisCapability = capability("redis");
 type KillPoint = "before the first step" | "between the steps" | "after both steps";
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron: create survives a kill at each step"), () => {
-  const redis = useRestartableRedis();
+  const redis = useRedisServer();
   const { closers, connection } = redis;
   const scheduler = (prefix: string, operationTimeoutMs?: number) => {
     const made = new BullMqCronScheduler({

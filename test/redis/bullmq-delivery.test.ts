@@ -13,8 +13,8 @@ import { Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
-import { useRestartableRedis } from "./support/restartable-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
@@ -51,7 +51,7 @@ function startFixture(script: string, args: readonly string[]) {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks: delivery through stalls and crashes"), () => {
-  const redis = useRestartableRedis();
+  const redis = useRedisServer();
   const { closers, connection } = redis;
   const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number) => {
     const manager = new BullMqCallbackManager({

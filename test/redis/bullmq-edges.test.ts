@@ -11,11 +11,10 @@ import { fileURLToPath } from "node:url";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { startRestartableRedis } from "./support/restartable-redis.js";
+import { startRedisServer, useRedisServer } from "../support/redis-server.js";
 
 const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -23,16 +22,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const redisCapability = capability("redis");
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and callbacks at the edges"), () => {
-  let server: RedisServer;
-  const closers: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const close of closers) await close();
-    await server?.stop();
-  });
-  const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
+  const server = useRedisServer();
+  const { closers, connection } = server;
   const scheduler = (prefix: string) => {
     const made = new BullMqCronScheduler({
       connection: connection(),
@@ -155,7 +146,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
   }
 
   it("a process killed while scheduling leaves no callback listed pending that will never fire, and no cron job listed active without a scheduler", async () => {
-    const stoppable = await startRestartableRedis();
+    const stoppable = await startRedisServer();
     const stoppableConnection = { host: "127.0.0.1", port: stoppable.port, maxRetriesPerRequest: null };
     const manager = new BullMqCallbackManager({ connection: stoppableConnection, prefix: "edge-crash" });
     const callbackJobs = new Queue("callbacks", { connection: stoppableConnection, prefix: "edge-crash" });
@@ -170,7 +161,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and 
       await callbackJobs.close();
       await cron.close();
       await cronJobs.close();
-      await stoppable.kill();
+      await stoppable.stop();
     });
     // Controls: healthy, a callback has its record and its job, a cron job its scheduler.
     const healthy = await manager.schedule({ conversationId: "ok", delaySeconds: 600, message: "m" });

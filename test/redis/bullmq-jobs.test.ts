@@ -1,8 +1,8 @@
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { type JobWorker, startJobWorker } from "./support/job-workers.js";
 
 const redisCapability = capability("redis");
@@ -11,18 +11,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("BullMQ cron jobs and callbacks with real worker processes"),
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
+    const { closers, connection } = server;
     const workers: JobWorker[] = [];
-    const closers: (() => Promise<void>)[] = [];
-    beforeAll(async () => {
-      server = await startRedisServer();
-    });
     afterAll(async () => {
-      for (const close of closers) await close();
       for (const worker of workers) await worker.kill();
-      await server?.stop();
     });
-    const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
     const callbackManager = (prefix: string) => {
       const manager = new BullMqCallbackManager({ connection: connection(), prefix });
       closers.push(() => manager.close());

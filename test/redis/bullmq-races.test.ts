@@ -7,28 +7,21 @@
 import type { DelayedCallback } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import type { Redis } from "ioredis";
+import { beforeAll, describe, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const redisCapability = capability("redis");
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ cron and callbacks: races and transient errors"), () => {
-  let server: RestartableRedis;
+  const server = useRedisServer();
+  const { closers, connection } = server;
   let raw: Redis;
-  const closers: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-    raw = new Redis({ host: "127.0.0.1", port: server.port });
+  beforeAll(() => {
+    raw = server.client();
   });
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    raw?.disconnect();
-    await server?.kill();
-  });
-  const connection = () => ({ host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null });
   const cron = (prefix: string) => {
     const made = new BullMqCronScheduler({
       connection: connection(),

@@ -7,31 +7,18 @@
  */
 import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
 import { RedisRunStore } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const code = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("a call claim that timed out"), () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const client of clients) client.disconnect();
-    await server?.stop();
-  });
-
-  function client(): Redis {
-    const redis = new Redis(server.url, { maxRetriesPerRequest: null });
-    clients.push(redis);
-    return redis;
-  }
+  const server = useRedisServer();
+  const client = (): Redis => server.client({ maxRetriesPerRequest: null });
 
   it("does not lock the id once Redis answers again; control: a claim held by a running call still refuses", async () => {
     let ran = 0;

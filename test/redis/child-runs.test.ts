@@ -3,11 +3,11 @@ import { fileURLToPath } from "node:url";
 import { createRegistry, openRun } from "agent-tool-catalog";
 import { InProcessSubagentManager, InProcessWorkflowService, refreshChildRuns } from "agent-tool-catalog/host";
 import { RedisRunStore, RedisSubagentManager, RedisWorkflowService } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -17,15 +17,10 @@ const LEASE_MS = 1_000;
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("child runs: a run continued in another process lists its children and their state"),
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     let redis: Redis;
-    beforeAll(async () => {
-      server = await startRedisServer();
-      redis = new Redis(server.url);
-    });
-    afterAll(async () => {
-      redis?.disconnect();
-      await server?.stop();
+    beforeAll(() => {
+      redis = server.client();
     });
 
     it("lists the children a killed process started, and reports the ones it was running as failed", async () => {

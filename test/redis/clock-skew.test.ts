@@ -9,11 +9,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, BullMqCronScheduler, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -53,32 +53,30 @@ function startSkewed(fixture: string, skewMs: number, args: readonly string[]): 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and leases across hosts whose clocks disagree"), () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   let redis: Redis;
   let prefix = 0;
   const nextPrefix = () => `skew${++prefix}`;
   const started: Fixture[] = [];
 
-  beforeAll(async () => {
-    server = await startRedisServer();
-    redis = new Redis(server.url);
+  beforeAll(() => {
+    redis = server.client();
   });
-  afterAll(async () => {
+  afterAll(() => {
     for (const fixture of started) fixture.child.kill("SIGKILL");
-    redis?.disconnect();
-    await server?.stop();
   });
 
-  // The three tests that wait (for a cron minute, for 5 s callbacks) run side by side: each has its
-  // own prefix and fixture process, and the cron test's wait for its minute (up to 60 s) no longer
-  // adds to the callbacks'. The others start their children one test at a time, after them (five
-  // children starting at once at load 20 made the 20 s approvals miss their 30 s).
+  // The cron test waits for its minute (up to 60 s): everything else runs beside it, on its own
+  // prefixes and fixture processes. Beside it, the two 5 s callbacks side by side, then the others
+  // one test (one child) at a time: five children starting at once at load 20 made the 20 s
+  // approvals miss their 30 s, so at most three start together here (the cron worker's, then the
+  // callbacks').
   it.concurrent("a cron firing taken by a worker a minute ahead runs at its minute by Redis's clock, not a minute early", async ({
     expect,
   }) => {
     const ns = nextPrefix();
     const port = new URL(server.url).port;
-    const worker = startSkewed("job-worker.ts", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
+    const worker = startSkewed("job-worker.mjs", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
     started.push(worker);
     expect(await worker.next()).toMatchObject({ kind: "ready" });
     // This process only creates the job (runShell says it may run shell commands); the skewed
@@ -113,147 +111,147 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
     }
   }, 120_000);
 
-  it.concurrent("a 5 s callback scheduled on a host a minute ahead is due and fires here 5 s later, not 65 s", async ({
-    expect,
-  }) => {
-    const ns = nextPrefix();
-    const fired: number[] = [];
-    const worker = new BullMqCallbackManager({
-      connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
-      prefix: ns,
-      onFire: () => {
-        fired.push(Date.now());
-      },
-    });
-    try {
-      await worker.startWorker();
-      const host = startSkewed("callback-once.ts", MINUTE, [server.url, ns, "5"]);
-      started.push(host);
-      const { scheduled } = (await host.next()) as { scheduled: { dueAt: number } };
-      const [seconds, micros] = await redis.time();
-      const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-      // Due by Redis's clock (what every worker judges by), not by the scheduling host's.
-      expect(Math.abs(scheduled.dueAt - (redisMs + 5_000))).toBeLessThan(5_000);
-      const armedAt = Date.now();
-      while (fired.length === 0 && Date.now() - armedAt < 25_000) await sleep(100);
-      expect(fired).toHaveLength(1);
-      expect((fired[0] as number) - armedAt).toBeLessThan(15_000);
-      await host.exited();
-    } finally {
-      await worker.close();
-    }
-  }, 60_000);
-
-  it.concurrent("a 5 s callback fired by a worker a minute ahead fires 5 s later by Redis's clock, not at once", async ({
-    expect,
-  }) => {
-    const ns = nextPrefix();
-    const worker = startSkewed("callback-fire-worker.ts", MINUTE, [server.url, ns]);
-    started.push(worker);
-    expect(await worker.next()).toEqual({ ready: true });
-    const scheduler = new BullMqCallbackManager({
-      connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
-      prefix: ns,
-    });
-    try {
-      const scheduledAt = performance.now();
-      const scheduled = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
-      // BullMQ's worker takes a delayed job when its own clock says it is due: this one fired the
-      // callback at once (after 0.1-0.3 s) on the old code.
-      expect(await worker.next()).toEqual({ fired: scheduled.id });
-      const firedAfter = performance.now() - scheduledAt;
-      expect(firedAfter).toBeGreaterThan(4_500);
-      // Positive control: it does fire, near its time.
-      expect(firedAfter).toBeLessThan(15_000);
-      // The record says fired once onFire returned, a moment after the worker printed from inside it.
-      await expect.poll(async () => (await scheduler.get(scheduled.id))?.status, { timeout: 5_000 }).toBe("fired");
-    } finally {
-      await scheduler.close();
-      worker.child.kill("SIGKILL");
-    }
-  }, 60_000);
-
-  it("a request made on a host a minute behind is listed and approved within its 20 s, not denied on sight", async () => {
-    const ns = nextPrefix();
-    const waiter = startSkewed("approval-waiter.ts", -MINUTE, [server.url, ns, "20000", "run-behind"]);
-    started.push(waiter);
-    const { requested } = await waiter.next();
-    const broker = new RedisApprovalBroker({ redis, prefix: ns });
-    const pending = await broker.pending();
-    expect(pending.map((request) => request.id)).toEqual([requested]);
-    // Shown in one clock (Redis's): the deadline is about 20 s from now for this host too.
-    const [shown] = pending;
-    expect(Math.abs((shown?.expiresAt ?? 0) - (Date.now() + 20_000))).toBeLessThan(10_000);
-    expect(await broker.approve(requested as string)).toBe(true);
-    expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
-    await waiter.exited();
-    await broker.close();
-  }, 30_000);
-
-  it("a host a minute ahead that reads a request (resolution, pending) does not deny it within its deadline", async () => {
-    const ns = nextPrefix();
-    const waiter = startSkewed("approval-waiter.ts", 0, [server.url, ns, "20000", "run-read-ahead"]);
-    started.push(waiter);
-    const { requested } = await waiter.next();
-    const reader = startSkewed("approval-reader.ts", MINUTE, [server.url, ns, requested as string]);
-    started.push(reader);
-    expect(await reader.next()).toEqual({ resolution: null, pending: [requested] });
-    await reader.exited();
-    // Still pending for a person on a host whose clock is right: approved, and the tool runs once.
-    const broker = new RedisApprovalBroker({ redis, prefix: ns });
-    expect(await broker.approve(requested as string)).toBe(true);
-    expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
-    await waiter.exited();
-    await broker.close();
-  }, 30_000);
-
-  it("a request made on a host a minute ahead is denied at its real deadline once that host died, never approved late", async () => {
-    const ns = nextPrefix();
-    const waiter = startSkewed("approval-waiter.ts", MINUTE, [server.url, ns, "1500", "run-ahead"]);
-    started.push(waiter);
-    const { requested } = await waiter.next();
-    waiter.child.kill("SIGKILL");
-    await waiter.exited();
-    const broker = new RedisApprovalBroker({ redis, prefix: ns });
-    // Positive control: before the deadline it is pending.
-    expect((await broker.pending()).map((request) => request.id)).toEqual([requested]);
-    await sleep(1_700);
-    expect(await broker.approve(requested as string)).toBe(false);
-    expect(await broker.pending()).toEqual([]);
-    expect(await broker.resolution(requested as string)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
-    await broker.close();
-  }, 30_000);
-
-  describe("subagent leases", () => {
-    let manager: RedisSubagentManager;
-    let ns: string;
-    beforeAll(() => {
-      ns = nextPrefix();
-      const local = new InProcessSubagentManager({
-        runner: { runPrompt: () => Promise.reject(new Error("this process runs no subagent")) },
+  describe.concurrent("beside the cron test", () => {
+    it("a 5 s callback scheduled on a host a minute ahead is due and fires here 5 s later, not 65 s", async ({ expect }) => {
+      const ns = nextPrefix();
+      const fired: number[] = [];
+      const worker = new BullMqCallbackManager({
+        connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
+        prefix: ns,
+        onFire: () => {
+          fired.push(Date.now());
+        },
       });
-      manager = new RedisSubagentManager({ redis, local, prefix: ns, leaseMs: 2_000, pollIntervalMs: 100 });
+      try {
+        await worker.startWorker();
+        const host = startSkewed("callback-once.ts", MINUTE, [server.url, ns, "5"]);
+        started.push(host);
+        const { scheduled } = (await host.next()) as { scheduled: { dueAt: number } };
+        const [seconds, micros] = await redis.time();
+        const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+        // Due by Redis's clock (what every worker judges by), not by the scheduling host's.
+        expect(Math.abs(scheduled.dueAt - (redisMs + 5_000))).toBeLessThan(5_000);
+        const armedAt = Date.now();
+        while (fired.length === 0 && Date.now() - armedAt < 25_000) await sleep(100);
+        expect(fired).toHaveLength(1);
+        expect((fired[0] as number) - armedAt).toBeLessThan(15_000);
+        await host.exited();
+      } finally {
+        await worker.close();
+      }
+    }, 60_000);
+
+    it("a 5 s callback fired by a worker a minute ahead fires 5 s later by Redis's clock, not at once", async ({ expect }) => {
+      const ns = nextPrefix();
+      const worker = startSkewed("callback-fire-worker.ts", MINUTE, [server.url, ns]);
+      started.push(worker);
+      expect(await worker.next()).toEqual({ ready: true });
+      const scheduler = new BullMqCallbackManager({
+        connection: { host: "127.0.0.1", port: Number(new URL(server.url).port) },
+        prefix: ns,
+      });
+      try {
+        const scheduledAt = performance.now();
+        const scheduled = await scheduler.schedule({ conversationId: "c", delaySeconds: 5, message: "wake up" });
+        // BullMQ's worker takes a delayed job when its own clock says it is due: this one fired the
+        // callback at once (after 0.1-0.3 s) on the old code.
+        expect(await worker.next()).toEqual({ fired: scheduled.id });
+        const firedAfter = performance.now() - scheduledAt;
+        expect(firedAfter).toBeGreaterThan(4_500);
+        // Positive control: it does fire, near its time.
+        expect(firedAfter).toBeLessThan(15_000);
+        // The record says fired once onFire returned, a moment after the worker printed from inside it.
+        await expect.poll(async () => (await scheduler.get(scheduled.id))?.status, { timeout: 5_000 }).toBe("fired");
+      } finally {
+        await scheduler.close();
+        worker.child.kill("SIGKILL");
+      }
+    }, 60_000);
+
+    describe.sequential("then one fixture process at a time", () => {
+      it("a request made on a host a minute behind is listed and approved within its 20 s, not denied on sight", async () => {
+        const ns = nextPrefix();
+        const waiter = startSkewed("approval-waiter.ts", -MINUTE, [server.url, ns, "20000", "run-behind"]);
+        started.push(waiter);
+        const { requested } = await waiter.next();
+        const broker = new RedisApprovalBroker({ redis, prefix: ns });
+        const pending = await broker.pending();
+        expect(pending.map((request) => request.id)).toEqual([requested]);
+        // Shown in one clock (Redis's): the deadline is about 20 s from now for this host too.
+        const [shown] = pending;
+        expect(Math.abs((shown?.expiresAt ?? 0) - (Date.now() + 20_000))).toBeLessThan(10_000);
+        expect(await broker.approve(requested as string)).toBe(true);
+        expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
+        await waiter.exited();
+        await broker.close();
+      }, 30_000);
+
+      it("a host a minute ahead that reads a request (resolution, pending) does not deny it within its deadline", async () => {
+        const ns = nextPrefix();
+        const waiter = startSkewed("approval-waiter.ts", 0, [server.url, ns, "20000", "run-read-ahead"]);
+        started.push(waiter);
+        const { requested } = await waiter.next();
+        const reader = startSkewed("approval-reader.ts", MINUTE, [server.url, ns, requested as string]);
+        started.push(reader);
+        expect(await reader.next()).toEqual({ resolution: null, pending: [requested] });
+        await reader.exited();
+        // Still pending for a person on a host whose clock is right: approved, and the tool runs once.
+        const broker = new RedisApprovalBroker({ redis, prefix: ns });
+        expect(await broker.approve(requested as string)).toBe(true);
+        expect(await waiter.next()).toMatchObject({ result: { ok: true }, effects: 1 });
+        await waiter.exited();
+        await broker.close();
+      }, 30_000);
+
+      it("a request made on a host a minute ahead is denied at its real deadline once that host died, never approved late", async () => {
+        const ns = nextPrefix();
+        const waiter = startSkewed("approval-waiter.ts", MINUTE, [server.url, ns, "1500", "run-ahead"]);
+        started.push(waiter);
+        const { requested } = await waiter.next();
+        waiter.child.kill("SIGKILL");
+        await waiter.exited();
+        const broker = new RedisApprovalBroker({ redis, prefix: ns });
+        // Positive control: before the deadline it is pending.
+        expect((await broker.pending()).map((request) => request.id)).toEqual([requested]);
+        await sleep(1_700);
+        expect(await broker.approve(requested as string)).toBe(false);
+        expect(await broker.pending()).toEqual([]);
+        expect(await broker.resolution(requested as string)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
+        await broker.close();
+      }, 30_000);
+
+      describe("subagent leases", () => {
+        let manager: RedisSubagentManager;
+        let ns: string;
+        beforeAll(() => {
+          ns = nextPrefix();
+          const local = new InProcessSubagentManager({
+            runner: { runPrompt: () => Promise.reject(new Error("this process runs no subagent")) },
+          });
+          manager = new RedisSubagentManager({ redis, local, prefix: ns, leaseMs: 2_000, pollIntervalMs: 100 });
+        });
+        afterAll(() => manager?.close());
+
+        it("a subagent run on a host a minute behind is running, not failed, when read here, and completes", async () => {
+          const host = startSkewed("subagent-host.ts", -MINUTE, [server.url, ns, "1500", "2000"]);
+          started.push(host);
+          const { started: id } = await host.next();
+          expect(await manager.get(id as string)).toMatchObject({ status: "running" });
+          expect(await manager.wait(id as string, { timeoutMs: 10_000 })).toMatchObject({ status: "completed" });
+          await host.exited();
+        }, 30_000);
+
+        it("a subagent whose host a minute ahead was killed is failed once its 2 s lease runs out, not a minute later", async () => {
+          const host = startSkewed("subagent-host.ts", MINUTE, [server.url, ns, "60000", "2000"]);
+          started.push(host);
+          const { started: id } = await host.next();
+          host.child.kill("SIGKILL");
+          await host.exited();
+          // Positive control: right after the kill the lease still holds.
+          expect((await manager.get(id as string))?.status).toBe("running");
+          expect(await manager.wait(id as string, { timeoutMs: 8_000 })).toMatchObject({ status: "failed" });
+        }, 30_000);
+      });
     });
-    afterAll(() => manager?.close());
-
-    it("a subagent run on a host a minute behind is running, not failed, when read here, and completes", async () => {
-      const host = startSkewed("subagent-host.ts", -MINUTE, [server.url, ns, "1500", "2000"]);
-      started.push(host);
-      const { started: id } = await host.next();
-      expect(await manager.get(id as string)).toMatchObject({ status: "running" });
-      expect(await manager.wait(id as string, { timeoutMs: 10_000 })).toMatchObject({ status: "completed" });
-      await host.exited();
-    }, 30_000);
-
-    it("a subagent whose host a minute ahead was killed is failed once its 2 s lease runs out, not a minute later", async () => {
-      const host = startSkewed("subagent-host.ts", MINUTE, [server.url, ns, "60000", "2000"]);
-      started.push(host);
-      const { started: id } = await host.next();
-      host.child.kill("SIGKILL");
-      await host.exited();
-      // Positive control: right after the kill the lease still holds.
-      expect((await manager.get(id as string))?.status).toBe("running");
-      expect(await manager.wait(id as string, { timeoutMs: 8_000 })).toMatchObject({ status: "failed" });
-    }, 30_000);
   });
 });

@@ -3,11 +3,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRegistry, openRun } from "agent-tool-catalog";
 import { RedisApprovalBroker, RedisRunStore } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -39,18 +39,13 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker across real processes"), () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   let redis: Redis;
   let prefix = 0;
   const nextPrefix = () => `t${++prefix}`;
 
-  beforeAll(async () => {
-    server = await startRedisServer();
-    redis = new Redis(server.url);
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  beforeAll(() => {
+    redis = server.client();
   });
 
   it("a call waiting in process A is approved from process B, and runs once", async () => {

@@ -7,41 +7,31 @@
  */
 import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
 import { RedisApprovalBroker } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { capability } from "../support/capabilities.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
-import { type RestartableRedis, startRestartableRedis } from "./support/restartable-redis.js";
 
 const redisCapability = capability("redis");
 
-/** A client that gives up on a command after one failed reconnect and retries connecting every 20 ms. */
-function client(url: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 20 });
-  redis.on("error", () => undefined);
-  return redis;
-}
-
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker when Redis dies"), () => {
-  let server: RestartableRedis;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
-  afterAll(async () => {
-    for (const redis of clients) redis.disconnect();
-    await server?.kill();
-  });
+  const server = useRedisServer();
+  /** A client that gives up on a command after one failed reconnect and retries connecting every 20 ms. */
+  const client = (): Redis => {
+    const made = server.client({ maxRetriesPerRequest: 1, retryStrategy: () => 20 });
+    made.on("error", () => undefined);
+    return made;
+  };
 
   it("a waiting call ends at its deadline, a call while down fails cleanly, and the broker recovers", async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
     try {
-      const redis = client(server.url);
-      const approver = client(server.url);
-      clients.push(redis, approver);
+      const redis = client();
+      const approver = client();
       let runs = 0;
       const act = defineTool({
         name: "act",
@@ -63,7 +53,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
 
       const waiting = earlyRun.call("act", { n: 1 });
       await expect.poll(async () => (await early.pending()).length, { timeout: 10_000 }).toBe(1);
-      await server.kill();
+      await server.server.kill();
 
       // Deadline 400 ms (+ at most the 1 s grace for an unreachable Redis): denied, not hung.
       const first = await within(waiting, 2_500);
@@ -74,7 +64,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       expect(down).toMatchObject({ ok: false });
       expect((down as ToolCallResult).ok).toBe(false);
 
-      await server.start();
+      await server.server.start();
       await expect.poll(() => redis.status === "ready" && approver.status === "ready").toBe(true);
       // Both brokers work again: approved from another client, the tool runs once per approval.
       for (const [run, prefix, n] of [
@@ -99,8 +89,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
   }, 15_000);
 
   it("an abort while the request is being stored still withdraws it (no abort is lost)", async () => {
-    const redis = client(server.url);
-    clients.push(redis);
+    const redis = client();
     await expect.poll(() => redis.status).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-c", timeoutMs: 60_000 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
@@ -117,8 +106,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
   }, 15_000);
 
   it("a Redis restarted empty mid-wait denies the waiting call at once, saying why (not after its five-minute deadline)", async () => {
-    const redis = client(server.url);
-    clients.push(redis);
+    const redis = client();
     await expect.poll(() => redis.status).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-d", timeoutMs: 300_000, pollIntervalMs: 50 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
@@ -134,8 +122,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
 
     const waiting = broker.request({ ...base, callId: "lost" });
     await expect.poll(async () => (await broker.pending()).length, { timeout: 10_000 }).toBe(1);
-    await server.kill();
-    await server.start();
+    await server.server.kill();
+    await server.server.start();
     await expect.poll(() => redis.status, { timeout: 5_000 }).toBe("ready");
     // The request is gone: nobody can list or approve it, so waiting for it helps no one.
     expect(await broker.pending()).toEqual([]);
@@ -146,8 +134,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
   }, 20_000);
 
   it("a request whose hash is gone leaves the pending set once its deadline passes (no id kept for good)", async () => {
-    const redis = client(server.url);
-    clients.push(redis);
+    const redis = client();
     await expect.poll(() => redis.status).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-e", timeoutMs: 300, pollIntervalMs: 50 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };

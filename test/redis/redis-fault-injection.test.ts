@@ -91,9 +91,16 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     const broker = new RedisApprovalBroker({ redis, prefix: "hang-apr", timeoutMs: 600, pollIntervalMs: 50 });
     // No run-level approvalTimeoutMs: the broker's own deadline must hold.
     const run = createRegistry({ tools: [counted.tool], approvals: broker }).createRun({ permissions: { approval: "all" } });
+    // The control's request, on the same client, has a deadline a loaded machine cannot miss: with
+    // the 600 ms one (meant for the hang below) it expired at load > 8 before the other client had
+    // listed and approved it.
+    const healthy = new RedisApprovalBroker({ redis, prefix: "hang-apr", timeoutMs: 30_000, pollIntervalMs: 50 });
+    const healthyRun = createRegistry({ tools: [counted.tool], approvals: healthy }).createRun({
+      permissions: { approval: "all" },
+    });
 
     // Control: healthy, approved from another client, runs once.
-    const approved = run.call("counted", { n: 0 });
+    const approved = healthyRun.call("counted", { n: 0 });
     await expect.poll(async () => (await other.pending()).length, { timeout: 10_000 }).toBe(1);
     expect(await other.approve((await other.pending())[0]?.id ?? "")).toBe(true);
     expect(await within(approved, 3_000)).toMatchObject({ ok: true });
@@ -113,6 +120,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     await expect.poll(async () => (await other.pending()).length, { timeout: 5_000 }).toBe(0);
     expect(counted.runs()).toBe(1);
     await broker.close();
+    await healthy.close();
     await other.close();
   }, 30_000);
 

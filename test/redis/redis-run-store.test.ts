@@ -8,10 +8,10 @@ import {
   RunStoreConflictError,
 } from "agent-tool-catalog";
 import { RedisRunStore } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 
@@ -72,19 +72,12 @@ function contract(name: string, makeStore: () => RunStore<unknown>) {
 contract("InMemoryRunStore", () => new InMemoryRunStore<unknown>());
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisRunStore on a real redis-server"), () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   const clients: Redis[] = [];
   let prefix = 0;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const client of clients) client.disconnect();
-    await server?.stop();
-  });
   const makeStore = () => {
     // A client per store: the concurrency test then races separate connections, as processes would.
-    const client = new Redis(server.url);
+    const client = server.client();
     clients.push(client);
     return new RedisRunStore<unknown>({ redis: client, prefix: `s${++prefix}` });
   };

@@ -3,11 +3,10 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
 import { RedisSubagentManager } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -32,12 +31,10 @@ const exited = (child: ChildProcess) =>
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("RedisSubagentManager: started in one process, awaited from another"),
   () => {
-    let server: RedisServer;
-    let redis: Redis;
+    const server = useRedisServer();
     let manager: RedisSubagentManager;
-    beforeAll(async () => {
-      server = await startRedisServer();
-      redis = new Redis(server.url);
+    beforeAll(() => {
+      const redis = server.client();
       // This process runs nothing itself: its local manager has a runner that must not be called.
       const local = new InProcessSubagentManager({
         runner: { runPrompt: () => Promise.reject(new Error("this process runs no subagent")) },
@@ -46,8 +43,6 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       manager?.close();
-      redis?.disconnect();
-      await server?.stop();
     });
 
     it("waits from another process for a subagent to complete", async () => {

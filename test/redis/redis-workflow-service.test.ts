@@ -4,12 +4,13 @@ import { fileURLToPath } from "node:url";
 import { createRegistry } from "agent-tool-catalog";
 import { CONVERSATION_ID_CONTEXT_KEY, InProcessWorkflowService, workflowToolGroup } from "agent-tool-catalog/host";
 import { RedisWorkflowService } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 import { stepsWorkflow } from "./fixtures/steps-workflow.js";
+import { within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,12 +22,15 @@ interface Host {
   readonly runId: string;
   /** Every line the host printed after {"started"}, parsed. */
   readonly lines: Record<string, unknown>[];
+  /** Ends `count` agent calls of a host started with steps of "stdin" (the current one first). */
+  release(count: number): void;
 }
 
-async function startHost(url: string, stepMs: number, steps: number): Promise<Host> {
+/** A host whose agent calls take `stepMs` each, or, with "stdin", end when the test releases them. */
+async function startHost(url: string, stepMs: number | "stdin", steps: number): Promise<Host> {
   const child = spawnNode(script, [url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
     cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const lines: Record<string, unknown>[] = [];
   const runId = await new Promise<string>((resolve, reject) => {
@@ -37,7 +41,14 @@ async function startHost(url: string, stepMs: number, steps: number): Promise<Ho
     });
     child.once("exit", () => reject(new Error("the workflow host ended before starting a run")));
   });
-  return { child, runId, lines };
+  return {
+    child,
+    runId,
+    lines,
+    release: (count) => {
+      if (child.exitCode === null && child.signalCode === null) child.stdin?.write("next\n".repeat(count));
+    },
+  };
 }
 
 const exited = (child: ChildProcess) =>
@@ -49,12 +60,11 @@ const agentCalls = (host: Host) => host.lines.filter((line) => typeof line.agent
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("RedisWorkflowService: workflow runs started in one process, awaited from another"),
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     let redis: Redis;
     let service: RedisWorkflowService;
-    beforeAll(async () => {
-      server = await startRedisServer();
-      redis = new Redis(server.url);
+    beforeAll(() => {
+      redis = server.client();
       // This process runs no workflow itself: its local service has a runner that must not be called.
       const local = new InProcessWorkflowService({
         runner: { runPrompt: () => Promise.reject(new Error("this process runs no workflow")) },
@@ -63,22 +73,26 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       service?.close();
-      redis?.disconnect();
-      await server?.stop();
     });
 
     it("shows progress and the result to another process, and run_workflow there waits for it", async () => {
-      const host = await startHost(server.url, 400, 3);
+      // Steps end when this test says: with 400 ms steps a loaded machine finished the run before
+      // the 50 ms wait below looked, which then saw it completed rather than running.
+      const host = await startHost(server.url, "stdin", 3);
       expect(await service.get(host.runId)).toMatchObject({ status: "running", workflow: "steps", ownerId: "conv-1" });
+      host.release(1);
       // Progress reaches the record with the lease renewals.
       await expect.poll(async () => (await service.get(host.runId))?.agentCalls, { timeout: 5_000 }).toBeGreaterThan(0);
+      // Step 2 is held: a short wait times out while the run still runs.
       expect(await service.wait(host.runId, { timeoutMs: 50 })).toMatchObject({ status: "running" });
 
       // The model-facing tool in this process picks the run up by id and waits for it.
       const registry = createRegistry({ groups: [workflowToolGroup({ service })] });
       const run = registry.createRun({ profile: "full", context: { [CONVERSATION_ID_CONTEXT_KEY]: "conv-1" } });
       run.activate(["run_workflow"]);
-      const picked = await run.call("run_workflow", { resume_run_id: host.runId, timeout_seconds: 20 });
+      const picking = run.call("run_workflow", { resume_run_id: host.runId, timeout_seconds: 20 });
+      host.release(2);
+      const picked = await picking;
       expect(picked).toMatchObject({ ok: true });
       expect(picked.ok && picked.output).toMatchObject({
         status: "completed",
@@ -122,11 +136,13 @@ describe.skipIf(redisCapability.missing)(
     }, 30_000);
 
     it("resumes a killed starter's run in another process from its checkpoint: finished agent calls replayed, one resumer runs it", async () => {
-      // Each agent call takes 1.5 s, so the kill lands while step 3 is in flight even on a loaded
-      // machine (at 300 ms a side-by-side CI run saw step 4 start before the kill: 4 calls, not 3).
-      const host = await startHost(server.url, 1_500, 4);
+      // Agent calls end when the test releases them, so the kill lands while step 3 is in flight
+      // however loaded the machine (with 300 ms steps a side-by-side CI run saw step 4 start before
+      // the kill: 4 calls, not 3; then 1.5 s steps made the test wait 3 s for it).
+      const host = await startHost(server.url, "stdin", 4);
+      host.release(2);
       // Steps 1 and 2 finished (journaled and checkpointed), step 3 in flight: kill -9 then.
-      await expect.poll(() => agentCalls(host), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => agentCalls(host), { timeout: 10_000 }).toBe(3);
       await new Promise((resolve) => setTimeout(resolve, 100));
       host.child.kill("SIGKILL");
       await exited(host.child);
@@ -171,8 +187,10 @@ describe.skipIf(redisCapability.missing)(
     }, 40_000);
 
     it("a starter that stalled past its lease stops its copy: the run never completes after being reported failed", async () => {
-      const stepMs = 500;
-      const host = await startHost(server.url, stepMs, 4);
+      // Step 1 is held until the test releases it: with 500 ms steps a loaded machine ran step 2
+      // before the poll below saw 1 call, or the resumed starter's overdue step timer ran more steps
+      // before its renewal learnt the run was lost.
+      const host = await startHost(server.url, "stdin", 4);
       await expect.poll(() => agentCalls(host), { timeout: 5_000 }).toBe(1);
       host.child.kill("SIGSTOP");
       try {
@@ -181,12 +199,14 @@ describe.skipIf(redisCapability.missing)(
       } finally {
         host.child.kill("SIGCONT");
       }
+      // The starter learns at its next renewal that the run is no longer its to run, and ends
+      // without another step released. One that kept running its copy is let run to its end here,
+      // so the checks below see what it did.
+      if ((await within(exited(host.child), 10_000)) === "still waiting") host.release(4);
       await exited(host.child);
-      // The starter learnt at its next renewal that the run was no longer its to run.
       expect(host.lines.at(-1)).toEqual({ ended: "cancelled" });
       expect(agentCalls(host)).toBeLessThan(4);
-      // Longer than the whole run would have taken: still failed, never completed.
-      await new Promise((resolve) => setTimeout(resolve, 4 * stepMs));
+      // The starter has exited, so nothing can change the record any more: still failed, never completed.
       expect(await service.get(host.runId)).toMatchObject({ status: "failed", error: { code: "workflow_interrupted" } });
     }, 30_000);
   },

@@ -14,11 +14,11 @@ import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/call-id-runner.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/call-id-runner.mjs", import.meta.url));
 
 /** Runs the fixture: `ready` once its run is open and it waits for the start file, `result` its printed result. */
 function runner(url: string, args: readonly string[]): { ready: Promise<void>; result: Promise<ToolCallResult> } {
@@ -46,14 +46,12 @@ function runner(url: string, args: readonly string[]): { ready: Promise<void>; r
 describe.skipIf(redisCapability.missing)(
   redisCapability.label("one call id sent to two processes continuing one run from Redis"),
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     let dir: string;
-    beforeAll(async () => {
-      server = await startRedisServer();
+    beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), "atc-call-ids-"));
     });
-    afterAll(async () => {
-      await server?.stop();
+    afterAll(() => {
       rmSync(dir, { recursive: true, force: true });
     });
 

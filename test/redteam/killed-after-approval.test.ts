@@ -14,11 +14,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRegistry, openRun } from "agent-tool-catalog";
 import { RedisApprovalBroker, RedisRunStore } from "agent-tool-catalog/redis";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -46,20 +46,17 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("a run resumed after its process died"), () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   let redis: Redis;
   let directory: string;
   let prefix = 0;
   const nextPrefix = () => `killed-after-approval-${++prefix}`;
 
   beforeAll(async () => {
-    server = await startRedisServer();
-    redis = new Redis(server.url);
+    redis = server.client();
     directory = await mkdtemp(path.join(tmpdir(), "atc-killed-after-approval-"));
   });
   afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
     if (directory !== undefined) await rm(directory, { recursive: true, force: true });
   });
 

@@ -1,8 +1,8 @@
 import { defineTool } from "agent-tool-catalog";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import type { Redis } from "ioredis";
+import { afterEach, beforeEach, expect } from "vitest";
 import { z } from "zod";
-import { type RestartableRedis, startRestartableRedis } from "./restartable-redis.js";
+import { type RedisServer, useRedisServer } from "../../support/redis-server.js";
 
 /** `promise`'s value, or "still waiting" after `ms`: a hang shows as a value, not a test timeout. */
 export const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
@@ -20,50 +20,37 @@ export const echoTool = defineTool({
 /** What {@link useHangingRedis} gives a suite. */
 export interface HangingRedis {
   /** The real `redis-server` of the suite (pause it to make it hang). */
-  readonly server: RestartableRedis;
+  readonly server: RedisServer;
   /** A client with ioredis's defaults (the README's `new Redis(url)`); errors while down are expected. */
   client(): Redis;
 }
 
 /**
- * Starts a restartable `redis-server` for the enclosing `describe`, and checks after each test that
- * no rejection went unhandled: the server is resumed, given `settleMs` for late replies to land,
- * then the unhandled rejections seen during the test must be none.
+ * Starts a `redis-server` for the enclosing `describe` (test/support/redis-server.ts), and checks
+ * after each test that no rejection went unhandled: the server is resumed, given `settleMs` for
+ * late replies to land, then the unhandled rejections seen during the test must be none.
  */
 export function useHangingRedis(settleMs: number): HangingRedis {
-  let server: RestartableRedis | undefined;
-  const clients: Redis[] = [];
+  const suite = useRedisServer();
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
-  beforeAll(async () => {
-    server = await startRestartableRedis();
-  });
   beforeEach(() => {
     unhandled.length = 0;
     process.on("unhandledRejection", onUnhandled);
   });
   afterEach(async () => {
-    server?.resume();
+    suite.server.resume();
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     process.off("unhandledRejection", onUnhandled);
     expect(unhandled).toEqual([]);
   });
-  afterAll(async () => {
-    for (const redis of clients) redis.disconnect();
-    await server?.kill();
-  });
-  const started = (): RestartableRedis => {
-    if (server === undefined) throw new Error("the Redis server is not started yet (use it inside a test)");
-    return server;
-  };
   return {
     get server() {
-      return started();
+      return suite.server;
     },
     client() {
-      const redis = new Redis(started().url);
+      const redis = suite.client();
       redis.on("error", () => undefined);
-      clients.push(redis);
       return redis;
     },
   };

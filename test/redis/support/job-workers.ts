@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { spawnNode } from "../../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-const script = fileURLToPath(new URL("../fixtures/job-worker.ts", import.meta.url));
+const script = fileURLToPath(new URL("../fixtures/job-worker.mjs", import.meta.url));
 
 /** One firing a worker process reported. */
 export interface Firing {
@@ -15,7 +15,7 @@ export interface Firing {
   readonly dueAt?: number;
 }
 
-/** A real worker process (test/redis/fixtures/job-worker.ts) and what it fired. */
+/** A real worker process (test/redis/fixtures/job-worker.mjs) and what it fired. */
 export interface JobWorker {
   readonly label: string;
   readonly child: ChildProcess;
