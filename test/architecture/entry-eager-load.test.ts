@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 // What a new process loads when it imports an entry of the build (every host process, and the
 // test suite's child processes, test/support/child-entry.ts, pay it at start). The host entry
-// loads its parsers at first use (src/host/shared/load-on-demand.ts): yaml alone is 72 files and
+// loads its parsers at first use (src/tool/load-on-demand.ts, as the root entry does): yaml alone is 72 files and
 // about 0.1 s of CPU, html-to-text with its HTML parser about 0.05 s. A child process registers a
 // loader hook that logs every ES module it loads, adds the CommonJS module cache, and reports the
 // files by package; both builds, since a static import would come back in either.

@@ -1,9 +1,9 @@
 import { CatalogError, parseToolConfig, TOOL_NAME_PATTERN, type ToolConfig } from "agent-tool-catalog";
 import type * as SmolToml from "smol-toml";
 import { countOf } from "../../errors/count-of.js";
-import { loadOnDemand } from "../shared/load-on-demand.js";
+import { loadOnDemand } from "../../tool/load-on-demand.js";
 
-// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+// Loaded by the first call that needs it, not by the host entry's import (src/tool/load-on-demand.ts).
 const smolToml = loadOnDemand<typeof SmolToml>("smol-toml");
 
 /**

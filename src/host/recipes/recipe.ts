@@ -2,12 +2,12 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import type * as Yaml from "yaml";
+import { loadOnDemand } from "../../tool/load-on-demand.js";
 import { checkEntityName, ENTITY_NAME_PATTERN } from "../shared/entity-name.js";
 import { readHostTextFile, UnreadableHostFileError } from "../shared/host-text-file.js";
-import { loadOnDemand } from "../shared/load-on-demand.js";
 import { PinnedHostDirectory } from "../shared/pinned-host-directory.js";
 
-// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+// Loaded by the first call that needs it, not by the host entry's import (src/tool/load-on-demand.ts).
 const yaml = loadOnDemand<typeof Yaml>("yaml");
 
 /**

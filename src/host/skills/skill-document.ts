@@ -1,8 +1,8 @@
 import { TOOL_NAME_PATTERN, ToolError } from "agent-tool-catalog";
 import type * as Yaml from "yaml";
-import { loadOnDemand } from "../shared/load-on-demand.js";
+import { loadOnDemand } from "../../tool/load-on-demand.js";
 
-// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+// Loaded by the first call that needs it, not by the host entry's import (src/tool/load-on-demand.ts).
 const yaml = loadOnDemand<typeof Yaml>("yaml");
 
 /**

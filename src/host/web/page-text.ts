@@ -1,8 +1,8 @@
 import { ToolError } from "agent-tool-catalog";
 import type { convert } from "html-to-text";
-import { loadOnDemand } from "../shared/load-on-demand.js";
+import { loadOnDemand } from "../../tool/load-on-demand.js";
 
-// Loaded by the first call that needs it, not by the host entry's import (../shared/load-on-demand.ts).
+// Loaded by the first call that needs it, not by the host entry's import (src/tool/load-on-demand.ts).
 const htmlToText = loadOnDemand<{ convert: typeof convert }>("html-to-text");
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
