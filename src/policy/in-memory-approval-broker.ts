@@ -1,5 +1,5 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
 import { formatWait } from "../errors/format-wait.js";
+import { hostMadeId } from "../errors/host-made-id.js";
 import { EventBus } from "../events/event-bus.js";
 import type {
   ApprovalBroker,
@@ -65,19 +65,19 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
     checkApprovalTimeout(options.timeoutMs, "timeoutMs", "InMemoryApprovalBroker.request");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = this.now();
-    const id: unknown = this.createId();
     // A repeated id replaced the pending request in the table: approving the call the host was
     // shown (by `approval.requested`) ran the other one. Refused, the call answers that approvals
     // are unavailable and does nothing; the request already waiting keeps its id.
-    if (typeof id !== "string" || id === "" || this.waiting.has(id)) {
-      const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a request still pending` : typeof id;
-      return Promise.reject(
-        new ConfigurationError(
-          "invalid_option",
-          `InMemoryApprovalBroker: createId returned ${what}; each request needs an id of its own. The call was not sent for approval.`,
-          { data: { field: "createId" } },
-        ),
-      );
+    let id: string;
+    try {
+      id = hostMadeId(this.createId(), this.waiting, {
+        where: "InMemoryApprovalBroker",
+        item: "request",
+        holder: "a request still pending",
+        outcome: "The call was not sent for approval.",
+      });
+    } catch (error) {
+      return Promise.reject(error);
     }
     const request: ApprovalRequest = Object.freeze({
       ...input,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ConfigurationError, ToolError } from "agent-tool-catalog";
+import { ToolError } from "agent-tool-catalog";
 import { checkNumberOption } from "../../errors/check-number-option.js";
+import { hostMadeId } from "../../errors/host-made-id.js";
 import { type Clock, systemClock, waitAtMost } from "../shared/clock.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOptions } from "./subagent-manager.js";
@@ -69,8 +70,12 @@ export class InProcessSubagentManager implements SubagentManager {
         hint: "Wait for one with wait_subagent, or cancel one, then start again.",
       });
     }
-    const id: unknown = this.createId();
-    if (typeof id !== "string" || id === "" || this.entries.has(id)) throw repeatedId("InProcessSubagentManager", id);
+    const id = hostMadeId(this.createId(), this.entries, {
+      where: "InProcessSubagentManager",
+      item: "subagent",
+      holder: "a subagent it keeps",
+      outcome: "Nothing was started.",
+    });
     const controller = new AbortController();
     const snapshot: SubagentSnapshot = {
       id,
@@ -139,19 +144,4 @@ export class InProcessSubagentManager implements SubagentManager {
     const ended = [...this.entries.entries()].filter(([, entry]) => entry.snapshot.status !== "running");
     for (const [id] of ended.slice(0, Math.max(0, ended.length - this.maxRetained))) this.entries.delete(id);
   }
-}
-
-/**
- * The refusal of a host-made id that is not new: the table holding the work is keyed by it, and
- * work whose entry was replaced runs on outside every limit and every cancel.
- */
-function repeatedId(where: string, id: unknown): ConfigurationError {
-  const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a subagent it keeps` : typeof id;
-  return new ConfigurationError(
-    "invalid_option",
-    `${where}: createId returned ${what}; each subagent needs an id of its own. Nothing was started.`,
-    {
-      data: { field: "createId" },
-    },
-  );
 }

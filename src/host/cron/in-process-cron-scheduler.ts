@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { ConfigurationError, ToolError } from "agent-tool-catalog";
+import { ToolError } from "agent-tool-catalog";
 import { checkNumberOption, POSITIVE_COUNT } from "../../errors/check-number-option.js";
 import { countOf } from "../../errors/count-of.js";
+import { hostMadeId } from "../../errors/host-made-id.js";
 import { type Clock, systemClock } from "../shared/clock.js";
 import type { CronClient, CronExecution, CronJob, CronJobDetails, CronJobSpec } from "./cron-client.js";
 import { type CronContinuation, type CronShellRunner, checkCronJobRunnable } from "./cron-runners.js";
@@ -90,15 +91,12 @@ export class InProcessCronScheduler implements CronClient {
         hint: "Pick another name, or delete the existing job first.",
       });
     }
-    const id: unknown = this.createId("job");
-    if (typeof id !== "string" || id === "" || this.jobs.has(id)) {
-      const what = typeof id === "string" && id !== "" ? `"${id.slice(0, 200)}", the id of a job it keeps` : typeof id;
-      throw new ConfigurationError(
-        "invalid_option",
-        `InProcessCronScheduler: createId returned ${what}; each job needs an id of its own. Nothing was created.`,
-        { data: { field: "createId" } },
-      );
-    }
+    const id = hostMadeId(this.createId("job"), this.jobs, {
+      where: "InProcessCronScheduler",
+      item: "job",
+      holder: "a job it keeps",
+      outcome: "Nothing was created.",
+    });
     const now = this.clock.now();
     const job: CronJob = {
       ...spec,
