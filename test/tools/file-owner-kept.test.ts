@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { nodeChild } from "../support/child-entry.js";
 
 // An atomic write puts a new inode in place of the file: created as the writing user, it took the
 // file from its owner (root editing a user's file left it root's, read-only to that user) unless
@@ -100,11 +101,14 @@ describe.skipIf(!isRoot)("a replaced file keeps its owner and group (root)", () 
 
 describe.skipIf(!isRoot)("as a user that is not root (privileges dropped after loading)", () => {
   async function callsAs(user: { uid: number; gid: number; groups: number[] }, calls: [string, object][]) {
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ["--import", "tsx", support, JSON.stringify({ workspace, calls, user })],
-      { cwd: path.dirname(path.dirname(path.dirname(support))), env: { ...process.env, HOME: workspace, TMPDIR: workspace } },
-    );
+    // On the build when it is current (a plain node), else the sources under tsx.
+    const child = nodeChild(support, [JSON.stringify({ workspace, calls, user })], {
+      env: { ...process.env, HOME: workspace, TMPDIR: workspace },
+    });
+    const { stdout } = await execFileAsync(process.execPath, child.args, {
+      cwd: path.dirname(path.dirname(path.dirname(support))),
+      env: child.env,
+    });
     return JSON.parse(stdout.trim().split("\n").at(-1) as string) as ToolCallResult[];
   }
 

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { nodeChild } from "../support/child-entry.js";
 
 // A change is a new file renamed into place, which needs only the directory's write permission:
 // a user's read-only file (`chmod a-w`), which the kernel refuses to open for writing, was
@@ -28,11 +29,14 @@ afterEach(async () => {
 /** Runs `calls` in one run as a user that is not root (its TMPDIR, for the state directory, the workspace). */
 async function callsAsUser(calls: [string, object][], effectiveOnly = false): Promise<ToolCallResult[]> {
   const user = { uid: USER, gid: USER, groups: [], effectiveOnly };
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    ["--import", "tsx", support, JSON.stringify({ workspace, calls, user })],
-    { cwd: path.resolve(path.dirname(support), "../../.."), env: { ...process.env, HOME: workspace, TMPDIR: workspace } },
-  );
+  // On the build when it is current (a plain node), else the sources under tsx.
+  const child = nodeChild(support, [JSON.stringify({ workspace, calls, user })], {
+    env: { ...process.env, HOME: workspace, TMPDIR: workspace },
+  });
+  const { stdout } = await execFileAsync(process.execPath, child.args, {
+    cwd: path.resolve(path.dirname(support), "../../.."),
+    env: child.env,
+  });
   return JSON.parse(stdout.trim().split("\n").at(-1) as string) as ToolCallResult[];
 }
 async function userFile(name: string, content: string, mode: number): Promise<void> {

@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { nodeChild } from "../support/child-entry.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
-const child = path.join(repo, "test/tools/support/unreadable-directory-calls.ts");
+const child = path.join(repo, "test/tools/support/unreadable-directory-calls.mjs");
 const isRoot = process.getuid?.() === 0;
 const setpriv = !isRoot || spawnSync("setpriv", ["--version"]).status === 0;
 const NO_BYPASS = "-dac_override,-dac_read_search";
@@ -36,7 +37,9 @@ afterAll(async () => {
 
 function callsAs(sandbox: "workspace" | "unrestricted", root = workspace): Promise<Map<string, [boolean, string]>> {
   const config = JSON.stringify({ workspace: root, sandbox });
-  const node = [process.execPath, "--import", "tsx", child, config];
+  // On the build when it is current (a plain node), else the sources under tsx.
+  const entry = nodeChild(child, [config], { env: { ...process.env, HOME: tmpdir(), TMPDIR: tmpdir() } });
+  const node = [process.execPath, ...entry.args];
   const [command, args] = isRoot
     ? // Root stays the owner of the checkout (which may sit in a 0700 directory no other user can
       // enter), but without the capabilities that bypass permission bits the 000 directory it owns
@@ -44,9 +47,8 @@ function callsAs(sandbox: "workspace" | "unrestricted", root = workspace): Promi
       ["setpriv", [`--inh-caps=${NO_BYPASS}`, `--bounding-set=${NO_BYPASS}`, "--", ...node]]
     : [node[0] as string, node.slice(1)];
   return new Promise((resolve, reject) => {
-    // HOME and the temporary directory of tsx's cache: one that nobody may write.
-    const env = { ...process.env, HOME: tmpdir(), TMPDIR: tmpdir() };
-    execFile(command as string, args as string[], { cwd: repo, env, timeout: 30_000 }, (error, stdout, stderr) => {
+    // HOME and the temporary directory of tsx's cache (when on the sources): one that nobody may write.
+    execFile(command as string, args as string[], { cwd: repo, env: entry.env, timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`${error.message}\n${stderr}`));
       const answers = JSON.parse(stdout.trim().split("\n").at(-1) as string) as [string, boolean, string][];
       resolve(new Map(answers.map(([label, ok, text]) => [label, [ok, text]])));

@@ -1,14 +1,14 @@
 // Runs file tool calls as root or, given `user`, as that user (the owner and read-only tests: a
 // user that is not root). argv[2]: JSON { workspace, calls: [[tool, args], ...], user? };
 // a call named "$chmod" ({ path, mode }) changes a file's mode between calls, as this user.
-// Prints one JSON line: the results.
+// Prints one JSON line: the results. Loads the public entries from the copy the parent chose
+// (test/support/child-entry.ts: the build when it is current, a plain node; else src under tsx).
 import { chmod } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadEntry } from "../../support/load-entry.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const { createRegistry } = await import(pathToFileURL(path.join(repo, "src/index.ts")).href);
-const { createFileTools } = await import(pathToFileURL(path.join(repo, "src/tools/index.ts")).href);
+const { createRegistry } = await loadEntry("index");
+const { createFileTools } = await loadEntry("tools/index");
 const options = JSON.parse(process.argv[2]);
 const run = createRegistry({ tools: createFileTools({}) }).createRun({
   profile: "full",

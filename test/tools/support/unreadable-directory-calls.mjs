@@ -1,15 +1,16 @@
 // One child of the unreadable-directory test, run as an unprivileged user (root reads any
 // directory). Arguments (JSON in argv[2]): { workspace, sandbox }. Prints one JSON line: each
-// call's [name, ok, output or "code: message"].
-import { createRegistry } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+// call's [name, ok, output or "code: message"]. Loads the public entries from the copy the parent
+// chose (test/support/child-entry.ts: the build when it is current, a plain node; else src under tsx).
+import { loadEntry } from "../../support/load-entry.mjs";
 
-const { workspace, sandbox } = JSON.parse(process.argv[2] as string) as {
-  workspace: string;
-  sandbox: "workspace" | "unrestricted";
-};
+const { createRegistry } = await loadEntry("index");
+const { createFileTools } = await loadEntry("tools/index");
+/** @type {{ workspace: string, sandbox: "workspace" | "unrestricted" }} */
+const { workspace, sandbox } = JSON.parse(process.argv[2]);
 const run = createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
-const calls: [string, string, Record<string, unknown>][] = [
+/** @type {[string, string, Record<string, unknown>][]} */
+const calls = [
   ["ls locked", "ls", { path: "locked" }],
   ["ls tree", "ls", { path: ".", depth: 3 }],
   ["glob", "glob", { pattern: "**/*.txt" }],
@@ -19,7 +20,8 @@ const calls: [string, string, Record<string, unknown>][] = [
   ["grep javascript", "grep", { pattern: "(?<=n)eedle", path: "." }],
   ["grep locked", "grep", { pattern: "needle", path: "locked" }],
 ];
-const answers: [string, boolean, string][] = [];
+/** @type {[string, boolean, string][]} */
+const answers = [];
 for (const [label, name, args] of calls) {
   const result = await run.call(name, args);
   answers.push([label, result.ok, result.ok ? String(result.output) : `${result.error.code}: ${result.error.message}`]);
