@@ -15,8 +15,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { nodeChild } from "../support/child-entry.js";
 
-const HOST = path.join(import.meta.dirname, "support", "starved-output-host.ts");
+const HOST = path.join(import.meta.dirname, "support", "starved-output-host.mjs");
 const bubblewrap = capability("bubblewrap");
 const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
 
@@ -29,11 +30,13 @@ interface Outcome {
 
 /** Runs `count` copies of `command` at once in a starved host; their results. */
 async function inStarvedHost(scope: string, count: number, command: string): Promise<Outcome[]> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", HOST, scope, workspace, String(count), command, "400"],
-    { timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
-  );
+  // On the build when it is current (a plain node), else the sources under tsx.
+  const host = nodeChild(HOST, [scope, workspace, String(count), command, "400"]);
+  const { stdout } = await promisify(execFile)(process.execPath, host.args, {
+    env: host.env,
+    timeout: 90_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout.slice(stdout.indexOf("<<<") + 3, stdout.indexOf(">>>"))) as Outcome[];
 }
 

@@ -6,16 +6,13 @@
  * result (stdout, exit code, whether it said the output was held open, milliseconds it took) as
  * JSON between markers.
  */
-import { createProcessSandbox } from "../../../src/tools/sandbox/create-process-sandbox.js";
-import { runSandboxed } from "../../../src/tools/sandbox/run-sandboxed.js";
+import { loadEntry } from "../../support/load-entry.mjs";
 
-const [scope, workspace, count, command, blockMs] = process.argv.slice(2) as [
-  "workspace" | "local" | "unrestricted",
-  string,
-  string,
-  string,
-  string,
-];
+// The public entry from the copy the parent chose (test/support/child-entry.ts: the build when it
+// is current, a plain node; else src under tsx).
+const { createProcessSandbox, runSandboxed } = await loadEntry("tools/index");
+/** @type {[scope: "workspace" | "local" | "unrestricted", workspace: string, count: string, command: string, blockMs: string]} */
+const [scope, workspace, count, command, blockMs] = process.argv.slice(2);
 const sandbox = await createProcessSandbox({ scope, workspace, limits: false });
 const block = Number(blockMs);
 const busy = setInterval(() => {
