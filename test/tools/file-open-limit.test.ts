@@ -8,10 +8,11 @@
  * node started bounded its module loader too, which failed with EMFILE at 100 on a loaded machine).
  */
 import { execFile, spawn } from "node:child_process";
-import { readdirSync, watch as watchDirectory } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, watch as watchDirectory, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
@@ -29,13 +30,26 @@ beforeEach(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-open-limit-"));
 });
 afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
 });
 
-/** Files `i` (even: existing, "old i") in directory `d{i % dirs}`, as many-file-patch.mjs expects. */
+/**
+ * Files `i` (even: existing, "old i") in directory `d{i % dirs}`, as many-file-patch.mjs expects.
+ * The fixtures of this file are made and read with synchronous calls (nothing else runs meanwhile):
+ * a promise and a thread-pool turn per entry cost about twice the CPU, hundreds of entries a seed.
+ */
 async function seed(dirs: number, files = FILES): Promise<void> {
-  for (let d = 0; d < dirs; d++) await mkdir(path.join(workspace, `d${d}`), { recursive: true });
-  for (let i = 0; i < files; i += 2) await writeFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
+  for (let d = 0; d < dirs; d++) mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
+  for (let i = 0; i < files; i += 2) writeFileSync(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
+}
+
+/** The file's text, or "missing". */
+function textOrMissing(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "missing";
+  }
 }
 
 async function patchUnder(
@@ -63,7 +77,7 @@ async function patchUnder(
 async function onDisk(dirs: number, files = FILES): Promise<{ states: Set<string>; leftovers: string[] }> {
   const states = new Set<string>();
   for (let i = 0; i < files; i++) {
-    const text = await readFile(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), "utf8").catch(() => "missing");
+    const text = textOrMissing(path.join(workspace, `d${i % dirs}`, `f${i}.txt`));
     states.add(text === "missing" ? text : text.startsWith("new") ? "new" : "old");
   }
   const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
@@ -76,7 +90,7 @@ describe("apply_patch under a low open-file limit", () => {
       [100, 1],
       [240, 150],
     ] as const) {
-      await rm(workspace, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
       await mkdir(workspace);
       await seed(dirs);
       // Paced by steps, not time (many-file-patch.mjs): 160 files written per slice before the
@@ -137,7 +151,7 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
    * this from depending on how fast a loaded machine runs the writer).
    */
   async function patchWhileAppending(limit: number): Promise<{ result: unknown; writer: string; first: string }> {
-    await rm(workspace, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
     await mkdir(workspace);
     await seed(DIRS, DIRS);
     // Once a later group's directory has a temporary file, a line is added to a file of the FIRST group.
@@ -171,7 +185,7 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
     // commit's flushes was overwritten by the rename. Now every group is looked at after it (the
     // commit taken back, the patch planned again). Also with one group (ulimit -n 4096).
     for (const limit of [4096, MANY.limit]) {
-      await rm(workspace, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
       await mkdir(workspace);
       await seed(DIRS, DIRS);
       const result = await patchUnder(limit, DIRS, DIRS, [], 0, [], "d0/f0.txt");
@@ -307,8 +321,8 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
 
   it(`leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`, async () => {
     for (let d = 0; d < MANY.dirs; d++) {
-      await mkdir(path.join(workspace, `d${d}`));
-      await writeFile(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
+      mkdirSync(path.join(workspace, `d${d}`));
+      writeFileSync(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
     }
     const logs = intentDirectory(await realpath(workspace));
     const logged = async () => (await readdir(logs).catch(() => [])).length > 0;
@@ -346,7 +360,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
       expect(await watch(next).exited, "the next process's ls (recovery)").toMatch(/^0:/);
       const states = new Set<string>();
       for (let d = 0; d < MANY.dirs; d++)
-        states.add((await readFile(path.join(workspace, `d${d}`, "f.txt"), "utf8")).replace(` ${d}\n`, ""));
+        states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
       expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
       const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
       expect(leftovers).toEqual([]);
@@ -364,23 +378,56 @@ describe("a directory replaced between the passes of a change made in groups", (
 
   /** d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399. */
   async function seedSwap(): Promise<void> {
-    await rm(workspace, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
     for (let d = 0; d < MANY.dirs; d++) {
-      await mkdir(path.join(workspace, `d${d}`), { recursive: true });
-      await writeFile(path.join(workspace, `d${d}`, "f.txt"), d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
+      mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
+      writeFileSync(path.join(workspace, `d${d}`, "f.txt"), d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
     }
     await mkdir(path.join(workspace, "y"));
     await writeFile(path.join(workspace, "y", "f.txt"), "other\n");
   }
 
-  function applyOnce(): Promise<{ ok: boolean; error?: { code: string } }> {
-    const child = nodeChild(script, [JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit })]);
-    return new Promise((resolve, reject) => {
-      execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout.trim().split("\n").at(-1) as string));
-      });
+  type Outcome = { ok: boolean; error?: { code: string } };
+
+  /**
+   * One process (at ulimit -n 256) making the change once per `apply()`, each time in a new run:
+   * what is checked is the change under a swap, not a new process's start, which cost a process
+   * (loading the package) per attempt. `close()` ends it.
+   */
+  function patcher(): { apply(): Promise<Outcome>; close(): Promise<void> } {
+    const node = nodeChild(script, [JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, serve: true })]);
+    const child = spawn(process.execPath, node.args, { cwd: repo, env: node.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
     });
+    const exited = new Promise<never>((_, reject) =>
+      child.once("exit", (code, signal) => reject(new Error(`the patching process ended (${code ?? signal}): ${stderr}`))),
+    );
+    exited.catch(() => undefined);
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    return {
+      apply: async () => {
+        child.stdin.write("apply\n");
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer in 120 s: ${stderr}`)), 120_000);
+        });
+        try {
+          const line = await Promise.race([lines.next(), exited, late]);
+          return JSON.parse(String(line.value)) as Outcome;
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      close: async () => {
+        // Its input ended, it exits after the change in progress; killed if it does not.
+        const stuck = setTimeout(() => child.kill("SIGKILL"), 30_000);
+        child.stdin.end();
+        await exited.catch(() => undefined);
+        clearTimeout(stuck);
+      },
+    };
   }
 
   /** How many "other" files are left, wherever the swaps put them. */
@@ -394,21 +441,26 @@ describe("a directory replaced between the passes of a change made in groups", (
   }
 
   it("never deletes the file of the directory swapped in, which no check read", async () => {
-    // Control: with nothing swapping, the patch applies and deletes the checked file.
-    await seedSwap();
-    expect(await applyOnce()).toEqual({ ok: true });
-    expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
-    expect(await othersLeft()).toBe(1);
-    // Before the identity check, about one attempt in ten deleted "other" and answered ok.
-    const outcomes = new Map<string, number>();
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const patching = patcher();
+    try {
+      // Control: with nothing swapping, the patch applies and deletes the checked file.
       await seedSwap();
-      const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
-      const result = await applyOnce().finally(() => swapping.kill("SIGKILL"));
-      await new Promise((resolve) => swapping.once("exit", resolve));
-      const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
+      expect(await patching.apply()).toEqual({ ok: true });
+      expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
+      expect(await othersLeft()).toBe(1);
+      // Before the identity check, about one attempt in ten deleted "other" and answered ok.
+      const outcomes = new Map<string, number>();
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        await seedSwap();
+        const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
+        const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
+        await new Promise((resolve) => swapping.once("exit", resolve));
+        const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
+      }
+    } finally {
+      await patching.close();
     }
   }, 600_000);
 });
@@ -421,7 +473,7 @@ describe("a failed apply_patch made in groups of directories, with a directory i
   const FAIL_LAST = ["*** Add File: d0/f0.txt/below.txt", "+never"];
 
   async function seedWithA(): Promise<void> {
-    await rm(workspace, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
     await mkdir(workspace);
     await seed(MANY.dirs, MANY.files);
     await mkdir(path.join(workspace, "a"));
