@@ -6,19 +6,17 @@
  * without `connect()`); and the host's listening sockets looked up with `sock_diag` over netlink
  * (a family the filter allows), as `ss -ltn` lists them. Each works unsandboxed.
  */
-import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { useRedisServer } from "../support/redis-server.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
 const redis = capability("redis");
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 describe.skipIf(bubblewrap.missing || cc.missing || redis.missing)(
   bubblewrap.label(cc.label(redis.label("escape attempts: the host's loopback services by other routes"))),
@@ -27,7 +25,7 @@ describe.skipIf(bubblewrap.missing || cc.missing || redis.missing)(
     const server = useRedisServer();
     beforeAll(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
     }, 60_000);
     afterAll(async () => {
       await ground.dispose();

@@ -11,19 +11,17 @@
  * such as this project's, `/sys/fs/cgroup/unified`, which holds no controllers): being started in
  * it is the host state the read-only mount was meant to keep the command from changing.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability, writableCgroup2Mount } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
 const cgroup2 = capability("cgroup2");
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 describe.skipIf(bubblewrap.missing || cc.missing || cgroup2.missing)(
   bubblewrap.label(cc.label(cgroup2.label("escape attempts: a cgroup through a read-only descriptor"))),
@@ -32,7 +30,7 @@ describe.skipIf(bubblewrap.missing || cc.missing || cgroup2.missing)(
     let group: string;
     beforeAll(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
       group = path.join(writableCgroup2Mount() as string, `atc-escape-${process.pid}-${Date.now()}`);
       mkdirSync(group);
     }, 60_000);

@@ -12,16 +12,15 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
 const isRoot = process.getuid?.() === 0;
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 /**
  * Whether this kernel runs i386 programs' system calls (`int 0x80`): kernels built without
@@ -35,7 +34,7 @@ function kernelRunsI386Calls(): boolean {
   const directory = mkdtempSync(path.join(tmpdir(), "atc-ia32-check-"));
   try {
     const binary = path.join(directory, "probes");
-    execFileSync("cc", ["-O1", "-o", binary, source], { stdio: "pipe" });
+    compileProbes(binary);
     writeFileSync(path.join(directory, "target"), "x");
     const result = spawnSync(binary, ["ia32-getpid", path.join(directory, "target")], { encoding: "utf8" });
     return result.stdout.trim() === "ia32-getpid:ok";
@@ -73,7 +72,7 @@ describe.skipIf(bubblewrap.missing || cc.missing || process.arch !== "x64")(
     let ground: Playground;
     beforeAll(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
       writeFileSync(path.join(ground.workspace, "target"), "x");
     }, 60_000);
     afterAll(async () => ground.dispose());

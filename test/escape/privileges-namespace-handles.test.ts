@@ -9,18 +9,16 @@
  * namespace ioctls (the host's network and mount namespaces) and `pidfd_send_signal` must fail.
  * Each works unsandboxed (as root: the root-only controls are skipped elsewhere).
  */
-import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
 const isRoot = process.getuid?.() === 0;
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 describe.skipIf(bubblewrap.missing || cc.missing)(
   bubblewrap.label(cc.label("escape attempts: mounts, namespaces and processes by descriptor")),
@@ -28,7 +26,7 @@ describe.skipIf(bubblewrap.missing || cc.missing)(
     let ground: Playground;
     beforeAll(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
     }, 60_000);
     afterAll(async () => ground.dispose());
     const probe = async (scope: "workspace" | "local" | "unrestricted", command: string) =>

@@ -6,19 +6,17 @@
  * program of its own making. The probe is compiled on the host and run inside the sandbox and,
  * as the control, unsandboxed, where the same store keeps the bit.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 describe.skipIf(bubblewrap.missing || cc.missing)(
   bubblewrap.label(cc.label("escape attempts: a set-id file of the workspace rewritten through a mapping")),
@@ -26,7 +24,7 @@ describe.skipIf(bubblewrap.missing || cc.missing)(
     let ground: Playground;
     beforeEach(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
       await mkdir(path.join(ground.workspace, "bin", "deeper"), { recursive: true });
       for (const [name, mode] of [
         ["suid", 0o4755],

@@ -13,18 +13,16 @@
  * so the test stalls nothing; the workspace attempt on a system file takes a read lease on
  * `/etc/passwd` (which only stalls writers of that file, during 1.5 s).
  */
-import { execFileSync } from "node:child_process";
 import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, quote, type ShellOutcome, sh } from "./support/sandbox-harness.js";
+import { compileProbes } from "./support/syscall-probes.js";
 
 const bubblewrap = capability("bubblewrap");
 const cc = capability("cc");
-const source = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "syscall-probes.c");
 
 /** Whether a host process opening `file` now would wait on a lease (`EAGAIN` with `O_NONBLOCK`). */
 function leaseHeld(file: string): boolean {
@@ -58,7 +56,7 @@ describe.skipIf(bubblewrap.missing || cc.missing)(bubblewrap.label(cc.label("esc
   let ground: Playground;
   beforeAll(async () => {
     ground = await playground();
-    execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+    compileProbes(path.join(ground.workspace, "probes"));
   }, 60_000);
   afterAll(async () => ground.dispose());
   const run = (scope: "workspace" | "local" | "unrestricted") => attackRun(ground.workspace, scope);
@@ -100,7 +98,7 @@ describe.skipIf(bubblewrap.missing || cc.missing)(
     let ground: Playground;
     beforeAll(async () => {
       ground = await playground();
-      execFileSync("cc", ["-O1", "-o", path.join(ground.workspace, "probes"), source], { stdio: "pipe" });
+      compileProbes(path.join(ground.workspace, "probes"));
       writeFileSync(path.join(ground.workspace, "notes.txt"), "notes\n");
     }, 60_000);
     afterAll(async () => ground.dispose());

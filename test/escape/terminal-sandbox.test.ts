@@ -11,13 +11,15 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { nodeChild } from "../support/child-entry.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
-import { type Playground, playground } from "./support/sandbox-harness.js";
+import { type Playground, playground, shellOutcome } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
-const HOST = path.join(import.meta.dirname, "support", "terminal-host.ts");
+const HOST = path.join(import.meta.dirname, "support", "terminal-host.mjs");
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 const hasPerl = spawnSync("perl", ["-v"]).status === 0;
 
@@ -51,17 +53,17 @@ describe.skipIf(bubblewrap.missing || !hasScript || !hasPerl)(
 
     /** Runs the attack from a host that owns a pseudo-terminal, with the command under `scope`. */
     async function fromTerminalHost(scope: "workspace" | "local" | "unrestricted" | "host"): Promise<string> {
-      const inner = [process.execPath, "--import", "tsx", HOST, scope, ground.workspace, "perl tty.pl"]
-        .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
-        .join(" ");
-      const child = spawn("script", ["-qec", inner, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+      const host = nodeChild(HOST, [scope, ground.workspace, "perl tty.pl"]);
+      const inner = [process.execPath, ...host.args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
+      const child = spawn("script", ["-qec", inner, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env: host.env });
       let out = "";
       child.stdout.on("data", (chunk) => (out += String(chunk)));
       child.stderr.on("data", (chunk) => (out += String(chunk)));
       await new Promise((resolve) => child.once("exit", resolve));
       const json = /<<<([\s\S]*?)>>>/.exec(out.replaceAll("\r", ""))?.[1];
       if (json === undefined) throw new Error(`the terminal host printed no outcome:\n${out}`);
-      const parsed = JSON.parse(json) as { status: string; stdout: string };
+      const printed = JSON.parse(json) as { host?: { status: string; stdout: string }; result?: ToolCallResult };
+      const parsed = printed.host ?? shellOutcome(printed.result as ToolCallResult);
       expect(parsed.status).toBe("exit code 0");
       return parsed.stdout;
     }

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnNode } from "../support/child-entry.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const writerScript = fileURLToPath(new URL("./support/profile-writer.ts", import.meta.url));
+const writerScript = fileURLToPath(new URL("./support/profile-writer.mjs", import.meta.url));
 let directory: string;
 const children: ChildProcess[] = [];
 

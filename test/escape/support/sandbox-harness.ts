@@ -71,7 +71,11 @@ export interface ShellOutcome {
 
 /** Runs `command` with the bash tool; a tool error becomes an outcome with status `error:<code>`. */
 export async function sh(run: Run, command: string, extra: Record<string, unknown> = {}): Promise<ShellOutcome> {
-  const result = await run.call("bash", { command, ...extra });
+  return shellOutcome(await run.call("bash", { command, ...extra }));
+}
+
+/** A bash call's result parsed as {@link sh} does: for a result a host child printed as JSON. */
+export function shellOutcome(result: ToolCallResult): ShellOutcome {
   if (!result.ok)
     return { status: `error:${result.error.code}`, sandbox: "", stdout: "", stderr: "", text: result.error.message };
   const text = String(result.output);
