@@ -11,7 +11,7 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/parent-run-host.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/parent-run-host.mjs", import.meta.url));
 const LEASE_MS = 1_000;
 
 describe.skipIf(redisCapability.missing)(

@@ -10,7 +10,7 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/subagent-host.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/subagent-host.mjs", import.meta.url));
 
 async function startHost(url: string, prefix: string, ms: number, leaseMs: number): Promise<{ child: ChildProcess; id: string }> {
   const child = spawnNode(script, [url, prefix, String(ms), String(leaseMs)], {

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
-import { stepsWorkflow } from "./fixtures/steps-workflow.js";
+import { stepsWorkflow } from "./fixtures/steps-workflow.mjs";
 import { within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/workflow-host.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/workflow-host.mjs", import.meta.url));
 const LEASE_MS = 1_000;
 
 interface Host {
