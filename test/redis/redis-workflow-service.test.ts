@@ -26,12 +26,16 @@ interface Host {
   release(count: number): void;
 }
 
+/** Every host started, killed after the suite: a test that timed out (at high load) leaves none running. */
+const hosts: ChildProcess[] = [];
+
 /** A host whose agent calls take `stepMs` each, or, with "stdin", end when the test releases them. */
 async function startHost(url: string, stepMs: number | "stdin", steps: number): Promise<Host> {
   const child = spawnNode(script, [url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
     cwd: root,
     stdio: ["pipe", "pipe", "inherit"],
   });
+  hosts.push(child);
   const lines: Record<string, unknown>[] = [];
   const runId = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
@@ -73,6 +77,11 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       service?.close();
+      for (const child of hosts.splice(0)) {
+        // A stalled starter (SIGSTOP) is let go first, so the kill ends it.
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+      }
     });
 
     it("shows progress and the result to another process, and run_workflow there waits for it", async () => {
