@@ -33,7 +33,7 @@ function startSkewed(fixture: string, skewMs: number, args: readonly string[]): 
     imports: [skewedClock],
     cwd: root,
     env: { ...process.env, CLOCK_SKEW_MS: String(skewMs) },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   return {
@@ -190,9 +190,11 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
         const ns = nextPrefix();
         const waiter = startSkewed("approval-waiter.mjs", 0, [server.url, ns, "20000", "run-read-ahead"]);
         started.push(waiter);
-        const { requested } = await waiter.next();
-        const reader = startSkewed("approval-reader.mjs", MINUTE, [server.url, ns, requested as string]);
+        // Started beside the waiter (its start-up is not added to the waiter's); told the id once made.
+        const reader = startSkewed("approval-reader.mjs", MINUTE, [server.url, ns]);
         started.push(reader);
+        const { requested } = await waiter.next();
+        reader.child.stdin?.end(`${requested as string}\n`);
         expect(await reader.next()).toEqual({ resolution: null, pending: [requested] });
         await reader.exited();
         // Still pending for a person on a host whose clock is right: approved, and the tool runs once.
