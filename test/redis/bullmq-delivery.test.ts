@@ -17,8 +17,8 @@ import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
-const WORKER = fileURLToPath(new URL("./fixtures/callback-worker.ts", import.meta.url));
+const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.mjs", import.meta.url));
+const WORKER = fileURLToPath(new URL("./fixtures/callback-worker.mjs", import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const redisCapability = capability("redis");

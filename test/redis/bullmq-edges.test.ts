@@ -16,7 +16,7 @@ import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { startRedisServer, useRedisServer } from "../support/redis-server.js";
 
-const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.ts", import.meta.url));
+const SCHEDULER = fileURLToPath(new URL("./fixtures/callback-scheduler.mjs", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const redisCapability = capability("redis");

@@ -33,7 +33,7 @@ function startSkewed(fixture: string, skewMs: number, args: readonly string[]): 
     imports: [skewedClock],
     cwd: root,
     env: { ...process.env, CLOCK_SKEW_MS: String(skewMs) },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   return {
@@ -124,7 +124,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
       });
       try {
         await worker.startWorker();
-        const host = startSkewed("callback-once.ts", MINUTE, [server.url, ns, "5"]);
+        const host = startSkewed("callback-once.mjs", MINUTE, [server.url, ns, "5"]);
         started.push(host);
         const { scheduled } = (await host.next()) as { scheduled: { dueAt: number } };
         const [seconds, micros] = await redis.time();
@@ -143,7 +143,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
 
     it("a 5 s callback fired by a worker a minute ahead fires 5 s later by Redis's clock, not at once", async ({ expect }) => {
       const ns = nextPrefix();
-      const worker = startSkewed("callback-fire-worker.ts", MINUTE, [server.url, ns]);
+      const worker = startSkewed("callback-fire-worker.mjs", MINUTE, [server.url, ns]);
       started.push(worker);
       expect(await worker.next()).toEqual({ ready: true });
       const scheduler = new BullMqCallbackManager({
@@ -171,7 +171,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
     describe.sequential("then one fixture process at a time", () => {
       it("a request made on a host a minute behind is listed and approved within its 20 s, not denied on sight", async () => {
         const ns = nextPrefix();
-        const waiter = startSkewed("approval-waiter.ts", -MINUTE, [server.url, ns, "20000", "run-behind"]);
+        const waiter = startSkewed("approval-waiter.mjs", -MINUTE, [server.url, ns, "20000", "run-behind"]);
         started.push(waiter);
         const { requested } = await waiter.next();
         const broker = new RedisApprovalBroker({ redis, prefix: ns });
@@ -188,11 +188,13 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
 
       it("a host a minute ahead that reads a request (resolution, pending) does not deny it within its deadline", async () => {
         const ns = nextPrefix();
-        const waiter = startSkewed("approval-waiter.ts", 0, [server.url, ns, "20000", "run-read-ahead"]);
+        const waiter = startSkewed("approval-waiter.mjs", 0, [server.url, ns, "20000", "run-read-ahead"]);
         started.push(waiter);
-        const { requested } = await waiter.next();
-        const reader = startSkewed("approval-reader.ts", MINUTE, [server.url, ns, requested as string]);
+        // Started beside the waiter (its start-up is not added to the waiter's); told the id once made.
+        const reader = startSkewed("approval-reader.mjs", MINUTE, [server.url, ns]);
         started.push(reader);
+        const { requested } = await waiter.next();
+        reader.child.stdin?.end(`${requested as string}\n`);
         expect(await reader.next()).toEqual({ resolution: null, pending: [requested] });
         await reader.exited();
         // Still pending for a person on a host whose clock is right: approved, and the tool runs once.
@@ -205,7 +207,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
 
       it("a request made on a host a minute ahead is denied at its real deadline once that host died, never approved late", async () => {
         const ns = nextPrefix();
-        const waiter = startSkewed("approval-waiter.ts", MINUTE, [server.url, ns, "1500", "run-ahead"]);
+        const waiter = startSkewed("approval-waiter.mjs", MINUTE, [server.url, ns, "1500", "run-ahead"]);
         started.push(waiter);
         const { requested } = await waiter.next();
         waiter.child.kill("SIGKILL");
@@ -233,7 +235,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
         afterAll(() => manager?.close());
 
         it("a subagent run on a host a minute behind is running, not failed, when read here, and completes", async () => {
-          const host = startSkewed("subagent-host.ts", -MINUTE, [server.url, ns, "1500", "2000"]);
+          const host = startSkewed("subagent-host.mjs", -MINUTE, [server.url, ns, "1500", "2000"]);
           started.push(host);
           const { started: id } = await host.next();
           expect(await manager.get(id as string)).toMatchObject({ status: "running" });
@@ -242,7 +244,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
         }, 30_000);
 
         it("a subagent whose host a minute ahead was killed is failed once its 2 s lease runs out, not a minute later", async () => {
-          const host = startSkewed("subagent-host.ts", MINUTE, [server.url, ns, "60000", "2000"]);
+          const host = startSkewed("subagent-host.mjs", MINUTE, [server.url, ns, "60000", "2000"]);
           started.push(host);
           const { started: id } = await host.next();
           host.child.kill("SIGKILL");

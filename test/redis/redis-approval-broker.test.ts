@@ -11,7 +11,7 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const waiterScript = fileURLToPath(new URL("./fixtures/approval-waiter.ts", import.meta.url));
+const waiterScript = fileURLToPath(new URL("./fixtures/approval-waiter.mjs", import.meta.url));
 
 interface Waiter {
   readonly child: ChildProcess;

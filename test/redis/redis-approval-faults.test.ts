@@ -25,6 +25,15 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     return made;
   };
 
+  /** The id of the next request `broker` announces (`approval.requested`: its write has landed). */
+  const announced = (broker: RedisApprovalBroker) =>
+    new Promise<string>((resolve) => {
+      const off = broker.events.on("approval.requested", (request) => {
+        off();
+        resolve(request.id);
+      });
+    });
+
   it("a waiting call ends at its deadline, a call while down fails cleanly, and the broker recovers", async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -51,8 +60,13 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       const earlyRun = runOf(early);
       const lateRun = runOf(late);
 
+      // The broker announces the request once its write landed: one pending() read right after,
+      // not a poll whose first read came too early and whose 50 ms steps at high load outlasted the
+      // 400 ms deadline.
+      const requested = announced(early);
       const waiting = earlyRun.call("act", { n: 1 });
-      await expect.poll(async () => (await early.pending()).length, { timeout: 10_000 }).toBe(1);
+      const requestId = await within(requested, 10_000);
+      expect((await early.pending()).map((request) => request.id)).toEqual([requestId]);
       await server.server.kill();
 
       // Deadline 400 ms (+ at most the 1 s grace for an unreachable Redis): denied, not hung.
@@ -67,15 +81,17 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       await server.server.start();
       await expect.poll(() => redis.status === "ready" && approver.status === "ready").toBe(true);
       // Both brokers work again: approved from another client, the tool runs once per approval.
-      for (const [run, prefix, n] of [
-        [lateRun, "faults-b", 3],
-        [earlyRun, "faults-a", 4],
+      for (const [run, broker, prefix, n] of [
+        [lateRun, late, "faults-b", 3],
+        [earlyRun, early, "faults-a", 4],
       ] as const) {
+        // Approved within the 400 ms deadline: read as soon as the waiting broker announces it.
+        const requested = announced(broker);
         const call = run.call("act", { n });
         const other = new RedisApprovalBroker({ redis: approver, prefix });
-        await expect.poll(async () => (await other.pending()).length, { timeout: 10_000 }).toBe(1);
-        const [request] = await other.pending();
-        expect(await other.approve(request?.id ?? "")).toBe(true);
+        const id = await within(requested, 10_000);
+        expect((await other.pending()).map((request) => request.id)).toEqual([id]);
+        expect(await other.approve(id)).toBe(true);
         expect(await within(call, 2_000)).toMatchObject({ ok: true });
       }
       expect(runs).toBe(2);

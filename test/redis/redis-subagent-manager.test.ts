@@ -10,13 +10,17 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/subagent-host.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/subagent-host.mjs", import.meta.url));
+
+/** Every host started, killed after the suite: a test that timed out (at high load) leaves none running. */
+const hosts: ChildProcess[] = [];
 
 async function startHost(url: string, prefix: string, ms: number, leaseMs: number): Promise<{ child: ChildProcess; id: string }> {
   const child = spawnNode(script, [url, prefix, String(ms), String(leaseMs)], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
+  hosts.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done === true) throw new Error("the subagent host ended early");
@@ -43,6 +47,7 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       manager?.close();
+      for (const child of hosts.splice(0)) child.kill("SIGKILL");
     });
 
     it("waits from another process for a subagent to complete", async () => {

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
-import { stepsWorkflow } from "./fixtures/steps-workflow.js";
+import { stepsWorkflow } from "./fixtures/steps-workflow.mjs";
 import { within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = fileURLToPath(new URL("./fixtures/workflow-host.ts", import.meta.url));
+const script = fileURLToPath(new URL("./fixtures/workflow-host.mjs", import.meta.url));
 const LEASE_MS = 1_000;
 
 interface Host {
@@ -26,12 +26,16 @@ interface Host {
   release(count: number): void;
 }
 
+/** Every host started, killed after the suite: a test that timed out (at high load) leaves none running. */
+const hosts: ChildProcess[] = [];
+
 /** A host whose agent calls take `stepMs` each, or, with "stdin", end when the test releases them. */
 async function startHost(url: string, stepMs: number | "stdin", steps: number): Promise<Host> {
   const child = spawnNode(script, [url, "wf", String(stepMs), String(steps), String(LEASE_MS)], {
     cwd: root,
     stdio: ["pipe", "pipe", "inherit"],
   });
+  hosts.push(child);
   const lines: Record<string, unknown>[] = [];
   const runId = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
@@ -73,6 +77,11 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       service?.close();
+      for (const child of hosts.splice(0)) {
+        // A stalled starter (SIGSTOP) is let go first, so the kill ends it.
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+      }
     });
 
     it("shows progress and the result to another process, and run_workflow there waits for it", async () => {

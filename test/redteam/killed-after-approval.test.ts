@@ -22,7 +22,7 @@ import { useRedisServer } from "../support/redis-server.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const runnerScript = fileURLToPath(new URL("../redis/fixtures/approved-runner.ts", import.meta.url));
+const runnerScript = fileURLToPath(new URL("../redis/fixtures/approved-runner.mjs", import.meta.url));
 
 function startRunner(url: string, prefix: string, runId: string, effectFile: string) {
   const child = spawnNode(runnerScript, [url, prefix, runId, effectFile], {
