@@ -50,3 +50,44 @@ export function loadOnDemand<Module>(id: string): () => Module {
     return loaded;
   };
 }
+
+/** The URL the ES module loader would import `id` from, or `undefined` where it cannot say (the CommonJS build, vitest). */
+function esmLocation(id: string): string | undefined {
+  if (typeof __CATALOG_BUILD_FORMAT__ !== "undefined" && __CATALOG_BUILD_FORMAT__ === "cjs") return undefined;
+  const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
+  if (typeof resolve !== "function") return undefined;
+  try {
+    return resolve(id);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * {@link loadOnDemand} for a dual package that other modules of the process import statically
+ * (zod): the ES module build loads the package's ES module file, so that it is the same instance
+ * the process's `import` statements get (node's `require` of an ES module, Node.js 20.19 and later)
+ * rather than a second copy from its CommonJS files; where that is not supported, or in the
+ * CommonJS build, the package's CommonJS files, as `require` would.
+ * @internal
+ */
+export function loadSharedOnDemand<Module>(id: string): () => Module {
+  let loaded: Module | undefined;
+  return () => {
+    if (loaded !== undefined) return loaded;
+    const require = requireFunction(id);
+    const location = esmLocation(id);
+    const toPath = nodeBuiltin<{ fileURLToPath(url: string): string }>("url")?.fileURLToPath;
+    if (location?.startsWith("file:") === true && toPath !== undefined) {
+      try {
+        loaded = require(toPath(location)) as Module;
+        return loaded;
+      } catch (error) {
+        // Before Node.js 20.19 `require` refuses ES modules: take the CommonJS files then.
+        if ((error as { code?: unknown }).code !== "ERR_REQUIRE_ESM") throw error;
+      }
+    }
+    loaded = require(id) as Module;
+    return loaded;
+  };
+}

@@ -1,5 +1,5 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { type AgentDepthOptions, agentDepthOf, checkAgentDepthOptions, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner } from "./agent-runner.js";
 
@@ -39,21 +39,22 @@ export interface AgentToolOptions extends AgentDepthOptions {
   readonly onTaskComplete?: (completion: TaskCompletion) => void | Promise<void>;
 }
 
-const agentInput = z.object({
-  prompt: z.string().min(1).max(100_000).describe("The question or task for the sub-agent, with all the context it needs"),
-  model: z.string().min(1).optional().describe("Model for the sub-agent (default: the host's choice)"),
-});
-
-const spawnInput = z.object({
-  task: z.string().min(1).max(100_000).describe("The child's task; it reports back with task_complete"),
-  profile: z.string().min(1).optional().describe("Agent profile for the child (see list_profiles)"),
-  model: z.string().min(1).optional().describe("Model for the child"),
-  max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns the child may take"),
-});
-
-const completeInput = z.object({
-  result: z.string().min(1).max(200_000).describe("What you found or did, for the parent agent"),
-  status: z.enum(["success", "failure"]).optional().describe("Whether the task succeeded (default success)"),
+const schemas = lazySchemas((z) => {
+  const agentInput = z.object({
+    prompt: z.string().min(1).max(100_000).describe("The question or task for the sub-agent, with all the context it needs"),
+    model: z.string().min(1).optional().describe("Model for the sub-agent (default: the host's choice)"),
+  });
+  const spawnInput = z.object({
+    task: z.string().min(1).max(100_000).describe("The child's task; it reports back with task_complete"),
+    profile: z.string().min(1).optional().describe("Agent profile for the child (see list_profiles)"),
+    model: z.string().min(1).optional().describe("Model for the child"),
+    max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns the child may take"),
+  });
+  const completeInput = z.object({
+    result: z.string().min(1).max(200_000).describe("What you found or did, for the parent agent"),
+    status: z.enum(["success", "failure"]).optional().describe("Whether the task succeeded (default success)"),
+  });
+  return { agentInput, spawnInput, completeInput };
 });
 
 function createAgentTool(runner: AgentRunner, options: AgentToolOptions): AnyToolDefinition {
@@ -61,7 +62,7 @@ function createAgentTool(runner: AgentRunner, options: AgentToolOptions): AnyToo
     name: "agent",
     description:
       "Ask an inline sub-agent: it works on the prompt in a fresh context and returns its answer. Use it to keep long explorations out of your own context.",
-    inputSchema: agentInput,
+    inputSchema: schemas().agentInput,
     tier: "deferred",
     // A child agent can act with the parent's tools: ask for it as for any destructive call.
     mutating: true,
@@ -87,7 +88,7 @@ function createSpawnAgentTool(runner: AgentRunner, options: AgentToolOptions): A
     name: "spawn_agent",
     description:
       "Spawn a child agent for a task and wait for its task_complete result. Children may spawn their own children, up to the fork depth limit.",
-    inputSchema: spawnInput,
+    inputSchema: schemas().spawnInput,
     tier: "deferred",
     // A child agent can act with the parent's tools: ask for it as for any destructive call.
     mutating: true,
@@ -120,7 +121,7 @@ export function createTaskCompleteTool(options: AgentToolOptions = {}): AnyToolD
   return defineTool({
     name: "task_complete",
     description: "Finish your task as a child agent: hand the result to the parent agent, then stop.",
-    inputSchema: completeInput,
+    inputSchema: schemas().completeInput,
     tier: "core",
     annotations: { title: "Task complete" },
     tags: ["builtin", "agent", "done", "finish", "result", "child"],

@@ -1,9 +1,10 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { boundedWait } from "../shared/bounded-wait.js";
 import { subagentChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "./agent-depth.js";
 import type { SubagentManager, SubagentSnapshot } from "./subagent-manager.js";
 
@@ -23,26 +24,30 @@ export interface SubagentToolOptions extends AgentDepthOptions {
   readonly maxWaitSeconds?: number;
 }
 
-const taskFields = {
-  task: z.string().min(1).max(100_000).describe("The subagent's task, with all the context it needs"),
-  profile: z.string().min(1).optional().describe("Agent profile to run under (see list_profiles)"),
-  model: z.string().min(1).optional().describe("Model to use"),
-  max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns it may take"),
-};
-const runInput = z.object({
-  ...taskFields,
-  timeout_seconds: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("Stop waiting after this many seconds (default 300); it keeps running"),
+const schemas = lazySchemas((z) => {
+  const taskFields = {
+    task: z.string().min(1).max(100_000).describe("The subagent's task, with all the context it needs"),
+    profile: z.string().min(1).optional().describe("Agent profile to run under (see list_profiles)"),
+    model: z.string().min(1).optional().describe("Model to use"),
+    max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns it may take"),
+  };
+  const runInput = z.object({
+    ...taskFields,
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Stop waiting after this many seconds (default 300); it keeps running"),
+  });
+  const startInput = z.object(taskFields);
+  const idInput = z.object({ id: z.string().min(1).describe("The subagent's id, from start_subagent or run_agent") });
+  const waitInput = idInput.extend({
+    timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
+  });
+  return { taskFields, runInput, startInput, idInput, waitInput };
 });
-const startInput = z.object(taskFields);
-const idInput = z.object({ id: z.string().min(1).describe("The subagent's id, from start_subagent or run_agent") });
-const waitInput = idInput.extend({
-  timeout_seconds: z.number().int().min(1).optional().describe("Stop waiting after this many seconds (default 30)"),
-});
+type Schemas = ReturnType<typeof schemas>;
 
 /** A snapshot as the model reads it; the run records the subagent's latest status among its child runs. */
 function view(snapshot: SubagentSnapshot, context: ToolContext): Record<string, unknown> {
@@ -78,7 +83,7 @@ function waitMs(seconds: number | undefined, fallback: number, options: Subagent
 
 async function startFor(
   manager: SubagentManager,
-  input: z.output<typeof startInput>,
+  input: z.output<Schemas["startInput"]>,
   context: ToolContext,
   options: SubagentToolOptions,
 ): Promise<SubagentSnapshot> {
@@ -102,7 +107,7 @@ function runAgentTool(manager: SubagentManager, options: SubagentToolOptions): A
   return defineTool({
     name: "run_agent",
     description: "Run a subagent on a task under a named profile and wait for its answer (bounded by timeout_seconds).",
-    inputSchema: runInput,
+    inputSchema: schemas().runInput,
     tier: "deferred",
     // A child agent can act with the parent's tools: ask for it as for any destructive call.
     mutating: true,
@@ -123,7 +128,7 @@ function startSubagentTool(manager: SubagentManager, options: SubagentToolOption
   return defineTool({
     name: "start_subagent",
     description: "Start a subagent in the background and return its id at once; poll with get_subagent or wait_subagent.",
-    inputSchema: startInput,
+    inputSchema: schemas().startInput,
     tier: "deferred",
     // A child agent can act with the parent's tools: ask for it as for any destructive call.
     mutating: true,
@@ -137,7 +142,7 @@ function getSubagentTool(manager: SubagentManager): AnyToolDefinition {
   return defineTool({
     name: "get_subagent",
     description: "Get a subagent's status and, once it has ended, its output or error.",
-    inputSchema: idInput,
+    inputSchema: schemas().idInput,
     tier: "deferred",
     annotations: { title: "Get subagent", readOnlyHint: true },
     tags: [...TAGS, "status", "poll"],
@@ -149,7 +154,7 @@ function waitSubagentTool(manager: SubagentManager, options: SubagentToolOptions
   return defineTool({
     name: "wait_subagent",
     description: "Wait until a subagent ends, at most timeout_seconds; returns its state either way.",
-    inputSchema: waitInput,
+    inputSchema: schemas().waitInput,
     tier: "deferred",
     annotations: { title: "Wait for subagent", readOnlyHint: true },
     tags: [...TAGS, "wait", "join"],
@@ -168,7 +173,7 @@ function cancelSubagentTool(manager: SubagentManager): AnyToolDefinition {
   return defineTool({
     name: "cancel_subagent",
     description: "Cancel a running subagent.",
-    inputSchema: idInput,
+    inputSchema: schemas().idInput,
     tier: "deferred",
     annotations: { title: "Cancel subagent" },
     tags: [...TAGS, "cancel", "stop", "abort"],

@@ -7,8 +7,9 @@ import {
   ToolError,
   type ToolGroup,
 } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { checkNumberOption } from "../../errors/check-number-option.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "./agent-depth.js";
 import type { AgentRunner, AgentUsage } from "./agent-runner.js";
 
@@ -72,23 +73,27 @@ export interface SwarmTaskResult {
   readonly usage?: AgentUsage;
 }
 
-const swarmInput = z.object({
-  tasks: z
-    .array(
-      z.object({
-        task: z.string().min(1).max(100_000).describe("The sub-task, with all the context its agent needs"),
-        profile: z.string().min(1).optional().describe("Agent profile to run it under"),
-        model: z.string().min(1).optional().describe("Model for it"),
-        max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns it may take"),
-      }),
-    )
-    .min(1)
-    .describe("Independent sub-tasks, one subagent each, run in parallel"),
-  concurrency: z.number().int().min(1).optional().describe("Most subagents at once (default and cap: the host's)"),
-  timeout_seconds: z.number().int().min(1).optional().describe("Cancel what is still running after this many seconds"),
+const schemas = lazySchemas((z) => {
+  const swarmInput = z.object({
+    tasks: z
+      .array(
+        z.object({
+          task: z.string().min(1).max(100_000).describe("The sub-task, with all the context its agent needs"),
+          profile: z.string().min(1).optional().describe("Agent profile to run it under"),
+          model: z.string().min(1).optional().describe("Model for it"),
+          max_steps: z.number().int().min(1).max(500).optional().describe("Most model turns it may take"),
+        }),
+      )
+      .min(1)
+      .describe("Independent sub-tasks, one subagent each, run in parallel"),
+    concurrency: z.number().int().min(1).optional().describe("Most subagents at once (default and cap: the host's)"),
+    timeout_seconds: z.number().int().min(1).optional().describe("Cancel what is still running after this many seconds"),
+  });
+  return { swarmInput };
 });
+type Schemas = ReturnType<typeof schemas>;
 
-type SwarmInput = z.output<typeof swarmInput>;
+type SwarmInput = z.output<Schemas["swarmInput"]>;
 
 /** Aborted when the call is, when the budget is spent, or when the timeout passes. */
 function swarmSignal(context: ToolContext, timeoutMs: number | undefined): { controller: AbortController; dispose(): void } {
@@ -235,7 +240,7 @@ export function createSwarmTool(runner: AgentRunner, options: SwarmToolOptions =
     name: "swarm",
     description:
       "Run several subagents in parallel, one per independent sub-task, and gather their answers. Each gets only its task text; give it all the context it needs.",
-    inputSchema: swarmInput,
+    inputSchema: schemas().swarmInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Swarm of subagents" },

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type AnyToolDefinition, defineTool, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { QuestionBroker } from "./question-broker.js";
 
 /**
@@ -14,16 +14,19 @@ export interface AskUserQuestionOptions {
   readonly broker?: QuestionBroker;
 }
 
-const askInput = z.object({
-  question: z.string().trim().min(1).max(2000).describe("The question, clear and specific"),
-  header: z.string().trim().min(1).max(40).optional().describe("A very short label for the question"),
-  options: z
-    .array(z.object({ label: z.string().trim().min(1).max(100), description: z.string().max(500).optional() }))
-    .min(2)
-    .max(8)
-    .optional()
-    .describe("2-8 choices; the user may still answer in their own words"),
-  multi_select: z.boolean().optional().describe("Allow several choices (default false)"),
+const schemas = lazySchemas((z) => {
+  const askInput = z.object({
+    question: z.string().trim().min(1).max(2000).describe("The question, clear and specific"),
+    header: z.string().trim().min(1).max(40).optional().describe("A very short label for the question"),
+    options: z
+      .array(z.object({ label: z.string().trim().min(1).max(100), description: z.string().max(500).optional() }))
+      .min(2)
+      .max(8)
+      .optional()
+      .describe("2-8 choices; the user may still answer in their own words"),
+    multi_select: z.boolean().optional().describe("Allow several choices (default false)"),
+  });
+  return { askInput };
 });
 
 /**
@@ -36,7 +39,7 @@ export function createAskUserQuestionTool(broker: QuestionBroker): AnyToolDefini
     name: "AskUserQuestion",
     description:
       "Ask the user a question and wait for the answer, optionally with 2-8 choices. Ask only what you cannot find out yourself.",
-    inputSchema: askInput,
+    inputSchema: schemas().askInput,
     tier: "core",
     annotations: { title: "Ask the user" },
     tags: ["builtin", "ask", "user", "question", "clarify", "choice", "human"],

@@ -1,7 +1,7 @@
 import { type AnyToolDefinition, defineTool, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { CallbackManager, DelayedCallback } from "./callback-manager.js";
 import { CALLBACK_LIMITS } from "./in-process-callback-manager.js";
 
@@ -22,16 +22,20 @@ export interface CallbackToolOptions {
 
 const { minDelaySeconds, maxDelaySeconds, maxPendingPerConversation } = CALLBACK_LIMITS;
 
-const setInput = z.object({
-  delay_seconds: z
-    .number()
-    .int()
-    .min(minDelaySeconds)
-    .max(maxDelaySeconds)
-    .describe(`Seconds from now, ${minDelaySeconds} to ${maxDelaySeconds}`),
-  message: z.string().trim().min(1).max(4000).describe("What you should do when woken; it comes back to you as the new turn"),
+const schemas = lazySchemas((z) => {
+  const setInput = z.object({
+    delay_seconds: z
+      .number()
+      .int()
+      .min(minDelaySeconds)
+      .max(maxDelaySeconds)
+      .describe(`Seconds from now, ${minDelaySeconds} to ${maxDelaySeconds}`),
+    message: z.string().trim().min(1).max(4000).describe("What you should do when woken; it comes back to you as the new turn"),
+  });
+  const idInput = z.object({ id: z.string().min(1).describe("The callback's id, from set_delayed_callback") });
+  const listInput = z.object({});
+  return { setInput, idInput, listInput };
 });
-const idInput = z.object({ id: z.string().min(1).describe("The callback's id, from set_delayed_callback") });
 
 function view(callback: DelayedCallback): Record<string, unknown> {
   return { id: callback.id, status: callback.status, message: callback.message, due_at: isoTime(callback.dueAt) };
@@ -43,7 +47,7 @@ function createTools(manager: CallbackManager): AnyToolDefinition[] {
     defineTool({
       name: "set_delayed_callback",
       description: `Schedule a one-shot callback that re-invokes you in this conversation after a delay (${minDelaySeconds} s to 1 hour; at most ${maxPendingPerConversation} pending). Use it to check back on long-running work.`,
-      inputSchema: setInput,
+      inputSchema: schemas().setInput,
       tier: "deferred",
       mutating: true,
       annotations: { title: "Set delayed callback" },
@@ -60,7 +64,7 @@ function createTools(manager: CallbackManager): AnyToolDefinition[] {
     defineTool({
       name: "cancel_delayed_callback",
       description: "Cancel a pending delayed callback.",
-      inputSchema: idInput,
+      inputSchema: schemas().idInput,
       tier: "deferred",
       mutating: true,
       annotations: { title: "Cancel delayed callback" },
@@ -70,7 +74,7 @@ function createTools(manager: CallbackManager): AnyToolDefinition[] {
     defineTool({
       name: "list_delayed_callbacks",
       description: "List this conversation's pending delayed callbacks, soonest first.",
-      inputSchema: z.object({}),
+      inputSchema: schemas().listInput,
       tier: "deferred",
       annotations: { title: "List delayed callbacks", readOnlyHint: true },
       tags: [...tags, "list", "pending"],

@@ -6,9 +6,10 @@ import {
   ToolError,
   type ToolGroup,
 } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { CronClient, CronExecution, CronJob, CronJobSpec } from "./cron-client.js";
 import { parseCronSchedule } from "./cron-schedule.js";
 
@@ -30,28 +31,36 @@ export interface CronToolOptions {
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const RECENT_EXECUTIONS = 5;
 
-const createInput = z.object({
-  name: z.string().trim().min(1).max(100).describe("A short unique name for the job"),
-  schedule: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe('5-field cron expression in UTC: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI"'),
-  execution_type: z
-    .enum(["shell", "harness"])
-    .describe(
-      '"shell": run command headless and record its output; "harness": start an assistant turn in this conversation with prompt',
-    ),
-  command: z.string().max(100_000).optional().describe("The command line, for shell jobs (required there, refused for harness)"),
-  prompt: z
-    .string()
-    .max(100_000)
-    .optional()
-    .describe("The prompt for the new turn, for harness jobs (required there, refused for shell)"),
-  timeout_seconds: z.number().int().min(1).max(86_400).optional().describe("Most seconds one execution may take (default 30)"),
+const schemas = lazySchemas((z) => {
+  const createInput = z.object({
+    name: z.string().trim().min(1).max(100).describe("A short unique name for the job"),
+    schedule: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('5-field cron expression in UTC: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI"'),
+    execution_type: z
+      .enum(["shell", "harness"])
+      .describe(
+        '"shell": run command headless and record its output; "harness": start an assistant turn in this conversation with prompt',
+      ),
+    command: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe("The command line, for shell jobs (required there, refused for harness)"),
+    prompt: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe("The prompt for the new turn, for harness jobs (required there, refused for shell)"),
+    timeout_seconds: z.number().int().min(1).max(86_400).optional().describe("Most seconds one execution may take (default 30)"),
+  });
+  const idInput = z.object({ id: z.string().min(1).describe("The job's id, from cron_create or cron_list") });
+  const listInput = z.object({ include_deleted: z.boolean().optional().describe("Also list deleted jobs (default false)") });
+  return { createInput, idInput, listInput };
 });
-const idInput = z.object({ id: z.string().min(1).describe("The job's id, from cron_create or cron_list") });
-const listInput = z.object({ include_deleted: z.boolean().optional().describe("Also list deleted jobs (default false)") });
+type Schemas = ReturnType<typeof schemas>;
 
 function jobView(job: CronJob): Record<string, unknown> {
   return {
@@ -80,7 +89,7 @@ function executionView(execution: CronExecution): Record<string, unknown> {
 }
 
 /** Checks the fields that depend on `execution_type`. */
-function cronJobSpec(input: z.output<typeof createInput>, context: ToolContext): CronJobSpec {
+function cronJobSpec(input: z.output<Schemas["createInput"]>, context: ToolContext): CronJobSpec {
   const command = input.command?.trim() ?? "";
   const prompt = input.prompt?.trim() ?? "";
   const mistake = (code: ModelErrorCode, field: string, message: string) => new ToolError(code, message, { data: { field } });
@@ -116,7 +125,7 @@ function stateTool(client: CronClient, name: "cron_delete" | "cron_pause" | "cro
   return defineTool({
     name,
     description,
-    inputSchema: idInput,
+    inputSchema: schemas().idInput,
     tier: "deferred",
     mutating: true,
     annotations: { title, destructiveHint: name === "cron_delete" },
@@ -139,7 +148,7 @@ function createTools(client: CronClient): AnyToolDefinition[] {
       name: "cron_create",
       description:
         'Create a recurring job on a 5-field UTC cron schedule. execution_type is required: "shell" runs a non-empty command headless and records its output; "harness" starts an assistant turn in this conversation with prompt. timeout_seconds defaults to 30.',
-      inputSchema: createInput,
+      inputSchema: schemas().createInput,
       tier: "deferred",
       mutating: true,
       annotations: { title: "Create cron job", destructiveHint: true },
@@ -149,7 +158,7 @@ function createTools(client: CronClient): AnyToolDefinition[] {
     defineTool({
       name: "cron_list",
       description: "List the cron jobs with their status and next run.",
-      inputSchema: listInput,
+      inputSchema: schemas().listInput,
       tier: "deferred",
       annotations: { title: "List cron jobs", readOnlyHint: true },
       tags: ["builtin", "cron", "schedule", "job", "list"],
@@ -158,7 +167,7 @@ function createTools(client: CronClient): AnyToolDefinition[] {
     defineTool({
       name: "cron_get",
       description: "Get a cron job by id with its 5 most recent executions (newest first).",
-      inputSchema: idInput,
+      inputSchema: schemas().idInput,
       tier: "deferred",
       annotations: { title: "Get cron job", readOnlyHint: true },
       tags: ["builtin", "cron", "schedule", "job", "history", "executions"],

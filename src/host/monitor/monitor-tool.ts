@@ -9,7 +9,7 @@ import {
   ToolError,
   type ToolGroup,
 } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { checkNumberOption } from "../../errors/check-number-option.js";
 import { LineMatcher, MatchDeadlineError } from "../../tools/fs/grep-worker.js";
 import { resolveFileScope } from "../../tools/fs/resolve-file-scope.js";
@@ -27,6 +27,7 @@ import {
 import { SandboxUnavailableError } from "../../tools/sandbox/sandbox-unavailable-error.js";
 import { trustedShellResolver } from "../../tools/shell/trusted-shell.js";
 import { showControlCharacters } from "../../tools/shell/visible-control-characters.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { MonitoredProcess } from "./monitored-process.js";
 
 /**
@@ -76,21 +77,25 @@ export interface MonitorToolOptions {
   readonly runLimits?: RunResourceLimits | false;
 }
 
-const monitorInput = z.object({
-  action: z.enum(["start", "poll", "wait", "stop", "list"]).describe("What to do"),
-  command: z.string().min(1).max(100_000).optional().describe("start: the command line (bash -c), e.g. a dev server"),
-  cwd: z.string().optional().describe("start: working directory, relative to the workspace"),
-  id: z.string().min(1).optional().describe("poll/wait/stop: the id start returned"),
-  pattern: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe("wait: a regular expression to wait for in a line of new output (default: wait for exit)"),
-  timeout_seconds: z.number().min(1).max(600).optional().describe("wait: give up waiting after this long (default 30)"),
+const schemas = lazySchemas((z) => {
+  const monitorInput = z.object({
+    action: z.enum(["start", "poll", "wait", "stop", "list"]).describe("What to do"),
+    command: z.string().min(1).max(100_000).optional().describe("start: the command line (bash -c), e.g. a dev server"),
+    cwd: z.string().optional().describe("start: working directory, relative to the workspace"),
+    id: z.string().min(1).optional().describe("poll/wait/stop: the id start returned"),
+    pattern: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("wait: a regular expression to wait for in a line of new output (default: wait for exit)"),
+    timeout_seconds: z.number().min(1).max(600).optional().describe("wait: give up waiting after this long (default 30)"),
+  });
+  return { monitorInput };
 });
+type Schemas = ReturnType<typeof schemas>;
 
-type MonitorInput = z.output<typeof monitorInput>;
+type MonitorInput = z.output<Schemas["monitorInput"]>;
 
 interface RunMonitors {
   readonly processes: Map<string, MonitoredProcess>;
@@ -427,7 +432,7 @@ export function createMonitorTool(options: MonitorToolOptions = {}): AnyToolDefi
     name: "monitor",
     description:
       "Run a long-running command in the background (dev server, watcher, long build) and watch it: start, poll new output, wait for a pattern or exit, stop.",
-    inputSchema: monitorInput,
+    inputSchema: schemas().monitorInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Monitor background command", destructiveHint: true, openWorldHint: true },

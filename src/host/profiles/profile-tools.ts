@@ -1,5 +1,5 @@
 import { type AnyToolDefinition, defineTool, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { ProfileCatalog, type ProfileToolOptions } from "./profile-catalog.js";
 import { profileManifest } from "./profile-manifest.js";
 import { recommendProfiles } from "./profile-recommendation.js";
@@ -7,14 +7,18 @@ import { profileView } from "./profile-view.js";
 import { createProfileWriteTools, createValidateProfileTool } from "./profile-write-tools.js";
 import { efficiencyReport } from "./run-history.js";
 
-const nameInput = z.object({ name: z.string().min(1).max(64).describe("The profile's name") });
-const recommendInput = z.object({
-  task: z.string().trim().min(1).max(10_000).describe("The task to find a profile for"),
-  max_results: z.number().int().min(1).max(10).optional().describe("Most profiles to suggest (default 3)"),
-});
-const reportInput = z.object({
-  profile: z.string().min(1).max(64).optional().describe("Only this profile"),
-  since_days: z.number().min(1).max(3650).optional().describe("Only runs of the last N days"),
+const schemas = lazySchemas((z) => {
+  const nameInput = z.object({ name: z.string().min(1).max(64).describe("The profile's name") });
+  const recommendInput = z.object({
+    task: z.string().trim().min(1).max(10_000).describe("The task to find a profile for"),
+    max_results: z.number().int().min(1).max(10).optional().describe("Most profiles to suggest (default 3)"),
+  });
+  const reportInput = z.object({
+    profile: z.string().min(1).max(64).optional().describe("Only this profile"),
+    since_days: z.number().min(1).max(3650).optional().describe("Only runs of the last N days"),
+  });
+  const listInput = z.object({});
+  return { nameInput, recommendInput, reportInput, listInput };
 });
 
 const TAGS = ["builtin", "profile", "agent"];
@@ -23,7 +27,7 @@ function listProfilesTool(catalog: ProfileCatalog): AnyToolDefinition {
   return defineTool({
     name: "list_profiles",
     description: "List the agent profiles with their descriptions.",
-    inputSchema: z.object({}),
+    inputSchema: schemas().listInput,
     tier: "deferred",
     annotations: { title: "List profiles", readOnlyHint: true },
     tags: [...TAGS, "list"],
@@ -39,7 +43,7 @@ function getProfileTool(catalog: ProfileCatalog): AnyToolDefinition {
   return defineTool({
     name: "get_profile",
     description: "Get an agent profile's definition.",
-    inputSchema: nameInput,
+    inputSchema: schemas().nameInput,
     tier: "deferred",
     annotations: { title: "Get profile", readOnlyHint: true },
     tags: [...TAGS, "get", "show"],
@@ -52,7 +56,7 @@ function manifestTool(catalog: ProfileCatalog): AnyToolDefinition {
     name: "get_profile_manifest",
     description:
       "Get the effective tool manifest of a profile: eager, discoverable and listed tools, and allowed tools that do not exist.",
-    inputSchema: nameInput,
+    inputSchema: schemas().nameInput,
     tier: "deferred",
     annotations: { title: "Profile manifest", readOnlyHint: true },
     tags: [...TAGS, "manifest", "tools", "effective"],
@@ -68,7 +72,7 @@ function recommendTool(catalog: ProfileCatalog): AnyToolDefinition {
   return defineTool({
     name: "recommend_profile",
     description: "Suggest agent profiles for a task, by keyword overlap between the task and the profiles' descriptions.",
-    inputSchema: recommendInput,
+    inputSchema: schemas().recommendInput,
     tier: "deferred",
     annotations: { title: "Recommend profile", readOnlyHint: true },
     tags: [...TAGS, "recommend", "suggest", "choose"],
@@ -86,7 +90,7 @@ function efficiencyTool(catalog: ProfileCatalog): AnyToolDefinition {
   return defineTool({
     name: "get_efficiency_report",
     description: "Report on profiles' run history: runs, success rate, mean steps, tool calls, tokens and duration.",
-    inputSchema: reportInput,
+    inputSchema: schemas().reportInput,
     tier: "deferred",
     annotations: { title: "Efficiency report", readOnlyHint: true },
     tags: [...TAGS, "report", "efficiency", "history", "metrics", "cost"],

@@ -1,36 +1,44 @@
 import { type AnyToolDefinition, defineTool, TOOL_NAME_PATTERN, type ToolContext, ToolError } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
 import { EntryLocks } from "../shared/entry-locks.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { type AgentProfile, formatAgentProfile, parseAgentProfile } from "./agent-profile.js";
 import type { ProfileCatalog } from "./profile-catalog.js";
 import type { ProfileDirectory } from "./profile-directory.js";
 import { profileView, profileWarnings } from "./profile-view.js";
 
-const toolNames = z.array(z.string().regex(TOOL_NAME_PATTERN, "must be a tool name")).max(500);
-const fields = {
-  model: z.string().trim().min(1).max(200).optional().describe("Model for runs under this profile"),
-  max_steps: z.number().int().min(1).max(1000).optional().describe("Most model turns per run"),
-  instructions: z.string().trim().min(1).max(50_000).optional().describe("Extra system instructions"),
-  allowed_tools: toolNames.optional().describe("Only these tools (plus AskUserQuestion, find_tool, skill)"),
-  tool_profile: z.enum(["core", "full", "acp", "minimal", "lite", "none"]).optional().describe("The tool profile (default core)"),
-  disabled_tools: toolNames.optional().describe("Tools turned off"),
-};
-const nameField = z.string().min(1).max(64).describe("Profile name: lower-case letters, digits, - and _");
-const createInput = z.object({
-  name: nameField,
-  description: z.string().trim().min(1).max(2000).describe("What the profile is for"),
-  ...fields,
+const schemas = lazySchemas((z) => {
+  const toolNames = z.array(z.string().regex(TOOL_NAME_PATTERN, "must be a tool name")).max(500);
+  const fields = {
+    model: z.string().trim().min(1).max(200).optional().describe("Model for runs under this profile"),
+    max_steps: z.number().int().min(1).max(1000).optional().describe("Most model turns per run"),
+    instructions: z.string().trim().min(1).max(50_000).optional().describe("Extra system instructions"),
+    allowed_tools: toolNames.optional().describe("Only these tools (plus AskUserQuestion, find_tool, skill)"),
+    tool_profile: z
+      .enum(["core", "full", "acp", "minimal", "lite", "none"])
+      .optional()
+      .describe("The tool profile (default core)"),
+    disabled_tools: toolNames.optional().describe("Tools turned off"),
+  };
+  const nameField = z.string().min(1).max(64).describe("Profile name: lower-case letters, digits, - and _");
+  const createInput = z.object({
+    name: nameField,
+    description: z.string().trim().min(1).max(2000).describe("What the profile is for"),
+    ...fields,
+  });
+  const updateInput = z.object({
+    name: nameField,
+    description: z.string().trim().min(1).max(2000).optional().describe("What the profile is for"),
+    ...fields,
+  });
+  const nameInput = z.object({ name: nameField });
+  const validateInput = z.object({ name: nameField, toml: z.string().max(100_000).describe("The profile's TOML") });
+  return { toolNames, fields, nameField, createInput, updateInput, nameInput, validateInput };
 });
-const updateInput = z.object({
-  name: nameField,
-  description: z.string().trim().min(1).max(2000).optional().describe("What the profile is for"),
-  ...fields,
-});
-const nameInput = z.object({ name: nameField });
-const validateInput = z.object({ name: nameField, toml: z.string().max(100_000).describe("The profile's TOML") });
+type Schemas = ReturnType<typeof schemas>;
 
-type Fields = z.output<typeof updateInput>;
+type Fields = z.output<Schemas["updateInput"]>;
 
 function merged(base: AgentProfile, input: Fields): AgentProfile {
   const tools = { ...base.tools };
@@ -64,7 +72,7 @@ function createTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefiniti
     name: "create_profile",
     description:
       "Create an agent profile (a TOML file in the profiles directory): description, model, max_steps, instructions, allowed tools.",
-    inputSchema: createInput,
+    inputSchema: schemas().createInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Create profile" },
@@ -88,7 +96,7 @@ function updateTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefiniti
   return defineTool({
     name: "update_profile",
     description: "Change fields of an agent profile in the profiles directory; fields left out keep their values.",
-    inputSchema: updateInput,
+    inputSchema: schemas().updateInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Update profile" },
@@ -113,7 +121,7 @@ function deleteTool(catalog: ProfileCatalog, locks: EntryLocks): AnyToolDefiniti
   return defineTool({
     name: "delete_profile",
     description: "Delete an agent profile from the profiles directory.",
-    inputSchema: nameInput,
+    inputSchema: schemas().nameInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Delete profile", destructiveHint: true },
@@ -152,7 +160,7 @@ export function createValidateProfileTool(catalog: ProfileCatalog): AnyToolDefin
   return defineTool({
     name: "validate_profile",
     description: "Dry-run validate an agent profile's TOML: syntax, fields, unknown tools. Writes nothing.",
-    inputSchema: validateInput,
+    inputSchema: schemas().validateInput,
     tier: "deferred",
     annotations: { title: "Validate profile", readOnlyHint: true },
     tags: ["builtin", "profile", "validate", "check", "lint", "toml"],

@@ -1,7 +1,7 @@
 import { type AnyToolDefinition, BUILTIN_TAG, defineTool, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { checkEntityName } from "../shared/entity-name.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import {
   DirectoryPromptExtensionStore,
   InMemoryPromptExtensionStore,
@@ -20,11 +20,14 @@ export interface PromptExtensionToolOptions {
   readonly store?: PromptExtensionStore;
 }
 
-const createInput = z.object({
-  kind: z.enum(["behavior", "talent"]).describe("behavior: how you should always work; talent: know-how for one kind of task"),
-  name: z.string().min(1).max(64).describe("Its name: lower-case letters, digits, - and _"),
-  description: z.string().trim().min(1).max(300).describe("One line: what it does or when it applies"),
-  content: z.string().trim().min(1).max(20_000).describe("The prompt text (Markdown), written as instructions to yourself"),
+const schemas = lazySchemas((z) => {
+  const createInput = z.object({
+    kind: z.enum(["behavior", "talent"]).describe("behavior: how you should always work; talent: know-how for one kind of task"),
+    name: z.string().min(1).max(64).describe("Its name: lower-case letters, digits, - and _"),
+    description: z.string().trim().min(1).max(300).describe("One line: what it does or when it applies"),
+    content: z.string().trim().min(1).max(20_000).describe("The prompt text (Markdown), written as instructions to yourself"),
+  });
+  return { createInput };
 });
 
 /**
@@ -39,7 +42,7 @@ export function createPromptExtensionTool(store: PromptExtensionStore): AnyToolD
     name: "create_prompt_extension",
     description:
       "Create a behavior or talent prompt extension: standing instructions (behavior) or task know-how (talent) added to later system prompts.",
-    inputSchema: createInput,
+    inputSchema: schemas().createInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Create prompt extension" },

@@ -6,10 +6,10 @@ import {
   type ToolCallResult,
   type ToolGroup,
 } from "agent-tool-catalog";
-import { z } from "zod";
 import { countOf } from "../../errors/count-of.js";
 import { childCallId } from "../../tool/child-call-id.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { callThroughRun } from "./call-through-run.js";
 import { RecipeDirectory } from "./recipe.js";
@@ -35,13 +35,16 @@ export interface RecipeToolOptions {
   readonly maxStepOutputChars?: number;
 }
 
-const runInput = z.object({
-  name: z.string().min(1).max(64).describe("The recipe's name (its file name without .yaml)"),
-  variables: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .optional()
-    .describe("Values for the recipe's {{variables}}"),
-  continue_on_error: z.boolean().optional().describe("Run the remaining steps after a failed one (default false: stop)"),
+const schemas = lazySchemas((z) => {
+  const runInput = z.object({
+    name: z.string().min(1).max(64).describe("The recipe's name (its file name without .yaml)"),
+    variables: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe("Values for the recipe's {{variables}}"),
+    continue_on_error: z.boolean().optional().describe("Run the remaining steps after a failed one (default false: stop)"),
+  });
+  return { runInput };
 });
 
 function report(index: number, label: string, tool: string, result: ToolCallResult, maxChars: number): string {
@@ -76,7 +79,7 @@ export function createRunRecipeTool(options: RecipeToolOptions & { readonly reci
     name: "run_recipe",
     description:
       "Execute a multi-step recipe (a YAML file of tool calls with {{variable}} placeholders) from the recipes directory.",
-    inputSchema: runInput,
+    inputSchema: schemas().runInput,
     tier: "deferred",
     annotations: { title: "Run recipe" },
     tags: ["builtin", "recipe", "steps", "sequence", "yaml", "automation", "run"],

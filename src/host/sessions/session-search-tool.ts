@@ -7,9 +7,9 @@ import {
   type ToolGroup,
   tokenize,
 } from "agent-tool-catalog";
-import { z } from "zod";
 import { checkNumberOption } from "../../errors/check-number-option.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { StoredTranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
 /**
@@ -24,18 +24,21 @@ export interface SessionSearchOptions {
   readonly maxEntries?: number;
 }
 
-const searchInput = z.object({
-  query: z.string().trim().min(1).max(500).describe("Words to look for: a file, an error, a decision, a tool"),
-  scope: z
-    .enum(["session", "earlier", "all"])
-    .optional()
-    .describe("session: this conversation; earlier: past ones; all: both (default all)"),
-  kinds: z
-    .array(z.enum(["message", "tool_call", "tool_result"]))
-    .min(1)
-    .optional()
-    .describe("Only these kinds of entries (default all)"),
-  limit: z.number().int().min(1).max(50).optional().describe("Most hits (default 8)"),
+const schemas = lazySchemas((z) => {
+  const searchInput = z.object({
+    query: z.string().trim().min(1).max(500).describe("Words to look for: a file, an error, a decision, a tool"),
+    scope: z
+      .enum(["session", "earlier", "all"])
+      .optional()
+      .describe("session: this conversation; earlier: past ones; all: both (default all)"),
+    kinds: z
+      .array(z.enum(["message", "tool_call", "tool_result"]))
+      .min(1)
+      .optional()
+      .describe("Only these kinds of entries (default all)"),
+    limit: z.number().int().min(1).max(50).optional().describe("Most hits (default 8)"),
+  });
+  return { searchInput };
 });
 
 const SNIPPET_CHARS = 300;
@@ -86,7 +89,7 @@ export function createSessionSearchTool(store: TranscriptStore, options: Session
     name: "session_search",
     description:
       "Search the transcript of this session and earlier ones (messages, tool calls, tool results) for what was said or done; returns ranked snippets.",
-    inputSchema: searchInput,
+    inputSchema: schemas().searchInput,
     tier: "deferred",
     annotations: { title: "Search sessions", readOnlyHint: true },
     tags: [BUILTIN_TAG, CORE_SET_TAG, "session", "history", "transcript", "search", "memory", "recall"],

@@ -8,9 +8,10 @@ import {
   ToolError,
   type ToolGroup,
 } from "agent-tool-catalog";
-import { z } from "zod";
+import type { z } from "zod";
 import { checkEntityName } from "../shared/entity-name.js";
 import { EntryLocks } from "../shared/entry-locks.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { rememberWorkspaceAnchor } from "../shared/pinned-host-directory.js";
 import { WorkspaceAnchoredStores } from "../shared/workspace-anchored-stores.js";
 import { DirectorySkillStore } from "./directory-skill-store.js";
@@ -47,22 +48,30 @@ export interface SkillManageOptions {
   readonly store?: ManagedSkillStore;
 }
 
-const manageInput = z.object({
-  action: z.enum(["list", "read", "create", "update", "delete"]).describe("What to do"),
-  name: z.string().min(1).max(80).optional().describe("The skill's name, or its skill://<name> URI (all but list)"),
-  description: z.string().trim().min(1).max(1024).optional().describe("create/update: when to use the skill"),
-  body: z.string().min(1).max(100_000).optional().describe("create/update: the instructions (Markdown)"),
-  allowed_tools: z.array(z.string().min(1)).max(100).optional().describe("create/update: the only tools it may use while active"),
-  context: z.enum(["inline", "fork"]).optional().describe("create/update: fork runs it in a subagent (default inline)"),
-  content: z
-    .string()
-    .min(1)
-    .max(120_000)
-    .optional()
-    .describe("create/update: the whole SKILL.md (front matter and body) instead of the fields above"),
+const schemas = lazySchemas((z) => {
+  const manageInput = z.object({
+    action: z.enum(["list", "read", "create", "update", "delete"]).describe("What to do"),
+    name: z.string().min(1).max(80).optional().describe("The skill's name, or its skill://<name> URI (all but list)"),
+    description: z.string().trim().min(1).max(1024).optional().describe("create/update: when to use the skill"),
+    body: z.string().min(1).max(100_000).optional().describe("create/update: the instructions (Markdown)"),
+    allowed_tools: z
+      .array(z.string().min(1))
+      .max(100)
+      .optional()
+      .describe("create/update: the only tools it may use while active"),
+    context: z.enum(["inline", "fork"]).optional().describe("create/update: fork runs it in a subagent (default inline)"),
+    content: z
+      .string()
+      .min(1)
+      .max(120_000)
+      .optional()
+      .describe("create/update: the whole SKILL.md (front matter and body) instead of the fields above"),
+  });
+  return { manageInput };
 });
+type Schemas = ReturnType<typeof schemas>;
 
-type ManageInput = z.output<typeof manageInput>;
+type ManageInput = z.output<Schemas["manageInput"]>;
 
 function requireName(input: ManageInput): string {
   if (input.name === undefined) {
@@ -157,7 +166,7 @@ function skillManageTool(storeFor: (context: ToolContext) => ManagedSkillStore):
   return defineTool({
     name: "skill_manage",
     description: "Manage skills (SKILL.md instruction packs): list, read (name or skill://<name>), create, update or delete one.",
-    inputSchema: manageInput,
+    inputSchema: schemas().manageInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Manage skills" },

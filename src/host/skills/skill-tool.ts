@@ -1,8 +1,8 @@
 import { type AnyToolDefinition, createRunStorageKey, defineTool, type ToolContext, ToolError } from "agent-tool-catalog";
-import { z } from "zod";
 import { type AgentDepthOptions, checkAgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { contextRun, type RunResolver } from "../shared/host-run.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { SkillDocument } from "./skill-document.js";
 import type { SkillStore } from "./skill-store.js";
 
@@ -26,13 +26,16 @@ export interface SkillToolOptions extends AgentDepthOptions {
 /** The constraints this run's active inline skills hold: skill name to release function. */
 const ACTIVE_SKILLS = createRunStorageKey("active-skills", () => new Map<string, () => void>());
 
-const skillInput = z.object({
-  action: z
-    .enum(["invoke", "end", "list"])
-    .optional()
-    .describe('"invoke" a skill (default), "end" an active one, or "list" the skills'),
-  name: z.string().min(1).max(64).optional().describe("The skill's name (for invoke and end)"),
-  arguments: z.string().max(20_000).optional().describe("Input for the skill; replaces $ARGUMENTS in its instructions"),
+const schemas = lazySchemas((z) => {
+  const skillInput = z.object({
+    action: z
+      .enum(["invoke", "end", "list"])
+      .optional()
+      .describe('"invoke" a skill (default), "end" an active one, or "list" the skills'),
+    name: z.string().min(1).max(64).optional().describe("The skill's name (for invoke and end)"),
+    arguments: z.string().max(20_000).optional().describe("Input for the skill; replaces $ARGUMENTS in its instructions"),
+  });
+  return { skillInput };
 });
 
 function withArguments(body: string, args: string | undefined): string {
@@ -122,7 +125,7 @@ export function createSkillTool(options: SkillToolOptions): AnyToolDefinition {
   return defineTool({
     name: "skill",
     description: 'Invoke a skill (a packaged set of instructions) by name, end an active one, or list them: {"action":"list"}.',
-    inputSchema: skillInput,
+    inputSchema: schemas().skillInput,
     tier: "core",
     annotations: { title: "Skill" },
     tags: ["builtin", "skill", "instructions", "playbook", "invoke"],

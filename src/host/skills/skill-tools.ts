@@ -1,10 +1,10 @@
 import { ALWAYS_AVAILABLE_TOOLS, type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { type AgentDepthOptions, checkAgentDepthOptions } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import { checkEntityName } from "../shared/entity-name.js";
 import type { RunResolver } from "../shared/host-run.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { DirectorySkillStore } from "./directory-skill-store.js";
 import type { PackRegistry, SkillPack } from "./pack-registry.js";
 import { formatSkillDocument, parseSkillDocument } from "./skill-document.js";
@@ -37,22 +37,26 @@ export interface SkillToolGroupOptions extends AgentDepthOptions {
   readonly agentRunner?: AgentRunner;
 }
 
-const createInput = z.object({
-  name: z.string().min(1).max(64).describe("The skill's name: lower-case letters, digits, - and _ (its folder name)"),
-  description: z.string().trim().min(1).max(1024).describe("When to use the skill: what the model reads to pick it"),
-  body: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100_000)
-    .describe("The instructions, in Markdown; $ARGUMENTS is replaced by the invocation's arguments"),
-  allowed_tools: z.array(z.string().min(1).max(64)).max(200).optional().describe("Tools the skill may use while active"),
-  context: z.enum(["inline", "fork"]).optional().describe('"fork" runs the skill in a subagent (default inline)'),
-});
-const packInput = z.object({
-  action: z.enum(["list", "search", "activate"]).describe("list the packs, search them by keywords, or activate one"),
-  query: z.string().trim().min(1).max(500).optional().describe("For search: keywords"),
-  name: z.string().min(1).max(200).optional().describe("For activate: the pack's name"),
+const schemas = lazySchemas((z) => {
+  const createInput = z.object({
+    name: z.string().min(1).max(64).describe("The skill's name: lower-case letters, digits, - and _ (its folder name)"),
+    description: z.string().trim().min(1).max(1024).describe("When to use the skill: what the model reads to pick it"),
+    body: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100_000)
+      .describe("The instructions, in Markdown; $ARGUMENTS is replaced by the invocation's arguments"),
+    allowed_tools: z.array(z.string().min(1).max(64)).max(200).optional().describe("Tools the skill may use while active"),
+    context: z.enum(["inline", "fork"]).optional().describe('"fork" runs the skill in a subagent (default inline)'),
+  });
+  const packInput = z.object({
+    action: z.enum(["list", "search", "activate"]).describe("list the packs, search them by keywords, or activate one"),
+    query: z.string().trim().min(1).max(500).optional().describe("For search: keywords"),
+    name: z.string().min(1).max(200).optional().describe("For activate: the pack's name"),
+  });
+  const verifyInput = z.object({ name: z.string().min(1).max(64).describe("The skill's name") });
+  return { createInput, packInput, verifyInput };
 });
 
 function createSkillAuthoringTool(directory: DirectorySkillStore): AnyToolDefinition {
@@ -60,7 +64,7 @@ function createSkillAuthoringTool(directory: DirectorySkillStore): AnyToolDefini
     name: "create_skill",
     description:
       "Author a new skill: writes <skills dir>/<name>/SKILL.md with YAML front matter (name, description, allowed-tools, context) and the body.",
-    inputSchema: createInput,
+    inputSchema: schemas().createInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Create skill" },
@@ -86,7 +90,7 @@ function createVerifyTool(verifier: SkillVerifier): AnyToolDefinition {
   return defineTool({
     name: "verify_skill",
     description: "Validate a skill (front matter, body, tools it names) and write verification metadata next to it.",
-    inputSchema: z.object({ name: z.string().min(1).max(64).describe("The skill's name") }),
+    inputSchema: schemas().verifyInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Verify skill" },
@@ -116,7 +120,7 @@ function createPackTool(packs: PackRegistry): AnyToolDefinition {
   return defineTool({
     name: "manage_skill_packs",
     description: "Manage skill pack subscriptions: list the packs, search them by keywords, or activate one.",
-    inputSchema: packInput,
+    inputSchema: schemas().packInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Skill packs" },

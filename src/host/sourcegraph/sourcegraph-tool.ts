@@ -1,7 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { countOf } from "../../errors/count-of.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 
 /**
@@ -20,9 +20,17 @@ export interface SourcegraphOptions {
   readonly timeoutMs?: number;
 }
 
-const searchInput = z.object({
-  query: z.string().trim().min(1).max(2000).describe('Sourcegraph query, e.g. "repo:^github\\.com/org/ lang:go func NewServer"'),
-  max_results: z.number().int().min(1).max(100).optional().describe("Most matches to return (default 20)"),
+const schemas = lazySchemas((z) => {
+  const searchInput = z.object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .describe('Sourcegraph query, e.g. "repo:^github\\.com/org/ lang:go func NewServer"'),
+    max_results: z.number().int().min(1).max(100).optional().describe("Most matches to return (default 20)"),
+  });
+  return { searchInput };
 });
 
 function graphqlUrl(endpoint: string): string {
@@ -134,7 +142,7 @@ export function createSourcegraphTool(options: SourcegraphOptions & { readonly e
     name: "sourcegraph",
     description:
       "Search code across repositories with Sourcegraph (repo:, file:, lang:, regex). Returns repository, file, line and matching text.",
-    inputSchema: searchInput,
+    inputSchema: schemas().searchInput,
     tier: "deferred",
     annotations: { title: "Sourcegraph search", readOnlyHint: true, openWorldHint: true },
     tags: ["builtin", "sourcegraph", "code", "search", "repository", "grep", "cross-repo"],

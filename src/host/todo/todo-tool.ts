@@ -1,13 +1,16 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { TODO_LIST, type TodoItem } from "./todo-list.js";
 
-const todoInput = z.object({
-  action: z.enum(["add", "update", "complete", "list"]).describe("add items, update one, mark one complete, or list them"),
-  items: z.array(z.string().trim().min(1).max(500)).min(1).max(50).optional().describe("For add: the items' texts"),
-  id: z.number().int().min(1).optional().describe("For update and complete: the item's id"),
-  text: z.string().trim().min(1).max(500).optional().describe("For update: the new text"),
-  status: z.enum(["pending", "in_progress", "completed"]).optional().describe("For update: the new status"),
+const schemas = lazySchemas((z) => {
+  const todoInput = z.object({
+    action: z.enum(["add", "update", "complete", "list"]).describe("add items, update one, mark one complete, or list them"),
+    items: z.array(z.string().trim().min(1).max(500)).min(1).max(50).optional().describe("For add: the items' texts"),
+    id: z.number().int().min(1).optional().describe("For update and complete: the item's id"),
+    text: z.string().trim().min(1).max(500).optional().describe("For update: the new text"),
+    status: z.enum(["pending", "in_progress", "completed"]).optional().describe("For update: the new status"),
+  });
+  return { todoInput };
 });
 
 const MARKS: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
@@ -37,7 +40,7 @@ export function createTodoTool(): AnyToolDefinition {
     name: "todo",
     description:
       "Keep a todo list for this task: add items, update one (text or status), complete one, or list them. Returns the whole list.",
-    inputSchema: todoInput,
+    inputSchema: schemas().todoInput,
     tier: "core",
     annotations: { title: "Todo list" },
     tags: ["builtin", "todo", "plan", "checklist", "tasks", "progress"],

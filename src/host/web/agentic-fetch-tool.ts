@@ -1,14 +1,17 @@
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
-import { z } from "zod";
 import { type AgentDepthOptions, checkAgentDepthOptions, childDepthOf } from "../agents/agent-depth.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import { fetchForCall } from "./fetch-for-call.js";
 import type { WebFetcher } from "./web-fetcher.js";
 
-const agenticInput = z.object({
-  url: z.string().min(1).max(8192).describe("The http(s) URL of the page"),
-  prompt: z.string().trim().min(1).max(10_000).describe("What to find or extract from the page"),
-  timeout_seconds: z.number().min(1).max(120).optional().describe("Give up fetching after this many seconds (default 20)"),
+const schemas = lazySchemas((z) => {
+  const agenticInput = z.object({
+    url: z.string().min(1).max(8192).describe("The http(s) URL of the page"),
+    prompt: z.string().trim().min(1).max(10_000).describe("What to find or extract from the page"),
+    timeout_seconds: z.number().min(1).max(120).optional().describe("Give up fetching after this many seconds (default 20)"),
+  });
+  return { agenticInput };
 });
 
 /** Page text handed to the sub-agent at most; a longer page is cut with a marker. */
@@ -29,7 +32,7 @@ export function createAgenticFetchTool(
     name: "agentic_fetch",
     description:
       "Fetch a web page and have a sub-agent answer a prompt about it; returns the answer, not the page. Use it for long pages.",
-    inputSchema: agenticInput,
+    inputSchema: schemas().agenticInput,
     tier: "deferred",
     annotations: { title: "Agentic fetch", readOnlyHint: true, openWorldHint: true },
     tags: ["builtin", "web", "fetch", "agent", "extract", "summarize", "page"],

@@ -1,10 +1,13 @@
 import { type AnyToolDefinition, defineTool } from "agent-tool-catalog";
-import { z } from "zod";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { WebSearcher } from "./web-searcher.js";
 
-const searchInput = z.object({
-  query: z.string().trim().min(1).max(1000).describe("Keywords to search for"),
-  max_results: z.number().int().min(1).max(50).optional().describe("Most results to return, 1-50 (default 5)"),
+const schemas = lazySchemas((z) => {
+  const searchInput = z.object({
+    query: z.string().trim().min(1).max(1000).describe("Keywords to search for"),
+    max_results: z.number().int().min(1).max(50).optional().describe("Most results to return, 1-50 (default 5)"),
+  });
+  return { searchInput };
 });
 
 /**
@@ -17,7 +20,7 @@ export function createWebSearchTool(searcher: WebSearcher): AnyToolDefinition {
     name: "web_search",
     description:
       "Search the web by keywords; returns titles, URLs and snippets (up to 50 results, default 5). Read a result with web_fetch.",
-    inputSchema: searchInput,
+    inputSchema: schemas().searchInput,
     tier: "deferred",
     annotations: { title: "Web search", readOnlyHint: true, openWorldHint: true },
     tags: ["builtin", "web", "search", "internet", "query", "google", "results"],

@@ -1,11 +1,11 @@
 import { type AnyToolDefinition, defineTool, type ToolContext, ToolError, type ToolGroup } from "agent-tool-catalog";
-import { z } from "zod";
 import { type AgentDepthOptions, checkAgentDepthOptions, checkMaxWaitSeconds, childDepthOf } from "../agents/agent-depth.js";
 import { boundedWait } from "../shared/bounded-wait.js";
 import { workflowChildRun } from "../shared/child-run-records.js";
 import { conversationIdOf } from "../shared/conversation-id.js";
 import { checkEntityName } from "../shared/entity-name.js";
 import { isoTime } from "../shared/iso-time.js";
+import { lazySchemas } from "../shared/lazy-zod.js";
 import type { WorkflowRunSnapshot, WorkflowService } from "./workflow-service.js";
 
 /**
@@ -23,26 +23,29 @@ export interface WorkflowToolOptions extends AgentDepthOptions {
   readonly maxWaitSeconds?: number;
 }
 
-const createInput = z.object({
-  name: z.string().min(1).max(64).describe("The workflow's name: lower-case letters, digits, - and _"),
-  description: z.string().trim().min(1).max(2000).describe("What it does"),
-  source: z
-    .string()
-    .min(1)
-    .max(200_000)
-    .describe("TypeScript source of a WorkflowDefinition using ctx.agent, ctx.parallel, ctx.pipeline"),
-  scope: z.enum(["project", "user"]).optional().describe("Where it would be installed (default project)"),
-});
-const runInput = z.object({
-  name: z.string().min(1).max(64).optional().describe("The workflow to run (not needed with resume_run_id)"),
-  args: z.record(z.string(), z.unknown()).optional().describe("The workflow's arguments"),
-  wait: z.boolean().optional().describe("Wait for the result, up to timeout_seconds (default true)"),
-  timeout_seconds: z.number().int().min(1).optional().describe("Most seconds to wait (default 60); the run goes on after"),
-  resume_run_id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("A run to pick up: wait for it if running, resume it if failed or cancelled"),
+const schemas = lazySchemas((z) => {
+  const createInput = z.object({
+    name: z.string().min(1).max(64).describe("The workflow's name: lower-case letters, digits, - and _"),
+    description: z.string().trim().min(1).max(2000).describe("What it does"),
+    source: z
+      .string()
+      .min(1)
+      .max(200_000)
+      .describe("TypeScript source of a WorkflowDefinition using ctx.agent, ctx.parallel, ctx.pipeline"),
+    scope: z.enum(["project", "user"]).optional().describe("Where it would be installed (default project)"),
+  });
+  const runInput = z.object({
+    name: z.string().min(1).max(64).optional().describe("The workflow to run (not needed with resume_run_id)"),
+    args: z.record(z.string(), z.unknown()).optional().describe("The workflow's arguments"),
+    wait: z.boolean().optional().describe("Wait for the result, up to timeout_seconds (default true)"),
+    timeout_seconds: z.number().int().min(1).optional().describe("Most seconds to wait (default 60); the run goes on after"),
+    resume_run_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A run to pick up: wait for it if running, resume it if failed or cancelled"),
+  });
+  return { createInput, runInput };
 });
 
 /** A snapshot as the model reads it; the run records the workflow run's latest status among its child runs. */
@@ -83,7 +86,7 @@ function createRunTool(service: WorkflowService, options: WorkflowToolOptions): 
     name: "run_workflow",
     description:
       "Run a named workflow (host-registered TypeScript composing sub-agents), or pick up a run with resume_run_id. Waits up to timeout_seconds unless wait is false.",
-    inputSchema: runInput,
+    inputSchema: schemas().runInput,
     tier: "deferred",
     // A child agent can act with the parent's tools: ask for it as for any destructive call.
     mutating: true,
@@ -119,7 +122,7 @@ function createAuthoringTool(service: WorkflowService): AnyToolDefinition {
     name: "create_workflow",
     description:
       "Propose a new workflow: its TypeScript source is stored for a person to review and install. It is never run as written; it becomes runnable only once the host registers it.",
-    inputSchema: createInput,
+    inputSchema: schemas().createInput,
     tier: "deferred",
     mutating: true,
     annotations: { title: "Create workflow" },
