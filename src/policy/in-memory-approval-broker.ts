@@ -25,12 +25,20 @@ export interface InMemoryApprovalBrokerOptions {
   readonly now?: () => number;
   /**
    * Makes request ids: each must be a non-empty string no pending request has (an id from a
-   * clock repeats for two calls of one step). A request given a repeated id is refused, so an
-   * approval always names one call.
+   * clock repeats for two calls of one step), nor one of the last 10,000 decided requests (an
+   * approval sent late for a decided request would approve the new one). A request given a
+   * repeated id is refused, so an approval always names one call.
    * @defaultValue `crypto.randomUUID`
    */
   readonly createId?: () => string;
 }
+
+/**
+ * How many decided request ids are remembered to refuse a `createId` repeating one. Memory stays
+ * bounded (ids of that many requests, oldest forgotten first); the window covers every late
+ * answer a person could still send for a request decided among the last 10,000.
+ */
+const REMEMBERED_DECIDED_IDS = 10_000;
 
 interface Pending {
   readonly request: ApprovalRequest;
@@ -46,6 +54,8 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved`. */
   readonly events = new EventBus<ApprovalEvents>();
   private readonly waiting = new Map<string, Pending>();
+  /** Ids of the most recently decided requests, oldest first (a Set keeps insertion order). */
+  private readonly decided = new Set<string>();
   private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly createId: () => string;
@@ -67,15 +77,22 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
     const requestedAt = this.now();
     // A repeated id replaced the pending request in the table: approving the call the host was
     // shown (by `approval.requested`) ran the other one. Refused, the call answers that approvals
-    // are unavailable and does nothing; the request already waiting keeps its id.
+    // are unavailable and does nothing; the request already waiting keeps its id. An id of a
+    // request already decided is refused too: an approval sent late for that request (the host's
+    // page still showing it) would otherwise approve this call, which nobody was shown.
     let id: string;
     try {
-      id = hostMadeId(this.createId(), this.waiting, {
-        where: "InMemoryApprovalBroker",
-        item: "request",
-        holder: "a request still pending",
-        outcome: "The call was not sent for approval.",
-      });
+      const made = this.createId();
+      id = hostMadeId(
+        made,
+        { has: (candidate) => this.waiting.has(candidate) || this.decided.has(candidate) },
+        {
+          where: "InMemoryApprovalBroker",
+          item: "request",
+          holder: typeof made === "string" && this.decided.has(made) ? "a request already decided" : "a request still pending",
+          outcome: "The call was not sent for approval.",
+        },
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -91,6 +108,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
       const onAbort = () => settle({ id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" });
       const settle = (resolution: ApprovalResolution) => {
         if (!this.waiting.delete(request.id)) return;
+        this.remember(request.id);
         if (timer !== undefined) clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.events.emit("approval.resolved", { ...resolution, request });
@@ -116,6 +134,17 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.events.emit("approval.requested", request);
     });
+  }
+
+  /** Keeps `id` among the decided ones, forgetting the oldest past the bound. */
+  private remember(id: string): void {
+    this.decided.add(id);
+    if (this.decided.size > REMEMBERED_DECIDED_IDS) {
+      for (const oldest of this.decided) {
+        this.decided.delete(oldest);
+        break;
+      }
+    }
   }
 
   /** Approves a pending request. */

@@ -70,6 +70,14 @@ export interface StoredApprovalRequest extends ApprovalRequest {
 export interface ApprovalDecisionOptions {
   /** Decide only if the request is for exactly these arguments (what the person saw). */
   readonly argumentsDigest?: string;
+  /**
+   * `approve` only: the approver was shown that the request's input was cut for storage
+   * (`inputTruncated`) and approves it anyway. Without it a truncated request is not approved
+   * (`approve` answers false and the request stays pending, to be denied or approved so): an
+   * approver cannot approve what it was not shown without saying so.
+   * @defaultValue false
+   */
+  readonly inputTruncatedSeen?: boolean;
 }
 
 interface Waiter {
@@ -83,7 +91,8 @@ interface Waiter {
 // set; ARGV: id, decision, reason, resolvedBy, "overdue" (deny only once past the deadline: a
 // reader tidying up, not the waiter giving up) or "", required digest or "", retain ms, channel.
 // Returns 1 when decided, 0 when it was not pending (or not yet overdue), -1 past its deadline,
-// -2 digest mismatch.
+// -2 digest mismatch, -3 an approval by a person of a request whose stored input was cut, without
+// ARGV[9] == 'seen' (the approver was not shown all of it and did not say it saw the mark).
 // A request whose hash is gone (Redis restarted from an older snapshot, the key evicted) leaves the
 // pending set too, or its id would stay there for good and be read again by every pending().
 const DECIDE = `
@@ -91,6 +100,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if status == false then redis.call('ZREM', KEYS[2], ARGV[1]) return 0 end
 if status ~= 'pending' then return 0 end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'digest') ~= ARGV[6] then return -2 end
+if ARGV[2] == 'approved' and ARGV[4] == 'host' and ARGV[9] ~= 'seen' and redis.call('HGET', KEYS[1], 'truncated') == '1' then return -3 end
 ${REDIS_NOW_LUA}
 local overdue = now >= tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
 if ARGV[5] == 'overdue' and not overdue then return 0 end
@@ -111,14 +121,15 @@ return 1
 `;
 
 // Stores a new request with its deadline by Redis's clock. KEYS[1] the request hash, KEYS[2] the
-// pending set; ARGV: id, request JSON, digest, run id, timeout ms, retain ms. Returns
+// pending set; ARGV: id, request JSON, digest, run id, timeout ms, retain ms, '1' when the stored
+// input was cut (else '0'). Returns
 // {requestedAt, expiresAt} as Redis's clock has them. The first write is refused whole under OOM.
 const STORE = `
 ${REDIS_NOW_LUA}
 local requestedAt = string.format('%.0f', now)
 local expiresAt = string.format('%.0f', now + tonumber(ARGV[5]))
 redis.call('HSET', KEYS[1], 'status', 'pending', 'request', ARGV[2], 'digest', ARGV[3], 'runId', ARGV[4],
-  'requestedAt', requestedAt, 'expiresAt', expiresAt)
+  'requestedAt', requestedAt, 'expiresAt', expiresAt, 'truncated', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]) + tonumber(ARGV[6]))
 redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
 return {requestedAt, expiresAt}
@@ -280,19 +291,24 @@ export class RedisApprovalBroker implements ApprovalBroker {
       request.runId,
       String(timeoutMs),
       String(this.retainMs),
+      request.inputTruncated ? "1" : "0",
     );
   }
 
   /**
    * Approves a pending request, from any process. False when it is not pending (decided, timed
-   * out, unknown) or, with `argumentsDigest`, when it is for other arguments.
+   * out, unknown), with `argumentsDigest`, when it is for other arguments, and for a request whose
+   * stored input was cut (`inputTruncated`) unless `inputTruncatedSeen` is true (it stays pending).
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`: the
    * approval is not confirmed (it may still land, and counts only if it lands before the
    * request's deadline).
    */
   async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
     const outcome = await this.bounded("RedisApprovalBroker.approve", true, () =>
-      this.decide(id, "approved", "", "host", { digest: options.argumentsDigest }),
+      this.decide(id, "approved", "", "host", {
+        digest: options.argumentsDigest,
+        truncatedSeen: options.inputTruncatedSeen === true,
+      }),
     );
     return outcome === 1;
   }
@@ -444,7 +460,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     decision: "approved" | "denied",
     reason: string,
     resolvedBy: ApprovalResolution["resolvedBy"],
-    options: { readonly digest?: string | undefined; readonly overdueOnly?: boolean } = {},
+    options: { readonly digest?: string | undefined; readonly overdueOnly?: boolean; readonly truncatedSeen?: boolean } = {},
   ): Promise<number> {
     const outcome = (await this.redis.eval(
       DECIDE,
@@ -459,6 +475,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
       options.digest ?? "",
       String(this.retainMs),
       this.channel(),
+      options.truncatedSeen === true ? "seen" : "",
     )) as number;
     if (outcome !== 0 && this.waiters.has(id)) await this.collect(id);
     return outcome;

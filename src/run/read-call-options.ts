@@ -5,6 +5,7 @@ export interface ReadCallOptions {
   readonly signal: AbortSignal | undefined;
   readonly callId: string | undefined;
   readonly approved: boolean;
+  readonly approvedTool: object | undefined;
 }
 
 /**
@@ -16,18 +17,22 @@ export interface ReadCallOptions {
  * `removeEventListener`), so a signal from another realm or a polyfill works too.
  */
 export function readCallOptions(options: unknown): ReadCallOptions | ToolCallErrorInfo {
-  if (options === undefined || options === null) return { signal: undefined, callId: undefined, approved: false };
+  if (options === undefined || options === null) {
+    return { signal: undefined, callId: undefined, approved: false, approvedTool: undefined };
+  }
   if (typeof options !== "object" && typeof options !== "function") {
     return hostSlip(`The call options must be an object; got ${typeof options}.`);
   }
   let signal: unknown;
   let callId: unknown;
   let approved: unknown;
+  let approvedTool: unknown;
   try {
-    const fields = options as { signal?: unknown; callId?: unknown; approved?: unknown };
+    const fields = options as { signal?: unknown; callId?: unknown; approved?: unknown; approvedTool?: unknown };
     signal = fields.signal;
     callId = fields.callId;
     approved = fields.approved;
+    approvedTool = fields.approvedTool;
   } catch {
     return hostSlip("Reading the call options threw.");
   }
@@ -39,6 +44,9 @@ export function readCallOptions(options: unknown): ReadCallOptions | ToolCallErr
     signal: (signal ?? undefined) as AbortSignal | undefined,
     callId: typeof callId === "string" ? callId : undefined,
     approved: approved === true,
+    // Compared by identity with the tool's registry entry: anything but an object matches nothing.
+    approvedTool:
+      approvedTool === undefined ? undefined : typeof approvedTool === "object" && approvedTool !== null ? approvedTool : {},
   };
 }
 

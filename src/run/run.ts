@@ -178,6 +178,14 @@ export interface CallOptions {
    * @defaultValue false
    */
   readonly approved?: boolean;
+  /**
+   * The tool an approval obtained through the host's own flow was given for: the descriptor its
+   * request showed (from `run.availableTools()` or `run.definitions()` at that time). The call runs
+   * only while the tool's registry entry is still that one; a tool removed and registered again
+   * under its name (or updated) since is refused, as a call waiting on the run's broker is.
+   * @defaultValue not checked
+   */
+  readonly approvedTool?: ToolDescriptor;
 }
 
 export type { RunState } from "./run-state.js";
@@ -789,6 +797,12 @@ export class Run {
     const hidden = this.hiddenError(name, entry, viaToolbox);
     if (hidden !== undefined) return this.fail(name, callId, started, hidden, undefined);
     const compiled = (entry as RegistryEntry).compiled;
+    // Approved by the host's own flow for another definition of this name: the tool was removed
+    // and registered again (or updated) between the request and the answer. What runs is
+    // `compiled`, read here, so this one comparison covers every wait before the handler.
+    if (options.approvedTool !== undefined && options.approvedTool !== compiled.descriptor) {
+      return this.fail(name, callId, started, changedWhileWaiting(replacedError(name)), undefined);
+    }
     const parsed = parseToolArguments(args, this.maxInputLength, name);
     if (!parsed.ok) return this.fail(name, callId, started, parsed.error, undefined);
     let validated: Awaited<ReturnType<typeof compiled.validate>>;

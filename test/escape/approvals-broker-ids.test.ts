@@ -68,4 +68,61 @@ describe("approval request ids the host makes", () => {
     expect(await Promise.all(calls)).toMatchObject([{ ok: true }, { ok: true }]);
     expect(done).toEqual(["thesis", "old draft"]);
   });
+
+  escapeAttempt(
+    "approvals",
+    "an id of a request already decided is refused: a late approval for it approves nothing new",
+    async () => {
+      // A host id source that restarts its counter (a per-page counter, a reset sequence): the
+      // second call gets the id of the first, already approved. The approver's page still shows
+      // the first request and its approve is sent again (a double click, a retried post).
+      const { done, approvals, run, shown } = notebook(() => "apr-1");
+      const first = run.call("delete_note", { title: "old draft" });
+      await expect.poll(() => shown.length).toBe(1);
+      expect(await approvals.approve("apr-1")).toBe(true);
+      expect(await first).toMatchObject({ ok: true });
+      const second = run.call("delete_note", { title: "thesis" });
+      const lateApproval = await new Promise<boolean>((resolve) => setTimeout(() => resolve(approvals.approve("apr-1")), 50));
+      expect(await second).toMatchObject({ ok: false, error: { code: "approval_denied" } });
+      expect(lateApproval).toBe(false);
+      expect(done).toEqual(["old draft"]);
+    },
+  );
+
+  it("control: with ids of their own, a late approval of a decided request approves nothing, and the new call runs once approved", async () => {
+    let next = 0;
+    const { done, approvals, run, shown } = notebook(() => `apr-${++next}`);
+    const first = run.call("delete_note", { title: "old draft" });
+    await expect.poll(() => shown.length).toBe(1);
+    expect(await approvals.approve("apr-1")).toBe(true);
+    await first;
+    const second = run.call("delete_note", { title: "thesis" });
+    await expect.poll(() => shown.length).toBe(2);
+    expect(await approvals.approve("apr-1")).toBe(false);
+    expect(done).toEqual(["old draft"]);
+    expect(await approvals.approve("apr-2")).toBe(true);
+    expect(await second).toMatchObject({ ok: true });
+    expect(done).toEqual(["old draft", "thesis"]);
+  });
+
+  it("control: the memory of decided ids is bounded: the oldest of 10,001 decided ids may be used again", async () => {
+    // What `createId` returns next: "first", then 10,000 others, then "first" again.
+    let made = "first";
+    const approvals = new InMemoryApprovalBroker({ createId: () => made });
+    const tool = { name: "t", description: "", inputSchema: {} };
+    const ask = () => approvals.request({ runId: "r", callId: "c", tool, input: {} } as never, { timeoutMs: 60_000 });
+    for (let index = 0; index <= 10_000; index++) {
+      made = index === 0 ? "first" : `later-${index}`;
+      const waiting = ask();
+      approvals.deny(made);
+      await waiting;
+    }
+    made = "first";
+    const again = ask();
+    expect(approvals.pending().map((pending) => pending.id)).toEqual(["first"]);
+    approvals.deny("first");
+    expect(await again).toMatchObject({ decision: "denied", resolvedBy: "host" });
+    made = "later-10000";
+    await expect(ask()).rejects.toThrow(/a request already decided/);
+  });
 });

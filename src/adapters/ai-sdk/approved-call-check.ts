@@ -7,7 +7,8 @@ interface Part {
   readonly approvalId?: unknown;
 }
 
-function partsOf(message: unknown, role: string): readonly Part[] {
+/** The parts of `message` when it is a message of `role`, else none. */
+export function partsOf(message: unknown, role: string): readonly Part[] {
   if (typeof message !== "object" || message === null) return [];
   const { role: actual, content } = message as { role?: unknown; content?: unknown };
   if (actual !== role || !Array.isArray(content)) return [];

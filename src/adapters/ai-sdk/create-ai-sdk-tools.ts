@@ -16,6 +16,7 @@ import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
 import { checkMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 import { approvalMismatch, mismatchedApprovalResult } from "./approved-call-check.js";
+import { noteRequestedTool, requestedToolOption } from "./approved-tools.js";
 
 /**
  * How approvals of `approval: "destructive" | "all"` runs are asked.
@@ -239,7 +240,15 @@ function toAiSdkTool(
     description: descriptor.description,
     // Validation happens in run.call(), whose errors name the fields; the SDK only forwards input.
     inputSchema: jsonSchema<unknown>(descriptor.inputSchema as JsonSchema as Parameters<typeof jsonSchema>[0]),
-    ...(needsApproval ? { needsApproval: true } : {}),
+    // A function, not `true`: it notes the definition the request is made for (see approvedTools).
+    ...(needsApproval
+      ? {
+          needsApproval: (_input: unknown, { toolCallId, messages }: { toolCallId: string; messages?: unknown }) => {
+            noteRequestedTool(run, descriptor.name, toolCallId, messages);
+            return true;
+          },
+        }
+      : {}),
     execute: async (
       input: unknown,
       { toolCallId, abortSignal, messages }: { toolCallId: string; abortSignal?: AbortSignal; messages?: unknown },
@@ -264,7 +273,7 @@ function toAiSdkTool(
       const result = await callSafely(run, descriptor.name, input, {
         callId: toolCallId,
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-        ...(needsApproval ? { approved: true } : {}),
+        ...(needsApproval ? { approved: true, ...requestedToolOption(run, descriptor.name, toolCallId) } : {}),
       });
       const output = executeOutput(result, media);
       if (!result.ok) failures.add(output as object);
