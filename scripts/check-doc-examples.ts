@@ -132,12 +132,16 @@ function publicImports(): { imports: string; program: ts.Program } {
  * examples still see every declaration they use, which the checker resolves on demand.
  */
 function checkExamples(configFile: string, exampleNames: readonly string[], previous: ts.Program): string {
-  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
     },
-  });
+  );
   if (parsed === undefined) throw new Error(`docs:check: cannot read ${configFile}`);
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, oldProgram: previous });
   const checked = new Set([...exampleNames, "prelude.d.ts"].map((name) => path.join(out, name)));
