@@ -7,7 +7,6 @@
  * reason, in scripts/doc-examples/known-failures.json: a listed block that passes, or an unlisted
  * block that fails, fails the check.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,8 +87,11 @@ function examplesOf(file: string): Example[] {
   return examples;
 }
 
-/** Every export of every subpath, each name once (the first subpath exporting it wins). */
-function publicImports(): string {
+/**
+ * Every export of every subpath, each name once (the first subpath exporting it wins), and the
+ * program that read them (the examples' check reuses its parsed files).
+ */
+function publicImports(): { imports: string; program: ts.Program } {
   const entries = subpaths();
   const program = ts.createProgram(
     entries.map((entry) => path.join(root, entry.source)),
@@ -120,7 +122,46 @@ function publicImports(): string {
     for (const name of names) seen.add(name);
     if (names.length > 0) lines.push(`import { ${names.join(", ")} } from "${entry.specifier}";`);
   }
-  return lines.join("\n");
+  return { imports: lines.join("\n"), program };
+}
+
+/**
+ * The examples' type errors, one per line as `tsc --pretty false` prints them. Only the example
+ * files (and the prelude) are checked: the library's own sources are `npm run typecheck`'s, and
+ * checking them again here cost a second whole-project check (36 of the step's CPU seconds). The
+ * examples still see every declaration they use, which the checker resolves on demand.
+ */
+function checkExamples(configFile: string, exampleNames: readonly string[], previous: ts.Program): string {
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
+    },
+  );
+  if (parsed === undefined) throw new Error(`docs:check: cannot read ${configFile}`);
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, oldProgram: previous });
+  const checked = new Set([...exampleNames, "prelude.d.ts"].map((name) => path.join(out, name)));
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...program.getSourceFiles().flatMap((file) => {
+      if (!checked.has(path.normalize(file.fileName))) return [];
+      return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+    }),
+  ];
+  return diagnostics
+    .map((diagnostic) => {
+      const message = `error TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`;
+      if (diagnostic.file === undefined || diagnostic.start === undefined) return message;
+      const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+      const relative = path.relative(root, diagnostic.file.fileName).split(path.sep).join("/");
+      return `${relative}(${line + 1},${character + 1}): ${message}`;
+    })
+    .join("\n");
 }
 
 function main(): void {
@@ -128,7 +169,7 @@ function main(): void {
   const known = JSON.parse(readFileSync(knownFailuresFile, "utf8")) as Record<string, string>;
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const imports = publicImports();
+  const { imports, program } = publicImports();
   const header = `${imports}\nexport {};\n`;
   // Local declarations go on the header's last line, so line numbers stay those of the header.
   const headerLines = header.split("\n").length - 1;
@@ -171,19 +212,7 @@ function main(): void {
       include: ["./*.ts"],
     }),
   );
-  let output = "";
-  try {
-    execFileSync(
-      process.execPath,
-      [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(out, "tsconfig.json"), "--pretty", "false"],
-      {
-        cwd: root,
-        encoding: "utf8",
-      },
-    );
-  } catch (error) {
-    output = String((error as { stdout?: string }).stdout ?? error);
-  }
+  const output = checkExamples(path.join(out, "tsconfig.json"), [...byFile.keys()], program);
   const failures = new Map<string, string[]>();
   for (const line of output.split("\n")) {
     const match = /^\.doc-examples\/(example-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line);

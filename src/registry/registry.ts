@@ -182,6 +182,8 @@ export class Registry {
   private changeCount = 0;
   private readonly disposers = new Set<() => unknown>();
   private isClosed = false;
+  /** How to close each run that holds something to dispose of (see `holdRun`). */
+  private readonly heldRuns = new Set<() => Promise<void>>();
   /** This registry's Ajv instances: dropped with the registry, never shared with another. */
   private readonly schemaCompiler = new JsonSchemaCompiler();
   private readonly calls = new CallLifetimes();
@@ -212,6 +214,13 @@ export class Registry {
       view: (runId) => this.viewFor(runId),
       eventBusOptions,
       calls: this.calls,
+      holdRun: (close) => {
+        if (this.isClosed) return undefined;
+        this.heldRuns.add(close);
+        return () => {
+          this.heldRuns.delete(close);
+        };
+      },
       compile: (definition) => compileTool(definition, this.schemaCompiler),
       redact: options.redact,
       runSetups: () => this.setups,
@@ -516,15 +525,18 @@ export class Registry {
   /**
    * Closes the registry: every call in flight in its runs sees its signal aborted (a call waiting
    * for approval is denied at once, as `aborted`), later calls and `createRun` are refused, then
-   * every disposer runs (in parallel) and is waited for; errors are collected, not swallowed.
+   * every disposer runs and every run still holding something it started is closed (a monitor's
+   * background commands, a run's own MCP connections: no process the catalog started is left),
+   * in parallel, and waited for; errors are collected, not swallowed.
    */
   async close(): Promise<void> {
     this.isClosed = true;
     if (this.indexing !== undefined) clearImmediate(this.indexing);
     this.indexing = undefined;
     this.calls.abortAll(new CatalogError("registry_closed", "The registry was closed."));
-    const disposers = [...this.disposers];
+    const disposers = [...this.disposers, ...this.heldRuns];
     this.disposers.clear();
+    this.heldRuns.clear();
     const results = await Promise.allSettled(disposers.map(async (dispose) => dispose()));
     const errors = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
     if (errors.length > 0)

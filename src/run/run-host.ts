@@ -46,6 +46,13 @@ export interface RegistryInternals {
   readonly eventBusOptions: EventBusOptions;
   /** The calls in flight in every run of the registry: `close()` aborts them. */
   readonly calls: CallLifetimes;
+  /**
+   * Asks the registry to close a run with itself: a run calls it when it first holds something to
+   * dispose of (a monitor's background command, a run's MCP connection), so `registry.close()`
+   * ends what its runs started. Returns the release (the run closed first), or `undefined` when
+   * the registry is closed already. Runs that hold nothing are not kept by the registry.
+   */
+  holdRun(close: () => Promise<void>): (() => void) | undefined;
   /** Compiles a definition with the registry's own JSON Schema compiler. */
   compile(definition: AnyToolDefinition): CompiledTool;
   /** The registry's redaction hook, applied by runs to every result. */

@@ -245,6 +245,9 @@ export class Run {
   private readonly registryCalls: CallLifetimes;
   private readonly redact: Redactor | undefined;
   private readonly disposers = new Set<() => unknown>();
+  private readonly holdRun: (close: () => Promise<void>) => (() => void) | undefined;
+  /** Set once the registry holds this run (its first disposer): ends that hold at close. */
+  private releaseHold: (() => void) | undefined;
   private readonly addDisposerBound = (dispose: () => unknown): (() => void) => this.addDisposer(dispose);
   private callCount = 0;
   private useCount = 0;
@@ -280,6 +283,7 @@ export class Run {
     if (state?.toolboxIndex !== undefined) this.frozenIndex = state.toolboxIndex;
     this.store = internals.view(this.id);
     this.registryCalls = internals.calls;
+    this.holdRun = internals.holdRun;
     this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
@@ -698,7 +702,9 @@ export class Run {
         this.pendingApprovals.delete(resolution.id);
       }),
     ];
-    this.addDisposer(() => {
+    // Straight into the set, not through addDisposer: this is the run's own bookkeeping, not
+    // something it started, so it does not make `registry.close()` close the run.
+    this.disposers.add(() => {
       for (const unsubscribe of off) unsubscribe();
     });
   }
@@ -1052,10 +1058,13 @@ export class Run {
    * Registers cleanup to run at {@link Run.close} (e.g. this run's MCP connections). On a run that
    * is already closed it runs at once: a handler that ignored its abort signal and registers its
    * cleanup after close would otherwise leak what it started (close has run, nothing else will).
-   * A failure then is reported as a `disposer_failed` diagnostic, since nobody awaits it.
+   * A failure then is reported as a `disposer_failed` diagnostic, since nobody awaits it. A run
+   * with cleanup is closed by `registry.close()` too; on a closed registry the cleanup runs at once
+   * for the same reason.
    */
   addDisposer(dispose: () => unknown): () => void {
-    if (this.closed) {
+    if (!this.closed) this.releaseHold ??= this.holdRun(() => this.close());
+    if (this.closed || this.releaseHold === undefined) {
       void (async () => dispose())().catch((error: unknown) => {
         let detail = "a value that is not an Error";
         try {
@@ -1085,6 +1094,7 @@ export class Run {
 
   /** Ends the run: calls in flight see their signal aborted, then the run's disposers run. */
   async close(): Promise<void> {
+    this.releaseHold?.();
     if (!this.lifetime.signal.aborted) {
       const reason = new CatalogError("run_closed", `Run ${this.id} was closed.`);
       this.lifetime.abort(reason);
