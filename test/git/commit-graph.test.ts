@@ -16,11 +16,9 @@ import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { CommitGraph, murmur3 } from "../../src/git/objects/commit-graph.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { capability } from "../support/capabilities.js";
-import { FixtureRepository, git, removeDirectory, temporaryDirectory, useGitSession } from "./support/git-fixture.js";
+import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
 import { writeLongHistory } from "./support/long-history.js";
-
-useGitSession();
 
 const gitCapability = capability("git");
 const AUTHOR = { name: "Graph Tester", email: "graph@example.com" };

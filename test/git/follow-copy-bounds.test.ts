@@ -10,10 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import type { FileHistoryOutput } from "../../src/git/index.js";
 import { NodeObjectStore, objectDirectories } from "../../src/git/objects/node-object-store.js";
-import { FixtureRepository, git, removeDirectory, useGitSession } from "./support/git-fixture.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
-
-useGitSession();
 
 const author = { name: "A", email: "a@example.com" };
 /** A compressible blob of `mib` MiB: a few KiB in the object store, `mib` MiB to inflate and hash. */

@@ -11,10 +11,8 @@ import path from "node:path";
 import { deflateSync } from "node:zlib";
 import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, describe, expect, it } from "vitest";
-import { FixtureRepository, git, removeDirectory, useGitSession } from "./support/git-fixture.js";
+import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun } from "./support/git-run.js";
-
-useGitSession();
 
 const author = { name: "Shape", email: "shape@example.com" };
 const cleanup: string[] = [];
