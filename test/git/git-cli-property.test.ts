@@ -15,7 +15,7 @@ import type { DiffRangeOutput } from "../../src/git/diff-range-tool.js";
 import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
-import { copyRepository, type GitAnswer, git, gitMany, removeDirectory } from "./support/git-fixture.js";
+import { copyRepository, type GitAnswer, git, gitMany, removeDirectory, useGitSession } from "./support/git-fixture.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 import {
   buildRepository,
@@ -35,6 +35,8 @@ const SEED = Number(process.env.GIT_FUZZ_SEED ?? 3607);
 const NO_SHRINK = process.env.GIT_FUZZ_SHRINK === "0";
 
 const short = (id: string) => id.slice(0, 10);
+
+useGitSession();
 
 /**
  * Repositories built from plans, by plan: the properties draw some plans more than once (with

@@ -9,11 +9,19 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BlameOutput, ContributorOutput, DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
-import { copyRepository, FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
+import {
+  copyRepository,
+  FixtureRepository,
+  git,
+  removeDirectory,
+  temporaryDirectory,
+  useGitSession,
+} from "./support/git-fixture.js";
 import { blameIds, logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 
 const author = { name: "Ada", email: "ada@example.com" };
+useGitSession();
 const cleanup: string[] = [];
 afterAll(() => {
   for (const directory of cleanup) removeDirectory(directory);
