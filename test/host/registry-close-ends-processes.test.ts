@@ -1,57 +1,41 @@
 // `registry.close()` is what a host calls at shutdown. It aborted calls in flight, but a monitor's
 // background command (started by a call that had ended) kept running until the host also closed
 // each run: closing the registry left the catalog's processes behind.
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { monitorToolGroup } from "../../src/host/index.js";
 import { createRegistry, defineTool } from "../../src/index.js";
+import { liveWith, runMark } from "../support/live-processes.js";
 import { hostRun, record } from "./support/host-test-kit.js";
-
-/** Processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").includes(marker)) found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 async function gone(marker: string, withinMs: number): Promise<boolean> {
   for (const deadline = Date.now() + withinMs; Date.now() < deadline; ) {
-    if (processesWith(marker).length === 0) return true;
+    if (liveWith(marker) === 0) return true;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  return processesWith(marker).length === 0;
+  return liveWith(marker) === 0;
 }
 
 describe("registry.close() ends what its runs started", () => {
   it("a monitor's background command is killed by registry.close() (the run never closed)", async () => {
-    const seconds = 3000 + Math.floor(Math.random() * 900);
+    const seconds = `3000.${runMark()}`;
     const { registry, run } = hostRun([monitorToolGroup({ allowUnsandboxedFallback: true })]);
     const started = record(await run.call("monitor", { action: "start", command: `exec sleep ${seconds}` }));
     expect(started).toMatchObject({ status: "running" });
     // Positive control: it runs after its call ended, as a background command should.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(processesWith(`sleep ${seconds}`)).toHaveLength(1);
+    expect(liveWith(seconds)).toBe(1);
     await registry.close();
-    expect(await gone(`sleep ${seconds}`, 5_000)).toBe(true);
+    expect(await gone(seconds, 5_000)).toBe(true);
     expect(run.closed).toBe(true);
     await run.close(); // closing it again is harmless
   }, 20_000);
 
   it("control: run.close() alone also ends it, and a later registry.close() has nothing left to do", async () => {
-    const seconds = 4000 + Math.floor(Math.random() * 900);
+    const seconds = `4000.${runMark()}`;
     const { registry, run } = hostRun([monitorToolGroup({ allowUnsandboxedFallback: true })]);
     record(await run.call("monitor", { action: "start", command: `exec sleep ${seconds}` }));
     await run.close();
-    expect(await gone(`sleep ${seconds}`, 5_000)).toBe(true);
+    expect(await gone(seconds, 5_000)).toBe(true);
     await registry.close();
   }, 20_000);
 
