@@ -5,6 +5,7 @@ import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { deferredDeleteNoteTool } from "../support/note-tools.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -48,17 +49,7 @@ function catalog(): { registry: Registry; deleted: string[] } {
         inputSchema: z.object({ title: z.string() }),
         handler: ({ title }) => `note ${title}`,
       }),
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note permanently.",
-        tier: "deferred",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => {
-          deleted.push(title);
-          return `deleted ${title}`;
-        },
-      }),
+      deferredDeleteNoteTool(deleted),
       defineTool({
         name: "weather_forecast",
         description: "Weather forecast for a city.",
