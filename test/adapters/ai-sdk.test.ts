@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
+import { createRegistry, defineTool, type Registry, type Run } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -62,6 +62,43 @@ function catalog(): { registry: Registry; deleted: string[] } {
   return { registry, deleted };
 }
 
+/**
+ * The SDK's approval flow (`approvalFlow: "ai-sdk"`) for one call: the model asks to delete
+ * "groceries", and the first `generateText` must end with a tool-approval-request. `answer` sends
+ * the host's response in a second `generateText`, where the model's next step is `next`.
+ */
+async function askToDeleteGroceries(run: Run, next: (options: LanguageModelV3CallOptions) => LanguageModelV3Content[]) {
+  const script = scriptedModel([() => [toolCall("c1", "delete_note", { title: "groceries" })], next]);
+  const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
+  const first = await generateText({
+    model: script.model,
+    tools,
+    prepareStep,
+    stopWhen: stepCountIs(5),
+    prompt: "delete groceries",
+  });
+  const request = first.content.find((part) => part.type === "tool-approval-request");
+  expect(request?.type).toBe("tool-approval-request");
+  const answer = (response: { approved: boolean; reason?: string }) => {
+    const messages: ModelMessage[] = [
+      { role: "user", content: "delete groceries" },
+      ...first.response.messages,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
+            ...response,
+          },
+        ],
+      },
+    ];
+    return generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+  };
+  return { answer };
+}
+
 describe("AI SDK adapter with a real generateText loop", () => {
   it("discovers and activates within one loop, gets a denied approval as a result, then calls a tool", async () => {
     const { registry, deleted } = catalog();
@@ -111,40 +148,12 @@ describe("AI SDK adapter with a real generateText loop", () => {
     const { registry, deleted } = catalog();
     const run = registry.createRun({ permissions: { approval: "destructive" } });
     run.activate(["delete_note"]);
-    const script = scriptedModel([
-      () => [toolCall("c1", "delete_note", { title: "groceries" })],
-      (options) => {
-        expect(lastToolResult(options)).toContain("execution-denied");
-        return [{ type: "text", text: "Understood, not deleting." }];
-      },
-    ]);
-    const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
-    const first = await generateText({
-      model: script.model,
-      tools,
-      prepareStep,
-      stopWhen: stepCountIs(5),
-      prompt: "delete groceries",
+    const { answer } = await askToDeleteGroceries(run, (options) => {
+      expect(lastToolResult(options)).toContain("execution-denied");
+      return [{ type: "text", text: "Understood, not deleting." }];
     });
-    const request = first.content.find((part) => part.type === "tool-approval-request");
-    expect(request?.type).toBe("tool-approval-request");
     expect(registry.approvals.pending()).toEqual([]);
-    const messages: ModelMessage[] = [
-      { role: "user", content: "delete groceries" },
-      ...first.response.messages,
-      {
-        role: "tool",
-        content: [
-          {
-            type: "tool-approval-response",
-            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
-            approved: false,
-            reason: "no",
-          },
-        ],
-      },
-    ];
-    const second = await generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+    const second = await answer({ approved: false, reason: "no" });
     expect(second.text).toBe("Understood, not deleting.");
     expect(deleted).toEqual([]);
   });
@@ -155,40 +164,13 @@ describe("AI SDK adapter with a real generateText loop", () => {
     run.activate(["delete_note"]);
     const asked: string[] = [];
     registry.events.on("approval.requested", (event) => asked.push(event.toolName));
-    const script = scriptedModel([
-      () => [toolCall("c1", "delete_note", { title: "groceries" })],
-      (options) => {
-        expect(lastToolResult(options)).toContain("deleted groceries");
-        return [{ type: "text", text: "Deleted." }];
-      },
-    ]);
-    const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
-    const first = await generateText({
-      model: script.model,
-      tools,
-      prepareStep,
-      stopWhen: stepCountIs(5),
-      prompt: "delete groceries",
+    const { answer } = await askToDeleteGroceries(run, (options) => {
+      expect(lastToolResult(options)).toContain("deleted groceries");
+      return [{ type: "text", text: "Deleted." }];
     });
-    const request = first.content.find((part) => part.type === "tool-approval-request");
-    expect(request?.type).toBe("tool-approval-request");
     // Nothing ran before the host's answer.
     expect(deleted).toEqual([]);
-    const messages: ModelMessage[] = [
-      { role: "user", content: "delete groceries" },
-      ...first.response.messages,
-      {
-        role: "tool",
-        content: [
-          {
-            type: "tool-approval-response",
-            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
-            approved: true,
-          },
-        ],
-      },
-    ];
-    const second = await generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+    const second = await answer({ approved: true });
     expect(second.text).toBe("Deleted.");
     expect(deleted).toEqual(["groceries"]);
     expect(asked).toEqual([]);
