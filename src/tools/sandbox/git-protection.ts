@@ -117,7 +117,7 @@ export function gitProtection(workspace: string): GitProtection {
     // file (`chmod u+s`, by the host) changes only the file's change time, not its directory's.
     protectSetIdFiles(directory, scan, protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
-    for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    for (const child of scan.subdirectoryPaths) walk(child, depth + 1);
   };
   walk(workspace, 0);
   scans.keep();
@@ -169,6 +169,12 @@ interface DirectoryScan {
   readonly stamp: Stamp | undefined;
   /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
   readonly subdirectories: readonly string[];
+  /**
+   * Their full paths, made once with the listing: the same strings are the keys the next scan
+   * and the walk after the command look listings up by (a string keeps its hash), so neither
+   * joins nor hashes a path again per directory per spawn.
+   */
+  readonly subdirectoryPaths: readonly string[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
@@ -279,12 +285,14 @@ class ScanCache {
     }
     gitScanCounts.listed++;
     const files = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+    const subdirectories = entries
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+      .map((entry) => entry.name);
     const scan: DirectoryScan = {
       // Only a directory seen as such before the listing may vouch for it later.
       stamp: current?.directory === true ? settled(current.stamp, listedAt) : undefined,
-      subdirectories: entries
-        .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
-        .map((entry) => entry.name),
+      subdirectories,
+      subdirectoryPaths: subdirectories.map((name) => path.join(directory, name)),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
       files,
@@ -320,6 +328,8 @@ class ScanCache {
 export interface WalkListing {
   /** Entries that are directories (not symlinks), except `.git` and the skipped ones. */
   readonly subdirectories: readonly string[];
+  /** Their full paths (`path.join` of the directory and each name), in the same order. */
+  readonly subdirectoryPaths: readonly string[];
   /** It has an entry named `.git` (of any kind). */
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink. */
@@ -338,8 +348,7 @@ export interface WalkListing {
 export function reusableListing(workspace: string, directory: string, stats: BigIntStats): WalkListing | undefined {
   const known = scanCaches.get(workspace)?.get(directory);
   if (known === undefined || !stats.isDirectory()) return undefined;
-  const stamp = { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
-  if (!sameStamp(known.stamp, stamp)) return undefined;
+  if (!sameStamp(known.stamp, stats)) return undefined;
   gitScanCounts.walkReused++;
   return known;
 }
