@@ -1,6 +1,7 @@
 import type { BigIntStats, Dirent } from "node:fs";
+import * as fs from "node:fs";
 import path from "node:path";
-import { lstatSync, readdirSync } from "./byte-paths.js";
+import { fsPath, lstatSync, readdirSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
@@ -114,9 +115,9 @@ export function gitProtection(workspace: string): GitProtection {
     if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
     // Every regular file's mode is looked at, also in a reused listing: a bit set on an existing
     // file (`chmod u+s`, by the host) changes only the file's change time, not its directory's.
-    for (const name of scan.files) protectSetIdFile(path.join(directory, name), protection);
+    protectSetIdFiles(directory, scan, protection);
     if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
-    for (const name of scan.subdirectories) walk(path.join(directory, name), depth + 1);
+    for (const child of scan.subdirectoryPaths) walk(child, depth + 1);
   };
   walk(workspace, 0);
   scans.keep();
@@ -168,12 +169,24 @@ interface DirectoryScan {
   readonly stamp: Stamp | undefined;
   /** Entries that are directories (not symlinks), in listing order, except the skipped ones. */
   readonly subdirectories: readonly string[];
+  /**
+   * Their full paths, made once with the listing: the same strings are the keys the next scan
+   * and the walk after the command look listings up by (a string keeps its hash), so neither
+   * joins nor hashes a path again per directory per spawn.
+   */
+  readonly subdirectoryPaths: readonly string[];
   /** It has an entry named `.git`. */
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
   readonly head: boolean;
   /** Regular files when it was listed (their modes are looked at afresh at every scan). */
   readonly files: readonly string[];
+  /**
+   * Those files' full paths as `node:fs` takes them (see `fsPath`), made once with the listing:
+   * the per-file `lstat` of every scan is most of a big workspace's cost, and joining and
+   * checking each path again at every spawn was a third of it.
+   */
+  readonly fileTargets: readonly (string | Buffer)[];
   /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
   headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
 }
@@ -271,15 +284,19 @@ class ScanCache {
       return undefined;
     }
     gitScanCounts.listed++;
+    const files = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+    const subdirectories = entries
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+      .map((entry) => entry.name);
     const scan: DirectoryScan = {
       // Only a directory seen as such before the listing may vouch for it later.
       stamp: current?.directory === true ? settled(current.stamp, listedAt) : undefined,
-      subdirectories: entries
-        .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
-        .map((entry) => entry.name),
+      subdirectories,
+      subdirectoryPaths: subdirectories.map((name) => path.join(directory, name)),
       dotGit: entries.some((entry) => entry.name === ".git"),
       head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
-      files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name),
+      files,
+      fileTargets: files.map((name) => fsPath(path.join(directory, name))),
     };
     this.next.set(directory, scan);
     return scan;
@@ -311,6 +328,8 @@ class ScanCache {
 export interface WalkListing {
   /** Entries that are directories (not symlinks), except `.git` and the skipped ones. */
   readonly subdirectories: readonly string[];
+  /** Their full paths (`path.join` of the directory and each name), in the same order. */
+  readonly subdirectoryPaths: readonly string[];
   /** It has an entry named `.git` (of any kind). */
   readonly dotGit: boolean;
   /** It has a `HEAD` that is a regular file or a symlink. */
@@ -329,8 +348,7 @@ export interface WalkListing {
 export function reusableListing(workspace: string, directory: string, stats: BigIntStats): WalkListing | undefined {
   const known = scanCaches.get(workspace)?.get(directory);
   if (known === undefined || !stats.isDirectory()) return undefined;
-  const stamp = { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
-  if (!sameStamp(known.stamp, stamp)) return undefined;
+  if (!sameStamp(known.stamp, stats)) return undefined;
   gitScanCounts.walkReused++;
   return known;
 }
@@ -339,6 +357,19 @@ const SET_ID_BITS = 0o6000;
 
 /** The most set-id files one spawn binds read-only (each is a mount). */
 export const MAX_SET_ID_FILES = 256;
+
+/** Options of the per-file `lstat` (one object for every call). */
+const NO_THROW = Object.freeze({ throwIfNoEntry: false });
+
+/** {@link protectSetIdFile} for every regular file of `scan`, through the listing's ready-made paths. */
+function protectSetIdFiles(directory: string, scan: DirectoryScan, protection: GitProtection): void {
+  const targets = scan.fileTargets;
+  for (let index = 0; index < targets.length; index++) {
+    const stats = fs.lstatSync(targets[index] as string | Buffer, NO_THROW);
+    if (stats?.isFile() !== true || (stats.mode & SET_ID_BITS) === 0) continue;
+    protectSetIdFile(path.join(directory, scan.files[index] as string), protection);
+  }
+}
 
 /**
  * Binds a set-id file the host put in the workspace read-only. The kernel clears set-id bits on

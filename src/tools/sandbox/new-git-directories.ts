@@ -148,8 +148,10 @@ function walk(descriptor: number, shown: string, depth: number, context: WalkCon
     } else if (stats !== undefined) followPointer(descriptor, shown, stats, context);
   }
   if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
-  for (const name of listed.subdirectories) {
-    const child = path.join(shown, name);
+  const children = listed.subdirectoryPaths;
+  for (let index = 0; index < children.length; index++) {
+    const name = listed.subdirectories[index] as string;
+    const child = children[index] as string;
     if (context.movedThisExit.has(child) || unchangedLeaf(descriptor, name, child, context)) continue;
     withChild(descriptor, name, (next) => walk(next, child, depth + 1, context));
   }
@@ -171,10 +173,12 @@ function listingOf(descriptor: number, shown: string, context: WalkContext): Wal
   if (reused !== undefined) return reused;
   gitScanCounts.walkListed++;
   const entries = listing(descriptor);
+  const subdirectories = entries
+    .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+    .map((entry) => entry.name);
   return {
-    subdirectories: entries
-      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
-      .map((entry) => entry.name),
+    subdirectories,
+    subdirectoryPaths: subdirectories.map((name) => path.join(shown, name)),
     dotGit: entries.some((entry) => entry.name === ".git"),
     head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
   };
