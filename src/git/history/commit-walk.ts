@@ -41,7 +41,10 @@ export class CommitQueue<Item> {
     for (let index = heap.length - 1; index > 0; ) {
       const parent = (index - 1) >> 1;
       if (!before(heap[index] as Queued<Item>, heap[parent] as Queued<Item>)) break;
-      [heap[index], heap[parent]] = [heap[parent] as Queued<Item>, heap[index] as Queued<Item>];
+      // A swap through a temporary: array destructuring runs the iterator protocol, slow in code still cold.
+      const moved = heap[index] as Queued<Item>;
+      heap[index] = heap[parent] as Queued<Item>;
+      heap[parent] = moved;
       index = parent;
     }
   }
@@ -65,12 +68,17 @@ export class CommitQueue<Item> {
       if (left < heap.length && before(heap[left] as Queued<Item>, heap[best] as Queued<Item>)) best = left;
       if (right < heap.length && before(heap[right] as Queued<Item>, heap[best] as Queued<Item>)) best = right;
       if (best === index) break;
-      [heap[index], heap[best]] = [heap[best] as Queued<Item>, heap[index] as Queued<Item>];
+      const moved = heap[index] as Queued<Item>;
+      heap[index] = heap[best] as Queued<Item>;
+      heap[best] = moved;
       index = best;
     }
     return top.item;
   }
 }
+
+/** {@link CommitWalk.nextSync}'s answer when {@link CommitWalk.next} must be awaited for the next commit. */
+export const WALK_PENDING: unique symbol = Symbol("walk pending");
 
 /**
  * The commits reachable from a start commit, newest committer date first, as plain `git log`
@@ -180,37 +188,122 @@ export class CommitWalk {
     }
   }
 
-  async *commits(): AsyncGenerator<CommitRecord> {
-    const { since, signal } = this.options;
+  /** The queue of commits to visit and the keys of those queued; made on the first step. */
+  private state: { readonly queue: CommitQueue<CommitRecord>; readonly seen: Set<number | string> } | undefined;
+  /** The commit returned last, whose parents are queued on the next step (a caller that stops never reads them). */
+  private settled:
+    | { readonly commit: CommitRecord; readonly parents: readonly CommitRecord[] | undefined; readonly only: number }
+    | undefined;
+  /** A commit taken from the queue and counted, not yet simplified. */
+  private held: CommitRecord | undefined;
+  /** What {@link next} must await before the next step: a turn of the event loop, a read of the settled commit's parents, or simplifying {@link held} asynchronously. */
+  private awaiting: "turn" | "simplify" | "parents" | undefined;
+
+  /**
+   * The next commit of the walk when no await is needed to reach it (graph commits on a
+   * synchronous store), `undefined` at the end, or {@link WALK_PENDING} when {@link next} must be
+   * awaited (every 256th commit yields to the event loop; reads outside the graph are
+   * asynchronous). A walk of 20,000 commits through an async generator allocated a promise and an
+   * iterator result per commit, and a tool's awaited match per commit another promise, in code
+   * that runs cold in a new process.
+   */
+  nextSync(): CommitRecord | undefined | typeof WALK_PENDING {
+    if (this.awaiting !== undefined) return WALK_PENDING;
     const scope = this.options.simplify ?? "";
     const repository = this.repository;
+    const { queue, seen } = this.walkState();
+    for (;;) {
+      if (!this.queueSettled(queue, seen)) return WALK_PENDING;
+      const commit = this.take(queue);
+      if (commit === undefined || commit === WALK_PENDING) return commit;
+      if (repository.shallow.size > 0 && repository.isShallow(commit.oid)) {
+        this.shallowBoundary ??= commit.oid;
+        // Its parents are missing: nothing is queued after it.
+        return commit;
+      }
+      let only = -1;
+      if (scope !== "") {
+        if (!(repository.rawReads && commit instanceof GraphCommit)) {
+          this.held = commit;
+          this.awaiting = "simplify";
+          return WALK_PENDING;
+        }
+        only = this.simplifiedSync(commit, scope);
+      }
+      this.settled = { commit, parents: undefined, only };
+      if (only < 0) return commit;
+    }
+  }
+
+  /** The queue and the keys queued, made on the first step. */
+  private walkState(): NonNullable<CommitWalk["state"]> {
+    if (this.state !== undefined) return this.state;
     const queue = new CommitQueue<CommitRecord>();
-    // Commits from the graph are known by position, the others by id: no id turned into text to walk.
-    const seen = new Set<number | string>([repository.commitKey(this.start)]);
-    const synchronous = repository.rawReads;
-    const maybeShallow = repository.shallow.size > 0;
     queue.push(this.start, this.start);
+    // Commits from the graph are known by position, the others by id: no id turned into text to walk.
+    this.state = { queue, seen: new Set<number | string>([this.repository.commitKey(this.start)]) };
+    return this.state;
+  }
+
+  /** Queues the parents of the commit returned last; false when they must be read first (an await). */
+  private queueSettled(queue: CommitQueue<CommitRecord>, seen: Set<number | string>): boolean {
+    const settled = this.settled;
+    if (settled === undefined) return true;
+    if (settled.only >= 0) this.queueGraphParent(settled.commit as GraphCommit, settled.only, queue, seen);
+    else if (!this.queueKnownParents(settled.commit, settled.parents, queue, seen)) {
+      this.awaiting = "parents";
+      return false;
+    }
+    this.settled = undefined;
+    return true;
+  }
+
+  /** The held commit, or the next one in the queue within `since`, counted; pending on every 256th (a turn of the event loop first). */
+  private take(queue: CommitQueue<CommitRecord>): CommitRecord | undefined | typeof WALK_PENDING {
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      return held;
+    }
+    const { since } = this.options;
     for (let commit = queue.pop(); commit !== undefined; commit = queue.pop()) {
       if (since !== undefined && commit.time < since) continue;
-      if (++this.scanned % 256 === 0) await yieldToEventLoop(signal);
-      const shallow = maybeShallow && repository.isShallow(commit.oid);
-      let same = false;
-      let parents: readonly CommitRecord[] | undefined;
-      let only = -1;
-      if (scope !== "" && !shallow) {
-        if (synchronous && commit instanceof GraphCommit) {
-          only = this.simplifiedSync(commit, scope);
-          same = only >= 0;
-        } else ({ parents, same } = await this.simplified(commit, scope));
+      if (++this.scanned % 256 === 0) {
+        this.held = commit;
+        this.awaiting = "turn";
+        return WALK_PENDING;
       }
-      if (!same) yield commit;
-      if (shallow) {
-        this.shallowBoundary ??= commit.oid;
-        continue;
-      }
-      if (only >= 0) this.queueGraphParent(commit as GraphCommit, only, queue, seen);
-      else if (!this.queueKnownParents(commit, parents, queue, seen)) await this.queueReadParents(commit, queue, seen);
+      return commit;
     }
+    return undefined;
+  }
+
+  /** {@link nextSync} with its awaits done: the next commit, or `undefined` at the end. */
+  async next(): Promise<CommitRecord | undefined> {
+    for (;;) {
+      const found = this.nextSync();
+      if (found !== WALK_PENDING) return found;
+      const awaiting = this.awaiting;
+      this.awaiting = undefined;
+      if (awaiting === "turn") await yieldToEventLoop(this.options.signal);
+      else if (awaiting === "parents") {
+        const { commit } = this.settled as NonNullable<typeof this.settled>;
+        this.settled = undefined;
+        const { queue, seen } = this.state as NonNullable<typeof this.state>;
+        await this.queueReadParents(commit, queue, seen);
+      } else {
+        const commit = this.held as CommitRecord;
+        this.held = undefined;
+        const { parents, same } = await this.simplified(commit, this.options.simplify ?? "");
+        this.settled = { commit, parents, only: -1 };
+        if (!same) return commit;
+      }
+    }
+  }
+
+  /** Every commit of the walk ({@link next} in a loop). */
+  async *commits(): AsyncGenerator<CommitRecord> {
+    for (let commit = await this.next(); commit !== undefined; commit = await this.next()) yield commit;
   }
 }
 
