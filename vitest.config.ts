@@ -17,6 +17,8 @@ const SHARED = [
   "test/run/**/*.test.ts",
   "test/otel/**/*.test.ts",
   "test/architecture/**/*.test.ts",
+  "test/host/**/*.test.ts",
+  "test/mcp/**/*.test.ts",
   "examples/**/*.test.ts",
   "bench/**/*.test.ts",
 ];
