@@ -17,6 +17,7 @@ const SHARED = [
   "test/run/**/*.test.ts",
   "test/otel/**/*.test.ts",
   "test/architecture/**/*.test.ts",
+  "test/redteam/**/*.test.ts",
   "examples/**/*.test.ts",
   "bench/**/*.test.ts",
 ];
@@ -24,7 +25,14 @@ const SHARED = [
 // Files under SHARED that still get a fresh process each (project `own-process`): their point is
 // per-process state (a process-wide warning budget), or they time the library against itself in
 // milliseconds, where a heap grown by earlier files adds collector pauses to one side.
-const OWN_PROCESS = ["test/otel/listener-warnings-bounded.test.ts", "src/registry/scale.test.ts"];
+// The two flood tests bound the host's share of time (refreshing, a blocked event loop) in wall
+// time, which a heap grown by earlier files lengthens with collector pauses.
+const OWN_PROCESS = [
+  "test/otel/listener-warnings-bounded.test.ts",
+  "src/registry/scale.test.ts",
+  "test/redteam/list-changed-flood.test.ts",
+  "test/redteam/notification-flood.test.ts",
+];
 
 export default defineConfig({
   resolve: {
