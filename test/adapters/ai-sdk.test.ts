@@ -1,10 +1,11 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
+import { createRegistry, defineTool, type Registry, type Run } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { deferredDeleteNoteTool } from "../support/note-tools.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -48,17 +49,7 @@ function catalog(): { registry: Registry; deleted: string[] } {
         inputSchema: z.object({ title: z.string() }),
         handler: ({ title }) => `note ${title}`,
       }),
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note permanently.",
-        tier: "deferred",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => {
-          deleted.push(title);
-          return `deleted ${title}`;
-        },
-      }),
+      deferredDeleteNoteTool(deleted),
       defineTool({
         name: "weather_forecast",
         description: "Weather forecast for a city.",
@@ -69,6 +60,43 @@ function catalog(): { registry: Registry; deleted: string[] } {
     ],
   });
   return { registry, deleted };
+}
+
+/**
+ * The SDK's approval flow (`approvalFlow: "ai-sdk"`) for one call: the model asks to delete
+ * "groceries", and the first `generateText` must end with a tool-approval-request. `answer` sends
+ * the host's response in a second `generateText`, where the model's next step is `next`.
+ */
+async function askToDeleteGroceries(run: Run, next: (options: LanguageModelV3CallOptions) => LanguageModelV3Content[]) {
+  const script = scriptedModel([() => [toolCall("c1", "delete_note", { title: "groceries" })], next]);
+  const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
+  const first = await generateText({
+    model: script.model,
+    tools,
+    prepareStep,
+    stopWhen: stepCountIs(5),
+    prompt: "delete groceries",
+  });
+  const request = first.content.find((part) => part.type === "tool-approval-request");
+  expect(request?.type).toBe("tool-approval-request");
+  const answer = (response: { approved: boolean; reason?: string }) => {
+    const messages: ModelMessage[] = [
+      { role: "user", content: "delete groceries" },
+      ...first.response.messages,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
+            ...response,
+          },
+        ],
+      },
+    ];
+    return generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+  };
+  return { answer };
 }
 
 describe("AI SDK adapter with a real generateText loop", () => {
@@ -120,40 +148,12 @@ describe("AI SDK adapter with a real generateText loop", () => {
     const { registry, deleted } = catalog();
     const run = registry.createRun({ permissions: { approval: "destructive" } });
     run.activate(["delete_note"]);
-    const script = scriptedModel([
-      () => [toolCall("c1", "delete_note", { title: "groceries" })],
-      (options) => {
-        expect(lastToolResult(options)).toContain("execution-denied");
-        return [{ type: "text", text: "Understood, not deleting." }];
-      },
-    ]);
-    const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
-    const first = await generateText({
-      model: script.model,
-      tools,
-      prepareStep,
-      stopWhen: stepCountIs(5),
-      prompt: "delete groceries",
+    const { answer } = await askToDeleteGroceries(run, (options) => {
+      expect(lastToolResult(options)).toContain("execution-denied");
+      return [{ type: "text", text: "Understood, not deleting." }];
     });
-    const request = first.content.find((part) => part.type === "tool-approval-request");
-    expect(request?.type).toBe("tool-approval-request");
     expect(registry.approvals.pending()).toEqual([]);
-    const messages: ModelMessage[] = [
-      { role: "user", content: "delete groceries" },
-      ...first.response.messages,
-      {
-        role: "tool",
-        content: [
-          {
-            type: "tool-approval-response",
-            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
-            approved: false,
-            reason: "no",
-          },
-        ],
-      },
-    ];
-    const second = await generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+    const second = await answer({ approved: false, reason: "no" });
     expect(second.text).toBe("Understood, not deleting.");
     expect(deleted).toEqual([]);
   });
@@ -164,40 +164,13 @@ describe("AI SDK adapter with a real generateText loop", () => {
     run.activate(["delete_note"]);
     const asked: string[] = [];
     registry.events.on("approval.requested", (event) => asked.push(event.toolName));
-    const script = scriptedModel([
-      () => [toolCall("c1", "delete_note", { title: "groceries" })],
-      (options) => {
-        expect(lastToolResult(options)).toContain("deleted groceries");
-        return [{ type: "text", text: "Deleted." }];
-      },
-    ]);
-    const { tools, prepareStep } = createAiSdkTools(run, { approvalFlow: "ai-sdk" });
-    const first = await generateText({
-      model: script.model,
-      tools,
-      prepareStep,
-      stopWhen: stepCountIs(5),
-      prompt: "delete groceries",
+    const { answer } = await askToDeleteGroceries(run, (options) => {
+      expect(lastToolResult(options)).toContain("deleted groceries");
+      return [{ type: "text", text: "Deleted." }];
     });
-    const request = first.content.find((part) => part.type === "tool-approval-request");
-    expect(request?.type).toBe("tool-approval-request");
     // Nothing ran before the host's answer.
     expect(deleted).toEqual([]);
-    const messages: ModelMessage[] = [
-      { role: "user", content: "delete groceries" },
-      ...first.response.messages,
-      {
-        role: "tool",
-        content: [
-          {
-            type: "tool-approval-response",
-            approvalId: request?.type === "tool-approval-request" ? request.approvalId : "",
-            approved: true,
-          },
-        ],
-      },
-    ];
-    const second = await generateText({ model: script.model, tools, prepareStep, stopWhen: stepCountIs(5), messages });
+    const second = await answer({ approved: true });
     expect(second.text).toBe("Deleted.");
     expect(deleted).toEqual(["groceries"]);
     expect(asked).toEqual([]);

@@ -10,7 +10,7 @@ import {
   runAnthropicToolUses,
 } from "agent-tool-catalog/anthropic";
 import { describe, expect, it } from "vitest";
-import { deleteNoteTool, readNoteTool, weatherForecastTool } from "./note-tools.js";
+import { deferredDeleteNoteTool, readNoteTool, weatherForecastTool } from "../support/note-tools.js";
 
 function fixture(name: string): Anthropic.Messages.Message {
   return JSON.parse(
@@ -23,7 +23,7 @@ function catalog(): { registry: Registry; deleted: string[] } {
   const registry = createRegistry({
     tools: [
       readNoteTool(),
-      deleteNoteTool(deleted),
+      deferredDeleteNoteTool(deleted),
       weatherForecastTool(["weather"]),
       defineTool({
         name: "currency_convert",

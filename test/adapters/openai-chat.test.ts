@@ -9,7 +9,7 @@ import {
 } from "agent-tool-catalog/openai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { deleteNoteTool, readNoteTool, weatherForecastTool } from "./note-tools.js";
+import { deferredDeleteNoteTool, readNoteTool, weatherForecastTool } from "../support/note-tools.js";
 
 function fixture(name: string): OpenAI.Chat.Completions.ChatCompletion {
   return JSON.parse(
@@ -20,7 +20,7 @@ function fixture(name: string): OpenAI.Chat.Completions.ChatCompletion {
 function catalog(): { registry: Registry; deleted: string[] } {
   const deleted: string[] = [];
   const registry = createRegistry({
-    tools: [readNoteTool(), deleteNoteTool(deleted), weatherForecastTool()],
+    tools: [readNoteTool(), deferredDeleteNoteTool(deleted), weatherForecastTool()],
   });
   return { registry, deleted };
 }

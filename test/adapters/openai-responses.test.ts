@@ -10,7 +10,7 @@ import {
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { readNoteTool, weatherForecastTool } from "./note-tools.js";
+import { readNoteTool, weatherForecastTool } from "../support/note-tools.js";
 
 function fixture(name: string): OpenAI.Responses.Response {
   return JSON.parse(

@@ -6,12 +6,12 @@
  * definition, which nobody approved; the run's broker flow refuses that (round 12b).
  */
 import type { LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { createRegistry, defineTool } from "agent-tool-catalog";
+import { createRegistry } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { deleteNoteTool } from "../support/note-tools.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 const usage = {
@@ -23,16 +23,7 @@ const usage = {
 function setup() {
   const done: string[] = [];
   const deleteNote = (what: string) =>
-    defineTool({
-      name: "delete_note",
-      description: "Delete a note.",
-      mutating: true,
-      inputSchema: z.object({ title: z.string() }),
-      handler: ({ title }) => {
-        done.push(`${what} ${title}`);
-        return "done";
-      },
-    });
+    deleteNoteTool({ onDelete: (title) => done.push(`${what} ${title}`), answer: () => "done" });
   const registry = createRegistry();
   const handle = registry.register(deleteNote("deleted"));
   const run = registry.createRun({ permissions: { approval: "destructive" } });

@@ -6,9 +6,9 @@
  * the second call ran, while the first waited until its timeout, which then made the second
  * unanswerable. An approval must approve the call that was shown, or nothing.
  */
-import { type ApprovalRequest, createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
+import { type ApprovalRequest, createRegistry, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { deleteNoteTool } from "../support/note-tools.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 function notebook(createId: () => string) {
@@ -16,18 +16,7 @@ function notebook(createId: () => string) {
   const approvals = new InMemoryApprovalBroker({ createId });
   const registry = createRegistry({
     approvals,
-    tools: [
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note.",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: ({ title }) => {
-          done.push(title);
-          return `deleted ${title}`;
-        },
-      }),
-    ],
+    tools: [deleteNoteTool({ onDelete: (title) => done.push(title) })],
   });
   const run = registry.createRun({ permissions: { approval: "destructive" }, approvalTimeoutMs: 2_000 });
   const shown: ApprovalRequest[] = [];

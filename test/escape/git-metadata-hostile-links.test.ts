@@ -1,13 +1,24 @@
 /**
  * Repository files that are symbolic links to files outside the workspace, one file at a time:
  * the commit-graph (single file, and a split chain's graph file and chain list), `packed-refs`,
- * `objects/info/alternates` itself, `HEAD` and a loose ref. Under sandbox "workspace" each is
+ * `objects/info/alternates` itself, `HEAD` and a loose ref; round 25: `config`, `shallow`,
+ * `info/grafts`, a pack's `.pack` and `.idx` files, a replace ref. Under sandbox "workspace" each is
  * refused with `repository_outside_workspace` (the confined reader opens the file and checks where
  * the descriptor really is before reading a byte). Every attempt has two controls: the same link
  * with its target inside the workspace answers under the sandbox, and the outside link answers
  * without it (so the refusal is the sandbox's, not a broken layout).
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import type { SandboxScope } from "agent-tool-catalog";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -27,6 +38,8 @@ let template: string;
 let counter = 0;
 let branch = "";
 let graphChainFile = "";
+let firstCommit = "";
+let packName = "";
 
 async function expectRefused(workspace: string, outsideDirectory: string): Promise<void> {
   await expectGitToolsFailed(workspace, "workspace", CALLS, ["repository_outside_workspace"], [outsideDirectory]);
@@ -53,6 +66,13 @@ function linkTo(workspace: string, relative: string, directory: string): void {
   const moved = path.join(directory, path.basename(relative));
   renameSync(original, moved);
   symlinkSync(moved, original);
+}
+
+/** Gives the first commit a replacement (`git replace`), so the reader reads `refs/replace/` and `config`. */
+function replaceFirstCommit(workspace: string): void {
+  const tree = git(workspace, ["rev-parse", `${firstCommit}^{tree}`]).trim();
+  const replacement = git(workspace, ["commit-tree", tree, "-m", "replaced first"]).trim();
+  git(workspace, ["replace", firstCommit, replacement]);
 }
 
 /**
@@ -84,6 +104,9 @@ describe.skipIf(gitCapability.missing)(
       repository.write("file.txt", `${MARKER}\n`).commit(`add ${MARKER}`, author);
       git(template, ["repack", "-adq"]);
       branch = git(template, ["symbolic-ref", "--short", "HEAD"]).trim();
+      firstCommit = git(template, ["rev-parse", "HEAD~1"]).trim();
+      const pack = readdirSync(path.join(template, ".git", "objects", "pack")).find((name) => name.endsWith(".pack"));
+      packName = (pack ?? "").slice(0, -".pack".length);
       // The split graph's file name is its hash: the same for every copy of the template.
       const probe = path.join(scratch, "probe");
       cpSync(template, probe, { recursive: true });
@@ -128,6 +151,30 @@ describe.skipIf(gitCapability.missing)(
 
     escapeAttempt("git-metadata", "a loose ref file (refs/heads/<branch>) a symbolic link to an outside file", () =>
       attackLink(`refs/heads/${branch}`),
+    );
+
+    // Round 25: the other repository files the reader opens on every call.
+    escapeAttempt(
+      "git-metadata",
+      ".git/config a symbolic link to an outside file, read for core.useReplaceRefs once there are replace refs",
+      () => attackLink("config", replaceFirstCommit),
+    );
+
+    escapeAttempt("git-metadata", ".git/shallow and .git/info/grafts symbolic links to outside files", async () => {
+      await attackLink("shallow", (workspace) => writeFileSync(path.join(workspace, ".git", "shallow"), `${"1".repeat(40)}\n`));
+      await attackLink("info/grafts", (workspace) => {
+        mkdirSync(path.join(workspace, ".git", "info"), { recursive: true });
+        writeFileSync(path.join(workspace, ".git", "info", "grafts"), `${firstCommit}\n`);
+      });
+    });
+
+    escapeAttempt("git-metadata", "a pack's .pack file, and its .idx file, symbolic links to outside files", async () => {
+      await attackLink(`objects/pack/${packName}.pack`);
+      await attackLink(`objects/pack/${packName}.idx`);
+    });
+
+    escapeAttempt("git-metadata", "a replace ref (refs/replace/<id>) a symbolic link to an outside file", () =>
+      attackLink(`refs/replace/${firstCommit}`, replaceFirstCommit),
     );
   },
 );

@@ -7,10 +7,10 @@
 import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
-import { createFileTools } from "agent-tool-catalog/tools";
+import type { Run } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { attackWithFileTools, codeOf, fileToolsRun } from "./support/file-tool-attack.js";
 
 let base: string;
 let workspace: string;
@@ -28,19 +28,9 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
-const runIn = (sandbox: "workspace" | "unrestricted"): Run =>
-  createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
-const codeOf = (result: ToolCallResult) => (result.ok ? "ok" : result.error.code);
-
-/** Every mutating file tool aimed at `target`, one after the other. */
-async function attack(run: Run, target: string): Promise<string[]> {
-  return [
-    codeOf(await run.call("edit", { path: target, old_text: "secret", new_text: "owned" })),
-    codeOf(await run.call("replace", { path: target, find: "secret", replace: "owned" })),
-    codeOf(await run.call("apply_patch", { path: target, edits: [{ old_text: "secret", new_text: "owned" }] })),
-    codeOf(await run.call("write", { path: target, content: "owned\n" })),
-  ];
-}
+const runIn = (sandbox: "workspace" | "unrestricted"): Run => fileToolsRun(workspace, sandbox);
+/** The mutating file tools that take a path (not apply_patch's patch text) aimed at `target`. */
+const attack = (run: Run, target: string) => attackWithFileTools(run, target, { patchText: false });
 
 async function outsideUnchanged() {
   expect(await readFile(secret, "utf8")).toBe("secret\n");

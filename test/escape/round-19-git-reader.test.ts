@@ -15,22 +15,18 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import type { SandboxScope } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { confinedReader } from "../../src/git/git-file-reader.js";
 import { git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
-import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { makeSecretRepository } from "./support/git-tool-calls.js";
-import { attackRun, quote, sh } from "./support/sandbox-harness.js";
+import { diffRangeAnswers, plantRefLinks } from "./support/planted-ref-links.js";
+import { quote } from "./support/sandbox-harness.js";
 
 const gitCapability = capability("git");
 const bubblewrap = capability("bubblewrap");
-
-/** What a call answered, without its call id (the same refusal must read the same). */
-const answer = (result: ToolCallResult) =>
-  result.ok ? `ok:${JSON.stringify(result.output)}` : `${result.error.code}:${result.error.message}:${result.error.hint ?? ""}`;
 
 describe.skipIf(gitCapability.missing || bubblewrap.missing)(
   bubblewrap.label("escape attempts: round 19, links in .git to the host"),
@@ -54,22 +50,10 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
       removeDirectory(scratch);
     });
 
-    /** A sandboxed command links `.git/refs/heads/<name>` to each target (`ln -s`), as a model would. */
-    async function plantLinks(links: Readonly<Record<string, string>>): Promise<void> {
-      const command = Object.entries(links)
-        .map(([name, target]) => `ln -s ${quote(target)} .git/refs/heads/${name}`)
-        .join(" && ");
-      const result = await sh(attackRun(workspace, "local"), `${command} && echo planted`);
-      expect(result.stdout.trim(), result.stderr).toBe("planted");
-    }
-
+    /** A sandboxed command (local) links `.git/refs/heads/<name>` to each target, as a model would. */
+    const plantLinks = (links: Readonly<Record<string, string>>) => plantRefLinks(workspace, "local", links);
     /** The answers of `git_diff_range` from each branch, under `sandbox`. */
-    async function answers(sandbox: SandboxScope, branches: readonly string[]): Promise<string[]> {
-      const run = gitRun(workspace, {}, sandbox);
-      const shown: string[] = [];
-      for (const from of branches) shown.push(answer(await run.call("git_diff_range", { from })).replaceAll(from, "<b>"));
-      return shown;
-    }
+    const answers = (sandbox: SandboxScope, branches: readonly string[]) => diffRangeAnswers(workspace, sandbox, branches);
 
     escapeAttempt("paths", "git tools: a ref linked to a host file answers alike whether the file exists", async () => {
       await plantLinks({

@@ -14,21 +14,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SandboxScope, ToolCallResult } from "agent-tool-catalog";
+import type { SandboxScope } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
-import { gitRun } from "../git/support/git-run.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { makeSecretRepository } from "./support/git-tool-calls.js";
+import { answer, diffRangeAnswers, plantRefLinks } from "./support/planted-ref-links.js";
 import { attackRun, quote, sh } from "./support/sandbox-harness.js";
 
 const gitCapability = capability("git");
 const bubblewrap = capability("bubblewrap");
-
-/** What a call answered, without its call id (the same refusal must read the same). */
-const answer = (result: ToolCallResult) =>
-  result.ok ? `ok:${JSON.stringify(result.output)}` : `${result.error.code}:${result.error.message}:${result.error.hint ?? ""}`;
 
 describe.skipIf(gitCapability.missing || bubblewrap.missing)(
   bubblewrap.label("escape attempts: round 20, links in .git that leave the workspace and come back"),
@@ -48,22 +44,10 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
     });
     afterEach(() => removeDirectory(scratch));
 
-    /** A sandboxed command links `.git/refs/heads/<name>` to each target (`ln -s`), as a model would. */
-    async function plantLinks(links: Readonly<Record<string, string>>): Promise<void> {
-      const command = Object.entries(links)
-        .map(([name, target]) => `ln -s ${quote(target)} .git/refs/heads/${name}`)
-        .join(" && ");
-      const result = await sh(attackRun(workspace, "workspace"), `${command} && echo planted`);
-      expect(result.stdout.trim(), result.stderr).toBe("planted");
-    }
-
+    /** A sandboxed command (workspace) links `.git/refs/heads/<name>` to each target, as a model would. */
+    const plantLinks = (links: Readonly<Record<string, string>>) => plantRefLinks(workspace, "workspace", links);
     /** The answers of `git_diff_range` from each branch, under `sandbox`. */
-    async function answers(sandbox: SandboxScope, branches: readonly string[]): Promise<string[]> {
-      const run = gitRun(workspace, {}, sandbox);
-      const shown: string[] = [];
-      for (const from of branches) shown.push(answer(await run.call("git_diff_range", { from })).replaceAll(from, "<b>"));
-      return shown;
-    }
+    const answers = (sandbox: SandboxScope, branches: readonly string[]) => diffRangeAnswers(workspace, sandbox, branches);
 
     escapeAttempt(
       "paths",

@@ -6,6 +6,7 @@ import { createRegistry, defineTool, type Registry } from "agent-tool-catalog";
 import { instrumentRegistry } from "agent-tool-catalog/otel";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { deleteNoteTool } from "../support/note-tools.js";
 
 let exporter: InMemorySpanExporter;
 let provider: BasicTracerProvider;
@@ -36,13 +37,7 @@ function registry(): Registry {
         inputSchema: z.object({ city: z.string() }),
         handler: ({ city }) => ({ city, sky: "sunny" }),
       }),
-      defineTool({
-        name: "delete_note",
-        description: "Delete a note.",
-        mutating: true,
-        inputSchema: z.object({ title: z.string() }),
-        handler: () => "deleted",
-      }),
+      deleteNoteTool({ answer: () => "deleted" }),
       defineTool({
         name: "search_issues",
         description: "Search the issues of a GitHub repository.",

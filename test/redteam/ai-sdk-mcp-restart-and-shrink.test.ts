@@ -5,48 +5,22 @@
  * ends. These held on the code they were written against.
  */
 import { fileURLToPath } from "node:url";
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { createRegistry, EventBus, type Registry } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { connectMcpServer, type McpEvents } from "agent-tool-catalog/mcp";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "../mcp/support/wait-for.js";
 import { liveWith, runMark } from "../support/live-processes.js";
+import { toolCall as call, scriptedModel as scripted } from "../support/scripted-model.js";
 
 const hostile = fileURLToPath(new URL("../mcp/servers/hostile-protocol-server.mjs", import.meta.url));
 const shrinking = fileURLToPath(new URL("../mcp/servers/shrinking-server.mjs", import.meta.url));
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
 let registry: Registry;
 afterEach(async () => {
   await registry.close();
 });
-
-const call = (id: string, toolName: string, input: object): LanguageModelV3Content => ({
-  type: "tool-call",
-  toolCallId: id,
-  toolName,
-  input: JSON.stringify(input),
-});
-
-/** A model that plays `steps` (each a list of calls), then says "done"; it records what it was sent. */
-function scripted(steps: LanguageModelV3Content[][]) {
-  const seen: LanguageModelV3CallOptions[] = [];
-  const model = new MockLanguageModelV3({
-    doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
-      seen.push(options);
-      const content = steps[seen.length - 1] ?? [{ type: "text", text: "done" }];
-      const calls = content.some((part) => part.type === "tool-call");
-      return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
-    },
-  });
-  return { model, seen };
-}
 
 /** The tool results the model was sent, by call id, as text. */
 function results(seen: readonly LanguageModelV3CallOptions[]): Map<string, string> {

@@ -8,40 +8,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-/** A model that plays one step per entry (a list of tool calls, or text) and records what it was sent. */
-function scripted(steps: LanguageModelV3Content[][]) {
-  const seen: LanguageModelV3CallOptions[] = [];
-  const model = new MockLanguageModelV3({
-    doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
-      seen.push(options);
-      const content = steps[seen.length - 1] ?? [{ type: "text", text: "done" }];
-      const calls = content.some((part) => part.type === "tool-call");
-      return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
-    },
-  });
-  return { model, seen };
-}
-
-const call = (id: string, name: string, input: unknown): LanguageModelV3Content => ({
-  type: "tool-call",
-  toolCallId: id,
-  toolName: name,
-  input: JSON.stringify(input),
-});
+import { toolCall as call, scriptedModel as scripted } from "../support/scripted-model.js";
 
 /** The tool results of the last prompt, by call id. */
 function results(options: LanguageModelV3CallOptions | undefined): Map<string, string> {

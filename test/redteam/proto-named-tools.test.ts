@@ -4,33 +4,13 @@
  * assignment sets the object's prototype instead, and the tool (or field) silently disappears from
  * what the model is sent while the run still says it is there.
  */
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { openAIResponsesTools, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-/** A model that plays one step per entry and records what it was sent. */
-function scripted(steps: LanguageModelV3Content[][]) {
-  const seen: LanguageModelV3CallOptions[] = [];
-  const model = new MockLanguageModelV3({
-    doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
-      seen.push(options);
-      const content = steps[seen.length - 1] ?? [{ type: "text", text: "done" }];
-      const calls = content.some((part) => part.type === "tool-call");
-      return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
-    },
-  });
-  return { model, seen };
-}
+import { scriptedModel as scripted } from "../support/scripted-model.js";
 
 const named = (name: string, tier: "core" | "deferred" = "core", description = `Tool ${name}.`) =>
   defineTool({ name, description, tier, inputSchema: z.object({}), handler: () => `ran ${name}` });

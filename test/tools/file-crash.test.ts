@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -59,47 +59,83 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-function startWorker(workspace: string, signal: AbortSignal, check?: "ls" | "read") {
-  return spawn(
+/** A crash worker: its exit code once its output is read, and the lines it printed, awaited by name. */
+interface Worker {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  /** Resolves once the worker printed `line`; rejects, with its stderr, if it ends first. */
+  said(line: string): Promise<void>;
+}
+
+/**
+ * Starts crash-worker.mjs. With `check`, it is the next process after a crash: its first call
+ * (`ls` or `read`) recovers the workspace, it says "checked" and waits: "go" on its stdin makes it
+ * the next crashing worker, so each crash costs one process start, not one for the crash and one
+ * for the recovery (loading the package is most of a short worker's CPU).
+ */
+function startWorker(workspace: string, signal: AbortSignal, check?: "ls" | "read"): Worker {
+  const child = spawn(
     process.execPath,
     [...(format === "src" ? ["--import", "tsx"] : []), worker, JSON.stringify({ workspace, format, check })],
     {
       cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       // A failed cycle aborts every lane: its workers are killed, not left running.
       signal,
       killSignal: "SIGKILL",
     },
   );
-}
-
-/** Runs the worker until it is ready, waits a random while, and kills it with SIGKILL. */
-async function crashOnce(workspace: string, signal: AbortSignal): Promise<void> {
-  const child = startWorker(workspace, signal);
   child.on("error", () => undefined);
+  child.stdin?.on("error", () => undefined);
+  let stdout = "";
   let stderr = "";
-  child.stderr.on("data", (chunk) => {
+  const looks = new Set<() => void>();
+  child.stdout?.on("data", (chunk) => {
+    stdout += String(chunk);
+    for (const look of looks) look();
+  });
+  child.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const ready = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
-  await Promise.race([ready, exited]);
-  if (child.exitCode !== null) throw new Error(`worker ended before ready: ${stderr}`);
+  // "close": its output is all read by then.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const printed = (line: string) => stdout.split("\n").includes(line);
+  const said = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (!printed(line)) return;
+        looks.delete(look);
+        resolve();
+      };
+      looks.add(look);
+      look();
+      exited.then((code) => {
+        looks.delete(look);
+        if (printed(line)) resolve();
+        else
+          reject(
+            new Error(
+              `worker ended (${code}) before "${line}"${check === undefined ? "" : ` (${check} after the crash)`}: ${stderr}`,
+            ),
+          );
+      });
+    });
+  return { child, exited, said };
+}
+
+/** Waits until `running` is ready (its first change made), waits a random while, and kills it with SIGKILL. */
+async function crashOnce(running: Worker): Promise<void> {
+  await running.said("ready");
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
-  child.kill("SIGKILL");
-  await exited;
+  running.child.kill("SIGKILL");
+  await running.exited;
 }
 
-/** The next process opens the workspace with one read-only call (`ls` or `read`) and exits. */
-async function openAgain(workspace: string, check: "ls" | "read", signal: AbortSignal): Promise<void> {
-  const child = startWorker(workspace, signal, check);
-  child.on("error", () => undefined);
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += String(chunk);
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (exit) => resolve(exit)));
-  if (code !== 0) throw new Error(`${check} after the crash failed: ${stderr}`);
+/** The next process opens the workspace with one read-only call (`ls` or `read`); resolves once that call succeeded. */
+async function openAgain(workspace: string, check: "ls" | "read", signal: AbortSignal): Promise<Worker> {
+  const next = startWorker(workspace, signal, check);
+  await next.said("checked");
+  return next;
 }
 
 /**
@@ -151,11 +187,18 @@ describe("kill -9 during multi-file apply_patch and large writes", () => {
           await import("node:fs/promises").then(({ mkdir }) => mkdir(workspace));
           for (let i = 0; i < FILES; i++) await writeFile(path.join(workspace, `f${i}.txt`), `A ${i}\n`);
           await writeFile(path.join(workspace, "big.txt"), "x".repeat(2 * 1024 * 1024));
+          let running = startWorker(workspace, lanes.signal);
           for (let iteration = 0; iteration < ITERATIONS; iteration++) {
             await oneCycle(`lane ${lane}, crash ${iteration + 1}`, lanes, async () => {
-              await crashOnce(workspace, lanes.signal);
-              await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read", lanes.signal);
+              await crashOnce(running);
+              // Checked after that process's one call, before it changes anything: then it runs on as the next crash's worker.
+              running = await openAgain(workspace, (lane + iteration) % 2 === 0 ? "ls" : "read", lanes.signal);
               await assertConsistent(workspace);
+              if (iteration + 1 < ITERATIONS) running.child.stdin?.end("go\n");
+              else {
+                running.child.stdin?.end();
+                expect(await running.exited).toBe(0);
+              }
             });
           }
         }),

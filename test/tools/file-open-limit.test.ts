@@ -303,20 +303,38 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   function start(check: boolean) {
     const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
     const child = nodeChild(flipper, [config]);
-    return spawn(process.execPath, child.args, { cwd: repo, env: child.env, stdio: ["ignore", "pipe", "pipe"] });
+    return spawn(process.execPath, child.args, { cwd: repo, env: child.env, stdio: ["pipe", "pipe", "pipe"] });
   }
 
-  /** Resolves with the exit code (or signal); `ready`: once the first patch landed. */
+  /**
+   * Resolves with the exit code (or signal) once its output is read; `ready`: once the first patch
+   * landed; `checked`: once the `ls` of a process started with `check` succeeded (it then waits:
+   * "go" on its stdin makes it the next flipping process, one process start per crash, not two).
+   */
   function watch(child: ReturnType<typeof start>) {
     let stderr = "";
     child.stderr.on("data", (chunk) => {
       stderr += String(chunk);
     });
+    child.stdin.on("error", () => undefined);
     const exited = new Promise<string>((resolve) =>
-      child.once("exit", (code, signal) => resolve(`${code ?? signal}: ${stderr}`)),
+      child.once("close", (code, signal) => resolve(`${code ?? signal}: ${stderr}`)),
     );
-    const ready = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
-    return { exited, ready };
+    let stdout = "";
+    const waiting = new Map<string, () => void>();
+    const look = () => {
+      for (const [line, resolve] of waiting) if (stdout.split("\n").includes(line)) resolve();
+    };
+    child.stdout.on("data", (chunk) => {
+      stdout += String(chunk);
+      look();
+    });
+    const printed = (line: string) =>
+      new Promise<void>((resolve) => {
+        waiting.set(line, resolve);
+        look();
+      });
+    return { exited, ready: printed("ready"), checked: printed("checked") };
   }
 
   it(`leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`, async () => {
@@ -344,27 +362,42 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
       }
     };
     let midChange = 0;
-    for (let crash = 0; crash < CRASHES; crash++) {
-      const child = start(false);
-      const { exited, ready } = watch(child);
-      await Promise.race([ready, exited.then((why) => Promise.reject(new Error(`flipper ended before ready: ${why}`)))]);
-      if (crash % 2 === 0) {
-        // Inside a change's logged part: once a log exists, a little later.
-        await loggedOrExit(exited);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
-      } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
-      child.kill("SIGKILL");
-      await exited;
-      if (await logged()) midChange++;
-      const next = start(true);
-      expect(await watch(next).exited, "the next process's ls (recovery)").toMatch(/^0:/);
-      const states = new Set<string>();
-      for (let d = 0; d < MANY.dirs; d++)
-        states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
-      expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
-      const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
-      expect(leftovers).toEqual([]);
-      expect(await readdir(logs).catch(() => [])).toEqual([]);
+    let child = start(false);
+    let watched = watch(child);
+    try {
+      for (let crash = 0; crash < CRASHES; crash++) {
+        const { exited, ready } = watched;
+        await Promise.race([ready, exited.then((why) => Promise.reject(new Error(`flipper ended before ready: ${why}`)))]);
+        if (crash % 2 === 0) {
+          // Inside a change's logged part: once a log exists, a little later.
+          await loggedOrExit(exited);
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+        } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
+        child.kill("SIGKILL");
+        await exited;
+        if (await logged()) midChange++;
+        // The next process: its `ls` (the recovery), checked before it changes anything; then it
+        // flips on as the next crash's process.
+        child = start(true);
+        watched = watch(child);
+        const recovered = watched.exited.then((why) => Promise.reject(new Error(`the next process's ls (recovery): ${why}`)));
+        await Promise.race([watched.checked, recovered]);
+        const states = new Set<string>();
+        for (let d = 0; d < MANY.dirs; d++)
+          states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
+        expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
+        const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
+        expect(leftovers).toEqual([]);
+        expect(await readdir(logs).catch(() => [])).toEqual([]);
+        if (crash + 1 < CRASHES) child.stdin.end("go\n");
+        else {
+          child.stdin.end();
+          expect(await watched.exited, "the next process's ls (recovery)").toMatch(/^0:/);
+        }
+      }
+    } finally {
+      // A failed check leaves a process waiting or flipping: it ends with the test.
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
     // Control: some kills did land inside a change (its log was there for the next process to finish).
     expect(midChange).toBeGreaterThan(0);

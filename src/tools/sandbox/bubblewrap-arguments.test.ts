@@ -8,6 +8,7 @@ import {
   localScopeArguments,
   PROC_MASKS,
   procMaskArguments,
+  readOnlyPathPins,
   systemMounts,
   workspaceScopeArguments,
 } from "./bubblewrap-arguments.js";
@@ -179,6 +180,22 @@ describe("bubblewrap arguments", () => {
     ]);
     // The real list: what runc masks by default.
     expect(PROC_MASKS.files).toEqual(expect.arrayContaining(["/proc/keys", "/proc/kcore", "/proc/timer_list", "/proc/slabinfo"]));
+  });
+
+  it("pins each directory between the workspace and a readOnlyPaths entry inside it, parents first, once", () => {
+    expect(readOnlyPathPins("/w", ["/w/a/b/vendor", "/w/a/c", "/w/top"])).toEqual(["/w/a", "/w/a/b"]);
+    expect(readOnlyPathPins("/w", ["/w"])).toEqual([]);
+    const args = workspaceScopeArguments({
+      workspace: "/w",
+      system: [],
+      readOnlyPaths: ["/w/a/vendor"],
+      git: gitProtection("/w"),
+    });
+    const workspaceBind = args.indexOf("/w", args.lastIndexOf("--bind", args.indexOf("/w")) + 1);
+    const pin = args.indexOf("/w/a");
+    expect(args.slice(pin - 1, pin + 2)).toEqual(["--bind", "/w/a", "/w/a"]);
+    expect(pin).toBeGreaterThan(workspaceBind);
+    expect(args.slice(-3)).toEqual(["--ro-bind", "/w/a/vendor", "/w/a/vendor"]);
   });
 
   it("puts the command after -- so it is never read as an option", () => {

@@ -227,6 +227,28 @@ export function readOnlyPathsByPlace(workspace: string, readOnlyPaths: readonly 
 }
 
 /**
+ * The directories between the workspace and each of `inside` (the `readOnlyPaths` at or below
+ * it), which are bound onto themselves (read-write, as they are) to pin them: a mount point cannot
+ * be renamed or removed (`EBUSY`). Unpinned, a command renamed a nested entry's parent
+ * (`mv third moved`, the read-only mount moving with it) and made `third/vendor` again: the next
+ * command's read-only bind covered the new empty directory and `moved/vendor`, the host's
+ * read-only files, was writable. Parents before children, each once.
+ */
+export function readOnlyPathPins(workspace: string, inside: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const entry of inside) {
+    const steps = path.relative(workspace, entry).split(path.sep).slice(0, -1);
+    let directory = workspace;
+    for (const step of steps) {
+      if (step === "") continue;
+      directory = path.join(directory, step);
+      pins.add(directory);
+    }
+  }
+  return [...pins].sort((a, b) => a.split(path.sep).length - b.split(path.sep).length);
+}
+
+/**
  * The bwrap options of scope `"workspace"`: every namespace unshared (network included), no
  * capabilities, no nested user namespaces, system directories and `/proc/sys` read-only, the
  * {@link PROC_MASKS} hidden, private
@@ -256,6 +278,8 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
   const [inside, outside] = readOnlyPathsByPlace(layout.workspace, layout.readOnlyPaths);
   for (const extra of outside) args.push("--ro-bind", extra, extra);
   args.push("--bind", layout.workspace, layout.workspace);
+  // Before the git protection: a pin bound after it would cover the protection of a `.git` below it.
+  for (const pin of readOnlyPathPins(layout.workspace, inside)) args.push("--bind", pin, pin);
   args.push(...(layout.git ?? gitProtection(layout.workspace)).args);
   // Last, so nothing bound later (the workspace, the git protection's read-write git directories)
   // covers them: bound before the workspace, as they were, they were hidden under its writable bind.

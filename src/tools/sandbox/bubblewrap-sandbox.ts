@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import {
@@ -9,6 +10,7 @@ import {
   type MaskedEntry,
   PROC_MASKS,
   procMaskArguments,
+  readOnlyPathPins,
   readOnlyPathsByPlace,
   SYSTEM_DIRECTORIES,
   type SystemMount,
@@ -141,12 +143,12 @@ export class BubblewrapSandbox implements ProcessSandbox {
     if (!path.isAbsolute(this.executable) || !path.isAbsolute(this.launcherShell)) {
       throw new ConfigurationError("invalid_sandbox_option", "The bwrap executable and launcher shell must be absolute paths.");
     }
-    this.readOnlyPaths = Object.freeze([...(options.readOnlyPaths ?? [])]);
-    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_SCOPE_CAPABILITIES;
-    for (const extra of this.readOnlyPaths) {
+    for (const extra of options.readOnlyPaths ?? []) {
       if (!path.isAbsolute(extra))
         throw new ConfigurationError("invalid_sandbox_option", `readOnlyPaths entry ${extra} is not absolute.`);
     }
+    this.readOnlyPaths = Object.freeze((options.readOnlyPaths ?? []).map(canonicalReadOnlyPath));
+    this.capabilities = this.scope === "workspace" ? WORKSPACE_CAPABILITIES : LOCAL_SCOPE_CAPABILITIES;
     this.system = this.scope === "workspace" ? Object.freeze(systemMounts()) : [];
     this.masked = this.scope === "workspace" ? Object.freeze(unreadableSystemEntries()) : [];
     this.seccomp = buildSeccompFilter({ allowUnixSocketPairs: options.allowUnixSocketPairs === true });
@@ -277,6 +279,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
     const maskedDirectories = procMaskArguments().filter((_arg, index, all) => all[index - 1] === "--tmpfs");
     for (const entry of this.masked) if (entry.kind === "directory") maskedDirectories.push(entry.path);
     const [readOnlyInWorkspace] = readOnlyPathsByPlace(root, this.readOnlyPaths);
+    protectedBinds.push(...readOnlyPathPins(root, readOnlyInWorkspace));
     return {
       workspace: root,
       readOnlyIdentity,
@@ -373,6 +376,22 @@ function trusted(name: string, workspace: string | undefined): string {
         : "Install it from the system's packages."),
     { data: { executable: name } },
   );
+}
+
+/**
+ * A `readOnlyPaths` entry as the mount table will show it: its real path (a link on the way, or
+ * the entry a link, resolved), or, when nothing is there yet, the path with `.`, `..`, repeated
+ * and trailing separators removed. The entry is compared as text with the workspace (inside or
+ * not) and with the sandbox's mount table: spelled otherwise (`<ws>/vendor/`, `<ws>//vendor`,
+ * through a link to a parent) it was never found mounted at its own path, and every command was
+ * refused before it ran, with a message blaming a path changed during setup.
+ */
+function canonicalReadOnlyPath(entry: string): string {
+  try {
+    return realpathSync(entry);
+  } catch {
+    return path.resolve(entry);
+  }
 }
 
 function assertUsableWorkspace(workspace: string | undefined): asserts workspace is string {

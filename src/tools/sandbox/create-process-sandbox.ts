@@ -47,7 +47,9 @@ export interface CreateProcessSandboxOptions {
    */
   readonly bubblewrapPath?: string;
   /**
-   * Extra host paths visible read-only under scope `"workspace"` (bubblewrap).
+   * Extra host paths visible read-only under scope `"workspace"` (bubblewrap), taken as their
+   * real paths. An entry inside the workspace is read-only too, and the directories between the
+   * workspace and it are pinned (a command cannot rename them to take the entry's files along).
    * @defaultValue the install prefix of the running Node when it is outside `/usr`
    */
   readonly readOnlyPaths?: readonly string[];

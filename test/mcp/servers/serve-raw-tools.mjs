@@ -1,6 +1,7 @@
-// The JSON-RPC loop of a raw MCP test server over stdio (no SDK) whose only point is its tool
-// list: it answers initialize and tools/list, a tools/call with "<name> ran", any other request
-// with an empty result, and exits when stdin closes.
+// The JSON-RPC loop of a raw MCP test server over stdio (no SDK) whose only point is its tools: it
+// answers initialize and tools/list, a tools/call with "<name> ran" (or what `result` gives), any
+// other request with an empty result, and exits when stdin closes. A tool may ask the client
+// requests of the server's own (sampling, elicitation, roots) while its call runs.
 import { createInterface } from "node:readline";
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -8,15 +9,31 @@ const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 /**
  * Serves `tools` (an array, or a function giving the current list) as the server `name` on
  * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method,
- * params)` sends a notification (such as notifications/tools/list_changed). `result(toolName)`,
- * when given, is the call's result (default: a text block "<name> ran").
+ * params)` sends a notification (such as notifications/tools/list_changed). `result(toolName,
+ * args, { ask })`, when given, is the call's result or a promise of it (default: a text block
+ * "<name> ran"); `ask(method, params)` sends the client a request of the server's own and resolves
+ * with `{ result }` or `{ error: code }` when the client answers, `{ timeout: true }` after 5 s.
  */
 export function serveRawTools(name, tools, { onCall, result } = {}) {
+  const replies = new Map();
+  let asked = 0;
+  const ask = (method, params) => {
+    const id = `srv-${++asked}`;
+    send({ jsonrpc: "2.0", id, method, params });
+    return new Promise((resolve) => {
+      replies.set(id, resolve);
+      setTimeout(() => resolve({ timeout: true }), 5_000).unref();
+    });
+  };
+  const answer = (id, tool, value) =>
+    send({ jsonrpc: "2.0", id, result: value ?? { content: [{ type: "text", text: `${tool} ran` }] } });
   const lines = createInterface({ input: process.stdin });
   lines.on("close", () => process.exit(0));
   lines.on("line", (line) => {
     const message = JSON.parse(line);
-    if (message.method === "initialize") {
+    if (message.method === undefined && replies.has(message.id)) {
+      replies.get(message.id)(message.error === undefined ? { result: message.result } : { error: message.error.code });
+    } else if (message.method === "initialize") {
       send({
         jsonrpc: "2.0",
         id: message.id,
@@ -31,7 +48,10 @@ export function serveRawTools(name, tools, { onCall, result } = {}) {
     } else if (message.method === "tools/call") {
       const tool = message.params.name;
       onCall?.(tool, (method, params) => send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }));
-      send({ jsonrpc: "2.0", id: message.id, result: result?.(tool) ?? { content: [{ type: "text", text: `${tool} ran` }] } });
+      const value = result?.(tool, message.params.arguments, { ask });
+      // A synchronous result is answered at once, so that answers keep the order of their calls.
+      if (typeof value?.then === "function") value.then((resolved) => answer(message.id, tool, resolved));
+      else answer(message.id, tool, value);
     } else if (message.id !== undefined) {
       send({ jsonrpc: "2.0", id: message.id, result: {} });
     }

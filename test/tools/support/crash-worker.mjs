@@ -1,7 +1,10 @@
 // Loops multi-file apply_patch flips (10 files between states A and B) and 2 MB writes until killed.
 // argv[2]: JSON { workspace, format: "src" | "dist", check? }. Prints "ready" after its first change.
-// With `check` ("ls" or "read"), it is the next process instead: that one call, then it exits.
+// With `check` ("ls" or "read"), it is first the next process after a crash: that one call (whose
+// recovery the test then checks), "checked", and it waits for a line on stdin: "go" makes it the
+// next crashing worker (one process start per crash, not two), the end of stdin makes it exit.
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const { workspace, format, check } = JSON.parse(process.argv[2]);
@@ -9,20 +12,27 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const load = (src, dist) => import(pathToFileURL(path.join(repo, format === "src" ? src : dist)).href);
 const core = await load("src/index.ts", "dist/index.js");
 const tools = await load("src/tools/index.ts", "dist/tools/index.js");
-const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
-  profile: "full",
-  permissions: { sandbox: "workspace", workspace },
-});
+const newRun = () =>
+  core.createRegistry({ tools: tools.createFileTools() }).createRun({
+    profile: "full",
+    permissions: { sandbox: "workspace", workspace },
+  });
 
 if (check !== undefined) {
-  const result = await (check === "ls" ? run.call("ls", { path: "." }) : run.call("read", { path: "f0.txt" }));
+  // Its own run: the loop's first read below must see the file's text, not "unchanged since your last read".
+  const first = newRun();
+  const result = await (check === "ls" ? first.call("ls", { path: "." }) : first.call("read", { path: "f0.txt" }));
   if (!result.ok) {
     process.stderr.write(`${JSON.stringify(result.error)}\n`);
     process.exit(2);
   }
-  process.exit(0);
+  process.stdout.write("checked\n");
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  const next = await lines.next();
+  if (next.done || next.value !== "go") process.exit(0);
 }
 
+const run = newRun();
 const FILES = 10;
 const patch = (from, to) =>
   [

@@ -1,6 +1,10 @@
 // Loops one apply_patch over `dirs` directories (file d{i}/f.txt flipped between "A i" and "B i")
 // until killed, under the open-file limit `limit` (set once src is loaded). argv[2]: JSON
-// { workspace, dirs, limit, check? }. Prints "ready" after its first change. With `check`, it is the next process instead: one `ls`, then it exits.
+// { workspace, dirs, limit, check? }. Prints "ready" after its first change. With `check`, it is first the
+// next process after a crash: one `ls` (whose recovery the test then checks), "checked", and it waits
+// for a line on stdin: "go" makes it the next flipping process (one process start per crash, not
+// two), the end of stdin makes it exit.
+import { createInterface } from "node:readline";
 import { loadEntry } from "../../support/load-entry.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
@@ -8,21 +12,25 @@ const { workspace, dirs, limit, check } = JSON.parse(process.argv[2]);
 const core = await loadEntry("index");
 const tools = await loadEntry("tools/index");
 lowerOpenFileLimit(limit);
-const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
-  profile: "full",
-  permissions: { sandbox: "workspace", workspace },
-});
+const newRun = () =>
+  core.createRegistry({ tools: tools.createFileTools() }).createRun({
+    profile: "full",
+    permissions: { sandbox: "workspace", workspace },
+  });
 const fail = (result) => {
   process.stderr.write(`${JSON.stringify(result.error)}\n`);
   process.exit(2);
 };
 
 if (check) {
-  const result = await run.call("ls", { path: "." });
+  const result = await newRun().call("ls", { path: "." });
   if (!result.ok) fail(result);
-  process.exit(0);
+  process.stdout.write("checked\n");
+  const next = await createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
+  if (next.done || next.value !== "go") process.exit(0);
 }
 
+const run = newRun();
 const patch = (from, to) =>
   [
     "*** Begin Patch",
