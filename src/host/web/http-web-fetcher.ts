@@ -128,10 +128,7 @@ export class HttpWebFetcher implements WebFetcher {
         });
       }
       if (error instanceof ToolError || request.signal.aborted) throw error;
-      throw new ToolError(
-        "fetch_failed",
-        `Fetching ${request.url} failed: ${error instanceof Error ? error.message : String(error)}.`,
-      );
+      throw new ToolError("fetch_failed", `Fetching ${request.url} failed: ${describeFailure(error)}.`);
     }
   }
 
@@ -146,12 +143,19 @@ export class HttpWebFetcher implements WebFetcher {
         "user-agent": this.options.userAgent ?? "agent-tool-catalog",
         accept: "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.5",
       };
-      let response: Response;
-      if (guarded && this.options.fetch === undefined) {
-        response = await checkedResponse(url, signal, headers);
-      } else {
+      const send = async (): Promise<Response> => {
+        if (guarded && this.options.fetch === undefined) return await checkedResponse(url, signal, headers);
         if (guarded) await assertPublicHost(url);
-        response = await (this.options.fetch ?? globalThis.fetch)(url, { signal, redirect: "manual", headers });
+        return await (this.options.fetch ?? globalThis.fetch)(url, { signal, redirect: "manual", headers });
+      };
+      let response: Response;
+      try {
+        response = await send();
+      } catch (error) {
+        // A pooled keep-alive connection the server closed as the request went out is reset before
+        // any answer; a GET is safe to send again, once, as browsers do (a new connection then).
+        if (signal.aborted || !isConnectionReset(error)) throw error;
+        response = await send();
       }
       const location = response.headers.get("location");
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return this.page(url, response);
@@ -190,4 +194,26 @@ async function checkedResponse(url: URL, signal: AbortSignal, headers: Record<st
   const empty = status === 204 || status === 205 || status === 304;
   const body = empty ? null : (Readable.toWeb(Readable.from(checked.body)) as ReadableStream<Uint8Array>);
   return new Response(body, { status, statusText: checked.statusText, headers: responseHeaders });
+}
+
+/** Error codes of a connection reset or closed by the other side before an answer. */
+const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+function isConnectionReset(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && RESET_CODES.has(code);
+}
+
+/**
+ * A failed request's message with its cause: undici's `fetch` rejects with a bare "fetch failed"
+ * and keeps the reason (a refused connection, a reset, a bad certificate) in `cause`, which is what
+ * tells the model whether trying again can help.
+ */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (!(cause instanceof Error)) return error.message;
+  const code = (cause as NodeJS.ErrnoException).code;
+  return `${error.message} (${code !== undefined && !cause.message.includes(code) ? `${code}: ` : ""}${cause.message})`;
 }
