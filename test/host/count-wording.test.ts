@@ -25,6 +25,8 @@ beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-count-wording-"));
 });
 afterAll(async () => {
+  // close() alone leaves keep-alive connections open until they time out.
+  server.closeAllConnections();
   server.close();
   await rm(workspace, { recursive: true, force: true });
 });

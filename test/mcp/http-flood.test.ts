@@ -12,6 +12,8 @@ let registry: Registry | undefined;
 let server: Server | undefined;
 afterEach(async () => {
   await registry?.close();
+  // close() alone leaves keep-alive connections open until they time out.
+  server?.closeAllConnections();
   server?.close();
 });
 

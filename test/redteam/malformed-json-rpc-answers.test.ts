@@ -135,8 +135,17 @@ function sseServer(mode: string): Promise<string> {
 }
 
 const servers: Server[] = [];
-afterEach(() => {
-  for (const server of servers.splice(0)) server.close();
+afterEach(async () => {
+  // close() alone leaves the client's keep-alive connections open until they time out.
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 describe("a streamable HTTP server answering a call with an event that is not a JSON-RPC response", () => {
