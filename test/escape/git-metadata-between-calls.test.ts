@@ -11,8 +11,9 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { gitScanCounts, gitScanTiming } from "../../src/tools/sandbox/git-protection.js";
+import { gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
 import { capability } from "../support/capabilities.js";
+import { shortRacyMargin } from "../support/short-racy-margin.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
@@ -37,6 +38,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
   bubblewrap.label(git.label("escape attempts: changes between two calls in directories whose times look unchanged")),
   () => {
     let ground: Playground;
+    let restoreRacyMargin: (() => void) | undefined;
     beforeAll(async () => {
       ground = await playground();
       hostGit(ground.workspace, "init", "-q", "-b", "main");
@@ -49,11 +51,10 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       }
       execFileSync("bash", ["-c", `touch -d ${OLD} a*/b*`], { cwd: ground.workspace });
       // Listings are reused once their change times are past the racy margin (fine-grained times here).
-      gitScanTiming.racyMarginNs = 200_000_000n;
-      await settle();
+      restoreRacyMargin = await shortRacyMargin();
     }, 30_000);
     afterAll(async () => {
-      gitScanTiming.racyMarginNs = 2_500_000_000n;
+      restoreRacyMargin?.();
       await ground?.dispose();
     });
 

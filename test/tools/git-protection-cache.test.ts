@@ -3,7 +3,8 @@ import { chmod, mkdir, mkdtemp, realpath, rm, stat, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitProtection, gitScanCounts, gitScanTiming } from "../../src/tools/sandbox/git-protection.js";
+import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
+import { shortRacyMargin } from "../support/short-racy-margin.js";
 
 /**
  * The workspace sandbox scans the workspace for git directories at every spawn; listings of
@@ -36,6 +37,7 @@ const scanned = () => {
   return { args, listed: gitScanCounts.listed - before.listed, reused: gitScanCounts.reused - before.reused };
 };
 
+let restoreRacyMargin: (() => void) | undefined;
 beforeAll(async () => {
   workspace = await realpath(await mkdtemp(path.join(tmpdir(), "atc-gitscan-")));
   await mkdir(deep(), { recursive: true });
@@ -45,12 +47,11 @@ beforeAll(async () => {
   for (let index = 0; index < 20; index++) await mkdir(path.join(workspace, "many", `d${index}`), { recursive: true });
   // Past the racy margin (2.5 s by default; 200 ms here, where file times are fine-grained):
   // from now on unchanged listings can be reused.
-  gitScanTiming.racyMarginNs = 200_000_000n;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  restoreRacyMargin = await shortRacyMargin();
 }, 10_000);
 
 afterAll(async () => {
-  gitScanTiming.racyMarginNs = 2_500_000_000n;
+  restoreRacyMargin?.();
   await rm(workspace, { recursive: true, force: true });
 });
 

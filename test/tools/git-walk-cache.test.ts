@@ -14,9 +14,10 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitProtection, gitScanCounts, gitScanTiming } from "../../src/tools/sandbox/git-protection.js";
+import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
 import { repairNewGitDirectories } from "../../src/tools/sandbox/new-git-directories.js";
 import { capability } from "../support/capabilities.js";
+import { shortRacyMargin } from "../support/short-racy-margin.js";
 
 const git = capability("git");
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -53,8 +54,7 @@ function walkAfter(protection: ReturnType<typeof gitProtection>) {
   }
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-
+let restoreRacyMargin: (() => void) | undefined;
 beforeAll(async () => {
   if (git.missing) return;
   workspace = realpathSync(await mkdtemp(path.join(tmpdir(), "atc-gitwalk-")));
@@ -70,12 +70,11 @@ beforeAll(async () => {
   mkdirSync(beyond, { recursive: true });
   hostGit(beyond, "init", "-q");
   // Listings are reused only once their times are past the racy margin (fine-grained times here).
-  gitScanTiming.racyMarginNs = 200_000_000n;
-  await settle();
+  restoreRacyMargin = await shortRacyMargin();
 }, 120_000);
 
 afterAll(() => {
-  gitScanTiming.racyMarginNs = 2_500_000_000n;
+  restoreRacyMargin?.();
   if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
 }, 120_000);
 

@@ -12,9 +12,10 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, rmSync } from "
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bigWorkspace } from "../../bench/tools/sandbox-walk-cpu-lib.js";
-import { gitProtection, gitScanCounts, gitScanTiming } from "../../src/tools/sandbox/git-protection.js";
+import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
 import { repairNewGitDirectories } from "../../src/tools/sandbox/new-git-directories.js";
 import { capability } from "../support/capabilities.js";
+import { shortRacyMargin } from "../support/short-racy-margin.js";
 
 const git = capability("git");
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -61,6 +62,7 @@ function floor(): void {
   }
 }
 
+let restoreRacyMargin: (() => void) | undefined;
 beforeAll(async () => {
   if (git.missing) return;
   // 1,000 directories, 20,000 files: the per-file look dominates, as in a real source tree.
@@ -76,12 +78,11 @@ beforeAll(async () => {
     }
   };
   list(workspace);
-  gitScanTiming.racyMarginNs = 200_000_000n;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  restoreRacyMargin = await shortRacyMargin();
 }, 60_000);
 
 afterAll(() => {
-  gitScanTiming.racyMarginNs = 2_500_000_000n;
+  restoreRacyMargin?.();
   if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
 }, 60_000);
 
