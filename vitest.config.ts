@@ -30,9 +30,8 @@ const SHARED = [
 
 // Files under SHARED that still get a fresh process each (project `own-process`): their point is
 // per-process state (a process-wide warning budget), or they time the library against itself in
-// milliseconds, where a heap grown by earlier files adds collector pauses to one side.
-// The two flood tests bound the host's share of time (refreshing, a blocked event loop) in wall
-// time, which a heap grown by earlier files lengthens with collector pauses.
+// milliseconds, or bound the host's share of wall time (the two flood tests: refreshing, a blocked
+// event loop), where a heap grown by earlier files adds collector pauses.
 const OWN_PROCESS = [
   "test/otel/listener-warnings-bounded.test.ts",
   "src/registry/scale.test.ts",
