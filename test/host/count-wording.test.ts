@@ -14,6 +14,7 @@ import { InProcessCronScheduler, ManualClock } from "agent-tool-catalog/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPage } from "../../src/host/web/web-fetch-tool.js";
 import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
+import { closeServer } from "../support/close-server.js";
 
 let server: Server;
 let base: string;
@@ -25,9 +26,7 @@ beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-count-wording-"));
 });
 afterAll(async () => {
-  // close() alone leaves keep-alive connections open until they time out.
-  server.closeAllConnections();
-  server.close();
+  await closeServer(server);
   await rm(workspace, { recursive: true, force: true });
 });
 

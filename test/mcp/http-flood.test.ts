@@ -7,14 +7,13 @@ import type { AddressInfo } from "node:net";
 import { createRegistry, type Registry } from "agent-tool-catalog";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeServer } from "../support/close-server.js";
 
 let registry: Registry | undefined;
 let server: Server | undefined;
 afterEach(async () => {
   await registry?.close();
-  // close() alone leaves keep-alive connections open until they time out.
-  server?.closeAllConnections();
-  server?.close();
+  if (server !== undefined) await closeServer(server);
 });
 
 function floodServer(): Promise<string> {

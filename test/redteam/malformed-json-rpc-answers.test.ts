@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { createRegistry, type Registry } from "agent-tool-catalog";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeServer } from "../support/close-server.js";
 
 const script = fileURLToPath(new URL("../mcp/servers/hostile-protocol-server.mjs", import.meta.url));
 // Far above the answer's time even at high load, and the old code's result arrived only after it.
@@ -136,16 +137,7 @@ function sseServer(mode: string): Promise<string> {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  // close() alone leaves the client's keep-alive connections open until they time out.
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
+  await Promise.all(servers.splice(0).map(closeServer));
 });
 
 describe("a streamable HTTP server answering a call with an event that is not a JSON-RPC response", () => {

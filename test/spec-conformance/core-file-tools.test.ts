@@ -13,6 +13,7 @@ import path from "node:path";
 import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { closeServer } from "../support/close-server.js";
 import { modelError, okText } from "./support.js";
 
 let workspace: string;
@@ -470,8 +471,7 @@ describe("download: url, file_path (required), timeout_seconds (default 20), max
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   // Loopback is refused under local/workspace (README); unrestricted reaches it.

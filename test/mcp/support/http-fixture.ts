@@ -5,6 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { closeServer } from "../../support/close-server.js";
 import { corruptingTransport } from "./fixture-server.js";
 
 /** A running HTTP fixture: streamable HTTP at `url`, legacy SSE at `sseUrl`. */
@@ -51,8 +52,7 @@ export async function startHttpFixture(build: () => McpServer, options: { hostil
     },
     close: async () => {
       await fixture.dropSessions();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
+      await closeServer(http);
     },
   };
   const http: Server = createServer((request, response) => {

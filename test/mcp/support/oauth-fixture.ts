@@ -7,6 +7,7 @@ import type { OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { closeServer } from "../../support/close-server.js";
 import { createFixtureServer } from "./fixture-server.js";
 
 // express (the SDK's own dependency) ships no types here; this is the little the fixture uses.
@@ -115,8 +116,7 @@ export async function startOAuthFixture(ttlSeconds: number): Promise<OAuthFixtur
     url: mcpUrl.href,
     refreshes: () => refreshes,
     close: async () => {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
+      await closeServer(http);
     },
   };
 }
