@@ -26,15 +26,27 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
 
 describe("monitor", () => {
   let root: { path: string; remove(): Promise<void> };
+  // Every run a test opens is closed after it, passed or failed: a failing assertion must not
+  // leave a monitored `sleep` running in the worker the next file shares.
+  let opened: { close(): Promise<void> }[] = [];
+  const monitorRun = (...args: Parameters<typeof hostRun>) => {
+    const made = hostRun(...args);
+    opened.push(made.run);
+    return made;
+  };
   beforeEach(async () => {
     root = await temporaryDirectory("monitor-");
   });
-  afterEach(() => root.remove());
+  afterEach(async () => {
+    await Promise.all(opened.map((run) => run.close()));
+    opened = [];
+    await root.remove();
+  });
 
   const local = () => ({ permissions: { sandbox: "unrestricted" as const, workspace: root.path } });
 
   it("starts a background command, polls new output incrementally, waits for a pattern, stops it", async () => {
-    const { run } = hostRun([monitorToolGroup({})], local());
+    const { run } = monitorRun([monitorToolGroup({})], local());
     const started = record(
       await run.call("monitor", {
         action: "start",
@@ -55,7 +67,7 @@ describe("monitor", () => {
   });
 
   it("waits for exit, reporting the exit code; a wait that times out leaves it running", async () => {
-    const { run } = hostRun([monitorToolGroup({})], local());
+    const { run } = monitorRun([monitorToolGroup({})], local());
     await run.call("monitor", { action: "start", command: "sleep 0.5; echo done; exit 3" });
     const early = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "never", timeout_seconds: 1 }));
     expect(early.waited).toBe("exited");
@@ -63,11 +75,10 @@ describe("monitor", () => {
     await run.call("monitor", { action: "start", command: "sleep 30" });
     const timedOut = record(await run.call("monitor", { action: "wait", id: "mon_2", timeout_seconds: 1 }));
     expect(timedOut).toMatchObject({ waited: "timeout", status: "running" });
-    await run.close();
   });
 
   it("keeps a bounded buffer and says how much was dropped", async () => {
-    const { run } = hostRun([monitorToolGroup({ maxBufferBytes: 1000, maxPollBytes: 500 })], local());
+    const { run } = monitorRun([monitorToolGroup({ maxBufferBytes: 1000, maxPollBytes: 500 })], local());
     await run.call("monitor", { action: "start", command: "sleep 0.3; head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" });
     const waited = record(await run.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 }));
     expect(waited.waited).toBe("exited");
@@ -77,7 +88,7 @@ describe("monitor", () => {
   });
 
   it("ends with the run: closing it kills each process and everything it started", async () => {
-    const { run } = hostRun([monitorToolGroup({})], local());
+    const { run } = monitorRun([monitorToolGroup({})], local());
     await run.call("monitor", { action: "start", command: "sleep 300 & echo child=$!; wait" });
     const polled = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "child=\\d+", timeout_seconds: 5 }));
     const pid = Number(/child=(\d+)/.exec(String(polled.output))?.[1]);
@@ -87,19 +98,18 @@ describe("monitor", () => {
   });
 
   it("refuses more processes than allowed, and unknown ids", async () => {
-    const { run } = hostRun([monitorToolGroup({ maxProcesses: 1 })], local());
+    const { run } = monitorRun([monitorToolGroup({ maxProcesses: 1 })], local());
     await run.call("monitor", { action: "start", command: "sleep 30" });
     expect(failure(await run.call("monitor", { action: "start", command: "sleep 30" })).code).toBe("too_many_monitors");
     expect(failure(await run.call("monitor", { action: "poll", id: "mon_9" })).code).toBe("unknown_monitor");
     expect(failure(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "(" })).code).toBe("invalid_input");
     // a pattern that could backtrack for ever on the host's event loop is refused
     expect(failure(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "(a+)+$" })).code).toBe("invalid_input");
-    await run.close();
   });
 
   it("asks approval like bash: denied, nothing starts", async () => {
     const marker = path.join(root.path, "started.txt");
-    const { registry, run } = hostRun([monitorToolGroup({})], {
+    const { registry, run } = monitorRun([monitorToolGroup({})], {
       permissions: { sandbox: "unrestricted", workspace: root.path, approval: "destructive" },
     });
     registry.events.on("approval.requested", (request) => registry.approvals.deny(request.id, "no"));
@@ -115,14 +125,14 @@ describe("monitor", () => {
     await mkdir(workspace);
     await mkdir(outside);
     const command = `echo hi > ${path.join(outside, "x.txt")}; echo exit=$?`;
-    const { run } = hostRun([monitorToolGroup({})], { permissions: { sandbox: "workspace", workspace } });
+    const { run } = monitorRun([monitorToolGroup({})], { permissions: { sandbox: "workspace", workspace } });
     const started = record(await run.call("monitor", { action: "start", command }));
     expect(started.sandbox).toBe("bubblewrap/workspace");
     const done = record(await run.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 }));
     expect(`${started.output}${done.output}`).toMatch(/exit=1/);
     expect(existsSync(path.join(outside, "x.txt"))).toBe(false);
     // positive control: unrestricted, the same command writes there
-    const open = hostRun([monitorToolGroup({})], { permissions: { sandbox: "unrestricted", workspace } }).run;
+    const open = monitorRun([monitorToolGroup({})], { permissions: { sandbox: "unrestricted", workspace } }).run;
     await open.call("monitor", { action: "start", command });
     await open.call("monitor", { action: "wait", id: "mon_1", timeout_seconds: 10 });
     expect(existsSync(path.join(outside, "x.txt"))).toBe(true);
