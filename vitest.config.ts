@@ -11,9 +11,10 @@ const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "exa
 // (28 files each) start real processes and servers but close them, so the setup file's checks hold
 // for them too; sharing cut their CPU (user + sys of `vitest run`, 2 cores at load 24-32):
 // test/host 73.2 -> 36.1 s (mean of 2 rounds each), test/mcp 165.8 -> 113.3 s, test/redteam
-// (74 files; shuffled, seed 4646) 179.1 -> 100.3 s.
-// test/escape (78 files, 375 attempts, same count per class; shuffled, seed 4747; load 10-16):
-// 285.5 -> 180.9 s.
+// (74 files; shuffled, seed 4646) 179.1 -> 100.3 s. Stop 47, same measure, 2 cores at load 10-19:
+// test/escape (78 files, 375 attempts, same count per class; shuffled, seed 4747) 285.5 -> 180.9 s,
+// test/sandbox (14 files; real bwrap, seccomp, sandbox-exec stand-ins) 43.2 -> 36.4 s,
+// test/redis (18 files; a real redis-server each, stopped in afterAll) 90.4 -> 60.3 s.
 const SHARED = [
   "src/**/*.test.ts",
   "test/adapters/**/*.test.ts",
@@ -27,6 +28,8 @@ const SHARED = [
   "test/mcp/**/*.test.ts",
   "test/redteam/**/*.test.ts",
   "test/escape/**/*.test.ts",
+  "test/sandbox/**/*.test.ts",
+  "test/redis/**/*.test.ts",
   "examples/**/*.test.ts",
   "bench/**/*.test.ts",
 ];

@@ -4,9 +4,24 @@ import { afterEach, beforeEach, expect } from "vitest";
 import { z } from "zod";
 import { type RedisServer, useRedisServer } from "../../support/redis-server.js";
 
-/** `promise`'s value, or "still waiting" after `ms`: a hang shows as a value, not a test timeout. */
-export const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
-  Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+/**
+ * `promise`'s value, or "still waiting" after `ms`: a hang shows as a value, not a test timeout.
+ * The timer is cleared once the race is decided, so a settled call leaves no timer behind for the
+ * next file in a shared worker (test/support/shared-worker-guard.ts).
+ */
+export const within = async <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<"still waiting">((resolve) => {
+        timer = setTimeout(() => resolve("still waiting"), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /** A mutating tool (so approval and state saving apply) that returns its number. */
 export const echoTool = defineTool({
