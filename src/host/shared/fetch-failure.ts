@@ -20,9 +20,9 @@ export function isConnectionReset(error: unknown): boolean {
 }
 
 /**
- * A failed request's message with its cause, e.g. `fetch failed (ECONNREFUSED: connect
- * ECONNREFUSED 127.0.0.1:9)` rather than `fetch failed`. The code is added only when the cause's
- * message does not already name it.
+ * A failed request's message with its cause, e.g. `fetch failed (connect ECONNREFUSED
+ * 127.0.0.1:9)` or `fetch failed (UND_ERR_SOCKET: other side closed)` rather than `fetch failed`.
+ * The code is added only when the cause's message does not already name it.
  */
 export function describeFetchFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
