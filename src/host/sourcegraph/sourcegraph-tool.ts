@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, defineTool, ToolError, type ToolGroup } from "agent-tool-catalog";
 import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { countOf } from "../../errors/count-of.js";
+import { describeFetchFailure } from "../shared/fetch-failure.js";
 import { lazySchemas } from "../shared/lazy-zod.js";
 import { parseSourcegraphResponse, SOURCEGRAPH_SEARCH_QUERY, type SourcegraphMatch } from "./sourcegraph-search.js";
 
@@ -67,10 +68,7 @@ async function search(
       throw new ToolError("timeout", `Sourcegraph did not answer within ${timeoutMs / 1000} s.`);
     throw signal.aborted
       ? error
-      : new ToolError(
-          "sourcegraph_unreachable",
-          `Sourcegraph could not be reached: ${error instanceof Error ? error.message : String(error)}.`,
-        );
+      : new ToolError("sourcegraph_unreachable", `Sourcegraph could not be reached: ${describeFetchFailure(error)}.`);
   }
   if (!response.ok) {
     await response.body?.cancel();

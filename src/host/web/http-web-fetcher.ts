@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { ToolError } from "agent-tool-catalog";
 import { checkNumberOption, TIMER_MS } from "../../errors/check-number-option.js";
 import { assertPublicHost, checkedGet, RefusedAddressError } from "../../tools/sandbox/checked-http-get.js";
+import { describeFetchFailure, isConnectionReset } from "../shared/fetch-failure.js";
 import { pageText } from "./page-text.js";
 import type { WebFetcher, WebFetchRequest, WebPage } from "./web-fetcher.js";
 
@@ -128,7 +129,7 @@ export class HttpWebFetcher implements WebFetcher {
         });
       }
       if (error instanceof ToolError || request.signal.aborted) throw error;
-      throw new ToolError("fetch_failed", `Fetching ${request.url} failed: ${describeFailure(error)}.`);
+      throw new ToolError("fetch_failed", `Fetching ${request.url} failed: ${describeFetchFailure(error)}.`);
     }
   }
 
@@ -194,26 +195,4 @@ async function checkedResponse(url: URL, signal: AbortSignal, headers: Record<st
   const empty = status === 204 || status === 205 || status === 304;
   const body = empty ? null : (Readable.toWeb(Readable.from(checked.body)) as ReadableStream<Uint8Array>);
   return new Response(body, { status, statusText: checked.statusText, headers: responseHeaders });
-}
-
-/** Error codes of a connection reset or closed by the other side before an answer. */
-const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
-
-function isConnectionReset(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException | undefined)?.code;
-  return code !== undefined && RESET_CODES.has(code);
-}
-
-/**
- * A failed request's message with its cause: undici's `fetch` rejects with a bare "fetch failed"
- * and keeps the reason (a refused connection, a reset, a bad certificate) in `cause`, which is what
- * tells the model whether trying again can help.
- */
-function describeFailure(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (!(cause instanceof Error)) return error.message;
-  const code = (cause as NodeJS.ErrnoException).code;
-  return `${error.message} (${code !== undefined && !cause.message.includes(code) ? `${code}: ` : ""}${cause.message})`;
 }
