@@ -12,8 +12,8 @@ const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "exa
 // for them too; sharing cut their CPU (user + sys of `vitest run`, 2 cores at load 24-32):
 // test/host 73.2 -> 36.1 s (mean of 2 rounds each), test/mcp 165.8 -> 113.3 s, test/redteam
 // (74 files; shuffled, seed 4646) 179.1 -> 100.3 s.
-// test/escape (78 files, 375 attempts, same count per class; shuffled, seed 4747; load 10-16):
-// 285.5 -> 180.9 s.
+// test/escape (78 files, 375 attempts, same count per class; round 1 shuffled, seed 4747; load 10-25):
+// 286.8 -> 192.9 s (mean of 2 rounds each).
 const SHARED = [
   "src/**/*.test.ts",
   "test/adapters/**/*.test.ts",
