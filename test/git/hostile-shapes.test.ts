@@ -36,7 +36,7 @@ function writeObject(directory: string, type: string, content: Buffer): string {
  * 60,000 objects, and the file per loose object most of the rest (and of their removal).
  */
 function zlibStored(data: Buffer): Buffer {
-  const parts = [Buffer.from([0x78, 0x01])];
+  const parts: Buffer[] = [Buffer.from([0x78, 0x01])];
   for (let at = 0; at === 0 || at < data.length; at += 0xffff) {
     const chunk = data.subarray(at, at + 0xffff);
     const header = Buffer.alloc(5);
