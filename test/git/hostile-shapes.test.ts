@@ -6,9 +6,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { deflateSync } from "node:zlib";
 import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, describe, expect, it } from "vitest";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
@@ -16,8 +13,8 @@ import { gitRun } from "./support/git-run.js";
 
 const author = { name: "Shape", email: "shape@example.com" };
 const cleanup: string[] = [];
-// A hang guard only: the abort test's repository holds 60,000 loose objects, and removing them took
-// 41 s of wall time (2 s of CPU) at load 21 on 2 cores, past the 60 s hook default with the others.
+// A hang guard only: removing the repositories took 41 s of wall time at load 21 on 2 cores when
+// the abort test's held 60,000 loose objects (a pack now), past the 60 s hook default.
 afterAll(() => {
   for (const directory of cleanup) removeDirectory(directory);
 }, 300_000);
@@ -33,14 +30,70 @@ function writeObject(directory: string, type: string, content: Buffer): string {
     .trim();
 }
 
-/** Writes a loose object from node (thousands a second, where a git process each takes ~30 ms). */
-function writeLoose(directory: string, type: string, content: Buffer): string {
-  const raw = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
-  const oid = createHash("sha1").update(raw).digest("hex");
-  const folder = path.join(directory, ".git", "objects", oid.slice(0, 2));
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, oid.slice(2)), deflateSync(raw));
-  return oid;
+/**
+ * `data` as a zlib stream of stored (not compressed) blocks, which git inflates as any other. A
+ * deflateSync per object (a zlib stream set up and torn down each) was most of the CPU of writing
+ * 60,000 objects, and the file per loose object most of the rest (and of their removal).
+ */
+function zlibStored(data: Buffer): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x78, 0x01])];
+  for (let at = 0; at === 0 || at < data.length; at += 0xffff) {
+    const chunk = data.subarray(at, at + 0xffff);
+    const header = Buffer.alloc(5);
+    header[0] = at + 0xffff >= data.length ? 1 : 0;
+    header.writeUInt16LE(chunk.length, 1);
+    header.writeUInt16LE(chunk.length ^ 0xffff, 3);
+    parts.push(header, chunk);
+  }
+  let a = 1;
+  let b = 0;
+  for (const byte of data) {
+    a = (a + byte) % 65521;
+    b = (b + a) % 65521;
+  }
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(((b << 16) | a) >>> 0);
+  parts.push(adler);
+  return Buffer.concat(parts);
+}
+
+/**
+ * Objects gathered in node and stored as one pack (`git index-pack --stdin` writes it and its
+ * index): one git process for tens of thousands of objects, where a git process each takes ~30 ms.
+ */
+class PackBuilder {
+  private readonly parts: Buffer[] = [];
+  private count = 0;
+
+  /** Adds an object, returns its id. */
+  add(type: "commit" | "tree" | "blob", content: Buffer): string {
+    const oid = createHash("sha1")
+      .update(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]))
+      .digest("hex");
+    // Type and size: 3 bits and 4 bits in the first byte, the size's rest 7 bits a byte after.
+    let size = content.length;
+    const head = [({ commit: 1, tree: 2, blob: 3 }[type] << 4) | (size & 15)];
+    size = Math.floor(size / 16);
+    while (size > 0) {
+      head[head.length - 1] = (head[head.length - 1] as number) | 0x80;
+      head.push(size & 0x7f);
+      size = Math.floor(size / 128);
+    }
+    this.parts.push(Buffer.from(head), zlibStored(content));
+    this.count++;
+    return oid;
+  }
+
+  /** Writes the pack (and its index) into the repository at `directory`. */
+  write(directory: string): void {
+    const header = Buffer.alloc(12);
+    header.write("PACK");
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(this.count, 8);
+    const body = Buffer.concat([header, ...this.parts]);
+    const pack = Buffer.concat([body, createHash("sha1").update(body).digest()]);
+    execFileSync("git", ["index-pack", "--stdin"], { cwd: directory, input: pack, stdio: ["pipe", "ignore", "pipe"] });
+  }
 }
 
 function treeEntry(mode: string, name: string, oid: string): Buffer {
@@ -103,13 +156,13 @@ describe("hostile object shapes", () => {
   it("a tree with 200,000 entries and entry names containing /", async () => {
     const { fixture, blob, first } = base();
     const names = Array.from({ length: 200_000 }, (_, index) => `f${String(index).padStart(7, "0")}`);
+    // In git's order (by name): "a.txt" < "f0000000" ... "f0199999" < "x/y".
     const entries = [
-      ...names.map((name) => treeEntry("100644", name, blob)),
       treeEntry("100644", "a.txt", blob),
+      ...names.map((name) => treeEntry("100644", name, blob)),
       treeEntry("100644", "x/y", blob),
     ];
-    const sorted = entries.sort((a, b) => Buffer.compare(a.subarray(0, a.indexOf(0)), b.subarray(0, b.indexOf(0))));
-    const tree = writeObject(fixture.directory, "tree", Buffer.concat(sorted));
+    const tree = writeObject(fixture.directory, "tree", Buffer.concat(entries));
     const commit = writeObject(fixture.directory, "commit", commitObject(tree, [first], "wide needle"));
     git(fixture.directory, ["update-ref", "refs/heads/main", commit]);
     await expectBounded(fixture.directory, 30_000);
@@ -118,12 +171,14 @@ describe("hostile object shapes", () => {
   it("an abort stops a long call promptly", async () => {
     const { fixture } = base();
     let parent = git(fixture.directory, ["rev-parse", "HEAD"]).trim();
-    // 20,000 commits written as loose objects from node, each changing a.txt (a blob per commit).
+    // 20,000 commits made in node, each changing a.txt (a blob per commit), stored as one pack.
+    const pack = new PackBuilder();
     for (let index = 0; index < 20_000; index++) {
-      const blob = writeLoose(fixture.directory, "blob", Buffer.from(`line ${index}\n`));
-      const commitTree = writeLoose(fixture.directory, "tree", treeEntry("100644", "a.txt", blob));
-      parent = writeLoose(fixture.directory, "commit", commitObject(commitTree, [parent], `commit ${index}`));
+      const blob = pack.add("blob", Buffer.from(`line ${index}\n`));
+      const commitTree = pack.add("tree", treeEntry("100644", "a.txt", blob));
+      parent = pack.add("commit", commitObject(commitTree, [parent], `commit ${index}`));
     }
+    pack.write(fixture.directory);
     git(fixture.directory, ["update-ref", "refs/heads/main", parent]);
     const controller = new AbortController();
     const run = gitRun(fixture.directory);

@@ -308,8 +308,10 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
 
   /**
    * Resolves with the exit code (or signal) once its output is read; `ready`: once the first patch
-   * landed; `checked`: once the `ls` of a process started with `check` succeeded (it then waits:
-   * "go" on its stdin makes it the next flipping process, one process start per crash, not two).
+   * landed (the first process: its change made the intent directory watched below), or once its
+   * first patch starts (a process after a crash, told "go"); `checked`: once the `ls` of a process
+   * started with `check` succeeded (it then waits: "go" on its stdin makes it the next flipping
+   * process, one process start per crash, not two).
    */
   function watch(child: ReturnType<typeof start>) {
     let stderr = "";

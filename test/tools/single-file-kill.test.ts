@@ -76,8 +76,10 @@ const seeds: Record<string, () => string> = {
 };
 
 describe("kill -9 in the middle of a single-file change", () => {
+  // Side by side: each in its own workspace (this process's recovery and its once-a-second look
+  // are per workspace), so the waits of one op's kills (over a second each) overlap the others'.
   for (const op of ["replace_all", "append", "undo"]) {
-    it(
+    it.concurrent(
       `${op}: the file is whole, old or new, and the next change leaves no temporary file (${RUNS} kills)`,
       async () => {
         const workspace = path.join(base, op);

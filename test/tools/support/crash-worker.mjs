@@ -2,7 +2,9 @@
 // argv[2]: JSON { workspace, format: "src" | "dist", check? }. Prints "ready" after its first change.
 // With `check` ("ls" or "read"), it is first the next process after a crash: that one call (whose
 // recovery the test then checks), "checked", and it waits for a line on stdin: "go" makes it the
-// next crashing worker (one process start per crash, not two), the end of stdin makes it exit.
+// next crashing worker (one process start per crash, not two), the end of stdin makes it exit; after
+// "go" it prints "ready" as its first change starts (the workspace is set up since the first
+// worker's first change), so that change can be the one killed rather than a round always wasted.
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -43,7 +45,9 @@ const patch = (from, to) =>
 const big = (letter) => letter.repeat(2 * 1024 * 1024);
 
 let state = (await run.call("read", { path: "f0.txt" })).output.includes("A 0") ? "A" : "B";
-let ready = false;
+// A worker after a crash (check) is ready at once: its first change can be the one killed.
+let ready = check !== undefined;
+if (ready) process.stdout.write("ready\n");
 for (let round = 0; ; round++) {
   const next = state === "A" ? "B" : "A";
   const result = await run.call("apply_patch", { patch: patch(state, next) });
