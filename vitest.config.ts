@@ -13,7 +13,9 @@ const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "exa
 // test/host 73.2 -> 36.1 s (mean of 2 rounds each), test/mcp 165.8 -> 113.3 s, test/redteam
 // (74 files; shuffled, seed 4646) 179.1 -> 100.3 s. Stop 47, same measure, 2 cores at load 10-19:
 // test/sandbox (14 files; real bwrap, seccomp, sandbox-exec stand-ins) 43.2 -> 36.4 s,
-// test/redis (18 files; a real redis-server each, stopped in afterAll) 90.4 -> 60.3 s.
+// test/redis (18 files; a real redis-server each, stopped in afterAll) 90.4 -> 60.3 s,
+// test/git (30 files) 277.5 -> 277.0 s, one round each at load 17-31 with the two runs overlapping
+// and 5-6 tests timing out in both (they fail alone in both modes at that load): not yet a measure.
 const SHARED = [
   "src/**/*.test.ts",
   "test/adapters/**/*.test.ts",
@@ -28,6 +30,7 @@ const SHARED = [
   "test/redteam/**/*.test.ts",
   "test/sandbox/**/*.test.ts",
   "test/redis/**/*.test.ts",
+  "test/git/**/*.test.ts",
   "examples/**/*.test.ts",
   "bench/**/*.test.ts",
 ];
