@@ -44,6 +44,9 @@ const OWN_PROCESS = [
   "src/registry/scale.test.ts",
   "test/redteam/list-changed-flood.test.ts",
   "test/redteam/notification-flood.test.ts",
+  // Not yet understood (stop 47): run after bubblewrap-abort-at-start in one worker (shuffle seed
+  // 4748, one worker), its fork bomb's exit has no `limit: "processes"`; alone or isolated it passes.
+  "test/sandbox/resource-limits.test.ts",
 ];
 
 export default defineConfig({
