@@ -15,7 +15,9 @@ const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "exa
 // test/escape (78 files, 375 attempts, same count per class; shuffled, seed 4747) 286.8 -> 192.9 s
 // (mean of 2 rounds each, all 78 shared; one now in OWN_PROCESS, see there),
 // test/sandbox (14 files; real bwrap, seccomp, sandbox-exec stand-ins) 43.2 -> 36.4 s,
-// test/redis (18 files; a real redis-server each, stopped in afterAll) 90.4 -> 60.3 s.
+// test/redis (18 files; a real redis-server each, stopped in afterAll) 90.4 -> 60.3 s,
+// test/git (30 files) 277.5 -> 277.0 s, one round each at load 17-31 with the two runs overlapping
+// and 5-6 tests timing out in both (they fail alone in both modes at that load): not yet a measure.
 const SHARED = [
   "src/**/*.test.ts",
   "test/adapters/**/*.test.ts",
@@ -31,6 +33,7 @@ const SHARED = [
   "test/escape/**/*.test.ts",
   "test/sandbox/**/*.test.ts",
   "test/redis/**/*.test.ts",
+  "test/git/**/*.test.ts",
   "examples/**/*.test.ts",
   "bench/**/*.test.ts",
 ];
@@ -47,6 +50,9 @@ const OWN_PROCESS = [
   "test/redteam/list-changed-flood.test.ts",
   "test/redteam/notification-flood.test.ts",
   "test/escape/git-metadata-gitlinks.test.ts",
+  // Not yet understood (stop 47): run after bubblewrap-abort-at-start in one worker (shuffle seed
+  // 4748, one worker), its fork bomb's exit has no `limit: "processes"`; alone or isolated it passes.
+  "test/sandbox/resource-limits.test.ts",
 ];
 
 export default defineConfig({

@@ -60,11 +60,19 @@ afterEach(() => {
   }
 });
 
-function within(call: Promise<ToolCallResult>, label: string): Promise<ToolCallResult> {
-  return Promise.race([
-    call,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${label}: no answer in 3 s`)), 3000)),
-  ]);
+/** `call`'s answer, or a rejection after 3 s; the timer is cleared once the call settles, so none outlives the file. */
+async function within(call: Promise<ToolCallResult>, label: string): Promise<ToolCallResult> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      call,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${label}: no answer in 3 s`)), 3000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function expectDamaged(run: Run, file: string, what: string, tools = EVERY_TOOL): Promise<void> {
