@@ -6,13 +6,14 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
+import { closeServer } from "../support/close-server.js";
 
 const isRoot = process.getuid?.() === 0;
 const SANDBOXES = ["workspace", "unrestricted"] as const;
@@ -36,16 +37,23 @@ function streamBytes(response: ServerResponse, total: number): void {
 
 let server: Server;
 let base: string;
+/** The server's side of the connections of `/unfinished/<status>` requests. */
+const opened: Socket[] = [];
 beforeAll(async () => {
   server = createServer((request, response) => {
-    if (request.url === "/big") response.end(Buffer.alloc(400_000, 65));
+    if (request.url?.startsWith("/unfinished/")) {
+      // Declares its length, sends a part and stops: a client must close what it does not read.
+      opened.push(request.socket);
+      response.writeHead(Number(request.url.slice("/unfinished/".length)), { "content-length": 400_000 });
+      response.write(Buffer.alloc(1024, 67));
+    } else if (request.url === "/big") response.end(Buffer.alloc(400_000, 65));
     else if (request.url === "/huge") streamBytes(response, HUGE_BYTES);
     else response.end("small body");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => server.close());
+afterAll(() => closeServer(server));
 
 let workspace: string;
 let mounted = false;
@@ -94,6 +102,37 @@ describe("a download leaves no directory it made", () => {
       expect(await entries()).toEqual([]);
     });
   }
+});
+
+// Stop 47: a download refused before its body was read (a declared length over max_bytes, an HTTP
+// error status) left the response unread, paused on its connection, which stayed open for as long
+// as the host ran: one connection and descriptor per refused call.
+describe("a refused download closes its connection", () => {
+  const closed = (socket: Socket) =>
+    socket.destroyed
+      ? Promise.resolve(true)
+      : new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 5_000);
+          socket.once("close", () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+  it.each([
+    { status: 200, code: "too_large", max_bytes: 150_000 },
+    { status: 404, code: "http_error", max_bytes: undefined },
+  ])("answered $status, refused as $code: the server sees the connection closed", async ({ status, code, max_bytes }) => {
+    opened.length = 0;
+    const run = runIn("workspace");
+    const error = failure(await run.call("download", { url: `${base}/unfinished/${status}`, file_path: "x.bin", max_bytes }));
+    expect(error.code).toBe(code);
+    expect(opened).toHaveLength(1);
+    expect(await closed(opened[0] as Socket), "the server's side closed within 5 s").toBe(true);
+    expect(await entries()).toEqual([]);
+    // Control: the same server answers a download that fits, and it is saved.
+    ok(await run.call("download", { url: `${base}/small`, file_path: "small.txt" }));
+    expect(await readFile(path.join(workspace, "small.txt"), "utf8")).toBe("small body");
+  });
 });
 
 describe.skipIf(!isRoot)("a download on a full disk (needs root to mount a tmpfs)", () => {

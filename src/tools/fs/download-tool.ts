@@ -84,8 +84,10 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       let received = 0;
       let status = 0;
       let made: readonly string[] = [];
+      let body: Fetched["body"] = null;
       try {
         const response = await fetchUrl(url, signal, allowPrivate, options.fetch);
+        body = response.body;
         status = response.status;
         if (status < 200 || status > 299)
           throw new ToolError(
@@ -94,18 +96,19 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
           );
         const declared = Number(response.contentLength ?? Number.NaN);
         if (declared > maxBytes) throw tooLarge(declared, maxBytes);
-        const body = response.body;
         // The change makes the missing directories itself and, when it fails (over max_bytes, a
         // full disk, a timeout), removes them again: made here first, they were left behind.
+        const stream = body;
         made = await scope.replaceStreaming(input.file_path, async (handle) => {
-          if (body === null) return;
-          for await (const chunk of body) {
+          if (stream === null) return;
+          for await (const chunk of stream) {
             received += chunk.byteLength;
             if (received > maxBytes) throw tooLarge(received, maxBytes);
             await handle.write(chunk);
           }
         });
       } catch (error) {
+        discard(body);
         if (timeout.aborted && !context.signal.aborted) {
           throw new ToolError(
             "timeout",
@@ -122,6 +125,17 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
       return `${saved} · ${await journalDownload(scope, context, input.file_path, { before, received, made })}`;
     },
   });
+}
+
+/**
+ * Lets go of a response body the call did not read to its end (refused by its status or declared
+ * length, or the change failed before or while writing it): left unread, a node response stays
+ * paused on its connection, which then stays open for as long as the host runs.
+ */
+function discard(body: Fetched["body"]): void {
+  if (body === null) return;
+  if ("destroy" in body && typeof body.destroy === "function") body.destroy();
+  else if (body instanceof ReadableStream) body.cancel().catch(() => undefined);
 }
 
 /**
