@@ -10,6 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
+import "./stop-on-terminate.mjs";
 import { temporaryFileIn } from "./temporary-file-watch.mjs";
 
 const [workspace, watched, victim, away, ...options] = process.argv.slice(2);

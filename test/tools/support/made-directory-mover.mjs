@@ -6,6 +6,7 @@
 // reading a/new in a loop, which kept a core busy beside the change it waited for.
 import { existsSync, mkdirSync, renameSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
+import "./stop-on-terminate.mjs";
 import { temporaryFileIn } from "./temporary-file-watch.mjs";
 
 const [workspace] = process.argv.slice(2);
