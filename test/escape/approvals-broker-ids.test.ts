@@ -9,6 +9,7 @@
 import { type ApprovalRequest, createRegistry, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { deleteNoteTool } from "../support/note-tools.js";
+import { settleWithin } from "../support/settle-within.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 function notebook(createId: () => string) {
@@ -39,7 +40,7 @@ describe("approval request ids the host makes", () => {
     const oldDraft = shown.find((request) => (request.input as { title: string }).title === "old draft");
     expect(oldDraft).toBeDefined();
     await approvals.approve(oldDraft?.id ?? "");
-    const settled = await Promise.race([Promise.all(calls), new Promise((resolve) => setTimeout(resolve, 500, "pending"))]);
+    const settled = await settleWithin(Promise.all(calls), 500, () => "pending");
     controller.abort();
     const results = await Promise.all(calls);
     expect(done).not.toContain("thesis");

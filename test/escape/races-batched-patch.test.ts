@@ -12,6 +12,7 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settleWithin } from "../support/settle-within.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 let base: string;
@@ -76,9 +77,7 @@ function startFlipper(entry: string, target: string): Promise<void> {
 async function stopFlippers(entries: readonly string[]): Promise<void> {
   for (const entry of entries) await writeFile(`${entry}.stop`, "");
   await Promise.all(
-    flippers.map((child) =>
-      Promise.race([new Promise((resolve) => child.once("exit", resolve)), new Promise((resolve) => setTimeout(resolve, 3000))]),
-    ),
+    flippers.map((child) => settleWithin(new Promise((resolve) => child.once("exit", resolve)), 3000, () => undefined)),
   );
   for (const child of flippers) child.kill("SIGKILL");
   flippers = [];

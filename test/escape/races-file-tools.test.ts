@@ -5,6 +5,7 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settleWithin } from "../support/settle-within.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 let base: string;
@@ -71,7 +72,7 @@ async function stopFlipper(): Promise<void> {
   if (child === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   await writeFile(path.join(workspace, "dir.stop"), "");
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+  await settleWithin(exited, 3000, () => undefined);
   child.kill("SIGKILL");
   flipper = undefined;
   await rm(path.join(workspace, "dir.stop"), { force: true });

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { Run, ToolCallResult } from "agent-tool-catalog";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LogSearchOutput } from "../../src/git/index.js";
+import { settleWithin } from "../support/settle-within.js";
 import { FixtureRepository, git, removeDirectory, temporaryDirectory } from "./support/git-fixture.js";
 import { logIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
@@ -61,18 +62,10 @@ afterEach(() => {
 });
 
 /** `call`'s answer, or a rejection after 3 s; the timer is cleared once the call settles, so none outlives the file. */
-async function within(call: Promise<ToolCallResult>, label: string): Promise<ToolCallResult> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      call,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${label}: no answer in 3 s`)), 3000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function within(call: Promise<ToolCallResult>, label: string): Promise<ToolCallResult> {
+  return settleWithin(call, 3000, () => {
+    throw new Error(`${label}: no answer in 3 s`);
+  });
 }
 
 async function expectDamaged(run: Run, file: string, what: string, tools = EVERY_TOOL): Promise<void> {

@@ -35,6 +35,9 @@ async function startSlowProxy(port: number, slowConnection: number, delayMs: num
   const sockets = new Set<Socket>();
   const delays: number[] = [];
   const upstreams: Socket[] = [];
+  // A delayed connection's timer is cleared at close: one still pending (a 6 s delay outliving its
+  // call) would be left to the next file in a shared worker.
+  const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((client) => {
     sockets.add(client);
     client.on("close", () => sockets.delete(client));
@@ -44,7 +47,8 @@ async function startSlowProxy(port: number, slowConnection: number, delayMs: num
     const delay = delays.length + 1 === slowConnection ? delayMs : 0;
     const index = delays.length;
     delays.push(delay);
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
       if (client.destroyed) return;
       const upstream = connect(port, "127.0.0.1");
       upstreams[index] = upstream;
@@ -58,6 +62,7 @@ async function startSlowProxy(port: number, slowConnection: number, delayMs: num
       client.pipe(upstream);
       upstream.pipe(client);
     }, delay);
+    timers.add(timer);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `redis://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -72,6 +77,7 @@ async function startSlowProxy(port: number, slowConnection: number, delayMs: num
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProcessSandbox } from "../../src/tools/sandbox/create-process-sandbox.js";
 import type { ProcessSandbox } from "../../src/tools/sandbox/process-sandbox.js";
 import { capability } from "../support/capabilities.js";
+import { settleWithin } from "../support/settle-within.js";
 
 const bubblewrap = capability("bubblewrap");
 
@@ -62,15 +63,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("bubblewrap: a command abor
       const closed = new Promise<boolean>((resolve) => child.stdout.on("close", () => resolve(true)).resume());
       await child.exited;
       // The output ends within moments of the exit; 5 s is far above that even at load 15.
-      // The 5 s timer is cleared once the race is decided, so none of the 40 outlives the file.
-      let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([
-        closed,
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), 5_000);
-        }),
-      ]);
-      clearTimeout(timer);
+      const ended = await settleWithin(closed, 5_000, () => false);
       const left = processesNaming(workspace);
       if (!ended || left.length > 0) failures.push(`abort after ${delay} ms: output ended ${ended}, left ${left.join(",")}`);
       for (const pid of left) process.kill(pid, "SIGKILL");

@@ -6,6 +6,7 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settleWithin } from "../support/settle-within.js";
 import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
 let workspace: string;
@@ -203,16 +204,14 @@ describe("special files are refused in every scope without blocking the thread p
           run.call("read", { path: target }),
           run.call("read", { path: target }),
         ];
-        const results = await Promise.race([
-          Promise.all(calls),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${target}: a call hung`)), 5000)),
-        ]);
+        const results = await settleWithin(Promise.all(calls), 5000, () => {
+          throw new Error(`${target}: a call hung`);
+        });
         for (const result of results) expect(failure(result).code).toBe("special_file_refused");
       }
       await writeFile(path.join(workspace, "plain.txt"), "fine\n");
       const hostRead = readFile(path.join(workspace, "plain.txt"), "utf8");
-      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("thread pool starved"), 2000));
-      expect(await Promise.race([hostRead, timeout])).toBe("fine\n");
+      expect(await settleWithin(hostRead, 2000, () => "thread pool starved")).toBe("fine\n");
     });
   }
 

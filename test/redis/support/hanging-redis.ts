@@ -3,25 +3,15 @@ import type { Redis } from "ioredis";
 import { afterEach, beforeEach, expect } from "vitest";
 import { z } from "zod";
 import { type RedisServer, useRedisServer } from "../../support/redis-server.js";
+import { settleWithin } from "../../support/settle-within.js";
 
 /**
  * `promise`'s value, or "still waiting" after `ms`: a hang shows as a value, not a test timeout.
  * The timer is cleared once the race is decided, so a settled call leaves no timer behind for the
  * next file in a shared worker (test/support/shared-worker-guard.ts).
  */
-export const within = async <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> => {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<"still waiting">((resolve) => {
-        timer = setTimeout(() => resolve("still waiting"), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+export const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still waiting"> =>
+  settleWithin(promise, ms, () => "still waiting" as const);
 
 /** A mutating tool (so approval and state saving apply) that returns its number. */
 export const echoTool = defineTool({
