@@ -84,9 +84,11 @@ export default defineConfig({
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     // Vitest's default on 2 cores is one worker, but most files wait on real processes (MCP
-    // servers, git, bwrap, redis-server): two files at a time cut the wall time on such machines.
-    // The whole suite passes this way at load 11-16 on 2 cores (checked before choosing it).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // servers, git, bwrap, redis-server) or on time itself (leases, deadlines, kill windows). With
+    // one worker per core the CPUs still sat idle a third of the time (`vmstat 5` through a
+    // clean-clone CI run on 2 cores, stop 47: 32.8% idle on average, 68 of 224 samples over 40%),
+    // so one worker more than cores. The whole suite passes at load 11-16 on 2 cores.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       {
         extends: true,
