@@ -7,6 +7,7 @@ import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.
 import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { isProcessAlive } from "../../src/tools/fs/process-identity.js";
 import { childFormat, nodeChild } from "../support/child-entry.js";
+import { printedLines } from "../support/printed-lines.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/crash-worker.mjs");
@@ -87,40 +88,8 @@ function startWorker(workspace: string, signal: AbortSignal, check?: "ls" | "rea
   );
   child.on("error", () => undefined);
   child.stdin?.on("error", () => undefined);
-  let stdout = "";
-  let stderr = "";
-  const looks = new Set<() => void>();
-  child.stdout?.on("data", (chunk) => {
-    stdout += String(chunk);
-    for (const look of looks) look();
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += String(chunk);
-  });
-  // "close": its output is all read by then.
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-  const printed = (line: string) => stdout.split("\n").includes(line);
-  const said = (line: string) =>
-    new Promise<void>((resolve, reject) => {
-      const look = () => {
-        if (!printed(line)) return;
-        looks.delete(look);
-        resolve();
-      };
-      looks.add(look);
-      look();
-      exited.then((code) => {
-        looks.delete(look);
-        if (printed(line)) resolve();
-        else
-          reject(
-            new Error(
-              `worker ended (${code}) before "${line}"${check === undefined ? "" : ` (${check} after the crash)`}: ${stderr}`,
-            ),
-          );
-      });
-    });
-  return { child, exited, said };
+  const { closed, said } = printedLines(child, check === undefined ? "worker" : `worker (${check} after the crash)`);
+  return { child, exited: closed.then(({ code }) => code), said };
 }
 
 /** Waits until `running` is ready (its first change made), waits a random while, and kills it with SIGKILL. */

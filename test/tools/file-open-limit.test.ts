@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
+import { printedLines } from "../support/printed-lines.js";
 import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -307,36 +308,16 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   }
 
   /**
-   * Resolves with the exit code (or signal) once its output is read; `ready`: once the first patch
-   * landed (the first process: its change made the intent directory watched below), or once its
-   * first patch starts (a process after a crash, told "go"); `checked`: once the `ls` of a process
-   * started with `check` succeeded (it then waits: "go" on its stdin makes it the next flipping
-   * process, one process start per crash, not two).
+   * `exited`: the exit code (or signal) and stderr once its output is read; `said("ready")`: once
+   * the first patch landed (the first process: its change made the intent directory watched below),
+   * or once its first patch starts (a process after a crash, told "go"); `said("checked")`: once the
+   * `ls` of a process started with `check` succeeded (it then waits: "go" on its stdin makes it the
+   * next flipping process, one process start per crash, not two). `said` rejects if it ends first.
    */
-  function watch(child: ReturnType<typeof start>) {
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
+  function watch(child: ReturnType<typeof start>, name: string) {
     child.stdin.on("error", () => undefined);
-    const exited = new Promise<string>((resolve) =>
-      child.once("close", (code, signal) => resolve(`${code ?? signal}: ${stderr}`)),
-    );
-    let stdout = "";
-    const waiting = new Map<string, () => void>();
-    const look = () => {
-      for (const [line, resolve] of waiting) if (stdout.split("\n").includes(line)) resolve();
-    };
-    child.stdout.on("data", (chunk) => {
-      stdout += String(chunk);
-      look();
-    });
-    const printed = (line: string) =>
-      new Promise<void>((resolve) => {
-        waiting.set(line, resolve);
-        look();
-      });
-    return { exited, ready: printed("ready"), checked: printed("checked") };
+    const { closed, stderr, said } = printedLines(child, name);
+    return { exited: closed.then(({ code, signal }) => `${code ?? signal}: ${stderr()}`), said };
   }
 
   it(`leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`, async () => {
@@ -365,11 +346,11 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
     };
     let midChange = 0;
     let child = start(false);
-    let watched = watch(child);
+    let watched = watch(child, "flipper");
     try {
       for (let crash = 0; crash < CRASHES; crash++) {
-        const { exited, ready } = watched;
-        await Promise.race([ready, exited.then((why) => Promise.reject(new Error(`flipper ended before ready: ${why}`)))]);
+        const { exited } = watched;
+        await watched.said("ready");
         if (crash % 2 === 0) {
           // Inside a change's logged part: once a log exists, a little later.
           await loggedOrExit(exited);
@@ -381,9 +362,8 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
         // The next process: its `ls` (the recovery), checked before it changes anything; then it
         // flips on as the next crash's process.
         child = start(true);
-        watched = watch(child);
-        const recovered = watched.exited.then((why) => Promise.reject(new Error(`the next process's ls (recovery): ${why}`)));
-        await Promise.race([watched.checked, recovered]);
+        watched = watch(child, "the next process's ls (recovery)");
+        await watched.said("checked");
         const states = new Set<string>();
         for (let d = 0; d < MANY.dirs; d++)
           states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));

@@ -6,8 +6,8 @@
 // "go" it prints "ready" as its first change starts (the workspace is set up since the first
 // worker's first change), so that change can be the one killed rather than a round always wasted.
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { checkedThenAwaitGo } from "./checked-then-go.mjs";
 
 const { workspace, format, check } = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -28,10 +28,7 @@ if (check !== undefined) {
     process.stderr.write(`${JSON.stringify(result.error)}\n`);
     process.exit(2);
   }
-  process.stdout.write("checked\n");
-  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-  const next = await lines.next();
-  if (next.done || next.value !== "go") process.exit(0);
+  await checkedThenAwaitGo();
 }
 
 const run = newRun();

@@ -6,8 +6,8 @@
 // two), the end of stdin makes it exit. After "go" it prints "ready" as its first change starts: the
 // intent directory is there since the first process's first change, so that change can be the one
 // killed (a whole 400-file change before each kill cost about a CPU-second per crash).
-import { createInterface } from "node:readline";
 import { loadEntry } from "../../support/load-entry.mjs";
+import { checkedThenAwaitGo } from "./checked-then-go.mjs";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
 const { workspace, dirs, limit, check } = JSON.parse(process.argv[2]);
@@ -27,9 +27,7 @@ const fail = (result) => {
 if (check) {
   const result = await newRun().call("ls", { path: "." });
   if (!result.ok) fail(result);
-  process.stdout.write("checked\n");
-  const next = await createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
-  if (next.done || next.value !== "go") process.exit(0);
+  await checkedThenAwaitGo();
 }
 
 const run = newRun();
