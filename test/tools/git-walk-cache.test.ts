@@ -9,18 +9,17 @@
  * finds every new git directory while reading only the directories that changed.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, mkdirSync, openSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
-import { repairNewGitDirectories } from "../../src/tools/sandbox/new-git-directories.js";
+import { gitProtection } from "../../src/tools/sandbox/git-protection.js";
 import { capability } from "../support/capabilities.js";
 import { shortRacyMargin } from "../support/short-racy-margin.js";
+import { walkAfterCommand } from "./support/walk-after-command.js";
 
 const git = capability("git");
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 function hostGit(cwd: string, ...args: string[]): void {
   execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], { cwd, stdio: "ignore" });
@@ -30,28 +29,13 @@ let workspace: string;
 
 /** Runs the walk as after a command that started with `protection` (handles opened now, as at spawn). */
 function walkAfter(protection: ReturnType<typeof gitProtection>) {
-  const root = openSync(workspace, DIRECTORY_FLAGS);
-  const held = new Map(
-    protection.gitDirectories.map((directory) => [directory, { descriptor: openSync(directory, DIRECTORY_FLAGS) }]),
-  );
-  const before = { ...gitScanCounts };
-  try {
-    const repairs = repairNewGitDirectories(
-      { descriptor: root, shown: workspace, at: (name) => `/proc/self/fd/${root}/${name}` },
-      new Set(protection.gitDirectories),
-      held,
-      new Date(),
-    );
-    return {
-      found: repairs.found.map((found) => path.relative(workspace, found)),
-      moved: repairs.moved.map((state) => path.relative(workspace, state.from)),
-      listed: gitScanCounts.walkListed - before.walkListed,
-      reused: gitScanCounts.walkReused - before.walkReused,
-    };
-  } finally {
-    closeSync(root);
-    for (const handle of held.values()) closeSync(handle.descriptor);
-  }
+  const { repairs, listed, reused } = walkAfterCommand(workspace, protection);
+  return {
+    found: repairs.found.map((found) => path.relative(workspace, found)),
+    moved: repairs.moved.map((state) => path.relative(workspace, state.from)),
+    listed,
+    reused,
+  };
 }
 
 let restoreRacyMargin: (() => void) | undefined;

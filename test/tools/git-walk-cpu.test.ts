@@ -8,17 +8,16 @@
  * spawn, and every sub-directory's, cost 1.30-1.36 times the floor (load 26-29 on 2 cores); now
  * about 1.06.
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bigWorkspace } from "../../bench/tools/sandbox-walk-cpu-lib.js";
 import { gitProtection, gitScanCounts } from "../../src/tools/sandbox/git-protection.js";
-import { repairNewGitDirectories } from "../../src/tools/sandbox/new-git-directories.js";
 import { capability } from "../support/capabilities.js";
 import { shortRacyMargin } from "../support/short-racy-margin.js";
+import { walkAfterCommand } from "./support/walk-after-command.js";
 
 const git = capability("git");
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const ROUNDS = 7;
 
 let workspace: string;
@@ -34,23 +33,7 @@ const cpuMs = (run: () => void): number => {
 
 /** What a call does on the host: the spawn's scan, then the walk after the command (handles opened as at spawn). */
 function call(): void {
-  const protection = gitProtection(workspace);
-  const root = openSync(workspace, DIRECTORY_FLAGS);
-  const held = new Map(
-    protection.gitDirectories.map((directory) => [directory, { descriptor: openSync(directory, DIRECTORY_FLAGS) }]),
-  );
-  try {
-    const repairs = repairNewGitDirectories(
-      { descriptor: root, shown: workspace, at: (name) => `/proc/self/fd/${root}/${name}` },
-      new Set(protection.gitDirectories),
-      held,
-      new Date(),
-    );
-    expect(repairs.found).toEqual([]);
-  } finally {
-    closeSync(root);
-    for (const handle of held.values()) closeSync(handle.descriptor);
-  }
+  expect(walkAfterCommand(workspace, gitProtection(workspace)).repairs.found).toEqual([]);
 }
 
 /** The floor: one `lstat` of every regular file and two of every directory (the scan's, the walk's). */
