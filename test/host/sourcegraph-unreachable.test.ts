@@ -1,6 +1,6 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourcegraphToolGroup } from "../../src/host/index.js";
+import { freePort } from "../support/redis-server.js";
 import { failure, hostRun, startServer, text } from "./support/host-test-kit.js";
 
 // A failed network call must say why, as web_fetch's does: "fetch failed" alone does not tell the
@@ -20,10 +20,7 @@ beforeAll(async () => {
       .end(JSON.stringify({ data: { search: { results: { matchCount: 0, limitHit: false, results: [] } } } }));
   });
   // A port that was just free and is closed again: connecting to it is refused.
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  refusingPort = (probe.address() as { port: number }).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  refusingPort = await freePort();
 });
 afterAll(() => server.close());
 
