@@ -10,6 +10,7 @@ import type { ToolCallResult } from "agent-tool-catalog";
 import { afterAll, describe, expect, it } from "vitest";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun } from "./support/git-run.js";
+import { entryHeader, packHeader } from "./support/hostile-pack.js";
 
 const author = { name: "Shape", email: "shape@example.com" };
 const cleanup: string[] = [];
@@ -70,27 +71,14 @@ class PackBuilder {
     const oid = createHash("sha1")
       .update(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]))
       .digest("hex");
-    // Type and size: 3 bits and 4 bits in the first byte, the size's rest 7 bits a byte after.
-    let size = content.length;
-    const head = [({ commit: 1, tree: 2, blob: 3 }[type] << 4) | (size & 15)];
-    size = Math.floor(size / 16);
-    while (size > 0) {
-      head[head.length - 1] = (head[head.length - 1] as number) | 0x80;
-      head.push(size & 0x7f);
-      size = Math.floor(size / 128);
-    }
-    this.parts.push(Buffer.from(head), zlibStored(content));
+    this.parts.push(Buffer.from(entryHeader({ commit: 1, tree: 2, blob: 3 }[type], content.length)), zlibStored(content));
     this.count++;
     return oid;
   }
 
   /** Writes the pack (and its index) into the repository at `directory`. */
   write(directory: string): void {
-    const header = Buffer.alloc(12);
-    header.write("PACK");
-    header.writeUInt32BE(2, 4);
-    header.writeUInt32BE(this.count, 8);
-    const body = Buffer.concat([header, ...this.parts]);
+    const body = Buffer.concat([packHeader(this.count), ...this.parts]);
     const pack = Buffer.concat([body, createHash("sha1").update(body).digest()]);
     execFileSync("git", ["index-pack", "--stdin"], { cwd: directory, input: pack, stdio: ["pipe", "ignore", "pipe"] });
   }

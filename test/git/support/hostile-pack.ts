@@ -76,7 +76,8 @@ export function insert(bytes: Buffer | string): number[] {
   return [data.length, ...data];
 }
 
-function entryHeader(kind: number, size: number): number[] {
+/** A pack entry's header: its type and size (4 bits, then 7 a byte, least significant first). */
+export function entryHeader(kind: number, size: number): number[] {
   const bytes: number[] = [];
   let byte = (kind << 4) | (size % 16);
   let rest = Math.floor(size / 16);
@@ -124,18 +125,22 @@ export function packIndex(
   return Buffer.concat([body, createHash("sha1").update(body).digest()]);
 }
 
+/** The 12 bytes a version 2 pack of `count` entries starts with. */
+export function packHeader(count: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write("PACK", 0, "latin1");
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(count, 8);
+  return header;
+}
+
 /** Writes `entries` as `pack-<name>.pack` and `.idx` into `objectsDirectory/pack`; returns each entry's offset. */
 export function writeHostilePack(
   objectsDirectory: string,
   entries: readonly HostileEntry[],
   options: { readonly name?: string; readonly fanout?: readonly number[]; readonly indexOffsets?: readonly number[] } = {},
 ): number[] {
-  const chunks: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.write("PACK", 0, "latin1");
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
-  chunks.push(header);
+  const chunks: Buffer[] = [packHeader(entries.length)];
   let position = 12;
   const offsets: number[] = [];
   for (const entry of entries) {
