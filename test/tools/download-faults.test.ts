@@ -14,6 +14,7 @@ import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
 import { closeServer } from "../support/close-server.js";
+import { settleWithin } from "../support/settle-within.js";
 
 const isRoot = process.getuid?.() === 0;
 const SANDBOXES = ["workspace", "unrestricted"] as const;
@@ -111,13 +112,7 @@ describe("a refused download closes its connection", () => {
   const closed = (socket: Socket) =>
     socket.destroyed
       ? Promise.resolve(true)
-      : new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), 5_000);
-          socket.once("close", () => {
-            clearTimeout(timer);
-            resolve(true);
-          });
-        });
+      : settleWithin(new Promise<boolean>((resolve) => socket.once("close", () => resolve(true))), 5_000, () => false);
   it.each([
     { status: 200, code: "too_large", max_bytes: 150_000 },
     { status: 404, code: "http_error", max_bytes: undefined },
