@@ -1,13 +1,18 @@
 // Fault round (stop 38): kill -9 of a process in the middle of a single-file change, at a point
 // fast-check picks (the delay after its first change): `edit` with replace_all over a 1 MiB file,
-// `write` with append, and `undo` of a 2 MiB write. After each kill the file is the old or the
-// new content whole (never mixed, empty or cut), and once the next change (in a process that
-// already recovered the workspace, a long-lived host's) has been made, no temporary file of the
-// dead one is left. Before, a process recovered a workspace once: the dead writer's log and its
-// half-written temporary file stayed until a new process started or someone took the lock of
-// the file it had been writing. (file-crash.test.ts covers multi-file apply_patch and whole
-// writes, each next change in a new process.)
+// `write` with append, and `undo` of a 2 MiB write (back to 1 MiB). After each kill the file is
+// the old or the new content whole (never mixed, empty or cut), and once the next change (in a
+// process that already recovered the workspace, a long-lived host's) has been made, no temporary
+// file of the dead one is left. Before, a process recovered a workspace once: the dead writer's
+// log and its half-written temporary file stayed until a new process started or someone took the
+// lock of the file it had been writing. (file-crash.test.ts covers multi-file apply_patch and
+// whole writes, each next change in a new process.)
+// Stop 48: most random moments fall in the worker's reads or between its calls, where nothing is
+// left to recover: with the recovery made a no-op, replace_all and undo passed (append, whose
+// temporary file grows every round, failed). Each op now also kills its worker when its own call
+// (edit, write, undo) has just made its temporary file, and checks that some kill left one.
 import { execFileSync, spawn } from "node:child_process";
+import { existsSync, watch } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,8 +39,21 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** Starts the worker, waits for its first change, waits `delay` ms more, kills it with SIGKILL. */
-async function killMidChange(workspace: string, op: string, delay: number): Promise<void> {
+/** The call of each op whose temporary file a kill `atTemporary` waits for. */
+const OWN_CALL: Record<string, string> = { replace_all: "edit", append: "write", undo: "undo" };
+/** Kills that wait for the op's own temporary file, at most, until one of them leaves it. */
+const KILLS_AT_TEMPORARY = 5;
+/** How long such a kill waits for that temporary file before killing anyway (ms). */
+const TEMPORARY_WAIT_MS = 10_000;
+
+/**
+ * Starts the worker, waits for its first change, waits `delay` ms more, kills it with SIGKILL.
+ * `atTemporary`: then waits for a temporary file of the op's own call (see {@link OWN_CALL}) to
+ * appear in the workspace (inotify, through `fs.watch`) and kills it in that event's callback,
+ * while the change is in flight; a kill that comes too late (the file renamed meanwhile) is just
+ * another kill at a random moment.
+ */
+async function killMidChange(workspace: string, op: string, delay: number, atTemporary = false): Promise<void> {
   const child = spawn(
     process.execPath,
     [...(format === "src" ? ["--import", "tsx"] : []), worker, JSON.stringify({ workspace, format, op })],
@@ -46,10 +64,44 @@ async function killMidChange(workspace: string, op: string, delay: number): Prom
     stderr += String(chunk);
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const ready = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  // Lines: "ready" once, then "call <tool>" before each of the worker's calls.
+  let calling = "";
+  let pending = "";
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on("data", (chunk) => {
+      const lines = (pending + String(chunk)).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line === "ready") resolve();
+        else if (line.startsWith("call ")) calling = line.slice("call ".length);
+      }
+    });
+  });
   await Promise.race([ready, exited]);
   if (child.exitCode !== null) throw new Error(`worker ended before ready: ${stderr}`);
   await new Promise((resolve) => setTimeout(resolve, delay));
+  if (atTemporary) {
+    const watcher = watch(workspace);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        exited,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, TEMPORARY_WAIT_MS);
+          watcher.on("change", (_event, name) => {
+            // A name that is gone is the rename of a temporary file made earlier (or of another call).
+            if (typeof name !== "string" || !name.endsWith(".tmp") || calling !== OWN_CALL[op]) return;
+            if (!existsSync(path.join(workspace, name))) return;
+            child.kill("SIGKILL");
+            resolve();
+          });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      watcher.close();
+    }
+  }
   child.kill("SIGKILL");
   await exited;
 }
@@ -72,7 +124,9 @@ function expectWhole(op: string, text: string): void {
 const seeds: Record<string, () => string> = {
   replace_all: () => "A\n".repeat(512 * 1024),
   append: () => "S".repeat(CHUNK),
-  undo: () => "O\n".repeat(1024),
+  // As large as replace_all's file: undo's temporary file (this content back) exists as long as
+  // its write and flush take, which for 2 KiB was too short for a kill on its appearance to land.
+  undo: () => "O\n".repeat(512 * 1024),
 };
 
 describe("kill -9 in the middle of a single-file change", () => {
@@ -80,34 +134,45 @@ describe("kill -9 in the middle of a single-file change", () => {
   // are per workspace), so the waits of one op's kills (over a second each) overlap the others'.
   for (const op of ["replace_all", "append", "undo"]) {
     it.concurrent(
-      `${op}: the file is whole, old or new, and the next change leaves no temporary file (${RUNS} kills)`,
+      `${op}: the file is whole, old or new, and the next change leaves no temporary file (${RUNS} kills, then kills while ${OWN_CALL[op]}'s temporary file exists)`,
       async () => {
         const workspace = path.join(base, op);
         await rm(workspace, { recursive: true, force: true });
         await import("node:fs/promises").then(({ mkdir }) => mkdir(workspace));
         await writeFile(path.join(workspace, "t.txt"), seeds[op]?.() ?? "");
         let lastChange = 0;
+        /** Kills one worker, checks the file and the next change; true when the kill left a temporary file. */
+        const killThenCheck = async (delay: number, atTemporary: boolean): Promise<boolean> => {
+          await killMidChange(workspace, op, delay, atTemporary);
+          // A process looks for other processes' change logs at most once a second.
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastChange + 1100 - performance.now())));
+          expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
+          const left = (await temporaries(workspace)).length > 0;
+          // The next process (here, this one) makes one change of its own; then nothing is left.
+          const run = createRegistry({ tools: createFileTools() }).createRun({
+            profile: "full",
+            permissions: { sandbox: "workspace", workspace },
+          });
+          const other = await run.call("write", { path: "other.txt", content: `after a kill at ${delay} ms\n` });
+          lastChange = performance.now();
+          expect(other.ok, JSON.stringify(other)).toBe(true);
+          expect(await temporaries(workspace)).toEqual([]);
+          expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
+          return left;
+        };
         await fc.assert(
           fc.asyncProperty(fc.integer({ min: 0, max: 250 }), async (delay) => {
-            await killMidChange(workspace, op, delay);
-            // A process looks for other processes' change logs at most once a second.
-            await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastChange + 1100 - performance.now())));
-            expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
-            // The next process (here, this one) makes one change of its own; then nothing is left.
-            const run = createRegistry({ tools: createFileTools() }).createRun({
-              profile: "full",
-              permissions: { sandbox: "workspace", workspace },
-            });
-            const other = await run.call("write", { path: "other.txt", content: `after a kill at ${delay} ms\n` });
-            lastChange = performance.now();
-            expect(other.ok, JSON.stringify(other)).toBe(true);
-            expect(await temporaries(workspace)).toEqual([]);
-            expectWhole(op, await readFile(path.join(workspace, "t.txt"), "utf8"));
+            await killThenCheck(delay, false);
           }),
           { numRuns: RUNS },
         );
+        // Then the moment the recovery is for: the op's own call has made its temporary file (and,
+        // for undo, its log). Until one such kill leaves the file behind for the next change to remove.
+        let landed = false;
+        for (let attempt = 0; attempt < KILLS_AT_TEMPORARY && !landed; attempt++) landed = await killThenCheck(0, true);
+        expect(landed, `${op}: no kill left a temporary file of ${OWN_CALL[op]} for the recovery to remove`).toBe(true);
       },
-      RUNS * 60_000,
+      (RUNS + KILLS_AT_TEMPORARY) * 60_000,
     );
   }
 });

@@ -1,7 +1,8 @@
 // Loops one single-file change until killed: `replace_all` edits of a 1 MiB file (every line "A"
 // to "B" and back), 64 KiB `append` writes, or a whole write then its undo.
 // argv[2]: JSON { workspace, format: "src" | "dist", op: "replace_all" | "append" | "undo" }.
-// Prints "ready" after its first change.
+// Prints "ready" after its first change, and "call <tool>" before each call after it (the test
+// kills on the first temporary file of the op's own call, edit, write or undo, once asked to).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -16,7 +17,10 @@ const run = core.createRegistry({ tools: tools.createFileTools() }).createRun({
   permissions: { sandbox: "workspace", workspace },
 });
 
+let ready = false;
 async function must(name, input) {
+  // A pipe's writes are synchronous on Linux: the line is in the pipe before the call begins.
+  if (ready) process.stdout.write(`call ${name}\n`);
   const result = await run.call(name, input);
   if (!result.ok) {
     process.stderr.write(`${name}: ${JSON.stringify(result.error)}\n`);
@@ -38,5 +42,8 @@ for (let round = 0; ; round++) {
     await must("write", { path: "t.txt", content: "N".repeat(2 * 1024 * 1024) });
     await must("undo", {});
   }
-  if (round === 0) process.stdout.write("ready\n");
+  if (round === 0) {
+    process.stdout.write("ready\n");
+    ready = true;
+  }
 }
