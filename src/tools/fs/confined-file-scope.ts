@@ -6,7 +6,14 @@ import { confinePath, resolveInWorkspace } from "../sandbox/path-confinement.js"
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
-import { gitFileTargets, gitStateRefused, hasGitHead, protectedInGitDirectory, touchesGitState } from "./git-state-guard.js";
+import {
+  gitFileTargets,
+  gitStateRefused,
+  hasGitHead,
+  protectedBelowSomeDirectory,
+  protectedInGitDirectory,
+  touchesGitState,
+} from "./git-state-guard.js";
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { inSyncSlices } from "./sync-slices.js";
@@ -327,7 +334,7 @@ function headCheckedDirectories(members: readonly { segments: readonly string[] 
 function gitFileLooked(members: readonly { segments: readonly string[] }[]): Set<string> {
   const looked = new Set<string>();
   for (const { segments } of members) {
-    if (!segments.some((_, depth) => protectedInGitDirectory(segments.slice(depth)))) continue;
+    if (!protectedBelowSomeDirectory(segments)) continue;
     for (let depth = 0; depth < segments.length; depth++) looked.add(segments.slice(0, depth).join("/"));
   }
   return looked;
