@@ -311,6 +311,8 @@ function reusableHeld(
 function headCheckedDirectories(members: readonly { segments: readonly string[] }[]): Set<string> {
   const checked = new Set<string>();
   for (const { segments } of members) {
+    // Most paths name no git state below any depth and no HEAD: one pass says so (see `protectedBelowSomeDirectory`).
+    if (!protectedBelowSomeDirectory(segments) && !segments.some((segment) => segment.toLowerCase() === "head")) continue;
     for (let depth = 0; depth < segments.length; depth++) {
       const inside = segments.slice(depth);
       if (inside[0]?.toLowerCase() === "head" || protectedInGitDirectory(inside)) checked.add(segments.slice(0, depth).join("/"));
