@@ -63,6 +63,23 @@ export function protectedInGitDirectory(inside: readonly string[]): boolean {
   return objects !== -1 && lower[objects + 1] === "info";
 }
 
+/**
+ * True when some suffix of `segments` (`segments.slice(depth)` for some depth) names git state
+ * below a git directory ({@link protectedInGitDirectory}): only such a path can be refused by a
+ * git directory found on its way. One pass over the components (a component git executes or
+ * follows, sequencer state, `objects/info`), not one `protectedInGitDirectory` per depth.
+ */
+export function protectedBelowSomeDirectory(segments: readonly string[]): boolean {
+  const lower = segments.map((segment) => segment.toLowerCase());
+  return lower.some(
+    (segment, index) =>
+      PROTECTED_IN_GIT_DIRECTORY.has(segment) ||
+      segment === ".git" ||
+      isSequencerState(segment) ||
+      (segment === "objects" && lower[index + 1] === "info"),
+  );
+}
+
 /** The first bytes of a regular file (not followed when a symlink, never blocking), or undefined. */
 async function headOf(file: string, bytes: number): Promise<string | undefined> {
   const handle = await open(file, READ_FLAGS).catch(() => undefined);
