@@ -90,7 +90,9 @@ export interface SandboxedExit {
   /**
    * The resource limit the command ran into (see `ResourceLimits`): `"memory"` when the
    * kernel killed one of its processes for memory, `"processes"` when a fork was refused. Only
-   * sandboxes that enforce limits report it.
+   * sandboxes that enforce limits report it. It is read from the command's group after the
+   * command ended, however it ended: a command stopped by its signal (a timeout) after a fork
+   * was refused reports `"processes"` too.
    */
   readonly limit?: ResourceLimitKind;
 }

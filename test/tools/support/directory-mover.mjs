@@ -6,9 +6,14 @@
 // "--ready": prints "watching" once its watch is in place and it has looked the first time (a test
 // starts its change after that line, so the mover cannot miss it); "--immutable": the moved
 // directory is made immutable (`chattr +i`, root on ext4), so nothing in it can be removed until
-// the test lifts it.
+// the test lifts it. The move and the flag land together as the change sees them: the test's
+// process (the mover's parent, which makes the change) is held stopped from before the rename until
+// the flag is set. Without the hold, a change that finds its directory moved could remove its
+// temporary file from the moved directory before `chattr` had run (a loaded machine stretches that
+// window), and a test would find nothing left; the flag cannot be set first, as an immutable
+// directory cannot be renamed.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
 import "./stop-on-terminate.mjs";
 import { temporaryFileIn } from "./temporary-file-watch.mjs";
@@ -25,11 +30,47 @@ function copyTree(from, to) {
   }
 }
 
+/**
+ * Runs `step` with the parent process stopped: SIGSTOP, then a wait until every one of its threads
+ * is stopped (a thread finishes the system call it is in first: an unlink under way completes
+ * before the step starts), then SIGCONT however the step ended.
+ */
+function holdParent(step) {
+  const parent = process.ppid;
+  process.kill(parent, "SIGSTOP");
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!allStopped(parent)) {
+      if (Date.now() > deadline) throw new Error(`process ${parent} did not stop`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+    step();
+  } finally {
+    process.kill(parent, "SIGCONT");
+  }
+}
+
+/** Whether every thread of `pid` is stopped (state T in /proc/<pid>/task/<tid>/stat). */
+function allStopped(pid) {
+  const tasks = readdirSync(`/proc/${pid}/task`);
+  return tasks.every((tid) => {
+    try {
+      return /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+    } catch {
+      return true; // The thread ended.
+    }
+  });
+}
+
 const announce = options.includes("--ready") ? () => process.stdout.write("watching\n") : () => {};
 if (await temporaryFileIn(path.join(workspace, watched), 60_000, announce)) {
   const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
-  renameSync(from, to);
-  if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
+  if (options.includes("--immutable")) {
+    holdParent(() => {
+      renameSync(from, to);
+      execFileSync("chattr", ["+i", to]);
+    });
+  } else renameSync(from, to);
   if (!options.includes("--no-replacement")) copyTree(to, from);
   process.stdout.write("moved\n");
   process.exit(0);
