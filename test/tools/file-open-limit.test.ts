@@ -9,7 +9,7 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, watch as watchDirectory, writeFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { printedLines } from "../support/printed-lines.js";
+import { syncTree } from "./support/sync-tree.js";
 import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -35,13 +36,15 @@ afterEach(async () => {
 });
 
 /**
- * Files `i` (even: existing, "old i") in directory `d{i % dirs}`, as many-file-patch.mjs expects.
- * The fixtures of this file are made and read with synchronous calls (nothing else runs meanwhile):
- * a promise and a thread-pool turn per entry cost about twice the CPU, hundreds of entries a seed.
+ * Files `i` (even: existing, "old i") in directory `d{i % dirs}`, as many-file-patch.mjs expects,
+ * and nothing else: a test repeating a change seeds again over what the last attempt left, writing
+ * only what differs (support/sync-tree.ts), where removing the workspace and making it again cost
+ * most of its time. Synchronous, as every fixture of this file (nothing else runs meanwhile).
  */
-async function seed(dirs: number, files = FILES): Promise<void> {
-  for (let d = 0; d < dirs; d++) mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
-  for (let i = 0; i < files; i += 2) writeFileSync(path.join(workspace, `d${i % dirs}`, `f${i}.txt`), `old ${i}\n`);
+function seed(dirs: number, files = FILES, directories: readonly string[] = []): void {
+  const wanted = new Map<string, string>();
+  for (let i = 0; i < files; i += 2) wanted.set(`d${i % dirs}/f${i}.txt`, `old ${i}\n`);
+  syncTree(workspace, { directories: [...Array.from({ length: dirs }, (_, d) => `d${d}`), ...directories], files: wanted });
 }
 
 /** The file's text, or "missing". */
@@ -91,9 +94,7 @@ describe("apply_patch under a low open-file limit", () => {
       [100, 1],
       [240, 150],
     ] as const) {
-      rmSync(workspace, { recursive: true, force: true });
-      await mkdir(workspace);
-      await seed(dirs);
+      seed(dirs);
       // Paced by steps, not time (many-file-patch.mjs): 160 files written per slice before the
       // flushes are collected, on any machine. Paced by the clock, a loaded machine wrote a few per
       // slice or took the thread pool's path, and the fixed window of 256 (the bug) went unseen.
@@ -105,13 +106,13 @@ describe("apply_patch under a low open-file limit", () => {
 
   it("a patch over more directories than the limit allows applies (800 files in 400 directories at ulimit -n 256)", async () => {
     // Before stop 33: too_many_open_files, nothing changed.
-    await seed(MANY.dirs, MANY.files);
+    seed(MANY.dirs, MANY.files);
     expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
     expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
   }, 120_000);
 
   it("control: a process already holding nearly all its descriptors gets too_many_open_files, nothing changed", async () => {
-    await seed(MANY.dirs, MANY.files);
+    seed(MANY.dirs, MANY.files);
     // 230 of 256 taken before the call: what is left is less than one group needs.
     expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 230)).toMatchObject({
       ok: false,
@@ -124,7 +125,7 @@ describe("apply_patch under a low open-file limit", () => {
   }, 120_000);
 
   it("control: that patch failing in its last group of directories changes nothing and leaves no directory it made", async () => {
-    await seed(MANY.dirs, MANY.files);
+    seed(MANY.dirs, MANY.files);
     // New directories in the first groups, then a file below a file: its directory cannot be made.
     const extra = [
       ...Array.from({ length: 100 }, (_, i) => [`*** Add File: new${i}/deep/g.txt`, "+added"]).flat(),
@@ -152,9 +153,7 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
    * this from depending on how fast a loaded machine runs the writer).
    */
   async function patchWhileAppending(limit: number): Promise<{ result: unknown; writer: string; first: string }> {
-    rmSync(workspace, { recursive: true, force: true });
-    await mkdir(workspace);
-    await seed(DIRS, DIRS);
+    seed(DIRS, DIRS);
     // Once a later group's directory has a temporary file, a line is added to a file of the FIRST group.
     const writer = spawn(process.execPath, [appender, workspace, "d200", "d0/f0.txt"], {
       stdio: ["ignore", "pipe", "ignore"],
@@ -186,9 +185,7 @@ describe("a writer that takes no lock, during an apply_patch made in groups of d
     // commit's flushes was overwritten by the rename. Now every group is looked at after it (the
     // commit taken back, the patch planned again). Also with one group (ulimit -n 4096).
     for (const limit of [4096, MANY.limit]) {
-      rmSync(workspace, { recursive: true, force: true });
-      await mkdir(workspace);
-      await seed(DIRS, DIRS);
+      seed(DIRS, DIRS);
       const result = await patchUnder(limit, DIRS, DIRS, [], 0, [], "d0/f0.txt");
       expect(result, `ulimit -n ${limit}`).toEqual({ ok: true, appended: true });
       expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8"), `ulimit -n ${limit}`).toBe("new 0\nEXTERNAL\n");
@@ -217,7 +214,7 @@ describe("a first group's directory moved away while a later group is written", 
   it("fails as version_conflict with nothing changed, and the temporary files in the moved directory stay named by a log that a recovery finishes", async () => {
     // Before: write_failed "... during the change No file was changed" (or tool_failed before the
     // commit point), and the log was deleted while d0's temporary file stayed in the moved directory.
-    await seed(MANY.dirs, MANY.dirs);
+    seed(MANY.dirs, MANY.dirs);
     const moving = spawn(process.execPath, [mover, workspace, "d200", "d0", "away"], { stdio: ["ignore", "pipe", "ignore"] });
     let said = "";
     moving.stdout.on("data", (chunk) => {
@@ -257,7 +254,7 @@ describe("a first group's directory moved away while a later group is written", 
     // reopening's ENOENT is the answer. Before: file_not_found "No file or directory at d1/f1.txt".
     // (d0, holding a file the patch updates, fails the check under the locks first: a changed file
     // is planned again, and the new plan answers that d0/f0.txt does not exist.)
-    await seed(MANY.dirs, MANY.dirs);
+    seed(MANY.dirs, MANY.dirs);
     const moving = spawn(process.execPath, [mover, workspace, "d200", "d1", "away", "--no-replacement"], {
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -391,15 +388,16 @@ describe("a directory replaced between the passes of a change made in groups", (
   const swapper = path.join(repo, "test/tools/support/directory-swapper.mjs");
   const ATTEMPTS = Number(process.env.SWAP_ATTEMPTS ?? 24);
 
-  /** d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399. */
-  async function seedSwap(): Promise<void> {
-    rmSync(workspace, { recursive: true, force: true });
-    for (let d = 0; d < MANY.dirs; d++) {
-      mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
-      writeFileSync(path.join(workspace, `d${d}`, "f.txt"), d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
-    }
-    await mkdir(path.join(workspace, "y"));
-    await writeFile(path.join(workspace, "y", "f.txt"), "other\n");
+  /**
+   * d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399.
+   * Over what the last attempt left (support/sync-tree.ts): 24 attempts each removing and making
+   * 400 directories again took most of this test's time.
+   */
+  function seedSwap(): void {
+    const files = new Map<string, string>();
+    for (let d = 0; d < MANY.dirs; d++) files.set(`d${d}/f.txt`, d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
+    files.set("y/f.txt", "other\n");
+    syncTree(workspace, { directories: [], files });
   }
 
   type Outcome = { ok: boolean; error?: { code: string } };
@@ -459,14 +457,14 @@ describe("a directory replaced between the passes of a change made in groups", (
     const patching = patcher();
     try {
       // Control: with nothing swapping, the patch applies and deletes the checked file.
-      await seedSwap();
+      seedSwap();
       expect(await patching.apply()).toEqual({ ok: true });
       expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
       expect(await othersLeft()).toBe(1);
       // Before the identity check, about one attempt in ten deleted "other" and answered ok.
       const outcomes = new Map<string, number>();
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        await seedSwap();
+        seedSwap();
         const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
         const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
         await new Promise((resolve) => swapping.once("exit", resolve));
@@ -487,11 +485,8 @@ describe("a failed apply_patch made in groups of directories, with a directory i
   /** Last: a file below a file, so the change fails in its last group when nothing moves. */
   const FAIL_LAST = ["*** Add File: d0/f0.txt/below.txt", "+never"];
 
-  async function seedWithA(): Promise<void> {
-    rmSync(workspace, { recursive: true, force: true });
-    await mkdir(workspace);
-    await seed(MANY.dirs, MANY.files);
-    await mkdir(path.join(workspace, "a"));
+  function seedWithA(): void {
+    seed(MANY.dirs, MANY.files, ["a"]);
   }
 
   it("after a swap: the user's empty directory at the path is kept, the change's own is not removed by path", async () => {
@@ -499,7 +494,7 @@ describe("a failed apply_patch made in groups of directories, with a directory i
     // moved away with a) and left the change's.
     let outcome: { result: Awaited<ReturnType<typeof patchUnder>>; said: string } | undefined;
     for (let attempt = 0; attempt < 4 && outcome?.said !== "moved"; attempt++) {
-      await seedWithA();
+      seedWithA();
       outcome = await whileMoving([madeMover, workspace], () => patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 0, BEFORE));
     }
     expect(outcome?.said).toBe("moved");
@@ -519,7 +514,7 @@ describe("a failed apply_patch made in groups of directories, with a directory i
   }, 300_000);
 
   it("control, no swap: the same change failing in its last group removes a/new, keeps a", async () => {
-    await seedWithA();
+    seedWithA();
     const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, FAIL_LAST, 0, BEFORE);
     expect(result).toMatchObject({ ok: false, error: { code: "not_a_directory" } });
     expect(await readdir(path.join(workspace, "a"))).toEqual([]);
