@@ -13,7 +13,9 @@ import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermission
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
+import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
+import { foldToolName } from "../tool/fold-tool-name.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
@@ -222,7 +224,8 @@ export class Run {
   private readonly store: RegistryView;
   /** The `via`s of each name's activations (see {@link Run.activatedBy}); kept in memory only. */
   private readonly activationVias = new Map<string, Set<string>>();
-  private readonly allowed: ReadonlySet<string> | undefined;
+  /** `allowedTools` (narrowed by the parent's); server spellings of MCP names match (`AllowedNames`). */
+  private readonly allowed: AllowedNames | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
   private readonly maxCallsInFlight: number;
@@ -288,7 +291,7 @@ export class Run {
     const requestedTools = resolveAllowedTools(options.allowedTools);
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
-      this.allowed = requestedTools;
+      this.allowed = requestedTools === undefined ? undefined : new AllowedNames(requestedTools);
       this.depth = 0;
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
@@ -297,7 +300,7 @@ export class Run {
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
       const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
-      this.allowed = tools === undefined ? undefined : new Set(tools);
+      this.allowed = tools === undefined ? undefined : new AllowedNames(tools);
       this.depth = checkRunDepth(parent.depth + 1);
     }
     checkWorkspace(this.permissions.workspace);
@@ -344,6 +347,8 @@ export class Run {
     if (requested === undefined) return;
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
+      // Written as a server spells an MCP tool: it allows the tool's folded registered name.
+      if (this.store.entry(foldToolName(name)) !== undefined) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
@@ -354,10 +359,16 @@ export class Run {
     }
   }
 
-  /** Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that no tool has (yet): warned. */
+  /**
+   * Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that cover no tool (yet): warned.
+   * A name written as a server spells an MCP tool covers its folded registered name (an `off`
+   * one every name it denies), so it is not reported: it applies.
+   */
   private reportUnknownLoadModeTools(): void {
     for (const name of this.plan.overriddenNames()) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
+      if (this.store.entry(foldToolName(name)) !== undefined) continue;
+      if (this.store.enabledNames().some((registered) => this.plan.covers(name, registered))) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_load_mode_tool",
@@ -400,7 +411,7 @@ export class Run {
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const entry of this.store.prominent(this.plan.overriddenNames())) {
+    for (const entry of this.store.prominent(this.plan.prominentNames())) {
       const { descriptor } = entry.compiled;
       const { name } = descriptor;
       if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
@@ -955,7 +966,7 @@ export class Run {
     const scope = {
       runId: this.id,
       permissions: this.permissions,
-      allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed]),
+      allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed.names]),
       depth: this.depth,
     };
     // Not enumerable: a scope saved as JSON (a workflow checkpoint) must not carry the run's state.
@@ -1211,7 +1222,7 @@ export class Run {
 
   /** Names of the tools that may reach the model without activation (see `RegistryView.prominent`). */
   private prominentNames(): string[] {
-    return this.store.prominent(this.plan.overriddenNames()).map((entry) => entry.compiled.descriptor.name);
+    return this.store.prominent(this.plan.prominentNames()).map((entry) => entry.compiled.descriptor.name);
   }
 
   private canActivate(name: string): boolean {
@@ -1312,7 +1323,7 @@ function approvalUnavailable(toolName: string): ToolCallErrorInfo {
  */
 function setUpTools(
   setups: ReadonlyMap<string, (storage: RunStorage) => void>,
-  allowed: ReadonlySet<string> | undefined,
+  allowed: AllowedNames | undefined,
   storage: RunStorage,
 ): void {
   for (const [name, setup] of setups) {

@@ -1,3 +1,4 @@
+import { AllowedNames } from "./allowed-names.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunStorage } from "./run-storage.js";
 
@@ -30,7 +31,8 @@ export interface RunScope {
 }
 
 /**
- * The tools a child may use: the names it asks for that its parent allows too. An absent list
+ * The tools a child may use: the names it asks for that its parent allows too (matched as
+ * `AllowedNames` matches them; an entry the parent allows only in folded form is kept folded). An absent list
  * on either side means "every tool", so the other side decides.
  */
 export function intersectAllowedTools(
@@ -39,6 +41,6 @@ export function intersectAllowedTools(
 ): readonly string[] | undefined {
   if (parent === undefined) return requested;
   if (requested === undefined) return parent;
-  const allowed = new Set(parent);
-  return requested.filter((name) => allowed.has(name));
+  // Matched as the run matches them: a child may write an MCP tool as its server spells it.
+  return new AllowedNames(parent).narrow(requested);
 }
