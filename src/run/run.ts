@@ -15,7 +15,7 @@ import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
-import { foldToolName } from "../tool/fold-tool-name.js";
+import { foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
@@ -289,6 +289,7 @@ export class Run {
     this.holdRun = internals.holdRun;
     this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
+    let inheritedDenials: readonly string[] = [];
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
       this.allowed = requestedTools === undefined ? undefined : new AllowedNames(requestedTools);
@@ -296,6 +297,7 @@ export class Run {
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
       const parent = scopeOfParent(options.parent);
+      inheritedDenials = inheritedDisabledTools(parent);
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
@@ -305,7 +307,7 @@ export class Run {
     }
     checkWorkspace(this.permissions.workspace);
     setUpTools(internals.runSetups(), this.allowed, this.storage);
-    this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
+    this.plan = new ToolLoadPlan(options, this.allowed !== undefined, inheritedDenials);
     const activation = state?.activation ?? options.activation;
     this.activation =
       activation instanceof ActivationTracker
@@ -348,7 +350,7 @@ export class Run {
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
       // Written as a server spells an MCP tool: it allows the tool's folded registered name.
-      if (this.store.entry(foldToolName(name)) !== undefined) continue;
+      if (isFoldedMcpName(foldToolName(name)) && this.store.entry(foldToolName(name)) !== undefined) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
@@ -367,7 +369,8 @@ export class Run {
   private reportUnknownLoadModeTools(): void {
     for (const name of this.plan.overriddenNames()) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
-      if (this.store.entry(foldToolName(name)) !== undefined) continue;
+      const folded = foldToolName(name);
+      if (this.store.entry(folded) !== undefined && this.plan.covers(name, folded)) continue;
       if (this.store.enabledNames().some((registered) => this.plan.covers(name, registered))) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
@@ -968,6 +971,7 @@ export class Run {
       permissions: this.permissions,
       allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed.names]),
       depth: this.depth,
+      ...(this.plan.deniedEntries().length > 0 ? { disabledTools: this.plan.deniedEntries() } : {}),
     };
     // Not enumerable: a scope saved as JSON (a workflow checkpoint) must not carry the run's state.
     return Object.freeze(Object.defineProperty(scope, "storage", { value: this.storage, enumerable: false }));
@@ -1337,6 +1341,21 @@ function setUpTools(
  * CommonJS builds loaded in one process) is no instance of this copy's class, and read as a scope
  * it has no `allowedTools`, so its child could call every tool the parent was denied.
  */
+/**
+ * A parent scope's deny entries, checked: a scope may come from JSON (a workflow checkpoint), and
+ * a malformed list must not be read as "none".
+ */
+function inheritedDisabledTools(parent: RunScope): readonly string[] {
+  const denied: unknown = parent.disabledTools;
+  if (denied === undefined) return [];
+  if (!Array.isArray(denied) || !denied.every((name) => typeof name === "string")) {
+    throw new ConfigurationError("invalid_option", "parent.disabledTools must be an array of tool names (strings).", {
+      data: { field: "parent.disabledTools" },
+    });
+  }
+  return denied as string[];
+}
+
 function scopeOfParent(parent: RunScope | Run): RunScope {
   const scope = (parent as { readonly scope?: unknown }).scope;
   return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);

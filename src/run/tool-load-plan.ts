@@ -3,7 +3,7 @@ import { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
-import { DeniedNames, denyEntryNames, foldToolName } from "../tool/fold-tool-name.js";
+import { DeniedNames, denyEntryNames, foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
@@ -27,7 +27,8 @@ export interface ToolLoadOptions {
   /**
    * Per-tool load modes; they win over the profile. A name may be written as an MCP server spells
    * it (`mcp_Docs_Write.File` for `mcp_docs_write_file`): `off` then covers every tool whose name
-   * folds alike (fails closed), any other mode the one folded name (see `disabledTools`).
+   * folds alike (fails closed, host tools too: `BASH` turns off `bash`), any other mode only the
+   * one folded MCP name, as `allowedTools` matches (see `disabledTools`).
    */
   readonly loadModes?: Readonly<Record<string, LoadMode>>;
   /**
@@ -62,7 +63,14 @@ export class ToolLoadPlan {
   private readonly foldedModes: ReadonlyMap<string, LoadMode>;
   private readonly placements = new Map<string, ToolPlacement>();
 
-  constructor(options: ToolLoadOptions, explicitAllowList: boolean) {
+  /** The `off` entries: the load options' and those a parent run's scope passed down. */
+  private readonly deniedList: readonly string[];
+
+  /**
+   * @param inheritedDenials - a parent run's deny entries (`RunScope.disabledTools`): off here
+   * too, whatever `options` say; they are not reported again when they cover no tool.
+   */
+  constructor(options: ToolLoadOptions, explicitAllowList: boolean, inheritedDenials: readonly string[] = []) {
     const environment =
       options.environment ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
     const fromEnvironment = environment[PROFILE_ENVIRONMENT_VARIABLE];
@@ -74,11 +82,20 @@ export class ToolLoadPlan {
           : (options.config?.profile ?? "core");
     this.rules = profileRules(this.profile);
     this.overrides = mergeOverrides(options);
-    this.denied = new DeniedNames([...this.overrides].filter(([, mode]) => mode === "off").map(([name]) => name));
+    const own = [...this.overrides].filter(([, mode]) => mode === "off").map(([name]) => name);
+    this.deniedList = Object.freeze([...new Set([...own, ...inheritedDenials])]);
+    this.denied = new DeniedNames(this.deniedList);
     const foldedModes = new Map<string, LoadMode>();
     for (const [name, mode] of this.overrides) {
       const folded = foldToolName(name);
-      if (mode !== "off" && folded !== name && !this.overrides.has(folded) && !foldedModes.has(folded)) {
+      // Other modes match as allow lists do: only an MCP name, by a spelling that folds to it.
+      if (
+        mode !== "off" &&
+        folded !== name &&
+        isFoldedMcpName(folded) &&
+        !this.overrides.has(folded) &&
+        !foldedModes.has(folded)
+      ) {
         foldedModes.set(folded, mode);
       }
     }
@@ -93,6 +110,11 @@ export class ToolLoadPlan {
     return this.overrides.keys();
   }
 
+  /** The deny entries in force, own and inherited, for a child run's scope. */
+  deniedEntries(): readonly string[] {
+    return this.deniedList;
+  }
+
   /** The names the load options give a mode other than `off`: as written, and folded. */
   prominentNames(): string[] {
     return [...this.overrides.keys(), ...this.foldedModes.keys()];
@@ -104,7 +126,9 @@ export class ToolLoadPlan {
    */
   covers(entry: string, name: string): boolean {
     if (entry === name) return true;
-    return this.overrides.get(entry) === "off" ? denyEntryNames(entry, name) : foldToolName(entry) === name;
+    return this.overrides.get(entry) === "off"
+      ? denyEntryNames(entry, name)
+      : isFoldedMcpName(name) && foldToolName(entry) === name;
   }
 
   /**

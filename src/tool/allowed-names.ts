@@ -1,9 +1,10 @@
-import { foldToolName } from "./fold-tool-name.js";
+import { foldToolName, isFoldedMcpName } from "./fold-tool-name.js";
 
 /**
  * An allow list of tool names (`allowedTools`, a skill's `allowed-tools`), matched as
- * `allowEntryNames` (src/tool/fold-tool-name.ts) says: a name by its own spelling, and a name in folded form also by any
- * entry that folds to it, so an MCP tool may be written as its server spells it. The lookup is a
+ * `allowEntryNames` (src/tool/fold-tool-name.ts) says: a name by its own spelling, and an MCP
+ * name in folded form also by any entry that folds to it, so an MCP tool may be written as its
+ * server spells it. The lookup is a
  * set probe, not a scan of the entries.
  */
 export class AllowedNames {
@@ -18,7 +19,7 @@ export class AllowedNames {
 
   /** True when an entry names `name` (see `allowEntryNames` (src/tool/fold-tool-name.ts)). */
   has(name: string): boolean {
-    return this.names.has(name) || (this.folded.has(name) && foldToolName(name) === name);
+    return this.names.has(name) || (this.folded.has(name) && isFoldedMcpName(name));
   }
 
   /**

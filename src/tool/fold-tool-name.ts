@@ -43,16 +43,29 @@ function isFolded(name: string): boolean {
   return foldToolName(name) === name;
 }
 
+/** The prefix of every MCP tool's registered name (`MCP_TOOL_NAME_PREFIX` in src/mcp). */
+export const FOLDED_MCP_PREFIX = "mcp_";
+
+/**
+ * True when `name` may be allowed by an entry that only folds to it: an MCP-shaped name
+ * (`mcp_` and the rest) in folded form, as the catalog registers every MCP tool. Host tool names
+ * are the host's own spelling and stay exact in allow lists (`HOST_CORE` allows nothing; the spec
+ * lists names).
+ */
+export function isFoldedMcpName(name: string): boolean {
+  return name.startsWith(FOLDED_MCP_PREFIX) && isFolded(name);
+}
+
 /**
  * True when the allow-list entry `entry` names the registered tool `name`: the same string, or
- * `name` is in folded form and `entry` folds to it (`mcp_Docs_Write.File` allows
- * `mcp_docs_write_file`). A name not in folded form (a host tool `mcp_docs_Write-File`) is
- * allowed only by its exact spelling, and a hashed MCP name only by its registered name (only the
- * hash, of raw names the run does not have, tells two such tools apart): an entry that matched
- * several tools would allow more than its writer meant.
+ * `name` is an MCP name in folded form and `entry` folds to it (`mcp_Docs_Write.File` allows
+ * `mcp_docs_write_file`). A name not in folded form (a host tool `mcp_docs_Write-File`) or not an
+ * MCP name is allowed only by its exact spelling, and a hashed MCP name only by its registered
+ * name (only the hash, of raw names the run does not have, tells two such tools apart): an entry
+ * that matched several tools would allow more than its writer meant.
  */
 export function allowEntryNames(entry: string, name: string): boolean {
-  return entry === name || (isFolded(name) && foldToolName(entry) === name);
+  return entry === name || (isFoldedMcpName(name) && foldToolName(entry) === name);
 }
 
 /**

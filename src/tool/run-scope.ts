@@ -19,6 +19,13 @@ export interface RunScope {
    * are always available and need not be listed.
    */
   readonly allowedTools: readonly string[] | undefined;
+  /**
+   * The run's deny entries (load mode `off`, `disabledTools`, `[tools] disabled`) and those it
+   * inherited: a child run made from this scope has them turned off too, whatever its own load
+   * options say, so a subagent never gets back a tool its parent's host turned off. Absent or
+   * empty: none.
+   */
+  readonly disabledTools?: readonly string[];
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
   /**

@@ -187,3 +187,27 @@ describe("escape attempts: tool lists in an MCP server's own spelling", () => {
     },
   );
 });
+
+describe("escape attempts: a parent's deny list in its child runs", () => {
+  escapeAttempt(
+    "child-runs",
+    "a tool the parent turned off (by its name or the server's spelling) stays off in a child, a grandchild and a child made from the scope as JSON",
+    async () => {
+      for (const parentOptions of [{ disabledTools: [ECHO] }, { loadModes: { "mcp_Café-Docs_Echo": "off" as const } }]) {
+        const parent = registry.createRun(parentOptions);
+        // The child asks for the tool by name and as essential: the parent's off wins.
+        const child = registry.createRun({ parent, allowedTools: [ECHO, SUM], loadModes: { [ECHO]: "essential" } });
+        const grandchild = registry.createRun({ parent: child });
+        const fromJson = registry.createRun({ parent: JSON.parse(JSON.stringify(parent.scope())) });
+        for (const run of [child, grandchild, fromJson]) {
+          expect(await echo(run)).toMatchObject({ ok: false, error: { code: "tool_disabled" } });
+          // Control in the same child: the parent's other tool runs.
+          run.activate([SUM]);
+          expect(await run.call(SUM, { a: 1, b: 1 })).toMatchObject({ ok: true });
+        }
+      }
+      // Control: a child of a parent that turned nothing off runs the tool.
+      expect(await echo(registry.createRun({ parent: registry.createRun() }))).toMatchObject({ ok: true });
+    },
+  );
+});
