@@ -146,10 +146,12 @@ export interface CreateRunOptions extends ToolLoadOptions {
  */
 export interface RunDiagnostic {
   /**
-   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
+   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet), by its name
+   * or, for an MCP tool, by a spelling that folds to it.
    * `stale_activation`: a restored activation named a tool that is now a different tool.
-   * `unknown_load_mode_tool`: the load modes (options or `[tools.load_mode]`) name a tool that is
-   * not registered (yet).
+   * `unknown_load_mode_tool`: a load mode entry (options, `[tools.load_mode]`, `disabledTools`,
+   * `[tools] disabled`) covers no registered tool (yet): not by its name, nor by folding as MCP
+   * names are folded (see `ToolLoadOptions.disabledTools`).
    * `state_save_failed`: saving to the run's store failed (another process saved the run in
    * between, or the store is unreachable); `name` is the run id.
    * `disposer_failed`: a disposer added after the run closed (run at once) threw; `name` is the run id.

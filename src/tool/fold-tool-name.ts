@@ -120,6 +120,8 @@ export class DeniedNames {
 
   /** True when an entry covers the registered name `name`. */
   denies(name: string): boolean {
+    // Most runs deny nothing: no fold of every tool's name for them.
+    if (this.exact.size === 0) return false;
     if (this.exact.has(name) || this.folded.has(foldToolName(name))) return true;
     return (
       this.hashedPrefixes.size > 0 && HASHED.test(name) && this.hashedPrefixes.has(name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)))
