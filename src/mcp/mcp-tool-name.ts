@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { FOLDED_NAME_HASH_LENGTH, foldToolName, isLossyToolName, MAX_FOLDED_NAME_LENGTH } from "../tool/fold-tool-name.js";
 
 /**
  * Every MCP tool's registry name starts with this.
@@ -7,23 +8,17 @@ import { createHash } from "node:crypto";
  */
 export const MCP_TOOL_NAME_PREFIX = "mcp_";
 
-const MAX_NAME_LENGTH = 64;
-const HASH_LENGTH = 10;
-
-function fold(part: string): string {
-  return part
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-}
+const MAX_NAME_LENGTH = MAX_FOLDED_NAME_LENGTH;
+const HASH_LENGTH = FOLDED_NAME_HASH_LENGTH;
 
 /**
  * Makes one part of `mcp_<server>_<tool>` safe for every provider: lower-case, accents dropped
  * (`café` → `cafe`), and every character outside `[a-z0-9_]` (the spec's `-`, `/`, `.` and
- * space, and anything else) replaced by `_`. So `read-file` and `read_file` are one name.
+ * space, and anything else) replaced by `_`. So `read-file` and `read_file` are one name. The
+ * folding itself is src/tool/fold-tool-name.ts, which the run layer matches list entries with.
  */
 export function sanitizeMcpNamePart(part: string): string {
-  return fold(part).replace(/[^a-z0-9_]/g, "_");
+  return foldToolName(part);
 }
 
 /**
@@ -31,7 +26,7 @@ export function sanitizeMcpNamePart(part: string): string {
  * `.` and space): every tool name made with it then carries a hash of the raw names.
  */
 export function isLossyMcpNamePart(part: string): boolean {
-  return /[^a-z0-9_\-/. ]/.test(fold(part));
+  return isLossyToolName(part);
 }
 
 /**

@@ -13,7 +13,9 @@ import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermission
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
 import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
+import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
+import { foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
@@ -144,10 +146,12 @@ export interface CreateRunOptions extends ToolLoadOptions {
  */
 export interface RunDiagnostic {
   /**
-   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet).
+   * `unknown_allowed_tool`: `allowedTools` names a tool that is not registered (yet), by its name
+   * or, for an MCP tool, by a spelling that folds to it.
    * `stale_activation`: a restored activation named a tool that is now a different tool.
-   * `unknown_load_mode_tool`: the load modes (options or `[tools.load_mode]`) name a tool that is
-   * not registered (yet).
+   * `unknown_load_mode_tool`: a load mode entry (options, `[tools.load_mode]`, `disabledTools`,
+   * `[tools] disabled`) covers no registered tool (yet): not by its name, nor by folding as MCP
+   * names are folded (see `ToolLoadOptions.disabledTools`).
    * `state_save_failed`: saving to the run's store failed (another process saved the run in
    * between, or the store is unreachable); `name` is the run id.
    * `disposer_failed`: a disposer added after the run closed (run at once) threw; `name` is the run id.
@@ -222,7 +226,8 @@ export class Run {
   private readonly store: RegistryView;
   /** The `via`s of each name's activations (see {@link Run.activatedBy}); kept in memory only. */
   private readonly activationVias = new Map<string, Set<string>>();
-  private readonly allowed: ReadonlySet<string> | undefined;
+  /** `allowedTools` (narrowed by the parent's); server spellings of MCP names match (`AllowedNames`). */
+  private readonly allowed: AllowedNames | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
   private readonly maxInputLength: number;
   private readonly maxCallsInFlight: number;
@@ -286,23 +291,25 @@ export class Run {
     this.holdRun = internals.holdRun;
     this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
+    let inheritedDenials: readonly string[] = [];
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
-      this.allowed = requestedTools;
+      this.allowed = requestedTools === undefined ? undefined : new AllowedNames(requestedTools);
       this.depth = 0;
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
       const parent = scopeOfParent(options.parent);
+      inheritedDenials = inheritedDisabledTools(parent);
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
       const tools = intersectAllowedTools(parent.allowedTools, requestedTools === undefined ? undefined : [...requestedTools]);
-      this.allowed = tools === undefined ? undefined : new Set(tools);
+      this.allowed = tools === undefined ? undefined : new AllowedNames(tools);
       this.depth = checkRunDepth(parent.depth + 1);
     }
     checkWorkspace(this.permissions.workspace);
     setUpTools(internals.runSetups(), this.allowed, this.storage);
-    this.plan = new ToolLoadPlan(options, this.allowed !== undefined);
+    this.plan = new ToolLoadPlan(options, this.allowed !== undefined, inheritedDenials);
     const activation = state?.activation ?? options.activation;
     this.activation =
       activation instanceof ActivationTracker
@@ -344,6 +351,8 @@ export class Run {
     if (requested === undefined) return;
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
+      // Written as a server spells an MCP tool: it allows the tool's folded registered name.
+      if (isFoldedMcpName(foldToolName(name)) && this.store.entry(foldToolName(name)) !== undefined) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
@@ -354,10 +363,17 @@ export class Run {
     }
   }
 
-  /** Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that no tool has (yet): warned. */
+  /**
+   * Names in `loadModes`, `disabledTools` or `[tools.load_mode]` that cover no tool (yet): warned.
+   * A name written as a server spells an MCP tool covers its folded registered name (an `off`
+   * one every name it denies), so it is not reported: it applies.
+   */
   private reportUnknownLoadModeTools(): void {
     for (const name of this.plan.overriddenNames()) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || name === TOOLBOX_TOOL_NAME || this.store.entry(name) !== undefined) continue;
+      const folded = foldToolName(name);
+      if (this.store.entry(folded) !== undefined && this.plan.covers(name, folded)) continue;
+      if (this.store.enabledNames().some((registered) => this.plan.covers(name, registered))) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_load_mode_tool",
@@ -400,7 +416,7 @@ export class Run {
     if (this.definitionsCache?.key === key) return this.definitionsCache.value;
     this.systemPromptIndex();
     const out: ToolDescriptor[] = [];
-    for (const entry of this.store.prominent(this.plan.overriddenNames())) {
+    for (const entry of this.store.prominent(this.plan.prominentNames())) {
       const { descriptor } = entry.compiled;
       const { name } = descriptor;
       if (this.isAllowed(name) && this.placement(descriptor).mode === "essential" && this.toolboxUseful(name))
@@ -955,8 +971,9 @@ export class Run {
     const scope = {
       runId: this.id,
       permissions: this.permissions,
-      allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed]),
+      allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed.names]),
       depth: this.depth,
+      ...(this.plan.deniedEntries().length > 0 ? { disabledTools: this.plan.deniedEntries() } : {}),
     };
     // Not enumerable: a scope saved as JSON (a workflow checkpoint) must not carry the run's state.
     return Object.freeze(Object.defineProperty(scope, "storage", { value: this.storage, enumerable: false }));
@@ -1211,7 +1228,7 @@ export class Run {
 
   /** Names of the tools that may reach the model without activation (see `RegistryView.prominent`). */
   private prominentNames(): string[] {
-    return this.store.prominent(this.plan.overriddenNames()).map((entry) => entry.compiled.descriptor.name);
+    return this.store.prominent(this.plan.prominentNames()).map((entry) => entry.compiled.descriptor.name);
   }
 
   private canActivate(name: string): boolean {
@@ -1312,7 +1329,7 @@ function approvalUnavailable(toolName: string): ToolCallErrorInfo {
  */
 function setUpTools(
   setups: ReadonlyMap<string, (storage: RunStorage) => void>,
-  allowed: ReadonlySet<string> | undefined,
+  allowed: AllowedNames | undefined,
   storage: RunStorage,
 ): void {
   for (const [name, setup] of setups) {
@@ -1326,6 +1343,21 @@ function setUpTools(
  * CommonJS builds loaded in one process) is no instance of this copy's class, and read as a scope
  * it has no `allowedTools`, so its child could call every tool the parent was denied.
  */
+/**
+ * A parent scope's deny entries, checked: a scope may come from JSON (a workflow checkpoint), and
+ * a malformed list must not be read as "none".
+ */
+function inheritedDisabledTools(parent: RunScope): readonly string[] {
+  const denied: unknown = parent.disabledTools;
+  if (denied === undefined) return [];
+  if (!Array.isArray(denied) || !denied.every((name) => typeof name === "string")) {
+    throw new ConfigurationError("invalid_option", "parent.disabledTools must be an array of tool names (strings).", {
+      data: { field: "parent.disabledTools" },
+    });
+  }
+  return denied as string[];
+}
+
 function scopeOfParent(parent: RunScope | Run): RunScope {
   const scope = (parent as { readonly scope?: unknown }).scope;
   return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);

@@ -1,11 +1,12 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { AllowedNames } from "../tool/allowed-names.js";
 
 /**
  * The skill constraints in force in a run: each active skill's `allowed-tools`. They nest: a tool
  * must be allowed by every one. `version` changes with them, so views can cache.
  */
 export class SkillConstraints {
-  private readonly constraints: { readonly skill: string; readonly allowed: ReadonlySet<string> }[] = [];
+  private readonly constraints: { readonly skill: string; readonly allowed: AllowedNames }[] = [];
   private changes = 0;
 
   /** Adds a constraint; returns the function that lifts it (once). */
@@ -15,7 +16,8 @@ export class SkillConstraints {
         data: { skill },
       });
     }
-    const constraint = { skill, allowed: new Set(allowedTools) };
+    // Matched as allowedTools is: an MCP tool may be written as its server spells it.
+    const constraint = { skill, allowed: new AllowedNames(allowedTools) };
     this.constraints.push(constraint);
     this.changes++;
     return () => {
@@ -39,14 +41,14 @@ export class SkillConstraints {
   narrow(names: readonly string[] | undefined): readonly string[] | undefined {
     let out = names;
     for (const constraint of this.constraints) {
-      out = out === undefined ? [...constraint.allowed] : out.filter((name) => constraint.allowed.has(name));
+      out = out === undefined ? [...constraint.allowed.names] : constraint.allowed.narrow(out);
     }
     return out;
   }
 
   /** The constraints in force, outermost first, as saved with the run. */
   list(): { skill: string; allowedTools: string[] }[] {
-    return this.constraints.map((constraint) => ({ skill: constraint.skill, allowedTools: [...constraint.allowed] }));
+    return this.constraints.map((constraint) => ({ skill: constraint.skill, allowedTools: [...constraint.allowed.names] }));
   }
 
   /** The skills whose constraints are in force, innermost last. */

@@ -3,6 +3,7 @@ import { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
+import { DeniedNames, denyEntryNames, foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
@@ -23,9 +24,20 @@ export const PROFILE_ENVIRONMENT_VARIABLE = "AGENT_TOOL_PROFILE";
 export interface ToolLoadOptions {
   /** The profile; else `AGENT_TOOL_PROFILE`, else `config.profile`, else `"core"`. */
   readonly profile?: ToolProfileName;
-  /** Per-tool load modes; they win over the profile. */
+  /**
+   * Per-tool load modes; they win over the profile. A name may be written as an MCP server spells
+   * it (`mcp_Docs_Write.File` for `mcp_docs_write_file`): `off` then covers every tool whose name
+   * folds alike (fails closed, host tools too: `BASH` turns off `bash`), any other mode only the
+   * one folded MCP name, as `allowedTools` matches (see `disabledTools`).
+   */
   readonly loadModes?: Readonly<Record<string, LoadMode>>;
-  /** Tools turned off. */
+  /**
+   * Tools turned off. An entry turns off the tool of that name and every tool whose name folds
+   * to the same (lower case, NFKD without marks, characters outside `[a-z0-9_]` as `_`, as MCP
+   * names are registered), and, for an entry that would be hashed as an MCP name (past 64
+   * characters, or with characters beyond `-`, `/`, `.` and space), every hashed name keeping the
+   * same first 53 characters. An entry that covers no tool is reported (`unknown_load_mode_tool`).
+   */
   readonly disabledTools?: readonly string[];
   /** A parsed configuration (`parseToolConfig`); explicit options win over it. */
   readonly config?: ToolConfig;
@@ -45,9 +57,20 @@ export class ToolLoadPlan {
   readonly listing: boolean;
   private readonly rules: ProfileRules;
   private readonly overrides: ReadonlyMap<string, LoadMode>;
+  /** The `off` entries, each matched as `denyEntryNames` says (src/tool/fold-tool-name.ts). */
+  private readonly denied: DeniedNames;
+  /** Other modes written otherwise than their folded name, keyed by that folded name. */
+  private readonly foldedModes: ReadonlyMap<string, LoadMode>;
   private readonly placements = new Map<string, ToolPlacement>();
 
-  constructor(options: ToolLoadOptions, explicitAllowList: boolean) {
+  /** The `off` entries: the load options' and those a parent run's scope passed down. */
+  private readonly deniedList: readonly string[];
+
+  /**
+   * @param inheritedDenials - a parent run's deny entries (`RunScope.disabledTools`): off here
+   * too, whatever `options` say; they are not reported again when they cover no tool.
+   */
+  constructor(options: ToolLoadOptions, explicitAllowList: boolean, inheritedDenials: readonly string[] = []) {
     const environment =
       options.environment ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
     const fromEnvironment = environment[PROFILE_ENVIRONMENT_VARIABLE];
@@ -59,14 +82,64 @@ export class ToolLoadPlan {
           : (options.config?.profile ?? "core");
     this.rules = profileRules(this.profile);
     this.overrides = mergeOverrides(options);
-    const toolboxOverride = this.overrides.get(TOOLBOX_TOOL_NAME);
+    const own = [...this.overrides].filter(([, mode]) => mode === "off").map(([name]) => name);
+    this.deniedList = Object.freeze([...new Set([...own, ...inheritedDenials])]);
+    this.denied = new DeniedNames(this.deniedList);
+    const foldedModes = new Map<string, LoadMode>();
+    for (const [name, mode] of this.overrides) {
+      const folded = foldToolName(name);
+      // Other modes match as allow lists do: only an MCP name, by a spelling that folds to it.
+      if (
+        mode !== "off" &&
+        folded !== name &&
+        isFoldedMcpName(folded) &&
+        !this.overrides.has(folded) &&
+        !foldedModes.has(folded)
+      ) {
+        foldedModes.set(folded, mode);
+      }
+    }
+    this.foldedModes = foldedModes;
+    const toolboxOverride = this.overrideOf(TOOLBOX_TOOL_NAME);
     // An allow-list, or toolbox turned off, makes a non-listing run: every listed tool goes eager.
     this.listing = this.rules.listing && !explicitAllowList && toolboxOverride !== "off";
   }
 
-  /** The tools the load options name (their modes override the profile's). */
+  /** The tools the load options name (their modes override the profile's), as written. */
   overriddenNames(): Iterable<string> {
     return this.overrides.keys();
+  }
+
+  /** The deny entries in force, own and inherited, for a child run's scope. */
+  deniedEntries(): readonly string[] {
+    return this.deniedList;
+  }
+
+  /** The names the load options give a mode other than `off`: as written, and folded. */
+  prominentNames(): string[] {
+    return [...this.overrides.keys(), ...this.foldedModes.keys()];
+  }
+
+  /**
+   * True when the load option entry `entry` covers the registered name `name`: the same name,
+   * for `off` any name it denies (see `denyEntryNames`), for another mode its folded name.
+   */
+  covers(entry: string, name: string): boolean {
+    if (entry === name) return true;
+    return this.overrides.get(entry) === "off"
+      ? denyEntryNames(entry, name)
+      : isFoldedMcpName(name) && foldToolName(entry) === name;
+  }
+
+  /**
+   * The mode the load options give the tool `name`. `off` wins over every other entry that
+   * names it (`disabledTools: ["mcp_docs_Write-File"]` turns off `mcp_docs_write_file` even
+   * beside `loadModes: { mcp_docs_write_file: "essential" }`): a deny list fails closed. Then
+   * the entry of that exact name, then one that folds to it.
+   */
+  private overrideOf(name: string): LoadMode | undefined {
+    if (this.denied.denies(name)) return "off";
+    return this.overrides.get(name) ?? this.foldedModes.get(name);
   }
 
   /**
@@ -78,14 +151,14 @@ export class ToolLoadPlan {
     const known = this.placements.get(tool.name);
     if (known !== undefined) return known;
     const placement = this.decide(tool);
-    if (tool.tier === "core" || tool.tags.includes(BUILTIN_TAG) || this.overrides.has(tool.name)) {
+    if (tool.tier === "core" || tool.tags.includes(BUILTIN_TAG) || this.overrideOf(tool.name) !== undefined) {
       this.placements.set(tool.name, placement);
     }
     return placement;
   }
 
   private decide(tool: ToolDescriptor): ToolPlacement {
-    const override = this.overrides.get(tool.name);
+    const override = this.overrideOf(tool.name);
     if (this.profile === "none") return { mode: "off", listed: false };
     if (tool.name === TOOLBOX_TOOL_NAME) {
       // An explicit "discoverable" toolbox is promoted: listing needs a way to reach the tools.

@@ -1,3 +1,4 @@
+import { AllowedNames } from "./allowed-names.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunStorage } from "./run-storage.js";
 
@@ -18,6 +19,13 @@ export interface RunScope {
    * are always available and need not be listed.
    */
   readonly allowedTools: readonly string[] | undefined;
+  /**
+   * The run's deny entries (load mode `off`, `disabledTools`, `[tools] disabled`) and those it
+   * inherited: a child run made from this scope has them turned off too, whatever its own load
+   * options say, so a subagent never gets back a tool its parent's host turned off. Absent or
+   * empty: none.
+   */
+  readonly disabledTools?: readonly string[];
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
   /**
@@ -30,7 +38,8 @@ export interface RunScope {
 }
 
 /**
- * The tools a child may use: the names it asks for that its parent allows too. An absent list
+ * The tools a child may use: the names it asks for that its parent allows too (matched as
+ * `AllowedNames` matches them; an entry the parent allows only in folded form is kept folded). An absent list
  * on either side means "every tool", so the other side decides.
  */
 export function intersectAllowedTools(
@@ -39,6 +48,6 @@ export function intersectAllowedTools(
 ): readonly string[] | undefined {
   if (parent === undefined) return requested;
   if (requested === undefined) return parent;
-  const allowed = new Set(parent);
-  return requested.filter((name) => allowed.has(name));
+  // Matched as the run matches them: a child may write an MCP tool as its server spells it.
+  return new AllowedNames(parent).narrow(requested);
 }

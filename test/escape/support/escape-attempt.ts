@@ -23,7 +23,8 @@ export type EscapeClass =
   | "approvals"
   | "processes"
   | "environment"
-  | "resources";
+  | "resources"
+  | "tool-lists";
 
 /** The title tag the reporter counts. */
 export function escapeTitle(escapeClass: EscapeClass, title: string): string {

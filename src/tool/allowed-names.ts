@@ -1,0 +1,39 @@
+import { foldToolName, isFoldedMcpName } from "./fold-tool-name.js";
+
+/**
+ * An allow list of tool names (`allowedTools`, a skill's `allowed-tools`), matched as
+ * `allowEntryNames` (src/tool/fold-tool-name.ts) says: a name by its own spelling, and an MCP
+ * name in folded form also by any entry that folds to it, so an MCP tool may be written as its
+ * server spells it. The lookup is a
+ * set probe, not a scan of the entries.
+ */
+export class AllowedNames {
+  /** The entries as given. */
+  readonly names: ReadonlySet<string>;
+  private readonly folded: ReadonlySet<string>;
+
+  constructor(names: Iterable<string>) {
+    this.names = new Set(names);
+    this.folded = new Set([...this.names].map(foldToolName));
+  }
+
+  /** True when an entry names `name` (see `allowEntryNames` (src/tool/fold-tool-name.ts)). */
+  has(name: string): boolean {
+    return this.names.has(name) || (this.folded.has(name) && isFoldedMcpName(name));
+  }
+
+  /**
+   * The entries of `requested` this list allows too, for a child run's or a skill's narrower
+   * list. An entry allowed only through its folded form is kept as that form: kept as written it
+   * would also allow a tool registered under that exact spelling (a host tool
+   * `mcp_docs_Write-File`), which this list does not allow.
+   */
+  narrow(requested: readonly string[]): string[] {
+    const out = new Set<string>();
+    for (const name of requested) {
+      if (this.has(name)) out.add(name);
+      else if (this.has(foldToolName(name))) out.add(foldToolName(name));
+    }
+    return [...out];
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * How tool names are folded, shared by the MCP layer (which registers `mcp_<server>_<tool>` in
+ * folded form) and the run layer (which must match a host's list entries written in a server's
+ * own spelling against those registered names). It lives here, below both, so the run layer
+ * never imports src/mcp (the core stays acyclic: test/architecture/dependency-rule.test.ts).
+ */
+
+/** The longest registered name an MCP tool gets; past it the name is cut and hashed. */
+export const MAX_FOLDED_NAME_LENGTH = 64;
+/** Hex digits of the hash suffix (`_` and these) of a cut or lossy MCP tool name. */
+export const FOLDED_NAME_HASH_LENGTH = 10;
+/** Characters of the folded name a hashed name keeps before its `_<hash>`. */
+const KEPT_BEFORE_HASH = MAX_FOLDED_NAME_LENGTH - FOLDED_NAME_HASH_LENGTH - 1;
+const HASHED = new RegExp(`_[0-9a-f]{${FOLDED_NAME_HASH_LENGTH}}$`);
+
+function foldCase(part: string): string {
+  return part
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
+}
+
+/**
+ * One name (or part of one) folded as MCP tool names are: compatibility-decomposed (NFKD, so
+ * NFC and NFD spellings and `ﬁ`/`fi` agree), marks dropped (`café` → `cafe`), lower-cased, and
+ * every character outside `[a-z0-9_]` replaced by `_`. So `read-file`, `Read.File` and
+ * `read_file` are one name.
+ */
+export function foldToolName(name: string): string {
+  return foldCase(name).replace(/[^a-z0-9_]/g, "_");
+}
+
+/**
+ * True when folding `name` loses more than the spec's rule does (characters beyond `-`, `/`,
+ * `.` and space): an MCP tool name made with such a part carries a hash of the raw names.
+ */
+export function isLossyToolName(name: string): boolean {
+  return /[^a-z0-9_\-/. ]/.test(foldCase(name));
+}
+
+/** True when `name` is its own folded form (as every registered MCP tool name is). */
+function isFolded(name: string): boolean {
+  return foldToolName(name) === name;
+}
+
+/** The prefix of every MCP tool's registered name (`MCP_TOOL_NAME_PREFIX` in src/mcp). */
+export const FOLDED_MCP_PREFIX = "mcp_";
+
+/**
+ * True when `name` may be allowed by an entry that only folds to it: an MCP-shaped name
+ * (`mcp_` and the rest) in folded form, as the catalog registers every MCP tool. Host tool names
+ * are the host's own spelling and stay exact in allow lists (`HOST_CORE` allows nothing; the spec
+ * lists names).
+ */
+export function isFoldedMcpName(name: string): boolean {
+  return name.startsWith(FOLDED_MCP_PREFIX) && isFolded(name);
+}
+
+/**
+ * True when the allow-list entry `entry` names the registered tool `name`: the same string, or
+ * `name` is an MCP name in folded form and `entry` folds to it (`mcp_Docs_Write.File` allows
+ * `mcp_docs_write_file`). A name not in folded form (a host tool `mcp_docs_Write-File`) or not an
+ * MCP name is allowed only by its exact spelling, and a hashed MCP name only by its registered
+ * name (only the hash, of raw names the run does not have, tells two such tools apart): an entry
+ * that matched several tools would allow more than its writer meant.
+ */
+export function allowEntryNames(entry: string, name: string): boolean {
+  return entry === name || (isFoldedMcpName(name) && foldToolName(entry) === name);
+}
+
+/**
+ * True when the deny entry `entry` (a load mode `off`, `disabledTools`) covers the registered
+ * tool `name`. It fails closed: the same string, any name that folds alike (`mcp_docs_write.file`
+ * denies both `mcp_docs_write_file` and a host tool `mcp_docs_Write-File`), and, when the entry
+ * would be cut or hashed as an MCP name (longer than 64 characters folded, or lossy), every hashed
+ * name that keeps the same first characters (two long tools sharing their first 53 characters
+ * are both denied by either's spelling).
+ */
+export function denyEntryNames(entry: string, name: string): boolean {
+  if (entry === name) return true;
+  const folded = foldToolName(entry);
+  if (folded === foldToolName(name)) return true;
+  const hashed = folded.length > MAX_FOLDED_NAME_LENGTH || isLossyToolName(entry);
+  return hashed && HASHED.test(name) && name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)) === folded.slice(0, KEPT_BEFORE_HASH);
+}
+
+/**
+ * The registered name an allow entry can match besides its own spelling (its folded form), or
+ * `undefined` when that is the entry itself.
+ */
+export function foldedAlternative(entry: string): string | undefined {
+  const folded = foldToolName(entry);
+  return folded === entry ? undefined : folded;
+}
+
+/**
+ * A deny list compiled for lookups: `denies(name)` is true when some entry covers `name` as
+ * {@link denyEntryNames} says, with one fold of `name` and set probes, not a scan of the entries.
+ */
+export class DeniedNames {
+  private readonly exact: ReadonlySet<string>;
+  private readonly folded: ReadonlySet<string>;
+  /** The first characters a hashed name keeps, of the entries that would be hashed. */
+  private readonly hashedPrefixes: ReadonlySet<string>;
+
+  constructor(entries: Iterable<string>) {
+    const exact = new Set<string>();
+    const folded = new Set<string>();
+    const prefixes = new Set<string>();
+    for (const entry of entries) {
+      exact.add(entry);
+      const form = foldToolName(entry);
+      folded.add(form);
+      if (form.length > MAX_FOLDED_NAME_LENGTH || isLossyToolName(entry)) prefixes.add(form.slice(0, KEPT_BEFORE_HASH));
+    }
+    this.exact = exact;
+    this.folded = folded;
+    this.hashedPrefixes = prefixes;
+  }
+
+  /** True when an entry covers the registered name `name`. */
+  denies(name: string): boolean {
+    // Most runs deny nothing: no fold of every tool's name for them.
+    if (this.exact.size === 0) return false;
+    if (this.exact.has(name) || this.folded.has(foldToolName(name))) return true;
+    return (
+      this.hashedPrefixes.size > 0 && HASHED.test(name) && this.hashedPrefixes.has(name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)))
+    );
+  }
+}
