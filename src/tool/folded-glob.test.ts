@@ -14,7 +14,8 @@ describe("deny entries with a `*` are globs over folded names", () => {
   it("a star matches any run of name characters, the empty run too; literal parts must match whole", () => {
     const glob = new FoldedGlob("mcp_docs_*");
     for (const name of ["mcp_docs_", "mcp_docs_echo", "mcp_docs_get_sum"]) expect(glob.matches(name), name).toBe(true);
-    for (const name of ["mcp_doc_echo", "mcp_notes_echo", "xmcp_docs_echo", "mcp_docs"]) expect(glob.matches(name), name).toBe(false);
+    for (const name of ["mcp_doc_echo", "mcp_notes_echo", "xmcp_docs_echo", "mcp_docs"])
+      expect(glob.matches(name), name).toBe(false);
     const inner = new FoldedGlob("mcp_**_echo");
     expect(inner.matches("mcp_docs_echo")).toBe(true);
     expect(inner.matches("mcp__echo")).toBe(true);
@@ -42,11 +43,17 @@ describe("deny entries with a `*` are globs over folded names", () => {
     const denied = new DeniedNames(entries);
     for (const name of ["mcp_docs_echo", "mcp_docs_Write-File", "mcp_other_echo", "mcp_notes_get_sum"]) {
       expect(denied.denies(name), name).toBe(true);
-      expect(entries.some((entry) => denyEntryNames(entry, name)), name).toBe(true);
+      expect(
+        entries.some((entry) => denyEntryNames(entry, name)),
+        name,
+      ).toBe(true);
     }
     for (const name of ["mcp_notes_echo_2", "mcp_notes_add", "bash", "mcp_doc_echoes"]) {
       expect(denied.denies(name), name).toBe(false);
-      expect(entries.some((entry) => denyEntryNames(entry, name)), name).toBe(false);
+      expect(
+        entries.some((entry) => denyEntryNames(entry, name)),
+        name,
+      ).toBe(false);
     }
   });
 
@@ -76,11 +83,15 @@ describe("deny entries with a `*` are globs over folded names", () => {
 
   it("property: a glob denies every name made by filling its stars with name characters", () => {
     fc.assert(
-      fc.property(fc.array(nameArbitrary, { minLength: 1, maxLength: 4 }), fc.array(nameArbitrary, { maxLength: 4 }), (parts, fills) => {
-        const entry = parts.join("*");
-        const name = parts.map((part, index) => (index === 0 ? part : `${fills[index - 1] ?? ""}${part}`)).join("");
-        expect(new DeniedNames([entry]).denies(name), `${entry} ${name}`).toBe(true);
-      }),
+      fc.property(
+        fc.array(nameArbitrary, { minLength: 1, maxLength: 4 }),
+        fc.array(nameArbitrary, { maxLength: 4 }),
+        (parts, fills) => {
+          const entry = parts.join("*");
+          const name = parts.map((part, index) => (index === 0 ? part : `${fills[index - 1] ?? ""}${part}`)).join("");
+          expect(new DeniedNames([entry]).denies(name), `${entry} ${name}`).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });
