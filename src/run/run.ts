@@ -15,7 +15,7 @@ import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
-import { foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
+import { foldToolName, isFoldedMcpName, isToolNameGlob } from "../tool/fold-tool-name.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
@@ -351,8 +351,11 @@ export class Run {
     if (requested === undefined) return;
     for (const name of requested) {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
-      // Written as a server spells an MCP tool: it allows the tool's folded registered name.
-      if (isFoldedMcpName(foldToolName(name)) && this.store.entry(foldToolName(name)) !== undefined) continue;
+      // Written as a server spells an MCP tool: it allows the tool's folded registered name (an
+      // entry with a `*` is exact in an allow list, so it is reported: it allows nothing).
+      if (!isToolNameGlob(name) && isFoldedMcpName(foldToolName(name)) && this.store.entry(foldToolName(name)) !== undefined) {
+        continue;
+      }
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",

@@ -3,7 +3,7 @@ import { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
-import { DeniedNames, denyEntryNames, foldToolName, isFoldedMcpName } from "../tool/fold-tool-name.js";
+import { DeniedNames, denyEntryNames, foldToolName, isFoldedMcpName, isToolNameGlob } from "../tool/fold-tool-name.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
@@ -28,7 +28,8 @@ export interface ToolLoadOptions {
    * Per-tool load modes; they win over the profile. A name may be written as an MCP server spells
    * it (`mcp_Docs_Write.File` for `mcp_docs_write_file`): `off` then covers every tool whose name
    * folds alike (fails closed, host tools too: `BASH` turns off `bash`), any other mode only the
-   * one folded MCP name, as `allowedTools` matches (see `disabledTools`).
+   * one folded MCP name, as `allowedTools` matches (see `disabledTools`). A name with a `*` is a
+   * glob for `off` (`mcp_docs_*: "off"`) and an exact name for any other mode.
    */
   readonly loadModes?: Readonly<Record<string, LoadMode>>;
   /**
@@ -36,7 +37,10 @@ export interface ToolLoadOptions {
    * to the same (lower case, NFKD without marks, characters outside `[a-z0-9_]` as `_`, as MCP
    * names are registered), and, for an entry that would be hashed as an MCP name (past 64
    * characters, or with characters beyond `-`, `/`, `.` and space), every hashed name keeping the
-   * same first 53 characters. An entry that covers no tool is reported (`unknown_load_mode_tool`).
+   * same first 53 characters. An entry with a `*` is a glob over folded names (`*` is any run of
+   * name characters: `mcp_Docs_*` turns off every tool of the server `docs`, and a host tool
+   * folding like one), and a hashed name when some name keeping its first characters would match.
+   * An entry that covers no tool is reported (`unknown_load_mode_tool`), a glob matching nothing too.
    */
   readonly disabledTools?: readonly string[];
   /** A parsed configuration (`parseToolConfig`); explicit options win over it. */
@@ -92,6 +96,7 @@ export class ToolLoadPlan {
       if (
         mode !== "off" &&
         folded !== name &&
+        !isToolNameGlob(name) &&
         isFoldedMcpName(folded) &&
         !this.overrides.has(folded) &&
         !foldedModes.has(folded)
@@ -128,7 +133,7 @@ export class ToolLoadPlan {
     if (entry === name) return true;
     return this.overrides.get(entry) === "off"
       ? denyEntryNames(entry, name)
-      : isFoldedMcpName(name) && foldToolName(entry) === name;
+      : !isToolNameGlob(entry) && isFoldedMcpName(name) && foldToolName(entry) === name;
   }
 
   /**

@@ -1,11 +1,11 @@
-import { foldToolName, isFoldedMcpName } from "./fold-tool-name.js";
+import { foldToolName, isFoldedMcpName, isToolNameGlob } from "./fold-tool-name.js";
 
 /**
  * An allow list of tool names (`allowedTools`, a skill's `allowed-tools`), matched as
  * `allowEntryNames` (src/tool/fold-tool-name.ts) says: a name by its own spelling, and an MCP
  * name in folded form also by any entry that folds to it, so an MCP tool may be written as its
- * server spells it. The lookup is a
- * set probe, not a scan of the entries.
+ * server spells it. An entry with a `*` is no glob here: it names only itself (allow lists fail
+ * closed; see `isToolNameGlob`). The lookup is a set probe, not a scan of the entries.
  */
 export class AllowedNames {
   /** The entries as given. */
@@ -14,7 +14,7 @@ export class AllowedNames {
 
   constructor(names: Iterable<string>) {
     this.names = new Set(names);
-    this.folded = new Set([...this.names].map(foldToolName));
+    this.folded = new Set([...this.names].filter((name) => !isToolNameGlob(name)).map(foldToolName));
   }
 
   /** True when an entry names `name` (see `allowEntryNames` (src/tool/fold-tool-name.ts)). */
@@ -32,7 +32,7 @@ export class AllowedNames {
     const out = new Set<string>();
     for (const name of requested) {
       if (this.has(name)) out.add(name);
-      else if (this.has(foldToolName(name))) out.add(foldToolName(name));
+      else if (!isToolNameGlob(name) && this.has(foldToolName(name))) out.add(foldToolName(name));
     }
     return [...out];
   }

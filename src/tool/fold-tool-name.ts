@@ -1,3 +1,5 @@
+import { FoldedGlob } from "./folded-glob.js";
+
 /**
  * How tool names are folded, shared by the MCP layer (which registers `mcp_<server>_<tool>` in
  * folded form) and the run layer (which must match a host's list entries written in a server's
@@ -65,7 +67,27 @@ export function isFoldedMcpName(name: string): boolean {
  * that matched several tools would allow more than its writer meant.
  */
 export function allowEntryNames(entry: string, name: string): boolean {
-  return entry === name || (isFoldedMcpName(name) && foldToolName(entry) === name);
+  return entry === name || (!isToolNameGlob(entry) && isFoldedMcpName(name) && foldToolName(entry) === name);
+}
+
+/**
+ * True when a tool list entry has a `*` (after NFKD, so a fullwidth `＊` counts): in a deny list a
+ * glob (see {@link denyEntryNames}); in an allow list it stays an exact name, never folded, so it
+ * allows nothing a user did not name (no tool name has a `*`): allow lists fail closed.
+ */
+export function isToolNameGlob(entry: string): boolean {
+  return entry.normalize("NFKD").includes("*");
+}
+
+/** The glob of a deny entry with a `*`: its other parts folded as names are. */
+function denyGlob(entry: string): FoldedGlob {
+  return new FoldedGlob(entry.normalize("NFKD").split("*").map(foldToolName).join("*"));
+}
+
+/** True when `glob` covers `name`: its folded form whole, or a hashed name by its kept start. */
+function globDenies(glob: FoldedGlob, name: string): boolean {
+  if (glob.matches(foldToolName(name))) return true;
+  return HASHED.test(name) && glob.matchesSomeExtension(name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)));
 }
 
 /**
@@ -75,9 +97,16 @@ export function allowEntryNames(entry: string, name: string): boolean {
  * would be cut or hashed as an MCP name (longer than 64 characters folded, or lossy), every hashed
  * name that keeps the same first characters (two long tools sharing their first 53 characters
  * are both denied by either's spelling).
+ *
+ * An entry with a `*` (see {@link isToolNameGlob}) is a glob: `*` matches any run of name
+ * characters, the empty run too, and the other parts are folded, so `mcp_Docs_*` denies every
+ * tool whose folded name starts with `mcp_docs_` (`mcp_docs_write_file`, a host `mcp_docs_Echo`).
+ * A hashed name is denied when some name keeping its first characters would match (fails closed:
+ * `*_echo` denies every hashed name, whose tail is a hash).
  */
 export function denyEntryNames(entry: string, name: string): boolean {
   if (entry === name) return true;
+  if (isToolNameGlob(entry)) return globDenies(denyGlob(entry), name);
   const folded = foldToolName(entry);
   if (folded === foldToolName(name)) return true;
   const hashed = folded.length > MAX_FOLDED_NAME_LENGTH || isLossyToolName(entry);
@@ -95,20 +124,28 @@ export function foldedAlternative(entry: string): string | undefined {
 
 /**
  * A deny list compiled for lookups: `denies(name)` is true when some entry covers `name` as
- * {@link denyEntryNames} says, with one fold of `name` and set probes, not a scan of the entries.
+ * {@link denyEntryNames} says, with one fold of `name` and set probes, not a scan of the entries
+ * (glob entries, few in practice, are each tried).
  */
 export class DeniedNames {
   private readonly exact: ReadonlySet<string>;
   private readonly folded: ReadonlySet<string>;
   /** The first characters a hashed name keeps, of the entries that would be hashed. */
   private readonly hashedPrefixes: ReadonlySet<string>;
+  /** The glob entries, compiled; each is tried against a name no set probe covered. */
+  private readonly globs: readonly FoldedGlob[];
 
   constructor(entries: Iterable<string>) {
     const exact = new Set<string>();
     const folded = new Set<string>();
     const prefixes = new Set<string>();
+    const globs: FoldedGlob[] = [];
     for (const entry of entries) {
       exact.add(entry);
+      if (isToolNameGlob(entry)) {
+        globs.push(denyGlob(entry));
+        continue;
+      }
       const form = foldToolName(entry);
       folded.add(form);
       if (form.length > MAX_FOLDED_NAME_LENGTH || isLossyToolName(entry)) prefixes.add(form.slice(0, KEPT_BEFORE_HASH));
@@ -116,6 +153,7 @@ export class DeniedNames {
     this.exact = exact;
     this.folded = folded;
     this.hashedPrefixes = prefixes;
+    this.globs = globs;
   }
 
   /** True when an entry covers the registered name `name`. */
@@ -123,8 +161,13 @@ export class DeniedNames {
     // Most runs deny nothing: no fold of every tool's name for them.
     if (this.exact.size === 0) return false;
     if (this.exact.has(name) || this.folded.has(foldToolName(name))) return true;
-    return (
-      this.hashedPrefixes.size > 0 && HASHED.test(name) && this.hashedPrefixes.has(name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)))
-    );
+    if (
+      this.hashedPrefixes.size > 0 &&
+      HASHED.test(name) &&
+      this.hashedPrefixes.has(name.slice(0, -(FOLDED_NAME_HASH_LENGTH + 1)))
+    ) {
+      return true;
+    }
+    return this.globs.some((glob) => globDenies(glob, name));
   }
 }
