@@ -114,15 +114,6 @@ export function denyEntryNames(entry: string, name: string): boolean {
 }
 
 /**
- * The registered name an allow entry can match besides its own spelling (its folded form), or
- * `undefined` when that is the entry itself.
- */
-export function foldedAlternative(entry: string): string | undefined {
-  const folded = foldToolName(entry);
-  return folded === entry ? undefined : folded;
-}
-
-/**
  * A deny list compiled for lookups: `denies(name)` is true when some entry covers `name` as
  * {@link denyEntryNames} says, with one fold of `name` and set probes, not a scan of the entries
  * (glob entries, few in practice, are each tried).
