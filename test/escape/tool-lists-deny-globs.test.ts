@@ -7,15 +7,11 @@
  * servers (@modelcontextprotocol/server-everything over stdio) and calls their tools; each has its
  * control (a tool the glob does not match runs).
  */
-import { fileURLToPath } from "node:url";
 import { createRegistry, parseToolConfig, type Registry, type Run } from "agent-tool-catalog";
-import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { connectEverything, diagnosedNames } from "./support/everything-servers.js";
 
-const everythingBin = fileURLToPath(
-  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
-);
 const DOCS_ECHO = "mcp_docs_echo";
 const DOCS_SUM = "mcp_docs_get_sum";
 const NOTES_ECHO = "mcp_notes_echo";
@@ -29,18 +25,9 @@ let longSum: string;
 
 beforeAll(async () => {
   registry = createRegistry();
-  const server = (name: string) => ({
-    name,
-    command: process.execPath,
-    args: [everythingBin, "stdio"],
-    trusted: true,
-    connectTimeoutMs: 30_000,
-  });
-  await connectMcpServer(registry, server("Docs"));
-  await connectMcpServer(registry, server("Notes"));
-  const long = await connectMcpServer(registry, server(LONG_SERVER));
-  longEcho = long.tools().find((tool) => tool.mcpName === "echo")?.name as string;
-  longSum = long.tools().find((tool) => tool.mcpName === "get-sum")?.name as string;
+  await connectEverything(registry, "Docs");
+  await connectEverything(registry, "Notes");
+  ({ echo: longEcho, sum: longSum } = await connectEverything(registry, LONG_SERVER));
 }, 90_000);
 
 afterAll(async () => {
@@ -50,13 +37,6 @@ afterAll(async () => {
 async function call(run: Run, name: string) {
   run.activate([name]);
   return run.call(name, { message: "hi", a: 1, b: 2 });
-}
-
-function diagnosed(run: Run, kind: "unknown_load_mode_tool" | "unknown_allowed_tool"): string[] {
-  return run
-    .diagnostics()
-    .filter((each) => each.kind === kind)
-    .map((each) => each.name);
 }
 
 const DISABLED = { ok: false, error: { code: "tool_disabled" } };
@@ -92,7 +72,7 @@ describe("escape attempts: deny entries with a glob", () => {
             expect(await call(run, name), `${glob} ${name}`).toMatchObject(DISABLED);
             expect(run.reach(name), `${glob} ${name}`).toBe("off");
           }
-          expect(diagnosed(run, "unknown_load_mode_tool"), glob).toEqual([]);
+          expect(diagnosedNames(run, "unknown_load_mode_tool"), glob).toEqual([]);
           // Control inside the same run: tools the glob does not match run.
           for (const name of on) expect(await call(run, name), `${glob} ${name}`).toMatchObject({ ok: true });
         }
@@ -111,7 +91,7 @@ describe("escape attempts: deny entries with a glob", () => {
         const run = registry.createRun({ disabledTools: [glob] });
         // Only the hash tells the server's tools apart: a glob that would match one covers both.
         for (const name of [longEcho, longSum]) expect(await call(run, name), `${glob} ${name}`).toMatchObject(DISABLED);
-        expect(diagnosed(run, "unknown_load_mode_tool"), glob).toEqual([]);
+        expect(diagnosedNames(run, "unknown_load_mode_tool"), glob).toEqual([]);
         // Control: the short-named server's sum is not covered.
         expect(await call(run, DOCS_SUM), glob).toMatchObject({ ok: true });
       }
@@ -134,14 +114,14 @@ describe("escape attempts: deny entries with a glob", () => {
       for (const run of [allowed, skill, child]) {
         for (const name of [DOCS_ECHO, NOTES_ECHO]) expect((await call(run, name)).ok, name).toBe(false);
       }
-      expect(diagnosed(allowed, "unknown_allowed_tool").sort()).toEqual(["mcp_docs*echo", "mcp_notes_*"]);
+      expect(diagnosedNames(allowed, "unknown_allowed_tool").sort()).toEqual(["mcp_docs*echo", "mcp_notes_*"]);
       // Another load mode than off: exact too, so the tool is not put on the eager surface.
       const essential = registry.createRun({ loadModes: { "mcp_docs*echo": "essential" } });
       expect(essential.definitions().map((tool) => tool.name)).not.toContain(DOCS_ECHO);
-      expect(diagnosed(essential, "unknown_load_mode_tool")).toEqual(["mcp_docs*echo"]);
+      expect(diagnosedNames(essential, "unknown_load_mode_tool")).toEqual(["mcp_docs*echo"]);
       // A deny glob matching nothing keeps its warning (and turns nothing off).
       const nothing = registry.createRun({ disabledTools: ["mcp_nothing_*"] });
-      expect(diagnosed(nothing, "unknown_load_mode_tool")).toEqual(["mcp_nothing_*"]);
+      expect(diagnosedNames(nothing, "unknown_load_mode_tool")).toEqual(["mcp_nothing_*"]);
       expect(await call(nothing, DOCS_ECHO)).toMatchObject({ ok: true });
       // Control: the same tools allowed by their names (or the server's spelling) run.
       const named = registry.createRun({ allowedTools: ["mcp_Docs_Echo", NOTES_ECHO] });

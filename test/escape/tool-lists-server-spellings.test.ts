@@ -6,16 +6,12 @@
  * deny list that failed open. Each attempt runs a real server (@modelcontextprotocol/server-everything
  * over stdio) and calls the tool; each has its control (the same tool runs where not denied).
  */
-import { fileURLToPath } from "node:url";
 import { createRegistry, defineTool, parseToolConfig, type Registry, type Run } from "agent-tool-catalog";
-import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { z } from "zod";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { connectEverything, diagnosedNames } from "./support/everything-servers.js";
 
-const everythingBin = fileURLToPath(
-  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
-);
 /** A server name with an accent, a capital and a `-`: its tools register as `mcp_cafe_docs_<tool>`. */
 const SERVER = "Café-Docs";
 const ECHO = "mcp_cafe_docs_echo";
@@ -55,17 +51,8 @@ beforeAll(async () => {
       }),
     ],
   });
-  const server = (name: string) => ({
-    name,
-    command: process.execPath,
-    args: [everythingBin, "stdio"],
-    trusted: true,
-    connectTimeoutMs: 30_000,
-  });
-  await connectMcpServer(registry, server(SERVER));
-  const long = await connectMcpServer(registry, server(LONG_SERVER));
-  longEcho = long.tools().find((tool) => tool.mcpName === "echo")?.name as string;
-  longSum = long.tools().find((tool) => tool.mcpName === "get-sum")?.name as string;
+  await connectEverything(registry, SERVER);
+  ({ echo: longEcho, sum: longSum } = await connectEverything(registry, LONG_SERVER));
 }, 90_000);
 
 afterAll(async () => {
@@ -75,13 +62,6 @@ afterAll(async () => {
 async function echo(run: Run, name = ECHO) {
   run.activate([name]);
   return run.call(name, { message: "hi" });
-}
-
-function unknownLoadModeNames(run: Run): string[] {
-  return run
-    .diagnostics()
-    .filter((each) => each.kind === "unknown_load_mode_tool")
-    .map((each) => each.name);
 }
 
 describe("escape attempts: tool lists in an MCP server's own spelling", () => {
@@ -100,7 +80,7 @@ describe("escape attempts: tool lists in an MCP server's own spelling", () => {
         for (const run of runs) {
           expect(await echo(run), spelling).toMatchObject({ ok: false, error: { code: "tool_disabled" } });
           expect(run.definitions().map((tool) => tool.name)).not.toContain(ECHO);
-          expect(unknownLoadModeNames(run), spelling).toEqual([]);
+          expect(diagnosedNames(run, "unknown_load_mode_tool"), spelling).toEqual([]);
           expect(run.reach(ECHO), spelling).toBe("off");
           // Control inside the same run: the server's other tool is not turned off.
           run.activate([SUM]);
@@ -120,7 +100,7 @@ describe("escape attempts: tool lists in an MCP server's own spelling", () => {
       expect(longEcho.length).toBe(64);
       const run = registry.createRun({ disabledTools: [`mcp_${LONG_SERVER}_echo`] });
       expect(await echo(run, longEcho)).toMatchObject({ ok: false, error: { code: "tool_disabled" } });
-      expect(unknownLoadModeNames(run)).toEqual([]);
+      expect(diagnosedNames(run, "unknown_load_mode_tool")).toEqual([]);
       // Only the hash tells the server's tools apart, so the entry covers every one sharing the
       // cut (documented): get_sum is off too; the short-named server's echo is not.
       expect(run.reach(longSum)).toBe("off");

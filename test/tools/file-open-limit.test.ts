@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { printedLines } from "../support/printed-lines.js";
+import { leftBehind } from "./support/left-behind.js";
 import { syncTree } from "./support/sync-tree.js";
 import { whileMoving } from "./support/while-moving.js";
 
@@ -200,17 +201,6 @@ describe("a first group's directory moved away while a later group is written", 
   const mover = path.join(repo, "test/tools/support/directory-mover.mjs");
   const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
 
-  /** The temporary files anywhere in the workspace, and the entries of its intent logs. */
-  async function leftBehind(): Promise<{ temporaries: string[]; logged: { temporary?: string }[] }> {
-    const temporaries = (await readdir(workspace, { recursive: true })).filter((entry) => /\.atc-[0-9a-f]+\.tmp$/.test(entry));
-    const logs = intentDirectory(await realpath(workspace));
-    const names = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
-    const logged = (
-      await Promise.all(names.map(async (name) => JSON.parse(await readFile(path.join(logs, name), "utf8")).entries))
-    ).flat();
-    return { temporaries, logged };
-  }
-
   it("fails as version_conflict with nothing changed, and the temporary files in the moved directory stay named by a log that a recovery finishes", async () => {
     // Before: write_failed "... during the change No file was changed" (or tool_failed before the
     // commit point), and the log was deleted while d0's temporary file stayed in the moved directory.
@@ -230,7 +220,7 @@ describe("a first group's directory moved away while a later group is written", 
     expect((await onDisk(MANY.dirs, MANY.dirs)).states).toEqual(new Set(["old", "missing"]));
     expect(await readFile(path.join(workspace, "away", "f0.txt"), "utf8")).toBe("old 0\n");
     // A temporary file with the patch's content is left only in the moved directory, and a log names it.
-    const { temporaries, logged } = await leftBehind();
+    const { temporaries, logged } = await leftBehind(workspace);
     expect(temporaries.length).toBeGreaterThan(0);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
@@ -245,7 +235,7 @@ describe("a first group's directory moved away while a later group is written", 
         error ? reject(error) : resolve(undefined),
       ),
     );
-    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
     expect(await readFile(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("old 0\n");
   }, 240_000);
 
@@ -270,7 +260,7 @@ describe("a first group's directory moved away while a later group is written", 
     expect(JSON.stringify(result)).not.toMatch(/No file or directory/);
     expect((await onDisk(MANY.dirs, MANY.dirs)).states).toEqual(new Set(["old", "missing"]));
     expect(await readdir(path.join(workspace, "away"))).not.toContain("f1.txt");
-    const { temporaries, logged } = await leftBehind();
+    const { temporaries, logged } = await leftBehind(workspace);
     expect(temporaries.length).toBeGreaterThan(0);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
@@ -285,11 +275,11 @@ describe("a first group's directory moved away while a later group is written", 
       );
     // A recovery while nothing is at its path keeps the log (the temporary files are still named).
     await recover();
-    expect(await leftBehind()).toEqual({ temporaries, logged });
+    expect(await leftBehind(workspace)).toEqual({ temporaries, logged });
     // Back at its path: the next recovery removes them and the log.
     await rename(path.join(workspace, "away"), path.join(workspace, "d1"));
     await recover();
-    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
     expect(await readdir(path.join(workspace, "d1"))).toEqual([]);
   }, 240_000);
 });

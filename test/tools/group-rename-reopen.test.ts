@@ -10,13 +10,13 @@
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, realpath, rename, rm } from "node:fs/promises";
+import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
+import { leftBehind } from "./support/left-behind.js";
 import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -57,17 +57,6 @@ function states(): Map<string, string> {
     found.set(file, text === "missing" ? text : text.startsWith("new") ? "new" : "old");
   }
   return found;
-}
-
-/** The temporary files anywhere in the workspace, and the entries of its intent logs. */
-async function leftBehind(): Promise<{ temporaries: string[]; logged: { temporary?: string }[] }> {
-  const temporaries = (await readdir(workspace, { recursive: true })).filter((entry) => /\.atc-[0-9a-f]+\.tmp$/.test(entry));
-  const logs = intentDirectory(await realpath(workspace));
-  const names = (await readdir(logs).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
-  const logged = (
-    await Promise.all(names.map(async (name) => JSON.parse(await readFile(path.join(logs, name), "utf8")).entries))
-  ).flat();
-  return { temporaries, logged };
 }
 
 function patch(): Promise<Outcome> {
@@ -114,7 +103,7 @@ describe("a later group's directory swapped after the first group's renames (cha
     expect(readdirSync(workspace).filter((name) => name.endsWith(".copy"))).toEqual([]);
     // The last group's temporary files in the moved directory stay, named by the kept log (its
     // handle closed, the path holds the copy: see removeMadeOfClosed); put back, a recovery ends both.
-    const { temporaries, logged } = await leftBehind();
+    const { temporaries, logged } = await leftBehind(workspace);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
       expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
@@ -127,7 +116,7 @@ describe("a later group's directory swapped after the first group's renames (cha
         error ? reject(error) : resolve(undefined),
       ),
     );
-    expect(await leftBehind()).toEqual({ temporaries: [], logged: [] });
+    expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
     expect(new Set(states().values())).toEqual(new Set(["old", "missing"]));
   }, 600_000);
 });
