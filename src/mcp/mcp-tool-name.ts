@@ -1,15 +1,18 @@
 import { createHash } from "node:crypto";
-import { FOLDED_NAME_HASH_LENGTH, foldToolName, isLossyToolName, MAX_FOLDED_NAME_LENGTH } from "../tool/fold-tool-name.js";
+import {
+  FOLDED_MCP_PREFIX,
+  FOLDED_NAME_HASH_LENGTH,
+  foldToolName,
+  isLossyToolName,
+  MAX_FOLDED_NAME_LENGTH,
+} from "../tool/fold-tool-name.js";
 
 /**
  * Every MCP tool's registry name starts with this.
  *
  * @public
  */
-export const MCP_TOOL_NAME_PREFIX = "mcp_";
-
-const MAX_NAME_LENGTH = MAX_FOLDED_NAME_LENGTH;
-const HASH_LENGTH = FOLDED_NAME_HASH_LENGTH;
+export const MCP_TOOL_NAME_PREFIX = FOLDED_MCP_PREFIX;
 
 /**
  * Makes one part of `mcp_<server>_<tool>` safe for every provider: lower-case, accents dropped
@@ -42,7 +45,7 @@ export function isLossyMcpNamePart(part: string): boolean {
 export function mcpToolName(server: string, tool: string): string {
   const full = `${MCP_TOOL_NAME_PREFIX}${sanitizeMcpNamePart(server)}_${sanitizeMcpNamePart(tool)}`;
   const lossy = isLossyMcpNamePart(server) || isLossyMcpNamePart(tool);
-  if (full.length <= MAX_NAME_LENGTH && !lossy) return full;
-  const hash = createHash("sha256").update(server).update("\u0000").update(tool).digest("hex").slice(0, HASH_LENGTH);
-  return `${full.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
+  if (full.length <= MAX_FOLDED_NAME_LENGTH && !lossy) return full;
+  const hash = createHash("sha256").update(server).update("\u0000").update(tool).digest("hex").slice(0, FOLDED_NAME_HASH_LENGTH);
+  return `${full.slice(0, MAX_FOLDED_NAME_LENGTH - FOLDED_NAME_HASH_LENGTH - 1)}_${hash}`;
 }

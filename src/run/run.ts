@@ -15,7 +15,7 @@ import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
-import { foldToolName, isFoldedMcpName, isToolNameGlob } from "../tool/fold-tool-name.js";
+import { foldedMcpAlternative, foldToolName } from "../tool/fold-tool-name.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
 import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
@@ -353,9 +353,8 @@ export class Run {
       if (ALWAYS_AVAILABLE_TOOLS.has(name) || this.store.entry(name) !== undefined) continue;
       // Written as a server spells an MCP tool: it allows the tool's folded registered name (an
       // entry with a `*` is exact in an allow list, so it is reported: it allows nothing).
-      if (!isToolNameGlob(name) && isFoldedMcpName(foldToolName(name)) && this.store.entry(foldToolName(name)) !== undefined) {
-        continue;
-      }
+      const alternative = foldedMcpAlternative(name);
+      if (alternative !== undefined && this.store.entry(alternative) !== undefined) continue;
       const suggestions = closestNames(name, this.store.nearNames(name, 50));
       this.report({
         kind: "unknown_allowed_tool",
@@ -1346,6 +1345,11 @@ function setUpTools(
  * CommonJS builds loaded in one process) is no instance of this copy's class, and read as a scope
  * it has no `allowedTools`, so its child could call every tool the parent was denied.
  */
+function scopeOfParent(parent: RunScope | Run): RunScope {
+  const scope = (parent as { readonly scope?: unknown }).scope;
+  return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);
+}
+
 /**
  * A parent scope's deny entries, checked: a scope may come from JSON (a workflow checkpoint), and
  * a malformed list must not be read as "none".
@@ -1359,9 +1363,4 @@ function inheritedDisabledTools(parent: RunScope): readonly string[] {
     });
   }
   return denied as string[];
-}
-
-function scopeOfParent(parent: RunScope | Run): RunScope {
-  const scope = (parent as { readonly scope?: unknown }).scope;
-  return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);
 }

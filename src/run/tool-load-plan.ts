@@ -3,7 +3,7 @@ import { TOOLBOX_TOOL_NAME } from "../meta/meta-tools.js";
 import { LOAD_MODES, type LoadMode, type ToolPlacement } from "../profiles/load-mode.js";
 import { parseProfileName, type ToolConfig } from "../profiles/tool-config.js";
 import { BUILTIN_TAG, type ProfileRules, profileRules, type ToolProfileName } from "../profiles/tool-profile.js";
-import { DeniedNames, denyEntryNames, foldToolName, isFoldedMcpName, isToolNameGlob } from "../tool/fold-tool-name.js";
+import { allowEntryNames, DeniedNames, denyEntryNames, foldedMcpAlternative } from "../tool/fold-tool-name.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 
@@ -91,18 +91,9 @@ export class ToolLoadPlan {
     this.denied = new DeniedNames(this.deniedList);
     const foldedModes = new Map<string, LoadMode>();
     for (const [name, mode] of this.overrides) {
-      const folded = foldToolName(name);
       // Other modes match as allow lists do: only an MCP name, by a spelling that folds to it.
-      if (
-        mode !== "off" &&
-        folded !== name &&
-        !isToolNameGlob(name) &&
-        isFoldedMcpName(folded) &&
-        !this.overrides.has(folded) &&
-        !foldedModes.has(folded)
-      ) {
-        foldedModes.set(folded, mode);
-      }
+      const folded = mode === "off" ? undefined : foldedMcpAlternative(name);
+      if (folded !== undefined && !this.overrides.has(folded) && !foldedModes.has(folded)) foldedModes.set(folded, mode);
     }
     this.foldedModes = foldedModes;
     const toolboxOverride = this.overrideOf(TOOLBOX_TOOL_NAME);
@@ -127,13 +118,11 @@ export class ToolLoadPlan {
 
   /**
    * True when the load option entry `entry` covers the registered name `name`: the same name,
-   * for `off` any name it denies (see `denyEntryNames`), for another mode its folded name.
+   * for `off` any name it denies (see `denyEntryNames`), for another mode as an allow entry
+   * (`allowEntryNames`: its folded name if an MCP name).
    */
   covers(entry: string, name: string): boolean {
-    if (entry === name) return true;
-    return this.overrides.get(entry) === "off"
-      ? denyEntryNames(entry, name)
-      : !isToolNameGlob(entry) && isFoldedMcpName(name) && foldToolName(entry) === name;
+    return this.overrides.get(entry) === "off" ? denyEntryNames(entry, name) : allowEntryNames(entry, name);
   }
 
   /**

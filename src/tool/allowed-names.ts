@@ -1,4 +1,4 @@
-import { foldToolName, isFoldedMcpName, isToolNameGlob } from "./fold-tool-name.js";
+import { foldedMcpAlternative, foldToolName, isToolNameGlob } from "./fold-tool-name.js";
 
 /**
  * An allow list of tool names (`allowedTools`, a skill's `allowed-tools`), matched as
@@ -10,16 +10,17 @@ import { foldToolName, isFoldedMcpName, isToolNameGlob } from "./fold-tool-name.
 export class AllowedNames {
   /** The entries as given. */
   readonly names: ReadonlySet<string>;
-  private readonly folded: ReadonlySet<string>;
+  /** The MCP names entries name only by folding (`foldedMcpAlternative`). */
+  private readonly alternatives: ReadonlySet<string>;
 
   constructor(names: Iterable<string>) {
     this.names = new Set(names);
-    this.folded = new Set([...this.names].filter((name) => !isToolNameGlob(name)).map(foldToolName));
+    this.alternatives = new Set([...this.names].map(foldedMcpAlternative).filter((name) => name !== undefined));
   }
 
   /** True when an entry names `name` (see `allowEntryNames` (src/tool/fold-tool-name.ts)). */
   has(name: string): boolean {
-    return this.names.has(name) || (this.folded.has(name) && isFoldedMcpName(name));
+    return this.names.has(name) || this.alternatives.has(name);
   }
 
   /**

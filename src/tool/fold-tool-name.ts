@@ -40,23 +40,8 @@ export function isLossyToolName(name: string): boolean {
   return /[^a-z0-9_\-/. ]/.test(foldCase(name));
 }
 
-/** True when `name` is its own folded form (as every registered MCP tool name is). */
-function isFolded(name: string): boolean {
-  return foldToolName(name) === name;
-}
-
 /** The prefix of every MCP tool's registered name (`MCP_TOOL_NAME_PREFIX` in src/mcp). */
 export const FOLDED_MCP_PREFIX = "mcp_";
-
-/**
- * True when `name` may be allowed by an entry that only folds to it: an MCP-shaped name
- * (`mcp_` and the rest) in folded form, as the catalog registers every MCP tool. Host tool names
- * are the host's own spelling and stay exact in allow lists (`HOST_CORE` allows nothing; the spec
- * lists names).
- */
-export function isFoldedMcpName(name: string): boolean {
-  return name.startsWith(FOLDED_MCP_PREFIX) && isFolded(name);
-}
 
 /**
  * True when the allow-list entry `entry` names the registered tool `name`: the same string, or
@@ -67,7 +52,20 @@ export function isFoldedMcpName(name: string): boolean {
  * that matched several tools would allow more than its writer meant.
  */
 export function allowEntryNames(entry: string, name: string): boolean {
-  return entry === name || (!isToolNameGlob(entry) && isFoldedMcpName(name) && foldToolName(entry) === name);
+  return entry === name || foldedMcpAlternative(entry) === name;
+}
+
+/**
+ * The registered name an allow entry names besides its own spelling: its folded form when that
+ * differs and is an MCP name (`mcp_` and the rest), as the catalog registers every MCP tool
+ * (`mcp_Docs_Write.File` -> `mcp_docs_write_file`); `undefined` for an entry with a `*` or one
+ * already folded. Host tool names are the host's own spelling and stay exact in allow lists
+ * (`HOST_CORE` allows nothing; the spec lists names).
+ */
+export function foldedMcpAlternative(entry: string): string | undefined {
+  if (isToolNameGlob(entry)) return undefined;
+  const folded = foldToolName(entry);
+  return folded !== entry && folded.startsWith(FOLDED_MCP_PREFIX) ? folded : undefined;
 }
 
 /**

@@ -82,7 +82,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     // `.git` files on the way point at (the workspace's own included), whatever their content.
     const pointedAt: string[] = [];
     // The `.git` entries on the way are read only where one could refuse this path (see `gitFileLooked`).
-    const looksAtGitFiles = gitFileLooked([{ segments }]).size > 0;
+    const looksAtGitFiles = protectedBelowSomeDirectory(segments);
     const visit = mutate
       ? async (at: (entry: string) => string, depth: number, directoryPath: string) => {
           const inside = segments.slice(depth);
