@@ -41,6 +41,16 @@ export interface ToolLoadOptions {
    * name characters: `mcp_Docs_*` turns off every tool of the server `docs`, and a host tool
    * folding like one), and a hashed name when some name keeping its first characters would match.
    * An entry that covers no tool is reported (`unknown_load_mode_tool`), a glob matching nothing too.
+   * A child run made from this run's scope keeps them off (`RunScope.disabledTools`).
+   *
+   * @example
+   * ```ts
+   * // Every tool of the MCP server "docs" (however the server spells its names), and bash.
+   * const parent = registry.createRun({ disabledTools: ["mcp_docs_*", "BASH"] });
+   * // A subagent's run keeps them off, whatever its own load modes say.
+   * const child = registry.createRun({ parent: parent.scope(), loadModes: { bash: "essential" } });
+   * const result = await child.call("bash", { command: "ls" }); // { ok: false, error: { code: "tool_disabled" } }
+   * ```
    */
   readonly disabledTools?: readonly string[];
   /** A parsed configuration (`parseToolConfig`); explicit options win over it. */
