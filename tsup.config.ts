@@ -6,16 +6,31 @@ import { subpaths } from "./scripts/subpaths.js";
 // (clean, then JavaScript only), then `ATC_BUILD_PHASE=types` (declarations only; removes only old
 // declarations, never the JavaScript the running tests load).
 const phase = process.env.ATC_BUILD_PHASE;
+// `npm test`'s typecheck emits every source file's declarations (`npm run typecheck:emit`, into
+// this folder) in the same compiler pass that checks them. With ATC_DECLARATIONS set, the
+// declaration bundles are rolled up from those .d.ts files instead of from src/: no second
+// TypeScript program that type-checks src/ all over again (tsup's dts pass checks every file it
+// emits). The bundles are the same bytes once scripts/name-declaration-chunks.ts has named the
+// shared chunks as the src/ build does (`x-HASH.d.ts`, not `x.d-HASH.d.ts`).
+const declarations = process.env.ATC_DECLARATIONS;
+const dtsEntry = (source: string) =>
+  declarations === undefined ? source : `${declarations}/${source.replace(/\.ts$/, ".d.ts")}`;
+const entry = {
+  ...Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
+  // The worker thread that compiles and checks untrusted JSON Schemas: started by file name
+  // from the root's code (src/tool/schema-check-worker.ts), beside it in dist/.
+  "schema-check-thread": "src/tool/schema-check-thread.ts",
+};
 
 export default defineConfig({
-  entry: {
-    ...Object.fromEntries(subpaths().map(({ entry, source }) => [entry, source])),
-    // The worker thread that compiles and checks untrusted JSON Schemas: started by file name
-    // from the root's code (src/tool/schema-check-worker.ts), beside it in dist/.
-    "schema-check-thread": "src/tool/schema-check-thread.ts",
-  },
+  entry,
   format: ["esm", "cjs"],
-  dts: phase === "js" ? false : phase === "types" ? { only: true } : true,
+  dts:
+    phase === "js"
+      ? false
+      : phase === "types"
+        ? { only: true, entry: Object.fromEntries(Object.entries(entry).map(([name, source]) => [name, dtsEntry(source)])) }
+        : true,
   sourcemap: true,
   clean: phase !== "types",
   target: "node20",

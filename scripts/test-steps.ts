@@ -4,17 +4,22 @@
  * leave a core of a 2-core machine idle. The unit tests need only the build's JavaScript (their
  * child processes load dist/), which esbuild makes in seconds; the declarations (about a minute of
  * compiler) are built beside the tests, and only api:check and package:check wait for them. The
- * build is the same `npm run build` in two phases (tsup.config.ts, `ATC_BUILD_PHASE`). Order of
- * what waits on what:
+ * build is the same `npm run build` in two phases (tsup.config.ts, `ATC_BUILD_PHASE`), except that
+ * the declarations are not compiled a second time: typecheck emits every file's declarations in
+ * its one compiler pass (`typecheck:emit`, into temp/declarations), and build:types only rolls
+ * them up into dist/ (`ATC_DECLARATIONS`; the same files as tsup's dts build from src/, which
+ * type-checked src/ again: 111 CPU-s alone, now 4). Order of what waits on what:
  *
  *   typecheck, lint, docs:check, build:js   (at once)
- *   build:js    -> test:unit, build:types
- *   build:types -> api:check, package:check
+ *   build:js             -> test:unit
+ *   build:js + typecheck -> build:types
+ *   build:types          -> api:check, package:check
  *
  * Each step's output is printed whole when it ends (never interleaved). The first step that fails
  * stops the others and fails the run, as `a && b && c` did; what ran is listed with its time.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 
 interface Step {
   /** How the step is named in the output and in `after`. */
@@ -23,23 +28,33 @@ interface Step {
   readonly script: string;
   /** Added to the environment of the script. */
   readonly env?: Readonly<Record<string, string>>;
-  readonly after?: string;
+  /** The steps it waits for: it starts when the last of them has passed. */
+  readonly after?: readonly string[];
 }
 
+/** Where typecheck writes the declarations build:types rolls up (package.json `typecheck:emit`). */
+const DECLARATIONS = "temp/declarations";
+
 const STEPS: readonly Step[] = [
-  { name: "typecheck", script: "typecheck" },
+  { name: "typecheck", script: "typecheck:emit" },
   { name: "lint", script: "lint" },
   { name: "docs:check", script: "docs:check" },
   { name: "build:js", script: "build", env: { ATC_BUILD_PHASE: "js" } },
   // The vitest type tests (project `types`: test/types, `expectTypeOf`) are compiled by `typecheck`
   // above with the same tsconfig: a second whole-project tsc inside vitest would only repeat it.
-  { name: "test:unit", script: "test:unit -- --project shared --project isolated --project own-process", after: "build:js" },
-  { name: "build:types", script: "build", env: { ATC_BUILD_PHASE: "types" }, after: "build:js" },
-  { name: "api:check", script: "api:check", after: "build:types" },
-  { name: "package:check", script: "package:check", after: "build:types" },
+  { name: "test:unit", script: "test:unit -- --project shared --project isolated --project own-process", after: ["build:js"] },
+  {
+    name: "build:types",
+    script: "build:types",
+    env: { ATC_BUILD_PHASE: "types", ATC_DECLARATIONS: DECLARATIONS },
+    after: ["build:js", "typecheck"],
+  },
+  { name: "api:check", script: "api:check", after: ["build:types"] },
+  { name: "package:check", script: "package:check", after: ["build:types"] },
 ];
 
 const running = new Map<string, ChildProcess>();
+const passed = new Set<string>();
 const started = Date.now();
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 let failed = false;
@@ -71,7 +86,10 @@ function start(step: Step): void {
       process.exitCode = 1;
       return;
     }
-    for (const next of STEPS) if (next.after === step.name) start(next);
+    passed.add(step.name);
+    for (const next of STEPS) {
+      if (next.after?.includes(step.name) && next.after.every((name) => passed.has(name))) start(next);
+    }
     if (running.size === 0) process.stdout.write(`\nnpm test: all ${STEPS.length} steps passed in ${seconds(started)}\n`);
   });
 }
@@ -92,4 +110,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// Declarations of files since deleted must not linger where build:types reads them.
+rmSync(DECLARATIONS, { recursive: true, force: true });
 for (const step of STEPS) if (step.after === undefined) start(step);
