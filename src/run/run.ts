@@ -27,6 +27,7 @@ import { activationsFromTranscript } from "./activations-from-transcript.js";
 import { ALWAYS_AVAILABLE_TOOLS } from "./always-available-tools.js";
 import { cutCallId, MAX_CALL_ID_LENGTH, oversizedCallIdError, RunCallIdClaims } from "./call-id-claims.js";
 import { CallLifetimes } from "./call-lifetimes.js";
+import { checkParentScope } from "./check-parent-scope.js";
 import {
   CREATE_RUN_OPTION_NAMES,
   checkApprovalTimeout,
@@ -299,7 +300,8 @@ export class Run {
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });
     } else {
       const parent = scopeOfParent(options.parent);
-      inheritedDenials = inheritedDisabledTools(parent);
+      checkParentScope(parent);
+      inheritedDenials = parent.disabledTools ?? [];
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
@@ -1348,19 +1350,4 @@ function setUpTools(
 function scopeOfParent(parent: RunScope | Run): RunScope {
   const scope = (parent as { readonly scope?: unknown }).scope;
   return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);
-}
-
-/**
- * A parent scope's deny entries, checked: a scope may come from JSON (a workflow checkpoint), and
- * a malformed list must not be read as "none".
- */
-function inheritedDisabledTools(parent: RunScope): readonly string[] {
-  const denied: unknown = parent.disabledTools;
-  if (denied === undefined) return [];
-  if (!Array.isArray(denied) || !denied.every((name) => typeof name === "string")) {
-    throw new ConfigurationError("invalid_option", "parent.disabledTools must be an array of tool names (strings).", {
-      data: { field: "parent.disabledTools" },
-    });
-  }
-  return denied as string[];
 }

@@ -1,4 +1,4 @@
-import { foldedMcpAlternative, foldToolName, isToolNameGlob } from "./fold-tool-name.js";
+import { foldedMcpAlternative } from "./fold-tool-name.js";
 
 /**
  * An allow list of tool names (`allowedTools`, a skill's `allowed-tools`), matched as
@@ -25,15 +25,23 @@ export class AllowedNames {
 
   /**
    * The entries of `requested` this list allows too, for a child run's or a skill's narrower
-   * list. An entry allowed only through its folded form is kept as that form: kept as written it
-   * would also allow a tool registered under that exact spelling (a host tool
+   * list, matched as a top-level list matches names: an entry is kept when this list allows it as
+   * written, or when it names an MCP tool in folded form (`foldedMcpAlternative`) that this list
+   * allows; a host tool name stays exact (`BASH` under a list allowing `bash` is dropped, as a
+   * top-level `allowedTools: ["BASH"]` allows nothing), so narrowing never allows more than the
+   * child's own list would. An entry allowed only through its folded form is kept as that form:
+   * kept as written it would also allow a tool registered under that exact spelling (a host tool
    * `mcp_docs_Write-File`), which this list does not allow.
    */
   narrow(requested: readonly string[]): string[] {
     const out = new Set<string>();
     for (const name of requested) {
-      if (this.has(name)) out.add(name);
-      else if (!isToolNameGlob(name) && this.has(foldToolName(name))) out.add(foldToolName(name));
+      if (this.has(name)) {
+        out.add(name);
+        continue;
+      }
+      const folded = foldedMcpAlternative(name);
+      if (folded !== undefined && this.has(folded)) out.add(folded);
     }
     return [...out];
   }

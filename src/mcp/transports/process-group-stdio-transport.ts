@@ -5,6 +5,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { stdioClosingInherited } from "./inherited-descriptors.js";
 import { LineFramer } from "./line-framer.js";
 import { standInForMalformedResponse } from "./malformed-response.js";
 import { killGroup, trackGroup } from "./process-group.js";
@@ -80,14 +81,23 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child !== undefined) return Promise.reject(new Error("The transport is started already."));
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, [...this.options.args], {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        detached: GROUPS,
-        windowsHide: true,
-        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
-      });
+      // Only 0-2 reach the server: a descriptor the host inherited without close-on-exec (a
+      // supervisor's socket, a log file) would otherwise be open in it, as in every child Node
+      // spawns; it gets /dev/null at that number instead (the environment is cut down alike).
+      const { stdio, release } = stdioClosingInherited(["pipe", "pipe", "pipe"]);
+      let child: ChildProcess;
+      try {
+        child = spawn(this.options.command, [...this.options.args], {
+          env: { ...getDefaultEnvironment(), ...this.options.env },
+          stdio,
+          shell: false,
+          detached: GROUPS,
+          windowsHide: true,
+          ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+        });
+      } finally {
+        release();
+      }
       this.child = child;
       this.exited = new Promise((done) => child.once("close", () => done()));
       child.once("error", (error) => {
