@@ -1348,6 +1348,8 @@ function setUpTools(
  * it has no `allowedTools`, so its child could call every tool the parent was denied.
  */
 function scopeOfParent(parent: RunScope | Run): RunScope {
+  // `null` (a host's JSON) or a primitive: handed on as given, for checkParentScope to refuse.
+  if (typeof parent !== "object" || parent === null) return parent;
   const scope = (parent as { readonly scope?: unknown }).scope;
   return typeof scope === "function" ? (scope.call(parent) as RunScope) : (parent as RunScope);
 }

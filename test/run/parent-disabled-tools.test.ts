@@ -41,3 +41,20 @@ describe("a parent scope's disabledTools", () => {
     expect(await registry.createRun({ parent: without }).call("echo", {})).toMatchObject({ ok: true, output: "echoed" });
   });
 });
+
+describe("a parent that is not an object", () => {
+  it.each([
+    ["null", null],
+    ["a string", "scope"],
+    ["a number", 7],
+  ])("%s is refused as invalid_option naming parent, not a TypeError", (_, parent) => {
+    let thrown: unknown;
+    try {
+      registry.createRun({ parent: parent as never });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigurationError);
+    expect(thrown).toMatchObject({ code: "invalid_option", data: { field: "parent" } });
+  });
+});
