@@ -169,3 +169,28 @@ describe("a grouped change killed after its failed reopen (kill -9, then recover
     expect(outcomes.length).toBe(KILLS);
   }, 1_800_000);
 });
+
+describe("a first-group file written by another writer after its rename (no kill)", () => {
+  it("is left as that writer left it and named; every other file as before", async () => {
+    let result: { ok: boolean; error?: { code: string; message: string } } | undefined;
+    for (let attempt = 0; attempt < 6 && (result === undefined || result.ok); attempt++) {
+      seed();
+      const { said, printed } = await killedChange("append");
+      expect(said).toBe("appended");
+      result = JSON.parse(printed.trim().split("\n").at(-1) as string);
+    }
+    const outcome = result as { ok: boolean; error?: { code: string; message: string } };
+    expect(outcome.ok, JSON.stringify(outcome).slice(0, 600)).toBe(false);
+    expect(outcome.error?.code).toBe("partially_applied");
+    expect(outcome.error?.message).toContain('"d0/f0.txt" changed after the change wrote it');
+    // The other writer's line is kept (the old content is not put back over it).
+    expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
+    const others = new Map([...states()].filter(([file]) => file !== "d0/f0.txt"));
+    expect(notWhole(others, "before").slice(0, 12)).toEqual([]);
+    await rm(path.join(workspace, VICTIM), { recursive: true });
+    await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
+    await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+    expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
+    expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
+  }, 600_000);
+});

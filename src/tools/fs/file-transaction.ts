@@ -898,6 +898,18 @@ async function applyInGroups(
   /** Undoes the change before its first rename: temporary files, made directories, the log (see `endLog`). */
   // Per change that replaces a file: the name of its `restore` file (see `IntentEntry.restore`).
   const restores = new Map<TransactionChange, string>();
+  // Set with the restore names: every entry then names its directory's identity too.
+  let identified = false;
+  /** The log's entries: every file, with its `restore` file and directory identity where the change is revertible. */
+  const loggedEntries = (): IntentEntry[] =>
+    [...first.values()].map(({ change, parent, temporary, directory }) => ({
+      directory: parent.realPath,
+      name: parent.name,
+      created: parent.created,
+      ...(temporary === undefined ? {} : { temporary }),
+      ...(identified && directory !== undefined ? { identity: directory } : {}),
+      ...(restores.has(change) ? { restore: restores.get(change) as string } : {}),
+    }));
   const rollBack = async (log: IntentLog | undefined) => {
     const left = log === undefined ? [] : await removeTemporaries(scope, groups, first, restores);
     await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
@@ -920,18 +932,8 @@ async function applyInGroups(
         existing !== undefined && directory !== undefined && (existing === null || Buffer.isBuffer(change.expected)),
     );
     if (revertible) for (const { change, existing } of first.values()) if (existing) restores.set(change, temporaryName());
-    log = await IntentLog.prepare(
-      scope.root,
-      [...first.values()].map(({ change, parent, temporary, directory }) => ({
-        directory: parent.realPath,
-        name: parent.name,
-        created: parent.created,
-        ...(temporary === undefined ? {} : { temporary }),
-        ...(revertible && directory !== undefined ? { identity: directory } : {}),
-        ...(restores.has(change) ? { restore: restores.get(change) as string } : {}),
-      })),
-      revertible,
-    );
+    identified = revertible;
+    log = await IntentLog.prepare(scope.root, loggedEntries(), revertible);
     // A writer that takes no lock may change a target of ANY group while the later groups'
     // temporary files are written and flushed: the last group, still open, is looked at once its
     // are (a move there costs no more than a rollback); every group's targets are looked at again
@@ -967,7 +969,8 @@ async function applyInGroups(
       () => undefined,
       (error: unknown): Refusal => ({ error, movedDirectories: [], changedFiles: [...movedTargets] }),
     );
-    if (refused !== undefined && (await takenBack(log, entriesOf([...first.values()])))) {
+    // Taken back naming the `restore` files too: a crash from here removes them with the temporary files.
+    if (refused !== undefined && (await takenBack(log, loggedEntries()))) {
       await rollBack(log);
       throw refused.error;
     }
@@ -1273,6 +1276,8 @@ async function dropRestores(
   log: IntentLog,
 ): Promise<void> {
   const written = [...restores.keys()];
+  // Where the record cannot be rewritten, it is removed before any `restore` file goes: a crash
+  // then leaves those as litter, never a committed record whose revert would find them gone.
   await log
     .withdraw(
       written.map((change) => {
@@ -1286,7 +1291,7 @@ async function dropRestores(
         };
       }),
     )
-    .catch(() => undefined);
+    .catch(() => log.finish());
   const only = new Map(written.map((change) => [change, { ...(first.get(change) as Staged), temporary: undefined }]));
   const left = await removeTemporaries(
     scope,

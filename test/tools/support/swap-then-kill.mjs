@@ -5,9 +5,11 @@
 // argv[8] "log", at the first event in the workspace's intent directory argv[3] after the swap
 // (the change's first step on its log once the failed reopen is met: its withdrawal, or whatever
 // the product writes there first); with a number, that many milliseconds after the swap.
+// With argv[8] "append", no kill: "EXTERNAL" is appended to the watched file right after the swap
+// (a writer that takes no lock, changing a first-group file after its rename), then "appended".
 // Prints "watching" once ready, then "killed <ms after swap>" (or "gone": the process had ended;
 // "never": no swap in 60 s). Real processes, real signals: no hook in the product.
-import { copyFileSync, mkdirSync, readdirSync, renameSync, statSync, watch } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, renameSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import "./stop-on-terminate.mjs";
@@ -57,6 +59,12 @@ const watcher = watch(path.join(workspace, watched), () => {
   swappedAt = performance.now();
   watcher.close();
   clearTimeout(timer);
+  if (when === "append") {
+    logWatcher.close();
+    appendFileSync(target, "EXTERNAL\n");
+    process.stdout.write("appended\n");
+    process.exit(0);
+  }
   if (when !== "log") {
     logWatcher.close();
     setTimeout(kill, Number(when));
