@@ -224,7 +224,7 @@ describe("a first group's directory moved away while a later group is written", 
     expect(temporaries.length).toBeGreaterThan(0);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
-      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+      expect(logged.flatMap((entry) => [entry.temporary, entry.restore])).toContain(path.basename(file));
     }
     // The directory put back at its path, the next process's recovery removes them and the log.
     await rm(path.join(workspace, "d0"), { recursive: true });
@@ -264,7 +264,7 @@ describe("a first group's directory moved away while a later group is written", 
     expect(temporaries.length).toBeGreaterThan(0);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
-      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+      expect(logged.flatMap((entry) => [entry.temporary, entry.restore])).toContain(path.basename(file));
     }
     const child = nodeChild(recoverer, [JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
     const recover = () =>

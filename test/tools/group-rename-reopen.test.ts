@@ -102,11 +102,12 @@ describe("a later group's directory swapped after the first group's renames (cha
     expect(readFileSync(path.join(workspace, "away", "f398.txt"), "utf8")).toBe("old 398\n");
     expect(readdirSync(workspace).filter((name) => name.endsWith(".copy"))).toEqual([]);
     // The last group's temporary files in the moved directory stay, named by the kept log (its
-    // handle closed, the path holds the copy: see removeMadeOfClosed); put back, a recovery ends both.
+    // handle closed, the path holds the copy: see removeMadeOfClosed), and so do the files holding
+    // their old contents (`restore`, stop 49); put back, a recovery ends both.
     const { temporaries, logged } = await leftBehind(workspace);
     for (const file of temporaries) {
       expect(path.dirname(file)).toBe("away");
-      expect(logged.map((entry) => entry.temporary)).toContain(path.basename(file));
+      expect(logged.flatMap((entry) => [entry.temporary, entry.restore])).toContain(path.basename(file));
     }
     await rm(path.join(workspace, VICTIM), { recursive: true });
     await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));

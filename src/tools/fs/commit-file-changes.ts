@@ -118,6 +118,12 @@ function shown(change: PlannedFileChange): string {
   return change.displayPath ?? change.path;
 }
 
+/** The shown path of the change whose path (as given) is `file`. */
+function shownOf(file: string, changes: readonly PlannedFileChange[]): string {
+  const change = changes.find((each) => each.path === file);
+  return change === undefined ? file : shown(change);
+}
+
 /** The shown path of the file whose step failed (the first change's when no step says). */
 function failedPath(error: unknown, changes: readonly PlannedFileChange[]): string {
   const failed = error instanceof FileStepError ? changes.find((change) => change.path === error.path) : undefined;
@@ -233,15 +239,25 @@ async function commitLocked(
       });
     }
     const cause = toFileToolError(error.cause, failedPath(error.cause, effective));
-    const restore = effective.filter((change) => error.applied.includes(change.path));
-    await applyFileChanges(
+    // A change made in groups was taken back by the transaction itself, under its own log (a
+    // second change restoring it would leave a window where a crash keeps some files new: see
+    // `revertInGroups`); what it could not put back is told as it is on disk.
+    if (!error.reverted) {
+      const restore = effective.filter((change) => error.applied.includes(change.path));
+      await applyFileChanges(
+        scope,
+        restore.map((change) => ({ path: change.path, after: change.before })),
+      ).catch(() => undefined);
+      // The directories the change made for new files, now empty again (a file that could not be
+      // restored keeps its own): "No file was changed" must not leave them behind.
+      await removeMadeDirectories(scope, error.createdDirectories);
+    }
+    throw await honestFailure(
       scope,
-      restore.map((change) => ({ path: change.path, after: change.before })),
-    ).catch(() => undefined);
-    // The directories the change made for new files, now empty again (a file that could not be
-    // restored keeps its own): "No file was changed" must not leave them behind.
-    await removeMadeDirectories(scope, error.createdDirectories);
-    throw await honestFailure(scope, effective, cause);
+      effective,
+      cause,
+      error.changedMeanwhile.map((file) => shownOf(file, effective)),
+    );
   }
 }
 
@@ -249,10 +265,19 @@ async function commitLocked(
  * The error for a change that failed after the commit point, built from what is on disk now (read
  * back file by file), never from what should be there.
  */
-async function honestFailure(scope: FileScope, changes: readonly PlannedFileChange[], cause: unknown): Promise<ToolError> {
+async function honestFailure(
+  scope: FileScope,
+  changes: readonly PlannedFileChange[],
+  cause: unknown,
+  changedMeanwhile: readonly string[] = [],
+): Promise<ToolError> {
   const states = await statesOnDisk(scope, changes);
   const code = cause instanceof ToolError ? cause.code : "write_failed";
-  const reason = sentence(withoutChangeClaims(cause instanceof Error ? cause.message : String(cause)));
+  const reason =
+    sentence(withoutChangeClaims(cause instanceof Error ? cause.message : String(cause))) +
+    (changedMeanwhile.length === 0
+      ? ""
+      : ` ${changedMeanwhile.map((file) => `"${file}"`).join(", ")} changed after the change wrote it (another writer, taking no lock): left as that writer left it, not restored.`);
   if (states.every((file) => file.state === "unchanged")) {
     return new ToolError(code, `${reason} No file was changed: every file written before the failure was restored.`, {
       data: { files: states },

@@ -83,6 +83,18 @@ export interface TransactionOptions {
 
 /** Raised when a transaction failed after some files were changed on disk. */
 export class TransactionError extends Error {
+  /**
+   * True when the transaction took the change back itself (a change made in groups, see
+   * `revertInGroups`): `applied` then names the files it could not put back, and the caller
+   * restores nothing (a second change would not be covered by the same log).
+   */
+  readonly reverted: boolean;
+  /**
+   * Paths (as given) another writer changed after the change's renames (found at revert time):
+   * left as that writer left them, not put back; not in `applied`.
+   */
+  readonly changedMeanwhile: readonly string[];
+
   constructor(
     override readonly cause: unknown,
     /** Paths (as given) whose new state reached the disk before the failure (their rollback is up to the caller). */
@@ -92,8 +104,14 @@ export class TransactionError extends Error {
      * rollback removes those left empty, or "no file was changed" would leave them behind.
      */
     readonly createdDirectories: readonly string[] = [],
+    revert: { readonly reverted: boolean; readonly changedMeanwhile: readonly string[] } = {
+      reverted: false,
+      changedMeanwhile: [],
+    },
   ) {
     super("file transaction failed");
+    this.reverted = revert.reverted;
+    this.changedMeanwhile = revert.changedMeanwhile;
   }
 }
 
@@ -878,8 +896,22 @@ async function applyInGroups(
     await readGroup(group, staged);
   };
   /** Undoes the change before its first rename: temporary files, made directories, the log (see `endLog`). */
+  // Per change that replaces a file: the name of its `restore` file (see `IntentEntry.restore`).
+  const restores = new Map<TransactionChange, string>();
+  // Set with the restore names: every entry then names its directory's identity too.
+  let identified = false;
+  /** The log's entries: every file, with its `restore` file and directory identity where the change is revertible. */
+  const loggedEntries = (): IntentEntry[] =>
+    [...first.values()].map(({ change, parent, temporary, directory }) => ({
+      directory: parent.realPath,
+      name: parent.name,
+      created: parent.created,
+      ...(temporary === undefined ? {} : { temporary }),
+      ...(identified && directory !== undefined ? { identity: directory } : {}),
+      ...(restores.has(change) ? { restore: restores.get(change) as string } : {}),
+    }));
   const rollBack = async (log: IntentLog | undefined) => {
-    const left = log === undefined ? [] : await removeTemporaries(scope, groups, first);
+    const left = log === undefined ? [] : await removeTemporaries(scope, groups, first, restores);
     await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
     await endLog(log, left);
   };
@@ -893,15 +925,15 @@ async function applyInGroups(
     }
     if (options.verify !== undefined) await options.verify(current);
     options.signal?.throwIfAborted();
-    log = await IntentLog.prepare(
-      scope.root,
-      [...first.values()].map(({ parent, temporary }) => ({
-        directory: parent.realPath,
-        name: parent.name,
-        created: parent.created,
-        ...(temporary === undefined ? {} : { temporary }),
-      })),
+    // Revertible where every file's look (the check's) and directory identity are known: each file
+    // that exists gets a `restore` file (its content as checked) before the commit point (see `writeRestores`).
+    const revertible = [...first.values()].every(
+      ({ change, existing, directory }) =>
+        existing !== undefined && directory !== undefined && (existing === null || Buffer.isBuffer(change.expected)),
     );
+    if (revertible) for (const { change, existing } of first.values()) if (existing) restores.set(change, temporaryName());
+    identified = revertible;
+    log = await IntentLog.prepare(scope.root, loggedEntries(), revertible);
     // A writer that takes no lock may change a target of ANY group while the later groups'
     // temporary files are written and flushed: the last group, still open, is looked at once its
     // are (a move there costs no more than a rollback); every group's targets are looked at again
@@ -909,6 +941,7 @@ async function applyInGroups(
     for (const [index, group] of groups.entries()) {
       await inGroup(group, true, async (staged) => {
         await fillTemporaries(staged);
+        await writeRestores(staged, restores);
         if (index === groups.length - 1) await lookAgain(group, staged);
       });
     }
@@ -920,6 +953,7 @@ async function applyInGroups(
     await rollBack(log);
     throw error;
   }
+  const committed = log;
   // The last looks, after the log's flushes (see `lastLooks`: the same reasons, the same
   // withdrawal): every group opened again (its directories checked to be the ones first opened),
   // last to first, so the first groups, renamed first, are looked at last. A target that moved has
@@ -935,7 +969,8 @@ async function applyInGroups(
       () => undefined,
       (error: unknown): Refusal => ({ error, movedDirectories: [], changedFiles: [...movedTargets] }),
     );
-    if (refused !== undefined && (await takenBack(log, entriesOf([...first.values()])))) {
+    // Taken back naming the `restore` files too: a crash from here removes them with the temporary files.
+    if (refused !== undefined && (await takenBack(log, loggedEntries()))) {
       await rollBack(log);
       throw refused.error;
     }
@@ -944,6 +979,22 @@ async function applyInGroups(
   try {
     for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
   } catch (error) {
+    // Revertible: taken back whole under the log, turned `reverting` first (see `revertInGroups`).
+    if (
+      committed.revertible &&
+      (await committed.revert().then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      const reverted = await revertInGroups(scope, groups, first, restores, new Set(applied));
+      await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
+      await endLog(committed, reverted.left);
+      throw new TransactionError(error, reverted.stillApplied, [], {
+        reverted: true,
+        changedMeanwhile: reverted.changedMeanwhile,
+      });
+    }
     const left = [...first.values()].filter(({ change }) => !applied.includes(change.path));
     const done = new Set(applied);
     await endAfterRenameFailure(log, entriesOf(left), () =>
@@ -951,11 +1002,13 @@ async function applyInGroups(
         scope,
         groups.map((group) => group.filter((change) => !done.has(change.path))),
         first,
+        restores,
       ),
     );
     throw new TransactionError(error, applied, madeDirectories([...first.values()]));
   }
-  await log.finish();
+  if (restores.size > 0) await dropRestores(scope, groups, first, restores, log);
+  else await log.finish();
   if (refused !== undefined) throw new AppliedDespiteLookError(refused);
   return madeDirectories([...first.values()]);
 }
@@ -1021,11 +1074,12 @@ async function removeTemporaries(
   scope: FileScope,
   groups: readonly (readonly TransactionChange[])[],
   first: ReadonlyMap<TransactionChange, Staged>,
+  restores: ReadonlyMap<TransactionChange, string> = new Map(),
 ): Promise<IntentEntry[]> {
   const left: IntentEntry[] = [];
   for (const group of groups) {
     const staged: Staged[] = [];
-    const known = group.filter((change) => first.get(change)?.temporary !== undefined);
+    const known = group.filter((change) => first.get(change)?.temporary !== undefined || restores.has(change));
     await openStaged(scope, known, undefined, staged, first, true).catch(() => undefined);
     const reached = new Set<TransactionChange>();
     await Promise.all(
@@ -1039,28 +1093,213 @@ async function removeTemporaries(
           return;
         }
         if (identity !== before.directory || parent.realPath !== before.parent.realPath) return;
-        await unlink(parent.at(temporary as string)).then(
-          () => reached.add(change),
-          (error: NodeJS.ErrnoException) => {
-            if (error.code === "ENOENT") reached.add(change);
-          },
+        const names = [temporary, restores.get(change)].filter((name) => name !== undefined);
+        const removed = await Promise.all(
+          names.map((name) =>
+            unlink(parent.at(name)).then(
+              () => true,
+              (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+            ),
+          ),
         );
+        if (removed.every(Boolean)) reached.add(change);
       }),
     );
     await closeAll(staged);
     for (const change of known) {
       if (reached.has(change)) continue;
       const { parent, temporary, directory } = first.get(change) as Staged;
+      const restore = restores.get(change);
       left.push({
         directory: parent.realPath,
         name: parent.name,
         created: [],
         ...(temporary === undefined ? {} : { temporary }),
+        ...(restore === undefined ? {} : { restore }),
         ...(directory === undefined ? {} : { identity: directory }),
       });
     }
   }
   return left;
+}
+
+/**
+ * Writes each `restore` file of `staged` (see `IntentEntry.restore`): the file's content as the
+ * check under the locks saw it (`expected`, which the check compared it with), beside it, under
+ * the name the log gave it before it existed, with the mode and owner the file has, flushed (as
+ * the temporary files are: see `fillTemporaries`). Not a hard link, which costs no write: a file
+ * with two links is refused to every reader meanwhile (`hard_link_refused`).
+ */
+async function writeRestores(staged: readonly Staged[], restores: ReadonlyMap<TransactionChange, string>): Promise<void> {
+  const copies: Staged[] = [];
+  for (const entry of staged) {
+    const restore = restores.get(entry.change);
+    if (restore === undefined) continue;
+    copies.push({ ...entry, change: { path: entry.change.path, after: entry.change.expected as Buffer }, temporary: restore });
+  }
+  await fillTemporaries(copies);
+}
+
+/**
+ * True when the file at `staged`'s name is still what the change wrote there (absent for a
+ * delete): nothing else wrote to it since its rename. A content filled by a function (a stream)
+ * is not kept to compare with: taken as written.
+ */
+function stillAsWritten(staged: Staged): boolean {
+  const { change, parent } = staged;
+  const at = parent.at(parent.name);
+  const stats = lstatSync(at, { throwIfNoEntry: false });
+  if (change.after === undefined) return stats === undefined;
+  if (typeof change.after === "function") return true;
+  if (stats === undefined || !stats.isFile()) return false;
+  const written = typeof change.after === "string" ? Buffer.from(change.after) : change.after;
+  if (stats.size !== written.byteLength) return false;
+  try {
+    return readFileSync(at).equals(written);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Takes back a change made in groups whose renames failed part way (its log already `reverting`,
+ * durably: a crash from here is rolled back by the next recovery, see `IntentLog.revert`): each
+ * group opened again, its directories checked to be the ones first opened; a renamed (or deleted)
+ * file gets its `restore` file back, an added one is removed, a temporary file not renamed goes.
+ * A renamed file that is no longer what the change wrote (another writer, taking no lock, wrote
+ * it since) is left as that writer left it and named in `changedMeanwhile`: putting the old
+ * content back would lose that write unseen. Returns the log entries it could not reach (a
+ * directory that does not open, or not the one first opened), for `endLog` to keep, and the paths
+ * still as the change left them.
+ */
+async function revertInGroups(
+  scope: FileScope,
+  groups: readonly (readonly TransactionChange[])[],
+  first: ReadonlyMap<TransactionChange, Staged>,
+  restores: ReadonlyMap<TransactionChange, string>,
+  applied: ReadonlySet<string>,
+): Promise<{ left: IntentEntry[]; stillApplied: string[]; changedMeanwhile: string[] }> {
+  const left: IntentEntry[] = [];
+  const stillApplied: string[] = [];
+  const changedMeanwhile: string[] = [];
+  for (const group of groups) {
+    const staged: Staged[] = [];
+    await openStaged(scope, group, undefined, staged, first, true).catch(() => undefined);
+    const reached = new Set<TransactionChange>();
+    const touched = new Map<string, ParentEntry>();
+    for (const entry of staged) {
+      if (!isFirstOpened(entry, first.get(entry.change) as Staged)) continue;
+      const outcome = revertOne(entry, restores.get(entry.change), applied.has(entry.change.path));
+      if (outcome === "unreached") continue;
+      if (outcome === "changed") changedMeanwhile.push(entry.change.path);
+      reached.add(entry.change);
+      touched.set(entry.parent.at("."), entry.parent);
+    }
+    await Promise.all([...touched.values()].map((parent) => parent.sync().catch(() => undefined)));
+    await closeAll(staged);
+    for (const change of group) {
+      if (reached.has(change)) continue;
+      if (applied.has(change.path)) stillApplied.push(change.path);
+      left.push(keptEntry(first.get(change) as Staged, restores.get(change)));
+    }
+  }
+  return { left, stillApplied, changedMeanwhile };
+}
+
+/** True when `entry`'s directory, opened again, is the one first opened (`before`): same real path, device and inode. */
+function isFirstOpened(entry: Staged, before: Staged): boolean {
+  try {
+    return identityOfHeld(entry.parent) === before.directory && entry.parent.realPath === before.parent.realPath;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes `file`; already gone is done. */
+function removeIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}
+
+/**
+ * Takes one file of a reverting change back (see {@link revertInGroups}): "done", "changed" (left
+ * as another writer left it) or "unreached" (a step failed: kept in the log).
+ */
+function revertOne(entry: Staged, restore: string | undefined, renamed: boolean): "done" | "changed" | "unreached" {
+  const { change, parent, temporary } = entry;
+  let outcome: "done" | "changed" = "done";
+  try {
+    if (!renamed) {
+      if (temporary !== undefined) removeIfThere(parent.at(temporary));
+    } else if (!stillAsWritten(entry)) {
+      outcome = "changed";
+    } else if (restore !== undefined) {
+      renameSync(parent.at(restore), parent.at(parent.name));
+    } else if (change.after !== undefined) {
+      removeIfThere(parent.at(parent.name));
+    }
+    if (restore !== undefined) removeIfThere(parent.at(restore));
+  } catch {
+    return "unreached";
+  }
+  return outcome;
+}
+
+/** The log entry a kept log names for `staged` (with its directory's identity and `restore` file). */
+function keptEntry(staged: Staged, restore: string | undefined): IntentEntry {
+  const { parent, temporary, directory } = staged;
+  return {
+    directory: parent.realPath,
+    name: parent.name,
+    created: [],
+    ...(temporary === undefined ? {} : { temporary }),
+    ...(restore === undefined ? {} : { restore }),
+    ...(directory === undefined ? {} : { identity: directory }),
+  };
+}
+
+/**
+ * Ends a change made in groups whose renames all landed: its `restore` files go. The log first
+ * names only them (`prepared`: a crash from here removes them, every file new), then each group
+ * is opened again to remove them (see `removeTemporaries`), and the log ends (kept for those in a
+ * directory no longer at its path, see `endLog`). Where the log cannot be rewritten it stays
+ * `committed` until removed: a crash then rolls forward, which removes the `restore` files too.
+ */
+async function dropRestores(
+  scope: FileScope,
+  groups: readonly (readonly TransactionChange[])[],
+  first: ReadonlyMap<TransactionChange, Staged>,
+  restores: ReadonlyMap<TransactionChange, string>,
+  log: IntentLog,
+): Promise<void> {
+  const written = [...restores.keys()];
+  // Where the record cannot be rewritten, it is removed before any `restore` file goes: a crash
+  // then leaves those as litter, never a committed record whose revert would find them gone.
+  await log
+    .withdraw(
+      written.map((change) => {
+        const { parent, directory } = first.get(change) as Staged;
+        return {
+          directory: parent.realPath,
+          name: parent.name,
+          created: [],
+          restore: restores.get(change) as string,
+          ...(directory === undefined ? {} : { identity: directory }),
+        };
+      }),
+    )
+    .catch(() => log.finish());
+  const only = new Map(written.map((change) => [change, { ...(first.get(change) as Staged), temporary: undefined }]));
+  const left = await removeTemporaries(
+    scope,
+    groups.map((group) => group.filter((change) => restores.has(change))),
+    only,
+    restores,
+  );
+  await endLog(log, left);
 }
 
 /** The directories the staged writes made on their way (each once, outermost first). */

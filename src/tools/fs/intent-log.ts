@@ -24,17 +24,37 @@ export interface IntentEntry {
   readonly created: readonly string[];
   /**
    * The directory's device and inode (`dev:ino`) when the temporary file was written: a recovery
-   * touches that directory only, not another found at its path. Set by an abandoned log only.
+   * touches that directory only, not another found at its path. Set by an abandoned log, and by a
+   * change made in groups (whose later groups' directories are opened again, and may be swapped).
    */
   readonly identity?: string;
+  /**
+   * A change made in groups: a file (in the same directory, named like a temporary file) holding
+   * the file's content before the change, written and flushed before the commit point; absent
+   * for a file that did not exist. A change taken back after some of its renames puts it back at
+   * the file's name (see `IntentState`).
+   */
+  readonly restore?: string;
 }
 
-/** What the log says: `prepared` rolls back (temporary files removed), `committed` rolls forward. */
+/**
+ * What the log says: `prepared` rolls back (temporary files removed), `committed` rolls forward,
+ * `reverting` rolls back a change some of whose renames were made (see {@link revertEntry}: each
+ * renamed file gets its `restore` file back, a file the change added is removed).
+ */
+type IntentState = "prepared" | "committed" | "reverting";
+
 interface IntentRecord {
   readonly owner: string;
   readonly root: string;
-  readonly state: "prepared" | "committed";
+  readonly state: IntentState;
   readonly entries: readonly IntentEntry[];
+  /**
+   * Set by a change made in groups whose entries all carry their directory's identity and, for
+   * each file that existed, a `restore` file: a committed log of it whose directory is found
+   * swapped (or moved away) cannot be rolled forward whole, and is reverted instead.
+   */
+  readonly revertible?: true;
   /**
    * Left by a live process whose change failed but could not remove every temporary file (their
    * directory was moved meanwhile): any recovery rolls it back at once, owner alive or not.
@@ -100,6 +120,7 @@ async function syncPath(target: string, flags: number): Promise<void> {
 
 /** True for a committed record with deletes: replaying it again after newer writes would lose them. */
 function hasDeletes(record: IntentRecord): boolean {
+  if (record.state === "reverting") return true;
   return record.state === "committed" && record.entries.some((entry) => entry.temporary === undefined);
 }
 
@@ -121,19 +142,19 @@ export class IntentLog {
   ) {}
 
   /** Logs a prepared change (not flushed: a crash that loses it also loses its temporary files' names, but only power loss does). */
-  static async prepare(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
+  static async prepare(root: string, entries: readonly IntentEntry[], revertible = false): Promise<IntentLog> {
     try {
-      return await IntentLog.write(root, entries);
+      return await IntentLog.write(root, entries, revertible);
     } catch (error) {
       throw changeLogDirectoryError(error);
     }
   }
 
-  private static async write(root: string, entries: readonly IntentEntry[]): Promise<IntentLog> {
+  private static async write(root: string, entries: readonly IntentEntry[], revertible: boolean): Promise<IntentLog> {
     const directory = await workspaceIntents(root);
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
-    const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries };
+    const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries, ...(revertible ? { revertible } : {}) };
     await writeFile(file, JSON.stringify(record), { mode: 0o600 }).catch(async (error: unknown) => {
       // A full disk makes the file and refuses its bytes: an empty log of a live process counts
       // as another's change in flight for every other process, whose recovery then runs again at
@@ -153,6 +174,22 @@ export class IntentLog {
     await this.replaceRecord({ ...this.record, state: "committed" }).catch((error: unknown) => {
       throw changeLogDirectoryError(error);
     });
+  }
+
+  /** True when the log may be reverted after some renames (see `IntentRecord.revertible`). */
+  get revertible(): boolean {
+    return this.record.revertible === true;
+  }
+
+  /**
+   * Turns a committed change some of whose renames were made into one to take back, durably,
+   * before any file is put back: from here a crash is rolled back by the next recovery (every
+   * renamed file gets its `restore` file back, every added one is removed, every temporary file
+   * goes), as the caller then does itself. Throws when it cannot be written (the log still says
+   * `committed`).
+   */
+  async revert(): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "reverting" });
   }
 
   /**
@@ -203,7 +240,9 @@ export class IntentLog {
    * is then as before, for the caller to remove).
    */
   async abandon(entries: readonly IntentEntry[]): Promise<void> {
-    await this.replaceRecord({ ...this.record, state: "prepared", entries, abandoned: true });
+    // A change being reverted stays so: its entries left are files to put back, not only temporary files.
+    const state = this.record.state === "reverting" ? "reverting" : "prepared";
+    await this.replaceRecord({ ...this.record, state, entries, abandoned: true });
   }
 
   /**
@@ -408,9 +447,15 @@ export async function recoverWorkspaceForReading(scope: FileScope): Promise<void
  * between write and rename leaves the whole log and a `.next` file of a dead owner (removed by the
  * next recovery, which replays the whole log before any file is written again).
  */
-async function replayAndRemove(scope: FileScope, file: string, record: IntentRecord): Promise<void> {
-  const unreached = await unreachable(scope, record);
-  // Nothing this scope can do: the log stays whole for a recovery that can.
+async function replayAndRemove(scope: FileScope, file: string, found: IntentRecord): Promise<void> {
+  const { refused: unreached, moved } = await unreachable(scope, found);
+  // A committed change made in groups whose directory was swapped or moved away cannot be rolled
+  // forward whole (its temporary files there are out of reach): it is taken back, every file as
+  // before, rather than left with some files new and the rest old.
+  const record: IntentRecord =
+    found.state === "committed" && found.revertible === true && moved ? { ...found, state: "reverting" } : found;
+  // Nothing this scope can do: the log stays whole for a recovery that can (nothing was replayed,
+  // so that one may still decide either way).
   if (unreached.length > 0 && unreached.length === record.entries.length) return;
   const next = `${file}.next`;
   if (unreached.length > 0)
@@ -452,19 +497,26 @@ async function replayAndRemove(scope: FileScope, file: string, record: IntentRec
  * and those whose recorded directory is not the one at their path now (see `isSameDirectory`) or
  * is away from it (see `isAwayFromItsPath`).
  */
-async function unreachable(scope: FileScope, record: IntentRecord): Promise<IntentEntry[]> {
+async function unreachable(scope: FileScope, record: IntentRecord): Promise<{ refused: IntentEntry[]; moved: boolean }> {
   const refused: IntentEntry[] = [];
+  // Any entry whose directory is not the one recorded (swapped, or away from its path).
+  let moved = false;
   for (const entry of record.entries) {
     const parent = await scope
       .openParent(path.join(entry.directory, entry.name), { follow: false, mutate: false })
       .catch((error: unknown) => {
-        if (error instanceof SandboxViolationError || isAwayFromItsPath(error, entry)) refused.push(entry);
+        const away = isAwayFromItsPath(error, entry);
+        moved ||= away;
+        if (error instanceof SandboxViolationError || away) refused.push(entry);
         return undefined;
       });
-    if (parent !== undefined && !isSameDirectory(parent, entry)) refused.push(entry);
+    if (parent !== undefined && !isSameDirectory(parent, entry)) {
+      moved = true;
+      refused.push(entry);
+    }
     await parent?.close();
   }
-  return refused;
+  return { refused, moved };
 }
 
 /**
@@ -537,20 +589,57 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       if (record.state === "committed") {
         if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
         else await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(() => undefined);
+        if (entry.restore !== undefined) await unlink(parent.at(entry.restore)).catch(() => undefined);
         await parent.sync();
-      } else if (entry.temporary !== undefined) {
-        await unlink(parent.at(entry.temporary)).catch(() => undefined);
+      } else if (record.state === "reverting") {
+        await revertEntry(parent, entry);
+        await parent.sync();
+      } else {
+        if (entry.temporary !== undefined) await unlink(parent.at(entry.temporary)).catch(() => undefined);
+        if (entry.restore !== undefined) await unlink(parent.at(entry.restore)).catch(() => undefined);
       }
     } finally {
       await parent.close();
     }
   }
   // After every temporary file is gone, all entries' directories together: see `removeMadeDirectories`.
-  if (record.state === "prepared") {
+  if (record.state !== "committed") {
     await removeMadeDirectories(
       scope,
       record.entries.filter((entry) => !unreached.includes(entry)).flatMap((entry) => entry.created),
     );
   }
   return unreached;
+}
+
+/** True when `entry` (a name in the held directory) exists, of any kind. */
+async function present(parent: ParentEntry, name: string): Promise<boolean> {
+  return lstat(parent.at(name)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Takes one entry of a `reverting` log back, whichever of its steps were made (a replay may run
+ * after another, or after the owner's own revert was cut short): a temporary file still there was
+ * never renamed (it goes, and the `restore` file, the file being as before); a delete not made
+ * leaves the file (the `restore` file goes); otherwise the file was renamed over or deleted, and its
+ * `restore` file is put back at its name, or, for a file the change added (no `restore`), the
+ * name is removed. A `restore` file already gone was put back before (its rename is not retried).
+ */
+async function revertEntry(parent: ParentEntry, entry: IntentEntry): Promise<void> {
+  const { temporary, restore, name } = entry;
+  const drop = (file: string | undefined) => (file === undefined ? undefined : unlink(parent.at(file)).catch(() => undefined));
+  if (temporary !== undefined && (await present(parent, temporary))) {
+    await drop(temporary);
+    await drop(restore);
+    return;
+  }
+  if (temporary === undefined && restore !== undefined && (await present(parent, name))) {
+    await drop(restore);
+    return;
+  }
+  if (restore !== undefined) await rename(parent.at(restore), parent.at(name)).catch(() => undefined);
+  else if (temporary !== undefined) await drop(name);
 }

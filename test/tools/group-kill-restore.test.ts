@@ -1,0 +1,196 @@
+/**
+ * Stop 49: a change made in groups of directories whose rename pass cannot open a later group
+ * again (its directory swapped for a copy after the first groups' renames) is taken back to
+ * "every file as before". The gap closed: the intent log was taken back to `prepared` naming only
+ * the files not yet renamed, and the first groups were restored afterwards by a second change, so
+ * a `kill -9` between the two left the first groups new and the rest old, and the recovery did not
+ * roll the first groups back. Now the log names, from before the commit point, a hard link to each
+ * replaced file's old content; the failure turns the log to `reverting` before any file is put
+ * back, and a recovery of a committed log whose directory was swapped reverts too.
+ *
+ * Real processes: the change runs in a child (many-file-patch.mjs under a lowered open-file limit),
+ * a real mover (swap-then-kill.mjs) swaps the last group's directory once the first group's first
+ * rename landed (inotify) and kills the child with SIGKILL: at the first event in the intent
+ * directory after the swap (the failed reopen's first durable step), or at random times after the
+ * swap (the loop). Then a recovery runs in a new process, and every file must be wholly old, at its
+ * path and in the moved directory, with nothing left behind once the moved directory is back.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtemp, realpath, rename, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { nodeChild } from "../support/child-entry.js";
+import { leftBehind } from "./support/left-behind.js";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
+const killer = path.join(repo, "test/tools/support/swap-then-kill.mjs");
+const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
+/** 400 directories at `ulimit -n` 256: groups of 64 directories, d384..d399 the last. */
+const MANY = { limit: 256, dirs: 400, files: 800 } as const;
+/** A directory of the last group holding files the patch updates (f398, f798). */
+const VICTIM = "d398";
+/** Kills at random times after the swap (ms bounds); `GROUP_KILLS` sets how many. */
+const KILLS = Number(process.env.GROUP_KILLS ?? 6);
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-group-kill-"));
+});
+afterEach(() => {
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+/** Files `i` (even: existing, "old i") in `d{i % dirs}`, as many-file-patch.mjs expects. */
+function seed(): void {
+  rmSync(workspace, { recursive: true, force: true });
+  for (let d = 0; d < MANY.dirs; d++) mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
+  for (let i = 0; i < MANY.files; i += 2) writeFileSync(path.join(workspace, `d${i % MANY.dirs}`, `f${i}.txt`), `old ${i}\n`);
+}
+
+/** Each patched file's state at its path ("new", "old" or "missing"), `away` read for the victim's files when asked. */
+function states(victimAt = VICTIM): Map<string, string> {
+  const found = new Map<string, string>();
+  for (let i = 0; i < MANY.files; i++) {
+    const directory = i % MANY.dirs === 398 ? victimAt : `d${i % MANY.dirs}`;
+    let text = "missing";
+    try {
+      text = readFileSync(path.join(workspace, directory, `f${i}.txt`), "utf8");
+    } catch {}
+    found.set(`${directory}/f${i}.txt`, text === "missing" ? text : text.startsWith("new") ? "new" : "old");
+  }
+  return found;
+}
+
+/** The files whose state is not `expected` (old files "old", added ones "missing"; or all "new"). */
+function notWhole(found: Map<string, string>, whole: "before" | "after"): string[] {
+  return [...found]
+    .filter(([file, state]) => {
+      const added = Number(/f(\d+)\.txt$/.exec(file)?.[1]) % 2 === 1;
+      return whole === "after" ? state !== "new" : state !== (added ? "missing" : "old");
+    })
+    .map(([file, state]) => `${file}=${state}`);
+}
+
+function runChild(args: readonly string[]): Promise<void> {
+  const child = nodeChild(recoverer, args);
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+}
+
+/**
+ * One grouped change in a child, swapped and killed by swap-then-kill.mjs (`when`: "log" or ms
+ * after the swap). Returns what the killer said and how the child ended.
+ */
+async function killedChange(when: string): Promise<{ said: string; signal: NodeJS.Signals | null; printed: string }> {
+  const intents = intentDirectory(await realpath(workspace));
+  mkdirSync(intents, { recursive: true, mode: 0o700 });
+  const mover = spawn(process.execPath, [killer, workspace, intents, "d0", "f0.txt", VICTIM, "away", when], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let said = "";
+  const moverEnded = new Promise((resolve) => mover.once("exit", resolve));
+  await new Promise<void>((resolve) =>
+    mover.stdout.on("data", (chunk) => {
+      said += String(chunk);
+      if (said.includes("watching")) resolve();
+    }),
+  );
+  const entry = nodeChild(script, [JSON.stringify({ workspace, files: MANY.files, dirs: MANY.dirs, limit: MANY.limit })]);
+  const child = spawn(process.execPath, entry.args, { cwd: repo, env: entry.env, stdio: ["ignore", "pipe", "inherit"] });
+  let printed = "";
+  child.stdout.on("data", (chunk) => {
+    printed += String(chunk);
+  });
+  mover.stdin.end(`${child.pid}\n`);
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, sig) => resolve(sig)));
+  mover.kill("SIGTERM");
+  await moverEnded;
+  return { said: said.replace("watching\n", "").trim(), signal, printed };
+}
+
+/**
+ * After a kill: a recovery in a new process with the swap still in place, then (the moved
+ * directory put back) another. Checks the change is wholly undone at every step and nothing is
+ * left behind at the end; or, where the change had renamed into the moved directory before the
+ * kill (the swap landed after the last group's renames), wholly made. Returns which.
+ */
+async function recoverAndCheck(label: string): Promise<"before" | "after"> {
+  await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+  const intoAway = readFileSync(path.join(workspace, "away", "f398.txt"), "utf8").startsWith("new");
+  const whole = intoAway ? "after" : "before";
+  // Where the change went into the moved directory, the path holds the swapped-in copy: the change's files are in `away`.
+  const found = states(intoAway ? "away" : VICTIM);
+  expect(notWhole(found, whole).slice(0, 12), `${label}: not wholly ${whole} after recovery`).toEqual([]);
+  if (whole === "before") expect(notWhole(states("away"), "before").slice(0, 12), `${label}: moved directory`).toEqual([]);
+  await rm(path.join(workspace, VICTIM), { recursive: true });
+  await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
+  await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+  expect(await leftBehind(workspace), `${label}: left behind`).toEqual({ temporaries: [], logged: [] });
+  expect(notWhole(states(), whole).slice(0, 12), `${label}: after the second recovery`).toEqual([]);
+  return whole;
+}
+
+describe("a grouped change killed after its failed reopen (kill -9, then recovery)", () => {
+  it("killed at the first log step after the swap: recovery leaves every file as before", async () => {
+    let killedAt: string | undefined;
+    for (let attempt = 0; attempt < 6 && killedAt === undefined; attempt++) {
+      seed();
+      const { said, signal, printed } = await killedChange("log");
+      if (signal !== "SIGKILL") {
+        // The swap landed after the last group's renames (the change ended first): whole, try again.
+        expect(printed, said).toMatch(/"ok"/);
+        continue;
+      }
+      if ((await recoverAndCheck(`attempt ${attempt} (${said})`)) === "before") killedAt = said;
+    }
+    expect(killedAt, "no attempt was killed in the window").toMatch(/^killed/);
+  }, 900_000);
+
+  it("killed at random times after the swap: every recovery leaves one state", async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < KILLS; round++) {
+      seed();
+      const delay = Math.floor(Math.random() * 400);
+      const { said, signal, printed } = await killedChange(String(delay));
+      if (signal !== "SIGKILL") {
+        // Ended before the kill: it says what it did, and a recovery finds one state.
+        expect(printed.length, said).toBeGreaterThan(0);
+      }
+      outcomes.push(`${delay}ms:${signal ?? "exit"}:${await recoverAndCheck(`round ${round} (${delay} ms, ${said})`)}`);
+    }
+    expect(outcomes.length).toBe(KILLS);
+  }, 1_800_000);
+});
+
+describe("a first-group file written by another writer after its rename (no kill)", () => {
+  it("is left as that writer left it and named; every other file as before", async () => {
+    let result: { ok: boolean; error?: { code: string; message: string } } | undefined;
+    for (let attempt = 0; attempt < 6 && (result === undefined || result.ok); attempt++) {
+      seed();
+      const { said, printed } = await killedChange("append");
+      expect(said).toBe("appended");
+      result = JSON.parse(printed.trim().split("\n").at(-1) as string);
+    }
+    const outcome = result as { ok: boolean; error?: { code: string; message: string } };
+    expect(outcome.ok, JSON.stringify(outcome).slice(0, 600)).toBe(false);
+    expect(outcome.error?.code).toBe("partially_applied");
+    expect(outcome.error?.message).toContain('"d0/f0.txt" changed after the change wrote it');
+    // The other writer's line is kept (the old content is not put back over it).
+    expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
+    const others = new Map([...states()].filter(([file]) => file !== "d0/f0.txt"));
+    expect(notWhole(others, "before").slice(0, 12)).toEqual([]);
+    await rm(path.join(workspace, VICTIM), { recursive: true });
+    await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
+    await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+    expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
+    expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
+  }, 600_000);
+});
