@@ -332,6 +332,29 @@ describe("PackIndex read bucket by bucket", () => {
     });
   }
 
+  for (const version of [1, 2] as const) {
+    it(`reads the rest of a version ${version} index in two reads once a quarter of its buckets were read one by one`, () => {
+      const { repository, bytes, counts, file } = packedIndex(version);
+      const whole = PackIndex.parse(bytes);
+      const lazy = PackIndex.open(file(bytes));
+      const oids = allObjects(repository.directory).map((object) => object.oid);
+      const buckets = new Set<string>();
+      const perBucket = version === 2 ? 2 : 1;
+      for (const oid of oids) {
+        buckets.add(oid.slice(0, 2));
+        expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+        if (buckets.size === 64) break;
+      }
+      expect(buckets.size).toBe(64);
+      // The header, 64 buckets one by one, then all the ids and (version 2) all the offsets; the file released.
+      expect(counts.reads).toBe(1 + 64 * perBucket + perBucket);
+      expect(counts.closes).toBe(1);
+      for (const oid of oids) expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+      expect(lazy.withPrefix("")).toEqual(whole.withPrefix(""));
+      expect(counts.reads).toBe(1 + 64 * perBucket + perBucket);
+    });
+  }
+
   it("refuses a truncated index as corrupt, up front or when the missing bucket is asked for", () => {
     const { repository, bytes, file } = packedIndex(2);
     expect(() => PackIndex.open(file(bytes.subarray(0, 600)))).toThrow(/truncated or corrupt/);
