@@ -7,9 +7,11 @@
  * a new cache with the code already compiled (outside the total). Every answer is checked
  * against git's (the bench's own `verify`). CPU time, not wall, because the machine is shared.
  *
- * Usage: `node --import tsx bench/git/new-process-split.ts [rounds] [case filter] [dist directory]`
- * (the filter: parts of row labels, `|` between alternatives)
- * (`npm run build` first); prints a table and writes `bench/results/git-new-process-split.json`.
+ * Usage: `node --import tsx bench/git/new-process-split.ts [rounds] [case filter] [dist directory] [baseline dist directory]`
+ * (the filter: parts of row labels, `|` between alternatives; a baseline, a copy of an earlier
+ * build's dist, is timed in the same rounds right after the dist, so a before/after comparison
+ * sees the same load) (`npm run build` first); prints a table and writes
+ * `bench/results/git-new-process-split.json`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -20,9 +22,10 @@ import { median, round } from "../stats.js";
 import { benchCases, cachedSyntheticHistory, type GitBenchCase, withChangedPaths } from "./git-bench.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [roundsArgument = "3", filter = "", distArgument] = process.argv.slice(2);
+const [roundsArgument = "3", filter = "", distArgument, baselineArgument] = process.argv.slice(2);
 const rounds = Number(roundsArgument);
 const dist = path.resolve(distArgument ?? path.join(here, "..", "..", "dist"));
+const baseline = baselineArgument === undefined ? undefined : path.resolve(baselineArgument);
 const phases = path.join(here, "new-process-phases.mjs");
 
 /** CPU milliseconds (user + system) of one command run to its end, from bash's `time`. */
@@ -47,8 +50,8 @@ const steps = [
 ] as const;
 type Steps = Record<(typeof steps)[number], number>;
 
-function phasesOf(directory: string, benchCase: GitBenchCase): Steps {
-  const result = spawnSync(process.execPath, [phases, directory, benchCase.tool, JSON.stringify(benchCase.args), dist], {
+function phasesOf(directory: string, benchCase: GitBenchCase, build = dist): Steps {
+  const result = spawnSync(process.execPath, [phases, directory, benchCase.tool, JSON.stringify(benchCase.args), build], {
     encoding: "utf8",
     maxBuffer: 1 << 28,
   });
@@ -73,14 +76,15 @@ for (const benchCase of benchCases(subject).filter((one) => wanted.some((part) =
     cases.push({ label: `${benchCase.label}, Bloom filters`, directory: withChangedPaths(history.directory), benchCase });
 }
 
-const samples = new Map<string, { git: number; node: number; tool: Steps }[]>();
+const samples = new Map<string, { git: number; node: number; tool: Steps; before: Steps | undefined }[]>();
 const loads = [loadavg()[0] ?? 0];
 for (let index = 0; index < rounds; index++) {
   for (const { label, directory, benchCase } of cases) {
     const git = cpuOf("git", ["-C", directory, ...benchCase.cli]);
     const node = cpuOf(process.execPath, ["-e", "0"]);
     const tool = phasesOf(directory, benchCase);
-    samples.set(label, [...(samples.get(label) ?? []), { git, node, tool }]);
+    const before = baseline === undefined ? undefined : phasesOf(directory, benchCase, baseline);
+    samples.set(label, [...(samples.get(label) ?? []), { git, node, tool, before }]);
   }
   loads.push(loadavg()[0] ?? 0);
 }
@@ -90,6 +94,15 @@ const rows = [...samples].map(([label, runs]) => {
   const git = pick((run) => run.git);
   const tool = Object.fromEntries(steps.map((step) => [step, pick((run) => run.tool[step])])) as Steps;
   const net = tool.cpuMs - tool.startCpuMs;
+  const before =
+    baseline === undefined
+      ? undefined
+      : {
+          openCpuMs: pick((run) => run.before?.openCpuMs ?? Number.NaN),
+          queryCpuMs: pick((run) => run.before?.queryCpuMs ?? Number.NaN),
+          cpuMs: pick((run) => run.before?.cpuMs ?? Number.NaN),
+          queryWarmCodeCpuMs: pick((run) => run.before?.queryWarmCodeCpuMs ?? Number.NaN),
+        };
   return {
     label,
     gitCpuMs: git,
@@ -101,6 +114,8 @@ const rows = [...samples].map(([label, runs]) => {
     queryWarmCodeRatio: round(tool.queryWarmCodeCpuMs / git, 2),
     /** Share of the process outside node's start that is the package's fixed cost (imports, setup, open). */
     fixedShare: round((net - tool.queryCpuMs) / net, 2),
+    /** The baseline build's figures, same rounds (when one was given). */
+    ...(before === undefined ? {} : { before }),
   };
 });
 const load = { min: round(Math.min(...loads), 1), max: round(Math.max(...loads), 1), cpus: cpus().length };
@@ -111,6 +126,10 @@ console.log(
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const row of rows) {
+  if (row.before !== undefined)
+    console.log(
+      `| ${row.label}, baseline | | | | | | | ${row.before.openCpuMs} | ${row.before.queryCpuMs} | ${row.before.cpuMs} | | ${row.before.queryWarmCodeCpuMs} |`,
+    );
   console.log(
     `| ${row.label} | ${row.gitCpuMs} | ${row.nodeStartCpuMs} | ${row.startCpuMs} | ${row.importEntriesCpuMs} | ${row.importHandlersCpuMs} | ${row.setupCpuMs} | ${row.openCpuMs} | ${row.queryCpuMs} | ${row.cpuMs} (${row.ratio}x; ${row.netOfStartRatio}x) | ${row.queryRatio}x | ${row.queryWarmCodeCpuMs} (${row.queryWarmCodeRatio}x) |`,
   );

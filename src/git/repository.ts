@@ -82,6 +82,8 @@ export class GitRepository {
 
   /** Reads a graph commit's object when its message or signatures are asked for (one function for all of them). */
   private loadCommit: ((oid: string) => CommitRecord) | undefined;
+  /** The id of the commit {@link loadCommit} reads, as bytes (its own: a caller may hold {@link scratch} across a load). */
+  private readonly loadedId = Buffer.alloc(20);
   /** Two ids turned back into bytes, for the comparisons that start from text ids. */
   private readonly scratch = [Buffer.alloc(20), Buffer.alloc(20)] as const;
 
@@ -139,7 +141,12 @@ export class GitRepository {
     if (cached !== undefined && cached.graph === graph) return cached;
     const { store, graphCommits } = this.caches;
     this.loadCommit ??= (id) => {
-      const object = (store.readSync as (oid: string) => GitObject)(id);
+      // Parsed into strings at once (the record keeps no bytes): read into the store's scratch when it has one.
+      const raw = this.loadedId;
+      const object =
+        store.readTransientRawSync !== undefined && writeObjectId(id, raw)
+          ? store.readTransientRawSync(raw, 0)
+          : (store.readSync as (oid: string) => GitObject)(id);
       if (object.type !== "commit") throw new MissingObjectError(id);
       graphCommits.weigh(300 + object.content.length * 2);
       return parseCommit(id, object.content);
@@ -157,11 +164,18 @@ export class GitRepository {
 
   /**
    * The stored bytes of a commit from the graph whose message has not been parsed yet (read, not
-   * decoded, not kept), so a caller can rule it out without parsing; `undefined` otherwise.
+   * decoded, not kept), so a caller can rule it out without parsing; `undefined` otherwise. The
+   * bytes may be the store's scratch: valid only until the repository's next object read.
    */
   unparsedCommitContent(commit: CommitRecord): Buffer | undefined {
     if (!(commit instanceof GraphCommit) || commit.parsed) return undefined;
-    const object = this.caches.store.readSync?.(commit.oid);
+    const { store } = this.caches;
+    const { graph, graphPosition } = commit;
+    // Read by the graph's raw id into the store's scratch: the caller matches and copies the bytes before any other read.
+    const object =
+      store.readTransientRawSync !== undefined
+        ? store.readTransientRawSync(graph.idData(graphPosition), graph.idOffset(graphPosition))
+        : store.readSync?.(commit.oid);
     return object?.type === "commit" ? object.content : undefined;
   }
 

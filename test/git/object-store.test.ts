@@ -245,6 +245,38 @@ describe("NodeObjectStore object memory", () => {
   });
 });
 
+describe("NodeObjectStore transient reads", () => {
+  it("gives every object's exact bytes, a packed whole commit in one reused scratch, a delta or loose object as readRawSync does", () => {
+    const repository = buildRepository("transient");
+    git(repository.directory, ["gc", "-q", "--aggressive"]);
+    const loose = repository.write("loose.txt", "a loose blob, read by the transient path too\n").commit("loose", AUTHOR);
+    const store = new NodeObjectStore([path.join(repository.directory, ".git", "objects")], unconfinedReader());
+    const objects = [...allObjects(repository.directory), { oid: loose, type: "commit", size: 0 }];
+    const raw = Buffer.alloc(20);
+    const scratches = new Set<ArrayBufferLike>();
+    let packedCommits = 0;
+    for (const { oid, type } of objects) {
+      raw.write(oid, "hex");
+      const transient = store.readTransientRawSync(raw, 0);
+      // Copied before the next read: the scratch is valid only until then.
+      const bytes = Buffer.from(transient.content);
+      const kept = store.readSync(oid);
+      expect(transient.type, oid).toBe(kept.type);
+      expect(bytes.equals(kept.content), oid).toBe(true);
+      if (type === "commit" && oid !== loose) {
+        packedCommits++;
+        scratches.add(transient.content.buffer);
+        // The kept read still has memory of its own.
+        expect(kept.content.buffer).not.toBe(transient.content.buffer);
+      }
+    }
+    // Thirty packed commits, all inflated into the one scratch of the pack.
+    expect(packedCommits).toBe(30);
+    expect(scratches.size).toBe(1);
+    store.close();
+  });
+});
+
 describe("PackIndex read bucket by bucket", () => {
   /** A pack index of a fresh copy of the template (version 1 or 2), with a file that counts what is read from it. */
   function packedIndex(version: 1 | 2) {
@@ -297,6 +329,29 @@ describe("PackIndex read bucket by bucket", () => {
       const reads = counts.reads;
       for (const oid of oids) expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
       expect(counts.reads).toBe(reads);
+    });
+  }
+
+  for (const version of [1, 2] as const) {
+    it(`reads the rest of a version ${version} index in two reads once a quarter of its buckets were read one by one`, () => {
+      const { repository, bytes, counts, file } = packedIndex(version);
+      const whole = PackIndex.parse(bytes);
+      const lazy = PackIndex.open(file(bytes));
+      const oids = allObjects(repository.directory).map((object) => object.oid);
+      const buckets = new Set<string>();
+      const perBucket = version === 2 ? 2 : 1;
+      for (const oid of oids) {
+        buckets.add(oid.slice(0, 2));
+        expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+        if (buckets.size === 64) break;
+      }
+      expect(buckets.size).toBe(64);
+      // The header, 64 buckets one by one, then all the ids and (version 2) all the offsets; the file released.
+      expect(counts.reads).toBe(1 + 64 * perBucket + perBucket);
+      expect(counts.closes).toBe(1);
+      for (const oid of oids) expect(lazy.offsetOf(rawId(oid))).toBe(whole.offsetOf(rawId(oid)));
+      expect(lazy.withPrefix("")).toEqual(whole.withPrefix(""));
+      expect(counts.reads).toBe(1 + 64 * perBucket + perBucket);
     });
   }
 

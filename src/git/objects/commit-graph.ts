@@ -288,6 +288,23 @@ export class CommitGraph {
     return layer.data.toString("hex", at, at + HASH);
   }
 
+  /**
+   * The buffer that holds the raw id of the commit at `position`; its 20 bytes start at
+   * {@link idOffset} in it. A read by raw id turns no id into text.
+   */
+  idData(position: number): Buffer {
+    const layer = this.layerOf(position);
+    const at = layer.namesAt + (position - layer.first) * HASH;
+    layer.bytes.ensure(at, at + HASH);
+    return layer.data;
+  }
+
+  /** Where the raw id of the commit at `position` starts in {@link idData}. */
+  idOffset(position: number): number {
+    const layer = this.layerOf(position);
+    return layer.namesAt + (position - layer.first) * HASH;
+  }
+
   /** The hex id of the commit at `position` (a position from {@link positionOf} or {@link parentPositions}). */
   oidOf(position: number): string {
     return this.oidAt(position);

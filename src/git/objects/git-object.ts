@@ -39,6 +39,15 @@ export interface ObjectStore {
    */
   readRawSync?(source: Uint8Array, at: number): GitObject;
   /**
+   * {@link readRawSync} for a caller that is done with the content before its next read of the
+   * store (a commit parsed into strings, a message matched and copied): a whole packed object is
+   * inflated into the store's reused scratch instead of memory of its own, so a walk over
+   * thousands of commits allocates no buffer per commit. The content is valid only until the
+   * store's next read; a caller that keeps it must use {@link readRawSync}.
+   * @throws MissingObjectError
+   */
+  readTransientRawSync?(source: Uint8Array, at: number): GitObject;
+  /**
    * The size of the object `oid` from its header alone (a loose object's `type size` prefix, a
    * pack entry's size or its delta's result size), without inflating its content: rename and
    * copy detection rule most candidates out by size, as git does with `oid_object_info`.

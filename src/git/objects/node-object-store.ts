@@ -230,6 +230,15 @@ export class NodeObjectStore implements ObjectStore {
     return this.readSync(Buffer.from(source.buffer, source.byteOffset + at, 20).toString("hex"));
   }
 
+  /** {@link ObjectStore.readTransientRawSync}: a packed whole object into the pack's reused scratch; anything else as {@link readRawSync}. */
+  readTransientRawSync(source: Uint8Array, at: number): GitObject {
+    for (const pack of this.packs ?? this.listPacks()) {
+      const offset = pack.index.offsetOf(source, at);
+      if (offset !== undefined) return pack.readTransientAt(offset);
+    }
+    return this.readRawSync(source, at);
+  }
+
   private fromLoose(oid: string): GitObject | undefined {
     const deflated = this.looseBytes(oid);
     return deflated === undefined ? undefined : parseLoose(oid, deflated, this.inflater, this.looseHead);

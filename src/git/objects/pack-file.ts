@@ -33,6 +33,13 @@ const WINDOW_BYTES = 256 * 1024;
  */
 const KEPT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Whole objects up to this size are inflated into a pack's reused scratch by
+ * {@link PackFile.readTransientAt} (larger ones get memory of their own, as {@link PackFile.readAt}
+ * gives them): the scratch, at most twice this, is the memory that path keeps per pack.
+ */
+const TRANSIENT_MAX_BYTES = 256 * 1024;
+
 /** How a pack is read. */
 export interface PackReadOptions {
   /** Window size. @defaultValue 256 KiB */
@@ -149,6 +156,8 @@ export class PackFile {
   private spanStart = 0;
   /** Inflated delta data, reused: a delta is applied as soon as it is inflated. */
   private deltaScratch = Buffer.allocUnsafe(0);
+  /** Whole objects inflated by {@link readTransientAt}, reused (at most twice {@link TRANSIENT_MAX_BYTES}). */
+  private transientScratch = Buffer.allocUnsafe(0);
   /** A delta's first bytes: its two sizes, at most 10 bytes each. */
   private readonly sizeScratch = Buffer.allocUnsafe(20);
 
@@ -246,13 +255,13 @@ export class PackFile {
     return this.inflateEntry(entry, Buffer.allocUnsafeSlow(entry.size + 1)).subarray(0, entry.size);
   }
 
-  /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
   /** Refuses a size header that lies (or asks for more than the tools read) before its buffer is allocated. */
   private checkSize(entry: PackEntry): void {
     this.describing = entry.dataStart;
     checkClaimedSize(this.describeEntry, entry.size, this.size - TRAILER_BYTES - entry.dataStart);
   }
 
+  /** Inflates `entry` into the start of `output` (at least its size + 1 bytes). */
   private inflateEntry(entry: PackEntry, output: Buffer): Buffer {
     // The compressed length is not stored; deflate never grows data by more than this bound.
     const bound = entry.size + 5 * (Math.ceil(entry.size / 16_000) + 1) + 64;
@@ -293,6 +302,26 @@ export class PackFile {
     const object = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
     this.bases.set(offset, object);
     return object;
+  }
+
+  /**
+   * {@link readAt} for a caller done with the content before this pack's next read (see
+   * `ObjectStore.readTransientRawSync`): a whole object of at most {@link TRANSIENT_MAX_BYTES} is
+   * inflated into reused scratch, not into a buffer of its own (an `ArrayBuffer` per commit was
+   * a tenth of a whole-history message search, with the collections it brought). A delta, or a
+   * larger object, is read as {@link readAt} reads it.
+   */
+  readTransientAt(offset: number): GitObject {
+    const cached = this.bases.get(offset);
+    if (cached !== undefined) return cached;
+    const entry = this.entryAt(offset);
+    const type = BASE_TYPES[entry.kind];
+    if (type === undefined || entry.size > TRANSIENT_MAX_BYTES) return this.readAt(offset);
+    this.checkSize(entry);
+    if (this.transientScratch.length < entry.size + 1) {
+      this.transientScratch = Buffer.allocUnsafeSlow(Math.max(4096, Math.min(2 * TRANSIENT_MAX_BYTES, 2 * (entry.size + 1))));
+    }
+    return { type, content: this.inflateEntry(entry, this.transientScratch).subarray(0, entry.size) };
   }
 
   /**

@@ -30,6 +30,15 @@ const V2_HEAD = 8 + 256 * 4;
 /** The pack's and the index's checksums at the end of the file. */
 const TRAILER = 40;
 
+/**
+ * Buckets read one at a time before the rest of the index is read at once: a question that has
+ * needed a quarter of the buckets is a walk that will need nearly all of them (ids are uniform
+ * hashes), and two reads then replace the ~380 positioned reads (ids, then offsets, per bucket)
+ * left. A short question stays under it and reads only its buckets (pages of the index buffer
+ * never read are never touched: the memory bound is the file's size, as before).
+ */
+const BUCKETS_BEFORE_WHOLE = 64;
+
 /** A file read on demand (a pack, its index, a commit-graph): positioned reads, and its release. */
 export interface PackIndexFile {
   /** Its size in bytes. */
@@ -148,10 +157,25 @@ export class PackIndex {
     this.fill(this.namesAt - (this.nameStride - 20) + low * this.nameStride, rows * this.nameStride);
     if (this.offsetsAt >= 0) this.fill(this.offsetsAt + low * 4, rows * 4);
     loaded[byte] = 1;
-    if (++this.bucketsRead < 256) return;
+    if (++this.bucketsRead === BUCKETS_BEFORE_WHOLE) this.loadRest();
+    if (this.bucketsRead < 256) return;
     // Every bucket read: the rest of the file (offsets past 2 GiB, usually none) too, and it is released.
     this.loadLargeOffsets();
     this.close();
+  }
+
+  /**
+   * Reads every bucket not read yet in two reads (all the ids, then all the offsets): see
+   * {@link BUCKETS_BEFORE_WHOLE}. The buckets already read get the same bytes again (the file is
+   * the one opened: the pool refuses a replaced one), which costs less than a read per run of
+   * unread buckets; no lookup is under way while a read is (reads are synchronous).
+   */
+  private loadRest(): void {
+    const count = this.count;
+    this.fill(this.namesAt - (this.nameStride - 20), count * this.nameStride);
+    if (this.offsetsAt >= 0) this.fill(this.offsetsAt, count * 4);
+    (this.loaded as Uint8Array).fill(1);
+    this.bucketsRead = 256;
   }
 
   private loadLargeOffsets(): void {
