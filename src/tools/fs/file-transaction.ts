@@ -36,7 +36,7 @@ import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-li
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { randomHex } from "./random-hex.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
-import { type ReadLook, unchangedSinceRead } from "./read-look.js";
+import { type ReadLook, racy, unchangedSinceRead } from "./read-look.js";
 import { madeChainOf, removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
@@ -1094,7 +1094,8 @@ async function currentContents(
   await inSyncSlices(changes, (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
-    if (change.expected !== undefined && change.expectedLook !== undefined) {
+    // A racy look (a file changed within the margin of its read) is not looked at: read at once.
+    if (change.expected !== undefined && change.expectedLook !== undefined && !racy(change.expectedLook)) {
       // Proved unchanged since the plan's read (same inode, size and times, none of them racy):
       // its bytes are the plan's, one read per file instead of two.
       const now = lstatSync(entry.parent.at(entry.parent.name), { throwIfNoEntry: false });

@@ -30,8 +30,7 @@ export const RACY_MARGIN_MS = 3000;
  */
 export function unchangedSinceRead(look: ReadLook, now: Stats | undefined): boolean {
   const seen = look.stats;
-  if (now === undefined || !now.isFile() || !seen.isFile()) return false;
-  if (Math.max(seen.ctimeMs, seen.mtimeMs) > look.readAt - RACY_MARGIN_MS) return false;
+  if (now === undefined || !now.isFile() || !seen.isFile() || racy(look)) return false;
   return (
     seen.ino === now.ino &&
     seen.dev === now.dev &&
@@ -39,4 +38,12 @@ export function unchangedSinceRead(look: ReadLook, now: Stats | undefined): bool
     seen.mtimeMs === now.mtimeMs &&
     seen.ctimeMs === now.ctimeMs
   );
+}
+
+/**
+ * True when the file's times are within {@link RACY_MARGIN_MS} of its read (or after it): no
+ * `lstat` can then prove it unchanged, so a caller reads it again without looking first.
+ */
+export function racy(look: ReadLook): boolean {
+  return Math.max(look.stats.ctimeMs, look.stats.mtimeMs) > look.readAt - RACY_MARGIN_MS;
 }
