@@ -3,12 +3,21 @@
 // one new process per build (a warm-up apply, then one timed apply) and one `git apply`, so that
 // machine load hits all three alike. Prints CPU and wall per apply and the ratios to git.
 //
-//   npx tsx bench/tools/apply-patch-ab.ts --old=/tmp/old-checkout --new=. [--rounds=7] [--files=509] [--keep=DIR] [--warmups=1]
+//   npx tsx bench/tools/apply-patch-ab.ts --old=/tmp/old-checkout --new=. [--rounds=7] [--files=509] [--keep=DIR] [--warmups=1] [--settle=MS] [--out=FILE]
 //
 // With --warmups=N each process makes N warm-up applies before the timed one (default 1). The
 // second apply of a new process still pays for V8 compiling the code it runs (about a fifth of its
 // CPU on this machine) and for growing its heap; a larger N measures a host that has made that
 // many calls already. The default is the figure the README gives as the ratio to `git apply`.
+//
+// With --settle=MS each copy of the tree rests MS milliseconds after it is written back to disk and
+// before the timed apply (the clock is not running): a tree whose files are older than
+// `RACY_MARGIN_MS` (3 s), as a checkout usually is, lets the commit's check prove a file unchanged
+// by its lstat instead of reading it again (see `src/tools/fs/read-look.ts`); a fresh copy (the
+// default, 0) has every file read twice. `git apply` rests the same.
+//
+// With --out=FILE the figures (every round, the medians, the ratios, the load) are written there
+// as JSON (bench/results/apply-patch-ab-*.json are such files).
 //
 // With --keep=DIR the diff and its trees are made in DIR and left there; a later run given the
 // same --keep reuses them (making the diff takes longer than a round).
@@ -18,7 +27,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,7 +48,7 @@ const args = new Map(
 );
 
 /** Child: `warmups` warm-up applies and one timed apply of `base`'s diff with the build at `root`. */
-async function child(root: string, base: string, warmups: number): Promise<void> {
+async function child(root: string, base: string, warmups: number, settle: number): Promise<void> {
   const { createRegistry } = (await import(
     pathToFileURL(path.join(root, "src/index.ts")).href
   )) as typeof import("../../src/index.js");
@@ -55,6 +64,7 @@ async function child(root: string, base: string, warmups: number): Promise<void>
     const workspace = await mkdtemp(path.join(base, `${attempt}-`));
     await copyTree(path.join(base, "pristine"), workspace);
     spawnSync("sync");
+    await rest(settle);
     const session = createRegistry({ tools: createFileTools() }).createRun({
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
@@ -73,10 +83,11 @@ async function child(root: string, base: string, warmups: number): Promise<void>
 }
 
 /** `git apply` of the diff on a fresh copy: wall measured here, CPU by /usr/bin/time. */
-async function gitApply(base: string): Promise<Timing> {
+async function gitApply(base: string, settle: number): Promise<Timing> {
   const reference = await mkdtemp(path.join(base, "git-"));
   await copyTree(path.join(base, "pristine"), reference);
   spawnSync("sync");
+  await rest(settle);
   const started = performance.now();
   const out = spawnSync("/usr/bin/time", ["-f", "%U %S", "git", "apply", path.join(base, "change.diff")], {
     cwd: reference,
@@ -89,8 +100,22 @@ async function gitApply(base: string): Promise<Timing> {
   return { cpuMs: ((user as number) + (system as number)) * 1000, wallMs };
 }
 
-function runChild(root: string, base: string, warmups: number): Timing {
-  const child = ["--import", "tsx", self, "--child", `--root=${root}`, `--base=${base}`, `--warmups=${warmups}`];
+/** Waits `ms` milliseconds (a copy's files then older than that when the clock starts). */
+function rest(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+function runChild(root: string, base: string, warmups: number, settle: number): Timing {
+  const child = [
+    "--import",
+    "tsx",
+    self,
+    "--child",
+    `--root=${root}`,
+    `--base=${base}`,
+    `--warmups=${warmups}`,
+    `--settle=${settle}`,
+  ];
   const output = execFileSync(process.execPath, child, {
     cwd: root,
     encoding: "utf8",
@@ -123,9 +148,60 @@ function warmupCount(): number {
   return warmups;
 }
 
+/** `--settle`: how long each copy of the tree rests before the timed apply. */
+function settleMs(): number {
+  const settle = Number(args.get("settle") ?? 0);
+  if (!Number.isInteger(settle) || settle < 0) throw new Error("--settle takes a whole number of milliseconds");
+  return settle;
+}
+
+/** What a run was (its diff, rounds, rests and load), for {@link writeFigures}. */
+interface RunShape {
+  readonly diff: { readonly files: number; readonly bytes: number };
+  readonly rounds: number;
+  readonly warmups: number;
+  readonly settleMs: number;
+  readonly loads: readonly number[];
+  readonly oldRoot: string;
+  readonly newRoot: string;
+}
+
+/** Writes a run's figures to `out` as JSON: every round, the medians, the ratios to `git apply`. */
+async function writeFigures(out: string, run: RunShape, results: Record<Which, Timing[]>): Promise<void> {
+  const cpu = (which: Which) => median(results[which].map((each) => each.cpuMs));
+  const wall = (which: Which) => median(results[which].map((each) => each.wallMs));
+  const ratio = (which: Which) => Number((cpu(which) / cpu("git")).toFixed(2));
+  // Each round's own ratio too: a round's three applies met the same load.
+  const perRound = (which: Which) =>
+    results[which].map((timing, round) => Number((timing.cpuMs / (results.git[round] as Timing).cpuMs).toFixed(2)));
+  const figures = {
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      date: new Date().toISOString(),
+    },
+    diff: run.diff,
+    rounds: run.rounds,
+    warmups: run.warmups,
+    settleMs: run.settleMs,
+    load: { perRound: run.loads, after: loadavg().map((each) => Number(each.toFixed(1))) },
+    old: run.oldRoot,
+    new: run.newRoot,
+    timings: results,
+    medianCpuMs: { old: cpu("old"), new: cpu("new"), git: cpu("git") },
+    medianWallMs: { old: wall("old"), new: wall("new"), git: wall("git") },
+    cpuRatioToGit: { old: ratio("old"), new: ratio("new") },
+    perRoundCpuRatioToGit: { old: perRound("old"), new: perRound("new") },
+    medianPerRoundCpuRatioToGit: { old: median(perRound("old")), new: median(perRound("new")) },
+  };
+  await writeFile(out, `${JSON.stringify(figures, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   const warmups = warmupCount();
-  if (args.has("child")) return child(args.get("root") as string, args.get("base") as string, warmups);
+  const settle = settleMs();
+  if (args.has("child")) return child(args.get("root") as string, args.get("base") as string, warmups, settle);
   const oldRoot = path.resolve(args.get("old") ?? ".");
   const newRoot = path.resolve(args.get("new") ?? ".");
   const rounds = Number(args.get("rounds") ?? 7);
@@ -135,14 +211,19 @@ async function main(): Promise<void> {
     if (!existsSync(path.join(base, "expected.digest"))) await prepare(base, newRoot, Number(args.get("files") ?? 509));
     const diffBytes = (await stat(path.join(base, "change.diff"))).size;
     const fileCount = (JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[]).length;
-    console.log(`diff: ${fileCount} files, ${diffBytes} bytes; ${rounds} rounds; timed apply after ${warmups} warm-up(s)`);
+    console.log(
+      `diff: ${fileCount} files, ${diffBytes} bytes; ${rounds} rounds; timed apply after ${warmups} warm-up(s); trees rest ${settle} ms`,
+    );
     const results: Record<Which, Timing[]> = { old: [], new: [], git: [] };
+    const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
       const order: Which[] = round % 2 === 0 ? ["old", "new", "git"] : ["git", "new", "old"];
       const load = loadavg()[0]?.toFixed(1);
+      loads.push(Number(load));
       const line: string[] = [];
       for (const which of order) {
-        const timing = which === "git" ? await gitApply(base) : runChild(which === "old" ? oldRoot : newRoot, base, warmups);
+        const timing =
+          which === "git" ? await gitApply(base, settle) : runChild(which === "old" ? oldRoot : newRoot, base, warmups, settle);
         results[which].push(timing);
         line.push(`${which} cpu ${timing.cpuMs.toFixed(0)} wall ${timing.wallMs.toFixed(0)}`);
       }
@@ -155,6 +236,11 @@ async function main(): Promise<void> {
     for (const which of ["old", "new"] as const)
       console.log(`${which}/git: cpu ${(cpu(which) / cpu("git")).toFixed(2)}x, wall ${(wall(which) / wall("git")).toFixed(2)}x`);
     console.log(`old/new: cpu ${(cpu("old") / cpu("new")).toFixed(2)}x, wall ${(wall("old") / wall("new")).toFixed(2)}x`);
+    const out = args.get("out");
+    if (out !== undefined) {
+      const run = { diff: { files: fileCount, bytes: diffBytes }, rounds, warmups, settleMs: settle, loads, oldRoot, newRoot };
+      await writeFigures(out, run, results);
+    }
     console.log(
       `load now ${loadavg()
         .map((each) => each.toFixed(1))

@@ -8,6 +8,7 @@ import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionEr
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome, readManyOf } from "./parent-batch.js";
+import type { ReadLook } from "./read-look.js";
 import { removeMadeDirectories } from "./remove-made-directories.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
@@ -22,6 +23,8 @@ export interface PlannedFileChange {
   readonly after: Buffer | undefined;
   /** `scope.lockKey(path)` when already known (a batched read found it); else it is resolved. */
   readonly lockKey?: string;
+  /** How the file looked when `before` was read from it, when known (see `unchangedSinceRead`). */
+  readonly beforeLook?: ReadLook;
 }
 
 /** Reads a file's current content, or `undefined` when there is none; `too_large` over {@link EDIT_MAX_BYTES}. */
@@ -217,7 +220,12 @@ async function commitLocked(
     }
     return await applyFileChanges(
       scope,
-      effective.map((change) => ({ path: change.path, after: change.after, expected: change.before })),
+      effective.map((change) => ({
+        path: change.path,
+        after: change.after,
+        expected: change.before,
+        ...(change.beforeLook === undefined ? {} : { expectedLook: change.beforeLook }),
+      })),
       { verify, ...(held === undefined ? {} : { held }), ...(signal === undefined ? {} : { signal }) },
     );
   } catch (error) {

@@ -36,6 +36,7 @@ import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-li
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
 import { randomHex } from "./random-hex.js";
 import { readEntryWithStatsSync } from "./read-entry.js";
+import { type ReadLook, racy, unchangedSinceRead } from "./read-look.js";
 import { madeChainOf, removeMadeDirectories, removeMadeIfStillThere, removeMadeThroughHeld } from "./remove-made-directories.js";
 import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
@@ -55,6 +56,11 @@ export interface TransactionChange {
    * that finds exactly these bytes hands back this buffer rather than a copy.
    */
   readonly expected?: Buffer | undefined;
+  /**
+   * How the file looked when `expected` was read from it: where an `lstat` now proves it
+   * unchanged since (`unchangedSinceRead`), the check hands back `expected` without reading it.
+   */
+  readonly expectedLook?: ReadLook;
 }
 
 /** Options of {@link applyFileChanges}. */
@@ -1327,6 +1333,17 @@ async function currentContents(
   await inSyncSlices(changes, (change, index) => {
     const entry = byChange.get(change);
     if (entry === undefined) return;
+    // A racy look (a file changed within the margin of its read) is not looked at: read at once.
+    if (change.expected !== undefined && change.expectedLook !== undefined && !racy(change.expectedLook)) {
+      // Proved unchanged since the plan's read (same inode, size and times, none of them racy):
+      // its bytes are the plan's, one read per file instead of two.
+      const now = lstatSync(entry.parent.at(entry.parent.name), { throwIfNoEntry: false });
+      if (unchangedSinceRead(change.expectedLook, now)) {
+        entry.existing = now as Stats;
+        current[index] = { ok: true, bytes: change.expected };
+        return;
+      }
+    }
     const read = readEntryWithStatsSync(entry.parent, change.path, scope.confined, change.expected);
     // The mode a replacement keeps is then taken from this look, not from a second one.
     entry.existing = read?.stats ?? null;

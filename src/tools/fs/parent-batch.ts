@@ -1,5 +1,6 @@
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import { inParallel } from "./in-parallel.js";
+import type { ReadLook } from "./read-look.js";
 import { shareDescriptor, type VerifiedDirectory } from "./verified-directory.js";
 
 /** One path's opened parent, or why it could not be opened. */
@@ -17,6 +18,8 @@ export type ReadOutcome =
        * (who closes it), so a later change of the file can reuse it (see `openParents`' `held`).
        */
       readonly parent?: ParentEntry;
+      /** How the file looked when these bytes were read (a batched read of a present file). */
+      readonly look?: ReadLook;
     }
   | { readonly ok: false; readonly error: unknown };
 

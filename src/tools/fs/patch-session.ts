@@ -4,6 +4,7 @@ import type { FileScope, ParentEntry } from "./file-scope.js";
 import { isGitStateRefusal } from "./git-state-guard.js";
 import { readManyOf } from "./parent-batch.js";
 import { bytesOf, type FileChange, type FileReader, type PatchError } from "./patch/index.js";
+import type { ReadLook } from "./read-look.js";
 import { looksBinary } from "./text-content.js";
 
 /**
@@ -14,6 +15,8 @@ export class PatchSession implements FileReader {
   private readonly seen = new Map<string, Buffer | undefined>();
   /** Lock keys the batched read found on the way (see `ReadOutcome.key`). */
   private readonly keys = new Map<string, string>();
+  /** How each file looked when the batched read took the bytes in `seen` (see `ReadOutcome.look`). */
+  private readonly looks = new Map<string, ReadLook>();
   /** The verified directories the batched read went through, kept open for the commit to reuse. */
   private readonly parents = new Map<string, ParentEntry>();
 
@@ -53,6 +56,7 @@ export class PatchSession implements FileReader {
       if (outcome?.ok === true && !this.seen.has(path)) {
         this.seen.set(path, outcome.bytes);
         if (outcome.key !== undefined) this.keys.set(path, outcome.key);
+        if (outcome.look !== undefined) this.looks.set(path, outcome.look);
         if (parent !== undefined) this.parents.set(path, parent);
       } else if (parent !== undefined) unused.push(parent);
       if (outcome?.ok === false && refused === undefined && isGitStateRefusal(outcome.error)) refused = outcome.error;
@@ -88,7 +92,16 @@ export class PatchSession implements FileReader {
     const push = async (path: string, after: Buffer | undefined) => {
       const before = await this.bytesOf(path);
       const lockKey = this.keys.get(path);
-      planned.push(lockKey === undefined ? { path, before, after } : { path, before, after, lockKey });
+      // The look of the read whose bytes are `before`: the commit's check may then prove the file
+      // unchanged by an lstat instead of reading it again (see `unchangedSinceRead`).
+      const beforeLook = this.looks.get(path);
+      planned.push({
+        path,
+        before,
+        after,
+        ...(lockKey === undefined ? {} : { lockKey }),
+        ...(beforeLook === undefined ? {} : { beforeLook }),
+      });
     };
     for (const change of changes) {
       if (change.type === "delete") await push(change.path, undefined);

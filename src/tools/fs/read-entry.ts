@@ -6,6 +6,7 @@ import { assertPlainFile } from "../sandbox/file-kind.js";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { EDIT_MAX_BYTES, tooLargeToEdit } from "./edit-size-limit.js";
 import type { ParentEntry } from "./file-scope.js";
+import type { ReadLook } from "./read-look.js";
 
 /** Flags of every read: a final symlink is not followed, a FIFO cannot block the open. */
 export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -38,14 +39,18 @@ export function assertReadableFile(stats: Stats, requested: string, confined: bo
  * what a plan saw). When the file holds exactly those bytes, `expected` itself is returned and no
  * new buffer is made: a 500-file commit otherwise allocates its whole content a second time only
  * to find it equal.
+ *
+ * `look`: the opened file's `fstat` and the time the read began, by which a later check can
+ * prove the file unchanged without reading it again (see `unchangedSinceRead`).
  */
 export function readEntryWithStatsSync(
   parent: ParentEntry,
   requested: string,
   confined: boolean,
   expected?: Buffer,
-): { readonly bytes: Buffer; readonly stats: Stats } | undefined {
+): { readonly bytes: Buffer; readonly stats: Stats; readonly look: ReadLook } | undefined {
   const entry = parent.at(parent.name);
+  const readAt = Date.now();
   const stats = lstatSync(entry, { throwIfNoEntry: false });
   if (stats === undefined) return undefined;
   assertReadableFile(stats, requested, confined);
@@ -59,7 +64,7 @@ export function readEntryWithStatsSync(
       expected !== undefined && opened.size === expected.byteLength && opened.size < SCRATCH_LIMIT
         ? readComparedSync(fd, expected)
         : readAllSync(fd, opened.size);
-    return { bytes, stats };
+    return { bytes, stats, look: { stats: opened, readAt } };
   } finally {
     closeSync(fd);
   }

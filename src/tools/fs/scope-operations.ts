@@ -267,13 +267,15 @@ async function readGroup(
       return;
     }
     try {
-      const bytes = readEntryWithStatsSync(entry.parent, requested, locator.confined)?.bytes;
+      const read = readEntryWithStatsSync(entry.parent, requested, locator.confined);
+      const bytes = read?.bytes;
       const key = locator.lockKeyIsWritePath === true ? path.join(entry.parent.realPath, entry.parent.name) : undefined;
       results[index] = {
         ok: true,
         bytes,
         ...(key === undefined ? {} : { key }),
         ...(keep ? { parent: entry.parent } : {}),
+        ...(read === undefined ? {} : { look: read.look }),
       };
       if (keep) kept.add(position);
     } catch {
