@@ -1,0 +1,58 @@
+// Kills a changing process (its pid read as the first line on stdin) with SIGKILL at the argv[5]-th
+// event in the workspace's intent directory argv[3] after its renames have begun: file argv[4]
+// (relative to workspace argv[2]) watched until it is a new inode (the change's first rename),
+// then the intent directory's events counted. Each step on the log (a record rewritten: a `.next`
+// file made, written, renamed over the log; the log removed) is a few events, so counting 1, 2, 3,
+// ... kills the process at each of its log steps after the first rename in turn (the kill lands
+// a little later than the event: the loop in the test covers the steps between).
+// Prints "watching" once ready, then "killed <n>" (or "gone": the process had ended; "never": no
+// rename in 60 s). Real processes, real signals: no hook in the product.
+import { statSync, watch } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import "./stop-on-terminate.mjs";
+
+const [workspace, intents, file, at] = process.argv.slice(2);
+const target = path.join(workspace, file);
+const first = statSync(target).ino;
+const wanted = Number(at);
+let pid;
+let renamed = false;
+let events = 0;
+const lines = createInterface({ input: process.stdin });
+lines.once("line", (line) => {
+  pid = Number(line);
+});
+const timer = setTimeout(() => {
+  process.stdout.write("never\n");
+  process.exit(0);
+}, 60_000);
+// Watched from the start, so no event after the first rename is missed; events before it are ignored.
+watch(intents, () => {
+  if (!renamed) {
+    let now;
+    try {
+      now = statSync(target).ino;
+    } catch {
+      return;
+    }
+    if (now === first) return;
+    renamed = true;
+  }
+  if (++events < wanted) return;
+  clearTimeout(timer);
+  try {
+    process.kill(pid, "SIGKILL");
+    process.stdout.write(`killed ${events}\n`);
+  } catch {
+    process.stdout.write("gone\n");
+  }
+  process.exit(0);
+});
+watch(path.dirname(target), () => {
+  if (renamed) return;
+  try {
+    if (statSync(target).ino !== first) renamed = true;
+  } catch {}
+});
+process.stdout.write("watching\n");
