@@ -97,8 +97,14 @@ function runChild(file: string, args: readonly string[]): Promise<string> {
   );
 }
 
-/** The change in a child; with `killAt`, killed by kill-at-log-event.mjs at that event. */
-async function change(killAt?: number): Promise<{ said: string; signal: NodeJS.Signals | null; printed: string }> {
+/**
+ * The change in a child; with `killAt`, killed by kill-at-log-event.mjs at that event (with
+ * `inDirectory`: at the first event there once the log says `reverting`).
+ */
+async function change(
+  killAt?: number,
+  inDirectory?: string,
+): Promise<{ said: string; signal: NodeJS.Signals | null; printed: string }> {
   const intents = intentDirectory(await realpath(workspace));
   mkdirSync(intents, { recursive: true, mode: 0o700 });
   const entry = nodeChild(script, [JSON.stringify({ workspace, ...CHANGE })]);
@@ -106,9 +112,13 @@ async function change(killAt?: number): Promise<{ said: string; signal: NodeJS.S
     const printed = await runChild(script, [JSON.stringify({ workspace, ...CHANGE })]);
     return { said: "", signal: null, printed };
   }
-  const watcher = spawn(process.execPath, [killer, workspace, intents, "d0/f0.txt", String(killAt)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const watcher = spawn(
+    process.execPath,
+    [killer, workspace, intents, "d0/f0.txt", String(killAt), ...(inDirectory === undefined ? [] : [inDirectory])],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   let said = "";
   const watcherEnded = new Promise((resolve) => watcher.once("exit", resolve));
   await new Promise<void>((resolve) =>
@@ -184,4 +194,25 @@ describe.skipIf(!root)("a one-group change whose rename fails part way (chattr +
       outcomes.join(" "),
     ).toBe(true);
   }, 1_800_000);
+
+  it("killed while the revert puts d8 back (its failed file's temporary file removed): the file not renamed is kept", async () => {
+    // A file not renamed whose temporary file the revert removed before the kill: were its entry
+    // to name no `restore` file, the recovery of the `reverting` record would take it for an added
+    // file and remove it.
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 4; attempt++) {
+      seed(true);
+      const { said, signal } = await change(1, "d8");
+      const logged = await loggedStates();
+      unstick();
+      await recover();
+      outcomes.push(`${attempt}:${said}:${signal ?? "exit"}:log=${logged}`);
+      expect(wholeState(), outcomes.join(" ")).toBe("before");
+      expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
+    }
+    expect(
+      outcomes.some((outcome) => outcome.includes("SIGKILL:log=reverting")),
+      outcomes.join(" "),
+    ).toBe(true);
+  }, 600_000);
 });

@@ -642,7 +642,7 @@ export async function applyFileChanges(
  * Nothing is written for this before the failure (the common path pays nothing): the old content
  * of each file is held in memory (`expected`, what the check under the locks compared it with)
  * and every directory is still held open. After the failure, while the log still says
- * `committed`: the log names a `restore` file for each renamed file that existed
+ * `committed`: the log names a `restore` file for each file that existed
  * (`IntentLog.nameRestores`, durable: a crash from here rolls forward, every file new, the
  * `restore` files removed); they are written and flushed; the log turns `reverting`, durably
  * (`IntentLog.revert`: a crash from here is rolled back by the next recovery, every file as
@@ -666,7 +666,11 @@ async function revertOneGroup(
   if (!revertible) return undefined;
   const renamed = new Set(applied);
   const restores = new Map<TransactionChange, string>();
-  for (const { change, existing } of staged) if (existing && renamed.has(change.path)) restores.set(change, temporaryName());
+  // Every file that existed, renamed or not: a `reverting` record whose entry names a temporary
+  // file and no `restore` file is an added file, whose name a recovery removes once the temporary
+  // file is gone (see `revertEntry`); a file not renamed whose temporary file this revert removed
+  // before a crash would be taken for one, and lost. Written only after a failure.
+  for (const { change, existing } of staged) if (existing) restores.set(change, temporaryName());
   const entries = staged.map((entry) => {
     const restore = restores.get(entry.change);
     return { ...entriesOf([entry])[0], ...(restore === undefined ? {} : { restore }) } as IntentEntry;
