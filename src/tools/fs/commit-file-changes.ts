@@ -247,9 +247,10 @@ async function commitLocked(
       });
     }
     const cause = toFileToolError(error.cause, failedPath(error.cause, effective));
-    // A change made in groups was taken back by the transaction itself, under its own log (a
-    // second change restoring it would leave a window where a crash keeps some files new: see
-    // `revertInGroups`); what it could not put back is told as it is on disk.
+    // A change taken back by the transaction itself, under its own log (a second change
+    // restoring it would leave a window where a crash keeps some files new: see
+    // `revertInGroups`, `revertOneGroup`): what it could not put back is told as it is on disk.
+    // The second change below is the fallback where it could not (see `revertOneGroup`).
     if (!error.reverted) {
       const restore = effective.filter((change) => error.applied.includes(change.path));
       await applyFileChanges(

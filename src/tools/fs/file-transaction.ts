@@ -90,8 +90,8 @@ export interface TransactionOptions {
 /** Raised when a transaction failed after some files were changed on disk. */
 export class TransactionError extends Error {
   /**
-   * True when the transaction took the change back itself (a change made in groups, see
-   * `revertInGroups`): `applied` then names the files it could not put back, and the caller
+   * True when the transaction took the change back itself (see `revertInGroups`,
+   * `revertOneGroup`): `applied` then names the files it could not put back, and the caller
    * restores nothing (a second change would not be covered by the same log).
    */
   readonly reverted: boolean;
@@ -552,9 +552,11 @@ async function openStaged(
  * A failure before the commit point, or found by the last looks, changes nothing (the commit is
  * taken back first, or the log removed where that cannot be written; temporary files and made
  * directories are removed); where the log can be neither, the change is made and
- * {@link AppliedDespiteLookError} says what the look found. A failure after the first rename
- * throws {@link TransactionError} naming the files already changed (the log taken back to the
- * files not renamed before their temporary files are removed).
+ * {@link AppliedDespiteLookError} says what the look found. A failure after the first rename is
+ * taken back under the change's own log, every file as before (see `revertOneGroup`), and throws
+ * {@link TransactionError} naming the files it could not put back; where it cannot be taken back
+ * so, the error names the files already changed (the log taken back to the files not renamed
+ * before their temporary files are removed) for the caller to restore.
  * The caller holds the files' locks. Returns the directories the change made (real paths,
  * outermost first), so that undoing it can remove them again.
  */
@@ -610,6 +612,16 @@ export async function applyFileChanges(
   try {
     await renameStaged(staged, applied);
   } catch (error) {
+    // Taken back whole under the change's own log where it can be (see `revertOneGroup`); else
+    // the log names the files not renamed, and the caller restores the renamed ones.
+    const reverted = await revertOneGroup(scope, log, staged, applied);
+    if (reverted !== undefined) {
+      await closeAll(staged);
+      throw new TransactionError(error, reverted.stillApplied, [], {
+        reverted: true,
+        changedMeanwhile: reverted.changedMeanwhile,
+      });
+    }
     const left = staged.filter(({ change }) => !applied.includes(change.path));
     await endAfterRenameFailure(log, entriesOf(left), async () => {
       await Promise.all(
@@ -626,6 +638,86 @@ export async function applyFileChanges(
   await closeAll(staged);
   if (refused !== undefined) throw new AppliedDespiteLookError(refused);
   return madeDirectories(staged);
+}
+
+/**
+ * Takes back a change of one group whose rename pass failed part way, under its own log, so that
+ * no crash can leave some files new and the rest old (a second change restoring the renamed files
+ * after the log was taken back left that window: a `kill -9` between the two kept them new).
+ *
+ * Nothing is written for this before the failure (the common path pays nothing): the old content
+ * of each file is held in memory (`expected`, what the check under the locks compared it with)
+ * and every directory is still held open. After the failure, while the log still says
+ * `committed`: the log names a `restore` file for each file that existed
+ * (`IntentLog.nameRestores`, durable: a crash from here rolls forward, every file new, the
+ * `restore` files removed); they are written and flushed; the log turns `reverting`, durably
+ * (`IntentLog.revert`: a crash from here is rolled back by the next recovery, every file as
+ * before, see `revertEntry`); only then is each file put back (`revertOne`: a renamed file gets its
+ * `restore` file back, an added one is removed, a temporary file not renamed goes; one another
+ * writer changed since its rename is left as it is and named), and the log ends (kept for what
+ * could not be reached, see `endLog`). Returns `undefined`, having changed nothing, where the
+ * change cannot be taken back so (an old content not known as bytes, or the log or a `restore`
+ * file that cannot be written: the log is then still `committed`, naming no `restore` file that
+ * is left): the caller goes on as before.
+ */
+async function revertOneGroup(
+  scope: FileScope,
+  log: IntentLog,
+  staged: readonly Staged[],
+  applied: readonly string[],
+): Promise<{ stillApplied: string[]; changedMeanwhile: string[] } | undefined> {
+  const revertible = staged.every(
+    ({ change, existing }) => existing !== undefined && (existing === null || Buffer.isBuffer(change.expected)),
+  );
+  if (!revertible) return undefined;
+  const renamed = new Set(applied);
+  const restores = new Map<TransactionChange, string>();
+  // Every file that existed, renamed or not: a `reverting` record whose entry names a temporary
+  // file and no `restore` file is an added file, whose name a recovery removes once the temporary
+  // file is gone (see `revertEntry`); a file not renamed whose temporary file this revert removed
+  // before a crash would be taken for one, and lost. Written only after a failure.
+  for (const { change, existing } of staged) if (existing) restores.set(change, temporaryName());
+  const entries = staged.map((entry) => {
+    const restore = restores.get(entry.change);
+    return { ...entriesOf([entry])[0], ...(restore === undefined ? {} : { restore }) } as IntentEntry;
+  });
+  try {
+    await log.nameRestores(entries);
+  } catch {
+    return undefined;
+  }
+  try {
+    await writeRestores(staged, restores);
+    await log.revert();
+  } catch {
+    // Still `committed`: the `restore` files go (a roll-forward would remove them too).
+    for (const { change, parent } of staged) {
+      const restore = restores.get(change);
+      if (restore !== undefined) await unlink(parent.at(restore)).catch(() => undefined);
+    }
+    return undefined;
+  }
+  const stillApplied: string[] = [];
+  const changedMeanwhile: string[] = [];
+  const left: IntentEntry[] = [];
+  const touched = new Map<string, ParentEntry>();
+  for (const [index, entry] of staged.entries()) {
+    const outcome = revertOne(entry, restores.get(entry.change), renamed.has(entry.change.path));
+    if (outcome === "unreached") {
+      if (renamed.has(entry.change.path)) stillApplied.push(entry.change.path);
+      left.push(entries[index] as IntentEntry);
+      continue;
+    }
+    if (outcome === "changed") changedMeanwhile.push(entry.change.path);
+    touched.set(entry.parent.realPath, entry.parent);
+  }
+  await Promise.all([...touched.values()].map((parent) => parent.sync().catch(() => undefined)));
+  // The directories the change made, now empty again (those of entries kept stay, with their files).
+  const keep = new Set(left.flatMap((entry) => entry.created));
+  const made = madeDirectories([...staged]).filter((directory) => !keep.has(directory));
+  await endLog(log, left);
+  await removeMadeDirectories(scope, made);
+  return { stillApplied, changedMeanwhile };
 }
 
 /** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */

@@ -29,9 +29,10 @@ export interface IntentEntry {
    */
   readonly identity?: string;
   /**
-   * A change made in groups: a file (in the same directory, named like a temporary file) holding
-   * the file's content before the change, written and flushed before the commit point; absent
-   * for a file that did not exist. A change taken back after some of its renames puts it back at
+   * A file (in the same directory, named like a temporary file) holding the file's content
+   * before the change: written and flushed before the commit point by a change made in groups,
+   * after a rename pass that failed part way by a change of one group (named in the committed
+   * log before it is written, see `IntentLog.nameRestores`); absent for a file that did not exist. A change taken back after some of its renames puts it back at
    * the file's name (see `IntentState`).
    */
   readonly restore?: string;
@@ -190,6 +191,17 @@ export class IntentLog {
    */
   async revert(): Promise<void> {
     await this.replaceRecord({ ...this.record, state: "reverting" });
+  }
+
+  /**
+   * Names, durably, the `restore` files a committed change is about to write after a rename pass
+   * that failed part way (see `IntentEntry.restore`; the state stays `committed`): before they
+   * exist, so that a crash from here leaves no litter (a roll-forward removes them, every file
+   * new), and before {@link revert} (which must find them written). Throws when it cannot be
+   * written (the log is then as before).
+   */
+  async nameRestores(entries: readonly IntentEntry[]): Promise<void> {
+    await this.replaceRecord({ ...this.record, entries });
   }
 
   /**
