@@ -1205,17 +1205,7 @@ async function removeTemporaries(
     );
     await closeAll(staged);
     for (const change of known) {
-      if (reached.has(change)) continue;
-      const { parent, temporary, directory } = first.get(change) as Staged;
-      const restore = restores.get(change);
-      left.push({
-        directory: parent.realPath,
-        name: parent.name,
-        created: [],
-        ...(temporary === undefined ? {} : { temporary }),
-        ...(restore === undefined ? {} : { restore }),
-        ...(directory === undefined ? {} : { identity: directory }),
-      });
+      if (!reached.has(change)) left.push(keptEntry(first.get(change) as Staged, restores.get(change)));
     }
   }
   return left;
