@@ -16,7 +16,7 @@
  * path and in the moved directory, with nothing left behind once the moved directory is back.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, realpath, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,13 +25,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { leftBehind } from "./support/left-behind.js";
+import { MANY, manyFileStates, seedManyFiles } from "./support/many-file-workspace.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const killer = path.join(repo, "test/tools/support/swap-then-kill.mjs");
 const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
-/** 400 directories at `ulimit -n` 256: groups of 64 directories, d384..d399 the last. */
-const MANY = { limit: 256, dirs: 400, files: 800 } as const;
 /** A directory of the last group holding files the patch updates (f398, f798). */
 const VICTIM = "d398";
 /** Kills at random times after the swap (ms bounds); `GROUP_KILLS` sets how many. */
@@ -45,26 +44,9 @@ afterEach(() => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-/** Files `i` (even: existing, "old i") in `d{i % dirs}`, as many-file-patch.mjs expects. */
-function seed(): void {
-  rmSync(workspace, { recursive: true, force: true });
-  for (let d = 0; d < MANY.dirs; d++) mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
-  for (let i = 0; i < MANY.files; i += 2) writeFileSync(path.join(workspace, `d${i % MANY.dirs}`, `f${i}.txt`), `old ${i}\n`);
-}
-
-/** Each patched file's state at its path ("new", "old" or "missing"), `away` read for the victim's files when asked. */
-function states(victimAt = VICTIM): Map<string, string> {
-  const found = new Map<string, string>();
-  for (let i = 0; i < MANY.files; i++) {
-    const directory = i % MANY.dirs === 398 ? victimAt : `d${i % MANY.dirs}`;
-    let text = "missing";
-    try {
-      text = readFileSync(path.join(workspace, directory, `f${i}.txt`), "utf8");
-    } catch {}
-    found.set(`${directory}/f${i}.txt`, text === "missing" ? text : text.startsWith("new") ? "new" : "old");
-  }
-  return found;
-}
+const seed = () => seedManyFiles(workspace);
+/** Each patched file's state at its path ("new", "old" or "missing"), the victim's files read at `victimAt`. */
+const states = (victimAt = VICTIM) => manyFileStates(workspace, (d) => (d === 398 ? victimAt : `d${d}`));
 
 /** The files whose state is not `expected` (old files "old", added ones "missing"; or all "new"). */
 function notWhole(found: Map<string, string>, whole: "before" | "after"): string[] {

@@ -9,7 +9,7 @@
  * sees the first group's first rename (inotify).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,14 +17,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { nodeChild } from "../support/child-entry.js";
 import { leftBehind } from "./support/left-behind.js";
+import { MANY, manyFileStates, seedManyFiles } from "./support/many-file-workspace.js";
 import { whileMoving } from "./support/while-moving.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const swapper = path.join(repo, "test/tools/support/swap-after-first-rename.mjs");
 const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
-/** 400 directories at `ulimit -n` 256: groups of 64 directories, d384..d399 the last. */
-const MANY = { limit: 256, dirs: 400, files: 800 } as const;
 /** A directory of the last group holding files the patch updates (f398, f798). */
 const VICTIM = "d398";
 
@@ -38,26 +37,9 @@ afterEach(() => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-/** Files `i` (even: existing, "old i") in `d{i % dirs}`, as many-file-patch.mjs expects. */
-function seed(): void {
-  rmSync(workspace, { recursive: true, force: true });
-  for (let d = 0; d < MANY.dirs; d++) mkdirSync(path.join(workspace, `d${d}`), { recursive: true });
-  for (let i = 0; i < MANY.files; i += 2) writeFileSync(path.join(workspace, `d${i % MANY.dirs}`, `f${i}.txt`), `old ${i}\n`);
-}
-
+const seed = () => seedManyFiles(workspace);
 /** Each patched file's state at its path: "new", "old" or "missing". */
-function states(): Map<string, string> {
-  const found = new Map<string, string>();
-  for (let i = 0; i < MANY.files; i++) {
-    const file = `d${i % MANY.dirs}/f${i}.txt`;
-    let text = "missing";
-    try {
-      text = readFileSync(path.join(workspace, file), "utf8");
-    } catch {}
-    found.set(file, text === "missing" ? text : text.startsWith("new") ? "new" : "old");
-  }
-  return found;
-}
+const states = () => manyFileStates(workspace);
 
 function patch(): Promise<Outcome> {
   const child = nodeChild(script, [JSON.stringify({ workspace, files: MANY.files, dirs: MANY.dirs, limit: MANY.limit })]);

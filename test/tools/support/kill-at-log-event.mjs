@@ -11,34 +11,18 @@
 // rename in 60 s). Real processes, real signals: no hook in the product.
 import { readdirSync, readFileSync, statSync, watch } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { giveUpAfter, killAndExit, pidFromStdin, replacedSince } from "./kill-support.mjs";
 import "./stop-on-terminate.mjs";
 
 const [workspace, intents, file, at, inDirectory] = process.argv.slice(2);
 const target = path.join(workspace, file);
 const first = statSync(target).ino;
 const wanted = Number(at);
-let pid;
+const changing = pidFromStdin();
 let renamed = false;
 let events = 0;
-const lines = createInterface({ input: process.stdin });
-lines.once("line", (line) => {
-  pid = Number(line);
-});
-const timer = setTimeout(() => {
-  process.stdout.write("never\n");
-  process.exit(0);
-}, 60_000);
-function kill(what) {
-  clearTimeout(timer);
-  try {
-    process.kill(pid, "SIGKILL");
-    process.stdout.write(`killed ${what}\n`);
-  } catch {
-    process.stdout.write("gone\n");
-  }
-  process.exit(0);
-}
+// Exiting with the kill ends the process, and with it this timer.
+giveUpAfter(60_000);
 let reverting = false;
 if (inDirectory !== undefined) {
   watch(intents, () => {
@@ -49,36 +33,20 @@ if (inDirectory !== undefined) {
     }
   });
   watch(path.join(workspace, inDirectory), (_event, name) => {
-    if (reverting) kill(`at ${name} in ${inDirectory}`);
+    if (reverting) killAndExit(changing.pid, `at ${name} in ${inDirectory}`);
   });
 }
 // Watched from the start, so no event after the first rename is missed; events before it are ignored.
 watch(intents, () => {
   if (inDirectory !== undefined) return;
   if (!renamed) {
-    let now;
-    try {
-      now = statSync(target).ino;
-    } catch {
-      return;
-    }
-    if (now === first) return;
+    if (!replacedSince(target, first)) return;
     renamed = true;
   }
   if (++events < wanted) return;
-  clearTimeout(timer);
-  try {
-    process.kill(pid, "SIGKILL");
-    process.stdout.write(`killed ${events}\n`);
-  } catch {
-    process.stdout.write("gone\n");
-  }
-  process.exit(0);
+  killAndExit(changing.pid, events);
 });
 watch(path.dirname(target), () => {
-  if (renamed) return;
-  try {
-    if (statSync(target).ino !== first) renamed = true;
-  } catch {}
+  if (!renamed && replacedSince(target, first)) renamed = true;
 });
 process.stdout.write("watching\n");

@@ -4,29 +4,19 @@
 // before the change began (two renames, so the swap lands within the renames of the later
 // groups), and prints "moved". Prints "watching" once the copy is made, the watch is in place and
 // the file's inode taken (a test starts its change after that line); "never" after 60 s.
-import { copyFileSync, mkdirSync, readdirSync, renameSync, statSync, watch } from "node:fs";
+import { renameSync, statSync, watch } from "node:fs";
 import path from "node:path";
+import { copyBeside, giveUpAfter, replacedSince } from "./kill-support.mjs";
 import "./stop-on-terminate.mjs";
 
 const [workspace, watched, file, victim, away] = process.argv.slice(2);
 const from = path.join(workspace, victim);
-const copy = `${from}.copy`;
-mkdirSync(copy);
-for (const name of readdirSync(from)) copyFileSync(path.join(from, name), path.join(copy, name));
+const copy = copyBeside(from);
 const target = path.join(workspace, watched, file);
 const first = statSync(target).ino;
-const timer = setTimeout(() => {
-  process.stdout.write("never\n");
-  process.exit(0);
-}, 60_000);
+const timer = giveUpAfter(60_000);
 const watcher = watch(path.join(workspace, watched), () => {
-  let now;
-  try {
-    now = statSync(target).ino;
-  } catch {
-    return;
-  }
-  if (now === first) return;
+  if (!replacedSince(target, first)) return;
   renameSync(from, path.join(workspace, away));
   renameSync(copy, from);
   watcher.close();

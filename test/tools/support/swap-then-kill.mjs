@@ -9,51 +9,26 @@
 // (a writer that takes no lock, changing a first-group file after its rename), then "appended".
 // Prints "watching" once ready, then "killed <ms after swap>" (or "gone": the process had ended;
 // "never": no swap in 60 s). Real processes, real signals: no hook in the product.
-import { appendFileSync, copyFileSync, mkdirSync, readdirSync, renameSync, statSync, watch } from "node:fs";
+import { appendFileSync, renameSync, statSync, watch } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { copyBeside, giveUpAfter, killAndExit, pidFromStdin, replacedSince } from "./kill-support.mjs";
 import "./stop-on-terminate.mjs";
 
 const [workspace, intents, watched, file, victim, away, when] = process.argv.slice(2);
 const from = path.join(workspace, victim);
-const copy = `${from}.copy`;
-mkdirSync(copy);
-for (const name of readdirSync(from)) copyFileSync(path.join(from, name), path.join(copy, name));
+const copy = copyBeside(from);
 const target = path.join(workspace, watched, file);
 const first = statSync(target).ino;
-let pid;
+const changing = pidFromStdin();
 let swappedAt;
-const lines = createInterface({ input: process.stdin });
-lines.once("line", (line) => {
-  pid = Number(line);
-});
-function kill() {
-  const after = (performance.now() - swappedAt).toFixed(2);
-  try {
-    process.kill(pid, "SIGKILL");
-    process.stdout.write(`killed ${after}\n`);
-  } catch {
-    process.stdout.write("gone\n");
-  }
-  process.exit(0);
-}
-const timer = setTimeout(() => {
-  process.stdout.write("never\n");
-  process.exit(0);
-}, 60_000);
+const kill = () => killAndExit(changing.pid, (performance.now() - swappedAt).toFixed(2));
+const timer = giveUpAfter(60_000);
 // Watched from the start, so no event after the swap is missed; events before it are ignored.
 const logWatcher = watch(intents, () => {
   if (swappedAt !== undefined && when === "log") kill();
 });
 const watcher = watch(path.join(workspace, watched), () => {
-  if (swappedAt !== undefined) return;
-  let now;
-  try {
-    now = statSync(target).ino;
-  } catch {
-    return;
-  }
-  if (now === first) return;
+  if (swappedAt !== undefined || !replacedSince(target, first)) return;
   renameSync(from, path.join(workspace, away));
   renameSync(copy, from);
   swappedAt = performance.now();
