@@ -8,9 +8,11 @@ export interface CheckedTarget {
   readonly seen: Stats | null | undefined;
 }
 
-/** Same file, same size, same modification and change times: nothing wrote to it in between. */
-function sameLook(before: Stats | null, now: Stats | undefined): boolean {
-  if (before === null || now === undefined) return before === null && now === undefined;
+/**
+ * Same file (device and inode), same size, same modification and change times: nothing wrote to
+ * it between the two looks (within the file system's timestamp resolution).
+ */
+export function sameFileLook(before: Stats, now: Stats): boolean {
   return (
     before.ino === now.ino &&
     before.dev === now.dev &&
@@ -18,6 +20,12 @@ function sameLook(before: Stats | null, now: Stats | undefined): boolean {
     before.mtimeMs === now.mtimeMs &&
     before.ctimeMs === now.ctimeMs
   );
+}
+
+/** {@link sameFileLook}, or absent both times. */
+function sameLook(before: Stats | null, now: Stats | undefined): boolean {
+  if (before === null || now === undefined) return before === null && now === undefined;
+  return sameFileLook(before, now);
 }
 
 /**

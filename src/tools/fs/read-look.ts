@@ -1,4 +1,5 @@
 import type { Stats } from "node:fs";
+import { sameFileLook } from "./moved-since-check.js";
 
 /**
  * How a file looked when its bytes were read: the `fstat` of the descriptor the bytes came from
@@ -29,15 +30,8 @@ export const RACY_MARGIN_MS = 3000;
  * read again). False for anything not a regular file.
  */
 export function unchangedSinceRead(look: ReadLook, now: Stats | undefined): boolean {
-  const seen = look.stats;
-  if (now === undefined || !now.isFile() || !seen.isFile() || racy(look)) return false;
-  return (
-    seen.ino === now.ino &&
-    seen.dev === now.dev &&
-    seen.size === now.size &&
-    seen.mtimeMs === now.mtimeMs &&
-    seen.ctimeMs === now.ctimeMs
-  );
+  if (now === undefined || !now.isFile() || !look.stats.isFile() || racy(look)) return false;
+  return sameFileLook(look.stats, now);
 }
 
 /**
