@@ -13,6 +13,12 @@
 // `sync` and the digest, which `--cpu-prof` mixes in, are left out.
 // With --dist the built package (dist/, `npm run build` first) is applied, as a host loads it;
 // without, the sources.
+// With --wait=MS the process prints its pid and rests MS milliseconds before its last apply, and
+// ends right after it (no digest, the tree left where it was), so that a sampler attached to the
+// pid sees that apply alone, the kernel's and V8's threads included (what `--cpu-prof` misses):
+//
+//   node --perf-basic-prof --import tsx bench/tools/apply-patch-profile.ts --keep=DIR --dist --applies=2 --wait=1500 &
+//   perf record -F 4000 -g -p <pid printed> -o apply.perf      (--perf-basic-prof names the JS frames)
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -57,6 +63,11 @@ async function main(): Promise<void> {
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
     });
+    const wait = Number(args.get("wait") ?? 0);
+    if (wait > 0 && attempt === applies) {
+      console.log(`pid ${process.pid}: apply ${attempt} starts in ${wait} ms`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const profiled = inspector !== undefined && attempt > 1;
     if (profiled) await inspector.post("Profiler.start");
     const cpu = process.cpuUsage();
@@ -67,6 +78,10 @@ async function main(): Promise<void> {
     if (profiled)
       await writeFile(`${profile}-${attempt}.cpuprofile`, JSON.stringify((await inspector.post("Profiler.stop")).profile));
     if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
+    if (wait > 0 && attempt === applies) {
+      console.log(`apply ${attempt}: cpu ${((used.user + used.system) / 1000).toFixed(0)} ms; tree left in ${workspace}`);
+      process.exit(0);
+    }
     if ((await treeDigest(workspace, paths)) !== expected) throw new Error("apply_patch left other bytes than git apply");
     await rm(workspace, { recursive: true, force: true });
     const ms = (micros: number) => (micros / 1000).toFixed(0);
