@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { spawnSync } from "node:child_process";
@@ -34,6 +34,7 @@ import {
   renderFileIntegrity,
   runCrashLoop,
 } from "./tools/file-integrity-bench.js";
+import { measureTransactionCost, renderTransactionCost, TRANSACTION_CASES } from "./tools/file-transaction-cost.js";
 import { measureGrep, renderGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -67,6 +68,7 @@ const EXTRA_SECTIONS = [
   { section: "registry-scale", file: "registry-scale" },
   { section: "grep", file: "grep" },
   { section: "file-integrity", file: "file-integrity" },
+  { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
   { section: "redis", file: "redis" },
 ] as const;
@@ -164,6 +166,16 @@ if (wanted("file-integrity")) {
   const markdown = [renderFileIntegrity(multiFile, locks, crash, load)];
   extras.set("file-integrity", markdown);
   save("file-integrity", { machine, loadAverage: load, multiFile, locks, crash, markdown });
+}
+
+if (wanted("file-transaction-cost")) {
+  // A multi-file change's transaction (locks, intent log, flushes, restore copies) against the same
+  // change written plainly, in child processes under the group tests' open-file limit.
+  const transactions = [];
+  for (const shape of TRANSACTION_CASES) transactions.push(await measureTransactionCost(shape, quick ? 1 : 3));
+  const markdown = [renderTransactionCost(transactions)];
+  extras.set("file-transaction-cost", markdown);
+  save("file-transaction-cost", { machine, loadAverage: loadavg(), results: transactions, markdown });
 }
 
 if (wanted("git")) {
