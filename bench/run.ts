@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { spawnSync } from "node:child_process";
@@ -17,6 +17,7 @@ import { measureRegistryScale, renderRegistryScale } from "./core/registry-scale
 import { measureRootImport } from "./core/root-import.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
+import { measureSpawnDescriptors, renderSpawnDescriptors } from "./mcp/spawn-descriptors.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
@@ -70,6 +71,7 @@ const EXTRA_SECTIONS = [
   { section: "file-integrity", file: "file-integrity" },
   { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
+  { section: "mcp-spawn-descriptors", file: "mcp-spawn-descriptors" },
   { section: "redis", file: "redis" },
 ] as const;
 const extras = new Map<string, string[]>();
@@ -197,6 +199,16 @@ if (wanted("git")) {
     real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
     markdown: extra,
   });
+}
+
+if (wanted("mcp-spawn-descriptors")) {
+  // The descriptor scan a stdio MCP server's spawn makes, in a host holding 10 to 10,000 inherited
+  // descriptors, against a plain spawn in the same host and rounds.
+  const spawns = [];
+  for (const count of [10, 1_000, 10_000]) spawns.push(await measureSpawnDescriptors(count, quick ? 3 : 15));
+  const markdown = [renderSpawnDescriptors(spawns)];
+  extras.set("mcp-spawn-descriptors", markdown);
+  save("mcp-spawn-descriptors", { machine, loadAverage: loadavg(), results: spawns, markdown });
 }
 
 if (wanted("redis")) {

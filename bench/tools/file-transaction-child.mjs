@@ -11,7 +11,18 @@
 // The open-file limit is lowered (prlimit, as the group tests do) after src is loaded, and one
 // small change runs first in a scratch directory, so the timing is of a warm process. Prints
 // { cpuMs, wallMs } of the measured change (process.cpuUsage: user + system).
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { lowerOpenFileLimit } from "../../test/tools/support/lower-open-file-limit.mjs";

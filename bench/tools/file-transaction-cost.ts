@@ -49,7 +49,12 @@ export interface TransactionCostResult {
    * The restore copies' own cost as measured by the references: "copies" less "flushed" (a
    * flushed copy of each replaced file), and that as a share of apply_patch's time.
    */
-  readonly restoreCopies: { readonly cpuMs: number; readonly wallMs: number; readonly shareOfCpu: number; readonly shareOfWall: number };
+  readonly restoreCopies: {
+    readonly cpuMs: number;
+    readonly wallMs: number;
+    readonly shareOfCpu: number;
+    readonly shareOfWall: number;
+  };
   /** The 1-minute load average before and after the case's rounds. */
   readonly load: readonly [number, number];
 }
@@ -116,7 +121,7 @@ export function renderTransactionCost(results: readonly TransactionCostResult[])
     "### File tools: what a multi-file transaction costs",
     "",
     `One change (half the files updated, half added) written four ways, each in a child process under the open-file limit shown (\`prlimit\`, as the group tests do), after a warm-up change in the same process; median of ${results[0]?.rounds ?? 0} rounds, the four ways alternated in each round; CPU is the child's user + system during the change only. ` +
-      "plain: a temporary file beside each file and a rename over it; flushed: plain with an fsync of every file and directory; copies: flushed plus a flushed copy of each replaced file's old content (what apply_patch's restore copies write). " +
+      "plain: a temporary file beside each file and a rename over it; flushed: plain with an fsync of every file and directory; copies: flushed plus a flushed copy of each replaced file's old content (what apply_patch's restore copies write). The three references write one file at a time (synchronous calls, each fsync waited for in turn) where apply_patch queues its flushes together, so their wall times, and the restore copies' share of wall, are upper bounds; CPU compares like with like. " +
       `1-minute load average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)} on ${cpus().length} cores.`,
     "",
     "| change | apply_patch CPU / wall ms | plain | flushed | copies | apply_patch / plain (CPU, wall) | apply_patch / flushed (CPU, wall) | restore copies: copies - flushed, ms (share of apply_patch) CPU / wall |",
