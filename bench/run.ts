@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, git, mcp-heap, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  */
 import { spawnSync } from "node:child_process";
@@ -17,6 +17,7 @@ import { measureRegistryScale, renderRegistryScale } from "./core/registry-scale
 import { measureRootImport } from "./core/root-import.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
+import { measureSpawnDescriptors, renderSpawnDescriptors } from "./mcp/spawn-descriptors.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
@@ -34,6 +35,7 @@ import {
   renderFileIntegrity,
   runCrashLoop,
 } from "./tools/file-integrity-bench.js";
+import { measureTransactionCost, renderTransactionCost, TRANSACTION_CASES } from "./tools/file-transaction-cost.js";
 import { measureGrep, renderGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 
@@ -67,7 +69,9 @@ const EXTRA_SECTIONS = [
   { section: "registry-scale", file: "registry-scale" },
   { section: "grep", file: "grep" },
   { section: "file-integrity", file: "file-integrity" },
+  { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
+  { section: "mcp-spawn-descriptors", file: "mcp-spawn-descriptors" },
   { section: "redis", file: "redis" },
 ] as const;
 const extras = new Map<string, string[]>();
@@ -166,6 +170,16 @@ if (wanted("file-integrity")) {
   save("file-integrity", { machine, loadAverage: load, multiFile, locks, crash, markdown });
 }
 
+if (wanted("file-transaction-cost")) {
+  // A multi-file change's transaction (locks, intent log, flushes, restore copies) against the same
+  // change written plainly, in child processes under the group tests' open-file limit.
+  const transactions = [];
+  for (const shape of TRANSACTION_CASES) transactions.push(await measureTransactionCost(shape, quick ? 1 : 3));
+  const markdown = [renderTransactionCost(transactions)];
+  extras.set("file-transaction-cost", markdown);
+  save("file-transaction-cost", { machine, loadAverage: loadavg(), results: transactions, markdown });
+}
+
 if (wanted("git")) {
   const synthetic = await runGitBench(quick ? { commits: 2_000, runs: 2 } : { commits: 20_000, runs: 5 });
   const changedPaths = await runGitBench({
@@ -185,6 +199,16 @@ if (wanted("git")) {
     real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
     markdown: extra,
   });
+}
+
+if (wanted("mcp-spawn-descriptors")) {
+  // The descriptor scan a stdio MCP server's spawn makes, in a host holding 10 to 10,000 inherited
+  // descriptors, against a plain spawn in the same host and rounds.
+  const spawns = [];
+  for (const count of [10, 1_000, 10_000]) spawns.push(await measureSpawnDescriptors(count, quick ? 3 : 15));
+  const markdown = [renderSpawnDescriptors(spawns)];
+  extras.set("mcp-spawn-descriptors", markdown);
+  save("mcp-spawn-descriptors", { machine, loadAverage: loadavg(), results: spawns, markdown });
 }
 
 if (wanted("redis")) {

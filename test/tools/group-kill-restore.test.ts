@@ -14,6 +14,15 @@
  * directory after the swap (the failed reopen's first durable step), or at random times after the
  * swap (the loop). Then a recovery runs in a new process, and every file must be wholly old, at its
  * path and in the moved directory, with nothing left behind once the moved directory is back.
+ *
+ * Size (stop 50): 256 files in 128 directories at `ulimit -n` 128 (groups of 32 directories, 4
+ * groups) instead of 800 in 400 at 256 (7 groups): the same split into groups, the swap still in
+ * the last group and the watched file in the first, for a third of the files per round; and the
+ * workspace is seeded once per test and put back after each checked round (only the files the
+ * change made whole are rewritten), not made afresh. With the grouped revert disabled (the change
+ * taken as never revertible in file-transaction.ts, `const revertible = false && ...`: no restore
+ * files, the old path of the log taken back to `prepared` and the renamed files restored by a
+ * second change) both kill tests still fail: d0/f0.txt..d11/f11.txt new after recovery.
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -25,14 +34,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { leftBehind } from "./support/left-behind.js";
-import { MANY, manyFileStates, seedManyFiles } from "./support/many-file-workspace.js";
+import { FEWER, manyFileStates, resetManyFiles, seedManyFiles } from "./support/many-file-workspace.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const killer = path.join(repo, "test/tools/support/swap-then-kill.mjs");
 const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
-/** A directory of the last group holding files the patch updates (f398, f798). */
-const VICTIM = "d398";
+/** The change's size (see the header). */
+const SHAPE = FEWER;
+/** A directory of the last group (d96..d127) holding files the patch updates (f126, f254). */
+const VICTIM_INDEX = 126;
+const VICTIM = `d${VICTIM_INDEX}`;
 /** Kills at random times after the swap (ms bounds); `GROUP_KILLS` sets how many. */
 const KILLS = Number(process.env.GROUP_KILLS ?? 6);
 
@@ -44,9 +56,9 @@ afterEach(() => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-const seed = () => seedManyFiles(workspace);
+const seed = () => seedManyFiles(workspace, SHAPE);
 /** Each patched file's state at its path ("new", "old" or "missing"), the victim's files read at `victimAt`. */
-const states = (victimAt = VICTIM) => manyFileStates(workspace, (d) => (d === 398 ? victimAt : `d${d}`));
+const states = (victimAt = VICTIM) => manyFileStates(workspace, (d) => (d === VICTIM_INDEX ? victimAt : `d${d}`), SHAPE);
 
 /** The files whose state is not `expected` (old files "old", added ones "missing"; or all "new"). */
 function notWhole(found: Map<string, string>, whole: "before" | "after"): string[] {
@@ -85,7 +97,7 @@ async function killedChange(when: string): Promise<{ said: string; signal: NodeJ
       if (said.includes("watching")) resolve();
     }),
   );
-  const entry = nodeChild(script, [JSON.stringify({ workspace, files: MANY.files, dirs: MANY.dirs, limit: MANY.limit })]);
+  const entry = nodeChild(script, [JSON.stringify({ workspace, files: SHAPE.files, dirs: SHAPE.dirs, limit: SHAPE.limit })]);
   const child = spawn(process.execPath, entry.args, { cwd: repo, env: entry.env, stdio: ["ignore", "pipe", "inherit"] });
   let printed = "";
   child.stdout.on("data", (chunk) => {
@@ -105,8 +117,8 @@ async function killedChange(when: string): Promise<{ said: string; signal: NodeJ
  * kill (the swap landed after the last group's renames), wholly made. Returns which.
  */
 async function recoverAndCheck(label: string): Promise<"before" | "after"> {
-  await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
-  const intoAway = readFileSync(path.join(workspace, "away", "f398.txt"), "utf8").startsWith("new");
+  await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
+  const intoAway = readFileSync(path.join(workspace, "away", `f${VICTIM_INDEX}.txt`), "utf8").startsWith("new");
   const whole = intoAway ? "after" : "before";
   // Where the change went into the moved directory, the path holds the swapped-in copy: the change's files are in `away`.
   const found = states(intoAway ? "away" : VICTIM);
@@ -114,7 +126,7 @@ async function recoverAndCheck(label: string): Promise<"before" | "after"> {
   if (whole === "before") expect(notWhole(states("away"), "before").slice(0, 12), `${label}: moved directory`).toEqual([]);
   await rm(path.join(workspace, VICTIM), { recursive: true });
   await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
-  await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+  await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
   expect(await leftBehind(workspace), `${label}: left behind`).toEqual({ temporaries: [], logged: [] });
   expect(notWhole(states(), whole).slice(0, 12), `${label}: after the second recovery`).toEqual([]);
   return whole;
@@ -123,30 +135,40 @@ async function recoverAndCheck(label: string): Promise<"before" | "after"> {
 describe("a grouped change killed after its failed reopen (kill -9, then recovery)", () => {
   it("killed at the first log step after the swap: recovery leaves every file as before", async () => {
     let killedAt: string | undefined;
+    // Seeded again only after an attempt left the swap in place; a checked one is reset.
+    let seeded = false;
     for (let attempt = 0; attempt < 6 && killedAt === undefined; attempt++) {
-      seed();
+      if (!seeded) seed();
+      seeded = false;
       const { said, signal, printed } = await killedChange("log");
       if (signal !== "SIGKILL") {
         // The swap landed after the last group's renames (the change ended first): whole, try again.
         expect(printed, said).toMatch(/"ok"/);
         continue;
       }
-      if ((await recoverAndCheck(`attempt ${attempt} (${said})`)) === "before") killedAt = said;
+      const whole = await recoverAndCheck(`attempt ${attempt} (${said})`);
+      if (whole === "before") killedAt = said;
+      resetManyFiles(workspace, whole, SHAPE);
+      seeded = true;
     }
     expect(killedAt, "no attempt was killed in the window").toMatch(/^killed/);
   }, 900_000);
 
   it("killed at random times after the swap: every recovery leaves one state", async () => {
     const outcomes: string[] = [];
+    seed();
     for (let round = 0; round < KILLS; round++) {
-      seed();
       const delay = Math.floor(Math.random() * 400);
       const { said, signal, printed } = await killedChange(String(delay));
       if (signal !== "SIGKILL") {
         // Ended before the kill: it says what it did, and a recovery finds one state.
         expect(printed.length, said).toBeGreaterThan(0);
       }
-      outcomes.push(`${delay}ms:${signal ?? "exit"}:${await recoverAndCheck(`round ${round} (${delay} ms, ${said})`)}`);
+      const whole = await recoverAndCheck(`round ${round} (${delay} ms, ${said})`);
+      outcomes.push(`${delay}ms:${signal ?? "exit"}:${whole}`);
+      // Checked whole (every file, nothing left behind, the moved directory back): only the files
+      // a whole change rewrote are put back for the next round.
+      resetManyFiles(workspace, whole, SHAPE);
     }
     expect(outcomes.length).toBe(KILLS);
   }, 1_800_000);
@@ -171,7 +193,7 @@ describe("a first-group file written by another writer after its rename (no kill
     expect(notWhole(others, "before").slice(0, 12)).toEqual([]);
     await rm(path.join(workspace, VICTIM), { recursive: true });
     await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
-    await runChild([JSON.stringify({ workspace, dirs: MANY.dirs, recover: true })]);
+    await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
     expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
     expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
   }, 600_000);
