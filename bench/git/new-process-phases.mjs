@@ -1,9 +1,10 @@
 // One git tool call in a fresh node process, split into the steps a host that starts, answers and
 // exits pays, each step's CPU time (user + system of the whole process, `process.cpuUsage`):
 // node's own start (before this module runs), importing the git and root entries, importing the
-// git tools' handler chunk and node:zlib (which the first call would import), building the
+// tool's handler chunk and node:zlib (which the first call would import), building the
 // registry and run, opening the repository (a `git_diff_range` of HEAD against itself on the
-// run's cache: refs, pack index, commit-graph, one tree, with the code of the open run cold), then
+// run's cache: refs, pack index, commit-graph, one tree, with the code of the open run cold; for
+// another tool this step also loads the diff tool's own chunk, which its call alone would not), then
 // the question itself on that open repository; then, outside the process's total, the same question
 // on a new cache with the code already run once. Prints the steps and the answer (the driver checks
 // both answers against git's). Development aid for `bench/git/new-process-split.ts`, not the bench's timing
@@ -22,8 +23,18 @@ const [directory, tool, args, dist] = process.argv.slice(2);
 const { createGitTools, GIT_TOOL_NAMES } = await import(`${dist}/git/index.js`);
 await import(`${dist}/index.js`);
 marks.push(cpuNow());
-// The chunk the first call imports (its name carries a content hash), and zlib, which it imports.
-for (const file of readdirSync(dist).filter((name) => /^git-handlers-.*\.js$/.test(name))) {
+// The chunk the first call imports (its name carries a content hash; each tool has its own, which
+// imports the code the tools share; a build before stop 50 had one for all five, git-handlers),
+// and zlib, which it imports.
+const handlerChunk = {
+  git_log_search: "log-search",
+  git_file_history: "file-history",
+  git_blame_context: "blame",
+  git_diff_range: "diff-range",
+  git_contributor_context: "contributor",
+}[tool];
+const chunkName = new RegExp(`^(git-handlers|${handlerChunk})-[A-Z0-9]+\\.js$`);
+for (const file of readdirSync(dist).filter((name) => chunkName.test(name))) {
   await import(path.join(dist, file));
 }
 await import("node:zlib");

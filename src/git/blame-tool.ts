@@ -1,7 +1,7 @@
 import { defineTool, type ToolDefinition } from "agent-tool-catalog";
 import { integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
-import { loadGitHandlers } from "./load-git-handlers.js";
+import { loadBlame } from "./load-git-handlers.js";
 
 const blameInput = objectSchema({
   path: required(stringField({ min: 1 }), "The file to blame, relative to the workspace"),
@@ -89,6 +89,6 @@ export function createBlameTool(runtime: GitToolRuntime): ToolDefinition<BlameIn
     inputSchema: blameInput,
     annotations: { title: "Blame lines", readOnlyHint: true, idempotentHint: true },
     tags: ["git", "history", "blame", "annotate", "author", "lines", "who"],
-    handler: async (input, context) => (await loadGitHandlers()).runBlame(runtime, input, context),
+    handler: async (input, context) => (await loadBlame()).runBlame(runtime, input, context),
   });
 }

@@ -1,7 +1,7 @@
 import { defineTool, type ToolDefinition } from "agent-tool-catalog";
 import { integerField, type OutputOf, objectSchema, optional, stringField } from "../tool/object-schema.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
-import { loadGitHandlers } from "./load-git-handlers.js";
+import { loadContributor } from "./load-git-handlers.js";
 
 const contributorInput = objectSchema({
   path: optional(stringField({ min: 1 }), "A file or directory (relative to the workspace); default the whole repository"),
@@ -73,6 +73,6 @@ export function createContributorTool(runtime: GitToolRuntime): ToolDefinition<C
     inputSchema: contributorInput,
     annotations: { title: "Contributors", readOnlyHint: true, idempotentHint: true },
     tags: ["git", "history", "contributors", "authors", "owners", "shortlog", "stats", "who"],
-    handler: async (input, context) => (await loadGitHandlers()).runContributor(runtime, input, context),
+    handler: async (input, context) => (await loadContributor()).runContributor(runtime, input, context),
   });
 }

@@ -2,7 +2,7 @@ import { defineTool, type ToolDefinition } from "agent-tool-catalog";
 import { integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import type { ChangeStatus } from "./history/renames.js";
-import { loadGitHandlers } from "./load-git-handlers.js";
+import { loadDiffRange } from "./load-git-handlers.js";
 
 const diffRangeInput = objectSchema({
   from: required(
@@ -79,6 +79,6 @@ export function createDiffRangeTool(runtime: GitToolRuntime): ToolDefinition<Dif
     inputSchema: diffRangeInput,
     annotations: { title: "Diff two revisions", readOnlyHint: true, idempotentHint: true },
     tags: ["git", "history", "diff", "compare", "changes", "patch", "range", "review"],
-    handler: async (input, context) => (await loadGitHandlers()).runDiffRange(runtime, input, context),
+    handler: async (input, context) => (await loadDiffRange()).runDiffRange(runtime, input, context),
   });
 }

@@ -11,7 +11,7 @@ import {
 import type { CommitSummary } from "./commit-summary.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import type { ChangeStatus } from "./history/renames.js";
-import { loadGitHandlers } from "./load-git-handlers.js";
+import { loadFileHistory } from "./load-git-handlers.js";
 
 const fileHistoryInput = objectSchema({
   path: required(stringField({ min: 1 }), "The file (or directory) whose history to list, relative to the workspace"),
@@ -96,6 +96,6 @@ export function createFileHistoryTool(runtime: GitToolRuntime): ToolDefinition<F
     inputSchema: fileHistoryInput,
     annotations: { title: "History of a file", readOnlyHint: true, idempotentHint: true },
     tags: ["git", "history", "log", "file", "follow", "renames", "numstat", "changes"],
-    handler: async (input, context) => (await loadGitHandlers()).runFileHistory(runtime, input, context),
+    handler: async (input, context) => (await loadFileHistory()).runFileHistory(runtime, input, context),
   });
 }

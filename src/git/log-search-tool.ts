@@ -2,7 +2,7 @@ import { defineTool, type ToolDefinition } from "agent-tool-catalog";
 import { enumField, integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import type { CommitSummary } from "./commit-summary.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
-import { loadGitHandlers } from "./load-git-handlers.js";
+import { loadLogSearch } from "./load-git-handlers.js";
 
 const logSearchInput = objectSchema({
   query: required(stringField({ min: 1, max: 1000 }), "The text to look for"),
@@ -68,6 +68,6 @@ export function createLogSearchTool(runtime: GitToolRuntime): ToolDefinition<Log
     inputSchema: logSearchInput,
     annotations: { title: "Search git history", readOnlyHint: true, idempotentHint: true },
     tags: ["git", "history", "log", "grep", "pickaxe", "search", "commits", "blame"],
-    handler: async (input, context) => (await loadGitHandlers()).runLogSearch(runtime, input, context),
+    handler: async (input, context) => (await loadLogSearch()).runLogSearch(runtime, input, context),
   });
 }
