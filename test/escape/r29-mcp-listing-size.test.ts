@@ -5,15 +5,20 @@
  * with one tool and a 9 MiB `nextCursor` (or a 9 MiB description) made the host hold a gigabyte
  * over 100 pages (RSS +1,037 MiB, 52 s; a host with a 512 MB heap died of it). The attempt: a host
  * process with a 384 MB heap connects such a server and calls its first tool. Control: the same
- * server with short cursors is listed to the 100-page bound (every page's tool registered).
+ * server with short cursors is listed to the 100-page bound (every page's tool registered). The
+ * same file: one tool's input schema holding 9 MiB (kept in its definition and sent to the model
+ * with it), refused since this round; control, a 100 KiB one is kept.
  */
 import { fileURLToPath } from "node:url";
+import { createRegistry } from "agent-tool-catalog";
+import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { describe, expect } from "vitest";
 import { repoRoot, spawnNode } from "../support/child-entry.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 const host = fileURLToPath(new URL("./support/r29-listing-host.mjs", import.meta.url));
 const server = fileURLToPath(new URL("./support/r29-huge-cursor-server.mjs", import.meta.url));
+const fatSchemaServer = fileURLToPath(new URL("./support/r29-fat-schema-server.mjs", import.meta.url));
 
 interface HostReport {
   readonly tools: number;
@@ -64,5 +69,38 @@ describe("escape attempts: an MCP server's endless listing of large pages", () =
       expect(control.report).toMatchObject({ tools: 100, truncated: true, called: "t0 ran" });
     },
     240_000,
+  );
+
+  escapeAttempt(
+    "resources",
+    "a tool whose input schema holds a 9 MiB description (the tool's own is cut at 4,000 characters): refused, never sent to the model",
+    async () => {
+      const schemaOf = async (kib: number) => {
+        const registry = createRegistry();
+        try {
+          const handle = await connectMcpServer(registry, {
+            name: "fat",
+            command: process.execPath,
+            args: [fatSchemaServer, String(kib)],
+          });
+          const tool = registry.list().find((descriptor) => descriptor.name === "mcp_fat_fat");
+          return {
+            tools: handle.status.tools,
+            rejected: handle.status.rejected,
+            size: JSON.stringify(tool?.inputSchema ?? null).length,
+          };
+        } finally {
+          await registry.close();
+        }
+      };
+      const refused = await schemaOf(9 * 1024);
+      expect(refused.tools).toEqual(["mcp_fat_ok"]);
+      expect(refused.rejected).toMatchObject([{ name: "mcp_fat_fat", reason: "invalid_input_schema" }]);
+      // Control: a 100 KiB description inside the schema is registered and kept whole.
+      const kept = await schemaOf(100);
+      expect(kept.tools).toEqual(["mcp_fat_fat", "mcp_fat_ok"]);
+      expect(kept.size).toBeGreaterThan(100 * 1024);
+    },
+    60_000,
   );
 });

@@ -4,7 +4,7 @@
  * call stack is measured like any other (a hostile server's JSON need not be shallow), and the walk
  * stops as soon as the size is past `limit` (the rest would not change the answer).
  */
-export function listingSize(value: unknown, limit: number): number {
+export function jsonValueSize(value: unknown, limit: number): number {
   let size = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0 && size <= limit) {
