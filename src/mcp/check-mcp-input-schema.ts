@@ -1,6 +1,14 @@
 import { explainUncompilableJsonSchema } from "../tool/json-schema-references.js";
+import { jsonValueSize } from "./json-value-size.js";
 
 const MAX_NODES = 20_000;
+/**
+ * The most characters a schema may hold ({@link jsonValueSize}: strings and keys, 8 for each other
+ * value). The schema is kept in the tool's definition and sent to the model with the tool, where a
+ * tool's own description is cut at 4,000 characters: a 9 MiB `description` inside the schema was
+ * registered whole. 1 Mi is more than 20,000 nodes with ordinary names take.
+ */
+const MAX_CHARACTERS = 1024 * 1024;
 const MAX_DEPTH = 64;
 /**
  * The most values one `enum` (or any one array) may list. Checking a schema against its
@@ -49,6 +57,10 @@ export function checkMcpInputSchema(schema: unknown): string | undefined {
     explainUncompilableJsonSchema(schema, {
       maxReferencedNodes: MAX_REFERENCED_NODES,
       maxRefsIntoReferringTargets: MAX_REFS_INTO_REFERRING_TARGETS,
-    })
+    }) ??
+    // Last, so a schema both too large and of a shape refused above is named by its shape.
+    (jsonValueSize(schema, MAX_CHARACTERS) > MAX_CHARACTERS
+      ? `the schema holds more than ${MAX_CHARACTERS} characters`
+      : undefined)
   );
 }

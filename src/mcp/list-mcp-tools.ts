@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ResultSchema, type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { jsonValueSize } from "./json-value-size.js";
 import { clip } from "./mcp-errors.js";
 import type { McpRejectedTool } from "./mcp-events.js";
 
@@ -10,7 +11,7 @@ export interface McpToolListing {
   readonly tools: readonly Tool[];
   /** Entries skipped, with the reason. */
   readonly rejected: readonly McpRejectedTool[];
-  /** True when the listing stopped at a limit (pages or tools). */
+  /** True when the listing stopped at a limit (pages, tools or size). */
   readonly truncated: boolean;
 }
 
@@ -26,6 +27,14 @@ export const MAX_TOOL_PAGES = 100;
  * @public
  */
 export const MAX_TOOLS_PER_SERVER = 5000;
+/**
+ * Most characters one listing keeps, over all its pages (strings, keys included, and 8 for each
+ * other value: {@link jsonValueSize}). Each page is one message (at most 10 MiB over stdio), but the
+ * pages are kept until the last one: a server answering 100 pages of 9 MiB cursors or descriptions
+ * made the host hold a gigabyte (and die with a 512 MB heap). 32 Mi is over six times what 5,000
+ * tools with 1 KB descriptions and 5 KB schemas take.
+ */
+const MAX_LISTING_SIZE = 32 * 1024 * 1024;
 
 /** Reads every page of `tools/list`, checking each entry on its own. */
 export async function listMcpTools(client: Client, options: RequestOptions): Promise<McpToolListing> {
@@ -34,6 +43,7 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
   const rejected: McpRejectedTool[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
+  let size = 0;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
     // The SDK's own (loose) result schema: each entry is checked on its own below, so one broken
     // tool does not hide the others (listTools rejects the whole page). Using the SDK's schema also
@@ -45,6 +55,10 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
     );
     const entries: unknown = result.tools;
     if (!Array.isArray(entries)) throw new MalformedListingError("tools/list result has no tools array");
+    // The cursors are kept too (to stop at a repeated one): the page is measured whole. A page past
+    // the budget is dropped and the listing ends there; the first page is always taken.
+    size += jsonValueSize(result, MAX_LISTING_SIZE);
+    if (size > MAX_LISTING_SIZE && page > 0) return { tools, rejected, truncated: true };
     for (const entry of entries) {
       if (tools.length >= MAX_TOOLS_PER_SERVER) return { tools, rejected, truncated: true };
       const checked = checkTool(entry);
