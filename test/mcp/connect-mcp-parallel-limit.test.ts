@@ -57,6 +57,18 @@ describe("connect_mcp's per-run limit under parallel calls", () => {
     expect(group.list("parallel").filter((handle) => handle.runId === "parallel")).toHaveLength(5);
   });
 
+  // Held before the fix too (the server set refuses the second name); kept as a guard of the name check.
+  it("connects one of two parallel calls under the same name; the other is mcp_server_exists", async () => {
+    registry = createRegistry();
+    const group = new McpServerSet();
+    registry.register(createConnectMcpTool(registry, { group, approve: () => true }));
+    const run = registry.createRun({ runId: "twins" });
+    run.activate(["connect_mcp"]);
+    const results = await Promise.all([0, 1].map(() => run.call("connect_mcp", { name: "twin", url: http.url })));
+    expect(results.map(codeOf).sort()).toEqual(["mcp_server_exists", "ok"]);
+    expect(group.list("twins").filter((handle) => handle.runId === "twins")).toHaveLength(1);
+  });
+
   it("positive control: a slot held by a connect that failed is free again", async () => {
     registry = createRegistry();
     const group = new McpServerSet();
