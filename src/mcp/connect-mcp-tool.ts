@@ -153,6 +153,10 @@ export function createConnectMcpTool(
   }
   checkConnectOptions(options);
   const group = options.group ?? new McpServerSet();
+  // Names whose connect is under way, per run: a model's parallel calls of one step overlap at
+  // the approval and the handshake, so the limit and the name check count these too (before,
+  // eight parallel calls all saw no server and connected eight).
+  const connecting = new Map<string, Set<string>>();
   return defineTool({
     name: CONNECT_MCP_TOOL_NAME,
     description:
@@ -171,10 +175,18 @@ export function createConnectMcpTool(
         url: parseUrl(request.url),
         transport: request.transport ?? "http",
       };
-      checkCapacity(group, request.name, context.runId, options.maxServersPerRun ?? 5);
-      await authorize(options, connectRequest);
-      const handle = await connect({ registry, group, options }, connectRequest, context);
-      return report(handle, context);
+      const pending = connecting.get(context.runId) ?? new Set<string>();
+      checkCapacity(group, request.name, context.runId, options.maxServersPerRun ?? 5, pending);
+      pending.add(request.name);
+      connecting.set(context.runId, pending);
+      try {
+        await authorize(options, connectRequest);
+        const handle = await connect({ registry, group, options }, connectRequest, context);
+        return report(handle, context);
+      } finally {
+        pending.delete(request.name);
+        if (pending.size === 0) connecting.delete(context.runId);
+      }
     },
   });
 }
@@ -203,15 +215,18 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function checkCapacity(group: McpServerSet, name: string, runId: string, limit: number): void {
+function checkCapacity(group: McpServerSet, name: string, runId: string, limit: number, connecting: ReadonlySet<string>): void {
   const own = group.list(runId).filter((handle) => handle.runId === runId);
-  if (group.get(name, runId)?.name === name) {
+  if (group.get(name, runId)?.name === name || connecting.has(name)) {
     throw new ToolError("mcp_server_exists", `An MCP server named "${name}" is already connected.`, {
       hint: "Use its tools, or pick another name.",
     });
   }
-  if (own.length >= limit) {
-    throw new ToolError("mcp_server_limit", `This conversation has connected ${own.length} MCP servers, the most allowed.`);
+  if (own.length + connecting.size >= limit) {
+    throw new ToolError(
+      "mcp_server_limit",
+      `This conversation has connected ${own.length} MCP servers${connecting.size > 0 ? ` and is connecting ${connecting.size}` : ""}, the most allowed.`,
+    );
   }
 }
 

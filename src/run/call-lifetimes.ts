@@ -6,9 +6,49 @@ export interface CallLifetime {
   readonly end: () => void;
 }
 
+/** The calls in flight under one host signal, and the one listener they share on it. */
+interface HostWatch {
+  readonly calls: Set<(reason: unknown) => void>;
+  readonly listener: () => void;
+}
+
+/**
+ * One abort listener per host signal, however many calls share it: a host commonly passes one
+ * signal for a whole conversation, and a listener per call put 300 on it for 300 parallel calls
+ * (a `MaxListenersExceededWarning` from the eleventh).
+ */
+const hostWatches = new WeakMap<AbortSignal, HostWatch>();
+
+/**
+ * Calls `onAbort` when `signal` (a host's, possibly shared by many calls) aborts; returns the
+ * function that stops watching. However many watch one signal, it holds one listener.
+ */
+export function watchHostSignal(signal: AbortSignal, onAbort: (reason: unknown) => void): () => void {
+  let watch = hostWatches.get(signal);
+  if (watch === undefined) {
+    const calls = new Set<(reason: unknown) => void>();
+    const listener = () => {
+      hostWatches.delete(signal);
+      for (const call of [...calls]) call(signal.reason);
+    };
+    watch = { calls, listener };
+    hostWatches.set(signal, watch);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const { calls } = watch;
+  calls.add(onAbort);
+  return () => {
+    calls.delete(onAbort);
+    if (calls.size === 0 && hostWatches.get(signal) === watch) {
+      hostWatches.delete(signal);
+      signal.removeEventListener("abort", watch.listener);
+    }
+  };
+}
+
 /**
  * The calls in flight of one owner (a run, a registry). Each call gets its own controller, so
- * nothing is ever added to a long-lived signal: a run with a thousand concurrent calls adds no
+ * nothing is ever added to a long-lived signal but one listener per host signal: a run with a thousand concurrent calls adds no
  * listener to the run's signal (no `MaxListenersExceededWarning`), and what a library adds to a
  * call's signal (the MCP SDK adds one listener per request) goes away with the call.
  */
@@ -35,16 +75,16 @@ export class CallLifetimes {
       if (owner.endedWith !== undefined) abort(owner.endedWith.reason);
       owner.controllers.add(controller);
     }
-    const onHostAbort = () => abort(hostSignal?.reason);
+    let unwatch: (() => void) | undefined;
     if (hostSignal?.aborted === true) abort(hostSignal.reason);
-    else hostSignal?.addEventListener("abort", onHostAbort, { once: true });
+    else if (hostSignal !== undefined) unwatch = watchHostSignal(hostSignal, abort);
     let ended = false;
     return {
       signal: controller.signal,
       end: () => {
         if (ended) return;
         ended = true;
-        hostSignal?.removeEventListener("abort", onHostAbort);
+        unwatch?.();
         for (const owner of owners) owner.controllers.delete(controller);
       },
     };

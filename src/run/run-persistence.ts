@@ -1,4 +1,5 @@
 import { settleThenable } from "../tool/settle-thenable.js";
+import { watchHostSignal } from "./call-lifetimes.js";
 import type { RunState } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 
@@ -70,7 +71,7 @@ export class RunPersistence {
     const saving = this.save();
     const startedAt = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
+    let unwatch: (() => void) | undefined;
     const stopped = new Promise<undefined>((resolve) => {
       const stop = () => {
         const waited = Date.now() - startedAt;
@@ -82,18 +83,19 @@ export class RunPersistence {
       timer = setTimeout(stop, waitMs);
       if (signal === undefined) return;
       // A cancelled call still gets a moment for a healthy store, so cancelling is not reported as a failed save.
-      onAbort = () => {
+      const onAbort = () => {
         const left = waitMs - (Date.now() - startedAt);
         if (left <= ABORT_SAVE_WAIT_MS) return;
         clearTimeout(timer);
         timer = setTimeout(stop, ABORT_SAVE_WAIT_MS);
       };
+      // The host's signal, often one for the whole conversation: one shared listener, not one per save.
       if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
+      else unwatch = watchHostSignal(signal, onAbort);
     });
     return Promise.race([saving, stopped]).finally(() => {
       clearTimeout(timer);
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+      unwatch?.();
     });
   }
 }

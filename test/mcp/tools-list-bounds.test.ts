@@ -1,0 +1,104 @@
+/**
+ * README ("MCP servers"): "A server's listing is read up to 5,000 tools (`MAX_TOOLS_PER_SERVER`)
+ * in up to 100 pages (`MAX_TOOL_PAGES`): the tools past it are not registered and
+ * `status.truncated` is true." The tests before stopped only a cursor repeated. Attacked here with
+ * the SDK's own low-level `Server`: a server that pages forever with ever new cursors, and one
+ * whose one page lists 5,001 tools. Positive controls: exactly 100 pages, and a listing of
+ * 5,000 tools, are read whole (`truncated` false).
+ */
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { createRegistry, type Registry } from "agent-tool-catalog";
+import { connectMcpServer, MAX_TOOL_PAGES, MAX_TOOLS_PER_SERVER, type McpCustomServerConfig } from "agent-tool-catalog/mcp";
+import { afterEach, describe, expect, it } from "vitest";
+
+/** A server whose page `n` lists `perPage(n)` tools and points on while `more(n)`. */
+function server(
+  perPage: (page: number) => number,
+  more: (page: number) => boolean,
+): McpCustomServerConfig & { pagesRead: () => number } {
+  let pages = 0;
+  let next = 0;
+  return {
+    name: "bounded",
+    pagesRead: () => pages,
+    transport: () => {
+      const [client, serverSide] = InMemoryTransport.createLinkedPair();
+      const mcp = new Server({ name: "bounded", version: "1" }, { capabilities: { tools: {} } });
+      mcp.setRequestHandler(ListToolsRequestSchema, async (request) => {
+        const page = request.params?.cursor === undefined ? 0 : Number(request.params.cursor.split(":")[1]);
+        pages++;
+        const tools: Tool[] = Array.from({ length: perPage(page) }, () => {
+          const index = next++;
+          return { name: `t${index}`, description: `Tool ${index}.`, inputSchema: { type: "object" } };
+        });
+        // A fresh cursor each time: the repeated-cursor check never fires.
+        return { tools, ...(more(page) ? { nextCursor: `page:${page + 1}` } : {}) };
+      });
+      void mcp.connect(serverSide);
+      return client;
+    },
+  };
+}
+
+let registry: Registry | undefined;
+afterEach(async () => {
+  await registry?.close();
+  registry = undefined;
+});
+
+describe("MCP tools/list bounds", () => {
+  it("reads at most 100 pages of a server that pages forever, and says the listing is truncated", async () => {
+    expect(MAX_TOOL_PAGES).toBe(100);
+    registry = createRegistry();
+    const config = server(
+      () => 2,
+      () => true,
+    );
+    const handle = await connectMcpServer(registry, config);
+    expect(config.pagesRead()).toBe(100);
+    expect(handle.status.tools).toHaveLength(200);
+    expect(handle.status.truncated).toBe(true);
+  });
+
+  it("control: exactly 100 pages are read whole", async () => {
+    registry = createRegistry();
+    const config = server(
+      () => 2,
+      (page) => page < 99,
+    );
+    const handle = await connectMcpServer(registry, config);
+    expect(config.pagesRead()).toBe(100);
+    expect(handle.status.tools).toHaveLength(200);
+    expect(handle.status.truncated).toBe(false);
+  });
+
+  it("registers 5,000 of a page of 5,001 tools, and says the listing is truncated; control: 5,000 whole", async () => {
+    expect(MAX_TOOLS_PER_SERVER).toBe(5000);
+    registry = createRegistry();
+    const over = await connectMcpServer(
+      registry,
+      server(
+        () => 5001,
+        () => false,
+      ),
+    );
+    expect(over.status.tools).toHaveLength(5000);
+    expect(registry.has("mcp_bounded_t4999")).toBe(true);
+    expect(registry.has("mcp_bounded_t5000")).toBe(false);
+    expect(over.status.truncated).toBe(true);
+    await registry.close();
+
+    registry = createRegistry();
+    const whole = await connectMcpServer(
+      registry,
+      server(
+        () => 1000,
+        (page) => page < 4,
+      ),
+    );
+    expect(whole.status.tools).toHaveLength(5000);
+    expect(whole.status.truncated).toBe(false);
+  }, 60_000);
+});
