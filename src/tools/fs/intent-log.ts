@@ -63,6 +63,17 @@ interface IntentRecord {
   readonly abandoned?: true;
 }
 
+/** The prefix of a log handed to recovery by its live owner (see `IntentLog.handOver`). */
+const HANDED_OVER = "abandoned-";
+
+/** Logs of this process handed to recovery whose marking rename was refused (see `IntentLog.handOver`). */
+const handedOver = new Set<string>();
+
+/** The pid a log's (or a kept `.next` log's) name starts with, past a hand-over's mark. */
+function ownerPidOfName(name: string): number {
+  return Number((name.startsWith(HANDED_OVER) ? name.slice(HANDED_OVER.length) : name).split("-")[0]);
+}
+
 /** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
 function stateBase(): string {
   const uid = typeof process.geteuid === "function" ? process.geteuid() : "user";
@@ -138,7 +149,7 @@ function syncIntentDirectory(file: string): Promise<void> {
  */
 export class IntentLog {
   private constructor(
-    private readonly file: string,
+    private file: string,
     private record: IntentRecord,
   ) {}
 
@@ -278,6 +289,29 @@ export class IntentLog {
     await syncIntentDirectory(this.file);
   }
 
+  /**
+   * Hands a committed change that could neither be completed nor taken back (its rename pass
+   * failed part way, and the failure's own steps were refused) to the workspace's recovery, as if
+   * this process had been killed there: the log stays `committed`, naming every temporary file,
+   * so a recovery rolls it forward (every file new), and it is marked so that any recovery,
+   * this process's next one included, replays it at once rather than waiting for its owner to end
+   * (a log left to a live owner was rolled forward only once the process ended, over whatever was
+   * written since). The mark is a rename of the log (`abandoned-<name>`: it needs no space, and a
+   * full disk refuses every new record); where even that is refused (a read-only state directory)
+   * it is kept in this process, which is then the only one that replays the log before it ends.
+   */
+  async handOver(): Promise<void> {
+    const marked = path.join(path.dirname(this.file), `${HANDED_OVER}${path.basename(this.file)}`);
+    try {
+      await rename(this.file, marked);
+    } catch {
+      handedOver.add(this.file);
+      return;
+    }
+    this.file = marked;
+    await syncIntentDirectory(marked);
+  }
+
   /** True when removing this log must be flushed (see `finish`): committed, with deletes. */
   get removalMustBeFlushed(): boolean {
     return hasDeletes(this.record);
@@ -362,7 +396,8 @@ function startRecovery(scope: FileScope, key: string, breaks: number, needed: Pr
 async function hasLogsOfOthers(root: string): Promise<boolean> {
   const directory = intentDirectory(await realpath(root).catch(() => root));
   const names = await readdir(directory).catch(() => [] as string[]);
-  return names.some((name) => !name.startsWith(`${process.pid}-`));
+  if (names.some((name) => !name.startsWith(`${process.pid}-`))) return true;
+  return [...handedOver].some((file) => path.dirname(file) === directory);
 }
 
 /**
@@ -382,7 +417,7 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
   for (const name of names) {
     const file = path.join(directory, name);
     if (name.endsWith(".next")) {
-      if (!isProcessAlive(`${Number(name.split("-")[0])}:?`)) await unlink(file).catch(() => undefined);
+      if (!isProcessAlive(`${ownerPidOfName(name)}:?`)) await unlink(file).catch(() => undefined);
       continue;
     }
     if (!name.endsWith(".json")) continue;
@@ -392,17 +427,19 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
     } catch {
       // Cut short by a crash while the prepared record was written (no temporary file exists
       // yet), or already replayed and removed by an earlier recovery.
-      const owner = Number(name.split("-")[0]);
+      const owner = ownerPidOfName(name);
       if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
       else if (owner !== process.pid) pending++;
       continue;
     }
-    if (record.abandoned !== true && isProcessAlive(record.owner)) {
+    const handed = name.startsWith(HANDED_OVER) || handedOver.has(file);
+    if (record.abandoned !== true && !handed && isProcessAlive(record.owner)) {
       // Another process's change in flight (this process's own need no second look).
       if (record.owner !== OWN_PROCESS) pending++;
       continue;
     }
     await replayAndRemove(scope, file, record);
+    handedOver.delete(file);
   }
   return pending;
 }
@@ -480,6 +517,8 @@ async function replayAndRemove(scope: FileScope, file: string, found: IntentReco
   } catch (error) {
     // A failed step (a flush refused) fails this recovery only, not the file operations waiting for it.
     await unlink(next).catch(() => undefined);
+    // A rename refused (see `StuckRenameError`): the whole log stays, and the workspace's changes wait.
+    if (error instanceof StuckRenameError) throw new RecoveryIncompleteError(error);
     throw error;
   }
   try {
@@ -585,6 +624,8 @@ async function writeKept(next: string, record: IntentRecord): Promise<void> {
  */
 async function replay(scope: FileScope, record: IntentRecord, skipped: readonly IntentEntry[]): Promise<IntentEntry[]> {
   const unreached: IntentEntry[] = [...skipped];
+  // Renames of a roll-forward refused with the temporary file still there (see `StuckRenameError`).
+  const stuck: string[] = [];
   for (const entry of record.entries) {
     if (skipped.includes(entry)) continue;
     const parent = await scope
@@ -600,7 +641,11 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       if (!isSameDirectory(parent, entry)) continue;
       if (record.state === "committed") {
         if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
-        else await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(() => undefined);
+        else
+          await rename(parent.at(entry.temporary), parent.at(entry.name)).catch((error: NodeJS.ErrnoException) => {
+            if (!GIVEN_UP_RENAMES.has(error.code ?? ""))
+              stuck.push(`"${path.join(entry.directory, entry.name)}" (${error.code})`);
+          });
         if (entry.restore !== undefined) await unlink(parent.at(entry.restore)).catch(() => undefined);
         await parent.sync();
       } else if (record.state === "reverting") {
@@ -614,6 +659,7 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       await parent.close();
     }
   }
+  if (stuck.length > 0) throw new StuckRenameError(stuck);
   // After every temporary file is gone, all entries' directories together: see `removeMadeDirectories`.
   if (record.state !== "committed") {
     await removeMadeDirectories(
@@ -622,6 +668,28 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
     );
   }
   return unreached;
+}
+
+/**
+ * The failures of a roll-forward's rename that leave the entry as it is (its temporary file stays
+ * as litter) rather than the log: the temporary file or its directory is gone (ENOENT: renamed
+ * already, or nothing left to finish), or another writer put a directory at the name since.
+ */
+const GIVEN_UP_RENAMES = new Set(["ENOENT", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EEXIST"]);
+
+/**
+ * A roll-forward whose rename of a file was refused (EPERM on an immutable file, EIO, a full
+ * disk): the others were made, and the whole log stays, so that the change is finished once the
+ * file can be renamed (a renamed entry replayed again is a no-op: its temporary file is gone).
+ * Dropping the log, as until stop 50, left the change half made for good: some files new, this
+ * one old, its new content as litter beside it. The workspace's changes wait for that recovery
+ * (see `RecoveryIncompleteError`); its reads do not.
+ */
+class StuckRenameError extends Error {
+  constructor(files: readonly string[]) {
+    super(`${files.join(", ")} could not be given the new content of a change a crash cut short`);
+    this.name = "StuckRenameError";
+  }
 }
 
 /** True when `entry` (a name in the held directory) exists, of any kind. */
