@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   close as closeCallback,
   closeSync,
@@ -686,7 +687,11 @@ async function revertOneGroup(
   for (const { change, existing } of staged) if (existing) restores.set(change, temporaryName());
   const entries = staged.map((entry) => {
     const restore = restores.get(entry.change);
-    return { ...entriesOf([entry])[0], ...(restore === undefined ? {} : { restore }) } as IntentEntry;
+    return {
+      ...entriesOf([entry])[0],
+      ...(restore === undefined ? {} : { restore }),
+      ...writtenOf(entry.change, renamed.has(entry.change.path)),
+    } as IntentEntry;
   });
   try {
     await log.nameRestores(entries);
@@ -725,6 +730,18 @@ async function revertOneGroup(
   await endLog(log, left);
   await removeMadeDirectories(scope, made);
   return { stillApplied, changedMeanwhile };
+}
+
+/**
+ * What a change put at a file's name, for a `reverting` record (see `IntentEntry.written`): the
+ * SHA-256 of the new content of a file renamed, `""` for one not renamed; nothing for a delete
+ * or a streamed content (taken back unchecked). Computed only after a failure.
+ */
+function writtenOf(change: TransactionChange, renamed: boolean): { written?: string } {
+  if (change.after === undefined) return {};
+  if (!renamed) return { written: "" };
+  if (typeof change.after === "function") return {};
+  return { written: createHash("sha256").update(change.after).digest("hex") };
 }
 
 /** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */
@@ -1094,9 +1111,18 @@ async function applyInGroups(
     for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
   } catch (error) {
     // Revertible: taken back whole under the log, turned `reverting` first (see `revertInGroups`).
+    const done = new Set(applied);
+    // Each entry with what the change put at its name: a recovery takes back only that.
+    const withWritten = () => {
+      const changes = [...first.keys()];
+      return loggedEntries().map((entry, index) => {
+        const change = changes[index] as TransactionChange;
+        return { ...entry, ...writtenOf(change, done.has(change.path)) };
+      });
+    };
     if (
       committed.revertible &&
-      (await committed.revert().then(
+      (await committed.revert(withWritten()).then(
         () => true,
         () => false,
       ))

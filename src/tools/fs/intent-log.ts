@@ -36,6 +36,14 @@ export interface IntentEntry {
    * the file's name (see `IntentState`).
    */
   readonly restore?: string;
+  /**
+   * In a `reverting` record: what the change put at the file's name, as the SHA-256 (hex) of its
+   * new content, or `""` where it put nothing there (the file not renamed yet). A recovery takes
+   * back (removes, or gives its `restore` file back) only a file whose content is that: one another
+   * writer changed or created at the name since is left as it is (see {@link revertEntry}).
+   * Absent (a content streamed, or a log of an older version): the file is taken back unchecked.
+   */
+  readonly written?: string;
 }
 
 /**
@@ -198,10 +206,10 @@ export class IntentLog {
    * before any file is put back: from here a crash is rolled back by the next recovery (every
    * renamed file gets its `restore` file back, every added one is removed, every temporary file
    * goes), as the caller then does itself. Throws when it cannot be written (the log still says
-   * `committed`).
+   * `committed`). `entries`: the log's, each with what the change put at its name (`written`).
    */
-  async revert(): Promise<void> {
-    await this.replaceRecord({ ...this.record, state: "reverting" });
+  async revert(entries: readonly IntentEntry[] = this.record.entries): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "reverting", entries });
   }
 
   /**
@@ -720,6 +728,44 @@ async function revertEntry(parent: ParentEntry, entry: IntentEntry): Promise<voi
     await drop(restore);
     return;
   }
+  // Only what the change itself put at the name is taken back: a file another writer wrote or
+  // created there since the crash is left as it is (its `restore` file goes, as the owner's own
+  // revert does: see `revertOne`), and told.
+  if (temporary !== undefined && !(await isOwnWrite(parent, entry))) {
+    // Told where the change would have taken it back: an added name, or one whose `restore` file
+    // is still to put back (not for a file the change never renamed, which is not its to touch).
+    const pending = restore === undefined || (entry.written !== "" && (await present(parent, restore)));
+    if (pending && (await present(parent, name))) foreignLeftAlone(entry);
+    await drop(restore);
+    return;
+  }
   if (restore !== undefined) await rename(parent.at(restore), parent.at(name)).catch(() => undefined);
   else if (temporary !== undefined) await drop(name);
+}
+
+/**
+ * True when the file at `entry`'s name is what its change put there (see `IntentEntry.written`:
+ * the SHA-256 of its content; unchecked where the log has none). A name holding nothing is not:
+ * there is nothing of the change's to take back (a renamed file put back already, or removed).
+ */
+async function isOwnWrite(parent: ParentEntry, entry: IntentEntry): Promise<boolean> {
+  if (entry.written === undefined) return true;
+  if (entry.written === "") return false;
+  const stats = await lstat(parent.at(entry.name)).catch(() => undefined);
+  if (stats === undefined || !stats.isFile()) return false;
+  const bytes = await readFile(parent.at(entry.name)).catch(() => undefined);
+  return bytes !== undefined && createHash("sha256").update(bytes).digest("hex") === entry.written;
+}
+
+/**
+ * Tells (a process warning: a recovery has no caller to answer) that a recovery left a file as
+ * another writer left it rather than take back a change cut short by a crash.
+ */
+function foreignLeftAlone(entry: IntentEntry): void {
+  const at = path.join(entry.directory, entry.name);
+  process.emitWarning(
+    `"${at}" was changed by another writer after a crash cut a change short: the recovery left it as that writer left it` +
+      (entry.restore === undefined ? "." : ", and did not put its content from before the change back."),
+    { code: "ATC_RECOVERY_LEFT_FOREIGN_FILE" },
+  );
 }
