@@ -650,9 +650,11 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       if (record.state === "committed") {
         if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
         else
-          await rename(parent.at(entry.temporary), parent.at(entry.name)).catch((error: NodeJS.ErrnoException) => {
+          await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(async (error: NodeJS.ErrnoException) => {
             if (!GIVEN_UP_RENAMES.has(error.code ?? ""))
               stuck.push(`"${path.join(entry.directory, entry.name)}" (${error.code})`);
+            // Another writer's directory at the name: the new content can never land, and goes.
+            else if (error.code !== "ENOENT") await unlink(parent.at(entry.temporary as string)).catch(() => undefined);
           });
         if (entry.restore !== undefined) await unlink(parent.at(entry.restore)).catch(() => undefined);
         await parent.sync();
@@ -679,9 +681,9 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
 }
 
 /**
- * The failures of a roll-forward's rename that leave the entry as it is (its temporary file stays
- * as litter) rather than the log: the temporary file or its directory is gone (ENOENT: renamed
- * already, or nothing left to finish), or another writer put a directory at the name since.
+ * The failures of a roll-forward's rename that end the entry rather than keep the log: the
+ * temporary file or its directory is gone (ENOENT: renamed already, or nothing left to finish),
+ * or another writer put a directory at the name since (its temporary file is then removed).
  */
 const GIVEN_UP_RENAMES = new Set(["ENOENT", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EEXIST"]);
 
