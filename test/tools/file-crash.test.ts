@@ -245,44 +245,71 @@ describe("kill -9 between the commit point and the commit taken back", () => {
 
 /**
  * A rename that fails part way (a grouped change: the first group's d01/f.txt replaced by a
- * directory after the commit point, the second group never renamed): the temporary files left are
- * removed only once the log no longer says `committed` (taken back to `prepared`, naming the files
- * not renamed). A process killed while they are removed (rename-fail-crash-worker.mjs) leaves,
- * after the next recovery, the state the TransactionError reports: the files renamed new, the rest
- * as before, the second group in one state, no temporary file, no log. On the old code the log
- * said `committed` there, and the recovery renamed the second group's temporary files not yet
- * removed: part of that group new, part old (d16 "head 0", d17-d19 "head 1").
+ * directory that is not empty after the commit point, the second group never renamed).
+ *
+ * The intended path (stop 50: the test exercised only the fallback before): the changes carry the
+ * content they replace, so the change takes itself back under its log: the log turns `reverting`
+ * (durably) before any file is put back or any temporary file removed (`revertInGroups`). A
+ * process killed while the second group's temporary files are removed leaves, after the next
+ * recovery, every file as before (d01 the other writer's directory), no temporary file, no log.
+ * With the revert's log step broken (the log left `committed`) the recovery rolls forward the
+ * second group's temporary files not yet removed: d16 old, d17-d19 new.
+ *
+ * The fallback (a change whose old content is not known as bytes): rolled forward under its
+ * still committed log, handed to the recovery (until stop 50 the log was taken back to
+ * `prepared` and the temporary files removed, the renamed files left new): no file is removed, the
+ * worker ends, and the recovery makes every file new but d01 (the other writer's directory, its
+ * temporary file removed).
  */
 describe("kill -9 while the temporary files of a rename that failed part way are removed", () => {
   const worker = path.join(repo, "test/tools/support/rename-fail-crash-worker.mjs");
   const directories = Array.from({ length: 20 }, (_, index) => `d${String(index).padStart(2, "0")}`);
 
-  it("the log says prepared (not committed) by then, and the recovery leaves the files not renamed as before", async () => {
-    const workspace = path.join(base, "rename-fail");
+  async function seeded(name: string): Promise<string> {
+    const workspace = path.join(base, name);
     await mkdir(workspace);
     for (const directory of directories) {
       await mkdir(path.join(workspace, directory));
       await writeFile(path.join(workspace, directory, "f.txt"), "head 0\n");
     }
-    // At an open-file limit of 64, which the worker sets once src is loaded.
-    const { signal, last, stderr } = await runWorker(process.execPath, ["--import", "tsx", worker, workspace]);
-    expect(last, stderr).not.toBe("");
-    const said = JSON.parse(last) as { killed?: string };
-    expect(signal).toBe("SIGKILL");
+    return workspace;
+  }
+
+  async function recoveredHeads(workspace: string): Promise<string[]> {
     await recoverNow(createConfinedFileScope(workspace));
-    const heads = await Promise.all(
-      directories.map((directory) =>
-        directory === "d01" ? "directory" : readFile(path.join(workspace, directory, "f.txt"), "utf8"),
-      ),
-    );
-    // The first group (d00..d15) renamed but d01; the second (d16..d19) never: as before, all four.
-    expect(heads.slice(16)).toEqual(["head 0\n", "head 0\n", "head 0\n", "head 0\n"]);
-    expect(heads.slice(0, 16).filter((head) => head === "head 1\n")).toHaveLength(15);
     for (const directory of directories) {
       expect((await readdir(path.join(workspace, directory))).filter((name) => name.startsWith(".atc-"))).toEqual([]);
     }
     expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
-    expect(said).toEqual({ killed: "prepared" });
+    return Promise.all(
+      directories.map((directory) =>
+        directory === "d01" ? "directory" : readFile(path.join(workspace, directory, "f.txt"), "utf8"),
+      ),
+    );
+  }
+
+  it("revertible (the intended path): the log says reverting by then, and the recovery leaves every file as before", async () => {
+    const workspace = await seeded("rename-fail-revert");
+    // At an open-file limit of 64, which the worker sets once src is loaded.
+    const { signal, last, stderr } = await runWorker(process.execPath, ["--import", "tsx", worker, workspace, "revertible"]);
+    expect(last, stderr).not.toBe("");
+    expect(signal).toBe("SIGKILL");
+    const heads = await recoveredHeads(workspace);
+    expect(
+      heads.filter((head) => head !== "head 0\n"),
+      heads.join(" "),
+    ).toEqual(["directory"]);
+    expect(JSON.parse(last)).toEqual({ killed: "reverting" });
+  }, 60_000);
+
+  it("not revertible: no temporary file is removed; the log is handed over committed, and the recovery makes every file new", async () => {
+    const workspace = await seeded("rename-fail-forward");
+    const { signal, last, stderr } = await runWorker(process.execPath, ["--import", "tsx", worker, workspace]);
+    expect(last, stderr).not.toBe("");
+    expect(signal).toBeNull();
+    expect(JSON.parse(last)).toEqual({ finished: "Error: file transaction failed" });
+    const heads = await recoveredHeads(workspace);
+    expect(heads.filter((head) => head !== "head 1\n")).toEqual(["directory"]);
   }, 60_000);
 });
 

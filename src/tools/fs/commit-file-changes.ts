@@ -250,8 +250,10 @@ async function commitLocked(
     // A change taken back by the transaction itself, under its own log (a second change
     // restoring it would leave a window where a crash keeps some files new: see
     // `revertInGroups`, `revertOneGroup`): what it could not put back is told as it is on disk.
-    // The second change below is the fallback where it could not (see `revertOneGroup`).
-    if (!error.reverted) {
+    // Nor where it was handed to the recovery, still committed (see `rollForward`): the files
+    // not renamed get their new content from it. The second change below is for any other
+    // failure after some renames.
+    if (!error.reverted && !error.handedToRecovery) {
       const restore = effective.filter((change) => error.applied.includes(change.path));
       await applyFileChanges(
         scope,

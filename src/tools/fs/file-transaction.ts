@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   close as closeCallback,
   closeSync,
@@ -100,6 +101,13 @@ export class TransactionError extends Error {
    * left as that writer left them, not put back; not in `applied`.
    */
   readonly changedMeanwhile: readonly string[];
+  /**
+   * True when the change could neither be completed nor taken back and its log, still saying
+   * `committed`, was handed to the workspace's recovery (see `rollForward`): `applied` names the
+   * files renamed; the others keep their old content until a recovery rolls the change forward.
+   * The caller restores nothing: a second change would not be covered by the same log.
+   */
+  readonly handedToRecovery: boolean;
 
   constructor(
     override readonly cause: unknown,
@@ -110,7 +118,11 @@ export class TransactionError extends Error {
      * rollback removes those left empty, or "no file was changed" would leave them behind.
      */
     readonly createdDirectories: readonly string[] = [],
-    revert: { readonly reverted: boolean; readonly changedMeanwhile: readonly string[] } = {
+    revert: {
+      readonly reverted: boolean;
+      readonly changedMeanwhile: readonly string[];
+      readonly handedToRecovery?: boolean;
+    } = {
       reverted: false,
       changedMeanwhile: [],
     },
@@ -118,6 +130,7 @@ export class TransactionError extends Error {
     super("file transaction failed");
     this.reverted = revert.reverted;
     this.changedMeanwhile = revert.changedMeanwhile;
+    this.handedToRecovery = revert.handedToRecovery === true;
   }
 }
 
@@ -622,17 +635,12 @@ export async function applyFileChanges(
         changedMeanwhile: reverted.changedMeanwhile,
       });
     }
+    // Else rolled forward under the same log (see `rollForward`).
     const left = staged.filter(({ change }) => !applied.includes(change.path));
-    await endAfterRenameFailure(log, entriesOf(left), async () => {
-      await Promise.all(
-        left.map(async ({ parent, temporary }) => {
-          if (temporary !== undefined) await unlink(parent.at(temporary)).catch(() => undefined);
-        }),
-      );
-      return [];
-    });
-    await closeAll(staged);
-    throw new TransactionError(error, applied, madeDirectories(staged));
+    if (!(await rollForward(log, () => renameStaged(left, applied)))) {
+      await closeAll(staged);
+      throw new TransactionError(error, applied, [], { reverted: false, changedMeanwhile: [], handedToRecovery: true });
+    }
   }
   await log.finish();
   await closeAll(staged);
@@ -658,7 +666,7 @@ export async function applyFileChanges(
  * could not be reached, see `endLog`). Returns `undefined`, having changed nothing, where the
  * change cannot be taken back so (an old content not known as bytes, or the log or a `restore`
  * file that cannot be written: the log is then still `committed`, naming no `restore` file that
- * is left): the caller goes on as before.
+ * is left): the caller rolls the change forward instead (see `rollForward`).
  */
 async function revertOneGroup(
   scope: FileScope,
@@ -679,7 +687,11 @@ async function revertOneGroup(
   for (const { change, existing } of staged) if (existing) restores.set(change, temporaryName());
   const entries = staged.map((entry) => {
     const restore = restores.get(entry.change);
-    return { ...entriesOf([entry])[0], ...(restore === undefined ? {} : { restore }) } as IntentEntry;
+    return {
+      ...entriesOf([entry])[0],
+      ...(restore === undefined ? {} : { restore }),
+      ...writtenOf(entry.change, renamed.has(entry.change.path)),
+    } as IntentEntry;
   });
   try {
     await log.nameRestores(entries);
@@ -720,6 +732,18 @@ async function revertOneGroup(
   return { stillApplied, changedMeanwhile };
 }
 
+/**
+ * What a change put at a file's name, for a `reverting` record (see `IntentEntry.written`): the
+ * SHA-256 of the new content of a file renamed, `""` for one not renamed; nothing for a delete
+ * or a streamed content (taken back unchecked). Computed only after a failure.
+ */
+function writtenOf(change: TransactionChange, renamed: boolean): { written?: string } {
+  if (change.after === undefined) return {};
+  if (!renamed) return { written: "" };
+  if (typeof change.after === "function") return {};
+  return { written: createHash("sha256").update(change.after).digest("hex") };
+}
+
 /** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */
 function entriesOf(staged: readonly Staged[]): IntentEntry[] {
   return staged.map(({ parent, temporary }) => ({
@@ -731,22 +755,31 @@ function entriesOf(staged: readonly Staged[]): IntentEntry[] {
 }
 
 /**
- * Ends the log of a change whose renames failed part way (`left`: the entries not renamed), so
- * that it never says `committed` with a temporary file removed under it: it is taken back to
- * `prepared` naming only `left` (a crash from here removes their temporary files and leaves the
- * renamed files new, the state the `TransactionError` reports), or, where that cannot be written,
- * removed; only then does `removeLeft` remove the temporary files (returning those it could not,
- * for `endLog`). Where the log can be neither rewritten nor removed, it stays `committed` with
- * every temporary file it names, as a crash at the failure would leave it (the next recovery
- * after this process ends rolls forward what can be).
+ * Rolls forward, under its log still saying `committed`, a change whose rename pass failed part
+ * way and that could not be taken back under that log (see `revertOneGroup`, `revertInGroups`:
+ * an old content not known as bytes, or the log's `reverting` record or a `restore` file
+ * refused, by a full disk, a read-only or failing state directory): `retry` makes the renames and
+ * deletes not made once more, as a recovery after a crash would. True when they all landed: the
+ * change is on disk whole, and the caller ends as after a pass that succeeded. Else the log is
+ * handed to the workspace's recovery as it is (`IntentLog.handOver`), its temporary files kept,
+ * and false: the caller answers with what is on disk and restores nothing.
+ *
+ * Never mixed after a crash: from the failure to the hand-over, and after it until a recovery
+ * has made every rename, the log says `committed` and names every temporary file not renamed, so
+ * a crash anywhere is rolled forward (every file new); a recovery whose rename is refused still
+ * keeps the log (see `StuckRenameError`). Until stop 50 the log was taken back to `prepared`
+ * naming only the files not renamed (their temporary files then removed) and the caller restored
+ * the renamed files by a second change: a `kill -9` between the two left those new and the rest
+ * old for good.
  */
-async function endAfterRenameFailure(
-  log: IntentLog,
-  left: readonly IntentEntry[],
-  removeLeft: () => Promise<readonly IntentEntry[]>,
-): Promise<void> {
-  if (!(await takenBack(log, left))) return;
-  await endLog(log, await removeLeft());
+async function rollForward(log: IntentLog, retry: () => Promise<void>): Promise<boolean> {
+  try {
+    await retry();
+    return true;
+  } catch {
+    await log.handOver();
+    return false;
+  }
 }
 
 /**
@@ -774,7 +807,7 @@ async function endAfterRenameFailure(
  * crash in these microseconds can make it happen. A crash after the withdrawal is rolled back
  * (every file as before), whichever temporary files were removed by then. Never mixed: a log
  * saying `committed` never has a temporary file removed under it (nor after a rename that failed
- * part way: see `endAfterRenameFailure`). Where the withdrawal cannot be written (a full disk
+ * part way: see `rollForward`). Where the withdrawal cannot be written (a full disk
  * refuses the new record), the log is removed instead (`IntentLog.drop`: a removal needs no
  * space), then the change is rolled back as after a withdrawal, nothing changed (a crash between
  * the two leaves the temporary files as litter, no log to roll them forward). Only where the log
@@ -1078,9 +1111,18 @@ async function applyInGroups(
     for (const group of groups) await inGroup(group, true, (staged) => renameStaged(staged, applied));
   } catch (error) {
     // Revertible: taken back whole under the log, turned `reverting` first (see `revertInGroups`).
+    const done = new Set(applied);
+    // Each entry with what the change put at its name: a recovery takes back only that.
+    const withWritten = () => {
+      const changes = [...first.keys()];
+      return loggedEntries().map((entry, index) => {
+        const change = changes[index] as TransactionChange;
+        return { ...entry, ...writtenOf(change, done.has(change.path)) };
+      });
+    };
     if (
       committed.revertible &&
-      (await committed.revert().then(
+      (await committed.revert(withWritten()).then(
         () => true,
         () => false,
       ))
@@ -1093,17 +1135,15 @@ async function applyInGroups(
         changedMeanwhile: reverted.changedMeanwhile,
       });
     }
-    const left = [...first.values()].filter(({ change }) => !applied.includes(change.path));
-    const done = new Set(applied);
-    await endAfterRenameFailure(log, entriesOf(left), () =>
-      removeTemporaries(
-        scope,
-        groups.map((group) => group.filter((change) => !done.has(change.path))),
-        first,
-        restores,
-      ),
-    );
-    throw new TransactionError(error, applied, madeDirectories([...first.values()]));
+    // Else rolled forward under the same log (see `rollForward`).
+    const landed = await rollForward(log, async () => {
+      for (const group of groups) {
+        const rest = group.filter((change) => !applied.includes(change.path));
+        if (rest.length > 0) await inGroup(rest, true, (staged) => renameStaged(staged, applied));
+      }
+    });
+    if (!landed)
+      throw new TransactionError(error, applied, [], { reverted: false, changedMeanwhile: [], handedToRecovery: true });
   }
   if (restores.size > 0) await dropRestores(scope, groups, first, restores, log);
   else await log.finish();

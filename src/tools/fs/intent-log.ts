@@ -36,6 +36,14 @@ export interface IntentEntry {
    * the file's name (see `IntentState`).
    */
   readonly restore?: string;
+  /**
+   * In a `reverting` record: what the change put at the file's name, as the SHA-256 (hex) of its
+   * new content, or `""` where it put nothing there (the file not renamed yet). A recovery takes
+   * back (removes, or gives its `restore` file back) only a file whose content is that: one another
+   * writer changed or created at the name since is left as it is (see {@link revertEntry}).
+   * Absent (a content streamed, or a log of an older version): the file is taken back unchecked.
+   */
+  readonly written?: string;
 }
 
 /**
@@ -61,6 +69,17 @@ interface IntentRecord {
    * directory was moved meanwhile): any recovery rolls it back at once, owner alive or not.
    */
   readonly abandoned?: true;
+}
+
+/** The prefix of a log handed to recovery by its live owner (see `IntentLog.handOver`). */
+const HANDED_OVER = "abandoned-";
+
+/** Logs of this process handed to recovery whose marking rename was refused (see `IntentLog.handOver`). */
+const handedOver = new Set<string>();
+
+/** The pid a log's (or a kept `.next` log's) name starts with, past a hand-over's mark. */
+function ownerPidOfName(name: string): number {
+  return Number((name.startsWith(HANDED_OVER) ? name.slice(HANDED_OVER.length) : name).split("-")[0]);
 }
 
 /** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
@@ -138,7 +157,7 @@ function syncIntentDirectory(file: string): Promise<void> {
  */
 export class IntentLog {
   private constructor(
-    private readonly file: string,
+    private file: string,
     private record: IntentRecord,
   ) {}
 
@@ -187,10 +206,10 @@ export class IntentLog {
    * before any file is put back: from here a crash is rolled back by the next recovery (every
    * renamed file gets its `restore` file back, every added one is removed, every temporary file
    * goes), as the caller then does itself. Throws when it cannot be written (the log still says
-   * `committed`).
+   * `committed`). `entries`: the log's, each with what the change put at its name (`written`).
    */
-  async revert(): Promise<void> {
-    await this.replaceRecord({ ...this.record, state: "reverting" });
+  async revert(entries: readonly IntentEntry[] = this.record.entries): Promise<void> {
+    await this.replaceRecord({ ...this.record, state: "reverting", entries });
   }
 
   /**
@@ -278,6 +297,29 @@ export class IntentLog {
     await syncIntentDirectory(this.file);
   }
 
+  /**
+   * Hands a committed change that could neither be completed nor taken back (its rename pass
+   * failed part way, and the failure's own steps were refused) to the workspace's recovery, as if
+   * this process had been killed there: the log stays `committed`, naming every temporary file,
+   * so a recovery rolls it forward (every file new), and it is marked so that any recovery,
+   * this process's next one included, replays it at once rather than waiting for its owner to end
+   * (a log left to a live owner was rolled forward only once the process ended, over whatever was
+   * written since). The mark is a rename of the log (`abandoned-<name>`: it needs no space, and a
+   * full disk refuses every new record); where even that is refused (a read-only state directory)
+   * it is kept in this process, which is then the only one that replays the log before it ends.
+   */
+  async handOver(): Promise<void> {
+    const marked = path.join(path.dirname(this.file), `${HANDED_OVER}${path.basename(this.file)}`);
+    try {
+      await rename(this.file, marked);
+    } catch {
+      handedOver.add(this.file);
+      return;
+    }
+    this.file = marked;
+    await syncIntentDirectory(marked);
+  }
+
   /** True when removing this log must be flushed (see `finish`): committed, with deletes. */
   get removalMustBeFlushed(): boolean {
     return hasDeletes(this.record);
@@ -362,7 +404,8 @@ function startRecovery(scope: FileScope, key: string, breaks: number, needed: Pr
 async function hasLogsOfOthers(root: string): Promise<boolean> {
   const directory = intentDirectory(await realpath(root).catch(() => root));
   const names = await readdir(directory).catch(() => [] as string[]);
-  return names.some((name) => !name.startsWith(`${process.pid}-`));
+  if (names.some((name) => !name.startsWith(`${process.pid}-`))) return true;
+  return [...handedOver].some((file) => path.dirname(file) === directory);
 }
 
 /**
@@ -382,7 +425,7 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
   for (const name of names) {
     const file = path.join(directory, name);
     if (name.endsWith(".next")) {
-      if (!isProcessAlive(`${Number(name.split("-")[0])}:?`)) await unlink(file).catch(() => undefined);
+      if (!isProcessAlive(`${ownerPidOfName(name)}:?`)) await unlink(file).catch(() => undefined);
       continue;
     }
     if (!name.endsWith(".json")) continue;
@@ -392,17 +435,19 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
     } catch {
       // Cut short by a crash while the prepared record was written (no temporary file exists
       // yet), or already replayed and removed by an earlier recovery.
-      const owner = Number(name.split("-")[0]);
+      const owner = ownerPidOfName(name);
       if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
       else if (owner !== process.pid) pending++;
       continue;
     }
-    if (record.abandoned !== true && isProcessAlive(record.owner)) {
+    const handed = name.startsWith(HANDED_OVER) || handedOver.has(file);
+    if (record.abandoned !== true && !handed && isProcessAlive(record.owner)) {
       // Another process's change in flight (this process's own need no second look).
       if (record.owner !== OWN_PROCESS) pending++;
       continue;
     }
     await replayAndRemove(scope, file, record);
+    handedOver.delete(file);
   }
   return pending;
 }
@@ -480,6 +525,8 @@ async function replayAndRemove(scope: FileScope, file: string, found: IntentReco
   } catch (error) {
     // A failed step (a flush refused) fails this recovery only, not the file operations waiting for it.
     await unlink(next).catch(() => undefined);
+    // A rename refused (see `StuckRenameError`): the whole log stays, and the workspace's changes wait.
+    if (error instanceof StuckRenameError) throw new RecoveryIncompleteError(error);
     throw error;
   }
   try {
@@ -585,6 +632,8 @@ async function writeKept(next: string, record: IntentRecord): Promise<void> {
  */
 async function replay(scope: FileScope, record: IntentRecord, skipped: readonly IntentEntry[]): Promise<IntentEntry[]> {
   const unreached: IntentEntry[] = [...skipped];
+  // Renames of a roll-forward refused with the temporary file still there (see `StuckRenameError`).
+  const stuck: string[] = [];
   for (const entry of record.entries) {
     if (skipped.includes(entry)) continue;
     const parent = await scope
@@ -600,7 +649,13 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       if (!isSameDirectory(parent, entry)) continue;
       if (record.state === "committed") {
         if (entry.temporary === undefined) await unlink(parent.at(entry.name)).catch(() => undefined);
-        else await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(() => undefined);
+        else
+          await rename(parent.at(entry.temporary), parent.at(entry.name)).catch(async (error: NodeJS.ErrnoException) => {
+            if (!GIVEN_UP_RENAMES.has(error.code ?? ""))
+              stuck.push(`"${path.join(entry.directory, entry.name)}" (${error.code})`);
+            // Another writer's directory at the name: the new content can never land, and goes.
+            else if (error.code !== "ENOENT") await unlink(parent.at(entry.temporary as string)).catch(() => undefined);
+          });
         if (entry.restore !== undefined) await unlink(parent.at(entry.restore)).catch(() => undefined);
         await parent.sync();
       } else if (record.state === "reverting") {
@@ -614,6 +669,7 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
       await parent.close();
     }
   }
+  if (stuck.length > 0) throw new StuckRenameError(stuck);
   // After every temporary file is gone, all entries' directories together: see `removeMadeDirectories`.
   if (record.state !== "committed") {
     await removeMadeDirectories(
@@ -622,6 +678,28 @@ async function replay(scope: FileScope, record: IntentRecord, skipped: readonly 
     );
   }
   return unreached;
+}
+
+/**
+ * The failures of a roll-forward's rename that end the entry rather than keep the log: the
+ * temporary file or its directory is gone (ENOENT: renamed already, or nothing left to finish),
+ * or another writer put a directory at the name since (its temporary file is then removed).
+ */
+const GIVEN_UP_RENAMES = new Set(["ENOENT", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EEXIST"]);
+
+/**
+ * A roll-forward whose rename of a file was refused (EPERM on an immutable file, EIO, a full
+ * disk): the others were made, and the whole log stays, so that the change is finished once the
+ * file can be renamed (a renamed entry replayed again is a no-op: its temporary file is gone).
+ * Dropping the log, as until stop 50, left the change half made for good: some files new, this
+ * one old, its new content as litter beside it. The workspace's changes wait for that recovery
+ * (see `RecoveryIncompleteError`); its reads do not.
+ */
+class StuckRenameError extends Error {
+  constructor(files: readonly string[]) {
+    super(`${files.join(", ")} could not be given the new content of a change a crash cut short`);
+    this.name = "StuckRenameError";
+  }
 }
 
 /** True when `entry` (a name in the held directory) exists, of any kind. */
@@ -652,6 +730,44 @@ async function revertEntry(parent: ParentEntry, entry: IntentEntry): Promise<voi
     await drop(restore);
     return;
   }
+  // Only what the change itself put at the name is taken back: a file another writer wrote or
+  // created there since the crash is left as it is (its `restore` file goes, as the owner's own
+  // revert does: see `revertOne`), and told.
+  if (temporary !== undefined && !(await isOwnWrite(parent, entry))) {
+    // Told where the change would have taken it back: an added name, or one whose `restore` file
+    // is still to put back (not for a file the change never renamed, which is not its to touch).
+    const pending = restore === undefined || (entry.written !== "" && (await present(parent, restore)));
+    if (pending && (await present(parent, name))) foreignLeftAlone(entry);
+    await drop(restore);
+    return;
+  }
   if (restore !== undefined) await rename(parent.at(restore), parent.at(name)).catch(() => undefined);
   else if (temporary !== undefined) await drop(name);
+}
+
+/**
+ * True when the file at `entry`'s name is what its change put there (see `IntentEntry.written`:
+ * the SHA-256 of its content; unchecked where the log has none). A name holding nothing is not:
+ * there is nothing of the change's to take back (a renamed file put back already, or removed).
+ */
+async function isOwnWrite(parent: ParentEntry, entry: IntentEntry): Promise<boolean> {
+  if (entry.written === undefined) return true;
+  if (entry.written === "") return false;
+  const stats = await lstat(parent.at(entry.name)).catch(() => undefined);
+  if (stats === undefined || !stats.isFile()) return false;
+  const bytes = await readFile(parent.at(entry.name)).catch(() => undefined);
+  return bytes !== undefined && createHash("sha256").update(bytes).digest("hex") === entry.written;
+}
+
+/**
+ * Tells (a process warning: a recovery has no caller to answer) that a recovery left a file as
+ * another writer left it rather than take back a change cut short by a crash.
+ */
+function foreignLeftAlone(entry: IntentEntry): void {
+  const at = path.join(entry.directory, entry.name);
+  process.emitWarning(
+    `"${at}" was changed by another writer after a crash cut a change short: the recovery left it as that writer left it` +
+      (entry.restore === undefined ? "." : ", and did not put its content from before the change back."),
+    { code: "ATC_RECOVERY_LEFT_FOREIGN_FILE" },
+  );
 }

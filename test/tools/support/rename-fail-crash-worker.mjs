@@ -3,9 +3,12 @@
 // the commit point, d01/f.txt is replaced by a directory that is not empty, so the first group's
 // rename there fails (its others are made) and the second group's files are never renamed. The
 // kill comes once the first of the second group's temporary files is removed; before it the
-// worker prints what the log said then ("committed" or "prepared"). When no kill came, it prints
-// "finished". argv[2]: the workspace (d00..d19, each with f.txt "head 0"), used by no process
-// before. Run with `node --import tsx`; it lowers its open-file limit to 64 once src is loaded.
+// worker prints what the log said then ("committed", "prepared" or "reverting"). When no kill
+// came, it prints "finished". argv[2]: the workspace (d00..d19, each with f.txt "head 0"), used by
+// no process before. argv[3] "revertible": the changes carry the content they replace (`expected`,
+// with a `verify`), so the change takes itself back under its log (`revertInGroups`, the intended
+// path, whose removals are synchronous); otherwise it cannot, and is rolled forward (no removal).
+// Run with `node --import tsx`; it lowers its open-file limit to 64 once src is loaded.
 import fs, { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import fsPromises, { realpath } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
@@ -13,7 +16,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { lowerOpenFileLimit } from "./lower-open-file-limit.mjs";
 
-const [workspace] = process.argv.slice(2);
+const [workspace, mode] = process.argv.slice(2);
+const revertible = mode === "revertible";
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const load = (file) => import(pathToFileURL(path.join(repo, file)).href);
 const { IntentLog, intentDirectory } = await load("src/tools/fs/intent-log.ts");
@@ -62,14 +66,31 @@ fsPromises.unlink = (file, ...rest) => {
   queue = step.catch(() => undefined);
   return step;
 };
+// The revert's removals are synchronous (`unlinkSync`): the kill follows the first of the second
+// group's (d16..d19), its others still in place.
+const unlinkSync = fs.unlinkSync;
+fs.unlinkSync = (file, ...rest) => {
+  unlinkSync(file, ...rest);
+  const name = String(file);
+  if (!path.basename(name).startsWith(".atc-")) return;
+  // Named through the held directory's descriptor (/proc/self/fd/N/...): its real path says which.
+  let directory = path.dirname(name);
+  try {
+    directory = fs.readlinkSync(directory);
+  } catch {}
+  if (!/\/d1[6-9]$/.test(directory)) return;
+  writeSync(1, `${JSON.stringify({ killed: logState() })}\n`);
+  process.kill(process.pid, "SIGKILL");
+};
 syncBuiltinESMExports();
-void fs;
 
 const changes = Array.from({ length: 20 }, (_, index) => ({
   path: `d${String(index).padStart(2, "0")}/f.txt`,
   after: "head 1\n",
+  ...(revertible ? { expected: Buffer.from("head 0\n") } : {}),
 }));
-const outcome = await applyFileChanges(createConfinedFileScope(workspace), changes).then(
+const options = revertible ? { verify: async () => undefined } : {};
+const outcome = await applyFileChanges(createConfinedFileScope(workspace), changes, options).then(
   () => "resolved",
   (error) => `${error.name}: ${error.message}`,
 );
