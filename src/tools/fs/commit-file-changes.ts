@@ -9,7 +9,6 @@ import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome, readManyOf } from "./parent-batch.js";
 import type { ReadLook } from "./read-look.js";
-import { removeMadeDirectories } from "./remove-made-directories.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
 export interface PlannedFileChange {
@@ -247,22 +246,9 @@ async function commitLocked(
       });
     }
     const cause = toFileToolError(error.cause, failedPath(error.cause, effective));
-    // A change taken back by the transaction itself, under its own log (a second change
-    // restoring it would leave a window where a crash keeps some files new: see
-    // `revertInGroups`, `revertOneGroup`): what it could not put back is told as it is on disk.
-    // Nor where it was handed to the recovery, still committed (see `rollForward`): the files
-    // not renamed get their new content from it. The second change below is for any other
-    // failure after some renames.
-    if (!error.reverted && !error.handedToRecovery) {
-      const restore = effective.filter((change) => error.applied.includes(change.path));
-      await applyFileChanges(
-        scope,
-        restore.map((change) => ({ path: change.path, after: change.before })),
-      ).catch(() => undefined);
-      // The directories the change made for new files, now empty again (a file that could not be
-      // restored keeps its own): "No file was changed" must not leave them behind.
-      await removeMadeDirectories(scope, error.createdDirectories);
-    }
+    // Taken back by the transaction itself or handed, still committed, to the recovery (see
+    // `TransactionError`): never restored by a second change here, which the change's log would
+    // not cover (a crash between the two would keep some files new). Told as it is on disk.
     throw await honestFailure(
       scope,
       effective,

@@ -88,49 +88,32 @@ export interface TransactionOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Raised when a transaction failed after some files were changed on disk. */
+/**
+ * Raised when a transaction failed after some files were changed on disk. It never leaves
+ * restoring to the caller (a second change would not be covered by the same log): either the
+ * transaction took the change back itself (`ending` "reverted", see `revertInGroups`,
+ * `revertOneGroup`) or it could neither complete nor take it back and handed its log, still
+ * saying `committed`, to the workspace's recovery (`ending` "handed_to_recovery", see
+ * `rollForward`), which rolls the change forward.
+ */
 export class TransactionError extends Error {
-  /**
-   * True when the transaction took the change back itself (see `revertInGroups`,
-   * `revertOneGroup`): `applied` then names the files it could not put back, and the caller
-   * restores nothing (a second change would not be covered by the same log).
-   */
-  readonly reverted: boolean;
-  /**
-   * Paths (as given) another writer changed after the change's renames (found at revert time):
-   * left as that writer left them, not put back; not in `applied`.
-   */
-  readonly changedMeanwhile: readonly string[];
-  /**
-   * True when the change could neither be completed nor taken back and its log, still saying
-   * `committed`, was handed to the workspace's recovery (see `rollForward`): `applied` names the
-   * files renamed; the others keep their old content until a recovery rolls the change forward.
-   * The caller restores nothing: a second change would not be covered by the same log.
-   */
-  readonly handedToRecovery: boolean;
-
   constructor(
     override readonly cause: unknown,
-    /** Paths (as given) whose new state reached the disk before the failure (their rollback is up to the caller). */
-    readonly applied: readonly string[],
     /**
-     * Directories the change made for its new files (real paths, outermost first): the caller's
-     * rollback removes those left empty, or "no file was changed" would leave them behind.
+     * Paths (as given) whose new state is on disk: the files the revert could not put back
+     * ("reverted"), or the files renamed before the log was handed over (the others keep their old
+     * content until a recovery rolls the change forward).
      */
-    readonly createdDirectories: readonly string[] = [],
-    revert: {
-      readonly reverted: boolean;
-      readonly changedMeanwhile: readonly string[];
-      readonly handedToRecovery?: boolean;
-    } = {
-      reverted: false,
-      changedMeanwhile: [],
-    },
+    readonly applied: readonly string[],
+    /** How the transaction ended (see the class). */
+    readonly ending: "reverted" | "handed_to_recovery",
+    /**
+     * Paths (as given) another writer changed after the change's renames (found at revert time):
+     * left as that writer left them, not put back; not in `applied`.
+     */
+    readonly changedMeanwhile: readonly string[] = [],
   ) {
     super("file transaction failed");
-    this.reverted = revert.reverted;
-    this.changedMeanwhile = revert.changedMeanwhile;
-    this.handedToRecovery = revert.handedToRecovery === true;
   }
 }
 
@@ -630,16 +613,13 @@ export async function applyFileChanges(
     const reverted = await revertOneGroup(scope, log, staged, applied);
     if (reverted !== undefined) {
       await closeAll(staged);
-      throw new TransactionError(error, reverted.stillApplied, [], {
-        reverted: true,
-        changedMeanwhile: reverted.changedMeanwhile,
-      });
+      throw new TransactionError(error, reverted.stillApplied, "reverted", reverted.changedMeanwhile);
     }
     // Else rolled forward under the same log (see `rollForward`).
     const left = staged.filter(({ change }) => !applied.includes(change.path));
     if (!(await rollForward(log, () => renameStaged(left, applied)))) {
       await closeAll(staged);
-      throw new TransactionError(error, applied, [], { reverted: false, changedMeanwhile: [], handedToRecovery: true });
+      throw new TransactionError(error, applied, "handed_to_recovery");
     }
   }
   await log.finish();
@@ -1130,10 +1110,7 @@ async function applyInGroups(
       const reverted = await revertInGroups(scope, groups, first, restores, new Set(applied));
       await removeMadeDirectories(scope, removeMadeOfClosed([...first.values()]));
       await endLog(committed, reverted.left);
-      throw new TransactionError(error, reverted.stillApplied, [], {
-        reverted: true,
-        changedMeanwhile: reverted.changedMeanwhile,
-      });
+      throw new TransactionError(error, reverted.stillApplied, "reverted", reverted.changedMeanwhile);
     }
     // Else rolled forward under the same log (see `rollForward`).
     const landed = await rollForward(log, async () => {
@@ -1142,8 +1119,7 @@ async function applyInGroups(
         if (rest.length > 0) await inGroup(rest, true, (staged) => renameStaged(staged, applied));
       }
     });
-    if (!landed)
-      throw new TransactionError(error, applied, [], { reverted: false, changedMeanwhile: [], handedToRecovery: true });
+    if (!landed) throw new TransactionError(error, applied, "handed_to_recovery");
   }
   if (restores.size > 0) await dropRestores(scope, groups, first, restores, log);
   else await log.finish();
