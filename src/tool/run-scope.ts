@@ -1,3 +1,4 @@
+import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "./allowed-names.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunStorage } from "./run-storage.js";
@@ -26,6 +27,13 @@ export interface RunScope {
    * empty: none.
    */
   readonly disabledTools?: readonly string[];
+  /**
+   * The run's tool profile (`run.loading.profile`): a child run made from this scope presents
+   * it too unless its own `createRun({ profile })` names another (the child's host asked
+   * otherwise). Absent (a scope saved before profiles were inherited): the child resolves its own,
+   * as a top-level run does.
+   */
+  readonly profile?: ToolProfileName;
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
   /**
