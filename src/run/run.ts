@@ -304,7 +304,8 @@ export class Run {
       const parent = scopeOfParent(options.parent);
       checkParentScope(parent);
       inheritedDenials = parent.disabledTools ?? [];
-      inheritedProfile = parent.profile;
+      // checkParentScope refused any name that is not a profile's.
+      inheritedProfile = parent.profile as ToolProfileName | undefined;
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);

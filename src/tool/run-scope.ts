@@ -1,4 +1,3 @@
-import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "./allowed-names.js";
 import type { ResolvedPermissionConfig } from "./permissions.js";
 import type { RunStorage } from "./run-storage.js";
@@ -28,12 +27,13 @@ export interface RunScope {
    */
   readonly disabledTools?: readonly string[];
   /**
-   * The run's tool profile (`run.loading.profile`): a child run made from this scope presents
+   * The run's tool profile (`run.loading.profile`, a `ToolProfileName`; a string here, as the
+   * tool layer comes before the profiles layer): a child run made from this scope presents
    * it too unless its own `createRun({ profile })` names another (the child's host asked
    * otherwise). Absent (a scope saved before profiles were inherited): the child resolves its own,
    * as a top-level run does.
    */
-  readonly profile?: ToolProfileName;
+  readonly profile?: string;
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
   /**
