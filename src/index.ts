@@ -29,6 +29,12 @@ export type {
   ApprovalResolution,
   ApprovalWaitOptions,
 } from "./policy/approval-broker.js";
+export {
+  type ApprovalDecideOptions,
+  type ApprovalDecisionRefusal,
+  type ApprovalDecisionResult,
+  approvalArgumentsDigest,
+} from "./policy/approval-decision.js";
 export { InMemoryApprovalBroker, type InMemoryApprovalBrokerOptions } from "./policy/in-memory-approval-broker.js";
 export { narrowPermissions } from "./policy/narrow-permissions.js";
 export {

@@ -8,6 +8,7 @@ import type {
   ApprovalResolution,
   ApprovalWaitOptions,
 } from "./approval-broker.js";
+import { type ApprovalDecideOptions, type ApprovalDecisionResult, approvalArgumentsDigest } from "./approval-decision.js";
 import { checkApprovalTimeout } from "./check-approval-timeout.js";
 
 /**
@@ -54,8 +55,11 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
   /** Events `approval.requested` and `approval.resolved`. */
   readonly events = new EventBus<ApprovalEvents>();
   private readonly waiting = new Map<string, Pending>();
-  /** Ids of the most recently decided requests, oldest first (a Set keeps insertion order). */
-  private readonly decided = new Set<string>();
+  /**
+   * Ids of the most recently decided requests, oldest first (a Map keeps insertion order), each
+   * with whether its deadline decided it (so `decide` answers `"expired"`, not `"decided"`).
+   */
+  private readonly decided = new Map<string, "timeout" | "other">();
   private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly createId: () => string;
@@ -108,7 +112,7 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
       const onAbort = () => settle({ id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" });
       const settle = (resolution: ApprovalResolution) => {
         if (!this.waiting.delete(request.id)) return;
-        this.remember(request.id);
+        this.remember(request.id, resolution.resolvedBy === "timeout" ? "timeout" : "other");
         if (timer !== undefined) clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.events.emit("approval.resolved", { ...resolution, request });
@@ -137,28 +141,59 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
   }
 
   /** Keeps `id` among the decided ones, forgetting the oldest past the bound. */
-  private remember(id: string): void {
-    this.decided.add(id);
+  private remember(id: string, how: "timeout" | "other"): void {
+    this.decided.set(id, how);
     if (this.decided.size > REMEMBERED_DECIDED_IDS) {
-      for (const oldest of this.decided) {
+      for (const oldest of this.decided.keys()) {
         this.decided.delete(oldest);
         break;
       }
     }
   }
 
-  /** Approves a pending request. */
-  approve(id: string): boolean {
+  /**
+   * Approves or denies a pending request, saying why not when it does not: `"unknown"` (no such
+   * request, or decided so long ago it is forgotten), `"decided"` (decided already), `"expired"`
+   * (its timeout denied it), `"digest_mismatch"` (`argumentsDigest` given, and the request is for
+   * other arguments: it stays pending). The same answers as `RedisApprovalBroker.decide`.
+   *
+   * @example
+   * ```ts
+   * import { InMemoryApprovalBroker } from "agent-tool-catalog";
+   *
+   * const broker = new InMemoryApprovalBroker();
+   * const waiting = broker.request({ runId: "r1", callId: "c1", toolName: "deploy", input: {}, mutating: true, policy: "destructive" });
+   * const request = broker.pending()[0]!;
+   * console.log(broker.decide(request.id, "approved")); // { ok: true }
+   * console.log(broker.decide(request.id, "denied")); // { ok: false, reason: "decided" }
+   * console.log((await waiting).decision); // "approved"
+   * ```
+   */
+  decide(id: string, decision: "approved" | "denied", options: ApprovalDecideOptions = {}): ApprovalDecisionResult {
     const pending = this.waiting.get(id);
-    pending?.settle({ id, decision: "approved", reason: undefined, resolvedBy: "host" });
-    return pending !== undefined;
+    if (pending === undefined) {
+      const how = this.decided.get(id);
+      return { ok: false, reason: how === undefined ? "unknown" : how === "timeout" ? "expired" : "decided" };
+    }
+    if (options.argumentsDigest !== undefined && options.argumentsDigest !== approvalArgumentsDigest(pending.request)) {
+      return { ok: false, reason: "digest_mismatch" };
+    }
+    pending.settle(
+      decision === "approved"
+        ? { id, decision, reason: undefined, resolvedBy: "host" }
+        : { id, decision, reason: options.reason ?? "denied by the user", resolvedBy: "host" },
+    );
+    return { ok: true };
   }
 
-  /** Denies a pending request. */
+  /** Approves a pending request; false when it is not pending ({@link InMemoryApprovalBroker.decide} says why). */
+  approve(id: string): boolean {
+    return this.decide(id, "approved").ok;
+  }
+
+  /** Denies a pending request; false when it is not pending ({@link InMemoryApprovalBroker.decide} says why). */
   deny(id: string, reason?: string): boolean {
-    const pending = this.waiting.get(id);
-    pending?.settle({ id, decision: "denied", reason: reason ?? "denied by the user", resolvedBy: "host" });
-    return pending !== undefined;
+    return this.decide(id, "denied", reason === undefined ? {} : { reason }).ok;
   }
 
   /** Pending requests, oldest first. */

@@ -1,10 +1,14 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   type ApprovalBroker,
+  type ApprovalDecideOptions,
+  type ApprovalDecisionRefusal,
+  type ApprovalDecisionResult,
   type ApprovalEvents,
   type ApprovalRequest,
   type ApprovalResolution,
   type ApprovalWaitOptions,
+  approvalArgumentsDigest,
   EventBus,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
@@ -90,20 +94,25 @@ interface Waiter {
 // so hosts whose clocks disagree judge them alike. KEYS[1] the request hash, KEYS[2] the pending
 // set; ARGV: id, decision, reason, resolvedBy, "overdue" (deny only once past the deadline: a
 // reader tidying up, not the waiter giving up) or "", required digest or "", retain ms, channel.
-// Returns 1 when decided, 0 when it was not pending (or not yet overdue), -1 past its deadline,
-// -2 digest mismatch, -3 an approval by a person of a request whose stored input was cut, without
-// ARGV[9] == 'seen' (the approver was not shown all of it and did not say it saw the mark).
+// Returns 1 when decided, 0 when it was decided already (not by its deadline), -1 past its deadline
+// (this call wrote the timeout denial), -2 digest mismatch, -3 an approval by a person of a request
+// whose stored input was cut, without ARGV[9] == 'seen' (the approver was not shown all of it and
+// did not say it saw the mark), -4 unknown (no hash), -5 not yet overdue ("overdue" only),
+// -6 denied by its deadline already. Distinct codes so `decide` can say why (DECISION_REFUSALS).
 // A request whose hash is gone (Redis restarted from an older snapshot, the key evicted) leaves the
 // pending set too, or its id would stay there for good and be read again by every pending().
 const DECIDE = `
 local status = redis.call('HGET', KEYS[1], 'status')
-if status == false then redis.call('ZREM', KEYS[2], ARGV[1]) return 0 end
-if status ~= 'pending' then return 0 end
+if status == false then redis.call('ZREM', KEYS[2], ARGV[1]) return -4 end
+if status ~= 'pending' then
+  if redis.call('HGET', KEYS[1], 'resolvedBy') == 'timeout' then return -6 end
+  return 0
+end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'digest') ~= ARGV[6] then return -2 end
 if ARGV[2] == 'approved' and ARGV[4] == 'host' and ARGV[9] ~= 'seen' and redis.call('HGET', KEYS[1], 'truncated') == '1' then return -3 end
 ${REDIS_NOW_LUA}
 local overdue = now >= tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
-if ARGV[5] == 'overdue' and not overdue then return 0 end
+if ARGV[5] == 'overdue' and not overdue then return -5 end
 local decision = ARGV[2]
 local reason = ARGV[3]
 local by = ARGV[4]
@@ -200,8 +209,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
 
   /** The digest a decision is bound to, for a call's run id, call id, tool name and input. */
   static argumentsDigest(request: Pick<ApprovalRequest, "runId" | "callId" | "toolName" | "input">): string {
-    const canonical = JSON.stringify([request.runId, request.callId, request.toolName, canonicalJson(request.input)]);
-    return createHash("sha256").update(canonical).digest("hex");
+    return approvalArgumentsDigest(request);
   }
 
   /** {@inheritDoc ApprovalBroker.request} */
@@ -244,7 +252,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
       // it is denied here, and in Redis by a denial sent now on the same connection, queued right
       // behind the write, so a request stored late is denied as it lands (not approvable later).
       const reason = stalled === "abort" ? "the call was cancelled" : timeoutReason(timeoutMs);
-      void this.decide(request.id, "denied", reason, stalled).catch(() => undefined);
+      void this.decideInRedis(request.id, "denied", reason, stalled).catch(() => undefined);
       return { id: request.id, decision: "denied", reason, resolvedBy: stalled };
     }
     return new Promise<ApprovalResolution>((resolve) => {
@@ -296,16 +304,61 @@ export class RedisApprovalBroker implements ApprovalBroker {
   }
 
   /**
+   * Approves or denies a pending request from any process, atomically (one Lua script), saying
+   * why not when it does not: `"unknown"` (no such request, or gone: decided longer ago than
+   * Redis keeps it), `"decided"` (decided already), `"expired"` (its deadline passed: it is denied
+   * for that, by `"timeout"`, even when this call found it pending), `"digest_mismatch"`
+   * (`argumentsDigest` given and the request is for other arguments) and `"input_truncated"`
+   * (an approval of a request whose stored input was cut, without `inputTruncatedSeen`); the last
+   * two leave it pending. The same answers as `InMemoryApprovalBroker.decide`.
+   * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`: the
+   * decision is not confirmed (it may still land, and counts only if it lands before the
+   * request's deadline).
+   *
+   * @example
+   * ```ts
+   * import { RedisApprovalBroker } from "agent-tool-catalog/redis";
+   * import { Redis } from "ioredis";
+   *
+   * const broker = new RedisApprovalBroker({ redis: new Redis("redis://127.0.0.1:6379") });
+   * async function answer(id: string, digestShown: string): Promise<string> {
+   *   const outcome = await broker.decide(id, "approved", { argumentsDigest: digestShown });
+   *   return outcome.ok ? "approved" : `not approved: ${outcome.reason}`;
+   * }
+   * ```
+   */
+  async decide(
+    id: string,
+    decision: "approved" | "denied",
+    options: ApprovalDecideOptions = {},
+  ): Promise<ApprovalDecisionResult> {
+    const outcome = await this.bounded("RedisApprovalBroker.decide", true, () =>
+      this.decideInRedis(
+        id,
+        decision,
+        decision === "approved" ? "" : (options.reason ?? "denied by the user"),
+        "host",
+        decision === "approved"
+          ? { digest: options.argumentsDigest, truncatedSeen: options.inputTruncatedSeen === true }
+          : { digest: options.argumentsDigest },
+      ),
+    );
+    if (outcome === 1) return { ok: true };
+    return { ok: false, reason: DECISION_REFUSALS.get(outcome) ?? "decided" };
+  }
+
+  /**
    * Approves a pending request, from any process. False when it is not pending (decided, timed
    * out, unknown), with `argumentsDigest`, when it is for other arguments, and for a request whose
    * stored input was cut (`inputTruncated`) unless `inputTruncatedSeen` is true (it stays pending).
+   * {@link RedisApprovalBroker.decide} says which.
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs`: the
    * approval is not confirmed (it may still land, and counts only if it lands before the
    * request's deadline).
    */
   async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
     const outcome = await this.bounded("RedisApprovalBroker.approve", true, () =>
-      this.decide(id, "approved", "", "host", {
+      this.decideInRedis(id, "approved", "", "host", {
         digest: options.argumentsDigest,
         truncatedSeen: options.inputTruncatedSeen === true,
       }),
@@ -315,11 +368,12 @@ export class RedisApprovalBroker implements ApprovalBroker {
 
   /**
    * Denies a pending request with a reason for the model, from any process.
+   * {@link RedisApprovalBroker.decide} says why when it answers false.
    * @throws RedisTimeoutError as `approve` does.
    */
   async deny(id: string, reason?: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
     const outcome = await this.bounded("RedisApprovalBroker.deny", true, () =>
-      this.decide(id, "denied", reason ?? "denied by the user", "host", { digest: options.argumentsDigest }),
+      this.decideInRedis(id, "denied", reason ?? "denied by the user", "host", { digest: options.argumentsDigest }),
     );
     return outcome === 1;
   }
@@ -389,7 +443,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     if (expiresAt !== null && Number(expiresAt) <= now) {
       // Denies it only while still pending and overdue (DECIDE checks); once sent, it may land.
       writes.sent = true;
-      await this.decide(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true });
+      await this.decideInRedis(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true });
     }
     const [status, reason, resolvedBy] = await this.redis.hmget(this.requestKey(id), "status", "reason", "resolvedBy");
     if (status !== "approved" && status !== "denied") return undefined;
@@ -417,7 +471,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
         // A decision that won before this denial (an approval that answered `true`) is handed to
         // its call, not overridden by the local denial below.
         [...this.waiters.keys()].map(async (id) => {
-          await this.decide(id, "denied", "the approval broker was closed", "abort");
+          await this.decideInRedis(id, "denied", "the approval broker was closed", "abort");
           await this.collect(id);
         }),
       ),
@@ -444,7 +498,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     const grace = setTimeout(denyLocally, GIVE_UP_GRACE_MS);
     void (async () => {
       try {
-        await this.decide(id, "denied", reason, resolvedBy);
+        await this.decideInRedis(id, "denied", reason, resolvedBy);
         // Decided by someone else first (0 above): read what they decided.
         if (this.waiters.has(id)) await this.collect(id);
       } catch {
@@ -455,7 +509,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     })();
   }
 
-  private async decide(
+  private async decideInRedis(
     id: string,
     decision: "approved" | "denied",
     reason: string,
@@ -477,7 +531,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
       this.channel(),
       options.truncatedSeen === true ? "seen" : "",
     )) as number;
-    if (outcome !== 0 && this.waiters.has(id)) await this.collect(id);
+    // Only the codes that may have decided it (or found it decided by another host's script).
+    if (COLLECT_AFTER.has(outcome) && this.waiters.has(id)) await this.collect(id);
     return outcome;
   }
 
@@ -512,7 +567,9 @@ export class RedisApprovalBroker implements ApprovalBroker {
     const overdue = await this.redis.zrangebyscore(this.pendingKey(), 0, await redisNow(this.redis));
     if (overdue.length > 0) writes.sent = true;
     await Promise.all(
-      overdue.map((id) => this.decide(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true })),
+      overdue.map((id) =>
+        this.decideInRedis(id, "denied", "nobody approved it before its deadline", "timeout", { overdueOnly: true }),
+      ),
     );
   }
 
@@ -606,22 +663,21 @@ async function landsWithin(written: Promise<void>, ms: number): Promise<boolean>
  */
 const GIVE_UP_GRACE_MS = 1_000;
 
+/** What DECIDE's refusals mean to a caller of `decide`. */
+const DECISION_REFUSALS = new Map<number, ApprovalDecisionRefusal>([
+  [0, "decided"],
+  [-1, "expired"],
+  [-2, "digest_mismatch"],
+  [-3, "input_truncated"],
+  [-4, "unknown"],
+  [-6, "expired"],
+]);
+
+/** DECIDE's answers after which a local waiter collects the decision (what `!== 0` was before -4..-6). */
+const COLLECT_AFTER = new Set([1, -1, -2, -3]);
+
 const LOST_REASON = "the approval request is gone from Redis (restarted empty or evicted), so nobody can approve it";
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${formatWait(timeoutMs)}`;
-}
-
-/** JSON with object keys sorted, so the digest does not depend on key order. */
-function canonicalJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonicalJson);
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  // Own properties even for "__proto__" (a valid field name): an assignment would set the
-  // prototype instead, and the digest would not see that field at all.
-  for (const key of Object.keys(value).sort()) {
-    const canonical = canonicalJson((value as Record<string, unknown>)[key]);
-    Object.defineProperty(out, key, { value: canonical, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }

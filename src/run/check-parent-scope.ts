@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { TOOL_PROFILE_NAMES, type ToolProfileName } from "../profiles/tool-profile.js";
 import type { RunScope } from "../tool/run-scope.js";
 
 /**
@@ -22,6 +23,10 @@ export function checkParentScope(parent: RunScope): void {
   const depth = scope.depth;
   if (typeof depth !== "number" || !Number.isSafeInteger(depth) || depth < 0) {
     refuse("parent.depth", "a whole number at least 0");
+  }
+  // A profile from JSON the child would present: one of the known names, or none at all.
+  if (scope.profile !== undefined && !TOOL_PROFILE_NAMES.includes(scope.profile as ToolProfileName)) {
+    refuse("parent.profile", `one of ${TOOL_PROFILE_NAMES.join(", ")} (or absent)`);
   }
   const permissions = scope.permissions as Record<string, unknown> | null | undefined;
   if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) {

@@ -39,7 +39,7 @@ describe("child runs", () => {
     expect(parentStorage?.get(key).storage).toBe(parentStorage);
     expect(seen).toEqual([parentStorage]);
     // Not enumerable: a workflow checkpoint (JSON) or a spread copy holds no run state.
-    expect(Object.keys(JSON.parse(JSON.stringify(parent.scope())))).toEqual(["runId", "permissions", "depth"]);
+    expect(Object.keys(JSON.parse(JSON.stringify(parent.scope())))).toEqual(["runId", "permissions", "depth", "profile"]);
     expect({ ...child.scope() }.storage).toBeUndefined();
     expect(registry.createRun({ parent: { ...child.scope() } }).scope().storage?.parent).toBeUndefined();
     expect(parentStorage?.lifetime.aborted).toBe(false);
@@ -132,5 +132,61 @@ describe("rich results", () => {
       { type: "text", text: expect.stringMatching(/image omitted: image\/png, 2 KiB, over the 1 KiB/) },
     ]);
     expect(result.output).toMatch(/^two images\n\n\[image: image\/png, 1 KiB\]/);
+  });
+});
+
+describe("child runs inherit the parent's profile", () => {
+  const builtin = (name: string) =>
+    defineTool({ name, description: `The ${name} tool.`, tags: ["builtin"], inputSchema: z.object({}), handler: () => name });
+  const registryOf = () => createRegistry({ tools: [builtin("read"), builtin("todo"), echo] });
+  const names = (run: { definitions(): readonly { name: string }[] }) => run.definitions().map((tool) => tool.name);
+
+  it("a child of a minimal run presents minimal (todo off), through the run and through a JSON-saved scope", () => {
+    const registry = registryOf();
+    // The environment says core: the parent's profile still wins for its child.
+    const parent = registry.createRun({ profile: "minimal", environment: { AGENT_TOOL_PROFILE: "core" } });
+    expect(names(parent)).not.toContain("todo");
+    for (const from of [parent, parent.scope(), JSON.parse(JSON.stringify(parent.scope()))]) {
+      const child = registry.createRun({ parent: from, environment: { AGENT_TOOL_PROFILE: "core" } });
+      expect(child.loading.profile).toBe("minimal");
+      expect(names(child)).not.toContain("todo");
+      expect(child.reach("todo")).toBe("off");
+      expect(names(child)).toEqual(expect.arrayContaining(["read", "echo"]));
+      // and its own child too
+      expect(registry.createRun({ parent: child, environment: {} }).loading.profile).toBe("minimal");
+    }
+  });
+
+  it("a child of a none run presents none: no built-ins", () => {
+    const registry = registryOf();
+    const parent = registry.createRun({ profile: "none", environment: {} });
+    const child = registry.createRun({ parent, environment: {} });
+    expect(child.loading.profile).toBe("none");
+    expect(names(child)).not.toContain("read");
+    expect(names(child)).not.toContain("todo");
+  });
+
+  it("positive control: a child that names its own profile gets it, and a core parent's child is core", () => {
+    const registry = registryOf();
+    const parent = registry.createRun({ profile: "minimal", environment: {} });
+    const asked = registry.createRun({ parent, profile: "core", environment: {} });
+    expect(asked.loading.profile).toBe("core");
+    expect(asked.reach("todo")).not.toBe("off");
+    expect(registry.createRun({ parent, environment: {} }).reach("todo")).toBe("off");
+    const coreParent = registry.createRun({ environment: {} });
+    const coreChild = registry.createRun({ parent: coreParent, environment: {} });
+    expect(coreChild.loading.profile).toBe("core");
+    expect(coreChild.reach("todo")).not.toBe("off");
+  });
+
+  it("a scope saved before profiles were inherited (no profile) resolves the child's own; a bad one is refused", () => {
+    const registry = registryOf();
+    const { profile: _dropped, ...old } = JSON.parse(
+      JSON.stringify(registry.createRun({ profile: "minimal", environment: {} }).scope()),
+    );
+    expect(registry.createRun({ parent: old, environment: { AGENT_TOOL_PROFILE: "lite" } }).loading.profile).toBe("lite");
+    expect(() => registry.createRun({ parent: { ...old, profile: "tiny" }, environment: {} })).toThrowError(
+      expect.objectContaining({ code: "invalid_option", data: { field: "parent.profile" } }),
+    );
   });
 });

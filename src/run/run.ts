@@ -76,6 +76,7 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * (each axis the stricter, the workspace the parent's or inside it), and its tools are
    * `allowedTools` intersected with the parent's (an empty intersection leaves only the
    * always-available tools). A child never has wider permissions or more tools than its parent.
+   * It presents its parent's profile (`minimal`, `none`, ...) unless `profile` names another.
    * A child may be at most 64 levels below its root run (`ConfigurationError` `run_too_deep`).
    */
   readonly parent?: RunScope | Run;
@@ -293,6 +294,7 @@ export class Run {
     this.redact = internals.redact;
     const requestedTools = resolveAllowedTools(options.allowedTools);
     let inheritedDenials: readonly string[] = [];
+    let inheritedProfile: ToolProfileName | undefined;
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
       this.allowed = requestedTools === undefined ? undefined : new AllowedNames(requestedTools);
@@ -302,6 +304,8 @@ export class Run {
       const parent = scopeOfParent(options.parent);
       checkParentScope(parent);
       inheritedDenials = parent.disabledTools ?? [];
+      // checkParentScope refused any name that is not a profile's.
+      inheritedProfile = parent.profile as ToolProfileName | undefined;
       // The parent's storage, so state such as the resource budget is drawn from the parent's.
       this.storage = new RunStorage(state?.storage, { parent: parent.storage, lifetime: this.lifetime.signal });
       this.permissions = narrowPermissions(parent.permissions, options.permissions);
@@ -311,7 +315,7 @@ export class Run {
     }
     checkWorkspace(this.permissions.workspace);
     setUpTools(internals.runSetups(), this.allowed, this.storage);
-    this.plan = new ToolLoadPlan(options, this.allowed !== undefined, inheritedDenials);
+    this.plan = new ToolLoadPlan(options, this.allowed !== undefined, inheritedDenials, inheritedProfile);
     const activation = state?.activation ?? options.activation;
     this.activation =
       activation instanceof ActivationTracker
@@ -977,6 +981,7 @@ export class Run {
       permissions: this.permissions,
       allowedTools: this.skills.narrow(this.allowed === undefined ? undefined : [...this.allowed.names]),
       depth: this.depth,
+      profile: this.plan.profile,
       ...(this.plan.deniedEntries().length > 0 ? { disabledTools: this.plan.deniedEntries() } : {}),
     };
     // Not enumerable: a scope saved as JSON (a workflow checkpoint) must not carry the run's state.

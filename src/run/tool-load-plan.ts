@@ -22,7 +22,20 @@ export const PROFILE_ENVIRONMENT_VARIABLE = "AGENT_TOOL_PROFILE";
  * @public
  */
 export interface ToolLoadOptions {
-  /** The profile; else `AGENT_TOOL_PROFILE`, else `config.profile`, else `"core"`. */
+  /**
+   * The profile; else, for a child run (`createRun({ parent })`), its parent's; else
+   * `AGENT_TOOL_PROFILE`, else `config.profile`, else `"core"`.
+   *
+   * @example
+   * ```ts
+   * import { createRegistry } from "agent-tool-catalog";
+   *
+   * const registry = createRegistry();
+   * const parent = registry.createRun({ profile: "minimal" });
+   * console.log(registry.createRun({ parent }).loading.profile); // "minimal": inherited
+   * console.log(registry.createRun({ parent, profile: "core" }).loading.profile); // "core": asked otherwise
+   * ```
+   */
   readonly profile?: ToolProfileName;
   /**
    * Per-tool load modes; they win over the profile. A name may be written as an MCP server spells
@@ -84,16 +97,25 @@ export class ToolLoadPlan {
    * @param inheritedDenials - a parent run's deny entries (`RunScope.disabledTools`): off here
    * too, whatever `options` say; they are not reported again when they cover no tool.
    */
-  constructor(options: ToolLoadOptions, explicitAllowList: boolean, inheritedDenials: readonly string[] = []) {
+  constructor(
+    options: ToolLoadOptions,
+    explicitAllowList: boolean,
+    inheritedDenials: readonly string[] = [],
+    inheritedProfile?: ToolProfileName,
+  ) {
     const environment =
       options.environment ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
     const fromEnvironment = environment[PROFILE_ENVIRONMENT_VARIABLE];
+    // A child run presents its parent's profile (a subagent of a `minimal` run is `minimal` too)
+    // unless it names its own; the parent already weighed the environment and its configuration.
     this.profile =
       options.profile !== undefined
         ? parseProfileName(options.profile)
-        : fromEnvironment !== undefined && fromEnvironment !== ""
-          ? parseProfileName(fromEnvironment, PROFILE_ENVIRONMENT_VARIABLE)
-          : (options.config?.profile ?? "core");
+        : inheritedProfile !== undefined
+          ? inheritedProfile
+          : fromEnvironment !== undefined && fromEnvironment !== ""
+            ? parseProfileName(fromEnvironment, PROFILE_ENVIRONMENT_VARIABLE)
+            : (options.config?.profile ?? "core");
     this.rules = profileRules(this.profile);
     this.overrides = mergeOverrides(options);
     const own = [...this.overrides].filter(([, mode]) => mode === "off").map(([name]) => name);

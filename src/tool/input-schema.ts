@@ -4,12 +4,8 @@ import { boundIssues } from "./bound-issues.js";
 import { frozenJsonCopy } from "./frozen-copy.js";
 import type { JsonSchema } from "./json-schema.js";
 import { explainUncompilableJsonSchema } from "./json-schema-references.js";
-import {
-  ALL_ERRORS_INPUT_LIMIT,
-  createJsonSchemaValidator,
-  explainInvalidJsonSchema,
-  type JsonSchemaCompiler,
-} from "./json-schema-validator.js";
+import { explainMalformedJsonSchema } from "./json-schema-structure.js";
+import { ALL_ERRORS_INPUT_LIMIT, createJsonSchemaValidator, type JsonSchemaCompiler } from "./json-schema-validator.js";
 import { estimateJsonSize } from "./json-size.js";
 import { loadOnDemand } from "./load-on-demand.js";
 import { settledNow, settleThenable } from "./settle-thenable.js";
@@ -74,7 +70,9 @@ export function compileSchema(schema: unknown, compiler: JsonSchemaCompiler): Co
   } catch (error) {
     return { ok: false, reason: `not plain JSON data: ${(error as Error).message}` };
   }
-  const invalid = explainInvalidJsonSchema(jsonSchema);
+  // A structural check only: Ajv (and its meta-schema check) loads at the first call, not at the
+  // first definition (about 130-150 ms of a new process for tools that may never be called).
+  const invalid = explainMalformedJsonSchema(jsonSchema);
   if (invalid !== undefined) return { ok: false, reason: `not a valid JSON Schema: ${invalid}` };
   // Compiled lazily: what would only fail at the first call is refused now, where the host sees it.
   const uncompilable = explainUncompilableJsonSchema(jsonSchema);

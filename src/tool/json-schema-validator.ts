@@ -48,25 +48,6 @@ export class JsonSchemaCompiler {
   }
 }
 
-// Meta-schema checks only: `validateSchema` compiles the meta-schema once and keeps nothing of
-// the schemas it checks, so one instance per draft is safe to share.
-let metaDraft7: Ajv | undefined;
-let metaDraft2020: Ajv2020 | undefined;
-
-/** Why `schema` is not a valid JSON Schema, or `undefined` when it is. */
-export function explainInvalidJsonSchema(schema: JsonSchema): string | undefined {
-  let ajv: Ajv | Ajv2020;
-  if (isDraft2020(schema)) {
-    metaDraft2020 ??= new (ajvDraft2020().Ajv2020)({ strict: false, validateFormats: false });
-    ajv = metaDraft2020;
-  } else {
-    metaDraft7 ??= new (ajvDraft7().Ajv)({ strict: false, validateFormats: false });
-    ajv = metaDraft7;
-  }
-  if (ajv.validateSchema(schema) === true) return undefined;
-  return ajv.errorsText(ajv.errors, { dataVar: "schema" });
-}
-
 /**
  * A validator for a plain JSON Schema, compiled on first use (registering thousands of MCP tools
  * must not compile thousands of schemas that are never called) with the compiler `compilerOf`

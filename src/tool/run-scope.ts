@@ -26,6 +26,14 @@ export interface RunScope {
    * empty: none.
    */
   readonly disabledTools?: readonly string[];
+  /**
+   * The run's tool profile (`run.loading.profile`, a `ToolProfileName`; a string here, as the
+   * tool layer comes before the profiles layer): a child run made from this scope presents
+   * it too unless its own `createRun({ profile })` names another (the child's host asked
+   * otherwise). Absent (a scope saved before profiles were inherited): the child resolves its own,
+   * as a top-level run does.
+   */
+  readonly profile?: string;
   /** How many ancestors the run has (0 for a top-level run). */
   readonly depth: number;
   /**

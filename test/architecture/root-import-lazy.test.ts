@@ -21,24 +21,31 @@ function loadedAfter(format: "esm" | "cjs", use: string): string[] {
       ? `import { createRequire } from "node:module";
          const cache = createRequire(import.meta.url).cache;
          const api = await import(${JSON.stringify(entry)});
-         ${use}
+         await (async () => { ${use} })();
          ${report}`
       : `const cache = require.cache;
          const api = require(${JSON.stringify(entry)});
-         ${use}
-         ${report}`;
+         (async () => { ${use} })().then(() => { ${report} });`;
   const args = format === "esm" ? ["--input-type=module", "-e", script] : ["-e", script];
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", cwd: dist })) as string[];
 }
 
-const USE_ALL = `
-  api.createRegistry({ tools: [api.defineTool({ name: "plain", description: "A plain JSON Schema tool.", inputSchema: { type: "object" }, handler: () => "ok" })] });
+// Defining a plain JSON Schema tool checks its structure only; the call validates, with Ajv.
+const DEFINE = `
+  const registry = api.createRegistry({ tools: [api.defineTool({ name: "plain", description: "A plain JSON Schema tool.", inputSchema: { type: "object" }, handler: () => "ok" })] });`;
+const USE_ALL = `${DEFINE}
+  const result = await registry.createRun().call("plain", {});
+  if (!result.ok) throw new Error(JSON.stringify(result));
   api.parseToolConfig("[tools]\\nprofile = \\"core\\"\\n");`;
 
 describe.each(["esm", "cjs"] as const)("the built root entry (%s)", (format) => {
   it("loads no on-demand dependency when imported", () => {
     expect(existsSync(join(dist, "index.js")), "run `npm run build` first").toBe(true);
     expect(loadedAfter(format, "")).toEqual([]);
+  });
+
+  it("defining a plain JSON Schema tool loads no Ajv (its structure is checked without it)", () => {
+    expect(loadedAfter(format, DEFINE)).toEqual([]);
   });
 
   it("loads them when a call needs them (the probe sees a loaded one)", () => {

@@ -46,6 +46,13 @@ export interface GrepAnswer {
   readonly files: string[];
   readonly cut: boolean;
   readonly unsearched?: readonly { readonly absolute: string; readonly reason: string }[];
+  /**
+   * ripgrep's other error messages, each whole (an ignore file it could not parse, which it then
+   * did not apply): at most RIPGREP_MESSAGES_KEPT, each at most RIPGREP_MESSAGE_CHARS, a last
+   * entry counting those left out. Dropped before: the answer looked like one with every ignore
+   * file applied.
+   */
+  readonly messages?: readonly string[];
 }
 
 /** Thrown when ripgrep cannot answer this query (its regex syntax differs, or it cannot start). */
@@ -182,14 +189,24 @@ async function runRipgrep(
   // Its lines about files it could not read (no --no-messages: they name what was not searched) apart.
   const { unsearched: fileErrors, otherErrors } = ripgrepUnsearched(stderr, toAbsolute);
   if (stderrCut) fileErrors.push({ absolute: root, reason: "and more files or directories under it that could not be read" });
-  if (exit.exitCode === 2 && /regex|parse error|look-around|backreference/i.test(otherErrors)) {
-    throw new RipgrepUnusableError(`ripgrep does not accept this pattern: ${stderr.trim().slice(0, 500)}`);
+  // A bad pattern: not a file error nor an ignore file's "line N:" (a glob ripgrep could not parse).
+  const patternErrors = otherErrors
+    .split("\n")
+    .filter((line) => !IGNORE_FILE_ERROR.test(line))
+    .join("\n");
+  if (exit.exitCode === 2 && /regex|parse error|look-around|backreference/i.test(patternErrors)) {
+    throw new RipgrepUnusableError(`ripgrep does not accept this pattern: ${oneLine(otherErrors)}`);
   }
   if (exit.exitCode !== 0 && exit.exitCode !== 1 && exit.exitCode !== 2) {
-    throw new RipgrepUnusableError(`ripgrep ended with ${String(exit.exitCode ?? exit.signal)}: ${stderr.trim().slice(0, 500)}`);
+    throw new RipgrepUnusableError(`ripgrep ended with ${String(exit.exitCode ?? exit.signal)}: ${oneLine(stderr)}`);
   }
-  if (fileErrors.length === 0) return answer;
-  return { ...answer, unsearched: [...(answer.unsearched ?? []), ...fileErrors] };
+  const messages = boundedMessages(otherErrors);
+  if (fileErrors.length === 0 && messages.length === 0) return answer;
+  return {
+    ...answer,
+    ...(fileErrors.length === 0 ? {} : { unsearched: [...(answer.unsearched ?? []), ...fileErrors] }),
+    ...(messages.length === 0 ? {} : { messages }),
+  };
 }
 
 /**
@@ -236,6 +253,36 @@ function trustedShell(): string | undefined {
 }
 
 const SYSTEM_SHELLS = ["/bin/sh", "/usr/bin/sh"] as const;
+
+/** ripgrep's message for a line of an ignore file it could not parse (`./.ignore: line 1: error parsing glob ...`). */
+const IGNORE_FILE_ERROR = /^(?:rg: )?.+: line \d+: /;
+
+/** How many of ripgrep's other messages an answer carries, and how long each may be. */
+const RIPGREP_MESSAGES_KEPT = 20;
+const RIPGREP_MESSAGE_CHARS = 500;
+
+/** ripgrep's message lines (`rg: ` dropped), whole up to the bounds, the rest counted. */
+function boundedMessages(otherErrors: string): string[] {
+  const lines = otherErrors
+    .split("\n")
+    .map((line) => line.replace(/^rg: /, "").trimEnd())
+    .filter((line) => line.trim() !== "");
+  const kept = lines
+    .slice(0, RIPGREP_MESSAGES_KEPT)
+    .map((line) => (line.length > RIPGREP_MESSAGE_CHARS ? `${line.slice(0, RIPGREP_MESSAGE_CHARS)}… (cut)` : line));
+  if (lines.length > RIPGREP_MESSAGES_KEPT) kept.push(`and ${lines.length - RIPGREP_MESSAGES_KEPT} more messages`);
+  return kept;
+}
+
+/** A multi-line message on one line (the engine note is one line), at most 1,000 characters. */
+function oneLine(text: string): string {
+  const joined = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ");
+  return joined.length > 1000 ? `${joined.slice(0, 1000)}… (cut)` : joined;
+}
 
 /** How much of ripgrep's error output is read for the list of what it could not read. */
 const RIPGREP_ERRORS_KEPT = 64 * 1024;
@@ -336,6 +383,7 @@ function inPathOrder(answer: GrepAnswer, limit: number): GrepAnswer {
     lines: lines.slice(0, end),
     cut: files.length > limit || end < lines.length,
     ...(answer.unsearched === undefined ? {} : { unsearched: answer.unsearched }),
+    ...(answer.messages === undefined ? {} : { messages: answer.messages }),
   };
 }
 

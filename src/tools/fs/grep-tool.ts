@@ -464,7 +464,9 @@ function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: str
   const unsearched = (answer.unsearched ?? [])
     .map((file) => `[not searched: ${display(file.absolute)} (${file.reason})]\n`)
     .join("");
-  const footer = `${unsearched}[engine: ${engine}]`;
+  // ripgrep's other messages (an ignore file it could not parse): the answer may hold what it would have left out.
+  const messages = (answer.messages ?? []).map((message) => `[ripgrep: ${message}]\n`).join("");
+  const footer = `${unsearched}${messages}[engine: ${engine}]`;
   const output =
     input.files_only === true
       ? answer.files.map(display)
