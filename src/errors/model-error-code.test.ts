@@ -28,7 +28,6 @@ const NOT_YET_PRODUCED_BY_A_TEST = [
   "engine_unavailable",
   "invalid_anchor",
   "mcp_request_failed",
-  "mcp_server_limit",
   "mcp_server_unavailable",
   "file_locked",
   "scheduler_closed",

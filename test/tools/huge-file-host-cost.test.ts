@@ -167,9 +167,10 @@ describe("a file growing while it is read", () => {
   it("read and file_inspect answer within the bounds while a process grows it by 256 MiB steps", async () => {
     const file = await sparse("growing.txt", 5 * 1024 * 1024);
     background = spawn("sh", ["-c", `while :; do truncate -s +256M ${JSON.stringify(file)}; done`], { stdio: "ignore" });
-    // Control: it grows.
+    // Control: it grows (polled: at load 15-20 the shell's first truncate took over 200 ms to come).
     const before = (await stat(file)).size;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const growBy = Date.now() + 10_000;
+    while ((await stat(file)).size <= before && Date.now() < growBy) await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await stat(file)).size).toBeGreaterThan(before);
     const run = runIn();
     for (let round = 0; round < 3; round++) {

@@ -111,6 +111,23 @@ async function change(
   return { filled: filler.said(), killed: killing?.said() ?? "", signal, printed };
 }
 
+/**
+ * The workspace seeded and the change made, again (up to 3 times) where the filler did not fill
+ * the disk: it is a separate process that must notice the commit while the change goes on, and
+ * at load 15-20 it noticed too late once in a clean-clone run (the change had already reverted:
+ * "the disk was not filled" is the test's setup missing, not the product's outcome). Each try's
+ * outcome is still checked by the caller; a fill that never happens still fails.
+ */
+async function seededChange(stuck: boolean, killAt?: number): ReturnType<typeof change> {
+  let result: Awaited<ReturnType<typeof change>> | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await seed(stuck);
+    result = await change(killAt);
+    if (result.filled.startsWith("filled")) return result;
+  }
+  return result as Awaited<ReturnType<typeof change>>;
+}
+
 /** A recovery in a new process (its `ls` runs the workspace's recovery first), the disk freed and the file mutable again first. */
 async function recover(): Promise<string> {
   unstick(workspace);
@@ -122,8 +139,7 @@ describe.skipIf(!root)(
   "a one-group change whose rename fails part way while the state directory is full (needs root: tmpfs, chattr +i)",
   () => {
     it("positive control: with no target immutable, the change lands whole on the full state directory", async () => {
-      await seed(false);
-      const { filled, printed } = await change();
+      const { filled, printed } = await seededChange(false);
       expect(filled).toMatch(/^filled \d+$/);
       expect(printed).toMatch(/"ok":true/);
       expect(wholeState()).toBe("after");
@@ -131,8 +147,7 @@ describe.skipIf(!root)(
     }, 300_000);
 
     it("no kill: answered partially_applied with no second change; a recovery once the file is mutable makes every file new", async () => {
-      await seed(true);
-      const { filled, printed } = await change();
+      const { filled, printed } = await seededChange(true);
       expect(filled).toMatch(/^filled \d+$/);
       const result = JSON.parse(printed.split("\n").at(-1) as string) as {
         ok: boolean;
@@ -152,8 +167,7 @@ describe.skipIf(!root)(
       const outcomes: string[] = [];
       const wrong: string[] = [];
       for (let at = 1; at <= KILLS; at++) {
-        await seed(true);
-        const { filled, killed, signal, printed } = await change(at);
+        const { filled, killed, signal, printed } = await seededChange(true, at);
         const logged = await loggedStates();
         await recover();
         const state = wholeState();
