@@ -18,6 +18,10 @@ function bareImports(entry: string): Set<string> {
     seen.add(file);
     const source = readFileSync(file, "utf8");
     for (const match of source.matchAll(/(?:from\s*|import\s*\(\s*|require\(\s*)["']([^"']+)["']/g)) {
+      // A doc comment's example (kept in the bundle on class members) is not an import: its lines
+      // start with `*` or `//`, which no statement of the bundle does.
+      const lineStart = source.lastIndexOf("\n", match.index) + 1;
+      if (/^\s*(\*|\/\/)/.test(source.slice(lineStart, match.index))) continue;
       const specifier = match[1] as string;
       if (specifier.startsWith(".")) pending.push(resolve(dirname(file), specifier));
       else bare.add(specifier);

@@ -261,12 +261,20 @@ const IGNORE_FILE_ERROR = /^(?:rg: )?.+: line \d+: /;
 const RIPGREP_MESSAGES_KEPT = 20;
 const RIPGREP_MESSAGE_CHARS = 500;
 
+/**
+ * ripgrep's notice when every file was filtered out (and its advice to run `--debug`): not an
+ * error, and nothing the model can act on; the answer's "No matches" says the same, as the
+ * JavaScript engine's does.
+ */
+const RIPGREP_NOTHING_SEARCHED =
+  /^(?:No files were searched, which means ripgrep probably applied a filter you didn't expect\.|Running with --debug will show why files are being skipped\.)$/;
+
 /** ripgrep's message lines (`rg: ` dropped), whole up to the bounds, the rest counted. */
 function boundedMessages(otherErrors: string): string[] {
   const lines = otherErrors
     .split("\n")
     .map((line) => line.replace(/^rg: /, "").trimEnd())
-    .filter((line) => line.trim() !== "");
+    .filter((line) => line.trim() !== "" && !RIPGREP_NOTHING_SEARCHED.test(line.trim()));
   const kept = lines
     .slice(0, RIPGREP_MESSAGES_KEPT)
     .map((line) => (line.length > RIPGREP_MESSAGE_CHARS ? `${line.slice(0, RIPGREP_MESSAGE_CHARS)}… (cut)` : line));
