@@ -14,21 +14,28 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * begun early, that wait overlaps the CPU-bound files instead of ending the run.
  */
 export const LONGEST_FILES: readonly string[] = [
-  // Stop 49: 123 s in its first clean-clone run (8 kill rounds of an 800-file grouped change).
-  "test/tools/group-kill-restore.test.ts",
-  "test/tools/file-open-limit.test.ts",
-  "test/redis/clock-skew.test.ts",
-  "test/redis/bullmq-jobs.test.ts",
+  // Wall seconds in a clean-clone run of 2026-12-06 (load 4-10), longest first; the files that
+  // mostly wait (redis leases, kill loops) gain most from starting early.
+  "test/tools/file-open-limit.test.ts", // 79
+  "test/redis/bullmq-jobs.test.ts", // 64
+  "test/tools/group-kill-restore.test.ts", // 47
+  "test/redis/bullmq-delivery.test.ts", // 35
+  "test/redis/clock-skew.test.ts", // 34
+  "test/redis/call-claim-lease.test.ts", // 33, a 31 s lease waited out
+  "test/tools/one-group-kill-revert.test.ts", // 32
+  "test/tools/bash-run-budget-children.test.ts", // 31
+  "test/tools/bash-run-limits.test.ts", // 30
+  "test/redis/redis-fault-injection.test.ts", // 27
+  "test/tools/file-crash.test.ts", // 21
+  "test/git/git-cli-property.test.ts", // 21
+  "test/mcp/trust-store-kill.test.ts", // 20
+  "test/escape/races-control-file-removal.test.ts", // 18
+  "test/escape/r29-mcp-listing-size.test.ts", // 18
+  "test/sandbox/grep-engines.test.ts", // 17
+  "test/tools/rename-fail-state-full.test.ts", // 17
+  "test/escape/git-sequencer-sandbox.test.ts", // 17
+  "test/tools/listing-huge-directory.test.ts", // 15
   "test/git/follow-copy-bounds.test.ts",
-  "test/tools/listing-huge-directory.test.ts",
-  "test/redis/bullmq-delivery.test.ts",
-  "test/tools/bash-run-budget-children.test.ts",
-  "test/redis/redis-fault-injection.test.ts",
-  "test/escape/git-sequencer-sandbox.test.ts",
-  "test/tools/file-crash.test.ts",
-  "test/git/git-cli-property.test.ts",
-  "test/tools/bash-run-limits.test.ts",
-  "test/mcp/trust-store-kill.test.ts",
   "test/git/git-tools.test.ts",
 ];
 
