@@ -13,3 +13,11 @@ export function decodePointerSegment(raw: string): string | undefined {
   }
   return decoded.replaceAll("~1", "/").replaceAll("~0", "~");
 }
+
+/**
+ * `name` as one segment of a JSON Pointer (RFC 6901): `~` to `~0`, then `/` to `~1`, so that
+ * {@link decodePointerSegment} gives `name` back. For the paths an error names (`schema/properties/a~1b`).
+ */
+export function encodePointerSegment(name: string): string {
+  return name.replaceAll("~", "~0").replaceAll("/", "~1");
+}

@@ -4,6 +4,8 @@
 // This check covers what the keywords' values must be (the mistakes a person makes: `type:
 // "strin"`, `required: "a"`, `properties: []`); the validator's full meta-schema check still runs
 // when it compiles the schema, at the first call, and refuses loudly there what this lets through.
+
+import { encodePointerSegment } from "./json-pointer.js";
 import type { JsonSchema } from "./json-schema.js";
 
 const TYPES: ReadonlySet<string> = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
@@ -104,7 +106,7 @@ function subschemaProblem(
     if (node[key] === undefined) continue;
     const map = node[key];
     if (!isObject(map)) return `${at}/${key} must be an object of schemas`;
-    for (const [name, value] of Object.entries(map)) push(value, `${at}/${key}/${escapePointer(name)}`);
+    for (const [name, value] of Object.entries(map)) push(value, `${at}/${key}/${encodePointerSegment(name)}`);
   }
   for (const key of SCHEMA_LISTS) {
     if (node[key] === undefined) continue;
@@ -160,13 +162,9 @@ function dependencyProblem(
     if (!isObject(map)) return `${at}/dependencies must be an object`;
     for (const [name, value] of Object.entries(map)) {
       if (isStringList(value)) continue;
-      if (!isSchema(value)) return `${at}/dependencies/${escapePointer(name)} must be a schema or a list of names`;
-      push(value, `${at}/dependencies/${escapePointer(name)}`);
+      if (!isSchema(value)) return `${at}/dependencies/${encodePointerSegment(name)} must be a schema or a list of names`;
+      push(value, `${at}/dependencies/${encodePointerSegment(name)}`);
     }
   }
   return undefined;
-}
-
-function escapePointer(name: string): string {
-  return name.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -1,4 +1,5 @@
 import type { JsonObjectSchema, JsonSchema } from "agent-tool-catalog";
+import { encodePointerSegment } from "../../tool/json-pointer.js";
 
 /**
  * The strict form of a schema, or why there is none.
@@ -121,7 +122,7 @@ function convertDefinitions(definitions: unknown, path: string, walk: Walk): Sch
   const out: SchemaObject = {};
   for (const [name, definition] of Object.entries(definitions)) {
     countString(walk, name, path);
-    setOwn(out, name, convertNode(definition, `${path}/${escapePointer(name)}`, walk, 0));
+    setOwn(out, name, convertNode(definition, `${path}/${encodePointerSegment(name)}`, walk, 0));
   }
   return out;
 }
@@ -237,7 +238,7 @@ function convertObject(node: SchemaObject, out: SchemaObject, path: string, walk
     walk.properties += 1;
     if (walk.properties > MAX_PROPERTIES) throw new NotStrict(path, `more than ${MAX_PROPERTIES} properties`);
     countString(walk, name, path);
-    const schema = convertNode(child, `${path}/properties/${escapePointer(name)}`, walk, depth);
+    const schema = convertNode(child, `${path}/properties/${encodePointerSegment(name)}`, walk, depth);
     setOwn(converted, name, required.includes(name) ? schema : nullable(schema));
   }
   out.properties = converted;
@@ -308,10 +309,6 @@ function isSchemaObject(value: unknown): value is SchemaObject {
 
 function isScalar(value: unknown): boolean {
   return value === null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /**
