@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   close as closeCallback,
   closeSync,
@@ -31,7 +30,7 @@ import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { FileStepError } from "./file-step-error.js";
 import { inParallel } from "./in-parallel.js";
-import { type IntentEntry, IntentLog, recoverWorkspace } from "./intent-log.js";
+import { type IntentEntry, IntentLog, recoverWorkspace, writtenDigest } from "./intent-log.js";
 import { movedSinceCheck } from "./moved-since-check.js";
 import { directoryGroups, directoryWindow, openFileWindow } from "./open-file-limit.js";
 import { type OpenedParent, openParentsOf, type ReadOutcome } from "./parent-batch.js";
@@ -721,7 +720,7 @@ function writtenOf(change: TransactionChange, renamed: boolean): { written?: str
   if (change.after === undefined) return {};
   if (!renamed) return { written: "" };
   if (typeof change.after === "function") return {};
-  return { written: createHash("sha256").update(change.after).digest("hex") };
+  return { written: writtenDigest(change.after) };
 }
 
 /** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */

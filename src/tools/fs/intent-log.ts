@@ -756,7 +756,12 @@ async function isOwnWrite(parent: ParentEntry, entry: IntentEntry): Promise<bool
   const stats = await lstat(parent.at(entry.name)).catch(() => undefined);
   if (stats === undefined || !stats.isFile()) return false;
   const bytes = await readFile(parent.at(entry.name)).catch(() => undefined);
-  return bytes !== undefined && createHash("sha256").update(bytes).digest("hex") === entry.written;
+  return bytes !== undefined && writtenDigest(bytes) === entry.written;
+}
+
+/** The digest `IntentEntry.written` names (SHA-256, hex): what a change wrote, and what recovery compares it with. */
+export function writtenDigest(content: string | Uint8Array): string {
+  return createHash("sha256").update(content).digest("hex");
 }
 
 /**
