@@ -332,17 +332,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
     decision: "approved" | "denied",
     options: ApprovalDecideOptions = {},
   ): Promise<ApprovalDecisionResult> {
-    const outcome = await this.bounded("RedisApprovalBroker.decide", true, () =>
-      this.decideInRedis(
-        id,
-        decision,
-        decision === "approved" ? "" : (options.reason ?? "denied by the user"),
-        "host",
-        decision === "approved"
-          ? { digest: options.argumentsDigest, truncatedSeen: options.inputTruncatedSeen === true }
-          : { digest: options.argumentsDigest },
-      ),
-    );
+    const outcome = await this.decideAsHost("RedisApprovalBroker.decide", id, decision, options);
     if (outcome === 1) return { ok: true };
     return { ok: false, reason: DECISION_REFUSALS.get(outcome) ?? "decided" };
   }
@@ -357,13 +347,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
    * request's deadline).
    */
   async approve(id: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
-    const outcome = await this.bounded("RedisApprovalBroker.approve", true, () =>
-      this.decideInRedis(id, "approved", "", "host", {
-        digest: options.argumentsDigest,
-        truncatedSeen: options.inputTruncatedSeen === true,
-      }),
-    );
-    return outcome === 1;
+    return (await this.decideAsHost("RedisApprovalBroker.approve", id, "approved", options)) === 1;
   }
 
   /**
@@ -372,10 +356,29 @@ export class RedisApprovalBroker implements ApprovalBroker {
    * @throws RedisTimeoutError as `approve` does.
    */
   async deny(id: string, reason?: string, options: ApprovalDecisionOptions = {}): Promise<boolean> {
-    const outcome = await this.bounded("RedisApprovalBroker.deny", true, () =>
-      this.decideInRedis(id, "denied", reason ?? "denied by the user", "host", { digest: options.argumentsDigest }),
+    const denial = reason === undefined ? options : { ...options, reason };
+    return (await this.decideAsHost("RedisApprovalBroker.deny", id, "denied", denial)) === 1;
+  }
+
+  /**
+   * A person's decision (`resolvedBy: "host"`) through DECIDE, bounded by `operationTimeoutMs`
+   * under `operation`'s name; DECIDE's code. What `decide`, `approve` and `deny` share: a denial's
+   * reason defaults to "denied by the user", and only an approval carries `inputTruncatedSeen`.
+   */
+  private decideAsHost(
+    operation: string,
+    id: string,
+    decision: "approved" | "denied",
+    options: ApprovalDecideOptions,
+  ): Promise<number> {
+    return this.bounded(operation, true, () =>
+      decision === "approved"
+        ? this.decideInRedis(id, "approved", "", "host", {
+            digest: options.argumentsDigest,
+            truncatedSeen: options.inputTruncatedSeen === true,
+          })
+        : this.decideInRedis(id, "denied", options.reason ?? "denied by the user", "host", { digest: options.argumentsDigest }),
     );
-    return outcome === 1;
   }
 
   /**
