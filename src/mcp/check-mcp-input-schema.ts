@@ -1,10 +1,9 @@
 import { explainUncompilableJsonSchema } from "../tool/json-schema-references.js";
-import { jsonValueSize } from "./json-value-size.js";
+import { estimateJsonSize } from "../tool/json-size.js";
 
 const MAX_NODES = 20_000;
 /**
- * The most characters a schema may hold ({@link jsonValueSize}: strings and keys, 8 for each other
- * value). The schema is kept in the tool's definition and sent to the model with the tool, where a
+ * The most characters of JSON a schema may hold (estimated: `estimateJsonSize`). The schema is kept in the tool's definition and sent to the model with the tool, where a
  * tool's own description is cut at 4,000 characters: a 9 MiB `description` inside the schema was
  * registered whole. 1 Mi is more than 20,000 nodes with ordinary names take.
  */
@@ -59,7 +58,7 @@ export function checkMcpInputSchema(schema: unknown): string | undefined {
       maxRefsIntoReferringTargets: MAX_REFS_INTO_REFERRING_TARGETS,
     }) ??
     // Last, so a schema both too large and of a shape refused above is named by its shape.
-    (jsonValueSize(schema, MAX_CHARACTERS) > MAX_CHARACTERS
+    (estimateJsonSize(schema, MAX_CHARACTERS) > MAX_CHARACTERS
       ? `the schema holds more than ${MAX_CHARACTERS} characters`
       : undefined)
   );

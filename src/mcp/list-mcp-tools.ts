@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ResultSchema, type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
-import { jsonValueSize } from "./json-value-size.js";
+import { estimateJsonSize } from "../tool/json-size.js";
 import { clip } from "./mcp-errors.js";
 import type { McpRejectedTool } from "./mcp-events.js";
 
@@ -28,8 +28,7 @@ export const MAX_TOOL_PAGES = 100;
  */
 export const MAX_TOOLS_PER_SERVER = 5000;
 /**
- * Most characters one listing keeps, over all its pages (strings, keys included, and 8 for each
- * other value: {@link jsonValueSize}). Each page is one message (at most 10 MiB over stdio), but the
+ * Most characters of JSON one listing keeps, over all its pages (estimated: `estimateJsonSize`). Each page is one message (at most 10 MiB over stdio), but the
  * pages are kept until the last one: a server answering 100 pages of 9 MiB cursors or descriptions
  * made the host hold a gigabyte (and die with a 512 MB heap). 32 Mi is over six times what 5,000
  * tools with 1 KB descriptions and 5 KB schemas take.
@@ -57,7 +56,7 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
     if (!Array.isArray(entries)) throw new MalformedListingError("tools/list result has no tools array");
     // The cursors are kept too (to stop at a repeated one): the page is measured whole. A page past
     // the budget is dropped and the listing ends there; the first page is always taken.
-    size += jsonValueSize(result, MAX_LISTING_SIZE);
+    size += estimateJsonSize(result, MAX_LISTING_SIZE - size);
     if (size > MAX_LISTING_SIZE && page > 0) return { tools, rejected, truncated: true };
     for (const entry of entries) {
       if (tools.length >= MAX_TOOLS_PER_SERVER) return { tools, rejected, truncated: true };
