@@ -138,7 +138,12 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
   // Shares of at least `MIN_TEXT_SHARE` are worth it: no need to try dropping parts.
   if (all !== undefined && all.dropped === 0 && share >= minShare) return all.out;
   // Some parts must go: room for the closing line at its longest (every part, every character).
-  const closing = (droppedParts: number, droppedChars: number) => closingLine(droppedParts, droppedChars, limit, budget);
+  // The closing line's form is chosen once, for the line at its longest, as the library does since
+  // it stopped choosing per line (a shorter line could take the long form where only the short one
+  // had room): that fix is not what this reference checks, the cuts are.
+  const full = closingLine(costs.length, chars, limit, budget).length === closingLine(costs.length, chars, limit, Infinity).length;
+  const closing = (droppedParts: number, droppedChars: number) =>
+    closingLine(droppedParts, droppedChars, limit, full ? Infinity : 0);
   const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
   const left = Math.max(0, budget - closingCost);
   const kept = fitParts(parts, Math.max(shareOf(costs, left), Math.min(minShare, left)), left);
