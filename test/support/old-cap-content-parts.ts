@@ -141,7 +141,8 @@ function capTotalText(parts: readonly ToolContentPart[], limit: number): ToolCon
   // The closing line's form is chosen once, for the line at its longest, as the library does since
   // it stopped choosing per line (a shorter line could take the long form where only the short one
   // had room): that fix is not what this reference checks, the cuts are.
-  const full = closingLine(costs.length, chars, limit, budget).length === closingLine(costs.length, chars, limit, Infinity).length;
+  const full =
+    closingLine(costs.length, chars, limit, budget).length === closingLine(costs.length, chars, limit, Infinity).length;
   const closing = (droppedParts: number, droppedChars: number) =>
     closingLine(droppedParts, droppedChars, limit, full ? Infinity : 0);
   const closingCost = closing(costs.length, chars).length + TEXT_PART_OVERHEAD;
