@@ -9,34 +9,51 @@ import path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Test files by wall time in a clean-clone `npm test` (stop 48, 3 workers on 2 cores), longest
- * first. The two Redis cron files wait for a minute boundary (up to a minute each, little CPU):
- * begun early, that wait overlaps the CPU-bound files instead of ending the run.
+ * Test files by wall time in clean-clone `npm test` runs (3 workers on 2 cores), longest first. The
+ * two Redis cron files wait for a minute boundary (up to a minute each, little CPU): begun early,
+ * that wait overlaps the CPU-bound files instead of ending the run.
  */
 export const LONGEST_FILES: readonly string[] = [
-  // Wall seconds in a clean-clone run of 2026-12-06 (load 4-10), longest first; the files that
-  // mostly wait (redis leases, kill loops) gain most from starting early.
-  "test/tools/file-open-limit.test.ts", // 79
-  "test/redis/bullmq-jobs.test.ts", // 64
-  "test/tools/group-kill-restore.test.ts", // 47
-  "test/redis/bullmq-delivery.test.ts", // 35
-  "test/redis/clock-skew.test.ts", // 34
-  "test/redis/call-claim-lease.test.ts", // 33, a 31 s lease waited out
-  "test/tools/one-group-kill-revert.test.ts", // 32
-  "test/tools/bash-run-budget-children.test.ts", // 31
-  "test/tools/bash-run-limits.test.ts", // 30
-  "test/redis/redis-fault-injection.test.ts", // 27
-  "test/tools/file-crash.test.ts", // 21
-  "test/git/git-cli-property.test.ts", // 21
-  "test/mcp/trust-store-kill.test.ts", // 20
-  "test/escape/races-control-file-removal.test.ts", // 18
-  "test/escape/r29-mcp-listing-size.test.ts", // 18
-  "test/sandbox/grep-engines.test.ts", // 17
-  "test/tools/rename-fail-state-full.test.ts", // 17
-  "test/escape/git-sequencer-sandbox.test.ts", // 17
-  "test/tools/listing-huge-directory.test.ts", // 15
-  "test/git/follow-copy-bounds.test.ts",
-  "test/git/git-tools.test.ts",
+  // Median wall seconds of the 17 clean-clone runs of 2026-12-06 (17:26-21:07 UTC; vitest's
+  // results cache of each), longest first, with the longest seen. Stop 51: single-file-kill,
+  // redis-bounded-operations, schema-check-pool-failures, processes-output-holders,
+  // hostile-mcp-protocol, aborted-mutations and object-store took longer than files listed before
+  // them but started wherever vitest's order put them (on a clean clone, by file size); the
+  // longest of them took up to 69 s.
+  // CPU-s alone (user + sys of `vitest run` of the file, stop 51, load 22-31): file-open-limit 51,
+  // file-crash 24, group-kill-restore 22, one-group-kill-revert 21, trust-store-kill 15,
+  // bullmq-jobs 14, grep-engines 14, clock-skew 12, git-cli-property 11, r29-mcp-listing-size 9,
+  // bullmq-delivery 8, bash-run-budget-children 7, call-claim-lease 7, bash-run-limits 6,
+  // races-control-file-removal 6, redis-fault-injection 5: the Redis, bash-run and lease files
+  // mostly wait (a minute boundary, a 31 s lease, sleeping commands).
+  "test/tools/file-open-limit.test.ts", // 79 (174)
+  "test/tools/group-kill-restore.test.ts", // 76 (123)
+  "test/redis/bullmq-jobs.test.ts", // 61 (69)
+  "test/redis/clock-skew.test.ts", // 42 (61)
+  "test/redis/bullmq-delivery.test.ts", // 35 (40)
+  "test/redis/call-claim-lease.test.ts", // 33 (34), a 31 s lease waited out
+  "test/tools/bash-run-budget-children.test.ts", // 31 (37)
+  "test/redis/redis-fault-injection.test.ts", // 27 (28)
+  "test/tools/one-group-kill-revert.test.ts", // 27 (81)
+  "test/tools/bash-run-limits.test.ts", // 24 (30)
+  "test/tools/file-crash.test.ts", // 21 (38)
+  "test/tools/listing-huge-directory.test.ts", // 20 (42)
+  "test/git/git-cli-property.test.ts", // 19 (50)
+  "test/escape/r29-mcp-listing-size.test.ts", // 18 (30)
+  "test/tools/single-file-kill.test.ts", // 18 (69)
+  "test/redis/redis-bounded-operations.test.ts", // 17 (17)
+  "test/mcp/trust-store-kill.test.ts", // 16 (34)
+  "test/mcp/schema-check-pool-failures.test.ts", // 16 (18)
+  "test/sandbox/grep-engines.test.ts", // 16 (43)
+  "test/tools/rename-fail-state-full.test.ts", // 16 (60)
+  "test/escape/processes-output-holders.test.ts", // 15 (30)
+  "test/escape/git-sequencer-sandbox.test.ts", // 14 (37)
+  "test/redteam/hostile-mcp-protocol.test.ts", // 14 (16)
+  "test/redteam/aborted-mutations.test.ts", // 13 (14)
+  "test/git/object-store.test.ts", // 12 (30)
+  "test/git/follow-copy-bounds.test.ts", // 11 (44)
+  "test/escape/races-control-file-removal.test.ts", // 11 (20)
+  "test/git/git-tools.test.ts", // 4 (25)
 ];
 
 /** Vitest's sequencer with {@link LONGEST_FILES} moved to the front. */
