@@ -1,4 +1,5 @@
-import { defineTool, type ToolDefinition } from "agent-tool-catalog";
+import type { ToolDefinition } from "agent-tool-catalog";
+import { defineTool } from "../tool/define-tool.js";
 import { integerField, type OutputOf, objectSchema, optional, required, stringField } from "../tool/object-schema.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import type { ChangeStatus } from "./history/renames.js";

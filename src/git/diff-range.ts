@@ -1,5 +1,6 @@
-import { type ToolContext, ToolError } from "agent-tool-catalog";
+import type { ToolContext } from "agent-tool-catalog";
 import { countOf } from "../errors/count-of.js";
+import { ToolError } from "../errors/tool-error.js";
 import { shortId } from "./commit-summary.js";
 import { fileDiff, sideLines } from "./diff/file-diff.js";
 import { abbreviationLength, renderFilePatch } from "./diff/unified-diff.js";

@@ -1,4 +1,5 @@
-import { defineTool, type ToolDefinition } from "agent-tool-catalog";
+import type { ToolDefinition } from "agent-tool-catalog";
+import { defineTool } from "../tool/define-tool.js";
 import {
   booleanField,
   integerField,

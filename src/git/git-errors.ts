@@ -1,4 +1,4 @@
-import { ToolError } from "agent-tool-catalog";
+import { ToolError } from "../errors/tool-error.js";
 
 /**
  * The error codes the git tools return, besides the run's own (`invalid_input`, `aborted`).

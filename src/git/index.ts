@@ -1,4 +1,5 @@
-import { type AnyToolDefinition, defineToolGroup, type ToolGroup } from "agent-tool-catalog";
+import type { AnyToolDefinition, ToolGroup } from "agent-tool-catalog";
+import { defineToolGroup } from "../registry/tool-group.js";
 import { createBlameTool } from "./blame-tool.js";
 import { createContributorTool } from "./contributor-tool.js";
 import { createDiffRangeTool } from "./diff-range-tool.js";

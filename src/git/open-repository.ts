@@ -1,8 +1,9 @@
 import * as nodeFs from "node:fs";
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { type ToolContext, ToolError } from "agent-tool-catalog";
+import type { ToolContext } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
+import { ToolError } from "../errors/tool-error.js";
 import { childWorkspaceEscape } from "../policy/child-workspaces.js";
 import { configValue } from "./config-value.js";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { ToolError } from "agent-tool-catalog";
 import { countOf } from "../errors/count-of.js";
+import { ToolError } from "../errors/tool-error.js";
 import { gitError, missingObjectError, shallowCloneError } from "./git-errors.js";
 import { loadIsomorphicGit } from "./isomorphic-git-module.js";
 import { MissingObjectError } from "./objects/git-object.js";

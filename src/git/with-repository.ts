@@ -1,5 +1,5 @@
 import type { ToolContext } from "agent-tool-catalog";
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../errors/catalog-error.js";
 import { corruptRepositoryError, gitError, missingObjectError } from "./git-errors.js";
 import type { GitToolRuntime } from "./git-tool-runtime.js";
 import { MissingObjectError } from "./objects/git-object.js";

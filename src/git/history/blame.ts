@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import { blameLineDiff } from "../diff/file-diff.js";
 import type { LineDiff } from "../diff/line-diff.js";
 import { shallowCloneError } from "../git-errors.js";

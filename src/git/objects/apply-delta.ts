@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import { countOf } from "../../errors/count-of.js";
 import { MAX_OBJECT_BYTES } from "./object-limits.js";
 

@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import { writeObjectId } from "./hex.js";
 import { compareRest, idHead } from "./pack-index.js";
 

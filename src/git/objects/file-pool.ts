@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import type { GitFileReader } from "../git-file-reader.js";
 import type { PackIndexFile } from "./pack-index.js";
 

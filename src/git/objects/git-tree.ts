@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import type { TreeEntry, TreeEntryKind } from "./parse-objects.js";
 
 const SPACE = 0x20;

@@ -1,5 +1,5 @@
 import { constants, Inflate, inflateSync } from "node:zlib";
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import { describe, type ObjectDescription } from "./object-limits.js";
 
 /** The native zlib handle under a node `Inflate` stream (node's own sync calls use the same two methods). */

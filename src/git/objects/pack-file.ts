@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import type { LruCache } from "../lru-cache.js";
 import { applyDelta } from "./apply-delta.js";
 import type { FilePool } from "./file-pool.js";

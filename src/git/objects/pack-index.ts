@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 
 const V2_MAGIC = 0xff744f63;
 

@@ -1,4 +1,4 @@
-import { CatalogError } from "agent-tool-catalog";
+import { CatalogError } from "../../errors/catalog-error.js";
 import type { CommitGraph } from "./commit-graph.js";
 
 /** Who made a commit and when, as git records it. */
