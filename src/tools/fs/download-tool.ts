@@ -101,10 +101,25 @@ export function createDownloadTool(options: DownloadToolOptions = {}): AnyToolDe
         const stream = body;
         made = await scope.replaceStreaming(input.file_path, async (handle) => {
           if (stream === null) return;
-          for await (const chunk of stream) {
-            received += chunk.byteLength;
-            if (received > maxBytes) throw tooLarge(received, maxBytes);
-            await handle.write(chunk);
+          const chunks = stream[Symbol.asyncIterator]();
+          for (;;) {
+            // A failed read of the body (the connection reset mid-body) is the download's failure:
+            // raised as it is, the file change took its errno for the file system's (ECONNRESET
+            // answered as file_system_error "on" the file). Only the read is wrapped, so a failed
+            // write (ENOSPC) is still the file system's.
+            const next = await chunks.next().catch((error: unknown) => {
+              throw timeout.aborted || context.signal.aborted ? error : failedDownload(error, url);
+            });
+            if (next.done === true) break;
+            try {
+              received += next.value.byteLength;
+              if (received > maxBytes) throw tooLarge(received, maxBytes);
+              await handle.write(next.value);
+            } catch (error) {
+              // As `for await` would: the body is let go of, and this error (not the close's) stands.
+              await Promise.resolve(chunks.return?.()).catch(() => undefined);
+              throw error;
+            }
           }
         });
       } catch (error) {
