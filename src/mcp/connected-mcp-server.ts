@@ -5,6 +5,7 @@ import {
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type EventBus, type Registry, type ToolContent, type ToolContext } from "agent-tool-catalog";
+import { checkResultDepth } from "./check-result-depth.js";
 import { checkStructuredContent } from "./check-structured-content.js";
 import { cutToBytes } from "./cut-to-bytes.js";
 import type { McpToolResultContent } from "./format-mcp-result.js";
@@ -265,6 +266,8 @@ export class ConnectedMcpServer implements McpServerHandle {
       { signal: context.signal, subject: `tool "${clip(mcpName, 80)}"` },
       (client, request) => client.callTool({ name: mcpName, arguments: input }, CallToolResultSchema, request),
     );
+    // First: everything below serializes, checks or copies the result recursively.
+    checkResultDepth(result, { server: this.name, tool: mcpName });
     // With CallToolResultSchema the SDK always gives `content`; the legacy `toolResult` shape is JSON.
     if (!hasContent(result)) return cutToBytes(JSON.stringify(result) ?? "", this.server.maxOutputBytes);
     if (checkOutput !== undefined && result.isError !== true) {

@@ -1,6 +1,7 @@
 // The `agent-tool-catalog/mcp` subpath: MCP servers as deferred tool groups. Node-only (stdio
 // spawns processes); needs the optional peer `@modelcontextprotocol/sdk`.
 
+export { MAX_MCP_RESULT_DEPTH } from "./check-result-depth.js";
 export { type ConnectMcpServerOptions, connectMcpServer } from "./connect-mcp-server.js";
 export {
   type ConnectMcpServersOptions,

@@ -22,7 +22,8 @@ export interface McpToolListing {
  */
 export const MAX_TOOL_PAGES = 100;
 /**
- * Most tools taken from one server.
+ * Most entries taken from one server's listing: tools, and entries rejected as invalid (which are
+ * kept in its status).
  *
  * @public
  */
@@ -59,7 +60,9 @@ export async function listMcpTools(client: Client, options: RequestOptions): Pro
     size += estimateJsonSize(result, MAX_LISTING_SIZE - size);
     if (size > MAX_LISTING_SIZE && page > 0) return { tools, rejected, truncated: true };
     for (const entry of entries) {
-      if (tools.length >= MAX_TOOLS_PER_SERVER) return { tools, rejected, truncated: true };
+      // Rejected entries count too: each is kept (status.rejected), and uncounted a server could
+      // send any number of them (10,000 were all read and kept, the listing not truncated).
+      if (tools.length + rejected.length >= MAX_TOOLS_PER_SERVER) return { tools, rejected, truncated: true };
       const checked = checkTool(entry);
       if ("tool" in checked) tools.push(checked.tool);
       else rejected.push(checked.rejected);

@@ -8,6 +8,11 @@ export type McpRejectionReason =
   | "invalid_tool"
   /** Its `inputSchema` is not a JSON Schema object schema. */
   | "invalid_input_schema"
+  /**
+   * Its `outputSchema` is past the bounds of an input schema (1 Mi characters, 20,000 nodes, 64
+   * levels, ...) or cannot compile: its results could not be held to it.
+   */
+  | "invalid_output_schema"
   /** Two or more tools of this server get the same registry name (e.g. `read-file` and `read.file`). */
   | "name_collision"
   /** The registry name is already taken by a tool from elsewhere (another server, a built-in). */

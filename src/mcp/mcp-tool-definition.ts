@@ -90,7 +90,9 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     });
   }
   const mcpName = tool.name;
-  const checkOutput = outputCheck(tool, input.schemaTimeoutMs);
+  const outputSchema = boundedOutputSchema(tool, input.name);
+  const checkOutput =
+    outputSchema === undefined ? undefined : untrustedJsonChecker(outputSchema, { timeoutMs: input.schemaTimeoutMs });
   const definition = defineTool<Record<string, unknown>, string | ToolContent>({
     name: input.name,
     description,
@@ -105,22 +107,33 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
     handler: (args, context) => input.call(mcpName, args, context, checkOutput),
   });
   // The output schema is in the fingerprint: a changed one must reach the handler's check.
-  const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema, tool.outputSchema ?? null]);
+  const fingerprint = JSON.stringify([mcpName, description, annotations, mutating, inputSchema, outputSchema ?? null]);
   return { definition, fingerprint };
 }
 
 /**
- * The check of a tool's `outputSchema`, as the MCP SDK's own client makes it (the spec: servers
- * MUST conform to it, clients SHOULD validate). Like input schemas, a server's output schema is
- * untrusted: draft-04 forms are normalised, its regular expressions are not run (the server
- * produced the value), and it is compiled and checked in the schema check thread.
+ * The schema a tool's `outputSchema` is checked with, as the MCP SDK's own client checks it (the
+ * spec: servers MUST conform to it, clients SHOULD validate), or `undefined` when it has none.
+ * Like input schemas, a server's output schema is untrusted: draft-04 forms are normalised, its
+ * regular expressions are not run (the server produced the value), it is compiled and checked in
+ * the schema check thread, and it is held to the input schema's bounds (`checkMcpInputSchema`:
+ * 1 Mi characters, 20,000 nodes, 64 levels, ...). Unbounded, a server's 9 MiB output schema was
+ * kept whole with the tool, and one nested 100,000 levels overflowed the stack serializing it.
+ *
+ * @throws ToolDefinitionError `invalid_output_schema` when it is past a bound or cannot compile:
+ *   the tool is refused (its results could not be held to the schema), not kept unchecked.
  */
-function outputCheck(tool: Tool, timeoutMs: number): McpOutputCheck | undefined {
+function boundedOutputSchema(tool: Tool, name: string): JsonObjectSchema | undefined {
   const schema = tool.outputSchema;
   if (typeof schema !== "object" || schema === null) return undefined;
-  return untrustedJsonChecker(moveMcpPatternsToDescriptions(normalizeMcpInputSchema(schema)) as JsonObjectSchema, {
-    timeoutMs,
-  });
+  const normalized = moveMcpPatternsToDescriptions(normalizeMcpInputSchema(schema)) as JsonObjectSchema;
+  const problem = checkMcpInputSchema(normalized);
+  if (problem !== undefined) {
+    throw new ToolDefinitionError("invalid_output_schema", `Tool "${name}": outputSchema is invalid: ${problem}.`, {
+      data: { name },
+    });
+  }
+  return normalized;
 }
 
 function describe(tool: Tool, server: string, title: string | undefined): string {

@@ -87,7 +87,9 @@ export class McpToolSync {
       try {
         built = mcpToolDefinition({ server, trusted, schemaTimeoutMs, tool, name, call });
       } catch (error) {
-        rejected.push({ mcpName: clip(tool.name, 200), name, reason: "invalid_input_schema", message: messageOf(error) });
+        const reason =
+          CatalogError.isInstance(error) && error.code === "invalid_output_schema" ? error.code : "invalid_input_schema";
+        rejected.push({ mcpName: clip(tool.name, 200), name, reason, message: messageOf(error) });
         continue;
       }
       const info: McpRegisteredTool = {

@@ -1,6 +1,10 @@
+import { ToolError } from "agent-tool-catalog";
 import type { SubagentManager, SubagentRequest, SubagentSnapshot, SubagentWaitOptions } from "agent-tool-catalog/host";
 import type { Redis } from "ioredis";
+import { checkNumberOption } from "../errors/check-number-option.js";
 import { DurableJobs } from "./durable-jobs.js";
+import { redisKey } from "./redis-key.js";
+import { RedisRunningSlots } from "./redis-running-slots.js";
 
 /**
  * Options of {@link RedisSubagentManager}.
@@ -30,6 +34,15 @@ export interface RedisSubagentManagerOptions {
    * @defaultValue 10000
    */
   readonly operationTimeoutMs?: number;
+  /**
+   * Most subagents running at once over every process sharing the Redis `prefix`; more are
+   * refused with `too_many_subagents`, not queued, as `InProcessSubagentManager`'s `maxRunning`
+   * refuses them in one process (whose own limit still applies to what `local` runs). Counted in
+   * Redis with a slot per subagent, leased as the subagent is: a killed process's slots come back
+   * once `leaseMs` passes. A whole number at least 1, or `Infinity`.
+   * @defaultValue `Infinity` (each process bounded by its `local` manager only)
+   */
+  readonly maxRunning?: number;
 }
 
 /**
@@ -44,9 +57,13 @@ export interface RedisSubagentManagerOptions {
 export class RedisSubagentManager implements SubagentManager {
   private readonly local: SubagentManager;
   private readonly jobs: DurableJobs<SubagentSnapshot>;
+  private readonly maxRunning: number;
+  private readonly slots: RedisRunningSlots | undefined;
 
   constructor(options: RedisSubagentManagerOptions) {
+    checkNumberOption(options.maxRunning, "maxRunning", { min: 1, integer: true, infinite: true }, "RedisSubagentManager");
     this.local = options.local;
+    this.maxRunning = options.maxRunning ?? Number.POSITIVE_INFINITY;
     this.jobs = new DurableJobs<SubagentSnapshot>({
       redis: options.redis,
       prefix: options.prefix,
@@ -65,17 +82,58 @@ export class RedisSubagentManager implements SubagentManager {
         error: "The process running this subagent stopped.",
       }),
     });
+    this.slots = Number.isFinite(this.maxRunning)
+      ? new RedisRunningSlots(
+          options.redis,
+          redisKey(options.prefix ?? "atc", "subagents", "running"),
+          options.leaseMs ?? DEFAULT_LEASE_MS,
+        )
+      : undefined;
   }
 
-  /** {@inheritDoc SubagentManager.start} */
+  /**
+   * {@inheritDoc SubagentManager.start}
+   * @throws ToolError `too_many_subagents` when `maxRunning` subagents run over every process.
+   */
   async start(request: SubagentRequest): Promise<SubagentSnapshot> {
-    const snapshot = await this.local.start(request);
-    // A fresh id cannot be owned elsewhere; a refused claim would mean an id collision.
-    if (!(await this.jobs.claim(snapshot))) {
-      await this.local.cancel(snapshot.id);
-      throw new Error(`Subagent id ${snapshot.id} is in use by another process.`);
+    const slot = await this.takeSlot();
+    let snapshot: SubagentSnapshot;
+    try {
+      snapshot = await this.local.start(request);
+      // A fresh id cannot be owned elsewhere; a refused claim would mean an id collision.
+      if (!(await this.jobs.claim(snapshot))) {
+        await this.local.cancel(snapshot.id);
+        throw new Error(`Subagent id ${snapshot.id} is in use by another process.`);
+      }
+    } catch (error) {
+      if (slot !== undefined) await this.slots?.release(slot);
+      throw error;
     }
+    if (slot !== undefined) void this.releaseWhenEnded(snapshot.id, slot);
     return snapshot;
+  }
+
+  /** A slot of `maxRunning`, or `undefined` when there is no limit. */
+  private async takeSlot(): Promise<string | undefined> {
+    if (this.slots === undefined) return undefined;
+    const slot = await this.slots.acquire(this.maxRunning);
+    if (slot.acquired) return slot.token;
+    throw new ToolError("too_many_subagents", `${slot.held} subagents are running already (the limit is ${this.maxRunning}).`, {
+      hint: "Wait for one with wait_subagent, or cancel one, then start again.",
+    });
+  }
+
+  /** Gives the slot back when the subagent ends here (however: completed, failed, cancelled). */
+  private async releaseWhenEnded(id: string, slot: string): Promise<void> {
+    try {
+      for (;;) {
+        const snapshot = await this.local.wait(id, { timeoutMs: 60_000 });
+        if (snapshot === undefined || snapshot.status !== "running") break;
+      }
+    } catch {
+      // The local manager could not say: the slot is given back rather than held forever.
+    }
+    await this.slots?.release(slot);
   }
 
   /** {@inheritDoc SubagentManager.get} */
@@ -96,5 +154,9 @@ export class RedisSubagentManager implements SubagentManager {
   /** Stops this process's heartbeat and subscription (its running subagents then fail their lease elsewhere). */
   close(): void {
     this.jobs.close();
+    this.slots?.close();
   }
 }
+
+/** The lease of `DurableJobs` when `leaseMs` is not given; slots are leased alike. */
+const DEFAULT_LEASE_MS = 15_000;

@@ -101,4 +101,36 @@ describe("MCP tools/list bounds", () => {
     expect(whole.status.tools).toHaveLength(5000);
     expect(whole.status.truncated).toBe(false);
   }, 60_000);
+
+  it("counts rejected entries toward the 5,000: a page of 10,000 invalid entries stops there; control: 4,999 and a tool", async () => {
+    // Before, rejected entries were not counted: all 10,000 were read and kept in status.rejected,
+    // the tool after them registered, and the listing not truncated.
+    const entries = (invalid: number): unknown[] => [
+      ...Array.from({ length: invalid }, (_, index) => ({ name: `bad${index}`, inputSchema: { type: "string" } })),
+      { name: "good", inputSchema: { type: "object" } },
+    ];
+    const listing = (invalid: number): McpCustomServerConfig => ({
+      name: "rejecting",
+      transport: () => {
+        const [client, serverSide] = InMemoryTransport.createLinkedPair();
+        const mcp = new Server({ name: "rejecting", version: "1" }, { capabilities: { tools: {} } });
+        mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: entries(invalid) as Tool[] }));
+        void mcp.connect(serverSide);
+        return client;
+      },
+    });
+    registry = createRegistry();
+    const over = await connectMcpServer(registry, listing(10_000));
+    expect(over.status.rejected).toHaveLength(5000);
+    expect(over.status.rejected.every((tool) => tool.reason === "invalid_input_schema")).toBe(true);
+    expect(over.status.tools).toEqual([]);
+    expect(over.status.truncated).toBe(true);
+    await registry.close();
+
+    registry = createRegistry();
+    const within = await connectMcpServer(registry, listing(4999));
+    expect(within.status.rejected).toHaveLength(4999);
+    expect(within.status.tools).toEqual(["mcp_rejecting_good"]);
+    expect(within.status.truncated).toBe(false);
+  }, 60_000);
 });

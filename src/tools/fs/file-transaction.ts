@@ -713,11 +713,12 @@ async function revertOneGroup(
 
 /**
  * What a change put at a file's name, for a `reverting` record (see `IntentEntry.written`): the
- * SHA-256 of the new content of a file renamed, `""` for one not renamed; nothing for a delete
- * or a streamed content (taken back unchecked). Computed only after a failure.
+ * SHA-256 of the new content of a file renamed, `""` for one not renamed and for a delete made
+ * (the name then holds nothing of the change's: a file there is another writer's); nothing for a
+ * delete not made or a streamed content (taken back unchecked). Computed only after a failure.
  */
 function writtenOf(change: TransactionChange, renamed: boolean): { written?: string } {
-  if (change.after === undefined) return {};
+  if (change.after === undefined) return renamed ? { written: "" } : {};
   if (!renamed) return { written: "" };
   if (typeof change.after === "function") return {};
   return { written: writtenDigest(change.after) };

@@ -41,7 +41,9 @@ export interface IntentEntry {
    * new content, or `""` where it put nothing there (the file not renamed yet). A recovery takes
    * back (removes, or gives its `restore` file back) only a file whose content is that: one another
    * writer changed or created at the name since is left as it is (see {@link revertEntry}).
-   * Absent (a content streamed, or a log of an older version): the file is taken back unchecked.
+   * For a delete: `""` once the file was deleted, absent before (a file found at the name of a
+   * delete made is another writer's, and is told). Absent (a content streamed, or a log of an
+   * older version): the file is taken back unchecked.
    */
   readonly written?: string;
 }
@@ -727,6 +729,10 @@ async function revertEntry(parent: ParentEntry, entry: IntentEntry): Promise<voi
     return;
   }
   if (temporary === undefined && restore !== undefined && (await present(parent, name))) {
+    // A delete made (`written: ""`) whose name holds a file again: another writer created it
+    // after the crash. It is left as it is, and told, where the change would have put the old
+    // content back (its `restore` file still there); before, it was left untold.
+    if (entry.written === "" && (await present(parent, restore))) foreignLeftAlone(entry);
     await drop(restore);
     return;
   }
