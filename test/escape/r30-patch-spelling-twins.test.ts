@@ -87,6 +87,8 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("escape attempts: rou
       }
       expect(outcomes[".GIT"]).toBe("git_metadata_refused");
       expect(outcomes[".Git"]).toBe("git_metadata_refused");
+      // Not folded by the guard (nor by this file system): plain directories.
+      for (const twin of TWINS.slice(2)) expect(outcomes[twin], twin).toBe("written");
       const result = await patch(ordinary);
       expect(result.ok, JSON.stringify(result).slice(0, 400)).toBe(true);
       // Each twin is its own file here.
