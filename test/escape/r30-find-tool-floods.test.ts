@@ -61,7 +61,7 @@ async function selectAll(run: Run, queries: readonly string[]): Promise<{ activa
       activated.push(...output.activated.map((tool) => tool.name));
       refused.push(...output.not_found.map((entry) => `${entry.reason}`));
     } else {
-      const notFound = (result.error.data as { not_found?: { reason?: string }[] } | undefined)?.not_found ?? [];
+      const notFound = (result.error as { data?: { not_found?: { reason?: string }[] } }).data?.not_found ?? [];
       refused.push(...notFound.map((entry) => `${entry.reason}`));
     }
   }
@@ -110,7 +110,7 @@ describe("escape attempts: round 30, find_tool floods", () => {
     });
     const denied = await selectAll(narrowed, queries);
     expect(denied.activated.sort()).toEqual([toolName(1999), toolName(7)]);
-    // The refusals say why (the error's list of names is cut for the model, so not all are there).
+    // The refusals say why (the answers do not list every refused name: only the reasons are checked).
     expect(denied.refused.length).toBeGreaterThan(0);
     for (const reason of denied.refused) expect(["not_allowed", "turned_off"]).toContain(reason);
     for (let index = 0; index < COUNT; index += 97) {

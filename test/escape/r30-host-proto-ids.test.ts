@@ -79,7 +79,7 @@ const adapters: readonly (readonly [string, Adapter])[] = [
           IDS.map((id) => ({ id, type: "function", function: { name: "note", arguments: argumentsOf(id) } })),
         )
       ).map((message) => ({
-        id: message.tool_call_id,
+        id: "tool_call_id" in message ? message.tool_call_id : "(a user message)",
         text: JSON.stringify(message.content),
         error: /"ok":false|approval_denied/.test(JSON.stringify(message.content)),
       })),
