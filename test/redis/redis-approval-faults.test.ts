@@ -15,6 +15,12 @@ import { useRedisServer } from "../support/redis-server.js";
 import { within } from "./support/hanging-redis.js";
 
 const redisCapability = capability("redis");
+/**
+ * How long a client may take to connect (or reconnect after a restart): a wait for an event, not
+ * a claim. vitest's default of 1 s, and 5 s after a restart, failed at load 20-35 (2 cores, 8 busy
+ * loops beside) with the client still "reconnecting".
+ */
+const READY_MS = 30_000;
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBroker when Redis dies"), () => {
   const server = useRedisServer();
@@ -84,7 +90,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
       expect((down as ToolCallResult).ok).toBe(false);
 
       await server.server.start();
-      await expect.poll(() => redis.status === "ready" && approver.status === "ready").toBe(true);
+      await expect.poll(() => redis.status === "ready" && approver.status === "ready", { timeout: READY_MS }).toBe(true);
       // Both brokers work again: approved from another client, the tool runs once per approval.
       // Runs on the same brokers with a deadline a person could meet: approved within 400 ms,
       // three Redis round trips and two clients, failed at load 19 (denied at its deadline),
@@ -114,7 +120,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
 
   it("an abort while the request is being stored still withdraws it (no abort is lost)", async () => {
     const redis = client();
-    await expect.poll(() => redis.status).toBe("ready");
+    await expect.poll(() => redis.status, { timeout: READY_MS }).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-c", timeoutMs: 60_000 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
     // Aborted at every point of the store: before the first await, after each Redis round trip.
@@ -127,11 +133,11 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     }
     expect(await broker.pending()).toEqual([]);
     await broker.close();
-  }, 15_000);
+  }, 60_000);
 
   it("a Redis restarted empty mid-wait denies the waiting call at once, saying why (not after its five-minute deadline)", async () => {
     const redis = client();
-    await expect.poll(() => redis.status).toBe("ready");
+    await expect.poll(() => redis.status, { timeout: READY_MS }).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-d", timeoutMs: 300_000, pollIntervalMs: 50 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
 
@@ -148,18 +154,18 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     await expect.poll(async () => (await broker.pending()).length, { timeout: 10_000 }).toBe(1);
     await server.server.kill();
     await server.server.start();
-    await expect.poll(() => redis.status, { timeout: 5_000 }).toBe("ready");
+    await expect.poll(() => redis.status, { timeout: READY_MS }).toBe("ready");
     // The request is gone: nobody can list or approve it, so waiting for it helps no one.
     expect(await broker.pending()).toEqual([]);
     const ended = await within(waiting, 3_000);
     expect(ended).toMatchObject({ decision: "denied", resolvedBy: "abort" });
     expect((ended as { reason?: string }).reason).toMatch(/gone from Redis/);
     await broker.close();
-  }, 20_000);
+  }, 60_000);
 
   it("a request whose hash is gone leaves the pending set once its deadline passes (no id kept for good)", async () => {
     const redis = client();
-    await expect.poll(() => redis.status).toBe("ready");
+    await expect.poll(() => redis.status, { timeout: READY_MS }).toBe("ready");
     const broker = new RedisApprovalBroker({ redis, prefix: "faults-e", timeoutMs: 300, pollIntervalMs: 50 });
     const base = { runId: "r", toolName: "deploy", input: {}, mutating: true, policy: "destructive" as const };
     const pendingSet = "faults-e:approvals:pending";
@@ -168,7 +174,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     const kept = broker.request({ ...base, callId: "kept" });
     expect(await redis.zcard(pendingSet)).toBe(1);
     expect(await within(kept, 3_000)).toMatchObject({ decision: "denied", resolvedBy: "timeout" });
-    await expect.poll(async () => redis.zcard(pendingSet)).toBe(0);
+    await expect.poll(async () => redis.zcard(pendingSet), { timeout: 10_000 }).toBe(0);
 
     // The hash evicted (or lost to a restart from an older snapshot) while its id stays in the set.
     const lost = broker.request({ ...base, callId: "lost" });
@@ -179,5 +185,5 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("RedisApprovalBro
     expect(await broker.pending()).toEqual([]);
     expect(await redis.zrange(pendingSet, 0, -1)).toEqual([]);
     await broker.close();
-  }, 20_000);
+  }, 60_000);
 });
