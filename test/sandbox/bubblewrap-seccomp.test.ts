@@ -159,5 +159,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("bubblewrap with the seccom
       `bwrap workspace spawn of true: median ${median(sandboxed).toFixed(1)} ms, plain spawn median ${median(plain).toFixed(1)} ms`,
     );
     expect(median(sandboxed)).toBeLessThan(Math.max(START_BOUND_MS, START_RATIO * median(plain)));
-  });
+    // 40 spawns: over the default 20 s at load 30-38 (2 cores, 8 busy loops beside), the time
+    // limit and not the ratio failed the test. The ratio is the claim.
+  }, 120_000);
 });
