@@ -50,6 +50,9 @@ const plan = fc.record({
   fate: fc.array(fc.nat({ max: 2 }), { minLength: NAMES.length, maxLength: NAMES.length }),
 });
 
+/** One drawn (or pinned) plan. */
+type Plan = typeof plan extends fc.Arbitrary<infer T> ? T : never;
+
 /** git's --follow answer for the last commit: status letter and source path. */
 function gitFollowLast(directory: string, target: string): string {
   const out = git(directory, ["log", "-1", "--follow", "--name-status", "--format=", "--", target]).trim();
@@ -75,6 +78,37 @@ function twoCommits(paths: readonly string[], content: string, change: (fixture:
 
 /** `a/f100` ... `a/f<last>`: identical files sorting before the source git would prefer. */
 const identicalFiles = (last: number) => Array.from({ length: last - 99 }, (_, index) => `a/f${100 + index}`);
+
+/** Builds a plan's two commits and checks the tools' sources against git's own answers. */
+async function expectGitsSources({ files, target, targetVariant, fate }: Plan) {
+  const targetPath = TARGETS[target] as string;
+  const present = files.filter((file) => NAMES[file.name] !== targetPath);
+  const fixture = FixtureRepository.create("copy-ties");
+  directories.push(fixture.directory);
+  for (const file of present) fixture.write(NAMES[file.name] as string, text(file.variant));
+  fixture.commit("sources", author);
+  for (const [index, file] of present.entries()) {
+    const name = NAMES[file.name] as string;
+    if (fate[index] === 1) fixture.remove(name);
+    if (fate[index] === 2) fixture.write(name, `${text(file.variant)}more\n`);
+  }
+  fixture.write(targetPath, text(targetVariant));
+  fixture.commit("target", author);
+  const run = gitRun(fixture.directory);
+  const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: targetPath, max_results: 5 }));
+  const first = history.commits[0];
+  const actual = `${first?.status} ${first?.previous_path ?? first?.path}`;
+  expect(actual, `--follow ${targetPath}`).toBe(gitFollowLast(fixture.directory, targetPath));
+  const expected = git(fixture.directory, ["diff", "-M", "--name-status", "HEAD~", "HEAD"])
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.replace(/^R\d+/, "R"));
+  const diff = output<DiffRangeOutput>(await run.call("git_diff_range", { from: "HEAD~", to: "HEAD" }));
+  const tool = diff.files.map((file) =>
+    file.previous_path === undefined ? `${file.status}\t${file.path}` : `${file.status}\t${file.previous_path}\t${file.path}`,
+  );
+  expect(tool, "diff -M").toEqual(expected);
+}
 
 describe.skipIf(gitCapability.missing)(gitCapability.label("equally good copy and rename sources"), () => {
   it("past 100 identical sources, git_file_history takes the first as git does (it took the deleted one further on: R for git's C)", async () => {
@@ -115,39 +149,29 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("equally good copy an
 
   it("git_file_history and git_diff_range pick the source git picks", async () => {
     await fc.assert(
-      fc.asyncProperty(plan, async ({ files, target, targetVariant, fate }) => {
-        const targetPath = TARGETS[target] as string;
-        const present = files.filter((file) => NAMES[file.name] !== targetPath);
-        fc.pre(present.length > 0);
-        const fixture = FixtureRepository.create("copy-ties");
-        directories.push(fixture.directory);
-        for (const file of present) fixture.write(NAMES[file.name] as string, text(file.variant));
-        fixture.commit("sources", author);
-        for (const [index, file] of present.entries()) {
-          const name = NAMES[file.name] as string;
-          if (fate[index] === 1) fixture.remove(name);
-          if (fate[index] === 2) fixture.write(name, `${text(file.variant)}more\n`);
-        }
-        fixture.write(targetPath, text(targetVariant));
-        fixture.commit("target", author);
-        const run = gitRun(fixture.directory);
-        const history = output<FileHistoryOutput>(await run.call("git_file_history", { path: targetPath, max_results: 5 }));
-        const first = history.commits[0];
-        const actual = `${first?.status} ${first?.previous_path ?? first?.path}`;
-        expect(actual, `--follow ${targetPath}`).toBe(gitFollowLast(fixture.directory, targetPath));
-        const expected = git(fixture.directory, ["diff", "-M", "--name-status", "HEAD~", "HEAD"])
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => line.replace(/^R\d+/, "R"));
-        const diff = output<DiffRangeOutput>(await run.call("git_diff_range", { from: "HEAD~", to: "HEAD" }));
-        const tool = diff.files.map((file) =>
-          file.previous_path === undefined
-            ? `${file.status}\t${file.path}`
-            : `${file.status}\t${file.previous_path}\t${file.path}`,
-        );
-        expect(tool, "diff -M").toEqual(expected);
+      fc.asyncProperty(plan, async (drawn) => {
+        fc.pre(drawn.files.some((file) => NAMES[file.name] !== TARGETS[drawn.target]));
+        await expectGitsSources(drawn);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: false },
     );
   }, 60_000);
+
+  it("an empty source scoring 0 takes no slot of the four git keeps: the tie between two deleted sources goes to git's (seed 2002)", async () => {
+    // f0 (empty) scores 0 and comes first; f1 and f2 tie above f10 and f11. git keeps [f0, f1, f10,
+    // f11], then f2 replaces f0, the worst: [f2, f1, f10, f11] and f2 wins the tie. An unused slot
+    // that did not sink below f0 left f0 out, f2 took the last slot and f1 won (R f1 for git's R f2).
+    await expectGitsSources({
+      files: [
+        { name: 10, variant: 0 },
+        { name: 11, variant: 0 },
+        { name: 0, variant: 5 },
+        { name: 2, variant: 1 },
+        { name: 1, variant: 1 },
+      ],
+      target: 0,
+      targetVariant: 2,
+      fate: [0, 0, 0, 1, 1, ...Array.from({ length: NAMES.length - 5 }, () => 0)],
+    });
+  });
 });

@@ -221,4 +221,32 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     expect(answer.commits.map((commit) => commit.sha)).toEqual(expected);
     expect(answer.commits.some((commit) => commit.previous_path === "d/b.txt")).toBe(false);
   });
+
+  it("a submodule entry added under one (a.txt/x where a.txt is one) replaces it, as the working tree has it (the generator's update-index refused: seed 5005)", async () => {
+    const empty = { edits: [], author: 0, sameTime: false };
+    const plan: RepositoryPlan = {
+      first: empty,
+      steps: [
+        {
+          step: "merge",
+          sides: [[{ ...empty, edits: [{ op: "gitlink", file: 0 }] }], [empty]],
+          mainline: [],
+          resolve: "ours",
+        },
+        { step: "commit", commit: { ...empty, edits: [{ op: "gitlink", file: 9 }] } },
+        { step: "commit", commit: empty },
+      ],
+    };
+    const directory = buildRepository(plan);
+    directories.push(directory);
+    const entries = git(directory, ["ls-files", "-s"]).trim().split("\n");
+    expect(entries.map((entry) => entry.split("\t")[1])).toEqual(["a.txt/x"]);
+    expect(entries[0]).toMatch(/^160000 /);
+    // The tools agree with git on the history the two entries make.
+    const run = gitRun(directory);
+    for (const path of ["a.txt", "a.txt/x"]) {
+      const answer = output<FileHistoryOutput>(await run.call("git_file_history", { path, follow_renames: false }));
+      expect(answer.commits.map((commit) => commit.sha)).toEqual(logIds(directory, path));
+    }
+  });
 });

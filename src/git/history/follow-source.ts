@@ -4,6 +4,7 @@ import { yieldToEventLoop } from "../yield-to-event-loop.js";
 import { baseTree, commitChanges } from "./commit-changes.js";
 import {
   basename,
+  CANDIDATES_PER_DESTINATION,
   compareScores,
   estimate,
   IDENTICAL_ALTERNATIVES,
@@ -76,8 +77,7 @@ async function similar(
   target: Side,
   signal: AbortSignal,
 ): Promise<Source | undefined> {
-  const best: (Score | undefined)[] = [undefined, undefined, undefined, undefined];
-  const empty: Score = { source: -1, target: 0, score: 0, sameName: false };
+  const best: Score[] = [];
   let read = 0;
   let readSinceYield = 0;
   for (const [index, source] of sources.entries()) {
@@ -98,13 +98,20 @@ async function similar(
       read += side.size ?? 0;
       readSinceYield += side.size ?? 0;
     }
+    // git's unused slots sink below every candidate, one scoring 0 (an empty file) too: the first
+    // four fill them in order. An empty slot compared as a score of 0 kept such a candidate out, and
+    // a later tie took its slot, not the place git gives it (copy-source-ties, seed 2002).
+    if (best.length < CANDIDATES_PER_DESTINATION) {
+      best.push(candidate);
+      continue;
+    }
     let worst = 0;
     for (let slot = 1; slot < best.length; slot++) {
-      if (compareScores(best[slot] ?? empty, best[worst] ?? empty) > 0) worst = slot;
+      if (compareScores(best[slot] as Score, best[worst] as Score) > 0) worst = slot;
     }
-    if (compareScores(best[worst] ?? empty, candidate) > 0) best[worst] = candidate;
+    if (compareScores(best[worst] as Score, candidate) > 0) best[worst] = candidate;
   }
-  const ranked = best.filter((entry) => entry !== undefined && entry.score >= MINIMUM_SCORE) as Score[];
+  const ranked = best.filter((entry) => entry.score >= MINIMUM_SCORE);
   ranked.sort(compareScores);
   const renamed = ranked.find((entry) => sources[entry.source]?.deleted === true);
   const chosen = renamed ?? ranked[0];

@@ -32,7 +32,7 @@ const MINIMUM_BASENAME_SCORE = MINIMUM_SCORE + MAX_SCORE / 4;
  */
 export const RENAME_LIMIT = 1000;
 /** git keeps the four best sources per destination in its score matrix. */
-const CANDIDATES_PER_DESTINATION = 4;
+export const CANDIDATES_PER_DESTINATION = 4;
 /** Blobs above this size are not compared for inexact renames (memory bound; git has none). */
 export const MAX_COMPARED_BYTES = 64 * 1024 * 1024;
 /** git's `HASHBASE` for content chunks (diffcore-delta). */

@@ -301,9 +301,11 @@ class Builder {
     for (const link of links) {
       // A later edit of the same commit may have put a file there, or files under it (seed 4003:
       // a gitlink at a.txt, then a.txt/x written): that one wins; only the empty directory stays a gitlink.
+      // --replace: an entry in the way in the index (a.txt a gitlink from an earlier commit, a.txt/x
+      // the new one, seed 5005) goes, as the working tree has it; without it update-index refused.
       const where = path.join(this.directory, link);
       if (existsSync(where) && lstatSync(where).isDirectory() && readdirSync(where).length === 0)
-        git(this.directory, ["update-index", "--add", "--cacheinfo", `160000,${head},${link}`]);
+        git(this.directory, ["update-index", "--add", "--replace", "--cacheinfo", `160000,${head},${link}`]);
     }
   }
 
