@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
 import { resetCgroupStateForTests } from "../../src/tools/sandbox/command-cgroup.js";
 import type { SandboxedProcess } from "../../src/tools/sandbox/process-sandbox.js";
@@ -266,14 +266,19 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("resource limits under bubb
 
     it("a timeout kills everything in the group, and the group goes", async () => {
       const sandbox = limited({ maxProcesses: 64 });
+      // The timeout is counted from the group's start (not the spawn's): a sandbox slow to start on
+      // a loaded machine must not time out before the three sleeps exist.
+      const timeout = new AbortController();
       const child = sandbox.spawn({
         command: "bash",
         args: ["-c", "sleep 30 & sleep 30 & setsid sleep 30 & echo started; wait"],
         cwd: workspace,
-        signal: AbortSignal.timeout(600),
+        signal: timeout.signal,
       });
       child.stderr.resume();
       await printed(child, "started");
+      const timer = setTimeout(() => timeout.abort(new DOMException("The operation timed out.", "TimeoutError")), 600);
+      onTestFinished(() => clearTimeout(timer));
       const inside = members();
       expect(inside.length).toBeGreaterThanOrEqual(5); // bwrap, its init, bash, three sleeps
       const started = performance.now();
