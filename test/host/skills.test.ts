@@ -116,6 +116,20 @@ describe("skill", () => {
     expect(text(await run.call("skill", { action: "end", name: "review" }))).toContain("not active");
   });
 
+  it("refuses a skill with allowed-tools in a run the host's resolver does not know (skill_constraint_unavailable), leaving the run as it was", async () => {
+    // The control, the same skill applied in a tracked run, is the test above.
+    const { registry } = skillRun();
+    const untracked = registry.createRun({ profile: "full" });
+    untracked.activate(registry.list({ tier: "deferred" }).map((tool) => tool.name));
+    const refused = await untracked.call("skill", { name: "review" });
+    expect(failure(refused).code).toBe("skill_constraint_unavailable");
+    expect(JSON.stringify(refused)).not.toContain("carefully");
+    expect(untracked.activeSkills()).toEqual([]);
+    expect(text(await untracked.call("other", {}))).toBe("other");
+    // Control: a skill without a tool limit runs in the same run.
+    expect(text(await untracked.call("skill", { name: "plain" }))).toContain("Say hello.");
+  });
+
   it("works under an allow-list that does not name it (always available)", async () => {
     const { run } = skillRun({}, ["echo"]);
     expect(text(await run.call("skill", { name: "plain" }))).toContain("Say hello.");
