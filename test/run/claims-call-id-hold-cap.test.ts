@@ -17,28 +17,36 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/**
+ * A `deploy` tool whose first run is `first` (later runs answer at once), on the fake clock, and a
+ * way to open the run "conv" in its store as another process continuing it would.
+ */
+function deployOnFakeClock(first: () => Promise<string>) {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  const state = { runs: 0 };
+  const registry = createRegistry({
+    tools: [
+      defineTool({
+        name: "deploy",
+        description: "Deploys.",
+        inputSchema: z.object({}),
+        handler: () => (++state.runs === 1 ? first() : "deployed"),
+      }),
+    ],
+  });
+  const store = new InMemoryRunStore({ now: () => Date.now() });
+  return { state, registry, copy: () => registry.createRun({ runId: "conv", store }) };
+}
+
 describe("the claim kept after the answer for a handler that never settles", () => {
   it("holds the id past its 30 s lease for nearly 10 minutes, then frees it", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    let runs = 0;
-    const registry = createRegistry({
-      tools: [
-        defineTool({
-          name: "deploy",
-          description: "Deploys.",
-          inputSchema: z.object({}),
-          // The first run ignores its abort signal and never settles; later runs answer.
-          handler: () => (++runs === 1 ? new Promise<string>(() => undefined) : "deployed"),
-        }),
-      ],
-    });
-    const store = new InMemoryRunStore({ now: () => Date.now() });
-    const copy = () => registry.createRun({ runId: "conv", store });
+    // The first run ignores its abort signal and never settles.
+    const { state, registry, copy } = deployOnFakeClock(() => new Promise<string>(() => undefined));
 
     const caller = new AbortController();
     const first = copy().call("deploy", {}, { callId: "toolu_1", signal: caller.signal });
     await vi.advanceTimersByTimeAsync(100);
-    expect(runs).toBe(1);
+    expect(state.runs).toBe(1);
     caller.abort();
     expect(code(await first)).toBe("aborted");
 
@@ -46,36 +54,23 @@ describe("the claim kept after the answer for a handler that never settles", () 
     // another process continuing the run is still refused, and the tool is not run again.
     await vi.advanceTimersByTimeAsync(9 * MINUTE + 50_000);
     expect(code(await copy().call("deploy", {}, { callId: "toolu_1" }))).toBe("duplicate_call_id");
-    expect(runs).toBe(1);
+    expect(state.runs).toBe(1);
 
     // Past 10 minutes the hold ends although the handler never settled: the id is free again.
     await vi.advanceTimersByTimeAsync(11_000);
     expect(code(await copy().call("deploy", {}, { callId: "toolu_1" }))).toBe("ok");
-    expect(runs).toBe(2);
+    expect(state.runs).toBe(2);
     await registry.close();
   });
 
   it("control: a handler that settles frees the id at once, long before the cap", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
     let finish: () => void = () => undefined;
-    let runs = 0;
-    const registry = createRegistry({
-      tools: [
-        defineTool({
-          name: "deploy",
-          description: "Deploys.",
-          inputSchema: z.object({}),
-          handler: () =>
-            ++runs === 1
-              ? new Promise<string>((resolve) => {
-                  finish = () => resolve("late");
-                })
-              : "deployed",
+    const { state, registry, copy } = deployOnFakeClock(
+      () =>
+        new Promise<string>((resolve) => {
+          finish = () => resolve("late");
         }),
-      ],
-    });
-    const store = new InMemoryRunStore({ now: () => Date.now() });
-    const copy = () => registry.createRun({ runId: "conv", store });
+    );
     const caller = new AbortController();
     const first = copy().call("deploy", {}, { callId: "toolu_1", signal: caller.signal });
     await vi.advanceTimersByTimeAsync(100);
@@ -86,7 +81,7 @@ describe("the claim kept after the answer for a handler that never settles", () 
     finish();
     await vi.advanceTimersByTimeAsync(100);
     expect(code(await copy().call("deploy", {}, { callId: "toolu_1" }))).toBe("ok");
-    expect(runs).toBe(2);
+    expect(state.runs).toBe(2);
     await registry.close();
   });
 });
