@@ -6,12 +6,20 @@ import { createInterface } from "node:readline";
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
+const RAW = Symbol("raw JSON text");
+
+/**
+ * A call's result given as JSON text, sent as it is: for values JSON.stringify cannot write (nested
+ * deeper than the server's own stack).
+ */
+export const rawJson = (text) => ({ [RAW]: text });
+
 /**
  * Serves `tools` (an array, or a function giving the current list) as the server `name` on
  * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method,
  * params)` sends a notification (such as notifications/tools/list_changed). `result(toolName,
  * args, { ask })`, when given, is the call's result or a promise of it (default: a text block
- * "<name> ran"); `ask(method, params)` sends the client a request of the server's own and resolves
+ * "<name> ran"; `rawJson(text)` for a result given as JSON text); `ask(method, params)` sends the client a request of the server's own and resolves
  * with `{ result }` or `{ error: code }` when the client answers, `{ timeout: true }` after 5 s.
  */
 export function serveRawTools(name, tools, { onCall, result } = {}) {
@@ -26,7 +34,9 @@ export function serveRawTools(name, tools, { onCall, result } = {}) {
     });
   };
   const answer = (id, tool, value) =>
-    send({ jsonrpc: "2.0", id, result: value ?? { content: [{ type: "text", text: `${tool} ran` }] } });
+    value?.[RAW] !== undefined
+      ? process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${value[RAW]}}\n`)
+      : send({ jsonrpc: "2.0", id, result: value ?? { content: [{ type: "text", text: `${tool} ran` }] } });
   const lines = createInterface({ input: process.stdin });
   lines.on("close", () => process.exit(0));
   lines.on("line", (line) => {
