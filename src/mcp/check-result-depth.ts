@@ -1,4 +1,5 @@
 import { ToolError } from "agent-tool-catalog";
+import { nestingDepth } from "../tool/nesting-depth.js";
 import { clip } from "./mcp-errors.js";
 
 /**
@@ -14,34 +15,14 @@ import { clip } from "./mcp-errors.js";
 export const MAX_MCP_RESULT_DEPTH = 100;
 
 /**
- * How deep `value`'s members nest, or `limit + 1` as soon as they pass `limit`: walked with an
- * explicit stack (the value comes from `JSON.parse`, which is not recursive, so it can be any
- * depth), and stopping at the first level past the limit.
- */
-function memberDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: { readonly value: unknown; readonly depth: number }[] = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
-    if (typeof current !== "object" || current === null) continue;
-    if (depth > limit) return limit + 1;
-    deepest = Math.max(deepest, depth);
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) {
-      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 });
-    }
-  }
-  return deepest;
-}
-
-/**
  * Refuses a tool result nested deeper than {@link MAX_MCP_RESULT_DEPTH} levels, before anything
  * recursive (serializing, the output schema check, a copy to another thread) touches it.
  *
  * @throws ToolError `mcp_malformed_result`
  */
 export function checkResultDepth(result: object, source: { readonly server: string; readonly tool: string }): void {
-  if (memberDepth(result, MAX_MCP_RESULT_DEPTH) <= MAX_MCP_RESULT_DEPTH) return;
+  // The result object itself is a level for nestingDepth, not for the bound: its members are level 1.
+  if (nestingDepth(result, MAX_MCP_RESULT_DEPTH + 1) <= MAX_MCP_RESULT_DEPTH + 1) return;
   throw new ToolError(
     "mcp_malformed_result",
     `The result of "${clip(source.tool, 80)}" (MCP server "${clip(source.server, 80)}") nests deeper than ${MAX_MCP_RESULT_DEPTH} levels, more than a tool result may.`,

@@ -1,5 +1,6 @@
 import { countOf } from "../errors/count-of.js";
 import { estimateJsonSize } from "../tool/json-size.js";
+import { nestingDepth } from "../tool/nesting-depth.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { copyPlainJson } from "./plain-json-copy.js";
 
@@ -96,17 +97,4 @@ export function tooDeepToCheck(name: string, error: unknown, value: unknown): To
   const depth = nestingDepth(value);
   if (depth < DEEP_NESTING) return undefined;
   return nestedTooDeeply(name, `${depth} levels deep`);
-}
-
-/** How deeply objects and arrays nest in `value`, walked without recursion (it may be very deep). */
-function nestingDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const [node, depth] = item;
-    if (typeof node !== "object" || node === null) continue;
-    deepest = Math.max(deepest, depth + 1);
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return deepest;
 }
