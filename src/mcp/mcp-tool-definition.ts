@@ -82,13 +82,7 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
   const annotations = annotationsOf(trusted, title === undefined ? undefined : clip(title, MAX_TITLE_LENGTH), hints);
   const description = describe(tool, server, title);
   // The server's regular expressions are never run by the catalog (see moveMcpPatternsToDescriptions).
-  const inputSchema = moveMcpPatternsToDescriptions(normalizeMcpInputSchema(tool.inputSchema)) as JsonObjectSchema;
-  const problem = checkMcpInputSchema(inputSchema);
-  if (problem !== undefined) {
-    throw new ToolDefinitionError("invalid_input_schema", `Tool "${input.name}": inputSchema is invalid: ${problem}.`, {
-      data: { name: input.name },
-    });
-  }
+  const inputSchema = checkedSchema(tool.inputSchema, "input", input.name);
   const mcpName = tool.name;
   const outputSchema = boundedOutputSchema(tool, input.name);
   const checkOutput =
@@ -126,10 +120,20 @@ export function mcpToolDefinition(input: McpToolDefinitionInput): McpToolDefinit
 function boundedOutputSchema(tool: Tool, name: string): JsonObjectSchema | undefined {
   const schema = tool.outputSchema;
   if (typeof schema !== "object" || schema === null) return undefined;
+  return checkedSchema(schema, "output", name);
+}
+
+/**
+ * A server's `schema` as the catalog keeps it, input or output alike: draft-04 forms normalised,
+ * regular expressions moved to descriptions, held to `checkMcpInputSchema`'s bounds.
+ *
+ * @throws ToolDefinitionError `invalid_input_schema` or `invalid_output_schema` past a bound.
+ */
+function checkedSchema(schema: Readonly<Record<string, unknown>>, which: "input" | "output", name: string): JsonObjectSchema {
   const normalized = moveMcpPatternsToDescriptions(normalizeMcpInputSchema(schema)) as JsonObjectSchema;
   const problem = checkMcpInputSchema(normalized);
   if (problem !== undefined) {
-    throw new ToolDefinitionError("invalid_output_schema", `Tool "${name}": outputSchema is invalid: ${problem}.`, {
+    throw new ToolDefinitionError(`invalid_${which}_schema`, `Tool "${name}": ${which}Schema is invalid: ${problem}.`, {
       data: { name },
     });
   }
