@@ -40,18 +40,30 @@ export function staleLocksBroken(): number {
  */
 async function acquireInProcess(key: string): Promise<() => void> {
   const previous = table.tails.get(key) ?? Promise.resolve();
-  let release = () => {};
-  const done = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tail = previous.then(
-    () => done,
-    () => done,
-  );
-  table.tails.set(key, tail);
+  const release = enterTable(key, previous);
   await previous.catch(() => undefined);
+  return release;
+}
+
+/**
+ * Sets `key`'s tail in the table to a promise settled by the returned release (after `previous`,
+ * when `key` was held), which also takes the key out of the table if no later holder came.
+ */
+function enterTable(key: string, previous?: Promise<unknown>): () => void {
+  let settle = () => {};
+  const done = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const tail =
+    previous === undefined
+      ? done
+      : previous.then(
+          () => done,
+          () => done,
+        );
+  table.tails.set(key, tail);
   return () => {
-    release();
+    settle();
     if (table.tails.get(key) === tail) table.tails.delete(key);
   };
 }
@@ -65,21 +77,8 @@ async function acquireInProcess(key: string): Promise<() => void> {
  * time, and only the ordered sequence keeps the two from waiting on each other).
  */
 async function acquireAllInProcess(sorted: readonly string[]): Promise<(() => void)[]> {
+  if (sorted.every((key) => !table.tails.has(key))) return sorted.map((key) => enterTable(key));
   const releases: (() => void)[] = [];
-  if (sorted.every((key) => !table.tails.has(key))) {
-    for (const key of sorted) {
-      let release = () => {};
-      const tail = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      table.tails.set(key, tail);
-      releases.push(() => {
-        release();
-        if (table.tails.get(key) === tail) table.tails.delete(key);
-      });
-    }
-    return releases;
-  }
   for (const key of sorted) releases.push(await acquireInProcess(key));
   return releases;
 }
