@@ -8,7 +8,7 @@
  * timeout. Control: the watch finds nothing to stop in a plain search, and a process blocked on a
  * named pipe is found (and one holding a device open).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { createRegistry } from "agent-tool-catalog";
 import { createGrepTool } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockedOnNamedPipe } from "../../src/tools/fs/grep-ripgrep-watch.js";
+import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
 import { capability } from "../support/capabilities.js";
 
 const ripgrep = capability("ripgrep");
@@ -40,12 +41,12 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
   () => {
     let base: string;
     let counter = 0;
-    const swappers: ChildProcess[] = [];
+    const swappers: BackgroundLoop[] = [];
     beforeAll(async () => {
       base = await mkdtemp(path.join(tmpdir(), "atc-grep-swapped-ignore-"));
     });
     afterAll(async () => {
-      for (const swapper of swappers) swapper.kill("SIGKILL");
+      await Promise.all(swappers.map((swapper) => swapper.stop()));
       await rm(base, { recursive: true, force: true });
     });
 
@@ -59,7 +60,7 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
 
     async function repeatedWhileSwapping(sandbox: "workspace" | "unrestricted") {
       const root = await workspace();
-      const swapper = spawn("sh", ["-c", SWAPPER], { cwd: root, stdio: "ignore" });
+      const swapper = startBackgroundLoop(SWAPPER, { cwd: root });
       swappers.push(swapper);
       const run = createRegistry({ tools: [createGrepTool({ searchTimeoutMs: TIMEOUT_MS })] }).createRun({
         profile: "full",
@@ -81,7 +82,7 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
           engines.push(output.split("\n").at(-1) ?? "");
         }
       } finally {
-        swapper.kill("SIGKILL");
+        await swapper.stop();
       }
       return engines;
     }

@@ -5,7 +5,7 @@
  * (`process.cpuUsage`: every thread of the process, the thread pool's reads included, and the CPU
  * of the children it reaped meanwhile, test/support/process-tree-cpu.ts).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EDIT_MAX_BYTES } from "../../src/tools/fs/edit-size-limit.js";
+import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
 import { treeCpu, treeCpuSince } from "../support/process-tree-cpu.js";
 
 const TIB = 2 ** 40;
@@ -29,12 +30,12 @@ const CPU_BOUND_MS = 1_000;
 const WALL_BOUND_MS = 30_000;
 
 let workspace: string;
-let background: ChildProcess | undefined;
+let background: BackgroundLoop | undefined;
 beforeEach(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-huge-"));
 });
 afterEach(async () => {
-  if (background?.pid !== undefined && background.exitCode === null) background.kill("SIGKILL");
+  await background?.stop();
   background = undefined;
   await rm(workspace, { recursive: true, force: true });
 });
@@ -171,7 +172,8 @@ describe("a 1 GiB file: text, a hole, text at the end", () => {
 describe("a file growing while it is read", () => {
   it("read and file_inspect answer within the bounds while a process grows it by 256 MiB steps", async () => {
     const file = await sparse("growing.txt", 5 * 1024 * 1024);
-    background = spawn("sh", ["-c", `while :; do truncate -s +256M ${JSON.stringify(file)}; done`], { stdio: "ignore" });
+    // -c: a truncate never creates the file again once the test removed it.
+    background = startBackgroundLoop(`while :; do truncate -c -s +256M ${JSON.stringify(file)}; done`);
     // Control: it grows (polled: at load 15-20 the shell's first truncate took over 200 ms to come).
     const before = (await stat(file)).size;
     const growBy = Date.now() + 10_000;
