@@ -84,6 +84,7 @@ async function acquireAllInProcess(sorted: readonly string[]): Promise<(() => vo
 }
 
 const WAIT_LIMIT_MS = 60_000;
+const BREAK_LOCK_STALE_MS = 10_000;
 
 /**
  * How long a call waits for a lock another live process holds before it answers `file_locked`:
@@ -105,7 +106,6 @@ function waitText(ms: number): string {
   const seconds = Math.round(ms / 100) / 10;
   return `${seconds} second${seconds === 1 ? "" : "s"}`;
 }
-const BREAK_LOCK_STALE_MS = 10_000;
 
 /** The directory of lock files, private to this user. Override with `AGENT_TOOL_CATALOG_LOCK_DIR`. */
 export function lockDirectory(): string {
