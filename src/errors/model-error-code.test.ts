@@ -17,10 +17,14 @@ function filesUnder(dir: string, accept: (name: string) => boolean): string[] {
 }
 
 /**
- * Codes no test of the repository produces yet (they belong to other areas). The test below
- * checks this list is exact: covering one of them makes the test fail until it is removed here.
+ * Codes no test of the repository produces yet. The test below checks this list is exact: covering
+ * one of them makes the test fail until it is removed here. `write_failed` is the fallback of a
+ * change failing after its commit point with an error that carries no errno (commit-file-changes'
+ * `honestFailure`): every failure of the file system there comes with one (mapped to `no_space`,
+ * `file_system_error` and the like) and the library's own errors there are mapped too, so only a
+ * defect of the library reaches it; no real condition to produce it with is known.
  */
-const NOT_YET_PRODUCED_BY_A_TEST = ["address_not_allowed", "file_locked", "write_failed"];
+const NOT_YET_PRODUCED_BY_A_TEST = ["write_failed"];
 
 /**
  * Literal codes in the library: given to ToolError, to the helpers that build one from a code
@@ -62,7 +66,11 @@ describe("ModelErrorCode: the one list of codes the model can see", () => {
       .filter((file) => !file.includes(`${join(root, "node_modules")}`))
       .map((file) => readFileSync(file, "utf8"))
       .join("\n");
-    const unproduced = Object.keys(MODEL_ERROR_CODES).filter((code) => !tests.includes(`"${code}"`));
+    // A code is expected as itself, or as `error:<code>`, the form the escape suites' `outcome`
+    // gives a failed call in (test/escape/support/sandbox-harness.ts).
+    const unproduced = Object.keys(MODEL_ERROR_CODES).filter(
+      (code) => !tests.includes(`"${code}"`) && !tests.includes(`"error:${code}"`),
+    );
     expect(unproduced.sort()).toEqual([...NOT_YET_PRODUCED_BY_A_TEST].sort());
   });
 });

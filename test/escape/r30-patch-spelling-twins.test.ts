@@ -87,8 +87,10 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("escape attempts: rou
       }
       expect(outcomes[".GIT"]).toBe("git_metadata_refused");
       expect(outcomes[".Git"]).toBe("git_metadata_refused");
-      // Not folded by the guard (nor by this file system): plain directories.
-      for (const twin of TWINS.slice(2)) expect(outcomes[twin], twin).toBe("written");
+      // A combining dot: no file system folds it away, nor the guard: a plain directory.
+      expect(outcomes[".gi\u0307t"]).toBe("written");
+      // Fullwidth forms: folded by the guard (NFKC, see foldGitName) as a look-alike of `.git`.
+      for (const twin of TWINS.slice(3)) expect(outcomes[twin], twin).toBe("git_metadata_refused");
       const result = await patch(ordinary);
       expect(result.ok, JSON.stringify(result).slice(0, 400)).toBe(true);
       // Each twin is its own file here.

@@ -10,6 +10,7 @@ import {
   gitFileTargets,
   gitStateRefused,
   hasGitHead,
+  isHeadName,
   protectedBelowSomeDirectory,
   protectedInGitDirectory,
   touchesGitState,
@@ -86,7 +87,7 @@ export function createConfinedFileScope(workspace: string): FileScope {
     const visit = mutate
       ? async (at: (entry: string) => string, depth: number, directoryPath: string) => {
           const inside = segments.slice(depth);
-          const head = inside[0]?.toLowerCase() === "head";
+          const head = isHeadName(inside[0]);
           if ((head || protectedInGitDirectory(inside)) && (await hasGitHead(at))) throw gitStateRefused(requested);
           if (looksAtGitFiles) pointedAt.push(...(await gitFileTargets(directoryPath, at)));
         }
@@ -312,10 +313,10 @@ function headCheckedDirectories(members: readonly { segments: readonly string[] 
   const checked = new Set<string>();
   for (const { segments } of members) {
     // Most paths name no git state below any depth and no HEAD: one pass says so (see `protectedBelowSomeDirectory`).
-    if (!protectedBelowSomeDirectory(segments) && !segments.some((segment) => segment.toLowerCase() === "head")) continue;
+    if (!protectedBelowSomeDirectory(segments) && !segments.some((segment) => isHeadName(segment))) continue;
     for (let depth = 0; depth < segments.length; depth++) {
       const inside = segments.slice(depth);
-      if (inside[0]?.toLowerCase() === "head" || protectedInGitDirectory(inside)) checked.add(segments.slice(0, depth).join("/"));
+      if (isHeadName(inside[0]) || protectedInGitDirectory(inside)) checked.add(segments.slice(0, depth).join("/"));
     }
   }
   return checked;

@@ -86,6 +86,27 @@ async function acquireAllInProcess(sorted: readonly string[]): Promise<(() => vo
 const WAIT_LIMIT_MS = 60_000;
 const BREAK_LOCK_STALE_MS = 10_000;
 
+/**
+ * How long a call waits for a lock another live process holds before it answers `file_locked`:
+ * `AGENT_TOOL_CATALOG_LOCK_WAIT_MS` (whole milliseconds, at least 1) when set to such a number,
+ * else a minute. Read at each wait, as `AGENT_TOOL_CATALOG_LOCK_DIR` is, so a host (or a test)
+ * that expects long-held locks can answer sooner, or wait longer; a value that is not a positive
+ * whole number is ignored (the minute), never a wait of zero or for ever.
+ */
+function lockWaitLimitMs(): number {
+  const text = process.env.AGENT_TOOL_CATALOG_LOCK_WAIT_MS;
+  const value = text === undefined || !/^\d+$/.test(text.trim()) ? Number.NaN : Number(text.trim());
+  return Number.isSafeInteger(value) && value >= 1 ? value : WAIT_LIMIT_MS;
+}
+
+/** A wait as the `file_locked` message says it: "a minute", "1.5 seconds", "300 ms". */
+function waitText(ms: number): string {
+  if (ms === WAIT_LIMIT_MS) return "a minute";
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = Math.round(ms / 100) / 10;
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
+
 /** The directory of lock files, private to this user. Override with `AGENT_TOOL_CATALOG_LOCK_DIR`. */
 export function lockDirectory(): string {
   return path.join(lockBase(), process.env.AGENT_TOOL_CATALOG_LOCK_DIR === undefined ? "locks" : "");
@@ -126,15 +147,16 @@ async function tryFileLock(key: string): Promise<string | undefined> {
  */
 async function acquireFileLock(key: string): Promise<string> {
   const started = Date.now();
+  const limit = lockWaitLimitMs();
   let delay = 1;
   for (;;) {
     const taken = await tryFileLock(key);
     if (taken !== undefined) return taken;
     await breakIfStale(lockFileOf(key));
-    if (Date.now() - started > WAIT_LIMIT_MS) {
+    if (Date.now() - started > limit) {
       throw new ToolError(
         "file_locked",
-        "Another process has held the lock on this file for over a minute. Nothing was written.",
+        `Another process has held the lock on this file for over ${waitText(limit)}. Nothing was written.`,
         {
           hint: "Try again later.",
         },

@@ -32,6 +32,44 @@ function isSequencerState(segment: string): boolean {
 }
 
 /**
+ * Code points HFS+ leaves out of names when it compares them (the list git checks in
+ * `is_hfs_dotgit`, CVE-2014-9390): zero-width non-joiner and joiner, the direction marks and
+ * embeddings, the deprecated format characters and the byte order mark. `.g\u200cit` is `.git` there.
+ */
+const IGNORED_IN_NAMES = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** Printable ASCII: the usual name, folded by `toLowerCase` alone. */
+const PLAIN_NAME = /^[\x20-\x7e]*$/;
+
+/**
+ * A path component as the guard compares it: the spellings a file system may take for the same
+ * name made one. A case-folding file system (macOS, Windows, ext4 or tmpfs with `casefold`)
+ * folds Unicode case (`\u212a`, the Kelvin sign, is `k`: `hoo\u212as` is `hooks`) and canonical
+ * equivalence; HFS+ ignores the code points of {@link IGNORED_IN_NAMES}; NTFS drops trailing dots
+ * and spaces (`.git.` is `.git`) and may answer to the short name `git~1` (both refused by git
+ * itself, `core.protectNTFS`, on every platform). Compatibility forms (NFKC: fullwidth `．ｇｉｔ`)
+ * are folded too: no file system is known to fold them, but no legitimate name needs a
+ * look-alike of `.git` or of a name git executes, and a check that folds more than the file
+ * system refuses a name, never lets one through.
+ */
+export function foldGitName(segment: string): string {
+  const folded = PLAIN_NAME.test(segment)
+    ? segment.toLowerCase()
+    : segment.normalize("NFKC").replace(IGNORED_IN_NAMES, "").toLowerCase().normalize("NFKC");
+  // Most names end in neither: no trimming pass for them.
+  const last = folded.charCodeAt(folded.length - 1);
+  const trimmed = last === 0x2e || last === 0x20 ? folded.replace(/[. ]+$/, "") : folded;
+  // `.`, `..` and names of dots and spaces only are left as they are (never git state).
+  if (trimmed === "" || trimmed === ".") return folded;
+  return trimmed === "git~1" ? ".git" : trimmed;
+}
+
+/** True when `segment` names a `HEAD` (see {@link foldGitName}). */
+export function isHeadName(segment: string | undefined): boolean {
+  return segment !== undefined && foldGitName(segment) === "head";
+}
+
+/**
  * True when changing the file at `segments` (real path components below the workspace) would
  * create or change git state that git executes or follows: a `.git` entry itself (a `.git` file
  * may point anywhere with `gitdir:`), or inside a `.git` directory its config, hooks,
@@ -41,7 +79,7 @@ function isSequencerState(segment: string): boolean {
  * submodules.
  */
 export function touchesGitState(segments: readonly string[]): boolean {
-  const lower = segments.map((segment) => segment.toLowerCase());
+  const lower = segments.map(foldGitName);
   const gitIndex = lower.indexOf(".git");
   if (gitIndex === -1) return false;
   if (gitIndex === lower.length - 1) return true;
@@ -54,7 +92,7 @@ export function touchesGitState(segments: readonly string[]): boolean {
  * names git state that git executes or follows.
  */
 export function protectedInGitDirectory(inside: readonly string[]): boolean {
-  const lower = inside.map((segment) => segment.toLowerCase());
+  const lower = inside.map(foldGitName);
   if (lower.some((segment) => PROTECTED_IN_GIT_DIRECTORY.has(segment) || segment === ".git")) return true;
   if (lower.some((segment, index) => isSequencerState(segment) && (index === 0 || lower.slice(0, index).includes("modules")))) {
     return true;
@@ -70,7 +108,7 @@ export function protectedInGitDirectory(inside: readonly string[]): boolean {
  * follows, sequencer state, `objects/info`), not one `protectedInGitDirectory` per depth.
  */
 export function protectedBelowSomeDirectory(segments: readonly string[]): boolean {
-  const lower = segments.map((segment) => segment.toLowerCase());
+  const lower = segments.map(foldGitName);
   return lower.some(
     (segment, index) =>
       PROTECTED_IN_GIT_DIRECTORY.has(segment) ||
