@@ -131,9 +131,9 @@ describe.each(["esm", "cjs"] as const)("the built git, tools and mcp entries in 
 // that asks one git tool question imports it beside the git entry). What it costs to import is
 // almost all V8 parsing its code (about 0.034 ms of CPU per KB of the package's own files, whitespace
 // and comments barely count: minifying a 93 KB chunk to 57 KB did not change it) plus about 0.6 ms
-// per module file node's loader resolves, reads and links (2026-12-06, load 20 on 2 CPUs:
-// 17 files, 363 KB, about 22 ms of CPU alone, 14.5 ms beside the git entry, whose 12 files it
-// shares; bench/results/git-new-process-s52.json). It loads no dependency at import: Ajv,
+// per module file node's loader resolves, reads and links (2026-12-06, load 13-29 on 2 CPUs:
+// 17 files, 363 KB, about 27 ms of CPU alone, 18 the CommonJS build, 12.6-15.2 beside the git
+// entry, whose chunks it shares; bench/results/git-entry-import-s52.json, git-new-process-s52.json). It loads no dependency at import: Ajv,
 // zod-to-json-schema and smol-toml come with the first call that needs them
 // (root-import-lazy.test.ts); zod comes with the host's own schemas. The budget is what it loads
 // now (ESM 17 files, 371,662 bytes; CommonJS 18, 378,943) and a little to spare: the git handlers'
