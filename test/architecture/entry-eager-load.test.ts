@@ -136,10 +136,11 @@ describe.each(["esm", "cjs"] as const)("the built git, tools and mcp entries in 
 // entry, whose chunks it shares; bench/results/git-entry-import-s52.json, git-new-process-s52.json). It loads no dependency at import: Ajv,
 // zod-to-json-schema and smol-toml come with the first call that needs them
 // (root-import-lazy.test.ts); zod comes with the host's own schemas. The budget is what it loads
-// now (ESM 17 files, 371,662 bytes; CommonJS 18, 378,943) and a little to spare: the git handlers'
-// shared code (162 KB), a parser or a second copy of the search index overshoots it.
+// now (ESM 17 files, 371,662 bytes; CommonJS 18, 378,943) and room for the core to grow by about
+// a tenth: the git handlers' shared code (162 KB), a parser or a second copy of the search index
+// (93 KB) overshoots it.
 const ROOT_FILES = 20;
-const ROOT_BYTES = 400 * 1024;
+const ROOT_BYTES = 416 * 1024;
 
 describe.each(["esm", "cjs"] as const)("the built root entry in a new process (%s)", (format) => {
   const ownBytes = (loaded: Loaded) => loaded.own.reduce((sum, file) => sum + statSync(file).size, 0);
