@@ -7,11 +7,11 @@
  * a new cache with the code already compiled (outside the total). Every answer is checked
  * against git's (the bench's own `verify`). CPU time, not wall, because the machine is shared.
  *
- * Usage: `node --import tsx bench/git/new-process-split.ts [rounds] [case filter] [dist directory] [baseline dist directory]`
+ * Usage: `node --import tsx bench/git/new-process-split.ts [rounds] [case filter] [dist directory] [baseline dist directory] [result file name]`
  * (the filter: parts of row labels, `|` between alternatives; a baseline, a copy of an earlier
  * build's dist, is timed in the same rounds right after the dist, so a before/after comparison
  * sees the same load) (`npm run build` first); prints a table and writes
- * `bench/results/git-new-process-split.json`.
+ * `bench/results/git-new-process-split.json` (or the result file name given, in bench/results/).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -22,10 +22,11 @@ import { median, round } from "../stats.js";
 import { benchCases, cachedSyntheticHistory, type GitBenchCase, withChangedPaths } from "./git-bench.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [roundsArgument = "3", filter = "", distArgument, baselineArgument] = process.argv.slice(2);
+const [roundsArgument = "3", filter = "", distArgument, baselineArgument, resultName = "git-new-process-split.json"] =
+  process.argv.slice(2);
 const rounds = Number(roundsArgument);
 const dist = path.resolve(distArgument ?? path.join(here, "..", "..", "dist"));
-const baseline = baselineArgument === undefined ? undefined : path.resolve(baselineArgument);
+const baseline = baselineArgument === undefined || baselineArgument === "" ? undefined : path.resolve(baselineArgument);
 const phases = path.join(here, "new-process-phases.mjs");
 
 /** CPU milliseconds (user + system) of one command run to its end, from bash's `time`. */
@@ -41,6 +42,7 @@ function cpuOf(command: string, args: readonly string[]): number {
 const steps = [
   "startCpuMs",
   "importEntriesCpuMs",
+  "importRootCpuMs",
   "importHandlersCpuMs",
   "setupCpuMs",
   "openCpuMs",
@@ -123,7 +125,7 @@ const load = { min: round(Math.min(...loads), 1), max: round(Math.max(...loads),
 const header = `${rounds} rounds, load average ${load.min}-${load.max} on ${load.cpus} CPUs; medians of CPU ms (user + system); every answer checked against git's.`;
 console.log(header);
 console.log(
-  "| question | git | node -e 0 | new process: start | import entries | import handlers + zlib | setup | open | query | total (x git; net of start) | query x git | query again, code warm, new cache (x git) |",
+  "| question | git | node -e 0 | new process: start | import entries (root's share) | import handlers + zlib | setup | open | query | total (x git; net of start) | query x git | query again, code warm, new cache (x git) |",
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const row of rows) {
@@ -132,10 +134,10 @@ for (const row of rows) {
       `| ${row.label}, baseline | | | | | ${row.before.importHandlersCpuMs} | | ${row.before.openCpuMs} | ${row.before.queryCpuMs} | ${row.before.cpuMs} | | ${row.before.queryWarmCodeCpuMs} |`,
     );
   console.log(
-    `| ${row.label} | ${row.gitCpuMs} | ${row.nodeStartCpuMs} | ${row.startCpuMs} | ${row.importEntriesCpuMs} | ${row.importHandlersCpuMs} | ${row.setupCpuMs} | ${row.openCpuMs} | ${row.queryCpuMs} | ${row.cpuMs} (${row.ratio}x; ${row.netOfStartRatio}x) | ${row.queryRatio}x | ${row.queryWarmCodeCpuMs} (${row.queryWarmCodeRatio}x) |`,
+    `| ${row.label} | ${row.gitCpuMs} | ${row.nodeStartCpuMs} | ${row.startCpuMs} | ${row.importEntriesCpuMs} (${row.importRootCpuMs}) | ${row.importHandlersCpuMs} | ${row.setupCpuMs} | ${row.openCpuMs} | ${row.queryCpuMs} | ${row.cpuMs} (${row.ratio}x; ${row.netOfStartRatio}x) | ${row.queryRatio}x | ${row.queryWarmCodeCpuMs} (${row.queryWarmCodeRatio}x) |`,
   );
 }
 writeFileSync(
-  path.join(here, "..", "results", "git-new-process-split.json"),
+  path.join(here, "..", "results", path.basename(resultName)),
   `${JSON.stringify({ node: process.version, date: new Date().toISOString().slice(0, 10), rounds, load, rows }, null, 2)}\n`,
 );

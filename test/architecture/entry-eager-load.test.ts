@@ -127,6 +127,45 @@ describe.each(["esm", "cjs"] as const)("the built git, tools and mcp entries in 
   );
 });
 
+// The root entry is what every host process imports, for `createRegistry` at least (a process
+// that asks one git tool question imports it beside the git entry). What it costs to import is
+// almost all V8 parsing its code (about 0.034 ms of CPU per KB of the package's own files, whitespace
+// and comments barely count: minifying a 93 KB chunk to 57 KB did not change it) plus about 0.6 ms
+// per module file node's loader resolves, reads and links (2026-12-06, load 13-29 on 2 CPUs:
+// 17 files, 363 KB, about 27 ms of CPU alone, 18 the CommonJS build, 12.6-15.2 beside the git
+// entry, whose chunks it shares; bench/results/git-entry-import-s52.json, git-new-process-s52.json). It loads no dependency at import: Ajv,
+// zod-to-json-schema and smol-toml come with the first call that needs them
+// (root-import-lazy.test.ts); zod comes with the host's own schemas. The budget is what it loads
+// now (ESM 17 files, 371,662 bytes; CommonJS 18, 378,943) and room for the core to grow by about
+// a tenth: the git handlers' shared code (162 KB), a parser or a second copy of the search index
+// (93 KB) overshoots it.
+const ROOT_FILES = 20;
+const ROOT_BYTES = 416 * 1024;
+
+describe.each(["esm", "cjs"] as const)("the built root entry in a new process (%s)", (format) => {
+  const ownBytes = (loaded: Loaded) => loaded.own.reduce((sum, file) => sum + statSync(file).size, 0);
+
+  it("loads only the package's own files, within its file and byte budget", () => {
+    const loaded = loadedBy("index", format);
+    expect(Object.keys(loaded.packages)).toEqual(["(own)"]);
+    expect(loaded.total).toBeLessThanOrEqual(ROOT_FILES);
+    expect(ownBytes(loaded)).toBeLessThanOrEqual(ROOT_BYTES);
+  });
+
+  it("sees a dependency and more files when a call loads one (positive control)", () => {
+    // A plain JSON Schema tool's first call loads Ajv (and its files push the count over the budget).
+    const loaded = loadedBy(
+      "index",
+      format,
+      `const registry = api.createRegistry({ tools: [api.defineTool({ name: "plain", description: "A plain JSON Schema tool.", inputSchema: { type: "object" }, handler: () => "ok" })] });
+      const result = await registry.createRun().call("plain", {});
+      if (!result.ok) throw new Error(JSON.stringify(result));`,
+    );
+    expect(loaded.packages.ajv).toBeGreaterThan(0);
+    expect(loaded.total).toBeGreaterThan(ROOT_FILES);
+  });
+});
+
 // The git entry imports the core's classes and `defineTool` from their modules, not from the root
 // entry by name: a host that imports only the git tools (to hand their definitions to a registry
 // in another entry's process, or to list their names) no longer loads the root's 325 KB and the
