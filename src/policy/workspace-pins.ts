@@ -70,3 +70,23 @@ export function pinWorkspace(workspace: string | undefined): void {
 export function pinnedRealPaths(workspace: string): readonly string[] | undefined {
   return pins().get(normalizeWorkspacePath(workspace));
 }
+
+/**
+ * True when `workspace` was recorded ({@link pinWorkspace}) and `real` (its real path now; resolved
+ * here, synchronously, when not given) is none it had then: a directory on the way was replaced.
+ * False when nothing was recorded or it cannot be resolved now (the caller's own look fails then).
+ */
+export function workspaceMoved(workspace: string, real?: string): boolean {
+  const pinned = pinnedRealPaths(workspace);
+  if (pinned === undefined) return false;
+  let now = real;
+  if (now === undefined) {
+    try {
+      now = nodeFs()?.realpathSync(workspace);
+    } catch {
+      return false;
+    }
+    if (now === undefined) return false;
+  }
+  return !pinned.includes(normalizeWorkspacePath(now));
+}

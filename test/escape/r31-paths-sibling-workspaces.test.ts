@@ -16,13 +16,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import path from "node:path";
 import { createRegistry, type Registry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect } from "vitest";
+import { createGitTools, GIT_TOOL_NAMES } from "../../src/git/index.js";
 import { createFileTools } from "../../src/tools/fs/file-tools.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
+import { FixtureRepository, git } from "../git/support/git-fixture.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { makeSecretRepository } from "./support/git-tool-calls.js";
 import { type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
+const gitCapability = capability("git");
 
 const SECRET = "r31 host secret";
 
@@ -35,7 +39,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 31,
     writeFileSync(path.join(ground.outside, "secret.txt"), `${SECRET}\n`);
     mkdirSync(path.join(ground.workspace, "sub"));
     writeFileSync(path.join(ground.workspace, "sub", "secret.txt"), "inside\n");
-    registry = createRegistry({ tools: [...createFileTools(), createBashTool()] });
+    registry = createRegistry({ tools: [...createFileTools(), createBashTool(), ...createGitTools()] });
     outer = registry.createRun({ profile: "full", permissions: { sandbox: "workspace", workspace: ground.workspace } });
   });
   afterEach(async () => {
@@ -43,8 +47,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 31,
     await ground.dispose();
   });
 
-  const inner = (workspace: string) =>
-    registry.createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } });
+  const inner = (workspace: string) => registry.createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } });
   const text = (result: ToolCallResult) => (result.ok ? String(result.output) : `error:${result.error.code}`);
 
   /** What `run` reaches of the outside directory through its workspace: each way in its own entry. */
@@ -113,4 +116,36 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 31,
     },
     60_000,
   );
+
+  describe.skipIf(gitCapability.missing)(gitCapability.label("git tools"), () => {
+    escapeAttempt(
+      "paths",
+      "a sibling run's command replaces a live run's repository by a link to a host repository (git tools)",
+      async () => {
+        makeSecretRepository(path.join(ground.outside, "repo"), "outside-secret-r31");
+        const own = path.join(ground.workspace, "sub");
+        git(own, ["init", "-q"]);
+        new FixtureRepository(own).write("a.txt", "a\n").commit("inside-commit", { name: "In", email: "in@example.com" });
+        const run = inner(own);
+        run.activate([...GIT_TOOL_NAMES]);
+        // Control: the run's git tools read its own repository.
+        expect(JSON.stringify(await run.call("git_log_search", { query: "inside-commit" }))).toContain("inside-commit");
+        const swapped = await sh(
+          outer,
+          `mv sub sub.real && ln -s ${quote(path.join(ground.outside, "repo"))} sub && echo swapped`,
+        );
+        expect(swapped.stdout).toContain("swapped");
+        const answer = await run.call("git_log_search", { query: "outside-secret-r31" });
+        expect(JSON.stringify(answer)).not.toContain("add outside-secret-r31");
+        expect(answer.ok ? "ok" : answer.error.code).toBe("repository_outside_workspace");
+        // Control: a run the host makes now follows the link to the outside repository.
+        const fresh = inner(own);
+        fresh.activate([...GIT_TOOL_NAMES]);
+        expect(JSON.stringify(await fresh.call("git_log_search", { query: "outside-secret-r31" }))).toContain(
+          "add outside-secret-r31",
+        );
+      },
+      60_000,
+    );
+  });
 });

@@ -2,8 +2,8 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { ToolError } from "../../errors/tool-error.js";
-import { normalizeWorkspacePath, workspaceContainers } from "../../policy/child-workspaces.js";
-import { pinnedRealPaths } from "../../policy/workspace-pins.js";
+import { workspaceContainers } from "../../policy/child-workspaces.js";
+import { workspaceMoved } from "../../policy/workspace-pins.js";
 
 /**
  * The real path of a workspace directory. Every containment check compares real paths, so a
@@ -27,11 +27,10 @@ export async function realWorkspaceRoot(workspace: string): Promise<string> {
   if (!(await stat(root)).isDirectory()) throw invalidWorkspace(workspace, "is not a directory");
   // A directory on the way replaced by a link since the run was made (by another run's command,
   // whose workspace holds it) would take this run's files elsewhere: refused, not followed.
-  const pinned = pinnedRealPaths(workspace);
-  if (pinned !== undefined && !pinned.includes(normalizeWorkspacePath(root))) {
+  if (workspaceMoved(workspace, root)) {
     throw new ToolError(
       "path_outside_workspace",
-      `The workspace ${workspace} of this run was ${pinned.at(-1)} on disk when the run was made, but is now elsewhere (a directory on the way was replaced by a link). Nothing was done.`,
+      `The workspace ${workspace} of this run is no longer where it was on disk when the run was made (a directory on the way was replaced by a link). Nothing was done.`,
       { hint: "Ask the user to restore the directory; this run can do nothing until then.", data: { workspace } },
     );
   }
