@@ -5,6 +5,7 @@ import type { ToolContext } from "agent-tool-catalog";
 import type { FsClient } from "isomorphic-git";
 import { ToolError } from "../errors/tool-error.js";
 import { childWorkspaceEscape } from "../policy/child-workspaces.js";
+import { workspaceMoved } from "../policy/workspace-pins.js";
 import { configValue } from "./config-value.js";
 import { type FileAccess, fileAccess, readerFileAccess } from "./file-access.js";
 import { type GitCache, repositoryCaches } from "./git-cache.js";
@@ -156,12 +157,20 @@ export async function openRepository(context: ToolContext, options: OpenReposito
   // host named): a .git file, commondir, alternates or symlink that leads elsewhere is refused.
   const confined = context.permissions.sandbox === "workspace" && options.fs === undefined;
   // A child run's workspace may have been replaced by a link since the run was made (its parent's
-  // commands own the directories on the way): its repository would be the link's target.
+  // commands own the directories on the way): its repository would be the link's target. So may a
+  // top-level run's, by another run's command whose workspace holds it (policy/workspace-pins.ts).
   const leftBy = confined && configured === undefined ? childWorkspaceEscape(start) : undefined;
   if (leftBy !== undefined) {
     throw gitError(
       "repository_outside_workspace",
       `Refused to read the repository of this run's workspace: it must stay inside its parent run's workspace, but ${leftBy} (a directory on the way was replaced by a link).`,
+      "Ask the user to restore the directory.",
+    );
+  }
+  if (confined && configured === undefined && workspaceMoved(start)) {
+    throw gitError(
+      "repository_outside_workspace",
+      "Refused to read the repository of this run's workspace: it is no longer where it was on disk when the run was made (a directory on the way was replaced by a link).",
       "Ask the user to restore the directory.",
     );
   }

@@ -53,7 +53,7 @@ export function isWorkspaceInside(child: string, parent: string): boolean {
 }
 
 /** `node:fs`'s `realpathSync` where the runtime has it (not in a browser or an edge runtime). */
-function nodeFs(): NodePathAndFs | undefined {
+export function nodeFs(): NodePathAndFs | undefined {
   const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
     "node:fs",
   ) as Partial<NodePathAndFs> | undefined;

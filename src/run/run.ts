@@ -11,6 +11,7 @@ import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
+import { pinWorkspace } from "../policy/workspace-pins.js";
 import type { ToolPlacement } from "../profiles/load-mode.js";
 import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "../tool/allowed-names.js";
@@ -297,6 +298,8 @@ export class Run {
     let inheritedProfile: ToolProfileName | undefined;
     if (options.parent === undefined) {
       this.permissions = resolvePermissionConfig(options.permissions);
+      // Where the host's workspace is now; each use is checked against it (a link planted on the way later is refused).
+      pinWorkspace(this.permissions.workspace);
       this.allowed = requestedTools === undefined ? undefined : new AllowedNames(requestedTools);
       this.depth = 0;
       this.storage = new RunStorage(state?.storage, { lifetime: this.lifetime.signal });

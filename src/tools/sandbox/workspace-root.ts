@@ -3,6 +3,7 @@ import path from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { ToolError } from "../../errors/tool-error.js";
 import { workspaceContainers } from "../../policy/child-workspaces.js";
+import { workspaceMoved } from "../../policy/workspace-pins.js";
 
 /**
  * The real path of a workspace directory. Every containment check compares real paths, so a
@@ -10,7 +11,8 @@ import { workspaceContainers } from "../../policy/child-workspaces.js";
  * @throws ConfigurationError `invalid_workspace` when it is not an existing absolute directory:
  *   that is the host's mistake, not the model's.
  * @throws ToolError `path_outside_workspace` when it is a child run's workspace (see
- *   `narrowPermissions`) whose real path is no longer inside its parent's.
+ *   `narrowPermissions`) whose real path is no longer inside its parent's, or when its real path
+ *   is none it had when a run on it was made (policy/workspace-pins.ts).
  */
 export async function realWorkspaceRoot(workspace: string): Promise<string> {
   if (typeof workspace !== "string" || !path.isAbsolute(workspace)) {
@@ -23,6 +25,15 @@ export async function realWorkspaceRoot(workspace: string): Promise<string> {
     throw invalidWorkspace(workspace, "does not exist", error);
   }
   if (!(await stat(root)).isDirectory()) throw invalidWorkspace(workspace, "is not a directory");
+  // A directory on the way replaced by a link since the run was made (by another run's command,
+  // whose workspace holds it) would take this run's files elsewhere: refused, not followed.
+  if (workspaceMoved(workspace, root)) {
+    throw new ToolError(
+      "path_outside_workspace",
+      `The workspace ${workspace} of this run is no longer where it was on disk when the run was made (a directory on the way was replaced by a link). Nothing was done.`,
+      { hint: "Ask the user to restore the directory; this run can do nothing until then.", data: { workspace } },
+    );
+  }
   // A child run's workspace lies inside its parent's, where the parent's commands may have
   // replaced a directory on the way by a link since the child was made: checked at every use.
   for (const container of workspaceContainers(workspace)) {
