@@ -3,7 +3,7 @@
 // one new process per build (a warm-up apply, then one timed apply) and one `git apply`, so that
 // machine load hits all three alike. Prints CPU and wall per apply and the ratios to git.
 //
-//   npx tsx bench/tools/apply-patch-ab.ts --old=/tmp/old-checkout --new=. [--rounds=7] [--files=509] [--keep=DIR] [--warmups=1] [--settle=MS] [--out=FILE]
+//   npx tsx bench/tools/apply-patch-ab.ts --old=/tmp/old-checkout --new=. [--rounds=7] [--files=509] [--keep=DIR] [--warmups=1] [--settle=MS] [--out=FILE] [--note=TEXT]
 //
 // With --warmups=N each process makes N warm-up applies before the timed one (default 1). The
 // second apply of a new process still pays for V8 compiling the code it runs (about a fifth of its
@@ -18,6 +18,8 @@
 //
 // With --out=FILE the figures (every round, the medians, the ratios, the load) are written there
 // as JSON (bench/results/apply-patch-ab-*.json are such files).
+// With --note=TEXT that file also says what "old" and "new" were (say, a variant made only to
+// measure what a cost is worth), in its `note`.
 //
 // With --keep=DIR the diff and its trees are made in DIR and left there; a later run given the
 // same --keep reuses them (making the diff takes longer than a round).
@@ -186,6 +188,8 @@ async function writeFigures(out: string, run: RunShape, results: Record<Which, T
     warmups: run.warmups,
     settleMs: run.settleMs,
     load: { perRound: run.loads, after: loadavg().map((each) => Number(each.toFixed(1))) },
+    // What "old" and "new" were (`--note`), when said.
+    ...(args.has("note") ? { note: args.get("note") } : {}),
     old: run.oldRoot,
     new: run.newRoot,
     timings: results,

@@ -204,14 +204,27 @@ async function breakIfStale(file: string): Promise<void> {
 }
 
 /**
- * A new file in the lock directory holding this process's identity, as a lock file does (its
+ * The directory of owner files inside the lock directory `directory` (same file system: a lock is
+ * a hard link to one). Owner files have a directory of their own so that reclaiming them lists
+ * only them: the lock directory itself gathers a lock file per file ever locked by a process that
+ * died holding it (57,400 on a test machine, 4.8 MB of directory, 66 ms of CPU to list).
+ */
+export function ownerDirectory(directory = lockDirectory()): string {
+  return path.join(directory, "owners");
+}
+
+/**
+ * A new file in the owner directory holding this process's identity, as a lock file does (its
  * name ends in `.owner`, never `.lock`, so no lock is ever mistaken for it). Before the first one
  * of this process, owner files that dead processes left (a `kill -9` between its creation and its
  * removal) are reclaimed.
  */
 async function ownerFile(directory: string): Promise<string> {
+  const owners = ownerDirectory(directory);
+  // Made and checked like the lock directory (once per process): owned by this user, private.
+  await ensurePrivateDirectory(directory, owners);
   await reclaimStaleOwnerFiles(directory);
-  const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
+  const file = path.join(owners, `${process.pid}-${randomBytes(6).toString("hex")}.owner`);
   await createExclusive(file, `${OWN_PROCESS}\n`);
   return file;
 }
@@ -267,8 +280,9 @@ const ownerSweeps = new Map<string, number>();
 const OWNER_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Removes the `.owner` files of the lock directory whose process is gone (its recorded
- * `pid:start-time` names no live process, or the file is unreadable and its name's pid is dead).
+ * Removes the `.owner` files of the lock directory's owner directory (see {@link ownerDirectory})
+ * whose process is gone (its recorded `pid:start-time` names no live process, or the file is
+ * unreadable and its name's pid is dead). The lock files are not listed.
  * An owner file is only ever a source for hard links: a lock linked to it keeps its own name and
  * content, so removing a dead process's owner file never releases a lock. Done once per lock
  * directory and process, and again after {@link OWNER_SWEEP_INTERVAL_MS} (a long-lived process
@@ -278,11 +292,12 @@ export async function reclaimStaleOwnerFiles(directory = lockDirectory()): Promi
   const last = ownerSweeps.get(directory);
   if (last !== undefined && Date.now() - last < OWNER_SWEEP_INTERVAL_MS) return 0;
   ownerSweeps.set(directory, Date.now());
-  const names = await readdir(directory).catch(() => [] as string[]);
+  const owners = ownerDirectory(directory);
+  const names = await readdir(owners).catch(() => [] as string[]);
   let removed = 0;
   for (const name of names) {
     if (!name.endsWith(".owner")) continue;
-    const file = path.join(directory, name);
+    const file = path.join(owners, name);
     const content = await readFile(file, "utf8").catch(() => undefined);
     const owner = content?.split("\n")[0] ?? "";
     // Empty or unreadable: being written by its creator right now, or left so by a crash; the pid
