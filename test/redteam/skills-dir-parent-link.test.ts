@@ -19,6 +19,7 @@ import {
 } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { failure, hostRun, record, temporaryDirectory, text } from "../host/support/host-test-kit.js";
+import { stopProcess } from "../support/stop-process.js";
 
 let root: { path: string; remove(): Promise<void> };
 let workspace: string;
@@ -247,7 +248,9 @@ describe("a skill folder swapped between a directory and a link by a background 
       // No temporaries are left in the workspace's skills directory either.
       await rm(flip, { recursive: true, force: true }).catch(() => undefined);
     } finally {
-      child.kill();
+      // Waited for: its last rename or symlink lands after the signal, else in the directory
+      // afterEach removes (or beside hostFolderIntact's look).
+      await stopProcess(child);
     }
     await hostFolderIntact();
   }, 30_000);
