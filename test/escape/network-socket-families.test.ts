@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
@@ -47,7 +48,8 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: socket fa
     });
   });
   afterAll(async () => {
-    daemon.kill("SIGKILL");
+    // Waited for: until it has exited it holds its socket in the workspace that dispose removes.
+    await stopProcess(daemon);
     await ground.dispose();
   });
 
@@ -111,7 +113,7 @@ socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) or die; print connect($a, $add
       await expect.poll(() => got, { timeout: 1000 }).toContain("control");
       expect(got).not.toContain("attack-");
     } finally {
-      server.kill("SIGKILL");
+      await stopProcess(server);
     }
   });
 });

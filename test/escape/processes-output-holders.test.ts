@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
+import { killUntilGone, stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
@@ -30,14 +31,13 @@ function processesWith(marker: string): string[] {
     .filter((line) => line.includes(marker) && !line.includes("ps -eo"));
 }
 
-function killAllWith(marker: string): void {
-  for (const line of processesWith(marker)) {
-    try {
-      process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
-    } catch {
-      // Gone.
-    }
-  }
+/**
+ * Ends the host processes whose command line contains `marker` and resolves once none runs (a
+ * zombie's is shown without it): until then they hold files in the workspace `ground.dispose`
+ * removes, and the next attempt's counts would see them.
+ */
+function killAllWith(marker: string): Promise<void> {
+  return killUntilGone(() => processesWith(marker).map((line) => Number(line.trim().split(/\s+/)[0])));
 }
 
 // Markers of this file's processes, unique to this run: two test runs side by side (CI and a
@@ -63,7 +63,7 @@ describe("escape attempts: output held open past the call", () => {
       marked("47.37"),
       marked("48.37"),
     ])
-      killAllWith(marker);
+      await killAllWith(marker);
     await ground.dispose();
   });
   const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace", "local"] as const))] as const;
@@ -95,8 +95,8 @@ describe("escape attempts: output held open past the call", () => {
         expect(processesWith(marked("43.37"))).toHaveLength(1);
         expect(processesWith(marked("45.37"))).toHaveLength(1);
       } finally {
-        outside.kill("SIGKILL");
-        killAllWith(marked("43.37"));
+        await stopProcess(outside);
+        await killAllWith(marked("43.37"));
       }
     },
     60_000,
@@ -136,7 +136,7 @@ describe("escape attempts: output held open past the call", () => {
       expect(performance.now() - started).toBeLessThan(8_000);
       expect(result.status).toBe("exit code 0");
       expect(result.text).toContain("still held its output open");
-      killAllWith(marked("44.37"));
+      await killAllWith(marked("44.37"));
       // Control: output printed up to the exit is all there (3 MB, more than the pipe holds).
       const control = await sh(attackRun(ground.workspace, "unrestricted"), "head -c 3000000 /dev/zero | tr '\\0' a; echo", {
         timeout_seconds: 20,
@@ -189,7 +189,7 @@ describe("escape attempts: output held open past the call", () => {
           expect(result.text, status).toContain("still held its output open");
         }
       } finally {
-        daemon.kill("SIGKILL");
+        await stopProcess(daemon);
       }
       // Positive control: the same daemon started by the command (out of its group, environment
       // cleared, output elsewhere) and then handed the output is the command's leftover: it ends
@@ -230,7 +230,7 @@ describe("escape attempts: output held open past the call", () => {
       await killHostMidCommand("unrestricted", "started-unrestricted");
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(processesWith(marked("46.37")).length).toBeGreaterThanOrEqual(4);
-      killAllWith(marked("46.37"));
+      await killAllWith(marked("46.37"));
     },
     90_000,
   );

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
@@ -19,7 +20,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: processes
     victim = spawn("sleep", ["300"], { stdio: "ignore" });
   });
   afterAll(async () => {
-    victim.kill("SIGKILL");
+    await stopProcess(victim);
     await ground.dispose();
   });
   const run = (scope: "workspace" | "local" | "unrestricted") => attackRun(ground.workspace, scope);

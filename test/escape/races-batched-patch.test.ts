@@ -12,7 +12,9 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { removeTree } from "../support/remove-tree.js";
 import { settleWithin } from "../support/settle-within.js";
+import { stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 let base: string;
@@ -40,9 +42,10 @@ beforeEach(async () => {
   await writeFile(path.join(workspace, "a", "leaf.txt"), "leaf inside\n");
 });
 afterEach(async () => {
-  for (const child of flippers) child.kill("SIGKILL");
+  // Waited for: a rename or symlink one is making when the signal comes still lands, in `base`.
+  await Promise.all(flippers.map((child) => stopProcess(child)));
   flippers = [];
-  await rm(base, { recursive: true, force: true });
+  await removeTree(base);
 });
 
 /** A real process swapping `entry` with a symbolic link to `target` as fast as it can. */
@@ -79,7 +82,9 @@ async function stopFlippers(entries: readonly string[]): Promise<void> {
   await Promise.all(
     flippers.map((child) => settleWithin(new Promise((resolve) => child.once("exit", resolve)), 3000, () => undefined)),
   );
-  for (const child of flippers) child.kill("SIGKILL");
+  // Not stopped by themselves within 3 s (a loaded machine): killed, and waited for, so that no
+  // last flip lands after this returns, under the test's checks or afterEach's removal.
+  await Promise.all(flippers.map((child) => stopProcess(child)));
   flippers = [];
   for (const entry of entries) await rm(`${entry}.stop`, { force: true });
 }

@@ -5,7 +5,9 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { removeTree } from "../support/remove-tree.js";
 import { settleWithin } from "../support/settle-within.js";
+import { stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 
 let base: string;
@@ -34,9 +36,10 @@ beforeEach(async () => {
   }
 });
 afterEach(async () => {
-  flipper?.kill("SIGKILL");
+  // Waited for: a rename or symlink it is making when the signal comes still lands, in `base`.
+  if (flipper !== undefined) await stopProcess(flipper);
   flipper = undefined;
-  await rm(base, { recursive: true, force: true });
+  await removeTree(base);
 });
 
 /** A real background process swapping `ws/dir` with a symlink to the outside, as fast as it can. */
@@ -73,7 +76,9 @@ async function stopFlipper(): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   await writeFile(path.join(workspace, "dir.stop"), "");
   await settleWithin(exited, 3000, () => undefined);
-  child.kill("SIGKILL");
+  // Not stopped by itself within 3 s (a loaded machine): killed, and waited for, so that no last
+  // flip lands after this returns, under the test's checks or afterEach's removal.
+  await stopProcess(child);
   flipper = undefined;
   await rm(path.join(workspace, "dir.stop"), { force: true });
 }

@@ -20,6 +20,7 @@ import { afterEach, beforeEach, describe, expect } from "vitest";
 import { confinedReader } from "../../src/git/git-file-reader.js";
 import { git, removeDirectory, temporaryDirectory } from "../git/support/git-fixture.js";
 import { capability } from "../support/capabilities.js";
+import { stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { makeSecretRepository } from "./support/git-tool-calls.js";
 import { diffRangeAnswers, plantRefLinks } from "./support/planted-ref-links.js";
@@ -45,8 +46,10 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
       // followed, it is a branch that resolves).
       writeFileSync(path.join(outside, "exists"), `${git(workspace, ["rev-parse", "HEAD~1"])}\n`);
     });
-    afterEach(() => {
-      for (const writer of writers.splice(0)) writer.kill("SIGKILL");
+    afterEach(async () => {
+      // Waited for: a writer still opening the FIFO under `scratch` when the signal comes is
+      // still running while the directory is removed.
+      await Promise.all(writers.splice(0).map((writer) => stopProcess(writer)));
       removeDirectory(scratch);
     });
 

@@ -5,7 +5,7 @@
 // even one stopped mid-save, stays, and that writer's save completes.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 import { ProfileDirectory } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnNode } from "../support/child-entry.js";
+import { removeTree } from "../support/remove-tree.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const saverScript = fileURLToPath(new URL("./support/profile-saver.mjs", import.meta.url));
@@ -27,8 +29,9 @@ beforeEach(async () => {
   directory = await mkdtemp(path.join(tmpdir(), "host-store-kill-"));
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await rm(directory, { recursive: true, force: true });
+  // Waited for: a save a saver is making when the signal comes still lands in `directory`.
+  await Promise.all(children.splice(0).map((child) => stopProcess(child)));
+  await removeTree(directory);
 });
 
 interface Saver {

@@ -16,12 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorToolGroup } from "../../src/host/index.js";
 import { capability } from "../support/capabilities.js";
 import { nodeChild } from "../support/child-entry.js";
+import { killUntilGone, pidsWith } from "../support/stop-process.js";
 import { hostRun, record } from "./support/host-test-kit.js";
 import { COMMANDS, type Observation } from "./support/starved-monitor-commands.js";
 
 const HOST = path.join(import.meta.dirname, "support", "starved-monitor-host.ts");
 const bubblewrap = capability("bubblewrap");
 const scopes = ["unrestricted", ...(bubblewrap.missing ? [] : (["workspace"] as const))] as const;
+
+// The hider's mark, unique to this run: a second run on the machine neither counts nor kills it.
+const HIDER = `atc-monitor-hider-${process.pid}-${Date.now()}`;
 
 let workspace: string;
 beforeAll(async () => {
@@ -79,13 +83,16 @@ describe("monitor on a starved host: an exit is reported with the whole output",
       // holder is found and reading stops after the grace; the answer says so.
       const hider =
         "setsid env -i /usr/bin/python3 -c 'import socket, os, time\n" +
-        'a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(5)\' &';
+        `a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(5)' ${HIDER} &`;
       await run.call("monitor", { action: "start", command: `${hider} sleep 0.3; echo started` });
       const held = record(await run.call("monitor", { action: "wait", id: "mon_2", timeout_seconds: 20 }));
       expect(held).toMatchObject({ waited: "exited", status: "exited with code 0", output: "started\n" });
       expect(held.output_held_open).toMatch(/held the output open/);
     } finally {
       await run.close();
+      // Unsandboxed, nothing ends the hider (the documented limit): ended here, and waited for,
+      // not left running in the workspace afterAll removes.
+      await killUntilGone(() => pidsWith(HIDER));
     }
   }, 60_000);
 

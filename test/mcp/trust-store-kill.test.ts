@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { JsonFileMcpTrustStore } from "agent-tool-catalog/mcp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { entryUrl, spawnNode } from "../support/child-entry.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const writer = fileURLToPath(new URL("./fixtures/trust-writer.mjs", import.meta.url));
@@ -138,7 +139,8 @@ describe("stale temporary files of a trust file", () => {
       await store.trust("/w/c/.mcp.json", "c".repeat(64));
       expect((await readdir(directory)).sort()).toEqual([live, "trust.json"].sort());
     } finally {
-      sleeping.kill("SIGKILL");
+      // A failed check before its kill above: ended with the test, and waited for.
+      await stopProcess(sleeping);
     }
   });
 });

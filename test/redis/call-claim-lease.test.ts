@@ -22,6 +22,7 @@ import { z } from "zod";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -45,8 +46,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("a call id's clai
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "atc-claim-lease-"));
   });
-  afterAll(() => {
-    if (child?.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  afterAll(async () => {
+    // A failed check before its kill: ended with the test, and waited for, since it writes in
+    // `dir` (its effect file) until it has exited.
+    if (child !== undefined) await stopProcess(child);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -62,8 +63,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
   beforeAll(() => {
     redis = server.client();
   });
-  afterAll(() => {
-    for (const fixture of started) fixture.child.kill("SIGKILL");
+  afterAll(async () => {
+    // Waited for: until they have exited they still talk to the Redis server stopped after this.
+    await Promise.all(started.map((fixture) => stopProcess(fixture.child)));
   });
 
   // This file's wall time is the cron test's wait: from the job's creation to the next minute

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const redisCapability = capability("redis");
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -47,7 +48,8 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       manager?.close();
-      for (const child of hosts.splice(0)) child.kill("SIGKILL");
+      // Waited for: until they have exited they still talk to the Redis server stopped after this.
+      await Promise.all(hosts.splice(0).map((child) => stopProcess(child)));
     });
 
     it("waits from another process for a subagent to complete", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
+import { stopProcess } from "../support/stop-process.js";
 import { stepsWorkflow } from "./fixtures/steps-workflow.mjs";
 import { within } from "./support/hanging-redis.js";
 
@@ -77,11 +78,14 @@ describe.skipIf(redisCapability.missing)(
     });
     afterAll(async () => {
       service?.close();
-      for (const child of hosts.splice(0)) {
-        // A stalled starter (SIGSTOP) is let go first, so the kill ends it.
-        child.kill("SIGCONT");
-        child.kill("SIGKILL");
-      }
+      // Waited for: until they have exited they still talk to the Redis server stopped after this.
+      await Promise.all(
+        hosts.splice(0).map((child) => {
+          // A stalled starter (SIGSTOP) is let go first, so the kill ends it.
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGCONT");
+          return stopProcess(child);
+        }),
+      );
     });
 
     it("shows progress and the result to another process, and run_workflow there waits for it", async () => {

@@ -14,6 +14,7 @@ import { createInterface } from "node:readline";
 import { createRegistry, type Registry } from "agent-tool-catalog";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stopProcess } from "../support/stop-process.js";
 
 const SERVER = path.join(import.meta.dirname, "..", "mcp", "servers", "notification-flood-http-server.mjs");
 // The costliest kind (progress), list_changed (coalesced, and the control below) and an unknown
@@ -36,9 +37,10 @@ beforeAll(async () => {
   const sse = (await lines.next()).value as string;
   urls = { http, sse };
 }, 60_000);
-afterAll(() => {
+afterAll(async () => {
   server.stdin?.end();
-  server.kill();
+  // Waited for: until it has exited it still accepts connections and holds its ports.
+  await stopProcess(server, "SIGTERM");
 });
 
 /** The host's CPU time during `task`. */

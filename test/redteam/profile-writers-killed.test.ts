@@ -5,7 +5,7 @@
  * exactly one create wins.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 import { ProfileDirectory } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnNode } from "../support/child-entry.js";
+import { removeTree } from "../support/remove-tree.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const writerScript = fileURLToPath(new URL("./support/profile-writer.mjs", import.meta.url));
@@ -23,8 +25,9 @@ beforeEach(async () => {
   directory = await mkdtemp(path.join(tmpdir(), "redteam-profile-writers-"));
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await rm(directory, { recursive: true, force: true });
+  // Waited for: a save a writer is making when the signal comes still lands in `directory`.
+  await Promise.all(children.splice(0).map((child) => stopProcess(child)));
+  await removeTree(directory);
 });
 
 function writer(...args: string[]): { child: ChildProcess; firstLine: Promise<string> } {

@@ -12,9 +12,8 @@
  * stop 30). The look now comes after the commit point, right before the renames (a file that moved
  * then has the commit taken back, durably, and is checked again).
  */
-import { spawn } from "node:child_process";
 import { appendFileSync, type FSWatcher, readdirSync, readFileSync, watch } from "node:fs";
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
@@ -23,20 +22,28 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
 import { applyFileChanges } from "../../src/tools/fs/file-transaction.js";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
+import { removeTree } from "../support/remove-tree.js";
 
 let workspace: string;
 beforeEach(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-unlocked-writer-"));
 });
+/** The appenders started; a test that failed (or timed out) before one ended leaves it appending. */
+const appenders: BackgroundLoop[] = [];
 afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
+  // Its group stopped and waited for: its `>>` would otherwise still create the file in the
+  // workspace removed here (rm: ENOTEMPTY hiding the real failure).
+  await Promise.all(appenders.splice(0).map((loop) => loop.stop()));
+  await removeTree(workspace);
 });
 
 /** A real shell that appends `appended <i>` lines, one every few milliseconds, then exits. */
 function appender(file: string, lines: number): Promise<number | null> {
-  const script = `i=0; while [ $i -lt ${lines} ]; do echo "appended $i" >> "$1"; i=$((i+1)); sleep 0.02; done`;
-  const child = spawn("sh", ["-c", script, "sh", file], { stdio: "ignore" });
-  return new Promise((resolve) => child.on("exit", resolve));
+  const script = `i=0; while [ $i -lt ${lines} ]; do echo "appended $i" >> ${JSON.stringify(file)}; i=$((i+1)); sleep 0.02; done`;
+  const loop = startBackgroundLoop(script);
+  appenders.push(loop);
+  return new Promise((resolve) => loop.child.on("exit", resolve));
 }
 
 describe("a writer that takes no lock", () => {

@@ -17,6 +17,7 @@ import { createProcessSandbox } from "../../src/tools/sandbox/create-process-san
 import type { ProcessSandbox } from "../../src/tools/sandbox/process-sandbox.js";
 import { capability } from "../support/capabilities.js";
 import { settleWithin } from "../support/settle-within.js";
+import { killUntilGone } from "../support/stop-process.js";
 
 const bubblewrap = capability("bubblewrap");
 
@@ -42,7 +43,8 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("bubblewrap: a command abor
     sandbox = await createProcessSandbox({ scope: "workspace", workspace });
   });
   afterAll(async () => {
-    for (const pid of processesNaming(workspace)) process.kill(pid, "SIGKILL");
+    // Waited for: a launcher or bwrap still starting may still make its mounts' directories.
+    await killUntilGone(() => processesNaming(workspace));
     await rm(workspace, { recursive: true, force: true });
   });
 
@@ -66,7 +68,8 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("bubblewrap: a command abor
       const ended = await settleWithin(closed, 5_000, () => false);
       const left = processesNaming(workspace);
       if (!ended || left.length > 0) failures.push(`abort after ${delay} ms: output ended ${ended}, left ${left.join(",")}`);
-      for (const pid of left) process.kill(pid, "SIGKILL");
+      // Gone before the next run, whose count of what is left would otherwise take them for its own.
+      await killUntilGone(() => processesNaming(workspace));
     }
     expect(failures).toEqual([]);
   }, 120_000);

@@ -16,6 +16,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { nodeChild } from "../support/child-entry.js";
+import { killUntilGone } from "../support/stop-process.js";
 
 const HOST = path.join(import.meta.dirname, "support", "starved-output-host.mjs");
 const bubblewrap = capability("bubblewrap");
@@ -54,13 +55,8 @@ beforeAll(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-starved-"));
 });
 afterAll(async () => {
-  for (const line of processesWith(MARK)) {
-    try {
-      process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
-    } catch {
-      // Gone.
-    }
-  }
+  // Waited for: they run in the workspace (their working directory) until they have exited.
+  await killUntilGone(() => processesWith(MARK).map((line) => Number(line.trim().split(/\s+/)[0])));
   await rm(workspace, { recursive: true, force: true });
 });
 

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
 import { liveWith, runMark } from "../support/live-processes.js";
+import { stopProcess } from "../support/stop-process.js";
 
 /** Digits on this run's sleep durations (`sleep 51.<mark>`), so only this run's sleepers are counted. */
 const RUN_MARK = runMark();
@@ -66,7 +67,7 @@ describe("bash: a command's processes end with it", () => {
     const { spawn } = await import("node:child_process");
     const control = spawn("sleep", ["30"], { stdio: "ignore" });
     expect(alive(control.pid as number)).toBe(true);
-    control.kill("SIGKILL");
+    await stopProcess(control);
     await registry.close();
   });
 

@@ -8,6 +8,7 @@ import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { isProcessAlive } from "../../src/tools/fs/process-identity.js";
 import { childFormat, nodeChild } from "../support/child-entry.js";
 import { printedLines } from "../support/printed-lines.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/crash-worker.mjs");
@@ -316,13 +317,19 @@ describe("kill -9 while the temporary files of a rename that failed part way are
 describe("an intent log's owner", () => {
   it("is dead once killed, even while it is a zombie not yet reaped", async () => {
     // The shell's background child exits at once; the shell, replaced by sleep, never reaps it.
-    const pid = await new Promise<number>((resolve, reject) =>
-      execFile("sh", ["-c", "true & echo $!; exec sleep 2"], { timeout: 5000 }, () => undefined).stdout?.once("data", (chunk) =>
-        Number.isInteger(Number(String(chunk).trim())) ? resolve(Number(String(chunk).trim())) : reject(chunk),
-      ),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(isProcessAlive(`${pid}:?`)).toBe(false);
-    expect(isProcessAlive(`${process.pid}:?`)).toBe(true);
+    const shell = execFile("sh", ["-c", "true & echo $!; exec sleep 2"], { timeout: 5000 }, () => undefined);
+    try {
+      const pid = await new Promise<number>((resolve, reject) =>
+        shell.stdout?.once("data", (chunk) =>
+          Number.isInteger(Number(String(chunk).trim())) ? resolve(Number(String(chunk).trim())) : reject(chunk),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(isProcessAlive(`${pid}:?`)).toBe(false);
+      expect(isProcessAlive(`${process.pid}:?`)).toBe(true);
+    } finally {
+      // Ended with the test, not left to sleep on past it (and past the shared worker's check).
+      await stopProcess(shell);
+    }
   });
 });

@@ -8,7 +8,7 @@
  * node started bounded its module loader too, which failed with EMFILE at 100 on a loaded machine).
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, watch as watchDirectory, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, watch as watchDirectory, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,6 +18,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { printedLines } from "../support/printed-lines.js";
+import { removeTreeSync } from "../support/remove-tree.js";
+import { stopProcess } from "../support/stop-process.js";
 import { leftBehind } from "./support/left-behind.js";
 import { syncTree } from "./support/sync-tree.js";
 import { whileMoving } from "./support/while-moving.js";
@@ -33,7 +35,7 @@ beforeEach(async () => {
   workspace = await mkdtemp(path.join(tmpdir(), "atc-open-limit-"));
 });
 afterEach(async () => {
-  rmSync(workspace, { recursive: true, force: true });
+  removeTreeSync(workspace);
 });
 
 /**
@@ -367,8 +369,10 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
         }
       }
     } finally {
-      // A failed check leaves a process waiting or flipping: it ends with the test.
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      // A failed check leaves a process waiting or flipping: it ends with the test, and is waited
+      // for, since a change it is making when the signal comes still lands in the workspace that
+      // afterEach removes.
+      await stopProcess(child);
     }
     // Control: some kills did land inside a change (its log was there for the next process to finish).
     expect(midChange).toBeGreaterThan(0);

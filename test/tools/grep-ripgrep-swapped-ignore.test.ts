@@ -9,7 +9,7 @@
  * named pipe is found (and one holding a device open).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockedOnNamedPipe } from "../../src/tools/fs/grep-ripgrep-watch.js";
 import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
 import { capability } from "../support/capabilities.js";
+import { removeTree } from "../support/remove-tree.js";
 
 const ripgrep = capability("ripgrep");
 const bubblewrap = capability("bubblewrap");
@@ -47,7 +48,7 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
     });
     afterAll(async () => {
       await Promise.all(swappers.map((swapper) => swapper.stop()));
-      await rm(base, { recursive: true, force: true });
+      await removeTree(base);
     });
 
     async function workspace(): Promise<string> {

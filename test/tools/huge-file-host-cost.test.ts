@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
@@ -17,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EDIT_MAX_BYTES } from "../../src/tools/fs/edit-size-limit.js";
 import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
 import { treeCpu, treeCpuSince } from "../support/process-tree-cpu.js";
+import { removeTree } from "../support/remove-tree.js";
 
 const TIB = 2 ** 40;
 const GIB = 2 ** 30;
@@ -37,7 +38,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await background?.stop();
   background = undefined;
-  await rm(workspace, { recursive: true, force: true });
+  await removeTree(workspace);
 });
 
 function runIn(root = workspace): Run {

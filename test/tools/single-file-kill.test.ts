@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { processStartTime } from "../../src/tools/fs/process-identity.js";
 import { childFormat } from "../support/child-entry.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const worker = path.join(repo, "test/tools/support/single-file-kill-worker.mjs");
@@ -241,7 +242,7 @@ describe("a process that recovered a workspace once", () => {
       expect(await readFile(path.join(workspace, "t.txt"), "utf8")).toBe("old\n");
       expect(deadTemporary).not.toBe(liveTemporary);
     } finally {
-      live.kill("SIGKILL");
+      await stopProcess(live);
     }
   });
 });
