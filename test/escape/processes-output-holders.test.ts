@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
+import { runMark } from "../support/live-processes.js";
 import { killUntilGone, stopProcess } from "../support/stop-process.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
@@ -42,7 +43,9 @@ function killAllWith(marker: string): Promise<void> {
 
 // Markers of this file's processes, unique to this run: two test runs side by side (CI and a
 // masked run on one machine) must neither count nor kill each other's processes.
-const RUN_MARK = String(1000 + Math.floor(Math.random() * 9000));
+// runMark(): this process's id in it, so a concurrent copy never has it (a random four digits
+// did one time in 9,000).
+const RUN_MARK = runMark();
 const marked = (seconds: string): string => `${seconds}${RUN_MARK}`;
 
 /** Starts `seconds` of sleep that left the group (`setsid`) and cleared its environment (`env -i`). */

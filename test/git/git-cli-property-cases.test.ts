@@ -222,6 +222,30 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     expect(answer.commits.some((commit) => commit.previous_path === "d/b.txt")).toBe(false);
   });
 
+  it("git_file_history of a file that replaced a directory of its name follows no rename into that directory, as git log --follow (seed 52406: it followed a.txt/x on to d/b.txt)", async () => {
+    // git's --follow switches its path only where the followed path alone was added; where a file
+    // replaced a directory of its name, the directory's files are deleted in the same commit, the
+    // R shown is the log's own rename detection, and git goes on by the pathspec "a.txt": the
+    // commit that made a.txt/x (a rename of d/b.txt) shows as its addition, followed no further.
+    const fixture = FixtureRepository.create("dir-renamed-in");
+    directories.push(fixture.directory);
+    fixture.write("d/b.txt", "l1\nl2\nl3\nl4\n").commit("add d/b.txt", author);
+    fixture.remove("d/b.txt").write("a.txt/x", "l1\nl2\nl3\nl4\n").commit("d/b.txt becomes a.txt/x", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "l1\nl2\nl3\nl4\n").commit("a.txt/x becomes a.txt", author);
+    const expected = git(fixture.directory, ["log", "--follow", "--format=%H", "--", "a.txt"])
+      .split("\n")
+      .filter(Boolean)
+      .map((id) => id.slice(0, 10));
+    expect(expected).toHaveLength(2);
+    const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
+    expect(answer.commits.map((commit) => commit.sha)).toEqual(expected);
+    expect(answer.commits.map((commit) => [commit.status, commit.path, commit.previous_path])).toEqual([
+      ["R", "a.txt", "a.txt/x"],
+      ["A", "a.txt/x", undefined],
+    ]);
+  });
+
   it("a submodule entry added under one (a.txt/x where a.txt is one) replaces it, as the working tree has it (the generator's update-index refused: seed 5005)", async () => {
     const empty = { edits: [], author: 0, sameTime: false };
     const plan: RepositoryPlan = {

@@ -50,12 +50,20 @@ export function liveWith(marker: string): number {
   return count;
 }
 
+let marksMade = 0;
+
 /**
- * A random six-digit mark for this test run's processes (appended to sleep durations:
- * `sleep 2.<mark>`), so that `liveWith` counts only them.
+ * A mark for this test run's processes (appended to sleep durations: `sleep 2.<mark>`), so that
+ * `liveWith` counts only them: 16 digits, this process's id (7, zero-padded: no two live
+ * processes share one, so a concurrent copy of the suite never has the same mark), a count of the
+ * marks this process made (3: two files in one shared worker differ) and 6 random digits (a
+ * process that died leaving marked orphans, whose id was reused). Always 16 digits, so that no
+ * mark's needle is a prefix of another's.
  */
 export function runMark(): string {
-  return String(100_000 + Math.floor(Math.random() * 900_000));
+  const made = marksMade++ % 1000;
+  const random = Math.floor(Math.random() * 1_000_000);
+  return `${String(process.pid).padStart(7, "0")}${String(made).padStart(3, "0")}${String(random).padStart(6, "0")}`;
 }
 
 /** Samples `liveWith(marker)` every 10 ms until stopped; `stop` gives the most it saw. */
