@@ -15,10 +15,11 @@ import path from "node:path";
 import { createRegistry } from "agent-tool-catalog";
 import { createGrepTool } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockedOnNamedPipe } from "../../src/tools/fs/grep-ripgrep-watch.js";
+import { blockedOnNamedPipe, fileIdentity } from "../../src/tools/fs/grep-ripgrep-watch.js";
 import { type BackgroundLoop, startBackgroundLoop } from "../support/background-loop.js";
 import { capability } from "../support/capabilities.js";
 import { removeTree } from "../support/remove-tree.js";
+import { stopProcess } from "../support/stop-process.js";
 
 const ripgrep = capability("ripgrep");
 const bubblewrap = capability("bubblewrap");
@@ -122,6 +123,24 @@ describe.skipIf(ripgrep.missing || process.platform !== "linux")(
         expect(blockedOnNamedPipe(plain.pid as number)).toBeUndefined();
       } finally {
         for (const child of [opener, reader, plain]) child.kill("SIGKILL");
+      }
+    });
+
+    it("only ripgrep is judged: a parent that holds a device (bwrap setting the sandbox up) is passed over, ripgrep reading one is not", async () => {
+      const rg = execFileSync("sh", ["-c", "command -v rg"], { encoding: "utf8" }).trim();
+      const ripgrep = fileIdentity(rg);
+      expect(ripgrep).toBeDefined();
+      // A shell holding /dev/zero (as bwrap holds /newroot/dev/full for a moment) above a plain sleep.
+      const setup = startBackgroundLoop("exec 3</dev/zero; sleep 30 3<&- & wait");
+      // ripgrep itself reading a device: what the watch is for.
+      const reading = spawn(rg, ["--no-config", "needle-never-found", "/dev/zero"], { stdio: "ignore" });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(blockedOnNamedPipe(setup.child.pid as number)).toBe("it held a device open");
+        expect(blockedOnNamedPipe(setup.child.pid as number, ripgrep)).toBeUndefined();
+        expect(blockedOnNamedPipe(reading.pid as number, ripgrep)).toBe("it held a device open");
+      } finally {
+        await Promise.all([setup.stop(), stopProcess(reading)]);
       }
     });
   },

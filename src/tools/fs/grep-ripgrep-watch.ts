@@ -30,16 +30,22 @@ const NAMED_PIPE_WAITS: ReadonlySet<string> = new Set([
  * read for about as long (hundreds of MB at most, where it grew without bound). Checked on the
  * processes, not on the files, so no race with the file system is left. Linux only (elsewhere the
  * look and `searchTimeoutMs` stand); each look costs a few `/proc` reads (none for a search that
- * ends within {@link RIPGREP_WATCH_MS}, most of them). Returns the function that stops watching.
+ * ends within {@link RIPGREP_WATCH_MS}, most of them). Only the processes running `executable`
+ * (ripgrep) are judged: bwrap, setting the sandbox up, holds `/newroot/dev/full`, `urandom`,
+ * `tty`... open for a moment, which a loaded machine stretches past a look (CI at load 35-40 had
+ * grep fall back to JavaScript with "it held a device open"). Returns the function that stops
+ * watching.
  */
 export function watchForBlockedRipgrep(
   pid: number | undefined,
+  executable: string,
   onBlocked: (why: string) => void,
   intervalMs = RIPGREP_WATCH_MS,
 ): () => void {
   if (pid === undefined || process.platform !== "linux") return () => {};
+  const ripgrep = fileIdentity(executable);
   const timer = setInterval(() => {
-    const why = blockedOnNamedPipe(pid);
+    const why = blockedOnNamedPipe(pid, ripgrep);
     if (why === undefined) return;
     clearInterval(timer);
     onBlocked(why);
@@ -48,9 +54,30 @@ export function watchForBlockedRipgrep(
   return () => clearInterval(timer);
 }
 
-/** Why a process at or below `pid` is blocked on a named pipe or reads a device, if one is. */
-export function blockedOnNamedPipe(pid: number): string | undefined {
+/** A file's device and inode: what `/proc/<pid>/exe` of a process running it stats to. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** `file`'s identity (links followed), or undefined when it cannot be read. */
+export function fileIdentity(file: string): FileIdentity | undefined {
+  try {
+    const { dev, ino } = statSync(file);
+    return { dev, ino };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a process at or below `pid` is blocked on a named pipe or reads a device, if one is. With
+ * `only`, processes running another executable are passed over (see {@link watchForBlockedRipgrep});
+ * one whose executable cannot be told is judged.
+ */
+export function blockedOnNamedPipe(pid: number, only?: FileIdentity): string | undefined {
   for (const each of processesFrom(pid)) {
+    if (only !== undefined && !runs(each, only)) continue;
     for (const thread of listOrEmpty(`/proc/${each}/task`)) {
       const wait = readOrUndefined(`/proc/${each}/task/${thread}/wchan`);
       if (wait !== undefined && NAMED_PIPE_WAITS.has(wait.trim())) return "it waited on a named pipe";
@@ -63,6 +90,12 @@ export function blockedOnNamedPipe(pid: number): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Whether process `pid` runs the executable `identity` (true when that cannot be read). */
+function runs(pid: number, identity: FileIdentity): boolean {
+  const running = fileIdentity(`/proc/${pid}/exe`);
+  return running === undefined || (running.dev === identity.dev && running.ino === identity.ino);
 }
 
 /**

@@ -140,7 +140,7 @@ async function runRipgrep(
   // An ignore file swapped for a named pipe after grep looked at them blocked ripgrep until the
   // search timeout: it is stopped within RIPGREP_WATCH_MS instead, and the JavaScript engine answers.
   let blocked: string | undefined;
-  const unwatch = watchForBlockedRipgrep(child.pid, (why) => {
+  const unwatch = watchForBlockedRipgrep(child.pid, executable, (why) => {
     blocked = why;
     stop.abort();
   });
