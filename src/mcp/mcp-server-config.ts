@@ -28,7 +28,9 @@ export interface McpServerOptions {
    * How long compiling one tool's input schema, and then checking one call's arguments against
    * it, may each take, in ms. Both run in a worker thread, never on the host's thread: a schema
    * built to make the validator slow fails its calls with `input_schema_too_slow` instead of
-   * blocking the host. Above 0 and at most 2^31 - 1 ms.
+   * blocking the host. Counted in the thread's CPU time where it can be measured (Linux), so a
+   * loaded machine does not use the budget, with ten times it in wall time as the bound on a
+   * thread that cannot get a CPU; wall time elsewhere. Above 0 and at most 2^31 - 1 ms.
    * @defaultValue 5000
    */
   readonly schemaTimeoutMs?: number;

@@ -17,10 +17,16 @@ export interface SchemaCheckRequest {
 
 /** Thread to host. */
 export type SchemaCheckReply =
-  /** The thread loaded its validator and takes jobs. */
-  | { readonly kind: "ready" }
-  /** The schema compiled; checking starts (its own time limit starts now). */
-  | { readonly job: number; readonly kind: "compiled" }
+  /**
+   * The thread loaded its validator and takes jobs. `statPath`: its /proc stat file, from which
+   * the host reads the CPU time it ran (Linux; absent elsewhere, where limits count wall time).
+   */
+  | { readonly kind: "ready"; readonly statPath: string | undefined }
+  /**
+   * The schema compiled; checking starts (its own time limit starts now). `cpuMs`: the thread's
+   * CPU time as compiling ended, the start of the check's (absent without a stat file).
+   */
+  | { readonly job: number; readonly kind: "compiled"; readonly cpuMs: number | undefined }
   /** The check's outcome. */
   | { readonly job: number; readonly kind: "checked"; readonly issues: readonly ValidationIssue[] | undefined }
   /** The thread does not hold schema `id` (it dropped it, or never had it) and no schema came. */

@@ -7,6 +7,7 @@ import type { JsonSchema } from "./json-schema.js";
 import { ALL_ERRORS_INPUT_LIMIT, JsonSchemaCompiler, validatorOf } from "./json-schema-validator.js";
 import { estimateJsonSize } from "./json-size.js";
 import type { SchemaCheckReply, SchemaCheckRequest } from "./schema-check-protocol.js";
+import { ownThreadStatPath, readThreadCpuMs } from "./thread-cpu-time.js";
 import type { ValidationOutcome } from "./validation-issue.js";
 
 /**
@@ -29,6 +30,8 @@ const sizeOf = (value: unknown) => estimateJsonSize(value, ALL_ERRORS_INPUT_LIMI
 const send = (reply: SchemaCheckReply) => port.postMessage(reply);
 let shared = new JsonSchemaCompiler();
 let compiles = 0;
+/** This thread's stat file: the host reads the CPU time it runs from there. */
+const statPath = ownThreadStatPath();
 
 /**
  * Both compiled forms of `schema` (compiled now, so that the compile's time limit covers them and
@@ -86,7 +89,7 @@ port.on("message", (request: SchemaCheckRequest) => {
       send({ job, kind: "unknown" });
       return;
     }
-    send({ job, kind: "compiled" });
+    send({ job, kind: "compiled", cpuMs: statPath === undefined ? undefined : readThreadCpuMs(statPath) });
   }
   let outcome: ValidationOutcome;
   try {
@@ -106,4 +109,4 @@ function messageOf(error: unknown): string {
 // the host's time limits count from ready, not from a cold start on a loaded machine.
 compileBoth({ type: "object", properties: { warm: { type: "string" } } }, shared);
 compileBoth({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }, shared);
-send({ kind: "ready" });
+send({ kind: "ready", statPath });

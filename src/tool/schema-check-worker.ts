@@ -2,13 +2,14 @@ import type { Worker, WorkerOptions } from "node:worker_threads";
 import type { JsonSchema } from "./json-schema.js";
 import { nodeBuiltin } from "./node-builtin.js";
 import type { SchemaCheckReply, SchemaCheckRequest, SchemaCheckStage } from "./schema-check-protocol.js";
+import { readThreadCpuMs } from "./thread-cpu-time.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
 /** What one check came to. */
 export type SchemaCheckResult =
   /** Checked: no issues, or the issues. */
   | { readonly kind: "checked"; readonly issues: readonly ValidationIssue[] | undefined }
-  /** The stage ran past its time limit; the thread was stopped. */
+  /** The stage ran past its time limit (CPU time, or the wall-time bound); the thread was stopped. */
   | { readonly kind: "timeout"; readonly stage: SchemaCheckStage }
   /** The stage made its thread reach its heap limit ({@link MAX_THREAD_HEAP_MB}); the thread was stopped. */
   | { readonly kind: "out_of_memory"; readonly stage: SchemaCheckStage; readonly heapLimitMb: number }
@@ -26,13 +27,27 @@ interface Job {
   readonly resolve: (result: SchemaCheckResult) => void;
 }
 
-/** The job on a thread, and which of its stages runs. */
+/** The job on a thread, which of its stages runs, and since when. */
 interface Running {
   readonly job: Job;
   readonly number: number;
   stage: SchemaCheckStage;
+  /** When the stage started: `performance.now()`, and its thread's CPU time (ms) if readable. */
+  startWallMs: number;
+  startCpuMs: number | undefined;
   timer: ReturnType<typeof setTimeout>;
 }
+
+/**
+ * A stage's time limit counts the CPU time its thread runs (Linux, read from /proc): the
+ * machine's load must not use a schema's budget (on 2 cores at load 24 a harmless schema was
+ * refused with a wall-clock limit, its thread waiting for a CPU). This many times the limit in
+ * wall time ends a stage whatever its CPU time: the bound on a thread that cannot get a CPU at
+ * all, or waits without running. Where no CPU time can be read (no /proc) the limit is wall time.
+ */
+export const WALL_LIMIT_FACTOR = 10;
+/** Least wait before the CPU time is read again (/proc counts it in 10 ms steps). */
+const MIN_RECHECK_MS = 10;
 
 /** An idle thread is stopped after this long, and its compiled schemas with it. */
 const IDLE_MS = 30_000;
@@ -92,6 +107,8 @@ function createNodeWorker(file: string | URL, options: WorkerOptions): Worker {
 export interface SchemaCheckWorkerOptions {
   /** How a thread is started; tests pass one that fails, to show the pool copes. Default: Node's `Worker`. */
   readonly createWorker?: CreateWorker;
+  /** The wall-time bound of a stage, in multiples of its limit. Default: {@link WALL_LIMIT_FACTOR}. */
+  readonly wallLimitFactor?: number;
 }
 
 /**
@@ -99,7 +116,9 @@ export interface SchemaCheckWorkerOptions {
  * worker threads: a job goes to a free thread (one that compiled its schema first); when every
  * started thread is busy, another is started, so one schema that runs to its time limit never
  * delays other tools' checks by that limit. Each stage (compile, check) runs under its job's time
- * limit counted from when a thread takes it; a job past its limit stops its thread (`terminate`,
+ * limit counted from when a thread takes it, in the CPU time that thread runs where Linux's /proc
+ * tells it, with {@link WALL_LIMIT_FACTOR} times the limit in wall time as the bound on a thread
+ * that does not get to run (wall time only elsewhere); a job past its limit stops its thread (`terminate`,
  * which interrupts even a synchronous loop) and only that thread. Started by the first untrusted
  * check, so hosts without MCP servers never start one; a thread is referenced only while it runs
  * a job (or starts for a queued one), so it never keeps a process alive.
@@ -112,9 +131,12 @@ export class SchemaCheckWorker {
   private extraStartsBlockedUntil = 0;
   /** How each thread starts. */
   readonly createWorker: CreateWorker;
+  /** See {@link SchemaCheckWorkerOptions.wallLimitFactor}. */
+  readonly wallLimitFactor: number;
 
   constructor(options: SchemaCheckWorkerOptions = {}) {
     this.createWorker = options.createWorker ?? createNodeWorker;
+    this.wallLimitFactor = options.wallLimitFactor ?? WALL_LIMIT_FACTOR;
   }
 
   /** Checks `value` against schema `id` (`schema`), compiling it first when its thread lacks it. */
@@ -186,6 +208,8 @@ export class SchemaCheckWorker {
 class SchemaCheckThread {
   private thread: Worker | undefined;
   private ready = false;
+  /** The thread's /proc stat file (its CPU time), from its ready message; `undefined` without /proc. */
+  private statPath: string | undefined;
   /** Schemas sent to the current thread. */
   private readonly sent = new Set<number>();
   private running: Running | undefined;
@@ -240,7 +264,9 @@ class SchemaCheckThread {
       job,
       number,
       stage: sendSchema ? "compile" : "check",
-      timer: setTimeout(() => this.timeout(), job.timeoutMs),
+      startWallMs: performance.now(),
+      startCpuMs: this.cpuMs(),
+      timer: setTimeout(() => this.expire(), job.timeoutMs),
     };
     const request: SchemaCheckRequest = {
       job: number,
@@ -270,6 +296,7 @@ class SchemaCheckThread {
     thread.unref();
     this.thread = thread;
     this.ready = false;
+    this.statPath = undefined;
     this.sent.clear();
     thread.on("message", (reply: SchemaCheckReply) => {
       if (this.thread === thread) this.receive(reply);
@@ -285,16 +312,19 @@ class SchemaCheckThread {
   private receive(reply: SchemaCheckReply): void {
     if (reply.kind === "ready") {
       this.ready = true;
+      this.statPath = reply.statPath;
       this.pool.dispatch();
       return;
     }
     const running = this.running;
     if (running === undefined || reply.job !== running.number) return;
     if (reply.kind === "compiled") {
-      // Checking gets its own time limit.
+      // Checking gets its own time limit, from the thread's CPU time as compiling ended.
       running.stage = "check";
+      running.startWallMs = performance.now();
+      running.startCpuMs = this.statPath === undefined ? undefined : (reply.cpuMs ?? this.cpuMs());
       clearTimeout(running.timer);
-      running.timer = setTimeout(() => this.timeout(), running.job.timeoutMs);
+      running.timer = setTimeout(() => this.expire(), running.job.timeoutMs);
       return;
     }
     if (reply.kind === "unknown") {
@@ -317,9 +347,32 @@ class SchemaCheckThread {
     this.pool.dispatch();
   }
 
-  private timeout(): void {
+  /** The thread's CPU time now, in ms; `undefined` without /proc (or once the thread ended). */
+  private cpuMs(): number | undefined {
+    return this.statPath === undefined ? undefined : readThreadCpuMs(this.statPath);
+  }
+
+  /**
+   * The stage's limit has passed in wall time: it is over when its thread ran that long (or no
+   * CPU time can be read), or when the wall-time bound passed too; else look again once the
+   * CPU time left could have run. An answer the thread already sent arrives meanwhile: a finished
+   * thread runs no more.
+   */
+  private expire(): void {
     const running = this.running;
     if (running === undefined) return;
+    const limitMs = running.job.timeoutMs;
+    const wallLeftMs = limitMs * this.pool.wallLimitFactor - (performance.now() - running.startWallMs);
+    const now = this.cpuMs();
+    const cpuLeftMs = running.startCpuMs === undefined || now === undefined ? 0 : limitMs - (now - running.startCpuMs);
+    if (cpuLeftMs <= 0 || wallLeftMs <= 0) {
+      this.timeout(running);
+      return;
+    }
+    running.timer = setTimeout(() => this.expire(), Math.max(MIN_RECHECK_MS, Math.min(cpuLeftMs, wallLeftMs)));
+  }
+
+  private timeout(running: Running): void {
     this.stop();
     this.finish({ kind: "timeout", stage: running.stage });
   }

@@ -9,7 +9,8 @@ import type { ValidationIssue } from "./validation-issue.js";
  * checked, in the schema check thread with `timeoutMs` per stage, never on the host's thread.
  *
  * The returned function resolves to the value's issues (an empty array when it conforms). It
- * rejects with a `ToolError` `input_schema_too_slow` when a stage runs past `timeoutMs` or past
+ * rejects with a `ToolError` `input_schema_too_slow` when a stage runs past `timeoutMs` (of the
+ * thread's CPU time where measurable, else wall time; ten times it in wall time in any case) or past
  * the thread's heap limit, and with an `Error` when the schema cannot be compiled at all; a
  * schema whose compile failed fails every later check at once.
  *

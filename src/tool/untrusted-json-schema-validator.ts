@@ -9,7 +9,8 @@ let nextSchemaId = 0;
 /**
  * A validator for an untrusted JSON Schema (see `untrustedJsonSchema`): it compiles and checks in
  * the schema check thread, never on the host's thread, and fails a call with
- * `input_schema_too_slow` when a stage runs past `timeoutMs` or makes the thread reach its heap
+ * `input_schema_too_slow` when a stage runs past `timeoutMs` (the thread's CPU time where Linux's
+ * /proc gives it, with ten times it in wall time as a bound; wall time elsewhere) or makes the thread reach its heap
  * limit (the thread is stopped; the next job starts another). A schema that could not be compiled
  * (in time, or at all) fails every later call at once, with the same error: compiling it again
  * would cost the same. A slow check fails only that call: other arguments may check fast.

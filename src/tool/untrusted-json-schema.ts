@@ -4,7 +4,8 @@ import type { JsonSchema } from "./json-schema.js";
 
 /**
  * The default time limit, in ms, for compiling an untrusted schema and, separately, for checking
- * one call's arguments against it.
+ * one call's arguments against it: CPU time of the checking thread where it can be measured
+ * (Linux), with ten times as much wall time as the bound on a thread that does not get to run.
  */
 export const DEFAULT_UNTRUSTED_SCHEMA_TIMEOUT_MS = 5_000;
 
@@ -19,7 +20,10 @@ const UNTRUSTED = Symbol.for("agent-tool-catalog.untrustedJsonSchema");
 export interface UntrustedJsonSchemaOptions {
   /**
    * How long compiling the schema, and then checking one call's arguments against it, may each
-   * take off the host's thread before the call fails with `input_schema_too_slow`, in ms.
+   * take off the host's thread before the call fails with `input_schema_too_slow`, in ms. Counted
+   * in the CPU time the checking thread runs where it can be measured (Linux, from /proc), so a
+   * loaded machine does not use a schema's budget; a stage also ends after ten times this in wall
+   * time (a thread that cannot get a CPU). Elsewhere the limit is wall time.
    * @defaultValue 5000
    */
   readonly timeoutMs?: number;
@@ -27,14 +31,14 @@ export interface UntrustedJsonSchemaOptions {
 
 /** What the mark carries. */
 export interface UntrustedJsonSchemaMark {
-  /** The time limit of each stage, ms. */
+  /** The time limit of each stage, ms (the checking thread's CPU time where measurable). */
   readonly timeoutMs: number;
 }
 
 /**
  * Marks a JSON Schema as coming from somewhere the host does not control (an MCP server does
  * this for every tool it lists). Such a schema is compiled and checked in a worker thread with a
- * time limit, never on the host's thread: a schema built to make the validator slow (hundreds of
+ * time limit (the thread's CPU time where measurable, see `timeoutMs`), never on the host's thread: a schema built to make the validator slow (hundreds of
  * nested recursive `$ref`s, or `anyOf` branches that re-check a nested value twice per level)
  * then fails its calls with `input_schema_too_slow` instead of blocking the host's event loop for
  * seconds or hours. Trusted schemas (zod, or a plain JSON Schema given to `defineTool`) stay on

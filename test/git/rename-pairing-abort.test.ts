@@ -28,6 +28,16 @@ const DELETED = 6000;
 let repository: FixtureRepository;
 let blamed: FixtureRepository;
 
+/**
+ * Wall-time bounds that are not what this file claims (its claims are CPU time: the loop's longest
+ * hold, the work after an abort): building the fixture (6,800 files, git add and commit) missed
+ * 120 s at load 35 on 2 cores; a test's calls pair for seconds of CPU each.
+ */
+const FIXTURE_MS = 600_000;
+const TEST_MS = 300_000;
+/** An aborted call's answer in wall time: only a hang misses it (the work after the abort is bounded in CPU time). */
+const ABORT_HANG_MS = 30_000;
+
 beforeAll(() => {
   if (gitCapability.missing) return;
   repository = FixtureRepository.create("pairing-abort");
@@ -48,7 +58,7 @@ beforeAll(() => {
   rmSync(path.join(blamed.directory, "many"), { recursive: true });
   writeFileSync(path.join(blamed.directory, "moved.txt"), body(7, true));
   blamed.commit("moved", author);
-}, 120_000);
+}, FIXTURE_MS);
 
 afterAll(() => {
   if (repository !== undefined) removeDirectory(repository.directory);
@@ -93,59 +103,72 @@ const CALLS: readonly { tool: string; input: Record<string, unknown> }[] = [
 ];
 
 describe.skipIf(gitCapability.missing)(gitCapability.label("rename pairing in contributors, log search and blame"), () => {
-  it("keeps the event loop running and gives git's answers", async () => {
-    // Warm up module and repository loading with a call that pairs nothing.
-    await gitRun(repository.directory).call("git_file_history", { path: "new/b1.txt", follow_renames: false });
-    for (const { tool, input } of CALLS) {
-      // A new run each time: nothing paired by an earlier call is cached.
-      const { result, longest } = await longestBlock(() => gitRun(repository.directory).call(tool, input));
-      if (tool === "git_contributor_context") {
-        const answer = output<ContributorOutput>(result);
-        const numstat = git(repository.directory, ["log", "-M", "--numstat", "--format=", "HEAD"])
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => line.split("\t").map(Number));
-        expect(answer.contributors[0]?.added).toBe(numstat.reduce((sum, [added = 0]) => sum + added, 0));
-      } else {
-        const ids = git(repository.directory, ["log", "-Ssame", "--format=%H"]).split("\n").filter(Boolean);
-        expect(output<LogSearchOutput>(result).commits.map((commit) => commit.sha)).toEqual(ids.map((id) => id.slice(0, 10)));
+  it(
+    "keeps the event loop running and gives git's answers",
+    async () => {
+      // Warm up module and repository loading with a call that pairs nothing.
+      await gitRun(repository.directory).call("git_file_history", { path: "new/b1.txt", follow_renames: false });
+      for (const { tool, input } of CALLS) {
+        // A new run each time: nothing paired by an earlier call is cached.
+        const { result, longest } = await longestBlock(() => gitRun(repository.directory).call(tool, input));
+        if (tool === "git_contributor_context") {
+          const answer = output<ContributorOutput>(result);
+          const numstat = git(repository.directory, ["log", "-M", "--numstat", "--format=", "HEAD"])
+            .split("\n")
+            .filter(Boolean)
+            .map((line) => line.split("\t").map(Number));
+          expect(answer.contributors[0]?.added).toBe(numstat.reduce((sum, [added = 0]) => sum + added, 0));
+        } else {
+          const ids = git(repository.directory, ["log", "-Ssame", "--format=%H"]).split("\n").filter(Boolean);
+          expect(output<LogSearchOutput>(result).commits.map((commit) => commit.sha)).toEqual(ids.map((id) => id.slice(0, 10)));
+        }
+        // Pairing held the loop for 4.7 s of CPU in one block before it yielded; now every 8 ms of work.
+        expect(longest, tool).toBeLessThan(100);
       }
-      // Pairing held the loop for 4.7 s of CPU in one block before it yielded; now every 8 ms of work.
-      expect(longest, tool).toBeLessThan(100);
-    }
-  }, 60_000);
+    },
+    TEST_MS,
+  );
 
-  it("stops pairing soon after the call is aborted", async () => {
-    for (const { tool, input } of CALLS) {
-      const run = gitRun(repository.directory);
-      const controller = new AbortController();
-      let abortedAt: { wall: number; cpu: NodeJS.CpuUsage } | undefined;
-      setTimeout(() => {
-        abortedAt = { wall: performance.now(), cpu: process.cpuUsage() };
-        controller.abort();
-      }, 100);
-      const result = await run.call(tool, input, { signal: controller.signal });
-      expect(result.ok ? "answered" : result.error.code, tool).toBe("aborted");
-      if (abortedAt === undefined) throw new Error(`${tool} answered before the abort`);
-      // The work done after the abort, in CPU time; the wall time only bounds a hang (load 8-20 here).
-      expect(cpuSince(abortedAt.cpu), tool).toBeLessThan(50);
-      expect(performance.now() - abortedAt.wall, tool).toBeLessThan(1000);
-    }
-  }, 60_000);
+  it(
+    "stops pairing soon after the call is aborted",
+    async () => {
+      for (const { tool, input } of CALLS) {
+        const run = gitRun(repository.directory);
+        const controller = new AbortController();
+        let abortedAt: { wall: number; cpu: NodeJS.CpuUsage } | undefined;
+        setTimeout(() => {
+          abortedAt = { wall: performance.now(), cpu: process.cpuUsage() };
+          controller.abort();
+        }, 100);
+        const result = await run.call(tool, input, { signal: controller.signal });
+        expect(result.ok ? "answered" : result.error.code, tool).toBe("aborted");
+        if (abortedAt === undefined) throw new Error(`${tool} answered before the abort`);
+        // The work done after the abort, in CPU time; the wall time only bounds a hang (1 s was
+        // missed at load 35, where 50 ms of CPU can take seconds to get).
+        expect(cpuSince(abortedAt.cpu), tool).toBeLessThan(50);
+        expect(performance.now() - abortedAt.wall, tool).toBeLessThan(ABORT_HANG_MS);
+      }
+    },
+    TEST_MS,
+  );
 
-  it("blame across a rename among many deleted files keeps the loop running", async () => {
-    const { result, longest } = await longestBlock(() =>
-      gitRun(blamed.directory).call("git_blame_context", { path: "moved.txt", start_line: 1, end_line: 30 }),
-    );
-    const expected = new Map<number, string>();
-    for (const line of git(blamed.directory, ["blame", "--porcelain", "HEAD", "--", "moved.txt"]).split("\n")) {
-      const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
-      if (match !== null) expected.set(Number(match[3]), (match[1] ?? "").slice(0, 10));
-    }
-    const answer = output<BlameOutput>(result);
-    expect(new Map(answer.lines.map((line) => [line.line, line.sha]))).toEqual(expected);
-    // Control: the rename was followed (git gives most lines to the first commit).
-    expect(new Set(expected.values()).size).toBe(2);
-    expect(longest).toBeLessThan(100);
-  }, 60_000);
+  it(
+    "blame across a rename among many deleted files keeps the loop running",
+    async () => {
+      const { result, longest } = await longestBlock(() =>
+        gitRun(blamed.directory).call("git_blame_context", { path: "moved.txt", start_line: 1, end_line: 30 }),
+      );
+      const expected = new Map<number, string>();
+      for (const line of git(blamed.directory, ["blame", "--porcelain", "HEAD", "--", "moved.txt"]).split("\n")) {
+        const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
+        if (match !== null) expected.set(Number(match[3]), (match[1] ?? "").slice(0, 10));
+      }
+      const answer = output<BlameOutput>(result);
+      expect(new Map(answer.lines.map((line) => [line.line, line.sha]))).toEqual(expected);
+      // Control: the rename was followed (git gives most lines to the first commit).
+      expect(new Set(expected.values()).size).toBe(2);
+      expect(longest).toBeLessThan(100);
+    },
+    TEST_MS,
+  );
 });

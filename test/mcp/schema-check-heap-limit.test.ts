@@ -10,7 +10,10 @@ import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const SERVER = path.join(import.meta.dirname, "servers", "heap-schema-server.mjs");
-/** Far above how long the flood takes to fill 170 MB (5-15 s on a loaded machine): only the heap limit can end it. */
+/**
+ * Far above the CPU time the flood takes to fill 170 MB (the limit counts the check thread's CPU
+ * time; 5-15 s of wall time at load 8-20): only the heap limit can end it.
+ */
 const SCHEMA_TIMEOUT_MS = 120_000;
 
 let registry: Registry;
@@ -52,12 +55,10 @@ describe("an untrusted schema whose check allocates without end", () => {
       },
     });
 
-    const started = performance.now();
     const flood = run.call("mcp_heap_error_flood", nested(40, false));
     // Another tool checks (on another thread) and runs while the flood fills its thread's heap.
     expect(await run.call("mcp_heap_plain", { text: "meanwhile" })).toMatchObject({ ok: true, output: "plain ran" });
     const result = await flood;
-    const elapsed = performance.now() - started;
     expect(result).toMatchObject({
       ok: false,
       error: {
@@ -68,8 +69,9 @@ describe("an untrusted schema whose check allocates without end", () => {
         hint: expect.stringMatching(/less deeply nested arguments/),
       },
     });
-    // The heap limit ended it, not the time limit.
-    expect(elapsed).toBeLessThan(SCHEMA_TIMEOUT_MS / 2);
+    // The heap limit ended it, not the time limit: the message above names memory (a time limit's
+    // says "took longer than"). A wall-clock bound here (60 s) was missed at load 35, where the
+    // flood's thread waits for a CPU most of the time.
 
     // The pool recovers: a new thread checks the other tool, and this tool's valid and shallow
     // arguments (the schema compiles again there), as before.
@@ -83,5 +85,5 @@ describe("an untrusted schema whose check allocates without end", () => {
       ok: false,
       error: { code: "invalid_input" },
     });
-  }, 180_000);
+  }, 600_000);
 });
