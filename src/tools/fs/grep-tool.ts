@@ -39,7 +39,9 @@ export interface GrepToolOptions extends FileToolOptions {
   readonly engine?: "auto" | "ripgrep" | "javascript";
   /**
    * How long the JavaScript engine may spend matching one batch of files before the pattern is
-   * refused as too slow (its worker thread is then terminated). Whole milliseconds from 1 to
+   * refused as too slow (its worker thread is then terminated): the thread's CPU time on Linux,
+   * with 10 times it in wall time as the bound on a thread the host's load starves; wall time
+   * elsewhere. Whole milliseconds from 1 to
    * 2^31 - 1 (Node fires a longer timer at once); anything else fails `createGrepTool` with
    * `invalid_option`.
    * @defaultValue 5000
