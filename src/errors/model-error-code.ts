@@ -14,7 +14,7 @@ export const MODEL_ERROR_CODES = Object.freeze({
   use_toolbox: "The tool is listed behind `toolbox`; call it through `toolbox`.",
   invalid_input: "The arguments do not match the input schema; `issues` says where (capped, values never quoted).",
   input_schema_too_slow:
-    "Compiling the tool's untrusted input schema (an MCP server's), or checking these arguments against it, took longer than its time limit or more memory than its check thread may use (170 MB); the message says which. Use another tool, or simpler arguments when it was the check.",
+    "Compiling the tool's untrusted input schema (an MCP server's), or checking these arguments against it, took longer than its time limit (CPU time of the checking thread where measurable) or more memory than its check thread may use (170 MB); the message says which. Use another tool, or simpler arguments when it was the check.",
   input_too_large: "The arguments are larger than the run's `maxInputLength` (strings and objects alike).",
   tool_failed: "The handler threw something that is not a `ToolError`.",
   invalid_output: "The handler's output could not be sent or does not match its `outputSchema` (the tool's fault).",
