@@ -20,14 +20,16 @@ const ON_DEMAND = ["yaml", "html-to-text", "htmlparser2", "croner", "smol-toml",
 
 /**
  * Module files (the package's own chunks and its dependencies', node's built-ins not counted) each
- * entry may load at import: what it loads now (host 21, its own: zod's 95 load when a host tool is
+ * entry may load at import: what it loads now (host 26 on 2026-12-07, all the package's own chunks,
+ * 21 when this was first counted: the core chunks it shares with the root entry have split as the
+ * core grew; zod's 95 load when a host tool is
  * first created, src/host/shared/lazy-zod.ts; it was 116 before; git 12 (13 CommonJS), 17 when it imported
  * the root entry; tools 123,
  * zod and minimatch; mcp 143, the MCP SDK's types and transports without its client, which brings
  * Ajv and zod-to-json-schema at the first connection, src/mcp/load-mcp-client.ts) and a few files to spare. A dependency added to an entry's eager graph
  * overshoots it (html-to-text's is 32 files, yaml's 72), and so does a deferred one coming back.
  */
-const BUDGET: Record<string, number> = { "host/index": 25, "git/index": 15, "tools/index": 130, "mcp/index": 152 };
+const BUDGET: Record<string, number> = { "host/index": 28, "git/index": 15, "tools/index": 130, "mcp/index": 152 };
 
 interface Loaded {
   /** Module files loaded, by package (`(own)` for the package's own dist files). */
