@@ -53,17 +53,19 @@ describe.skipIf(redisCapability.missing)(
     });
 
     it("waits from another process for a subagent to complete", async () => {
-      const host = await startHost(server.url, "sub", 1_500, 600);
+      // A subagent of 5 s and a short wait of 1 s: at load 35 a Redis round trip took past a 100 ms
+      // wait ("Redis did not answer subagent wait within 100 ms"), so the wait said nothing.
+      const host = await startHost(server.url, "sub", 5_000, 600);
       expect(await manager.get(host.id)).toMatchObject({ status: "running", task: "summarise the logs", ownerId: "conv-1" });
       // A short wait times out while it still runs; a long one sees the end.
-      expect(await manager.wait(host.id, { timeoutMs: 100 })).toMatchObject({ status: "running" });
-      expect(await manager.wait(host.id, { timeoutMs: 10_000 })).toMatchObject({
+      expect(await manager.wait(host.id, { timeoutMs: 1_000 })).toMatchObject({ status: "running" });
+      expect(await manager.wait(host.id, { timeoutMs: 30_000 })).toMatchObject({
         status: "completed",
         output: "done: summarise the logs",
       });
       await exited(host.child);
       expect(await manager.get("sub_unknown")).toBeUndefined();
-    }, 30_000);
+    }, 60_000);
 
     it("cancels from another process", async () => {
       const host = await startHost(server.url, "sub", 60_000, 600);

@@ -38,12 +38,47 @@ afterEach(async () => {
   await removeTree(workspace);
 });
 
-/** A real shell that appends `appended <i>` lines, one every few milliseconds, then exits. */
-function appender(file: string, lines: number): Promise<number | null> {
-  const script = `i=0; while [ $i -lt ${lines} ]; do echo "appended $i" >> ${JSON.stringify(file)}; i=$((i+1)); sleep 0.02; done`;
+/**
+ * A real shell that appends `appended <i>` lines, one every few milliseconds, until `stop()`;
+ * `stop` resolves to how many it appended. It runs until the tools made their edits beside it, not
+ * for a fixed count: at load 35 a fixed 200 appends (4 s) ended before apply_patch had landed 4.
+ */
+function appender(file: string): { stop(): Promise<number> } {
+  const stopFile = path.join(path.dirname(file), `.stop-${path.basename(file)}`);
+  const countFile = path.join(path.dirname(file), `.count-${path.basename(file)}`);
+  const script = `i=0; while [ ! -e ${JSON.stringify(stopFile)} ]; do echo "appended $i" >> ${JSON.stringify(file)}; i=$((i+1)); sleep 0.02; done; echo $i > ${JSON.stringify(countFile)}`;
   const loop = startBackgroundLoop(script);
   appenders.push(loop);
-  return new Promise((resolve) => loop.child.on("exit", resolve));
+  const exited = new Promise<number | null>((resolve) => loop.child.on("exit", resolve));
+  return {
+    async stop() {
+      await writeFile(stopFile, "");
+      expect(await exited).toBe(0);
+      return Number((await readFile(countFile, "utf8")).trim());
+    },
+  };
+}
+
+/** Edits made beside the appender: at least this many landed, over at least this long. */
+const EDITS = 10;
+const BESIDE_MS = 4_000;
+/** A hang bound: tools that never land an edit fail here, not by the test's timeout. */
+const GIVE_UP_MS = 200_000;
+
+/** Runs `attempt` until it landed {@link EDITS} times and {@link BESIDE_MS} passed; its landed count. */
+async function editBeside(
+  attempt: (head: number) => Promise<{ ok: boolean; failure?: string }>,
+  failures: string[],
+): Promise<number> {
+  const started = performance.now();
+  let head = 0;
+  while (head < EDITS || performance.now() - started < BESIDE_MS) {
+    expect(performance.now() - started, `${head} edits landed`).toBeLessThan(GIVE_UP_MS);
+    const result = await attempt(head);
+    if (result.ok) head++;
+    else if (result.failure !== undefined) failures.push(result.failure);
+  }
+  return head;
 }
 
 describe("a writer that takes no lock", () => {
@@ -54,25 +89,20 @@ describe("a writer that takes no lock", () => {
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
     });
-    const lines = 200;
-    let done = false;
-    const appending = appender(file, lines).then((code) => {
-      done = true;
-      return code;
-    });
-    let head = 0;
+    const appending = appender(file);
     const failures: string[] = [];
-    while (!done) {
-      const result = await run.call("edit", { path: "big.txt", old_text: `head ${head}\n`, new_text: `head ${head + 1}\n` });
-      if (result.ok) head++;
-      else if (result.error.code !== "version_conflict") failures.push(`${result.error.code}: ${result.error.message}`);
-    }
-    expect(await appending).toBe(0);
+    const head = await editBeside(async (at) => {
+      const result = await run.call("edit", { path: "big.txt", old_text: `head ${at}\n`, new_text: `head ${at + 1}\n` });
+      return result.ok || result.error.code === "version_conflict"
+        ? { ok: result.ok }
+        : { ok: false, failure: `${result.error.code}: ${result.error.message}` };
+    }, failures);
+    const lines = await appending.stop();
     expect(failures).toEqual([]);
     const text = await readFile(file, "utf8");
     const lost = Array.from({ length: lines }, (_, index) => index).filter((index) => !text.includes(`\nappended ${index}\n`));
     // Control: the edits really ran beside the appends, and each one that said ok is on disk.
-    expect(head).toBeGreaterThan(3);
+    expect(head).toBeGreaterThanOrEqual(EDITS);
     expect(text.startsWith(`head ${head}\n`)).toBe(true);
     // A shell's `>>` opens the file, then writes: an append whose open came before the rename
     // and whose write after it goes to the replaced file, and no rename-based writer can see
@@ -80,7 +110,7 @@ describe("a writer that takes no lock", () => {
     // beside 2 CPU hogs, 5 runs each); before stop 30, 21-37 of 100. 200 appends (100 until stop
     // 35): the same fraction, a steadier count.
     expect(lost.length).toBeLessThanOrEqual(lines / 20);
-  }, 60_000);
+  }, 300_000);
 
   it("loses few appends while apply_patch changes five files, one of them appended to", async () => {
     const names = ["a", "b", "c", "d", "e"].map((name) => `${name}.txt`);
@@ -89,25 +119,20 @@ describe("a writer that takes no lock", () => {
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
     });
-    const lines = 200;
-    let done = false;
-    const appending = appender(path.join(workspace, "c.txt"), lines).then((code) => {
-      done = true;
-      return code;
-    });
-    let head = 0;
+    const appending = appender(path.join(workspace, "c.txt"));
     const failures: string[] = [];
-    while (!done) {
-      const patch = names.map((name) => `*** Update File: ${name}\n@@\n-head ${head}\n+head ${head + 1}\n`).join("");
+    const head = await editBeside(async (at) => {
+      const patch = names.map((name) => `*** Update File: ${name}\n@@\n-head ${at}\n+head ${at + 1}\n`).join("");
       const result = await run.call("apply_patch", { patch: `*** Begin Patch\n${patch}*** End Patch\n` });
-      if (result.ok) head++;
-      else if (result.error.code !== "version_conflict") failures.push(`${result.error.code}: ${result.error.message}`);
-    }
-    expect(await appending).toBe(0);
+      return result.ok || result.error.code === "version_conflict"
+        ? { ok: result.ok }
+        : { ok: false, failure: `${result.error.code}: ${result.error.message}` };
+    }, failures);
+    const lines = await appending.stop();
     expect(failures).toEqual([]);
     const text = await readFile(path.join(workspace, "c.txt"), "utf8");
     const lost = Array.from({ length: lines }, (_, index) => index).filter((index) => !text.includes(`\nappended ${index}\n`));
-    expect(head).toBeGreaterThan(3);
+    expect(head).toBeGreaterThanOrEqual(EDITS);
     for (const name of names)
       expect((await readFile(path.join(workspace, name), "utf8")).startsWith(`head ${head}\n`)).toBe(true);
     // Several files: the last look follows the intent log's commit, so only the renames lie
@@ -115,7 +140,7 @@ describe("a writer that takes no lock", () => {
     // (stop 35, load 16-17, 5 runs each; 200 appends here, the same fraction, a steadier count). With the commit's two flushes in the window, 2-18 of 100
     // (26 in a CI run); with the temporary files' flushes too, 44-46.
     expect(lost.length).toBeLessThanOrEqual(lines / 20);
-  }, 60_000);
+  }, 300_000);
 
   it("an append made while the log's commit is flushed is seen: apply_patch plans again and keeps it", async () => {
     const names = ["a", "b", "c", "d", "e"].map((name) => `${name}.txt`);
