@@ -2,7 +2,7 @@ import type { Worker, WorkerOptions } from "node:worker_threads";
 import type { JsonSchema } from "./json-schema.js";
 import { nodeBuiltin } from "./node-builtin.js";
 import type { SchemaCheckReply, SchemaCheckRequest, SchemaCheckStage } from "./schema-check-protocol.js";
-import { readThreadCpuMs } from "./thread-cpu-time.js";
+import { CPU_LIMIT_WALL_FACTOR, cpuLimitRecheckMs, readThreadCpuMs } from "./thread-cpu-time.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
 /** What one check came to. */
@@ -39,15 +39,11 @@ interface Running {
 }
 
 /**
- * A stage's time limit counts the CPU time its thread runs (Linux, read from /proc): the
- * machine's load must not use a schema's budget (on 2 cores at load 24 a harmless schema was
- * refused with a wall-clock limit, its thread waiting for a CPU). This many times the limit in
- * wall time ends a stage whatever its CPU time: the bound on a thread that cannot get a CPU at
- * all, or waits without running. Where no CPU time can be read (no /proc) the limit is wall time.
+ * A stage's time limit counts the CPU time its thread runs (Linux, read from /proc); this many
+ * times the limit in wall time ends a stage whatever its CPU time (see
+ * {@link CPU_LIMIT_WALL_FACTOR}). Where no CPU time can be read (no /proc) the limit is wall time.
  */
-export const WALL_LIMIT_FACTOR = 10;
-/** Least wait before the CPU time is read again (/proc counts it in 10 ms steps). */
-const MIN_RECHECK_MS = 10;
+export const WALL_LIMIT_FACTOR = CPU_LIMIT_WALL_FACTOR;
 
 /** An idle thread is stopped after this long, and its compiled schemas with it. */
 const IDLE_MS = 30_000;
@@ -361,15 +357,20 @@ class SchemaCheckThread {
   private expire(): void {
     const running = this.running;
     if (running === undefined) return;
-    const limitMs = running.job.timeoutMs;
-    const wallLeftMs = limitMs * this.pool.wallLimitFactor - (performance.now() - running.startWallMs);
-    const now = this.cpuMs();
-    const cpuLeftMs = running.startCpuMs === undefined || now === undefined ? 0 : limitMs - (now - running.startCpuMs);
-    if (cpuLeftMs <= 0 || wallLeftMs <= 0) {
+    const recheckMs = cpuLimitRecheckMs(
+      {
+        limitMs: running.job.timeoutMs,
+        wallFactor: this.pool.wallLimitFactor,
+        startWallMs: running.startWallMs,
+        startCpuMs: running.startCpuMs,
+      },
+      this.cpuMs(),
+    );
+    if (recheckMs === 0) {
       this.timeout(running);
       return;
     }
-    running.timer = setTimeout(() => this.expire(), Math.max(MIN_RECHECK_MS, Math.min(cpuLeftMs, wallLeftMs)));
+    running.timer = setTimeout(() => this.expire(), recheckMs);
   }
 
   private timeout(running: Running): void {

@@ -50,3 +50,39 @@ export function readThreadCpuMs(statPath: string): number | undefined {
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
   return ((utime + stime) * 1000) / USER_HZ;
 }
+
+/**
+ * A time limit that counts a thread's CPU time (the machine's load must not use its budget: on 2
+ * cores at load 24 a harmless schema was refused with a wall-clock limit, its thread waiting for
+ * a CPU), with this many times the limit in wall time ending it whatever its CPU time: the bound
+ * on a thread that cannot get a CPU at all, or waits without running.
+ */
+export const CPU_LIMIT_WALL_FACTOR = 10;
+
+/** Least wait before the CPU time is read again (/proc counts it in 10 ms steps). */
+const MIN_RECHECK_MS = 10;
+
+/** Where a thread's CPU-time limit started, and what it is. */
+export interface CpuLimitStart {
+  /** The limit, in ms of the thread's CPU time. */
+  readonly limitMs: number;
+  /** The wall-time bound, in multiples of the limit. */
+  readonly wallFactor: number;
+  /** `performance.now()` when the limit started. */
+  readonly startWallMs: number;
+  /** The thread's CPU time then; `undefined` when it cannot be read (the limit is wall time). */
+  readonly startCpuMs: number | undefined;
+}
+
+/**
+ * For a limit whose time has passed in wall time (a timer of `limitMs` fired): 0 when it is over
+ * (the thread ran `limitMs` of CPU since the start, or its CPU time cannot be read, or the wall
+ * bound passed), else how long to wait before looking again (the CPU time left could have run by
+ * then, the wall bound is not passed).
+ */
+export function cpuLimitRecheckMs(limit: CpuLimitStart, nowCpuMs: number | undefined): number {
+  const wallLeftMs = limit.limitMs * limit.wallFactor - (performance.now() - limit.startWallMs);
+  const cpuLeftMs = limit.startCpuMs === undefined || nowCpuMs === undefined ? 0 : limit.limitMs - (nowCpuMs - limit.startCpuMs);
+  if (cpuLeftMs <= 0 || wallLeftMs <= 0) return 0;
+  return Math.max(MIN_RECHECK_MS, Math.min(cpuLeftMs, wallLeftMs));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readThreadCpuMs } from "../../tool/thread-cpu-time.js";
-import { LineMatcher, MATCH_WALL_FACTOR, MatchDeadlineError } from "./grep-worker.js";
+import { CPU_LIMIT_WALL_FACTOR, readThreadCpuMs } from "../../tool/thread-cpu-time.js";
+import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 
 // Catastrophic backtracking: each line takes far longer than any deadline here.
 const SLOW = { source: "^(a+)+$", flags: "" };
@@ -37,7 +37,7 @@ describe.skipIf(process.platform !== "linux")("grep's match deadline counts the 
     // The clock says the thread ran nothing: only the wall bound may stop it.
     const { elapsedMs, error } = await refusal(new LineMatcher(SLOW.source, SLOW.flags, DEADLINE_MS, () => 0));
     expect(error).toBeInstanceOf(MatchDeadlineError);
-    expect(elapsedMs).toBeGreaterThanOrEqual(DEADLINE_MS * MATCH_WALL_FACTOR - 5);
+    expect(elapsedMs).toBeGreaterThanOrEqual(DEADLINE_MS * CPU_LIMIT_WALL_FACTOR - 5);
   });
 
   it("a thread whose CPU cannot be read is held to the deadline in wall time", async () => {

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { ToolError } from "agent-tool-catalog";
-import { readThreadCpuMs } from "../../tool/thread-cpu-time.js";
+import { CPU_LIMIT_WALL_FACTOR, type CpuLimitStart, cpuLimitRecheckMs, readThreadCpuMs } from "../../tool/thread-cpu-time.js";
 
 /**
  * The worker's source, evaluated as CommonJS in a worker thread (no file to locate in the ESM
@@ -47,12 +47,6 @@ function workerFailure(error: Error): Error {
   return error;
 }
 
-/**
- * How many times the deadline a batch may take in wall time while its thread has not yet run the
- * deadline in CPU time; the bound on a thread the host's load starves.
- */
-export const MATCH_WALL_FACTOR = 10;
-
 /** Thrown when matching took longer than the deadline; the worker was terminated. */
 export class MatchDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
@@ -67,14 +61,15 @@ export class MatchDeadlineError extends Error {
  * or an abort terminates the worker, which stops the match in the middle (V8 cannot be
  * interrupted any other way).
  *
- * The deadline measures the match, not the host: it starts once the worker is online (starting a
- * thread on a loaded host took seconds, and a trivial pattern was answered `pattern_too_slow`),
+ * The deadline measures the match, not the host: it starts once the worker runs and has named its
+ * /proc stat file (starting a thread on a loaded host took seconds, and a trivial pattern was
+ * answered `pattern_too_slow`),
  * and when it is up the loop takes one turn to receive an answer the worker already sent (on a
  * starved loop the timer fired in the same iteration the answer arrived, before it was read).
  * On Linux it counts the worker thread's CPU time (read from its /proc stat file, which the
  * worker names when it starts): a thread that waits for a CPU on a loaded host has not matched,
  * so the deadline is met only once the thread has run that long, or once
- * {@link MATCH_WALL_FACTOR} times it has passed in wall time (a thread that gets no CPU at all).
+ * `CPU_LIMIT_WALL_FACTOR` times it has passed in wall time (a thread that gets no CPU at all).
  * Elsewhere it is wall time.
  */
 export class LineMatcher {
@@ -83,8 +78,11 @@ export class LineMatcher {
   private closed = false;
   /** Why the worker died outside a match (it could not start): later matches fail with it. */
   private failure: Error | undefined;
-  /** Settles once the worker runs (never rejects: a worker that cannot start emits 'error'). */
-  private readonly online: Promise<void>;
+  /**
+   * Settles once the worker runs and sent its first message, naming its stat file (never rejects:
+   * a worker that cannot start emits 'error').
+   */
+  private readonly ready: Promise<void>;
   /** The worker thread's /proc stat file, once it named it (Linux). */
   private statPath: string | undefined;
 
@@ -97,13 +95,15 @@ export class LineMatcher {
   ) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags } });
     this.worker.unref();
-    this.online = new Promise((resolve) => this.worker.once("online", () => resolve()));
-    const named = (message: { id?: number; statPath?: string }) => {
-      if (message.id !== undefined) return;
-      this.statPath = message.statPath;
-      this.worker.off("message", named);
-    };
-    this.worker.on("message", named);
+    this.ready = new Promise((resolve) => {
+      const named = (message: { id?: number; statPath?: string }) => {
+        if (message.id !== undefined) return;
+        this.statPath = message.statPath;
+        this.worker.off("message", named);
+        resolve();
+      };
+      this.worker.on("message", named);
+    });
     // A worker that cannot start (no descriptors left: ERR_WORKER_INIT_FAILED, EMFILE) says so
     // with an 'error' event, often while no match listens (the file is still being read): unheard,
     // that event ended the host process.
@@ -141,22 +141,21 @@ export class LineMatcher {
       const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
       // setImmediate runs after the loop's poll for I/O, which delivers an answer already sent.
       const expire = () => setImmediate(() => finish(new MatchDeadlineError(this.deadlineMs)));
-      let started = 0;
-      let cpuAtStart: number | undefined;
-      // At the deadline in wall time: expired if the thread has run it in CPU time too (or that
-      // cannot be read), or the wall bound is reached; otherwise looked at again when it could be.
+      let limit: CpuLimitStart | undefined;
+      // At the deadline in wall time: expired, or looked at again when it could be.
       const check = () => {
-        const cpu = this.statPath === undefined ? undefined : this.readCpu(this.statPath);
-        const ran = cpu === undefined ? undefined : cpu - (cpuAtStart ?? 0);
-        const waited = performance.now() - started;
-        if (ran === undefined || ran >= this.deadlineMs || waited >= this.deadlineMs * MATCH_WALL_FACTOR) expire();
-        else
-          timer = setTimeout(check, Math.min(Math.max(this.deadlineMs - ran, 10), this.deadlineMs * MATCH_WALL_FACTOR - waited));
+        const recheckMs = limit === undefined ? 0 : cpuLimitRecheckMs(limit, this.cpuMs());
+        if (recheckMs === 0) expire();
+        else timer = setTimeout(check, recheckMs);
       };
-      void this.online.then(() => {
+      void this.ready.then(() => {
         if (settled) return;
-        started = performance.now();
-        cpuAtStart = this.statPath === undefined ? undefined : this.readCpu(this.statPath);
+        limit = {
+          limitMs: this.deadlineMs,
+          wallFactor: CPU_LIMIT_WALL_FACTOR,
+          startWallMs: performance.now(),
+          startCpuMs: this.cpuMs(),
+        };
         timer = setTimeout(check, this.deadlineMs);
       });
       this.worker.on("message", onMessage);
@@ -164,6 +163,11 @@ export class LineMatcher {
       signal.addEventListener("abort", onAbort, { once: true });
       this.worker.postMessage({ id, texts });
     });
+  }
+
+  /** The worker thread's CPU time now, in ms; `undefined` without /proc (or once it ended). */
+  private cpuMs(): number | undefined {
+    return this.statPath === undefined ? undefined : this.readCpu(this.statPath);
   }
 
   /** Ends the worker (mid-match if need be). */
