@@ -35,19 +35,24 @@ function holds(file: string, needle: Buffer): boolean {
  * duration), so two runs side by side never count each other's.
  */
 export function liveWith(marker: string): number {
+  return livePidsWith(marker).length;
+}
+
+/** The pids of live (not zombie) host processes whose command line contains `marker`, from /proc. */
+export function livePidsWith(marker: string): number[] {
   const needle = Buffer.from(marker, "latin1");
-  let count = 0;
+  const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (!holds(`/proc/${entry}/cmdline`, needle)) continue;
       if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "latin1"))) continue;
-      count++;
+      found.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }
   }
-  return count;
+  return found;
 }
 
 let marksMade = 0;

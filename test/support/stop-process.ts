@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { livePidsWith } from "./live-processes.js";
 
 /**
  * Signals a child (SIGKILL unless told) and resolves once it has exited. `kill()` only queues the
@@ -43,18 +43,7 @@ export async function killUntilGone(find: () => readonly number[]): Promise<void
   }
 }
 
-/** The pids of live (not zombie) processes whose command line contains `marker`, from /proc. */
+/** The pids of live (not zombie) processes other than this one whose command line contains `marker`. */
 export function pidsWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(marker)) continue;
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "latin1"))) continue;
-      found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
+  return livePidsWith(marker).filter((pid) => pid !== process.pid);
 }
