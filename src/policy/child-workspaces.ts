@@ -5,6 +5,8 @@
 // not only at `createRun`. The record lives on `globalThis` under a registered symbol: the ESM and
 // CommonJS copies of the package (and the tools, which resolve workspaces) must see one record.
 
+import { processWideMap } from "../tool/process-wide-map.js";
+
 const CONTAINERS_KEY = Symbol.for("agent-tool-catalog.child-workspaces.v1");
 
 /** How many distinct child workspaces are remembered with their containers; past it, no new child run can be made. */
@@ -15,13 +17,7 @@ interface NodePathAndFs {
 }
 
 function containers(): Map<string, Set<string>> {
-  const holder = globalThis as { [CONTAINERS_KEY]?: unknown };
-  const existing = holder[CONTAINERS_KEY];
-  if (existing instanceof Map) return existing as Map<string, Set<string>>;
-  const created = new Map<string, Set<string>>();
-  // Not enumerable nor writable: it does not show in `globalThis` listings and is not replaced.
-  Object.defineProperty(holder, CONTAINERS_KEY, { value: created, enumerable: false, writable: false, configurable: false });
-  return created;
+  return processWideMap(CONTAINERS_KEY);
 }
 
 /**

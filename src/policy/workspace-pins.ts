@@ -9,6 +9,7 @@
 // `globalThis` under a registered symbol, as child-workspaces.ts's record is: the ESM and CommonJS
 // copies of the package (and the tools, which resolve workspaces) must see one record.
 
+import { processWideMap } from "../tool/process-wide-map.js";
 import { nodeFs, normalizeWorkspacePath } from "./child-workspaces.js";
 
 const PINS_KEY = Symbol.for("agent-tool-catalog.workspace-pins.v1");
@@ -24,12 +25,7 @@ export const MAX_PINNED_WORKSPACES = 100_000;
 const MAX_REAL_PATHS_PER_WORKSPACE = 64;
 
 function pins(): Map<string, string[]> {
-  const holder = globalThis as { [PINS_KEY]?: unknown };
-  const existing = holder[PINS_KEY];
-  if (existing instanceof Map) return existing as Map<string, string[]>;
-  const created = new Map<string, string[]>();
-  Object.defineProperty(holder, PINS_KEY, { value: created, enumerable: false, writable: false, configurable: false });
-  return created;
+  return processWideMap(PINS_KEY);
 }
 
 /**

@@ -2,6 +2,7 @@ import { realpathSync, statSync } from "node:fs";
 import { lstat, readdir, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { processWideMap } from "../../tool/process-wide-map.js";
 import { LinkOnTheWay, openVerifiedDirectory, type VerifiedDirectory } from "../../tools/fs/verified-directory.js";
 import { hasErrorCode } from "./atomic-file.js";
 
@@ -22,13 +23,7 @@ const ANCHORS_KEY = Symbol.for("agent-tool-catalog.workspace-anchors.v1");
  * links (a sandboxed command can plant them there; the workspace itself is the host's).
  */
 function workspaceAnchors(): Map<string, string> {
-  const holder = globalThis as { [ANCHORS_KEY]?: unknown };
-  const existing = holder[ANCHORS_KEY];
-  if (existing instanceof Map) return existing as Map<string, string>;
-  const created = new Map<string, string>();
-  // Not enumerable nor writable: it does not show in `globalThis` listings and is not replaced.
-  Object.defineProperty(holder, ANCHORS_KEY, { value: created, enumerable: false, writable: false, configurable: false });
-  return created;
+  return processWideMap(ANCHORS_KEY);
 }
 
 /** Records that `directory` lies in `workspace` (by the workspace convention): stores anchor there. */
