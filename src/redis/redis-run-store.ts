@@ -8,7 +8,7 @@ import {
   type StoredRunState,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
-import { checkNumberOption } from "../errors/check-number-option.js";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
 
@@ -31,6 +31,14 @@ export interface RedisRunStoreOptions {
    * @defaultValue 10000
    */
   readonly operationTimeoutMs?: number;
+  /**
+   * How long a call's claim holds without renewal (`RunStore.callClaimTtlMs`): a run renews it
+   * every third of this while the call runs, and a process that died while a call ran keeps its
+   * call id from the other processes this long at most. Whole ms, at least 3; every process
+   * sharing the keys must use the same value.
+   * @defaultValue 30000
+   */
+  readonly callClaimTtlMs?: number;
 }
 
 // Compare-and-set in one script, so two processes saving the same revision cannot both win.
@@ -70,6 +78,8 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
   private readonly prefix: string;
   private readonly defaultTtlMs: number | undefined;
   private readonly operationTimeoutMs: number;
+  /** {@inheritDoc RunStore.callClaimTtlMs} */
+  readonly callClaimTtlMs: number | undefined;
 
   constructor(options: RedisRunStoreOptions) {
     this.redis = options.redis;
@@ -82,6 +92,9 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
       "RedisRunStore",
     );
     this.operationTimeoutMs = operationTimeout(options.operationTimeoutMs, "RedisRunStore");
+    // At least 3: renewed every third of it, by a timer (which takes whole ms from 1). Left out,
+    // the run's own default holds.
+    this.callClaimTtlMs = checkNumberOption(options.callClaimTtlMs, "callClaimTtlMs", { ...TIMER_MS, min: 3 }, "RedisRunStore");
   }
 
   /**

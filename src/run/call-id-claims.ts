@@ -8,7 +8,8 @@ import type { RunStore } from "./run-store.js";
 export { MAX_CALL_ID_LENGTH };
 
 /**
- * How long a claim holds without renewal, in ms. A process that dies while a call runs leaves its
+ * How long a claim holds without renewal, in ms, unless the store says otherwise
+ * (`RunStore.callClaimTtlMs`). A process that dies while a call runs leaves its
  * claim this long at most, so a later call reusing the id (providers that number calls per
  * response reuse `call_0` every turn) is refused for no longer than this.
  */
@@ -56,7 +57,7 @@ export async function claimCallId(
   callId: string,
 ): Promise<HeldCallClaim | ToolCallErrorInfo> {
   if (store?.claimCall === undefined) return { release: () => undefined };
-  const claim = { token: randomRunId(), ttlMs: CALL_CLAIM_TTL_MS };
+  const claim = { token: randomRunId(), ttlMs: store.callClaimTtlMs ?? CALL_CLAIM_TTL_MS };
   let claimed: unknown;
   try {
     claimed = await withinClaimWait(() => store.claimCall?.(runId, callId, claim));
@@ -83,7 +84,7 @@ export async function claimCallId(
   // save after the call to report, as it reports every other loss of the run's state.
   const renew = setInterval(() => {
     withinClaimWait(() => store.claimCall?.(runId, callId, claim)).catch(() => undefined);
-  }, CALL_CLAIM_TTL_MS / 3);
+  }, claim.ttlMs / 3);
   (renew as { unref?: () => void }).unref?.();
   let released = false;
   return {

@@ -55,6 +55,13 @@ export interface RunStore<State = RunState> {
    * without it claims nothing across processes.
    */
   claimCall?(runId: string, callId: string, claim: RunCallClaim): Promise<boolean>;
+  /**
+   * How long a call's claim holds without renewal, in ms (a run renews it every third of this
+   * while the call runs): how long a process that died while a call ran keeps its id from other
+   * processes. Every process sharing the store must use the same value.
+   * @defaultValue 30000 (when the store leaves it out)
+   */
+  readonly callClaimTtlMs?: number | undefined;
   /** Gives up the claim of `callId` when `token` holds it (a claim held by another token stays). */
   releaseCall?(runId: string, callId: string, token: string): Promise<void>;
 }

@@ -31,13 +31,17 @@ const APPROVAL: DocumentedRule = { min: 1, max: 2 ** 31 - 1, integer: true };
 const local = new InProcessSubagentManager({ runner: { runPrompt: async () => ({ output: "" }) } });
 
 describe("Redis options: refused where given unless the documented rule accepts them", () => {
-  it("RedisRunStore defaultTtlMs and operationTimeoutMs", async () => {
+  it("RedisRunStore defaultTtlMs, operationTimeoutMs and callClaimTtlMs", async () => {
     await expectRuleHolds("defaultTtlMs", (defaultTtlMs) => new RedisRunStore({ redis, defaultTtlMs }), {
       min: 1,
       integer: true,
       infinite: true,
     });
     await expectRuleHolds("operationTimeoutMs", (operationTimeoutMs) => new RedisRunStore({ redis, operationTimeoutMs }), TIMER);
+    await expectRuleHolds("callClaimTtlMs", (callClaimTtlMs) => new RedisRunStore({ redis, callClaimTtlMs }), {
+      ...TIMER,
+      min: 3,
+    });
   });
 
   it("RedisApprovalBroker timeoutMs, pollIntervalMs, retainMs, maxStoredInputChars", async () => {
