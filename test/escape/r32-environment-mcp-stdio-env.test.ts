@@ -33,6 +33,8 @@ import { sh } from "./support/sandbox-harness.js";
 const bubblewrap = capability("bubblewrap");
 const SERVER = fileURLToPath(new URL("./support/r32-env-report-server.mjs", import.meta.url));
 const SECRET = "r32-host-secret-value";
+/** The reference as `.mcp.json` spells it (a plain string, not a template). */
+const REFERENCE = ["$", "{R32_HOST_SECRET}"].join("");
 
 /** The environment the server reported through its one tool. */
 function reported(result: ToolCallResult): Record<string, string> {
@@ -94,10 +96,10 @@ describe("escape attempts: round 32, a stdio MCP server's environment", () => {
       // A trusted project file naming the secret: loaded without variables, the reference stays as
       // written (nothing expands it from process.env, not the loader, not the spawn); with variables
       // that lack it, the file is refused.
-      await trustedConfig("project", { LEAKED: "${R32_HOST_SECRET}" });
+      await trustedConfig("project", { LEAKED: REFERENCE });
       const literal = await loadProjectMcpConfig(workspace, { trustStore });
       expect(await environmentOf((registry) => connectMcpServers(registry, literal.servers), "project")).toMatchObject({
-        LEAKED: "${R32_HOST_SECRET}",
+        LEAKED: REFERENCE,
       });
       await expect(loadProjectMcpConfig(workspace, { trustStore, env: { OTHER: "x" } })).rejects.toMatchObject({
         code: "mcp_variable_missing",
