@@ -55,7 +55,10 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: round 32,
   afterAll(async () => ground.dispose());
 
   /** A fresh repository in the workspace with a read-only entry `vendor/` beside `notes.txt`. */
-  function layout(name: string): { repo: string; targets: Record<string, string> } {
+  function layout(name: string): {
+    repo: string;
+    targets: { entryFile: string; entryDirectory: string; gitConfig: string; gitHooks: string };
+  } {
     const repo = path.join(ground.workspace, name);
     mkdirSync(path.join(repo, "vendor"), { recursive: true });
     execFileSync("git", ["init", "-q", repo]);
