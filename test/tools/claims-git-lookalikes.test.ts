@@ -3,7 +3,8 @@
  * spelled so that a case-folding or normalising file system (macOS, Windows, ext4 or tmpfs with
  * `casefold`) takes it for `.git` or for a name git executes: Unicode case (the Kelvin sign is
  * `k`), code points HFS+ ignores (`.g\u200cit`), fullwidth forms, NTFS's trailing dots and short
- * name `git~1`. Through `write` and `apply_patch` (workspace): each is refused and nothing is made.
+ * name `git~1`, stream suffixes (`.git::$INDEX_ALLOCATION`). Through `write` and `apply_patch`
+ * (workspace): each is refused and nothing is made.
  * Control: ordinary names with the same kinds of characters are written.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -35,6 +36,7 @@ const LOOK_ALIKES = [
   "\uff0e\uff47\uff49\uff54/config", // fullwidth .git
   ".git./hooks/pre-commit", // NTFS drops the trailing dot
   "GIT~1/config", // NTFS short name
+  ".git::$INDEX_ALLOCATION/config", // NTFS: the directory's own index stream is the directory
   "sub/.git/hoo\u212as/pre-commit", // the Kelvin sign folds to k
   "sub/.g\ufeffit", // a .git file (gitdir: pointer) spelled with a byte order mark
 ];
@@ -45,6 +47,7 @@ const ORDINARY = [
   "caf\u00e9/config",
   "\uff0e\uff47\uff49\uff54\uff49\uff47\uff4e\uff4f\uff52\uff45", // fullwidth .gitignore
   "git~2/config",
+  "notes:v2.txt", // a colon in an ordinary name
   ".gi\u0307t/config", // a combining dot: no file system folds it away
 ];
 

@@ -32,6 +32,9 @@ const COMPONENTS = [
   "\uff0e\uff47\uff49\uff54",
   ".git. ",
   "git~1",
+  ".git::$INDEX_ALLOCATION",
+  "config:x",
+  "notes:v2",
   "hoo\u212as",
   "\uff43\uff4f\uff4e\uff46\uff49\uff47",
   "obje\u200bcts",
@@ -72,6 +75,10 @@ describe("foldGitName: the spellings a file system may take for one name", () =>
       ".git.", // NTFS drops trailing dots and spaces
       ".git ",
       "GIT~1", // NTFS short name
+      ".git::$INDEX_ALLOCATION", // NTFS: the directory's own index stream
+      ".GIT:x", // NTFS: a stream of .git
+      ".git. :stream",
+      "git~1::$INDEX_ALLOCATION",
     ]) {
       expect(foldGitName(dotGit), JSON.stringify(dotGit)).toBe(".git");
       expect(touchesGitState(["src", dotGit]), JSON.stringify(dotGit)).toBe(true);
@@ -97,6 +104,9 @@ describe("foldGitName: the spellings a file system may take for one name", () =>
       ".gi\u0307t", // a combining dot: no file system folds it away
       "git~2",
       "digit~1",
+      ".gitx::$INDEX_ALLOCATION",
+      "notes:v2.txt",
+      ":git",
       "...",
       ". .",
     ]) {

@@ -46,8 +46,9 @@ const PLAIN_NAME = /^[\x20-\x7e]*$/;
  * name made one. A case-folding file system (macOS, Windows, ext4 or tmpfs with `casefold`)
  * folds Unicode case (`\u212a`, the Kelvin sign, is `k`: `hoo\u212as` is `hooks`) and canonical
  * equivalence; HFS+ ignores the code points of {@link IGNORED_IN_NAMES}; NTFS drops trailing dots
- * and spaces (`.git.` is `.git`) and may answer to the short name `git~1` (both refused by git
- * itself, `core.protectNTFS`, on every platform). Compatibility forms (NFKC: fullwidth `．ｇｉｔ`)
+ * and spaces (`.git.` is `.git`), reads a name up to a colon as the file and the rest as its stream
+ * (`.git::$INDEX_ALLOCATION` is `.git`) and may answer to the short name `git~1` (all refused by
+ * git itself, `core.protectNTFS`, on every platform). Compatibility forms (NFKC: fullwidth `．ｇｉｔ`)
  * are folded too: no file system is known to fold them, but no legitimate name needs a
  * look-alike of `.git` or of a name git executes, and a check that folds more than the file
  * system refuses a name, never lets one through.
@@ -56,9 +57,13 @@ export function foldGitName(segment: string): string {
   const folded = PLAIN_NAME.test(segment)
     ? segment.toLowerCase()
     : segment.normalize("NFKC").replace(IGNORED_IN_NAMES, "").toLowerCase().normalize("NFKC");
+  // NTFS reads `name:stream` as a stream of `name` (`.git::$INDEX_ALLOCATION` is the directory
+  // `.git` itself): the name ends at its first colon, as git's `is_ntfs_dotgit` takes it.
+  const colon = folded.indexOf(":");
+  const name = colon === -1 ? folded : folded.slice(0, colon);
   // Most names end in neither: no trimming pass for them.
-  const last = folded.charCodeAt(folded.length - 1);
-  const trimmed = last === 0x2e || last === 0x20 ? folded.replace(/[. ]+$/, "") : folded;
+  const last = name.charCodeAt(name.length - 1);
+  const trimmed = last === 0x2e || last === 0x20 ? name.replace(/[. ]+$/, "") : name;
   // `.`, `..` and names of dots and spaces only are left as they are (never git state).
   if (trimmed === "" || trimmed === ".") return folded;
   return trimmed === "git~1" ? ".git" : trimmed;
