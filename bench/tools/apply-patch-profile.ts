@@ -19,8 +19,14 @@
 //
 //   node --perf-basic-prof --import tsx bench/tools/apply-patch-profile.ts --keep=DIR --dist --applies=2 --wait=1500 &
 //   perf record -F 4000 -g -p <pid printed> -o apply.perf      (--perf-basic-prof names the JS frames)
+//
+// With --threads each apply also prints the CPU each of the process's threads spent in it (from
+// /proc/self/task/<tid>/schedstat, in nanoseconds, no sampler's overhead): the main thread, which
+// runs the JavaScript and the synchronous system calls; libuv's pool (four threads sharing the
+// asynchronous calls, the flushes among them, so about equal shares); V8's platform threads (the
+// optimising compiler, concurrent marking). Which pool a thread is in shows under `perf` (above).
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
@@ -35,6 +41,29 @@ const args = new Map(
     return [key as string, value ?? "true"];
   }),
 );
+
+/** CPU nanoseconds each thread of this process has run, by thread id (Linux). */
+function threadCpu(): Map<string, number> {
+  const each = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      each.set(tid, Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return each;
+}
+
+/** Each thread's CPU between two {@link threadCpu} readings, in ms, the main thread first. */
+function threadDelta(before: Map<string, number>, after: Map<string, number>): string {
+  const spent = [...after].map(([tid, ns]) => [tid, (ns - (before.get(tid) ?? 0)) / 1e6] as const);
+  spent.sort((left, right) => (left[0] === String(process.pid) ? -1 : right[0] === String(process.pid) ? 1 : right[1] - left[1]));
+  return spent
+    .filter(([, ms]) => ms >= 0.5)
+    .map(([tid, ms]) => `${tid === String(process.pid) ? "main" : tid} ${ms.toFixed(1)}`)
+    .join(", ");
+}
 
 async function main(): Promise<void> {
   const kept = args.get("keep");
@@ -70,11 +99,13 @@ async function main(): Promise<void> {
     }
     const profiled = inspector !== undefined && attempt > 1;
     if (profiled) await inspector.post("Profiler.start");
+    const threadsBefore = args.has("threads") ? threadCpu() : undefined;
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await run.call("apply_patch", { patch: diff });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    if (threadsBefore !== undefined) console.log(`apply ${attempt} threads (ms): ${threadDelta(threadsBefore, threadCpu())}`);
     if (profiled)
       await writeFile(`${profile}-${attempt}.cpuprofile`, JSON.stringify((await inspector.post("Profiler.stop")).profile));
     if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);

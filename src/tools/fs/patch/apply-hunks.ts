@@ -75,8 +75,10 @@ export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: 
       if (hunk.newNoNewline) finalNewline = false;
       else if (hunk.oldNoNewline) finalNewline = true;
     }
-    added += lines.filter((line) => line.kind === "add").length;
-    removed += lines.filter((line) => line.kind === "remove").length;
+    for (const line of lines) {
+      if (line.kind === "add") added++;
+      else if (line.kind === "remove") removed++;
+    }
   }
   const ambiguity = checkUnique(path, index, placements);
   if (ambiguity !== undefined) {
@@ -141,8 +143,10 @@ function buildReplacement(lines: readonly HunkLine[], start: number): LineReplac
 function variants(lines: readonly HunkLine[]): (readonly HunkLine[])[] {
   let end = lines.length;
   while (end > 0 && lines[end - 1]?.kind === "context" && lines[end - 1]?.text.trim() === "") end--;
+  // Most hunks end in a line with text: no copy to make and look at.
+  if (end === lines.length) return [lines];
   const trimmed = lines.slice(0, end);
-  return end < lines.length && oldSide(trimmed).length > 0 ? [lines, trimmed] : [lines];
+  return oldSide(trimmed).length > 0 ? [lines, trimmed] : [lines];
 }
 
 function locateCodexHunk(target: Target, hunk: Hunk, cursor: number): Outcome<Located> {

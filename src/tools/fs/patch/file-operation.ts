@@ -69,7 +69,10 @@ export type FileOperation =
 
 /** The old side of a hunk: its context and removed lines. */
 export function oldSide(lines: readonly HunkLine[]): string[] {
-  return lines.filter((line) => line.kind !== "add").map((line) => line.text);
+  // One pass, one array (every hunk of a patch goes through here at least once).
+  const texts: string[] = [];
+  for (const line of lines) if (line.kind !== "add") texts.push(line.text);
+  return texts;
 }
 
 /** Splits patch text into lines, with a `\r` before each `\n` dropped and no empty line after a final newline. */

@@ -93,16 +93,38 @@ export function parseLineDocument(content: FileContent): LineDocument {
     : content[0] === BOM_BYTES[0] && content[1] === BOM_BYTES[1] && content[2] === BOM_BYTES[2];
   const bom = hasBom ? "\ufeff" : "";
   const starts: number[] = [];
+  const breaks = isText
+    ? textBreaks(content, hasBom ? 1 : 0, starts)
+    : byteBreaks(content, hasBom ? BOM_BYTES.length : 0, starts);
+  const finalNewline = breaks.start >= content.length;
+  if (!finalNewline) starts.push(breaks.start);
+  const { lf, crlf, first } = breaks;
+  const newline: Newline = crlf > lf ? "\r\n" : lf > crlf ? "\n" : (first ?? "\n");
+  return isText
+    ? new SourceLines(bom, content, starts, finalNewline, newline)
+    : new ByteLines(bom, content, starts, finalNewline, newline);
+}
+
+/** What a scan for line breaks found: the start of the text after the last break, and the endings counted. */
+interface Breaks {
+  readonly start: number;
+  readonly lf: number;
+  readonly crlf: number;
+  readonly first: Newline | undefined;
+}
+
+// The two scans differ only in how a break is searched and a code unit read: written twice, each a
+// plain loop without a closure per document (every file a patch reads is scanned here, in a
+// process whose code may still be warming up).
+
+/** Pushes onto `starts` the start of every line of `text` from `start` that ends in a break. */
+function textBreaks(text: string, start: number, starts: number[]): Breaks {
   let lf = 0;
   let crlf = 0;
   let first: Newline | undefined;
-  let start = hasBom ? (isText ? 1 : BOM_BYTES.length) : 0;
-  // One loop for both kinds: the search and the code unit before a break are all that differ.
-  const next = isText ? (from: number) => content.indexOf("\n", from) : (from: number) => content.indexOf(10, from);
-  const unitAt = isText ? (at: number) => content.charCodeAt(at) : (at: number) => content[at] as number;
-  for (let newline = next(start); newline !== -1; newline = next(start)) {
+  for (let newline = text.indexOf("\n", start); newline !== -1; newline = text.indexOf("\n", start)) {
     starts.push(start);
-    if (newline > start && unitAt(newline - 1) === 13) {
+    if (newline > start && text.charCodeAt(newline - 1) === 13) {
       crlf++;
       first ??= "\r\n";
     } else {
@@ -111,12 +133,26 @@ export function parseLineDocument(content: FileContent): LineDocument {
     }
     start = newline + 1;
   }
-  const finalNewline = start >= content.length;
-  if (!finalNewline) starts.push(start);
-  const newline: Newline = crlf > lf ? "\r\n" : lf > crlf ? "\n" : (first ?? "\n");
-  return isText
-    ? new SourceLines(bom, content, starts, finalNewline, newline)
-    : new ByteLines(bom, content, starts, finalNewline, newline);
+  return { start, lf, crlf, first };
+}
+
+/** {@link textBreaks} of bytes. */
+function byteBreaks(bytes: Buffer, start: number, starts: number[]): Breaks {
+  let lf = 0;
+  let crlf = 0;
+  let first: Newline | undefined;
+  for (let newline = bytes.indexOf(10, start); newline !== -1; newline = bytes.indexOf(10, start)) {
+    starts.push(start);
+    if (newline > start && bytes[newline - 1] === 13) {
+      crlf++;
+      first ??= "\r\n";
+    } else {
+      lf++;
+      first ??= "\n";
+    }
+    start = newline + 1;
+  }
+  return { start, lf, crlf, first };
 }
 
 /** A piece of rendered output: a range `[from, to)` of the source, or new text. */

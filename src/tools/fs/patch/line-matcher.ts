@@ -53,13 +53,25 @@ export class LineIndex {
   matchesAt(pattern: readonly string[], level: MatchLevel, start: number): boolean {
     if (start < 0 || start + pattern.length > this.source.length) return false;
     const keys = this.keys.get(level);
+    if (keys !== undefined) {
+      for (let offset = 0; offset < pattern.length; offset++)
+        if (keys[start + offset] !== lineKey(pattern[offset] as string, level)) return false;
+      return true;
+    }
+    // One plain loop, no closure per call: a 500-file patch places thousands of hunks here, most
+    // at their stated line and most exactly, in a process whose code is still warming up.
     const source = this.source;
-    const lineAt = (index: number): string => {
-      if (keys !== undefined) return keys[index] as string;
-      const text = isLineArray(source) ? (source[index] as string) : source.lineAt(index);
-      return level === "exact" ? text : lineKey(text, level);
-    };
-    return pattern.every((line, offset) => lineAt(start + offset) === lineKey(line, level));
+    const array = isLineArray(source) ? source : undefined;
+    const document = array === undefined ? (source as Exclude<SearchedLines, readonly string[]>) : undefined;
+    for (let offset = 0; offset < pattern.length; offset++) {
+      const text =
+        array !== undefined
+          ? (array[start + offset] as string)
+          : (document as NonNullable<typeof document>).lineAt(start + offset);
+      const line = pattern[offset] as string;
+      if (level === "exact" ? text !== line : lineKey(text, level) !== lineKey(line, level)) return false;
+    }
+    return true;
   }
 
   /**
