@@ -296,7 +296,13 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     fixture.git("rm", "-q", "-r", "a.txt");
     fixture.write("a.txt", "l1\nl2\nl3\nl4\n").commit("a.txt/x becomes a.txt", author);
     const expected = followNameStatus(fixture.directory);
-    expect(expected.map((line) => `${line.status} ${line.from}`)).toEqual(["R a.txt/x", "M a.txt/y", "D a.txt", "R b.txt", "A b.txt"]);
+    expect(expected.map((line) => `${line.status} ${line.from}`)).toEqual([
+      "R a.txt/x",
+      "M a.txt/y",
+      "D a.txt",
+      "R b.txt",
+      "A b.txt",
+    ]);
     const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
     expect(answer.commits.map((commit) => commit.sha)).toEqual(expected.map((line) => line.sha));
     expect(answer.commits.map((commit) => [commit.status, commit.path, commit.previous_path])).toEqual([
