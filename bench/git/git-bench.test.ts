@@ -62,4 +62,14 @@ describe("the git benchmark on a small repository", () => {
     expect(renderGitBench(result)).toContain("| log search, pickaxe, whole history |");
     // With dist/ built, each case also ran once in a new node process: allow for those starts.
   }, 120_000);
+
+  it("measures only the rows asked for, after checking every case (run-git-rows.ts)", async () => {
+    const lines = git(directory, "show", `HEAD:${history.busyFile}`).split("\n").length - 1;
+    const cases = benchCases({ ...history, lines, diffDistance: 20 });
+    const only = ["file history, 200 commits", "log search, pickaxe, new query on a warm cache"];
+    const result = await measureGitCases(directory, cases, { runs: 1, synthetic: true, only });
+    // In the cases' order, whatever the order asked.
+    expect(result.measurements.map((row) => row.label)).toEqual([...only].reverse());
+    for (const row of result.measurements) expect(row.verified, row.label).toBe(true);
+  }, 120_000);
 });

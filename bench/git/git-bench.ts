@@ -98,6 +98,11 @@ export interface GitBenchOptions {
    * ({@link runGitBench} only). @defaultValue false
    */
   readonly changedPaths?: boolean;
+  /**
+   * Labels of the rows to measure (all when absent); the warm-up pass still runs, and checks
+   * against git, every case, so a row re-measured alone starts from the same warmed JIT.
+   */
+  readonly only?: readonly string[];
 }
 
 function availableCpus(): number {
@@ -246,7 +251,11 @@ export async function measureGitCases(
   // Its objects would otherwise stay reachable through this frame and make every later collection slower.
   warmUpCache.clear();
   const measurements: GitBenchMeasurement[] = [];
-  for (const benchCase of cases) measurements.push(await measureCase(directory, benchCase, runs));
+  for (const benchCase of cases) {
+    if (options.only === undefined || options.only.includes(benchCase.label)) {
+      measurements.push(await measureCase(directory, benchCase, runs));
+    }
+  }
   return {
     repository: {
       path: directory,

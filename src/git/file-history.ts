@@ -21,16 +21,16 @@ interface Tracker {
   follow: boolean;
   /** The call's abort signal: the copy search checks it while it compares candidates. */
   readonly signal: AbortSignal;
-  /** The file's path in the commits still to come (older ones), changed by renames. */
-  path: string;
   /**
-   * Set once the file was followed into a directory it replaced (`R100 a.txt/x a.txt`): git's
-   * --follow switches its path only where the followed path alone was added, and there the
-   * directory's files were deleted beside it, so the `R` is the log's own rename detection and git
-   * goes on with its pathspec `a.txt`, whose --follow looks for a source of `a.txt` only: the
-   * addition of `a.txt/x` is not followed (git 2.39; property test seed 52406).
+   * The file's path in the commits still to come (older ones), changed by renames. Not changed
+   * where the file replaced a directory of its name (`R100 a.txt/x a.txt`): git's --follow
+   * switches its path only where the followed path alone was added, and there the directory's
+   * files were deleted beside it, so the `R` is the log's own rename detection and git goes on
+   * with its pathspec `a.txt`, which in older commits matches every file under `a.txt/` (each
+   * such commit is the directory's change), and whose --follow looks for a source of `a.txt`
+   * only: the addition of `a.txt/x` is not followed (git 2.39; property test seed 52406).
    */
-  intoReplacedDirectory?: boolean;
+  path: string;
 }
 
 const asFile = (entry: TreeEntry | undefined) => (entry?.kind === "tree" ? undefined : entry);
@@ -74,11 +74,10 @@ async function fileEntry(tracker: Tracker, commit: CommitRecord): Promise<FileHi
  */
 async function followedEntry(tracker: Tracker, commit: CommitRecord, after: TreeEntry | undefined, replacedDirectory = false) {
   const { repository, path } = tracker;
-  if (tracker.intoReplacedDirectory === true) return undefined;
   const source = await followedSource(repository, commit, path, tracker.signal, replacedDirectory);
   if (source === undefined) return undefined;
-  tracker.path = source.previousPath;
-  if (replacedDirectory) tracker.intoReplacedDirectory = true;
+  // Into a directory it replaced, git's pathspec stays the file's path (see Tracker.path).
+  if (!replacedDirectory) tracker.path = source.previousPath;
   const diff = await fileLineCounts(
     repository,
     { oid: source.oldOid, mode: source.oldMode },

@@ -240,9 +240,77 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     expect(expected).toHaveLength(2);
     const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
     expect(answer.commits.map((commit) => commit.sha)).toEqual(expected);
+    // The older commit is the change of the directory a.txt (git's pathspec), as every commit
+    // with a directory of the file's name is: git prints `A a.txt/x` there.
+    expect(answer.commits.map((commit) => [commit.status, commit.path, commit.previous_path, commit.files_changed])).toEqual([
+      ["R", "a.txt", "a.txt/x", undefined],
+      ["M", "a.txt", undefined, 1],
+    ]);
+  });
+
+  /** `git log --follow --name-status -- a.txt` as `sha status [old -> ]new` lines, one per commit (its first file). */
+  const followNameStatus = (directory: string) =>
+    git(directory, ["log", "--follow", "--format=@%H", "--name-status", "--", "a.txt"])
+      .split("@")
+      .filter(Boolean)
+      .map((block) => {
+        const [id, , first] = block.split("\n");
+        const [status, from, to] = (first ?? "").split("\t");
+        return { sha: (id ?? "").slice(0, 10), status: status?.[0], from, to };
+      });
+
+  it("git_file_history, after following a file into the directory it replaced, lists every older change under that directory, as git log --follow (its pathspec stays a.txt; it listed only a.txt/x's)", async () => {
+    const fixture = FixtureRepository.create("replaced-dir-prefix");
+    directories.push(fixture.directory);
+    fixture.write("a.txt", "f0\nf1\nf2\nf3\n").commit("a.txt is a file", author);
+    fixture.remove("a.txt").write("a.txt/x", "l1\nl2\nl3\nl4\n").write("a.txt/y", "y1\n").commit("a.txt is a directory", author);
+    fixture.write("a.txt/y", "y1\ny2\n").commit("edit a.txt/y", author);
+    fixture.write("a.txt/x", "l1\nl2\nl3\nl4\nl5\n").commit("edit a.txt/x", author);
+    fixture.write("a.txt/z", "z\n").commit("add a.txt/z", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "l1\nl2\nl3\nl4\nl5\n").commit("a.txt/x becomes a.txt", author);
+    fixture.write("a.txt", "l1\nl2\nl3\nl4\nl5\nl6\n").commit("edit a.txt", author);
+    const expected = followNameStatus(fixture.directory);
+    expect(expected.map((line) => line.status)).toEqual(["M", "R", "A", "M", "M", "D", "A"]);
+    const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
+    expect(answer.commits.map((commit) => commit.sha)).toEqual(expected.map((line) => line.sha));
+    expect(answer.commits.map((commit) => [commit.status, commit.path, commit.previous_path, commit.files_changed])).toEqual([
+      ["M", "a.txt", undefined, undefined],
+      ["R", "a.txt", "a.txt/x", undefined],
+      ["M", "a.txt", undefined, 1],
+      ["M", "a.txt", undefined, 1],
+      ["M", "a.txt", undefined, 1],
+      ["M", "a.txt", undefined, 3],
+      ["A", "a.txt", undefined, undefined],
+    ]);
+  });
+
+  it("git_file_history, after following a file into the directory it replaced, still follows an older rename to a.txt, as git log --follow (its pathspec stays a.txt)", async () => {
+    const fixture = FixtureRepository.create("replaced-dir-then-rename");
+    directories.push(fixture.directory);
+    fixture.write("b.txt", "b1\nb2\nb3\nb4\nb5\n").commit("add b.txt", author);
+    fixture.write("c.txt", "other\n").commit("add c.txt", author);
+    fixture.remove("b.txt").write("a.txt", "b1\nb2\nb3\nb4\nb5\nb6\n").commit("b.txt becomes a.txt", author);
+    fixture.remove("a.txt").write("a.txt/x", "l1\nl2\nl3\nl4\n").write("a.txt/y", "y1\n").commit("a.txt is a directory", author);
+    fixture.write("a.txt/y", "y1\ny2\n").commit("edit a.txt/y", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "l1\nl2\nl3\nl4\n").commit("a.txt/x becomes a.txt", author);
+    const expected = followNameStatus(fixture.directory);
+    expect(expected.map((line) => `${line.status} ${line.from}`)).toEqual([
+      "R a.txt/x",
+      "M a.txt/y",
+      "D a.txt",
+      "R b.txt",
+      "A b.txt",
+    ]);
+    const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
+    expect(answer.commits.map((commit) => commit.sha)).toEqual(expected.map((line) => line.sha));
     expect(answer.commits.map((commit) => [commit.status, commit.path, commit.previous_path])).toEqual([
       ["R", "a.txt", "a.txt/x"],
-      ["A", "a.txt/x", undefined],
+      ["M", "a.txt", undefined],
+      ["M", "a.txt", undefined],
+      ["R", "a.txt", "b.txt"],
+      ["A", "b.txt", undefined],
     ]);
   });
 
