@@ -397,11 +397,14 @@ export class BullMqCronScheduler implements CronClient {
   private async runOnce(job: CronJob, signal: AbortSignal): Promise<Partial<CronExecution>> {
     const { runShell, continueConversation } = this.options;
     const timeoutMs = job.timeoutSeconds * 1000;
-    const aborted = new Promise<never>((_, reject) => {
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    });
+    // Made only where a race listens to it: one made for a job this worker has no runner for
+    // rejected at close() with nobody listening, an unhandled rejection that ends a Node host.
+    const aborted = () =>
+      new Promise<never>((_, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
     if (job.executionType === "shell" && runShell !== undefined) {
-      const result = await Promise.race([runShell({ job, command: job.command ?? "", timeoutMs, signal }), aborted]);
+      const result = await Promise.race([runShell({ job, command: job.command ?? "", timeoutMs, signal }), aborted()]);
       return {
         status: result.exitCode === 0 ? "succeeded" : "failed",
         exitCode: result.exitCode,
@@ -411,7 +414,7 @@ export class BullMqCronScheduler implements CronClient {
     if (job.executionType === "harness" && continueConversation !== undefined) {
       const summary = await Promise.race([
         continueConversation({ job, conversationId: job.conversationId, prompt: job.prompt ?? "", signal }),
-        aborted,
+        aborted(),
       ]);
       return { status: "succeeded", output: summary === undefined ? undefined : this.tail(summary) };
     }
