@@ -80,7 +80,22 @@ describe("the sandbox's git names, folded", () => {
     ];
     for (const folded of [".git", "head", "hooks", "config"]) {
       for (const first of firsts) {
-        for (const tail of [folded.slice(1), folded.slice(1).toUpperCase(), `${folded.slice(1)}.`, "it~1"]) {
+        const rest = folded.slice(1);
+        for (const tail of [
+          rest,
+          rest.toUpperCase(),
+          `${rest}.`,
+          `${rest} .`,
+          `${rest}::$DATA`,
+          `${rest}:x. `,
+          `${rest}.ts`,
+          `${rest}x`,
+          rest.slice(1),
+          "it~1",
+          "IT~1.",
+          "it~1:x",
+          "it~2",
+        ]) {
           const name = `${first}${tail}`;
           expect(isGitNameSpelling(name, folded), JSON.stringify(name)).toBe(foldGitName(name) === folded);
         }

@@ -36,21 +36,28 @@ export function foldGitName(segment: string): string {
   return named === "git~1" ? ".git" : named;
 }
 
+/** A name of ASCII characters only (any of them: control characters fold as themselves too). */
+const ASCII_NAME = /^[\x00-\x7f]*$/;
+
+/** What may follow a git name in an ASCII spelling of it: NTFS's trailing dots and spaces, a stream. */
+const ASCII_TAIL = /^[. ]*(?::[^]*)?$/;
+
 /**
- * True when `name` may be a spelling of `folded` (a lower-case ASCII git name such as `.git`,
- * `head` or `hooks`; see {@link foldGitName}). A printable ASCII name whose first character is
- * not `folded`'s (in either case) is answered without folding: NFKC leaves ASCII as it is and no
- * ignored code point is ASCII, so its fold starts with that character too. The listings of a
- * large workspace's every directory go through this at each spawn.
+ * True when `name` is a spelling of `folded` (a lower-case ASCII git name such as `.git`, `head`
+ * or `hooks`): `foldGitName(name) === folded`, answered without the Unicode fold for an ASCII
+ * name (NFKC leaves ASCII as it is and no ignored code point is ASCII, so its fold is its lower
+ * case, trimmed of trailing dots and spaces, cut at a stream): most names differ from `folded` in
+ * their first character, and the rest are compared by their lower-case prefix and what follows
+ * it. The listings of a large workspace's every directory go through this at each spawn.
  */
 export function isGitNameSpelling(name: string, folded: string): boolean {
   if (name === folded) return true;
   const first = name.charCodeAt(0);
-  const wanted = folded.charCodeAt(0);
   // `git~1` is `.git`'s short name: it starts with `g`.
-  const alsoWanted = folded === ".git" ? 0x67 : wanted;
-  if (first < 0x7f && (first | 0x20) !== wanted && (first | 0x20) !== alsoWanted) return false;
-  return foldGitName(name) === folded;
+  if (first < 0x80 && (first | 0x20) !== folded.charCodeAt(0) && !(folded === ".git" && (first | 0x20) === 0x67)) return false;
+  if (!ASCII_NAME.test(name)) return foldGitName(name) === folded;
+  const stem = folded === ".git" && (first | 0x20) === 0x67 ? "git~1" : folded;
+  return name.slice(0, stem.length).toLowerCase() === stem && ASCII_TAIL.test(name.slice(stem.length));
 }
 
 /** True when `segment` names a `HEAD` (see {@link foldGitName}). */
