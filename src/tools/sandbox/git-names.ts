@@ -36,11 +36,11 @@ export function foldGitName(segment: string): string {
   return named === "git~1" ? ".git" : named;
 }
 
-/** A name of ASCII characters only (any of them: control characters fold as themselves too). */
-const ASCII_NAME = /^[\x00-\x7f]*$/;
+/** A character outside ASCII (a name without one, control characters too, folds as ASCII). */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** What may follow a git name in an ASCII spelling of it: NTFS's trailing dots and spaces, a stream. */
-const ASCII_TAIL = /^[. ]*(?::[^]*)?$/;
+const ASCII_TAIL = /^[. ]*(?::.*)?$/s;
 
 /**
  * True when `name` is a spelling of `folded` (a lower-case ASCII git name such as `.git`, `head`
@@ -55,7 +55,7 @@ export function isGitNameSpelling(name: string, folded: string): boolean {
   const first = name.charCodeAt(0);
   // `git~1` is `.git`'s short name: it starts with `g`.
   if (first < 0x80 && (first | 0x20) !== folded.charCodeAt(0) && !(folded === ".git" && (first | 0x20) === 0x67)) return false;
-  if (!ASCII_NAME.test(name)) return foldGitName(name) === folded;
+  if (NON_ASCII.test(name)) return foldGitName(name) === folded;
   const stem = folded === ".git" && (first | 0x20) === 0x67 ? "git~1" : folded;
   return name.slice(0, stem.length).toLowerCase() === stem && ASCII_TAIL.test(name.slice(stem.length));
 }
