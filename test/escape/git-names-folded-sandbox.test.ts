@@ -106,6 +106,28 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(control.stdout, control.text).toContain("wrote");
   });
 
+  escapeAttempt(
+    "git-metadata",
+    "a head a command writes makes its directory a new git directory whose config is moved aside",
+    async () => {
+      const root = await workspace();
+      const attack = [
+        "mkdir made plain",
+        "printf 'ref: refs/heads/main\\n' > made/head",
+        // Positive control: a `head` git does not accept.
+        "echo 'a head of lettuce' > plain/head",
+        `${FSMONITOR} > made/config`,
+        `${FSMONITOR} > plain/config`,
+        "echo planted",
+      ].join(" && ");
+      const result = await sh(attackRun(root, "workspace"), attack);
+      expect(result.stdout, result.text).toContain("planted");
+      expect(existsSync(path.join(root, "made/config"))).toBe(false);
+      expect(readdirSync(path.join(root, "made")).some((name) => name.startsWith("atc-quarantine-config-"))).toBe(true);
+      expect(readFileSync(path.join(root, "plain/config"), "utf8")).toContain("fsmonitor");
+    },
+  );
+
   escapeAttempt("git-metadata", "look-alikes a command makes in the workspace's .git are moved aside", async () => {
     const root = await workspace();
     const gitDirectory = path.join(root, ".git");
