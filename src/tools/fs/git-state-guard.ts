@@ -3,7 +3,11 @@ import { open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { isGitHeadContent, isGitHeadLinkTarget } from "../sandbox/git-head.js";
+import { foldGitName, isHeadName } from "../sandbox/git-names.js";
 import { SEQUENCER_QUARANTINE } from "../sandbox/sequencer-quarantine.js";
+
+// The fold is shared with the sandbox's own scans (sandbox/git-names.ts).
+export { foldGitName, isHeadName };
 
 /**
  * Names inside a git directory that git executes or follows: configuration (hooks, fsmonitor,
@@ -29,49 +33,6 @@ const SEQUENCER_DIRECTORIES = new Set(["rebase-merge", "rebase-apply", "sequence
  */
 function isSequencerState(segment: string): boolean {
   return SEQUENCER_DIRECTORIES.has(segment) || segment.startsWith(`${SEQUENCER_QUARANTINE}-`);
-}
-
-/**
- * Code points HFS+ leaves out of names when it compares them (the list git checks in
- * `is_hfs_dotgit`, CVE-2014-9390): zero-width non-joiner and joiner, the direction marks and
- * embeddings, the deprecated format characters and the byte order mark. `.g\u200cit` is `.git` there.
- */
-const IGNORED_IN_NAMES = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-
-/** Printable ASCII: the usual name, folded by `toLowerCase` alone. */
-const PLAIN_NAME = /^[\x20-\x7e]*$/;
-
-/**
- * A path component as the guard compares it: the spellings a file system may take for the same
- * name made one. A case-folding file system (macOS, Windows, ext4 or tmpfs with `casefold`)
- * folds Unicode case (`\u212a`, the Kelvin sign, is `k`: `hoo\u212as` is `hooks`) and canonical
- * equivalence; HFS+ ignores the code points of {@link IGNORED_IN_NAMES}; NTFS drops trailing dots
- * and spaces (`.git.` is `.git`), reads a name up to a colon as the file and the rest as its stream
- * (`.git::$INDEX_ALLOCATION` is `.git`) and may answer to the short name `git~1` (all refused by
- * git itself, `core.protectNTFS`, on every platform). Compatibility forms (NFKC: fullwidth `．ｇｉｔ`)
- * are folded too: no file system is known to fold them, but no legitimate name needs a
- * look-alike of `.git` or of a name git executes, and a check that folds more than the file
- * system refuses a name, never lets one through.
- */
-export function foldGitName(segment: string): string {
-  const folded = PLAIN_NAME.test(segment)
-    ? segment.toLowerCase()
-    : segment.normalize("NFKC").replace(IGNORED_IN_NAMES, "").toLowerCase().normalize("NFKC");
-  // NTFS reads `name:stream` as a stream of `name` (`.git::$INDEX_ALLOCATION` is the directory
-  // `.git` itself): the name ends at its first colon, as git's `is_ntfs_dotgit` takes it.
-  const colon = folded.indexOf(":");
-  const name = colon === -1 ? folded : folded.slice(0, colon);
-  // Most names end in neither: no trimming pass for them.
-  const last = name.charCodeAt(name.length - 1);
-  const trimmed = last === 0x2e || last === 0x20 ? name.replace(/[. ]+$/, "") : name;
-  // `.`, `..` and names of dots and spaces only are left as they are (never git state).
-  if (trimmed === "" || trimmed === ".") return folded;
-  return trimmed === "git~1" ? ".git" : trimmed;
-}
-
-/** True when `segment` names a `HEAD` (see {@link foldGitName}). */
-export function isHeadName(segment: string | undefined): boolean {
-  return segment !== undefined && foldGitName(segment) === "head";
 }
 
 /**

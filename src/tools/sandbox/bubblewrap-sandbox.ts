@@ -176,6 +176,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
       const controlFiles = holdControlFileDirectories(git.absentControlFiles, root, {
         absent: git.absentSequencerState,
         gitDirectories: git.gitDirectories,
+        lookAlikes: git.lookAlikes,
       });
       try {
         return this.launch(

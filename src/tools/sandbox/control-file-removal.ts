@@ -5,6 +5,7 @@ import {
   fsPath,
   lstatSync,
   openSync,
+  readdirSync,
   readEscapedName,
   readlinkSync,
   realpathSync,
@@ -12,7 +13,8 @@ import {
   unlinkSync,
 } from "./byte-paths.js";
 import type { IndexBudget } from "./git-index-gitlinks.js";
-import { GIT_SEQUENCER_DIRECTORIES } from "./git-protection.js";
+import { foldGitName } from "./git-names.js";
+import { GIT_SEQUENCER_DIRECTORIES, gitDirectoryLookAlike } from "./git-protection.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
@@ -75,6 +77,12 @@ export interface AfterCommandRepairs {
 export interface HeldSequencerState {
   readonly absent: readonly string[];
   readonly gitDirectories: readonly string[];
+  /**
+   * Look-alikes of git's names in those git directories at spawn (`GitProtection.lookAlikes`):
+   * any other found after the command (`HOOKS`, `CONFIG.WORKTREE`, `Rebase-Merge`) was the
+   * command's and is moved aside.
+   */
+  readonly lookAlikes?: readonly string[];
 }
 
 /**
@@ -200,7 +208,10 @@ interface HeldDirectory {
 /**
  * Moves aside the sequencer state present now that was absent at spawn, in the held git
  * directories and in the worktree git directories the command added (listed through the held
- * handles). Every entry is tried even when one fails; the first failure is thrown afterwards.
+ * handles), and the look-alikes of git's names (see `gitDirectoryLookAlike`) the command made in
+ * the held git directories: on a case- or normalisation-folding file system (APFS, casefold
+ * ext4, NTFS, vfat, CIFS) `HOOKS/` or `Config.Worktree` is what host git opens as `hooks/` or
+ * `config.worktree`. Every entry is tried even when one fails; the first failure is thrown afterwards.
  */
 function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequencer: HeldSequencerState): QuarantinedState[] {
   const now = new Date();
@@ -211,18 +222,35 @@ function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequ
       moves.attempt(() => quarantineEntry({ ...parent, shown: path.dirname(entry) }, path.basename(entry), now));
   }
   const known = new Set(sequencer.gitDirectories);
+  const present = new Set(sequencer.lookAlikes);
   for (const gitDirectory of sequencer.gitDirectories) {
     const parent = held.get(gitDirectory);
     if (parent === undefined) continue;
+    for (const name of namesIn(parent)) {
+      if (gitDirectoryLookAlike(name) === undefined || present.has(path.join(gitDirectory, name))) continue;
+      moves.attempt(() => quarantineEntry({ ...parent, shown: gitDirectory }, name, now));
+    }
     for (const worktree of newWorktreeDirectories({ ...parent, shown: gitDirectory }, known)) {
       try {
-        for (const name of GIT_SEQUENCER_DIRECTORIES) moves.attempt(() => quarantineEntry(worktree, name, now));
+        const sequencerNames = namesIn(worktree).filter((name) => SEQUENCER_NAMES.has(foldGitName(name)));
+        for (const name of sequencerNames) moves.attempt(() => quarantineEntry(worktree, name, now));
       } finally {
         closeSync(worktree.descriptor);
       }
     }
   }
   return moves.result();
+}
+
+const SEQUENCER_NAMES: ReadonlySet<string> = new Set(GIT_SEQUENCER_DIRECTORIES);
+
+/** The names in a held directory (none when it cannot be listed). */
+function namesIn(directory: HeldDirectory): string[] {
+  try {
+    return readdirSync(directory.at(""));
+  } catch {
+    return [];
+  }
 }
 
 /**

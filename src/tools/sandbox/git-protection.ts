@@ -4,6 +4,7 @@ import path from "node:path";
 import { fsPath, lstatSync, readdirSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
+import { foldGitName, isDotGitName, isHeadName } from "./git-names.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -58,6 +59,12 @@ export interface GitProtection {
   readonly checkouts: GitCheckout[];
   /** The `.git` entries protected at spawn (host path to `dev:ino`): the only ones a gitlink may lead to afterwards. */
   readonly protectedDotGits: Map<string, string>;
+  /**
+   * Look-alikes of git's names in protected git directories at spawn (`HOOKS`, `Config`,
+   * `rebase-merge.`; see {@link gitDirectoryLookAlike}), bound read-only: after the command, a
+   * look-alike not among them was the command's and is moved aside (control-file-removal.ts).
+   */
+  readonly lookAlikes: string[];
 }
 
 /** A working tree and the git directory holding its index. */
@@ -99,9 +106,10 @@ export function gitProtection(workspace: string): GitProtection {
     setIdFiles: [],
     checkouts: [],
     protectedDotGits: new Map(),
+    lookAlikes: [],
   };
   const visited = new Set<string>();
-  const headed: string[] = [];
+  const headed: [directory: string, head: string][] = [];
   const scans = new ScanCache(workspace);
   let directories = 0;
   const walk = (directory: string, depth: number) => {
@@ -111,8 +119,11 @@ export function gitProtection(workspace: string): GitProtection {
     // A git directory of any name (a bare `repo.git`): the same protection as a `.git` directory,
     // and its HEAD pinned too, since HEAD is how it is recognised (a command that could move it
     // away would have the next command overlook the repository and write its config).
-    if (scans.hasGitHead(directory, scan)) headed.push(directory);
-    if (scan.dotGit) protectDotGit(workspace, path.join(directory, ".git"), protection, visited);
+    const head = scans.gitHead(directory, scan);
+    if (head !== undefined) headed.push([directory, head]);
+    // Every spelling of `.git` (see foldGitName): on a case- or normalisation-folding file system
+    // `.GIT` is the `.git` host git opens; elsewhere it is protected all the same.
+    for (const name of scan.dotGits) protectDotGit(workspace, path.join(directory, name), protection, visited);
     // Every regular file's mode is looked at, also in a reused listing: a bit set on an existing
     // file (`chmod u+s`, by the host) changes only the file's change time, not its directory's.
     protectSetIdFiles(directory, scan, protection);
@@ -124,9 +135,9 @@ export function gitProtection(workspace: string): GitProtection {
   protectGitlinkCheckouts(workspace, protection, visited);
   // After the walk, so the targets of `.git` files (protected by the pointer, which cannot change)
   // keep a writable HEAD for checkouts.
-  for (const directory of headed) {
+  for (const [directory, name] of headed) {
     if (visited.has(directory)) continue;
-    const head = path.join(directory, "HEAD");
+    const head = path.join(directory, name);
     // A mount would follow the link: git accepts a symlink HEAD (`refs/...`) but never writes one now.
     if (lstatSync(head, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkHead(head);
     protectGitDirectory(workspace, directory, protection, visited);
@@ -175,10 +186,13 @@ interface DirectoryScan {
    * joins nor hashes a path again per directory per spawn.
    */
   readonly subdirectoryPaths: readonly string[];
-  /** It has an entry named `.git`. */
-  readonly dotGit: boolean;
-  /** It has a `HEAD` that is a regular file or a symlink (git accepts a symlink to `refs/...`). */
-  readonly head: boolean;
+  /** Its entries named `.git` in any spelling (`isDotGitName`: `.GIT`, `.git.`, `git~1`, ...). */
+  readonly dotGits: readonly string[];
+  /**
+   * Its entries named `HEAD` in any spelling (`isHeadName`) that are regular files or symlinks
+   * (git accepts a symlink to `refs/...`).
+   */
+  readonly heads: readonly string[];
   /** Regular files when it was listed (their modes are looked at afresh at every scan). */
   readonly files: readonly string[];
   /**
@@ -187,7 +201,7 @@ interface DirectoryScan {
    * checking each path again at every spawn was a third of it.
    */
   readonly fileTargets: readonly (string | Buffer)[];
-  /** Whether that `HEAD` holds what git writes, and the file's stamp when it was read. */
+  /** Whether the only `HEAD` holds what git writes, and the file's stamp when it was read. */
   headCheck?: { readonly stamp: Stamp | undefined; readonly git: boolean };
 }
 
@@ -286,15 +300,14 @@ class ScanCache {
     gitScanCounts.listed++;
     const files = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
     const subdirectories = entries
-      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+      .filter((entry) => entry.isDirectory() && !isDotGitName(entry.name) && !SKIPPED_DIRECTORIES.has(entry.name))
       .map((entry) => entry.name);
     const scan: DirectoryScan = {
       // Only a directory seen as such before the listing may vouch for it later.
       stamp: current?.directory === true ? settled(current.stamp, listedAt) : undefined,
       subdirectories,
       subdirectoryPaths: subdirectories.map((name) => path.join(directory, name)),
-      dotGit: entries.some((entry) => entry.name === ".git"),
-      head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
+      ...gitEntries(entries),
       files,
       fileTargets: files.map((name) => fsPath(path.join(directory, name))),
     };
@@ -302,18 +315,24 @@ class ScanCache {
     return scan;
   }
 
-  /** True when the directory's `HEAD` holds what git writes (the verdict reused while the file is unchanged). */
-  hasGitHead(directory: string, scan: DirectoryScan): boolean {
-    if (!scan.head) return false;
-    const head = path.join(directory, "HEAD");
+  /**
+   * The name of the directory's `HEAD` (in any spelling) that holds what git writes, or
+   * `undefined`; the verdict on a directory's only `HEAD` is reused while the file is unchanged.
+   */
+  gitHead(directory: string, scan: DirectoryScan): string | undefined {
+    const [only, ...others] = scan.heads;
+    if (only === undefined) return undefined;
+    // More than one spelling (`HEAD` and `head` where the file system tells them apart): each read.
+    if (others.length > 0) return scan.heads.find((name) => headHoldsGit(path.join(directory, name)));
+    const head = path.join(directory, only);
     const before = stampOf(head);
     if (scan.headCheck !== undefined && before?.file === true && sameStamp(scan.headCheck.stamp, before.stamp)) {
-      return scan.headCheck.git;
+      return scan.headCheck.git ? only : undefined;
     }
     const readAt = nowNs();
     const git = headHoldsGit(head);
     scan.headCheck = { stamp: before?.file === true ? settled(before.stamp, readAt) : undefined, git };
-    return git;
+    return git ? only : undefined;
   }
 
   /** Keeps this spawn's listings for the next one (only the directories visited now). */
@@ -326,14 +345,34 @@ class ScanCache {
 
 /** What the walk after a command needs of a directory's listing (see new-git-directories.ts). */
 export interface WalkListing {
-  /** Entries that are directories (not symlinks), except `.git` and the skipped ones. */
+  /** Entries that are directories (not symlinks), except `.git` (in any spelling) and the skipped ones. */
   readonly subdirectories: readonly string[];
   /** Their full paths (`path.join` of the directory and each name), in the same order. */
   readonly subdirectoryPaths: readonly string[];
-  /** It has an entry named `.git` (of any kind). */
-  readonly dotGit: boolean;
-  /** It has a `HEAD` that is a regular file or a symlink. */
-  readonly head: boolean;
+  /** Its entries named `.git` in any spelling (of any kind; see `isDotGitName`). */
+  readonly dotGits: readonly string[];
+  /** Its entries named `HEAD` in any spelling that are regular files or symlinks (see `isHeadName`). */
+  readonly heads: readonly string[];
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * The entries of a listing that name `.git` or `HEAD` in any spelling a file system may fold to
+ * them (`foldGitName`): on a case- or normalisation-folding file system (APFS, ext4 or tmpfs with
+ * `casefold`, vfat, exFAT, NTFS, CIFS) host git opening `.git` or `HEAD` gets a `.GIT` or `head`
+ * a command made. Where the file system tells them apart they are protected too (a look-alike
+ * no repository needs). Shared with the walk after each command (new-git-directories.ts).
+ */
+export function gitEntries(entries: readonly Dirent[]): Pick<WalkListing, "dotGits" | "heads"> {
+  let dotGits = NONE;
+  let heads = NONE;
+  for (const entry of entries) {
+    const name = entry.name;
+    if (isDotGitName(name)) dotGits = [...dotGits, name];
+    else if (isHeadName(name) && (entry.isFile() || entry.isSymbolicLink())) heads = [...heads, name];
+  }
+  return { dotGits, heads };
 }
 
 /**
@@ -537,7 +576,9 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   // host meanwhile), so a rebase the command starts works within it but does not outlive it stopped.
   for (const name of GIT_SEQUENCER_DIRECTORIES)
     protectEntry(path.join(gitDirectory, name), protection.absentSequencerState, protection);
-  protectQuarantines(gitDirectory, protection);
+  const entries = listingOrNone(gitDirectory);
+  protectQuarantines(gitDirectory, entries, protection);
+  protectLookAlikes(gitDirectory, entries, protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -561,13 +602,7 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
  * regular file (a link) is left alone: bwrap would follow a link, and the host never names a
  * link it moved as a file to review.
  */
-function protectQuarantines(gitDirectory: string, protection: GitProtection): void {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(gitDirectory, { withFileTypes: true });
-  } catch {
-    return;
-  }
+function protectQuarantines(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): void {
   const quarantines = entries.filter(
     (entry) => (entry.isDirectory() || entry.isFile()) && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`),
   );
@@ -582,6 +617,58 @@ function protectQuarantines(gitDirectory: string, protection: GitProtection): vo
   for (const entry of quarantines) {
     const quarantine = path.join(gitDirectory, entry.name);
     protection.args.push("--ro-bind", quarantine, quarantine);
+  }
+}
+
+function listingOrNone(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The names directly in a git directory that git executes, follows or continues from: its control
+ * files and directories and its sequencer state.
+ */
+const GIT_DIRECTORY_NAMES: ReadonlySet<string> = new Set([...GIT_CONTROL_FILES, "hooks", "info", ...GIT_SEQUENCER_DIRECTORIES]);
+
+/**
+ * The git name (`hooks`, `config`, `rebase-merge`, ...) `name`, an entry directly in a git
+ * directory, is a look-alike of (another spelling a file system may fold to it: `HOOKS`,
+ * `Config`, `config.worktree.`, `config::$DATA`, `hoo\u212as`; see foldGitName), or `undefined`
+ * for the name itself and any other name. Where the file system folds it (APFS, casefold ext4,
+ * NTFS...), host git reading `hooks/pre-commit` opens the look-alike; where it does not, no
+ * repository needs such a name, so it is kept read-only or moved aside all the same.
+ */
+export function gitDirectoryLookAlike(name: string): string | undefined {
+  if (GIT_DIRECTORY_NAMES.has(name)) return undefined;
+  const folded = foldGitName(name);
+  return GIT_DIRECTORY_NAMES.has(folded) ? folded : undefined;
+}
+
+/**
+ * Binds read-only the look-alikes of git's names (see {@link gitDirectoryLookAlike}) present in
+ * `gitDirectory` at spawn, and lists them in `protection.lookAlikes` (what is there after the
+ * command and not listed was the command's). A link is not bound (bwrap would follow it): where
+ * the file system folds its name, the exact name's check saw that very link and refused it.
+ */
+function protectLookAlikes(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): void {
+  const found = entries.filter(
+    (entry) => gitDirectoryLookAlike(entry.name) !== undefined && (entry.isDirectory() || entry.isFile()),
+  );
+  // Each is a mount, as the quarantines are: bounded the same way.
+  if (found.length > MAX_QUARANTINES) {
+    throw new SandboxUnavailableError(
+      `${gitDirectory} holds ${found.length} look-alikes of git's names (such as ${found[0]?.name}), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove them.`,
+      { data: { path: gitDirectory, reason: "too_many_look_alikes" } },
+    );
+  }
+  for (const entry of found) {
+    const lookAlike = path.join(gitDirectory, entry.name);
+    protection.lookAlikes.push(lookAlike);
+    protection.args.push("--ro-bind", lookAlike, lookAlike);
   }
 }
 

@@ -3,7 +3,8 @@ import path from "node:path";
 import { lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
-import { GIT_SCAN_LIMITS, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
+import { foldGitName, isDotGitName } from "./git-names.js";
+import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
@@ -139,13 +140,15 @@ function identity(descriptor: number): string {
 function walk(descriptor: number, shown: string, depth: number, context: WalkContext): void {
   if (--context.budget.directories < 0) return;
   const listed = listingOf(descriptor, shown, context);
-  if (listed.head && headHoldsGit(`/proc/self/fd/${descriptor}/HEAD`)) repairIfNew(descriptor, shown, context);
-  if (listed.dotGit) {
-    const child = path.join(shown, ".git");
-    const stats = lstatSync(`/proc/self/fd/${descriptor}/.git`, { throwIfNoEntry: false });
+  // `HEAD` and `.git` in every spelling a file system may fold to them (`.GIT`, `head`: see
+  // git-names.ts), each looked at by the name it has.
+  if (listed.heads.some((name) => headHoldsGit(`/proc/self/fd/${descriptor}/${name}`))) repairIfNew(descriptor, shown, context);
+  for (const name of listed.dotGits) {
+    const child = path.join(shown, name);
+    const stats = lstatSync(`/proc/self/fd/${descriptor}/${name}`, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) {
-      if (!context.movedThisExit.has(child)) withChild(descriptor, ".git", (git) => repairIfNew(git, child, context));
-    } else if (stats !== undefined) followPointer(descriptor, shown, stats, context);
+      if (!context.movedThisExit.has(child)) withChild(descriptor, name, (git) => repairIfNew(git, child, context));
+    } else if (stats !== undefined) followPointer(descriptor, shown, name, stats, context);
   }
   if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
   const children = listed.subdirectoryPaths;
@@ -174,13 +177,12 @@ function listingOf(descriptor: number, shown: string, context: WalkContext): Wal
   gitScanCounts.walkListed++;
   const entries = listing(descriptor);
   const subdirectories = entries
-    .filter((entry) => entry.isDirectory() && entry.name !== ".git" && !SKIPPED_DIRECTORIES.has(entry.name))
+    .filter((entry) => entry.isDirectory() && !isDotGitName(entry.name) && !SKIPPED_DIRECTORIES.has(entry.name))
     .map((entry) => entry.name);
   return {
     subdirectories,
     subdirectoryPaths: subdirectories.map((name) => path.join(shown, name)),
-    dotGit: entries.some((entry) => entry.name === ".git"),
-    head: entries.some((entry) => entry.name === "HEAD" && (entry.isFile() || entry.isSymbolicLink())),
+    ...gitEntries(entries),
   };
 }
 
@@ -199,7 +201,8 @@ function unchangedLeaf(descriptor: number, name: string, shown: string, context:
   }
   if (stats === undefined) return false;
   const reused = reusableListing(context.root.shown, shown, stats);
-  if (reused === undefined || reused.subdirectories.length > 0 || reused.dotGit || reused.head) return false;
+  if (reused === undefined || reused.subdirectories.length > 0 || reused.dotGits.length > 0 || reused.heads.length > 0)
+    return false;
   context.budget.directories--;
   return true;
 }
@@ -208,7 +211,7 @@ function unchangedLeaf(descriptor: number, name: string, shown: string, context:
 const MAX_POINTER_BYTES = 64 * 1024;
 
 /**
- * A `.git` file (`gitdir: <path>`) or a `.git` symlink in the directory behind `descriptor`:
+ * A `.git` file (`gitdir: <path>`) or a `.git` symlink (`name`: `.git` in any spelling) in the directory behind `descriptor`:
  * host git in that directory uses the git directory it names, wherever it is, so the walk's
  * bounds (depth, `node_modules`) do not apply to it. The target's real path (git follows links
  * in it), when inside the workspace, is opened from the held root one component at a time without
@@ -216,12 +219,19 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * swapped for a link in between has the pointer itself moved aside. A target outside the
  * workspace is not the command's to write (every sandboxed process has ended by now).
  */
-function followPointer(descriptor: number, shown: string, entry: Stats, context: WalkContext): void {
-  const outcome = withPointerTarget(context.root, descriptor, shown, entry, (target, targetShown) => {
-    if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
-  });
+function followPointer(descriptor: number, shown: string, name: string, entry: Stats, context: WalkContext): void {
+  const outcome = withPointerTarget(
+    context.root,
+    descriptor,
+    shown,
+    entry,
+    (target, targetShown) => {
+      if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
+    },
+    name,
+  );
   // Swapped for a link since the path was resolved (a parallel command): not followed.
-  if (outcome === "link") movePointer(descriptor, shown, context);
+  if (outcome === "link") movePointer(descriptor, shown, name, context);
 }
 
 /**
@@ -236,8 +246,9 @@ function withPointerTarget(
   shown: string,
   entry: Stats,
   use: (target: number, targetShown: string) => void,
+  name = ".git",
 ): "link" | undefined {
-  const at = `/proc/self/fd/${descriptor}/.git`;
+  const at = `/proc/self/fd/${descriptor}/${name}`;
   let value: string | undefined;
   if (entry.isSymbolicLink()) {
     try {
@@ -316,11 +327,13 @@ export function inertGitlinkRepository(
 function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>, budget: IndexBudget): boolean {
   if (knownIdentities.has(identity(descriptor))) return true;
   const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
-  if (!headHoldsGit(directory.at("HEAD")) || hooksRun(directory) || !configsKept(directory)) return false;
-  if (lstatSync(directory.at("commondir"), { throwIfNoEntry: false }) !== undefined) {
-    if (!commondirKnown(directory, (common) => knownIdentities.has(identity(common)))) return false;
+  const named = spellings(descriptor);
+  if (!headHoldsGit(directory.at("HEAD")) || named("hooks").some((name) => hooksRun(directory, name))) return false;
+  if (!CONFIG_FILES.every((file) => named(file).every((name) => configKept(directory.at(name))))) return false;
+  for (const name of named("commondir")) {
+    if (!commondirKnown(directory, name, (common) => knownIdentities.has(identity(common)))) return false;
   }
-  if (lstatSync(directory.at("modules"), { throwIfNoEntry: false }) !== undefined) return false;
+  if (named("modules").length > 0) return false;
   const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`, budget);
   return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
 }
@@ -333,10 +346,10 @@ function realPathOr(target: string): string {
   }
 }
 
-/** Moves a `.git` pointer aside whose target the walk cannot look at without following a link. */
-function movePointer(descriptor: number, shown: string, context: WalkContext): void {
-  const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
-  const state = quarantineEntry(directory, ".git", context.now);
+/** Moves a `.git` pointer (`name`: in any spelling) aside whose target the walk cannot look at without following a link. */
+function movePointer(descriptor: number, shown: string, name: string, context: WalkContext): void {
+  const directory: QuarantineDirectory = { descriptor, shown, at: (entry) => `/proc/self/fd/${descriptor}/${entry}` };
+  const state = quarantineEntry(directory, name, context.now);
   if (state !== undefined) context.repairs.moved.push(state);
 }
 
@@ -371,9 +384,11 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
     const state = quarantineEntry(directory, name, context.now);
     if (state !== undefined) context.repairs.moved.push(state);
   };
-  if (hooksRun(directory)) move("hooks");
-  for (const name of CONFIG_FILES) if (!configKept(directory.at(name))) move(name);
-  if (!commondirKnown(directory, (common) => context.known("", common))) move("commondir");
+  // Each name in every spelling the directory holds (`HOOKS`, `Config`: see spellings).
+  const named = spellings(descriptor);
+  for (const name of named("hooks")) if (hooksRun(directory, name)) move(name);
+  for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name))) move(name);
+  for (const name of named("commondir")) if (!commondirKnown(directory, name, (common) => context.known("", common))) move(name);
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
 
@@ -382,8 +397,8 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
  * identity): what `git worktree add` writes (`../..`), whose config and hooks were read-only
  * during the command. Any other `commondir` is moved aside.
  */
-function commondirKnown(directory: QuarantineDirectory, known: (common: number) => boolean): boolean {
-  const text = readSmallFileText(directory.at("commondir"), MAX_POINTER_BYTES)?.trim();
+function commondirKnown(directory: QuarantineDirectory, name: string, known: (common: number) => boolean): boolean {
+  const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
   if (text === undefined || text === "") return false;
   let common: number;
   try {
@@ -406,18 +421,32 @@ function commondirKnown(directory: QuarantineDirectory, known: (common: number) 
  */
 const CONFIG_FILES = ["config", "config.worktree"] as const;
 
-/** True when every config file of the git directory is absent or kept ({@link configKept}). */
-function configsKept(directory: QuarantineDirectory): boolean {
-  return CONFIG_FILES.every((name) => configKept(directory.at(name)));
+/**
+ * The entries of the git directory behind `descriptor` that name a given git name (`hooks`,
+ * `config`, `commondir`, `modules`, ...) in any spelling a file system may fold to it
+ * (foldGitName: `HOOKS`, `Config`, `commondir.`): where the file system folds names, host git
+ * opening `hooks/` opens the one the command made as `HOOKS/`, and where it does not, the
+ * look-alike is judged (and moved aside) all the same. An unlistable directory answers the exact
+ * name, looked at as before.
+ */
+function spellings(descriptor: number): (name: string) => string[] {
+  let names: string[];
+  try {
+    names = readdirSync(`/proc/self/fd/${descriptor}`);
+  } catch {
+    return (name) => [name];
+  }
+  const folded = names.map((name) => [name, foldGitName(name)] as const);
+  return (wanted) => folded.filter(([, fold]) => fold === wanted).map(([name]) => name);
 }
 
-/** True when `hooks` is anything but a directory of git's `*.sample` files (which git never runs). */
-function hooksRun(directory: QuarantineDirectory): boolean {
-  const stats = lstatSync(directory.at("hooks"), { throwIfNoEntry: false });
+/** True when `name` (`hooks` in some spelling) is anything but a directory of git's `*.sample` files (which git never runs). */
+function hooksRun(directory: QuarantineDirectory, name = "hooks"): boolean {
+  const stats = lstatSync(directory.at(name), { throwIfNoEntry: false });
   if (stats === undefined) return false;
   if (!stats.isDirectory()) return true;
   try {
-    return readdirSync(directory.at("hooks")).some((name) => !name.endsWith(".sample"));
+    return readdirSync(directory.at(name)).some((hook) => !hook.endsWith(".sample"));
   } catch {
     return true;
   }

@@ -26,10 +26,36 @@ const BASE_RULES = `(version 1)
 (allow file-write-data file-ioctl (require-all (regex #"^/dev/ttys[0-9]+$") (vnode-type CHARACTER-DEVICE)))`;
 
 /**
+ * A character of a git name in every case APFS and HFS+ (case-insensitive by default) take for
+ * it: both ASCII cases, and the two non-ASCII letters Unicode case folding makes ASCII (the
+ * Kelvin sign `\u212a` is `k`, the long s `\u017f` is `s`).
+ */
+function caseless(character: string): string {
+  const lower = character.toLowerCase();
+  if (lower === "k") return "(k|K|\u212a)";
+  if (lower === "s") return "(s|S|\u017f)";
+  if (/[a-z]/.test(lower)) return `[${lower.toUpperCase()}${lower}]`;
+  return character === "." ? "\\." : character;
+}
+
+const caselessName = (name: string) => [...name].map(caseless).join("");
+
+/**
+ * The git state directly in a `.git` that git executes or follows, in any case (a regex, also
+ * valid for JavaScript's `RegExp`, which the tests use): on a case-insensitive volume the
+ * default on macOS) `.git/HOOKS/pre-commit` made where no `hooks/` existed is the hook host git
+ * runs, and `.git/Commondir` the `commondir` it follows, but the `subpath`/`literal` rules compare
+ * the name as the command spelled it. Over-protects a differently-cased name on a case-sensitive
+ * volume (no repository needs one). HFS+'s ignored code points (`hoo\u200cks`) are not covered.
+ */
+export const CASELESS_GIT_STATE_PATTERN = `/\\.${caselessName("git")}/+(${["hooks", "info", "objects/+info"].map(caselessName).join("|")})(/|$)|/\\.${caselessName("git")}/+(${["config", "config.worktree", "commondir", "gitdir"].map(caselessName).join("|")})$`;
+
+/**
  * Writes under scope `"workspace"`: the workspace (minus `.git` itself and the git state git
  * executes or follows: `hooks/`, `info/`, `objects/info/`, `config`, `config.worktree`,
- * `commondir`, `gitdir`, so host git cannot be made to run planted code or read another
- * repository) and a private temp directory. Only the workspace's own `.git` is covered on macOS.
+ * `commondir`, `gitdir`, in any case (see {@link CASELESS_GIT_STATE_PATTERN}), so host git cannot
+ * be made to run planted code or read another repository) and a private temp directory. Only the
+ * workspace's own `.git` is covered on macOS.
  */
 const WORKSPACE_WRITE_RULES = `(allow file-write*
   (require-all
@@ -41,7 +67,8 @@ const WORKSPACE_WRITE_RULES = `(allow file-write*
     (require-not (literal (param "GIT_CONFIG")))
     (require-not (literal (param "GIT_CONFIG_WORKTREE")))
     (require-not (literal (param "GIT_COMMONDIR")))
-    (require-not (literal (param "GIT_GITDIR")))))
+    (require-not (literal (param "GIT_GITDIR")))
+    (require-not (require-all (subpath (param "GIT_DIR")) (regex #"${CASELESS_GIT_STATE_PATTERN}")))))
 (allow file-write* (subpath (param "PRIVATE_TMPDIR")))`;
 
 /** Writes under scope `"local"`: anywhere the user may write. The network stays denied. */

@@ -8,6 +8,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
+import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
 import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHook } from "../sandbox/run-resource-budget.js";
@@ -242,6 +243,13 @@ function quarantineNote(state: QuarantinedState, root: string): string {
       `(GIT_INDEX_FILE=${shellQuote(to)} git ls-files -s | grep ^160000) first, ${restore}`
     );
   }
+  const lookAlike = gitDirectoryLookAlike(name);
+  if (lookAlike !== undefined)
+    return (
+      `[moved aside a look-alike of a git directory's ${lookAlike} that was not there when the command started: ${from} -> ${to} ` +
+      `(on a case- or normalisation-folding file system host git opens it as ${lookAlike}; nothing was deleted). ` +
+      `Review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
   const todo = path.basename(state.from) === "sequencer" ? "todo" : "git-rebase-todo";
   const autostash =
     state.autostash === undefined
