@@ -7,7 +7,8 @@
  * test kill loops left ~57,000 lock files and ~21,000 intent directories on one machine, never
  * looked at again.
  *
- * When: once per process and pair of directories (lock directory, state directory), started by the
+ * When: once per process and pair of directories (lock directory, state directory), and at most
+ * once a minute per lock directory whichever process starts it (see `claimSweep`), started by the
  * first `withFileLocks` of the process there and run in the background: slices of synchronous
  * work that yield once {@link SLICE_MS} has passed (one entry's calls at least), then pause
  * {@link SLICE_PAUSE_MS} (an unreferenced timer: it never keeps a process alive, and a process that
@@ -64,6 +65,7 @@ import {
   realpathSync,
   rmdirSync,
   unlinkSync,
+  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import { createConfinedFileScope } from "./confined-file-scope.js";
@@ -155,10 +157,33 @@ export function startStateSweep(): Promise<SweepReport> {
   const key = `${directories.locks}\u0000${directories.intents}`;
   let sweep = started.get(key);
   if (sweep === undefined) {
-    sweep = sweepStaleState(directories);
+    sweep = claimSweep(directories.locks) ? sweepStaleState(directories) : Promise.resolve(emptyReport());
     started.set(key, sweep);
   }
   return sweep;
+}
+
+/** How often (ms) at most a sweep of a lock directory starts, whichever process starts it. */
+export const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * True when no process started a sweep of `locks` in the last {@link SWEEP_INTERVAL_MS} (by the
+ * mtime of its `sweep.stamp`, rewritten here): processes started together (a host's workers, a
+ * test's kill loop starting one process per kill) would otherwise all sweep the same entries at
+ * once, each paying the same CPU. A stamp that cannot be written (a read-only directory) means no
+ * sweep: it could remove nothing.
+ */
+function claimSweep(locks: string): boolean {
+  const stamp = path.join(locks, "sweep.stamp");
+  try {
+    if (Date.now() - lstatSync(stamp).mtimeMs < SWEEP_INTERVAL_MS) return false;
+  } catch {}
+  try {
+    writeFileSync(stamp, "", { mode: 0o600 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A pause of {@link SLICE_PAUSE_MS} that does not keep the process alive. */
