@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, unlinkSync } from "node:fs";
+import { linkSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { link, mkdir, readdir, readFile, rmdir, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { startStateSweep } from "./lock-sweep.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
 import { inSyncSlices } from "./sync-slices.js";
@@ -164,6 +165,37 @@ async function acquireFileLock(key: string): Promise<string> {
     }
     await pause(delay);
     delay = Math.min(delay * 2, 20);
+  }
+}
+
+/**
+ * Removes the lock file `file` if it still holds `holder` (a dead holder's content, read by the
+ * caller), under its break lock as {@link breakIfStale} does, and counts the break (so this
+ * process recovers a workspace again before its next file operation). Synchronous, for the
+ * sweep's slices (see `lock-sweep.ts`). Returns whether it was removed; throws the break lock's
+ * creation error (a read-only or full directory) for the caller to stop on, any other failure
+ * leaves the lock as it is.
+ */
+export function breakDeadLockSync(file: string, holder: string, readAgain: (file: string) => string | undefined): boolean {
+  const breaker = `${file}.break`;
+  try {
+    mkdirSync(breaker);
+  } catch (error) {
+    // Another process breaking it right now (or a break lock left by a crash: swept by age).
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    if (readAgain(file) !== holder) return false;
+    table.staleBreaks = (table.staleBreaks ?? 0) + 1;
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    try {
+      rmdirSync(breaker);
+    } catch {}
   }
 }
 
@@ -401,6 +433,8 @@ export async function withFileLocks<T>(keys: readonly string[], task: () => Prom
   const sorted = [...new Set(keys)].sort();
   // Lock files another user could plant would block or fake locks: the directory must be ours alone.
   await ensurePrivateDirectory(lockBase(), lockDirectory());
+  // Once per process and lock directory, in the background: dead holders' locks and logs.
+  startStateSweep();
   const inProcess = await acquireAllInProcess(sorted);
   try {
     const files = await acquireFileLocks(sorted).catch((error: unknown) => {

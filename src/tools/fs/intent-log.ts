@@ -90,9 +90,14 @@ function stateBase(): string {
   return process.env.AGENT_TOOL_CATALOG_STATE_DIR ?? path.join(tmpdir(), `agent-tool-catalog-${uid}`);
 }
 
+/** The directory holding every workspace's intent directory (see {@link intentDirectory}). */
+export function intentsRoot(): string {
+  return path.join(stateBase(), "intents");
+}
+
 /** Where intents of a workspace are logged: per user, per workspace path (give the real path). */
 export function intentDirectory(root: string): string {
-  return path.join(stateBase(), "intents", createHash("sha256").update(root).digest("hex").slice(0, 32));
+  return path.join(intentsRoot(), createHash("sha256").update(root).digest("hex").slice(0, 32));
 }
 
 /**
@@ -177,13 +182,22 @@ export class IntentLog {
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const file = path.join(directory, `${process.pid}-${randomBytes(6).toString("hex")}.json`);
     const record: IntentRecord = { owner: OWN_PROCESS, root, state: "prepared", entries, ...(revertible ? { revertible } : {}) };
-    await writeFile(file, JSON.stringify(record), { mode: 0o600 }).catch(async (error: unknown) => {
-      // A full disk makes the file and refuses its bytes: an empty log of a live process counts
-      // as another's change in flight for every other process, whose recovery then runs again at
-      // each file operation.
-      await unlink(file).catch(() => undefined);
-      throw error;
-    });
+    const create = () => writeFile(file, JSON.stringify(record), { mode: 0o600 });
+    await create()
+      .catch(async (error: unknown) => {
+        // The directory was empty, and another process's sweep (see `lock-sweep.ts`) removed it
+        // between the mkdir and this write: made again, once.
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        await mkdir(directory, { recursive: true, mode: 0o700 });
+        await create();
+      })
+      .catch(async (error: unknown) => {
+        // A full disk makes the file and refuses its bytes: an empty log of a live process counts
+        // as another's change in flight for every other process, whose recovery then runs again at
+        // each file operation.
+        await unlink(file).catch(() => undefined);
+        throw error;
+      });
     return new IntentLog(file, record);
   }
 
@@ -418,16 +432,36 @@ async function hasLogsOfOthers(root: string): Promise<boolean> {
  */
 export async function recoverNow(scope: FileScope): Promise<number> {
   const directory = await workspaceIntents(scope.root);
-  return withFileLocks([`recovery:${directory}`], () => recoverLocked(scope, directory));
+  return withFileLocks([`recovery:${directory}`], () => recoverLocked(scope, directory, onDemandJudge));
 }
 
-async function recoverLocked(scope: FileScope, directory: string): Promise<number> {
+/**
+ * Whether a log (or a kept `.next` log, or one that cannot be parsed) may be treated as its dead
+ * owner's: `owner` is the record's `pid:start[:namespace]`, or `pid:?` where only the file's name
+ * says the pid; `file` is the log's path.
+ */
+export type DeadOwnerJudge = (owner: string, file: string) => boolean;
+
+/** The on-demand recovery's judge: the owner is dead by pid and start time (see `isProcessAlive`). */
+const onDemandJudge: DeadOwnerJudge = (owner) => !isProcessAlive(owner);
+
+/**
+ * Recovers the intent directory `directory` of the workspace `scope` (its real path's) as
+ * {@link recoverNow} does, under the same recovery lock, replaying and removing the same way,
+ * but treating as dead only the owners `isDead` says are (the sweep's stricter judge, see
+ * `lock-sweep.ts`); every other log is left as it is. Returns how many logs were left.
+ */
+export function recoverDeadLogs(scope: FileScope, directory: string, isDead: DeadOwnerJudge): Promise<number> {
+  return withFileLocks([`recovery:${directory}`], () => recoverLocked(scope, directory, isDead));
+}
+
+async function recoverLocked(scope: FileScope, directory: string, isDead: DeadOwnerJudge): Promise<number> {
   const names = await readdir(directory).catch(() => [] as string[]);
   let pending = 0;
   for (const name of names) {
     const file = path.join(directory, name);
     if (name.endsWith(".next")) {
-      if (!isProcessAlive(`${ownerPidOfName(name)}:?`)) await unlink(file).catch(() => undefined);
+      if (isDead(`${ownerPidOfName(name)}:?`, file)) await unlink(file).catch(() => undefined);
       continue;
     }
     if (!name.endsWith(".json")) continue;
@@ -438,12 +472,12 @@ async function recoverLocked(scope: FileScope, directory: string): Promise<numbe
       // Cut short by a crash while the prepared record was written (no temporary file exists
       // yet), or already replayed and removed by an earlier recovery.
       const owner = ownerPidOfName(name);
-      if (!isProcessAlive(`${owner}:?`)) await unlink(file).catch(() => undefined);
+      if (isDead(`${owner}:?`, file)) await unlink(file).catch(() => undefined);
       else if (owner !== process.pid) pending++;
       continue;
     }
     const handed = name.startsWith(HANDED_OVER) || handedOver.has(file);
-    if (record.abandoned !== true && !handed && isProcessAlive(record.owner)) {
+    if (record.abandoned !== true && !handed && !isDead(String(record.owner), file)) {
       // Another process's change in flight (this process's own need no second look).
       if (record.owner !== OWN_PROCESS) pending++;
       continue;

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 
 /**
  * The start time of a process (clock ticks since boot, `/proc/<pid>/stat` field 22), or
@@ -20,8 +20,24 @@ function procStat(pid: number): string[] | undefined {
   }
 }
 
-/** This process as `pid:start`. */
-export const OWN_PROCESS = `${process.pid}:${processStartTime(process.pid) ?? "?"}`;
+/**
+ * This process's pid namespace (the inode of `/proc/self/ns/pid`), or `undefined` without `/proc`.
+ * A pid names a process only inside its namespace: a process in a container sharing `/tmp` has
+ * a pid that means nothing (or another process) here.
+ */
+export const OWN_PID_NAMESPACE: string | undefined = (() => {
+  try {
+    return /^pid:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/pid"))?.[1];
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * This process as `pid:start:namespace` (`pid:start` where the namespace cannot be read). Readers
+ * that know only `pid:start` (versions before stop 53) split on ":" and ignore the third field.
+ */
+export const OWN_PROCESS = `${process.pid}:${processStartTime(process.pid) ?? "?"}${OWN_PID_NAMESPACE === undefined ? "" : `:${OWN_PID_NAMESPACE}`}`;
 
 /**
  * True while the process named `pid:start` runs (a reused pid with another start time is dead).
@@ -41,4 +57,25 @@ export function isProcessAlive(owner: string): boolean {
   if (stat === undefined) return true;
   if (stat[0] === "Z" || stat[0] === "X" || stat[0] === "x") return false;
   return start === undefined || start === "?" || stat[19] === start;
+}
+
+/**
+ * True only when the holder named `owner` (`pid:start[:namespace]`) is surely gone, for a sweep
+ * that removes state nobody asked about (see `lock-sweep.ts`), stricter than {@link isProcessAlive}:
+ * - `pid:start:namespace` of this pid namespace: dead when that pid runs no more, or runs another
+ *   process (another start time: the pid was reused);
+ * - of another namespace (a container sharing the directory): never (its pid means nothing here);
+ * - `pid:start` (written before namespaces were recorded) or `pid:?` (no start time): the
+ *   namespace cannot be told, so only once `ageMs` (how long ago the state was last written) is
+ *   at least `unjudgedAgeMs` and the pid is dead here: no lock is held, no change in flight, for
+ *   that long.
+ */
+export function isSurelyDead(owner: string, ageMs: number, unjudgedAgeMs: number): boolean {
+  const [pidText, start, namespace, extra] = owner.split(":");
+  if (extra !== undefined || !/^\d+$/.test(pidText ?? "")) return false;
+  if (namespace !== undefined) {
+    if (OWN_PID_NAMESPACE === undefined || namespace !== OWN_PID_NAMESPACE || !/^\d+$/.test(start ?? "")) return false;
+    return !isProcessAlive(owner);
+  }
+  return ageMs >= unjudgedAgeMs && !isProcessAlive(owner);
 }
