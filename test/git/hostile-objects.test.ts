@@ -89,11 +89,21 @@ const HANG_MS = 120_000;
 const TEST_MS = 600_000;
 
 /**
+ * A refusal's bound in this process's CPU time (and the sparse pack control's). Stop 53, load ~40
+ * on 2 cores: every refusal here took 4-102 ms (the first, which loads the git modules, the most),
+ * every control call 15-191 ms. 10 s could not be shown failing: a product broken to spin 11 s of
+ * CPU needed ~200 s of wall time at load 35 per try; at 2 s a 3 s spin fails in about a minute.
+ */
+const REFUSAL_CPU_MS = 2_000;
+/** A control's bound (honest 10,000-deep chains, a sparse pack): the claim there is git's answer. */
+const CONTROL_CPU_MS = 60_000;
+
+/**
  * Every tool's result, each within `cpuLimitMs` of this process's CPU time (user + system, every
  * thread: a loop, or an inflate that runs on, shows there whatever the load), and within
  * {@link HANG_MS} of wall time (a wait that never ends fails the call instead of stalling the suite).
  */
-async function callEvery(directory: string, cpuLimitMs = 10_000): Promise<{ name: string; result: ToolCallResult }[]> {
+async function callEvery(directory: string, cpuLimitMs = REFUSAL_CPU_MS): Promise<{ name: string; result: ToolCallResult }[]> {
   const results = [];
   for (const [name, input] of CALLS) {
     const started = performance.now();
@@ -122,7 +132,7 @@ async function expectRefused(directory: string, code: "corrupt_object" | "too_la
 
 /** Every tool answers, and the pickaxe and blame answers are git's on the same repository. */
 async function expectGitsAnswer(directory: string): Promise<void> {
-  for (const { name, result } of await callEvery(directory, 60_000)) {
+  for (const { name, result } of await callEvery(directory, CONTROL_CPU_MS)) {
     expect(result.ok, `${name}: ${JSON.stringify(result).slice(0, 300)}`).toBe(true);
   }
   const run = gitRun(directory);

@@ -15,8 +15,13 @@ import { gitRun, output } from "./support/git-run.js";
 
 const gitCapability = capability("git");
 const author = { name: "A", email: "a@example.com" };
-/** Files moved and edited in the last commit: 400 x 400 pairs, within git's rename limit, all compared. */
-const FILES = 400;
+/**
+ * Files moved and edited in the last commit: 800 x 800 pairs, within git's rename limit, all compared.
+ * With pairing's yields removed (stop 53), the abort test's timer due at 100 ms of the call's run
+ * could first fire at 308 ms with 400 files (160,000 pairs), too close to its bound of 200; at
+ * 1,013 ms with 800.
+ */
+const FILES = 800;
 const body = (index: number, edited: boolean) =>
   Array.from({ length: 30 }, (_, line) => `file ${index} line ${line} ${edited && line % 7 === 3 ? "changed" : "same"}\n`).join(
     "",
@@ -37,6 +42,8 @@ const FIXTURE_MS = 600_000;
 const TEST_MS = 300_000;
 /** An aborted call's answer in wall time: only a hang misses it (the work after the abort is bounded in CPU time). */
 const ABORT_HANG_MS = 30_000;
+/** The call's own run time (this thread's, see {@link longestBlock}) before the test aborts it. */
+const ABORT_AFTER_MS = 100;
 
 beforeAll(() => {
   if (gitCapability.missing) return;
@@ -132,17 +139,31 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("rename pairing in co
   it(
     "stops pairing soon after the call is aborted",
     async () => {
+      await gitRun(repository.directory).call("git_file_history", { path: "new/b1.txt", follow_renames: false });
       for (const { tool, input } of CALLS) {
         const run = gitRun(repository.directory);
         const controller = new AbortController();
-        let abortedAt: { wall: number; cpu: NodeJS.CpuUsage } | undefined;
-        setTimeout(() => {
-          abortedAt = { wall: performance.now(), cpu: process.cpuUsage() };
+        let abortedAt: { wall: number; cpu: NodeJS.CpuUsage; ranMs: number } | undefined;
+        // The abort comes once this thread has run ABORT_AFTER_MS for the call, not after a wall
+        // time (on a loaded machine 100 ms of wall time can pass before pairing begins, and an abort
+        // then proves nothing about it): it is in pairing by then (an unaborted call pairs for
+        // about a second of CPU), and only pairing's yields let the timer run.
+        const start = threadTimes().ranMs;
+        const timer = setInterval(() => {
+          const ranMs = threadTimes().ranMs - start;
+          if (ranMs < ABORT_AFTER_MS) return;
+          clearInterval(timer);
+          abortedAt = { wall: performance.now(), cpu: process.cpuUsage(), ranMs };
           controller.abort();
-        }, 100);
-        const result = await run.call(tool, input, { signal: controller.signal });
+        }, 1);
+        const result = await run.call(tool, input, { signal: controller.signal }).finally(() => clearInterval(timer));
         expect(result.ok ? "answered" : result.error.code, tool).toBe("aborted");
         if (abortedAt === undefined) throw new Error(`${tool} answered before the abort`);
+        // The abort was seen within one hold of the loop (the first test's bound) of being due:
+        // without pairing's yields it ran only once pairing was done (1,013 ms into the call).
+        expect(abortedAt.ranMs, `${tool}: the call ran ${Math.round(abortedAt.ranMs)} ms before the abort fired`).toBeLessThan(
+          ABORT_AFTER_MS + 100,
+        );
         // The work done after the abort, in CPU time; the wall time only bounds a hang (1 s was
         // missed at load 35, where 50 ms of CPU can take seconds to get).
         expect(cpuSince(abortedAt.cpu), tool).toBeLessThan(50);

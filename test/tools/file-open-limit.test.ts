@@ -291,6 +291,11 @@ describe("a first group's directory moved away while a later group is written", 
 describe("kill -9 during an apply_patch made in groups of directories", () => {
   const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
+  /**
+   * A hang bound that grows with CRASH_ITERATIONS: a fixed 600 s timed out a 24-crash soak run
+   * (load ~45, stop 53) with no check failed.
+   */
+  const CRASHES_MS = Math.max(600_000, CRASHES * 100_000);
 
   function start(check: boolean) {
     const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
@@ -311,72 +316,76 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
     return { exited: closed.then(({ code, signal }) => `${code ?? signal}: ${stderr()}`), said };
   }
 
-  it(`leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`, async () => {
-    for (let d = 0; d < MANY.dirs; d++) {
-      mkdirSync(path.join(workspace, `d${d}`));
-      writeFileSync(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
-    }
-    const logs = intentDirectory(await realpath(workspace));
-    const logged = async () => (await readdir(logs).catch(() => [])).length > 0;
-    /** Resolves once a log is there (inotify on the intent directory, which the first patch made), rejects if `exited` first. */
-    const loggedOrExit = async (exited: Promise<string>) => {
-      const watcher = watchDirectory(logs);
-      try {
-        const appeared = new Promise<void>((resolve, reject) => {
-          watcher.on("change", () => {
-            if (readdirSync(logs).length > 0) resolve();
+  it(
+    `leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`,
+    async () => {
+      for (let d = 0; d < MANY.dirs; d++) {
+        mkdirSync(path.join(workspace, `d${d}`));
+        writeFileSync(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
+      }
+      const logs = intentDirectory(await realpath(workspace));
+      const logged = async () => (await readdir(logs).catch(() => [])).length > 0;
+      /** Resolves once a log is there (inotify on the intent directory, which the first patch made), rejects if `exited` first. */
+      const loggedOrExit = async (exited: Promise<string>) => {
+        const watcher = watchDirectory(logs);
+        try {
+          const appeared = new Promise<void>((resolve, reject) => {
+            watcher.on("change", () => {
+              if (readdirSync(logs).length > 0) resolve();
+            });
+            watcher.on("error", reject);
           });
-          watcher.on("error", reject);
-        });
-        // Looked at once the watch is set, so a log made before it is not missed.
-        if (await logged()) return;
-        await Promise.race([appeared, exited.then((why) => Promise.reject(new Error(`flipper ended before a log: ${why}`)))]);
-      } finally {
-        watcher.close();
-      }
-    };
-    let midChange = 0;
-    let child = start(false);
-    let watched = watch(child, "flipper");
-    try {
-      for (let crash = 0; crash < CRASHES; crash++) {
-        const { exited } = watched;
-        await watched.said("ready");
-        if (crash % 2 === 0) {
-          // Inside a change's logged part: once a log exists, a little later.
-          await loggedOrExit(exited);
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
-        } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
-        child.kill("SIGKILL");
-        await exited;
-        if (await logged()) midChange++;
-        // The next process: its `ls` (the recovery), checked before it changes anything; then it
-        // flips on as the next crash's process.
-        child = start(true);
-        watched = watch(child, "the next process's ls (recovery)");
-        await watched.said("checked");
-        const states = new Set<string>();
-        for (let d = 0; d < MANY.dirs; d++)
-          states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
-        expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
-        const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
-        expect(leftovers).toEqual([]);
-        expect(await readdir(logs).catch(() => [])).toEqual([]);
-        if (crash + 1 < CRASHES) child.stdin.end("go\n");
-        else {
-          child.stdin.end();
-          expect(await watched.exited, "the next process's ls (recovery)").toMatch(/^0:/);
+          // Looked at once the watch is set, so a log made before it is not missed.
+          if (await logged()) return;
+          await Promise.race([appeared, exited.then((why) => Promise.reject(new Error(`flipper ended before a log: ${why}`)))]);
+        } finally {
+          watcher.close();
         }
+      };
+      let midChange = 0;
+      let child = start(false);
+      let watched = watch(child, "flipper");
+      try {
+        for (let crash = 0; crash < CRASHES; crash++) {
+          const { exited } = watched;
+          await watched.said("ready");
+          if (crash % 2 === 0) {
+            // Inside a change's logged part: once a log exists, a little later.
+            await loggedOrExit(exited);
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+          } else await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
+          child.kill("SIGKILL");
+          await exited;
+          if (await logged()) midChange++;
+          // The next process: its `ls` (the recovery), checked before it changes anything; then it
+          // flips on as the next crash's process.
+          child = start(true);
+          watched = watch(child, "the next process's ls (recovery)");
+          await watched.said("checked");
+          const states = new Set<string>();
+          for (let d = 0; d < MANY.dirs; d++)
+            states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
+          expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
+          const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
+          expect(leftovers).toEqual([]);
+          expect(await readdir(logs).catch(() => [])).toEqual([]);
+          if (crash + 1 < CRASHES) child.stdin.end("go\n");
+          else {
+            child.stdin.end();
+            expect(await watched.exited, "the next process's ls (recovery)").toMatch(/^0:/);
+          }
+        }
+      } finally {
+        // A failed check leaves a process waiting or flipping: it ends with the test, and is waited
+        // for, since a change it is making when the signal comes still lands in the workspace that
+        // afterEach removes.
+        await stopProcess(child);
       }
-    } finally {
-      // A failed check leaves a process waiting or flipping: it ends with the test, and is waited
-      // for, since a change it is making when the signal comes still lands in the workspace that
-      // afterEach removes.
-      await stopProcess(child);
-    }
-    // Control: some kills did land inside a change (its log was there for the next process to finish).
-    expect(midChange).toBeGreaterThan(0);
-  }, 600_000);
+      // Control: some kills did land inside a change (its log was there for the next process to finish).
+      expect(midChange).toBeGreaterThan(0);
+    },
+    CRASHES_MS,
+  );
 });
 
 describe("a directory replaced between the passes of a change made in groups", () => {
@@ -395,6 +404,8 @@ describe("a directory replaced between the passes of a change made in groups", (
    * (device and inode of the directory first opened) tells d399 is another directory now.
    */
   const AIMED = 3;
+  /** A hang bound that grows with SWAP_ATTEMPTS, as the crash test's with CRASH_ITERATIONS. */
+  const SWAPS_MS = Math.max(600_000, (ATTEMPTS + AIMED) * 90_000);
 
   /**
    * d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399.
@@ -461,44 +472,49 @@ describe("a directory replaced between the passes of a change made in groups", (
     return count;
   }
 
-  it("never deletes the file of the directory swapped in, which no check read", async () => {
-    const patching = patcher();
-    try {
-      // Control: with nothing swapping, the patch applies and deletes the checked file.
-      seedSwap();
-      expect(await patching.apply()).toEqual({ ok: true });
-      expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
-      expect(await othersLeft()).toBe(1);
-      // Before the identity check, about one attempt in ten deleted "other" and answered ok.
-      const outcomes = new Map<string, number>();
-      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  it(
+    "never deletes the file of the directory swapped in, which no check read",
+    async () => {
+      const patching = patcher();
+      try {
+        // Control: with nothing swapping, the patch applies and deletes the checked file.
         seedSwap();
-        const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
-        const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
-        await new Promise((resolve) => swapping.once("exit", resolve));
-        const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
-        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-        expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
+        expect(await patching.apply()).toEqual({ ok: true });
+        expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
+        expect(await othersLeft()).toBe(1);
+        // Before the identity check, about one attempt in ten deleted "other" and answered ok.
+        const outcomes = new Map<string, number>();
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+          seedSwap();
+          const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
+          const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
+          await new Promise((resolve) => swapping.once("exit", resolve));
+          const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          expect(await othersLeft(), `attempt ${attempt + 1} (${outcome})`).toBe(1);
+        }
+        let landed = 0;
+        for (let attempt = 0; attempt < AIMED; attempt++) {
+          seedSwap();
+          const { result, said } = await whileMoving(
+            [aimedSwapper, workspace, "d0", `d${MANY.dirs - 1}`, "y", "t", "f.txt"],
+            () => patching.apply(),
+          );
+          const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
+          expect(said, `aimed attempt ${attempt + 1} (${outcome})`).toBe("moved");
+          expect(await othersLeft(), `aimed attempt ${attempt + 1} (${outcome})`).toBe(1);
+          if (result.error?.message?.includes(`"d${MANY.dirs - 1}/f.txt" was moved or replaced`)) landed++;
+        }
+        // Control: swaps landed before the last group was opened again (the change told it). With
+        // the identity check removed, the first aimed attempt answered ok having deleted "other"
+        // (3 runs of 3), where 24 random attempts had caught it once.
+        expect(landed).toBeGreaterThan(0);
+      } finally {
+        await patching.close();
       }
-      let landed = 0;
-      for (let attempt = 0; attempt < AIMED; attempt++) {
-        seedSwap();
-        const { result, said } = await whileMoving([aimedSwapper, workspace, "d0", `d${MANY.dirs - 1}`, "y", "t", "f.txt"], () =>
-          patching.apply(),
-        );
-        const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
-        expect(said, `aimed attempt ${attempt + 1} (${outcome})`).toBe("moved");
-        expect(await othersLeft(), `aimed attempt ${attempt + 1} (${outcome})`).toBe(1);
-        if (result.error?.message?.includes(`"d${MANY.dirs - 1}/f.txt" was moved or replaced`)) landed++;
-      }
-      // Control: swaps landed before the last group was opened again (the change told it). With
-      // the identity check removed, the first aimed attempt answered ok having deleted "other"
-      // (3 runs of 3), where 24 random attempts had caught it once.
-      expect(landed).toBeGreaterThan(0);
-    } finally {
-      await patching.close();
-    }
-  }, 600_000);
+    },
+    SWAPS_MS,
+  );
 });
 
 describe("a failed apply_patch made in groups of directories, with a directory it made", () => {

@@ -94,6 +94,9 @@ const http = createServer((request, response) => {
     if (!response.headersSent) response.writeHead(500).end(String(error));
   });
 });
+// An idle keep-alive connection stays open until the test ends it (stdin's end below): node's 5 s
+// idle close raced a client's reuse of the connection at load ~45 ("other side closed" on a POST).
+http.keepAliveTimeout = 0;
 http.listen(0, "127.0.0.1", () => {
   const { port } = http.address();
   process.stdout.write(`http://127.0.0.1:${port}/mcp\nhttp://127.0.0.1:${port}/sse\n`);
