@@ -59,13 +59,14 @@ import {
   constants,
   fstatSync,
   lstatSync,
+  mkdirSync,
   opendirSync,
   openSync,
   readSync,
   realpathSync,
   rmdirSync,
   unlinkSync,
-  writeFileSync,
+  utimesSync,
 } from "node:fs";
 import path from "node:path";
 import { createConfinedFileScope } from "./confined-file-scope.js";
@@ -168,7 +169,7 @@ export const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * True when no process started a sweep of `locks` in the last {@link SWEEP_INTERVAL_MS} (by the
- * mtime of its `sweep.stamp`, rewritten here): processes started together (a host's workers, a
+ * mtime of its `sweep.stamp` directory, made or touched here): processes started together (a host's workers, a
  * test's kill loop starting one process per kill) would otherwise all sweep the same entries at
  * once, each paying the same CPU. A stamp that cannot be written (a read-only directory) means no
  * sweep: it could remove nothing.
@@ -179,7 +180,16 @@ function claimSweep(locks: string): boolean {
     if (Date.now() - lstatSync(stamp).mtimeMs < SWEEP_INTERVAL_MS) return false;
   } catch {}
   try {
-    writeFileSync(stamp, "", { mode: 0o600 });
+    // A directory, not a file: what a host or a check lists as the lock directory's files stays
+    // its locks alone (an older build's stamp file is touched the same way).
+    mkdirSync(stamp, { mode: 0o700 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+  }
+  try {
+    const now = new Date();
+    utimesSync(stamp, now, now);
     return true;
   } catch {
     return false;
