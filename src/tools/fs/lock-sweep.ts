@@ -54,21 +54,9 @@
  */
 
 import type { Dir } from "node:fs";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  opendirSync,
-  openSync,
-  readSync,
-  realpathSync,
-  rmdirSync,
-  unlinkSync,
-  utimesSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, opendirSync, realpathSync, rmdirSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
+import { readSmallFileText } from "../sandbox/small-file-text.js";
 import { createConfinedFileScope } from "./confined-file-scope.js";
 import { breakDeadLockSync, lockDirectory } from "./cross-process-lock.js";
 import { type DeadOwnerJudge, intentDirectory, intentsRoot, recoverDeadLogs } from "./intent-log.js";
@@ -260,31 +248,8 @@ async function walkSliced(
   }
 }
 
-/** The content of regular file `file` (no link followed, never blocking on a FIFO), or undefined. */
-function readRegular(file: string): string | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size > MAX_READ_BYTES) return undefined;
-    const buffer = Buffer.alloc(stats.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const count = readSync(descriptor, buffer, read, buffer.length - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    return buffer.subarray(0, read).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
-}
+/** The text of regular file `file` (no link followed, never blocking on a FIFO), or undefined. */
+const readRegular = (file: string): string | undefined => readSmallFileText(file, MAX_READ_BYTES);
 
 /** Milliseconds since `file` was last written, or undefined when it cannot be looked at. */
 function ageOf(file: string, now: number): number | undefined {
