@@ -19,14 +19,18 @@
  * the budget: the rest of a huge directory is not even listed); what it removes leaves room for
  * the next process's sweep, so litter goes over a few process starts at a bounded cost each.
  *
- * What is judged dead (see `isSurelyDead`): a holder named `pid:start:namespace` of this pid
- * namespace whose pid runs no more or runs a process with another start time (a reused pid is
- * not its holder). A holder in another pid namespace (a container sharing `/tmp`) is never judged:
- * its state is kept. State written before the namespace was recorded (`pid:start`), or without a
- * start time, is judged only once {@link UNJUDGED_AGE_MS} old (nobody holds a lock or keeps a
- * change in flight for an hour). Every kind of state is also left alone until
- * {@link SWEEP_MIN_AGE_MS} old: a recent death is the on-demand path's to deal with, where someone
- * is waiting (and a test that inspects what a kill left is not raced).
+ * What is judged dead (see `isSurelyDead`, the one judge: a waiter that finds a lock held asks it
+ * too, through `judgeLockFile`): a holder named `pid:start:namespace` of this pid namespace whose
+ * pid runs no more or runs a process with another start time (a reused pid is not its holder). A
+ * holder in another pid namespace (a container sharing `/tmp`) is never judged: its state is kept.
+ * State whose namespace cannot be told is judged only once {@link UNJUDGED_AGE_MS} old (nobody
+ * holds a lock or keeps a change in flight for an hour) and its pid dead here: written before the
+ * namespace was recorded (`pid:start`), without a start time (`pid:?`), and the leftovers that name
+ * their owner by the pid in their file name only (below). Where this process cannot read its own
+ * namespace (no `/proc`: macOS, whose pids are global) such state is judged by pid as before.
+ * Every kind of state is also left alone until {@link SWEEP_MIN_AGE_MS} old: a recent death is the
+ * on-demand path's to deal with, where someone is waiting (and a test that inspects what a kill
+ * left is not raced).
  *
  * In what order, and how:
  * 1. Intent directories. A log of a dead owner is never just deleted: it may describe a committed
@@ -43,6 +47,16 @@
  *    keeping them for ever is what piled up 21,000 directories). A root that cannot be looked at
  *    (permissions, I/O) keeps the log. An empty intent directory is removed once
  *    {@link SWEEP_MIN_AGE_MS} old (`IntentLog.prepare` makes it again if a writer raced the removal).
+ *    Leftovers (`leftoverOwner`): a log that does not parse (cut short by a crash while its
+ *    prepared record was written, before any temporary file existed) and a `.next` file (a kept
+ *    or replacing log whose rename a crash prevented: the log is still whole) hold nothing a replay
+ *    needs, and name their owner by the pid in their name only. A recovery removes them once that
+ *    owner is dead; where none runs (no parsed log of a dead owner names the workspace) the sweep
+ *    removes them under the workspace's recovery lock, on the same judgement (an hour old, the pid
+ *    dead here). Kept for ever before: growth without bound for what is surely nobody's, where the
+ *    rule that protects a live holder (an hour without a write, which no change in flight or log
+ *    being written goes without) already holds for an older version's state. A log that is not a
+ *    regular file (a named pipe, a link, over 64 MiB) is nothing this package wrote and is left.
  * 2. Lock files (`*.lock`, regular files only, read without following links and without blocking:
  *    a FIFO in a lock's place is skipped). A dead holder's lock is removed under its break lock,
  *    the way a waiter breaks it (see `breakDeadLockSync`), and the break is counted, so this
