@@ -274,17 +274,21 @@ describe("the sweep of dead holders' state", () => {
         `[lock-sweep] ${count} stale locks, bound ${bound}: sweep removed ${report.locksRemoved} in ${report.slices} slices, ` +
           `${ran.toFixed(0)} ms of this thread's CPU (reference loop ${referenceMs.toFixed(0)} ms), first lock's task saw ${leftWhenLocked} left, load ${load}`,
       );
-      // The first lock's task ran before the sweep had removed half its bound (the lock itself is one of them).
-      expect(leftWhenLocked).toBeGreaterThanOrEqual(count - bound / 2);
+      // The first lock's task ran before the sweep had done its bound: waiting for it, the task
+      // saw exactly count - bound + 1 (the lock itself is one of them). Up to 398 removals before
+      // it are tolerated, about the 400 the 10,000-lock version of this test tolerated at load.
+      expect(leftWhenLocked).toBeGreaterThan(count - bound + 1);
       // Bounded: one sweep examines the bound at most; the rest is the next process's.
       expect(report.locksExamined).toBe(bound);
-      expect(report.locksRemoved).toBe(bound);
-      expect((await lockFiles(locks)).length).toBe(count - bound);
+      // One examined entry may be the first lock's own (live) lock file, when a slice listed the
+      // directory while the task ran (seen at load 39): that one is kept.
+      expect(report.locksRemoved).toBeGreaterThanOrEqual(bound - 1);
+      expect((await lockFiles(locks)).length).toBe(count - report.locksRemoved);
       expect(ran).toBeLessThan(6 * referenceMs + 200);
       // The next sweep (another process's) goes on where this one left room.
       const next = await sweepStaleState({ locks, intents: path.join(state, "intents") });
       expect(next.locksRemoved).toBe(bound);
-      expect((await lockFiles(locks)).length).toBe(count - 2 * bound);
+      expect((await lockFiles(locks)).length).toBe(count - report.locksRemoved - bound);
     } finally {
       sweepBounds.lockEntries = MAX_LOCK_ENTRIES;
       restoreEnv();
