@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
-import { link, mkdir, readdir, readFile, rmdir, stat, unlink } from "node:fs/promises";
+import { linkSync, lstatSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { link, readdir, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
+import { readSmallFileBytes } from "../sandbox/small-file-text.js";
 import { startStateSweep } from "./lock-sweep.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
-import { isProcessAlive, OWN_PROCESS } from "./process-identity.js";
+import { isProcessAlive, isSurelyDead, OWN_PROCESS, UNJUDGED_AGE_MS } from "./process-identity.js";
 import { inSyncSlices } from "./sync-slices.js";
 import { writeNewFile } from "./write-new-file.js";
 
@@ -153,8 +154,17 @@ async function acquireFileLock(key: string): Promise<string> {
   for (;;) {
     const taken = await tryFileLock(key);
     if (taken !== undefined) return taken;
-    await breakIfStale(lockFileOf(key));
+    const look = breakIfStale(lockFileOf(key));
     if (Date.now() - started > limit) {
+      if (look === "unreadable") {
+        // Not a lock this package wrote (a named pipe, a link, a directory, a huge file): no
+        // holder will ever release it, and nothing here can judge it; the user must remove it.
+        throw new ToolError(
+          "file_locked",
+          `This file's lock in the file locks' directory is not a lock file (it cannot be read as one), so it was waited for ${waitText(limit)} and never released. Nothing was written.`,
+          { hint: "Ask the user to remove what is in the place of this file's lock in the file locks' directory." },
+        );
+      }
       throw new ToolError(
         "file_locked",
         `Another process has held the lock on this file for over ${waitText(limit)}. Nothing was written.`,
@@ -168,25 +178,86 @@ async function acquireFileLock(key: string): Promise<string> {
   }
 }
 
+/** A lock file larger than this is not read (not one this package wrote: it holds an identity and a key). */
+export const MAX_LOCK_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The text of lock (or owner) file `file`, read through one descriptor opened without following a
+ * link and without blocking, a regular file of at most {@link MAX_LOCK_FILE_BYTES} (see
+ * `readSmallFileBytes`): `"absent"` when there is none, `"unreadable"` for anything else in its
+ * place (a named pipe, whose read blocked the waiter for ever, a link, a directory, a huge file)
+ * or a read error.
+ */
+export function readLockText(file: string): string | "absent" | "unreadable" {
+  const bytes = readSmallFileBytes(file, MAX_LOCK_FILE_BYTES);
+  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
+}
+
+/** When a lock file's holder counts as dead (see {@link judgeLockFile}). */
+export interface LockJudgement {
+  /** A lock younger than this (ms, by mtime) is live whoever holds it (the sweep's rule; 0 for a waiter). */
+  readonly minAgeMs: number;
+  /** An empty lock (its creator killed between creating and writing it, or writing it now) is dead this old. */
+  readonly emptyAfterMs: number;
+}
+
+/** What a look at a lock file found: gone, not a lock file, held by a live (or unjudgeable) holder, or dead. */
+export type LockLook =
+  | { readonly state: "absent" }
+  | { readonly state: "unreadable" }
+  | { readonly state: "held" }
+  | { readonly state: "dead"; readonly holder: string };
+
+/**
+ * Looks at lock file `file` and judges its holder: the one judgement of a lock, for a waiter
+ * ({@link breakIfStale}) and for the sweep (`lock-sweep.ts`). The holder (its first line,
+ * `pid:start[:namespace]`) is dead only when `isSurelyDead` says so, with {@link UNJUDGED_AGE_MS}
+ * for a holder whose namespace cannot be told: a holder of another pid namespace (a container
+ * sharing `/tmp`) is never judged by its pid, which means nothing here. Read with
+ * {@link readLockText}: nothing in a lock's place can block the look.
+ */
+export function judgeLockFile(file: string, rules: LockJudgement, now = Date.now()): LockLook {
+  let age: number;
+  try {
+    age = now - lstatSync(file).mtimeMs;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { state: "absent" } : { state: "unreadable" };
+  }
+  // The age first: a recent lock (most of a busy directory, for the sweep) costs one lstat, not a read.
+  if (age < rules.minAgeMs) return { state: "held" };
+  const holder = readLockText(file);
+  if (holder === "absent" || holder === "unreadable") return { state: holder };
+  const owner = holder.split("\n")[0] ?? "";
+  const dead = owner === "" ? age >= rules.emptyAfterMs : isSurelyDead(owner, age, UNJUDGED_AGE_MS);
+  return dead ? { state: "dead", holder } : { state: "held" };
+}
+
 /**
  * Removes the lock file `file` if it still holds `holder` (a dead holder's content, read by the
- * caller), under its break lock as {@link breakIfStale} does, and counts the break (so this
- * process recovers a workspace again before its next file operation). Synchronous, for the
- * sweep's slices (see `lock-sweep.ts`). Returns whether it was removed; throws the break lock's
- * creation error (a read-only or full directory) for the caller to stop on, any other failure
- * leaves the lock as it is.
+ * caller), under its break lock (`<file>.break`, a directory: two breakers never both remove it,
+ * and a new holder's lock, made after the removal, is never removed), and counts the break (so
+ * this process recovers a workspace again before its next file operation). Synchronous: a few
+ * metadata calls, for a waiter and the sweep's slices alike. Returns whether it was removed; a
+ * break lock older than {@link BREAK_LOCK_STALE_MS} (left by a crash) is removed for the next
+ * try; throws the break lock's creation error (a read-only or full directory) for the caller to
+ * stop on, any other failure leaves the lock as it is.
  */
-export function breakDeadLockSync(file: string, holder: string, readAgain: (file: string) => string | undefined): boolean {
+export function breakDeadLockSync(file: string, holder: string): boolean {
   const breaker = `${file}.break`;
   try {
     mkdirSync(breaker);
   } catch (error) {
-    // Another process breaking it right now (or a break lock left by a crash: swept by age).
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // Another process breaking it right now, or a break lock left by a crash: removed once old.
+    try {
+      if (Date.now() - lstatSync(breaker).mtimeMs > BREAK_LOCK_STALE_MS) rmdirSync(breaker);
+    } catch {}
+    return false;
   }
   try {
-    if (readAgain(file) !== holder) return false;
+    // Under the break lock: still the same dead holder? Then nobody live can hold it: remove it.
+    if (readLockText(file) !== holder) return false;
+    // Counted before the unlink: a waiter that wins the lock next must see the count change.
     table.staleBreaks = (table.staleBreaks ?? 0) + 1;
     unlinkSync(file);
     return true;
@@ -199,40 +270,25 @@ export function breakDeadLockSync(file: string, holder: string, readAgain: (file
   }
 }
 
-async function breakIfStale(file: string): Promise<void> {
-  const holder = await readFile(file, "utf8").catch(() => undefined);
-  if (holder === undefined) return;
-  const owner = holder.split("\n")[0] ?? "";
-  if (owner === "") {
-    // Being written by its creator right now, or left empty by a crash in between: wait until old.
-    const age = await stat(file).then(
-      (stats) => Date.now() - stats.mtimeMs,
-      () => 0,
-    );
-    if (age < BREAK_LOCK_STALE_MS) return;
-  } else if (isProcessAlive(owner)) return;
-  const breaker = `${file}.break`;
+/** A waiter's judgement: any age, an empty lock dead once {@link BREAK_LOCK_STALE_MS} old. */
+const WAITER_JUDGEMENT: LockJudgement = { minAgeMs: 0, emptyAfterMs: BREAK_LOCK_STALE_MS };
+
+/**
+ * A waiter's look at the lock file `file` it could not create: broken when its holder is dead
+ * (see {@link judgeLockFile}). Returns what the look found (`"unreadable"`: not a lock file, so
+ * the wait ends in a `file_locked` that says so; it is never removed, being nothing this package
+ * wrote or can judge).
+ */
+function breakIfStale(file: string): LockLook["state"] {
+  const look = judgeLockFile(file, WAITER_JUDGEMENT);
+  if (look.state !== "dead") return look.state;
   try {
-    await mkdir(breaker);
+    breakDeadLockSync(file, look.holder);
   } catch {
-    const age = await stat(breaker).then(
-      (stats) => Date.now() - stats.mtimeMs,
-      () => 0,
-    );
-    if (age > BREAK_LOCK_STALE_MS) await rmdir(breaker).catch(() => undefined);
-    return;
+    // The break lock cannot be made (a read-only or full directory): the lock stays, as held.
+    return "held";
   }
-  try {
-    // Under the break lock: still the same dead holder? Then nobody live can hold it: remove it.
-    const again = await readFile(file, "utf8").catch(() => undefined);
-    if (again === holder) {
-      // Counted before the unlink: a waiter that wins the lock next must see the count change.
-      table.staleBreaks = (table.staleBreaks ?? 0) + 1;
-      await unlink(file).catch(() => undefined);
-    }
-  } finally {
-    await rmdir(breaker).catch(() => undefined);
-  }
+  return "dead";
 }
 
 /**
@@ -330,12 +386,23 @@ export async function reclaimStaleOwnerFiles(directory = lockDirectory()): Promi
   for (const name of names) {
     if (!name.endsWith(".owner")) continue;
     const file = path.join(owners, name);
-    const content = await readFile(file, "utf8").catch(() => undefined);
-    const owner = content?.split("\n")[0] ?? "";
-    // Empty or unreadable: being written by its creator right now, or left so by a crash; the pid
-    // in its name decides (a live pid keeps it).
-    const alive = owner === "" ? isProcessAlive(`${Number(name.split("-")[0])}:?`) : isProcessAlive(owner);
-    if (alive) continue;
+    let age: number;
+    try {
+      age = Date.now() - lstatSync(file).mtimeMs;
+    } catch {
+      continue;
+    }
+    // Read as a lock is (a named pipe in its place blocked every multi-key lock of the process).
+    const content = readLockText(file);
+    if (content === "unreadable") continue;
+    const owner = content === "absent" ? "" : (content.split("\n")[0] ?? "");
+    // Empty: being written by its creator right now, or left so by a crash; the pid in its name
+    // decides (a live pid keeps it). An owner of another pid namespace (a live one may be linking
+    // its locks to it, and would fail) is never judged; one without a namespace (an older
+    // version's, or empty) by pid as before: removing an owner file releases no lock.
+    const identity = owner === "" ? `${Number(name.split("-")[0])}:?` : owner;
+    const dead = identity.split(":").length > 2 ? isSurelyDead(identity, age, UNJUDGED_AGE_MS) : !isProcessAlive(identity);
+    if (!dead) continue;
     await unlink(file).then(
       () => removed++,
       () => undefined,

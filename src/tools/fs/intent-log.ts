@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
+import { readSmallFileBytes } from "../sandbox/small-file-text.js";
 import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
@@ -82,6 +83,56 @@ const handedOver = new Set<string>();
 /** The pid a log's (or a kept `.next` log's) name starts with, past a hand-over's mark. */
 function ownerPidOfName(name: string): number {
   return Number((name.startsWith(HANDED_OVER) ? name.slice(HANDED_OVER.length) : name).split("-")[0]);
+}
+
+/** A log larger than this is not read (not one this package wrote whole). */
+export const MAX_LOG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The text of log `file`, read through one descriptor opened without following a link and without
+ * blocking (a named pipe in a log's place blocked the recovery, and every file operation of the
+ * workspace waiting for it, for ever): `"absent"`, or `"unreadable"` for anything but a regular
+ * file of at most {@link MAX_LOG_BYTES} (then nothing this package wrote, and left as it is) or a
+ * read error (a full descriptor table: the log is not taken for a cut-short one and removed).
+ */
+export function readLogText(file: string): string | "absent" | "unreadable" {
+  const bytes = readSmallFileBytes(file, MAX_LOG_BYTES);
+  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
+}
+
+/**
+ * Whether `name` in an intent directory is a leftover no replay needs: a `.next` file (a kept or
+ * replacing log whose rename a crash prevented: the log it was to replace is still whole) or a
+ * `.json` log that cannot be parsed (cut short while its prepared record was written, before any
+ * temporary file existed). `undefined` when it is neither; else the owner to judge, `pid:?` from
+ * the name (the namespace cannot be told from it).
+ */
+export function leftoverOwner(directory: string, name: string): string | undefined {
+  if (name.endsWith(".next")) return `${ownerPidOfName(name)}:?`;
+  if (!name.endsWith(".json") || readRecord(path.join(directory, name)) !== "unparsable") return undefined;
+  return `${ownerPidOfName(name)}:?`;
+}
+
+/**
+ * Removes, under the workspace's recovery lock, the leftovers (see {@link leftoverOwner}) of
+ * intent directory `directory` whose owner `isDead` says is dead, as a recovery of the workspace
+ * removes them, but without needing the workspace (the sweep does not know it: only a parsed log
+ * names it). Nothing is replayed. Returns how many were removed.
+ */
+export function removeDeadLeftovers(directory: string, isDead: DeadOwnerJudge): Promise<number> {
+  return withFileLocks([`recovery:${directory}`], async () => {
+    let removed = 0;
+    for (const name of await readdir(directory).catch(() => [] as string[])) {
+      const owner = leftoverOwner(directory, name);
+      const file = path.join(directory, name);
+      if (owner === undefined || !isDead(owner, file)) continue;
+      await unlink(file).then(
+        () => removed++,
+        () => undefined,
+      );
+    }
+    return removed;
+  });
 }
 
 /** The per-user state directory: `AGENT_TOOL_CATALOG_STATE_DIR`, else one in the temporary directory. */
@@ -455,6 +506,19 @@ export function recoverDeadLogs(scope: FileScope, directory: string, isDead: Dea
   return withFileLocks([`recovery:${directory}`], () => recoverLocked(scope, directory, isDead));
 }
 
+/** The record of log `file`; `"unparsable"` for a regular file that does not parse; undefined when gone or not a regular file. */
+function readRecord(file: string): IntentRecord | "unparsable" | undefined {
+  const text = readLogText(file);
+  if (text === "absent" || text === "unreadable") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    // `null` or a number parses, and is no record either (its fields were read, and threw).
+    return typeof parsed === "object" && parsed !== null ? (parsed as IntentRecord) : "unparsable";
+  } catch {
+    return "unparsable";
+  }
+}
+
 async function recoverLocked(scope: FileScope, directory: string, isDead: DeadOwnerJudge): Promise<number> {
   const names = await readdir(directory).catch(() => [] as string[]);
   let pending = 0;
@@ -465,10 +529,10 @@ async function recoverLocked(scope: FileScope, directory: string, isDead: DeadOw
       continue;
     }
     if (!name.endsWith(".json")) continue;
-    let record: IntentRecord;
-    try {
-      record = JSON.parse(await readFile(file, "utf8")) as IntentRecord;
-    } catch {
+    const record = readRecord(file);
+    // Gone (replayed by an earlier recovery), or not a log this package wrote: left as it is.
+    if (record === undefined) continue;
+    if (record === "unparsable") {
       // Cut short by a crash while the prepared record was written (no temporary file exists
       // yet), or already replayed and removed by an earlier recovery.
       const owner = ownerPidOfName(name);

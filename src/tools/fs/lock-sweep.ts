@@ -19,14 +19,18 @@
  * the budget: the rest of a huge directory is not even listed); what it removes leaves room for
  * the next process's sweep, so litter goes over a few process starts at a bounded cost each.
  *
- * What is judged dead (see `isSurelyDead`): a holder named `pid:start:namespace` of this pid
- * namespace whose pid runs no more or runs a process with another start time (a reused pid is
- * not its holder). A holder in another pid namespace (a container sharing `/tmp`) is never judged:
- * its state is kept. State written before the namespace was recorded (`pid:start`), or without a
- * start time, is judged only once {@link UNJUDGED_AGE_MS} old (nobody holds a lock or keeps a
- * change in flight for an hour). Every kind of state is also left alone until
- * {@link SWEEP_MIN_AGE_MS} old: a recent death is the on-demand path's to deal with, where someone
- * is waiting (and a test that inspects what a kill left is not raced).
+ * What is judged dead (see `isSurelyDead`, the one judge: a waiter that finds a lock held asks it
+ * too, through `judgeLockFile`): a holder named `pid:start:namespace` of this pid namespace whose
+ * pid runs no more or runs a process with another start time (a reused pid is not its holder). A
+ * holder in another pid namespace (a container sharing `/tmp`) is never judged: its state is kept.
+ * State whose namespace cannot be told is judged only once {@link UNJUDGED_AGE_MS} old (nobody
+ * holds a lock or keeps a change in flight for an hour) and its pid dead here: written before the
+ * namespace was recorded (`pid:start`), without a start time (`pid:?`), and the leftovers that name
+ * their owner by the pid in their file name only (below). Where this process cannot read its own
+ * namespace (no `/proc`: macOS, whose pids are global) such state is judged by pid as before.
+ * Every kind of state is also left alone until {@link SWEEP_MIN_AGE_MS} old: a recent death is the
+ * on-demand path's to deal with, where someone is waiting (and a test that inspects what a kill
+ * left is not raced).
  *
  * In what order, and how:
  * 1. Intent directories. A log of a dead owner is never just deleted: it may describe a committed
@@ -43,6 +47,16 @@
  *    keeping them for ever is what piled up 21,000 directories). A root that cannot be looked at
  *    (permissions, I/O) keeps the log. An empty intent directory is removed once
  *    {@link SWEEP_MIN_AGE_MS} old (`IntentLog.prepare` makes it again if a writer raced the removal).
+ *    Leftovers (`leftoverOwner`): a log that does not parse (cut short by a crash while its
+ *    prepared record was written, before any temporary file existed) and a `.next` file (a kept
+ *    or replacing log whose rename a crash prevented: the log is still whole) hold nothing a replay
+ *    needs, and name their owner by the pid in their name only. A recovery removes them once that
+ *    owner is dead; where none runs (no parsed log of a dead owner names the workspace) the sweep
+ *    removes them under the workspace's recovery lock, on the same judgement (an hour old, the pid
+ *    dead here). Kept for ever before: growth without bound for what is surely nobody's, where the
+ *    rule that protects a live holder (an hour without a write, which no change in flight or log
+ *    being written goes without) already holds for an older version's state. A log that is not a
+ *    regular file (a named pipe, a link, over 64 MiB) is nothing this package wrote and is left.
  * 2. Lock files (`*.lock`, regular files only, read without following links and without blocking:
  *    a FIFO in a lock's place is skipped). A dead holder's lock is removed under its break lock,
  *    the way a waiter breaks it (see `breakDeadLockSync`), and the break is counted, so this
@@ -58,20 +72,38 @@ import { lstatSync, mkdirSync, opendirSync, realpathSync, rmdirSync, unlinkSync,
 import path from "node:path";
 import { readSmallFileText } from "../sandbox/small-file-text.js";
 import { createConfinedFileScope } from "./confined-file-scope.js";
-import { breakDeadLockSync, lockDirectory } from "./cross-process-lock.js";
-import { type DeadOwnerJudge, intentDirectory, intentsRoot, recoverDeadLogs } from "./intent-log.js";
-import { isSurelyDead } from "./process-identity.js";
+import { breakDeadLockSync, judgeLockFile, type LockJudgement, lockDirectory } from "./cross-process-lock.js";
+import {
+  type DeadOwnerJudge,
+  intentDirectory,
+  intentsRoot,
+  leftoverOwner,
+  MAX_LOG_BYTES,
+  recoverDeadLogs,
+  removeDeadLeftovers,
+} from "./intent-log.js";
+import { isSurelyDead, UNJUDGED_AGE_MS } from "./process-identity.js";
+
+export { UNJUDGED_AGE_MS };
 
 /** State younger than this (by mtime) is never swept: the on-demand path handles recent deaths. */
 export const SWEEP_MIN_AGE_MS = 10 * 60_000;
-/** State whose holder's namespace cannot be told (see `isSurelyDead`) is judged only this old. */
-export const UNJUDGED_AGE_MS = 60 * 60_000;
 /** A dead owner's log of a workspace that no longer exists is kept this long, then removed. */
 export const WORKSPACE_GONE_KEEP_MS = 7 * 24 * 60 * 60_000;
 /** Entries of the lock directory one sweep examines at most. */
 export const MAX_LOCK_ENTRIES = 2000;
 /** Intent directories one sweep examines at most. */
 export const MAX_INTENT_DIRECTORIES = 1000;
+/**
+ * The bounds sweeps use: {@link MAX_LOCK_ENTRIES} lock-directory entries and
+ * {@link MAX_INTENT_DIRECTORIES} intent directories. Internal (the package does not export it): a
+ * test lowers them to prove the bound on a directory a few times larger than it, not one of
+ * thousands of entries, and puts them back.
+ */
+export const sweepBounds: { lockEntries: number; intentDirectories: number } = {
+  lockEntries: MAX_LOCK_ENTRIES,
+  intentDirectories: MAX_INTENT_DIRECTORIES,
+};
 /** Entries read from a directory handle at once (each then handled on its own clock check). */
 export const SLICE_ENTRIES = 128;
 /**
@@ -82,8 +114,8 @@ export const SLICE_ENTRIES = 128;
 export const SLICE_MS = 4;
 /** The pause between two slices (ms): the sweep takes at most about a third of the loop's time. */
 export const SLICE_PAUSE_MS = 8;
-/** A lock file or log larger than this is not read (not one this package wrote whole). */
-const MAX_READ_BYTES = 64 * 1024 * 1024;
+/** The sweep's judgement of a lock (see `judgeLockFile`): nothing younger than {@link SWEEP_MIN_AGE_MS}. */
+const SWEEP_JUDGEMENT: LockJudgement = { minAgeMs: SWEEP_MIN_AGE_MS, emptyAfterMs: SWEEP_MIN_AGE_MS };
 
 /** What one sweep did. */
 export interface SweepReport {
@@ -103,6 +135,8 @@ export interface SweepReport {
   logsKept: number;
   /** Logs of dead owners removed because their workspace is gone for {@link WORKSPACE_GONE_KEEP_MS}. */
   logsOfGoneWorkspacesRemoved: number;
+  /** Unparsable logs and `.next` files of dead owners removed (see `removeDeadLeftovers`). */
+  leftoversRemoved: number;
   /** Entries skipped because they could not be read or removed (not regular files, refused). */
   skipped: number;
   /** Slices run (turns of the event loop used). */
@@ -124,6 +158,7 @@ const emptyReport = (): SweepReport => ({
   intentDirectoriesRecovered: 0,
   logsKept: 0,
   logsOfGoneWorkspacesRemoved: 0,
+  leftoversRemoved: 0,
   skipped: 0,
   slices: 0,
 });
@@ -249,7 +284,7 @@ async function walkSliced(
 }
 
 /** The text of regular file `file` (no link followed, never blocking on a FIFO), or undefined. */
-const readRegular = (file: string): string | undefined => readSmallFileText(file, MAX_READ_BYTES);
+const readRegular = (file: string): string | undefined => readSmallFileText(file, MAX_LOG_BYTES);
 
 /** Milliseconds since `file` was last written, or undefined when it cannot be looked at. */
 function ageOf(file: string, now: number): number | undefined {
@@ -273,7 +308,7 @@ function sweepJudge(now: number): DeadOwnerJudge {
 
 async function sweepIntents(root: string, now: number, report: SweepReport): Promise<void> {
   const judge = sweepJudge(now);
-  await walkSliced(root, MAX_INTENT_DIRECTORIES, report, async (name) => {
+  await walkSliced(root, sweepBounds.intentDirectories, report, async (name) => {
     if (!/^[0-9a-f]{32}$/.test(name)) return true;
     report.intentDirectoriesExamined++;
     const directory = path.join(root, name);
@@ -286,8 +321,17 @@ async function sweepIntents(root: string, now: number, report: SweepReport): Pro
     }
     if (names === undefined) return true;
     const dead = deadLogs(directory, names, now, judge);
-    if (dead.length === 0) return true;
-    return settleDeadLogs(directory, dead, now, judge, report);
+    if (dead.length > 0 && !(await settleDeadLogs(directory, dead, now, judge, report))) return false;
+    // Unparsable logs and `.next` files: a recovery above removed those of dead owners; where none
+    // ran (no parsed log of a dead owner names the workspace), they are removed here on the same
+    // judgement, or they would stay for ever (see the module's comment).
+    if (!names.some((log) => isDeadLeftover(directory, log, judge))) return true;
+    try {
+      report.leftoversRemoved += await removeDeadLeftovers(directory, judge);
+    } catch {
+      report.skipped++;
+    }
+    return true;
   });
 }
 
@@ -311,6 +355,12 @@ function listOrRemoveEmpty(directory: string, now: number, report: SweepReport):
     report.intentDirectoriesRemoved++;
   }
   return undefined;
+}
+
+/** Whether `name` in `directory` is a leftover (see `leftoverOwner`) of an owner `judge` says is dead. */
+function isDeadLeftover(directory: string, name: string, judge: DeadOwnerJudge): boolean {
+  const owner = leftoverOwner(directory, name);
+  return owner !== undefined && judge(owner, path.join(directory, name));
 }
 
 interface DeadLog {
@@ -398,7 +448,7 @@ function removeLogsOfGoneWorkspace(dead: readonly DeadLog[], report: SweepReport
 }
 
 async function sweepLocks(directory: string, now: number, report: SweepReport): Promise<void> {
-  await walkSliced(directory, MAX_LOCK_ENTRIES, report, (name) => {
+  await walkSliced(directory, sweepBounds.lockEntries, report, (name) => {
     const file = path.join(directory, name);
     if (name.endsWith(".lock.break")) {
       const age = ageOf(file, now);
@@ -414,19 +464,16 @@ async function sweepLocks(directory: string, now: number, report: SweepReport): 
     }
     if (!name.endsWith(".lock")) return true;
     report.locksExamined++;
-    // The age first: a recent lock (most of a busy directory) costs one lstat, not a read.
-    const age = ageOf(file, now);
-    if (age === undefined || age < SWEEP_MIN_AGE_MS) return true;
-    const holder = readRegular(file);
-    if (holder === undefined) {
+    // The one judgement of a lock, a waiter's too (an empty lock: its creator was killed between
+    // creating and writing it), with the sweep's minimum age.
+    const look = judgeLockFile(file, SWEEP_JUDGEMENT, now);
+    if (look.state === "unreadable") {
       report.skipped++;
       return true;
     }
-    const owner = holder.split("\n")[0] ?? "";
-    // An empty lock: its creator was killed between creating and writing it (breakIfStale's rule).
-    if (owner !== "" && !isSurelyDead(owner, age, UNJUDGED_AGE_MS)) return true;
+    if (look.state !== "dead") return true;
     try {
-      if (breakDeadLockSync(file, holder, readRegular)) report.locksRemoved++;
+      if (breakDeadLockSync(file, look.holder)) report.locksRemoved++;
     } catch (error) {
       report.skipped++;
       return !refusesChanges(error);

@@ -68,7 +68,12 @@ export function isProcessAlive(owner: string): boolean {
  * - `pid:start` (written before namespaces were recorded) or `pid:?` (no start time): the
  *   namespace cannot be told, so only once `ageMs` (how long ago the state was last written) is
  *   at least `unjudgedAgeMs` and the pid is dead here: no lock is held, no change in flight, for
- *   that long.
+ *   that long. Except where this process cannot read its own namespace either (no `/proc`:
+ *   macOS, whose pids are global, where every holder writes `pid:?`): there it is judged by pid
+ *   as it always was, or a killed process's locks would stay for `unjudgedAgeMs`.
+ *
+ * The one judge of a holder: the sweep (`lock-sweep.ts`) and a waiter that finds a lock held
+ * (`cross-process-lock.ts`, `judgeLockFile`) both ask it, with the same `unjudgedAgeMs`.
  */
 export function isSurelyDead(owner: string, ageMs: number, unjudgedAgeMs: number): boolean {
   const [pidText, start, namespace, extra] = owner.split(":");
@@ -77,5 +82,13 @@ export function isSurelyDead(owner: string, ageMs: number, unjudgedAgeMs: number
     if (OWN_PID_NAMESPACE === undefined || namespace !== OWN_PID_NAMESPACE || !/^\d+$/.test(start ?? "")) return false;
     return !isProcessAlive(owner);
   }
+  if (OWN_PID_NAMESPACE === undefined) return !isProcessAlive(owner);
   return ageMs >= unjudgedAgeMs && !isProcessAlive(owner);
 }
+
+/**
+ * State whose holder's namespace cannot be told (see {@link isSurelyDead}) is judged only this
+ * old (ms): a lock is held for one call's write, a change is in flight for one call; an hour is
+ * neither, so what is that old and names a pid dead here is a crash's leftover.
+ */
+export const UNJUDGED_AGE_MS = 60 * 60_000;
