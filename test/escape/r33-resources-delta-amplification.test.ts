@@ -7,7 +7,10 @@
  * abort until it ends (on the old code: 300 links took 15.8 s of CPU; a 1 s abort timer fired at
  * 16.6 s with 60 links). Held when the read is refused `too_large` having built at most the bound
  * (`MAX_CHAIN_BYTES`, 2 GiB), its CPU within 3x of the control's. Control: a chain of the same shape
- * that builds 1.5 GiB (24 links) is read, and git gives the same file from the same pack.
+ * that builds 1.5 GiB (24 links) is read, and git gives the same file from the same pack. Second
+ * attempt: the chain split over four packs of 24 links (1.5 GiB each, under the bound alone), each
+ * pack's first link a ref delta whose base is the previous pack's last object, read nested through
+ * the store: the bound counts the nested reads with their caller's (per chain, 6 GiB were built).
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -23,6 +26,7 @@ import {
   type HostileEntry,
   insert,
   OFS_DELTA,
+  REF_DELTA,
   writeHostilePack,
   zlibBomb,
 } from "../git/support/hostile-pack.js";
@@ -80,6 +84,57 @@ function repository(links: number): string {
   return fixture.directory;
 }
 
+/**
+ * The chain split over `packs` packs of `links` links each: the first entry of every pack after the
+ * first is a ref delta whose base is the previous pack's last object, which the reader finds only
+ * through the store, one pack's read nested in the next one's.
+ */
+function splitRepository(packs: number, links: number): string {
+  const fixture = FixtureRepository.create("escape-r33-delta-split");
+  fixture.write("a.txt", "one\n").commit("first", { name: "a", email: "a@b" });
+  fixture.write("a.txt", TIP).commit("second", { name: "a", email: "a@b" });
+  const id = blobId(TIP);
+  rmSync(path.join(fixture.directory, ".git", "objects", id.slice(0, 2), id.slice(2)));
+  const objects = path.join(fixture.directory, ".git", "objects");
+  const linkOid = (pack: number, link: number) => `f${pack}${link.toString(16).padStart(38, "0")}`;
+  for (let pack = 0; pack < packs; pack++) {
+    const entries: HostileEntry[] =
+      pack === 0
+        ? [
+            {
+              oid: linkOid(0, 0),
+              kind: BLOB,
+              data: Buffer.alloc(0),
+              claimedSize: LINK_BYTES,
+              deflated: zlibBomb(Buffer.alloc(0), LINK_BYTES, 0),
+            },
+          ]
+        : [
+            {
+              oid: linkOid(pack, 0),
+              kind: REF_DELTA,
+              data: delta(LINK_BYTES, LINK_BYTES, copyAll(LINK_BYTES)),
+              baseOid: linkOid(pack - 1, links),
+            },
+          ];
+    for (let link = 1; link <= links; link++) {
+      entries.push({
+        oid: linkOid(pack, link),
+        kind: OFS_DELTA,
+        data: delta(LINK_BYTES, LINK_BYTES, copyAll(LINK_BYTES)),
+        base: link - 1,
+      });
+    }
+    if (pack === packs - 1) {
+      const body: number[] = [];
+      for (let at = 0; at < TIP.length; at += 100) body.push(...insert(TIP.slice(at, at + 100)));
+      entries.push({ oid: id, kind: OFS_DELTA, data: delta(LINK_BYTES, TIP.length, body), base: links });
+    }
+    writeHostilePack(objects, entries);
+  }
+  return fixture.directory;
+}
+
 /** One blame call's result and this process's CPU (user + system, all threads) for it. */
 async function blame(directory: string): Promise<{ readonly code: string; readonly cpuMs: number }> {
   const cpu = process.cpuUsage();
@@ -93,7 +148,7 @@ describe.skipIf(gitCapability.missing)(
   () => {
     const directories: string[] = [];
     beforeAll(() => {
-      directories.push(repository(24), repository(160));
+      directories.push(repository(24), repository(160), splitRepository(4, 23));
     });
     afterAll(() => {
       for (const directory of directories) removeDirectory(directory);
@@ -112,6 +167,24 @@ describe.skipIf(gitCapability.missing)(
         const attack = await blame(hostile);
         expect(attack.code).toBe("too_large");
         // The refusal comes once the bound is built: 2 GiB against the control's 1.5 GiB, not 10 GiB.
+        expect(
+          attack.cpuMs,
+          `attack ${Math.round(attack.cpuMs)} ms, control ${Math.round(control.cpuMs)} ms of CPU`,
+        ).toBeLessThan(3 * control.cpuMs);
+      },
+      600_000,
+    );
+
+    escapeAttempt(
+      "resources",
+      "the chain split over four packs, each pack's 23 links under the bound and its base a ref delta into the previous pack (6 GiB in all)",
+      async () => {
+        const [honest, , split] = directories as [string, string, string];
+        const control = await blame(honest);
+        expect(control.code).toBe("ok");
+        const attack = await blame(split);
+        // Each pack's chain alone builds 1.5 GiB, under the bound: the nested reads count together.
+        expect(attack.code).toBe("too_large");
         expect(
           attack.cpuMs,
           `attack ${Math.round(attack.cpuMs)} ms, control ${Math.round(control.cpuMs)} ms of CPU`,
