@@ -5,7 +5,7 @@ import { applyDelta, deltaTargetSize } from "./apply-delta.js";
 import type { FilePool } from "./file-pool.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
 import type { Inflater } from "./inflater.js";
-import { checkClaimedSize, corruptObject, MAX_CHAIN_BYTES } from "./object-limits.js";
+import { checkClaimedSize, corruptObject, MAX_CHAIN_BYTES, MAX_OBJECT_BYTES } from "./object-limits.js";
 import type { PackIndex, PackIndexFile } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
@@ -43,6 +43,8 @@ let chainBytes = 0;
 
 /** Counts a link of `bytes` against {@link MAX_CHAIN_BYTES} before it is built. */
 function spendOnChain(bytes: number, offset: number, pack: string): void {
+  // One object past MAX_OBJECT_BYTES is applyDelta's to refuse, naming the size it claims.
+  if (bytes > MAX_OBJECT_BYTES) return;
   chainBytes += bytes;
   if (chainBytes > MAX_CHAIN_BYTES) {
     throw new CatalogError(
