@@ -177,7 +177,7 @@ describe.skipIf(gitCapability.missing)(
 
     escapeAttempt(
       "resources",
-      "the chain split over four packs, each pack's 23 links under the bound and its base a ref delta into the previous pack (6 GiB in all)",
+      "the chain split over four packs, each pack's 24 links under the bound, the first a ref delta into the previous pack (6 GiB in all)",
       async () => {
         const [honest, , split] = directories as [string, string, string];
         const control = await blame(honest);
