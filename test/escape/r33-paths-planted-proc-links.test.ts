@@ -70,7 +70,10 @@ describe.skipIf(bubblewrap.missing)(
         }
         // Control: the same links, followed by an unrestricted run, reach the file.
         const open = attackRun(ground.workspace, "unrestricted");
-        expect(outcome(await open.call("grep", { pattern: PATTERN, path: "self-root" }))).toContain(SECRET);
+        // (ripgrep named: the JavaScript engine, which "auto" picks when the run's processes are busy,
+        // does not search a link given as its path even unrestricted.)
+        const openGrep = attackRun(ground.workspace, "unrestricted", { grep: { engine: "ripgrep" } });
+        expect(outcome(await openGrep.call("grep", { pattern: PATTERN, path: "self-root" }))).toContain(SECRET);
         for (const name of ["self-root", "thread-root", "pid-root", "self-cwd"]) {
           expect(outcome(await open.call("read", { path: name })), name).toContain(SECRET);
         }
