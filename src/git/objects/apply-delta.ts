@@ -56,6 +56,13 @@ function readCopy(delta: Uint8Array, op: number): number {
   return size === 0 ? 0x10000 : size;
 }
 
+/** The size of the object a delta builds (its header's second number), without building it. */
+export function deltaTargetSize(delta: Uint8Array, length = delta.length): number {
+  cursor = 0;
+  readSize(delta, length);
+  return readSize(delta, length);
+}
+
 /**
  * Rebuilds an object from its delta base and a git delta (a header with both sizes, then copy
  * and insert instructions), as `git` writes them in packs; the delta is the first `length`

@@ -20,6 +20,17 @@ export function maxInflatedBytes(compressedBytes: number): number {
 }
 
 /**
+ * The most bytes the delta chains of one object read may build, links of bases read nested
+ * (another pack's, for a ref delta) counted with their caller's. Each link is bounded by
+ * {@link MAX_OBJECT_BYTES}, but a copy instruction costs a few bytes and copies up to 16 MiB of its
+ * base, so without this a chain of small deltas that each copy a whole large base (a 64 KiB zlib
+ * bomb of 64 MiB) rebuilds it at every link: 160 links, 70 KiB of pack, built 10 GiB for a
+ * 205-byte file, synchronously on the host's thread, where the call's abort cannot stop it.
+ * Twice the largest object: git's default chains (`pack.depth` 50) of a file up to 40 MiB pass.
+ */
+export const MAX_CHAIN_BYTES = 2 * MAX_OBJECT_BYTES;
+
+/**
  * Delta bases reached through other packs or loose objects (a ref delta whose base is not in its
  * own pack) nest one object read in another; past this depth the chain is refused. Git itself
  * looks a ref delta's base up in the same pack only, and `git repack --depth` stops at 4095.

@@ -1,11 +1,11 @@
 import { basename } from "node:path";
 import { CatalogError } from "../../errors/catalog-error.js";
 import type { LruCache } from "../lru-cache.js";
-import { applyDelta } from "./apply-delta.js";
+import { applyDelta, deltaTargetSize } from "./apply-delta.js";
 import type { FilePool } from "./file-pool.js";
 import type { GitObject, GitObjectType } from "./git-object.js";
 import type { Inflater } from "./inflater.js";
-import { checkClaimedSize, corruptObject } from "./object-limits.js";
+import { checkClaimedSize, corruptObject, MAX_CHAIN_BYTES, MAX_OBJECT_BYTES } from "./object-limits.js";
 import type { PackIndex, PackIndexFile } from "./pack-index.js";
 
 const BASE_TYPES: readonly (GitObjectType | undefined)[] = [undefined, "commit", "tree", "blob", "tag"];
@@ -32,6 +32,27 @@ const WINDOW_BYTES = 256 * 1024;
  * reused ones, 16-31 ms), while a pack's bytes stay in the page cache between reads.
  */
 const KEPT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * How many {@link PackFile.readChain} calls are running, one inside the other (a ref delta's base in
+ * another pack is read nested), and the bytes their links have built: module state, as reads are
+ * synchronous and a nested read runs inside its caller's. See {@link MAX_CHAIN_BYTES}.
+ */
+let chainDepth = 0;
+let chainBytes = 0;
+
+/** Counts a link of `bytes` against {@link MAX_CHAIN_BYTES} before it is built. */
+function spendOnChain(bytes: number, offset: number, pack: string): void {
+  // One object past MAX_OBJECT_BYTES is applyDelta's to refuse, naming the size it claims.
+  if (bytes > MAX_OBJECT_BYTES) return;
+  chainBytes += bytes;
+  if (chainBytes > MAX_CHAIN_BYTES) {
+    throw new CatalogError(
+      "too_large",
+      `The delta chain of the object at ${offset} in pack ${pack} builds more than ${MAX_CHAIN_BYTES} bytes; the git tools build at most that much for one object.`,
+    );
+  }
+}
 
 /**
  * Whole objects up to this size are inflated into a pack's reused scratch by
@@ -299,7 +320,10 @@ export class PackFile {
     if (type !== undefined) return { type, content: this.inflate(entry) };
     const base = entry.baseOffset === undefined ? undefined : this.bases.get(entry.baseOffset);
     if (base === undefined) return this.readChain(offset);
-    const object = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
+    const delta = this.inflateDelta(entry);
+    // One link alone is bounded by applyDelta; inside a chain (a nested base read) it counts there.
+    if (chainDepth > 0) spendOnChain(deltaTargetSize(delta, entry.size), offset, this.name);
+    const object = { type: base.type, content: applyDelta(base.content, delta, entry.size) };
     this.bases.set(offset, object);
     return object;
   }
@@ -370,6 +394,16 @@ export class PackFile {
 
   /** {@link readAt} of a delta whose base is not at hand: the chain down to a base, then back up. */
   private readChain(offset: number): GitObject {
+    if (chainDepth++ === 0) chainBytes = 0;
+    try {
+      return this.buildChain(offset);
+    } finally {
+      chainDepth--;
+    }
+  }
+
+  /** {@link readChain}'s work, every link counted against {@link MAX_CHAIN_BYTES} before it is built. */
+  private buildChain(offset: number): GitObject {
     const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
     let base: GitObject | undefined;
     let at = offset;
@@ -403,7 +437,9 @@ export class PackFile {
     }
     for (let link = chain.length - 1; link >= 0; link--) {
       const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
-      base = { type: base.type, content: applyDelta(base.content, this.inflateDelta(entry), entry.size) };
+      const delta = this.inflateDelta(entry);
+      spendOnChain(deltaTargetSize(delta, entry.size), offset, this.name);
+      base = { type: base.type, content: applyDelta(base.content, delta, entry.size) };
       this.bases.set(linkOffset, base);
     }
     return base;
