@@ -61,7 +61,11 @@ interface DirectoryOpens {
  * the thread pool) and `fs.promises.open` (a single directory's walk). Opens outside the workspace
  * are not walks of the patch's directories (the intent log flushing its own state directory).
  */
-async function directoryOpensOf(approval: "none" | "destructive", load: Load): Promise<DirectoryOpens> {
+async function directoryOpensOf(
+  approval: "none" | "destructive",
+  load: Load | "slow looks",
+  change: string = patch,
+): Promise<DirectoryOpens> {
   const approvals = new InMemoryApprovalBroker();
   approvals.events.on("approval.requested", (request) => void approvals.approve(request.id));
   const run = createRegistry({ approvals, tools: createFileTools() }).createRun({
@@ -92,12 +96,13 @@ async function directoryOpensOf(approval: "none" | "destructive", load: Load): P
     return openPromise(file, flags, mode);
   });
   syncBuiltinESMExports();
-  pacingClockOf(load);
-  const result = await run.call("apply_patch", { patch });
+  if (load === "slow looks") slowLooksClock();
+  else pacingClockOf(load);
+  const result = await run.call("apply_patch", { patch: change });
   vi.restoreAllMocks();
   syncBuiltinESMExports();
   expect(result.ok ? "ok" : result.error.message).toBe("ok");
-  expect(await readFile(path.join(workspace, "d7", "f.txt"), "utf8")).toBe("LINE 7\n");
+  if (change === patch) expect(await readFile(path.join(workspace, "d7", "f.txt"), "utf8")).toBe("LINE 7\n");
   // The loaded clock must have sent the walks to the thread pool, or its case counts nothing new.
   if (load === "loaded") expect(opens.threadPool).toBeGreaterThan(0);
   return opens;
@@ -115,5 +120,46 @@ describe.each<Load>(["as it is", "loaded"])("apply_patch walks the patch's direc
 
   it("control: when approval is asked, the preflight walks before it (refusals come before the question)", async () => {
     expect(total(await directoryOpensOf("destructive", load))).toBeGreaterThanOrEqual(2 * DIRECTORIES);
+  });
+});
+
+/**
+ * The pacer's clock for a machine whose directory opens are fast but whose looks at git state are
+ * slow: 10 us between two readings, and 20 ms more for every look at a directory's `.git` entry
+ * (the walk's visitor, `gitFileTargets`, made where a path below names git state, `config`, after
+ * its look at the directory's HEAD through the thread pool).
+ */
+function slowLooksClock(): void {
+  let now = performance.now();
+  vi.spyOn(performance, "now").mockImplementation(() => (now += 0.01));
+  const { lstatSync } = fs;
+  vi.spyOn(fs, "lstatSync").mockImplementation(((...args: Parameters<typeof lstatSync>) => {
+    if (String(args[0]).endsWith("/.git")) now += 20;
+    return Reflect.apply(lstatSync, fs, args);
+  }) as typeof lstatSync);
+  syncBuiltinESMExports();
+}
+
+/** One hunk in each directory's `config` (an ordinary file: no directory here is a git directory). */
+const configPatch = Array.from(
+  { length: DIRECTORIES },
+  (_, index) => `--- a/d${index}/config\n+++ b/d${index}/config\n@@ -1 +1 @@\n-line ${index}\n+LINE ${index}\n`,
+).join("");
+
+describe("apply_patch's walks and the HEAD looks on their way", () => {
+  beforeEach(async () => {
+    for (let index = 0; index < DIRECTORIES; index++)
+      await writeFile(path.join(workspace, `d${index}`, "config"), `line ${index}\n`);
+  });
+
+  it("a slow look at git state on the walk's way is not taken for slow opens: every open stays synchronous", async () => {
+    // Paths naming `config` have every directory on their way looked at (a HEAD through the
+    // thread pool, a `.git` entry). The walk's pacer once counted those looks as the opens' time:
+    // the first slow one turned every later open of the walk into a thread-pool round trip (551
+    // of the 557 opens of the 509-file bench patch).
+    const opens = await directoryOpensOf("none", "slow looks", configPatch);
+    expect(await readFile(path.join(workspace, "d7", "config"), "utf8")).toBe("LINE 7\n");
+    expect(opens.synchronous).toBeGreaterThanOrEqual(DIRECTORIES);
+    expect(opens.threadPool).toBe(0);
   });
 });

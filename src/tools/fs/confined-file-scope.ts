@@ -7,18 +7,27 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { isInsideDirectory, realWorkspaceRoot } from "../sandbox/workspace-root.js";
 import type { FileScope, OpenParentOptions, ParentEntry } from "./file-scope.js";
 import {
+  foldGitName,
   gitFileTargets,
   gitStateRefused,
   hasGitHead,
   isHeadName,
   protectedBelowSomeDirectory,
+  protectedFoldedBelowSomeDirectory,
   protectedInGitDirectory,
+  touchesFoldedGitState,
   touchesGitState,
 } from "./git-state-guard.js";
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { inSyncSlices } from "./sync-slices.js";
-import { LinkOnTheWay, openVerifiedDirectory, openVerifiedTree, stillWhereVerified } from "./verified-directory.js";
+import {
+  LinkOnTheWay,
+  openVerifiedDirectory,
+  openVerifiedTree,
+  stillWhereVerified,
+  type TreeVisitor,
+} from "./verified-directory.js";
 
 const MAX_LINK_RESOLUTIONS = 8;
 
@@ -39,18 +48,14 @@ export function createConfinedFileScope(workspace: string): FileScope {
 
   /** The components of `requested` below the real root, spelled lexically (no symlinks resolved). */
   async function lexicalSegments(rootReal: string, requested: string): Promise<string[]> {
-    const lexical = path.resolve(root, requested);
-    const base = isInsideDirectory(root, lexical) ? root : isInsideDirectory(rootReal, lexical) ? rootReal : undefined;
-    if (base === undefined) {
+    const segments = lexicalSegmentsInside(root, rootReal, requested);
+    if (segments === undefined) {
       await confinePath(root, requested, "write");
       throw new SandboxViolationError("path_outside_workspace", `Refused "${requested}": it is outside the workspace.`, {
         data: { path: requested },
       });
     }
-    return path
-      .relative(base, lexical)
-      .split(path.sep)
-      .filter((segment) => segment !== "");
+    return segments;
   }
 
   /** Resolves every symlink of `requested` (refused when it leads out) into real components. */
@@ -176,19 +181,21 @@ export function createConfinedFileScope(workspace: string): FileScope {
       await oneByOne(requests.map((_, index) => index));
       return results;
     }
-    const members: { index: number; segments: string[] }[] = [];
+    const members: BatchMember[] = [];
     const alone: number[] = [];
     // One kernel-path look per held directory for the whole batch, as a walk opens each directory
     // once for every path below it (a `readlink` per path made 383 of them for 307 directories).
     const whereVerified = new Map<string, boolean>();
     for (const [index, requested] of requests.entries()) {
-      const segments = await lexicalSegments(rootReal, requested).catch(() => undefined);
-      if (segments === undefined || segments.length === 0 || (mutate && touchesGitState(segments))) alone.push(index);
+      // A path outside the workspace (or the workspace itself) goes to `openParent` alone, which
+      // refuses it; each other path's components are folded once for the whole batch.
+      const member = batchMember(index, lexicalSegmentsInside(root, rootReal, requested));
+      if (member === undefined || (mutate && member.touchesGitState)) alone.push(index);
       else {
         const earlier = held[index];
-        if (earlier !== undefined && reusableHeld(earlier, rootReal, segments, follow, mutate, whereVerified))
+        if (earlier !== undefined && reusableHeld(earlier, rootReal, member, follow, mutate, whereVerified))
           results[index] = { ok: true, parent: { ...earlier, created: [], close: async () => undefined } };
-        else members.push({ index, segments });
+        else members.push(member);
       }
     }
     const headChecked = mutate ? headCheckedDirectories(members) : new Set<string>();
@@ -203,16 +210,8 @@ export function createConfinedFileScope(workspace: string): FileScope {
         checkInside: (real) => {
           if (!isInsideDirectory(rootReal, real)) throw unusual;
         },
-        ...(mutate
-          ? {
-              visit: async (at: (entry: string) => string, _depth: number, directoryPath: string, prefix: readonly string[]) => {
-                const key = prefix.join("/");
-                if (headChecked.has(key) && (await hasGitHead(at))) throw unusual;
-                if (!gitFilesLooked.has(key)) return;
-                const targets = await gitFileTargets(directoryPath, at);
-                if (targets.length > 0) pointedAt.set(key, targets);
-              },
-            }
+        ...(mutate && (headChecked.size > 0 || gitFilesLooked.size > 0)
+          ? { visit: gitLooks(headChecked, gitFilesLooked, pointedAt, unusual) }
           : {}),
       },
     );
@@ -260,6 +259,79 @@ export function createConfinedFileScope(workspace: string): FileScope {
 }
 
 /**
+ * The tree walk's visitor for a changing batch: at a directory of `headChecked` a git HEAD there
+ * throws `unusual` (the paths below go to `openParent` alone, which refuses them); at one of
+ * `gitFilesLooked` the git directories its `.git` file points at are put in `pointedAt`. Only those
+ * directories are looked at; elsewhere it answers at once (no promise), so the walk's pacer times
+ * the opens alone (see `TreeVisitor`).
+ */
+function gitLooks(
+  headChecked: ReadonlySet<string>,
+  gitFilesLooked: ReadonlySet<string>,
+  pointedAt: Map<string, string[]>,
+  unusual: Error,
+): TreeVisitor {
+  return (at, _depth, directoryPath, prefix) => {
+    const key = prefix.join("/");
+    const head = headChecked.has(key);
+    const files = gitFilesLooked.has(key);
+    if (!head && !files) return undefined;
+    return (async () => {
+      if (head && (await hasGitHead(at))) throw unusual;
+      if (!files) return;
+      const targets = await gitFileTargets(directoryPath, at);
+      if (targets.length > 0) pointedAt.set(key, targets);
+    })();
+  };
+}
+
+/** A path of an `openParents` batch: its lexical components and what the git-state checks need of them. */
+interface BatchMember {
+  readonly index: number;
+  readonly segments: string[];
+  /** {@link touchesGitState}: refused as a change (sent to `openParent` alone, which refuses it). */
+  readonly touchesGitState: boolean;
+  /** {@link protectedBelowSomeDirectory}: a git directory or `.git` file on the way could refuse it. */
+  readonly protectedBelow: boolean;
+  /** Some component names a HEAD. */
+  readonly headNamed: boolean;
+}
+
+/**
+ * The batch's view of one path: its components folded once ({@link foldGitName}) for the
+ * questions `touchesGitState` and `protectedBelowSomeDirectory` each folded them for (with
+ * `headCheckedDirectories`, `gitFileLooked` and `reusableHeld` asking again: five folds of every
+ * component per batch, two batches per `apply_patch`). Same answers, computed from the same names.
+ * `undefined` for no components (outside the workspace, or the workspace itself).
+ */
+function batchMember(index: number, segments: string[] | undefined): BatchMember | undefined {
+  if (segments === undefined || segments.length === 0) return undefined;
+  const lower = segments.map(foldGitName);
+  return {
+    index,
+    segments,
+    touchesGitState: touchesFoldedGitState(lower),
+    protectedBelow: protectedFoldedBelowSomeDirectory(lower),
+    headNamed: segments.some((segment) => isHeadName(segment)),
+  };
+}
+
+/**
+ * The components of `requested` below the real root, spelled lexically (no symlinks resolved), as
+ * `lexicalSegments` gives them, synchronously; `undefined` for a path outside the workspace (the
+ * caller leaves it to `openParent`, whose `lexicalSegments` refuses it with the exact error).
+ */
+function lexicalSegmentsInside(root: string, rootReal: string, requested: string): string[] | undefined {
+  const lexical = path.resolve(root, requested);
+  const base = isInsideDirectory(root, lexical) ? root : isInsideDirectory(rootReal, lexical) ? rootReal : undefined;
+  if (base === undefined) return undefined;
+  return path
+    .relative(base, lexical)
+    .split(path.sep)
+    .filter((segment) => segment !== "");
+}
+
+/**
  * True when `held`, a directory opened and verified earlier for the path `segments` (lexical, below
  * `rootReal`), can stand for the walk `openParents` would make now, under the caller's locks:
  *
@@ -280,13 +352,14 @@ export function createConfinedFileScope(workspace: string): FileScope {
 function reusableHeld(
   held: ParentEntry,
   rootReal: string,
-  segments: readonly string[],
+  member: BatchMember,
   follow: boolean,
   mutate: boolean,
   looked: Map<string, boolean>,
 ): boolean {
+  const { segments } = member;
   if (held.name !== segments.at(-1) || held.realPath !== path.join(rootReal, ...segments.slice(0, -1))) return false;
-  if (mutate && headCheckedDirectories([{ segments }]).size > 0) return false;
+  if (mutate && headCheckedDirectories([member]).size > 0) return false;
   const key = `${held.at(".")}\0${held.realPath}`;
   let where = looked.get(key);
   if (where === undefined) {
@@ -309,11 +382,11 @@ function reusableHeld(
  * Directories where a path below would name git state if the directory were a git directory (its
  * HEAD is git's): there, as in `openParent`, the HEAD is looked at. Keys: segments joined by "/".
  */
-function headCheckedDirectories(members: readonly { segments: readonly string[] }[]): Set<string> {
+function headCheckedDirectories(members: readonly BatchMember[]): Set<string> {
   const checked = new Set<string>();
-  for (const { segments } of members) {
-    // Most paths name no git state below any depth and no HEAD: one pass says so (see `protectedBelowSomeDirectory`).
-    if (!protectedBelowSomeDirectory(segments) && !segments.some((segment) => isHeadName(segment))) continue;
+  for (const { segments, protectedBelow, headNamed } of members) {
+    // Most paths name no git state below any depth and no HEAD: one pass said so (see `batchMember`).
+    if (!protectedBelow && !headNamed) continue;
     for (let depth = 0; depth < segments.length; depth++) {
       const inside = segments.slice(depth);
       if (isHeadName(inside[0]) || protectedInGitDirectory(inside)) checked.add(segments.slice(0, depth).join("/"));
@@ -334,10 +407,10 @@ function headCheckedDirectories(members: readonly { segments: readonly string[] 
  * directory on its way looked at by every walk, as before, so a `.git` made between two walks of
  * one call is seen by the next walk: nothing is remembered from one walk to the next.
  */
-function gitFileLooked(members: readonly { segments: readonly string[] }[]): Set<string> {
+function gitFileLooked(members: readonly BatchMember[]): Set<string> {
   const looked = new Set<string>();
-  for (const { segments } of members) {
-    if (!protectedBelowSomeDirectory(segments)) continue;
+  for (const { segments, protectedBelow } of members) {
+    if (!protectedBelow) continue;
     for (let depth = 0; depth < segments.length; depth++) looked.add(segments.slice(0, depth).join("/"));
   }
   return looked;
@@ -345,6 +418,8 @@ function gitFileLooked(members: readonly { segments: readonly string[] }[]): Set
 
 /** True when a git directory that a `.git` file on the path's way points at holds the path as git state. */
 function pointedAtRefuses(rootReal: string, segments: readonly string[], pointedAt: ReadonlyMap<string, string[]>): boolean {
+  // No `.git` file on any path's way (the usual batch): nothing to refuse, no prefix to build.
+  if (pointedAt.size === 0) return false;
   const target = path.join(rootReal, ...segments);
   const gitDirectories = segments.slice(0, -1).flatMap((_, depth) => pointedAt.get(segments.slice(0, depth + 1).join("/")) ?? []);
   gitDirectories.push(...(pointedAt.get("") ?? []));

@@ -45,7 +45,14 @@ function isSequencerState(segment: string): boolean {
  * submodules.
  */
 export function touchesGitState(segments: readonly string[]): boolean {
-  const lower = segments.map(foldGitName);
+  return touchesFoldedGitState(segments.map(foldGitName));
+}
+
+/**
+ * {@link touchesGitState} of components already folded ({@link foldGitName} of each): a batch
+ * that asks several questions of one path folds its components once.
+ */
+export function touchesFoldedGitState(lower: readonly string[]): boolean {
   const gitIndex = lower.indexOf(".git");
   if (gitIndex === -1) return false;
   if (gitIndex === lower.length - 1) return true;
@@ -74,7 +81,11 @@ export function protectedInGitDirectory(inside: readonly string[]): boolean {
  * follows, sequencer state, `objects/info`), not one `protectedInGitDirectory` per depth.
  */
 export function protectedBelowSomeDirectory(segments: readonly string[]): boolean {
-  const lower = segments.map(foldGitName);
+  return protectedFoldedBelowSomeDirectory(segments.map(foldGitName));
+}
+
+/** {@link protectedBelowSomeDirectory} of components already folded ({@link foldGitName} of each). */
+export function protectedFoldedBelowSomeDirectory(lower: readonly string[]): boolean {
   return lower.some(
     (segment, index) =>
       PROTECTED_IN_GIT_DIRECTORY.has(segment) ||
