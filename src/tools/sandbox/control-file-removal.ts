@@ -15,6 +15,7 @@ import {
 import type { IndexBudget } from "./git-index-gitlinks.js";
 import { foldGitName } from "./git-names.js";
 import { GIT_SEQUENCER_DIRECTORIES, gitDirectoryLookAlike } from "./git-protection.js";
+import type { GitlinkHolder } from "./gitlink-quarantine.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
@@ -50,12 +51,12 @@ export interface HeldControlFiles {
    */
   removeCreated(movedThisExit?: ReadonlySet<string>): AfterCommandRepairs;
   /**
-   * True when the `.git` in `holder` (a gitlink's directory) leads host git to nothing the
+   * True when the `.git` in `holder` (a gitlink's directory; `holder.dotGit`: the spelling judged) leads host git to nothing the
    * command could have planted for it to run (see `inertGitlinkRepository`), judged through the
    * workspace root and the git directories held since spawn, its index read within `budget`.
    * False where no root is held (not Linux).
    */
-  inertGitlinkRepository(holder: { readonly descriptor: number; readonly shown: string }, budget: IndexBudget): boolean;
+  inertGitlinkRepository(holder: GitlinkHolder, budget: IndexBudget): boolean;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
 }
