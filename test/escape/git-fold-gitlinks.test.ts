@@ -84,7 +84,7 @@ describe.skipIf(git.missing)(git.label("the gitlink quarantine judges every spel
     const spellings = [".GIT", ".git.", "git~1", ".G\u200cit"];
     const root = workspaceWith(["lib", ...spellings.map((_, index) => `lib${index}`), "plain"]);
     gitDirectory(path.join(root, "lib", ".git"), FSMONITOR);
-    spellings.forEach((name, index) => gitDirectory(path.join(root, `lib${index}`, name), FSMONITOR));
+    for (const [index, name] of spellings.entries()) gitDirectory(path.join(root, `lib${index}`, name), FSMONITOR);
     // Positive control: an ordinary name at a gitlink is no repository host git enters.
     gitDirectory(path.join(root, "plain", "notes.TXT"), FSMONITOR);
     const moved = quarantineGitlinkRepositories(root, [{ root, gitDirectory: path.join(root, ".git") }], new Map());
