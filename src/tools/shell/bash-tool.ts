@@ -8,7 +8,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
-import { isDotGitName } from "../sandbox/git-names.js";
+import { isDotGitName, isGitNameSpelling } from "../sandbox/git-names.js";
 import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
@@ -245,6 +245,12 @@ function quarantineNote(state: QuarantinedState, root: string): string {
       `(GIT_INDEX_FILE=${shellQuote(to)} git ls-files -s | grep ^160000) first, ${restore}`
     );
   }
+  if (isGitNameSpelling(name, "info") && isGitNameSpelling(path.basename(path.dirname(state.from)), "objects"))
+    return (
+      `[moved aside an objects/info that was not there when the command started: ${from} -> ${to} ` +
+      "(host git reads another object store from its alternates: on a case-folding file system also under a look-alike such as OBJECTS/info; nothing was deleted). " +
+      `Review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
   const lookAlike = gitDirectoryLookAlike(name);
   if (lookAlike !== undefined)
     return (
