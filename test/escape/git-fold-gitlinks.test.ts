@@ -29,7 +29,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexBudget } from "../../src/tools/sandbox/git-index-gitlinks.js";
-import { type GitlinkHolder, quarantineGitlinkRepositories } from "../../src/tools/sandbox/gitlink-quarantine.js";
+import {
+  GITLINK_LISTING_LIMIT,
+  type GitlinkHolder,
+  quarantineGitlinkRepositories,
+} from "../../src/tools/sandbox/gitlink-quarantine.js";
 import { inertGitlinkRepository } from "../../src/tools/sandbox/new-git-directories.js";
 import { capability } from "../support/capabilities.js";
 
@@ -117,6 +121,18 @@ describe.skipIf(git.missing)(git.label("the gitlink quarantine judges every spel
     expect(lstatSync(path.join(root, "folded", ".GIT")).isDirectory()).toBe(true);
     expect(lstatSync(path.join(root, "listed", ".GIT")).isDirectory()).toBe(true);
   });
+
+  it("reads gitlink directories' listings within a bound, then looks .git up by name only", () => {
+    const root = workspaceWith(["big", "lib"]);
+    // The whole pass's listing budget, spent in the first gitlink's directory (the index's order).
+    for (let index = 0; index < GITLINK_LISTING_LIMIT; index++) closeSync(openSync(path.join(root, "big", `${index}`), "w"));
+    gitDirectory(path.join(root, "lib", ".git"), FSMONITOR);
+    gitDirectory(path.join(root, "lib", ".GIT"), FSMONITOR);
+    const moved = quarantineGitlinkRepositories(root, [{ root, gitDirectory: path.join(root, ".git") }], new Map());
+    // `.git` by path (on a folding file system that is the `.GIT` it holds); `.GIT` unlisted here.
+    expect(moved.map((state) => path.relative(root, state.from))).toEqual(["lib/.git"]);
+    expect(lstatSync(path.join(root, "lib", ".GIT")).isDirectory()).toBe(true);
+  }, 180_000);
 
   it("judges the spelling found for what host git would run in it (planted config moved, git init's kept)", () => {
     const root = workspaceWith(["planted", "clean"]);

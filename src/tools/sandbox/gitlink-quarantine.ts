@@ -1,6 +1,6 @@
-import { closeSync, constants } from "node:fs";
+import { closeSync, constants, type Dir, opendirSync } from "node:fs";
 import path from "node:path";
-import { lstatSync, openSync, readdirSync } from "./byte-paths.js";
+import { fsPath, lstatSync, openSync, readEscapedName } from "./byte-paths.js";
 import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
 import { isDotGitName } from "./git-names.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
@@ -52,6 +52,7 @@ export function quarantineGitlinkRepositories(
   const reads = indexBudget();
   const moves = new QuarantineMoves();
   const protectedHere = protectedByDirectory(protectedDotGits);
+  const listed = { entries: GITLINK_LISTING_LIMIT };
   for (const checkout of checkouts) {
     const relativeRoot = path.relative(workspace, checkout.root);
     if (relativeRoot.startsWith("..") || path.isAbsolute(relativeRoot)) continue;
@@ -82,11 +83,16 @@ export function quarantineGitlinkRepositories(
       // each judged by the name it has: on a case- or normalisation-folding file system host git
       // entering the gitlink opens the one a command made as `.GIT`.
       withDirectory(workspace, relative, directory, (held) => {
-        for (const name of dotGitNames(held)) {
+        const judged = new Set<string>();
+        for (const name of dotGitNames(held, listed)) {
           moves.attempt(() => {
             const stats = lstatSync(held.at(name), { throwIfNoEntry: false, bigint: true });
             if (stats === undefined) return undefined;
-            if (protectedHere(directory)?.has(`${stats.dev}:${stats.ino}`) === true) return undefined;
+            const identity = `${stats.dev}:${stats.ino}`;
+            // Once per entry (`.git` looked up by path may be the `.GIT` listed).
+            if (judged.has(identity)) return undefined;
+            judged.add(identity);
+            if (protectedHere(directory)?.has(identity) === true) return undefined;
             // Nothing in it the command could have planted for host git to run (a repository the
             // user cloned on the host meanwhile): left where it is, not moved away from the user.
             if (inert({ ...held, dotGit: name }, reads)) return undefined;
@@ -136,13 +142,43 @@ function withDirectory(
   }
 }
 
-/** The names in the held directory that are spellings of `.git` (none when it cannot be listed). */
-function dotGitNames(held: { at(name: string): string }): string[] {
+/**
+ * Entries of gitlink directories read in one pass for their spellings of `.git` (the index, and
+ * so the gitlinks and what is in their directories, is the command's to write: its listings must
+ * not stall the host's thread). Past it a directory is looked at by the exact name `.git` only,
+ * which a folding file system resolves to the spelling it holds; where names are told apart, a
+ * `.GIT` is nothing host git opens.
+ */
+export const GITLINK_LISTING_LIMIT = 100_000;
+
+/**
+ * The names in the held directory that are spellings of `.git`, read within `budget`, and `.git`
+ * itself when the listing was not read to its end (the caller judges each entry once, by identity).
+ */
+function dotGitNames(held: { at(name: string): string }, budget: { entries: number }): string[] {
+  const names: string[] = [];
+  let complete = false;
+  let listing: Dir | undefined;
   try {
-    return readdirSync(held.at("")).filter((name) => isDotGitName(name));
+    if (budget.entries > 0) {
+      listing = opendirSync(fsPath(held.at("")), { bufferSize: 256, encoding: "buffer" as BufferEncoding });
+      while (budget.entries > 0) {
+        const name = readEscapedName(listing);
+        if (name === null) {
+          complete = true;
+          break;
+        }
+        budget.entries--;
+        if (isDotGitName(name)) names.push(name);
+      }
+    }
   } catch {
-    return [];
+    complete = false;
+  } finally {
+    listing?.closeSync();
   }
+  if (!complete && !names.includes(".git")) names.push(".git");
+  return names;
 }
 
 /**
