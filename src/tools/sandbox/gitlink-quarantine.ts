@@ -149,7 +149,7 @@ function withDirectory(
  * which a folding file system resolves to the spelling it holds; where names are told apart, a
  * `.GIT` is nothing host git opens.
  */
-export const GITLINK_LISTING_LIMIT = 100_000;
+export const GITLINK_LISTING_LIMIT = 20_000;
 
 /**
  * The names in the held directory that are spellings of `.git`, read within `budget`, and `.git`
