@@ -177,6 +177,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
         absent: git.absentSequencerState,
         gitDirectories: git.gitDirectories,
         lookAlikes: git.lookAlikes,
+        objectInfos: git.objectInfos,
       });
       try {
         return this.launch(

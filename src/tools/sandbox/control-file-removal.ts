@@ -13,8 +13,9 @@ import {
   unlinkSync,
 } from "./byte-paths.js";
 import type { IndexBudget } from "./git-index-gitlinks.js";
-import { foldGitName } from "./git-names.js";
-import { GIT_SEQUENCER_DIRECTORIES, gitDirectoryLookAlike } from "./git-protection.js";
+import { foldGitName, isGitNameSpelling } from "./git-names.js";
+import { GIT_SEQUENCER_DIRECTORIES, gitDirectoryLookAlike, objectInfoKey } from "./git-protection.js";
+import type { GitlinkHolder } from "./gitlink-quarantine.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
@@ -50,12 +51,12 @@ export interface HeldControlFiles {
    */
   removeCreated(movedThisExit?: ReadonlySet<string>): AfterCommandRepairs;
   /**
-   * True when the `.git` in `holder` (a gitlink's directory) leads host git to nothing the
+   * True when the `.git` in `holder` (a gitlink's directory; `holder.dotGit`: the spelling judged) leads host git to nothing the
    * command could have planted for it to run (see `inertGitlinkRepository`), judged through the
    * workspace root and the git directories held since spawn, its index read within `budget`.
    * False where no root is held (not Linux).
    */
-  inertGitlinkRepository(holder: { readonly descriptor: number; readonly shown: string }, budget: IndexBudget): boolean;
+  inertGitlinkRepository(holder: GitlinkHolder, budget: IndexBudget): boolean;
   /** Closes the handles without removing anything (the command did not start). */
   close(): void;
 }
@@ -83,6 +84,12 @@ export interface HeldSequencerState {
    * command's and is moved aside.
    */
   readonly lookAlikes?: readonly string[];
+  /**
+   * The `objects/info` directories protected at spawn (`GitProtection.objectInfos`): any other
+   * found after the command in a held git directory, under `objects` in any spelling, is moved
+   * aside. Left out, none is looked at.
+   */
+  readonly objectInfos?: readonly string[];
 }
 
 /**
@@ -223,13 +230,16 @@ function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequ
   }
   const known = new Set(sequencer.gitDirectories);
   const present = new Set(sequencer.lookAlikes);
+  const objectInfos = sequencer.objectInfos === undefined ? undefined : new Set(sequencer.objectInfos);
   for (const gitDirectory of sequencer.gitDirectories) {
     const parent = held.get(gitDirectory);
     if (parent === undefined) continue;
-    for (const name of namesIn(parent)) {
+    const names = namesIn(parent);
+    for (const name of names) {
       if (gitDirectoryLookAlike(name) === undefined || present.has(path.join(gitDirectory, name))) continue;
       moves.attempt(() => quarantineEntry({ ...parent, shown: gitDirectory }, name, now));
     }
+    if (objectInfos !== undefined) quarantineObjectInfos(parent, gitDirectory, names, objectInfos, present, moves, now);
     for (const worktree of newWorktreeDirectories({ ...parent, shown: gitDirectory }, known)) {
       try {
         const sequencerNames = namesIn(worktree).filter((name) => SEQUENCER_NAMES.has(foldGitName(name)));
@@ -243,6 +253,48 @@ function quarantineSequencerState(held: ReadonlyMap<string, HeldDirectory>, sequ
 }
 
 const SEQUENCER_NAMES: ReadonlySet<string> = new Set(GIT_SEQUENCER_DIRECTORIES);
+
+/**
+ * Moves aside each `objects/info` in any spelling (`OBJECTS/info`, `objects/INFO`) of a held git
+ * directory that was not protected at spawn (`objectInfos`, by the identity of the `objects` it
+ * is in and its name; `present`: look-alikes bound at spawn): host git on a case-folding file
+ * system reads the `alternates` of `OBJECTS/info` as its own, and one made in an `objects` the
+ * command put in place of the original (the read-only mount moves with a renamed parent) is read
+ * by host git anywhere. Moved within its `objects` directory, opened without following a link.
+ */
+function quarantineObjectInfos(
+  parent: HeldDirectory,
+  gitDirectory: string,
+  names: readonly string[],
+  objectInfos: ReadonlySet<string>,
+  present: ReadonlySet<string>,
+  moves: QuarantineMoves,
+  now: Date,
+): void {
+  for (const objects of names) {
+    if (!isGitNameSpelling(objects, "objects")) continue;
+    let descriptor: number;
+    try {
+      descriptor = openSync(parent.at(objects), DIRECTORY_FLAGS);
+    } catch {
+      // Not a directory (or gone): git finds no object store there.
+      continue;
+    }
+    try {
+      const stats = fstatSync(descriptor, { bigint: true });
+      const identity = `${stats.dev}:${stats.ino}`;
+      const directory = hold(descriptor, path.join(gitDirectory, objects));
+      const shown = path.join(gitDirectory, objects);
+      for (const info of namesIn(directory)) {
+        if (!isGitNameSpelling(info, "info")) continue;
+        if (objectInfos.has(objectInfoKey(gitDirectory, identity, info)) || present.has(path.join(shown, info))) continue;
+        moves.attempt(() => quarantineEntry({ ...directory, shown }, info, now));
+      }
+    } finally {
+      closeSync(descriptor);
+    }
+  }
+}
 
 /** The names in a held directory (none when it cannot be listed). */
 function namesIn(directory: HeldDirectory): string[] {

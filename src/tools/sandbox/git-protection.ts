@@ -4,9 +4,9 @@ import path from "node:path";
 import { fsPath, lstatSync, readdirSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
-import { foldGitName, isDotGitName, isHeadName } from "./git-names.js";
+import { foldGitName, isDotGitName, isGitNameSpelling, isHeadName } from "./git-names.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
-import { SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
+import { gatherAside, type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -65,6 +65,16 @@ export interface GitProtection {
    * look-alike not among them was the command's and is moved aside (control-file-removal.ts).
    */
   readonly lookAlikes: string[];
+  /**
+   * The `objects/info` directories (in any spelling of either name: `OBJECTS/info`,
+   * `objects/INFO`) protected at spawn, as {@link objectInfoKey}s: after the command any other
+   * (one made under a look-alike `objects`, or under an `objects` the command put in the
+   * original's place) is moved aside, since host git on a folding file system reads its
+   * `alternates` (control-file-removal.ts).
+   */
+  readonly objectInfos: string[];
+  /** What the spawn gathered aside past the bound of entries bound read-only one by one (see {@link MAX_QUARANTINES}). */
+  readonly gathered: QuarantinedState[];
 }
 
 /** A working tree and the git directory holding its index. */
@@ -107,6 +117,8 @@ export function gitProtection(workspace: string): GitProtection {
     checkouts: [],
     protectedDotGits: new Map(),
     lookAlikes: [],
+    objectInfos: [],
+    gathered: [],
   };
   const visited = new Set<string>();
   const headed: [directory: string, head: string][] = [];
@@ -577,8 +589,9 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   for (const name of GIT_SEQUENCER_DIRECTORIES)
     protectEntry(path.join(gitDirectory, name), protection.absentSequencerState, protection);
   const entries = listingOrNone(gitDirectory);
-  protectQuarantines(gitDirectory, entries, protection);
-  protectLookAlikes(gitDirectory, entries, protection);
+  // Look-alikes first: those past the bound are gathered into one new quarantine.
+  const gathered = protectLookAlikes(gitDirectory, entries, protection);
+  protectQuarantines(gitDirectory, gathered ? listingOrNone(gitDirectory) : entries, protection);
   for (const group of ["modules", "worktrees"]) {
     const parent = path.join(gitDirectory, group);
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
@@ -594,31 +607,87 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
 }
 
 /**
- * Binds read-only what earlier commands' ends moved aside in `gitDirectory` (`atc-quarantine-*`:
- * sequencer state, and the `config`, `hooks`, `commondir` of a git directory a command created):
+ * Binds read-only what earlier commands' ends moved aside in `gitDirectory` (`atc-quarantine-*`,
+ * the prefix in any spelling (see foldGitName): sequencer state, the `config`, `hooks`,
+ * `commondir` of a git directory a command created, look-alikes of git's names):
  * the result told the user to read it and `mv` it back, so a later command must not rewrite it in
  * between (a todo list's `exec` line, a config's `core.fsmonitor`), nor replace or remove it (a
  * mount point cannot be renamed). An entry of that name that is neither a directory nor a
  * regular file (a link) is left alone: bwrap would follow a link, and the host never names a
  * link it moved as a file to review.
+ *
+ * Each is a mount: past {@link MAX_QUARANTINES} (a command can make thousands of look-alikes,
+ * each moved aside after it, or of such names) the ones past the first, in name order, are
+ * gathered into one new quarantine directory (one rename each), which is bound instead: every
+ * later spawn of the run keeps working (it refused with `too_many_quarantines` before), and what
+ * was moved stays read-only.
  */
 function protectQuarantines(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): void {
-  const quarantines = entries.filter(
-    (entry) => (entry.isDirectory() || entry.isFile()) && entry.name.startsWith(`${SEQUENCER_QUARANTINE}-`),
-  );
-  // Each is a mount: a command making thousands of such entries must not make every later
-  // spawn slow; past the bound it refuses, and the user clears them.
+  let quarantines = entries
+    .filter((entry) => (entry.isDirectory() || entry.isFile()) && isQuarantineName(entry.name))
+    .map((entry) => entry.name)
+    .sort();
   if (quarantines.length > MAX_QUARANTINES) {
-    throw new SandboxUnavailableError(
-      `${gitDirectory} holds ${quarantines.length} entries named ${SEQUENCER_QUARANTINE}-* (git state moved aside after commands), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove the ones not needed.`,
-      { data: { path: gitDirectory, reason: "too_many_quarantines" } },
-    );
+    const extra = quarantines.slice(MAX_QUARANTINES - 1);
+    const gathered = gatherInto(gitDirectory, extra, "gathered", protection);
+    quarantines = [...quarantines.slice(0, MAX_QUARANTINES - 1), path.basename(gathered.to)];
   }
-  for (const entry of quarantines) {
-    const quarantine = path.join(gitDirectory, entry.name);
+  for (const name of quarantines) {
+    const quarantine = path.join(gitDirectory, name);
     protection.args.push("--ro-bind", quarantine, quarantine);
   }
 }
+
+const QUARANTINE_PREFIX = `${SEQUENCER_QUARANTINE}-`;
+
+/** True when `name` starts with `atc-quarantine-` in any spelling (see foldGitName). */
+export function isQuarantineName(name: string): boolean {
+  const start = name.slice(0, QUARANTINE_PREFIX.length);
+  if (start.toLowerCase() === QUARANTINE_PREFIX) return true;
+  return /[^\x20-\x7e]/.test(name) && foldGitName(name).startsWith(QUARANTINE_PREFIX);
+}
+
+/**
+ * Gathers `entries` of `gitDirectory` aside into one new quarantine (see `gatherAside`) through a
+ * handle on the directory checked to be the one scanned; a failure refuses the spawn as the bound
+ * did before (`too_many_quarantines`).
+ */
+function gatherInto(
+  gitDirectory: string,
+  entries: readonly string[],
+  label: string,
+  protection: GitProtection,
+): QuarantinedState {
+  const refuse = (cause?: unknown) =>
+    new SandboxUnavailableError(
+      `${gitDirectory} holds more than ${MAX_QUARANTINES} entries the sandbox keeps read-only one by one (look-alikes of git's names, or state moved aside after commands, such as ${entries[0]}), and they could not be gathered into one directory. Remove the ones not needed.`,
+      { data: { path: gitDirectory, reason: "too_many_quarantines" }, ...(cause === undefined ? {} : { cause }) },
+    );
+  let descriptor: number;
+  try {
+    descriptor = fs.openSync(fsPath(gitDirectory), GATHER_FLAGS);
+  } catch (error) {
+    throw refuse(error);
+  }
+  try {
+    // At the very path scanned (no link in a parent swapped in by a parallel command).
+    if (fs.readlinkSync(`/proc/self/fd/${descriptor}`) !== gitDirectory) throw refuse();
+    const state = gatherAside(
+      { descriptor, shown: gitDirectory, at: (name) => `/proc/self/fd/${descriptor}/${name}` },
+      entries,
+      label,
+      new Date(),
+    );
+    protection.gathered.push(state);
+    return state;
+  } catch (error) {
+    throw error instanceof SandboxUnavailableError ? error : refuse(error);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+const GATHER_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 
 function listingOrNone(directory: string): Dirent[] {
   try {
@@ -650,26 +719,109 @@ export function gitDirectoryLookAlike(name: string): string | undefined {
 
 /**
  * Binds read-only the look-alikes of git's names (see {@link gitDirectoryLookAlike}) present in
- * `gitDirectory` at spawn, and lists them in `protection.lookAlikes` (what is there after the
- * command and not listed was the command's). A link is not bound (bwrap would follow it): where
- * the file system folds its name, the exact name's check saw that very link and refused it.
+ * `gitDirectory` at spawn, and those of `objects/info` (`OBJECTS/info`, `objects/INFO`: where the
+ * file system folds names, host git reads `alternates` there), and lists them in
+ * `protection.lookAlikes` (what is there after the command and not listed was the command's).
+ * Every `objects/info` in any spelling is recorded in `protection.objectInfos`. A link is not
+ * bound (bwrap would follow it): where the file system folds its name, the exact name's check saw
+ * that very link and refused it.
+ *
+ * Each is a mount, as the quarantines are: past {@link MAX_QUARANTINES} (in name order) they are
+ * gathered into one new quarantine directory (bound read-only with the quarantines) rather than
+ * refusing the spawn, which let one command deny every later one of the run. True when some were.
  */
-function protectLookAlikes(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): void {
-  const found = entries.filter(
-    (entry) => gitDirectoryLookAlike(entry.name) !== undefined && (entry.isDirectory() || entry.isFile()),
-  );
-  // Each is a mount, as the quarantines are: bounded the same way.
-  if (found.length > MAX_QUARANTINES) {
-    throw new SandboxUnavailableError(
-      `${gitDirectory} holds ${found.length} look-alikes of git's names (such as ${found[0]?.name}), more than the ${MAX_QUARANTINES} the sandbox keeps read-only. Remove them.`,
-      { data: { path: gitDirectory, reason: "too_many_look_alikes" } },
-    );
-  }
-  for (const entry of found) {
-    const lookAlike = path.join(gitDirectory, entry.name);
+function protectLookAlikes(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): boolean {
+  const found = entries
+    .filter((entry) => gitDirectoryLookAlike(entry.name) !== undefined && (entry.isDirectory() || entry.isFile()))
+    .map((entry) => entry.name);
+  found.push(...objectInfoLookAlikes(gitDirectory, entries, protection));
+  found.sort();
+  const kept = found.slice(0, MAX_QUARANTINES);
+  const extra = found.slice(MAX_QUARANTINES);
+  if (extra.length > 0) gatherInto(gitDirectory, extra, "look-alikes", protection);
+  for (const name of kept) {
+    const lookAlike = path.join(gitDirectory, name);
     protection.lookAlikes.push(lookAlike);
     protection.args.push("--ro-bind", lookAlike, lookAlike);
   }
+  return extra.length > 0;
+}
+
+/**
+ * The `objects/info` look-alikes in `gitDirectory` (`OBJECTS/info`, `objects/INFO.`: relative
+ * paths) that are directories or files, and the key of every `objects/info` in any spelling,
+ * the exact one too, into `protection.objectInfos`: the exact `objects/info` is bound by name
+ * (a tmpfs where it is missing, which then makes it on the host), so it is recorded by the
+ * identity of the `objects` it is in.
+ */
+function objectInfoLookAlikes(gitDirectory: string, entries: readonly Dirent[], protection: GitProtection): string[] {
+  const found: string[] = [];
+  let exactListed = false;
+  for (const objects of entries) {
+    if (!objects.isDirectory() || !isGitNameSpelling(objects.name, "objects")) continue;
+    const listed = infoEntries(path.join(gitDirectory, objects.name));
+    if (listed === undefined) continue;
+    if (objects.name === "objects") {
+      exactListed = true;
+      protection.objectInfos.push(objectInfoKey(gitDirectory, listed.identity, "info"));
+    }
+    for (const info of listed.infos) {
+      protection.objectInfos.push(objectInfoKey(gitDirectory, listed.identity, info.name));
+      if (objects.name === "objects" && info.name === "info") continue;
+      if (info.bindable) found.push(path.join(objects.name, info.name));
+    }
+  }
+  // Where the listing names it otherwise (a folding file system's `OBJECTS`), the exact name's lookup.
+  const exact = exactListed ? undefined : stampOf(path.join(gitDirectory, "objects"));
+  if (exact?.directory === true) protection.objectInfos.push(objectInfoKey(gitDirectory, identityKey(exact.stamp), "info"));
+  return found;
+}
+
+const identityKey = (stamp: Stamp) => `${stamp.dev}:${stamp.ino}`;
+
+/** An object directory's entries named `info` in any spelling, and whether each is a directory or regular file. */
+interface InfoEntries {
+  readonly identity: string;
+  readonly infos: readonly { readonly name: string; readonly bindable: boolean }[];
+}
+
+/**
+ * The listings of object directories kept between spawns, reused while the directory is provably
+ * unchanged (as {@link ScanCache}'s): an `objects` holds up to 258 entries (the fan-out, `pack`,
+ * `info`), and listing each git directory's at every spawn cost a quarter more of the spawn's
+ * scan on 100 repositories.
+ */
+const infoListings = new Map<string, { readonly stamp: Stamp; readonly entries: InfoEntries }>();
+
+/** Object directories whose listings are kept (the most recently listed ones). */
+const CACHED_INFO_LISTINGS = 1024;
+
+function infoEntries(directory: string): InfoEntries | undefined {
+  const current = stampOf(directory);
+  if (current?.directory !== true) return undefined;
+  const known = infoListings.get(directory);
+  if (known !== undefined && sameStamp(known.stamp, current.stamp)) return known.entries;
+  const listedAt = nowNs();
+  const entries: InfoEntries = {
+    identity: identityKey(current.stamp),
+    infos: listingOrNone(directory)
+      .filter((entry) => isGitNameSpelling(entry.name, "info"))
+      .map((entry) => ({ name: entry.name, bindable: entry.isDirectory() || entry.isFile() })),
+  };
+  infoListings.delete(directory);
+  const stamp = settled(current.stamp, listedAt);
+  if (stamp !== undefined) infoListings.set(directory, { stamp, entries });
+  while (infoListings.size > CACHED_INFO_LISTINGS) infoListings.delete(infoListings.keys().next().value as string);
+  return entries;
+}
+
+/**
+ * How an `objects/info` protected at spawn is known after the command: its git directory (the
+ * host path at spawn), the identity of the `objects` directory it is in (in any spelling; a
+ * command may put another directory at that name) and its own name.
+ */
+export function objectInfoKey(gitDirectory: string, objectsIdentity: string, infoName: string): string {
+  return `${gitDirectory}\u0000${objectsIdentity}\u0000${infoName}`;
 }
 
 /** The most moved-aside entries (sequencer state, config, hooks) one git directory may hold (each is bound read-only at spawn). */

@@ -1,11 +1,20 @@
-import { closeSync, constants } from "node:fs";
+import { closeSync, constants, type Dir, opendirSync } from "node:fs";
 import path from "node:path";
-import { lstatSync, openSync } from "./byte-paths.js";
+import { fsPath, lstatSync, openSync, readEscapedName } from "./byte-paths.js";
 import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
+import { isDotGitName } from "./git-names.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
 import { type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/** A gitlink's directory, opened without following a link, and the spelling of `.git` in it being judged. */
+export interface GitlinkHolder {
+  readonly descriptor: number;
+  readonly shown: string;
+  /** The entry's name (`.git`, or a spelling a file system may fold to it: `.GIT`, `git~1`); `.git` when absent. */
+  readonly dotGit?: string;
+}
 
 /**
  * After a command: moves aside each `.git` at a gitlink of a checkout found at spawn that was not
@@ -26,17 +35,24 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (con
  * directory handle opened without following a link from the checkout's root, which is opened so
  * from the workspace root (a checkout no longer there is skipped: git finds no index there). Past
  * `GITLINK_LIMITS.maxLookups` directories opened for one index, that index is moved aside.
+ *
+ * `.git` is looked for in every spelling a file system may fold to it (see foldGitName), and an
+ * entry counts as protected at spawn when an entry of the same directory in any spelling of
+ * `.git` had its identity then: a folding file system's spawn scan found `.GIT` by the name
+ * `.git` (a lookup by path), the listing after the command names it `.GIT`.
  */
 export function quarantineGitlinkRepositories(
   workspace: string,
   checkouts: readonly GitCheckout[],
   protectedDotGits: ReadonlyMap<string, string>,
   now: Date = new Date(),
-  inert: (held: { readonly descriptor: number; readonly shown: string }, budget: IndexBudget) => boolean = () => false,
+  inert: (held: GitlinkHolder, budget: IndexBudget) => boolean = () => false,
 ): QuarantinedState[] {
   // One budget for every index read here, also those `inert` reads: an index left unread is moved aside.
   const reads = indexBudget();
   const moves = new QuarantineMoves();
+  const protectedHere = protectedByDirectory(protectedDotGits);
+  const listed = { entries: GITLINK_LISTING_LIMIT };
   for (const checkout of checkouts) {
     const relativeRoot = path.relative(workspace, checkout.root);
     if (relativeRoot.startsWith("..") || path.isAbsolute(relativeRoot)) continue;
@@ -63,17 +79,28 @@ export function quarantineGitlinkRepositories(
         moveIndex();
         break;
       }
-      moves.attempt(() =>
-        withDirectory(workspace, relative, directory, (held) => {
-          const stats = lstatSync(held.at(".git"), { throwIfNoEntry: false, bigint: true });
-          if (stats === undefined) return undefined;
-          if (protectedDotGits.get(path.join(directory, ".git")) === `${stats.dev}:${stats.ino}`) return undefined;
-          // Nothing in it the command could have planted for host git to run (a repository the
-          // user cloned on the host meanwhile): left where it is, not moved away from the user.
-          if (inert(held, reads)) return undefined;
-          return quarantineEntry(held, ".git", now);
-        }),
-      );
+      // Every spelling of `.git` the directory holds (`.GIT`, `.git.`, `git~1`: see foldGitName),
+      // each judged by the name it has: on a case- or normalisation-folding file system host git
+      // entering the gitlink opens the one a command made as `.GIT`.
+      withDirectory(workspace, relative, directory, (held) => {
+        const judged = new Set<string>();
+        for (const name of dotGitNames(held, listed)) {
+          moves.attempt(() => {
+            const stats = lstatSync(held.at(name), { throwIfNoEntry: false, bigint: true });
+            if (stats === undefined) return undefined;
+            const identity = `${stats.dev}:${stats.ino}`;
+            // Once per entry (`.git` looked up by path may be the `.GIT` listed).
+            if (judged.has(identity)) return undefined;
+            judged.add(identity);
+            if (protectedHere(directory)?.has(identity) === true) return undefined;
+            // Nothing in it the command could have planted for host git to run (a repository the
+            // user cloned on the host meanwhile): left where it is, not moved away from the user.
+            if (inert({ ...held, dotGit: name }, reads)) return undefined;
+            return quarantineEntry(held, name, now);
+          });
+        }
+        return undefined;
+      });
     }
   }
   return moves.result();
@@ -113,4 +140,59 @@ function withDirectory(
   } finally {
     closeSync(held);
   }
+}
+
+/**
+ * Entries of gitlink directories read in one pass for their spellings of `.git` (the index, and
+ * so the gitlinks and what is in their directories, is the command's to write: its listings must
+ * not stall the host's thread). Past it a directory is looked at by the exact name `.git` only,
+ * which a folding file system resolves to the spelling it holds; where names are told apart, a
+ * `.GIT` is nothing host git opens.
+ */
+export const GITLINK_LISTING_LIMIT = 20_000;
+
+/**
+ * The names in the held directory that are spellings of `.git`, read within `budget`, and `.git`
+ * itself when the listing was not read to its end (the caller judges each entry once, by identity).
+ */
+function dotGitNames(held: { at(name: string): string }, budget: { entries: number }): string[] {
+  const names: string[] = [];
+  let complete = false;
+  let listing: Dir | undefined;
+  try {
+    if (budget.entries > 0) {
+      listing = opendirSync(fsPath(held.at("")), { bufferSize: 256, encoding: "buffer" as BufferEncoding });
+      while (budget.entries > 0) {
+        const name = readEscapedName(listing);
+        if (name === null) {
+          complete = true;
+          break;
+        }
+        budget.entries--;
+        if (isDotGitName(name)) names.push(name);
+      }
+    }
+  } catch {
+    complete = false;
+  } finally {
+    listing?.closeSync();
+  }
+  if (!complete && !names.includes(".git")) names.push(".git");
+  return names;
+}
+
+/**
+ * The identities (`dev:ino`) protected at spawn by directory, for entries named `.git` in any
+ * spelling (the spawn's scan keys them by the name it looked up or listed).
+ */
+function protectedByDirectory(protectedDotGits: ReadonlyMap<string, string>): (directory: string) => Set<string> | undefined {
+  const byDirectory = new Map<string, Set<string>>();
+  for (const [dotGit, id] of protectedDotGits) {
+    if (!isDotGitName(path.basename(dotGit))) continue;
+    const directory = path.dirname(dotGit);
+    const ids = byDirectory.get(directory) ?? new Set<string>();
+    ids.add(id);
+    byDirectory.set(directory, ids);
+  }
+  return (directory) => byDirectory.get(directory);
 }

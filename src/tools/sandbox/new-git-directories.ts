@@ -290,8 +290,8 @@ function withPointerTarget(
 }
 
 /**
- * True when the `.git` in `holder` (a gitlink's directory, opened without following a link)
- * leads host git to nothing the command could have planted for it to run: it is a directory, or
+ * True when the `.git` in `holder` (a gitlink's directory, opened without following a link;
+ * `holder.dotGit` names the spelling judged, `.git` by default) leads host git to nothing the command could have planted for it to run: it is a directory, or
  * a `.git` file naming one inside the workspace, that either was protected at spawn (by identity,
  * `knownIdentities`: its config and hooks were read-only throughout) or holds only what `git
  * init`/`git clone` write (hooks as samples, a config within {@link KEPT_CONFIG_KEYS}, no
@@ -304,13 +304,15 @@ function withPointerTarget(
  */
 export function inertGitlinkRepository(
   root: { readonly descriptor: number; readonly shown: string },
-  holder: { readonly descriptor: number; readonly shown: string },
+  holder: { readonly descriptor: number; readonly shown: string; readonly dotGit?: string },
   knownIdentities: ReadonlySet<string>,
   budget: IndexBudget,
 ): boolean {
+  // The spelling of `.git` being judged (`.GIT` where a folding file system gives it to host git).
+  const name = holder.dotGit ?? ".git";
   let stats: Stats | undefined;
   try {
-    stats = lstatSync(`/proc/self/fd/${holder.descriptor}/.git`, { throwIfNoEntry: false });
+    stats = lstatSync(`/proc/self/fd/${holder.descriptor}/${name}`, { throwIfNoEntry: false });
   } catch {
     return false;
   }
@@ -319,8 +321,8 @@ export function inertGitlinkRepository(
   const judge = (gitDirectory: number) => {
     inert = inertGitDirectory(gitDirectory, knownIdentities, budget);
   };
-  if (stats.isDirectory()) withChild(holder.descriptor, ".git", judge);
-  else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge);
+  if (stats.isDirectory()) withChild(holder.descriptor, name, judge);
+  else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge, name);
   return inert;
 }
 

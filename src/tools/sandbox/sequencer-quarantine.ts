@@ -1,6 +1,6 @@
-import { closeSync, constants } from "node:fs";
+import { closeSync, constants, mkdirSync } from "node:fs";
 import path from "node:path";
-import { lstatSync, openSync, readdirSync, renameSync } from "./byte-paths.js";
+import { fsPath, lstatSync, openSync, readdirSync, renameSync } from "./byte-paths.js";
 import { readSmallFileText } from "./small-file-text.js";
 
 /**
@@ -76,10 +76,7 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (con
 export function quarantineEntry(gitDirectory: QuarantineDirectory, name: string, now: Date): QuarantinedState | undefined {
   const entry = gitDirectory.at(name);
   if (lstatSync(entry, { throwIfNoEntry: false }) === undefined) return undefined;
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
+  const stamp = quarantineStamp(now);
   for (let attempt = 1; attempt <= 100; attempt++) {
     const moved = `${SEQUENCER_QUARANTINE}-${name}-${stamp}${attempt === 1 ? "" : `-${attempt}`}`;
     // A name in use (an earlier quarantine, or one the command made) is not replaced.
@@ -100,6 +97,90 @@ export function quarantineEntry(gitDirectory: QuarantineDirectory, name: string,
     };
   }
   throw new Error(`Cannot move ${path.join(gitDirectory.shown, name)} aside: every quarantine name is taken.`);
+}
+
+/** `now` as the quarantine names carry it: `20260101T000000Z`. */
+function quarantineStamp(now: Date): string {
+  return now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+/**
+ * Moves `entries` of `gitDirectory` (names, or `parent/name` one level down, such as
+ * `OBJECTS/info`) into one new directory `atc-quarantine-<label>-<time>` of it (`parent/name`
+ * into its `parent/`), each with one rename through handles opened without following a link,
+ * and returns where they went. Used at spawn for what is past the bound of entries bound
+ * read-only one by one (each is a mount): gathered, they are one entry to bind. An entry gone
+ * meanwhile is skipped; any other failure is thrown.
+ */
+export function gatherAside(
+  gitDirectory: QuarantineDirectory,
+  entries: readonly string[],
+  label: string,
+  now: Date,
+): QuarantinedState {
+  const stamp = quarantineStamp(now);
+  let name: string | undefined;
+  for (let attempt = 1; attempt <= 100 && name === undefined; attempt++) {
+    const candidate = `${SEQUENCER_QUARANTINE}-${label}-${stamp}${attempt === 1 ? "" : `-${attempt}`}`;
+    try {
+      mkdirSync(fsPath(gitDirectory.at(candidate)), { mode: 0o700 });
+      name = candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  if (name === undefined)
+    throw new Error(`Cannot gather entries of ${gitDirectory.shown} aside: every quarantine name is taken.`);
+  const gathered = openSync(gitDirectory.at(name), DIRECTORY_FLAGS);
+  try {
+    const parents = new Map<string, number>();
+    try {
+      for (const entry of entries) {
+        const slash = entry.indexOf("/");
+        const parent = slash === -1 ? undefined : entry.slice(0, slash);
+        const leaf = slash === -1 ? entry : entry.slice(slash + 1);
+        let from = gitDirectory.at(entry);
+        let into = `/proc/self/fd/${gathered}`;
+        if (parent !== undefined) {
+          let handles = parents.get(parent);
+          if (handles === undefined) {
+            mkdirSync(fsPath(`${into}/${parent}`), { mode: 0o700 });
+            handles = openSync(`${into}/${parent}`, DIRECTORY_FLAGS);
+            parents.set(parent, handles);
+          }
+          into = `/proc/self/fd/${handles}`;
+          // The parent opened without following a link: a link swapped in is not entered.
+          const source = openSync(gitDirectory.at(parent), DIRECTORY_FLAGS);
+          try {
+            from = `/proc/self/fd/${source}/${leaf}`;
+            moveGone(from, `${into}/${leaf}`);
+          } finally {
+            closeSync(source);
+          }
+          continue;
+        }
+        moveGone(from, `${into}/${leaf}`);
+      }
+    } finally {
+      for (const handle of parents.values()) closeSync(handle);
+    }
+  } finally {
+    closeSync(gathered);
+  }
+  return { from: gitDirectory.shown, to: path.join(gitDirectory.shown, name) };
+}
+
+/** One rename; an entry gone meanwhile is skipped. */
+function moveGone(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
+    throw error;
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
+import { isDotGitName, isGitNameSpelling } from "../sandbox/git-names.js";
 import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
 import type { ResourceLimitStatus, ResourceLimits } from "../sandbox/resource-limits.js";
@@ -229,9 +230,10 @@ function quarantineNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
   const to = path.relative(root, state.to);
   const name = path.basename(state.from);
-  if (name === ".git" || name === "index") {
+  // `.GIT`, `git~1`: the gitlink quarantine moves every spelling of `.git` (see foldGitName).
+  if (isDotGitName(name) || name === "index") {
     const restore = `then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`;
-    if (name === ".git")
+    if (name !== "index")
       return (
         `[moved aside a git repository at a gitlink (a submodule path) that was not there when the command started: ${from} -> ${to} ` +
         "(host git status would run git in it with its own config, such as a core.fsmonitor program; nothing was deleted). " +
@@ -243,6 +245,12 @@ function quarantineNote(state: QuarantinedState, root: string): string {
       `(GIT_INDEX_FILE=${shellQuote(to)} git ls-files -s | grep ^160000) first, ${restore}`
     );
   }
+  if (isGitNameSpelling(name, "info") && isGitNameSpelling(path.basename(path.dirname(state.from)), "objects"))
+    return (
+      `[moved aside an objects/info that was not there when the command started: ${from} -> ${to} ` +
+      "(host git reads another object store from its alternates: on a case-folding file system also under a look-alike such as OBJECTS/info; nothing was deleted). " +
+      `Review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
   const lookAlike = gitDirectoryLookAlike(name);
   if (lookAlike !== undefined)
     return (
