@@ -23,6 +23,8 @@ import { capability } from "../support/capabilities.js";
 
 const ripgrep = capability("ripgrep");
 const bubblewrap = capability("bubblewrap");
+/** A dozen grep calls (a 6 MB file among them) each, on a shared 2-core machine at load 30. */
+const SLOW = 120_000;
 
 /** rg's answer for `path` from the workspace: its lines (`./` dropped), or its error. */
 function rg(workspace: string, where: string): { lines: string[] } | { error: string } {
@@ -124,19 +126,25 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep: symbolic links as the path
 
   // "auto" takes the JavaScript engine for a file (and when the run's processes are busy).
   for (const engine of [...engines, "auto"] as const) {
-    it(`unrestricted, engine ${engine}: rg's answer for every link shape`, async () => {
-      const expected: Record<string, unknown> = {};
-      const actual: Record<string, unknown> = {};
-      for (const [where, what] of shapes) {
-        expected[`${where}: ${what}`] = rg(workspace, where);
-        actual[`${where}: ${what}`] = await grep(workspace, "unrestricted", engine, where);
-      }
-      for (const [shape, answer] of Object.entries(expected)) {
-        expect("lines" in (answer as object) && (answer as { lines: string[] }).lines.length > 0, `rg finds ${shape}`).toBe(true);
-      }
-      // One table: a failure shows every shape that differs.
-      expect(actual).toEqual(expected);
-    });
+    it(
+      `unrestricted, engine ${engine}: rg's answer for every link shape`,
+      async () => {
+        const expected: Record<string, unknown> = {};
+        const actual: Record<string, unknown> = {};
+        for (const [where, what] of shapes) {
+          expected[`${where}: ${what}`] = rg(workspace, where);
+          actual[`${where}: ${what}`] = await grep(workspace, "unrestricted", engine, where);
+        }
+        for (const [shape, answer] of Object.entries(expected)) {
+          expect("lines" in (answer as object) && (answer as { lines: string[] }).lines.length > 0, `rg finds ${shape}`).toBe(
+            true,
+          );
+        }
+        // One table: a failure shows every shape that differs.
+        expect(actual).toEqual(expected);
+      },
+      SLOW,
+    );
 
     it(`unrestricted, engine ${engine}: a broken link is file_not_found, as rg fails on it`, async () => {
       expect(rg(workspace, "broken")).toEqual({ error: expect.stringContaining("No such file or directory") });
@@ -158,6 +166,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep: symbolic links as the path
         expect(javascript.lines.length, where).toBeGreaterThan(0);
       }
     },
+    SLOW,
   );
 
   for (const engine of engines) {
