@@ -1,4 +1,4 @@
-import { type FileHandle, lstat } from "node:fs/promises";
+import { type FileHandle, lstat, stat } from "node:fs/promises";
 import path from "node:path";
 import { Minimatch } from "minimatch";
 import { forMinimatch } from "./glob-pattern.js";
@@ -25,10 +25,11 @@ const BATCH = 64;
 
 /**
  * The JavaScript engine: the same walk as ripgrep (depth first, names in byte order, hidden files
- * included, `.gitignore`/`.ignore` honoured, symbolic links not followed, the same skipped
- * directories), files read through the run's file scope, and lines matched in a worker thread by
- * `matcher`. Files up to {@link GREP_CHUNK_BYTES} are read whole and matched in batches; a larger
- * one is read and matched a piece of whole lines at a time, so any size is searched in bounded
+ * included, `.gitignore`/`.ignore` honoured, symbolic links met in the walk not followed while a
+ * link given as the path is, the same skipped directories), files read through the run's file
+ * scope, and lines matched in a worker thread by `matcher`. Files up to {@link GREP_CHUNK_BYTES}
+ * are read whole and matched in batches; a larger one is read and matched a piece of whole lines
+ * at a time, so any size is searched in bounded
  * memory (as ripgrep searches it). A file that cannot be searched is named in `unsearched`.
  */
 export async function searchWithJavaScript(options: {
@@ -164,7 +165,10 @@ async function readText(
   file: string,
   inDirectory: boolean,
 ): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
-  const info = await lstat(file).catch(() => undefined);
+  // A link met in the walk is not followed (as ripgrep without -L); one named as the path is, as
+  // `rg PATTERN link` follows it: lstat'ed, such a file was "No matches" where ripgrep searched it.
+  // (Confined, the path was resolved inside the workspace already, and `read` refuses a link out.)
+  const info = await (inDirectory ? lstat : stat)(file).catch(() => undefined);
   // A name that is not valid UTF-8 was listed with U+FFFD in place of its bytes: no file has that
   // name, and the one that has the bytes would be left out silently.
   if (info === undefined && file.includes("\uFFFD")) return { unreadable: "its name is not valid UTF-8" };
