@@ -65,7 +65,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
       const hanging = useHangingRedis(100);
       const client = () => hanging.client();
 
-      it("openRun's load and the store's delete reject with redis_timeout, and the stored run is untouched", async () => {
+      it("openRun's load and the store's delete reject with redis_timeout, and the stored run is untouched", async ({
+        expect,
+      }) => {
         const redis = client();
         const store = new RedisRunStore({ redis, prefix: "bound-run", operationTimeoutMs: 400 });
         const registry = createRegistry({ tools: [echo] });
@@ -99,7 +101,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         expect((await store.load("r"))?.revision).toBe(2);
       }, 30_000);
 
-      it("operationTimeoutMs outside 1..2^31-1 is a ConfigurationError naming the field", () => {
+      it("operationTimeoutMs outside 1..2^31-1 is a ConfigurationError naming the field", ({ expect }) => {
         const redis = client();
         for (const bad of [0, -1, 1.5, 2 ** 31, Number.NaN]) {
           expect(() => new RedisRunStore({ redis, operationTimeoutMs: bad })).toThrow(ConfigurationError);
@@ -108,7 +110,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         expect(() => new RedisRunStore({ redis, operationTimeoutMs: 1 })).not.toThrow(); // control
       });
 
-      it("the approval broker's pending, approve, deny and resolution reject with redis_timeout; a request is decided once", async () => {
+      it("the approval broker's pending, approve, deny and resolution reject with redis_timeout; a request is decided once", async ({
+        expect,
+      }) => {
         const broker = new RedisApprovalBroker({ redis: client(), prefix: "bound-apr", timeoutMs: 20_000, pollIntervalMs: 50 });
         const approver = new RedisApprovalBroker({ redis: client(), prefix: "bound-apr", operationTimeoutMs: 300 });
         const run = createRegistry({ tools: [echo], approvals: broker }).createRun({ permissions: { approval: "all" } });
@@ -140,7 +144,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         await approver.close();
       }, 30_000);
 
-      it("a subagent's and a workflow run's get and cancel reject with redis_timeout, never 'unknown'", async () => {
+      it("a subagent's and a workflow run's get and cancel reject with redis_timeout, never 'unknown'", async ({ expect }) => {
         const redis = client();
         const local = new InProcessSubagentManager({
           runner: { runPrompt: () => new Promise((resolve) => setTimeout(() => resolve({ output: "done" }), 1_000)) },
@@ -187,7 +191,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         workflows.close();
       }, 30_000);
 
-      it("subagent and workflow tools report redis_timeout (a listed code, with mayHaveRun and retry advice), not tool_failed", async () => {
+      it("subagent and workflow tools report redis_timeout (a listed code, with mayHaveRun and retry advice), not tool_failed", async ({
+        expect,
+      }) => {
         const slowRunner = {
           runPrompt: ({ signal }: { signal: AbortSignal }) =>
             new Promise<{ output: string }>((resolve, reject) => {
@@ -253,7 +259,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         service.close();
       }, 30_000);
 
-      it("pending and resolution say mayHaveRun true exactly when they had sent the denial of an overdue request", async () => {
+      it("pending and resolution say mayHaveRun true exactly when they had sent the denial of an overdue request", async ({
+        expect,
+      }) => {
         const raw = client();
         const approver = new RedisApprovalBroker({ redis: client(), prefix: "bound-flag", operationTimeoutMs: 300 });
         const store = async (id: string, expiresAt: number) => {
@@ -298,7 +306,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis calls boun
         await other.close();
       }, 30_000);
 
-      it("the approval broker's close ends within operationTimeoutMs while Redis is stopped, denying the calls still waiting", async () => {
+      it("the approval broker's close ends within operationTimeoutMs while Redis is stopped, denying the calls still waiting", async ({
+        expect,
+      }) => {
         const broker = new RedisApprovalBroker({
           redis: client(),
           prefix: "bound-close",

@@ -9,7 +9,7 @@
 import { createRegistry, defineTool, openRun } from "agent-tool-catalog";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
 import { RedisApprovalBroker, RedisRunStore, RedisSubagentManager } from "agent-tool-catalog/redis";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { z } from "zod";
 import { capability } from "../support/capabilities.js";
 import { echoTool as echo, useHangingRedis, within } from "./support/hanging-redis.js";
@@ -101,7 +101,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
     describe.sequential("one at a time, on one server", () => {
       const hanging = useHangingRedis(50);
       const client = () => hanging.client();
-      it("an approval request made while Redis hangs is denied at its deadline or abort, and never approvable later", async () => {
+      it("an approval request made while Redis hangs is denied at its deadline or abort, and never approvable later", async ({
+        expect,
+      }) => {
         const redis = client();
         const other = new RedisApprovalBroker({ redis: client(), prefix: "hang-apr" });
         const counted = countedTool();
@@ -141,7 +143,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
         await other.close();
       }, 30_000);
 
-      it("a slow reply cannot turn a fresh approval into 'already used' (a poll that saw it pending reads it after)", async () => {
+      it("a slow reply cannot turn a fresh approval into 'already used' (a poll that saw it pending reads it after)", async ({
+        expect,
+      }) => {
         // Slow responses on the waiting side: every HMGET reply arrives 150 ms late (the real client,
         // delayed). A poll that ran CONSUME while the request was pending then reads it approved.
         const fast = client();
@@ -175,7 +179,7 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
         await approver.close();
       }, 30_000);
 
-      it("waiting for a subagent ends at its timeout and abort while Redis hangs", async () => {
+      it("waiting for a subagent ends at its timeout and abort while Redis hangs", async ({ expect }) => {
         const redis = client();
         const local = new InProcessSubagentManager({
           runner: { runPrompt: () => new Promise((resolve) => setTimeout(() => resolve({ output: "done" }), 1_500)) },
@@ -206,7 +210,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
         manager.close();
       }, 30_000);
 
-      it("a full Redis (maxmemory, noeviction) fails saves and requests with Redis's OOM error, and claims nothing", async () => {
+      it("a full Redis (maxmemory, noeviction) fails saves and requests with Redis's OOM error, and claims nothing", async ({
+        expect,
+      }) => {
         const redis = client();
         const admin = client();
         const store = new RedisRunStore({ redis, prefix: "oom-run" });
@@ -249,7 +255,9 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis-backed par
         await broker.close();
       }, 30_000);
 
-      it("a Redis restarted empty loses the run: later saves are refused as conflicts, never written as a new history", async () => {
+      it("a Redis restarted empty loses the run: later saves are refused as conflicts, never written as a new history", async ({
+        expect,
+      }) => {
         const redis = client();
         const store = new RedisRunStore({ redis, prefix: "empty-run" });
         const registry = createRegistry({ tools: [echo] });
