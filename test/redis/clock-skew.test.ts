@@ -8,15 +8,22 @@ import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { InProcessSubagentManager } from "agent-tool-catalog/host";
-import { BullMqCallbackManager, BullMqCronScheduler, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { BullMqCallbackManager, RedisApprovalBroker, RedisSubagentManager } from "agent-tool-catalog/redis";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
-import { useRedisServer } from "../support/redis-server.js";
+import { type RedisServer, startRedisServer, useRedisServer } from "../support/redis-server.js";
+import { clockShiftBeforeMinute } from "../support/shifted-clock.js";
 import { stopProcess } from "../support/stop-process.js";
+import { loadCronClient } from "./support/cron-client.js";
+import { loadJobWorker } from "./support/job-workers.js";
 
 const redisCapability = capability("redis");
+// The cron test shifts its Redis's clock with a library it compiles.
+const ccCapability = capability("cc");
+/** How long at least before a minute boundary the cron test's clock is put once its two processes are loaded (5 s of it must be left at creation). */
+const CRON_LEAD_MS = 10_000;
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const skewedClock = fileURLToPath(new URL("./fixtures/skewed-clock.mjs", import.meta.url));
 const MINUTE = 60_000;
@@ -68,55 +75,60 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Deadlines and le
     await Promise.all(started.map((fixture) => stopProcess(fixture.child)));
   });
 
-  // This file's wall time is the cron test's wait: from the job's creation to the next minute
-  // boundary at least 5 s away (5-65 s, by where in the minute the file starts; 5-field cron has
-  // no seconds), not state left by earlier files. Stop 48, alone at load 35: 52.4 s and 34.7 s of
-  // tests, each run ending within 2 s after a minute boundary (the brief's 61 s shared vs 14 s
-  // alone was the same phase). The rest of the file finishes within it, at 8-10 CPU-s a run.
-  // The cron test waits for its minute (up to 60 s): everything else runs beside it, on its own
-  // prefixes and fixture processes. Beside it, the two 5 s callbacks side by side, then the others
-  // one test (one child) at a time: five children starting at once at load 20 made the 20 s
-  // approvals miss their 30 s, so at most three start together here (the cron worker's, then the
-  // callbacks').
-  it.concurrent("a cron firing taken by a worker a minute ahead runs at its minute by Redis's clock, not a minute early", async ({
-    expect,
-  }) => {
-    const ns = nextPrefix();
-    const port = new URL(server.url).port;
-    const worker = startSkewed("job-worker.mjs", MINUTE, ["127.0.0.1", port, ns, "ahead"]);
-    started.push(worker);
-    expect(await worker.next()).toMatchObject({ kind: "ready" });
-    // This process only creates the job (runShell says it may run shell commands); the skewed
-    // worker runs it.
-    const scheduler = new BullMqCronScheduler({
-      connection: { host: "127.0.0.1", port: Number(port) },
-      prefix: ns,
-      runShell: async () => ({ exitCode: 0, output: "" }),
-    });
-    try {
-      // Not within 5 s of a minute: the early firing (at once) must be told from the right one.
-      while (Date.now() % MINUTE > MINUTE - 5_000) await sleep(500);
-      const createdAt = Date.now();
-      await scheduler.create({
-        name: "every-minute",
-        schedule: "* * * * *",
-        executionType: "shell",
-        command: "echo tick",
-        timeoutSeconds: 5,
-        conversationId: "c",
-      });
-      const slot = Math.ceil(createdAt / MINUTE) * MINUTE;
-      // The old code ran it at once, up to 55 s before its minute.
-      expect(await worker.next()).toMatchObject({ kind: "cron", worker: "ahead" });
-      const firedAt = Date.now();
-      expect(firedAt).toBeGreaterThan(slot - 1_000);
-      // Positive control: it runs at its minute.
-      expect(firedAt).toBeLessThan(slot + 10_000);
-    } finally {
-      await scheduler.close();
-      worker.child.kill("SIGKILL");
-    }
-  }, 120_000);
+  // The cron test has its own Redis, whose clock (and the creating host's; the worker's is a
+  // minute ahead of both) is shifted to CRON_LEAD_MS before a minute boundary once its processes
+  // are loaded: it waits seconds for its minute, not up to one (5-field cron has no seconds; the
+  // machine's clock made this file take 5-65 s by where in the minute it started, 56 s in CI).
+  // Everything else runs beside it, on its own prefixes and fixture processes. Beside it, the two
+  // 5 s callbacks side by side, then the others one test (one child) at a time: five children
+  // starting at once at load 20 made the 20 s approvals miss their 30 s, so at most three start
+  // together here (the cron test's two, then the callbacks').
+  it.skipIf(ccCapability.missing).concurrent(
+    ccCapability.label("a cron firing taken by a worker a minute ahead runs at its minute by Redis's clock, not a minute early"),
+    async ({ expect }) => {
+      const ns = nextPrefix();
+      const loadingFrom = performance.now();
+      const [loadedWorker, loadedClient] = await Promise.all([loadJobWorker(ns, "ahead"), loadCronClient(ns)]);
+      // A machine that took long to load them is slow for what follows too: 5 s more than half that.
+      const lead = Math.min(50_000, Math.max(CRON_LEAD_MS, 5_000 + (performance.now() - loadingFrom) / 2));
+      let shifted: RedisServer | undefined;
+      try {
+        const shift = clockShiftBeforeMinute(lead);
+        // Redis's clock, and the creating host's: this process's plus the shift.
+        const clockNow = () => Date.now() + shift;
+        shifted = await startRedisServer({ clockShiftMs: shift });
+        const worker = await loadedWorker.connect(shifted.port, shift + MINUTE);
+        // This host only creates the job (runShell says it may run shell commands); the skewed
+        // worker runs it.
+        const scheduler = await loadedClient.connect(shifted.port, shift);
+        // Not within 5 s of a minute: the early firing (at once) must be told from the right one.
+        while (clockNow() % MINUTE > MINUTE - 5_000) await sleep(500);
+        const createdAt = clockNow();
+        await scheduler.create({
+          name: "every-minute",
+          schedule: "* * * * *",
+          executionType: "shell",
+          command: "echo tick",
+          timeoutSeconds: 5,
+          conversationId: "c",
+        });
+        const slot = Math.ceil(createdAt / MINUTE) * MINUTE;
+        // The old code ran it at once, up to 55 s before its minute.
+        while (worker.firings.length === 0 && clockNow() < slot + 30_000) await sleep(20);
+        const firedAt = clockNow();
+        expect(worker.firings).toMatchObject([{ kind: "cron", worker: "ahead" }]);
+        expect(firedAt).toBeGreaterThan(slot - 1_000);
+        // Positive control: it runs at its minute.
+        expect(firedAt).toBeLessThan(slot + 10_000);
+        await scheduler.close();
+      } finally {
+        // Waited for: until they have exited they still talk to the server stopped after them.
+        await Promise.all([loadedWorker.kill(), loadedClient.kill()]);
+        await shifted?.stop();
+      }
+    },
+    120_000,
+  );
 
   describe.concurrent("beside the cron test", () => {
     it("a 5 s callback scheduled on a host a minute ahead is due and fires here 5 s later, not 65 s", async ({ expect }) => {

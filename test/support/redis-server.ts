@@ -23,6 +23,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
+import { compileShiftedClock } from "./shifted-clock.js";
+
+/** How a test's server is started. */
+export interface RedisServerOptions {
+  /**
+   * Ms the server's wall clock (`TIME`, expiries) is shifted by, positive: ahead (a preloaded
+   * library, test/support/shifted-clock.c, compiled here: the suite needs the "cc" capability
+   * besides "redis"). `clockShiftBeforeMinute` (test/support/shifted-clock.ts) picks one just before a
+   * minute boundary. Unset: the machine's clock.
+   */
+  readonly clockShiftMs?: number;
+}
 
 /** A running server, which a fault-injection test may kill, restart, pause and resume. */
 export interface RedisServer {
@@ -80,7 +92,7 @@ const START_TIMEOUT_MS = 10_000;
  * Spawns redis-server on `port` in `dir` and resolves once it printed its ready line and answers
  * PING (the line is the event; the PING confirms it is this server that answers on the port).
  */
-async function spawnServer(port: number, dir: string): Promise<ChildProcess> {
+async function spawnServer(port: number, dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(
     "redis-server",
     [
@@ -100,7 +112,7 @@ async function spawnServer(port: number, dir: string): Promise<ChildProcess> {
       "--logfile",
       "",
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env },
   );
   let output = "";
   const ready = new Promise<void>((resolve, reject) => {
@@ -140,9 +152,10 @@ async function spawnServer(port: number, dir: string): Promise<ChildProcess> {
 }
 
 /** Starts a server on a free port and waits until it answers. Prefer {@link useRedisServer} in a suite. */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), "atc-redis-"));
+  let env = process.env;
   let child: ChildProcess | undefined;
   const kill = () =>
     new Promise<void>((resolve) => {
@@ -153,12 +166,19 @@ export async function startRedisServer(): Promise<RedisServer> {
       running.kill("SIGKILL");
     });
   const start = async () => {
-    child = await spawnServer(port, dir);
+    child = await spawnServer(port, dir, env);
   };
   const signal = (name: NodeJS.Signals) => () => {
     child?.kill(name);
   };
   try {
+    if (options.clockShiftMs !== undefined) {
+      env = {
+        ...process.env,
+        LD_PRELOAD: compileShiftedClock(dir),
+        ATC_CLOCK_SHIFT_MS: String(Math.round(options.clockShiftMs)),
+      };
+    }
     await start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -204,12 +224,12 @@ export interface RedisSuite {
  * a test failed, resume it if a test paused it, run the closers, disconnect the clients, kill
  * the server and delete its directory.
  */
-export function useRedisServer(): RedisSuite {
+export function useRedisServer(options: RedisServerOptions = {}): RedisSuite {
   let server: RedisServer | undefined;
   const clients: Redis[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
-    server = await startRedisServer();
+    server = await startRedisServer(options);
   });
   afterAll(async () => {
     server?.resume();
