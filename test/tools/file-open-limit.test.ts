@@ -21,6 +21,7 @@ import { printedLines } from "../support/printed-lines.js";
 import { removeTreeSync } from "../support/remove-tree.js";
 import { stopProcess } from "../support/stop-process.js";
 import { leftBehind } from "./support/left-behind.js";
+import { FEWER } from "./support/many-file-workspace.js";
 import { syncTree } from "./support/sync-tree.js";
 import { whileMoving } from "./support/while-moving.js";
 
@@ -290,6 +291,12 @@ describe("a first group's directory moved away while a later group is written", 
 
 describe("kill -9 during an apply_patch made in groups of directories", () => {
   const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
+  /**
+   * 128 directories at `ulimit -n` 128 (4 groups of 32), not 400 at 256 (7 groups of 64): still
+   * made in groups, each crash's change and recovery a third of the size (stop 54: this test
+   * was a third of the file's time, most of it the 400-file changes and recoveries).
+   */
+  const SHAPE = FEWER;
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
   /**
    * A hang bound that grows with CRASH_ITERATIONS: a fixed 600 s timed out a 24-crash soak run
@@ -298,7 +305,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   const CRASHES_MS = Math.max(600_000, CRASHES * 100_000);
 
   function start(check: boolean) {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
+    const config = JSON.stringify({ workspace, dirs: SHAPE.dirs, limit: SHAPE.limit, check });
     const child = nodeChild(flipper, [config]);
     return spawn(process.execPath, child.args, { cwd: repo, env: child.env, stdio: ["pipe", "pipe", "pipe"] });
   }
@@ -317,9 +324,9 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   }
 
   it(
-    `leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`,
+    `leaves all ${SHAPE.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`,
     async () => {
-      for (let d = 0; d < MANY.dirs; d++) {
+      for (let d = 0; d < SHAPE.dirs; d++) {
         mkdirSync(path.join(workspace, `d${d}`));
         writeFileSync(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
       }
@@ -363,7 +370,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
           watched = watch(child, "the next process's ls (recovery)");
           await watched.said("checked");
           const states = new Set<string>();
-          for (let d = 0; d < MANY.dirs; d++)
+          for (let d = 0; d < SHAPE.dirs; d++)
             states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
           expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
           const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
@@ -393,6 +400,12 @@ describe("a directory replaced between the passes of a change made in groups", (
   const swapper = path.join(repo, "test/tools/support/directory-swapper.mjs");
   const aimedSwapper = path.join(repo, "test/tools/support/directory-swapper-at-rename.mjs");
   /**
+   * 128 directories at `ulimit -n` 128 (4 groups of 32, d127 in the last), not 400 at 256: the
+   * last group opened again after the first group's renames all the same, for a third of the
+   * work per attempt (stop 54).
+   */
+  const SHAPE = FEWER;
+  /**
    * Swaps at random moments (every 0-30 ms). Before the identity check about one attempt in ten
    * deleted "other" (once 1 in 24), so 24 of them (about 22 CPU-s) mostly proved what the aimed
    * attempts below prove each time; these few keep other moments covered (SWAP_ATTEMPTS: more).
@@ -400,21 +413,21 @@ describe("a directory replaced between the passes of a change made in groups", (
   const ATTEMPTS = Number(process.env.SWAP_ATTEMPTS ?? 4);
   /**
    * One swap each, at the change's first rename (in d0): after its last looks, before it opens the
-   * last group (d399's) again to rename and delete there, the window where only the identity check
-   * (device and inode of the directory first opened) tells d399 is another directory now.
+   * last group (d127's) again to rename and delete there, the window where only the identity check
+   * (device and inode of the directory first opened) tells d127 is another directory now.
    */
   const AIMED = 3;
   /** A hang bound that grows with SWAP_ATTEMPTS, as the crash test's with CRASH_ITERATIONS. */
   const SWAPS_MS = Math.max(600_000, (ATTEMPTS + AIMED) * 90_000);
 
   /**
-   * d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399.
+   * d0..d126 updated, d127/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d127.
    * Over what the last attempt left (support/sync-tree.ts): 24 attempts each removing and making
-   * 400 directories again took most of this test's time.
+   * the directories again took most of this test's time.
    */
   function seedSwap(): void {
     const files = new Map<string, string>();
-    for (let d = 0; d < MANY.dirs; d++) files.set(`d${d}/f.txt`, d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
+    for (let d = 0; d < SHAPE.dirs; d++) files.set(`d${d}/f.txt`, d === SHAPE.dirs - 1 ? "old\n" : `old ${d}\n`);
     files.set("y/f.txt", "other\n");
     syncTree(workspace, { directories: [], files });
   }
@@ -422,12 +435,12 @@ describe("a directory replaced between the passes of a change made in groups", (
   type Outcome = { ok: boolean; error?: { code: string; message?: string } };
 
   /**
-   * One process (at ulimit -n 256) making the change once per `apply()`, each time in a new run:
+   * One process (at ulimit -n 128) making the change once per `apply()`, each time in a new run:
    * what is checked is the change under a swap, not a new process's start, which cost a process
    * (loading the package) per attempt. `close()` ends it.
    */
   function patcher(): { apply(): Promise<Outcome>; close(): Promise<void> } {
-    const node = nodeChild(script, [JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, serve: true })]);
+    const node = nodeChild(script, [JSON.stringify({ workspace, dirs: SHAPE.dirs, limit: SHAPE.limit, serve: true })]);
     const child = spawn(process.execPath, node.args, { cwd: repo, env: node.env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => {
@@ -465,7 +478,7 @@ describe("a directory replaced between the passes of a change made in groups", (
   /** How many "other" files are left, wherever the swaps put them. */
   async function othersLeft(): Promise<number> {
     let count = 0;
-    for (const directory of [`d${MANY.dirs - 1}`, "y", "t"]) {
+    for (const directory of [`d${SHAPE.dirs - 1}`, "y", "t"]) {
       const text = await readFile(path.join(workspace, directory, "f.txt"), "utf8").catch(() => "");
       if (text === "other\n") count++;
     }
@@ -480,13 +493,13 @@ describe("a directory replaced between the passes of a change made in groups", (
         // Control: with nothing swapping, the patch applies and deletes the checked file.
         seedSwap();
         expect(await patching.apply()).toEqual({ ok: true });
-        expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
+        expect(await readdir(path.join(workspace, `d${SHAPE.dirs - 1}`))).toEqual([]);
         expect(await othersLeft()).toBe(1);
         // Before the identity check, about one attempt in ten deleted "other" and answered ok.
         const outcomes = new Map<string, number>();
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
           seedSwap();
-          const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
+          const swapping = spawn(process.execPath, [swapper, workspace, `d${SHAPE.dirs - 1}`, "y", "t"], { stdio: "ignore" });
           const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
           await new Promise((resolve) => swapping.once("exit", resolve));
           const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
@@ -497,13 +510,13 @@ describe("a directory replaced between the passes of a change made in groups", (
         for (let attempt = 0; attempt < AIMED; attempt++) {
           seedSwap();
           const { result, said } = await whileMoving(
-            [aimedSwapper, workspace, "d0", `d${MANY.dirs - 1}`, "y", "t", "f.txt"],
+            [aimedSwapper, workspace, "d0", `d${SHAPE.dirs - 1}`, "y", "t", "f.txt"],
             () => patching.apply(),
           );
           const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
           expect(said, `aimed attempt ${attempt + 1} (${outcome})`).toBe("moved");
           expect(await othersLeft(), `aimed attempt ${attempt + 1} (${outcome})`).toBe(1);
-          if (result.error?.message?.includes(`"d${MANY.dirs - 1}/f.txt" was moved or replaced`)) landed++;
+          if (result.error?.message?.includes(`"d${SHAPE.dirs - 1}/f.txt" was moved or replaced`)) landed++;
         }
         // Control: swaps landed before the last group was opened again (the change told it). With
         // the identity check removed, the first aimed attempt answered ok having deleted "other"
