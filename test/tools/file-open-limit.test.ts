@@ -21,7 +21,6 @@ import { printedLines } from "../support/printed-lines.js";
 import { removeTreeSync } from "../support/remove-tree.js";
 import { stopProcess } from "../support/stop-process.js";
 import { leftBehind } from "./support/left-behind.js";
-import { FEWER } from "./support/many-file-workspace.js";
 import { syncTree } from "./support/sync-tree.js";
 import { whileMoving } from "./support/while-moving.js";
 
@@ -30,6 +29,13 @@ const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const FILES = 300;
 /** Past the limit: 400 directories at `ulimit -n` 256 (twice as many files). */
 const MANY = { limit: 256, dirs: 400, files: 800 } as const;
+/**
+ * Past the limit at half the size: 200 directories at `ulimit -n` 256, 4 groups of 64 (d192..d199
+ * the last). The same limit as MANY, so the same room for what a change holds beyond its windows:
+ * at `ulimit -n` 128 (group-kill-restore's FEWER) a flipping process was seen holding 116
+ * descriptors, and one flip in a 120-crash soak failed as too_many_open_files (stop 54).
+ */
+const HALF = { limit: 256, dirs: 200, files: 400 } as const;
 
 let workspace: string;
 beforeEach(async () => {
@@ -108,37 +114,37 @@ describe("apply_patch under a low open-file limit", () => {
     }
   }, 240_000);
 
-  it("a patch over more directories than the limit allows applies (800 files in 400 directories at ulimit -n 256)", async () => {
+  it("a patch over more directories than the limit allows applies (400 files in 200 directories at ulimit -n 256)", async () => {
     // Before stop 33: too_many_open_files, nothing changed.
-    seed(MANY.dirs, MANY.files);
-    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
-    expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
+    seed(HALF.dirs, HALF.files);
+    expect(await patchUnder(HALF.limit, HALF.dirs, HALF.files)).toEqual({ ok: true });
+    expect(await onDisk(HALF.dirs, HALF.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
   }, 120_000);
 
   it("control: a process already holding nearly all its descriptors gets too_many_open_files, nothing changed", async () => {
-    seed(MANY.dirs, MANY.files);
+    seed(HALF.dirs, HALF.files);
     // 230 of 256 taken before the call: what is left is less than one group needs.
-    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 230)).toMatchObject({
+    expect(await patchUnder(HALF.limit, HALF.dirs, HALF.files, [], 230)).toMatchObject({
       ok: false,
       error: { code: "too_many_open_files" },
     });
-    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    const { states, leftovers } = await onDisk(HALF.dirs, HALF.files);
     expect(leftovers).toEqual([]);
     expect(states).toEqual(new Set(["old", "missing"]));
     expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
   }, 120_000);
 
   it("control: that patch failing in its last group of directories changes nothing and leaves no directory it made", async () => {
-    seed(MANY.dirs, MANY.files);
+    seed(HALF.dirs, HALF.files);
     // New directories in the first groups, then a file below a file: its directory cannot be made.
     const extra = [
       ...Array.from({ length: 100 }, (_, i) => [`*** Add File: new${i}/deep/g.txt`, "+added"]).flat(),
       "*** Add File: d0/f0.txt/below.txt",
       "+never",
     ];
-    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, extra);
+    const result = await patchUnder(HALF.limit, HALF.dirs, HALF.files, extra);
     expect(result).toMatchObject({ ok: false, error: { code: "not_a_directory" } });
-    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    const { states, leftovers } = await onDisk(HALF.dirs, HALF.files);
     expect(leftovers).toEqual([]);
     expect(states).toEqual(new Set(["old", "missing"]));
     expect((await readdir(workspace)).filter((entry) => entry.startsWith("new"))).toEqual([]);
@@ -292,11 +298,11 @@ describe("a first group's directory moved away while a later group is written", 
 describe("kill -9 during an apply_patch made in groups of directories", () => {
   const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
   /**
-   * 128 directories at `ulimit -n` 128 (4 groups of 32), not 400 at 256 (7 groups of 64): still
-   * made in groups, each crash's change and recovery a third of the size (stop 54: this test
-   * was a third of the file's time, most of it the 400-file changes and recoveries).
+   * 200 directories, not 400 (4 groups of 64, not 7): still made in groups, each crash's change
+   * and recovery half the size (stop 54: this test was a third of the file's time, most of it
+   * the 400-file changes and recoveries).
    */
-  const SHAPE = FEWER;
+  const SHAPE = HALF;
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
   /**
    * A hang bound that grows with CRASH_ITERATIONS: a fixed 600 s timed out a 24-crash soak run
@@ -400,11 +406,10 @@ describe("a directory replaced between the passes of a change made in groups", (
   const swapper = path.join(repo, "test/tools/support/directory-swapper.mjs");
   const aimedSwapper = path.join(repo, "test/tools/support/directory-swapper-at-rename.mjs");
   /**
-   * 128 directories at `ulimit -n` 128 (4 groups of 32, d127 in the last), not 400 at 256: the
-   * last group opened again after the first group's renames all the same, for a third of the
-   * work per attempt (stop 54).
+   * 200 directories, not 400 (4 groups of 64, d199 in the last): the last group opened again
+   * after the first group's renames all the same, for half the work per attempt (stop 54).
    */
-  const SHAPE = FEWER;
+  const SHAPE = HALF;
   /**
    * Swaps at random moments (every 0-30 ms). Before the identity check about one attempt in ten
    * deleted "other" (once 1 in 24), so 24 of them (about 22 CPU-s) mostly proved what the aimed
@@ -413,15 +418,15 @@ describe("a directory replaced between the passes of a change made in groups", (
   const ATTEMPTS = Number(process.env.SWAP_ATTEMPTS ?? 4);
   /**
    * One swap each, at the change's first rename (in d0): after its last looks, before it opens the
-   * last group (d127's) again to rename and delete there, the window where only the identity check
-   * (device and inode of the directory first opened) tells d127 is another directory now.
+   * last group (d199's) again to rename and delete there, the window where only the identity check
+   * (device and inode of the directory first opened) tells d199 is another directory now.
    */
   const AIMED = 3;
   /** A hang bound that grows with SWAP_ATTEMPTS, as the crash test's with CRASH_ITERATIONS. */
   const SWAPS_MS = Math.max(600_000, (ATTEMPTS + AIMED) * 90_000);
 
   /**
-   * d0..d126 updated, d127/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d127.
+   * d0..d198 updated, d199/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d199.
    * Over what the last attempt left (support/sync-tree.ts): 24 attempts each removing and making
    * the directories again took most of this test's time.
    */
@@ -435,7 +440,7 @@ describe("a directory replaced between the passes of a change made in groups", (
   type Outcome = { ok: boolean; error?: { code: string; message?: string } };
 
   /**
-   * One process (at ulimit -n 128) making the change once per `apply()`, each time in a new run:
+   * One process (at ulimit -n 256) making the change once per `apply()`, each time in a new run:
    * what is checked is the change under a swap, not a new process's start, which cost a process
    * (loading the package) per attempt. `close()` ends it.
    */
