@@ -114,21 +114,22 @@ describe("apply_patch under a low open-file limit", () => {
     }
   }, 240_000);
 
-  it("a patch over more directories than the limit allows applies (400 files in 200 directories at ulimit -n 256)", async () => {
-    // Before stop 33: too_many_open_files, nothing changed.
-    seed(HALF.dirs, HALF.files);
-    expect(await patchUnder(HALF.limit, HALF.dirs, HALF.files)).toEqual({ ok: true });
-    expect(await onDisk(HALF.dirs, HALF.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
+  it("a patch over more directories than the limit allows applies (800 files in 400 directories at ulimit -n 256)", async () => {
+    // Before stop 33: too_many_open_files, nothing changed. At 400 directories, not HALF's 200:
+    // 200 directories at 256 fit in one batch (the test passed with the grouping taken out).
+    seed(MANY.dirs, MANY.files);
+    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
+    expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
   }, 120_000);
 
   it("control: a process already holding nearly all its descriptors gets too_many_open_files, nothing changed", async () => {
-    seed(HALF.dirs, HALF.files);
+    seed(MANY.dirs, MANY.files);
     // 230 of 256 taken before the call: what is left is less than one group needs.
-    expect(await patchUnder(HALF.limit, HALF.dirs, HALF.files, [], 230)).toMatchObject({
+    expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files, [], 230)).toMatchObject({
       ok: false,
       error: { code: "too_many_open_files" },
     });
-    const { states, leftovers } = await onDisk(HALF.dirs, HALF.files);
+    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
     expect(leftovers).toEqual([]);
     expect(states).toEqual(new Set(["old", "missing"]));
     expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);
