@@ -29,6 +29,13 @@ const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const FILES = 300;
 /** Past the limit: 400 directories at `ulimit -n` 256 (twice as many files). */
 const MANY = { limit: 256, dirs: 400, files: 800 } as const;
+/**
+ * Past the limit at half the size: 200 directories at `ulimit -n` 256, 4 groups of 64 (d192..d199
+ * the last). The same limit as MANY, so the same room for what a change holds beyond its windows:
+ * at `ulimit -n` 128 (group-kill-restore's FEWER) a flipping process was seen holding 116
+ * descriptors, and one flip in a 120-crash soak failed as too_many_open_files (stop 54).
+ */
+const HALF = { limit: 256, dirs: 200, files: 400 } as const;
 
 let workspace: string;
 beforeEach(async () => {
@@ -108,7 +115,8 @@ describe("apply_patch under a low open-file limit", () => {
   }, 240_000);
 
   it("a patch over more directories than the limit allows applies (800 files in 400 directories at ulimit -n 256)", async () => {
-    // Before stop 33: too_many_open_files, nothing changed.
+    // Before stop 33: too_many_open_files, nothing changed. At 400 directories, not HALF's 200:
+    // 200 directories at 256 fit in one batch (the test passed with the grouping taken out).
     seed(MANY.dirs, MANY.files);
     expect(await patchUnder(MANY.limit, MANY.dirs, MANY.files)).toEqual({ ok: true });
     expect(await onDisk(MANY.dirs, MANY.files)).toEqual({ states: new Set(["new"]), leftovers: [] });
@@ -128,16 +136,16 @@ describe("apply_patch under a low open-file limit", () => {
   }, 120_000);
 
   it("control: that patch failing in its last group of directories changes nothing and leaves no directory it made", async () => {
-    seed(MANY.dirs, MANY.files);
+    seed(HALF.dirs, HALF.files);
     // New directories in the first groups, then a file below a file: its directory cannot be made.
     const extra = [
       ...Array.from({ length: 100 }, (_, i) => [`*** Add File: new${i}/deep/g.txt`, "+added"]).flat(),
       "*** Add File: d0/f0.txt/below.txt",
       "+never",
     ];
-    const result = await patchUnder(MANY.limit, MANY.dirs, MANY.files, extra);
+    const result = await patchUnder(HALF.limit, HALF.dirs, HALF.files, extra);
     expect(result).toMatchObject({ ok: false, error: { code: "not_a_directory" } });
-    const { states, leftovers } = await onDisk(MANY.dirs, MANY.files);
+    const { states, leftovers } = await onDisk(HALF.dirs, HALF.files);
     expect(leftovers).toEqual([]);
     expect(states).toEqual(new Set(["old", "missing"]));
     expect((await readdir(workspace)).filter((entry) => entry.startsWith("new"))).toEqual([]);
@@ -290,6 +298,12 @@ describe("a first group's directory moved away while a later group is written", 
 
 describe("kill -9 during an apply_patch made in groups of directories", () => {
   const flipper = path.join(repo, "test/tools/support/many-directory-flipper.mjs");
+  /**
+   * 200 directories, not 400 (4 groups of 64, not 7): still made in groups, each crash's change
+   * and recovery half the size (stop 54: this test was a third of the file's time, most of it
+   * the 400-file changes and recoveries).
+   */
+  const SHAPE = HALF;
   const CRASHES = Number(process.env.CRASH_ITERATIONS ?? 6);
   /**
    * A hang bound that grows with CRASH_ITERATIONS: a fixed 600 s timed out a 24-crash soak run
@@ -298,7 +312,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   const CRASHES_MS = Math.max(600_000, CRASHES * 100_000);
 
   function start(check: boolean) {
-    const config = JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, check });
+    const config = JSON.stringify({ workspace, dirs: SHAPE.dirs, limit: SHAPE.limit, check });
     const child = nodeChild(flipper, [config]);
     return spawn(process.execPath, child.args, { cwd: repo, env: child.env, stdio: ["pipe", "pipe", "pipe"] });
   }
@@ -317,9 +331,9 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
   }
 
   it(
-    `leaves all ${MANY.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`,
+    `leaves all ${SHAPE.dirs} files before or after (one state) and nothing behind, over ${CRASHES} crashes`,
     async () => {
-      for (let d = 0; d < MANY.dirs; d++) {
+      for (let d = 0; d < SHAPE.dirs; d++) {
         mkdirSync(path.join(workspace, `d${d}`));
         writeFileSync(path.join(workspace, `d${d}`, "f.txt"), `A ${d}\n`);
       }
@@ -363,7 +377,7 @@ describe("kill -9 during an apply_patch made in groups of directories", () => {
           watched = watch(child, "the next process's ls (recovery)");
           await watched.said("checked");
           const states = new Set<string>();
-          for (let d = 0; d < MANY.dirs; d++)
+          for (let d = 0; d < SHAPE.dirs; d++)
             states.add(readFileSync(path.join(workspace, `d${d}`, "f.txt"), "utf8").replace(` ${d}\n`, ""));
           expect(states.size, `mixed state after crash ${crash + 1}: ${[...states].join(", ")}`).toBe(1);
           const leftovers = (await readdir(workspace, { recursive: true })).filter((entry) => /\.(tmp|part)$/.test(entry));
@@ -393,6 +407,11 @@ describe("a directory replaced between the passes of a change made in groups", (
   const swapper = path.join(repo, "test/tools/support/directory-swapper.mjs");
   const aimedSwapper = path.join(repo, "test/tools/support/directory-swapper-at-rename.mjs");
   /**
+   * 200 directories, not 400 (4 groups of 64, d199 in the last): the last group opened again
+   * after the first group's renames all the same, for half the work per attempt (stop 54).
+   */
+  const SHAPE = HALF;
+  /**
    * Swaps at random moments (every 0-30 ms). Before the identity check about one attempt in ten
    * deleted "other" (once 1 in 24), so 24 of them (about 22 CPU-s) mostly proved what the aimed
    * attempts below prove each time; these few keep other moments covered (SWAP_ATTEMPTS: more).
@@ -400,21 +419,21 @@ describe("a directory replaced between the passes of a change made in groups", (
   const ATTEMPTS = Number(process.env.SWAP_ATTEMPTS ?? 4);
   /**
    * One swap each, at the change's first rename (in d0): after its last looks, before it opens the
-   * last group (d399's) again to rename and delete there, the window where only the identity check
-   * (device and inode of the directory first opened) tells d399 is another directory now.
+   * last group (d199's) again to rename and delete there, the window where only the identity check
+   * (device and inode of the directory first opened) tells d199 is another directory now.
    */
   const AIMED = 3;
   /** A hang bound that grows with SWAP_ATTEMPTS, as the crash test's with CRASH_ITERATIONS. */
   const SWAPS_MS = Math.max(600_000, (ATTEMPTS + AIMED) * 90_000);
 
   /**
-   * d0..d398 updated, d399/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d399.
+   * d0..d198 updated, d199/f.txt ("old") deleted; y/f.txt ("other") is what a swap puts at d199.
    * Over what the last attempt left (support/sync-tree.ts): 24 attempts each removing and making
-   * 400 directories again took most of this test's time.
+   * the directories again took most of this test's time.
    */
   function seedSwap(): void {
     const files = new Map<string, string>();
-    for (let d = 0; d < MANY.dirs; d++) files.set(`d${d}/f.txt`, d === MANY.dirs - 1 ? "old\n" : `old ${d}\n`);
+    for (let d = 0; d < SHAPE.dirs; d++) files.set(`d${d}/f.txt`, d === SHAPE.dirs - 1 ? "old\n" : `old ${d}\n`);
     files.set("y/f.txt", "other\n");
     syncTree(workspace, { directories: [], files });
   }
@@ -427,7 +446,7 @@ describe("a directory replaced between the passes of a change made in groups", (
    * (loading the package) per attempt. `close()` ends it.
    */
   function patcher(): { apply(): Promise<Outcome>; close(): Promise<void> } {
-    const node = nodeChild(script, [JSON.stringify({ workspace, dirs: MANY.dirs, limit: MANY.limit, serve: true })]);
+    const node = nodeChild(script, [JSON.stringify({ workspace, dirs: SHAPE.dirs, limit: SHAPE.limit, serve: true })]);
     const child = spawn(process.execPath, node.args, { cwd: repo, env: node.env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => {
@@ -465,7 +484,7 @@ describe("a directory replaced between the passes of a change made in groups", (
   /** How many "other" files are left, wherever the swaps put them. */
   async function othersLeft(): Promise<number> {
     let count = 0;
-    for (const directory of [`d${MANY.dirs - 1}`, "y", "t"]) {
+    for (const directory of [`d${SHAPE.dirs - 1}`, "y", "t"]) {
       const text = await readFile(path.join(workspace, directory, "f.txt"), "utf8").catch(() => "");
       if (text === "other\n") count++;
     }
@@ -480,13 +499,13 @@ describe("a directory replaced between the passes of a change made in groups", (
         // Control: with nothing swapping, the patch applies and deletes the checked file.
         seedSwap();
         expect(await patching.apply()).toEqual({ ok: true });
-        expect(await readdir(path.join(workspace, `d${MANY.dirs - 1}`))).toEqual([]);
+        expect(await readdir(path.join(workspace, `d${SHAPE.dirs - 1}`))).toEqual([]);
         expect(await othersLeft()).toBe(1);
         // Before the identity check, about one attempt in ten deleted "other" and answered ok.
         const outcomes = new Map<string, number>();
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
           seedSwap();
-          const swapping = spawn(process.execPath, [swapper, workspace, `d${MANY.dirs - 1}`, "y", "t"], { stdio: "ignore" });
+          const swapping = spawn(process.execPath, [swapper, workspace, `d${SHAPE.dirs - 1}`, "y", "t"], { stdio: "ignore" });
           const result = await patching.apply().finally(() => swapping.kill("SIGKILL"));
           await new Promise((resolve) => swapping.once("exit", resolve));
           const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
@@ -497,13 +516,13 @@ describe("a directory replaced between the passes of a change made in groups", (
         for (let attempt = 0; attempt < AIMED; attempt++) {
           seedSwap();
           const { result, said } = await whileMoving(
-            [aimedSwapper, workspace, "d0", `d${MANY.dirs - 1}`, "y", "t", "f.txt"],
+            [aimedSwapper, workspace, "d0", `d${SHAPE.dirs - 1}`, "y", "t", "f.txt"],
             () => patching.apply(),
           );
           const outcome = result.ok ? "ok" : (result.error?.code ?? "?");
           expect(said, `aimed attempt ${attempt + 1} (${outcome})`).toBe("moved");
           expect(await othersLeft(), `aimed attempt ${attempt + 1} (${outcome})`).toBe(1);
-          if (result.error?.message?.includes(`"d${MANY.dirs - 1}/f.txt" was moved or replaced`)) landed++;
+          if (result.error?.message?.includes(`"d${SHAPE.dirs - 1}/f.txt" was moved or replaced`)) landed++;
         }
         // Control: swaps landed before the last group was opened again (the change told it). With
         // the identity check removed, the first aimed attempt answered ok having deleted "other"
