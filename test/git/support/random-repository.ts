@@ -262,6 +262,11 @@ class Builder {
       // lstat, not existsSync: a dangling symlink in the way (seed 3004) does not "exist" but blocks mkdir.
       const found = lstatSync(ancestor, { throwIfNoEntry: false });
       if (found !== undefined && !found.isDirectory()) rmSync(ancestor, { force: true });
+      // An empty directory on the way may be a submodule entry an earlier commit made (a gitlink at
+      // a.txt, then a.txt/y written, seed 5403): the path goes under it only once the index
+      // forgets it, or `git add -A` refuses the file and leaves it untracked, in a later checkout's way.
+      else if (found?.isDirectory() === true && readdirSync(ancestor).length === 0)
+        git(this.directory, ["rm", "-q", "--cached", "--ignore-unmatch", "--", parts.slice(0, depth).join("/")]);
     }
     if (this.exists(index)) rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
