@@ -266,7 +266,7 @@ class Builder {
       // a.txt, then a.txt/y written, seed 5403): the path goes under it only once the index
       // forgets it, or `git add -A` refuses the file and leaves it untracked, in a later checkout's way.
       else if (found?.isDirectory() === true && readdirSync(ancestor).length === 0)
-        git(this.directory, ["rm", "-q", "--cached", "--ignore-unmatch", "--", parts.slice(0, depth).join("/")]);
+        git(this.directory, ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", parts.slice(0, depth).join("/")]);
     }
     if (this.exists(index)) rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
