@@ -128,7 +128,10 @@ async function absentPathEntry(tracker: Tracker, commit: CommitRecord): Promise<
   if (await repository.sameAtPath(base, commit.tree, tracker.path)) return undefined;
   const after = await repository.entryAt(commit.tree, tracker.path);
   const before = base === undefined ? undefined : await repository.entryAt(base, tracker.path);
-  const directory = after?.kind === "tree" || before?.kind === "tree";
+  // A file that replaced a directory of its name is the file's change: fileEntry follows it into
+  // the directory as git's --follow does (and sums up the directory's change when nothing there
+  // is its source); only a directory on the new side, or on the old side alone, is the directory's.
+  const directory = after === undefined ? before?.kind === "tree" : after.kind === "tree";
   return directory ? directoryEntry(tracker, commit) : fileEntry(tracker, commit);
 }
 

@@ -248,6 +248,28 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("minimal cases found 
     ]);
   });
 
+  it("git_file_history of a path gone at the start follows the file into the directory it replaced, as git log --follow (property seed 5402: it summed that commit up as the directory's change)", async () => {
+    const fixture = FixtureRepository.create("absent-into-directory");
+    directories.push(fixture.directory);
+    fixture.write("a.txt/x", "l1\nl2\nl3\nl4\nl5\n").write("a.txt/y", "}\n").commit("a.txt is a directory", author);
+    fixture.git("rm", "-q", "-r", "a.txt");
+    fixture.write("a.txt", "l1\nl2\nl3\nl4\nl5 edited\n").commit("a.txt/x becomes a.txt, a.txt/y goes", author);
+    fixture.remove("a.txt").commit("a.txt goes", author);
+    const expected = followNameStatus(fixture.directory);
+    expect(expected.map((line) => [line.status, line.from, line.to])).toEqual([
+      ["D", "a.txt", undefined],
+      ["R", "a.txt/x", "a.txt"],
+      ["A", "a.txt/x", undefined],
+    ]);
+    const answer = output<FileHistoryOutput>(await gitRun(fixture.directory).call("git_file_history", { path: "a.txt" }));
+    expect(answer.kind).toBe("file");
+    expect(answer.commits.map((commit) => [commit.sha, commit.status, commit.previous_path, commit.files_changed])).toEqual([
+      [expected[0]?.sha, "D", undefined, undefined],
+      [expected[1]?.sha, "R", "a.txt/x", undefined],
+      [expected[2]?.sha, "M", undefined, 2],
+    ]);
+  });
+
   /** `git log --follow --name-status -- a.txt` as `sha status [old -> ]new` lines, one per commit (its first file). */
   const followNameStatus = (directory: string) =>
     git(directory, ["log", "--follow", "--format=@%H", "--name-status", "--", "a.txt"])
