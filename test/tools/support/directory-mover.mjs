@@ -12,8 +12,17 @@
 // temporary file from the moved directory before `chattr` had run (a loaded machine stretches that
 // window), and a test would find nothing left; the flag cannot be set first, as an immutable
 // directory cannot be renamed.
+// "--while-open": moves only while the change is still writing or flushing its temporary files,
+// so before its last look: with the parent held stopped, some temporary file of the watched
+// directory must be open in it (a change holds each one open from its creation until its flush is
+// done, and looks last after every flush), and the copy is put at the path within the same hold;
+// else it moves nothing and prints "late" (the change
+// may have passed its last look, or renamed its files into place: a move then is no longer one the
+// change must see). Without it a mover slowed by load could move the directory after the change
+// was made (the change rightly ok, its files then in the moved directory), which a test cannot
+// tell from a move the change missed.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync } from "node:fs";
 import path from "node:path";
 import "./stop-on-terminate.mjs";
 import { temporaryFileIn } from "./temporary-file-watch.mjs";
@@ -33,7 +42,7 @@ function copyTree(from, to) {
 /**
  * Runs `step` with the parent process stopped: SIGSTOP, then a wait until every one of its threads
  * is stopped (a thread finishes the system call it is in first: an unlink under way completes
- * before the step starts), then SIGCONT however the step ended.
+ * before the step starts), then SIGCONT however the step ended. Returns what `step` returned.
  */
 function holdParent(step) {
   const parent = process.ppid;
@@ -44,7 +53,7 @@ function holdParent(step) {
       if (Date.now() > deadline) throw new Error(`process ${parent} did not stop`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
-    step();
+    return step();
   } finally {
     process.kill(parent, "SIGCONT");
   }
@@ -62,16 +71,62 @@ function allStopped(pid) {
   });
 }
 
+/**
+ * What the mover saw just before its move (`--while-open`), as one line (a test's failure message shows it): the
+ * watched directory's entries with inode and size, and which temporary files the parent process
+ * still holds open (a change's temporary file is open from its creation until it is flushed).
+ */
+function look(directory) {
+  const entries = readdirSync(directory).map((name) => {
+    const stat = lstatSync(path.join(directory, name), { throwIfNoEntry: false });
+    return `${name}:${stat?.ino ?? "-"}:${stat?.size ?? "-"}`;
+  });
+  const open = openTemporaries(directory);
+  return { open, line: `seen entries=[${entries.join(" ")}] open=[${open.join(" ")}]` };
+}
+
+/** The temporary files (`.atc-*`) of `directory` the parent process has open now. */
+function openTemporaries(directory) {
+  const prefix = `${directory}/.atc-`;
+  const open = [];
+  for (const fd of readdirSync(`/proc/${process.ppid}/fd`)) {
+    let target;
+    try {
+      target = readlinkSync(`/proc/${process.ppid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    if (target.startsWith(prefix)) open.push(path.basename(target));
+  }
+  return open;
+}
+
 const announce = options.includes("--ready") ? () => process.stdout.write("watching\n") : () => {};
 if (await temporaryFileIn(path.join(workspace, watched), 60_000, announce)) {
   const [from, to] = [path.join(workspace, victim), path.join(workspace, away)];
-  if (options.includes("--immutable")) {
-    holdParent(() => {
-      renameSync(from, to);
-      execFileSync("chattr", ["+i", to]);
-    });
-  } else renameSync(from, to);
-  if (!options.includes("--no-replacement")) copyTree(to, from);
+  const whileOpen = options.includes("--while-open");
+  const replace = !options.includes("--no-replacement");
+  const move = () => {
+    if (whileOpen) {
+      // Held stopped: nothing the change does falls between this look and the move.
+      const seen = look(path.join(workspace, watched));
+      process.stdout.write(`${seen.line}\n`);
+      if (seen.open.length === 0) return false;
+    }
+    renameSync(from, to);
+    if (options.includes("--immutable")) execFileSync("chattr", ["+i", to]);
+    // Held, the copy is whole at the path when the change goes on: a change that found its
+    // directory moved and read the path again could otherwise find a half-copied file there (a
+    // file another writer changed: a change without a pinned version plans again on it, ok).
+    if (whileOpen && replace) copyTree(to, from);
+    return true;
+  };
+  const moved = whileOpen || options.includes("--immutable") ? holdParent(move) : move();
+  if (!moved) {
+    process.stdout.write("late\n");
+    process.exit(0);
+  }
+  if (!whileOpen && replace) copyTree(to, from);
   process.stdout.write("moved\n");
   process.exit(0);
 }
