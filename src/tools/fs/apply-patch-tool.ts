@@ -70,10 +70,10 @@ function toPatchInput(input: ApplyPatchInput): PatchInput {
  * Git-format mode lines: a symbolic link (`new file mode 120000`, `old`/`new mode 120000`,
  * `deleted file mode 120000`), a submodule (`160000`) or a binary patch (`GIT binary patch`,
  * `Binary files … differ`) is refused (`unsupported_patch`) and nothing is written, where
- * `git apply` would make the link. An executable bit asked for or taken away (`new file mode
- * 100755`, `old mode 100644` / `new mode 100755` and back) is not applied: contents are written,
- * the file keeps its mode (a new file gets the default), and the result has a `mode not applied:`
- * line per such file.
+ * `git apply` would make the link. An executable bit asked for or taken away
+ * (`new file mode 100755`, `old mode 100644` with `new mode 100755`, and back) is not applied:
+ * contents are written, the file keeps its mode (a new file gets the default), and the result
+ * has a `mode not applied:` line per such file.
  * @public
  */
 export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefinition {
