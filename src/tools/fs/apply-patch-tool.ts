@@ -8,7 +8,7 @@ import { refuseEmptyVersion } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
-import { detectPatchKind, type PatchInput, planPatch } from "./patch/index.js";
+import { detectPatchKind, type IgnoredMode, type PatchInput, planPatch } from "./patch/index.js";
 import { PatchSession, patchToolError } from "./patch-session.js";
 import { READ_TRACKER } from "./read-tracker.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -66,6 +66,14 @@ function toPatchInput(input: ApplyPatchInput): PatchInput {
  * find/replace. All or nothing: a patch that does not apply, or a write that fails, leaves every
  * file as it was. Line endings are kept per file; matching tolerates whitespace and Unicode
  * punctuation drift. One undo step undoes the whole patch.
+ *
+ * Git-format mode lines: a symbolic link (`new file mode 120000`, `old`/`new mode 120000`,
+ * `deleted file mode 120000`), a submodule (`160000`) or a binary patch (`GIT binary patch`,
+ * `Binary files … differ`) is refused (`unsupported_patch`) and nothing is written, where
+ * `git apply` would make the link. An executable bit asked for or taken away
+ * (`new file mode 100755`, `old mode 100644` with `new mode 100755`, and back) is not applied:
+ * contents are written, the file keeps its mode (a new file gets the default), and the result
+ * has a `mode not applied:` line per such file.
  * @public
  */
 export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefinition {
@@ -123,7 +131,10 @@ async function applyInSession(
   if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
   const plan = await planPatch(toPatchInput(input), session);
   if (!plan.ok) throw patchToolError(plan.error);
-  if (plan.changes.length === 0) return "The patch changes nothing: every file already has that content.";
+  const modes = ignoredModeLines(plan.ignoredModes);
+  if (plan.changes.length === 0) {
+    return ["The patch changes nothing: every file already has that content.", ...modes].join("\n");
+  }
   let planned = await session.plannedChanges(plan.changes);
   // The result names every new content's version: hashed while the commit below waits for its
   // locks and flushes, not after it (see `VersionsAhead`).
@@ -172,5 +183,17 @@ async function applyInSession(
     `Applied to ${countOf(plan.summary.files.length, "file")}, +${plan.summary.added} -${plan.summary.removed}:`,
     ...lines,
     `versions: ${versions.join(", ") || "none"}`,
+    ...modes,
   ].join("\n");
+}
+
+/**
+ * One result line per mode change the patch asked for and `apply_patch` did not make: the model
+ * must not take the executable bit for set (or cleared) because the call succeeded.
+ */
+function ignoredModeLines(modes: readonly IgnoredMode[]): string[] {
+  return modes.map(
+    ({ path, mode }) =>
+      `mode not applied: ${path} ${mode} (${mode === "100755" ? "not made executable" : "executable bit not cleared"}; apply_patch sets contents only, use chmod)`,
+  );
 }

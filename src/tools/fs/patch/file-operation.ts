@@ -62,6 +62,17 @@ export type FileOperation =
       readonly patchLine: number;
     }
   | {
+      /**
+       * A git mode change (`new mode 100755`, `new file mode 100755`) of a file that exists at this
+       * step: not applied (file modes are left as they are, a new file gets the default), reported.
+       */
+      readonly type: "mode";
+      readonly path: string;
+      /** The mode the patch asks for, as git spells it (`100755`, `100644`). */
+      readonly mode: string;
+      readonly patchLine: number;
+    }
+  | {
       readonly type: "edit";
       readonly path: string;
       readonly edits: readonly TextEdit[];

@@ -5,4 +5,4 @@ export type { FileReader } from "./file-reader.js";
 export type { Outcome, PatchError, PatchErrorCode, PatchErrorLine } from "./patch-error.js";
 export type { PatchInput, TextEdit } from "./patch-input.js";
 export { normalizePatchPath } from "./patch-path.js";
-export { type PlanResult, planPatch } from "./plan-patch.js";
+export { type IgnoredMode, type PlanResult, planPatch } from "./plan-patch.js";

@@ -31,6 +31,7 @@ describe("planPatch with the Codex format", () => {
     );
     expect(result).toEqual({
       ok: true,
+      ignoredModes: [],
       changes: [
         { type: "add", path: "nested/new.txt", content: "created\n" },
         { type: "delete", path: "delete.txt", previous: "obsolete\n" },
@@ -308,7 +309,7 @@ describe("planPatch with the Codex format", () => {
 
   it("leaves out files a patch does not change", async () => {
     const result = await planPatch(codex("*** Update File: f.txt", "@@", " same"), files({ "f.txt": "same\n" }));
-    expect(result).toEqual({ ok: true, changes: [], summary: { files: [], added: 0, removed: 0 } });
+    expect(result).toEqual({ ok: true, changes: [], summary: { files: [], added: 0, removed: 0 }, ignoredModes: [] });
   });
 
   it("reads each path once, however many steps name it", async () => {

@@ -27,6 +27,7 @@ describe("planPatch with edits and replace", () => {
     );
     expect(result).toEqual({
       ok: true,
+      ignoredModes: [],
       changes: [
         {
           type: "update",

@@ -22,8 +22,25 @@ export type PlanResult =
       readonly changes: readonly FileChange[];
       /** Lines added and removed, per file and in all. */
       readonly summary: PatchSummary;
+      /** Mode changes the patch asks for and the plan does not make (see {@link IgnoredMode}), in patch order. */
+      readonly ignoredModes: readonly IgnoredMode[];
     }
   | { readonly ok: false; readonly error: PatchError };
+
+/**
+ * A git-format mode change the plan leaves out: `apply_patch` writes file contents only, so an
+ * executable bit asked for (`new file mode 100755`, `old mode 100644` / `new mode 100755`) or
+ * taken away is not set, and the tool's result says so. Symbolic links and submodules (modes
+ * `120000`, `160000`) are refused instead (`unsupported_patch`).
+ */
+export interface IgnoredMode {
+  /** The file's path (a move's destination). */
+  readonly path: string;
+  /** The mode asked for, as git spells it. */
+  readonly mode: string;
+  /** 1-based line of the section's `diff --git` header. */
+  readonly line: number;
+}
 
 /**
  * Computes what a patch does without touching the disk: parses it, reads each file it names
@@ -36,11 +53,13 @@ export async function planPatch(input: PatchInput, reader: FileReader): Promise<
   const operations = parseInput(input);
   if (!operations.ok) return operations;
   const workspace = new PatchWorkspace(reader);
+  const ignoredModes: IgnoredMode[] = [];
   for (const operation of operations.value) {
     const done = await runOperation(workspace, operation);
     if (!done.ok) return done;
+    if (operation.type === "mode") ignoredModes.push({ path: operation.path, mode: operation.mode, line: operation.patchLine });
   }
-  return { ok: true, ...workspace.result() };
+  return { ok: true, ...workspace.result(), ignoredModes };
 }
 
 function parseInput(input: PatchInput): Outcome<readonly FileOperation[]> {
@@ -85,6 +104,11 @@ async function runOperation(workspace: PatchWorkspace, operation: FileOperation)
     }
     case "delete":
       return runDelete(workspace, operation, current);
+    case "mode":
+      // As git: the mode of a file that is not there (at this step of the patch) cannot change.
+      return current === undefined
+        ? missing(workspace, operation.path, operation.patchLine, "Check the path; a mode line needs an existing file.")
+        : succeed(true);
     case "update":
       return runUpdate(workspace, operation, current);
     case "edit": {

@@ -7,7 +7,7 @@ const HUNK_HEADER = /^@@\s+-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s+@@/;
 const HUNK_HINT =
   "Hunk headers look like '@@ -12,5 +12,6 @@' (old start,count new start,count). For hunks without line numbers use the '*** Begin Patch' format.";
 const PREFIX_HINT = "Every hunk line starts with ' ' (context, a space), '+' (added), '-' (removed) or '\\' (no newline marker).";
-const GIT_HEADERS = ["old mode ", "new mode ", "similarity index ", "dissimilarity index ", "index "];
+const GIT_HEADERS = ["similarity index ", "dissimilarity index ", "index "];
 
 /** What a `diff --git` section's extended header lines said. */
 interface GitSection {
@@ -18,6 +18,10 @@ interface GitSection {
   renameTo?: string;
   newFile: boolean;
   deletedFile: boolean;
+  /** `old mode` or `deleted file mode`: the mode the file had. */
+  oldMode?: string;
+  /** `new mode` or `new file mode`: the mode the patch asks for. */
+  newMode?: string;
 }
 
 /** The paths and hunks of one `---`/`+++` section, before they become an operation. */
@@ -107,8 +111,14 @@ class UnifiedParser {
     const value = (prefix: string) => headerPath(text.slice(prefix.length));
     if (text.startsWith("rename from ")) git.renameFrom = value("rename from ");
     else if (text.startsWith("rename to ")) git.renameTo = value("rename to ");
-    else if (text.startsWith("new file mode ")) git.newFile = true;
-    else if (text.startsWith("deleted file mode ")) git.deletedFile = true;
+    else if (text.startsWith("new file mode ")) {
+      git.newFile = true;
+      git.newMode = text.slice("new file mode ".length).trim();
+    } else if (text.startsWith("deleted file mode ")) {
+      git.deletedFile = true;
+      git.oldMode = text.slice("deleted file mode ".length).trim();
+    } else if (text.startsWith("old mode ")) git.oldMode = text.slice("old mode ".length).trim();
+    else if (text.startsWith("new mode ")) git.newMode = text.slice("new mode ".length).trim();
     else if (text.startsWith("copy from ") || text.startsWith("copy to ")) {
       return fail("unsupported_patch", `Line ${line}: file copies are not supported.`, {
         line,
@@ -141,10 +151,12 @@ class UnifiedParser {
     const git = this.git;
     this.git = undefined;
     const paths = stripPrefixes(oldPath, newPath, git !== undefined);
-    const operation = buildOperation({ ...paths, hunks, line, git });
-    if (!operation.ok) return operation;
-    this.operations.push(operation.value);
-    return succeed(true);
+    if (git !== undefined) {
+      // Checked before the section's paths and hunks: a symbolic link is refused as one.
+      const mode = modeOf(git);
+      if (!mode.ok) return mode;
+    }
+    return this.push(buildOperation({ ...paths, hunks, line, git }), git);
   }
 
   private parseHunk(): Outcome<Hunk> {
@@ -191,11 +203,29 @@ class UnifiedParser {
     this.git = undefined;
     if (git === undefined) return succeed(true);
     const renamed = git.renameFrom !== undefined && git.renameTo !== undefined;
-    if (!renamed && !git.newFile && !git.deletedFile) return succeed(true);
     const paths = stripPrefixes(git.oldPath ?? DEV_NULL, git.newPath ?? DEV_NULL, true);
-    const operation = buildOperation({ ...paths, hunks: [], line: git.line, git });
+    if (!renamed && !git.newFile && !git.deletedFile) {
+      // A mode change alone (`old mode`/`new mode`, no hunks): refused or reported, never dropped.
+      const mode = modeOf(git);
+      if (!mode.ok || mode.value === undefined) return mode.ok ? succeed(true) : mode;
+      const path = normalizeAt(paths.newPath, git.line);
+      if (!path.ok) return path;
+      this.operations.push({ type: "mode", path: path.value, mode: mode.value, patchLine: git.line });
+      return succeed(true);
+    }
+    return this.push(buildOperation({ ...paths, hunks: [], line: git.line, git }), git);
+  }
+
+  /** Adds a section's operation, followed by its ignored mode change when it asks for one. */
+  private push(operation: Outcome<FileOperation>, git: GitSection | undefined): Outcome<true> {
     if (!operation.ok) return operation;
     this.operations.push(operation.value);
+    const mode = git === undefined ? succeed(undefined) : modeOf(git);
+    if (!mode.ok) return mode;
+    if (mode.value !== undefined && operation.value.type !== "delete" && operation.value.type !== "mode") {
+      const path = operation.value.type === "update" ? (operation.value.moveTo ?? operation.value.path) : operation.value.path;
+      this.operations.push({ type: "mode", path, mode: mode.value, patchLine: git?.line ?? 0 });
+    }
     return succeed(true);
   }
 }
@@ -235,6 +265,51 @@ class HunkBody {
     const { lines, oldNoNewline, newNoNewline } = this;
     return succeed({ lines, patchLine, endOfFile: false, oldStart, oldNoNewline, newNoNewline });
   }
+}
+
+/** A symbolic link's mode in git (the file's content is the link's target). */
+const SYMLINK_MODE = "120000";
+/** A gitlink's mode: a submodule's commit, not a file. */
+const GITLINK_MODE = "160000";
+/** The regular file modes git writes (`100664` is an old git's spelling of `100644`). */
+const FILE_MODES = new Set(["100644", "100755", "100664"]);
+/** Executable when the owner's execute bit is set. */
+const isExecutable = (mode: string) => mode === "100755";
+
+/**
+ * What a `diff --git` section's mode lines ask: refused (a symbolic link or a submodule on either
+ * side, or a mode git does not write for files), or the regular-file mode the patch asks for where
+ * it asks for an executable bit different from the file's (`new file mode 100755`, `old mode
+ * 100644` / `new mode 100755` and back), which `apply_patch` does not apply and reports. A new
+ * file's `100644` and a deletion's mode ask nothing.
+ */
+function modeOf(git: GitSection): Outcome<string | undefined> {
+  const modes = [git.oldMode, git.newMode].filter((mode): mode is string => mode !== undefined);
+  const name = stripPrefixes(git.oldPath ?? DEV_NULL, git.newPath ?? git.oldPath ?? DEV_NULL, true).newPath;
+  if (modes.includes(SYMLINK_MODE)) {
+    return fail(
+      "unsupported_patch",
+      `Line ${git.line}: ${name} is a symbolic link in this patch (mode ${SYMLINK_MODE}): apply_patch cannot create, change or delete symbolic links.`,
+      { line: git.line, hint: "Make or change the link with bash (ln -s), and send the rest of the patch without this section." },
+    );
+  }
+  if (modes.includes(GITLINK_MODE)) {
+    return fail(
+      "unsupported_patch",
+      `Line ${git.line}: ${name} is a submodule in this patch (mode ${GITLINK_MODE}): apply_patch cannot change submodules.`,
+      { line: git.line, hint: "Update the submodule with git, and send the rest of the patch without this section." },
+    );
+  }
+  const unknown = modes.find((mode) => !FILE_MODES.has(mode));
+  if (unknown !== undefined) {
+    return fail("patch_parse_error", `Line ${git.line}: '${unknown}' is not a file mode.`, {
+      line: git.line,
+      hint: "Git's file modes are 100644 (regular) and 100755 (executable); leave mode lines out to keep the file's mode.",
+    });
+  }
+  if (git.newMode === undefined || git.deletedFile) return succeed(undefined);
+  const wasExecutable = git.oldMode !== undefined && isExecutable(git.oldMode);
+  return isExecutable(git.newMode) === wasExecutable ? succeed(undefined) : succeed(git.newMode);
 }
 
 function normalizeAt(raw: string, line: number): Outcome<string> {
