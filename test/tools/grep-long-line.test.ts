@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRegistry } from "agent-tool-catalog";
 import { createGrepTool } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GREP_MAX_LINE_CHARS } from "../../src/tools/fs/grep-line-text.js";
 import { capability } from "../support/capabilities.js";
+import { longestHold } from "../support/event-loop-hold.js";
 
 const ripgrep = capability("ripgrep");
 
@@ -35,12 +35,13 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep over one very long line"), 
     });
 
   it("ripgrep's 32 MiB line is read in linear time, the event loop kept free, and printed cut", async () => {
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
     const started = performance.now();
-    const result = await runFor("ripgrep").call("grep", { pattern: "needle", glob: "*.js" });
+    // The loop's longest hold less this thread's wait for a CPU (event-loop-hold.ts): a wall-clock
+    // lateness (monitorEventLoopDelay) also reads the machine's load, 400 ms and more at load 28.
+    const { result, longestMs, longestRanMs } = await longestHold(() =>
+      runFor("ripgrep").call("grep", { pattern: "needle", glob: "*.js" }),
+    );
     const wall = performance.now() - started;
-    delay.disable();
     expect(result.ok, JSON.stringify(result.ok ? "" : result.error)).toBe(true);
     const output = String(result.ok ? result.output : "");
     const first = output.split("\n")[0] as string;
@@ -49,7 +50,7 @@ describe.skipIf(ripgrep.missing)(ripgrep.label("grep over one very long line"), 
     expect(output.length).toBeLessThan(GREP_MAX_LINE_CHARS + 500);
     // The old reader searched the whole growing line again per 64 KiB: over 60 s here, stalling the loop.
     expect(wall).toBeLessThan(15_000);
-    expect(delay.max / 1e6).toBeLessThan(400);
+    expect(longestMs, `held ${longestMs.toFixed(0)} ms, ran ${longestRanMs.toFixed(0)} ms of it`).toBeLessThan(400);
   }, 60_000);
 
   it("the JavaScript engine cuts the same line the same way", async () => {
