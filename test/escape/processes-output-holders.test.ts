@@ -48,8 +48,15 @@ function killAllWith(marker: string): Promise<void> {
 const RUN_MARK = runMark();
 const marked = (seconds: string): string => `${seconds}${RUN_MARK}`;
 
-/** Starts `seconds` of sleep that left the group (`setsid`) and cleared its environment (`env -i`). */
-const escapee = (seconds: string, redirect = "") => `setsid env -i /usr/bin/sleep ${seconds} ${redirect} &`;
+/**
+ * Starts `seconds` of sleep that left the group (`setsid`) and cleared its environment (`env -i`),
+ * and waits (up to ~10 s) until it has its own session: on a loaded machine the background child may
+ * not have run `setsid()` yet when the command ends, and the call's group kill then ends it before
+ * it escaped. A control would see no leftover, an attack would not be made at all.
+ */
+const launchEscapee = (seconds: string, redirect = "") => `setsid env -i /usr/bin/sleep ${seconds} ${redirect} & p=$!;`;
+const awaitOwnSession = `n=0; until [ "$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)" = "$p" ] || [ $n -ge 1000 ]; do n=$((n+1)); sleep 0.01; done;`;
+const escapee = (seconds: string, redirect = "") => `${launchEscapee(seconds, redirect)} ${awaitOwnSession}`;
 
 describe("escape attempts: output held open past the call", () => {
   let ground: Playground;
@@ -111,9 +118,13 @@ describe("escape attempts: output held open past the call", () => {
     async () => {
       for (const scope of scopes) {
         const started = performance.now();
-        const result = await sh(attackRun(ground.workspace, scope), `${escapee(marked("42.37"))} echo started; sleep 30`, {
-          timeout_seconds: 1,
-        });
+        const result = await sh(
+          attackRun(ground.workspace, scope),
+          `${launchEscapee(marked("42.37"))} echo started; ${awaitOwnSession} sleep 30`,
+          {
+            timeout_seconds: 1,
+          },
+        );
         expect(performance.now() - started, scope).toBeLessThan(8_000);
         expect(result.status, scope).toBe("timed out after 1 s (killed)");
         expect(result.stdout, scope).toBe("started");
@@ -131,7 +142,9 @@ describe("escape attempts: output held open past the call", () => {
       // pipe, so nothing finds the holder; reading must stop anyway, and the result says why.
       const hider =
         "setsid env -i /usr/bin/python3 -c 'import socket, os, time\n" +
-        `a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); time.sleep(${marked("44.37")})' &`;
+        `a, b = socket.socketpair(); socket.send_fds(a, [b"x"], [1, 2]); os.close(1); os.close(2); open("hider.ready", "w").close(); time.sleep(${marked("44.37")})' & ` +
+        // Python's start on a loaded machine can outlast a fixed pause: wait until the pipe is hidden.
+        "n=0; until [ -e hider.ready ] || [ $n -ge 1000 ]; do n=$((n+1)); sleep 0.01; done; rm -f hider.ready;";
       const started = performance.now();
       const result = await sh(attackRun(ground.workspace, "unrestricted"), `${hider} sleep 0.5; echo started`, {
         timeout_seconds: 20,
