@@ -36,17 +36,9 @@ import {
 } from "../../src/tools/sandbox/gitlink-quarantine.js";
 import { inertGitlinkRepository } from "../../src/tools/sandbox/new-git-directories.js";
 import { capability } from "../support/capabilities.js";
+import { hostGit } from "./support/host-git.js";
 
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  return execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 20_000,
-  });
-}
 
 const FSMONITOR = "[core]\n\tbare = false\n\tfsmonitor = touch /tmp/never-run; echo\n";
 

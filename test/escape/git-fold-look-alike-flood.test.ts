@@ -7,25 +7,16 @@
  * bound read-only instead, so the run keeps working and the look-alikes still cannot be written.
  * Positive controls: an ordinary name beside them stays writable and untouched, and git works.
  */
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGit } from "./support/host-git.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  return execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 20_000,
-  });
-}
 
 /** `count` distinct spellings of `config.worktree` (case variants), none the name itself. */
 function lookAlikes(count: number): string[] {

@@ -10,25 +10,16 @@
  * Positive controls: the repository's own `objects/info` and an ordinary name beside the
  * look-alike stay, and git keeps working.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGit } from "./support/host-git.js";
 import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  return execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 20_000,
-  });
-}
 
 const movedAside = (directory: string, name: string) =>
   readdirSync(directory).some((entry) => entry.startsWith(`atc-quarantine-${name}-`));

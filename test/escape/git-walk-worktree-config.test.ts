@@ -14,19 +14,11 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGit } from "./support/host-git.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  return execFileSync("git", ["-c", "user.email=a@example.com", "-c", "user.name=A", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 20_000,
-  });
-}
 
 /** Plants `.git/worktrees/evil` (HEAD, commondir, a config.worktree that runs `touch $M`). */
 const PLANT_WORKTREE = [

@@ -4,7 +4,7 @@ import { link, readdir, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
-import { readSmallFileBytes } from "../sandbox/small-file-text.js";
+import { readSmallFileTextOrWhyNot } from "../sandbox/small-file-text.js";
 import { startStateSweep } from "./lock-sweep.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
 import { isProcessAlive, isSurelyDead, OWN_PROCESS, UNJUDGED_AGE_MS } from "./process-identity.js";
@@ -184,13 +184,12 @@ export const MAX_LOCK_FILE_BYTES = 1024 * 1024;
 /**
  * The text of lock (or owner) file `file`, read through one descriptor opened without following a
  * link and without blocking, a regular file of at most {@link MAX_LOCK_FILE_BYTES} (see
- * `readSmallFileBytes`): `"absent"` when there is none, `"unreadable"` for anything else in its
+ * `readSmallFileTextOrWhyNot`): `"absent"` when there is none, `"unreadable"` for anything else in its
  * place (a named pipe, whose read blocked the waiter for ever, a link, a directory, a huge file)
  * or a read error.
  */
 export function readLockText(file: string): string | "absent" | "unreadable" {
-  const bytes = readSmallFileBytes(file, MAX_LOCK_FILE_BYTES);
-  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
+  return readSmallFileTextOrWhyNot(file, MAX_LOCK_FILE_BYTES);
 }
 
 /** When a lock file's holder counts as dead (see {@link judgeLockFile}). */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolError } from "agent-tool-catalog";
 import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
-import { readSmallFileBytes } from "../sandbox/small-file-text.js";
+import { readSmallFileTextOrWhyNot } from "../sandbox/small-file-text.js";
 import { staleLocksBroken, withFileLocks } from "./cross-process-lock.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { ensurePrivateDirectory } from "./private-state-directory.js";
@@ -96,8 +96,7 @@ export const MAX_LOG_BYTES = 64 * 1024 * 1024;
  * read error (a full descriptor table: the log is not taken for a cut-short one and removed).
  */
 export function readLogText(file: string): string | "absent" | "unreadable" {
-  const bytes = readSmallFileBytes(file, MAX_LOG_BYTES);
-  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
+  return readSmallFileTextOrWhyNot(file, MAX_LOG_BYTES);
 }
 
 /**

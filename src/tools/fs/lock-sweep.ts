@@ -70,7 +70,6 @@
 import type { Dir } from "node:fs";
 import { lstatSync, mkdirSync, opendirSync, realpathSync, rmdirSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { readSmallFileText } from "../sandbox/small-file-text.js";
 import { createConfinedFileScope } from "./confined-file-scope.js";
 import { breakDeadLockSync, judgeLockFile, type LockJudgement, lockDirectory } from "./cross-process-lock.js";
 import {
@@ -78,7 +77,7 @@ import {
   intentDirectory,
   intentsRoot,
   leftoverOwner,
-  MAX_LOG_BYTES,
+  readLogText,
   recoverDeadLogs,
   removeDeadLeftovers,
 } from "./intent-log.js";
@@ -283,9 +282,6 @@ async function walkSliced(
   }
 }
 
-/** The text of regular file `file` (no link followed, never blocking on a FIFO), or undefined. */
-const readRegular = (file: string): string | undefined => readSmallFileText(file, MAX_LOG_BYTES);
-
 /** Milliseconds since `file` was last written, or undefined when it cannot be looked at. */
 function ageOf(file: string, now: number): number | undefined {
   try {
@@ -375,9 +371,10 @@ function deadLogs(directory: string, names: readonly string[], now: number, judg
   for (const log of names) {
     if (!log.endsWith(".json")) continue;
     const file = path.join(directory, log);
-    const text = readRegular(file);
+    // Read as a recovery reads it: no link followed, never blocking on a FIFO.
+    const text = readLogText(file);
     const age = ageOf(file, now);
-    if (text === undefined || age === undefined) continue;
+    if (text === "absent" || text === "unreadable" || age === undefined) continue;
     let record: { owner?: unknown; root?: unknown };
     try {
       record = JSON.parse(text) as typeof record;

@@ -89,6 +89,13 @@ export function nulSeparatedArguments(args: readonly string[]): Buffer {
 type PathArgument = fs.PathLike | number;
 const host = (target: PathArgument): PathArgument => (typeof target === "string" ? fsPath(target) : target);
 
+/**
+ * Flags to open a directory handle without following a link at the last component (a link
+ * swapped in by a sandboxed command is not entered): the one definition for the sandbox's
+ * directory handles.
+ */
+export const DIRECTORY_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
+
 /** `fs.lstatSync` for escaped paths. */
 export const lstatSync = ((target: fs.PathLike, ...rest: unknown[]) =>
   (fs.lstatSync as (...args: unknown[]) => unknown)(host(target), ...rest)) as typeof fs.lstatSync;

@@ -1,6 +1,7 @@
-import { closeSync, constants, type Dir, fstatSync, opendirSync } from "node:fs";
+import { closeSync, type Dir, fstatSync, opendirSync } from "node:fs";
 import path from "node:path";
 import {
+  DIRECTORY_FLAGS,
   existsSync,
   fsPath,
   lstatSync,
@@ -19,8 +20,6 @@ import type { GitlinkHolder } from "./gitlink-quarantine.js";
 import { inertGitlinkRepository, repairNewGitDirectories } from "./new-git-directories.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { newWorktreeDirectories, type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
-
-const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** True where `/proc/self/fd/<fd>/<name>` names an entry of the directory behind `fd` (Linux). */
 const DESCRIPTOR_PATHS = process.platform === "linux" && existsSync("/proc/self/fd");

@@ -1,7 +1,7 @@
 import type { BigIntStats, Dirent } from "node:fs";
 import * as fs from "node:fs";
 import path from "node:path";
-import { fsPath, lstatSync, readdirSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, fsPath, lstatSync, readdirSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName, isGitNameSpelling, isHeadName } from "./git-names.js";
@@ -665,7 +665,7 @@ function gatherInto(
     );
   let descriptor: number;
   try {
-    descriptor = fs.openSync(fsPath(gitDirectory), GATHER_FLAGS);
+    descriptor = fs.openSync(fsPath(gitDirectory), DIRECTORY_FLAGS);
   } catch (error) {
     throw refuse(error);
   }
@@ -686,8 +686,6 @@ function gatherInto(
     fs.closeSync(descriptor);
   }
 }
-
-const GATHER_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 
 function listingOrNone(directory: string): Dirent[] {
   try {

@@ -1,12 +1,10 @@
-import { closeSync, constants, type Dir, opendirSync } from "node:fs";
+import { closeSync, type Dir, opendirSync } from "node:fs";
 import path from "node:path";
-import { fsPath, lstatSync, openSync, readEscapedName } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, fsPath, lstatSync, openSync, readEscapedName } from "./byte-paths.js";
 import { type IndexBudget, indexBudget } from "./git-index-gitlinks.js";
 import { isDotGitName } from "./git-names.js";
 import { cachedGitlinks, GITLINK_LIMITS, type GitCheckout } from "./git-protection.js";
 import { type QuarantinedState, QuarantineMoves, quarantineEntry } from "./sequencer-quarantine.js";
-
-const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** A gitlink's directory, opened without following a link, and the spelling of `.git` in it being judged. */
 export interface GitlinkHolder {

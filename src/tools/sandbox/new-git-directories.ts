@@ -1,6 +1,6 @@
-import { type BigIntStats, closeSync, constants, type Dirent, fstatSync, type Stats } from "node:fs";
+import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
-import { lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
@@ -8,8 +8,6 @@ import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkL
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
-
-const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** Directories the walk does not enter (as the spawn's git scan). */
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".hg", ".svn"]);

@@ -1,6 +1,6 @@
-import { closeSync, constants, mkdirSync } from "node:fs";
+import { closeSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { fsPath, lstatSync, openSync, readdirSync, renameSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, fsPath, lstatSync, openSync, readdirSync, renameSync } from "./byte-paths.js";
 import { readSmallFileText } from "./small-file-text.js";
 
 /**
@@ -62,8 +62,6 @@ export interface QuarantineDirectory {
   readonly shown: string;
   at(name: string): string;
 }
-
-const DIRECTORY_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /**
  * Moves `name` of `gitDirectory` (when present) to `atc-quarantine-<name>-<time>` of the same

@@ -9,8 +9,18 @@ import { openSync } from "./byte-paths.js";
  * the read blocked the host's whole event loop until a signal came.
  */
 export function readSmallFileText(file: string, maxBytes: number): string | undefined {
+  const text = readSmallFileTextOrWhyNot(file, maxBytes);
+  return text === "absent" || text === "unreadable" ? undefined : text;
+}
+
+/**
+ * As {@link readSmallFileText}, but says why there is no text: `"absent"` (no entry) or
+ * `"unreadable"` (a link, a named pipe, a directory, over `maxBytes`, or a read error), for
+ * callers that treat a missing file and something else in its place differently (a lock, a log).
+ */
+export function readSmallFileTextOrWhyNot(file: string, maxBytes: number): string | "absent" | "unreadable" {
   const bytes = readSmallFileBytes(file, maxBytes);
-  return typeof bytes === "string" ? undefined : bytes.toString("utf8");
+  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
 }
 
 /**
