@@ -53,15 +53,22 @@ describe("removeTree", () => {
     await mkdir(directory);
     // Control: nothing under it holds anything.
     expect(processesUnder(directory)).toEqual([]);
-    const writer = startBackgroundLoop("exec 3>held; i=0; while :; do : > f$i; i=$((i+1)); done", { cwd: directory });
+    const startWriter = () => startBackgroundLoop("exec 3>held; i=0; while :; do : > f$i; i=$((i+1)); done", { cwd: directory });
+    let writer = startWriter();
     try {
-      await expect.poll(() => processesUnder(directory).join("\n")).toMatch(/\(sh -c exec 3>held.*\): cwd, fd 3 .*held/);
       let failure: unknown;
       for (let attempt = 0; attempt < 50 && failure === undefined; attempt++) {
+        await expect.poll(() => processesUnder(directory).join("\n")).toMatch(/\(sh -c exec 3>held.*\): cwd, fd 3 .*held/);
         await removeTree(directory).catch((error: unknown) => {
           failure = error;
         });
+        if (failure !== undefined) break;
+        // The removal won the race (the writer was not scheduled between rm's last unlink and its
+        // rmdir, as on a loaded machine): the writer's cwd is now a deleted directory where it can
+        // make nothing, so it is stopped and a new one started in the directory made again.
+        await writer.stop();
         await mkdir(directory, { recursive: true });
+        writer = startWriter();
       }
       expect(String(failure)).toMatch(/something still writes in .*busy\..*sh -c exec 3>held/s);
     } finally {
