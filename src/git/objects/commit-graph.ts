@@ -559,7 +559,10 @@ export function murmur3(seed: number, bytes: Uint8Array): number {
 /** The big-endian 32-bit number at `at` (within bounds: the caller has checked), without `readUInt32BE`'s checks. */
 function uint32At(data: Uint8Array, at: number): number {
   return (
-    (((data[at] as number) << 24) | ((data[at + 1] as number) << 16) | ((data[at + 2] as number) << 8) | (data[at + 3] as number)) >>>
+    (((data[at] as number) << 24) |
+      ((data[at + 1] as number) << 16) |
+      ((data[at + 2] as number) << 8) |
+      (data[at + 3] as number)) >>>
     0
   );
 }
