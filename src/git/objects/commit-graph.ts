@@ -230,6 +230,10 @@ export class CommitGraph {
   private readonly raw = Buffer.alloc(HASH);
   /** Bloom keys of the paths asked about, per hash version. */
   private readonly keys = new Map<string, readonly Uint32Array[]>();
+  /** The keys {@link pathKeys} gave last, with the path and settings they are for. */
+  private lastKeys:
+    | { readonly path: string; readonly settings: BloomSettings; readonly keys: readonly Uint32Array[] | undefined }
+    | undefined;
 
   private constructor(private readonly layers: readonly GraphLayer[]) {}
 
@@ -444,8 +448,8 @@ export class CommitGraph {
       if (bloom === undefined) return true;
       const { data } = layer;
       layer.bytes.ensure(bloom.indexAt + Math.max(0, local - 1) * 4, bloom.indexAt + (local + 1) * 4);
-      const end = data.readUInt32BE(bloom.indexAt + local * 4);
-      const start = local === 0 ? 0 : data.readUInt32BE(bloom.indexAt + (local - 1) * 4);
+      const end = uint32At(data, bloom.indexAt + local * 4);
+      const start = local === 0 ? 0 : uint32At(data, bloom.indexAt + (local - 1) * 4);
       if (end <= start || end > bloom.filtersLength) return true;
       const keys = this.pathKeys(path, bloom.settings);
       if (keys === undefined) return true;
@@ -459,6 +463,16 @@ export class CommitGraph {
 
   /** The Bloom keys of `path` and each of its leading directories (git adds all of them to a filter). */
   private pathKeys(path: string, settings: BloomSettings): readonly Uint32Array[] | undefined {
+    // A walk asks one path per commit, thousands of times: the last answer, without building its map key.
+    const last = this.lastKeys;
+    if (last !== undefined && last.path === path && last.settings === settings) return last.keys;
+    const keys = this.pathKeysOf(path, settings);
+    this.lastKeys = { path, settings, keys };
+    return keys;
+  }
+
+  /** The path's keys and each leading directory's under `settings`, remembered for up to 1,024 paths and settings. */
+  private pathKeysOf(path: string, settings: BloomSettings): readonly Uint32Array[] | undefined {
     const id = `${settings.version}:${settings.hashes}:${path}`;
     const known = this.keys.get(id);
     if (known !== undefined) return known;
@@ -542,6 +556,17 @@ export function murmur3(seed: number, bytes: Uint8Array): number {
 }
 
 /** Whether the filter of `length` bytes at `base` has every bit of `key` set (git's `bloom_filter_contains`). */
+/** The big-endian 32-bit number at `at` (within bounds: the caller has checked), without `readUInt32BE`'s checks. */
+function uint32At(data: Uint8Array, at: number): number {
+  return (
+    (((data[at] as number) << 24) |
+      ((data[at + 1] as number) << 16) |
+      ((data[at + 2] as number) << 8) |
+      (data[at + 3] as number)) >>>
+    0
+  );
+}
+
 function filterHas(data: Buffer, base: number, length: number, key: Uint32Array): boolean {
   const bits = length * 8;
   for (let index = 0; index < key.length; index++) {
