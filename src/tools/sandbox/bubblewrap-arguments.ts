@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { type GitProtection, gitProtection } from "./git-protection.js";
+import { readOnlyEntryLinks } from "./read-only-entry-links.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /** The file descriptor that carries the seccomp program into bwrap. */
@@ -280,7 +281,11 @@ export function workspaceScopeArguments(layout: WorkspaceLayout): string[] {
   args.push("--bind", layout.workspace, layout.workspace);
   // Before the git protection: a pin bound after it would cover the protection of a `.git` below it.
   for (const pin of readOnlyPathPins(layout.workspace, inside)) args.push("--bind", pin, pin);
-  args.push(...(layout.git ?? gitProtection(layout.workspace)).args);
+  const git = layout.git ?? gitProtection(layout.workspace);
+  args.push(...git.args);
+  // An entry's file is written through another name in the workspace (a hard link made before the
+  // entry was protected) unless that name is read-only too.
+  for (const name of readOnlyEntryLinks(inside, git.linkedFiles)) args.push("--ro-bind", name, name);
   // Last, so nothing bound later (the workspace, the git protection's read-write git directories)
   // covers them: bound before the workspace, as they were, they were hidden under its writable bind.
   for (const extra of inside) args.push("--ro-bind", extra, extra);

@@ -53,6 +53,12 @@ export interface GitProtection {
   /** Set-user-id and set-group-id files found by the walk, bound read-only (see {@link gitProtection}). */
   readonly setIdFiles: string[];
   /**
+   * Regular files with more than one hard link found by the walk (at most {@link MAX_LINKED_FILES}),
+   * with their identity: a name of a `readOnlyPaths` entry's file outside the entry is bound
+   * read-only (see read-only-entry-links.ts).
+   */
+  readonly linkedFiles: LinkedFile[];
+  /**
    * Every working tree found (a directory holding a `.git`) and its git directory, whose index's
    * gitlinks are looked at after the command (see gitlink-quarantine.ts).
    */
@@ -75,6 +81,12 @@ export interface GitProtection {
   readonly objectInfos: string[];
   /** What the spawn gathered aside past the bound of entries bound read-only one by one (see {@link MAX_QUARANTINES}). */
   readonly gathered: QuarantinedState[];
+}
+
+/** A regular file with several hard links, by one of its names, and its `dev:ino`. */
+export interface LinkedFile {
+  readonly path: string;
+  readonly identity: string;
 }
 
 /** A working tree and the git directory holding its index. */
@@ -114,6 +126,7 @@ export function gitProtection(workspace: string): GitProtection {
     absentSequencerState: [],
     gitDirectories: [],
     setIdFiles: [],
+    linkedFiles: [],
     checkouts: [],
     protectedDotGits: new Map(),
     lookAlikes: [],
@@ -412,12 +425,26 @@ export const MAX_SET_ID_FILES = 256;
 /** Options of the per-file `lstat` (one object for every call). */
 const NO_THROW = Object.freeze({ throwIfNoEntry: false });
 
-/** {@link protectSetIdFile} for every regular file of `scan`, through the listing's ready-made paths. */
+/**
+ * The most files with several hard links one spawn records (a few MB of names): a workspace with
+ * more (pnpm's store links are in `node_modules`, which the walk skips) has the rest unrecorded.
+ */
+export const MAX_LINKED_FILES = 65_536;
+
+/**
+ * {@link protectSetIdFile} for every regular file of `scan`, through the listing's ready-made
+ * paths; a file with several hard links is recorded in `linkedFiles` from the same `lstat`.
+ */
 function protectSetIdFiles(directory: string, scan: DirectoryScan, protection: GitProtection): void {
   const targets = scan.fileTargets;
   for (let index = 0; index < targets.length; index++) {
     const stats = fs.lstatSync(targets[index] as string | Buffer, NO_THROW);
-    if (stats?.isFile() !== true || (stats.mode & SET_ID_BITS) === 0) continue;
+    if (stats?.isFile() !== true) continue;
+    if (stats.nlink > 1 && protection.linkedFiles.length < MAX_LINKED_FILES) {
+      const file = path.join(directory, scan.files[index] as string);
+      protection.linkedFiles.push({ path: file, identity: `${stats.dev}:${stats.ino}` });
+    }
+    if ((stats.mode & SET_ID_BITS) === 0) continue;
     protectSetIdFile(path.join(directory, scan.files[index] as string), protection);
   }
 }
