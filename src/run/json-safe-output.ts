@@ -1,3 +1,4 @@
+import { nodeBuiltin } from "../tool/node-builtin.js";
 import { OutputKeys } from "./output-keys.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
@@ -25,7 +26,9 @@ export type JsonSafeOutcome = { readonly ok: true; readonly value: unknown } | {
 /**
  * Makes a handler's output safe to serialise before the call is reported `ok: true`, so that
  * formatting results (`formatToolResult`, the adapters) never throws and loses a batch:
- * a BigInt becomes its decimal string, a repeated reference on the current path becomes
+ * a BigInt becomes its decimal string, a boxed primitive its primitive (as JSON has it), an Error
+ * its `name`, `message`, own `cause` and own enumerable properties (never its `stack`), a repeated
+ * reference on the current path becomes
  * `"[Circular]"`, values JSON drops (functions, symbols, `undefined` in objects) are dropped,
  * `toJSON` is honoured, nesting deeper than {@link MAX_OUTPUT_DEPTH} becomes `"[Too deep]"`, and
  * a value whose getter or `toJSON` throws becomes `"[Unserializable]"` (the convention the
@@ -111,9 +114,19 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
     onPath.delete(object);
     return converted;
   }
+  const slots = slotTypes();
+  if (slots?.isBoxedPrimitive(object) === true) {
+    // JSON.stringify prints `new Number(5)` as `5` and `new String("ab")` as `"ab"`; walked as an
+    // object one gave the model `{}` (or `{"0":"a","1":"b"}`). Read from the internal slot by the
+    // prototype's own method, so no valueOf of the output's runs.
+    const primitive = unboxed(object, slots);
+    if (primitive !== object) return convert(primitive, onPath, depth, budget);
+  }
   onPath.add(object);
   let out: unknown;
-  if (Array.isArray(object)) {
+  if (slots?.isNativeError(object) === true) {
+    out = convertError(object as Error, onPath, depth, budget);
+  } else if (Array.isArray(object)) {
     out = convertArray(object, onPath, depth, budget);
   } else if (isMap(object)) {
     out = convertMap(object, onPath, depth, budget);
@@ -127,6 +140,53 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
     out = convertObject(object, onPath, depth, budget);
   }
   onPath.delete(object);
+  return out;
+}
+
+/** The brand checks of `node:util`'s `types`, read from internal slots (no code of the value runs). */
+interface SlotTypes {
+  isBoxedPrimitive(value: unknown): boolean;
+  isNativeError(value: unknown): boolean;
+  isNumberObject(value: unknown): boolean;
+  isStringObject(value: unknown): boolean;
+  isBooleanObject(value: unknown): boolean;
+  isBigIntObject(value: unknown): boolean;
+}
+let slotTypesCache: SlotTypes | null | undefined;
+
+function slotTypes(): SlotTypes | undefined {
+  if (slotTypesCache === undefined) slotTypesCache = nodeBuiltin<{ types: SlotTypes }>("node:util")?.types ?? null;
+  return slotTypesCache ?? undefined;
+}
+
+/** A boxed number, string, boolean or BigInt's primitive (a boxed symbol stays an object, as JSON has it). */
+function unboxed(object: object, slots: SlotTypes): unknown {
+  if (slots.isNumberObject(object)) return Number.prototype.valueOf.call(object);
+  if (slots.isStringObject(object)) return String.prototype.valueOf.call(object);
+  if (slots.isBooleanObject(object)) return Boolean.prototype.valueOf.call(object);
+  if (slots.isBigIntObject(object)) return BigInt.prototype.valueOf.call(object);
+  return object;
+}
+
+/**
+ * An Error (of any realm) as its `name` and `message`, its own `cause`, then its own enumerable
+ * properties: JSON.stringify prints an Error's own enumerable properties only, `{}` for
+ * `new Error("disk full")`, so a handler returning one gave the model nothing. Its `stack` is not
+ * given: it names the host's files.
+ */
+function convertError(error: Error, onPath: Set<object>, depth: number, budget: Budget): Record<string, unknown> {
+  const own = new Set(Object.keys(error));
+  const head: Record<string, unknown> = {};
+  for (const key of ["name", "message", "cause"] as const) {
+    if (own.has(key) || (key === "cause" && !Object.hasOwn(error, "cause"))) continue;
+    try {
+      head[key] = error[key];
+    } catch {
+      head[key] = UNSERIALIZABLE;
+    }
+  }
+  const out = convertObject(head, onPath, depth, budget);
+  for (const [key, value] of Object.entries(convertObject(error, onPath, depth, budget))) define(out, key, value);
   return out;
 }
 
