@@ -15,6 +15,7 @@ export const CREATE_RUN_OPTION_NAMES: readonly string[] = Object.freeze([
   "store",
   "storeRevision",
   "storeTtlMs",
+  "storeSaveWaitMs",
   "context",
   "maxInputLength",
   "approvalTimeoutMs",

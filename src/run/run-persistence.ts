@@ -10,6 +10,11 @@ export interface RunPersistenceOptions {
   /** The revision the run was loaded at (`undefined`: not known, the first save does not check). */
   readonly revision: number | undefined;
   readonly ttlMs: number | undefined;
+  /**
+   * How long a call's save (and `run.save()`) is waited for before the result is returned anyway,
+   * in ms. @defaultValue {@link CALL_SAVE_WAIT_MS}
+   */
+  readonly saveWaitMs?: number;
   /** The state to save, taken when the save starts. */
   readonly snapshot: () => RunState;
   /** Told when a save fails (a conflict: another process saved this run; or the store failed). */
@@ -27,6 +32,16 @@ export class RunPersistence {
 
   constructor(private readonly options: RunPersistenceOptions) {
     this.revision = options.revision;
+  }
+
+  /** How long {@link RunPersistence.saveWithinBound} waits: the `saveWaitMs` option, or {@link CALL_SAVE_WAIT_MS}. */
+  get saveWaitMs(): number {
+    return this.options.saveWaitMs ?? CALL_SAVE_WAIT_MS;
+  }
+
+  /** {@link RunPersistence.saveWithin} for the run's own bound ({@link RunPersistence.saveWaitMs}). */
+  saveWithinBound(signal?: AbortSignal): Promise<number | undefined> {
+    return this.saveWithin(this.saveWaitMs, signal);
   }
 
   /** The revision of the last successful save (or the one the run was loaded at). */
@@ -105,7 +120,8 @@ const ABORT_SAVE_WAIT_MS = 1_000;
 
 /**
  * How long `run.call` waits for the save that follows a call before returning the result anyway
- * (with a `state_save_failed` diagnostic). Long enough for a client that reconnects to a
- * restarted server; short enough that a hung store does not look like a hung tool.
+ * (with a `state_save_failed` diagnostic), unless `createRun`'s `storeSaveWaitMs` says otherwise.
+ * Long enough for a client that reconnects to a restarted server; short enough that a hung store
+ * does not look like a hung tool.
  */
 export const CALL_SAVE_WAIT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { CatalogError } from "../errors/catalog-error.js";
-import { checkNumberOption } from "../errors/check-number-option.js";
+import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { countOf } from "../errors/count-of.js";
 import { ToolError } from "../errors/tool-error.js";
@@ -46,7 +46,7 @@ import { randomRunId } from "./random-run-id.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
-import { CALL_SAVE_WAIT_MS, RunPersistence } from "./run-persistence.js";
+import { RunPersistence } from "./run-persistence.js";
 import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
@@ -102,6 +102,12 @@ export interface CreateRunOptions extends ToolLoadOptions {
    * the store's default). @defaultValue the store's
    */
   readonly storeTtlMs?: number;
+  /**
+   * How long the save after each call (and `run.save()`) is waited for, in ms, before the call's
+   * result is returned anyway with a `state_save_failed` diagnostic (the save stays queued and may
+   * land later): a whole number of ms, at least 1. @defaultValue 10,000 (10 s)
+   */
+  readonly storeSaveWaitMs?: number;
   /** Activations to start with: a tracker to share, or state saved by `run.toJSON()`. */
   readonly activation?: ActivationTracker | ActivationTrackerState;
   /** Host values handed to every handler as `ctx.hostContext`. */
@@ -281,6 +287,7 @@ export class Run {
     // Milliseconds a store keeps the state (Redis takes whole ms): NaN or -1 lost it or kept it
     // forever. Infinity always meant "never expires" with the in-memory store; it is sent as no TTL.
     checkNumberOption(options.storeTtlMs, "storeTtlMs", { min: 1, integer: true, infinite: true }, "createRun");
+    checkNumberOption(options.storeSaveWaitMs, "storeSaveWaitMs", TIMER_MS, "createRun");
     this.registry = registry;
     const internals = internalsOf(registry);
     this.events = new EventBus(internals.eventBusOptions);
@@ -550,18 +557,18 @@ export class Run {
     if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
     // Saved before the model sees the result, so a process that takes over sees this call's effects;
     // bounded, since a store that never answers would otherwise hold the result forever.
-    if (this.persistence !== undefined) await this.persistence.saveWithin(CALL_SAVE_WAIT_MS, options.signal);
+    if (this.persistence !== undefined) await this.persistence.saveWithinBound(options.signal);
     return result;
   }
 
   /**
    * Saves the run to its store now (e.g. after `run.activate()` from host code); resolves with
    * the new revision, or `undefined` when the run has no store or the save failed (reported as a
-   * `state_save_failed` diagnostic). Waits at most 10 s, as the save after a call does: a store that
+   * `state_save_failed` diagnostic). Waits as long as the save after a call does (`storeSaveWaitMs`, 10 s by default): a store that
    * does not answer (a stopped Redis) is reported the same way, and the save stays queued.
    */
   async save(): Promise<number | undefined> {
-    return this.persistence?.saveWithin(CALL_SAVE_WAIT_MS);
+    return this.persistence?.saveWithinBound();
   }
 
   /**
@@ -700,6 +707,7 @@ export class Run {
       runId: this.id,
       revision: options.storeRevision,
       ttlMs: options.storeTtlMs,
+      ...(options.storeSaveWaitMs === undefined ? {} : { saveWaitMs: options.storeSaveWaitMs }),
       snapshot: () => this.toJSON(),
       onError: (error) =>
         this.report({

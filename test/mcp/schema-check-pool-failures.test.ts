@@ -11,6 +11,12 @@ import { childFormat, repoRoot } from "../support/child-entry.js";
 import { doubleCheck } from "./servers/slow-schemas.mjs";
 
 const PLAIN: JsonSchema = { type: "object", properties: { n: { type: "number" } } };
+/**
+ * A hang bound, not a claim: at load 20 on 2 cores a busy check ends at its wall-time bound (ten
+ * times its CPU limit) and each thread starts in seconds; stop 55 measured 18-24 s per test with
+ * 1-2 s limits, and the 30 s this file had was missed by every test at 2-6 s limits.
+ */
+const HANG_BOUND_MS = 60_000;
 
 /** An argument nested `depth` deep: 2^depth checks against `doubleCheck` (minutes at 30). */
 function nested(depth: number): unknown {
@@ -40,7 +46,12 @@ function threads(fail: (n: number) => "throws" | "dies" | undefined): { create: 
   return { create, starts: () => count };
 }
 
-/** Makes thread 1 ready, then keeps it busy with a check that runs to `slowMs`. */
+/**
+ * Makes thread 1 ready, then keeps it busy with a check that runs to `slowMs`: of the thread's
+ * CPU time (src/tool/thread-cpu-time.ts), all of it spent here, so its wall time stretches with the
+ * load as another thread's start does. Stop 55: 2, 2, 2.5 and 6 s of busy thread were 12.5 s of
+ * the file's CPU; a thread's start takes 0.05-0.5 s of CPU, so 1-2 s still leave it a wide margin.
+ */
 async function busyPool(
   create: CreateWorker,
   slowMs: number,
@@ -55,7 +66,7 @@ describe("schema check pool: a thread that cannot start", () => {
     "an extra thread that %s leaves the queued checks to the healthy thread",
     async (failure) => {
       const { create, starts } = threads((n) => (n === 2 ? failure : undefined));
-      const { pool, slow } = await busyPool(create, 2_000);
+      const { pool, slow } = await busyPool(create, 1_000);
       // Thread 1 is busy: this check starts thread 2, which fails.
       const queued = pool.check(3, PLAIN, { n: "x" }, 20_000);
       expect(await slow).toEqual({ kind: "timeout", stage: "check" });
@@ -63,39 +74,47 @@ describe("schema check pool: a thread that cannot start", () => {
       expect(await queued).toMatchObject({ kind: "checked", issues: [expect.objectContaining({ path: "n" })] });
       expect(starts()).toBe(3);
     },
-    30_000,
+    HANG_BOUND_MS,
   );
 
-  it("threads that die before they are ready are not restarted over and over", async () => {
-    const slowMs = 2_500;
-    // Every start but the first dies while thread 1 runs the slow check (a margin before its
-    // time limit, after which thread 1 is restarted).
-    let failUntil = Number.POSITIVE_INFINITY;
-    const { create, starts } = threads((n) => (n > 1 && performance.now() < failUntil ? "dies" : undefined));
-    const { pool, slow } = await busyPool(create, slowMs);
-    failUntil = performance.now() + slowMs - 300;
-    const queued = [pool.check(3, PLAIN, { n: 1 }, 20_000), pool.check(4, PLAIN, { n: 2 }, 20_000)];
-    expect(await slow).toEqual({ kind: "timeout", stage: "check" });
-    expect(await Promise.all(queued)).toEqual([
-      { kind: "checked", issues: undefined },
-      { kind: "checked", issues: undefined },
-    ]);
-    // Thread 1, one extra thread tried while it was busy (not one per death), thread 1 again.
-    expect(starts()).toBe(3);
-  }, 30_000);
+  it(
+    "threads that die before they are ready are not restarted over and over",
+    async () => {
+      const slowMs = 1_500;
+      // Every start but the first dies while thread 1 runs the slow check (a margin before its
+      // time limit, after which thread 1 is restarted).
+      let failUntil = Number.POSITIVE_INFINITY;
+      const { create, starts } = threads((n) => (n > 1 && performance.now() < failUntil ? "dies" : undefined));
+      const { pool, slow } = await busyPool(create, slowMs);
+      failUntil = performance.now() + slowMs - 300;
+      const queued = [pool.check(3, PLAIN, { n: 1 }, 20_000), pool.check(4, PLAIN, { n: 2 }, 20_000)];
+      expect(await slow).toEqual({ kind: "timeout", stage: "check" });
+      expect(await Promise.all(queued)).toEqual([
+        { kind: "checked", issues: undefined },
+        { kind: "checked", issues: undefined },
+      ]);
+      // Thread 1, one extra thread tried while it was busy (not one per death), thread 1 again.
+      expect(starts()).toBe(3);
+    },
+    HANG_BOUND_MS,
+  );
 
-  it("control: a healthy pool runs a queued check on a second thread while the first is busy", async () => {
-    const { create, starts } = threads(() => undefined);
-    const { pool, slow } = await busyPool(create, 6_000);
-    let slowDone = false;
-    void slow.then(() => {
-      slowDone = true;
-    });
-    expect(await pool.check(3, PLAIN, { n: 1 }, 20_000)).toEqual({ kind: "checked", issues: undefined });
-    expect(slowDone).toBe(false);
-    expect(starts()).toBe(2);
-    expect(await slow).toEqual({ kind: "timeout", stage: "check" });
-  }, 30_000);
+  it(
+    "control: a healthy pool runs a queued check on a second thread while the first is busy",
+    async () => {
+      const { create, starts } = threads(() => undefined);
+      const { pool, slow } = await busyPool(create, 2_000);
+      let slowDone = false;
+      void slow.then(() => {
+        slowDone = true;
+      });
+      expect(await pool.check(3, PLAIN, { n: 1 }, 20_000)).toEqual({ kind: "checked", issues: undefined });
+      expect(slowDone).toBe(false);
+      expect(starts()).toBe(2);
+      expect(await slow).toEqual({ kind: "timeout", stage: "check" });
+    },
+    HANG_BOUND_MS,
+  );
 
   it("control: when no thread can start, the queued checks end unavailable", async () => {
     const { create, starts } = threads(() => "throws");

@@ -76,6 +76,11 @@ const OPTIONS: readonly [string, (value: number) => unknown, Rule][] = [
   ],
   ["storeTtlMs", (storeTtlMs) => createRegistry().createRun({ storeTtlMs }), { min: 1, integer: true, infinite: true }],
   [
+    "storeSaveWaitMs",
+    (storeSaveWaitMs) => createRegistry().createRun({ storeSaveWaitMs }),
+    { min: 1, max: 2 ** 31 - 1, integer: true },
+  ],
+  [
     "maxInputLength",
     (maxInputLength) => createRegistry().createRun({ maxInputLength }),
     { min: 0, aboveMin: true, infinite: true },

@@ -7,7 +7,9 @@
  * through /proc by a marker unique to this test run.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Registry, type Run, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
@@ -196,7 +198,11 @@ describe("child runs draw on the parent's budget", () => {
   it("a child's command waiting for the parent's budget: its own total caps it, waitSeconds ends the wait, abort ends it at once", async () => {
     const h = harness("unrestricted", { limits: { maxProcesses: 100 }, runLimits: { maxProcesses: 100, waitSeconds: 1 } });
     const parent = h.parent();
-    const holding = parent.call("bash", { command: `sleep 3.${RUN_MARK}` });
+    // Holds the parent's whole budget until released (a line into its FIFO) once the checks below
+    // are done: a fixed `sleep 3` before, of which they take about 1.5 s.
+    const release = path.join(workspace, "release");
+    execFileSync("mkfifo", [release]);
+    const holding = parent.call("bash", { command: `read -r line < '${release}'` });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const child = h.registry.createRun({ parent, profile: "full" });
     // waitSeconds (1 s) bounds the wait in the parent's queue too.
@@ -217,6 +223,10 @@ describe("child runs draw on the parent's budget", () => {
     expect(performance.now() - aborted).toBeLessThan(1_000);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.code).toBe("aborted");
+    // Non-blocking: ENXIO at once if the holding command is not reading (gone), not a hang.
+    const writer = await open(release, constants.O_WRONLY | constants.O_NONBLOCK);
+    await writer.write("go\n");
+    await writer.close();
     expect(describeResult(await holding)).toMatch(/^exit code 0 · /);
     // Control: once the parent's command ended, the child's runs at once (nothing queued was left behind).
     const free = describeResult(await child.call("bash", { command: "echo free" }));
