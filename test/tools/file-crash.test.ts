@@ -120,7 +120,9 @@ async function assertConsistent(workspace: string): Promise<void> {
   expect(states.size, `mixed state: ${contents.join(" | ")}`).toBe(1);
   const big = await readFile(path.join(workspace, "big.txt"), "utf8");
   expect(big.length).toBe(2 * 1024 * 1024);
-  expect(new Set(big).size).toBe(1);
+  // One letter throughout: compared with its first letter repeated (a Set of its 2 M characters
+  // cost about 80 ms of CPU per check, 30 checks); the Set only says what a mixed file holds.
+  if (big !== (big[0] as string).repeat(big.length)) expect(new Set(big).size).toBe(1);
   const leftovers = (await readdir(workspace, { recursive: true })).filter((name) => /\.(tmp|part)$/.test(name));
   expect(leftovers).toEqual([]);
   expect(await readdir(intentDirectory(await realpath(workspace))).catch(() => [])).toEqual([]);

@@ -12,8 +12,9 @@
  * a real mover (swap-then-kill.mjs) swaps the last group's directory once the first group's first
  * rename landed (inotify) and kills the child with SIGKILL: at the first event in the intent
  * directory after the swap (the failed reopen's first durable step), or at random times after the
- * swap (the loop). Then a recovery runs in a new process, and every file must be wholly old, at its
- * path and in the moved directory, with nothing left behind once the moved directory is back.
+ * swap (the loop). Then a recovery runs in another process (this test's, see `recover`), and every
+ * file must be wholly old, at its path and in the moved directory, with nothing left behind once
+ * the moved directory is back.
  *
  * Size (stop 50): 256 files in 128 directories at `ulimit -n` 128 (groups of 32 directories, 4
  * groups) instead of 800 in 400 at 256 (7 groups): the same split into groups, the swap still in
@@ -24,14 +25,15 @@
  * files, the old path of the log taken back to `prepared` and the renamed files restored by a
  * second change) both kill tests still fail: d0/f0.txt..d11/f11.txt new after recovery.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, realpath, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { createConfinedFileScope } from "../../src/tools/fs/confined-file-scope.js";
+import { intentDirectory, recoverNow } from "../../src/tools/fs/intent-log.js";
 import { nodeChild } from "../support/child-entry.js";
 import { leftBehind } from "./support/left-behind.js";
 import { FEWER, manyFileStates, resetManyFiles, seedManyFiles } from "./support/many-file-workspace.js";
@@ -39,7 +41,6 @@ import { FEWER, manyFileStates, resetManyFiles, seedManyFiles } from "./support/
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const script = path.join(repo, "test/tools/support/many-file-patch.mjs");
 const killer = path.join(repo, "test/tools/support/swap-then-kill.mjs");
-const recoverer = path.join(repo, "test/tools/support/swap-race-patch.mjs");
 /** The change's size (see the header). */
 const SHAPE = FEWER;
 /** A directory of the last group (d96..d127) holding files the patch updates (f126, f254). */
@@ -70,13 +71,13 @@ function notWhole(found: Map<string, string>, whole: "before" | "after"): string
     .map(([file, state]) => `${file}=${state}`);
 }
 
-function runChild(args: readonly string[]): Promise<void> {
-  const child = nodeChild(recoverer, args);
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, child.args, { cwd: repo, env: child.env, timeout: 120_000 }, (error) =>
-      error ? reject(error) : resolve(),
-    ),
-  );
+/**
+ * A recovery of the workspace by another process than the one killed: this test's, forced as a
+ * new process's first call runs it (`recoverNow`, as file-crash's recoveries). A new process per
+ * recovery (loading the package: about 0.3 CPU-s) was most of a round's CPU, two per round.
+ */
+async function recover(): Promise<void> {
+  await recoverNow(createConfinedFileScope(workspace));
 }
 
 /**
@@ -122,7 +123,7 @@ async function killedChange(when: string): Promise<{ said: string; signal: NodeJ
  * kill (the swap landed after the last group's renames), wholly made. Returns which.
  */
 async function recoverAndCheck(label: string): Promise<"before" | "after"> {
-  await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
+  await recover();
   const intoAway = readFileSync(path.join(workspace, "away", `f${VICTIM_INDEX}.txt`), "utf8").startsWith("new");
   const whole = intoAway ? "after" : "before";
   // Where the change went into the moved directory, the path holds the swapped-in copy: the change's files are in `away`.
@@ -131,7 +132,7 @@ async function recoverAndCheck(label: string): Promise<"before" | "after"> {
   if (whole === "before") expect(notWhole(states("away"), "before").slice(0, 12), `${label}: moved directory`).toEqual([]);
   await rm(path.join(workspace, VICTIM), { recursive: true });
   await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
-  await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
+  await recover();
   expect(await leftBehind(workspace), `${label}: left behind`).toEqual({ temporaries: [], logged: [] });
   expect(notWhole(states(), whole).slice(0, 12), `${label}: after the second recovery`).toEqual([]);
   return whole;
@@ -198,7 +199,7 @@ describe("a first-group file written by another writer after its rename (no kill
     expect(notWhole(others, "before").slice(0, 12)).toEqual([]);
     await rm(path.join(workspace, VICTIM), { recursive: true });
     await rename(path.join(workspace, "away"), path.join(workspace, VICTIM));
-    await runChild([JSON.stringify({ workspace, dirs: SHAPE.dirs, recover: true })]);
+    await recover();
     expect(await leftBehind(workspace)).toEqual({ temporaries: [], logged: [] });
     expect(readFileSync(path.join(workspace, "d0", "f0.txt"), "utf8")).toBe("new 0\nEXTERNAL\n");
   }, 600_000);
