@@ -88,26 +88,56 @@ function examplesOf(file: string): Example[] {
 }
 
 /**
- * Every export of every subpath, each name once (the first subpath exporting it wins), and the
- * program that read them (the examples' check reuses its parsed files).
+ * The compiler options of the examples' check (the project's, with .doc-examples/tsconfig.json's
+ * changes) and the files that config includes.
  */
-function publicImports(): { imports: string; program: ts.Program } {
-  const entries = subpaths();
-  const program = ts.createProgram(
-    entries.map((entry) => path.join(root, entry.source)),
+function examplesConfig(configFile: string): ts.ParsedCommandLine {
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    {},
     {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      skipLibCheck: true,
-      paths: {
-        "agent-tool-catalog": ["./src/index.ts"],
-        "agent-tool-catalog/*": ["./src/*/index.ts", "./src/adapters/*/index.ts"],
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
       },
-      baseUrl: root,
     },
   );
+  if (parsed === undefined) throw new Error(`docs:check: cannot read ${configFile}`);
+  return parsed;
+}
+
+/**
+ * A compiler host whose parsed files outlive a program: the examples' program takes the library's
+ * sources and their dependencies' declarations (about 1,100 files) as the exports' program parsed
+ * and bound them, rather than reading and parsing them all again. `oldProgram` did not do that:
+ * the two programs' root files differ, so TypeScript reused nothing from it. Both programs have
+ * the same options, so a file is parsed (and bound) the same way for either.
+ */
+function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const parsed = new Map<string, ts.SourceFile | undefined>();
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreate) => {
+    const version =
+      typeof languageVersionOrOptions === "object"
+        ? `${languageVersionOrOptions.languageVersion}:${languageVersionOrOptions.impliedNodeFormat}`
+        : `${languageVersionOrOptions}`;
+    const key = `${version}:${fileName}`;
+    if (!shouldCreate && parsed.has(key)) return parsed.get(key);
+    const file = getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreate);
+    parsed.set(key, file);
+    return file;
+  };
+  return host;
+}
+
+/**
+ * Every export of every subpath, each name once (the first subpath exporting it wins), read by a
+ * program over the subpaths' sources alone.
+ */
+function publicImports(options: ts.CompilerOptions, host: ts.CompilerHost): string {
+  const entries = subpaths();
+  const program = ts.createProgram({ rootNames: entries.map((entry) => path.join(root, entry.source)), options, host });
   const checker = program.getTypeChecker();
   const seen = new Set<string>();
   const lines: string[] = [];
@@ -122,7 +152,7 @@ function publicImports(): { imports: string; program: ts.Program } {
     for (const name of names) seen.add(name);
     if (names.length > 0) lines.push(`import { ${names.join(", ")} } from "${entry.specifier}";`);
   }
-  return { imports: lines.join("\n"), program };
+  return lines.join("\n");
 }
 
 /**
@@ -131,19 +161,8 @@ function publicImports(): { imports: string; program: ts.Program } {
  * checking them again here cost a second whole-project check (36 of the step's CPU seconds). The
  * examples still see every declaration they use, which the checker resolves on demand.
  */
-function checkExamples(configFile: string, exampleNames: readonly string[], previous: ts.Program): string {
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    configFile,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
-      },
-    },
-  );
-  if (parsed === undefined) throw new Error(`docs:check: cannot read ${configFile}`);
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, oldProgram: previous });
+function checkExamples(parsed: ts.ParsedCommandLine, exampleNames: readonly string[], host: ts.CompilerHost): string {
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, host });
   const checked = new Set([...exampleNames, "prelude.d.ts"].map((name) => path.join(out, name)));
   const diagnostics = [
     ...program.getOptionsDiagnostics(),
@@ -169,7 +188,19 @@ function main(): void {
   const known = JSON.parse(readFileSync(knownFailuresFile, "utf8")) as Record<string, string>;
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const { imports, program } = publicImports();
+  // The config first: the exports' program is made with the examples' options, so that the
+  // examples' program can take its files as they are.
+  writeFileSync(
+    path.join(out, "tsconfig.json"),
+    JSON.stringify({
+      extends: "../tsconfig.json",
+      compilerOptions: { verbatimModuleSyntax: false, isolatedModules: false, noUnusedLocals: false, noUnusedParameters: false },
+      include: ["./*.ts"],
+    }),
+  );
+  const config = examplesConfig(path.join(out, "tsconfig.json"));
+  const host = cachingHost(config.options);
+  const imports = publicImports(config.options, host);
   const header = `${imports}\nexport {};\n`;
   // Local declarations go on the header's last line, so line numbers stay those of the header.
   const headerLines = header.split("\n").length - 1;
@@ -204,15 +235,9 @@ function main(): void {
     writeFileSync(path.join(out, name), `${publicHeader.slice(0, -1)} ${head}\n${body}\n`);
   });
   writeFileSync(path.join(out, "prelude.d.ts"), prelude);
-  writeFileSync(
-    path.join(out, "tsconfig.json"),
-    JSON.stringify({
-      extends: "../tsconfig.json",
-      compilerOptions: { verbatimModuleSyntax: false, isolatedModules: false, noUnusedLocals: false, noUnusedParameters: false },
-      include: ["./*.ts"],
-    }),
-  );
-  const output = checkExamples(path.join(out, "tsconfig.json"), [...byFile.keys()], program);
+  // The config lists its files when parsed: read it again now that the examples are written.
+  const examplesFiles = { ...config, fileNames: examplesConfig(path.join(out, "tsconfig.json")).fileNames };
+  const output = checkExamples(examplesFiles, [...byFile.keys()], host);
   const failures = new Map<string, string[]>();
   for (const line of output.split("\n")) {
     const match = /^\.doc-examples\/(example-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line);

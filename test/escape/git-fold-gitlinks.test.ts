@@ -16,6 +16,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -117,7 +118,12 @@ describe.skipIf(git.missing)(git.label("the gitlink quarantine judges every spel
   it("reads gitlink directories' listings within a bound, then looks .git up by name only", () => {
     const root = workspaceWith(["big", "lib"]);
     // The whole pass's listing budget, spent in the first gitlink's directory (the index's order).
-    for (let index = 0; index < GITLINK_LISTING_LIMIT; index++) closeSync(openSync(path.join(root, "big", `${index}`), "w"));
+    // Empty files as hard links to one outside the workspace (one link(2) each, not open(2) and close(2)).
+    const empty = mkdtempSync(path.join(tmpdir(), "atc-fold-empty-"));
+    made.push(empty);
+    closeSync(openSync(path.join(empty, "file"), "w"));
+    for (let index = 0; index < GITLINK_LISTING_LIMIT; index++)
+      linkSync(path.join(empty, "file"), path.join(root, "big", `${index}`));
     gitDirectory(path.join(root, "lib", ".git"), FSMONITOR);
     gitDirectory(path.join(root, "lib", ".GIT"), FSMONITOR);
     const moved = quarantineGitlinkRepositories(root, [{ root, gitDirectory: path.join(root, ".git") }], new Map());
