@@ -121,7 +121,23 @@ describe.each<Load>(["as it is", "loaded"])("apply_patch walks the patch's direc
   it("control: when approval is asked, the preflight walks before it (refusals come before the question)", async () => {
     expect(total(await directoryOpensOf("destructive", load))).toBeGreaterThanOrEqual(2 * DIRECTORIES);
   });
+
+  it("one file: its directories once per walk (the reads' and the commit's), through the single-directory walk", async () => {
+    // One file takes `openVerifiedDirectory` (each step `fs.promises.open`), not the tree walk
+    // the cases above count: a walk there opening each directory three times went unnoticed.
+    await mkdir(path.join(workspace, ...NESTED), { recursive: true });
+    await writeFile(path.join(workspace, ...NESTED, "f.txt"), "line\n");
+    const opens = total(await directoryOpensOf("none", load, nestedPatch));
+    expect(await readFile(path.join(workspace, ...NESTED, "f.txt"), "utf8")).toBe("LINE\n");
+    // The root and each directory on the way, once by the reads' walk and once by the commit's.
+    expect(opens).toBeGreaterThanOrEqual(NESTED.length + 1);
+    expect(opens).toBeLessThanOrEqual(2 * (NESTED.length + 1));
+  });
 });
+
+/** A file three directories below one of the workspace's. */
+const NESTED = ["d0", "x", "y", "z"];
+const nestedPatch = `--- a/${NESTED.join("/")}/f.txt\n+++ b/${NESTED.join("/")}/f.txt\n@@ -1 +1 @@\n-line\n+LINE\n`;
 
 /**
  * The pacer's clock for a machine whose directory opens are fast but whose looks at git state are

@@ -19,6 +19,7 @@ import {
   touchesGitState,
 } from "./git-state-guard.js";
 import { type OpenedParent, openParentsOneByOne, shareDirectory } from "./parent-batch.js";
+import { relativeBelow } from "./relative-below.js";
 import { scopeFromLocator } from "./scope-operations.js";
 import { inSyncSlices } from "./sync-slices.js";
 import {
@@ -325,8 +326,7 @@ function lexicalSegmentsInside(root: string, rootReal: string, requested: string
   const lexical = path.resolve(root, requested);
   const base = isInsideDirectory(root, lexical) ? root : isInsideDirectory(rootReal, lexical) ? rootReal : undefined;
   if (base === undefined) return undefined;
-  return path
-    .relative(base, lexical)
+  return relativeBelow(base, lexical)
     .split(path.sep)
     .filter((segment) => segment !== "");
 }
@@ -452,8 +452,7 @@ async function shareOpened(
 
 /** How many path components `directory` has below `root` (which contains it). */
 function segmentsOf(root: string, directory: string): number {
-  return path
-    .relative(root, directory)
+  return relativeBelow(root, directory)
     .split(path.sep)
     .filter((segment) => segment !== "").length;
 }

@@ -7,6 +7,7 @@ import { inParallel } from "./in-parallel.js";
 import { openParentsOf } from "./parent-batch.js";
 import { detectPatchKind } from "./patch/detect-patch-kind.js";
 import { parsePatch } from "./patch/parse-patch.js";
+import { relativeBelow } from "./relative-below.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
 
 /**
@@ -29,8 +30,9 @@ export function mutationPreflight<Input>(
     const scope = resolveFileScope(context, options);
     if (!scope.confined) return;
     const paths = pathsOf(input);
+    const root = path.resolve(scope.root);
     for (const requested of paths) {
-      const relative = path.relative(scope.root, path.resolve(scope.root, requested));
+      const relative = relativeBelow(root, path.resolve(root, requested));
       if (touchesGitState(relative.split(path.sep).filter((segment) => segment !== ""))) throw gitStateRefused(requested);
     }
     // A file tool changes files: every policy but "none" asks for its approval (see `approvalRequiredBy`).
