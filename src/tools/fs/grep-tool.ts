@@ -19,6 +19,7 @@ import { readIgnoreFile, searchWithJavaScript } from "./grep-javascript.js";
 import { parentIgnoreFiles } from "./grep-parent-ignores.js";
 import { type GrepAnswer, type GrepQuery, RipgrepUnusableError, searchWithRipgrep } from "./grep-ripgrep.js";
 import { withUnicodeClasses } from "./grep-unicode-classes.js";
+import { unsearchedFooter } from "./grep-unsearched-footer.js";
 import { LineMatcher, MatchDeadlineError } from "./grep-worker.js";
 import { hasUnsafeCharacter, quotedName } from "./listed-name.js";
 import { resolveFileScope } from "./resolve-file-scope.js";
@@ -463,9 +464,7 @@ function format(answer: GrepAnswer, input: GrepInput, displayOne: (absolute: str
   };
   // A file left out (a line too long to hold) is named, so that "No matches" is never read as
   // "not in that file".
-  const unsearched = (answer.unsearched ?? [])
-    .map((file) => `[not searched: ${display(file.absolute)} (${file.reason})]\n`)
-    .join("");
+  const unsearched = unsearchedFooter(answer.unsearched ?? [], display);
   // ripgrep's other messages (an ignore file it could not parse): the answer may hold what it would have left out.
   const messages = (answer.messages ?? []).map((message) => `[ripgrep: ${message}]\n`).join("");
   const footer = `${unsearched}${messages}[engine: ${engine}]`;
