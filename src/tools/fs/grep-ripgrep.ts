@@ -5,6 +5,7 @@ import { defaultMaxMemoryBytes } from "../sandbox/resource-limits.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import { clipLineText, GREP_MAX_LINE_CHARS } from "./grep-line-text.js";
 import { watchForBlockedRipgrep } from "./grep-ripgrep-watch.js";
+import { UNSEARCHED_LIST_CUT_REASON } from "./grep-unsearched-footer.js";
 import { lstatOrUndefined } from "./lstat-or-undefined.js";
 
 /** What grep asks either engine for. */
@@ -188,7 +189,7 @@ async function runRipgrep(
   }
   // Its lines about files it could not read (no --no-messages: they name what was not searched) apart.
   const { unsearched: fileErrors, otherErrors } = ripgrepUnsearched(stderr, toAbsolute);
-  if (stderrCut) fileErrors.push({ absolute: root, reason: "and more files or directories under it that could not be read" });
+  if (stderrCut) fileErrors.push({ absolute: root, reason: UNSEARCHED_LIST_CUT_REASON });
   // A bad pattern: not a file error nor an ignore file's "line N:" (a glob ripgrep could not parse).
   const patternErrors = otherErrors
     .split("\n")
