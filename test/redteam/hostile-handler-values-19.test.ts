@@ -17,28 +17,14 @@ import { type ApprovalBroker, createRegistry, defineTool, EventBus, type Run, ty
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
 import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { failOnStrayErrors } from "../support/stray-errors.js";
 
 const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
 const TRUNCATED = "[... output truncated: over its size limit ...]";
 
-const stray: unknown[] = [];
-const onStray = (reason: unknown) => stray.push(reason);
-beforeAll(() => {
-  process.on("unhandledRejection", onStray);
-  process.on("uncaughtException", onStray);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onStray);
-  process.off("uncaughtException", onStray);
-});
-afterEach(async () => {
-  // Late rejections surface on a later turn.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(stray).toEqual([]);
-  stray.length = 0;
-});
+failOnStrayErrors();
 
 function deepArray(levels: number): unknown {
   let value: unknown = "bottom";

@@ -20,8 +20,9 @@ import {
   EventBus,
   InMemoryApprovalBroker,
 } from "agent-tool-catalog";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { failOnStrayErrors } from "../support/stray-errors.js";
 
 const ran: string[] = [];
 const act = defineTool({
@@ -38,20 +39,8 @@ const act = defineTool({
 const ALL = { sandbox: "unrestricted", approval: "all" } as const;
 const approved: ApprovalResolution = { id: "kept-1", decision: "approved", reason: undefined, resolvedBy: "host" };
 
-const stray: unknown[] = [];
-const onStray = (reason: unknown) => stray.push(reason);
-beforeAll(() => {
-  process.on("unhandledRejection", onStray);
-  process.on("uncaughtException", onStray);
-});
-afterAll(() => {
-  process.off("unhandledRejection", onStray);
-  process.off("uncaughtException", onStray);
-});
-afterEach(async () => {
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(stray).toEqual([]);
-  stray.length = 0;
+failOnStrayErrors();
+afterEach(() => {
   ran.length = 0;
 });
 
