@@ -6,7 +6,9 @@
  * this test run (never a fixed, system-wide pattern), so a run beside this one is not counted.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRegistry, type Run, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
@@ -36,6 +38,19 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
+
+/** `fifo` opened for writing once a reader has it open (ENXIO until then), within 10 s. */
+async function openForWriting(fifo: string): Promise<FileHandle> {
+  const until = performance.now() + 10_000;
+  for (;;) {
+    try {
+      return await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENXIO" || performance.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
 
 interface Budget {
   readonly limits: ResourceLimits;
@@ -171,7 +186,11 @@ describe("run budget: commands reserve their limits from the run's totals", () =
   it("a waiting call ends at once when the call is aborted", async () => {
     const budget = { limits: { maxProcesses: 100 }, runLimits: { maxProcesses: 100, waitSeconds: 60 } };
     const { run, close } = runWith("unrestricted", budget);
-    const holding = run.call("bash", { command: `sleep 2.${RUN_MARK}` });
+    // Holds the run's whole budget until released (a line into its FIFO) once the abort is
+    // checked: a fixed `sleep 2` before, of which the checks take about 0.3 s.
+    const release = path.join(workspace, "release");
+    execFileSync("mkfifo", [release]);
+    const holding = run.call("bash", { command: `read -r line < '${release}'` });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const controller = new AbortController();
     const waiting = run.call("bash", { command: "echo late" }, { signal: controller.signal });
@@ -181,6 +200,11 @@ describe("run budget: commands reserve their limits from the run's totals", () =
     expect(performance.now() - aborted).toBeLessThan(1_000);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.code).toBe("aborted");
+    // Non-blocking (ENXIO while the holding command is not reading: not yet started under load,
+    // or gone), retried for 10 s rather than a blocking open that could hang.
+    const writer = await openForWriting(release);
+    await writer.write("go\n");
+    await writer.close();
     expect(text(await holding)).toMatch(/^exit code 0 · /);
     await close();
   }, 30_000);
