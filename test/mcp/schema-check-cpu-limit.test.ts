@@ -98,9 +98,12 @@ describe.skipIf(!onLinux)("schema check time limit: the checking thread's CPU ti
     expect(await pool.check(1, { type: "object" }, {}, limitMs)).toEqual({ kind: "checked", issues: undefined });
     const stat = statPath();
     expect(stat, "the thread reports its /proc stat file").toMatch(/^\/proc\/\d+\/task\/\d+\/stat$/);
-    // Starve the thread: nice 10 (weight 110 against a busy loop's 1024) beside two busy loops per CPU.
+    // Starve the thread: nice 10 (weight 110 against a busy loop's 1024) beside a busy loop per
+    // CPU, about a tenth of a CPU: ~1 s of wall for its ~110 ms of CPU on an idle machine, more
+    // under load. Two loops per CPU starved it twice as long and burnt 4x the CPU (the loops run
+    // until the check ends: 19.5 s of the test at load 9, 20.5 CPU-s for the file).
     setPriority(Number(/task\/(\d+)/.exec(stat as string)?.[1]), 10);
-    for (let index = 0; index < 2 * availableParallelism(); index++) loops.push(startBackgroundLoop("while :; do :; done"));
+    for (let index = 0; index < availableParallelism(); index++) loops.push(startBackgroundLoop("while :; do :; done"));
     const cpuBefore = readThreadCpuMs(stat as string) as number;
     const wallBefore = performance.now();
     const result = await pool.check(2, HARMLESS, HARMLESS_VALUE, limitMs);
