@@ -9,11 +9,12 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { committedWorkspaces } from "./support/committed-workspaces.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGit } from "./support/host-git.js";
-import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { attackRun, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
@@ -45,20 +46,11 @@ const TRY_WRITES = [
 ].join("; ");
 
 describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape attempts: a flood of look-alikes"), () => {
-  const grounds: Playground[] = [];
-  afterEach(async () => {
-    for (const ground of grounds.splice(0)) await ground.dispose();
-  });
-
+  const committed = committedWorkspaces();
   async function workspace(): Promise<string> {
-    const ground = await playground();
-    grounds.push(ground);
-    hostGit(ground.workspace, ["init", "-q", "-b", "main"]);
-    writeFileSync(path.join(ground.workspace, "a.txt"), "a\n");
-    hostGit(ground.workspace, ["add", "a.txt"]);
-    hostGit(ground.workspace, ["commit", "-q", "-m", "init"]);
-    writeFileSync(path.join(ground.workspace, ".git", "NOTES.TXT"), "note\n");
-    return ground.workspace;
+    const root = await committed();
+    writeFileSync(path.join(root, ".git", "NOTES.TXT"), "note\n");
+    return root;
   }
 
   /** Where each name is now under `.git` (at its name or gathered), read. */

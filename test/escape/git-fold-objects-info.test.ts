@@ -12,11 +12,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { committedWorkspaces } from "./support/committed-workspaces.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGit } from "./support/host-git.js";
-import { attackRun, type Playground, playground, sh } from "./support/sandbox-harness.js";
+import { attackRun, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
@@ -25,20 +26,7 @@ const movedAside = (directory: string, name: string) =>
   readdirSync(directory).some((entry) => entry.startsWith(`atc-quarantine-${name}-`));
 
 describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape attempts: look-alikes of objects/info"), () => {
-  const grounds: Playground[] = [];
-  afterEach(async () => {
-    for (const ground of grounds.splice(0)) await ground.dispose();
-  });
-
-  async function workspace(): Promise<string> {
-    const ground = await playground();
-    grounds.push(ground);
-    hostGit(ground.workspace, ["init", "-q", "-b", "main"]);
-    writeFileSync(path.join(ground.workspace, "a.txt"), "a\n");
-    hostGit(ground.workspace, ["add", "a.txt"]);
-    hostGit(ground.workspace, ["commit", "-q", "-m", "init"]);
-    return ground.workspace;
-  }
+  const workspace = committedWorkspaces();
 
   escapeAttempt("git-metadata", "an OBJECTS/info or objects/INFO a command makes is moved aside", async () => {
     const root = await workspace();
