@@ -1,4 +1,4 @@
-import { nodeBuiltin } from "../tool/node-builtin.js";
+import { type NodeUtilTypes, nodeUtilTypes } from "./node-util-types.js";
 import { OutputKeys } from "./output-keys.js";
 import { pairSafeEnd, wellFormed } from "./well-formed-text.js";
 
@@ -114,17 +114,16 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
     onPath.delete(object);
     return converted;
   }
-  const slots = slotTypes();
-  if (slots?.isBoxedPrimitive(object) === true) {
+  if (nodeUtilTypes?.isBoxedPrimitive(object) === true) {
     // JSON.stringify prints `new Number(5)` as `5` and `new String("ab")` as `"ab"`; walked as an
     // object one gave the model `{}` (or `{"0":"a","1":"b"}`). Read from the internal slot by the
     // prototype's own method, so no valueOf of the output's runs.
-    const primitive = unboxed(object, slots);
+    const primitive = unboxed(object, nodeUtilTypes);
     if (primitive !== object) return convert(primitive, onPath, depth, budget);
   }
   onPath.add(object);
   let out: unknown;
-  if (slots?.isNativeError(object) === true) {
+  if (nodeUtilTypes?.isNativeError(object) === true) {
     out = convertError(object as Error, onPath, depth, budget);
   } else if (Array.isArray(object)) {
     out = convertArray(object, onPath, depth, budget);
@@ -143,24 +142,8 @@ function convert(value: unknown, onPath: Set<object>, depth: number, budget: Bud
   return out;
 }
 
-/** The brand checks of `node:util`'s `types`, read from internal slots (no code of the value runs). */
-interface SlotTypes {
-  isBoxedPrimitive(value: unknown): boolean;
-  isNativeError(value: unknown): boolean;
-  isNumberObject(value: unknown): boolean;
-  isStringObject(value: unknown): boolean;
-  isBooleanObject(value: unknown): boolean;
-  isBigIntObject(value: unknown): boolean;
-}
-let slotTypesCache: SlotTypes | null | undefined;
-
-function slotTypes(): SlotTypes | undefined {
-  if (slotTypesCache === undefined) slotTypesCache = nodeBuiltin<{ types: SlotTypes }>("node:util")?.types ?? null;
-  return slotTypesCache ?? undefined;
-}
-
 /** A boxed number, string, boolean or BigInt's primitive (a boxed symbol stays an object, as JSON has it). */
-function unboxed(object: object, slots: SlotTypes): unknown {
+function unboxed(object: object, slots: NodeUtilTypes): unknown {
   if (slots.isNumberObject(object)) return Number.prototype.valueOf.call(object);
   if (slots.isStringObject(object)) return String.prototype.valueOf.call(object);
   if (slots.isBooleanObject(object)) return Boolean.prototype.valueOf.call(object);

@@ -1,14 +1,7 @@
-import { nodeBuiltin } from "../tool/node-builtin.js";
+import { nodeUtilTypes } from "./node-util-types.js";
 
-interface ProxyProbe {
-  types?: { isProxy?: (value: unknown) => boolean };
-}
-
-/**
- * `util.types.isProxy`, reached through `process.getBuiltinModule` so that the root entry imports
- * no `node:` module (as `random-run-id.ts`); without it every object is left to `JSON.stringify`.
- */
-const isProxy = nodeBuiltin<ProxyProbe>("node:util")?.types?.isProxy;
+/** `util.types.isProxy`; without it every object is left to `JSON.stringify`. */
+const isProxy = nodeUtilTypes?.isProxy;
 
 /** Nesting beyond which the copy is left to `JSON.stringify` (whose depth error names the nesting). */
 const MAX_DEPTH = 64;
