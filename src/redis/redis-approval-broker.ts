@@ -409,7 +409,11 @@ export class RedisApprovalBroker implements ApprovalBroker {
     for (const [error, row] of rows) {
       const [status, json, requestedAt, expiresAt] = (error === null ? row : []) as (string | null | undefined)[];
       if (status !== "pending" || typeof json !== "string") continue;
-      const request = JSON.parse(json) as StoredApprovalRequest;
+      // One entry another program (or version) wrote, unreadable, made every listing throw: no
+      // approver could see the real requests beside it. It is left out (nobody could be shown it);
+      // its deadline still denies it.
+      const request = readStoredRequest(json);
+      if (request === undefined) continue;
       if (filter.runId !== undefined && request.runId !== filter.runId) continue;
       // Shown in Redis's clock, the one its deadline is judged by (not the requesting host's).
       out.push(
@@ -683,4 +687,18 @@ const LOST_REASON = "the approval request is gone from Redis (restarted empty or
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${formatWait(timeoutMs)}`;
+}
+
+/** A stored request's JSON as written by `request()`, or `undefined` when it is not one. */
+function readStoredRequest(json: string): StoredApprovalRequest | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const fields = value as Record<string, unknown>;
+  const texts = ["id", "runId", "callId", "toolName"].every((field) => typeof fields[field] === "string");
+  return texts ? (value as StoredApprovalRequest) : undefined;
 }
