@@ -18,6 +18,7 @@ import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
+import { readStoredRecord } from "./stored-record.js";
 
 /**
  * Options of {@link RedisApprovalBroker}.
@@ -412,7 +413,7 @@ export class RedisApprovalBroker implements ApprovalBroker {
       // One entry another program (or version) wrote, unreadable, made every listing throw: no
       // approver could see the real requests beside it. It is left out (nobody could be shown it);
       // its deadline still denies it.
-      const request = readStoredRequest(json);
+      const request = readStoredRecord<StoredApprovalRequest>(json, ["id", "runId", "callId", "toolName"]);
       if (request === undefined) continue;
       if (filter.runId !== undefined && request.runId !== filter.runId) continue;
       // Shown in Redis's clock, the one its deadline is judged by (not the requesting host's).
@@ -687,18 +688,4 @@ const LOST_REASON = "the approval request is gone from Redis (restarted empty or
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${formatWait(timeoutMs)}`;
-}
-
-/** A stored request's JSON as written by `request()`, or `undefined` when it is not one. */
-function readStoredRequest(json: string): StoredApprovalRequest | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const fields = value as Record<string, unknown>;
-  const texts = ["id", "runId", "callId", "toolName"].every((field) => typeof fields[field] === "string");
-  return texts ? (value as StoredApprovalRequest) : undefined;
 }
