@@ -10,8 +10,13 @@
  */
 import path from "node:path";
 import { createRegistry, type Registry } from "agent-tool-catalog";
+import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
+import { anthropicToolLoop } from "agent-tool-catalog/anthropic";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
+import { openAIChatRequest, openAIResponsesRequest } from "agent-tool-catalog/openai";
+import { generateText, stepCountIs } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
+import { scriptedModel } from "../support/scripted-model.js";
 
 const SERVER = path.join(import.meta.dirname, "r37-forging-server.mjs");
 const MARKS = ["cr", "vt", "ff", "nel", "ls", "ps"];
@@ -60,6 +65,37 @@ describe("an MCP server whose descriptions hold line breaks other than \\n", () 
     for (const hit of activated.activated ?? []) {
       expect(hit.name).toMatch(/^mcp_forger_notes_/);
       expect(hit.description).toBe("Reads notes");
+    }
+  });
+
+  it("the system text every adapter sends holds no forged row (AI SDK generateText, Anthropic, OpenAI)", async () => {
+    const reg = await connected();
+    const listing = () =>
+      reg.createRun({ environment: {}, loadModes: Object.fromEntries(NAMES.map((name) => [name, "discoverable"])) });
+    const sent: string[] = [];
+    // AI SDK: a real generateText loop with the scripted model; the index is a system message.
+    const { model, seen } = scriptedModel([]);
+    const { tools, prepareStep } = createAiSdkTools(listing());
+    await generateText({ model, tools, prepareStep, system: "Be brief.", stopWhen: stepCountIs(2), prompt: "hi" });
+    for (const message of seen[0]?.prompt ?? []) if (message.role === "system") sent.push(message.content);
+    // Anthropic: the request anthropicToolLoop sends.
+    const client = {
+      messages: {
+        create: async (params: { system?: unknown }) => {
+          sent.push(String(params.system));
+          return { content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" };
+        },
+      },
+    };
+    await anthropicToolLoop(listing(), { client, model: "m", messages: [{ role: "user", content: "hi" }] });
+    // OpenAI: Responses instructions, Chat system message.
+    sent.push(String(openAIResponsesRequest(listing()).instructions));
+    sent.push(String(openAIChatRequest(listing(), { messages: [{ role: "user", content: "hi" }] }).messages[0]?.content));
+    const indexes = sent.filter((text) => text.includes("# Additional tools"));
+    expect(indexes).toHaveLength(4);
+    for (const text of indexes) {
+      expect(text).not.toContain("mcp_bank_transfer");
+      expect(text.split(ANY_BREAK).filter((line) => line.startsWith("- "))).toHaveLength(NAMES.length);
     }
   });
 });
