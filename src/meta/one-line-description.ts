@@ -62,8 +62,16 @@ function closesAbbreviation(line: string, end: number): boolean {
 }
 
 /**
+ * Every line break a reader of the text may split on, not only `\n`: a description (an untrusted MCP
+ * server's) whose first line held CR, VT, FF, NEL or U+2028/U+2029 put a second line, a forged
+ * `- <other tool>: ...` row, into the index and find_tool's results (red team round 37).
+ */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+
+/**
  * The first sentence of the first non-empty line of a description, cut to `maxLength`
- * characters (counting the trailing `...` when it is cut).
+ * characters (counting the trailing `...` when it is cut). Lines end at any of
+ * {@link LINE_BREAK}.
  *
  * A full stop ends a sentence when whitespace or the end of the line follows it, unless it
  * closes an abbreviation. After `e.g.`, `i.e.`, `a.k.a.`, `vs.`, `cf.`, `approx.` and the titles
@@ -80,7 +88,7 @@ function closesAbbreviation(line: string, end: number): boolean {
 export function oneLineDescription(description: string, maxLength = 160): string {
   const firstLine =
     description
-      .split(/\r?\n/)
+      .split(LINE_BREAK)
       .find((line) => line.trim() !== "")
       ?.trim() ?? "";
   // maxLength + 1 characters are at most twice as many UTF-16 units: a stop beyond them makes a

@@ -13,6 +13,10 @@ import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
+import { readStoredRecords } from "./stored-record.js";
+
+/** The fields a stored callback record must hold as strings to be read (listing, repair). */
+const CALLBACK_TEXT_FIELDS = ["id", "conversationId", "status"] as const;
 
 /**
  * Options of {@link BullMqCallbackManager}.
@@ -270,10 +274,10 @@ export class BullMqCallbackManager implements CallbackManager {
         const ids = await redis.smembers(this.pendingKey(conversationId));
         if (ids.length === 0) return [];
         const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
-        const pending = records
-          .filter((json): json is string => json !== null)
-          .map((json) => JSON.parse(json) as StoredCallback)
-          .filter((callback) => callback.status === "pending");
+        // A record another program wrote, unreadable, is left out rather than fail the listing.
+        const pending = readStoredRecords<StoredCallback>(records, CALLBACK_TEXT_FIELDS).filter(
+          (callback) => callback.status === "pending",
+        );
         await this.repair(pending, writes);
         // A callback being fired is no longer the model's to cancel; it is not listed.
         return pending
@@ -411,10 +415,10 @@ export class BullMqCallbackManager implements CallbackManager {
     const ids = await redis.zrangebyscore(this.dueKey(), "-inf", String((await redisNow(redis)) + withinMs), "LIMIT", 0, 1000);
     if (ids.length === 0) return;
     const records = await redis.mget(...ids.map((id) => this.recordKey(id)));
-    const pending = records
-      .filter((json): json is string => json !== null)
-      .map((json) => JSON.parse(json) as StoredCallback)
-      .filter((callback) => callback.status === "pending");
+    // One unreadable record must not stop the repair of every other callback due.
+    const pending = readStoredRecords<StoredCallback>(records, CALLBACK_TEXT_FIELDS).filter(
+      (callback) => callback.status === "pending",
+    );
     await this.repair(pending, { sent: false });
   }
 

@@ -18,6 +18,7 @@ import { countOf } from "../errors/count-of.js";
 import { redisNow } from "./redis-clock.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
+import { readStoredRecords } from "./stored-record.js";
 
 /**
  * Options of {@link BullMqCronScheduler}.
@@ -239,9 +240,7 @@ export class BullMqCronScheduler implements CronClient {
       const records = ids.length === 0 ? [] : await redis.hmget(this.key("execution-records", id), ...ids);
       return {
         job: this.view(JSON.parse(json) as CronJob),
-        executions: records
-          .filter((record): record is string => record !== null)
-          .map((record) => JSON.parse(record) as CronExecution),
+        executions: readStoredRecords<CronExecution>(records, ["id", "jobId", "status"]),
       };
     });
   }
@@ -257,7 +256,9 @@ export class BullMqCronScheduler implements CronClient {
     // scheduler seen here whose job the later read lacks is truly orphaned. The other order saw a
     // create landing between the two reads as "armed but not stored" and removed its scheduler.
     const armed = new Set((await this.queue.getJobSchedulers(0, -1)).map((scheduler) => scheduler.key));
-    const all = Object.values(await redis.hgetall(this.key("jobs"))).map((json) => JSON.parse(json) as CronJob);
+    // A job record another program wrote, unreadable, is left out (nothing can fire it) rather
+    // than fail every listing and every worker's pass.
+    const all = readStoredRecords<CronJob>(Object.values(await redis.hgetall(this.key("jobs"))), ["id", "status"]);
     const stored = new Map(all.map((job) => [job.id, job]));
     for (const job of all) {
       if ((job.status === "active") === armed.has(job.id)) continue;

@@ -18,6 +18,7 @@ import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
+import { readStoredRecord } from "./stored-record.js";
 
 /**
  * Options of {@link RedisApprovalBroker}.
@@ -409,7 +410,11 @@ export class RedisApprovalBroker implements ApprovalBroker {
     for (const [error, row] of rows) {
       const [status, json, requestedAt, expiresAt] = (error === null ? row : []) as (string | null | undefined)[];
       if (status !== "pending" || typeof json !== "string") continue;
-      const request = JSON.parse(json) as StoredApprovalRequest;
+      // One entry another program (or version) wrote, unreadable, made every listing throw: no
+      // approver could see the real requests beside it. It is left out (nobody could be shown it);
+      // its deadline still denies it.
+      const request = readStoredRecord<StoredApprovalRequest>(json, ["id", "runId", "callId", "toolName"]);
+      if (request === undefined) continue;
       if (filter.runId !== undefined && request.runId !== filter.runId) continue;
       // Shown in Redis's clock, the one its deadline is judged by (not the requesting host's).
       out.push(

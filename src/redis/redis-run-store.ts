@@ -101,14 +101,31 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
    * {@inheritDoc RunStore.load}
    * @throws RedisTimeoutError when Redis does not answer within `operationTimeoutMs` (so `openRun`
    * rejects instead of waiting as long as the client does; nothing is assumed about the run).
-   * @throws ConfigurationError `invalid_run_state` when the stored value is not JSON or its revision
-   * not a positive integer (written by something else, or cut).
+   * @throws ConfigurationError `invalid_run_state` when the stored value is not JSON, its revision
+   * not a positive integer, one of the two missing, or the key not a hash (written by something
+   * else, or cut).
    */
   async load(runId: string): Promise<StoredRunState<State> | undefined> {
-    const [state, revision] = await withinRedisDeadline("RedisRunStore.load", this.operationTimeoutMs, false, () =>
-      this.redis.hmget(this.key(runId), "state", "revision"),
-    );
-    if (state === null || state === undefined || revision === null || revision === undefined) return undefined;
+    let fields: (string | null)[];
+    try {
+      fields = await withinRedisDeadline("RedisRunStore.load", this.operationTimeoutMs, false, () =>
+        this.redis.hmget(this.key(runId), "state", "revision"),
+      );
+    } catch (error) {
+      // Another program's key under the name (a string, a list): Redis's WRONGTYPE reply is the
+      // same error as any other value this store did not write, not a bare ReplyError.
+      if (isWrongType(error)) throw invalidStoredState(runId, "the key is not a hash");
+      throw error;
+    }
+    const [state, revision] = fields;
+    const hasState = state !== null && state !== undefined;
+    const hasRevision = revision !== null && revision !== undefined;
+    if (!hasState && !hasRevision) return undefined;
+    // This store writes both fields in one script. A hash holding one of them was written or cut
+    // by something else: read as "nothing stored", a revision alone opened a fresh run whose every
+    // save then conflicted with it (and a state alone was overwritten by the first save).
+    if (!hasState || !hasRevision)
+      throw invalidStoredState(runId, hasState ? "a state without a revision" : "a revision without a state");
     // A value this store did not write (cut, edited by hand, another program's key) is the same
     // error as an invalid state given to createRun, not a bare SyntaxError, and never a NaN
     // revision that every later save would conflict with.
@@ -181,6 +198,11 @@ export class RedisRunStore<State = RunState> implements RunStore<State> {
   private key(runId: string): string {
     return redisKey(this.prefix, "run", runId);
   }
+}
+
+/** Redis's reply to a command on a key of another type (`WRONGTYPE Operation against a key ...`). */
+function isWrongType(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("WRONGTYPE");
 }
 
 function invalidStoredState(runId: string, problem: string): ConfigurationError {

@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CreateRunOptions, Run } from "../run/run.js";
 import type { RunState } from "../run/run-state.js";
 import type { RunStore } from "../run/run-store.js";
@@ -35,5 +36,16 @@ export async function openRun(registry: Registry, options: OpenRunOptions): Prom
   // Settled level by level: a store's thenable resolving to itself would freeze the process, not fail.
   const { value: stored } = await settleThenable<Awaited<ReturnType<typeof store.load>>>(store.load(runId));
   if (stored === undefined) return registry.createRun({ ...rest, runId, store, storeRevision: 0 });
+  // A state naming another run (a key copied or written by another program) would open as that
+  // run, and its saves and call claims would go to that run's key: at a matching revision they
+  // overwrite its newer state. Other defects are createRun's to name.
+  const storedRunId = (stored.state as { readonly runId?: unknown } | null | undefined)?.runId;
+  if (typeof storedRunId === "string" && storedRunId !== runId) {
+    throw new ConfigurationError(
+      "invalid_run_state",
+      `Invalid run state: run ${JSON.stringify(runId)} in the store holds the state of run ${JSON.stringify(storedRunId)}; it was not opened, so nothing is saved over either run.`,
+      { data: { field: "state", runId, storedRunId } },
+    );
+  }
   return registry.createRun({ ...rest, state: stored.state, store, storeRevision: stored.revision });
 }

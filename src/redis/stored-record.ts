@@ -1,0 +1,29 @@
+/**
+ * A record this package stored as JSON, read back, or `undefined` when it is not one: not JSON,
+ * not an object, or one of `textFields` not a string. A record another program (or a version that
+ * wrote another format) left among the ones a listing reads made the whole listing throw (a bare
+ * `SyntaxError`, or a `TypeError` further on), so one such entry hid every other: callers leave it
+ * out and list the rest.
+ */
+export function readStoredRecord<T>(json: string, textFields: readonly string[]): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const fields = value as Record<string, unknown>;
+  return textFields.every((field) => typeof fields[field] === "string") ? (value as T) : undefined;
+}
+
+/** {@link readStoredRecord} of each of `jsons` (`null`s, missing records, skipped), unreadable ones left out. */
+export function readStoredRecords<T>(jsons: readonly (string | null)[], textFields: readonly string[]): T[] {
+  const out: T[] = [];
+  for (const json of jsons) {
+    if (json === null) continue;
+    const record = readStoredRecord<T>(json, textFields);
+    if (record !== undefined) out.push(record);
+  }
+  return out;
+}
