@@ -16,7 +16,7 @@
 // by its lstat instead of reading it again (see `src/tools/fs/read-look.ts`); a fresh copy (the
 // default, 0) has every file read twice. `git apply` rests the same.
 //
-// With --out=FILE the figures (every round, the medians, the ratios, the load) are written there
+// With --out=FILE the figures (every round, the medians, the ratios, the load, the file system) are written there
 // as JSON (bench/results/apply-patch-ab-*.json are such files).
 // With --note=TEXT that file also says what "old" and "new" were (say, a variant made only to
 // measure what a cost is worth), in its `note`.
@@ -141,6 +141,20 @@ async function prepare(base: string, root: string, files: number): Promise<void>
   await rm(reference, { recursive: true, force: true });
 }
 
+/**
+ * The file system holding `directory`: its device, type and, for ext4, whether it has a journal
+ * (`/proc/fs/jbd2/<device>-8` exists only then). It moves the ratio to `git apply`: on an ext4
+ * without a journal every file create, `git apply`'s too, scans past the inodes freed in the last
+ * 30 s (stop 56, docs/measurement-history.md). `undefined` where `findmnt` is not there.
+ */
+function fileSystemOf(directory: string): { source: string; type: string; journal?: boolean } | undefined {
+  const found = spawnSync("findmnt", ["-no", "SOURCE,FSTYPE", "-T", directory], { encoding: "utf8" });
+  const [source, type] = (found.stdout ?? "").trim().split(/\s+/);
+  if (found.status !== 0 || source === undefined || type === undefined) return undefined;
+  if (type !== "ext4") return { source, type };
+  return { source, type, journal: existsSync(`/proc/fs/jbd2/${path.basename(source)}-8`) };
+}
+
 type Which = "old" | "new" | "git";
 
 /** `--warmups`: how many applies each process makes before the timed one. */
@@ -164,6 +178,7 @@ interface RunShape {
   readonly warmups: number;
   readonly settleMs: number;
   readonly loads: readonly number[];
+  readonly fileSystem: ReturnType<typeof fileSystemOf>;
   readonly oldRoot: string;
   readonly newRoot: string;
 }
@@ -188,6 +203,8 @@ async function writeFigures(out: string, run: RunShape, results: Record<Which, T
     warmups: run.warmups,
     settleMs: run.settleMs,
     load: { perRound: run.loads, after: loadavg().map((each) => Number(each.toFixed(1))) },
+    // Where the trees were (see `fileSystemOf`): the ratio to `git apply` depends on it.
+    fileSystem: run.fileSystem ?? "unknown",
     // What "old" and "new" were (`--note`), when said.
     ...(args.has("note") ? { note: args.get("note") } : {}),
     old: run.oldRoot,
@@ -215,8 +232,9 @@ async function main(): Promise<void> {
     if (!existsSync(path.join(base, "expected.digest"))) await prepare(base, newRoot, Number(args.get("files") ?? 509));
     const diffBytes = (await stat(path.join(base, "change.diff"))).size;
     const fileCount = (JSON.parse(await readFile(path.join(base, "paths.json"), "utf8")) as string[]).length;
+    const fileSystem = fileSystemOf(base);
     console.log(
-      `diff: ${fileCount} files, ${diffBytes} bytes; ${rounds} rounds; timed apply after ${warmups} warm-up(s); trees rest ${settle} ms`,
+      `diff: ${fileCount} files, ${diffBytes} bytes; ${rounds} rounds; timed apply after ${warmups} warm-up(s); trees rest ${settle} ms; file system ${JSON.stringify(fileSystem ?? "unknown")}`,
     );
     const results: Record<Which, Timing[]> = { old: [], new: [], git: [] };
     const loads: number[] = [];
@@ -242,7 +260,16 @@ async function main(): Promise<void> {
     console.log(`old/new: cpu ${(cpu("old") / cpu("new")).toFixed(2)}x, wall ${(wall("old") / wall("new")).toFixed(2)}x`);
     const out = args.get("out");
     if (out !== undefined) {
-      const run = { diff: { files: fileCount, bytes: diffBytes }, rounds, warmups, settleMs: settle, loads, oldRoot, newRoot };
+      const run = {
+        diff: { files: fileCount, bytes: diffBytes },
+        rounds,
+        warmups,
+        settleMs: settle,
+        loads,
+        fileSystem,
+        oldRoot,
+        newRoot,
+      };
       await writeFigures(out, run, results);
     }
     console.log(
