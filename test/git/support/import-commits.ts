@@ -17,9 +17,10 @@ const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
  * `git fast-import` (one pack, no working-tree file written or hashed one by one: a commit of
  * thousands of files through `git add` costs seconds of CPU on a loaded machine), then checks
  * the last one out. Dated as `FixtureRepository.commit` dates: noon +0100 on 2024-01-02, then
- * one day later each.
+ * one day later each. `loose`: every object is written loose, as `git commit` writes them, never a
+ * pack (by default fast-import keeps a pack of 100 objects or more).
  */
-export function importCommits(directory: string, commits: readonly ImportedCommit[]): void {
+export function importCommits(directory: string, commits: readonly ImportedCommit[], options: { loose?: boolean } = {}): void {
   const branch = spawnSync("git", ["symbolic-ref", "HEAD"], { cwd: directory, encoding: "utf8" }).stdout.trim();
   const chunks: string[] = [];
   for (const [index, commit] of commits.entries()) {
@@ -30,12 +31,13 @@ export function importCommits(directory: string, commits: readonly ImportedCommi
     for (const [file, content] of commit.write) chunks.push(`M 100644 inline ${file}\n${data(content)}`);
     chunks.push("\n");
   }
+  const unpack = options.loose === true ? ["-c", "fastimport.unpackLimit=2147483647"] : [];
   for (const args of [
-    ["fast-import", "--quiet"],
+    [...unpack, "fast-import", "--quiet"],
     ["reset", "-q", "--hard"],
   ]) {
-    const input = args[0] === "fast-import" ? chunks.join("") : undefined;
+    const input = args.includes("fast-import") ? chunks.join("") : undefined;
     const result = spawnSync("git", args, { cwd: directory, input, maxBuffer: 64 * 1024 * 1024 });
-    if (result.status !== 0) throw new Error(`git ${args[0]} failed: ${result.stderr.toString()}`);
+    if (result.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
   }
 }
