@@ -20,8 +20,9 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { FixtureRepository, git } from "../git/support/git-fixture.js";
+import { git } from "../git/support/git-fixture.js";
 import { gitRun } from "../git/support/git-run.js";
+import { importCommits } from "../git/support/import-commits.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { type GitToolCall, gitToolCalls } from "./support/git-tool-calls.js";
@@ -65,10 +66,15 @@ describe.skipIf(bubblewrap.missing || gitCapability.missing)(
     beforeAll(async () => {
       ground = await playground();
       git(ground.workspace, ["init", "-q", "-b", "main"]);
-      const repository = new FixtureRepository(ground.workspace);
-      for (let index = 1; index <= 30; index++) {
-        repository.write("file.txt", `line ${index}\n${"filler\n".repeat(index)}`).commit(`commit r34 ${index}`, AUTHOR);
-      }
+      // One fast-import, not 30 `git add` and `git commit`; loose objects, as those write them (the
+      // command packs them first).
+      const commits = Array.from({ length: 30 }, (_, at) => ({
+        message: `commit r34 ${at + 1}`,
+        author: AUTHOR,
+        write: [["file.txt", `line ${at + 1}\n${"filler\n".repeat(at + 1)}`]] as const,
+      }));
+      importCommits(ground.workspace, commits, { loose: true });
+      expect(readdirSync(path.join(ground.workspace, ".git", "objects", "pack"))).toEqual([]);
       git(ground.workspace, ["tag", "v1", "HEAD~3"]);
       git(ground.workspace, ["pack-refs", "--all"]);
     });

@@ -4,14 +4,13 @@
  * rename) compares up to a million pairs in a commit that moves a wide tree: each yields to the
  * event loop while it pairs and stops soon after the call is aborted, as git_diff_range does.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BlameOutput, ContributorOutput, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
 import { threadTimes } from "../support/thread-time.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
+import { importCommits } from "./support/import-commits.js";
 
 const gitCapability = capability("git");
 const author = { name: "A", email: "a@example.com" };
@@ -35,8 +34,9 @@ let blamed: FixtureRepository;
 
 /**
  * Wall-time bounds that are not what this file claims (its claims are CPU time: the loop's longest
- * hold, the work after an abort): building the fixture (6,800 files, git add and commit) missed
- * 120 s at load 35 on 2 cores; a test's calls pair for seconds of CPU each.
+ * hold, the work after an abort): building the fixture (6,800 files written, git add and commit)
+ * missed 120 s at load 35 on 2 cores before it was imported with git fast-import; a test's calls
+ * pair for seconds of CPU each.
  */
 const FIXTURE_MS = 600_000;
 const TEST_MS = 300_000;
@@ -45,26 +45,23 @@ const ABORT_HANG_MS = 30_000;
 /** The call's own run time (this thread's, see {@link longestBlock}) before the test aborts it. */
 const ABORT_AFTER_MS = 100;
 
+/** `count` files named `name(index)`, with {@link body}. */
+function* files(count: number, name: (index: number) => string, edited: boolean): Generator<[string, string]> {
+  for (let index = 0; index < count; index++) yield [name(index), body(index, edited)];
+}
+
 beforeAll(() => {
   if (gitCapability.missing) return;
   repository = FixtureRepository.create("pairing-abort");
-  mkdirSync(path.join(repository.directory, "old"));
-  for (let index = 0; index < FILES; index++)
-    writeFileSync(path.join(repository.directory, "old", `a${index}.txt`), body(index, false));
-  repository.commit("old", author);
-  rmSync(path.join(repository.directory, "old"), { recursive: true });
-  mkdirSync(path.join(repository.directory, "new"));
-  for (let index = 0; index < FILES; index++)
-    writeFileSync(path.join(repository.directory, "new", `b${index}.txt`), body(index, true));
-  repository.commit("new", author);
+  importCommits(repository.directory, [
+    { message: "old", author, write: files(FILES, (index) => `old/a${index}.txt`, false) },
+    { message: "new", author, delete: ["old"], write: files(FILES, (index) => `new/b${index}.txt`, true) },
+  ]);
   blamed = FixtureRepository.create("pairing-blame");
-  mkdirSync(path.join(blamed.directory, "many"));
-  for (let index = 0; index < DELETED; index++)
-    writeFileSync(path.join(blamed.directory, "many", `a${index}.txt`), body(index, false));
-  blamed.commit("many", author);
-  rmSync(path.join(blamed.directory, "many"), { recursive: true });
-  writeFileSync(path.join(blamed.directory, "moved.txt"), body(7, true));
-  blamed.commit("moved", author);
+  importCommits(blamed.directory, [
+    { message: "many", author, write: files(DELETED, (index) => `many/a${index}.txt`, false) },
+    { message: "moved", author, delete: ["many"], write: [["moved.txt", body(7, true)]] },
+  ]);
 }, FIXTURE_MS);
 
 afterAll(() => {

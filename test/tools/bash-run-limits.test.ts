@@ -7,15 +7,15 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { constants } from "node:fs";
+import { constants, existsSync } from "node:fs";
 import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, defineTool, type Run, type SandboxScope, type ToolCallResult } from "agent-tool-catalog";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMonitorTool } from "../../src/host/monitor/monitor-tool.js";
 import type { ResourceLimits } from "../../src/tools/sandbox/resource-limits.js";
-import type { RunResourceLimits } from "../../src/tools/sandbox/run-resource-budget.js";
+import { RUN_RESOURCE_BUDGET, type RunResourceLimits } from "../../src/tools/sandbox/run-resource-budget.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { capability } from "../support/capabilities.js";
 import { liveWith, runMark, sampleMost } from "../support/live-processes.js";
@@ -183,30 +183,57 @@ describe("run budget: commands reserve their limits from the run's totals", () =
     }, 60_000);
   }
 
-  it("a waiting call ends at once when the call is aborted", async () => {
-    const budget = { limits: { maxProcesses: 100 }, runLimits: { maxProcesses: 100, waitSeconds: 60 } };
-    const { run, close } = runWith("unrestricted", budget);
-    // Holds the run's whole budget until released (a line into its FIFO) once the abort is
-    // checked: a fixed `sleep 2` before, of which the checks take about 0.3 s.
+  it("a call waiting for the run's budget ends at once when aborted, and leaves the queue", async () => {
+    // The probe sees the queue: a share of nothing is refused only while a call waits ahead of it.
+    const queueProbe = defineTool({
+      name: "queue_probe",
+      description: "Whether a command waits for the run's budget.",
+      inputSchema: { type: "object", properties: {} },
+      handler: (_input, context) => {
+        const probe = { label: "probe", processes: 0, memoryBytes: 0 };
+        const grant = context.storage.get(RUN_RESOURCE_BUDGET).tryReserveWithAncestors(probe, context.runId);
+        grant?.release();
+        return grant === undefined ? "waiting" : "empty";
+      },
+    });
+    const limits = { limits: { maxProcesses: 100 }, runLimits: { maxProcesses: 100, waitSeconds: 60 } };
+    const registry = createRegistry({ tools: [createBashTool(limits), queueProbe] });
+    const run = registry.createRun({ profile: "full", permissions: { sandbox: "unrestricted", workspace } });
+    run.activate(["queue_probe"]);
+    const probe = async () => {
+      const result = await run.call("queue_probe", {});
+      return result.ok ? result.output : result.error.code;
+    };
+    // Holds the run's whole budget until a line comes into its FIFO; opening the writer succeeds
+    // once it reads, so the budget is held from then on.
     const release = path.join(workspace, "release");
     execFileSync("mkfifo", [release]);
     const holding = run.call("bash", { command: `read -r line < '${release}'` });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const controller = new AbortController();
-    const waiting = run.call("bash", { command: "echo late" }, { signal: controller.signal });
-    const aborted = performance.now();
-    controller.abort();
-    const result = await waiting;
-    expect(performance.now() - aborted).toBeLessThan(1_000);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.code).toBe("aborted");
-    // Non-blocking (ENXIO while the holding command is not reading: not yet started under load,
-    // or gone), retried for 10 s rather than a blocking open that could hang.
     const writer = await openForWriting(release);
-    await writer.write("go\n");
-    await writer.close();
+    const controller = new AbortController();
+    const ran = path.join(workspace, "ran");
+    try {
+      const waiting = run.call("bash", { command: `touch '${ran}'` }, { signal: controller.signal });
+      // Aborted only once it waits in the queue: aborted before, it never gets there.
+      const until = performance.now() + 10_000;
+      while ((await probe()) !== "waiting" && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await probe()).toBe("waiting");
+      const aborted = performance.now();
+      controller.abort();
+      // Raced against 5 s, so a call that keeps waiting fails here, not at the test's timeout.
+      const result = await Promise.race([waiting, new Promise((resolve) => setTimeout(resolve, 5_000, "still waiting"))]);
+      expect(performance.now() - aborted).toBeLessThan(1_000);
+      expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
+      // Gone from the queue: it neither holds back the next call nor runs once the budget is back.
+      expect(await probe()).toBe("empty");
+    } finally {
+      await writer.write("go\n");
+      await writer.close();
+    }
     expect(text(await holding)).toMatch(/^exit code 0 · /);
-    await close();
+    expect(text(await run.call("bash", { command: "echo again" }))).toContain("stdout:\nagain");
+    expect(existsSync(ran)).toBe(false);
+    await registry.close();
   }, 30_000);
 
   it("refuses a run total below the per-command limit when the tool is made", () => {

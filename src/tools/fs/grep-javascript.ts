@@ -42,7 +42,12 @@ export async function searchWithJavaScript(options: {
   /** Opens a regular file for reading (a large file is read through it in pieces). */
   readonly open: (absolute: string) => Promise<FileHandle>;
   readonly signal: AbortSignal;
-  /** The workspace's real path when the run is confined to it (directories are opened verified). */
+  /**
+   * The workspace's real path when the run is confined to it (directories are opened verified).
+   * `read` and `open` are then the confined scope's, which refuse a file with more than one hard
+   * link: such a file met in the walk is named as refused from its `lstat`, not through a confined
+   * open and a thrown violation each (a directory of 100,000 links).
+   */
   readonly confineTo?: string | undefined;
 }): Promise<GrepAnswer> {
   const { root, start, query, matcher, signal } = options;
@@ -104,9 +109,9 @@ export async function searchWithJavaScript(options: {
   const flush = async (): Promise<boolean> => {
     const files = batch;
     batch = [];
-    const texts = (await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile)))).map((text) =>
-      typeof text === "string" ? withoutBom(text) : text,
-    );
+    const texts = (
+      await Promise.all(files.map((file) => readText(options.read, file, !options.startIsFile, options.confineTo !== undefined)))
+    ).map((text) => (typeof text === "string" ? withoutBom(text) : text));
     const found = await matcher.match(
       texts.map((text) => (typeof text === "string" ? text : "")),
       signal,
@@ -153,6 +158,9 @@ async function* single(file: string): AsyncGenerator<string> {
   yield file;
 }
 
+/** The code of `read`'s refusal of a file with more than one name (`assertPlainFile` in src/tools/sandbox/file-kind.ts). */
+const HARD_LINK_REFUSED = "hard_link_refused";
+
 /** Marks a file too large to read whole: it is searched in pieces. */
 const LARGE = Symbol("large");
 
@@ -164,6 +172,7 @@ async function readText(
   read: (absolute: string) => Promise<Buffer>,
   file: string,
   inDirectory: boolean,
+  refusesHardLinks: boolean,
 ): Promise<string | typeof LARGE | { readonly unreadable: string } | undefined> {
   // A link met in the walk is not followed (as ripgrep without -L); one named as the path is, as
   // `rg PATTERN link` follows it: lstat'ed, such a file was "No matches" where ripgrep searched it.
@@ -174,6 +183,9 @@ async function readText(
   if (info === undefined && file.includes("\uFFFD")) return { unreadable: "its name is not valid UTF-8" };
   if (info === undefined || !info.isFile()) return undefined;
   if (info.size > GREP_CHUNK_BYTES) return LARGE;
+  // What `read` would answer (its own check on the opened descriptor still holds for a file linked
+  // after this lstat). Only in the walk: a path given may be a link whose target `read` refuses otherwise.
+  if (inDirectory && refusesHardLinks && info.nlink > 1) return { unreadable: HARD_LINK_REFUSED };
   const bytes = await read(file).catch((error: NodeJS.ErrnoException) => error);
   if (bytes instanceof Error) return { unreadable: bytes.code ?? bytes.message };
   if (inDirectory && bytes.includes(0)) {
