@@ -11,7 +11,9 @@
  * workspace, one through a link in the workspace to the outside, and a submodule's git directory
  * under the protected `.git/modules/`. Control: under `local` (no git protection) host git
  * writes the outside file; a `core.worktree` inside the workspace (what `git submodule add`
- * writes) keeps the config.
+ * writes) keeps the config. Second attempt: a value inside the workspace, kept, whose directory
+ * the next command (the repository now protected, its config read-only) replaces with a link to
+ * the outside directory; held when that config is moved aside after that command.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -110,6 +112,26 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       };
     }
 
+    /** Positive control: a core.worktree inside the workspace (as git submodule add writes it) keeps its config. */
+    async function insideKept(): Promise<void> {
+      const ground = await playground();
+      grounds.push(ground);
+      const root = ground.workspace;
+      hostGit(root, ["init", "-q", "-b", "main"]);
+      const command = [
+        "mkdir -p lib .git/modules && git init -q --separate-git-dir=.git/modules/lib lib",
+        "git --git-dir=.git/modules/lib config core.worktree ../../../lib",
+        "git init -q sub && mkdir tree && git -C sub config core.worktree ../../tree",
+        "echo made",
+      ].join(" && ");
+      const result = await sh(attackRun(root, "workspace"), command);
+      expect(result.stdout, result.text).toContain("made");
+      expect(result.text).not.toContain("[moved aside");
+      expect(readFileSync(path.join(root, ".git", "modules", "lib", "config"), "utf8")).toContain("../../../lib");
+      expect(readFileSync(path.join(root, "sub", ".git", "config"), "utf8")).toContain("../../tree");
+      expect(hostGit(path.join(root, "lib"), ["rev-parse", "--show-toplevel"]).trim()).toBe(path.join(root, "lib"));
+    }
+
     escapeAttempt(
       "git-metadata",
       "core.worktree of a repository the command made names an outside directory (absolute, relative, through a link, a submodule's): host git checks out and adds there",
@@ -128,6 +150,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           expect(control.wrote, `${spelling}: control did not write: ${control.text}`).toBe(true);
           expect(control.read, `${spelling}: control did not read`).toBe(true);
         }
+        await insideKept();
       },
       120_000,
     );
@@ -169,31 +192,6 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         expect(escapes).toEqual([]);
       },
       120_000,
-    );
-
-    escapeAttempt(
-      "git-metadata",
-      "core.worktree inside the workspace (what git submodule add writes, a nested checkout) keeps the config",
-      async () => {
-        const ground = await playground();
-        grounds.push(ground);
-        const root = ground.workspace;
-        hostGit(root, ["init", "-q", "-b", "main"]);
-        const command = [
-          "mkdir -p lib .git/modules && git init -q --separate-git-dir=.git/modules/lib lib",
-          "git --git-dir=.git/modules/lib config core.worktree ../../../lib",
-          "git init -q sub && mkdir tree && git -C sub config core.worktree ../../tree",
-          "echo made",
-        ].join(" && ");
-        const result = await sh(attackRun(root, "workspace"), command);
-        expect(result.stdout, result.text).toContain("made");
-        expect(result.text).not.toContain("[moved aside");
-        expect(readFileSync(path.join(root, ".git", "modules", "lib", "config"), "utf8")).toContain("../../../lib");
-        expect(readFileSync(path.join(root, "sub", ".git", "config"), "utf8")).toContain("../../tree");
-        // The outside attempt's own positive control: the same repository without a work tree moved nowhere.
-        expect(hostGit(path.join(root, "lib"), ["rev-parse", "--show-toplevel"]).trim()).toBe(path.join(root, "lib"));
-      },
-      60_000,
     );
   },
 );
