@@ -7,6 +7,7 @@ import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
+import { coreWorkTreeValues, workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /** Directories the walk does not enter (as the spawn's git scan). */
@@ -52,6 +53,33 @@ const KEPT_CONFIG_KEYS = new Set([
 
 /** Kept keys whose value can still run a command: `submodule.<name>.update = !command` runs it at `git submodule update`. */
 const COMMAND_VALUES = new Set(["submodule.<name>.update"]);
+
+/**
+ * Judges a kept key's value where the key alone says too little: `core.worktree` is kept only
+ * naming a directory inside the workspace (see workTreeInside); any other value moves the config.
+ */
+type ValueCheck = (key: string, value: string | undefined) => boolean;
+
+/** A {@link ValueCheck} for the git directory behind `descriptor` in the workspace at `root` (real path). */
+function valueCheck(descriptor: number, root: string): ValueCheck {
+  return (key, value) => {
+    if (key !== "core.worktree") return true;
+    try {
+      return workTreeInside(value, realpathSync(`/proc/self/fd/${descriptor}`), root);
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** The real path of the directory behind a held handle (the workspace root, a git directory); `undefined` when it cannot be read. */
+function rootPath(descriptor: number): string | undefined {
+  try {
+    return realpathSync(`/proc/self/fd/${descriptor}`);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * What git executes or follows in a git directory the command created: moved aside after it
@@ -103,6 +131,7 @@ export function repairNewGitDirectories(
   // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
   // (`worktrees/<name>/`, whose `config.worktree` git reads in that worktree's checkout).
   for (const [gitDirectory, handle] of held) {
+    repairRelinkedWorkTree(handle.descriptor, gitDirectory, context);
     for (const group of ["modules", "worktrees"]) {
       withChild(handle.descriptor, group, (directory) =>
         newSubmoduleDirectories(directory, path.join(gitDirectory, group), context),
@@ -110,6 +139,30 @@ export function repairNewGitDirectories(
     }
   }
   return repairs;
+}
+
+/**
+ * Moves aside the config of a git directory protected at spawn whose `core.worktree` names a
+ * directory inside the workspace that now is (or lies behind) a link out of it (see
+ * workTreeRelinked): the config was read-only, but the directory it names was the command's to
+ * replace. Restored with the `mv` the result gives, once the link is gone.
+ */
+function repairRelinkedWorkTree(descriptor: number, shown: string, context: WalkContext): void {
+  const root = rootPath(context.root.descriptor);
+  if (root === undefined) return;
+  const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  const named = spellings(descriptor);
+  for (const file of CONFIG_FILES) {
+    for (const name of named(file)) {
+      const text = readSmallFileText(directory.at(name), MAX_CONFIG_BYTES);
+      if (text === undefined) continue;
+      const gitDirectory = rootPath(descriptor);
+      if (gitDirectory === undefined) continue;
+      if (!coreWorkTreeValues(text).some((value) => workTreeRelinked(value, gitDirectory, root))) continue;
+      const state = quarantineEntry(directory, name, context.now);
+      if (state !== undefined) context.repairs.moved.push({ ...state, relinkedWorkTree: true });
+    }
+  }
 }
 
 /** What the walk after a command carries along. */
@@ -316,20 +369,23 @@ export function inertGitlinkRepository(
   }
   if (stats === undefined) return true;
   let inert = false;
+  const realRoot = rootPath(root.descriptor);
+  if (realRoot === undefined) return false;
   const judge = (gitDirectory: number) => {
-    inert = inertGitDirectory(gitDirectory, knownIdentities, budget);
+    inert = inertGitDirectory(gitDirectory, knownIdentities, budget, realRoot);
   };
   if (stats.isDirectory()) withChild(holder.descriptor, name, judge);
   else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge, name);
   return inert;
 }
 
-function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>, budget: IndexBudget): boolean {
+function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<string>, budget: IndexBudget, root: string): boolean {
   if (knownIdentities.has(identity(descriptor))) return true;
   const directory: QuarantineDirectory = { descriptor, shown: "", at: (name) => `/proc/self/fd/${descriptor}/${name}` };
   const named = spellings(descriptor);
   if (!headHoldsGit(directory.at("HEAD")) || named("hooks").some((name) => hooksRun(directory, name))) return false;
-  if (!CONFIG_FILES.every((file) => named(file).every((name) => configKept(directory.at(name))))) return false;
+  const values = valueCheck(descriptor, root);
+  if (!CONFIG_FILES.every((file) => named(file).every((name) => configKept(directory.at(name), values)))) return false;
   for (const name of named("commondir")) {
     if (!commondirKnown(directory, name, (common) => knownIdentities.has(identity(common)))) return false;
   }
@@ -387,7 +443,9 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   // Each name in every spelling the directory holds (`HOOKS`, `Config`: see spellings).
   const named = spellings(descriptor);
   for (const name of named("hooks")) if (hooksRun(directory, name)) move(name);
-  for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name))) move(name);
+  const root = rootPath(context.root.descriptor);
+  const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
+  for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
   for (const name of named("commondir")) if (!commondirKnown(directory, name, (common) => context.known("", common))) move(name);
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
@@ -452,8 +510,8 @@ function hooksRun(directory: QuarantineDirectory, name = "hooks"): boolean {
   }
 }
 
-/** True when there is no `config`, or one whose every key is in {@link KEPT_CONFIG_KEYS}. */
-function configKept(file: string): boolean {
+/** True when there is no `config`, or one whose every key is in {@link KEPT_CONFIG_KEYS} with a value `values` accepts. */
+function configKept(file: string, values: ValueCheck): boolean {
   if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return true;
   const text = readSmallFileText(file, MAX_CONFIG_BYTES);
   if (text === undefined) return false;
@@ -474,6 +532,7 @@ function configKept(file: string): boolean {
     if (!KEPT_CONFIG_KEYS.has(key)) return false;
     // A value that could name a command (`!...`, also quoted) is not judged.
     if (COMMAND_VALUES.has(key) && /^[\s"]*!/.test(assignment[2] ?? "")) return false;
+    if (!values(key, assignment[2])) return false;
   }
   return true;
 }

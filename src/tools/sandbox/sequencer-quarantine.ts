@@ -27,6 +27,12 @@ export interface QuarantinedState {
    * `--autostash` (its `autostash` file): `git stash store <id>` keeps them without the rebase.
    */
   readonly autostash?: string;
+  /**
+   * Set on a config moved aside from a git directory protected at spawn because the work tree its
+   * `core.worktree` names became a link out of the workspace during the command (host git would
+   * check out and add there); unset for state of a git directory the command created.
+   */
+  readonly relinkedWorkTree?: true;
 }
 
 /**

@@ -275,8 +275,14 @@ function quarantineNote(state: QuarantinedState, root: string): string {
 function newGitStateNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
   const to = path.relative(root, state.to);
+  if (state.relinkedWorkTree === true) {
+    return (
+      `[moved aside ${from}: the work tree its core.worktree names became a link out of the workspace, where host git would check out and add files -> ${to}. ` +
+      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
   return (
-    `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...) -> ${to}. ` +
+    `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...), or work in a directory outside the workspace (core.worktree) -> ${to}. ` +
     `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
   );
 }

@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { coreWorkTreeValues, workTreeInside, workTreeRelinked } from "./work-tree-value.js";
+
+describe("core.worktree values of git directories in the workspace", () => {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-work-tree-")));
+  const root = path.join(base, "ws");
+  const outside = path.join(base, "outside");
+  const gitDirectory = path.join(root, "sub", ".git");
+  mkdirSync(gitDirectory, { recursive: true });
+  mkdirSync(path.join(root, "tree"));
+  mkdirSync(outside);
+  symlinkSync(outside, path.join(root, "out"));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it("keeps a value naming a directory inside, existing or not, relative or absolute", () => {
+    for (const value of [" ../../tree", "../..", "../../absent/deeper", `${root}/tree`]) {
+      expect(workTreeInside(value, gitDirectory, root), value).toBe(true);
+    }
+  });
+
+  it("refuses one leading out: absolute, climbing, through a link, one git would expand or unquote, none", () => {
+    for (const value of [
+      outside,
+      "../../..",
+      "../../out",
+      "../../out/deeper",
+      "~/x",
+      "%(prefix)/x",
+      '"../../tree"',
+      "../../tree # comment",
+      "",
+      undefined,
+    ]) {
+      expect(workTreeInside(value, gitDirectory, root), String(value)).toBe(false);
+    }
+  });
+
+  it("calls relinked only an inside value now leading out; the host's outside value is its own", () => {
+    expect(workTreeRelinked("../../out", gitDirectory, root)).toBe(true);
+    expect(workTreeRelinked("../../tree", gitDirectory, root)).toBe(false);
+    expect(workTreeRelinked(outside, gitDirectory, root)).toBe(false);
+    expect(workTreeRelinked('"../../out"', gitDirectory, root)).toBe(false);
+  });
+
+  it("reads core.worktree from [core] only, in any case, a key without = as undefined", () => {
+    const text = '[core]\n\tWorkTree = ../a\n[core "x"]\n\tworktree = ../b\n[other]\n\tworktree = ../c\n[CORE]\n\tworktree\n';
+    expect(coreWorkTreeValues(text)).toEqual([" ../a", undefined]);
+  });
+});

@@ -1,0 +1,68 @@
+import path from "node:path";
+import { lstatSync, realpathSync } from "./byte-paths.js";
+import { isInsideDirectory } from "./workspace-root.js";
+
+/**
+ * Whether a `core.worktree` value found in a git directory the command created names a directory
+ * inside the workspace, as `git submodule add` writes it (`../../../lib` from `.git/modules/lib`).
+ * Host git reads and writes the work tree there: a value naming an outside directory (`/root`,
+ * `../../../../home/user`, or a link in the workspace to one) has the user's `git checkout` write
+ * the command's files there and `git add` read that directory into objects the next command can
+ * print. Judged as git reads it: relative to the git directory (`gitDirectory`, a real path),
+ * lexically and through the links on the way as they are now; a value git would expand (`~/`,
+ * `%(prefix)/`) or read with quotes, escapes or a comment is not judged (false).
+ *
+ * @param value - the value after `=`, untrimmed; `undefined` for a key with no `=`
+ * @param gitDirectory - the real path of the git directory holding the config
+ * @param root - the real path of the workspace root
+ */
+export function workTreeInside(value: string | undefined, gitDirectory: string, root: string): boolean {
+  const text = value?.trim();
+  if (text === undefined || text === "" || /["\\#;]/.test(text) || text.startsWith("~") || text.startsWith("%(")) return false;
+  const lexical = path.resolve(gitDirectory, text);
+  if (!isInsideDirectory(root, lexical)) return false;
+  // The nearest existing directory on the way, through its links: a link to the outside counts.
+  for (let probe = lexical; isInsideDirectory(root, probe); probe = path.dirname(probe)) {
+    if (lstatSync(probe, { throwIfNoEntry: false }) === undefined) continue;
+    try {
+      return isInsideDirectory(root, realpathSync(probe));
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * The `core.worktree` values of a config's text, as written after `=` (a key with no `=` gives
+ * `undefined`), in the simple one-key-a-line form git writes; lines in any other form are skipped.
+ */
+export function coreWorkTreeValues(text: string): (string | undefined)[] {
+  const values: (string | undefined)[] = [];
+  let inCore = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[([A-Za-z0-9-]+)(\s+"(?:[^"\\]|\\.)*")?\]$/.exec(line);
+    if (header !== null) {
+      inCore = header[1]?.toLowerCase() === "core" && header[2] === undefined;
+      continue;
+    }
+    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (inCore && assignment !== null && assignment[1]?.toLowerCase() === "worktree") values.push(assignment[2]);
+  }
+  return values;
+}
+
+/**
+ * Whether a `core.worktree` value of a git directory protected at spawn (its config the host's,
+ * read-only to the command) now leads out of the workspace through a link although it names a
+ * path inside it: a later command replaced the work tree it names (`tree`) with a link to a host
+ * directory, so host git checks out and adds there. A value naming an outside path as written,
+ * or one with quotes, escapes or a comment, is the host's own setup and not judged (false).
+ */
+export function workTreeRelinked(value: string | undefined, gitDirectory: string, root: string): boolean {
+  const text = value?.trim();
+  if (text === undefined || text === "" || /["\\#;]/.test(text) || text.startsWith("~") || text.startsWith("%(")) return false;
+  if (!isInsideDirectory(root, path.resolve(gitDirectory, text))) return false;
+  return !workTreeInside(value, gitDirectory, root);
+}
