@@ -1,9 +1,22 @@
 /**
  * The order test files start in (vitest.config.ts's `sequence.sequencer`): the files known to take
- * longest first, in {@link LONGEST_FILES}'s order, then every other file in vitest's own order
- * (the cached durations of earlier runs, longest first; on a fresh clone, with no cache, the
- * largest files first). A long file started among the last ones ran alone at the end of a run
- * while the other workers sat idle; started first, it runs beside the many short ones.
+ * longest first, in {@link LONGEST_FILES}'s order, then every other file of the shared project
+ * (`isolate: false`) in vitest's own order (the cached durations of earlier runs, longest first; on
+ * a fresh clone, with no cache, the largest files first), then the files of the projects that give
+ * each file a fresh process (`isolated`, `own-process`), in vitest's own order too. A long file
+ * started among the last ones ran alone at the end of a run while the other workers sat idle;
+ * started first, it runs beside the many short ones.
+ *
+ * Why the fresh-process files come last: vitest's pool keeps a shared worker (and the module graph
+ * it loaded) for the next file only while the next file in the queue is a shared one too; a worker
+ * that finishes while the queue's head is a fresh-process file is stopped, and a new one loads the
+ * graph again for the shared files after it. vitest's order puts the projects one after another
+ * (by name: `isolated`, `own-process`, `shared`), so with the long shared files moved in front the
+ * fresh-process files sat between two runs of shared files, and every shared worker of the first
+ * run was stopped there. Last, they stop each shared worker only once its work is done. They are
+ * also the files that time the library or the host's share of wall time (vitest.config.ts's
+ * OWN_PROCESS): at the end of `npm test` no other step runs beside the unit tests. (A listed long
+ * file still starts first whatever its project: ending a run on it would idle the other workers.)
  */
 import path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -57,13 +70,14 @@ export const LONGEST_FILES: readonly string[] = [
   "test/git/git-tools.test.ts", // 4 (25)
 ];
 
-/** Vitest's sequencer with {@link LONGEST_FILES} moved to the front. */
+/** Vitest's sequencer with {@link LONGEST_FILES} moved to the front and fresh-process files to the end. */
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const rank = (file: TestSpecification): number => {
       const index = LONGEST_FILES.indexOf(path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join("/"));
-      return index === -1 ? LONGEST_FILES.length : index;
+      if (index !== -1) return index;
+      return file.project.config.isolate === false ? LONGEST_FILES.length : LONGEST_FILES.length + 1;
     };
     // Array.prototype.sort is stable: the files not listed keep vitest's order.
     return sorted.sort((a, b) => rank(a) - rank(b));
