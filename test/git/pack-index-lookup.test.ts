@@ -13,8 +13,8 @@ function indexOf(ids: Buffer[], version: 1 | 2): { index: PackIndex; offsets: Ma
   const sorted = [...ids].sort(Buffer.compare);
   const count = sorted.length;
   const fanout = Buffer.alloc(256 * 4);
-  const perByte = new Array<number>(256).fill(0);
-  for (const id of sorted) perByte[id[0] as number]++;
+  const perByte = new Uint32Array(256);
+  for (const id of sorted) perByte[id[0] as number] = (perByte[id[0] as number] as number) + 1;
   let total = 0;
   for (let byte = 0; byte < 256; byte++) {
     total += perByte[byte] as number;
