@@ -214,9 +214,13 @@ export class PackFile {
     this.index.close();
   }
 
+  /** The pack's file name, for errors (never the host path); found once, not per delta link (a walk builds tens of thousands). */
+  private packName: string | undefined;
+
   /** The pack's file name, for errors (never the host path). */
   private get name(): string {
-    return basename(this.path);
+    this.packName ??= basename(this.path);
+    return this.packName;
   }
 
   /** The data offset of the entry being inflated, for {@link describeEntry}. */

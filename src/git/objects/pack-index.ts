@@ -39,6 +39,12 @@ const TRAILER = 40;
  */
 const BUCKETS_BEFORE_WHOLE = 64;
 
+/**
+ * Rows {@link PackIndex.offsetOf} walks one by one from its interpolated guess before it bisects
+ * what is left (a bound on the worst case, for ids far from where a uniform spread puts them).
+ */
+const NEAR_ROWS = 24;
+
 /** A file read on demand (a pack, its index, a commit-graph): positioned reads, and its release. */
 export interface PackIndexFile {
   /** Its size in bytes. */
@@ -214,29 +220,44 @@ export class PackIndex {
     if (this.loaded !== undefined && this.loaded[first] === 0) this.loadBucket(first);
     let low = this.fanout(first - 1);
     let high = this.fanout(first) - 1;
+    if (low > high) return undefined;
     const head = idHead(oid, at);
     // Probes read the first four bytes of a stored id in place: no table of heads is built (a new
     // process paid a pass over every id and 4 bytes per object for it before its first lookups).
     const { data, namesAt, nameStride } = this;
-    for (let step = 0; low <= high; step++) {
-      // Ids are uniformly spread hashes: guessing the row from the head's value (interpolation)
-      // finds it in two or three probes; every other probe bisects, which bounds the worst case.
-      let middle = (low + high) >>> 1;
-      const lowHead = idHead(data, namesAt + low * nameStride);
-      const highHead = idHead(data, namesAt + high * nameStride);
-      if (head < lowHead || head > highHead) return undefined;
-      if ((step & 1) === 0 && highHead > lowHead) {
-        middle = low + Math.floor(((head - lowHead) / (highHead - lowHead)) * (high - low));
-      }
-      const probe = idHead(data, namesAt + middle * nameStride);
-      // Most probes differ in the first four bytes; only equal heads compare the rest.
-      let order = probe === head ? 0 : probe < head ? -1 : 1;
-      if (order === 0) order = compareRest(oid, at, data, namesAt + middle * nameStride);
+    const lowHead = idHead(data, namesAt + low * nameStride);
+    const highHead = idHead(data, namesAt + high * nameStride);
+    if (head < lowHead || head > highHead) return undefined;
+    // Ids are uniformly spread hashes: the row guessed from the head's value (interpolation) is
+    // within ~7 rows of the id in a bucket of ~470 (the bench's 121,000-object pack). The rows
+    // next to it share its memory, so they are walked one by one from there; probes far apart
+    // (a bisection after the guess) each missed the CPU's caches (~0.55 us a lookup before).
+    let row = highHead > lowHead ? low + Math.floor(((head - lowHead) / (highHead - lowHead)) * (high - low)) : low;
+    for (let step = 0; step < NEAR_ROWS; step++) {
+      const order = this.compareRow(row, oid, at, head);
+      if (order === 0) return this.offsetAt(row);
+      if (order < 0) low = row = row + 1;
+      else high = row = row - 1;
+      if (low > high) return undefined;
+    }
+    // Far from the guess (ids that are not uniform): bisection over what is left.
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = this.compareRow(middle, oid, at, head);
       if (order === 0) return this.offsetAt(middle);
       if (order < 0) low = middle + 1;
       else high = middle - 1;
     }
     return undefined;
+  }
+
+  /** Orders the stored id at `row` against the id at `at` in `oid`, whose first four bytes are `head`. */
+  private compareRow(row: number, oid: Uint8Array, at: number, head: number): number {
+    const { data, namesAt, nameStride } = this;
+    const probe = idHead(data, namesAt + row * nameStride);
+    // Most probes differ in the first four bytes; only equal heads compare the rest.
+    if (probe !== head) return probe < head ? -1 : 1;
+    return compareRest(oid, at, data, namesAt + row * nameStride);
   }
 
   private offsetAt(index: number): number {
