@@ -70,8 +70,8 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 
 /**
  * The first sentence of the first non-empty line of a description, cut to `maxLength`
- * characters (counting the trailing `...` when it is cut). Lines end at any of
- * {@link LINE_BREAK}.
+ * characters (counting the trailing `...` when it is cut). Lines end at any line break: CRLF,
+ * LF, CR, VT, FF, NEL, U+2028 and U+2029.
  *
  * A full stop ends a sentence when whitespace or the end of the line follows it, unless it
  * closes an abbreviation. After `e.g.`, `i.e.`, `a.k.a.`, `vs.`, `cf.`, `approx.` and the titles
