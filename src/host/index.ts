@@ -118,8 +118,10 @@ export {
 } from "./sessions/transcript-store.js";
 export {
   type ChildRunSources,
+  type RefreshChildRunsOptions,
   refreshChildRuns,
   subagentChildRun,
+  type UnreadableChildRun,
   workflowChildRun,
 } from "./shared/child-run-records.js";
 

@@ -13,7 +13,7 @@ import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
-import { readStoredRecords } from "./stored-record.js";
+import { parseStoredRecord, readStoredRecords } from "./stored-record.js";
 
 /** The fields a stored callback record must hold as strings to be read (listing, repair). */
 const CALLBACK_TEXT_FIELDS = ["id", "conversationId", "status"] as const;
@@ -294,7 +294,7 @@ export class BullMqCallbackManager implements CallbackManager {
    */
   async get(id: string): Promise<DelayedCallback | undefined> {
     const json = await this.bounded("get", false, async () => (await this.client()).get(this.recordKey(id)));
-    return json === null ? undefined : view(JSON.parse(json) as StoredCallback);
+    return json === null ? undefined : view(this.parse(json, id));
   }
 
   /**
@@ -350,7 +350,7 @@ export class BullMqCallbackManager implements CallbackManager {
       await job.moveToDelayed(Date.now() + Number(claimed.slice(1)), token);
       throw new DelayedError();
     }
-    const callback = view(JSON.parse(claimed) as StoredCallback);
+    const callback = view(this.parse(claimed, id));
     let error = "";
     try {
       await onFire(callback);
@@ -465,7 +465,7 @@ export class BullMqCallbackManager implements CallbackManager {
       refuseFiring ? "1" : "0",
     )) as string;
     if (out === "!firing") return "firing";
-    return out === "" ? undefined : view(JSON.parse(out) as StoredCallback);
+    return out === "" ? undefined : view(this.parse(out, id));
   }
 
   private bounded<T>(method: string, mayHaveRun: boolean | (() => boolean), step: () => Promise<T>): Promise<T> {
@@ -482,6 +482,11 @@ export class BullMqCallbackManager implements CallbackManager {
 
   private pendingKey(conversationId: string): string {
     return redisKey(this.prefix, "callbacks", "pending", conversationId);
+  }
+
+  /** The stored callback `id`; one this package did not write is `invalid_stored_record`, not a `SyntaxError`. */
+  private parse(json: string, id: string): StoredCallback {
+    return parseStoredRecord<StoredCallback>(json, CALLBACK_TEXT_FIELDS, this.recordKey(id));
   }
 
   private recordKey(id: string): string {

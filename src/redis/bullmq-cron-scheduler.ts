@@ -18,7 +18,7 @@ import { countOf } from "../errors/count-of.js";
 import { redisNow } from "./redis-clock.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
-import { readStoredRecords } from "./stored-record.js";
+import { parseStoredRecord, readStoredRecords } from "./stored-record.js";
 
 /**
  * Options of {@link BullMqCronScheduler}.
@@ -239,7 +239,7 @@ export class BullMqCronScheduler implements CronClient {
       const ids = await redis.lrange(this.key("executions", id), 0, Math.max(0, executions) - 1);
       const records = ids.length === 0 ? [] : await redis.hmget(this.key("execution-records", id), ...ids);
       return {
-        job: this.view(JSON.parse(json) as CronJob),
+        job: this.view(this.parseJob(json, id)),
         executions: readStoredRecords<CronExecution>(records, ["id", "jobId", "status"]),
       };
     });
@@ -349,7 +349,7 @@ export class BullMqCronScheduler implements CronClient {
     }
     const json = await redis.hget(this.key("jobs"), jobId);
     if (json === null) return;
-    const job = JSON.parse(json) as CronJob;
+    const job = this.parseJob(json, jobId);
     if (job.status !== "active") return;
     // One firing per scheduled time, whatever BullMQ does: a scheduler re-upserted (resume) after
     // the slot's job completed and was removed can add a job with the same slot again.
@@ -454,7 +454,7 @@ export class BullMqCronScheduler implements CronClient {
     if (out.startsWith("!")) {
       throw new ToolError("invalid_job_state", `Cron job ${id} is ${out.slice(1)}; it cannot become ${status}.`);
     }
-    const job = JSON.parse(out) as CronJob;
+    const job = this.parseJob(out, id);
     await this.armLatest(job);
     return this.view(job);
   }
@@ -472,7 +472,7 @@ export class BullMqCronScheduler implements CronClient {
       await this.arm(armed);
       const json = await (await this.client()).hget(this.key("jobs"), job.id);
       if (json === null) return;
-      const latest = JSON.parse(json) as CronJob;
+      const latest = this.parseJob(json, job.id);
       if ((latest.status === "active") === (armed.status === "active")) return;
       armed = latest;
     }
@@ -519,6 +519,11 @@ export class BullMqCronScheduler implements CronClient {
 
   private async client(): Promise<Redis> {
     return (await this.queue.client) as unknown as Redis;
+  }
+
+  /** Cron job `id` as stored; one this package did not write is `invalid_stored_record`, not a `SyntaxError`. */
+  private parseJob(json: string, id: string): CronJob {
+    return parseStoredRecord<CronJob>(json, ["id", "status"], `${this.key("jobs")} ${id}`);
   }
 
   private key(...parts: string[]): string {

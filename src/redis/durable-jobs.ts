@@ -9,6 +9,7 @@ import {
   withinRedisDeadline,
 } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
+import { parseStoredRecord } from "./stored-record.js";
 
 /** The jobs one process runs itself (an in-process subagent manager or workflow service). */
 export interface LocalJobs<Snapshot> {
@@ -260,7 +261,7 @@ export class DurableJobs<Snapshot> {
     const record: JobRecord<Snapshot> = {
       running: running === "1",
       leaseUntil: Number(leaseUntil),
-      snapshot: JSON.parse(json) as Snapshot,
+      snapshot: this.parseSnapshot(json, id),
     };
     if (record.running && record.leaseUntil < now) return this.expire(id, record);
     return record.snapshot;
@@ -391,7 +392,7 @@ export class DurableJobs<Snapshot> {
       this.channel("ended"),
       id,
     )) as string | null;
-    return after === null ? undefined : (JSON.parse(after) as Snapshot);
+    return after === null ? undefined : this.parseSnapshot(after, id);
   }
 
   private async renew(id: string): Promise<void> {
@@ -452,6 +453,16 @@ export class DurableJobs<Snapshot> {
       throw error;
     });
     return this.subscribed;
+  }
+
+  /** Where a field of job `id` is stored (key and hash field), for errors naming it. */
+  keyOf(id: string, field: string): string {
+    return `${this.key(id)} ${field}`;
+  }
+
+  /** A job's stored snapshot; one this package did not write is `invalid_stored_record` naming the key. */
+  private parseSnapshot(json: string, id: string): Snapshot {
+    return parseStoredRecord<Snapshot>(json, ["status"], this.keyOf(id, "snapshot"));
   }
 
   private key(id: string): string {

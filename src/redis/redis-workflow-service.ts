@@ -12,6 +12,7 @@ import type {
 import type { Redis } from "ioredis";
 import { resumeRefusal } from "../policy/scope-within.js";
 import { DurableJobs } from "./durable-jobs.js";
+import { parseStoredRecord } from "./stored-record.js";
 
 /** @throws ToolError `resume_refused` when the run's saved scope is wider than the caller's. */
 function refuseWiderScope(runId: string, saved: RunScope, caller: RunScope | undefined): void {
@@ -151,7 +152,8 @@ export class RedisWorkflowService implements WorkflowService {
     let local = await this.local.get(runId);
     if (local === undefined) {
       const saved = await this.jobs.attached(runId);
-      const checkpoint = saved === undefined ? undefined : (JSON.parse(saved) as WorkflowRunCheckpoint);
+      const checkpoint =
+        saved === undefined ? undefined : parseStoredRecord<WorkflowRunCheckpoint>(saved, [], this.jobs.keyOf(runId, "attached"));
       const registered = (await this.local.list()).some((workflow) => workflow.name === current.workflow);
       if (checkpoint === undefined || !registered) {
         throw new ToolError(

@@ -1,3 +1,5 @@
+import { ConfigurationError } from "agent-tool-catalog";
+
 /**
  * A record this package stored as JSON, read back, or `undefined` when it is not one: not JSON,
  * not an object, or one of `textFields` not a string. A record another program (or a version that
@@ -26,4 +28,26 @@ export function readStoredRecords<T>(jsons: readonly (string | null)[], textFiel
     if (record !== undefined) out.push(record);
   }
   return out;
+}
+
+/**
+ * {@link readStoredRecord} of the one record a read asked for (a callback's or cron job's `get`,
+ * a job's snapshot, a checkpoint): a record this package did not write is a
+ * `ConfigurationError` `invalid_stored_record` naming the key, not a bare `SyntaxError` (or a
+ * `TypeError` further on, or a record taken as valid with fields missing).
+ * @param key - the Redis key (and hash field) the record was read from, for the message
+ */
+export function parseStoredRecord<T>(json: string, textFields: readonly string[], key: string): T {
+  const record = readStoredRecord<T>(json, textFields);
+  if (record === undefined) throw unreadableStoredRecord(key);
+  return record;
+}
+
+/** The error of a stored record that cannot be read; `key` names where it is. */
+export function unreadableStoredRecord(key: string): ConfigurationError {
+  return new ConfigurationError(
+    "invalid_stored_record",
+    `The record at Redis key ${JSON.stringify(key)} is not one this library stored (not JSON, or fields missing); it was left as it is.`,
+    { data: { field: "record", key } },
+  );
 }

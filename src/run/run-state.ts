@@ -1,6 +1,24 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { MAX_CALL_ID_LENGTH } from "../tool/call-id-limit.js";
 import { ActivationTracker, type ActivationTrackerState } from "./activation-tracker.js";
 import { type ChildRunState, childRunsProblem } from "./child-runs.js";
+
+/**
+ * Most pending approvals a saved state may hold: ten times the default `maxCallsInFlight` (each
+ * pending approval is a call in flight). `settleInterrupted` asks the broker about every one, so
+ * a state written by something else must not carry a million of them.
+ */
+export const MAX_STORED_PENDING_APPROVALS = 10_000;
+
+/**
+ * Longest `toolboxIndex` a saved state may hold, in characters: a row is at most ~130 characters
+ * (a name of 64, a description of 60), so this is some 32 000 listed tools. Past it the text is
+ * not an index this library built, and it would go into every system prompt as it is.
+ */
+export const MAX_STORED_INDEX_CHARS = 4 * 1024 * 1024;
+
+/** Longest approval id or tool name of a saved pending approval (ids and names are far shorter). */
+const MAX_PENDING_TEXT = 1024;
 
 /**
  * A call that was waiting for approval when the run was saved.
@@ -134,7 +152,26 @@ export function parseRunState(value: unknown): RunState {
   ) {
     throw invalid("pendingApprovals must be a list of { approvalId, callId, toolName, expiresAt }.");
   }
+  // Bounded like children: a state this library writes stays far below, one written by something
+  // else is refused here rather than asked of the broker entry by entry.
+  if (pendingApprovals.length > MAX_STORED_PENDING_APPROVALS) {
+    throw invalid(`pendingApprovals holds at most ${MAX_STORED_PENDING_APPROVALS} entries (${pendingApprovals.length} stored).`);
+  }
+  const longPending = pendingApprovals.findIndex(
+    (pending) =>
+      pending.approvalId.length > MAX_PENDING_TEXT ||
+      pending.toolName.length > MAX_PENDING_TEXT ||
+      pending.callId.length > MAX_CALL_ID_LENGTH,
+  );
+  if (longPending !== -1) {
+    throw invalid(
+      `pendingApprovals[${longPending}]: approvalId and toolName hold at most ${MAX_PENDING_TEXT} characters, callId ${MAX_CALL_ID_LENGTH}.`,
+    );
+  }
   if (toolboxIndex !== undefined && typeof toolboxIndex !== "string") throw invalid("toolboxIndex must be a string.");
+  if (typeof toolboxIndex === "string" && toolboxIndex.length > MAX_STORED_INDEX_CHARS) {
+    throw invalid(`toolboxIndex holds at most ${MAX_STORED_INDEX_CHARS} characters (${toolboxIndex.length} stored).`);
+  }
   return {
     version: 3,
     runId: value.runId,
