@@ -159,7 +159,12 @@ if (wanted("file-integrity")) {
   // The ratio to git apply depends on the file system the trees are on (stop 56): each directory
   // of BENCH_TREE_DIRS is measured, e.g. a journaled mount beside this machine's disk.
   for (const treeDirectory of benchTreeDirectories())
-    for (const diff of diffs) multiFile.push(await measureMultiFilePatch(diff, quick ? 2 : 5, treeDirectory));
+    for (const diff of diffs) {
+      const row = await measureMultiFilePatch(diff, quick ? 2 : 5, treeDirectory);
+      // Each row as it is measured: the locks and the kill -9 loop after them take minutes.
+      console.log(JSON.stringify({ ...row, loadAverage: loadavg() }));
+      multiFile.push(row);
+    }
   const locks = [];
   for (const [writers, processes] of [
     [1, 1],
