@@ -4,6 +4,8 @@
  *   --quick   smaller sizes, for a smoke run
  *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
+ *   BENCH_TREE_DIRS=/a,/b  measure apply_patch against git apply with the trees in each directory
+ *                          (default: the temporary directory); the table names each one's file system
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -29,6 +31,7 @@ import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
 import {
+  benchTreeDirectories,
   measureLockedWrites,
   measureMultiFilePatch,
   multiFileDiffs,
@@ -152,8 +155,16 @@ if (wanted("patch")) {
 
 if (wanted("file-integrity")) {
   const multiFile = [];
-  for (const diff of await multiFileDiffs(quick ? 100 : 500, quick ? 100 : 509))
-    multiFile.push(await measureMultiFilePatch(diff, quick ? 2 : 5));
+  const diffs = await multiFileDiffs(quick ? 100 : 500, quick ? 100 : 509);
+  // The ratio to git apply depends on the file system the trees are on (stop 56): each directory
+  // of BENCH_TREE_DIRS is measured, e.g. a journaled mount beside this machine's disk.
+  for (const treeDirectory of benchTreeDirectories())
+    for (const diff of diffs) {
+      const row = await measureMultiFilePatch(diff, quick ? 2 : 5, treeDirectory);
+      // Each row as it is measured: the locks and the kill -9 loop after them take minutes.
+      console.log(JSON.stringify({ ...row, loadAverage: loadavg() }));
+      multiFile.push(row);
+    }
   const locks = [];
   for (const [writers, processes] of [
     [1, 1],

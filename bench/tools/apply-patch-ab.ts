@@ -34,6 +34,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { median } from "../stats.js";
+import { fileSystemOf } from "./file-system-of.js";
 import { copyTree, realDiff, treeDigest, writeTree } from "./multi-file-diff.js";
 
 interface Timing {
@@ -139,20 +140,6 @@ async function prepare(base: string, root: string, files: number): Promise<void>
   execFileSync("git", ["apply", path.join(base, "change.diff")], { cwd: reference });
   await writeFile(path.join(base, "expected.digest"), await treeDigest(reference, paths));
   await rm(reference, { recursive: true, force: true });
-}
-
-/**
- * The file system holding `directory`: its device, type and, for ext4, whether it has a journal
- * (`/proc/fs/jbd2/<device>-8` exists only then). It moves the ratio to `git apply`: on an ext4
- * without a journal every file create, `git apply`'s too, scans past the inodes freed in the last
- * 30 s (stop 56, docs/measurement-history.md). `undefined` where `findmnt` is not there.
- */
-function fileSystemOf(directory: string): { source: string; type: string; journal?: boolean } | undefined {
-  const found = spawnSync("findmnt", ["-no", "SOURCE,FSTYPE", "-T", directory], { encoding: "utf8" });
-  const [source, type] = (found.stdout ?? "").trim().split(/\s+/);
-  if (found.status !== 0 || source === undefined || type === undefined) return undefined;
-  if (type !== "ext4") return { source, type };
-  return { source, type, journal: existsSync(`/proc/fs/jbd2/${path.basename(source)}-8`) };
 }
 
 type Which = "old" | "new" | "git";

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { createRegistry } from "../../src/index.js";
 import { createFileTools } from "../../src/tools/index.js";
 import { median, round } from "../stats.js";
+import { describeFileSystem, type FileSystemOf, fileSystemOf } from "./file-system-of.js";
 import { copyTree, generatedDiff, type MultiFileDiff, realDiff, treeDigest, writeTree } from "./multi-file-diff.js";
 
 const run = promisify(execFile);
@@ -35,6 +36,24 @@ export interface MultiFilePatchResult {
   readonly fsyncMs: number;
   /** `(applyPatchMs - fsyncMs) / gitApplyMs`: the ratio if the flushes cost nothing. */
   readonly ratioWithoutFsync: number | undefined;
+  /**
+   * Where the trees lived. The ratio depends on it: on an ext4 without a journal every file
+   * create, `git apply`'s too, scans past the inodes freed in the last 30 s (stop 56).
+   */
+  readonly fileSystem?: FileSystemOf | undefined;
+}
+
+/**
+ * The directories the file-writing bench puts its trees in, each measured in turn:
+ * `BENCH_TREE_DIRS` (a comma-separated list, e.g. a journaled mount beside the default), else the
+ * temporary directory. Lock and intent files stay where the product puts them (`$TMPDIR`).
+ */
+export function benchTreeDirectories(environment: NodeJS.ProcessEnv = process.env): string[] {
+  const listed = (environment.BENCH_TREE_DIRS ?? "")
+    .split(",")
+    .map((each) => each.trim())
+    .filter((each) => each !== "");
+  return listed.length > 0 ? listed : [tmpdir()];
 }
 
 /**
@@ -87,10 +106,14 @@ function flushFileSystems(): void {
  * Times apply_patch (a fresh run per attempt, sandbox "workspace") and `git apply` on `diff`,
  * `repeats` times each, alternating so that machine load hits both alike; checks that every
  * file of both results has the same bytes, and that the diff changed them. Each copy of the tree
- * is written back to disk before it is timed.
+ * is written back to disk before it is timed. The trees live under `treeDirectory`.
  */
-export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): Promise<MultiFilePatchResult> {
-  const base = await mkdtemp(path.join(tmpdir(), "atc-mpatch-"));
+export async function measureMultiFilePatch(
+  diff: MultiFileDiff,
+  repeats = 5,
+  treeDirectory = tmpdir(),
+): Promise<MultiFilePatchResult> {
+  const base = await mkdtemp(path.join(treeDirectory, "atc-mpatch-"));
   try {
     const pristine = path.join(base, "pristine");
     await writeTree(pristine, diff.before);
@@ -151,6 +174,7 @@ export async function measureMultiFilePatch(diff: MultiFileDiff, repeats = 5): P
       sameResult,
       fsyncMs: round(fsyncMs, 1),
       ratioWithoutFsync: gitApplyMs === undefined ? undefined : round((applyPatchMs - fsyncMs) / gitApplyMs, 2),
+      fileSystem: fileSystemOf(base),
     };
   } finally {
     await rm(base, { recursive: true, force: true });
@@ -250,6 +274,26 @@ export async function runCrashLoop(iterations: number): Promise<{ readonly crash
   return { crashes: lanes * 3, passed: result.status === 0 };
 }
 
+/**
+ * Which rows a user's figure will resemble. On an ext4 without a journal every file create scans
+ * past the inodes freed in the last 30 s, and `git apply` pays that more than apply_patch, so
+ * such a disk flatters apply_patch's ratio (stop 56); most disks are journaled.
+ */
+function fileSystemNote(patches: readonly MultiFilePatchResult[]): string {
+  const noJournal = patches.some((patch) => patch.fileSystem?.journal === false);
+  const journaled = patches.some((patch) => patch.fileSystem?.journal === true);
+  const where =
+    "The trees were on the file system named in each row (`BENCH_TREE_DIRS`); lock and intent files in `$TMPDIR`" +
+    (noJournal ? ", this machine's ext4 without a journal." : ".");
+  if (!noJournal) return where;
+  return (
+    `${where} On an ext4 without a journal every file create, \`git apply\`'s more than apply_patch's, scans past the inodes freed in the last 30 s, which flatters apply_patch's ratio` +
+    (journaled
+      ? "; a user's figure will resemble the journaled rows (ext4 as usually made, with a journal, and most other disks), not this machine's no-journal ones."
+      : "; a user's figure on a journaled ext4 will be higher (stop 56).")
+  );
+}
+
 /** The bench section as Markdown. */
 export function renderFileIntegrity(
   patches: readonly MultiFilePatchResult[],
@@ -262,13 +306,14 @@ export function renderFileIntegrity(
     "",
     `apply_patch against \`git apply\` on the same multi-file unified diffs (printed by \`git diff\`), timed alternately, load average ${load.map((value) => value.toFixed(1)).join(" / ")} on ${cpus().length} cores. ` +
       "apply_patch also takes the locks, writes the intent log and flushes every file and directory; git apply does not fsync. Same bytes: one digest over every file of both results. " +
-      "Flushes alone: the same files rewritten (temporary file, rename) with an fsync of every file and directory, less the same rewrite without them, on this machine; the last column is the ratio if they cost nothing.",
+      "Flushes alone: the same files rewritten (temporary file, rename) with an fsync of every file and directory, less the same rewrite without them, on this machine; the last column is the ratio if they cost nothing. " +
+      fileSystemNote(patches),
     "",
-    "| diff | files | size | hunks | apply_patch ms | git apply ms | ratio | same bytes | flushes alone ms | ratio without flushes |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",
+    "| diff | file system of the trees | files | size | hunks | apply_patch ms | git apply ms | ratio | same bytes | flushes alone ms | ratio without flushes |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |",
     ...patches.map(
       (patch) =>
-        `| ${patch.kind === "real" ? "real node_modules sources, scripted edit" : "generated, 3 hunks per file"} | ${patch.files} | ${Math.round(patch.patchBytes / 1024)} KB | ${patch.hunks} | ${patch.applyPatchMs} | ${patch.gitApplyMs ?? "n/a"} | ${patch.ratio ?? "n/a"} | ${patch.sameResult === undefined ? "n/a" : patch.sameResult ? "yes" : "**no**"} | ${patch.fsyncMs} | ${patch.ratioWithoutFsync ?? "n/a"} |`,
+        `| ${patch.kind === "real" ? "real node_modules sources, scripted edit" : "generated, 3 hunks per file"} | ${describeFileSystem(patch.fileSystem)} | ${patch.files} | ${Math.round(patch.patchBytes / 1024)} KB | ${patch.hunks} | ${patch.applyPatchMs} | ${patch.gitApplyMs ?? "n/a"} | ${patch.ratio ?? "n/a"} | ${patch.sameResult === undefined ? "n/a" : patch.sameResult ? "yes" : "**no**"} | ${patch.fsyncMs} | ${patch.ratioWithoutFsync ?? "n/a"} |`,
     ),
     "",
     "| writers | processes | writes/s with expected_version | no update lost |",
