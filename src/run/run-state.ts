@@ -20,6 +20,41 @@ export const MAX_STORED_INDEX_CHARS = 4 * 1024 * 1024;
 /** Longest approval id or tool name of a saved pending approval (ids and names are far shorter). */
 const MAX_PENDING_TEXT = 1024;
 
+function storablePending(pending: PendingApprovalState): boolean {
+  return (
+    pending.approvalId.length <= MAX_PENDING_TEXT &&
+    pending.toolName.length <= MAX_PENDING_TEXT &&
+    pending.callId.length <= MAX_CALL_ID_LENGTH
+  );
+}
+
+/**
+ * The pending approvals a run saves: what {@link parseRunState} accepts back, so a run never saves
+ * a state its own `openRun` refuses (that run would be lost). Past the bounds (more than
+ * {@link MAX_STORED_PENDING_APPROVALS} waiting at once, which only a run with `maxCallsInFlight`
+ * above it can reach, or an id a custom broker made longer than 1,024 characters) the first ones
+ * within them are saved and the rest are not: after a crash `interruptedCalls()` does not name
+ * those, and their approvals expire at the broker as any unanswered request does.
+ */
+export function storablePendingApprovals(pending: Iterable<PendingApprovalState>): PendingApprovalState[] {
+  const kept: PendingApprovalState[] = [];
+  for (const entry of pending) {
+    if (kept.length === MAX_STORED_PENDING_APPROVALS) break;
+    if (storablePending(entry)) kept.push(entry);
+  }
+  return kept;
+}
+
+/**
+ * The toolbox index a run saves: the frozen index when it is within {@link MAX_STORED_INDEX_CHARS},
+ * else none. A listing run of more than some 32,000 listed tools so saves no index, and the run
+ * opened from that state builds its index again from the registry at its first tool list (the
+ * same text when the registry has not changed), instead of saving a state `openRun` refuses.
+ */
+export function storableToolboxIndex(index: string | undefined): string | undefined {
+  return index !== undefined && index.length <= MAX_STORED_INDEX_CHARS ? index : undefined;
+}
+
 /**
  * A call that was waiting for approval when the run was saved.
  *
@@ -157,12 +192,7 @@ export function parseRunState(value: unknown): RunState {
   if (pendingApprovals.length > MAX_STORED_PENDING_APPROVALS) {
     throw invalid(`pendingApprovals holds at most ${MAX_STORED_PENDING_APPROVALS} entries (${pendingApprovals.length} stored).`);
   }
-  const longPending = pendingApprovals.findIndex(
-    (pending) =>
-      pending.approvalId.length > MAX_PENDING_TEXT ||
-      pending.toolName.length > MAX_PENDING_TEXT ||
-      pending.callId.length > MAX_CALL_ID_LENGTH,
-  );
+  const longPending = pendingApprovals.findIndex((pending) => !storablePending(pending as PendingApprovalState));
   if (longPending !== -1) {
     throw invalid(
       `pendingApprovals[${longPending}]: approvalId and toolName hold at most ${MAX_PENDING_TEXT} characters, callId ${MAX_CALL_ID_LENGTH}.`,

@@ -47,7 +47,15 @@ import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
 import { outputRedactor, type Redactor, redactFailure } from "./redact-result.js";
 import { internalsOf, type RegistryEntry, type RegistryView, type RunHost } from "./run-host.js";
 import { RunPersistence } from "./run-persistence.js";
-import { type PendingApprovalState, type RunState, type RunStateV1, type RunStateV2, runStateFromOptions } from "./run-state.js";
+import {
+  type PendingApprovalState,
+  type RunState,
+  type RunStateV1,
+  type RunStateV2,
+  runStateFromOptions,
+  storablePendingApprovals,
+  storableToolboxIndex,
+} from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 import { runUntilAborted } from "./run-until-aborted.js";
 import { SkillConstraints } from "./skill-constraints.js";
@@ -1065,8 +1073,8 @@ export class Run {
       activation: this.activation.toJSON(),
       skills: this.skills.list(),
       storage: this.storage.toJSON(),
-      pendingApprovals: [...this.pendingApprovals.values()],
-      toolboxIndex: typeof this.frozenIndex === "string" ? this.frozenIndex : undefined,
+      pendingApprovals: storablePendingApprovals(this.pendingApprovals.values()),
+      toolboxIndex: storableToolboxIndex(typeof this.frozenIndex === "string" ? this.frozenIndex : undefined),
       children: this.children.list(),
     };
   }
