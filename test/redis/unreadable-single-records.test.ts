@@ -13,11 +13,12 @@
  */
 import { createRegistry } from "agent-tool-catalog";
 import { InProcessSubagentManager, refreshChildRuns, type UnreadableChildRun } from "agent-tool-catalog/host";
-import { BullMqCallbackManager, BullMqCronScheduler, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { BullMqCallbackManager, RedisSubagentManager } from "agent-tool-catalog/redis";
 import type { Redis } from "ioredis";
 import { beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { useRedisServer } from "../support/redis-server.js";
+import { schedulerWithOneJob } from "./support/one-job-scheduler.js";
 
 const UNREADABLE = ['{"id":"cut', "null", "42", "[]", '{"id":"x"}'];
 const refuse = { runPrompt: () => Promise.reject(new Error("this process runs no subagent")) };
@@ -64,20 +65,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis single-rec
 
   it("BullMqCronScheduler.get names the unreadable job's key; a real job reads", async () => {
     const prefix = "r37bcron";
-    const scheduler = new BullMqCronScheduler({
-      connection: server.connection(),
-      prefix,
-      runShell: async () => ({ exitCode: 0, output: "" }),
-    });
+    const { scheduler, job } = await schedulerWithOneJob(server.connection(), prefix);
     try {
-      const job = await scheduler.create({
-        name: "nightly",
-        schedule: "0 0 1 1 *",
-        executionType: "shell",
-        command: "true",
-        timeoutSeconds: 30,
-        conversationId: "c",
-      });
       for (const [index, json] of UNREADABLE.entries()) {
         await redis.hset(`${prefix}:cron:jobs`, `planted-${index}`, json);
         await expect(scheduler.get(`planted-${index}`, 5)).rejects.toEqual(unreadable(`${prefix}:cron:jobs planted-${index}`));

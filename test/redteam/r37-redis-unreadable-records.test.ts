@@ -12,9 +12,10 @@
  * Each now leaves the unreadable record out and lists the rest. Control: the real ones are
  * listed, as they are without the planted records.
  */
-import { BullMqCallbackManager, BullMqCronScheduler } from "agent-tool-catalog/redis";
+import { BullMqCallbackManager } from "agent-tool-catalog/redis";
 import type { Redis } from "ioredis";
 import { beforeAll, describe, expect, it } from "vitest";
+import { schedulerWithOneJob } from "../redis/support/one-job-scheduler.js";
 import { capability } from "../support/capabilities.js";
 import { useRedisServer } from "../support/redis-server.js";
 
@@ -49,20 +50,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis listings b
 
   it("BullMqCronScheduler.list lists the real jobs", async () => {
     const prefix = "r37cron";
-    const scheduler = new BullMqCronScheduler({
-      connection: server.connection(),
-      prefix,
-      runShell: async () => ({ exitCode: 0, output: "" }),
-    });
+    const { scheduler, job } = await schedulerWithOneJob(server.connection(), prefix);
     try {
-      const job = await scheduler.create({
-        name: "nightly",
-        schedule: "0 0 1 1 *",
-        executionType: "shell",
-        command: "true",
-        timeoutSeconds: 30,
-        conversationId: "c",
-      });
       expect((await scheduler.list()).map((listed) => listed.id)).toEqual([job.id]);
       for (const [index, json] of UNREADABLE.entries()) await redis.hset(`${prefix}:cron:jobs`, `planted-${index}`, json);
       expect((await scheduler.list()).map((listed) => listed.id)).toEqual([job.id]);
