@@ -19,18 +19,11 @@ import { hostRun, record } from "../host/support/host-test-kit.js";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { callGitTools, gitToolCalls } from "./support/git-tool-calls.js";
+import { hostGitOutput } from "./support/host-git.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  try {
-    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-  } catch (error) {
-    return String((error as { stderr?: unknown }).stderr ?? error);
-  }
-}
 
 /** Identity for commits made inside the sandbox (no global config there). */
 const ID = "-c user.email=a@example.com -c user.name=A";
@@ -47,12 +40,12 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     const ground = await playground();
     grounds.push(ground);
     const root = ground.workspace;
-    hostGit(root, ["init", "-q", "-b", "main"]);
+    hostGitOutput(root, ["init", "-q", "-b", "main"]);
     await writeFile(path.join(root, "a.txt"), "a\n");
     const marker = path.join(ground.outside, "fired");
     const result = await sh(attackRun(root, scope), `M=${quote(marker)}; ${attack} && echo planted`);
     expect(result.stdout, result.text).toContain("planted");
-    for (const args of trigger) hostGit(root, args);
+    for (const args of trigger) hostGitOutput(root, args);
     return { fired: existsSync(marker), root, text: result.text };
   }
 
@@ -121,10 +114,10 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      hostGitOutput(root, ["init", "-q", "--bare", "odd"]);
       writeFileSync(path.join(root, "odd", "HEAD"), "ref:refs/heads/main\n");
       // Control: host git accepts that HEAD (the directory is a repository to it).
-      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      expect(hostGitOutput(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
       const result = await sh(
         attackRun(root, "workspace"),
         `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`,
@@ -143,7 +136,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      hostGit(root, ["init", "-q", "--bare", "odd"]);
+      hostGitOutput(root, ["init", "-q", "--bare", "odd"]);
       // Control: the same run's sandbox starts commands while HEAD is a file (so the refusal
       // below comes from the spawn, after the sandbox was probed, not from the probe).
       const run = attackRun(root, "workspace");
@@ -151,7 +144,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
       rmSync(path.join(root, "odd", "HEAD"));
       symlinkSync("refs/heads/main", path.join(root, "odd", "HEAD"));
       // Control: host git accepts that HEAD.
-      expect(hostGit(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
+      expect(hostGitOutput(root, ["--git-dir=odd", "rev-parse", "--git-dir"]).trim()).toBe("odd");
       const result = await sh(run, `git --git-dir=odd config core.fsmonitor "touch x; echo" && echo written`);
       expect(result.stdout, result.text).not.toContain("written");
       // Refused before it runs, saying why, as the sandbox's refusal (not a tool failure).
@@ -165,7 +158,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     const ground = await playground();
     grounds.push(ground);
     const root = ground.workspace;
-    hostGit(root, ["init", "-q", "--bare", "odd"]);
+    hostGitOutput(root, ["init", "-q", "--bare", "odd"]);
     const { run } = hostRun([monitorToolGroup({})], { permissions: { sandbox: "workspace", workspace: root } });
     // Control: the monitor starts a command while HEAD is a file.
     const started = record(await run.call("monitor", { action: "start", command: "echo started" }));
@@ -199,7 +192,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     const ground = await playground();
     grounds.push(ground);
     const root = ground.workspace;
-    hostGit(root, ["init", "-q", "-b", "main"]);
+    hostGitOutput(root, ["init", "-q", "-b", "main"]);
     const result = await sh(
       attackRun(root, "workspace"),
       `git init -q sub && git -C sub config core.fsmonitor "touch x; echo" && git -C sub ${ID} commit -q --allow-empty -m x && git add sub && echo planted`,
@@ -211,15 +204,15 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(restore, result.text).toBeDefined();
     execFileSync("sh", ["-c", restore ?? "false"], { cwd: root });
     // Restored whole: the repository works, with the config the user was told to review.
-    expect(hostGit(path.join(root, "sub"), ["log", "--format=%s"]).trim()).toBe("x");
-    expect(hostGit(path.join(root, "sub"), ["config", "core.fsmonitor"]).trim()).toBe("touch x; echo");
+    expect(hostGitOutput(path.join(root, "sub"), ["log", "--format=%s"]).trim()).toBe("x");
+    expect(hostGitOutput(path.join(root, "sub"), ["config", "core.fsmonitor"]).trim()).toBe("touch x; echo");
   });
 
   escapeAttempt("git-metadata", "rewrite a moved-aside config at the next command, for the user's mv to restore", async () => {
     const ground = await playground();
     grounds.push(ground);
     const root = ground.workspace;
-    hostGit(root, ["init", "-q"]);
+    hostGitOutput(root, ["init", "-q"]);
     const marker = path.join(ground.outside, "fired");
     const run = attackRun(root, "workspace");
     const first = await sh(run, `git init -q proj && git -C proj config core.fsmonitor true && echo made`);
@@ -253,8 +246,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     );
     expect(result.stdout, result.text).toBe("done");
     expect(result.text).not.toContain("moved aside");
-    expect(hostGit(path.join(root, "proj"), ["config", "user.name"]).trim()).toBe("A");
-    expect(hostGit(path.join(root, "sup"), ["config", "submodule.lib.url"]).trim()).toContain("lib");
+    expect(hostGitOutput(path.join(root, "proj"), ["config", "user.name"]).trim()).toBe("A");
+    expect(hostGitOutput(path.join(root, "sup"), ["config", "submodule.lib.url"]).trim()).toContain("lib");
   });
 
   escapeAttempt("git-metadata", "a new repository whose submodule.<name>.update runs a command", async () => {
@@ -270,8 +263,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     grounds.push(ground);
     const host = path.join(ground.outside, "hostrepo");
     mkdirSync(host, { recursive: true });
-    hostGit(host, ["init", "-q"]);
-    hostGit(host, ["config", "core.pager", "less"]);
+    hostGitOutput(host, ["init", "-q"]);
+    hostGitOutput(host, ["config", "core.pager", "less"]);
     writeFileSync(path.join(host, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
     const result = await sh(
       attackRun(ground.workspace, "workspace"),
@@ -280,7 +273,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     expect(result.stdout, result.text).toBe("linked");
     expect(result.text).not.toContain("moved aside");
     expect(existsSync(path.join(host, ".git", "hooks", "pre-commit"))).toBe(true);
-    expect(hostGit(host, ["config", "core.pager"]).trim()).toBe("less");
+    expect(hostGitOutput(host, ["config", "core.pager"]).trim()).toBe("less");
   });
 
   it("positive control: a repository the command clones or inits and commits in keeps its config and works", async () => {
@@ -293,8 +286,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     );
     expect(result.stdout, result.text).toBe("first");
     expect(result.text).not.toContain("moved aside");
-    expect(hostGit(path.join(root, "copy"), ["config", "remote.origin.url"]).trim()).toContain("src");
-    expect(hostGit(path.join(root, "copy"), ["log", "--format=%s"]).trim()).toBe("first");
+    expect(hostGitOutput(path.join(root, "copy"), ["config", "remote.origin.url"]).trim()).toContain("src");
+    expect(hostGitOutput(path.join(root, "copy"), ["log", "--format=%s"]).trim()).toBe("first");
   });
 });
 
@@ -334,7 +327,7 @@ describe.skipIf(git.missing)(git.label("the library's git tools in a nested repo
         }
         expect(existsSync(marker)).toBe(false);
         // Control: host git in the same repository runs the planted command.
-        hostGit(repository, ["status"]);
+        hostGitOutput(repository, ["status"]);
         expect(existsSync(marker)).toBe(true);
       } finally {
         removeDirectory(scratch);

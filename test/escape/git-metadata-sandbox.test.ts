@@ -5,34 +5,26 @@
  * The control runs the same attack under scope `local` (which may write git metadata), where host
  * git does run it.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGitOutput } from "./support/host-git.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
 
-function hostGit(cwd: string, args: readonly string[]): string {
-  try {
-    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-  } catch (error) {
-    return String((error as { stderr?: unknown }).stderr ?? error);
-  }
-}
-
 async function repository(ground: Playground, setup: (root: string) => Promise<void> | void = () => undefined): Promise<string> {
   const root = ground.workspace;
-  hostGit(root, ["init", "-q", "-b", "main"]);
-  hostGit(root, ["config", "user.email", "a@example.com"]);
-  hostGit(root, ["config", "user.name", "A"]);
+  hostGitOutput(root, ["init", "-q", "-b", "main"]);
+  hostGitOutput(root, ["config", "user.email", "a@example.com"]);
+  hostGitOutput(root, ["config", "user.name", "A"]);
   await writeFile(path.join(root, "a.txt"), "a\n");
-  hostGit(root, ["add", "a.txt"]);
-  hostGit(root, ["commit", "-q", "-m", "init"]);
+  hostGitOutput(root, ["add", "a.txt"]);
+  hostGitOutput(root, ["commit", "-q", "-m", "init"]);
   await setup(root);
   return root;
 }
@@ -58,7 +50,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
     const root = await repository(ground, setup);
     const marker = path.join(ground.outside, "fired");
     const result = await sh(attackRun(root, scope), `M=${quote(marker)}; ${attack}`);
-    for (const args of trigger) hostGit(root, args);
+    for (const args of trigger) hostGitOutput(root, args);
     return { fired: existsSync(marker), root, stderr: result.stderr };
   }
 
@@ -90,7 +82,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
 
   escapeAttempt("git-metadata", "create .git/config.worktree where extensions.worktreeConfig is on", async () => {
     await both(`${FSMONITOR} > .git/config.worktree`, [["status"]], (root) => {
-      hostGit(root, ["config", "extensions.worktreeConfig", "true"]);
+      hostGitOutput(root, ["config", "extensions.worktreeConfig", "true"]);
     });
   });
 
@@ -146,7 +138,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
   escapeAttempt("git-metadata", "core.fsmonitor in a nested repository present at spawn", async () => {
     const setup = async (root: string) => {
       await mkdir(path.join(root, "vendor", "lib"), { recursive: true });
-      hostGit(path.join(root, "vendor", "lib"), ["init", "-q"]);
+      hostGitOutput(path.join(root, "vendor", "lib"), ["init", "-q"]);
     };
     await both(`git -C vendor/lib config core.fsmonitor "touch $M; echo"`, [["-C", "vendor/lib", "status"]], setup);
   });
@@ -154,18 +146,18 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
   escapeAttempt("git-metadata", "config of a submodule git directory (.git/modules/lib)", async () => {
     const setup = async (root: string) => {
       await mkdir(path.join(root, ".git", "modules"), { recursive: true });
-      hostGit(root, ["init", "-q", "--bare", path.join(root, ".git", "modules", "lib")]);
+      hostGitOutput(root, ["init", "-q", "--bare", path.join(root, ".git", "modules", "lib")]);
       await mkdir(path.join(root, "lib"));
       await writeFile(path.join(root, "lib", ".git"), "gitdir: ../.git/modules/lib\n");
-      hostGit(path.join(root, ".git", "modules", "lib"), ["config", "core.bare", "false"]);
-      hostGit(path.join(root, ".git", "modules", "lib"), ["config", "core.worktree", "../../../lib"]);
+      hostGitOutput(path.join(root, ".git", "modules", "lib"), ["config", "core.bare", "false"]);
+      hostGitOutput(path.join(root, ".git", "modules", "lib"), ["config", "core.worktree", "../../../lib"]);
     };
     await both(`${FSMONITOR} >> .git/modules/lib/config`, [["-C", "lib", "status"]], setup);
   });
 
   escapeAttempt("git-metadata", "redirect a linked worktree's .git file and gitdir", async () => {
     const setup = (root: string) => {
-      hostGit(root, ["worktree", "add", "-q", "wt", "-b", "side"]);
+      hostGitOutput(root, ["worktree", "add", "-q", "wt", "-b", "side"]);
     };
     const attack = `cp -r .git evil && ${FSMONITOR} >> evil/config && echo "gitdir: $PWD/evil" > wt/.git`;
     await both(attack, [["-C", "wt", "status"]], setup);
@@ -174,14 +166,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(bubblewrap.label("escape atte
   escapeAttempt("git-metadata", "a separate git directory inside the workspace (git init --separate-git-dir)", async () => {
     // The workspace's .git is a file naming ./.realgit: its config is git state as much as .git/config.
     const setup = async (root: string) => {
-      hostGit(root, ["init", "-q", "--separate-git-dir", path.join(root, ".realgit")]);
+      hostGitOutput(root, ["init", "-q", "--separate-git-dir", path.join(root, ".realgit")]);
     };
     await both(`${FSMONITOR} >> .realgit/config`, [["status"]], setup);
   });
 
   escapeAttempt("git-metadata", "a bare repository in the workspace (the host runs git -C on it)", async () => {
     const setup = async (root: string) => {
-      hostGit(root, ["init", "-q", "--bare", path.join(root, "mirror.git")]);
+      hostGitOutput(root, ["init", "-q", "--bare", path.join(root, "mirror.git")]);
     };
     const attack = `printf '#!/bin/sh\\ntouch "%s"\\n' "$M" > mirror.git/hooks/pre-receive; chmod +x mirror.git/hooks/pre-receive; git -C mirror.git config core.fsmonitor "touch $M; echo"; ${FSMONITOR} >> mirror.git/config`;
     await both(

@@ -15,25 +15,17 @@
  * the next command (the repository now protected, its config read-only) replaces with a link to
  * the outside directory; held when that config is moved aside after that command.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGitOutput } from "./support/host-git.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-function hostGit(cwd: string, args: readonly string[]): string {
-  try {
-    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-  } catch (error) {
-    return String((error as { stderr?: unknown }).stderr ?? error);
-  }
-}
 
 /** Identity for commits made inside the sandbox (no global config there). */
 const ID = "-c user.email=a@example.com -c user.name=A";
@@ -89,7 +81,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      hostGit(root, ["init", "-q", "-b", "main"]);
+      hostGitOutput(root, ["init", "-q", "-b", "main"]);
       await writeFile(path.join(root, "a.txt"), "a\n");
       const victim = path.join(ground.outside, "home");
       mkdirSync(victim);
@@ -101,8 +93,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       expect(result.stdout, result.text).toContain("made");
       const repository = path.join(root, checkout);
       // The user's review: put back what the command committed, and stage everything.
-      hostGit(repository, ["checkout", "--", "."]);
-      hostGit(repository, ["add", "-A"]);
+      hostGitOutput(repository, ["checkout", "--", "."]);
+      hostGitOutput(repository, ["add", "-A"]);
       // The next command reads the index host git wrote (its own work tree named, so git runs).
       const shown = await sh(run, `git --git-dir=${gitDirectory} --work-tree=. show :secret.txt 2>&1; echo shown`);
       return {
@@ -117,7 +109,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      hostGit(root, ["init", "-q", "-b", "main"]);
+      hostGitOutput(root, ["init", "-q", "-b", "main"]);
       const command = [
         "mkdir -p lib .git/modules && git init -q --separate-git-dir=.git/modules/lib lib",
         "git --git-dir=.git/modules/lib config core.worktree ../../../lib",
@@ -129,7 +121,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       expect(result.text).not.toContain("[moved aside");
       expect(readFileSync(path.join(root, ".git", "modules", "lib", "config"), "utf8")).toContain("../../../lib");
       expect(readFileSync(path.join(root, "sub", ".git", "config"), "utf8")).toContain("../../tree");
-      expect(hostGit(path.join(root, "lib"), ["rev-parse", "--show-toplevel"]).trim()).toBe(path.join(root, "lib"));
+      expect(hostGitOutput(path.join(root, "lib"), ["rev-parse", "--show-toplevel"]).trim()).toBe(path.join(root, "lib"));
     }
 
     escapeAttempt(
@@ -164,7 +156,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           const ground = await playground();
           grounds.push(ground);
           const root = ground.workspace;
-          hostGit(root, ["init", "-q", "-b", "main"]);
+          hostGitOutput(root, ["init", "-q", "-b", "main"]);
           const victim = path.join(ground.outside, "home");
           mkdirSync(victim);
           const secret = `r36-relinked-secret-${process.pid}-${present}`;
@@ -180,8 +172,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           // The next command: sub/.git is protected now (its config read-only), the work tree is not.
           const second = await sh(run, `V=${quote(victim)}; rm -rf tree && ln -s "$V" tree && echo relinked`);
           expect(second.stdout, second.text).toContain("relinked");
-          hostGit(path.join(root, "sub"), ["checkout", "--", "."]);
-          hostGit(path.join(root, "sub"), ["add", "-A"]);
+          hostGitOutput(path.join(root, "sub"), ["checkout", "--", "."]);
+          hostGitOutput(path.join(root, "sub"), ["add", "-A"]);
           const shown = await sh(run, "git --git-dir=sub/.git --work-tree=. show :secret.txt 2>&1; echo shown");
           if (existsSync(path.join(victim, "planted.txt")))
             escapes.push(`present=${present}: host git wrote the outside directory`);

@@ -12,3 +12,15 @@ export function hostGit(cwd: string, args: readonly string[]): string {
     timeout: 20_000,
   });
 }
+
+/**
+ * Runs the host's `git` in `cwd` as the user would after an attack (their own config, a 20 s
+ * bound) and never throws: its stdout, or on failure its stderr, for a test to read what git said.
+ */
+export function hostGitOutput(cwd: string, args: readonly string[]): string {
+  try {
+    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+  } catch (error) {
+    return String((error as { stderr?: unknown }).stderr ?? error);
+  }
+}
