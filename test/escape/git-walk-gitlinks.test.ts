@@ -65,12 +65,16 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       for (const ground of grounds.splice(0)) await ground.dispose();
     });
 
-    /** A workspace repository with `lib` an uninitialised submodule (of `source`, outside). */
+    /**
+     * A workspace repository with `lib` an uninitialised submodule (of `source`, a repository in
+     * the workspace: a clone whose `remote.origin.url` names a host repository outside it has its
+     * config moved aside, as one a command makes, r36b-git-metadata-remote-url.test.ts).
+     */
     async function withSubmodule(): Promise<{ root: string; source: string }> {
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      const source = path.join(ground.outside, "source");
+      const source = path.join(root, "upstream");
       repository(source);
       repository(root);
       hostGit(root, ["submodule", "add", "-q", source, "lib"]);

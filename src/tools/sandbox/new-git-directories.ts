@@ -5,6 +5,7 @@ import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
+import { repositoryUrlKept } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { coreWorkTreeValues, workTreeInside, workTreeRelinked } from "./work-tree-value.js";
@@ -55,17 +56,32 @@ const KEPT_CONFIG_KEYS = new Set([
 const COMMAND_VALUES = new Set(["submodule.<name>.update"]);
 
 /**
+ * Kept keys whose value names a repository host git reads or writes at the user's `git fetch`,
+ * `git push`, `git pull` or `git submodule update` (`branch.<name>.remote` is a URL when no remote
+ * of that name is configured): kept only as a network URL or a path inside the workspace
+ * (repositoryUrlKept).
+ */
+const REPOSITORY_URL_KEYS = new Set([
+  "remote.<name>.url",
+  "remote.<name>.pushurl",
+  "submodule.<name>.url",
+  "branch.<name>.remote",
+]);
+
+/**
  * Judges a kept key's value where the key alone says too little: `core.worktree` is kept only
- * naming a directory inside the workspace (see workTreeInside); any other value moves the config.
+ * naming a directory inside the workspace (see workTreeInside), a repository URL only as a network
+ * URL or a path inside it (see repositoryUrlKept); any other value moves the config.
  */
 type ValueCheck = (key: string, value: string | undefined) => boolean;
 
 /** A {@link ValueCheck} for the git directory behind `descriptor` in the workspace at `root` (real path). */
 function valueCheck(descriptor: number, root: string): ValueCheck {
   return (key, value) => {
-    if (key !== "core.worktree") return true;
+    const judge = key === "core.worktree" ? workTreeInside : REPOSITORY_URL_KEYS.has(key) ? repositoryUrlKept : undefined;
+    if (judge === undefined) return true;
     try {
-      return workTreeInside(value, realpathSync(`/proc/self/fd/${descriptor}`), root);
+      return judge(value, realpathSync(`/proc/self/fd/${descriptor}`), root);
     } catch {
       return false;
     }

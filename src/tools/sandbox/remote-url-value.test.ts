@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { repositoryUrlKept } from "./remote-url-value.js";
+
+describe("repository URLs in a new repository's config", () => {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-remote-url-")));
+  const root = path.join(base, "ws");
+  const outside = path.join(base, "outside");
+  const gitDirectory = path.join(root, "sub", ".git");
+  mkdirSync(gitDirectory, { recursive: true });
+  mkdirSync(path.join(root, "src"));
+  mkdirSync(outside);
+  symlinkSync(outside, path.join(root, "out"));
+  symlinkSync(outside, path.join(root, "plain.git"));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it("keeps network URLs and paths inside the workspace", () => {
+    for (const value of [
+      "https://example.com/o/r.git",
+      " ssh://git@example.com:22/o/r",
+      "git://example.com/r",
+      "git@example.com:o/r.git",
+      "example.com:r",
+      "[::1]:r",
+      `${root}/src`,
+      `file://${root}/src`,
+      "src",
+      ".",
+      "origin",
+    ]) {
+      expect(repositoryUrlKept(value, gitDirectory, root), value).toBe(true);
+    }
+  });
+
+  it("refuses host paths, links out, git's suffixes, helpers, options and what it cannot read", () => {
+    for (const value of [
+      outside,
+      `file://${outside}`,
+      "../outside",
+      "../../../outside",
+      `${root}/out`,
+      `${root}/out/deeper`,
+      `${root}/plain`,
+      "ext::sh -c touch% /tmp/x",
+      "fd::3",
+      "foo::bar",
+      "hg::https://example.com/r",
+      "ftp://example.com/r",
+      "foo://example.com/r",
+      `file://localhost${root}/src`,
+      "ssh://-oProxyCommand=x/r",
+      "-oProxyCommand=x:r",
+      "~/r",
+      `"${root}/src"`,
+      `${root}/src # c`,
+      "",
+      undefined,
+    ]) {
+      expect(repositoryUrlKept(value, gitDirectory, root), String(value)).toBe(false);
+    }
+  });
+});
