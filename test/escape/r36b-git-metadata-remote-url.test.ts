@@ -168,5 +168,31 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       },
       180_000,
     );
+
+    escapeAttempt(
+      "git-metadata",
+      "a kept inside remote whose repository the next command replaces with a link to a host repository: the user's git fetch reads the host repository",
+      async () => {
+        const { root, host, secret, run } = await setting("relinked");
+        const made = await sh(
+          run("workspace"),
+          `git init -q -b main sub && git -C sub remote add origin ${quote(path.join(root, "later"))} && echo made`,
+        );
+        expect(made.stdout, made.text).toContain("made");
+        // Control: the inside remote (a place the command may fill later) is kept: no note.
+        expect(made.text).not.toContain("[moved aside");
+        // The next command (sub/.git now protected at spawn, its config read-only) makes `later` a
+        // link to the host repository (a protected repository there could not be replaced: pinned).
+        const relinked = await sh(run("workspace"), `ln -s ${quote(host)} later && echo relinked`);
+        expect(relinked.stdout, relinked.text).toContain("relinked");
+        expect(relinked.text).toMatch(
+          /\[moved aside sub\/\.git\/config: the repository its remote\.<name>\.url names became a link out/,
+        );
+        hostGit(path.join(root, "sub"), ["fetch", "-q", "origin"]);
+        const shown = await sh(run("workspace"), "git -C sub show FETCH_HEAD:secret.txt 2>&1; echo shown");
+        expect(shown.stdout).not.toContain(secret);
+      },
+      180_000,
+    );
   },
 );

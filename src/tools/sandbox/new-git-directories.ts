@@ -1,14 +1,15 @@
 import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
+import { configAssignments } from "./config-assignments.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
-import { repositoryUrlKept } from "./remote-url-value.js";
+import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
-import { coreWorkTreeValues, workTreeInside, workTreeRelinked } from "./work-tree-value.js";
+import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /** Directories the walk does not enter (as the spawn's git scan). */
@@ -158,9 +159,10 @@ export function repairNewGitDirectories(
 }
 
 /**
- * Moves aside the config of a git directory protected at spawn whose `core.worktree` names a
- * directory inside the workspace that now is (or lies behind) a link out of it (see
- * workTreeRelinked): the config was read-only, but the directory it names was the command's to
+ * Moves aside the config of a git directory protected at spawn whose `core.worktree`, or a
+ * repository URL (remote, push, submodule URL, `branch.<name>.remote`), names a place inside the
+ * workspace that now is (or lies behind) a link out of it (see workTreeRelinked,
+ * repositoryUrlRelinked): the config was read-only, but what it names was the command's to
  * replace. Restored with the `mv` the result gives, once the link is gone.
  */
 function repairRelinkedWorkTree(descriptor: number, shown: string, context: WalkContext): void {
@@ -174,9 +176,17 @@ function repairRelinkedWorkTree(descriptor: number, shown: string, context: Walk
       if (text === undefined) continue;
       const gitDirectory = rootPath(descriptor);
       if (gitDirectory === undefined) continue;
-      if (!coreWorkTreeValues(text).some((value) => workTreeRelinked(value, gitDirectory, root))) continue;
+      const relinked = configAssignments(text).find(
+        ({ key, value }) =>
+          (key === "core.worktree" && workTreeRelinked(value, gitDirectory, root)) ||
+          (REPOSITORY_URL_KEYS.has(key) && repositoryUrlRelinked(value, gitDirectory, root)),
+      );
+      if (relinked === undefined) continue;
       const state = quarantineEntry(directory, name, context.now);
-      if (state !== undefined) context.repairs.moved.push({ ...state, relinkedWorkTree: true });
+      if (state === undefined) continue;
+      context.repairs.moved.push(
+        relinked.key === "core.worktree" ? { ...state, relinkedWorkTree: true } : { ...state, relinkedRepository: relinked.key },
+      );
     }
   }
 }

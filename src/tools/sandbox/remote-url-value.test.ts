@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repositoryUrlKept } from "./remote-url-value.js";
+import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 
 describe("repository URLs in a new repository's config", () => {
   const base = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-remote-url-")));
@@ -59,6 +59,24 @@ describe("repository URLs in a new repository's config", () => {
       undefined,
     ]) {
       expect(repositoryUrlKept(value, gitDirectory, root), String(value)).toBe(false);
+    }
+  });
+
+  it("calls relinked only an inside local path now leading out; network URLs and the host's outside paths are not judged", () => {
+    for (const value of [`${root}/out`, `file://${root}/out`, "out", `${root}/plain`]) {
+      expect(repositoryUrlRelinked(value, gitDirectory, root), value).toBe(true);
+    }
+    for (const value of [
+      `${root}/src`,
+      "src",
+      outside,
+      `file://${outside}`,
+      "https://example.com/r.git",
+      "git@example.com:o/r",
+      "ext::sh",
+      '"out"',
+    ]) {
+      expect(repositoryUrlRelinked(value, gitDirectory, root), value).toBe(false);
     }
   });
 });

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { workTreeInside } from "./work-tree-value.js";
+import { isInsideDirectory } from "./workspace-root.js";
 
 /**
  * Schemes of network URLs kept in a new repository's config: host git reaches another machine
@@ -70,4 +71,35 @@ function localPathInside(text: string, gitDirectory: string, root: string): bool
     const suffixes = target === root ? ["", "/.git"] : REPOSITORY_SUFFIXES;
     return suffixes.every((suffix) => workTreeInside(target + suffix, base, root));
   });
+}
+
+/**
+ * Whether a repository URL in the config of a git directory protected at spawn (the host's, read
+ * only to the command) now leads out of the workspace through a link although it names a path
+ * inside it: a kept inside remote (`$W/src`) whose repository a later command replaced with a link
+ * to a host repository, so the user's `git fetch` there reads the host repository into the
+ * workspace. A network URL, a value naming an outside path as written (a clone of a host
+ * repository the user made), or one git would expand or read with quotes is the host's own setup
+ * and not judged (false).
+ *
+ * @param value - the value after `=`, untrimmed; `undefined` for a key with no `=`
+ * @param gitDirectory - the real path of the git directory holding the config
+ * @param root - the real path of the workspace root
+ */
+export function repositoryUrlRelinked(value: string | undefined, gitDirectory: string, root: string): boolean {
+  const text = value?.trim();
+  if (text === undefined || text === "" || /["\\#;%\s]/.test(text) || text.startsWith("~") || text.startsWith("-")) return false;
+  if (/^[A-Za-z0-9+.-]*::/.test(text)) return false;
+  let local = text;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
+    if (!text.startsWith("file:///")) return false;
+    local = text.slice("file://".length);
+  } else {
+    const colon = text.indexOf(":");
+    const slash = text.indexOf("/");
+    if (colon !== -1 && (slash === -1 || colon < slash)) return false;
+  }
+  const bases = path.isAbsolute(local) ? [root] : [gitDirectory, path.dirname(gitDirectory), root];
+  if (!bases.every((base) => isInsideDirectory(root, path.resolve(base, local)))) return false;
+  return !localPathInside(local, gitDirectory, root);
 }

@@ -33,6 +33,13 @@ export interface QuarantinedState {
    * check out and add there); unset for state of a git directory the command created.
    */
   readonly relinkedWorkTree?: true;
+  /**
+   * Set on a config moved aside from a git directory protected at spawn because a repository URL
+   * it holds (the key, e.g. `remote.<name>.url`) names a path inside the workspace that became a
+   * link out of it during the command (the user's `git fetch` there would read a host repository
+   * into the workspace, `git push` write one); unset otherwise.
+   */
+  readonly relinkedRepository?: string;
 }
 
 /**

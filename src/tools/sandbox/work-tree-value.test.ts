@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { coreWorkTreeValues, workTreeInside, workTreeRelinked } from "./work-tree-value.js";
+import { configAssignments } from "./config-assignments.js";
+import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 
 describe("core.worktree values of git directories in the workspace", () => {
   const base = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-work-tree-")));
@@ -47,6 +48,10 @@ describe("core.worktree values of git directories in the workspace", () => {
 
   it("reads core.worktree from [core] only, in any case, a key without = as undefined", () => {
     const text = '[core]\n\tWorkTree = ../a\n[core "x"]\n\tworktree = ../b\n[other]\n\tworktree = ../c\n[CORE]\n\tworktree\n';
-    expect(coreWorkTreeValues(text)).toEqual([" ../a", undefined]);
+    const worktrees = configAssignments(text).filter(({ key }) => key === "core.worktree");
+    expect(worktrees.map(({ value }) => value)).toEqual([" ../a", undefined]);
+    expect(configAssignments('[remote "origin"]\n\turl = ../src\n[branch "main"]\n\tremote = x \\\n')).toEqual([
+      { key: "remote.<name>.url", value: " ../src" },
+    ]);
   });
 });

@@ -34,26 +34,6 @@ export function workTreeInside(value: string | undefined, gitDirectory: string, 
 }
 
 /**
- * The `core.worktree` values of a config's text, as written after `=` (a key with no `=` gives
- * `undefined`), in the simple one-key-a-line form git writes; lines in any other form are skipped.
- */
-export function coreWorkTreeValues(text: string): (string | undefined)[] {
-  const values: (string | undefined)[] = [];
-  let inCore = false;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const header = /^\[([A-Za-z0-9-]+)(\s+"(?:[^"\\]|\\.)*")?\]$/.exec(line);
-    if (header !== null) {
-      inCore = header[1]?.toLowerCase() === "core" && header[2] === undefined;
-      continue;
-    }
-    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
-    if (inCore && assignment !== null && assignment[1]?.toLowerCase() === "worktree") values.push(assignment[2]);
-  }
-  return values;
-}
-
-/**
  * Whether a `core.worktree` value of a git directory protected at spawn (its config the host's,
  * read-only to the command) now leads out of the workspace through a link although it names a
  * path inside it: a later command replaced the work tree it names (`tree`) with a link to a host

@@ -281,6 +281,12 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
       `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
     );
   }
+  if (state.relinkedRepository !== undefined) {
+    return (
+      `[moved aside ${from}: the repository its ${state.relinkedRepository} names became a link out of the workspace, where host git fetch or push would read or write another repository -> ${to}. ` +
+      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
   return (
     `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...), or work in a directory outside the workspace (core.worktree) -> ${to}. ` +
     `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`

@@ -1,0 +1,31 @@
+/** One `key = value` line of a git config, its key as the kept-config allowlist spells it. */
+export interface ConfigAssignment {
+  /** `core.worktree`, `remote.<name>.url`: section and key lower-cased, a subsection as `<name>`. */
+  readonly key: string;
+  /** The text after `=`, untrimmed; `undefined` for a key with no `=`. */
+  readonly value: string | undefined;
+}
+
+/**
+ * The assignments of a config's text in the simple one-key-a-line form git writes (`[core]`,
+ * `[remote "origin"]`, `key = value`); lines in any other form (the old `[branch.main]` header, a
+ * continued value) are skipped, so this serves checks on a config the host keeps, not the
+ * judgement of one the command wrote (configKept refuses such lines instead).
+ */
+export function configAssignments(text: string): ConfigAssignment[] {
+  const assignments: ConfigAssignment[] = [];
+  let section: string | undefined;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const header = /^\[([A-Za-z0-9-]+)(\s+"(?:[^"\\]|\\.)*")?\]$/.exec(line);
+    if (header !== null) {
+      section = `${header[1]?.toLowerCase()}${header[2] === undefined ? "" : ".<name>"}`;
+      continue;
+    }
+    const assignment = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (section !== undefined && assignment !== null && !line.endsWith("\\")) {
+      assignments.push({ key: `${section}.${assignment[1]?.toLowerCase()}`, value: assignment[2] });
+    }
+  }
+  return assignments;
+}
