@@ -323,7 +323,28 @@ export function localScopeArguments(): string[] {
   ];
 }
 
-/** The tail every bwrap command line ends with: working directory, seccomp fd, `--`, command. */
+/**
+ * The shell program that runs first in the sandbox and execs the command only once the sandbox's
+ * pid 1 (bwrap's init, which the command may trace) is under the seccomp filter. bwrap forks its
+ * init, then the init installs the filter while the child installs its own and execs the command
+ * at once: on a busy host the command ran with an unfiltered pid 1 (`Seccomp: 0` in
+ * `/proc/1/status`, seen at load ~10), where tracing it would make calls outside the filter. Shell
+ * builtins only, bounded: fast reads, then `sleep 0.01` rounds up to about 5 s, after which the
+ * command is not run (exit 125 and a message): a bwrap whose init never takes the filter (before
+ * 0.5) fails closed. The `exec` is outside the loop that reads the status, so the command gets
+ * the standard input it was given, not the status file, and no descriptor of the script.
+ */
+export const FILTERED_INIT_WAIT =
+  "n=0; while :; do f=0; while IFS= read -r l; do case $l in Seccomp:*2) f=1;; esac; done < /proc/1/status; " +
+  '[ "$f" = 1 ] && break; n=$((n+1)); ' +
+  "if [ $n -gt 600 ]; then echo 'agent-tool-catalog: the sandbox init is not under the seccomp filter; the command was not run' >&2; exit 125; fi; " +
+  'if [ $n -gt 100 ]; then sleep 0.01; fi; done; exec "$@"';
+
+/**
+ * The tail every bwrap command line ends with: working directory, seccomp fd, `--`, then the
+ * command, run through {@link FILTERED_INIT_WAIT} by `/bin/sh` (its `exec` keeps the command's pid,
+ * arguments and environment).
+ */
 export function commandArguments(cwd: string, command: string, args: readonly string[]): string[] {
-  return ["--chdir", cwd, "--seccomp", String(SECCOMP_FD), "--", command, ...args];
+  return ["--chdir", cwd, "--seccomp", String(SECCOMP_FD), "--", "/bin/sh", "-c", FILTERED_INIT_WAIT, "sh", command, ...args];
 }
