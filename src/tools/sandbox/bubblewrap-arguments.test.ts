@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   commandArguments,
+  FILTERED_INIT_WAIT,
   gitProtectionArguments,
   localScopeArguments,
   PROC_MASKS,
@@ -199,6 +200,20 @@ describe("bubblewrap arguments", () => {
   });
 
   it("puts the command after -- so it is never read as an option", () => {
-    expect(commandArguments("/w", "--bind", ["/", "/"])).toEqual(["--chdir", "/w", "--seccomp", "3", "--", "--bind", "/", "/"]);
+    // After bwrap's `--`, and after `sh -c <script> sh`: an operand of both (the script's "$@").
+    expect(commandArguments("/w", "--bind", ["/", "/"])).toEqual([
+      "--chdir",
+      "/w",
+      "--seccomp",
+      "3",
+      "--",
+      "/bin/sh",
+      "-c",
+      FILTERED_INIT_WAIT,
+      "sh",
+      "--bind",
+      "/",
+      "/",
+    ]);
   });
 });
