@@ -13,26 +13,17 @@
  * same fetch and push reach the host repository; under `workspace` an https URL and an inside
  * path keep the config, and the user's `git fetch` from the inside remote works.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGitOutput } from "./support/host-git.js";
 import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
-
-/** Host git as the user runs it after the command (outside the sandbox); stderr on failure. */
-function hostGit(cwd: string, args: readonly string[]): string {
-  try {
-    return execFileSync("git", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-  } catch (error) {
-    return String((error as { stderr?: unknown }).stderr ?? error);
-  }
-}
 
 const ID = "-c user.email=a@example.com -c user.name=A";
 
@@ -70,14 +61,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const ground = await playground();
       grounds.push(ground);
       const root = ground.workspace;
-      hostGit(root, ["init", "-q", "-b", "main"]);
+      hostGitOutput(root, ["init", "-q", "-b", "main"]);
       const host = path.join(ground.outside, "hostrepo");
       mkdirSync(host);
       const secret = `r36b-host-secret-${process.pid}-${tag}`;
-      hostGit(host, ["init", "-q", "-b", "main"]);
+      hostGitOutput(host, ["init", "-q", "-b", "main"]);
       await writeFile(path.join(host, "secret.txt"), `${secret}\n`);
-      hostGit(host, ["add", "secret.txt"]);
-      hostGit(host, ["-c", "user.email=h@example.com", "-c", "user.name=H", "commit", "-q", "-m", "host"]);
+      hostGitOutput(host, ["add", "secret.txt"]);
+      hostGitOutput(host, ["-c", "user.email=h@example.com", "-c", "user.name=H", "commit", "-q", "-m", "host"]);
       return { root, host, secret, run: (scope: "workspace" | "local") => attackRun(root, scope) };
     }
 
@@ -89,7 +80,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         `H=${quote(host)}; W=${quote(root)}; git init -q -b main sub && ${fetchConfig(spelling, root, host)} && echo made`,
       );
       expect(made.stdout, made.text).toContain("made");
-      hostGit(path.join(root, "sub"), spelling === "branch-remote" ? ["fetch", "-q"] : ["fetch", "-q", "origin"]);
+      hostGitOutput(path.join(root, "sub"), spelling === "branch-remote" ? ["fetch", "-q"] : ["fetch", "-q", "origin"]);
       const shown = await sh(run(scope), "git -C sub show FETCH_HEAD:secret.txt 2>&1; echo shown");
       return { read: shown.stdout.includes(secret), text: made.text };
     }
@@ -102,8 +93,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         `H=${quote(host)}; git init -q -b main sub && cd sub && echo planted > planted.txt && git add planted.txt && git ${ID} commit -q -m planted && ${config} && echo made`,
       );
       expect(made.stdout, made.text).toContain("made");
-      hostGit(path.join(root, "sub"), ["push", "-q", "origin", "HEAD:refs/heads/planted"]);
-      const landed = hostGit(host, ["rev-parse", "--verify", "-q", "refs/heads/planted"]).trim();
+      hostGitOutput(path.join(root, "sub"), ["push", "-q", "origin", "HEAD:refs/heads/planted"]);
+      const landed = hostGitOutput(host, ["rev-parse", "--verify", "-q", "refs/heads/planted"]).trim();
       return { wrote: /^[0-9a-f]{40}$/.test(landed), text: made.text };
     }
 
@@ -137,7 +128,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         );
         expect(kept.stdout, kept.text).toContain("made");
         expect(kept.text).not.toContain("[moved aside");
-        hostGit(path.join(root, "sub"), ["fetch", "-q", "origin"]);
+        hostGitOutput(path.join(root, "sub"), ["fetch", "-q", "origin"]);
         const shown = await sh(run("workspace"), "git -C sub show FETCH_HEAD:inside.txt 2>&1");
         expect(shown.stdout, shown.text).toContain("inside");
       },
@@ -188,7 +179,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         expect(relinked.text).toMatch(
           /\[moved aside sub\/\.git\/config: the repository its remote\.<name>\.url names became a link out/,
         );
-        hostGit(path.join(root, "sub"), ["fetch", "-q", "origin"]);
+        hostGitOutput(path.join(root, "sub"), ["fetch", "-q", "origin"]);
         const shown = await sh(run("workspace"), "git -C sub show FETCH_HEAD:secret.txt 2>&1; echo shown");
         expect(shown.stdout).not.toContain(secret);
       },
