@@ -39,26 +39,39 @@ const REPOSITORY_SUFFIXES = ["", "/.git", ".git", ".git/.git"];
  * @param root - the real path of the workspace root
  */
 export function repositoryUrlKept(value: string | undefined, gitDirectory: string, root: string): boolean {
+  const form = urlForm(value);
+  if (form === undefined) return false;
+  return "local" in form ? localPathInside(form.local, gitDirectory, root) : form.networkKept;
+}
+
+/**
+ * How git reads a repository URL: a local path (a `file:///` URL's path), a network URL (and
+ * whether its host and user may be kept), or `undefined` for a form never kept (quotes, escapes, a
+ * comment, `%`, whitespace, `~`, a leading `-`, a `<transport>::` helper, another scheme,
+ * `file://host/`, an empty value or a key with no `=`).
+ */
+function urlForm(value: string | undefined): { readonly local: string } | { readonly networkKept: boolean } | undefined {
   const text = value?.trim();
-  if (text === undefined || text === "" || /["\\#;%\s]/.test(text) || text.startsWith("~") || text.startsWith("-")) return false;
+  if (text === undefined || text === "" || /["\\#;%\s]/.test(text) || text.startsWith("~") || text.startsWith("-"))
+    return undefined;
   // `<transport>::<address>`: the scheme characters git accepts, then `::` (transport.c).
-  if (/^[A-Za-z0-9+.-]*::/.test(text)) return false;
+  if (/^[A-Za-z0-9+.-]*::/.test(text)) return undefined;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
   if (scheme !== null) {
     const name = scheme[1]?.toLowerCase() ?? "";
-    if (name === "file") return text.startsWith("file:///") && localPathInside(text.slice("file://".length), gitDirectory, root);
-    if (!NETWORK_SCHEMES.has(name)) return false;
+    if (name === "file") return text.startsWith("file:///") ? { local: text.slice("file://".length) } : undefined;
+    if (!NETWORK_SCHEMES.has(name)) return undefined;
     const authority = text.slice(scheme[0].length).split("/")[0] ?? "";
     const host = authority.slice(authority.lastIndexOf("@") + 1);
-    return host !== "" && !host.startsWith("-") && !authority.startsWith("-");
+    return { networkKept: host !== "" && !host.startsWith("-") && !authority.startsWith("-") };
   }
   const colon = text.indexOf(":");
   const slash = text.indexOf("/");
   // Git reads a value with a colon and no slash before it as scp-like ssh (`url_is_local_not_ssh`).
   if (colon !== -1 && (slash === -1 || colon < slash)) {
-    return /^(?:[^@:/-][^@:/]*@)?(?:[A-Za-z0-9_][A-Za-z0-9._-]*|\[[^\]/]+\]):/.test(text);
+    return { networkKept: /^(?:[^@:/-][^@:/]*@)?(?:[A-Za-z0-9_][A-Za-z0-9._-]*|\[[^\]/]+\]):/.test(text) };
   }
-  return localPathInside(text, gitDirectory, root);
+  return { local: text };
 }
 
 /** Whether a local repository path stays inside `root` from every base git may resolve it from, with each suffix git tries. */
@@ -87,18 +100,9 @@ function localPathInside(text: string, gitDirectory: string, root: string): bool
  * @param root - the real path of the workspace root
  */
 export function repositoryUrlRelinked(value: string | undefined, gitDirectory: string, root: string): boolean {
-  const text = value?.trim();
-  if (text === undefined || text === "" || /["\\#;%\s]/.test(text) || text.startsWith("~") || text.startsWith("-")) return false;
-  if (/^[A-Za-z0-9+.-]*::/.test(text)) return false;
-  let local = text;
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) {
-    if (!text.startsWith("file:///")) return false;
-    local = text.slice("file://".length);
-  } else {
-    const colon = text.indexOf(":");
-    const slash = text.indexOf("/");
-    if (colon !== -1 && (slash === -1 || colon < slash)) return false;
-  }
+  const form = urlForm(value);
+  if (form === undefined || !("local" in form)) return false;
+  const local = form.local;
   const bases = path.isAbsolute(local) ? [root] : [gitDirectory, path.dirname(gitDirectory), root];
   if (!bases.every((base) => isInsideDirectory(root, path.resolve(base, local)))) return false;
   return !localPathInside(local, gitDirectory, root);
