@@ -13,10 +13,18 @@ import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
-import { parseStoredRecord, readStoredRecords } from "./stored-record.js";
+import {
+  isUnreadableStoredRecord,
+  parseStoredRecord,
+  READ_STORED_RECORD_LUA,
+  readStoredRecords,
+  UNREADABLE_RECORD_REPLY,
+  unreadableStoredRecord,
+} from "./stored-record.js";
 
 /** The fields a stored callback record must hold as strings to be read (listing, repair). */
 const CALLBACK_TEXT_FIELDS = ["id", "conversationId", "status"] as const;
+const LUA_CALLBACK_TEXT_FIELDS = CALLBACK_TEXT_FIELDS.map((field) => `'${field}'`).join(", ");
 
 /**
  * Options of {@link BullMqCallbackManager}.
@@ -90,10 +98,11 @@ return {-1, string.format('%.0f', now)}
 // pending (cancelled, ended) or unknown; "#<ms>" when it is not due yet by Redis's clock (the ms
 // left). A callback already taken by a worker that died is taken again (at least once). KEYS[1]
 // the record.
-const CLAIM = `${REDIS_NOW_LUA}
+const CLAIM = `${REDIS_NOW_LUA}${READ_STORED_RECORD_LUA}
 local json = redis.call('GET', KEYS[1])
 if not json then return '' end
-local callback = cjson.decode(json)
+local callback = readRecord(json, ${LUA_CALLBACK_TEXT_FIELDS})
+if not callback or not tonumber(callback.dueAt) then return '${UNREADABLE_RECORD_REPLY}' end
 if callback.status ~= 'pending' then return '' end
 if tonumber(callback.dueAt) > now then return '#' .. string.format('%.0f', tonumber(callback.dueAt) - now) end
 callback.firing = (tonumber(callback.firing) or 0) + 1
@@ -106,10 +115,11 @@ return out
 // KEYS[3] the due index; ARGV: id, new status, conversation (or "" for any), retain ms, error,
 // "1" when a callback being fired may not take it (a cancel). Returns the new JSON, "" when it is
 // not pending (or not this conversation's), "!firing" when a cancel finds it being fired.
-const END = `
+const END = `${READ_STORED_RECORD_LUA}
 local json = redis.call('GET', KEYS[2])
 if not json then return '' end
-local callback = cjson.decode(json)
+local callback = readRecord(json, ${LUA_CALLBACK_TEXT_FIELDS})
+if not callback then return '${UNREADABLE_RECORD_REPLY}' end
 if callback.status ~= 'pending' then return '' end
 if ARGV[3] ~= '' and callback.conversationId ~= ARGV[3] then return '' end
 if ARGV[6] == '1' and callback.firing then return '!firing' end
@@ -343,6 +353,7 @@ export class BullMqCallbackManager implements CallbackManager {
     // A transient Redis error here fails the job before onFire; repair() then fires it again.
     const claimed = (await (await this.client()).eval(CLAIM, 1, this.recordKey(id))) as string;
     if (claimed === "") return; // cancelled, already ended, or unknown
+    if (claimed === UNREADABLE_RECORD_REPLY) throw unreadableStoredRecord(this.recordKey(id));
     if (claimed.startsWith("#")) {
       // BullMQ takes a delayed job when this process's clock says it is due: a worker whose clock
       // ran a minute ahead fired a 5 s callback at once. Not due by Redis's clock: the job waits
@@ -372,7 +383,8 @@ export class BullMqCallbackManager implements CallbackManager {
         await this.end(conversationId, id, status, error, false);
         return;
       } catch (thrown) {
-        if (this.closed || Date.now() + wait > deadline) throw thrown;
+        // A record that cannot be read stays so: waiting for it is not a transient error.
+        if (this.closed || Date.now() + wait > deadline || isUnreadableStoredRecord(thrown)) throw thrown;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
@@ -465,6 +477,7 @@ export class BullMqCallbackManager implements CallbackManager {
       refuseFiring ? "1" : "0",
     )) as string;
     if (out === "!firing") return "firing";
+    if (out === UNREADABLE_RECORD_REPLY) throw unreadableStoredRecord(this.recordKey(id));
     return out === "" ? undefined : view(this.parse(out, id));
   }
 

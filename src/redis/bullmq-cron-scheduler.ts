@@ -18,7 +18,13 @@ import { countOf } from "../errors/count-of.js";
 import { redisNow } from "./redis-clock.js";
 import { operationTimeout, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
-import { parseStoredRecord, readStoredRecords } from "./stored-record.js";
+import {
+  parseStoredRecord,
+  READ_STORED_RECORD_LUA,
+  readStoredRecords,
+  UNREADABLE_RECORD_REPLY,
+  unreadableStoredRecord,
+} from "./stored-record.js";
 
 /**
  * Options of {@link BullMqCronScheduler}.
@@ -83,10 +89,11 @@ return 1
 // Changes a job's status when it is in one of the allowed states. KEYS[1] jobs hash, KEYS[2]
 // names hash; ARGV: id, new status, now, allowed states (space separated). Returns the new JSON,
 // or an error string starting with "!".
-const SET_STATUS = `
+const SET_STATUS = `${READ_STORED_RECORD_LUA}
 local json = redis.call('HGET', KEYS[1], ARGV[1])
 if not json then return '!unknown' end
-local job = cjson.decode(json)
+local job = readRecord(json, 'id', 'status')
+if not job then return '${UNREADABLE_RECORD_REPLY}' end
 if not string.find(' ' .. ARGV[4] .. ' ', ' ' .. job.status .. ' ', 1, true) then return '!' .. job.status end
 job.status = ARGV[2]
 job.updatedAt = tonumber(ARGV[3])
@@ -451,6 +458,7 @@ export class BullMqCronScheduler implements CronClient {
         hint: "Call cron_list for the ids.",
       });
     }
+    if (out === UNREADABLE_RECORD_REPLY) throw unreadableStoredRecord(`${this.key("jobs")} ${id}`);
     if (out.startsWith("!")) {
       throw new ToolError("invalid_job_state", `Cron job ${id} is ${out.slice(1)}; it cannot become ${status}.`);
     }

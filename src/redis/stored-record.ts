@@ -51,3 +51,33 @@ export function unreadableStoredRecord(key: string): ConfigurationError {
     { data: { field: "record", key } },
   );
 }
+
+/**
+ * What a script answers for a record {@link READ_STORED_RECORD_LUA} could not read; the caller
+ * throws {@link unreadableStoredRecord}.
+ */
+export const UNREADABLE_RECORD_REPLY = "!unreadable-record";
+
+/**
+ * Lua defining `readRecord(json, field...)`: the table `json` decodes to, or `nil` when it is not a
+ * record this package stored (the judgement of {@link readStoredRecord}: a JSON object whose named
+ * fields are strings). Scripts that change a record in place (claim a callback, end it, change a
+ * cron job's status) decoded it with a bare `cjson.decode`: one record another program wrote made
+ * the call fail with Redis's own `ReplyError` (a Lua error, or "attempt to compare nil") instead of
+ * `invalid_stored_record` naming the key, as a plain read of the same record answers.
+ */
+export const READ_STORED_RECORD_LUA = `
+local function readRecord(json, ...)
+  local ok, record = pcall(cjson.decode, json)
+  if not ok or type(record) ~= 'table' then return nil end
+  for _, field in ipairs({...}) do
+    if type(record[field]) ~= 'string' then return nil end
+  end
+  return record
+end
+`;
+
+/** Whether `error` is {@link unreadableStoredRecord}'s: a record that stays unreadable, not worth retrying. */
+export function isUnreadableStoredRecord(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "invalid_stored_record";
+}

@@ -9,11 +9,16 @@
  *   It now refreshes every other child, leaves the unreadable one as last seen and reports it to
  *   `onUnreadable`; a Redis that does not answer still rejects.
  *
- * Controls: a good record beside each bad one is read (and refreshed).
+ * - The Lua scripts that change a record in place (a callback's claim for firing and its end, as a
+ *   cancel does; a cron job's pause, resume and delete) decoded it with a bare `cjson.decode`: an
+ *   unreadable record failed them with Redis's own `ReplyError`; now `invalid_stored_record` too.
+ *
+ * Controls: a good record beside each bad one is read (and refreshed, cancelled, paused, fired).
  */
 import { createRegistry } from "agent-tool-catalog";
 import { InProcessSubagentManager, refreshChildRuns, type UnreadableChildRun } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, RedisSubagentManager } from "agent-tool-catalog/redis";
+import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { beforeAll, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -73,6 +78,63 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("Redis single-rec
       }
       expect((await scheduler.get(job.id, 5))?.job).toMatchObject({ id: job.id, name: "nightly" });
     } finally {
+      await scheduler.close();
+    }
+  });
+
+  it("a callback's cancel and firing, and a cron job's pause, resume and delete, name the unreadable record's key", async () => {
+    const prefix = "r37bscript";
+    const fired: string[] = [];
+    const manager = new BullMqCallbackManager({
+      connection: server.connection(),
+      prefix,
+      onFire: (callback) => {
+        fired.push(callback.id);
+      },
+    });
+    const queue = new Queue("callbacks", { connection: server.connection(), prefix });
+    const { scheduler, job } = await schedulerWithOneJob(server.connection(), `${prefix}cron`);
+    try {
+      for (const [index, json] of UNREADABLE.entries()) {
+        const key = `${prefix}:callbacks:record:planted-${index}`;
+        await redis.set(key, json);
+        await expect(manager.cancel("conv", `planted-${index}`)).rejects.toEqual(unreadable(key));
+        const jobsKey = `${prefix}cron:cron:jobs`;
+        await redis.hset(jobsKey, `planted-${index}`, json);
+        for (const change of [scheduler.pause, scheduler.resume, scheduler.delete]) {
+          await expect(change.call(scheduler, `planted-${index}`)).rejects.toEqual(unreadable(`${jobsKey} planted-${index}`));
+        }
+      }
+      expect(await scheduler.pause(job.id)).toMatchObject({ id: job.id, status: "paused" });
+      const waiting = await manager.schedule({ conversationId: "conv", delaySeconds: 600, message: "m" });
+      expect(await manager.cancel("conv", waiting.id)).toMatchObject({ status: "cancelled" });
+
+      // Firing: two callbacks' records overwritten before they are due (cut JSON; every text field
+      // but a due time that is not a number, which the claim compared as nil); the one beside fires.
+      const cut = await manager.schedule({ conversationId: "conv", delaySeconds: 5, message: "cut" });
+      const noDue = await manager.schedule({ conversationId: "conv", delaySeconds: 5, message: "no due time" });
+      const kept = await manager.schedule({ conversationId: "conv", delaySeconds: 5, message: "kept" });
+      await redis.set(`${prefix}:callbacks:record:${cut.id}`, '{"id":"cut');
+      await redis.set(`${prefix}:callbacks:record:${noDue.id}`, JSON.stringify({ ...noDue, dueAt: "soon" }));
+      // Due now, without waiting the 5 s minimum: the kept record's due time moved back, the jobs promoted.
+      await redis.set(`${prefix}:callbacks:record:${kept.id}`, JSON.stringify({ ...kept, dueAt: kept.createdAt }));
+      for (const delayed of await queue.getDelayed()) await delayed.promote();
+      await manager.startWorker({ concurrency: 3 });
+      const deadline = Date.now() + 15_000;
+      let reasons: string[] = [];
+      while (Date.now() < deadline && (reasons.length < 2 || fired.length === 0)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        reasons = (await queue.getFailed()).map((failed) => failed.failedReason);
+      }
+      expect(fired).toEqual([kept.id]);
+      expect(reasons.sort()).toEqual(
+        [cut.id, noDue.id]
+          .sort()
+          .map((id) => expect.stringContaining(`${prefix}:callbacks:record:${id}" is not one this library stored`)),
+      );
+    } finally {
+      await manager.close();
+      await queue.close();
       await scheduler.close();
     }
   });
