@@ -44,9 +44,10 @@ interface Timing {
 
 const self = fileURLToPath(import.meta.url);
 const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, "").split("=");
-    return [key as string, value ?? "true"];
+  process.argv.slice(2).map((arg): [string, string] => {
+    // Split at the first "=" only: a --note may hold one.
+    const at = arg.indexOf("=");
+    return at === -1 ? [arg.replace(/^--/, ""), "true"] : [arg.slice(0, at).replace(/^--/, ""), arg.slice(at + 1)];
   }),
 );
 

@@ -100,11 +100,13 @@ async function main(): Promise<void> {
     const profiled = inspector !== undefined && attempt > 1;
     if (profiled) await inspector.post("Profiler.start");
     const threadsBefore = args.has("threads") ? threadCpu() : undefined;
+    const faults = process.resourceUsage().minorPageFault;
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await run.call("apply_patch", { patch: diff });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const minorFaults = process.resourceUsage().minorPageFault - faults;
     if (threadsBefore !== undefined) console.log(`apply ${attempt} threads (ms): ${threadDelta(threadsBefore, threadCpu())}`);
     if (profiled)
       await writeFile(`${profile}-${attempt}.cpuprofile`, JSON.stringify((await inspector.post("Profiler.stop")).profile));
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
     await rm(workspace, { recursive: true, force: true });
     const ms = (micros: number) => (micros / 1000).toFixed(0);
     console.log(
-      `apply ${attempt}: cpu ${ms(used.user + used.system)} ms (user ${ms(used.user)}, system ${ms(used.system)}), wall ${wallMs.toFixed(0)} ms`,
+      `apply ${attempt}: cpu ${ms(used.user + used.system)} ms (user ${ms(used.user)}, system ${ms(used.system)}), wall ${wallMs.toFixed(0)} ms, minor page faults ${minorFaults}`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { linkSync, lstatSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { link, readdir, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -121,7 +121,8 @@ function lockBase(): string {
 
 /** The lock file of `key` in `directory` (give `lockDirectory()` once for a batch of keys). */
 function lockFileOf(key: string, directory = lockDirectory()): string {
-  return path.join(directory, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.lock`);
+  // One-shot (`hash`, no Hash object): a multi-file change names one lock file per file.
+  return path.join(directory, `${hash("sha256", key, "hex").slice(0, 40)}.lock`);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
