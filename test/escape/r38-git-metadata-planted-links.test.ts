@@ -9,9 +9,9 @@
  * moves such links (and a new repository's `objects/info/alternates` naming a host object store)
  * aside: the user's git then writes its own files, and finds no host objects.
  *
- * First attempt: the workspace's own (protected) repository, `COMMIT_EDITMSG` and `logs/HEAD`
- * linked to a host file, and `COMMIT_EDITMSG` linked to a host path that does not exist yet; the
- * user commits. Second: a repository the command makes, with alternates naming a host
+ * First attempt: the workspace's own (protected) repository, `COMMIT_EDITMSG`, `logs/HEAD` and
+ * `FETCH_HEAD` linked to a host file, and `COMMIT_EDITMSG` linked to a host path that does not
+ * exist yet; the user commits and fetches. Second: a repository the command makes, with alternates naming a host
  * repository's objects and its branch a link to the host's ref (or `packed-refs` a link to the
  * host's, or no link but a HEAD naming a host commit whose id the command knows); the user's
  * `git reset --hard` checks the host's files out into the workspace, and with `objects` and
@@ -37,7 +37,7 @@ const ORIGINAL = "host-original\n";
 const MESSAGE = "r38-user-message";
 
 /** A link the command plants in the protected `.git` for the user's commit to write through. */
-type ProtectedSpelling = "COMMIT_EDITMSG" | "logs/HEAD" | "dangling COMMIT_EDITMSG";
+type ProtectedSpelling = "COMMIT_EDITMSG" | "logs/HEAD" | "FETCH_HEAD" | "dangling COMMIT_EDITMSG";
 
 /** How the command makes `sub` lead host git to the host repository `$H`. */
 type NewSpelling = "alternates and ref" | "alternates and packed-refs" | "objects and refs" | "alternates and a known commit id";
@@ -87,18 +87,20 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       await writeFile(path.join(root, "b.txt"), "b\n");
       hostGitOutput(root, ["add", "b.txt"]);
       hostGitOutput(root, [...USER, "commit", "-q", "-m", MESSAGE]);
+      // A fetch from the repository itself writes FETCH_HEAD.
+      hostGitOutput(root, ["fetch", "-q", ".", "main"]);
       const written = dangling ? existsSync(target) : readFileSync(victim, "utf8") !== ORIGINAL;
       return { written, text: result.text, log: hostGitOutput(root, ["log", "--format=%s", "-1"]) };
     }
 
     escapeAttempt(
       "git-metadata",
-      "COMMIT_EDITMSG and logs/HEAD of the protected repository made links to a host file (or a host path not yet there): the user's commit writes it",
+      "COMMIT_EDITMSG, logs/HEAD and FETCH_HEAD of the protected repository made links to a host file (or a host path not yet there): the user's commit or fetch writes it",
       async () => {
         const escapes: string[] = [];
-        for (const spelling of ["COMMIT_EDITMSG", "logs/HEAD", "dangling COMMIT_EDITMSG"] as const) {
+        for (const spelling of ["COMMIT_EDITMSG", "logs/HEAD", "FETCH_HEAD", "dangling COMMIT_EDITMSG"] as const) {
           const denied = await protectedAttempt("workspace", spelling);
-          if (denied.written) escapes.push(`${spelling}: the user's commit wrote the host file`);
+          if (denied.written) escapes.push(`${spelling}: the user's commit or fetch wrote the host file`);
           if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: no link moved aside`);
           // The user's commit itself still works.
           expect(denied.log.trim(), spelling).toBe(MESSAGE);
