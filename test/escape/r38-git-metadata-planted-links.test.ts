@@ -11,7 +11,8 @@
  *
  * First attempt: the workspace's own (protected) repository, `COMMIT_EDITMSG`, `logs/HEAD` and
  * `FETCH_HEAD` linked to a host file, and `COMMIT_EDITMSG` linked to a host path that does not
- * exist yet; the user commits and fetches. Second: a repository the command makes, with alternates naming a host
+ * exist yet, and `COMMIT_EDITMSG` of a submodule's and of a linked worktree's git directory; the
+ * user commits and fetches. Second: a repository the command makes, with alternates naming a host
  * repository's objects and its branch a link to the host's ref (or `packed-refs` a link to the
  * host's, or no link but a HEAD naming a host commit whose id the command knows); the user's
  * `git reset --hard` checks the host's files out into the workspace, and with `objects` and
@@ -93,6 +94,35 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       return { written, text: result.text, log: hostGitOutput(root, ["log", "--format=%s", "-1"]) };
     }
 
+    /** The command links `COMMIT_EDITMSG` of a submodule's or a linked worktree's git directory (host-made); the user commits there. */
+    async function nestedAttempt(where: "modules/lib" | "worktrees/wt") {
+      const { ground, root, victim } = await setUp();
+      let checkout: string;
+      if (where === "modules/lib") {
+        const library = path.join(ground.outside, "library");
+        mkdirSync(library);
+        hostGit(library, ["init", "-q", "-b", "main"]);
+        await writeFile(path.join(library, "l.txt"), "l\n");
+        hostGit(library, ["add", "l.txt"]);
+        hostGit(library, ["commit", "-q", "-m", "l"]);
+        hostGit(root, ["-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "lib"]);
+        hostGit(root, ["commit", "-q", "-m", "lib"]);
+        checkout = path.join(root, "lib");
+      } else {
+        hostGit(root, ["worktree", "add", "-q", "wt"]);
+        checkout = path.join(root, "wt");
+      }
+      const result = await sh(
+        attackRun(root, "workspace"),
+        `rm -f .git/${where}/COMMIT_EDITMSG && ln -s ${quote(victim)} .git/${where}/COMMIT_EDITMSG && echo made`,
+      );
+      expect(result.stdout, result.text).toContain("made");
+      await writeFile(path.join(checkout, "b.txt"), "b\n");
+      hostGitOutput(checkout, ["add", "b.txt"]);
+      hostGitOutput(checkout, [...USER, "commit", "-q", "-m", MESSAGE]);
+      return { written: readFileSync(victim, "utf8") !== ORIGINAL, text: result.text };
+    }
+
     escapeAttempt(
       "git-metadata",
       "COMMIT_EDITMSG, logs/HEAD and FETCH_HEAD of the protected repository made links to a host file (or a host path not yet there): the user's commit or fetch writes it",
@@ -104,6 +134,12 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: no link moved aside`);
           // The user's commit itself still works.
           expect(denied.log.trim(), spelling).toBe(MESSAGE);
+        }
+        // The protected git directories of a submodule and of a linked worktree.
+        for (const where of ["modules/lib", "worktrees/wt"] as const) {
+          const denied = await nestedAttempt(where);
+          if (denied.written) escapes.push(`${where}: the user's commit wrote the host file`);
+          if (!denied.text.includes("[moved aside")) escapes.push(`${where}: no link moved aside`);
         }
         expect(escapes).toEqual([]);
         // Control: with no git protection the commit writes through the link.
