@@ -2,6 +2,7 @@ import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from 
 import path from "node:path";
 import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { configAssignments } from "./config-assignments.js";
+import { moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
@@ -147,8 +148,16 @@ export function repairNewGitDirectories(
   walk(root.descriptor, root.shown, 0, context);
   // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
   // (`worktrees/<name>/`, whose `config.worktree` git reads in that worktree's checkout).
+  const realRoot = rootPath(root.descriptor);
   for (const [gitDirectory, handle] of held) {
     repairRelinkedWorkTree(handle.descriptor, gitDirectory, context);
+    // Links the command made in a protected git directory (its config and hooks are read-only,
+    // the rest is the command's): `COMMIT_EDITMSG`, `logs/HEAD`, refs. Its `objects/info` is
+    // bound read-only or moved aside at spawn, so alternates are not judged here.
+    if (realRoot !== undefined) {
+      const outward = outwardGitEntries(handle.descriptor, realRoot, false);
+      for (const state of moveOutwardEntries(handle.descriptor, gitDirectory, outward, now)) repairs.moved.push(state);
+    }
     for (const group of ["modules", "worktrees"]) {
       withChild(handle.descriptor, group, (directory) =>
         newSubmoduleDirectories(directory, path.join(gitDirectory, group), context),
@@ -415,7 +424,7 @@ function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<stri
   for (const name of named("commondir")) {
     if (!commondirKnown(directory, name, (common) => knownIdentities.has(identity(common)))) return false;
   }
-  if (named("modules").length > 0) return false;
+  if (named("modules").length > 0 || outwardGitEntries(descriptor, root, true).length > 0) return false;
   const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`, budget);
   return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
 }
@@ -473,6 +482,10 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
   for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
   for (const name of named("commondir")) if (!commondirKnown(directory, name, (common) => context.known("", common))) move(name);
+  if (root !== undefined) {
+    const outward = outwardGitEntries(descriptor, root, true);
+    for (const state of moveOutwardEntries(descriptor, shown, outward, context.now)) context.repairs.moved.push(state);
+  }
   withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
 

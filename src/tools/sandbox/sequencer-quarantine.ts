@@ -40,6 +40,13 @@ export interface QuarantinedState {
    * into the workspace, `git push` write one); unset otherwise.
    */
   readonly relinkedRepository?: string;
+  /**
+   * Set on an entry moved aside from a git directory (protected at spawn or created by the
+   * command) through which host git would read or write outside the workspace: `link`, a
+   * symbolic link leading out or nowhere (`COMMIT_EDITMSG`, `logs/HEAD`, a ref, `objects`), or
+   * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside.
+   */
+  readonly outwardEntry?: "link" | "alternates";
 }
 
 /**

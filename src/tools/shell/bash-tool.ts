@@ -281,6 +281,16 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
       `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
     );
   }
+  if (state.outwardEntry !== undefined) {
+    const what =
+      state.outwardEntry === "link"
+        ? "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)"
+        : "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
+    return (
+      `[moved aside ${from}: ${what} -> ${to}. ` +
+      `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
   if (state.relinkedRepository !== undefined) {
     return (
       `[moved aside ${from}: the repository its ${state.relinkedRepository} names became a link out of the workspace, where host git fetch or push would read or write another repository -> ${to}. ` +

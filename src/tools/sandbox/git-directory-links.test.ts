@@ -1,0 +1,108 @@
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DIRECTORY_FLAGS } from "./byte-paths.js";
+import { moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
+
+describe("outwardGitEntries", () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const directory of made.splice(0)) rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** A workspace with a git directory `sub/.git` (refs, logs, objects) and a directory outside it. */
+  function layout() {
+    const base = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-git-links-")));
+    made.push(base);
+    const root = path.join(base, "ws");
+    const outside = path.join(base, "outside");
+    const git = path.join(root, "sub", ".git");
+    for (const directory of ["refs/heads", "logs/refs/heads", "objects/info", "objects/pack", "objects/ab", "modules/m"]) {
+      mkdirSync(path.join(git, directory), { recursive: true });
+    }
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, "victim"), "x\n");
+    writeFileSync(path.join(root, "inside"), "y\n");
+    mkdirSync(path.join(root, "other", ".git", "objects"), { recursive: true });
+    const descriptor = openSync(git, DIRECTORY_FLAGS);
+    return { root, outside, git, descriptor };
+  }
+
+  it("finds links leading out of the workspace or nowhere, at any depth, and keeps links leading inside", () => {
+    const { root, outside, git, descriptor } = layout();
+    try {
+      symlinkSync(path.join(outside, "victim"), path.join(git, "COMMIT_EDITMSG"));
+      symlinkSync(path.join(outside, "not-yet"), path.join(git, "logs", "HEAD"));
+      symlinkSync(outside, path.join(git, "objects", "pack-dir"));
+      symlinkSync("../../../../inside", path.join(git, "refs", "heads", "main"));
+      symlinkSync(path.join(outside, "victim"), path.join(git, "logs", "refs", "heads", "main"));
+      // Not looked at: loose objects, submodule git directories (their own pass), earlier quarantines.
+      symlinkSync(path.join(outside, "victim"), path.join(git, "objects", "ab", "cdef"));
+      symlinkSync(path.join(outside, "victim"), path.join(git, "modules", "m", "COMMIT_EDITMSG"));
+      symlinkSync(path.join(outside, "victim"), path.join(git, "atc-quarantine-link-x"));
+      const found = outwardGitEntries(descriptor, root, false).map((entry) => `${entry.kind}:${entry.relative}`);
+      expect(found.sort()).toEqual([
+        "link:COMMIT_EDITMSG",
+        "link:logs/HEAD",
+        "link:logs/refs/heads/main",
+        "link:objects/pack-dir",
+      ]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
+  it("judges alternates only when asked: outside, quoted and unreadable ones out; inside ones and comments kept", () => {
+    const { root, outside, git, descriptor } = layout();
+    const alternates = path.join(git, "objects", "info", "alternates");
+    const judged = (text: string) => {
+      writeFileSync(alternates, text);
+      return outwardGitEntries(descriptor, root, true).map((entry) => `${entry.kind}:${entry.relative}`);
+    };
+    try {
+      expect(judged(`${outside}\n`)).toEqual(["alternates:objects/info/alternates"]);
+      expect(judged(`# ${outside}\n../../../other/.git/objects\n`)).toEqual([]);
+      expect(judged(`${path.join(root, "other", ".git", "objects")}\n`)).toEqual([]);
+      expect(judged(`"${outside}"\n`)).toEqual(["alternates:objects/info/alternates"]);
+      expect(judged("../../../../outside\n")).toEqual(["alternates:objects/info/alternates"]);
+      symlinkSync(outside, path.join(root, "out"));
+      expect(judged("../../../out\n")).toEqual(["alternates:objects/info/alternates"]);
+      writeFileSync(alternates, `${outside}\n`);
+      expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
+  it("moves each entry to the top of its git directory, where git reads nothing", () => {
+    const { root, outside, git, descriptor } = layout();
+    try {
+      symlinkSync(path.join(outside, "victim"), path.join(git, "logs", "refs", "heads", "main"));
+      const moved = moveOutwardEntries(descriptor, "sub/.git", outwardGitEntries(descriptor, root, false), new Date(0));
+      expect(moved).toEqual([
+        {
+          from: "sub/.git/logs/refs/heads/main",
+          to: "sub/.git/atc-quarantine-link-logs-refs-heads-main-19700101T000000Z",
+          outwardEntry: "link",
+        },
+      ]);
+      expect(readlinkSync(path.join(git, "atc-quarantine-link-logs-refs-heads-main-19700101T000000Z"))).toBe(
+        path.join(outside, "victim"),
+      );
+      expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+});

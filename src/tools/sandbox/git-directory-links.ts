@@ -1,0 +1,221 @@
+import { closeSync, type Dirent } from "node:fs";
+import path from "node:path";
+import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
+import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
+import { readSmallFileText } from "./small-file-text.js";
+import { workTreeInside } from "./work-tree-value.js";
+import { isInsideDirectory } from "./workspace-root.js";
+
+/**
+ * The most directories of one git directory listed for links after a command (the workspace
+ * walk's own bound, GIT_SCAN_LIMITS.maxDirectories). Every entry of a listed directory is looked
+ * at (its type comes with the listing); a command that makes more directories than this leaves
+ * the deepest unlooked at (README, known gaps).
+ */
+export const MAX_GIT_DIRECTORY_DIRECTORIES = 20_000;
+
+/** How deep the look goes (each directory is opened from the git directory down, component by component). */
+export const MAX_GIT_DIRECTORY_DEPTH = 32;
+
+/** Git's own directories, listed before any other of their level. */
+const GIT_OWN_DIRECTORIES = new Set([
+  "refs",
+  "logs",
+  "objects",
+  "info",
+  "worktrees",
+  "objects/pack",
+  "objects/info",
+  "logs/refs",
+  "refs/heads",
+  "refs/tags",
+  "refs/remotes",
+]);
+
+/** The most bytes of `objects/info/alternates` read to be judged; a longer one is moved aside. */
+const MAX_ALTERNATES_BYTES = 64 * 1024;
+
+/** `objects/<two hex digits>`: loose objects, named by their hash (see linkedEntries). */
+const LOOSE_OBJECT_DIRECTORY = /^[0-9a-f]{2}$/i;
+
+/** Git directories of their own inside one: each is looked at as a git directory by its own pass. */
+const OWN_GIT_DIRECTORIES = new Set(["modules"]);
+
+/** An entry of a git directory host git would follow out of the workspace, as a path relative to the git directory. */
+export interface OutwardEntry {
+  /** The path relative to the git directory (`COMMIT_EDITMSG`, `logs/HEAD`, `objects/info/alternates`). */
+  readonly relative: string;
+  /** Why: a link leading out (or nowhere), or an alternates file naming an object store outside. */
+  readonly kind: "link" | "alternates";
+}
+
+/**
+ * The entries of the git directory behind `descriptor` through which host git would read or
+ * write outside the workspace (real path `root`): every symbolic link whose target, resolved now,
+ * is not inside the workspace or does not exist, and (with `alternates`) an
+ * `objects/info/alternates` naming an object store outside it.
+ *
+ * Git opens its files by name and follows a link at any of them: `git commit` writes the message
+ * into `COMMIT_EDITMSG` (truncating), every ref update appends a line to `logs/HEAD` and
+ * `logs/refs/...`, `git fetch` writes `FETCH_HEAD`, and a link at a loose ref, `packed-refs`,
+ * `refs/`, `objects/` or `objects/pack` has git read (and `git commit` move) another
+ * repository's refs and objects. A command can replace any of these with a link to a host file
+ * (a path it cannot read or write itself), and the user's next `git commit` there overwrites or
+ * appends to that file; a link to a host repository's ref together with alternates naming its
+ * objects has the user's `git reset --hard` check the host repository out into the workspace.
+ * `git init`, `git clone` and git's own writes make no links (they write a new file and rename
+ * it over the old name), so a link leading inside the workspace is left: it is judged again after
+ * each command, as what it leads to may be relinked.
+ *
+ * Loose objects (`objects/xx/...`) are not listed (there may be millions, and a link there
+ * serves only an object whose hash the command already knows); `modules/` holds git directories
+ * of their own, looked at by their own pass; earlier quarantines (`atc-quarantine-*`) are skipped.
+ * At most {@link MAX_GIT_DIRECTORY_DIRECTORIES} directories are listed.
+ */
+export function outwardGitEntries(descriptor: number, root: string, alternates: boolean): OutwardEntry[] {
+  const found: OutwardEntry[] = [];
+  linkedEntries(descriptor, root, found);
+  if (alternates && !alternatesInside(descriptor, root)) found.push({ relative: "objects/info/alternates", kind: "alternates" });
+  return found;
+}
+
+/**
+ * Breadth first, so a flood of directories deep down cannot use up the bound before git's own
+ * files are looked at: the top level first, then git's directories (`refs`, `logs`, `objects`,
+ * `info`, `worktrees`) before any other.
+ */
+function linkedEntries(descriptor: number, root: string, found: OutwardEntry[]): void {
+  let budget = MAX_GIT_DIRECTORY_DIRECTORIES;
+  let level: string[] = [""];
+  for (let depth = 1; level.length > 0 && budget > 0; depth++) {
+    const next: string[] = [];
+    for (const relative of level) {
+      if (--budget < 0) return;
+      withPath(descriptor, relative === "" ? [] : relative.split("/"), (directory) => {
+        const listed = listedEntries(directory, relative, root);
+        // One push each: a directory may hold more entries than a call takes arguments.
+        for (const link of listed.links) found.push(link);
+        if (depth < MAX_GIT_DIRECTORY_DEPTH) for (const child of listed.directories) next.push(child);
+      });
+    }
+    level = next.sort((a, b) => Number(!GIT_OWN_DIRECTORIES.has(a)) - Number(!GIT_OWN_DIRECTORIES.has(b)));
+  }
+}
+
+/** One directory's links leading out (or nowhere) and the sub-directories to look in next (relative paths). */
+function listedEntries(directory: number, relative: string, root: string): { links: OutwardEntry[]; directories: string[] } {
+  const links: OutwardEntry[] = [];
+  const directories: string[] = [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(`/proc/self/fd/${directory}`, { withFileTypes: true });
+  } catch {
+    return { links, directories };
+  }
+  for (const entry of entries) {
+    const name = entry.name;
+    if (relative === "" && (name.startsWith(SEQUENCER_QUARANTINE) || OWN_GIT_DIRECTORIES.has(name))) continue;
+    const child = relative === "" ? name : `${relative}/${name}`;
+    if (entry.isSymbolicLink()) {
+      if (!leadsInside(`/proc/self/fd/${directory}/${name}`, root)) links.push({ relative: child, kind: "link" });
+    } else if (entry.isDirectory() && !(relative === "objects" && LOOSE_OBJECT_DIRECTORY.test(name))) {
+      directories.push(child);
+    }
+  }
+  return { links, directories };
+}
+
+/** True when the link at `link` resolves, now, to an existing place inside the workspace. */
+function leadsInside(link: string, root: string): boolean {
+  try {
+    return isInsideDirectory(root, realpathSync(link));
+  } catch {
+    // Dangling (git would create the file it names, wherever that is) or a loop.
+    return false;
+  }
+}
+
+/**
+ * True when the git directory has no `objects/info/alternates`, or one whose every entry names a
+ * directory inside the workspace (as git resolves it: relative to `objects/`, through the links
+ * on the way as they are now). An entry git would unquote (`"..."`) is not judged (false).
+ */
+function alternatesInside(descriptor: number, root: string): boolean {
+  const file = `/proc/self/fd/${descriptor}/objects/info/alternates`;
+  const stats = lstatSync(file, { throwIfNoEntry: false });
+  if (stats === undefined) return true;
+  if (!stats.isFile()) return false;
+  const text = readSmallFileText(file, MAX_ALTERNATES_BYTES);
+  if (text === undefined) return false;
+  let objects: string;
+  try {
+    objects = realpathSync(`/proc/self/fd/${descriptor}/objects`);
+  } catch {
+    return false;
+  }
+  if (!isInsideDirectory(root, objects)) return false;
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .every((line) => !line.startsWith('"') && workTreeInside(path.resolve(objects, line), objects, root));
+}
+
+/**
+ * Moves each outward entry aside to the top of its git directory (`atc-quarantine-link-<path>-<time>`,
+ * where git reads nothing), one rename through handles opened without following a link, and
+ * returns what it moved (`from`, `to` under `shown`).
+ */
+export function moveOutwardEntries(
+  descriptor: number,
+  shown: string,
+  entries: readonly OutwardEntry[],
+  now: Date,
+): QuarantinedState[] {
+  const moved: QuarantinedState[] = [];
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  for (const entry of entries) {
+    const parts = entry.relative.split("/");
+    const name = parts.pop() as string;
+    withPath(descriptor, parts, (parent) => {
+      const from = `/proc/self/fd/${parent}/${name}`;
+      if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
+      const base = `${SEQUENCER_QUARANTINE}-${entry.kind}-${entry.relative.replaceAll("/", "-")}-${stamp}`;
+      for (let attempt = 1; attempt <= 100; attempt++) {
+        const target = attempt === 1 ? base : `${base}-${attempt}`;
+        if (lstatSync(`/proc/self/fd/${descriptor}/${target}`, { throwIfNoEntry: false }) !== undefined) continue;
+        renameSync(from, `/proc/self/fd/${descriptor}/${target}`);
+        moved.push({ from: path.join(shown, entry.relative), to: path.join(shown, target), outwardEntry: entry.kind });
+        return;
+      }
+      throw new Error(`Cannot move ${path.join(shown, entry.relative)} aside: every quarantine name is taken.`);
+    });
+  }
+  return moved;
+}
+
+/** Runs `use` with the directory at `parts` under `descriptor` opened component by component (no link followed). */
+function withPath(descriptor: number, parts: readonly string[], use: (directory: number) => void): void {
+  if (parts.length === 0) {
+    use(descriptor);
+    return;
+  }
+  withDirectory(descriptor, parts[0] as string, (next) => withPath(next, parts.slice(1), use));
+}
+
+function withDirectory(descriptor: number, name: string, use: (child: number) => void): void {
+  let child: number;
+  try {
+    child = openSync(`/proc/self/fd/${descriptor}/${name}`, DIRECTORY_FLAGS);
+  } catch {
+    return;
+  }
+  try {
+    use(child);
+  } finally {
+    closeSync(child);
+  }
+}
