@@ -1,0 +1,246 @@
+/**
+ * Red team round 40: the file tools' promises under faults they did not plan for. A process's
+ * open-file limit lowered by another process (`prlimit --pid`) after the tools read it (once per
+ * process, at their first batch), so a 400-directory apply_patch meets EMFILE where it sized its
+ * windows for a million descriptors; a multi-file patch one of whose targets is a FIFO or a
+ * directory. The promise: all or nothing, and a failure before the commit point says that no file
+ * was changed (README, "File tools: what holds", Failures). Real processes, real limits; the
+ * prlimit attempts need root (`[needs root]`, counted by the summary reporter and a failure under
+ * the CI flag, test/support/capabilities.ts).
+ */
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createFileTools } from "agent-tool-catalog/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { capability } from "../support/capabilities.js";
+import { nodeChild, spawnNode } from "../support/child-entry.js";
+import { printedLines } from "../support/printed-lines.js";
+import { stopProcess } from "../support/stop-process.js";
+
+const run = promisify(execFile);
+const child = path.join(import.meta.dirname, "r40-limit-lowered-child.mjs");
+const root = capability("root");
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(tmpdir(), "atc-r40-"));
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+async function seed(dirs: number): Promise<void> {
+  for (let i = 0; i < dirs; i++) {
+    await mkdir(path.join(workspace, `d${i}`));
+    await writeFile(path.join(workspace, `d${i}`, "f.txt"), `old ${i}\n`);
+  }
+}
+/** How many of the `dirs` files are old and new, and the temporary files left in the workspace. */
+async function onDisk(dirs: number): Promise<{ old: number; new: number; other: number; left: string[] }> {
+  const tally = { old: 0, new: 0, other: 0 };
+  for (let i = 0; i < dirs; i++) {
+    const text = await readFile(path.join(workspace, `d${i}`, "f.txt"), "utf8");
+    if (text === `old ${i}\n`) tally.old++;
+    else if (text === `new ${i}\n`) tally.new++;
+    else tally.other++;
+  }
+  const left = (await readdir(workspace, { recursive: true })).filter((name) => /\.atc-|\.tmp$/.test(name));
+  return { ...tally, left };
+}
+interface ChildAnswer {
+  lowered: boolean;
+  result: { ok: boolean; output?: string; error?: { code: string; message: string } };
+}
+async function patchInChild(dirs: number, limit: number, mode: "before-call" | "during-call" | "none"): Promise<ChildAnswer> {
+  const { args, env } = nodeChild(child, [JSON.stringify({ workspace, dirs, limit, mode })]);
+  const { stdout } = await run(process.execPath, args, { env, timeout: 60_000 });
+  return JSON.parse(stdout.trim().split("\n").at(-1) as string) as ChildAnswer;
+}
+/** All or nothing, and told as it is: ok with every file new, or a failure saying no file changed with every file old. */
+async function expectAllOrNothingTold(answer: ChildAnswer, dirs: number): Promise<"ok" | "failed"> {
+  const state = await onDisk(dirs);
+  expect(state.other).toBe(0);
+  expect(state.left).toEqual([]);
+  if (answer.result.ok) {
+    expect(state.new).toBe(dirs);
+    return "ok";
+  }
+  expect(state.old).toBe(dirs);
+  expect(answer.result.error?.message).toContain("No file was changed");
+  return "failed";
+}
+
+describe.skipIf(root.missing)(root.label("r40: the open-file limit lowered by another process after the tools read it"), () => {
+  const DIRS = 400;
+  const LIMIT = 100;
+
+  it("lowered between a first call and a 400-directory apply_patch: nothing changed, and the answer says so", async () => {
+    await seed(DIRS);
+    const answer = await patchInChild(DIRS, LIMIT, "before-call");
+    expect(answer.lowered).toBe(true);
+    expect(await expectAllOrNothingTold(answer, DIRS)).toBe("failed");
+    expect(answer.result.error?.code).toBe("too_many_open_files");
+  }, 90_000);
+
+  it("lowered by a background prlimit at the patch's first temporary file: all or nothing, told as it is (3 runs)", async () => {
+    await seed(DIRS);
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const answer = await patchInChild(DIRS, LIMIT, "during-call");
+      expect(answer.lowered).toBe(true);
+      outcomes.push(await expectAllOrNothingTold(answer, DIRS));
+      if (answer.result.ok) {
+        // Back to the seed for the next attempt (the child's own write of seed.txt stays).
+        await rm(workspace, { recursive: true, force: true });
+        await mkdir(workspace);
+        await seed(DIRS);
+      }
+    }
+    // A fault seen at least once (else the attempt tried nothing).
+    expect(outcomes).toContain("failed");
+  }, 180_000);
+
+  it("control: the same patch with the limit left alone applies in full", async () => {
+    await seed(DIRS);
+    const answer = await patchInChild(DIRS, LIMIT, "none");
+    expect(answer.result.error).toBeUndefined();
+    expect(await expectAllOrNothingTold(answer, DIRS)).toBe("ok");
+  }, 90_000);
+});
+
+describe("r40: a multi-file patch whose second target is not a regular file", () => {
+  function failure(result: ToolCallResult) {
+    if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
+    return result.error;
+  }
+  const patch = (second: string) =>
+    [
+      "*** Begin Patch",
+      "*** Update File: a.txt",
+      "-old a",
+      "+new a",
+      `*** Update File: ${second}`,
+      "-old b",
+      "+new b",
+      "*** End Patch",
+    ].join("\n");
+
+  it("a FIFO, a directory or git state in its place: refused, the first file unchanged, and the answer says no file was changed", async () => {
+    await writeFile(path.join(workspace, "a.txt"), "old a\n");
+    execFileSync("mkfifo", [path.join(workspace, "fifo.txt")]);
+    await mkdir(path.join(workspace, "dir.txt"));
+    const runOf = () =>
+      createRegistry({ tools: createFileTools() }).createRun({
+        profile: "full",
+        permissions: { sandbox: "workspace", workspace },
+      });
+    for (const [second, code] of [
+      ["fifo.txt", "special_file_refused"],
+      ["dir.txt", "is_a_directory"],
+    ] as const) {
+      const error = failure(await runOf().call("apply_patch", { patch: patch(second) }));
+      expect(error.code).toBe(code);
+      expect(error.message).toContain("No file was changed");
+      expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("old a\n");
+    }
+    // The same from the run's preflight (git state refused before the handler runs).
+    const gitState = failure(
+      await runOf().call("apply_patch", {
+        patch: [
+          "*** Begin Patch",
+          "*** Update File: a.txt",
+          "-old a",
+          "+new a",
+          "*** Add File: .git/config",
+          "+x",
+          "*** End Patch",
+        ].join("\n"),
+      }),
+    );
+    expect(gitState.code).toBe("git_metadata_refused");
+    expect(gitState.message).toContain("No file was changed");
+    expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("old a\n");
+    // Control: a regular second file, the same patch applies to both.
+    await rm(path.join(workspace, "dir.txt"), { recursive: true });
+    await writeFile(path.join(workspace, "dir.txt"), "old b\n");
+    const applied = await runOf().call("apply_patch", { patch: patch("dir.txt") });
+    expect(applied.ok).toBe(true);
+    expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("new a\n");
+    expect(await readFile(path.join(workspace, "dir.txt"), "utf8")).toBe("new b\n");
+  });
+});
+
+describe.skipIf(root.missing)(root.label("r40: the workspace's file system made read-only at the commit point"), () => {
+  const DIRS = 20;
+  const patchChild = path.join(import.meta.dirname, "r40-patch-child.mjs");
+  const watcher = path.join(import.meta.dirname, "r40-ro-on-commit.mjs");
+
+  it("a change that can neither complete nor be taken back is never told as changing no file; recovery completes it", async () => {
+    const mountPoint = await mkdtemp(path.join(tmpdir(), "atc-r40-ro-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint]);
+    try {
+      workspace = path.join(mountPoint, "ws");
+      await mkdir(workspace);
+      await seed(DIRS);
+      const changing = spawnNode(patchChild, [JSON.stringify({ workspace, dirs: DIRS })], { stdio: ["pipe", "pipe", "pipe"] });
+      const changingSaid = printedLines(changing, "patch child");
+      let answer = "";
+      changing.stdout?.on("data", (chunk) => {
+        answer += String(chunk);
+      });
+      try {
+        await changingSaid.said("ready");
+        const fault = spawn(process.execPath, [watcher, intentDirectory(workspace), mountPoint], {
+          stdio: ["pipe", "pipe", "pipe"],
+        });
+        const faultSaid = printedLines(fault, "read-only watcher");
+        try {
+          await faultSaid.said("watching");
+          fault.stdin?.write(`${changing.pid}\n`);
+          changing.stdin?.write("go\n");
+          await changingSaid.closed;
+          await faultSaid.said("read-only");
+        } finally {
+          await stopProcess(fault);
+        }
+      } finally {
+        await stopProcess(changing);
+      }
+      const told = (JSON.parse(answer.trim().split("\n").at(-1) as string) as ChildAnswer).result;
+      // Nothing could be renamed: the files are old now, and the answer is a failure.
+      expect(told.ok).toBe(false);
+      expect((await onDisk(DIRS)).old).toBe(DIRS);
+      execFileSync("mount", ["-o", "remount,rw", mountPoint]);
+      // The next file call (a new process's: its first call recovers the workspace) finishes the change.
+      const { args, env } = nodeChild(path.join(import.meta.dirname, "r40-read-child.mjs"), [workspace]);
+      await run(process.execPath, args, { env, timeout: 60_000 });
+      const after = await onDisk(DIRS);
+      expect(after.other).toBe(0);
+      expect(after.left).toEqual([]);
+      // Whatever the files end as, the answer did not claim otherwise: a change handed to recovery
+      // is partially_applied and says the recovery completes it, never "No file was changed".
+      if (after.new === DIRS) {
+        expect(told.error?.code).toBe("partially_applied");
+        expect(told.error?.message).not.toContain("No file was changed");
+        expect(told.error?.message).toContain("completes it");
+      } else {
+        expect(after.old).toBe(DIRS);
+        expect(told.error?.message).toContain("No file was changed");
+      }
+      // Control: the same patch on the same file system, writable, applies in full.
+      workspace = path.join(mountPoint, "control");
+      await mkdir(workspace);
+      await seed(DIRS);
+      expect(await expectAllOrNothingTold(await patchInChild(DIRS, 0, "none"), DIRS)).toBe("ok");
+    } finally {
+      execFileSync("umount", ["-l", mountPoint]);
+      await rm(mountPoint, { recursive: true, force: true });
+      workspace = await mkdtemp(path.join(tmpdir(), "atc-r40-"));
+    }
+  }, 120_000);
+});
