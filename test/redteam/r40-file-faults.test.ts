@@ -1,14 +1,17 @@
 /**
  * Red team round 40: the file tools' promises under faults they did not plan for. A process's
  * open-file limit lowered by another process (`prlimit --pid`) after the tools read it (once per
- * process, at their first batch), so a 400-directory apply_patch meets EMFILE where it sized its
- * windows for a million descriptors; a multi-file patch one of whose targets is a FIFO or a
- * directory. The promise: all or nothing, and a failure before the commit point says that no file
- * was changed (README, "File tools: what holds", Failures). Real processes, real limits; the
- * prlimit attempts need root (`[needs root]`, counted by the summary reporter and a failure under
- * the CI flag, test/support/capabilities.ts).
+ * process, at their first batch), so a 200-directory apply_patch meets EMFILE where it sized its
+ * windows for a million descriptors; a multi-file patch one of whose targets is a FIFO, a
+ * directory or git state; the workspace's whole file system remounted read-only by a watcher
+ * process the moment the change's intent log says `committed`. The promises: all or nothing; a
+ * failure before the commit point says that no file was changed; a result never claims a state
+ * that is not (or will not be, after recovery) on disk (README, "File tools: what holds",
+ * Failures). Real processes, real limits, real mounts; those attempts need root (`[needs root]`,
+ * counted by the summary reporter and a failure under the CI flag, test/support/capabilities.ts).
  */
 import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -76,10 +79,11 @@ async function expectAllOrNothingTold(answer: ChildAnswer, dirs: number): Promis
 }
 
 describe.skipIf(root.missing)(root.label("r40: the open-file limit lowered by another process after the tools read it"), () => {
-  const DIRS = 400;
-  const LIMIT = 100;
+  /** Past the limit once it is lowered: a directory handle each, all held at once, at most 60 descriptors. */
+  const DIRS = 200;
+  const LIMIT = 60;
 
-  it("lowered between a first call and a 400-directory apply_patch: nothing changed, and the answer says so", async () => {
+  it("lowered between a first call and a 200-directory apply_patch: nothing changed, and the answer says so", async () => {
     await seed(DIRS);
     const answer = await patchInChild(DIRS, LIMIT, "before-call");
     expect(answer.lowered).toBe(true);
@@ -87,15 +91,16 @@ describe.skipIf(root.missing)(root.label("r40: the open-file limit lowered by an
     expect(answer.result.error?.code).toBe("too_many_open_files");
   }, 90_000);
 
-  it("lowered by a background prlimit at the patch's first temporary file: all or nothing, told as it is (3 runs)", async () => {
+  it("lowered by a background prlimit at the patch's first temporary file: all or nothing, told as it is", async () => {
     await seed(DIRS);
     const outcomes: string[] = [];
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Until the fault is seen once (3 in 4 attempts see it here; the others complete first), at most 5.
+    for (let attempt = 0; attempt < 5 && !outcomes.includes("failed"); attempt++) {
       const answer = await patchInChild(DIRS, LIMIT, "during-call");
       expect(answer.lowered).toBe(true);
       outcomes.push(await expectAllOrNothingTold(answer, DIRS));
       if (answer.result.ok) {
-        // Back to the seed for the next attempt (the child's own write of seed.txt stays).
+        // Back to the seed for the next attempt.
         await rm(workspace, { recursive: true, force: true });
         await mkdir(workspace);
         await seed(DIRS);
@@ -244,3 +249,76 @@ describe.skipIf(root.missing)(root.label("r40: the workspace's file system made 
     }
   }, 120_000);
 });
+
+const built = existsSync(path.join(import.meta.dirname, "../../dist/tools/index.cjs"));
+describe.skipIf(!built)(
+  "r40: a change killed at its commit point, recovered by two processes each loading both builds (needs the build)",
+  () => {
+    const DIRS = 20;
+
+    it("every file new once, the log replayed once, nothing left; the killed change had left temporary files", async () => {
+      await seed(DIRS);
+      const changing = spawnNode(
+        path.join(import.meta.dirname, "r40-patch-child.mjs"),
+        [JSON.stringify({ workspace, dirs: DIRS })],
+        {
+          stdio: ["pipe", "pipe", "pipe"],
+          format: "dist",
+        },
+      );
+      const changingSaid = printedLines(changing, "patch child");
+      try {
+        await changingSaid.said("ready");
+        const killer = spawn(
+          process.execPath,
+          [path.join(import.meta.dirname, "r40-kill-on-commit.mjs"), intentDirectory(workspace)],
+          {
+            stdio: ["pipe", "pipe", "pipe"],
+          },
+        );
+        const killerSaid = printedLines(killer, "killer");
+        try {
+          await killerSaid.said("watching");
+          killer.stdin?.write(`${changing.pid}\n`);
+          changing.stdin?.write("go\n");
+          await killerSaid.said("killed at-commit");
+        } finally {
+          await stopProcess(killer);
+        }
+      } finally {
+        await stopProcess(changing);
+      }
+      // The attempt reached what it aimed at: killed past the commit point, its temporary files there.
+      const crashed = await onDisk(DIRS);
+      expect(crashed.left.length).toBeGreaterThan(0);
+      expect(crashed.other).toBe(0);
+      const go = path.join(workspace, "..", `${path.basename(workspace)}.go`);
+      const recoverers = [0, 1].map(() =>
+        run(
+          process.execPath,
+          nodeChild(path.join(import.meta.dirname, "r40-recover-both.mjs"), [workspace, go, String(DIRS)], { format: "dist" })
+            .args,
+          {
+            timeout: 60_000,
+          },
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await writeFile(go, "");
+      try {
+        const answers = (await Promise.all(recoverers)).map(
+          ({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) as string) as string[][],
+        );
+        // Each build in each process read every file new: none saw a half-recovered workspace.
+        for (const builds of answers)
+          for (const contents of builds) for (const [i, text] of contents.entries()) expect(text).toContain(`new ${i}`);
+      } finally {
+        await rm(go, { force: true });
+      }
+      const after = await onDisk(DIRS);
+      expect(after.new).toBe(DIRS);
+      expect(after.left).toEqual([]);
+      expect((await readdir(intentDirectory(workspace)).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([]);
+    }, 120_000);
+  },
+);
