@@ -11,13 +11,27 @@ const [intents] = process.argv.slice(2);
 const changing = pidFromStdin();
 giveUpAfter(60_000);
 
-watch(intents, () => {
-  if (changing.pid === undefined) return;
+/** True when a log in the intent directory says `committed` (its rewrite, `.next`, is not yet the commit). */
+function committed() {
   for (const name of readdirSync(intents).filter((entry) => entry.endsWith(".json"))) {
     try {
-      if (JSON.parse(readFileSync(path.join(intents, name), "utf8")).state === "committed")
-        killAndExit(changing.pid, "at-commit");
+      if (JSON.parse(readFileSync(path.join(intents, name), "utf8")).state === "committed") return true;
     } catch {}
   }
+  return false;
+}
+
+watch(intents, () => {
+  if (changing.pid === undefined) return;
+  // Stopped at every step on its log and looked at while stopped: a fast change went from
+  // committed to removed between two looks.
+  try {
+    process.kill(changing.pid, "SIGSTOP");
+  } catch {
+    process.stdout.write("gone\n");
+    process.exit(0);
+  }
+  if (committed()) killAndExit(changing.pid, "at-commit");
+  process.kill(changing.pid, "SIGCONT");
 });
 process.stdout.write("watching\n");
