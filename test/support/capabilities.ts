@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
 import path from "node:path";
 
 /** The capabilities tests may need. */
-export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups" | "cgroup2" | "cc";
+export type CapabilityName = "bubblewrap" | "ripgrep" | "git" | "redis" | "cgroups" | "cgroup2" | "cc" | "root";
 
 /**
  * Capabilities of the kernel or container rather than installable software: `.ci/run` cannot
@@ -46,6 +46,9 @@ export const CAPABILITY_SETUP: Readonly<Record<CapabilityName, string>> = {
   git: "install git (Debian/Ubuntu: apt-get install -y git)",
   redis: "install redis-server (Debian/Ubuntu: apt-get install -y redis-server); the tests start their own on 127.0.0.1",
   cc: "install a C compiler (Debian/Ubuntu: apt-get install -y gcc); the escape suite compiles its system-call probes",
+  root:
+    "run the suite as root on Linux with util-linux's mount and prlimit (the fault tests mount small tmpfs file systems " +
+    "and set other processes' open-file limits)",
   cgroup2:
     "run on Linux with a cgroup v2 hierarchy mounted (alone or beside v1, as /sys/fs/cgroup/unified) in which the test " +
     "user can make a group (a kernel/container property; the strict flag does not require it)",
@@ -66,6 +69,11 @@ const probes: Record<CapabilityName, () => string | undefined> = {
   cgroup2: () =>
     writableCgroup2Mount() === undefined ? "no cgroup v2 hierarchy in which this process can make a group" : undefined,
   cc: () => runs("cc", ["--version"]),
+  root: () => {
+    if (process.platform !== "linux") return "the fault tests' mounts and prlimit are Linux-only";
+    if (process.getuid?.() !== 0) return `this process runs as uid ${process.getuid?.()}, not root`;
+    return runs("prlimit", ["--pid", String(process.pid), "--nofile"]);
+  },
 };
 
 const cache = new Map<CapabilityName, Capability>();

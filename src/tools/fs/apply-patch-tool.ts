@@ -4,7 +4,7 @@ import { countOf } from "../../errors/count-of.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import { commitFileChanges, versionOf } from "./commit-file-changes.js";
 import { EDIT_JOURNAL } from "./edit-journal.js";
-import { refuseEmptyVersion } from "./file-errors.js";
+import { refuseEmptyVersion, toldUnchanged } from "./file-errors.js";
 import type { FileScope } from "./file-scope.js";
 import type { FileToolOptions } from "./file-tool-options.js";
 import { mutationPreflight, patchPaths } from "./mutation-preflight.js";
@@ -87,12 +87,15 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
     mutating: true,
     annotations: { title: "Apply patch", destructiveHint: true },
     tags: ["builtin", "file", "patch", "diff", "edit", "multi-file"],
-    preflight: mutationPreflight(
-      options,
-      (input: { patch?: string | undefined; path?: string | undefined }) =>
-        input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
-      // The handler's batched reads of a patch's paths make the preflight's checks first (see `PatchSession.prefetch`).
-      (input) => input.patch !== undefined,
+    // Its refusals come before anything is written, told as changing no file like the handler's.
+    preflight: toldUnchangedOnFailure(
+      mutationPreflight(
+        options,
+        (input: { patch?: string | undefined; path?: string | undefined }) =>
+          input.patch !== undefined ? patchPaths(input.patch) : input.path !== undefined ? [input.path] : [],
+        // The handler's batched reads of a patch's paths make the preflight's checks first (see `PatchSession.prefetch`).
+        (input) => input.patch !== undefined,
+      ),
     ),
     handler: async (input, context) => {
       refuseEmptyVersion(input.expected_version);
@@ -108,6 +111,16 @@ export function createApplyPatchTool(options: FileToolOptions = {}): AnyToolDefi
   });
 }
 
+/** `preflight` whose failures are told as changing no file (see `toldUnchanged`). */
+function toldUnchangedOnFailure<Input>(
+  preflight: (input: Input, context: ToolContext) => Promise<void>,
+): (input: Input, context: ToolContext) => Promise<void> {
+  return (input, context) =>
+    preflight(input, context).catch((error: unknown) => {
+      throw toldUnchanged(error);
+    });
+}
+
 /** The handler's work once its session exists (the session's kept directories are closed by the caller). */
 async function applyInSession(
   input: ApplyPatchInput,
@@ -115,40 +128,37 @@ async function applyInSession(
   scope: FileScope,
   session: PatchSession,
 ): Promise<string> {
-  if (input.expected_version !== undefined && input.path !== undefined) {
-    const current = versionOf(await session.bytesOf(input.path));
-    if (current !== input.expected_version) {
-      throw versionConflict(
-        input.path,
-        current,
-        input.expected_version,
-        "Nothing was changed.",
-        "Read the file again and redo the change.",
-      );
-    }
-  }
-  // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
-  if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
-  const plan = await planPatch(toPatchInput(input), session);
-  if (!plan.ok) throw patchToolError(plan.error);
-  const modes = ignoredModeLines(plan.ignoredModes);
+  // Every failure of the plan (a target refused: a FIFO, a directory, no descriptor left) comes
+  // before the commit point: told as changing no file, as the patch engine's own errors are.
+  const {
+    plan,
+    planned: first,
+    modes,
+  } = await planInSession(input, session).catch((error: unknown) => {
+    throw toldUnchanged(error);
+  });
   if (plan.changes.length === 0) {
     return ["The patch changes nothing: every file already has that content.", ...modes].join("\n");
   }
-  let planned = await session.plannedChanges(plan.changes);
+  let planned = first;
   // The result names every new content's version: hashed while the commit below waits for its
   // locks and flushes, not after it (see `VersionsAhead`).
   const versionsAhead = new VersionsAhead();
   void versionsAhead.start(planned.map((change) => change.after));
-  // Without expected_version, files changed meanwhile are planned again under the locks.
+  // Without expected_version, files changed meanwhile are planned again under the locks (before
+  // anything is written: a failure there changed no file either).
   const replan =
     input.expected_version === undefined
       ? async () => {
-          const fresh = new PatchSession(scope);
-          const again = await planPatch(toPatchInput(input), fresh);
-          if (!again.ok) throw patchToolError(again.error);
-          planned = await fresh.plannedChanges(again.changes);
-          return planned;
+          try {
+            const fresh = new PatchSession(scope);
+            const again = await planPatch(toPatchInput(input), fresh);
+            if (!again.ok) throw patchToolError(again.error);
+            planned = await fresh.plannedChanges(again.changes);
+            return planned;
+          } catch (error) {
+            throw toldUnchanged(error);
+          }
         }
       : undefined;
   let entry: Awaited<ReturnType<typeof commitFileChanges>>;
@@ -185,6 +195,29 @@ async function applyInSession(
     `versions: ${versions.join(", ") || "none"}`,
     ...modes,
   ].join("\n");
+}
+
+/** The patch planned in `session`: what it changes, the changes as planned files, and its mode lines. */
+async function planInSession(input: ApplyPatchInput, session: PatchSession) {
+  if (input.expected_version !== undefined && input.path !== undefined) {
+    const current = versionOf(await session.bytesOf(input.path));
+    if (current !== input.expected_version) {
+      throw versionConflict(
+        input.path,
+        current,
+        input.expected_version,
+        "Nothing was changed.",
+        "Read the file again and redo the change.",
+      );
+    }
+  }
+  // The paths of the patch's own parse (kept from the preflight's): what the plan will read, exactly.
+  if (input.patch !== undefined) await session.prefetch(patchPaths(input.patch));
+  const plan = await planPatch(toPatchInput(input), session);
+  if (!plan.ok) throw patchToolError(plan.error);
+  const modes = ignoredModeLines(plan.ignoredModes);
+  const planned = plan.changes.length === 0 ? [] : await session.plannedChanges(plan.changes);
+  return { plan, planned, modes };
 }
 
 /**

@@ -2,7 +2,7 @@ import { ToolError } from "agent-tool-catalog";
 import { withFileLocks } from "./cross-process-lock.js";
 import type { EditJournal, JournalEntry, JournaledFile } from "./edit-journal.js";
 import { EDIT_MAX_BYTES, readForEdit } from "./edit-size-limit.js";
-import { toFileToolError, withoutChangeClaims } from "./file-errors.js";
+import { toFileToolError, toldUnchanged, withoutChangeClaims } from "./file-errors.js";
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionError } from "./file-transaction.js";
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
@@ -150,9 +150,10 @@ class CheckFailed extends Error {
   }
 }
 
-/** The error a failed commit gives the caller: a conflict as `version_conflict`, a failed check's own error. */
+/** The error a failed commit gives the caller: a conflict as `version_conflict`, a failed check's own error (told as changing no file). */
 function conflictError(error: unknown): unknown {
-  if (error instanceof CheckFailed) return error.error;
+  // The check under the locks comes before anything is written: its failure changed no file.
+  if (error instanceof CheckFailed) return toldUnchanged(error.error);
   if (!(error instanceof VersionConflict)) return error;
   const { change, current } = error;
   return new ToolError(
@@ -254,6 +255,7 @@ async function commitLocked(
       effective,
       cause,
       error.changedMeanwhile.map((file) => shownOf(file, effective)),
+      error.ending,
     );
   }
 }
@@ -267,6 +269,7 @@ async function honestFailure(
   changes: readonly PlannedFileChange[],
   cause: unknown,
   changedMeanwhile: readonly string[] = [],
+  ending: TransactionError["ending"] = "reverted",
 ): Promise<ToolError> {
   const states = await statesOnDisk(scope, changes);
   const code = cause instanceof ToolError ? cause.code : "write_failed";
@@ -275,12 +278,24 @@ async function honestFailure(
     (changedMeanwhile.length === 0
       ? ""
       : ` ${changedMeanwhile.map((file) => `"${file}"`).join(", ")} changed after the change wrote it (another writer, taking no lock): left as that writer left it, not restored.`);
+  const list = states.map((file) => `${file.path}: ${file.state} (${file.version})`).join("; ");
+  if (ending === "handed_to_recovery") {
+    // Still committed: the next recovery renames what is left, so every file will be new, even
+    // where every file is old now (no rename landed: a file system turned read-only at the commit).
+    return new ToolError(
+      "partially_applied",
+      `${reason} The change could neither be completed nor taken back: it stays committed, and the next recovery of the workspace (at a file call once the cause is gone) completes it, every file then as after the change. On disk now: ${list}.`,
+      {
+        hint: "Do not apply the change again: once the cause is gone, read the files listed (the read completes the change).",
+        data: { files: states, pendingRecovery: true },
+      },
+    );
+  }
   if (states.every((file) => file.state === "unchanged")) {
     return new ToolError(code, `${reason} No file was changed: every file written before the failure was restored.`, {
       data: { files: states },
     });
   }
-  const list = states.map((file) => `${file.path}: ${file.state} (${file.version})`).join("; ");
   return new ToolError(
     "partially_applied",
     `${reason} The change was only partly applied and could not be fully restored. On disk now: ${list}.`,

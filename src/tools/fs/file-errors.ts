@@ -1,4 +1,5 @@
 import { ToolError } from "agent-tool-catalog";
+import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import { FileStepError } from "./file-step-error.js";
 import { isDirectoryName } from "./patch/patch-path.js";
@@ -14,6 +15,25 @@ const CHANGE_CLAIMS = / ?(?:Nothing was changed|No file was changed)(?::[^.]*)?\
  */
 export function withoutChangeClaims(message: string): string {
   return message.replace(CHANGE_CLAIMS, "");
+}
+
+/** A claim that nothing was changed, in any of the forms the file tools' messages use. */
+const ANY_CHANGE_CLAIM = /(?:Nothing was changed|No file was changed|Nothing was written)/;
+
+/**
+ * `error` told as a failure that changed no file: a `ToolError` or `SandboxViolationError` (the
+ * errors the model is shown) whose message makes no such claim
+ * gets " No file was changed." appended in place (its class, code, hint, data and cause kept);
+ * anything else passes through. For failures before a change's commit point only: a multi-file
+ * change refused on one file (a FIFO in its place, no descriptor left for the check under the
+ * locks) otherwise left the model to guess whether the files before it were written.
+ */
+export function toldUnchanged(error: unknown): unknown {
+  const forModel = ToolError.isInstance(error) || SandboxViolationError.isInstance(error);
+  if (forModel && !ANY_CHANGE_CLAIM.test(error.message)) {
+    error.message = `${error.message.trimEnd()} No file was changed.`;
+  }
+  return error;
 }
 
 /** Turns a Node file-system error into a `ToolError` the model can act on; other errors pass through. */

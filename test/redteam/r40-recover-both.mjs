@@ -1,0 +1,37 @@
+// Red team round 40: the ESM and the CommonJS build of the package loaded in one process, each
+// making its first file call (which recovers the workspace) at once, once the file argv[3] exists
+// (so that two such processes start their recoveries together). argv[2]: the workspace. Each
+// build's run reads every d<i>/f.txt (argv[4]: how many); prints one JSON line: per build, the
+// contents read.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const [workspace, go, count] = process.argv.slice(2);
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const require = createRequire(import.meta.url);
+const builds = [
+  {
+    core: await import(pathToFileURL(path.join(repo, "dist/index.js")).href),
+    tools: await import(pathToFileURL(path.join(repo, "dist/tools/index.js")).href),
+  },
+  { core: require(path.join(repo, "dist/index.cjs")), tools: require(path.join(repo, "dist/tools/index.cjs")) },
+];
+const runs = builds.map(({ core, tools }) =>
+  core
+    .createRegistry({ tools: tools.createFileTools() })
+    .createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } }),
+);
+while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 2));
+const read = await Promise.all(
+  runs.map((run) =>
+    Promise.all(
+      Array.from({ length: Number(count) }, async (_, i) => {
+        const result = await run.call("read", { path: `d${i}/f.txt` });
+        return result.ok ? String(result.output) : `error ${result.error.code}`;
+      }),
+    ),
+  ),
+);
+process.stdout.write(`${JSON.stringify(read)}\n`);
