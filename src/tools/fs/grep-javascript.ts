@@ -3,6 +3,7 @@ import path from "node:path";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import { GrepGlobOverride } from "./grep-glob-override.js";
 import {
   type GitAwareIgnoreFile,
   ignoreFilesAbove,
@@ -12,7 +13,6 @@ import {
   type ReadIgnoreFile,
   toSlash,
 } from "./grep-ignore-rules.js";
-import { GrepGlobOverride } from "./grep-glob-override.js";
 import { clipLineText } from "./grep-line-text.js";
 import { GREP_SKIPPED_DIRECTORIES, type GrepAnswer, type GrepLine, type GrepQuery, UNREACHABLE_REASON } from "./grep-ripgrep.js";
 import type { LineMatcher } from "./grep-worker.js";
