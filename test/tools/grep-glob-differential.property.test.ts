@@ -186,7 +186,8 @@ function rg(root: string, args: string[]): string {
 
 /** A path as the tools print it (README: a control character or a leading `"` makes it a JSON string). */
 function shown(name: string): string {
-  return /[\u0000-\u001f\u007f]/.test(name) || name.startsWith('"') ? JSON.stringify(name) : name;
+  const control = [...name].some((character) => character < " " || character === "\u007f");
+  return control || name.startsWith('"') ? JSON.stringify(name) : name;
 }
 
 /** README: a line over 4,000 characters is cut there and says how many more it had. */
