@@ -1,10 +1,9 @@
 import { type FileHandle, lstat, stat } from "node:fs/promises";
 import path from "node:path";
-import { Minimatch } from "minimatch";
-import { forMinimatch } from "./glob-pattern.js";
 import { RipgrepBinaryScan, ripgrepBinaryCutoff } from "./grep-binary-cutoff.js";
 import { ContextLines, splitLines } from "./grep-context-lines.js";
 import { GREP_CHUNK_BYTES, LineTooLongError, readLinePieces } from "./grep-file-chunks.js";
+import { GrepGlobOverride } from "./grep-glob-override.js";
 import {
   type GitAwareIgnoreFile,
   ignoreFilesAbove,
@@ -51,8 +50,7 @@ export async function searchWithJavaScript(options: {
   readonly confineTo?: string | undefined;
 }): Promise<GrepAnswer> {
   const { root, start, query, matcher, signal } = options;
-  const glob = query.glob === undefined ? undefined : forMinimatch(query.glob);
-  const globFilter = glob === undefined ? undefined : new Minimatch(glob.pattern, { dot: true, matchBase: glob.matchBase });
+  const glob = query.glob === undefined ? undefined : new GrepGlobOverride(query.glob);
   const answer: GrepAnswer = { lines: [], files: [], cut: false };
   let matches = 0;
   const emit = (line: GrepLine): boolean => {
@@ -137,16 +135,14 @@ export async function searchWithJavaScript(options: {
   // An entry whose name is not valid UTF-8 is listed with U+FFFD for its bytes, the name of another
   // file (one truly named so, beside it) or none: never read by that name, only named as ls and glob do.
   const onUndecodable: OnUndecodable = (absolute, directory) => {
-    if (!directory && globFilter !== undefined && !globFilter.match(toSlash(path.relative(root, absolute)))) return;
     unsearched.push({
       absolute: directory ? `${absolute}${path.sep}` : absolute,
       reason: `${UNREACHABLE_REASON}${directory ? "; its entries were not searched" : ""}`,
     });
   };
-  const walker = { onUnreadable, onUndecodable, readIgnore };
+  const walker = { onUnreadable, onUndecodable, readIgnore, glob };
   const files = options.startIsFile ? single(start) : walk(root, start, signal, options.confineTo, walker);
   for await (const file of files) {
-    if (globFilter !== undefined && !options.startIsFile && !globFilter.match(toSlash(path.relative(root, file)))) continue;
     batch.push(file);
     if (batch.length >= BATCH && (await flush())) return finish(true);
   }
@@ -235,6 +231,8 @@ interface Walker {
   readonly onUnreadable: (directory: string, code: string) => void;
   readonly onUndecodable: OnUndecodable;
   readonly readIgnore: ReadIgnoreFile;
+  /** grep's `glob`, applied before the ignore files, to directories too, as ripgrep applies `--glob`. */
+  readonly glob: GrepGlobOverride | undefined;
 }
 
 async function* walk(
@@ -265,15 +263,17 @@ async function* walkDirectory(
     const entry = { name: listed.name, directory: listed.kind === "directory", file: listed.kind === "file" };
     const absolute = path.join(directory, entry.name);
     const relative = toSlash(path.relative(root, absolute));
+    if (entry.directory && GREP_SKIPPED_DIRECTORIES.includes(entry.name)) continue;
+    // ripgrep's --glob decides first; the ignore files only where it says nothing.
+    const verdict = walker.glob?.verdict(relative, entry.directory) ?? "none";
+    const skipped = verdict === "exclude" || (verdict === "none" && isIgnoredAsRipgrep(here, relative, entry.directory));
     if (listed.undecodable === true) {
-      if (!isIgnoredAsRipgrep(here, relative, entry.directory) && (entry.file || entry.directory))
-        walker.onUndecodable(absolute, entry.directory);
+      if (!skipped && (entry.file || entry.directory)) walker.onUndecodable(absolute, entry.directory);
       continue;
     }
-    if (entry.directory) {
-      if (GREP_SKIPPED_DIRECTORIES.includes(entry.name) || isIgnoredAsRipgrep(here, relative, true)) continue;
-      yield* walkDirectory(root, absolute, here, signal, confineTo, walker);
-    } else if (entry.file && !isIgnoredAsRipgrep(here, relative, false)) yield absolute;
+    if (skipped) continue;
+    if (entry.directory) yield* walkDirectory(root, absolute, here, signal, confineTo, walker);
+    else if (entry.file) yield absolute;
   }
 }
 

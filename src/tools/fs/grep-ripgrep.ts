@@ -78,8 +78,10 @@ export function ripgrepArguments(query: GrepQuery, target: string | undefined): 
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--sort", "path"];
   if (query.ignoreFiles === false) args.push("--no-ignore");
   else for (const file of query.parentIgnores ?? []) args.push("--ignore-file", file);
-  for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
+  // The model's glob goes first: of ripgrep's globs the last that matches decides, so after the
+  // skipped directories' a glob such as `*` (matching the name `node_modules`) searched them.
   if (query.glob !== undefined) args.push("--glob", query.glob);
+  for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   if (query.ignoreCase) args.push("--ignore-case");
   if (query.fixedStrings) args.push("--fixed-strings");
   if (query.filesOnly) args.push("--files-with-matches", "--null");
