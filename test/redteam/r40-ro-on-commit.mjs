@@ -8,24 +8,15 @@
 // the mount point. Prints "watching" once ready, then "read-only" ("busy": not landed in 20 s;
 // "gone": the process had ended; "never": no commit in 60 s).
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, watch } from "node:fs";
-import path from "node:path";
-import { giveUpAfter, pidFromStdin } from "../tools/support/kill-support.mjs";
+import { watch } from "node:fs";
+import { giveUpAfter, intentLogCommitted, pidFromStdin } from "../tools/support/kill-support.mjs";
 import "../tools/support/stop-on-terminate.mjs";
 
 const [intents, mountPoint] = process.argv.slice(2);
 const changing = pidFromStdin();
 giveUpAfter(60_000);
 
-/** True when a log in the intent directory, or the rewrite of one about to replace it, says `committed`. */
-function committed() {
-  for (const name of readdirSync(intents).filter((entry) => /\.json(\.next)?$/.test(entry))) {
-    try {
-      if (JSON.parse(readFileSync(path.join(intents, name), "utf8")).state === "committed") return true;
-    } catch {}
-  }
-  return false;
-}
+const committed = () => intentLogCommitted(intents, /\.json(\.next)?$/);
 
 let done = false;
 watch(intents, () => {

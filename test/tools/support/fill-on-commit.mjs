@@ -5,24 +5,15 @@
 // directory argv[2], so that no intent-directory event comes of it) is written until ENOSPC, then
 // continued (SIGCONT). Prints "watching" once ready, then "filled <bytes>" ("gone": the process
 // had ended; "never": no commit in 60 s). Real processes, real signals: no hook in the product.
-import { closeSync, openSync, readdirSync, readFileSync, watch, writeSync } from "node:fs";
-import path from "node:path";
-import { giveUpAfter, pidFromStdin } from "./kill-support.mjs";
+import { closeSync, openSync, watch, writeSync } from "node:fs";
+import { giveUpAfter, intentLogCommitted, pidFromStdin } from "./kill-support.mjs";
 import "./stop-on-terminate.mjs";
 
 const [intents, filler] = process.argv.slice(2);
 const changing = pidFromStdin();
 giveUpAfter(60_000);
 
-/** True when a log in the intent directory says `committed`. */
-function committed() {
-  for (const name of readdirSync(intents).filter((entry) => entry.endsWith(".json"))) {
-    try {
-      if (JSON.parse(readFileSync(path.join(intents, name), "utf8")).state === "committed") return true;
-    } catch {}
-  }
-  return false;
-}
+const committed = () => intentLogCommitted(intents);
 
 watch(intents, () => {
   if (changing.pid === undefined || !committed()) return;

@@ -1,8 +1,9 @@
 // The pieces the kill and swap helpers share (swap-after-first-rename.mjs, swap-then-kill.mjs,
 // kill-at-log-event.mjs): a directory's copy made before the change, the "a new inode is at the
 // path" test that says a change's rename landed, the 60 s give-up, the pid read from stdin and the
-// SIGKILL that reports what it found.
-import { copyFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
+// SIGKILL that reports what it found, and the "an intent log says committed" test of the helpers
+// that act at a change's commit point.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 
@@ -49,4 +50,18 @@ export function killAndExit(pid, what) {
     process.stdout.write("gone\n");
   }
   process.exit(0);
+}
+
+/**
+ * True when a log in intent directory `intents` says `committed`. `logNames` picks the files
+ * read: the logs themselves (`.json`; a log's rewrite, `.json.next`, is not yet the commit), or
+ * also the rewrites, for a helper that must act before the rewrite replaces its log.
+ */
+export function intentLogCommitted(intents, logNames = /\.json$/) {
+  for (const name of readdirSync(intents).filter((entry) => logNames.test(entry))) {
+    try {
+      if (JSON.parse(readFileSync(path.join(intents, name), "utf8")).state === "committed") return true;
+    } catch {}
+  }
+  return false;
 }
