@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DIRECTORY_FLAGS } from "./byte-paths.js";
-import { moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
+import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 
 describe("outwardGitEntries", () => {
   const made: string[] = [];
@@ -47,8 +47,9 @@ describe("outwardGitEntries", () => {
       symlinkSync(outside, path.join(git, "objects", "pack-dir"));
       symlinkSync("../../../../inside", path.join(git, "refs", "heads", "main"));
       symlinkSync(path.join(outside, "victim"), path.join(git, "logs", "refs", "heads", "main"));
-      // Not looked at: loose objects, submodule git directories (their own pass), earlier quarantines.
+      // A loose object is looked at (git reads it by name, unchecked).
       symlinkSync(path.join(outside, "victim"), path.join(git, "objects", "ab", "cdef"));
+      // Not looked at: submodule git directories (their own pass), earlier quarantines.
       symlinkSync(path.join(outside, "victim"), path.join(git, "modules", "m", "COMMIT_EDITMSG"));
       symlinkSync(path.join(outside, "victim"), path.join(git, "atc-quarantine-link-x"));
       const found = outwardGitEntries(descriptor, root, false).map((entry) => `${entry.kind}:${entry.relative}`);
@@ -56,6 +57,7 @@ describe("outwardGitEntries", () => {
         "link:COMMIT_EDITMSG",
         "link:logs/HEAD",
         "link:logs/refs/heads/main",
+        "link:objects/ab/cdef",
         "link:objects/pack-dir",
       ]);
     } finally {
@@ -80,6 +82,27 @@ describe("outwardGitEntries", () => {
       expect(judged("../../../out\n")).toEqual(["alternates:objects/info/alternates"]);
       writeFileSync(alternates, `${outside}\n`);
       expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
+  it("finds a protected repository's alternates relinked out: inside names only, through a link now leading out", () => {
+    const { root, outside, git, descriptor } = layout();
+    const alternates = path.join(git, "objects", "info", "alternates");
+    try {
+      mkdirSync(path.join(root, "store", "objects"), { recursive: true });
+      writeFileSync(alternates, `${path.join(root, "store", "objects")}\n`);
+      expect(alternatesRelinked(descriptor, root)).toBe(false);
+      // The host's own setup naming an outside store is not judged.
+      writeFileSync(alternates, `${outside}\n# x\n`);
+      expect(alternatesRelinked(descriptor, root)).toBe(false);
+      rmSync(path.join(root, "store"), { recursive: true });
+      symlinkSync(outside, path.join(root, "store"));
+      writeFileSync(alternates, `${outside}\n${path.join(root, "store", "objects")}\n`);
+      expect(alternatesRelinked(descriptor, root)).toBe(true);
+      writeFileSync(alternates, "../../../store/objects\n");
+      expect(alternatesRelinked(descriptor, root)).toBe(true);
     } finally {
       closeSync(descriptor);
     }

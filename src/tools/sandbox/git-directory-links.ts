@@ -3,7 +3,7 @@ import path from "node:path";
 import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
-import { workTreeInside } from "./work-tree-value.js";
+import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -35,8 +35,12 @@ const GIT_OWN_DIRECTORIES = new Set([
 /** The most bytes of `objects/info/alternates` read to be judged; a longer one is moved aside. */
 const MAX_ALTERNATES_BYTES = 64 * 1024;
 
-/** `objects/<two hex digits>`: loose objects, named by their hash (see linkedEntries). */
-const LOOSE_OBJECT_DIRECTORY = /^[0-9a-f]{2}$/i;
+/**
+ * `objects/<two hex digits>`: loose objects, named by their hash. Listed with git's own
+ * directories (before any other of their level): git reads a loose object by name, follows a
+ * link there and does not check the content against the name.
+ */
+const LOOSE_OBJECT_DIRECTORY = /^objects\/[0-9a-f]{2}$/i;
 
 /** Git directories of their own inside one: each is looked at as a git directory by its own pass. */
 const OWN_GIT_DIRECTORIES = new Set(["modules"]);
@@ -67,8 +71,10 @@ export interface OutwardEntry {
  * it over the old name), so a link leading inside the workspace is left: it is judged again after
  * each command, as what it leads to may be relinked.
  *
- * Loose objects (`objects/xx/...`) are not listed (there may be millions, and a link there
- * serves only an object whose hash the command already knows); `modules/` holds git directories
+ * Loose objects (`objects/xx/<rest of the hash>`) are listed too: a link there to a host
+ * repository's object, named by an id the command knows, has the user's `git reset --hard`
+ * check it out and `git gc` pack it (at most 256 such directories, one `readdir` each, with
+ * the entries' types, so a link costs nothing more to find). `modules/` holds git directories
  * of their own, looked at by their own pass; earlier quarantines (`atc-quarantine-*`) are skipped.
  * At most {@link MAX_GIT_DIRECTORY_DIRECTORIES} directories are listed.
  */
@@ -98,8 +104,12 @@ function linkedEntries(descriptor: number, root: string, found: OutwardEntry[]):
         if (depth < MAX_GIT_DIRECTORY_DEPTH) for (const child of listed.directories) next.push(child);
       });
     }
-    level = next.sort((a, b) => Number(!GIT_OWN_DIRECTORIES.has(a)) - Number(!GIT_OWN_DIRECTORIES.has(b)));
+    level = next.sort((a, b) => Number(!gitOwnDirectory(a)) - Number(!gitOwnDirectory(b)));
   }
+}
+
+function gitOwnDirectory(relative: string): boolean {
+  return GIT_OWN_DIRECTORIES.has(relative) || LOOSE_OBJECT_DIRECTORY.test(relative);
 }
 
 /** One directory's links leading out (or nowhere) and the sub-directories to look in next (relative paths). */
@@ -118,7 +128,7 @@ function listedEntries(directory: number, relative: string, root: string): { lin
     const child = relative === "" ? name : `${relative}/${name}`;
     if (entry.isSymbolicLink()) {
       if (!leadsInside(`/proc/self/fd/${directory}/${name}`, root)) links.push({ relative: child, kind: "link" });
-    } else if (entry.isDirectory() && !(relative === "objects" && LOOSE_OBJECT_DIRECTORY.test(name))) {
+    } else if (entry.isDirectory()) {
       directories.push(child);
     }
   }
@@ -159,6 +169,31 @@ function alternatesInside(descriptor: number, root: string): boolean {
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("#"))
     .every((line) => !line.startsWith('"') && workTreeInside(path.resolve(objects, line), objects, root));
+}
+
+/**
+ * True when an entry of the protected git directory's own `objects/info/alternates` (the host's,
+ * read-only to the command) names a place inside the workspace that now is, or lies behind, a
+ * link out of it: a command replaced the object store it names with a link to a host
+ * repository's objects, and host git reads them (with a ref the command set to a host commit
+ * whose id it knows, the user's `git reset --hard` checks the host's files out). An entry naming
+ * an outside place as written, or quoted, is the host's own setup and not judged (as
+ * `core.worktree`, workTreeRelinked).
+ */
+export function alternatesRelinked(descriptor: number, root: string): boolean {
+  const file = `/proc/self/fd/${descriptor}/objects/info/alternates`;
+  if (lstatSync(file, { throwIfNoEntry: false })?.isFile() !== true) return false;
+  const text = readSmallFileText(file, MAX_ALTERNATES_BYTES);
+  let objects: string;
+  try {
+    objects = realpathSync(`/proc/self/fd/${descriptor}/objects`);
+  } catch {
+    return false;
+  }
+  return (text ?? "")
+    .split("\n")
+    .map((line) => line.trim())
+    .some((line) => line !== "" && !line.startsWith("#") && workTreeRelinked(line, objects, root));
 }
 
 /**

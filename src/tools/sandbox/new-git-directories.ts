@@ -2,7 +2,7 @@ import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from 
 import path from "node:path";
 import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { configAssignments } from "./config-assignments.js";
-import { moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
+import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
@@ -152,10 +152,13 @@ export function repairNewGitDirectories(
   for (const [gitDirectory, handle] of held) {
     repairRelinkedWorkTree(handle.descriptor, gitDirectory, context);
     // Links the command made in a protected git directory (its config and hooks are read-only,
-    // the rest is the command's): `COMMIT_EDITMSG`, `logs/HEAD`, refs. Its `objects/info` is
-    // bound read-only or moved aside at spawn, so alternates are not judged here.
+    // the rest is the command's): `COMMIT_EDITMSG`, `logs/HEAD`, refs, loose objects. Its
+    // `objects/info` is bound read-only or moved aside at spawn, so its alternates are the
+    // host's: judged only for a store inside the workspace the command relinked out.
     if (realRoot !== undefined) {
       const outward = outwardGitEntries(handle.descriptor, realRoot, false);
+      if (alternatesRelinked(handle.descriptor, realRoot))
+        outward.push({ relative: "objects/info/alternates", kind: "alternates" });
       for (const state of moveOutwardEntries(handle.descriptor, gitDirectory, outward, now)) repairs.moved.push(state);
     }
     for (const group of ["modules", "worktrees"]) {
