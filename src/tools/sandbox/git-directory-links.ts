@@ -1,6 +1,7 @@
-import { closeSync, type Dirent } from "node:fs";
+import type { Dirent } from "node:fs";
 import path from "node:path";
-import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
+import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
+import { withChildDirectory } from "./child-directory.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
@@ -238,19 +239,5 @@ function withPath(descriptor: number, parts: readonly string[], use: (directory:
     use(descriptor);
     return;
   }
-  withDirectory(descriptor, parts[0] as string, (next) => withPath(next, parts.slice(1), use));
-}
-
-function withDirectory(descriptor: number, name: string, use: (child: number) => void): void {
-  let child: number;
-  try {
-    child = openSync(`/proc/self/fd/${descriptor}/${name}`, DIRECTORY_FLAGS);
-  } catch {
-    return;
-  }
-  try {
-    use(child);
-  } finally {
-    closeSync(child);
-  }
+  withChildDirectory(descriptor, parts[0] as string, (next) => withPath(next, parts.slice(1), use));
 }

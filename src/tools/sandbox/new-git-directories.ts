@@ -1,6 +1,7 @@
 import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
 import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
+import { withChildDirectory } from "./child-directory.js";
 import { configAssignments } from "./config-assignments.js";
 import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 import { headHoldsGit } from "./git-head.js";
@@ -162,7 +163,7 @@ export function repairNewGitDirectories(
       for (const state of moveOutwardEntries(handle.descriptor, gitDirectory, outward, now)) repairs.moved.push(state);
     }
     for (const group of ["modules", "worktrees"]) {
-      withChild(handle.descriptor, group, (directory) =>
+      withChildDirectory(handle.descriptor, group, (directory) =>
         newSubmoduleDirectories(directory, path.join(gitDirectory, group), context),
       );
     }
@@ -236,7 +237,7 @@ function walk(descriptor: number, shown: string, depth: number, context: WalkCon
     const child = path.join(shown, name);
     const stats = lstatSync(`/proc/self/fd/${descriptor}/${name}`, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) {
-      if (!context.movedThisExit.has(child)) withChild(descriptor, name, (git) => repairIfNew(git, child, context));
+      if (!context.movedThisExit.has(child)) withChildDirectory(descriptor, name, (git) => repairIfNew(git, child, context));
     } else if (stats !== undefined) followPointer(descriptor, shown, name, stats, context);
   }
   if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
@@ -245,7 +246,7 @@ function walk(descriptor: number, shown: string, depth: number, context: WalkCon
     const name = listed.subdirectories[index] as string;
     const child = children[index] as string;
     if (context.movedThisExit.has(child) || unchangedLeaf(descriptor, name, child, context)) continue;
-    withChild(descriptor, name, (next) => walk(next, child, depth + 1, context));
+    withChildDirectory(descriptor, name, (next) => walk(next, child, depth + 1, context));
   }
 }
 
@@ -412,7 +413,7 @@ export function inertGitlinkRepository(
   const judge = (gitDirectory: number) => {
     inert = inertGitDirectory(gitDirectory, knownIdentities, budget, realRoot);
   };
-  if (stats.isDirectory()) withChild(holder.descriptor, name, judge);
+  if (stats.isDirectory()) withChildDirectory(holder.descriptor, name, judge);
   else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge, name);
   return inert;
 }
@@ -452,11 +453,14 @@ function newSubmoduleDirectories(descriptor: number, shown: string, context: Wal
   for (const entry of listing(descriptor)) {
     if (!entry.isDirectory() || --context.budget.directories < 0) continue;
     const child = path.join(shown, entry.name);
-    withChild(descriptor, entry.name, (directory) => {
+    withChildDirectory(descriptor, entry.name, (directory) => {
       const isGit = lstatSync(`/proc/self/fd/${directory}/HEAD`, { throwIfNoEntry: false }) !== undefined;
       if (!isGit) newSubmoduleDirectories(directory, child, context);
       else if (!context.known(child, directory)) repairIfNew(directory, child, context);
-      else withChild(directory, "modules", (modules) => newSubmoduleDirectories(modules, path.join(child, "modules"), context));
+      else
+        withChildDirectory(directory, "modules", (modules) =>
+          newSubmoduleDirectories(modules, path.join(child, "modules"), context),
+        );
     });
   }
 }
@@ -489,7 +493,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
     const outward = outwardGitEntries(descriptor, root, true);
     for (const state of moveOutwardEntries(descriptor, shown, outward, context.now)) context.repairs.moved.push(state);
   }
-  withChild(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
+  withChildDirectory(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
 }
 
 /**
@@ -584,20 +588,5 @@ function listing(descriptor: number): Dirent[] {
     return readdirSync(`/proc/self/fd/${descriptor}`, { withFileTypes: true });
   } catch {
     return [];
-  }
-}
-
-/** Runs `use` with `name` of the directory behind `descriptor` opened (no link followed), then closes it. */
-function withChild(descriptor: number, name: string, use: (child: number) => void): void {
-  let child: number;
-  try {
-    child = openSync(`/proc/self/fd/${descriptor}/${name}`, DIRECTORY_FLAGS);
-  } catch {
-    return;
-  }
-  try {
-    use(child);
-  } finally {
-    closeSync(child);
   }
 }
