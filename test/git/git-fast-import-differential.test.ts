@@ -19,6 +19,8 @@ import { failure, gitRun, output } from "./support/git-run.js";
 
 const gitCapability = capability("git");
 const [FIRST_SEED, SEED_COUNT] = (process.env.GIT_DIFF_SEEDS ?? "5700:6").split(":").map(Number) as [number, number];
+/** Commits per history (GIT_DIFF_COMMITS): 12 by default, more for a sweep that wants criss-cross merges. */
+const COMMITS = Number(process.env.GIT_DIFF_COMMITS ?? 12);
 const short = (id: string) => id.slice(0, 10);
 
 useGitSession();
@@ -38,7 +40,9 @@ const ids = (answer: GitAnswer | undefined) =>
     .map(short);
 
 /** `git log --numstat -z` blocks: commit id, parent count, and the per-file counts (renames by new name). */
-function numstatBlocks(text: string): { id: string; merge: boolean; added: number; removed: number; binary: boolean }[] {
+function numstatBlocks(
+  text: string,
+): { id: string; merge: boolean; added: number; removed: number; binary: boolean; files: number }[] {
   return text
     .split("\x01")
     .slice(1)
@@ -48,16 +52,18 @@ function numstatBlocks(text: string): { id: string; merge: boolean; added: numbe
       let added = 0;
       let removed = 0;
       let binary = false;
+      let files = 0;
       for (const field of rest.join("\n").split("\0")) {
         const match = /^(\d+|-)\t(\d+|-)\t/.exec(field.replace(/^\n/, ""));
         if (match === null) continue;
+        files++;
         if (match[1] === "-") binary = true;
         else {
           added += Number(match[1]);
           removed += Number(match[2]);
         }
       }
-      return { id: short(id), merge: parents.length > 1, added, removed, binary };
+      return { id: short(id), merge: parents.length > 1, added, removed, binary, files };
     });
 }
 
@@ -86,13 +92,21 @@ async function compareHistory(history: FastImportHistory, run: Run): Promise<voi
       answer.commits.map((commit) => commit.sha),
       label,
     ).toEqual(expected);
-    if (answer.kind === "file") {
-      // Line counts of each non-merge commit: git log --numstat -- <file> (no rename pairing outside the path).
+    {
+      // Line counts of each non-merge commit: git log --numstat -- <path> (no rename pairing outside the path).
       const blocks = new Map(numstatBlocks(must(numstat)).map((block) => [block.id, block]));
       for (const entry of answer.commits) {
         const block = blocks.get(entry.sha);
         if (block === undefined || block.merge || entry.status === "D") continue;
-        if (block.binary) expect(entry.binary, `${label} ${entry.sha} binary`).toBe(true);
+        if (entry.files_changed !== undefined) {
+          // A directory's change (also where the file and a directory of its name replaced each
+          // other): summed as `git log --shortstat` sums it, a binary file changed with no lines.
+          expect([entry.files_changed, entry.added, entry.removed], `${label} ${entry.sha} shortstat`).toEqual([
+            block.files,
+            block.added,
+            block.removed,
+          ]);
+        } else if (block.binary) expect(entry.binary, `${label} ${entry.sha} binary`).toBe(true);
         else expect([entry.added, entry.removed], `${label} ${entry.sha} lines`).toEqual([block.added, block.removed]);
       }
     }
@@ -287,7 +301,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("git tools against th
     // Every seed is checked (a sweep reports all its failing seeds, one line each, then the first in full).
     const failures: Error[] = [];
     for (let seed = FIRST_SEED; seed < FIRST_SEED + SEED_COUNT; seed++) {
-      await checkSeed(seed).catch((error: Error) => failures.push(error));
+      await checkSeed(seed, COMMITS).catch((error: Error) => failures.push(error));
     }
     if (failures.length > 0) {
       const summary = failures.map((error) => error.message.split("\n")[0]).join("\n");
