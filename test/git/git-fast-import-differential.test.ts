@@ -154,7 +154,11 @@ async function compareDiffs(history: FastImportHistory, run: Run): Promise<void>
   const root = all[all.length - 1] as string;
   const ranges: { from: string; to?: string; cli: string[] }[] = [
     { from: root, to: "HEAD", cli: [root, "HEAD"] },
-    { from: all[1] ?? root, to: all[Math.floor(all.length / 2)] ?? root, cli: [all[1] ?? root, all[Math.floor(all.length / 2)] ?? root] },
+    {
+      from: all[1] ?? root,
+      to: all[Math.floor(all.length / 2)] ?? root,
+      cli: [all[1] ?? root, all[Math.floor(all.length / 2)] ?? root],
+    },
     ...branches.filter((branch) => branch !== "main").map((branch) => ({ from: `main...${branch}`, cli: [`main...${branch}`] })),
   ];
   const answers = gitMany(
@@ -205,11 +209,16 @@ async function compareContributors(history: FastImportHistory, run: Run): Promis
   );
   for (const [index, scope] of scopes.entries()) {
     const expected = new Map<string, number>();
-    for (const line of must(answers[2 * index]).split("\n").filter(Boolean)) {
+    for (const line of must(answers[2 * index])
+      .split("\n")
+      .filter(Boolean)) {
       const [count = "", person = ""] = line.trim().split("\t");
       expected.set(person, Number(count));
     }
-    const result = await run.call("git_contributor_context", { ...(scope === undefined ? {} : { path: scope }), max_results: 100 });
+    const result = await run.call("git_contributor_context", {
+      ...(scope === undefined ? {} : { path: scope }),
+      max_results: 100,
+    });
     const label = `contributors of ${scope ?? "."}`;
     if (scope !== undefined && expected.size === 0) {
       expect(failure(result).code, label).toBe("path_not_found");
@@ -220,8 +229,10 @@ async function compareContributors(history: FastImportHistory, run: Run): Promis
       expected,
     );
     const blocks = numstatBlocks(must(answers[2 * index + 1])).filter((block) => !block.merge);
-    const sum = (pick: (value: { added: number; removed: number }) => number, list: readonly { added: number; removed: number }[]) =>
-      list.reduce((total, value) => total + pick(value), 0);
+    const sum = (
+      pick: (value: { added: number; removed: number }) => number,
+      list: readonly { added: number; removed: number }[],
+    ) => list.reduce((total, value) => total + pick(value), 0);
     expect(
       [sum((value) => value.added, answer.contributors), sum((value) => value.removed, answer.contributors)],
       `${label} lines`,
@@ -260,7 +271,12 @@ async function compareSearches(history: FastImportHistory, run: Run): Promise<vo
     ["shortlog", "-sne", `--since=${middle}`, "HEAD"],
   ]);
   const expectedHistory = ids(sinceAnswers[0]);
-  const historyResult = await run.call("git_file_history", { path: "a.txt", follow_renames: false, since: middle, max_results: 200 });
+  const historyResult = await run.call("git_file_history", {
+    path: "a.txt",
+    follow_renames: false,
+    since: middle,
+    max_results: 200,
+  });
   if (historyResult.ok)
     expect(
       output<FileHistoryOutput>(historyResult).commits.map((commit) => commit.sha),
@@ -297,15 +313,19 @@ export async function checkSeed(seed: number, commits = 12): Promise<void> {
 }
 
 describe.skipIf(gitCapability.missing)(gitCapability.label("git tools against the git CLI on fast-import histories"), () => {
-  it(`seeds ${FIRST_SEED}..${FIRST_SEED + SEED_COUNT - 1}: file history, follow, blame, diff, contributors and log search equal git's`, async () => {
-    // Every seed is checked (a sweep reports all its failing seeds, one line each, then the first in full).
-    const failures: Error[] = [];
-    for (let seed = FIRST_SEED; seed < FIRST_SEED + SEED_COUNT; seed++) {
-      await checkSeed(seed, COMMITS).catch((error: Error) => failures.push(error));
-    }
-    if (failures.length > 0) {
-      const summary = failures.map((error) => error.message.split("\n")[0]).join("\n");
-      throw new Error(`${failures.length} of ${SEED_COUNT} seeds differ:\n${summary}\n\n${failures[0]?.message}`);
-    }
-  }, 300_000 * Math.max(1, SEED_COUNT / 6));
+  it(
+    `seeds ${FIRST_SEED}..${FIRST_SEED + SEED_COUNT - 1}: file history, follow, blame, diff, contributors and log search equal git's`,
+    async () => {
+      // Every seed is checked (a sweep reports all its failing seeds, one line each, then the first in full).
+      const failures: Error[] = [];
+      for (let seed = FIRST_SEED; seed < FIRST_SEED + SEED_COUNT; seed++) {
+        await checkSeed(seed, COMMITS).catch((error: Error) => failures.push(error));
+      }
+      if (failures.length > 0) {
+        const summary = failures.map((error) => error.message.split("\n")[0]).join("\n");
+        throw new Error(`${failures.length} of ${SEED_COUNT} seeds differ:\n${summary}\n\n${failures[0]?.message}`);
+      }
+    },
+    300_000 * Math.max(1, SEED_COUNT / 6),
+  );
 });

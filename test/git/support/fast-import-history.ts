@@ -92,6 +92,65 @@ type Tree = Map<string, Buffer>; // key: path bytes as latin1 (one char per byte
 const key = (name: Buffer) => name.toString("latin1");
 const bytes = (name: string) => Buffer.from(name, "latin1");
 
+/** One element of `list`, drawn with `next`. */
+function pick<T>(next: () => number, list: readonly T[]): T {
+  return list[Math.floor(next() * list.length)] as T;
+}
+
+/** Makes room for `name`: a file and a directory of one name cannot coexist, so writing one removes the other. */
+function conflictFree(tree: Tree, name: Buffer): void {
+  const text = key(name);
+  for (const existing of [...tree.keys()]) {
+    if (existing.startsWith(`${text}/`) || text.startsWith(`${existing}/`)) tree.delete(existing);
+  }
+}
+
+/**
+ * A merge's tree (octopus with three or more sides): the union of the sides, each path both have
+ * taken from a random one, sometimes an evil edit on top.
+ */
+function mergeSides(tree: Tree, sides: readonly Tree[], next: () => number): void {
+  for (const side of sides) {
+    for (const [name, body] of side) {
+      if (!tree.has(name) || next() < 0.5) {
+        conflictFree(tree, bytes(name));
+        tree.set(name, body);
+      }
+    }
+  }
+  if (next() < 0.2) {
+    const name = pick(next, [...tree.keys()]);
+    if (name !== undefined) tree.set(name, edit(tree.get(name) as Buffer, next));
+  }
+}
+
+/** One ordinary commit's changes (none now and then: an empty commit): writes, deletions, renames and copies, exact or edited. */
+function editTree(tree: Tree, next: () => number): void {
+  const edits = next() < 0.1 ? 0 : 1 + Math.floor(next() * 3);
+  for (let index = 0; index < edits; index++) {
+    const kind = next();
+    const existing = [...tree.keys()];
+    const source = existing.length === 0 ? undefined : pick(next, existing);
+    const target = pick(next, FAST_IMPORT_PATHS);
+    if (kind < 0.35 || source === undefined) {
+      conflictFree(tree, target);
+      tree.set(key(target), tree.has(key(target)) ? edit(tree.get(key(target)) as Buffer, next) : content(next));
+    } else if (kind < 0.5) tree.delete(source);
+    else {
+      const body = tree.get(source) as Buffer;
+      // A rename (the source deleted), a copy, or identical content under another name with the source edited.
+      if (kind < 0.7) tree.delete(source);
+      conflictFree(tree, target);
+      if (kind < 0.85) tree.set(key(target), next() < 0.5 ? body : edit(body, next));
+      else {
+        tree.set(key(target), body);
+        // The source may be gone: a file and a directory of one name cannot both stay.
+        if (tree.has(source)) tree.set(source, edit(body, next));
+      }
+    }
+  }
+}
+
 /** What one generated repository is: its stream (printed on failure) and where it is. */
 export interface FastImportHistory {
   readonly seed: number;
@@ -117,20 +176,12 @@ export function fastImportStream(seed: number, commits = 12): { stream: Buffer; 
   let mark = 0;
   let clock = 1_700_000_000;
   const zones = ["+0000", "+0100", "-0700", "+0530", "+1400"];
-  const choose = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T;
-  const conflictFree = (tree: Tree, name: Buffer) => {
-    // A file and a directory of one name cannot coexist: writing one removes the other.
-    const text = key(name);
-    for (const existing of [...tree.keys()]) {
-      if (existing.startsWith(`${text}/`) || text.startsWith(`${existing}/`)) tree.delete(existing);
-    }
-  };
+  const choose = <T>(list: readonly T[]) => pick(next, list);
 
-  const commit = (branch: string, parents: number[], build: (tree: Tree, ops: string[]) => void, message: string) => {
+  const commit = (branch: string, parents: number[], build: (tree: Tree) => void, message: string) => {
     const base = parents[0];
     const tree: Tree = new Map(base === undefined ? [] : trees.get(base));
-    const ops: string[] = [];
-    build(tree, ops);
+    build(tree);
     mark++;
     const pick = next();
     clock += pick < 0.35 ? 0 : pick < 0.45 ? -3600 * Math.floor(1 + next() * 48) : Math.floor(1 + next() * 90_000);
@@ -184,7 +235,12 @@ export function fastImportStream(seed: number, commits = 12): { stream: Buffer; 
       // A new branch from some earlier commit.
       const from = 1 + Math.floor(next() * mark);
       const name = `side-${heads.size}`;
-      commit(name, [from], (tree) => tree.set(key(choose(FAST_IMPORT_PATHS.filter((p) => !key(p).startsWith("x")))), content(next)), `branch ${choose(messages)}`);
+      commit(
+        name,
+        [from],
+        (tree) => tree.set(key(choose(FAST_IMPORT_PATHS.filter((p) => !key(p).startsWith("x")))), content(next)),
+        `branch ${choose(messages)}`,
+      );
       continue;
     }
     if (op < 0.35 && branches.length > 1) {
@@ -198,63 +254,19 @@ export function fastImportStream(seed: number, commits = 12): { stream: Buffer; 
       commit(
         into,
         parents,
-        (tree) => {
-          for (const other of parents.slice(1)) {
-            for (const [name, body] of trees.get(other) ?? []) {
-              if (!tree.has(name) || next() < 0.5) {
-                conflictFree(tree, bytes(name));
-                tree.set(name, body);
-              }
-            }
-          }
-          if (next() < 0.2) {
-            const name = choose([...tree.keys()]);
-            if (name !== undefined) tree.set(name, edit(tree.get(name) as Buffer, next));
-          }
-        },
+        (tree) =>
+          mergeSides(
+            tree,
+            parents.slice(1).map((other) => trees.get(other) ?? new Map()),
+            next,
+          ),
         `Merge ${others.join(", ")} into ${into}${next() < 0.3 ? " needle" : ""}\n`,
       );
       continue;
     }
     const branch = choose(branches);
-    commit(
-      branch,
-      [heads.get(branch) as number],
-      (tree) => {
-        const edits = next() < 0.1 ? 0 : 1 + Math.floor(next() * 3);
-        for (let index = 0; index < edits; index++) {
-          const kind = next();
-          const existing = [...tree.keys()];
-          const source = existing.length === 0 ? undefined : choose(existing);
-          const target = choose(FAST_IMPORT_PATHS);
-          if (kind < 0.35 || source === undefined) {
-            conflictFree(tree, target);
-            tree.set(key(target), tree.has(key(target)) ? edit(tree.get(key(target)) as Buffer, next) : content(next));
-          } else if (kind < 0.5) {
-            tree.delete(source);
-          } else if (kind < 0.7) {
-            // A rename, edited now and then.
-            const body = tree.get(source) as Buffer;
-            tree.delete(source);
-            conflictFree(tree, target);
-            tree.set(key(target), next() < 0.5 ? body : edit(body, next));
-          } else if (kind < 0.85) {
-            // A copy (exact or edited).
-            const body = tree.get(source) as Buffer;
-            conflictFree(tree, target);
-            tree.set(key(target), next() < 0.5 ? body : edit(body, next));
-          } else {
-            // Identical content under another name, and the same file edited.
-            conflictFree(tree, target);
-            tree.set(key(target), tree.get(source) as Buffer);
-            tree.set(source, edit(tree.get(source) as Buffer, next));
-          }
-        }
-      },
-      choose(messages) + (next() < 0.5 ? "\n" : ""),
-    );
+    commit(branch, [heads.get(branch) as number], (tree) => editTree(tree, next), choose(messages) + (next() < 0.5 ? "\n" : ""));
   }
-  // HEAD: main, with every other branch merged into it now and then so the whole history is reachable.
   for (const name of FAST_IMPORT_PATHS) paths.add(name.toString("utf8"));
   return { stream: Buffer.concat(chunks), paths };
 }
