@@ -362,7 +362,7 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
-      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions, false),
+      call: (name, args, callOptions) => this.invokeSafely(name, args, readCallOptions(callOptions), false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
   }
@@ -561,11 +561,14 @@ export class Run {
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    const result = await this.invokeSafely(name, args, options, false);
+    // Read once, here: the save below waits on the same signal the call ran under. Read again, a
+    // getter that throws (or `null` options) rejected the call after the tool had run.
+    const read = readCallOptions(options);
+    const result = await this.invokeSafely(name, args, read, false);
     if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
     // Saved before the model sees the result, so a process that takes over sees this call's effects;
     // bounded, since a store that never answers would otherwise hold the result forever.
-    if (this.persistence !== undefined) await this.persistence.saveWithinBound(options.signal);
+    if (this.persistence !== undefined) await this.persistence.saveWithinBound("code" in read ? undefined : read.signal);
     return result;
   }
 
@@ -753,9 +756,13 @@ export class Run {
   }
 
   /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
-  private async invokeSafely(name: unknown, args: unknown, rawOptions: unknown, viaToolbox: boolean): Promise<ToolCallResult> {
+  private async invokeSafely(
+    name: unknown,
+    args: unknown,
+    options: ReadCallOptions | ToolCallErrorInfo,
+    viaToolbox: boolean,
+  ): Promise<ToolCallResult> {
     const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
-    const options = readCallOptions(rawOptions);
     const given = "callId" in options ? options.callId : undefined;
     const callId = given === undefined ? `${this.id}:${++this.callCount}` : cutCallId(given);
     try {
@@ -1177,8 +1184,9 @@ export class Run {
   }
 
   /** Calls a listed tool for `toolbox`: the same validation, policy and events as a direct call. */
-  private callListed(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
-    if (!this.isListed(name)) {
+  private callListed(name: string, args: unknown, rawOptions: CallOptions): Promise<ToolCallResult> {
+    const options = readCallOptions(rawOptions);
+    if (typeof name === "string" && !this.isListed(name)) {
       const suggestions = closestNames(
         name,
         this.prominentNames().filter((candidate) => this.isListed(candidate)),
@@ -1186,7 +1194,7 @@ export class Run {
       return Promise.resolve({
         ok: false,
         tool: name,
-        callId: options.callId ?? "",
+        callId: ("callId" in options ? options.callId : undefined) ?? "",
         error: { code: "unknown_tool", ...notListedForToolbox(name, this.isVisible(name), suggestions), suggestions },
       });
     }
