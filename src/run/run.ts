@@ -41,6 +41,7 @@ import {
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
+import { handlerInputCopy } from "./handler-input-copy.js";
 import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
 import { randomRunId } from "./random-run-id.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
@@ -957,8 +958,9 @@ export class Run {
       addRunDisposer: this.addDisposerBound,
       recordChildRun: this.recordChildBound,
     };
-    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable, onToolRunning);
-    if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
+    const authorized = await this.authorize(compiled, input, context, approvedByHost, stillCallable, onToolRunning);
+    if ("error" in authorized) return this.fail(name, callId, started, authorized.error, authorized.cause);
+    const own = authorized.handlerInput;
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input });
     }
@@ -967,7 +969,7 @@ export class Run {
       output =
         // The handler may go on after the call answered (it ignored the abort): the call id's
         // claim waits for it, a thenable's as a promise's (followed once, by runUntilAborted).
-        (await runUntilAborted(() => compiled.definition.handler(input, context), signal, onToolRunning)).value;
+        (await runUntilAborted(() => compiled.definition.handler(own, context), signal, onToolRunning)).value;
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
@@ -1025,7 +1027,7 @@ export class Run {
     approvedByHost: boolean,
     stillCallable: () => ToolCallErrorInfo | undefined,
     onPreflightRunning: ((preflight: Promise<unknown>) => void) | undefined,
-  ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
+  ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | { handlerInput: unknown }> {
     const { preflight } = compiled.definition;
     if (preflight !== undefined) {
       try {
@@ -1036,7 +1038,15 @@ export class Run {
       }
     }
     // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
-    if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
+    const asks = !(this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition));
+    // Taken before the input is handed out (the approval request, then `tool.called`; the tool's
+    // own preflight above saw the shared one, and what it did to it is what is shown): rewriting
+    // what was handed out cannot change what runs once approved.
+    const handlerInput =
+      asks || this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")
+        ? handlerInputCopy(input)
+        : input;
+    if (!asks) return { handlerInput };
     let refusal: ToolCallErrorInfo | undefined;
     try {
       refusal = await authorizeCall(this.policy, {
@@ -1053,7 +1063,7 @@ export class Run {
     }
     if (refusal !== undefined) return { error: refusal, cause: undefined };
     const gone = stillCallable();
-    return gone === undefined ? undefined : { error: changedWhileWaiting(gone), cause: undefined };
+    return gone === undefined ? { handlerInput } : { error: changedWhileWaiting(gone), cause: undefined };
   }
 
   /** Why the model may not call `name` now (`entry`: its registry entry), or `undefined`. */
