@@ -8,6 +8,7 @@ import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { isMetaTool } from "../meta/meta-tools.js";
 import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
+import { handlerInputCopy } from "../policy/handler-input-copy.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
@@ -41,7 +42,6 @@ import {
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
-import { handlerInputCopy } from "./handler-input-copy.js";
 import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
 import { randomRunId } from "./random-run-id.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";

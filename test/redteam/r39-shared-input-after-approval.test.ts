@@ -161,3 +161,32 @@ describe("the input handed to approvers and listeners is not the one the handler
     expect(got).toEqual([true, 7, true]);
   });
 });
+
+describe("applyPolicy (a handler called outside a run) keeps its own input too", () => {
+  it("rewritten in approval.requested, then approved: the wrapped handler gets what was shown", async () => {
+    const { applyPolicy } = await import("agent-tool-catalog");
+    const broker = new InMemoryApprovalBroker();
+    const ran: unknown[] = [];
+    const tool = defineTool({
+      name: "deploy",
+      description: "Deploys.",
+      mutating: true,
+      inputSchema: { type: "object" },
+      handler: (input: unknown) => {
+        ran.push(structuredClone(input));
+        return "deployed";
+      },
+    });
+    broker.events.on("approval.requested", (request) => {
+      rewrite(request.input);
+      broker.approve(request.id);
+    });
+    const wrapped = applyPolicy(tool, {
+      approvals: broker,
+      permissions: { approval: "destructive", sandbox: "unrestricted", workspace: undefined } as never,
+    });
+    const context = { runId: "r", callId: "c", signal: new AbortController().signal } as never;
+    expect(await wrapped.handler(structuredClone(asked) as never, context)).toBe("deployed");
+    expect(ran).toEqual([asked]);
+  });
+});

@@ -1,7 +1,10 @@
-import { nodeUtilTypes } from "./node-util-types.js";
+import { nodeBuiltin } from "../tool/node-builtin.js";
 
-/** `util.types.isProxy`; without it no object is taken for plain (all are shared as they are). */
-const isProxy = nodeUtilTypes?.isProxy;
+/**
+ * `util.types.isProxy` (a brand check: no trap runs), reached as `run/node-util-types.ts` reaches
+ * it; without it no object is taken for plain (all are shared as they are).
+ */
+const isProxy = nodeBuiltin<{ types?: { isProxy?: (value: unknown) => boolean } }>("node:util")?.types?.isProxy;
 
 /**
  * Whether `value` is a container this copy takes apart: an array, or an object of
