@@ -165,29 +165,29 @@ const DEFAULT_MAX_TURNS = 10;
  */
 export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
   run: Run,
-  given: AnthropicToolLoopOptions<Client>,
+  options: AnthropicToolLoopOptions<Client>,
 ): Promise<AnthropicToolLoopResult<Client>> {
-  const options = readLoopOptions(given);
+  const loop = readLoopOptions(options);
   const maxTurns =
-    checkNumberOption(options.maxTurns, "maxTurns", { min: 1, integer: true }, "anthropicToolLoop") ?? DEFAULT_MAX_TURNS;
+    checkNumberOption(loop.maxTurns, "maxTurns", { min: 1, integer: true }, "anthropicToolLoop") ?? DEFAULT_MAX_TURNS;
   // Sent as the API's max_tokens: a bad one failed the first request, after the loop had started.
-  checkNumberOption(options.maxTokens, "maxTokens", { min: 1, integer: true }, "anthropicToolLoop");
-  readMediaOptions(options, "anthropicToolLoop");
-  const messages: AnthropicClientMessage<Client>[] = [...options.messages];
+  checkNumberOption(loop.maxTokens, "maxTokens", { min: 1, integer: true }, "anthropicToolLoop");
+  readMediaOptions(loop, "anthropicToolLoop");
+  const messages: AnthropicClientMessage<Client>[] = [...loop.messages];
   // A run rebuilt from saved state learns again which tools the provider's search loaded.
   for (const message of messages) {
     if (message.role === "assistant" && Array.isArray(message.content)) activateToolReferences(run, message.content);
   }
-  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const signal = loop.signal === undefined ? {} : { signal: loop.signal };
   for (let turns = 1; ; turns++) {
-    const response = await options.client.messages.create(request(run, options, messages), signal);
+    const response = await loop.client.messages.create(request(run, loop, messages), signal);
     messages.push(asClientMessage<Client>({ role: "assistant", content: response.content }));
     const done = (stopReason: string | null) => ({ messages, response, turns, stopReason });
     if (response.stop_reason === "pause_turn") {
       if (turns >= maxTurns) return done("max_turns");
       continue;
     }
-    const results = await answerToolUses(run, response, options);
+    const results = await answerToolUses(run, response, loop);
     if (results === undefined || results.length === 0) return done(response.stop_reason);
     messages.push(asClientMessage<Client>({ role: "user", content: results }));
     if (turns >= maxTurns) return done("max_turns");
