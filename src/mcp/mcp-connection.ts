@@ -8,6 +8,7 @@ import { clientCapabilities, installClientHandlers, type McpClientHandlers } fro
 import { clip, closedError, describeMcpFailure, McpConnectionError, unavailableError } from "./mcp-errors.js";
 import type { ResolvedMcpServerConfig } from "./resolve-mcp-server-config.js";
 import type { McpTransportDriver, McpTransportInstance } from "./transports/mcp-transport.js";
+import { isTransportOverflow } from "./transports/transport-overflow.js";
 
 /**
  * Where a connection stands.
@@ -196,11 +197,11 @@ export class McpConnection {
       // The first error explains the rest (an overflow is followed by broken JSON of the same
       // message), except that an overflow always wins: it is what ended the connection, even when
       // a line spliced from a reply and the endless output failed to parse before it.
-      if (this.firstTransportError === undefined || isOverflow(error.message))
+      if (this.firstTransportError === undefined || isTransportOverflow(error.message))
         this.firstTransportError = clip(error.message, 500);
       // An oversized message cannot be answered any more (an HTTP transport would leave the
       // request waiting for its timeout): end the connection, so it fails now, and is renewed.
-      if (isOverflow(error.message)) void client.close().catch(() => undefined);
+      if (isTransportOverflow(error.message)) void client.close().catch(() => undefined);
     };
     client.onclose = () => this.lost(client);
     try {
@@ -252,10 +253,6 @@ export class McpConnection {
     }
     await client.close().catch(() => undefined);
   }
-}
-
-function isOverflow(message: string): boolean {
-  return /exceeded maximum size/i.test(message);
 }
 
 /** A signal of one request that follows `parent`, and the way to detach it again. */

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type CatalogErrorOptions, ToolError } from "agent-tool-catalog";
 import { malformedResponseReason } from "./transports/malformed-response.js";
+import { isTransportOverflow } from "./transports/transport-overflow.js";
 
 /**
  * Thrown to the host when a server cannot be reached at all (the command does not start, the URL
@@ -44,7 +45,7 @@ const MAX_MESSAGE_LENGTH = 2000;
 /** Turns whatever a request threw into a {@link ToolError} the model can act on. */
 export function describeMcpFailure(error: unknown, context: McpFailureContext): McpFailure {
   const { server, subject } = context;
-  if (context.connectionLost && /exceeded maximum size/i.test(context.transportError ?? "")) {
+  if (context.connectionLost && isTransportOverflow(context.transportError)) {
     return {
       suspect: true,
       error: new ToolError(

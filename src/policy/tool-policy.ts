@@ -6,6 +6,7 @@ import type { AnyToolDefinition } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import type { ApprovalBroker } from "./approval-broker.js";
 import { awaitApproval } from "./await-approval.js";
+import { handlerInputCopy } from "./handler-input-copy.js";
 import type { ApprovalPolicy, ResolvedPermissionConfig } from "./permission-config.js";
 
 /**
@@ -101,6 +102,9 @@ export function applyPolicy<Tool extends AnyToolDefinition>(tool: Tool, policy: 
   const wrapped = {
     ...tool,
     handler: async (input: unknown, context: ToolContext) => {
+      // Taken before the input is handed to the broker: an approver rewriting the request's
+      // input in place cannot change what runs once approved (as in a run).
+      const own = handlerInputCopy(input);
       const refusal = await authorizeCall(policy, {
         runId: context.runId,
         callId: context.callId,
@@ -111,7 +115,7 @@ export function applyPolicy<Tool extends AnyToolDefinition>(tool: Tool, policy: 
       if (refusal !== undefined) {
         throw new ToolError(refusal.code, refusal.message, refusal.hint === undefined ? {} : { hint: refusal.hint });
       }
-      return tool.handler(input, context);
+      return tool.handler(own, context);
     },
   };
   return Object.freeze(wrapped) as unknown as Tool;

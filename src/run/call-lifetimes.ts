@@ -21,7 +21,8 @@ const hostWatches = new WeakMap<AbortSignal, HostWatch>();
 
 /**
  * Calls `onAbort` when `signal` (a host's, possibly shared by many calls) aborts; returns the
- * function that stops watching. However many watch one signal, it holds one listener.
+ * function that stops watching, which never throws. However many watch one signal, it holds one
+ * listener. Throws when the signal's `addEventListener` does (a host's signal-like object).
  */
 export function watchHostSignal(signal: AbortSignal, onAbort: (reason: unknown) => void): () => void {
   let watch = hostWatches.get(signal);
@@ -32,8 +33,10 @@ export function watchHostSignal(signal: AbortSignal, onAbort: (reason: unknown) 
       for (const call of [...calls]) call(signal.reason);
     };
     watch = { calls, listener };
-    hostWatches.set(signal, watch);
+    // Added before the watch is kept: a signal-like object whose addEventListener throws is not
+    // watched, and the next call under it tries again instead of trusting a listener never added.
     signal.addEventListener("abort", listener, { once: true });
+    hostWatches.set(signal, watch);
   }
   const { calls } = watch;
   calls.add(onAbort);
@@ -41,7 +44,14 @@ export function watchHostSignal(signal: AbortSignal, onAbort: (reason: unknown) 
     calls.delete(onAbort);
     if (calls.size === 0 && hostWatches.get(signal) === watch) {
       hostWatches.delete(signal);
-      signal.removeEventListener("abort", watch.listener);
+      // Never throws: it runs once a call or a save has ended, and a host's signal-like object
+      // whose removeEventListener throws must not turn that call's answer into a failure (the
+      // listener left behind only reaches an empty set).
+      try {
+        signal.removeEventListener("abort", watch.listener);
+      } catch {
+        // The host's object; nothing of the call depends on it any more.
+      }
     }
   };
 }

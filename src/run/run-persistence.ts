@@ -105,8 +105,14 @@ export class RunPersistence {
         timer = setTimeout(stop, ABORT_SAVE_WAIT_MS);
       };
       // The host's signal, often one for the whole conversation: one shared listener, not one per save.
-      if (signal.aborted) onAbort();
-      else unwatch = watchHostSignal(signal, onAbort);
+      // A signal-like object that throws here is not watched (the call already answered; the
+      // wait stays bounded by its timer), so the call still resolves with its result.
+      try {
+        if (signal.aborted) onAbort();
+        else unwatch = watchHostSignal(signal, onAbort);
+      } catch {
+        unwatch = undefined;
+      }
     });
     return Promise.race([saving, stopped]).finally(() => {
       clearTimeout(timer);

@@ -8,6 +8,7 @@ import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { isMetaTool } from "../meta/meta-tools.js";
 import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
+import { handlerInputCopy } from "../policy/handler-input-copy.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
 import { authorizeCall, type ToolPolicy } from "../policy/tool-policy.js";
@@ -362,7 +363,7 @@ export class Run {
       isListed: (name) => this.isListed(name),
       describeListed: (name) => (this.isListed(name) ? this.descriptorOf(name) : undefined),
       callListed: (name, args, callOptions) => this.callListed(name, args, callOptions),
-      call: (name, args, callOptions) => this.invokeSafely(name, args, callOptions, false),
+      call: (name, args, callOptions) => this.invokeSafely(name, args, readCallOptions(callOptions), false),
       applySkillConstraint: (skill, allowedTools) => this.applySkillConstraint(skill, allowedTools),
     };
   }
@@ -561,11 +562,14 @@ export class Run {
    * @param args - the arguments, as an object or as the JSON string a provider sent
    */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    const result = await this.invokeSafely(name, args, options, false);
+    // Read once, here: the save below waits on the same signal the call ran under. Read again, a
+    // getter that throws (or `null` options) rejected the call after the tool had run.
+    const read = readCallOptions(options);
+    const result = await this.invokeSafely(name, args, read, false);
     if (result.ok && typeof name === "string") this.lastUse.set(name, ++this.useCount);
     // Saved before the model sees the result, so a process that takes over sees this call's effects;
     // bounded, since a store that never answers would otherwise hold the result forever.
-    if (this.persistence !== undefined) await this.persistence.saveWithinBound(options.signal);
+    if (this.persistence !== undefined) await this.persistence.saveWithinBound("code" in read ? undefined : read.signal);
     return result;
   }
 
@@ -753,9 +757,13 @@ export class Run {
   }
 
   /** {@link Run.invoke} behind a last guard: nothing a handler, host or listener does escapes. */
-  private async invokeSafely(name: unknown, args: unknown, rawOptions: unknown, viaToolbox: boolean): Promise<ToolCallResult> {
+  private async invokeSafely(
+    name: unknown,
+    args: unknown,
+    options: ReadCallOptions | ToolCallErrorInfo,
+    viaToolbox: boolean,
+  ): Promise<ToolCallResult> {
     const toolName = typeof name === "string" ? name : `(not a tool name: ${name === null ? "null" : typeof name})`;
-    const options = readCallOptions(rawOptions);
     const given = "callId" in options ? options.callId : undefined;
     const callId = given === undefined ? `${this.id}:${++this.callCount}` : cutCallId(given);
     try {
@@ -950,8 +958,9 @@ export class Run {
       addRunDisposer: this.addDisposerBound,
       recordChildRun: this.recordChildBound,
     };
-    const refusal = await this.authorize(compiled, input, context, approvedByHost, stillCallable, onToolRunning);
-    if (refusal !== undefined) return this.fail(name, callId, started, refusal.error, refusal.cause);
+    const authorized = await this.authorize(compiled, input, context, approvedByHost, stillCallable, onToolRunning);
+    if ("error" in authorized) return this.fail(name, callId, started, authorized.error, authorized.cause);
+    const own = authorized.handlerInput;
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
       this.emit("tool.called", { runId: this.id, callId, name, input });
     }
@@ -960,7 +969,7 @@ export class Run {
       output =
         // The handler may go on after the call answered (it ignored the abort): the call id's
         // claim waits for it, a thenable's as a promise's (followed once, by runUntilAborted).
-        (await runUntilAborted(() => compiled.definition.handler(input, context), signal, onToolRunning)).value;
+        (await runUntilAborted(() => compiled.definition.handler(own, context), signal, onToolRunning)).value;
     } catch (error) {
       return this.fail(name, callId, started, describeFailure(name, error, signal), error);
     }
@@ -1018,7 +1027,7 @@ export class Run {
     approvedByHost: boolean,
     stillCallable: () => ToolCallErrorInfo | undefined,
     onPreflightRunning: ((preflight: Promise<unknown>) => void) | undefined,
-  ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | undefined> {
+  ): Promise<{ error: ToolCallErrorInfo; cause: unknown } | { handlerInput: unknown }> {
     const { preflight } = compiled.definition;
     if (preflight !== undefined) {
       try {
@@ -1029,7 +1038,15 @@ export class Run {
       }
     }
     // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
-    if (this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition)) return undefined;
+    const asks = !(this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition));
+    // Taken before the input is handed out (the approval request, then `tool.called`; the tool's
+    // own preflight above saw the shared one, and what it did to it is what is shown): rewriting
+    // what was handed out cannot change what runs once approved.
+    const handlerInput =
+      asks || this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")
+        ? handlerInputCopy(input)
+        : input;
+    if (!asks) return { handlerInput };
     let refusal: ToolCallErrorInfo | undefined;
     try {
       refusal = await authorizeCall(this.policy, {
@@ -1046,7 +1063,7 @@ export class Run {
     }
     if (refusal !== undefined) return { error: refusal, cause: undefined };
     const gone = stillCallable();
-    return gone === undefined ? undefined : { error: changedWhileWaiting(gone), cause: undefined };
+    return gone === undefined ? { handlerInput } : { error: changedWhileWaiting(gone), cause: undefined };
   }
 
   /** Why the model may not call `name` now (`entry`: its registry entry), or `undefined`. */
@@ -1177,8 +1194,9 @@ export class Run {
   }
 
   /** Calls a listed tool for `toolbox`: the same validation, policy and events as a direct call. */
-  private callListed(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
-    if (!this.isListed(name)) {
+  private callListed(name: string, args: unknown, rawOptions: CallOptions): Promise<ToolCallResult> {
+    const options = readCallOptions(rawOptions);
+    if (typeof name === "string" && !this.isListed(name)) {
       const suggestions = closestNames(
         name,
         this.prominentNames().filter((candidate) => this.isListed(candidate)),
@@ -1186,7 +1204,7 @@ export class Run {
       return Promise.resolve({
         ok: false,
         tool: name,
-        callId: options.callId ?? "",
+        callId: ("callId" in options ? options.callId : undefined) ?? "",
         error: { code: "unknown_tool", ...notListedForToolbox(name, this.isVisible(name), suggestions), suggestions },
       });
     }

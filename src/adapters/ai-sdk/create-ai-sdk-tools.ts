@@ -13,7 +13,7 @@ import { dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolSet, to
 import { checkChoiceOption } from "../../errors/check-choice-option.js";
 import { callSafely, duplicateCallIdResult } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
-import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { readMediaOptions } from "../shared/tool-result-media.js";
 import { type AiSdkContentOutput, executeOutput, toModelOutput } from "./ai-sdk-model-output.js";
 import { approvalMismatch, mismatchedApprovalResult } from "./approved-call-check.js";
 import { noteRequestedTool, requestedToolOption } from "./approved-tools.js";
@@ -130,7 +130,8 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
   run: Run,
   options: AiSdkToolsOptions<Definitions> = {},
 ): AiSdkTools<[keyof Definitions] extends [never] ? ToolSet : AiSdkTypedToolSet<Definitions>> {
-  checkMediaOptions(options, "createAiSdkTools");
+  // Read once: every result of the set is sent with the limits checked here.
+  const media = readMediaOptions(options, "createAiSdkTools");
   // An unknown flow ("ai_sdk", "sdk") fell back to the broker: approvals the host meant to answer
   // in the SDK's own flow waited on a broker nobody watched.
   const flow = checkChoiceOption(options.approvalFlow, "approvalFlow", ["broker", "ai-sdk"], "createAiSdkTools") ?? "broker";
@@ -150,7 +151,7 @@ export function createAiSdkTools<const Definitions extends AiSdkToolDefinitions 
         descriptor,
         current,
         flow,
-        options,
+        media,
         options.definitions === undefined || typed.has(descriptor.name),
         steps,
       ),

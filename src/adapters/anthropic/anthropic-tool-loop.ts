@@ -2,7 +2,7 @@ import type { Run, ToolCallResult } from "agent-tool-catalog";
 import { checkNumberOption } from "../../errors/check-number-option.js";
 import { field } from "../shared/json-fields.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
-import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { readMediaOptions } from "../shared/tool-result-media.js";
 import { type AnthropicTextBlockParam, anthropicSystem } from "./anthropic-system.js";
 import { anthropicToolResult } from "./anthropic-tool-result.js";
 import { type AnthropicToolsOptions, anthropicTools } from "./anthropic-tools.js";
@@ -167,30 +167,47 @@ export async function anthropicToolLoop<Client extends AnthropicMessagesClient>(
   run: Run,
   options: AnthropicToolLoopOptions<Client>,
 ): Promise<AnthropicToolLoopResult<Client>> {
+  const loop = readLoopOptions(options);
   const maxTurns =
-    checkNumberOption(options.maxTurns, "maxTurns", { min: 1, integer: true }, "anthropicToolLoop") ?? DEFAULT_MAX_TURNS;
+    checkNumberOption(loop.maxTurns, "maxTurns", { min: 1, integer: true }, "anthropicToolLoop") ?? DEFAULT_MAX_TURNS;
   // Sent as the API's max_tokens: a bad one failed the first request, after the loop had started.
-  checkNumberOption(options.maxTokens, "maxTokens", { min: 1, integer: true }, "anthropicToolLoop");
-  checkMediaOptions(options, "anthropicToolLoop");
-  const messages: AnthropicClientMessage<Client>[] = [...options.messages];
+  checkNumberOption(loop.maxTokens, "maxTokens", { min: 1, integer: true }, "anthropicToolLoop");
+  readMediaOptions(loop, "anthropicToolLoop");
+  const messages: AnthropicClientMessage<Client>[] = [...loop.messages];
   // A run rebuilt from saved state learns again which tools the provider's search loaded.
   for (const message of messages) {
     if (message.role === "assistant" && Array.isArray(message.content)) activateToolReferences(run, message.content);
   }
-  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const signal = loop.signal === undefined ? {} : { signal: loop.signal };
   for (let turns = 1; ; turns++) {
-    const response = await options.client.messages.create(request(run, options, messages), signal);
+    const response = await loop.client.messages.create(request(run, loop, messages), signal);
     messages.push(asClientMessage<Client>({ role: "assistant", content: response.content }));
     const done = (stopReason: string | null) => ({ messages, response, turns, stopReason });
     if (response.stop_reason === "pause_turn") {
       if (turns >= maxTurns) return done("max_turns");
       continue;
     }
-    const results = await answerToolUses(run, response, options);
+    const results = await answerToolUses(run, response, loop);
     if (results === undefined || results.length === 0) return done(response.stop_reason);
     messages.push(asClientMessage<Client>({ role: "user", content: results }));
     if (turns >= maxTurns) return done("max_turns");
   }
+}
+
+/**
+ * The loop's options read once, each field: checked once and then read again on every turn, a
+ * getter could answer the checks one value and the turns another (a `maxMediaBytes` of `0`, then
+ * `NaN`, sent every image whatever its size), or throw after a call had run.
+ */
+function readLoopOptions<Client extends AnthropicMessagesClient>(
+  options: AnthropicToolLoopOptions<Client>,
+): AnthropicToolLoopOptions<Client> {
+  const { client, model, messages, system, maxTokens, maxTurns, params, signal, nativeToolSearch, media, maxMediaBytes } =
+    options;
+  const read = { client, model, messages, system, maxTokens, maxTurns, params, signal, nativeToolSearch, media, maxMediaBytes };
+  // Fields left out stay absent (an `undefined` would read as given, e.g. to exactOptionalPropertyTypes).
+  for (const key of Object.keys(read) as (keyof typeof read)[]) if (read[key] === undefined) delete read[key];
+  return Object.freeze(read) as AnthropicToolLoopOptions<Client>;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Run } from "agent-tool-catalog";
 import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import type { ToolResultMediaOptions } from "../shared/tool-result-media.js";
-import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { readMediaOptions } from "../shared/tool-result-media.js";
 import { anthropicToolResult } from "./anthropic-tool-result.js";
 import type { AnthropicContentBlock, AnthropicToolResultBlock } from "./anthropic-types.js";
 import { activateToolReferences } from "./tool-references.js";
@@ -43,7 +43,9 @@ export async function runAnthropicToolUses(
   content: readonly AnthropicContentBlock[],
   options: RunAnthropicToolUsesOptions = {},
 ): Promise<AnthropicToolResultBlock[]> {
-  checkMediaOptions(options, "runAnthropicToolUses");
+  // Read once: the limits checked are the limits used, and a getter cannot fail the batch midway.
+  const media = readMediaOptions(options, "runAnthropicToolUses");
+  const { signal } = options;
   activateToolReferences(run, content);
   const results: AnthropicToolResultBlock[] = [];
   const step = new Set<string>();
@@ -59,11 +61,11 @@ export async function runAnthropicToolUses(
       field(block, "input"),
       {
         callId: id,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(signal === undefined ? {} : { signal }),
       },
       step,
     );
-    results.push(anthropicToolResult(id, result, options));
+    results.push(anthropicToolResult(id, result, media));
   }
   return results;
 }

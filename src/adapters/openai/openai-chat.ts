@@ -2,7 +2,7 @@ import type { Run } from "agent-tool-catalog";
 import { entries, field, label } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
-import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { readMediaOptions } from "../shared/tool-result-media.js";
 import { checkOpenAIOptions } from "./check-openai-options.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
@@ -186,7 +186,9 @@ export async function runOpenAIChatToolCalls(
   toolCalls: readonly OpenAIChatToolCall[] | null | undefined,
   options: RunOpenAIToolCallsOptions = {},
 ): Promise<OpenAIChatResultMessage[]> {
-  checkMediaOptions(options, "runOpenAIChatToolCalls");
+  // Read once: the limits checked are the limits used, and a getter cannot fail the batch midway.
+  const mediaOptions = readMediaOptions(options, "runOpenAIChatToolCalls");
+  const { signal } = options;
   const messages: OpenAIChatResultMessage[] = [];
   const media: OpenAIChatUserContentPart[] = [];
   const step = new Set<string>();
@@ -201,11 +203,11 @@ export async function runOpenAIChatToolCalls(
       safeArguments(run, name, field(fn, "arguments")),
       {
         callId: label(id),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(signal === undefined ? {} : { signal }),
       },
       step,
     );
-    const output = chatOutput(result, options);
+    const output = chatOutput(result, mediaOptions);
     messages.push({ role: "tool", tool_call_id: id as string, content: output.text });
     if (output.media.length > 0) {
       media.push(

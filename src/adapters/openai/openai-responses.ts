@@ -2,7 +2,7 @@ import { ConfigurationError, FIND_TOOL_NAME, type Run, type ToolDescriptor } fro
 import { entries, field } from "../shared/json-fields.js";
 import { callSafely } from "../shared/safe-call.js";
 import { systemWithIndex } from "../shared/system-prompt.js";
-import { checkMediaOptions } from "../shared/tool-result-media.js";
+import { readMediaOptions } from "../shared/tool-result-media.js";
 import { checkOpenAIOptions } from "./check-openai-options.js";
 import { functionToolParts, safeArguments } from "./function-tool-parts.js";
 import type { OpenAIAllowedToolsOptions, OpenAIToolsOptions, RunOpenAIToolCallsOptions } from "./openai-options.js";
@@ -163,7 +163,9 @@ export async function runOpenAIResponsesFunctionCalls(
   output: readonly OpenAIResponseItem[],
   options: RunOpenAIToolCallsOptions = {},
 ): Promise<OpenAIFunctionCallOutputItem[]> {
-  checkMediaOptions(options, "runOpenAIResponsesFunctionCalls");
+  // Read once: the limits checked are the limits used, and a getter cannot fail the batch midway.
+  const media = readMediaOptions(options, "runOpenAIResponsesFunctionCalls");
+  const { signal } = options;
   activateToolSearchOutput(run, output);
   const outputs: OpenAIFunctionCallOutputItem[] = [];
   const step = new Set<string>();
@@ -181,11 +183,11 @@ export async function runOpenAIResponsesFunctionCalls(
       safeArguments(run, name, json),
       {
         callId,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(signal === undefined ? {} : { signal }),
       },
       step,
     );
-    outputs.push({ type: "function_call_output", call_id: callId, output: responsesOutput(result, options) });
+    outputs.push({ type: "function_call_output", call_id: callId, output: responsesOutput(result, media) });
   }
   return outputs;
 }

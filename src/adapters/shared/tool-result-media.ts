@@ -62,7 +62,22 @@ export interface ProviderMedia {
  * @throws ConfigurationError `invalid_option` naming `maxMediaBytes`.
  */
 export function checkMediaOptions(options: ToolResultMediaOptions, where: string): void {
-  checkNumberOption(options.maxMediaBytes, "maxMediaBytes", { min: 0, integer: true, infinite: true }, where);
+  readMediaOptions(options, where);
+}
+
+/**
+ * The media options read once and checked ({@link checkMediaOptions}): the value checked is the
+ * value used. Read again for each result, a getter answering `0` to the check and `NaN` after it
+ * sent every image whatever its size, and one that threw lost a batch whose first call had run.
+ * @throws ConfigurationError `invalid_option` naming `maxMediaBytes`.
+ */
+export function readMediaOptions(options: ToolResultMediaOptions, where: string): ToolResultMediaOptions {
+  const { media, maxMediaBytes } = options;
+  checkNumberOption(maxMediaBytes, "maxMediaBytes", { min: 0, integer: true, infinite: true }, where);
+  return Object.freeze({
+    ...(media === undefined ? {} : { media }),
+    ...(maxMediaBytes === undefined ? {} : { maxMediaBytes }),
+  });
 }
 
 /**

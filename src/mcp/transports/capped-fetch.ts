@@ -1,3 +1,5 @@
+import { transportOverflowError } from "./transport-overflow.js";
+
 /** The message size limit of the HTTP transports, as the stdio transport's (10 MiB). */
 export const MAX_HTTP_MESSAGE_BYTES = 10 * 1024 * 1024;
 
@@ -25,7 +27,7 @@ export function cappedFetch(maxBytes: number, base: typeof fetch = globalThis.fe
           tail = view.subarray(Math.max(0, view.length - 2));
         } else pending += chunk.byteLength;
         if (pending > maxBytes) {
-          controller.error(new Error(`ReadBuffer exceeded maximum size of ${maxBytes} bytes`));
+          controller.error(transportOverflowError(maxBytes));
           return;
         }
         controller.enqueue(chunk);

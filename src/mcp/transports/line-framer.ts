@@ -1,3 +1,5 @@
+import { transportOverflowError } from "./transport-overflow.js";
+
 /**
  * Splits a byte stream into newline-terminated lines, holding at most `maxLineBytes` of an
  * unfinished line. The SDK's `ReadBuffer` concatenates its whole buffer with every chunk, which
@@ -45,6 +47,6 @@ export class LineFramer {
 
   private overflow(): never {
     this.clear();
-    throw new Error(`ReadBuffer exceeded maximum size of ${this.maxLineBytes} bytes`);
+    throw transportOverflowError(this.maxLineBytes);
   }
 }
