@@ -14,7 +14,7 @@
  * after the swapper stops the same run's commands start, write the workspace, and find the
  * nested repository's hooks read-only.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
@@ -29,15 +29,25 @@ const STARTED = 14;
 /** At most this many calls in all (a refusal by the scan costs a few milliseconds). */
 const CALLS = 400;
 
-/** Exchanges `a` and `b` (a directory and a link) until `stop` exists; prints how many times. */
+/**
+ * Exchanges `a` and `b` (a directory and a link to `target`) until `stop` exists; prints how many
+ * times. The repair after each command moves a link out of a git directory aside (round 38): when
+ * it took the link while it stood at `a`, the directory is moved back from `b` and the link made
+ * again, so the race goes on.
+ */
 const SWAPPER = `
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-a, b, stop = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3]
+a, b, stop, target = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3], sys.argv[4]
 n = 0
 while not os.path.exists(stop) and n < 50000000:
     if libc.renameat2(-100, a, -100, b, 2) != 0:
-        sys.exit('renameat2: %d' % ctypes.get_errno())
+        if ctypes.get_errno() != 2 or os.path.lexists(a):
+            sys.exit('renameat2: %d' % ctypes.get_errno())
+        os.rename(b, a)
+        os.symlink(target, b)
+        n += n % 2
+        continue
     n += 1
 if n % 2: libc.renameat2(-100, a, -100, b, 2)
 print('swapped', n)
@@ -66,13 +76,18 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: paths swa
       // Only what a swapped-in link's target must hold too: a missing `hooks` or `info` becomes an empty tmpfs.
       swapped.endsWith("hooks") ? `mkdir -p ${repo}/.git/refs/heads ${repo}/.git/hooks` : `mkdir -p ${repo}/.git/refs/heads`,
       `printf 'ref: refs/heads/main\\n' > ${repo}/.git/HEAD`,
-      `ln -s ${quote(link)} ${swapped}.link`,
+      // The link waits outside the git directory (where no repair moves it), relative to where it is swapped in.
+      `ln -s ${quote(link)} ${repo}.swap-link`,
       `echo ready`,
-      `exec python3 -c ${quote(SWAPPER)} ${swapped} ${swapped}.link ${stop}`,
+      `exec python3 -c ${quote(SWAPPER)} ${swapped} ${repo}.swap-link ${stop} ${quote(link)}`,
     ].join(" && ");
     const swapper = sh(run, setUp, { timeout_seconds: 120 });
     // The swapper's repository is there before the probes start (its HEAD is what the scan looks for).
-    for (let tries = 0; tries < 200 && !existsSync(path.join(ground.workspace, `${swapped}.link`)); tries++)
+    for (
+      let tries = 0;
+      tries < 200 && lstatSync(path.join(ground.workspace, `${repo}.swap-link`), { throwIfNoEntry: false }) === undefined;
+      tries++
+    )
       await new Promise((resolve) => setTimeout(resolve, 25));
     const probes: ShellOutcome[] = [];
     try {
@@ -132,7 +147,7 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: paths swa
           "mkdir -p rw/.git/refs/heads rw/.git/hooks rw/.git/info",
           "printf 'ref: refs/heads/main\\n' > rw/.git/HEAD",
           `ln -s ${quote(link)} rw/.git.link`,
-          `exec python3 -c ${quote(SWAPPER)} rw/.git rw/.git.link rw.stop`,
+          `exec python3 -c ${quote(SWAPPER)} rw/.git rw/.git.link rw.stop ${quote(link)}`,
         ].join(" && "),
       );
       for (let tries = 0; tries < 200 && !existsSync(path.join(ground.workspace, "rw/.git.link")); tries++)

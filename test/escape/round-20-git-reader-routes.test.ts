@@ -54,7 +54,7 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
       "git tools: a ref whose link leaves the workspace and climbs back answers alike whether the host directory exists",
       async () => {
         const back = path.relative(path.join(outside, "dir"), workspace);
-        await plantLinks({
+        const links = {
           // Absolute: out to a host directory, `..` back into the workspace.
           "abs-present": `${path.join(outside, "dir")}/${back}/oid`,
           "abs-missing": `${path.join(outside, "no-such-dir")}/${back}/oid`,
@@ -69,7 +69,16 @@ describe.skipIf(gitCapability.missing || bubblewrap.missing)(
           // A directory of refs reached that way (`d/x` looks `d` up first).
           "dir-present": `${path.join(outside, "dir")}/${back}/.git/refs/heads`,
           "dir-missing": `${path.join(outside, "no-such-dir")}/${back}/.git/refs/heads`,
-        });
+        };
+        // Planted by a sandboxed command: every one of these links leaves the workspace on its
+        // route, so the repair after the command (round 38) moves each aside, whether the host
+        // directory it passes through exists or not (judged without looking outside): the refs
+        // are unknown alike, and the command's listing of .git/refs/heads shows the same.
+        await plantLinks(links);
+        const kept = await sh(attackRun(workspace, "workspace"), "ls .git/refs/heads");
+        expect(kept.stdout.split("\n").filter((name) => name in links)).toEqual([]);
+        // Planted on the host (where no repair runs): the git reader's own route check refuses them alike.
+        await plantRefLinks(workspace, "unrestricted", links);
         // The ref `d/<name>` inside a linked directory of refs: the workspace's own branch.
         const branch = git(workspace, ["symbolic-ref", "--short", "HEAD"]).trim();
         const pairs = [

@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
+import { linkRouteInside } from "./link-route.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
@@ -56,8 +57,9 @@ export interface OutwardEntry {
 
 /**
  * The entries of the git directory behind `descriptor` through which host git would read or
- * write outside the workspace (real path `root`): every symbolic link whose target, resolved now,
- * is not inside the workspace or does not exist, and (with `alternates`) an
+ * write outside the workspace (real path `root`): every symbolic link whose route, resolved now,
+ * leaves the workspace at any step or ends at nothing ({@link linkRouteInside}: judged without
+ * looking at anything outside, so what is moved tells nothing of the host's files), and (with `alternates`) an
  * `objects/info/alternates` naming an object store outside it.
  *
  * Git opens its files by name and follows a link at any of them: `git commit` writes the message
@@ -123,12 +125,14 @@ function listedEntries(directory: number, relative: string, root: string): { lin
   } catch {
     return { links, directories };
   }
+  let real: string | undefined;
   for (const entry of entries) {
     const name = entry.name;
     if (relative === "" && (name.startsWith(SEQUENCER_QUARANTINE) || OWN_GIT_DIRECTORIES.has(name))) continue;
     const child = relative === "" ? name : `${relative}/${name}`;
     if (entry.isSymbolicLink()) {
-      if (!leadsInside(`/proc/self/fd/${directory}/${name}`, root)) links.push({ relative: child, kind: "link" });
+      real ??= realDirectory(directory);
+      if (real === undefined || linkRouteInside(real, name, root) === undefined) links.push({ relative: child, kind: "link" });
     } else if (entry.isDirectory()) {
       directories.push(child);
     }
@@ -136,13 +140,12 @@ function listedEntries(directory: number, relative: string, root: string): { lin
   return { links, directories };
 }
 
-/** True when the link at `link` resolves, now, to an existing place inside the workspace. */
-function leadsInside(link: string, root: string): boolean {
+/** The real path of the directory behind `descriptor` (inside the workspace: it was opened from there, no link followed). */
+function realDirectory(descriptor: number): string | undefined {
   try {
-    return isInsideDirectory(root, realpathSync(link));
+    return realpathSync(`/proc/self/fd/${descriptor}`);
   } catch {
-    // Dangling (git would create the file it names, wherever that is) or a loop.
-    return false;
+    return undefined;
   }
 }
 

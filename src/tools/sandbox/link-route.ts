@@ -1,0 +1,54 @@
+import path from "node:path";
+import { lstatSync, readlinkSync } from "./byte-paths.js";
+import { isInsideDirectory } from "./workspace-root.js";
+
+/** The most links followed on one route, as the kernel's own limit (ELOOP after 40). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where the symbolic link `name` in directory `directory` (a real path inside the workspace
+ * `root`) leads, resolved component by component as the kernel resolves it (links on the way
+ * followed, `..` taken from where the route is then), or `undefined` when its route passes
+ * outside the workspace at any step, or reaches a name that does not exist (or loops).
+ *
+ * Nothing outside the workspace is looked at: a step outside it, other than the workspace's own
+ * ancestors on the way down to it (real directories, as `root` is a real path), ends the route.
+ * `realpath` of the link answered by the host's file system: a link out to a host directory and
+ * `..` back into the workspace resolved inside when the host directory existed and failed when
+ * it did not, so which links a repair kept told a command whether any host path exists.
+ */
+export function linkRouteInside(directory: string, name: string, root: string): string | undefined {
+  const hops = { left: MAX_LINK_HOPS };
+  return followLink(path.join(directory, name), root, hops);
+}
+
+function followLink(link: string, root: string, hops: { left: number }): string | undefined {
+  if (--hops.left < 0) return undefined;
+  let target: string;
+  try {
+    target = readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+  return route(path.dirname(link), target, root, hops);
+}
+
+function route(start: string, target: string, root: string, hops: { left: number }): string | undefined {
+  let current = target.startsWith("/") ? "/" : start;
+  for (const part of target.split("/")) {
+    if (part === "" || part === ".") continue;
+    current = part === ".." ? path.dirname(current) : path.join(current, part);
+    if (!isInsideDirectory(root, current)) {
+      if (isInsideDirectory(current, root)) continue; // an ancestor of the workspace, on the way down to it
+      return undefined;
+    }
+    const stats = lstatSync(current, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    if (stats.isSymbolicLink()) {
+      const next = followLink(current, root, hops);
+      if (next === undefined) return undefined;
+      current = next;
+    }
+  }
+  return isInsideDirectory(root, current) ? current : undefined;
+}
