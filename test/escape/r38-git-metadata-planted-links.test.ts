@@ -27,7 +27,8 @@ import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGit, hostGitOutput } from "./support/host-git.js";
-import { attackRun, type Playground, playground, quote, sh } from "./support/sandbox-harness.js";
+import { oneCommitPlayground } from "./support/one-commit-playground.js";
+import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
@@ -65,13 +66,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
 
     /** A workspace that is a repository with one commit, and a host file outside it. */
     async function setUp() {
-      const ground = await playground();
-      grounds.push(ground);
-      const root = ground.workspace;
-      hostGit(root, ["init", "-q", "-b", "main"]);
-      await writeFile(path.join(root, "a.txt"), "a\n");
-      hostGit(root, ["add", "a.txt"]);
-      hostGit(root, ["commit", "-q", "-m", "a"]);
+      const { ground, root } = await oneCommitPlayground(grounds);
       const victim = path.join(ground.outside, "victim.txt");
       await writeFile(victim, ORIGINAL);
       return { ground, root, victim };

@@ -16,6 +16,7 @@ import type { FileHistoryOutput } from "../../src/git/file-history-tool.js";
 import type { LogSearchOutput } from "../../src/git/log-search-tool.js";
 import { capability } from "../support/capabilities.js";
 import { copyRepository, type GitAnswer, git, gitMany, removeDirectory, useGitSession } from "./support/git-fixture.js";
+import { porcelainBlameIds } from "./support/git-oracle.js";
 import { failure, gitRun, output } from "./support/git-run.js";
 import {
   buildRepository,
@@ -124,11 +125,7 @@ async function compareBlame(directory: string, run: Run, revision: string): Prom
   for (const [index, file] of files.entries()) {
     const text = must(answers[2 * index]);
     if (text.includes("\0") || text === "") continue;
-    const expected = new Map<number, string>();
-    for (const line of must(answers[2 * index + 1]).split("\n")) {
-      const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
-      if (match !== null) expected.set(Number(match[3]), short(match[1] ?? ""));
-    }
+    const expected = new Map([...porcelainBlameIds(must(answers[2 * index + 1]))].map(([line, id]) => [line, short(id)]));
     const answer = output<BlameOutput>(
       await run.call("git_blame_context", { path: file, ref: revision, start_line: 1, end_line: expected.size, context: 0 }),
     );

@@ -71,7 +71,11 @@ export function logNumstat(
 
 /** `git blame --porcelain`: the commit of each final line number. */
 export function blameIds(directory: string, revision: string, path: string, from: number, to: number): Map<number, string> {
-  const output = git(directory, ["blame", "--porcelain", "-L", `${from},${to}`, revision, "--", path]);
+  return porcelainBlameIds(git(directory, ["blame", "--porcelain", "-L", `${from},${to}`, revision, "--", path]));
+}
+
+/** The commit of each final line number in `git blame --porcelain`'s output. */
+export function porcelainBlameIds(output: string): Map<number, string> {
   const lines = new Map<number, string>();
   for (const line of output.split("\n")) {
     const match = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
