@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readlinkSync,
   realpathSync,
   rmSync,
@@ -103,6 +104,31 @@ describe("outwardGitEntries", () => {
       expect(alternatesRelinked(descriptor, root)).toBe(true);
       writeFileSync(alternates, "../../../store/objects\n");
       expect(alternatesRelinked(descriptor, root)).toBe(true);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
+  it("moves only a link: what a racing command swapped in for it after the walk is put back and not reported", () => {
+    const { root, outside, git, descriptor } = layout();
+    try {
+      const hooks = path.join(git, "hooks");
+      symlinkSync(outside, hooks);
+      const found = outwardGitEntries(descriptor, root, false);
+      expect(found).toEqual([{ relative: "hooks", kind: "link" }]);
+      // Between the walk and the move a command of the workspace still running exchanges the link for a directory.
+      rmSync(hooks);
+      mkdirSync(hooks);
+      writeFileSync(path.join(hooks, "kept"), "z\n");
+      expect(moveOutwardEntries(descriptor, "sub/.git", found, new Date(0))).toEqual([]);
+      expect(readdirSync(hooks)).toEqual(["kept"]);
+      expect(readdirSync(git).filter((name) => name.startsWith("atc-quarantine"))).toEqual([]);
+      // Control: the link itself is moved and reported.
+      rmSync(hooks, { recursive: true });
+      symlinkSync(outside, hooks);
+      expect(moveOutwardEntries(descriptor, "sub/.git", found, new Date(0))).toEqual([
+        { from: "sub/.git/hooks", to: "sub/.git/atc-quarantine-link-hooks-19700101T000000Z", outwardEntry: "link" },
+      ]);
     } finally {
       closeSync(descriptor);
     }

@@ -226,14 +226,36 @@ export function moveOutwardEntries(
       for (let attempt = 1; attempt <= 100; attempt++) {
         const target = attempt === 1 ? base : `${base}-${attempt}`;
         if (lstatSync(`/proc/self/fd/${descriptor}/${target}`, { throwIfNoEntry: false }) !== undefined) continue;
-        renameSync(from, `/proc/self/fd/${descriptor}/${target}`);
-        moved.push({ from: path.join(shown, entry.relative), to: path.join(shown, target), outwardEntry: entry.kind });
+        const to = `/proc/self/fd/${descriptor}/${target}`;
+        renameSync(from, to);
+        const outwardEntry = entry.kind === "link" ? movedLinkKind(from, to) : entry.kind;
+        if (outwardEntry !== undefined)
+          moved.push({ from: path.join(shown, entry.relative), to: path.join(shown, target), outwardEntry });
         return;
       }
       throw new Error(`Cannot move ${path.join(shown, entry.relative)} aside: every quarantine name is taken.`);
     });
   }
   return moved;
+}
+
+/**
+ * What a rename of a link the walk found moved: a command of the same workspace still running can
+ * swap another entry in between the listing and the rename (as the round 21 mount races do), and
+ * a rename moves whatever stands at the name. Anything but a link is put back where the name is
+ * free again (`undefined`: nothing of the command's was moved); when the racing command put
+ * something there meanwhile it stays moved aside, and the note says so (`replaced`) rather than
+ * calling it a link.
+ */
+function movedLinkKind(from: string, to: string): "link" | "replaced" | undefined {
+  if (lstatSync(to, { throwIfNoEntry: false })?.isSymbolicLink() !== false) return "link";
+  if (lstatSync(from, { throwIfNoEntry: false }) !== undefined) return "replaced";
+  try {
+    renameSync(to, from);
+    return undefined;
+  } catch {
+    return "replaced";
+  }
 }
 
 /** Runs `use` with the directory at `parts` under `descriptor` opened component by component (no link followed). */

@@ -44,9 +44,12 @@ export interface QuarantinedState {
    * Set on an entry moved aside from a git directory (protected at spawn or created by the
    * command) through which host git would read or write outside the workspace: `link`, a
    * symbolic link leading out or nowhere (`COMMIT_EDITMSG`, `logs/HEAD`, a ref, `objects`), or
-   * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside.
+   * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside;
+   * `replaced`, what a command of the workspace still running swapped in for such a link between
+   * the walk's look and its move, left aside because the command put something else at the name
+   * meanwhile (anything else swapped in is put back).
    */
-  readonly outwardEntry?: "link" | "alternates";
+  readonly outwardEntry?: "link" | "alternates" | "replaced";
 }
 
 /**

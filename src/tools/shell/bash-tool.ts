@@ -272,6 +272,15 @@ function quarantineNote(state: QuarantinedState, root: string): string {
 }
 
 /** What was moved aside of a git directory the command created, and how to put it back after review. */
+/** What the note says of each kind of entry moved out of a git directory (see {@link QuarantinedState.outwardEntry}). */
+const OUTWARD_ENTRY_NOTES = {
+  link: "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)",
+  alternates:
+    "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it",
+  replaced:
+    "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)",
+} as const;
+
 function newGitStateNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
   const to = path.relative(root, state.to);
@@ -282,10 +291,7 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
     );
   }
   if (state.outwardEntry !== undefined) {
-    const what =
-      state.outwardEntry === "link"
-        ? "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)"
-        : "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
+    const what = OUTWARD_ENTRY_NOTES[state.outwardEntry];
     return (
       `[moved aside ${from}: ${what} -> ${to}. ` +
       `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
