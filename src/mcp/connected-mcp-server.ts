@@ -5,6 +5,7 @@ import {
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CatalogError, type EventBus, type Registry, type ToolContent, type ToolContext } from "agent-tool-catalog";
+import { deepFreeze } from "../tool/frozen-copy.js";
 import { checkResultDepth } from "./check-result-depth.js";
 import { checkStructuredContent } from "./check-structured-content.js";
 import { cutToBytes } from "./cut-to-bytes.js";
@@ -201,7 +202,8 @@ export class ConnectedMcpServer implements McpServerHandle {
   private async applyListing(): Promise<McpToolChanges> {
     const listing = await this.connection.request({ subject: "tools/list" }, (client, request) => listMcpTools(client, request));
     if (this.closing !== undefined) return { added: [], removed: [], updated: [], rejected: [] };
-    const changes = this.sync.apply(listing);
+    // Frozen: the events hand these very arrays out, and `status.rejected` keeps reading them.
+    const changes = deepFreeze(this.sync.apply(listing));
     const before = new Set(this.rejected.map(rejectionKey));
     this.rejected = changes.rejected;
     this.truncated = listing.truncated;

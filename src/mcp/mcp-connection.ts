@@ -124,6 +124,12 @@ export class McpConnection {
       // At most two attempts, and the second only when the first never reached the server.
       for (let attempt = 0; ; attempt++) {
         const client = await this.ready();
+        // Started before the SDK's timer of the same length, so it fires first: when the SDK's
+        // timeout rejects, this says so; a server's error worded as that timeout finds it unset.
+        const deadline = { passed: false };
+        const timer = setTimeout(() => {
+          deadline.passed = true;
+        }, timeoutMs);
         try {
           return await send(client, requestOptions);
         } catch (error) {
@@ -132,7 +138,9 @@ export class McpConnection {
             await this.dispose();
             continue;
           }
-          throw this.failure(error, options.subject, client);
+          throw this.failure(error, options.subject, client, deadline.passed);
+        } finally {
+          clearTimeout(timer);
         }
       }
     } finally {
@@ -148,7 +156,7 @@ export class McpConnection {
     await this.dispose();
   }
 
-  private failure(error: unknown, subject: string, client: Client): ToolError {
+  private failure(error: unknown, subject: string, client: Client, deadlinePassed: boolean): ToolError {
     if (this.isClosed()) return closedError(this.server.name);
     const failure = describeMcpFailure(error, {
       server: this.server.name,
@@ -157,6 +165,7 @@ export class McpConnection {
       diagnostics: this.diagnostics(),
       connectionLost: this.client !== client,
       transportError: this.firstTransportError,
+      deadlinePassed,
     });
     if (failure.suspect) this.suspect = true;
     return failure.error;

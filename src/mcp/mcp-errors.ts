@@ -30,6 +30,12 @@ export interface McpFailureContext {
   readonly connectionLost: boolean;
   /** The first error the transport reported on this connection (e.g. a message over the size limit). */
   readonly transportError: string | undefined;
+  /**
+   * True when the request's own deadline (`timeoutMs`, timed by the client beside the SDK's timer)
+   * passed before it failed. Only then is a timeout error the SDK's: a server can answer with the
+   * very error the SDK makes (`-32001 "Request timed out"`), so neither code nor text tells.
+   */
+  readonly deadlinePassed: boolean;
 }
 
 /** How a request failed, which decides whether the connection is still to be trusted. */
@@ -55,7 +61,9 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       ),
     };
   }
-  if (context.connectionLost || isLocalSdkError(error, ErrorCode.ConnectionClosed, "Connection closed")) {
+  // Told by the transport's close (the SDK calls `onclose` before failing what was pending), never
+  // by the error: a server answering `-32000 "Connection closed"` makes the SDK's very error.
+  if (context.connectionLost) {
     return {
       suspect: true,
       error: new ToolError(
@@ -65,7 +73,7 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
       ),
     };
   }
-  if (isLocalSdkError(error, ErrorCode.RequestTimeout, "Request timed out")) {
+  if (context.deadlinePassed && isLocalSdkError(error, ErrorCode.RequestTimeout, "Request timed out")) {
     return {
       suspect: true,
       error: new ToolError(
@@ -116,10 +124,9 @@ export function describeMcpFailure(error: unknown, context: McpFailureContext): 
 }
 
 /**
- * Whether `error` is one the SDK made itself (the connection closed, our timeout ran out), not an
- * error response of the server that happens to use the same code: -32000 and -32001 open the
- * JSON-RPC range servers use for their own errors, and a server answering -32000 must get
- * `mcp_server_error`, not "closed the connection" (with a health check of a healthy server).
+ * Whether `error` has the shape of one the SDK makes itself (our timeout ran out). Necessary, not
+ * sufficient: -32001 opens the JSON-RPC range servers use for their own errors, and a server can
+ * send this very code and text (round 42), so the caller also checks what the client saw happen.
  */
 function isLocalSdkError(error: unknown, code: ErrorCode, text: string): boolean {
   return error instanceof McpError && error.code === code && error.message === `MCP error ${code}: ${text}`;

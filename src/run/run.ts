@@ -18,9 +18,10 @@ import type { ToolProfileName } from "../profiles/tool-profile.js";
 import { AllowedNames } from "../tool/allowed-names.js";
 import { closestNames } from "../tool/closest-names.js";
 import { foldedMcpAlternative, foldToolName } from "../tool/fold-tool-name.js";
+import { deepFreeze } from "../tool/frozen-copy.js";
 import { intersectAllowedTools, type RunScope } from "../tool/run-scope.js";
 import { RunStorage } from "../tool/run-storage.js";
-import type { ToolCallErrorInfo, ToolCallResult } from "../tool/tool-call-result.js";
+import type { ToolCallErrorInfo, ToolCallFailure, ToolCallResult } from "../tool/tool-call-result.js";
 import type { ActivationOutcome, RunCatalog, SearchHit, SearchOptions, ToolContext } from "../tool/tool-context.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import { toolIdentity } from "../tool/tool-identity.js";
@@ -42,6 +43,7 @@ import {
 import { type ChildRunState, ChildRuns } from "./child-runs.js";
 import { describeFailure } from "./describe-failure.js";
 import { finishOutput } from "./finish-output.js";
+import { frozenResultCopy } from "./frozen-result-copy.js";
 import { parseToolArguments, tooDeepToCheck } from "./parse-tool-arguments.js";
 import { randomRunId } from "./random-run-id.js";
 import { type ReadCallOptions, readCallOptions } from "./read-call-options.js";
@@ -993,8 +995,9 @@ export class Run {
       finished.content === undefined
         ? { ok: true, tool: name, callId, output: finished.output }
         : { ok: true, tool: name, callId, output: finished.output, content: finished.content };
-    if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
-      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
+    if (this.hasListeners("tool.result")) {
+      const shown = frozenResultCopy(result);
+      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result: shown });
     }
     return result;
   }
@@ -1259,7 +1262,8 @@ export class Run {
 
   /** Records a diagnostic and announces it as `run.diagnostic`. */
   private report(diagnostic: RunDiagnostic): void {
-    this.diagnosticList.push(Object.freeze(diagnostic));
+    // Frozen at every level: `run.diagnostic` listeners get the arrays `diagnostics()` keeps.
+    this.diagnosticList.push(deepFreeze(diagnostic));
     this.emit("run.diagnostic", { runId: this.id, ...diagnostic });
   }
 
@@ -1303,12 +1307,21 @@ export class Run {
 
   private fail(name: string, callId: string, started: number, unredacted: ToolCallErrorInfo, cause: unknown): ToolCallResult {
     const result = redactFailure(this.redact, { ok: false, tool: name, callId, error: unredacted });
-    const error = result.error;
-    this.emit("tool.error", { runId: this.id, callId, name, error, cause });
-    if (this.events.hasListeners("tool.result") || this.registry.events.hasListeners("tool.result")) {
-      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result });
+    // Listeners get a frozen copy (frozen-result-copy.ts): they cannot rewrite what the model gets.
+    const errorHeard = this.hasListeners("tool.error");
+    const resultHeard = this.hasListeners("tool.result");
+    if (!errorHeard && !resultHeard) return result;
+    const shown = frozenResultCopy(result) as ToolCallFailure;
+    if (errorHeard) this.emit("tool.error", { runId: this.id, callId, name, error: shown.error, cause });
+    if (resultHeard) {
+      this.emit("tool.result", { runId: this.id, callId, name, durationMs: performance.now() - started, result: shown });
     }
     return result;
+  }
+
+  /** Whether the run's or the registry's bus has listeners of `type`. */
+  private hasListeners(type: keyof CatalogEvents): boolean {
+    return this.events.hasListeners(type) || this.registry.events.hasListeners(type);
   }
 
   private emit<Type extends keyof CatalogEvents>(type: Type, payload: CatalogEvents[Type]): void {

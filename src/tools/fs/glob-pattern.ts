@@ -24,3 +24,25 @@ export function forMinimatch(glob: string): { readonly pattern: string; readonly
   const pattern = `${negated ? "!" : ""}${anchored ? rest.replace(/^\/+/, "") : rest}`;
   return { pattern, matchBase: !anchored && !rest.includes("/") };
 }
+
+/** A path's characters that are glob syntax, escaped so that a directory name matches itself. */
+function escapedForGlob(name: string): string {
+  return name.replace(/[\\*?[\]{}!]/g, "\\$&");
+}
+
+/**
+ * grep's `glob` (after {@link withoutLeadingDotSlash}) matched from the search's start (`start`:
+ * slash-separated, relative to the workspace root where ripgrep runs and the JavaScript engine
+ * matches from), as the README says and `glob` does: a glob with a `/` is anchored, so it is
+ * given the start as its prefix (`deep/*` under `sub` is `/sub/deep/*`); one without names base
+ * names at any depth and stays as it is. Matched from the root instead, `deep/*` with `path: "sub"`
+ * found nothing in grep while `glob` listed `sub/deep/x.txt`.
+ */
+export function globFromStart(glob: string, start: string): string {
+  if (start === "" || start === "." || start.startsWith("../") || start === "..") return glob;
+  const negated = glob.startsWith("!");
+  const rest = negated ? glob.slice(1) : glob;
+  if (!rest.includes("/")) return glob;
+  const prefix = start.split("/").map(escapedForGlob).join("/");
+  return `${negated ? "!" : ""}/${prefix}/${rest.replace(/^\/+/, "")}`;
+}

@@ -3,6 +3,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { specialFileKind } from "../../errors/special-file-kind.js";
 import { isInsideDirectory } from "../sandbox/workspace-root.js";
+import type { GrepGlobOverride } from "./grep-glob-override.js";
 import {
   type GitAwareIgnoreFile,
   ignoreFilesAbove,
@@ -76,6 +77,13 @@ export async function findUnsafeIgnoreFile(
      * directory but grep's skipped ones is entered.
      */
     readonly readIgnore?: ReadIgnoreFile;
+    /**
+     * grep's `glob`, as ripgrep's `--glob` decides before the ignore files: a directory it
+     * whitelists (`*` matches every name) is entered though gitignored, one it excludes is not.
+     * Without it the look skipped a gitignored directory ripgrep then entered with `-g '*'`, and
+     * a named pipe ignore file there blocked ripgrep (bounded only by the watch, on Linux).
+     */
+    readonly glob?: GrepGlobOverride | undefined;
   },
 ): Promise<UnsafeIgnoreFile | undefined> {
   const root = options.root ?? start;
@@ -127,11 +135,26 @@ export async function findUnsafeIgnoreFile(
     // Reversed onto the stack: entered in listing order (the order does not change the answer).
     for (const name of subdirectories.reverse()) {
       const absolute = path.join(directory, name);
-      if (ignores.length > 0 && isIgnoredAsRipgrep(ignores, toSlash(path.relative(root, absolute)), true)) continue;
-      pending.push({ directory: absolute, ignores });
+      if (entersDirectory(root, absolute, ignores, options.glob)) pending.push({ directory: absolute, ignores });
     }
   }
   return undefined;
+}
+
+/**
+ * Whether ripgrep run at `root` enters `absolute`: its `--glob` decides first (a whitelisted
+ * directory is entered though ignored, an excluded one is not), the ignore files where it says nothing.
+ */
+function entersDirectory(
+  root: string,
+  absolute: string,
+  ignores: readonly GitAwareIgnoreFile[],
+  glob: GrepGlobOverride | undefined,
+): boolean {
+  if (glob === undefined && ignores.length === 0) return true;
+  const relative = toSlash(path.relative(root, absolute));
+  const verdict = glob?.verdict(relative, true) ?? "none";
+  return verdict === "include" || (verdict === "none" && !isIgnoredAsRipgrep(ignores, relative, true));
 }
 
 /**

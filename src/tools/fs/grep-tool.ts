@@ -13,7 +13,9 @@ import { SandboxViolationError } from "../sandbox/sandbox-violation-error.js";
 import { findTrustedExecutable } from "../sandbox/trusted-executable.js";
 import { checkFileToolOptions } from "./check-file-tool-options.js";
 import type { FileToolOptions } from "./file-tool-options.js";
-import { withoutLeadingDotSlash } from "./glob-pattern.js";
+import { globFromStart, withoutLeadingDotSlash } from "./glob-pattern.js";
+import { GrepGlobOverride } from "./grep-glob-override.js";
+import { toSlash } from "./grep-ignore-rules.js";
 import { findUnsafeIgnoreFile, type UnsafeIgnoreFile } from "./grep-ignore-scan.js";
 import { readIgnoreFile, searchWithJavaScript } from "./grep-javascript.js";
 import { parentIgnoreFiles } from "./grep-parent-ignores.js";
@@ -118,12 +120,12 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
     annotations: { title: "Search file contents", readOnlyHint: true },
     tags: ["builtin", "search", "grep", "regex", "find", "code", "text"],
     handler: async (input, context) => {
-      const query = toQuery(input);
       const regex = compilePattern(input);
       const scope = resolveFileScope(context, options);
       const start = await scope.resolve(input.path ?? ".", "read");
       const startStats = await stat(start).catch(() => undefined);
       checkStart(startStats, input);
+      const query = toQuery(input, startStats.isDirectory() ? path.relative(scope.root, start) : "");
       const wanted = options.engine ?? "auto";
       // One file is read by the JavaScript engine, through a non-blocking open checked on the
       // descriptor: ripgrep would block for ever on a named pipe swapped in after the check.
@@ -148,6 +150,7 @@ export function createGrepTool(options: GrepToolOptions = {}): AnyToolDefinition
               confinement.confineTo,
               readIgnore,
               wanted === "ripgrep",
+              query.glob === undefined ? undefined : new GrepGlobOverride(query.glob),
               (display) => displayPath(scope.display(display)),
               (signal) =>
                 withSearchTimeout(options.searchTimeoutMs ?? 60_000, signal, "ripgrep", (each) =>
@@ -197,6 +200,7 @@ async function ripgrepUnlessUnsafe(
   confineTo: string | undefined,
   readIgnore: (absolute: string) => Promise<string | undefined>,
   ripgrepOnly: boolean,
+  glob: GrepGlobOverride | undefined,
   display: (absolute: string) => string,
   search: (signal: AbortSignal) => Promise<RipgrepAttempt>,
 ): Promise<{ answer: GrepAnswer | undefined; engine: string }> {
@@ -226,6 +230,7 @@ async function ripgrepUnlessUnsafe(
       onRepository,
       onRankDifference,
       readIgnore,
+      glob,
     });
   } catch (error) {
     dropped.abort();
@@ -403,12 +408,13 @@ async function searchInWorker(
   }
 }
 
-function toQuery(input: GrepInput): GrepQuery {
+/** The query for both engines; `start`: the searched directory relative to the root ("" for the root or a file). */
+function toQuery(input: GrepInput, start: string): GrepQuery {
   return {
     pattern: input.pattern,
     ignoreCase: input.ignore_case === true,
     fixedStrings: input.fixed_strings === true,
-    glob: input.glob === undefined ? undefined : withoutLeadingDotSlash(input.glob),
+    glob: input.glob === undefined ? undefined : globFromStart(withoutLeadingDotSlash(input.glob), toSlash(start)),
     context: input.context ?? 0,
     limit: input.max_results ?? 200,
     filesOnly: input.files_only === true,
