@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { DelayedCallback } from "agent-tool-catalog/host";
 import { BullMqCallbackManager, type RedisTimeoutError } from "agent-tool-catalog/redis";
 import { Queue } from "bullmq";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { spawnNode } from "../support/child-entry.js";
 import { useRedisServer } from "../support/redis-server.js";
@@ -51,17 +51,22 @@ function startFixture(script: string, args: readonly string[]) {
 }
 
 describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks: delivery through stalls and crashes"), () => {
+  // The first test stops (SIGSTOP) a server of its own, so it runs beside the two after it
+  // (it.concurrent), which share the other: most of the three's time is waited out (a stall past
+  // the 5 s delay, a lock's expiry, windows for a second firing), 15 s and 18 s one after the
+  // other at load 11-16. A redis-server start costs about 10 ms of CPU.
   const redis = useRedisServer();
+  const stallRedis = useRedisServer();
   const { closers, connection } = redis;
-  const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number) => {
+  const managerWithWorker = async (prefix: string, fired: DelayedCallback[], lockDurationMs?: number, suite = redis) => {
     const manager = new BullMqCallbackManager({
-      connection: connection(),
+      connection: suite.connection(),
       prefix,
       onFire: (callback) => {
         fired.push(callback);
       },
     });
-    closers.push(() => manager.close());
+    suite.closers.push(() => manager.close());
     await manager.startWorker(lockDurationMs === undefined ? {} : { lockDurationMs });
     return manager;
   };
@@ -71,8 +76,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
    * happens after a worker took the job; that a callback waits for its delay is asserted in
    * bullmq-jobs.test.ts (fired no earlier than `dueAt`).
    */
-  const fireNow = async (prefix: string, id: string) => {
-    const queue = new Queue("callbacks", { connection: connection(), prefix });
+  const fireNow = async (prefix: string, id: string, suite = redis) => {
+    const queue = new Queue("callbacks", { connection: suite.connection(), prefix });
     try {
       const job = await queue.getJob(id);
       if (job === undefined) throw new Error(`no job for callback ${id}`);
@@ -82,17 +87,20 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     }
   };
 
-  it("a scheduling process stopped past the due time between its two writes: the callback still fires once", async () => {
+  it.concurrent("a scheduling process stopped past the due time between its two writes: the callback still fires once", async ({
+    expect,
+  }) => {
+    const redis = stallRedis;
     const prefix = "stall";
     const fired: DelayedCallback[] = [];
-    const manager = await managerWithWorker(prefix, fired);
+    const manager = await managerWithWorker(prefix, fired, undefined, redis);
     // Control: without a stall a callback fires once, and BullMQ's scripts are loaded.
     const control = await manager.schedule({ conversationId: "ok", delaySeconds: 5, message: "control" });
-    await fireNow(prefix, control.id);
+    await fireNow(prefix, control.id, redis);
     await expect.poll(() => fired.map((callback) => callback.id), { timeout: 15_000 }).toEqual([control.id]);
 
     const fixture = startFixture(SCHEDULER, [String(redis.server.port), prefix, "callback", "5"]);
-    closers.push(() => fixture.kill());
+    redis.closers.push(() => fixture.kill());
     expect(await fixture.next()).toBe("ready");
     // Redis stopped: the process's first write waits in the socket. The process is then stopped
     // and Redis resumed, so the first write lands and the second waits for 7 s, past the 5 s delay.
@@ -113,9 +121,8 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect(fired).toHaveLength(2);
   }, 90_000);
 
-  // These two side by side (own prefixes and worker processes; neither stops the server, unlike the
-  // tests before and after them): the second's worker start no longer waits for the first's
-  // stalled-job check.
+  // These two share a server (own prefixes and worker processes; neither stops the server): the
+  // second's worker start no longer waits for the first's stalled-job check.
   it.concurrent("a worker killed with -9 inside onFire: another worker fires the callback again (at least once)", async ({
     expect,
   }) => {
@@ -165,7 +172,10 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect((await scheduler.cancel("c", later.id)).status).toBe("cancelled");
   }, 60_000);
 
-  it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async () => {
+  // Not beside the others: its healthy control must answer within its 400 ms bound, which the
+  // first calls of four tests starting at once (BullMQ's scripts loaded on three servers) missed
+  // once at load 15.
+  it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async ({ expect }) => {
     const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs: 400 });
     closers.push(() => manager.close());
     const queue = new Queue("callbacks", { connection: connection(), prefix: "bounded-cb" });
