@@ -1,8 +1,9 @@
-import type { Dirent } from "node:fs";
+import { type BigIntStats, type Dirent, fstatSync } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
 import { linkRouteInside } from "./link-route.js";
+import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
@@ -44,6 +45,9 @@ const MAX_ALTERNATES_BYTES = 64 * 1024;
  */
 const LOOSE_OBJECT_DIRECTORY = /^objects\/[0-9a-f]{2}$/i;
 
+/** A loose-object directory's name inside `objects/`. */
+const LOOSE_OBJECT_NAME = /^[0-9a-f]{2}$/i;
+
 /** Git directories of their own inside one: each is looked at as a git directory by its own pass. */
 const OWN_GIT_DIRECTORIES = new Set(["modules"]);
 
@@ -77,7 +81,9 @@ export interface OutwardEntry {
  * Loose objects (`objects/xx/<rest of the hash>`) are listed too: a link there to a host
  * repository's object, named by an id the command knows, has the user's `git reset --hard`
  * check it out and `git gc` pack it (at most 256 such directories, one `readdir` each, with
- * the entries' types, so a link costs nothing more to find). `modules/` holds git directories
+ * the entries' types, so a link costs nothing more to find; one found holding no link and no
+ * directory is not read again while its inode and times stay the same, loose-object-directories.ts).
+ * `modules/` holds git directories
  * of their own, looked at by their own pass; earlier quarantines (`atc-quarantine-*`) are skipped.
  * At most {@link MAX_GIT_DIRECTORY_DIRECTORIES} directories are listed.
  */
@@ -115,29 +121,56 @@ function gitOwnDirectory(relative: string): boolean {
   return GIT_OWN_DIRECTORIES.has(relative) || LOOSE_OBJECT_DIRECTORY.test(relative);
 }
 
-/** One directory's links leading out (or nowhere) and the sub-directories to look in next (relative paths). */
+/**
+ * One directory's links leading out (or nowhere) and the sub-directories to look in next (relative
+ * paths). A loose-object directory found clean before and unchanged since is not listed again
+ * (loose-object-directories.ts: one `lstat` instead of a `readdir` of its objects).
+ */
 function listedEntries(directory: number, relative: string, root: string): { links: OutwardEntry[]; directories: string[] } {
   const links: OutwardEntry[] = [];
   const directories: string[] = [];
+  const loose = LOOSE_OBJECT_DIRECTORY.test(relative);
+  let before: BigIntStats | undefined;
+  let listedAtNs = 0n;
   let entries: Dirent[];
   try {
+    if (loose) {
+      // Times first, then the listing: a change while it is read shows as a later time.
+      listedAtNs = BigInt(Date.now()) * 1_000_000n;
+      before = fstatSync(directory, { bigint: true });
+    }
     entries = readdirSync(`/proc/self/fd/${directory}`, { withFileTypes: true });
   } catch {
     return { links, directories };
   }
   let real: string | undefined;
+  let holdsLinkOrDirectory = false;
   for (const entry of entries) {
     const name = entry.name;
     if (relative === "" && (name.startsWith(SEQUENCER_QUARANTINE) || OWN_GIT_DIRECTORIES.has(name))) continue;
     const child = relative === "" ? name : `${relative}/${name}`;
     if (entry.isSymbolicLink()) {
+      holdsLinkOrDirectory = true;
       real ??= realDirectory(directory);
       if (real === undefined || linkRouteInside(real, name, root) === undefined) links.push({ relative: child, kind: "link" });
     } else if (entry.isDirectory()) {
+      holdsLinkOrDirectory = true;
+      if (relative === "objects" && LOOSE_OBJECT_NAME.test(name) && looseUnchanged(directory, name)) continue;
       directories.push(child);
     }
   }
+  if (before !== undefined) rememberLooseDirectory(before, listedAtNs, !holdsLinkOrDirectory);
   return { links, directories };
+}
+
+/** True when `objects/<name>` (behind `objects`, `directory`) was found clean and is unchanged since. */
+function looseUnchanged(directory: number, name: string): boolean {
+  try {
+    const stats = lstatSync(`/proc/self/fd/${directory}/${name}`, { bigint: true, throwIfNoEntry: false });
+    return stats !== undefined && looseDirectoryUnchanged(stats);
+  } catch {
+    return false;
+  }
 }
 
 /** The real path of the directory behind `descriptor` (inside the workspace: it was opened from there, no link followed). */
