@@ -44,9 +44,11 @@ export interface QuarantinedState {
    * Set on an entry moved aside from a git directory (protected at spawn or created by the
    * command) through which host git would read or write outside the workspace: `link`, a
    * symbolic link leading out or nowhere (`COMMIT_EDITMSG`, `logs/HEAD`, a ref, `objects`), or
-   * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside.
+   * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside,
+   * or `unlisted`, a directory past the link walk's bound of directories or depth (not looked at,
+   * so it may hold such links; only a command that made that many directories leaves one).
    */
-  readonly outwardEntry?: "link" | "alternates";
+  readonly outwardEntry?: "link" | "alternates" | "unlisted";
 }
 
 /**

@@ -8,6 +8,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
+import { gitDirectoryLinkLimits } from "../sandbox/git-directory-links.js";
 import { isDotGitName, isGitNameSpelling } from "../sandbox/git-names.js";
 import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
@@ -285,7 +286,9 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
     const what =
       state.outwardEntry === "link"
         ? "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)"
-        : "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
+        : state.outwardEntry === "alternates"
+          ? "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it"
+          : `a directory of a git directory past the link walk's bound (${gitDirectoryLinkLimits.maxDirectories} directories, ${gitDirectoryLinkLimits.maxDepth} levels), not looked at for links host git would follow out of the workspace`;
     return (
       `[moved aside ${from}: ${what} -> ${to}. ` +
       `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
