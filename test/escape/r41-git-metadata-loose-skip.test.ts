@@ -19,6 +19,7 @@
 import { mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Run } from "agent-tool-catalog";
 import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
 import { looseDirectoryCounts } from "../../src/tools/sandbox/loose-object-directories.js";
 import { capability } from "../support/capabilities.js";
@@ -26,7 +27,7 @@ import { shortRacyMargin } from "../support/short-racy-margin.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGit, hostGitOutput } from "./support/host-git.js";
 import { oneCommitPlayground } from "./support/one-commit-playground.js";
-import { attackRun, type Playground, quote, type Run, sh } from "./support/sandbox-harness.js";
+import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
