@@ -8,6 +8,7 @@ import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
+import { linkRouteInside, pathRelinkedOut } from "./link-route.js";
 import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -310,6 +311,13 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * workspace is not the command's to write (every sandboxed process has ended by now).
  */
 function followPointer(descriptor: number, shown: string, name: string, entry: Stats, context: WalkContext): void {
+  // Named inside the workspace but leading out through a link (`gitdir: ../hostgit`, `hostgit` a
+  // link to a host repository's git directory; `../.git/modules/x` made such a link): host git in
+  // that directory would read the host repository and commit into it (round 41).
+  if (pointerRelinkedOut(descriptor, name, entry, context)) {
+    movePointer(descriptor, shown, name, context);
+    return;
+  }
   const outcome = withPointerTarget(
     context.root,
     descriptor,
@@ -441,6 +449,24 @@ function realPathOr(target: string): string {
   }
 }
 
+/** True when the `.git` file or symlink `name` names a git directory inside the workspace, as written, that now leads out of it through a link. */
+function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, context: WalkContext): boolean {
+  const root = rootPath(context.root.descriptor);
+  const directory = rootPath(descriptor);
+  if (root === undefined || directory === undefined) return false;
+  let value: string | undefined;
+  try {
+    if (entry.isSymbolicLink()) value = readlinkSync(`/proc/self/fd/${descriptor}/${name}`);
+    else if (entry.isFile()) {
+      const text = readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES)?.trim();
+      if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
+    }
+  } catch {
+    return false;
+  }
+  return value !== undefined && value !== "" && pathRelinkedOut(directory, value, root);
+}
+
 /** Moves a `.git` pointer (`name`: in any spelling) aside whose target the walk cannot look at without following a link. */
 function movePointer(descriptor: number, shown: string, name: string, context: WalkContext): void {
   const directory: QuarantineDirectory = { descriptor, shown, at: (entry) => `/proc/self/fd/${descriptor}/${entry}` };
@@ -451,6 +477,18 @@ function movePointer(descriptor: number, shown: string, name: string, context: W
 /** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
 function newSubmoduleDirectories(descriptor: number, shown: string, context: WalkContext): void {
   for (const entry of listing(descriptor)) {
+    // A link among submodule git directories leading out (to a host repository's git directory):
+    // a `.git` file naming it, or `git submodule update`, has host git use that repository (round 41).
+    if (entry.isSymbolicLink()) {
+      const root = rootPath(context.root.descriptor);
+      const real = rootPath(descriptor);
+      if (root !== undefined && real !== undefined && linkRouteInside(real, entry.name, root) === undefined) {
+        const holder: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+        const state = quarantineEntry(holder, entry.name, context.now);
+        if (state !== undefined) context.repairs.moved.push({ ...state, outwardEntry: "link" });
+      }
+      continue;
+    }
     if (!entry.isDirectory() || --context.budget.directories < 0) continue;
     const child = path.join(shown, entry.name);
     withChildDirectory(descriptor, entry.name, (directory) => {
