@@ -20,7 +20,7 @@ import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness
 
 const bubblewrap = capability("bubblewrap");
 
-type Spelling = "modules" | "worktrees" | "plain" | "symlink" | "update" | "inside";
+type Spelling = "modules" | "worktrees" | "plain" | "symlink" | "absolute" | "update" | "inside" | "hostWorktree";
 const git = capability("git");
 
 /** The user's identity for the commit made on the host after the command. */
@@ -43,6 +43,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       hostGit(host, ["add", "secret.txt"]);
       hostGit(host, ["commit", "-q", "-m", "host-secret-commit"]);
       const before = hostGit(host, ["rev-parse", "main"]).trim();
+      if (spelling === "hostWorktree") hostGit(host, ["worktree", "add", "-q", "-b", "wt", path.join(root, "x")]);
       const result = await sh(
         attackRun(root, scope),
         `${
@@ -51,9 +52,12 @@ describe.skipIf(bubblewrap.missing || git.missing)(
             worktrees: `mkdir -p .git/worktrees x && ln -s ${quote(`${host}/.git`)} .git/worktrees/x && echo 'gitdir: ../.git/worktrees/x' > x/.git`,
             plain: `mkdir x && ln -s ${quote(`${host}/.git`)} hostgit && echo 'gitdir: ../hostgit' > x/.git`,
             symlink: `mkdir x && ln -s ${quote(`${host}/.git`)} hostgit && ln -s ../hostgit x/.git`,
+            absolute: `mkdir x && echo ${quote(`gitdir: ${host}/.git`)} > x/.git`,
             // No pointer: a gitlink at `x` and `.gitmodules` naming it; the user's `git submodule update` uses `.git/modules/x` as it finds it.
             update: `mkdir -p .git/modules && ln -s ${quote(`${host}/.git`)} .git/modules/x && git update-index --add --cacheinfo 160000,${before},x && printf '[submodule "x"]\\n\\tpath = x\\n\\turl = ./nowhere\\n' > .gitmodules`,
             // Control: a pointer to a repository inside the workspace, made by the command, is kept.
+            // Control: a linked worktree of the host repository the host made before the command (its `.git` file names the host's git directory) is kept.
+            hostWorktree: "true",
             inside: `git init -q -b main inner && git -C inner -c user.email=m@e -c user.name=M commit -q --allow-empty -m inner-commit && mkdir x && echo 'gitdir: ../inner/.git' > x/.git`,
           }[spelling]
         } && echo made`,
@@ -76,7 +80,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       "a .git file or symlink naming a git directory inside the workspace that is a link to a host repository's (.git/modules/x, .git/worktrees/x, a workspace link): the user's git there reads and moves the host repository",
       async () => {
         const escapes: string[] = [];
-        for (const spelling of ["modules", "worktrees", "plain", "symlink", "update"] as const) {
+        for (const spelling of ["modules", "worktrees", "plain", "symlink", "absolute", "update"] as const) {
           const denied = await modulesAttempt("workspace", spelling);
           if (denied.read) escapes.push(`${spelling}: the user's log read the host repository`);
           if (denied.moved) escapes.push(`${spelling}: the user's commit moved the host repository's branch`);
@@ -89,6 +93,9 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         const inside = await modulesAttempt("workspace", "inside");
         expect(inside.text).not.toContain("[moved aside");
         expect(inside.log).toContain("inner-commit");
+        const hostWorktree = await modulesAttempt("workspace", "hostWorktree");
+        expect(hostWorktree.text).not.toContain("[moved aside");
+        expect(hostWorktree.log).toContain("host-secret-commit");
       },
       120_000,
     );

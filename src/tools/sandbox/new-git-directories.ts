@@ -134,6 +134,7 @@ export function repairNewGitDirectories(
   held: ReadonlyMap<string, { readonly descriptor: number }>,
   now: Date,
   movedThisExit: ReadonlySet<string> = new Set(),
+  protectedDotGits?: ReadonlyMap<string, string>,
 ): NewGitDirectoryRepairs {
   const repairs: NewGitDirectoryRepairs = { moved: [], found: [] };
   // Known by identity too: a command may have moved a protected repository (`mv a a-away`).
@@ -146,6 +147,7 @@ export function repairNewGitDirectories(
     budget: { directories: GIT_SCAN_LIMITS.maxDirectories },
     repaired: new Set(),
     now,
+    protectedPointers: protectedDotGits === undefined ? undefined : new Set(protectedDotGits.values()),
   };
   walk(root.descriptor, root.shown, 0, context);
   // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
@@ -217,6 +219,8 @@ interface WalkContext {
   /** Identities of the git directories repaired (one reached by a walk and by a pointer is repaired once). */
   readonly repaired: Set<string>;
   readonly now: Date;
+  /** Identities (`dev:ino`) of the `.git` files protected at spawn; undefined: pointers naming an outside place are not judged. */
+  readonly protectedPointers?: ReadonlySet<string>;
 }
 
 function identity(descriptor: number): string {
@@ -449,7 +453,11 @@ function realPathOr(target: string): string {
   }
 }
 
-/** True when the `.git` file or symlink `name` names a git directory inside the workspace, as written, that now leads out of it through a link. */
+/**
+ * True when the `.git` file or symlink `name` names a git directory inside the workspace, as
+ * written, that now leads out of it through a link, or names one outside as written and is not a
+ * `.git` file protected at spawn.
+ */
 function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, context: WalkContext): boolean {
   const root = rootPath(context.root.descriptor);
   const directory = rootPath(descriptor);
@@ -464,7 +472,12 @@ function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, cont
   } catch {
     return false;
   }
-  return value !== undefined && value !== "" && pathRelinkedOut(directory, value, root);
+  if (value === undefined || value === "") return false;
+  // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
+  // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
+  if (!isInsideDirectory(root, path.resolve(directory, value)))
+    return context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`);
+  return pathRelinkedOut(directory, value, root);
 }
 
 /** Moves a `.git` pointer (`name`: in any spelling) aside whose target the walk cannot look at without following a link. */
