@@ -312,7 +312,9 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * in it), when inside the workspace, is opened from the held root one component at a time without
  * following a link, and repaired when it is a git directory the command created; a component
  * swapped for a link in between has the pointer itself moved aside. A target outside the
- * workspace is not the command's to write (every sandboxed process has ended by now).
+ * workspace is not the command's to write (every sandboxed process has ended by now), but host
+ * git would read and commit into it: a pointer leading there (through a link, or as written and
+ * not protected at spawn) is moved aside first ({@link pointerRelinkedOut}).
  */
 function followPointer(descriptor: number, shown: string, name: string, entry: Stats, context: WalkContext): void {
   // Named inside the workspace but leading out through a link (`gitdir: ../hostgit`, `hostgit` a
