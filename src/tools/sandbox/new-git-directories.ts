@@ -220,7 +220,7 @@ interface WalkContext {
   readonly repaired: Set<string>;
   readonly now: Date;
   /** Identities (`dev:ino`) of the `.git` files protected at spawn; undefined: pointers naming an outside place are not judged. */
-  readonly protectedPointers?: ReadonlySet<string>;
+  readonly protectedPointers: ReadonlySet<string> | undefined;
 }
 
 function identity(descriptor: number): string {
