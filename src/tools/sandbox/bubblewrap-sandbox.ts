@@ -178,6 +178,7 @@ export class BubblewrapSandbox implements ProcessSandbox {
         gitDirectories: git.gitDirectories,
         lookAlikes: git.lookAlikes,
         objectInfos: git.objectInfos,
+        protectedDotGits: git.protectedDotGits,
       });
       try {
         return this.launch(

@@ -89,6 +89,13 @@ export interface HeldSequencerState {
    * aside. Left out, none is looked at.
    */
   readonly objectInfos?: readonly string[];
+  /**
+   * The `.git` files protected at spawn (`GitProtection.protectedDotGits`, path to `dev:ino`): a
+   * `.git` pointer found after the command naming a git directory outside the workspace is kept
+   * only when it is one of them (the host's own linked worktree or submodule checkout). Left out,
+   * no such pointer is judged.
+   */
+  readonly protectedDotGits?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -174,6 +181,7 @@ export function holdControlFileDirectories(
               gitHandles,
               new Date(),
               movedThisExit,
+              sequencer.protectedDotGits,
             ).moved;
           } catch (error) {
             failure ??= error;

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DIRECTORY_FLAGS } from "./byte-paths.js";
-import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
+import { alternatesRelinked, gitDirectoryLinkLimits, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 
 describe("outwardGitEntries", () => {
   const made: string[] = [];
@@ -151,6 +151,36 @@ describe("outwardGitEntries", () => {
       );
       expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
     } finally {
+      closeSync(descriptor);
+    }
+  });
+
+  it("lists git's own directories before a flood, and gives what its bounds leave unlisted to be moved aside", () => {
+    const { root, outside, git, descriptor } = layout();
+    const bounds = { ...gitDirectoryLinkLimits };
+    try {
+      gitDirectoryLinkLimits.maxDirectories = 20;
+      gitDirectoryLinkLimits.maxDepth = 6;
+      // A flood at the top of the git directory, git never reads it.
+      for (let index = 0; index < 30; index++) mkdirSync(path.join(git, `f${index}`));
+      symlinkSync(path.join(outside, "victim"), path.join(git, "objects", "ab", "cdef"));
+      symlinkSync(path.join(outside, "victim"), path.join(git, "logs", "refs", "heads", "main"));
+      // Deeper than the depth bound: `refs/heads/a/b/c` is the last level listed, its child is moved aside.
+      mkdirSync(path.join(git, "refs", "heads", "a", "b", "c", "d", "e"), { recursive: true });
+      const found = outwardGitEntries(descriptor, root, false);
+      const links = found.filter((entry) => entry.kind === "link").map((entry) => entry.relative);
+      const unlisted = found.filter((entry) => entry.kind === "unlisted").map((entry) => entry.relative);
+      expect(links.sort()).toEqual(["logs/refs/heads/main", "objects/ab/cdef"]);
+      expect(unlisted).toContain("refs/heads/a/b/c/d");
+      // Only the flood's directories are left past the bound (20 listed, the rest unlisted).
+      expect(unlisted.filter((relative) => !/^f\d+$/.test(relative))).toEqual(["refs/heads/a/b/c/d"]);
+      expect(unlisted.length).toBeGreaterThan(10);
+      const moved = moveOutwardEntries(descriptor, "sub/.git", found, new Date(0));
+      expect(moved.filter((state) => state.outwardEntry === "unlisted")).toHaveLength(unlisted.length);
+      gitDirectoryLinkLimits.maxDirectories = bounds.maxDirectories;
+      expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
+    } finally {
+      Object.assign(gitDirectoryLinkLimits, bounds);
       closeSync(descriptor);
     }
   });

@@ -1,34 +1,38 @@
-import type { Dirent } from "node:fs";
+import { type BigIntStats, type Dirent, fstatSync } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
 import { linkRouteInside } from "./link-route.js";
+import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
- * The most directories of one git directory listed for links after a command (the workspace
- * walk's own bound, GIT_SCAN_LIMITS.maxDirectories). Every entry of a listed directory is looked
- * at (its type comes with the listing); a command that makes more directories than this leaves
- * the deepest unlooked at (README, known gaps).
+ * The link walk's bounds in one git directory: the most directories listed (the workspace walk's
+ * own bound, GIT_SCAN_LIMITS.maxDirectories) and how deep it goes (each directory is opened from
+ * the git directory down, component by component). Every entry of a listed directory is looked at
+ * (its type comes with the listing); a directory left unlisted past either bound is moved aside
+ * (`unlisted`). (Tests lower the bound, so that a flood past it is cheap to make.)
  */
-export const MAX_GIT_DIRECTORY_DIRECTORIES = 20_000;
+export const gitDirectoryLinkLimits = { maxDirectories: 20_000, maxDepth: 32 };
 
-/** How deep the look goes (each directory is opened from the git directory down, component by component). */
-export const MAX_GIT_DIRECTORY_DEPTH = 32;
-
-/** Git's own directories, listed before any other of their level. */
+/** Git's own directories, listed before any other. */
 const GIT_OWN_DIRECTORIES = new Set([
   "refs",
   "logs",
   "objects",
   "info",
   "worktrees",
+  "hooks",
+  "branches",
   "objects/pack",
   "objects/info",
   "logs/refs",
+  "logs/refs/heads",
+  "logs/refs/remotes",
+  "logs/refs/tags",
   "refs/heads",
   "refs/tags",
   "refs/remotes",
@@ -44,6 +48,9 @@ const MAX_ALTERNATES_BYTES = 64 * 1024;
  */
 const LOOSE_OBJECT_DIRECTORY = /^objects\/[0-9a-f]{2}$/i;
 
+/** A loose-object directory's name inside `objects/`. */
+const LOOSE_OBJECT_NAME = /^[0-9a-f]{2}$/i;
+
 /** Git directories of their own inside one: each is looked at as a git directory by its own pass. */
 const OWN_GIT_DIRECTORIES = new Set(["modules"]);
 
@@ -51,8 +58,11 @@ const OWN_GIT_DIRECTORIES = new Set(["modules"]);
 export interface OutwardEntry {
   /** The path relative to the git directory (`COMMIT_EDITMSG`, `logs/HEAD`, `objects/info/alternates`). */
   readonly relative: string;
-  /** Why: a link leading out (or nowhere), or an alternates file naming an object store outside. */
-  readonly kind: "link" | "alternates";
+  /**
+   * Why: a link leading out (or nowhere), an alternates file naming an object store outside, or a
+   * directory past the walk's bounds (not looked at, so it may hold such links).
+   */
+  readonly kind: "link" | "alternates" | "unlisted";
 }
 
 /**
@@ -77,9 +87,11 @@ export interface OutwardEntry {
  * Loose objects (`objects/xx/<rest of the hash>`) are listed too: a link there to a host
  * repository's object, named by an id the command knows, has the user's `git reset --hard`
  * check it out and `git gc` pack it (at most 256 such directories, one `readdir` each, with
- * the entries' types, so a link costs nothing more to find). `modules/` holds git directories
+ * the entries' types, so a link costs nothing more to find; one found holding no link and no
+ * directory is not read again while its inode and times stay the same, loose-object-directories.ts).
+ * `modules/` holds git directories
  * of their own, looked at by their own pass; earlier quarantines (`atc-quarantine-*`) are skipped.
- * At most {@link MAX_GIT_DIRECTORY_DIRECTORIES} directories are listed.
+ * At most `gitDirectoryLinkLimits.maxDirectories` directories are listed; those past it are moved aside.
  */
 export function outwardGitEntries(descriptor: number, root: string, alternates: boolean): OutwardEntry[] {
   const found: OutwardEntry[] = [];
@@ -89,55 +101,104 @@ export function outwardGitEntries(descriptor: number, root: string, alternates: 
 }
 
 /**
- * Breadth first, so a flood of directories deep down cannot use up the bound before git's own
- * files are looked at: the top level first, then git's directories (`refs`, `logs`, `objects`,
- * `info`, `worktrees`) before any other.
+ * Git's own directories first (`refs`, `logs`, `objects` and the loose-object directories,
+ * `info`, `worktrees`, ...), then everything below git's own top-level directories, then the
+ * rest, each breadth first: a flood of directories git never reads (at the top of the git
+ * directory, say) cannot use up the bound before the ones it does read are looked at. A directory
+ * the bound (or the depth) leaves unlisted may hold links, so it is an entry to move aside
+ * (`unlisted`): a command that spent the bound on 20,001 directories at the top of `.git` had a
+ * reflog linked to a host file three levels down left, and the user's commit wrote the host file.
  */
 function linkedEntries(descriptor: number, root: string, found: OutwardEntry[]): void {
-  let budget = MAX_GIT_DIRECTORY_DIRECTORIES;
-  let level: string[] = [""];
-  for (let depth = 1; level.length > 0 && budget > 0; depth++) {
-    const next: string[] = [];
-    for (const relative of level) {
-      if (--budget < 0) return;
-      withPath(descriptor, relative === "" ? [] : relative.split("/"), (directory) => {
-        const listed = listedEntries(directory, relative, root);
-        // One push each: a directory may hold more entries than a call takes arguments.
-        for (const link of listed.links) found.push(link);
-        if (depth < MAX_GIT_DIRECTORY_DEPTH) for (const child of listed.directories) next.push(child);
-      });
+  let budget = gitDirectoryLinkLimits.maxDirectories;
+  // Three tiers, each a queue read from `at`: git's own directories, the rest of git's trees, the rest.
+  const tiers: { relative: string; depth: number }[][] = [[{ relative: "", depth: 0 }], [], []];
+  const at = [0, 0, 0];
+  for (;;) {
+    const tier = tiers.findIndex((queue, index) => (at[index] as number) < queue.length);
+    if (tier < 0) return;
+    const queue = tiers[tier] as { relative: string; depth: number }[];
+    const { relative, depth } = queue[at[tier] as number] as { relative: string; depth: number };
+    at[tier] = (at[tier] as number) + 1;
+    if (--budget < 0) {
+      found.push({ relative, kind: "unlisted" });
+      continue;
     }
-    level = next.sort((a, b) => Number(!gitOwnDirectory(a)) - Number(!gitOwnDirectory(b)));
+    withPath(descriptor, relative === "" ? [] : relative.split("/"), (directory) => {
+      const listed = listedEntries(directory, relative, root);
+      // One push each: a directory may hold more entries than a call takes arguments.
+      for (const link of listed.links) found.push(link);
+      for (const child of listed.directories) {
+        if (depth + 1 >= gitDirectoryLinkLimits.maxDepth) found.push({ relative: child, kind: "unlisted" });
+        else (tiers[tierOf(child)] as { relative: string; depth: number }[]).push({ relative: child, depth: depth + 1 });
+      }
+    });
   }
+}
+
+/** Git's top-level directories, whose whole trees git reads (refs, reflogs, objects). */
+const GIT_OWN_TREES = new Set(["refs", "logs", "objects", "info", "worktrees"]);
+
+/** 0 for git's own directories, 1 for others in git's own trees, 2 for the rest. */
+function tierOf(relative: string): number {
+  if (gitOwnDirectory(relative)) return 0;
+  return GIT_OWN_TREES.has(relative.split("/")[0] as string) ? 1 : 2;
 }
 
 function gitOwnDirectory(relative: string): boolean {
   return GIT_OWN_DIRECTORIES.has(relative) || LOOSE_OBJECT_DIRECTORY.test(relative);
 }
 
-/** One directory's links leading out (or nowhere) and the sub-directories to look in next (relative paths). */
+/**
+ * One directory's links leading out (or nowhere) and the sub-directories to look in next (relative
+ * paths). A loose-object directory found clean before and unchanged since is not listed again
+ * (loose-object-directories.ts: one `lstat` instead of a `readdir` of its objects).
+ */
 function listedEntries(directory: number, relative: string, root: string): { links: OutwardEntry[]; directories: string[] } {
   const links: OutwardEntry[] = [];
   const directories: string[] = [];
+  const loose = LOOSE_OBJECT_DIRECTORY.test(relative);
+  let before: BigIntStats | undefined;
+  let listedAtNs = 0n;
   let entries: Dirent[];
   try {
+    if (loose) {
+      // Times first, then the listing: a change while it is read shows as a later time.
+      listedAtNs = BigInt(Date.now()) * 1_000_000n;
+      before = fstatSync(directory, { bigint: true });
+    }
     entries = readdirSync(`/proc/self/fd/${directory}`, { withFileTypes: true });
   } catch {
     return { links, directories };
   }
   let real: string | undefined;
+  let holdsLinkOrDirectory = false;
   for (const entry of entries) {
     const name = entry.name;
     if (relative === "" && (name.startsWith(SEQUENCER_QUARANTINE) || OWN_GIT_DIRECTORIES.has(name))) continue;
     const child = relative === "" ? name : `${relative}/${name}`;
     if (entry.isSymbolicLink()) {
+      holdsLinkOrDirectory = true;
       real ??= realDirectory(directory);
       if (real === undefined || linkRouteInside(real, name, root) === undefined) links.push({ relative: child, kind: "link" });
     } else if (entry.isDirectory()) {
+      holdsLinkOrDirectory = true;
+      if (relative === "objects" && LOOSE_OBJECT_NAME.test(name) && looseUnchanged(directory, name)) continue;
       directories.push(child);
     }
   }
+  if (before !== undefined) rememberLooseDirectory(before, listedAtNs, !holdsLinkOrDirectory);
   return { links, directories };
+}
+
+/** True when `objects/<name>` (behind `objects`, `directory`) was found clean and is unchanged since. */
+function looseUnchanged(directory: number, name: string): boolean {
+  try {
+    const stats = lstatSync(`/proc/self/fd/${directory}/${name}`, { bigint: true, throwIfNoEntry: false });
+    return stats !== undefined && looseDirectoryUnchanged(stats);
+  } catch {
+    return false;
+  }
 }
 
 /** The real path of the directory behind `descriptor` (inside the workspace: it was opened from there, no link followed). */

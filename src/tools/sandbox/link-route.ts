@@ -52,3 +52,33 @@ function route(start: string, target: string, root: string, hops: { left: number
   }
   return isInsideDirectory(root, current) ? current : undefined;
 }
+
+/**
+ * True when the path `value`, taken from directory `start` (a real path inside the workspace
+ * `root`), names a place inside the workspace as written but its route, resolved component by
+ * component as {@link linkRouteInside} does, leaves the workspace through a link: a `.git` file's
+ * `gitdir:` naming `../hostgit`, where `hostgit` is a link to a host repository's git directory.
+ * A name that does not exist on the way, or a value naming an outside place as written, is false.
+ */
+export function pathRelinkedOut(start: string, value: string, root: string): boolean {
+  if (!isInsideDirectory(root, path.resolve(start, value))) return false;
+  let current = value.startsWith("/") ? "/" : start;
+  const hops = { left: MAX_LINK_HOPS };
+  for (const part of value.split("/")) {
+    if (part === "" || part === ".") continue;
+    current = part === ".." ? path.dirname(current) : path.join(current, part);
+    if (!isInsideDirectory(root, current)) {
+      if (isInsideDirectory(current, root)) continue;
+      return true;
+    }
+    const stats = lstatSync(current, { throwIfNoEntry: false });
+    if (stats === undefined) return false;
+    if (stats.isSymbolicLink()) {
+      const next = followLink(current, root, hops);
+      // Out of the workspace, or to nothing: only the first is a relink, but neither is looked at further.
+      if (next === undefined) return true;
+      current = next;
+    }
+  }
+  return !isInsideDirectory(root, current);
+}

@@ -8,6 +8,7 @@ import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
+import { linkRouteInside, pathRelinkedOut } from "./link-route.js";
 import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -133,6 +134,7 @@ export function repairNewGitDirectories(
   held: ReadonlyMap<string, { readonly descriptor: number }>,
   now: Date,
   movedThisExit: ReadonlySet<string> = new Set(),
+  protectedDotGits?: ReadonlyMap<string, string>,
 ): NewGitDirectoryRepairs {
   const repairs: NewGitDirectoryRepairs = { moved: [], found: [] };
   // Known by identity too: a command may have moved a protected repository (`mv a a-away`).
@@ -145,6 +147,7 @@ export function repairNewGitDirectories(
     budget: { directories: GIT_SCAN_LIMITS.maxDirectories },
     repaired: new Set(),
     now,
+    protectedPointers: protectedDotGits === undefined ? undefined : new Set(protectedDotGits.values()),
   };
   walk(root.descriptor, root.shown, 0, context);
   // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
@@ -216,6 +219,8 @@ interface WalkContext {
   /** Identities of the git directories repaired (one reached by a walk and by a pointer is repaired once). */
   readonly repaired: Set<string>;
   readonly now: Date;
+  /** Identities (`dev:ino`) of the `.git` files protected at spawn; undefined: pointers naming an outside place are not judged. */
+  readonly protectedPointers: ReadonlySet<string> | undefined;
 }
 
 function identity(descriptor: number): string {
@@ -307,9 +312,18 @@ const MAX_POINTER_BYTES = 64 * 1024;
  * in it), when inside the workspace, is opened from the held root one component at a time without
  * following a link, and repaired when it is a git directory the command created; a component
  * swapped for a link in between has the pointer itself moved aside. A target outside the
- * workspace is not the command's to write (every sandboxed process has ended by now).
+ * workspace is not the command's to write (every sandboxed process has ended by now), but host
+ * git would read and commit into it: a pointer leading there (through a link, or as written and
+ * not protected at spawn) is moved aside first ({@link pointerRelinkedOut}).
  */
 function followPointer(descriptor: number, shown: string, name: string, entry: Stats, context: WalkContext): void {
+  // Named inside the workspace but leading out through a link (`gitdir: ../hostgit`, `hostgit` a
+  // link to a host repository's git directory; `../.git/modules/x` made such a link): host git in
+  // that directory would read the host repository and commit into it (round 41).
+  if (pointerRelinkedOut(descriptor, name, entry, context)) {
+    movePointer(descriptor, shown, name, context);
+    return;
+  }
   const outcome = withPointerTarget(
     context.root,
     descriptor,
@@ -441,6 +455,33 @@ function realPathOr(target: string): string {
   }
 }
 
+/**
+ * True when the `.git` file or symlink `name` names a git directory inside the workspace, as
+ * written, that now leads out of it through a link, or names one outside as written and is not a
+ * `.git` file protected at spawn.
+ */
+function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, context: WalkContext): boolean {
+  const root = rootPath(context.root.descriptor);
+  const directory = rootPath(descriptor);
+  if (root === undefined || directory === undefined) return false;
+  let value: string | undefined;
+  try {
+    if (entry.isSymbolicLink()) value = readlinkSync(`/proc/self/fd/${descriptor}/${name}`);
+    else if (entry.isFile()) {
+      const text = readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES)?.trim();
+      if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
+    }
+  } catch {
+    return false;
+  }
+  if (value === undefined || value === "") return false;
+  // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
+  // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
+  if (!isInsideDirectory(root, path.resolve(directory, value)))
+    return context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`);
+  return pathRelinkedOut(directory, value, root);
+}
+
 /** Moves a `.git` pointer (`name`: in any spelling) aside whose target the walk cannot look at without following a link. */
 function movePointer(descriptor: number, shown: string, name: string, context: WalkContext): void {
   const directory: QuarantineDirectory = { descriptor, shown, at: (entry) => `/proc/self/fd/${descriptor}/${entry}` };
@@ -451,6 +492,18 @@ function movePointer(descriptor: number, shown: string, name: string, context: W
 /** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
 function newSubmoduleDirectories(descriptor: number, shown: string, context: WalkContext): void {
   for (const entry of listing(descriptor)) {
+    // A link among submodule git directories leading out (to a host repository's git directory):
+    // a `.git` file naming it, or `git submodule update`, has host git use that repository (round 41).
+    if (entry.isSymbolicLink()) {
+      const root = rootPath(context.root.descriptor);
+      const real = rootPath(descriptor);
+      if (root !== undefined && real !== undefined && linkRouteInside(real, entry.name, root) === undefined) {
+        const holder: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+        const state = quarantineEntry(holder, entry.name, context.now);
+        if (state !== undefined) context.repairs.moved.push({ ...state, outwardEntry: "link" });
+      }
+      continue;
+    }
     if (!entry.isDirectory() || --context.budget.directories < 0) continue;
     const child = path.join(shown, entry.name);
     withChildDirectory(descriptor, entry.name, (directory) => {

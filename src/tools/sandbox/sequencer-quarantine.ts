@@ -45,11 +45,13 @@ export interface QuarantinedState {
    * command) through which host git would read or write outside the workspace: `link`, a
    * symbolic link leading out or nowhere (`COMMIT_EDITMSG`, `logs/HEAD`, a ref, `objects`), or
    * `alternates`, an `objects/info/alternates` of a new repository naming an object store outside;
+   * `unlisted`, a directory past the link walk's bound of directories or depth (not looked at, so
+   * it may hold such links; only a command that made that many directories leaves one); or
    * `replaced`, what a command of the workspace still running swapped in for such a link between
    * the walk's look and its move, left aside because the command put something else at the name
    * meanwhile (anything else swapped in is put back).
    */
-  readonly outwardEntry?: "link" | "alternates" | "replaced";
+  readonly outwardEntry?: "link" | "alternates" | "unlisted" | "replaced";
 }
 
 /**

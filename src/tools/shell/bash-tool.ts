@@ -8,6 +8,7 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
+import { gitDirectoryLinkLimits } from "../sandbox/git-directory-links.js";
 import { isDotGitName, isGitNameSpelling } from "../sandbox/git-names.js";
 import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
@@ -273,13 +274,18 @@ function quarantineNote(state: QuarantinedState, root: string): string {
 
 /** What was moved aside of a git directory the command created, and how to put it back after review. */
 /** What the note says of each kind of entry moved out of a git directory (see {@link QuarantinedState.outwardEntry}). */
-const OUTWARD_ENTRY_NOTES = {
-  link: "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)",
-  alternates:
-    "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it",
-  replaced:
-    "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)",
-} as const;
+function outwardEntryNote(kind: NonNullable<QuarantinedState["outwardEntry"]>): string {
+  switch (kind) {
+    case "link":
+      return "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)";
+    case "alternates":
+      return "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
+    case "unlisted":
+      return `a directory of a git directory past the link walk's bound (${gitDirectoryLinkLimits.maxDirectories} directories, ${gitDirectoryLinkLimits.maxDepth} levels), not looked at for links host git would follow out of the workspace`;
+    case "replaced":
+      return "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)";
+  }
+}
 
 function newGitStateNote(state: QuarantinedState, root: string): string {
   const from = path.relative(root, state.from);
@@ -291,7 +297,7 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
     );
   }
   if (state.outwardEntry !== undefined) {
-    const what = OUTWARD_ENTRY_NOTES[state.outwardEntry];
+    const what = outwardEntryNote(state.outwardEntry);
     return (
       `[moved aside ${from}: ${what} -> ${to}. ` +
       `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
