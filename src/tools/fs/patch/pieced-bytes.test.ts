@@ -45,4 +45,14 @@ describe("PiecedBytes: a patched file's bytes left in pieces", () => {
     expect(first.transient()).toBe(whole);
     expect(whole.toString()).toBe("one\ntwo\n");
   });
+
+  it("gives the right transient bytes past the shared buffer's first size and past the size it keeps", () => {
+    for (const size of [64 * 1024 + 1, 300 * 1024, 5 * 1024 * 1024]) {
+      const whole = Buffer.alloc(size, 0x61);
+      whole[size - 1] = 0x0a;
+      const content = new PiecedBytes([whole.subarray(0, 1000), whole.subarray(1000, size - 7), whole.subarray(size - 7)]);
+      expect(content.transient().equals(whole)).toBe(true);
+      expect(content.countLines()).toBe(1);
+    }
+  });
 });

@@ -42,8 +42,9 @@ export class PiecedBytes {
     if (this.pieces.length === 1) return this.pieces[0] as Buffer;
     // Past SCRATCH_KEEP a content gets a buffer of its own, not kept.
     if (this.byteLength > SCRATCH_KEEP) return Buffer.concat(this.pieces, this.byteLength);
-    if (scratch.byteLength < this.byteLength) {
-      scratch = Buffer.allocUnsafeSlow(Math.max(this.byteLength, Math.min(SCRATCH_KEEP, scratch.byteLength * 2)));
+    if (scratch === undefined || scratch.byteLength < this.byteLength) {
+      const grown = Math.min(SCRATCH_KEEP, (scratch?.byteLength ?? SCRATCH_FIRST / 2) * 2);
+      scratch = Buffer.allocUnsafeSlow(Math.max(this.byteLength, grown));
     }
     let at = 0;
     for (const piece of this.pieces) at += piece.copy(scratch, at);
@@ -77,4 +78,8 @@ export class PiecedBytes {
 /** The largest shared buffer {@link PiecedBytes.transient} keeps between calls (larger contents get one of their own). */
 const SCRATCH_KEEP = 4 * 1024 * 1024;
 
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+/** The shared buffer's first size: most source files fit. */
+const SCRATCH_FIRST = 64 * 1024;
+
+/** Made on first use (a process that patches nothing allocates none). */
+let scratch: Buffer | undefined;
