@@ -31,7 +31,10 @@ function after(pieces: readonly Uint8Array[], written: number): Uint8Array[] {
   return rest;
 }
 
-/** Writes `content` whole at `fd`'s offset, in one `writev` (more only after a short write). */
+/**
+ * Writes `content` whole at `fd`'s offset, in one `writev` (libuv itself writes past IOV_MAX in
+ * batches; a second call only after a short write).
+ */
 export function writeContentSync(fd: number, content: WritableContent): void {
   let pieces = piecesOf(content);
   while (pieces.length > 0) {
