@@ -40,6 +40,12 @@ import { copyTree, realDiff, treeDigest, writeTree } from "./multi-file-diff.js"
 interface Timing {
   readonly cpuMs: number;
   readonly wallMs: number;
+  /**
+   * Minor page faults of the timed apply (apply_patch: `process.resourceUsage()` around the call;
+   * `git apply`: its whole process, `/usr/bin/time`). On this machine, a VM where a fault costs
+   * about 20 us of CPU, they are a part of the CPU worth counting apart.
+   */
+  readonly faults: number;
 }
 
 const self = fileURLToPath(import.meta.url);
@@ -73,14 +79,16 @@ async function child(root: string, base: string, warmups: number, settle: number
       profile: "full",
       permissions: { sandbox: "workspace", workspace },
     });
+    const faultsBefore = process.resourceUsage().minorPageFault;
     const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await session.call("apply_patch", { patch: diff });
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const faults = process.resourceUsage().minorPageFault - faultsBefore;
     if (!result.ok) throw new Error(`apply_patch failed: ${result.error.message}`);
     if ((await treeDigest(workspace, paths)) !== expected) throw new Error("apply_patch left other bytes than git apply");
-    timings.push({ cpuMs: (used.user + used.system) / 1000, wallMs });
+    timings.push({ cpuMs: (used.user + used.system) / 1000, wallMs, faults });
     await rm(workspace, { recursive: true, force: true });
   }
   process.stdout.write(JSON.stringify(timings.at(-1)));
@@ -93,15 +101,15 @@ async function gitApply(base: string, settle: number): Promise<Timing> {
   spawnSync("sync");
   await rest(settle);
   const started = performance.now();
-  const out = spawnSync("/usr/bin/time", ["-f", "%U %S", "git", "apply", path.join(base, "change.diff")], {
+  const out = spawnSync("/usr/bin/time", ["-f", "%U %S %R", "git", "apply", path.join(base, "change.diff")], {
     cwd: reference,
     encoding: "utf8",
   });
   const wallMs = performance.now() - started;
   if (out.status !== 0) throw new Error(`git apply failed: ${out.stderr}`);
-  const [user, system] = (out.stderr.trim().split("\n").at(-1) as string).split(" ").map(Number);
+  const [user, system, faults] = (out.stderr.trim().split("\n").at(-1) as string).split(" ").map(Number);
   await rm(reference, { recursive: true, force: true });
-  return { cpuMs: ((user as number) + (system as number)) * 1000, wallMs };
+  return { cpuMs: ((user as number) + (system as number)) * 1000, wallMs, faults: faults as number };
 }
 
 /** Waits `ms` milliseconds (a copy's files then older than that when the clock starts). */
@@ -175,6 +183,7 @@ interface RunShape {
 async function writeFigures(out: string, run: RunShape, results: Record<Which, Timing[]>): Promise<void> {
   const cpu = (which: Which) => median(results[which].map((each) => each.cpuMs));
   const wall = (which: Which) => median(results[which].map((each) => each.wallMs));
+  const faults = (which: Which) => median(results[which].map((each) => each.faults));
   const ratio = (which: Which) => Number((cpu(which) / cpu("git")).toFixed(2));
   // Each round's own ratio too: a round's three applies met the same load.
   const perRound = (which: Which) =>
@@ -200,6 +209,7 @@ async function writeFigures(out: string, run: RunShape, results: Record<Which, T
     timings: results,
     medianCpuMs: { old: cpu("old"), new: cpu("new"), git: cpu("git") },
     medianWallMs: { old: wall("old"), new: wall("new"), git: wall("git") },
+    medianFaults: { old: faults("old"), new: faults("new"), git: faults("git") },
     cpuRatioToGit: { old: ratio("old"), new: ratio("new") },
     perRoundCpuRatioToGit: { old: perRound("old"), new: perRound("new") },
     medianPerRoundCpuRatioToGit: { old: median(perRound("old")), new: median(perRound("new")) },
@@ -235,14 +245,15 @@ async function main(): Promise<void> {
         const timing =
           which === "git" ? await gitApply(base, settle) : runChild(which === "old" ? oldRoot : newRoot, base, warmups, settle);
         results[which].push(timing);
-        line.push(`${which} cpu ${timing.cpuMs.toFixed(0)} wall ${timing.wallMs.toFixed(0)}`);
+        line.push(`${which} cpu ${timing.cpuMs.toFixed(0)} wall ${timing.wallMs.toFixed(0)} faults ${timing.faults}`);
       }
       console.log(`round ${round + 1} (load ${load}): ${line.join(" | ")}`);
     }
     const cpu = (which: Which) => median(results[which].map((each) => each.cpuMs));
     const wall = (which: Which) => median(results[which].map((each) => each.wallMs));
+    const faults = (which: Which) => median(results[which].map((each) => each.faults));
     for (const which of ["old", "new", "git"] as const)
-      console.log(`${which}: median cpu ${cpu(which).toFixed(0)} ms, wall ${wall(which).toFixed(0)} ms`);
+      console.log(`${which}: median cpu ${cpu(which).toFixed(0)} ms, wall ${wall(which).toFixed(0)} ms, faults ${faults(which)}`);
     for (const which of ["old", "new"] as const)
       console.log(`${which}/git: cpu ${(cpu(which) / cpu("git")).toFixed(2)}x, wall ${(wall(which) / wall("git")).toFixed(2)}x`);
     console.log(`old/new: cpu ${(cpu("old") / cpu("new")).toFixed(2)}x, wall ${(wall("old") / wall("new")).toFixed(2)}x`);

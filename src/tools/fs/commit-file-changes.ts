@@ -8,6 +8,7 @@ import { AppliedDespiteLookError, applyFileChanges, FileStepError, TransactionEr
 import { ABSENT_FILE_VERSION, fileVersion } from "./file-version.js";
 import { recoverWorkspace } from "./intent-log.js";
 import { isBatchScope, type ReadOutcome, readManyOf } from "./parent-batch.js";
+import { PiecedBytes } from "./patch/pieced-bytes.js";
 import type { ReadLook } from "./read-look.js";
 
 /** One planned change: the content it was planned against and the content to leave. */
@@ -18,8 +19,11 @@ export interface PlannedFileChange {
   readonly displayPath?: string;
   /** The content the plan saw (`undefined`: the file did not exist). */
   readonly before: Buffer | undefined;
-  /** The content to leave (`undefined`: delete the file). */
-  readonly after: Buffer | undefined;
+  /**
+   * The content to leave (`undefined`: delete the file): bytes, or a patched file's pieces, written
+   * as they are (see `PiecedBytes`).
+   */
+  readonly after: Buffer | PiecedBytes | undefined;
   /** `scope.lockKey(path)` when already known (a batched read found it); else it is resolved. */
   readonly lockKey?: string;
   /** How the file looked when `before` was read from it, when known (see `unchangedSinceRead`). */
@@ -39,16 +43,19 @@ export async function readIfPresent(scope: FileScope, requested: string): Promis
 }
 
 /** The version token of content that may be absent. */
-export function versionOf(content: Buffer | undefined): string {
-  return content === undefined ? ABSENT_FILE_VERSION : fileVersion(content);
+export function versionOf(content: Buffer | PiecedBytes | undefined): string {
+  if (content === undefined) return ABSENT_FILE_VERSION;
+  // Hashed at once: the transient buffer is reused by the next content.
+  return fileVersion(content instanceof PiecedBytes ? content.transient() : content);
 }
 
 /**
  * True when two contents (`undefined`: absent) are the same bytes: what equal versions mean,
  * compared directly (no hash of either).
  */
-function sameContent(left: Buffer | undefined, right: Buffer | undefined): boolean {
-  return left === undefined || right === undefined ? left === right : left.equals(right);
+function sameContent(left: Buffer | undefined, right: Buffer | PiecedBytes | undefined): boolean {
+  if (left === undefined || right === undefined) return left === right;
+  return right instanceof PiecedBytes ? right.equals(left) : left.equals(right);
 }
 
 /** Options of {@link commitFileChanges}. */
@@ -102,17 +109,33 @@ export async function commitFileChanges(
     // Where the lock key is the resolved write path, the journal takes it (no second resolution).
     const resolvedKeys = planned === changes && isBatchScope(scope) && scope.lockKeyIsWritePath ? keys : undefined;
     const files: JournaledFile[] = await Promise.all(
-      planned.map(async (change, index) => ({
-        path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
-        displayPath: shown(change),
-        // The identity undo checks: the lock key the change was made under.
-        realPath: planned === changes ? (keys[index] as string) : await scope.lockKey(change.path),
-        before: change.before,
-        after: change.after,
-      })),
+      planned.map(async (change, index) =>
+        journaled(
+          {
+            path: resolvedKeys?.[index] ?? (await scope.resolve(change.path, "write")),
+            displayPath: shown(change),
+            // The identity undo checks: the lock key the change was made under.
+            realPath: planned === changes ? (keys[index] as string) : await scope.lockKey(change.path),
+            before: change.before,
+          },
+          change.after,
+        ),
+      ),
     );
     return journal?.record(tool, files, made);
   });
+}
+
+/**
+ * The journal's record of a file: `after` as a buffer, joined from a patch's pieces only when
+ * read (undo, redo, a saved journal), not for every change made.
+ */
+function journaled(file: Omit<JournaledFile, "after">, after: Buffer | PiecedBytes | undefined): JournaledFile {
+  if (!(after instanceof PiecedBytes)) return { ...file, after };
+  return Object.defineProperty({ ...file }, "after", {
+    enumerable: true,
+    get: () => after.bytes(),
+  }) as JournaledFile;
 }
 
 /** The path messages show for a change. */

@@ -17,8 +17,6 @@ import {
   type Stats,
   statSync,
   unlinkSync,
-  write as writeCallback,
-  writeSync,
 } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { open, rename, unlink } from "node:fs/promises";
@@ -42,13 +40,14 @@ import { ReplacedInodes } from "./replaced-inodes.js";
 import { inSyncSlices, StepPacer } from "./sync-slices.js";
 import { useThenClose } from "./use-then-close.js";
 import { DESCRIPTOR_PATHS, heldDescriptor } from "./verified-directory.js";
+import { contentBytes, type WritableContent, writeContent, writeContentSync } from "./write-pieces.js";
 
 /** One file's new state: content (or a function filling the temporary file), or `undefined` to delete. */
 export interface TransactionChange {
   /** The path as the model gave it. */
   readonly path: string;
   /** The content to leave; `undefined` deletes the file. */
-  readonly after: Uint8Array | string | ((handle: FileHandle) => Promise<void>) | undefined;
+  readonly after: WritableContent | ((handle: FileHandle) => Promise<void>) | undefined;
   /** Permission bits; default: the existing file's, else `0o666` less the umask. */
   readonly mode?: number;
   /**
@@ -307,15 +306,13 @@ async function fillStreamed(staged: Staged, writer: WriterIds | undefined): Prom
   });
 }
 
-/** Creates `staged`'s temporary file and writes its content (given as bytes or text); returns the open descriptor. */
+/** Creates `staged`'s temporary file and writes its content (bytes, text or a patch's pieces, see `writeContentSync`); returns the open descriptor. */
 function writeTemporarySync(staged: Staged, umask: number | undefined, writer: WriterIds | undefined): number {
   const { change, parent, temporary } = staged;
   const { mode, owner } = keptFor(staged, writer);
   const fd = openSync(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
-    const after = change.after as Uint8Array | string;
-    const bytes = typeof after === "string" ? Buffer.from(after) : after;
-    for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written);
+    writeContentSync(fd, change.after as WritableContent);
     // Before the chmod: a chown may clear mode bits.
     keepOwnerSync(fd, owner);
     // The umask applied at open: set the kept (or asked) mode exactly.
@@ -333,7 +330,6 @@ function writeTemporarySync(staged: Staged, umask: number | undefined, writer: W
 }
 
 const openDescriptor = promisify(openCallback);
-const writeDescriptor = promisify(writeCallback);
 const chmodDescriptor = promisify(fchmodCallback);
 const closeDescriptor = promisify(closeCallback);
 
@@ -343,10 +339,7 @@ async function writeTemporaryAsync(staged: Staged, umask: number | undefined, wr
   const { mode, owner } = keptFor(staged, writer);
   const fd = await openDescriptor(parent.at(temporary as string), WRITE_FLAGS, mode ?? 0o666);
   try {
-    const after = change.after as Uint8Array | string;
-    const bytes = typeof after === "string" ? Buffer.from(after) : after;
-    for (let written = 0; written < bytes.byteLength; )
-      written += (await writeDescriptor(fd, bytes, written, bytes.byteLength - written)).bytesWritten;
+    await writeContent(fd, change.after as WritableContent);
     await keepOwner(fd, owner);
     if (mode !== undefined && needsChmod(mode, umask)) await chmodDescriptor(fd, mode);
     return fd;
@@ -363,7 +356,7 @@ async function writeTemporaryAsync(staged: Staged, umask: number | undefined, wr
 const MAX_FLUSH_WINDOW = 256;
 
 /**
- * Fills every temporary file and flushes it to disk. Contents given as bytes or text are written
+ * Fills every temporary file and flushes it to disk. Contents given as bytes, text or pieces are written
  * synchronously in one loop paced by a `StepPacer` (creating and writing a small file is
  * microseconds in the page cache); each file's flush, the part that waits for the disk, is queued
  * to the thread pool as soon as the file is written, so the disk flushes the first files while the
@@ -721,7 +714,7 @@ function writtenOf(change: TransactionChange, renamed: boolean): { written?: str
   if (change.after === undefined) return renamed ? { written: "" } : {};
   if (!renamed) return { written: "" };
   if (typeof change.after === "function") return {};
-  return { written: writtenDigest(change.after) };
+  return { written: writtenDigest(contentBytes(change.after)) };
 }
 
 /** The intent log's entries of `staged` (as `IntentLog.prepare` is given them). */
@@ -1256,7 +1249,7 @@ function stillAsWritten(staged: Staged): boolean {
   if (change.after === undefined) return stats === undefined;
   if (typeof change.after === "function") return true;
   if (stats === undefined || !stats.isFile()) return false;
-  const written = typeof change.after === "string" ? Buffer.from(change.after) : change.after;
+  const written = contentBytes(change.after);
   if (stats.size !== written.byteLength) return false;
   try {
     return readFileSync(at).equals(written);

@@ -3,7 +3,7 @@ import { type PlannedFileChange, readIfPresent } from "./commit-file-changes.js"
 import type { FileScope, ParentEntry } from "./file-scope.js";
 import { isGitStateRefusal } from "./git-state-guard.js";
 import { readManyOf } from "./parent-batch.js";
-import { bytesOf, type FileChange, type FileReader, type PatchError } from "./patch/index.js";
+import { type FileChange, type FileReader, type PatchError, type PiecedBytes, writableOf } from "./patch/index.js";
 import type { ReadLook } from "./read-look.js";
 import { looksBinary } from "./text-content.js";
 
@@ -89,7 +89,7 @@ export class PatchSession implements FileReader {
   /** Turns the engine's plan into changes to commit: a move becomes a delete and a write. */
   async plannedChanges(changes: readonly FileChange[]): Promise<PlannedFileChange[]> {
     const planned: PlannedFileChange[] = [];
-    const push = async (path: string, after: Buffer | undefined) => {
+    const push = async (path: string, after: Buffer | PiecedBytes | undefined) => {
       const before = await this.bytesOf(path);
       const lockKey = this.keys.get(path);
       // The look of the read whose bytes are `before`: the commit's check may then prove the file
@@ -105,10 +105,10 @@ export class PatchSession implements FileReader {
     };
     for (const change of changes) {
       if (change.type === "delete") await push(change.path, undefined);
-      else if (change.type === "add" || change.moveTo === undefined) await push(change.path, bytesOf(change.content));
+      else if (change.type === "add" || change.moveTo === undefined) await push(change.path, writableOf(change.content));
       else {
         await push(change.path, undefined);
-        await push(change.moveTo, bytesOf(change.content));
+        await push(change.moveTo, writableOf(change.content));
       }
     }
     return planned;

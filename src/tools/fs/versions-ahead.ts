@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { versionOf } from "./commit-file-changes.js";
+import type { PiecedBytes } from "./patch/pieced-bytes.js";
 
 /** How long one slice of hashing may hold the event loop before it yields (see {@link VersionsAhead}). */
 const SLICE_MS = 1;
@@ -15,18 +16,18 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the commit has work of its own. Same CPU either way: one SHA-256 per content (`versionOf`).
  */
 export class VersionsAhead {
-  readonly #done = new Map<Uint8Array, string>();
+  readonly #done = new Map<Uint8Array | PiecedBytes, string>();
   #stopped = false;
 
   /**
    * Starts hashing `contents` in the background, in order (`undefined`, a delete, has none to hash).
    * The returned promise settles when all are hashed or {@link stop} was called; it never rejects.
    */
-  start(contents: readonly (Buffer | undefined)[]): Promise<void> {
+  start(contents: readonly (Buffer | PiecedBytes | undefined)[]): Promise<void> {
     return this.#run(contents).catch(() => undefined);
   }
 
-  async #run(contents: readonly (Buffer | undefined)[]): Promise<void> {
+  async #run(contents: readonly (Buffer | PiecedBytes | undefined)[]): Promise<void> {
     let index = 0;
     while (!this.#stopped && index < contents.length) {
       await yieldToLoop();
@@ -44,7 +45,7 @@ export class VersionsAhead {
   }
 
   /** The version token of `content` (`versionOf`'s): the one hashed ahead, or hashed now. */
-  of(content: Buffer | undefined): string {
+  of(content: Buffer | PiecedBytes | undefined): string {
     return (content === undefined ? undefined : this.#done.get(content)) ?? versionOf(content);
   }
 }

@@ -2,15 +2,10 @@ import { countOf } from "../../../errors/count-of.js";
 import { closestLine, shorten } from "./closest-line.js";
 import type { FileContent } from "./file-content.js";
 import { type Hunk, type HunkLine, type HunkStyle, oldSide } from "./file-operation.js";
-import {
-  type LineDocument,
-  type LineReplacement,
-  type OutputLine,
-  parseLineDocument,
-  renderLineDocument,
-} from "./line-document.js";
+import { type LineDocument, type LineReplacement, type OutputLine, parseLineDocument } from "./line-document.js";
 import { LineIndex, MATCH_LEVELS, type MatchLevel } from "./line-matcher.js";
 import { fail, type Outcome, type PatchError, patchError, succeed, withDefaults } from "./patch-error.js";
+import { PiecedBytes } from "./pieced-bytes.js";
 
 /** A file's new content after its hunks, with what changed. */
 export interface AppliedChange<C extends FileContent = FileContent> {
@@ -54,7 +49,8 @@ const SHOWN_LINES = 6;
  * missing final newline stays missing unless a unified hunk's `\ No newline` markers change it.
  */
 export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: HunkStyle, path: string): Outcome<AppliedChange> {
-  const document = parseLineDocument(content);
+  // A content patched before in this patch (its pieces) is patched as its bytes.
+  const document = parseLineDocument(content instanceof PiecedBytes ? content.bytes() : content);
   const index = new LineIndex(document);
   const replacements: LineReplacement[] = [];
   let cursor = 0;
@@ -87,8 +83,8 @@ export function applyHunks(content: FileContent, hunks: readonly Hunk[], style: 
   }
   const bom = bomAfterHunks(document, placements, replacements);
   replacements.sort((left, right) => left.start - right.start);
-  const rendered = renderLineDocument(document, replacements, finalNewline);
-  return succeed({ content: bom.drop ? withoutBom(rendered) : rendered, added, removed, hunks: hunks.length });
+  const rendered = document.renderContent(replacements, finalNewline, !bom.drop);
+  return succeed({ content: rendered, added, removed, hunks: hunks.length });
 }
 
 /** The byte-order mark, as text. */
@@ -118,10 +114,6 @@ function bomAfterHunks(
   }
   const spelled = oldFirst?.text.startsWith(BOM) === true;
   return { drop: spelled && newFirst?.text.startsWith(BOM) !== true };
-}
-
-function withoutBom<C extends FileContent>(content: C): C {
-  return (typeof content === "string" ? content.slice(BOM.length) : (content as Buffer).subarray(3)) as C;
 }
 
 /** Context lines keep the file's line (text and ending); removed lines go; added lines are new. */

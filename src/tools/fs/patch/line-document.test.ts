@@ -8,6 +8,7 @@ import {
   parseLineDocument,
   renderLineDocument,
 } from "./line-document.js";
+import { PiecedBytes } from "./pieced-bytes.js";
 
 /** Generated output lines: a `{ kept }` draws a number that {@link keptWithin} maps into the document. */
 type DrawnLine = { text: string; ending: string | undefined } | { kept: number };
@@ -226,6 +227,19 @@ describe("a document of bytes", () => {
         const rendered = renderLineDocument(fromBytes, replacements, finalNewline);
         expect(Buffer.isBuffer(rendered)).toBe(true);
         expect(rendered.toString("utf8")).toBe(renderLineDocument(fromText, replacements, finalNewline));
+        // The pieces the commit writes (with and without the BOM) are the same bytes.
+        const pieced = fromBytes.renderContent(replacements, finalNewline, true) as PiecedBytes;
+        expect(pieced).toBeInstanceOf(PiecedBytes);
+        expect(Buffer.concat(pieced.pieces).equals(rendered)).toBe(true);
+        expect(pieced.byteLength).toBe(rendered.byteLength);
+        expect(pieced.equals(rendered)).toBe(true);
+        expect(pieced.countLines()).toBe(countLines(rendered));
+        expect(pieced.transient().equals(rendered)).toBe(true);
+        const withoutBom = fromBytes.renderContent(replacements, finalNewline, false) as PiecedBytes;
+        expect(withoutBom.bytes().equals(rendered.subarray(fromBytes.bom === "" ? 0 : 3))).toBe(true);
+        expect(fromText.renderContent(replacements, finalNewline, false)).toBe(
+          renderLineDocument(fromText, replacements, finalNewline).slice(fromText.bom.length),
+        );
       }),
       { numRuns: 3000 },
     );

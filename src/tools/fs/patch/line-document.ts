@@ -1,4 +1,5 @@
-import type { FileContent } from "./file-content.js";
+import type { FileContent, SourceContent } from "./file-content.js";
+import { PiecedBytes } from "./pieced-bytes.js";
 
 export { countLines } from "./file-content.js";
 
@@ -16,7 +17,7 @@ export type Newline = "\n" | "\r\n";
  * file, so a 500-file patch no longer makes a string (and an array slot) for every line of every
  * file it reads, most of which it never looks at.
  */
-export interface LineDocument<C extends FileContent = FileContent> {
+export interface LineDocument<C extends SourceContent = SourceContent> {
   /** A leading byte-order mark, kept out of the first line so that it matches and survives edits. */
   readonly bom: string;
   /** How many lines the document has. */
@@ -38,6 +39,12 @@ export interface LineDocument<C extends FileContent = FileContent> {
    * (text or bytes): see {@link renderLineDocument}.
    */
   render(replacements: readonly LineReplacement[], finalNewline: boolean): C;
+  /**
+   * What {@link LineDocument.render} gives, with the byte-order mark when `keepBom` (else without
+   * it), and for bytes left in pieces ({@link PiecedBytes}: the bytes read are not copied into a
+   * new buffer; the commit writes the pieces).
+   */
+  renderContent(replacements: readonly LineReplacement[], finalNewline: boolean, keepBom: boolean): FileContent;
 }
 
 /**
@@ -85,8 +92,8 @@ const BOM_BYTES = [0xef, 0xbb, 0xbf] as const;
  */
 export function parseLineDocument(content: string): LineDocument<string>;
 export function parseLineDocument(content: Buffer): LineDocument<Buffer>;
-export function parseLineDocument(content: FileContent): LineDocument;
-export function parseLineDocument(content: FileContent): LineDocument {
+export function parseLineDocument(content: SourceContent): LineDocument;
+export function parseLineDocument(content: SourceContent): LineDocument {
   const isText = typeof content === "string";
   const hasBom = isText
     ? content.startsWith("\ufeff")
@@ -162,7 +169,7 @@ type Piece = readonly [number, number] | string;
  * A {@link LineDocument} over its source (text or bytes): lines are cut from it when asked for.
  * The two kinds differ only in how a code unit is read, a range decoded, and pieces joined.
  */
-abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
+abstract class SplitLines<C extends SourceContent> implements LineDocument<C> {
   private allLines: readonly string[] | undefined;
   private allEndings: readonly string[] | undefined;
 
@@ -181,6 +188,8 @@ abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
   protected abstract cut(from: number, to?: number): string;
   /** The content made of `pieces` after the BOM. */
   protected abstract join(pieces: readonly Piece[]): C;
+  /** The content made of `pieces`, after the BOM when `keepBom` (see {@link LineDocument.renderContent}). */
+  protected abstract joinContent(pieces: readonly Piece[], keepBom: boolean): FileContent;
 
   get length(): number {
     return this.starts.length;
@@ -225,6 +234,15 @@ abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
   }
 
   render(replacements: readonly LineReplacement[], finalNewline: boolean): C {
+    return this.join(this.piecesOf(replacements, finalNewline));
+  }
+
+  renderContent(replacements: readonly LineReplacement[], finalNewline: boolean, keepBom: boolean): FileContent {
+    return this.joinContent(this.piecesOf(replacements, finalNewline), keepBom);
+  }
+
+  /** The pieces of the content after `replacements` (after the BOM). */
+  private piecesOf(replacements: readonly LineReplacement[], finalNewline: boolean): Piece[] {
     const { starts, newline } = this;
     // Kept lines are source ranges taken with their own endings (a run of them, or kept lines
     // that follow each other in the source, is one range); a text line is its text and ending
@@ -273,7 +291,7 @@ abstract class SplitLines<C extends FileContent> implements LineDocument<C> {
         pieces[pieces.length - 1] = [range[0], range[1] - endingLength];
       }
     }
-    return this.join(pieces);
+    return pieces;
   }
 }
 
@@ -288,7 +306,12 @@ class SourceLines extends SplitLines<string> {
   }
 
   protected join(pieces: readonly Piece[]): string {
-    return this.bom + pieces.map((piece) => (typeof piece === "string" ? piece : this.source.slice(piece[0], piece[1]))).join("");
+    return this.joinContent(pieces, true);
+  }
+
+  protected joinContent(pieces: readonly Piece[], keepBom: boolean): string {
+    const body = pieces.map((piece) => (typeof piece === "string" ? piece : this.source.slice(piece[0], piece[1]))).join("");
+    return keepBom ? this.bom + body : body;
   }
 }
 
@@ -326,6 +349,27 @@ class ByteLines extends SplitLines<Buffer> {
     }
     return output;
   }
+
+  /**
+   * The pieces as views of the bytes read and the new text encoded once per run of it: nothing of
+   * the file's size is allocated or copied (see {@link PiecedBytes}).
+   */
+  protected joinContent(pieces: readonly Piece[], keepBom: boolean): PiecedBytes {
+    const out: Buffer[] = [];
+    if (keepBom && this.bom !== "") out.push(this.source.subarray(0, BOM_BYTES.length));
+    let text = "";
+    for (const piece of pieces) {
+      if (typeof piece === "string") {
+        text += piece;
+        continue;
+      }
+      if (text !== "") out.push(Buffer.from(text));
+      text = "";
+      out.push(this.source.subarray(piece[0], piece[1]));
+    }
+    if (text !== "") out.push(Buffer.from(text));
+    return new PiecedBytes(out);
+  }
 }
 
 /**
@@ -337,7 +381,7 @@ class ByteLines extends SplitLines<Buffer> {
  * costs a few pieces, not an object and two strings per line. Bytes give bytes: the unchanged
  * runs are the bytes read, not decoded and encoded again.
  */
-export function renderLineDocument<C extends FileContent>(
+export function renderLineDocument<C extends SourceContent>(
   document: LineDocument<C>,
   replacements: readonly LineReplacement[],
   finalNewline: boolean,
