@@ -106,6 +106,8 @@ export function baseWeight(size: number): number {
  */
 class ChainScratch {
   private readonly buffers: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
+  /** Buffers allocated, for {@link PackFile.chainBuffers}. */
+  allocated = 0;
   /** Which buffer holds the current base (-1: none, the base has memory of its own). */
   private holding = -1;
 
@@ -116,6 +118,7 @@ class ChainScratch {
     if (buffer === undefined || buffer.length < size) {
       buffer = Buffer.allocUnsafeSlow(size);
       this.buffers[slot] = buffer;
+      this.allocated++;
     }
     this.holding = slot;
     return buffer;
@@ -158,6 +161,11 @@ export class PackFile {
   reads = 0;
   /** Window buffers allocated (the rest reused an evicted window's), for tests. */
   windowBuffers = 0;
+  /**
+   * Buffers allocated for the objects built by delta chains read from this pack (their bases and
+   * links, those of chains read nested included), for tests.
+   */
+  chainBuffers = 0;
 
   constructor(
     /** The `.pack` path. */
@@ -463,11 +471,13 @@ export class PackFile {
   /** {@link readChain}'s work, every link counted against {@link MAX_CHAIN_BYTES} before it is built. */
   private buildChain(offset: number, scratch: ChainScratch): GitObject {
     const chain: ChainLink[] = [];
+    const allocated = scratch.allocated;
     let base = this.chainBase(offset, chain, scratch);
     for (let link = chain.length - 1; link >= 0; link--) {
       // The chain's last link is returned: memory of its own.
       base = this.applyLink(chain[link] as ChainLink, base, offset, link > 0 ? scratch : undefined);
     }
+    this.chainBuffers += scratch.allocated - allocated;
     return base;
   }
 
@@ -482,10 +492,11 @@ export class PackFile {
       const entry = this.entryAt(at);
       const type = BASE_TYPES[entry.kind];
       if (type !== undefined) {
-        if (chain.length === 0) return { type, content: this.inflate(entry) };
         // Only a base for the links above, and too large to cache: built in reused memory.
-        if (!this.bases.keeps(baseWeight(entry.size))) return { type, content: this.inflate(entry, scratch) };
+        if (chain.length > 0 && !this.bases.keeps(baseWeight(entry.size))) return { type, content: this.inflate(entry, scratch) };
+        this.chainBuffers++;
         const base = { type, content: this.inflate(entry) };
+        if (chain.length === 0) return base;
         this.bases.set(at, base);
         return base;
       }
@@ -516,6 +527,7 @@ export class PackFile {
       return { type: base.type, content: applyDelta(base.content, delta, link.entry.size, scratch.take) };
     }
     scratch?.release(undefined);
+    this.chainBuffers++;
     const object = { type: base.type, content: applyDelta(base.content, delta, link.entry.size) };
     this.bases.set(link.offset, object);
     return object;
