@@ -26,6 +26,14 @@ export class LruCache<Key, Value> {
     this.half = budget / 2;
   }
 
+  /**
+   * Whether a value of this weight would be kept at all (one heavier than half the budget never is):
+   * a caller that builds such a value only to pass it on can build it in memory it reuses.
+   */
+  keeps(weight: number): boolean {
+    return weight <= this.half;
+  }
+
   /** The value for `key`, marked as used; `undefined` when absent. */
   get(key: Key): Value | undefined {
     const value = this.young.get(key);

@@ -67,9 +67,11 @@ export function deltaTargetSize(delta: Uint8Array, length = delta.length): numbe
  * Rebuilds an object from its delta base and a git delta (a header with both sizes, then copy
  * and insert instructions), as `git` writes them in packs; the delta is the first `length`
  * bytes of `delta` (reused scratch). One plain loop, no object per instruction: a history walk
- * applies tens of thousands of small deltas.
+ * applies tens of thousands of small deltas. The result gets memory of its own, or, from
+ * `scratch`, a buffer of at least its size that the caller reuses (asked for only once the
+ * header's sizes are checked, so a lying header allocates nothing).
  */
-export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.length): Buffer {
+export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.length, scratch?: (size: number) => Buffer): Buffer {
   cursor = 0;
   const sourceSize = readSize(delta, length);
   if (sourceSize !== base.length) throw corrupt(`base has ${countOf(base.length, "byte")}, delta expects ${sourceSize}`);
@@ -83,7 +85,7 @@ export function applyDelta(base: Buffer, delta: Uint8Array, length = delta.lengt
   }
   // Its own memory, not a slice of node's shared 8 KiB pool: caches keep the object, and a small one
   // kept in a pool slab held the whole slab (and whatever else was cut from it) under its own weight.
-  const output = Buffer.allocUnsafeSlow(targetSize);
+  const output = scratch === undefined ? Buffer.allocUnsafeSlow(targetSize) : scratch(targetSize).subarray(0, targetSize);
   let written = 0;
   while (cursor < length) {
     const op = delta[cursor++] as number;

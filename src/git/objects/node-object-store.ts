@@ -7,7 +7,7 @@ import { type GitObject, MissingObjectError, type ObjectStore, objectType } from
 import { writeObjectId } from "./hex.js";
 import { Inflater } from "./inflater.js";
 import { checkClaimedSize, corruptObject, MAX_NESTED_BASES } from "./object-limits.js";
-import { PackFile, type PackReadOptions } from "./pack-file.js";
+import { baseWeight, PackFile, type PackReadOptions } from "./pack-file.js";
 import { PackIndex, type PackIndexFile } from "./pack-index.js";
 
 /** Options of {@link NodeObjectStore}. */
@@ -155,7 +155,7 @@ export class NodeObjectStore implements ObjectStore {
           new PackFile(
             packPath,
             index,
-            new LruCache<number, GitObject>(budget, (object) => object.content.length + 64),
+            new LruCache<number, GitObject>(budget, (object) => baseWeight(object.content.length)),
             (oid) => this.readNestedBase(oid),
             this.files,
             this.inflater,

@@ -40,6 +40,12 @@ const KEPT_BYTES = 8 * 1024 * 1024;
  */
 let chainDepth = 0;
 let chainBytes = 0;
+/**
+ * The outermost chain read's {@link ChainScratch}, shared with the reads nested in it: a nested
+ * read ends before its caller builds a link (it is how the caller finds its base), so one pair of
+ * buffers serves them all, paged in once (a chain split over four packs paged in four pairs).
+ */
+let chainScratch: ChainScratch | undefined;
 
 /** Counts a link of `bytes` against {@link MAX_CHAIN_BYTES} before it is built. */
 function spendOnChain(bytes: number, offset: number, pack: string): void {
@@ -85,6 +91,52 @@ interface PackWindow {
   used: number;
 }
 
+/** The weight of a resolved delta base of `size` bytes in a pack's base cache (its content and the object around it). */
+export function baseWeight(size: number): number {
+  return size + 64;
+}
+
+/**
+ * Two buffers one delta chain's links (and those of the chains read nested in it) are built in, alternately (a link reads its base from one
+ * and writes the other), when the base cache would not keep them: only the chain's last link is
+ * returned, and the others are dropped as soon as the next is built. A fresh buffer per link paged
+ * its memory in anew each time: on a VM a new page is a fault the host serves (~20 us), so a
+ * 64 MiB link cost ~0.3 s of system time before a byte was copied. Each buffer is sized to the
+ * largest link it has held, never to a bound up front, and both go with the chain's read.
+ */
+class ChainScratch {
+  private readonly buffers: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
+  /** Buffers allocated, for {@link PackFile.chainBuffers}. */
+  allocated = 0;
+  /** Which buffer holds the current base (-1: none, the base has memory of its own). */
+  private holding = -1;
+
+  /** At least `size` bytes of the buffer that does not hold the base; it holds the next base. A property, passed as is. */
+  readonly take = (size: number): Buffer => {
+    const slot = this.holding === 0 ? 1 : 0;
+    let buffer = this.buffers[slot];
+    if (buffer === undefined || buffer.length < size) {
+      buffer = Buffer.allocUnsafeSlow(size);
+      this.buffers[slot] = buffer;
+      this.allocated++;
+    }
+    this.holding = slot;
+    return buffer;
+  };
+
+  /** `base` has memory of its own: both buffers are free for the links built on it. */
+  release<Base>(base: Base): Base {
+    this.holding = -1;
+    return base;
+  }
+}
+
+/** A delta on a chain being read: where it is, and its entry. */
+interface ChainLink {
+  readonly offset: number;
+  readonly entry: PackEntry;
+}
+
 /** Reads an object by id from wherever the repository keeps it: for ref deltas. */
 export type ReadBase = (oid: string) => GitObject;
 
@@ -109,6 +161,11 @@ export class PackFile {
   reads = 0;
   /** Window buffers allocated (the rest reused an evicted window's), for tests. */
   windowBuffers = 0;
+  /**
+   * Buffers allocated for the objects built by delta chains read from this pack (their bases and
+   * links, those of chains read nested included), for tests.
+   */
+  chainBuffers = 0;
 
   constructor(
     /** The `.pack` path. */
@@ -274,10 +331,11 @@ export class PackFile {
     return { kind, size, dataStart: offset + position - start, baseOffset: undefined, baseOid: undefined };
   }
 
-  private inflate(entry: PackEntry): Buffer {
+  private inflate(entry: PackEntry, scratch?: ChainScratch): Buffer {
     this.checkSize(entry);
     // Its own memory, as a delta's result (see applyDelta): the caches weigh what they keep.
-    return this.inflateEntry(entry, Buffer.allocUnsafeSlow(entry.size + 1)).subarray(0, entry.size);
+    const output = scratch === undefined ? Buffer.allocUnsafeSlow(entry.size + 1) : scratch.take(entry.size + 1);
+    return this.inflateEntry(entry, output).subarray(0, entry.size);
   }
 
   /** Refuses a size header that lies (or asks for more than the tools read) before its buffer is allocated. */
@@ -398,54 +456,80 @@ export class PackFile {
 
   /** {@link readAt} of a delta whose base is not at hand: the chain down to a base, then back up. */
   private readChain(offset: number): GitObject {
-    if (chainDepth++ === 0) chainBytes = 0;
+    if (chainDepth++ === 0) {
+      chainBytes = 0;
+      chainScratch = new ChainScratch();
+    }
     try {
-      return this.buildChain(offset);
+      return this.buildChain(offset, chainScratch as ChainScratch);
     } finally {
-      chainDepth--;
+      // The buffers go with the outermost read: a pack keeps no memory sized by its largest chain.
+      if (--chainDepth === 0) chainScratch = undefined;
     }
   }
 
   /** {@link readChain}'s work, every link counted against {@link MAX_CHAIN_BYTES} before it is built. */
-  private buildChain(offset: number): GitObject {
-    const chain: { readonly offset: number; readonly entry: PackEntry }[] = [];
-    let base: GitObject | undefined;
+  private buildChain(offset: number, scratch: ChainScratch): GitObject {
+    const chain: ChainLink[] = [];
+    const allocated = scratch.allocated;
+    let base = this.chainBase(offset, chain, scratch);
+    for (let link = chain.length - 1; link >= 0; link--) {
+      // The chain's last link is returned: memory of its own.
+      base = this.applyLink(chain[link] as ChainLink, base, offset, link > 0 ? scratch : undefined);
+    }
+    this.chainBuffers += scratch.allocated - allocated;
+    return base;
+  }
+
+  /** The base a chain starts from, walking down from `offset`; the links on the way go to `chain`, top first. */
+  private chainBase(offset: number, chain: ChainLink[], scratch: ChainScratch): GitObject {
     let at = offset;
     /** Offsets on the chain, kept once a ref delta appears (an ofs delta alone can only go back). */
     let seen: Set<number> | undefined;
-    while (base === undefined) {
+    for (;;) {
       const cached = this.bases.get(at);
-      if (cached !== undefined) {
-        base = cached;
-        break;
-      }
+      if (cached !== undefined) return scratch.release(cached);
       const entry = this.entryAt(at);
       const type = BASE_TYPES[entry.kind];
       if (type !== undefined) {
-        base = { type, content: this.inflate(entry) };
-        if (chain.length > 0) this.bases.set(at, base);
-      } else if (entry.baseOffset !== undefined || entry.baseOid !== undefined) {
-        chain.push({ offset: at, entry });
-        const next = entry.baseOffset ?? this.index.offsetOf(Buffer.from(entry.baseOid as string, "hex"));
-        if (next === undefined) {
-          base = this.readBase(entry.baseOid as string);
-          break;
-        }
-        if (entry.baseOid !== undefined) seen ??= new Set(chain.map((link) => link.offset));
-        if (seen?.has(next)) throw corruptObject(`the delta chain at ${offset} in pack ${this.name} is a cycle.`);
-        seen?.add(next);
-        at = next;
-      } else {
+        // Only a base for the links above, and too large to cache: built in reused memory.
+        if (chain.length > 0 && !this.bases.keeps(baseWeight(entry.size))) return { type, content: this.inflate(entry, scratch) };
+        this.chainBuffers++;
+        const base = { type, content: this.inflate(entry) };
+        if (chain.length === 0) return base;
+        this.bases.set(at, base);
+        return base;
+      }
+      if (entry.baseOffset === undefined && entry.baseOid === undefined) {
         throw corruptObject(`an unknown entry type ${entry.kind} at ${at} in pack ${this.name}.`);
       }
+      chain.push({ offset: at, entry });
+      const next = entry.baseOffset ?? this.index.offsetOf(Buffer.from(entry.baseOid as string, "hex"));
+      // A nested read may have built its links in the shared scratch: the base it returns is its own.
+      if (next === undefined) return scratch.release(this.readBase(entry.baseOid as string));
+      if (entry.baseOid !== undefined) seen ??= new Set(chain.map((link) => link.offset));
+      if (seen?.has(next)) throw corruptObject(`the delta chain at ${offset} in pack ${this.name} is a cycle.`);
+      seen?.add(next);
+      at = next;
     }
-    for (let link = chain.length - 1; link >= 0; link--) {
-      const { offset: linkOffset, entry } = chain[link] as (typeof chain)[number];
-      const delta = this.inflateDelta(entry);
-      spendOnChain(deltaTargetSize(delta, entry.size), offset, this.name);
-      base = { type: base.type, content: applyDelta(base.content, delta, entry.size) };
-      this.bases.set(linkOffset, base);
+  }
+
+  /**
+   * One link of the chain read at `offset` built on `base`: into `scratch` when given and the base
+   * cache would not keep the result (it is only the next link's base), else into memory of its own,
+   * cached. applyDelta refuses a link past the object bound before it asks for memory.
+   */
+  private applyLink(link: ChainLink, base: GitObject, offset: number, scratch: ChainScratch | undefined): GitObject {
+    const delta = this.inflateDelta(link.entry);
+    const size = deltaTargetSize(delta, link.entry.size);
+    spendOnChain(size, offset, this.name);
+    if (scratch !== undefined && !this.bases.keeps(baseWeight(size))) {
+      return { type: base.type, content: applyDelta(base.content, delta, link.entry.size, scratch.take) };
     }
-    return base;
+    scratch?.release(undefined);
+    this.chainBuffers++;
+    const object = { type: base.type, content: applyDelta(base.content, delta, link.entry.size) };
+    this.bases.set(link.offset, object);
+    return object;
   }
 }
