@@ -8,7 +8,6 @@ import { resolveFileScope } from "../fs/resolve-file-scope.js";
 import { CONTROL_FILE_REMOVAL_LIMITS } from "../sandbox/control-file-removal.js";
 import { createProcessSandbox } from "../sandbox/create-process-sandbox.js";
 import { isDescriptorExhaustion } from "../sandbox/descriptor-exhaustion.js";
-import { gitDirectoryLinkLimits } from "../sandbox/git-directory-links.js";
 import { isDotGitName, isGitNameSpelling } from "../sandbox/git-names.js";
 import { gitDirectoryLookAlike } from "../sandbox/git-protection.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.js";
@@ -17,6 +16,8 @@ import { type RunResourceLimits, reserveRunResources, runBudgetPlan, runSetupHoo
 import { checkOutputLimit, runSandboxed, type SandboxedResult } from "../sandbox/run-sandboxed.js";
 import { SandboxUnavailableError } from "../sandbox/sandbox-unavailable-error.js";
 import type { QuarantinedState } from "../sandbox/sequencer-quarantine.js";
+import { newGitStateNotes } from "./git-state-notes.js";
+import { shellQuote } from "./shell-quote.js";
 import { trustedShellResolver } from "./trusted-shell.js";
 import { showControlCharacters } from "./visible-control-characters.js";
 
@@ -219,7 +220,7 @@ function outputSections(result: SandboxedResult, root: string): string[] {
     );
   }
   for (const state of result.quarantined ?? []) sections.push(quarantineNote(state, root));
-  for (const state of result.newGitState ?? []) sections.push(newGitStateNote(state, root));
+  sections.push(...newGitStateNotes(result.newGitState ?? [], root));
   return sections;
 }
 
@@ -270,54 +271,6 @@ function quarantineNote(state: QuarantinedState, root: string): string {
     "one the user started on the host while the command ran is moved too; nothing was deleted). " +
     `To resume it, read ${shellQuote(path.join(to, todo))} first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}${autostash}]`
   );
-}
-
-/** What was moved aside of a git directory the command created, and how to put it back after review. */
-/** What the note says of each kind of entry moved out of a git directory (see {@link QuarantinedState.outwardEntry}). */
-function outwardEntryNote(kind: NonNullable<QuarantinedState["outwardEntry"]>): string {
-  switch (kind) {
-    case "link":
-      return "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)";
-    case "alternates":
-      return "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
-    case "unlisted":
-      return `a directory of a git directory past the link walk's bound (${gitDirectoryLinkLimits.maxDirectories} directories, ${gitDirectoryLinkLimits.maxDepth} levels), not looked at for links host git would follow out of the workspace`;
-    case "replaced":
-      return "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)";
-  }
-}
-
-function newGitStateNote(state: QuarantinedState, root: string): string {
-  const from = path.relative(root, state.from);
-  const to = path.relative(root, state.to);
-  if (state.relinkedWorkTree === true) {
-    return (
-      `[moved aside ${from}: the work tree its core.worktree names became a link out of the workspace, where host git would check out and add files -> ${to}. ` +
-      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
-    );
-  }
-  if (state.outwardEntry !== undefined) {
-    const what = outwardEntryNote(state.outwardEntry);
-    return (
-      `[moved aside ${from}: ${what} -> ${to}. ` +
-      `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
-    );
-  }
-  if (state.relinkedRepository !== undefined) {
-    return (
-      `[moved aside ${from}: the repository its ${state.relinkedRepository} names became a link out of the workspace, where host git fetch or push would read or write another repository -> ${to}. ` +
-      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
-    );
-  }
-  return (
-    `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...), or work in a directory outside the workspace (core.worktree) -> ${to}. ` +
-    `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
-  );
-}
-
-/** `text` as one single-quoted shell word. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** How a command ended, in a few words, with the resource limit it ran into. */

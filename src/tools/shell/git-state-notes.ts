@@ -1,0 +1,83 @@
+import path from "node:path";
+import { gitDirectoryLinkLimits } from "../sandbox/git-directory-links.js";
+import type { QuarantinedState } from "../sandbox/sequencer-quarantine.js";
+import { shellQuote } from "./shell-quote.js";
+
+/**
+ * The most moves after one command told one by one. Each costs the model ~300 characters, and a
+ * command decides how many there are: one that made 60,000 directories in `.git` (40,000 past the
+ * link walk's bound, each moved aside) got 8 MiB of notes. The rest is told in one note: how many
+ * of each kind, and where they are.
+ */
+export const NOTED_GIT_STATE_MOVES = 50;
+
+/** The notes on what was moved aside of git directories after a command (see {@link NOTED_GIT_STATE_MOVES}). */
+export function newGitStateNotes(states: readonly QuarantinedState[], root: string): string[] {
+  const notes = states.slice(0, NOTED_GIT_STATE_MOVES).map((state) => newGitStateNote(state, root));
+  const rest = states.slice(NOTED_GIT_STATE_MOVES);
+  if (rest.length > 0) notes.push(restNote(rest, root));
+  return notes;
+}
+
+/** One note for the moves past the first {@link NOTED_GIT_STATE_MOVES}. */
+function restNote(rest: readonly QuarantinedState[], root: string): string {
+  const kinds = new Map<string, number>();
+  const places = new Set<string>();
+  for (const state of rest) {
+    const kind =
+      state.outwardEntry ?? (state.relinkedWorkTree === true || state.relinkedRepository !== undefined ? "config" : "state");
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    places.add(path.relative(root, path.dirname(state.to)) || ".");
+  }
+  const counts = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(", ");
+  const shown = [...places].slice(0, 10);
+  const where = shown.map((place) => shellQuote(path.join(place, "atc-quarantine-*"))).join(" ");
+  return (
+    `[moved aside ${rest.length} more entries the same way (${counts}), each to atc-quarantine-<kind>-<its path>-<time> at the top of its git directory` +
+    `${places.size > shown.length ? ` (${places.size} git directories; the first ${shown.length} here)` : ""}. ` +
+    `List them from the workspace root: ls -d ${where}]`
+  );
+}
+
+/** What the note says of each kind of entry moved out of a git directory (see {@link QuarantinedState.outwardEntry}). */
+function outwardEntryNote(kind: NonNullable<QuarantinedState["outwardEntry"]>): string {
+  switch (kind) {
+    case "link":
+      return "a symbolic link in a git directory leading out of the workspace (or nowhere), through which host git would write or read another file (a commit message, a reflog line, refs, objects)";
+    case "alternates":
+      return "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
+    case "unlisted":
+      return `a directory of a git directory past the link walk's bound (${gitDirectoryLinkLimits.maxDirectories} directories, ${gitDirectoryLinkLimits.maxDepth} levels), not looked at for links host git would follow out of the workspace`;
+    case "replaced":
+      return "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)";
+  }
+}
+
+/** What was moved aside of a git directory the command created, and how to put it back after review. */
+function newGitStateNote(state: QuarantinedState, root: string): string {
+  const from = path.relative(root, state.from);
+  const to = path.relative(root, state.to);
+  if (state.relinkedWorkTree === true) {
+    return (
+      `[moved aside ${from}: the work tree its core.worktree names became a link out of the workspace, where host git would check out and add files -> ${to}. ` +
+      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
+  if (state.outwardEntry !== undefined) {
+    const what = outwardEntryNote(state.outwardEntry);
+    return (
+      `[moved aside ${from}: ${what} -> ${to}. ` +
+      `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
+  if (state.relinkedRepository !== undefined) {
+    return (
+      `[moved aside ${from}: the repository its ${state.relinkedRepository} names became a link out of the workspace, where host git fetch or push would read or write another repository -> ${to}. ` +
+      `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+    );
+  }
+  return (
+    `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...), or work in a directory outside the workspace (core.worktree) -> ${to}. ` +
+    `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+  );
+}
