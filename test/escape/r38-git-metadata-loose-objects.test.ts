@@ -25,7 +25,7 @@ import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGit, hostGitOutput } from "./support/host-git.js";
-import { oneCommitPlayground } from "./support/one-commit-playground.js";
+import { playgroundBesideHostSecret } from "./support/one-commit-playground.js";
 import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
@@ -63,19 +63,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
     });
 
     /** A workspace that is a repository with one commit, and a host repository holding `secret.txt` (loose). */
-    async function setUp() {
-      const { ground, root } = await oneCommitPlayground(grounds);
-      const host = path.join(ground.outside, "hostrepo");
-      mkdirSync(host);
-      hostGit(host, ["init", "-q", "-b", "main"]);
-      const secret = `r38-loose-secret-${process.pid}`;
-      await writeFile(path.join(host, "secret.txt"), `${secret}\n`);
-      hostGit(host, ["add", "secret.txt"]);
-      hostGit(host, ["commit", "-q", "-m", "secret"]);
-      const blob = hostGit(host, ["rev-parse", "main:secret.txt"]).trim();
-      const commit = hostGit(host, ["rev-parse", "main"]).trim();
-      return { ground, root, host, secret, blob, commit };
-    }
+    const setUp = () => playgroundBesideHostSecret(grounds, "r38-loose");
 
     /** The command links the loose object `blob` to the host's and commits a tree naming it; the user resets or collects garbage. */
     async function looseAttempt(scope: "workspace" | "local", user: "reset" | "gc") {

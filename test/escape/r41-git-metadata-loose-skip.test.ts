@@ -1,32 +1,11 @@
-/**
- * Red team round 41: the link walk's loose-object directories (`objects/xx`) are read again only
- * when changed (loose-object-directories.ts: one found holding no link and no directory is
- * skipped while its inode and times stay the same). Two attempts at what such a skip could miss.
- *
- * A time put back: the command primes the walk (an empty `objects/<bb>` seen clean by one
- * command, then left alone), then plants a link there to the host repository's loose object and
- * puts the directory's modification and access times back with `touch -r` (or builds the
- * directory elsewhere with the link in it and renames it whole over `objects/<bb>`, its times set
- * to the old directory's), and commits a tree naming the object: a walk trusting the modification
- * time skips it, and the user's `git reset --hard` checks the host's `secret.txt` out. The change
- * time cannot be put back.
- *
- * A link kept because it led inside: `objects/<bb>/<rest>` linked to `store/<rest>` in the
- * workspace (kept), seen by a command after the walk's racy margin, then `store` replaced with a
- * link to the host repository's `objects/<bb>`: the directory is unchanged, the link now leads
- * out.
- */
-import { mkdirSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 import type { Run } from "agent-tool-catalog";
 import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
 import { looseDirectoryCounts } from "../../src/tools/sandbox/loose-object-directories.js";
 import { capability } from "../support/capabilities.js";
 import { shortRacyMargin } from "../support/short-racy-margin.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
-import { hostGit, hostGitOutput } from "./support/host-git.js";
-import { oneCommitPlayground } from "./support/one-commit-playground.js";
+import { hostGitOutput } from "./support/host-git.js";
+import { playgroundBesideHostSecret } from "./support/one-commit-playground.js";
 import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
@@ -53,15 +32,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
 
     /** A workspace repository with one commit, and a host repository holding `secret.txt` (loose). */
     async function setUp() {
-      const { ground, root } = await oneCommitPlayground(grounds);
-      const host = path.join(ground.outside, "hostrepo");
-      mkdirSync(host);
-      hostGit(host, ["init", "-q", "-b", "main"]);
-      const secret = `r41-loose-secret-${process.pid}`;
-      await writeFile(path.join(host, "secret.txt"), `${secret}\n`);
-      hostGit(host, ["add", "secret.txt"]);
-      hostGit(host, ["commit", "-q", "-m", "secret"]);
-      const blob = hostGit(host, ["rev-parse", "main:secret.txt"]).trim();
+      const { root, host, secret, blob } = await playgroundBesideHostSecret(grounds, "r41-loose");
       return { root, host, secret, blob, bb: blob.slice(0, 2), rest: blob.slice(2) };
     }
 

@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { hostGit } from "./host-git.js";
@@ -17,4 +18,23 @@ export async function oneCommitPlayground(grounds: Playground[]): Promise<{ grou
   hostGit(root, ["add", "a.txt"]);
   hostGit(root, ["commit", "-q", "-m", "a"]);
   return { ground, root };
+}
+
+/**
+ * {@link oneCommitPlayground} beside a host repository (`hostrepo` in the playground's outside
+ * directory) whose one commit holds `secret.txt` as a loose object: what a command links a git
+ * directory's entries to (rounds 38 and 41). `secret` is unique to this process and `label`.
+ */
+export async function playgroundBesideHostSecret(grounds: Playground[], label: string) {
+  const { ground, root } = await oneCommitPlayground(grounds);
+  const host = path.join(ground.outside, "hostrepo");
+  mkdirSync(host);
+  hostGit(host, ["init", "-q", "-b", "main"]);
+  const secret = `${label}-secret-${process.pid}`;
+  await writeFile(path.join(host, "secret.txt"), `${secret}\n`);
+  hostGit(host, ["add", "secret.txt"]);
+  hostGit(host, ["commit", "-q", "-m", "secret"]);
+  const blob = hostGit(host, ["rev-parse", "main:secret.txt"]).trim();
+  const commit = hostGit(host, ["rev-parse", "main"]).trim();
+  return { ground, root, host, secret, blob, commit };
 }

@@ -14,12 +14,17 @@ const RAW = Symbol("raw JSON text");
  */
 export const rawJson = (text) => ({ [RAW]: text });
 
+const ERROR = Symbol("JSON-RPC error");
+
+/** A call answered with the JSON-RPC error `{ code, message }` instead of a result. */
+export const jsonRpcError = (code, message) => ({ [ERROR]: { code, message } });
+
 /**
  * Serves `tools` (an array, or a function giving the current list) as the server `name` on
  * stdin/stdout. `onCall(toolName, notify)` runs before a tools/call is answered; `notify(method,
  * params)` sends a notification (such as notifications/tools/list_changed). `result(toolName,
  * args, { ask })`, when given, is the call's result or a promise of it (default: a text block
- * "<name> ran"; `rawJson(text)` for a result given as JSON text); `ask(method, params)` sends the client a request of the server's own and resolves
+ * "<name> ran"; `rawJson(text)` for a result given as JSON text, `jsonRpcError(code, message)` for an error answer, a promise that never settles for no answer); `ask(method, params)` sends the client a request of the server's own and resolves
  * with `{ result }` or `{ error: code }` when the client answers, `{ timeout: true }` after 5 s.
  */
 export function serveRawTools(name, tools, { onCall, result } = {}) {
@@ -36,7 +41,9 @@ export function serveRawTools(name, tools, { onCall, result } = {}) {
   const answer = (id, tool, value) =>
     value?.[RAW] !== undefined
       ? process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${value[RAW]}}\n`)
-      : send({ jsonrpc: "2.0", id, result: value ?? { content: [{ type: "text", text: `${tool} ran` }] } });
+      : value?.[ERROR] !== undefined
+        ? send({ jsonrpc: "2.0", id, error: value[ERROR] })
+        : send({ jsonrpc: "2.0", id, result: value ?? { content: [{ type: "text", text: `${tool} ran` }] } });
   const lines = createInterface({ input: process.stdin });
   lines.on("close", () => process.exit(0));
   lines.on("line", (line) => {
