@@ -172,11 +172,13 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
     expect((await scheduler.cancel("c", later.id)).status).toBe("cancelled");
   }, 60_000);
 
-  // Not beside the others: its healthy control must answer within its 400 ms bound, which the
+  // Not beside the others: its healthy control must answer within the operation bound, which the
   // first calls of four tests starting at once (BullMQ's scripts loaded on three servers) missed
-  // once at load 15.
+  // once at load 15 when it was 400 ms. The bound is a budget for a healthy call; the proof is
+  // that a call past it rejects with redis_timeout, and not much later than the bound.
   it("schedule, cancel, list and get reject with redis_timeout while Redis is stopped, then work again", async ({ expect }) => {
-    const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs: 400 });
+    const operationTimeoutMs = 2_000;
+    const manager = new BullMqCallbackManager({ connection: connection(), prefix: "bounded-cb", operationTimeoutMs });
     closers.push(() => manager.close());
     const queue = new Queue("callbacks", { connection: connection(), prefix: "bounded-cb" });
     closers.push(() => queue.close());
@@ -199,11 +201,11 @@ describe.skipIf(redisCapability.missing)(redisCapability.label("BullMQ callbacks
           () => "resolved",
           (error: RedisTimeoutError) => ({ code: error.code, operation: error.operation, mayHaveRun: error.mayHaveRun }),
         ),
-        3_000,
+        operationTimeoutMs + 3_000,
       );
       outcomes[name] = settled;
     }
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(4 * operationTimeoutMs + 6_000);
     redis.server.resume();
     expect(outcomes).toEqual({
       schedule: { code: "redis_timeout", operation: "BullMqCallbackManager.schedule", mayHaveRun: true },
