@@ -12,7 +12,8 @@ export const MODEL_ERROR_CODES = Object.freeze({
   tool_not_allowed: "The tool exists but this run (allowedTools, a skill) does not allow it.",
   tool_disabled: "The tool is turned off in this run's profile or configuration.",
   use_toolbox: "The tool is listed behind `toolbox`; call it through `toolbox`.",
-  invalid_input: "The arguments do not match the input schema; `issues` says where (capped, values never quoted).",
+  invalid_input:
+    "The arguments do not match the input schema, or are not JSON data (a cycle, a function, a throwing getter or proxy: the message says which); `issues` says where (capped, values never quoted).",
   input_schema_too_slow:
     "Compiling the tool's untrusted input schema (an MCP server's), or checking these arguments against it, took longer than its time limit (CPU time of the checking thread where measurable) or more memory than its check thread may use (170 MB); the message says which. Use another tool, or simpler arguments when it was the check.",
   input_too_large: "The arguments are larger than the run's `maxInputLength` (strings and objects alike).",

@@ -275,9 +275,52 @@ describe("validation never amplifies and never echoes (issue 15.2)", () => {
     const run = createRegistry({ tools: [tool] }).createRun({ maxInputLength: 1000 });
     expect(errorOf(await run.call("t", { text: "x".repeat(2000) })).code).toBe("input_too_large");
     expect((await run.call("t", { text: "x".repeat(100) })).ok).toBe(true);
+  });
+
+  it("a small cyclic, proxied or function-holding object is invalid_input naming the cause, not input_too_large", async () => {
+    let handled = 0;
+    const tool = defineTool({
+      name: "t",
+      description: "T.",
+      inputSchema: z.object({ text: z.string() }),
+      handler: () => {
+        handled++;
+        return "ok";
+      },
+    });
+    const run = createRegistry({ tools: [tool] }).createRun({ maxInputLength: 1000 });
     const cyclic: Record<string, unknown> = { text: "x" };
     cyclic.self = cyclic;
-    expect(errorOf(await run.call("t", cyclic)).code).toBe("input_too_large");
+    const throwingProxy = new Proxy(
+      { text: "x" },
+      {
+        ownKeys: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    const revocable = Proxy.revocable({ text: "x" }, {});
+    revocable.revoke();
+    for (const [args, cause] of [
+      [cyclic, "contains itself (a cycle)"],
+      [{ text: "x", nested: [{ back: cyclic }] }, "contains itself (a cycle)"],
+      [throwingProxy, "reading them threw"],
+      [revocable.proxy, "reading them threw"],
+      [{ text: "x", f: () => 1 }, "a function, a symbol or a BigInt"],
+      [{ text: "x", n: { toJSON: () => 1n } }, "a function, a symbol or a BigInt"],
+    ] as const) {
+      const error = errorOf(await run.call("t", args));
+      expect(error.code, cause).toBe("invalid_input");
+      expect(error.message).toContain(cause);
+      expect(error.message).not.toMatch(/larger|at most/);
+    }
+    expect(handled).toBe(0);
+    // Still input_too_large when it is the size.
+    expect(errorOf(await run.call("t", { text: "x".repeat(2000) })).code).toBe("input_too_large");
+    // Controls: the same values without the flaw are taken, a proxy that answers plainly too.
+    expect((await run.call("t", { text: "x", nested: [{ back: { text: "y" } }] })).ok).toBe(true);
+    expect((await run.call("t", new Proxy({ text: "x" }, {}))).ok).toBe(true);
+    expect(handled).toBe(2);
   });
 });
 

@@ -1,5 +1,5 @@
 import { countOf } from "../errors/count-of.js";
-import { estimateJsonSize } from "../tool/json-size.js";
+import { measureJson } from "../tool/json-size.js";
 import { nestingDepth } from "../tool/nesting-depth.js";
 import type { ToolCallErrorInfo } from "../tool/tool-call-result.js";
 import { copyPlainJson } from "./plain-json-copy.js";
@@ -50,26 +50,54 @@ export function parseToolArguments(args: unknown, maxLength: number, name: strin
   }
 }
 
+/**
+ * Arguments handed over as an object JSON cannot hold (a host's or an adapter's doing: text from
+ * a model is always JSON), as `invalid_input` naming the cause. Told as `input_too_large`, a
+ * small cyclic object read as too large, and the advice to send less at once could not help.
+ */
+function notJson(why: string): ParsedArguments {
+  return {
+    ok: false,
+    error: {
+      code: "invalid_input",
+      message: `The arguments are not JSON data: ${why}.`,
+      hint: "Send the arguments as one JSON object of plain values.",
+      issues: [{ path: "", message: `not JSON data: ${why}` }],
+    },
+  };
+}
+
+const CYCLE = "an object in them contains itself (a cycle)";
+const NOT_JSON_VALUE = "they hold a value JSON cannot (a function, a symbol or a BigInt)";
+const UNREADABLE = "reading them threw (a getter, or a proxy's trap, or a revoked proxy)";
+
 /** An object argument as the plain JSON data it stands for, each property read once; bounded as above. */
 function snapshotArguments(args: unknown, maxLength: number, name: string): ParsedArguments {
-  const notPlain = tooLarge("larger than the limit or not plain JSON", maxLength);
+  const overLimit = tooLarge("larger than the limit", maxLength);
   let json: string | undefined;
   try {
     // Measured first with early exit: a 2^32 - 1 sparse array must not be turned into text.
-    if (estimateJsonSize(args, maxLength) > maxLength) return notPlain;
+    const size = measureJson(args, maxLength);
+    if (size === "cycle") return notJson(CYCLE);
+    if (size === "not_json") return notJson(NOT_JSON_VALUE);
+    if (size > maxLength) return overLimit;
     // Plain data is copied as it is (what the round trip below gives for it, without the text).
     const plain = copyPlainJson(args, maxLength);
     if (plain !== undefined) return { ok: true, value: plain.value };
     json = JSON.stringify(args);
   } catch (error) {
     // Nested past what JSON.stringify walks (a few thousand levels): the model hears the depth,
-    // as for a JSON string nested as deeply. Anything else (a getter or proxy trap that threw):
-    // not input a model could have sent.
+    // as for a JSON string nested as deeply. Anything else (a getter or proxy trap that threw, a
+    // toJSON giving a cycle or a BigInt): not input a model could have sent.
     if (error instanceof RangeError) return { ok: false, error: nestedTooDeeply(name, "too deeply") };
-    return notPlain;
+    if (error instanceof TypeError && /circular/i.test(error.message)) return notJson(CYCLE);
+    if (error instanceof TypeError && /BigInt/.test(error.message)) return notJson(NOT_JSON_VALUE);
+    return notJson(UNREADABLE);
   }
+  // A toJSON (or the value itself) that gives nothing JSON writes.
+  if (json === undefined) return notJson(NOT_JSON_VALUE);
   // Read again by JSON.stringify: a getter may have answered larger than it measured.
-  if (json === undefined || json.length > maxLength) return notPlain;
+  if (json.length > maxLength) return overLimit;
   return { ok: true, value: JSON.parse(json) };
 }
 

@@ -46,6 +46,16 @@ function scalarSize(value: unknown): number {
  * when over. Objects are walked with an explicit stack, so deep nesting cannot overflow.
  */
 export function estimateJsonSize(value: unknown, limit: number): number {
+  const measured = measureJson(value, limit);
+  return typeof measured === "number" ? measured : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * {@link estimateJsonSize} telling why a value is not JSON data when that is what stopped it:
+ * `"cycle"` for an object that contains itself, `"not_json"` for a function, symbol or BigInt.
+ * A caller answering the model names the cause: "larger than the limit" misled for a small cycle.
+ */
+export function measureJson(value: unknown, limit: number): number | "cycle" | "not_json" {
   let total = 0;
   const onPath = new Set<object>();
   const stack: unknown[] = [value];
@@ -56,12 +66,14 @@ export function estimateJsonSize(value: unknown, limit: number): number {
       continue;
     }
     if (typeof current === "object" && current !== null) {
-      if (onPath.has(current)) return Number.POSITIVE_INFINITY;
+      if (onPath.has(current)) return "cycle";
       onPath.add(current);
       stack.push(current, LEAVE);
       total += pushChildren(current, stack, limit - total);
     } else {
-      total += scalarSize(current);
+      const size = scalarSize(current);
+      if (size === Number.POSITIVE_INFINITY) return "not_json";
+      total += size;
     }
     if (total > limit) return Number.POSITIVE_INFINITY;
   }

@@ -144,11 +144,13 @@ async function blame(directory: string): Promise<{ readonly code: string; readon
 }
 
 /**
- * The control's blame, read once per file and compared with by both attempts: it builds 1.5 GiB
- * (about 6 CPU-s, a seventh of this file's CPU), and what it gives is the same each time (the same
- * pack, in the same process). Stop 58: read once per attempt, it measured 6.0 and 6.1 CPU-s
- * (load 4-13), the attacks 7.5 and 8.2: both far inside the bound (3x). Either attempt run alone
- * reads it itself.
+ * The control's blame, read once per file and compared with by both attempts: it builds 1.5 GiB,
+ * and what it gives is the same each time (the same pack, in the same process). Either attempt
+ * run alone reads it itself. Stop 58, after that stop's pack-read fix (medians of 3 runs of this
+ * file alone, load 12-16): the control 0.76 CPU-s (it was about 6), the 160-link attack 0.71 and
+ * the split attack 0.89, both inside the bound (3x); the whole file 14.7 CPU-s (user + sys of
+ * `vitest run`: the three reads 2.4 of it, the rest the fixtures' packs and vitest's start), 17 s
+ * of test time.
  */
 let controlRead: ReturnType<typeof blame> | undefined;
 const controlBlame = (directory: string) => {

@@ -1,9 +1,10 @@
 /**
  * Red team round 39 (held): arguments a host hands `run.call` as objects that JSON cannot hold,
  * or that lie about themselves (variants not in `arguments-read-once.test.ts`). Each resolves
- * within a second to a structured result, never a rejection: not plain JSON is
- * `input_too_large` (the documented code for "larger than the limit or not plain JSON"), and
- * what JSON takes is taken as JSON takes it.
+ * within a second to a structured result, never a rejection: not JSON data is `invalid_input`
+ * naming the cause (stop 58; it was `input_too_large`, "larger than the limit or not plain JSON"),
+ * an array whose length is over the limit `input_too_large`, and what JSON takes is taken as JSON
+ * takes it.
  */
 import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
@@ -28,8 +29,8 @@ sparse[3] = 1;
 
 /** [label, arguments, expected code or the JSON the handler receives] */
 const cases: [string, unknown, { code: string } | { json: string }][] = [
-  ["a revoked proxy", revoked({}), { code: "input_too_large" }],
-  ["a revoked proxy of an array", revoked([]), { code: "input_too_large" }],
+  ["a revoked proxy", revoked({}), { code: "invalid_input" }],
+  ["a revoked proxy of an array", revoked([]), { code: "invalid_input" }],
   [
     "a proxy whose ownKeys trap throws",
     new Proxy(
@@ -40,7 +41,7 @@ const cases: [string, unknown, { code: string } | { json: string }][] = [
         },
       },
     ),
-    { code: "input_too_large" },
+    { code: "invalid_input" },
   ],
   [
     "a getter throwing a symbol",
@@ -49,7 +50,7 @@ const cases: [string, unknown, { code: string } | { json: string }][] = [
         throw Symbol("s");
       },
     },
-    { code: "input_too_large" },
+    { code: "invalid_input" },
   ],
   [
     "a toJSON getter that throws",
@@ -58,13 +59,13 @@ const cases: [string, unknown, { code: string } | { json: string }][] = [
         throw new Error("g");
       },
     },
-    { code: "input_too_large" },
+    { code: "invalid_input" },
   ],
-  ["a toJSON returning a BigInt", { a: { toJSON: () => 1n } }, { code: "input_too_large" }],
-  ["a toJSON returning its own object", { a: selfJson }, { code: "input_too_large" }],
+  ["a toJSON returning a BigInt", { a: { toJSON: () => 1n } }, { code: "invalid_input" }],
+  ["a toJSON returning its own object", { a: selfJson }, { code: "invalid_input" }],
   // biome-ignore lint/suspicious/noThenProperty: a thenable is the point
-  ["a thenable", { then: (resolve: (value: unknown) => void) => resolve({}) }, { code: "input_too_large" }],
-  ["a function", () => 1, { code: "input_too_large" }],
+  ["a thenable", { then: (resolve: (value: unknown) => void) => resolve({}) }, { code: "invalid_input" }],
+  ["a function", () => 1, { code: "invalid_input" }],
   ["an array of length 2^32 - 1", { a: hugeLength }, { code: "input_too_large" }],
   [
     "a value whose valueOf and toString throw",
@@ -78,7 +79,7 @@ const cases: [string, unknown, { code: string } | { json: string }][] = [
         },
       },
     },
-    { code: "input_too_large" },
+    { code: "invalid_input" },
   ],
   ["a sparse array", { a: sparse }, { json: '{"a":[null,null,null,1]}' }],
   ["frozen objects", Object.freeze({ a: Object.freeze([1, 2]) }), { json: '{"a":[1,2]}' }],

@@ -40,10 +40,6 @@ export const LONGEST_FILES: readonly string[] = [
   // races-control-file-removal 6, redis-fault-injection 5: the Redis, bash-run and lease files
   // mostly wait (a minute boundary, a 31 s lease, sleeping commands).
   "test/tools/file-open-limit.test.ts", // 79 (174)
-  // Stop 58: not listed before, and the second longest file of stop 57's last clean-clone CI (63 s
-  // wall; 35-40 CPU-s alone, most of it gigabytes of delta chains built and refused): on a clean
-  // clone vitest's order (by file size, 9 KB) could start it anywhere, the end of the run included.
-  "test/escape/r33-resources-delta-amplification.test.ts",
   "test/tools/group-kill-restore.test.ts", // 76 (123)
   "test/redis/bullmq-jobs.test.ts", // 61 (69)
   "test/redis/clock-skew.test.ts", // 42 (61)
@@ -57,6 +53,12 @@ export const LONGEST_FILES: readonly string[] = [
   "test/git/git-cli-property.test.ts", // 19 (50)
   "test/escape/r29-mcp-listing-size.test.ts", // 18 (30)
   "test/tools/single-file-kill.test.ts", // 18 (69)
+  // Stop 58: not listed before, and the second longest file of stop 57's last clean-clone CI (63 s
+  // wall; 35-40 CPU-s alone, most of it gigabytes of delta chains built and refused): on a clean
+  // clone vitest's order (by file size, 9 KB) could start it anywhere, the end of the run included.
+  // After that stop's pack-read fix: 17 s of test time alone (median of 3: 25, 17.5, 14 s; 14.7
+  // CPU-s; load 12-16), so here, not second.
+  "test/escape/r33-resources-delta-amplification.test.ts",
   "test/redis/redis-bounded-operations.test.ts", // 17 (17)
   "test/mcp/trust-store-kill.test.ts", // 16 (34)
   "test/mcp/schema-check-pool-failures.test.ts", // 16 (18)

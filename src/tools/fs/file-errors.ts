@@ -4,21 +4,34 @@ import { DirectoryReplacedError } from "./directory-replaced-error.js";
 import { FileStepError } from "./file-step-error.js";
 import { isDirectoryName } from "./patch/patch-path.js";
 
-/** The sentences of a step's error that speak for the whole call ("Nothing was changed.", "No file was changed: ..."). */
-const CHANGE_CLAIMS = / ?(?:Nothing was changed|No file was changed)(?::[^.]*)?\./g;
-
 /**
- * `message` without its claims that nothing was changed. An errno's text and a step's failure
- * carry such a claim for themselves only; a caller that knows more of what is on disk (a change
- * after its commit point, an undo whose earlier steps were made) states it once, itself. Left
- * in, "Nothing was changed" stood beside a list of files that were.
+ * The claims among `sentences` that a message ends with, as one pattern: each a sentence of its
+ * own, with its explanation ("No file was changed: every file ... was restored."), which holds no
+ * quote. Every file tool states its claim as the message's last sentence, and looking only there
+ * keeps the quoted file names out: a quoted name is followed by its closing quote, so it never
+ * ends a message. Searched anywhere, a FIFO named `No file was changed` read as the claim (the
+ * sentence was never added), and a name holding one lost it ("b c.txt" for `b Nothing was changed. c.txt`).
  */
-export function withoutChangeClaims(message: string): string {
-  return message.replace(CHANGE_CLAIMS, "");
+function closingClaims(sentences: readonly string[]): RegExp {
+  const claim = String.raw`(?:${sentences.join("|")})(?::[^."\n]*)?\.`;
+  return new RegExp(String.raw`(?:^|\s+)${claim}(?:\s+${claim})*\s*$`);
 }
 
+/** The claims of a step's error that speak for the whole call ("Nothing was changed.", "No file was changed: ..."). */
+const STEP_CLAIMS = closingClaims(["Nothing was changed", "No file was changed"]);
+
 /** A claim that nothing was changed, in any of the forms the file tools' messages use. */
-const ANY_CHANGE_CLAIM = /(?:Nothing was changed|No file was changed|Nothing was written)/;
+const ANY_CHANGE_CLAIM = closingClaims(["Nothing was changed", "No file was changed", "Nothing was written"]);
+
+/**
+ * `message` without its closing claims that nothing was changed. An errno's text and a step's
+ * failure carry such a claim for themselves only; a caller that knows more of what is on disk (a
+ * change after its commit point, an undo whose earlier steps were made) states it once, itself.
+ * Left in, "Nothing was changed" stood beside a list of files that were.
+ */
+export function withoutChangeClaims(message: string): string {
+  return message.replace(STEP_CLAIMS, "");
+}
 
 /**
  * `error` told as a failure that changed no file: a `ToolError` or `SandboxViolationError` (the
