@@ -184,7 +184,10 @@ describe("escape attempts: resuming a workflow run", () => {
           expect(await services[0]?.get(runId)).toMatchObject({ status: "failed" });
           // Positive control: a run with the same scope in the other process resumes it from the
           // checkpoint (a scope read back from JSON), and the step writes.
-          expect(await resumeFrom(there, wide(), runId)).toBe("completed");
+          const control = await runIn(there, wide()).call("run_workflow", { resume_run_id: runId, timeout_seconds: 10 });
+          expect(control.ok ? (control.output as { status: string }).status : control.error, JSON.stringify(control)).toBe(
+            "completed",
+          );
           expect(existsSync(target)).toBe(true);
         } finally {
           for (const service of services) service.close();

@@ -109,6 +109,37 @@ describe("outwardGitEntries", () => {
     }
   });
 
+  it("names what it moves within a file name's 255 bytes, however long the path it was at", () => {
+    const { root, outside, git, descriptor } = layout();
+    try {
+      // Three directories of 200-byte names (multi-byte characters among them): the path is 600+ bytes.
+      const deep = path.join(git, "refs", "é".repeat(100), "x".repeat(200), "y".repeat(200));
+      mkdirSync(deep, { recursive: true });
+      symlinkSync(path.join(outside, "victim"), path.join(deep, "main"));
+      symlinkSync(path.join(outside, "victim"), path.join(deep, "other"));
+      const moved = moveOutwardEntries(descriptor, "sub/.git", outwardGitEntries(descriptor, root, false), new Date(0));
+      expect(moved.map((entry) => path.basename(entry.from))).toEqual(["main", "other"]);
+      const names = moved.map((entry) => path.basename(entry.to));
+      expect(new Set(names).size).toBe(2);
+      for (const name of names) {
+        expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+        expect(name).toMatch(/^atc-quarantine-link-refs-é+/);
+        expect(readlinkSync(path.join(git, name))).toBe(path.join(outside, "victim"));
+      }
+      // Control: a short path keeps its whole name.
+      symlinkSync(path.join(outside, "victim"), path.join(git, "refs", "heads", "main"));
+      expect(moveOutwardEntries(descriptor, "sub/.git", outwardGitEntries(descriptor, root, false), new Date(0))).toEqual([
+        {
+          from: "sub/.git/refs/heads/main",
+          to: "sub/.git/atc-quarantine-link-refs-heads-main-19700101T000000Z",
+          outwardEntry: "link",
+        },
+      ]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
   it("moves only a link: what a racing command swapped in for it after the walk is put back and not reported", () => {
     const { root, outside, git, descriptor } = layout();
     try {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type BigIntStats, type Dirent, fstatSync } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
@@ -283,7 +284,7 @@ export function moveOutwardEntries(
     withPath(descriptor, parts, (parent) => {
       const from = `/proc/self/fd/${parent}/${name}`;
       if (lstatSync(from, { throwIfNoEntry: false }) === undefined) return;
-      const base = `${SEQUENCER_QUARANTINE}-${entry.kind}-${entry.relative.replaceAll("/", "-")}-${stamp}`;
+      const base = quarantineName(entry, stamp);
       for (let attempt = 1; attempt <= 100; attempt++) {
         const target = attempt === 1 ? base : `${base}-${attempt}`;
         if (lstatSync(`/proc/self/fd/${descriptor}/${target}`, { throwIfNoEntry: false }) !== undefined) continue;
@@ -298,6 +299,34 @@ export function moveOutwardEntries(
     });
   }
   return moved;
+}
+
+/** The longest name a Linux file system takes (`NAME_MAX`), in bytes. */
+const NAME_MAX = 255;
+/** Bytes kept for the `-<attempt>` suffix of a taken name. */
+const ATTEMPT_SUFFIX = 4;
+
+/**
+ * `atc-quarantine-<kind>-<path with / as ->-<time>`, shortened to a file name's 255 bytes where the
+ * path is long: the path's start, a digest of the whole path (two long paths with the same start
+ * get two names) and the time. A command chooses the path (a ref or directory 32 levels deep, a
+ * branch named with 200 characters), and a name past the limit failed the rename, so the link
+ * stayed where host git would follow it.
+ */
+function quarantineName(entry: OutwardEntry, stamp: string): string {
+  const flat = entry.relative.replaceAll("/", "-");
+  const whole = `${SEQUENCER_QUARANTINE}-${entry.kind}-${flat}-${stamp}`;
+  if (Buffer.byteLength(whole) <= NAME_MAX - ATTEMPT_SUFFIX) return whole;
+  const head = `${SEQUENCER_QUARANTINE}-${entry.kind}-`;
+  const tail = `-${createHash("sha256").update(entry.relative).digest("hex").slice(0, 16)}-${stamp}`;
+  let room = NAME_MAX - ATTEMPT_SUFFIX - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  let start = "";
+  for (const character of flat) {
+    room -= Buffer.byteLength(character);
+    if (room < 0) break;
+    start += character;
+  }
+  return `${head}${start}${tail}`;
 }
 
 /**
