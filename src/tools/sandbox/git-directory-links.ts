@@ -3,6 +3,7 @@ import { type BigIntStats, type Dirent, fstatSync } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
+import { nowNs } from "./git-protection.js";
 import { linkRouteInside } from "./link-route.js";
 import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
@@ -112,15 +113,16 @@ export function outwardGitEntries(descriptor: number, root: string, alternates: 
  */
 function linkedEntries(descriptor: number, root: string, found: OutwardEntry[]): void {
   let budget = gitDirectoryLinkLimits.maxDirectories;
-  // Three tiers, each a queue read from `at`: git's own directories, the rest of git's trees, the rest.
-  const tiers: { relative: string; depth: number }[][] = [[{ relative: "", depth: 0 }], [], []];
-  const at = [0, 0, 0];
+  // Three tiers, each a queue read from its `next`: git's own directories, the rest of git's trees, the rest.
+  const tiers: { readonly queue: PendingDirectory[]; next: number }[] = [
+    { queue: [{ relative: "", depth: 0 }], next: 0 },
+    { queue: [], next: 0 },
+    { queue: [], next: 0 },
+  ];
   for (;;) {
-    const tier = tiers.findIndex((queue, index) => (at[index] as number) < queue.length);
-    if (tier < 0) return;
-    const queue = tiers[tier] as { relative: string; depth: number }[];
-    const { relative, depth } = queue[at[tier] as number] as { relative: string; depth: number };
-    at[tier] = (at[tier] as number) + 1;
+    const tier = tiers.find(({ queue, next }) => next < queue.length);
+    if (tier === undefined) return;
+    const { relative, depth } = tier.queue[tier.next++] as PendingDirectory;
     if (--budget < 0) {
       found.push({ relative, kind: "unlisted" });
       continue;
@@ -131,10 +133,16 @@ function linkedEntries(descriptor: number, root: string, found: OutwardEntry[]):
       for (const link of listed.links) found.push(link);
       for (const child of listed.directories) {
         if (depth + 1 >= gitDirectoryLinkLimits.maxDepth) found.push({ relative: child, kind: "unlisted" });
-        else (tiers[tierOf(child)] as { relative: string; depth: number }[]).push({ relative: child, depth: depth + 1 });
+        else tiers[tierOf(child)]?.queue.push({ relative: child, depth: depth + 1 });
       }
     });
   }
+}
+
+/** A directory the link walk has yet to list: its path relative to the git directory, and how deep it is. */
+interface PendingDirectory {
+  readonly relative: string;
+  readonly depth: number;
 }
 
 /** Git's top-level directories, whose whole trees git reads (refs, reflogs, objects). */
@@ -165,7 +173,7 @@ function listedEntries(directory: number, relative: string, root: string): { lin
   try {
     if (loose) {
       // Times first, then the listing: a change while it is read shows as a later time.
-      listedAtNs = BigInt(Date.now()) * 1_000_000n;
+      listedAtNs = nowNs();
       before = fstatSync(directory, { bigint: true });
     }
     entries = readdirSync(`/proc/self/fd/${directory}`, { withFileTypes: true });

@@ -281,13 +281,18 @@ function sameStamp(a: Stamp | undefined, b: Stamp | undefined): boolean {
   );
 }
 
-/** A stamp that can vouch for an unchanged entry later: its last change is not racily recent. */
-function settled(stamp: Stamp, listedAtNs: bigint): Stamp | undefined {
+/**
+ * A stamp that can vouch for an unchanged entry later: its last change is not racily recent
+ * (`gitScanTiming.racyMarginNs` before `listedAtNs`, the clock when it was listed); shared with
+ * the link walk's memory of loose-object directories.
+ */
+export function settled<Times extends Pick<Stamp, "mtimeNs" | "ctimeNs">>(stamp: Times, listedAtNs: bigint): Times | undefined {
   const margin = gitScanTiming.racyMarginNs;
   return stamp.ctimeNs < listedAtNs - margin && stamp.mtimeNs < listedAtNs - margin ? stamp : undefined;
 }
 
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+/** The clock now, in nanoseconds (as file times are kept). */
+export const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 
 /**
  * The listings of one workspace's directories from the previous spawn, reused where a directory

@@ -30,27 +30,33 @@ function followLink(link: string, root: string, hops: { left: number }): string 
   } catch {
     return undefined;
   }
-  return route(path.dirname(link), target, root, hops);
+  const end = walkRoute(path.dirname(link), target, root, hops);
+  return typeof end === "string" ? undefined : end.at;
 }
 
-function route(start: string, target: string, root: string, hops: { left: number }): string | undefined {
-  let current = target.startsWith("/") ? "/" : start;
-  for (const part of target.split("/")) {
+/**
+ * Follows `value` from directory `start` component by component, links on the way included:
+ * where it ends inside the workspace (`at`), `"out"` when a step (or a link on the way, which
+ * ends at nothing too) leaves it, `"missing"` when a name on the way does not exist.
+ */
+function walkRoute(start: string, value: string, root: string, hops: { left: number }): { at: string } | "out" | "missing" {
+  let current = value.startsWith("/") ? "/" : start;
+  for (const part of value.split("/")) {
     if (part === "" || part === ".") continue;
     current = part === ".." ? path.dirname(current) : path.join(current, part);
     if (!isInsideDirectory(root, current)) {
       if (isInsideDirectory(current, root)) continue; // an ancestor of the workspace, on the way down to it
-      return undefined;
+      return "out";
     }
     const stats = lstatSync(current, { throwIfNoEntry: false });
-    if (stats === undefined) return undefined;
+    if (stats === undefined) return "missing";
     if (stats.isSymbolicLink()) {
       const next = followLink(current, root, hops);
-      if (next === undefined) return undefined;
+      if (next === undefined) return "out";
       current = next;
     }
   }
-  return isInsideDirectory(root, current) ? current : undefined;
+  return isInsideDirectory(root, current) ? { at: current } : "out";
 }
 
 /**
@@ -62,23 +68,6 @@ function route(start: string, target: string, root: string, hops: { left: number
  */
 export function pathRelinkedOut(start: string, value: string, root: string): boolean {
   if (!isInsideDirectory(root, path.resolve(start, value))) return false;
-  let current = value.startsWith("/") ? "/" : start;
-  const hops = { left: MAX_LINK_HOPS };
-  for (const part of value.split("/")) {
-    if (part === "" || part === ".") continue;
-    current = part === ".." ? path.dirname(current) : path.join(current, part);
-    if (!isInsideDirectory(root, current)) {
-      if (isInsideDirectory(current, root)) continue;
-      return true;
-    }
-    const stats = lstatSync(current, { throwIfNoEntry: false });
-    if (stats === undefined) return false;
-    if (stats.isSymbolicLink()) {
-      const next = followLink(current, root, hops);
-      // Out of the workspace, or to nothing: only the first is a relink, but neither is looked at further.
-      if (next === undefined) return true;
-      current = next;
-    }
-  }
-  return !isInsideDirectory(root, current);
+  // A link on the way leading out, or to nothing: only the first is a relink, but neither is looked at further.
+  return walkRoute(start, value, root, { left: MAX_LINK_HOPS }) === "out";
 }

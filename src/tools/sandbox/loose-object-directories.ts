@@ -1,5 +1,5 @@
 import type { BigIntStats } from "node:fs";
-import { gitScanTiming } from "./git-protection.js";
+import { settled } from "./git-protection.js";
 
 /**
  * Loose-object directories (`objects/xx`) the link walk listed and found holding no symbolic
@@ -40,9 +40,7 @@ export function looseDirectoryUnchanged(stats: BigIntStats): boolean {
  */
 export function rememberLooseDirectory(stats: BigIntStats, listedAtNs: bigint, holdsNothing: boolean): void {
   looseDirectoryCounts.listed++;
-  const margin = gitScanTiming.racyMarginNs;
-  const settled = stats.ctimeNs < listedAtNs - margin && stats.mtimeNs < listedAtNs - margin;
-  if (!holdsNothing || !settled) {
+  if (!holdsNothing || settled(stats, listedAtNs) === undefined) {
     clean.delete(key(stats));
     return;
   }

@@ -139,8 +139,10 @@ export function repairNewGitDirectories(
   const repairs: NewGitDirectoryRepairs = { moved: [], found: [] };
   // Known by identity too: a command may have moved a protected repository (`mv a a-away`).
   const identities = new Set([...held.values()].map((handle) => identity(handle.descriptor)));
+  const realRoot = rootPath(root.descriptor);
   const context: WalkContext = {
     root,
+    realRoot,
     known: (shown, descriptor) => known.has(shown) || identities.has(identity(descriptor)),
     movedThisExit,
     repairs,
@@ -152,7 +154,6 @@ export function repairNewGitDirectories(
   walk(root.descriptor, root.shown, 0, context);
   // New git directories inside protected ones: submodules' (`modules/`) and worktrees'
   // (`worktrees/<name>/`, whose `config.worktree` git reads in that worktree's checkout).
-  const realRoot = rootPath(root.descriptor);
   for (const [gitDirectory, handle] of held) {
     repairRelinkedWorkTree(handle.descriptor, gitDirectory, context);
     // Links the command made in a protected git directory (its config and hooks are read-only,
@@ -182,7 +183,7 @@ export function repairNewGitDirectories(
  * replace. Restored with the `mv` the result gives, once the link is gone.
  */
 function repairRelinkedWorkTree(descriptor: number, shown: string, context: WalkContext): void {
-  const root = rootPath(context.root.descriptor);
+  const root = context.realRoot;
   if (root === undefined) return;
   const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
   const named = spellings(descriptor);
@@ -219,6 +220,11 @@ interface WalkContext {
   /** Identities of the git directories repaired (one reached by a walk and by a pointer is repaired once). */
   readonly repaired: Set<string>;
   readonly now: Date;
+  /**
+   * The workspace root's real path, read once from its held handle (every sandboxed process has
+   * ended, so it stays put while the walk runs); undefined when it cannot be read.
+   */
+  readonly realRoot: string | undefined;
   /** Identities (`dev:ino`) of the `.git` files protected at spawn; undefined: pointers naming an outside place are not judged. */
   readonly protectedPointers: ReadonlySet<string> | undefined;
 }
@@ -461,7 +467,7 @@ function realPathOr(target: string): string {
  * `.git` file protected at spawn.
  */
 function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, context: WalkContext): boolean {
-  const root = rootPath(context.root.descriptor);
+  const root = context.realRoot;
   const directory = rootPath(descriptor);
   if (root === undefined || directory === undefined) return false;
   let value: string | undefined;
@@ -495,7 +501,7 @@ function newSubmoduleDirectories(descriptor: number, shown: string, context: Wal
     // A link among submodule git directories leading out (to a host repository's git directory):
     // a `.git` file naming it, or `git submodule update`, has host git use that repository (round 41).
     if (entry.isSymbolicLink()) {
-      const root = rootPath(context.root.descriptor);
+      const root = context.realRoot;
       const real = rootPath(descriptor);
       if (root !== undefined && real !== undefined && linkRouteInside(real, entry.name, root) === undefined) {
         const holder: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
@@ -538,7 +544,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   // Each name in every spelling the directory holds (`HOOKS`, `Config`: see spellings).
   const named = spellings(descriptor);
   for (const name of named("hooks")) if (hooksRun(directory, name)) move(name);
-  const root = rootPath(context.root.descriptor);
+  const root = context.realRoot;
   const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
   for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
   for (const name of named("commondir")) if (!commondirKnown(directory, name, (common) => context.known("", common))) move(name);
