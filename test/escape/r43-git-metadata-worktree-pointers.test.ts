@@ -1,0 +1,203 @@
+/**
+ * Red team round 43: the pointer files of a linked worktree's git directory
+ * (`.git/worktrees/<name>/`), which host git follows on the user's behalf. `commondir` names the
+ * repository whose refs, objects and config the worktree uses; `gitdir` names the worktree's
+ * `.git` file, which `git worktree repair` writes when it is missing. A command made such a
+ * directory with `commondir` naming a workspace link that led to the protected `.git` (kept: the
+ * walk judged where it led then), and the next command relinked it to a host repository's git
+ * directory (the worktree's git directory now protected, so not judged again); or wrote a `gitdir`
+ * naming a host directory, as written or through a workspace link relinked later. The user's
+ * `git -C evil log`/`reset --hard` then read the host repository, and `git worktree repair`
+ * created a `.git` file in the host directory.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { capability } from "../support/capabilities.js";
+import { escapeAttempt } from "./support/escape-attempt.js";
+import { hostGit, hostGitOutput } from "./support/host-git.js";
+import { playgroundBesideHostSecret } from "./support/one-commit-playground.js";
+import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
+
+const bubblewrap = capability("bubblewrap");
+const git = capability("git");
+
+/** The user's identity for the commit made on the host after the command. */
+const USER = ["-c", "user.email=u@example.com", "-c", "user.name=U"];
+
+/** A worktree git directory `.git/worktrees/evil` and its checkout `evil`, as `git worktree add` leaves them. */
+const WORKTREE =
+  "mkdir -p .git/worktrees/evil evil && echo 'ref: refs/heads/main' > .git/worktrees/evil/HEAD && " +
+  `echo "$PWD/evil/.git" > .git/worktrees/evil/gitdir && echo 'gitdir: ../.git/worktrees/evil' > evil/.git`;
+
+describe.skipIf(bubblewrap.missing || git.missing)(
+  bubblewrap.label("escape attempts: round 43, a linked worktree's commondir and gitdir"),
+  () => {
+    const grounds: Playground[] = [];
+    afterEach(async () => {
+      for (const ground of grounds.splice(0)) await ground.dispose();
+    });
+
+    /**
+     * `commondir` of a worktree git directory the command made: `dotdot` names `d/../.git`, `d` a
+     * workspace link to the host repository's `.git` (as written, `<ws>/.git`; as git resolves it,
+     * the host's); `relinked` names `lnk/.git`, `lnk` a link to the workspace root, relinked to the
+     * host repository by the next command; `kept` (control) leaves `lnk` as it is.
+     */
+    async function commondirAttempt(scope: "workspace" | "local", spelling: "dotdot" | "relinked" | "kept") {
+      const { root, host, secret } = await playgroundBesideHostSecret(grounds, "r43-commondir");
+      const before = hostGit(host, ["rev-parse", "main"]).trim();
+      const value = spelling === "dotdot" ? "../../../d/../.git" : "../../../lnk/.git";
+      const first = await sh(
+        attackRun(root, scope),
+        `${WORKTREE} && ln -s ${quote(`${host}/.git`)} d && ln -s . lnk && echo ${value} > .git/worktrees/evil/commondir && echo made`,
+      );
+      expect(first.stdout, first.text).toContain("made");
+      let text = first.text;
+      if (spelling === "relinked") {
+        // The old spawn scan followed `lnk/.git` as spelled, a new path at each level, until ELOOP
+        // failed the command (and every later one).
+        const second = await sh(attackRun(root, scope), `ln -sfn ${quote(host)} lnk && echo relinked`);
+        if (!second.stdout.includes("relinked")) return { read: false, moved: false, log: "", text, failed: second.text };
+        text += second.text;
+      }
+      const checkout = path.join(root, "evil");
+      const log = hostGitOutput(checkout, ["log", "--format=%s", "-1"]);
+      hostGitOutput(checkout, ["reset", "-q", "--hard"]);
+      hostGitOutput(checkout, [...USER, "commit", "-q", "--allow-empty", "-m", "user"]);
+      const after = hostGit(host, ["rev-parse", "main"]).trim();
+      const checkedOut = existsSync(path.join(checkout, "secret.txt"))
+        ? readFileSync(path.join(checkout, "secret.txt"), "utf8").includes(secret)
+        : false;
+      return { read: log.includes("secret") || checkedOut, moved: after !== before, log, text, failed: undefined };
+    }
+
+    /**
+     * A repository the command made (`sub`) whose `core.worktree` (`../d/..`) or alternates entry
+     * (`../../../dd/..`) names a place inside the workspace as written that leads out through a
+     * link followed by `..`: `d` a link to `<host dir>/inner`, `dd` to the host repository's
+     * `objects/pack`. The user's `git -C sub reset --hard` writes the host directory, or checks
+     * the host repository's commit (named by `sub`'s `HEAD`) out.
+     */
+    async function dotdotAttempt(scope: "workspace" | "local", spelling: "worktree" | "alternates") {
+      const { ground, root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r43-dotdot");
+      const hostDirectory = path.join(ground.outside, "hostdir");
+      mkdirSync(path.join(hostDirectory, "inner"), { recursive: true });
+      const setup = {
+        worktree:
+          "git init -q -b main sub && echo pwned > sub/pwned.txt && git -C sub add pwned.txt && " +
+          "git -C sub -c user.email=m@e -c user.name=M commit -q -m pwned && " +
+          `ln -s ${quote(path.join(hostDirectory, "inner"))} sub/d && git -C sub config core.worktree ../d/..`,
+        alternates:
+          `git init -q -b main sub && ln -s ${quote(`${host}/.git/objects/pack`)} dd && ` +
+          `echo ../../../dd/.. > sub/.git/objects/info/alternates && echo ${commit} > sub/.git/refs/heads/main`,
+      }[spelling];
+      const result = await sh(attackRun(root, scope), `${setup} && echo made`);
+      expect(result.stdout, result.text).toContain("made");
+      const reset = hostGitOutput(path.join(root, "sub"), ["reset", "-q", "--hard"]);
+      const wrote = existsSync(path.join(hostDirectory, "pwned.txt"));
+      const checkedOut = existsSync(path.join(root, "sub", "secret.txt"))
+        ? readFileSync(path.join(root, "sub", "secret.txt"), "utf8").includes(secret)
+        : false;
+      return { escaped: spelling === "worktree" ? wrote : checkedOut, reset, text: result.text };
+    }
+
+    /**
+     * `gitdir` naming `<host dir>/.git`: as written (`outside`), or `<ws>/d/.git` with `d` a
+     * workspace directory relinked to the host directory by the next command (`relinked`); the
+     * user's `git worktree repair` then writes the host directory's `.git`.
+     */
+    async function gitdirAttempt(scope: "workspace" | "local", spelling: "outside" | "relinked" | "inside") {
+      const { ground, root } = await playgroundBesideHostSecret(grounds, "r43-gitdir");
+      const hostDirectory = path.join(ground.outside, "hostdir");
+      mkdirSync(hostDirectory);
+      const named = spelling === "outside" ? path.join(hostDirectory, ".git") : "$PWD/d/.git";
+      const first = await sh(
+        attackRun(root, scope),
+        `${WORKTREE} && echo ../.. > .git/worktrees/evil/commondir && mkdir d && echo "${named}" > .git/worktrees/evil/gitdir && echo made`,
+      );
+      expect(first.stdout, first.text).toContain("made");
+      let text = first.text;
+      if (spelling === "relinked") {
+        const second = await sh(attackRun(root, scope), `rmdir d && ln -s ${quote(hostDirectory)} d && echo relinked`);
+        expect(second.stdout, second.text).toContain("relinked");
+        text += second.text;
+      }
+      const repair = hostGitOutput(root, ["worktree", "repair"]);
+      return {
+        wrote: existsSync(path.join(hostDirectory, ".git")),
+        insideRepaired: existsSync(path.join(root, "d", ".git")),
+        repair,
+        text,
+      };
+    }
+
+    escapeAttempt(
+      "git-metadata",
+      "a linked worktree's commondir leading out through a link followed by .., or through a workspace link relinked by a later command: the user's git in the worktree reads and moves the host repository",
+      async () => {
+        const escapes: string[] = [];
+        for (const spelling of ["dotdot", "relinked"] as const) {
+          const denied = await commondirAttempt("workspace", spelling);
+          if (denied.read) escapes.push(`${spelling}: the user's log or reset read the host repository: ${denied.log}`);
+          if (denied.moved) escapes.push(`${spelling}: the user's commit moved the host repository's branch`);
+          if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
+          if (denied.failed !== undefined) escapes.push(`${spelling}: the next command failed: ${denied.failed}`);
+          if (denied.text.includes("[moved aside") && !denied.text.includes("commondir: a pointer to"))
+            escapes.push(`${spelling}: the note does not say what commondir named: ${denied.text}`);
+        }
+        expect(escapes).toEqual([]);
+        // Controls: with no git protection the relinked commondir reads the host repository; left
+        // leading to the workspace's own `.git` through the link, the worktree is kept and works.
+        const control = await commondirAttempt("local", "relinked");
+        expect(control.read, control.text).toBe(true);
+        const kept = await commondirAttempt("workspace", "kept");
+        expect(kept.text).not.toContain("[moved aside");
+        expect(kept.log).toBe("a\n");
+      },
+      120_000,
+    );
+
+    escapeAttempt(
+      "git-metadata",
+      "a new repository's core.worktree or alternates entry naming a place inside the workspace as written, leading out through a link followed by ..: the user's git reset --hard writes the host directory or checks the host repository out",
+      async () => {
+        const escapes: string[] = [];
+        for (const spelling of ["worktree", "alternates"] as const) {
+          const denied = await dotdotAttempt("workspace", spelling);
+          if (denied.escaped) escapes.push(`${spelling}: the user's reset reached the host`);
+          if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
+        }
+        expect(escapes).toEqual([]);
+        // Controls: with no git protection both reach the host.
+        for (const spelling of ["worktree", "alternates"] as const) {
+          const control = await dotdotAttempt("local", spelling);
+          expect(control.escaped, `${spelling}: ${control.reset} ${control.text}`).toBe(true);
+        }
+      },
+      120_000,
+    );
+
+    escapeAttempt(
+      "git-metadata",
+      "a linked worktree's gitdir naming a host directory, as written or through a workspace link relinked later: the user's git worktree repair writes a .git file there",
+      async () => {
+        const escapes: string[] = [];
+        for (const spelling of ["outside", "relinked"] as const) {
+          const denied = await gitdirAttempt("workspace", spelling);
+          if (denied.wrote) escapes.push(`${spelling}: git worktree repair wrote the host directory's .git`);
+          if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
+        }
+        expect(escapes).toEqual([]);
+        // Controls: with no git protection the repair writes the host directory; a gitdir naming a
+        // workspace directory is kept and repaired there.
+        const control = await gitdirAttempt("local", "outside");
+        expect(control.wrote, control.text).toBe(true);
+        const inside = await gitdirAttempt("workspace", "inside");
+        expect(inside.text).not.toContain("[moved aside");
+        expect(inside.insideRepaired, inside.repair).toBe(true);
+      },
+      120_000,
+    );
+  },
+);
