@@ -199,5 +199,34 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       },
       120_000,
     );
+
+    /** A `.git` file in `x` naming the workspace's `.git` as `value`; then the next command and the user's `git -C x log`. */
+    async function pointerThroughLink(value: string) {
+      const { root } = await playgroundBesideHostSecret(grounds, "r43-pointer");
+      const first = await sh(
+        attackRun(root, "workspace"),
+        `ln -s . lnk && mkdir x && echo 'gitdir: ${value}' > x/.git && echo made`,
+      );
+      expect(first.stdout, first.text).toContain("made");
+      const second = await sh(attackRun(root, "workspace"), "echo second");
+      return { second, log: hostGitOutput(path.join(root, "x"), ["log", "--format=%s", "-1"]) };
+    }
+
+    escapeAttempt(
+      "resources",
+      "a .git file naming the workspace's git directory through a workspace link to the workspace root: every later command refused",
+      async () => {
+        // The spawn scan bound the pointer's target as spelled (`lnk/.git`), a path the mount check
+        // never finds: "changed while the sandbox was being set up" for every later command.
+        const denied = await pointerThroughLink("../lnk/.git");
+        expect(denied.second.stdout, denied.second.text).toBe("second");
+        expect(denied.log).toBe("a\n");
+        // Control: the same pointer spelled without the link.
+        const plain = await pointerThroughLink("../.git");
+        expect(plain.second.stdout, plain.second.text).toBe("second");
+        expect(plain.log).toBe("a\n");
+      },
+      60_000,
+    );
   },
 );

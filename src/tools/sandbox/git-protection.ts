@@ -492,7 +492,11 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
   if (!stats.isFile()) return;
   protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
   protection.args.push("--ro-bind", dotGit, dotGit);
-  const target = gitdirTarget(dotGit);
+  // Its real path, as git opens it and as visited compares: `gitdir: ../lnk/.git` with `lnk` a
+  // link to the workspace root, taken as spelled, was bound at a path through a link the mount
+  // check never finds, and every later command was refused (round 43).
+  const spelled = gitdirTarget(dotGit);
+  const target = spelled === undefined ? undefined : (realPathOrUndefined(spelled) ?? spelled);
   if (target !== undefined) protection.checkouts.push({ root, gitDirectory: target });
   if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
