@@ -228,5 +228,46 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       },
       60_000,
     );
+
+    /**
+     * A gitlink below the walk's depth (`a/b/c/d/e/f/g/sub`, in the protected index, with
+     * `.gitmodules` naming it) whose `.git` file names `<up>/dd/../.git`, `dd` a workspace link to
+     * the host repository's `.git`: the workspace's `.git` as written, the host repository to git.
+     * The user's `git status` and `git submodule update --init --force` in the workspace.
+     */
+    async function gitlinkAttempt(scope: "workspace" | "local") {
+      const { root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r43-gitlink");
+      const deep = "a/b/c/d/e/f/g/sub";
+      const result = await sh(
+        attackRun(root, scope),
+        `mkdir -p ${deep} && ln -s ${quote(`${host}/.git`)} dd && echo "gitdir: ${"../".repeat(8)}dd/../.git" > ${deep}/.git && ` +
+          `git update-index --add --cacheinfo 160000,${commit},${deep} && ` +
+          `printf '[submodule "s"]\\n\\tpath = ${deep}\\n\\turl = ./nowhere\\n' > .gitmodules && echo made`,
+      );
+      expect(result.stdout, result.text).toContain("made");
+      const head = readFileSync(path.join(host, ".git", "HEAD"), "utf8");
+      hostGitOutput(root, ["status", "--short"]);
+      const update = hostGitOutput(root, ["submodule", "update", "--init", "--force"]);
+      const file = path.join(root, deep, "secret.txt");
+      const read = existsSync(file) && readFileSync(file, "utf8").includes(secret);
+      return { read, detached: readFileSync(path.join(host, ".git", "HEAD"), "utf8") !== head, update, text: result.text };
+    }
+
+    escapeAttempt(
+      "git-metadata",
+      "a gitlink's .git file below the walk's depth naming dd/../.git, dd a link to a host repository's .git: the user's git submodule update detaches the host repository's HEAD and checks it out",
+      async () => {
+        const denied = await gitlinkAttempt("workspace");
+        const escapes: string[] = [];
+        if (denied.read) escapes.push("the user's submodule update checked the host repository's file out into the workspace");
+        if (denied.detached) escapes.push("the user's submodule update moved the host repository's HEAD");
+        if (!denied.text.includes("[moved aside")) escapes.push("nothing moved aside");
+        expect(escapes, denied.update).toEqual([]);
+        // Control: with no git protection both happen.
+        const control = await gitlinkAttempt("local");
+        expect(control.read && control.detached, `${control.update} ${control.text}`).toBe(true);
+      },
+      60_000,
+    );
   },
 );

@@ -399,11 +399,18 @@ function withPointerTarget(
     if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
   }
   if (value === undefined || value === "") return undefined;
-  // Git follows links in the path: resolve them (the real path of the workspace root stands for `shown`'s root).
+  // Git follows links in the path, `..` from where a link led: followed component by component
+  // (routeEnd), never normalized first. `gitdir: ../dd/../.git` with `dd` a link to a host
+  // repository's `.git` is the workspace's `.git` to `path.resolve` and the host repository to
+  // git: a gitlink's checkout below the walk's depth so pointed was judged by the protected
+  // `.git`, kept, and the user's `git submodule update` detached the host repository's HEAD and
+  // checked its files out into the workspace (round 43).
   const rootShown = root.shown;
   const realRoot = realPathOr(rootShown);
-  const target = realPathOr(path.resolve(path.join(realRoot, path.relative(rootShown, shown)), value));
-  if (!isInsideDirectory(realRoot, target)) return undefined;
+  const holder = rootPath(descriptor);
+  if (holder === undefined) return undefined;
+  const target = routeEnd(holder, value, realRoot);
+  if (target === undefined || !isInsideDirectory(realRoot, target)) return undefined;
   const relative = path.relative(realRoot, target);
   let current = root.descriptor;
   let currentShown = rootShown;
