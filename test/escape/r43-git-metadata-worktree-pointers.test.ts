@@ -79,54 +79,61 @@ describe.skipIf(bubblewrap.missing || git.missing)(
      * `objects/pack`. The user's `git -C sub reset --hard` writes the host directory, or checks
      * the host repository's commit (named by `sub`'s `HEAD`) out.
      */
-    async function dotdotAttempt(scope: "workspace" | "local", spelling: "worktree" | "alternates") {
+    async function dotdotAttempt(scope: "workspace" | "local") {
       const { ground, root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r43-dotdot");
       const hostDirectory = path.join(ground.outside, "hostdir");
       mkdirSync(path.join(hostDirectory, "inner"), { recursive: true });
-      const setup = {
-        worktree:
-          "git init -q -b main sub && echo pwned > sub/pwned.txt && git -C sub add pwned.txt && " +
-          "git -C sub -c user.email=m@e -c user.name=M commit -q -m pwned && " +
-          `ln -s ${quote(path.join(hostDirectory, "inner"))} sub/d && git -C sub config core.worktree ../d/..`,
-        alternates:
-          `git init -q -b main sub && ln -s ${quote(`${host}/.git/objects/pack`)} dd && ` +
-          `echo ../../../dd/.. > sub/.git/objects/info/alternates && echo ${commit} > sub/.git/refs/heads/main`,
-      }[spelling];
+      // Both spellings in one workspace (one command): `sub` for core.worktree, `sub2` for alternates.
+      const setup =
+        "git init -q -b main sub && echo pwned > sub/pwned.txt && git -C sub add pwned.txt && " +
+        "git -C sub -c user.email=m@e -c user.name=M commit -q -m pwned && " +
+        `ln -s ${quote(path.join(hostDirectory, "inner"))} sub/d && git -C sub config core.worktree ../d/.. && ` +
+        `git init -q -b main sub2 && ln -s ${quote(`${host}/.git/objects/pack`)} dd && ` +
+        `echo ../../../dd/.. > sub2/.git/objects/info/alternates && echo ${commit} > sub2/.git/refs/heads/main`;
       const result = await sh(attackRun(root, scope), `${setup} && echo made`);
       expect(result.stdout, result.text).toContain("made");
-      const reset = hostGitOutput(path.join(root, "sub"), ["reset", "-q", "--hard"]);
-      const wrote = existsSync(path.join(hostDirectory, "pwned.txt"));
-      const checkedOut = existsSync(path.join(root, "sub", "secret.txt"))
-        ? readFileSync(path.join(root, "sub", "secret.txt"), "utf8").includes(secret)
-        : false;
-      return { escaped: spelling === "worktree" ? wrote : checkedOut, reset, text: result.text };
+      const reset =
+        hostGitOutput(path.join(root, "sub"), ["reset", "-q", "--hard"]) +
+        hostGitOutput(path.join(root, "sub2"), ["reset", "-q", "--hard"]);
+      const checkout = path.join(root, "sub2", "secret.txt");
+      return {
+        worktree: existsSync(path.join(hostDirectory, "pwned.txt")),
+        alternates: existsSync(checkout) && readFileSync(checkout, "utf8").includes(secret),
+        reset,
+        text: result.text,
+      };
     }
 
     /**
-     * `gitdir` naming `<host dir>/.git`: as written (`outside`), or `<ws>/d/.git` with `d` a
-     * workspace directory relinked to the host directory by the next command (`relinked`); the
-     * user's `git worktree repair` then writes the host directory's `.git`.
+     * Two worktree git directories: `evil`'s `gitdir` names `<host dir>/.git` as written, `evil2`'s
+     * names `<ws>/d/.git` with `d` a workspace directory, relinked to a second host directory by the
+     * next command (`relink`); the user's `git worktree repair` then writes each `.git` it finds
+     * missing.
      */
-    async function gitdirAttempt(scope: "workspace" | "local", spelling: "outside" | "relinked" | "inside") {
+    async function gitdirAttempt(scope: "workspace" | "local", relink: boolean) {
       const { ground, root } = await playgroundBesideHostSecret(grounds, "r43-gitdir");
-      const hostDirectory = path.join(ground.outside, "hostdir");
-      mkdirSync(hostDirectory);
-      const named = spelling === "outside" ? path.join(hostDirectory, ".git") : "$PWD/d/.git";
+      const outside = path.join(ground.outside, "hostdir");
+      const relinked = path.join(ground.outside, "hostdir2");
+      mkdirSync(outside);
+      mkdirSync(relinked);
       const first = await sh(
         attackRun(root, scope),
-        `${WORKTREE} && echo ../.. > .git/worktrees/evil/commondir && mkdir d && echo "${named}" > .git/worktrees/evil/gitdir && echo made`,
+        `${WORKTREE} && echo ../.. > .git/worktrees/evil/commondir && echo ${quote(path.join(outside, ".git"))} > .git/worktrees/evil/gitdir && ` +
+          "mkdir -p .git/worktrees/evil2 d && cp .git/worktrees/evil/HEAD .git/worktrees/evil/commondir .git/worktrees/evil2/ && " +
+          'echo "$PWD/d/.git" > .git/worktrees/evil2/gitdir && echo made',
       );
       expect(first.stdout, first.text).toContain("made");
       let text = first.text;
-      if (spelling === "relinked") {
-        const second = await sh(attackRun(root, scope), `rmdir d && ln -s ${quote(hostDirectory)} d && echo relinked`);
+      if (relink) {
+        const second = await sh(attackRun(root, scope), `rmdir d && ln -s ${quote(relinked)} d && echo relinked`);
         expect(second.stdout, second.text).toContain("relinked");
         text += second.text;
       }
       const repair = hostGitOutput(root, ["worktree", "repair"]);
       return {
-        wrote: existsSync(path.join(hostDirectory, ".git")),
-        insideRepaired: existsSync(path.join(root, "d", ".git")),
+        outside: existsSync(path.join(outside, ".git")),
+        relinked: existsSync(path.join(relinked, ".git")),
+        insideRepaired: !relink && existsSync(path.join(root, "d", ".git")),
         repair,
         text,
       };
@@ -163,17 +170,15 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       "a new repository's core.worktree or alternates entry naming a place inside the workspace as written, leading out through a link followed by ..: the user's git reset --hard writes the host directory or checks the host repository out",
       async () => {
         const escapes: string[] = [];
-        for (const spelling of ["worktree", "alternates"] as const) {
-          const denied = await dotdotAttempt("workspace", spelling);
-          if (denied.escaped) escapes.push(`${spelling}: the user's reset reached the host`);
-          if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
-        }
-        expect(escapes).toEqual([]);
-        // Controls: with no git protection both reach the host.
-        for (const spelling of ["worktree", "alternates"] as const) {
-          const control = await dotdotAttempt("local", spelling);
-          expect(control.escaped, `${spelling}: ${control.reset} ${control.text}`).toBe(true);
-        }
+        const denied = await dotdotAttempt("workspace");
+        if (denied.worktree) escapes.push("worktree: the user's reset wrote the host directory");
+        if (denied.alternates) escapes.push("alternates: the user's reset checked the host repository's file out");
+        if (!denied.text.includes("[moved aside sub/.git/config")) escapes.push("worktree: its config not moved aside");
+        if (!denied.text.includes("[moved aside sub2/.git/objects/info/alternates")) escapes.push("alternates: not moved aside");
+        expect(escapes, denied.text).toEqual([]);
+        // Control: with no git protection both reach the host.
+        const control = await dotdotAttempt("local");
+        expect(control.worktree && control.alternates, `${control.reset} ${control.text}`).toBe(true);
       },
       120_000,
     );
@@ -183,18 +188,18 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       "a linked worktree's gitdir naming a host directory, as written or through a workspace link relinked later: the user's git worktree repair writes a .git file there",
       async () => {
         const escapes: string[] = [];
-        for (const spelling of ["outside", "relinked"] as const) {
-          const denied = await gitdirAttempt("workspace", spelling);
-          if (denied.wrote) escapes.push(`${spelling}: git worktree repair wrote the host directory's .git`);
-          if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
-        }
-        expect(escapes).toEqual([]);
+        const denied = await gitdirAttempt("workspace", true);
+        if (denied.outside) escapes.push("outside: git worktree repair wrote the host directory's .git");
+        if (denied.relinked) escapes.push("relinked: git worktree repair wrote the host directory's .git");
+        if (!denied.text.includes("[moved aside .git/worktrees/evil/gitdir")) escapes.push("outside: not moved aside");
+        if (!denied.text.includes("[moved aside .git/worktrees/evil2/gitdir")) escapes.push("relinked: not moved aside");
+        expect(escapes, denied.text).toEqual([]);
         // Controls: with no git protection the repair writes the host directory; a gitdir naming a
         // workspace directory is kept and repaired there.
-        const control = await gitdirAttempt("local", "outside");
-        expect(control.wrote, control.text).toBe(true);
-        const inside = await gitdirAttempt("workspace", "inside");
-        expect(inside.text).not.toContain("[moved aside");
+        const control = await gitdirAttempt("local", false);
+        expect(control.outside, control.text).toBe(true);
+        const inside = await gitdirAttempt("workspace", false);
+        expect(inside.text).not.toContain("[moved aside .git/worktrees/evil2/gitdir");
         expect(inside.insideRepaired, inside.repair).toBe(true);
       },
       120_000,
