@@ -85,6 +85,9 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           if (denied.read) escapes.push(`${spelling}: the user's log read the host repository`);
           if (denied.moved) escapes.push(`${spelling}: the user's commit moved the host repository's branch`);
           if (!denied.text.includes("[moved aside")) escapes.push(`${spelling}: nothing moved aside`);
+          // The pointer's note says what it pointed to and why (round 43), not the generic hooks note.
+          if (spelling === "plain" && !denied.text.includes('x/.git: a pointer to "../hostgit"'))
+            escapes.push(`plain: the note does not say what the pointer named: ${denied.text}`);
         }
         expect(escapes).toEqual([]);
         // Controls: with no git protection the user's git in x reads the host repository; a pointer inside is kept and works.

@@ -238,11 +238,15 @@ function alternatesInside(descriptor: number, root: string): boolean {
     return false;
   }
   if (!isInsideDirectory(root, objects)) return false;
-  return text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"))
-    .every((line) => !line.startsWith('"') && workTreeInside(path.resolve(objects, line), objects, root));
+  return (
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#"))
+      // The entry as written (git resolves it from `objects/` through the links on the way, `..`
+      // after a link from its target: round 43), never normalized first.
+      .every((line) => !line.startsWith('"') && workTreeInside(line, objects, root))
+  );
 }
 
 /**

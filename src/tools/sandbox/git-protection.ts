@@ -1,7 +1,7 @@
 import type { BigIntStats, Dirent } from "node:fs";
 import * as fs from "node:fs";
 import path from "node:path";
-import { DIRECTORY_FLAGS, fsPath, lstatSync, readdirSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, fsPath, lstatSync, readdirSync, realpathSync } from "./byte-paths.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName, isGitNameSpelling, isHeadName } from "./git-names.js";
@@ -492,7 +492,11 @@ function protectDotGit(workspace: string, dotGit: string, protection: GitProtect
   if (!stats.isFile()) return;
   protection.protectedDotGits.set(dotGit, `${stats.dev}:${stats.ino}`);
   protection.args.push("--ro-bind", dotGit, dotGit);
-  const target = gitdirTarget(dotGit);
+  // Its real path, as git opens it and as visited compares: `gitdir: ../lnk/.git` with `lnk` a
+  // link to the workspace root, taken as spelled, was bound at a path through a link the mount
+  // check never finds, and every later command was refused (round 43).
+  const spelled = gitdirTarget(dotGit);
+  const target = spelled === undefined ? undefined : (realPathOrUndefined(spelled) ?? spelled);
   if (target !== undefined) protection.checkouts.push({ root, gitDirectory: target });
   if (target !== undefined && isInsideDirectory(workspace, target)) {
     const targetStats = lstatSync(target, { throwIfNoEntry: false });
@@ -631,8 +635,15 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
   const commondir = path.join(gitDirectory, "commondir");
   const common = readPointer(commondir, (text) => text);
   if (common !== undefined) {
-    const resolved = path.resolve(gitDirectory, common);
-    if (isInsideDirectory(workspace, resolved) && lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true) {
+    // Its real path, as git opens it (`..` after a link from the link's target) and as visited
+    // compares: `lnk/.git` with `lnk` a link to the workspace root, resolved as spelled, named a
+    // new path at each level (`lnk/lnk/.git`, ...) until ELOOP failed every later command (round 43).
+    const resolved = realPathOrUndefined(path.resolve(gitDirectory, common));
+    if (
+      resolved !== undefined &&
+      isInsideDirectory(workspace, resolved) &&
+      lstatSync(resolved, { throwIfNoEntry: false })?.isDirectory() === true
+    ) {
       protectGitDirectory(workspace, resolved, protection, visited);
     }
   }
@@ -914,4 +925,13 @@ function unprotectable(linkPath: string): SandboxUnavailableError {
       "redirect it to plant git hooks. Replace it with the directory or file it points to.",
     { data: { path: linkPath } },
   );
+}
+
+/** The real path of `target`, or undefined when it cannot be resolved (missing, a loop). */
+function realPathOrUndefined(target: string): string | undefined {
+  try {
+    return realpathSync(target);
+  } catch {
+    return undefined;
+  }
 }

@@ -71,3 +71,27 @@ export function pathRelinkedOut(start: string, value: string, root: string): boo
   // A link on the way leading out, or to nothing: only the first is a relink, but neither is looked at further.
   return walkRoute(start, value, root, { left: MAX_LINK_HOPS }) === "out";
 }
+
+/**
+ * Where the path `value`, taken from directory `start` (a real path inside the workspace
+ * `root`), leads as the kernel resolves it (links on the way followed, `..` taken from where the
+ * route is then, never from the spelling): its end when every step stays inside the workspace
+ * and exists, else `undefined`. `lnk/../.git` with `lnk` a link to a host repository's `.git`
+ * names the workspace's `.git` as written and the host repository as git opens it (round 43).
+ */
+export function routeEnd(start: string, value: string, root: string): string | undefined {
+  const end = walkRoute(start, value, root, { left: MAX_LINK_HOPS });
+  return typeof end === "string" ? undefined : end.at;
+}
+
+/**
+ * False when the path `value`, taken from directory `start` (a real path inside the workspace
+ * `root`), leaves the workspace as written or on its route (a link on the way leading out or to
+ * nothing, `..` after a link taken from the link's target); a name missing on the way ends the
+ * route inside (the kernel cannot pass it either; a later command making it is judged after that
+ * command).
+ */
+export function routeStaysInside(start: string, value: string, root: string): boolean {
+  if (!isInsideDirectory(root, path.resolve(start, value))) return false;
+  return walkRoute(start, value, root, { left: MAX_LINK_HOPS }) !== "out";
+}

@@ -8,7 +8,7 @@ import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
-import { linkRouteInside, pathRelinkedOut } from "./link-route.js";
+import { linkRouteInside, pathRelinkedOut, routeEnd, routeStaysInside } from "./link-route.js";
 import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -156,6 +156,7 @@ export function repairNewGitDirectories(
   // (`worktrees/<name>/`, whose `config.worktree` git reads in that worktree's checkout).
   for (const [gitDirectory, handle] of held) {
     repairRelinkedWorkTree(handle.descriptor, gitDirectory, context);
+    repairRelinkedPointers(handle.descriptor, gitDirectory, context);
     // Links the command made in a protected git directory (its config and hooks are read-only,
     // the rest is the command's): `COMMIT_EDITMSG`, `logs/HEAD`, refs, loose objects. Its
     // `objects/info` is bound read-only or moved aside at spawn, so its alternates are the
@@ -204,6 +205,32 @@ function repairRelinkedWorkTree(descriptor: number, shown: string, context: Walk
       context.repairs.moved.push(
         relinked.key === "core.worktree" ? { ...state, relinkedWorkTree: true } : { ...state, relinkedRepository: relinked.key },
       );
+    }
+  }
+}
+
+/**
+ * Moves aside the `commondir` or `gitdir` of a git directory protected at spawn (read-only to the
+ * command) that names a place inside the workspace, as written, whose route now leaves it through
+ * a link (pathRelinkedOut: also `..` after one): `commondir` naming `lnk/.git`, `lnk` a workspace
+ * link to the workspace root when the worktree was made and relinked to a host repository by a
+ * later command, had the user's git in that worktree read and commit into the host repository;
+ * `gitdir` the same had `git worktree repair` write a `.git` file there (round 43). A value naming
+ * an outside place as written is the host's own setup (a worktree the user made elsewhere) and is
+ * not judged.
+ */
+function repairRelinkedPointers(descriptor: number, shown: string, context: WalkContext): void {
+  const root = context.realRoot;
+  const gitDirectory = rootPath(descriptor);
+  if (root === undefined || gitDirectory === undefined) return;
+  const directory: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
+  const named = spellings(descriptor);
+  for (const file of ["commondir", "gitdir"] as const) {
+    for (const name of named(file)) {
+      const value = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
+      if (value === undefined || value === "" || !pathRelinkedOut(gitDirectory, value, root)) continue;
+      const state = quarantineEntry(directory, name, context.now);
+      if (state !== undefined) context.repairs.moved.push({ ...state, pointer: notedPointer(file, value, "relinked") });
     }
   }
 }
@@ -326,8 +353,9 @@ function followPointer(descriptor: number, shown: string, name: string, entry: S
   // Named inside the workspace but leading out through a link (`gitdir: ../hostgit`, `hostgit` a
   // link to a host repository's git directory; `../.git/modules/x` made such a link): host git in
   // that directory would read the host repository and commit into it (round 41).
-  if (pointerRelinkedOut(descriptor, name, entry, context)) {
-    movePointer(descriptor, shown, name, context);
+  const leads = pointerRelinkedOut(descriptor, name, entry, context);
+  if (leads !== undefined) {
+    movePointer(descriptor, shown, name, entry, leads, context);
     return;
   }
   const outcome = withPointerTarget(
@@ -341,7 +369,7 @@ function followPointer(descriptor: number, shown: string, name: string, entry: S
     name,
   );
   // Swapped for a link since the path was resolved (a parallel command): not followed.
-  if (outcome === "link") movePointer(descriptor, shown, name, context);
+  if (outcome === "link") movePointer(descriptor, shown, name, entry, "swapped", context);
 }
 
 /**
@@ -371,11 +399,18 @@ function withPointerTarget(
     if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
   }
   if (value === undefined || value === "") return undefined;
-  // Git follows links in the path: resolve them (the real path of the workspace root stands for `shown`'s root).
+  // Git follows links in the path, `..` from where a link led: followed component by component
+  // (routeEnd), never normalized first. `gitdir: ../dd/../.git` with `dd` a link to a host
+  // repository's `.git` is the workspace's `.git` to `path.resolve` and the host repository to
+  // git: a gitlink's checkout below the walk's depth so pointed was judged by the protected
+  // `.git`, kept, and the user's `git submodule update` detached the host repository's HEAD and
+  // checked its files out into the workspace (round 43).
   const rootShown = root.shown;
   const realRoot = realPathOr(rootShown);
-  const target = realPathOr(path.resolve(path.join(realRoot, path.relative(rootShown, shown)), value));
-  if (!isInsideDirectory(realRoot, target)) return undefined;
+  const holder = rootPath(descriptor);
+  if (holder === undefined) return undefined;
+  const target = routeEnd(holder, value, realRoot);
+  if (target === undefined || !isInsideDirectory(realRoot, target)) return undefined;
   const relative = path.relative(realRoot, target);
   let current = root.descriptor;
   let currentShown = rootShown;
@@ -446,8 +481,9 @@ function inertGitDirectory(descriptor: number, knownIdentities: ReadonlySet<stri
   const values = valueCheck(descriptor, root);
   if (!CONFIG_FILES.every((file) => named(file).every((name) => configKept(directory.at(name), values)))) return false;
   for (const name of named("commondir")) {
-    if (!commondirKnown(directory, name, (common) => knownIdentities.has(identity(common)))) return false;
+    if (!commondirKnown(directory, name, root, (common) => knownIdentities.has(identity(common)))) return false;
   }
+  if (named("gitdir").some((name) => gitdirLeavesWorkspace(directory, name, root))) return false;
   if (named("modules").length > 0 || outwardGitEntries(descriptor, root, true).length > 0) return false;
   const gitlinks = readIndexGitlinks(`/proc/self/fd/${descriptor}`, budget);
   return gitlinks === "absent" || (typeof gitlinks !== "string" && gitlinks.length === 0);
@@ -461,38 +497,76 @@ function realPathOr(target: string): string {
   }
 }
 
+/** What a `.git` file (`gitdir: <value>`) or `.git` symlink `name` in the directory behind `descriptor` names, as written. */
+function pointerValue(descriptor: number, name: string, entry: Stats): string | undefined {
+  try {
+    if (entry.isSymbolicLink()) return readlinkSync(`/proc/self/fd/${descriptor}/${name}`) || undefined;
+    if (!entry.isFile()) return undefined;
+    const text = readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES)?.trim();
+    return text?.startsWith("gitdir:") === true ? text.slice("gitdir:".length).trim() || undefined : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * True when the `.git` file or symlink `name` names a git directory inside the workspace, as
- * written, that now leads out of it through a link, or names one outside as written and is not a
- * `.git` file protected at spawn.
+ * Why the `.git` file or symlink `name` is moved aside: `relinked` when it names a git directory
+ * inside the workspace, as written, that now leads out of it through a link; `outside` when it
+ * names one outside as written and is not a `.git` file protected at spawn; else undefined.
  */
-function pointerRelinkedOut(descriptor: number, name: string, entry: Stats, context: WalkContext): boolean {
+function pointerRelinkedOut(
+  descriptor: number,
+  name: string,
+  entry: Stats,
+  context: WalkContext,
+): "outside" | "relinked" | undefined {
   const root = context.realRoot;
   const directory = rootPath(descriptor);
-  if (root === undefined || directory === undefined) return false;
-  let value: string | undefined;
-  try {
-    if (entry.isSymbolicLink()) value = readlinkSync(`/proc/self/fd/${descriptor}/${name}`);
-    else if (entry.isFile()) {
-      const text = readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES)?.trim();
-      if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
-    }
-  } catch {
-    return false;
-  }
-  if (value === undefined || value === "") return false;
+  if (root === undefined || directory === undefined) return undefined;
+  const value = pointerValue(descriptor, name, entry);
+  if (value === undefined) return undefined;
   // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
   // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
   if (!isInsideDirectory(root, path.resolve(directory, value)))
-    return context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`);
-  return pathRelinkedOut(directory, value, root);
+    return context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`)
+      ? "outside"
+      : undefined;
+  return pathRelinkedOut(directory, value, root) ? "relinked" : undefined;
 }
 
-/** Moves a `.git` pointer (`name`: in any spelling) aside whose target the walk cannot look at without following a link. */
-function movePointer(descriptor: number, shown: string, name: string, context: WalkContext): void {
-  const directory: QuarantineDirectory = { descriptor, shown, at: (entry) => `/proc/self/fd/${descriptor}/${entry}` };
+/** The longest pointer value a note quotes (the command wrote it; the note is the model's to read). */
+const NOTED_POINTER_CHARACTERS = 200;
+
+/**
+ * A pointer's record for its note: what it held as written (never where it resolved), cut to
+ * {@link NOTED_POINTER_CHARACTERS}.
+ */
+function notedPointer(
+  file: NonNullable<QuarantinedState["pointer"]>["file"],
+  value: string,
+  why: NonNullable<QuarantinedState["pointer"]>["why"],
+): NonNullable<QuarantinedState["pointer"]> {
+  const shown = value.length > NOTED_POINTER_CHARACTERS ? `${value.slice(0, NOTED_POINTER_CHARACTERS)}...` : value;
+  return { file, value: shown, why };
+}
+
+/**
+ * Moves a `.git` pointer (`name`: in any spelling) aside whose target leads out of the workspace
+ * (`why`) or which the walk cannot look at without following a link (`swapped`); the note says
+ * what it pointed to, as written, and why.
+ */
+function movePointer(
+  descriptor: number,
+  shown: string,
+  name: string,
+  entry: Stats,
+  why: NonNullable<QuarantinedState["pointer"]>["why"],
+  context: WalkContext,
+): void {
+  const value = pointerValue(descriptor, name, entry) ?? "";
+  const directory: QuarantineDirectory = { descriptor, shown, at: (held) => `/proc/self/fd/${descriptor}/${held}` };
   const state = quarantineEntry(directory, name, context.now);
-  if (state !== undefined) context.repairs.moved.push(state);
+  if (state !== undefined) context.repairs.moved.push({ ...state, pointer: notedPointer(".git", value, why) });
 }
 
 /** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
@@ -547,7 +621,16 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   const root = context.realRoot;
   const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
   for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
-  for (const name of named("commondir")) if (!commondirKnown(directory, name, (common) => context.known("", common))) move(name);
+  const movePointerFile = (file: "commondir" | "gitdir", name: string) => {
+    const value = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim() ?? "";
+    const state = quarantineEntry(directory, name, context.now);
+    if (state === undefined) return;
+    const written = root !== undefined && isInsideDirectory(root, path.resolve(realPathOr(`/proc/self/fd/${descriptor}`), value));
+    context.repairs.moved.push({ ...state, pointer: notedPointer(file, value, written ? "relinked" : "outside") });
+  };
+  for (const name of named("commondir"))
+    if (!commondirKnown(directory, name, root, (common) => context.known("", common))) movePointerFile("commondir", name);
+  for (const name of named("gitdir")) if (gitdirLeavesWorkspace(directory, name, root)) movePointerFile("gitdir", name);
   if (root !== undefined) {
     const outward = outwardGitEntries(descriptor, root, true);
     for (const state of moveOutwardEntries(descriptor, shown, outward, context.now)) context.repairs.moved.push(state);
@@ -558,14 +641,24 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
 /**
  * True when the git directory's `commondir` names a git directory protected at spawn (compared by
  * identity): what `git worktree add` writes (`../..`), whose config and hooks were read-only
- * during the command. Any other `commondir` is moved aside.
+ * during the command. Any other `commondir` is moved aside. The value is followed as the kernel
+ * follows it (routeEnd: `d/../.git` with `d` a link to a host repository's `.git` is that
+ * repository to git, though `path.resolve` makes it the workspace's `.git`; round 43), within the
+ * workspace `root` (a real path).
  */
-function commondirKnown(directory: QuarantineDirectory, name: string, known: (common: number) => boolean): boolean {
+function commondirKnown(
+  directory: QuarantineDirectory,
+  name: string,
+  root: string | undefined,
+  known: (common: number) => boolean,
+): boolean {
   const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
-  if (text === undefined || text === "") return false;
+  if (text === undefined || text === "" || root === undefined) return false;
   let common: number;
   try {
-    common = openSync(path.resolve(realpathSync(`/proc/self/fd/${directory.descriptor}`), text), DIRECTORY_FLAGS);
+    const end = routeEnd(realpathSync(`/proc/self/fd/${directory.descriptor}`), text, root);
+    if (end === undefined) return false;
+    common = openSync(end, DIRECTORY_FLAGS);
   } catch {
     return false;
   }
@@ -573,6 +666,24 @@ function commondirKnown(directory: QuarantineDirectory, name: string, known: (co
     return known(common);
   } finally {
     closeSync(common);
+  }
+}
+
+/**
+ * True when the worktree git directory's `gitdir` (the worktree's `.git` file, which `git
+ * worktree repair` writes when it is missing and `git worktree list` shows) names a place outside
+ * the workspace, as written or on its route (routeStaysInside). A worktree the command made
+ * inside the workspace names its own checkout there; one naming a host directory had the user's
+ * `git worktree repair` create `<host directory>/.git` (round 43).
+ */
+function gitdirLeavesWorkspace(directory: QuarantineDirectory, name: string, root: string | undefined): boolean {
+  const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
+  if (text === undefined || text === "") return false;
+  if (root === undefined) return true;
+  try {
+    return !routeStaysInside(realpathSync(`/proc/self/fd/${directory.descriptor}`), text, root);
+  } catch {
+    return true;
   }
 }
 

@@ -14,6 +14,8 @@ describe("repository URLs in a new repository's config", () => {
   mkdirSync(outside);
   symlinkSync(outside, path.join(root, "out"));
   symlinkSync(outside, path.join(root, "plain.git"));
+  mkdirSync(path.join(outside, "inner"));
+  symlinkSync(path.join(outside, "inner"), path.join(root, "deep"));
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   it("keeps network URLs and paths inside the workspace", () => {
@@ -43,6 +45,9 @@ describe("repository URLs in a new repository's config", () => {
       `${root}/out`,
       `${root}/out/deeper`,
       `${root}/plain`,
+      // `..` after a link, from the link's target (round 43): `src` as written, the host's `outside` to git.
+      `${root}/deep/..`,
+      "../../deep/../src",
       "ext::sh -c touch% /tmp/x",
       "fd::3",
       "foo::bar",
@@ -63,7 +68,7 @@ describe("repository URLs in a new repository's config", () => {
   });
 
   it("calls relinked only an inside local path now leading out; network URLs and the host's outside paths are not judged", () => {
-    for (const value of [`${root}/out`, `file://${root}/out`, "out", `${root}/plain`]) {
+    for (const value of [`${root}/out`, `file://${root}/out`, "out", `${root}/plain`, `${root}/deep/..`]) {
       expect(repositoryUrlRelinked(value, gitDirectory, root), value).toBe(true);
     }
     for (const value of [

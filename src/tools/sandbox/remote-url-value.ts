@@ -82,7 +82,9 @@ function localPathInside(text: string, gitDirectory: string, root: string): bool
     const target = path.resolve(base, text);
     // `<root>.git` is beside the workspace, not in it: a host path the command cannot make.
     const suffixes = target === root ? ["", "/.git"] : REPOSITORY_SUFFIXES;
-    return suffixes.every((suffix) => workTreeInside(target + suffix, base, root));
+    // Judged as written (not `target`, normalized): git opens `d/..` from `d`'s target (round 43).
+    const written = path.isAbsolute(text) ? text : `${base}/${text}`;
+    return suffixes.every((suffix) => workTreeInside(written + suffix, base, root));
   });
 }
 

@@ -52,6 +52,20 @@ export interface QuarantinedState {
    * meanwhile (anything else swapped in is put back).
    */
   readonly outwardEntry?: "link" | "alternates" | "unlisted" | "replaced";
+  /**
+   * Set on a pointer file moved aside because host git following it would work on a repository
+   * or directory outside the workspace: `file`, which pointer (`.git`, a `.git` file or symbolic
+   * link in the work tree; `commondir` or `gitdir` of a git directory); `value`, what it held as
+   * written (what the command wrote, at most 200 characters, never where it resolved on the
+   * host); `why`: `outside`, it names a place outside the workspace as written; `relinked`, it
+   * names one inside that leads out through a link (also `..` after one); `swapped`, a directory
+   * on its way was swapped for a link while it was being looked at.
+   */
+  readonly pointer?: {
+    readonly file: ".git" | "commondir" | "gitdir";
+    readonly value: string;
+    readonly why: "outside" | "relinked" | "swapped";
+  };
 }
 
 /**

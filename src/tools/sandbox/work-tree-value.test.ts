@@ -14,10 +14,20 @@ describe("core.worktree values of git directories in the workspace", () => {
   mkdirSync(path.join(root, "tree"));
   mkdirSync(outside);
   symlinkSync(outside, path.join(root, "out"));
+  mkdirSync(path.join(outside, "inner"));
+  symlinkSync(path.join(outside, "inner"), path.join(root, "deep"));
+  symlinkSync(".", path.join(root, "self"));
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   it("keeps a value naming a directory inside, existing or not, relative or absolute", () => {
-    for (const value of [" ../../tree", "../..", "../../absent/deeper", `${root}/tree`]) {
+    for (const value of [
+      " ../../tree",
+      "../..",
+      "../../absent/deeper",
+      `${root}/tree`,
+      "../../self/tree",
+      "../../tree/../tree",
+    ]) {
       expect(workTreeInside(value, gitDirectory, root), value).toBe(true);
     }
   });
@@ -28,6 +38,10 @@ describe("core.worktree values of git directories in the workspace", () => {
       "../../..",
       "../../out",
       "../../out/deeper",
+      // `..` after a link is taken from its target, as the kernel and git take it (round 43):
+      // the workspace as written, the host directory holding `inner` to git.
+      "../../deep/..",
+      `${root}/deep/../tree`,
       "~/x",
       "%(prefix)/x",
       '"../../tree"',
@@ -41,6 +55,7 @@ describe("core.worktree values of git directories in the workspace", () => {
 
   it("calls relinked only an inside value now leading out; the host's outside value is its own", () => {
     expect(workTreeRelinked("../../out", gitDirectory, root)).toBe(true);
+    expect(workTreeRelinked("../../deep/..", gitDirectory, root)).toBe(true);
     expect(workTreeRelinked("../../tree", gitDirectory, root)).toBe(false);
     expect(workTreeRelinked(outside, gitDirectory, root)).toBe(false);
     expect(workTreeRelinked('"../../out"', gitDirectory, root)).toBe(false);

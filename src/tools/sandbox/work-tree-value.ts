@@ -1,5 +1,5 @@
 import path from "node:path";
-import { lstatSync, realpathSync } from "./byte-paths.js";
+import { routeStaysInside } from "./link-route.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -9,7 +9,8 @@ import { isInsideDirectory } from "./workspace-root.js";
  * `../../../../home/user`, or a link in the workspace to one) has the user's `git checkout` write
  * the command's files there and `git add` read that directory into objects the next command can
  * print. Judged as git reads it: relative to the git directory (`gitDirectory`, a real path),
- * lexically and through the links on the way as they are now; a value git would expand (`~/`,
+ * lexically and through the links on the way as they are now (routeStaysInside: `..` after a link
+ * from the link's target, round 43); a value git would expand (`~/`,
  * `%(prefix)/`) or read with quotes, escapes or a comment is not judged (false).
  *
  * @param value - the value after `=`, untrimmed; `undefined` for a key with no `=`
@@ -19,18 +20,9 @@ import { isInsideDirectory } from "./workspace-root.js";
 export function workTreeInside(value: string | undefined, gitDirectory: string, root: string): boolean {
   const text = value?.trim();
   if (text === undefined || text === "" || /["\\#;]/.test(text) || text.startsWith("~") || text.startsWith("%(")) return false;
-  const lexical = path.resolve(gitDirectory, text);
-  if (!isInsideDirectory(root, lexical)) return false;
-  // The nearest existing directory on the way, through its links: a link to the outside counts.
-  for (let probe = lexical; isInsideDirectory(root, probe); probe = path.dirname(probe)) {
-    if (lstatSync(probe, { throwIfNoEntry: false }) === undefined) continue;
-    try {
-      return isInsideDirectory(root, realpathSync(probe));
-    } catch {
-      return false;
-    }
-  }
-  return false;
+  // As written, and as the kernel resolves it: `..` after a link is taken from the link's target
+  // (`../d/..` with `d` a link to `/host/dir/inner` is the workspace as written, `/host/dir` to git).
+  return routeStaysInside(gitDirectory, text, root);
 }
 
 /**

@@ -42,4 +42,36 @@ describe("newGitStateNotes", () => {
     expect(rest).toContain("(30 git directories; the first 10 here)");
     expect(rest.match(/atc-quarantine-\*/g)).toHaveLength(10);
   });
+
+  it("says what a moved pointer pointed to, as written, and why it was moved, not the generic hooks note", () => {
+    const notes = newGitStateNotes(
+      [
+        {
+          from: "/ws/x/.git",
+          to: "/ws/x/atc-quarantine-.git-19700101T000000Z",
+          pointer: { file: ".git", value: "../hostgit", why: "relinked" },
+        },
+        {
+          from: "/ws/.git/worktrees/e/commondir",
+          to: "/ws/.git/worktrees/e/atc-quarantine-commondir-19700101T000000Z",
+          pointer: { file: "commondir", value: "../../../d/../.git", why: "relinked" },
+        },
+        {
+          from: "/ws/.git/worktrees/e/gitdir",
+          to: "/ws/.git/worktrees/e/atc-quarantine-gitdir-19700101T000000Z",
+          pointer: { file: "gitdir", value: "/home/u/.git", why: "outside" },
+        },
+      ],
+      ROOT,
+    );
+    expect(notes[0]).toContain(
+      '[moved aside x/.git: a pointer to "../hostgit"; it names a place inside the workspace as written',
+    );
+    expect(notes[0]).toContain("host git run in this directory would use the git directory it names");
+    expect(notes[1]).toContain('a pointer to "../../../d/../.git"');
+    expect(notes[1]).toContain("refs, objects and config");
+    expect(notes[2]).toContain('a pointer to "/home/u/.git"; it names a place outside the workspace');
+    expect(notes[2]).toContain("git worktree repair");
+    for (const note of notes) expect(note).not.toContain("run its hooks");
+  });
 });

@@ -25,7 +25,12 @@ function restNote(rest: readonly QuarantinedState[], root: string): string {
   const places = new Set<string>();
   for (const state of rest) {
     const kind =
-      state.outwardEntry ?? (state.relinkedWorkTree === true || state.relinkedRepository !== undefined ? "config" : "state");
+      state.outwardEntry ??
+      (state.pointer !== undefined
+        ? "pointer"
+        : state.relinkedWorkTree === true || state.relinkedRepository !== undefined
+          ? "config"
+          : "state");
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     places.add(path.relative(root, path.dirname(state.to)) || ".");
   }
@@ -63,6 +68,7 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
       `Remove the link, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
     );
   }
+  if (state.pointer !== undefined) return pointerNote(state.pointer, from, to);
   if (state.outwardEntry !== undefined) {
     const what = outwardEntryNote(state.outwardEntry);
     return (
@@ -79,5 +85,29 @@ function newGitStateNote(state: QuarantinedState, root: string): string {
   return (
     `[moved aside ${from} of a git directory the command created: host git there would run its hooks, or commands its config names (core.fsmonitor, filters, ...), or work in a directory outside the workspace (core.worktree) -> ${to}. ` +
     `To keep it, review it first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
+  );
+}
+
+/** What a pointer file git follows does, by kind (see {@link QuarantinedState.pointer}). */
+const POINTER_USE: Record<NonNullable<QuarantinedState["pointer"]>["file"], string> = {
+  ".git": "host git run in this directory would use the git directory it names: read that repository and commit into it",
+  commondir:
+    "host git in this git directory's worktree would use the repository it names for refs, objects and config: read that repository and commit into it",
+  gitdir: "it names this worktree's .git file, which git worktree repair writes when it is missing",
+};
+
+/** Why a pointer was moved aside (see {@link QuarantinedState.pointer}). */
+const POINTER_WHY: Record<NonNullable<QuarantinedState["pointer"]>["why"], string> = {
+  outside: "it names a place outside the workspace",
+  relinked:
+    "it names a place inside the workspace as written, but the way there leaves the workspace through a symbolic link (or `..` after one)",
+  swapped: "a directory on the way to what it names was swapped for a symbolic link while it was being looked at",
+};
+
+/** The note on a moved pointer: what it pointed to (as written) and why it was moved. */
+function pointerNote(pointer: NonNullable<QuarantinedState["pointer"]>, from: string, to: string): string {
+  return (
+    `[moved aside ${from}: a pointer to ${JSON.stringify(pointer.value)}; ${POINTER_WHY[pointer.why]}, and ${POINTER_USE[pointer.file]} -> ${to}. ` +
+    `Review where it leads first, then from the workspace root: mv ${shellQuote(to)} ${shellQuote(from)}]`
   );
 }
