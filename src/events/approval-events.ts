@@ -15,7 +15,10 @@ export interface ApprovalRequest {
   readonly callId: string;
   /** The tool. */
   readonly toolName: string;
-  /** The validated input the tool would run with. */
+  /**
+   * The validated input the tool would run with: a copy, frozen at every level, that the broker
+   * and every listener share (the handler runs its own copy of the same input).
+   */
   readonly input: unknown;
   /** Whether the tool can change its environment. */
   readonly mutating: boolean;

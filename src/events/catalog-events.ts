@@ -33,7 +33,7 @@ export interface ToolCalledEvent {
   readonly callId: string;
   /** The tool. */
   readonly name: string;
-  /** The validated input. */
+  /** A copy of the validated input, frozen at every level (the handler runs its own). */
   readonly input: unknown;
 }
 

@@ -182,7 +182,7 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.sync.clear();
     await this.connection.close();
     for (const task of this.closedTasks.splice(0)) task();
-    this.events.emit("server.closed", { server: this.name, runId: this.runId });
+    this.events.emit("server.closed", Object.freeze({ server: this.name, runId: this.runId }));
   }
 
   private async refreshNow(paced: boolean): Promise<McpToolChanges> {
@@ -208,9 +208,10 @@ export class ConnectedMcpServer implements McpServerHandle {
     this.rejected = changes.rejected;
     this.truncated = listing.truncated;
     for (const tool of changes.rejected) {
-      if (!before.has(rejectionKey(tool))) this.events.emit("tool.rejected", { server: this.name, runId: this.runId, tool });
+      if (!before.has(rejectionKey(tool)))
+        this.events.emit("tool.rejected", Object.freeze({ server: this.name, runId: this.runId, tool }));
     }
-    this.events.emit("tools.refreshed", { server: this.name, runId: this.runId, ...changes });
+    this.events.emit("tools.refreshed", Object.freeze({ server: this.name, runId: this.runId, ...changes }));
     return changes;
   }
 
@@ -254,7 +255,7 @@ export class ConnectedMcpServer implements McpServerHandle {
       const code = CatalogError.isInstance(error) ? error.code : "mcp_refresh_failed";
       const message = error instanceof Error ? error.message : String(error);
       this.lastError = { code, message };
-      this.events.emit("refresh.failed", { server: this.name, runId: this.runId, code, message });
+      this.events.emit("refresh.failed", Object.freeze({ server: this.name, runId: this.runId, code, message }));
     });
   }
 
@@ -287,13 +288,16 @@ export class ConnectedMcpServer implements McpServerHandle {
     return {
       toolsChanged: () => this.scheduleRefresh(),
       connected: (reconnect) => {
-        this.events.emit("server.connected", { server: this.name, runId: this.runId, reconnect, pid: this.connection.pid });
+        this.events.emit(
+          "server.connected",
+          Object.freeze({ server: this.name, runId: this.runId, reconnect, pid: this.connection.pid }),
+        );
         // The restarted server may list other tools than the one that was lost.
         if (reconnect) this.scheduleRefresh();
       },
       disconnected: (reason) => {
         this.lastError = { code: "mcp_server_closed", message: reason };
-        this.events.emit("server.disconnected", { server: this.name, runId: this.runId, reason });
+        this.events.emit("server.disconnected", Object.freeze({ server: this.name, runId: this.runId, reason }));
       },
     };
   }

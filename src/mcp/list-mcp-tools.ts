@@ -95,7 +95,7 @@ function checkTool(entry: unknown): { tool: Tool } | { rejected: McpRejectedTool
         },
       };
     }
-    return { tool: parsed.data };
+    return { tool: withSchemasAsSent(parsed.data, entry) };
   }
   const raw = (typeof entry === "object" && entry !== null ? entry : {}) as { name?: unknown; inputSchema?: unknown };
   const mcpName = typeof raw.name === "string" ? clip(raw.name, 200) : "(unnamed)";
@@ -112,6 +112,29 @@ function checkTool(entry: unknown): { tool: Tool } | { rejected: McpRejectedTool
   const issue = parsed.error.issues[0];
   const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}: `;
   return { rejected: { mcpName, reason: "invalid_tool", message: `not a valid MCP tool (${where}${issue?.message ?? "?"})` } };
+}
+
+/**
+ * `tool` with its `inputSchema` and `outputSchema` as the server sent them (JSON as parsed, every
+ * key an own data property). The SDK's zod schema reads `properties` as a record, and zod 4 drops
+ * a key named `__proto__` from a record: such a field vanished while `required` still named it,
+ * so the model was told to send a field it was never described and its type went unchecked
+ * (round 44). Only schemas that the SDK accepted are taken; both are checked and bounded on their
+ * own afterwards (`checkMcpInputSchema`, `mcpOutputSchema`).
+ */
+function withSchemasAsSent(tool: Tool, entry: unknown): Tool {
+  const raw = entry as { inputSchema?: unknown; outputSchema?: unknown };
+  const sent = {
+    inputSchema: plainObject(raw.inputSchema) ? raw.inputSchema : tool.inputSchema,
+    ...(tool.outputSchema !== undefined && plainObject(raw.outputSchema) ? { outputSchema: raw.outputSchema } : {}),
+  };
+  return { ...tool, ...sent } as Tool;
+}
+
+function plainObject(value: unknown): boolean {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 function describe(schema: { type?: unknown } | undefined | null): string {

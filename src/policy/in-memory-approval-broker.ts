@@ -115,7 +115,8 @@ export class InMemoryApprovalBroker implements ApprovalBroker {
         this.remember(request.id, resolution.resolvedBy === "timeout" ? "timeout" : "other");
         if (timer !== undefined) clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        this.events.emit("approval.resolved", { ...resolution, request });
+        // Frozen: one payload for every listener (and the registry's bus after them).
+        this.events.emit("approval.resolved", Object.freeze({ ...resolution, request }));
         resolve(resolution);
       };
       this.waiting.set(request.id, { request, settle });

@@ -6,6 +6,7 @@ import type { AnyToolDefinition } from "../tool/tool-definition.js";
 import type { ToolDescriptor } from "../tool/tool-descriptor.js";
 import type { ApprovalBroker } from "./approval-broker.js";
 import { awaitApproval } from "./await-approval.js";
+import { frozenEventCopy } from "./frozen-event-copy.js";
 import { handlerInputCopy } from "./handler-input-copy.js";
 import type { ApprovalPolicy, ResolvedPermissionConfig } from "./permission-config.js";
 
@@ -49,6 +50,10 @@ export interface CallToAuthorize {
 /**
  * Asks for approval when the run's policy requires it. Resolves to `undefined` when the call may
  * run, or to the error the model gets (`approval_denied`, `aborted`): the call then does nothing.
+ * The broker gets a frozen copy of the input (`frozenEventCopy`), never `call.input` itself: an
+ * `approval.requested` listener that rewrote the shared object in place changed what the broker
+ * listed and what later listeners (the approval page) showed, while the handler ran its own copy
+ * of the original, so a person approved a call other than the one that ran (round 44).
  */
 export async function authorizeCall(policy: ToolPolicy, call: CallToAuthorize): Promise<ToolCallErrorInfo | undefined> {
   const requiredBy = approvalRequiredBy(policy.permissions.approval, call.tool);
@@ -60,7 +65,7 @@ export async function authorizeCall(policy: ToolPolicy, call: CallToAuthorize): 
           runId: call.runId,
           callId: call.callId,
           toolName: call.tool.name,
-          input: call.input,
+          input: frozenEventCopy(call.input),
           mutating: call.tool.mutating,
           policy: requiredBy,
         },
@@ -102,8 +107,8 @@ export function applyPolicy<Tool extends AnyToolDefinition>(tool: Tool, policy: 
   const wrapped = {
     ...tool,
     handler: async (input: unknown, context: ToolContext) => {
-      // Taken before the input is handed to the broker: an approver rewriting the request's
-      // input in place cannot change what runs once approved (as in a run).
+      // Taken before the wait: the broker gets a frozen copy of its own (authorizeCall), and the
+      // handler runs what was approved even if the caller's object changes while a person decides.
       const own = handlerInputCopy(input);
       const refusal = await authorizeCall(policy, {
         runId: context.runId,

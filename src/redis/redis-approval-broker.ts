@@ -271,7 +271,8 @@ export class RedisApprovalBroker implements ApprovalBroker {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         if (this.waiters.size === 0) this.stopPolling();
-        this.events.emit("approval.resolved", { ...resolution, request });
+        // Frozen: one payload for every listener (and the registry's bus after them).
+        this.events.emit("approval.resolved", Object.freeze({ ...resolution, request }));
         resolve(resolution);
       };
       this.waiters.set(request.id, { request, settle });

@@ -15,6 +15,7 @@ import { type CreateRunOptions, Run } from "../run/run.js";
 import { type RegistryEntry, type RegistryView, runSetupOf, setRunHostInternals } from "../run/run-host.js";
 import { HybridSearch, type HybridSearchOptions } from "../search/hybrid-search.js";
 import { compileTool } from "../tool/compile-tool.js";
+import { deepFreeze } from "../tool/frozen-copy.js";
 import { JsonSchemaCompiler } from "../tool/json-schema-validator.js";
 import type { RunStorage } from "../tool/run-storage.js";
 import type { SearchHit, SearchOptions } from "../tool/tool-context.js";
@@ -615,7 +616,8 @@ export class Registry {
 
   private changed(change: CatalogEvents["registry.changed"]): void {
     this.changeCount++;
-    if (this.events.hasListeners("registry.changed")) this.events.emit("registry.changed", change);
+    // Frozen at every level: one payload for every listener, none can rewrite it for the next.
+    if (this.events.hasListeners("registry.changed")) this.events.emit("registry.changed", deepFreeze(change));
   }
 }
 

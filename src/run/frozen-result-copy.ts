@@ -1,16 +1,5 @@
-import { handlerInputCopy } from "../policy/handler-input-copy.js";
+import { frozenEventCopy } from "../policy/frozen-event-copy.js";
 import type { ToolCallResult } from "../tool/tool-call-result.js";
-
-/** Freezes the arrays and plain objects of a copy made by `handlerInputCopy` (what it took apart). */
-function freezeCopied(value: unknown, seen: Set<object>): void {
-  if (typeof value !== "object" || value === null || seen.has(value) || Object.isFrozen(value)) return;
-  const prototype = Object.getPrototypeOf(value);
-  // Only containers: a typed array with elements cannot be frozen, and a shared class instance is not ours to freeze.
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return;
-  seen.add(value);
-  Object.freeze(value);
-  for (const key of Object.keys(value)) freezeCopied((value as Record<string, unknown>)[key], seen);
-}
 
 /**
  * The copy of a call's result that the `tool.result` and `tool.error` events carry, frozen at every
@@ -24,7 +13,5 @@ function freezeCopied(value: unknown, seen: Set<object>): void {
  * over `condenseThreshold` (40,000 characters by default) is already a string here.
  */
 export function frozenResultCopy(result: ToolCallResult): ToolCallResult {
-  const copy = handlerInputCopy(result) as ToolCallResult;
-  freezeCopied(copy, new Set());
-  return copy;
+  return frozenEventCopy(result);
 }

@@ -8,6 +8,7 @@ import { EventBus } from "../events/event-bus.js";
 import { listingIndex } from "../meta/listing-index.js";
 import { isMetaTool } from "../meta/meta-tools.js";
 import { notListedForToolbox } from "../meta/not-listed-for-toolbox.js";
+import { frozenEventCopy } from "../policy/frozen-event-copy.js";
 import { handlerInputCopy } from "../policy/handler-input-copy.js";
 import { narrowPermissions } from "../policy/narrow-permissions.js";
 import { type PermissionConfig, type ResolvedPermissionConfig, resolvePermissionConfig } from "../policy/permission-config.js";
@@ -826,7 +827,7 @@ export class Run {
         message: `The call to "${toolName}" failed inside the tool catalog.`,
       };
       try {
-        this.emit("tool.error", { runId: this.id, callId, name: toolName, error, cause });
+        this.emit("tool.error", { runId: this.id, callId, name: toolName, error: Object.freeze(error), cause });
       } catch {
         // A host's onListenerError threw: the result still goes back.
       }
@@ -964,7 +965,8 @@ export class Run {
     if ("error" in authorized) return this.fail(name, callId, started, authorized.error, authorized.cause);
     const own = authorized.handlerInput;
     if (this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")) {
-      this.emit("tool.called", { runId: this.id, callId, name, input });
+      // A frozen copy, one for every listener of both buses (the handler runs its own).
+      this.emit("tool.called", { runId: this.id, callId, name, input: frozenEventCopy(input) });
     }
     let output: unknown;
     try {
@@ -1042,13 +1044,11 @@ export class Run {
     }
     // Ask once, for the tool that acts: never for find_tool or toolbox themselves.
     const asks = !(this.permissions.approval === "none" || approvedByHost || isMetaTool(compiled.definition));
-    // Taken before the input is handed out (the approval request, then `tool.called`; the tool's
-    // own preflight above saw the shared one, and what it did to it is what is shown): rewriting
-    // what was handed out cannot change what runs once approved.
-    const handlerInput =
-      asks || this.events.hasListeners("tool.called") || this.registry.events.hasListeners("tool.called")
-        ? handlerInputCopy(input)
-        : input;
+    // Approvers and `tool.called` listeners get frozen copies (authorizeCall, runHandler), never
+    // this object. The handler's own copy is taken before the wait for a person, so what runs is
+    // what was shown even if the caller's object changes meanwhile (the tool's own preflight
+    // above saw the shared one, and what it did to it is what is shown).
+    const handlerInput = asks ? handlerInputCopy(input) : input;
     if (!asks) return { handlerInput };
     let refusal: ToolCallErrorInfo | undefined;
     try {
@@ -1324,7 +1324,14 @@ export class Run {
     return this.events.hasListeners(type) || this.registry.events.hasListeners(type);
   }
 
+  /**
+   * Emits on the run's bus, then the registry's. The payload is frozen (its members are frozen
+   * copies or frozen already; `cause` is the thrown value, shared as it is): one object serves
+   * every listener of both buses, and a run listener that replaced `result` or `input` on it
+   * changed what the registry's listeners saw (round 44).
+   */
   private emit<Type extends keyof CatalogEvents>(type: Type, payload: CatalogEvents[Type]): void {
+    Object.freeze(payload);
     this.events.emit(type, payload);
     this.registry.events.emit(type, payload);
   }

@@ -6,7 +6,7 @@
  */
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { createAiSdkTools } from "agent-tool-catalog/ai-sdk";
-import { openAIResponsesTools, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
+import { openAIResponsesTools } from "agent-tool-catalog/openai";
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -68,32 +68,27 @@ describe("a tool named __proto__", () => {
   });
 });
 
-describe("an input property named __proto__ in OpenAI strict mode", () => {
-  it("stays in the strict schema, so a strict model can send it (control: the property beside it)", async () => {
+describe("an input property named __proto__ in a JSON Schema", () => {
+  // Until round 44 this schema was accepted and kept in OpenAI's strict schema, so a strict model
+  // could send the field. But Ajv never checks a field so named (it reads the name as the
+  // prototype: any value passes, and `required` is met by `{}`), so the model was told of a field
+  // nothing checked: such a schema is now refused (test/redteam/r44-mcp-proto-schema.test.ts).
+  it("is refused at definition, naming the field (control: the property beside it alone)", () => {
     const inputSchema = JSON.parse(
       '{"type":"object","properties":{"__proto__":{"type":"string"},"b":{"type":"string"}},"required":["__proto__"]}',
     );
-    const run = createRegistry({
-      tools: [
-        defineTool({
-          name: "keys",
-          description: "Lists its argument keys.",
-          inputSchema,
-          handler: (input: Record<string, unknown>) => Object.keys(input).join(","),
-        }),
-      ],
-    }).createRun({});
-    const sent = openAIResponsesTools(run, { strict: true }).find((tool) => "name" in tool && tool.name === "keys");
+    const keys = (schema: unknown) =>
+      defineTool({
+        name: "keys",
+        description: "Lists its argument keys.",
+        inputSchema: schema as never,
+        handler: (input: Record<string, unknown>) => Object.keys(input).join(","),
+      });
+    expect(() => keys(inputSchema)).toThrow(/#\/properties names a field "__proto__"/);
+    const control = createRegistry({ tools: [keys(JSON.parse('{"type":"object","properties":{"b":{"type":"string"}}}'))] });
+    const sent = openAIResponsesTools(control.createRun({}), { strict: true }).find(
+      (tool) => "name" in tool && tool.name === "keys",
+    );
     expect(sent).toMatchObject({ strict: true });
-    const parameters = (sent as unknown as { parameters: { properties: object; required: string[] } }).parameters;
-    expect(Object.keys(parameters.properties).sort()).toEqual(["__proto__", "b"]);
-    expect(Object.hasOwn(parameters.properties, "__proto__")).toBe(true);
-    expect([...parameters.required].sort()).toEqual(["__proto__", "b"]);
-    expect(JSON.stringify(parameters)).toContain('"__proto__":{"type":"string"}');
-    // What a strict model sends for that schema is accepted.
-    const [output] = await runOpenAIResponsesFunctionCalls(run, [
-      { type: "function_call", call_id: "k", name: "keys", arguments: '{"__proto__":"x","b":null}' },
-    ] as never);
-    expect(output).toMatchObject({ call_id: "k", output: "__proto__" });
   });
 });

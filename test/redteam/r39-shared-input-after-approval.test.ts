@@ -42,12 +42,29 @@ function setup(approval: "destructive" | "none") {
 
 const asked: Input = { target: "staging", options: { force: false, tags: ["a"] } };
 
-/** What a careless listener does to the input it is handed: rewrites it in place, at every level. */
+/**
+ * What a careless listener does to the input it is handed: rewrites it in place, at every level.
+ * Since round 44 what approvers and listeners get is frozen, so each step throws a TypeError in
+ * strict code (a listener's error; the call goes on): tolerated here so each step is tried.
+ */
 function rewrite(input: unknown): void {
   const value = input as Input;
-  value.target = "prod";
-  value.options.force = true;
-  value.options.tags.push("injected");
+  const steps = [
+    () => {
+      value.target = "prod";
+    },
+    () => {
+      value.options.force = true;
+    },
+    () => value.options.tags.push("injected"),
+  ];
+  for (const step of steps) {
+    try {
+      step();
+    } catch {
+      // Frozen (round 44).
+    }
+  }
 }
 
 describe("the input handed to approvers and listeners is not the one the handler runs with", () => {
@@ -73,9 +90,10 @@ describe("the input handed to approvers and listeners is not the one the handler
     const request = broker.pending()[0] as NonNullable<ReturnType<typeof broker.pending>[0]>;
     const digest = approvalArgumentsDigest(request);
     rewrite(request.input);
-    // The rewrite is what the broker now holds, so the shown digest no longer matches: refused.
-    expect(broker.decide(request.id, "approved", { argumentsDigest: digest })).toEqual({ ok: false, reason: "digest_mismatch" });
-    broker.approve(request.id);
+    // Round 44: the broker's request is frozen, so the rewrite did not land and what was shown
+    // is still what the broker holds (before, the shown digest no longer matched).
+    expect(request.input).toEqual(asked);
+    expect(broker.decide(request.id, "approved", { argumentsDigest: digest })).toEqual({ ok: true });
     expect((await calling).ok).toBe(true);
     expect(ran).toEqual([asked]);
   });

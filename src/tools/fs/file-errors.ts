@@ -17,20 +17,22 @@ function closingClaims(sentences: readonly string[]): RegExp {
   return new RegExp(String.raw`(?:^|\s+)${claim}(?:\s+${claim})*\s*$`);
 }
 
-/** The claims of a step's error that speak for the whole call ("Nothing was changed.", "No file was changed: ..."). */
-const STEP_CLAIMS = closingClaims(["Nothing was changed", "No file was changed"]);
-
-/** A claim that nothing was changed, in any of the forms the file tools' messages use. */
+/**
+ * A claim that nothing was changed, in any of the forms the file tools' messages use (the
+ * cross-process lock's `file_locked` errors say "Nothing was written.").
+ */
 const ANY_CHANGE_CLAIM = closingClaims(["Nothing was changed", "No file was changed", "Nothing was written"]);
 
 /**
- * `message` without its closing claims that nothing was changed. An errno's text and a step's
- * failure carry such a claim for themselves only; a caller that knows more of what is on disk (a
- * change after its commit point, an undo whose earlier steps were made) states it once, itself.
- * Left in, "Nothing was changed" stood beside a list of files that were.
+ * `message` without its closing claims that nothing was changed, in any of their forms. An
+ * errno's text and a step's failure carry such a claim for themselves only; a caller that knows
+ * more of what is on disk (a change after its commit point, an undo whose earlier steps were
+ * made) states it once, itself. Left in, "Nothing was changed" stood beside a list of files that
+ * were; so did a lock's "Nothing was written." until round 44 (a two-step undo whose second
+ * file's lock never came back, the first step's file written back).
  */
 export function withoutChangeClaims(message: string): string {
-  return message.replace(STEP_CLAIMS, "");
+  return message.replace(ANY_CHANGE_CLAIM, "");
 }
 
 /**
