@@ -16,6 +16,7 @@ import { unconfinedReader } from "../../src/git/git-file-reader.js";
 import { NodeObjectStore, type NodeObjectStoreOptions, objectDirectories } from "../../src/git/objects/node-object-store.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitMallocEnvironment } from "./support/git-malloc.js";
 
 const gitCapability = capability("git");
 const PACKS = 300;
@@ -32,7 +33,11 @@ function buildManyPacks(): FixtureRepository {
     if (commit % 2 === 1) stream += "checkpoint\n\n";
   }
   // Kept as packs however small (fast-import unpacks packs under 100 objects by default).
-  execFileSync("git", ["-c", "fastimport.unpackLimit=1", "fast-import", "--quiet"], { cwd: repository.directory, input: stream });
+  execFileSync("git", ["-c", "fastimport.unpackLimit=1", "fast-import", "--quiet"], {
+    cwd: repository.directory,
+    input: stream,
+    env: gitMallocEnvironment(),
+  });
   git(repository.directory, ["symbolic-ref", "HEAD", "refs/heads/main"]);
   git(repository.directory, ["commit-graph", "write", "--reachable"]);
   return repository;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiffRangeOutput, FileHistoryOutput, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
+import { gitMallocEnvironment } from "./support/git-malloc.js";
 import { diffNameStatus } from "./support/git-oracle.js";
 import { gitRun, output } from "./support/git-run.js";
 import { looseAndPacked } from "./support/loose-and-packed.js";
@@ -142,7 +143,7 @@ function buildDeep(): FixtureRepository {
     commit(3, "deep file loses the token", 3, `M 100644 inline ${deep}/file.txt\ndata 5\ngone\n`),
     commit(4, "a second deep file gains it", 4, `M 100644 inline ${deep}/d0/late.txt\ndata 8\n${TOKEN}\n`),
   ].join("");
-  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository.directory, input: stream });
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository.directory, input: stream, env: gitMallocEnvironment() });
   git(repository.directory, ["symbolic-ref", "HEAD", "refs/heads/main"]);
   return repository;
 }

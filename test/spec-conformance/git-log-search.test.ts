@@ -12,6 +12,7 @@ import path from "node:path";
 import { createRegistry, type Run } from "agent-tool-catalog";
 import { createGitTools, GIT_TOOL_NAMES } from "agent-tool-catalog/git";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitMallocEnvironment } from "../git/support/git-malloc.js";
 import { modelError, ok } from "./support.js";
 
 let repository: string;
@@ -40,7 +41,7 @@ function importHistory(commits: readonly CommitSpec[]): void {
     )
     .join("\n");
   execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repository });
-  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository, input: stream });
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: repository, input: stream, env: gitMallocEnvironment() });
   execFileSync("git", ["reset", "-q", "--hard", "main"], { cwd: repository });
 }
 

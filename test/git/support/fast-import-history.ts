@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { git, temporaryDirectory } from "./git-fixture.js";
+import { gitMallocEnvironment } from "./git-malloc.js";
 
 /**
  * Random histories written as one `git fast-import` stream (one process per repository, no
@@ -276,7 +277,11 @@ export function buildFastImportHistory(seed: number, commits = 12): FastImportHi
   const { stream, paths } = fastImportStream(seed, commits);
   const directory = temporaryDirectory("fast-import");
   git(directory, ["init", "-q", "-b", "main"]);
-  const result = spawnSync("git", ["fast-import", "--quiet", "--date-format=raw"], { cwd: directory, input: stream });
+  const result = spawnSync("git", ["fast-import", "--quiet", "--date-format=raw"], {
+    cwd: directory,
+    input: stream,
+    env: gitMallocEnvironment(),
+  });
   if (result.status !== 0) throw new Error(`fast-import failed (seed ${seed}): ${result.stderr.toString()}`);
   const directories = new Set<string>();
   for (const file of paths) {

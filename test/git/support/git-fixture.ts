@@ -15,6 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { GIT_MALLOC } from "./git-malloc.js";
 
 /**
  * Config that makes every git call here the same on every machine (no user or system config).
@@ -41,8 +42,10 @@ const CONFIG = [
   "merge.ff=false",
 ];
 
+/** Every fixture git process's environment; GLIBC_TUNABLES: see support/git-malloc.ts. */
 const ENVIRONMENT = {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
+  GLIBC_TUNABLES: GIT_MALLOC,
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_CONFIG_GLOBAL: "/dev/null",
   LANG: "C",

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import type { Author } from "./git-fixture.js";
+import { gitMallocEnvironment } from "./git-malloc.js";
 
 /** One commit for {@link importCommits}: what it deletes (files or whole directories), then what it writes. */
 export interface ImportedCommit {
@@ -37,7 +38,8 @@ export function importCommits(directory: string, commits: readonly ImportedCommi
     ["reset", "-q", "--hard"],
   ]) {
     const input = args.includes("fast-import") ? chunks.join("") : undefined;
-    const result = spawnSync("git", args, { cwd: directory, input, maxBuffer: 64 * 1024 * 1024 });
+    const env = input === undefined ? process.env : gitMallocEnvironment();
+    const result = spawnSync("git", args, { cwd: directory, input, env, maxBuffer: 64 * 1024 * 1024 });
     if (result.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
   }
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { gitMallocEnvironment } from "./git-malloc.js";
 
 /** Options of {@link writeLongHistory}. */
 export interface LongHistoryOptions {
@@ -187,15 +188,6 @@ function topic(state: State, main: Tree, number: number): void {
 }
 
 /**
- * glibc malloc settings for `git fast-import`: it builds a delta index for every blob, frees it, and
- * glibc hands the top of the heap back to the kernel each time (86,000 `brk` calls, ~400,000 page
- * faults for this history), so most of its time went to the kernel zeroing the same pages again:
- * 16 s wall, 1.2 s user + 1.7 s sys at load 12, against 4.8 s, 0.9 + 0.2 s with the heap kept.
- * Keeping it (trim threshold and top pad) changes nothing in the pack. Other libcs ignore it.
- */
-const FAST_IMPORT_MALLOC = "glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=67108864";
-
-/**
  * Writes a deterministic long history into the empty repository at `directory` with
  * `git fast-import`: seven authors, topic branches merged back (some merges equal to one side for
  * a path, some resolving both), exact and edited renames, added and deleted files, a few commits
@@ -233,7 +225,7 @@ export function writeLongHistory(directory: string, options: LongHistoryOptions 
     cwd: directory,
     input: state.chunks.join(""),
     maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, GLIBC_TUNABLES: FAST_IMPORT_MALLOC },
+    env: gitMallocEnvironment(),
   });
   if (result.status !== 0) throw new Error(`git fast-import failed: ${result.stderr.toString()}`);
   const checkout = spawnSync("git", ["reset", "-q", "--hard", "main"], { cwd: directory });
