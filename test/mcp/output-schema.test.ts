@@ -134,8 +134,8 @@ describe("MCP outputSchema: results are held to it, as the MCP SDK's client does
     expect(await call("mcp_raw_pattern")).toMatchObject({ ok: true });
     const ranMs = threadTimes().ranMs - started.ranMs;
     if (process.env.ATC_WALL_TO_CPU) console.log(`mcp_raw_pattern: ${Math.round(ranMs)} ms ran`);
-    expect(ranMs).toBeLessThan(4000);
-  });
+    expect(ranMs).toBeLessThan(1_000);
+  }, 60_000);
 
   it("@modelcontextprotocol/server-everything's get-structured-content passes the check", async () => {
     registry = createRegistry();
