@@ -57,6 +57,13 @@ export interface DurableJobsOptions<Snapshot> extends DurableJobSettings {
   isRunning(snapshot: Snapshot): boolean;
   /** The snapshot to report once the lease of a running job ran out (its process stopped). */
   interrupted(snapshot: Snapshot, now: number): Snapshot;
+  /**
+   * Data saved next to the job by every snapshot this owner writes (claim, update, end), read
+   * when the write is sent, e.g. a workflow run's checkpoint; `undefined` (or no function) keeps
+   * what is attached. A job that ends here before its claim lands is then never recorded without
+   * it: an {@link DurableJobs.attach} sent before the claim or after the end is refused.
+   */
+  attachment?(id: string): string | undefined;
 }
 
 /**
@@ -72,8 +79,8 @@ interface JobRecord<Snapshot> {
 }
 
 // Writes the owner's snapshot. KEYS[1] the record; ARGV: owner, snapshot JSON, running ("1"/"0"),
-// ttl ms, claim ("1": start or resume), channel, id, lease ms. A claim succeeds when there is
-// no record or the record has ended (a resume); any other write only while this owner's record
+// ttl ms, claim ("1": start or resume), channel, id, lease ms, attachment ("": keep what is
+// attached). A claim succeeds when there is no record or the record has ended (a resume); any other write only while this owner's record
 // still runs, so a job another process already reported failed (lease run out) never turns
 // completed or running again. Returns 1 when written, 0 when refused.
 const WRITE = `
@@ -91,6 +98,7 @@ end
 ${REDIS_NOW_LUA}
 local leaseUntil = string.format('%.0f', now + tonumber(ARGV[8]))
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'running', ARGV[3], 'leaseUntil', leaseUntil, 'snapshot', ARGV[2])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'attached', ARGV[9]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[3] == '0' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
 return 1
@@ -162,11 +170,6 @@ export class DurableJobs<Snapshot> {
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_SETTINGS.pollIntervalMs,
       operationTimeoutMs: operationTimeout(options.operationTimeoutMs, `Redis ${options.kind} jobs`),
     };
-  }
-
-  /** Whether this process runs the job (and holds its lease). */
-  runsHere(id: string): boolean {
-    return this.running.has(id);
   }
 
   /**
@@ -363,18 +366,20 @@ export class DurableJobs<Snapshot> {
   private async write(snapshot: Snapshot, claim: boolean): Promise<boolean> {
     const { leaseMs, retainMs } = this.options;
     const running = this.options.isRunning(snapshot);
+    const id = this.options.idOf(snapshot);
     const written = await this.options.redis.eval(
       WRITE,
       1,
-      this.key(this.options.idOf(snapshot)),
+      this.key(id),
       this.owner,
       JSON.stringify(snapshot),
       running ? "1" : "0",
       String(running ? retainMs + leaseMs : retainMs),
       claim ? "1" : "0",
       this.channel("ended"),
-      this.options.idOf(snapshot),
+      id,
       String(leaseMs),
+      this.options.attachment?.(id) ?? "",
     );
     return written === 1;
   }

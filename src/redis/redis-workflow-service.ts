@@ -92,6 +92,13 @@ export class RedisWorkflowService implements WorkflowService {
           message: "The process running this workflow run stopped before the run ended.",
         },
       }),
+      // Each snapshot written carries the checkpoint as it stands: a run that failed before its
+      // claim landed (its end written right after the claim) kept none, and could not be resumed
+      // in another process (seen at load ~12 in test/escape/child-runs-workflow-resume).
+      attachment: (runId) => {
+        const checkpoint = this.local.checkpoint(runId);
+        return checkpoint === undefined ? undefined : JSON.stringify(checkpoint);
+      },
     });
     this.local.onJournal((runId) => void this.saveCheckpoint(runId).catch(() => undefined));
   }
@@ -113,7 +120,6 @@ export class RedisWorkflowService implements WorkflowService {
       await this.local.cancel(snapshot.runId);
       throw new Error(`Workflow run id ${snapshot.runId} is in use by another process.`);
     }
-    await this.saveCheckpoint(snapshot.runId);
     return snapshot;
   }
 
@@ -206,9 +212,14 @@ export class RedisWorkflowService implements WorkflowService {
     return this.local.submitSource(submission);
   }
 
+  /**
+   * Saves the checkpoint after an agent call. Not limited to runs followed here: an agent call
+   * journaled between the claim and the follow would wait for the next write. Redis refuses it
+   * while the record is not this process's running one; the claim carries the checkpoint.
+   */
   private async saveCheckpoint(runId: string): Promise<void> {
     const checkpoint = this.local.checkpoint(runId);
-    if (checkpoint !== undefined && this.jobs.runsHere(runId)) await this.jobs.attach(runId, JSON.stringify(checkpoint));
+    if (checkpoint !== undefined) await this.jobs.attach(runId, JSON.stringify(checkpoint));
   }
 
   /** Stops this process's heartbeat and subscription (its running runs then fail their lease elsewhere). */

@@ -11,10 +11,17 @@ import path from "node:path";
 import { createRegistry, type Registry } from "agent-tool-catalog";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterEach, describe, expect, it } from "vitest";
+import { threadTimes } from "../support/thread-time.js";
 
 const SERVER = path.join(import.meta.dirname, "servers", "regex-schema-server.mjs");
 
 let registry: Registry;
+
+/** This process's CPU time (user + system, every thread) since `since`, in ms. */
+function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
 afterEach(async () => {
   await registry.close();
 });
@@ -22,10 +29,14 @@ afterEach(async () => {
 describe("an MCP server whose schemas hold catastrophic regular expressions and a giant enum", () => {
   it("never runs them on the host's thread: calls return at once, the model still sees the pattern", async () => {
     registry = createRegistry();
-    const started = performance.now();
+    const connecting = process.cpuUsage();
     const handle = await connectMcpServer(registry, { name: "regex", command: process.execPath, args: [SERVER] });
-    // The 300,000-value enum is refused at once (reported, not silently dropped).
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // The 300,000-value enum is refused at once (reported, not silently dropped). Bounded by this
+    // process's CPU (every thread: the schema check thread too), not wall time, which at load
+    // 10-20 on 2 cores measures the machine: see the figures below.
+    const connectCpuMs = cpuMsSince(connecting);
+    if (process.env.ATC_HOSTILE_SCHEMAS_CPU) console.log(`connect: ${Math.round(connectCpuMs)} ms CPU`);
+    expect(connectCpuMs).toBeLessThan(5_000);
     expect(handle.status.rejected).toMatchObject([{ mcpName: "giant_enum", reason: "invalid_input_schema" }]);
     expect([...handle.status.tools].sort()).toEqual([
       "mcp_regex_fails",
@@ -47,16 +58,19 @@ describe("an MCP server whose schemas hold catastrophic regular expressions and 
       ["mcp_regex_hidden_ref", { text: evil }],
     ];
     for (const [name, args] of calls) {
-      const started = performance.now();
+      // The host thread's own run time (a backtracking match runs there, whatever the load), not wall time.
+      const started = threadTimes();
       const result = await run.call(name, args);
-      expect(performance.now() - started).toBeLessThan(1_500);
+      const ranMs = threadTimes().ranMs - started.ranMs;
+      if (process.env.ATC_HOSTILE_SCHEMAS_CPU) console.log(`${name}: ${Math.round(ranMs)} ms on the host thread`);
+      expect(ranMs, `${name} ran ${Math.round(ranMs)} ms on the host thread`).toBeLessThan(1_500);
       // The argument reached the server, which validates its own input.
       expect(result).toMatchObject({ ok: true, output: expect.stringContaining(`${name.slice("mcp_regex_".length)} got`) });
     }
     // What the model is sent still names the pattern.
     const definition = run.definitions().find((tool) => tool.name === "mcp_regex_pattern");
     expect(JSON.stringify(definition?.inputSchema)).toContain("(a+)+$");
-  }, 20_000);
+  }, 60_000);
 
   it("reports a server's own -32000 / -32001 errors as mcp_server_error, not a closed connection or a timeout", async () => {
     registry = createRegistry();

@@ -1,8 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createRegistry } from "agent-tool-catalog";
-import { CONVERSATION_ID_CONTEXT_KEY, InProcessWorkflowService, workflowToolGroup } from "agent-tool-catalog/host";
+import { createRegistry, type RunScope } from "agent-tool-catalog";
+import {
+  CONVERSATION_ID_CONTEXT_KEY,
+  defineWorkflow,
+  InProcessWorkflowService,
+  workflowToolGroup,
+} from "agent-tool-catalog/host";
 import { RedisWorkflowService } from "agent-tool-catalog/redis";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,6 +203,63 @@ describe.skipIf(redisCapability.missing)(
         for (const resumer of resumers) resumer.close();
       }
     }, 40_000);
+
+    it("a run that failed before its claim landed is resumed in another process from its checkpoint, its finished call replayed", async () => {
+      // Its one agent call and its failure came before the claim's round trip (a fresh subscriber
+      // connection) ended, so the end was written right after the claim: the checkpoint saved
+      // after the claim was refused (the record had ended) and the one after the agent call too
+      // (no record yet). At load ~12 test/escape/child-runs-workflow-resume's control hit it.
+      const gate = { failures: 1 };
+      const serviceWith = (prompts: string[]) =>
+        new RedisWorkflowService({
+          redis,
+          prefix: "wf-early-end",
+          local: new InProcessWorkflowService({
+            runner: {
+              runPrompt: async (request) => {
+                prompts.push(request.prompt);
+                return { output: request.prompt, usage: { inputTokens: 1, outputTokens: 1 } };
+              },
+            },
+            workflows: [
+              defineWorkflow({
+                name: "fails-once",
+                description: "An agent call, a failure the first time, then a second agent call.",
+                run: async (ctx) => {
+                  await ctx.agent("first");
+                  if (gate.failures-- > 0) throw new Error("a transient failure");
+                  return ctx.agent("second");
+                },
+              }),
+            ],
+          }),
+        });
+      const herePrompts: string[] = [];
+      const therePrompts: string[] = [];
+      const here = serviceWith(herePrompts);
+      const there = serviceWith(therePrompts);
+      try {
+        const scope: RunScope = {
+          runId: "run-1",
+          permissions: { sandbox: "workspace", approval: "none", workspace: "/tmp/wf-early-end" },
+          allowedTools: undefined,
+          depth: 0,
+        };
+        const started = await here.start("fails-once", {}, { ownerId: "conv", depth: 0, scope });
+        expect(await here.wait(started.runId, { timeoutMs: 5_000 })).toMatchObject({
+          status: "failed",
+          error: { message: "a transient failure" },
+        });
+        expect(herePrompts).toEqual(["first"]);
+        expect(await there.resume(started.runId, { scope })).toMatchObject({ status: "running" });
+        expect(await there.wait(started.runId, { timeoutMs: 5_000 })).toMatchObject({ status: "completed", result: "second" });
+        // The first call came from the checkpoint, not run again.
+        expect(therePrompts).toEqual(["second"]);
+      } finally {
+        here.close();
+        there.close();
+      }
+    }, 20_000);
 
     it("a starter that stalled past its lease stops its copy: the run never completes after being reported failed", async () => {
       // Step 1 is held until the test releases it: with 500 ms steps a loaded machine ran step 2
