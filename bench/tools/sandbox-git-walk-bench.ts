@@ -16,13 +16,24 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { createRegistry, type Run } from "../../src/index.js";
-import { gitDirectoryLinkLimits } from "../../src/tools/sandbox/git-directory-links.js";
+import { gitDirectoryLinkLimits, outwardGitEntries } from "../../src/tools/sandbox/git-directory-links.js";
 import { looseDirectoryCounts } from "../../src/tools/sandbox/loose-object-directories.js";
 import { createBashTool } from "../../src/tools/shell/bash-tool.js";
 import { NOTED_GIT_STATE_MOVES } from "../../src/tools/shell/git-state-notes.js";
@@ -43,6 +54,12 @@ export interface LooseObjectWalkRow {
   readonly listingWalkMs: number;
   /** repeatedCallCpuMs - baselineCpuMs: the walk with unchanged directories skipped. */
   readonly skippingWalkMs: number;
+  /** The host-side walk alone (`outwardGitEntries` of the `.git`), every loose-object directory changed just before (all listed), median, ms of CPU. */
+  readonly walkListingMs: number;
+  /** The same walk with every loose-object directory unchanged (each one `lstat`), median, ms of CPU. */
+  readonly walkSkippingMs: number;
+  /** Walks timed for each of the two figures above. */
+  readonly walks: number;
 }
 
 /** Host CPU of a command flooding `.git` past the walk's bound, against the same directories made elsewhere. */
@@ -125,6 +142,47 @@ async function hostCpu(run: Run, command: string): Promise<{ cpuMs: number; text
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Walks timed by {@link timeWalks} for each figure. */
+const DIRECT_WALKS = 25;
+
+/**
+ * The host-side walk of `root`'s `.git` alone (`outwardGitEntries`, as after a command), CPU of
+ * each: with every loose-object directory unchanged since a listing found it clean (skipped), and
+ * with each one's times set just before (listed; racily recent, so not remembered). Checked: the
+ * walk finds nothing, and skips or lists every loose-object directory as meant.
+ */
+function timeWalks(root: string, looseDirectories: number): { walkListingMs: number; walkSkippingMs: number; walks: number } {
+  const git = path.join(root, ".git");
+  const objects = path.join(git, "objects");
+  const loose = readdirSync(objects).filter((name) => /^[0-9a-f]{2}$/.test(name));
+  const descriptor = openSync(git, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  const walk = (expect: "listed" | "skipped"): number => {
+    const before = { ...looseDirectoryCounts };
+    const cpu = process.cpuUsage();
+    const found = outwardGitEntries(descriptor, root, false);
+    const used = process.cpuUsage(cpu);
+    const counted = looseDirectoryCounts[expect] - before[expect];
+    if (found.length > 0 || counted !== looseDirectories)
+      throw new Error(
+        `sandbox-git-walk: a walk ${expect} ${counted} of ${looseDirectories} loose directories, found ${found.length}`,
+      );
+    return (used.user + used.system) / 1000;
+  };
+  try {
+    const skipping: number[] = [];
+    for (let index = 0; index < DIRECT_WALKS; index++) skipping.push(walk("skipped"));
+    const listing: number[] = [];
+    for (let index = 0; index < DIRECT_WALKS; index++) {
+      const now = new Date();
+      for (const name of loose) utimesSync(path.join(objects, name), now, now);
+      listing.push(walk("listed"));
+    }
+    return { walkListingMs: round(median(listing), 2), walkSkippingMs: round(median(skipping), 2), walks: DIRECT_WALKS };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 async function measureLooseObjects(count: number, calls: number, plain: Run): Promise<LooseObjectWalkRow> {
   const root = looseObjectRepository(count);
   const looseDirectories = readdirSync(path.join(root, ".git", "objects")).filter((name) => /^[0-9a-f]{2}$/.test(name)).length;
@@ -148,6 +206,7 @@ async function measureLooseObjects(count: number, calls: number, plain: Run): Pr
       throw new Error(
         `sandbox-git-walk: ${count} loose objects: ${skipped} directories skipped and ${listed} listed over ${calls} calls (${looseDirectories} directories)`,
       );
+    const direct = timeWalks(root, looseDirectories);
     const [repeatedCpu, baselineCpu] = [median(repeated), median(baseline)];
     return {
       looseObjects: count,
@@ -157,6 +216,7 @@ async function measureLooseObjects(count: number, calls: number, plain: Run): Pr
       baselineCpuMs: round(baselineCpu, 1),
       listingWalkMs: round(first.cpuMs - baselineCpu, 1),
       skippingWalkMs: round(repeatedCpu - baselineCpu, 1),
+      ...direct,
     };
   } finally {
     await run.close?.();
@@ -258,13 +318,13 @@ export function renderSandboxGitWalk(result: SandboxGitWalkResult): string {
   const lines = [
     title,
     "",
-    `Host CPU (user + system of the host process; bwrap and the command are children) of a \`bash\` call under sandbox scope \`workspace\`, against the same command in the same rounds in a workspace with no git directory; load average ${result.loadAverage.join(" / ")}. Loose objects: \`true\` in a repository of that many loose objects: the first call of a new run (every loose-object directory listed; it also pays the run's own first-command costs, so "listing all" is an upper bound) and the median of ${result.calls} later ones (each unchanged directory one \`lstat\`; checked: every one skipped, none listed).`,
+    `Host CPU (user + system of the host process; bwrap and the command are children) of a \`bash\` call under sandbox scope \`workspace\`, against the same command in the same rounds in a workspace with no git directory; load average ${result.loadAverage.join(" / ")}. Loose objects: \`true\` in a repository of that many loose objects: the first call of a new run (every loose-object directory listed; it also pays the run's own first-command costs, so "listing all" is an upper bound) and the median of ${result.calls} later ones (each unchanged directory one \`lstat\`; checked: every one skipped, none listed). "Walk alone": the host-side walk of the \`.git\` by itself (\`outwardGitEntries\`, as after a command), median of ${result.looseObjects[0]?.walks ?? 0}, with every loose-object directory's times set just before (all listed) and with all of them unchanged (skipped); checked as above.`,
     "",
-    "| loose objects (directories) | first call (ms) | later calls (ms) | no git directory (ms) | walk, listing all (ms) | walk, unchanged skipped (ms) |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| loose objects (directories) | first call (ms) | later calls (ms) | no git directory (ms) | walk, listing all (ms) | walk, unchanged skipped (ms) | walk alone, listing all (ms) | walk alone, unchanged skipped (ms) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...result.looseObjects.map(
       (row) =>
-        `| ${row.looseObjects.toLocaleString("en-US")} (${row.looseDirectories}) | ${row.firstCallCpuMs} | ${row.repeatedCallCpuMs} | ${row.baselineCpuMs} | ${row.listingWalkMs} | ${row.skippingWalkMs} |`,
+        `| ${row.looseObjects.toLocaleString("en-US")} (${row.looseDirectories}) | ${row.firstCallCpuMs} | ${row.repeatedCallCpuMs} | ${row.baselineCpuMs} | ${row.listingWalkMs} | ${row.skippingWalkMs} | ${row.walkListingMs} | ${row.walkSkippingMs} |`,
     ),
   ];
   const flood = result.flood;
