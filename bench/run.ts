@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, mcp-heap, mcp-spawn-descriptors, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, git-delta-chain, sandbox-git-walk, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  *   BENCH_TREE_DIRS=/a,/b  measure apply_patch against git apply with the trees in each directory
  *                          (default: the temporary directory); the table names each one's file system
@@ -17,6 +17,7 @@ import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
 import { measureRegistryScale, renderRegistryScale } from "./core/registry-scale.js";
 import { measureRootImport } from "./core/root-import.js";
+import { measureDeltaChain, renderDeltaChain } from "./git/delta-chain-bench.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
 import { measureSpawnDescriptors, renderSpawnDescriptors } from "./mcp/spawn-descriptors.js";
@@ -41,6 +42,7 @@ import {
 import { measureTransactionCost, renderTransactionCost, TRANSACTION_CASES } from "./tools/file-transaction-cost.js";
 import { measureGrep, renderGrep } from "./tools/grep-bench.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
+import { measureSandboxGitWalk, renderSandboxGitWalk } from "./tools/sandbox-git-walk-bench.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDirectory = join(root, "bench", "results");
@@ -74,6 +76,8 @@ const EXTRA_SECTIONS = [
   { section: "file-integrity", file: "file-integrity" },
   { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
+  { section: "git-delta-chain", file: "git-delta-chain" },
+  { section: "sandbox-git-walk", file: "sandbox-git-walk" },
   { section: "mcp-spawn-descriptors", file: "mcp-spawn-descriptors" },
   { section: "redis", file: "redis" },
 ] as const;
@@ -210,6 +214,29 @@ if (wanted("git")) {
     real: real ?? "not run: set GIT_BENCH_REPOSITORY to a clone with long history",
     markdown: extra,
   });
+}
+
+if (wanted("git-delta-chain")) {
+  // A blame at the end of a 24-link delta chain of large objects against git blame (the r33
+  // control's 64 MiB links cost 6.6 CPU-s before the links shared two buffers; 24 MiB shows it).
+  const chain = await measureDeltaChain(24, quick ? 20 : 24, quick ? 1 : 3);
+  const markdown = [renderDeltaChain(chain)];
+  extras.set("git-delta-chain", markdown);
+  save("git-delta-chain", { machine, results: chain, markdown });
+}
+
+if (wanted("sandbox-git-walk")) {
+  // Host CPU of the git-directory walk after a sandboxed command: loose objects listed or skipped,
+  // and a flood of directories past the walk's bound. Skipped (and said so) without bubblewrap.
+  const walk = await measureSandboxGitWalk(
+    quick ? [6_700] : [6_700, 50_000],
+    quick ? 2_000 : 10_000,
+    quick ? 3 : 9,
+    quick ? 1 : 3,
+  );
+  const markdown = [renderSandboxGitWalk(walk)];
+  extras.set("sandbox-git-walk", markdown);
+  save("sandbox-git-walk", { machine, results: walk, markdown });
 }
 
 if (wanted("mcp-spawn-descriptors")) {
