@@ -13,11 +13,12 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
 import { processStartTime } from "../../src/tools/fs/process-identity.js";
+import { failure } from "../support/call-results.js";
 import { canMakeImmutable } from "./support/dead-writer-log.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -45,11 +46,6 @@ function nestedPatch(big: string): string {
     "+small",
     "*** End Patch",
   ].join("\n");
-}
-
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
 }
 
 describe.skipIf(!isRoot)("a failed change removes every directory it made (needs root to mount a tmpfs)", () => {

@@ -8,9 +8,10 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure, okText } from "../support/call-results.js";
 
 let workspace: string;
 beforeEach(async () => {
@@ -25,14 +26,6 @@ function runOf(): Run {
     profile: "full",
     permissions: { sandbox: "workspace", workspace },
   });
-}
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
 }
 const patch = (second: string) =>
   [
@@ -66,7 +59,7 @@ describe("a file named like the tools' 'no file was changed' sentence", () => {
     // Control: the same name as a regular file, the patch applies to both.
     await rm(path.join(workspace, directory), { recursive: true });
     await writeFile(path.join(workspace, directory), "old b\n");
-    ok(await runOf().call("apply_patch", { patch: patch(directory) }));
+    okText(await runOf().call("apply_patch", { patch: patch(directory) }));
     expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("new a\n");
     expect(await readFile(path.join(workspace, directory), "utf8")).toBe("new b\n");
   });
@@ -78,11 +71,11 @@ describe("a file named like the tools' 'no file was changed' sentence", () => {
       await writeFile(path.join(workspace, name), "B\n");
       const run = runOf();
       for (const file of [name, "a.txt"]) {
-        ok(await run.call("read", { path: file }));
-        ok(await run.call("write", { path: file, content: "small\n" }));
+        okText(await run.call("read", { path: file }));
+        okText(await run.call("write", { path: file, content: "small\n" }));
       }
       if (!changedMeanwhile) {
-        expect(ok(await run.call("undo", { steps: 2 }))).toBe(`Undid write #2: a.txt\nUndid write #1: ${name}`);
+        expect(okText(await run.call("undo", { steps: 2 }))).toBe(`Undid write #2: a.txt\nUndid write #1: ${name}`);
         expect(await readFile(path.join(workspace, name), "utf8")).toBe("B\n");
         continue;
       }

@@ -9,10 +9,11 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDownloadTool } from "../../src/tools/fs/download-tool.js";
+import { failure, okText } from "../support/call-results.js";
 import { closeServer } from "../support/close-server.js";
 import { settleWithin } from "../support/settle-within.js";
 
@@ -78,14 +79,6 @@ function runIn(sandbox: (typeof SANDBOXES)[number]): Run {
     permissions: { sandbox, workspace },
   });
 }
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 const entries = async () => (await readdir(workspace, { recursive: true })).sort();
 
 describe("a download leaves no directory it made", () => {
@@ -97,9 +90,9 @@ describe("a download leaves no directory it made", () => {
       expect(error.message).toContain("Nothing was saved.");
       expect(await entries()).toEqual([]);
       // Control: the same directories are made for a download that succeeds, and undone with it.
-      ok(await run.call("download", { url: `${base}/small`, file_path: "n1/n2/small.txt" }));
+      okText(await run.call("download", { url: `${base}/small`, file_path: "n1/n2/small.txt" }));
       expect(await readFile(path.join(workspace, "n1/n2/small.txt"), "utf8")).toBe("small body");
-      expect(ok(await run.call("undo", {}))).toBe("Undid download #1: n1/n2/small.txt");
+      expect(okText(await run.call("undo", {}))).toBe("Undid download #1: n1/n2/small.txt");
       expect(await entries()).toEqual([]);
     });
   }
@@ -125,7 +118,7 @@ describe("a refused download closes its connection", () => {
     expect(await closed(opened[0] as Socket), "the server's side closed within 5 s").toBe(true);
     expect(await entries()).toEqual([]);
     // Control: the same server answers a download that fits, and it is saved.
-    ok(await run.call("download", { url: `${base}/small`, file_path: "small.txt" }));
+    okText(await run.call("download", { url: `${base}/small`, file_path: "small.txt" }));
     expect(await readFile(path.join(workspace, "small.txt"), "utf8")).toBe("small body");
   });
 });
@@ -146,7 +139,7 @@ describe.skipIf(!isRoot)("a download on a full disk (needs root to mount a tmpfs
       expect(await readFile(path.join(workspace, "old.bin"), "utf8")).toBe("old");
       expect(failure(await run.call("undo", {})).code).toBe("nothing_to_undo");
       // Control: a body that fits is saved into the same new directories.
-      ok(await run.call("download", { url: `${base}/small`, file_path: "m1/m2/big.bin" }));
+      okText(await run.call("download", { url: `${base}/small`, file_path: "m1/m2/big.bin" }));
       expect(await entries()).toEqual(["m1", "m1/m2", "m1/m2/big.bin", "old.bin"]);
     });
   }
@@ -160,7 +153,7 @@ describe("a download over the edit limit", () => {
   it("is saved whole without being read back or journaled; control: one under it is journaled and undone", async () => {
     const run = runIn("workspace");
     const before = process.memoryUsage().rss;
-    const saved = ok(
+    const saved = okText(
       await run.call("download", {
         url: `${base}/huge`,
         file_path: "huge.bin",
@@ -177,9 +170,9 @@ describe("a download over the edit limit", () => {
     expect(failure(await run.call("undo", {})).code).toBe("nothing_to_undo");
     expect((await stat(path.join(workspace, "huge.bin"))).size).toBe(HUGE_BYTES);
     // Control: under the limit, the download is read back, journaled and undone.
-    const small = ok(await run.call("download", { url: `${base}/big`, file_path: "big.bin" }));
+    const small = okText(await run.call("download", { url: `${base}/big`, file_path: "big.bin" }));
     expect(small).not.toContain("undo cannot");
-    expect(ok(await run.call("undo", {}))).toBe("Undid download #1: big.bin");
+    expect(okText(await run.call("undo", {}))).toBe("Undid download #1: big.bin");
     expect(await entries()).toEqual(["huge.bin"]);
   }, 180_000);
 });

@@ -1,9 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure, okText } from "../support/call-results.js";
 
 let workspace: string;
 beforeEach(async () => {
@@ -21,14 +22,6 @@ function run(options: { hashline?: boolean } = {}): Run {
 }
 const file = (name: string) => path.join(workspace, name);
 const read = (name: string) => readFile(file(name), "utf8");
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
 const versionIn = (text: string) => /v_[0-9a-f]{16}/.exec(text)?.[0] ?? "";
 
 describe("edit and replace", () => {
@@ -37,22 +30,22 @@ describe("edit and replace", () => {
     const r = run();
     expect(failure(await r.call("edit", { path: "a.txt", old_text: "two", new_text: "2" })).code).toBe("ambiguous_match");
     expect(failure(await r.call("edit", { path: "a.txt", old_text: "three", new_text: "3" })).code).toBe("no_match");
-    const version = versionIn(ok(await r.call("read", { path: "a.txt" })));
-    ok(await r.call("edit", { path: "a.txt", old_text: "one\ntwo", new_text: "uno\ndos", expected_version: version }));
+    const version = versionIn(okText(await r.call("read", { path: "a.txt" })));
+    okText(await r.call("edit", { path: "a.txt", old_text: "one\ntwo", new_text: "uno\ndos", expected_version: version }));
     expect(await read("a.txt")).toBe("uno\r\ndos\r\ntwo\r\n");
     expect(failure(await r.call("edit", { path: "a.txt", old_text: "dos", new_text: "x", expected_version: version })).code).toBe(
       "version_conflict",
     );
-    ok(await r.call("replace", { path: "a.txt", find: "two", replace: "tres", replace_all: true }));
+    okText(await r.call("replace", { path: "a.txt", find: "two", replace: "tres", replace_all: true }));
     expect(await read("a.txt")).toBe("uno\r\ndos\r\ntres\r\n");
   });
 
   it("edits by hashline anchors and refuses a stale anchor, showing fresh ones", async () => {
     await writeFile(file("h.txt"), "alpha\nbeta\ngamma\n");
     const r = run({ hashline: true });
-    const listing = ok(await r.call("read", { path: "h.txt" }));
+    const listing = okText(await r.call("read", { path: "h.txt" }));
     const anchor = /2#[0-9a-f]{4}/.exec(listing)?.[0] as string;
-    ok(await r.call("edit", { path: "h.txt", start_anchor: anchor, new_text: "BETA\nBETA2" }));
+    okText(await r.call("edit", { path: "h.txt", start_anchor: anchor, new_text: "BETA\nBETA2" }));
     expect(await read("h.txt")).toBe("alpha\nBETA\nBETA2\ngamma\n");
     const stale = failure(await r.call("edit", { path: "h.txt", start_anchor: anchor, new_text: "x" }));
     expect(stale.code).toBe("stale_anchor");
@@ -84,12 +77,12 @@ describe("apply_patch", () => {
       "*** Delete File: gone.ts",
       "*** End Patch",
     ].join("\n");
-    const summary = ok(await r.call("apply_patch", { patch }));
+    const summary = okText(await r.call("apply_patch", { patch }));
     expect(summary).toContain("A new.ts (+1 -0)");
     expect(summary).toContain("R old.ts -> moved.ts");
     expect(await read("keep.ts")).toBe("const a = 1;\nconst b = 20;\n");
     expect(await read("moved.ts")).toBe("export {};\n");
-    ok(await r.call("undo", {}));
+    okText(await r.call("undo", {}));
     expect(await read("keep.ts")).toBe("const a = 1;\nconst b = 2;\n");
     expect(await read("gone.ts")).toBe("bye\n");
     expect(await read("old.ts")).toBe("export {};\n");
@@ -99,7 +92,7 @@ describe("apply_patch", () => {
   it("applies a unified diff with fuzzy whitespace and curly quotes, keeping mixed endings", async () => {
     await writeFile(file("m.txt"), "say “hello”  \r\nsecond\nthird\n");
     const diff = ["--- a/m.txt", "+++ b/m.txt", "@@ -1,2 +1,2 @@", ' say "hello"', "-second", "+SECOND"].join("\n");
-    ok(await run().call("apply_patch", { patch: diff }));
+    okText(await run().call("apply_patch", { patch: diff }));
     expect(await read("m.txt")).toBe("say “hello”  \r\nSECOND\nthird\n");
   });
 
@@ -143,7 +136,7 @@ describe("apply_patch", () => {
   it("takes an edits array or a find/replace, and refuses bad combinations and escapes", async () => {
     await writeFile(file("e.txt"), "x y z\n");
     const r = run();
-    ok(
+    okText(
       await r.call("apply_patch", {
         path: "e.txt",
         edits: [
@@ -152,7 +145,7 @@ describe("apply_patch", () => {
         ],
       }),
     );
-    ok(await r.call("apply_patch", { path: "e.txt", find: "y", replace: "2" }));
+    okText(await r.call("apply_patch", { path: "e.txt", find: "y", replace: "2" }));
     expect(await read("e.txt")).toBe("1 2 3\n");
     expect(failure(await r.call("apply_patch", { path: "e.txt", find: "1" })).issues?.[0]?.path).toBe("replace");
     expect(failure(await r.call("apply_patch", { patch: "x", edits: [] })).code).toBe("invalid_input");

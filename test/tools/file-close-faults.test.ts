@@ -6,10 +6,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeTextFileAtomic } from "../../src/host/shared/atomic-file.js";
+import { failure, okText } from "../support/call-results.js";
 import { type FailingCloses, failClosesAfterWrites } from "../support/failing-closes.js";
 import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
@@ -39,13 +40,6 @@ function runIn(): Run {
     profile: "full",
     permissions: { sandbox: "workspace", workspace: files },
   });
-}
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
-function ok(result: ToolCallResult): void {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
 }
 const patch = [
   "*** Begin Patch",
@@ -85,8 +79,8 @@ describe("a close that fails after a successful write leaves nothing behind", ()
     // positive control: without the fault, the same calls take the locks and change the files at once
     fault.restore();
     const started = Date.now();
-    ok(await run.call("write", { path: "d0/f.txt", content: "written 0\n" }));
-    ok(await run.call("apply_patch", { patch: patch.replace("-old 0\n+new 0", "-written 0\n+new 0") }));
+    okText(await run.call("write", { path: "d0/f.txt", content: "written 0\n" }));
+    okText(await run.call("apply_patch", { patch: patch.replace("-old 0\n+new 0", "-written 0\n+new 0") }));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await contents()).toEqual(["new 0\n", "new 1\n", "new 2\n"]);
     expect(await filesBelow(path.join(base, "locks"))).toEqual([]);
@@ -104,7 +98,7 @@ describe("a close that fails after a successful write leaves nothing behind", ()
     expect((await filesBelow(files)).sort()).toEqual(["d0/f.txt", "d1/f.txt", "d2/f.txt"]);
     // positive control: the same patch applies, and its log is gone once it is on disk
     fault.restore();
-    ok(await run.call("apply_patch", { patch }));
+    okText(await run.call("apply_patch", { patch }));
     expect(await contents()).toEqual(["new 0\n", "new 1\n", "new 2\n"]);
     expect(await filesBelow(path.join(base, "state"))).toEqual([]);
   });

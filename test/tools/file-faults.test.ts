@@ -3,9 +3,10 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure, okText } from "../support/call-results.js";
 import { settleWithin } from "../support/settle-within.js";
 import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
@@ -22,14 +23,6 @@ function runIn(sandbox: "workspace" | "unrestricted", root = workspace, redo = f
     profile: "full",
     permissions: { sandbox, workspace: root },
   });
-}
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
 }
 const tenFilePatch = (root: string, grow = "") =>
   [
@@ -82,7 +75,7 @@ describe("faults during a 10-file apply_patch", () => {
       if (mounted) execFileSync("umount", [blocked]);
       else execFileSync("chmod", ["0755", blocked]);
     }
-    ok(await runIn("workspace").call("apply_patch", { patch: tenFilePatch("") }));
+    okText(await runIn("workspace").call("apply_patch", { patch: tenFilePatch("") }));
     for (let i = 0; i < 10; i++) expect(await readFile(path.join(workspace, `d${i}`, "f.txt"), "utf8")).toBe(`new ${i}\n`);
   });
 
@@ -103,7 +96,7 @@ describe("faults during a 10-file apply_patch", () => {
         for (let i = 0; i < 10; i++) expect(await readFile(path.join(mountPoint, `d${i}`, "f.txt"), "utf8")).toBe(`old ${i}\n`);
         expect(await leftovers(mountPoint)).toEqual([]);
         await rm(filler);
-        ok(await run.call("apply_patch", { patch: tenFilePatch("", "x".repeat(20_000)) }));
+        okText(await run.call("apply_patch", { patch: tenFilePatch("", "x".repeat(20_000)) }));
         expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe(`new 9${"x".repeat(20_000)}\n`);
         // undo on a full disk: the same, and it names the file as the model did (undo keeps
         // absolute paths for itself); after freeing space it undoes.
@@ -114,7 +107,7 @@ describe("faults during a 10-file apply_patch", () => {
         expect(undone.message).toMatch(/"d\d\/f\.txt"/);
         expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe(`new 9${"x".repeat(20_000)}\n`);
         await rm(filler);
-        ok(await run.call("undo", {}));
+        okText(await run.call("undo", {}));
         expect(await readFile(path.join(mountPoint, "d9", "f.txt"), "utf8")).toBe("old 9\n");
       } finally {
         execFileSync("umount", [mountPoint]);
@@ -169,8 +162,8 @@ describe.skipIf(!isRoot)("the library's lock directory on a full file system (ne
       await rm(filler);
       const run = runIn("workspace", files);
       const started = Date.now();
-      ok(await run.call("write", { path: "d0/f.txt", content: "new 0\n" }));
-      ok(await run.call("edit", { path: "d1/f.txt", old_text: "old 1", new_text: "new 1" }));
+      okText(await run.call("write", { path: "d0/f.txt", content: "new 0\n" }));
+      okText(await run.call("edit", { path: "d1/f.txt", old_text: "old 1", new_text: "new 1" }));
       expect(Date.now() - started).toBeLessThan(5000);
       expect(await readFile(path.join(files, "d1", "f.txt"), "utf8")).toBe("new 1\n");
     } finally {
@@ -224,7 +217,7 @@ describe("special files are refused in every scope without blocking the thread p
       expect(error.code).toBe("file_system_error");
       expect(error.message).toContain("EIO");
       // positive control: the same run reads a regular file of /proc
-      expect(ok(await runIn("unrestricted").call("read", { path: "/proc/self/status" }))).toContain("Name:");
+      expect(okText(await runIn("unrestricted").call("read", { path: "/proc/self/status" }))).toContain("Name:");
     },
   );
 
@@ -248,12 +241,12 @@ describe("huge files are read bounded", () => {
     await handle.close();
     const before = process.memoryUsage().rss;
     const started = performance.now();
-    const output = ok(await runIn("workspace").call("read", { path: "big.txt", offset: 3, limit: 5 }));
+    const output = okText(await runIn("workspace").call("read", { path: "big.txt", offset: 3, limit: 5 }));
     const elapsed = performance.now() - started;
     expect(output).toContain("lines 3-7 of a file too large to count its lines (not editable)");
     expect(process.memoryUsage().rss - before).toBeLessThan(96 * 1024 * 1024);
     expect(elapsed).toBeLessThan(15_000);
-    const inspected = ok(await runIn("workspace").call("file_inspect", { path: "big.txt", preview_lines: 2 }));
+    const inspected = okText(await runIn("workspace").call("file_inspect", { path: "big.txt", preview_lines: 2 }));
     expect(inspected).toContain("lines: not counted");
     expect(/v_[0-9a-f]{16}/.exec(inspected)?.[0]).toBe(/v_[0-9a-f]{16}/.exec(output)?.[0]);
   }, 60_000);
@@ -265,9 +258,9 @@ describe("long names and file-system errors", () => {
       const run = runIn(sandbox);
       for (const length of [237, 250, 255]) {
         const name = "n".repeat(length);
-        ok(await run.call("write", { path: name, content: "long\n" }));
+        okText(await run.call("write", { path: name, content: "long\n" }));
         expect(await readFile(path.join(workspace, name), "utf8")).toBe("long\n");
-        ok(await run.call("edit", { path: name, old_text: "long", new_text: "longer" }));
+        okText(await run.call("edit", { path: name, old_text: "long", new_text: "longer" }));
       }
       const error = failure(await run.call("write", { path: "n".repeat(256), content: "x" }));
       expect(error.code).toBe("name_too_long");
@@ -280,9 +273,9 @@ describe("long names and file-system errors", () => {
 describe("undo over several steps", () => {
   it("a multi-step undo that stops half way says which steps were undone", async () => {
     const run = runIn("workspace");
-    ok(await run.call("write", { path: "a.txt", content: "a1\n" }));
-    ok(await run.call("write", { path: "b.txt", content: "b1\n" }));
-    ok(await run.call("write", { path: "c.txt", content: "c1\n" }));
+    okText(await run.call("write", { path: "a.txt", content: "a1\n" }));
+    okText(await run.call("write", { path: "b.txt", content: "b1\n" }));
+    okText(await run.call("write", { path: "c.txt", content: "c1\n" }));
     await writeFile(path.join(workspace, "b.txt"), "changed outside\n");
     const error = failure(await run.call("undo", { steps: 3 }));
     expect(error.code).toBe("changed_since");

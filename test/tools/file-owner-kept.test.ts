@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 import { nodeChild } from "../support/child-entry.js";
 
 // An atomic write puts a new inode in place of the file: created as the writing user, it took the
@@ -32,10 +33,6 @@ function runIn(root = workspace): Run {
     permissions: { sandbox: "workspace", workspace: root },
   });
 }
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 async function ownerOf(name: string): Promise<{ uid: number; gid: number; mode: number }> {
   const stats = await stat(path.join(workspace, name));
   return { uid: stats.uid, gid: stats.gid, mode: stats.mode & 0o7777 };
@@ -54,10 +51,10 @@ describe.skipIf(!isRoot)("a replaced file keeps its owner and group (root)", () 
     // A file of root's own, beside them: the positive control that nothing is given away.
     await writeFile(path.join(workspace, "mine.txt"), "one\n");
     const run = runIn();
-    for (const name of ["a.txt", "b.txt", "c.txt", "mine.txt"]) ok(await run.call("read", { path: name }));
-    ok(await run.call("edit", { path: "a.txt", old_text: "one", new_text: "ONE" }));
-    ok(await run.call("write", { path: "b.txt", content: "written\n" }));
-    ok(
+    for (const name of ["a.txt", "b.txt", "c.txt", "mine.txt"]) okText(await run.call("read", { path: name }));
+    okText(await run.call("edit", { path: "a.txt", old_text: "one", new_text: "ONE" }));
+    okText(await run.call("write", { path: "b.txt", content: "written\n" }));
+    okText(
       await run.call("apply_patch", {
         patch: [
           "*** Begin Patch",
@@ -78,10 +75,10 @@ describe.skipIf(!isRoot)("a replaced file keeps its owner and group (root)", () 
     expect(await readFile(path.join(workspace, "c.txt"), "utf8")).toBe("one\nTWO\n");
     for (const name of ["a.txt", "b.txt", "c.txt"]) expect(await ownerOf(name)).toEqual({ ...OTHER, mode: 0o640 });
     expect(await ownerOf("mine.txt")).toMatchObject({ uid: 0, gid: 0 });
-    ok(await run.call("undo", {}));
+    okText(await run.call("undo", {}));
     expect(await readFile(path.join(workspace, "c.txt"), "utf8")).toBe("one\ntwo\n");
     expect(await ownerOf("c.txt")).toEqual({ ...OTHER, mode: 0o640 });
-    ok(await run.call("undo", { action: "redo" }));
+    okText(await run.call("undo", { action: "redo" }));
     expect(await readFile(path.join(workspace, "c.txt"), "utf8")).toBe("one\nTWO\n");
     expect(await ownerOf("c.txt")).toEqual({ ...OTHER, mode: 0o640 });
     expect(await leftovers()).toEqual([]);
@@ -91,10 +88,10 @@ describe.skipIf(!isRoot)("a replaced file keeps its owner and group (root)", () 
     await writeFile(path.join(workspace, "group.txt"), "x\n");
     await chown(path.join(workspace, "group.txt"), 0, OTHER.gid);
     const run = runIn();
-    ok(await run.call("write", { path: "new.txt", content: "new\n" }));
+    okText(await run.call("write", { path: "new.txt", content: "new\n" }));
     expect(await ownerOf("new.txt")).toMatchObject({ uid: 0, gid: 0 });
-    ok(await run.call("read", { path: "group.txt" }));
-    ok(await run.call("edit", { path: "group.txt", old_text: "x", new_text: "y" }));
+    okText(await run.call("read", { path: "group.txt" }));
+    okText(await run.call("edit", { path: "group.txt", old_text: "x", new_text: "y" }));
     expect(await ownerOf("group.txt")).toMatchObject({ uid: 0, gid: OTHER.gid });
   });
 });
@@ -127,7 +124,7 @@ describe.skipIf(!isRoot)("as a user that is not root (privileges dropped after l
       ["read", { path: "own.txt" }],
       ["edit", { path: "own.txt", old_text: "one", new_text: "two" }],
     ]);
-    for (const result of results) ok(result);
+    for (const result of results) okText(result);
     expect(await readFile(path.join(workspace, "shared.txt"), "utf8")).toBe("two\n");
     // The group stays (the shared group's members can still write it); the owner is the writer.
     expect(await ownerOf("shared.txt")).toEqual({ uid: 1000, gid: 4242, mode: 0o664 });

@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools, fileVersion } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 
 let base: string;
 let workspace: string;
@@ -18,21 +19,17 @@ afterEach(async () => {
 function runIn(sandbox: "workspace" | "unrestricted"): Run {
   return createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
 }
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 
 describe("edit, replace and apply_patch accept the paths read accepts", () => {
   it("workspace: an absolute path inside the workspace, as read echoes it", async () => {
     const target = path.join(workspace, "a.txt");
     await writeFile(target, "one\ntwo\n");
     const run = runIn("workspace");
-    ok(await run.call("read", { path: target }));
-    ok(await run.call("edit", { path: target, old_text: "one", new_text: "uno" }));
-    ok(await run.call("replace", { path: target, find: "two", replace: "dos" }));
-    ok(await run.call("apply_patch", { path: target, edits: [{ old_text: "uno", new_text: "1" }] }));
-    ok(await run.call("apply_patch", { patch: `*** Begin Patch\n*** Update File: ${target}\n@@\n-dos\n+2\n*** End Patch` }));
+    okText(await run.call("read", { path: target }));
+    okText(await run.call("edit", { path: target, old_text: "one", new_text: "uno" }));
+    okText(await run.call("replace", { path: target, find: "two", replace: "dos" }));
+    okText(await run.call("apply_patch", { path: target, edits: [{ old_text: "uno", new_text: "1" }] }));
+    okText(await run.call("apply_patch", { patch: `*** Begin Patch\n*** Update File: ${target}\n@@\n-dos\n+2\n*** End Patch` }));
     expect(await readFile(target, "utf8")).toBe("1\n2\n");
     const outside = await run.call("edit", { path: path.join(base, "x.txt"), old_text: "a", new_text: "b" });
     expect(outside.ok ? "" : outside.error.code).toBe("path_outside_workspace");
@@ -42,9 +39,9 @@ describe("edit, replace and apply_patch accept the paths read accepts", () => {
     const outsideFile = path.join(base, "outside.txt");
     await writeFile(outsideFile, "left\nright\n");
     const run = runIn("unrestricted");
-    ok(await run.call("edit", { path: "../outside.txt", old_text: "left", new_text: "L" }));
-    ok(await run.call("replace", { path: outsideFile, find: "right", replace: "R" }));
-    ok(await run.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: ../new.txt\n+new\n*** End Patch" }));
+    okText(await run.call("edit", { path: "../outside.txt", old_text: "left", new_text: "L" }));
+    okText(await run.call("replace", { path: outsideFile, find: "right", replace: "R" }));
+    okText(await run.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: ../new.txt\n+new\n*** End Patch" }));
     expect(await readFile(outsideFile, "utf8")).toBe("L\nR\n");
     expect(await readFile(path.join(base, "new.txt"), "utf8")).toBe("new\n");
   });

@@ -13,6 +13,7 @@ import { createLsTool } from "../../src/tools/fs/ls-tool.js";
 import { createReadTool } from "../../src/tools/fs/read-tool.js";
 import { createUndoTool } from "../../src/tools/fs/undo-tool.js";
 import { createWriteTool } from "../../src/tools/fs/write-tool.js";
+import { failure } from "../support/call-results.js";
 
 let workspace: string;
 let outside: string;
@@ -50,11 +51,6 @@ function text(result: ToolCallResult): string {
 /** grep's answer without its last line, which names the engine (ripgrep or JavaScript). */
 function grepText(result: ToolCallResult): string {
   return text(result).replace(/\n\[engine: [^\n]*\]$/, "");
-}
-
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure, got ${String(result.output)}`);
-  return result.error;
 }
 
 const versionIn = (output: string) => /v_[0-9a-f]{16}/.exec(output)?.[0] ?? "";

@@ -8,9 +8,10 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 
 const ODD = [
   "n\nl.txt",
@@ -32,10 +33,6 @@ afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 const decoded = (line: string) => (line.startsWith('"') ? (JSON.parse(line) as string) : line);
 
 for (const sandbox of ["workspace", "unrestricted"] as const) {
@@ -45,7 +42,7 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
 
     it("glob: one line per file, each reading back as that file; plain names as they are", async () => {
       const run = runOf();
-      const lines = ok(await run.call("glob", { pattern: "sub/*" }))
+      const lines = okText(await run.call("glob", { pattern: "sub/*" }))
         .split("\n")
         .slice(1);
       expect(lines).toHaveLength(ODD.length + PLAIN.length);
@@ -56,7 +53,7 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
       for (const name of ODD) expect(lines).toContain(/[\n\t]/.test(name) ? JSON.stringify(`sub/${name}`) : `sub/${name}`);
       for (const line of lines) {
         const name = decoded(line);
-        expect(ok(await run.call("read", { path: name }))).toContain(name.split("/").at(-1)?.split("\n")[0]);
+        expect(okText(await run.call("read", { path: name }))).toContain(name.split("/").at(-1)?.split("\n")[0]);
       }
     });
 
@@ -64,7 +61,7 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
       const top = ['"top.txt', "[not read: top (EACCES: permission denied); its entries are missing here]"];
       for (const name of top) await writeFile(path.join(workspace, name), "x\n");
       try {
-        const lines = ok(await runOf().call("glob", { pattern: "**" }))
+        const lines = okText(await runOf().call("glob", { pattern: "**" }))
           .split("\n")
           .slice(1);
         for (const name of top) expect(lines).toContain(JSON.stringify(name));
@@ -78,7 +75,7 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
 
     it("ls: one line per entry, each name with its size; plain names as they are", async () => {
       const run = runOf();
-      const lines = ok(await run.call("ls", { path: "sub" }))
+      const lines = okText(await run.call("ls", { path: "sub" }))
         .split("\n")
         .slice(1);
       expect(lines).toHaveLength(ODD.length + PLAIN.length);

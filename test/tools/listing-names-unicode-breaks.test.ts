@@ -9,9 +9,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry } from "agent-tool-catalog";
 import { createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 import { capability } from "../support/capabilities.js";
 
 const ODD = [
@@ -43,11 +44,6 @@ afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
-
 const ripgrep = capability("ripgrep");
 
 for (const sandbox of ["workspace", "unrestricted"] as const) {
@@ -59,14 +55,14 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
       });
 
     it("ls", async () => {
-      const output = ok(await run().call("ls", {}));
+      const output = okText(await run().call("ls", {}));
       expect(output).not.toMatch(RAW);
       for (const name of ODD) expect(output).toContain(`${escaped(name)}  7`);
       for (const name of PLAIN) expect(output.split("\n")).toContain(`${name}  7`);
     });
 
     it("glob", async () => {
-      const output = ok(await run().call("glob", { pattern: "*" }));
+      const output = okText(await run().call("glob", { pattern: "*" }));
       expect(output).not.toMatch(RAW);
       const lines = output.split("\n");
       for (const name of ODD) expect(lines).toContain(escaped(name));
@@ -80,7 +76,7 @@ for (const sandbox of ["workspace", "unrestricted"] as const) {
 const engines = ripgrep.missing ? (["javascript"] as const) : (["javascript", "ripgrep"] as const);
 for (const engine of engines) {
   it(`grep (${engine}) quotes them too`, async () => {
-    const output = ok(
+    const output = okText(
       await createRegistry({ tools: [createGrepTool({ engine })] })
         .createRun({ profile: "full", permissions: { workspace, sandbox: "unrestricted" } })
         .call("grep", { pattern: "needle" }),

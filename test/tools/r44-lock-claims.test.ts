@@ -14,6 +14,7 @@ import path from "node:path";
 import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 
 const ENV = ["AGENT_TOOL_CATALOG_LOCK_DIR", "AGENT_TOOL_CATALOG_LOCK_WAIT_MS"] as const;
 let savedEnv: (readonly [string, string | undefined])[];
@@ -42,10 +43,6 @@ function session(): Run {
     permissions: { sandbox: "workspace", workspace },
   });
 }
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 function failure(result: ToolCallResult) {
   if (result.ok) throw new Error(`expected a failure: ${String(result.output)}`);
   return result.error;
@@ -62,8 +59,8 @@ const text = (name: string) => readFile(path.join(workspace, name), "utf8");
 describe("a file_locked step inside a longer answer claims only what the disk shows", () => {
   it("undo of two steps, the second file's lock unobtainable: the first step is said undone, the second changed nothing", async () => {
     const run = session();
-    ok(await run.call("write", { path: "a.txt", content: "a new\n" }));
-    ok(await run.call("write", { path: "b.txt", content: "b new\n" }));
+    okText(await run.call("write", { path: "a.txt", content: "a new\n" }));
+    okText(await run.call("write", { path: "b.txt", content: "b new\n" }));
     const blocked = await blockLock("a.txt");
     const error = failure(await run.call("undo", { steps: 2 }));
     // On disk: b.txt's write was undone (the file it created is gone), a.txt is still as written.
@@ -76,14 +73,14 @@ describe("a file_locked step inside a longer answer claims only what the disk sh
 
     // Control: the lock obtainable again, the same undo goes on with the step left.
     await rm(blocked, { recursive: true });
-    expect(ok(await run.call("undo", {}))).toContain("Undid write #1: a.txt");
+    expect(okText(await run.call("undo", {}))).toContain("Undid write #1: a.txt");
     await expect(text("a.txt")).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("apply_patch of two files, one lock unobtainable: one claim that no file changed, and none did", async () => {
     const run = session();
-    ok(await run.call("write", { path: "a.txt", content: "a old\n" }));
-    ok(await run.call("write", { path: "b.txt", content: "b old\n" }));
+    okText(await run.call("write", { path: "a.txt", content: "a old\n" }));
+    okText(await run.call("write", { path: "b.txt", content: "b old\n" }));
     await blockLock("b.txt");
     const patch = [
       "*** Begin Patch",

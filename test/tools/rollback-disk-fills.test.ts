@@ -7,9 +7,10 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure } from "../support/call-results.js";
 
 const isRoot = process.getuid?.() === 0;
 const patch = "*** Begin Patch\n*** Delete File: a.txt\n*** Delete File: d.txt\n*** End Patch";
@@ -27,10 +28,6 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
 async function seed(): Promise<void> {
   await writeFile(path.join(workspace, "a.txt"), "A\n".repeat(30_000));
   await writeFile(path.join(workspace, "d.txt"), "D\n");

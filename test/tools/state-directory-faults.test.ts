@@ -7,9 +7,10 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure } from "../support/call-results.js";
 import { saveStateDirectoryEnv } from "../support/state-directory-env.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -31,11 +32,6 @@ afterEach(async () => {
 
 function runIn(sandbox: (typeof SANDBOXES)[number], workspace: string): Run {
   return createRegistry({ tools: createFileTools() }).createRun({ profile: "full", permissions: { sandbox, workspace } });
-}
-
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
 }
 
 const changes = (run: Run) => ({

@@ -6,9 +6,10 @@
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, InMemoryRunStore, openRun, type RunState, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, InMemoryRunStore, openRun, type RunState } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { okText } from "../support/call-results.js";
 
 let workspace: string;
 beforeEach(async () => {
@@ -26,10 +27,6 @@ const exists = (relative: string) =>
     () => true,
     () => false,
   );
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
-}
 
 const patch = [
   "*** Begin Patch",
@@ -45,11 +42,11 @@ describe("undo of a change that made directories", () => {
     await mkdir(path.join(workspace, "existing"));
     await writeFile(path.join(workspace, "existing/keep.txt"), "kept\n");
     const r = run();
-    ok(await r.call("apply_patch", { patch }));
+    okText(await r.call("apply_patch", { patch }));
     expect(await exists("fresh/deep/er/a.ts")).toBe(true);
     expect(await exists("existing/sub/b.ts")).toBe(true);
 
-    ok(await r.call("undo", {}));
+    okText(await r.call("undo", {}));
     expect(await exists("fresh")).toBe(false);
     expect(await exists("existing/sub")).toBe(false);
     // Positive control: what existed before the change is still there.
@@ -57,17 +54,17 @@ describe("undo of a change that made directories", () => {
     expect((await readdir(workspace)).sort()).toEqual(["existing"]);
 
     // Redo makes them again, and a second undo removes them again.
-    ok(await r.call("undo", { action: "redo" }));
+    okText(await r.call("undo", { action: "redo" }));
     expect(await exists("fresh/deep/er/a.ts")).toBe(true);
-    ok(await r.call("undo", {}));
+    okText(await r.call("undo", {}));
     expect((await readdir(workspace)).sort()).toEqual(["existing"]);
   });
 
   it("keeps a made directory that someone put a file in since, and its parents", async () => {
     const r = run();
-    ok(await r.call("write", { path: "made/inner/leaf/x.txt", content: "x\n" }));
+    okText(await r.call("write", { path: "made/inner/leaf/x.txt", content: "x\n" }));
     await writeFile(path.join(workspace, "made/inner/outsider.txt"), "not the model's\n");
-    ok(await r.call("undo", {}));
+    okText(await r.call("undo", {}));
     expect(await exists("made/inner/leaf")).toBe(false);
     expect(await exists("made/inner/outsider.txt")).toBe(true);
     expect(await exists("made")).toBe(true);
@@ -76,9 +73,9 @@ describe("undo of a change that made directories", () => {
   it("still knows the made directories after the run moved to another process", async () => {
     const store = new InMemoryRunStore<RunState>();
     const first = await openRun(registry(), { store, runId: "r", profile: "full", permissions: permissions() });
-    ok(await first.call("write", { path: "nested/dir/file.txt", content: "one\n" }));
+    okText(await first.call("write", { path: "nested/dir/file.txt", content: "one\n" }));
     const second = await openRun(registry(), { store, runId: "r", profile: "full", permissions: permissions() });
-    ok(await second.call("undo", {}));
+    okText(await second.call("undo", {}));
     expect(await readdir(workspace)).toEqual([]);
   });
 });

@@ -8,9 +8,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failure, okText } from "../support/call-results.js";
 
 const isRoot = process.getuid?.() === 0;
 const SANDBOXES = ["workspace", "unrestricted"] as const;
@@ -33,14 +34,6 @@ function runIn(sandbox: (typeof SANDBOXES)[number]): Run {
     profile: "full",
     permissions: { sandbox, workspace },
   });
-}
-function failure(result: ToolCallResult) {
-  if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-  return result.error;
-}
-function ok(result: ToolCallResult): string {
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return String(result.output);
 }
 /** Each file's length and first byte, the filler files left out. */
 async function onDisk(): Promise<Record<string, string>> {
@@ -69,8 +62,8 @@ async function threeWrites(run: Run): Promise<void> {
   await writeFile(path.join(workspace, "b.txt"), "B".repeat(60_000));
   await writeFile(path.join(workspace, "c.txt"), "C".repeat(100));
   for (const name of ["a.txt", "b.txt", "c.txt"]) {
-    ok(await run.call("read", { path: name }));
-    ok(await run.call("write", { path: name, content: "small\n" }));
+    okText(await run.call("read", { path: name }));
+    okText(await run.call("write", { path: name, content: "small\n" }));
   }
 }
 
@@ -93,7 +86,7 @@ describe.skipIf(!isRoot)("a multi-step undo stopped half way (needs root to moun
       expect((await readdir(workspace)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
       // Space freed: the two steps left are undone, and only those.
       await freeDisk();
-      expect(ok(await run.call("undo", { steps: 3 }))).toBe("Undid write #2: b.txt\nUndid write #1: a.txt");
+      expect(okText(await run.call("undo", { steps: 3 }))).toBe("Undid write #2: b.txt\nUndid write #1: a.txt");
       expect(await onDisk()).toEqual({ "a.txt": "Ax60000", "b.txt": "Bx60000", "c.txt": "Cx100" });
     });
 
@@ -107,7 +100,7 @@ describe.skipIf(!isRoot)("a multi-step undo stopped half way (needs root to moun
       expect(error.message).toContain("Undid write #3: c.txt");
       expect(error.message).toContain('Then stopped at step 2: Permission denied for "b.txt". That step changed no file.');
       expect(error.message).not.toContain("No file was changed");
-      expect(ok(await run.call("undo", { action: "redo", steps: 3 }))).toBe("Redid write #3: c.txt");
+      expect(okText(await run.call("undo", { action: "redo", steps: 3 }))).toBe("Redid write #3: c.txt");
       expect(await onDisk()).toEqual({ "a.txt": "sx6", "b.txt": "sx6", "c.txt": "sx6" });
     });
 
@@ -120,7 +113,7 @@ describe.skipIf(!isRoot)("a multi-step undo stopped half way (needs root to moun
       expect(error.message).toBe('No space left on the device (or quota exceeded) while writing "c.txt". No file was changed.');
       expect(await onDisk()).toEqual({ "a.txt": "sx6", "b.txt": "sx6", "c.txt": "sx6" });
       await freeDisk();
-      expect(ok(await run.call("undo", { steps: 3 }))).toContain("Undid write #1: a.txt");
+      expect(okText(await run.call("undo", { steps: 3 }))).toContain("Undid write #1: a.txt");
     });
   }
 });
