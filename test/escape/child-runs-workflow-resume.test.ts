@@ -114,7 +114,11 @@ describe("escape attempts: resuming a workflow run", () => {
     return (started.ok ? (started.output as { run_id: string }) : { run_id: "" }).run_id;
   }
 
-  /** `resume_run_id` from a run with `permissions`: the refusal's code, or the run's status. */
+  /**
+   * `resume_run_id` from a run with `permissions`: `scope_refused` when it was refused for its
+   * scope, any other refusal's code and message (a run with no saved checkpoint is refused too, and
+   * must not pass for the refusal the attempt is about), or the run's status.
+   */
   async function resumeFrom(
     registry: Registry,
     permissions: PermissionConfig,
@@ -125,7 +129,12 @@ describe("escape attempts: resuming a workflow run", () => {
       resume_run_id: runId,
       timeout_seconds: 10,
     });
-    if (!result.ok) return (result.error as { code: string }).code;
+    if (!result.ok) {
+      const { code, message } = result.error as { code: string; message: string };
+      return code === "resume_refused" && message.includes("was started with more permissions than this run has")
+        ? "scope_refused"
+        : `${code}: ${message}`;
+    }
     return (result.output as { status: string }).status;
   }
 
@@ -138,11 +147,11 @@ describe("escape attempts: resuming a workflow run", () => {
     const runId = await startFailing(registry);
     const attempt = await resumeFrom(registry, narrow(), runId);
     expect(existsSync(target)).toBe(false);
-    expect(attempt).toBe("resume_refused");
+    expect(attempt).toBe("scope_refused");
     // The refusal left the run as it was.
     expect(await service?.get(runId)).toMatchObject({ status: "failed" });
     // Fewer tools alone (the same permissions) is refused too.
-    expect(await resumeFrom(registry, wide(), runId, ["run_workflow"])).toBe("resume_refused");
+    expect(await resumeFrom(registry, wide(), runId, ["run_workflow"])).toBe("scope_refused");
     expect(existsSync(target)).toBe(false);
     // Positive control: a run with the starting run's scope resumes it, and the step writes.
     expect(await resumeFrom(registry, wide(), runId)).toBe("completed");
@@ -178,8 +187,8 @@ describe("escape attempts: resuming a workflow run", () => {
         try {
           const runId = await startFailing(here);
           // In the process that started it, and in one that would adopt it from Redis.
-          expect(await resumeFrom(here, narrow(), runId)).toBe("resume_refused");
-          expect(await resumeFrom(there, narrow(), runId)).toBe("resume_refused");
+          expect(await resumeFrom(here, narrow(), runId)).toBe("scope_refused");
+          expect(await resumeFrom(there, narrow(), runId)).toBe("scope_refused");
           expect(existsSync(target)).toBe(false);
           expect(await services[0]?.get(runId)).toMatchObject({ status: "failed" });
           // Positive control: a run with the same scope in the other process resumes it from the
