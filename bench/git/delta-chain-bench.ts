@@ -14,17 +14,7 @@ import { fileURLToPath } from "node:url";
 import { createGitCache, createGitTools, GIT_TOOL_NAMES } from "../../src/git/index.js";
 import { createRegistry } from "../../src/index.js";
 import { FixtureRepository, git, removeDirectory } from "../../test/git/support/git-fixture.js";
-import {
-  BLOB,
-  blobId,
-  copy,
-  delta,
-  type HostileEntry,
-  insert,
-  OFS_DELTA,
-  writeHostilePack,
-  zlibBomb,
-} from "../../test/git/support/hostile-pack.js";
+import { amplifyingChain, blobId, writeHostilePack } from "../../test/git/support/hostile-pack.js";
 import { median, round } from "../stats.js";
 
 const MIB = 1024 * 1024;
@@ -52,12 +42,6 @@ export interface DeltaChainResult {
   readonly loadAverage: readonly number[];
 }
 
-function copyAll(size: number): number[] {
-  const out: number[] = [];
-  for (let at = 0; at < size; at += 8 * MIB) out.push(...copy(at, Math.min(8 * MIB, size - at)));
-  return out;
-}
-
 /** A repository whose HEAD:a.txt is {@link TIP}, read from a chain of `links` links of `bytes` each. */
 function chainRepository(links: number, bytes: number): string {
   const fixture = FixtureRepository.create("bench-delta-chain");
@@ -65,26 +49,7 @@ function chainRepository(links: number, bytes: number): string {
   fixture.write("a.txt", TIP).commit("second", { name: "b", email: "b@b" });
   const id = blobId(TIP);
   rmSync(path.join(fixture.directory, ".git", "objects", id.slice(0, 2), id.slice(2)));
-  const entries: HostileEntry[] = [
-    {
-      oid: "f0".padEnd(40, "0"),
-      kind: BLOB,
-      data: Buffer.alloc(0),
-      claimedSize: bytes,
-      deflated: zlibBomb(Buffer.alloc(0), bytes, 0),
-    },
-  ];
-  for (let link = 1; link <= links; link++)
-    entries.push({
-      oid: `f1${link.toString(16).padStart(38, "0")}`,
-      kind: OFS_DELTA,
-      data: delta(bytes, bytes, copyAll(bytes)),
-      base: link - 1,
-    });
-  const body: number[] = [];
-  for (let at = 0; at < TIP.length; at += 100) body.push(...insert(TIP.slice(at, at + 100)));
-  entries.push({ oid: id, kind: OFS_DELTA, data: delta(bytes, TIP.length, body), base: links });
-  writeHostilePack(path.join(fixture.directory, ".git", "objects"), entries);
+  writeHostilePack(path.join(fixture.directory, ".git", "objects"), amplifyingChain(links, bytes, TIP));
   return fixture.directory;
 }
 

@@ -19,9 +19,10 @@ import { MAX_CHAIN_BYTES } from "../../src/git/objects/object-limits.js";
 import { FixtureRepository, git, removeDirectory } from "../git/support/git-fixture.js";
 import { gitRun } from "../git/support/git-run.js";
 import {
+  amplifyingChain,
   BLOB,
   blobId,
-  copy,
+  copyAll,
   delta,
   type HostileEntry,
   insert,
@@ -41,38 +42,6 @@ const LINK_BYTES = 64 * MIB;
 /** The file the chain ends in (its blob removed from the repository, so the pack is read for it). */
 const TIP = `one\n${"t".repeat(200)}\n`;
 
-/** Copy instructions for the whole of a `size`-byte base, 8 MiB each. */
-function copyAll(size: number): number[] {
-  const out: number[] = [];
-  for (let at = 0; at < size; at += 8 * MIB) out.push(...copy(at, Math.min(8 * MIB, size - at)));
-  return out;
-}
-
-/** A base of LINK_BYTES zeros, `links` ofs deltas each copying all of it, then one that inserts the tip. */
-function amplifyingChain(links: number): HostileEntry[] {
-  const entries: HostileEntry[] = [
-    {
-      oid: "f0".padEnd(40, "0"),
-      kind: BLOB,
-      data: Buffer.alloc(0),
-      claimedSize: LINK_BYTES,
-      deflated: zlibBomb(Buffer.alloc(0), LINK_BYTES, 0),
-    },
-  ];
-  for (let link = 1; link <= links; link++) {
-    entries.push({
-      oid: `f1${link.toString(16).padStart(38, "0")}`,
-      kind: OFS_DELTA,
-      data: delta(LINK_BYTES, LINK_BYTES, copyAll(LINK_BYTES)),
-      base: link - 1,
-    });
-  }
-  const body: number[] = [];
-  for (let at = 0; at < TIP.length; at += 100) body.push(...insert(TIP.slice(at, at + 100)));
-  entries.push({ oid: blobId(TIP), kind: OFS_DELTA, data: delta(LINK_BYTES, TIP.length, body), base: links });
-  return entries;
-}
-
 /** A repository whose HEAD:a.txt is TIP, read from a chain of `links` links. */
 function repository(links: number): string {
   const fixture = FixtureRepository.create("escape-r33-delta");
@@ -80,7 +49,7 @@ function repository(links: number): string {
   fixture.write("a.txt", TIP).commit("second", { name: "a", email: "a@b" });
   const id = blobId(TIP);
   rmSync(path.join(fixture.directory, ".git", "objects", id.slice(0, 2), id.slice(2)));
-  writeHostilePack(path.join(fixture.directory, ".git", "objects"), amplifyingChain(links));
+  writeHostilePack(path.join(fixture.directory, ".git", "objects"), amplifyingChain(links, LINK_BYTES, TIP));
   return fixture.directory;
 }
 

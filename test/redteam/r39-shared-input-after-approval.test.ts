@@ -9,6 +9,7 @@
 import { createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { recordingDeployTool } from "../support/recording-deploy-tool.js";
 
 type Input = { target: string; options: { force: boolean; tags: string[] } };
 
@@ -185,16 +186,7 @@ describe("applyPolicy (a handler called outside a run) keeps its own input too",
     const { applyPolicy } = await import("agent-tool-catalog");
     const broker = new InMemoryApprovalBroker();
     const ran: unknown[] = [];
-    const tool = defineTool({
-      name: "deploy",
-      description: "Deploys.",
-      mutating: true,
-      inputSchema: { type: "object" },
-      handler: (input: unknown) => {
-        ran.push(structuredClone(input));
-        return "deployed";
-      },
-    });
+    const tool = recordingDeployTool(ran);
     broker.events.on("approval.requested", (request) => {
       rewrite(request.input);
       broker.approve(request.id);

@@ -11,6 +11,7 @@
  */
 import { applyPolicy, createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
+import { recordingDeployTool } from "../support/recording-deploy-tool.js";
 
 type Input = { target: string; options: { force: boolean; tags: string[] } };
 
@@ -50,16 +51,7 @@ function overwrite(payload: unknown, key: string, value: unknown): void {
 function setup(approval: "destructive" | "none") {
   const broker = new InMemoryApprovalBroker();
   const ran: unknown[] = [];
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploys.",
-    mutating: true,
-    inputSchema: { type: "object" },
-    handler: (input: unknown) => {
-      ran.push(structuredClone(input));
-      return { deployed: true };
-    },
-  });
+  const deploy = recordingDeployTool(ran, { deployed: true });
   const registry = createRegistry({ tools: [deploy], approvals: broker });
   const run = registry.createRun({ permissions: { approval } });
   return { broker, registry, run, ran };
@@ -85,16 +77,7 @@ describe("listeners cannot rewrite what later listeners and approvers see", () =
     const broker = new InMemoryApprovalBroker();
     const ran: unknown[] = [];
     const shown: unknown[] = [];
-    const tool = defineTool({
-      name: "deploy",
-      description: "Deploys.",
-      mutating: true,
-      inputSchema: { type: "object" },
-      handler: (input: unknown) => {
-        ran.push(structuredClone(input));
-        return "deployed";
-      },
-    });
+    const tool = recordingDeployTool(ran);
     broker.events.on("approval.requested", (request) => disguise(request.input));
     broker.events.on("approval.requested", (request) => {
       shown.push(structuredClone(request.input));

@@ -213,3 +213,39 @@ export function zlibBomb(prefix: Buffer, size: number, fill: number): Buffer {
   const blocks = Array.from({ length: size / chunk }, () => block);
   return Buffer.concat([Buffer.from([0x78, 0x9c]), head, ...blocks, end, trailer]);
 }
+
+/** Copy instructions for the whole of a `size`-byte base, 8 MiB each (a copy's largest is 16 MiB - 1). */
+export function copyAll(size: number): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < size; at += 8 * 1024 * 1024) out.push(...copy(at, Math.min(8 * 1024 * 1024, size - at)));
+  return out;
+}
+
+/**
+ * A delta chain that rebuilds `linkBytes` at every link: a base of `linkBytes` zeros (a zlib bomb,
+ * a few KiB in the pack), `links` ofs deltas each copying all of the one before, then one that
+ * inserts `tip`, the blob `blobId(tip)`. Reading the tip costs `links` rebuilds of `linkBytes`.
+ */
+export function amplifyingChain(links: number, linkBytes: number, tip: string): HostileEntry[] {
+  const entries: HostileEntry[] = [
+    {
+      oid: "f0".padEnd(40, "0"),
+      kind: BLOB,
+      data: Buffer.alloc(0),
+      claimedSize: linkBytes,
+      deflated: zlibBomb(Buffer.alloc(0), linkBytes, 0),
+    },
+  ];
+  for (let link = 1; link <= links; link++) {
+    entries.push({
+      oid: `f1${link.toString(16).padStart(38, "0")}`,
+      kind: OFS_DELTA,
+      data: delta(linkBytes, linkBytes, copyAll(linkBytes)),
+      base: link - 1,
+    });
+  }
+  const body: number[] = [];
+  for (let at = 0; at < tip.length; at += 100) body.push(...insert(tip.slice(at, at + 100)));
+  entries.push({ oid: blobId(tip), kind: OFS_DELTA, data: delta(linkBytes, tip.length, body), base: links });
+  return entries;
+}
