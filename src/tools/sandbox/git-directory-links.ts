@@ -190,12 +190,9 @@ function listedEntries(directory: number, relative: string, root: string): { lin
     const child = relative === "" ? name : `${relative}/${name}`;
     if (entry.isSymbolicLink()) {
       holdsLinkOrDirectory = true;
-      if (pinnedPlace(directory, relative, name)) {
-        links.push({ relative: child, kind: "unpinnable" });
-        continue;
-      }
       real ??= realDirectory(directory);
       if (real === undefined || linkRouteInside(real, name, root) === undefined) links.push({ relative: child, kind: "link" });
+      else if (pinnedPlace(directory, relative, name)) links.push({ relative: child, kind: "unpinnable" });
     } else if (entry.isDirectory()) {
       holdsLinkOrDirectory = true;
       if (relative === "objects" && LOOSE_OBJECT_NAME.test(name) && looseUnchanged(directory, name)) continue;
@@ -221,7 +218,7 @@ const PINNED_NAMES: ReadonlySet<string> = new Set([
  * worktree git directory (a level without `HEAD`, as the spawn lists them). A mount follows a link,
  * so the spawn refuses every command of the workspace while one stands there: a command that left
  * `.git/worktrees/x` a link to a workspace directory stopped every later command (round 43).
- * Moved aside wherever it leads.
+ * Moved aside also when it leads inside (one leading out is moved as any such link, `link`).
  */
 function pinnedPlace(directory: number, relative: string, name: string): boolean {
   const parts = relative === "" ? [] : relative.split("/");
