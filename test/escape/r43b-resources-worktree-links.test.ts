@@ -13,7 +13,7 @@ import { capability } from "../support/capabilities.js";
 import { escapeAttempt } from "./support/escape-attempt.js";
 import { hostGitOutput } from "./support/host-git.js";
 import { oneCommitPlayground } from "./support/one-commit-playground.js";
-import { attackRun, type Playground, sh } from "./support/sandbox-harness.js";
+import { attackRun, type Playground, quote, sh } from "./support/sandbox-harness.js";
 
 const bubblewrap = capability("bubblewrap");
 const git = capability("git");
@@ -30,9 +30,10 @@ describe.skipIf(bubblewrap.missing || git.missing)(
     });
 
     /** The `plant` command, then two more: what each printed (a refused spawn prints no `second`/`third`). */
-    async function plantThenRun(plant: string) {
-      const { root } = await oneCommitPlayground(grounds);
-      const first = await sh(attackRun(root, "workspace"), `${plant} && echo made`);
+    async function plantThenRun(plant: string | ((outside: string) => string)) {
+      const { ground, root } = await oneCommitPlayground(grounds);
+      const command = typeof plant === "string" ? plant : plant(ground.outside);
+      const first = await sh(attackRun(root, "workspace"), `${command} && echo made`);
       expect(first.stdout, first.text).toContain("made");
       const second = await sh(attackRun(root, "workspace"), "echo second");
       const third = await sh(attackRun(root, "workspace"), "echo third");
@@ -43,11 +44,16 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       "resources",
       "a link leading inside the workspace among .git/worktrees/* or .git/modules/*: every later command of the workspace refused",
       async () => {
+        // Beside them, a link leading out among `modules/` (round 41), which was moved aside into
+        // `modules/` itself, where the spawn's listing refused it the same way.
         const denied = await plantThenRun(
-          "mkdir -p inner .git/modules/nested && ln -s ../../inner .git/worktrees/x 2>/dev/null || " +
-            "{ mkdir -p .git/worktrees && ln -s ../../inner .git/worktrees/x; } && ln -s ../../inner .git/modules/x && " +
-            "ln -s ../../../inner .git/modules/nested/y",
+          (outside) =>
+            "mkdir -p inner .git/modules/nested .git/worktrees && ln -s ../../inner .git/worktrees/x && " +
+            "ln -s ../../inner .git/modules/x && ln -s ../../../inner .git/modules/nested/y && " +
+            `ln -s ${quote(outside)} .git/modules/out`,
         );
+        expect(denied.first.text).toContain("[moved aside .git/modules/out: a symbolic link in a git directory leading out");
+        expect(denied.first.text).toContain("-> .git/atc-quarantine-link-modules-out-");
         expect(denied.second.stdout, denied.second.text).toBe("second");
         expect(denied.third.stdout, denied.third.text).toBe("third");
         for (const place of [".git/worktrees/x", ".git/modules/x", ".git/modules/nested/y"]) {
