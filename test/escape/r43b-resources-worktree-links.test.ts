@@ -86,13 +86,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(
 
     escapeAttempt(
       "resources",
-      "a link leading inside the workspace where the spawn binds a git directory's state read-only (.git in a work tree, info, objects/info, rebase-merge, modules/* of a new repository, a HEAD git accepts): every later command refused",
+      "a link leading inside the workspace where the spawn binds a git directory's state read-only (.git in a work tree, info, objects, objects/info, rebase-merge, modules/* of a new repository, a HEAD git accepts): every later command refused",
       async () => {
         const denied = await plantThenRun(
           "git init -q real && mkdir d sub && ln -s ../real/.git sub/.git && " +
             "git init -q new && rm -rf new/.git/info new/.git/objects/info && ln -s ../../d new/.git/info && " +
             "ln -s ../../../d new/.git/objects/info && ln -s ../../d new/.git/rebase-merge && " +
             "mkdir new/.git/modules && ln -s ../../../d new/.git/modules/m && " +
+            "git init -q new2 && mv new2/.git/objects objs && ln -s ../../objs new2/.git/objects && " +
             "mkdir -p bare/refs/heads bare/objects && git rev-parse HEAD > bare/refs/heads/main && ln -s refs/heads/main bare/HEAD",
         );
         expect(denied.second.stdout, denied.second.text).toBe("second");
@@ -103,6 +104,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           "new/.git/objects/info",
           "new/.git/rebase-merge",
           "new/.git/modules/m",
+          "new2/.git/objects",
           "bare/HEAD",
         ])
           expect(denied.first.text).toContain(`[moved aside ${place}: a symbolic link where the sandbox binds`);

@@ -73,7 +73,9 @@ describe("outwardGitEntries", () => {
       mkdirSync(inner);
       mkdirSync(path.join(git, "worktrees", "level"), { recursive: true });
       mkdirSync(path.join(git, "worktrees", "wt", "objects"), { recursive: true });
+      mkdirSync(path.join(git, "worktrees", "wt2"), { recursive: true });
       writeFileSync(path.join(git, "worktrees", "wt", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(path.join(git, "worktrees", "wt2", "HEAD"), "ref: refs/heads/main\n");
       for (const place of [
         "worktrees/x",
         "worktrees/level/y",
@@ -82,6 +84,7 @@ describe("outwardGitEntries", () => {
         "rebase-merge",
         "worktrees/wt/config.worktree",
         "worktrees/wt/objects/info",
+        "worktrees/wt2/objects",
       ])
         symlinkSync(inner, path.join(git, place));
       // Kept: a ref or a file of a worktree's git directory the spawn does not bind (git writes through it).
@@ -97,6 +100,7 @@ describe("outwardGitEntries", () => {
           "rebase-merge",
           "worktrees/wt/config.worktree",
           "worktrees/wt/objects/info",
+          "worktrees/wt2/objects",
         ]
           .map((place) => `unpinnable ${place}`)
           .sort(),

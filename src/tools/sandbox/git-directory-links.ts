@@ -213,8 +213,8 @@ const PINNED_NAMES: ReadonlySet<string> = new Set([
 /**
  * True when a link `name` in the directory behind `directory` (`relative` to the git directory)
  * stands where the next spawn binds read-only or pins (git-protection.ts): a control file or
- * directory (`config`, `hooks`, `info`, `objects/info`, `commondir`, `rebase-merge`, ...) of the
- * git directory or of a worktree git directory in it, or any entry among `worktrees/` down to a
+ * directory (`config`, `hooks`, `info`, `objects/info`, `commondir`, `rebase-merge`, ...), or
+ * `objects`, of the git directory or of a worktree git directory in it, or any entry among `worktrees/` down to a
  * worktree git directory (a level without `HEAD`, as the spawn lists them). A mount follows a link,
  * so the spawn refuses every command of the workspace while one stands there: a command that left
  * `.git/worktrees/x` a link to a workspace directory stopped every later command (round 43).
@@ -224,7 +224,8 @@ function pinnedPlace(directory: number, relative: string, name: string): boolean
   const parts = relative === "" ? [] : relative.split("/");
   const inWorktrees = parts[0] === "worktrees";
   const gitDirectory = relative === "" || (inWorktrees && parts.length >= 2 && holdsHead(directory));
-  if (gitDirectory && PINNED_NAMES.has(name)) return true;
+  // `objects` too: the spawn binds `objects/info` by path, through a link there, and the mount check then refuses it.
+  if (gitDirectory && (PINNED_NAMES.has(name) || name === "objects")) return true;
   if ((relative === "objects" || (inWorktrees && parts.at(-1) === "objects")) && name === "info") return true;
   return inWorktrees && !gitDirectory && (parts.length === 1 || !holdsHead(directory));
 }

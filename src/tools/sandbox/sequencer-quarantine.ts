@@ -53,7 +53,7 @@ export interface QuarantinedState {
    * it leads (also inside the workspace), where the next spawn must bind read-only or pin a
    * directory or file: among `modules/` or `worktrees/` down to a submodule's or worktree's git
    * directory, a control file or directory (`config`, `hooks`, `info`, `objects/info`,
-   * `commondir`, `rebase-merge`, ...), a `.git` in the work tree, a `HEAD` by which a git directory
+   * `commondir`, `rebase-merge`, ...) or `objects`, a `.git` in the work tree, a `HEAD` by which a git directory
    * not named `.git` is known. A mount follows a link, so the spawn refuses every command of the
    * workspace while one stands there.
    */
