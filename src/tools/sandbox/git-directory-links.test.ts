@@ -74,6 +74,11 @@ describe("outwardGitEntries", () => {
       mkdirSync(path.join(git, "worktrees", "level"), { recursive: true });
       mkdirSync(path.join(git, "worktrees", "wt", "objects"), { recursive: true });
       mkdirSync(path.join(git, "worktrees", "wt2"), { recursive: true });
+      mkdirSync(path.join(git, "worktrees", "wt3"), { recursive: true });
+      writeFileSync(path.join(git, "worktrees", "wt3", "HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(path.join(inner, "info"));
+      // Kept: an `objects` link to a directory holding no `info` (the spawn binds nothing through it).
+      symlinkSync(path.join(root, "other"), path.join(git, "worktrees", "wt3", "objects"));
       writeFileSync(path.join(git, "worktrees", "wt", "HEAD"), "ref: refs/heads/main\n");
       writeFileSync(path.join(git, "worktrees", "wt2", "HEAD"), "ref: refs/heads/main\n");
       for (const place of [

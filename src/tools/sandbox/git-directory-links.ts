@@ -214,7 +214,7 @@ const PINNED_NAMES: ReadonlySet<string> = new Set([
  * True when a link `name` in the directory behind `directory` (`relative` to the git directory)
  * stands where the next spawn binds read-only or pins (git-protection.ts): a control file or
  * directory (`config`, `hooks`, `info`, `objects/info`, `commondir`, `rebase-merge`, ...), or
- * `objects`, of the git directory or of a worktree git directory in it, or any entry among `worktrees/` down to a
+ * `objects` leading to an `info`, of the git directory or of a worktree git directory in it, or any entry among `worktrees/` down to a
  * worktree git directory (a level without `HEAD`, as the spawn lists them). A mount follows a link,
  * so the spawn refuses every command of the workspace while one stands there: a command that left
  * `.git/worktrees/x` a link to a workspace directory stopped every later command (round 43).
@@ -224,10 +224,21 @@ function pinnedPlace(directory: number, relative: string, name: string): boolean
   const parts = relative === "" ? [] : relative.split("/");
   const inWorktrees = parts[0] === "worktrees";
   const gitDirectory = relative === "" || (inWorktrees && parts.length >= 2 && holdsHead(directory));
-  // `objects` too: the spawn binds `objects/info` by path, through a link there, and the mount check then refuses it.
-  if (gitDirectory && (PINNED_NAMES.has(name) || name === "objects")) return true;
+  if (gitDirectory && PINNED_NAMES.has(name)) return true;
+  // `objects` when an `info` is reached through it: the spawn binds `objects/info` by path, through
+  // the link, and the mount check then refuses it (without one, the spawn binds nothing there).
+  if (gitDirectory && name === "objects" && reachesInfo(directory)) return true;
   if ((relative === "objects" || (inWorktrees && parts.at(-1) === "objects")) && name === "info") return true;
   return inWorktrees && !gitDirectory && (parts.length === 1 || !holdsHead(directory));
+}
+
+/** True when `objects/info` behind `directory` is there, followed through an `objects` link (as the spawn's `lstat` of the path does). */
+function reachesInfo(directory: number): boolean {
+  try {
+    return lstatSync(`/proc/self/fd/${directory}/objects/info`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** True when the directory behind `directory` holds a `HEAD` (of any type): a git directory to the spawn's listing of `worktrees/` and `modules/`. */
