@@ -66,6 +66,62 @@ describe("outwardGitEntries", () => {
     }
   });
 
+  it("finds links leading inside where the spawn binds or pins (control entries, worktrees/ down to a git directory), and keeps the rest", () => {
+    const { root, git, descriptor } = layout();
+    try {
+      const inner = path.join(root, "inner");
+      mkdirSync(inner);
+      mkdirSync(path.join(git, "worktrees", "level"), { recursive: true });
+      mkdirSync(path.join(git, "worktrees", "wt", "objects"), { recursive: true });
+      mkdirSync(path.join(git, "worktrees", "wt2"), { recursive: true });
+      mkdirSync(path.join(git, "worktrees", "wt3"), { recursive: true });
+      writeFileSync(path.join(git, "worktrees", "wt3", "HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(path.join(inner, "info"));
+      // Kept: an `objects` link to a directory holding no `info` (the spawn binds nothing through it).
+      symlinkSync(path.join(root, "other"), path.join(git, "worktrees", "wt3", "objects"));
+      writeFileSync(path.join(git, "worktrees", "wt", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(path.join(git, "worktrees", "wt2", "HEAD"), "ref: refs/heads/main\n");
+      for (const place of [
+        "worktrees/x",
+        "worktrees/level/y",
+        "hooks",
+        "config",
+        "rebase-merge",
+        "worktrees/wt/config.worktree",
+        "worktrees/wt/objects/info",
+        "worktrees/wt2/objects",
+      ])
+        symlinkSync(inner, path.join(git, place));
+      // Kept: a ref or a file of a worktree's git directory the spawn does not bind (git writes through it).
+      symlinkSync(inner, path.join(git, "refs", "heads", "main"));
+      symlinkSync(inner, path.join(git, "worktrees", "wt", "ORIG_HEAD"));
+      const found = outwardGitEntries(descriptor, root, false);
+      expect(found.map(({ relative, kind }) => `${kind} ${relative}`).sort()).toEqual(
+        [
+          "worktrees/x",
+          "worktrees/level/y",
+          "hooks",
+          "config",
+          "rebase-merge",
+          "worktrees/wt/config.worktree",
+          "worktrees/wt/objects/info",
+          "worktrees/wt2/objects",
+        ]
+          .map((place) => `unpinnable ${place}`)
+          .sort(),
+      );
+      const moved = moveOutwardEntries(descriptor, "sub/.git", found, new Date(0));
+      expect(moved.find((state) => state.from === "sub/.git/worktrees/x")).toEqual({
+        from: "sub/.git/worktrees/x",
+        to: "sub/.git/atc-quarantine-unpinnable-worktrees-x-19700101T000000Z",
+        outwardEntry: "unpinnable",
+      });
+      expect(outwardGitEntries(descriptor, root, false)).toEqual([]);
+    } finally {
+      closeSync(descriptor);
+    }
+  });
+
   it("judges alternates only when asked: outside, quoted and unreadable ones out; inside ones and comments kept", () => {
     const { root, outside, git, descriptor } = layout();
     const alternates = path.join(git, "objects", "info", "alternates");

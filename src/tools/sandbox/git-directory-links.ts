@@ -3,7 +3,7 @@ import { type BigIntStats, type Dirent, fstatSync } from "node:fs";
 import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
-import { nowNs } from "./git-protection.js";
+import { GIT_CONTROL_DIRECTORIES, GIT_CONTROL_FILES, GIT_SEQUENCER_DIRECTORIES, nowNs } from "./git-protection.js";
 import { linkRouteInside } from "./link-route.js";
 import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
@@ -62,9 +62,11 @@ export interface OutwardEntry {
   readonly relative: string;
   /**
    * Why: a link leading out (or nowhere), an alternates file naming an object store outside, or a
-   * directory past the walk's bounds (not looked at, so it may hold such links).
+   * directory past the walk's bounds (not looked at, so it may hold such links), or a link,
+   * wherever it leads, at a place the next spawn binds read-only or pins (`unpinnable`, see
+   * {@link pinnedPlace}).
    */
-  readonly kind: "link" | "alternates" | "unlisted";
+  readonly kind: "link" | "alternates" | "unlisted" | "unpinnable";
 }
 
 /**
@@ -190,6 +192,7 @@ function listedEntries(directory: number, relative: string, root: string): { lin
       holdsLinkOrDirectory = true;
       real ??= realDirectory(directory);
       if (real === undefined || linkRouteInside(real, name, root) === undefined) links.push({ relative: child, kind: "link" });
+      else if (pinnedPlace(directory, relative, name)) links.push({ relative: child, kind: "unpinnable" });
     } else if (entry.isDirectory()) {
       holdsLinkOrDirectory = true;
       if (relative === "objects" && LOOSE_OBJECT_NAME.test(name) && looseUnchanged(directory, name)) continue;
@@ -198,6 +201,53 @@ function listedEntries(directory: number, relative: string, root: string): { lin
   }
   if (before !== undefined) rememberLooseDirectory(before, listedAtNs, !holdsLinkOrDirectory);
   return { links, directories };
+}
+
+/** Names at the top of a git directory the spawn binds read-only (or lists as absent, to remove or move aside after). */
+const PINNED_NAMES: ReadonlySet<string> = new Set([
+  ...GIT_CONTROL_FILES,
+  ...GIT_CONTROL_DIRECTORIES.filter((name) => !name.includes("/")),
+  ...GIT_SEQUENCER_DIRECTORIES,
+]);
+
+/**
+ * True when a link `name` in the directory behind `directory` (`relative` to the git directory)
+ * stands where the next spawn binds read-only or pins (git-protection.ts): a control file or
+ * directory (`config`, `hooks`, `info`, `objects/info`, `commondir`, `rebase-merge`, ...), or
+ * `objects` leading to an `info`, of the git directory or of a worktree git directory in it, or any entry among `worktrees/` down to a
+ * worktree git directory (a level without `HEAD`, as the spawn lists them). A mount follows a link,
+ * so the spawn refuses every command of the workspace while one stands there: a command that left
+ * `.git/worktrees/x` a link to a workspace directory stopped every later command (round 43).
+ * Moved aside also when it leads inside (one leading out is moved as any such link, `link`).
+ */
+function pinnedPlace(directory: number, relative: string, name: string): boolean {
+  const parts = relative === "" ? [] : relative.split("/");
+  const inWorktrees = parts[0] === "worktrees";
+  const gitDirectory = relative === "" || (inWorktrees && parts.length >= 2 && holdsHead(directory));
+  if (gitDirectory && PINNED_NAMES.has(name)) return true;
+  // `objects` when an `info` is reached through it: the spawn binds `objects/info` by path, through
+  // the link, and the mount check then refuses it (without one, the spawn binds nothing there).
+  if (gitDirectory && name === "objects" && reachesInfo(directory)) return true;
+  if ((relative === "objects" || (inWorktrees && parts.at(-1) === "objects")) && name === "info") return true;
+  return inWorktrees && !gitDirectory && (parts.length === 1 || !holdsHead(directory));
+}
+
+/** True when `objects/info` behind `directory` is there, followed through an `objects` link (as the spawn's `lstat` of the path does). */
+function reachesInfo(directory: number): boolean {
+  try {
+    return lstatSync(`/proc/self/fd/${directory}/objects/info`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the directory behind `directory` holds a `HEAD` (of any type): a git directory to the spawn's listing of `worktrees/` and `modules/`. */
+function holdsHead(directory: number): boolean {
+  try {
+    return lstatSync(`/proc/self/fd/${directory}/HEAD`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** True when `objects/<name>` (behind `objects`, `directory`) was found clean and is unchanged since. */
@@ -302,7 +352,8 @@ export function moveOutwardEntries(
         if (lstatSync(`/proc/self/fd/${descriptor}/${target}`, { throwIfNoEntry: false }) !== undefined) continue;
         const to = `/proc/self/fd/${descriptor}/${target}`;
         renameSync(from, to);
-        const outwardEntry = entry.kind === "link" ? movedLinkKind(from, to) : entry.kind;
+        const outwardEntry =
+          entry.kind === "link" || entry.kind === "unpinnable" ? movedLinkKind(from, to, entry.kind) : entry.kind;
         if (outwardEntry !== undefined)
           moved.push({ from: path.join(shown, entry.relative), to: path.join(shown, target), outwardEntry });
         return;
@@ -349,8 +400,8 @@ function quarantineName(entry: OutwardEntry, stamp: string): string {
  * something there meanwhile it stays moved aside, and the note says so (`replaced`) rather than
  * calling it a link.
  */
-function movedLinkKind(from: string, to: string): "link" | "replaced" | undefined {
-  if (lstatSync(to, { throwIfNoEntry: false })?.isSymbolicLink() !== false) return "link";
+function movedLinkKind(from: string, to: string, kind: "link" | "unpinnable"): "link" | "unpinnable" | "replaced" | undefined {
+  if (lstatSync(to, { throwIfNoEntry: false })?.isSymbolicLink() !== false) return kind;
   if (lstatSync(from, { throwIfNoEntry: false }) !== undefined) return "replaced";
   try {
     renameSync(to, from);

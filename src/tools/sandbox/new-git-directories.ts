@@ -169,7 +169,10 @@ export function repairNewGitDirectories(
     }
     for (const group of ["modules", "worktrees"]) {
       withChildDirectory(handle.descriptor, group, (directory) =>
-        newSubmoduleDirectories(directory, path.join(gitDirectory, group), context),
+        newSubmoduleDirectories(directory, path.join(gitDirectory, group), context, {
+          descriptor: handle.descriptor,
+          shown: gitDirectory,
+        }),
       );
     }
   }
@@ -270,13 +273,22 @@ function walk(descriptor: number, shown: string, depth: number, context: WalkCon
   const listed = listingOf(descriptor, shown, context);
   // `HEAD` and `.git` in every spelling a file system may fold to them (`.GIT`, `head`: see
   // git-names.ts), each looked at by the name it has.
-  if (listed.heads.some((name) => headHoldsGit(`/proc/self/fd/${descriptor}/${name}`))) repairIfNew(descriptor, shown, context);
+  const heads = listed.heads.filter((name) => headHoldsGit(`/proc/self/fd/${descriptor}/${name}`));
+  if (heads.length > 0) {
+    repairIfNew(descriptor, shown, context);
+    // A `HEAD` link git accepts (`refs/...`) is one the spawn pins read-only here and refuses.
+    for (const name of heads) moveUnpinnable(descriptor, shown, name, context);
+  }
   for (const name of listed.dotGits) {
     const child = path.join(shown, name);
     const stats = lstatSync(`/proc/self/fd/${descriptor}/${name}`, { throwIfNoEntry: false });
     if (stats?.isDirectory() === true) {
       if (!context.movedThisExit.has(child)) withChildDirectory(descriptor, name, (git) => repairIfNew(git, child, context));
-    } else if (stats !== undefined) followPointer(descriptor, shown, name, stats, context);
+    } else if (stats !== undefined) {
+      followPointer(descriptor, shown, name, stats, context);
+      // A `.git` link still there leads inside: the spawn cannot keep it read-only and refuses it.
+      if (stats.isSymbolicLink()) moveUnpinnable(descriptor, shown, name, context);
+    }
   }
   if (depth >= GIT_SCAN_LIMITS.maxDepth) return;
   const children = listed.subdirectoryPaths;
@@ -286,6 +298,18 @@ function walk(descriptor: number, shown: string, depth: number, context: WalkCon
     if (context.movedThisExit.has(child) || unchangedLeaf(descriptor, name, child, context)) continue;
     withChildDirectory(descriptor, name, (next) => walk(next, child, depth + 1, context));
   }
+}
+
+/**
+ * Moves `name` in the directory behind `descriptor` aside (beside it, `atc-quarantine-<name>-<time>`)
+ * when it is a symbolic link: a `.git` or a git directory's `HEAD`, which the next spawn binds
+ * read-only and so refuses as a link, stopping every later command of the workspace.
+ */
+function moveUnpinnable(descriptor: number, shown: string, name: string, context: WalkContext): void {
+  const at = (held: string) => `/proc/self/fd/${descriptor}/${held}`;
+  if (lstatSync(at(name), { throwIfNoEntry: false })?.isSymbolicLink() !== true) return;
+  const state = quarantineEntry({ descriptor, shown, at }, name, context.now);
+  if (state !== undefined) context.repairs.moved.push({ ...state, outwardEntry: "unpinnable" });
 }
 
 /**
@@ -569,30 +593,39 @@ function movePointer(
   if (state !== undefined) context.repairs.moved.push({ ...state, pointer: notedPointer(".git", value, why) });
 }
 
+/** A git directory opened without following a link, and its host path. */
+interface GitDirectoryHandle {
+  readonly descriptor: number;
+  readonly shown: string;
+}
+
 /** Submodule git directories under `modules/` (nested names, `modules/a/modules/b`) not known at spawn. */
-function newSubmoduleDirectories(descriptor: number, shown: string, context: WalkContext): void {
+function newSubmoduleDirectories(descriptor: number, shown: string, context: WalkContext, top: GitDirectoryHandle): void {
   for (const entry of listing(descriptor)) {
     // A link among submodule git directories leading out (to a host repository's git directory):
-    // a `.git` file naming it, or `git submodule update`, has host git use that repository (round 41).
+    // a `.git` file naming it, or `git submodule update`, has host git use that repository (round
+    // 41). One leading inside is moved too (`unpinnable`): the next spawn binds each git directory
+    // here onto itself and refuses a link, so it stopped every later command (round 43).
     if (entry.isSymbolicLink()) {
       const root = context.realRoot;
       const real = rootPath(descriptor);
-      if (root !== undefined && real !== undefined && linkRouteInside(real, entry.name, root) === undefined) {
-        const holder: QuarantineDirectory = { descriptor, shown, at: (name) => `/proc/self/fd/${descriptor}/${name}` };
-        const state = quarantineEntry(holder, entry.name, context.now);
-        if (state !== undefined) context.repairs.moved.push({ ...state, outwardEntry: "link" });
-      }
+      const out = root === undefined || real === undefined || linkRouteInside(real, entry.name, root) === undefined;
+      // Moved to the top of the git directory, as the link walk moves links: a link left under
+      // `modules/`, whatever its name, is one the spawn's listing there refuses.
+      const relative = path.relative(top.shown, path.join(shown, entry.name));
+      const moved = moveOutwardEntries(top.descriptor, top.shown, [{ relative, kind: out ? "link" : "unpinnable" }], context.now);
+      for (const state of moved) context.repairs.moved.push(state);
       continue;
     }
     if (!entry.isDirectory() || --context.budget.directories < 0) continue;
     const child = path.join(shown, entry.name);
     withChildDirectory(descriptor, entry.name, (directory) => {
       const isGit = lstatSync(`/proc/self/fd/${directory}/HEAD`, { throwIfNoEntry: false }) !== undefined;
-      if (!isGit) newSubmoduleDirectories(directory, child, context);
+      if (!isGit) newSubmoduleDirectories(directory, child, context, top);
       else if (!context.known(child, directory)) repairIfNew(directory, child, context);
       else
         withChildDirectory(directory, "modules", (modules) =>
-          newSubmoduleDirectories(modules, path.join(child, "modules"), context),
+          newSubmoduleDirectories(modules, path.join(child, "modules"), context, { descriptor: directory, shown: child }),
         );
     });
   }
@@ -635,7 +668,9 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
     const outward = outwardGitEntries(descriptor, root, true);
     for (const state of moveOutwardEntries(descriptor, shown, outward, context.now)) context.repairs.moved.push(state);
   }
-  withChildDirectory(descriptor, "modules", (modules) => newSubmoduleDirectories(modules, path.join(shown, "modules"), context));
+  withChildDirectory(descriptor, "modules", (modules) =>
+    newSubmoduleDirectories(modules, path.join(shown, "modules"), context, { descriptor, shown }),
+  );
 }
 
 /**

@@ -49,9 +49,15 @@ export interface QuarantinedState {
    * it may hold such links; only a command that made that many directories leaves one); or
    * `replaced`, what a command of the workspace still running swapped in for such a link between
    * the walk's look and its move, left aside because the command put something else at the name
-   * meanwhile (anything else swapped in is put back).
+   * meanwhile (anything else swapped in is put back); or `unpinnable`, a symbolic link, wherever
+   * it leads (also inside the workspace), where the next spawn must bind read-only or pin a
+   * directory or file: among `modules/` or `worktrees/` down to a submodule's or worktree's git
+   * directory, a control file or directory (`config`, `hooks`, `info`, `objects/info`,
+   * `commondir`, `rebase-merge`, ...) or `objects`, a `.git` in the work tree, a `HEAD` by which a git directory
+   * not named `.git` is known. A mount follows a link, so the spawn refuses every command of the
+   * workspace while one stands there.
    */
-  readonly outwardEntry?: "link" | "alternates" | "unlisted" | "replaced";
+  readonly outwardEntry?: "link" | "alternates" | "unlisted" | "replaced" | "unpinnable";
   /**
    * Set on a pointer file moved aside because host git following it would work on a repository
    * or directory outside the workspace: `file`, which pointer (`.git`, a `.git` file or symbolic

@@ -53,6 +53,8 @@ function outwardEntryNote(kind: NonNullable<QuarantinedState["outwardEntry"]>): 
       return "an alternates file of a git directory the command created naming an object store outside the workspace, whose objects host git would check out into it";
     case "unlisted":
       return `a directory of a git directory past the link walk's bound (${gitDirectoryLinkLimits.maxDirectories} directories, ${gitDirectoryLinkLimits.maxDepth} levels), not looked at for links host git would follow out of the workspace`;
+    case "unpinnable":
+      return "a symbolic link where the sandbox binds a git directory or its control files read-only at each spawn (a submodule's or worktree's git directory, hooks, info, config, a .git, a HEAD), which a mount cannot do through a link: left there, every later command of the workspace would be refused (wherever it leads, also inside the workspace)";
     case "replaced":
       return "not the symbolic link leading out of the workspace that stood there a moment before, but what a command of this workspace still running swapped in for it while it was being moved aside (it then put something else at that name)";
   }
