@@ -318,9 +318,11 @@ describe.skipIf(!built)(
           },
         ),
       );
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      await writeFile(go, "");
       try {
+        // Both start their recoveries together only if both are loaded when the file appears: each
+        // says so (a fixed wait was 1.5 s of idle time, and too short on a machine loaded enough).
+        await Promise.all(recoverers.map((recoverer, i) => printedLines(recoverer.child, `recoverer ${i}`).said("loaded")));
+        await writeFile(go, "");
         const answers = (await Promise.all(recoverers)).map(
           ({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) as string) as string[][],
         );

@@ -1,8 +1,9 @@
 // Red team round 40: the ESM and the CommonJS build of the package loaded in one process, each
 // making its first file call (which recovers the workspace) at once, once the file argv[3] exists
-// (so that two such processes start their recoveries together). argv[2]: the workspace. Each
-// build's run reads every d<i>/f.txt (argv[4]: how many); prints one JSON line: per build, the
-// contents read.
+// (so that two such processes start their recoveries together). argv[2]: the workspace. Prints
+// "loaded" once both builds are loaded and their runs made (the test creates the file only when both
+// processes said it). Each build's run reads every d<i>/f.txt (argv[4]: how many); prints one JSON
+// line: per build, the contents read.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -23,6 +24,7 @@ const runs = builds.map(({ core, tools }) =>
     .createRegistry({ tools: tools.createFileTools() })
     .createRun({ profile: "full", permissions: { sandbox: "workspace", workspace } }),
 );
+process.stdout.write("loaded\n");
 while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 2));
 const read = await Promise.all(
   runs.map((run) =>
