@@ -1,14 +1,15 @@
 /**
  * Escape attempts through text the host writes around a command's output: the names of the git
  * control files it removed after the command, and the message of a sandbox that refused to start
- * (a git directory behind a symbolic link). Both name a path a sandboxed command chose, so a
+ * (a git directory behind a symbolic link, put back by the user after the command's own was moved
+ * aside, with a note that names it too). Both name a path a sandboxed command chose, so a
  * command that names a directory `r\e]0;owned\a\e[2J` (an earlier call's `mkdir`) put live escape
  * sequences (a window title, a cleared screen, OSC 52 to the clipboard) into the bash result, the
  * monitor's status and the run's error, which reach the host's logs and terminal. stdout and
  * stderr were already shown with visible stand-ins. Control: the note and the refusal still come,
  * naming the path with its bytes readable (`␛`, `␇`), and the directory does hold the escape.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { createRegistry, type SandboxScope } from "agent-tool-catalog";
 import { connectMcpServer, McpConnectionError } from "agent-tool-catalog/mcp";
@@ -52,8 +53,16 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("escape attempts: escape se
 
   escapeAttempt("processes", "a refused start's message in the run's error and the monitor's status", async () => {
     const run = attackRun(ground.workspace, "workspace");
-    const made = await sh(run, `d=${HOSTILE_NAME}; mkdir -p "$d" real && ln -s ../real "$d/.git" && echo made`);
-    expect(made.stdout).toBe("made");
+    // A `.git` link a command leaves is moved aside after it (round 43's follow-up), and the note
+    // naming it is text the host writes too.
+    const made = await run.call("bash", {
+      command: `d=${HOSTILE_NAME}; mkdir -p "$d" real && ln -s ../real "$d/.git" && echo made`,
+    });
+    const note = made.ok ? String(made.output) : made.error.message;
+    expect(note).not.toMatch(LIVE_CONTROL);
+    expect(note).toContain(`${SHOWN_NAME}/.git`);
+    // The user puts it back (or made it on the host): the next start is refused, naming it.
+    symlinkSync("../real", path.join(ground.workspace, "r\u001b]0;owned\u0007\u001b[2J", ".git"));
     const refused = await run.call("bash", { command: "echo after" });
     expect(refused.ok).toBe(false);
     const message = refused.ok ? "" : refused.error.message;
