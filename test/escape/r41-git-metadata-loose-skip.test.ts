@@ -60,7 +60,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const plant =
         spelling === "touch"
           ? `touch -r .git/objects/${bb} times && ln -s ${target} .git/objects/${bb}/${rest} && touch -r times .git/objects/${bb}`
-          : `mkdir d && ln -s ${target} d/${rest} && touch -r .git/objects/${bb} d && rmdir .git/objects/${bb} && mv d .git/objects/${bb}`;
+          : // The repository's own objects may share the prefix (a clean-clone CI drew one): they move along.
+            `touch -r .git/objects/${bb} times && mkdir d && for f in .git/objects/${bb}/*; do if [ -e "$f" ]; then mv "$f" d/ || exit 1; fi; done && ln -s ${target} d/${rest} && touch -r times d && rmdir .git/objects/${bb} && mv d .git/objects/${bb}`;
       const result = await sh(run, `${plant} && ${commitNaming(blob)} && echo made`);
       expect(result.stdout, result.text).toContain("made");
       return {
