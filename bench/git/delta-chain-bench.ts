@@ -7,14 +7,13 @@
  *   node --import tsx bench/git/delta-chain-bench.ts [--links=24] [--mib=24] [--runs=3]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGitCache, createGitTools, GIT_TOOL_NAMES } from "../../src/git/index.js";
 import { createRegistry } from "../../src/index.js";
-import { FixtureRepository, git, removeDirectory } from "../../test/git/support/git-fixture.js";
-import { amplifyingChain, blobId, writeHostilePack } from "../../test/git/support/hostile-pack.js";
+import { deltaChainRepository } from "../../test/git/support/delta-chain-repository.js";
+import { git, removeDirectory } from "../../test/git/support/git-fixture.js";
 import { median, round } from "../stats.js";
 
 const MIB = 1024 * 1024;
@@ -40,17 +39,6 @@ export interface DeltaChainResult {
   readonly verified: true;
   readonly gitVersion: string;
   readonly loadAverage: readonly number[];
-}
-
-/** A repository whose HEAD:a.txt is {@link TIP}, read from a chain of `links` links of `bytes` each. */
-function chainRepository(links: number, bytes: number): string {
-  const fixture = FixtureRepository.create("bench-delta-chain");
-  fixture.write("a.txt", "one\n").commit("first", { name: "a", email: "a@b" });
-  fixture.write("a.txt", TIP).commit("second", { name: "b", email: "b@b" });
-  const id = blobId(TIP);
-  rmSync(path.join(fixture.directory, ".git", "objects", id.slice(0, 2), id.slice(2)));
-  writeHostilePack(path.join(fixture.directory, ".git", "objects"), amplifyingChain(links, bytes, TIP));
-  return fixture.directory;
 }
 
 /** CPU (user + system) of `git args` in `directory`, ms, by /usr/bin/time (10 ms steps), and its stdout. */
@@ -80,7 +68,7 @@ function porcelainLines(porcelain: string): string[] {
  */
 export async function measureDeltaChain(links = 24, linkMib = 24, runs = 3): Promise<DeltaChainResult> {
   if (!existsSync("/usr/bin/time")) throw new Error("delta-chain: /usr/bin/time is needed to time git's CPU");
-  const directory = chainRepository(links, linkMib * MIB);
+  const directory = deltaChainRepository("bench-delta-chain", links, linkMib * MIB, TIP);
   const samples: { toolCpuMs: number; gitCpuMs: number }[] = [];
   try {
     // The oracle, and a check that git reads the chain too.

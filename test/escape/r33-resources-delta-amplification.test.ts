@@ -16,10 +16,10 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { MAX_CHAIN_BYTES } from "../../src/git/objects/object-limits.js";
+import { deltaChainRepository } from "../git/support/delta-chain-repository.js";
 import { FixtureRepository, git, removeDirectory } from "../git/support/git-fixture.js";
 import { gitRun } from "../git/support/git-run.js";
 import {
-  amplifyingChain,
   BLOB,
   blobId,
   copyAll,
@@ -43,15 +43,7 @@ const LINK_BYTES = 64 * MIB;
 const TIP = `one\n${"t".repeat(200)}\n`;
 
 /** A repository whose HEAD:a.txt is TIP, read from a chain of `links` links. */
-function repository(links: number): string {
-  const fixture = FixtureRepository.create("escape-r33-delta");
-  fixture.write("a.txt", "one\n").commit("first", { name: "a", email: "a@b" });
-  fixture.write("a.txt", TIP).commit("second", { name: "a", email: "a@b" });
-  const id = blobId(TIP);
-  rmSync(path.join(fixture.directory, ".git", "objects", id.slice(0, 2), id.slice(2)));
-  writeHostilePack(path.join(fixture.directory, ".git", "objects"), amplifyingChain(links, LINK_BYTES, TIP));
-  return fixture.directory;
-}
+const repository = (links: number): string => deltaChainRepository("escape-r33-delta", links, LINK_BYTES, TIP);
 
 /**
  * The chain split over `packs` packs of `links` links each: the first entry of every pack after the

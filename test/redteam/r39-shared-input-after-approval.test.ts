@@ -9,7 +9,7 @@
 import { createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { recordingDeployTool } from "../support/recording-deploy-tool.js";
+import { callThroughPolicy, recordingDeployTool } from "../support/recording-deploy-tool.js";
 
 type Input = { target: string; options: { force: boolean; tags: string[] } };
 
@@ -183,7 +183,6 @@ describe("the input handed to approvers and listeners is not the one the handler
 
 describe("applyPolicy (a handler called outside a run) keeps its own input too", () => {
   it("rewritten in approval.requested, then approved: the wrapped handler gets what was shown", async () => {
-    const { applyPolicy } = await import("agent-tool-catalog");
     const broker = new InMemoryApprovalBroker();
     const ran: unknown[] = [];
     const tool = recordingDeployTool(ran);
@@ -191,12 +190,7 @@ describe("applyPolicy (a handler called outside a run) keeps its own input too",
       rewrite(request.input);
       broker.approve(request.id);
     });
-    const wrapped = applyPolicy(tool, {
-      approvals: broker,
-      permissions: { approval: "destructive", sandbox: "unrestricted", workspace: undefined } as never,
-    });
-    const context = { runId: "r", callId: "c", signal: new AbortController().signal } as never;
-    expect(await wrapped.handler(structuredClone(asked) as never, context)).toBe("deployed");
+    expect(await callThroughPolicy(tool, broker, asked)).toBe("deployed");
     expect(ran).toEqual([asked]);
   });
 });

@@ -16,14 +16,16 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { createRegistry, type ToolCallResult } from "agent-tool-catalog";
+import { createRegistry } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { intentDirectory } from "../../src/tools/fs/intent-log.js";
+import { failure } from "../support/call-results.js";
 import { capability } from "../support/capabilities.js";
 import { nodeChild, spawnNode } from "../support/child-entry.js";
 import { printedLines } from "../support/printed-lines.js";
 import { stopProcess } from "../support/stop-process.js";
+import { twoFilePatch } from "../tools/support/two-file-patch.js";
 
 const run = promisify(execFile);
 const child = path.join(import.meta.dirname, "r40-limit-lowered-child.mjs");
@@ -119,22 +121,6 @@ describe.skipIf(root.missing)(root.label("r40: the open-file limit lowered by an
 });
 
 describe("r40: a multi-file patch whose second target is not a regular file", () => {
-  function failure(result: ToolCallResult) {
-    if (result.ok) throw new Error(`expected failure: ${String(result.output)}`);
-    return result.error;
-  }
-  const patch = (second: string) =>
-    [
-      "*** Begin Patch",
-      "*** Update File: a.txt",
-      "-old a",
-      "+new a",
-      `*** Update File: ${second}`,
-      "-old b",
-      "+new b",
-      "*** End Patch",
-    ].join("\n");
-
   it("a FIFO, a directory or git state in its place: refused, the first file unchanged, and the answer says no file was changed", async () => {
     await writeFile(path.join(workspace, "a.txt"), "old a\n");
     execFileSync("mkfifo", [path.join(workspace, "fifo.txt")]);
@@ -148,7 +134,7 @@ describe("r40: a multi-file patch whose second target is not a regular file", ()
       ["fifo.txt", "special_file_refused"],
       ["dir.txt", "is_a_directory"],
     ] as const) {
-      const error = failure(await runOf().call("apply_patch", { patch: patch(second) }));
+      const error = failure(await runOf().call("apply_patch", { patch: twoFilePatch(second) }));
       expect(error.code).toBe(code);
       expect(error.message).toContain("No file was changed");
       expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("old a\n");
@@ -173,7 +159,7 @@ describe("r40: a multi-file patch whose second target is not a regular file", ()
     // Control: a regular second file, the same patch applies to both.
     await rm(path.join(workspace, "dir.txt"), { recursive: true });
     await writeFile(path.join(workspace, "dir.txt"), "old b\n");
-    const applied = await runOf().call("apply_patch", { patch: patch("dir.txt") });
+    const applied = await runOf().call("apply_patch", { patch: twoFilePatch("dir.txt") });
     expect(applied.ok).toBe(true);
     expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("new a\n");
     expect(await readFile(path.join(workspace, "dir.txt"), "utf8")).toBe("new b\n");

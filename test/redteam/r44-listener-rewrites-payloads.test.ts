@@ -9,9 +9,9 @@
  * for `registry.changed`. Every payload the library emits is now frozen at every level, one copy
  * for all listeners of both buses.
  */
-import { applyPolicy, createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
+import { createRegistry, defineTool, InMemoryApprovalBroker } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
-import { recordingDeployTool } from "../support/recording-deploy-tool.js";
+import { callThroughPolicy, recordingDeployTool } from "../support/recording-deploy-tool.js";
 
 type Input = { target: string; options: { force: boolean; tags: string[] } };
 
@@ -83,12 +83,7 @@ describe("listeners cannot rewrite what later listeners and approvers see", () =
       shown.push(structuredClone(request.input));
       broker.approve(request.id);
     });
-    const wrapped = applyPolicy(tool, {
-      approvals: broker,
-      permissions: { approval: "destructive", sandbox: "unrestricted", workspace: undefined } as never,
-    });
-    const context = { runId: "r", callId: "c", signal: new AbortController().signal } as never;
-    expect(await wrapped.handler(structuredClone(asked) as never, context)).toBe("deployed");
+    expect(await callThroughPolicy(tool, broker, asked)).toBe("deployed");
     expect(shown).toEqual([asked]);
     expect(ran).toEqual([asked]);
   });

@@ -12,6 +12,7 @@ import { createRegistry, type Run } from "agent-tool-catalog";
 import { createFileTools } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { failure, okText } from "../support/call-results.js";
+import { twoFilePatch } from "./support/two-file-patch.js";
 
 let workspace: string;
 beforeEach(async () => {
@@ -27,17 +28,6 @@ function runOf(): Run {
     permissions: { sandbox: "workspace", workspace },
   });
 }
-const patch = (second: string) =>
-  [
-    "*** Begin Patch",
-    "*** Update File: a.txt",
-    "-old a",
-    "+new a",
-    `*** Update File: ${second}`,
-    "-old b",
-    "+new b",
-    "*** End Patch",
-  ].join("\n");
 
 describe("a file named like the tools' 'no file was changed' sentence", () => {
   it("apply_patch refused on a FIFO or directory so named still says no file was changed; control: a regular file applies", async () => {
@@ -50,7 +40,7 @@ describe("a file named like the tools' 'no file was changed' sentence", () => {
       [fifo, "special_file_refused"],
       [directory, "is_a_directory"],
     ] as const) {
-      const error = failure(await runOf().call("apply_patch", { patch: patch(second) }));
+      const error = failure(await runOf().call("apply_patch", { patch: twoFilePatch(second) }));
       expect(error.code).toBe(code);
       expect(error.message).toContain(`"${second}"`);
       expect(error.message.endsWith("No file was changed.")).toBe(true);
@@ -59,7 +49,7 @@ describe("a file named like the tools' 'no file was changed' sentence", () => {
     // Control: the same name as a regular file, the patch applies to both.
     await rm(path.join(workspace, directory), { recursive: true });
     await writeFile(path.join(workspace, directory), "old b\n");
-    okText(await runOf().call("apply_patch", { patch: patch(directory) }));
+    okText(await runOf().call("apply_patch", { patch: twoFilePatch(directory) }));
     expect(await readFile(path.join(workspace, "a.txt"), "utf8")).toBe("new a\n");
     expect(await readFile(path.join(workspace, directory), "utf8")).toBe("new b\n");
   });

@@ -16,6 +16,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DIRECTORY_FLAGS } from "./byte-paths.js";
 import { alternatesRelinked, gitDirectoryLinkLimits, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 
+/** Places the next spawn binds read-only or pins, so a link left there (even leading inside) refuses it. */
+const UNPINNABLE_PLACES = [
+  "worktrees/x",
+  "worktrees/level/y",
+  "hooks",
+  "config",
+  "rebase-merge",
+  "worktrees/wt/config.worktree",
+  "worktrees/wt/objects/info",
+  "worktrees/wt2/objects",
+];
+
 describe("outwardGitEntries", () => {
   const made: string[] = [];
   afterEach(() => {
@@ -81,34 +93,13 @@ describe("outwardGitEntries", () => {
       symlinkSync(path.join(root, "other"), path.join(git, "worktrees", "wt3", "objects"));
       writeFileSync(path.join(git, "worktrees", "wt", "HEAD"), "ref: refs/heads/main\n");
       writeFileSync(path.join(git, "worktrees", "wt2", "HEAD"), "ref: refs/heads/main\n");
-      for (const place of [
-        "worktrees/x",
-        "worktrees/level/y",
-        "hooks",
-        "config",
-        "rebase-merge",
-        "worktrees/wt/config.worktree",
-        "worktrees/wt/objects/info",
-        "worktrees/wt2/objects",
-      ])
-        symlinkSync(inner, path.join(git, place));
+      for (const place of UNPINNABLE_PLACES) symlinkSync(inner, path.join(git, place));
       // Kept: a ref or a file of a worktree's git directory the spawn does not bind (git writes through it).
       symlinkSync(inner, path.join(git, "refs", "heads", "main"));
       symlinkSync(inner, path.join(git, "worktrees", "wt", "ORIG_HEAD"));
       const found = outwardGitEntries(descriptor, root, false);
       expect(found.map(({ relative, kind }) => `${kind} ${relative}`).sort()).toEqual(
-        [
-          "worktrees/x",
-          "worktrees/level/y",
-          "hooks",
-          "config",
-          "rebase-merge",
-          "worktrees/wt/config.worktree",
-          "worktrees/wt/objects/info",
-          "worktrees/wt2/objects",
-        ]
-          .map((place) => `unpinnable ${place}`)
-          .sort(),
+        UNPINNABLE_PLACES.map((place) => `unpinnable ${place}`).sort(),
       );
       const moved = moveOutwardEntries(descriptor, "sub/.git", found, new Date(0));
       expect(moved.find((state) => state.from === "sub/.git/worktrees/x")).toEqual({
