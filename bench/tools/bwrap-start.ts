@@ -7,17 +7,19 @@
  * host can enforce them, with (a cgroup per command). CPU is this process's (user + system) plus
  * its reaped children's (`/proc/self/stat` cutime + cstime, whole runs of `starts` so their clock
  * ticks add up), per start; wall per start; medians of the rounds, the kinds interleaved. Checked:
- * every start exits 0, and the sandboxed `true` sees the workspace as its only writable place
- * (a write to `/usr` fails in the driver's sandbox). Without bubblewrap it is skipped and says so.
+ * every start exits 0; a host directory outside the workspace that a plain spawn writes is not
+ * written from either bwrap, and the driver's command writes its workspace. Without bubblewrap (or
+ * where the sandbox cannot start) it is skipped and says so.
  *   node --import tsx bench/tools/bwrap-start.ts [starts] [rounds]
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BubblewrapSandbox } from "../../src/tools/sandbox/bubblewrap-sandbox.js";
 import { runSandboxed } from "../../src/tools/sandbox/run-sandboxed.js";
+import { SandboxUnavailableError } from "../../src/tools/sandbox/sandbox-unavailable-error.js";
 import { median, round } from "../stats.js";
 
 /** One way of starting `true`: medians of the rounds, per start. */
@@ -73,25 +75,54 @@ function plainStart(command: string, args: readonly string[]): Promise<number | 
   });
 }
 
+/**
+ * Checked: both bwraps are sandboxes. A host directory outside the workspace that a plain spawn
+ * writes (the control) is not written from either; the driver's command writes its workspace.
+ */
+async function checkConfinement(
+  driver: (sandbox: BubblewrapSandbox, command?: string, args?: string[]) => Promise<number | null>,
+  sandbox: BubblewrapSandbox,
+  workspace: string,
+  outside: string,
+): Promise<void> {
+  const touch = (name: string) => ["-c", `touch '${outside}/${name}' 2>/dev/null; exit 0`];
+  await plainStart("sh", touch("plain"));
+  await plainStart("bwrap", [...BARE_BWRAP, "sh", ...touch("bare")]);
+  await driver(sandbox, "sh", touch("driver"));
+  await driver(sandbox, "sh", ["-c", "touch inside"]);
+  if (!existsSync(path.join(outside, "plain")) || !existsSync(path.join(workspace, "inside")))
+    throw new Error("bwrap-start: the controls wrote nothing (a plain spawn outside, the driver's command in its workspace)");
+  if (existsSync(path.join(outside, "bare")) || existsSync(path.join(outside, "driver")))
+    throw new Error("bwrap-start: a sandboxed command wrote a host directory outside its workspace");
+}
+
 /** Starts `true` `starts` times each way, `rounds` rounds, interleaved. */
 export async function measureBwrapStart(starts = 20, rounds = 3): Promise<BwrapStartResult> {
   const loadAverage = () => loadavg().map((value) => round(value, 1));
   if (process.platform !== "linux" || spawnSync("bwrap", ["--version"]).status !== 0)
     return { skipped: "no bwrap on this machine", starts, rounds, rows: [], loadAverage: loadAverage() };
   const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-bwrap-start-")));
+  const outside = realpathSync(mkdtempSync(path.join(tmpdir(), "atc-bwrap-start-outside-")));
   try {
-    const unlimited = new BubblewrapSandbox({ scope: "workspace", workspace, limits: false });
-    const limited = new BubblewrapSandbox({ scope: "workspace", workspace });
+    let unlimited: BubblewrapSandbox;
+    let limited: BubblewrapSandbox;
+    try {
+      unlimited = new BubblewrapSandbox({ scope: "workspace", workspace, limits: false });
+      limited = new BubblewrapSandbox({ scope: "workspace", workspace });
+    } catch (error) {
+      return { skipped: `the sandbox cannot start here: ${String(error)}`, starts, rounds, rows: [], loadAverage: loadAverage() };
+    }
     const limitsNote = limited.resourceLimits.enforced
       ? undefined
       : `limits not enforced here: ${limited.resourceLimits.reason ?? "no cgroup"}`;
     const driver = async (sandbox: BubblewrapSandbox, command = "true", args: string[] = []) =>
       (await runSandboxed(sandbox, { command, args, cwd: workspace })).exitCode;
-    // Checked: the driver's sandbox is one (the system read-only), and the bare bwrap's too.
-    if ((await driver(unlimited, "sh", ["-c", "touch /usr/atc-bwrap-start-probe"])) === 0)
-      throw new Error("bwrap-start: the driver's sandbox let a command write /usr");
-    if ((await plainStart("bwrap", [...BARE_BWRAP, "sh", "-c", "touch /usr/atc-bwrap-start-probe 2>/dev/null"])) === 0)
-      throw new Error("bwrap-start: the bare bwrap let a command write /usr");
+    try {
+      await checkConfinement(driver, unlimited, workspace, outside);
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      return { skipped: `the sandbox cannot start here: ${error.message}`, starts, rounds, rows: [], loadAverage: loadAverage() };
+    }
     const kinds: { kind: string; start: () => Promise<number | null> }[] = [
       { kind: "plain spawn of `true`", start: () => plainStart("true", []) },
       { kind: "bare `bwrap ... true`", start: () => plainStart("bwrap", [...BARE_BWRAP, "true"]) },
@@ -136,6 +167,7 @@ export async function measureBwrapStart(starts = 20, rounds = 3): Promise<BwrapS
     return { starts, rounds, rows, ...(limitsNote === undefined ? {} : { limitsNote }), loadAverage: loadAverage() };
   } finally {
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
   }
 }
 
@@ -146,7 +178,7 @@ export function renderBwrapStart(result: BwrapStartResult): string {
   return [
     title,
     "",
-    `\`true\` started ${result.starts} times in a row each way, ${result.rounds} rounds, the ways interleaved; CPU is the bench process's and its children's (bwrap, the launcher, the command), per start; the ratio and the added cost are against the plain spawn of the same round (medians); checked: every start exits 0, a write to \`/usr\` fails under both bwraps. Bare bwrap: new namespaces, \`/\` read-only, its own \`/dev\` and \`/proc\`. Driver: \`BubblewrapSandbox\` scope \`workspace\` with \`runSandboxed\`, as \`bash\` runs a command. Load average ${result.loadAverage.join(" / ")} on ${cpus().length} cores.${result.limitsNote === undefined ? "" : ` (${result.limitsNote}.)`}`,
+    `\`true\` started ${result.starts} times in a row each way, ${result.rounds} rounds, the ways interleaved; CPU is the bench process's and its children's (bwrap, the launcher, the command), per start; the ratio and the added cost are against the plain spawn of the same round (medians); checked: every start exits 0, a host directory outside the workspace that a plain spawn writes is not written from either bwrap, the driver's command writes its workspace. Bare bwrap: new namespaces, \`/\` read-only, its own \`/dev\` and \`/proc\`. Driver: \`BubblewrapSandbox\` scope \`workspace\` with \`runSandboxed\`, as \`bash\` runs a command. Load average ${result.loadAverage.join(" / ")} on ${cpus().length} cores.${result.limitsNote === undefined ? "" : ` (${result.limitsNote}.)`}`,
     "",
     "| start | CPU per start (ms) | wall per start (ms) | CPU / plain spawn | CPU added (ms) | wall added (ms) |",
     "| --- | --- | --- | --- | --- | --- |",
