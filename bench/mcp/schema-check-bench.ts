@@ -8,7 +8,8 @@
  * the same rounds. The hold is the event loop's longest: a 1 ms timer's wall time between two
  * ticks less the host thread's wait for a CPU (test/support/event-loop-hold.ts); CPU is this
  * process's, every thread. Medians of the rounds, each round a new connection (so a new compile).
- * Checked: both ways accept the arguments and the tool runs (`... ran`).
+ * Checked: both ways accept the arguments and the tool runs (`... ran`). Then an argument 40 deep
+ * (minutes of checking) with the limit lowered to 1 s: checked to fail with `input_schema_too_slow`.
  *   node --import tsx bench/mcp/schema-check-bench.ts [depth] [rounds]
  */
 import { cpus, loadavg } from "node:os";
@@ -45,11 +46,29 @@ export interface SchemaHoldRow {
   readonly threadCallCpuMs: number;
 }
 
+/**
+ * An argument nested so deep that checking it would take minutes (2^40 steps): the check thread
+ * stops at the time limit and the call fails with `input_schema_too_slow`; on the host's thread
+ * nothing could have stopped it, so the reference is the call's own wall time.
+ */
+export interface DeepArgumentRow {
+  readonly depth: number;
+  /** `schemaTimeoutMs` for this connection (lowered from the default 5,000 to keep the bench short). */
+  readonly limitMs: number;
+  /** Longest event-loop hold during the call, ms (median). */
+  readonly holdMs: number;
+  /** The call's wall time, ms (median). */
+  readonly callWallMs: number;
+  /** The error code every round's call failed with. */
+  readonly code: string;
+}
+
 /** What {@link measureSchemaCheckHold} measured. */
 export interface SchemaCheckHoldResult {
   readonly depth: number;
   readonly rounds: number;
   readonly rows: readonly SchemaHoldRow[];
+  readonly deep: DeepArgumentRow;
   readonly loadAverage: readonly number[];
 }
 
@@ -105,7 +124,39 @@ export async function measureSchemaCheckHold(depth = 22, rounds = 3): Promise<Sc
       threadCallCpuMs: round(median(viaThread.map((one) => one.cpu)), 1),
     };
   });
-  return { depth, rounds, rows, loadAverage: loadavg().map((value) => round(value, 1)) };
+  const deep = await deepArgument(40, 1_000, rounds);
+  return { depth, rounds, rows, deep, loadAverage: loadavg().map((value) => round(value, 1)) };
+}
+
+async function deepArgument(depth: number, limitMs: number, rounds: number): Promise<DeepArgumentRow> {
+  const holds: number[] = [];
+  const walls: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const registry = createRegistry();
+    try {
+      await connectMcpServer(registry, { name: "slow", command: process.execPath, args: [SERVER], schemaTimeoutMs: limitMs });
+      const run = registry.createRun();
+      run.activate(["mcp_slow_double_check"]);
+      // Compiled first, so the timed call's limit covers the check alone.
+      await run.call("mcp_slow_double_check", deeplyNested(2));
+      const wall0 = performance.now();
+      const { result, longestMs } = await longestHold(() => run.call("mcp_slow_double_check", deeplyNested(depth)));
+      walls.push(performance.now() - wall0);
+      const code = (result as { error?: { code?: string } }).error?.code;
+      if (code !== "input_schema_too_slow")
+        throw new Error(`schema check: an argument ${depth} deep gave ${JSON.stringify(result).slice(0, 300)}`);
+      holds.push(longestMs);
+    } finally {
+      await registry.close();
+    }
+  }
+  return {
+    depth,
+    limitMs,
+    holdMs: round(median(holds), 1),
+    callWallMs: round(median(walls), 1),
+    code: "input_schema_too_slow",
+  };
 }
 
 /** The README's paragraph for {@link measureSchemaCheckHold}. */
@@ -120,6 +171,8 @@ export function renderSchemaCheckHold(result: SchemaCheckHoldResult): string {
     ...result.rows.map(
       (row) => `| ${row.schema} | ${row.threadHoldMs} | ${row.hostThreadHoldMs} | ${row.ratio}x | ${row.threadCallCpuMs} |`,
     ),
+    "",
+    `An argument ${result.deep.depth} deep (2^${result.deep.depth} steps; on the host's thread nothing could stop it), the limit lowered to ${result.deep.limitMs} ms for the bench: the call fails with \`${result.deep.code}\` after ${result.deep.callWallMs} ms, the event loop held ${result.deep.holdMs} ms at most (medians of ${result.rounds}).`,
   ].join("\n");
 }
 
