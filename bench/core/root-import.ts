@@ -5,7 +5,8 @@
  * entries still do, so it stays the yardstick). Each sample is a new Node process that reports its
  * own CPU (user + system, all threads, from its start) and the import's share of it; the three
  * kinds alternate so that machine load hits them alike, and medians are reported. Checked: the
- * root import's exports include `createRegistry`, zod's `z.object`. Needs `npm run build`.
+ * root import's exports include `createRegistry`, zod's `z.object`; the host entry, timed in the
+ * same rounds, its `HttpWebFetcher`. Needs `npm run build`.
  *   node --import tsx bench/core/root-import.ts [samples]   writes bench/results/root-import.json
  */
 import { execFileSync } from "node:child_process";
@@ -41,6 +42,8 @@ export interface RootImportResult {
   readonly nodeStart: ImportCost;
   readonly zod: ImportCost;
   readonly root: ImportCost;
+  /** `agent-tool-catalog/host` (its tools build their zod schemas at first use, so zod loads then, not here). */
+  readonly host: ImportCost;
   /** root.importCpuMs / zod.importCpuMs. */
   readonly ratioToZod: number;
   /** root.processCpuMs / nodeStart.processCpuMs: a process that imports the root, against an empty one. */
@@ -76,16 +79,17 @@ function medians(samples: readonly ProcessSample[]): ImportCost {
   };
 }
 
-/** Medians over `samples` rounds of three fresh processes each (empty, zod, the root entry). */
+/** Medians over `samples` rounds of four fresh processes each (empty, zod, the root and host entries). */
 export function measureRootImport(samples = 15): RootImportResult {
   const entry = join(root, "dist", "index.js");
   const kinds = [
     { name: "nodeStart", specifier: undefined, exportName: "x" },
     { name: "zod", specifier: "zod", exportName: "z.object" },
     { name: "root", specifier: entry, exportName: "createRegistry" },
+    { name: "host", specifier: join(root, "dist", "host", "index.js"), exportName: "HttpWebFetcher" },
   ] as const;
   for (const kind of kinds) sample(kind.specifier, kind.exportName); // warms the file cache
-  const taken: Record<string, ProcessSample[]> = { nodeStart: [], zod: [], root: [] };
+  const taken: Record<string, ProcessSample[]> = { nodeStart: [], zod: [], root: [], host: [] };
   for (let i = 0; i < samples; i++)
     for (const kind of i % 2 === 0 ? kinds : [...kinds].reverse()) {
       const one = sample(kind.specifier, kind.exportName);
@@ -99,6 +103,7 @@ export function measureRootImport(samples = 15): RootImportResult {
     nodeStart,
     zod,
     root: rootCost,
+    host: medians(taken.host ?? []),
     ratioToZod: round(rootCost.importCpuMs / zod.importCpuMs, 2),
     processRatioToNodeStart: round(rootCost.processCpuMs / nodeStart.processCpuMs, 2),
     zodMs: zod.importWallMs,
@@ -116,18 +121,24 @@ export function renderRootImport(result: RootImportResult): string {
   return [
     "### Importing the root entry in a new process",
     "",
-    `Each sample a new Node process reporting its own CPU (user + system, from its start to the end of the import) and the import's share; an empty script (\`node -e ''\`, node's own start) and \`import("zod")\` alternate with \`import("agent-tool-catalog")\` in the same rounds, medians of ${result.samples}; checked: each import has its export (\`createRegistry\`, \`z.object\`); load average ${result.loadAverage.join(" / ")} on ${cpus().length} cores. The root import takes ${result.ratioToZod}x the CPU of importing zod alone; a process that imports it, ${result.processRatioToNodeStart}x an empty one.`,
+    `Each sample a new Node process reporting its own CPU (user + system, from its start to the end of the import) and the import's share; an empty script (\`node -e ''\`, node's own start) and \`import("zod")\` alternate with \`import("agent-tool-catalog")\` and \`import("agent-tool-catalog/host")\` in the same rounds, medians of ${result.samples}; checked: each import has its export (\`createRegistry\`, \`z.object\`, the host entry's \`HttpWebFetcher\`); load average ${result.loadAverage.join(" / ")} on ${cpus().length} cores. The root import takes ${result.ratioToZod}x the CPU of importing zod alone; a process that imports it, ${result.processRatioToNodeStart}x an empty one.`,
     "",
     "| process | process CPU (ms) | import CPU (ms) | import wall (ms) |",
     "| --- | --- | --- | --- |",
     row("`node -e ''` (node's start)", result.nodeStart),
     row('`import("zod")`', result.zod),
     row('`import("agent-tool-catalog")`', result.root),
+    row('`import("agent-tool-catalog/host")`', result.host),
   ].join("\n");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const machine = { node: process.version, date: new Date().toISOString().slice(0, 10) };
+  const machine = {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    date: new Date().toISOString().slice(0, 10),
+  };
   const results = measureRootImport(Number(process.argv[2] ?? 15));
   const markdown = [renderRootImport(results)];
   writeFileSync(
