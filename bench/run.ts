@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, root-import, tokens, grep, patch, file-integrity, file-transaction-cost, git, git-delta-chain, sandbox-git-walk, mcp-heap, mcp-spawn-descriptors, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, plain-json-copy, root-import, bwrap-start, mcp-notification-flood, mcp-schema-check, tokens, grep, patch, file-integrity, file-transaction-cost, git, git-delta-chain, sandbox-git-walk, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  *   BENCH_TREE_DIRS=/a,/b  measure apply_patch against git apply with the trees in each directory
  *                          (default: the temporary directory); the table names each one's file system
@@ -15,11 +15,14 @@ import { fileURLToPath } from "node:url";
 import { createUseEmbedder } from "../src/use-embedder/index.js";
 import { measureCallOverhead } from "./call-overhead.js";
 import { runCoreSoak } from "./core/core-soak.js";
+import { measurePlainJsonCopy, renderPlainJsonCopy } from "./core/plain-json-copy.js";
 import { measureRegistryScale, renderRegistryScale } from "./core/registry-scale.js";
-import { measureRootImport } from "./core/root-import.js";
+import { measureRootImport, renderRootImport } from "./core/root-import.js";
 import { measureDeltaChain, renderDeltaChain } from "./git/delta-chain-bench.js";
 import { renderGitBench, runGitBench, runGitBenchOnRepository } from "./git/git-bench.js";
 import { measureMcpHeap } from "./mcp/mcp-heap.js";
+import { measureNotificationFlood, renderNotificationFlood } from "./mcp/notification-flood-bench.js";
+import { measureSchemaCheckHold, renderSchemaCheckHold } from "./mcp/schema-check-bench.js";
 import { measureSpawnDescriptors, renderSpawnDescriptors } from "./mcp/spawn-descriptors.js";
 import { updateReadme } from "./readme-section.js";
 import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
@@ -31,6 +34,7 @@ import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
 import { type BenchResults, renderSummary } from "./summary.js";
 import { measureTokenFootprint } from "./tokens/token-footprint.js";
+import { measureBwrapStart, renderBwrapStart } from "./tools/bwrap-start.js";
 import {
   benchTreeDirectories,
   measureLockedWrites,
@@ -72,13 +76,18 @@ const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { mach
 const EXTRA_SECTIONS = [
   { section: "search-held-out", file: "search-held-out" },
   { section: "registry-scale", file: "registry-scale" },
+  { section: "plain-json-copy", file: "plain-json-copy" },
+  { section: "root-import", file: "root-import" },
   { section: "grep", file: "grep" },
   { section: "file-integrity", file: "file-integrity" },
   { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
   { section: "git-delta-chain", file: "git-delta-chain" },
   { section: "sandbox-git-walk", file: "sandbox-git-walk" },
+  { section: "bwrap-start", file: "bwrap-start" },
   { section: "mcp-spawn-descriptors", file: "mcp-spawn-descriptors" },
+  { section: "mcp-notification-flood", file: "mcp-notification-flood" },
+  { section: "mcp-schema-check", file: "mcp-schema-check" },
   { section: "redis", file: "redis" },
 ] as const;
 const extras = new Map<string, string[]>();
@@ -116,12 +125,23 @@ if (wanted("call-overhead")) {
   save("call-overhead", { machine, results: results.callOverhead });
 }
 
+if (wanted("plain-json-copy")) {
+  // The run's copy of a call's arguments against the copy through the JSON text.
+  const copy = measurePlainJsonCopy(quick ? 3 : 5);
+  const markdown = [renderPlainJsonCopy(copy)];
+  extras.set("plain-json-copy", markdown);
+  save("plain-json-copy", { machine, results: copy, markdown });
+}
+
 if (wanted("root-import")) {
   // Measures the built entry, so it builds first: a fresh clone has no dist/, and an old dist/
   // would time old code. Each sample is a fresh process.
   const build = spawnSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   if (build.status !== 0 || !existsSync(join(root, "dist", "index.js"))) throw new Error("root-import: `npm run build` failed");
-  save("root-import", { machine, results: measureRootImport(quick ? 5 : 15) });
+  const rootImport = measureRootImport(quick ? 5 : 9);
+  const markdown = [renderRootImport(rootImport)];
+  extras.set("root-import", markdown);
+  save("root-import", { machine, results: rootImport, markdown });
 }
 
 if (wanted("core-soak")) {
@@ -237,6 +257,30 @@ if (wanted("sandbox-git-walk")) {
   const markdown = [renderSandboxGitWalk(walk)];
   extras.set("sandbox-git-walk", markdown);
   save("sandbox-git-walk", { machine, results: walk, markdown });
+}
+
+if (wanted("bwrap-start")) {
+  // `true` under bare bwrap and through the sandbox driver against a plain spawn, in the same rounds.
+  const bwrap = await measureBwrapStart(quick ? 5 : 10, 3);
+  const markdown = [renderBwrapStart(bwrap)];
+  extras.set("bwrap-start", markdown);
+  save("bwrap-start", { machine, results: bwrap, markdown });
+}
+
+if (wanted("mcp-notification-flood")) {
+  // A stdio MCP server's call that sends 100,000 notifications of a kind, against the same call without them.
+  const flood = await measureNotificationFlood(quick ? 10_000 : 100_000, 3);
+  const markdown = [renderNotificationFlood(flood)];
+  extras.set("mcp-notification-flood", markdown);
+  save("mcp-notification-flood", { machine, results: flood, markdown });
+}
+
+if (wanted("mcp-schema-check")) {
+  // A server's slow input schemas through the schema check thread against the same check on the host's thread.
+  const schemaCheck = await measureSchemaCheckHold(quick ? 18 : 22, 3);
+  const markdown = [renderSchemaCheckHold(schemaCheck)];
+  extras.set("mcp-schema-check", markdown);
+  save("mcp-schema-check", { machine, results: schemaCheck, markdown });
 }
 
 if (wanted("mcp-spawn-descriptors")) {
