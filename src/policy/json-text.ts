@@ -14,6 +14,32 @@ interface Write {
 }
 
 /**
+ * Pushes the tasks that write `item`'s brackets and members, in reverse: the stack gives them back
+ * in writing order.
+ */
+function pushMembers(item: object, sortKeys: boolean, tasks: (string | Leave | Write)[]): void {
+  if (Array.isArray(item)) {
+    tasks.push("]");
+    for (let index = item.length - 1; index >= 0; index--) {
+      tasks.push({ write: item[index] });
+      if (index > 0) tasks.push(",");
+    }
+    tasks.push("[");
+    return;
+  }
+  const record = item as Record<string, unknown>;
+  const own = Object.keys(record);
+  const keys = (sortKeys ? own.sort() : own).filter((key) => !omitted(record[key]));
+  tasks.push("}");
+  for (let index = keys.length - 1; index >= 0; index--) {
+    const key = keys[index] as string;
+    tasks.push({ write: record[key] });
+    tasks.push(`${index > 0 ? "," : ""}${JSON.stringify(key)}:`);
+  }
+  tasks.push("{");
+}
+
+/**
  * The JSON text of `value`, with every object's keys sorted (`Array.prototype.sort`'s order) when
  * `sortKeys`, as `JSON.stringify` writes a copy of it made of its own members: each non-array
  * object is written as its own enumerable string keys (a `Date` or a boxed string as `{}` or its
@@ -50,27 +76,8 @@ export function jsonText(value: unknown, sortKeys: boolean): string {
     }
     if (onPath.has(item)) throw new TypeError("Converting circular structure to JSON");
     onPath.add(item);
-    // Pushed in reverse: the stack gives them back in writing order.
     tasks.push({ leave: item });
-    if (Array.isArray(item)) {
-      tasks.push("]");
-      for (let index = item.length - 1; index >= 0; index--) {
-        tasks.push({ write: item[index] });
-        if (index > 0) tasks.push(",");
-      }
-      tasks.push("[");
-      continue;
-    }
-    const record = item as Record<string, unknown>;
-    const own = Object.keys(record);
-    const keys = (sortKeys ? own.sort() : own).filter((key) => !omitted(record[key]));
-    tasks.push("}");
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const key = keys[index] as string;
-      tasks.push({ write: record[key] });
-      tasks.push(`${index > 0 ? "," : ""}${JSON.stringify(key)}:`);
-    }
-    tasks.push("{");
+    pushMembers(item, sortKeys, tasks);
   }
   return parts.join("");
 }

@@ -10,7 +10,6 @@
  */
 
 import { createHash } from "node:crypto";
-import { InMemoryTranscriptStore, recordRunTranscript } from "agent-tool-catalog/host";
 import {
   type ApprovalRequest,
   approvalArgumentsDigest,
@@ -18,6 +17,7 @@ import {
   defineTool,
   InMemoryApprovalBroker,
 } from "agent-tool-catalog";
+import { InMemoryTranscriptStore, recordRunTranscript } from "agent-tool-catalog/host";
 import { describe, expect, it } from "vitest";
 
 const DEPTH = 20_000;
