@@ -10,6 +10,7 @@ import {
 } from "@opentelemetry/api";
 import type { CatalogEvents, Registry, ToolCallResult } from "agent-tool-catalog";
 import { checkNumberOption } from "../errors/check-number-option.js";
+import { jsonText } from "../policy/json-text.js";
 
 /**
  * What a redaction hook is asked about.
@@ -237,8 +238,8 @@ function contentRecorder(options: InstrumentationOptions): ContentRecorder {
         typeof redacted === "string"
           ? redacted
           : (JSON.stringify(redacted, (_key, item) => (typeof item === "bigint" ? item.toString() : item)) ?? "");
-    } catch {
-      written = "[unserializable]";
+    } catch (error) {
+      written = deepText(redacted, error) ?? "[unserializable]";
     }
     return written.length > max ? `${written.slice(0, max)}…` : written;
   };
@@ -250,4 +251,19 @@ function contentRecorder(options: InstrumentationOptions): ContentRecorder {
       if (written !== undefined) span.setAttribute(attribute, written);
     },
   };
+}
+
+/**
+ * The JSON of a value nested deeper than `JSON.stringify` walks (arguments parsed from a model's
+ * string nest to any depth), written without recursion; `undefined` when `error` is not that
+ * stack overflow or the value cannot be written. Such arguments were recorded as
+ * "[unserializable]" (round 46).
+ */
+function deepText(value: unknown, error: unknown): string | undefined {
+  if (!(error instanceof RangeError)) return undefined;
+  try {
+    return jsonText(value, false);
+  } catch {
+    return undefined;
+  }
 }

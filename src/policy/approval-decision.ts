@@ -2,6 +2,7 @@
 // host reads the same reasons from both (a bare `false` said nothing of why).
 import type { ApprovalRequest } from "../events/approval-events.js";
 import { nodeBuiltin } from "../tool/node-builtin.js";
+import { jsonText } from "./json-text.js";
 
 /**
  * Why a decision was not taken:
@@ -67,20 +68,9 @@ export function approvalArgumentsDigest(request: Pick<ApprovalRequest, "runId" |
   // Reached at the call, not imported: the root entry imports no `node:` module.
   const crypto = nodeBuiltin<CryptoBuiltin>("crypto");
   if (crypto === undefined) throw new Error("approvalArgumentsDigest needs Node.js 20.16 or later (process.getBuiltinModule).");
-  const canonical = JSON.stringify([request.runId, request.callId, request.toolName, canonicalJson(request.input)]);
+  // Written as `JSON.stringify([runId, callId, toolName, input with keys sorted])` writes it (the
+  // digest of earlier versions), without recursion: arguments nest to any depth.
+  const head = JSON.stringify([request.runId, request.callId, request.toolName]).slice(0, -1);
+  const canonical = `${head},${jsonText(request.input, true)}]`;
   return crypto.createHash("sha256").update(canonical).digest("hex");
-}
-
-/** JSON with object keys sorted, so the digest does not depend on key order. */
-function canonicalJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonicalJson);
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  // Own properties even for "__proto__" (a valid field name): an assignment would set the
-  // prototype instead, and the digest would not see that field at all.
-  for (const key of Object.keys(value).sort()) {
-    const canonical = canonicalJson((value as Record<string, unknown>)[key]);
-    Object.defineProperty(out, key, { value: canonical, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }

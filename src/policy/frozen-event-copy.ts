@@ -1,14 +1,24 @@
 import { handlerInputCopy } from "./handler-input-copy.js";
 
-/** Freezes the arrays and plain objects of a copy made by `handlerInputCopy` (what it took apart). */
-function freezeCopied(value: unknown, seen: Set<object>): void {
-  if (typeof value !== "object" || value === null || seen.has(value) || Object.isFrozen(value)) return;
-  const prototype = Object.getPrototypeOf(value);
-  // Only containers: a typed array with elements cannot be frozen, and a shared class instance is not ours to freeze.
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return;
-  seen.add(value);
-  Object.freeze(value);
-  for (const key of Object.keys(value)) freezeCopied((value as Record<string, unknown>)[key], seen);
+/**
+ * Freezes the arrays and plain objects of a copy made by `handlerInputCopy` (what it took apart),
+ * with an explicit stack: the copy nests as deeply as the input, and a string of arguments parses
+ * to any depth (round 46: 20,000 levels overflowed a recursive freeze, and a call with a
+ * `tool.called` listener or an approval failed where the same call without one ran).
+ */
+function freezeCopied(root: unknown): void {
+  const seen = new Set<object>();
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== "object" || value === null || seen.has(value) || Object.isFrozen(value)) continue;
+    const prototype = Object.getPrototypeOf(value);
+    // Only containers: a typed array with elements cannot be frozen, and a shared class instance is not ours to freeze.
+    if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) continue;
+    seen.add(value);
+    Object.freeze(value);
+    for (const key of Object.keys(value)) pending.push((value as Record<string, unknown>)[key]);
+  }
 }
 
 /**
@@ -22,6 +32,6 @@ function freezeCopied(value: unknown, seen: Set<object>): void {
  */
 export function frozenEventCopy<Value>(value: Value): Value {
   const copy = handlerInputCopy(value) as Value;
-  freezeCopied(copy, new Set());
+  freezeCopied(copy);
   return copy;
 }

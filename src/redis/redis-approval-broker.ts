@@ -15,6 +15,7 @@ import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { formatWait } from "../errors/format-wait.js";
 import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
+import { jsonAtAnyDepth } from "../policy/json-text.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";
@@ -222,7 +223,9 @@ export class RedisApprovalBroker implements ApprovalBroker {
     checkApprovalTimeout(options.timeoutMs, "timeoutMs", "RedisApprovalBroker.request");
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const requestedAt = Date.now();
-    const json = JSON.stringify(input.input) ?? "null";
+    // Not JSON.stringify alone: its stack overflow on deeply nested arguments failed the request,
+    // and the call answered that the approval service failed while Redis was up (round 46).
+    const json = jsonAtAnyDepth(input.input) ?? "null";
     const inputTruncated = json.length > this.maxStoredInputChars;
     const request: StoredApprovalRequest = Object.freeze({
       ...input,
@@ -235,7 +238,14 @@ export class RedisApprovalBroker implements ApprovalBroker {
     if (options.signal?.aborted === true) {
       return { id: request.id, decision: "denied", reason: "the call was cancelled", resolvedBy: "abort" };
     }
-    const stored = { ...request, input: inputTruncated ? `${json.slice(0, this.maxStoredInputChars)}…` : input.input };
+    const stored = storedRequestJson(
+      request,
+      inputTruncated
+        ? JSON.stringify(`${json.slice(0, this.maxStoredInputChars)}…`)
+        : input.input === undefined
+          ? undefined
+          : json,
+    );
     // Subscribing is best effort and runs beside the write: polling picks decisions up without it,
     // and Redis being down fails the write below (the run reports it), not twice as slowly.
     const subscribed = this.subscribe();
@@ -289,14 +299,14 @@ export class RedisApprovalBroker implements ApprovalBroker {
    * record outlives it by `retainMs` so a late reader still sees why it was denied). Redis refusing
    * it (OOM, READONLY) rejects with Redis's error and writes nothing.
    */
-  private async store(request: StoredApprovalRequest, stored: object, timeoutMs: number): Promise<void> {
+  private async store(request: StoredApprovalRequest, stored: string, timeoutMs: number): Promise<void> {
     await this.redis.eval(
       STORE,
       2,
       this.requestKey(request.id),
       this.pendingKey(),
       request.id,
-      JSON.stringify(stored),
+      stored,
       request.argumentsDigest,
       request.runId,
       String(timeoutMs),
@@ -689,4 +699,16 @@ const LOST_REASON = "the approval request is gone from Redis (restarted empty or
 
 function timeoutReason(timeoutMs: number): string {
   return `nobody approved it within ${formatWait(timeoutMs)}`;
+}
+
+/**
+ * The stored record of `request`: its fields as JSON, with `input` given as JSON text (the input's,
+ * or a string of the cut text; none for no input), so the input is not walked again by a
+ * recursive `JSON.stringify`.
+ */
+function storedRequestJson(request: StoredApprovalRequest, input: string | undefined): string {
+  const { input: _input, ...fields } = request;
+  const head = JSON.stringify(fields);
+  if (input === undefined) return head;
+  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"input":${input}}`;
 }

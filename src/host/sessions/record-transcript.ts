@@ -1,4 +1,5 @@
 import type { Run, ToolCallResult } from "agent-tool-catalog";
+import { jsonAtAnyDepth } from "../../policy/json-text.js";
 import type { TranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
 /** The text of a result as the model read it. */
@@ -39,7 +40,8 @@ export function recordRunTranscript(
       kind: "tool_call",
       toolName: event.name,
       callId: event.callId,
-      text: JSON.stringify(event.input) ?? "",
+      // Any depth: arguments nested past JSON.stringify's reach lost their entry (round 46).
+      text: jsonAtAnyDepth(event.input) ?? "",
       at: now(),
     }));
   });
