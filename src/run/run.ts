@@ -250,7 +250,12 @@ export class Run {
   /** `allowedTools` (narrowed by the parent's); server spellings of MCP names match (`AllowedNames`). */
   private readonly allowed: AllowedNames | undefined;
   private readonly hostContext: Readonly<Record<string, unknown>>;
-  private readonly maxInputLength: number;
+  /**
+   * The largest argument string this run's calls accept, in UTF-16 code units (`maxInputLength`
+   * of {@link CreateRunOptions}); adapters that parse a provider's argument text themselves check
+   * it first, so an oversized call costs nothing before it is refused with `input_too_large`.
+   */
+  readonly maxInputLength: number;
   private readonly maxCallsInFlight: number;
   private readonly policy: ToolPolicy;
   private readonly condenseThreshold: number;
