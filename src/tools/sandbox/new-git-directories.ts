@@ -388,14 +388,9 @@ function followPointer(descriptor: number, shown: string, name: string, entry: S
   // Each reading's target (git's keeps white space the trimmed one drops: round 45).
   let outcome: "link" | undefined;
   for (const value of pointerValues(descriptor, name, entry)) {
-    const repaired = withPointerTarget(
-      context.root,
-      descriptor,
-      value,
-      (target, targetShown) => {
-        if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
-      },
-    );
+    const repaired = withPointerTarget(context.root, descriptor, value, (target, targetShown) => {
+      if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
+    });
     outcome ??= repaired;
   }
   // Swapped for a link since the path was resolved (a parallel command): not followed.
@@ -560,7 +555,8 @@ function pointerRelinkedOut(
     // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
     // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
     if (!isInsideDirectory(root, path.resolve(directory, value))) {
-      if (context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`)) return "outside";
+      if (context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`))
+        return "outside";
       continue;
     }
     if (pathRelinkedOut(directory, value, root)) return "relinked";
