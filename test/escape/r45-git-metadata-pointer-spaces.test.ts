@@ -7,8 +7,12 @@
  * and kept it, and the user's `git -C x log` read the host repository, `reset --hard` checked its
  * file out into the workspace. The same with a tab, with the space before the path (`gitdir:  h`,
  * git's ` h`), and with a new repository's alternates entry ending in a space or a carriage return.
+ * And pointers padded past the walk's read bound (64 KiB) with line breaks git drops: a `.git` file
+ * `gitdir: ../hostlink` and a new worktree's `gitdir` naming a host directory were not judged at
+ * all; the user's `git log` read the host repository and `git worktree repair` wrote the host
+ * directory's `.git`.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { capability } from "../support/capabilities.js";
@@ -35,25 +39,34 @@ describe.skipIf(bubblewrap.missing || git.missing)(
      * `.git` files the command writes, each beside a workspace link whose name holds the white
      * space git keeps, leading to the host repository's `.git`: `space` (`gitdir: ../hostlink `),
      * `tab` (`gitdir: ../hostlink<tab>`), `leading` (`gitdir:  h`, git's ` h`, a link in the
-     * directory itself). `crlf` (control): `gitdir: ../inner/.git` ended by CR LF, naming a
-     * repository the command made, which git reads the same trimmed or not.
+     * directory itself), `padded` (`gitdir: ../hostlink` and 70,000 line breaks); and a worktree
+     * git directory `.git/worktrees/evil` whose `gitdir` names a host directory's `.git`, padded
+     * the same way, before the user's `git worktree repair`. `crlf` (control): `gitdir:
+     * ../inner/.git` ended by CR LF, naming a repository the command made, which git reads the same
+     * trimmed or not.
      */
     async function pointerAttempt(scope: "workspace" | "local") {
-      const { root, host, secret } = await playgroundBesideHostSecret(grounds, "r45-pointer");
+      const { ground, root, host, secret } = await playgroundBesideHostSecret(grounds, "r45-pointer");
+      const hostDirectory = path.join(ground.outside, "hostdir");
+      mkdirSync(hostDirectory);
+      const padding = "head -c 70000 /dev/zero | tr '\\0' '\\n'";
       const before = hostGit(host, ["rev-parse", "main"]).trim();
       const link = quote(`${host}/.git`);
       const result = await sh(
         attackRun(root, scope),
         `ln -s ${link} 'hostlink ' && ln -s ${link} "$(printf 'hostlink\\t')" && ` +
-          "mkdir space tab leading crlf && printf 'gitdir: ../hostlink \\n' > space/.git && " +
+          "mkdir space tab leading padded crlf && printf 'gitdir: ../hostlink \\n' > space/.git && " +
           "printf 'gitdir: ../hostlink\\t\\n' > tab/.git && " +
           `ln -s ${link} 'leading/ h' && printf 'gitdir:  h\\n' > leading/.git && ` +
           "git init -q -b main inner && git -C inner -c user.email=m@e -c user.name=M commit -q --allow-empty -m inner && " +
-          "printf 'gitdir: ../inner/.git\\r\\n' > crlf/.git && echo made",
+          "printf 'gitdir: ../inner/.git\\r\\n' > crlf/.git && " +
+          `ln -s ${link} hostlink && { printf 'gitdir: ../hostlink'; ${padding}; } > padded/.git && ` +
+          "mkdir -p .git/worktrees/evil && echo 'ref: refs/heads/main' > .git/worktrees/evil/HEAD && echo ../.. > .git/worktrees/evil/commondir && " +
+          `{ printf %s ${quote(path.join(hostDirectory, ".git"))}; ${padding}; } > .git/worktrees/evil/gitdir && echo made`,
       );
       expect(result.stdout, result.text).toContain("made");
       const spellings: Record<string, { log: string; read: boolean }> = {};
-      for (const spelling of ["space", "tab", "leading"]) {
+      for (const spelling of ["space", "tab", "leading", "padded"]) {
         const directory = path.join(root, spelling);
         const log = hostGitOutput(directory, ["log", "--format=%s", "-1"]);
         hostGitOutput(directory, ["reset", "-q", "--hard"]);
@@ -66,12 +79,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       }
       const moved = hostGit(host, ["rev-parse", "main"]).trim() !== before;
       const crlf = hostGitOutput(path.join(root, "crlf"), ["log", "--format=%s", "-1"]);
-      return { spellings, moved, crlf, text: result.text };
+      const repair = hostGitOutput(root, ["worktree", "repair"]);
+      const repaired = existsSync(path.join(hostDirectory, ".git"));
+      return { spellings, moved, crlf, repair, repaired, text: result.text };
     }
 
     escapeAttempt(
       "git-metadata",
-      "a .git file naming a workspace link through white space git keeps and a trim drops (gitdir: ../hostlink<space>, <tab>, two spaces before the path): the user's git log, reset and commit there read and move the host repository",
+      "a .git file naming a workspace link through white space git keeps and a trim drops (gitdir: ../hostlink<space>, <tab>, two spaces before the path), or padded past the walk's read bound with line breaks git drops, and a worktree's gitdir so padded: the user's git log, reset and commit read and move the host repository, git worktree repair writes a host directory",
       async () => {
         const denied = await pointerAttempt("workspace");
         const escapes: string[] = [];
@@ -80,6 +95,9 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           if (!denied.text.includes(`[moved aside ${spelling}/.git`)) escapes.push(`${spelling}: not moved aside`);
         }
         if (denied.moved) escapes.push("the user's commit moved the host repository's branch");
+        if (denied.repaired)
+          escapes.push(`padded gitdir: the user's git worktree repair wrote the host directory's .git: ${denied.repair}`);
+        if (!denied.text.includes("[moved aside .git/worktrees/evil/gitdir")) escapes.push("padded gitdir: not moved aside");
         expect(escapes, denied.text).toEqual([]);
         // Controls: the CR LF pointer to a repository inside is kept and works; under `local` (no
         // git protection) every spelling reads the host repository.
@@ -87,7 +105,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         expect(denied.crlf).toBe("inner\n");
         const control = await pointerAttempt("local");
         expect(
-          Object.values(control.spellings).every(({ read }) => read) && control.moved,
+          Object.values(control.spellings).every(({ read }) => read) && control.moved && control.repaired,
           JSON.stringify(control.spellings),
         ).toBe(true);
       },

@@ -8,7 +8,7 @@ import { foldGitName, isDotGitName, isGitNameSpelling, isHeadName } from "./git-
 import { gitFileReadings, pointerFileReadings } from "./pointer-readings.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { gatherAside, type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
-import { readSmallFileText } from "./small-file-text.js";
+import { readFileTextPrefix, readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -909,7 +909,7 @@ function gitdirTarget(dotGitFile: string): string | undefined {
 const MAX_POINTER_BYTES = 64 * 1024;
 
 function readPointer(file: string, parse: (text: string) => string | undefined): string | undefined {
-  const text = readSmallFileText(file, MAX_POINTER_BYTES);
+  const text = readFileTextPrefix(file, MAX_POINTER_BYTES);
   if (text === undefined) return undefined;
   const value = parse(text);
   if (value === undefined || value === "") return undefined;

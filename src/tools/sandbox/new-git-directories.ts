@@ -12,7 +12,7 @@ import { linkRouteInside, pathRelinkedOut, routeEnd, routeStaysInside } from "./
 import { gitFileReadings, pointerFileReadings } from "./pointer-readings.js";
 import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
-import { readSmallFileText } from "./small-file-text.js";
+import { readFileTextPrefix, readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -232,7 +232,7 @@ function repairRelinkedPointers(descriptor: number, shown: string, context: Walk
   for (const file of ["commondir", "gitdir"] as const) {
     for (const name of named(file)) {
       // Every reading of it (git's keeps a trailing space the trimmed one drops: round 45).
-      const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES);
+      const text = readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES);
       const value = pointerFileReadings(text ?? "").find((reading) => pathRelinkedOut(gitDirectory, reading, root));
       if (value === undefined) continue;
       const state = quarantineEntry(directory, name, context.now);
@@ -530,7 +530,7 @@ function pointerValues(descriptor: number, name: string, entry: Stats): string[]
       return target === "" ? [] : [target];
     }
     if (!entry.isFile()) return [];
-    return gitFileReadings(readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES) ?? "");
+    return gitFileReadings(readFileTextPrefix(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES) ?? "");
   } catch {
     return [];
   }
@@ -661,7 +661,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
   for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
   const movePointerFile = (file: "commondir" | "gitdir", name: string) => {
-    const value = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim() ?? "";
+    const value = readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES)?.trim() ?? "";
     const state = quarantineEntry(directory, name, context.now);
     if (state === undefined) return;
     const written = root !== undefined && isInsideDirectory(root, path.resolve(realPathOr(`/proc/self/fd/${descriptor}`), value));
@@ -693,7 +693,7 @@ function commondirKnown(
   root: string | undefined,
   known: (common: number) => boolean,
 ): boolean {
-  const readings = pointerFileReadings(readSmallFileText(directory.at(name), MAX_POINTER_BYTES) ?? "");
+  const readings = pointerFileReadings(readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES) ?? "");
   if (readings.length === 0 || root === undefined) return false;
   // Every reading must name a protected git directory (git's keeps a trailing space: round 45).
   return readings.every((text) => {
@@ -721,7 +721,7 @@ function commondirKnown(
  * `git worktree repair` create `<host directory>/.git` (round 43).
  */
 function gitdirLeavesWorkspace(directory: QuarantineDirectory, name: string, root: string | undefined): boolean {
-  const readings = pointerFileReadings(readSmallFileText(directory.at(name), MAX_POINTER_BYTES) ?? "");
+  const readings = pointerFileReadings(readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES) ?? "");
   if (readings.length === 0) return false;
   if (root === undefined) return true;
   try {

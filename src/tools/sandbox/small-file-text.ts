@@ -62,3 +62,29 @@ export function readSmallFileBytes(
     closeSync(descriptor);
   }
 }
+
+/**
+ * The text (UTF-8) of a regular file's first `maxBytes` bytes, whatever its size, read as
+ * {@link readSmallFileText} reads (one descriptor, no link followed, no blocking); `undefined` for
+ * anything but a regular file. For git's pointer files: git reads them whole and drops trailing
+ * line breaks, so `gitdir: ../hostlink` followed by 70,000 line breaks is a pointer to git, which
+ * a read refused over its bound left unjudged (round 45); a path git can use is far shorter than
+ * the bound (the kernel's 4,096 bytes), so what lies past it is line breaks or follows a NUL.
+ */
+export function readFileTextPrefix(file: string, maxBytes: number): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) return undefined;
+    const buffer = Buffer.allocUnsafe(maxBytes);
+    return buffer.subarray(0, readSync(descriptor, buffer, 0, maxBytes, 0)).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
+  }
+}
