@@ -7,7 +7,8 @@
  * and kept it, and the user's `git -C x log` read the host repository, `reset --hard` checked its
  * file out into the workspace. The same with a tab, with the space before the path (`gitdir:  h`,
  * git's ` h`), and with a new repository's alternates entry ending in a space or a carriage return.
- * And pointers padded past the walk's read bound (64 KiB) with line breaks git drops: a `.git` file
+ * And names that are not UTF-8 (`host<0xff>`), read as U+FFFD (a missing name) where git uses
+ * the bytes. And pointers padded past the walk's read bound (64 KiB) with line breaks git drops: a `.git` file
  * `gitdir: ../hostlink` and a new worktree's `gitdir` naming a host directory were not judged at
  * all; the user's `git log` read the host repository and `git worktree repair` wrote the host
  * directory's `.git`.
@@ -39,7 +40,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
      * `.git` files the command writes, each beside a workspace link whose name holds the white
      * space git keeps, leading to the host repository's `.git`: `space` (`gitdir: ../hostlink `),
      * `tab` (`gitdir: ../hostlink<tab>`), `leading` (`gitdir:  h`, git's ` h`, a link in the
-     * directory itself), `padded` (`gitdir: ../hostlink` and 70,000 line breaks); and a worktree
+     * directory itself), `padded` (`gitdir: ../hostlink` and 70,000 line breaks), `bytes`
+     * (`gitdir: ../host<0xff>`, a name that is not UTF-8, read as U+FFFD before); and a worktree
      * git directory `.git/worktrees/evil` whose `gitdir` names a host directory's `.git`, padded
      * the same way, before the user's `git worktree repair`. `crlf` (control): `gitdir:
      * ../inner/.git` ended by CR LF, naming a repository the command made, which git reads the same
@@ -55,7 +57,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       const result = await sh(
         attackRun(root, scope),
         `ln -s ${link} 'hostlink ' && ln -s ${link} "$(printf 'hostlink\\t')" && ` +
-          "mkdir space tab leading padded crlf && printf 'gitdir: ../hostlink \\n' > space/.git && " +
+          "mkdir space tab leading padded bytes crlf && printf 'gitdir: ../hostlink \\n' > space/.git && " +
+          `ln -s ${link} "$(printf 'host\\377')" && printf 'gitdir: ../host\\377\\n' > bytes/.git && ` +
           "printf 'gitdir: ../hostlink\\t\\n' > tab/.git && " +
           `ln -s ${link} 'leading/ h' && printf 'gitdir:  h\\n' > leading/.git && ` +
           "git init -q -b main inner && git -C inner -c user.email=m@e -c user.name=M commit -q --allow-empty -m inner && " +
@@ -66,7 +69,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
       );
       expect(result.stdout, result.text).toContain("made");
       const spellings: Record<string, { log: string; read: boolean }> = {};
-      for (const spelling of ["space", "tab", "leading", "padded"]) {
+      for (const spelling of ["space", "tab", "leading", "padded", "bytes"]) {
         const directory = path.join(root, spelling);
         const log = hostGitOutput(directory, ["log", "--format=%s", "-1"]);
         hostGitOutput(directory, ["reset", "-q", "--hard"]);
@@ -86,7 +89,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
 
     escapeAttempt(
       "git-metadata",
-      "a .git file naming a workspace link through white space git keeps and a trim drops (gitdir: ../hostlink<space>, <tab>, two spaces before the path), or padded past the walk's read bound with line breaks git drops, and a worktree's gitdir so padded: the user's git log, reset and commit read and move the host repository, git worktree repair writes a host directory",
+      "a .git file naming a workspace link through white space git keeps and a trim drops (gitdir: ../hostlink<space>, <tab>, two spaces before the path) or a name that is not UTF-8, or padded past the walk's read bound with line breaks git drops, and a worktree's gitdir so padded: the user's git log, reset and commit read and move the host repository, git worktree repair writes a host directory",
       async () => {
         const denied = await pointerAttempt("workspace");
         const escapes: string[] = [];
@@ -113,8 +116,8 @@ describe.skipIf(bubblewrap.missing || git.missing)(
     );
 
     /**
-     * A new repository `sub` whose alternates entry is `../../../dd<end>` (`<end>` a space or a
-     * carriage return, which git keeps), `dd<end>` a workspace link to the host repository's
+     * A new repository whose alternates entry is `../../../dd<end>` (`<end>` a space or a
+     * carriage return, which git keeps, or the byte 0xff, not UTF-8), `dd<end>` a workspace link to the host repository's
      * objects, and whose `main` holds the host repository's commit id. The user's
      * `git -C sub reset --hard` checks the host's file out. `inside` (control): an entry
      * `../../../store<space>` naming a store inside the workspace is kept.
@@ -126,12 +129,13 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         `git init -q -b main ${name} && printf '../../../${entry}\\n' > ${name}/.git/objects/info/alternates && echo ${commit} > ${name}/.git/refs/heads/main`;
       const result = await sh(
         attackRun(root, scope),
-        `ln -s ${objects} 'dd ' && ln -s ${objects} "$(printf 'dd\\r')" && ${repository("space", "dd ")} && ${repository("cr", "dd\\r")} && ` +
+        `ln -s ${objects} 'dd ' && ln -s ${objects} "$(printf 'dd\\r')" && ln -s ${objects} "$(printf 'dd\\377')" && ` +
+          `${repository("space", "dd ")} && ${repository("cr", "dd\\r")} && ${repository("bytes", "dd\\377")} && ` +
           `git init -q -b main store && ${repository("inside", "store/.git/objects ")} && mv store/.git/objects 'store/.git/objects ' && echo made`,
       );
       expect(result.stdout, result.text).toContain("made");
       const read: Record<string, boolean> = {};
-      for (const name of ["space", "cr"]) {
+      for (const name of ["space", "cr", "bytes"]) {
         hostGitOutput(path.join(root, name), ["reset", "-q", "--hard"]);
         const file = path.join(root, name, "secret.txt");
         read[name] = existsSync(file) && readFileSync(file, "utf8").includes(secret);
@@ -141,7 +145,7 @@ describe.skipIf(bubblewrap.missing || git.missing)(
 
     escapeAttempt(
       "git-metadata",
-      "a new repository's alternates entry ending in a space or a carriage return (git keeps both), naming a workspace link to a host repository's objects: the user's git reset --hard checks the host repository's file out",
+      "a new repository's alternates entry ending in a space, a carriage return (git keeps both) or a byte that is not UTF-8, naming a workspace link to a host repository's objects: the user's git reset --hard checks the host repository's file out",
       async () => {
         const denied = await alternatesAttempt("workspace");
         const escapes: string[] = [];

@@ -1,6 +1,6 @@
 import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
-import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, lossyText, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
 import { configAssignments } from "./config-assignments.js";
 import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
@@ -576,7 +576,9 @@ function notedPointer(
   value: string,
   why: NonNullable<QuarantinedState["pointer"]>["why"],
 ): NonNullable<QuarantinedState["pointer"]> {
-  const shown = value.length > NOTED_POINTER_CHARACTERS ? `${value.slice(0, NOTED_POINTER_CHARACTERS)}...` : value;
+  // Bytes that are not UTF-8 shown as U+FFFD (the value is read keeping them: readSmallFileText).
+  const text = lossyText(value);
+  const shown = text.length > NOTED_POINTER_CHARACTERS ? `${text.slice(0, NOTED_POINTER_CHARACTERS)}...` : text;
   return { file, value: shown, why };
 }
 
