@@ -119,11 +119,14 @@ describe.skipIf(bubblewrap.missing || git.missing)(
      * A new repository whose alternates entry is `../../../dd<end>` (`<end>` a space or a
      * carriage return, which git keeps, or the byte 0xff, not UTF-8), `dd<end>` a workspace link to the host repository's
      * objects, and whose `main` holds the host repository's commit id. The user's
-     * `git -C sub reset --hard` checks the host's file out. `inside` (control): an entry
-     * `../../../store<space>` naming a store inside the workspace is kept.
+     * `git -C sub reset --hard` checks the host's file out. And a new repository `tree` whose
+     * `core.worktree` is `../d<0xff>`, a link to a host directory: the user's reset writes there.
+     * `inside` (control): an entry `../../../store<space>` naming a store inside the workspace is kept.
      */
     async function alternatesAttempt(scope: "workspace" | "local") {
-      const { root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r45-alternates");
+      const { ground, root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r45-alternates");
+      const hostDirectory = path.join(ground.outside, "hostdir");
+      mkdirSync(hostDirectory);
       const objects = quote(`${host}/.git/objects`);
       const repository = (name: string, entry: string) =>
         `git init -q -b main ${name} && printf '../../../${entry}\\n' > ${name}/.git/objects/info/alternates && echo ${commit} > ${name}/.git/refs/heads/main`;
@@ -131,7 +134,10 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         attackRun(root, scope),
         `ln -s ${objects} 'dd ' && ln -s ${objects} "$(printf 'dd\\r')" && ln -s ${objects} "$(printf 'dd\\377')" && ` +
           `${repository("space", "dd ")} && ${repository("cr", "dd\\r")} && ${repository("bytes", "dd\\377")} && ` +
-          `git init -q -b main store && ${repository("inside", "store/.git/objects ")} && mv store/.git/objects 'store/.git/objects ' && echo made`,
+          `git init -q -b main store && ${repository("inside", "store/.git/objects ")} && mv store/.git/objects 'store/.git/objects ' && ` +
+          "git init -q -b main tree && echo pwned > tree/pwned.txt && git -C tree add pwned.txt && " +
+          "git -C tree -c user.email=m@e -c user.name=M commit -q -m pwned && " +
+          `ln -s ${quote(hostDirectory)} "$(printf 'tree/d\\377')" && printf '[core]\\n\\tworktree = ../d\\377\\n' >> tree/.git/config && echo made`,
       );
       expect(result.stdout, result.text).toContain("made");
       const read: Record<string, boolean> = {};
@@ -140,19 +146,24 @@ describe.skipIf(bubblewrap.missing || git.missing)(
         const file = path.join(root, name, "secret.txt");
         read[name] = existsSync(file) && readFileSync(file, "utf8").includes(secret);
       }
+      hostGitOutput(path.join(root, "tree"), ["reset", "-q", "--hard"]);
+      read.worktree = existsSync(path.join(hostDirectory, "pwned.txt"));
       return { read, text: result.text };
     }
 
     escapeAttempt(
       "git-metadata",
-      "a new repository's alternates entry ending in a space, a carriage return (git keeps both) or a byte that is not UTF-8, naming a workspace link to a host repository's objects: the user's git reset --hard checks the host repository's file out",
+      "a new repository's alternates entry ending in a space, a carriage return (git keeps both) or a byte that is not UTF-8, naming a workspace link to a host repository's objects, or its core.worktree naming a link that is not UTF-8: the user's git reset --hard checks the host repository's file out, or writes the host directory",
       async () => {
         const denied = await alternatesAttempt("workspace");
         const escapes: string[] = [];
         for (const [name, read] of Object.entries(denied.read)) {
-          if (read) escapes.push(`${name}: the user's reset checked the host repository's file out`);
-          if (!denied.text.includes(`[moved aside ${name}/.git/objects/info/alternates`))
-            escapes.push(`${name}: not moved aside`);
+          if (read)
+            escapes.push(
+              `${name}: the user's reset ${name === "worktree" ? "wrote the host directory" : "checked the host repository's file out"}`,
+            );
+          const file = name === "worktree" ? "tree/.git/config" : `${name}/.git/objects/info/alternates`;
+          if (!denied.text.includes(`[moved aside ${file}`)) escapes.push(`${name}: not moved aside`);
         }
         expect(escapes, denied.text).toEqual([]);
         // Controls: an entry with a trailing space naming a store inside is kept; under `local` both reach the host.
