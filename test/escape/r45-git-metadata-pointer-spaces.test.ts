@@ -121,7 +121,10 @@ describe.skipIf(bubblewrap.missing || git.missing)(
      * objects, and whose `main` holds the host repository's commit id. The user's
      * `git -C sub reset --hard` checks the host's file out. And a new repository `tree` whose
      * `core.worktree` is `../d<0xff>`, a link to a host directory: the user's reset writes there.
-     * `inside` (control): an entry `../../../store<space>` naming a store inside the workspace is kept.
+     * `nested`: an entry `../../../store1` (inside) whose store's own `info/alternates` (git
+     * reads those too) names the host repository's objects; `later`: the same, that file written
+     * by the next command. `inside` (control): an entry `../../../store<space>` naming a store
+     * inside the workspace is kept.
      */
     async function alternatesAttempt(scope: "workspace" | "local") {
       const { ground, root, host, secret, commit } = await playgroundBesideHostSecret(grounds, "r45-alternates");
@@ -137,23 +140,28 @@ describe.skipIf(bubblewrap.missing || git.missing)(
           `git init -q -b main store && ${repository("inside", "store/.git/objects ")} && mv store/.git/objects 'store/.git/objects ' && ` +
           "git init -q -b main tree && echo pwned > tree/pwned.txt && git -C tree add pwned.txt && " +
           "git -C tree -c user.email=m@e -c user.name=M commit -q -m pwned && " +
-          `ln -s ${quote(hostDirectory)} "$(printf 'tree/d\\377')" && printf '[core]\\n\\tworktree = ../d\\377\\n' >> tree/.git/config && echo made`,
+          `ln -s ${quote(hostDirectory)} "$(printf 'tree/d\\377')" && printf '[core]\\n\\tworktree = ../d\\377\\n' >> tree/.git/config && ` +
+          `mkdir -p store1/info store2/info && ${repository("nested", "store1")} && echo ${objects} > store1/info/alternates && ` +
+          `${repository("later", "store2")} && echo made`,
       );
       expect(result.stdout, result.text).toContain("made");
+      // The next command gives `later`'s store (kept: no alternates of its own) alternates to the host's objects.
+      const second = await sh(attackRun(root, scope), `echo ${objects} > store2/info/alternates && echo second`);
+      expect(second.stdout, second.text).toContain("second");
       const read: Record<string, boolean> = {};
-      for (const name of ["space", "cr", "bytes"]) {
+      for (const name of ["space", "cr", "bytes", "nested", "later"]) {
         hostGitOutput(path.join(root, name), ["reset", "-q", "--hard"]);
         const file = path.join(root, name, "secret.txt");
         read[name] = existsSync(file) && readFileSync(file, "utf8").includes(secret);
       }
       hostGitOutput(path.join(root, "tree"), ["reset", "-q", "--hard"]);
       read.worktree = existsSync(path.join(hostDirectory, "pwned.txt"));
-      return { read, text: result.text };
+      return { read, text: result.text + second.text };
     }
 
     escapeAttempt(
       "git-metadata",
-      "a new repository's alternates entry ending in a space, a carriage return (git keeps both) or a byte that is not UTF-8, naming a workspace link to a host repository's objects, or its core.worktree naming a link that is not UTF-8: the user's git reset --hard checks the host repository's file out, or writes the host directory",
+      "a new repository's alternates entry ending in a space, a carriage return (git keeps both) or a byte that is not UTF-8, naming a workspace link to a host repository's objects, or an inside store whose own alternates name them (also written by the next command), or its core.worktree naming a link that is not UTF-8: the user's git reset --hard checks the host repository's file out, or writes the host directory",
       async () => {
         const denied = await alternatesAttempt("workspace");
         const escapes: string[] = [];

@@ -6,6 +6,7 @@ import { withChildDirectory } from "./child-directory.js";
 import { GIT_CONTROL_DIRECTORIES, GIT_CONTROL_FILES, GIT_SEQUENCER_DIRECTORIES, nowNs } from "./git-protection.js";
 import { linkRouteInside, pathRelinkedOut, routeStaysInside } from "./link-route.js";
 import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
+import { nestedAlternatesLeave } from "./nested-alternates.js";
 import { alternatesReadings } from "./pointer-readings.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
@@ -292,8 +293,11 @@ function alternatesInside(descriptor: number, root: string): boolean {
   // Each entry as written (git resolves it from `objects/` through the links on the way, `..`
   // after a link from its target: round 43), never normalized first, and in every reading: git
   // takes the whole line, a trailing space or carriage return included (round 45).
-  return alternatesReadings(text).every(
-    (line) => !line.startsWith('"') && workTreeInside(line, objects, root) && routeStaysInside(objects, line, root),
+  // And no store it names may lead out through its own alternates, which git reads too (round 45).
+  return (
+    alternatesReadings(text).every(
+      (line) => !line.startsWith('"') && workTreeInside(line, objects, root) && routeStaysInside(objects, line, root),
+    ) && !nestedAlternatesLeave(text, objects, root)
   );
 }
 
@@ -317,8 +321,12 @@ export function alternatesRelinked(descriptor: number, root: string): boolean {
     return false;
   }
   // In every reading: git takes the whole line, a trailing space included (round 45).
-  return alternatesReadings(text ?? "").some(
-    (line) => !line.startsWith('"') && (workTreeRelinked(line, objects, root) || pathRelinkedOut(objects, line, root)),
+  // Or a store inside that it names now leads out through its own alternates, which git reads
+  // too and the command may write (round 45).
+  return (
+    alternatesReadings(text ?? "").some(
+      (line) => !line.startsWith('"') && (workTreeRelinked(line, objects, root) || pathRelinkedOut(objects, line, root)),
+    ) || nestedAlternatesLeave(text ?? "", objects, root)
   );
 }
 
