@@ -4,8 +4,10 @@ import path from "node:path";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
 import { GIT_CONTROL_DIRECTORIES, GIT_CONTROL_FILES, GIT_SEQUENCER_DIRECTORIES, nowNs } from "./git-protection.js";
-import { linkRouteInside } from "./link-route.js";
+import { linkRouteInside, pathRelinkedOut, routeStaysInside } from "./link-route.js";
 import { looseDirectoryUnchanged, rememberLooseDirectory } from "./loose-object-directories.js";
+import { nestedAlternatesLeave } from "./nested-alternates.js";
+import { alternatesReadings } from "./pointer-readings.js";
 import { type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
@@ -288,14 +290,14 @@ function alternatesInside(descriptor: number, root: string): boolean {
     return false;
   }
   if (!isInsideDirectory(root, objects)) return false;
+  // Each entry as written (git resolves it from `objects/` through the links on the way, `..`
+  // after a link from its target: round 43), never normalized first, and in every reading: git
+  // takes the whole line, a trailing space or carriage return included (round 45).
+  // And no store it names may lead out through its own alternates, which git reads too (round 45).
   return (
-    text
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("#"))
-      // The entry as written (git resolves it from `objects/` through the links on the way, `..`
-      // after a link from its target: round 43), never normalized first.
-      .every((line) => !line.startsWith('"') && workTreeInside(line, objects, root))
+    alternatesReadings(text).every(
+      (line) => !line.startsWith('"') && workTreeInside(line, objects, root) && routeStaysInside(objects, line, root),
+    ) && !nestedAlternatesLeave(text, objects, root)
   );
 }
 
@@ -318,10 +320,14 @@ export function alternatesRelinked(descriptor: number, root: string): boolean {
   } catch {
     return false;
   }
-  return (text ?? "")
-    .split("\n")
-    .map((line) => line.trim())
-    .some((line) => line !== "" && !line.startsWith("#") && workTreeRelinked(line, objects, root));
+  // In every reading: git takes the whole line, a trailing space included (round 45).
+  // Or a store inside that it names now leads out through its own alternates, which git reads
+  // too and the command may write (round 45).
+  return (
+    alternatesReadings(text ?? "").some(
+      (line) => !line.startsWith('"') && (workTreeRelinked(line, objects, root) || pathRelinkedOut(objects, line, root)),
+    ) || nestedAlternatesLeave(text ?? "", objects, root)
+  );
 }
 
 /**

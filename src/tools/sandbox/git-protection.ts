@@ -5,9 +5,10 @@ import { DIRECTORY_FLAGS, fsPath, lstatSync, readdirSync, realpathSync } from ".
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, type IndexGitlinks, indexBudget, readIndexGitlinksWithin } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName, isGitNameSpelling, isHeadName } from "./git-names.js";
+import { gitFileReadings, pointerFileReadings } from "./pointer-readings.js";
 import { SandboxUnavailableError } from "./sandbox-unavailable-error.js";
 import { gatherAside, type QuarantinedState, SEQUENCER_QUARANTINE } from "./sequencer-quarantine.js";
-import { readSmallFileText } from "./small-file-text.js";
+import { readFileTextPrefix, readSmallFileText } from "./small-file-text.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -633,7 +634,7 @@ function protectGitDirectory(workspace: string, gitDirectory: string, protection
     for (const child of subdirectories(parent)) protectGitDirectory(workspace, child, protection, visited);
   }
   const commondir = path.join(gitDirectory, "commondir");
-  const common = readPointer(commondir, (text) => text);
+  const common = readPointer(commondir, (text) => pointerFileReadings(text)[0]);
   if (common !== undefined) {
     // Its real path, as git opens it (`..` after a link from the link's target) and as visited
     // compares: `lnk/.git` with `lnk` a link to the workspace root, resolved as spelled, named a
@@ -896,15 +897,19 @@ function subdirectories(parent: string): string[] {
   return found;
 }
 
+/**
+ * The git directory a `.git` file names, in git's reading (`gitdir: ` and the rest, white space
+ * kept but for trailing line breaks: `gitdir: ../x ` is `x `; round 45), else the trimmed one.
+ */
 function gitdirTarget(dotGitFile: string): string | undefined {
-  return readPointer(dotGitFile, (text) => (text.startsWith("gitdir:") ? text.slice("gitdir:".length).trim() : undefined));
+  return readPointer(dotGitFile, (text) => gitFileReadings(text)[0]);
 }
 
 /** The longest pointer file (`.git`, `commondir`) read: a path, far below it in any real repository. */
 const MAX_POINTER_BYTES = 64 * 1024;
 
 function readPointer(file: string, parse: (text: string) => string | undefined): string | undefined {
-  const text = readSmallFileText(file, MAX_POINTER_BYTES)?.trim();
+  const text = readFileTextPrefix(file, MAX_POINTER_BYTES);
   if (text === undefined) return undefined;
   const value = parse(text);
   if (value === undefined || value === "") return undefined;

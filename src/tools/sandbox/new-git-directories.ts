@@ -1,6 +1,6 @@
 import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from "node:fs";
 import path from "node:path";
-import { DIRECTORY_FLAGS, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
+import { DIRECTORY_FLAGS, lossyText, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
 import { configAssignments } from "./config-assignments.js";
 import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
@@ -9,9 +9,10 @@ import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
 import { foldGitName, isDotGitName } from "./git-names.js";
 import { GIT_SCAN_LIMITS, gitEntries, gitScanCounts, reusableListing, type WalkListing } from "./git-protection.js";
 import { linkRouteInside, pathRelinkedOut, routeEnd, routeStaysInside } from "./link-route.js";
+import { gitFileReadings, pointerFileReadings } from "./pointer-readings.js";
 import { repositoryUrlKept, repositoryUrlRelinked } from "./remote-url-value.js";
 import { type QuarantineDirectory, type QuarantinedState, quarantineEntry } from "./sequencer-quarantine.js";
-import { readSmallFileText } from "./small-file-text.js";
+import { readFileTextPrefix, readSmallFileText } from "./small-file-text.js";
 import { workTreeInside, workTreeRelinked } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -230,8 +231,10 @@ function repairRelinkedPointers(descriptor: number, shown: string, context: Walk
   const named = spellings(descriptor);
   for (const file of ["commondir", "gitdir"] as const) {
     for (const name of named(file)) {
-      const value = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
-      if (value === undefined || value === "" || !pathRelinkedOut(gitDirectory, value, root)) continue;
+      // Every reading of it (git's keeps a trailing space the trimmed one drops: round 45).
+      const text = readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES);
+      const value = pointerFileReadings(text ?? "").find((reading) => pathRelinkedOut(gitDirectory, reading, root));
+      if (value === undefined) continue;
       const state = quarantineEntry(directory, name, context.now);
       if (state !== undefined) context.repairs.moved.push({ ...state, pointer: notedPointer(file, value, "relinked") });
     }
@@ -382,47 +385,31 @@ function followPointer(descriptor: number, shown: string, name: string, entry: S
     movePointer(descriptor, shown, name, entry, leads, context);
     return;
   }
-  const outcome = withPointerTarget(
-    context.root,
-    descriptor,
-    shown,
-    entry,
-    (target, targetShown) => {
+  // Each reading's target (git's keeps white space the trimmed one drops: round 45).
+  let outcome: "link" | undefined;
+  for (const value of pointerValues(descriptor, name, entry)) {
+    const repaired = withPointerTarget(context.root, descriptor, value, (target, targetShown) => {
       if (headHoldsGit(`/proc/self/fd/${target}/HEAD`)) repairIfNew(target, targetShown, context);
-    },
-    name,
-  );
+    });
+    outcome ??= repaired;
+  }
   // Swapped for a link since the path was resolved (a parallel command): not followed.
   if (outcome === "link") movePointer(descriptor, shown, name, entry, "swapped", context);
 }
 
 /**
- * Runs `use` with the git directory the `.git` file or symlink (`entry`) in the directory behind
- * `descriptor` names, opened from the held root one component at a time without following a
- * link, when its real path is inside the workspace. `"link"` when a component was swapped for a
- * link after the path was resolved; `undefined` when there is no such directory in the workspace.
+ * Runs `use` with the git directory a `.git` file or symlink in the directory behind `descriptor`
+ * names (`value`, one reading of it: {@link pointerValues}), opened from the held root one
+ * component at a time without following a link, when its real path is inside the workspace.
+ * `"link"` when a component was swapped for a link after the path was resolved; `undefined` when
+ * there is no such directory in the workspace.
  */
 function withPointerTarget(
   root: { readonly descriptor: number; readonly shown: string },
   descriptor: number,
-  shown: string,
-  entry: Stats,
+  value: string,
   use: (target: number, targetShown: string) => void,
-  name = ".git",
 ): "link" | undefined {
-  const at = `/proc/self/fd/${descriptor}/${name}`;
-  let value: string | undefined;
-  if (entry.isSymbolicLink()) {
-    try {
-      value = readlinkSync(at);
-    } catch {
-      return undefined;
-    }
-  } else if (entry.isFile()) {
-    const text = readSmallFileText(at, MAX_POINTER_BYTES)?.trim();
-    if (text?.startsWith("gitdir:") === true) value = text.slice("gitdir:".length).trim();
-  }
-  if (value === undefined || value === "") return undefined;
   // Git follows links in the path, `..` from where a link led: followed component by component
   // (routeEnd), never normalized first. `gitdir: ../dd/../.git` with `dd` a link to a host
   // repository's `.git` is the workspace's `.git` to `path.resolve` and the host repository to
@@ -493,7 +480,17 @@ export function inertGitlinkRepository(
     inert = inertGitDirectory(gitDirectory, knownIdentities, budget, realRoot);
   };
   if (stats.isDirectory()) withChildDirectory(holder.descriptor, name, judge);
-  else if (stats.isFile()) withPointerTarget(root, holder.descriptor, holder.shown, stats, judge, name);
+  else if (stats.isFile()) {
+    // Inert only when the git directory of every reading is (git's keeps a trailing space the
+    // trimmed one drops: round 45).
+    const values = pointerValues(holder.descriptor, name, stats);
+    for (const value of values) {
+      inert = false;
+      withPointerTarget(root, holder.descriptor, value, judge);
+      if (!inert) return false;
+    }
+    return values.length > 0;
+  }
   return inert;
 }
 
@@ -521,15 +518,21 @@ function realPathOr(target: string): string {
   }
 }
 
-/** What a `.git` file (`gitdir: <value>`) or `.git` symlink `name` in the directory behind `descriptor` names, as written. */
-function pointerValue(descriptor: number, name: string, entry: Stats): string | undefined {
+/**
+ * What a `.git` file (`gitdir: <value>`) or `.git` symlink `name` in the directory behind
+ * `descriptor` names, as written: a symlink's target, or every reading of the file
+ * ({@link gitFileReadings}: git's first, keeping white space the trimmed one drops).
+ */
+function pointerValues(descriptor: number, name: string, entry: Stats): string[] {
   try {
-    if (entry.isSymbolicLink()) return readlinkSync(`/proc/self/fd/${descriptor}/${name}`) || undefined;
-    if (!entry.isFile()) return undefined;
-    const text = readSmallFileText(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES)?.trim();
-    return text?.startsWith("gitdir:") === true ? text.slice("gitdir:".length).trim() || undefined : undefined;
+    if (entry.isSymbolicLink()) {
+      const target = readlinkSync(`/proc/self/fd/${descriptor}/${name}`);
+      return target === "" ? [] : [target];
+    }
+    if (!entry.isFile()) return [];
+    return gitFileReadings(readFileTextPrefix(`/proc/self/fd/${descriptor}/${name}`, MAX_POINTER_BYTES) ?? "");
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -547,15 +550,18 @@ function pointerRelinkedOut(
   const root = context.realRoot;
   const directory = rootPath(descriptor);
   if (root === undefined || directory === undefined) return undefined;
-  const value = pointerValue(descriptor, name, entry);
-  if (value === undefined) return undefined;
-  // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
-  // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
-  if (!isInsideDirectory(root, path.resolve(directory, value)))
-    return context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`)
-      ? "outside"
-      : undefined;
-  return pathRelinkedOut(directory, value, root) ? "relinked" : undefined;
+  // Every reading: git's keeps white space the trimmed one drops (round 45).
+  for (const value of pointerValues(descriptor, name, entry)) {
+    // Naming an outside place as written: the host's own pointer (protected at spawn, read-only
+    // throughout) is kept; one the command wrote (`gitdir: /home/user/repo/.git`) is not.
+    if (!isInsideDirectory(root, path.resolve(directory, value))) {
+      if (context.protectedPointers !== undefined && !context.protectedPointers.has(`${entry.dev}:${entry.ino}`))
+        return "outside";
+      continue;
+    }
+    if (pathRelinkedOut(directory, value, root)) return "relinked";
+  }
+  return undefined;
 }
 
 /** The longest pointer value a note quotes (the command wrote it; the note is the model's to read). */
@@ -570,7 +576,9 @@ function notedPointer(
   value: string,
   why: NonNullable<QuarantinedState["pointer"]>["why"],
 ): NonNullable<QuarantinedState["pointer"]> {
-  const shown = value.length > NOTED_POINTER_CHARACTERS ? `${value.slice(0, NOTED_POINTER_CHARACTERS)}...` : value;
+  // Bytes that are not UTF-8 shown as U+FFFD (the value is read keeping them: readSmallFileText).
+  const text = lossyText(value);
+  const shown = text.length > NOTED_POINTER_CHARACTERS ? `${text.slice(0, NOTED_POINTER_CHARACTERS)}...` : text;
   return { file, value: shown, why };
 }
 
@@ -587,7 +595,7 @@ function movePointer(
   why: NonNullable<QuarantinedState["pointer"]>["why"],
   context: WalkContext,
 ): void {
-  const value = pointerValue(descriptor, name, entry) ?? "";
+  const value = pointerValues(descriptor, name, entry)[0] ?? "";
   const directory: QuarantineDirectory = { descriptor, shown, at: (held) => `/proc/self/fd/${descriptor}/${held}` };
   const state = quarantineEntry(directory, name, context.now);
   if (state !== undefined) context.repairs.moved.push({ ...state, pointer: notedPointer(".git", value, why) });
@@ -655,7 +663,7 @@ function repair(descriptor: number, shown: string, context: WalkContext): void {
   const values: ValueCheck = root === undefined ? () => false : valueCheck(descriptor, root);
   for (const file of CONFIG_FILES) for (const name of named(file)) if (!configKept(directory.at(name), values)) move(name);
   const movePointerFile = (file: "commondir" | "gitdir", name: string) => {
-    const value = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim() ?? "";
+    const value = readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES)?.trim() ?? "";
     const state = quarantineEntry(directory, name, context.now);
     if (state === undefined) return;
     const written = root !== undefined && isInsideDirectory(root, path.resolve(realPathOr(`/proc/self/fd/${descriptor}`), value));
@@ -687,21 +695,24 @@ function commondirKnown(
   root: string | undefined,
   known: (common: number) => boolean,
 ): boolean {
-  const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
-  if (text === undefined || text === "" || root === undefined) return false;
-  let common: number;
-  try {
-    const end = routeEnd(realpathSync(`/proc/self/fd/${directory.descriptor}`), text, root);
-    if (end === undefined) return false;
-    common = openSync(end, DIRECTORY_FLAGS);
-  } catch {
-    return false;
-  }
-  try {
-    return known(common);
-  } finally {
-    closeSync(common);
-  }
+  const readings = pointerFileReadings(readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES) ?? "");
+  if (readings.length === 0 || root === undefined) return false;
+  // Every reading must name a protected git directory (git's keeps a trailing space: round 45).
+  return readings.every((text) => {
+    let common: number;
+    try {
+      const end = routeEnd(realpathSync(`/proc/self/fd/${directory.descriptor}`), text, root);
+      if (end === undefined) return false;
+      common = openSync(end, DIRECTORY_FLAGS);
+    } catch {
+      return false;
+    }
+    try {
+      return known(common);
+    } finally {
+      closeSync(common);
+    }
+  });
 }
 
 /**
@@ -712,11 +723,13 @@ function commondirKnown(
  * `git worktree repair` create `<host directory>/.git` (round 43).
  */
 function gitdirLeavesWorkspace(directory: QuarantineDirectory, name: string, root: string | undefined): boolean {
-  const text = readSmallFileText(directory.at(name), MAX_POINTER_BYTES)?.trim();
-  if (text === undefined || text === "") return false;
+  const readings = pointerFileReadings(readFileTextPrefix(directory.at(name), MAX_POINTER_BYTES) ?? "");
+  if (readings.length === 0) return false;
   if (root === undefined) return true;
   try {
-    return !routeStaysInside(realpathSync(`/proc/self/fd/${directory.descriptor}`), text, root);
+    const start = realpathSync(`/proc/self/fd/${directory.descriptor}`);
+    // Any reading leaving: git's keeps a leading space, the trimmed one drops it (round 45).
+    return readings.some((text) => !routeStaysInside(start, text, root));
   } catch {
     return true;
   }

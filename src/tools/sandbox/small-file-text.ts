@@ -1,16 +1,19 @@
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
-import { openSync } from "./byte-paths.js";
+import { openSync, pathFromBytes } from "./byte-paths.js";
 
 /**
- * A small regular file's text (UTF-8), read through one descriptor opened without following a
+ * A small regular file's text, read through one descriptor opened without following a
  * link and without blocking, checked to be a regular file of at most `maxBytes`; `undefined`
  * otherwise. The host reads files a sandboxed command may be swapping (git pointer files, the
  * sequencer's `autostash`) on its own thread: a named pipe swapped in between a check by path and
- * the read blocked the host's whole event loop until a signal came.
+ * the read blocked the host's whole event loop until a signal came. Decoded as the sandbox's paths
+ * are (`pathFromBytes`: a byte that is not valid UTF-8 kept, escaped), since what it reads is git
+ * state naming paths: decoded to U+FFFD, `gitdir: ../host<0xff>` named a missing entry, judged
+ * inside, while git opened the link `host<0xff>` to a host repository (round 45).
  */
 export function readSmallFileText(file: string, maxBytes: number): string | undefined {
-  const text = readSmallFileTextOrWhyNot(file, maxBytes);
-  return text === "absent" || text === "unreadable" ? undefined : text;
+  const bytes = readSmallFileBytes(file, maxBytes);
+  return typeof bytes === "string" ? undefined : pathFromBytes(bytes);
 }
 
 /**
@@ -58,6 +61,32 @@ export function readSmallFileBytes(
     return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0));
   } catch {
     return "unreadable";
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * The text of a regular file's first `maxBytes` bytes, whatever its size, read and decoded as
+ * {@link readSmallFileText} reads (one descriptor, no link followed, no blocking); `undefined` for
+ * anything but a regular file. For git's pointer files: git reads them whole and drops trailing
+ * line breaks, so `gitdir: ../hostlink` followed by 70,000 line breaks is a pointer to git, which
+ * a read refused over its bound left unjudged (round 45); a path git can use is far shorter than
+ * the bound (the kernel's 4,096 bytes), so what lies past it is line breaks or follows a NUL.
+ */
+export function readFileTextPrefix(file: string, maxBytes: number): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) return undefined;
+    const buffer = Buffer.allocUnsafe(maxBytes);
+    return pathFromBytes(buffer.subarray(0, readSync(descriptor, buffer, 0, maxBytes, 0)));
+  } catch {
+    return undefined;
   } finally {
     closeSync(descriptor);
   }

@@ -1,0 +1,57 @@
+import path from "node:path";
+import { lstatSync } from "./byte-paths.js";
+import { routeEnd, routeStaysInside } from "./link-route.js";
+import { alternatesReadings } from "./pointer-readings.js";
+import { readSmallFileText } from "./small-file-text.js";
+import { workTreeInside } from "./work-tree-value.js";
+
+/** How deep git follows alternates of alternates (`link_alt_odb_entries` refuses past 5). */
+const MAX_ALTERNATES_DEPTH = 5;
+
+/** The largest alternates file read (as the walk's own). */
+const MAX_ALTERNATES_BYTES = 64 * 1024;
+
+/**
+ * True when an object store inside the workspace that a repository's alternates entry names
+ * (`store`, a real path) leads git out of the workspace through its own `info/alternates`, at any
+ * depth git follows: git reads `<store>/info/alternates` too, each entry relative to `<store>`. A
+ * new repository's alternates `../../../store` (inside, kept) beside `store/info/alternates`
+ * naming a host repository's objects, and a `main` holding a host commit's id, had the user's
+ * `git reset --hard` check the host's file out (round 45). An entry leaving the workspace, as
+ * written or on its route, quoted (git unquotes it), or a file that cannot be read, counts as
+ * leading out. `seen` holds the stores already judged (a loop git would stop at its depth).
+ */
+export function storeAlternatesLeave(store: string, root: string, depth = 1, seen = new Set<string>()): boolean {
+  if (depth > MAX_ALTERNATES_DEPTH || seen.has(store)) return false;
+  seen.add(store);
+  const file = path.join(store, "info", "alternates");
+  let exists: boolean;
+  try {
+    exists = lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+  if (!exists) return false;
+  const text = readSmallFileText(file, MAX_ALTERNATES_BYTES);
+  if (text === undefined) return true;
+  for (const line of alternatesReadings(text)) {
+    if (line.startsWith('"') || !workTreeInside(line, store, root) || !routeStaysInside(store, line, root)) return true;
+    const end = routeEnd(store, line, root);
+    if (end !== undefined && storeAlternatesLeave(end, root, depth + 1, seen)) return true;
+  }
+  return false;
+}
+
+/**
+ * True when an entry of a repository's alternates (`text`, its objects directory `objects`, a real
+ * path) that stays inside the workspace names a store whose own alternates lead out
+ * ({@link storeAlternatesLeave}).
+ */
+export function nestedAlternatesLeave(text: string, objects: string, root: string): boolean {
+  const seen = new Set([objects]);
+  return alternatesReadings(text).some((line) => {
+    if (line.startsWith('"')) return false;
+    const end = routeEnd(objects, line, root);
+    return end !== undefined && storeAlternatesLeave(end, root, 2, seen);
+  });
+}
