@@ -131,7 +131,9 @@ if (wanted("index-cost")) {
 if (named("index-cost-100k")) {
   // The same at 100,000 tools, with the full collections the index's typed arrays start.
   const indexCost = [measureIndexCost(100_000, 3)];
-  const markdown = [renderIndexCost(indexCost)];
+  const markdown = [
+    renderIndexCost(indexCost, "### Search index cost per tool at 100,000 tools (run when named: --only=index-cost-100k)"),
+  ];
   extras.set("index-cost-100k", markdown);
   save("index-cost-100k", { machine, results: indexCost, markdown });
 }

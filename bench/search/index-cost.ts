@@ -148,13 +148,13 @@ export function measureIndexCost(size: number, runs: number): IndexCostRow {
 }
 
 /** The section as Markdown. */
-export function renderIndexCost(rows: readonly IndexCostRow[]): string {
+export function renderIndexCost(rows: readonly IndexCostRow[], title = "### Search index cost per tool"): string {
   return [
-    "### Search index cost per tool",
+    title,
     "",
     "A fresh process per size builds the catalog once; each run (the previous run's registry collected first): the catalog registered (`createRegistry`, `indexInBackground: false`: nothing indexed, the reference), " +
       "then indexed (`prepareSearch()` and a first search). CPU of the process (user + system, the collector's threads included), medians of the runs; " +
-      "the ratio paired per run. Checked: a search for each of 5 tools' descriptions finds that tool first. Full collections while indexing: count per run and their median pause.",
+      "the ratio paired per run. Checked: a search for each of 5 tools' descriptions finds that tool first. Full collections while indexing: their count in each run and their pause (summed per run, median).",
     "",
     "| tools | runs | register µs CPU/tool | index µs CPU/tool | index / register | index wall ms | full collections | their pause ms | heap after MB | 1-min load |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |",
