@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark, writes bench/results/*.json and bench/results/summary.md,
  * and puts the summary into the README between the bench markers.
  *   --quick   smaller sizes, for a smoke run
- *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, registry-scale, call-overhead, plain-json-copy, root-import, bwrap-start, mcp-notification-flood, mcp-schema-check, tokens, grep, patch, file-integrity, file-transaction-cost, git, git-delta-chain, sandbox-git-walk, mcp-heap, mcp-spawn-descriptors, redis
+ *   --only=a,b  run only some sections: search-quality, search-held-out, search-speed, index-cost, index-cost-100k (only when named: ~50 CPU-s), registry-scale, call-overhead, plain-json-copy, root-import, bwrap-start, mcp-notification-flood, mcp-schema-check, tokens, grep, grep-ignored-tree, patch, file-integrity, file-transaction-cost, git, git-delta-chain, sandbox-git-walk, mcp-heap, mcp-spawn-descriptors, redis
  *   GIT_BENCH_REPOSITORY=/path  also measure the git tools on a real clone with long history
  *   BENCH_TREE_DIRS=/a,/b  measure apply_patch against git apply with the trees in each directory
  *                          (default: the temporary directory); the table names each one's file system
@@ -29,6 +29,7 @@ import { renderRedisBench, runRedisBench } from "./redis/redis-bench.js";
 import { fileCachedEmbedder } from "./search/cached-embedder.js";
 import { blindHeldOutDatasets, retrievalDatasets } from "./search/datasets.js";
 import { compareSplits, renderHeldOut } from "./search/held-out.js";
+import { measureIndexCost, renderIndexCost } from "./search/index-cost.js";
 import { loadMetatool } from "./search/metatool-data.js";
 import { measureSearchQuality } from "./search/search-quality.js";
 import { measureSearchSpeed } from "./search/search-speed.js";
@@ -45,6 +46,7 @@ import {
 } from "./tools/file-integrity-bench.js";
 import { measureTransactionCost, renderTransactionCost, TRANSACTION_CASES } from "./tools/file-transaction-cost.js";
 import { measureGrep, renderGrep } from "./tools/grep-bench.js";
+import { measureGrepIgnoredTree, renderGrepIgnoredTree } from "./tools/grep-ignored-tree.js";
 import { measureApplyPatch } from "./tools/patch-bench.js";
 import { measureSandboxGitWalk, renderSandboxGitWalk } from "./tools/sandbox-git-walk-bench.js";
 
@@ -56,6 +58,8 @@ const only = process.argv
   ?.slice("--only=".length)
   .split(",");
 const wanted = (section: string) => only === undefined || only.includes(section);
+// Sections too long for every run (each case of a default run stays under 30 s): run when named.
+const named = (section: string) => only?.includes(section) === true;
 
 function save(name: string, value: unknown): void {
   writeFileSync(join(resultsDirectory, `${name}.json`), `${JSON.stringify(value, null, 2)}\n`);
@@ -75,10 +79,13 @@ const results: { -readonly [K in keyof BenchResults]: BenchResults[K] } = { mach
 // with its results, so a run with --only keeps the others' figures from their last run.
 const EXTRA_SECTIONS = [
   { section: "search-held-out", file: "search-held-out" },
+  { section: "index-cost", file: "index-cost" },
+  { section: "index-cost-100k", file: "index-cost-100k" },
   { section: "registry-scale", file: "registry-scale" },
   { section: "plain-json-copy", file: "plain-json-copy" },
   { section: "root-import", file: "root-import" },
   { section: "grep", file: "grep" },
+  { section: "grep-ignored-tree", file: "grep-ignored-tree" },
   { section: "file-integrity", file: "file-integrity" },
   { section: "file-transaction-cost", file: "file-transaction-cost" },
   { section: "git", file: "git-tools" },
@@ -113,6 +120,22 @@ if (wanted("search-speed")) {
   results.searchSpeed = measureSearchSpeed(data, datasets, quick ? [527, 2_000] : [527, 20_000, 100_000]);
   results.searchSpeedLoad = loadavg();
   save("search-speed", { machine, loadAverage: results.searchSpeedLoad, results: results.searchSpeed });
+}
+if (wanted("index-cost")) {
+  // The search index's CPU per tool against the registry's plain register of the same catalog.
+  const indexCost = [measureIndexCost(quick ? 2_000 : 20_000, 3)];
+  const markdown = [renderIndexCost(indexCost)];
+  extras.set("index-cost", markdown);
+  save("index-cost", { machine, results: indexCost, markdown });
+}
+if (named("index-cost-100k")) {
+  // The same at 100,000 tools, with the full collections the index's typed arrays start.
+  const indexCost = [measureIndexCost(100_000, 3)];
+  const markdown = [
+    renderIndexCost(indexCost, "### Search index cost per tool at 100,000 tools (run when named: --only=index-cost-100k)"),
+  ];
+  extras.set("index-cost-100k", markdown);
+  save("index-cost-100k", { machine, results: indexCost, markdown });
 }
 if (wanted("registry-scale")) {
   const scale = await measureRegistryScale(data, quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 50_000, 100_000]);
@@ -170,6 +193,14 @@ if (wanted("grep")) {
   const markdown = [renderGrep(grepResults, load, cpus().length)];
   extras.set("grep", markdown);
   save("grep", { machine, loadAverage: load, results: grepResults[0], trees: grepResults, markdown });
+}
+
+if (wanted("grep-ignored-tree")) {
+  // A gitignored .venv of 20,000 directories: grep with and without it, and rg on the same tree.
+  const ignoredTree = await measureGrepIgnoredTree(3, quick ? 2_000 : 20_000);
+  const markdown = [renderGrepIgnoredTree(ignoredTree)];
+  extras.set("grep-ignored-tree", markdown);
+  save("grep-ignored-tree", { machine, results: ignoredTree, markdown });
 }
 
 if (wanted("patch")) {
@@ -327,7 +358,8 @@ if (only !== undefined && !quick) {
 results.extraMarkdown = EXTRA_SECTIONS.flatMap(({ section, file }) => {
   const now = extras.get(section);
   if (now !== undefined) return now;
-  if (only === undefined || quick) return [];
+  // A section run only when named keeps its last figures in a full run too.
+  if ((only === undefined && section !== "index-cost-100k") || quick) return [];
   const saved = previous(file) as { markdown?: unknown } | undefined;
   return Array.isArray(saved?.markdown) ? (saved.markdown as string[]) : [];
 });

@@ -42,7 +42,7 @@ function rgVersion(): string | undefined {
  * global or parent ignore files, the skipped directories; no size cap, as the tool has none): the reference searches
  * what the tool searches, as a user would run `rg -n` there (in parallel, unsorted).
  */
-function referenceArguments(): string[] {
+export function referenceArguments(): string[] {
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-parent"];
   for (const name of GREP_SKIPPED_DIRECTORIES) args.push("--glob", `!${name}`);
   return args;
@@ -145,7 +145,7 @@ export async function measureGrep(
  * cut as the tool documents it cuts (over 4,000 characters: the head and a note), so a minified
  * bundle's match compares on what the tool promises to print, never passes by being skipped.
  */
-function sameLines(tool: readonly string[], reference: readonly string[]): boolean {
+export function sameLines(tool: readonly string[], reference: readonly string[]): boolean {
   if (tool.length !== reference.length) return false;
   const sorted = (lines: readonly string[]) => [...lines].sort();
   const left = sorted(tool);
