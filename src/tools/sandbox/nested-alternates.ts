@@ -5,7 +5,12 @@ import { alternatesReadings } from "./pointer-readings.js";
 import { readSmallFileText } from "./small-file-text.js";
 import { workTreeInside } from "./work-tree-value.js";
 
-/** How deep git follows alternates of alternates (`link_alt_odb_entries` refuses past 5). */
+/**
+ * How deep git follows alternates of alternates (`link_alt_odb_entries` refuses past 5): a
+ * repository's own alternates file is read at depth 0, that of a store it names at 1, and so on to
+ * the fifth store's, whose entries git still uses (git 2.39, measured: repository -> s1 -> ... ->
+ * s5 -> host objects reads the host's commit; one store more does not).
+ */
 const MAX_ALTERNATES_DEPTH = 5;
 
 /** The largest alternates file read (as the walk's own). */
@@ -52,6 +57,7 @@ export function nestedAlternatesLeave(text: string, objects: string, root: strin
   return alternatesReadings(text).some((line) => {
     if (line.startsWith('"')) return false;
     const end = routeEnd(objects, line, root);
-    return end !== undefined && storeAlternatesLeave(end, root, 2, seen);
+    // The store's own alternates are git's depth 1 (this passed 2, and missed a fifth store's).
+    return end !== undefined && storeAlternatesLeave(end, root, 1, seen);
   });
 }

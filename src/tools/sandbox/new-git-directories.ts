@@ -2,7 +2,7 @@ import { type BigIntStats, closeSync, type Dirent, fstatSync, type Stats } from 
 import path from "node:path";
 import { DIRECTORY_FLAGS, lossyText, lstatSync, openSync, readdirSync, readlinkSync, realpathSync } from "./byte-paths.js";
 import { withChildDirectory } from "./child-directory.js";
-import { configAssignments } from "./config-assignments.js";
+import { configAssignments, configLine } from "./config-assignments.js";
 import { alternatesRelinked, moveOutwardEntries, outwardGitEntries } from "./git-directory-links.js";
 import { headHoldsGit } from "./git-head.js";
 import { type IndexBudget, readIndexGitlinks } from "./git-index-gitlinks.js";
@@ -781,7 +781,7 @@ function configKept(file: string, values: ValueCheck): boolean {
   if (text === undefined) return false;
   let section: string | undefined;
   for (const raw of text.split("\n")) {
-    const line = raw.trim();
+    const line = configLine(raw);
     if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     // `[core]`, `[remote "origin"]`; the old `[branch.main]` form and anything else is not judged.
     const header = /^\[([A-Za-z0-9-]+)(?:\s+"(?:[^"\\]|\\.)*")?\]$/.exec(line);

@@ -68,3 +68,27 @@ export function alternatesReadings(text: string): string[] {
   }
   return distinct(readings);
 }
+
+/** Git's spaces (`isspace` in git's own ctype): not `\v`, `\f` or U+00A0, which `trim` drops too. */
+const GIT_SPACES = new Set([" ", "\t", "\r", "\n"]);
+
+/**
+ * The paths an unquoted config value (`value`, the text after `=` with no quote, escape or comment,
+ * which callers refuse) names: git's reading (`parse_value`: git's spaces at both ends dropped, each
+ * one inside read as a space, up to a NUL) and the trimmed one. `worktree = ../x<TAB>y` is `../x y`
+ * to git, a workspace link to a host directory, while the walk judged `../x<TAB>y` (missing, so
+ * inside); `url = ../u<VT>` is `../u<VT>` to git, `../u` trimmed.
+ */
+export function configValueReadings(value: string): string[] {
+  let git = "";
+  let spaces = 0;
+  for (const character of cString(value)) {
+    if (GIT_SPACES.has(character)) {
+      if (git !== "") spaces++;
+      continue;
+    }
+    git += " ".repeat(spaces) + character;
+    spaces = 0;
+  }
+  return distinct([git, value.trim()]);
+}

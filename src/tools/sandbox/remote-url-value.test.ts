@@ -67,6 +67,18 @@ describe("repository URLs in a new repository's config", () => {
     }
   });
 
+  it("refuses a value git reads otherwise than trimmed (round 45 follow-up)", () => {
+    symlinkSync(outside, path.join(root, "u\v"));
+    // Git reads `u<VT>` and `<root>/u<VT>` (links out); trimmed, `u` (missing, inside).
+    for (const value of ["u\v", `${root}/u\v`, " src\u00a0"]) {
+      expect(repositoryUrlKept(value, gitDirectory, root), JSON.stringify(value)).toBe(false);
+    }
+    // Control: git's own spaces at the ends are dropped by both readings.
+    for (const value of ["src\t ", ` ${root}/src\r`]) {
+      expect(repositoryUrlKept(value, gitDirectory, root), JSON.stringify(value)).toBe(true);
+    }
+  });
+
   it("calls relinked only an inside local path now leading out; network URLs and the host's outside paths are not judged", () => {
     for (const value of [`${root}/out`, `file://${root}/out`, "out", `${root}/plain`, `${root}/deep/..`]) {
       expect(repositoryUrlRelinked(value, gitDirectory, root), value).toBe(true);

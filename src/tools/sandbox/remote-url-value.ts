@@ -1,4 +1,5 @@
 import path from "node:path";
+import { configValueReadings } from "./pointer-readings.js";
 import { workTreeInside } from "./work-tree-value.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
@@ -54,6 +55,8 @@ function urlForm(value: string | undefined): { readonly local: string } | { read
   const text = value?.trim();
   if (text === undefined || text === "" || /["\\#;%\s]/.test(text) || text.startsWith("~") || text.startsWith("-"))
     return undefined;
+  // A value git reads otherwise than trimmed (`../u<VT>`: git keeps the `\v`) is not judged.
+  if (configValueReadings(value ?? "").length !== 1) return undefined;
   // `<transport>::<address>`: the scheme characters git accepts, then `::` (transport.c).
   if (/^[A-Za-z0-9+.-]*::/.test(text)) return undefined;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);

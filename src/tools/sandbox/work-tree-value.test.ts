@@ -61,6 +61,22 @@ describe("core.worktree values of git directories in the workspace", () => {
     expect(workTreeRelinked('"../../out"', gitDirectory, root)).toBe(false);
   });
 
+  it("judges git's reading of the value: a tab inside read as a space, a trailing \\v kept (round 45 follow-up)", () => {
+    symlinkSync(outside, path.join(root, "x y"));
+    symlinkSync(outside, path.join(root, "v\v"));
+    mkdirSync(path.join(root, "in y"));
+    // Git reads `../../x y` (a link out) and `../../v<VT>` (a link out); trimmed, both name missing entries.
+    expect(workTreeInside("../../x\ty", gitDirectory, root)).toBe(false);
+    expect(workTreeInside("../../v\v", gitDirectory, root)).toBe(false);
+    expect(workTreeRelinked("../../x\ty", gitDirectory, root)).toBe(true);
+    // The config line keeps the `\v` git keeps (a trimmed line lost it before the value was judged).
+    expect(configAssignments("[core]\n\tworktree = ../../v\v\r\n")).toEqual([{ key: "core.worktree", value: " ../../v\v" }]);
+    // Controls: the same spellings naming directories inside are kept.
+    expect(workTreeInside("../../in\ty", gitDirectory, root)).toBe(true);
+    expect(workTreeInside("../../tree\t ", gitDirectory, root)).toBe(true);
+    expect(workTreeInside("../../tree\v", gitDirectory, root)).toBe(true);
+  });
+
   it("reads core.worktree from [core] only, in any case, a key without = as undefined", () => {
     const text = '[core]\n\tWorkTree = ../a\n[core "x"]\n\tworktree = ../b\n[other]\n\tworktree = ../c\n[CORE]\n\tworktree\n';
     const worktrees = configAssignments(text).filter(({ key }) => key === "core.worktree");

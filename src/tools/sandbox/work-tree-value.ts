@@ -1,5 +1,6 @@
 import path from "node:path";
 import { routeStaysInside } from "./link-route.js";
+import { configValueReadings } from "./pointer-readings.js";
 import { isInsideDirectory } from "./workspace-root.js";
 
 /**
@@ -10,7 +11,7 @@ import { isInsideDirectory } from "./workspace-root.js";
  * the command's files there and `git add` read that directory into objects the next command can
  * print. Judged as git reads it: relative to the git directory (`gitDirectory`, a real path),
  * lexically and through the links on the way as they are now (routeStaysInside: `..` after a link
- * from the link's target, round 43); a value git would expand (`~/`,
+ * from the link's target, round 43), in git's reading and the trimmed one (configValueReadings); a value git would expand (`~/`,
  * `%(prefix)/`) or read with quotes, escapes or a comment is not judged (false).
  *
  * @param value - the value after `=`, untrimmed; `undefined` for a key with no `=`
@@ -22,7 +23,10 @@ export function workTreeInside(value: string | undefined, gitDirectory: string, 
   if (text === undefined || text === "" || /["\\#;]/.test(text) || text.startsWith("~") || text.startsWith("%(")) return false;
   // As written, and as the kernel resolves it: `..` after a link is taken from the link's target
   // (`../d/..` with `d` a link to `/host/dir/inner` is the workspace as written, `/host/dir` to git).
-  return routeStaysInside(gitDirectory, text, root);
+  // In git's reading (a tab inside read as a space, a trailing `\v` kept) and the trimmed one.
+  return configValueReadings(value ?? "").every(
+    (reading) => !reading.startsWith("~") && !reading.startsWith("%(") && routeStaysInside(gitDirectory, reading, root),
+  );
 }
 
 /**
@@ -35,6 +39,6 @@ export function workTreeInside(value: string | undefined, gitDirectory: string, 
 export function workTreeRelinked(value: string | undefined, gitDirectory: string, root: string): boolean {
   const text = value?.trim();
   if (text === undefined || text === "" || /["\\#;]/.test(text) || text.startsWith("~") || text.startsWith("%(")) return false;
-  if (!isInsideDirectory(root, path.resolve(gitDirectory, text))) return false;
+  if (!configValueReadings(text).some((reading) => isInsideDirectory(root, path.resolve(gitDirectory, reading)))) return false;
   return !workTreeInside(value, gitDirectory, root);
 }
