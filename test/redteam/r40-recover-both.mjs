@@ -5,20 +5,10 @@
 // processes said it). Each build's run reads every d<i>/f.txt (argv[4]: how many); prints one JSON
 // line: per build, the contents read.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadBuild } from "../support/load-build.mjs";
 
 const [workspace, go, count] = process.argv.slice(2);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const require = createRequire(import.meta.url);
-const builds = [
-  {
-    core: await import(pathToFileURL(path.join(repo, "dist/index.js")).href),
-    tools: await import(pathToFileURL(path.join(repo, "dist/tools/index.js")).href),
-  },
-  { core: require(path.join(repo, "dist/index.cjs")), tools: require(path.join(repo, "dist/tools/index.cjs")) },
-];
+const builds = [await loadBuild("esm"), await loadBuild("cjs")];
 const runs = builds.map(({ core, tools }) =>
   core
     .createRegistry({ tools: tools.createFileTools() })

@@ -3,22 +3,10 @@
 // `count` edits, each putting one line of its own before "END", and prints one JSON line:
 // { ok: [line], failed: [[line, code]] }.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadBuild } from "../../support/load-build.mjs";
 
 const options = JSON.parse(process.argv[2]);
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-let core;
-let tools;
-if (options.format === "esm") {
-  core = await import(pathToFileURL(path.join(repo, "dist/index.js")).href);
-  tools = await import(pathToFileURL(path.join(repo, "dist/tools/index.js")).href);
-} else {
-  const require = createRequire(import.meta.url);
-  core = require(path.join(repo, "dist/index.cjs"));
-  tools = require(path.join(repo, "dist/tools/index.cjs"));
-}
+const { core, tools } = await loadBuild(options.format);
 const run = core
   .createRegistry({ tools: tools.createFileTools() })
   .createRun({ profile: "full", permissions: { sandbox: "workspace", workspace: options.workspace } });

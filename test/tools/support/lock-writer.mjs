@@ -3,9 +3,9 @@
 //   paths: string[], expected?, count, tag, ready? }
 // It waits for the `go` file, then writes and prints one JSON line of results.
 import { existsSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadBuild } from "../../support/load-build.mjs";
 
 const options = JSON.parse(process.argv[2]);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -17,16 +17,8 @@ async function loadFormats() {
     return [{ core, tools }];
   }
   const formats = [];
-  if (options.format === "esm" || options.format === "both") {
-    formats.push({
-      core: await import(pathToFileURL(path.join(repo, "dist/index.js")).href),
-      tools: await import(pathToFileURL(path.join(repo, "dist/tools/index.js")).href),
-    });
-  }
-  if (options.format === "cjs" || options.format === "both") {
-    const require = createRequire(import.meta.url);
-    formats.push({ core: require(path.join(repo, "dist/index.cjs")), tools: require(path.join(repo, "dist/tools/index.cjs")) });
-  }
+  if (options.format === "esm" || options.format === "both") formats.push(await loadBuild("esm"));
+  if (options.format === "cjs" || options.format === "both") formats.push(await loadBuild("cjs"));
   return formats;
 }
 
