@@ -69,7 +69,10 @@ describe("monitor", () => {
   it("waits for exit, reporting the exit code; a wait that times out leaves it running", async () => {
     const { run } = monitorRun([monitorToolGroup({})], local());
     await run.call("monitor", { action: "start", command: "sleep 0.5; echo done; exit 3" });
-    const early = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "never", timeout_seconds: 1 }));
+    // The wait outlasts the command by far, so only the exit can end it: with a 1 s timeout it bet
+    // that bash, the sleep and the pattern's worker thread all ran within 1.1 s of the spawn, and
+    // at load 17 on 2 cores they did not ('timeout'). A wait blind to the exit still fails, at 10 s.
+    const early = record(await run.call("monitor", { action: "wait", id: "mon_1", pattern: "never", timeout_seconds: 10 }));
     expect(early.waited).toBe("exited");
     expect(early.status).toBe("exited with code 3");
     await run.call("monitor", { action: "start", command: "sleep 30" });

@@ -73,7 +73,9 @@ describe("an MCP server over streamable HTTP", () => {
     const started = Date.now();
     const result = await pending;
     expect(result).toMatchObject({ ok: false, error: { code: "aborted" } });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Answered at the abort, not at the slow call's end 20 s on: half of that, so a loaded machine
+    // (2 s was the bound, at load 20 on 2 cores) does not decide it.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await waitFor(() => state.cancelled > before, "the server to see notifications/cancelled");
     expect(await run.call("mcp_cancel_echo", { text: "next" })).toMatchObject({ ok: true, output: "next" });
   });

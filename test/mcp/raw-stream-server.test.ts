@@ -40,8 +40,9 @@ describe("a raw stdio server that breaks the stream's framing", () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const started = Date.now();
       expect(await run.call("mcp_raw_broken", {})).toMatchObject({ ok: false, error: { code: "mcp_output_too_large" } });
-      // Well inside the 8 s timeout: the overflow ends the connection, not the timer.
-      expect(Date.now() - started).toBeLessThan(4000);
+      // The code says the overflow ended the connection (the timer's is mcp_timeout); the bound, short
+      // of the 8 s timeout, only says it did not wait for it (4 s measured the machine at load 20).
+      expect(Date.now() - started).toBeLessThan(7_000);
     }
     // Positive control: the restarted server answers.
     expect(await run.call("mcp_raw_echo", { text: "after" })).toMatchObject({ ok: true, output: "after" });
@@ -51,7 +52,8 @@ describe("a raw stdio server that breaks the stream's framing", () => {
     const run = await connect("mute");
     const started = Date.now();
     expect(await run.call("mcp_raw_broken", {})).toMatchObject({ ok: false, error: { code: "mcp_server_closed" } });
-    expect(Date.now() - started).toBeLessThan(4000);
+    // Short of the 8 s timeout, as above.
+    expect(Date.now() - started).toBeLessThan(7_000);
     expect(await run.call("mcp_raw_echo", { text: "after" })).toMatchObject({ ok: true, output: "after" });
   }, 20_000);
 });

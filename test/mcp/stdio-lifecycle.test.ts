@@ -101,7 +101,9 @@ describe("a stdio MCP server's process", () => {
     expect(await run.call("mcp_hang_slow", { ms: 0 })).toMatchObject({ ok: true, output: "waited 0 ms" });
     const started = Date.now();
     expect(await run.call("mcp_hang_slow", { ms: 10_000 })).toMatchObject({ ok: false, error: { code: "mcp_timeout" } });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The code says the 300 ms timeout ended it; the bound only says it did so well before the
+    // server's 10 s answer (3 s left a loaded machine, load 20 on 2 cores, too little).
+    expect(Date.now() - started).toBeLessThan(8_000);
     expect(await run.call("mcp_hang_echo", { text: "alive" })).toMatchObject({ ok: true, output: "alive" });
   });
 

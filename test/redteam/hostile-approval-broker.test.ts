@@ -52,7 +52,9 @@ describe("a broker that never answers cannot hang a call", () => {
       ok: false,
       error: { code: "approval_denied", message: expect.stringContaining("nobody answered") },
     });
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // "nobody answered" says the 100 ms timeout denied it (the broker never answers, so without it
+    // the call waits for ever): the bound is a hang guard, generous for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(ran).toEqual([]);
   });
 

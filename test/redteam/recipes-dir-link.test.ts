@@ -15,6 +15,8 @@ import { RecipeDirectory, recipeToolGroup } from "agent-tool-catalog/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { failure, hostRun, temporaryDirectory, text } from "../host/support/host-test-kit.js";
+import { fifoHasReader } from "../support/fifo-reader.js";
+import { settleWithin } from "../support/settle-within.js";
 
 let root: { path: string; remove(): Promise<void> };
 let workspace: string;
@@ -82,14 +84,28 @@ describe("a recipes directory that is not a directory", () => {
   it("a FIFO in its place, or a FIFO recipe: refused at once, never waited on", async () => {
     await mkdir(path.dirname(recipesDir), { recursive: true });
     execFileSync("mkfifo", [recipesDir]);
-    const started = Date.now();
-    const run = sandboxedRun();
-    expect(failure(await run.call("run_recipe", { name: "any" })).code).toBe("symlink_refused");
     const other = path.join(workspace, "plain");
     await mkdir(other, { recursive: true });
-    execFileSync("mkfifo", [path.join(other, "pipe.yaml")]);
-    await expect(new RecipeDirectory(other).load("pipe")).rejects.toMatchObject({ code: "invalid_recipe" });
-    expect(Date.now() - started).toBeLessThan(5000);
+    const pipe = path.join(other, "pipe.yaml");
+    execFileSync("mkfifo", [pipe]);
+    // "Never waited on" is shown by who holds each FIFO, not by the clock (a 5 s wall bound here
+    // measured the machine at load 20): a read blocked on one is a reader of it, and with no
+    // writer it would wait for ever. The wall bound left is only a hang guard, so that a blocked
+    // read fails with this message (and is woken by the reader check) instead of the test's timeout.
+    const waited = () => "waited 15 s" as const;
+    const direct = await settleWithin(sandboxedRun().call("run_recipe", { name: "any" }), 15_000, waited);
+    const loaded = await settleWithin(
+      new RecipeDirectory(other).load("pipe").then(
+        () => "loaded",
+        (error: unknown) => error,
+      ),
+      15_000,
+      waited,
+    );
+    expect(fifoHasReader(recipesDir), "a reader left on the recipes directory's FIFO").toBe(false);
+    expect(fifoHasReader(pipe), "a reader left on the FIFO recipe").toBe(false);
+    expect(direct === "waited 15 s" ? direct : failure(direct).code).toBe("symlink_refused");
+    expect(loaded).toMatchObject({ code: "invalid_recipe" });
     expect(await readdir(other)).toEqual(["pipe.yaml"]);
-  });
+  }, 40_000);
 });

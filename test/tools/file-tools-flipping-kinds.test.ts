@@ -14,6 +14,8 @@ import { createRegistry, type Run, type ToolCallResult } from "agent-tool-catalo
 import { createBashTool, createFileTools, createGrepTool } from "agent-tool-catalog/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { capability } from "../support/capabilities.js";
+import { fifoHasReader } from "../support/fifo-reader.js";
+import { settleWithin } from "../support/settle-within.js";
 
 const bubblewrap = capability("bubblewrap");
 let workspace: string;
@@ -43,12 +45,15 @@ describe("grep and special files", () => {
       execFileSync("mkfifo", [path.join(workspace, "pipe")]);
       await writeFile(path.join(workspace, "a.txt"), "needle\n");
       const run = runIn(sandbox);
-      const started = Date.now();
-      expect(codeOf(await run.call("grep", { pattern: "x", path: "pipe" }))).toBe("special_file_refused");
-      expect(Date.now() - started).toBeLessThan(3000);
+      // "At once" is shown by who holds the pipe, not by the clock (a 3 s wall bound measured the
+      // machine at load 20): ripgrep blocked in open is a reader of it, for ever with no writer.
+      // The 15 s is only a hang guard, short of the 60 s search deadline that would end the wait.
+      const answer = await settleWithin(run.call("grep", { pattern: "x", path: "pipe" }), 15_000, () => "waited 15 s");
+      expect(fifoHasReader(path.join(workspace, "pipe")), "a reader left on the pipe").toBe(false);
+      expect(typeof answer === "string" ? answer : codeOf(answer)).toBe("special_file_refused");
       const found = await run.call("grep", { pattern: "needle", path: "a.txt" });
       expect(found.ok ? String(found.output) : "").toContain("a.txt:1:needle");
-    });
+    }, 40_000);
   }
 });
 
@@ -60,8 +65,8 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("a path flipping between ki
     // and says when it has started (`flipping`), so every round meets a path that is flipping.
     const flipper = run.call("bash", {
       command:
-        "touch flipping; timeout 50 sh -c 'while [ ! -e stop ]; do rm -rf t; mkfifo t; rm -f t; mkdir t; rmdir t; echo hello > t; ln -sf /etc/passwd t; rm -f t; ln -s d t; rm -f t; echo hello > t; done'; true",
-      timeout_seconds: 60,
+        "touch flipping; timeout 110 sh -c 'while [ ! -e stop ]; do rm -rf t; mkfifo t; rm -f t; mkdir t; rmdir t; echo hello > t; ln -sf /etc/passwd t; rm -f t; ln -s d t; rm -f t; echo hello > t; done'; true",
+      timeout_seconds: 120,
     });
     await expect.poll(() => existsSync(path.join(workspace, "flipping")), { timeout: 30_000 }).toBe(true);
     const answers: { code: string; text: string; ms: number }[] = [];
@@ -88,8 +93,9 @@ describe.skipIf(bubblewrap.missing)(bubblewrap.label("a path flipping between ki
     for (const answer of answers) {
       expect(answer.code, answer.text).not.toMatch(/tool_failed|internal/);
       expect(answer.text).not.toMatch(/E[A-Z]{3,}: |readlink '/);
-      // 1.5 s of search at most, plus start-up and a busy machine.
-      expect(answer.ms, answer.text).toBeLessThan(10_000);
+      // A hang guard, not a time claim: a call its 1.5 s search deadline did not end waits for ever
+      // (a FIFO the flipper left has no writer). At load 13-16 the slowest of the 28 took 1.1 s.
+      expect(answer.ms, answer.text).toBeLessThan(30_000);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -30,7 +30,9 @@ describe("grep's JavaScript engine: overall time limit, files it cannot open", (
     // (100 ms was met by an idle 2-core machine).
     const result = await runFor(1).call("grep", { pattern: "never in the file", path: "big.txt" });
     expect(result.ok ? "ok" : result.error.code).toBe("timeout");
-    expect(performance.now() - started).toBeLessThan(5000);
+    // The code says the deadline stopped it; the bound is a hang guard (5 s, at load 20 on 2 cores,
+    // measured the machine's share of a worker's start and end).
+    expect(performance.now() - started).toBeLessThan(20_000);
   }, 60_000);
 
   it("finishes within a limit it can meet (control)", async () => {
