@@ -8,12 +8,7 @@ import { createRegistry, defineTool, type Run } from "agent-tool-catalog";
 import { type OpenAIFunctionCallItem, runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-
-/** This process's CPU time (user + system, every thread) since `since`, in ms. */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
+import { cpuMsSince } from "../support/cpu-time.js";
 
 function noteRun(maxInputLength?: number): { run: Run; seen: unknown[] } {
   const seen: unknown[] = [];

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BlameOutput, ContributorOutput, LogSearchOutput } from "../../src/git/index.js";
 import { capability } from "../support/capabilities.js";
+import { cpuMsSince } from "../support/cpu-time.js";
 import { threadTimes } from "../support/thread-time.js";
 import { FixtureRepository, git, removeDirectory } from "./support/git-fixture.js";
 import { gitRun, output } from "./support/git-run.js";
@@ -68,12 +69,6 @@ afterAll(() => {
   if (repository !== undefined) removeDirectory(repository.directory);
   if (blamed !== undefined) removeDirectory(blamed.directory);
 });
-
-/** CPU time (user and system) this process spent since `since`, in milliseconds. */
-const cpuSince = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-};
 
 /**
  * Runs `work` while a 1 ms timer measures the longest block of the event loop as the time this
@@ -163,7 +158,7 @@ describe.skipIf(gitCapability.missing)(gitCapability.label("rename pairing in co
         );
         // The work done after the abort, in CPU time; the wall time only bounds a hang (1 s was
         // missed at load 35, where 50 ms of CPU can take seconds to get).
-        expect(cpuSince(abortedAt.cpu), tool).toBeLessThan(50);
+        expect(cpuMsSince(abortedAt.cpu), tool).toBeLessThan(50);
         expect(performance.now() - abortedAt.wall, tool).toBeLessThan(ABORT_HANG_MS);
       }
     },

@@ -11,17 +11,13 @@ import path from "node:path";
 import { createRegistry, type Registry } from "agent-tool-catalog";
 import { connectMcpServer } from "agent-tool-catalog/mcp";
 import { afterEach, describe, expect, it } from "vitest";
+import { cpuMsSince } from "../support/cpu-time.js";
 import { threadTimes } from "../support/thread-time.js";
 
 const SERVER = path.join(import.meta.dirname, "servers", "regex-schema-server.mjs");
 
 let registry: Registry;
 
-/** This process's CPU time (user + system, every thread) since `since`, in ms. */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
 afterEach(async () => {
   await registry.close();
 });

@@ -7,12 +7,7 @@
 import { createRegistry, defineTool } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-
-/** This process's CPU time (user + system, every thread) since `since`, in ms. */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
+import { cpuMsSince } from "../support/cpu-time.js";
 
 function sparse(length: number): unknown[] {
   const array: unknown[] = [];

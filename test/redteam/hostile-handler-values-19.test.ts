@@ -19,13 +19,8 @@ import { runAnthropicToolUses } from "agent-tool-catalog/anthropic";
 import { runOpenAIChatToolCalls, runOpenAIResponsesFunctionCalls } from "agent-tool-catalog/openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { cpuMsSince } from "../support/cpu-time.js";
 import { failOnStrayErrors } from "../support/stray-errors.js";
-
-/** This process's CPU time (user + system, every thread) since `since`, in ms. */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
 
 const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
 const TRUNCATED = "[... output truncated: over its size limit ...]";

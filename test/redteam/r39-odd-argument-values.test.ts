@@ -8,12 +8,7 @@
  */
 import { createRegistry, defineTool, type ToolCallResult } from "agent-tool-catalog";
 import { describe, expect, it } from "vitest";
-
-/** This process's CPU time (user + system, every thread) since `since`, in ms. */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
+import { cpuMsSince } from "../support/cpu-time.js";
 
 const revoked = (target: object) => {
   const pair = Proxy.revocable(target, {});

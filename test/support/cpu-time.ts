@@ -10,3 +10,9 @@ export function cpuMsOf<T>(work: () => T): { result: T; cpuMs: number } {
   const used = process.cpuUsage(before);
   return { result, cpuMs: (used.user + used.system) / 1000 };
 }
+
+/** This process's CPU time (user + system, every thread) since `since`, in ms: for asynchronous work. */
+export function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
