@@ -36,6 +36,7 @@ export {
   approvalArgumentsDigest,
 } from "./policy/approval-decision.js";
 export { InMemoryApprovalBroker, type InMemoryApprovalBrokerOptions } from "./policy/in-memory-approval-broker.js";
+export { jsonAtAnyDepth } from "./policy/json-text.js";
 export { narrowPermissions } from "./policy/narrow-permissions.js";
 export {
   type ApprovalPolicy,

@@ -8,9 +8,8 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import type { CatalogEvents, Registry, ToolCallResult } from "agent-tool-catalog";
+import { type CatalogEvents, jsonAtAnyDepth, type Registry, type ToolCallResult } from "agent-tool-catalog";
 import { checkNumberOption } from "../errors/check-number-option.js";
-import { jsonText } from "../policy/json-text.js";
 
 /**
  * What a redaction hook is asked about.
@@ -262,7 +261,7 @@ function contentRecorder(options: InstrumentationOptions): ContentRecorder {
 function deepText(value: unknown, error: unknown): string | undefined {
   if (!(error instanceof RangeError)) return undefined;
   try {
-    return jsonText(value, false);
+    return jsonAtAnyDepth(value);
   } catch {
     return undefined;
   }

@@ -84,10 +84,15 @@ export function jsonText(value: unknown, sortKeys: boolean): string {
 
 /**
  * `JSON.stringify(value)`, or, for a value nested deeper than it walks (arguments parsed from a
- * model's string nest to any depth), the same text from {@link jsonText} without recursion.
- * `undefined` where `JSON.stringify` gives it (nothing to write).
+ * model's string nest to any depth), the same text written without recursion.
+ * `undefined` where `JSON.stringify` gives it (nothing to write). Event payloads and approval
+ * requests carry arguments as the model sent them, which a `{ type: "object" }` tool takes at any
+ * depth: a listener or approval page that writes them with `JSON.stringify` overflows the stack
+ * past a few thousand levels; this writes them all. (Exported from the root also so that the
+ * subpaths share the root's copy: bundled into each, it became one more file the root loads.)
  *
  * @throws TypeError as `JSON.stringify` (a cycle, a BigInt)
+ * @public
  */
 export function jsonAtAnyDepth(value: unknown): string | undefined {
   try {

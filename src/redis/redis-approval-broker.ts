@@ -10,12 +10,12 @@ import {
   type ApprovalWaitOptions,
   approvalArgumentsDigest,
   EventBus,
+  jsonAtAnyDepth,
 } from "agent-tool-catalog";
 import type { Redis } from "ioredis";
 import { checkNumberOption, TIMER_MS } from "../errors/check-number-option.js";
 import { formatWait } from "../errors/format-wait.js";
 import { checkApprovalTimeout } from "../policy/check-approval-timeout.js";
-import { jsonAtAnyDepth } from "../policy/json-text.js";
 import { REDIS_NOW_LUA, redisNow } from "./redis-clock.js";
 import { operationTimeout, RETAIN_MS, withinRedisDeadline } from "./redis-deadline.js";
 import { redisKey } from "./redis-key.js";

@@ -1,5 +1,4 @@
-import type { Run, ToolCallResult } from "agent-tool-catalog";
-import { jsonAtAnyDepth } from "../../policy/json-text.js";
+import { jsonAtAnyDepth, type Run, type ToolCallResult } from "agent-tool-catalog";
 import type { TranscriptEntry, TranscriptStore } from "./transcript-store.js";
 
 /** The text of a result as the model read it. */
