@@ -258,39 +258,52 @@ describe.skipIf(!built)(
     const DIRS = 20;
 
     it("every file new once, the log replayed once, nothing left; the killed change had left temporary files", async () => {
-      await seed(DIRS);
-      const changing = spawnNode(
-        path.join(import.meta.dirname, "r40-patch-child.mjs"),
-        [JSON.stringify({ workspace, dirs: DIRS })],
-        {
-          stdio: ["pipe", "pipe", "pipe"],
-          format: "dist",
-        },
-      );
-      const changingSaid = printedLines(changing, "patch child");
-      try {
-        await changingSaid.said("ready");
-        const killer = spawn(
-          process.execPath,
-          [path.join(import.meta.dirname, "r40-kill-on-commit.mjs"), intentDirectory(workspace)],
+      // The killer stops the change at each step of its log and kills it once the log says
+      // committed; a watch event the loaded machine delivered late let the change finish its
+      // renames first (the clean-clone CI of 46c5bb43, load ~10 beside another run: no temporary
+      // file left, so the attack missed its aim). Such a miss is made again in a new workspace, up
+      // to 5 times; the attack must still land, and what follows is checked on the one that did.
+      let crashed = { old: 0, new: 0, other: 0, left: [] as string[] };
+      for (let attempt = 0; attempt < 5 && crashed.left.length === 0; attempt++) {
+        if (attempt > 0) {
+          await rm(intentDirectory(workspace), { recursive: true, force: true });
+          await rm(workspace, { recursive: true, force: true });
+          workspace = await mkdtemp(path.join(tmpdir(), "atc-r40-"));
+        }
+        await seed(DIRS);
+        const changing = spawnNode(
+          path.join(import.meta.dirname, "r40-patch-child.mjs"),
+          [JSON.stringify({ workspace, dirs: DIRS })],
           {
             stdio: ["pipe", "pipe", "pipe"],
+            format: "dist",
           },
         );
-        const killerSaid = printedLines(killer, "killer");
+        const changingSaid = printedLines(changing, "patch child");
         try {
-          await killerSaid.said("watching");
-          killer.stdin?.write(`${changing.pid}\n`);
-          changing.stdin?.write("go\n");
-          await killerSaid.said("killed at-commit");
+          await changingSaid.said("ready");
+          const killer = spawn(
+            process.execPath,
+            [path.join(import.meta.dirname, "r40-kill-on-commit.mjs"), intentDirectory(workspace)],
+            {
+              stdio: ["pipe", "pipe", "pipe"],
+            },
+          );
+          const killerSaid = printedLines(killer, "killer");
+          try {
+            await killerSaid.said("watching");
+            killer.stdin?.write(`${changing.pid}\n`);
+            changing.stdin?.write("go\n");
+            await killerSaid.said("killed at-commit");
+          } finally {
+            await stopProcess(killer);
+          }
         } finally {
-          await stopProcess(killer);
+          await stopProcess(changing);
         }
-      } finally {
-        await stopProcess(changing);
+        crashed = await onDisk(DIRS);
       }
       // The attempt reached what it aimed at: killed past the commit point, its temporary files there.
-      const crashed = await onDisk(DIRS);
       expect(crashed.left.length).toBeGreaterThan(0);
       expect(crashed.other).toBe(0);
       const go = path.join(workspace, "..", `${path.basename(workspace)}.go`);
