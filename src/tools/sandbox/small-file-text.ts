@@ -46,24 +46,10 @@ export function readSmallFileBytes(
   maxBytes: number,
   refuse?: (size: number) => boolean,
 ): Buffer | "absent" | "unreadable" | "refused" {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : "unreadable";
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    if (stats.isFile() && refuse?.(stats.size) === true) return "refused";
-    if (!stats.isFile() || stats.size > maxBytes) return "unreadable";
-    // Not zero-filled first: only the bytes read are returned.
-    const buffer = Buffer.allocUnsafe(stats.size);
-    return buffer.subarray(0, readSync(descriptor, buffer, 0, stats.size, 0));
-  } catch {
-    return "unreadable";
-  } finally {
-    closeSync(descriptor);
-  }
+  return readRegularFile(file, (descriptor, size) => {
+    if (refuse?.(size) === true) return "refused";
+    return size > maxBytes ? "unreadable" : readBytes(descriptor, size);
+  });
 }
 
 /**
@@ -75,19 +61,35 @@ export function readSmallFileBytes(
  * the bound (the kernel's 4,096 bytes), so what lies past it is line breaks or follows a NUL.
  */
 export function readFileTextPrefix(file: string, maxBytes: number): string | undefined {
+  const bytes = readRegularFile(file, (descriptor) => readBytes(descriptor, maxBytes));
+  return typeof bytes === "string" ? undefined : pathFromBytes(bytes);
+}
+
+/**
+ * Opens `file` as every reader here does (no link followed, no blocking: a named pipe swapped in
+ * must not hold the host's thread) and hands a regular file's descriptor and size to `read`,
+ * closing it after; otherwise why not: `"absent"` (no entry) or `"unreadable"` (a link, a named
+ * pipe, a directory, or an error).
+ */
+function readRegularFile<T>(file: string, read: (descriptor: number, size: number) => T): T | "absent" | "unreadable" {
   let descriptor: number;
   try {
     descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : "unreadable";
   }
   try {
-    if (!fstatSync(descriptor).isFile()) return undefined;
-    const buffer = Buffer.allocUnsafe(maxBytes);
-    return pathFromBytes(buffer.subarray(0, readSync(descriptor, buffer, 0, maxBytes, 0)));
+    const stats = fstatSync(descriptor);
+    return stats.isFile() ? read(descriptor, stats.size) : "unreadable";
   } catch {
-    return undefined;
+    return "unreadable";
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** Up to `count` bytes from the start of `descriptor`: only the bytes read (the buffer is not zero-filled first). */
+function readBytes(descriptor: number, count: number): Buffer {
+  const buffer = Buffer.allocUnsafe(count);
+  return buffer.subarray(0, readSync(descriptor, buffer, 0, count, 0));
 }
