@@ -1,8 +1,8 @@
 import path from "node:path";
-import { lstatSync } from "./byte-paths.js";
+import { pathFromBytes } from "./byte-paths.js";
 import { routeEnd, routeStaysInside } from "./link-route.js";
 import { alternatesReadings } from "./pointer-readings.js";
-import { readSmallFileText } from "./small-file-text.js";
+import { readSmallFileBytes } from "./small-file-text.js";
 import { workTreeInside } from "./work-tree-value.js";
 
 /**
@@ -29,17 +29,10 @@ const MAX_ALTERNATES_BYTES = 64 * 1024;
 export function storeAlternatesLeave(store: string, root: string, depth = 1, seen = new Set<string>()): boolean {
   if (depth > MAX_ALTERNATES_DEPTH || seen.has(store)) return false;
   seen.add(store);
-  const file = path.join(store, "info", "alternates");
-  let exists: boolean;
-  try {
-    exists = lstatSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
-  if (!exists) return false;
-  const text = readSmallFileText(file, MAX_ALTERNATES_BYTES);
-  if (text === undefined) return true;
-  for (const line of alternatesReadings(text)) {
+  const bytes = readSmallFileBytes(path.join(store, "info", "alternates"), MAX_ALTERNATES_BYTES);
+  if (bytes === "absent") return false;
+  if (typeof bytes === "string") return true;
+  for (const line of alternatesReadings(pathFromBytes(bytes))) {
     if (line.startsWith('"') || !workTreeInside(line, store, root) || !routeStaysInside(store, line, root)) return true;
     const end = routeEnd(store, line, root);
     if (end !== undefined && storeAlternatesLeave(end, root, depth + 1, seen)) return true;
